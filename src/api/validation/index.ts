@@ -1,0 +1,136 @@
+// One entry point per verb so the server's resource registry can validate any kind it serves
+// without knowing the kind. It reproduces the order of kube-apiserver's generic registry: on create
+// the kind's own rules first and the common metadata rules only if those passed; on update the
+// common metadata rules first, then the kind's update rules.
+
+import type { FieldError } from '../field.js';
+import type { ConfigMap, Event, KubeObject, Lease, Namespace, Node, Pod } from '../types.js';
+import { validateLease, validateLeaseUpdate } from './coordination.js';
+import {
+  validateConfigMap,
+  validateConfigMapUpdate,
+  validateEvent,
+  validateEventUpdate,
+  validateNamespace,
+  validateNamespaceUpdate,
+  validateNode,
+  validateNodeUpdate,
+  validatePod,
+  validatePodUpdate,
+} from './core.js';
+import { validatePathSegmentName } from './names.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+
+export * from './names.js';
+export * from './objectmeta.js';
+export * from './core.js';
+export * from './coordination.js';
+export { GoValueFieldError, goStringSlice, goTimeString } from './goprint.js';
+
+export type ValidatedKind = 'Node' | 'ConfigMap' | 'Namespace' | 'Event' | 'Lease' | 'Pod';
+
+export interface UpdateOptions {
+  /** `status` selects the status strategy (for Node: ValidateNodeUpdate alone, without ValidateNode). */
+  subresource?: 'status';
+}
+
+interface KindRules {
+  namespaced: boolean;
+  create(obj: KubeObject): FieldError[];
+  update(obj: KubeObject, old: KubeObject, opts: UpdateOptions): FieldError[];
+}
+
+const rules: Record<ValidatedKind, KindRules> = {
+  Node: {
+    namespaced: false,
+    create: (o) => validateNode(o as Node),
+    update: (o, old, opts) =>
+      opts.subresource === 'status'
+        ? validateNodeUpdate(o as Node, old as Node)
+        : [...validateNode(o as Node), ...validateNodeUpdate(o as Node, old as Node)],
+  },
+  ConfigMap: {
+    namespaced: true,
+    create: (o) => validateConfigMap(o as ConfigMap),
+    update: (o, old) => validateConfigMapUpdate(o as ConfigMap, old as ConfigMap),
+  },
+  Namespace: {
+    namespaced: false,
+    create: (o) => validateNamespace(o as Namespace),
+    update: (o, old) => [...validateNamespace(o as Namespace), ...validateNamespaceUpdate(o as Namespace, old as Namespace)],
+  },
+  Event: {
+    namespaced: true,
+    create: (o) => validateEvent(o as Event),
+    update: (o, old) => validateEventUpdate(o as Event, old as Event),
+  },
+  Lease: {
+    namespaced: true,
+    create: (o) => validateLease(o as Lease),
+    update: (o, old) => validateLeaseUpdate(o as Lease, old as Lease),
+  },
+  Pod: {
+    namespaced: true,
+    create: (o) => validatePod(o as Pod),
+    update: (o, old) => [...validatePod(o as Pod), ...validatePodUpdate(o as Pod, old as Pod)],
+  },
+};
+
+/** Thrown when the registry asks for a kind that has no rules: a wiring mistake, not a client error. */
+export class UnknownKindError extends Error {
+  readonly code = 'UNKNOWN_KIND';
+  constructor(readonly kind: string) {
+    super(`no validation rules for kind ${JSON.stringify(kind)}`);
+    this.name = 'UnknownKindError';
+  }
+}
+
+function rulesFor(kind: string): KindRules {
+  if (!Object.prototype.hasOwnProperty.call(rules, kind)) throw new UnknownKindError(kind);
+  return rules[kind as ValidatedKind];
+}
+
+export function isValidatedKind(kind: string): kind is ValidatedKind {
+  return Object.prototype.hasOwnProperty.call(rules, kind);
+}
+
+export function isNamespacedKind(kind: string): boolean {
+  return rulesFor(kind).namespaced;
+}
+
+/**
+ * The same check may be reached twice (e.g. labels by the common rules and by the kind's rules).
+ * kube-apiserver's message already collapses such repeats; removing them here also keeps the
+ * Status causes (one kubectl line each) free of duplicates.
+ */
+function dedupe(errs: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errs.filter((e) => {
+    const k = `${e.type}\u0000${e.toString()}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** Validation of a create, after the server has defaulted the object and generated its name. */
+export function validateCreate(kind: string, obj: KubeObject): FieldError[] {
+  const r = rulesFor(kind);
+  const errs = r.create(obj);
+  if (errs.length) return dedupe(errs);
+  return dedupe(validateObjectMeta(obj.metadata, r.namespaced, validatePathSegmentName));
+}
+
+/**
+ * Validation of an update. Expects the server to have done what rest.BeforeUpdate does first:
+ * carry over uid, creationTimestamp and deletionTimestamp from the stored object when absent, and
+ * fill metadata.resourceVersion for an unconditional update; otherwise those read as changes.
+ */
+export function validateUpdate(kind: string, obj: KubeObject, old: KubeObject, opts: UpdateOptions = {}): FieldError[] {
+  const r = rulesFor(kind);
+  const common = [
+    ...validateObjectMeta(obj.metadata, r.namespaced, validatePathSegmentName),
+    ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+  ];
+  return dedupe([...common, ...r.update(obj, old, opts)]);
+}

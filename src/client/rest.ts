@@ -1,0 +1,313 @@
+// dkc's REST client for the Kubernetes API: JSON over HTTP/1.1 with keep-alive, TLS credentials from a
+// kubeconfig, client-side rate limiting, and watch streams. Built on node:http(s) alone because the
+// agent restarts on every configuration change and must be talking to the server within milliseconds;
+// one client (one connection pool) is meant to be shared by everything in a process.
+
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { ApiError, ClientError, statusFromResponse } from './errors.js';
+import { loadKubeconfig, type ClientConfig, type LoadKubeconfigOptions } from './kubeconfig.js';
+import type { RateLimiter } from './ratelimit.js';
+import { WatchStream } from './watch.js';
+
+export type QueryValue = string | number | boolean | undefined | readonly string[];
+export type Query = Record<string, QueryValue>;
+
+export interface RequestOptions {
+  method: string;
+  /** Absolute API path, e.g. /api/v1/namespaces/default/configmaps/x. */
+  path: string;
+  query?: Query;
+  /** A string or bytes are sent as they are; anything else as JSON. */
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Overrides the client's timeout for this request; 0 waits forever. */
+  timeoutMs?: number;
+}
+
+export interface Response<T = unknown> {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Decoded JSON when the server sent JSON, otherwise the text; undefined for an empty body. */
+  body: T;
+}
+
+export interface CallOptions {
+  query?: Query;
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends CallOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+}
+
+export interface WatchOptions {
+  resourceVersion?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+  signal?: AbortSignal;
+  query?: Query;
+}
+
+export type PatchType = 'merge' | 'strategic' | 'json';
+
+export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  json: 'application/json-patch+json',
+};
+
+export interface RestClientOptions {
+  /** Consulted before every request, watches included. */
+  rateLimiter?: RateLimiter;
+  /** Per-request timeout for everything but watches; 60 s when omitted, 0 disables. */
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Upper bound on open connections to the server; unbounded when omitted (each watch holds one). */
+  maxSockets?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+function isBytes(v: unknown): v is Uint8Array {
+  return v instanceof Uint8Array;
+}
+
+function isJsonType(contentType: string | undefined): boolean {
+  return contentType !== undefined && /[/+]json\b/i.test(contentType);
+}
+
+export class RestClient {
+  readonly config: ClientConfig;
+  private readonly base: URL;
+  private readonly transport: typeof http | typeof https;
+  private readonly agent: http.Agent;
+  private readonly rateLimiter: RateLimiter | undefined;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+
+  constructor(config: ClientConfig, options: RestClientOptions = {}) {
+    let base: URL;
+    try {
+      base = new URL(config.server);
+    } catch (err) {
+      throw new ClientError('INVALID_ARGUMENT', `server ${JSON.stringify(config.server)} is not a URL`, { cause: err });
+    }
+    if (base.protocol !== 'https:' && base.protocol !== 'http:') {
+      throw new ClientError('INVALID_ARGUMENT', `server ${config.server} must be an http(s) URL`);
+    }
+    this.config = config;
+    this.base = base;
+    this.rateLimiter = options.rateLimiter;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.userAgent = options.userAgent ?? `dkc/0.1.0 (${process.platform}/${process.arch})`;
+    const agentOptions: https.AgentOptions = { keepAlive: true };
+    if (options.maxSockets !== undefined) agentOptions.maxSockets = options.maxSockets;
+    if (base.protocol === 'https:') {
+      this.transport = https;
+      if (config.ca !== undefined) agentOptions.ca = config.ca;
+      if (config.cert !== undefined) agentOptions.cert = config.cert;
+      if (config.key !== undefined) agentOptions.key = config.key;
+      if (config.tlsServerName !== undefined) agentOptions.servername = config.tlsServerName;
+      agentOptions.rejectUnauthorized = config.insecureSkipTLSVerify !== true;
+      this.agent = new https.Agent(agentOptions);
+    } else {
+      this.transport = http;
+      this.agent = new http.Agent(agentOptions);
+    }
+  }
+
+  /** A client for the kubeconfig at `path` (its current context unless `kubeconfig.context` says otherwise). */
+  static async fromKubeconfig(path: string, options: RestClientOptions & { kubeconfig?: LoadKubeconfigOptions } = {}): Promise<RestClient> {
+    return new RestClient(await loadKubeconfig(path, options.kubeconfig), options);
+  }
+
+  /** Closes idle connections and refuses to reuse the others; open watches are cut. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /** The full URL for an API path, keeping any path prefix of the server URL. */
+  url(path: string, query?: Query): URL {
+    if (!path.startsWith('/')) throw new ClientError('INVALID_ARGUMENT', `path must start with "/": ${path}`);
+    const u = new URL(this.base.href);
+    u.pathname = this.base.pathname.replace(/\/+$/, '') + path;
+    u.search = '';
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v === undefined) continue;
+      if (Array.isArray(v)) for (const item of v as readonly string[]) u.searchParams.append(k, item);
+      else u.searchParams.append(k, String(v));
+    }
+    return u;
+  }
+
+  private async open(req: RequestOptions, signal: AbortSignal | undefined, describe: () => ClientError): Promise<IncomingMessage> {
+    if (this.rateLimiter) await this.rateLimiter.acquire(signal);
+    const url = this.url(req.path, req.query);
+    const headers: Record<string, string> = {
+      accept: req.accept ?? 'application/json',
+      'user-agent': this.userAgent,
+      ...req.headers,
+    };
+    if (this.config.token !== undefined) headers['authorization'] = `Bearer ${this.config.token}`;
+    let payload: Uint8Array | undefined;
+    if (req.body !== undefined) {
+      if (typeof req.body === 'string') payload = Buffer.from(req.body, 'utf8');
+      else if (isBytes(req.body)) payload = req.body;
+      else payload = Buffer.from(JSON.stringify(req.body), 'utf8');
+      headers['content-type'] = req.contentType ?? 'application/json';
+      headers['content-length'] = String(payload.byteLength);
+    }
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const options: http.RequestOptions = { method: req.method, headers, agent: this.agent };
+      if (signal) options.signal = signal;
+      const r = this.transport.request(url, options, resolve);
+      r.on('error', (err) => reject(signal?.aborted ? describe() : connectionError(req, url, err)));
+      r.end(payload);
+    });
+  }
+
+  /** One request/response exchange. Non-2xx answers throw ApiError. */
+  async request<T = unknown>(req: RequestOptions): Promise<Response<T>> {
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    const signal = timeout && req.signal ? AbortSignal.any([timeout, req.signal]) : (timeout ?? req.signal);
+    const describe = (): ClientError =>
+      timeout?.aborted && !req.signal?.aborted
+        ? new ClientError('TIMEOUT', `${req.method} ${req.path}: no response within ${timeoutMs} ms`)
+        : new ClientError('ABORTED', `${req.method} ${req.path}: aborted`, { cause: req.signal?.reason });
+    if (signal?.aborted) throw describe();
+    const res = await this.open(req, signal, describe);
+    let raw: Buffer;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      raw = Buffer.concat(chunks);
+    } catch (err) {
+      if (signal?.aborted) throw describe();
+      throw connectionError(req, this.url(req.path, req.query), err as Error);
+    }
+    const status = res.statusCode ?? 0;
+    const contentType = res.headers['content-type'];
+    const text = raw.toString('utf8');
+    let body: unknown = text.length === 0 ? undefined : text;
+    if (text.length > 0 && isJsonType(contentType)) {
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        if (status >= 200 && status < 300) {
+          throw new ClientError('RESPONSE_DECODE', `${req.method} ${req.path}: response is not valid JSON`, { cause: err });
+        }
+      }
+    }
+    if (status < 200 || status >= 300) {
+      throw new ApiError(statusFromResponse(status, body, headerValue(res.headers['retry-after'])));
+    }
+    return { status, headers: res.headers, body: body as T };
+  }
+
+  async get<T = unknown>(path: string, options: CallOptions = {}): Promise<T> {
+    return (await this.request<T>({ method: 'GET', path, ...callParts(options) })).body;
+  }
+
+  async list<T = unknown>(path: string, options: ListOptions = {}): Promise<T> {
+    const query: Query = {
+      ...options.query,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit,
+      continue: options.continue,
+      resourceVersion: options.resourceVersion,
+    };
+    return (await this.request<T>({ method: 'GET', path, ...callParts({ ...options, query }) })).body;
+  }
+
+  async create<T = unknown>(path: string, body: unknown, options: CallOptions = {}): Promise<T> {
+    return (await this.request<T>({ method: 'POST', path, body, ...callParts(options) })).body;
+  }
+
+  async update<T = unknown>(path: string, body: unknown, options: CallOptions = {}): Promise<T> {
+    return (await this.request<T>({ method: 'PUT', path, body, ...callParts(options) })).body;
+  }
+
+  async patch<T = unknown>(path: string, type: PatchType, patch: unknown, options: CallOptions = {}): Promise<T> {
+    const contentType = PATCH_CONTENT_TYPES[type];
+    if (!contentType) throw new ClientError('INVALID_ARGUMENT', `unknown patch type ${String(type)}`);
+    return (await this.request<T>({ method: 'PATCH', path, body: patch, contentType, ...callParts(options) })).body;
+  }
+
+  /** DELETE, optionally with a DeleteOptions body (preconditions, propagationPolicy). */
+  async delete<T = unknown>(path: string, options: CallOptions & { body?: unknown } = {}): Promise<T> {
+    const req: RequestOptions = { method: 'DELETE', path, ...callParts(options) };
+    if (options.body !== undefined) req.body = options.body;
+    return (await this.request<T>(req)).body;
+  }
+
+  /**
+   * Opens a watch on a collection path. Resolves once the server has accepted it (a refusal, e.g.
+   * 410 for a too-old resourceVersion, rejects with ApiError); the events then come from the stream.
+   */
+  async watch<T = unknown>(path: string, options: WatchOptions = {}): Promise<WatchStream<T>> {
+    const query: Query = {
+      ...options.query,
+      watch: 'true',
+      resourceVersion: options.resourceVersion,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      allowWatchBookmarks: options.allowWatchBookmarks ? 'true' : undefined,
+      timeoutSeconds: options.timeoutSeconds,
+    };
+    const req: RequestOptions = { method: 'GET', path, query };
+    const signal = options.signal;
+    const describe = (): ClientError => new ClientError('ABORTED', `watch ${path}: aborted`, { cause: signal?.reason });
+    if (signal?.aborted) throw describe();
+    const res = await this.open(req, signal, describe);
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      // A refused watch answers with an ordinary (short) response body.
+      const chunks: Buffer[] = [];
+      try {
+        for await (const c of res) chunks.push(c as Buffer);
+      } catch (err) {
+        if (signal?.aborted) throw describe();
+        throw connectionError(req, this.url(path, query), err as Error);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      if (isJsonType(res.headers['content-type'])) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // keep the text; statusFromResponse words a generic Status around it
+        }
+      }
+      throw new ApiError(statusFromResponse(status, body, headerValue(res.headers['retry-after'])));
+    }
+    return new WatchStream<T>(res, signal);
+  }
+}
+
+function callParts(options: CallOptions): Pick<RequestOptions, 'query' | 'signal'> {
+  const parts: Pick<RequestOptions, 'query' | 'signal'> = {};
+  if (options.query !== undefined) parts.query = options.query;
+  if (options.signal !== undefined) parts.signal = options.signal;
+  return parts;
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function connectionError(req: RequestOptions, url: URL, err: Error): ClientError {
+  return new ClientError('CONNECTION', `${req.method} ${url.origin}${url.pathname}: ${err.message}`, { cause: err });
+}

@@ -1,0 +1,520 @@
+// The API server's HTTP layer: TLS, authentication, routing of Kubernetes REST paths to the generic resource
+// storage, content negotiation (JSON, YAML, Table), watch streaming, discovery and OpenAPI, the node proxy, and the
+// mapping of every failure to a metav1.Status. Nothing here knows a resource by name; the registry describes them.
+
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { errors, StatusError, toStatusError } from '../api/errors.js';
+import type { KubeObject } from '../api/types.js';
+import type { Store } from '../storage/store.js';
+import { klog } from '../util/klog.js';
+import { Authenticator } from './authn.js';
+import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type UserInfo } from './authz.js';
+import { decodeObjectBody, decodePatchBody, patchKind, readBody } from './body.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION, versionInfo } from './discovery.js';
+import { NodeProxy, nodeEndpoint } from './proxy.js';
+import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
+import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
+import { ResourceStorage, keyPrefix, type WriteContext } from './resources.js';
+import { buildSelection } from './selection.js';
+import { tableRow, toTable, wantsTable } from './tables.js';
+import { WatchCache, type EventType } from './watchcache.js';
+
+export interface ApiServerOptions {
+  store: Store;
+  tls: { caPem: string; certPem: string; keyPem: string };
+  kubeletClient: { certPem: string; keyPem: string };
+  tokens?: Map<string, UserInfo>;
+  authorizer?: Authorizer;
+  admission?: AdmissionPlugin[];
+  /** Events kept per resource for watches that resume from a resourceVersion. */
+  watchCacheSize?: number;
+  /** Bytes a watcher may have buffered before it is dropped with 410. */
+  watchBufferLimit?: number;
+  bookmarkIntervalMs?: number;
+  /** Watches without timeoutSeconds end after a random time in [t, 2t) seconds. */
+  minRequestTimeoutSeconds?: number;
+  registry?: Registry;
+}
+
+const JSON_TYPE = 'application/json';
+const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/ping', '/livez/ping', '/readyz/ping']);
+
+function firstQuery(q: URLSearchParams, name: string): string | undefined {
+  const v = q.get(name);
+  return v === null ? undefined : v;
+}
+
+export class ApiServer {
+  readonly registry: Registry;
+  private readonly storages = new Map<ResourceDef, ResourceStorage>();
+  private readonly caches: WatchCache[] = [];
+  private readonly authn: Authenticator;
+  private readonly authorizer: Authorizer;
+  private readonly proxy: NodeProxy;
+  private readonly server: https.Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly activeWatches = new Set<() => void>();
+  private address = '';
+  private openapi?: typeof import('./openapi.js');
+  private readonly watchBufferLimit: number;
+  private readonly bookmarkIntervalMs: number;
+  private readonly minRequestTimeout: number;
+
+  constructor(private readonly options: ApiServerOptions) {
+    this.registry = options.registry ?? defaultRegistry();
+    this.authn = new Authenticator(options.tokens);
+    this.authorizer = options.authorizer ?? alwaysAllow;
+    this.proxy = new NodeProxy(options.kubeletClient);
+    this.watchBufferLimit = options.watchBufferLimit ?? 16 * 1024 * 1024;
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+    this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
+    const namespaces = this.registry.lookup('', 'v1', 'namespaces');
+    for (const def of this.registry.all) {
+      const cache = new WatchCache(options.store, keyPrefix(def), options.watchCacheSize ?? 1000);
+      this.caches.push(cache);
+      const storage = new ResourceStorage(def, options.store, cache, options.admission ?? [], async (ns) => {
+        if (!namespaces) return true;
+        return (await options.store.get(`${keyPrefix(namespaces)}${ns}`)) !== undefined;
+      });
+      this.storages.set(def, storage);
+    }
+    this.server = https.createServer(
+      {
+        ca: options.tls.caPem,
+        cert: options.tls.certPem,
+        key: options.tls.keyPem,
+        requestCert: true,
+        rejectUnauthorized: false,
+        maxHeaderSize: 64 * 1024,
+      },
+      (req, res) => void this.handle(req, res),
+    );
+    this.server.keepAliveTimeout = 65_000;
+    this.server.headersTimeout = 70_000;
+    this.server.requestTimeout = 0;
+    this.server.on('connection', (s: Socket) => {
+      s.setNoDelay(true);
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    this.server.on('tlsClientError', () => {
+      /* a client that fails the handshake is its own problem */
+    });
+  }
+
+  /** Creates the built-in objects (default namespaces) and fills the watch caches. */
+  async start(): Promise<void> {
+    const system: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false };
+    for (const [def, storage] of this.storages) {
+      for (const obj of def.builtin ?? []) {
+        try {
+          await storage.get(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+        } catch (err) {
+          if (err instanceof StatusError && err.code === 404) await storage.create(obj.metadata.namespace ?? '', structuredClone(obj), system);
+          else throw err;
+        }
+      }
+    }
+    await Promise.all(this.caches.map((c) => c.start()));
+  }
+
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const addr = this.server.address() as AddressInfo;
+        const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        this.address = `${h === '0.0.0.0' || h === '[::]' ? '127.0.0.1' : h}:${addr.port}`;
+        resolve(addr);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const end of this.activeWatches) end();
+    for (const c of this.caches) c.stop();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      for (const s of this.sockets) s.destroy();
+    });
+    this.proxy.close();
+  }
+
+  /** Statistics for benchmarks and health: watchers per resource. */
+  watcherCount(): number {
+    return this.caches.reduce((n, c) => n + c.watcherCount(), 0);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let info: RequestInfo | undefined;
+    try {
+      const url = new URL(req.url ?? '/', 'https://localhost');
+      const user = this.authn.authenticate(req);
+      if (!user && !publicPaths.has(url.pathname)) throw errors.unauthorized();
+      info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      if (user) await this.authorize(user, info, url.searchParams);
+      if (!info.isResourceRequest) return await this.handleNonResource(req, res, url);
+      await this.handleResource(req, res, url, info, user!);
+    } catch (err) {
+      const st = toStatusError(err);
+      if (st.code >= 500) klog.error(`${req.method} ${req.url}: ${st.message}`);
+      this.writeStatus(res, st);
+    }
+  }
+
+  private async authorize(user: UserInfo, info: RequestInfo, query: URLSearchParams): Promise<void> {
+    const attrs: AuthorizationAttributes = {
+      user,
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: info.path,
+      apiGroup: info.apiGroup,
+      apiVersion: info.apiVersion,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+    };
+    const fs = query.get('fieldSelector');
+    if (fs) {
+      const m = /(?:^|,)metadata\.name==?([^,]*)/.exec(fs);
+      if (m) attrs.fieldSelectorName = m[1];
+    }
+    const d = await this.authorizer.authorize(attrs);
+    if (d.decision !== 'allow') throw forbiddenError(attrs, d.reason);
+  }
+
+  private writeStatus(res: ServerResponse, st: StatusError): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = JSON.stringify(st.status);
+    res.writeHead(st.code, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
+    res.end(body);
+  }
+
+  private writeJson(res: ServerResponse, code: number, value: unknown, accept?: string, warnings: string[] = []): void {
+    const headers: Record<string, string | number | string[]> = { 'Cache-Control': 'no-cache, private' };
+    if (warnings.length) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    if (accept && /^\s*application\/yaml/i.test(accept)) {
+      void import('yaml').then(({ stringify }) => {
+        const body = stringify(value);
+        res.writeHead(code, { ...headers, 'Content-Type': 'application/yaml', 'Content-Length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+      return;
+    }
+    const body = JSON.stringify(value);
+    res.writeHead(code, { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  private checkAcceptable(accept: string | undefined): void {
+    if (!accept) return;
+    const ok = accept.split(',').some((p) => {
+      const t = p.split(';')[0]!.trim().toLowerCase();
+      return t === '*/*' || t === 'application/*' || t === 'application/json' || t === 'application/yaml' || t === 'application/vnd.kubernetes.protobuf' || t === '';
+    });
+    if (!ok) {
+      throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    }
+  }
+
+  private async handleNonResource(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const p = url.pathname.replace(/\/+$/, '') || '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.notFoundPath();
+    switch (p) {
+      case '/healthz':
+      case '/livez':
+      case '/readyz':
+      case '/healthz/ping':
+      case '/livez/ping':
+      case '/readyz/ping': {
+        const ready = this.caches.every((c) => c.isReady);
+        res.writeHead(ready ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        res.end(ready ? 'ok' : 'watch caches not ready');
+        return;
+      }
+      case '/version':
+        return this.writeJson(res, 200, versionInfo());
+      case '/api':
+        return this.writeJson(res, 200, apiVersions(this.address));
+      case '/apis':
+        return this.writeJson(res, 200, apiGroupList(this.registry));
+      case '/openapi/v2': {
+        const oa = await this.loadOpenapi();
+        const body = Buffer.from(oa.openapiV2Protobuf());
+        res.writeHead(200, { 'Content-Type': oa.OPENAPI_V2_CONTENT_TYPE, 'Content-Length': body.length });
+        res.end(body);
+        return;
+      }
+      case '/openapi/v3': {
+        const oa = await this.loadOpenapi();
+        return this.writeJson(res, 200, oa.openapiV3Root(this.registry.groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version))));
+      }
+      default:
+        break;
+    }
+    if (p.startsWith('/openapi/v3/')) {
+      const gvPath = p.slice('/openapi/v3/'.length);
+      const gv = this.groupVersionOfPath(gvPath);
+      if (gv) {
+        const oa = await this.loadOpenapi();
+        const resources = this.registry.inGroupVersion(gv.group, gv.version).map((d) => ({
+          plural: d.plural,
+          kind: d.kind,
+          namespaced: d.namespaced,
+          verbs: d.verbs,
+          subresources: [...(d.statusSubresource ? ['status'] : []), ...(d.proxySubresource ? ['proxy'] : [])],
+        }));
+        return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, KUBERNETES_VERSION.gitVersion));
+      }
+    }
+    if (p.startsWith('/apis/')) {
+      const parts = p.split('/').filter(Boolean);
+      if (parts.length === 2) {
+        const g = apiGroup(this.registry, parts[1]!);
+        if (g) return this.writeJson(res, 200, g);
+      }
+      if (parts.length === 3) {
+        const list = apiResourceList(this.registry, parts[1]!, parts[2]!);
+        if (list) return this.writeJson(res, 200, list);
+      }
+    }
+    if (p === '/api/v1') {
+      const list = apiResourceList(this.registry, '', 'v1');
+      if (list) return this.writeJson(res, 200, list);
+    }
+    throw errors.notFoundPath();
+  }
+
+  private groupVersionOfPath(gvPath: string): { group: string; version: string } | undefined {
+    const parts = gvPath.split('/');
+    let gv: { group: string; version: string } | undefined;
+    if (parts[0] === 'api' && parts.length === 2) gv = { group: '', version: parts[1]! };
+    if (parts[0] === 'apis' && parts.length === 3) gv = { group: parts[1]!, version: parts[2]! };
+    if (!gv || this.registry.inGroupVersion(gv.group, gv.version).length === 0) return undefined;
+    return gv;
+  }
+
+  private async loadOpenapi(): Promise<typeof import('./openapi.js')> {
+    this.openapi ??= await import('./openapi.js');
+    return this.openapi;
+  }
+
+  private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
+    const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (!def) throw errors.notFoundPath();
+    const storage = this.storages.get(def)!;
+    const q = url.searchParams;
+    const accept = req.headers['accept'];
+    if (def.namespaced === false && info.namespace && info.resource !== 'namespaces') throw errors.notFoundPath();
+    if (def.namespaced && !info.namespace && info.name) throw errors.notFoundPath();
+
+    if (info.subresource) {
+      if (info.subresource === 'proxy' && def.proxySubresource) {
+        return this.handleProxy(req, res, url, info, storage);
+      }
+      if (info.subresource !== 'status' || !def.statusSubresource || info.rest.length) throw errors.notFoundPath();
+    }
+    const dryRunParam = q.getAll('dryRun');
+    for (const d of dryRunParam) if (d !== 'All') throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(d)}, supported values are: "All"`);
+    const fieldValidation = q.get('fieldValidation');
+    if (fieldValidation !== null && !['Strict', 'Warn', 'Ignore', ''].includes(fieldValidation)) {
+      throw errors.badRequest(`invalid fieldValidation directive: ${fieldValidation}; supported directives are: Strict, Warn, Ignore`);
+    }
+    const ctx: WriteContext = { user, dryRun: dryRunParam.length > 0 };
+    const namespace = def.namespaced ? info.namespace : '';
+
+    switch (info.verb) {
+      case 'get': {
+        this.checkAcceptable(accept);
+        const obj = await storage.get(namespace, info.name);
+        if (wantsTable(accept)) {
+          return this.writeJson(res, 200, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }));
+        }
+        return this.writeJson(res, 200, obj, accept);
+      }
+      case 'list': {
+        this.checkAcceptable(accept);
+        const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
+        const limitParam = q.get('limit');
+        const limit = limitParam ? Number(limitParam) : 0;
+        if (limitParam && (!Number.isInteger(limit) || limit < 0)) throw errors.badRequest(`limit: Invalid value: ${JSON.stringify(limitParam)}`);
+        const result = await storage.list(namespace, {
+          selection,
+          limit,
+          ...(q.get('continue') ? { continueToken: q.get('continue')! } : {}),
+          ...(q.get('resourceVersion') !== null ? { resourceVersion: q.get('resourceVersion')! } : {}),
+        });
+        const listMeta: { resourceVersion: string; continue?: string } = { resourceVersion: result.resourceVersion };
+        if (result.continue) listMeta.continue = result.continue;
+        if (wantsTable(accept)) return this.writeJson(res, 200, toTable(def, result.items, listMeta));
+        const items = result.items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
+        return this.writeJson(res, 200, { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata: listMeta, items }, accept);
+      }
+      case 'watch':
+        return this.handleWatch(req, res, q, info, def, storage);
+      case 'create': {
+        if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
+        const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
+        const created = await storage.create(namespace, body as KubeObject, ctx);
+        return this.writeJson(res, 201, created, accept);
+      }
+      case 'update': {
+        const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
+        const updated = await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx);
+        return this.writeJson(res, 200, updated, accept);
+      }
+      case 'patch': {
+        const kind = patchKind(req.headers['content-type']);
+        const patch = decodePatchBody(await readBody(req));
+        const patched = await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx);
+        return this.writeJson(res, 200, patched, accept);
+      }
+      case 'delete': {
+        const raw = await readBody(req);
+        const options = raw.length ? await decodeObjectBody(raw, req.headers['content-type'] || JSON_TYPE) : {};
+        const pre = (options['preconditions'] ?? {}) as { uid?: string; resourceVersion?: string };
+        if (options['dryRun']) ctx.dryRun = true;
+        const deleted = await storage.delete(namespace, info.name, pre, ctx);
+        if (def.plural === 'namespaces' && !ctx.dryRun) await this.deleteNamespaceContents(info.name, ctx);
+        return this.writeJson(res, 200, deleted, accept);
+      }
+      case 'deletecollection': {
+        await readBody(req);
+        const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
+        const deleted = await storage.deleteCollection(namespace, selection, ctx);
+        const items = deleted.map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
+        return this.writeJson(res, 200, { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata: {}, items }, accept);
+      }
+      default:
+        throw errors.methodNotAllowed(info.verb, def.kind);
+    }
+  }
+
+  /** A namespace's objects go with it (kube-apiserver's namespace controller does this asynchronously). */
+  private async deleteNamespaceContents(namespace: string, ctx: WriteContext): Promise<void> {
+    for (const [def, storage] of this.storages) {
+      if (!def.namespaced || !def.verbs.includes('delete')) continue;
+      const { items } = await storage.list(namespace, { selection: buildSelection(def, undefined, undefined, namespace) });
+      for (const o of items) {
+        await storage.delete(namespace, o.metadata.name ?? '', {}, ctx).catch(() => undefined);
+      }
+    }
+  }
+
+  private async handleProxy(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, storage: ResourceStorage): Promise<void> {
+    const node = await storage.get('', info.name);
+    const target = nodeEndpoint(node, info.port);
+    const marker = '/proxy';
+    const idx = url.pathname.indexOf(marker, url.pathname.indexOf(info.name));
+    const rest = idx >= 0 ? url.pathname.slice(idx + marker.length) : '';
+    await this.proxy.forward(req, res, target, rest || '/', url.search);
+  }
+
+  private handleWatch(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, def: ResourceDef, storage: ResourceStorage): void {
+    const namespace = def.namespaced ? info.namespace : '';
+    let fieldSelector = firstQuery(q, 'fieldSelector');
+    if (info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
+    const selection = buildSelection(def, firstQuery(q, 'labelSelector'), fieldSelector, namespace);
+    const rvParam = q.get('resourceVersion');
+    let from: number | undefined;
+    if (rvParam && rvParam !== '0') {
+      from = Number(rvParam);
+      if (!/^\d+$/.test(rvParam) || !Number.isSafeInteger(from)) {
+        throw errors.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rvParam)}: must be a non-negative integer`);
+      }
+    }
+    const table = wantsTable(req.headers['accept']);
+    const bookmarks = q.get('allowWatchBookmarks') === 'true';
+    const timeoutParam = q.get('timeoutSeconds');
+    const timeoutSeconds = timeoutParam !== null && /^\d+$/.test(timeoutParam) && Number(timeoutParam) > 0
+      ? Number(timeoutParam)
+      : this.minRequestTimeout * (1 + Math.random());
+
+    res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+
+    let first = true;
+    let ended = false;
+    let lastRv = from ?? 0;
+    const limit = this.watchBufferLimit;
+    const encode = (type: EventType | 'BOOKMARK' | 'ERROR', object: unknown): string => JSON.stringify({ type, object }) + '\n';
+    const encodeObj = (type: EventType, obj: KubeObject): string => {
+      if (!table) return encode(type, obj);
+      const t = {
+        kind: 'Table',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: { resourceVersion: obj.metadata.resourceVersion },
+        columnDefinitions: first ? def.columns : [],
+        rows: [tableRow(def, obj, Date.now())],
+      };
+      first = false;
+      return encode(type, t);
+    };
+    const end = (err?: StatusError): void => {
+      if (ended) return;
+      ended = true;
+      handle?.cancel();
+      clearTimeout(timer);
+      if (bookmarkTimer) clearInterval(bookmarkTimer);
+      this.activeWatches.delete(endFromServer);
+      if (err && !res.destroyed) res.write(encode('ERROR', err.status));
+      res.end();
+    };
+    const endFromServer = () => end();
+    const sink = {
+      matches: (o: KubeObject) => selection.matches(o),
+      deliver: (events: { type: EventType; object: KubeObject; rv: number }[]) => {
+        if (ended) return;
+        let chunk = '';
+        for (const e of events) {
+          chunk += encodeObj(e.type, withType(def, e.object));
+          if (e.rv > lastRv) lastRv = e.rv;
+        }
+        res.write(chunk);
+        if (res.writableLength > limit) {
+          klog.warning(`dropping a watcher of ${def.plural} that fell ${res.writableLength} bytes behind`);
+          end(errors.expired('watch of a slow client dropped; the client must relist'));
+        }
+      },
+      terminate: (err?: StatusError) => end(err),
+    };
+    let handle: { cancel(): void } | undefined;
+    const bookmark = () => {
+      // Everything up to this revision has been sent: the cache's newest, or what the client already has.
+      const rv = Math.max(storage.cache.currentRevision, lastRv);
+      const obj = { kind: def.kind, apiVersion: apiVersionOf(def), metadata: { resourceVersion: String(rv) } };
+      res.write(encode('BOOKMARK', obj));
+    };
+    // A bookmark just before the timeout lets the client resume from the newest revision, not its last event's.
+    const timer = setTimeout(() => {
+      if (bookmarks && !ended) bookmark();
+      end();
+    }, timeoutSeconds * 1000);
+    let bookmarkTimer: NodeJS.Timeout | undefined;
+    this.activeWatches.add(endFromServer);
+    req.on('close', () => end());
+    res.on('error', () => end());
+    try {
+      handle = storage.cache.watch(from, sink);
+    } catch (err) {
+      end(toStatusError(err));
+      return;
+    }
+    if (bookmarks) {
+      bookmarkTimer = setInterval(() => {
+        if (!ended) bookmark();
+      }, this.bookmarkIntervalMs);
+    }
+  }
+}
+
+function withType(def: ResourceDef, obj: KubeObject): KubeObject {
+  return obj.kind ? obj : { apiVersion: apiVersionOf(def), kind: def.kind, ...obj };
+}

@@ -1,0 +1,89 @@
+// Authentication: TLS client certificates signed by the cluster CA (user = CN, groups = O) and static bearer
+// tokens from a CSV token file (`token,user,uid,"group1,group2"`, kube-apiserver's --token-auth-file format).
+// Every authenticated identity also gets the group system:authenticated.
+
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { timingSafeEqual } from 'node:crypto';
+import type { UserInfo } from './authz.js';
+
+export class TokenFileError extends Error {
+  readonly code = 'invalid-token-file';
+}
+
+/** Parses one CSV line with double-quoted fields ("" escapes a quote). */
+function parseCsvLine(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+export function parseTokenFile(text: string): Map<string, UserInfo> {
+  const tokens = new Map<string, UserInfo>();
+  text.split(/\r?\n/).forEach((raw, idx) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const fields = parseCsvLine(line);
+    if (fields.length < 3 || !fields[0] || !fields[1]) {
+      throw new TokenFileError(`token file line ${idx + 1}: expected token,user,uid[,"groups"]`);
+    }
+    const groups = fields[3] ? fields[3].split(',').map((g) => g.trim()).filter(Boolean) : [];
+    tokens.set(fields[0], { name: fields[1], uid: fields[2] ?? '', groups });
+  });
+  return tokens;
+}
+
+function withAuthenticated(u: UserInfo): UserInfo {
+  return u.groups.includes('system:authenticated') ? u : { ...u, groups: [...u.groups, 'system:authenticated'] };
+}
+
+export class Authenticator {
+  constructor(private readonly tokens: Map<string, UserInfo> = new Map()) {}
+
+  /** The request's identity, or undefined when it presents no valid credential. */
+  authenticate(req: IncomingMessage): UserInfo | undefined {
+    const socket = req.socket as TLSSocket;
+    if (socket.authorized) {
+      const cert = socket.getPeerCertificate();
+      const subject = cert?.subject as Record<string, string | string[]> | undefined;
+      const cn = subject?.['CN'];
+      const o = subject?.['O'];
+      const name = Array.isArray(cn) ? cn[0] : cn;
+      if (name) {
+        const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
+        return withAuthenticated({ name, groups: [...groups] });
+      }
+    }
+    const auth = req.headers['authorization'];
+    if (typeof auth === 'string') {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+      if (m) return this.lookupToken(m[1]!);
+    }
+    return undefined;
+  }
+
+  private lookupToken(token: string): UserInfo | undefined {
+    const given = Buffer.from(token);
+    for (const [t, user] of this.tokens) {
+      const b = Buffer.from(t);
+      if (b.length === given.length && timingSafeEqual(b, given)) return withAuthenticated(user);
+    }
+    return undefined;
+  }
+}

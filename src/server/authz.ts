@@ -1,0 +1,92 @@
+// The request path's authorization and admission hooks. This module defines the contracts and the default
+// implementations (every authenticated identity is allowed, no admission plugins); the Node authorizer, RBAC and
+// NodeRestriction plug in here without changes to the handlers.
+
+import { errors, type StatusError } from '../api/errors.js';
+import type { KubeObject } from '../api/types.js';
+import type { ResourceDef } from './registry.js';
+
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+}
+
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  path: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  /** Parsed `metadata.name=<x>` from a list/watch field selector, which authorizers may treat as the name. */
+  fieldSelectorName?: string;
+}
+
+export type Decision = { decision: 'allow' | 'deny' | 'no-opinion'; reason: string };
+
+export interface Authorizer {
+  authorize(attrs: AuthorizationAttributes): Decision | Promise<Decision>;
+}
+
+export const alwaysAllow: Authorizer = { authorize: () => ({ decision: 'allow', reason: '' }) };
+
+/** Asks each authorizer in turn; the first allow or deny wins; no opinion from all of them denies. */
+export function authorizerChain(...chain: Authorizer[]): Authorizer {
+  return {
+    async authorize(attrs) {
+      const reasons: string[] = [];
+      for (const a of chain) {
+        const d = await a.authorize(attrs);
+        if (d.decision !== 'no-opinion') return d;
+        if (d.reason) reasons.push(d.reason);
+      }
+      return { decision: 'deny', reason: reasons.join(', ') };
+    },
+  };
+}
+
+/** kube-apiserver's Forbidden wording for a denied request. */
+export function forbiddenError(attrs: AuthorizationAttributes, reason: string): StatusError {
+  const suffix = reason ? `: ${reason}` : '';
+  if (!attrs.isResourceRequest) {
+    return errors.forbiddenMessage(`forbidden: User ${JSON.stringify(attrs.user.name)} cannot ${attrs.verb} path ${JSON.stringify(attrs.path)}${suffix}`);
+  }
+  const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
+  const scope = attrs.namespace ? `in the namespace ${JSON.stringify(attrs.namespace)}` : 'at the cluster scope';
+  return errors.forbidden(
+    { group: attrs.apiGroup, name: attrs.resource },
+    attrs.name,
+    `User ${JSON.stringify(attrs.user.name)} cannot ${attrs.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attrs.apiGroup)} ${scope}${suffix}`,
+  );
+}
+
+export interface AdmissionAttributes {
+  user: UserInfo;
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  resource: ResourceDef;
+  subresource: string;
+  namespace: string;
+  name: string;
+  /** The object as it will be stored (mutating plugins may change it). */
+  object?: KubeObject;
+  oldObject?: KubeObject;
+  dryRun: boolean;
+}
+
+export interface AdmissionPlugin {
+  name: string;
+  /** Mutating phase: may change `attrs.object`. */
+  admit?(attrs: AdmissionAttributes): void | Promise<void>;
+  /** Validating phase: throws a StatusError to refuse. */
+  validate?(attrs: AdmissionAttributes): void | Promise<void>;
+}
+
+export async function runAdmission(plugins: AdmissionPlugin[], attrs: AdmissionAttributes): Promise<void> {
+  for (const p of plugins) if (p.admit) await p.admit(attrs);
+  for (const p of plugins) if (p.validate) await p.validate(attrs);
+}

@@ -1,0 +1,78 @@
+// Discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version, built from the registry.
+// kubectl learns short names and scopes only from here.
+
+import { apiVersionOf, type Registry, type ResourceDef } from './registry.js';
+
+export const KUBERNETES_VERSION = { major: '1', minor: '22', gitVersion: 'v1.22.17-dkc.0' };
+
+export function versionInfo(): Record<string, string> {
+  return {
+    major: KUBERNETES_VERSION.major,
+    minor: KUBERNETES_VERSION.minor,
+    gitVersion: KUBERNETES_VERSION.gitVersion,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2026-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}
+
+export function apiVersions(serverAddress: string): object {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+export function apiGroupList(registry: Registry): object {
+  const groups = registry
+    .groupVersions()
+    .filter((gv) => gv.group !== '')
+    .map((gv) => {
+      const version = { groupVersion: `${gv.group}/${gv.version}`, version: gv.version };
+      return { name: gv.group, versions: [version], preferredVersion: version };
+    });
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+}
+
+export function apiGroup(registry: Registry, group: string): object | undefined {
+  const gvs = registry.groupVersions().filter((gv) => gv.group === group);
+  if (!gvs.length || !group) return undefined;
+  const versions = gvs.map((gv) => ({ groupVersion: `${gv.group}/${gv.version}`, version: gv.version }));
+  return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions, preferredVersion: versions[0] };
+}
+
+function resourceEntries(def: ResourceDef): object[] {
+  const main: Record<string, unknown> = {
+    name: def.plural,
+    singularName: def.singular,
+    namespaced: def.namespaced,
+    kind: def.kind,
+    verbs: def.verbs,
+  };
+  if (def.shortNames.length) main['shortNames'] = def.shortNames;
+  const out: object[] = [main];
+  if (def.proxySubresource) {
+    out.push({ name: `${def.plural}/proxy`, singularName: '', namespaced: def.namespaced, kind: `${def.kind}ProxyOptions`, verbs: ['create', 'delete', 'get', 'patch', 'update'] });
+  }
+  if (def.statusSubresource && def.verbs.includes('update')) {
+    out.push({ name: `${def.plural}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: ['get', 'patch', 'update'] });
+  } else if (def.statusSubresource) {
+    out.push({ name: `${def.plural}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: ['get'] });
+  }
+  return out;
+}
+
+export function apiResourceList(registry: Registry, group: string, version: string): object | undefined {
+  const defs = registry.inGroupVersion(group, version);
+  if (!defs.length) return undefined;
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: apiVersionOf(defs[0]!),
+    resources: defs.flatMap(resourceEntries),
+  };
+}

@@ -1,0 +1,99 @@
+// `dkc server`: opens the store, makes sure the cluster PKI exists, serves the API, and only once it accepts
+// requests writes DATA_DIR/kubeconfig (atomically) for the admin — scripts wait for that file.
+
+import { mkdir, readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
+import { openStore } from '../storage/index.js';
+import { klog } from '../util/klog.js';
+import { ApiServer } from './apiserver.js';
+import { parseTokenFile } from './authn.js';
+
+export interface ServerCommandOptions {
+  dataDir: string;
+  port: string;
+  bindAddress: string;
+  tokenAuthFile?: string;
+  watchCacheSize?: string;
+  watchBufferLimit?: string;
+  minRequestTimeout?: string;
+}
+
+export class ServerConfigError extends Error {
+  readonly code = 'invalid-server-config';
+}
+
+function parsePort(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n > 65535) throw new ServerConfigError(`invalid --port ${JSON.stringify(s)}: must be an integer in [0, 65535]`);
+  return n;
+}
+
+function positiveInt(flag: string, s: string | undefined): number | undefined {
+  if (s === undefined) return undefined;
+  if (!/^\d+$/.test(s) || Number(s) <= 0) throw new ServerConfigError(`invalid ${flag} ${JSON.stringify(s)}: must be a positive integer`);
+  return Number(s);
+}
+
+export async function startServer(opts: ServerCommandOptions): Promise<{ server: ApiServer; port: number; kubeconfig: string; stop(): Promise<void> }> {
+  const dataDir = resolve(opts.dataDir);
+  const port = parsePort(opts.port);
+  if (!isIP(opts.bindAddress) && opts.bindAddress !== 'localhost') {
+    throw new ServerConfigError(`invalid --bind-address ${JSON.stringify(opts.bindAddress)}: must be an IP address`);
+  }
+  const watchCacheSize = positiveInt('--watch-cache-size', opts.watchCacheSize);
+  const watchBufferLimit = positiveInt('--watch-buffer-limit', opts.watchBufferLimit);
+  const minRequestTimeout = positiveInt('--min-request-timeout', opts.minRequestTimeout);
+  const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
+  await mkdir(dataDir, { recursive: true });
+
+  const { ensureClusterPKI, writeKubeconfig } = await import('../pki/index.js');
+  const ips = isIP(opts.bindAddress) && !['0.0.0.0', '::'].includes(opts.bindAddress) ? [opts.bindAddress] : [];
+  const pki = await ensureClusterPKI(join(dataDir, 'pki'), { ips });
+  const store = await openStore({ kind: 'sqlite', path: join(dataDir, 'dkc.db') });
+  const server = new ApiServer({
+    store,
+    tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
+    kubeletClient: { certPem: pki.apiserverKubeletClient.certPem, keyPem: pki.apiserverKubeletClient.keyPem },
+    ...(tokens ? { tokens } : {}),
+    ...(watchCacheSize ? { watchCacheSize } : {}),
+    ...(watchBufferLimit ? { watchBufferLimit } : {}),
+    ...(minRequestTimeout ? { minRequestTimeoutSeconds: minRequestTimeout } : {}),
+  });
+  await server.start();
+  const addr = await server.listen(port, opts.bindAddress);
+  let host = opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress === '::' ? '::1' : opts.bindAddress;
+  if (isIP(host) === 6) host = `[${host}]`;
+  const url = `https://${host}:${addr.port}`;
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  await writeKubeconfig(kubeconfig, { server: url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
+  klog.info(`serving the API on ${url}; admin kubeconfig: ${kubeconfig}`);
+  return {
+    server,
+    port: addr.port,
+    kubeconfig,
+    async stop() {
+      await server.close();
+      await store.close();
+    },
+  };
+}
+
+export async function runServerCommand(opts: ServerCommandOptions): Promise<void> {
+  const running = await startServer(opts);
+  process.stdout.write(`dkc server is ready. Use it with:\n  export KUBECONFIG=${running.kubeconfig}\n  kubectl get nodes\n`);
+  await new Promise<void>((resolveStop) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      klog.info(`received ${signal}, shutting down`);
+      running.stop().then(resolveStop, (err) => {
+        klog.error(`shutdown failed: ${(err as Error).message}`);
+        resolveStop();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

@@ -1,0 +1,440 @@
+// The OpenAPI documents kubectl fetches: /openapi/v2 (protobuf, consulted by `edit`, `apply`, `create -f`
+// for client-side validation) and /openapi/v3 with one document per group-version (used by `explain`, and
+// by kubectl ≥1.27 to learn that the server validates fields itself, which makes it skip v2).
+// The component schemas live in openapi-schemas.ts; this module assembles paths and documents.
+
+import { createHash } from 'node:crypto';
+import { CORE, COORDINATION, META, ref, schemas, type JsonSchema } from './openapi-schemas.js';
+
+export type { JsonSchema } from './openapi-schemas.js';
+
+/** A served resource, as the document generator needs to know it. */
+export type ResourceInfo = {
+  /** e.g. "nodes" */
+  plural: string;
+  /** e.g. "Node" */
+  kind: string;
+  namespaced: boolean;
+  /** Discovery verbs: get, list, watch, create, update, patch, delete, deletecollection. */
+  verbs: string[];
+  /** e.g. ["status", "proxy"] */
+  subresources: string[];
+};
+
+export interface OpenApiV3Root {
+  paths: Record<string, { serverRelativeURL: string }>;
+}
+
+export interface OpenApiV3Document {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, JsonSchema> };
+}
+
+/** The media type kubectl asks /openapi/v2 for, and that the answer must carry. */
+export const OPENAPI_V2_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+// ---------------------------------------------------------------------------------------------------
+// /openapi/v2
+
+// A gnostic openapi_v2.Document: swagger "2.0" (field 1), info{title "Kubernetes", version "v1.32.0"}
+// (field 2) and an empty paths (field 8). With no definitions kubectl skips client-side schema
+// validation and leaves validation to the server, which is what we want; JSON is not accepted here.
+const OPENAPI_V2 = Uint8Array.from([
+  0x0a, 0x03, 0x32, 0x2e, 0x30, 0x12, 0x15, 0x0a, 0x0a, 0x4b, 0x75, 0x62, 0x65, 0x72, 0x6e, 0x65, 0x74, 0x65, 0x73, 0x12,
+  0x07, 0x76, 0x31, 0x2e, 0x33, 0x32, 0x2e, 0x30, 0x42, 0x00,
+]);
+
+/** Body for GET /openapi/v2, to be sent with Content-Type OPENAPI_V2_CONTENT_TYPE. */
+export function openapiV2Protobuf(): Uint8Array {
+  return OPENAPI_V2.slice();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// /openapi/v3
+
+/** "v1" → "api/v1", "coordination.k8s.io/v1" → "apis/coordination.k8s.io/v1". */
+export function openapiV3PathFor(groupVersion: string): string {
+  return groupVersion.includes('/') ? `apis/${groupVersion}` : `api/${groupVersion}`;
+}
+
+/** Upstream's hash format: the SHA-512 of the served bytes, upper-case hex. */
+export function openapiV3Hash(document: object): string {
+  return createHash('sha512').update(JSON.stringify(document)).digest('hex').toUpperCase();
+}
+
+let schemaFingerprint: string | undefined;
+
+/**
+ * Body for GET /openapi/v3. kubectl caches each document under its URL, so the hash must change when
+ * the document does: pass the documents to hash them exactly; otherwise the hash covers the group-version
+ * and every schema this build can publish, which is what the documents are derived from.
+ */
+export function openapiV3Root(groupVersions: string[], documents?: Readonly<Record<string, object>>): OpenApiV3Root {
+  schemaFingerprint ??= openapiV3Hash(schemas);
+  const paths: OpenApiV3Root['paths'] = {};
+  const byPath = [...groupVersions].sort((a, b) => (openapiV3PathFor(a) < openapiV3PathFor(b) ? -1 : 1));
+  for (const gv of byPath) {
+    const doc = documents !== undefined && Object.hasOwn(documents, gv) ? documents[gv] : undefined;
+    const hash = doc !== undefined ? openapiV3Hash(doc) : openapiV3Hash({ groupVersion: gv, schemas: schemaFingerprint });
+    const path = openapiV3PathFor(gv);
+    paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
+  }
+  return { paths };
+}
+
+interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+function parseGroupVersion(groupVersion: string): GroupVersion {
+  const slash = groupVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: groupVersion }
+    : { group: groupVersion.slice(0, slash), version: groupVersion.slice(slash + 1) };
+}
+
+function schemaPackage({ group, version }: GroupVersion): string {
+  if (group === '' && version === 'v1') return CORE;
+  if (group === 'coordination.k8s.io' && version === 'v1') return COORDINATION;
+  const short = group === '' ? 'core' : (group.split('.')[0] as string);
+  return `io.k8s.api.${short}.${version}.`;
+}
+
+/** The definition name of a kind, adding a bare-bones schema when we have none for it. */
+function kindSchemaName(gv: GroupVersion, kind: string, extra: Record<string, JsonSchema>): string {
+  const name = `${schemaPackage(gv)}${kind}`;
+  if (!Object.hasOwn(schemas, name) && !Object.hasOwn(extra, name)) {
+    extra[name] = {
+      description: `${kind} object.`,
+      type: 'object',
+      properties: {
+        apiVersion: { description: 'The versioned schema of this representation of the object.', type: 'string' },
+        kind: { description: 'The kind of REST resource this object represents.', type: 'string' },
+        metadata: { allOf: [ref(`${META}ObjectMeta`)], default: {}, description: 'Standard object metadata.' },
+      },
+      'x-kubernetes-group-version-kind': [{ group: gv.group, version: gv.version, kind }],
+    };
+  }
+  return name;
+}
+
+function upperFirst(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** "" → "CoreV1", "coordination.k8s.io" → "CoordinationV1", as upstream's operation ids read. */
+function operationPrefix(gv: GroupVersion): string {
+  const group = gv.group === '' ? 'core' : (gv.group.split('.')[0] as string);
+  return `${upperFirst(group.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()))}${upperFirst(gv.version)}`;
+}
+
+const stringSchema = { type: 'string', uniqueItems: true };
+const query = (name: string, description: string, schema: JsonSchema = stringSchema): JsonSchema => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+});
+const pathParam = (name: string, description: string): JsonSchema => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: stringSchema,
+});
+
+const params = {
+  pretty: query('pretty', "If 'true', the output is pretty printed."),
+  dryRun: query('dryRun', 'When present, indicates that modifications should not be persisted. The only valid value is "All".'),
+  fieldManager: query('fieldManager', 'A name associated with the actor making these changes, recorded in managedFields.'),
+  // Its presence on patch operations is what tells kubectl ≥1.27 that the server validates fields itself.
+  fieldValidation: query(
+    'fieldValidation',
+    'How to treat unknown or duplicate fields in the request body: "Ignore", "Warn" or "Strict".',
+  ),
+  force: query('force', 'Force an apply request to take conflicting fields over. Only for apply patches.', {
+    type: 'boolean',
+    uniqueItems: true,
+  }),
+  gracePeriodSeconds: query('gracePeriodSeconds', 'Seconds before the object should be deleted.', {
+    type: 'integer',
+    uniqueItems: true,
+  }),
+  propagationPolicy: query('propagationPolicy', 'Garbage collection policy for dependents: "Orphan", "Background" or "Foreground".'),
+  list: [
+    query('allowWatchBookmarks', 'Ask for BOOKMARK events on watches.', { type: 'boolean', uniqueItems: true }),
+    query('continue', 'The continue token of a previous limited list.'),
+    query('fieldSelector', 'Select objects by field values, e.g. metadata.name=node-1 or spec.nodeName=node-1.'),
+    query('labelSelector', 'Select objects by labels.'),
+    query('limit', 'The maximum number of items to return.', { type: 'integer', uniqueItems: true }),
+    query('resourceVersion', 'The resource version to list or watch from.'),
+    query('resourceVersionMatch', 'How resourceVersion applies to a list.'),
+    query('timeoutSeconds', 'Timeout of a list or watch call.', { type: 'integer', uniqueItems: true }),
+    query('watch', 'Watch for changes instead of listing, starting at resourceVersion.', { type: 'boolean', uniqueItems: true }),
+  ],
+};
+
+const jsonContent = (schema: JsonSchema): JsonSchema => ({
+  'application/json': { schema },
+  'application/yaml': { schema },
+  'application/vnd.kubernetes.protobuf': { schema },
+});
+const ok = (schema: JsonSchema, ...codes: string[]): JsonSchema => {
+  const responses: JsonSchema = {};
+  for (const code of codes) {
+    responses[code] = { description: code === '201' ? 'Created' : code === '202' ? 'Accepted' : 'OK', content: jsonContent(schema) };
+  }
+  responses['401'] = { description: 'Unauthorized' };
+  return responses;
+};
+const bodyOf = (schema: JsonSchema): JsonSchema => ({ content: { '*/*': { schema } }, required: true });
+const patchBody: JsonSchema = {
+  content: Object.fromEntries(
+    [
+      'application/apply-patch+yaml',
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+    ].map((type) => [type, { schema: ref(`${META}Patch`) }]),
+  ),
+  required: true,
+};
+const deleteBody: JsonSchema = { content: { '*/*': { schema: ref(`${META}DeleteOptions`) } } };
+
+interface OperationSpec {
+  id: string;
+  description: string;
+  action: string;
+  kind: string;
+  parameters?: JsonSchema[];
+  requestBody?: JsonSchema;
+  responses: JsonSchema;
+}
+
+function operation(tag: string, gv: GroupVersion, spec: OperationSpec): JsonSchema {
+  return {
+    tags: [tag],
+    description: spec.description,
+    operationId: spec.id,
+    ...(spec.parameters ? { parameters: spec.parameters } : {}),
+    ...(spec.requestBody ? { requestBody: spec.requestBody } : {}),
+    responses: spec.responses,
+    'x-kubernetes-action': spec.action,
+    'x-kubernetes-group-version-kind': { group: gv.group, version: gv.version, kind: spec.kind },
+  };
+}
+
+const writeParams = [params.dryRun, params.fieldManager, params.fieldValidation];
+const PROXY_METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
+
+function addResourcePaths(
+  paths: OpenApiV3Document['paths'],
+  gv: GroupVersion,
+  resource: ResourceInfo,
+  extra: Record<string, JsonSchema>,
+): void {
+  const verbs = new Set(resource.verbs);
+  const { kind, plural } = resource;
+  const tag = `${gv.group === '' ? 'core' : (gv.group.split('.')[0] as string)}_${gv.version}`;
+  const prefix = operationPrefix(gv);
+  const ns = resource.namespaced ? 'Namespaced' : '';
+  const base = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
+  const scope = resource.namespaced ? `${base}/namespaces/{namespace}` : base;
+  const collection = `${scope}/${plural}`;
+  const item = `${collection}/{name}`;
+  const kindRef = ref(kindSchemaName(gv, kind, extra));
+  const listRef = ref(kindSchemaName(gv, `${kind}List`, extra));
+  const statusRef = ref(`${META}Status`);
+  const scopeParams = resource.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
+  const op = (spec: OperationSpec): JsonSchema => operation(tag, gv, spec);
+
+  const collectionOps: Record<string, unknown> = {};
+  if (verbs.has('list')) {
+    collectionOps.get = op({
+      id: `list${prefix}${ns}${kind}`,
+      description: `list or watch objects of kind ${kind}`,
+      action: 'list',
+      kind,
+      parameters: params.list,
+      responses: ok(listRef, '200'),
+    });
+  }
+  if (verbs.has('create')) {
+    collectionOps.post = op({
+      id: `create${prefix}${ns}${kind}`,
+      description: `create a ${kind}`,
+      action: 'post',
+      kind,
+      parameters: writeParams,
+      requestBody: bodyOf(kindRef),
+      responses: ok(kindRef, '200', '201', '202'),
+    });
+  }
+  if (verbs.has('deletecollection')) {
+    collectionOps.delete = op({
+      id: `delete${prefix}Collection${ns}${kind}`,
+      description: `delete collection of ${kind}`,
+      action: 'deletecollection',
+      kind,
+      parameters: [...params.list, params.dryRun, params.gracePeriodSeconds, params.propagationPolicy],
+      requestBody: deleteBody,
+      responses: ok(statusRef, '200'),
+    });
+  }
+  if (Object.keys(collectionOps).length > 0) {
+    paths[collection] = { ...collectionOps, parameters: [...scopeParams, params.pretty] };
+  }
+
+  if (resource.namespaced && verbs.has('list')) {
+    paths[`${base}/${plural}`] = {
+      get: op({
+        id: `list${prefix}${kind}ForAllNamespaces`,
+        description: `list or watch objects of kind ${kind} in all namespaces`,
+        action: 'list',
+        kind,
+        parameters: params.list,
+        responses: ok(listRef, '200'),
+      }),
+      parameters: [params.pretty],
+    };
+  }
+
+  const itemParams = [pathParam('name', `name of the ${kind}`), ...scopeParams, params.pretty];
+  const itemOps = (suffix: string, what: string, allowed: Set<string>): Record<string, unknown> => {
+    const ops: Record<string, unknown> = {};
+    if (allowed.has('get')) {
+      ops.get = op({
+        id: `read${prefix}${ns}${kind}${suffix}`,
+        description: `read ${what} of the specified ${kind}`,
+        action: 'get',
+        kind,
+        responses: ok(kindRef, '200'),
+      });
+    }
+    if (allowed.has('update')) {
+      ops.put = op({
+        id: `replace${prefix}${ns}${kind}${suffix}`,
+        description: `replace ${what} of the specified ${kind}`,
+        action: 'put',
+        kind,
+        parameters: writeParams,
+        requestBody: bodyOf(kindRef),
+        responses: ok(kindRef, '200', '201'),
+      });
+    }
+    if (allowed.has('patch')) {
+      ops.patch = op({
+        id: `patch${prefix}${ns}${kind}${suffix}`,
+        description: `partially update ${what} of the specified ${kind}`,
+        action: 'patch',
+        kind,
+        parameters: [...writeParams, params.force],
+        requestBody: patchBody,
+        responses: ok(kindRef, '200', '201'),
+      });
+    }
+    if (allowed.has('delete') && suffix === '') {
+      ops.delete = op({
+        id: `delete${prefix}${ns}${kind}`,
+        description: `delete a ${kind}`,
+        action: 'delete',
+        kind,
+        parameters: [params.dryRun, params.gracePeriodSeconds, params.propagationPolicy],
+        requestBody: deleteBody,
+        responses: ok(statusRef, '200', '202'),
+      });
+    }
+    return ops;
+  };
+
+  const mainOps = itemOps('', 'the', verbs);
+  if (Object.keys(mainOps).length > 0) paths[item] = { ...mainOps, parameters: itemParams };
+
+  if (resource.subresources.includes('status')) {
+    // Status follows the main resource's read and write verbs, as upstream serves it.
+    const statusOps = itemOps('Status', 'status', new Set(['get', 'update', 'patch'].filter((v) => verbs.has(v))));
+    if (Object.keys(statusOps).length > 0) paths[`${item}/status`] = { ...statusOps, parameters: itemParams };
+  }
+
+  if (resource.subresources.includes('proxy')) {
+    const proxyKind = `${kind}ProxyOptions`;
+    const proxyOps = (withPath: boolean): Record<string, unknown> => {
+      const ops: Record<string, unknown> = {};
+      for (const method of PROXY_METHODS) {
+        ops[method] = operation(tag, gv, {
+          id: `connect${prefix}${upperFirst(method)}${ns}${kind}Proxy${withPath ? 'WithPath' : ''}`,
+          description: `connect ${method.toUpperCase()} requests to proxy of ${kind}`,
+          action: 'connect',
+          kind: proxyKind,
+          responses: { '200': { description: 'OK', content: { '*/*': { schema: { type: 'string' } } } }, '401': { description: 'Unauthorized' } },
+        });
+      }
+      return ops;
+    };
+    const proxyName = pathParam('name', `name of the ${proxyKind}`);
+    paths[`${item}/proxy`] = {
+      ...proxyOps(false),
+      parameters: [proxyName, ...scopeParams, query('path', `Path is the URL path to use for the current proxy request to the ${kind.toLowerCase()}.`)],
+    };
+    paths[`${item}/proxy/{path}`] = {
+      ...proxyOps(true),
+      parameters: [proxyName, ...scopeParams, pathParam('path', 'path to the resource')],
+    };
+  }
+}
+
+/** Every schema reachable from `roots` through $ref, so each document carries exactly what it uses. */
+function reachableSchemas(roots: unknown, extra: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  const pending: unknown[] = [roots];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) {
+      pending.push(...node);
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+          const name = value.slice('#/components/schemas/'.length);
+          if (Object.hasOwn(out, name)) continue;
+          const schema = Object.hasOwn(extra, name) ? extra[name] : Object.hasOwn(schemas, name) ? schemas[name] : undefined;
+          if (schema === undefined) continue;
+          out[name] = schema;
+          pending.push(schema);
+        } else {
+          pending.push(value);
+        }
+      }
+    }
+  }
+  return Object.fromEntries(Object.keys(out).sort().map((name) => [name, out[name] as JsonSchema]));
+}
+
+/**
+ * Body for GET /openapi/v3/api/v1 (or /openapi/v3/apis/<group>/<version>): an OpenAPI 3.0 document with
+ * the paths of `resources` and the component schemas they reference. `serverVersion` only fills
+ * info.version; pass the gitVersion /version reports.
+ */
+export function openapiV3Document(
+  groupVersion: string,
+  resources: ResourceInfo[],
+  serverVersion = 'v1.22.17-dkc.0',
+): OpenApiV3Document {
+  const gv = parseGroupVersion(groupVersion);
+  const extra: Record<string, JsonSchema> = {};
+  const paths: OpenApiV3Document['paths'] = {};
+  for (const resource of [...resources].sort((a, b) => a.plural.localeCompare(b.plural))) {
+    addResourcePaths(paths, gv, resource, extra);
+  }
+  // Status is what every failing operation returns, so it is published even if no operation names it.
+  const roots: unknown[] = [paths, ref(`${META}Status`)];
+  const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p] as Record<string, unknown>]));
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: serverVersion },
+    paths: sortedPaths,
+    components: { schemas: reachableSchemas(roots, extra) },
+  };
+}

@@ -1,0 +1,608 @@
+// Decoding of Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`): the `k8s\0`
+// envelope around a runtime.Unknown whose `raw` bytes are the object's own message. kubectl ≥1.32 sends
+// typed creates (notably `create configmap`) this way and treats a 415 as fatal, so the server turns such
+// bodies into exactly the JSON object an older kubectl would have posted and handles both alike.
+//
+// The wire schema is a small table mirroring k8s.io/api generated.proto, turned into a protobufjs
+// reflection root. protobufjs is loaded on the first protobuf body only: almost every request is JSON.
+
+import { createRequire } from 'node:module';
+import type * as Protobuf from 'protobufjs';
+
+/** Why a body was rejected; lets the HTTP layer choose between 400 and 415 without parsing messages. */
+export type ProtobufDecodeReason =
+  | 'BadPrefix'
+  | 'Malformed'
+  | 'MissingKind'
+  | 'MissingVersion'
+  | 'NotRegistered'
+  | 'UnsupportedEncoding';
+
+/** The only error decodeKubernetesProtobuf throws. Messages are worded as kube-apiserver words them. */
+export class ProtobufDecodeError extends Error {
+  readonly reason: ProtobufDecodeReason;
+
+  constructor(reason: ProtobufDecodeReason, message: string) {
+    super(message);
+    this.name = 'ProtobufDecodeError';
+    this.reason = reason;
+  }
+}
+
+export interface DecodedObject {
+  apiVersion: string;
+  kind: string;
+  /** The object in its JSON form, `kind` and `apiVersion` included. */
+  object: Record<string, unknown>;
+}
+
+/** `k8s\0`, the prefix of every Kubernetes protobuf payload. */
+export const KUBERNETES_PROTOBUF_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00];
+
+// ---------------------------------------------------------------------------------------------------
+// Schema
+//
+// Each field is "<number> <type>[ flag]", in Go struct order so that the JSON keys come out in the order
+// encoding/json would write them. Types: string, bool, int32, int64, bytes, a message name, `[]T` for a
+// repeated field, `map<T>` for map<string,T>. Flags describe the Go JSON tag, which protobuf cannot express:
+//   (none) omitempty: a zero scalar and an empty list or map are left out; an embedded struct is always
+//          written, as encoding/json never omits a struct value;
+//   keep   no omitempty: the value is written even when zero;
+//   ptr    a Go pointer: written whenever the field was on the wire, zero or not.
+// meta.Time and meta.MicroTime are written as RFC 3339 strings and left out when zero (Go would write
+// null there, which every reader treats like absence).
+
+const packages: Record<string, string> = {
+  rt: 'k8s.io.apimachinery.pkg.runtime',
+  meta: 'k8s.io.apimachinery.pkg.apis.meta.v1',
+  resource: 'k8s.io.apimachinery.pkg.api.resource',
+  core: 'k8s.io.api.core.v1',
+  coordination: 'k8s.io.api.coordination.v1',
+};
+
+const schema: Record<string, Record<string, string>> = {
+  'rt.TypeMeta': { apiVersion: '1 string', kind: '2 string' },
+  'rt.Unknown': { typeMeta: '1 rt.TypeMeta', raw: '2 bytes', contentEncoding: '3 string', contentType: '4 string' },
+
+  'meta.Time': { seconds: '1 int64', nanos: '2 int32' },
+  'meta.MicroTime': { seconds: '1 int64', nanos: '2 int32' },
+  'meta.OwnerReference': {
+    apiVersion: '5 string keep',
+    kind: '1 string keep',
+    name: '3 string keep',
+    uid: '4 string keep',
+    controller: '6 bool ptr',
+    blockOwnerDeletion: '7 bool ptr',
+  },
+  'meta.FieldsV1': { Raw: '1 bytes' },
+  'meta.ManagedFieldsEntry': {
+    manager: '1 string',
+    operation: '2 string',
+    apiVersion: '3 string',
+    time: '4 meta.Time ptr',
+    fieldsType: '6 string',
+    fieldsV1: '7 meta.FieldsV1 ptr',
+    subresource: '8 string',
+  },
+  'meta.ObjectMeta': {
+    name: '1 string',
+    generateName: '2 string',
+    namespace: '3 string',
+    selfLink: '4 string',
+    uid: '5 string',
+    resourceVersion: '6 string',
+    generation: '7 int64',
+    creationTimestamp: '8 meta.Time',
+    deletionTimestamp: '9 meta.Time ptr',
+    deletionGracePeriodSeconds: '10 int64 ptr',
+    labels: '11 map<string>',
+    annotations: '12 map<string>',
+    ownerReferences: '13 []meta.OwnerReference',
+    finalizers: '14 []string',
+    managedFields: '17 []meta.ManagedFieldsEntry',
+  },
+  'resource.Quantity': { string: '1 string' },
+
+  'core.ConfigMap': {
+    metadata: '1 meta.ObjectMeta',
+    immutable: '4 bool ptr',
+    data: '2 map<string>',
+    binaryData: '3 map<bytes>',
+  },
+
+  'core.Namespace': { metadata: '1 meta.ObjectMeta', spec: '2 core.NamespaceSpec', status: '3 core.NamespaceStatus' },
+  'core.NamespaceSpec': { finalizers: '1 []string' },
+  'core.NamespaceStatus': { phase: '1 string', conditions: '2 []core.NamespaceCondition' },
+  'core.NamespaceCondition': {
+    type: '1 string keep',
+    status: '2 string keep',
+    lastTransitionTime: '4 meta.Time',
+    reason: '5 string',
+    message: '6 string',
+  },
+
+  'core.Node': { metadata: '1 meta.ObjectMeta', spec: '2 core.NodeSpec', status: '3 core.NodeStatus' },
+  'core.NodeSpec': {
+    podCIDR: '1 string',
+    podCIDRs: '7 []string',
+    providerID: '3 string',
+    unschedulable: '4 bool',
+    taints: '5 []core.Taint',
+    configSource: '6 core.NodeConfigSource ptr',
+    externalID: '2 string',
+  },
+  'core.Taint': { key: '1 string keep', value: '2 string', effect: '3 string keep', timeAdded: '4 meta.Time ptr' },
+  'core.NodeConfigSource': { configMap: '2 core.ConfigMapNodeConfigSource ptr' },
+  'core.ConfigMapNodeConfigSource': {
+    namespace: '1 string keep',
+    name: '2 string keep',
+    uid: '3 string',
+    resourceVersion: '4 string',
+    kubeletConfigKey: '5 string keep',
+  },
+  'core.NodeStatus': {
+    capacity: '1 map<resource.Quantity>',
+    allocatable: '2 map<resource.Quantity>',
+    phase: '3 string',
+    conditions: '4 []core.NodeCondition',
+    addresses: '5 []core.NodeAddress',
+    daemonEndpoints: '6 core.NodeDaemonEndpoints',
+    nodeInfo: '7 core.NodeSystemInfo',
+    images: '8 []core.ContainerImage',
+    volumesInUse: '9 []string',
+    volumesAttached: '10 []core.AttachedVolume',
+    config: '11 core.NodeConfigStatus ptr',
+  },
+  'core.NodeCondition': {
+    type: '1 string keep',
+    status: '2 string keep',
+    lastHeartbeatTime: '3 meta.Time',
+    lastTransitionTime: '4 meta.Time',
+    reason: '5 string',
+    message: '6 string',
+  },
+  'core.NodeAddress': { type: '1 string keep', address: '2 string keep' },
+  'core.NodeDaemonEndpoints': { kubeletEndpoint: '1 core.DaemonEndpoint' },
+  'core.DaemonEndpoint': { Port: '1 int32 keep' },
+  'core.NodeSystemInfo': {
+    machineID: '1 string keep',
+    systemUUID: '2 string keep',
+    bootID: '3 string keep',
+    kernelVersion: '4 string keep',
+    osImage: '5 string keep',
+    containerRuntimeVersion: '6 string keep',
+    kubeletVersion: '7 string keep',
+    kubeProxyVersion: '8 string keep',
+    operatingSystem: '9 string keep',
+    architecture: '10 string keep',
+  },
+  'core.ContainerImage': { names: '1 []string', sizeBytes: '2 int64' },
+  'core.AttachedVolume': { name: '1 string keep', devicePath: '2 string keep' },
+  'core.NodeConfigStatus': {
+    assigned: '1 core.NodeConfigSource ptr',
+    active: '2 core.NodeConfigSource ptr',
+    lastKnownGood: '3 core.NodeConfigSource ptr',
+    error: '4 string',
+  },
+
+  'core.Event': {
+    metadata: '1 meta.ObjectMeta',
+    involvedObject: '2 core.ObjectReference',
+    reason: '3 string',
+    message: '4 string',
+    source: '5 core.EventSource',
+    firstTimestamp: '6 meta.Time',
+    lastTimestamp: '7 meta.Time',
+    count: '8 int32',
+    type: '9 string',
+    eventTime: '10 meta.MicroTime',
+    series: '11 core.EventSeries ptr',
+    action: '12 string',
+    related: '13 core.ObjectReference ptr',
+    reportingComponent: '14 string keep',
+    reportingInstance: '15 string keep',
+  },
+  'core.EventSource': { component: '1 string', host: '2 string' },
+  'core.EventSeries': { count: '1 int32', lastObservedTime: '2 meta.MicroTime' },
+  'core.ObjectReference': {
+    kind: '1 string',
+    namespace: '2 string',
+    name: '3 string',
+    uid: '4 string',
+    apiVersion: '5 string',
+    resourceVersion: '6 string',
+    fieldPath: '7 string',
+  },
+
+  'coordination.Lease': { metadata: '1 meta.ObjectMeta', spec: '2 coordination.LeaseSpec' },
+  'coordination.LeaseSpec': {
+    holderIdentity: '1 string ptr',
+    leaseDurationSeconds: '2 int32 ptr',
+    acquireTime: '3 meta.MicroTime ptr',
+    renewTime: '4 meta.MicroTime ptr',
+    leaseTransitions: '5 int32 ptr',
+  },
+};
+
+/** apiVersion → kind → schema message, i.e. what this decoder has "registered". */
+const registered: Record<string, Record<string, string>> = {
+  v1: { ConfigMap: 'core.ConfigMap', Namespace: 'core.Namespace', Node: 'core.Node', Event: 'core.Event' },
+  'coordination.k8s.io/v1': { Lease: 'coordination.Lease' },
+};
+
+const scalarTypes = new Set(['string', 'bool', 'int32', 'int64', 'bytes']);
+
+function fullName(alias: string): string {
+  const dot = alias.indexOf('.');
+  const pkg = packages[alias.slice(0, dot)];
+  if (pkg === undefined) throw new Error(`unknown schema package in ${alias}`);
+  return `${pkg}.${alias.slice(dot + 1)}`;
+}
+
+interface JsonField {
+  id: number;
+  type: string;
+  rule?: 'repeated';
+  keyType?: 'string';
+  options?: { go: 'keep' | 'ptr' };
+}
+
+/** Builds a protobufjs JSON descriptor (INamespace) from the table above. */
+function descriptor(): Protobuf.INamespace {
+  const root: Protobuf.INamespace = { nested: {} };
+  for (const [alias, fields] of Object.entries(schema)) {
+    const parts = fullName(alias).split('.');
+    let ns = root;
+    for (const part of parts.slice(0, -1)) {
+      ns.nested ??= {};
+      ns = (ns.nested[part] ??= { nested: {} }) as Protobuf.INamespace;
+    }
+    const jsonFields: Record<string, JsonField> = {};
+    for (const [name, spec] of Object.entries(fields)) {
+      const [idText, typeText, flag] = spec.split(' ') as [string, string, string | undefined];
+      const field: JsonField = { id: Number(idText), type: typeText };
+      let t = typeText;
+      if (t.startsWith('[]')) {
+        field.rule = 'repeated';
+        t = t.slice(2);
+      } else if (t.startsWith('map<')) {
+        field.keyType = 'string';
+        t = t.slice(4, -1);
+      }
+      field.type = scalarTypes.has(t) ? t : `.${fullName(t)}`;
+      if (flag === 'keep' || flag === 'ptr') field.options = { go: flag };
+      jsonFields[name] = field;
+    }
+    ns.nested ??= {};
+    ns.nested[parts[parts.length - 1] as string] = { fields: jsonFields } as Protobuf.IType;
+  }
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lazy loading
+
+interface Loaded {
+  pb: typeof Protobuf;
+  root: Protobuf.Root;
+  types: Map<string, Protobuf.Type>;
+}
+
+let loaded: Loaded | undefined;
+
+function load(): Loaded {
+  if (loaded === undefined) {
+    // The light build has reflection and the reader without the .proto parser; a synchronous require
+    // keeps the decoder synchronous for the request handler.
+    const pb = createRequire(import.meta.url)('protobufjs/light.js') as typeof Protobuf;
+    const root = pb.Root.fromJSON(descriptor());
+    root.resolveAll();
+    const types = new Map<string, Protobuf.Type>();
+    for (const alias of Object.keys(schema)) types.set(alias, root.lookupType(fullName(alias)));
+    loaded = { pb, root, types };
+  }
+  return loaded;
+}
+
+/**
+ * The protobufjs reflection root of the wire schema (package names as upstream's, e.g.
+ * `k8s.io.api.core.v1.ConfigMap`), for encoding Kubernetes protobuf messages.
+ */
+export function kubernetesProtobufRoot(): Protobuf.Root {
+  return load().root;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Wire decoding
+//
+// Fields are walked by hand over protobufjs' Reader instead of Type.decode: the generated decoder does not
+// check wire types (a varint where a string is expected is silently misread, where Go reports an error),
+// and the walk also records which fields were present, which the Go JSON flags need.
+
+type Wire = Map<number, unknown>;
+const WIRE_VARINT = 0;
+const WIRE_LEN = 2;
+const MAX_DEPTH = 32;
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+function fail(message: string): never {
+  throw new ProtobufDecodeError('Malformed', message);
+}
+
+function isScalar(type: string): boolean {
+  return scalarTypes.has(type);
+}
+
+function readScalar(r: Protobuf.Reader, type: string, wireType: number, field: string): unknown {
+  const expected = type === 'string' || type === 'bytes' ? WIRE_LEN : WIRE_VARINT;
+  if (wireType !== expected) fail(`proto: wrong wireType = ${wireType} for field ${field}`);
+  switch (type) {
+    case 'string':
+      // Go keeps the raw bytes and its JSON encoder replaces invalid UTF-8 with U+FFFD; so does this.
+      return utf8.decode(r.bytes());
+    case 'bytes':
+      return r.bytes();
+    case 'bool':
+      return r.bool();
+    case 'int32':
+      return r.int32();
+    default: {
+      const v: unknown = r.int64();
+      if (typeof v === 'number') return v;
+      const long = v as { low: number; high: number };
+      return Number(BigInt.asIntN(64, (BigInt(long.high >>> 0) << 32n) | BigInt(long.low >>> 0)));
+    }
+  }
+}
+
+function readMessage(r: Protobuf.Reader, type: Protobuf.Type, depth: number, into: Wire = new Map()): Wire {
+  if (depth > MAX_DEPTH) fail('proto: message nesting too deep');
+  const byId = type.fieldsById;
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    const id = tag >>> 3;
+    const wireType = tag & 7;
+    if (id === 0) fail(`proto: ${type.name}: illegal tag 0 (wire type ${wireType})`);
+    const field = byId[id];
+    if (field === undefined) {
+      r.skipType(wireType, depth);
+      continue;
+    }
+    if (field.map) {
+      if (wireType !== WIRE_LEN) fail(`proto: wrong wireType = ${wireType} for field ${field.name}`);
+      let entries = into.get(id) as Map<string, unknown> | undefined;
+      if (entries === undefined) into.set(id, (entries = new Map()));
+      const [key, value] = readMapEntry(r, field, depth + 1);
+      entries.delete(key);
+      entries.set(key, value);
+    } else if (isScalar(field.type)) {
+      const value = readScalar(r, field.type, wireType, field.name);
+      if (field.repeated) pushTo(into, id, value);
+      else into.set(id, value);
+    } else {
+      if (wireType !== WIRE_LEN) fail(`proto: wrong wireType = ${wireType} for field ${field.name}`);
+      const sub = field.resolvedType as Protobuf.Type;
+      if (field.repeated) {
+        pushTo(into, id, withinLength(r, () => readMessage(r, sub, depth + 1)));
+      } else {
+        // A repeated occurrence of an embedded message merges into the first, as Go's Unmarshal does.
+        const existing = into.get(id) as Wire | undefined;
+        into.set(id, withinLength(r, () => readMessage(r, sub, depth + 1, existing)));
+      }
+    }
+  }
+  return into;
+}
+
+function pushTo(into: Wire, id: number, value: unknown): void {
+  const list = into.get(id) as unknown[] | undefined;
+  if (list === undefined) into.set(id, [value]);
+  else list.push(value);
+}
+
+/** Runs `read` with the reader limited to the next length-delimited payload. */
+function withinLength<T>(r: Protobuf.Reader, read: () => T): T {
+  const length = r.uint32();
+  const end = r.pos + length;
+  if (end > r.len) fail(`proto: unexpected EOF (length ${length} at offset ${r.pos} exceeds the message)`);
+  const outer = r.len;
+  r.len = end;
+  const value = read();
+  r.len = outer;
+  return value;
+}
+
+function readMapEntry(r: Protobuf.Reader, field: Protobuf.Field, depth: number): [string, unknown] {
+  return withinLength(r, () => {
+    let key = '';
+    let value: unknown;
+    while (r.pos < r.len) {
+      const tag = r.uint32();
+      const wireType = tag & 7;
+      switch (tag >>> 3) {
+        case 1:
+          key = readScalar(r, 'string', wireType, `${field.name} key`) as string;
+          break;
+        case 2:
+          if (isScalar(field.type)) value = readScalar(r, field.type, wireType, `${field.name} value`);
+          else {
+            if (wireType !== WIRE_LEN) fail(`proto: wrong wireType = ${wireType} for field ${field.name} value`);
+            value = withinLength(r, () => readMessage(r, field.resolvedType as Protobuf.Type, depth + 1));
+          }
+          break;
+        case 0:
+          fail(`proto: ${field.name} entry: illegal tag 0 (wire type ${wireType})`);
+        default:
+          r.skipType(wireType, depth);
+      }
+    }
+    return [key, value];
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Go JSON rendering
+
+const TIME_TYPES = new Set([fullName('meta.Time'), fullName('meta.MicroTime')]);
+const MIN_SECONDS = -62167219200; // 0000-01-01T00:00:00Z
+const MAX_SECONDS = 253402300799; // 9999-12-31T23:59:59Z
+
+function renderTime(wire: Wire | undefined, micro: boolean): string | undefined {
+  if (wire === undefined || (!wire.has(1) && !wire.has(2))) return undefined;
+  let seconds = (wire.get(1) as number | undefined) ?? 0;
+  let nanos = (wire.get(2) as number | undefined) ?? 0;
+  // metav1.Time keeps whole seconds only; MicroTime keeps microseconds. time.Unix normalises nanos.
+  seconds += Math.floor(nanos / 1e9);
+  nanos = ((nanos % 1e9) + 1e9) % 1e9;
+  if (!Number.isSafeInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
+    fail(`Time.MarshalJSON: year outside of range [0,9999] (seconds ${seconds})`);
+  }
+  const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (!micro) return `${iso}Z`;
+  return `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+}
+
+function isZero(value: unknown): boolean {
+  return value === '' || value === 0 || value === false || value === undefined;
+}
+
+/** Defines a key even when it is `__proto__`: ConfigMap keys such as that one are valid and must survive. */
+function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function renderValue(field: Protobuf.Field, raw: unknown): unknown {
+  if (isScalar(field.type)) {
+    return field.type === 'bytes' ? Buffer.from(raw as Uint8Array).toString('base64') : raw;
+  }
+  return renderMessage(field.resolvedType as Protobuf.Type, raw as Wire);
+}
+
+function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
+  const name = type.fullName.slice(1);
+  if (TIME_TYPES.has(name)) return renderTime(wire, name.endsWith('MicroTime'));
+  if (name === fullName('resource.Quantity')) return (wire?.get(1) as string | undefined) || '0';
+  if (name === fullName('meta.FieldsV1')) {
+    const raw = wire?.get(1) as Uint8Array | undefined;
+    if (raw === undefined || raw.length === 0) return {};
+    try {
+      return JSON.parse(utf8.decode(raw)) as unknown;
+    } catch {
+      fail('proto: FieldsV1 holds invalid JSON');
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const go = (field.options as { go?: string } | undefined)?.go;
+    const present = wire !== undefined && wire.has(field.id);
+    const raw = wire?.get(field.id);
+    if (field.map) {
+      const entries = raw as Map<string, unknown> | undefined;
+      if (entries === undefined || entries.size === 0) continue;
+      const obj: Record<string, unknown> = {};
+      // encoding/json writes map keys sorted.
+      for (const key of [...entries.keys()].sort()) {
+        const v = entries.get(key);
+        setKey(obj, key, renderMapValue(field, v));
+      }
+      out[field.name] = obj;
+    } else if (field.repeated) {
+      const list = raw as unknown[] | undefined;
+      if (list === undefined || list.length === 0) continue;
+      out[field.name] = list.map((item) => renderValue(field, item));
+    } else if (isScalar(field.type)) {
+      if (go === 'ptr' ? !present : go !== 'keep' && isZero(raw)) continue;
+      out[field.name] = present ? renderValue(field, raw) : zeroOf(field.type);
+    } else {
+      if (go === 'ptr' && !present) continue;
+      const value = renderMessage(field.resolvedType as Protobuf.Type, raw as Wire | undefined);
+      if (value === undefined) continue;
+      out[field.name] = value;
+    }
+  }
+  return out;
+}
+
+function renderMapValue(field: Protobuf.Field, value: unknown): unknown {
+  if (value !== undefined) return renderValue(field, value);
+  if (isScalar(field.type)) return field.type === 'bytes' ? '' : zeroOf(field.type);
+  return renderMessage(field.resolvedType as Protobuf.Type, undefined);
+}
+
+function zeroOf(type: string): unknown {
+  switch (type) {
+    case 'string':
+    case 'bytes':
+      return '';
+    case 'bool':
+      return false;
+    default:
+      return 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Entry point
+
+/** True when the body starts with the Kubernetes protobuf prefix. */
+export function hasKubernetesProtobufMagic(body: Uint8Array): boolean {
+  return body.length >= 4 && KUBERNETES_PROTOBUF_MAGIC.every((b, i) => body[i] === b);
+}
+
+/**
+ * Decodes a `k8s\0` + runtime.Unknown body into the JSON object a JSON client would have sent.
+ * Throws ProtobufDecodeError, and nothing else, for any body it cannot accept.
+ */
+export function decodeKubernetesProtobuf(body: Uint8Array): DecodedObject {
+  if (!hasKubernetesProtobufMagic(body)) {
+    throw new ProtobufDecodeError(
+      'BadPrefix',
+      'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]',
+    );
+  }
+  try {
+    return decodeEnvelope(body);
+  } catch (err) {
+    if (err instanceof ProtobufDecodeError) throw err;
+    // protobufjs reports truncation as RangeError and bad wire types as Error; anything else here
+    // (stack exhaustion included) is equally a body we cannot read.
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new ProtobufDecodeError('Malformed', `unable to decode protobuf body: ${detail}`);
+  }
+}
+
+function decodeEnvelope(body: Uint8Array): DecodedObject {
+  const { pb, types } = load();
+  const typeOf = (alias: string): Protobuf.Type => types.get(alias) as Protobuf.Type;
+  // A plain Uint8Array view, never a Buffer: protobufjs' BufferReader clamps over-long strings
+  // instead of reporting the truncation.
+  const view = new Uint8Array(body.buffer, body.byteOffset + 4, body.byteLength - 4);
+  const unknown = readMessage(new pb.Reader(view), typeOf('rt.Unknown'), 0);
+  const typeMeta = unknown.get(1) as Wire | undefined;
+  const apiVersion = (typeMeta?.get(1) as string | undefined) ?? '';
+  const kind = (typeMeta?.get(2) as string | undefined) ?? '';
+  // Worded like runtime.NewMissingKindErr, which prints the TypeMeta with %#v.
+  const shown = `runtime.TypeMeta{APIVersion:${JSON.stringify(apiVersion)}, Kind:${JSON.stringify(kind)}}`;
+  if (kind === '') throw new ProtobufDecodeError('MissingKind', `Object 'Kind' is missing in '${shown}'`);
+  if (apiVersion === '') {
+    throw new ProtobufDecodeError('MissingVersion', `Object 'apiVersion' is missing in '${shown}'`);
+  }
+  const encoding = (unknown.get(3) as string | undefined) ?? '';
+  if (encoding !== '') {
+    throw new ProtobufDecodeError('UnsupportedEncoding', `unsupported protobuf content encoding ${JSON.stringify(encoding)}`);
+  }
+  const kinds = Object.hasOwn(registered, apiVersion) ? registered[apiVersion] : undefined;
+  const alias = kinds !== undefined && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
+  if (alias === undefined) {
+    throw new ProtobufDecodeError(
+      'NotRegistered',
+      `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)}`,
+    );
+  }
+  const raw = (unknown.get(2) as Uint8Array | undefined) ?? new Uint8Array(0);
+  const rawView = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+  const wire = readMessage(new pb.Reader(rawView), typeOf(alias), 0);
+  const rendered = renderMessage(typeOf(alias), wire) as Record<string, unknown>;
+  return { apiVersion, kind, object: { kind, apiVersion, ...rendered } };
+}

@@ -1,0 +1,319 @@
+// The resources the server serves, each described once: identity (group, version, kind, plural, short names),
+// scope, verbs, subresources, the field selectors it supports, its Table columns, and its create-time defaults.
+// Handlers, discovery, OpenAPI and the watch caches are generic over these descriptions.
+
+import type { KubeObject } from '../api/types.js';
+import { age } from './humanize.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'date';
+  format: string;
+  description: string;
+  priority: number;
+}
+
+export interface ResourceDef {
+  group: string;
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  verbs: Verb[];
+  /** Writes to the main resource keep the stored status; writes to /status change nothing but status. */
+  statusSubresource: boolean;
+  /** Node proxy: `/proxy` forwards to the object's endpoint. */
+  proxySubresource: boolean;
+  /** Field paths accepted in fieldSelector, beyond metadata.name and metadata.namespace. */
+  fields: Record<string, (obj: KubeObject) => string | undefined>;
+  columns: TableColumn[];
+  row(obj: KubeObject, now: number): unknown[];
+  /** Top-level struct fields that Go's encoding always emits (as `{}` when empty); kept present in stored objects. */
+  structFields?: string[];
+  /** Create-time defaults the API server fills in (PrepareForCreate). */
+  prepareForCreate?(obj: KubeObject): void;
+  /** Objects that exist from the first start. */
+  builtin?: KubeObject[];
+  /** Objects of this resource that may not be deleted, with kube-apiserver's reason. */
+  undeletable?: Record<string, string>;
+}
+
+export function apiVersionOf(def: ResourceDef): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+/** Nested read by dotted path; undefined when any step is missing. */
+export function dig(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function str(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? v : String(v);
+}
+
+const col = (name: string, description: string, opts: Partial<TableColumn> = {}): TableColumn => ({
+  name,
+  type: 'string',
+  format: '',
+  description,
+  priority: 0,
+  ...opts,
+});
+const nameCol = col('Name', 'Name must be unique within a namespace.', { format: 'name' });
+const ageCol = col('Age', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+const created = (o: KubeObject, now: number) => age(o.metadata?.creationTimestamp, now);
+
+interface NodeCondition {
+  type?: string;
+  status?: string;
+}
+interface NodeAddress {
+  type?: string;
+  address?: string;
+}
+
+function nodeStatus(o: KubeObject): string {
+  const conditions = (dig(o, 'status.conditions') as NodeCondition[] | undefined) ?? [];
+  const ready = Array.isArray(conditions) ? conditions.find((c) => c && c.type === 'Ready') : undefined;
+  const parts = [!ready ? 'Unknown' : ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown'];
+  if (dig(o, 'spec.unschedulable') === true) parts.push('SchedulingDisabled');
+  return parts.join(',');
+}
+
+function nodeRoles(o: KubeObject): string {
+  const roles = new Set<string>();
+  for (const [k, v] of Object.entries(o.metadata?.labels ?? {})) {
+    if (k.startsWith('node-role.kubernetes.io/')) {
+      const role = k.slice('node-role.kubernetes.io/'.length);
+      if (role) roles.add(role);
+    } else if (k === 'kubernetes.io/role' && v) roles.add(v);
+  }
+  return roles.size ? [...roles].sort().join(',') : '<none>';
+}
+
+function nodeAddress(o: KubeObject, type: string): string {
+  const addrs = (dig(o, 'status.addresses') as NodeAddress[] | undefined) ?? [];
+  const found = Array.isArray(addrs) ? addrs.find((a) => a && a.type === type) : undefined;
+  return found?.address || '<none>';
+}
+
+const orUnknown = (v: unknown) => (typeof v === 'string' && v ? v : '<unknown>');
+
+export const nodes: ResourceDef = {
+  group: '',
+  version: 'v1',
+  plural: 'nodes',
+  singular: 'node',
+  kind: 'Node',
+  namespaced: false,
+  shortNames: ['no'],
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  statusSubresource: true,
+  proxySubresource: true,
+  structFields: ['spec', 'status'],
+  fields: { 'spec.unschedulable': (o) => str(dig(o, 'spec.unschedulable') ?? false) },
+  columns: [
+    nameCol,
+    col('Status', 'The status of the node'),
+    col('Roles', 'The roles of the node'),
+    ageCol,
+    col('Version', 'Kubelet Version reported by the node.'),
+    col('Internal-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', { priority: 1 }),
+    col('External-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', { priority: 1 }),
+    col('OS-Image', 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', { priority: 1 }),
+    col('Kernel-Version', "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", { priority: 1 }),
+    col('Container-Runtime', 'Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).', { priority: 1 }),
+  ],
+  row: (o, now) => [
+    o.metadata.name,
+    nodeStatus(o),
+    nodeRoles(o),
+    created(o, now),
+    str(dig(o, 'status.nodeInfo.kubeletVersion')) ?? '',
+    nodeAddress(o, 'InternalIP'),
+    nodeAddress(o, 'ExternalIP'),
+    orUnknown(dig(o, 'status.nodeInfo.osImage')),
+    orUnknown(dig(o, 'status.nodeInfo.kernelVersion')),
+    orUnknown(dig(o, 'status.nodeInfo.containerRuntimeVersion')),
+  ],
+};
+
+export const configmaps: ResourceDef = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  singular: 'configmap',
+  kind: 'ConfigMap',
+  namespaced: true,
+  shortNames: ['cm'],
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  statusSubresource: false,
+  proxySubresource: false,
+  fields: {},
+  columns: [nameCol, col('Data', 'Data contains the configuration data.', { type: 'integer' }), ageCol],
+  row: (o, now) => [
+    o.metadata.name,
+    Object.keys((o['data'] as object | undefined) ?? {}).length + Object.keys((o['binaryData'] as object | undefined) ?? {}).length,
+    created(o, now),
+  ],
+};
+
+function eventObject(o: KubeObject): string {
+  const kind = str(dig(o, 'involvedObject.kind')) ?? '';
+  const name = str(dig(o, 'involvedObject.name')) ?? '';
+  return `${kind.toLowerCase()}/${name}`;
+}
+
+function eventLastSeen(o: KubeObject, now: number): string {
+  const last = dig(o, 'lastTimestamp') ?? dig(o, 'eventTime') ?? dig(o, 'series.lastObservedTime') ?? o.metadata.creationTimestamp;
+  return age(last, now);
+}
+
+export const events: ResourceDef = {
+  group: '',
+  version: 'v1',
+  plural: 'events',
+  singular: 'event',
+  kind: 'Event',
+  namespaced: true,
+  shortNames: ['ev'],
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  statusSubresource: false,
+  proxySubresource: false,
+  fields: {
+    'involvedObject.kind': (o) => str(dig(o, 'involvedObject.kind')) ?? '',
+    'involvedObject.namespace': (o) => str(dig(o, 'involvedObject.namespace')) ?? '',
+    'involvedObject.name': (o) => str(dig(o, 'involvedObject.name')) ?? '',
+    'involvedObject.uid': (o) => str(dig(o, 'involvedObject.uid')) ?? '',
+    'involvedObject.apiVersion': (o) => str(dig(o, 'involvedObject.apiVersion')) ?? '',
+    'involvedObject.resourceVersion': (o) => str(dig(o, 'involvedObject.resourceVersion')) ?? '',
+    'involvedObject.fieldPath': (o) => str(dig(o, 'involvedObject.fieldPath')) ?? '',
+    reason: (o) => str(o['reason']) ?? '',
+    reportingComponent: (o) => str(o['reportingComponent']) ?? '',
+    source: (o) => str(dig(o, 'source.component')) ?? '',
+    type: (o) => str(o['type']) ?? '',
+  },
+  columns: [
+    col('Last Seen', 'Time of the last occurrence'),
+    col('Type', 'Type of this event (Normal, Warning), new types could be added in the future'),
+    col('Reason', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
+    col('Object', 'The object that this event is about.'),
+    col('Message', 'A human-readable description of the status of this operation.'),
+  ],
+  row: (o, now) => [eventLastSeen(o, now), str(o['type']) ?? '', str(o['reason']) ?? '', eventObject(o), str(o['message']) ?? ''],
+};
+
+export const namespaces: ResourceDef = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  singular: 'namespace',
+  kind: 'Namespace',
+  namespaced: false,
+  shortNames: ['ns'],
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  statusSubresource: true,
+  proxySubresource: false,
+  structFields: ['spec', 'status'],
+  fields: { 'status.phase': (o) => str(dig(o, 'status.phase')) ?? '' },
+  columns: [nameCol, col('Status', 'The status of the namespace'), ageCol],
+  row: (o, now) => [o.metadata.name, str(dig(o, 'status.phase')) ?? '', created(o, now)],
+  prepareForCreate(o) {
+    const spec = (o['spec'] as Record<string, unknown> | undefined) ?? {};
+    if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
+    o['spec'] = spec;
+    o['status'] = { phase: 'Active' };
+  },
+  builtin: ['default', 'kube-system', 'kube-public', 'kube-node-lease'].map((name) => ({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
+  })),
+  undeletable: {
+    default: 'this namespace may not be deleted',
+    'kube-system': 'this namespace may not be deleted',
+    'kube-public': 'this namespace may not be deleted',
+  },
+};
+
+export const pods: ResourceDef = {
+  group: '',
+  version: 'v1',
+  plural: 'pods',
+  singular: 'pod',
+  kind: 'Pod',
+  namespaced: true,
+  shortNames: ['po'],
+  verbs: ['get', 'list', 'watch'],
+  statusSubresource: true,
+  proxySubresource: false,
+  structFields: ['spec', 'status'],
+  fields: {
+    'spec.nodeName': (o) => str(dig(o, 'spec.nodeName')) ?? '',
+    'spec.restartPolicy': (o) => str(dig(o, 'spec.restartPolicy')) ?? '',
+    'spec.schedulerName': (o) => str(dig(o, 'spec.schedulerName')) ?? '',
+    'spec.serviceAccountName': (o) => str(dig(o, 'spec.serviceAccountName')) ?? '',
+    'status.phase': (o) => str(dig(o, 'status.phase')) ?? '',
+    'status.podIP': (o) => str(dig(o, 'status.podIP')) ?? '',
+    'status.nominatedNodeName': (o) => str(dig(o, 'status.nominatedNodeName')) ?? '',
+  },
+  columns: [
+    nameCol,
+    col('Ready', 'The aggregate readiness state of this pod for accepting traffic.'),
+    col('Status', 'The aggregate status of the containers in this pod.'),
+    col('Restarts', 'The number of times the containers in this pod have been restarted.', { type: 'integer' }),
+    ageCol,
+  ],
+  row: (o, now) => [o.metadata.name, '0/0', str(dig(o, 'status.phase')) ?? '', 0, created(o, now)],
+};
+
+export const leases: ResourceDef = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  plural: 'leases',
+  singular: 'lease',
+  kind: 'Lease',
+  namespaced: true,
+  shortNames: [],
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  statusSubresource: false,
+  proxySubresource: false,
+  structFields: ['spec'],
+  fields: {},
+  columns: [nameCol, col('Holder', 'The holder of the lease'), ageCol],
+  row: (o, now) => [o.metadata.name, str(dig(o, 'spec.holderIdentity')) ?? '', created(o, now)],
+};
+
+export class Registry {
+  readonly all: ResourceDef[];
+  private readonly byKey = new Map<string, ResourceDef>();
+  constructor(defs: ResourceDef[]) {
+    this.all = defs;
+    for (const d of defs) this.byKey.set(`${d.group}/${d.version}/${d.plural}`, d);
+  }
+  lookup(group: string, version: string, plural: string): ResourceDef | undefined {
+    return this.byKey.get(`${group}/${version}/${plural}`);
+  }
+  groupVersions(): { group: string; version: string }[] {
+    const seen = new Map<string, { group: string; version: string }>();
+    for (const d of this.all) seen.set(`${d.group}/${d.version}`, { group: d.group, version: d.version });
+    return [...seen.values()];
+  }
+  inGroupVersion(group: string, version: string): ResourceDef[] {
+    return this.all.filter((d) => d.group === group && d.version === version);
+  }
+}
+
+export function defaultRegistry(): Registry {
+  return new Registry([namespaces, nodes, configmaps, events, pods, leases]);
+}

@@ -1,0 +1,473 @@
+// Generic storage logic for one resource, kube-apiserver's "registry store" in small: it turns API verbs into
+// store operations with the API's semantics — uid/creationTimestamp/resourceVersion, generateName, optimistic
+// concurrency, no write for a no-op, status/main-resource separation, validation, admission, dry run,
+// selectors and pagination. Everything it reports is a StatusError.
+
+import { randomUUID } from 'node:crypto';
+import { errors, StatusError } from '../api/errors.js';
+import { deepEqual } from '../api/equal.js';
+import type { KubeObject } from '../api/types.js';
+import { validateCreate, validateUpdate } from '../api/validation/index.js';
+import { StoreError, type KeyValue, type Store } from '../storage/store.js';
+import { runAdmission, type AdmissionPlugin, type UserInfo } from './authz.js';
+import { applyPatch } from './patch/index.js';
+import { PatchError } from './patch/errors.js';
+import type { JsonObject } from './patch/json.js';
+import { apiVersionOf, type ResourceDef } from './registry.js';
+import { decodeObject, type WatchCache } from './watchcache.js';
+import type { Selection } from './selection.js';
+
+export interface WriteContext {
+  user: UserInfo;
+  dryRun: boolean;
+}
+
+export type PatchType = 'json' | 'merge' | 'strategic';
+
+const encoder = new TextEncoder();
+const MAX_UPDATE_ATTEMPTS = 16;
+
+export function keyPrefix(def: ResourceDef): string {
+  return `/registry/${def.group || 'core'}/${def.plural}/`;
+}
+
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+function randomSuffix(): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += generateNameAlphabet[Math.floor(Math.random() * generateNameAlphabet.length)];
+  return s;
+}
+
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+function encodeContinue(t: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: 'dkc/1', rv: t.rv, start: t.start })).toString('base64url');
+}
+
+function decodeContinue(s: string): ContinueToken {
+  try {
+    const t = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as { v?: string; rv?: unknown; start?: unknown };
+    if (t.v === 'dkc/1' && typeof t.rv === 'number' && typeof t.start === 'string') return { rv: t.rv, start: t.start };
+  } catch {
+    // fall through
+  }
+  throw errors.badRequest(`continue key is not valid: ${s.length > 64 ? s.slice(0, 64) + '…' : s}`);
+}
+
+export interface ListOptions {
+  selection: Selection;
+  limit?: number;
+  continueToken?: string;
+  /** "0": served from the watch cache (any recent state will do). */
+  resourceVersion?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export class ResourceStorage {
+  readonly prefix: string;
+  readonly qualified: { group: string; name: string };
+  readonly kindRef: { group: string; name: string };
+
+  constructor(
+    readonly def: ResourceDef,
+    private readonly store: Store,
+    readonly cache: WatchCache,
+    private readonly admission: AdmissionPlugin[],
+    private readonly namespaceExists: (ns: string) => Promise<boolean>,
+  ) {
+    this.prefix = keyPrefix(def);
+    this.qualified = { group: def.group, name: def.plural };
+    this.kindRef = { group: def.group, name: def.kind };
+  }
+
+  key(namespace: string, name: string): string {
+    return this.def.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
+  }
+
+  /** Absent or null struct fields become `{}`, as Go's typed decoding and encoding make them. */
+  private fillStructs(obj: KubeObject): void {
+    for (const f of this.def.structFields ?? []) {
+      const v = obj[f];
+      if (v === undefined || v === null) obj[f] = {};
+    }
+  }
+
+  private withType(obj: KubeObject): KubeObject {
+    return { apiVersion: apiVersionOf(this.def), kind: this.def.kind, ...obj, metadata: obj.metadata };
+  }
+
+  private encode(obj: KubeObject): Uint8Array {
+    const { resourceVersion: _rv, ...meta } = obj.metadata;
+    return encoder.encode(JSON.stringify({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta }));
+  }
+
+  private decode(kv: KeyValue): KubeObject {
+    return this.withType(decodeObject(kv.value, kv.modRevision));
+  }
+
+  private storeError(err: unknown, name: string): StatusError {
+    if (err instanceof StatusError) return err;
+    if (err instanceof StoreError) {
+      switch (err.code) {
+        case 'key-exists':
+          return errors.alreadyExists(this.qualified, name);
+        case 'not-found':
+          return errors.notFound(this.qualified, name);
+        case 'conflict':
+          return errors.staleResourceVersion(this.qualified, name);
+        case 'compacted':
+          return errors.expired(`The resourceVersion for the provided list is too old.`);
+        case 'unavailable':
+          return errors.serviceUnavailable(`storage is unavailable: ${err.message}`);
+        default:
+          return errors.internal(err);
+      }
+    }
+    return errors.internal(err);
+  }
+
+  async get(namespace: string, name: string): Promise<KubeObject> {
+    let kv: KeyValue | undefined;
+    try {
+      kv = await this.store.get(this.key(namespace, name));
+    } catch (err) {
+      throw this.storeError(err, name);
+    }
+    if (!kv) throw errors.notFound(this.qualified, name);
+    return this.decode(kv);
+  }
+
+  async list(namespace: string, opts: ListOptions): Promise<ListResult> {
+    const scope = this.def.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
+    const matches = (o: KubeObject) => opts.selection.matches(o);
+    if (opts.resourceVersion === '0' && !opts.continueToken && this.cache.isReady) {
+      const items = this.cache
+        .snapshot()
+        .filter((o) => !this.def.namespaced || !namespace || o.metadata.namespace === namespace)
+        .filter(matches)
+        .sort((a, b) => (this.key(a.metadata.namespace ?? '', a.metadata.name ?? '') < this.key(b.metadata.namespace ?? '', b.metadata.name ?? '') ? -1 : 1))
+        .map((o) => this.withType(o));
+      return { items, resourceVersion: String(this.cache.currentRevision) };
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    let revision = 0;
+    let startAfter: string | undefined;
+    if (opts.continueToken) {
+      const t = decodeContinue(opts.continueToken);
+      revision = t.rv;
+      startAfter = t.start;
+    }
+    const items: KubeObject[] = [];
+    let lastKey = '';
+    let more = false;
+    try {
+      // Selectors filter after reading, so keep reading pages until the page is full or the keys run out.
+      for (let page = 0; page < 1_000_000; page++) {
+        const res = await this.store.list(scope, {
+          ...(limit ? { limit: Math.max(limit - items.length, Math.min(limit * 2, 500)) } : {}),
+          ...(startAfter !== undefined ? { startAfter } : {}),
+          ...(revision ? { revision } : {}),
+        });
+        revision = res.revision;
+        more = false;
+        for (let i = 0; i < res.items.length; i++) {
+          const kv = res.items[i]!;
+          lastKey = kv.key;
+          const obj = this.decode(kv);
+          if (matches(obj)) items.push(obj);
+          if (limit && items.length >= limit) {
+            more = i < res.items.length - 1 || res.more;
+            break;
+          }
+        }
+        if (limit && items.length >= limit) break;
+        if (!res.more || res.items.length === 0) break;
+        startAfter = lastKey;
+      }
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'compacted') {
+        throw errors.expired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+        );
+      }
+      throw this.storeError(err, '');
+    }
+    const result: ListResult = { items, resourceVersion: String(revision) };
+    if (more) result.continue = encodeContinue({ rv: revision, start: lastKey });
+    return result;
+  }
+
+  private checkTypeMeta(obj: KubeObject): void {
+    const apiVersion = apiVersionOf(this.def);
+    if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== this.def.kind) {
+      throw errors.badRequest(`the API version in the data (${obj.apiVersion ?? ''}) does not match the expected API version (${apiVersion}) or the kind in the data (${obj.kind}) does not match the expected kind (${this.def.kind})`);
+    }
+    if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion) {
+      throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion})`);
+    }
+  }
+
+  private async requireNamespace(namespace: string): Promise<void> {
+    if (!this.def.namespaced) return;
+    if (!(await this.namespaceExists(namespace))) throw errors.notFound({ group: '', name: 'namespaces' }, namespace);
+  }
+
+  async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    if (!this.def.verbs.includes('create')) throw errors.methodNotAllowed('create', this.def.kind);
+    this.checkTypeMeta(input);
+    const meta = { ...(input.metadata ?? {}) };
+    if (this.def.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+    if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
+    const generate = !meta.name && !!meta.generateName;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
+      meta.uid = randomUUID();
+      meta.creationTimestamp = rfc3339(new Date());
+      delete meta.deletionTimestamp;
+      this.def.prepareForCreate?.(obj);
+      this.fillStructs(obj);
+      const errs = validateCreate(this.def.kind, obj);
+      if (errs.length) throw errors.invalid(this.kindRef, meta.name ?? '', errs);
+      await this.requireNamespace(namespace);
+      await runAdmission(this.admission, {
+        user: ctx.user,
+        operation: 'CREATE',
+        resource: this.def,
+        subresource: '',
+        namespace: meta.namespace ?? '',
+        name: meta.name ?? '',
+        object: obj,
+        dryRun: ctx.dryRun,
+      });
+      const key = this.key(namespace, meta.name!);
+      if (ctx.dryRun) {
+        if (await this.store.get(key).catch((e) => Promise.reject(this.storeError(e, meta.name!)))) {
+          throw errors.alreadyExists(this.qualified, meta.name!);
+        }
+        return obj;
+      }
+      try {
+        const kv = await this.store.create(key, this.encode(obj));
+        return this.decode(kv);
+      } catch (err) {
+        if (generate && err instanceof StoreError && err.code === 'key-exists') continue;
+        throw this.storeError(err, meta.name!);
+      }
+    }
+    throw errors.alreadyExists(this.qualified, meta.name ?? '');
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency (kube-apiserver's GuaranteedUpdate): `mutate` turns the current
+   * object into the desired one; a concurrent write makes us retry unless the caller pinned a resourceVersion.
+   */
+  private async guaranteedUpdate(
+    namespace: string,
+    name: string,
+    subresource: string,
+    ctx: WriteContext,
+    mutate: (current: KubeObject) => KubeObject,
+  ): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      let kv: KeyValue | undefined;
+      try {
+        kv = await this.store.get(key);
+      } catch (err) {
+        throw this.storeError(err, name);
+      }
+      if (!kv) throw errors.notFound(this.qualified, name);
+      const current = this.decode(kv);
+      const desired = mutate(structuredClone(current));
+      this.checkTypeMeta(desired);
+      const pinned = desired.metadata?.resourceVersion;
+      if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
+      const next = this.prepareForUpdate(desired, current, subresource);
+      const errs = validateUpdate(this.def.kind, next, current);
+      if (errs.length) throw errors.invalid(this.kindRef, name, errs);
+      await runAdmission(this.admission, {
+        user: ctx.user,
+        operation: 'UPDATE',
+        resource: this.def,
+        subresource,
+        namespace,
+        name,
+        object: next,
+        oldObject: current,
+        dryRun: ctx.dryRun,
+      });
+      if (deepEqual(next, current)) return current;
+      if (ctx.dryRun) return next;
+      try {
+        const written = await this.store.update(key, this.encode(next), kv.modRevision);
+        return this.decode(written);
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'conflict' && !pinned) continue;
+        if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+        throw this.storeError(err, name);
+      }
+    }
+    throw errors.conflict(this.qualified, name, 'too many concurrent updates; please try again');
+  }
+
+  /** The fields a write may change: status only through /status, everything but status through the main resource. */
+  private prepareForUpdate(desired: KubeObject, current: KubeObject, subresource: string): KubeObject {
+    const meta = { ...(desired.metadata ?? {}) };
+    const curMeta = current.metadata;
+    let next: KubeObject;
+    if (subresource === 'status') {
+      next = { ...current, status: desired['status'] } as KubeObject;
+      if (desired['status'] === undefined) delete next['status'];
+      next.metadata = { ...curMeta };
+    } else {
+      next = { ...desired, metadata: meta };
+      if (this.def.statusSubresource) {
+        if (current['status'] === undefined) delete next['status'];
+        else next['status'] = current['status'];
+      }
+      // System-owned metadata is carried over; a client that omits it changes nothing.
+      if (!meta.uid) meta.uid = curMeta.uid;
+      meta.creationTimestamp = curMeta.creationTimestamp;
+      if (curMeta.deletionTimestamp) meta.deletionTimestamp = curMeta.deletionTimestamp;
+      if (this.def.namespaced) meta.namespace = meta.namespace || curMeta.namespace;
+      else delete meta.namespace;
+      if (!meta.name) meta.name = curMeta.name;
+    }
+    next.apiVersion = apiVersionOf(this.def);
+    next.kind = this.def.kind;
+    this.fillStructs(next);
+    next.metadata.resourceVersion = curMeta.resourceVersion;
+    return next;
+  }
+
+  async update(namespace: string, name: string, input: KubeObject, subresource: string, ctx: WriteContext): Promise<KubeObject> {
+    if (!this.def.verbs.includes('update')) throw errors.methodNotAllowed('update', this.def.kind);
+    const bodyName = input.metadata?.name;
+    if (bodyName && bodyName !== name) {
+      throw errors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+    if (this.def.namespaced && input.metadata?.namespace && input.metadata.namespace !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    return this.guaranteedUpdate(namespace, name, subresource, ctx, () => {
+      const copy = structuredClone(input);
+      copy.metadata = { ...(copy.metadata ?? {}), name };
+      return copy;
+    });
+  }
+
+  async patch(namespace: string, name: string, type: PatchType, patch: unknown, subresource: string, ctx: WriteContext): Promise<KubeObject> {
+    if (!this.def.verbs.includes('patch')) throw errors.methodNotAllowed('patch', this.def.kind);
+    return this.guaranteedUpdate(namespace, name, subresource, ctx, (current) => {
+      let patched: JsonObject;
+      try {
+        patched = applyPatch(type, current as unknown as JsonObject, patch, this.def.kind);
+      } catch (err) {
+        if (err instanceof PatchError) {
+          throw err.code === 'invalid-patch' ? errors.badRequest(err.message) : errors.invalidMessage(err.message);
+        }
+        throw err;
+      }
+      const obj = patched as unknown as KubeObject;
+      if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest('the patch must produce an object');
+      if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+      if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+        throw errors.badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
+      }
+      obj.metadata.name = name;
+      return obj;
+    });
+  }
+
+  async delete(
+    namespace: string,
+    name: string,
+    preconditions: { uid?: string; resourceVersion?: string },
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
+    if (!this.def.verbs.includes('delete')) throw errors.methodNotAllowed('delete', this.def.kind);
+    const why = this.def.undeletable?.[name];
+    if (why) throw errors.forbidden(this.qualified, name, why);
+    const key = this.key(namespace, name);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      let kv: KeyValue | undefined;
+      try {
+        kv = await this.store.get(key);
+      } catch (err) {
+        throw this.storeError(err, name);
+      }
+      if (!kv) throw errors.notFound(this.qualified, name);
+      const current = this.decode(kv);
+      if (preconditions.uid && preconditions.uid !== current.metadata.uid) {
+        throw errors.conflict(
+          this.qualified,
+          name,
+          `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+        );
+      }
+      if (preconditions.resourceVersion && preconditions.resourceVersion !== current.metadata.resourceVersion) {
+        throw errors.conflict(
+          this.qualified,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+        );
+      }
+      await runAdmission(this.admission, {
+        user: ctx.user,
+        operation: 'DELETE',
+        resource: this.def,
+        subresource: '',
+        namespace,
+        name,
+        oldObject: current,
+        dryRun: ctx.dryRun,
+      });
+      if (ctx.dryRun) return current;
+      try {
+        const deleted = await this.store.delete(key, kv.modRevision);
+        return this.withType(decodeObject(deleted.value, deleted.modRevision));
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'conflict') continue;
+        throw this.storeError(err, name);
+      }
+    }
+    throw errors.conflict(this.qualified, name, 'too many concurrent updates; please try again');
+  }
+
+  /** Delete every object in scope that matches; returns the deleted objects. */
+  async deleteCollection(namespace: string, selection: Selection, ctx: WriteContext): Promise<KubeObject[]> {
+    if (!this.def.verbs.includes('deletecollection')) throw errors.methodNotAllowed('deletecollection', this.def.kind);
+    const { items } = await this.list(namespace, { selection });
+    const deleted: KubeObject[] = [];
+    for (const o of items) {
+      try {
+        deleted.push(await this.delete(o.metadata.namespace ?? '', o.metadata.name ?? '', {}, ctx));
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) continue;
+        throw err;
+      }
+    }
+    return deleted;
+  }
+}

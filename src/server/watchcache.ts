@@ -1,0 +1,213 @@
+// One watch cache per resource: it follows the store's watch for the resource's key prefix, keeps the current
+// objects and a bounded window of recent events, and fans every change out to all HTTP watchers. Each event is
+// encoded once per output format, however many watchers receive it. Watchers that ask for a resourceVersion
+// older than the window get 410 Expired, as from kube-apiserver's watch cache.
+
+import type { KubeObject } from '../api/types.js';
+import { errors, type StatusError } from '../api/errors.js';
+import type { Store, Watch, WatchEvent as StoreWatchEvent } from '../storage/store.js';
+import { klog } from '../util/klog.js';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface CacheEvent {
+  type: EventType;
+  object: KubeObject;
+  /** The object before this change (MODIFIED/DELETED). */
+  prev?: KubeObject;
+  rv: number;
+}
+
+export interface WatcherSink {
+  /** Which objects this watcher sees (label/field selectors, namespace, name). */
+  matches(obj: KubeObject): boolean;
+  /** Deliver events, already filtered and translated (ADDED/DELETED for objects entering/leaving the filter). */
+  deliver(events: { type: EventType; object: KubeObject; rv: number }[]): void;
+  /** The cache stopped (server shutdown, store failure): end the stream. */
+  terminate(err?: StatusError): void;
+}
+
+export interface WatcherHandle {
+  cancel(): void;
+}
+
+export function decodeObject(value: Uint8Array, rv: number): KubeObject {
+  const obj = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as KubeObject;
+  obj.metadata.resourceVersion = String(rv);
+  return obj;
+}
+
+export class WatchCache {
+  private readonly objects = new Map<string, KubeObject>();
+  private readonly history: CacheEvent[] = [];
+  /** Every change after this revision is in `history`. */
+  private historyStart = 0;
+  private revision = 0;
+  private readonly watchers = new Set<WatcherSink>();
+  private storeWatch?: Watch;
+  private ready = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    readonly prefix: string,
+    private readonly capacity: number,
+  ) {}
+
+  async start(): Promise<void> {
+    const listed = await this.store.list(this.prefix);
+    for (const kv of listed.items) this.objects.set(kv.key, decodeObject(kv.value, kv.modRevision));
+    this.revision = listed.revision;
+    this.historyStart = listed.revision;
+    this.storeWatch = this.store.watch(this.prefix, listed.revision, {
+      onEvents: (events) => this.apply(events),
+      onError: (err) => {
+        if (this.stopped) return;
+        klog.error(`watch of ${this.prefix} ended: ${err.message}; restarting the watch cache`);
+        void this.restart();
+      },
+    });
+    this.ready = true;
+  }
+
+  /** The store's watch failed: relist, and end every watcher (their clients re-watch and get 410 if too old). */
+  private async restart(): Promise<void> {
+    this.storeWatch?.cancel();
+    for (const w of this.watchers) w.terminate();
+    this.watchers.clear();
+    this.objects.clear();
+    this.history.length = 0;
+    for (let attempt = 0; attempt < 100 && !this.stopped; attempt++) {
+      try {
+        await this.start();
+        return;
+      } catch (err) {
+        klog.error(`relisting ${this.prefix} failed: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5000)));
+      }
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.storeWatch?.cancel();
+    for (const w of this.watchers) w.terminate();
+    this.watchers.clear();
+  }
+
+  get currentRevision(): number {
+    return this.revision;
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** A snapshot of current objects (for resourceVersion=0 lists and synthetic ADDED events). */
+  snapshot(): KubeObject[] {
+    return [...this.objects.values()];
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  private apply(events: StoreWatchEvent[]): void {
+    const out: CacheEvent[] = [];
+    for (const ev of events) {
+      const rv = ev.kv.modRevision;
+      if (rv <= this.revision) continue;
+      const prev = this.objects.get(ev.kv.key);
+      if (ev.type === 'put') {
+        let obj: KubeObject;
+        try {
+          obj = decodeObject(ev.kv.value, rv);
+        } catch (err) {
+          klog.error(`undecodable value at ${ev.kv.key}: ${(err as Error).message}`);
+          this.revision = rv;
+          continue;
+        }
+        this.objects.set(ev.kv.key, obj);
+        out.push(prev ? { type: 'MODIFIED', object: obj, prev, rv } : { type: 'ADDED', object: obj, rv });
+      } else {
+        this.objects.delete(ev.kv.key);
+        let obj: KubeObject | undefined = prev;
+        if (!obj) {
+          try {
+            obj = decodeObject(ev.kv.value, rv);
+          } catch {
+            obj = undefined;
+          }
+        }
+        if (obj) {
+          const deleted: KubeObject = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+          out.push({ type: 'DELETED', object: deleted, prev: obj, rv });
+        }
+      }
+      this.revision = rv;
+    }
+    if (out.length === 0) return;
+    for (const e of out) this.history.push(e);
+    if (this.history.length > this.capacity) {
+      const drop = this.history.length - this.capacity;
+      this.historyStart = this.history[drop - 1]!.rv;
+      this.history.splice(0, drop);
+    }
+    for (const w of this.watchers) this.deliver(w, out);
+  }
+
+  private deliver(w: WatcherSink, events: CacheEvent[]): void {
+    const batch: { type: EventType; object: KubeObject; rv: number }[] = [];
+    for (const e of events) {
+      const now = w.matches(e.object);
+      const before = e.prev !== undefined && w.matches(e.prev);
+      if (e.type === 'ADDED') {
+        if (now) batch.push(e);
+      } else if (e.type === 'DELETED') {
+        if (before) batch.push(e);
+      } else if (now && before) {
+        batch.push(e);
+      } else if (now) {
+        batch.push({ type: 'ADDED', object: e.object, rv: e.rv });
+      } else if (before) {
+        batch.push({ type: 'DELETED', object: { ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rv) } }, rv: e.rv });
+      }
+    }
+    if (batch.length === 0) return;
+    try {
+      w.deliver(batch);
+    } catch (err) {
+      klog.error(`watcher failed: ${(err as Error).message}`);
+      this.watchers.delete(w);
+      w.terminate();
+    }
+  }
+
+  /**
+   * Start a watcher. `fromRevision` undefined means "current state first" (synthetic ADDED for every matching object),
+   * otherwise every change after it. Throws a 410 Expired StatusError when the window no longer reaches back that far.
+   */
+  watch(fromRevision: number | undefined, sink: WatcherSink): WatcherHandle {
+    if (fromRevision === undefined) {
+      const initial = [...this.objects.values()].filter((o) => sink.matches(o));
+      this.watchers.add(sink);
+      if (initial.length) sink.deliver(initial.map((o) => ({ type: 'ADDED' as const, object: o, rv: Number(o.metadata.resourceVersion) })));
+    } else {
+      if (fromRevision < this.historyStart) {
+        throw errors.expired(`too old resource version: ${fromRevision} (${this.historyStart})`);
+      }
+      const backlog = this.history.filter((e) => e.rv > fromRevision);
+      this.watchers.add(sink);
+      if (backlog.length) this.deliver(sink, backlog);
+    }
+    return {
+      cancel: () => {
+        this.watchers.delete(sink);
+      },
+    };
+  }
+}

@@ -1,0 +1,640 @@
+// The embedded SQLite backend of the Store: one database file owned by one process. `kv` holds the live
+// state, `history` one row per revision (the change and the value it replaced) for watch-from-revision and
+// list-at-revision, `meta` the compacted revision. Revisions are assigned in memory, which is sound only
+// because the file is locked exclusively for the lifetime of the store (a second server on the same file
+// fails to open instead of interleaving revisions). Every write is one transaction committed with
+// synchronous=FULL, so an acknowledged write survives a crash of the process or of the machine.
+//
+// Watches are in-process: committed events are queued per watcher and delivered in batches from a
+// setImmediate, never re-entrantly, so a write completes independently of its watchers.
+//
+// Invalid arguments (an empty or malformed key, a negative or future revision) are programming errors of
+// the caller and throw RangeError; everything the caller must handle is a StoreError.
+
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { klog } from '../util/klog.js';
+import {
+  StoreError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Store,
+  type Watch,
+  type WatchEvent,
+  type WatchHandlers,
+} from './store.js';
+
+export interface SqliteStoreOptions {
+  /** The database file; its directory is created if missing. */
+  path: string;
+  /**
+   * How many revisions of history to keep for watches and reads at older revisions; older history is
+   * compacted automatically. Default 10,000. `Infinity` turns automatic compaction off.
+   */
+  historyLimit?: number;
+  /** How long to wait for another process's lock on the file before failing with 'unavailable'. Default 5 s. */
+  busyTimeoutMs?: number;
+  /** Receives what a watch handler threw; the store itself carries on. Default: logged. */
+  onHandlerError?: (err: unknown) => void;
+}
+
+/**
+ * 10,000 revisions: at the write rates of a busy small cluster (a few hundred writes/s from leases and
+ * status) that is a minute or more of history, enough for a client to resume a watch after a brief
+ * disconnect or to page through a large list at one revision. Clients fall back to a relist beyond that.
+ * It also bounds the history to some tens of MB for typical object sizes (each row holds the new and the
+ * replaced value).
+ */
+export const DEFAULT_HISTORY_LIMIT = 10_000;
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+/** Revisions one catch-up step reads, so that a watch from far back does not block the event loop. */
+const CATCH_UP_SPAN = 2_000;
+const SCHEMA_VERSION = 1;
+const PUT = 0;
+const DELETE = 1;
+
+interface KvRow {
+  key: string;
+  value: Buffer;
+  create_revision: number;
+  mod_revision: number;
+}
+
+interface HistoryRow {
+  revision: number;
+  key: string;
+  type: number;
+  /** The written value (puts); null for deletes, whose deleted value is prev_value. */
+  value: Buffer | null;
+  create_revision: number;
+  /** The value this change replaced or deleted; null when it created the key. */
+  prev_value: Buffer | null;
+  prev_mod_revision: number | null;
+}
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+type WatcherState = 'catching-up' | 'live' | 'ended';
+
+class Watcher {
+  state: WatcherState = 'catching-up';
+  cancelled = false;
+  /** Events up to and including this revision have been queued or delivered. */
+  after: number;
+  queue: WatchEvent[] = [];
+  pendingError: StoreError | undefined;
+  readonly end: string | undefined;
+
+  constructor(
+    readonly prefix: string,
+    fromRevision: number,
+    readonly handlers: WatchHandlers,
+  ) {
+    this.after = fromRevision;
+    this.end = prefixEnd(prefix);
+  }
+}
+
+export class SqliteStore implements Store {
+  private revision: number;
+  private compacted: number;
+  private closed = false;
+  private readonly historyLimit: number;
+  /** Compaction runs once history exceeds the limit by this much, so its cost is amortised over many writes. */
+  private readonly retentionSlack: number;
+  private retentionScheduled = false;
+
+  /** Live watchers grouped by prefix: an event is matched once per distinct prefix, not once per watcher. */
+  private readonly live = new Map<string, Set<Watcher>>();
+  private readonly catchingUp = new Set<Watcher>();
+  private pending = new Set<Watcher>();
+  private flushScheduled = false;
+  private readonly onHandlerError: (err: unknown) => void;
+
+  private readonly selectKv: Statement;
+  private readonly insertHistory: Statement;
+  private readonly txCreate: (key: string, value: Buffer, rev: number) => boolean;
+  private readonly txUpdate: (key: string, value: Buffer, rev: number, expected: number | undefined) => KvRow;
+  private readonly txDelete: (key: string, rev: number, expected: number | undefined) => KvRow;
+  private readonly txCompact: (rev: number) => void;
+  private readonly statements = new Map<string, Statement>();
+
+  private constructor(
+    private readonly db: Database.Database,
+    options: SqliteStoreOptions,
+  ) {
+    this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+    this.retentionSlack = Number.isFinite(this.historyLimit) ? Math.max(1, Math.min(1_000, Math.floor(this.historyLimit / 10))) : 0;
+    this.onHandlerError =
+      options.onHandlerError ?? ((err) => klog.error(`storage: watch handler failed: ${err instanceof Error ? err.message : String(err)}`));
+
+    const meta = db.prepare(`SELECT value FROM meta WHERE name = 'compacted'`).pluck().get() as number | undefined;
+    this.compacted = meta ?? 0;
+    const newest = db.prepare('SELECT max(revision) FROM history').pluck().get() as number | null;
+    // Compaction may have removed every history row, but never a revision newer than the compacted one.
+    this.revision = Math.max(newest ?? 0, this.compacted);
+
+    this.selectKv = db.prepare('SELECT key, value, create_revision, mod_revision FROM kv WHERE key = ?');
+    this.insertHistory = db.prepare(
+      'INSERT INTO history (revision, key, type, value, create_revision, prev_value, prev_mod_revision) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const insertKv = db.prepare(
+      'INSERT INTO kv (key, value, create_revision, mod_revision) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+    );
+    const updateKv = db.prepare('UPDATE kv SET value = ?, mod_revision = ? WHERE key = ?');
+    const deleteKv = db.prepare('DELETE FROM kv WHERE key = ?');
+    const deleteHistory = db.prepare('DELETE FROM history WHERE revision <= ?');
+    const setCompacted = db.prepare(
+      `INSERT INTO meta (name, value) VALUES ('compacted', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    );
+
+    this.txCreate = db.transaction((key: string, value: Buffer, rev: number): boolean => {
+      if (insertKv.run(key, value, rev, rev).changes === 0) return false;
+      this.insertHistory.run(rev, key, PUT, value, rev, null, null);
+      return true;
+    });
+    this.txUpdate = db.transaction((key: string, value: Buffer, rev: number, expected: number | undefined): KvRow => {
+      const cur = this.current(key, expected);
+      updateKv.run(value, rev, key);
+      this.insertHistory.run(rev, key, PUT, value, cur.create_revision, cur.value, cur.mod_revision);
+      return cur;
+    });
+    this.txDelete = db.transaction((key: string, rev: number, expected: number | undefined): KvRow => {
+      const cur = this.current(key, expected);
+      deleteKv.run(key);
+      this.insertHistory.run(rev, key, DELETE, null, cur.create_revision, cur.value, cur.mod_revision);
+      return cur;
+    });
+    this.txCompact = db.transaction((rev: number): void => {
+      deleteHistory.run(rev);
+      setCompacted.run(rev);
+    });
+  }
+
+  /** Opens (creating if needed) the database and takes its lock. */
+  static open(options: SqliteStoreOptions): SqliteStore {
+    const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+    if (!(historyLimit === Infinity || (Number.isSafeInteger(historyLimit) && historyLimit >= 1))) {
+      throw new RangeError(`historyLimit must be a positive integer or Infinity, got ${historyLimit}`);
+    }
+    let db: Database.Database | undefined;
+    try {
+      mkdirSync(dirname(options.path), { recursive: true });
+      db = new Database(options.path, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+      // Exclusive locking must precede the switch to WAL: the lock is then held until close and no
+      // shared-memory index is needed, since no other connection may use the file.
+      db.pragma('locking_mode = EXCLUSIVE');
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new StoreError('internal', `cannot put ${options.path} in WAL mode (journal_mode is ${String(mode)})`);
+      db.pragma('synchronous = FULL');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > SCHEMA_VERSION) {
+        throw new StoreError('internal', `${options.path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}`);
+      }
+      // An immediate write transaction takes the exclusive lock now rather than at the first write, so a
+      // second process fails here, before it has told anyone it is serving.
+      const init = db.transaction(() => {
+        db!.exec(`
+          CREATE TABLE IF NOT EXISTS kv (
+            key TEXT PRIMARY KEY,
+            value BLOB NOT NULL,
+            create_revision INTEGER NOT NULL,
+            mod_revision INTEGER NOT NULL
+          ) WITHOUT ROWID;
+          CREATE TABLE IF NOT EXISTS history (
+            revision INTEGER PRIMARY KEY,
+            key TEXT NOT NULL,
+            type INTEGER NOT NULL,
+            value BLOB,
+            create_revision INTEGER NOT NULL,
+            prev_value BLOB,
+            prev_mod_revision INTEGER
+          );
+          CREATE TABLE IF NOT EXISTS meta (
+            name TEXT PRIMARY KEY,
+            value INTEGER NOT NULL
+          ) WITHOUT ROWID;
+          PRAGMA user_version = ${SCHEMA_VERSION};
+        `);
+      });
+      init.immediate();
+      return new SqliteStore(db, { ...options, historyLimit });
+    } catch (err) {
+      db?.close();
+      if (err instanceof StoreError) throw err;
+      const code = sqliteCode(err);
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+        throw new StoreError('unavailable', `${options.path} is in use by another process`, undefined, { cause: err });
+      }
+      throw new StoreError('unavailable', `cannot open ${options.path}: ${errorMessage(err)}`, undefined, { cause: err });
+    }
+  }
+
+  async currentRevision(): Promise<number> {
+    this.assertOpen();
+    return this.revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.assertOpen();
+    return this.compacted;
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.assertOpen();
+    checkKey(key);
+    const row = this.run(() => this.selectKv.get(key) as KvRow | undefined);
+    return row && toKeyValue(row);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.assertOpen();
+    checkPrefix(prefix);
+    const limit = options.limit ?? 0;
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    const at = options.revision || this.revision;
+    if (!Number.isSafeInteger(at) || at < 0) throw new RangeError(`revision must be a non-negative integer, got ${at}`);
+    if (at > this.revision) throw new RangeError(`revision ${at} is newer than the current revision ${this.revision}`);
+    if (at < this.compacted) {
+      throw new StoreError('compacted', `revision ${at} has been compacted (oldest available ${this.compacted})`, this.compacted);
+    }
+
+    // One lower bound only, so that SQLite seeks to it: later pages must not rescan earlier ones.
+    const after = options.startAfter;
+    const exclusive = after !== undefined && compareKeys(after, prefix) >= 0;
+    const upper = prefixEnd(prefix);
+    const params: Record<string, string | number> = { lower: exclusive ? after : prefix, limit: limit > 0 ? limit + 1 : -1 };
+    if (upper !== undefined) params['upper'] = upper;
+    const range = `key ${exclusive ? '>' : '>='} @lower${upper !== undefined ? ' AND key < @upper' : ''}`;
+
+    let rows: KvRow[];
+    if (at === this.revision) {
+      const stmt = this.statement(`SELECT key, value, create_revision, mod_revision FROM kv WHERE ${range} ORDER BY key LIMIT @limit`);
+      rows = this.run(() => stmt.all(params) as KvRow[]);
+    } else {
+      // The state at `at`: keys untouched since then, plus, for every key changed since, the value its
+      // first later change replaced (none if that change created it). History after `at` is complete
+      // because `at` is not older than the compacted revision.
+      params['at'] = at;
+      const stmt = this.statement(
+        `SELECT key, value, create_revision, mod_revision FROM (
+           SELECT key, value, create_revision, mod_revision FROM kv WHERE ${range} AND mod_revision <= @at
+           UNION ALL
+           SELECT key, prev_value, create_revision, prev_mod_revision FROM (
+             SELECT key, prev_value, create_revision, prev_mod_revision, min(revision)
+             FROM history WHERE revision > @at AND ${range} GROUP BY key
+           ) WHERE prev_mod_revision IS NOT NULL
+         ) ORDER BY key LIMIT @limit`,
+      );
+      rows = this.run(() => stmt.all(params) as KvRow[]);
+    }
+    const more = limit > 0 && rows.length > limit;
+    if (more) rows.length = limit;
+    return { items: rows.map(toKeyValue), revision: at, more };
+  }
+
+  async create(key: string, value: Uint8Array): Promise<KeyValue> {
+    this.assertOpen();
+    checkKey(key);
+    const bytes = ownCopy(value);
+    const rev = this.revision + 1;
+    if (!this.run(() => this.txCreate(key, bytes, rev))) throw new StoreError('key-exists', `key ${key} already exists`);
+    this.revision = rev;
+    const kv: KeyValue = { key, value: bytes, createRevision: rev, modRevision: rev };
+    this.committed(kv.key, { type: 'put', kv });
+    return kv;
+  }
+
+  async update(key: string, value: Uint8Array, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertOpen();
+    checkKey(key);
+    const bytes = ownCopy(value);
+    const rev = this.revision + 1;
+    const prev = this.run(() => this.txUpdate(key, bytes, rev, expectedModRevision));
+    this.revision = rev;
+    const kv: KeyValue = { key, value: bytes, createRevision: prev.create_revision, modRevision: rev };
+    this.committed(key, { type: 'put', kv, prevKv: toKeyValue(prev) });
+    return kv;
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertOpen();
+    checkKey(key);
+    const rev = this.revision + 1;
+    const prev = this.run(() => this.txDelete(key, rev, expectedModRevision));
+    this.revision = rev;
+    const kv: KeyValue = { key, value: prev.value, createRevision: prev.create_revision, modRevision: rev };
+    this.committed(key, { type: 'delete', kv, prevKv: toKeyValue(prev) });
+    return kv;
+  }
+
+  watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch {
+    this.assertOpen();
+    checkPrefix(prefix);
+    if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) {
+      throw new RangeError(`fromRevision must be a non-negative integer, got ${fromRevision}`);
+    }
+    if (fromRevision < this.compacted) {
+      throw new StoreError('compacted', `revision ${fromRevision} has been compacted (oldest available ${this.compacted})`, this.compacted);
+    }
+    const w = new Watcher(prefix, fromRevision, handlers);
+    if (fromRevision >= this.revision) {
+      this.goLive(w);
+    } else {
+      this.catchingUp.add(w);
+      setImmediate(() => this.catchUp(w));
+    }
+    return { cancel: () => this.cancel(w) };
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    if (!Number.isSafeInteger(revision) || revision < 0) throw new RangeError(`revision must be a non-negative integer, got ${revision}`);
+    if (revision > this.revision) throw new RangeError(`cannot compact at ${revision}, newer than the current revision ${this.revision}`);
+    this.compactTo(revision);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Committed events still queued are delivered first: a watcher sees every write it could have seen.
+    this.flush();
+    const err = new StoreError('unavailable', 'the store was closed');
+    for (const group of this.live.values()) for (const w of group) this.end(w, err);
+    for (const w of this.catchingUp) this.end(w, err);
+    this.flush();
+    this.db.close();
+  }
+
+  // ---- writes ----
+
+  /** The key's row inside a write transaction, after the existence and compare-and-swap checks. */
+  private current(key: string, expected: number | undefined): KvRow {
+    const cur = this.selectKv.get(key) as KvRow | undefined;
+    if (!cur) throw new StoreError('not-found', `key ${key} not found`);
+    if (expected !== undefined && cur.mod_revision !== expected) {
+      throw new StoreError('conflict', `key ${key} is at revision ${cur.mod_revision}, not ${expected}`, cur.mod_revision);
+    }
+    return cur;
+  }
+
+  private committed(key: string, event: WatchEvent): void {
+    const rev = event.kv.modRevision;
+    for (const [prefix, group] of this.live) {
+      if (!key.startsWith(prefix)) continue;
+      for (const w of group) {
+        // Only a watch that started from a future revision can be ahead of a fresh commit.
+        if (rev <= w.after) continue;
+        w.queue.push(event);
+        w.after = rev;
+        this.pending.add(w);
+      }
+    }
+    if (this.pending.size > 0) this.scheduleFlush();
+    if (
+      !this.retentionScheduled &&
+      Number.isFinite(this.historyLimit) &&
+      this.revision - this.compacted >= this.historyLimit + this.retentionSlack
+    ) {
+      this.retentionScheduled = true;
+      // Off the write's own path: the write that crosses the threshold should not pay for the deletion.
+      setImmediate(() => {
+        this.retentionScheduled = false;
+        if (this.closed) return;
+        try {
+          this.compactTo(this.revision - this.historyLimit);
+        } catch (err) {
+          klog.error(`storage: automatic compaction failed: ${errorMessage(err)}`);
+        }
+      });
+    }
+  }
+
+  private compactTo(revision: number): void {
+    if (revision <= this.compacted) return;
+    this.run(() => this.txCompact(revision));
+    this.compacted = revision;
+    const err = new StoreError('compacted', `the watch fell behind the compacted revision ${revision}`, revision);
+    for (const w of this.catchingUp) if (w.after < revision) this.end(w, err);
+  }
+
+  // ---- watch delivery ----
+
+  private catchUp(w: Watcher): void {
+    if (w.state !== 'catching-up' || this.closed) return;
+    if (w.after < this.compacted) {
+      this.end(w, new StoreError('compacted', `the watch fell behind the compacted revision ${this.compacted}`, this.compacted));
+      return;
+    }
+    const upto = Math.min(this.revision, w.after + CATCH_UP_SPAN);
+    const stmt = this.statement(
+      `SELECT revision, key, type, value, create_revision, prev_value, prev_mod_revision FROM history
+       WHERE revision > @from AND revision <= @upto AND key >= @prefix${w.end !== undefined ? ' AND key < @end' : ''}
+       ORDER BY revision`,
+    );
+    const params: Record<string, string | number> = { from: w.after, upto, prefix: w.prefix };
+    if (w.end !== undefined) params['end'] = w.end;
+    let rows: HistoryRow[];
+    try {
+      rows = this.run(() => stmt.all(params) as HistoryRow[]);
+    } catch (err) {
+      this.end(w, err instanceof StoreError ? err : new StoreError('internal', errorMessage(err), undefined, { cause: err }));
+      return;
+    }
+    for (const row of rows) w.queue.push(toEvent(row));
+    w.after = upto;
+    if (rows.length > 0) {
+      this.pending.add(w);
+      this.scheduleFlush();
+    }
+    // Writes are synchronous on this thread, so nothing can commit between reading history up to the
+    // current revision and joining the live set: no gap, no duplicate.
+    if (upto >= this.revision) {
+      this.catchingUp.delete(w);
+      this.goLive(w);
+    } else {
+      setImmediate(() => this.catchUp(w));
+    }
+  }
+
+  private goLive(w: Watcher): void {
+    w.state = 'live';
+    let group = this.live.get(w.prefix);
+    if (!group) this.live.set(w.prefix, (group = new Set()));
+    group.add(w);
+  }
+
+  /** Stops a watcher; with an error, it is told after its queued events. */
+  private end(w: Watcher, err?: StoreError): void {
+    if (w.state === 'ended') return;
+    if (w.state === 'live') {
+      const group = this.live.get(w.prefix);
+      group?.delete(w);
+      if (group?.size === 0) this.live.delete(w.prefix);
+    } else {
+      this.catchingUp.delete(w);
+    }
+    w.state = 'ended';
+    if (err) {
+      w.pendingError = err;
+      this.pending.add(w);
+      this.scheduleFlush();
+    }
+  }
+
+  private cancel(w: Watcher): void {
+    w.cancelled = true;
+    w.queue = [];
+    this.end(w);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /**
+   * Hands each watcher its queued events in one batch. Events a handler causes (by writing) land in a new
+   * batch delivered by the next flush, so handlers are never re-entered and order holds per watcher.
+   */
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = new Set();
+    for (const w of batch) {
+      if (w.cancelled) continue;
+      const events = w.queue;
+      w.queue = [];
+      if (events.length > 0) this.callHandler(() => w.handlers.onEvents(events));
+      const err = w.pendingError;
+      if (err && !w.cancelled) {
+        w.pendingError = undefined;
+        w.cancelled = true;
+        this.callHandler(() => w.handlers.onError(err));
+      }
+    }
+  }
+
+  private callHandler(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      try {
+        this.onHandlerError(err);
+      } catch {
+        // The error reporter failing must not stop delivery to the other watchers either.
+      }
+    }
+  }
+
+  // ---- helpers ----
+
+  private statement(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) this.statements.set(sql, (stmt = this.db.prepare(sql)));
+    return stmt;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreError('unavailable', 'the store is closed');
+  }
+
+  /** Runs database work, turning SQLite's exceptions into StoreErrors. */
+  private run<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof StoreError) throw err;
+      const code = sqliteCode(err);
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+        throw new StoreError('unavailable', `database busy: ${errorMessage(err)}`, undefined, { cause: err });
+      }
+      throw new StoreError('internal', `database error: ${errorMessage(err)}`, undefined, { cause: err });
+    }
+  }
+}
+
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  return SqliteStore.open(options);
+}
+
+function toKeyValue(row: KvRow): KeyValue {
+  return { key: row.key, value: row.value, createRevision: row.create_revision, modRevision: row.mod_revision };
+}
+
+function toEvent(row: HistoryRow): WatchEvent {
+  const prevKv: KeyValue | undefined =
+    row.prev_mod_revision === null
+      ? undefined
+      : { key: row.key, value: row.prev_value!, createRevision: row.create_revision, modRevision: row.prev_mod_revision };
+  if (row.type === DELETE) {
+    return { type: 'delete', kv: { key: row.key, value: row.prev_value!, createRevision: row.create_revision, modRevision: row.revision }, prevKv };
+  }
+  const kv: KeyValue = { key: row.key, value: row.value!, createRevision: row.create_revision, modRevision: row.revision };
+  return prevKv ? { type: 'put', kv, prevKv } : { type: 'put', kv };
+}
+
+/** A copy the caller cannot mutate after the write, since the same bytes go out to every watcher. */
+function ownCopy(value: Uint8Array): Buffer {
+  return Buffer.from(value);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function checkKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0) throw new RangeError('a key must be a non-empty string');
+  if (LONE_SURROGATE.test(key)) throw new RangeError('a key must be well-formed Unicode');
+}
+
+function checkPrefix(prefix: string): void {
+  if (typeof prefix !== 'string') throw new RangeError('a prefix must be a string');
+  if (LONE_SURROGATE.test(prefix)) throw new RangeError('a prefix must be well-formed Unicode');
+}
+
+/**
+ * The smallest string greater than every string starting with `prefix`, in the order SQLite compares
+ * TEXT (UTF-8 bytes, which is code point order); undefined when there is none (empty prefix, or only
+ * U+10FFFF). Incrementing the last code point is enough because UTF-8 preserves code point order.
+ */
+function prefixEnd(prefix: string): string | undefined {
+  const cps = Array.from(prefix, (c) => c.codePointAt(0)!);
+  while (cps.length > 0) {
+    const last = cps.pop()!;
+    if (last < 0x10ffff) {
+      cps.push(last === 0xd7ff ? 0xe000 : last + 1);
+      return String.fromCodePoint(...cps);
+    }
+  }
+  return undefined;
+}
+
+/** Code point order on well-formed strings, which JavaScript's `<` (UTF-16 code units) is not. */
+function compareKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates above the rest of the BMP, where the code points they encode belong. */
+function codePointRank(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
+}
+
+function sqliteCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,94 @@
+// The storage contract the API server is written against: a revisioned key-value store with watch,
+// shaped after etcd v3 so that the embedded SQLite backend and the etcd backend are interchangeable.
+// Values are opaque bytes to the store (the server stores JSON). Revisions are a single, global,
+// strictly increasing counter; every successful write gets a new one.
+
+export interface KeyValue {
+  key: string;
+  value: Uint8Array;
+  /** Revision of the write that created this key (since its last deletion). */
+  createRevision: number;
+  /** Revision of the last write to this key; the object's resourceVersion. */
+  modRevision: number;
+}
+
+export type WatchEvent =
+  | { type: 'put'; kv: KeyValue; prevKv?: KeyValue }
+  | { type: 'delete'; kv: KeyValue; prevKv?: KeyValue }; // kv.modRevision is the delete's revision; kv.value the deleted value
+
+export interface ListOptions {
+  /** Return at most this many items (0 or undefined = all). */
+  limit?: number;
+  /** Return only keys strictly greater than this one (pagination). */
+  startAfter?: string;
+  /** Read at this revision (0/undefined = current). Older than the compacted revision → StoreError 'compacted'. */
+  revision?: number;
+}
+
+export interface ListResult {
+  items: KeyValue[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** True when items were cut off by `limit`. */
+  more: boolean;
+}
+
+export interface Watch {
+  /** Stop delivering events; idempotent. */
+  cancel(): void;
+}
+
+export interface WatchHandlers {
+  /** Events with modRevision > fromRevision, in revision order, without gaps. */
+  onEvents(events: WatchEvent[]): void;
+  /** The watch ended and will deliver nothing more (compaction overtook it, backend closed, connection lost). */
+  onError(err: StoreError): void;
+}
+
+export type StoreErrorCode =
+  | 'key-exists' // create of an existing key
+  | 'not-found' // update/delete/get of a missing key where one is required
+  | 'conflict' // compare-and-swap on modRevision failed
+  | 'compacted' // a revision older than the compacted one was asked for
+  | 'unavailable' // backend unreachable / closed
+  | 'internal';
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** For 'compacted': the oldest revision still available. For 'conflict': the key's current modRevision. */
+    readonly revision?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+export interface Store {
+  /** The current (newest) revision. */
+  currentRevision(): Promise<number>;
+  /** The oldest revision still readable/watchable (everything before was compacted). */
+  compactedRevision(): Promise<number>;
+  get(key: string): Promise<KeyValue | undefined>;
+  /** Keys starting with `prefix`, in key order. */
+  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  /** Fails with 'key-exists' if the key exists. */
+  create(key: string, value: Uint8Array): Promise<KeyValue>;
+  /**
+   * Replace the value. With `expectedModRevision`, fails with 'conflict' unless the key's modRevision equals it.
+   * Fails with 'not-found' if the key does not exist.
+   */
+  update(key: string, value: Uint8Array, expectedModRevision?: number): Promise<KeyValue>;
+  /** Delete and return the deleted pair (its modRevision is the revision of the delete). Same CAS rule as update. */
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+  /**
+   * Deliver every change under `prefix` with revision > `fromRevision`. Fails synchronously (throws StoreError
+   * 'compacted') when fromRevision is older than the compacted revision.
+   */
+  watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch;
+  /** Forget history at and before `revision` (the latest value of every live key is always kept). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,97 @@
+// Starts a real `dkc server` process on a random loopback port with a temp data dir, waits for its kubeconfig,
+// and tears everything down (the process by its PID, then the directory) even when a test fails.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
+export const dkcBin = join(repoRoot, 'bin', 'dkc');
+
+export interface RunningServer {
+  dataDir: string;
+  kubeconfig: string;
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  log(): string;
+  /** SIGTERM and wait. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait. */
+  kill(): Promise<void>;
+  /** Start again on the same data dir and port. */
+  restart(): Promise<void>;
+  /** Stop and remove the data dir. */
+  cleanup(): Promise<void>;
+}
+
+function waitExit(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => p.once('exit', () => r()));
+}
+
+async function waitForFile(path: string, proc: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`dkc server exited with ${proc.exitCode}:\n${log()}`);
+    try {
+      await stat(path);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  throw new Error(`dkc server did not write ${path} within ${timeoutMs} ms:\n${log()}`);
+}
+
+export async function startServer(extraArgs: string[] = [], options: { dataDir?: string } = {}): Promise<RunningServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'dkc-server-')));
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  let output = '';
+  let port = 0;
+  const launch = async (): Promise<ChildProcess> => {
+    await rm(kubeconfig, { force: true });
+    const proc = spawn(process.execPath, [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...extraArgs], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    await waitForFile(kubeconfig, proc, () => output, 30_000);
+    return proc;
+  };
+  let proc = await launch();
+  const text = await readFile(kubeconfig, 'utf8');
+  const m = /server:\s*(https:\/\/\S+)/.exec(text);
+  if (!m) throw new Error(`no server URL in ${kubeconfig}`);
+  const url = m[1]!;
+  port = Number(new URL(url).port);
+  const server: RunningServer = {
+    dataDir,
+    kubeconfig,
+    url,
+    port,
+    get proc() {
+      return proc;
+    },
+    log: () => output,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await waitExit(proc);
+    },
+    async kill() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await waitExit(proc);
+    },
+    async restart() {
+      await server.stop();
+      proc = await launch();
+    },
+    async cleanup() {
+      await server.kill();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}

@@ -1,0 +1,594 @@
+// Behaviour of the SQLite Store backend against a real database file: write semantics and revisions,
+// prefix lists and pagination (also at past revisions), watch replay and live delivery, compaction,
+// retention and shutdown. Key order is checked against UTF-8 byte order, the order etcd uses.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/storage/sqlite.js';
+import { openStore, StoreError, type KeyValue, type Store, type WatchEvent, type WatchHandlers } from '../../src/storage/index.js';
+
+let dir: string;
+let seq = 0;
+const open: Store[] = [];
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dkc-sqlite-test-'));
+});
+
+after(async () => {
+  for (const s of open) await s.close().catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+});
+
+function dbPath(): string {
+  return join(dir, `db-${++seq}.sqlite`);
+}
+
+async function newStore(options: Partial<SqliteStoreOptions> = {}): Promise<Store> {
+  const store = await openSqliteStore({ path: dbPath(), ...options });
+  open.push(store);
+  return store;
+}
+
+const enc = (s: string): Uint8Array => Buffer.from(s, 'utf8');
+const dec = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+async function rejectsWith(p: Promise<unknown>, code: string, revision?: number): Promise<StoreError> {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof StoreError, `expected a StoreError '${code}', got ${String(caught)}`);
+  assert.equal(caught.code, code);
+  if (revision !== undefined) assert.equal(caught.revision, revision);
+  return caught;
+}
+
+/** Deterministic pseudo-random numbers, so a failure reproduces. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Records what a watch delivers and lets a test await a condition on it, with a deadline. */
+class Collector {
+  readonly events: WatchEvent[] = [];
+  readonly errors: StoreError[] = [];
+  batches = 0;
+  private waiters: { pred: () => boolean; resolve: () => void }[] = [];
+  readonly handlers: WatchHandlers = {
+    onEvents: (events) => {
+      this.batches++;
+      this.events.push(...events);
+      this.check();
+    },
+    onError: (err) => {
+      this.errors.push(err);
+      this.check();
+    },
+  };
+
+  revisions(): number[] {
+    return this.events.map((e) => e.kv.modRevision);
+  }
+
+  async until(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
+    if (pred()) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.waiters.push({ pred, resolve });
+        timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${this.events.length} events, ${this.errors.length} errors`)), ms);
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private check(): void {
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.pred()) return true;
+      w.resolve();
+      return false;
+    });
+  }
+}
+
+function range(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i <= to; i++) out.push(i);
+  return out;
+}
+
+describe('writes and revisions', () => {
+  test('create, get, update, delete keep etcd revision semantics', async () => {
+    const s = await newStore();
+    assert.equal(await s.currentRevision(), 0);
+    assert.equal(await s.compactedRevision(), 0);
+
+    const a1 = await s.create('/a', enc('one'));
+    assert.deepEqual({ ...a1, value: dec(a1.value) }, { key: '/a', value: 'one', createRevision: 1, modRevision: 1 });
+    const b1 = await s.create('/b', enc('bee'));
+    assert.equal(b1.modRevision, 2);
+
+    const a2 = await s.update('/a', enc('two'));
+    assert.equal(a2.createRevision, 1, 'an update keeps the create revision');
+    assert.equal(a2.modRevision, 3);
+    const got = await s.get('/a');
+    assert.ok(got);
+    assert.equal(dec(got.value), 'two');
+    assert.equal(got.modRevision, 3);
+
+    const deleted = await s.delete('/a');
+    assert.equal(dec(deleted.value), 'two', 'delete returns the deleted value');
+    assert.equal(deleted.createRevision, 1);
+    assert.equal(deleted.modRevision, 4, "a delete's modRevision is its own revision");
+    assert.equal(await s.get('/a'), undefined);
+
+    const a3 = await s.create('/a', enc('again'));
+    assert.equal(a3.createRevision, 5, 'recreating resets the create revision');
+    assert.equal(a3.modRevision, 5);
+    assert.equal(await s.currentRevision(), 5);
+  });
+
+  test('failed writes report the right error and consume no revision', async () => {
+    const s = await newStore();
+    await s.create('/k', enc('v'));
+    await rejectsWith(s.create('/k', enc('w')), 'key-exists');
+    await rejectsWith(s.update('/missing', enc('w')), 'not-found');
+    await rejectsWith(s.delete('/missing'), 'not-found');
+    await rejectsWith(s.update('/missing', enc('w'), 1), 'not-found');
+    await s.update('/k', enc('v2'), 1);
+    await rejectsWith(s.update('/k', enc('v3'), 1), 'conflict', 2);
+    await rejectsWith(s.delete('/k', 1), 'conflict', 2);
+    assert.equal(await s.currentRevision(), 2);
+    assert.equal(dec((await s.get('/k'))!.value), 'v2');
+
+    const next = await s.create('/n', enc('x'));
+    assert.equal(next.modRevision, 3, 'revisions stay gapless after failures');
+    const removed = await s.delete('/k', 2);
+    assert.equal(removed.modRevision, 4);
+  });
+
+  test('the stored value is a copy of what the writer passed', async () => {
+    const s = await newStore();
+    const buf = Buffer.from('original');
+    await s.create('/c', buf);
+    buf.write('mutated!');
+    assert.equal(dec((await s.get('/c'))!.value), 'original');
+  });
+
+  test('invalid keys are rejected as programming errors', async () => {
+    const s = await newStore();
+    await assert.rejects(s.create('', enc('x')), RangeError);
+    await assert.rejects(s.create('/bad\uD800', enc('x')), RangeError);
+    assert.equal(await s.currentRevision(), 0);
+  });
+
+  test('revisions and compaction survive a reopen', async () => {
+    const path = dbPath();
+    const s1 = await openSqliteStore({ path });
+    for (let i = 0; i < 10; i++) await s1.create(`/r/${i}`, enc(String(i)));
+    await s1.delete('/r/9');
+    await s1.compact(11);
+    await s1.close();
+
+    const s2 = await openSqliteStore({ path });
+    open.push(s2);
+    assert.equal(await s2.currentRevision(), 11, 'revision derives from the compacted revision when history is empty');
+    assert.equal(await s2.compactedRevision(), 11);
+    const kv = await s2.create('/r/x', enc('x'));
+    assert.equal(kv.modRevision, 12);
+    assert.equal((await s2.list('/r/')).items.length, 10);
+  });
+
+  test('a second open of the same file fails while the first holds it', async () => {
+    const path = dbPath();
+    const s1 = await openSqliteStore({ path });
+    await rejectsWith(openSqliteStore({ path, busyTimeoutMs: 50 }), 'unavailable');
+    await s1.create('/still', enc('works'));
+    await s1.close();
+    const s2 = await openSqliteStore({ path, busyTimeoutMs: 50 });
+    open.push(s2);
+    assert.equal((await s2.get('/still'))?.modRevision, 1);
+  });
+
+  test('openStore opens the SQLite backend', async () => {
+    const s = await openStore({ kind: 'sqlite', path: dbPath() });
+    open.push(s);
+    await s.create('/via-index', enc('ok'));
+    assert.equal(await s.currentRevision(), 1);
+  });
+
+  test('close ends the store: later calls fail with unavailable', async () => {
+    const s = await newStore();
+    await s.create('/x', enc('x'));
+    await s.close();
+    await s.close();
+    await rejectsWith(s.get('/x'), 'unavailable');
+    await rejectsWith(s.create('/y', enc('y')), 'unavailable');
+    await rejectsWith(s.list('/'), 'unavailable');
+    assert.throws(
+      () => s.watch('/', 0, new Collector().handlers),
+      (err: unknown) => err instanceof StoreError && err.code === 'unavailable',
+    );
+  });
+});
+
+describe('list', () => {
+  // Code points chosen where UTF-8 byte order and UTF-16 order disagree, or where a naive prefix
+  // upper bound would go wrong (last code point of a byte length, the surrogate gap, U+10FFFF).
+  const alphabet = ['a', 'b', '/', '-', '.', '\u007f', '\u0080', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1f600}', '\u{10ffff}'];
+
+  test('prefixes match exactly the keys that start with them, in UTF-8 byte order', async () => {
+    const s = await newStore();
+    const fixed = ['/registry/nodes/a', '/registry/nodes/b', '/registry/nodes-x/a', '/registry/nodes', '/registry/nodez', '/registry/nodes0'];
+    const rand = prng(7);
+    const keys = new Set(fixed);
+    for (let i = 0; keys.size < 150 && i < 10_000; i++) {
+      let k = '/p/';
+      const len = 1 + Math.floor(rand() * 4);
+      for (let j = 0; j < len; j++) k += alphabet[Math.floor(rand() * alphabet.length)];
+      keys.add(k);
+    }
+    for (const k of keys) await s.create(k, enc(k));
+
+    const prefixes = new Set<string>(['', '/', '/registry/nodes/', '/registry/nodes', '/registry/node', '/p/', '/q/', '/p/\u{10ffff}', '/p/\u{10ffff}\u{10ffff}']);
+    for (const k of keys) {
+      const cps = Array.from(k);
+      for (let n = 0; n <= cps.length; n++) prefixes.add(cps.slice(0, n).join(''));
+    }
+    const sorted = [...keys].sort(byteOrder);
+    for (const prefix of prefixes) {
+      const expected = sorted.filter((k) => k.startsWith(prefix));
+      const got = await s.list(prefix);
+      assert.deepEqual(
+        got.items.map((kv) => kv.key),
+        expected,
+        `prefix ${JSON.stringify(prefix)}`,
+      );
+      assert.equal(got.more, false);
+      assert.equal(got.revision, keys.size);
+    }
+    const nodes = await s.list('/registry/nodes/');
+    assert.deepEqual(
+      nodes.items.map((kv) => kv.key),
+      ['/registry/nodes/a', '/registry/nodes/b'],
+    );
+  });
+
+  test('limit and startAfter page through every key exactly once', async () => {
+    const s = await newStore();
+    const keys: string[] = [];
+    for (let i = 0; i < 103; i++) keys.push(`/page/${i}${alphabet[i % alphabet.length]}`);
+    await s.create('/pagd', enc('before the prefix'));
+    for (const k of keys) await s.create(k, enc(k));
+    await s.create('/paqe', enc('after the prefix'));
+
+    for (const limit of [1, 7, 50, 103, 200]) {
+      const seen: string[] = [];
+      let startAfter: string | undefined;
+      for (let page = 0; page < 200; page++) {
+        const res = await s.list('/page/', { limit, ...(startAfter !== undefined ? { startAfter } : {}) });
+        assert.ok(res.items.length <= limit);
+        seen.push(...res.items.map((kv) => kv.key));
+        if (!res.more) break;
+        assert.equal(res.items.length, limit, 'a page cut off by the limit is full');
+        startAfter = res.items[res.items.length - 1]!.key;
+      }
+      assert.deepEqual(seen, [...keys].sort(byteOrder), `limit ${limit}`);
+    }
+    // startAfter before the prefix does not leak keys from outside it.
+    const all = await s.list('/page/', { startAfter: '/a' });
+    assert.equal(all.items.length, keys.length);
+  });
+
+  test('a list at a past revision returns the state at that revision', async () => {
+    const s = await newStore();
+    const rand = prng(42);
+    const live = new Map<string, KeyValue>();
+    const snapshots: Map<string, KeyValue>[] = [new Map()];
+    const space = range(0, 11).map((i) => `/h/${i}`);
+    for (let op = 0; op < 300; op++) {
+      const key = space[Math.floor(rand() * space.length)]!;
+      const cur = live.get(key);
+      if (!cur) {
+        live.set(key, await s.create(key, enc(`c${op}`)));
+      } else if (rand() < 0.3) {
+        await s.delete(key);
+        live.delete(key);
+      } else {
+        live.set(key, await s.update(key, enc(`u${op}`)));
+      }
+      snapshots.push(new Map(live));
+    }
+    const noise = await s.create('/hz', enc('outside the prefix'));
+    assert.equal(noise.modRevision, 301);
+
+    const expectAt = (rev: number): string[] =>
+      [...snapshots[rev]!.values()]
+        .sort((a, b) => byteOrder(a.key, b.key))
+        .map((kv) => `${kv.key}=${dec(kv.value)}@${kv.createRevision}/${kv.modRevision}`);
+    const show = (items: KeyValue[]): string[] => items.map((kv) => `${kv.key}=${dec(kv.value)}@${kv.createRevision}/${kv.modRevision}`);
+
+    // Revision 0 means "current" in ListOptions, so the walk through the past starts at 1.
+    for (let rev = 1; rev <= 300; rev++) {
+      const res = await s.list('/h/', { revision: rev });
+      assert.equal(res.revision, rev);
+      assert.deepEqual(show(res.items), expectAt(rev), `revision ${rev}`);
+    }
+    // Paging at a fixed revision while the store moves on, as continue tokens do.
+    const at = 150;
+    const paged: KeyValue[] = [];
+    let startAfter: string | undefined;
+    for (let page = 0; page < 50; page++) {
+      const res = await s.list('/h/', { revision: at, limit: 2, ...(startAfter !== undefined ? { startAfter } : {}) });
+      paged.push(...res.items);
+      await s.create(`/h/new-${page}`, enc('later'));
+      if (!res.more) break;
+      startAfter = res.items[res.items.length - 1]!.key;
+    }
+    assert.deepEqual(show(paged), expectAt(at));
+
+    await s.compact(200);
+    await rejectsWith(s.list('/h/', { revision: 199 }), 'compacted', 200);
+    assert.deepEqual(show((await s.list('/h/', { revision: 200 })).items), expectAt(200));
+    assert.deepEqual(show((await s.list('/h/', { revision: 250 })).items), expectAt(250));
+    await assert.rejects(s.list('/h/', { revision: 10_000 }), RangeError);
+  });
+});
+
+describe('watch', () => {
+  test('replays history from a past revision, then continues live without gap or duplicate', async () => {
+    const s = await newStore();
+    // More history than one catch-up step reads, so the replay spans several steps.
+    for (let i = 0; i < 4500; i++) {
+      if (i % 3 === 2) await s.update(`/w/${i - 1}`, enc(`u${i}`));
+      else await s.create(`/w/${i}`, enc(`c${i}`));
+    }
+    await s.create('/other', enc('not watched'));
+    const from = 100;
+    const c = new Collector();
+    const w = s.watch('/w/', from, c.handlers);
+    // Writes racing with the replay: some before the first step runs, some in between.
+    let last = 0;
+    for (let i = 0; i < 300; i++) {
+      last = (await s.create(`/w/live-${i}`, enc(`l${i}`))).modRevision;
+      if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await c.until(() => c.revisions().at(-1) === last, 'the last live write');
+    w.cancel();
+
+    const expected = range(from + 1, last).filter((r) => r !== 4501);
+    assert.deepEqual(c.revisions(), expected);
+    assert.ok(c.batches > 1 && c.batches < expected.length, 'events arrive in batches');
+    const put = c.events.find((e) => e.kv.modRevision === 102)!;
+    assert.equal(put.type, 'put');
+    assert.equal(dec(put.kv.value), 'u101');
+    assert.equal(dec(put.prevKv!.value), 'c100');
+    assert.equal(put.prevKv!.modRevision, 101);
+    assert.equal(c.errors.length, 0);
+  });
+
+  test('delete and update events carry the values they replaced', async () => {
+    const s = await newStore();
+    await s.create('/e/a', enc('one'));
+    const c = new Collector();
+    s.watch('/e/', 0, c.handlers);
+    await s.update('/e/a', enc('two'));
+    await s.delete('/e/a');
+    await c.until(() => c.events.length === 3, 'three events');
+    const [created, updated, deleted] = c.events as [WatchEvent, WatchEvent, WatchEvent];
+    assert.equal(created.type, 'put');
+    assert.equal(created.prevKv, undefined);
+    assert.equal(updated.type, 'put');
+    assert.equal(dec(updated.prevKv!.value), 'one');
+    assert.equal(deleted.type, 'delete');
+    assert.equal(dec(deleted.kv.value), 'two');
+    assert.equal(deleted.kv.modRevision, 3);
+    assert.equal(deleted.kv.createRevision, 1);
+    assert.equal(deleted.prevKv!.modRevision, 2);
+
+    // The same three events, replayed from history, are identical to the live ones.
+    const replay = new Collector();
+    s.watch('/e/', 0, replay.handlers);
+    await replay.until(() => replay.events.length === 3, 'replayed events');
+    assert.deepEqual(
+      replay.events.map((e) => ({ ...e, kv: { ...e.kv, value: dec(e.kv.value) }, prevKv: e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) } })),
+      c.events.map((e) => ({ ...e, kv: { ...e.kv, value: dec(e.kv.value) }, prevKv: e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) } })),
+    );
+  });
+
+  test('watchers on different prefixes see only their own keys', async () => {
+    const s = await newStore();
+    const nodes = new Collector();
+    const nodesX = new Collector();
+    const everything = new Collector();
+    s.watch('/registry/nodes/', 0, nodes.handlers);
+    s.watch('/registry/nodes-x/', 0, nodesX.handlers);
+    s.watch('', 0, everything.handlers);
+    await s.create('/registry/nodes/a', enc('a'));
+    await s.create('/registry/nodes-x/b', enc('b'));
+    await s.create('/registry/nodes', enc('c'));
+    await s.update('/registry/nodes/a', enc('a2'));
+    await everything.until(() => everything.events.length === 4, 'all four events');
+    assert.deepEqual(nodes.revisions(), [1, 4]);
+    assert.deepEqual(nodesX.revisions(), [2]);
+    assert.deepEqual(everything.revisions(), [1, 2, 3, 4]);
+  });
+
+  test('a watch from a future revision starts delivering once the store gets there', async () => {
+    const s = await newStore();
+    const c = new Collector();
+    s.watch('/', 2, c.handlers);
+    for (let i = 1; i <= 4; i++) await s.create(`/f${i}`, enc('x'));
+    await c.until(() => c.events.length === 2, 'events after revision 2');
+    assert.deepEqual(c.revisions(), [3, 4]);
+  });
+
+  test('cancel stops delivery, also from inside a handler, and is idempotent', async () => {
+    const s = await newStore();
+    const witness = new Collector();
+    s.watch('/c/', 0, witness.handlers);
+    const cancelled = new Collector();
+    const w1 = s.watch('/c/', 0, cancelled.handlers);
+    const selfCancelling = new Collector();
+    const w2 = s.watch('/c/', 0, {
+      onEvents: (events) => {
+        selfCancelling.handlers.onEvents(events);
+        w2.cancel();
+      },
+      onError: selfCancelling.handlers.onError,
+    });
+    await s.create('/c/1', enc('1'));
+    await witness.until(() => witness.events.length === 1, 'first event');
+    w1.cancel();
+    w1.cancel();
+    await s.create('/c/2', enc('2'));
+    await s.create('/c/3', enc('3'));
+    await witness.until(() => witness.events.length === 3, 'later events');
+    // The witness is flushed together with the others, so anything undelivered now never will be.
+    assert.deepEqual(cancelled.revisions(), [1]);
+    assert.deepEqual(selfCancelling.revisions(), [1]);
+    await s.close();
+    assert.equal(cancelled.errors.length, 0, 'a cancelled watch is not told about close');
+    assert.equal(witness.errors[0]?.code, 'unavailable');
+  });
+
+  test('a throwing handler affects neither the store nor other watchers', async () => {
+    const reported: unknown[] = [];
+    const s = await newStore({ onHandlerError: (err) => reported.push(err) });
+    let thrown = 0;
+    const thrower = new Collector();
+    s.watch('/t/', 0, {
+      onEvents: (events) => {
+        thrower.handlers.onEvents(events);
+        thrown++;
+        throw new Error('handler bug');
+      },
+      onError: () => {
+        throw new Error('error handler bug');
+      },
+    });
+    const good = new Collector();
+    s.watch('/t/', 0, good.handlers);
+    for (let i = 0; i < 20; i++) {
+      await s.create(`/t/${i}`, enc(String(i)));
+      if (i % 5 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await good.until(() => good.events.length === 20, 'all events for the good watcher');
+    assert.deepEqual(good.revisions(), range(1, 20));
+    assert.deepEqual(thrower.revisions(), range(1, 20), 'the throwing watcher keeps its own stream intact');
+    assert.equal(reported.length, thrown);
+    await s.close();
+    assert.equal(good.errors[0]?.code, 'unavailable');
+    assert.equal(reported.length, thrown + 1, 'the throwing onError was caught too');
+  });
+
+  test('writes from inside a handler are delivered later, in order, never re-entrantly', async () => {
+    const s = await newStore();
+    let depth = 0;
+    let maxDepth = 0;
+    const c = new Collector();
+    s.watch('/r/', 0, {
+      onEvents: (events) => {
+        depth++;
+        maxDepth = Math.max(maxDepth, depth);
+        c.handlers.onEvents(events);
+        for (const e of events) {
+          const n = Number(e.kv.key.slice(3));
+          if (n < 50) void s.create(`/r/${n + 1}`, enc('chain'));
+        }
+        depth--;
+      },
+      onError: c.handlers.onError,
+    });
+    await s.create('/r/0', enc('start'));
+    await c.until(() => c.events.length === 51, 'the whole chain');
+    assert.equal(maxDepth, 1);
+    assert.deepEqual(c.revisions(), range(1, 51));
+  });
+
+  test('a watch on a compacted revision fails synchronously', async () => {
+    const s = await newStore();
+    for (let i = 0; i < 10; i++) await s.create(`/k/${i}`, enc('v'));
+    await s.compact(6);
+    assert.throws(
+      () => s.watch('/k/', 5, new Collector().handlers),
+      (err: unknown) => err instanceof StoreError && err.code === 'compacted' && err.revision === 6,
+    );
+    const c = new Collector();
+    s.watch('/k/', 6, c.handlers);
+    await c.until(() => c.events.length === 4, 'events after the compacted revision');
+    assert.deepEqual(c.revisions(), [7, 8, 9, 10]);
+  });
+
+  test('compaction ends a watch that is still replaying older history', async () => {
+    const s = await newStore();
+    for (let i = 0; i < 5000; i++) await s.create(`/lag/${i}`, enc('v'));
+    const lagging = new Collector();
+    s.watch('/lag/', 10, lagging.handlers);
+    const live = new Collector();
+    s.watch('/lag/', 5000, live.handlers);
+    // The replay reads history in steps on later turns of the event loop; compaction overtakes it now.
+    await s.compact(4000);
+    await lagging.until(() => lagging.errors.length === 1, 'the compaction error');
+    assert.equal(lagging.errors[0]!.code, 'compacted');
+    assert.equal(lagging.errors[0]!.revision, 4000);
+    assert.ok(lagging.revisions().every((r, i) => r === 11 + i), 'whatever arrived before the error is gapless');
+
+    await s.create('/lag/after', enc('v'));
+    await live.until(() => live.events.length === 1, 'the live watcher carries on');
+    assert.equal(live.errors.length, 0);
+    const before = lagging.events.length;
+    await s.create('/lag/after2', enc('v'));
+    await live.until(() => live.events.length === 2, 'another live event');
+    assert.equal(lagging.events.length, before, 'nothing after the error');
+  });
+
+  test('history beyond historyLimit is compacted automatically', async () => {
+    const s = await newStore({ historyLimit: 50 });
+    const watcher = new Collector();
+    s.watch('/', 0, watcher.handlers);
+    for (let i = 0; i < 300; i++) {
+      await s.create(`/auto/${i}`, enc('v'));
+      if (i % 10 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setImmediate(r));
+    const current = await s.currentRevision();
+    const compacted = await s.compactedRevision();
+    assert.ok(compacted >= current - 60 && compacted <= current - 50, `compacted ${compacted} at current ${current}`);
+    await rejectsWith(s.list('/auto/', { revision: compacted - 1 }), 'compacted', compacted);
+    assert.equal((await s.list('/auto/', { revision: compacted })).items.length, compacted);
+    await watcher.until(() => watcher.events.length === 300, 'every event');
+    assert.deepEqual(watcher.revisions(), range(1, 300), 'a live watcher is not affected by retention');
+    assert.equal(watcher.errors.length, 0);
+  });
+
+  test('close delivers queued events, then ends every watch with unavailable', async () => {
+    const s = await newStore();
+    await s.create('/z/0', enc('v'));
+    const live = new Collector();
+    s.watch('/z/', 1, live.handlers);
+    const replaying = new Collector();
+    s.watch('/z/', 0, replaying.handlers);
+    await s.create('/z/1', enc('v'));
+    await s.close();
+    assert.deepEqual(live.revisions(), [2], 'the committed write reached the live watcher before close returned');
+    assert.equal(live.errors[0]?.code, 'unavailable');
+    assert.equal(replaying.errors[0]?.code, 'unavailable');
+    assert.equal(live.errors.length, 1);
+  });
+});
