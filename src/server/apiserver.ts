@@ -18,6 +18,7 @@ import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from '
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { ResourceStorage, keyPrefix, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
+import { parseFieldValidation } from './fieldvalidation.js';
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 
@@ -323,11 +324,7 @@ export class ApiServer {
     }
     const dryRunParam = q.getAll('dryRun');
     for (const d of dryRunParam) if (d !== 'All') throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(d)}, supported values are: "All"`);
-    const fieldValidation = q.get('fieldValidation');
-    if (fieldValidation !== null && !['Strict', 'Warn', 'Ignore', ''].includes(fieldValidation)) {
-      throw errors.badRequest(`invalid fieldValidation directive: ${fieldValidation}; supported directives are: Strict, Warn, Ignore`);
-    }
-    const ctx: WriteContext = { user, dryRun: dryRunParam.length > 0 };
+    const ctx: WriteContext = { user, dryRun: dryRunParam.length > 0, fieldValidation: parseFieldValidation(q.get('fieldValidation')), warnings: [] };
     const namespace = def.namespaced ? info.namespace : '';
 
     switch (info.verb) {
@@ -363,18 +360,18 @@ export class ApiServer {
         if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
         const created = await storage.create(namespace, body as KubeObject, ctx);
-        return this.writeJson(res, 201, created, accept);
+        return this.writeJson(res, 201, created, accept, ctx.warnings);
       }
       case 'update': {
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
         const updated = await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx);
-        return this.writeJson(res, 200, updated, accept);
+        return this.writeJson(res, 200, updated, accept, ctx.warnings);
       }
       case 'patch': {
         const kind = patchKind(req.headers['content-type']);
         const patch = decodePatchBody(await readBody(req));
         const patched = await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx);
-        return this.writeJson(res, 200, patched, accept);
+        return this.writeJson(res, 200, patched, accept, ctx.warnings);
       }
       case 'delete': {
         const raw = await readBody(req);

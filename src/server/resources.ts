@@ -16,10 +16,15 @@ import type { JsonObject } from './patch/json.js';
 import { apiVersionOf, type ResourceDef } from './registry.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';
+import { checkFields, type FieldValidation } from './fieldvalidation.js';
 
 export interface WriteContext {
   user: UserInfo;
   dryRun: boolean;
+  /** Unknown fields: refuse (Strict), warn (Warn, the default) or drop silently (Ignore). */
+  fieldValidation?: FieldValidation;
+  /** Warnings for the response's `Warning` headers. */
+  warnings?: string[];
 }
 
 export type PatchType = 'json' | 'merge' | 'strategic';
@@ -220,6 +225,11 @@ export class ResourceStorage {
     }
   }
 
+  private checkFields(obj: KubeObject, ctx: WriteContext): void {
+    const warnings = checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
+    if (warnings.length) (ctx.warnings ??= []).push(...warnings);
+  }
+
   private async requireNamespace(namespace: string): Promise<void> {
     if (!this.def.namespaced) return;
     if (!(await this.namespaceExists(namespace))) throw errors.notFound({ group: '', name: 'namespaces' }, namespace);
@@ -239,6 +249,7 @@ export class ResourceStorage {
     }
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
+    this.checkFields(obj, ctx);
     const generate = !meta.name && !!meta.generateName;
     for (let attempt = 0; attempt < 8; attempt++) {
       if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
@@ -301,6 +312,8 @@ export class ResourceStorage {
       const current = this.decode(kv);
       const desired = mutate(structuredClone(current));
       this.checkTypeMeta(desired);
+      if (attempt === 0) this.checkFields(desired, ctx);
+      else checkFields(this.def.group, this.def.kind, desired, 'Ignore');
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
       const next = this.prepareForUpdate(desired, current, subresource);

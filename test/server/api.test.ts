@@ -167,6 +167,22 @@ describe('write semantics', () => {
     await expectStatus(api.get(`${cmPath('default')}/dry`), 404, 'configmaps "dry" not found');
   });
 
+  it('fieldValidation: Strict refuses unknown fields, Warn drops them with a Warning header, Ignore drops them', async () => {
+    await expectStatus(
+      api.create(cmPath('default'), { metadata: { name: 'fv' }, data: {}, spec: { foo: 1 } }, { query: { fieldValidation: 'Strict' } }),
+      400,
+      'strict decoding error: unknown field "spec"',
+    );
+    const warned = await api.request<Obj>({ method: 'POST', path: cmPath('default'), body: { metadata: { name: 'fv', bogus: true }, data: {} } });
+    assert.equal(warned.status, 201);
+    assert.match(String(warned.headers['warning']), /299 - "unknown field \\"metadata.bogus\\""/);
+    assert.equal((warned.body.metadata as Record<string, unknown>)['bogus'], undefined);
+    const ignored = await api.request<Obj>({ method: 'PATCH', path: `${nodesPath}/vn`, query: { fieldValidation: 'Ignore' }, contentType: 'application/merge-patch+json', body: { spec: { nope: 1 } } });
+    assert.equal(ignored.headers['warning'], undefined);
+    assert.equal(ignored.body['spec'].nope, undefined);
+    await expectStatus(api.create(cmPath('default'), { metadata: { name: 'fv2' } }, { query: { fieldValidation: 'Loose' } }), 400, /invalid fieldValidation directive: Loose/);
+  });
+
   it('immutable ConfigMaps refuse data changes', async () => {
     await api.create(cmPath('default'), { metadata: { name: 'frozen' }, data: { a: '1' }, immutable: true });
     await expectStatus(api.patch(`${cmPath('default')}/frozen`, 'merge', { data: { a: '2' } }), 422, /data: Forbidden: field is immutable when `immutable` is set/);

@@ -40,10 +40,9 @@ export function applyPatch(contentType: PatchContentType, original: JsonObject, 
 }
 
 export { PatchError, patchErrorHttpStatus, isPatchError, type PatchErrorCode } from './errors.js';
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from './json.js';
+export { MAX_DEPTH, type JsonArray, type JsonObject, type JsonPrimitive, type JsonValue } from './json.js';
 export { applyJsonPatch, parseJsonPatch, parsePointer, MAX_JSON_PATCH_OPERATIONS, MAX_ACCUMULATED_COPY_SIZE } from './jsonpatch.js';
 export type { JsonPatchOperation, JsonPatchOpName } from './jsonpatch.js';
 export { applyMergePatch } from './mergepatch.js';
 export { applyStrategicMergePatch, applyStrategicMergePatchWithMeta } from './strategic.js';
 export { patchMetaForKind, knownPatchKinds, type PatchMeta } from './schema.js';
-export { MAX_DEPTH } from './json.js';

@@ -1,0 +1,96 @@
+// @kubernetes/client-node, the ecosystem's standard JavaScript client, against a real `dkc server`: typed CRUD calls,
+// and an informer that keeps working when the server drops its watch with 410 (the informer's process is paused
+// with SIGSTOP until the server gives up on it, so the drop is the server's real slow-watcher path).
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { startServer, type RunningServer, repoRoot } from '../helpers/server.js';
+
+let server: RunningServer;
+let kc: k8s.KubeConfig;
+let core: k8s.CoreV1Api;
+
+before(async () => {
+  server = await startServer(['--watch-buffer-limit', '65536']);
+  kc = new k8s.KubeConfig();
+  kc.loadFromFile(server.kubeconfig);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+});
+
+after(async () => {
+  await server?.cleanup();
+});
+
+describe('@kubernetes/client-node', () => {
+  it('list, read, create, merge-patch, delete', async () => {
+    const ns = await core.listNamespace();
+    assert.ok(ns.items.some((n) => n.metadata?.name === 'kube-system'));
+    const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'js-cm' }, data: { a: '1' } } });
+    assert.equal(created.metadata?.name, 'js-cm');
+    assert.equal(created.metadata?.namespace, 'default');
+    assert.ok(created.metadata?.uid);
+    const read = await core.readNamespacedConfigMap({ name: 'js-cm', namespace: 'default' });
+    assert.deepEqual(read.data, { a: '1' });
+    assert.ok(read.metadata?.creationTimestamp instanceof Date);
+    const patched = await core.patchNamespacedConfigMap(
+      { name: 'js-cm', namespace: 'default', body: { data: { b: '2' } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    assert.deepEqual(patched.data, { a: '1', b: '2' });
+    const node = await core.createNode({ body: { metadata: { name: 'js-node' }, spec: { configSource: { configMap: { name: 'js-cm', namespace: 'default', kubeletConfigKey: 'kubelet' } } } } });
+    assert.equal(node.spec?.configSource?.configMap?.kubeletConfigKey, 'kubelet');
+    const list = await core.listNode();
+    assert.ok(list.items.some((n) => n.metadata?.name === 'js-node'));
+    await core.deleteNamespacedConfigMap({ name: 'js-cm', namespace: 'default' });
+    await assert.rejects(core.readNamespacedConfigMap({ name: 'js-cm', namespace: 'default' }), (err: unknown) => (err as { code?: number }).code === 404);
+    // The client's default patch type is JSON patch: an object body is a client mistake, answered with a Status.
+    await assert.rejects(core.patchNode({ name: 'js-node', body: { metadata: { labels: { x: 'y' } } } }), (err: unknown) => (err as { code?: number }).code === 400);
+  });
+
+  it('an informer on nodes relists after the server drops its watch with 410, and keeps receiving changes', async () => {
+    await core.createNode({ body: { metadata: { name: 'inf-node', labels: { step: 'start' } } } });
+    const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'dist/test/e2e/fixtures/clientnode-informer.js'), server.kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: { event: string; name?: string; labels?: Record<string, string> }[] = [];
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        lines.push(JSON.parse(buf.slice(0, i)));
+        buf = buf.slice(i + 1);
+      }
+    });
+    const waitFor = async (pred: () => boolean, what: string, ms = 20_000) => {
+      const deadline = Date.now() + ms;
+      while (!pred()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; saw ${JSON.stringify(lines.slice(-10))}\n${server.log().slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      await waitFor(() => lines.some((l) => l.event === 'add' && l.name === 'inf-node'), 'the initial add');
+      // An update seen by the informer proves its watch is established (its list and add come before the watch).
+      await core.patchNode({ name: 'inf-node', body: { metadata: { labels: { step: 'live' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      await waitFor(() => lines.some((l) => l.event === 'update' && l.labels?.['step'] === 'live'), 'the watch to deliver an update');
+      const listsBefore = lines.filter((l) => l.event === 'list').length;
+      child.kill('SIGSTOP');
+      // While the informer is paused, push more than the watch buffer limit plus the socket buffers through it.
+      const blob = 'x'.repeat(200 * 1024);
+      for (let i = 0; i < 300 && !server.log().includes('dropping a watcher'); i++) {
+        await core.patchNode({ name: 'inf-node', body: { metadata: { annotations: { blob: `${i}${blob}` } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      }
+      await waitFor(() => server.log().includes('dropping a watcher of nodes'), 'the server to drop the paused watcher', 10_000);
+      child.kill('SIGCONT');
+      await core.patchNode({ name: 'inf-node', body: { metadata: { labels: { step: 'after-drop' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      await waitFor(() => lines.some((l) => (l.event === 'update' || l.event === 'add') && l.labels?.['step'] === 'after-drop'), 'the change made after the drop');
+      assert.ok(lines.filter((l) => l.event === 'list').length > listsBefore, 'the informer must have relisted');
+      assert.ok(!lines.some((l) => l.event === 'error'), `informer errors: ${JSON.stringify(lines.filter((l) => l.event === 'error'))}`);
+    } finally {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    }
+  });
+});
