@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
-import http from 'node:http';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { kubectl, type Kubectl, type KubectlVersion } from '../helpers/kubectl.j
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { selfSignedServing } from '../../src/pki/index.js';
 
+const execFileAsync = promisify(execFile);
 const KUBELET_YAML = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionHard:\n  memory.available: "200Mi"\n';
 
 function nodeManifest(name: string, kubeletPort: number): string {
@@ -198,6 +200,27 @@ for (const version of ['1.20', '1.32'] as KubectlVersion[]) {
       assert.match(bad.stderr, /spec\.configSource\.configMap\.uid: Forbidden: uid must not be set in spec/);
     });
 
+    it('every invalid configSource shape is refused with the exact message', async () => {
+      const base = { name: 'c', namespace: 'kube-system', kubeletConfigKey: 'kubelet' };
+      const shapes: [unknown, string][] = [
+        [{}, 'spec.configSource: Invalid value: core.NodeConfigSource{ConfigMap:(*core.ConfigMapNodeConfigSource)(nil)}: exactly one reference subfield must be non-nil'],
+        [{ configMap: { ...base, namespace: '' } }, 'spec.configSource.configMap.namespace: Required value: namespace must be set'],
+        [{ configMap: { ...base, name: '' } }, 'spec.configSource.configMap.name: Required value: name must be set'],
+        [{ configMap: { ...base, kubeletConfigKey: '' } }, 'spec.configSource.configMap.kubeletConfigKey: Required value: kubeletConfigKey must be set'],
+        [{ configMap: { ...base, uid: 'u' } }, 'spec.configSource.configMap.uid: Forbidden: uid must not be set in spec'],
+        [{ configMap: { ...base, resourceVersion: '1' } }, 'spec.configSource.configMap.resourceVersion: Forbidden: resourceVersion must not be set in spec'],
+        [{ configMap: { ...base, namespace: '../baz' } }, 'spec.configSource.configMap.namespace: Invalid value: "../baz"'],
+        [{ configMap: { ...base, name: '../bar' } }, 'spec.configSource.configMap.name: Invalid value: "../bar"'],
+        [{ configMap: { ...base, kubeletConfigKey: '../qux' } }, 'spec.configSource.configMap.kubeletConfigKey: Invalid value: "../qux"'],
+      ];
+      for (const [source, message] of shapes) {
+        const r = await k.run(['patch', 'node', node, '--type', 'merge', '-p', JSON.stringify({ spec: { configSource: source } })]);
+        assert.equal(r.code, 1, JSON.stringify(source));
+        assert.ok(r.stderr.includes(`The Node "${node}" is invalid`), r.stderr);
+        assert.ok(r.stderr.includes(message), `${JSON.stringify(source)}: ${r.stderr}`);
+      }
+    });
+
     it('edit node with a scripted KUBE_EDITOR adds and removes spec.configSource', async () => {
       const add = join(work, `edit-add-${v}.sh`);
       await writeFile(
@@ -252,13 +275,8 @@ for (const version of ['1.20', '1.32'] as KubectlVersion[]) {
       try {
         const out = await waitForOutput(p, (o) => /Starting to serve on 127\.0\.0\.1:\d+/.test(o), 20_000);
         const port = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1]);
-        const body = await new Promise<string>((resolve, reject) => {
-          http.get({ host: '127.0.0.1', port, path: `/api/v1/nodes/${node}/proxy/configz?x=1`, headers: { Accept: '*/*' } }, (res) => {
-            let b = '';
-            res.on('data', (d: Buffer) => (b += d.toString()));
-            res.on('end', () => (res.statusCode === 200 ? resolve(b) : reject(new Error(`${res.statusCode}: ${b}`))));
-          }).on('error', reject);
-        });
+        // Async: the stand-in kubelet answers from this process's event loop.
+        const { stdout: body } = await execFileAsync('curl', ['-sf', `http://127.0.0.1:${port}/api/v1/nodes/${node}/proxy/configz?x=1`], { encoding: 'utf8', timeout: 20_000 });
         const parsed = JSON.parse(body);
         assert.equal(parsed.kubeletconfig.eventRecordQPS, 5);
         assert.equal(parsed.kubeletconfig.seenPath, '/configz?x=1');
