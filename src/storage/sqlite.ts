@@ -2,8 +2,16 @@
 // state, `history` one row per revision (the change and the value it replaced) for watch-from-revision and
 // list-at-revision, `meta` the compacted revision. Revisions are assigned in memory, which is sound only
 // because the file is locked exclusively for the lifetime of the store (a second server on the same file
-// fails to open instead of interleaving revisions). Every write is one transaction committed with
-// synchronous=FULL, so an acknowledged write survives a crash of the process or of the machine.
+// fails to open instead of interleaving revisions).
+//
+// Group commit: the fsync of a commit, not the SQL, is what a write costs, so writes are queued and the
+// queue is committed from a setImmediate, one transaction (and one fsync) for everything that arrived in
+// that turn of the event loop: requests parsed in one poll phase run as separate callbacks, so a microtask
+// would commit after each of them, while the check phase follows all of them without the delay a timer
+// would add to a lone write. Each operation still gets its own revision and its own outcome; a promise
+// settles only after its transaction committed with synchronous=FULL, so an acknowledged write survives a
+// crash of the process or of the machine. A read issued while a write is queued sees the state before it,
+// as etcd's do before a put is acknowledged; one issued after the acknowledgement sees the write.
 //
 // Watches are in-process: committed events are queued per watcher and delivered in batches from a
 // setImmediate, never re-entrantly, so a write completes independently of its watchers.
@@ -49,6 +57,13 @@ export interface SqliteStoreOptions {
  */
 export const DEFAULT_HISTORY_LIMIT = 10_000;
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * Bounds on one group-commit transaction, so that a burst of writes neither holds the event loop for one
+ * long commit nor makes SQLite keep all of it in dirty pages and one WAL append. Writes beyond the bounds
+ * go into the next transaction, on a later turn, after the earlier batch's callers have been answered.
+ */
+export const MAX_BATCH_OPERATIONS = 256;
+export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 /** Revisions one catch-up step reads, so that a watch from far back does not block the event loop. */
 const CATCH_UP_SPAN = 2_000;
 const SCHEMA_VERSION = 1;
@@ -75,6 +90,33 @@ interface HistoryRow {
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
+
+interface QueuedWrite {
+  readonly key: string;
+  /** The written value; undefined for a delete. */
+  readonly value: Buffer | undefined;
+  readonly kind: 'create' | 'update' | 'delete';
+  readonly expected: number | undefined;
+  /** What the write counts against MAX_BATCH_BYTES. */
+  readonly size: number;
+  readonly resolve: (kv: KeyValue) => void;
+  readonly reject: (err: StoreError) => void;
+}
+
+interface Applied {
+  kv: KeyValue;
+  event: WatchEvent;
+}
+
+/** Counters of the group commit, for benchmarks and tests. */
+export interface SqliteStoreStats {
+  /** Write transactions committed. */
+  batches: number;
+  /** Writes committed (each took one revision). */
+  writes: number;
+  /** The most writes one transaction held. */
+  largestBatch: number;
+}
 
 type WatcherState = 'catching-up' | 'live' | 'ended';
 
@@ -113,11 +155,14 @@ export class SqliteStore implements Store {
   private flushScheduled = false;
   private readonly onHandlerError: (err: unknown) => void;
 
+  /** Writes not yet committed, in arrival order, from `queueHead` on. */
+  private queue: QueuedWrite[] = [];
+  private queueHead = 0;
+  private commitScheduled = false;
+  private readonly counters: SqliteStoreStats = { batches: 0, writes: 0, largestBatch: 0 };
+
   private readonly selectKv: Statement;
-  private readonly insertHistory: Statement;
-  private readonly txCreate: (key: string, value: Buffer, rev: number) => boolean;
-  private readonly txUpdate: (key: string, value: Buffer, rev: number, expected: number | undefined) => KvRow;
-  private readonly txDelete: (key: string, rev: number, expected: number | undefined) => KvRow;
+  private readonly txBatch: (writes: readonly QueuedWrite[], after: number) => (Applied | StoreError)[];
   private readonly txCompact: (rev: number) => void;
   private readonly statements = new Map<string, Statement>();
 
@@ -137,7 +182,7 @@ export class SqliteStore implements Store {
     this.revision = Math.max(newest ?? 0, this.compacted);
 
     this.selectKv = db.prepare('SELECT key, value, create_revision, mod_revision FROM kv WHERE key = ?');
-    this.insertHistory = db.prepare(
+    const insertHistory = db.prepare(
       'INSERT INTO history (revision, key, type, value, create_revision, prev_value, prev_mod_revision) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     const insertKv = db.prepare(
@@ -150,22 +195,51 @@ export class SqliteStore implements Store {
       `INSERT INTO meta (name, value) VALUES ('compacted', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
     );
 
-    this.txCreate = db.transaction((key: string, value: Buffer, rev: number): boolean => {
-      if (insertKv.run(key, value, rev, rev).changes === 0) return false;
-      this.insertHistory.run(rev, key, PUT, value, rev, null, null);
-      return true;
-    });
-    this.txUpdate = db.transaction((key: string, value: Buffer, rev: number, expected: number | undefined): KvRow => {
-      const cur = this.current(key, expected);
-      updateKv.run(value, rev, key);
-      this.insertHistory.run(rev, key, PUT, value, cur.create_revision, cur.value, cur.mod_revision);
-      return cur;
-    });
-    this.txDelete = db.transaction((key: string, rev: number, expected: number | undefined): KvRow => {
-      const cur = this.current(key, expected);
-      deleteKv.run(key);
-      this.insertHistory.run(rev, key, DELETE, null, cur.create_revision, cur.value, cur.mod_revision);
-      return cur;
+    // Every check that can refuse a write runs before its first statement that changes anything, so a
+    // refused write leaves nothing behind and needs no savepoint: only its own promise fails. Later writes
+    // of the batch read the state that includes the earlier ones, as if each were its own transaction.
+    const apply = (w: QueuedWrite, rev: number): Applied => {
+      const { key } = w;
+      switch (w.kind) {
+        case 'create': {
+          const value = w.value!;
+          if (insertKv.run(key, value, rev, rev).changes === 0) throw new StoreError('key-exists', `key ${key} already exists`);
+          insertHistory.run(rev, key, PUT, value, rev, null, null);
+          const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
+          return { kv, event: { type: 'put', kv } };
+        }
+        case 'update': {
+          const value = w.value!;
+          const cur = this.current(key, w.expected);
+          updateKv.run(value, rev, key);
+          insertHistory.run(rev, key, PUT, value, cur.create_revision, cur.value, cur.mod_revision);
+          const kv: KeyValue = { key, value, createRevision: cur.create_revision, modRevision: rev };
+          return { kv, event: { type: 'put', kv, prevKv: toKeyValue(cur) } };
+        }
+        case 'delete': {
+          const cur = this.current(key, w.expected);
+          deleteKv.run(key);
+          insertHistory.run(rev, key, DELETE, null, cur.create_revision, cur.value, cur.mod_revision);
+          const kv: KeyValue = { key, value: cur.value, createRevision: cur.create_revision, modRevision: rev };
+          return { kv, event: { type: 'delete', kv, prevKv: toKeyValue(cur) } };
+        }
+      }
+    };
+    // Revisions are counted here and published only after COMMIT, so a failed transaction leaves the
+    // in-memory revision where it was and a refused write consumes none.
+    this.txBatch = db.transaction((writes: readonly QueuedWrite[], after: number): (Applied | StoreError)[] => {
+      let rev = after;
+      const outcomes: (Applied | StoreError)[] = [];
+      for (const w of writes) {
+        try {
+          outcomes.push(apply(w, rev + 1));
+          rev++;
+        } catch (err) {
+          if (!(err instanceof StoreError)) throw err;
+          outcomes.push(err);
+        }
+      }
+      return outcomes;
     });
     this.txCompact = db.transaction((rev: number): void => {
       deleteHistory.run(rev);
@@ -295,39 +369,21 @@ export class SqliteStore implements Store {
     return { items: rows.map(toKeyValue), revision: at, more };
   }
 
-  async create(key: string, value: Uint8Array): Promise<KeyValue> {
-    this.assertOpen();
-    checkKey(key);
-    const bytes = ownCopy(value);
-    const rev = this.revision + 1;
-    if (!this.run(() => this.txCreate(key, bytes, rev))) throw new StoreError('key-exists', `key ${key} already exists`);
-    this.revision = rev;
-    const kv: KeyValue = { key, value: bytes, createRevision: rev, modRevision: rev };
-    this.committed(kv.key, { type: 'put', kv });
-    return kv;
+  create(key: string, value: Uint8Array): Promise<KeyValue> {
+    return this.enqueue('create', key, value, undefined);
   }
 
-  async update(key: string, value: Uint8Array, expectedModRevision?: number): Promise<KeyValue> {
-    this.assertOpen();
-    checkKey(key);
-    const bytes = ownCopy(value);
-    const rev = this.revision + 1;
-    const prev = this.run(() => this.txUpdate(key, bytes, rev, expectedModRevision));
-    this.revision = rev;
-    const kv: KeyValue = { key, value: bytes, createRevision: prev.create_revision, modRevision: rev };
-    this.committed(key, { type: 'put', kv, prevKv: toKeyValue(prev) });
-    return kv;
+  update(key: string, value: Uint8Array, expectedModRevision?: number): Promise<KeyValue> {
+    return this.enqueue('update', key, value, expectedModRevision);
   }
 
-  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    this.assertOpen();
-    checkKey(key);
-    const rev = this.revision + 1;
-    const prev = this.run(() => this.txDelete(key, rev, expectedModRevision));
-    this.revision = rev;
-    const kv: KeyValue = { key, value: prev.value, createRevision: prev.create_revision, modRevision: rev };
-    this.committed(key, { type: 'delete', kv, prevKv: toKeyValue(prev) });
-    return kv;
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.enqueue('delete', key, undefined, expectedModRevision);
+  }
+
+  /** Group-commit counters since the store was opened. */
+  stats(): SqliteStoreStats {
+    return { ...this.counters };
   }
 
   watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch {
@@ -359,6 +415,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Writes already accepted are committed rather than dropped: their callers were not told to retry.
+    while (this.queued() > 0) this.commitBatch(this.takeBatch());
     // Committed events still queued are delivered first: a watcher sees every write it could have seen.
     this.flush();
     const err = new StoreError('unavailable', 'the store was closed');
@@ -369,6 +427,90 @@ export class SqliteStore implements Store {
   }
 
   // ---- writes ----
+
+  private enqueue(kind: QueuedWrite['kind'], key: string, value: Uint8Array | undefined, expected: number | undefined): Promise<KeyValue> {
+    return new Promise<KeyValue>((resolve, reject) => {
+      // Throwing here rejects the promise, as the checks of an async method would.
+      this.assertOpen();
+      checkKey(key);
+      const bytes = value === undefined ? undefined : ownCopy(value);
+      this.queue.push({ key, value: bytes, kind, expected, size: key.length + (bytes?.length ?? 0), resolve, reject });
+      this.scheduleCommit();
+    });
+  }
+
+  private queued(): number {
+    return this.queue.length - this.queueHead;
+  }
+
+  private scheduleCommit(): void {
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => {
+      this.commitScheduled = false;
+      // close() has committed whatever was queued.
+      if (this.closed) return;
+      this.commitBatch(this.takeBatch());
+      if (this.queued() > 0) this.scheduleCommit();
+    });
+  }
+
+  /** The oldest queued writes, as many as the batch bounds allow (at least one, however large). */
+  private takeBatch(): QueuedWrite[] {
+    const start = this.queueHead;
+    let end = start;
+    let bytes = 0;
+    while (end < this.queue.length && end - start < MAX_BATCH_OPERATIONS) {
+      const size = this.queue[end]!.size;
+      if (end > start && bytes + size > MAX_BATCH_BYTES) break;
+      bytes += size;
+      end++;
+    }
+    const batch = this.queue.slice(start, end);
+    if (end === this.queue.length) {
+      this.queue = [];
+      this.queueHead = 0;
+    } else if (end > 4 * MAX_BATCH_OPERATIONS && end * 2 > this.queue.length) {
+      // Drop the consumed front now and then instead of shifting the array per batch.
+      this.queue = this.queue.slice(end);
+      this.queueHead = 0;
+    } else {
+      this.queueHead = end;
+    }
+    return batch;
+  }
+
+  /** Commits `batch` in one transaction, then publishes and settles each write in revision order. */
+  private commitBatch(batch: readonly QueuedWrite[]): void {
+    if (batch.length === 0) return;
+    let outcomes: (Applied | StoreError)[];
+    try {
+      outcomes = this.txBatch(batch, this.revision);
+    } catch (err) {
+      // Rolled back: no write of the batch happened, whatever its own checks said.
+      for (const w of batch) w.reject(this.storeErrorFrom(err));
+      return;
+    }
+    let committed = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i]!;
+      if (outcome instanceof StoreError) continue;
+      this.revision = outcome.kv.modRevision;
+      committed++;
+      this.committed(outcome.kv.key, outcome.event);
+    }
+    this.counters.batches++;
+    this.counters.writes += committed;
+    this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
+    this.scheduleRetention();
+    // Watchers were queued their events first; settling last means a caller that reacts to its result
+    // finds the store's revision and the watch queues already past its write.
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i]!;
+      if (outcome instanceof StoreError) batch[i]!.reject(outcome);
+      else batch[i]!.resolve(outcome.kv);
+    }
+  }
 
   /** The key's row inside a write transaction, after the existence and compare-and-swap checks. */
   private current(key: string, expected: number | undefined): KvRow {
@@ -393,6 +535,9 @@ export class SqliteStore implements Store {
       }
     }
     if (this.pending.size > 0) this.scheduleFlush();
+  }
+
+  private scheduleRetention(): void {
     if (
       !this.retentionScheduled &&
       Number.isFinite(this.historyLimit) &&
@@ -449,7 +594,7 @@ export class SqliteStore implements Store {
       this.pending.add(w);
       this.scheduleFlush();
     }
-    // Writes are synchronous on this thread, so nothing can commit between reading history up to the
+    // Commits are synchronous on this thread, so nothing can commit between reading history up to the
     // current revision and joining the live set: no gap, no duplicate.
     if (upto >= this.revision) {
       this.catchingUp.delete(w);
@@ -549,13 +694,18 @@ export class SqliteStore implements Store {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof StoreError) throw err;
-      const code = sqliteCode(err);
-      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-        throw new StoreError('unavailable', `database busy: ${errorMessage(err)}`, undefined, { cause: err });
-      }
-      throw new StoreError('internal', `database error: ${errorMessage(err)}`, undefined, { cause: err });
+      throw this.storeErrorFrom(err);
     }
+  }
+
+  private storeErrorFrom(err: unknown): StoreError {
+    if (err instanceof StoreError) return err;
+    const code = sqliteCode(err);
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      return new StoreError('unavailable', `database busy: ${errorMessage(err)}`, undefined, { cause: err });
+    }
+    if (!this.db.open) return new StoreError('unavailable', 'the store is closed', undefined, { cause: err });
+    return new StoreError('internal', `database error: ${errorMessage(err)}`, undefined, { cause: err });
   }
 }
 

@@ -1,13 +1,20 @@
 // Behaviour of the SQLite Store backend against a real database file: write semantics and revisions,
-// prefix lists and pagination (also at past revisions), watch replay and live delivery, compaction,
-// retention and shutdown. Key order is checked against UTF-8 byte order, the order etcd uses.
+// group commit, prefix lists and pagination (also at past revisions), watch replay and live delivery,
+// compaction, retention and shutdown. Key order is checked against UTF-8 byte order, the order etcd uses.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore, type SqliteStoreOptions } from '../../src/storage/sqlite.js';
+import Database from 'better-sqlite3';
+import {
+  MAX_BATCH_BYTES,
+  MAX_BATCH_OPERATIONS,
+  openSqliteStore,
+  SqliteStore,
+  type SqliteStoreOptions,
+} from '../../src/storage/sqlite.js';
 import { openStore, StoreError, type KeyValue, type Store, type WatchEvent, type WatchHandlers } from '../../src/storage/index.js';
 
 let dir: string;
@@ -29,6 +36,13 @@ function dbPath(): string {
 
 async function newStore(options: Partial<SqliteStoreOptions> = {}): Promise<Store> {
   const store = await openSqliteStore({ path: dbPath(), ...options });
+  open.push(store);
+  return store;
+}
+
+/** The concrete store, for its group-commit counters. */
+function newSqliteStore(path = dbPath()): SqliteStore {
+  const store = SqliteStore.open({ path });
   open.push(store);
   return store;
 }
@@ -590,5 +604,333 @@ describe('watch', () => {
     assert.equal(live.errors[0]?.code, 'unavailable');
     assert.equal(replaying.errors[0]?.code, 'unavailable');
     assert.equal(live.errors.length, 1);
+  });
+});
+
+describe('group commit', () => {
+  test('writes issued in one turn share one transaction, each with its own revision, in arrival order', async () => {
+    const s = newSqliteStore();
+    await s.create('/g/first', enc('x'));
+    const before = s.stats();
+    const seenAfterAck: (string | undefined)[] = [];
+    const writes = range(0, 99).map((i) => {
+      const p = s.create(`/g/${String(i).padStart(3, '0')}`, enc(`v${i}`));
+      // A read issued once the write is acknowledged sees it.
+      return p.then(async (kv) => {
+        const got = await s.get(kv.key);
+        seenAfterAck.push(got && dec(got.value));
+        assert.ok((await s.currentRevision()) >= kv.modRevision);
+        return kv;
+      });
+    });
+    const done = await Promise.all(writes);
+    assert.deepEqual(
+      done.map((kv) => kv.modRevision),
+      range(2, 101),
+    );
+    assert.deepEqual(seenAfterAck, range(0, 99).map((i) => `v${i}`));
+    const after = s.stats();
+    assert.equal(after.batches - before.batches, 1, 'one transaction for the whole turn');
+    assert.equal(after.writes - before.writes, 100);
+    assert.equal(after.largestBatch, 100);
+    assert.equal(await s.currentRevision(), 101);
+    assert.equal((await s.list('/g/')).items.length, 101);
+
+    // A lone write afterwards is not held back waiting for company.
+    const lone = await s.update('/g/first', enc('y'), 1);
+    assert.equal(lone.modRevision, 102);
+    assert.equal(s.stats().batches - after.batches, 1);
+  });
+
+  test('a batch is bounded in operations and in bytes, and earlier batches are acknowledged first', async () => {
+    const s = newSqliteStore();
+    const n = 2 * MAX_BATCH_OPERATIONS + 88;
+    const batchAtAck: number[] = [];
+    const done = await Promise.all(
+      range(0, n - 1).map((i) =>
+        s.create(`/cap/${i}`, enc('v')).then((kv) => {
+          batchAtAck.push(s.stats().batches);
+          return kv;
+        }),
+      ),
+    );
+    assert.deepEqual(
+      done.map((kv) => kv.modRevision),
+      range(1, n),
+    );
+    assert.deepEqual(s.stats(), { batches: 3, writes: n, largestBatch: MAX_BATCH_OPERATIONS });
+    // Replies for the first batch go out before the next transaction runs.
+    assert.deepEqual(batchAtAck, [
+      ...new Array<number>(MAX_BATCH_OPERATIONS).fill(1),
+      ...new Array<number>(MAX_BATCH_OPERATIONS).fill(2),
+      ...new Array<number>(88).fill(3),
+    ]);
+
+    const big = Buffer.alloc(Math.floor(MAX_BATCH_BYTES * 0.375), 0x61);
+    const huge = Buffer.alloc(MAX_BATCH_BYTES + 1, 0x62);
+    await Promise.all([
+      s.create('/big/0', big),
+      s.create('/big/1', big),
+      s.create('/big/2', big),
+      s.create('/big/3', huge),
+      s.create('/big/4', big),
+    ]);
+    // 2 × 1.5 MB fit under 4 MB, a third does not; an oversized value still goes, alone.
+    assert.equal(s.stats().batches, 3 + 4);
+    assert.equal((await s.get('/big/3'))!.value.length, MAX_BATCH_BYTES + 1);
+  });
+
+  test('a refused write fails alone while the rest of its batch commits', async () => {
+    const s = newSqliteStore();
+    await s.create('/x', enc('x1'));
+    await s.create('/y', enc('y1'));
+    await s.update('/y', enc('y2'));
+    const watcher = new Collector();
+    s.watch('/', 3, watcher.handlers);
+    const before = s.stats();
+    const results = await Promise.allSettled([
+      s.create('/a', enc('a')),
+      s.create('/x', enc('x2')),
+      s.update('/y', enc('y3'), 2),
+      s.delete('/y', 2),
+      s.delete('/missing'),
+      s.update('/missing', enc('m')),
+      s.create('/b', enc('b')),
+    ]);
+    const [a, x, y, yDel, missingDel, missingUpd, b] = results;
+    assert.equal(a.status === 'fulfilled' && a.value.modRevision, 4);
+    assert.equal(b.status === 'fulfilled' && b.value.modRevision, 5, 'refused writes consume no revision');
+    const reason = (r: PromiseSettledResult<KeyValue>): StoreError => {
+      assert.equal(r.status, 'rejected');
+      assert.ok(r.reason instanceof StoreError);
+      return r.reason;
+    };
+    assert.equal(reason(x).code, 'key-exists');
+    assert.equal(reason(y).code, 'conflict');
+    assert.equal(reason(y).revision, 3);
+    assert.equal(reason(yDel).code, 'conflict');
+    assert.equal(reason(missingDel).code, 'not-found');
+    assert.equal(reason(missingUpd).code, 'not-found');
+    assert.equal(s.stats().batches - before.batches, 1);
+
+    assert.equal(dec((await s.get('/x'))!.value), 'x1');
+    assert.equal((await s.get('/y'))!.modRevision, 3);
+    assert.equal(await s.get('/missing'), undefined);
+    assert.equal(await s.currentRevision(), 5);
+    await watcher.until(() => watcher.events.length === 2, 'the two committed writes');
+    assert.deepEqual(watcher.revisions(), [4, 5]);
+    // The history holds exactly the committed writes too.
+    const replay = new Collector();
+    s.watch('/', 0, replay.handlers);
+    await replay.until(() => replay.events.length === 5, 'the replayed history');
+    assert.deepEqual(
+      replay.events.map((e) => `${e.type} ${e.kv.key}@${e.kv.modRevision}`),
+      ['put /x@1', 'put /y@2', 'put /y@3', 'put /a@4', 'put /b@5'],
+    );
+  });
+
+  test('writes issued in bursts have exactly the outcomes they have one at a time', async () => {
+    type Op = { kind: 'create' | 'update' | 'delete'; key: string; value: string; expected?: number };
+    const rand = prng(2024);
+    const keys = range(0, 7).map((i) => `/m/${i}`);
+    const ops: Op[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const kind = (['create', 'update', 'delete'] as const)[Math.floor(rand() * 3)]!;
+      const op: Op = { kind, key: keys[Math.floor(rand() * keys.length)]!, value: `v${i}` };
+      // Expected revisions near the present, so that some compare-and-swaps hold and some fail.
+      if (kind !== 'create' && rand() < 0.6) op.expected = Math.max(1, i - Math.floor(rand() * 6));
+      ops.push(op);
+    }
+    const issue = (s: Store, op: Op): Promise<KeyValue> =>
+      op.kind === 'create' ? s.create(op.key, enc(op.value)) : op.kind === 'update' ? s.update(op.key, enc(op.value), op.expected) : s.delete(op.key, op.expected);
+    const show = (r: PromiseSettledResult<KeyValue>): string =>
+      r.status === 'fulfilled'
+        ? `${dec(r.value.value)} ${r.value.createRevision}/${r.value.modRevision}`
+        : `${(r.reason as StoreError).code} ${String((r.reason as StoreError).revision)}`;
+
+    const one = newSqliteStore();
+    const oneWatch = new Collector();
+    one.watch('/m/', 0, oneWatch.handlers);
+    const sequential: string[] = [];
+    for (const op of ops) sequential.push(show((await Promise.allSettled([issue(one, op)]))[0]!));
+
+    const burst = newSqliteStore();
+    const burstWatch = new Collector();
+    burst.watch('/m/', 0, burstWatch.handlers);
+    const pending: Promise<KeyValue>[] = [];
+    for (let i = 0; i < ops.length; ) {
+      // Bursts from a single write up to more than one batch holds.
+      const size = rand() < 0.1 ? MAX_BATCH_OPERATIONS + 10 : 1 + Math.floor(rand() * 40);
+      for (const op of ops.slice(i, i + size)) {
+        const p = issue(burst, op);
+        // Settled only after later bursts are issued; the outcome is checked below.
+        p.catch(() => undefined);
+        pending.push(p);
+      }
+      i += size;
+      await new Promise((r) => setImmediate(r));
+    }
+    const batched = (await Promise.allSettled(pending)).map(show);
+    const refused = sequential.filter((r) => /^(key-exists|not-found|conflict) /.test(r)).length;
+    assert.ok(refused > 300 && refused < 1200, `${refused} of ${ops.length} writes refused`);
+    assert.deepEqual(batched, sequential);
+    assert.ok(burst.stats().batches < one.stats().batches / 4, `${burst.stats().batches} batches for ${ops.length} writes`);
+
+    const state = async (s: Store): Promise<string[]> => (await s.list('/m/')).items.map((kv) => `${kv.key}=${dec(kv.value)}@${kv.modRevision}`);
+    assert.deepEqual(await state(burst), await state(one));
+    assert.equal(await burst.currentRevision(), await one.currentRevision());
+    const last = await one.currentRevision();
+    await oneWatch.until(() => oneWatch.revisions().at(-1) === last, 'every event, one at a time');
+    await burstWatch.until(() => burstWatch.revisions().at(-1) === last, 'every event, in bursts');
+    const events = (c: Collector): string[] => c.events.map((e) => `${e.type} ${e.kv.key}=${dec(e.kv.value)}@${e.kv.modRevision}/${String(e.prevKv?.modRevision)}`);
+    assert.deepEqual(events(burstWatch), events(oneWatch));
+    assert.deepEqual(burstWatch.revisions(), range(1, last));
+  });
+
+  test('compare-and-swap inside a batch sees the earlier writes of the same batch', async () => {
+    const s = newSqliteStore();
+    await s.create('/base', enc('0'));
+    const before = s.stats();
+    const results = await Promise.allSettled([
+      s.create('/k', enc('one')), // 2
+      s.update('/k', enc('two'), 2), // 3
+      s.update('/k', enc('stale'), 2), // conflict at 3
+      s.update('/k', enc('three')), // 4
+      s.delete('/k', 4), // 5
+      s.update('/k', enc('gone')), // not-found
+      s.create('/k', enc('again')), // 6
+      s.create('/k', enc('twice')), // key-exists
+    ]);
+    assert.equal(s.stats().batches - before.batches, 1);
+    const outcome = results.map((r) =>
+      r.status === 'fulfilled'
+        ? `${dec(r.value.value)} ${r.value.createRevision}/${r.value.modRevision}`
+        : `${(r.reason as StoreError).code}${(r.reason as StoreError).revision !== undefined ? ` at ${(r.reason as StoreError).revision}` : ''}`,
+    );
+    assert.deepEqual(outcome, ['one 2/2', 'two 2/3', 'conflict at 3', 'three 2/4', 'three 2/5', 'not-found', 'again 6/6', 'key-exists']);
+    const k = await s.get('/k');
+    assert.deepEqual(k && { value: dec(k.value), createRevision: k.createRevision, modRevision: k.modRevision }, {
+      value: 'again',
+      createRevision: 6,
+      modRevision: 6,
+    });
+    // Lists at the revisions inside the batch see each intermediate state.
+    const at = async (rev: number): Promise<string[]> =>
+      (await s.list('/k', { revision: rev })).items.map((kv) => `${dec(kv.value)}@${kv.modRevision}`);
+    assert.deepEqual(await at(3), ['two@3']);
+    assert.deepEqual(await at(4), ['three@4']);
+    assert.deepEqual(await at(5), []);
+    assert.deepEqual(await at(6), ['again@6']);
+  });
+
+  test("a batch's watch events arrive in revision order, for live and replaying watchers alike", async () => {
+    const s = newSqliteStore();
+    for (let i = 0; i < 5; i++) await s.create(`/o/${i}`, enc(`c${i}`));
+    const start = await s.currentRevision();
+    const all = new Collector();
+    const onlyO = new Collector();
+    s.watch('', start, all.handlers);
+    const rand = prng(11);
+    const writes: Promise<KeyValue>[] = [];
+    for (let i = 0; i < 60; i++) {
+      const key = rand() < 0.2 ? `/p/${i}` : `/o/${Math.floor(rand() * 5)}`;
+      const r = rand();
+      if (key.startsWith('/p/')) writes.push(s.create(key, enc(`p${i}`)));
+      else if (r < 0.15) writes.push(s.delete(key));
+      else if (r < 0.3) writes.push(s.create(key, enc(`r${i}`)));
+      else writes.push(s.update(key, enc(`u${i}`)));
+    }
+    // Registered after the writes were issued but before they commit: it still sees every one of them.
+    s.watch('/o/', start, onlyO.handlers);
+    const settled = await Promise.allSettled(writes);
+    const committed = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    assert.ok(committed.length > 30 && committed.length < 60, `${committed.length} writes committed`);
+    assert.deepEqual(
+      committed.map((kv) => kv.modRevision),
+      range(start + 1, start + committed.length),
+    );
+    await all.until(() => all.events.length === committed.length, 'every committed write');
+    await onlyO.until(() => onlyO.events.length === committed.filter((kv) => kv.key.startsWith('/o/')).length, 'writes under /o/');
+    const show = (e: WatchEvent): string => `${e.type} ${e.kv.key}=${dec(e.kv.value)}@${e.kv.modRevision}`;
+    const expected = committed.map((kv) => `${kv.key}@${kv.modRevision}`);
+    assert.deepEqual(
+      all.events.map((e) => `${e.kv.key}@${e.kv.modRevision}`),
+      expected,
+    );
+    assert.deepEqual(
+      onlyO.events.map((e) => `${e.kv.key}@${e.kv.modRevision}`),
+      expected.filter((k) => k.startsWith('/o/')),
+    );
+    assert.ok(all.batches < all.events.length, 'a batch of writes is delivered as a batch of events');
+    const replay = new Collector();
+    s.watch('', start, replay.handlers);
+    await replay.until(() => replay.events.length === committed.length, 'the replay');
+    assert.deepEqual(replay.events.map(show), all.events.map(show));
+    assert.deepEqual(
+      replay.events.map((e) => JSON.stringify(e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) })),
+      all.events.map((e) => JSON.stringify(e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) })),
+    );
+  });
+
+  test('close commits the writes still queued, delivers them, then refuses new ones', async () => {
+    const path = dbPath();
+    const s = SqliteStore.open({ path });
+    await s.create('/q/taken', enc('t'));
+    const watcher = new Collector();
+    s.watch('/q/', 1, watcher.handlers);
+    const pending = [...range(0, 9).map((i) => s.create(`/q/${i}`, enc(`v${i}`))), s.create('/q/taken', enc('again'))];
+    const settled = Promise.allSettled(pending);
+    await s.close();
+    const results = await settled;
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value.modRevision : (r.reason as StoreError).code)),
+      [...range(2, 11), 'key-exists'],
+    );
+    assert.deepEqual(watcher.revisions(), range(2, 11), 'watchers get the flushed writes before the end');
+    assert.equal(watcher.errors[0]?.code, 'unavailable');
+    await rejectsWith(s.create('/q/late', enc('x')), 'unavailable');
+    await rejectsWith(s.delete('/q/0'), 'unavailable');
+    // Let the commit scheduled before close run: it must find nothing to do.
+    await new Promise((r) => setImmediate(r));
+
+    const reopened = newSqliteStore(path);
+    assert.equal(await reopened.currentRevision(), 11);
+    assert.equal((await reopened.list('/q/')).items.length, 11);
+  });
+
+  test('a failing transaction rejects its whole batch and consumes no revision', async () => {
+    const path = dbPath();
+    const first = SqliteStore.open({ path });
+    await first.create('/before', enc('b'));
+    await first.close();
+    // A trigger makes SQLite itself fail the write of one key, inside the batch's transaction.
+    const db = new Database(path);
+    db.exec(`CREATE TRIGGER boom BEFORE INSERT ON history WHEN NEW.key = '/boom' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    db.close();
+
+    const s = newSqliteStore(path);
+    const watcher = new Collector();
+    s.watch('/', 1, watcher.handlers);
+    const before = s.stats();
+    const results = await Promise.allSettled([
+      s.create('/a', enc('a')),
+      s.create('/boom', enc('x')),
+      s.update('/before', enc('changed'), 1),
+      s.create('/before', enc('refused anyway')),
+    ]);
+    for (const r of results) {
+      assert.equal(r.status, 'rejected');
+      assert.ok(r.reason instanceof StoreError);
+      assert.equal(r.reason.code, 'internal');
+    }
+    assert.equal(s.stats().batches, before.batches);
+    assert.equal(await s.currentRevision(), 1, 'the revision counter is restored');
+    assert.equal(await s.get('/a'), undefined);
+    assert.equal(dec((await s.get('/before'))!.value), 'b');
+
+    const next = await s.create('/after', enc('ok'));
+    assert.equal(next.modRevision, 2);
+    await watcher.until(() => watcher.events.length === 1, 'the next write');
+    assert.deepEqual(watcher.revisions(), [2], 'nothing of the failed batch reached a watcher');
   });
 });

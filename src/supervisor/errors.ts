@@ -1,0 +1,22 @@
+// The supervisor's error catalogue. Misuse is reported with a stable code so that `dkc up` can print one
+// line for a bad flag value without matching on messages; a child that fails to run is never an error
+// here — it is an exit, paced by the backoff like any crash.
+
+export type SupervisorErrorCode =
+  /** An option or child spec holds a value the supervisor cannot use (negative delay, empty name, ...). */
+  | 'SUPERVISOR_INVALID_ARGUMENT'
+  /** A child with this name is already supervised. */
+  | 'SUPERVISOR_DUPLICATE_CHILD'
+  /** No child with this name is supervised. */
+  | 'SUPERVISOR_UNKNOWN_CHILD'
+  /** The supervisor was stopped; it does not start or accept children again. */
+  | 'SUPERVISOR_STOPPED';
+
+export class SupervisorError extends Error {
+  readonly code: SupervisorErrorCode;
+  constructor(code: SupervisorErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SupervisorError';
+    this.code = code;
+  }
+}

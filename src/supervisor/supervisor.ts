@@ -1,0 +1,449 @@
+// Keeps named child processes running: `dkc up` runs the server and its agents under it, and it stands in for
+// systemd on hosts that have none. The agent applies a new config the kubelet's way — it exits with code 0 and
+// expects to be started again at once — so a clean exit restarts immediately, while a crash (non-zero exit,
+// death by signal, failure to spawn) restarts only after the child's backoff. A child ended by stop() is never
+// restarted.
+//
+// Each child runs in its own process group (detached), so a Ctrl-C at the terminal reaches the supervisor
+// alone and stop() decides the order and the grace period; signals go to the whole group, so a child's own
+// helpers end with it. Being detached, children would outlive a supervisor that dies abruptly, so while it
+// supervises, the supervisor's own exit (an uncaught exception, a process.exit) SIGKILLs whatever still runs.
+// Only SIGKILL of the supervisor itself escapes this, as it escapes any in-process cleanup.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { klog } from '../util/klog.js';
+import { RestartBackoff, resolveBackoffOptions, type BackoffOptions } from './backoff.js';
+import { SupervisorError } from './errors.js';
+
+export type RestartPolicy = 'always' | 'on-failure' | 'never';
+
+export interface ChildSpec {
+  /** Unique among the supervisor's children; used in logs, events and status. */
+  name: string;
+  command: string;
+  args?: readonly string[];
+  /** Merged over the supervisor's own environment; a variable set to `undefined` is removed. */
+  env?: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+  /** Stdout and stderr are appended here (parent directories are created); otherwise they are inherited. */
+  logFile?: string;
+  /** 'always': restart after any exit; 'on-failure': only after a crash; 'never': run once. */
+  restart: RestartPolicy;
+  /** Overrides the supervisor's backoff options for this child. */
+  backoff?: BackoffOptions;
+}
+
+/**
+ * - pending: added, the supervisor not yet started;
+ * - running: a process is alive;
+ * - backoff: ended, waiting to be started again;
+ * - stopping: signalled by stop(), not yet exited;
+ * - exited: ended, and its restart policy says it stays down;
+ * - stopped: ended by stop() (or never started because of it).
+ */
+export type ChildState = 'pending' | 'running' | 'backoff' | 'stopping' | 'exited' | 'stopped';
+
+/** How a run ended, as the supervisor judges it: exit 0, a crash, or the supervisor's own stop(). */
+export type RunOutcome = 'clean' | 'crash' | 'stopped';
+
+export interface StartEvent {
+  name: string;
+  pid: number;
+  /** Restarts so far, this start included (0 for the first start). */
+  restarts: number;
+}
+
+export interface ExitEvent {
+  name: string;
+  /** Null when the process could not be spawned at all. */
+  pid: number | null;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  outcome: RunOutcome;
+  uptimeMs: number;
+  /** Restarts before this exit (the one it may lead to is not counted yet). */
+  restarts: number;
+  /** Crash exits so far, this one included. */
+  crashes: number;
+  consecutiveCrashes: number;
+  crashLooping: boolean;
+  /** Milliseconds until the next start, or null when the child stays down. */
+  nextDelayMs: number | null;
+  /** Why the spawn failed, when it did. */
+  error?: string;
+}
+
+export interface SupervisorEvents {
+  start: StartEvent;
+  exit: ExitEvent;
+  /** Nothing is running or waiting to restart, and no stop() is in progress: every child's policy let it rest. */
+  idle: Record<string, never>;
+}
+
+export interface LastExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  outcome: RunOutcome;
+  uptimeMs: number;
+  at: Date;
+  error?: string;
+}
+
+export interface ChildStatus {
+  name: string;
+  state: ChildState;
+  pid: number | null;
+  restarts: number;
+  crashes: number;
+  consecutiveCrashes: number;
+  crashLooping: boolean;
+  /** How long the current process has been running, or null when none is. */
+  uptimeMs: number | null;
+  /** Milliseconds until a child in backoff is started again, or null. */
+  nextStartInMs: number | null;
+  lastExit: LastExit | null;
+}
+
+export interface SupervisorOptions {
+  /** Backoff for every child that does not bring its own. */
+  backoff?: BackoffOptions;
+  /** A monotonic clock in milliseconds, for uptimes and pacing. Default `performance.now`. */
+  now?: () => number;
+  /** Wall-clock time for `lastExit.at`. Default `new Date()`. */
+  wallClock?: () => Date;
+}
+
+interface Child {
+  readonly spec: Readonly<ChildSpec>;
+  readonly backoff: RestartBackoff;
+  state: ChildState;
+  proc: ChildProcess | null;
+  pid: number | null;
+  startedAt: number;
+  restarts: number;
+  crashes: number;
+  lastExit: LastExit | null;
+  restartTimer: ReturnType<typeof setTimeout> | null;
+  restartAt: number | null;
+  killTimer: ReturnType<typeof setTimeout> | null;
+  killAt: number | null;
+}
+
+const POLICIES: readonly RestartPolicy[] = ['always', 'on-failure', 'never'];
+// Process groups are a POSIX notion; on Windows the child is signalled alone.
+const GROUPS = process.platform !== 'win32';
+
+export class Supervisor {
+  readonly #children = new Map<string, Child>();
+  readonly #events = new EventEmitter();
+  readonly #backoff: BackoffOptions;
+  readonly #now: () => number;
+  readonly #wallClock: () => Date;
+  #started = false;
+  #stopping = false;
+  #drainWaiters: (() => void)[] = [];
+  readonly #onProcessExit = (): void => {
+    for (const child of this.#children.values()) this.#signal(child, 'SIGKILL');
+  };
+  #exitHook = false;
+
+  constructor(options: SupervisorOptions = {}) {
+    // Validate once here so a bad option fails at construction, not at the first crash.
+    resolveBackoffOptions(options.backoff);
+    this.#backoff = { ...options.backoff };
+    this.#now = options.now ?? (() => performance.now());
+    this.#wallClock = options.wallClock ?? (() => new Date());
+  }
+
+  on<K extends keyof SupervisorEvents>(event: K, listener: (ev: SupervisorEvents[K]) => void): this {
+    this.#events.on(event, listener);
+    return this;
+  }
+
+  once<K extends keyof SupervisorEvents>(event: K, listener: (ev: SupervisorEvents[K]) => void): this {
+    this.#events.once(event, listener);
+    return this;
+  }
+
+  off<K extends keyof SupervisorEvents>(event: K, listener: (ev: SupervisorEvents[K]) => void): this {
+    this.#events.off(event, listener);
+    return this;
+  }
+
+  /** Supervises one more child; once the supervisor has started, the child starts at once. */
+  add(spec: ChildSpec): void {
+    if (this.#stopping) throw new SupervisorError('SUPERVISOR_STOPPED', `cannot add child "${spec.name}": the supervisor was stopped`);
+    if (typeof spec.name !== 'string' || spec.name === '') throw new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', 'child name must be a non-empty string');
+    if (typeof spec.command !== 'string' || spec.command === '') {
+      throw new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": command must be a non-empty string`);
+    }
+    if (!POLICIES.includes(spec.restart)) {
+      throw new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": restart must be one of ${POLICIES.join(', ')}, got ${String(spec.restart)}`);
+    }
+    if (this.#children.has(spec.name)) throw new SupervisorError('SUPERVISOR_DUPLICATE_CHILD', `a child named "${spec.name}" is already supervised`);
+    const frozen: Readonly<ChildSpec> = Object.freeze({
+      ...spec,
+      args: Object.freeze([...(spec.args ?? [])]),
+      env: spec.env ? Object.freeze({ ...spec.env }) : undefined,
+    });
+    const child: Child = {
+      spec: frozen,
+      backoff: new RestartBackoff({ ...this.#backoff, ...spec.backoff }),
+      state: 'pending',
+      proc: null,
+      pid: null,
+      startedAt: 0,
+      restarts: 0,
+      crashes: 0,
+      lastExit: null,
+      restartTimer: null,
+      restartAt: null,
+      killTimer: null,
+      killAt: null,
+    };
+    this.#children.set(spec.name, child);
+    if (this.#started) this.#spawn(child);
+  }
+
+  /** Starts every child added so far (and, from now on, every child as it is added). Calling it again does nothing. */
+  start(): void {
+    if (this.#stopping) throw new SupervisorError('SUPERVISOR_STOPPED', 'cannot start: the supervisor was stopped');
+    if (this.#started) return;
+    this.#started = true;
+    process.on('exit', this.#onProcessExit);
+    this.#exitHook = true;
+    for (const child of this.#children.values()) if (child.state === 'pending') this.#spawn(child);
+  }
+
+  /**
+   * Sends `signal` to every running child, SIGKILL to those still alive `graceMs` later, and resolves when all
+   * have exited. Nothing is restarted afterwards. Calling it again (a second Ctrl-C) re-signals the children still
+   * alive, and may shorten — never extend — their grace period.
+   */
+  stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+    if (!(graceMs >= 0)) {
+      return Promise.reject(new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', `stop grace period must be >= 0, got ${graceMs}`));
+    }
+    const first = !this.#stopping;
+    this.#stopping = true;
+    const running = [...this.#children.values()].filter((c) => c.proc !== null).length;
+    if (first) klog.info('Stopping supervised processes', { signal, gracePeriodMs: graceMs, running });
+    for (const child of this.#children.values()) {
+      if (child.restartTimer) clearTimeout(child.restartTimer);
+      child.restartTimer = null;
+      child.restartAt = null;
+      if (child.proc === null) {
+        if (child.state === 'pending' || child.state === 'backoff') child.state = 'stopped';
+        continue;
+      }
+      child.state = 'stopping';
+      this.#signal(child, signal);
+      if (signal === 'SIGKILL') continue;
+      const deadline = this.#now() + graceMs;
+      if (child.killAt !== null && child.killAt <= deadline) continue;
+      if (child.killTimer) clearTimeout(child.killTimer);
+      child.killAt = deadline;
+      const proc = child.proc;
+      child.killTimer = setTimeout(() => {
+        child.killTimer = null;
+        if (child.proc !== proc) return;
+        klog.warning('Supervised process did not exit within its grace period, killing it', { name: child.spec.name, pid: child.pid, gracePeriodMs: graceMs });
+        this.#signal(child, 'SIGKILL');
+      }, graceMs);
+    }
+    const drained = this.#drained();
+    this.#settle();
+    return drained;
+  }
+
+  /** The pid of the child's current process, or undefined when none is running. */
+  pidOf(name: string): number | undefined {
+    return this.#get(name).pid ?? undefined;
+  }
+
+  /** One entry per child, in the order they were added. */
+  status(): ChildStatus[] {
+    const now = this.#now();
+    return [...this.#children.values()].map((c) => ({
+      name: c.spec.name,
+      state: c.state,
+      pid: c.pid,
+      restarts: c.restarts,
+      crashes: c.crashes,
+      consecutiveCrashes: c.backoff.consecutiveCrashes,
+      crashLooping: c.backoff.crashLooping,
+      uptimeMs: c.proc !== null ? now - c.startedAt : null,
+      nextStartInMs: c.restartAt !== null ? Math.max(0, c.restartAt - now) : null,
+      lastExit: c.lastExit ? { ...c.lastExit } : null,
+    }));
+  }
+
+  #get(name: string): Child {
+    const child = this.#children.get(name);
+    if (!child) throw new SupervisorError('SUPERVISOR_UNKNOWN_CHILD', `no child named "${name}" is supervised`);
+    return child;
+  }
+
+  #emit<K extends keyof SupervisorEvents>(event: K, ev: SupervisorEvents[K]): void {
+    // A throwing listener must not leave a child half-accounted for.
+    try {
+      this.#events.emit(event, ev);
+    } catch (err) {
+      klog.error(`Supervisor ${event} listener failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  #spawn(child: Child): void {
+    const { spec } = child;
+    if (child.state !== 'pending') child.restarts++;
+    child.state = 'running';
+    child.startedAt = this.#now();
+    let logFd: number | undefined;
+    let proc: ChildProcess;
+    try {
+      if (spec.logFile !== undefined) {
+        mkdirSync(dirname(spec.logFile), { recursive: true });
+        logFd = openSync(spec.logFile, 'a');
+      }
+      const out = logFd ?? 'inherit';
+      proc = spawn(spec.command, spec.args ?? [], {
+        cwd: spec.cwd,
+        env: spec.env ? { ...process.env, ...spec.env } : process.env,
+        stdio: ['ignore', out, out],
+        detached: GROUPS,
+      });
+    } catch (err) {
+      // Synchronous failures (a log file that cannot be opened, a bad cwd type) are paced like crashes.
+      queueMicrotask(() => this.#ended(child, null, null, null, err));
+      child.proc = null;
+      return;
+    } finally {
+      // The child holds its own copy of the descriptor from here on.
+      if (logFd !== undefined) closeSync(logFd);
+    }
+    child.proc = proc;
+    child.pid = proc.pid ?? null;
+    proc.once('exit', (code, signal) => this.#ended(child, proc, code, signal));
+    proc.on('error', (err) => {
+      // 'error' without a pid is a failed spawn (ENOENT, EACCES); with one it is a failed kill or IPC, not an exit.
+      if (proc.pid === undefined) this.#ended(child, proc, null, null, err);
+      else klog.warning(`Supervised process error: ${err.message}`, { name: spec.name, pid: proc.pid });
+    });
+    if (proc.pid !== undefined) {
+      klog.info('Started supervised process', { name: spec.name, pid: proc.pid, restarts: child.restarts });
+      this.#emit('start', { name: spec.name, pid: proc.pid, restarts: child.restarts });
+    }
+  }
+
+  #ended(child: Child, proc: ChildProcess | null, code: number | null, signal: NodeJS.Signals | null, error?: unknown): void {
+    // Exactly one end per process: 'exit' and 'error' may both fire for a failed spawn.
+    if (child.proc !== proc || (child.state !== 'running' && child.state !== 'stopping')) return;
+    const now = this.#now();
+    const pid = child.pid;
+    const uptimeMs = now - child.startedAt;
+    child.proc = null;
+    child.pid = null;
+    if (child.killTimer) clearTimeout(child.killTimer);
+    child.killTimer = null;
+    child.killAt = null;
+
+    const outcome: RunOutcome = child.state === 'stopping' || this.#stopping ? 'stopped' : error === undefined && code === 0 ? 'clean' : 'crash';
+    const errorText = error === undefined ? undefined : error instanceof Error ? error.message : String(error);
+    if (outcome === 'crash') child.crashes++;
+    let nextDelayMs: number | null = null;
+    if (outcome !== 'stopped') {
+      const decision = child.backoff.afterExit(outcome, uptimeMs, now);
+      const restart = child.spec.restart === 'always' || (child.spec.restart === 'on-failure' && outcome === 'crash');
+      if (restart) nextDelayMs = decision.delayMs;
+      if (decision.crashLooping && outcome === 'crash' && decision.consecutiveCrashes === child.backoff.options.crashLoopThreshold) {
+        klog.warning('Supervised process is crash-looping, restarting it at the maximum backoff from now on', {
+          name: child.spec.name,
+          consecutiveCrashes: decision.consecutiveCrashes,
+          backoffMs: child.backoff.options.maxMs,
+        });
+      }
+      if (decision.throttled && restart) {
+        klog.warning('Supervised process exits cleanly too often, delaying its restart', { name: child.spec.name, delayMs: decision.delayMs });
+      }
+    }
+    child.lastExit = { code, signal, outcome, uptimeMs, at: this.#wallClock(), ...(errorText !== undefined ? { error: errorText } : {}) };
+    child.state = nextDelayMs !== null ? 'backoff' : outcome === 'stopped' ? 'stopped' : 'exited';
+
+    const kv = { name: child.spec.name, pid, code, signal, uptimeMs: Math.round(uptimeMs), restartInMs: nextDelayMs };
+    if (outcome === 'crash') klog.warning(errorText !== undefined ? `Supervised process failed to start: ${errorText}` : 'Supervised process crashed', kv);
+    else klog.info(outcome === 'clean' ? 'Supervised process exited cleanly' : 'Supervised process stopped', kv);
+
+    this.#emit('exit', {
+      name: child.spec.name,
+      pid,
+      code,
+      signal,
+      outcome,
+      uptimeMs,
+      restarts: child.restarts,
+      crashes: child.crashes,
+      consecutiveCrashes: child.backoff.consecutiveCrashes,
+      crashLooping: child.backoff.crashLooping,
+      nextDelayMs,
+      ...(errorText !== undefined ? { error: errorText } : {}),
+    });
+
+    // A listener may have called stop(), which turned this child's backoff into 'stopped'.
+    if (child.state === 'backoff' && nextDelayMs !== null && !this.#stopping) {
+      if (nextDelayMs === 0) {
+        this.#spawn(child);
+      } else {
+        child.restartAt = now + nextDelayMs;
+        child.restartTimer = setTimeout(() => {
+          child.restartTimer = null;
+          child.restartAt = null;
+          if (child.state === 'backoff' && !this.#stopping) this.#spawn(child);
+        }, nextDelayMs);
+      }
+    }
+    this.#settle();
+  }
+
+  #signal(child: Child, signal: NodeJS.Signals): void {
+    const pid = child.pid;
+    if (pid === null) return;
+    try {
+      process.kill(GROUPS ? -pid : pid, signal);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') klog.warning(`Cannot signal supervised process group: ${(err as Error).message}`, { name: child.spec.name, pid });
+    }
+    // The group may already be gone while the leader is not yet reaped; signal the leader itself.
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Exited already: its 'exit' event will follow.
+    }
+  }
+
+  #busy(): boolean {
+    for (const c of this.#children.values()) if (c.proc !== null || c.state === 'backoff' || c.state === 'running') return true;
+    return false;
+  }
+
+  #settle(): void {
+    if (this.#busy()) return;
+    if (this.#stopping) {
+      if (this.#exitHook) process.off('exit', this.#onProcessExit);
+      this.#exitHook = false;
+      const waiters = this.#drainWaiters;
+      this.#drainWaiters = [];
+      for (const resolve of waiters) resolve();
+    } else if (this.#started) {
+      this.#emit('idle', {});
+    }
+  }
+
+  #drained(): Promise<void> {
+    if (!this.#busy()) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+}

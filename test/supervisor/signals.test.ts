@@ -1,0 +1,166 @@
+// Signal forwarding: the handler's contract against a stand-in process, then a real supervising process that
+// is sent SIGINT/SIGTERM and must exit 0 leaving none of its children behind.
+
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { installSignalForwarding } from '../../src/supervisor/signals.js';
+import { captureLogs, isAlive, isRunning, killIfAlive, waitFor } from './helpers.js';
+
+captureLogs();
+const fixture = fileURLToPath(new URL('./fixtures/forwarding.js', import.meta.url));
+const dirs: string[] = [];
+const started = new Set<number>();
+
+after(() => {
+  // Only processes these tests started: the fixtures and the children whose pids they wrote down.
+  for (const pid of started) killIfAlive(pid);
+  for (const d of dirs) {
+    for (const name of ['server', 'agent']) {
+      const f = join(d, `${name}.pid`);
+      if (existsSync(f)) killIfAlive(Number(readFileSync(f, 'utf8')) || null);
+    }
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+class FakeSupervisor {
+  readonly calls: [NodeJS.Signals, number][] = [];
+  release!: () => void;
+  stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+    this.calls.push([signal, graceMs]);
+    return new Promise((resolve) => {
+      if (this.calls.length === 1) this.release = resolve;
+      else resolve();
+    });
+  }
+}
+
+describe('installSignalForwarding', () => {
+  it('stops with the received signal, escalates a second one to SIGKILL, resolves when the stop completes', async () => {
+    const proc = new EventEmitter();
+    const sup = new FakeSupervisor();
+    const fwd = installSignalForwarding(sup, proc, { graceMs: 1234 });
+    let resolved: NodeJS.Signals | null = null;
+    void fwd.stopped.then((s) => (resolved = s));
+    proc.emit('SIGINT', 'SIGINT');
+    assert.deepEqual(sup.calls, [['SIGINT', 1234]]);
+    proc.emit('SIGINT', 'SIGINT');
+    proc.emit('SIGTERM', 'SIGTERM');
+    assert.deepEqual(sup.calls, [
+      ['SIGINT', 1234],
+      ['SIGKILL', 0],
+    ]);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(resolved, null, 'not before every child is gone');
+    sup.release();
+    assert.equal(await fwd.stopped, 'SIGINT');
+    assert.equal(proc.listenerCount('SIGINT'), 1, 'handlers stay until disposed, so a late Ctrl-C is harmless');
+    fwd.dispose();
+    assert.equal(proc.listenerCount('SIGINT'), 0);
+    assert.equal(proc.listenerCount('SIGTERM'), 0);
+  });
+});
+
+interface FixtureRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  events: Record<string, unknown>[];
+  childPids: number[];
+  stopMs: number;
+}
+
+/** Runs the fixture until its two children are ready, sends `signals` (the next one after `betweenMs`), awaits its exit. */
+async function runFixture(mode: 'plain' | 'stubborn', graceMs: number, signals: NodeJS.Signals[], betweenMs = 0): Promise<FixtureRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'dkc-forwarding-'));
+  dirs.push(dir);
+  const p = spawn(process.execPath, [fixture, dir, mode, String(graceMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (p.pid) started.add(p.pid);
+  const events: Record<string, unknown>[] = [];
+  let buf = '';
+  let stderr = '';
+  p.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buf += chunk;
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      events.push(JSON.parse(buf.slice(0, i)) as Record<string, unknown>);
+      buf = buf.slice(i + 1);
+    }
+  });
+  p.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    if (stderr.length < 100_000) stderr += chunk;
+  });
+  // 'exit', not 'close': a leaked child would hold the pipes open, and that must fail an assertion, not hang.
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => p.once('exit', (code, sig) => resolve([code, sig])));
+  const pidFiles = ['server', 'agent'].map((n) => join(dir, `${n}.pid`));
+  await waitFor(() => events.filter((e) => e['event'] === 'child-ready').length === 2 && pidFiles.every(existsSync), 'both children ready', 15_000);
+  const childPids = pidFiles.map((f) => Number(readFileSync(f, 'utf8')));
+  for (const pid of childPids) assert.ok(isAlive(pid), `child ${pid} runs`);
+  const t0 = performance.now();
+  for (const [i, sig] of signals.entries()) {
+    if (i > 0) {
+      await waitFor(() => stderr.includes('Received signal'), 'the first signal to be handled', 5000);
+      await new Promise((r) => setTimeout(r, betweenMs));
+    }
+    p.kill(sig);
+  }
+  const timeout = setTimeout(() => p.kill('SIGKILL'), 20_000);
+  const [code, signal] = await exited;
+  clearTimeout(timeout);
+  const stopMs = performance.now() - t0;
+  if (code !== 0) process.stderr.write(stderr);
+  return { code, signal, events, childPids, stopMs };
+}
+
+describe('a supervising process under signal forwarding', () => {
+  it('exits 0 on SIGINT and leaves no child behind', async (t) => {
+    const run = await runFixture('plain', 10_000, ['SIGINT']);
+    assert.equal(run.signal, null);
+    assert.equal(run.code, 0);
+    for (const pid of run.childPids) assert.throws(() => process.kill(pid, 0), /ESRCH/, `child ${pid} is gone`);
+    const exits = run.events.filter((e) => e['event'] === 'exit');
+    assert.deepEqual(exits.map((e) => [e['signal'], e['outcome']]), [
+      ['SIGINT', 'stopped'],
+      ['SIGINT', 'stopped'],
+    ]);
+    assert.deepEqual(run.events.at(-1), { event: 'stopped', signal: 'SIGINT' });
+    assert.equal(run.events.filter((e) => e['event'] === 'start').length, 2, 'nothing restarted during the stop');
+    t.diagnostic(`SIGINT → supervisor exited 0 after ${run.stopMs.toFixed(1)} ms`);
+  });
+
+  it('exits 0 on SIGTERM too', async () => {
+    const run = await runFixture('plain', 10_000, ['SIGTERM']);
+    assert.equal(run.code, 0);
+    for (const pid of run.childPids) assert.ok(!isAlive(pid), `child ${pid} is gone`);
+    assert.deepEqual(run.events.at(-1), { event: 'stopped', signal: 'SIGTERM' });
+  });
+
+  it('a second Ctrl-C kills children that ignore the first, without waiting out the grace period', async (t) => {
+    const run = await runFixture('stubborn', 60_000, ['SIGINT', 'SIGINT'], 100);
+    assert.equal(run.code, 0);
+    for (const pid of run.childPids) assert.ok(!isAlive(pid), `child ${pid} is gone`);
+    const exits = run.events.filter((e) => e['event'] === 'exit');
+    assert.deepEqual(exits.map((e) => e['signal']), ['SIGKILL', 'SIGKILL']);
+    assert.ok(run.stopMs < 10_000, `stopped in ${run.stopMs.toFixed(0)} ms, far below the 60 s grace period`);
+    t.diagnostic(`SIGINT, SIGINT 100 ms later → supervisor exited 0 after ${run.stopMs.toFixed(1)} ms`);
+  });
+
+  it('a supervising process that dies of an uncaught exception takes its children with it', async () => {
+    const run = await runFixture('plain', 10_000, ['SIGUSR2']);
+    assert.equal(run.code, 1);
+    // The children were SIGKILLed from the dying process's exit hook; they are gone or about to be reaped.
+    for (const pid of run.childPids) await waitFor(() => !isRunning(pid), `child ${pid} to be gone`, 5000);
+  });
+
+  it('without a second Ctrl-C, children that ignore the signal are killed after the grace period', async (t) => {
+    const run = await runFixture('stubborn', 400, ['SIGINT']);
+    assert.equal(run.code, 0);
+    for (const pid of run.childPids) assert.ok(!isAlive(pid), `child ${pid} is gone`);
+    assert.ok(run.stopMs >= 400, `stopped after ${run.stopMs.toFixed(0)} ms`);
+    t.diagnostic(`SIGINT to stubborn children, grace 400 ms → supervisor exited 0 after ${run.stopMs.toFixed(1)} ms`);
+  });
+});
