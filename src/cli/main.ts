@@ -3,16 +3,27 @@
 
 import { Command, CommanderError } from 'commander';
 import { registerServerCommand } from './server.js';
+import { registerConfigCommands } from './config.js';
 
 export class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<void> {
+  // The agent takes the kubelet's flag names, parsed by its own flag table rather than by commander.
+  if (argv[0] === 'agent' && argv[1] !== '--help' && argv[1] !== '-h') {
+    const { runAgentCommand } = await import('../agent/agent.js');
+    return runAgentCommand(argv.slice(1));
+  }
   const program = new Command('dkc')
     .description('dynamic kubelet configuration: control plane, node agent and operator workflow')
     .showHelpAfterError(false)
     .exitOverride();
   program.configureOutput({ outputError: (str, write) => write(str.split('\n')[0] + '\n') });
   registerServerCommand(program);
+  registerConfigCommands(program);
+  program
+    .command('agent')
+    .description('run the node agent (kubelet flag names: --kubeconfig, --config, --dynamic-config-dir, --hostname-override, …)')
+    .allowUnknownOption();
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -1,0 +1,242 @@
+// The node agent's lifecycle, the kubelet's in small: build the local config (defaults ← --config ← flags), let the
+// dynamic config controller choose the config to run, start the node's listeners, register the Node and keep its
+// status and Lease current, and hand the controller its API client. The agent never changes config in place: to run
+// a new one it stops, and `dkc agent` exits 0 so that its supervisor starts it again. `runAgent` is the in-process
+// form (start → stop), which `dkc agent` wraps.
+
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { configureLogging, klog } from '../util/klog.js';
+import {
+  effectiveConfig,
+  toConfigzJSON,
+  validateStartup,
+  type ConfigSource,
+  type EffectiveConfigSuccess,
+  type KubeletConfiguration,
+} from '../kubeletconfig/index.js';
+import { RestClient } from '../client/index.js';
+import { parseAgentFlags, type AgentFlags } from './flags.js';
+import {
+  computeAllocatable,
+  computeCapacity,
+  createEventDirectly,
+  createMetricsRegistry,
+  defaultNodeIP,
+  EventRecorder,
+  eventRateLimits,
+  gauge,
+  hostCapacity,
+  hostname,
+  kubeAPIRateLimiter,
+  LeaseRenewer,
+  mergeCapacity,
+  nodeReference,
+  NodeStatusReporter,
+  parseCapacityFlag,
+  readHostSystemInfo,
+  registerNode,
+  startAgentServers,
+  statusSource,
+  type AgentServers,
+  type MetricsRegistry,
+} from './node/index.js';
+import { DynamicConfigController, type CheckpointPayload } from './dynamicconfig/controller.js';
+import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
+import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
+import type { ConfigGauges } from './dynamicconfig/status.js';
+
+export class AgentStartError extends Error {
+  readonly code = 'agent-start-failed';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentStartError';
+  }
+}
+
+export type AgentExit = 'restart' | 'stopped';
+
+export interface RunningAgent {
+  nodeName: string;
+  config: KubeletConfiguration;
+  servers: AgentServers;
+  /** Resolves when the agent has stopped: 'restart' when it stopped to run a new config. */
+  done: Promise<AgentExit>;
+  stop(): Promise<void>;
+}
+
+function configGauges(registry: MetricsRegistry): ConfigGauges {
+  const labels = ['node_config_source', 'node_config_uid', 'node_config_resource_version', 'node_config_kubelet_key'];
+  const vec = (name: string, help: string) => {
+    const g = gauge(registry, name, help, labels);
+    return { set: (l: Record<string, string>, v: number) => g.set(l, v), reset: () => g.reset() };
+  };
+  const err = gauge(registry, 'kubelet_node_config_error', 'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.');
+  return {
+    assigned: vec('kubelet_node_config_assigned', "The node's understanding of intended config. The count is always 1."),
+    active: vec('kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.'),
+    lastKnownGood: vec('kubelet_node_config_last_known_good', 'The config source the node will fall back to when it encounters certain errors. The count is always 1.'),
+    error: { set: (v: number) => err.set(v) },
+  };
+}
+
+async function readLocalConfig(flags: AgentFlags): Promise<ConfigSource | undefined> {
+  if (!flags.config) return undefined;
+  const path = resolve(flags.config);
+  try {
+    return { bytes: await readFile(path), dir: dirname(path), name: flags.config };
+  } catch (err) {
+    throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
+  const flags = parseAgentFlags(argv);
+  configureLogging({ verbosity: flags.verbosity });
+  const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
+  const file = await readLocalConfig(flags);
+
+  const local = effectiveConfig({ ...(file ? { file } : {}), flags: flags.kubelet });
+  if (!local.ok) {
+    throw new AgentStartError(`failed to validate the local kubelet configuration (${local.layer}): ${local.errors.join('; ')}`);
+  }
+  let chosen: EffectiveConfigSuccess = local;
+  const registry = createMetricsRegistry();
+
+  let controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
+  if (flags.dynamicConfigDir) {
+    if (!local.featureGates.enabled('DynamicKubeletConfig')) {
+      throw new AgentStartError('the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag');
+    }
+    const evaluate = (payload: CheckpointPayload): LoadOutcome<EffectiveConfigSuccess> => {
+      const r = effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
+      if (!r.ok) {
+        const reason = r.layer !== 'dynamic' ? InternalError : r.stage === 'decode' ? LoadError : r.stage === 'validation' ? ValidateError : InternalError;
+        return { ok: false, reason, detail: r.errors.join('; ') };
+      }
+      const startup = validateStartup(r.config, { featureGates: r.featureGates });
+      if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; ') };
+      return { ok: true, config: r };
+    };
+    controller = new DynamicConfigController<EffectiveConfigSuccess>({
+      dynamicConfigDir: resolve(flags.dynamicConfigDir),
+      nodeName,
+      trialMs: flags.trialMs,
+      crashLoopThreshold: flags.crashLoopThreshold,
+      evaluate,
+      gauges: configGauges(registry),
+    });
+    try {
+      const boot = await controller.bootstrap();
+      if (boot.config) chosen = boot.config;
+    } catch (err) {
+      throw new AgentStartError((err as Error).message, { cause: err });
+    }
+  }
+
+  const config = chosen.config;
+  configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
+  const startup = validateStartup(config, { featureGates: chosen.featureGates });
+  if (startup.errors.length) throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+
+  const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
+  // The running config never changes in place, so its /configz body is rendered once.
+  const configz = toConfigzJSON(config);
+  let servers: AgentServers;
+  try {
+    servers = await startAgentServers({
+      config,
+      certDir: flags.certDir ?? join(flags.dynamicConfigDir ? resolve(flags.dynamicConfigDir, '..') : process.cwd(), 'pki'),
+      nodeName,
+      nodeIPs: [nodeIP],
+      configz: () => configz,
+      healthz: () => ({ ok: true }),
+      metrics: registry,
+    });
+  } catch (err) {
+    throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
+  }
+  klog.info(`serving on https://${config.address}:${servers.ports.https}`, { node: nodeName });
+  await controller?.markHealthy();
+
+  let resolveDone!: (e: AgentExit) => void;
+  const done = new Promise<AgentExit>((r) => (resolveDone = r));
+  const abort = new AbortController();
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let stopping = false;
+  const stopAll = async (why: AgentExit) => {
+    if (stopping) return;
+    stopping = true;
+    abort.abort();
+    controller?.stop();
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        klog.warning(`shutdown: ${(err as Error).message}`);
+      }
+    }
+    await servers.stop();
+    resolveDone(why);
+  };
+
+  if (flags.kubeconfig) {
+    const client = await RestClient.fromKubeconfig(flags.kubeconfig, { rateLimiter: kubeAPIRateLimiter(config) });
+    cleanups.push(() => client.close());
+    const recorder = new EventRecorder({ client, host: nodeName, ...eventRateLimits(config) });
+    cleanups.push(() => recorder.stop());
+    const machine = mergeCapacity(await hostCapacity(), flags.capacity ? parseCapacityFlag(flags.capacity) : undefined);
+    const capacity = computeCapacity(machine, config);
+    const allocatable = computeAllocatable(capacity, config);
+    const system = await readHostSystemInfo();
+    const source = statusSource({ config: { port: servers.ports.https }, capacity, allocatable, nodeIP, hostname: nodeName, system });
+    const reporter = new NodeStatusReporter({ client, nodeName, config, status: source, recorder });
+    cleanups.push(() => reporter.stop());
+    void (async () => {
+      try {
+        const node = flags.registerNode
+          ? await registerNode(client, { nodeName, labels: flags.nodeLabels, signal: abort.signal, status: source(new Date(), undefined) })
+          : undefined;
+        if (stopping) return;
+        reporter.start();
+        const lease = new LeaseRenewer({ client, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
+        lease.start();
+        cleanups.push(() => lease.stop());
+        controller?.startSync({
+          client,
+          emitEvent: async (message) => {
+            await createEventDirectly(client, { involvedObject: nodeReference(nodeName), type: 'Normal', reason: 'KubeletConfigChanged', message, host: nodeName });
+          },
+          exit: () => stopAll('restart'),
+        });
+      } catch (err) {
+        if (!stopping) klog.error(`node registration failed: ${(err as Error).message}`);
+      }
+    })();
+  } else {
+    klog.warning('no --kubeconfig: running standalone, without the API server');
+  }
+
+  return { nodeName, config, servers, done, stop: () => stopAll('stopped') };
+}
+
+/** `dkc agent`: run until stopped; exit 0 to restart for a new config, 1 when the agent cannot start. */
+export async function runAgentCommand(argv: readonly string[]): Promise<void> {
+  let agent: RunningAgent;
+  try {
+    agent = await runAgent(argv);
+  } catch (err) {
+    klog.error((err as Error).message);
+    process.stderr.write(`dkc agent: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const onSignal = (sig: string) => {
+    klog.info(`received ${sig}, shutting down`);
+    void agent.stop();
+  };
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  const why = await agent.done;
+  klog.info(why === 'restart' ? 'exiting to restart with the new config' : 'stopped');
+  process.exit(0);
+}

@@ -1,0 +1,529 @@
+// The node's checkpoint store: what the agent downloaded, what it was told to run, and what it falls
+// back to, kept under `<dynamic-config-dir>/store` in upstream's exact layout so an operator's tooling and
+// habits carry over:
+//
+//   store/meta/assigned            SerializedNodeConfigSource YAML, or empty for the local config
+//   store/meta/last-known-good     same format
+//   store/checkpoints/<UID>/<RV>/  one file per key of the ConfigMap's data
+//
+// Every write is atomic (a reader sees the old state or the new one, also after a crash at any instant);
+// checkpoints are written once and never rewritten. Error texts are upstream's, so `Node.status.config`
+// and the logs read the same as a kubelet's.
+
+import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '../../util/atomicfile.js';
+import { StartLedger, START_RECORD_FILE } from './crashloop.js';
+import { apiPath, describeSource, parseSource, serializeSource, type MaybeSource, type NodeConfigSource } from './source.js';
+
+export const STORE_DIR = 'store';
+export const META_DIR = 'meta';
+export const ASSIGNED_FILE = 'assigned';
+export const LAST_KNOWN_GOOD_FILE = 'last-known-good';
+export const CHECKPOINTS_DIR = 'checkpoints';
+
+const DIR_MODE = 0o755;
+const RECORD_MODE = 0o644;
+// Checkpoint files are created as Go's os.Create does (0666 less the umask).
+const CHECKPOINT_FILE_MODE = 0o666;
+// Upstream's temp-dir prefix; also what the initialize() sweep recognises as a crashed save.
+const TMP_TAG = 'tmp_';
+// util/atomicfile's temp files are dot-prefixed and carry this marker.
+const ATOMIC_TEMP_FILE = /^\..+\.tmp-/;
+
+export const CheckpointErrorCodes = {
+  /** A source without UID or ResourceVersion where one is needed to name a checkpoint. */
+  AmbiguousSource: 'CHECKPOINT_AMBIGUOUS_SOURCE',
+  /** A UID or ResourceVersion that cannot be used as one path component (`/`, `.`, `..`, NUL). */
+  InvalidPath: 'CHECKPOINT_INVALID_PATH',
+  /** A data key that cannot be a file name in a checkpoint. */
+  InvalidFileKey: 'CHECKPOINT_INVALID_FILE_KEY',
+  /** Something other than a directory where the store expects one. */
+  NotDirectory: 'CHECKPOINT_NOT_DIRECTORY',
+  /** Something other than a regular file where the store expects a record. */
+  NotRegularFile: 'CHECKPOINT_NOT_REGULAR_FILE',
+  /** No checkpoint directory for the source's UID and ResourceVersion. */
+  NotFound: 'CHECKPOINT_NOT_FOUND',
+  /** The kubelet config file in the checkpoint could not be read. */
+  Read: 'CHECKPOINT_READ',
+  /** The kubelet config file in the checkpoint is zero bytes long. */
+  Empty: 'CHECKPOINT_EMPTY',
+  /** meta/assigned or meta/last-known-good could not be read or decoded. */
+  Record: 'CHECKPOINT_RECORD',
+  /** reset() could not clear a record. */
+  Reset: 'CHECKPOINT_RESET',
+  /** Any other filesystem failure. */
+  IO: 'CHECKPOINT_IO',
+} as const;
+
+export type CheckpointErrorCode = (typeof CheckpointErrorCodes)[keyof typeof CheckpointErrorCodes];
+
+export class CheckpointError extends Error {
+  readonly code: CheckpointErrorCode;
+  constructor(code: CheckpointErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CheckpointError';
+    this.code = code;
+  }
+}
+
+/** What a successful download hands to save(): the ConfigMap's identity and its `data` map. */
+export interface CheckpointPayload {
+  uid: string;
+  resourceVersion: string;
+  files: Record<string, string>;
+}
+
+export interface LoadedCheckpoint {
+  /** The kubelet config file's content. */
+  bytes: Uint8Array;
+  /** The checkpoint directory; relative paths in the config resolve against it. */
+  dir: string;
+  /** The kubelet config file's path. */
+  path: string;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Go's renderings of filesystem failures, since upstream's messages embed them.
+
+/** strconv.Quote for the strings these messages quote (paths, file keys). */
+function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += '\\' + ch;
+    else if (cp >= 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp < 0xa0) && !(cp >= 0xd800 && cp <= 0xdfff)) out += ch;
+    else if (cp === 0x0a) out += '\\n';
+    else if (cp === 0x09) out += '\\t';
+    else if (cp === 0x0d) out += '\\r';
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
+    else out += cp <= 0xff ? '\\x' + cp.toString(16).padStart(2, '0') : '\\u' + cp.toString(16).padStart(4, '0');
+  }
+  return out + '"';
+}
+
+// Go's syscall.Errno texts where they differ from (or are missing in) libuv's.
+const ERRNO_TEXT: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'not a directory',
+  EISDIR: 'is a directory',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
+  EEXIST: 'file exists',
+  ENOTEMPTY: 'directory not empty',
+  ENOSPC: 'no space left on device',
+  EROFS: 'read-only file system',
+  EIO: 'input/output error',
+  EMFILE: 'too many open files',
+  EDQUOT: 'disk quota exceeded',
+  EXDEV: 'invalid cross-device link',
+  // Node refuses some paths (a NUL byte) before the kernel sees them; Go gets EINVAL for the same.
+  ERR_INVALID_ARG_VALUE: 'invalid argument',
+};
+
+function errnoCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
+}
+
+/** os.PathError's text: `<op> <path>: <errno text>`, the op taken from the failed syscall. */
+function goPathError(e: unknown, path: string, op: string): string {
+  if (e instanceof CheckpointError) return e.message;
+  const code = errnoCode(e);
+  const syscall = typeof e === 'object' && e !== null ? (e as { syscall?: unknown }).syscall : undefined;
+  const realOp = syscall === 'scandir' ? 'open' : typeof syscall === 'string' ? syscall : op;
+  const text = (code && ERRNO_TEXT[code]) ?? (e instanceof Error ? e.message : String(e));
+  return `${realOp} ${path}: ${text}`;
+}
+
+function ioError(e: unknown, path: string, op: string): CheckpointError {
+  if (e instanceof CheckpointError) return e;
+  return new CheckpointError(CheckpointErrorCodes.IO, goPathError(e, path, op), { cause: e });
+}
+
+/** FileMode.String() of Go, for "expected dir at …, but mode is …". */
+function goModeString(st: Stats): string {
+  const fmt = st.mode & 0o170000;
+  let out = '';
+  if (fmt === 0o040000) out += 'd';
+  if (fmt === 0o120000) out += 'L';
+  if (fmt === 0o060000 || fmt === 0o020000) out += 'D';
+  if (fmt === 0o010000) out += 'p';
+  if (fmt === 0o140000) out += 'S';
+  if (st.mode & 0o4000) out += 'u';
+  if (st.mode & 0o2000) out += 'g';
+  if (fmt === 0o020000) out += 'c';
+  if (st.mode & 0o1000) out += 't';
+  if (out === '') out = '-';
+  const rwx = 'rwxrwxrwx';
+  for (let i = 0; i < 9; i++) out += st.mode & (1 << (8 - i)) ? rwx[i] : '-';
+  return out;
+}
+
+async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** utilfiles.DirExists: true for a directory, false when nothing is there, an error for anything else. */
+async function dirExists(path: string): Promise<boolean> {
+  let st: Stats | undefined;
+  try {
+    st = await statOrUndefined(path);
+  } catch (e) {
+    throw ioError(e, path, 'stat');
+  }
+  if (st === undefined) return false;
+  if (st.isDirectory()) return true;
+  throw new CheckpointError(CheckpointErrorCodes.NotDirectory, `expected dir at ${goQuote(path)}, but mode is ${goQuote(goModeString(st))}`);
+}
+
+/** Makes a directory's entries (a rename, a new child) durable. */
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    throw ioError(e, dir, 'sync');
+  }
+}
+
+/** Creates `path` (and parents) unless a directory is already there; true if it had to be created. */
+async function ensureDir(path: string): Promise<boolean> {
+  if (await dirExists(path)) return false;
+  try {
+    await mkdir(path, { recursive: true, mode: DIR_MODE });
+  } catch (e) {
+    throw ioError(e, path, 'mkdir');
+  }
+  return true;
+}
+
+/** utilfiles.EnsureFile: an existing regular file is left alone; a missing one is created empty. */
+async function ensureFile(path: string): Promise<void> {
+  let st: Stats | undefined;
+  try {
+    st = await statOrUndefined(path);
+  } catch (e) {
+    throw ioError(e, path, 'stat');
+  }
+  if (st !== undefined) {
+    if (st.isFile()) return;
+    throw new CheckpointError(CheckpointErrorCodes.NotRegularFile, `expected regular file at ${goQuote(path)}, but mode is ${goQuote(goModeString(st))}`);
+  }
+  try {
+    const fh = await open(path, 'wx', RECORD_MODE);
+    await fh.close();
+  } catch (e) {
+    // Someone created it between the stat and the open: it exists, which is all we want.
+    if (errnoCode(e) !== 'EEXIST') throw ioError(e, path, 'open');
+  }
+}
+
+/** Go's filepath.Base on a Unix path. */
+function goBase(p: string): string {
+  if (p === '') return '.';
+  const trimmed = p.replace(/\/+$/, '');
+  if (trimmed === '') return '/';
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+/** utilfiles.WriteTempDir's checks on data keys, in upstream's order and words. */
+function validateFileKey(name: string): void {
+  const fail = (msg: string) => new CheckpointError(CheckpointErrorCodes.InvalidFileKey, msg);
+  if (name === '') throw fail(`invalid file key: must not be empty: ${goQuote(name)}`);
+  if (name !== goBase(name)) throw fail(`invalid file key ${goQuote(name)}, only base names are allowed`);
+  if (name === '.' || name === '..') throw fail(`invalid file key, may not be '.' or '..'`);
+  if (Buffer.byteLength(name, 'utf8') > 255) throw fail(`invalid file key ${goQuote(name)}, must be less than 255 characters`);
+}
+
+/** A UID or ResourceVersion must stay one directory level: the API never produces others, but disk can. */
+function checkComponent(value: string): void {
+  if (value === '.' || value === '..' || value.includes('/') || value.includes('\0')) {
+    throw new CheckpointError(CheckpointErrorCodes.InvalidPath, `invalid checkpoint path component ${goQuote(value)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export class CheckpointStore {
+  /** `<dynamic-config-dir>/store`. */
+  readonly dir: string;
+  readonly metaDir: string;
+  readonly checkpointsDir: string;
+  readonly assignedPath: string;
+  readonly lastKnownGoodPath: string;
+  private readonly ledger: StartLedger;
+
+  /** `dynamicConfigDir` is the --dynamic-config-dir value; a relative one resolves against the cwd, as filepath.Abs does. */
+  constructor(dynamicConfigDir: string) {
+    this.dir = join(resolve(dynamicConfigDir), STORE_DIR);
+    this.metaDir = join(this.dir, META_DIR);
+    this.checkpointsDir = join(this.dir, CHECKPOINTS_DIR);
+    this.assignedPath = join(this.metaDir, ASSIGNED_FILE);
+    this.lastKnownGoodPath = join(this.metaDir, LAST_KNOWN_GOOD_FILE);
+    this.ledger = new StartLedger(join(this.metaDir, START_RECORD_FILE));
+  }
+
+  /** `checkpoints/<uid>/<resourceVersion>`. */
+  checkpointPath(uid: string, resourceVersion: string): string {
+    checkComponent(uid);
+    checkComponent(resourceVersion);
+    return join(this.checkpointsDir, uid, resourceVersion);
+  }
+
+  /**
+   * Creates whatever of the layout is missing, leaving existing content untouched, then removes the
+   * temp files and directories a crash mid-write can leave behind (nothing reads them, but they would
+   * accumulate over many crashes).
+   */
+  async initialize(): Promise<void> {
+    await ensureDir(this.dir);
+    await ensureDir(this.metaDir);
+    await ensureFile(this.assignedPath);
+    await ensureFile(this.lastKnownGoodPath);
+    await ensureDir(this.checkpointsDir);
+    await this.sweepTemporaries();
+  }
+
+  private async sweepTemporaries(): Promise<void> {
+    const metaEntries = await readdir(this.metaDir).catch((e: unknown) => {
+      throw ioError(e, this.metaDir, 'open');
+    });
+    await Promise.all(
+      metaEntries.filter((n) => ATOMIC_TEMP_FILE.test(n)).map((n) => unlink(join(this.metaDir, n)).catch(() => undefined)),
+    );
+    const uids = await readdir(this.checkpointsDir, { withFileTypes: true }).catch((e: unknown) => {
+      throw ioError(e, this.checkpointsDir, 'open');
+    });
+    await Promise.all(
+      uids
+        .filter((d) => d.isDirectory())
+        .map(async (d) => {
+          const uidDir = join(this.checkpointsDir, d.name);
+          const entries = await readdir(uidDir).catch(() => [] as string[]);
+          await Promise.all(
+            entries.filter((n) => n.startsWith(TMP_TAG)).map((n) => rm(join(uidDir, n), { recursive: true, force: true }).catch(() => undefined)),
+          );
+        }),
+    );
+  }
+
+  /** Whether `checkpoints/<UID>/<RV>` exists for the source; UID and ResourceVersion must be set. */
+  async exists(src: NodeConfigSource): Promise<boolean> {
+    const cm = src.configMap;
+    const sourceText = describeSource(src);
+    const fail = (code: CheckpointErrorCode, detail: string, cause?: unknown) =>
+      new CheckpointError(
+        code,
+        `failed to determine whether checkpoint exists for source ${sourceText} exists, error: ${detail}`,
+        cause === undefined ? undefined : { cause },
+      );
+    if (!cm?.uid) throw fail(CheckpointErrorCodes.AmbiguousSource, 'empty UID is ambiguous');
+    if (!cm.resourceVersion) throw fail(CheckpointErrorCodes.AmbiguousSource, 'empty ResourceVersion is ambiguous');
+    try {
+      return await dirExists(this.checkpointPath(cm.uid, cm.resourceVersion));
+    } catch (e) {
+      const inner = e instanceof CheckpointError ? e : undefined;
+      throw fail(inner?.code ?? CheckpointErrorCodes.IO, inner?.message ?? String(e), e);
+    }
+  }
+
+  /**
+   * Writes the payload as `checkpoints/<UID>/<RV>` unless that checkpoint already exists (returns false
+   * then: a checkpoint is immutable once written). The files go into a temp directory beside the target,
+   * each fsynced, then the directory is fsynced and renamed into place, so no reader ever sees a partial
+   * checkpoint. Returns true when this call wrote it.
+   */
+  async save(payload: CheckpointPayload): Promise<boolean> {
+    // Upstream refuses a UID/RV-less payload when building it, before the store looks at file names.
+    if (!payload.uid) throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty UID');
+    if (!payload.resourceVersion) {
+      throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty ResourceVersion');
+    }
+    for (const name of Object.keys(payload.files)) validateFileKey(name);
+    const target = this.checkpointPath(payload.uid, payload.resourceVersion);
+    if (await dirExists(target)) return false;
+
+    const uidDir = join(this.checkpointsDir, payload.uid);
+    // A new UID directory must itself survive a power loss, or the renamed checkpoint would vanish with it.
+    if (await ensureDir(uidDir)) await fsyncDir(this.checkpointsDir);
+
+    let tmp: string;
+    try {
+      tmp = await mkdtemp(join(uidDir, TMP_TAG + payload.resourceVersion));
+    } catch (e) {
+      throw ioError(e, uidDir, 'mkdirtemp');
+    }
+    let placed = false;
+    try {
+      for (const [name, data] of Object.entries(payload.files)) {
+        const file = join(tmp, name);
+        let fh: FileHandle;
+        try {
+          fh = await open(file, 'wx', CHECKPOINT_FILE_MODE);
+        } catch (e) {
+          throw ioError(e, file, 'open');
+        }
+        try {
+          await fh.writeFile(data, 'utf8');
+          await fh.sync();
+        } catch (e) {
+          throw ioError(e, file, 'write');
+        } finally {
+          await fh.close();
+        }
+      }
+      await fsyncDir(tmp);
+      try {
+        await rename(tmp, target);
+      } catch (e) {
+        const code = errnoCode(e);
+        // A concurrent save of the same checkpoint won the race; its content is the same ConfigMap version.
+        if ((code === 'ENOTEMPTY' || code === 'EEXIST') && (await dirExists(target))) return false;
+        throw new CheckpointError(CheckpointErrorCodes.IO, `rename ${tmp} ${target}: ${(code && ERRNO_TEXT[code]) ?? String(e)}`, { cause: e });
+      }
+      placed = true;
+      await fsyncDir(uidDir);
+      return true;
+    } finally {
+      if (!placed) await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The kubelet config file of the source's checkpoint (`checkpoints/<UID>/<RV>/<kubeletConfigKey>`),
+   * with upstream's errors for a missing checkpoint, an unreadable file and an empty one.
+   */
+  async load(src: NodeConfigSource): Promise<LoadedCheckpoint> {
+    if (!(await this.exists(src))) {
+      throw new CheckpointError(CheckpointErrorCodes.NotFound, `no checkpoint for source ${describeSource(src)}`);
+    }
+    const cm = src.configMap!;
+    const dir = this.checkpointPath(cm.uid!, cm.resourceVersion!);
+    const path = join(dir, cm.kubeletConfigKey);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(path);
+    } catch (e) {
+      throw new CheckpointError(CheckpointErrorCodes.Read, `failed to read kubelet config file ${goQuote(path)}, error: ${goPathError(e, path, 'open')}`, {
+        cause: e,
+      });
+    }
+    if (bytes.length === 0) throw new CheckpointError(CheckpointErrorCodes.Empty, `kubelet config file ${goQuote(path)} was empty`);
+    return { bytes, dir, path };
+  }
+
+  /** When meta/assigned was last written: the start of the assigned config's trial period. */
+  async assignedModified(): Promise<Date> {
+    try {
+      return (await stat(this.assignedPath)).mtime;
+    } catch (e) {
+      throw new CheckpointError(
+        CheckpointErrorCodes.IO,
+        `failed to stat ${goQuote(this.assignedPath)} while checking modification time, error: ${goPathError(e, this.assignedPath, 'stat')}`,
+        { cause: e },
+      );
+    }
+  }
+
+  assigned(): Promise<NodeConfigSource | undefined> {
+    return this.readRecord(this.assignedPath);
+  }
+
+  lastKnownGood(): Promise<NodeConfigSource | undefined> {
+    return this.readRecord(this.lastKnownGoodPath);
+  }
+
+  setAssigned(src: MaybeSource): Promise<void> {
+    return this.writeRecord(this.assignedPath, src);
+  }
+
+  setLastKnownGood(src: MaybeSource): Promise<void> {
+    return this.writeRecord(this.lastKnownGoodPath, src);
+  }
+
+  /**
+   * Back to the local config: clears last-known-good first, then assigned (upstream's order, so a crash in
+   * between never leaves a last-known-good without the assignment that produced it). Returns whether an
+   * assignment was cleared, i.e. whether the agent must restart to run its local config.
+   */
+  async reset(): Promise<boolean> {
+    const assigned = await this.assigned();
+    try {
+      await this.setLastKnownGood(undefined);
+    } catch (e) {
+      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset last-known-good UID in checkpoint store, error: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+    try {
+      await this.setAssigned(undefined);
+    } catch (e) {
+      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset assigned UID in checkpoint store, error: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+    return assigned !== undefined;
+  }
+
+  /** Crash-loop accounting (beyond upstream): one more start of `src`; returns the consecutive count. */
+  recordStart(src: MaybeSource): Promise<number> {
+    return this.ledger.recordStart(src);
+  }
+
+  /** `src` reached health; its count of unhealthy starts goes back to zero. */
+  recordHealthy(src: MaybeSource): Promise<void> {
+    return this.ledger.recordHealthy(src);
+  }
+
+  /** Consecutive starts of `src` without reaching health (zero if another source is being counted). */
+  startsWithoutHealthy(src: MaybeSource): Promise<number> {
+    return this.ledger.startsWithoutHealthy(src);
+  }
+
+  private async readRecord(path: string): Promise<NodeConfigSource | undefined> {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      throw new CheckpointError(CheckpointErrorCodes.Record, goPathError(e, path, 'open'), { cause: e });
+    }
+    try {
+      return parseSource(text);
+    } catch (e) {
+      throw new CheckpointError(CheckpointErrorCodes.Record, (e as Error).message, { cause: e });
+    }
+  }
+
+  private async writeRecord(path: string, src: MaybeSource): Promise<void> {
+    let data = '';
+    if (src != null) {
+      // apiPath() refuses a source with no known subfield before the UID/RV checks can misreport it.
+      apiPath(src);
+      if (!src.configMap!.uid) {
+        throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'failed to write RemoteConfigSource, empty UID is ambiguous');
+      }
+      if (!src.configMap!.resourceVersion) {
+        throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'failed to write RemoteConfigSource, empty ResourceVersion is ambiguous');
+      }
+      data = serializeSource(src);
+    }
+    try {
+      await writeFileAtomic(path, data, RECORD_MODE);
+    } catch (e) {
+      throw ioError(e, path, 'open');
+    }
+  }
+}

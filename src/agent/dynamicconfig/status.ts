@@ -1,0 +1,159 @@
+// The single writer of Node.status.config and of the four kubelet_node_config_* gauges (upstream's status
+// manager): a base error set at boot, a sync-error override set and cleared by the sync loop, and a publish step
+// that patches nodes/<name>/status only when something changed, updating the gauges from exactly what it published.
+
+import { klog } from '../../util/klog.js';
+import { metricLabels, type NodeConfigSource } from './source.js';
+
+export interface NodeConfigStatus {
+  assigned?: NodeConfigSource;
+  active?: NodeConfigSource;
+  lastKnownGood?: NodeConfigSource;
+  error?: string;
+}
+
+/** The gauges, as the controller registers them (prom-client Gauge-shaped). */
+export interface ConfigGauges {
+  assigned: LabelledGauge;
+  active: LabelledGauge;
+  lastKnownGood: LabelledGauge;
+  error: { set(value: number): void };
+}
+
+export interface LabelledGauge {
+  set(labels: Record<string, string>, value: number): void;
+  reset(): void;
+}
+
+export interface StatusPublisher {
+  /** Patch nodes/<name>/status with this status.config (the whole object; absent fields removed). */
+  publish(config: NodeConfigStatus): Promise<void>;
+}
+
+function logPrefix(msg: string): string {
+  return `kubelet config controller: ${msg}`;
+}
+
+export class ConfigStatusManager {
+  private status: NodeConfigStatus = {};
+  private override = '';
+  private dirty = true;
+  private lastPublished: string | undefined;
+  private publishing = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly waiters: (() => void)[] = [];
+
+  constructor(
+    private readonly gauges: ConfigGauges,
+    private readonly retryMs = 10_000,
+  ) {}
+
+  private publisher: StatusPublisher | undefined;
+
+  setAssigned(src: NodeConfigSource | undefined): void {
+    this.update({ assigned: src });
+  }
+  setActive(src: NodeConfigSource | undefined): void {
+    this.update({ active: src });
+  }
+  setLastKnownGood(src: NodeConfigSource | undefined): void {
+    this.update({ lastKnownGood: src });
+  }
+  /** The base error, set at boot. */
+  setError(err: string): void {
+    this.update({ error: err });
+  }
+  /** A sync-time error that hides the base error until cleared with ''. */
+  setErrorOverride(err: string): void {
+    if (this.override === err) return;
+    this.override = err;
+    this.markDirty();
+  }
+
+  private update(patch: Partial<NodeConfigStatus>): void {
+    this.status = { ...this.status, ...patch };
+    this.markDirty();
+  }
+
+  /** What would be published now. */
+  current(): NodeConfigStatus {
+    const out: NodeConfigStatus = {};
+    if (this.status.assigned) out.assigned = this.status.assigned;
+    if (this.status.active) out.active = this.status.active;
+    if (this.status.lastKnownGood) out.lastKnownGood = this.status.lastKnownGood;
+    const err = this.override || this.status.error || '';
+    if (err) out.error = err;
+    return out;
+  }
+
+  /** Start publishing through `publisher` (the first publish always happens, as upstream primes its dirty flag). */
+  start(publisher: StatusPublisher): void {
+    this.publisher = publisher;
+    this.markDirty();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  /** Resolves once everything marked so far has been published (or publishing is stopped). */
+  flushed(): Promise<void> {
+    if (!this.dirty && !this.publishing) return Promise.resolve();
+    return new Promise((r) => this.waiters.push(r));
+  }
+
+  private markDirty(): void {
+    this.dirty = true;
+    this.updateGauges(this.current());
+    if (this.publisher && !this.publishing && !this.stopped) {
+      if (this.retryTimer) {
+        clearTimeout(this.retryTimer);
+        this.retryTimer = undefined;
+      }
+      setImmediate(() => void this.sync());
+    }
+  }
+
+  private updateGauges(s: NodeConfigStatus): void {
+    const set = (g: LabelledGauge, src: NodeConfigSource | undefined) => {
+      try {
+        const labels = metricLabels(src);
+        g.reset();
+        g.set(labels, 1);
+      } catch (err) {
+        klog.error(logPrefix(`failed to update metrics, error: ${(err as Error).message}`));
+      }
+    };
+    set(this.gauges.assigned, s.assigned);
+    set(this.gauges.active, s.active);
+    set(this.gauges.lastKnownGood, s.lastKnownGood);
+    this.gauges.error.set(s.error ? 1 : 0);
+  }
+
+  private async sync(): Promise<void> {
+    if (!this.dirty || this.publishing || this.stopped || !this.publisher) return;
+    this.publishing = true;
+    this.dirty = false;
+    const snapshot = this.current();
+    const key = JSON.stringify(snapshot);
+    try {
+      if (key !== this.lastPublished) {
+        await this.publisher.publish(snapshot);
+        this.lastPublished = key;
+      }
+    } catch (err) {
+      klog.error(logPrefix(`failed to patch node status, error: ${(err as Error).message}`));
+      this.dirty = true;
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.sync();
+      }, this.retryMs);
+    } finally {
+      this.publishing = false;
+    }
+    if (this.dirty && !this.retryTimer) return this.sync();
+    if (!this.dirty) for (const w of this.waiters.splice(0)) w();
+  }
+}

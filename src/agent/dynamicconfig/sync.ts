@@ -1,0 +1,131 @@
+// The sync loop (upstream's configsync.go): when poked by the Node or ConfigMap informer, it reads the Node's
+// spec.configSource, downloads the referenced ConfigMap, checkpoints its payload, records it as assigned and, when
+// what should run differs from what runs, asks the agent to restart. Failures set a `failed to sync: …` override on
+// the status and retry on the next tick; a reset to local clears both records.
+
+import { klog } from '../../util/klog.js';
+import type { CheckpointStore } from './checkpoint.js';
+import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from './errors.js';
+import { describeSource, sourcesEqual, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
+import type { ConfigStatusManager } from './status.js';
+
+export interface DownloadedPayload {
+  uid: string;
+  resourceVersion: string;
+  files: Record<string, string>;
+}
+
+export interface SyncDeps {
+  store: CheckpointStore;
+  status: ConfigStatusManager;
+  /** The Node's spec.configSource from the node informer; throws when the Node is not (yet) known. */
+  nodeConfigSource(): NodeConfigSource | undefined;
+  /** The ConfigMap (from the informer cache when it holds it, else a GET); throws on failure. */
+  download(ref: ConfigMapNodeConfigSource): Promise<{ uid?: string; resourceVersion?: string; data?: Record<string, string> }>;
+  /** Emit KubeletConfigChanged and exit; `source` undefined means local. */
+  restart(source: NodeConfigSource | undefined): Promise<void>;
+  /** Retry delay after a failure (upstream: the next 10–12 s tick). */
+  retryDelayMs(): number;
+}
+
+const log = (msg: string) => klog.info(`kubelet config controller: ${msg}`);
+const logError = (msg: string) => klog.error(`kubelet config controller: ${msg}`);
+
+export class ConfigSync {
+  private poked = false;
+  private running = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: SyncDeps) {}
+
+  /** Coalescing: many pokes before a sync runs make one sync. */
+  poke(): void {
+    this.poked = true;
+    if (this.stopped || this.running) return;
+    setImmediate(() => void this.run());
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  private async run(): Promise<void> {
+    if (this.running || !this.poked || this.stopped) return;
+    this.running = true;
+    this.poked = false;
+    try {
+      await this.syncConfigSource();
+    } catch (err) {
+      this.fail(InternalError, err);
+    } finally {
+      this.running = false;
+    }
+    if (this.poked && !this.stopped && !this.retryTimer) void this.run();
+  }
+
+  private fail(reason: string, err: unknown): void {
+    const msg = err instanceof Error ? err.message : String(err);
+    logError(`${reason}, error: ${msg}`);
+    this.deps.status.setErrorOverride(syncError(reason));
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.poke();
+    }, this.deps.retryDelayMs());
+  }
+
+  private async syncConfigSource(): Promise<void> {
+    const { store, status } = this.deps;
+    let source: NodeConfigSource | undefined;
+    try {
+      source = this.deps.nodeConfigSource();
+    } catch (err) {
+      return this.fail(InternalError, err);
+    }
+
+    if (!source) {
+      let wasRemote: boolean;
+      try {
+        wasRemote = await store.reset();
+      } catch (err) {
+        return this.fail(InternalError, err);
+      }
+      if (wasRemote) await this.deps.restart(undefined);
+      return;
+    }
+    if (!source.configMap) return this.fail(AllNilSubfieldsError, new Error(AllNilSubfieldsError));
+
+    let cm: { uid?: string; resourceVersion?: string; data?: Record<string, string> };
+    try {
+      cm = await this.deps.download(source.configMap);
+    } catch (err) {
+      return this.fail(DownloadError, new Error(`failed to download ${describeSource(source)}: ${(err as Error).message}`));
+    }
+    if (!cm.uid) return this.fail(InternalError, new Error('ConfigMap must have a non-empty UID'));
+    if (!cm.resourceVersion) return this.fail(InternalError, new Error('ConfigMap must have a non-empty ResourceVersion'));
+    const resolved: NodeConfigSource = { configMap: { ...source.configMap, uid: cm.uid, resourceVersion: cm.resourceVersion } };
+
+    try {
+      const saved = await store.save({ uid: cm.uid, resourceVersion: cm.resourceVersion, files: cm.data ?? {} });
+      if (!saved) log(`checkpoint already exists for ${describeSource(resolved)}`);
+    } catch (err) {
+      return this.fail(InternalError, err);
+    }
+
+    let updated: boolean;
+    try {
+      const previous = await store.assigned();
+      await store.setAssigned(resolved);
+      updated = !sourcesEqual(previous, resolved);
+    } catch (err) {
+      return this.fail(InternalError, err);
+    }
+    if (updated) {
+      await this.deps.restart(resolved);
+      return;
+    }
+    status.setErrorOverride('');
+  }
+}

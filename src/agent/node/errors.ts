@@ -1,0 +1,38 @@
+// The error catalogue of the node lifecycle modules (capacity, registration, serving). Each failure has a
+// stable code so that the agent's main and the dynamic config controller can tell a bad flag from a port
+// already taken without parsing messages; messages name the cause in one line.
+
+export type NodeAgentErrorCode =
+  /** `--capacity` does not parse (unknown resource, bad quantity, repeated key, malformed pair). */
+  | 'CAPACITY_INVALID'
+  /** kubeReserved/systemReserved/evictionHard hold something allocatable cannot be computed from. */
+  | 'RESERVATION_INVALID'
+  /** The caller's AbortSignal ended a wait (registration backoff). */
+  | 'ABORTED'
+  /** The API server refused to register the Node for a reason retrying cannot fix. */
+  | 'REGISTRATION_REJECTED'
+  /** The address:port is taken by another listener. */
+  | 'LISTEN_ADDRESS_IN_USE'
+  /** The address is not one of this host's addresses. */
+  | 'LISTEN_ADDRESS_NOT_AVAILABLE'
+  /** Binding failed for another reason (permission, invalid address). */
+  | 'LISTEN_FAILED'
+  /** tlsCertFile/tlsPrivateKeyFile or the self-signed pair in the cert dir cannot be read or used. */
+  | 'SERVING_CERT_INVALID'
+  /** authentication.x509.clientCAFile cannot be read or holds no certificate. */
+  | 'CLIENT_CA_INVALID'
+  /** Creating the self-signed serving certificate failed. */
+  | 'SERVING_CERT_GENERATE';
+
+export class NodeAgentError extends Error {
+  readonly code: NodeAgentErrorCode;
+  constructor(code: NodeAgentErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NodeAgentError';
+    this.code = code;
+  }
+}
+
+export function isNodeAgentError(err: unknown, code?: NodeAgentErrorCode): err is NodeAgentError {
+  return err instanceof NodeAgentError && (code === undefined || err.code === code);
+}

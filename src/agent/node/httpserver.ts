@@ -1,0 +1,287 @@
+// The agent's listeners: HTTPS on address:port (/configz, /healthz, /metrics, /pods) behind the kubelet's
+// authentication rules (a client certificate verified against authentication.x509.clientCAFile, or
+// anonymous when authentication.anonymous.enabled), the plain-HTTP read-only port (/healthz, /metrics) and
+// the healthz port (/healthz). Starting fails with a NodeAgentError naming the cause, because the dynamic
+// config controller's crash-loop rollback relies on a bad port or address failing the start visibly.
+
+import { readFile } from 'node:fs/promises';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { SecureVersion, TLSSocket } from 'node:tls';
+import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
+import { klog } from '../../util/klog.js';
+import { NodeAgentError } from './errors.js';
+import { renderMetrics, type MetricsRegistry } from './metrics.js';
+import { loadOrCreateServingCert } from './servingcert.js';
+
+export type AgentServerConfig = Pick<
+  KubeletConfiguration,
+  'address' | 'port' | 'readOnlyPort' | 'healthzPort' | 'healthzBindAddress' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'tlsMinVersion'
+> & {
+  authentication: { anonymous: { enabled: boolean }; x509: { clientCAFile: string } };
+};
+
+export interface HealthzResult {
+  ok: boolean;
+  reason?: string;
+}
+
+export interface AgentServersOptions {
+  config: AgentServerConfig;
+  /** Where the self-signed serving pair lives when no tlsCertFile is configured. */
+  certDir: string;
+  nodeName: string;
+  /** Extra IP SANs for a self-signed certificate (the node's InternalIP). */
+  nodeIPs?: readonly string[];
+  /**
+   * The running configuration for /configz: an object, or the JSON text of one (toConfigzJSON), which is
+   * spliced in unchanged so Go's number formatting survives.
+   */
+  configz: () => object | string;
+  healthz: () => HealthzResult;
+  metrics: MetricsRegistry;
+}
+
+export interface AgentServerPorts {
+  https: number;
+  /** Present when readOnlyPort > 0. */
+  readOnly?: number;
+  /** Present when healthzPort > 0. */
+  healthz?: number;
+}
+
+export interface AgentServers {
+  /** The bound ports (useful when the config asked for port 0). */
+  ports: AgentServerPorts;
+  certFile: string;
+  keyFile: string;
+  /** True when this start minted the self-signed serving certificate. */
+  certGenerated: boolean;
+  stop(): Promise<void>;
+}
+
+const PODLIST = '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}';
+
+/** Go's http.Error: text, a newline, nosniff. */
+function textError(res: http.ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  res.end(text + '\n');
+}
+
+function notFound(res: http.ServerResponse): void {
+  textError(res, 404, '404 page not found');
+}
+
+function pathOf(req: http.IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
+
+function healthzRoute(healthz: () => HealthzResult): Route {
+  return (_req, res) => {
+    let result: HealthzResult;
+    try {
+      result = healthz();
+    } catch (err) {
+      result = { ok: false, reason: (err as Error).message };
+    }
+    if (result.ok) {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end('ok');
+      return;
+    }
+    textError(res, 500, `healthz check failed: ${result.reason ?? 'unknown reason'}`);
+  };
+}
+
+function metricsRoute(registry: MetricsRegistry): Route {
+  return async (_req, res) => {
+    const { contentType, body } = await renderMetrics(registry);
+    res.writeHead(200, { 'Content-Type': contentType });
+    res.end(body);
+  };
+}
+
+function configzRoute(configz: () => object | string): Route {
+  return (_req, res) => {
+    const value = configz();
+    const inner = typeof value === 'string' ? value : JSON.stringify(value);
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(`{"kubeletconfig":${inner}}`);
+  };
+}
+
+function podsRoute(): Route {
+  return (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(PODLIST);
+  };
+}
+
+function dispatch(routes: Record<string, Route>, name: string, authenticate?: (req: http.IncomingMessage) => boolean): http.RequestListener {
+  return (req, res) => {
+    if (authenticate !== undefined && !authenticate(req)) {
+      textError(res, 401, 'Unauthorized');
+      return;
+    }
+    const route = Object.prototype.hasOwnProperty.call(routes, pathOf(req)) ? routes[pathOf(req)] : undefined;
+    if (route === undefined) {
+      notFound(res);
+      return;
+    }
+    Promise.resolve()
+      .then(() => route(req, res))
+      .catch((err: unknown) => {
+        klog.error(`${name}: ${req.method ?? 'GET'} ${pathOf(req)} failed: ${(err as Error).message}`);
+        if (!res.headersSent) textError(res, 500, 'Internal Server Error');
+        else res.destroy();
+      });
+  };
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Go's net error words for the usual bind failures, so the log reads like the kubelet's. */
+function listenError(what: string, host: string, port: number, err: NodeJS.ErrnoException): NodeAgentError {
+  const where = `listen tcp ${hostPort(host, port)}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new NodeAgentError('LISTEN_ADDRESS_IN_USE', `${what}: ${where}: bind: address already in use`, { cause: err });
+    case 'EADDRNOTAVAIL':
+      return new NodeAgentError('LISTEN_ADDRESS_NOT_AVAILABLE', `${what}: ${where}: bind: cannot assign requested address`, { cause: err });
+    case 'EACCES':
+      return new NodeAgentError('LISTEN_FAILED', `${what}: ${where}: bind: permission denied`, { cause: err });
+    default:
+      return new NodeAgentError('LISTEN_FAILED', `${what}: ${where}: ${err.message}`, { cause: err });
+  }
+}
+
+function listen(server: http.Server, what: string, host: string, port: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => reject(listenError(what, host, port, err));
+    server.once('error', onError);
+    try {
+      server.listen(port, host, () => {
+        server.off('error', onError);
+        server.on('error', (err) => klog.error(`${what}: ${err.message}`));
+        resolve((server.address() as AddressInfo).port);
+      });
+    } catch (err) {
+      // Synchronous refusals: an out-of-range port, a malformed address.
+      server.off('error', onError);
+      reject(new NodeAgentError('LISTEN_FAILED', `${what}: listen tcp ${hostPort(host, port)}: ${(err as Error).message}`, { cause: err }));
+    }
+  });
+}
+
+function close(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+const TLS_VERSIONS: Record<string, SecureVersion> = {
+  VersionTLS10: 'TLSv1',
+  VersionTLS11: 'TLSv1.1',
+  VersionTLS12: 'TLSv1.2',
+  VersionTLS13: 'TLSv1.3',
+};
+
+async function readClientCA(file: string): Promise<string | undefined> {
+  if (file === '') return undefined;
+  let pem: string;
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new NodeAgentError('CLIENT_CA_INVALID', `cannot read clientCAFile ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new NodeAgentError('CLIENT_CA_INVALID', `clientCAFile ${file} holds no PEM certificate`);
+  }
+  return pem;
+}
+
+/**
+ * Starts the HTTPS server and, when configured, the read-only and healthz ports. Rejects with a
+ * NodeAgentError (LISTEN_*, SERVING_CERT_*, CLIENT_CA_INVALID) and leaves nothing listening when any
+ * of them cannot start.
+ */
+export async function startAgentServers(options: AgentServersOptions): Promise<AgentServers> {
+  const { config } = options;
+  const cert = await loadOrCreateServingCert({
+    tlsCertFile: config.tlsCertFile,
+    tlsPrivateKeyFile: config.tlsPrivateKeyFile,
+    certDir: options.certDir,
+    hostnames: [options.nodeName],
+    ips: options.nodeIPs ?? [],
+  });
+  const clientCA = await readClientCA(config.authentication.x509.clientCAFile);
+  const anonymous = config.authentication.anonymous.enabled;
+
+  const tlsOptions: https.ServerOptions = { cert: cert.certPem, key: cert.keyPem };
+  const minVersion = TLS_VERSIONS[config.tlsMinVersion];
+  if (minVersion !== undefined) tlsOptions.minVersion = minVersion;
+  if (clientCA !== undefined) {
+    // Ask for a certificate but let the request through unverified: whether that is acceptable depends on
+    // anonymous authentication, which is decided per request, not during the handshake.
+    tlsOptions.requestCert = true;
+    tlsOptions.rejectUnauthorized = false;
+    tlsOptions.ca = clientCA;
+  }
+  const authenticate = (req: http.IncomingMessage): boolean => {
+    if (anonymous) return true;
+    return clientCA !== undefined && (req.socket as TLSSocket).authorized === true;
+  };
+
+  const healthz = healthzRoute(options.healthz);
+  const metrics = metricsRoute(options.metrics);
+  const secure = https.createServer(
+    tlsOptions,
+    dispatch(
+      { '/configz': configzRoute(options.configz), '/healthz': healthz, '/metrics': metrics, '/pods': podsRoute(), '/pods/': podsRoute() },
+      'kubelet server',
+      authenticate,
+    ),
+  );
+  const started: http.Server[] = [];
+  const stopAll = async (): Promise<void> => {
+    await Promise.all(started.map(close));
+  };
+  try {
+    started.push(secure);
+    const ports: AgentServerPorts = { https: await listen(secure, 'kubelet server', config.address, config.port) };
+    if (config.readOnlyPort > 0) {
+      const readOnly = http.createServer(dispatch({ '/healthz': healthz, '/metrics': metrics }, 'read-only server'));
+      started.push(readOnly);
+      ports.readOnly = await listen(readOnly, 'read-only server', config.address, config.readOnlyPort);
+    }
+    if (config.healthzPort > 0) {
+      const hz = http.createServer(dispatch({ '/healthz': healthz }, 'healthz server'));
+      started.push(hz);
+      ports.healthz = await listen(hz, 'healthz server', config.healthzBindAddress, config.healthzPort);
+    }
+    klog.info('Started kubelet server', { address: config.address, ...ports });
+    let stopping: Promise<void> | undefined;
+    return {
+      ports,
+      certFile: cert.certFile,
+      keyFile: cert.keyFile,
+      certGenerated: cert.generated,
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

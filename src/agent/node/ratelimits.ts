@@ -1,0 +1,21 @@
+// The agent's two client-side rate limits, read from the config the way the kubelet applies them: API
+// requests at kubeAPIQPS/kubeAPIBurst (client-go substitutes 5/10 for zero), events at
+// eventRecordQPS/eventBurst where 0 QPS means unlimited.
+
+import { TokenBucket, systemTimers, type Timers } from '../../client/index.js';
+import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
+
+const CLIENT_GO_DEFAULT_QPS = 5;
+const CLIENT_GO_DEFAULT_BURST = 10;
+
+/** The limiter for the agent's RestClient (RestClientOptions.rateLimiter). */
+export function kubeAPIRateLimiter(config: Pick<KubeletConfiguration, 'kubeAPIQPS' | 'kubeAPIBurst'>, timers: Timers = systemTimers): TokenBucket {
+  const qps = config.kubeAPIQPS > 0 ? config.kubeAPIQPS : CLIENT_GO_DEFAULT_QPS;
+  const burst = config.kubeAPIBurst > 0 ? Math.trunc(config.kubeAPIBurst) : CLIENT_GO_DEFAULT_BURST;
+  return new TokenBucket(qps, burst, timers);
+}
+
+/** The event recorder's limits, for EventRecorderOptions: qps 0 disables limiting. */
+export function eventRateLimits(config: Pick<KubeletConfiguration, 'eventRecordQPS' | 'eventBurst'>): { qps: number; burst: number } {
+  return { qps: Math.max(0, config.eventRecordQPS), burst: Math.max(1, Math.trunc(config.eventBurst)) };
+}

@@ -1,0 +1,119 @@
+// The error catalogue of the KubeletConfiguration library. Every failure carries a stable `code` (for
+// programs) and the kubelet's own wording as `message` (for operators, who grep logs for the same phrases
+// a 1.22 kubelet prints). Validation never throws: it returns messages, aggregated the way apimachinery's
+// utilerrors.NewAggregate renders them.
+
+export const ErrorCodes = {
+  /** The data was zero bytes long. */
+  EmptyData: 'KC_EMPTY_DATA',
+  /** JSON or YAML syntax error, or a top level that is not an object. */
+  Syntax: 'KC_SYNTAX',
+  /** `kind` is absent or empty. */
+  MissingKind: 'KC_MISSING_KIND',
+  /** `apiVersion` is absent, empty, or has no version part. */
+  MissingVersion: 'KC_MISSING_VERSION',
+  /** `apiVersion` has more than one `/`. */
+  BadGroupVersion: 'KC_BAD_GROUP_VERSION',
+  /** group/version/kind not known to the kubelet config scheme. */
+  NotRegistered: 'KC_NOT_REGISTERED',
+  /** A registered kind other than KubeletConfiguration. */
+  WrongKind: 'KC_WRONG_KIND',
+  /** A field holds a value of the wrong type or an unparsable Duration/Quantity. */
+  FieldType: 'KC_FIELD_TYPE',
+  /** A Duration string rejected by Go's time.ParseDuration rules. */
+  InvalidDuration: 'KC_INVALID_DURATION',
+  /** A Quantity string rejected by resource.ParseQuantity rules. */
+  InvalidQuantity: 'KC_INVALID_QUANTITY',
+  /** A command-line flag could not be parsed. */
+  InvalidFlag: 'KC_INVALID_FLAG',
+  /** A feature gate map could not be applied (unknown or locked gate). */
+  FeatureGate: 'KC_FEATURE_GATE',
+  /** A value cannot be encoded (e.g. a non-finite float). */
+  Encode: 'KC_ENCODE',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+export class KubeletConfigError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KubeletConfigError';
+    this.code = code;
+  }
+}
+
+/**
+ * A payload that cannot become a KubeletConfiguration. `message` is what the kubelet's
+ * DecodeKubeletConfiguration returns (`failed to decode: …`), `detail` the inner text without that prefix.
+ */
+export class DecodeError extends KubeletConfigError {
+  readonly detail: string;
+  constructor(code: ErrorCode, detail: string, options?: { cause?: unknown; prefix?: boolean }) {
+    super(code, options?.prefix === false ? detail : `failed to decode: ${detail}`, options);
+    this.name = 'DecodeError';
+    this.detail = detail;
+  }
+}
+
+export class DurationError extends KubeletConfigError {
+  constructor(message: string) {
+    super(ErrorCodes.InvalidDuration, message);
+    this.name = 'DurationError';
+  }
+}
+
+export class QuantityError extends KubeletConfigError {
+  constructor(message: string) {
+    super(ErrorCodes.InvalidQuantity, message);
+    this.name = 'QuantityError';
+  }
+}
+
+/** A kubelet flag whose value pflag would reject; `message` matches pflag's `invalid argument …` text. */
+export class FlagError extends KubeletConfigError {
+  readonly flag: string;
+  constructor(flag: string, message: string) {
+    super(ErrorCodes.InvalidFlag, message);
+    this.name = 'FlagError';
+    this.flag = flag;
+  }
+}
+
+export class FeatureGateError extends KubeletConfigError {
+  constructor(message: string) {
+    super(ErrorCodes.FeatureGate, message);
+    this.name = 'FeatureGateError';
+  }
+}
+
+export class EncodeError extends KubeletConfigError {
+  constructor(message: string) {
+    super(ErrorCodes.Encode, message);
+    this.name = 'EncodeError';
+  }
+}
+
+/** Distinct messages in first-seen order (what an aggregate holds once rendered). */
+export function distinct(messages: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const m of messages) {
+    if (!seen.has(m)) {
+      seen.add(m);
+      out.push(m);
+    }
+  }
+  return out;
+}
+
+/**
+ * apimachinery's aggregate rendering: nothing for none, the message alone for one distinct message,
+ * otherwise `[a, b, …]` with duplicates dropped.
+ */
+export function aggregate(messages: readonly string[]): string {
+  const d = distinct(messages);
+  if (d.length === 0) return '';
+  if (d.length === 1) return d[0]!;
+  return `[${d.join(', ')}]`;
+}

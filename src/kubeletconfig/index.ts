@@ -1,0 +1,123 @@
+// KubeletConfiguration (kubelet.config.k8s.io/v1beta1) as a Kubernetes 1.22 kubelet reads, defaults,
+// validates and writes it. Pure: no I/O; callers pass bytes and the directory they came from.
+//
+// What the node agent uses:
+//
+//   load(bytes, { dir, source })            decode + defaults + relative paths → { config, warnings }
+//                                           (throws DecodeError whose .message is the kubelet's text)
+//   decode(bytes)                           without defaults → { config: PartialKubeletConfiguration, warnings }
+//   setDefaults(partial)                    SetDefaults_KubeletConfiguration → KubeletConfiguration
+//   validate(config, { featureGates })      → { errors: string[], message } (message = upstream aggregate)
+//   validateStartup(config, { featureGates }) second stage: TLS, authorization mode, reservations, policies
+//   effectiveConfig({ file, dynamic, flags }) the precedence merge + validation used at boot and by
+//                                           `dkc config validate`; returns the config or the errors
+//   parseKubeletFlags(argv) / applyKubeletFlags(config, parsed)
+//   FeatureGates.defaults().setFromMap(m), effectiveFeatureGates(m, base)
+//   resolveRelativePaths(config, dir)
+//   encode(config, 'yaml' | 'json'), toConfigzJSON(config) (the /configz body, no kind/apiVersion)
+//   FIELD_SAFETY / safetyOf(field)          risk class of a live change, for the rollout lint
+//   Duration, Quantity                      exact value objects (bigint inside)
+//
+// Every thrown error is a KubeletConfigError with a stable `code` (see ErrorCodes).
+//
+// Modules: values (Duration, Quantity, Go renderings), text (JSON/YAML), codec (schema, decode, defaults,
+// load, encode, safety classes), validation (feature gates and both stages), flags (flags and
+// effectiveConfig), errors. Few, larger modules on purpose: Node's ESM loader costs about a millisecond per
+// module file, and the agent pays start-up on every restart (bench/kubeletconfig-startup.ts).
+
+export { Duration, Quantity, type QuantityFormat } from './values.js';
+export {
+  ErrorCodes,
+  KubeletConfigError,
+  DecodeError,
+  DurationError,
+  QuantityError,
+  FlagError,
+  FeatureGateError,
+  EncodeError,
+  aggregate,
+  type ErrorCode,
+} from './errors.js';
+export type {
+  KubeletConfiguration,
+  PartialKubeletConfiguration,
+  PartialKubeletAuthentication,
+  PartialKubeletAuthorization,
+  KubeletAuthentication,
+  KubeletAuthorization,
+  KubeletX509Authentication,
+  KubeletWebhookAuthentication,
+  KubeletAnonymousAuthentication,
+  KubeletWebhookAuthorization,
+  MemoryReservation,
+  MemorySwapConfiguration,
+  LoggingConfiguration,
+  JSONValue,
+} from './types.js';
+export {
+  API_VERSION,
+  GROUP,
+  KIND,
+  VERSION,
+  FIELD_NAMES,
+  decode,
+  load,
+  setDefaults,
+  flagsOnlyDefaults,
+  cloneConfig,
+  KubeletDefaults,
+  resolveRelativePaths,
+  joinPath,
+  cleanPath,
+  PATH_FIELDS,
+  encode,
+  toConfigzJSON,
+  toJSONObject,
+  FIELD_SAFETY,
+  safetyOf,
+  fieldsBySafetyClass,
+  type SafetyClass,
+  type FieldSafety,
+  type UpstreamNote,
+  type DecodeOptions,
+  type DecodeResult,
+  type DecodeWarning,
+  type LoadOptions,
+  type LoadResult,
+  type EncodeFormat,
+} from './codec.js';
+export {
+  validate,
+  validateStartup,
+  FeatureGates,
+  KNOWN_FEATURES,
+  effectiveFeatureGates,
+  type FeatureSpec,
+  type FeatureStage,
+  type SetFeatureGatesResult,
+  cpuSetError,
+  TLS_CIPHER_SUITES,
+  INSECURE_TLS_CIPHER_SUITES,
+  TLS_VERSIONS,
+  type ValidateOptions,
+  type ValidationResult,
+  type StartupOptions,
+  type StartupCheckResult,
+} from './validation.js';
+export {
+  parseKubeletFlags,
+  applyKubeletFlags,
+  effectiveConfig,
+  KUBELET_FLAGS,
+  isIP,
+  type GivenFlag,
+  type KubeletFlagSpec,
+  type ParsedKubeletFlags,
+  type ConfigSource,
+  type ConfigLayer,
+  type ConfigWarning,
+  type EffectiveConfigInput,
+  type EffectiveConfigResult,
+  type EffectiveConfigSuccess,
+  type EffectiveConfigFailure,
+} from './flags.js';
