@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
+import { registerUpCommand } from './up.js';
 
 export class UsageError extends Error {}
 
@@ -20,6 +21,7 @@ export async function main(argv: string[]): Promise<void> {
   program.configureOutput({ outputError: (str, write) => write(str.split('\n')[0] + '\n') });
   registerServerCommand(program);
   registerConfigCommands(program);
+  registerUpCommand(program);
   program
     .command('agent')
     .description('run the node agent (kubelet flag names: --kubeconfig, --config, --dynamic-config-dir, --hostname-override, …)')

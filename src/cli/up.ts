@@ -1,0 +1,16 @@
+// `dkc up`: a local cluster for trying dkc — the server and N agents under dkc's supervisor, until Ctrl-C.
+import type { Command } from 'commander';
+
+export function registerUpCommand(program: Command): void {
+  program
+    .command('up')
+    .description('run a local cluster: the API server and N node agents, supervised, until Ctrl-C')
+    .option('--data-dir <dir>', 'where the cluster keeps its state', '.dkc')
+    .option('--nodes <n>', 'number of node agents', '3')
+    .option('--port <port>', 'API server port (0 picks a free one)', '6443')
+    .option('--agent-arg <flag>', 'a flag for every agent, e.g. --agent-arg=--dynamic-config-trial-duration=5s (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .action(async (opts: { dataDir: string; nodes: string; port: string; agentArg: string[] }) => {
+      const { runUp } = await import('../up/up.js');
+      await runUp(opts);
+    });
+}

@@ -1,0 +1,200 @@
+// A local cluster under dkc's own supervisor: one `dkc server` and N `dkc agent`s as child processes. It issues each
+// agent a node client certificate (CN=system:node:<name>, O=system:nodes), writes each node's kubeconfig and local
+// config, and passes per-node values (name, IP, ports) as flags so one ConfigMap can serve every node on the host.
+// `dkc up` and the integration tests both use it.
+
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Supervisor, type BackoffOptions } from '../supervisor/index.js';
+import { writeFileAtomic } from '../util/atomicfile.js';
+
+export const dkcBin = resolve(fileURLToPath(import.meta.url), '../../../../bin/dkc');
+
+export class ClusterError extends Error {
+  readonly code = 'cluster-failed';
+}
+
+export interface ClusterOptions {
+  dataDir: string;
+  nodes: number;
+  /** API server port; 0 picks a free one (kept for the cluster's lifetime, so agents' kubeconfigs stay valid). */
+  port: number;
+  /** Extra flags for every agent (`--agent-arg`). */
+  agentArgs?: string[];
+  /** Extra flags for the server. */
+  serverArgs?: string[];
+  /** Node names; default node-1 … node-N. */
+  nodeNames?: string[];
+  backoff?: BackoffOptions;
+  /** Local KubeletConfiguration YAML for every node; default: a minimal one trusting the cluster CA. */
+  localConfig?: (ctx: { caFile: string }) => string;
+}
+
+export interface ClusterNode {
+  name: string;
+  dir: string;
+  kubeconfig: string;
+  config: string;
+  dynamicConfigDir: string;
+  logFile: string;
+  port: number;
+  healthzPort: number;
+  args: string[];
+}
+
+export interface Cluster {
+  dataDir: string;
+  kubeconfig: string;
+  serverURL: string;
+  nodes: ClusterNode[];
+  supervisor: Supervisor;
+  /** Stop every child (SIGTERM, then SIGKILL after the grace period). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A port that is free right now on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForFile(path: string, timeoutMs: number, failed: () => string | undefined): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await exists(path)) return;
+    const why = failed();
+    if (why) throw new ClusterError(why);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new ClusterError(`the API server did not write ${path} within ${timeoutMs} ms`);
+}
+
+export function defaultLocalConfig({ caFile }: { caFile: string }): string {
+  return [
+    'apiVersion: kubelet.config.k8s.io/v1beta1',
+    'kind: KubeletConfiguration',
+    'authentication:',
+    '  anonymous:',
+    '    enabled: false',
+    '  x509:',
+    `    clientCAFile: ${JSON.stringify(caFile)}`,
+    'authorization:',
+    '  mode: AlwaysAllow',
+    '',
+  ].join('\n');
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const port = options.port || (await freePort());
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  await rm(kubeconfig, { force: true });
+  const supervisor = new Supervisor(options.backoff ? { backoff: options.backoff } : {});
+  let serverFailure: string | undefined;
+  supervisor.on('exit', (e) => {
+    if (e.name === 'server' && e.outcome === 'crash' && !serverFailure) serverFailure = `dkc server exited (code ${e.code}, signal ${e.signal}); see ${join(dataDir, 'server.log')}`;
+  });
+  supervisor.add({
+    name: 'server',
+    command: process.execPath,
+    args: [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...(options.serverArgs ?? [])],
+    logFile: join(dataDir, 'server.log'),
+    restart: 'always',
+  });
+  supervisor.start();
+  try {
+    await waitForFile(kubeconfig, 60_000, () => serverFailure);
+  } catch (err) {
+    await supervisor.stop();
+    throw err;
+  }
+  const serverURL = `https://127.0.0.1:${port}`;
+
+  const { ensureClusterPKI, issueCert, writeKubeconfig } = await import('../pki/index.js');
+  const pki = await ensureClusterPKI(join(dataDir, 'pki'));
+  if (!pki.ca.keyPem) throw new ClusterError(`${join(dataDir, 'pki')} has no CA key; cannot issue node certificates`);
+  const ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem };
+  const caFile = pki.paths.caCert;
+  const names = options.nodeNames ?? Array.from({ length: options.nodes }, (_, i) => `node-${i + 1}`);
+  const nodes: ClusterNode[] = [];
+  for (const name of names) {
+    const dir = join(dataDir, 'nodes', name);
+    await mkdir(join(dir, 'pki'), { recursive: true });
+    const certFile = join(dir, 'pki', 'client.crt');
+    const keyFile = join(dir, 'pki', 'client.key');
+    if (!(await exists(certFile)) || !(await exists(keyFile))) {
+      const c = await issueCert(ca, { commonName: `system:node:${name}`, organizations: ['system:nodes'], usages: ['client'] });
+      await writeFileAtomic(keyFile, c.keyPem, 0o600);
+      await writeFileAtomic(certFile, c.certPem, 0o644);
+    }
+    const nodeKubeconfig = join(dir, 'kubeconfig');
+    await writeKubeconfig(nodeKubeconfig, {
+      server: serverURL,
+      caPem: pki.ca.certPem,
+      certPem: await readFile(certFile, 'utf8'),
+      keyPem: await readFile(keyFile, 'utf8'),
+      user: `system:node:${name}`,
+    });
+    const config = join(dir, 'config.yaml');
+    await writeFile(config, (options.localConfig ?? defaultLocalConfig)({ caFile }));
+    const agentPort = await freePort();
+    const healthzPort = await freePort();
+    const node: ClusterNode = {
+      name,
+      dir,
+      kubeconfig: nodeKubeconfig,
+      config,
+      dynamicConfigDir: join(dir, 'dynamic-config'),
+      logFile: join(dir, 'agent.log'),
+      port: agentPort,
+      healthzPort,
+      args: [],
+    };
+    node.args = [
+      dkcBin,
+      'agent',
+      `--kubeconfig=${nodeKubeconfig}`,
+      `--config=${config}`,
+      `--dynamic-config-dir=${node.dynamicConfigDir}`,
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--hostname-override=${name}`,
+      '--node-ip=127.0.0.1',
+      '--address=127.0.0.1',
+      `--port=${agentPort}`,
+      `--healthz-port=${healthzPort}`,
+      '--healthz-bind-address=127.0.0.1',
+      '--feature-gates=DynamicKubeletConfig=true',
+      ...(options.agentArgs ?? []),
+    ];
+    supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always' });
+    nodes.push(node);
+  }
+  supervisor.start();
+  return {
+    dataDir,
+    kubeconfig,
+    serverURL,
+    nodes,
+    supervisor,
+    stop: (graceMs = 10_000) => supervisor.stop('SIGTERM', graceMs),
+  };
+}

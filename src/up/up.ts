@@ -1,0 +1,60 @@
+// `dkc up`'s front end: start the cluster, wait for the nodes to be Ready, print one status line per node and how
+// to use kubectl, then forward Ctrl-C/SIGTERM to everything and exit 0.
+
+import { RestClient } from '../client/index.js';
+import { installSignalForwarding } from '../supervisor/index.js';
+import { startCluster, ClusterError } from './cluster.js';
+
+export class UpError extends Error {
+  readonly code = 'invalid-up-option';
+}
+
+interface NodeLike {
+  metadata?: { name?: string };
+  status?: { conditions?: { type?: string; status?: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } }; config?: Record<string, unknown> };
+}
+
+function int(flag: string, v: string, min: number, max: number): number {
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError(`invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`);
+  return Number(v);
+}
+
+export async function runUp(opts: { dataDir: string; nodes: string; port: string; agentArg: string[] }): Promise<void> {
+  const nodes = int('--nodes', opts.nodes, 0, 500);
+  const port = int('--port', opts.port, 0, 65535);
+  const started = Date.now();
+  const cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg });
+  const forwarding = installSignalForwarding(cluster.supervisor, process);
+  const client = await RestClient.fromKubeconfig(cluster.kubeconfig);
+  try {
+    const deadline = Date.now() + 60_000;
+    const reported = new Set<string>();
+    while (reported.size < nodes && Date.now() < deadline) {
+      const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
+      for (const n of list.items) {
+        const name = n.metadata?.name ?? '';
+        const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+        const node = cluster.nodes.find((x) => x.name === name);
+        if (!ready || !node || reported.has(name)) continue;
+        reported.add(name);
+        process.stdout.write(`${name}: Ready, kubelet endpoint https://127.0.0.1:${node.port}, log ${node.logFile}\n`);
+      }
+      if (reported.size < nodes) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (reported.size < nodes) {
+      process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
+    }
+  } finally {
+    client.close();
+  }
+  process.stdout.write(
+    `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s). Use it with:\n` +
+      `  export KUBECONFIG=${cluster.kubeconfig}\n` +
+      `  kubectl get nodes\n` +
+      `Press Ctrl-C to stop.\n`,
+  );
+  await forwarding.stopped;
+  process.stdout.write('dkc cluster stopped\n');
+}
+
+export { ClusterError };
