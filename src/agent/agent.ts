@@ -93,6 +93,7 @@ async function readLocalConfig(flags: AgentFlags): Promise<ConfigSource | undefi
 export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const flags = parseAgentFlags(argv);
   configureLogging({ verbosity: flags.verbosity });
+  klog.v(2, `dkc agent starting, pid ${process.pid}, ${Math.round(process.uptime() * 1000)} ms after process start`);
   const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
   const file = await readLocalConfig(flags);
 
@@ -183,7 +184,11 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   if (flags.kubeconfig) {
     const client = await RestClient.fromKubeconfig(flags.kubeconfig, { rateLimiter: kubeAPIRateLimiter(config) });
     cleanups.push(() => client.close());
-    const recorder = new EventRecorder({ client, host: nodeName, ...eventRateLimits(config) });
+    // Events go through their own client, limited by eventRecordQPS/eventBurst rather than kubeAPIQPS, as the
+    // kubelet's event client is.
+    const eventClient = await RestClient.fromKubeconfig(flags.kubeconfig);
+    cleanups.push(() => eventClient.close());
+    const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
     cleanups.push(() => recorder.stop());
     const machine = mergeCapacity(await hostCapacity(), flags.capacity ? parseCapacityFlag(flags.capacity) : undefined);
     const capacity = computeCapacity(machine, config);
@@ -192,23 +197,27 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     const source = statusSource({ config: { port: servers.ports.https }, capacity, allocatable, nodeIP, hostname: nodeName, system });
     const reporter = new NodeStatusReporter({ client, nodeName, config, status: source, recorder });
     cleanups.push(() => reporter.stop());
+    // The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
+    // status.config early is what makes a config change visible quickly. On a first boot its status write waits for
+    // the Node (it retries).
+    controller?.startSync({
+      client,
+      emitEvent: async (message) => {
+        await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type: 'Normal', reason: 'KubeletConfigChanged', message, host: nodeName });
+      },
+      exit: () => stopAll('restart'),
+    });
     void (async () => {
       try {
         const node = flags.registerNode
           ? await registerNode(client, { nodeName, labels: flags.nodeLabels, signal: abort.signal, status: source(new Date(), undefined) })
           : undefined;
         if (stopping) return;
+        controller?.status.retryNow();
         reporter.start();
         const lease = new LeaseRenewer({ client, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
         lease.start();
         cleanups.push(() => lease.stop());
-        controller?.startSync({
-          client,
-          emitEvent: async (message) => {
-            await createEventDirectly(client, { involvedObject: nodeReference(nodeName), type: 'Normal', reason: 'KubeletConfigChanged', message, host: nodeName });
-          },
-          exit: () => stopAll('restart'),
-        });
       } catch (err) {
         if (!stopping) klog.error(`node registration failed: ${(err as Error).message}`);
       }

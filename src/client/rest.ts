@@ -68,7 +68,7 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
 };
 
 export interface RestClientOptions {
-  /** Consulted before every request, watches included. */
+  /** Consulted before every request except watches, which client-go does not throttle either (they are long-lived). */
   rateLimiter?: RateLimiter;
   /** Per-request timeout for everything but watches; 60 s when omitted, 0 disables. */
   timeoutMs?: number;
@@ -151,8 +151,8 @@ export class RestClient {
     return u;
   }
 
-  private async open(req: RequestOptions, signal: AbortSignal | undefined, describe: () => ClientError): Promise<IncomingMessage> {
-    if (this.rateLimiter) await this.rateLimiter.acquire(signal);
+  private async open(req: RequestOptions, signal: AbortSignal | undefined, describe: () => ClientError, throttle = true): Promise<IncomingMessage> {
+    if (throttle && this.rateLimiter) await this.rateLimiter.acquire(signal);
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
       accept: req.accept ?? 'application/json',
@@ -271,7 +271,7 @@ export class RestClient {
     const signal = options.signal;
     const describe = (): ClientError => new ClientError('ABORTED', `watch ${path}: aborted`, { cause: signal?.reason });
     if (signal?.aborted) throw describe();
-    const res = await this.open(req, signal, describe);
+    const res = await this.open(req, signal, describe, false);
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       // A refused watch answers with an ordinary (short) response body.

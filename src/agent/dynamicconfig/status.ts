@@ -46,7 +46,7 @@ export class ConfigStatusManager {
 
   constructor(
     private readonly gauges: ConfigGauges,
-    private readonly retryMs = 10_000,
+    private readonly retryMs = 2_000,
   ) {}
 
   private publisher: StatusPublisher | undefined;
@@ -96,6 +96,14 @@ export class ConfigStatusManager {
   stop(): void {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  /** A failed publish waits for its retry timer; call this when the cause has likely gone (the Node now exists). */
+  retryNow(): void {
+    if (!this.retryTimer) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    void this.sync();
   }
 
   /** Resolves once everything marked so far has been published (or publishing is stopped). */

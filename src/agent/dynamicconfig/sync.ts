@@ -78,6 +78,7 @@ export class ConfigSync {
 
   private async syncConfigSource(): Promise<void> {
     const { store, status } = this.deps;
+    klog.v(2, 'kubelet config controller: syncing config source');
     let source: NodeConfigSource | undefined;
     try {
       source = this.deps.nodeConfigSource();
@@ -123,6 +124,7 @@ export class ConfigSync {
       return this.fail(InternalError, err);
     }
     if (updated) {
+      klog.v(2, `kubelet config controller: checkpointed and assigned ${describeSource(resolved)}`);
       await this.deps.restart(resolved);
       return;
     }
