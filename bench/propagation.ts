@@ -15,6 +15,8 @@ import { startCluster } from '../src/up/cluster.js';
 
 const changesArg = process.argv.indexOf('--changes');
 const CHANGES = changesArg > 0 ? Number(process.argv[changesArg + 1]) : 50;
+/** Extra agent flags after `--`, e.g. `-- --kube-api-qps=50`. */
+const extraAgentArgs = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 
 function pct(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
@@ -52,7 +54,7 @@ interface Phases {
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'dkc-bench-prop-'));
   // Fifty changes in a row are far more clean exits than the supervisor allows by default before spacing them out.
-  const cluster = await startCluster({ dataDir: work, nodes: 1, port: 0, agentArgs: ['--v=2'], backoff: { cleanExitBurst: 1_000 } });
+  const cluster = await startCluster({ dataDir: work, nodes: 1, port: 0, agentArgs: ['--v=2', ...extraAgentArgs], backoff: { cleanExitBurst: 1_000 } });
   const starts: { pid: number; at: number }[] = [];
   cluster.supervisor.on('start', (e: { name: string; pid: number }) => {
     if (e.name === 'node-1') starts.push({ pid: e.pid, at: Date.now() });
