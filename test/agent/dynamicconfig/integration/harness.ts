@@ -1,0 +1,465 @@
+// Shared plumbing for the dynamic config integration tests: a real `dkc server` and real `dkc agent` processes
+// under dkc's supervisor (startCluster), an admin client, and the observations the tests assert on —
+// Node.status.config, the kubelet_node_config_* series of /metrics and /configz (both through the API server's
+// node proxy), the newest KubeletConfigChanged event, and the supervisor's record of the agent's processes.
+// Every wait is bounded polling of observable state; a failed wait says what it last saw and shows the tail of
+// the node's agent.log, because the agent's log is where the controller explains itself.
+
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { loadKubeconfig, RestClient } from '../../../../src/client/index.js';
+import { dkcBin, startCluster, type Cluster, type ClusterNode } from '../../../../src/up/cluster.js';
+import { Supervisor, type BackoffOptions, type ExitEvent, type StartEvent } from '../../../../src/supervisor/index.js';
+
+export const KEY = 'kubelet';
+export const NS = 'default';
+
+export const LoadError = 'failed to load config, see Kubelet log for details';
+export const ValidateError = 'failed to validate config, see Kubelet log for details';
+export const CrashLoopError = 'failed to start with assigned config, see Kubelet log for details';
+export const SyncDownloadError = 'failed to sync: failed to download config, see Kubelet log for details';
+
+export interface Source {
+  configMap: { namespace: string; name: string; uid: string; resourceVersion: string; kubeletConfigKey: string };
+}
+
+/** Node.status.config with absent and empty fields normalised away. */
+export interface ConfigStatus {
+  assigned?: Source;
+  active?: Source;
+  lastKnownGood?: Source;
+  error?: string;
+}
+
+export interface ConfigMapObject {
+  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; labels?: Record<string, string> };
+  data?: Record<string, string>;
+}
+
+interface EventObject {
+  metadata: { name: string; creationTimestamp?: string };
+  message?: string;
+  reason?: string;
+  lastTimestamp?: string;
+  involvedObject?: { kind?: string; name?: string };
+}
+
+export interface MetricSeries {
+  labels: Record<string, string>;
+  value: number;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Bounded polling: returns the first non-undefined result of `probe`, or throws `describe()`'s message. */
+export async function until<T>(probe: () => Promise<T | undefined>, describe: () => Promise<string> | string, timeoutMs = 20_000, stepMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+      lastError = undefined;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() >= deadline) break;
+    await sleep(stepMs);
+  }
+  const why = await describe();
+  throw new Error(`timed out after ${timeoutMs} ms: ${why}${lastError ? `\nlast probe error: ${(lastError as Error).message}` : ''}`);
+}
+
+function normaliseSource(s: unknown): Source | undefined {
+  if (!s || typeof s !== 'object') return undefined;
+  const cm = (s as { configMap?: Record<string, unknown> }).configMap;
+  if (!cm) return undefined;
+  const str = (k: string) => (typeof cm[k] === 'string' ? (cm[k] as string) : '');
+  return {
+    configMap: { namespace: str('namespace'), name: str('name'), uid: str('uid'), resourceVersion: str('resourceVersion'), kubeletConfigKey: str('kubeletConfigKey') },
+  };
+}
+
+export function normaliseStatus(config: unknown): ConfigStatus {
+  const c = (config ?? {}) as Record<string, unknown>;
+  const out: ConfigStatus = {};
+  const assigned = normaliseSource(c['assigned']);
+  const active = normaliseSource(c['active']);
+  const lkg = normaliseSource(c['lastKnownGood']);
+  if (assigned) out.assigned = assigned;
+  if (active) out.active = active;
+  if (lkg) out.lastKnownGood = lkg;
+  if (typeof c['error'] === 'string' && c['error']) out.error = c['error'];
+  return out;
+}
+
+/** The source that names `cm` (as downloaded: uid and resourceVersion filled in). */
+export function sourceOf(cm: ConfigMapObject, key = KEY): Source {
+  return {
+    configMap: { namespace: cm.metadata.namespace, name: cm.metadata.name, uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion, kubeletConfigKey: key },
+  };
+}
+
+export function apiPathOf(s: Source): string {
+  return `/api/v1/namespaces/${s.configMap.namespace}/configmaps/${s.configMap.name}`;
+}
+
+/** The KubeletConfigChanged message upstream's restartForNewConfig writes. */
+export function restartMessage(s: Source | undefined): string {
+  if (!s) return 'Kubelet restarting to use local config';
+  const c = s.configMap;
+  return `Kubelet restarting to use ${apiPathOf(s)}, UID: ${c.uid}, ResourceVersion: ${c.resourceVersion}, KubeletConfigKey: ${c.kubeletConfigKey}`;
+}
+
+/** The one series each labelled gauge must have for `s` (§2.10). */
+export function metricLabelsOf(s: Source | undefined): Record<string, string> {
+  if (!s) return { node_config_source: 'local', node_config_uid: '', node_config_resource_version: '', node_config_kubelet_key: '' };
+  return {
+    node_config_source: apiPathOf(s),
+    node_config_uid: s.configMap.uid,
+    node_config_resource_version: s.configMap.resourceVersion,
+    node_config_kubelet_key: s.configMap.kubeletConfigKey,
+  };
+}
+
+export function expectedMetrics(status: ConfigStatus): Record<string, MetricSeries[]> {
+  return {
+    kubelet_node_config_assigned: [{ labels: metricLabelsOf(status.assigned), value: 1 }],
+    kubelet_node_config_active: [{ labels: metricLabelsOf(status.active), value: 1 }],
+    kubelet_node_config_last_known_good: [{ labels: metricLabelsOf(status.lastKnownGood), value: 1 }],
+    kubelet_node_config_error: [{ labels: {}, value: status.error ? 1 : 0 }],
+  };
+}
+
+function unescapeLabel(v: string): string {
+  return v.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
+}
+
+/** The kubelet_node_config_* series of a Prometheus text exposition, by metric name. */
+export function parseConfigMetrics(text: string): Record<string, MetricSeries[]> {
+  const out: Record<string, MetricSeries[]> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('kubelet_node_config_')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = unescapeLabel(l[2]!);
+    (out[m[1]!] ??= []).push({ labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** A KubeletConfiguration payload: the node's local config (which carries what the cluster needs) plus `extra` lines. */
+export async function payloadFor(node: ClusterNode, ...extra: string[]): Promise<string> {
+  const local = await readFile(node.config, 'utf8');
+  return `${local.replace(/\n*$/, '\n')}${extra.map((l) => `${l}\n`).join('')}`;
+}
+
+export interface Harness {
+  cluster: Cluster;
+  admin: RestClient;
+  /** Every supervisor start and exit event, in order. */
+  starts: StartEvent[];
+  exits: ExitEvent[];
+  node(name: string): ClusterNode;
+  logTail(node: ClusterNode, lines?: number): Promise<string>;
+  createConfigMap(name: string, data: Record<string, string>, namespace?: string): Promise<ConfigMapObject>;
+  updateConfigMap(cm: ConfigMapObject, change: { data?: Record<string, string>; labels?: Record<string, string> }): Promise<ConfigMapObject>;
+  deleteConfigMap(name: string, namespace?: string): Promise<void>;
+  /** Merge-patches spec.configSource; undefined resets the node to its local config. */
+  assign(node: ClusterNode, ref: { name: string; namespace?: string; key?: string } | undefined): Promise<void>;
+  configStatus(node: ClusterNode): Promise<ConfigStatus>;
+  waitForStatus(node: ClusterNode, expected: ConfigStatus, timeoutMs?: number): Promise<void>;
+  configz(node: ClusterNode): Promise<Record<string, unknown>>;
+  waitForConfigz(node: ClusterNode, check: (kc: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  metrics(node: ClusterNode): Promise<Record<string, MetricSeries[]>>;
+  waitForMetrics(node: ClusterNode, status: ConfigStatus): Promise<void>;
+  newestConfigChangedEvent(node: ClusterNode): Promise<EventObject | undefined>;
+  waitForNewestEvent(node: ClusterNode, message: string): Promise<void>;
+  /**
+   * The whole observable state for one row of the state table: status.config, exactly one series per gauge
+   * agreeing with it, and /configz carrying `maxPods`.
+   */
+  expectState(node: ClusterNode, expected: ConfigStatus, maxPods: number): Promise<void>;
+  pid(node: ClusterNode): number | undefined;
+  /**
+   * Stops the cluster's supervisor and from then on runs the server and the agents under separate supervisors,
+   * so that a test can take the control plane away while agents keep running (and restarting).
+   */
+  detach(): Promise<Detached>;
+  /** GET /configz from the agent's own HTTPS port, not through the API server. */
+  directConfigz(node: ClusterNode): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export interface Detached {
+  agents: Supervisor;
+  startServer(): Promise<void>;
+  stopServer(): Promise<void>;
+  startAgent(node: ClusterNode): void;
+}
+
+export interface HarnessOptions {
+  nodes?: number;
+  agentArgs?: string[];
+  backoff?: BackoffOptions;
+}
+
+/** The local config's maxPods (the KubeletConfiguration default): payloads use other values to tell configs apart. */
+export const LOCAL_MAX_PODS = 110;
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'dkc-dynconfig-it-'));
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster({
+      dataDir,
+      nodes: options.nodes ?? 1,
+      port: 0,
+      agentArgs: options.agentArgs ?? [],
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+    });
+  } catch (err) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const starts: StartEvent[] = [];
+  const exits: ExitEvent[] = [];
+  const record = (sup: Supervisor) => {
+    sup.on('start', (e) => starts.push(e));
+    sup.on('exit', (e) => exits.push(e));
+  };
+  record(cluster.supervisor);
+  let agents: Supervisor = cluster.supervisor;
+  const extra: Supervisor[] = [];
+  // The admin client must not hang a test on a request to a stopped server: bounded per request.
+  const admin = new RestClient(await loadKubeconfig(cluster.kubeconfig), { timeoutMs: 5_000 });
+
+  const logTail = async (node: ClusterNode, lines = 40): Promise<string> => {
+    try {
+      const text = await readFile(node.logFile, 'utf8');
+      return text.split('\n').slice(-lines - 1).join('\n');
+    } catch (err) {
+      return `(no log: ${(err as Error).message})`;
+    }
+  };
+  const context = async (node: ClusterNode, saw: string): Promise<string> => {
+    const sup = cluster.supervisor.status().find((s) => s.name === node.name);
+    return `${saw}\nsupervisor: ${JSON.stringify(sup)}\n--- ${node.logFile} (tail) ---\n${await logTail(node)}`;
+  };
+
+  const configStatus = async (node: ClusterNode): Promise<ConfigStatus> => {
+    const n = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node.name}`);
+    return normaliseStatus(n.status?.config);
+  };
+  const configz = async (node: ClusterNode): Promise<Record<string, unknown>> => {
+    const body = await admin.get<unknown>(`/api/v1/nodes/${node.name}/proxy/configz`);
+    const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { kubeletconfig?: Record<string, unknown> };
+    if (!parsed.kubeletconfig) throw new Error(`/configz has no kubeletconfig: ${JSON.stringify(parsed).slice(0, 200)}`);
+    return parsed.kubeletconfig;
+  };
+  const metrics = async (node: ClusterNode): Promise<Record<string, MetricSeries[]>> => {
+    const res = await admin.request<string>({ method: 'GET', path: `/api/v1/nodes/${node.name}/proxy/metrics`, accept: 'text/plain' });
+    return parseConfigMetrics(typeof res.body === 'string' ? res.body : String(res.body));
+  };
+  const newestConfigChangedEvent = async (node: ClusterNode): Promise<EventObject | undefined> => {
+    const list = await admin.list<{ items: EventObject[] }>(`/api/v1/namespaces/default/events`, {
+      fieldSelector: `involvedObject.name=${node.name},reason=KubeletConfigChanged`,
+    });
+    const items = [...list.items].sort((a, b) => {
+      const ta = a.lastTimestamp ?? '';
+      const tb = b.lastTimestamp ?? '';
+      return ta === tb ? a.metadata.name.localeCompare(b.metadata.name) : ta.localeCompare(tb);
+    });
+    return items.at(-1);
+  };
+
+  const h: Harness = {
+    cluster,
+    admin,
+    starts,
+    exits,
+    node(name) {
+      const n = cluster.nodes.find((x) => x.name === name);
+      if (!n) throw new Error(`no node ${name}`);
+      return n;
+    },
+    logTail,
+    async createConfigMap(name, data, namespace = NS) {
+      return admin.create<ConfigMapObject>(`/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+    },
+    async updateConfigMap(cm, change) {
+      const patch: Record<string, unknown> = {};
+      if (change.data) patch['data'] = change.data;
+      if (change.labels) patch['metadata'] = { labels: change.labels };
+      return admin.patch<ConfigMapObject>(`/api/v1/namespaces/${cm.metadata.namespace}/configmaps/${cm.metadata.name}`, 'merge', patch);
+    },
+    async deleteConfigMap(name, namespace = NS) {
+      await admin.delete(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
+    },
+    async assign(node, ref) {
+      const configSource = ref ? { configMap: { namespace: ref.namespace ?? NS, name: ref.name, kubeletConfigKey: ref.key ?? KEY } } : null;
+      await admin.patch(`/api/v1/nodes/${node.name}`, 'merge', { spec: { configSource } });
+    },
+    configStatus,
+    async waitForStatus(node, expected, timeoutMs = 20_000) {
+      let last: ConfigStatus | string = '(never read)';
+      await until(
+        async () => {
+          try {
+            last = await configStatus(node);
+          } catch (err) {
+            last = `(error: ${(err as Error).message})`;
+            return undefined;
+          }
+          return isDeepStrictEqual(last, expected) ? true : undefined;
+        },
+        () => context(node, `status.config of ${node.name}\n  expected: ${JSON.stringify(expected)}\n  last seen: ${JSON.stringify(last)}`),
+        timeoutMs,
+      );
+    },
+    configz,
+    async waitForConfigz(node, check, what) {
+      let last: unknown = '(never read)';
+      return until(
+        async () => {
+          const kc = await configz(node);
+          last = kc;
+          return check(kc) ? kc : undefined;
+        },
+        () => context(node, `/configz of ${node.name}: expected ${what}; last seen: ${JSON.stringify(last).slice(0, 400)}`),
+      );
+    },
+    metrics,
+    async waitForMetrics(node, status) {
+      const want = expectedMetrics(status);
+      let last: unknown = '(never read)';
+      await until(
+        async () => {
+          const got = await metrics(node);
+          last = got;
+          return isDeepStrictEqual(got, want) ? true : undefined;
+        },
+        () => context(node, `kubelet_node_config_* of ${node.name}\n  expected: ${JSON.stringify(want)}\n  last seen: ${JSON.stringify(last)}`),
+      );
+    },
+    newestConfigChangedEvent,
+    async waitForNewestEvent(node, message) {
+      let last: string | undefined;
+      await until(
+        async () => {
+          const e = await newestConfigChangedEvent(node);
+          last = e?.message;
+          return e?.message === message ? true : undefined;
+        },
+        () => context(node, `newest KubeletConfigChanged event of ${node.name}\n  expected: ${message}\n  last seen: ${last}`),
+      );
+    },
+    async expectState(node, expected, maxPods) {
+      await h.waitForStatus(node, expected);
+      await h.waitForMetrics(node, expected);
+      await h.waitForConfigz(node, (kc) => kc['maxPods'] === maxPods, `maxPods ${maxPods}`);
+    },
+    pid(node) {
+      try {
+        return agents.pidOf(node.name);
+      } catch {
+        return undefined;
+      }
+    },
+    async detach() {
+      await cluster.stop(5_000);
+      agents = new Supervisor(options.backoff ? { backoff: options.backoff } : {});
+      record(agents);
+      extra.push(agents);
+      let server: Supervisor | undefined;
+      const port = new URL(cluster.serverURL).port;
+      return {
+        agents,
+        async startServer() {
+          if (server) throw new Error('the server is already running');
+          await rm(cluster.kubeconfig, { force: true });
+          server = new Supervisor();
+          extra.push(server);
+          server.add({
+            name: 'server',
+            command: process.execPath,
+            args: [dkcBin, 'server', '--data-dir', cluster.dataDir, '--port', port],
+            logFile: join(cluster.dataDir, 'server.log'),
+            restart: 'always',
+          });
+          server.start();
+          // The server writes its kubeconfig once it serves.
+          await until(
+            async () => ((await stat(cluster.kubeconfig).catch(() => undefined)) ? true : undefined),
+            () => `the server did not come back; see ${join(cluster.dataDir, 'server.log')}`,
+            30_000,
+          );
+        },
+        async stopServer() {
+          await server?.stop('SIGTERM', 5_000);
+          server = undefined;
+        },
+        startAgent(node) {
+          agents.add({ name: node.name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always' });
+          agents.start();
+        },
+      };
+    },
+    async directConfigz(node) {
+      const cfg = await loadKubeconfig(cluster.kubeconfig).catch(() => admin.config);
+      // The agent serves a self-signed certificate; what matters here is what it serves, not who it is.
+      const direct = new RestClient({ ...cfg, server: `https://127.0.0.1:${node.port}`, insecureSkipTLSVerify: true }, { timeoutMs: 5_000 });
+      try {
+        const body = await direct.get<unknown>('/configz');
+        const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { kubeletconfig?: Record<string, unknown> };
+        if (!parsed.kubeletconfig) throw new Error(`/configz has no kubeletconfig: ${JSON.stringify(parsed).slice(0, 200)}`);
+        return parsed.kubeletconfig;
+      } finally {
+        direct.close();
+      }
+    },
+    async stop() {
+      admin.close();
+      try {
+        for (const sup of extra.reverse()) await sup.stop('SIGTERM', 5_000);
+        await cluster.stop(5_000);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+  try {
+    // Ready = registered, status.config published (non-nil, as upstream's first sync always writes), /configz served.
+    for (const node of cluster.nodes) {
+      await until(
+        async () => {
+          const n = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node.name}`);
+          if (n.status?.config === undefined || n.status.config === null) return undefined;
+          await configz(node);
+          return true;
+        },
+        () => context(node, `${node.name} did not register and publish status.config`),
+        30_000,
+      );
+    }
+  } catch (err) {
+    await h.stop();
+    throw err;
+  }
+  return h;
+}
+
+/** Waits until `node`'s agent is running in a process other than `oldPid` (it exited and was restarted). */
+export async function waitForNewProcess(h: Harness, node: ClusterNode, oldPid: number | undefined, timeoutMs = 20_000): Promise<number> {
+  return until(
+    async () => {
+      const pid = h.pid(node);
+      return pid !== undefined && pid !== oldPid ? pid : undefined;
+    },
+    async () => `${node.name} still runs in pid ${oldPid}\n${await h.logTail(node)}`,
+    timeoutMs,
+  );
+}
