@@ -5,6 +5,7 @@
 // form (start → stop), which `dkc agent` wraps.
 
 import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { configureLogging, klog } from '../util/klog.js';
 import {
@@ -159,6 +160,21 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   }
   klog.info(`serving on https://${config.address}:${servers.ports.https}`, { node: nodeName });
   await controller?.markHealthy();
+  // The trial is health-gated: the agent probes its own endpoint for as long as it runs, and any failed probe
+  // restarts the trial clock.
+  const probeHost = config.address === '0.0.0.0' || config.address === '::' ? '127.0.0.1' : config.address;
+  const healthTimer = controller
+    ? setInterval(() => {
+        void probeListener(probeHost, servers.ports.https).then(
+          () => controller.markHealthy(),
+          (err: Error) => {
+            klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${err.message}`);
+            controller.markUnhealthy();
+          },
+        );
+      }, Math.min(10_000, Math.max(200, flags.trialMs / 8)))
+    : undefined;
+  healthTimer?.unref();
 
   let resolveDone!: (e: AgentExit) => void;
   const done = new Promise<AgentExit>((r) => (resolveDone = r));
@@ -169,6 +185,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     if (stopping) return;
     stopping = true;
     abort.abort();
+    if (healthTimer) clearInterval(healthTimer);
     controller?.stop();
     for (const c of cleanups.reverse()) {
       try {
@@ -227,6 +244,21 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   }
 
   return { nodeName, config, servers, done, stop: () => stopAll('stopped') };
+}
+
+/** Resolves when a TCP connection to the listener succeeds within 2 s. */
+function probeListener(host: string, port: number): Promise<void> {
+  return new Promise((resolveProbe, reject) => {
+    const socket = connect({ host, port, timeout: 2_000 }, () => {
+      socket.destroy();
+      resolveProbe();
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(new Error('timed out'));
+    });
+    socket.once('error', reject);
+  });
 }
 
 /** `dkc agent`: run until stopped; exit 0 to restart for a new config, 1 when the agent cannot start. */
