@@ -25,10 +25,10 @@ function caller(depth: number): string {
   return m ? `${m[1]}.ts:${m[2]}` : '???:1';
 }
 
-function emit(sev: Severity, msg: string, kv?: Record<string, unknown>): void {
+function emit(sev: Severity, msg: string, kv?: Record<string, unknown>, depth = 0): void {
   const now = new Date();
   if (format === 'json') {
-    const obj: Record<string, unknown> = { ts: now.getTime() / 1000, caller: caller(4), msg };
+    const obj: Record<string, unknown> = { ts: now.getTime() / 1000, caller: caller(4 + depth), msg };
     if (sev === 'E') obj['err'] = msg;
     if (sev !== 'I') obj['severity'] = sev === 'W' ? 'warning' : 'error';
     else obj['v'] = 0;
@@ -39,12 +39,16 @@ function emit(sev: Severity, msg: string, kv?: Record<string, unknown>): void {
   const ts =
     `${pad(now.getMonth() + 1, 2)}${pad(now.getDate(), 2)} ` +
     `${pad(now.getHours(), 2)}:${pad(now.getMinutes(), 2)}:${pad(now.getSeconds(), 2)}.${pad(now.getMilliseconds() * 1000, 6)}`;
-  let line = `${sev}${ts} ${String(process.pid).padStart(7, ' ')} ${caller(4)}] ${msg}`;
+  let line = `${sev}${ts} ${String(process.pid).padStart(7, ' ')} ${caller(4 + depth)}] ${msg}`;
   if (kv) for (const [k, v] of Object.entries(kv)) line += ` ${k}=${JSON.stringify(v)}`;
   sink(line + '\n');
 }
 
 export const klog = {
+  /** Like info/error, attributed to a caller `depth` frames further up (for small logging wrappers). */
+  depth(depth: number, severity: 'info' | 'warning' | 'error', msg: string): void {
+    emit(severity === 'info' ? 'I' : severity === 'warning' ? 'W' : 'E', msg, undefined, depth + 1);
+  },
   info(msg: string, kv?: Record<string, unknown>): void {
     emit('I', msg, kv);
   },

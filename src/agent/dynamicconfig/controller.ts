@@ -13,8 +13,8 @@ import { apiPath, describeSource, restartMessage, sourcesEqual, type ConfigMapNo
 import { ConfigStatusManager, type ConfigGauges, type NodeConfigStatus } from './status.js';
 import { ConfigSync } from './sync.js';
 
-const log = (msg: string) => klog.info(`kubelet config controller: ${msg}`);
-const logError = (msg: string) => klog.error(`kubelet config controller: ${msg}`);
+const log = (msg: string) => klog.depth(1, 'info', `kubelet config controller: ${msg}`);
+const logError = (msg: string) => klog.depth(1, 'error', `kubelet config controller: ${msg}`);
 
 export interface CheckpointPayload {
   bytes: Uint8Array;

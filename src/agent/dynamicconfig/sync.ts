@@ -28,8 +28,8 @@ export interface SyncDeps {
   retryDelayMs(): number;
 }
 
-const log = (msg: string) => klog.info(`kubelet config controller: ${msg}`);
-const logError = (msg: string) => klog.error(`kubelet config controller: ${msg}`);
+const log = (msg: string) => klog.depth(1, 'info', `kubelet config controller: ${msg}`);
+const logError = (msg: string) => klog.depth(1, 'error', `kubelet config controller: ${msg}`);
 
 export class ConfigSync {
   private poked = false;

@@ -1,0 +1,110 @@
+// The sync algorithm's decisions (upstream's configsync cases) over a real checkpoint store in a temp dir:
+// when it restarts, what it checkpoints and records, and the sync-error overrides it reports.
+
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
+import { ConfigStatusManager, type ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
+import { ConfigSync } from '../../../src/agent/dynamicconfig/sync.js';
+import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
+
+const dirs: string[] = [];
+after(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const noGauges: ConfigGauges = {
+  assigned: { set: () => undefined, reset: () => undefined },
+  active: { set: () => undefined, reset: () => undefined },
+  lastKnownGood: { set: () => undefined, reset: () => undefined },
+  error: { set: () => undefined },
+};
+
+const ref = { name: 'cm', namespace: 'kube-system', kubeletConfigKey: 'kubelet' };
+
+async function setup(opts: { source: NodeConfigSource | undefined; assigned?: NodeConfigSource; download?: () => Promise<{ uid?: string; resourceVersion?: string; data?: Record<string, string> }> }) {
+  const dir = await mkdtemp(join(tmpdir(), 'dkc-sync-'));
+  dirs.push(dir);
+  const store = new CheckpointStore(dir);
+  await store.initialize();
+  if (opts.assigned) await store.setAssigned(opts.assigned);
+  const status = new ConfigStatusManager(noGauges);
+  const restarts: (NodeConfigSource | undefined)[] = [];
+  const sync = new ConfigSync({
+    store,
+    status,
+    nodeConfigSource: () => opts.source,
+    download: opts.download ?? (async () => ({ uid: 'u1', resourceVersion: '7', data: { kubelet: 'payload' } })),
+    restart: async (s) => {
+      restarts.push(s);
+    },
+    retryDelayMs: () => 60_000,
+  });
+  return { store, status, restarts, sync };
+}
+
+/** Runs one sync and waits until it has finished (the loop is asynchronous). */
+async function syncOnce(ctx: Awaited<ReturnType<typeof setup>>): Promise<void> {
+  ctx.sync.poke();
+  for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setTimeout(r, 50));
+  ctx.sync.stop();
+}
+
+const resolved = { configMap: { ...ref, uid: 'u1', resourceVersion: '7' } };
+
+describe('ConfigSync', () => {
+  it('source nil, assigned nil: no restart', async () => {
+    const ctx = await setup({ source: undefined });
+    await syncOnce(ctx);
+    assert.deepEqual(ctx.restarts, []);
+  });
+  it('source nil, assigned non-nil: records cleared, restart to local', async () => {
+    const ctx = await setup({ source: undefined, assigned: resolved });
+    await ctx.store.setLastKnownGood(resolved);
+    await syncOnce(ctx);
+    assert.deepEqual(ctx.restarts, [undefined]);
+    assert.equal(await ctx.store.assigned(), undefined);
+    assert.equal(await ctx.store.lastKnownGood(), undefined);
+  });
+  it('source non-nil, assigned nil: checkpoint, record, restart with the downloaded uid and resourceVersion', async () => {
+    const ctx = await setup({ source: { configMap: ref } });
+    await syncOnce(ctx);
+    assert.deepEqual(ctx.restarts, [resolved]);
+    assert.deepEqual(await ctx.store.assigned(), resolved);
+    assert.equal(Buffer.from((await ctx.store.load(resolved)).bytes).toString(), 'payload');
+  });
+  it('source equal to assigned: no restart, sync error cleared', async () => {
+    const ctx = await setup({ source: { configMap: ref }, assigned: resolved });
+    ctx.status.setErrorOverride('failed to sync: stale');
+    await syncOnce(ctx);
+    assert.deepEqual(ctx.restarts, []);
+    assert.equal(ctx.status.current().error, undefined);
+  });
+  it('a new resourceVersion of the same ConfigMap: restart', async () => {
+    const ctx = await setup({ source: { configMap: ref }, assigned: { configMap: { ...ref, uid: 'u1', resourceVersion: '6' } } });
+    await syncOnce(ctx);
+    assert.deepEqual(ctx.restarts, [resolved]);
+  });
+  it('download failure: the download sync error, no restart, records untouched', async () => {
+    const ctx = await setup({ source: { configMap: ref }, assigned: resolved, download: async () => Promise.reject(new Error('configmaps "cm" not found')) });
+    await syncOnce(ctx);
+    assert.deepEqual(ctx.restarts, []);
+    assert.equal(ctx.status.current().error, 'failed to sync: failed to download config, see Kubelet log for details');
+    assert.deepEqual(await ctx.store.assigned(), resolved);
+  });
+  it('a ConfigMap without a UID: the internal sync error', async () => {
+    const ctx = await setup({ source: { configMap: ref }, download: async () => ({ resourceVersion: '1', data: {} }) });
+    await syncOnce(ctx);
+    assert.deepEqual(ctx.restarts, []);
+    assert.equal(ctx.status.current().error, 'failed to sync: internal failure, see Kubelet log for details');
+  });
+  it('a source with no subfield: the all-nil sync error', async () => {
+    const ctx = await setup({ source: {} });
+    await syncOnce(ctx);
+    assert.equal(ctx.status.current().error, 'failed to sync: invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil');
+  });
+});
