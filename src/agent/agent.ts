@@ -46,6 +46,7 @@ import { DynamicConfigController, type CheckpointPayload } from './dynamicconfig
 import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
+import { WebhookAuthorizer } from './node/webhookauthz.js';
 
 export class AgentStartError extends Error {
   readonly code = 'agent-start-failed';
@@ -144,6 +145,15 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = toConfigzJSON(config);
+  // Webhook authorization needs the API server; a standalone agent keeps authentication alone.
+  const sarClient = flags.kubeconfig && config.authorization.mode === 'Webhook' ? await RestClient.fromKubeconfig(flags.kubeconfig, { timeoutMs: 10_000 }) : undefined;
+  const webhook = sarClient
+    ? new WebhookAuthorizer({
+        client: sarClient,
+        authorizedTTLMs: Number(config.authorization.webhook.cacheAuthorizedTTL.nanoseconds / 1_000_000n),
+        unauthorizedTTLMs: Number(config.authorization.webhook.cacheUnauthorizedTTL.nanoseconds / 1_000_000n),
+      })
+    : undefined;
   let servers: AgentServers;
   try {
     servers = await startAgentServers({
@@ -154,8 +164,10 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       configz: () => configz,
       healthz: () => ({ ok: true }),
       metrics: registry,
+      ...(webhook ? { authorize: (user, attrs) => webhook.authorize(user, attrs) } : {}),
     });
   } catch (err) {
+    sarClient?.close();
     throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
   }
   klog.info(`serving on https://${config.address}:${servers.ports.https}`, { node: nodeName });
@@ -195,6 +207,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       }
     }
     await servers.stop();
+    sarClient?.close();
     resolveDone(why);
   };
 

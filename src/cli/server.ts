@@ -12,6 +12,15 @@ export function registerServerCommand(program: Command): void {
     .option('--watch-cache-size <n>', 'events kept per resource for watches resuming from a resourceVersion', '1000')
     .option('--watch-buffer-limit <bytes>', 'bytes a slow watcher may fall behind before it is dropped with 410')
     .option('--min-request-timeout <seconds>', 'watches without timeoutSeconds end after a random time in [t, 2t)', '1800')
+    .option('--storage <backend>', 'sqlite (one server, file in --data-dir) or etcd (several servers over one etcd cluster)', 'sqlite')
+    .option('--etcd-servers <urls>', 'comma-separated etcd client URLs, for --storage etcd')
+    .option('--etcd-prefix <prefix>', 'prepended to every etcd key, so several clusters can share one etcd (default: none; keys start with /registry/)')
+    .option('--etcd-cafile <file>', 'CA bundle to verify the etcd members (enables TLS)')
+    .option('--etcd-certfile <file>', 'client certificate for etcd')
+    .option('--etcd-keyfile <file>', 'client key for etcd')
+    .option('--etcd-compaction-interval <seconds>', 'compact etcd history older than one interval, every interval (0 = never)', '300')
+    .option('--authorization-mode <modes>', 'ordered authorizers: Node, RBAC, AlwaysAllow (system:masters is always allowed)', 'Node,RBAC')
+    .option('--audit-log-path <file>', 'append one JSON audit event per request to this file')
     .action(async (opts: import('../server/main.js').ServerCommandOptions) => {
       const { runServerCommand } = await import('../server/main.js');
       await runServerCommand(opts);

@@ -21,6 +21,9 @@ import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
+import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
+import type { AuditLog } from './auth/audit.js';
+import { impersonate, stripImpersonationHeaders } from './auth/impersonation.js';
 
 export interface ApiServerOptions {
   store: Store;
@@ -37,6 +40,9 @@ export interface ApiServerOptions {
   /** Watches without timeoutSeconds end after a random time in [t, 2t) seconds. */
   minRequestTimeoutSeconds?: number;
   registry?: Registry;
+  /** Told of every successful, non-dry-run write (the Node authorizer's graph follows node writes through it). */
+  afterWrite?: (def: ResourceDef, obj: KubeObject, deleted: boolean) => void;
+  audit?: AuditLog;
 }
 
 const JSON_TYPE = 'application/json';
@@ -113,8 +119,11 @@ export class ApiServer {
         try {
           await storage.get(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
         } catch (err) {
-          if (err instanceof StatusError && err.code === 404) await storage.create(obj.metadata.namespace ?? '', structuredClone(obj), system);
-          else throw err;
+          if (!(err instanceof StatusError && err.code === 404)) throw err;
+          // Replicas over one etcd may start together: the one that loses the race finds the object there.
+          await storage.create(obj.metadata.namespace ?? '', structuredClone(obj), system).catch((e: unknown) => {
+            if (!(e instanceof StatusError && e.code === 409)) throw e;
+          });
         }
       }
     }
@@ -149,12 +158,44 @@ export class ApiServer {
     return this.caches.reduce((n, c) => n + c.watcherCount(), 0);
   }
 
+  /** The watch cache of a served resource, for authorizers that read RBAC objects and nodes. */
+  cacheOf(group: string, plural: string): WatchCache | undefined {
+    for (const [def, storage] of this.storages) if (def.group === group && def.plural === plural) return storage.cache;
+    return undefined;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let info: RequestInfo | undefined;
+    let user: UserInfo | undefined;
+    let impersonator: UserInfo | undefined;
+    if (this.options.audit) {
+      const audit = this.options.audit;
+      const received = new Date();
+      res.once('close', () => {
+        audit.record({
+          ...(impersonator ? { user: impersonator, impersonatedUser: user } : user ? { user } : {}),
+          ...(info ? { info } : {}),
+          method: req.method ?? 'GET',
+          requestURI: req.url ?? '/',
+          sourceIP: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+          ...(typeof req.headers['user-agent'] === 'string' ? { userAgent: req.headers['user-agent'] } : {}),
+          code: res.statusCode,
+          received,
+        });
+      });
+    }
     try {
       const url = new URL(req.url ?? '/', 'https://localhost');
-      const user = this.authn.authenticate(req);
+      user = this.authn.authenticate(req);
       if (!user && !publicPaths.has(url.pathname)) throw errors.unauthorized();
+      if (user) {
+        const as = await impersonate(req, user, this.authorizer);
+        if (as) {
+          impersonator = as.impersonator;
+          user = as.user;
+          stripImpersonationHeaders(req);
+        }
+      }
       info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       if (user) await this.authorize(user, info, url.searchParams);
       if (!info.isResourceRequest) return await this.handleNonResource(req, res, url);
@@ -310,6 +351,11 @@ export class ApiServer {
   private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw errors.notFoundPath();
+    if (isAccessReview(def)) {
+      if (info.verb !== 'create' || info.name || info.subresource) throw errors.methodNotAllowed(info.verb, def.kind);
+      const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
+      return this.writeJson(res, 201, await answerAccessReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
+    }
     const storage = this.storages.get(def)!;
     const q = url.searchParams;
     const accept = req.headers['accept'];
@@ -360,17 +406,20 @@ export class ApiServer {
         if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
         const created = await storage.create(namespace, body as KubeObject, ctx);
+        if (!ctx.dryRun) this.options.afterWrite?.(def, created, false);
         return this.writeJson(res, 201, created, accept, ctx.warnings);
       }
       case 'update': {
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
         const updated = await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx);
+        if (!ctx.dryRun) this.options.afterWrite?.(def, updated, false);
         return this.writeJson(res, 200, updated, accept, ctx.warnings);
       }
       case 'patch': {
         const kind = patchKind(req.headers['content-type']);
         const patch = decodePatchBody(await readBody(req));
         const patched = await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx);
+        if (!ctx.dryRun) this.options.afterWrite?.(def, patched, false);
         return this.writeJson(res, 200, patched, accept, ctx.warnings);
       }
       case 'delete': {
@@ -379,6 +428,7 @@ export class ApiServer {
         const pre = (options['preconditions'] ?? {}) as { uid?: string; resourceVersion?: string };
         if (options['dryRun']) ctx.dryRun = true;
         const deleted = await storage.delete(namespace, info.name, pre, ctx);
+        if (!ctx.dryRun) this.options.afterWrite?.(def, deleted, true);
         if (def.plural === 'namespaces' && !ctx.dryRun) await this.deleteNamespaceContents(info.name, ctx);
         return this.writeJson(res, 200, deleted, accept);
       }

@@ -4,7 +4,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { openStore } from '../storage/index.js';
+import { openStore, type StoreConfig } from '../storage/index.js';
 import { klog } from '../util/klog.js';
 import { ApiServer } from './apiserver.js';
 import { parseTokenFile } from './authn.js';
@@ -17,6 +17,19 @@ export interface ServerCommandOptions {
   watchCacheSize?: string;
   watchBufferLimit?: string;
   minRequestTimeout?: string;
+  /** 'sqlite' (default) or 'etcd'. */
+  storage?: string;
+  /** Comma-separated etcd client URLs (--storage etcd). */
+  etcdServers?: string;
+  etcdPrefix?: string;
+  etcdCafile?: string;
+  etcdCertfile?: string;
+  etcdKeyfile?: string;
+  /** Seconds between automatic etcd compactions; 0 turns them off. */
+  etcdCompactionInterval?: string;
+  /** Comma-separated: Node, RBAC, AlwaysAllow (system:masters is always allowed). */
+  authorizationMode?: string;
+  auditLogPath?: string;
 }
 
 export class ServerConfigError extends Error {
@@ -35,6 +48,40 @@ function positiveInt(flag: string, s: string | undefined): number | undefined {
   return Number(s);
 }
 
+/** The store a server's flags name; several replicas may share one etcd, never one SQLite file. */
+async function storeConfig(opts: ServerCommandOptions, dataDir: string): Promise<StoreConfig> {
+  const kind = opts.storage ?? 'sqlite';
+  if (kind === 'sqlite') return { kind: 'sqlite', path: join(dataDir, 'dkc.db') };
+  if (kind !== 'etcd') throw new ServerConfigError(`invalid --storage ${JSON.stringify(kind)}: must be sqlite or etcd`);
+  const endpoints = (opts.etcdServers ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+  if (endpoints.length === 0) throw new ServerConfigError('--storage etcd needs --etcd-servers URL[,URL...]');
+  for (const u of endpoints) {
+    if (!/^https?:\/\/[^/]+\/?$/.test(u)) throw new ServerConfigError(`invalid --etcd-servers entry ${JSON.stringify(u)}: must be http(s)://host:port`);
+  }
+  if ((opts.etcdCertfile === undefined) !== (opts.etcdKeyfile === undefined)) {
+    throw new ServerConfigError('--etcd-certfile and --etcd-keyfile must be given together');
+  }
+  if (opts.etcdCertfile && !opts.etcdCafile) throw new ServerConfigError('--etcd-certfile needs --etcd-cafile');
+  const interval = opts.etcdCompactionInterval === undefined ? undefined : Number(opts.etcdCompactionInterval);
+  if (interval !== undefined && !(/^\d+$/.test(opts.etcdCompactionInterval!) && Number.isSafeInteger(interval))) {
+    throw new ServerConfigError(`invalid --etcd-compaction-interval ${JSON.stringify(opts.etcdCompactionInterval)}: must be a non-negative integer of seconds`);
+  }
+  return {
+    kind: 'etcd',
+    endpoints,
+    ...(opts.etcdPrefix ? { prefix: opts.etcdPrefix } : {}),
+    ...(opts.etcdCafile
+      ? {
+          tls: {
+            caPem: await readFile(opts.etcdCafile),
+            ...(opts.etcdCertfile ? { certPem: await readFile(opts.etcdCertfile), keyPem: await readFile(opts.etcdKeyfile!) } : {}),
+          },
+        }
+      : {}),
+    ...(interval !== undefined ? { compactionIntervalMs: interval * 1000 } : {}),
+  };
+}
+
 export async function startServer(opts: ServerCommandOptions): Promise<{ server: ApiServer; port: number; kubeconfig: string; stop(): Promise<void> }> {
   const dataDir = resolve(opts.dataDir);
   const port = parsePort(opts.port);
@@ -44,14 +91,29 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   const watchCacheSize = positiveInt('--watch-cache-size', opts.watchCacheSize);
   const watchBufferLimit = positiveInt('--watch-buffer-limit', opts.watchBufferLimit);
   const minRequestTimeout = positiveInt('--min-request-timeout', opts.minRequestTimeout);
+  const { clusterAuthorization, parseAuthorizationModes } = await import('./auth/index.js');
+  let modes: ReturnType<typeof parseAuthorizationModes>;
+  try {
+    modes = parseAuthorizationModes(opts.authorizationMode ?? 'Node,RBAC');
+  } catch (err) {
+    throw new ServerConfigError((err as Error).message);
+  }
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
   await mkdir(dataDir, { recursive: true });
 
   const { ensureClusterPKI, writeKubeconfig } = await import('../pki/index.js');
   const ips = isIP(opts.bindAddress) && !['0.0.0.0', '::'].includes(opts.bindAddress) ? [opts.bindAddress] : [];
   const pki = await ensureClusterPKI(join(dataDir, 'pki'), { ips });
-  const store = await openStore({ kind: 'sqlite', path: join(dataDir, 'dkc.db') });
+  const store = await openStore(await storeConfig(opts, dataDir));
+  const audit = opts.auditLogPath ? new (await import('./auth/audit.js')).AuditLog(resolve(opts.auditLogPath)) : undefined;
+  // The authorizers read the server's own watch caches, which exist only once the server does.
+  let serverRef: ApiServer | undefined;
+  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural));
   const server = new ApiServer({
+    authorizer: authz.authorizer,
+    admission: authz.admission,
+    afterWrite: authz.afterWrite,
+    ...(audit ? { audit } : {}),
     store,
     tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
     kubeletClient: { certPem: pki.apiserverKubeletClient.certPem, keyPem: pki.apiserverKubeletClient.keyPem },
@@ -60,6 +122,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
     ...(watchBufferLimit ? { watchBufferLimit } : {}),
     ...(minRequestTimeout ? { minRequestTimeoutSeconds: minRequestTimeout } : {}),
   });
+  serverRef = server;
   await server.start();
   const addr = await server.listen(port, opts.bindAddress);
   let host = opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress === '::' ? '::1' : opts.bindAddress;
@@ -75,6 +138,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
     async stop() {
       await server.close();
       await store.close();
+      await audit?.close();
     },
   };
 }

@@ -58,6 +58,7 @@ const packages: Record<string, string> = {
   resource: 'k8s.io.apimachinery.pkg.api.resource',
   core: 'k8s.io.api.core.v1',
   coordination: 'k8s.io.api.coordination.v1',
+  authz: 'k8s.io.api.authorization.v1',
 };
 
 const schema: Record<string, Record<string, string>> = {
@@ -222,12 +223,43 @@ const schema: Record<string, Record<string, string>> = {
     renewTime: '4 meta.MicroTime ptr',
     leaseTransitions: '5 int32 ptr',
   },
+
+  // kubectl ≥1.32 posts `auth can-i`'s review in protobuf.
+  'authz.SelfSubjectAccessReview': { metadata: '1 meta.ObjectMeta', spec: '2 authz.SelfSubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
+  'authz.SelfSubjectAccessReviewSpec': { resourceAttributes: '1 authz.ResourceAttributes ptr', nonResourceAttributes: '2 authz.NonResourceAttributes ptr' },
+  'authz.SubjectAccessReview': { metadata: '1 meta.ObjectMeta', spec: '2 authz.SubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
+  'authz.LocalSubjectAccessReview': { metadata: '1 meta.ObjectMeta', spec: '2 authz.SubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
+  'authz.SubjectAccessReviewSpec': {
+    resourceAttributes: '1 authz.ResourceAttributes ptr',
+    nonResourceAttributes: '2 authz.NonResourceAttributes ptr',
+    user: '3 string',
+    groups: '4 []string',
+    uid: '6 string',
+  },
+  'authz.ResourceAttributes': {
+    namespace: '1 string',
+    verb: '2 string',
+    group: '3 string',
+    version: '4 string',
+    resource: '5 string',
+    subresource: '6 string',
+    name: '7 string',
+    fieldSelector: '8 authz.FieldSelectorAttributes ptr',
+  },
+  'authz.FieldSelectorAttributes': { rawSelector: '1 string' },
+  'authz.NonResourceAttributes': { path: '1 string', verb: '2 string' },
+  'authz.SubjectAccessReviewStatus': { allowed: '1 bool keep', denied: '4 bool', reason: '2 string', evaluationError: '3 string' },
 };
 
 /** apiVersion → kind → schema message, i.e. what this decoder has "registered". */
 const registered: Record<string, Record<string, string>> = {
   v1: { ConfigMap: 'core.ConfigMap', Namespace: 'core.Namespace', Node: 'core.Node', Event: 'core.Event' },
   'coordination.k8s.io/v1': { Lease: 'coordination.Lease' },
+  'authorization.k8s.io/v1': {
+    SelfSubjectAccessReview: 'authz.SelfSubjectAccessReview',
+    SubjectAccessReview: 'authz.SubjectAccessReview',
+    LocalSubjectAccessReview: 'authz.LocalSubjectAccessReview',
+  },
 };
 
 const scalarTypes = new Set(['string', 'bool', 'int32', 'int64', 'bytes']);

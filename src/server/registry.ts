@@ -4,6 +4,8 @@
 
 import type { KubeObject } from '../api/types.js';
 import { age } from './humanize.js';
+import { accessReviewResources } from './auth/accessreview.js';
+import { rbacResources } from './auth/rbacresources.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -315,5 +317,5 @@ export class Registry {
 }
 
 export function defaultRegistry(): Registry {
-  return new Registry([namespaces, nodes, configmaps, events, pods, leases]);
+  return new Registry([namespaces, nodes, configmaps, events, pods, leases, ...rbacResources, ...accessReviewResources]);
 }

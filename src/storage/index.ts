@@ -14,8 +14,19 @@ export interface SqliteStoreConfig {
   historyLimit?: number;
 }
 
-/** Every backend's configuration, told apart by `kind` (an etcd backend will join this union). */
-export type StoreConfig = SqliteStoreConfig;
+export interface EtcdStoreConfig {
+  kind: 'etcd';
+  /** Client URLs of the etcd members. */
+  endpoints: string[];
+  /** Prepended to every key (default none). */
+  prefix?: string;
+  tls?: { caPem: Buffer; certPem?: Buffer; keyPem?: Buffer };
+  /** Periodic compaction interval in ms (0 = off; see etcd.ts for the default). */
+  compactionIntervalMs?: number;
+}
+
+/** Every backend's configuration, told apart by `kind`. */
+export type StoreConfig = SqliteStoreConfig | EtcdStoreConfig;
 
 export async function openStore(config: StoreConfig): Promise<Store> {
   switch (config.kind) {
@@ -23,9 +34,14 @@ export async function openStore(config: StoreConfig): Promise<Store> {
       const { openSqliteStore } = await import('./sqlite.js');
       return openSqliteStore({ path: config.path, ...(config.historyLimit !== undefined ? { historyLimit: config.historyLimit } : {}) });
     }
+    case 'etcd': {
+      const { openEtcdStore } = await import('./etcd.js');
+      const { kind: _kind, ...options } = config;
+      return openEtcdStore(options);
+    }
     default: {
-      const unknown: never = config.kind;
-      throw new TypeError(`unknown storage kind ${String(unknown)}`);
+      const unknown: never = config;
+      throw new TypeError(`unknown storage kind ${String((unknown as { kind?: unknown }).kind)}`);
     }
   }
 }

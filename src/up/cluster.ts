@@ -28,6 +28,11 @@ export interface ClusterOptions {
   /** Node names; default node-1 … node-N. */
   nodeNames?: string[];
   backoff?: BackoffOptions;
+  /**
+   * Agents only, pointed at this API server URL (e.g. a load balancer in front of server replicas) instead of a
+   * server of the cluster's own; `dataDir/pki` must then hold the servers' CA (with its key, to issue node certs).
+   */
+  externalServerURL?: string;
   /** Local KubeletConfiguration YAML for every node; default: a minimal one trusting the cluster CA. */
   localConfig?: (ctx: { caFile: string }) => string;
 }
@@ -97,7 +102,7 @@ export function defaultLocalConfig({ caFile }: { caFile: string }): string {
     '  x509:',
     `    clientCAFile: ${JSON.stringify(caFile)}`,
     'authorization:',
-    '  mode: AlwaysAllow',
+    '  mode: Webhook',
     '',
   ].join('\n');
 }
@@ -113,21 +118,23 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   supervisor.on('exit', (e) => {
     if (e.name === 'server' && e.outcome === 'crash' && !serverFailure) serverFailure = `dkc server exited (code ${e.code}, signal ${e.signal}); see ${join(dataDir, 'server.log')}`;
   });
-  supervisor.add({
-    name: 'server',
-    command: process.execPath,
-    args: [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...(options.serverArgs ?? [])],
-    logFile: join(dataDir, 'server.log'),
-    restart: 'always',
-  });
-  supervisor.start();
-  try {
-    await waitForFile(kubeconfig, 60_000, () => serverFailure);
-  } catch (err) {
-    await supervisor.stop();
-    throw err;
+  if (!options.externalServerURL) {
+    supervisor.add({
+      name: 'server',
+      command: process.execPath,
+      args: [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...(options.serverArgs ?? [])],
+      logFile: join(dataDir, 'server.log'),
+      restart: 'always',
+    });
+    supervisor.start();
+    try {
+      await waitForFile(kubeconfig, 60_000, () => serverFailure);
+    } catch (err) {
+      await supervisor.stop();
+      throw err;
+    }
   }
-  const serverURL = `https://127.0.0.1:${port}`;
+  const serverURL = options.externalServerURL ?? `https://127.0.0.1:${port}`;
 
   const { ensureClusterPKI, issueCert, writeKubeconfig } = await import('../pki/index.js');
   const pki = await ensureClusterPKI(join(dataDir, 'pki'));

@@ -1,6 +1,7 @@
 // `dkc up`'s front end: start the cluster, wait for the nodes to be Ready, print one status line per node and how
 // to use kubectl, then forward Ctrl-C/SIGTERM to everything and exit 0.
 
+import { join } from 'node:path';
 import { RestClient } from '../client/index.js';
 import { installSignalForwarding } from '../supervisor/index.js';
 import { startCluster, ClusterError } from './cluster.js';
@@ -19,11 +20,23 @@ function int(flag: string, v: string, min: number, max: number): number {
   return Number(v);
 }
 
-export async function runUp(opts: { dataDir: string; nodes: string; port: string; agentArg: string[] }): Promise<void> {
+export async function runUp(opts: { dataDir: string; nodes: string; port: string; agentArg: string[]; storage?: string }): Promise<void> {
   const nodes = int('--nodes', opts.nodes, 0, 500);
   const port = int('--port', opts.port, 0, 65535);
   const started = Date.now();
-  const cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg });
+  const storage = opts.storage ?? 'sqlite';
+  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError(`invalid --storage ${JSON.stringify(storage)}: must be sqlite or etcd`);
+  // etcd is a child of this process too (not supervised): Ctrl-C reaches it through the process group.
+  const etcd = storage === 'etcd' ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd')) : undefined;
+  const serverArgs = etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : [];
+  if (etcd) process.stdout.write(`etcd: ${etcd.endpoints.join(',')} (data in ${join(opts.dataDir, 'etcd')})\n`);
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  try {
+    cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg, serverArgs });
+  } catch (err) {
+    await etcd?.stop();
+    throw err;
+  }
   const forwarding = installSignalForwarding(cluster.supervisor, process);
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig);
   try {
@@ -54,6 +67,7 @@ export async function runUp(opts: { dataDir: string; nodes: string; port: string
       `Press Ctrl-C to stop.\n`,
   );
   await forwarding.stopped;
+  await etcd?.stop();
   process.stdout.write('dkc cluster stopped\n');
 }
 

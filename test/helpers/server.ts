@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startEtcd } from './etcd.js';
 
 export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 export const dkcBin = join(repoRoot, 'bin', 'dkc');
@@ -46,8 +47,23 @@ async function waitForFile(path: string, proc: ChildProcess, log: () => string, 
   throw new Error(`dkc server did not write ${path} within ${timeoutMs} ms:\n${log()}`);
 }
 
-export async function startServer(extraArgs: string[] = [], options: { dataDir?: string } = {}): Promise<RunningServer> {
+export type StorageBackend = 'sqlite' | 'etcd';
+
+export interface StartServerOptions {
+  dataDir?: string;
+  /** Default 'sqlite'. With 'etcd' and no `etcd`, a single etcd member is started and torn down with the server. */
+  storage?: StorageBackend;
+  /** An etcd the caller owns (left running by cleanup()). */
+  etcd?: { endpoints: string[] };
+}
+
+export async function startServer(extraArgs: string[] = [], options: StartServerOptions = {}): Promise<RunningServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'dkc-server-')));
+  let ownEtcd: Awaited<ReturnType<typeof startEtcd>> | undefined;
+  if (options.storage === 'etcd' || options.etcd) {
+    const etcd = options.etcd ?? (ownEtcd = await startEtcd());
+    extraArgs = ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(','), ...extraArgs];
+  }
   const kubeconfig = join(dataDir, 'kubeconfig');
   let output = '';
   let port = 0;
@@ -61,7 +77,13 @@ export async function startServer(extraArgs: string[] = [], options: { dataDir?:
     await waitForFile(kubeconfig, proc, () => output, 30_000);
     return proc;
   };
-  let proc = await launch();
+  let proc: ChildProcess;
+  try {
+    proc = await launch();
+  } catch (err) {
+    await ownEtcd?.cleanup();
+    throw err;
+  }
   const text = await readFile(kubeconfig, 'utf8');
   const m = /server:\s*(https:\/\/\S+)/.exec(text);
   if (!m) throw new Error(`no server URL in ${kubeconfig}`);
@@ -90,6 +112,7 @@ export async function startServer(extraArgs: string[] = [], options: { dataDir?:
     },
     async cleanup() {
       await server.kill();
+      await ownEtcd?.cleanup();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -20,7 +20,26 @@ export type AgentServerConfig = Pick<
   'address' | 'port' | 'readOnlyPort' | 'healthzPort' | 'healthzBindAddress' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'tlsMinVersion'
 > & {
   authentication: { anonymous: { enabled: boolean }; x509: { clientCAFile: string } };
+  /** `Webhook` asks `authorize` about every request on the HTTPS port; `AlwaysAllow` lets every authenticated caller in. */
+  authorization?: { mode: string };
 };
+
+/** The caller of an HTTPS endpoint, from its verified client certificate (CN = user, O = groups). */
+export interface RequestUser {
+  name: string;
+  groups: string[];
+}
+
+/** What a request asks to do, in the terms of a SubjectAccessReview's resourceAttributes. */
+export interface RequestAttributes {
+  verb: string;
+  resource: 'nodes';
+  subresource: string;
+  name: string;
+}
+
+/** True to let the request through; a rejection answers 500 (the decision could not be made). */
+export type AgentAuthorize = (user: RequestUser, attrs: RequestAttributes) => Promise<boolean>;
 
 export interface HealthzResult {
   ok: boolean;
@@ -41,6 +60,11 @@ export interface AgentServersOptions {
   configz: () => object | string;
   healthz: () => HealthzResult;
   metrics: MetricsRegistry;
+  /**
+   * Backs `authorization.mode: Webhook`. Without it (a standalone agent has no API server to ask) every
+   * authenticated caller is let in, as before authorization existed.
+   */
+  authorize?: AgentAuthorize;
 }
 
 export interface AgentServerPorts {
@@ -122,25 +146,74 @@ function podsRoute(): Route {
   };
 }
 
-function dispatch(routes: Record<string, Route>, name: string, authenticate?: (req: http.IncomingMessage) => boolean): http.RequestListener {
+const VERBS: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+function isSubpath(path: string, base: string): boolean {
+  return path === base || path.startsWith(`${base}/`);
+}
+
+/** The kubelet's mapping of a request to node subresource attributes (server/auth.go GetRequestAttributes). */
+export function requestAttributes(method: string, path: string, nodeName: string): RequestAttributes {
+  let subresource = 'proxy';
+  if (isSubpath(path, '/stats')) subresource = 'stats';
+  else if (isSubpath(path, '/metrics')) subresource = 'metrics';
+  else if (isSubpath(path, '/logs')) subresource = 'log';
+  else if (isSubpath(path, '/spec')) subresource = 'spec';
+  else if (isSubpath(path, '/checkpoint')) subresource = 'checkpoint';
+  return { verb: VERBS[method.toUpperCase()] ?? method.toLowerCase(), resource: 'nodes', subresource, name: nodeName };
+}
+
+/** The verified client certificate's identity; undefined for an anonymous or unverified caller. */
+function certificateUser(req: http.IncomingMessage): RequestUser | undefined {
+  const socket = req.socket as TLSSocket;
+  if (socket.authorized !== true) return undefined;
+  const subject = socket.getPeerCertificate()?.subject as Record<string, string | string[]> | undefined;
+  const cn = subject?.['CN'];
+  const name = Array.isArray(cn) ? cn[0] : cn;
+  if (!name) return undefined;
+  const o = subject?.['O'];
+  return { name, groups: o === undefined ? [] : Array.isArray(o) ? [...o] : [o] };
+}
+
+type Gate = (req: http.IncomingMessage, res: http.ServerResponse) => boolean | Promise<boolean>;
+
+function dispatch(routes: Record<string, Route>, name: string, authenticate?: (req: http.IncomingMessage) => boolean, authorize?: Gate): http.RequestListener {
   return (req, res) => {
     if (authenticate !== undefined && !authenticate(req)) {
       textError(res, 401, 'Unauthorized');
       return;
     }
-    const route = Object.prototype.hasOwnProperty.call(routes, pathOf(req)) ? routes[pathOf(req)] : undefined;
-    if (route === undefined) {
-      notFound(res);
+    if (authorize === undefined) {
+      serve(routes, name, req, res);
       return;
     }
     Promise.resolve()
-      .then(() => route(req, res))
-      .catch((err: unknown) => {
-        klog.error(`${name}: ${req.method ?? 'GET'} ${pathOf(req)} failed: ${(err as Error).message}`);
-        if (!res.headersSent) textError(res, 500, 'Internal Server Error');
-        else res.destroy();
-      });
+      .then(() => authorize(req, res))
+      .then(
+        (ok) => {
+          if (ok) serve(routes, name, req, res);
+        },
+        (err: unknown) => {
+          klog.error(`${name}: authorizing ${req.method ?? 'GET'} ${pathOf(req)} failed: ${(err as Error).message}`);
+          if (!res.headersSent) textError(res, 500, 'Internal Server Error');
+        },
+      );
   };
+}
+
+function serve(routes: Record<string, Route>, name: string, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const route = Object.prototype.hasOwnProperty.call(routes, pathOf(req)) ? routes[pathOf(req)] : undefined;
+  if (route === undefined) {
+    notFound(res);
+    return;
+  }
+  Promise.resolve()
+    .then(() => route(req, res))
+    .catch((err: unknown) => {
+      klog.error(`${name}: ${req.method ?? 'GET'} ${pathOf(req)} failed: ${(err as Error).message}`);
+      if (!res.headersSent) textError(res, 500, 'Internal Server Error');
+      else res.destroy();
+    });
 }
 
 function hostPort(host: string, port: number): string {
@@ -243,6 +316,24 @@ export async function startAgentServers(options: AgentServersOptions): Promise<A
     if (anonymous) return true;
     return clientCA !== undefined && (req.socket as TLSSocket).authorized === true;
   };
+  const ask = options.authorize;
+  const authorizeRequest: Gate | undefined = config.authorization?.mode !== 'Webhook' || ask === undefined
+    ? undefined
+    : async (req, res) => {
+        const user = certificateUser(req) ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+        const attrs = requestAttributes(req.method ?? 'GET', pathOf(req), options.nodeName);
+        const shown = `user=${user.name}, verb=${attrs.verb}, resource=${attrs.resource}, subresource=${attrs.subresource}`;
+        let allowed: boolean;
+        try {
+          allowed = await ask(user, attrs);
+        } catch (err) {
+          klog.error(`Authorization error (${shown}): ${(err as Error).message}`);
+          textError(res, 500, `Authorization error (${shown})`);
+          return false;
+        }
+        if (!allowed) textError(res, 403, `Forbidden (${shown})`);
+        return allowed;
+      };
 
   const healthz = healthzRoute(options.healthz);
   const metrics = metricsRoute(options.metrics);
@@ -252,6 +343,7 @@ export async function startAgentServers(options: AgentServersOptions): Promise<A
       { '/configz': configzRoute(options.configz), '/healthz': healthz, '/metrics': metrics, '/pods': podsRoute(), '/pods/': podsRoute() },
       'kubelet server',
       authenticate,
+      authorizeRequest,
     ),
   );
   const started: http.Server[] = [];

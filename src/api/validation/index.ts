@@ -19,6 +19,7 @@ import {
   validatePodUpdate,
 } from './core.js';
 import { validatePathSegmentName } from './names.js';
+import { validateBindingUpdate, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 
 export * from './names.js';
@@ -27,7 +28,7 @@ export * from './core.js';
 export * from './coordination.js';
 export { GoValueFieldError, goStringSlice, goTimeString } from './goprint.js';
 
-export type ValidatedKind = 'Node' | 'ConfigMap' | 'Namespace' | 'Event' | 'Lease' | 'Pod';
+export type ValidatedKind = 'Node' | 'ConfigMap' | 'Namespace' | 'Event' | 'Lease' | 'Pod' | 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding';
 
 export interface UpdateOptions {
   /** `status` selects the status strategy (for Node: ValidateNodeUpdate alone, without ValidateNode). */
@@ -73,6 +74,14 @@ const rules: Record<ValidatedKind, KindRules> = {
     namespaced: true,
     create: (o) => validatePod(o as Pod),
     update: (o, old) => [...validatePod(o as Pod), ...validatePodUpdate(o as Pod, old as Pod)],
+  },
+  Role: { namespaced: true, create: validateRole, update: (o) => validateRole(o) },
+  ClusterRole: { namespaced: false, create: validateClusterRole, update: (o) => validateClusterRole(o) },
+  RoleBinding: { namespaced: true, create: validateRoleBinding, update: (o, old) => validateBindingUpdate(o, old, validateRoleBinding) },
+  ClusterRoleBinding: {
+    namespaced: false,
+    create: validateClusterRoleBinding,
+    update: (o, old) => validateBindingUpdate(o, old, validateClusterRoleBinding),
   },
 };
 

@@ -1,0 +1,66 @@
+// `authorization.mode: Webhook` for the agent's HTTPS endpoints, as the kubelet does it: each caller's request is put
+// to the API server as a SubjectAccessReview (verb and nodes/<subresource> of this node), and the answer is cached —
+// allowed answers for cacheAuthorizedTTL (5 min by default), refusals for cacheUnauthorizedTTL (30 s) — so a scrape
+// every few seconds costs the API server one review per TTL, not one per request.
+
+import type { RestClient } from '../../client/index.js';
+import type { RequestAttributes, RequestUser } from './httpserver.js';
+
+export interface WebhookAuthorizerOptions {
+  client: Pick<RestClient, 'create'>;
+  authorizedTTLMs: number;
+  unauthorizedTTLMs: number;
+  now?: () => number;
+  /** Bound on cached decisions; the oldest go first. */
+  maxEntries?: number;
+}
+
+const MASTERS_GROUP = 'system:masters';
+
+interface SubjectAccessReviewStatus {
+  status?: { allowed?: boolean; denied?: boolean; reason?: string };
+}
+
+export class WebhookAuthorizer {
+  private readonly cache = new Map<string, { allowed: boolean; expires: number }>();
+  private readonly now: () => number;
+  private readonly maxEntries: number;
+
+  constructor(private readonly options: WebhookAuthorizerOptions) {
+    this.now = options.now ?? Date.now;
+    this.maxEntries = options.maxEntries ?? 4096;
+  }
+
+  async authorize(user: RequestUser, attrs: RequestAttributes): Promise<boolean> {
+    // The API server allows system:masters everything before any authorizer is consulted, so the answer is known
+    // without asking — and stays available while the control plane is down, which is when an operator most needs
+    // /configz (the API server's own node-proxy identity is in this group too).
+    if (user.groups.includes(MASTERS_GROUP)) return true;
+    const key = JSON.stringify([user.name, [...user.groups].sort(), attrs.verb, attrs.resource, attrs.subresource, attrs.name]);
+    const hit = this.cache.get(key);
+    const now = this.now();
+    if (hit && hit.expires > now) return hit.allowed;
+    const review = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: user.name,
+        groups: user.groups,
+        resourceAttributes: { verb: attrs.verb, group: '', version: 'v1', resource: attrs.resource, subresource: attrs.subresource, name: attrs.name },
+      },
+    };
+    // A failed review is not cached: the next request asks again instead of being refused for a TTL.
+    const answer = await this.options.client.create<SubjectAccessReviewStatus>('/apis/authorization.k8s.io/v1/subjectaccessreviews', review);
+    const allowed = answer?.status?.allowed === true;
+    const ttl = allowed ? this.options.authorizedTTLMs : this.options.unauthorizedTTLMs;
+    if (ttl > 0) {
+      this.cache.delete(key);
+      this.cache.set(key, { allowed, expires: now + ttl });
+      if (this.cache.size > this.maxEntries) {
+        const oldest = this.cache.keys().next();
+        if (!oldest.done) this.cache.delete(oldest.value);
+      }
+    }
+    return allowed;
+  }
+}

@@ -1,0 +1,71 @@
+// The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
+// NodeRestriction, plus the hook that keeps the node graph in step with the server's own node writes. The caches
+// are reached lazily because the API server creates them after its authorizer has been chosen.
+
+import type { KubeObject } from '../../api/types.js';
+import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision } from '../authz.js';
+import type { ResourceDef } from '../registry.js';
+import type { WatchCache } from '../watchcache.js';
+import { NodeAuthorizer } from './nodeauthorizer.js';
+import { NodeGraph } from './nodegraph.js';
+import { nodeRestriction } from './noderestriction.js';
+import { RbacAuthorizer } from './rbac.js';
+import { RBAC_GROUP } from './rbacresources.js';
+
+export const MASTERS_GROUP = 'system:masters';
+
+/** Members of system:masters are allowed everything, before any other authorizer is asked (upstream's privileged group). */
+export const mastersAuthorizer: Authorizer = {
+  authorize: (a): Decision => (a.user.groups.includes(MASTERS_GROUP) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' }),
+};
+
+export type AuthorizationMode = 'AlwaysAllow' | 'Node' | 'RBAC';
+
+export function parseAuthorizationModes(text: string): AuthorizationMode[] {
+  const modes = text.split(',').map((m) => m.trim()).filter(Boolean);
+  if (modes.length === 0) throw new Error('--authorization-mode must name at least one mode');
+  for (const m of modes) {
+    if (m !== 'AlwaysAllow' && m !== 'Node' && m !== 'RBAC') {
+      throw new Error(`unknown authorization mode ${JSON.stringify(m)}; supported: AlwaysAllow, Node, RBAC`);
+    }
+  }
+  return modes as AuthorizationMode[];
+}
+
+export interface ClusterAuthorization {
+  authorizer: Authorizer;
+  admission: AdmissionPlugin[];
+  graph: NodeGraph;
+  /** Call after every successful, non-dry-run write. */
+  afterWrite(def: ResourceDef, obj: KubeObject, deleted: boolean): void;
+}
+
+export function clusterAuthorization(modes: AuthorizationMode[], cacheOf: (group: string, plural: string) => WatchCache | undefined): ClusterAuthorization {
+  const objects = (group: string, plural: string) => cacheOf(group, plural)?.snapshot() ?? [];
+  const rev = (group: string, plural: string) => cacheOf(group, plural)?.currentRevision ?? 0;
+  const graph = new NodeGraph({ revision: () => rev('', 'nodes'), nodes: () => objects('', 'nodes') });
+  const chain: Authorizer[] = [mastersAuthorizer];
+  for (const m of modes) {
+    if (m === 'AlwaysAllow') chain.push(alwaysAllow);
+    if (m === 'Node') chain.push(new NodeAuthorizer(graph));
+    if (m === 'RBAC') {
+      chain.push(
+        new RbacAuthorizer({
+          revision: () => ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'].map((p) => rev(RBAC_GROUP, p)).join('/'),
+          roles: () => objects(RBAC_GROUP, 'roles'),
+          clusterRoles: () => objects(RBAC_GROUP, 'clusterroles'),
+          roleBindings: () => objects(RBAC_GROUP, 'rolebindings'),
+          clusterRoleBindings: () => objects(RBAC_GROUP, 'clusterrolebindings'),
+        }),
+      );
+    }
+  }
+  return {
+    authorizer: authorizerChain(...chain),
+    admission: modes.includes('Node') ? [nodeRestriction] : [],
+    graph,
+    afterWrite(def, obj, deleted) {
+      if (def.group === '' && def.plural === 'nodes') graph.observe(obj, deleted);
+    },
+  };
+}

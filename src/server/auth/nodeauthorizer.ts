@@ -1,0 +1,74 @@
+// The Node authorizer (plugin/pkg/auth/authorizer/node) for identities `system:node:<name>` in group
+// `system:nodes`: a node reads only the ConfigMap its own Node names, renews only its own Lease, and otherwise gets
+// the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events). Every refusal is "no
+// opinion" with upstream's reason, so RBAC may still grant what an operator chose to grant.
+
+import type { AuthorizationAttributes, Authorizer, Decision, UserInfo } from '../authz.js';
+import type { NodeGraph } from './nodegraph.js';
+
+export const NODES_GROUP = 'system:nodes';
+export const NODE_USER_PREFIX = 'system:node:';
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+
+/** `{ isNode, nodeName }` as upstream's NodeIdentity: both the group and the user-name prefix are required. */
+export function nodeIdentity(user: UserInfo): { isNode: boolean; nodeName: string } {
+  if (!user.groups.includes(NODES_GROUP) || !user.name.startsWith(NODE_USER_PREFIX)) return { isNode: false, nodeName: '' };
+  return { isNode: true, nodeName: user.name.slice(NODE_USER_PREFIX.length) };
+}
+
+const allow: Decision = { decision: 'allow', reason: '' };
+const noOpinion = (reason = ''): Decision => ({ decision: 'no-opinion', reason });
+
+/** What a kubelet may do with objects the graph does not partition (upstream's NodeRules, the part dkc serves). */
+function nodeRulesAllow(a: AuthorizationAttributes): boolean {
+  if (!a.isResourceRequest) return false;
+  const { apiGroup: group, resource, subresource, verb } = a;
+  if (group === '' && resource === 'nodes') {
+    if (subresource === '') return ['get', 'list', 'watch', 'create', 'update', 'patch'].includes(verb);
+    if (subresource === 'status') return ['get', 'update', 'patch'].includes(verb);
+    return false;
+  }
+  if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === '') {
+    return ['create', 'update', 'patch'].includes(verb);
+  }
+  return false;
+}
+
+export class NodeAuthorizer implements Authorizer {
+  constructor(private readonly graph: NodeGraph) {}
+
+  authorize(a: AuthorizationAttributes): Decision {
+    const { isNode, nodeName } = nodeIdentity(a.user);
+    if (!isNode) return noOpinion();
+    if (nodeName === '') return noOpinion(`unknown node for user ${JSON.stringify(a.user.name)}`);
+    if (a.isResourceRequest) {
+      if (a.apiGroup === '' && a.resource === 'configmaps') return this.readNamespacedObject(nodeName, a);
+      if (a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') return this.lease(nodeName, a);
+    }
+    return nodeRulesAllow(a) ? allow : noOpinion();
+  }
+
+  private readNamespacedObject(nodeName: string, a: AuthorizationAttributes): Decision {
+    if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch') return noOpinion('can only read resources of this type');
+    if (a.subresource) return noOpinion('cannot read subresource');
+    if (!a.namespace) return noOpinion('can only read namespaced object of this type');
+    // kube-apiserver takes a list's or watch's object name from its `metadata.name=` field selector.
+    const name = a.name || (a.verb !== 'get' ? (a.fieldSelectorName ?? '') : '');
+    if (!name) return noOpinion('No Object name found');
+    if (!this.graph.hasConfigMapPath(nodeName, a.namespace, name)) {
+      return noOpinion(`no relationship found between node '${nodeName}' and this object`);
+    }
+    return allow;
+  }
+
+  private lease(nodeName: string, a: AuthorizationAttributes): Decision {
+    if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) {
+      return noOpinion('can only get, create, update, patch, or delete a node lease');
+    }
+    if (a.namespace !== NODE_LEASE_NAMESPACE) return noOpinion(`can only access leases in the ${NODE_LEASE_NAMESPACE} namespace`);
+    if (a.subresource) return noOpinion('cannot modify node lease status');
+    // A create carries its name in the body; NodeRestriction checks it.
+    if (a.verb !== 'create' && a.name !== nodeName) return noOpinion('can only access node lease with the same name as the requesting node');
+    return allow;
+  }
+}

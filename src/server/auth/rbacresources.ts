@@ -1,0 +1,174 @@
+// The four RBAC resources as the registry serves them, and the roles and bindings every cluster starts with. The
+// defaults mirror upstream's bootstrap policy where dkc serves the same resources (cluster-admin, admin, edit, view,
+// system:basic-user, system:discovery, system:auth-delegator) and add `dkc:node-config-operator`: the least privilege
+// for the dynamic-config workflow — read the running config through the node proxy, publish a ConfigMap in
+// kube-system, point nodes at it and watch their status. Nothing else (no deletes, no other namespaces).
+
+import type { KubeObject } from '../../api/types.js';
+import { age } from '../humanize.js';
+import type { ResourceDef, TableColumn } from '../registry.js';
+import type { PolicyRule, Subject } from './rbac.js';
+
+export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const RBAC_API_VERSION = `${RBAC_GROUP}/v1`;
+const ALL_VERBS: ResourceDef['verbs'] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
+const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
+
+export const NODE_CONFIG_OPERATOR = 'dkc:node-config-operator';
+/** Members of this group get the operator's rights through the default bindings. */
+export const NODE_CONFIG_OPERATORS_GROUP = 'dkc:node-config-operators';
+
+const column = (name: string, description: string, format = ''): TableColumn => ({ name, type: 'string', format, description, priority: 0 });
+const nameCol = column('Name', 'Name must be unique within a namespace.', 'name');
+const createdAt = column('Created At', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+const roleCol = column('Role', 'Role');
+const ageCol = column('Age', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+const usersCol = { ...column('Users', 'Users in the roleBinding'), priority: 1 };
+const groupsCol = { ...column('Groups', 'Groups in the roleBinding'), priority: 1 };
+const saCol = { ...column('ServiceAccounts', 'ServiceAccounts in the roleBinding'), priority: 1 };
+
+function subjects(o: KubeObject, kind: string): string {
+  const list = Array.isArray(o['subjects']) ? (o['subjects'] as Subject[]) : [];
+  return list
+    .filter((s) => s && s.kind === kind)
+    .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}:${s.name}` : s.name))
+    .join(', ');
+}
+
+function roleRef(o: KubeObject): string {
+  const r = (o['roleRef'] ?? {}) as { kind?: string; name?: string };
+  return `${r.kind ?? ''}/${r.name ?? ''}`;
+}
+
+function roleDef(kind: 'Role' | 'ClusterRole', plural: string, namespaced: boolean): ResourceDef {
+  return {
+    group: RBAC_GROUP,
+    version: 'v1',
+    plural,
+    singular: kind.toLowerCase(),
+    kind,
+    namespaced,
+    shortNames: [],
+    verbs: ALL_VERBS,
+    statusSubresource: false,
+    proxySubresource: false,
+    fields: {},
+    columns: [nameCol, createdAt],
+    row: (o) => [o.metadata.name, o.metadata.creationTimestamp ?? ''],
+  };
+}
+
+function bindingDef(kind: 'RoleBinding' | 'ClusterRoleBinding', plural: string, namespaced: boolean): ResourceDef {
+  return {
+    group: RBAC_GROUP,
+    version: 'v1',
+    plural,
+    singular: kind.toLowerCase(),
+    kind,
+    namespaced,
+    shortNames: [],
+    verbs: ALL_VERBS,
+    statusSubresource: false,
+    proxySubresource: false,
+    fields: {},
+    columns: [nameCol, roleCol, ageCol, usersCol, groupsCol, saCol],
+    row: (o, now) => [o.metadata.name, roleRef(o), age(o.metadata.creationTimestamp, now), subjects(o, 'User'), subjects(o, 'Group'), subjects(o, 'ServiceAccount')],
+    prepareForCreate(o) {
+      // Upstream defaults the subject's apiGroup for users and groups; evaluation does not depend on it.
+      if (!Array.isArray(o['subjects'])) return;
+      for (const s of o['subjects'] as Subject[]) {
+        if (s && (s.kind === 'User' || s.kind === 'Group') && !s.apiGroup) s.apiGroup = RBAC_GROUP;
+      }
+    },
+  };
+}
+
+const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>
+  resourceNames ? { verbs, apiGroups, resources, resourceNames } : { verbs, apiGroups, resources };
+const READ = ['get', 'list', 'watch'];
+const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
+
+function clusterRole(name: string, rules: PolicyRule[]): KubeObject {
+  return { apiVersion: RBAC_API_VERSION, kind: 'ClusterRole', metadata: { name, labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } }, rules };
+}
+
+function group(name: string): Subject {
+  return { kind: 'Group', apiGroup: RBAC_GROUP, name };
+}
+
+export const defaultClusterRoles: KubeObject[] = [
+  clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), { verbs: ['*'], nonResourceURLs: ['*'] }]),
+  clusterRole('admin', [
+    rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods']),
+    rule([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
+    rule([...READ, ...WRITE], [RBAC_GROUP], ['roles', 'rolebindings']),
+    rule(READ, [''], ['namespaces']),
+    rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
+  ]),
+  clusterRole('edit', [
+    rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods']),
+    rule([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
+    rule(READ, [''], ['namespaces']),
+  ]),
+  clusterRole('view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces']), rule(READ, ['coordination.k8s.io'], ['leases'])]),
+  clusterRole('system:basic-user', [rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])]),
+  clusterRole('system:discovery', [
+    { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/', '/healthz', '/livez', '/readyz'] },
+  ]),
+  clusterRole('system:auth-delegator', [
+    rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+    rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+  ]),
+  // The cluster-scoped half of the operator's rights; the kube-system half is the Role of the same name.
+  clusterRole(NODE_CONFIG_OPERATOR, [
+    rule(['get', 'list', 'watch', 'patch'], [''], ['nodes']),
+    // The tutorial reads each node's running config from /configz through the API server's node proxy.
+    rule(['get'], [''], ['nodes/proxy']),
+  ]),
+];
+
+export const defaultRoles: KubeObject[] = [
+  {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'Role',
+    metadata: { name: NODE_CONFIG_OPERATOR, namespace: 'kube-system', labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
+    rules: [rule(['get', 'list', 'watch', 'create'], [''], ['configmaps'])],
+  },
+];
+
+function clusterBinding(name: string, role: string, subjects: Subject[]): KubeObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'ClusterRoleBinding',
+    metadata: { name, labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
+    subjects,
+  };
+}
+
+export const defaultClusterRoleBindings: KubeObject[] = [
+  clusterBinding('cluster-admin', 'cluster-admin', [group('system:masters')]),
+  clusterBinding('system:basic-user', 'system:basic-user', [group('system:authenticated')]),
+  clusterBinding('system:discovery', 'system:discovery', [group('system:authenticated')]),
+  // Agents ask the server, with a SubjectAccessReview, whether a caller of their HTTPS endpoints may proceed.
+  clusterBinding('dkc:nodes-auth-delegator', 'system:auth-delegator', [group('system:nodes')]),
+  clusterBinding(NODE_CONFIG_OPERATOR, NODE_CONFIG_OPERATOR, [group(NODE_CONFIG_OPERATORS_GROUP)]),
+];
+
+export const defaultRoleBindings: KubeObject[] = [
+  {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'RoleBinding',
+    metadata: { name: NODE_CONFIG_OPERATOR, namespace: 'kube-system', labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: NODE_CONFIG_OPERATOR },
+    subjects: [group(NODE_CONFIG_OPERATORS_GROUP)],
+  },
+];
+
+export const roles: ResourceDef = { ...roleDef('Role', 'roles', true), builtin: defaultRoles };
+export const clusterroles: ResourceDef = { ...roleDef('ClusterRole', 'clusterroles', false), builtin: defaultClusterRoles };
+export const rolebindings: ResourceDef = { ...bindingDef('RoleBinding', 'rolebindings', true), builtin: defaultRoleBindings };
+export const clusterrolebindings: ResourceDef = { ...bindingDef('ClusterRoleBinding', 'clusterrolebindings', false), builtin: defaultClusterRoleBindings };
+
+export const rbacResources: ResourceDef[] = [clusterroles, clusterrolebindings, roles, rolebindings];

@@ -1,0 +1,363 @@
+// Pure logic of the server's authorization: the node graph, the Node authorizer's answers and reasons, RBAC rule
+// matching, NodeRestriction's refusals, impersonation checks, access reviews and the agent's webhook decision cache.
+
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { describe, it } from 'node:test';
+import { StatusError } from '../../../src/api/errors.js';
+import type { KubeObject } from '../../../src/api/types.js';
+import { validateCreate, validateUpdate } from '../../../src/api/validation/index.js';
+import { WebhookAuthorizer } from '../../../src/agent/node/webhookauthz.js';
+import { requestAttributes } from '../../../src/agent/node/httpserver.js';
+import { authorizerChain, type AdmissionAttributes, type AuthorizationAttributes, type UserInfo } from '../../../src/server/authz.js';
+import { answerAccessReview, accessReviewResources } from '../../../src/server/auth/accessreview.js';
+import { auditEvent } from '../../../src/server/auth/audit.js';
+import { impersonate } from '../../../src/server/auth/impersonation.js';
+import { mastersAuthorizer, parseAuthorizationModes } from '../../../src/server/auth/index.js';
+import { NodeAuthorizer, nodeIdentity } from '../../../src/server/auth/nodeauthorizer.js';
+import { NodeGraph } from '../../../src/server/auth/nodegraph.js';
+import { nodeRestriction } from '../../../src/server/auth/noderestriction.js';
+import { RbacAuthorizer, ruleAllows, staticRbacSource } from '../../../src/server/auth/rbac.js';
+import {
+  defaultClusterRoleBindings,
+  defaultClusterRoles,
+  defaultRoleBindings,
+  defaultRoles,
+  NODE_CONFIG_OPERATOR,
+} from '../../../src/server/auth/rbacresources.js';
+import { leases, nodes } from '../../../src/server/registry.js';
+import { parseRequestInfo } from '../../../src/server/requestinfo.js';
+
+const node1: UserInfo = { name: 'system:node:node-1', groups: ['system:nodes', 'system:authenticated'] };
+
+function node(name: string, rv: number, cm?: { namespace: string; name: string }): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, resourceVersion: String(rv) },
+    spec: cm ? { configSource: { configMap: { ...cm, kubeletConfigKey: 'kubelet' } } } : {},
+  };
+}
+
+function attrs(user: UserInfo, verb: string, resource: string, extra: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
+  return { user, verb, isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1', resource, subresource: '', namespace: '', name: '', ...extra };
+}
+
+describe('NodeGraph', () => {
+  it('follows the cache and never goes back to an older resourceVersion than a synchronous write', () => {
+    let cached: KubeObject[] = [node('node-1', 5, { namespace: 'kube-system', name: 'a' })];
+    let revision = 5;
+    const g = new NodeGraph({ revision: () => revision, nodes: () => cached });
+    assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'a'));
+    g.observe(node('node-1', 7, { namespace: 'kube-system', name: 'b' }));
+    assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'b'), 'the synchronous write is in force at once');
+    revision = 6; // the cache moved, but only to an older state of node-1
+    assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'b'));
+    cached = [node('node-1', 8)];
+    revision = 8;
+    assert.equal(g.configMapOf('node-1'), undefined, 'clearing configSource removes the edge');
+    cached = [];
+    revision = 9;
+    assert.equal(g.configMapOf('node-1'), undefined);
+  });
+
+  it('a deleted node loses its edge; an incomplete reference makes none', () => {
+    const g = new NodeGraph();
+    g.observe(node('n', 1, { namespace: 'kube-system', name: 'a' }));
+    g.observe(node('n', 2, { namespace: 'kube-system', name: 'a' }), true);
+    assert.equal(g.configMapOf('n'), undefined);
+    g.observe(node('m', 1, { namespace: '', name: 'a' }));
+    assert.equal(g.configMapOf('m'), undefined);
+  });
+});
+
+describe('Node authorizer', () => {
+  const g = new NodeGraph();
+  g.observe(node('node-1', 1, { namespace: 'kube-system', name: 'mine' }));
+  const na = new NodeAuthorizer(g);
+  const cm = (verb: string, extra: Partial<AuthorizationAttributes> = {}) => na.authorize(attrs(node1, verb, 'configmaps', { namespace: 'kube-system', ...extra }));
+
+  it('identifies nodes by group and prefix together', () => {
+    assert.deepEqual(nodeIdentity(node1), { isNode: true, nodeName: 'node-1' });
+    assert.deepEqual(nodeIdentity({ name: 'system:node:x', groups: [] }), { isNode: false, nodeName: '' });
+    assert.deepEqual(nodeIdentity({ name: 'x', groups: ['system:nodes'] }), { isNode: false, nodeName: '' });
+    assert.deepEqual(nodeIdentity({ name: 'system:node:', groups: ['system:nodes'] }), { isNode: true, nodeName: '' });
+  });
+
+  it('answers ConfigMap reads as upstream, with its reasons', () => {
+    assert.equal(cm('get', { name: 'mine' }).decision, 'allow');
+    assert.deepEqual(cm('get', { name: 'other' }), { decision: 'no-opinion', reason: "no relationship found between node 'node-1' and this object" });
+    assert.deepEqual(cm('list'), { decision: 'no-opinion', reason: 'No Object name found' });
+    assert.equal(cm('list', { fieldSelectorName: 'mine' }).decision, 'allow');
+    assert.equal(cm('watch', { fieldSelectorName: 'mine' }).decision, 'allow');
+    assert.equal(cm('list', { fieldSelectorName: 'other' }).decision, 'no-opinion');
+    assert.deepEqual(cm('update', { name: 'mine' }), { decision: 'no-opinion', reason: 'can only read resources of this type' });
+    assert.deepEqual(cm('get', { name: 'mine', subresource: 'x' }), { decision: 'no-opinion', reason: 'cannot read subresource' });
+    assert.deepEqual(cm('get', { name: 'mine', namespace: '' }), { decision: 'no-opinion', reason: 'can only read namespaced object of this type' });
+    assert.equal(cm('get', { name: 'mine', namespace: 'default' }).decision, 'no-opinion');
+  });
+
+  it('grants the kubelet rules and its own lease; nothing else', () => {
+    assert.equal(na.authorize(attrs(node1, 'list', 'nodes')).decision, 'allow');
+    assert.equal(na.authorize(attrs(node1, 'patch', 'nodes', { name: 'node-2' })).decision, 'allow', 'NodeRestriction refuses it, not the authorizer');
+    assert.equal(na.authorize(attrs(node1, 'patch', 'nodes', { name: 'node-1', subresource: 'status' })).decision, 'allow');
+    assert.equal(na.authorize(attrs(node1, 'delete', 'nodes', { name: 'node-1' })).decision, 'no-opinion');
+    assert.equal(na.authorize(attrs(node1, 'create', 'events', { namespace: 'default' })).decision, 'allow');
+    assert.equal(na.authorize(attrs(node1, 'delete', 'events', { namespace: 'default', name: 'e' })).decision, 'no-opinion');
+    const lease = (verb: string, name: string, namespace = 'kube-node-lease') => na.authorize(attrs(node1, verb, 'leases', { apiGroup: 'coordination.k8s.io', namespace, name }));
+    assert.equal(lease('get', 'node-1').decision, 'allow');
+    assert.equal(lease('update', 'node-1').decision, 'allow');
+    assert.equal(lease('create', '').decision, 'allow');
+    assert.deepEqual(lease('get', 'node-2'), { decision: 'no-opinion', reason: 'can only access node lease with the same name as the requesting node' });
+    assert.deepEqual(lease('get', 'node-1', 'default'), { decision: 'no-opinion', reason: 'can only access leases in the kube-node-lease namespace' });
+    assert.equal(na.authorize(attrs(node1, 'get', 'secrets', { namespace: 'default', name: 's' })).decision, 'no-opinion');
+    assert.deepEqual(na.authorize(attrs({ name: 'system:node:', groups: ['system:nodes'] }, 'get', 'nodes')), {
+      decision: 'no-opinion',
+      reason: 'unknown node for user "system:node:"',
+    });
+    assert.equal(na.authorize(attrs({ name: 'alice', groups: [] }, 'get', 'nodes')).decision, 'no-opinion');
+  });
+});
+
+describe('RBAC', () => {
+  const defaults = [...defaultClusterRoles, ...defaultClusterRoleBindings, ...defaultRoles, ...defaultRoleBindings];
+
+  it('matches verbs, groups, resources, subresources, names and URLs as upstream', () => {
+    const a = attrs(node1, 'get', 'nodes', { name: 'n1', subresource: 'proxy' });
+    assert.ok(ruleAllows(a, { verbs: ['get'], apiGroups: [''], resources: ['nodes/proxy'] }));
+    assert.ok(ruleAllows(a, { verbs: ['*'], apiGroups: ['*'], resources: ['*/proxy'] }));
+    assert.ok(!ruleAllows(a, { verbs: ['get'], apiGroups: [''], resources: ['nodes'] }), 'a resource rule does not cover its subresources');
+    assert.ok(ruleAllows(a, { verbs: ['get'], apiGroups: [''], resources: ['nodes/proxy'], resourceNames: ['n1'] }));
+    assert.ok(!ruleAllows(a, { verbs: ['get'], apiGroups: [''], resources: ['nodes/proxy'], resourceNames: ['n2'] }));
+    assert.ok(!ruleAllows(a, { verbs: ['list'], apiGroups: [''], resources: ['nodes/proxy'] }));
+    assert.ok(!ruleAllows(a, { verbs: ['get'], apiGroups: ['apps'], resources: ['nodes/proxy'] }));
+    const url = { ...attrs(node1, 'get', ''), isResourceRequest: false, path: '/apis/x/v1' };
+    assert.ok(ruleAllows(url, { verbs: ['get'], nonResourceURLs: ['/apis/*'] }));
+    assert.ok(!ruleAllows(url, { verbs: ['get'], nonResourceURLs: ['/api'] }));
+  });
+
+  it('RoleBindings grant in their namespace only; ClusterRoleBindings everywhere; subjects by user, group, service account', () => {
+    const rb = (ns: string, subject: object, roleRef: object): KubeObject => ({ kind: 'RoleBinding', metadata: { name: 'b', namespace: ns }, roleRef, subjects: [subject] });
+    const rbac = new RbacAuthorizer(
+      staticRbacSource([
+        ...defaults,
+        rb('team', { kind: 'User', name: 'alice' }, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }),
+        rb('team', { kind: 'ServiceAccount', name: 'bot' }, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }),
+      ]),
+    );
+    const alice: UserInfo = { name: 'alice', groups: ['system:authenticated'] };
+    const bot: UserInfo = { name: 'system:serviceaccount:team:bot', groups: ['system:authenticated'] };
+    assert.equal(rbac.authorize(attrs(alice, 'get', 'configmaps', { namespace: 'team', name: 'x' })).decision, 'allow');
+    assert.equal(rbac.authorize(attrs(alice, 'get', 'configmaps', { namespace: 'other', name: 'x' })).decision, 'no-opinion');
+    assert.equal(rbac.authorize(attrs(alice, 'delete', 'configmaps', { namespace: 'team', name: 'x' })).decision, 'no-opinion');
+    assert.equal(rbac.authorize(attrs(bot, 'delete', 'configmaps', { namespace: 'team', name: 'x' })).decision, 'allow');
+    assert.equal(rbac.authorize(attrs(alice, 'create', 'selfsubjectaccessreviews', { apiGroup: 'authorization.k8s.io' })).decision, 'allow');
+    assert.equal(rbac.authorize(attrs(node1, 'create', 'subjectaccessreviews', { apiGroup: 'authorization.k8s.io' })).decision, 'allow');
+    assert.equal(rbac.authorize(attrs(alice, 'create', 'subjectaccessreviews', { apiGroup: 'authorization.k8s.io' })).decision, 'no-opinion');
+  });
+
+  it('the node-config operator may do the workflow and nothing beyond it', () => {
+    const op: UserInfo = { name: 'olivia', groups: ['dkc:node-config-operators', 'system:authenticated'] };
+    const rbac = new RbacAuthorizer(staticRbacSource(defaults));
+    const can = (verb: string, resource: string, extra: Partial<AuthorizationAttributes> = {}) => rbac.authorize(attrs(op, verb, resource, extra)).decision === 'allow';
+    assert.ok(can('get', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(can('list', 'configmaps', { namespace: 'kube-system' }));
+    assert.ok(can('create', 'configmaps', { namespace: 'kube-system' }));
+    assert.ok(can('patch', 'nodes', { name: 'node-1' }));
+    assert.ok(can('get', 'nodes', { name: 'node-1', subresource: 'proxy' }));
+    assert.ok(!can('get', 'configmaps', { namespace: 'default', name: 'c' }));
+    assert.ok(!can('delete', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('delete', 'nodes', { name: 'node-1' }));
+    assert.ok(!can('patch', 'nodes', { name: 'node-1', subresource: 'status' }));
+    assert.ok(defaultClusterRoles.some((r) => r.metadata.name === NODE_CONFIG_OPERATOR));
+  });
+
+  it('validates RBAC objects and keeps roleRef immutable', () => {
+    assert.deepEqual(validateCreate('ClusterRole', { kind: 'ClusterRole', metadata: { name: 'system:x' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['nodes'] }] }), []);
+    const bad = validateCreate('Role', { kind: 'Role', metadata: { name: 'r', namespace: 'd' }, rules: [{ verbs: [], nonResourceURLs: ['/x'] }] });
+    assert.deepEqual(bad.map(String), [
+      'rules[0].verbs: Required value: verbs must contain at least one value',
+      'rules[0].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs',
+    ]);
+    const binding: KubeObject = { kind: 'ClusterRoleBinding', metadata: { name: 'b' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'x' }, subjects: [{ kind: 'Robot', name: 'r' }] };
+    assert.deepEqual(validateCreate('ClusterRoleBinding', binding).map(String), [
+      'roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"',
+      'subjects[0].kind: Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"',
+    ]);
+    const ok: KubeObject = { kind: 'RoleBinding', metadata: { name: 'b', namespace: 'd', uid: 'u', creationTimestamp: 't', resourceVersion: '1' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'x' } };
+    const changed = { ...ok, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'y' } };
+    assert.ok(validateUpdate('RoleBinding', changed, ok).map(String).some((e) => e.includes('cannot change roleRef')));
+  });
+});
+
+describe('NodeRestriction', () => {
+  const adm = (over: Partial<AdmissionAttributes>): AdmissionAttributes => ({
+    user: node1,
+    operation: 'UPDATE',
+    resource: nodes,
+    subresource: '',
+    namespace: '',
+    name: 'node-1',
+    dryRun: false,
+    ...over,
+  });
+  const refuse = (a: AdmissionAttributes): string => {
+    try {
+      nodeRestriction.validate!(a);
+    } catch (err) {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.code, 403);
+      return err.message;
+    }
+    return '';
+  };
+  const withSource = (name?: string) => node('node-1', 1, name ? { namespace: 'kube-system', name } : undefined);
+
+  it("refuses other nodes, a create with a source and a new source, with upstream's messages", () => {
+    assert.equal(refuse(adm({ name: 'node-2' })), 'nodes "node-2" is forbidden: node "node-1" is not allowed to modify node "node-2"');
+    assert.equal(refuse(adm({ operation: 'CREATE', object: withSource('a') })), 'nodes "node-1" is forbidden: node "node-1" is not allowed to create pods with a non-nil configSource');
+    assert.equal(
+      refuse(adm({ object: withSource('b'), oldObject: withSource('a') })),
+      'nodes "node-1" is forbidden: node "node-1" is not allowed to update configSource to a new non-nil configSource',
+    );
+    assert.equal(refuse(adm({ object: withSource('b'), oldObject: withSource() })).length > 0, true);
+    assert.equal(refuse(adm({ user: { name: 'system:node:', groups: ['system:nodes'] } })), 'nodes "node-1" is forbidden: could not determine node from user "system:node:"');
+  });
+
+  it('allows clearing or keeping the source, creating without one, and non-node users', () => {
+    assert.equal(refuse(adm({ object: withSource(), oldObject: withSource('a') })), '');
+    assert.equal(refuse(adm({ object: withSource('a'), oldObject: withSource('a') })), '');
+    assert.equal(refuse(adm({ operation: 'CREATE', object: withSource() })), '');
+    assert.equal(refuse(adm({ user: { name: 'admin', groups: ['system:masters'] }, name: 'node-2', object: withSource('b') })), '');
+  });
+
+  it('limits lease creation in kube-node-lease to the node’s own name', () => {
+    assert.match(refuse(adm({ resource: leases, operation: 'CREATE', namespace: 'kube-node-lease', name: 'node-2' })), /can only access node lease with the same name as node-1/);
+    assert.equal(refuse(adm({ resource: leases, operation: 'CREATE', namespace: 'kube-node-lease', name: 'node-1' })), '');
+  });
+});
+
+describe('impersonation', () => {
+  const req = (headers: Record<string, string | string[]>) => ({ headers }) as unknown as IncomingMessage;
+  const admin: UserInfo = { name: 'admin', groups: ['system:masters', 'system:authenticated'] };
+  const alice: UserInfo = { name: 'alice', groups: ['system:authenticated'] };
+  const chain = authorizerChain(mastersAuthorizer);
+
+  it('lets system:masters act as a node, adding system:authenticated', async () => {
+    const r = await impersonate(req({ 'impersonate-user': 'system:node:node-1', 'impersonate-group': 'system:nodes' }), admin, chain);
+    assert.deepEqual(r?.user, { name: 'system:node:node-1', groups: ['system:nodes', 'system:authenticated'] });
+    assert.equal(r?.impersonator, admin);
+    assert.equal(await impersonate(req({}), admin, chain), undefined);
+  });
+
+  it('refuses without permission (403) and malformed requests (400)', async () => {
+    await assert.rejects(impersonate(req({ 'impersonate-user': 'system:node:node-1' }), alice, chain), (e: unknown) => {
+      assert.ok(e instanceof StatusError);
+      assert.equal(e.code, 403);
+      assert.equal(e.message, 'users "system:node:node-1" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
+      return true;
+    });
+    await assert.rejects(impersonate(req({ 'impersonate-group': 'system:masters' }), alice, chain), { code: 400 });
+    await assert.rejects(impersonate(req({ 'impersonate-user': '' }), admin, chain), { code: 400 });
+  });
+});
+
+describe('access reviews', () => {
+  const ssar = accessReviewResources.find((d) => d.kind === 'SelfSubjectAccessReview')!;
+  const sar = accessReviewResources.find((d) => d.kind === 'SubjectAccessReview')!;
+  const g = new NodeGraph();
+  g.observe(node('node-1', 1, { namespace: 'kube-system', name: 'mine' }));
+  const chain = authorizerChain(mastersAuthorizer, new NodeAuthorizer(g));
+
+  it('answers for the requester, or for the named subject', async () => {
+    const spec = { resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 'kube-system', name: 'mine' } };
+    const mine = await answerAccessReview(ssar, '', { spec }, node1, chain);
+    assert.deepEqual(mine['status'], { allowed: true });
+    const other = await answerAccessReview(ssar, '', { spec: { resourceAttributes: { ...spec.resourceAttributes, name: 'x' } } }, node1, chain);
+    assert.deepEqual(other['status'], { allowed: false, reason: "no relationship found between node 'node-1' and this object" });
+    const review = await answerAccessReview(sar, '', { spec: { ...spec, user: node1.name, groups: node1.groups } }, { name: 'admin', groups: [] }, chain);
+    assert.equal((review['status'] as { allowed: boolean }).allowed, true);
+    const listed = await answerAccessReview(ssar, '', { spec: { resourceAttributes: { verb: 'list', resource: 'configmaps', namespace: 'kube-system', fieldSelector: { rawSelector: 'metadata.name=mine' } } } }, node1, chain);
+    assert.equal((listed['status'] as { allowed: boolean }).allowed, true);
+  });
+
+  it('refuses malformed reviews with 422', async () => {
+    await assert.rejects(answerAccessReview(ssar, '', { spec: {} }, node1, chain), { code: 422 });
+    await assert.rejects(answerAccessReview(sar, '', { spec: { resourceAttributes: { verb: 'get' } } }, node1, chain), { code: 422 });
+  });
+});
+
+describe('audit events', () => {
+  it('records who did what to which object', () => {
+    const info = parseRequestInfo('PATCH', '/api/v1/nodes/node-7', new URLSearchParams());
+    const ev = auditEvent({
+      user: { name: 'admin', groups: ['system:masters'] },
+      impersonatedUser: { name: 'olivia', groups: ['system:authenticated'] },
+      info,
+      method: 'PATCH',
+      requestURI: '/api/v1/nodes/node-7',
+      sourceIP: '127.0.0.1',
+      code: 200,
+      received: new Date(0),
+    });
+    assert.equal(ev['verb'], 'patch');
+    assert.deepEqual(ev['user'], { username: 'admin', groups: ['system:masters'] });
+    assert.deepEqual(ev['impersonatedUser'], { username: 'olivia', groups: ['system:authenticated'] });
+    assert.deepEqual(ev['objectRef'], { resource: 'nodes', name: 'node-7', apiGroup: '', apiVersion: 'v1' });
+    assert.deepEqual(ev['responseStatus'], { metadata: {}, code: 200 });
+  });
+});
+
+describe('authorization modes', () => {
+  it('parses the flag strictly', () => {
+    assert.deepEqual(parseAuthorizationModes('Node,RBAC'), ['Node', 'RBAC']);
+    assert.throws(() => parseAuthorizationModes('ABAC'), /unknown authorization mode "ABAC"/);
+    assert.throws(() => parseAuthorizationModes(''), /at least one/);
+  });
+});
+
+describe('agent webhook authorization', () => {
+  it('maps paths as the kubelet does', () => {
+    assert.deepEqual(requestAttributes('GET', '/metrics', 'n'), { verb: 'get', resource: 'nodes', subresource: 'metrics', name: 'n' });
+    assert.equal(requestAttributes('GET', '/metrics/cadvisor', 'n').subresource, 'metrics');
+    assert.equal(requestAttributes('GET', '/configz', 'n').subresource, 'proxy');
+    assert.equal(requestAttributes('GET', '/healthz', 'n').subresource, 'proxy');
+    assert.equal(requestAttributes('GET', '/stats/summary', 'n').subresource, 'stats');
+    assert.equal(requestAttributes('POST', '/pods', 'n').verb, 'create');
+  });
+
+  it('caches allowed answers for the authorized TTL and refusals for the unauthorized TTL', async () => {
+    let now = 0;
+    let calls = 0;
+    let answer = true;
+    const w = new WebhookAuthorizer({
+      client: {
+        create: async <T>(): Promise<T> => {
+          calls++;
+          return { status: { allowed: answer } } as T;
+        },
+      },
+      authorizedTTLMs: 300_000,
+      unauthorizedTTLMs: 30_000,
+      now: () => now,
+    });
+    const u = { name: 'system:node:node-2', groups: ['system:nodes'] };
+    const a = requestAttributes('GET', '/configz', 'n');
+    assert.equal(await w.authorize({ name: 'admin', groups: ['system:masters'] }, a), true);
+    assert.equal(calls, 0, 'system:masters is known to be allowed without a review');
+    assert.equal(await w.authorize(u, a), true);
+    now = 299_000;
+    assert.equal(await w.authorize(u, a), true);
+    assert.equal(calls, 1);
+    answer = false;
+    now = 300_001;
+    assert.equal(await w.authorize(u, a), false);
+    now = 329_000;
+    assert.equal(await w.authorize(u, a), false);
+    assert.equal(calls, 2);
+    answer = true;
+    now = 330_002;
+    assert.equal(await w.authorize(u, a), true);
+    assert.equal(calls, 3);
+  });
+});
