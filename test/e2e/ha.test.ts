@@ -15,6 +15,7 @@ import { ApiError, RestClient } from '../../src/client/index.js';
 import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
 import { startEtcd } from '../helpers/etcd.js';
 import { kubectlPath } from '../helpers/kubectl.js';
+import { waitFor as poll } from '../helpers/wait.js';
 import { startNginxStream, startReplicas, type Balancer } from '../helpers/replicas.js';
 import type { RunningServer } from '../helpers/server.js';
 
@@ -28,21 +29,8 @@ let lb: Balancer;
 let cluster: Cluster;
 let admin: RestClient;
 let kubeconfig: string;
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, ms: number) => poll(what, probe, ms, 100);
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 /** kubectl against the balancer, retried: a request cut off by the kill fails and is simply repeated. */
 async function kubectl(args: string[]): Promise<string> {

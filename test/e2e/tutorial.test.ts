@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { RestClient } from '../../src/client/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { kubectlPath } from '../helpers/kubectl.js';
+import { waitFor } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 
@@ -42,20 +43,6 @@ async function sh(script: string): Promise<string> {
   return stdout;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 async function nodeConfig(name: string): Promise<NodeConfigStatus | undefined> {
   const n = await admin.get<{ status?: { config?: NodeConfigStatus } }>(`/api/v1/nodes/${name}`);

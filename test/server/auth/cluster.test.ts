@@ -4,6 +4,7 @@
 // node-config operator's least privilege with kubectl 1.32, the agents' endpoint security, and identities fuzzed
 // until something breaks — which must only ever be a 401 or 403.
 
+import { waitFor as poll } from '../../helpers/wait.js';
 import assert from 'node:assert/strict';
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
@@ -29,20 +30,7 @@ let ca: { certPem: string; keyPem: string };
 let k: Kubectl;
 const identities = new Map<string, CertKeyPem>();
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}: ${String(last)}`);
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000) => poll(what, fn, timeoutMs, 100);
 
 /** The HTTP status and message of a call, whether it succeeded or not. */
 async function outcome(p: Promise<unknown>): Promise<{ code: number; message: string }> {
