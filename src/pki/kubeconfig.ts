@@ -19,6 +19,8 @@ interface KubeconfigCommon {
   context?: string;
   /** Default namespace of the context. */
   namespace?: string;
+  /** 'yaml' (default) or 'json'. */
+  format?: 'yaml' | 'json';
 }
 
 export interface CertKubeconfigOptions extends KubeconfigCommon {
@@ -52,6 +54,8 @@ function render(common: KubeconfigCommon, user: Record<string, string>): string 
     contexts: [{ name: contextName, context }],
     'current-context': contextName,
   };
+  // JSON is also YAML; processes that restart often (the node agent) read it without loading a YAML parser.
+  if (common.format === 'json') return JSON.stringify(doc, null, 2) + '\n';
   // Long base64 strings must stay on one line: some older parsers mishandle folded scalars.
   return stringify(doc, { lineWidth: 0 });
 }

@@ -160,6 +160,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       certPem: await readFile(certFile, 'utf8'),
       keyPem: await readFile(keyFile, 'utf8'),
       user: `system:node:${name}`,
+      format: 'json',
     });
     const config = join(dir, 'config.yaml');
     await writeFile(config, (options.localConfig ?? defaultLocalConfig)({ caFile }));
