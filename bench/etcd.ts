@@ -8,17 +8,14 @@
 
 import { Etcd3 } from 'etcd3';
 import { RestClient } from '../src/client/index.js';
+import { ms, pct, serverWriteRate as writeRate } from './common.js';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { startReplicas } from '../test/helpers/replicas.js';
 
 const quick = process.argv.includes('--quick');
 const CONCURRENCY = 16;
+const serverWriteRate = (kubeconfig: string, n: number, run: string) => writeRate(kubeconfig, n, CONCURRENCY, run);
 
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
-const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function rawPutRate(endpoints: string[], n: number): Promise<number> {
   const client = new Etcd3({ hosts: endpoints });
@@ -40,25 +37,6 @@ async function rawPutRate(endpoints: string[], n: number): Promise<number> {
   return (2 * n) / secs;
 }
 
-async function serverWriteRate(kubeconfig: string, n: number, run: string): Promise<number> {
-  const clients = await Promise.all(Array.from({ length: CONCURRENCY }, () => RestClient.fromKubeconfig(kubeconfig)));
-  const path = '/api/v1/namespaces/default/configmaps';
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    clients.map(async (c) => {
-      for (;;) {
-        const i = next++;
-        if (i >= n) return;
-        await c.create(path, { metadata: { name: `${run}-${i}` }, data: { k: 'v'.repeat(64) } });
-        await c.update(`${path}/${run}-${i}`, { metadata: { name: `${run}-${i}` }, data: { k: 'w'.repeat(64) } });
-      }
-    }),
-  );
-  const secs = (performance.now() - t0) / 1000;
-  for (const c of clients) c.close();
-  return (2 * n) / secs;
-}
 
 async function crossReplicaLatency(writerKubeconfig: string, watcherKubeconfig: string, watchers: number, changes: number): Promise<number[]> {
   const path = '/api/v1/namespaces/default/configmaps';

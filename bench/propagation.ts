@@ -12,16 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestClient } from '../src/client/index.js';
 import { startCluster } from '../src/up/cluster.js';
+import { pct } from './common.js';
 
 const changesArg = process.argv.indexOf('--changes');
 const CHANGES = changesArg > 0 ? Number(process.argv[changesArg + 1]) : 50;
 /** Extra agent flags after `--`, e.g. `-- --kube-api-qps=50`. */
 const extraAgentArgs = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
 
 /** klog `I1121 22:39:40.743000   29935 file.ts:1] msg` → epoch ms (local time, current year). */
 function klogTime(line: string): number | undefined {

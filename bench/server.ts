@@ -11,14 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestClient } from '../src/client/index.js';
 import { startServer } from '../test/helpers/server.js';
+import { ms, pct, serverWriteRate } from './common.js';
 
 const quick = process.argv.includes('--quick');
 
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
-const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function rawSqliteRate(n: number): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'dkc-bench-raw-'));
@@ -39,25 +35,6 @@ async function rawSqliteRate(n: number): Promise<number> {
   }
 }
 
-async function serverWriteRate(kubeconfig: string, n: number, concurrency: number): Promise<number> {
-  const clients = await Promise.all(Array.from({ length: concurrency }, () => RestClient.fromKubeconfig(kubeconfig)));
-  const path = '/api/v1/namespaces/default/configmaps';
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    clients.map(async (c) => {
-      for (;;) {
-        const i = next++;
-        if (i >= n) return;
-        await c.create(path, { metadata: { name: `bench-${i}` }, data: { k: 'v'.repeat(64) } });
-        await c.update(`${path}/bench-${i}`, { metadata: { name: `bench-${i}` }, data: { k: 'w'.repeat(64) } });
-      }
-    }),
-  );
-  const secs = (performance.now() - t0) / 1000;
-  for (const c of clients) c.close();
-  return (2 * n) / secs;
-}
 
 async function watchLatency(kubeconfig: string, watchers: number, changes: number): Promise<{ p50: number; p99: number; max: number }> {
   const client = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs: 0 });
