@@ -6,8 +6,6 @@ import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
 import { registerUpCommand } from './up.js';
 
-export class UsageError extends Error {}
-
 export async function main(argv: string[]): Promise<void> {
   // The agent takes the kubelet's flag names, parsed by its own flag table rather than by commander.
   if (argv[0] === 'agent' && argv[1] !== '--help' && argv[1] !== '-h') {

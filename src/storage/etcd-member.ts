@@ -4,7 +4,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../util/net.js';
 import { join } from 'node:path';
 import { request } from 'node:http';
 
@@ -47,17 +47,6 @@ export interface StartEtcdOptions {
   peerPort?: number;
 }
 
-/** A port the kernel considers free right now on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function healthy(clientUrl: string): Promise<boolean> {
   return new Promise((resolve) => {

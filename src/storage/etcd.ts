@@ -16,7 +16,7 @@
 // recorded in the key `compact_rev_key` with a compare-and-swap, and only the replica whose swap succeeds
 // asks etcd to compact. That key also answers compactedRevision(), which etcd itself does not expose.
 
-import { StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
+import { checkKey, checkPrefix, StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
 import { klog } from '../util/klog.js';
 import type * as Etcd3Module from 'etcd3';
 
@@ -545,17 +545,7 @@ function rangeEnd(start: Buffer): Buffer {
   return Buffer.from([0]);
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function checkKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0) throw new RangeError('a key must be a non-empty string');
-  if (LONE_SURROGATE.test(key)) throw new RangeError('a key must be well-formed Unicode');
-}
-
-function checkPrefix(prefix: string): void {
-  if (typeof prefix !== 'string') throw new RangeError('a prefix must be a string');
-  if (LONE_SURROGATE.test(prefix)) throw new RangeError('a prefix must be well-formed Unicode');
-}
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

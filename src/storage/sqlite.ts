@@ -24,6 +24,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { klog } from '../util/klog.js';
 import {
+  checkKey,
+  checkPrefix,
   StoreError,
   type KeyValue,
   type ListOptions,
@@ -734,17 +736,7 @@ function ownCopy(value: Uint8Array): Buffer {
   return Buffer.from(value);
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function checkKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0) throw new RangeError('a key must be a non-empty string');
-  if (LONE_SURROGATE.test(key)) throw new RangeError('a key must be well-formed Unicode');
-}
-
-function checkPrefix(prefix: string): void {
-  if (typeof prefix !== 'string') throw new RangeError('a prefix must be a string');
-  if (LONE_SURROGATE.test(prefix)) throw new RangeError('a prefix must be well-formed Unicode');
-}
 
 /**
  * The smallest string greater than every string starting with `prefix`, in the order SQLite compares

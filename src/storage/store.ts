@@ -92,3 +92,16 @@ export interface Store {
   compact(revision: number): Promise<void>;
   close(): Promise<void>;
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Argument checks every backend applies: keys are non-empty, well-formed Unicode (they are compared as UTF-8). */
+export function checkKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0) throw new RangeError('a key must be a non-empty string');
+  if (LONE_SURROGATE.test(key)) throw new RangeError('a key must be well-formed Unicode');
+}
+
+export function checkPrefix(prefix: string): void {
+  if (typeof prefix !== 'string') throw new RangeError('a prefix must be a string');
+  if (LONE_SURROGATE.test(prefix)) throw new RangeError('a prefix must be well-formed Unicode');
+}

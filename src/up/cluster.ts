@@ -4,11 +4,13 @@
 // `dkc up` and the integration tests both use it.
 
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Supervisor, type BackoffOptions } from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
+import { freePort } from '../util/net.js';
+
+export { freePort };
 
 export const dkcBin = resolve(fileURLToPath(import.meta.url), '../../../../bin/dkc');
 
@@ -59,18 +61,6 @@ export interface Cluster {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A port that is free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolvePort(port));
-    });
-  });
-}
 
 async function exists(p: string): Promise<boolean> {
   try {

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { RestClient } from '../client/index.js';
 import { installSignalForwarding } from '../supervisor/index.js';
-import { startCluster, ClusterError } from './cluster.js';
+import { startCluster } from './cluster.js';
 
 export class UpError extends Error {
   readonly code = 'invalid-up-option';
@@ -71,4 +71,3 @@ export async function runUp(opts: { dataDir: string; nodes: string; port: string
   process.stdout.write('dkc cluster stopped\n');
 }
 
-export { ClusterError };

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/storage/etcd-member.js';
+import { freePort } from '../../src/util/net.js';
 import { startServer, type RunningServer } from './server.js';
 
 export async function startReplicas(count: number, etcd: { endpoints: string[] }, extraArgs: string[] = []): Promise<RunningServer[]> {

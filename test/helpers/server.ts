@@ -6,10 +6,12 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dkcBin } from '../../src/up/cluster.js';
 import { startEtcd } from './etcd.js';
 
 export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
-export const dkcBin = join(repoRoot, 'bin', 'dkc');
+
+export { dkcBin };
 
 export interface RunningServer {
   dataDir: string;

@@ -10,23 +10,11 @@ import {
   type CheckpointErrorCode,
 } from '../../../src/agent/dynamicconfig/checkpoint.js';
 import { serializeSource, SourceError, type MaybeSource, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
+import { ref, REFERENCE_YAML } from './fixtures/reference.js';
 
-const ref: NodeConfigSource = {
-  configMap: { namespace: 'namespace', name: 'name', uid: 'uid', resourceVersion: '1', kubeletConfigKey: 'kubelet' },
-};
 const other: NodeConfigSource = {
   configMap: { namespace: 'kube-system', name: 'node-config-2', uid: 'uid-2', resourceVersion: '7', kubeletConfigKey: 'kubelet' },
 };
-const REFERENCE_YAML = `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: SerializedNodeConfigSource
-source:
-  configMap:
-    kubeletConfigKey: kubelet
-    name: name
-    namespace: namespace
-    resourceVersion: "1"
-    uid: uid
-`;
 
 function src(uid: string | undefined, resourceVersion: string | undefined, kubeletConfigKey = 'kubelet'): NodeConfigSource {
   return { configMap: { namespace: 'namespace', name: 'name', uid, resourceVersion, kubeletConfigKey } };

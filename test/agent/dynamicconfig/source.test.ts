@@ -16,22 +16,9 @@ import {
   SourceErrorCodes,
   type NodeConfigSource,
 } from '../../../src/agent/dynamicconfig/source.js';
+import { ref, REFERENCE_YAML } from './fixtures/reference.js';
 
-const ref: NodeConfigSource = {
-  configMap: { namespace: 'namespace', name: 'name', uid: 'uid', resourceVersion: '1', kubeletConfigKey: 'kubelet' },
-};
 
-// The record upstream's fsstore_test expects for `ref`, byte for byte.
-const REFERENCE_YAML = `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: SerializedNodeConfigSource
-source:
-  configMap:
-    kubeletConfigKey: kubelet
-    name: name
-    namespace: namespace
-    resourceVersion: "1"
-    uid: uid
-`;
 
 const ALL_NIL =
   'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil, NodeConfigSource was: &v1.NodeConfigSource{ConfigMap:(*v1.ConfigMapNodeConfigSource)(nil)}';
