@@ -1,19 +1,23 @@
 // Start-up cost of the KubeletConfiguration library, paid by the node agent on every restart: fresh node
 // processes import the compiled library and load + validate + start-up-check a realistic kubeadm-style
-// config; the in-process time runs from just before the import to just after the checks. The baseline,
-// measured interleaved in the same run, is a fresh process importing an empty module the same way.
+// config; the in-process time runs from just before the import to just after the checks. The baselines,
+// measured interleaved in the same run, are fresh processes importing an empty module the same way. Two
+// variants show what the build's loader buys (docs/adr/0006-library-code-cache.md): the same single script
+// without its code cache, and tsc's separate modules (index.modules.js).
 //
 // Usage: node dist/bench/kubeletconfig-startup.js [runs]   (default 20)
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const runs = Number(process.argv[2] ?? 20);
 const here = dirname(fileURLToPath(import.meta.url));
-const library = pathToFileURL(join(here, '../src/kubeletconfig/index.js')).href;
+const libraryDir = join(here, '../src/kubeletconfig');
+const library = pathToFileURL(join(libraryDir, 'index.js')).href;
+const modules = pathToFileURL(join(libraryDir, 'index.modules.js')).href;
 
 const REALISTIC = `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -87,28 +91,30 @@ interface Sample {
   wall: number;
   /** CPU time (user + system) the process spent in that interval: insensitive to other load on the machine. */
   cpu: number;
+  /** How the library's code was loaded (kc.codeCache); empty for the baselines. */
+  cache: string;
 }
 
 function child(script: string): Sample {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  const [wall, cpu] = out.trim().split(' ').map(Number) as [number, number];
-  return { wall, cpu };
+  const [wall, cpu, cache = ''] = out.trim().split(' ');
+  return { wall: Number(wall), cpu: Number(cpu), cache };
 }
 
-function libraryScript(config: string): string {
+function libraryScript(config: string, entry = library): string {
   // The agent hands the library bytes read from its checkpoint, so the payload is bytes here too.
   return `
 const bytes = new TextEncoder().encode(${JSON.stringify(config)});
 const c0 = process.cpuUsage();
 const t0 = performance.now();
-const kc = await import(${JSON.stringify(library)});
+const kc = await import(${JSON.stringify(entry)});
 const { config } = kc.load(bytes, { dir: '/etc/kubernetes' });
 const v = kc.validate(config);
 const s = kc.validateStartup(config);
 const t1 = performance.now();
 const c1 = process.cpuUsage(c0);
 if (v.errors.length || s.errors.length) throw new Error(v.message + s.errors.join());
-process.stdout.write((t1 - t0) + ' ' + (c1.user + c1.system) / 1000);
+process.stdout.write((t1 - t0) + ' ' + (c1.user + c1.system) / 1000 + ' ' + kc.codeCache);
 `;
 }
 
@@ -131,6 +137,9 @@ writeFileSync(join(scratch, 'package.json'), '{"type":"module"}');
 writeFileSync(join(scratch, 'empty.js'), 'export default 0;\n');
 const BASELINE = emptyImport('data:text/javascript,export default 0');
 const BASELINE_FILE = emptyImport(pathToFileURL(join(scratch, 'empty.js')).href);
+// The loader and its script without the code cache: V8 compiles the script as it would any other.
+for (const f of readdirSync(libraryDir)) if (f === 'index.js' || /^bundle-[0-9a-f]+\.js$/.test(f)) copyFileSync(join(libraryDir, f), join(scratch, f));
+const uncached = pathToFileURL(join(scratch, 'index.js')).href;
 
 function stats(xs: number[]): { median: number; p90: number } {
   const s = [...xs].sort((a, b) => a - b);
@@ -138,22 +147,21 @@ function stats(xs: number[]): { median: number; p90: number } {
   return { median: at(0.5), p90: at(0.9) };
 }
 
-// One unmeasured round warms the file cache.
-child(libraryScript(REALISTIC));
-child(BASELINE_FILE);
+const variants: Array<{ label: string; script: string; samples: Sample[] }> = [
+  { label: 'library, plain YAML (fast reader)', script: libraryScript(REALISTIC), samples: [] },
+  { label: 'library, YAML with an anchor (yaml package)', script: libraryScript(WITH_ANCHOR), samples: [] },
+  { label: 'same script without its code cache', script: libraryScript(REALISTIC, uncached), samples: [] },
+  { label: "tsc's separate modules (index.modules.js)", script: libraryScript(REALISTIC, modules), samples: [] },
+  { label: 'baseline: empty in-memory import', script: BASELINE, samples: [] },
+  { label: 'baseline: empty module file import', script: BASELINE_FILE, samples: [] },
+];
+const [lib, anchor, noCache, separate, base, baseFile] = variants.map((v) => v.samples) as [Sample[], Sample[], Sample[], Sample[], Sample[], Sample[]];
 
-const lib: Sample[] = [];
-const base: Sample[] = [];
-const baseFile: Sample[] = [];
-const anchor: Sample[] = [];
 const load0 = loadavg()[0]!;
 try {
-  for (let i = 0; i < runs; i++) {
-    lib.push(child(libraryScript(REALISTIC)));
-    base.push(child(BASELINE));
-    baseFile.push(child(BASELINE_FILE));
-    anchor.push(child(libraryScript(WITH_ANCHOR)));
-  }
+  // One unmeasured round warms the file cache; then the variants take turns, so drift hits them alike.
+  for (const v of variants) child(v.script);
+  for (let i = 0; i < runs; i++) for (const v of variants) v.samples.push(child(v.script));
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
@@ -173,10 +181,10 @@ console.log(
   `kubeletconfig start-up, ${runs} fresh processes each (import → load → validate → validateStartup); ` +
     `1-min load average ${load0.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`,
 );
-const l = line('library, plain YAML (fast reader)', lib);
-line('library, YAML with an anchor (yaml package)', anchor);
-const b = line('baseline: empty in-memory import', base);
-const bf = line('baseline: empty module file import', baseFile);
-const ratio = (x: Stat, y: Stat) => `wall ${(x.w.median / y.w.median).toFixed(1)}x, cpu ${(x.c.median / y.c.median).toFixed(1)}x`;
+const [l, , nc, sep, b, bf] = variants.map((v) => line(v.label, v.samples)) as [Stat, Stat, Stat, Stat, Stat, Stat];
+const how = (xs: Sample[]) => [...new Set(xs.map((x) => x.cache))].join('/');
+console.log(`  code cache: ${how(lib)} (library), ${how(noCache)} (without), ${how(separate)} (separate modules)`);
+const ratio = (x: Stat, y: Stat) => `wall ${(x.w.median / y.w.median).toFixed(2)}x, cpu ${(x.c.median / y.c.median).toFixed(2)}x`;
+console.log(`  library vs without code cache: ${ratio(l, nc)}; vs separate modules: ${ratio(l, sep)}`);
 console.log(`  ratio vs in-memory import: ${ratio(l, b)}; vs empty file import: ${ratio(l, bf)}`);
 console.log(`  library minus empty file import (median): wall ${fmt(l.w.median - bf.w.median)}, cpu ${fmt(l.c.median - bf.c.median)}`);

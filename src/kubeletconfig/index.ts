@@ -22,8 +22,8 @@
 //
 // Modules: values (Duration, Quantity, Go renderings), text (JSON/YAML), codec (schema, decode, defaults,
 // load, encode, safety classes), validation (feature gates and both stages), flags (flags and
-// effectiveConfig), errors. Few, larger modules on purpose: Node's ESM loader costs about a millisecond per
-// module file, and the agent pays start-up on every restart (bench/kubeletconfig-startup.ts).
+// effectiveConfig), errors. The build packs them into one script loaded with a V8 code cache (scripts/bundle.mjs,
+// docs/adr/0006-library-code-cache.md): the agent pays start-up on every restart (bench/kubeletconfig-startup.ts).
 
 export { Duration, Quantity, type QuantityFormat } from './values.js';
 export {
@@ -121,3 +121,10 @@ export {
   type EffectiveConfigSuccess,
   type EffectiveConfigFailure,
 } from './flags.js';
+
+/**
+ * How this library's code was loaded, for start-up diagnostics: 'none' when tsc's output is imported directly;
+ * after `npm run build` the generated loader (scripts/bundle.mjs) reports 'accepted' (bytecode from V8's code
+ * cache), or 'rejected' / 'absent' (compiled as usual: the cache did not fit this node binary, or is missing).
+ */
+export const codeCache: 'accepted' | 'rejected' | 'absent' | 'none' = 'none';

@@ -1,7 +1,6 @@
 // The text formats: a neutral document tree, strict JSON read/write, and YAML read/write with go-yaml v2's
 // semantics — what the kubelet's codec sees and writes. One module for both formats for start-up cost.
 
-import { createRequire } from 'node:module';
 import { compareGoStrings, goFloat32G, goJSONFloat, goJSONString } from './values.js';
 
 // =========================================================================================================
@@ -642,7 +641,8 @@ function tryFast(src: string): YNode | null | undefined {
 type YamlModule = typeof import('yaml');
 let yamlModule: YamlModule | undefined;
 function yamlLib(): YamlModule {
-  if (!yamlModule) yamlModule = createRequire(import.meta.url)('yaml') as YamlModule;
+  // node:module is looked up only here: importing it statically costs every process that never needs it.
+  if (!yamlModule) yamlModule = process.getBuiltinModule('node:module').createRequire(import.meta.url)('yaml') as YamlModule;
   return yamlModule;
 }
 
