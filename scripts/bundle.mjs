@@ -7,6 +7,7 @@
 // What is written, next to tsc's output:
 //   bundle-<hash>.js       the library as one script: (function (exports, module, __libraryUrl) { … })
 //   bundle-<hash>.v8cache  V8's code cache for it, taken after running the agent's paths once
+//   ….v8cache.copy         the same bytes again: the loader uses the cache only if both are identical
 //   index.modules.js       tsc's entry (the separate modules), kept for comparison and debugging
 //   index.js               the loader: reads both, compiles with the cache (V8 falls back to compiling when the
 //                          cache does not fit this node binary or its flags), re-exports every name of index.ts
@@ -20,7 +21,6 @@ import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { crc32 } from 'node:zlib';
 
 const dir = fileURLToPath(new URL('../dist/src/kubeletconfig/', import.meta.url));
 const entry = join(dir, 'index.js');
@@ -111,13 +111,14 @@ script.runInThisContext()(module.exports, module, pathToFileURL(join(dir, `${bas
 warmUp(module.exports);
 const cache = script.createCachedData();
 
-for (const f of readdirSync(dir)) if (/^bundle-[0-9a-f]+\.(js|v8cache)$/.test(f)) rmSync(join(dir, f));
+for (const f of readdirSync(dir)) if (/^bundle-[0-9a-f]+\.(js|v8cache|v8cache\.copy)$/.test(f)) rmSync(join(dir, f));
 // tsc's entry is kept beside the loader, for comparison (bench/kubeletconfig-startup.ts) and debugging.
 writeFileSync(join(dir, 'index.modules.js'), readFileSync(entry, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'));
 rmSync(`${entry}.map`, { force: true });
 writeAtomically(join(dir, `${base}.js`), source);
 writeAtomically(join(dir, `${base}.v8cache`), cache);
-writeAtomically(entry, loader(base, names, crc32(cache)));
+writeAtomically(join(dir, `${base}.v8cache.copy`), cache);
+writeAtomically(entry, loader(base, names));
 
 function warmUp(kc) {
   for (const doc of [WARM_UP_YAML, WARM_UP_JSON]) {
@@ -145,7 +146,7 @@ function check(...lists) {
   if (errors.length > 0) throw new Error(`warm-up config invalid: ${errors.join('; ')}`);
 }
 
-function loader(base, exported, checksum) {
+function loader(base, exported) {
   return `${GENERATED} (docs/adr/0006-library-code-cache.md): loads the library's single script
 // with V8's code cache. Edit src/kubeletconfig/, not this file.
 // Built-ins come from process.getBuiltinModule: static imports of them cost the ESM loader about a millisecond.
@@ -155,14 +156,16 @@ const { Script } = process.getBuiltinModule('node:vm');
 
 const file = fileURLToPath(new URL('./${base}.js', import.meta.url));
 let cachedData;
+let intact = false;
 try {
   cachedData = readFileSync(new URL('./${base}.v8cache', import.meta.url));
+  // V8 checks that a cache fits this node binary, its flags and the source's length, but trusts the bytes
+  // themselves: a damaged cache aborts the process. The build writes the cache twice, and it is used only when
+  // both copies are identical (a native comparison; hashing it would load zlib and node's stream stack, ~3 ms).
+  intact = cachedData.equals(readFileSync(new URL('./${base}.v8cache.copy', import.meta.url)));
 } catch {
-  cachedData = undefined;
+  // A missing cache or copy: compile as usual.
 }
-// V8 checks that a cache fits this node binary, its flags and the source's length, but trusts the bytes
-// themselves: a damaged cache aborts the process. The build records the cache's CRC-32; a mismatch compiles instead.
-const intact = cachedData !== undefined && process.getBuiltinModule('node:zlib').crc32(cachedData) === ${checksum};
 const script = new Script(readFileSync(file, 'utf8'), { filename: file, cachedData: intact ? cachedData : undefined });
 const module = { exports: {} };
 script.runInThisContext()(module.exports, module, new URL('./${base}.js', import.meta.url).href);

@@ -98,8 +98,8 @@ test('the built library loads its code from the cache and computes what the sepa
 test('the script is named by the hash of its text, so a cache only ever meets the source it was made from', async () => {
   const text = await readFile(join(LIB, `${bundle}.js`));
   assert.equal(`bundle-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, bundle);
-  const caches = (await readdir(LIB)).filter((f) => f.endsWith('.v8cache'));
-  assert.deepEqual(caches, [`${bundle}.v8cache`]);
+  const caches = (await readdir(LIB)).filter((f) => f.includes('.v8cache')).sort();
+  assert.deepEqual(caches, [`${bundle}.v8cache`, `${bundle}.v8cache.copy`]);
 });
 
 test('without its cache the library is compiled as usual and computes the same', async () => {
@@ -109,12 +109,20 @@ test('without its cache the library is compiled as usual and computes the same',
   assert.deepEqual(r, { ...reference, codeCache: 'absent' });
 });
 
-test('a damaged cache is detected before V8 sees it (V8 would abort) and the library is compiled instead', async () => {
+test('a damaged cache differs from its copy and is not given to V8 (which would abort); the library is compiled instead', async () => {
   const entry = await copyLoader('damaged', async (dir) => {
     const cache = await readFile(join(LIB, `${bundle}.v8cache`));
+    await writeFile(join(dir, `${bundle}.v8cache.copy`), cache);
     for (let i = 64; i < cache.length; i += 97) cache[i] = cache[i]! ^ 0x5a;
     await writeFile(join(dir, `${bundle}.v8cache`), cache);
   });
+  const r = await run(entry);
+  assert.equal(r.codeCache, 'rejected');
+  assert.deepEqual(r, { ...reference, codeCache: 'rejected' });
+});
+
+test('a cache without its copy is not used', async () => {
+  const entry = await copyLoader('alone', (dir) => copyFile(join(LIB, `${bundle}.v8cache`), join(dir, `${bundle}.v8cache`)));
   const r = await run(entry);
   assert.equal(r.codeCache, 'rejected');
   assert.deepEqual(r, { ...reference, codeCache: 'rejected' });
