@@ -26,6 +26,7 @@ import {
   defaultNodeIP,
   EventRecorder,
   eventRateLimits,
+  heartbeatTimeoutMs,
   gauge,
   hostCapacity,
   hostname,
@@ -220,12 +221,17 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     cleanups.push(() => eventClient.close());
     const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
     cleanups.push(() => recorder.stop());
+    // Node status and the Lease use a heartbeat client that is not throttled, with a timeout of the smaller of the
+    // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
+    // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
+    const heartbeatClient = await RestClient.fromKubeconfig(flags.kubeconfig, { timeoutMs: heartbeatTimeoutMs(config) });
+    cleanups.push(() => heartbeatClient.close());
     const machine = mergeCapacity(await hostCapacity(), flags.capacity ? parseCapacityFlag(flags.capacity) : undefined);
     const capacity = computeCapacity(machine, config);
     const allocatable = computeAllocatable(capacity, config);
     const system = await readHostSystemInfo();
     const source = statusSource({ config: { port: servers.ports.https }, capacity, allocatable, nodeIP, hostname: nodeName, system });
-    const reporter = new NodeStatusReporter({ client, nodeName, config, status: source, recorder });
+    const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
     cleanups.push(() => reporter.stop());
     // The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
     // status.config early is what makes a config change visible quickly. On a first boot its status write waits for
@@ -245,7 +251,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
         if (stopping) return;
         controller?.status.retryNow();
         reporter.start();
-        const lease = new LeaseRenewer({ client, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
+        const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
         lease.start();
         cleanups.push(() => lease.stop());
       } catch (err) {

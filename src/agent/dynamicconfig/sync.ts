@@ -39,11 +39,21 @@ export class ConfigSync {
 
   constructor(private readonly deps: SyncDeps) {}
 
-  /** Coalescing: many pokes before a sync runs make one sync. */
+  /**
+   * Coalescing: many pokes before a sync runs make one sync. A poke is new information (the Node or the ConfigMap
+   * changed), so it does not wait for the retry of an earlier failure: e.g. a download the node authorizer denied
+   * because the Node was re-pointed meanwhile must not hold up syncing the new source for the retry delay.
+   */
   poke(): void {
     this.poked = true;
+    this.cancelRetry();
     if (this.stopped || this.running) return;
     setImmediate(() => void this.run());
+  }
+
+  private cancelRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   stop(): void {
@@ -62,7 +72,10 @@ export class ConfigSync {
     } finally {
       this.running = false;
     }
-    if (this.poked && !this.stopped && !this.retryTimer) void this.run();
+    if (this.poked && !this.stopped) {
+      this.cancelRetry();
+      void this.run();
+    }
   }
 
   private fail(reason: string, err: unknown): void {

@@ -65,7 +65,7 @@ export {
   type EventSpec,
   type EventType,
 } from './events.js';
-export { kubeAPIRateLimiter, eventRateLimits } from './ratelimits.js';
+export { kubeAPIRateLimiter, eventRateLimits, heartbeatTimeoutMs } from './ratelimits.js';
 export { createMetricsRegistry, gauge, renderMetrics, promClientLoadMillis, type MetricsRegistry, type MetricsRegistryOptions, type Gauge } from './metrics.js';
 export { loadOrCreateServingCert, SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, type ServingCert, type ServingCertOptions } from './servingcert.js';
 export {

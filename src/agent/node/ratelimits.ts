@@ -1,6 +1,6 @@
-// The agent's two client-side rate limits, read from the config the way the kubelet applies them: API
-// requests at kubeAPIQPS/kubeAPIBurst (client-go substitutes 5/10 for zero), events at
-// eventRecordQPS/eventBurst where 0 QPS means unlimited.
+// The agent's client-side limits, read from the config the way the kubelet applies them: API requests at
+// kubeAPIQPS/kubeAPIBurst (client-go substitutes 5/10 for zero), events at eventRecordQPS/eventBurst where 0 QPS
+// means unlimited, and heartbeats (node status, Lease) unthrottled but with a timeout.
 
 import { TokenBucket, systemTimers, type Timers } from '../../client/index.js';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
@@ -13,6 +13,14 @@ export function kubeAPIRateLimiter(config: Pick<KubeletConfiguration, 'kubeAPIQP
   const qps = config.kubeAPIQPS > 0 ? config.kubeAPIQPS : CLIENT_GO_DEFAULT_QPS;
   const burst = config.kubeAPIBurst > 0 ? Math.trunc(config.kubeAPIBurst) : CLIENT_GO_DEFAULT_BURST;
   return new TokenBucket(qps, burst, timers);
+}
+
+/**
+ * The heartbeat client's per-request timeout: nodeStatusUpdateFrequency, capped at the lease duration (the
+ * kubelet's heartbeat client has no rate limit and this timeout).
+ */
+export function heartbeatTimeoutMs(config: Pick<KubeletConfiguration, 'nodeStatusUpdateFrequency' | 'nodeLeaseDurationSeconds'>): number {
+  return Math.min(config.nodeStatusUpdateFrequency.toMilliseconds(), config.nodeLeaseDurationSeconds * 1000);
 }
 
 /** The event recorder's limits, for EventRecorderOptions: qps 0 disables limiting. */

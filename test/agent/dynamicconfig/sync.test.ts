@@ -102,6 +102,29 @@ describe('ConfigSync', () => {
     assert.deepEqual(ctx.restarts, []);
     assert.equal(ctx.status.current().error, 'failed to sync: internal failure, see Kubelet log for details');
   });
+  it('a source that changes while a download fails is synced at once, not after the retry delay (60 s here)', async () => {
+    // The bench's race: the agent downloads the ConfigMap its Node named, the Node is re-pointed meanwhile, the node
+    // authorizer denies the old ConfigMap, and the informer's poke for the new source arrives during that download.
+    let denyOld: (err: Error) => void = () => undefined;
+    const opts: Parameters<typeof setup>[0] = {
+      source: { configMap: ref },
+      assigned: resolved,
+      download: async () => {
+        if (opts.source?.configMap?.name === 'cm') return new Promise((_, reject) => (denyOld = reject));
+        return { uid: 'u2', resourceVersion: '9', data: { kubelet: 'payload' } };
+      },
+    };
+    const ctx = await setup(opts);
+    ctx.sync.poke();
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    opts.source = { configMap: { ...ref, name: 'cm2' } };
+    ctx.sync.poke();
+    denyOld(new Error('configmaps "cm" is forbidden: User "system:node:n" cannot get resource "configmaps"'));
+    for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 50));
+    ctx.sync.stop();
+    assert.deepEqual(ctx.restarts, [{ configMap: { ...ref, name: 'cm2', uid: 'u2', resourceVersion: '9' } }]);
+  });
   it('a source with no subfield: the all-nil sync error', async () => {
     const ctx = await setup({ source: {} });
     await syncOnce(ctx);

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Event } from '../../../src/api/types.js';
-import { setDefaults } from '../../../src/kubeletconfig/index.js';
-import { buildEvent, createEventDirectly, eventRateLimits, EventRecorder, kubeAPIRateLimiter, nodeReference, type EventSink } from '../../../src/agent/node/index.js';
+import { Duration, setDefaults } from '../../../src/kubeletconfig/index.js';
+import { buildEvent, createEventDirectly, eventRateLimits, EventRecorder, heartbeatTimeoutMs, kubeAPIRateLimiter, nodeReference, type EventSink } from '../../../src/agent/node/index.js';
 import { FakeClock } from './fakeclock.js';
 
 /** Records every create; answers at once unless told to hang. */
@@ -120,5 +120,13 @@ describe('kubeAPIRateLimiter', () => {
     assert.deepEqual([a.qps, a.burst], [50, 100]);
     const b = kubeAPIRateLimiter(setDefaults({ kubeAPIQPS: 0 }));
     assert.deepEqual([b.qps, b.burst], [5, 10]);
+  });
+});
+
+describe('heartbeatTimeoutMs', () => {
+  it('is nodeStatusUpdateFrequency, capped at the lease duration', () => {
+    assert.equal(heartbeatTimeoutMs(setDefaults({})), 10_000);
+    assert.equal(heartbeatTimeoutMs(setDefaults({ nodeStatusUpdateFrequency: Duration.parse('1m'), nodeLeaseDurationSeconds: 40 })), 40_000);
+    assert.equal(heartbeatTimeoutMs(setDefaults({ nodeStatusUpdateFrequency: Duration.parse('2s500ms') })), 2_500);
   });
 });

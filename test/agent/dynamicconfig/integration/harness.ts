@@ -204,6 +204,7 @@ export interface Detached {
 export interface HarnessOptions {
   nodes?: number;
   agentArgs?: string[];
+  serverArgs?: string[];
   backoff?: BackoffOptions;
 }
 
@@ -219,6 +220,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       nodes: options.nodes ?? 1,
       port: 0,
       agentArgs: options.agentArgs ?? [],
+      ...(options.serverArgs ? { serverArgs: options.serverArgs } : {}),
       ...(options.backoff ? { backoff: options.backoff } : {}),
     });
   } catch (err) {
