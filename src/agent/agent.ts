@@ -146,8 +146,11 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = toConfigzJSON(config);
+  // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
+  // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
+  const apiServer = flags.kubeconfig ? await RestClient.fromKubeconfig(flags.kubeconfig) : undefined;
   // Webhook authorization needs the API server; a standalone agent keeps authentication alone.
-  const sarClient = flags.kubeconfig && config.authorization.mode === 'Webhook' ? await RestClient.fromKubeconfig(flags.kubeconfig, { timeoutMs: 10_000 }) : undefined;
+  const sarClient = apiServer && config.authorization.mode === 'Webhook' ? apiServer.withOptions({ timeoutMs: 10_000 }) : undefined;
   const webhook = sarClient
     ? new WebhookAuthorizer({
         client: sarClient,
@@ -168,7 +171,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       ...(webhook ? { authorize: (user, attrs) => webhook.authorize(user, attrs) } : {}),
     });
   } catch (err) {
-    sarClient?.close();
+    apiServer?.close();
     throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
   }
   klog.info(`serving on https://${config.address}:${servers.ports.https}`, { node: nodeName });
@@ -208,24 +211,21 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       }
     }
     await servers.stop();
-    sarClient?.close();
+    apiServer?.close();
     resolveDone(why);
   };
 
-  if (flags.kubeconfig) {
-    const client = await RestClient.fromKubeconfig(flags.kubeconfig, { rateLimiter: kubeAPIRateLimiter(config) });
-    cleanups.push(() => client.close());
+  if (apiServer) {
+    const client = apiServer.withOptions({ rateLimiter: kubeAPIRateLimiter(config) });
     // Events go through their own client, limited by eventRecordQPS/eventBurst rather than kubeAPIQPS, as the
     // kubelet's event client is.
-    const eventClient = await RestClient.fromKubeconfig(flags.kubeconfig);
-    cleanups.push(() => eventClient.close());
+    const eventClient = apiServer;
     const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
     cleanups.push(() => recorder.stop());
     // Node status and the Lease use a heartbeat client that is not throttled, with a timeout of the smaller of the
     // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
     // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
-    const heartbeatClient = await RestClient.fromKubeconfig(flags.kubeconfig, { timeoutMs: heartbeatTimeoutMs(config) });
-    cleanups.push(() => heartbeatClient.close());
+    const heartbeatClient = apiServer.withOptions({ timeoutMs: heartbeatTimeoutMs(config) });
     const machine = mergeCapacity(await hostCapacity(), flags.capacity ? parseCapacityFlag(flags.capacity) : undefined);
     const capacity = computeCapacity(machine, config);
     const allocatable = computeAllocatable(capacity, config);

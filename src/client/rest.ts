@@ -96,7 +96,8 @@ export class RestClient {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
 
-  constructor(config: ClientConfig, options: RestClientOptions = {}) {
+  /** `shared` is for withOptions only: the connection pool of the client being derived from. */
+  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { agent: http.Agent }) {
     let base: URL;
     try {
       base = new URL(config.server);
@@ -111,6 +112,11 @@ export class RestClient {
     this.rateLimiter = options.rateLimiter;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.userAgent = options.userAgent ?? `dkc/0.1.0 (${process.platform}/${process.arch})`;
+    if (shared) {
+      this.transport = base.protocol === 'https:' ? https : http;
+      this.agent = shared.agent;
+      return;
+    }
     const agentOptions: https.AgentOptions = { keepAlive: true };
     if (options.maxSockets !== undefined) agentOptions.maxSockets = options.maxSockets;
     if (base.protocol === 'https:') {
@@ -130,6 +136,14 @@ export class RestClient {
   /** A client for the kubeconfig at `path` (its current context unless `kubeconfig.context` says otherwise). */
   static async fromKubeconfig(path: string, options: RestClientOptions & { kubeconfig?: LoadKubeconfigOptions } = {}): Promise<RestClient> {
     return new RestClient(await loadKubeconfig(path, options.kubeconfig), options);
+  }
+
+  /**
+   * A client for the same server and credentials over the same connections, with its own rate limit and timeout
+   * (the kubelet's API, event and heartbeat clients differ only in these). Closing either closes the connections.
+   */
+  withOptions(options: Pick<RestClientOptions, 'rateLimiter' | 'timeoutMs'>): RestClient {
+    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { agent: this.agent });
   }
 
   /** Closes idle connections and refuses to reuse the others; open watches are cut. */

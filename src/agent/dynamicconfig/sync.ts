@@ -58,7 +58,7 @@ export class ConfigSync {
 
   stop(): void {
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.cancelRetry();
   }
 
   private async run(): Promise<void> {
