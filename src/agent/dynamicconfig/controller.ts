@@ -184,6 +184,7 @@ export class DynamicConfigController<C> {
       },
       restart: (source) => this.restart(source, opts),
       retryDelayMs: () => 10_000 + random() * 2_000,
+      ready: () => this.nodeInformer?.whenSynced() ?? Promise.resolve(false),
     });
 
     const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${nodeName}` });

@@ -26,6 +26,12 @@ export interface SyncDeps {
   restart(source: NodeConfigSource | undefined): Promise<void>;
   /** Retry delay after a failure (upstream: the next 10–12 s tick). */
   retryDelayMs(): number;
+  /**
+   * Resolves true once nodeConfigSource() can answer (the node informer has listed once), false if it never will
+   * (stopped). Upstream's loop first runs 10–12 s after the informers start; a sync that runs on a poke must wait for
+   * the Node's cache itself, or a ConfigMap informer that lists first reports a missing Node as an internal failure.
+   */
+  ready?(): Promise<boolean>;
 }
 
 const log = (msg: string) => klog.depth(1, 'info', `kubelet config controller: ${msg}`);
@@ -66,6 +72,7 @@ export class ConfigSync {
     this.running = true;
     this.poked = false;
     try {
+      if (this.deps.ready && !(await this.deps.ready())) return;
       await this.syncConfigSource();
     } catch (err) {
       this.fail(InternalError, err);

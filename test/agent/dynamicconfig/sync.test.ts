@@ -1,7 +1,7 @@
 // The sync algorithm's decisions (upstream's configsync cases) over a real checkpoint store in a temp dir:
 // when it restarts, what it checkpoints and records, and the sync-error overrides it reports.
 
-import { after, describe, it } from 'node:test';
+import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,11 @@ import { ConfigSync } from '../../../src/agent/dynamicconfig/sync.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 
 const dirs: string[] = [];
+// A failed assertion must not leave a sync retrying (its timer would keep the test process alive).
+const syncs: ConfigSync[] = [];
+afterEach(() => {
+  for (const s of syncs.splice(0)) s.stop();
+});
 after(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
@@ -25,7 +30,16 @@ const noGauges: ConfigGauges = {
 
 const ref = { name: 'cm', namespace: 'kube-system', kubeletConfigKey: 'kubelet' };
 
-async function setup(opts: { source: NodeConfigSource | undefined; assigned?: NodeConfigSource; download?: () => Promise<{ uid?: string; resourceVersion?: string; data?: Record<string, string> }> }) {
+interface SetupOptions {
+  source: NodeConfigSource | undefined;
+  assigned?: NodeConfigSource;
+  download?: () => Promise<{ uid?: string; resourceVersion?: string; data?: Record<string, string> }>;
+  /** Replaces the fixed `source` (e.g. a Node cache that is not filled yet). */
+  nodeConfigSource?: () => NodeConfigSource | undefined;
+  ready?: () => Promise<boolean>;
+}
+
+async function setup(opts: SetupOptions) {
   const dir = await mkdtemp(join(tmpdir(), 'dkc-sync-'));
   dirs.push(dir);
   const store = new CheckpointStore(dir);
@@ -36,13 +50,15 @@ async function setup(opts: { source: NodeConfigSource | undefined; assigned?: No
   const sync = new ConfigSync({
     store,
     status,
-    nodeConfigSource: () => opts.source,
+    nodeConfigSource: opts.nodeConfigSource ?? (() => opts.source),
+    ...(opts.ready ? { ready: opts.ready } : {}),
     download: opts.download ?? (async () => ({ uid: 'u1', resourceVersion: '7', data: { kubelet: 'payload' } })),
     restart: async (s) => {
       restarts.push(s);
     },
     retryDelayMs: () => 60_000,
   });
+  syncs.push(sync);
   return { store, status, restarts, sync };
 }
 
@@ -106,7 +122,7 @@ describe('ConfigSync', () => {
     // The bench's race: the agent downloads the ConfigMap its Node named, the Node is re-pointed meanwhile, the node
     // authorizer denies the old ConfigMap, and the informer's poke for the new source arrives during that download.
     let denyOld: (err: Error) => void = () => undefined;
-    const opts: Parameters<typeof setup>[0] = {
+    const opts: SetupOptions = {
       source: { configMap: ref },
       assigned: resolved,
       download: async () => {
@@ -124,6 +140,41 @@ describe('ConfigSync', () => {
     await new Promise((r) => setTimeout(r, 50));
     ctx.sync.stop();
     assert.deepEqual(ctx.restarts, [{ configMap: { ...ref, name: 'cm2', uid: 'u2', resourceVersion: '9' } }]);
+  });
+  it('a poke before the Node is cached (the ConfigMap informer listed first) waits for it: no internal failure', async () => {
+    let cached = false;
+    let markSynced: (ok: boolean) => void = () => undefined;
+    const synced = new Promise<boolean>((r) => (markSynced = r));
+    const ctx = await setup({
+      source: undefined,
+      assigned: resolved,
+      nodeConfigSource: () => {
+        if (!cached) throw new Error('could not find Node "n" in the informer\'s cache');
+        return { configMap: ref };
+      },
+      ready: () => synced,
+    });
+    ctx.sync.poke();
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(ctx.status.current().error, undefined, 'nothing reported while the Node is not cached');
+    cached = true;
+    markSynced(true);
+    await syncOnce(ctx);
+    assert.equal(ctx.status.current().error, undefined);
+    assert.deepEqual(ctx.restarts, [], 'the Node names the assigned config: nothing to do');
+    assert.equal(Buffer.from((await ctx.store.load(resolved)).bytes).toString(), 'payload', 'the sync ran once ready');
+  });
+  it('a Node cache that never fills (the agent stops first): no sync, no error', async () => {
+    const ctx = await setup({
+      source: { configMap: ref },
+      nodeConfigSource: () => {
+        throw new Error('could not find Node "n" in the informer\'s cache');
+      },
+      ready: async () => false,
+    });
+    await syncOnce(ctx);
+    assert.equal(ctx.status.current().error, undefined);
+    assert.deepEqual(ctx.restarts, []);
   });
   it('a source with no subfield: the all-nil sync error', async () => {
     const ctx = await setup({ source: {} });
