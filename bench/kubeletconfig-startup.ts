@@ -114,7 +114,7 @@ const s = kc.validateStartup(config);
 const t1 = performance.now();
 const c1 = process.cpuUsage(c0);
 if (v.errors.length || s.errors.length) throw new Error(v.message + s.errors.join());
-process.stdout.write((t1 - t0) + ' ' + (c1.user + c1.system) / 1000 + ' ' + kc.codeCache);
+process.stdout.write((t1 - t0) + ' ' + (c1.user + c1.system) / 1000 + ' ' + kc.codeCache + '/' + kc.yamlCodeCache());
 `;
 }
 
@@ -152,10 +152,11 @@ const variants: Array<{ label: string; script: string; samples: Sample[] }> = [
   { label: 'library, YAML with an anchor (yaml package)', script: libraryScript(WITH_ANCHOR), samples: [] },
   { label: 'same script without its code cache', script: libraryScript(REALISTIC, uncached), samples: [] },
   { label: "tsc's separate modules (index.modules.js)", script: libraryScript(REALISTIC, modules), samples: [] },
+  { label: 'separate modules, YAML with an anchor', script: libraryScript(WITH_ANCHOR, modules), samples: [] },
   { label: 'baseline: empty in-memory import', script: BASELINE, samples: [] },
   { label: 'baseline: empty module file import', script: BASELINE_FILE, samples: [] },
 ];
-const [lib, anchor, noCache, separate, base, baseFile] = variants.map((v) => v.samples) as [Sample[], Sample[], Sample[], Sample[], Sample[], Sample[]];
+const [lib, anchor, noCache, separate, , base, baseFile] = variants.map((v) => v.samples) as [Sample[], Sample[], Sample[], Sample[], Sample[], Sample[], Sample[]];
 
 const load0 = loadavg()[0]!;
 try {
@@ -181,10 +182,13 @@ console.log(
   `kubeletconfig start-up, ${runs} fresh processes each (import → load → validate → validateStartup); ` +
     `1-min load average ${load0.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`,
 );
-const [l, , nc, sep, b, bf] = variants.map((v) => line(v.label, v.samples)) as [Stat, Stat, Stat, Stat, Stat, Stat];
+const [l, la, nc, sep, sepa, b, bf] = variants.map((v) => line(v.label, v.samples)) as [Stat, Stat, Stat, Stat, Stat, Stat, Stat];
 const how = (xs: Sample[]) => [...new Set(xs.map((x) => x.cache))].join('/');
-console.log(`  code cache: ${how(lib)} (library), ${how(noCache)} (without), ${how(separate)} (separate modules)`);
+console.log(
+  `  code cache (library/yaml): ${how(lib)} (library), ${how(anchor)} (anchor), ${how(noCache)} (without), ${how(separate)} (separate modules)`,
+);
 const ratio = (x: Stat, y: Stat) => `wall ${(x.w.median / y.w.median).toFixed(2)}x, cpu ${(x.c.median / y.c.median).toFixed(2)}x`;
 console.log(`  library vs without code cache: ${ratio(l, nc)}; vs separate modules: ${ratio(l, sep)}`);
+console.log(`  YAML with an anchor, library vs separate modules: ${ratio(la, sepa)}`);
 console.log(`  ratio vs in-memory import: ${ratio(l, b)}; vs empty file import: ${ratio(l, bf)}`);
 console.log(`  library minus empty file import (median): wall ${fmt(l.w.median - bf.w.median)}, cpu ${fmt(l.c.median - bf.c.median)}`);

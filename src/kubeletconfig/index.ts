@@ -127,4 +127,14 @@ export {
  * after `npm run build` the generated loader (scripts/bundle.mjs) reports 'accepted' (bytecode from V8's code
  * cache), or 'rejected' / 'absent' (compiled as usual: the cache did not fit this node binary, or is missing).
  */
-export const codeCache: 'accepted' | 'rejected' | 'absent' | 'none' = 'none';
+export const codeCache: CodeCacheState = 'none';
+
+export type CodeCacheState = 'accepted' | 'rejected' | 'absent' | 'none';
+
+/**
+ * The same for the full YAML reader (the `yaml` package), which is loaded only when a document needs it (anchors,
+ * block scalars, …): 'unused' until then; 'none' when tsc's output is imported directly.
+ */
+export function yamlCodeCache(): CodeCacheState | 'unused' {
+  return 'none';
+}

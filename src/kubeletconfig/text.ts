@@ -639,10 +639,16 @@ function tryFast(src: string): YNode | null | undefined {
 // Full reader on top of the `yaml` package (loaded on first use only).
 
 type YamlModule = typeof import('yaml');
+/**
+ * In the built library (scripts/bundle.mjs) the loader passes this in: the `yaml` package as one script with its own
+ * V8 code cache (its ~40 module files would cost ~25 ms to require). In tsc's separate modules it is an undeclared
+ * global, which `typeof` reports as 'undefined'.
+ */
+declare const __loadYaml: (() => unknown) | undefined;
 let yamlModule: YamlModule | undefined;
 function yamlLib(): YamlModule {
   // node:module is looked up only here: importing it statically costs every process that never needs it.
-  if (!yamlModule) yamlModule = process.getBuiltinModule('node:module').createRequire(import.meta.url)('yaml') as YamlModule;
+  yamlModule ??= (typeof __loadYaml === 'function' ? __loadYaml() : process.getBuiltinModule('node:module').createRequire(import.meta.url)('yaml')) as YamlModule;
   return yamlModule;
 }
 
