@@ -42,6 +42,7 @@ export class ConfigSync {
   private running = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly idleWaiters: (() => void)[] = [];
 
   constructor(private readonly deps: SyncDeps) {}
 
@@ -67,13 +68,28 @@ export class ConfigSync {
     this.cancelRetry();
   }
 
+  /** Resolves once no sync is running or queued (a retry waiting for its timer does not count). */
+  idle(): Promise<void> {
+    if (!this.busy()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private busy(): boolean {
+    return this.running || (this.poked && !this.stopped);
+  }
+
+  private settle(): void {
+    if (this.busy()) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
   private async run(): Promise<void> {
-    if (this.running || !this.poked || this.stopped) return;
+    if (this.running) return;
+    if (!this.poked || this.stopped) return this.settle();
     this.running = true;
     this.poked = false;
     try {
-      if (this.deps.ready && !(await this.deps.ready())) return;
-      await this.syncConfigSource();
+      if (!this.deps.ready || (await this.deps.ready())) await this.syncConfigSource();
     } catch (err) {
       this.fail(InternalError, err);
     } finally {
@@ -82,7 +98,9 @@ export class ConfigSync {
     if (this.poked && !this.stopped) {
       this.cancelRetry();
       void this.run();
+      return;
     }
+    this.settle();
   }
 
   private fail(reason: string, err: unknown): void {

@@ -65,9 +65,15 @@ async function setup(opts: SetupOptions) {
 /** Runs one sync and waits until it has finished (the loop is asynchronous). */
 async function syncOnce(ctx: Awaited<ReturnType<typeof setup>>): Promise<void> {
   ctx.sync.poke();
-  for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
-  await new Promise((r) => setTimeout(r, 50));
+  await ctx.sync.idle();
   ctx.sync.stop();
+}
+
+/** A promise and the function that resolves it. */
+function signal<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve: (v: T) => void = () => undefined;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 const resolved = { configMap: { ...ref, uid: 'u1', resourceVersion: '7' } };
@@ -121,30 +127,29 @@ describe('ConfigSync', () => {
   it('a source that changes while a download fails is synced at once, not after the retry delay (60 s here)', async () => {
     // The bench's race: the agent downloads the ConfigMap its Node named, the Node is re-pointed meanwhile, the node
     // authorizer denies the old ConfigMap, and the informer's poke for the new source arrives during that download.
-    let denyOld: (err: Error) => void = () => undefined;
+    const downloading = signal<(err: Error) => void>();
     const opts: SetupOptions = {
       source: { configMap: ref },
       assigned: resolved,
       download: async () => {
-        if (opts.source?.configMap?.name === 'cm') return new Promise((_, reject) => (denyOld = reject));
+        if (opts.source?.configMap?.name === 'cm') return new Promise((_, reject) => downloading.resolve(reject));
         return { uid: 'u2', resourceVersion: '9', data: { kubelet: 'payload' } };
       },
     };
     const ctx = await setup(opts);
     ctx.sync.poke();
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    const denyOld = await downloading.promise;
     opts.source = { configMap: { ...ref, name: 'cm2' } };
     ctx.sync.poke();
     denyOld(new Error('configmaps "cm" is forbidden: User "system:node:n" cannot get resource "configmaps"'));
-    for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setTimeout(r, 50));
+    await ctx.sync.idle();
     ctx.sync.stop();
     assert.deepEqual(ctx.restarts, [{ configMap: { ...ref, name: 'cm2', uid: 'u2', resourceVersion: '9' } }]);
   });
   it('a poke before the Node is cached (the ConfigMap informer listed first) waits for it: no internal failure', async () => {
     let cached = false;
-    let markSynced: (ok: boolean) => void = () => undefined;
-    const synced = new Promise<boolean>((r) => (markSynced = r));
+    const synced = signal<boolean>();
+    const asked = signal();
     const ctx = await setup({
       source: undefined,
       assigned: resolved,
@@ -152,13 +157,17 @@ describe('ConfigSync', () => {
         if (!cached) throw new Error('could not find Node "n" in the informer\'s cache');
         return { configMap: ref };
       },
-      ready: () => synced,
+      ready: () => {
+        asked.resolve();
+        return synced.promise;
+      },
     });
     ctx.sync.poke();
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    // The sync now waits for the cache (asked); without that wait it would have run and failed (idle).
+    await Promise.race([asked.promise, ctx.sync.idle()]);
     assert.equal(ctx.status.current().error, undefined, 'nothing reported while the Node is not cached');
     cached = true;
-    markSynced(true);
+    synced.resolve(true);
     await syncOnce(ctx);
     assert.equal(ctx.status.current().error, undefined);
     assert.deepEqual(ctx.restarts, [], 'the Node names the assigned config: nothing to do');
