@@ -1,12 +1,12 @@
 // `dkc up` as a user runs it: 3 nodes Ready within 15 s, and Ctrl-C (SIGINT) stops everything it started and
-// exits 0, leaving no process behind.
+// exits 0, leaving no process behind; the same when it runs as `npm start` and npm is stopped.
 
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { RestClient } from '../../src/client/index.js';
 import { dkcBin } from '../helpers/server.js';
 
@@ -30,18 +30,39 @@ async function processesMentioning(needle: string): Promise<number[]> {
   return pids;
 }
 
+interface Running {
+  out: () => string;
+  exited: Promise<number | null>;
+  child: ChildProcess;
+}
+
+/** Spawns `command args` and waits until it says the cluster is up (at most 30 s). */
+async function startUp(command: string, args: string[], cwd?: string): Promise<Running> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 30_000;
+  while (!out.includes('dkc cluster is up') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+  return { out: () => out, exited, child };
+}
+
+/** Sends `signal`, waits up to 20 s for the exit (then SIGKILL), and returns the exit code. */
+async function stop(r: Running, signal: NodeJS.Signals): Promise<number | null | 'timeout'> {
+  r.child.kill(signal);
+  const code = await Promise.race([r.exited, new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), 20_000))]);
+  if (code === 'timeout') r.child.kill('SIGKILL');
+  return code;
+}
+
 it('dkc up brings up 3 Ready nodes within 15 s and Ctrl-C leaves nothing behind', async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'dkc-up-'));
   const started = Date.now();
-  const up = spawn(process.execPath, [dkcBin, 'up', '--data-dir', dataDir, '--nodes', '3', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  up.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  up.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => up.once('exit', (code) => r(code)));
+  const up = await startUp(process.execPath, [dkcBin, 'up', '--data-dir', dataDir, '--nodes', '3', '--port', '0']);
+  let code: number | null | 'timeout' = 'timeout';
   try {
-    const deadline = Date.now() + 30_000;
-    while (!out.includes('dkc cluster is up') && Date.now() < deadline && up.exitCode === null) await new Promise((r) => setTimeout(r, 50));
-    assert.match(out, /dkc cluster is up \(3 nodes/);
+    assert.match(up.out(), /dkc cluster is up \(3 nodes/);
     const client = await RestClient.fromKubeconfig(join(dataDir, 'kubeconfig'));
     try {
       const nodes = await client.list<{ items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes');
@@ -52,14 +73,36 @@ it('dkc up brings up 3 Ready nodes within 15 s and Ctrl-C leaves nothing behind'
     }
     const took = Date.now() - started;
     assert.ok(took <= 15_000, `3 nodes took ${took} ms to be Ready`);
-    for (const n of ['node-1', 'node-2', 'node-3']) assert.match(out, new RegExp(`${n}: Ready`));
-    assert.match(out, new RegExp(`export KUBECONFIG=${dataDir}/kubeconfig`));
+    for (const n of ['node-1', 'node-2', 'node-3']) assert.match(up.out(), new RegExp(`${n}: Ready`));
+    assert.match(up.out(), new RegExp(`export KUBECONFIG=${dataDir}/kubeconfig`));
     assert.ok((await processesMentioning(dataDir)).length >= 4, 'server and agents should be running');
   } finally {
-    up.kill('SIGINT');
+    code = await stop(up, 'SIGINT');
   }
-  const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
-  if (code === 'timeout') up.kill('SIGKILL');
-  assert.equal(code, 0, out);
+  assert.equal(code, 0, up.out());
   assert.deepEqual(await processesMentioning(dataDir), []);
+});
+
+it('npm start runs dkc up in place of its shell: stopping npm (SIGTERM to its PID) stops the whole cluster', async () => {
+  // npm runs a script through `sh -c` and passes SIGTERM on to that child only; the script execs, so the child is
+  // dkc up itself. Arguments after `--` come last and win (another data dir, any free port): the checkout's own
+  // .dkc and port 6443 stay untouched.
+  const dir = await mkdtemp(join(tmpdir(), 'dkc-npm-start-'));
+  try {
+    const npm = await startUp('npm', ['start', '--silent', '--', '--data-dir', dir, '--nodes', '1', '--port', '0'], resolve(dkcBin, '../..'));
+    let code: number | null | 'timeout' = 'timeout';
+    try {
+      assert.match(npm.out(), /dkc cluster is up \(1 node/);
+      assert.ok((await processesMentioning(dir)).length >= 2, 'server and agent should be running');
+    } finally {
+      code = await stop(npm, 'SIGTERM');
+    }
+    assert.notEqual(code, 'timeout', npm.out());
+    const deadline = Date.now() + 15_000;
+    while ((await processesMentioning(dir)).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await processesMentioning(dir), [], `left behind after npm stopped:\n${npm.out()}`);
+  } finally {
+    for (const pid of await processesMentioning(dir)) process.kill(pid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
 });
