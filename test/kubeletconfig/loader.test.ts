@@ -139,6 +139,8 @@ test('each script is named by the hash of its text, so a cache only ever meets t
     const text = await readFile(join(LIB, `${base}.js`));
     assert.equal(`${prefix}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, base);
   }
+  // Both packed sources are strict-mode code: the directive must open each script's function body.
+  for (const base of [bundle, yaml]) assert.match(await readFile(join(LIB, `${base}.js`), 'utf8'), /^\(function \([\w, ]*\) \{\n(['"])use strict\1;/, base);
   const caches = (await readdir(LIB)).filter((f) => f.includes('.v8cache')).sort();
   assert.deepEqual(caches, [`${bundle}.v8cache`, `${bundle}.v8cache.copy`, `${yaml}.v8cache`, `${yaml}.v8cache.copy`]);
 });
