@@ -3,6 +3,7 @@
 // users do), or the request never produced an answer (ClientError, with a stable string code).
 
 import type { Status } from '../api/errors.js';
+import { CodedError } from '../util/errors.js';
 
 export type ClientErrorCode =
   /** The kubeconfig file could not be read (missing, unreadable, or a file it references is). */
@@ -26,13 +27,8 @@ export type ClientErrorCode =
   /** A watch stream carried a line that is not a watch event. */
   | 'WATCH_DECODE';
 
-export class ClientError extends Error {
-  readonly code: ClientErrorCode;
-  constructor(code: ClientErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ClientError';
-    this.code = code;
-  }
+export class ClientError extends CodedError<ClientErrorCode> {
+  override name = 'ClientError';
 }
 
 /** A non-2xx answer from the API server. `message` is the server's Status message, verbatim. */

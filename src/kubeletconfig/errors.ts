@@ -3,6 +3,8 @@
 // a 1.22 kubelet prints). Validation never throws: it returns messages, aggregated the way apimachinery's
 // utilerrors.NewAggregate renders them.
 
+import { CodedError } from '../util/errors.js';
+
 export const ErrorCodes = {
   /** The data was zero bytes long. */
   EmptyData: 'KC_EMPTY_DATA',
@@ -34,13 +36,8 @@ export const ErrorCodes = {
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
-export class KubeletConfigError extends Error {
-  readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'KubeletConfigError';
-    this.code = code;
-  }
+export class KubeletConfigError extends CodedError<ErrorCode> {
+  override name = 'KubeletConfigError';
 }
 
 /**

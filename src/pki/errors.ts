@@ -1,6 +1,8 @@
 // The PKI module's error catalogue. Every failure carries a stable code so that callers (dkc up, the
 // server's start-up) can tell a damaged pki/ directory from a bad argument without parsing messages.
 
+import { CodedError } from '../util/errors.js';
+
 export type PkiErrorCode =
   /** A PEM block is missing, of the wrong type, or does not parse. */
   | 'PKI_INVALID_PEM'
@@ -17,11 +19,6 @@ export type PkiErrorCode =
   /** A caller passed a value that cannot go into a certificate (bad IP address, empty name, ...). */
   | 'PKI_INVALID_ARGUMENT';
 
-export class PkiError extends Error {
-  readonly code: PkiErrorCode;
-  constructor(code: PkiErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'PkiError';
-    this.code = code;
-  }
+export class PkiError extends CodedError<PkiErrorCode> {
+  override name = 'PkiError';
 }

@@ -16,7 +16,7 @@
 // recorded in the key `compact_rev_key` with a compare-and-swap, and only the replica whose swap succeeds
 // asks etcd to compact. That key also answers compactedRevision(), which etcd itself does not expose.
 
-import { checkKey, checkPrefix, StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
+import { checkKey, checkPrefix, checkRevision, StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
 import { klog } from '../util/klog.js';
 import type * as Etcd3Module from 'etcd3';
 
@@ -275,10 +275,7 @@ export class EtcdStore implements Store {
     const limit = options.limit ?? 0;
     if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
     const at = options.revision ?? 0;
-    if (!Number.isSafeInteger(at) || at < 0) throw new RangeError(`revision must be a non-negative integer, got ${at}`);
-    if (at > 0 && at < this.knownCompacted) {
-      throw new StoreError('compacted', `revision ${at} has been compacted (oldest available ${this.knownCompacted})`, this.knownCompacted);
-    }
+    checkRevision('revision', at, at > 0 ? this.knownCompacted : 0); // 0: the current revision
     const start = this.rangeStart(prefix);
     const end = rangeEnd(this.etcdKey(prefix));
     let from = start;
@@ -364,12 +361,7 @@ export class EtcdStore implements Store {
   watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch {
     this.assertOpen();
     checkPrefix(prefix);
-    if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) {
-      throw new RangeError(`fromRevision must be a non-negative integer, got ${fromRevision}`);
-    }
-    if (fromRevision < this.knownCompacted) {
-      throw new StoreError('compacted', `revision ${fromRevision} has been compacted (oldest available ${this.knownCompacted})`, this.knownCompacted);
-    }
+    checkRevision('fromRevision', fromRevision, this.knownCompacted);
     const w = new EtcdWatch(this, this.rangeStart(prefix), rangeEnd(this.etcdKey(prefix)), fromRevision, handlers, this.options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS);
     this.watches.add(w);
     w.open();

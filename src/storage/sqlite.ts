@@ -26,6 +26,7 @@ import { klog } from '../util/klog.js';
 import {
   checkKey,
   checkPrefix,
+  checkRevision,
   StoreError,
   type KeyValue,
   type ListOptions,
@@ -331,11 +332,8 @@ export class SqliteStore implements Store {
     const limit = options.limit ?? 0;
     if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
     const at = options.revision || this.revision;
-    if (!Number.isSafeInteger(at) || at < 0) throw new RangeError(`revision must be a non-negative integer, got ${at}`);
+    checkRevision('revision', at, this.compacted);
     if (at > this.revision) throw new RangeError(`revision ${at} is newer than the current revision ${this.revision}`);
-    if (at < this.compacted) {
-      throw new StoreError('compacted', `revision ${at} has been compacted (oldest available ${this.compacted})`, this.compacted);
-    }
 
     // One lower bound only, so that SQLite seeks to it: later pages must not rescan earlier ones.
     const after = options.startAfter;
@@ -391,12 +389,7 @@ export class SqliteStore implements Store {
   watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch {
     this.assertOpen();
     checkPrefix(prefix);
-    if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) {
-      throw new RangeError(`fromRevision must be a non-negative integer, got ${fromRevision}`);
-    }
-    if (fromRevision < this.compacted) {
-      throw new StoreError('compacted', `revision ${fromRevision} has been compacted (oldest available ${this.compacted})`, this.compacted);
-    }
+    checkRevision('fromRevision', fromRevision, this.compacted);
     const w = new Watcher(prefix, fromRevision, handlers);
     if (fromRevision >= this.revision) {
       this.goLive(w);

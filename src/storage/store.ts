@@ -105,3 +105,9 @@ export function checkPrefix(prefix: string): void {
   if (typeof prefix !== 'string') throw new RangeError('a prefix must be a string');
   if (LONE_SURROGATE.test(prefix)) throw new RangeError('a prefix must be well-formed Unicode');
 }
+
+/** A revision to read or watch from (`name` is the argument's name): a non-negative integer, not older than `compacted`. */
+export function checkRevision(name: string, revision: number, compacted: number): void {
+  if (!Number.isSafeInteger(revision) || revision < 0) throw new RangeError(`${name} must be a non-negative integer, got ${revision}`);
+  if (revision < compacted) throw new StoreError('compacted', `revision ${revision} has been compacted (oldest available ${compacted})`, compacted);
+}

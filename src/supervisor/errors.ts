@@ -2,6 +2,8 @@
 // line for a bad flag value without matching on messages; a child that fails to run is never an error
 // here — it is an exit, paced by the backoff like any crash.
 
+import { CodedError } from '../util/errors.js';
+
 export type SupervisorErrorCode =
   /** An option or child spec holds a value the supervisor cannot use (negative delay, empty name, ...). */
   | 'SUPERVISOR_INVALID_ARGUMENT'
@@ -12,11 +14,6 @@ export type SupervisorErrorCode =
   /** The supervisor was stopped; it does not start or accept children again. */
   | 'SUPERVISOR_STOPPED';
 
-export class SupervisorError extends Error {
-  readonly code: SupervisorErrorCode;
-  constructor(code: SupervisorErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SupervisorError';
-    this.code = code;
-  }
+export class SupervisorError extends CodedError<SupervisorErrorCode> {
+  override name = 'SupervisorError';
 }

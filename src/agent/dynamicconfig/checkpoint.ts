@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../../util/atomicfile.js';
 import { StartLedger, START_RECORD_FILE } from './crashloop.js';
 import { apiPath, describeSource, parseSource, serializeSource, type MaybeSource, type NodeConfigSource } from './source.js';
+import { CodedError } from '../../util/errors.js';
 
 export const STORE_DIR = 'store';
 export const META_DIR = 'meta';
@@ -60,13 +61,8 @@ export const CheckpointErrorCodes = {
 
 export type CheckpointErrorCode = (typeof CheckpointErrorCodes)[keyof typeof CheckpointErrorCodes];
 
-export class CheckpointError extends Error {
-  readonly code: CheckpointErrorCode;
-  constructor(code: CheckpointErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'CheckpointError';
-    this.code = code;
-  }
+export class CheckpointError extends CodedError<CheckpointErrorCode> {
+  override name = 'CheckpointError';
 }
 
 /** What a successful download hands to save(): the ConfigMap's identity and its `data` map. */

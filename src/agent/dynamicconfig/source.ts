@@ -12,6 +12,7 @@
 
 import { createRequire } from 'node:module';
 import type { ConfigMapNodeConfigSource, NodeConfigSource } from '../../api/types.js';
+import { CodedError } from '../../util/errors.js';
 
 export type { ConfigMapNodeConfigSource, NodeConfigSource } from '../../api/types.js';
 
@@ -31,13 +32,8 @@ export const SourceErrorCodes = {
 
 export type SourceErrorCode = (typeof SourceErrorCodes)[keyof typeof SourceErrorCodes];
 
-export class SourceError extends Error {
-  readonly code: SourceErrorCode;
-  constructor(code: SourceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SourceError';
-    this.code = code;
-  }
+export class SourceError extends CodedError<SourceErrorCode> {
+  override name = 'SourceError';
 }
 
 /** status.AllNilSubfieldsError, the reason upstream reports for a source with no known subfield. */

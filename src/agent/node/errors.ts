@@ -2,6 +2,8 @@
 // stable code so that the agent's main and the dynamic config controller can tell a bad flag from a port
 // already taken without parsing messages; messages name the cause in one line.
 
+import { CodedError } from '../../util/errors.js';
+
 export type NodeAgentErrorCode =
   /** `--capacity` does not parse (unknown resource, bad quantity, repeated key, malformed pair). */
   | 'CAPACITY_INVALID'
@@ -24,13 +26,8 @@ export type NodeAgentErrorCode =
   /** Creating the self-signed serving certificate failed. */
   | 'SERVING_CERT_GENERATE';
 
-export class NodeAgentError extends Error {
-  readonly code: NodeAgentErrorCode;
-  constructor(code: NodeAgentErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'NodeAgentError';
-    this.code = code;
-  }
+export class NodeAgentError extends CodedError<NodeAgentErrorCode> {
+  override name = 'NodeAgentError';
 }
 
 export function isNodeAgentError(err: unknown, code?: NodeAgentErrorCode): err is NodeAgentError {

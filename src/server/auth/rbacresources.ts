@@ -41,7 +41,8 @@ function roleRef(o: KubeObject): string {
   return `${r.kind ?? ''}/${r.name ?? ''}`;
 }
 
-function roleDef(kind: 'Role' | 'ClusterRole', plural: string, namespaced: boolean): ResourceDef {
+/** What the four RBAC kinds share: rbac.authorization.k8s.io/v1, every verb, no subresources or field selectors. */
+function rbacDef(kind: string, plural: string, namespaced: boolean) {
   return {
     group: RBAC_GROUP,
     version: 'v1',
@@ -54,6 +55,12 @@ function roleDef(kind: 'Role' | 'ClusterRole', plural: string, namespaced: boole
     statusSubresource: false,
     proxySubresource: false,
     fields: {},
+  };
+}
+
+function roleDef(kind: 'Role' | 'ClusterRole', plural: string, namespaced: boolean): ResourceDef {
+  return {
+    ...rbacDef(kind, plural, namespaced),
     columns: [nameCol, createdAt],
     row: (o) => [o.metadata.name, o.metadata.creationTimestamp ?? ''],
   };
@@ -61,17 +68,7 @@ function roleDef(kind: 'Role' | 'ClusterRole', plural: string, namespaced: boole
 
 function bindingDef(kind: 'RoleBinding' | 'ClusterRoleBinding', plural: string, namespaced: boolean): ResourceDef {
   return {
-    group: RBAC_GROUP,
-    version: 'v1',
-    plural,
-    singular: kind.toLowerCase(),
-    kind,
-    namespaced,
-    shortNames: [],
-    verbs: ALL_VERBS,
-    statusSubresource: false,
-    proxySubresource: false,
-    fields: {},
+    ...rbacDef(kind, plural, namespaced),
     columns: [nameCol, roleCol, ageCol, usersCol, groupsCol, saCol],
     row: (o, now) => [o.metadata.name, roleRef(o), age(o.metadata.creationTimestamp, now), subjects(o, 'User'), subjects(o, 'Group'), subjects(o, 'ServiceAccount')],
     prepareForCreate(o) {
