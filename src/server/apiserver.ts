@@ -19,6 +19,7 @@ import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { ResourceStorage, keyPrefix, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
+import { boolParam } from './params.js';
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
@@ -478,7 +479,7 @@ export class ApiServer {
       }
     }
     const table = wantsTable(req.headers['accept']);
-    const bookmarks = q.get('allowWatchBookmarks') === 'true';
+    const bookmarks = boolParam(q, 'allowWatchBookmarks');
     const timeoutParam = q.get('timeoutSeconds');
     const timeoutSeconds = timeoutParam !== null && /^\d+$/.test(timeoutParam) && Number(timeoutParam) > 0
       ? Number(timeoutParam)

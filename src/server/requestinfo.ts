@@ -2,6 +2,8 @@
 // API group and version, namespace, resource, name, subresource, verb. Authorization, admission, audit and
 // the handlers all work from these attributes rather than from raw paths.
 
+import { boolParam } from './params.js';
+
 export interface RequestInfo {
   isResourceRequest: boolean;
   path: string;
@@ -78,7 +80,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   if (segs.length >= 3) info.subresource = segs[2]!;
   if (segs.length >= 4) info.rest = segs.slice(3);
 
-  const isWatch = query.get('watch') === 'true' || query.get('watch') === '1';
+  const isWatch = boolParam(query, 'watch');
   switch (info.verb) {
     case 'get':
     case 'head':
