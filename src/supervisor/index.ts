@@ -24,4 +24,11 @@ export {
   type SupervisorEvents,
   type SupervisorOptions,
 } from './supervisor.js';
-export { installSignalForwarding, type SignalForwarding, type SignalForwardingOptions, type SignalSource } from './signals.js';
+export {
+  classifySignal,
+  installSignalForwarding,
+  type SignalAction,
+  type SignalForwarding,
+  type SignalForwardingOptions,
+  type SignalSource,
+} from './signals.js';

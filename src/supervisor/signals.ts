@@ -1,7 +1,11 @@
 // Turns the terminal's Ctrl-C (or a service manager's SIGTERM) into an orderly stop of every supervised child,
 // so `dkc up` can exit 0 once all of them are gone. The children sit in their own process groups and never see
-// the terminal's signal themselves: the received signal is passed on to them here. An impatient second signal
-// escalates to SIGKILL rather than leaving the operator waiting out the grace period.
+// the terminal's signal themselves: they are sent SIGTERM here, the signal a service manager stops a kubelet with.
+//
+// One Ctrl-C often arrives twice: under `npm start` the terminal signals npm and dkc up together, and npm then
+// forwards its own copy milliseconds later. Signals that close to the first are one request to stop; only a signal
+// after that window is an operator's impatient second Ctrl-C, and that one escalates to SIGKILL rather than
+// leaving the operator waiting out the grace period.
 
 import { klog } from '../util/klog.js';
 import type { Supervisor } from './supervisor.js';
@@ -13,10 +17,16 @@ export interface SignalSource {
 }
 
 export interface SignalForwardingOptions {
-  /** Grace period between the forwarded signal and SIGKILL. Default 10 s. */
+  /** Grace period between the stop signal and SIGKILL. Default 10 s. */
   graceMs?: number;
   /** The signals that stop the children. Default SIGINT and SIGTERM. */
   signals?: readonly NodeJS.Signals[];
+  /** What the children are sent on the first signal. Default SIGTERM. */
+  childSignal?: NodeJS.Signals;
+  /** Further signals within this long after the first repeat it rather than force the stop. Default 1 s. */
+  coalesceMs?: number;
+  /** A monotonic clock in milliseconds. Default `performance.now`. */
+  now?: () => number;
 }
 
 export interface SignalForwarding {
@@ -26,6 +36,18 @@ export interface SignalForwarding {
   dispose(): void;
 }
 
+export type SignalAction = 'stop' | 'repeat' | 'force' | 'ignore';
+
+/**
+ * What one more signal means, given when the first one came (null: none yet) and whether a force was already
+ * sent. Pure, so that the window's edges are tested without a clock.
+ */
+export function classifySignal(firstAt: number | null, forced: boolean, now: number, coalesceMs: number): SignalAction {
+  if (firstAt === null) return 'stop';
+  if (forced) return 'ignore';
+  return now - firstAt <= coalesceMs ? 'repeat' : 'force';
+}
+
 export function installSignalForwarding(
   supervisor: Pick<Supervisor, 'stop'>,
   proc: SignalSource = process,
@@ -33,8 +55,11 @@ export function installSignalForwarding(
 ): SignalForwarding {
   const signals = options.signals ?? (['SIGINT', 'SIGTERM'] as const);
   const graceMs = options.graceMs ?? 10_000;
-  let received: NodeJS.Signals | null = null;
-  let escalated = false;
+  const childSignal = options.childSignal ?? 'SIGTERM';
+  const coalesceMs = options.coalesceMs ?? 1000;
+  const now = options.now ?? (() => performance.now());
+  let firstAt: number | null = null;
+  let forced = false;
   let resolve!: (signal: NodeJS.Signals) => void;
   let reject!: (err: unknown) => void;
   const stopped = new Promise<NodeJS.Signals>((res, rej) => {
@@ -43,18 +68,25 @@ export function installSignalForwarding(
   });
 
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (received === null) {
-      received = signal;
-      klog.info('Received signal, stopping all supervised processes', { signal, gracePeriodMs: graceMs });
-      const first = signal;
-      supervisor.stop(signal, graceMs).then(() => resolve(first), reject);
-      return;
+    const at = now();
+    switch (classifySignal(firstAt, forced, at, coalesceMs)) {
+      case 'stop':
+        firstAt = at;
+        klog.info('Received signal, stopping all supervised processes', { signal, childSignal, gracePeriodMs: graceMs });
+        supervisor.stop(childSignal, graceMs).then(() => resolve(signal), reject);
+        return;
+      case 'repeat':
+        klog.info('Received the signal again right after the first, still stopping gracefully', { signal, sinceFirstMs: Math.round(at - firstAt!) });
+        return;
+      case 'force':
+        forced = true;
+        klog.warning('Received a second signal, killing all supervised processes', { signal });
+        // The first stop()'s promise settles `stopped`; this one only hurries it along.
+        supervisor.stop('SIGKILL', 0).catch(() => undefined);
+        return;
+      case 'ignore':
+        return;
     }
-    if (escalated) return;
-    escalated = true;
-    klog.warning('Received a second signal, killing all supervised processes', { signal });
-    // The first stop()'s promise settles `stopped`; this one only hurries it along.
-    supervisor.stop('SIGKILL', 0).catch(() => undefined);
   };
 
   // Handlers stay installed after the stop completes: a late Ctrl-C must not kill the caller mid-cleanup.

@@ -3,13 +3,13 @@
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { installSignalForwarding } from '../../src/supervisor/signals.js';
+import { classifySignal, installSignalForwarding } from '../../src/supervisor/signals.js';
 import { captureLogs, isAlive, isRunning, killIfAlive, waitFor } from './helpers.js';
 
 captureLogs();
@@ -41,19 +41,36 @@ class FakeSupervisor {
   }
 }
 
+describe('classifySignal', () => {
+  it('the first signal stops; repeats within the window are one request; a later one forces, once', () => {
+    assert.equal(classifySignal(null, false, 5, 1000), 'stop');
+    assert.equal(classifySignal(100, false, 110, 1000), 'repeat');
+    assert.equal(classifySignal(100, false, 1100, 1000), 'repeat');
+    assert.equal(classifySignal(100, false, 1101, 1000), 'force');
+    assert.equal(classifySignal(100, true, 5000, 1000), 'ignore');
+  });
+});
+
 describe('installSignalForwarding', () => {
-  it('stops with the received signal, escalates a second one to SIGKILL, resolves when the stop completes', async () => {
+  it('stops with SIGTERM on the first signal, treats a copy 10 ms later as the same, forces on a later one', async () => {
     const proc = new EventEmitter();
     const sup = new FakeSupervisor();
-    const fwd = installSignalForwarding(sup, proc, { graceMs: 1234 });
+    let clock = 1000;
+    const fwd = installSignalForwarding(sup, proc, { graceMs: 1234, now: () => clock });
     let resolved: NodeJS.Signals | null = null;
     void fwd.stopped.then((s) => (resolved = s));
     proc.emit('SIGINT', 'SIGINT');
-    assert.deepEqual(sup.calls, [['SIGINT', 1234]]);
+    assert.deepEqual(sup.calls, [['SIGTERM', 1234]]);
+    clock += 10;
+    proc.emit('SIGINT', 'SIGINT');
+    clock += 500;
+    proc.emit('SIGTERM', 'SIGTERM');
+    assert.deepEqual(sup.calls, [['SIGTERM', 1234]], 'copies within 1 s of the first do not force');
+    clock += 1000;
     proc.emit('SIGINT', 'SIGINT');
     proc.emit('SIGTERM', 'SIGTERM');
     assert.deepEqual(sup.calls, [
-      ['SIGINT', 1234],
+      ['SIGTERM', 1234],
       ['SIGKILL', 0],
     ]);
     await new Promise((r) => setImmediate(r));
@@ -75,8 +92,16 @@ interface FixtureRun {
   stopMs: number;
 }
 
-/** Runs the fixture until its two children are ready, sends `signals` (the next one after `betweenMs`), awaits its exit. */
-async function runFixture(mode: 'plain' | 'stubborn', graceMs: number, signals: NodeJS.Signals[], betweenMs = 0): Promise<FixtureRun> {
+interface Fixture {
+  proc: ChildProcess;
+  events: Record<string, unknown>[];
+  childPids: number[];
+  stderr: () => string;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/** Runs the fixture until its two children are ready. */
+async function startFixture(mode: 'plain' | 'stubborn', graceMs: number): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'dkc-forwarding-'));
   dirs.push(dir);
   const p = spawn(process.execPath, [fixture, dir, mode, String(graceMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -100,20 +125,31 @@ async function runFixture(mode: 'plain' | 'stubborn', graceMs: number, signals: 
   await waitFor(() => events.filter((e) => e['event'] === 'child-ready').length === 2 && pidFiles.every(existsSync), 'both children ready', 15_000);
   const childPids = pidFiles.map((f) => Number(readFileSync(f, 'utf8')));
   for (const pid of childPids) assert.ok(isAlive(pid), `child ${pid} runs`);
+  return { proc: p, events, childPids, stderr: () => stderr, exited };
+}
+
+/** Awaits the fixture's exit (SIGKILLing it after 20 s). */
+async function awaitExit(f: Fixture, t0: number): Promise<FixtureRun> {
+  const timeout = setTimeout(() => f.proc.kill('SIGKILL'), 20_000);
+  const [code, signal] = await f.exited;
+  clearTimeout(timeout);
+  const stopMs = performance.now() - t0;
+  if (code !== 0) process.stderr.write(f.stderr());
+  return { code, signal, events: f.events, childPids: f.childPids, stopMs };
+}
+
+/** Runs the fixture until its two children are ready, sends `signals` (the next one after `betweenMs`), awaits its exit. */
+async function runFixture(mode: 'plain' | 'stubborn', graceMs: number, signals: NodeJS.Signals[], betweenMs = 0): Promise<FixtureRun> {
+  const f = await startFixture(mode, graceMs);
   const t0 = performance.now();
   for (const [i, sig] of signals.entries()) {
     if (i > 0) {
-      await waitFor(() => stderr.includes('Received signal'), 'the first signal to be handled', 5000);
+      await waitFor(() => f.stderr().includes('Received signal'), 'the first signal to be handled', 5000);
       await new Promise((r) => setTimeout(r, betweenMs));
     }
-    p.kill(sig);
+    f.proc.kill(sig);
   }
-  const timeout = setTimeout(() => p.kill('SIGKILL'), 20_000);
-  const [code, signal] = await exited;
-  clearTimeout(timeout);
-  const stopMs = performance.now() - t0;
-  if (code !== 0) process.stderr.write(stderr);
-  return { code, signal, events, childPids, stopMs };
+  return awaitExit(f, t0);
 }
 
 describe('a supervising process under signal forwarding', () => {
@@ -124,8 +160,8 @@ describe('a supervising process under signal forwarding', () => {
     for (const pid of run.childPids) assert.throws(() => process.kill(pid, 0), /ESRCH/, `child ${pid} is gone`);
     const exits = run.events.filter((e) => e['event'] === 'exit');
     assert.deepEqual(exits.map((e) => [e['signal'], e['outcome']]), [
-      ['SIGINT', 'stopped'],
-      ['SIGINT', 'stopped'],
+      ['SIGTERM', 'stopped'],
+      ['SIGTERM', 'stopped'],
     ]);
     assert.deepEqual(run.events.at(-1), { event: 'stopped', signal: 'SIGINT' });
     assert.equal(run.events.filter((e) => e['event'] === 'start').length, 2, 'nothing restarted during the stop');
@@ -139,14 +175,34 @@ describe('a supervising process under signal forwarding', () => {
     assert.deepEqual(run.events.at(-1), { event: 'stopped', signal: 'SIGTERM' });
   });
 
-  it('a second Ctrl-C kills children that ignore the first, without waiting out the grace period', async (t) => {
-    const run = await runFixture('stubborn', 60_000, ['SIGINT', 'SIGINT'], 100);
+  it('a second Ctrl-C over 1 s later kills children that ignore the first, without waiting out the grace period', async (t) => {
+    const run = await runFixture('stubborn', 60_000, ['SIGINT', 'SIGINT'], 1200);
     assert.equal(run.code, 0);
     for (const pid of run.childPids) assert.ok(!isAlive(pid), `child ${pid} is gone`);
     const exits = run.events.filter((e) => e['event'] === 'exit');
     assert.deepEqual(exits.map((e) => e['signal']), ['SIGKILL', 'SIGKILL']);
     assert.ok(run.stopMs < 10_000, `stopped in ${run.stopMs.toFixed(0)} ms, far below the 60 s grace period`);
-    t.diagnostic(`SIGINT, SIGINT 100 ms later → supervisor exited 0 after ${run.stopMs.toFixed(1)} ms`);
+    t.diagnostic(`SIGINT, SIGINT 1.2 s later → supervisor exited 0 after ${run.stopMs.toFixed(1)} ms`);
+  });
+
+  it('two signals 10 ms apart (terminal and npm) are one Ctrl-C: nothing is killed; a third after 1 s forces', async () => {
+    const f = await startFixture('stubborn', 60_000);
+    const t0 = performance.now();
+    f.proc.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 10));
+    f.proc.kill('SIGINT');
+    await waitFor(() => f.stderr().includes('Received the signal again'), 'the second signal to be handled', 5000);
+    // Past the window: had the second signal forced the stop, the children would be gone by now.
+    await new Promise((r) => setTimeout(r, 1300));
+    for (const pid of f.childPids) assert.ok(isRunning(pid), `child ${pid} still runs out its grace period`);
+    assert.ok(!f.stderr().includes('killing all supervised processes'), f.stderr());
+    f.proc.kill('SIGINT');
+    const run = await awaitExit(f, t0);
+    assert.equal(run.code, 0);
+    for (const pid of run.childPids) assert.ok(!isAlive(pid), `child ${pid} is gone`);
+    const exits = run.events.filter((e) => e['event'] === 'exit');
+    assert.deepEqual(exits.map((e) => e['signal']), ['SIGKILL', 'SIGKILL']);
+    assert.ok(run.stopMs < 10_000, `stopped in ${run.stopMs.toFixed(0)} ms, far below the 60 s grace period`);
   });
 
   it('a supervising process that dies of an uncaught exception takes its children with it', async () => {
