@@ -2,11 +2,14 @@
 // imports the code that does the work lazily, so that `dkc agent` never loads what `dkc server` needs.
 
 import { Command, CommanderError } from 'commander';
+import { stopWhenSupervisorGone } from '../supervisor/parentwatch.js';
 import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
 import { registerUpCommand } from './up.js';
 
 export async function main(argv: string[]): Promise<void> {
+  // A server or agent run by `dkc up` stops when dkc up is gone, however it went.
+  if (argv[0] === 'agent' || argv[0] === 'server') stopWhenSupervisorGone();
   // The agent takes the kubelet's flag names, parsed by its own flag table rather than by commander.
   if (argv[0] === 'agent' && argv[1] !== '--help' && argv[1] !== '-h') {
     const { runAgentCommand } = await import('../agent/agent.js');

@@ -1,7 +1,7 @@
 // `dkc server`: opens the store, makes sure the cluster PKI exists, serves the API, and only once it accepts
 // requests writes DATA_DIR/kubeconfig (atomically) for the admin — scripts wait for that file.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { openStore, type StoreConfig } from '../storage/index.js';
@@ -82,6 +82,22 @@ async function storeConfig(opts: ServerCommandOptions, dataDir: string): Promise
   };
 }
 
+/**
+ * A zero-byte database beside an existing pki/ is a cluster whose state was lost (a truncated copy, a full disk);
+ * SQLite would happily start an empty cluster under the old certificates, so that every node and config seems to
+ * vanish. Refuse, and say how to recover.
+ */
+async function refuseEmptiedDatabase(dataDir: string): Promise<void> {
+  const db = join(dataDir, 'dkc.db');
+  const [dbStat, pkiStat] = await Promise.all([stat(db).catch(() => undefined), stat(join(dataDir, 'pki')).catch(() => undefined)]);
+  if (dbStat?.isFile() && dbStat.size === 0 && pkiStat?.isDirectory()) {
+    throw new ServerConfigError(
+      `${db} is empty (0 bytes) but ${join(dataDir, 'pki')} holds an existing cluster's certificates; refusing to start an empty cluster under them. ` +
+        `Restore dkc.db from a backup, or start over by removing ${db} and ${join(dataDir, 'pki')}`,
+    );
+  }
+}
+
 export async function startServer(opts: ServerCommandOptions): Promise<{ server: ApiServer; port: number; kubeconfig: string; stop(): Promise<void> }> {
   const dataDir = resolve(opts.dataDir);
   const port = parsePort(opts.port);
@@ -100,6 +116,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   }
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
   await mkdir(dataDir, { recursive: true });
+  if ((opts.storage ?? 'sqlite') === 'sqlite') await refuseEmptiedDatabase(dataDir);
 
   const { ensureClusterPKI, writeKubeconfig } = await import('../pki/index.js');
   const ips = isIP(opts.bindAddress) && !['0.0.0.0', '::'].includes(opts.bindAddress) ? [opts.bindAddress] : [];

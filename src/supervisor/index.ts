@@ -32,3 +32,4 @@ export {
   type SignalForwardingOptions,
   type SignalSource,
 } from './signals.js';
+export { SUPERVISOR_FD_ENV, stopWhenSupervisorGone, supervisorFd, watchSupervisor, type SupervisorWatch } from './parentwatch.js';

@@ -8,13 +8,16 @@
 // alone and stop() decides the order and the grace period; signals go to the whole group, so a child's own
 // helpers end with it. Being detached, children would outlive a supervisor that dies abruptly, so while it
 // supervises, the supervisor's own exit (an uncaught exception, a process.exit) SIGKILLs whatever still runs.
-// Only SIGKILL of the supervisor itself escapes this, as it escapes any in-process cleanup.
+// SIGKILL of the supervisor itself escapes any in-process cleanup; children that opt in (`watchParent`) notice it
+// through a pipe the kernel closes when the supervisor dies, and stop themselves.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Socket } from 'node:net';
 import { klog } from '../util/klog.js';
+import { SUPERVISOR_FD_ENV } from './parentwatch.js';
 import { RestartBackoff, resolveBackoffOptions, type BackoffOptions } from './backoff.js';
 import { SupervisorError } from './errors.js';
 
@@ -34,6 +37,11 @@ export interface ChildSpec {
   restart: RestartPolicy;
   /** Overrides the supervisor's backoff options for this child. */
   backoff?: BackoffOptions;
+  /**
+   * Hand the child a pipe that closes when the supervisor dies (its descriptor in DKC_SUPERVISOR_FD; see
+   * parentwatch.ts), so that a child able to watch it stops instead of running on as an orphan.
+   */
+  watchParent?: boolean;
 }
 
 /**
@@ -133,6 +141,8 @@ interface Child {
 }
 
 const POLICIES: readonly RestartPolicy[] = ['always', 'on-failure', 'never'];
+// The child's descriptor for the pipe that tells it the supervisor is gone.
+const PARENT_PIPE_FD = 3;
 // Process groups are a POSIX notion; on Windows the child is signalled alone.
 const GROUPS = process.platform !== 'win32';
 
@@ -309,10 +319,13 @@ export class Supervisor {
         logFd = openSync(spec.logFile, 'a');
       }
       const out = logFd ?? 'inherit';
+      const env = spec.env ? { ...process.env, ...spec.env } : { ...process.env };
+      if (spec.watchParent) env[SUPERVISOR_FD_ENV] = String(PARENT_PIPE_FD);
+      else delete env[SUPERVISOR_FD_ENV];
       proc = spawn(spec.command, spec.args ?? [], {
         cwd: spec.cwd,
-        env: spec.env ? { ...process.env, ...spec.env } : process.env,
-        stdio: ['ignore', out, out],
+        env,
+        stdio: spec.watchParent ? ['ignore', out, out, 'pipe'] : ['ignore', out, out],
         detached: GROUPS,
       });
     } catch (err) {
@@ -326,7 +339,15 @@ export class Supervisor {
     }
     child.proc = proc;
     child.pid = proc.pid ?? null;
-    proc.once('exit', (code, signal) => this.#ended(child, proc, code, signal));
+    // Our end of the parent pipe is never written: it only has to stay open while we live, without keeping this
+    // process alive by itself, and go away with the child.
+    const parentPipe = spec.watchParent ? (proc.stdio[PARENT_PIPE_FD] as Socket | null | undefined) : undefined;
+    parentPipe?.on('error', () => undefined);
+    parentPipe?.unref();
+    proc.once('exit', (code, signal) => {
+      parentPipe?.destroy();
+      this.#ended(child, proc, code, signal);
+    });
     proc.on('error', (err) => {
       // 'error' without a pid is a failed spawn (ENOENT, EACCES); with one it is a failed kill or IPC, not an exit.
       if (proc.pid === undefined) this.#ended(child, proc, null, null, err);

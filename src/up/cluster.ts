@@ -8,14 +8,39 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Supervisor, type BackoffOptions } from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
+import { UpError, messages } from './errors.js';
 import { freePort } from '../util/net.js';
 
 export { freePort };
 
 export const dkcBin = resolve(fileURLToPath(import.meta.url), '../../../../bin/dkc');
 
-export class ClusterError extends Error {
-  readonly code = 'cluster-failed';
+/**
+ * Why the server failed to start, from what it logged this run: the error line the dkc binary prints on a failed
+ * start (`dkc: …`), else the last error klog line, else undefined.
+ */
+export function serverStartupFailure(log: string): string | undefined {
+  const lines = log.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const fatal = lines.filter((l) => l.startsWith('dkc: ') || l.startsWith('dkc server: ')).at(-1);
+  if (fatal) return fatal.slice(fatal.indexOf(': ') + 2);
+  const klogError = lines.filter((l) => /^[EF]\d{4} /.test(l)).at(-1);
+  return klogError?.replace(/^\S+ \S+\s+\d+ \S+\] /, '');
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function readFrom(path: string, offset: number): Promise<string> {
+  try {
+    return (await readFile(path)).subarray(offset).toString('utf8');
+  } catch {
+    return '';
+  }
 }
 
 export interface ClusterOptions {
@@ -71,15 +96,15 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-async function waitForFile(path: string, timeoutMs: number, failed: () => string | undefined): Promise<void> {
+async function waitForFile(path: string, timeoutMs: number, failed: () => Promise<string | undefined>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await exists(path)) return;
-    const why = failed();
-    if (why) throw new ClusterError(why);
+    const why = await failed();
+    if (why) throw new UpError('cluster-failed', why);
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new ClusterError(`the API server did not write ${path} within ${timeoutMs} ms`);
+  throw new UpError('cluster-failed', messages.serverNoKubeconfig(path, timeoutMs));
 }
 
 export function defaultLocalConfig({ caFile }: { caFile: string }): string {
@@ -104,21 +129,30 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const kubeconfig = join(dataDir, 'kubeconfig');
   await rm(kubeconfig, { force: true });
   const supervisor = new Supervisor(options.backoff ? { backoff: options.backoff } : {});
-  let serverFailure: string | undefined;
+  const serverLog = join(dataDir, 'server.log');
+  // Only this run's lines explain this run's failure.
+  const serverLogStart = await sizeOf(serverLog);
+  let serverExit: { code: number | null; signal: string | null } | undefined;
   supervisor.on('exit', (e) => {
-    if (e.name === 'server' && e.outcome === 'crash' && !serverFailure) serverFailure = `dkc server exited (code ${e.code}, signal ${e.signal}); see ${join(dataDir, 'server.log')}`;
+    if (e.name === 'server' && e.outcome === 'crash' && !serverExit) serverExit = { code: e.code, signal: e.signal };
   });
+  const serverFailure = async (): Promise<string | undefined> => {
+    if (!serverExit) return undefined;
+    const reason = serverStartupFailure(await readFrom(serverLog, serverLogStart));
+    return reason ? messages.serverFailed(reason, serverLog) : messages.serverExited(serverExit.code, serverExit.signal, serverLog);
+  };
   if (!options.externalServerURL) {
     supervisor.add({
       name: 'server',
       command: process.execPath,
       args: [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...(options.serverArgs ?? [])],
-      logFile: join(dataDir, 'server.log'),
+      logFile: serverLog,
       restart: 'always',
+      watchParent: true,
     });
     supervisor.start();
     try {
-      await waitForFile(kubeconfig, 60_000, () => serverFailure);
+      await waitForFile(kubeconfig, 60_000, serverFailure);
     } catch (err) {
       await supervisor.stop();
       throw err;
@@ -128,7 +162,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   const { ensureClusterPKI, issueCert, writeKubeconfig } = await import('../pki/index.js');
   const pki = await ensureClusterPKI(join(dataDir, 'pki'));
-  if (!pki.ca.keyPem) throw new ClusterError(`${join(dataDir, 'pki')} has no CA key; cannot issue node certificates`);
+  if (!pki.ca.keyPem) throw new UpError('cluster-failed', messages.noCAKey(join(dataDir, 'pki')));
   const ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem };
   const caFile = pki.paths.caCert;
   const names = options.nodeNames ?? Array.from({ length: options.nodes }, (_, i) => `node-${i + 1}`);
@@ -183,7 +217,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       '--feature-gates=DynamicKubeletConfig=true',
       ...(options.agentArgs ?? []),
     ];
-    supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always' });
+    supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always', watchParent: true });
     nodes.push(node);
   }
   supervisor.start();

@@ -1,14 +1,14 @@
 // `dkc up`'s front end: start the cluster, wait for the nodes to be Ready, print one status line per node and how
 // to use kubectl, then forward Ctrl-C/SIGTERM to everything and exit 0.
 
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { RestClient } from '../client/index.js';
 import { installSignalForwarding } from '../supervisor/index.js';
 import { startCluster } from './cluster.js';
+import { UpError, messages } from './errors.js';
+import { lockDataDir } from './lock.js';
 
-export class UpError extends Error {
-  readonly code = 'invalid-up-option';
-}
+export { UpError };
 
 interface NodeLike {
   metadata?: { name?: string };
@@ -16,7 +16,7 @@ interface NodeLike {
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError(`invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`);
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError('invalid-up-option', messages.invalidInt(flag, v, min, max));
   return Number(v);
 }
 
@@ -25,7 +25,19 @@ export async function runUp(opts: { dataDir: string; nodes: string; port: string
   const port = int('--port', opts.port, 0, 65535);
   const started = Date.now();
   const storage = opts.storage ?? 'sqlite';
-  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError(`invalid --storage ${JSON.stringify(storage)}: must be sqlite or etcd`);
+  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError('invalid-up-option', messages.invalidStorage(storage));
+  // Before anything in the data dir is touched: a second dkc up must not disturb a running cluster.
+  const lock = lockDataDir(resolve(opts.dataDir));
+  process.on('exit', lock.release);
+  try {
+    await runLocked(opts, nodes, port, storage, started);
+  } finally {
+    lock.release();
+    process.off('exit', lock.release);
+  }
+}
+
+async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: number, port: number, storage: string, started: number): Promise<void> {
   // etcd is a child of this process too (not supervised): Ctrl-C reaches it through the process group.
   const etcd = storage === 'etcd' ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd')) : undefined;
   const serverArgs = etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : [];
