@@ -2,7 +2,11 @@
 // parsed by the kubeletconfig library (so that only flags actually given override); the rest are the agent's
 // (kubeconfig, local config file, dynamic config dir, node identity) plus dkc's additions.
 
-import { Duration, parseKubeletFlags, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
+import { join } from 'node:path';
+import { Duration, KUBELET_FLAGS, parseKubeletFlags, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
+
+/** The kubelet's default --root-dir; --cert-dir defaults to its pki/ as the kubelet's does. */
+export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
 
 export class AgentFlagError extends Error {
   readonly code = 'invalid-agent-flag';
@@ -16,7 +20,10 @@ export interface AgentFlags {
   nodeIP?: string;
   nodeLabels: Record<string, string>;
   registerNode: boolean;
-  certDir?: string;
+  /** Where the agent keeps its files (the kubelet's --root-dir). */
+  rootDir: string;
+  /** The self-signed serving certificate's directory; default `<rootDir>/pki`. */
+  certDir: string;
   capacity?: string;
   /** dkc: the trial before an assigned config becomes last-known-good (upstream: fixed 10m). */
   trialMs: number;
@@ -28,20 +35,100 @@ export interface AgentFlags {
 }
 
 type Kind = 'string' | 'bool' | 'int' | 'labels' | 'duration';
-const agentFlags: Record<string, { key: keyof AgentFlags; kind: Kind }> = {
-  kubeconfig: { key: 'kubeconfig', kind: 'string' },
-  config: { key: 'config', kind: 'string' },
-  'dynamic-config-dir': { key: 'dynamicConfigDir', kind: 'string' },
-  'hostname-override': { key: 'hostnameOverride', kind: 'string' },
-  'node-ip': { key: 'nodeIP', kind: 'string' },
-  'node-labels': { key: 'nodeLabels', kind: 'labels' },
-  'register-node': { key: 'registerNode', kind: 'bool' },
-  'cert-dir': { key: 'certDir', kind: 'string' },
-  capacity: { key: 'capacity', kind: 'string' },
-  'dynamic-config-trial-duration': { key: 'trialMs', kind: 'duration' },
-  'dynamic-config-crash-loop-threshold': { key: 'crashLoopThreshold', kind: 'int' },
-  v: { key: 'verbosity', kind: 'int' },
+type Group = 'kubelet' | 'dkc';
+interface AgentFlagSpec {
+  key: keyof AgentFlags;
+  kind: Kind;
+  group: Group;
+  /** What --help shows after the name: the value's form. */
+  value: string;
+  help: string;
+  default?: string;
+}
+
+const agentFlags: Record<string, AgentFlagSpec> = {
+  kubeconfig: { key: 'kubeconfig', kind: 'string', group: 'kubelet', value: 'string', help: 'kubeconfig for the API server; without it the agent runs standalone' },
+  config: { key: 'config', kind: 'string', group: 'kubelet', value: 'string', help: 'the local KubeletConfiguration file' },
+  'dynamic-config-dir': {
+    key: 'dynamicConfigDir',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: 'where downloaded configs are checkpointed; turns on dynamic config (needs --feature-gates=DynamicKubeletConfig=true)',
+  },
+  'hostname-override': { key: 'hostnameOverride', kind: 'string', group: 'kubelet', value: 'string', help: "the node's name instead of the host name" },
+  'node-ip': { key: 'nodeIP', kind: 'string', group: 'kubelet', value: 'string', help: "the node's IP address reported in its status" },
+  'node-labels': { key: 'nodeLabels', kind: 'labels', group: 'kubelet', value: 'key=value,...', help: 'labels to register the node with' },
+  'register-node': { key: 'registerNode', kind: 'bool', group: 'kubelet', value: 'bool', help: 'register the node with the API server', default: 'true' },
+  'root-dir': { key: 'rootDir', kind: 'string', group: 'kubelet', value: 'string', help: "the agent's own files", default: DEFAULT_ROOT_DIR },
+  'cert-dir': {
+    key: 'certDir',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: 'where the self-signed serving certificate is kept (ignored with --tls-cert-file)',
+    default: '<root-dir>/pki',
+  },
+  v: { key: 'verbosity', kind: 'int', group: 'kubelet', value: 'int', help: 'log verbosity', default: '0' },
+  capacity: { key: 'capacity', kind: 'string', group: 'dkc', value: 'cpu=4,memory=8Gi,pods=110', help: "the node's reported capacity" },
+  'dynamic-config-trial-duration': {
+    key: 'trialMs',
+    kind: 'duration',
+    group: 'dkc',
+    value: 'duration',
+    help: 'how long an assigned config must stay healthy before it becomes last-known-good',
+    default: '10m',
+  },
+  'dynamic-config-crash-loop-threshold': {
+    key: 'crashLoopThreshold',
+    kind: 'int',
+    group: 'dkc',
+    value: 'int',
+    help: 'starts without becoming healthy after which the assigned config is rolled back (0: never)',
+    default: '3',
+  },
 };
+
+const HELP_HEADER = [
+  'Usage: dkc agent [flags]',
+  '',
+  "Runs the node agent: the kubelet's lifecycle with its dynamic config controller. It takes the kubelet's flag",
+  'names; to switch config it exits 0 and expects to be started again (by dkc up or systemd).',
+];
+
+function helpLine(name: string, value: string, help: string): string {
+  const left = `  ${name.length === 1 ? '-' : '--'}${name} ${value}`;
+  return left.length < 43 ? `${left.padEnd(44)}${help}` : `${left}\n${' '.repeat(44)}${help}`;
+}
+
+function ownFlagLines(group: Group): string[] {
+  return Object.entries(agentFlags)
+    .filter(([, f]) => f.group === group)
+    .map(([name, f]) => helpLine(name, f.value, f.default === undefined ? f.help : `${f.help} (default ${f.default})`));
+}
+
+/** `dkc agent --help`: the kubelet's flags, the KubeletConfiguration flags, then dkc's own. */
+export function agentHelp(): string {
+  const configFlags = [...KUBELET_FLAGS.values()]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((f) => helpLine(f.name, f.type, `sets ${f.field}`));
+  return [
+    ...HELP_HEADER,
+    '',
+    'Kubelet flags:',
+    ...ownFlagLines('kubelet'),
+    '',
+    'KubeletConfiguration flags (override --config and the dynamic config; `dkc config defaults` shows the defaults):',
+    ...configFlags,
+    '',
+    "dkc's own flags:",
+    ...ownFlagLines('dkc'),
+    '',
+    '  -h, --help                                show this help',
+    '      --version                             print the version',
+    '',
+  ].join('\n');
+}
 
 function parseLabels(s: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -57,6 +144,8 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
   const flags: AgentFlags = {
     nodeLabels: {},
     registerNode: true,
+    rootDir: DEFAULT_ROOT_DIR,
+    certDir: '',
     trialMs: 10 * 60_000,
     crashLoopThreshold: 3,
     verbosity: 0,
@@ -117,5 +206,8 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     }
   }
   if (flags.crashLoopThreshold < 0) throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');
+  if (flags.rootDir === '') throw new AgentFlagError('--root-dir must not be empty');
+  // As the kubelet: the serving certificate lives under the root dir, never in whatever directory the agent runs in.
+  if (flags.certDir === '') flags.certDir = join(flags.rootDir, 'pki');
   return flags;
 }

@@ -6,17 +6,29 @@ import { stopWhenSupervisorGone } from '../supervisor/parentwatch.js';
 import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
 import { registerUpCommand } from './up.js';
+import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
   // A server or agent run by `dkc up` stops when dkc up is gone, however it went.
   if (argv[0] === 'agent' || argv[0] === 'server') stopWhenSupervisorGone();
-  // The agent takes the kubelet's flag names, parsed by its own flag table rather than by commander.
-  if (argv[0] === 'agent' && argv[1] !== '--help' && argv[1] !== '-h') {
+  // The agent takes the kubelet's flag names, parsed by its own flag table rather than by commander; like the
+  // kubelet's, its --help and --version count wherever they stand.
+  if (argv[0] === 'agent') {
+    const rest = argv.slice(1);
+    if (rest.some((a) => a === '--help' || a === '-h')) {
+      process.stdout.write((await import('../agent/flags.js')).agentHelp());
+      return;
+    }
+    if (rest.includes('--version')) {
+      process.stdout.write(versionLine());
+      return;
+    }
     const { runAgentCommand } = await import('../agent/agent.js');
-    return runAgentCommand(argv.slice(1));
+    return runAgentCommand(rest);
   }
   const program = new Command('dkc')
     .description('dynamic kubelet configuration: control plane, node agent and operator workflow')
+    .version(versionLine().trimEnd(), '--version', 'print the version')
     .showHelpAfterError(false)
     .exitOverride();
   program.configureOutput({ outputError: (str, write) => write(str.split('\n')[0] + '\n') });
@@ -25,7 +37,7 @@ export async function main(argv: string[]): Promise<void> {
   registerUpCommand(program);
   program
     .command('agent')
-    .description('run the node agent (kubelet flag names: --kubeconfig, --config, --dynamic-config-dir, --hostname-override, …)')
+    .description('run the node agent (the kubelet\'s flag names; `dkc agent --help` lists them)')
     .allowUnknownOption();
   try {
     await program.parseAsync(argv, { from: 'user' });
