@@ -5,6 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
+# kubectl 1.32 first: it is the one thing this script cannot install, so a machine without it fails at once, in one
+# line, naming what is missing (the tests look in the same places: DKC_KUBECTL_1_32, else beside kubectl's real path).
+kubectl132=${DKC_KUBECTL_1_32:-}
+if [ -z "$kubectl132" ]; then
+  dispatcher=$(command -v kubectl || true)
+  [ -n "$dispatcher" ] || { echo "kubectl 1.32 not found: no kubectl on PATH (the tests use kubectl.1.32 beside the real path of kubectl, or DKC_KUBECTL_1_32)" >&2; exit 1; }
+  kubectl132="$(dirname "$(readlink -f "$dispatcher")")/kubectl.1.32"
+fi
+[ -x "$kubectl132" ] || { echo "kubectl 1.32 not found: $kubectl132 is missing or not executable (install kubectl 1.32 there, or set DKC_KUBECTL_1_32 to its path)" >&2; exit 1; }
 updated=0
 apt_install() {
   if [ "$updated" = 0 ]; then apt-get update -qq >/dev/null; updated=1; fi
