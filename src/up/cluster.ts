@@ -3,7 +3,7 @@
 // config, and passes per-node values (name, IP, ports) as flags so one ConfigMap can serve every node on the host.
 // `dkc up` and the integration tests both use it.
 
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Supervisor, type BackoffOptions } from '../supervisor/index.js';
@@ -96,10 +96,24 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-async function waitForFile(path: string, timeoutMs: number, failed: () => Promise<string | undefined>): Promise<void> {
+/** The file's inode, or undefined when it does not exist. */
+async function inodeOf(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits for the server to write `path` anew. The server replaces it atomically (a new inode), so an earlier file
+ * — another server's, should this one fail — is neither taken for this one's nor removed.
+ */
+async function waitForNewFile(path: string, before: number | undefined, timeoutMs: number, failed: () => Promise<string | undefined>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await exists(path)) return;
+    const now = await inodeOf(path);
+    if (now !== undefined && now !== before) return;
     const why = await failed();
     if (why) throw new UpError('cluster-failed', why);
     await new Promise((r) => setTimeout(r, 25));
@@ -127,7 +141,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   await mkdir(dataDir, { recursive: true });
   const port = options.port || (await freePort());
   const kubeconfig = join(dataDir, 'kubeconfig');
-  await rm(kubeconfig, { force: true });
   const supervisor = new Supervisor(options.backoff ? { backoff: options.backoff } : {});
   const serverLog = join(dataDir, 'server.log');
   // Only this run's lines explain this run's failure.
@@ -150,9 +163,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       restart: 'always',
       watchParent: true,
     });
+    const kubeconfigBefore = await inodeOf(kubeconfig);
     supervisor.start();
     try {
-      await waitForFile(kubeconfig, 60_000, serverFailure);
+      await waitForNewFile(kubeconfig, kubeconfigBefore, 60_000, serverFailure);
     } catch (err) {
       await supervisor.stop();
       throw err;

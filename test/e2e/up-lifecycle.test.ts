@@ -148,6 +148,31 @@ describe('dkc up', () => {
     assert.equal(await readFile(join(store, 'checkpoints', uid!, rv!, 'kubelet'), 'utf8'), kubelet);
   });
 
+  it('under npm start, Ctrl-C (SIGINT to the group, forwarded again by npm) stops gracefully', async () => {
+    const dir = await tempDir('dkc-npm-sigint-');
+    const npm = spawn('npm', ['start', '--silent', '--', '--data-dir', dir, '--nodes', '1', '--port', '0'], {
+      cwd: join(dkcBin, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    npm.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    npm.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const up: Up = { proc: npm, pid: npm.pid!, out: () => out, exited: new Promise((r) => npm.once('exit', (code) => r(code))) };
+    const deadline = Date.now() + 30_000;
+    while (!out.includes('dkc cluster is up') && Date.now() < deadline && npm.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    assert.match(out, /dkc cluster is up/);
+    // What a terminal does on Ctrl-C: SIGINT to the foreground process group (npm and the dkc up it runs).
+    process.kill(-npm.pid!, 'SIGINT');
+    await exitWithin(up, 20_000);
+    await waitForNone('the cluster', 15_000, dkcBin, dir);
+    assert.doesNotMatch(out, /killing all supervised processes/, out);
+    for (const name of ['server', 'node-1']) {
+      const line = out.split('\n').find((l) => l.includes('Supervised process stopped') && l.includes(`name="${name}"`)) ?? '';
+      assert.match(line, /code=0 signal=null/, out);
+    }
+  });
+
   it('a second dkc up on a live data dir exits at once and leaves the cluster alone; SIGKILL of dkc up takes its children along; the stale lock does not block', async () => {
     const dir = await tempDir('dkc-up-lock-');
     const first = await startUp(['--data-dir', dir, '--nodes', '2', '--port', '0']);
@@ -187,7 +212,7 @@ describe('dkc up', () => {
     await assert.rejects(stat(join(dir, 'dkc.lock')), /ENOENT/, 'a clean stop removes the lock');
   });
 
-  it("shows the server's own start-up error: port in use, corrupt database, emptied database", async () => {
+  it("shows the server's own start-up error: port in use, database in use, corrupt database, emptied database", async () => {
     const dir = await tempDir('dkc-up-errors-');
     const running = await startUp(['--data-dir', join(dir, 'running'), '--nodes', '0', '--port', '0']);
     try {
@@ -198,6 +223,23 @@ describe('dkc up', () => {
     } finally {
       process.kill(running.pid, 'SIGINT');
       await exitWithin(running, 20_000);
+    }
+
+    // A database another process holds: a dkc server run by hand on the same dir keeps running, kubeconfig and all.
+    const byHand = spawn(process.execPath, [dkcBin, 'server', '--data-dir', join(dir, 'by-hand'), '--port', '0'], { stdio: 'ignore' });
+    const byHandExit = new Promise((r) => byHand.once('exit', r));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && byHand.exitCode === null && !(await stat(join(dir, 'by-hand', 'kubeconfig')).catch(() => undefined))) await new Promise((r) => setTimeout(r, 50));
+      const kubeconfig = await readFile(join(dir, 'by-hand', 'kubeconfig'), 'utf8');
+      const busy = await startUp(['--data-dir', join(dir, 'by-hand'), '--nodes', '0', '--port', '0'], false);
+      assert.notEqual(await exitWithin(busy, 30_000), 0);
+      assert.match(busy.out(), /^dkc: the API server failed to start: .*dkc\.db is in use by another process/m);
+      assert.equal(await readFile(join(dir, 'by-hand', 'kubeconfig'), 'utf8'), kubeconfig, "the running server's kubeconfig stays");
+      assert.equal(byHand.exitCode, null);
+    } finally {
+      byHand.kill('SIGTERM');
+      await byHandExit;
     }
 
     await mkdir(join(dir, 'corrupt'));
