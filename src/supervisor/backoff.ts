@@ -5,6 +5,7 @@
 // config) restart at once, unless they come so fast that restarting at once would become a tight loop.
 // Pure: callers pass uptimes and timestamps in, and randomness is injected.
 
+import { backoffDelay } from '../util/backoff.js';
 import { SupervisorError } from './errors.js';
 
 export interface BackoffOptions {
@@ -89,8 +90,8 @@ export function resolveBackoffOptions(options: BackoffOptions = {}): ResolvedBac
  */
 export function exponentialDelay(attempt: number, options: Pick<ResolvedBackoffOptions, 'initialMs' | 'factor' | 'maxMs'>): number {
   if (attempt < 1 || options.initialMs === 0) return 0;
-  const raw = options.initialMs * Math.pow(options.factor, attempt - 1);
-  return Number.isFinite(raw) ? Math.min(options.maxMs, raw) : options.maxMs;
+  // The project's one backoff rule; jitter is applied by RestartBackoff, with its own random source.
+  return backoffDelay({ initialMs: options.initialMs, maxMs: options.maxMs, factor: options.factor }, attempt);
 }
 
 export type ExitKind = 'clean' | 'crash';
