@@ -395,3 +395,47 @@ describe('Supervisor log files', () => {
     assert.equal(readFileSync(logFile, 'utf8'), 'from before\nhello\n');
   });
 });
+
+describe('Supervisor parent pipe', () => {
+  const parentwatch = new URL('../../src/supervisor/parentwatch.js', import.meta.url).href;
+
+  it('hands a watchParent child the pipe in DKC_SUPERVISOR_FD; other children do not get the variable', async () => {
+    const out = join(dir, 'parent-pipe.json');
+    const script = (file: string) =>
+      `const fs = require('node:fs'); let kind = 'closed';
+       try { kind = fs.fstatSync(3).isSocket() ? 'socket' : 'other'; } catch {}
+       fs.writeFileSync(${JSON.stringify(file)}, JSON.stringify({ env: process.env.DKC_SUPERVISOR_FD ?? null, kind }));`;
+    const s = track(new Supervisor());
+    const rec = new Recorder(s);
+    s.add(child('watched', script(out), { restart: 'never', watchParent: true }));
+    // A variable inherited from the supervisor's own supervisor is not passed on to a child without the pipe.
+    s.add(child('plain', script(`${out}.plain`), { restart: 'never', env: { DKC_SUPERVISOR_FD: '3' } }));
+    s.start();
+    await rec.until(() => rec.exits.length === 2, 'both runs');
+    assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), { env: '3', kind: 'socket' });
+    // (Its fd 3, if open at all, is one of node's own: only the variable says whether there is a pipe.)
+    assert.equal((JSON.parse(readFileSync(`${out}.plain`, 'utf8')) as { env: string | null }).env, null);
+  });
+
+  it("a child watching the pipe learns of its supervisor's end when the pipe closes, and only then", async () => {
+    const { spawn } = await import('node:child_process');
+    const marker = join(dir, 'gone');
+    const script = `import(${JSON.stringify(parentwatch)}).then((m) => {
+      const w = m.watchSupervisor(() => { require('node:fs').writeFileSync(${JSON.stringify(marker)}, String(process.env.DKC_SUPERVISOR_FD)); process.exit(0); });
+      console.log(w ? 'watching' : 'none');
+      setInterval(() => {}, 1000);
+    });`;
+    const p = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], env: { ...process.env, DKC_SUPERVISOR_FD: '3' } });
+    extraPids.add(p.pid!);
+    let said = '';
+    p.stdout!.on('data', (d: Buffer) => (said += d.toString()));
+    const exited = new Promise((r) => p.once('exit', r));
+    await waitFor(() => said.includes('watching'), 'the child to watch', 10_000);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!existsSync(marker), 'an open pipe is no reason to stop');
+    // What the kernel does when the supervisor dies: our end of the pipe closes.
+    (p.stdio[3] as import('node:net').Socket).destroy();
+    await exited;
+    assert.equal(readFileSync(marker, 'utf8'), 'undefined', 'fired once, and the variable was removed for its own children');
+  });
+});
