@@ -83,7 +83,8 @@ function removeIfPresent(path: string): void {
  */
 export function lockDataDir(dir: string): DataDirLock {
   const path = join(dir, LOCK_FILE);
-  const me: LockOwner = { pid: process.pid, ...(processStartTime(process.pid) !== undefined ? { startTime: processStartTime(process.pid)! } : {}) };
+  const startTime = processStartTime(process.pid);
+  const me: LockOwner = { pid: process.pid, ...(startTime !== undefined ? { startTime } : {}) };
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true });
