@@ -5,7 +5,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/server.js';
@@ -65,6 +65,20 @@ describe('.ci/run on a fresh machine', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^\.ci\/run: Node\.js >= 20\.16 is required and there is no node on PATH .*\n$/);
     assert.ok(!existsSync(ran));
+  });
+
+  it('installs curl and jq with apt when they are missing', () => {
+    const { bin, ran } = standIns({});
+    for (const tool of ['bash', 'dirname', 'node', 'g++', 'make', 'python3']) symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
+    const r = ciRun(bin);
+    // The stand-in apt-get fails, which stops the run right there.
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(readFileSync(ran, 'utf8'), 'apt-get update -qq\n');
+    const { bin: bin2, ran: ran2 } = standIns({ 'apt-get': `echo apt-get "$@" >> ${join(bin, 'ran2')}; exit 0` });
+    for (const tool of ['bash', 'dirname', 'node', 'g++', 'make', 'python3']) symlinkSync(`/usr/bin/${tool}`, join(bin2, tool));
+    ciRun(bin2);
+    assert.match(readFileSync(join(bin, 'ran2'), 'utf8'), /^apt-get update -qq\napt-get install -y -qq --no-install-recommends curl jq\n/);
+    assert.ok(!existsSync(ran2));
   });
 
   it('no kubectl 1.32 beside kubectl: one line naming the path it looked for; npm never runs', () => {
