@@ -1,6 +1,8 @@
 // Field-level validation errors in apimachinery's shape (k8s.io/apimachinery/pkg/util/validation/field):
 // the rendered text of each error type is what kubectl users grep for, so it is reproduced exactly.
 
+import { goQuote } from '../gotext/quote.js';
+
 export type FieldErrorType =
   | 'FieldValueNotFound'
   | 'FieldValueRequired'
@@ -27,10 +29,7 @@ const typeText: Record<FieldErrorType, string> = {
 /** Types whose rendering omits the offending value. */
 const valueless = new Set<FieldErrorType>(['FieldValueRequired', 'FieldValueForbidden', 'FieldValueTooLong', 'InternalError']);
 
-/** Go's %q for a string: double-quoted with Go escapes. JSON escaping matches it for the values we render. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
+export { goQuote };
 
 function renderValue(v: unknown): string {
   if (typeof v === 'string') return goQuote(v);

@@ -7,6 +7,7 @@
 // server outage.
 
 import type { Status } from '../api/errors.js';
+import { backoffDelay } from '../util/backoff.js';
 import { ApiError, isApiError, isResourceExpired } from './errors.js';
 import type { ListOptions, WatchOptions } from './rest.js';
 import { systemTimers, type TimerHandle, type Timers } from './timers.js';
@@ -184,13 +185,7 @@ export class Informer<T extends KubeObject> {
   /** Delay before retry number `failures` (≥ 1). */
   backoffDelay(failures: number): number {
     const b = this.options.backoff ?? {};
-    const initial = b.initialMs ?? 200;
-    const max = b.maxMs ?? 10_000;
-    const factor = b.factor ?? 2;
-    const jitter = Math.min(1, Math.max(0, b.jitter ?? 0.2));
-    const exp = Math.min(failures - 1, 64); // past the cap the exponent no longer matters
-    const d = Math.min(max, initial * factor ** exp);
-    return d * (1 - jitter * this.random());
+    return backoffDelay({ initialMs: b.initialMs ?? 200, maxMs: b.maxMs ?? 10_000, factor: b.factor, jitter: b.jitter ?? 0.2 }, failures, this.random);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -281,7 +276,7 @@ export class Informer<T extends KubeObject> {
         };
         if (this.options.fieldSelector !== undefined) watchOptions.fieldSelector = this.options.fieldSelector;
         if (this.options.labelSelector !== undefined) watchOptions.labelSelector = this.options.labelSelector;
-        const started = this.timers.now();
+        const started = this.timers.monotonicMs();
         const stream = await this.client.watch<T>(this.path, watchOptions);
         this.stream = stream;
         // Guards against a half-open connection: a server that vanished without a FIN would otherwise
@@ -315,7 +310,7 @@ export class Informer<T extends KubeObject> {
           if (freshList) failures++;
           continue;
         }
-        if (events === 0 && this.timers.now() - started < minWatchMs) failures++;
+        if (events === 0 && this.timers.monotonicMs() - started < minWatchMs) failures++;
         else if (events === 0) failures = 0;
       } catch (err) {
         if (this.stopped) break;

@@ -35,11 +35,11 @@ export class TokenBucket implements RateLimiter {
     this.burst = burst;
     this.tokens = burst;
     this.timers = timers;
-    this.last = timers.now();
+    this.last = timers.monotonicMs();
   }
 
   private refill(): void {
-    const now = this.timers.now();
+    const now = this.timers.monotonicMs();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.qps) / 1000);
     this.last = now;
   }

@@ -1,17 +1,4 @@
-// Time as the client sees it: a monotonic clock and cancellable timers, injected so that rate limiting
-// and the informer's backoff can be tested step by step without sleeping.
+// The client's time source is the one injectable clock (src/util/clock.ts); the token bucket and the informer
+// read its monotonic side. The names stay for the client's callers.
 
-export type TimerHandle = unknown;
-
-export interface Timers {
-  /** Milliseconds on a monotonic clock (only differences are meaningful). */
-  now(): number;
-  setTimeout(fn: () => void, ms: number): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
-}
-
-export const systemTimers: Timers = {
-  now: () => performance.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+export { systemClock as systemTimers, type Clock as Timers, type TimerHandle } from '../util/clock.js';

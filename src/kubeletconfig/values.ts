@@ -6,6 +6,7 @@
 // One module rather than three: Node's ESM loader costs about a millisecond per module file at start-up,
 // and the agent pays this on every restart (see the start-up benchmark).
 
+import { goQuote } from '../gotext/quote.js';
 import { DurationError, QuantityError } from './errors.js';
 
 // =========================================================================================================
@@ -13,33 +14,10 @@ import { DurationError, QuantityError } from './errors.js';
 // maps and slices, encoding/json's float and string forms, and byte-wise string ordering. Kept in one place
 // so every message that quotes a value renders it as the Go binary would.
 
-const PRINTABLE = /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u;
+export { goQuote };
 
 function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');
-}
-
-/** strconv.Quote: double-quoted, Go escapes, printable Unicode kept as is. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (cp === 0x20 || (cp > 0x20 && cp < 0x7f)) out += ch;
-    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
-    else if (cp >= 0x80 && PRINTABLE.test(ch)) out += ch;
-    else if (cp === 0x07) out += '\\a';
-    else if (cp === 0x08) out += '\\b';
-    else if (cp === 0x0c) out += '\\f';
-    else if (cp === 0x0a) out += '\\n';
-    else if (cp === 0x0d) out += '\\r';
-    else if (cp === 0x09) out += '\\t';
-    else if (cp === 0x0b) out += '\\v';
-    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + hex(cp, 2);
-    else if (cp < 0x10000) out += '\\u' + hex(cp, 4);
-    else out += '\\U' + hex(cp, 8);
-  }
-  return out + '"';
 }
 
 /** Shortest round-trip digits and decimal exponent of a finite non-zero double (|x| = 0.d1d2… × 10^dp). */

@@ -142,6 +142,15 @@ class Watcher {
   }
 }
 
+/** PRAGMA synchronous's values by number. */
+const SYNCHRONOUS_NAMES: readonly string[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
+export interface SqliteDurability {
+  journalMode: string;
+  synchronous: string;
+  lockingMode: string;
+}
+
 export class SqliteStore implements Store {
   private revision: number;
   private compacted: number;
@@ -297,7 +306,9 @@ export class SqliteStore implements Store {
         `);
       });
       init.immediate();
-      return new SqliteStore(db, { ...options, historyLimit });
+      const store = new SqliteStore(db, { ...options, historyLimit });
+      klog.info('Opened SQLite storage', { path: options.path, ...store.durability() });
+      return store;
     } catch (err) {
       db?.close();
       if (err instanceof StoreError) throw err;
@@ -379,6 +390,16 @@ export class SqliteStore implements Store {
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     return this.enqueue('delete', key, undefined, expectedModRevision);
+  }
+
+  /** The live connection's durability settings, as SQLite reports them (logged at open; crash tests assert them). */
+  durability(): SqliteDurability {
+    const synchronous = this.db.pragma('synchronous', { simple: true }) as number;
+    return {
+      journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+      synchronous: SYNCHRONOUS_NAMES[synchronous] ?? String(synchronous),
+      lockingMode: String(this.db.pragma('locking_mode', { simple: true })),
+    };
   }
 
   /** Group-commit counters since the store was opened. */

@@ -159,7 +159,10 @@ export class FakeTimers implements Timers {
   readonly scheduled: FakeTimer[] = [];
   private waiters: { pred: (t: FakeTimer) => boolean; resolve: (t: FakeTimer) => void }[] = [];
 
-  now(): number {
+  now(): Date {
+    return new Date(this.t);
+  }
+  monotonicMs(): number {
     return this.t;
   }
   advance(ms: number): void {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic, writeFileAtomicSync } from '../../src/util/atomicfile.js';
+import { writeFileAtomic } from '../../src/util/atomicfile.js';
 
 let dir: string;
 before(async () => {
@@ -44,16 +44,6 @@ describe('writeFileAtomic', () => {
     await assert.rejects(writeFileAtomic(join(dir, 'adir'), 'new'), { code: 'EISDIR' });
     await assert.rejects(writeFileAtomic(join(dir, 'missing', 'x'), 'new'), { code: 'ENOENT' });
     assert.equal(await readFile(p, 'utf8'), 'old');
-    assert.ok((await readdir(dir)).every((n) => !n.includes('.tmp-')));
-  });
-
-  it('has a synchronous twin with the same guarantees', async () => {
-    const p = join(dir, 'sync.txt');
-    writeFileAtomicSync(p, 'a', 0o600);
-    writeFileAtomicSync(p, 'b', 0o600);
-    assert.equal(await readFile(p, 'utf8'), 'b');
-    assert.equal((await stat(p)).mode & 0o777, 0o600);
-    assert.throws(() => writeFileAtomicSync(join(dir, 'adir'), 'x'), { code: 'EISDIR' });
     assert.ok((await readdir(dir)).every((n) => !n.includes('.tmp-')));
   });
 });

@@ -2,11 +2,22 @@
 // process is SIGKILLed mid-loop and restarted on the same data dir, and every create that got a 201 is there, with
 // resourceVersions that keep increasing afterwards.
 // On etcd the server holds no state: the kill tests that the server acknowledges only what etcd committed.
+// A SIGKILL leaves the page cache intact, so it cannot tell a fsynced commit from one that is not: on SQLite the
+// suite also checks the settings the server's store reports from its live connection at each start.
 
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, RestClient } from '../../src/client/index.js';
 import { startServer, type RunningServer, type StorageBackend } from '../helpers/server.js';
+
+/** Every SQLite store the server opened (`starts` of them) reported WAL mode with synchronous=FULL. */
+function assertDurableSqlite(log: string, starts: number): void {
+  const opened = log.split('\n').filter((l) => l.includes('] Opened SQLite storage '));
+  assert.equal(opened.length, starts, `expected ${starts} "Opened SQLite storage" lines in:\n${log}`);
+  for (const line of opened) {
+    assert.match(line, / journalMode="wal" synchronous="FULL" lockingMode="exclusive"$/);
+  }
+}
 
 export function durabilitySuite(storage: StorageBackend): void {
   let server: RunningServer | undefined;
@@ -38,6 +49,7 @@ export function durabilitySuite(storage: StorageBackend): void {
     assert.ok(acked.size >= 300, `only ${acked.size} creates were acknowledged before the kill`);
 
     await server.restart();
+    if (storage === 'sqlite') assertDurableSqlite(server.log(), 2);
     const reader = await RestClient.fromKubeconfig(server.kubeconfig);
     try {
       const list = await reader.list<{ items: { metadata: { name: string; resourceVersion: string } }[]; metadata: { resourceVersion: string } }>(path);

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore } from '../../src/storage/sqlite.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.js';
 
 const storeModule = new URL('../../src/storage/sqlite.js', import.meta.url).href;
 
@@ -17,6 +17,7 @@ const storeModule = new URL('../../src/storage/sqlite.js', import.meta.url).href
 const writer = `
 const { openSqliteStore } = await import(process.env.STORE_MODULE);
 const store = await openSqliteStore({ path: process.env.DB_PATH });
+process.stdout.write('durability ' + JSON.stringify(store.durability()) + '\\n');
 const start = Number(process.env.START);
 for (let n = start; n < start + 100000; n++) {
   const key = '/dur/' + String(n).padStart(8, '0');
@@ -28,6 +29,8 @@ for (let n = start; n < start + 100000; n++) {
   process.stdout.write('counter ' + n + ' ' + counter.modRevision + '\\n');
 }
 `;
+
+const DURABLE = { journalMode: 'wal', synchronous: 'FULL', lockingMode: 'exclusive' };
 
 let dir: string;
 const children = new Set<ChildProcess>();
@@ -42,6 +45,8 @@ after(async () => {
 });
 
 interface Acks {
+  /** The writer's live connection settings, as SQLite reported them. */
+  durability?: unknown;
   created: Map<number, number>;
   counter: number;
   maxRevision: number;
@@ -65,6 +70,10 @@ async function writeAndKill(path: string, start: number, atLeast: number): Promi
     buffered = parts.pop()!;
     for (const line of parts) {
       const [what, n, rev] = line.split(' ');
+      if (what === 'durability') {
+        acks.durability = JSON.parse(line.slice(what.length + 1));
+        continue;
+      }
       if (what === 'create') acks.created.set(Number(n), Number(rev));
       else if (what === 'counter') acks.counter = Number(n);
       acks.maxRevision = Math.max(acks.maxRevision, Number(rev));
@@ -79,6 +88,9 @@ async function writeAndKill(path: string, start: number, atLeast: number): Promi
   children.delete(child);
   assert.equal(signal, 'SIGKILL', `the writer should have been killed, it exited with ${code}: ${stderr}`);
   assert.ok(lines >= atLeast, `only ${lines} acknowledged writes before the kill: ${stderr}`);
+  // An acknowledged write survives a power loss only if each commit is fsynced (synchronous=FULL in WAL mode);
+  // a SIGKILL alone would not show the difference, so the writer's own connection is asked.
+  assert.deepEqual(acks.durability, DURABLE);
   return acks;
 }
 
@@ -90,6 +102,7 @@ test('every acknowledged write survives SIGKILL of the writing process', async (
 
   const store = await openSqliteStore({ path });
   try {
+    assert.deepEqual((store as SqliteStore).durability(), DURABLE);
     for (const acks of [first, second]) {
       for (const [n, rev] of acks.created) {
         const kv = await store.get('/dur/' + String(n).padStart(8, '0'));

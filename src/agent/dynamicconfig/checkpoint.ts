@@ -10,11 +10,10 @@
 // checkpoints are written once and never rewritten. Error texts are upstream's, so `Node.status.config`
 // and the logs read the same as a kubelet's.
 
-import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { writeFileAtomic } from '../../util/atomicfile.js';
+import { nodeFs, writeFileAtomic, type AtomicFileHandle, type AtomicFs } from '../../util/atomicfile.js';
 import { StartLedger, START_RECORD_FILE } from './crashloop.js';
 import { apiPath, describeSource, parseSource, serializeSource, type MaybeSource, type NodeConfigSource } from './source.js';
 import { CodedError } from '../../util/errors.js';
@@ -182,9 +181,9 @@ async function dirExists(path: string): Promise<boolean> {
 }
 
 /** Makes a directory's entries (a rename, a new child) durable. */
-async function fsyncDir(dir: string): Promise<void> {
+async function fsyncDir(dir: string, fs: AtomicFs): Promise<void> {
   try {
-    const fh = await open(dir, 'r');
+    const fh = await fs.open(dir, 'r');
     try {
       await fh.sync();
     } finally {
@@ -263,7 +262,7 @@ export class CheckpointStore {
   private readonly ledger: StartLedger;
 
   /** `dynamicConfigDir` is the --dynamic-config-dir value; a relative one resolves against the cwd, as filepath.Abs does. */
-  constructor(dynamicConfigDir: string) {
+  constructor(dynamicConfigDir: string, private readonly fs: AtomicFs = nodeFs) {
     this.dir = join(resolve(dynamicConfigDir), STORE_DIR);
     this.metaDir = join(this.dir, META_DIR);
     this.checkpointsDir = join(this.dir, CHECKPOINTS_DIR);
@@ -354,7 +353,7 @@ export class CheckpointStore {
 
     const uidDir = join(this.checkpointsDir, payload.uid);
     // A new UID directory must itself survive a power loss, or the renamed checkpoint would vanish with it.
-    if (await ensureDir(uidDir)) await fsyncDir(this.checkpointsDir);
+    if (await ensureDir(uidDir)) await fsyncDir(this.checkpointsDir, this.fs);
 
     let tmp: string;
     try {
@@ -366,9 +365,9 @@ export class CheckpointStore {
     try {
       for (const [name, data] of Object.entries(payload.files)) {
         const file = join(tmp, name);
-        let fh: FileHandle;
+        let fh: AtomicFileHandle;
         try {
-          fh = await open(file, 'wx', CHECKPOINT_FILE_MODE);
+          fh = await this.fs.open(file, 'wx', CHECKPOINT_FILE_MODE);
         } catch (e) {
           throw ioError(e, file, 'open');
         }
@@ -381,9 +380,9 @@ export class CheckpointStore {
           await fh.close();
         }
       }
-      await fsyncDir(tmp);
+      await fsyncDir(tmp, this.fs);
       try {
-        await rename(tmp, target);
+        await this.fs.rename(tmp, target);
       } catch (e) {
         const code = errnoCode(e);
         // A concurrent save of the same checkpoint won the race; its content is the same ConfigMap version.
@@ -391,7 +390,7 @@ export class CheckpointStore {
         throw new CheckpointError(CheckpointErrorCodes.IO, `rename ${tmp} ${target}: ${(code && ERRNO_TEXT[code]) ?? String(e)}`, { cause: e });
       }
       placed = true;
-      await fsyncDir(uidDir);
+      await fsyncDir(uidDir, this.fs);
       return true;
     } finally {
       if (!placed) await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
@@ -517,7 +516,7 @@ export class CheckpointStore {
       data = serializeSource(src);
     }
     try {
-      await writeFileAtomic(path, data, RECORD_MODE);
+      await writeFileAtomic(path, data, RECORD_MODE, this.fs);
     } catch (e) {
       throw ioError(e, path, 'open');
     }

@@ -5,6 +5,7 @@
 
 import type { Lease, Node, OwnerReference } from '../../api/types.js';
 import { ApiError, type RestClient } from '../../client/index.js';
+import { backoffDelay } from '../../util/backoff.js';
 import { klog } from '../../util/klog.js';
 import { formatMicroTime, systemClock, type Clock, type TimerHandle } from './clock.js';
 
@@ -96,7 +97,7 @@ export class LeaseRenewer {
   private async tick(): Promise<void> {
     const outcome = await this.renewNow();
     if (this.stopped) return;
-    const delay = outcome === 'failed' ? Math.min(this.intervalMs, MIN_RETRY_MS * 2 ** Math.min(this.failures - 1, 16)) : this.intervalMs;
+    const delay = outcome === 'failed' ? backoffDelay({ initialMs: MIN_RETRY_MS, maxMs: this.intervalMs }, this.failures) : this.intervalMs;
     this.timer = this.clock.setTimeout(() => void this.tick(), delay);
   }
 

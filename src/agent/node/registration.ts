@@ -5,6 +5,7 @@
 
 import type { Node } from '../../api/types.js';
 import { ApiError, type RestClient } from '../../client/index.js';
+import { backoffDelay } from '../../util/backoff.js';
 import { klog } from '../../util/klog.js';
 import { sleep, systemClock, type Clock } from './clock.js';
 import { NodeAgentError } from './errors.js';
@@ -130,11 +131,9 @@ async function tryRegister(client: RegistrationClient, node: Node, signal: Abort
 export async function registerNode(client: RegistrationClient, options: RegisterNodeOptions): Promise<Node> {
   const clock = options.clock ?? systemClock;
   const node = buildInitialNode(options, options.status);
-  const initial = options.initialDelayMs ?? 100;
-  const max = options.maxDelayMs ?? 7000;
+  const backoff = { initialMs: options.initialDelayMs ?? 100, maxMs: options.maxDelayMs ?? 7000 };
   const attempts = options.maxAttempts ?? Infinity;
   const aborted = (): NodeAgentError => new NodeAgentError('ABORTED', `registration of node ${JSON.stringify(options.nodeName)} was aborted`);
-  let delay = initial;
   for (let attempt = 1; ; attempt++) {
     if (options.signal?.aborted) throw aborted();
     try {
@@ -147,7 +146,6 @@ export async function registerNode(client: RegistrationClient, options: Register
       klog.error(`Unable to register node with API server: ${(err as Error).message}`, { node: options.nodeName });
       if (attempt >= attempts) throw err;
     }
-    await sleep(clock, delay, options.signal, aborted);
-    delay = Math.min(max, delay * 2);
+    await sleep(clock, backoffDelay(backoff, attempt), options.signal, aborted);
   }
 }

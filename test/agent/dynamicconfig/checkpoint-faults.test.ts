@@ -11,10 +11,11 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { access, constants, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
 import { StartLedger } from '../../../src/agent/dynamicconfig/crashloop.js';
+import { nodeFs, type AtomicFs } from '../../../src/util/atomicfile.js';
 import { parseSource, serializeSource, sourcesEqual, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 import { assignedAt, filesAt, sourceAt, uidAt } from './fixtures/states.js';
 
@@ -253,4 +254,57 @@ it(`survives SIGKILL at random instants (at least ${MIN_TRIALS} trials)`, { time
   assert.ok(disk.tornCheckpointDirs + shm.tornCheckpointDirs > 0, 'no kill ever interrupted a checkpoint write');
   assert.ok(disk.tornMetaFiles + shm.tornMetaFiles > 0, 'no kill ever interrupted a record write');
   for (const p of PHASES) assert.ok(disk.phases[p] + shm.phases[p] > 0, `no kill landed ${p}`);
+});
+
+/** nodeFs, logging each call with paths relative to `root` and temp names (random) replaced by <tmp>. */
+function recordingFs(root: string, log: string[]): AtomicFs {
+  const name = (p: string) => relative(root, p).replace(/(^|\/)(\.[^/]*\.tmp-[0-9]+-[0-9a-f]+|tmp_[^/]*)/g, '$1<tmp>') || '.';
+  return {
+    async open(path, flags, mode) {
+      const fh = await nodeFs.open(path, flags, mode);
+      const n = name(path);
+      log.push(`open ${n} ${flags}`);
+      return {
+        writeFile: async (data, encoding) => (await fh.writeFile(data, encoding), void log.push(`write ${n}`)),
+        chmod: async (m) => (await fh.chmod(m), void log.push(`chmod ${n} ${m.toString(8)}`)),
+        sync: async () => (await fh.sync(), void log.push(`fsync ${n}`)),
+        close: async () => (await fh.close(), void log.push(`close ${n}`)),
+      };
+    },
+    rename: async (from, to) => (await nodeFs.rename(from, to), void log.push(`rename ${name(from)} ${name(to)}`)),
+    unlink: async (path) => (await nodeFs.unlink(path), void log.push(`unlink ${name(path)}`)),
+  };
+}
+
+it('writes each checkpoint and record durably: data fsynced before the rename, the directory after it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'dkc-fsync-order-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const log: string[] = [];
+  const store = new CheckpointStore(dir, recordingFs(join(dir, 'store'), log));
+  await store.initialize();
+
+  log.length = 0;
+  assert.equal(await store.save({ uid: 'u1', resourceVersion: '7', files: { kubelet: 'a: 1\n', extra: '' } }), true);
+  const file = (f: string) => [`open checkpoints/u1/<tmp>/${f} wx`, `write checkpoints/u1/<tmp>/${f}`, `fsync checkpoints/u1/<tmp>/${f}`, `close checkpoints/u1/<tmp>/${f}`];
+  const dirSync = (d: string) => [`open ${d} r`, `fsync ${d}`, `close ${d}`];
+  assert.deepEqual(log, [
+    ...dirSync('checkpoints'), // the new uid directory
+    ...file('kubelet'),
+    ...file('extra'),
+    ...dirSync('checkpoints/u1/<tmp>'),
+    'rename checkpoints/u1/<tmp> checkpoints/u1/7',
+    ...dirSync('checkpoints/u1'),
+  ]);
+
+  log.length = 0;
+  await store.setAssigned(sourceAt(7));
+  assert.deepEqual(log, [
+    'open meta/<tmp> wx',
+    'write meta/<tmp>',
+    'chmod meta/<tmp> 644',
+    'fsync meta/<tmp>',
+    'close meta/<tmp>',
+    'rename meta/<tmp> meta/assigned',
+    ...dirSync('meta'),
+  ]);
 });

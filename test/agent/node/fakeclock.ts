@@ -16,6 +16,10 @@ export class FakeClock implements Clock {
     return new Date(this.t);
   }
 
+  monotonicMs(): number {
+    return this.t;
+  }
+
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const id = ++this.seq;
     this.timers.set(id, { due: this.t + Math.max(0, ms), fn });
@@ -44,12 +48,8 @@ export class FakeClock implements Clock {
     return this.timers.size;
   }
 
-  /** The same time as a monotonic Timers source (for TokenBucket). */
+  /** The same clock, for the client's TokenBucket. */
   get asTimers(): Timers {
-    return {
-      now: () => this.t,
-      setTimeout: (fn, ms) => this.setTimeout(fn, ms),
-      clearTimeout: (h) => this.clearTimeout(h),
-    };
+    return this;
   }
 }
