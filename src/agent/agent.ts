@@ -43,7 +43,8 @@ import {
   type AgentServers,
   type MetricsRegistry,
 } from './node/index.js';
-import { DynamicConfigController, type CheckpointPayload } from './dynamicconfig/controller.js';
+import { DynamicConfigController, type CheckpointPayload, type ConfigMapPayload } from './dynamicconfig/controller.js';
+import { requestPath } from './dynamicconfig/source.js';
 import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
@@ -106,6 +107,16 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   }
   let chosen: EffectiveConfigSuccess = local;
   const registry = createMetricsRegistry();
+  // Flags are checked before anything starts: a bad one must fail the start, not a config's trial.
+  let capacityFlag: ReturnType<typeof parseCapacityFlag> | undefined;
+  try {
+    capacityFlag = flags.capacity ? parseCapacityFlag(flags.capacity) : undefined;
+  } catch (err) {
+    throw new AgentStartError((err as Error).message, { cause: err });
+  }
+  // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
+  // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
+  const apiServer = flags.kubeconfig ? await RestClient.fromKubeconfig(flags.kubeconfig) : undefined;
 
   let controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
   if (flags.dynamicConfigDir) {
@@ -130,10 +141,15 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       evaluate,
       gauges: configGauges(registry),
     });
+    // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
+    const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });
     try {
-      const boot = await controller.bootstrap();
+      const boot = await controller.bootstrap(
+        fetchClient ? { fetchConfigMap: async (ref) => configMapPayload(await fetchClient.get<ConfigMapObject>(requestPath(ref))) } : {},
+      );
       if (boot.config) chosen = boot.config;
     } catch (err) {
+      apiServer?.close();
       throw new AgentStartError((err as Error).message, { cause: err });
     }
   }
@@ -141,14 +157,14 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const config = chosen.config;
   configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
   const startup = validateStartup(config, { featureGates: chosen.featureGates });
-  if (startup.errors.length) throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+  if (startup.errors.length) {
+    apiServer?.close();
+    throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+  }
 
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = toConfigzJSON(config);
-  // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
-  // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
-  const apiServer = flags.kubeconfig ? await RestClient.fromKubeconfig(flags.kubeconfig) : undefined;
   // Webhook authorization needs the API server; a standalone agent keeps authentication alone.
   const sarClient = apiServer && config.authorization.mode === 'Webhook' ? apiServer.withOptions({ timeoutMs: 10_000 }) : undefined;
   const webhook = sarClient
@@ -166,7 +182,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       nodeName,
       nodeIPs: [nodeIP],
       configz: () => configz,
-      healthz: () => ({ ok: true }),
+      healthz: () => controller?.healthz() ?? { ok: true },
       metrics: registry,
       ...(webhook ? { authorize: (user, attrs) => webhook.authorize(user, attrs) } : {}),
     });
@@ -175,22 +191,35 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
   }
   klog.info(`serving on https://${config.address}:${servers.ports.https}`, { node: nodeName });
-  await controller?.markHealthy();
-  // The trial is health-gated: the agent probes its own endpoint for as long as it runs, and any failed probe
-  // restarts the trial clock.
+  // The trial is health-gated: the agent probes its own listener and its /healthz checks for as long as it runs, and
+  // any failed probe restarts the trial clock. Probes count only once the whole start-up is done (startUpDone).
   const probeHost = config.address === '0.0.0.0' || config.address === '::' ? '127.0.0.1' : config.address;
-  const healthTimer = controller
-    ? setInterval(() => {
-        void probeListener(probeHost, servers.ports.https).then(
-          () => controller.markHealthy(),
-          (err: Error) => {
-            klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${err.message}`);
-            controller.markUnhealthy();
-          },
-        );
-      }, Math.min(10_000, Math.max(200, flags.trialMs / 8)))
-    : undefined;
+  const probe = async (): Promise<void> => {
+    if (!controller) return;
+    try {
+      await probeListener(probeHost, servers.ports.https);
+    } catch (err) {
+      klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${(err as Error).message}`);
+      controller.markUnhealthy();
+      return;
+    }
+    const h = controller.healthz();
+    if (!h.ok) {
+      klog.warning(`health probe: /healthz fails: ${h.reason ?? 'unknown reason'}`);
+      controller.markUnhealthy();
+      return;
+    }
+    await controller.markHealthy();
+  };
+  const healthTimer = controller ? setInterval(() => void probe(), Math.min(10_000, Math.max(200, flags.trialMs / 8))) : undefined;
   healthTimer?.unref();
+  /** Healthy means the whole start-up is done (capacity, registration and status, sync started) and a probe passes. */
+  const startUpDone = async (): Promise<void> => {
+    if (!controller || stopping) return;
+    await probe();
+    await controller.startupComplete();
+    klog.v(2, `start-up complete, ${Math.round(process.uptime() * 1000)} ms after process start`);
+  };
 
   let resolveDone!: (e: AgentExit) => void;
   const done = new Promise<AgentExit>((r) => (resolveDone = r));
@@ -200,33 +229,34 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const stopAll = async (why: AgentExit) => {
     if (stopping) return;
     stopping = true;
-    abort.abort();
-    if (healthTimer) clearInterval(healthTimer);
-    controller?.stop();
-    for (const c of cleanups.reverse()) {
-      try {
-        await c();
-      } catch (err) {
-        klog.warning(`shutdown: ${(err as Error).message}`);
-      }
+    try {
+      abort.abort();
+      if (healthTimer) clearInterval(healthTimer);
+      controller?.stop();
+      await controller?.stoppedCleanly();
+      // Each step is bounded: a request in flight to a server that does not answer must not hold up the exit.
+      for (const c of cleanups.reverse()) await bounded(c, `shutdown step ${cleanups.indexOf(c) + 1}`);
+      await bounded(() => servers.stop(), 'stopping the listeners');
+    } catch (err) {
+      klog.warning(`shutdown: ${(err as Error).message}`);
+    } finally {
+      apiServer?.close();
+      resolveDone(why);
     }
-    await servers.stop();
-    apiServer?.close();
-    resolveDone(why);
   };
 
   if (apiServer) {
     const client = apiServer.withOptions({ rateLimiter: kubeAPIRateLimiter(config) });
     // Events go through their own client, limited by eventRecordQPS/eventBurst rather than kubeAPIQPS, as the
     // kubelet's event client is.
-    const eventClient = apiServer;
+    const eventClient = apiServer.withOptions({ timeoutMs: EVENT_TIMEOUT_MS });
     const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
     cleanups.push(() => recorder.stop());
     // Node status and the Lease use a heartbeat client that is not throttled, with a timeout of the smaller of the
     // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
     // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
     const heartbeatClient = apiServer.withOptions({ timeoutMs: heartbeatTimeoutMs(config) });
-    const machine = mergeCapacity(await hostCapacity(), flags.capacity ? parseCapacityFlag(flags.capacity) : undefined);
+    const machine = mergeCapacity(await hostCapacity(), capacityFlag);
     const capacity = computeCapacity(machine, config);
     const allocatable = computeAllocatable(capacity, config);
     const system = await readHostSystemInfo();
@@ -256,13 +286,50 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
         cleanups.push(() => lease.stop());
       } catch (err) {
         if (!stopping) klog.error(`node registration failed: ${(err as Error).message}`);
+        return;
       }
+      await startUpDone();
     })();
   } else {
     klog.warning('no --kubeconfig: running standalone, without the API server');
+    await startUpDone();
   }
 
   return { nodeName, config, servers, done, stop: () => stopAll('stopped') };
+}
+
+/** How long a shutdown step may take before the agent exits without it. */
+const SHUTDOWN_STEP_MS = 2_000;
+/** The KubeletConfigChanged event (and other events flushed at exit) must not hold up a restart for long. */
+const EVENT_TIMEOUT_MS = 5_000;
+/** A boot-time download of a missing checkpoint waits this long for the API server. */
+const BOOT_FETCH_TIMEOUT_MS = 5_000;
+
+interface ConfigMapObject {
+  metadata?: { uid?: string; resourceVersion?: string };
+  data?: Record<string, string>;
+}
+
+function configMapPayload(o: ConfigMapObject): ConfigMapPayload {
+  return {
+    ...(o.metadata?.uid ? { uid: o.metadata.uid } : {}),
+    ...(o.metadata?.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+    data: o.data ?? {},
+  };
+}
+
+/** Runs a shutdown step, giving up on it (with a warning) after SHUTDOWN_STEP_MS. */
+async function bounded(step: () => Promise<void> | void, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SHUTDOWN_STEP_MS)));
+  try {
+    const r = await Promise.race([Promise.resolve().then(step).then(() => 'done' as const), late]);
+    if (r === 'late') klog.warning(`shutdown: ${what} did not finish within ${SHUTDOWN_STEP_MS} ms; going on without it`);
+  } catch (err) {
+    klog.warning(`shutdown: ${what}: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Resolves when a TCP connection to the listener succeeds within 2 s. */
