@@ -13,7 +13,7 @@ import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
 import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
 import { BootstrapError, InternalError, LoadError, syncError } from './errors.js';
-import { log, logError, logWarning } from './log.js';
+import { clip, log, logError, logWarning } from './log.js';
 import {
   describeSource,
   fieldSelectorValue,
@@ -252,7 +252,7 @@ export class DynamicConfigController<C> {
     if (d.kind === 'fatal' && lastKnownGood) d = decideBoot<C>({ ...input, lastKnownGoodOutcome: await this.loadOutcome(lastKnownGood) });
     this.decision = d;
     this.applyStatus(d.status);
-    if (d.kind === 'fatal') throw new BootstrapError(`failed to determine a valid configuration, error: ${d.message}`);
+    if (d.kind === 'fatal') throw new BootstrapError(`failed to determine a valid configuration, error: ${clip(d.message)}`);
     if (d.rejected) logError(`${d.rejected.reason}, error: ${d.rejected.detail}`);
     if (d.use === 'assigned') {
       try {
