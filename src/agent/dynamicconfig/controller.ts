@@ -161,6 +161,7 @@ export class DynamicConfigController<C> {
   private sync: ConfigSync | undefined;
   private restarting: Promise<void> | undefined;
   private informerErrorReported = false;
+  private healthyWrite: Promise<void> | undefined;
 
   constructor(private readonly options: ControllerOptions<C>) {
     this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
@@ -307,12 +308,9 @@ export class DynamicConfigController<C> {
     if (this.healthySince === undefined) this.healthySince = this.clock();
     if (!this.recordedHealthy && this.runsAssigned()) {
       this.recordedHealthy = true;
-      try {
-        await this.store.recordHealthy(this.assignedAtBoot);
-      } catch (err) {
-        this.ledgerFailed('the health of the assigned config', err);
-      }
+      this.healthyWrite = this.store.recordHealthy(this.assignedAtBoot).catch((err: unknown) => this.ledgerFailed('the health of the assigned config', err));
     }
+    await this.healthyWrite;
   }
 
   markUnhealthy(): void {
@@ -329,6 +327,8 @@ export class DynamicConfigController<C> {
    * crash either, so it no longer counts against the assigned config.
    */
   async stoppedCleanly(): Promise<void> {
+    // A healthy record still being written must reach the disk before the process exits.
+    if (this.healthyWrite) return this.healthyWrite;
     if (this.recordedHealthy || !this.runsAssigned()) return;
     try {
       await this.store.recordCleanStop(this.assignedAtBoot);
