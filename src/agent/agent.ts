@@ -224,25 +224,25 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   let resolveDone!: (e: AgentExit) => void;
   const done = new Promise<AgentExit>((r) => (resolveDone = r));
   const abort = new AbortController();
-  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanups: ShutdownStep[] = [];
   let stopping = false;
   const stopAll = async (why: AgentExit) => {
     if (stopping) return;
     stopping = true;
-    try {
-      abort.abort();
-      if (healthTimer) clearInterval(healthTimer);
-      controller?.stop();
-      await controller?.stoppedCleanly();
-      // Each step is bounded: a request in flight to a server that does not answer must not hold up the exit.
-      for (const c of cleanups.reverse()) await bounded(c, `shutdown step ${cleanups.indexOf(c) + 1}`);
-      await bounded(() => servers.stop(), 'stopping the listeners');
-    } catch (err) {
-      klog.warning(`shutdown: ${(err as Error).message}`);
-    } finally {
+    abort.abort();
+    if (healthTimer) clearInterval(healthTimer);
+    controller?.stop();
+    await runShutdown(
+      [
+        { name: 'recording the stop', run: () => controller?.stoppedCleanly() },
+        ...cleanups.reverse(),
+        { name: 'stopping the listeners', run: () => servers.stop() },
+      ],
+      SHUTDOWN_STEP_MS,
+    ).finally(() => {
       apiServer?.close();
       resolveDone(why);
-    }
+    });
   };
 
   if (apiServer) {
@@ -251,7 +251,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     // kubelet's event client is.
     const eventClient = apiServer.withOptions({ timeoutMs: EVENT_TIMEOUT_MS });
     const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
-    cleanups.push(() => recorder.stop());
+    cleanups.push({ name: 'flushing events', run: () => recorder.stop() });
     // Node status and the Lease use a heartbeat client that is not throttled, with a timeout of the smaller of the
     // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
     // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
@@ -262,7 +262,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     const system = await readHostSystemInfo();
     const source = statusSource({ config: { port: servers.ports.https }, capacity, allocatable, nodeIP, hostname: nodeName, system });
     const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
-    cleanups.push(() => reporter.stop());
+    cleanups.push({ name: 'stopping node status', run: () => reporter.stop() });
     // The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
     // status.config early is what makes a config change visible quickly. On a first boot its status write waits for
     // the Node (it retries).
@@ -283,7 +283,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
         reporter.start();
         const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
         lease.start();
-        cleanups.push(() => lease.stop());
+        cleanups.push({ name: 'stopping the Lease', run: () => lease.stop() });
       } catch (err) {
         if (!stopping) klog.error(`node registration failed: ${(err as Error).message}`);
         return;
@@ -318,17 +318,27 @@ function configMapPayload(o: ConfigMapObject): ConfigMapPayload {
   };
 }
 
-/** Runs a shutdown step, giving up on it (with a warning) after SHUTDOWN_STEP_MS. */
-async function bounded(step: () => Promise<void> | void, what: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SHUTDOWN_STEP_MS)));
-  try {
-    const r = await Promise.race([Promise.resolve().then(step).then(() => 'done' as const), late]);
-    if (r === 'late') klog.warning(`shutdown: ${what} did not finish within ${SHUTDOWN_STEP_MS} ms; going on without it`);
-  } catch (err) {
-    klog.warning(`shutdown: ${what}: ${(err as Error).message}`);
-  } finally {
-    clearTimeout(timer);
+export interface ShutdownStep {
+  name: string;
+  run(): Promise<void> | void;
+}
+
+/**
+ * Runs the steps in order, each for at most `stepMs`: a step that fails or hangs (a request in flight to a server that
+ * does not answer) is logged and left behind, so stopping always finishes in bounded time. Never rejects.
+ */
+export async function runShutdown(steps: readonly ShutdownStep[], stepMs: number): Promise<void> {
+  for (const step of steps) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), stepMs)));
+    try {
+      const r = await Promise.race([Promise.resolve().then(() => step.run()).then(() => 'done' as const), late]);
+      if (r === 'late') klog.warning(`shutdown: ${step.name} did not finish within ${stepMs} ms; going on without it`);
+    } catch (err) {
+      klog.warning(`shutdown: ${step.name}: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
