@@ -45,6 +45,7 @@ import {
 } from './node/index.js';
 import { DynamicConfigController, type CheckpointPayload, type ConfigMapPayload } from './dynamicconfig/controller.js';
 import { requestPath } from './dynamicconfig/source.js';
+import { clip } from './dynamicconfig/log.js';
 import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
@@ -363,8 +364,10 @@ export async function runAgentCommand(argv: readonly string[]): Promise<void> {
   try {
     agent = await runAgent(argv);
   } catch (err) {
-    klog.error((err as Error).message);
-    process.stderr.write(`dkc agent: ${(err as Error).message}\n`);
+    // The message may quote a config file or record: a log line carries its first few hundred characters only.
+    const message = clip((err as Error).message);
+    klog.error(message);
+    process.stderr.write(`dkc agent: ${message}\n`);
     process.exit(1);
   }
   const onSignal = (sig: string) => {

@@ -299,7 +299,11 @@ export class CheckpointStore {
    * temp files and directories a crash mid-write can leave behind (nothing reads them, but they would
    * accumulate over many crashes).
    */
-  async initialize(): Promise<void> {
+  initialize(): Promise<void> {
+    return this.lock.run(() => this.initializeLocked());
+  }
+
+  private async initializeLocked(): Promise<void> {
     await ensureDir(this.dir);
     await ensureDir(this.metaDir);
     await ensureFile(this.assignedPath);
