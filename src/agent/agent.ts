@@ -43,7 +43,9 @@ import {
   type AgentServers,
   type MetricsRegistry,
 } from './node/index.js';
-import { DynamicConfigController, type CheckpointPayload } from './dynamicconfig/controller.js';
+import { DynamicConfigController, type CheckpointPayload, type ConfigMapPayload } from './dynamicconfig/controller.js';
+import { requestPath } from './dynamicconfig/source.js';
+import { clip } from './dynamicconfig/log.js';
 import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
@@ -106,6 +108,16 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   }
   let chosen: EffectiveConfigSuccess = local;
   const registry = createMetricsRegistry();
+  // Flags are checked before anything starts: a bad one must fail the start, not a config's trial.
+  let capacityFlag: ReturnType<typeof parseCapacityFlag> | undefined;
+  try {
+    capacityFlag = flags.capacity ? parseCapacityFlag(flags.capacity) : undefined;
+  } catch (err) {
+    throw new AgentStartError((err as Error).message, { cause: err });
+  }
+  // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
+  // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
+  const apiServer = flags.kubeconfig ? await RestClient.fromKubeconfig(flags.kubeconfig) : undefined;
 
   let controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
   if (flags.dynamicConfigDir) {
@@ -130,10 +142,15 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       evaluate,
       gauges: configGauges(registry),
     });
+    // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
+    const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });
     try {
-      const boot = await controller.bootstrap();
+      const boot = await controller.bootstrap(
+        fetchClient ? { fetchConfigMap: async (ref) => configMapPayload(await fetchClient.get<ConfigMapObject>(requestPath(ref))) } : {},
+      );
       if (boot.config) chosen = boot.config;
     } catch (err) {
+      apiServer?.close();
       throw new AgentStartError((err as Error).message, { cause: err });
     }
   }
@@ -141,14 +158,14 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const config = chosen.config;
   configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
   const startup = validateStartup(config, { featureGates: chosen.featureGates });
-  if (startup.errors.length) throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+  if (startup.errors.length) {
+    apiServer?.close();
+    throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+  }
 
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = toConfigzJSON(config);
-  // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
-  // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
-  const apiServer = flags.kubeconfig ? await RestClient.fromKubeconfig(flags.kubeconfig) : undefined;
   // Webhook authorization needs the API server; a standalone agent keeps authentication alone.
   const sarClient = apiServer && config.authorization.mode === 'Webhook' ? apiServer.withOptions({ timeoutMs: 10_000 }) : undefined;
   const webhook = sarClient
@@ -166,7 +183,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       nodeName,
       nodeIPs: [nodeIP],
       configz: () => configz,
-      healthz: () => ({ ok: true }),
+      healthz: () => controller?.healthz() ?? { ok: true },
       metrics: registry,
       ...(webhook ? { authorize: (user, attrs) => webhook.authorize(user, attrs) } : {}),
     });
@@ -175,27 +192,40 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
   }
   klog.info(`serving on https://${config.address}:${servers.ports.https}`, { node: nodeName });
-  await controller?.markHealthy();
-  // The trial is health-gated: the agent probes its own endpoint for as long as it runs, and any failed probe
-  // restarts the trial clock.
+  // The trial is health-gated: the agent probes its own listener and its /healthz checks for as long as it runs, and
+  // any failed probe restarts the trial clock. Probes count only once the whole start-up is done (startUpDone).
   const probeHost = config.address === '0.0.0.0' || config.address === '::' ? '127.0.0.1' : config.address;
-  const healthTimer = controller
-    ? setInterval(() => {
-        void probeListener(probeHost, servers.ports.https).then(
-          () => controller.markHealthy(),
-          (err: Error) => {
-            klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${err.message}`);
-            controller.markUnhealthy();
-          },
-        );
-      }, Math.min(10_000, Math.max(200, flags.trialMs / 8)))
-    : undefined;
+  const probe = async (): Promise<void> => {
+    if (!controller) return;
+    try {
+      await probeListener(probeHost, servers.ports.https);
+    } catch (err) {
+      klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${(err as Error).message}`);
+      controller.markUnhealthy();
+      return;
+    }
+    const h = controller.healthz();
+    if (!h.ok) {
+      klog.warning(`health probe: /healthz fails: ${h.reason ?? 'unknown reason'}`);
+      controller.markUnhealthy();
+      return;
+    }
+    await controller.markHealthy();
+  };
+  const healthTimer = controller ? setInterval(() => void probe(), Math.min(10_000, Math.max(200, flags.trialMs / 8))) : undefined;
   healthTimer?.unref();
+  /** Healthy means the whole start-up is done (capacity, registration and status, sync started) and a probe passes. */
+  const startUpDone = async (): Promise<void> => {
+    if (!controller || stopping) return;
+    await probe();
+    await controller.startupComplete();
+    klog.v(2, `start-up complete, ${Math.round(process.uptime() * 1000)} ms after process start`);
+  };
 
   let resolveDone!: (e: AgentExit) => void;
   const done = new Promise<AgentExit>((r) => (resolveDone = r));
   const abort = new AbortController();
-  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanups: ShutdownStep[] = [];
   let stopping = false;
   const stopAll = async (why: AgentExit) => {
     if (stopping) return;
@@ -203,36 +233,37 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     abort.abort();
     if (healthTimer) clearInterval(healthTimer);
     controller?.stop();
-    for (const c of cleanups.reverse()) {
-      try {
-        await c();
-      } catch (err) {
-        klog.warning(`shutdown: ${(err as Error).message}`);
-      }
-    }
-    await servers.stop();
-    apiServer?.close();
-    resolveDone(why);
+    await runShutdown(
+      [
+        { name: 'recording the stop', run: () => controller?.stoppedCleanly() },
+        ...cleanups.reverse(),
+        { name: 'stopping the listeners', run: () => servers.stop() },
+      ],
+      SHUTDOWN_STEP_MS,
+    ).finally(() => {
+      apiServer?.close();
+      resolveDone(why);
+    });
   };
 
   if (apiServer) {
     const client = apiServer.withOptions({ rateLimiter: kubeAPIRateLimiter(config) });
     // Events go through their own client, limited by eventRecordQPS/eventBurst rather than kubeAPIQPS, as the
     // kubelet's event client is.
-    const eventClient = apiServer;
+    const eventClient = apiServer.withOptions({ timeoutMs: EVENT_TIMEOUT_MS });
     const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
-    cleanups.push(() => recorder.stop());
+    cleanups.push({ name: 'flushing events', run: () => recorder.stop() });
     // Node status and the Lease use a heartbeat client that is not throttled, with a timeout of the smaller of the
     // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
     // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
     const heartbeatClient = apiServer.withOptions({ timeoutMs: heartbeatTimeoutMs(config) });
-    const machine = mergeCapacity(await hostCapacity(), flags.capacity ? parseCapacityFlag(flags.capacity) : undefined);
+    const machine = mergeCapacity(await hostCapacity(), capacityFlag);
     const capacity = computeCapacity(machine, config);
     const allocatable = computeAllocatable(capacity, config);
     const system = await readHostSystemInfo();
     const source = statusSource({ config: { port: servers.ports.https }, capacity, allocatable, nodeIP, hostname: nodeName, system });
     const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
-    cleanups.push(() => reporter.stop());
+    cleanups.push({ name: 'stopping node status', run: () => reporter.stop() });
     // The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
     // status.config early is what makes a config change visible quickly. On a first boot its status write waits for
     // the Node (it retries).
@@ -253,16 +284,63 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
         reporter.start();
         const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
         lease.start();
-        cleanups.push(() => lease.stop());
+        cleanups.push({ name: 'stopping the Lease', run: () => lease.stop() });
       } catch (err) {
         if (!stopping) klog.error(`node registration failed: ${(err as Error).message}`);
+        return;
       }
+      await startUpDone();
     })();
   } else {
     klog.warning('no --kubeconfig: running standalone, without the API server');
+    await startUpDone();
   }
 
   return { nodeName, config, servers, done, stop: () => stopAll('stopped') };
+}
+
+/** How long a shutdown step may take before the agent exits without it. */
+const SHUTDOWN_STEP_MS = 2_000;
+/** The KubeletConfigChanged event (and other events flushed at exit) must not hold up a restart for long. */
+const EVENT_TIMEOUT_MS = 5_000;
+/** A boot-time download of a missing checkpoint waits this long for the API server. */
+const BOOT_FETCH_TIMEOUT_MS = 5_000;
+
+interface ConfigMapObject {
+  metadata?: { uid?: string; resourceVersion?: string };
+  data?: Record<string, string>;
+}
+
+function configMapPayload(o: ConfigMapObject): ConfigMapPayload {
+  return {
+    ...(o.metadata?.uid ? { uid: o.metadata.uid } : {}),
+    ...(o.metadata?.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+    data: o.data ?? {},
+  };
+}
+
+export interface ShutdownStep {
+  name: string;
+  run(): Promise<void> | void;
+}
+
+/**
+ * Runs the steps in order, each for at most `stepMs`: a step that fails or hangs (a request in flight to a server that
+ * does not answer) is logged and left behind, so stopping always finishes in bounded time. Never rejects.
+ */
+export async function runShutdown(steps: readonly ShutdownStep[], stepMs: number): Promise<void> {
+  for (const step of steps) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), stepMs)));
+    try {
+      const r = await Promise.race([Promise.resolve().then(() => step.run()).then(() => 'done' as const), late]);
+      if (r === 'late') klog.warning(`shutdown: ${step.name} did not finish within ${stepMs} ms; going on without it`);
+    } catch (err) {
+      klog.warning(`shutdown: ${step.name}: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 /** Resolves when a TCP connection to the listener succeeds within 2 s. */
@@ -286,8 +364,10 @@ export async function runAgentCommand(argv: readonly string[]): Promise<void> {
   try {
     agent = await runAgent(argv);
   } catch (err) {
-    klog.error((err as Error).message);
-    process.stderr.write(`dkc agent: ${(err as Error).message}\n`);
+    // The message may quote a config file or record: a log line carries its first few hundred characters only.
+    const message = clip((err as Error).message);
+    klog.error(message);
+    process.stderr.write(`dkc agent: ${message}\n`);
     process.exit(1);
   }
   const onSignal = (sig: string) => {

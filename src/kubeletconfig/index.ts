@@ -89,6 +89,9 @@ export {
 export {
   validate,
   validateStartup,
+  parseEvictionThreshold,
+  EVICTION_SIGNALS,
+  type EvictionThreshold,
   FeatureGates,
   KNOWN_FEATURES,
   effectiveFeatureGates,

@@ -487,6 +487,59 @@ function reservedError(m: Readonly<Record<string, string>> | undefined): string 
   return undefined;
 }
 
+/** A hard eviction threshold: an absolute quantity or a fraction of capacity (float32, as the kubelet holds it). */
+export type EvictionThreshold = { quantity: Quantity } | { percentage: number };
+
+/** The signals the eviction manager knows (evictionapi's signal table). */
+export const EVICTION_SIGNALS: ReadonlySet<string> = new Set([
+  'memory.available',
+  'allocatableMemory.available',
+  'nodefs.available',
+  'nodefs.inodesFree',
+  'imagefs.available',
+  'imagefs.inodesFree',
+  'pid.available',
+]);
+
+/**
+ * One evictionHard entry as the eviction manager parses it at start-up (ParseThresholdConfig): `0%` and
+ * `100%` disable the threshold (no threshold), other percentages become a float32 fraction, anything else a
+ * positive quantity. The one parser both the agent's start-up and `dkc config validate` use.
+ */
+export function parseEvictionThreshold(signal: string, value: string): { threshold?: EvictionThreshold; error?: string } {
+  if (!EVICTION_SIGNALS.has(signal)) return { error: `unsupported eviction signal ${signal}` };
+  if (value.endsWith('%')) {
+    if (value === '0%' || value === '100%') return {};
+    const text = value.replace(/%+$/, '');
+    const n = Number(text);
+    if (text.trim() === '' || text.trim() !== text || !Number.isFinite(n)) {
+      return { error: `strconv.ParseFloat: parsing ${goQuote(text)}: invalid syntax` };
+    }
+    if (n < 0) return { error: `eviction percentage threshold ${signal} must be >= 0%: ${value}` };
+    if (n > 100) return { error: `eviction percentage threshold ${signal} must be <= 100%: ${value}` };
+    // strconv.ParseFloat(s, 32) then float32(v)/100: the fraction is a float32, and so is its rounding.
+    return { threshold: { percentage: Math.fround(Math.fround(n) / 100) } };
+  }
+  let q: Quantity;
+  try {
+    q = Quantity.parse(value);
+  } catch (e) {
+    if (e instanceof QuantityError) return { error: e.message };
+    throw e;
+  }
+  if (q.sign() <= 0) return { error: `eviction threshold ${signal} must be positive: ${q.toString()}` };
+  return { threshold: { quantity: q } };
+}
+
+/** The first evictionHard entry start-up refuses, in key order. */
+function evictionHardError(m: Readonly<Record<string, string>> | undefined): string | undefined {
+  for (const signal of Object.keys(m ?? {}).sort()) {
+    const r = parseEvictionThreshold(signal, m![signal]!);
+    if (r.error !== undefined) return r.error;
+  }
+  return undefined;
+}
+
 /** Start-up checks on a config that already passed validate(). Never throws. */
 export function validateStartup(config: KubeletConfiguration, options: StartupOptions = {}): StartupCheckResult {
   const errors: string[] = [];
@@ -518,6 +571,8 @@ export function validateStartup(config: KubeletConfiguration, options: StartupOp
   if (kubeReserved) errors.push(kubeReserved);
   const systemReserved = reservedError(config.systemReserved);
   if (systemReserved) errors.push(systemReserved);
+  const eviction = evictionHardError(config.evictionHard);
+  if (eviction) errors.push(eviction);
 
   if (on('CPUManager')) {
     const opts = config.cpuManagerPolicyOptions;

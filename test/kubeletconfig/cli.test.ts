@@ -98,6 +98,14 @@ test('start-up checks run too; bad flags and missing files fail', async () => {
   assert.equal(tls.code, 1);
   assert.equal(tls.stderr, `${f}: unknown tls version "TLS1.2"\n`);
 
+  // What the agent's start-up refuses beyond validation: an eviction signal the eviction manager does not know.
+  const ev = await file('eviction.yaml', `${HEADER}evictionHard:\n  foo.bar: "10%"\n`);
+  const evicted = await dkc('config', 'validate', ev);
+  assert.equal(evicted.code, 1);
+  assert.equal(evicted.stderr, `${ev}: unsupported eviction signal foo.bar\n`);
+  const pct = await file('eviction-pct.yaml', `${HEADER}evictionHard:\n  memory.available: "120%"\n`);
+  assert.equal((await dkc('config', 'validate', pct)).stderr, `${pct}: eviction percentage threshold memory.available must be <= 100%: 120%\n`);
+
   const g = await file('ok.yaml', HEADER);
   const flag = await dkc('config', 'validate', g, '--flags', '--max-pods=many');
   assert.equal(flag.code, 1);

@@ -10,12 +10,14 @@
 // checkpoints are written once and never rewritten. Error texts are upstream's, so `Node.status.config`
 // and the logs read the same as a kubelet's.
 
-import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { nodeFs, writeFileAtomic, type AtomicFileHandle, type AtomicFs } from '../../util/atomicfile.js';
 import { StartLedger, START_RECORD_FILE } from './crashloop.js';
-import { apiPath, describeSource, parseSource, serializeSource, type MaybeSource, type NodeConfigSource } from './source.js';
+import { apiPath, describeSource, parseSource, serializeSource, sourceNameErrors, type MaybeSource, type NodeConfigSource } from './source.js';
+import { AsyncMutex } from './mutex.js';
+import { isConfigMapKey } from '../../api/validation/names.js';
 import { CodedError } from '../../util/errors.js';
 
 export const STORE_DIR = 'store';
@@ -69,6 +71,17 @@ export interface CheckpointPayload {
   uid: string;
   resourceVersion: string;
   files: Record<string, string>;
+}
+
+/** What readRecordOrQuarantine found: the source, or why the record was treated as absent. */
+export interface RecordReading {
+  source: NodeConfigSource | undefined;
+  /** The read or decode failure that made the record count as absent. */
+  error?: CheckpointError;
+  /** Where the unreadable record was copied to. */
+  keptAs?: string;
+  /** Why the copy or the clearing failed (a read-only meta/). */
+  clearError?: Error;
 }
 
 export interface LoadedCheckpoint {
@@ -260,6 +273,8 @@ export class CheckpointStore {
   readonly assignedPath: string;
   readonly lastKnownGoodPath: string;
   private readonly ledger: StartLedger;
+  /** Serialises every mutation of the store (see mutex.ts); exclusive() lets a caller's read-decide-write join it. */
+  readonly lock = new AsyncMutex();
 
   /** `dynamicConfigDir` is the --dynamic-config-dir value; a relative one resolves against the cwd, as filepath.Abs does. */
   constructor(dynamicConfigDir: string, private readonly fs: AtomicFs = nodeFs) {
@@ -283,7 +298,11 @@ export class CheckpointStore {
    * temp files and directories a crash mid-write can leave behind (nothing reads them, but they would
    * accumulate over many crashes).
    */
-  async initialize(): Promise<void> {
+  initialize(): Promise<void> {
+    return this.lock.run(() => this.initializeLocked());
+  }
+
+  private async initializeLocked(): Promise<void> {
     await ensureDir(this.dir);
     await ensureDir(this.metaDir);
     await ensureFile(this.assignedPath);
@@ -341,7 +360,11 @@ export class CheckpointStore {
    * each fsynced, then the directory is fsynced and renamed into place, so no reader ever sees a partial
    * checkpoint. Returns true when this call wrote it.
    */
-  async save(payload: CheckpointPayload): Promise<boolean> {
+  save(payload: CheckpointPayload): Promise<boolean> {
+    return this.lock.run(() => this.saveLocked(payload));
+  }
+
+  private async saveLocked(payload: CheckpointPayload): Promise<boolean> {
     // Upstream refuses a UID/RV-less payload when building it, before the store looks at file names.
     if (!payload.uid) throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty UID');
     if (!payload.resourceVersion) {
@@ -402,6 +425,11 @@ export class CheckpointStore {
    * with upstream's errors for a missing checkpoint, an unreadable file and an empty one.
    */
   async load(src: NodeConfigSource): Promise<LoadedCheckpoint> {
+    // The key becomes a file name: a record from disk may hold anything, so it must be a ConfigMap key first.
+    const keyErrors = isConfigMapKey(src.configMap?.kubeletConfigKey ?? '');
+    if (keyErrors.length > 0) {
+      throw new CheckpointError(CheckpointErrorCodes.InvalidFileKey, `invalid kubeletConfigKey ${goQuote(src.configMap?.kubeletConfigKey ?? '')}: ${keyErrors.join('; ')}`);
+    }
     if (!(await this.exists(src))) {
       throw new CheckpointError(CheckpointErrorCodes.NotFound, `no checkpoint for source ${describeSource(src)}`);
     }
@@ -442,11 +470,43 @@ export class CheckpointStore {
   }
 
   setAssigned(src: MaybeSource): Promise<void> {
-    return this.writeRecord(this.assignedPath, src);
+    return this.lock.run(() => this.writeRecord(this.assignedPath, src));
   }
 
   setLastKnownGood(src: MaybeSource): Promise<void> {
-    return this.writeRecord(this.lastKnownGoodPath, src);
+    return this.lock.run(() => this.writeRecord(this.lastKnownGoodPath, src));
+  }
+
+  /** Runs `fn` holding the store's lock: no other mutation of the store interleaves with it. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.lock.run(fn);
+  }
+
+  /**
+   * Self-healing (beyond upstream, where an unreadable record stops the kubelet for good): reads a record and,
+   * when it cannot be read or decoded, keeps a copy aside as `<record>.corrupt-<time>` and clears it, so the
+   * caller can treat it as absent. The copy is best-effort: on a read-only meta/ the record stays and is
+   * treated as absent all the same.
+   */
+  readRecordOrQuarantine(which: 'assigned' | 'last-known-good', now: Date): Promise<RecordReading> {
+    const path = which === 'assigned' ? this.assignedPath : this.lastKnownGoodPath;
+    return this.lock.run(async () => {
+      try {
+        return { source: await this.readRecord(path) };
+      } catch (e) {
+        if (!(e instanceof CheckpointError) || e.code !== CheckpointErrorCodes.Record) throw e;
+        const aside = `${path}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`;
+        let kept: string | undefined;
+        try {
+          await copyFile(path, aside);
+          kept = aside;
+          await this.writeRecord(path, undefined);
+        } catch (err) {
+          return { source: undefined, error: e, ...(kept ? { keptAs: kept } : {}), clearError: err as Error };
+        }
+        return { source: undefined, error: e, keptAs: aside };
+      }
+    });
   }
 
   /**
@@ -454,7 +514,11 @@ export class CheckpointStore {
    * between never leaves a last-known-good without the assignment that produced it). Returns whether an
    * assignment was cleared, i.e. whether the agent must restart to run its local config.
    */
-  async reset(): Promise<boolean> {
+  reset(): Promise<boolean> {
+    return this.lock.run(() => this.resetLocked());
+  }
+
+  private async resetLocked(): Promise<boolean> {
     const assigned = await this.assigned();
     try {
       await this.setLastKnownGood(undefined);
@@ -475,12 +539,17 @@ export class CheckpointStore {
 
   /** Crash-loop accounting (beyond upstream): one more start of `src`; returns the consecutive count. */
   recordStart(src: MaybeSource): Promise<number> {
-    return this.ledger.recordStart(src);
+    return this.lock.run(() => this.ledger.recordStart(src));
   }
 
   /** `src` reached health; its count of unhealthy starts goes back to zero. */
   recordHealthy(src: MaybeSource): Promise<void> {
-    return this.ledger.recordHealthy(src);
+    return this.lock.run(() => this.ledger.recordHealthy(src));
+  }
+
+  /** `src`'s start ended in a clean stop before it reached health: that start is not a crash. */
+  recordCleanStop(src: MaybeSource): Promise<void> {
+    return this.lock.run(() => this.ledger.recordCleanStop(src));
   }
 
   /** Consecutive starts of `src` without reaching health (zero if another source is being counted). */
@@ -495,11 +564,15 @@ export class CheckpointStore {
     } catch (e) {
       throw new CheckpointError(CheckpointErrorCodes.Record, goPathError(e, path, 'open'), { cause: e });
     }
+    let src: NodeConfigSource | undefined;
     try {
-      return parseSource(text);
+      src = parseSource(text);
     } catch (e) {
       throw new CheckpointError(CheckpointErrorCodes.Record, (e as Error).message, { cause: e });
     }
+    const invalid = src ? sourceNameErrors(src) : [];
+    if (invalid.length > 0) throw new CheckpointError(CheckpointErrorCodes.Record, `invalid record ${goQuote(path)}: ${invalid.join('; ')}`);
+    return src;
   }
 
   private async writeRecord(path: string, src: MaybeSource): Promise<void> {

@@ -2,25 +2,38 @@
 // which configuration it runs; StartSync then follows the Node and its ConfigMap with informers (field-selected, so
 // the Node authorizer can scope them), publishes Node.status.config, promotes the assigned config to last-known-good
 // after a health-gated trial, and restarts the agent when the assigned config changes.
+//
+// Beyond upstream: the store heals itself (an unreadable record counts as absent, a missing checkpoint is downloaded
+// again), the start ledger is best-effort, "healthy" means the agent finished its whole start-up and its /healthz
+// passes, and informer failures are logged and reported instead of stalling in silence.
 
-import { klog } from '../../util/klog.js';
-import type { RestClient } from '../../client/index.js';
+import type { ListWatcher } from '../../client/informer.js';
 import { Informer, type KubeObject as ClientObject } from '../../client/index.js';
+import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
 import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
-import { BootstrapError, LoadError } from './errors.js';
-import { apiPath, describeSource, restartMessage, sourcesEqual, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
+import { BootstrapError, InternalError, LoadError, syncError } from './errors.js';
+import { clip, log, logError, logWarning } from './log.js';
+import {
+  describeSource,
+  fieldSelectorValue,
+  requestPath,
+  restartMessage,
+  sourcesEqual,
+  type ConfigMapNodeConfigSource,
+  type NodeConfigSource,
+} from './source.js';
 import { ConfigStatusManager, type ConfigGauges, type NodeConfigStatus } from './status.js';
 import { ConfigSync } from './sync.js';
-
-const log = (msg: string) => klog.depth(1, 'info', `kubelet config controller: ${msg}`);
-const logError = (msg: string) => klog.depth(1, 'error', `kubelet config controller: ${msg}`);
 
 export interface CheckpointPayload {
   bytes: Uint8Array;
   dir: string;
   path: string;
 }
+
+/** Upstream's syncLoop health check text. */
+export const SYNC_LOOP_UNHEALTHY = 'sync Loop took longer than expected';
 
 export interface ControllerOptions<C> {
   /** The absolute --dynamic-config-dir; the store lives in <dir>/store. */
@@ -33,14 +46,56 @@ export interface ControllerOptions<C> {
   gauges: ConfigGauges;
   clock?: () => number;
   random?: () => number;
+  /** A store to use instead of one over dynamicConfigDir (tests wrap it). */
+  store?: CheckpointStore;
+  /** /healthz fails once the sync loop has not run for this long; 5 minutes (the kubelet's minimum). */
+  syncLoopThresholdMs?: number;
+  /** Delay between the sync loop's ticks; 10–12 s as upstream's. */
+  syncLoopPeriodMs?: () => number;
+  /** Retry delay after a failed sync; the next tick, 10–12 s, as upstream's. */
+  syncRetryMs?: () => number;
+  /** How long the Node informer may fail to list before status.config reports it; 30 s. */
+  informerSyncTimeoutMs?: number;
+  /** At most one log line per informer per this long about its failures; 30 s. */
+  informerLogIntervalMs?: number;
+  /** How long a restart waits for its KubeletConfigChanged event before exiting anyway; 5 s. */
+  restartEventTimeoutMs?: number;
+  /** Interval of the trial check; min(10 s, trial / 4). */
+  trialCheckMs?: number;
+}
+
+/** What the controller asks of the API server: the informers' list/watch, a GET and a status PATCH. */
+export interface ControllerClient extends ListWatcher {
+  get<T = unknown>(path: string, options?: CallOptions): Promise<T>;
+  patch<T = unknown>(path: string, type: PatchType, patch: unknown, options?: CallOptions): Promise<T>;
 }
 
 export interface SyncOptions {
-  client: RestClient;
+  client: ControllerClient;
   /** Create the KubeletConfigChanged event directly (not through the rate-limited recorder). */
   emitEvent(message: string): Promise<void>;
   /** Stop the agent so that its supervisor starts it again with the new config. */
   exit(): Promise<void> | void;
+}
+
+/** The parts of a ConfigMap a checkpoint needs. */
+export interface ConfigMapPayload {
+  uid?: string;
+  resourceVersion?: string;
+  data?: Record<string, string>;
+}
+
+export interface BootstrapOptions {
+  /**
+   * GETs a ConfigMap, to download again a checkpoint that has gone missing from disk. Without it (or when it
+   * fails) a missing checkpoint is a load failure, as upstream's.
+   */
+  fetchConfigMap?(ref: ConfigMapNodeConfigSource): Promise<ConfigMapPayload>;
+}
+
+export interface HealthzResult {
+  ok: boolean;
+  reason?: string;
 }
 
 interface NodeObject extends ClientObject {
@@ -51,23 +106,65 @@ interface ConfigMapObject extends ClientObject {
   data?: Record<string, string>;
 }
 
+function payloadOf(o: ConfigMapObject): ConfigMapPayload {
+  const meta = o.metadata ?? {};
+  return {
+    ...(typeof meta.uid === 'string' && meta.uid ? { uid: meta.uid } : {}),
+    ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+    data: o.data ?? {},
+  };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Logs an informer's failures: the first at once, then at most one line per interval counting the rest. */
+class FailureLog {
+  private lastLogged: number | undefined;
+  private suppressed = 0;
+  constructor(
+    private readonly what: string,
+    private readonly intervalMs: number,
+    private readonly clock: () => number,
+  ) {}
+
+  failed(err: unknown): void {
+    const now = this.clock();
+    if (this.lastLogged !== undefined && now - this.lastLogged < this.intervalMs) {
+      this.suppressed++;
+      return;
+    }
+    const more = this.suppressed > 0 ? ` (${this.suppressed} more failures since the last report)` : '';
+    this.suppressed = 0;
+    this.lastLogged = now;
+    logError(`failed to list or watch ${this.what}${more}, error: ${messageOf(err)}`);
+  }
+}
+
 export class DynamicConfigController<C> {
   readonly store: CheckpointStore;
   readonly status: ConfigStatusManager;
   private readonly clock: () => number;
   private decision: BootDecision<C> | undefined;
   private assignedAtBoot: NodeConfigSource | undefined;
+  /** The assigned config was rejected at boot because its checkpoint was missing (a re-download restarts). */
+  private assignedCheckpointMissing = false;
   private healthySince: number | undefined;
+  private startedUp = false;
   private recordedHealthy = false;
   private trialTimer: NodeJS.Timeout | undefined;
+  private informerWatchdog: NodeJS.Timeout | undefined;
   private nodeInformer: Informer<NodeObject> | undefined;
   private configMapInformer: Informer<ConfigMapObject> | undefined;
   private configMapRef: ConfigMapNodeConfigSource | undefined;
   private sync: ConfigSync | undefined;
-  private restarting = false;
+  private restarting: Promise<void> | undefined;
+  private informerErrorReported = false;
+  private healthyWrite: Promise<void> | undefined;
 
   constructor(private readonly options: ControllerOptions<C>) {
-    this.store = new CheckpointStore(options.dynamicConfigDir);
+    this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
     this.status = new ConfigStatusManager(options.gauges);
     this.clock = options.clock ?? Date.now;
   }
@@ -77,17 +174,67 @@ export class DynamicConfigController<C> {
     try {
       payload = await this.store.load(src);
     } catch (err) {
-      return { ok: false, reason: LoadError, detail: (err as Error).message };
+      return { ok: false, reason: LoadError, detail: messageOf(err) };
     }
     return this.options.evaluate(payload);
   }
 
+  /** A record, or undefined when it is absent or unreadable (an unreadable one is set aside and logged loudly). */
+  private async readRecord(which: 'assigned' | 'last-known-good'): Promise<NodeConfigSource | undefined> {
+    const r = await this.store.readRecordOrQuarantine(which, new Date(this.clock()));
+    if (r.error) {
+      const kept = r.keptAs ? `kept a copy as ${r.keptAs}` : `could not set it aside: ${messageOf(r.clearError)}`;
+      logError(`the ${which} record is unreadable and is treated as absent (${kept}), error: ${messageOf(r.error)}`);
+    }
+    return r.source;
+  }
+
+  /**
+   * Whether `src`'s checkpoint is on disk, downloading it again when it is missing and the ConfigMap still has the
+   * same UID and ResourceVersion.
+   */
+  private async ensureCheckpoint(src: NodeConfigSource, opts: BootstrapOptions): Promise<boolean> {
+    try {
+      if (await this.store.exists(src)) return true;
+    } catch (err) {
+      logError(`cannot check the checkpoint of ${describeSource(src)}, error: ${messageOf(err)}`);
+      return false;
+    }
+    const cm = src.configMap!;
+    if (!opts.fetchConfigMap) return false;
+    try {
+      const got = await opts.fetchConfigMap(cm);
+      if (got.uid !== cm.uid || got.resourceVersion !== cm.resourceVersion) {
+        logWarning(`the checkpoint of ${describeSource(src)} is missing and the ConfigMap has changed (UID: ${got.uid ?? ''}, ResourceVersion: ${got.resourceVersion ?? ''})`);
+        return false;
+      }
+      await this.store.save({ uid: cm.uid!, resourceVersion: cm.resourceVersion!, files: got.data ?? {} });
+      log(`the checkpoint of ${describeSource(src)} was missing; downloaded it again`);
+      return true;
+    } catch (err) {
+      logWarning(`the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${messageOf(err)}`);
+      return false;
+    }
+  }
+
+  /** The start ledger is best-effort: a meta/ that cannot be written must not keep a valid config from running. */
+  private ledgerFailed(what: string, err: unknown): void {
+    logError(`${what} could not be recorded, crash-loop accounting is suspended, error: ${messageOf(err)}`);
+    if (!this.status.current().error) this.status.setError(InternalError);
+  }
+
   /** Decides what to run. Returns undefined for the local config; throws BootstrapError when nothing valid exists. */
-  async bootstrap(): Promise<{ use: 'local' | 'assigned' | 'last-known-good'; config?: C }> {
+  async bootstrap(opts: BootstrapOptions = {}): Promise<{ use: 'local' | 'assigned' | 'last-known-good'; config?: C }> {
     await this.store.initialize();
-    const assigned = await this.store.assigned();
-    const lastKnownGood = await this.store.lastKnownGood();
+    const assigned = await this.readRecord('assigned');
+    let lastKnownGood = await this.readRecord('last-known-good');
     this.assignedAtBoot = assigned;
+    if (assigned) this.assignedCheckpointMissing = !(await this.ensureCheckpoint(assigned, opts));
+    if (lastKnownGood && !(await this.ensureCheckpoint(lastKnownGood, opts))) {
+      logError(`the last-known-good checkpoint of ${describeSource(lastKnownGood)} is missing; falling back to the local config instead`);
+      lastKnownGood = undefined;
+      await this.store.setLastKnownGood(undefined).catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${messageOf(err)}`));
+    }
     if (!assigned) {
       this.decision = decideBoot<C>({ startsWithoutHealthy: 0, crashLoopThreshold: this.options.crashLoopThreshold, ...(lastKnownGood ? { lastKnownGood } : {}) });
       this.applyStatus(this.decision.status);
@@ -106,10 +253,14 @@ export class DynamicConfigController<C> {
     if (d.kind === 'fatal' && lastKnownGood) d = decideBoot<C>({ ...input, lastKnownGoodOutcome: await this.loadOutcome(lastKnownGood) });
     this.decision = d;
     this.applyStatus(d.status);
-    if (d.kind === 'fatal') throw new BootstrapError(`failed to determine a valid configuration, error: ${d.message}`);
+    if (d.kind === 'fatal') throw new BootstrapError(`failed to determine a valid configuration, error: ${clip(d.message)}`);
     if (d.rejected) logError(`${d.rejected.reason}, error: ${d.rejected.detail}`);
     if (d.use === 'assigned') {
-      await this.store.recordStart(assigned);
+      try {
+        await this.store.recordStart(assigned);
+      } catch (err) {
+        this.ledgerFailed('the start of the assigned config', err);
+      }
       log(`using assigned config ${describeSource(assigned)}`);
     } else if (d.use === 'last-known-good' && lastKnownGood) {
       log(`using last-known-good config ${describeSource(lastKnownGood)}`);
@@ -126,17 +277,64 @@ export class DynamicConfigController<C> {
     this.status.setError(s.error ?? '');
   }
 
-  /** The agent became healthy (listeners bound): resets crash-loop accounting and starts the health clock. */
+  private runsAssigned(): boolean {
+    return this.decision?.kind === 'run' && this.decision.use === 'assigned' && this.assignedAtBoot !== undefined;
+  }
+
+  /** The controller's part of /healthz: the sync loop has run within its threshold (once it has started). */
+  healthz(): HealthzResult {
+    const last = this.sync?.lastLoopAt();
+    const threshold = this.options.syncLoopThresholdMs ?? 5 * 60_000;
+    if (last !== undefined && this.clock() - last > threshold) return { ok: false, reason: SYNC_LOOP_UNHEALTHY };
+    return { ok: true };
+  }
+
+  /**
+   * The agent has finished its whole start-up (capacity, registration and status, sync started). From now on a
+   * passing health check counts: the first one resets the crash-loop count of the config this boot runs.
+   */
+  async startupComplete(): Promise<void> {
+    this.startedUp = true;
+    await this.markHealthy();
+  }
+
+  /** A health probe passed (the listener answers). Counts only after start-up and while /healthz passes. */
   async markHealthy(): Promise<void> {
-    if (this.healthySince === undefined) this.healthySince = this.clock();
-    if (!this.recordedHealthy && this.decision?.kind === 'run' && this.decision.use === 'assigned' && this.assignedAtBoot) {
-      this.recordedHealthy = true;
-      await this.store.recordHealthy(this.assignedAtBoot);
+    if (!this.startedUp) return;
+    if (!this.healthz().ok) {
+      this.markUnhealthy();
+      return;
     }
+    if (this.healthySince === undefined) this.healthySince = this.clock();
+    if (!this.recordedHealthy && this.runsAssigned()) {
+      this.recordedHealthy = true;
+      this.healthyWrite = this.store.recordHealthy(this.assignedAtBoot).catch((err: unknown) => this.ledgerFailed('the health of the assigned config', err));
+    }
+    await this.healthyWrite;
   }
 
   markUnhealthy(): void {
     this.healthySince = undefined;
+  }
+
+  /** Whether the config this boot runs has been recorded healthy. */
+  get reachedHealth(): boolean {
+    return this.recordedHealthy;
+  }
+
+  /**
+   * The agent stops on purpose (a signal, or to switch config). A start that had not yet reached health did not
+   * crash either, so it no longer counts against the assigned config.
+   */
+  async stoppedCleanly(): Promise<void> {
+    // A healthy record still being written must reach the disk before the process exits.
+    if (this.healthyWrite) return this.healthyWrite;
+    if (this.recordedHealthy || !this.runsAssigned()) return;
+    try {
+      await this.store.recordCleanStop(this.assignedAtBoot);
+    } catch (err) {
+      logError(`failed to record a clean stop, error: ${messageOf(err)}`);
+    }
   }
 
   startSync(opts: SyncOptions): void {
@@ -159,6 +357,7 @@ export class DynamicConfigController<C> {
     });
 
     const random = this.options.random ?? Math.random;
+    const tick = () => 10_000 + random() * 2_000;
     this.sync = new ConfigSync({
       store: this.store,
       status: this.status,
@@ -168,41 +367,49 @@ export class DynamicConfigController<C> {
         return node.spec?.configSource ? structuredClone(node.spec.configSource) : undefined;
       },
       download: async (ref) => {
-        const payload = (o: ConfigMapObject) => {
-          const meta = o.metadata ?? {};
-          return {
-            ...(typeof meta.uid === 'string' && meta.uid ? { uid: meta.uid } : {}),
-            ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
-            data: o.data ?? {},
-          };
-        };
         if (this.configMapInformer && this.configMapRef && this.configMapRef.namespace === ref.namespace && this.configMapRef.name === ref.name) {
           const cached = this.configMapInformer.store.get(`${ref.namespace}/${ref.name}`);
-          if (cached) return payload(cached);
+          if (cached) return payloadOf(cached);
         }
-        return payload(await client.get<ConfigMapObject>(apiPath({ configMap: ref })));
+        return payloadOf(await client.get<ConfigMapObject>(requestPath(ref)));
       },
       restart: (source) => this.restart(source, opts),
-      retryDelayMs: () => 10_000 + random() * 2_000,
+      retryDelayMs: this.options.syncRetryMs ?? tick,
       ready: () => this.nodeInformer?.whenSynced() ?? Promise.resolve(false),
+      restoredNeedsRestart: (resolved) => this.assignedCheckpointMissing && sourcesEqual(resolved, this.assignedAtBoot),
+      clock: this.clock,
+      loopPeriodMs: this.options.syncLoopPeriodMs ?? tick,
     });
 
-    const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${nodeName}` });
+    const logInterval = this.options.informerLogIntervalMs ?? 30_000;
+    const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}` });
     this.nodeInformer = nodeInformer;
-    nodeInformer.on('add', () => this.sync?.poke());
+    const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, logInterval, this.clock);
+    nodeInformer.on('error', (err) => nodeFailures.failed(err));
+    nodeInformer.on('add', () => {
+      if (this.informerErrorReported) {
+        // The Node could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
+        this.informerErrorReported = false;
+        this.status.setErrorOverride('');
+      }
+      this.sync?.poke();
+    });
     nodeInformer.on('update', (oldObj, newObj) => {
       if (!sourcesEqual(oldObj.spec?.configSource, newObj.spec?.configSource)) this.sync?.poke();
     });
     nodeInformer.on('delete', () => log('Node was deleted'));
     nodeInformer.start();
+    this.watchInitialSync(nodeInformer);
 
     const assigned = this.assignedAtBoot;
     if (assigned?.configMap) {
       this.configMapRef = assigned.configMap;
       const cmInformer = new Informer<ConfigMapObject>(client, `/api/v1/namespaces/${encodeURIComponent(assigned.configMap.namespace)}/configmaps`, {
-        fieldSelector: `metadata.name=${assigned.configMap.name}`,
+        fieldSelector: `metadata.name=${fieldSelectorValue(assigned.configMap.name)}`,
       });
       this.configMapInformer = cmInformer;
+      const cmFailures = new FailureLog(`assigned ConfigMap ${assigned.configMap.namespace}/${assigned.configMap.name}`, logInterval, this.clock);
+      cmInformer.on('error', (err) => cmFailures.failed(err));
       cmInformer.on('add', () => this.sync?.poke());
       cmInformer.on('update', (oldObj, newObj) => {
         if (oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion) this.sync?.poke();
@@ -215,56 +422,93 @@ export class DynamicConfigController<C> {
     } else {
       log('local source is assigned, will not start remote config source informer');
     }
+    this.sync.startLoop();
 
     if (this.decision?.kind === 'run' && this.decision.startTrial) {
-      const every = Math.min(10_000, Math.max(100, this.options.trialMs / 4));
-      const tick = () => void this.checkTrial();
-      this.trialTimer = setInterval(tick, every);
-      tick();
+      const every = this.options.trialCheckMs ?? Math.min(10_000, Math.max(100, this.options.trialMs / 4));
+      const check = () => void this.checkTrial();
+      this.trialTimer = setInterval(check, every);
+      check();
     }
   }
 
-  private async checkTrial(): Promise<void> {
+  /**
+   * A Node list that keeps failing (403, TLS, a server that is gone) would leave the agent on its boot config with
+   * nothing to show for it: after a bounded wait, status.config reports the internal sync error, as upstream's sync
+   * does when the Node is not in its cache. The next successful sync clears it.
+   */
+  private watchInitialSync(informer: Informer<NodeObject>): void {
+    const timeout = this.options.informerSyncTimeoutMs ?? 30_000;
+    this.informerWatchdog = setTimeout(() => {
+      this.informerWatchdog = undefined;
+      if (informer.hasSynced()) return;
+      logError(`${InternalError}, error: the Node ${JSON.stringify(this.options.nodeName)} could not be listed within ${Math.round(timeout / 1000)} s`);
+      this.informerErrorReported = true;
+      this.status.setErrorOverride(syncError(InternalError));
+    }, timeout);
+    this.informerWatchdog.unref?.();
+  }
+
+  /** Promotes the assigned config to last-known-good once its health-gated trial has passed. */
+  async checkTrial(): Promise<void> {
     try {
       const modified = (await this.store.assignedModified()).getTime();
       if (!shouldPromote({ now: this.clock(), assignedModified: modified, healthySince: this.healthySince, trialMs: this.options.trialMs })) return;
     } catch (err) {
-      logError(`failed to check trial period for assigned config, error: ${(err as Error).message}`);
+      logError(`failed to check trial period for assigned config, error: ${messageOf(err)}`);
       return;
     }
     try {
-      const assigned = await this.store.assigned();
-      const lkg = await this.store.lastKnownGood();
-      if ((!assigned && !lkg) || (assigned && lkg && sourcesEqual(assigned, lkg))) return;
-      // Only the config this boot loaded and trialled may graduate.
-      if (!sourcesEqual(assigned, this.assignedAtBoot)) return;
-      if (!assigned) return;
-      await this.store.setLastKnownGood(assigned);
-      this.status.setLastKnownGood(assigned);
-      log(`updated last-known-good config to ${describeSource(assigned)}`);
+      // Read, decide and write under the store's lock: a reset must not land in between.
+      const promoted = await this.store.exclusive(async () => {
+        const assigned = await this.store.assigned();
+        const lkg = await this.store.lastKnownGood();
+        if (!assigned || (lkg && sourcesEqual(assigned, lkg))) return undefined;
+        // Only the config this boot loaded and trialled may graduate.
+        if (!sourcesEqual(assigned, this.assignedAtBoot)) return undefined;
+        await this.store.setLastKnownGood(assigned);
+        return assigned;
+      });
+      if (!promoted) return;
+      this.status.setLastKnownGood(promoted);
+      log(`updated last-known-good config to ${describeSource(promoted)}`);
     } catch (err) {
-      logError(`failed to set last-known-good to assigned config, error: ${(err as Error).message}`);
+      logError(`failed to set last-known-good to assigned config, error: ${messageOf(err)}`);
     }
   }
 
-  private async restart(source: NodeConfigSource | undefined, opts: SyncOptions): Promise<void> {
-    if (this.restarting) return;
-    this.restarting = true;
-    const message = restartMessage(source);
-    try {
-      await opts.emitEvent(message);
-    } catch (err) {
-      logError(`failed to send event, error: ${(err as Error).message}`);
-    }
-    log(message);
-    await opts.exit();
+  /** Emits KubeletConfigChanged (bounded wait) and exits; a second request joins the first. */
+  private restart(source: NodeConfigSource | undefined, opts: SyncOptions): Promise<void> {
+    this.restarting ??= (async () => {
+      const message = restartMessage(source);
+      const timeoutMs = this.options.restartEventTimeoutMs ?? 5_000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          logError(`failed to send event, error: no answer within ${timeoutMs} ms`);
+          resolve();
+        }, timeoutMs);
+      });
+      try {
+        await Promise.race([
+          opts.emitEvent(message).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`)),
+          timedOut,
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
+      log(message);
+      await opts.exit();
+    })();
+    return this.restarting;
   }
 
   stop(): void {
     this.sync?.stop();
-    this.nodeInformer?.stop();
-    this.configMapInformer?.stop();
+    void this.nodeInformer?.stop();
+    void this.configMapInformer?.stop();
     this.status.stop();
     if (this.trialTimer) clearInterval(this.trialTimer);
+    if (this.informerWatchdog) clearTimeout(this.informerWatchdog);
   }
 }

@@ -87,6 +87,16 @@ export class StartLedger {
     await this.write({ source: src ? cloneSource(src) : undefined, startsWithoutHealthy: 0 });
   }
 
+  /**
+   * `src`'s latest start ended in a clean stop (a signal, an exit to switch config) before it reached health:
+   * a stop is not a crash, so that start no longer counts.
+   */
+  async recordCleanStop(src: MaybeSource): Promise<void> {
+    const cur = await this.read();
+    if (!sourcesEqual(cur.source, src) || cur.startsWithoutHealthy === 0) return;
+    await this.write({ source: src ? cloneSource(src) : undefined, startsWithoutHealthy: cur.startsWithoutHealthy - 1 });
+  }
+
   /** Consecutive unhealthy starts of `src`; zero when the ledger is counting another source. */
   async startsWithoutHealthy(src: MaybeSource): Promise<number> {
     const cur = await this.read();

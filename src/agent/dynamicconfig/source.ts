@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import type { ConfigMapNodeConfigSource, NodeConfigSource } from '../../api/types.js';
 import { CodedError } from '../../util/errors.js';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain } from '../../api/validation/names.js';
 
 export type { ConfigMapNodeConfigSource, NodeConfigSource } from '../../api/types.js';
 
@@ -88,6 +89,39 @@ export function cloneSource(src: NodeConfigSource): NodeConfigSource {
 export function apiPath(src: NodeConfigSource): string {
   const cm = configMapOf(src);
   return `/api/v1/namespaces/${cm.namespace}/configmaps/${cm.name}`;
+}
+
+/** The ConfigMap's URL for a request: apiPath() with each segment encoded (apiPath() itself is a display string). */
+export function requestPath(ref: ConfigMapNodeConfigSource): string {
+  return `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps/${encodeURIComponent(ref.name)}`;
+}
+
+/** fields.EscapeValue: a value inside a field selector (`metadata.name=<value>`). */
+export function fieldSelectorValue(v: string): string {
+  return v.replace(/[\\,=]/g, (c) => `\\${c}`);
+}
+
+/**
+ * What the API server would refuse in a ConfigMap reference (namespace a DNS label, name a DNS subdomain, the key a
+ * ConfigMap key) plus what the checkpoint layout needs of UID and ResourceVersion (one path component each). A record
+ * read back from disk is checked with this before any of it becomes part of a path: disk is not the API server.
+ */
+export function sourceNameErrors(src: NodeConfigSource): string[] {
+  const cm = src.configMap;
+  if (!cm) return [ALL_NIL_SUBFIELDS_ERROR];
+  const out: string[] = [];
+  const field = (name: string, value: string, errs: string[]) => {
+    for (const e of errs) out.push(`${name} ${JSON.stringify(value)}: ${e}`);
+  };
+  field('namespace', cm.namespace ?? '', isDNS1123Label(cm.namespace ?? ''));
+  field('name', cm.name ?? '', isDNS1123Subdomain(cm.name ?? ''));
+  field('kubeletConfigKey', cm.kubeletConfigKey ?? '', isConfigMapKey(cm.kubeletConfigKey ?? ''));
+  for (const [name, value] of [['uid', cm.uid], ['resourceVersion', cm.resourceVersion]] as const) {
+    if (value !== undefined && (value === '.' || value === '..' || value.includes('/') || value.includes('\0') || value.length > 255)) {
+      field(name, value, ['must be a single path component']);
+    }
+  }
+  return out;
 }
 
 /**

@@ -4,6 +4,7 @@
 // the status and retry on the next tick; a reset to local clears both records.
 
 import { klog } from '../../util/klog.js';
+import { log, logError } from './log.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from './errors.js';
 import { describeSource, sourcesEqual, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
@@ -32,10 +33,17 @@ export interface SyncDeps {
    * the Node's cache itself, or a ConfigMap informer that lists first reports a missing Node as an internal failure.
    */
   ready?(): Promise<boolean>;
+  /**
+   * Whether a checkpoint this sync had to write again for the already-assigned source should restart the agent:
+   * true when the boot fell back because that checkpoint was missing (self-healing, beyond upstream).
+   */
+  restoredNeedsRestart?(resolved: NodeConfigSource): boolean;
+  /** Milliseconds since the epoch; Date.now. */
+  clock?(): number;
+  /** Delay until the loop's next tick (upstream: 10 s, jitter 0.2). */
+  loopPeriodMs?(): number;
 }
 
-const log = (msg: string) => klog.depth(1, 'info', `kubelet config controller: ${msg}`);
-const logError = (msg: string) => klog.depth(1, 'error', `kubelet config controller: ${msg}`);
 
 export class ConfigSync {
   private poked = false;
@@ -43,6 +51,8 @@ export class ConfigSync {
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly idleWaiters: (() => void)[] = [];
+  private loopTimer: NodeJS.Timeout | undefined;
+  private lastLoop: number | undefined;
 
   constructor(private readonly deps: SyncDeps) {}
 
@@ -66,6 +76,39 @@ export class ConfigSync {
   stop(): void {
     this.stopped = true;
     this.cancelRetry();
+    if (this.loopTimer) clearTimeout(this.loopTimer);
+    this.loopTimer = undefined;
+  }
+
+  /**
+   * Starts the periodic loop (upstream's wait.JitterUntil over syncConfigSource): each tick runs a sync that a poke
+   * left pending and records that the loop is alive. A sync stuck in I/O (or waiting for a Node cache that never
+   * fills) keeps the loop from ticking, which is what /healthz reports.
+   */
+  startLoop(): void {
+    if (this.stopped || this.loopTimer) return;
+    this.lastLoop = this.now();
+    const tick = (): void => {
+      this.loopTimer = undefined;
+      if (this.stopped) return;
+      if (!this.running) {
+        this.lastLoop = this.now();
+        if (this.poked) void this.run();
+      }
+      this.loopTimer = setTimeout(tick, this.deps.loopPeriodMs?.() ?? 10_000);
+      this.loopTimer.unref?.();
+    };
+    this.loopTimer = setTimeout(tick, this.deps.loopPeriodMs?.() ?? 10_000);
+    this.loopTimer.unref?.();
+  }
+
+  /** When the loop last ran free (a tick with no sync in flight, or a finished sync); undefined before startLoop(). */
+  lastLoopAt(): number | undefined {
+    return this.lastLoop;
+  }
+
+  private now(): number {
+    return this.deps.clock?.() ?? Date.now();
   }
 
   /** Resolves once no sync is running or queued (a retry waiting for its timer does not count). */
@@ -94,6 +137,7 @@ export class ConfigSync {
       this.fail(InternalError, err);
     } finally {
       this.running = false;
+      if (this.lastLoop !== undefined) this.lastLoop = this.now();
     }
     if (this.poked && !this.stopped) {
       this.cancelRetry();
@@ -146,8 +190,9 @@ export class ConfigSync {
     if (!cm.resourceVersion) return this.fail(InternalError, new Error('ConfigMap must have a non-empty ResourceVersion'));
     const resolved: NodeConfigSource = { configMap: { ...source.configMap, uid: cm.uid, resourceVersion: cm.resourceVersion } };
 
+    let saved: boolean;
     try {
-      const saved = await store.save({ uid: cm.uid, resourceVersion: cm.resourceVersion, files: cm.data ?? {} });
+      saved = await store.save({ uid: cm.uid, resourceVersion: cm.resourceVersion, files: cm.data ?? {} });
       if (!saved) log(`checkpoint already exists for ${describeSource(resolved)}`);
     } catch (err) {
       return this.fail(InternalError, err);
@@ -155,11 +200,18 @@ export class ConfigSync {
 
     let updated: boolean;
     try {
-      const previous = await store.assigned();
-      await store.setAssigned(resolved);
-      updated = !sourcesEqual(previous, resolved);
+      // Read and write under the store's lock, so no reset or promotion lands between them.
+      updated = await store.exclusive(async () => {
+        const previous = await store.assigned();
+        await store.setAssigned(resolved);
+        return !sourcesEqual(previous, resolved);
+      });
     } catch (err) {
       return this.fail(InternalError, err);
+    }
+    if (!updated && saved && this.deps.restoredNeedsRestart?.(resolved)) {
+      log(`restored the missing checkpoint for ${describeSource(resolved)}`);
+      updated = true;
     }
     if (updated) {
       klog.v(2, `kubelet config controller: checkpointed and assigned ${describeSource(resolved)}`);

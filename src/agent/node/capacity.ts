@@ -3,7 +3,13 @@
 // kubelet's arithmetic (including its float32 percentages) so a status written here matches what a kubelet
 // on the same machine would report. Pure: machine facts come in as arguments (see host.ts).
 
-import { Quantity, QuantityError, type KubeletConfiguration } from '../../kubeletconfig/index.js';
+import {
+  parseEvictionThreshold as parseThreshold,
+  Quantity,
+  QuantityError,
+  type EvictionThreshold,
+  type KubeletConfiguration,
+} from '../../kubeletconfig/index.js';
 import { NodeAgentError } from './errors.js';
 
 /** A core/v1 ResourceList: resource name → exact quantity. */
@@ -119,18 +125,7 @@ export function parseReservation(field: 'kubeReserved' | 'systemReserved', m: Re
   return out;
 }
 
-/** A hard eviction threshold: an absolute quantity or a fraction of capacity (float32, as the kubelet holds it). */
-export type EvictionThreshold = { quantity: Quantity } | { percentage: number };
-
-const EVICTION_SIGNALS = new Set([
-  'memory.available',
-  'allocatableMemory.available',
-  'nodefs.available',
-  'nodefs.inodesFree',
-  'imagefs.available',
-  'imagefs.inodesFree',
-  'pid.available',
-]);
+export type { EvictionThreshold } from '../../kubeletconfig/index.js';
 
 /** The capacity resource each signal's threshold is held back from (hardEvictionReservation). */
 const SIGNAL_RESOURCE: Readonly<Record<string, CapacityResource>> = {
@@ -139,29 +134,13 @@ const SIGNAL_RESOURCE: Readonly<Record<string, CapacityResource>> = {
 };
 
 /**
- * One evictionHard entry as the eviction manager parses it: `0%` and `100%` disable the threshold
- * (undefined), other percentages become a float32 fraction, anything else a positive quantity.
+ * One evictionHard entry, parsed by the same function `dkc config validate` and the boot decision use
+ * (so a config that passed them never fails here): undefined for a disabled threshold.
  */
 export function parseEvictionThreshold(signal: string, value: string): EvictionThreshold | undefined {
-  if (!EVICTION_SIGNALS.has(signal)) throw reservationError(`evictionHard: unsupported eviction signal ${signal}`);
-  if (value.endsWith('%')) {
-    if (value === '0%' || value === '100%') return undefined;
-    const text = value.slice(0, -1);
-    const n = Number(text);
-    if (text.trim() === '' || !Number.isFinite(n)) throw reservationError(`evictionHard: invalid percentage ${JSON.stringify(value)} for ${signal}`);
-    if (n < 0) throw reservationError(`evictionHard: eviction percentage threshold ${signal} must be >= 0%: ${value}`);
-    if (n > 100) throw reservationError(`evictionHard: eviction percentage threshold ${signal} must be <= 100%: ${value}`);
-    // strconv.ParseFloat(s, 32) then float32(v)/100: the fraction is a float32, and so is its rounding.
-    return { percentage: Math.fround(Math.fround(n) / 100) };
-  }
-  let q: Quantity;
-  try {
-    q = Quantity.parse(value);
-  } catch (err) {
-    throw reservationError(`evictionHard: ${signal}=${JSON.stringify(value)}: ${(err as Error).message}`, err);
-  }
-  if (q.sign() <= 0) throw reservationError(`evictionHard: eviction threshold ${signal} must be positive: ${q.toString()}`);
-  return { quantity: q };
+  const r = parseThreshold(signal, value);
+  if (r.error !== undefined) throw reservationError(`evictionHard: ${r.error}`);
+  return r.threshold;
 }
 
 /** GetThresholdQuantity: a percentage becomes int64(float64(capacity.Value()) × fraction) bytes, BinarySI. */

@@ -17,6 +17,8 @@ import {
   restartMessage,
   sourceOf,
   startHarness,
+  until,
+  ValidateError,
   waitForNewProcess,
   type ConfigStatus,
   type Harness,
@@ -168,5 +170,54 @@ describe('crash-loop rollback, --dynamic-config-crash-loop-threshold=1', { timeo
     await h.assign(node, { name: 't1-crash-2' });
     await h.expectState(node, { assigned: bad, error: CrashLoopError }, LOCAL_MAX_PODS);
     assert.equal(crashesOf(h, node, exitsBefore), 1);
+  });
+});
+
+describe('a config that validates but fails the start-up, and what counts as healthy', { timeout: 180_000 }, () => {
+  let h: Harness;
+  let node: ClusterNode;
+
+  before(async () => {
+    h = await startHarness({ nodes: 1, backoff: BACKOFF });
+    node = h.node('node-1');
+  });
+  after(async () => {
+    await h?.stop();
+  });
+
+  it('an eviction signal start-up refuses is rolled back like a validation failure, and a new assignment is still picked up', async () => {
+    const cm = await h.createConfigMap('crash-evict', { kubelet: await payloadFor(node, 'evictionHard:', '  foo.bar: "10%"') });
+    const bad = sourceOf(cm);
+    const exitsBefore = h.exits.length;
+    await h.assign(node, { name: 'crash-evict' });
+    await h.waitForNewestEvent(node, restartMessage(bad));
+    await h.expectState(node, { assigned: bad, error: ValidateError }, LOCAL_MAX_PODS);
+    assert.equal(crashesOf(h, node, exitsBefore), 0, 'the agent never crashes on it');
+    const log = await readFile(node.logFile, 'utf8');
+    assert.match(log, /kubelet config controller: failed to validate config, see Kubelet log for details, error: unsupported eviction signal foo\.bar/);
+
+    // The agent runs and syncs: a fixed config reaches it.
+    const fixed = await h.createConfigMap('fixed-evict', { kubelet: await payloadFor(node, 'maxPods: 151', 'evictionHard:', '  memory.available: "10%"') });
+    await h.assign(node, { name: 'fixed-evict' });
+    await h.expectState(node, { assigned: sourceOf(fixed), active: sourceOf(fixed) }, 151);
+  });
+
+  it('starts that die before the agent registered never reset the crash count: the config is rolled back', async () => {
+    const active = (await h.configStatus(node)).active;
+    assert.ok(active, 'an assigned config is running');
+    // Without the API server the agent binds its listeners but cannot finish its start-up; each start is killed.
+    const d = await h.detach();
+    d.startAgent(node);
+    let pid: number | undefined;
+    for (let i = 0; i < 4; i++) {
+      pid = await waitForNewProcess(h, node, pid);
+      // Its listeners answer: bootstrap (and the start ledger) are done, registration cannot be.
+      await until(async () => ((await h.directConfigz(node).catch(() => undefined)) ? true : undefined), () => h.logTail(node), 20_000);
+      if (i < 3) process.kill(pid, 'SIGKILL');
+    }
+    await d.startServer();
+    await h.expectState(node, { assigned: active, error: CrashLoopError }, LOCAL_MAX_PODS);
+    const log = await readFile(node.logFile, 'utf8');
+    assert.match(log, /the assigned config started 3 times without becoming healthy/);
   });
 });

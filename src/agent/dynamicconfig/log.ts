@@ -1,0 +1,19 @@
+// The controller's log lines: upstream's `kubelet config controller: ` prefix, and a cap on their length. Details
+// can quote what came from disk or the server (a decode error embeds the whole record or payload); a log line
+// carries at most the first few hundred bytes of such text, never a whole payload.
+
+import { klog } from '../../util/klog.js';
+
+export const LOG_PREFIX = 'kubelet config controller: ';
+/** Longest message a log line carries, in UTF-16 units. */
+export const MAX_LOG_MESSAGE = 400;
+
+/** `text` cut to `max`, saying how much was left out. */
+export function clip(text: string, max = MAX_LOG_MESSAGE): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+export const log = (msg: string): void => klog.depth(1, 'info', LOG_PREFIX + clip(msg));
+export const logWarning = (msg: string): void => klog.depth(1, 'warning', LOG_PREFIX + clip(msg));
+export const logError = (msg: string): void => klog.depth(1, 'error', LOG_PREFIX + clip(msg));

@@ -1,0 +1,43 @@
+// One async mutex for the checkpoint store: every change to meta/ and checkpoints/ (sync, trial promotion, reset,
+// the start ledger) runs under it, so a read-decide-write sequence such as promoting the assigned config to
+// last-known-good can never land between the two writes of a reset. Re-entrant within one async call chain
+// (AsyncLocalStorage), so an operation that holds it may call the store's other locked operations.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export class AsyncMutex {
+  private tail: Promise<void> = Promise.resolve();
+  private readonly owner = new AsyncLocalStorage<AsyncMutex>();
+  private waiting = 0;
+  private readonly contentionWaiters: (() => void)[] = [];
+
+  /** Runs `fn` once every earlier holder has finished; `fn` may take the lock again (re-entrant). */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.owner.getStore() === this) return fn();
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((r) => (release = r));
+    this.waiting++;
+    for (const w of this.contentionWaiters.splice(0)) w();
+    try {
+      await previous;
+    } finally {
+      this.waiting--;
+    }
+    try {
+      return await this.owner.run(this, fn);
+    } finally {
+      release();
+    }
+  }
+
+  /** Callers queued or holding the lock, counted from when they asked. */
+  get queued(): number {
+    return this.waiting;
+  }
+
+  /** Resolves the next time a caller asks for the lock (for tests that order operations deterministically). */
+  whenRequested(): Promise<void> {
+    return new Promise((r) => this.contentionWaiters.push(r));
+  }
+}
