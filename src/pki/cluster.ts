@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate as NodeX509 } from 'node:crypto';
 import { writeFileAtomic } from '../util/atomicfile.js';
-import { assertKeyMatchesCert, createCA, issueCert, type CertKeyPem, type IssueOptions } from './certs.js';
+import { assertKeyMatchesCert, createCA, issueCert, parseCertIdentity, type CertKeyPem, type IssueOptions } from './certs.js';
 import { PkiError } from './errors.js';
 
 export interface ClusterPKIOptions {
@@ -67,11 +67,9 @@ function leafSpecs(options: ClusterPKIOptions): Record<LeafName, IssueOptions> {
       usages: ['server'],
     },
     admin: { commonName: ADMIN_COMMON_NAME, organizations: [MASTERS_GROUP], usages: ['client'] },
-    'apiserver-kubelet-client': {
-      commonName: KUBELET_CLIENT_COMMON_NAME,
-      organizations: [MASTERS_GROUP],
-      usages: ['client'],
-    },
+    // A dedicated identity with no group: RBAC grants it the kubelet API (system:kubelet-api-admin) and nothing
+    // else, so nobody reaches the API server's own data through the node proxy.
+    'apiserver-kubelet-client': { commonName: KUBELET_CLIENT_COMMON_NAME, usages: ['client'] },
   };
 }
 
@@ -98,6 +96,22 @@ async function readState(dir: string): Promise<OnDisk> {
     leaves[n] = { cert: await readIfExists(join(dir, `${n}.crt`)), key: await readIfExists(join(dir, `${n}.key`)) };
   }
   return { caCert: await readIfExists(join(dir, 'ca.crt')), caKey: await readIfExists(join(dir, 'ca.key')), leaves };
+}
+
+/**
+ * Data dirs made by earlier versions hold a node-proxy client certificate in system:masters, which let anyone
+ * allowed `nodes/proxy` act as a cluster admin. Such a pair counts as missing, so it is issued anew.
+ */
+function dropPrivilegedProxyClient(s: OnDisk): void {
+  const leaf = s.leaves['apiserver-kubelet-client'];
+  if (leaf.cert === undefined) return;
+  let orgs: string[];
+  try {
+    orgs = parseCertIdentity(leaf.cert).organizations;
+  } catch {
+    return; // assertKeyMatchesCert reports an unreadable certificate
+  }
+  if (orgs.includes(MASTERS_GROUP)) s.leaves['apiserver-kubelet-client'] = {};
 }
 
 function isComplete(s: OnDisk): boolean {
@@ -217,11 +231,13 @@ async function complete(dir: string, s: OnDisk, options: ClusterPKIOptions, crea
 export async function ensureClusterPKI(dir: string, options: ClusterPKIOptions = {}): Promise<ClusterPKI> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   let s = await readState(dir);
+  dropPrivilegedProxyClient(s);
   const created: string[] = [];
   if (!isComplete(s)) {
     const release = await acquireLock(dir, options.lockTimeoutMs ?? 30_000);
     try {
       s = await readState(dir); // another process may have completed it while we waited
+      dropPrivilegedProxyClient(s);
       await complete(dir, s, options, created);
     } finally {
       await release();

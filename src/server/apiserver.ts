@@ -137,6 +137,7 @@ export class ApiServer {
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         const addr = this.server.address() as AddressInfo;
+        this.proxy.setListening(addr);
         const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
         this.address = `${h === '0.0.0.0' || h === '[::]' ? '127.0.0.1' : h}:${addr.port}`;
         resolve(addr);

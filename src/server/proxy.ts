@@ -1,8 +1,13 @@
 // The node proxy (`/api/v1/nodes/<name>[:port]/proxy/<path>`): forwards the request to the node's kubelet
 // endpoint (its InternalIP and daemonEndpoints.kubeletEndpoint.Port) over HTTPS, authenticating with the server's
-// own kubelet-client certificate, and streams status, headers and body back unchanged.
+// own kubelet-client certificate, and streams status, headers and body back unchanged. That certificate is a
+// dedicated identity with only the kubelet API's rights, and the proxy never points at the API server's own
+// listening address: neither the proxy nor a node's reported address can turn a nodes/proxy grant into API access.
 
 import https from 'node:https';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
@@ -36,15 +41,71 @@ export function nodeEndpoint(node: KubeObject, portOverride?: string): { host: s
   return { host, port };
 }
 
+/** kube-apiserver's answer for a proxy target it will not reach. */
+export const ADDRESS_NOT_ALLOWED = 'address not allowed';
+
+function normalizeIp(ip: string): string {
+  return ip.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
+}
+
+function isLoopback(ip: string): boolean {
+  const a = normalizeIp(ip);
+  return a === '::1' || /^127\./.test(a);
+}
+
+/**
+ * Whether connecting to `ip:port` would reach the API server listening on `listen` (its bound address and port).
+ * A wildcard bind answers on every address of the host, `localAddresses` (all interface addresses).
+ */
+export function isOwnAddress(ip: string, port: number, listen: { address: string; port: number }, localAddresses: readonly string[]): boolean {
+  if (port !== listen.port) return false;
+  const a = normalizeIp(ip);
+  const bound = normalizeIp(listen.address);
+  if (bound === '0.0.0.0' || bound === '::') return isLoopback(a) || localAddresses.some((l) => normalizeIp(l) === a);
+  return a === bound || (isLoopback(a) && isLoopback(bound));
+}
+
+function localAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+}
+
 export class NodeProxy {
   private readonly agent: https.Agent;
+  /** Where the API server itself listens, once it does. */
+  private listening?: { address: string; port: number };
+
   constructor(creds: KubeletClientCredentials) {
     // Kubelet serving certificates are self-signed per node unless configured, and kube-apiserver does not verify
     // them without --kubelet-certificate-authority; the same holds here.
     this.agent = new https.Agent({ cert: creds.certPem, key: creds.keyPem, rejectUnauthorized: false, keepAlive: true, maxSockets: 64 });
   }
 
-  forward(req: IncomingMessage, res: ServerResponse, target: { host: string; port: number }, path: string, search: string): Promise<void> {
+  /** Tells the proxy the API server's own listening address, which it then refuses as a target. */
+  setListening(listen: { address: string; port: number }): void {
+    this.listening = listen;
+  }
+
+  /**
+   * Resolves the target once and checks that address (a later lookup could answer differently), refusing the API
+   * server's own listener with kube-apiserver's 400 "address not allowed".
+   */
+  async resolveTarget(target: { host: string; port: number }): Promise<{ host: string; port: number }> {
+    let ips: string[];
+    try {
+      ips = isIP(target.host) ? [target.host] : (await lookup(target.host, { all: true })).map((r) => r.address);
+    } catch (err) {
+      throw errors.serviceUnavailable(`error trying to reach service: ${(err as Error).message}`);
+    }
+    const listen = this.listening;
+    if (listen) {
+      const locals = localAddresses();
+      if (ips.some((ip) => isOwnAddress(ip, target.port, listen, locals))) throw errors.badRequest(ADDRESS_NOT_ALLOWED);
+    }
+    return { host: ips[0]!, port: target.port };
+  }
+
+  async forward(req: IncomingMessage, res: ServerResponse, to: { host: string; port: number }, path: string, search: string): Promise<void> {
+    const target = await this.resolveTarget(to);
     return new Promise((resolve) => {
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !hopByHop.has(k)) headers[k] = v;

@@ -286,12 +286,30 @@ describe('ensureClusterPKI', () => {
     assert.deepEqual(new X509Certificate(pki.apiserver.certPem).keyUsage, [SERVER_AUTH]);
     assert.deepEqual(parseCertIdentity(pki.admin.certPem), { commonName: 'admin', organizations: ['system:masters'] });
     assert.deepEqual(new X509Certificate(pki.admin.certPem).keyUsage, [CLIENT_AUTH]);
+    // The node proxy's identity: no group, so nothing but what RBAC grants the user (system:kubelet-api-admin).
     assert.deepEqual(parseCertIdentity(pki.apiserverKubeletClient.certPem), {
       commonName: 'kube-apiserver-kubelet-client',
-      organizations: ['system:masters'],
+      organizations: [],
     });
     assert.deepEqual(new X509Certificate(pki.apiserverKubeletClient.certPem).keyUsage, [CLIENT_AUTH]);
     assert.equal(pki.paths.adminKey, join(d, 'admin.key'));
+  });
+
+  it('replaces a node-proxy certificate in system:masters left by an earlier version, and nothing else', async () => {
+    const d = join(dir, 'upgrade');
+    const first = await ensureClusterPKI(d);
+    const old = await issueCert(first.ca as CertKeyPem, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'], usages: ['client'] });
+    await writeFile(join(d, 'apiserver-kubelet-client.key'), old.keyPem, { mode: 0o600 });
+    await writeFile(join(d, 'apiserver-kubelet-client.crt'), old.certPem);
+    const before = await snapshot(d);
+    const pki = await ensureClusterPKI(d);
+    assert.deepEqual([...pki.created].sort(), ['apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key']);
+    assert.deepEqual(parseCertIdentity(pki.apiserverKubeletClient.certPem), { commonName: 'kube-apiserver-kubelet-client', organizations: [] });
+    assert.equal(await readFile(join(d, 'apiserver-kubelet-client.crt'), 'utf8'), pki.apiserverKubeletClient.certPem);
+    const after = await snapshot(d);
+    for (const f of FILES) if (!f.startsWith('apiserver-kubelet-client')) assert.equal(after[f], before[f], f);
+    // Once replaced, later starts keep it.
+    assert.deepEqual((await ensureClusterPKI(d)).created, []);
   });
 
   it('loads existing files unchanged on later calls, whatever the options say', async () => {

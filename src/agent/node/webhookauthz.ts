@@ -34,7 +34,8 @@ export class WebhookAuthorizer {
   async authorize(user: RequestUser, attrs: RequestAttributes): Promise<boolean> {
     // The API server allows system:masters everything before any authorizer is consulted, so the answer is known
     // without asking — and stays available while the control plane is down, which is when an operator most needs
-    // /configz (the API server's own node-proxy identity is in this group too).
+    // /configz directly. (The API server's node-proxy identity is not in this group: RBAC's system:kubelet-api-admin
+    // is what lets it through.)
     if (user.groups.includes(MASTERS_GROUP)) return true;
     const key = JSON.stringify([user.name, [...user.groups].sort(), attrs.verb, attrs.resource, attrs.subresource, attrs.name]);
     const hit = this.cache.get(key);

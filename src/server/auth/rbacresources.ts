@@ -84,6 +84,8 @@ function bindingDef(kind: 'RoleBinding' | 'ClusterRoleBinding', plural: string, 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>
   resourceNames ? { verbs, apiGroups, resources, resourceNames } : { verbs, apiGroups, resources };
 const READ = ['get', 'list', 'watch'];
+/** The CN of the API server's node-proxy client certificate (src/pki). */
+export const KUBELET_API_CLIENT_USER = 'kube-apiserver-kubelet-client';
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 
 function clusterRole(name: string, rules: PolicyRule[]): KubeObject {
@@ -116,6 +118,12 @@ export const defaultClusterRoles: KubeObject[] = [
   clusterRole('system:auth-delegator', [
     rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
     rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+  ]),
+  // Full access to the node agents' API, for the API server's node proxy identity (as upstream's bootstrap policy).
+  clusterRole('system:kubelet-api-admin', [
+    rule(READ, [''], ['nodes']),
+    rule(['proxy'], [''], ['nodes']),
+    rule(['*'], [''], ['nodes/proxy', 'nodes/metrics', 'nodes/spec', 'nodes/stats', 'nodes/log']),
   ]),
   // The cluster-scoped half of the operator's rights; the kube-system half is the Role of the same name.
   clusterRole(NODE_CONFIG_OPERATOR, [
@@ -151,6 +159,8 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   // Agents ask the server, with a SubjectAccessReview, whether a caller of their HTTPS endpoints may proceed.
   clusterBinding('dkc:nodes-auth-delegator', 'system:auth-delegator', [group('system:nodes')]),
   clusterBinding(NODE_CONFIG_OPERATOR, NODE_CONFIG_OPERATOR, [group(NODE_CONFIG_OPERATORS_GROUP)]),
+  // The node proxy authenticates to agents as this user; agents ask the server whether it may (kubeadm binds the same).
+  clusterBinding('dkc:kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [{ kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER }]),
 ];
 
 export const defaultRoleBindings: KubeObject[] = [

@@ -282,6 +282,39 @@ describe('agent endpoint security', () => {
   });
 });
 
+describe('node proxy identity', () => {
+  it('a nodes/proxy grant never reaches the API server itself, and the proxy holds no admin rights', async () => {
+    // A least-privilege operator: the built-in group holds get nodes/proxy.
+    const oscar = await identity('oscar', ['dkc:node-config-operators']);
+    const server = new URL(cluster.serverURL);
+    const viaProxy = (path: string) => raw(`${cluster.serverURL}${path}`, { cert: oscar });
+    const own = await viaProxy(`/api/v1/nodes/node-1:${server.port}/proxy/api/v1/namespaces`);
+    assert.equal(own.status, 400, own.body);
+    assert.equal((JSON.parse(own.body) as { message: string }).message, 'address not allowed');
+    assert.doesNotMatch(own.body, /NamespaceList/);
+    // A Node whose reported endpoint is the API server's own listener is refused the same way.
+    await admin.create('/api/v1/nodes', { metadata: { name: 'decoy' } });
+    await admin.update('/api/v1/nodes/decoy/status', {
+      metadata: { name: 'decoy' },
+      status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: Number(server.port) } } },
+    });
+    const decoy = await viaProxy('/api/v1/nodes/decoy/proxy/api/v1/namespaces');
+    assert.equal(decoy.status, 400, decoy.body);
+    await admin.delete('/api/v1/nodes/decoy');
+    // The real agent still answers through the proxy: its Webhook authorizer asks the API server, and RBAC's
+    // system:kubelet-api-admin lets the proxy's identity through.
+    const configz = await viaProxy('/api/v1/nodes/node-1/proxy/configz');
+    assert.equal(configz.status, 200, configz.body);
+    assert.ok((JSON.parse(configz.body) as { kubeletconfig?: unknown }).kubeletconfig);
+
+    const pki = await ensureClusterPKI(join(dir, 'pki'));
+    const proxyCert = { certPem: pki.apiserverKubeletClient.certPem, keyPem: pki.apiserverKubeletClient.keyPem };
+    const namespaces = await raw(`${cluster.serverURL}/api/v1/namespaces`, { cert: proxyCert });
+    assert.equal(namespaces.status, 403, 'the proxy identity reads no more than RBAC grants it');
+    assert.equal((await raw(`${cluster.serverURL}/api/v1/nodes`, { cert: proxyCert })).status, 200);
+  });
+});
+
 describe('fuzzed identities', () => {
   const api = () => cluster.serverURL;
   const probes: { method: string; path: string; body?: string; headers?: Record<string, string> }[] = [
