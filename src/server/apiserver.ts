@@ -97,7 +97,13 @@ export class ApiServer {
         rejectUnauthorized: false,
         maxHeaderSize: 64 * 1024,
       },
-      (req, res) => void this.handle(req, res),
+      (req, res) => {
+        this.handle(req, res).catch((err: unknown) => {
+          // handle() answers every failure itself; this is the last line, so one request can never end the process.
+          klog.error(`${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+          res.destroy();
+        });
+      },
     );
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = 70_000;
@@ -241,19 +247,23 @@ export class ApiServer {
     res.end(body);
   }
 
-  private writeJson(res: ServerResponse, code: number, value: unknown, accept?: string, warnings: string[] = []): void {
+  /**
+   * Answers with `value` as JSON, or YAML when asked. Rendering can fail (YAML of a deeply nested value overflows
+   * the stack): the returned promise then rejects, and the caller's catch answers 500 — never an unhandled rejection.
+   */
+  private async writeJson(res: ServerResponse, code: number, value: unknown, accept?: string, warnings: string[] = []): Promise<void> {
     const headers: Record<string, string | number | string[]> = { 'Cache-Control': 'no-cache, private' };
     if (warnings.length) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    let body: string;
+    let type = JSON_TYPE;
     if (accept && /^\s*application\/yaml/i.test(accept)) {
-      void import('yaml').then(({ stringify }) => {
-        const body = stringify(value);
-        res.writeHead(code, { ...headers, 'Content-Type': 'application/yaml', 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-      });
-      return;
+      const { stringify } = await import('yaml');
+      body = stringify(value);
+      type = 'application/yaml';
+    } else {
+      body = JSON.stringify(value);
     }
-    const body = JSON.stringify(value);
-    res.writeHead(code, { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(code, { ...headers, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   }
 

@@ -160,7 +160,18 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   };
 }
 
+/**
+ * A serving process outlives any promise a request handler forgot to catch: it is logged, not fatal (Node ends the
+ * process on an unhandled rejection by default, which would let one request stop the control plane).
+ */
+function surviveUnhandledRejections(): void {
+  process.on('unhandledRejection', (reason) => {
+    klog.error(`unhandled rejection (the server keeps serving): ${(reason as Error)?.stack ?? String(reason)}`);
+  });
+}
+
 export async function runServerCommand(opts: ServerCommandOptions): Promise<void> {
+  surviveUnhandledRejections();
   const running = await startServer(opts);
   process.stdout.write(`dkc server is ready. Use it with:\n  export KUBECONFIG=${running.kubeconfig}\n  kubectl get nodes\n`);
   await new Promise<void>((resolveStop) => {
