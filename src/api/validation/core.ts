@@ -155,13 +155,24 @@ function podCIDRs(node: Node): string[] {
   return single ? [single] : [];
 }
 
+/** spec.configSource and status.config, checked the same way on create and on update. */
+function validateNodeConfigFields(node: Node): FieldError[] {
+  const errs: FieldError[] = [];
+  const source = node.spec?.configSource;
+  if (isObject(source)) errs.push(...validateNodeConfigSourceSpec(source));
+  const config = node.status?.config;
+  if (isObject(config)) errs.push(...validateNodeConfigStatus(config));
+  return errs;
+}
+
 /**
- * ValidateNode. The dynamic-config fields are deliberately not checked here: upstream validates
- * spec.configSource and status.config only in ValidateNodeUpdate, and dkc keeps that behaviour so
- * a create is accepted or rejected exactly as kube-apiserver would.
+ * ValidateNode. Upstream checks spec.configSource and status.config only in ValidateNodeUpdate, relying on create
+ * dropping them while the feature gate is off; dkc keeps them on create, so it checks them on create too — a Node
+ * created pointing at `kubeletConfigKey: ../../etc/passwd` would otherwise reach its agent.
  */
 export function validateNode(node: Node): FieldError[] {
   const errs = validateCoreObjectMeta(node.metadata, false, validateNodeName);
+  errs.push(...validateNodeConfigFields(node));
   // Upstream passes the metadata path here, so taint errors read `metadata.taints[i]...`; kept for parity.
   errs.push(...validateNodeTaints(node.spec?.taints, 'metadata.taints'));
   return errs;
@@ -195,11 +206,7 @@ export function validateNodeUpdate(node: Node, old: Node): FieldError[] {
     errs.push(field.forbidden('spec.providerID', 'node updates may not change providerID except from "" to valid'));
   }
 
-  const source = node.spec?.configSource;
-  if (isObject(source)) errs.push(...validateNodeConfigSourceSpec(source));
-  const config = node.status?.config;
-  if (isObject(config)) errs.push(...validateNodeConfigStatus(config));
-
+  errs.push(...validateNodeConfigFields(node));
   errs.push(...validateNodeTaints(node.spec?.taints, 'metadata.taints'));
 
   if (str(node.spec?.externalID) !== str(old.spec?.externalID)) errs.push(field.forbidden('spec.externalID', 'may not be updated'));

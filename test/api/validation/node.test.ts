@@ -257,9 +257,23 @@ describe('Node create', () => {
     assert.deepEqual(validateCreate('Node', { metadata: { name: 'node-1.example.com' } }), []);
   });
 
-  test('configSource is not validated on create, as upstream ValidateNode does not', () => {
-    assert.deepEqual(validateCreate('Node', withSource({})), []);
-    assert.deepEqual(validateNode(withSource({ configMap: { uid: 'x' } })), []);
+  test('configSource and status.config are validated on create exactly as on update', () => {
+    const bad: unknown[] = [
+      {},
+      { configMap: { uid: 'x' } },
+      { configMap: { ...good, kubeletConfigKey: '../../../etc/passwd' } },
+      { configMap: { ...good, namespace: '../x' } },
+      { configMap: { ...good, resourceVersion: '1' } },
+    ];
+    for (const source of bad) {
+      const onCreate = strings(validateCreate('Node', withSource(source)));
+      assert.notDeepEqual(onCreate, [], JSON.stringify(source));
+      assert.deepEqual(onCreate, strings(validateUpdate('Node', withSource(source), oldNode())), JSON.stringify(source));
+    }
+    assert.deepEqual(validateNode(withSource({ configMap: good })), []);
+    const status = strings(validateCreate('Node', withStatusConfig({ active: {} })));
+    assert.deepEqual(status, strings(validateUpdate('Node', withStatusConfig({ active: {} }), oldNode())));
+    assert.notDeepEqual(status, []);
   });
 
   test('name must be a DNS-1123 subdomain', () => {

@@ -1,5 +1,6 @@
-// One request must never end the server: a response that cannot be rendered (YAML of a value nested thousands deep
-// overflows the renderer's stack) is answered with a 500 Status while the process keeps serving everyone else.
+// Hostile or malformed requests against a real server process: one request must never end the server (a response
+// that cannot be rendered — YAML of a value nested thousands deep overflows the renderer's stack — is a 500 Status
+// while the process keeps serving), and what upstream would refuse is refused with its Status.
 
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
@@ -74,5 +75,22 @@ describe('a request whose answer cannot be rendered', () => {
     const list = await send('/api/v1/nodes', admin, undefined, 'application/json');
     assert.equal(list.status, 200);
     assert.equal(server.proc.exitCode, null);
+  });
+});
+
+describe('Node create', () => {
+  it('refuses a configSource that update would refuse (a key that walks out of the checkpoint directory)', async () => {
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'evil' },
+      spec: { configSource: { configMap: { name: 'c', namespace: 'kube-system', kubeletConfigKey: '../../../etc/passwd' } } },
+    };
+    const r = await send('/api/v1/nodes', admin, body, 'application/json');
+    assert.equal(r.status, 422, r.body);
+    const st = JSON.parse(r.body) as { reason: string; message: string };
+    assert.equal(st.reason, 'Invalid');
+    assert.match(st.message, /^Node "evil" is invalid: \[spec\.configSource\.configMap\.kubeletConfigKey: Invalid value: "\.\.\/\.\.\/\.\.\/etc\/passwd"/);
+    assert.equal((await send('/api/v1/nodes/evil', admin, undefined, 'application/json')).status, 404);
   });
 });
