@@ -3,6 +3,7 @@
 // concurrency, no write for a no-op, status/main-resource separation, validation, admission, dry run,
 // selectors and pagination. Everything it reports is a StatusError.
 
+import { KeyQueue } from './keyqueue.js';
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError } from '../api/errors.js';
 import { deepEqual } from '../api/equal.js';
@@ -31,6 +32,18 @@ export type PatchType = 'json' | 'merge' | 'strategic';
 
 const encoder = new TextEncoder();
 const MAX_UPDATE_ATTEMPTS = 16;
+
+/** Whether a patch sets or tests metadata.resourceVersion (a precondition), in any of the three patch types. */
+export function patchNamesResourceVersion(type: PatchType, patch: unknown): boolean {
+  if (type === 'json') {
+    return Array.isArray(patch) && patch.some((op) => {
+      const path = (op as { path?: unknown })?.path;
+      return typeof path === 'string' && /^\/metadata(\/resourceVersion)?$/.test(path);
+    });
+  }
+  const meta = (patch as { metadata?: unknown } | null)?.metadata;
+  return meta !== null && typeof meta === 'object' && 'resourceVersion' in meta;
+}
 
 export function keyPrefix(def: ResourceDef): string {
   return `/registry/${def.group || 'core'}/${def.plural}/`;
@@ -85,6 +98,7 @@ export class ResourceStorage {
   readonly prefix: string;
   readonly qualified: { group: string; name: string };
   readonly kindRef: { group: string; name: string };
+  private readonly writes = new KeyQueue();
 
   constructor(
     readonly def: ResourceDef,
@@ -301,6 +315,17 @@ export class ResourceStorage {
     mutate: (current: KubeObject) => KubeObject,
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
+    return this.writes.run(key, () => this.updateLoop(key, namespace, name, subresource, ctx, mutate));
+  }
+
+  private async updateLoop(
+    key: string,
+    namespace: string,
+    name: string,
+    subresource: string,
+    ctx: WriteContext,
+    mutate: (current: KubeObject) => KubeObject,
+  ): Promise<KubeObject> {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       let kv: KeyValue | undefined;
       try {
@@ -392,6 +417,9 @@ export class ResourceStorage {
 
   async patch(namespace: string, name: string, type: PatchType, patch: unknown, subresource: string, ctx: WriteContext): Promise<KubeObject> {
     if (!this.def.verbs.includes('patch')) throw errors.methodNotAllowed('patch', this.def.kind);
+    // As kube-apiserver: a patch that names no resourceVersion is applied again to the fresh object when a concurrent
+    // write wins the race; one that names it is a precondition, and a stale one is a 409.
+    const pinned = patchNamesResourceVersion(type, patch);
     return this.guaranteedUpdate(namespace, name, subresource, ctx, (current) => {
       let patched: JsonObject;
       try {
@@ -409,6 +437,7 @@ export class ResourceStorage {
         throw errors.badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
       }
       obj.metadata.name = name;
+      if (!pinned) delete obj.metadata.resourceVersion;
       return obj;
     });
   }

@@ -55,6 +55,16 @@ async function collectUntil(w: AsyncIterable<WatchEvent<Cm>> & { close(): void }
 }
 
 describe('replicas over one etcd', () => {
+  it('patches without a resourceVersion through both replicas at once all land (re-applied on conflict)', async () => {
+    await a.create(path, { metadata: { name: 'both-patch' }, data: {} });
+    const results = await Promise.allSettled(
+      Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).patch(`${path}/both-patch`, 'merge', { data: { [`k${i}`]: String(i) } })),
+    );
+    assert.deepEqual(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)), []);
+    const cm = await a.get<Cm>(`${path}/both-patch`);
+    assert.equal(Object.keys(cm.data ?? {}).length, 120);
+  });
+
   it('a watcher on B sees every write through A, in order, without gap, across a compaction', async () => {
     const first = await a.create<Cm>(path, { metadata: { name: 'cont' }, data: { n: '0' } });
     const w = await b.watch<Cm>(path, { resourceVersion: first.metadata.resourceVersion, fieldSelector: 'metadata.name=cont' });

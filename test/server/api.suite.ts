@@ -253,6 +253,50 @@ export function apiSuite(storage: StorageBackend): void {
       assert.equal(final.metadata.labels?.['count'], '1000');
       assert.ok(conflicts > 0, 'contention should have produced conflicts');
     });
+
+    it('200 concurrent patches without a resourceVersion all succeed (the server re-applies them on conflict)', async () => {
+      await api.create(cmPath('default'), { metadata: { name: 'patched-together' }, data: {} });
+      const clients = await Promise.all(Array.from({ length: 8 }, () => RestClient.fromKubeconfig(server.kubeconfig)));
+      try {
+        const results = await Promise.allSettled(
+          Array.from({ length: 200 }, (_, i) =>
+            clients[i % clients.length]!.patch(`${cmPath('default')}/patched-together`, i % 2 ? 'merge' : 'strategic', { data: { [`k${i}`]: String(i) } }),
+          ),
+        );
+        const failed = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+        assert.deepEqual(failed, []);
+        // Status writes too: conditions of distinct types, merged by type.
+        await createNode('status-together');
+        const st = await Promise.allSettled(
+          Array.from({ length: 40 }, (_, i) =>
+            clients[i % clients.length]!.patch(`${nodesPath}/status-together/status`, 'strategic', {
+              status: { conditions: [{ type: `T${i}`, status: 'True', reason: 'R', message: 'm' }] },
+            }),
+          ),
+        );
+        assert.deepEqual(st.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)), []);
+        const node = await api.get<Obj>(`${nodesPath}/status-together`);
+        assert.equal((node['status'] as { conditions: unknown[] }).conditions.length, 40);
+      } finally {
+        for (const c of clients) c.close();
+      }
+      const cm = await api.get<Obj>(`${cmPath('default')}/patched-together`);
+      assert.equal(Object.keys(cm['data'] as object).length, 200);
+    });
+
+    it('a patch that carries a stale resourceVersion is still a 409 Conflict', async () => {
+      const cm = await api.create<Obj>(cmPath('default'), { metadata: { name: 'pinned-patch' }, data: { a: '1' } });
+      await api.patch(`${cmPath('default')}/pinned-patch`, 'merge', { data: { a: '2' } });
+      await expectStatus(
+        api.patch(`${cmPath('default')}/pinned-patch`, 'merge', { metadata: { resourceVersion: cm.metadata.resourceVersion }, data: { a: '3' } }),
+        409,
+      );
+      await expectStatus(
+        api.patch(`${cmPath('default')}/pinned-patch`, 'json', [{ op: 'test', path: '/metadata/resourceVersion', value: cm.metadata.resourceVersion }, { op: 'replace', path: '/data/a', value: '4' }]),
+        422,
+      );
+      assert.equal(((await api.get<Obj>(`${cmPath('default')}/pinned-patch`))['data'] as { a: string }).a, '2');
+    });
   });
 
   describe('list', () => {
