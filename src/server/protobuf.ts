@@ -48,7 +48,7 @@ export const KUBERNETES_PROTOBUF_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0
 // encoding/json writes them, and each field carries its Go JSON behaviour, which protobuf cannot express:
 //   omitempty  a zero scalar and an empty list or map are left out; an embedded struct is always written,
 //              as encoding/json never omits a struct value;
-//   keep       no omitempty: the value is written even when zero;
+//   keep       no omitempty: the value is written even when zero (an empty list or map as null);
 //   ptr        a Go pointer: written whenever the field was on the wire, zero or not.
 // meta.Time and meta.MicroTime are written as RFC 3339 strings and left out when zero (Go would write
 // null there, which every reader treats like absence).
@@ -329,7 +329,11 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
     const raw = wire?.get(field.id);
     if (field.map) {
       const entries = raw as Map<string, unknown> | undefined;
-      if (entries === undefined || entries.size === 0) continue;
+      if (entries === undefined || entries.size === 0) {
+        // Go unmarshals no entries as a nil map, which a field without omitempty writes as null.
+        if (go === 'keep') out[field.name] = null;
+        continue;
+      }
       const obj: Record<string, unknown> = {};
       // encoding/json writes map keys sorted.
       for (const key of [...entries.keys()].sort()) {
@@ -339,7 +343,11 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
       out[field.name] = obj;
     } else if (field.repeated) {
       const list = raw as unknown[] | undefined;
-      if (list === undefined || list.length === 0) continue;
+      if (list === undefined || list.length === 0) {
+        // A nil slice, as Go unmarshals no elements: null without omitempty, as a JSON client sends it.
+        if (go === 'keep') out[field.name] = null;
+        continue;
+      }
       out[field.name] = list.map((item) => renderValue(field, item));
     } else if (isScalar(field.type)) {
       if (go === 'ptr' ? !present : go !== 'keep' && isZero(raw)) continue;

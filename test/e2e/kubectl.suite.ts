@@ -351,6 +351,9 @@ export function kubectlSuite(storage: StorageBackend): void {
           await k.ok(['create', 'clusterrole', `agg-${v}`, '--aggregation-rule=example.com/aggregate-to-agg=true']);
           const role = await getJson(['clusterrole', `agg-${v}`]);
           assert.deepEqual(role['aggregationRule'], { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-agg': 'true' } }] });
+          // As stored: the JSON body (1.20) and the protobuf body (1.32) both give rules null, as Go writes a nil slice.
+          const raw = JSON.parse(await k.ok(['get', '--raw', `/apis/rbac.authorization.k8s.io/v1/clusterroles/agg-${v}`])) as Record<string, unknown>;
+          assert.ok('rules' in raw && raw['rules'] === null, JSON.stringify(raw));
         });
 
         it('create rolebinding for a role and for a cluster role, with every subject kind', async () => {

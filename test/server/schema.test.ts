@@ -165,6 +165,26 @@ test('a kubectl create clusterrolebinding body keeps roleRef and the subjects in
   assert.deepEqual(empty.object.roleRef, { apiGroup: '', kind: '', name: '' });
 });
 
+test('a list without omitempty and without elements is null, as Go writes it and kubectl 1.20 posts it', () => {
+  const body = envelope('rbac.authorization.k8s.io/v1', 'ClusterRole', 'k8s.io.api.rbac.v1.ClusterRole', {
+    metadata: { name: 'agg' },
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/agg': 'true' } }] },
+  });
+  const { object } = decodeKubernetesProtobuf(body);
+  assert.deepEqual(object, {
+    kind: 'ClusterRole',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: { name: 'agg' },
+    rules: null,
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/agg': 'true' } }] },
+  });
+  // An omitempty list stays absent.
+  const binding = decodeKubernetesProtobuf(
+    envelope('rbac.authorization.k8s.io/v1', 'RoleBinding', 'k8s.io.api.rbac.v1.RoleBinding', { metadata: { name: 'b' } }),
+  );
+  assert.equal('subjects' in binding.object, false);
+});
+
 test('read-only kinds whose schema is cut short are not decodable, and say so in the apiserver wording', () => {
   assert.throws(() => decodeKubernetesProtobuf(envelope('v1', 'Pod', 'k8s.io.api.core.v1.Pod', {})), /no kind "Pod" is registered for version "v1"/);
 });
