@@ -406,6 +406,16 @@ export function kubectlSuite(storage: StorageBackend): void {
           assert.match(out, /FIELD:\s+configSource/);
           assert.match(out, /configMap\s+<ConfigMapNodeConfigSource>/);
         });
+
+        it('explain the RBAC kinds from the schemas generated with the others', async () => {
+          const rules = await k.ok(['explain', 'role.rules']);
+          assert.match(rules, /GROUP:\s+rbac\.authorization\.k8s\.io/);
+          assert.match(rules, /FIELD:\s+rules <\[\]PolicyRule>/);
+          assert.match(rules, /verbs\s+<\[\]string> -required-/);
+          const subjects = await k.ok(['explain', 'clusterrolebinding.subjects']);
+          assert.match(subjects, /kind\s+<string> -required-/);
+          assert.match(await k.ok(['explain', 'rolebinding.roleRef']), /name\s+<string> -required-/);
+        });
       }
     });
   }
