@@ -95,8 +95,3 @@ export function apiVersionOfKind(k: KindFact): string {
 export function kindFact(apiVersion: string, kind: string): KindFact | undefined {
   return facts.kinds.find((k) => apiVersionOfKind(k) === apiVersion && k.kind === kind);
 }
-
-/** The served kind by group and kind (any version), if any. */
-export function kindFactInGroup(group: string, kind: string): KindFact | undefined {
-  return facts.kinds.find((k) => k.group === group && k.kind === kind);
-}
