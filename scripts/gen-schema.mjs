@@ -11,15 +11,10 @@
 
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const [apiDir, machineryDir, release = 'v0.32.13'] = process.argv.slice(2);
-if (!apiDir || !machineryDir) {
-  console.error('usage: node scripts/gen-schema.mjs <k8s.io/api dir> <k8s.io/apimachinery dir> [release]');
-  process.exit(2);
-}
+import { pathToFileURL } from 'node:url';
 
 /** Proto package → Go package directory. */
-const packages = {
+const packageDirs = (apiDir, machineryDir) => ({
   'k8s.io.api.core.v1': join(apiDir, 'core/v1'),
   'k8s.io.api.coordination.v1': join(apiDir, 'coordination/v1'),
   'k8s.io.api.rbac.v1': join(apiDir, 'rbac/v1'),
@@ -27,7 +22,7 @@ const packages = {
   'k8s.io.apimachinery.pkg.apis.meta.v1': join(machineryDir, 'pkg/apis/meta/v1'),
   'k8s.io.apimachinery.pkg.runtime': join(machineryDir, 'pkg/runtime'),
   'k8s.io.apimachinery.pkg.api.resource': join(machineryDir, 'pkg/api/resource'),
-};
+});
 
 /** The kinds the server serves (group, version, kind); each brings its List unless `list: false`. */
 const served = [
@@ -81,10 +76,11 @@ const special = new Set(
 // ---------------------------------------------------------------------------------------------------
 // generated.proto
 
-function parseProto(file, pkg) {
+/** Message name → { name, fields: [{ name, id, type, repeated?, map? }] } of one generated.proto. */
+export function parseProto(text, pkg) {
   const messages = new Map();
   let current;
-  for (const raw of readFileSync(file, 'utf8').split('\n')) {
+  for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line.startsWith('//') || line === '') continue;
     let m = /^message (\w+) \{$/.exec(line);
@@ -108,7 +104,7 @@ function parseProto(file, pkg) {
       current.fields.push({ name: m[2], id: Number(m[3]), type: qualify(m[1], pkg), map: true });
       continue;
     }
-    throw new Error(`${file}: cannot read "${line}"`);
+    throw new Error(`${pkg}: cannot read "${line}"`);
   }
   return messages;
 }
@@ -129,33 +125,39 @@ function parseGo(dir) {
   const structs = new Map();
   for (const file of readdirSync(dir)) {
     if (!file.endsWith('.go') || file.endsWith('_test.go') || file.startsWith('zz_') || file.startsWith('generated')) continue;
-    const lines = readFileSync(join(dir, file), 'utf8').split('\n');
-    let comments = [];
-    let current;
-    for (const raw of lines) {
-      const line = raw.trim();
-      if (line.startsWith('//')) {
-        comments.push(line.slice(2).trim());
-        continue;
-      }
-      if (!current) {
-        const m = /^type (\w+) struct \{$/.exec(line);
-        if (m) {
-          current = { markers: markers(comments), fields: [] };
-          structs.set(m[1], current);
-        }
-        comments = [];
-        continue;
-      }
-      if (line === '}') {
-        current = undefined;
-        comments = [];
-        continue;
-      }
-      const m = /^(?:(\w+)\s+)?([\w.*[\]]+)\s+`([^`]*)`$/.exec(line);
-      if (m) current.fields.push({ goName: m[1] ?? m[2], goType: m[2], tags: tags(m[3]), markers: markers(comments) });
-      if (line !== '') comments = [];
+    parseGoSource(readFileSync(join(dir, file), 'utf8'), structs);
+  }
+  return structs;
+}
+
+/** Adds the structs of one Go source file to `structs`. */
+export function parseGoSource(text, structs = new Map()) {
+  const lines = text.split('\n');
+  let comments = [];
+  let current;
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line.startsWith('//')) {
+      comments.push(line.slice(2).trim());
+      continue;
     }
+    if (!current) {
+      const m = /^type (\w+) struct \{$/.exec(line);
+      if (m) {
+        current = { markers: markers(comments), fields: [] };
+        structs.set(m[1], current);
+      }
+      comments = [];
+      continue;
+    }
+    if (line === '}') {
+      current = undefined;
+      comments = [];
+      continue;
+    }
+    const m = /^(?:(\w+)\s+)?([\w.*[\]]+)\s+`([^`]*)`(?:\s*\/\/.*)?$/.exec(line);
+    if (m) current.fields.push({ goName: m[1] ?? m[2], goType: m[2], tags: tags(m[3]), markers: markers(comments) });
+    if (line !== '') comments = [];
   }
   return structs;
 }
@@ -182,9 +184,12 @@ function markers(comments) {
 
 const messages = new Map();
 const goStructs = new Map();
-for (const [pkg, dir] of Object.entries(packages)) {
-  for (const [name, message] of parseProto(join(dir, 'generated.proto'), pkg)) messages.set(name, message);
-  goStructs.set(pkg, parseGo(dir));
+
+function readPackages(packages) {
+  for (const [pkg, dir] of Object.entries(packages)) {
+    for (const [name, message] of parseProto(readFileSync(join(dir, 'generated.proto'), 'utf8'), pkg)) messages.set(name, message);
+    goStructs.set(pkg, parseGo(dir));
+  }
 }
 
 /** "k8s.io.api.core.v1.Node" → "io.k8s.api.core.v1.Node", upstream's OpenAPI definition name. */
@@ -247,6 +252,12 @@ function typeFacts(protoName) {
     fields.push(fact);
     if (!SCALARS.has(wireField.type)) typeFacts(wireField.type);
   }
+  if (!keep) {
+    // Every wire field must have been matched with its Go field: a field the Go parser missed would
+    // otherwise vanish from the decoder and the documents without a word.
+    const missed = message.fields.filter((w) => !fields.some((f) => f.id === w.id));
+    if (missed.length > 0) throw new Error(`${protoName}: no Go field for ${missed.map((w) => w.name).join(', ')}`);
+  }
   entry.fields = fields;
 }
 
@@ -261,46 +272,56 @@ const groupPackages = {
   'authorization.k8s.io': 'k8s.io.api.authorization.v1',
 };
 
-const kinds = [];
-for (const [group, version, kind, opts = {}] of served) {
-  const proto = `${groupPackages[group]}.${kind}`;
-  typeFacts(proto);
-  const entry = { group, version, kind, type: definitionName(proto) };
-  if (opts.list !== false) {
-    typeFacts(`${proto}List`);
-    entry.list = definitionName(`${proto}List`);
+function main(argv) {
+  const [apiDir, machineryDir, release = 'v0.32.13'] = argv;
+  if (!apiDir || !machineryDir) {
+    console.error('usage: node scripts/gen-schema.mjs <k8s.io/api dir> <k8s.io/apimachinery dir> [release]');
+    process.exit(2);
   }
-  kinds.push(entry);
-}
-for (const root of extraRoots) typeFacts(root);
+  readPackages(packageDirs(apiDir, machineryDir));
+  const kinds = [];
+  for (const [group, version, kind, opts = {}] of served) {
+    const proto = `${groupPackages[group]}.${kind}`;
+    typeFacts(proto);
+    const entry = { group, version, kind, type: definitionName(proto) };
+    if (opts.list !== false) {
+      typeFacts(`${proto}List`);
+      entry.list = definitionName(`${proto}List`);
+    }
+    kinds.push(entry);
+  }
+  for (const root of extraRoots) typeFacts(root);
 
-// A kind whose closure was cut short (subsets, opaque types) is documented but not decodable from protobuf.
-function complete(def, seen = new Set()) {
-  if (seen.has(def)) return true;
-  seen.add(def);
-  const t = types[def];
-  if (t.opaque || subsets[t.proto]) return false;
-  return (t.fields ?? t.wire ?? []).every((f) => SCALARS.has(f.type) || complete(f.type, seen));
-}
-for (const k of kinds) if (!complete(k.type)) k.partial = true;
+  // A kind whose closure was cut short (subsets, opaque types) is documented but not decodable from protobuf.
+  function complete(def, seen = new Set()) {
+    if (seen.has(def)) return true;
+    seen.add(def);
+    const t = types[def];
+    if (t.opaque || subsets[t.proto]) return false;
+    return (t.fields ?? t.wire ?? []).every((f) => SCALARS.has(f.type) || complete(f.type, seen));
+  }
+  for (const k of kinds) if (!complete(k.type)) k.partial = true;
 
-// A TypeScript data module (one line per kind and per type), so the build needs no JSON loader and a
-// change of upstream shows as a readable diff.
-const lines = [
-  '// Generated by scripts/gen-schema.mjs from upstream\'s generated.proto and Go types; do not edit.',
-  "import type { SchemaFacts } from './facts.js';",
-  '',
-  'export const facts: SchemaFacts = {',
-  `  source: ${JSON.stringify(`k8s.io/api and k8s.io/apimachinery ${release}`)},`,
-  '  kinds: [',
-  ...kinds.map((k) => `    ${JSON.stringify(k)},`),
-  '  ],',
-  '  types: {',
-  ...Object.keys(types).sort().map((name) => `    ${JSON.stringify(name)}: ${JSON.stringify(types[name])},`),
-  '  },',
-  '};',
-  '',
-];
-const target = new URL('../src/server/schema/kinds.ts', import.meta.url);
-writeFileSync(target, lines.join('\n'));
-console.log(`${kinds.length} kinds, ${Object.keys(types).length} types → ${target.pathname}`);
+  // A TypeScript data module (one line per kind and per type), so the build needs no JSON loader and a
+  // change of upstream shows as a readable diff.
+  const lines = [
+    '// Generated by scripts/gen-schema.mjs from upstream\'s generated.proto and Go types; do not edit.',
+    "import type { SchemaFacts } from './facts.js';",
+    '',
+    'export const facts: SchemaFacts = {',
+    `  source: ${JSON.stringify(`k8s.io/api and k8s.io/apimachinery ${release}`)},`,
+    '  kinds: [',
+    ...kinds.map((k) => `    ${JSON.stringify(k)},`),
+    '  ],',
+    '  types: {',
+    ...Object.keys(types).sort().map((name) => `    ${JSON.stringify(name)}: ${JSON.stringify(types[name])},`),
+    '  },',
+    '};',
+    '',
+  ];
+  const target = new URL('../src/server/schema/kinds.ts', import.meta.url);
+  writeFileSync(target, lines.join('\n'));
+  console.log(`${kinds.length} kinds, ${Object.keys(types).length} types → ${target.pathname}`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
