@@ -95,7 +95,8 @@ function fieldSchema(definition: string, f: FieldFact): JsonSchema {
   }
   // OpenAPI 3.0 forbids siblings next to $ref, hence allOf.
   const value = f.go !== 'ptr' && isPlainStruct(f.type) ? { default: {} } : {};
-  return { allOf: [ref(f.type)], ...value, ...description, ...listExtensions(f) };
+  // List markers upstream puts on a struct field (Status.details) mean nothing there and are left out.
+  return { allOf: [ref(f.type)], ...value, ...description };
 }
 
 const apiVersionField: JsonSchema = {
