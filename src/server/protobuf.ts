@@ -3,11 +3,12 @@
 // typed creates (notably `create configmap`) this way and treats a 415 as fatal, so the server turns such
 // bodies into exactly the JSON object an older kubectl would have posted and handles both alike.
 //
-// The wire schema is a small table mirroring k8s.io/api generated.proto, turned into a protobufjs
-// reflection root. protobufjs is loaded on the first protobuf body only: almost every request is JSON.
+// The wire schema comes from the schema facts of the served kinds, turned into a protobufjs reflection
+// root. protobufjs is loaded on the first protobuf body only: almost every request is JSON.
 
 import { createRequire } from 'node:module';
 import type * as Protobuf from 'protobufjs';
+import { isScalarType, kindFact, schemaFacts, typeFact, type TypeFact } from './schema/facts.js';
 
 /** Why a body was rejected; lets the HTTP layer choose between 400 and 415 without parsing messages. */
 export type ProtobufDecodeReason =
@@ -42,234 +43,17 @@ export const KUBERNETES_PROTOBUF_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0
 // ---------------------------------------------------------------------------------------------------
 // Schema
 //
-// Each field is "<number> <type>[ flag]", in Go struct order so that the JSON keys come out in the order
-// encoding/json would write them. Types: string, bool, int32, int64, bytes, a message name, `[]T` for a
-// repeated field, `map<T>` for map<string,T>. Flags describe the Go JSON tag, which protobuf cannot express:
-//   (none) omitempty: a zero scalar and an empty list or map are left out; an embedded struct is always
-//          written, as encoding/json never omits a struct value;
-//   keep   no omitempty: the value is written even when zero;
-//   ptr    a Go pointer: written whenever the field was on the wire, zero or not.
+// The wire schema is derived from the schema facts (schema/kinds.ts, generated from upstream's
+// generated.proto and Go types). Fields keep Go struct order so that the JSON keys come out in the order
+// encoding/json writes them, and each field carries its Go JSON behaviour, which protobuf cannot express:
+//   omitempty  a zero scalar and an empty list or map are left out; an embedded struct is always written,
+//              as encoding/json never omits a struct value;
+//   keep       no omitempty: the value is written even when zero (an empty list or map as null);
+//   ptr        a Go pointer: written whenever the field was on the wire, zero or not.
 // meta.Time and meta.MicroTime are written as RFC 3339 strings and left out when zero (Go would write
 // null there, which every reader treats like absence).
 
-const packages: Record<string, string> = {
-  rt: 'k8s.io.apimachinery.pkg.runtime',
-  meta: 'k8s.io.apimachinery.pkg.apis.meta.v1',
-  resource: 'k8s.io.apimachinery.pkg.api.resource',
-  core: 'k8s.io.api.core.v1',
-  coordination: 'k8s.io.api.coordination.v1',
-  authz: 'k8s.io.api.authorization.v1',
-};
-
-const schema: Record<string, Record<string, string>> = {
-  'rt.TypeMeta': { apiVersion: '1 string', kind: '2 string' },
-  'rt.Unknown': { typeMeta: '1 rt.TypeMeta', raw: '2 bytes', contentEncoding: '3 string', contentType: '4 string' },
-
-  'meta.Time': { seconds: '1 int64', nanos: '2 int32' },
-  'meta.MicroTime': { seconds: '1 int64', nanos: '2 int32' },
-  'meta.OwnerReference': {
-    apiVersion: '5 string keep',
-    kind: '1 string keep',
-    name: '3 string keep',
-    uid: '4 string keep',
-    controller: '6 bool ptr',
-    blockOwnerDeletion: '7 bool ptr',
-  },
-  'meta.FieldsV1': { Raw: '1 bytes' },
-  'meta.ManagedFieldsEntry': {
-    manager: '1 string',
-    operation: '2 string',
-    apiVersion: '3 string',
-    time: '4 meta.Time ptr',
-    fieldsType: '6 string',
-    fieldsV1: '7 meta.FieldsV1 ptr',
-    subresource: '8 string',
-  },
-  'meta.ObjectMeta': {
-    name: '1 string',
-    generateName: '2 string',
-    namespace: '3 string',
-    selfLink: '4 string',
-    uid: '5 string',
-    resourceVersion: '6 string',
-    generation: '7 int64',
-    creationTimestamp: '8 meta.Time',
-    deletionTimestamp: '9 meta.Time ptr',
-    deletionGracePeriodSeconds: '10 int64 ptr',
-    labels: '11 map<string>',
-    annotations: '12 map<string>',
-    ownerReferences: '13 []meta.OwnerReference',
-    finalizers: '14 []string',
-    managedFields: '17 []meta.ManagedFieldsEntry',
-  },
-  'resource.Quantity': { string: '1 string' },
-
-  'core.ConfigMap': {
-    metadata: '1 meta.ObjectMeta',
-    immutable: '4 bool ptr',
-    data: '2 map<string>',
-    binaryData: '3 map<bytes>',
-  },
-
-  'core.Namespace': { metadata: '1 meta.ObjectMeta', spec: '2 core.NamespaceSpec', status: '3 core.NamespaceStatus' },
-  'core.NamespaceSpec': { finalizers: '1 []string' },
-  'core.NamespaceStatus': { phase: '1 string', conditions: '2 []core.NamespaceCondition' },
-  'core.NamespaceCondition': {
-    type: '1 string keep',
-    status: '2 string keep',
-    lastTransitionTime: '4 meta.Time',
-    reason: '5 string',
-    message: '6 string',
-  },
-
-  'core.Node': { metadata: '1 meta.ObjectMeta', spec: '2 core.NodeSpec', status: '3 core.NodeStatus' },
-  'core.NodeSpec': {
-    podCIDR: '1 string',
-    podCIDRs: '7 []string',
-    providerID: '3 string',
-    unschedulable: '4 bool',
-    taints: '5 []core.Taint',
-    configSource: '6 core.NodeConfigSource ptr',
-    externalID: '2 string',
-  },
-  'core.Taint': { key: '1 string keep', value: '2 string', effect: '3 string keep', timeAdded: '4 meta.Time ptr' },
-  'core.NodeConfigSource': { configMap: '2 core.ConfigMapNodeConfigSource ptr' },
-  'core.ConfigMapNodeConfigSource': {
-    namespace: '1 string keep',
-    name: '2 string keep',
-    uid: '3 string',
-    resourceVersion: '4 string',
-    kubeletConfigKey: '5 string keep',
-  },
-  'core.NodeStatus': {
-    capacity: '1 map<resource.Quantity>',
-    allocatable: '2 map<resource.Quantity>',
-    phase: '3 string',
-    conditions: '4 []core.NodeCondition',
-    addresses: '5 []core.NodeAddress',
-    daemonEndpoints: '6 core.NodeDaemonEndpoints',
-    nodeInfo: '7 core.NodeSystemInfo',
-    images: '8 []core.ContainerImage',
-    volumesInUse: '9 []string',
-    volumesAttached: '10 []core.AttachedVolume',
-    config: '11 core.NodeConfigStatus ptr',
-  },
-  'core.NodeCondition': {
-    type: '1 string keep',
-    status: '2 string keep',
-    lastHeartbeatTime: '3 meta.Time',
-    lastTransitionTime: '4 meta.Time',
-    reason: '5 string',
-    message: '6 string',
-  },
-  'core.NodeAddress': { type: '1 string keep', address: '2 string keep' },
-  'core.NodeDaemonEndpoints': { kubeletEndpoint: '1 core.DaemonEndpoint' },
-  'core.DaemonEndpoint': { Port: '1 int32 keep' },
-  'core.NodeSystemInfo': {
-    machineID: '1 string keep',
-    systemUUID: '2 string keep',
-    bootID: '3 string keep',
-    kernelVersion: '4 string keep',
-    osImage: '5 string keep',
-    containerRuntimeVersion: '6 string keep',
-    kubeletVersion: '7 string keep',
-    kubeProxyVersion: '8 string keep',
-    operatingSystem: '9 string keep',
-    architecture: '10 string keep',
-  },
-  'core.ContainerImage': { names: '1 []string', sizeBytes: '2 int64' },
-  'core.AttachedVolume': { name: '1 string keep', devicePath: '2 string keep' },
-  'core.NodeConfigStatus': {
-    assigned: '1 core.NodeConfigSource ptr',
-    active: '2 core.NodeConfigSource ptr',
-    lastKnownGood: '3 core.NodeConfigSource ptr',
-    error: '4 string',
-  },
-
-  'core.Event': {
-    metadata: '1 meta.ObjectMeta',
-    involvedObject: '2 core.ObjectReference',
-    reason: '3 string',
-    message: '4 string',
-    source: '5 core.EventSource',
-    firstTimestamp: '6 meta.Time',
-    lastTimestamp: '7 meta.Time',
-    count: '8 int32',
-    type: '9 string',
-    eventTime: '10 meta.MicroTime',
-    series: '11 core.EventSeries ptr',
-    action: '12 string',
-    related: '13 core.ObjectReference ptr',
-    reportingComponent: '14 string keep',
-    reportingInstance: '15 string keep',
-  },
-  'core.EventSource': { component: '1 string', host: '2 string' },
-  'core.EventSeries': { count: '1 int32', lastObservedTime: '2 meta.MicroTime' },
-  'core.ObjectReference': {
-    kind: '1 string',
-    namespace: '2 string',
-    name: '3 string',
-    uid: '4 string',
-    apiVersion: '5 string',
-    resourceVersion: '6 string',
-    fieldPath: '7 string',
-  },
-
-  'coordination.Lease': { metadata: '1 meta.ObjectMeta', spec: '2 coordination.LeaseSpec' },
-  'coordination.LeaseSpec': {
-    holderIdentity: '1 string ptr',
-    leaseDurationSeconds: '2 int32 ptr',
-    acquireTime: '3 meta.MicroTime ptr',
-    renewTime: '4 meta.MicroTime ptr',
-    leaseTransitions: '5 int32 ptr',
-  },
-
-  // kubectl ≥1.32 posts `auth can-i`'s review in protobuf.
-  'authz.SelfSubjectAccessReview': { metadata: '1 meta.ObjectMeta', spec: '2 authz.SelfSubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
-  'authz.SelfSubjectAccessReviewSpec': { resourceAttributes: '1 authz.ResourceAttributes ptr', nonResourceAttributes: '2 authz.NonResourceAttributes ptr' },
-  'authz.SubjectAccessReview': { metadata: '1 meta.ObjectMeta', spec: '2 authz.SubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
-  'authz.LocalSubjectAccessReview': { metadata: '1 meta.ObjectMeta', spec: '2 authz.SubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
-  'authz.SubjectAccessReviewSpec': {
-    resourceAttributes: '1 authz.ResourceAttributes ptr',
-    nonResourceAttributes: '2 authz.NonResourceAttributes ptr',
-    user: '3 string',
-    groups: '4 []string',
-    uid: '6 string',
-  },
-  'authz.ResourceAttributes': {
-    namespace: '1 string',
-    verb: '2 string',
-    group: '3 string',
-    version: '4 string',
-    resource: '5 string',
-    subresource: '6 string',
-    name: '7 string',
-    fieldSelector: '8 authz.FieldSelectorAttributes ptr',
-  },
-  'authz.FieldSelectorAttributes': { rawSelector: '1 string' },
-  'authz.NonResourceAttributes': { path: '1 string', verb: '2 string' },
-  'authz.SubjectAccessReviewStatus': { allowed: '1 bool keep', denied: '4 bool', reason: '2 string', evaluationError: '3 string' },
-};
-
-/** apiVersion → kind → schema message, i.e. what this decoder has "registered". */
-const registered: Record<string, Record<string, string>> = {
-  v1: { ConfigMap: 'core.ConfigMap', Namespace: 'core.Namespace', Node: 'core.Node', Event: 'core.Event' },
-  'coordination.k8s.io/v1': { Lease: 'coordination.Lease' },
-  'authorization.k8s.io/v1': {
-    SelfSubjectAccessReview: 'authz.SelfSubjectAccessReview',
-    SubjectAccessReview: 'authz.SubjectAccessReview',
-    LocalSubjectAccessReview: 'authz.LocalSubjectAccessReview',
-  },
-};
-
-const scalarTypes = new Set(['string', 'bool', 'int32', 'int64', 'bytes']);
-
-function fullName(alias: string): string {
-  const dot = alias.indexOf('.');
-  const pkg = packages[alias.slice(0, dot)];
-  if (pkg === undefined) throw new Error(`unknown schema package in ${alias}`);
-  return `${pkg}.${alias.slice(dot + 1)}`;
-}
+const UNKNOWN = 'k8s.io.apimachinery.pkg.runtime.Unknown';
 
 interface JsonField {
   id: number;
@@ -279,36 +63,48 @@ interface JsonField {
   options?: { go: 'keep' | 'ptr' };
 }
 
-/** Builds a protobufjs JSON descriptor (INamespace) from the table above. */
+function protoTypeOf(type: string): string {
+  return isScalarType(type) ? type : `.${typeFact(type).proto}`;
+}
+
+function messageFields(t: TypeFact): Record<string, JsonField> {
+  const out: Record<string, JsonField> = {};
+  if (t.fields !== undefined) {
+    for (const f of t.fields) {
+      const field: JsonField = { id: f.id, type: protoTypeOf(f.type) };
+      if (f.list === true) field.rule = 'repeated';
+      if (f.map === true) field.keyType = 'string';
+      if (f.go !== 'omitempty') field.options = { go: f.go };
+      out[f.name] = field;
+    }
+  } else {
+    for (const f of t.wire ?? []) {
+      out[f.name] = { id: f.id, type: protoTypeOf(f.type), ...(f.list === true ? { rule: 'repeated' as const } : {}) };
+    }
+  }
+  return out;
+}
+
+/** Builds a protobufjs JSON descriptor (INamespace) of every message in the schema facts. */
 function descriptor(): Protobuf.INamespace {
   const root: Protobuf.INamespace = { nested: {} };
-  for (const [alias, fields] of Object.entries(schema)) {
-    const parts = fullName(alias).split('.');
+  for (const t of Object.values(schemaFacts.types)) {
+    const parts = t.proto.split('.');
     let ns = root;
     for (const part of parts.slice(0, -1)) {
       ns.nested ??= {};
       ns = (ns.nested[part] ??= { nested: {} }) as Protobuf.INamespace;
     }
-    const jsonFields: Record<string, JsonField> = {};
-    for (const [name, spec] of Object.entries(fields)) {
-      const [idText, typeText, flag] = spec.split(' ') as [string, string, string | undefined];
-      const field: JsonField = { id: Number(idText), type: typeText };
-      let t = typeText;
-      if (t.startsWith('[]')) {
-        field.rule = 'repeated';
-        t = t.slice(2);
-      } else if (t.startsWith('map<')) {
-        field.keyType = 'string';
-        t = t.slice(4, -1);
-      }
-      field.type = scalarTypes.has(t) ? t : `.${fullName(t)}`;
-      if (flag === 'keep' || flag === 'ptr') field.options = { go: flag };
-      jsonFields[name] = field;
-    }
     ns.nested ??= {};
-    ns.nested[parts[parts.length - 1] as string] = { fields: jsonFields } as Protobuf.IType;
+    ns.nested[parts[parts.length - 1] as string] = { fields: messageFields(t) } as Protobuf.IType;
   }
   return root;
+}
+
+/** The message of a served kind that may arrive in a body, i.e. what this decoder has "registered". */
+function registeredMessage(apiVersion: string, kind: string): string | undefined {
+  const k = kindFact(apiVersion, kind);
+  return k === undefined || k.partial === true ? undefined : typeFact(k.type).proto;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -317,7 +113,6 @@ function descriptor(): Protobuf.INamespace {
 interface Loaded {
   pb: typeof Protobuf;
   root: Protobuf.Root;
-  types: Map<string, Protobuf.Type>;
 }
 
 let loaded: Loaded | undefined;
@@ -329,9 +124,7 @@ function load(): Loaded {
     const pb = createRequire(import.meta.url)('protobufjs/light.js') as typeof Protobuf;
     const root = pb.Root.fromJSON(descriptor());
     root.resolveAll();
-    const types = new Map<string, Protobuf.Type>();
-    for (const alias of Object.keys(schema)) types.set(alias, root.lookupType(fullName(alias)));
-    loaded = { pb, root, types };
+    loaded = { pb, root };
   }
   return loaded;
 }
@@ -363,7 +156,7 @@ function fail(message: string): never {
 }
 
 function isScalar(type: string): boolean {
-  return scalarTypes.has(type);
+  return isScalarType(type);
 }
 
 function readScalar(r: Protobuf.Reader, type: string, wireType: number, field: string): unknown {
@@ -476,7 +269,10 @@ function readMapEntry(r: Protobuf.Reader, field: Protobuf.Field, depth: number):
 // ---------------------------------------------------------------------------------------------------
 // Go JSON rendering
 
-const TIME_TYPES = new Set([fullName('meta.Time'), fullName('meta.MicroTime')]);
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
+const TIME_TYPES = new Set([`${META}Time`, `${META}MicroTime`]);
+const QUANTITY = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
+const EXTRA_VALUE = 'k8s.io.api.authorization.v1.ExtraValue';
 const MIN_SECONDS = -62167219200; // 0000-01-01T00:00:00Z
 const MAX_SECONDS = 253402300799; // 9999-12-31T23:59:59Z
 
@@ -514,8 +310,10 @@ function renderValue(field: Protobuf.Field, raw: unknown): unknown {
 function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   const name = type.fullName.slice(1);
   if (TIME_TYPES.has(name)) return renderTime(wire, name.endsWith('MicroTime'));
-  if (name === fullName('resource.Quantity')) return (wire?.get(1) as string | undefined) || '0';
-  if (name === fullName('meta.FieldsV1')) {
+  if (name === QUANTITY) return (wire?.get(1) as string | undefined) || '0';
+  // A Go named slice, wrapped in a message with `items` on the wire.
+  if (name === EXTRA_VALUE) return (wire?.get(1) as string[] | undefined) ?? [];
+  if (name === `${META}FieldsV1`) {
     const raw = wire?.get(1) as Uint8Array | undefined;
     if (raw === undefined || raw.length === 0) return {};
     try {
@@ -531,7 +329,11 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
     const raw = wire?.get(field.id);
     if (field.map) {
       const entries = raw as Map<string, unknown> | undefined;
-      if (entries === undefined || entries.size === 0) continue;
+      if (entries === undefined || entries.size === 0) {
+        // Go unmarshals no entries as a nil map, which a field without omitempty writes as null.
+        if (go === 'keep') out[field.name] = null;
+        continue;
+      }
       const obj: Record<string, unknown> = {};
       // encoding/json writes map keys sorted.
       for (const key of [...entries.keys()].sort()) {
@@ -541,7 +343,11 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
       out[field.name] = obj;
     } else if (field.repeated) {
       const list = raw as unknown[] | undefined;
-      if (list === undefined || list.length === 0) continue;
+      if (list === undefined || list.length === 0) {
+        // A nil slice, as Go unmarshals no elements: null without omitempty, as a JSON client sends it.
+        if (go === 'keep') out[field.name] = null;
+        continue;
+      }
       out[field.name] = list.map((item) => renderValue(field, item));
     } else if (isScalar(field.type)) {
       if (go === 'ptr' ? !present : go !== 'keep' && isZero(raw)) continue;
@@ -605,12 +411,11 @@ export function decodeKubernetesProtobuf(body: Uint8Array): DecodedObject {
 }
 
 function decodeEnvelope(body: Uint8Array): DecodedObject {
-  const { pb, types } = load();
-  const typeOf = (alias: string): Protobuf.Type => types.get(alias) as Protobuf.Type;
+  const { pb, root } = load();
   // A plain Uint8Array view, never a Buffer: protobufjs' BufferReader clamps over-long strings
   // instead of reporting the truncation.
   const view = new Uint8Array(body.buffer, body.byteOffset + 4, body.byteLength - 4);
-  const unknown = readMessage(new pb.Reader(view), typeOf('rt.Unknown'), 0);
+  const unknown = readMessage(new pb.Reader(view), root.lookupType(UNKNOWN), 0);
   const typeMeta = unknown.get(1) as Wire | undefined;
   const apiVersion = (typeMeta?.get(1) as string | undefined) ?? '';
   const kind = (typeMeta?.get(2) as string | undefined) ?? '';
@@ -624,9 +429,8 @@ function decodeEnvelope(body: Uint8Array): DecodedObject {
   if (encoding !== '') {
     throw new ProtobufDecodeError('UnsupportedEncoding', `unsupported protobuf content encoding ${JSON.stringify(encoding)}`);
   }
-  const kinds = Object.hasOwn(registered, apiVersion) ? registered[apiVersion] : undefined;
-  const alias = kinds !== undefined && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
-  if (alias === undefined) {
+  const message = registeredMessage(apiVersion, kind);
+  if (message === undefined) {
     throw new ProtobufDecodeError(
       'NotRegistered',
       `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)}`,
@@ -634,7 +438,8 @@ function decodeEnvelope(body: Uint8Array): DecodedObject {
   }
   const raw = (unknown.get(2) as Uint8Array | undefined) ?? new Uint8Array(0);
   const rawView = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
-  const wire = readMessage(new pb.Reader(rawView), typeOf(alias), 0);
-  const rendered = renderMessage(typeOf(alias), wire) as Record<string, unknown>;
+  const type = root.lookupType(message);
+  const wire = readMessage(new pb.Reader(rawView), type, 0);
+  const rendered = renderMessage(type, wire) as Record<string, unknown>;
   return { apiVersion, kind, object: { kind, apiVersion, ...rendered } };
 }

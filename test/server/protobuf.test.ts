@@ -476,6 +476,20 @@ test('deeply nested unknown groups are rejected, not a stack overflow', () => {
 
 // --- property: nothing but ProtobufDecodeError ------------------------------------------------------------
 
+const RBAC = 'rbac.authorization.k8s.io/v1';
+const fuzzKinds: [string, string][] = [
+  ['v1', 'ConfigMap'],
+  ['v1', 'Node'],
+  ['v1', 'Event'],
+  ['v1', 'Namespace'],
+  ['coordination.k8s.io/v1', 'Lease'],
+  [RBAC, 'Role'],
+  [RBAC, 'ClusterRole'],
+  [RBAC, 'RoleBinding'],
+  [RBAC, 'ClusterRoleBinding'],
+  ['authorization.k8s.io/v1', 'SubjectAccessReview'],
+];
+
 function decodesOrRejectsCleanly(body: Uint8Array): void {
   try {
     const decoded = decodeKubernetesProtobuf(body);
@@ -501,7 +515,7 @@ test('random bytes behind the k8s\\0 prefix only ever yield a result or a Protob
 });
 
 test('random payloads in a valid envelope only ever yield a result or a ProtobufDecodeError', () => {
-  const kinds = fc.constantFrom(['v1', 'ConfigMap'], ['v1', 'Node'], ['v1', 'Event'], ['v1', 'Namespace'], ['coordination.k8s.io/v1', 'Lease']);
+  const kinds = fc.constantFrom(...fuzzKinds);
   fc.assert(
     fc.property(kinds, fc.uint8Array({ maxLength: 300 }), ([apiVersion, kind], raw) =>
       decodesOrRejectsCleanly(envelopeBytes(apiVersion as string, kind as string, raw)),
@@ -532,7 +546,7 @@ test('random well-formed field trees in a valid envelope only ever yield a resul
       fc.tuple(fc.integer({ min: 1, max: 20 }), fc.array(tie('f'), { maxLength: 4 })).map(([id, fs]) => ld(id, fs.flat())),
     ),
   })).f;
-  const kinds = fc.constantFrom(['v1', 'ConfigMap'], ['v1', 'Node'], ['v1', 'Event'], ['v1', 'Namespace'], ['coordination.k8s.io/v1', 'Lease']);
+  const kinds = fc.constantFrom(...fuzzKinds);
   let decoded = 0;
   fc.assert(
     fc.property(kinds, fc.array(field, { maxLength: 8 }), ([apiVersion, kind], fields) => {

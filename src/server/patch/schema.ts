@@ -1,7 +1,9 @@
 // Strategic-merge metadata of the kinds we serve: which lists merge (and by which key) instead of
-// being replaced. It transcribes the `patchStrategy`/`patchMergeKey` struct tags of the upstream Go
-// types, because that is what kube-apiserver consults; a path with no entry merges as a map and
-// replaces as a list, which is also how any kind without a table here is patched.
+// being replaced. It comes from the `patchStrategy`/`patchMergeKey` struct tags of the upstream Go
+// types (held in the schema facts), because that is what kube-apiserver consults; a path with no entry
+// merges as a map and replaces as a list, which is also how any kind not served here is patched.
+
+import { isScalarType, schemaFacts, typeFact, type FieldFact } from '../schema/facts.js';
 
 /** Patch metadata of one field. For a list of objects, `fields` describes each element. */
 export interface PatchMeta {
@@ -22,82 +24,39 @@ export function childMeta(meta: PatchMeta | undefined, key: string): PatchMeta |
   return fields[key];
 }
 
-const set: PatchMeta = { listStrategy: 'merge' };
-const byKey = (mergeKey: string, fields?: Record<string, PatchMeta>): PatchMeta =>
-  fields ? { listStrategy: 'merge', mergeKey, fields } : { listStrategy: 'merge', mergeKey };
+// Derived from the schema facts: a field whose `patchStrategy` tag includes "merge" is a merge list
+// (keyed by its `patchMergeKey`, or a set of primitives without one); other fields only matter when
+// something below them merges, so subtrees with nothing to merge are left out.
 
-// metav1.ObjectMeta: Finalizers `patchStrategy:"merge"`, OwnerReferences `patchStrategy:"merge" patchMergeKey:"uid"`.
-const objectMeta: PatchMeta = {
-  fields: {
-    finalizers: set,
-    ownerReferences: byKey('uid'),
-  },
-};
+const MAX_DEPTH = 32;
 
-// core/v1 NodeSpec.PodCIDRs (merge set; Taints carry no strategy) and NodeStatus.Conditions/Addresses
-// (merge by type; Images, VolumesInUse, VolumesAttached are atomic).
-const node: PatchMeta = {
-  fields: {
-    metadata: objectMeta,
-    spec: { fields: { podCIDRs: set } },
-    status: { fields: { conditions: byKey('type'), addresses: byKey('type') } },
-  },
-};
+function structMeta(definition: string, depth: number): PatchMeta | undefined {
+  const t = typeFact(definition);
+  if (t.fields === undefined || depth > MAX_DEPTH) return undefined;
+  const fields: Record<string, PatchMeta> = {};
+  for (const f of t.fields) {
+    const meta = fieldMeta(f, depth + 1);
+    if (meta !== undefined) fields[f.name] = meta;
+  }
+  return Object.keys(fields).length > 0 ? { fields } : undefined;
+}
 
-// core/v1 NamespaceStatus.Conditions merge by type; NamespaceSpec.Finalizers is atomic.
-const namespace: PatchMeta = {
-  fields: {
-    metadata: objectMeta,
-    status: { fields: { conditions: byKey('type') } },
-  },
-};
+function fieldMeta(f: FieldFact, depth: number): PatchMeta | undefined {
+  // Maps of structs (resource lists) merge as maps, which is also what no metadata means.
+  if (f.map === true) return undefined;
+  const inner = isScalarType(f.type) ? undefined : structMeta(f.type, depth);
+  const merge = f.list === true && (f.patchStrategy ?? '').split(',').includes('merge');
+  if (!merge) return inner;
+  return {
+    listStrategy: 'merge',
+    ...(f.patchMergeKey !== undefined ? { mergeKey: f.patchMergeKey } : {}),
+    ...(inner?.fields !== undefined ? { fields: inner.fields } : {}),
+  };
+}
 
-// core/v1 Container: Ports by containerPort, Env by name, VolumeMounts by mountPath, VolumeDevices by devicePath.
-const container: Record<string, PatchMeta> = {
-  ports: byKey('containerPort'),
-  env: byKey('name'),
-  volumeMounts: byKey('mountPath'),
-  volumeDevices: byKey('devicePath'),
-};
-
-// core/v1 PodSpec/PodStatus: the merge lists a Pod carries; Tolerations and container statuses are atomic.
-const pod: PatchMeta = {
-  fields: {
-    metadata: objectMeta,
-    spec: {
-      fields: {
-        containers: byKey('name', container),
-        initContainers: byKey('name', container),
-        ephemeralContainers: byKey('name', container),
-        volumes: byKey('name'),
-        imagePullSecrets: byKey('name'),
-        hostAliases: byKey('ip'),
-        topologySpreadConstraints: byKey('topologyKey'),
-        resourceClaims: byKey('name'),
-        schedulingGates: byKey('name'),
-      },
-    },
-    status: {
-      fields: {
-        conditions: byKey('type'),
-        podIPs: byKey('ip'),
-        hostIPs: byKey('ip'),
-      },
-    },
-  },
-};
-
-// Kinds with no merge lists of their own still share ObjectMeta's.
-const metaOnly: PatchMeta = { fields: { metadata: objectMeta } };
-
-const schemas: Readonly<Record<string, PatchMeta>> = {
-  Node: node,
-  Namespace: namespace,
-  Pod: pod,
-  ConfigMap: metaOnly,
-  Event: metaOnly,
-  Lease: metaOnly,
-};
+const schemas: Readonly<Record<string, PatchMeta>> = Object.fromEntries(
+  schemaFacts.kinds.map((k) => [k.kind, structMeta(k.type, 0) ?? {}]),
+);
 
 /** The strategic-merge metadata of a kind, or undefined (plain map merge, list replace) if unknown. */
 export function patchMetaForKind(kind: string): PatchMeta | undefined {
