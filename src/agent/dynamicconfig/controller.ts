@@ -262,8 +262,8 @@ export class DynamicConfigController<C> {
 
   stop(): void {
     this.sync?.stop();
-    this.nodeInformer?.stop();
-    this.configMapInformer?.stop();
+    void this.nodeInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
+    void this.configMapInformer?.stop();
     this.status.stop();
     if (this.trialTimer) clearInterval(this.trialTimer);
   }
