@@ -3,8 +3,9 @@
 // ParseQuantity/canonical form), plus the Go text renderings (%q, %v of floats, maps and slices,
 // encoding/json's strings and floats) that leak into the kubelet's messages and files.
 //
-// One module rather than three: Node's ESM loader costs about a millisecond per module file at start-up,
-// and the agent pays this on every restart (see the start-up benchmark).
+// The agent loads the library as one bundled script (docs/adr/0006-library-code-cache.md), so the number of
+// modules here costs nothing at start-up; Duration and Quantity share this module with the Go renderings
+// that they and the library's messages use.
 
 import { goQuote } from '../gotext/quote.js';
 import { DurationError, QuantityError } from './errors.js';

@@ -505,7 +505,7 @@ export class DynamicConfigController<C> {
 
   stop(): void {
     this.sync?.stop();
-    void this.nodeInformer?.stop();
+    void this.nodeInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
     void this.configMapInformer?.stop();
     this.status.stop();
     if (this.trialTimer) clearInterval(this.trialTimer);

@@ -106,7 +106,7 @@ export class ConfigStatusManager {
     void this.sync();
   }
 
-  /** Resolves once everything marked so far has been published (or publishing is stopped). */
+  /** Resolves once everything marked so far has been published; while stopped, not started or failing, it waits. */
   flushed(): Promise<void> {
     if (!this.dirty && !this.publishing) return Promise.resolve();
     return new Promise((r) => this.waiters.push(r));

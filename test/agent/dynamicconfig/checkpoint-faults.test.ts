@@ -21,7 +21,9 @@ import { assignedAt, filesAt, sourceAt, uidAt } from './fixtures/states.js';
 
 const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-writer.js');
 const MIN_TRIALS = 500;
-const TIME_BUDGET_MS = 110_000;
+// The trials took about 100 s on a 2-core machine shared with other work, and 110 s did not suffice under the full
+// suite; the run stops at MIN_TRIALS, so a faster machine finishes sooner.
+const TIME_BUDGET_MS = 180_000;
 // Each trial's steps get their own range, so what a trial finds on disk can only come from that trial,
 // its base state, or earlier trials' (already verified) checkpoints. The offset keeps the base steps
 // away from the local-config steps (i % 10 === 9).
@@ -229,7 +231,7 @@ after(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-it(`survives SIGKILL at random instants (at least ${MIN_TRIALS} trials)`, { timeout: 240_000 }, async (t) => {
+it(`survives SIGKILL at random instants (at least ${MIN_TRIALS} trials)`, { timeout: 280_000 }, async (t) => {
   const started = Date.now();
   const budget = { left: MIN_TRIALS, deadline: started + TIME_BUDGET_MS };
   const disk = newFigures();

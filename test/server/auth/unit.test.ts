@@ -203,7 +203,7 @@ describe('NodeRestriction', () => {
   });
   const refuse = (a: AdmissionAttributes): string => {
     try {
-      nodeRestriction.validate!(a);
+      assert.equal(nodeRestriction.validate!(a), undefined, 'NodeRestriction decides synchronously');
     } catch (err) {
       assert.ok(err instanceof StatusError);
       assert.equal(err.code, 403);
