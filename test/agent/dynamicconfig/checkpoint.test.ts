@@ -300,6 +300,14 @@ describe('save', () => {
     assert.deepEqual(await tree(store.checkpointsDir), ['uid/', 'uid/5/', 'uid/5/b', 'uid/5/kubelet']);
   });
 
+  it('concurrent saves of a checkpoint with no files: exactly one reports the write', async () => {
+    // rename(2) replaces an empty directory, so here the file system does not pick the winner.
+    const store = await freshStore();
+    const results = await Promise.all(Array.from({ length: 4 }, () => store.save({ uid: 'uid', resourceVersion: '6', files: {} })));
+    assert.equal(results.filter(Boolean).length, 1, `saves that reported writing the checkpoint: ${JSON.stringify(results)}`);
+    assert.deepEqual(await tree(store.checkpointsDir), ['uid/', 'uid/6/']);
+  });
+
   it('validates file keys with upstream’s messages and writes nothing', async () => {
     const store = await freshStore();
     const long = 'a'.repeat(256);
