@@ -566,6 +566,12 @@ export class ApiServer {
       end(toStatusError(err));
       return;
     }
+    // The initial events may already have ended the watch (a client too slow for its own initial state), before
+    // `handle` existed for end() to cancel: the cache must not keep the watcher.
+    if (ended) {
+      handle.cancel();
+      return;
+    }
     if (bookmarks) {
       bookmarkTimer = setInterval(() => {
         if (!ended) bookmark();
