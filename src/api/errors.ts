@@ -183,6 +183,13 @@ export const errors = {
   timeout(message: string): StatusError {
     return make(504, 'Timeout', message);
   },
+  /** kube-apiserver's answer when a read asks for a resourceVersion the watch cache has not reached in 3 s. */
+  tooLargeResourceVersion(asked: number, current: number): StatusError {
+    return make(504, 'Timeout', `Timeout: Too large resource version: ${asked}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    });
+  },
   serviceUnavailable(message: string): StatusError {
     return make(503, 'ServiceUnavailable', message);
   },

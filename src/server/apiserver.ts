@@ -476,7 +476,7 @@ export class ApiServer {
     await this.proxy.forward(req, res, target, rest || '/', url.search);
   }
 
-  private handleWatch(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, def: ResourceDef, storage: ResourceStorage): void {
+  private async handleWatch(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, def: ResourceDef, storage: ResourceStorage): Promise<void> {
     const namespace = def.namespaced ? info.namespace : '';
     let fieldSelector = firstQuery(q, 'fieldSelector');
     if (info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
@@ -496,6 +496,8 @@ export class ApiServer {
       ? Number(timeoutParam)
       : this.minRequestTimeout * (1 + Math.random());
 
+    // A client that saw a newer revision on another replica waits for this cache to catch up (504 after 3 s).
+    if (from !== undefined) await storage.cache.waitForRevision(from);
     res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
 

@@ -43,7 +43,10 @@ export class WatchCache {
   /** Every change after this revision is in `history`. */
   private historyStart = 0;
   private revision = 0;
-  private readonly watchers = new Set<WatcherSink>();
+  /** Each watcher with the revision it started after: it never receives an event at or below it. */
+  private readonly watchers = new Map<WatcherSink, number>();
+  /** Readers waiting for the cache to reach a revision (a client that failed over from a fresher replica). */
+  private readonly revisionWaiters = new Set<{ rv: number; resolve: () => void }>();
   private storeWatch?: Watch;
   private ready = false;
   private stopped = false;
@@ -68,12 +71,13 @@ export class WatchCache {
       },
     });
     this.ready = true;
+    this.wakeRevisionWaiters();
   }
 
   /** The store's watch failed: relist, and end every watcher (their clients re-watch and get 410 if too old). */
   private async restart(): Promise<void> {
     this.storeWatch?.cancel();
-    for (const w of this.watchers) w.terminate();
+    for (const w of this.watchers.keys()) w.terminate();
     this.watchers.clear();
     this.objects.clear();
     this.history.length = 0;
@@ -91,8 +95,35 @@ export class WatchCache {
   stop(): void {
     this.stopped = true;
     this.storeWatch?.cancel();
-    for (const w of this.watchers) w.terminate();
+    for (const w of this.watchers.keys()) w.terminate();
     this.watchers.clear();
+  }
+
+  /**
+   * Resolves once the cache has reached `rv`; after `timeoutMs` rejects with kube-apiserver's 504 "Too large
+   * resource version" (retry after 1 s), rather than serving a client older state than it has already seen.
+   */
+  waitForRevision(rv: number, timeoutMs = 3000): Promise<void> {
+    if (rv <= this.revision) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        rv,
+        resolve: () => {
+          clearTimeout(timer);
+          this.revisionWaiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.revisionWaiters.delete(waiter);
+        reject(errors.tooLargeResourceVersion(rv, this.revision));
+      }, timeoutMs);
+      this.revisionWaiters.add(waiter);
+    });
+  }
+
+  private wakeRevisionWaiters(): void {
+    for (const w of [...this.revisionWaiters]) if (w.rv <= this.revision) w.resolve();
   }
 
   get currentRevision(): number {
@@ -150,6 +181,7 @@ export class WatchCache {
       }
       this.revision = rv;
     }
+    this.wakeRevisionWaiters();
     if (out.length === 0) return;
     for (const e of out) this.history.push(e);
     if (this.history.length > this.capacity) {
@@ -157,12 +189,14 @@ export class WatchCache {
       this.historyStart = this.history[drop - 1]!.rv;
       this.history.splice(0, drop);
     }
-    for (const w of this.watchers) this.deliver(w, out);
+    for (const w of this.watchers.keys()) this.deliver(w, out);
   }
 
   private deliver(w: WatcherSink, events: CacheEvent[]): void {
     const batch: { type: EventType; object: KubeObject; rv: number }[] = [];
+    const floor = this.watchers.get(w) ?? 0;
     for (const e of events) {
+      if (e.rv <= floor) continue;
       const now = w.matches(e.object);
       const before = e.prev !== undefined && w.matches(e.prev);
       if (e.type === 'ADDED') {
@@ -194,14 +228,14 @@ export class WatchCache {
   watch(fromRevision: number | undefined, sink: WatcherSink): WatcherHandle {
     if (fromRevision === undefined) {
       const initial = [...this.objects.values()].filter((o) => sink.matches(o));
-      this.watchers.add(sink);
+      this.watchers.set(sink, this.revision);
       if (initial.length) sink.deliver(initial.map((o) => ({ type: 'ADDED' as const, object: o, rv: Number(o.metadata.resourceVersion) })));
     } else {
       if (fromRevision < this.historyStart) {
         throw errors.expired(`too old resource version: ${fromRevision} (${this.historyStart})`);
       }
       const backlog = this.history.filter((e) => e.rv > fromRevision);
-      this.watchers.add(sink);
+      this.watchers.set(sink, fromRevision);
       if (backlog.length) this.deliver(sink, backlog);
     }
     return {

@@ -1,0 +1,126 @@
+// The watch cache's edges, on an in-process server over SQLite: watchers leave the cache on every exit path (a watch
+// dropped with 410 because its initial state alone is more than --watch-buffer-limit used to stay registered forever,
+// 10 → 20 → 30), and a client that already saw a newer revision (failover from a fresher replica) never receives
+// older events again: it waits for the cache, or gets kube-apiserver's 504 "Too large resource version".
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
+import { ApiServer } from '../../src/server/apiserver.js';
+import { WatchCache, type EventType } from '../../src/server/watchcache.js';
+import { StatusError } from '../../src/api/errors.js';
+import { openStore, type Store } from '../../src/storage/index.js';
+import { waitFor } from '../helpers/wait.js';
+
+let dir: string;
+let store: Store;
+let server: ApiServer;
+let pki: ClusterPKI;
+let base: string;
+
+function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(path, base);
+    const req = request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, headers: { 'content-type': 'application/json' }, timeout: 20_000 },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dkc-watchleak-'));
+  pki = await ensureClusterPKI(join(dir, 'pki'));
+  store = await openStore({ kind: 'sqlite', path: join(dir, 'dkc.db') });
+  server = new ApiServer({
+    store,
+    tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
+    kubeletClient: pki.apiserverKubeletClient,
+    watchBufferLimit: 64 * 1024,
+  });
+  await server.start();
+  const addr = await server.listen(0, '127.0.0.1');
+  base = `https://127.0.0.1:${addr.port}`;
+});
+
+after(async () => {
+  await server?.close();
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('watcher bookkeeping', () => {
+  it('a watch dropped for an initial state beyond the buffer limit leaves no watcher behind', async () => {
+    const big = 'x'.repeat(200 * 1024);
+    assert.equal((await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'big' }, data: { big } })).status, 201);
+    const baseline = server.watcherCount();
+    for (let round = 1; round <= 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => call('GET', '/api/v1/namespaces/default/configmaps?watch=true')));
+      for (const a of answers) assert.match(a.body, /"type":"ERROR".*"code":410/);
+      await waitFor(`no watcher left after round ${round}`, async () => (server.watcherCount() === baseline ? true : undefined), 5_000);
+    }
+    assert.equal(server.watcherCount(), baseline);
+  });
+});
+
+describe('resourceVersions newer than the cache', () => {
+  const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+
+  it('a watcher starting after a future revision never sees events at or below it', async () => {
+    const cache = new WatchCache(store, '/test/floor/', 100);
+    await cache.start();
+    try {
+      const start = cache.currentRevision;
+      const got: { type: EventType; rv: number }[] = [];
+      const handle = cache.watch(start + 2, { matches: () => true, deliver: (evs) => got.push(...evs.map((e) => ({ type: e.type, rv: e.rv }))), terminate: () => undefined });
+      for (const n of ['a', 'b', 'c']) await store.create(`/test/floor/${n}`, enc({ metadata: { name: n } }));
+      await cache.waitForRevision(start + 3, 5_000);
+      handle.cancel();
+      assert.deepEqual(got, [{ type: 'ADDED', rv: start + 3 }]);
+    } finally {
+      cache.stop();
+    }
+  });
+
+  it('waitForRevision resolves when the cache catches up, and answers 504 Too large resource version otherwise', async () => {
+    const cache = new WatchCache(store, '/test/wait/', 100);
+    await cache.start();
+    try {
+      const rv = cache.currentRevision;
+      const caughtUp = cache.waitForRevision(rv + 1, 5_000);
+      await store.create('/test/wait/x', enc({ metadata: { name: 'x' } }));
+      await caughtUp;
+      await assert.rejects(cache.waitForRevision(cache.currentRevision + 50, 100), (err: unknown) => {
+        assert.ok(err instanceof StatusError);
+        assert.equal(err.code, 504);
+        assert.equal(err.status.reason, 'Timeout');
+        assert.match(err.status.message ?? '', /^Timeout: Too large resource version: \d+, current: \d+$/);
+        assert.deepEqual(err.status.details?.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+        assert.equal(err.status.details?.retryAfterSeconds, 1);
+        return true;
+      });
+    } finally {
+      cache.stop();
+    }
+  });
+
+  it('a watch from a future resourceVersion gets 504 instead of hanging', async () => {
+    const list = JSON.parse((await call('GET', '/api/v1/namespaces/default/configmaps')).body) as { metadata: { resourceVersion: string } };
+    const future = Number(list.metadata.resourceVersion) + 1000;
+    const t0 = Date.now();
+    const r = await call('GET', `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${future}`);
+    assert.equal(r.status, 504, r.body);
+    assert.equal((JSON.parse(r.body) as { reason: string }).reason, 'Timeout');
+    assert.ok(Date.now() - t0 >= 2_500, 'waits for the cache first');
+  });
+});
