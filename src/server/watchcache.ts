@@ -7,6 +7,9 @@ import type { KubeObject } from '../api/types.js';
 import { errors, type StatusError } from '../api/errors.js';
 import type { Store, Watch, WatchEvent as StoreWatchEvent } from '../storage/store.js';
 import { klog } from '../util/klog.js';
+import { backoffDelay, type ExponentialBackoff } from '../util/backoff.js';
+
+const RELIST_BACKOFF: ExponentialBackoff = { initialMs: 100, maxMs: 5_000, jitter: 0.2 };
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -38,7 +41,7 @@ export function decodeObject(value: Uint8Array, rv: number): KubeObject {
 }
 
 export class WatchCache {
-  private readonly objects = new Map<string, KubeObject>();
+  private objects = new Map<string, KubeObject>();
   private readonly history: CacheEvent[] = [];
   /** Every change after this revision is in `history`. */
   private historyStart = 0;
@@ -59,7 +62,18 @@ export class WatchCache {
 
   async start(): Promise<void> {
     const listed = await this.store.list(this.prefix);
-    for (const kv of listed.items) this.objects.set(kv.key, decodeObject(kv.value, kv.modRevision));
+    // Built aside and swapped in whole: while a relist runs, readers (the authorizers among them) keep the last
+    // complete state rather than an empty or half-filled one.
+    const objects = new Map<string, KubeObject>();
+    for (const kv of listed.items) {
+      try {
+        objects.set(kv.key, decodeObject(kv.value, kv.modRevision));
+      } catch (err) {
+        klog.error(`undecodable value at ${kv.key}, left out of the watch cache: ${(err as Error).message}`);
+      }
+    }
+    this.objects = objects;
+    this.history.length = 0;
     this.revision = listed.revision;
     this.historyStart = listed.revision;
     this.storeWatch = this.store.watch(this.prefix, listed.revision, {
@@ -74,20 +88,26 @@ export class WatchCache {
     this.wakeRevisionWaiters();
   }
 
-  /** The store's watch failed: relist, and end every watcher (their clients re-watch and get 410 if too old). */
+  /**
+   * The store's watch failed: end every watcher (their clients re-watch, and get 410 if too old), report not ready,
+   * and relist until it works — forever, with capped backoff and a log line per failure. An API server whose
+   * watch cache gave up would otherwise serve stale reads and authorize from stale roles indefinitely.
+   */
   private async restart(): Promise<void> {
+    this.ready = false;
     this.storeWatch?.cancel();
     for (const w of this.watchers.keys()) w.terminate();
     this.watchers.clear();
-    this.objects.clear();
-    this.history.length = 0;
-    for (let attempt = 0; attempt < 100 && !this.stopped; attempt++) {
+    for (let failures = 0; !this.stopped; ) {
       try {
         await this.start();
+        if (failures > 0) klog.info(`watch cache of ${this.prefix} relisted after ${failures} failed attempts`);
         return;
       } catch (err) {
-        klog.error(`relisting ${this.prefix} failed: ${(err as Error).message}`);
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5000)));
+        failures++;
+        const delay = backoffDelay(RELIST_BACKOFF, failures);
+        klog.error(`relisting ${this.prefix} failed (attempt ${failures}): ${(err as Error).message}; retrying in ${Math.round(delay)} ms`);
+        await new Promise((r) => setTimeout(r, delay));
       }
     }
   }
@@ -158,7 +178,11 @@ export class WatchCache {
         try {
           obj = decodeObject(ev.kv.value, rv);
         } catch (err) {
-          klog.error(`undecodable value at ${ev.kv.key}: ${(err as Error).message}`);
+          // The object as it was is no longer what the store holds: it leaves the cache (and its watchers) rather
+          // than stay there while the revision moves past it.
+          klog.error(`undecodable value at ${ev.kv.key}, removed from the watch cache: ${(err as Error).message}`);
+          this.objects.delete(ev.kv.key);
+          if (prev) out.push({ type: 'DELETED', object: { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rv) } }, prev, rv });
           this.revision = rv;
           continue;
         }

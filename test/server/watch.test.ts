@@ -13,7 +13,7 @@ import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import { WatchCache, type EventType } from '../../src/server/watchcache.js';
 import { StatusError } from '../../src/api/errors.js';
-import { openStore, type Store } from '../../src/storage/index.js';
+import { openStore, StoreError, type Store, type WatchHandlers } from '../../src/storage/index.js';
 import { waitFor } from '../helpers/wait.js';
 
 let dir: string;
@@ -122,5 +122,55 @@ describe('resourceVersions newer than the cache', () => {
     assert.equal(r.status, 504, r.body);
     assert.equal((JSON.parse(r.body) as { reason: string }).reason, 'Timeout');
     assert.ok(Date.now() - t0 >= 2_500, 'waits for the cache first');
+  });
+});
+
+describe('watch cache restart', () => {
+  const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+
+  it('is not ready while it relists, keeps its last state for readers meanwhile, and retries until the store answers', async () => {
+    let failLists = 0;
+    let handlers: WatchHandlers | undefined;
+    const flaky: Store = Object.create(store) as Store;
+    flaky.list = async (prefix, opts) => {
+      if (failLists > 0) {
+        failLists--;
+        throw new Error('store unavailable');
+      }
+      return store.list(prefix, opts);
+    };
+    flaky.watch = (prefix, from, h) => {
+      handlers = h;
+      return store.watch(prefix, from, h);
+    };
+    await store.create('/test/restart/a', enc({ metadata: { name: 'a' } }));
+    const cache = new WatchCache(flaky, '/test/restart/', 100);
+    await cache.start();
+    try {
+      assert.equal(cache.isReady, true);
+      failLists = 3;
+      handlers!.onError(new StoreError('unavailable', 'watch stream broke'));
+      assert.equal(cache.isReady, false, 'not ready while relisting');
+      assert.deepEqual(cache.snapshot().map((o) => o.metadata.name), ['a'], 'readers keep the last complete state');
+      await store.create('/test/restart/b', enc({ metadata: { name: 'b' } }));
+      await waitFor('relisted', async () => (cache.isReady ? true : undefined), 10_000);
+      assert.equal(failLists, 0, 'every failed relist was retried');
+      assert.deepEqual(cache.snapshot().map((o) => o.metadata.name).sort(), ['a', 'b']);
+    } finally {
+      cache.stop();
+    }
+  });
+
+  it('an undecodable stored value removes the old object instead of leaving it behind a newer revision', async () => {
+    const cache = new WatchCache(store, '/test/garbage/', 100);
+    await store.create('/test/garbage/g', enc({ metadata: { name: 'g' } }));
+    await cache.start();
+    try {
+      const kv = await store.update('/test/garbage/g', new TextEncoder().encode('{not json'));
+      await cache.waitForRevision(kv.modRevision, 5_000);
+      assert.deepEqual(cache.snapshot(), []);
+    } finally {
+      cache.stop();
+    }
   });
 });
