@@ -19,7 +19,7 @@ import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { ResourceStorage, keyPrefix, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
-import { boolParam } from './params.js';
+import { boolParam, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
@@ -397,14 +397,15 @@ export class ApiServer {
       case 'list': {
         this.checkAcceptable(accept);
         const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
-        const limitParam = q.get('limit');
-        const limit = limitParam ? Number(limitParam) : 0;
-        if (limitParam && (!Number.isInteger(limit) || limit < 0)) throw errors.badRequest(`limit: Invalid value: ${JSON.stringify(limitParam)}`);
+        const { limit, rv } = listParams(q);
+        // A list at least as fresh as a revision this replica has not reached waits for it (504 after 3 s).
+        if (rv.revision !== undefined) await storage.cache.waitForRevision(rv.revision);
         const result = await storage.list(namespace, {
           selection,
           limit,
           ...(q.get('continue') ? { continueToken: q.get('continue')! } : {}),
           ...(q.get('resourceVersion') !== null ? { resourceVersion: q.get('resourceVersion')! } : {}),
+          ...(rv.match === 'Exact' && rv.revision !== undefined ? { exactRevision: rv.revision } : {}),
         });
         const listMeta: { resourceVersion: string; continue?: string } = { resourceVersion: result.resourceVersion };
         if (result.continue) listMeta.continue = result.continue;
@@ -579,6 +580,17 @@ export class ApiServer {
         if (!ended) bookmark();
       }, this.bookmarkIntervalMs);
     }
+  }
+}
+
+/** limit, resourceVersion and resourceVersionMatch of a list; a value kube-apiserver refuses is a 400. */
+function listParams(q: URLSearchParams): { limit: number; rv: ListResourceVersion } {
+  try {
+    const limit = int64Param(q, 'limit') ?? 0;
+    return { limit: limit > 0 ? limit : 0, rv: listResourceVersion(q) };
+  } catch (err) {
+    if (err instanceof ParamError) throw errors.badRequest(err.message);
+    throw err;
   }
 }
 

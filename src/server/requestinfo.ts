@@ -64,9 +64,12 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   } else {
     return info;
   }
-  const rest = parts.slice(i);
+  let rest = parts.slice(i);
   if (rest.length === 0) return info;
   info.isResourceRequest = true;
+  // The deprecated `/api/v1/watch/<resource>...` form, still used by older clients: the same as `?watch=true`.
+  const legacyWatch = rest[0] === 'watch' && rest.length > 1;
+  if (legacyWatch) rest = rest.slice(1);
 
   let segs = rest;
   if (segs[0] === 'namespaces' && segs.length > 1) {
@@ -80,7 +83,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   if (segs.length >= 3) info.subresource = segs[2]!;
   if (segs.length >= 4) info.rest = segs.slice(3);
 
-  const isWatch = boolParam(query, 'watch');
+  const isWatch = legacyWatch || boolParam(query, 'watch');
   switch (info.verb) {
     case 'get':
     case 'head':

@@ -85,6 +85,8 @@ export interface ListOptions {
   continueToken?: string;
   /** "0": served from the watch cache (any recent state will do). */
   resourceVersion?: string;
+  /** resourceVersionMatch=Exact: the list as it was at this revision. */
+  exactRevision?: number;
 }
 
 export interface ListResult {
@@ -182,7 +184,7 @@ export class ResourceStorage {
       return { items, resourceVersion: String(this.cache.currentRevision) };
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    let revision = 0;
+    let revision = opts.exactRevision ?? 0;
     let startAfter: string | undefined;
     if (opts.continueToken) {
       const t = decodeContinue(opts.continueToken);
@@ -433,8 +435,11 @@ export class ResourceStorage {
       const obj = patched as unknown as KubeObject;
       if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest('the patch must produce an object');
       if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
-      if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
-        throw errors.badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
+      // As kube-apiserver's checkName: a patch that removes the name (a root "$patch: delete" empties the object)
+      // is refused, not stored as an emptied object.
+      const patchedName = obj.metadata.name ?? '';
+      if (patchedName !== name) {
+        throw errors.badRequest(`the name of the object (${String(patchedName)}) does not match the name on the URL (${name})`);
       }
       obj.metadata.name = name;
       if (!pinned) delete obj.metadata.resourceVersion;

@@ -14,11 +14,13 @@ let caPem: string;
 let admin: CertKeyPem;
 let node: CertKeyPem;
 
-function send(path: string, cert: CertKeyPem, body: unknown, accept: string): Promise<{ status: number; body: string }> {
+function send(path: string, cert: CertKeyPem, body: unknown, accept: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(path, server.url);
+    const method = opts.method ?? (body === undefined ? 'GET' : 'POST');
+    const headers = { accept, 'content-type': 'application/json', ...(opts.headers ?? {}) };
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: body === undefined ? 'GET' : 'POST', ca: caPem, cert: cert.certPem, key: cert.keyPem, headers: { accept, 'content-type': 'application/json' }, timeout: 10_000 },
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, ca: caPem, cert: cert.certPem, key: cert.keyPem, headers, timeout: 10_000 },
       (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
@@ -92,5 +94,67 @@ describe('Node create', () => {
     assert.equal(st.reason, 'Invalid');
     assert.match(st.message, /^Node "evil" is invalid: \[spec\.configSource\.configMap\.kubeletConfigKey: Invalid value: "\.\.\/\.\.\/\.\.\/etc\/passwd"/);
     assert.equal((await send('/api/v1/nodes/evil', admin, undefined, 'application/json')).status, 404);
+  });
+});
+
+describe('small deviations from kube-apiserver', () => {
+  const cms = '/api/v1/namespaces/default/configmaps';
+  const status = (r: { body: string }) => JSON.parse(r.body) as { kind: string; reason: string; message: string };
+
+  it('a limit beyond int64 is a 400, not a 500', async () => {
+    const r = await send(`${cms}?limit=99999999999999999999`, admin, undefined, 'application/json');
+    assert.equal(r.status, 400, r.body);
+    assert.match(status(r).message, /^limit: Invalid value: "99999999999999999999": strconv\.ParseInt: .*value out of range$/);
+  });
+
+  it('a list resourceVersion that is not a number is a 400', async () => {
+    for (const rv of ['abc', '-5', '1.5']) {
+      const r = await send(`${cms}?resourceVersion=${rv}`, admin, undefined, 'application/json');
+      assert.equal(r.status, 400, `${rv}: ${r.body}`);
+      assert.equal(status(r).reason, 'BadRequest');
+      assert.match(status(r).message, new RegExp(`^resourceVersion: Invalid value: "${rv.replace('.', '\\.')}"`));
+    }
+    const bad = await send(`${cms}?resourceVersion=1&resourceVersionMatch=Newest`, admin, undefined, 'application/json');
+    assert.equal(bad.status, 400, bad.body);
+  });
+
+  it('an exact list at a resourceVersion from the future is 504 Too large resource version', async () => {
+    const list = JSON.parse((await send(cms, admin, undefined, 'application/json')).body) as { metadata: { resourceVersion: string } };
+    const future = Number(list.metadata.resourceVersion) + 1000;
+    const r = await send(`${cms}?resourceVersion=${future}&resourceVersionMatch=Exact`, admin, undefined, 'application/json');
+    assert.equal(r.status, 504, r.body);
+    assert.equal(status(r).reason, 'Timeout');
+    assert.match(status(r).message, /Too large resource version/);
+    // An exact list at a past revision shows the state of then.
+    const created = JSON.parse((await send(cms, admin, { metadata: { name: 'then' }, data: { v: '1' } }, 'application/json')).body) as { metadata: { resourceVersion: string } };
+    await send(`${cms}/then`, admin, { data: { v: '2' } }, 'application/json', { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' } });
+    const then = JSON.parse((await send(`${cms}?resourceVersion=${created.metadata.resourceVersion}&resourceVersionMatch=Exact`, admin, undefined, 'application/json')).body) as { items: { metadata: { name: string }; data: { v: string } }[] };
+    assert.equal(then.items.find((i) => i.metadata.name === 'then')?.data.v, '1');
+  });
+
+  it('a malformed Impersonate-Extra- key is taken as sent, not a 500', async () => {
+    const r = await send('/api/v1/namespaces', admin, undefined, 'application/json', { headers: { 'Impersonate-User': 'someone', 'Impersonate-Extra-%zz': 'v' } });
+    assert.notEqual(r.status, 500, r.body);
+    assert.equal(r.status, 403, r.body); // someone holds no rights; the request got as far as authorization
+  });
+
+  it('a strategic "$patch: delete" at the root is refused, and the ConfigMap keeps its data', async () => {
+    await send(cms, admin, { metadata: { name: 'keep' }, data: { a: 'b' } }, 'application/json');
+    const r = await send(`${cms}/keep`, admin, { $patch: 'delete' }, 'application/json', { method: 'PATCH', headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+    assert.equal(r.status, 400, r.body);
+    assert.equal(status(r).message, 'the name of the object () does not match the name on the URL (keep)');
+    const cm = JSON.parse((await send(`${cms}/keep`, admin, undefined, 'application/json')).body) as { data: Record<string, string> };
+    assert.deepEqual(cm.data, { a: 'b' });
+  });
+
+  it('the legacy /api/v1/watch/... paths are watches', async () => {
+    await send(cms, admin, { metadata: { name: 'legacy' }, data: { a: 'b' } }, 'application/json');
+    const one = await send('/api/v1/watch/namespaces/default/configmaps/legacy?timeoutSeconds=1', admin, undefined, 'application/json');
+    assert.equal(one.status, 200, one.body);
+    const events = one.body.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
+    assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'legacy']]);
+    const all = await send('/api/v1/watch/nodes?timeoutSeconds=1', admin, undefined, 'application/json');
+    assert.equal(all.status, 200, all.body);
+    assert.doesNotMatch(all.body, /NodeList/);
   });
 });

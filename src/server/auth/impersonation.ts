@@ -27,6 +27,15 @@ function attrs(user: UserInfo, resource: string, name: string, apiGroup = '', na
   return { user, verb: 'impersonate', isResourceRequest: true, path: '', apiGroup, apiVersion: '', resource, subresource, namespace, name };
 }
 
+/** %-decoded as kube-apiserver does; a malformed escape keeps the key as sent (never a 500). */
+function unescapeExtraKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
 /** The identity to serve the request as; undefined when the request asks for no impersonation. */
 export async function impersonate(req: IncomingMessage, requester: UserInfo, authorizer: Authorizer): Promise<Impersonated | undefined> {
   const userHeader = req.headers['impersonate-user'];
@@ -36,7 +45,7 @@ export async function impersonate(req: IncomingMessage, requester: UserInfo, aut
   const uid = typeof uidHeader === 'string' ? uidHeader : undefined;
   const extras: [string, string[]][] = [];
   for (const h of Object.keys(req.headers)) {
-    if (h.startsWith('impersonate-extra-')) extras.push([decodeURIComponent(h.slice('impersonate-extra-'.length)), headerValues(req, h)]);
+    if (h.startsWith('impersonate-extra-')) extras.push([unescapeExtraKey(h.slice('impersonate-extra-'.length)), headerValues(req, h)]);
   }
   if (userName === undefined) {
     if (groups.length || uid !== undefined || extras.length) {

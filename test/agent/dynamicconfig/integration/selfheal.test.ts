@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClusterNode } from '../../../../src/up/cluster.js';
+import { waitFor } from '../../../helpers/wait.js';
 import { payloadFor, sourceOf, startHarness, waitForNewProcess, type Harness, type Source } from './harness.js';
 
 function crashesOf(h: Harness, node: ClusterNode, since: number): number {
@@ -42,6 +43,9 @@ describe('a damaged checkpoint store heals itself', { timeout: 180_000 }, () => 
     assert.ok(pid);
     process.kill(pid, 'SIGTERM');
     await waitForNewProcess(h, node, pid);
+    // The Node's status still shows b from before: first see the new process set the garbage aside, so that the
+    // state checked below is the one it synced back, not the old one.
+    await waitFor('the unreadable record set aside', async () => ((await readdir(meta)).some((n) => n.startsWith('assigned.corrupt-')) ? true : undefined), 30_000);
     // With no assigned record the boot runs the local config; the sync records the Node's assignment again and
     // restarts into it.
     await h.expectState(node, { assigned: b, active: b, lastKnownGood: a }, 162);
