@@ -23,6 +23,8 @@ apt_install() {
 # server replicas in the HA test.
 command -v etcd >/dev/null || apt_install etcd-server
 { [ -x /usr/sbin/nginx ] && [ -e /usr/lib/nginx/modules/ngx_stream_module.so ]; } || apt_install nginx-light libnginx-mod-stream
+# The official Kubernetes client for Python, for the e2e test that drives the server with it.
+/usr/bin/python3 -c 'import kubernetes' 2>/dev/null || apt_install python3-kubernetes
 cache=.cache/kubernetes-client
 if [ ! -x "$cache/usr/bin/kubectl" ]; then
   mkdir -p .cache/debs
