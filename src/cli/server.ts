@@ -11,6 +11,8 @@ export function registerServerCommand(program: Command): void {
     .option('--token-auth-file <file>', 'static bearer tokens (CSV: token,user,uid,"group1,group2")')
     .option('--watch-cache-size <n>', 'events kept per resource for watches resuming from a resourceVersion', '1000')
     .option('--watch-buffer-limit <bytes>', 'bytes a slow watcher may fall behind before it is dropped with 410')
+    .option('--watch-buffer-budget <bytes>', 'bytes all watchers together may have buffered; beyond, the furthest behind are dropped with 410 (default 256 MiB)')
+    .option('--max-watches-per-user <n>', 'concurrent watches one user may hold; beyond, 429 Too Many Requests (default 1000)')
     .option('--min-request-timeout <seconds>', 'watches without timeoutSeconds end after a random time in [t, 2t)', '1800')
     .option('--storage <backend>', 'sqlite (one server, file in --data-dir) or etcd (several servers over one etcd cluster)', 'sqlite')
     .option('--etcd-servers <urls>', 'comma-separated etcd client URLs, for --storage etcd')

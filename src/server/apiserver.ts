@@ -22,6 +22,7 @@ import { parseFieldValidation } from './fieldvalidation.js';
 import { boolParam, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
+import { encodeWatchEvent, WatchLimits } from './watchlimits.js';
 import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
 import type { AuditLog } from './auth/audit.js';
 import { impersonate, stripImpersonationHeaders } from './auth/impersonation.js';
@@ -37,6 +38,10 @@ export interface ApiServerOptions {
   watchCacheSize?: number;
   /** Bytes a watcher may have buffered before it is dropped with 410. */
   watchBufferLimit?: number;
+  /** Bytes all watchers together may have buffered; beyond, the furthest behind are dropped with 410. */
+  watchBufferBudget?: number;
+  /** Concurrent watches one user may hold (429 beyond). */
+  maxWatchesPerUser?: number;
   bookmarkIntervalMs?: number;
   /** Watches without timeoutSeconds end after a random time in [t, 2t) seconds. */
   minRequestTimeoutSeconds?: number;
@@ -47,6 +52,8 @@ export interface ApiServerOptions {
 }
 
 const JSON_TYPE = 'application/json';
+export const DEFAULT_MAX_WATCHES_PER_USER = 1000;
+export const DEFAULT_WATCH_BUFFER_BUDGET = 256 * 1024 * 1024;
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/ping', '/livez/ping', '/readyz/ping']);
 
 function firstQuery(q: URLSearchParams, name: string): string | undefined {
@@ -67,6 +74,7 @@ export class ApiServer {
   private address = '';
   private openapi?: typeof import('./openapi.js');
   private readonly watchBufferLimit: number;
+  readonly watchLimits: WatchLimits;
   private readonly bookmarkIntervalMs: number;
   private readonly minRequestTimeout: number;
 
@@ -76,6 +84,10 @@ export class ApiServer {
     this.authorizer = options.authorizer ?? alwaysAllow;
     this.proxy = new NodeProxy(options.kubeletClient);
     this.watchBufferLimit = options.watchBufferLimit ?? 16 * 1024 * 1024;
+    this.watchLimits = new WatchLimits({
+      maxWatchesPerUser: options.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER,
+      bufferBudget: options.watchBufferBudget ?? DEFAULT_WATCH_BUFFER_BUDGET,
+    });
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
     const namespaces = this.registry.lookup('', 'v1', 'namespaces');
@@ -243,7 +255,13 @@ export class ApiServer {
       return;
     }
     const body = JSON.stringify(st.status);
-    res.writeHead(st.code, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
+    const retryAfter = st.status.details?.retryAfterSeconds;
+    res.writeHead(st.code, {
+      'Content-Type': JSON_TYPE,
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': 'no-cache, private',
+      ...(retryAfter ? { 'Retry-After': String(retryAfter) } : {}),
+    });
     res.end(body);
   }
 
@@ -414,7 +432,7 @@ export class ApiServer {
         return this.writeJson(res, 200, { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata: listMeta, items }, accept);
       }
       case 'watch':
-        return this.handleWatch(req, res, q, info, def, storage);
+        return this.handleWatch(req, res, q, info, def, storage, user);
       case 'create': {
         if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
@@ -477,7 +495,7 @@ export class ApiServer {
     await this.proxy.forward(req, res, target, rest || '/', url.search);
   }
 
-  private async handleWatch(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, def: ResourceDef, storage: ResourceStorage): Promise<void> {
+  private async handleWatch(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, def: ResourceDef, storage: ResourceStorage, user: UserInfo): Promise<void> {
     const namespace = def.namespaced ? info.namespace : '';
     let fieldSelector = firstQuery(q, 'fieldSelector');
     if (info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
@@ -499,6 +517,10 @@ export class ApiServer {
 
     // A client that saw a newer revision on another replica waits for this cache to catch up (504 after 3 s).
     if (from !== undefined) await storage.cache.waitForRevision(from);
+    const slot = this.watchLimits.admit(user.name, () => {
+      klog.warning(`dropping a watcher of ${def.plural} that holds ${slot.buffered} bytes: watch buffers are over their budget`);
+      end(errors.expired('watch of a slow client dropped: the server\'s watch buffers are full; the client must relist'));
+    });
     res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
 
@@ -507,8 +529,8 @@ export class ApiServer {
     let lastRv = from ?? 0;
     const limit = this.watchBufferLimit;
     const encode = (type: EventType | 'BOOKMARK' | 'ERROR', object: unknown): string => JSON.stringify({ type, object }) + '\n';
-    const encodeObj = (type: EventType, obj: KubeObject): string => {
-      if (!table) return encode(type, obj);
+    const encodeObj = (type: EventType, key: KubeObject, obj: KubeObject): string => {
+      if (!table) return encodeWatchEvent(type, key, obj);
       const t = {
         kind: 'Table',
         apiVersion: 'meta.k8s.io/v1',
@@ -522,6 +544,7 @@ export class ApiServer {
     const end = (err?: StatusError): void => {
       if (ended) return;
       ended = true;
+      this.watchLimits.release(slot);
       handle?.cancel();
       clearTimeout(timer);
       if (bookmarkTimer) clearInterval(bookmarkTimer);
@@ -536,14 +559,16 @@ export class ApiServer {
         if (ended) return;
         let chunk = '';
         for (const e of events) {
-          chunk += encodeObj(e.type, withType(def, e.object));
+          chunk += encodeObj(e.type, e.object, withType(def, e.object));
           if (e.rv > lastRv) lastRv = e.rv;
         }
         res.write(chunk);
         if (res.writableLength > limit) {
           klog.warning(`dropping a watcher of ${def.plural} that fell ${res.writableLength} bytes behind`);
           end(errors.expired('watch of a slow client dropped; the client must relist'));
+          return;
         }
+        this.watchLimits.update(slot, res.writableLength);
       },
       terminate: (err?: StatusError) => end(err),
     };

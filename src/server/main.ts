@@ -16,6 +16,8 @@ export interface ServerCommandOptions {
   tokenAuthFile?: string;
   watchCacheSize?: string;
   watchBufferLimit?: string;
+  watchBufferBudget?: string;
+  maxWatchesPerUser?: string;
   minRequestTimeout?: string;
   /** 'sqlite' (default) or 'etcd'. */
   storage?: string;
@@ -106,6 +108,8 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   }
   const watchCacheSize = positiveInt('--watch-cache-size', opts.watchCacheSize);
   const watchBufferLimit = positiveInt('--watch-buffer-limit', opts.watchBufferLimit);
+  const watchBufferBudget = positiveInt('--watch-buffer-budget', opts.watchBufferBudget);
+  const maxWatchesPerUser = positiveInt('--max-watches-per-user', opts.maxWatchesPerUser);
   const minRequestTimeout = positiveInt('--min-request-timeout', opts.minRequestTimeout);
   const { clusterAuthorization, parseAuthorizationModes } = await import('./auth/index.js');
   let modes: ReturnType<typeof parseAuthorizationModes>;
@@ -137,6 +141,8 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
     ...(tokens ? { tokens } : {}),
     ...(watchCacheSize ? { watchCacheSize } : {}),
     ...(watchBufferLimit ? { watchBufferLimit } : {}),
+    ...(watchBufferBudget ? { watchBufferBudget } : {}),
+    ...(maxWatchesPerUser ? { maxWatchesPerUser } : {}),
     ...(minRequestTimeout ? { minRequestTimeoutSeconds: minRequestTimeout } : {}),
   });
   serverRef = server;

@@ -10,6 +10,8 @@ import { klog } from '../util/klog.js';
 import { backoffDelay, type ExponentialBackoff } from '../util/backoff.js';
 
 const RELIST_BACKOFF: ExponentialBackoff = { initialMs: 100, maxMs: 5_000, jitter: 0.2 };
+/** How often a reader waiting for a revision asks the store how far it is. */
+const REVISION_POLL_MS = 100;
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -120,12 +122,27 @@ export class WatchCache {
   }
 
   /**
-   * Resolves once the cache has reached `rv`; after `timeoutMs` rejects with kube-apiserver's 504 "Too large
-   * resource version" (retry after 1 s), rather than serving a client older state than it has already seen.
+   * Resolves once `rv` is a revision the store has reached — a client that saw it on a fresher replica may then
+   * watch here: each watcher only receives events after its own starting revision, so nothing it has seen comes
+   * again. (The cache's own revision is that of the last change under its prefix, which trails the store's when
+   * other resources change, so it cannot answer this alone.) After `timeoutMs`, kube-apiserver's 504 "Too large
+   * resource version" (retry after 1 s).
    */
-  waitForRevision(rv: number, timeoutMs = 3000): Promise<void> {
-    if (rv <= this.revision) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+  async waitForRevision(rv: number, timeoutMs = 3000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let current = this.revision;
+    while (rv > this.revision) {
+      current = Math.max(this.revision, await this.store.currentRevision());
+      if (rv <= current) return;
+      const left = deadline - Date.now();
+      if (left <= 0) throw errors.tooLargeResourceVersion(rv, current);
+      await this.revisionOrTimeout(rv, Math.min(left, REVISION_POLL_MS));
+    }
+  }
+
+  /** Resolves when the cache reaches `rv` or after `ms`, whichever comes first. */
+  private revisionOrTimeout(rv: number, ms: number): Promise<void> {
+    return new Promise((resolve) => {
       const waiter = {
         rv,
         resolve: () => {
@@ -134,10 +151,7 @@ export class WatchCache {
           resolve();
         },
       };
-      const timer = setTimeout(() => {
-        this.revisionWaiters.delete(waiter);
-        reject(errors.tooLargeResourceVersion(rv, this.revision));
-      }, timeoutMs);
+      const timer = setTimeout(waiter.resolve, ms);
       this.revisionWaiters.add(waiter);
     });
   }

@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import { WatchCache, type EventType } from '../../src/server/watchcache.js';
+import { chooseVictims, watchEncodeCount, WatchLimits } from '../../src/server/watchlimits.js';
+import { issueCert } from '../../src/pki/index.js';
 import { StatusError } from '../../src/api/errors.js';
 import { openStore, StoreError, type Store, type WatchHandlers } from '../../src/storage/index.js';
 import { waitFor } from '../helpers/wait.js';
@@ -47,6 +49,7 @@ before(async () => {
     tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
     kubeletClient: pki.apiserverKubeletClient,
     watchBufferLimit: 64 * 1024,
+    maxWatchesPerUser: 25,
   });
   await server.start();
   const addr = await server.listen(0, '127.0.0.1');
@@ -84,7 +87,7 @@ describe('resourceVersions newer than the cache', () => {
       const got: { type: EventType; rv: number }[] = [];
       const handle = cache.watch(start + 2, { matches: () => true, deliver: (evs) => got.push(...evs.map((e) => ({ type: e.type, rv: e.rv }))), terminate: () => undefined });
       for (const n of ['a', 'b', 'c']) await store.create(`/test/floor/${n}`, enc({ metadata: { name: n } }));
-      await cache.waitForRevision(start + 3, 5_000);
+      await waitFor('the cache applied the writes', async () => (cache.currentRevision >= start + 3 ? true : undefined), 5_000);
       handle.cancel();
       assert.deepEqual(got, [{ type: 'ADDED', rv: start + 3 }]);
     } finally {
@@ -100,7 +103,7 @@ describe('resourceVersions newer than the cache', () => {
       const caughtUp = cache.waitForRevision(rv + 1, 5_000);
       await store.create('/test/wait/x', enc({ metadata: { name: 'x' } }));
       await caughtUp;
-      await assert.rejects(cache.waitForRevision(cache.currentRevision + 50, 100), (err: unknown) => {
+      await assert.rejects(cache.waitForRevision((await store.currentRevision()) + 50, 100), (err: unknown) => {
         assert.ok(err instanceof StatusError);
         assert.equal(err.code, 504);
         assert.equal(err.status.reason, 'Timeout');
@@ -167,10 +170,92 @@ describe('watch cache restart', () => {
     await cache.start();
     try {
       const kv = await store.update('/test/garbage/g', new TextEncoder().encode('{not json'));
-      await cache.waitForRevision(kv.modRevision, 5_000);
+      await waitFor('the cache applied the write', async () => (cache.currentRevision >= kv.modRevision ? true : undefined), 5_000);
       assert.deepEqual(cache.snapshot(), []);
     } finally {
       cache.stop();
     }
+  });
+});
+
+/** Opens a watch as `cert` and keeps its response unread (paused) until closed. */
+function openWatch(path: string, cert: { certPem: string; keyPem: string }): Promise<{ status: number; headers: Record<string, unknown>; close(): void; firstLine(): Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(path, base);
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, ca: pki.ca.certPem, cert: cert.certPem, key: cert.keyPem }, (res) => {
+      res.pause();
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        close: () => req.destroy(),
+        firstLine: () =>
+          new Promise((r) => {
+            let text = '';
+            res.on('data', (d: Buffer) => {
+              text += d.toString();
+              const i = text.indexOf('\n');
+              if (i >= 0) r(text.slice(0, i));
+            });
+            res.resume();
+          }),
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('what watches may cost', () => {
+  it('each event is encoded once, however many watchers receive it', async () => {
+    const before = server.watcherCount();
+    const watches = await Promise.all(Array.from({ length: 20 }, () => openWatch('/api/v1/namespaces/default/configmaps?watch=true&labelSelector=shared%3Dyes', pki.admin)));
+    try {
+      await waitFor('20 watchers', async () => (server.watcherCount() === before + 20 ? true : undefined), 5_000);
+      const c0 = watchEncodeCount();
+      assert.equal((await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'shared', labels: { shared: 'yes' } }, data: { v: 'x'.repeat(10_000) } })).status, 201);
+      const lines = await Promise.all(watches.map((w) => w.firstLine()));
+      for (const l of lines) assert.match(l, /^\{"type":"ADDED","object":\{.*"name":"shared"/);
+      assert.equal(watchEncodeCount() - c0, 1);
+    } finally {
+      for (const w of watches) w.close();
+    }
+  });
+
+  it('a user holding the most watches allowed gets 429 with Retry-After, until one ends', async () => {
+    const walter = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! }, { commonName: 'walter', organizations: ['system:masters'], usages: ['client'] });
+    const held = await Promise.all(Array.from({ length: 25 }, () => openWatch('/api/v1/nodes?watch=true', walter)));
+    try {
+      for (const w of held) assert.equal(w.status, 200);
+      const refused = await openWatch('/api/v1/nodes?watch=true', walter);
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal(server.watchLimits.watchesOf('walter'), 25);
+      const other = await openWatch('/api/v1/nodes?watch=true', pki.admin);
+      assert.equal(other.status, 200, 'the limit is per user');
+      other.close();
+      held.pop()!.close();
+      await waitFor('a slot freed', async () => (server.watchLimits.watchesOf('walter') === 24 ? true : undefined), 5_000);
+      const again = await openWatch('/api/v1/nodes?watch=true', walter);
+      assert.equal(again.status, 200);
+      held.push(again);
+    } finally {
+      for (const w of held) w.close();
+    }
+  });
+
+  it('over the buffer budget, the watchers furthest behind are dropped first', () => {
+    const dropped: string[] = [];
+    const limits = new WatchLimits({ maxWatchesPerUser: 10, bufferBudget: 100 });
+    const a = limits.admit('u', () => dropped.push('a'));
+    const b = limits.admit('u', () => dropped.push('b'));
+    const c = limits.admit('u', () => dropped.push('c'));
+    limits.update(a, 10);
+    limits.update(b, 80);
+    assert.deepEqual(dropped, []);
+    limits.update(c, 30);
+    assert.deepEqual(dropped, ['b']);
+    assert.equal(limits.bufferedBytes, 40);
+    assert.equal(limits.watchesOf('u'), 2);
+    assert.deepEqual(chooseVictims([{ buffered: 5 }, { buffered: 50 }, { buffered: 40 }], 95, 10).map((e) => e.buffered), [50, 40]);
   });
 });
