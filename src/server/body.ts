@@ -67,6 +67,7 @@ export async function decodeObjectBody(buf: Buffer, contentType: string | undefi
   } else {
     throw errors.unsupportedMediaType(contentType ?? '');
   }
+  checkDepth(value, 'the body of the request');
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw errors.badRequest(`the body of the request must be an object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
   }
@@ -97,5 +98,31 @@ export function patchKind(contentType: string | undefined): PatchKind {
 
 export function decodePatchBody(buf: Buffer): unknown {
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-  return parseJson(buf, 'error decoding patch');
+  const patch = parseJson(buf, 'error decoding patch');
+  checkDepth(patch, 'the patch');
+  return patch;
 }
+
+/** Deeper request bodies are refused before any recursive walk: every later step (patching, validation, cloning) recurses. */
+export const MAX_BODY_DEPTH = 1000;
+
+
+/** The nesting depth of a JSON value, up to `limit + 1` (iterative: safe for any input). */
+export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) max = d;
+    if (max > limit) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v as object)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+export function checkDepth(value: unknown, what: string): void {
+  if (jsonDepth(value) > MAX_BODY_DEPTH) throw errors.badRequest(`${what} is nested more than ${MAX_BODY_DEPTH} levels deep`);
+}
+
+

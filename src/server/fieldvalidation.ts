@@ -6,6 +6,7 @@
 import { errors } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
 import { COORDINATION, CORE, schemas, type JsonSchema } from './openapi-schemas.js';
+import { checkTypes } from './typecheck.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -57,10 +58,15 @@ function prune(value: unknown, schema: JsonSchema | undefined, path: string, out
   }
 }
 
-function schemaFor(group: string, kind: string): JsonSchema | undefined {
-  if (group === '') return schemas[`${CORE}${kind}`];
-  if (group === 'coordination.k8s.io') return schemas[`${COORDINATION}${kind}`];
+function definitionFor(group: string, kind: string): string | undefined {
+  if (group === '') return `${CORE}${kind}`;
+  if (group === 'coordination.k8s.io') return `${COORDINATION}${kind}`;
   return undefined;
+}
+
+function schemaFor(group: string, kind: string): JsonSchema | undefined {
+  const d = definitionFor(group, kind);
+  return d === undefined ? undefined : schemas[d];
 }
 
 export function parseFieldValidation(value: string | null): FieldValidation {
@@ -74,6 +80,8 @@ export function parseFieldValidation(value: string | null): FieldValidation {
  * (none for Ignore).
  */
 export function checkFields(group: string, kind: string, obj: KubeObject, mode: FieldValidation): string[] {
+  const definition = definitionFor(group, kind);
+  if (definition) checkTypes(obj, definition, kind, 'v1');
   const unknown: string[] = [];
   prune(obj, schemaFor(group, kind), '', unknown, 0);
   if (unknown.length === 0 || mode === 'Ignore') return [];

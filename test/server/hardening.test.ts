@@ -158,3 +158,50 @@ describe('small deviations from kube-apiserver', () => {
     assert.doesNotMatch(all.body, /NodeList/);
   });
 });
+
+describe('request bodies decoded into the served types', () => {
+  const cms = '/api/v1/namespaces/default/configmaps';
+  const cases: [string, unknown, string][] = [
+    ['data as an array', { metadata: { name: 't1' }, data: [1, 2] }, 'json: cannot unmarshal array into Go struct field ConfigMap.data of type map[string]string'],
+    ['a data value as a number', { metadata: { name: 't2' }, data: { a: 5 } }, 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string'],
+    ['labels as a string', { metadata: { name: 't3', labels: 'a' } }, 'json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string'],
+    ['a label value as an object', { metadata: { name: 't4', labels: { a: { b: 1 } } } }, 'json: cannot unmarshal object into Go struct field ObjectMeta.metadata.labels of type string'],
+    ['immutable as a string', { metadata: { name: 't5' }, immutable: 'yes' }, 'json: cannot unmarshal string into Go struct field ConfigMap.immutable of type bool'],
+  ];
+  for (const [what, body, message] of cases) {
+    it(`${what} → 400, nothing stored`, async () => {
+      const r = await send(cms, admin, body, 'application/json');
+      assert.equal(r.status, 400, r.body);
+      const st = JSON.parse(r.body) as { reason: string; message: string };
+      assert.equal(st.reason, 'BadRequest');
+      assert.equal(st.message, `ConfigMap in version "v1" cannot be handled as a ConfigMap: ${message}`);
+      const name = (body as { metadata: { name: string } }).metadata.name;
+      assert.equal((await send(`${cms}/${name}`, admin, undefined, 'application/json')).status, 404);
+    });
+  }
+
+  it('a patch whose result has the wrong types is refused too', async () => {
+    await send(cms, admin, { metadata: { name: 'typed' }, data: { a: 'b' } }, 'application/json');
+    const r = await send(`${cms}/typed`, admin, { data: { a: 5 } }, 'application/json', { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(r.status, 400, r.body);
+    const node = await send('/api/v1/nodes', admin, { metadata: { name: 'typed-node' }, spec: { unschedulable: 'no' } }, 'application/json');
+    assert.equal(node.status, 400, node.body);
+    assert.match(node.body, /cannot unmarshal string into Go struct field NodeSpec\.spec\.unschedulable of type bool/);
+  });
+
+  it('a body nested 100,000 deep is a 400, not a 500', async () => {
+    const deep = '{"metadata":{"name":"deep"},"data":' + '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000) + '}';
+    const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const u = new URL(cms, server.url);
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', ca: caPem, cert: admin.certPem, key: admin.keyPem, headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.end(deep);
+    });
+    assert.equal(r.status, 400, r.body.slice(0, 300));
+    assert.equal(server.proc.exitCode, null);
+  });
+});
