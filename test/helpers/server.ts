@@ -57,6 +57,8 @@ export interface StartServerOptions {
   storage?: StorageBackend;
   /** An etcd the caller owns (left running by cleanup()). */
   etcd?: { endpoints: string[] };
+  /** Another checkout's bin/dkc (benchmarks compare builds); default this one's. */
+  bin?: string;
 }
 
 export async function startServer(extraArgs: string[] = [], options: StartServerOptions = {}): Promise<RunningServer> {
@@ -71,7 +73,7 @@ export async function startServer(extraArgs: string[] = [], options: StartServer
   let port = 0;
   const launch = async (): Promise<ChildProcess> => {
     await rm(kubeconfig, { force: true });
-    const proc = spawn(process.execPath, [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...extraArgs], {
+    const proc = spawn(process.execPath, [options.bin ?? dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
