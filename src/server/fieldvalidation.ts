@@ -61,6 +61,7 @@ function prune(value: unknown, schema: JsonSchema | undefined, path: string, out
 function definitionFor(group: string, kind: string): string | undefined {
   if (group === '') return `${CORE}${kind}`;
   if (group === 'coordination.k8s.io') return `${COORDINATION}${kind}`;
+  if (group === 'rbac.authorization.k8s.io') return `io.k8s.api.rbac.v1.${kind}`;
   return undefined;
 }
 

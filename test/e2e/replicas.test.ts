@@ -55,6 +55,27 @@ async function collectUntil(w: AsyncIterable<WatchEvent<Cm>> & { close(): void }
 }
 
 describe('replicas over one etcd', () => {
+  it('a watch resumed on B from a revision seen on A never repeats what the client already saw', async () => {
+    let last: Cm | undefined;
+    for (let i = 0; i < 30; i++) last = await a.create<Cm>(path, { metadata: { name: `fo-${i}` }, data: {} });
+    // At once, before B's cache has necessarily applied A's burst (a client failing over from A to B).
+    const w = await b.watch<Cm>(path, { resourceVersion: last!.metadata.resourceVersion });
+    await a.create(path, { metadata: { name: 'fo-next' }, data: {} });
+    const got = await collectUntil(w, (evs) => evs.some((e) => (e.object as Cm).metadata?.name === 'fo-next'), 10_000);
+    w.close();
+    assert.deepEqual(got.map((e) => [e.type, (e.object as Cm).metadata.name]), [['ADDED', 'fo-next']]);
+  });
+
+  it('a watch on B from a resourceVersion no replica has reached is 504 Too large resource version', async () => {
+    const listed = await a.list<Cm>(path);
+    await assert.rejects(b.watch<Cm>(path, { resourceVersion: String(Number(listed.metadata.resourceVersion) + 10_000) }), (err: unknown) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.code, 504);
+      assert.equal(err.status.details?.causes?.[0]?.reason, 'ResourceVersionTooLarge');
+      return true;
+    });
+  });
+
   it('patches without a resourceVersion through both replicas at once all land (re-applied on conflict)', async () => {
     await a.create(path, { metadata: { name: 'both-patch' }, data: {} });
     const results = await Promise.allSettled(

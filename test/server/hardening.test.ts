@@ -205,3 +205,13 @@ describe('request bodies decoded into the served types', () => {
     assert.equal(server.proc.exitCode, null);
   });
 });
+
+describe('RBAC bodies are decoded against their types too', () => {
+  it('a Role whose rules are a string is a 400 and is not stored', async () => {
+    const path = '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles';
+    const r = await send(path, admin, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'bad' }, rules: 'all' }, 'application/json');
+    assert.equal(r.status, 400, r.body);
+    assert.match(r.body, /Role in version \\"v1\\" cannot be handled as a Role: json: cannot unmarshal string into Go struct field Role\.rules of type \[\]v1\.PolicyRule/);
+    assert.equal((await send(`${path}/bad`, admin, undefined, 'application/json')).status, 404);
+  });
+});
