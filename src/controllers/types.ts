@@ -1,0 +1,21 @@
+// What every controller shares: it is started with an API client and stopped by its host (the leader-elected
+// manager inside `dkc server`, or `dkc controller`). Controllers talk to the API only through the client and keep
+// their state in the API, so a new leader carries on where the last one stopped.
+
+import type { RestClient } from '../client/index.js';
+import type { Clock } from '../util/clock.js';
+
+export interface ControllerContext {
+  /** Authenticated as the controller's identity (system:dkc:controller). */
+  client: RestClient;
+  clock: Clock;
+  /** Aborted when leadership is lost or the host stops: the controller stops acting at once. */
+  signal: AbortSignal;
+}
+
+export interface RunningController {
+  /** Stops informers and timers; resolves when no write of this controller is in flight any more. */
+  stop(): Promise<void>;
+}
+
+export type ControllerFactory = (ctx: ControllerContext) => Promise<RunningController>;
