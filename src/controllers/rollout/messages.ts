@@ -1,0 +1,57 @@
+// Every text the rollout controller shows people: failure messages in status.failures and status.nodes, condition
+// reasons and messages, and event messages. One catalogue, so that `dkc rollout status`, kubectl and the docs agree.
+
+import type { NodeConfigSource } from '../../api/types.js';
+
+/** How a source reads in messages: `kube-system/my-config (key kubelet)`, or `local config`. */
+export function describeSource(src: NodeConfigSource | null): string {
+  const cm = src?.configMap;
+  return cm ? `ConfigMap ${cm.namespace}/${cm.name} (key ${cm.kubeletConfigKey})` : 'local config';
+}
+
+export const failureMessages = {
+  notReady: (condition: string): string => `node is not Ready after the change (Ready=${condition})`,
+  notActive: (deadlineSeconds: number): string => `the new config was not active, without error and Ready, within ${deadlineSeconds}s`,
+  overridden: 'spec.configSource was changed by someone else during the rollout',
+};
+
+export const conditionReasons = {
+  progressing: 'RolloutProgressing',
+  paused: 'RolloutPaused',
+  complete: 'RolloutSucceeded',
+  halted: 'RolloutHalted',
+  reverting: 'RolloutReverting',
+  reverted: 'RolloutReverted',
+  pending: 'RolloutPending',
+  failures: 'FailureThresholdExceeded',
+  conflict: 'Conflict',
+  undo: 'Undo',
+  invalidSelector: 'InvalidSelector',
+  configMapNotFound: 'ConfigMapNotFound',
+} as const;
+
+export const conditionMessages = {
+  progressing: (done: number, total: number): string => `${done} of ${total} nodes done`,
+  paused: 'the rollout is paused: no node starts until it is resumed',
+  complete: (succeeded: number, total: number): string => `${succeeded} of ${total} nodes run the new config`,
+  failures: (failed: number, maxFailures: number): string => `${failed} nodes failed, more than maxFailures (${maxFailures})`,
+  conflict: (node: string, other: string): string => `node ${node} is held by rollout ${other}, which has not finished`,
+  undo: 'spec.revert is set: restoring every node this rollout changed',
+  reverted: 'every node this rollout changed is back on its previous config source',
+  invalidSelector: (err: string): string => `spec.nodeSelector is invalid: ${err}`,
+  configMapNotFound: (ns: string, name: string): string => `ConfigMap ${ns}/${name} not found: no node starts until it exists`,
+  notFailed: 'no failure',
+  notComplete: 'the rollout has not completed',
+};
+
+export const eventMessages = {
+  started: (src: NodeConfigSource | null, targets: number): string => `Rolling out ${describeSource(src)} to ${targets} nodes`,
+  batchStarted: (batch: number, nodes: readonly string[]): string =>
+    `${batch === 0 ? 'Canary batch' : `Batch ${batch}`} started: ${nodes.join(', ')}`,
+  nodeSucceeded: (node: string, changed: boolean): string =>
+    changed ? `Node ${node} runs the new config` : `Node ${node} already ran the new config`,
+  nodeFailed: (node: string, reason: string, message: string): string => `Node ${node} failed (${reason}): ${message}`,
+  halted: (why: string): string => `Rollout halted: ${why}`,
+  reverted: (nodes: number): string => `Rollout reverted: ${nodes} nodes restored to their previous config source`,
+  succeeded: (succeeded: number, total: number): string => `Rollout succeeded: ${succeeded} of ${total} nodes run the new config`,
+};

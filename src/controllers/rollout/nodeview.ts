@@ -1,0 +1,163 @@
+// One node as a rollout sees it, and the step of its state machine: Pending → InFlight → Succeeded | Failed, or
+// Overridden when someone else changes it. Pure: the node object, the rollout's target and the time go in, the
+// node's next progress record comes out. Everything needed to resume lives in the Node (annotations, spec, status)
+// and in the previous record, so a new leader evaluates exactly what the last one would have.
+
+import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
+import { failureMessages } from './messages.js';
+import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress } from './resource.js';
+
+/** What the rollout wants on each node, and when. */
+export interface NodeTarget {
+  rollout: string;
+  /** The spec.configSource to set; null = local config. */
+  desired: NodeConfigSource | null;
+  /** The ConfigMap's current uid and resourceVersion; undefined when it does not exist (nothing can be active). */
+  configMap: { uid: string; resourceVersion: string } | undefined;
+  soakMs: number;
+  deadlineMs: number;
+  now: Date;
+}
+
+/** A ConfigMap reference compared by what names it (namespace, name, key), as spec.configSource carries it. */
+function sameRef(a: ConfigMapNodeConfigSource | null | undefined, b: ConfigMapNodeConfigSource | null | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return a.namespace === b.namespace && a.name === b.name && a.kubeletConfigKey === b.kubeletConfigKey;
+}
+
+export function ownerOf(node: Node): string | undefined {
+  return node.metadata.annotations?.[ROLLOUT_ANNOTATION];
+}
+
+export function isMine(node: Node, rollout: string): boolean {
+  return ownerOf(node) === rollout;
+}
+
+/** The node's spec.configSource, normalised: no configMap means local config (null). */
+export function specSource(node: Node): NodeConfigSource | null {
+  const cm = node.spec?.configSource?.configMap;
+  return cm ? { configMap: { namespace: cm.namespace, name: cm.name, kubeletConfigKey: cm.kubeletConfigKey } } : null;
+}
+
+export function specOnTarget(node: Node, desired: NodeConfigSource | null): boolean {
+  return sameRef(node.spec?.configSource?.configMap, desired?.configMap);
+}
+
+/**
+ * The previous source recorded on the node when this rollout changed it; undefined when the annotation is missing
+ * or unreadable (then the node is not restored: guessing could put it on a config nobody chose).
+ */
+export function previousSource(node: Node): NodeConfigSource | null | undefined {
+  const raw = node.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION];
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    if (parsed === null) return null;
+    const cm = (parsed as NodeConfigSource).configMap;
+    if (typeof parsed !== 'object' || !cm || typeof cm.name !== 'string' || typeof cm.namespace !== 'string' || typeof cm.kubeletConfigKey !== 'string') {
+      return undefined;
+    }
+    return { configMap: { namespace: cm.namespace, name: cm.name, kubeletConfigKey: cm.kubeletConfigKey } };
+  } catch {
+    return undefined;
+  }
+}
+
+function readyCondition(node: Node): { status: string; since: number | undefined } {
+  const c = node.status?.conditions?.find((x) => x.type === 'Ready');
+  const since = typeof c?.lastTransitionTime === 'string' ? Date.parse(c.lastTransitionTime) : NaN;
+  return { status: c?.status ?? 'Unknown', since: Number.isNaN(since) ? undefined : since };
+}
+
+/** status.config.active is the target with the ConfigMap's current uid and resourceVersion (or local config for a reset). */
+function activeOnTarget(node: Node, t: NodeTarget): boolean {
+  const active = node.status?.config?.active?.configMap;
+  if (!t.desired?.configMap) return !active;
+  if (!t.configMap || !active) return false;
+  return sameRef(active, t.desired.configMap) && active.uid === t.configMap.uid && active.resourceVersion === t.configMap.resourceVersion;
+}
+
+/** The node reports an error for the rollout's own source: the agent refused or rolled back the new config. */
+function configError(node: Node, t: NodeTarget): string | undefined {
+  const cfg = node.status?.config;
+  if (!cfg?.error) return undefined;
+  return sameRef(cfg.assigned?.configMap, t.desired?.configMap) ? cfg.error : undefined;
+}
+
+/** Healthy on the target right now: active, no error, Ready. */
+export function healthyOnTarget(node: Node, t: NodeTarget): boolean {
+  return activeOnTarget(node, t) && !node.status?.config?.error && readyCondition(node).status === 'True';
+}
+
+function failed(prev: NodeProgress, reason: NodeProgress['reason'], message: string): NodeProgress {
+  const next: NodeProgress = { ...prev, state: reason === 'Overridden' ? 'Overridden' : 'Failed', reason, message };
+  delete next.readySince;
+  return next;
+}
+
+/** One step for a node this rollout has changed and is waiting on. */
+function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgress {
+  if (!isMine(node, t.rollout) || !specOnTarget(node, t.desired)) return failed(prev, 'Overridden', failureMessages.overridden);
+  const err = configError(node, t);
+  if (err !== undefined) return failed(prev, 'ConfigError', err);
+  const now = t.now.getTime();
+  if (healthyOnTarget(node, t)) {
+    // A Ready flap between two looks shows as a later transition time: the soak restarts from it.
+    const flapped = readyCondition(node).since;
+    let since = prev.readySince !== undefined ? Date.parse(prev.readySince) : now;
+    const restarted = flapped !== undefined && flapped > since;
+    if (restarted) since = flapped;
+    if (now >= since + t.soakMs) {
+      const done: NodeProgress = { ...prev, state: 'Succeeded' };
+      delete done.readySince;
+      return done;
+    }
+    return { ...prev, readySince: prev.readySince !== undefined && !restarted ? prev.readySince : formatTimeCeil(since) };
+  }
+  const updatedAt = prev.updatedAt !== undefined ? Date.parse(prev.updatedAt) : now;
+  if (now >= updatedAt + t.deadlineMs) {
+    const ready = readyCondition(node).status;
+    if (ready !== 'True') return failed(prev, 'NotReady', failureMessages.notReady(ready));
+    return failed(prev, 'NotActive', failureMessages.notActive(Math.round(t.deadlineMs / 1000)));
+  }
+  const waiting = { ...prev };
+  delete waiting.readySince;
+  return waiting;
+}
+
+/**
+ * The node's next record. `recoveredBatch` is the batch a node gets when it turns out to have been changed by this
+ * rollout although the record says Pending: the last leader patched it and stopped before writing status.
+ */
+export function stepNode(node: Node, prev: NodeProgress | undefined, t: NodeTarget, recoveredBatch: number): NodeProgress {
+  const record = prev ?? { state: 'Pending' };
+  switch (record.state) {
+    case 'Pending':
+      if (isMine(node, t.rollout) && specOnTarget(node, t.desired)) {
+        return stepInFlight(node, { state: 'InFlight', batch: recoveredBatch, updatedAt: formatTimeCeil(t.now.getTime()) }, t);
+      }
+      if (!isMine(node, t.rollout) && specOnTarget(node, t.desired) && healthyOnTarget(node, t)) return { state: 'Succeeded' };
+      return { state: 'Pending' };
+    case 'InFlight':
+      return stepInFlight(node, record, t);
+    case 'Succeeded':
+      // Counted, never fought over: a node someone else moves off the target is recorded and left alone.
+      if (!specOnTarget(node, t.desired) || (record.updatedAt !== undefined && !isMine(node, t.rollout))) {
+        return failed(record, 'Overridden', failureMessages.overridden);
+      }
+      return record;
+    default:
+      return record;
+  }
+}
+
+/** When the node's record changes by time alone (soak over, deadline passed), in ms from now; undefined for never. */
+export function nextDeadlineMs(p: NodeProgress, t: NodeTarget): number | undefined {
+  if (p.state !== 'InFlight') return undefined;
+  const now = t.now.getTime();
+  const due: number[] = [];
+  if (p.readySince !== undefined) due.push(Date.parse(p.readySince) + t.soakMs);
+  if (p.updatedAt !== undefined) due.push(Date.parse(p.updatedAt) + t.deadlineMs);
+  if (due.length === 0) return undefined;
+  return Math.max(0, Math.min(...due) - now);
+}

@@ -1,0 +1,397 @@
+// The rollout's decision, as one pure function (in the manner of the agent's boot decision): from the rollout
+// object, the nodes, the target ConfigMap's uid and resourceVersion, the other rollouts and the time, decide the
+// next node patches, the status and the events. The controller does the I/O and feeds the results back in, so a new
+// leader that reads the same API state decides the same thing: nothing is redone, skipped or lost.
+
+import type { Node, NodeConfigSource } from '../../api/types.js';
+import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
+import { conditionMessages, conditionReasons, eventMessages, failureMessages } from './messages.js';
+import { isMine, nextDeadlineMs, ownerOf, previousSource, specOnTarget, specSource, stepNode, type NodeTarget } from './nodeview.js';
+import {
+  PAUSED_AFTER_CANARY_ANNOTATION,
+  PREVIOUS_SOURCE_ANNOTATION,
+  ROLLOUT_ANNOTATION,
+  desiredSource,
+  formatTime,
+  formatTimeCeil,
+  isFinished,
+  isFinishedPhase,
+  scaledCount,
+  type LabelSelector,
+  type NodeConfigRollout,
+  type NodeProgress,
+  type Phase,
+  type RolloutCondition,
+  type RolloutFailure,
+  type RolloutStatus,
+} from './resource.js';
+
+export interface PlanInput {
+  rollout: NodeConfigRollout;
+  /** Every node; the plan selects. */
+  nodes: readonly Node[];
+  /** The target ConfigMap's identity now; undefined when it does not exist (or the rollout resets to local config). */
+  configMap: { uid: string; resourceVersion: string } | undefined;
+  /** The other rollouts, for conflicts. */
+  others: readonly NodeConfigRollout[];
+  now: Date;
+}
+
+export interface NodePatch {
+  node: string;
+  /** Precondition: a node that changed since it was read is not patched (409), and is looked at again. */
+  resourceVersion: string;
+  /** A JSON merge patch: annotations and spec.configSource together, so that both or neither change. */
+  patch: { metadata: { resourceVersion: string; annotations: Record<string, string | null> }; spec: { configSource: NodeConfigSource | null } };
+}
+
+export type EventReason = 'RolloutStarted' | 'BatchStarted' | 'NodeSucceeded' | 'NodeFailed' | 'RolloutHalted' | 'RolloutReverted' | 'RolloutSucceeded';
+
+export interface RolloutEvent {
+  type: 'Normal' | 'Warning';
+  reason: EventReason;
+  message: string;
+}
+
+export interface Plan {
+  nodePatches: NodePatch[];
+  /** A merge patch of the rollout itself (pauseAfterCanary), applied before the status. */
+  rolloutPatch?: { metadata: { annotations: Record<string, string> }; spec: { paused: true } };
+  /** The whole status to write; the controller skips the write when it equals the current one. */
+  status: RolloutStatus;
+  events: RolloutEvent[];
+  /** Look again after this many ms even if nothing changes (soak and deadline timers). */
+  requeueAfterMs?: number;
+}
+
+const SELECTOR_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/** metav1.LabelSelector as requirements; throws on an invalid one. */
+export function selectorRequirements(sel: LabelSelector | undefined): LabelRequirement[] {
+  const reqs: LabelRequirement[] = [];
+  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) reqs.push(newLabelRequirement(k, '=', [v]));
+  for (const e of sel?.matchExpressions ?? []) {
+    const op = SELECTOR_OPERATORS[e.operator];
+    if (op === undefined) throw new Error(`${JSON.stringify(e.operator)} is not a valid label selector operator`);
+    reqs.push(newLabelRequirement(e.key, op, e.values ?? []));
+  }
+  return reqs;
+}
+
+function selects(r: NodeConfigRollout, node: Node): boolean {
+  try {
+    return matchesLabels(selectorRequirements(r.spec?.nodeSelector), node.metadata.labels);
+  } catch {
+    return false;
+  }
+}
+
+const byName = (a: Node, b: Node): number => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1);
+const nameOf = (n: Node): string => n.metadata.name ?? '';
+
+function olderThan(a: NodeConfigRollout, b: NodeConfigRollout): boolean {
+  const ta = Date.parse(a.metadata.creationTimestamp ?? '') || 0;
+  const tb = Date.parse(b.metadata.creationTimestamp ?? '') || 0;
+  return ta !== tb ? ta < tb : (a.metadata.name ?? '') < (b.metadata.name ?? '');
+}
+
+/**
+ * The unfinished rollout other than `me` that holds `node`: the one that changed it, or an older one that selects it
+ * (so two rollouts created together never both start on it). A rollout that is undoing holds only what it changed.
+ */
+export function holderOf(me: NodeConfigRollout, node: Node, others: readonly NodeConfigRollout[]): string | undefined {
+  const myName = me.metadata.name;
+  for (const o of others) {
+    const name = o.metadata.name;
+    if (name === myName || name === undefined) continue;
+    if (o.spec?.revert === true ? o.status?.phase === 'Reverted' : isFinished(o)) continue;
+    if (ownerOf(node) === name) return name;
+    if (o.spec?.revert !== true && o.status?.phase !== 'Reverting' && olderThan(o, me) && selects(o, node)) return name;
+  }
+  return undefined;
+}
+
+// ---- status assembly ----------------------------------------------------------------------------------------
+
+type ConditionSpec = Omit<RolloutCondition, 'lastTransitionTime'>;
+
+function mergeConditions(old: readonly RolloutCondition[] | undefined, next: readonly ConditionSpec[], now: string): RolloutCondition[] {
+  return next.map((c) => {
+    const prev = old?.find((o) => o.type === c.type);
+    return { ...c, lastTransitionTime: prev !== undefined && prev.status === c.status ? prev.lastTransitionTime : now };
+  });
+}
+
+interface Outcome {
+  phase: Phase;
+  /** Why it failed, for the Failed condition; undefined keeps an earlier failure (or none). */
+  failure?: { reason: string; message: string };
+  /** A reason the rollout cannot progress although it is not finished (e.g. the ConfigMap is missing). */
+  blocked?: { reason: string; message: string };
+}
+
+function conditionsFor(o: Outcome, counts: { done: number; total: number; succeeded: number }, old: RolloutStatus | undefined): ConditionSpec[] {
+  const progressing: Record<Phase, ConditionSpec> = {
+    Pending: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.pending, message: conditionMessages.progressing(counts.done, counts.total) },
+    Progressing: { type: 'Progressing', status: 'True', reason: conditionReasons.progressing, message: conditionMessages.progressing(counts.done, counts.total) },
+    Paused: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.paused, message: conditionMessages.paused },
+    Succeeded: { type: 'Progressing', status: 'False', reason: conditionReasons.complete, message: conditionMessages.complete(counts.succeeded, counts.total) },
+    Halted: { type: 'Progressing', status: 'False', reason: conditionReasons.halted, message: o.failure?.message ?? conditionMessages.notComplete },
+    Reverting: { type: 'Progressing', status: 'True', reason: conditionReasons.reverting, message: o.failure?.message ?? conditionMessages.undo },
+    Reverted: { type: 'Progressing', status: 'False', reason: conditionReasons.reverted, message: conditionMessages.reverted },
+  };
+  let p = progressing[o.phase];
+  if (o.blocked) p = { type: 'Progressing', status: 'False', ...o.blocked };
+  const complete: ConditionSpec =
+    o.phase === 'Succeeded'
+      ? { type: 'Complete', status: 'True', reason: conditionReasons.complete, message: p.message }
+      : { type: 'Complete', status: 'False', reason: p.reason, message: conditionMessages.notComplete };
+  const prevFailed = old?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  const failed: ConditionSpec = o.failure
+    ? { type: 'Failed', status: 'True', ...o.failure }
+    : prevFailed
+      ? { type: 'Failed', status: 'True', reason: prevFailed.reason, message: prevFailed.message }
+      : { type: 'Failed', status: 'False', reason: p.reason, message: conditionMessages.notFailed };
+  return [p, complete, failed];
+}
+
+function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined): RolloutStatus {
+  const old = input.rollout.status;
+  const now = formatTime(input.now.getTime());
+  const entries = Object.entries(nodes).sort(([a], [b]) => (a < b ? -1 : 1));
+  const failures: RolloutFailure[] = entries
+    .filter(([, p]) => p.state === 'Failed' || p.state === 'Overridden')
+    .map(([node, p]) => ({ node, reason: (p.reason ?? 'Overridden') as RolloutFailure['reason'], message: p.message ?? '' }));
+  const succeeded = entries.filter(([, p]) => p.state === 'Succeeded').length;
+  const done = entries.filter(([, p]) => p.state !== 'Pending' && p.state !== 'InFlight').length;
+  const status: RolloutStatus = {
+    phase: outcome.phase,
+    observedGeneration: input.rollout.metadata.generation ?? 0,
+    targetNodes: entries.length,
+    updatedNodes: entries.filter(([, p]) => p.updatedAt !== undefined).length,
+    succeededNodes: succeeded,
+    failedNodes: failures.length,
+    failures,
+    conditions: mergeConditions(old?.conditions, conditionsFor(outcome, { done, total: entries.length, succeeded }, old), now),
+    startTime: old?.startTime ?? now,
+    completionTime: isFinishedPhase(outcome.phase) ? (old?.phase === outcome.phase ? (old.completionTime ?? now) : now) : null,
+    nodes: Object.fromEntries(entries),
+  };
+  if (currentBatch !== undefined) status.currentBatch = currentBatch;
+  return status;
+}
+
+// ---- events ---------------------------------------------------------------------------------------------------
+
+function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigSource | null): RolloutEvent[] {
+  const old = input.rollout.status;
+  const events: RolloutEvent[] = [];
+  if (!old?.startTime) events.push({ type: 'Normal', reason: 'RolloutStarted', message: eventMessages.started(desired, status.targetNodes ?? 0) });
+  const nodes = status.nodes ?? {};
+  if (status.currentBatch !== undefined && status.currentBatch !== old?.currentBatch) {
+    const batch = status.currentBatch;
+    const members = Object.keys(nodes).filter((n) => nodes[n]!.batch === batch);
+    if (members.length > 0) events.push({ type: 'Normal', reason: 'BatchStarted', message: eventMessages.batchStarted(batch, members) });
+  }
+  for (const [name, p] of Object.entries(nodes)) {
+    const before = old?.nodes?.[name]?.state;
+    if (p.state === before) continue;
+    if (p.state === 'Succeeded') events.push({ type: 'Normal', reason: 'NodeSucceeded', message: eventMessages.nodeSucceeded(name, p.updatedAt !== undefined) });
+    if (p.state === 'Failed' || p.state === 'Overridden') {
+      events.push({ type: 'Warning', reason: 'NodeFailed', message: eventMessages.nodeFailed(name, p.reason ?? '', p.message ?? '') });
+    }
+  }
+  if (status.phase !== old?.phase) {
+    const why = status.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message ?? '';
+    if (status.phase === 'Halted') events.push({ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) });
+    if (status.phase === 'Succeeded') events.push({ type: 'Normal', reason: 'RolloutSucceeded', message: eventMessages.succeeded(status.succeededNodes ?? 0, status.targetNodes ?? 0) });
+    if (status.phase === 'Reverted') {
+      const restored = Object.values(nodes).filter((p) => p.state === 'Reverted').length;
+      events.push({ type: 'Normal', reason: 'RolloutReverted', message: eventMessages.reverted(restored) });
+    }
+  }
+  return events;
+}
+
+function finish(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined, rest: Partial<Plan> = {}): Plan {
+  const status = buildStatus(input, nodes, outcome, currentBatch);
+  return { nodePatches: [], ...rest, status, events: eventsFor(input, status, desiredSource(input.rollout.spec)) };
+}
+
+// ---- the decision ---------------------------------------------------------------------------------------------
+
+function startPatch(node: Node, rollout: string, desired: NodeConfigSource | null): NodePatch {
+  const rv = node.metadata.resourceVersion ?? '';
+  const previous = specSource(node);
+  return {
+    node: nameOf(node),
+    resourceVersion: rv,
+    patch: {
+      metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: rollout, [PREVIOUS_SOURCE_ANNOTATION]: JSON.stringify(previous) } },
+      spec: { configSource: desired },
+    },
+  };
+}
+
+function revertPatch(node: Node, previous: NodeConfigSource | null): NodePatch {
+  const rv = node.metadata.resourceVersion ?? '';
+  return {
+    node: nameOf(node),
+    resourceVersion: rv,
+    patch: { metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: null, [PREVIOUS_SOURCE_ANNOTATION]: null } }, spec: { configSource: previous } },
+  };
+}
+
+/**
+ * Reverting: every node still carrying this rollout's annotation and still on its source gets its recorded previous
+ * source back (and loses the annotations); one someone else has changed since is left alone. The annotations, not
+ * the status, say which nodes those are, so a revert interrupted at any point finishes on the next look.
+ */
+function planRevert(input: PlanInput): Plan {
+  const me = input.rollout.metadata.name ?? '';
+  const desired = desiredSource(input.rollout.spec);
+  const old = input.rollout.status?.nodes ?? {};
+  const present = new Map(input.nodes.map((n) => [nameOf(n), n]));
+  const nodes: Record<string, NodeProgress> = {};
+  for (const [name, p] of Object.entries(old)) if (present.has(name)) nodes[name] = p;
+  const patches: NodePatch[] = [];
+  for (const node of [...input.nodes].sort(byName)) {
+    const name = nameOf(node);
+    const prev = nodes[name];
+    if (isMine(node, me)) {
+      const previous = previousSource(node);
+      if (specOnTarget(node, desired) && previous !== undefined) {
+        patches.push(revertPatch(node, previous));
+        nodes[name] = { ...(prev ?? { state: 'Pending' }), state: 'Reverted' };
+      } else if (prev?.state !== 'Overridden') {
+        nodes[name] = { ...(prev ?? { state: 'Pending' }), state: 'Overridden', reason: 'Overridden', message: failureMessages.overridden };
+      }
+    } else if (prev && prev.updatedAt !== undefined && (prev.state === 'InFlight' || prev.state === 'Succeeded' || prev.state === 'Failed')) {
+      // Restored by the last leader, which stopped before recording it.
+      nodes[name] = { ...prev, state: 'Reverted' };
+    }
+  }
+  for (const p of Object.values(nodes)) delete p.readySince;
+  // Every node still to restore is patched in this step; the status is written only once all patches took, so
+  // Reverted is true when it is written (and a failed patch means another look, with whatever is left).
+  return finish(input, nodes, { phase: 'Reverted' }, input.rollout.status?.currentBatch, { nodePatches: patches });
+}
+
+interface Strategy {
+  canary: number;
+  maxUnavailable: number;
+  maxFailures: number;
+}
+
+function strategyOf(input: PlanInput, total: number): Strategy {
+  const s = input.rollout.spec?.strategy;
+  return {
+    canary: scaledCount(s?.canary, total, 1),
+    maxUnavailable: Math.max(1, scaledCount(s?.maxUnavailable, total, 1)),
+    maxFailures: input.rollout.spec?.maxFailures ?? 0,
+  };
+}
+
+/** The canary batch has started and every node of it has succeeded or failed. */
+function canarySettled(nodes: Record<string, NodeProgress>, current: number | undefined): boolean {
+  return current === 0 && !Object.values(nodes).some((p) => p.batch === 0 && p.state === 'InFlight');
+}
+
+/**
+ * The nodes to start now and their batch: the canary first (alone until it has settled), then as many as keep at
+ * most maxUnavailable in flight. Each start is a new batch number; batch 0 is the canary.
+ */
+function nextBatch(nodes: Record<string, NodeProgress>, pending: readonly Node[], current: number | undefined, s: Strategy): { batch: number; start: Node[] } {
+  if (current === undefined && s.canary > 0) return { batch: 0, start: pending.slice(0, s.canary) };
+  const next = current === undefined ? 1 : current + 1;
+  if (current === 0 && !canarySettled(nodes, current)) return { batch: next, start: [] };
+  const inFlight = Object.values(nodes).filter((p) => p.state === 'InFlight').length;
+  return { batch: next, start: pending.slice(0, Math.max(0, s.maxUnavailable - inFlight)) };
+}
+
+export function planRollout(input: PlanInput): Plan {
+  const r = input.rollout;
+  const me = r.metadata.name ?? '';
+  const old = r.status;
+  const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
+  if (r.spec?.revert === true) return old?.phase === 'Reverted' ? nothing() : planRevert(input);
+  if (old?.phase === 'Reverting') return planRevert(input);
+  if (isFinished(r)) return nothing();
+
+  let reqs: LabelRequirement[];
+  try {
+    reqs = selectorRequirements(r.spec?.nodeSelector);
+  } catch (err) {
+    const failure = { reason: conditionReasons.invalidSelector, message: conditionMessages.invalidSelector((err as Error).message) };
+    return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  }
+  const desired = desiredSource(r.spec);
+  const spec = r.spec ?? {};
+  const target: NodeTarget = {
+    rollout: me,
+    desired,
+    configMap: input.configMap,
+    soakMs: (spec.strategy?.soakSeconds ?? 0) * 1000,
+    deadlineMs: (spec.progressDeadlineSeconds ?? 120) * 1000,
+    now: input.now,
+  };
+  const sorted = [...input.nodes].sort(byName);
+  const tracked = sorted.filter((n) => isMine(n, me) || matchesLabels(reqs, n.metadata.labels));
+
+  // Recovery: a node this rollout changed that the status does not know yet belongs to the batch being started.
+  let currentBatch = old?.currentBatch;
+  const recoveredBatch = currentBatch === undefined ? (strategyOf(input, tracked.length).canary > 0 ? 0 : 1) : currentBatch + 1;
+  const nodes: Record<string, NodeProgress> = {};
+  for (const n of tracked) {
+    const p = stepNode(n, old?.nodes?.[nameOf(n)], target, recoveredBatch);
+    if (p.state === 'Pending' && !matchesLabels(reqs, n.metadata.labels)) continue;
+    nodes[nameOf(n)] = p;
+    if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
+  }
+  const s = strategyOf(input, tracked.length);
+  const requeue = (): number | undefined => {
+    const due = Object.values(nodes).map((p) => nextDeadlineMs(p, target)).filter((d): d is number => d !== undefined);
+    return due.length > 0 ? Math.min(...due) : undefined;
+  };
+
+  const failedCount = Object.values(nodes).filter((p) => p.state === 'Failed' || p.state === 'Overridden').length;
+  if (failedCount > s.maxFailures) {
+    const failure = { reason: conditionReasons.failures, message: conditionMessages.failures(failedCount, s.maxFailures) };
+    if (spec.failurePolicy === 'Halt') return finish(input, nodes, { phase: 'Halted', failure }, currentBatch);
+    return { ...finish(input, nodes, { phase: 'Reverting', failure }, currentBatch), requeueAfterMs: 0 };
+  }
+
+  const pending = tracked.filter((n) => nodes[nameOf(n)]?.state === 'Pending');
+  const inFlight = Object.values(nodes).some((p) => p.state === 'InFlight');
+  if (pending.length === 0 && !inFlight) return finish(input, nodes, { phase: 'Succeeded' }, currentBatch);
+
+  for (const n of pending) {
+    const holder = holderOf(r, n, input.others);
+    if (holder !== undefined) {
+      const failure = { reason: conditionReasons.conflict, message: conditionMessages.conflict(nameOf(n), holder) };
+      return finish(input, nodes, { phase: 'Halted', failure }, currentBatch);
+    }
+  }
+
+  if (desired !== null && input.configMap === undefined) {
+    const cm = desired.configMap!;
+    const blocked = { reason: conditionReasons.configMapNotFound, message: conditionMessages.configMapNotFound(cm.namespace, cm.name) };
+    return { ...finish(input, nodes, { phase: 'Progressing', blocked }, currentBatch), ...withRequeue(requeue()) };
+  }
+  if (spec.paused === true) return { ...finish(input, nodes, { phase: 'Paused' }, currentBatch), ...withRequeue(requeue()) };
+
+  if (canarySettled(nodes, currentBatch) && spec.strategy?.pauseAfterCanary === true && r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined) {
+    const rolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true as const } };
+    return { ...finish(input, nodes, { phase: 'Paused' }, currentBatch, { rolloutPatch }), ...withRequeue(requeue()) };
+  }
+  const { batch, start } = nextBatch(nodes, pending, currentBatch, s);
+  const patches = start.map((n) => startPatch(n, me, desired));
+  const updatedAt = formatTimeCeil(input.now.getTime());
+  for (const n of start) nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt };
+  if (start.length > 0) currentBatch = batch;
+  return { ...finish(input, nodes, { phase: 'Progressing' }, currentBatch, { nodePatches: patches }), ...withRequeue(requeue()) };
+}
+
+function withRequeue(ms: number | undefined): Pick<Plan, 'requeueAfterMs'> {
+  return ms === undefined ? {} : { requeueAfterMs: ms };
+}

@@ -1,0 +1,156 @@
+// The NodeConfigRollout resource as the controller reads and writes it (deploy/crds/nodeconfigrollouts.dkc.io.yaml),
+// the Node annotations that make each change durable, and the strategy's numbers. Pure: no I/O.
+
+import type { KubeObject, NodeConfigSource, ObjectReference, Time } from '../../api/types.js';
+
+export const GROUP = 'dkc.io';
+export const VERSION = 'v1alpha1';
+export const KIND = 'NodeConfigRollout';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const ROLLOUTS_PATH = `/apis/${API_VERSION}/nodeconfigrollouts`;
+export const COMPONENT = 'dkc-rollout-controller';
+
+/** Written on a Node in the same patch that sets its spec.configSource: which rollout changed it. */
+export const ROLLOUT_ANNOTATION = 'dkc.io/rollout';
+/** Beside it: JSON of the node's spec.configSource before the change, "null" when it had none. */
+export const PREVIOUS_SOURCE_ANNOTATION = 'dkc.io/previous-config-source';
+/**
+ * Written on the rollout with spec.paused when pauseAfterCanary pauses it, in the same patch, so that a resumed
+ * rollout (or a new leader) knows the pause already happened and does not pause again.
+ */
+export const PAUSED_AFTER_CANARY_ANNOTATION = 'dkc.io/paused-after-canary';
+
+export type Phase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
+export type NodeState = 'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden';
+export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden';
+export type FailurePolicy = 'Revert' | 'Halt';
+export type IntOrString = number | string;
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface RolloutStrategy {
+  canary?: IntOrString;
+  maxUnavailable?: IntOrString;
+  soakSeconds?: number;
+  pauseAfterCanary?: boolean;
+}
+
+export interface RolloutSpec {
+  configSource?: NodeConfigSource | null;
+  nodeSelector?: LabelSelector;
+  strategy?: RolloutStrategy;
+  progressDeadlineSeconds?: number;
+  maxFailures?: number;
+  failurePolicy?: FailurePolicy;
+  paused?: boolean;
+  revert?: boolean;
+}
+
+export interface NodeProgress {
+  state: NodeState;
+  batch?: number;
+  /** When this rollout set the node's spec.configSource; absent for nodes it did not change. */
+  updatedAt?: Time;
+  /** Since when the node has held the new config, without error and Ready. */
+  readySince?: Time;
+  reason?: string;
+  message?: string;
+}
+
+export interface RolloutFailure {
+  node: string;
+  reason: FailureReason;
+  message: string;
+}
+
+export interface RolloutCondition {
+  type: 'Progressing' | 'Complete' | 'Failed';
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: Time;
+}
+
+export interface RolloutStatus {
+  phase?: Phase;
+  observedGeneration?: number;
+  targetNodes?: number;
+  updatedNodes?: number;
+  succeededNodes?: number;
+  failedNodes?: number;
+  failures?: RolloutFailure[];
+  conditions?: RolloutCondition[];
+  currentBatch?: number;
+  startTime?: Time | null;
+  completionTime?: Time | null;
+  nodes?: Record<string, NodeProgress>;
+}
+
+export interface NodeConfigRollout extends KubeObject {
+  spec?: RolloutSpec;
+  status?: RolloutStatus;
+}
+
+/** Phases after which a rollout holds no node and changes nothing more (until an undo). */
+const FINISHED: ReadonlySet<Phase> = new Set(['Succeeded', 'Halted', 'Reverted']);
+
+export function isFinishedPhase(phase: Phase | undefined): boolean {
+  return phase !== undefined && FINISHED.has(phase);
+}
+
+export function isFinished(r: NodeConfigRollout): boolean {
+  return isFinishedPhase(r.status?.phase);
+}
+
+/** What the controller still has to do for `r`: anything unfinished, or an undo not yet carried out. */
+export function needsWork(r: NodeConfigRollout): boolean {
+  if (r.spec?.revert === true) return r.status?.phase !== 'Reverted';
+  return !isFinished(r);
+}
+
+/** The reference events about `r` carry. */
+export function rolloutReference(r: NodeConfigRollout): ObjectReference {
+  const ref: ObjectReference = { kind: KIND, apiVersion: API_VERSION, name: r.metadata.name ?? '' };
+  if (r.metadata.uid !== undefined) ref.uid = r.metadata.uid;
+  if (r.metadata.resourceVersion !== undefined) ref.resourceVersion = r.metadata.resourceVersion;
+  return ref;
+}
+
+/**
+ * An int-or-string count against `total`: "N%" is rounded up, as the issue defines; a bare number is taken as it is.
+ * Anything unreadable counts as `fallback` (the schema refuses such values, so only a hand-made object gets here).
+ */
+export function scaledCount(value: IntOrString | undefined, total: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : fallback;
+  const m = /^(0|[1-9][0-9]*)(%?)$/.exec(value);
+  if (!m) return fallback;
+  const n = Number(m[1]);
+  return m[2] === '%' ? Math.ceil((n * total) / 100) : n;
+}
+
+/** metav1.Time: whole seconds, rounded down. */
+export function formatTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** Whole seconds rounded up, for the start of a soak or a deadline: each lasts at least as long as asked. */
+export function formatTimeCeil(ms: number): string {
+  return new Date(Math.ceil(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** spec.configSource as it goes onto a Node: `{}` and absent both mean the node's local config (null). */
+export function desiredSource(spec: RolloutSpec | undefined): NodeConfigSource | null {
+  const cm = spec?.configSource?.configMap;
+  if (!cm) return null;
+  return { configMap: { namespace: cm.namespace, name: cm.name, kubeletConfigKey: cm.kubeletConfigKey } };
+}

@@ -1,0 +1,81 @@
+// Nodes, rollouts and ConfigMap identities for the rollout tests, built the way the API returns them.
+
+import type { Node, NodeConfigSource } from '../../../src/api/types.js';
+import {
+  PREVIOUS_SOURCE_ANNOTATION,
+  ROLLOUT_ANNOTATION,
+  type NodeConfigRollout,
+  type RolloutSpec,
+  type RolloutStatus,
+} from '../../../src/controllers/rollout/resource.js';
+
+export const T0 = Date.UTC(2026, 0, 10, 12, 0, 0);
+export const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
+export const iso = (seconds: number): string => at(seconds).toISOString().replace('.000Z', 'Z');
+
+export const CM = { uid: 'cm-uid', resourceVersion: '10' };
+export const NEW: NodeConfigSource = { configMap: { namespace: 'kube-system', name: 'new', kubeletConfigKey: 'kubelet' } };
+export const OLD: NodeConfigSource = { configMap: { namespace: 'kube-system', name: 'old', kubeletConfigKey: 'kubelet' } };
+/** NEW as status.config reports it: with the ConfigMap's uid and resourceVersion. */
+export const NEW_ACTIVE: NodeConfigSource = { configMap: { ...NEW.configMap!, ...CM } };
+export const OLD_ACTIVE: NodeConfigSource = { configMap: { ...OLD.configMap!, uid: 'old-uid', resourceVersion: '3' } };
+
+export interface NodeOptions {
+  labels?: Record<string, string>;
+  source?: NodeConfigSource | null;
+  active?: NodeConfigSource | null;
+  assigned?: NodeConfigSource | null;
+  error?: string;
+  ready?: 'True' | 'False' | 'Unknown';
+  readyTransition?: string;
+  owner?: string;
+  previous?: string;
+  rv?: string;
+}
+
+export function node(name: string, o: NodeOptions = {}): Node {
+  const annotations: Record<string, string> = {};
+  if (o.owner !== undefined) annotations[ROLLOUT_ANNOTATION] = o.owner;
+  if (o.previous !== undefined) annotations[PREVIOUS_SOURCE_ANNOTATION] = o.previous;
+  const source = o.source === undefined ? OLD : o.source;
+  const active = o.active === undefined ? (source === OLD ? OLD_ACTIVE : null) : o.active;
+  const config: NonNullable<NonNullable<Node['status']>['config']> = {};
+  if (o.assigned ?? active) config.assigned = o.assigned ?? active;
+  if (active) config.active = active;
+  if (o.error) config.error = o.error;
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, resourceVersion: o.rv ?? '100', labels: o.labels ?? { pool: 'blue' }, ...(Object.keys(annotations).length ? { annotations } : {}) },
+    spec: source ? { configSource: source } : {},
+    status: {
+      conditions: [{ type: 'Ready', status: o.ready ?? 'True', lastTransitionTime: o.readyTransition ?? iso(-3600) }],
+      config,
+    },
+  };
+}
+
+/** A node this rollout has switched to NEW, running it (unless told otherwise). */
+export function switched(name: string, o: NodeOptions = {}): Node {
+  return node(name, { source: NEW, active: NEW_ACTIVE, owner: 'r1', previous: JSON.stringify(OLD), ...o });
+}
+
+export function rollout(spec: RolloutSpec = {}, status?: RolloutStatus, meta: Partial<NodeConfigRollout['metadata']> = {}): NodeConfigRollout {
+  return {
+    apiVersion: 'dkc.io/v1alpha1',
+    kind: 'NodeConfigRollout',
+    metadata: { name: 'r1', uid: 'r1-uid', resourceVersion: '50', generation: 1, creationTimestamp: iso(-60), ...meta },
+    spec: {
+      configSource: NEW,
+      nodeSelector: { matchLabels: { pool: 'blue' } },
+      strategy: { canary: 1, maxUnavailable: 1, soakSeconds: 0, pauseAfterCanary: false },
+      progressDeadlineSeconds: 120,
+      maxFailures: 0,
+      failurePolicy: 'Revert',
+      paused: false,
+      revert: false,
+      ...spec,
+    },
+    ...(status ? { status } : {}),
+  };
+}
