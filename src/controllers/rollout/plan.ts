@@ -160,7 +160,8 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
   const now = formatTime(input.now.getTime());
   const entries = Object.entries(nodes).sort(([a], [b]) => (a < b ? -1 : 1));
   const failures: RolloutFailure[] = entries
-    .filter(([, p]) => p.state === 'Failed' || p.state === 'Overridden')
+    // A failed node keeps its reason when it is reverted: the status still says why the rollout stopped.
+    .filter(([, p]) => p.reason !== undefined)
     .map(([node, p]) => ({ node, reason: (p.reason ?? 'Overridden') as RolloutFailure['reason'], message: p.message ?? '' }));
   const succeeded = entries.filter(([, p]) => p.state === 'Succeeded').length;
   const done = entries.filter(([, p]) => p.state !== 'Pending' && p.state !== 'InFlight').length;

@@ -1,0 +1,192 @@
+// The rollout controller: informers on NodeConfigRollouts, Nodes and ConfigMaps feed a work queue keyed by rollout;
+// one worker asks the plan what to do and does it through the API, in an order that keeps every crash harmless:
+// node patches first (each carrying its annotations, so the change and the record of it are one write), then the
+// rollout's own spec (pauseAfterCanary), then its status (with the resourceVersion it was computed from, so a stale
+// view is refused rather than written), then events. Timers for soak and deadlines run on the injected clock.
+
+import { deepEqual } from '../../api/equal.js';
+import type { ConfigMap, Node } from '../../api/types.js';
+import { EventRecorder } from '../../agent/node/events.js';
+import { Informer, isApiError, type RestClient } from '../../client/index.js';
+import { backoffDelay } from '../../util/backoff.js';
+import type { Clock } from '../../util/clock.js';
+import { klog } from '../../util/klog.js';
+import { describeSource } from './messages.js';
+import { planRollout, type Plan } from './plan.js';
+import { WorkQueue } from './queue.js';
+import { COMPONENT, ROLLOUTS_PATH, needsWork, rolloutReference, type NodeConfigRollout } from './resource.js';
+import { WrittenObjects } from './written.js';
+
+/** What the controller needs of the API client. */
+export type RolloutClient = Pick<RestClient, 'list' | 'watch' | 'patch' | 'update' | 'create'>;
+
+export interface RolloutControllerOptions {
+  client: RolloutClient;
+  clock: Clock;
+  /** Aborted when leadership is lost or the host stops. */
+  signal: AbortSignal;
+  /** First retry delay after a failed step; 100 ms. */
+  retryInitialMs?: number;
+}
+
+/** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
+type Cached<T extends { metadata: object }> = T & { metadata: T['metadata'] & { [k: string]: unknown } };
+type CachedNode = Cached<Node>;
+type CachedRollout = Cached<NodeConfigRollout>;
+type CachedConfigMap = Cached<ConfigMap>;
+
+const NODES_PATH = '/api/v1/nodes';
+const CONFIGMAPS_PATH = '/api/v1/configmaps';
+const RETRY_MAX_MS = 10_000;
+
+export class RolloutController {
+  private readonly client: RolloutClient;
+  private readonly clock: Clock;
+  private readonly queue: WorkQueue;
+  private readonly rollouts: Informer<CachedRollout>;
+  private readonly nodes: Informer<CachedNode>;
+  private readonly configMaps: Informer<CachedConfigMap>;
+  private readonly writtenNodes = new WrittenObjects<CachedNode>();
+  private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
+  private readonly events: EventRecorder;
+  private readonly failures = new Map<string, number>();
+  private readonly abort = new AbortController();
+  private readonly retryInitialMs: number;
+  private loop: Promise<void> | undefined;
+
+  constructor(options: RolloutControllerOptions) {
+    this.client = options.client;
+    this.clock = options.clock;
+    this.retryInitialMs = options.retryInitialMs ?? 100;
+    this.queue = new WorkQueue(options.clock);
+    const informerOptions = { timers: options.clock };
+    this.rollouts = new Informer<CachedRollout>(options.client, ROLLOUTS_PATH, informerOptions);
+    this.nodes = new Informer<CachedNode>(options.client, NODES_PATH, informerOptions);
+    this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
+    this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
+    this.wire();
+  }
+
+  /** Starts the informers and, once all three have listed, the worker. */
+  async start(): Promise<void> {
+    for (const i of [this.rollouts, this.nodes, this.configMaps]) i.start();
+    const synced = await Promise.all([this.rollouts, this.nodes, this.configMaps].map((i) => i.whenSynced()));
+    if (!synced.every(Boolean) || this.abort.signal.aborted) return;
+    for (const r of this.rollouts.store.list()) this.queue.add(r.metadata.name ?? '');
+    this.loop = this.work();
+  }
+
+  /** Stops informers, timers and the worker; resolves when no write of this controller is in flight any more. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.queue.shutDown();
+    await Promise.all([this.rollouts.stop(), this.nodes.stop(), this.configMaps.stop()]);
+    await this.loop;
+    await this.events.stop();
+  }
+
+  private wire(): void {
+    const byName = (r: NodeConfigRollout): void => this.queue.add(r.metadata.name ?? '');
+    this.rollouts.on('add', byName);
+    this.rollouts.on('update', (_old, r) => byName(r));
+    this.rollouts.on('delete', (r) => this.writtenRollouts.forget(r.metadata.name ?? ''));
+    const everyActive = (): void => {
+      for (const r of this.rollouts.store.list()) if (needsWork(r)) byName(r);
+    };
+    this.nodes.on('add', everyActive);
+    this.nodes.on('update', everyActive);
+    this.nodes.on('delete', (n) => {
+      this.writtenNodes.forget(n.metadata?.name ?? '');
+      everyActive();
+    });
+    const byConfigMap = (cm: CachedConfigMap): void => {
+      for (const r of this.rollouts.store.list()) {
+        const ref = r.spec?.configSource?.configMap;
+        if (ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name && needsWork(r)) byName(r);
+      }
+    };
+    this.configMaps.on('add', byConfigMap);
+    this.configMaps.on('update', (_old, cm) => byConfigMap(cm));
+    this.configMaps.on('delete', byConfigMap);
+    for (const i of [this.rollouts, this.nodes, this.configMaps] as Informer<{ metadata?: { name?: string } }>[]) {
+      i.on('error', (err) => klog.v(2, `rollout controller: ${i.path}: ${(err as Error).message}`));
+    }
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.next();
+      if (key === undefined) return;
+      try {
+        const requeueAfterMs = await this.sync(key);
+        this.failures.delete(key);
+        if (requeueAfterMs !== undefined) this.queue.addAfter(key, requeueAfterMs);
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        const n = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, n);
+        const conflict = isApiError(err) && err.status.code === 409;
+        if (!conflict) klog.warning(`rollout controller: rollout ${key}: ${(err as Error).message}; retrying`);
+        this.queue.addAfter(key, backoffDelay({ initialMs: this.retryInitialMs, maxMs: RETRY_MAX_MS, jitter: 0.2 }, n));
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private currentRollout(name: string): CachedRollout | undefined {
+    return this.writtenRollouts.view(name, this.rollouts.store.get(name));
+  }
+
+  private currentNodes(): Node[] {
+    const out: Node[] = [];
+    for (const seen of this.nodes.store.list()) {
+      const n = this.writtenNodes.view(seen.metadata.name ?? '', seen);
+      if (n) out.push(n);
+    }
+    return out;
+  }
+
+  /** One look at one rollout; resolves with when to look again by time alone. */
+  private async sync(name: string): Promise<number | undefined> {
+    const rollout = this.currentRollout(name);
+    if (!rollout) return undefined;
+    const ref = rollout.spec?.configSource?.configMap;
+    const cm = ref ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`) : undefined;
+    const plan = planRollout({
+      rollout,
+      nodes: this.currentNodes(),
+      configMap: cm?.metadata.uid !== undefined ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' } : undefined,
+      others: this.rollouts.store.list().filter((r) => r.metadata.name !== name),
+      now: this.clock.now(),
+    });
+    await this.apply(rollout, plan);
+    return plan.requeueAfterMs;
+  }
+
+  private async apply(rollout: CachedRollout, plan: Plan): Promise<void> {
+    const name = rollout.metadata.name ?? '';
+    const signal = this.abort.signal;
+    for (const p of plan.nodePatches) {
+      const seen = this.nodes.store.get(p.node);
+      const node = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
+      this.writtenNodes.record(p.node, node, seen);
+      klog.info(`rollout controller: rollout ${name}: node ${p.node} set to ${describeSource(p.patch.spec.configSource)}`);
+    }
+    let current = rollout;
+    const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
+    if (plan.rolloutPatch) {
+      const body = { ...plan.rolloutPatch, metadata: { ...plan.rolloutPatch.metadata, resourceVersion: current.metadata.resourceVersion } };
+      current = await this.client.patch<CachedRollout>(path, 'merge', body, { signal });
+      this.writtenRollouts.record(name, current, this.rollouts.store.get(name));
+    }
+    if (!deepEqual(plan.status, current.status ?? {})) {
+      const seen = this.rollouts.store.get(name);
+      current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status: plan.status }, { signal });
+      this.writtenRollouts.record(name, current, seen);
+    }
+    if (current.status?.phase !== rollout.status?.phase) klog.info(`rollout controller: rollout ${name}: ${rollout.status?.phase ?? 'new'} -> ${current.status?.phase ?? ''}`);
+    const ref = rolloutReference(current);
+    for (const e of plan.events) this.events.record(ref, e.type, e.reason, e.message);
+  }
+}

@@ -1,0 +1,183 @@
+// The controller over an in-memory API with simulated agents: it drives a rollout to Succeeded within the strategy's
+// bounds, reverts a bad config, survives being stopped between a node patch and the status write without patching
+// any node twice, honours soak on its clock, pauses after the canary, and stops writing when its signal fires.
+
+import { afterEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Node, NodeConfigSource } from '../../../src/api/types.js';
+import { rolloutController } from '../../../src/controllers/rollout/index.js';
+import { RolloutController } from '../../../src/controllers/rollout/controller.js';
+import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/controllers/rollout/resource.js';
+import type { RestClient } from '../../../src/client/index.js';
+import { systemClock } from '../../../src/util/clock.js';
+import { FakeClock } from '../../agent/node/fakeclock.js';
+import { FakeApi } from './fakeapi.js';
+import { NEW, OLD, OLD_ACTIVE, iso, node, rollout } from './fixtures.js';
+
+const running: { stop(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const c of running.splice(0)) await c.stop();
+});
+
+const CM_NEW = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'new', namespace: 'kube-system', uid: 'cm-uid' }, data: { kubelet: '{}' } };
+
+/** Agents that take any config but `bad`, which they refuse as the kubelet does (error set, previous config kept). */
+function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = () => false): void {
+  api.onNodeChange = (n) => {
+    const node = n as unknown as Node;
+    const cm = node.spec?.configSource?.configMap;
+    const assigned = node.status?.config?.assigned?.configMap;
+    if ((cm?.name ?? null) === (assigned?.name ?? null)) return;
+    setImmediate(() => {
+      const current = api.get('nodes', node.metadata.name!) as unknown as Node;
+      const stored = cm ? api.get('configmaps', `${cm.namespace}/${cm.name}`) : undefined;
+      const src = cm && stored ? { configMap: { ...cm, uid: stored.metadata['uid'] as string, resourceVersion: stored.metadata.resourceVersion! } } : undefined;
+      let config: NonNullable<NonNullable<Node['status']>['config']>;
+      if (!src) config = {};
+      else if (bad(src)) config = { assigned: src, active: current.status?.config?.active ?? null, error: 'failed to validate config, see Kubelet log for details' };
+      else config = { assigned: src, active: src };
+      api.put('nodes', { ...current, status: { ...current.status, config } } as never);
+    });
+  };
+}
+
+function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
+  const api = new FakeApi();
+  api.put('configmaps', CM_NEW);
+  for (let i = 1; i <= n; i++) api.put('nodes', node(`node-${i}`) as never);
+  api.put('nodes', node('green-1', { labels: { pool: 'green' } }) as never);
+  const r = rollout(spec);
+  delete r.metadata.resourceVersion;
+  api.put('rollouts', r as never);
+  return api;
+}
+
+const phaseOf = (api: FakeApi): string | undefined => (api.get('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
+
+async function start(api: FakeApi, clock = systemClock): Promise<RolloutController> {
+  const ac = new AbortController();
+  const c = new RolloutController({ client: api, clock, signal: ac.signal, retryInitialMs: 5 });
+  running.push(c);
+  await c.start();
+  return c;
+}
+
+/** The most nodes in flight in any status the controller wrote. */
+function maxInFlight(api: FakeApi): number {
+  let max = 0;
+  for (const w of api.writes) {
+    if (w.method !== 'PUT') continue;
+    const nodes = (w.body as NodeConfigRollout).status?.nodes ?? {};
+    max = Math.max(max, Object.values(nodes).filter((p) => p.state === 'InFlight').length);
+  }
+  return max;
+}
+
+describe('RolloutController', () => {
+  it('drives a good config to Succeeded: each selected node patched once, within maxUnavailable, others untouched', async () => {
+    const api = cluster(5, { strategy: { canary: 1, maxUnavailable: 2 } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    for (let i = 1; i <= 5; i++) {
+      assert.equal(api.nodePatches(`node-${i}`).length, 1, `node-${i} patched once`);
+      const n = api.get('nodes', `node-${i}`) as unknown as Node;
+      assert.deepEqual(n.spec?.configSource, NEW);
+      assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
+      assert.equal(n.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], JSON.stringify(OLD));
+    }
+    assert.equal(api.nodePatches('green-1').length, 0);
+    assert.ok(maxInFlight(api) <= 2, `at most 2 in flight, saw ${maxInFlight(api)}`);
+    const r = api.get('rollouts', 'r1') as NodeConfigRollout;
+    assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [5, 5, 5, 0]);
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutSucceeded'), 'the RolloutSucceeded event');
+    const reasons = new Set(api.events.map((e) => e['reason']));
+    for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded', 'RolloutSucceeded']) assert.ok(reasons.has(want), `event ${want}`);
+    const ev = api.events[0]!;
+    assert.deepEqual(ev['involvedObject'], { kind: 'NodeConfigRollout', apiVersion: 'dkc.io/v1alpha1', name: 'r1', uid: 'r1-uid', resourceVersion: (ev['involvedObject'] as { resourceVersion: string }).resourceVersion });
+    assert.equal((ev['source'] as { component: string }).component, 'dkc-rollout-controller');
+    assert.equal(ev.metadata.namespace, 'default');
+  });
+
+  it('reverts a config the canary refuses: the canary is back on its exact previous source, no other node touched', async () => {
+    const api = cluster(3);
+    simulateAgents(api, () => true);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
+    const canary = api.get('nodes', 'node-1') as unknown as Node;
+    assert.deepEqual(canary.spec?.configSource, OLD);
+    assert.equal(canary.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
+    assert.equal(canary.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], undefined);
+    assert.equal(api.nodePatches('node-1').length, 2);
+    assert.equal(api.nodePatches('node-2').length, 0);
+    const r = api.get('rollouts', 'r1') as NodeConfigRollout;
+    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
+  });
+
+  it('stopped between a node patch and the status write, the next controller carries on without patching that node again', async () => {
+    const api = cluster(3, { strategy: { canary: 1, maxUnavailable: 1 } });
+    simulateAgents(api);
+    // The first status write that would record node-2 in flight never lands: the controller is stopped there.
+    let held: (() => void) | undefined;
+    const reached = new Promise<void>((resolve) => {
+      api.beforeWrite = (w) => {
+        const nodes = (w.body as NodeConfigRollout | undefined)?.status?.nodes;
+        if (w.method === 'PUT' && nodes?.['node-2']?.state === 'InFlight' && held === undefined) {
+          resolve();
+          return new Promise<void>((r) => (held = r));
+        }
+        return undefined;
+      };
+    });
+    const first = await start(api);
+    await reached;
+    assert.equal(api.nodePatches('node-2').length, 1);
+    const stopping = first.stop();
+    held!();
+    await stopping;
+    api.beforeWrite = () => undefined;
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after the restart');
+    for (const n of ['node-1', 'node-2', 'node-3']) assert.equal(api.nodePatches(n).length, 1, `${n} patched once`);
+  });
+
+  it('a node counts as succeeded only after soakSeconds on the controller’s clock', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } });
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => (api.get('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
+    assert.equal(phaseOf(api), 'Progressing');
+    clock.advance(29_000);
+    assert.equal(phaseOf(api), 'Progressing');
+    clock.advance(1_000);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after the soak');
+  });
+
+  it('pauseAfterCanary pauses through spec.paused once; resuming carries on', async () => {
+    const api = cluster(2, { strategy: { canary: 1, pauseAfterCanary: true } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Paused', 'Paused after the canary');
+    const paused = api.get('rollouts', 'r1') as NodeConfigRollout;
+    assert.equal(paused.spec?.paused, true);
+    assert.equal(api.nodePatches('node-2').length, 0);
+    api.put('rollouts', { ...paused, spec: { ...paused.spec, paused: false } } as never);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after resume');
+    assert.equal(api.nodePatches('node-2').length, 1);
+  });
+
+  it('the factory stops on its signal: no write after the abort', async () => {
+    const api = cluster(3);
+    // No agents: the canary stays in flight, so the controller would keep working if it did not stop.
+    const ac = new AbortController();
+    const running = await rolloutController({ client: api as unknown as RestClient, clock: systemClock, signal: ac.signal });
+    await api.waitFor(() => api.nodePatches('node-1').length === 1, 'the canary patch');
+    ac.abort();
+    await running.stop();
+    const writes = api.writes.length;
+    api.put('nodes', { ...(api.get('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(api.writes.length, writes);
+  });
+});

@@ -1,0 +1,198 @@
+// An in-memory API for the controller tests: nodes, ConfigMaps, NodeConfigRollouts (with /status) and events, with
+// resourceVersions, 409 on a stale resourceVersion, JSON merge patch, and list+watch through the client's real
+// WatchStream. Every write is recorded, and a test awaits the write that makes a condition true instead of sleeping.
+
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { ApiError, WatchStream, type CallOptions, type ListOptions, type WatchOptions } from '../../../src/client/index.js';
+import type { RolloutClient } from '../../../src/controllers/rollout/controller.js';
+
+type Obj = { metadata: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown }; [k: string]: unknown };
+
+export interface Write {
+  method: 'PATCH' | 'PUT' | 'POST';
+  path: string;
+  body: unknown;
+}
+
+const COLLECTIONS: Record<string, string> = {
+  '/api/v1/nodes': 'nodes',
+  '/api/v1/configmaps': 'configmaps',
+  '/apis/dkc.io/v1alpha1/nodeconfigrollouts': 'rollouts',
+};
+
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+function conflict(name: string): ApiError {
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `Operation cannot be fulfilled on ${name}: the object has been modified; please apply your changes to the latest version and try again`,
+    reason: 'Conflict',
+    code: 409,
+  });
+}
+
+function notFound(name: string): ApiError {
+  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${name} not found`, reason: 'NotFound', code: 404 });
+}
+
+export class FakeApi implements RolloutClient {
+  private rv = 1;
+  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map() };
+  private readonly history: { rv: number; kind: string; type: 'ADDED' | 'MODIFIED' | 'DELETED'; obj: Obj }[] = [];
+  private readonly watchers = new Set<{ kind: string; out: PassThrough }>();
+  private readonly waiters: { pred: () => boolean; resolve: () => void }[] = [];
+  readonly writes: Write[] = [];
+  readonly events: Obj[] = [];
+  /** Called before a write is applied; throw to refuse it, or return a promise to hold it. */
+  beforeWrite: (w: Write) => void | Promise<void> = () => undefined;
+  /** Called after a node changed (the simulated agents react here). */
+  onNodeChange: (node: Obj) => void = () => undefined;
+
+  // ---- test side ----------------------------------------------------------------------------------------------
+
+  put(kind: 'nodes' | 'configmaps' | 'rollouts', obj: Obj): Obj {
+    const key = this.keyOf(kind, obj);
+    const type = this.stores[kind]!.has(key) ? 'MODIFIED' : 'ADDED';
+    const stored = clone(obj);
+    stored.metadata.resourceVersion = String(++this.rv);
+    if (kind === 'rollouts' && stored.metadata['generation'] === undefined) stored.metadata['generation'] = 1;
+    this.stores[kind]!.set(key, stored);
+    this.emit(kind, type, stored);
+    return clone(stored);
+  }
+
+  get(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): Obj | undefined {
+    const o = this.stores[kind]!.get(key);
+    return o ? clone(o) : undefined;
+  }
+
+  remove(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): void {
+    const o = this.stores[kind]!.get(key);
+    if (!o) return;
+    this.stores[kind]!.delete(key);
+    o.metadata.resourceVersion = String(++this.rv);
+    this.emit(kind, 'DELETED', o);
+  }
+
+  /** Resolves once `pred` holds (checked now and after every change); rejects after `ms` of real time. */
+  waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
+    if (pred()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+      this.waiters.push({ pred, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  nodePatches(name: string): Write[] {
+    return this.writes.filter((w) => w.method === 'PATCH' && w.path === `/api/v1/nodes/${name}`);
+  }
+
+  // ---- client side --------------------------------------------------------------------------------------------
+
+  list<T>(path: string, _options?: ListOptions): Promise<T> {
+    const kind = COLLECTIONS[path];
+    if (!kind) return Promise.reject(notFound(path));
+    return Promise.resolve({ metadata: { resourceVersion: String(this.rv) }, items: [...this.stores[kind]!.values()].map(clone) } as T);
+  }
+
+  watch<T>(path: string, options: WatchOptions = {}): Promise<WatchStream<T>> {
+    const kind = COLLECTIONS[path];
+    if (!kind) return Promise.reject(notFound(path));
+    const out = new PassThrough();
+    const from = Number(options.resourceVersion ?? '0');
+    for (const h of this.history) if (h.kind === kind && h.rv > from) out.write(JSON.stringify({ type: h.type, object: h.obj }) + '\n');
+    const w = { kind, out };
+    this.watchers.add(w);
+    out.on('close', () => this.watchers.delete(w));
+    return Promise.resolve(new WatchStream<T>(out as unknown as IncomingMessage, options.signal));
+  }
+
+  async patch<T>(path: string, _type: string, patch: unknown, options: CallOptions = {}): Promise<T> {
+    return this.write<T>({ method: 'PATCH', path, body: patch }, options, (current) => {
+      const want = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+      if (want !== undefined && want !== current.metadata.resourceVersion) throw conflict(path);
+      const next = mergePatch(current, patch) as Obj;
+      // A patch of the main resource leaves status alone, as the status subresource splits them.
+      if (path.includes('nodeconfigrollouts')) {
+        next['status'] = current['status'];
+        const specChanged = JSON.stringify(next['spec']) !== JSON.stringify(current['spec']);
+        if (specChanged) next.metadata['generation'] = Number(current.metadata['generation'] ?? 1) + 1;
+      }
+      return next;
+    });
+  }
+
+  async update<T>(path: string, body: unknown, options: CallOptions = {}): Promise<T> {
+    return this.write<T>({ method: 'PUT', path, body }, options, (current) => {
+      const b = body as Obj;
+      if (b.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(path);
+      if (!path.endsWith('/status')) throw notFound(path);
+      return { ...current, status: clone(b['status']) };
+    });
+  }
+
+  async create<T>(path: string, body: unknown, options: CallOptions = {}): Promise<T> {
+    const w: Write = { method: 'POST', path, body };
+    await this.beforeWrite(w);
+    if (options.signal?.aborted) throw new Error('aborted');
+    this.writes.push(w);
+    this.events.push(clone(body as Obj));
+    this.settle();
+    return clone(body) as T;
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------------------
+
+  private keyOf(kind: string, obj: Obj): string {
+    return kind === 'configmaps' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');
+  }
+
+  private locate(path: string): { kind: string; name: string } {
+    const m = /^(\/api\/v1\/nodes|\/apis\/dkc\.io\/v1alpha1\/nodeconfigrollouts)\/([^/]+)(\/status)?$/.exec(path);
+    if (!m) throw notFound(path);
+    return { kind: COLLECTIONS[m[1]!]!, name: decodeURIComponent(m[2]!) };
+  }
+
+  private async write<T>(w: Write, options: CallOptions, change: (current: Obj) => Obj): Promise<T> {
+    await this.beforeWrite(w);
+    if (options.signal?.aborted) throw new Error('aborted');
+    const { kind, name } = this.locate(w.path);
+    const current = this.stores[kind]!.get(name);
+    if (!current) throw notFound(w.path);
+    const next = change(clone(current));
+    this.writes.push(w);
+    next.metadata.resourceVersion = String(++this.rv);
+    this.stores[kind]!.set(name, next);
+    this.emit(kind, 'MODIFIED', next);
+    if (kind === 'nodes') this.onNodeChange(clone(next));
+    return clone(next) as T;
+  }
+
+  private emit(kind: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: Obj): void {
+    const snapshot = clone(obj);
+    this.history.push({ rv: Number(obj.metadata.resourceVersion), kind, type, obj: snapshot });
+    for (const w of this.watchers) if (w.kind === kind) w.out.write(JSON.stringify({ type, object: snapshot }) + '\n');
+    this.settle();
+  }
+
+  private settle(): void {
+    for (const w of this.waiters.splice(0)) {
+      if (w.pred()) w.resolve();
+      else this.waiters.push(w);
+    }
+  }
+}
