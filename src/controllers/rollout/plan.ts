@@ -16,6 +16,7 @@ import {
   formatTimeCeil,
   isFinished,
   isFinishedPhase,
+  needsWork,
   scaledCount,
   type LabelSelector,
   type NodeConfigRollout,
@@ -104,7 +105,7 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
   for (const o of others) {
     const name = o.metadata.name;
     if (name === myName || name === undefined) continue;
-    if (o.spec?.revert === true ? o.status?.phase === 'Reverted' : isFinished(o)) continue;
+    if (!needsWork(o)) continue;
     if (ownerOf(node) === name) return name;
     if (o.spec?.revert !== true && o.status?.phase !== 'Reverting' && olderThan(o, me) && selects(o, node)) return name;
   }
@@ -175,9 +176,10 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
     failures,
     conditions: mergeConditions(old?.conditions, conditionsFor(outcome, { done, total: entries.length, succeeded }, old), now),
     startTime: old?.startTime ?? now,
-    completionTime: isFinishedPhase(outcome.phase) ? (old?.phase === outcome.phase ? (old.completionTime ?? now) : now) : null,
     nodes: Object.fromEntries(entries),
   };
+  // Absent rather than null until the rollout finishes (metav1.Time's omitempty), so a write reads back unchanged.
+  if (isFinishedPhase(outcome.phase)) status.completionTime = old?.phase === outcome.phase ? (old.completionTime ?? now) : now;
   if (currentBatch !== undefined) status.currentBatch = currentBatch;
   return status;
 }
@@ -310,9 +312,58 @@ function nextBatch(nodes: Record<string, NodeProgress>, pending: readonly Node[]
   return { batch: next, start: pending.slice(0, Math.max(0, s.maxUnavailable - inFlight)) };
 }
 
+interface Evaluated {
+  target: NodeTarget;
+  /** The selected nodes and the ones this rollout changed, sorted by name. */
+  tracked: Node[];
+  nodes: Record<string, NodeProgress>;
+  currentBatch: number | undefined;
+  strategy: Strategy;
+}
+
+/** Every tracked node's next record; a node found changed by this rollout but unrecorded joins the batch being started. */
+function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
+  const r = input.rollout;
+  const spec = r.spec ?? {};
+  const target: NodeTarget = {
+    rollout: r.metadata.name ?? '',
+    desired: desiredSource(spec),
+    configMap: input.configMap,
+    soakMs: (spec.strategy?.soakSeconds ?? 0) * 1000,
+    deadlineMs: (spec.progressDeadlineSeconds ?? 120) * 1000,
+    now: input.now,
+  };
+  const selected = (n: Node): boolean => matchesLabels(reqs, n.metadata.labels);
+  const tracked = [...input.nodes].sort(byName).filter((n) => isMine(n, target.rollout) || selected(n));
+  const strategy = strategyOf(input, tracked.length);
+  let currentBatch = r.status?.currentBatch;
+  const recoveredBatch = currentBatch === undefined ? (strategy.canary > 0 ? 0 : 1) : currentBatch + 1;
+  const nodes: Record<string, NodeProgress> = {};
+  for (const n of tracked) {
+    const p = stepNode(n, r.status?.nodes?.[nameOf(n)], target, recoveredBatch);
+    if (p.state === 'Pending' && !selected(n)) continue;
+    nodes[nameOf(n)] = p;
+    if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
+  }
+  return { target, tracked, nodes, currentBatch, strategy };
+}
+
+/** Why nothing may start now (a conflict, a missing ConfigMap, a pause), or undefined when nodes may start. */
+function obstacle(input: PlanInput, e: Evaluated, pending: readonly Node[]): Outcome | undefined {
+  for (const n of pending) {
+    const holder = holderOf(input.rollout, n, input.others);
+    if (holder !== undefined) return { phase: 'Halted', failure: { reason: conditionReasons.conflict, message: conditionMessages.conflict(nameOf(n), holder) } };
+  }
+  const cm = e.target.desired?.configMap;
+  if (cm && input.configMap === undefined) {
+    return { phase: 'Progressing', blocked: { reason: conditionReasons.configMapNotFound, message: conditionMessages.configMapNotFound(cm.namespace, cm.name) } };
+  }
+  if (input.rollout.spec?.paused === true) return { phase: 'Paused' };
+  return undefined;
+}
+
 export function planRollout(input: PlanInput): Plan {
   const r = input.rollout;
-  const me = r.metadata.name ?? '';
   const old = r.status;
   const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
   if (r.spec?.revert === true) return old?.phase === 'Reverted' ? nothing() : planRevert(input);
@@ -326,73 +377,32 @@ export function planRollout(input: PlanInput): Plan {
     const failure = { reason: conditionReasons.invalidSelector, message: conditionMessages.invalidSelector((err as Error).message) };
     return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   }
-  const desired = desiredSource(r.spec);
-  const spec = r.spec ?? {};
-  const target: NodeTarget = {
-    rollout: me,
-    desired,
-    configMap: input.configMap,
-    soakMs: (spec.strategy?.soakSeconds ?? 0) * 1000,
-    deadlineMs: (spec.progressDeadlineSeconds ?? 120) * 1000,
-    now: input.now,
-  };
-  const sorted = [...input.nodes].sort(byName);
-  const tracked = sorted.filter((n) => isMine(n, me) || matchesLabels(reqs, n.metadata.labels));
-
-  // Recovery: a node this rollout changed that the status does not know yet belongs to the batch being started.
-  let currentBatch = old?.currentBatch;
-  const recoveredBatch = currentBatch === undefined ? (strategyOf(input, tracked.length).canary > 0 ? 0 : 1) : currentBatch + 1;
-  const nodes: Record<string, NodeProgress> = {};
-  for (const n of tracked) {
-    const p = stepNode(n, old?.nodes?.[nameOf(n)], target, recoveredBatch);
-    if (p.state === 'Pending' && !matchesLabels(reqs, n.metadata.labels)) continue;
-    nodes[nameOf(n)] = p;
-    if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
-  }
-  const s = strategyOf(input, tracked.length);
-  const requeue = (): number | undefined => {
-    const due = Object.values(nodes).map((p) => nextDeadlineMs(p, target)).filter((d): d is number => d !== undefined);
-    return due.length > 0 ? Math.min(...due) : undefined;
+  const e = evaluate(input, reqs);
+  const { nodes, strategy } = e;
+  const later = (): Pick<Plan, 'requeueAfterMs'> => {
+    const due = Object.values(nodes).map((p) => nextDeadlineMs(p, e.target)).filter((d): d is number => d !== undefined);
+    return due.length > 0 ? { requeueAfterMs: Math.min(...due) } : {};
   };
 
-  const failedCount = Object.values(nodes).filter((p) => p.state === 'Failed' || p.state === 'Overridden').length;
-  if (failedCount > s.maxFailures) {
-    const failure = { reason: conditionReasons.failures, message: conditionMessages.failures(failedCount, s.maxFailures) };
-    if (spec.failurePolicy === 'Halt') return finish(input, nodes, { phase: 'Halted', failure }, currentBatch);
-    return { ...finish(input, nodes, { phase: 'Reverting', failure }, currentBatch), requeueAfterMs: 0 };
+  const failedCount = Object.values(nodes).filter((p) => p.reason !== undefined).length;
+  if (failedCount > strategy.maxFailures) {
+    const failure = { reason: conditionReasons.failures, message: conditionMessages.failures(failedCount, strategy.maxFailures) };
+    if (r.spec?.failurePolicy === 'Halt') return finish(input, nodes, { phase: 'Halted', failure }, e.currentBatch);
+    // Reverting is recorded before any node is restored; the next look (at once) restores them.
+    return { ...finish(input, nodes, { phase: 'Reverting', failure }, e.currentBatch), requeueAfterMs: 0 };
   }
+  const pending = e.tracked.filter((n) => nodes[nameOf(n)]?.state === 'Pending');
+  if (pending.length === 0 && !Object.values(nodes).some((p) => p.state === 'InFlight')) return finish(input, nodes, { phase: 'Succeeded' }, e.currentBatch);
 
-  const pending = tracked.filter((n) => nodes[nameOf(n)]?.state === 'Pending');
-  const inFlight = Object.values(nodes).some((p) => p.state === 'InFlight');
-  if (pending.length === 0 && !inFlight) return finish(input, nodes, { phase: 'Succeeded' }, currentBatch);
-
-  for (const n of pending) {
-    const holder = holderOf(r, n, input.others);
-    if (holder !== undefined) {
-      const failure = { reason: conditionReasons.conflict, message: conditionMessages.conflict(nameOf(n), holder) };
-      return finish(input, nodes, { phase: 'Halted', failure }, currentBatch);
-    }
-  }
-
-  if (desired !== null && input.configMap === undefined) {
-    const cm = desired.configMap!;
-    const blocked = { reason: conditionReasons.configMapNotFound, message: conditionMessages.configMapNotFound(cm.namespace, cm.name) };
-    return { ...finish(input, nodes, { phase: 'Progressing', blocked }, currentBatch), ...withRequeue(requeue()) };
-  }
-  if (spec.paused === true) return { ...finish(input, nodes, { phase: 'Paused' }, currentBatch), ...withRequeue(requeue()) };
-
-  if (canarySettled(nodes, currentBatch) && spec.strategy?.pauseAfterCanary === true && r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined) {
+  const blocked = obstacle(input, e, pending);
+  if (blocked) return { ...finish(input, nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
+  if (canarySettled(nodes, e.currentBatch) && r.spec?.strategy?.pauseAfterCanary === true && r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined) {
     const rolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true as const } };
-    return { ...finish(input, nodes, { phase: 'Paused' }, currentBatch, { rolloutPatch }), ...withRequeue(requeue()) };
+    return { ...finish(input, nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
   }
-  const { batch, start } = nextBatch(nodes, pending, currentBatch, s);
-  const patches = start.map((n) => startPatch(n, me, desired));
+  const { batch, start } = nextBatch(nodes, pending, e.currentBatch, strategy);
   const updatedAt = formatTimeCeil(input.now.getTime());
   for (const n of start) nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt };
-  if (start.length > 0) currentBatch = batch;
-  return { ...finish(input, nodes, { phase: 'Progressing' }, currentBatch, { nodePatches: patches }), ...withRequeue(requeue()) };
-}
-
-function withRequeue(ms: number | undefined): Pick<Plan, 'requeueAfterMs'> {
-  return ms === undefined ? {} : { requeueAfterMs: ms };
+  const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
+  return { ...finish(input, nodes, { phase: 'Progressing' }, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches }), ...later() };
 }
