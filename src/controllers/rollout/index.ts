@@ -7,7 +7,8 @@ import { RolloutController } from './controller.js';
 export const rolloutController: ControllerFactory = async (ctx) => {
   const controller = new RolloutController({ client: ctx.client, clock: ctx.clock, signal: ctx.signal });
   const stop = (): void => void controller.stop();
-  ctx.signal.addEventListener('abort', stop, { once: true });
+  if (ctx.signal.aborted) stop();
+  else ctx.signal.addEventListener('abort', stop, { once: true });
   await controller.start();
   return {
     stop: async () => {
