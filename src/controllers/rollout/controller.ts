@@ -53,6 +53,7 @@ export class RolloutController {
   private readonly abort = new AbortController();
   private readonly retryInitialMs: number;
   private loop: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
 
   constructor(options: RolloutControllerOptions) {
     this.client = options.client;
@@ -65,6 +66,9 @@ export class RolloutController {
     this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
     this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
     this.wire();
+    // Lost leadership stops every write at once; the host's stop() then only waits.
+    if (options.signal.aborted) void this.stop();
+    else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   /** Starts the informers and, once all three have listed, the worker. */
@@ -77,7 +81,12 @@ export class RolloutController {
   }
 
   /** Stops informers, timers and the worker; resolves when no write of this controller is in flight any more. */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
+    this.stopping ??= this.shutDown();
+    return this.stopping;
+  }
+
+  private async shutDown(): Promise<void> {
     this.abort.abort();
     this.queue.shutDown();
     await Promise.all([this.rollouts.stop(), this.nodes.stop(), this.configMaps.stop()]);

@@ -6,16 +6,8 @@ import { RolloutController } from './controller.js';
 
 export const rolloutController: ControllerFactory = async (ctx) => {
   const controller = new RolloutController({ client: ctx.client, clock: ctx.clock, signal: ctx.signal });
-  const stop = (): void => void controller.stop();
-  if (ctx.signal.aborted) stop();
-  else ctx.signal.addEventListener('abort', stop, { once: true });
   await controller.start();
-  return {
-    stop: async () => {
-      ctx.signal.removeEventListener('abort', stop);
-      await controller.stop();
-    },
-  };
+  return { stop: () => controller.stop() };
 };
 
 export { RolloutController, type RolloutClient, type RolloutControllerOptions } from './controller.js';
