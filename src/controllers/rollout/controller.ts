@@ -11,7 +11,7 @@ import { Informer, isApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
-import { describeSource } from './messages.js';
+import { logs } from './messages.js';
 import { planRollout, type Plan } from './plan.js';
 import { WorkQueue } from './queue.js';
 import { COMPONENT, ROLLOUTS_PATH, needsWork, rolloutReference, type NodeConfigRollout } from './resource.js';
@@ -118,7 +118,7 @@ export class RolloutController {
     this.configMaps.on('update', (_old, cm) => byConfigMap(cm));
     this.configMaps.on('delete', byConfigMap);
     for (const i of [this.rollouts, this.nodes, this.configMaps] as Informer<{ metadata?: { name?: string } }>[]) {
-      i.on('error', (err) => klog.v(2, `rollout controller: ${i.path}: ${(err as Error).message}`));
+      i.on('error', (err) => klog.v(2, logs.informer(i.path, (err as Error).message)));
     }
   }
 
@@ -135,7 +135,7 @@ export class RolloutController {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
         const conflict = isApiError(err) && err.status.code === 409;
-        if (!conflict) klog.warning(`rollout controller: rollout ${key}: ${(err as Error).message}; retrying`);
+        if (!conflict) klog.warning(logs.retrying(key, (err as Error).message));
         this.queue.addAfter(key, backoffDelay({ initialMs: this.retryInitialMs, maxMs: RETRY_MAX_MS, jitter: 0.2 }, n));
       } finally {
         this.queue.done(key);
@@ -180,7 +180,7 @@ export class RolloutController {
       const seen = this.nodes.store.get(p.node);
       const node = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
       this.writtenNodes.record(p.node, node, seen);
-      klog.info(`rollout controller: rollout ${name}: node ${p.node} set to ${describeSource(p.patch.spec.configSource)}`);
+      klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
     }
     let current = rollout;
     const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
@@ -194,7 +194,7 @@ export class RolloutController {
       current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status: plan.status }, { signal });
       this.writtenRollouts.record(name, current, seen);
     }
-    if (current.status?.phase !== rollout.status?.phase) klog.info(`rollout controller: rollout ${name}: ${rollout.status?.phase ?? 'new'} -> ${current.status?.phase ?? ''}`);
+    if (current.status?.phase !== rollout.status?.phase) klog.info(logs.phase(name, rollout.status?.phase, current.status?.phase));
     const ref = rolloutReference(current);
     for (const e of plan.events) this.events.record(ref, e.type, e.reason, e.message);
   }

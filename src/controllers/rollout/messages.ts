@@ -1,5 +1,5 @@
 // Every text the rollout controller shows people: failure messages in status.failures and status.nodes, condition
-// reasons and messages, and event messages. One catalogue, so that `dkc rollout status`, kubectl and the docs agree.
+// reasons and messages, event messages and log lines. One catalogue, so that `dkc rollout status`, kubectl and the docs agree.
 
 import type { NodeConfigSource } from '../../api/types.js';
 
@@ -54,4 +54,13 @@ export const eventMessages = {
   halted: (why: string): string => `Rollout halted: ${why}`,
   reverted: (nodes: number): string => `Rollout reverted: ${nodes} nodes restored to their previous config source`,
   succeeded: (succeeded: number, total: number): string => `Rollout succeeded: ${succeeded} of ${total} nodes run the new config`,
+};
+
+export const logs = {
+  nodeSet: (rollout: string, node: string, src: NodeConfigSource | null): string =>
+    `rollout controller: rollout ${rollout}: node ${node} set to ${describeSource(src)}`,
+  phase: (rollout: string, from: string | undefined, to: string | undefined): string =>
+    `rollout controller: rollout ${rollout}: ${from ?? 'new'} -> ${to ?? ''}`,
+  retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,
+  informer: (path: string, err: string): string => `rollout controller: ${path}: ${err}`,
 };
