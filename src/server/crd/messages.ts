@@ -65,6 +65,7 @@ export const structuralText = {
   nestedUndefined: 'must be undefined to be structural',
   nestedFalse: 'must be false to be structural',
   nestedMetadata: 'must not be specified in a nested context',
+  defaultUnknownFields: 'must not have unknown fields',
   invalidPattern: (err: string) => `must be a valid regular expression, but isn't: ${err}`,
   supportedTypes: ['array', 'boolean', 'integer', 'number', 'object', 'string'],
 };

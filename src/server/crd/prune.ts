@@ -60,8 +60,13 @@ function skipPrune(x: unknown, s: SchemaNode, path: string, out: string[]): void
 
 /** Prunes a whole custom resource; the paths come back sorted, as kube-apiserver reports them. */
 export function pruneObject(obj: Record<string, unknown>, root: SchemaNode): string[] {
+  return pruneValue(obj, root, true);
+}
+
+/** Prunes any value against its schema node; a resource root keeps apiVersion, kind and metadata. */
+export function pruneValue(x: unknown, s: SchemaNode, isResourceRoot: boolean): string[] {
   const out: string[] = [];
-  prune(obj, root, '', out, true);
+  prune(x, s, '', out, isResourceRoot);
   return out.sort();
 }
 

@@ -4,6 +4,9 @@
 
 import { field, type FieldError } from '../../api/field.js';
 import { structuralText as text } from './messages.js';
+import { pruneValue } from './prune.js';
+import { goRegExp } from './regexp.js';
+import { compileValidator, translate } from './validate.js';
 import { asNode, isEmbedded, isIntOrString, isPlainObject, preservesUnknown, type SchemaNode } from './nodes.js';
 
 type Level = 'root' | 'item' | 'field';
@@ -29,13 +32,8 @@ function keywordChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
     errs.push(field.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, text.preserveFalse));
   }
   const pattern = n['pattern'];
-  if (typeof pattern === 'string') {
-    try {
-      new RegExp(pattern, 'u');
-    } catch (e) {
-      errs.push(field.invalid(`${path}.pattern`, pattern, text.invalidPattern((e as Error).message)));
-    }
-  }
+  const compiled = typeof pattern === 'string' ? goRegExp(pattern) : undefined;
+  if (compiled instanceof Error) errs.push(field.invalid(`${path}.pattern`, pattern, text.invalidPattern(compiled.message)));
 }
 
 function extensionChecks(n: SchemaNode, lvl: Level, path: string, errs: FieldError[]): void {
@@ -110,25 +108,44 @@ function junctorChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   if (not) nestedChecks(not, `${path}.not`, errs);
 }
 
-function walk(n: SchemaNode, lvl: Level, path: string, errs: FieldError[], depth: number): void {
+/** A default must survive pruning unchanged and be valid against its own schema. */
+function defaultChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
+  const value = n['default'];
+  if (value === undefined || value === null) return;
+  const pruned = pruneValue(structuredClone(value), n, isEmbedded(n));
+  if (pruned.length > 0) {
+    errs.push(field.invalid(`${path}.default`, value, text.defaultUnknownFields));
+    return;
+  }
+  try {
+    const validate = compileValidator(n);
+    if (!validate(value)) errs.push(...translate(validate.errors, value, `${path}.default`));
+  } catch (e) {
+    errs.push(field.invalid(path, '', (e as Error).message));
+  }
+}
+
+function walk(n: SchemaNode, lvl: Level, path: string, errs: FieldError[], depth: number, inMeta = false): void {
   if (depth > 64) return;
+  if (!inMeta) defaultChecks(n, path, errs);
   keywordChecks(n, path, errs);
   extensionChecks(n, lvl, path, errs);
   metaChecks(n, lvl, path, errs);
   junctorChecks(n, path, errs);
   if (typeOf(n) === 'array' && n['items'] === undefined) errs.push(field.required(`${path}.items`, text.itemsRequired));
   const items = asNode(n['items']);
-  if (items) walk(items, 'item', `${path}.items`, errs, depth + 1);
+  if (items) walk(items, 'item', `${path}.items`, errs, depth + 1, inMeta);
   for (const [k, v] of Object.entries(asNode(n['properties']) ?? {})) {
-    walk(asNode(v) ?? {}, 'field', `${path}.properties[${k}]`, errs, depth + 1);
+    const meta = inMeta || (lvl === 'root' && k === 'metadata');
+    walk(asNode(v) ?? {}, 'field', `${path}.properties[${k}]`, errs, depth + 1, meta);
   }
   const additional = asNode(n['additionalProperties']);
-  if (additional) walk(additional, 'field', `${path}.additionalProperties`, errs, depth + 1);
+  if (additional) walk(additional, 'field', `${path}.additionalProperties`, errs, depth + 1, inMeta);
 }
 
 /**
- * The schema's structural errors under `basePath` (`spec.versions[0].schema.openAPIV3Schema`), sorted by text.
- * Defaults are not checked against their schema here.
+ * The schema's structural errors under `basePath` (`spec.versions[0].schema.openAPIV3Schema`), sorted by text;
+ * defaults included (outside metadata): each must have no unknown fields and be valid against its schema.
  */
 export function validateStructural(openAPIV3Schema: unknown, basePath: string): FieldError[] {
   const root = asNode(openAPIV3Schema);

@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FieldError, field } from '../../api/field.js';
 import { kubeFormats, normalizeFormat } from './formats.js';
 import { goFloat, validationText as text } from './messages.js';
+import { goRegExp } from './regexp.js';
 import { asNode, isIntOrString, isNullable, isPlainObject, type SchemaNode } from './nodes.js';
 
 /** Keys on the converted schema that carry what the messages need (ajv ignores unknown keywords with strict off). */
@@ -16,21 +17,16 @@ const KUBE_FORMAT = 'x-dkc-format';
 let shared: Ajv | undefined;
 function ajv(): Ajv {
   if (shared) return shared;
-  const a = new Ajv({ allErrors: true, strict: false, logger: false, verbose: true, validateSchema: false });
+  const a = new Ajv({ allErrors: true, strict: false, logger: false, verbose: true, validateSchema: false, code: { regExp: goPatternEngine } });
   for (const [name, check] of Object.entries(kubeFormats)) a.addFormat(name, { type: 'string', validate: check });
   shared = a;
   return a;
 }
 
-function validPattern(p: unknown): p is string {
-  if (typeof p !== 'string') return false;
-  try {
-    new RegExp(p, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-}
+const validPattern = (p: unknown): p is string => typeof p === 'string' && goRegExp(p) instanceof RegExp;
+
+/** ajv's pattern engine: Go patterns (`(?i)…`, escapes unicode mode refuses) compiled as goRegExp reads them. */
+const goPatternEngine = Object.assign((pattern: string): RegExp => goRegExp(pattern) as RegExp, { code: 'goRegExp' });
 
 const COPIED = ['maxLength', 'minLength', 'multipleOf', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'enum'];
 
@@ -184,13 +180,24 @@ const RANK: Record<string, number> = {
   minimum: 5, exclusiveMinimum: 5, maximum: 6, exclusiveMaximum: 6, maxItems: 7, minItems: 7, uniqueItems: 7, enum: 8,
   minProperties: 9, maxProperties: 9, additionalProperties: 10, required: 11,
 };
-/** The string checks stop at the first failure (maxLength, then minLength, then pattern). */
+/** One schema's string checks stop at its first failure (maxLength, then minLength, then pattern). */
 const STRING_CHECKS = new Set(['maxLength', 'minLength', 'pattern']);
 
 /** Errors raised inside an anyOf/oneOf/not branch stand for one summary error, not for themselves. */
 const insideAlternative = (e: ErrorObject): boolean => /\/(anyOf|oneOf|not)\//.test(e.schemaPath);
 
-export function translate(errors: ErrorObject[] | null | undefined, obj: unknown): FieldError[] {
+/** An error of a value validated on its own, moved under the field path the value has (`….default`). */
+function rebase(err: FieldError, base: string): FieldError {
+  if (!base) return err;
+  const path = err.field === NO_PATH || err.field === '' ? base : `${base}.${err.field}`;
+  return new FieldError(err.type, path, err.badValue, err.detail);
+}
+
+/**
+ * kube-apiserver's field errors for ajv's, in a stable order. `base` is the field path of the validated value
+ * when it is not a whole object (its errors then name their fields relative to it, as upstream's do).
+ */
+export function translate(errors: ErrorObject[] | null | undefined, obj: unknown, base = ''): FieldError[] {
   const kept = (errors ?? []).filter((e) => !insideAlternative(e));
   const order = new Map<string, number>();
   for (const e of kept) if (!order.has(e.instancePath)) order.set(e.instancePath, order.size);
@@ -201,12 +208,13 @@ export function translate(errors: ErrorObject[] | null | undefined, obj: unknown
   const stringChecked = new Set<string>();
   for (const { e } of sorted) {
     if (STRING_CHECKS.has(e.keyword)) {
-      if (stringChecked.has(e.instancePath)) continue;
-      stringChecked.add(e.instancePath);
+      const validator = `${e.instancePath}|${e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/'))}`;
+      if (stringChecked.has(validator)) continue;
+      stringChecked.add(validator);
     }
     const { path, value } = locate(obj, e.instancePath);
     const err = translators[e.keyword]?.(e, path, value);
-    if (err) out.push(err);
+    if (err) out.push(rebase(err, base));
   }
   return out;
 }

@@ -106,6 +106,52 @@ describe('validate: kube-apiserver field errors for every keyword', () => {
   });
 });
 
+describe('validate: junctors and Go patterns', () => {
+  const s = compileSchema({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          a: { type: 'integer', anyOf: [{ minimum: 10 }, { maximum: 2 }] },
+          o: { type: 'integer', oneOf: [{ minimum: 1 }, { minimum: 2 }] },
+          n: { type: 'string', not: { enum: ['x'] } },
+          all: { type: 'string', allOf: [{ minLength: 2 }, { pattern: '^a' }] },
+          ci: { type: 'string', pattern: '(?i)^abc$' },
+          esc: { type: 'string', pattern: '^[a-z\\_]+$' },
+        },
+      },
+    },
+  });
+
+  it('anyOf, oneOf and not fail as one error without a field, as apiextensions-apiserver reports them', () => {
+    assert.deepEqual(s.validate({ spec: { a: 5, o: 3, n: 'x' } }).map(String), [
+      '<nil>: Invalid value: "": "spec.a" must validate at least one schema (anyOf)',
+      '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found 2 valid alternatives',
+      '<nil>: Invalid value: "": "spec.n" must not validate the schema (not)',
+    ]);
+    assert.deepEqual(s.validate({ spec: { o: 0 } }).map(String), [
+      '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found none valid',
+    ]);
+    assert.deepEqual(s.validate({ spec: { a: 11, o: 1, n: 'y' } }), []);
+  });
+
+  it('each allOf schema reports its own first string failure', () => {
+    assert.deepEqual(s.validate({ spec: { all: 'b' } }).map(String), [
+      'spec.all: Invalid value: "b": spec.all in body should be at least 2 chars long',
+      "spec.all: Invalid value: \"b\": spec.all in body should match '^a'",
+    ]);
+  });
+
+  it('Go patterns: a leading (?i) and escapes JavaScript unicode mode refuses', () => {
+    assert.deepEqual(s.validate({ spec: { ci: 'ABC', esc: 'a_b' } }), []);
+    assert.deepEqual(s.validate({ spec: { ci: 'ABD', esc: 'A' } }).map(String), [
+      "spec.ci: Invalid value: \"ABD\": spec.ci in body should match '(?i)^abc$'",
+      "spec.esc: Invalid value: \"A\": spec.esc in body should match '^[a-z\\_]+$'",
+    ]);
+  });
+});
+
 describe('prune', () => {
   const s = compileSchema({
     type: 'object',

@@ -80,6 +80,28 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
     assert.deepEqual(got.filter((e) => e !== patternErr), want);
   });
 
+  it('defaults must have no unknown fields and be valid against their own schema', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        metadata: { type: 'object' },
+        spec: { type: 'object', default: { a: 1, zz: 2 }, properties: { a: { type: 'integer' } } },
+        nested: { type: 'object', default: { a: 'x' }, properties: { a: { type: 'integer' } } },
+        n: { type: 'integer', default: 'str' },
+        ok: { type: 'object', default: { a: 1 }, properties: { a: { type: 'integer', minimum: 1 } } },
+      },
+    };
+    assert.deepEqual(check(schema), [
+      `${BASE}.properties[n].default: Invalid value: "string":  in body must be of type integer: "string"`,
+      `${BASE}.properties[nested].default.a: Invalid value: "string": a in body must be of type integer: "string"`,
+      `${BASE}.properties[spec].default: Invalid value: {"a":1,"zz":2}: must not have unknown fields`,
+    ]);
+  });
+
+  it('Go patterns that JavaScript reads differently are not refused', () => {
+    assert.deepEqual(check({ type: 'object', properties: { a: { type: 'string', pattern: '(?i)^[a-z\\_]+$' } } }), []);
+  });
+
   it('the root must be an object schema', () => {
     assert.deepEqual(check({ type: 'string' }), [`${BASE}.type: Invalid value: "string": must be object at the root`]);
     assert.deepEqual(check({ properties: {} }), [`${BASE}.type: Required value: must not be empty at the root`]);
