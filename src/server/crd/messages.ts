@@ -37,6 +37,15 @@ export const validationText = {
   not: (path: string) => `${goQuote(path)} must not validate the schema (not)`,
 };
 
+/** Embedded resources' TypeMeta, as apiextensions-apiserver's objectmeta validation words it. */
+export const embeddedText = {
+  mustBeString: 'must be a string',
+  groupVersion: (v: string) => `unexpected GroupVersion string: ${v}`,
+  mixedCase: 'may have mixed case, but should otherwise match: ',
+  dns1035:
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+};
+
 /** The warning (fieldValidation=Warn) or error text (Strict) for a field the schema does not declare. */
 export const unknownField = (path: string): string => `unknown field ${goQuote(path)}`;
 

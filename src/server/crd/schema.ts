@@ -5,6 +5,7 @@
 
 import type { ValidateFunction } from 'ajv';
 import type { FieldError } from '../../api/field.js';
+import { validateEmbedded } from './embedded.js';
 import { asNode, type SchemaNode } from './nodes.js';
 import { defaultObject, pruneObject } from './prune.js';
 import { compileValidator, translate } from './validate.js';
@@ -22,7 +23,10 @@ export interface CustomResourceSchema {
    * returns their paths sorted, as kube-apiserver names them (`spec.foo`, `spec.items[0].bar`; see unknownField).
    */
   prune(obj: Record<string, unknown>): string[];
-  /** kube-apiserver's field errors for an object already pruned and defaulted, in a stable order. */
+  /**
+   * kube-apiserver's field errors for an object already pruned and defaulted, in a stable order: embedded
+   * resources' TypeMeta/ObjectMeta first, then the schema's (the root's ObjectMeta is the caller's to check).
+   */
   validate(obj: Record<string, unknown>): FieldError[];
 }
 
@@ -41,8 +45,9 @@ class CompiledSchema implements CustomResourceSchema {
 
   validate(obj: Record<string, unknown>): FieldError[] {
     this.validator ??= compileValidator(this.root);
-    if (this.validator(obj)) return [];
-    return translate(this.validator.errors, obj);
+    const embedded = validateEmbedded(obj, this.root);
+    if (this.validator(obj)) return embedded;
+    return [...embedded, ...translate(this.validator.errors, obj)];
   }
 }
 

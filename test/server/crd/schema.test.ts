@@ -152,6 +152,35 @@ describe('validate: junctors and Go patterns', () => {
   });
 });
 
+describe('validate: embedded resources', () => {
+  const s = compileSchema({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+          byName: { type: 'object', additionalProperties: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      },
+    },
+  });
+
+  it('a well-formed embedded object passes, without a name', () => {
+    assert.deepEqual(s.validate({ spec: { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { labels: { a: 'b' } } } } }), []);
+  });
+
+  it('apiVersion and kind are required and well-formed; metadata is checked as an object\'s', () => {
+    assert.deepEqual(s.validate({ spec: { template: { metadata: { name: 'a/b' } }, byName: { x: { apiVersion: 'a/b/c', kind: 'Not_A_Kind' } } } }).map(String), [
+      'spec.template.apiVersion: Required value',
+      'spec.template.kind: Required value',
+      "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'",
+      'spec.byName[x].apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
+      "spec.byName[x].kind: Invalid value: \"Not_A_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    ]);
+  });
+});
+
 describe('prune', () => {
   const s = compileSchema({
     type: 'object',
