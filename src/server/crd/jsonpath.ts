@@ -4,7 +4,7 @@
 // and only the first result is shown).
 
 import { humanDuration } from '../humanize.js';
-import { goFloat } from './messages.js';
+import { goPrint } from './gotext.js';
 import { isPlainObject } from './nodes.js';
 
 type Literal = string | number | boolean;
@@ -196,17 +196,6 @@ export function evaluate(steps: readonly Step[], roots: unknown[]): unknown[] {
     current = next;
   }
   return current;
-}
-
-/** fmt.Fprint of a decoded JSON value: Go's text for maps (`map[a:1]`), slices (`[a b]`), floats and nil. */
-export function goPrint(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : goFloat(v);
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `[${v.map(goPrint).join(' ')}]`;
-  const o = v as Record<string, unknown>;
-  return `map[${Object.keys(o).sort().map((k) => `${k}:${goPrint(o[k])}`).join(' ')}]`;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;

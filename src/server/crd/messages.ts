@@ -7,16 +7,6 @@ import { goQuote } from '../../gotext/quote.js';
 
 const IN = 'body';
 
-/** Go's `%v` of a float64: shortest digits, exponent form when the exponent is < -4 or >= 6 (`1e+06`). */
-export function goFloat(v: number): string {
-  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? '+Inf' : '-Inf';
-  const [mantissa, expText] = v.toExponential().split('e') as [string, string];
-  const exp = Number(expText);
-  if (exp >= -4 && exp < 6) return String(v);
-  const sign = exp < 0 ? '-' : '+';
-  return `${mantissa}e${sign}${String(Math.abs(exp)).padStart(2, '0')}`;
-}
-
 export const validationText = {
   type: (path: string, type: string, got: string) => `${path} in ${IN} must be of type ${type}: ${goQuote(got)}`,
   tooLongDetail: (max: number) => (max >= 0 ? `may not be longer than ${max}` : 'value is too long'),
@@ -44,6 +34,10 @@ export const embeddedText = {
   mixedCase: 'may have mixed case, but should otherwise match: ',
   dns1035:
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+};
+
+export const listTypeText = {
+  mapItemsObjects: 'must be an object for an array of list-type map',
 };
 
 /** The warning (fieldValidation=Warn) or error text (Strict) for a field the schema does not declare. */

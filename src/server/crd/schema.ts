@@ -6,6 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { FieldError } from '../../api/field.js';
 import { validateEmbedded } from './embedded.js';
+import { validateListTypes } from './listtype.js';
 import { asNode, type SchemaNode } from './nodes.js';
 import { defaultObject, pruneObject } from './prune.js';
 import { compileValidator, translate } from './validate.js';
@@ -24,8 +25,9 @@ export interface CustomResourceSchema {
    */
   prune(obj: Record<string, unknown>): string[];
   /**
-   * kube-apiserver's field errors for an object already pruned and defaulted, in a stable order: embedded
-   * resources' TypeMeta/ObjectMeta first, then the schema's (the root's ObjectMeta is the caller's to check).
+   * kube-apiserver's field errors for an object already pruned and defaulted, in a stable order and in its
+   * sequence: the schema's, embedded resources' TypeMeta/ObjectMeta, then list-type set/map uniqueness
+   * (the root's TypeMeta and ObjectMeta are the caller's to check, before these).
    */
   validate(obj: Record<string, unknown>): FieldError[];
 }
@@ -45,9 +47,8 @@ class CompiledSchema implements CustomResourceSchema {
 
   validate(obj: Record<string, unknown>): FieldError[] {
     this.validator ??= compileValidator(this.root);
-    const embedded = validateEmbedded(obj, this.root);
-    if (this.validator(obj)) return embedded;
-    return [...embedded, ...translate(this.validator.errors, obj)];
+    const schemaErrors = this.validator(obj) ? [] : translate(this.validator.errors, obj);
+    return [...schemaErrors, ...validateEmbedded(obj, this.root), ...validateListTypes(obj, this.root)];
   }
 }
 

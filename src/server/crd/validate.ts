@@ -6,7 +6,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FieldError, field } from '../../api/field.js';
 import { kubeFormats, normalizeFormat } from './formats.js';
-import { goFloat, validationText as text } from './messages.js';
+import { goFloat } from './gotext.js';
+import { validationText as text } from './messages.js';
 import { goRegExp } from './regexp.js';
 import { asNode, isIntOrString, isNullable, isPlainObject, type SchemaNode } from './nodes.js';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evaluate, evaluateColumn, goPrint, JsonPathError, parseJsonPath } from '../../../src/server/crd/jsonpath.js';
+import { goPrint, goSharpV } from '../../../src/server/crd/gotext.js';
+import { evaluate, evaluateColumn, JsonPathError, parseJsonPath } from '../../../src/server/crd/jsonpath.js';
 
 const now = Date.parse('2026-01-01T01:00:00Z');
 const obj = {
@@ -69,5 +70,6 @@ describe('evaluateColumn: kubectl JSONPath as additionalPrinterColumns use it', 
 
   it('prints values as Go prints them', () => {
     assert.equal(goPrint([1, 2.5, 1e21, null]), '[1 2.5 1e+21 <nil>]');
+    assert.equal(goSharpV({ b: [1, 'x'], a: null, c: 1000000.5 }), 'map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}, "c":1.0000005e+06}');
   });
 });

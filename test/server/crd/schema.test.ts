@@ -181,6 +181,57 @@ describe('validate: embedded resources', () => {
   });
 });
 
+describe('validate: list types', () => {
+  const s = compileSchema({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+          ports: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+          },
+          routes: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['host', 'path'],
+            items: { type: 'object', properties: { host: { type: 'string' }, path: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  });
+
+  it('a set reports each repeated item once, at its second appearance', () => {
+    assert.deepEqual(s.validate({ spec: { tags: ['a', 'b', 'a', 'a', 'b', 'c'] } }).map(String), [
+      'spec.tags[2]: Duplicate value: "a"',
+      'spec.tags[4]: Duplicate value: "b"',
+    ]);
+  });
+
+  it('a map reports repeated keys with Go\'s rendering of the key', () => {
+    const obj = {
+      spec: {
+        ports: [{ name: 'http', port: 80 }, { name: 'http', port: 81 }, { port: 1 }, { port: 2 }],
+        routes: [{ host: 'a', path: '/' }, { host: 'a', path: '/x' }, { host: 'a', path: '/', extra: 1 }],
+      },
+    };
+    assert.deepEqual(s.validate(obj).map(String), [
+      'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"http"}',
+      'spec.ports[3]: Duplicate value: map[string]interface {}{}',
+      'spec.routes[2]: Duplicate value: map[string]interface {}{"host":"a", "path":"/"}',
+    ]);
+  });
+
+  it('unique lists pass', () => {
+    assert.deepEqual(s.validate({ spec: { tags: ['a', 'b'], ports: [{ name: 'a' }, { name: 'b' }] } }), []);
+  });
+});
+
 describe('prune', () => {
   const s = compileSchema({
     type: 'object',
