@@ -19,6 +19,25 @@ const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 const child = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
+/** ObjectMeta's fields (v1.22): what an embedded resource's metadata keeps when it is decoded as ObjectMeta. */
+const OBJECT_META_FIELDS = new Set([
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers',
+  'clusterName', 'managedFields',
+]);
+
+/** An embedded resource's metadata read as ObjectMeta: unknown fields go (and are reported), a null creationTimestamp too. */
+function coerceEmbeddedMeta(x: Record<string, unknown>, path: string, out: string[]): void {
+  const meta = x['metadata'];
+  if (path === '' || !isPlainObject(meta)) return;
+  for (const k of Object.keys(meta)) {
+    if (OBJECT_META_FIELDS.has(k)) continue;
+    out.push(`${child(path, 'metadata')}.${k}`);
+    delete meta[k];
+  }
+  if (meta['creationTimestamp'] === null || meta['creationTimestamp'] === '') delete meta['creationTimestamp'];
+}
+
 /** Removes the fields `s` does not declare from `x`, recording their paths (`spec.foo`, `spec.items[0].bar`). */
 function prune(x: unknown, s: SchemaNode | undefined, path: string, out: string[], keepMeta: boolean): void {
   if (s && preservesUnknown(s)) return skipPrune(x, s, path, out);
@@ -29,6 +48,7 @@ function prune(x: unknown, s: SchemaNode | undefined, path: string, out: string[
   }
   if (!isPlainObject(x)) return;
   const meta = keepMeta || (s !== undefined && isEmbedded(s));
+  if (s && isEmbedded(s)) coerceEmbeddedMeta(x, path, out);
   for (const k of Object.keys(x)) {
     if (s && meta && META_FIELDS.has(k)) continue;
     const sub = fieldSchema(s, k);
@@ -51,6 +71,7 @@ function skipPrune(x: unknown, s: SchemaNode, path: string, out: string[]): void
   }
   if (!isPlainObject(x)) return;
   const embedded = isEmbedded(s);
+  if (embedded) coerceEmbeddedMeta(x, path, out);
   for (const k of Object.keys(x)) {
     if (embedded && META_FIELDS.has(k)) continue;
     const sub = fieldSchema(s, k);

@@ -264,10 +264,18 @@ describe('prune', () => {
         map: { one: { v: 1, w: 2 } },
         free: { anything: { deep: 1 }, known: { k: 'x', z: 1 } },
         port: 8080,
-        pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [] }, junk: 1 },
+        pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', bogus: 1, creationTimestamp: null }, spec: { containers: [] }, junk: 1 },
       },
     };
-    assert.deepEqual(s.prune(obj), ['spec.b', 'spec.free.known.z', 'spec.list[0].extra', 'spec.map.one.w', 'spec.pod.junk', 'top']);
+    assert.deepEqual(s.prune(obj), [
+      'spec.b',
+      'spec.free.known.z',
+      'spec.list[0].extra',
+      'spec.map.one.w',
+      'spec.pod.junk',
+      'spec.pod.metadata.bogus',
+      'top',
+    ]);
     assert.deepEqual(obj, {
       apiVersion: 'x.io/v1',
       kind: 'X',
