@@ -213,6 +213,7 @@ async function startControllers(
   const cert = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem }, { commonName: CONTROLLER_USER, usages: ['client'] });
   const client = new RestClient({ server: url, ca: pki.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
   const manager = new ControllerManager({ client, controllers: settings.names, nodeMonitorGracePeriodMs: settings.gracePeriodMs });
+  klog.info(`controllers [${settings.names.join(', ')}] run as ${CONTROLLER_USER} with leader election identity ${manager.identity}`);
   manager.start();
   return {
     async stop() {
