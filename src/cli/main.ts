@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { stopWhenSupervisorGone } from '../supervisor/parentwatch.js';
 import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
+import { registerControllerCommand } from './controller.js';
 import { registerUpCommand } from './up.js';
 import { versionLine } from './version.js';
 
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
   registerServerCommand(program);
   registerConfigCommands(program);
   registerUpCommand(program);
+  registerControllerCommand(program);
   program
     .command('agent')
     .description('run the node agent (the kubelet\'s flag names; `dkc agent --help` lists them)')
