@@ -6,6 +6,7 @@ import { stopWhenSupervisorGone } from '../supervisor/parentwatch.js';
 import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
 import { registerUpCommand } from './up.js';
+import { registerRolloutCommands } from './rollout.js';
 import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
   registerServerCommand(program);
   registerConfigCommands(program);
   registerUpCommand(program);
+  registerRolloutCommands(program);
   program
     .command('agent')
     .description('run the node agent (the kubelet\'s flag names; `dkc agent --help` lists them)')
