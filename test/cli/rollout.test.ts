@@ -237,6 +237,18 @@ describe('dkc rollout status', () => {
     );
   });
 
+  it('--watch after undo waits for Reverted instead of trusting the Succeeded from before it', async () => {
+    await createRollout('undone');
+    await setStatus('undone', { ...canary, phase: 'Succeeded', succeededNodes: 2 });
+    assert.equal((await dkc('rollout', 'undo', 'undone')).code, 0);
+    const w = launch(['rollout', 'status', 'undone', '--watch', '--kubeconfig', server.kubeconfig]);
+    await w.printed('successfully rolled out');
+    await setStatus('undone', { phase: 'Reverted', nodes: { 'node-1': { state: 'Reverted', batch: 0 } } });
+    const r = await w.exited;
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /nodeconfigrollout "undone" reverted \(1 node restored\)\n$/);
+  });
+
   it('--watch gives up after --timeout with exit 2', async () => {
     await createRollout('stuck');
     await setStatus('stuck', canary);

@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../../util/clock.js';
 import { checkConfigMap, checkNodes, createRollout, getRollout, listRollouts, patchSpec } from './api.js';
 import { errorLine, messages, progress, RolloutError } from './errors.js';
 import { follow } from './follow.js';
-import { exitCodeForPhase, progressBar, progressLines } from './render.js';
+import { exitCodeFor, progressBar, progressLines } from './render.js';
 import { buildRollout, parseTimeout, type StartFlags } from './spec.js';
 import { renderTable } from './table.js';
 import type { NodeConfigRollout, RolloutSpec, RolloutStatus } from './types.js';
@@ -115,7 +115,7 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
   return withClient(io, flags, async (client) => {
     const printer = new StatusPrinter(io, name);
     const current = await getRollout(client, name);
-    const done = exitCodeForPhase(current.status?.phase);
+    const done = exitCodeFor(current);
     printer.show(current.status, flags.watch === true && done === undefined);
     if (done !== undefined) return done;
     if (!flags.watch) return EXIT_TIMEOUT;
@@ -127,7 +127,7 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
       clock: io.clock,
       observe: (obj) => {
         latest = obj;
-        printer.show(obj.status, exitCodeForPhase(obj.status?.phase) === undefined);
+        printer.show(obj.status, exitCodeFor(obj) === undefined);
       },
     });
     printer.done();
@@ -136,7 +136,7 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
       io.stderr.write(`error: ${messages.timedOut}\n`);
       return EXIT_TIMEOUT;
     }
-    return exitCodeForPhase(latest.status?.phase) ?? EXIT_TIMEOUT;
+    return exitCodeFor(latest) ?? EXIT_TIMEOUT;
   });
 }
 

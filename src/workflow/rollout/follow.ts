@@ -4,7 +4,7 @@
 
 import { Informer, type RestClient } from '../../client/index.js';
 import type { Clock } from '../../util/clock.js';
-import { isFinal } from './render.js';
+import { exitCodeFor } from './render.js';
 import { collectionPath, type NodeConfigRollout } from './types.js';
 
 export type FollowEnd = 'final' | 'deleted' | 'timeout';
@@ -28,7 +28,7 @@ export async function follow(opts: FollowOptions): Promise<FollowEnd> {
   const end = new Promise<FollowEnd>((resolve) => {
     const seen = (obj: NodeConfigRollout): void => {
       opts.observe(obj);
-      if (isFinal(obj.status)) resolve('final');
+      if (exitCodeFor(obj) !== undefined) resolve('final');
     };
     informer.on('add', seen);
     informer.on('update', (_old, obj) => seen(obj));

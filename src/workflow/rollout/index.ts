@@ -2,6 +2,6 @@
 
 export { changeSpec, list, processIo, start, status, type ConnectionFlags, type ExitCode, type Io, type SpecCommand, type StatusFlags } from './commands.js';
 export { buildRollout, type StartFlags } from './spec.js';
-export { exitCodeForPhase, progressBar, progressLines } from './render.js';
+export { exitCodeFor, exitCodeForPhase, progressBar, progressLines } from './render.js';
 export { renderTable } from './table.js';
 export * from './types.js';

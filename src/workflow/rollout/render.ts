@@ -3,7 +3,7 @@
 // on a terminal, and the exit code a phase means.
 
 import { progress } from './errors.js';
-import { FINAL_PHASES, type RolloutPhase, type RolloutStatus } from './types.js';
+import { FINAL_PHASES, type NodeConfigRollout, type RolloutPhase, type RolloutStatus } from './types.js';
 
 /** 0 Succeeded, 1 Halted or Reverted; undefined while the rollout can still move. */
 export function exitCodeForPhase(phase: RolloutPhase | undefined): 0 | 1 | undefined {
@@ -11,8 +11,14 @@ export function exitCodeForPhase(phase: RolloutPhase | undefined): 0 | 1 | undef
   return phase === 'Succeeded' ? 0 : 1;
 }
 
-export function isFinal(status: RolloutStatus | undefined): boolean {
-  return status?.phase !== undefined && FINAL_PHASES.has(status.phase);
+/**
+ * The exit code once the rollout has come to rest. After `dkc rollout undo` (spec.revert) only Reverted counts: the
+ * Succeeded or Halted still in the status is from before the controller saw the undo.
+ */
+export function exitCodeFor(rollout: NodeConfigRollout): 0 | 1 | undefined {
+  const phase = rollout.status?.phase;
+  if (rollout.spec?.revert === true && phase !== 'Reverted') return undefined;
+  return exitCodeForPhase(phase);
 }
 
 /** Batch number → the nodes started in it, sorted by name (the controller's order). */

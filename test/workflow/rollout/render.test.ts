@@ -3,7 +3,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { exitCodeForPhase, progressBar, progressLines } from '../../../src/workflow/rollout/render.js';
+import { exitCodeFor, exitCodeForPhase, progressBar, progressLines } from '../../../src/workflow/rollout/render.js';
 import type { RolloutStatus } from '../../../src/workflow/rollout/types.js';
 
 const pending: RolloutStatus = { phase: 'Pending' };
@@ -99,5 +99,17 @@ describe('exitCodeForPhase', () => {
     assert.equal(exitCodeForPhase('Halted'), 1);
     assert.equal(exitCodeForPhase('Reverted'), 1);
     for (const p of ['Pending', 'Progressing', 'Paused', 'Reverting', undefined] as const) assert.equal(exitCodeForPhase(p), undefined);
+  });
+});
+
+describe('exitCodeFor', () => {
+  it('after an undo, waits for Reverted rather than trusting the phase from before it', () => {
+    const r = (phase: RolloutStatus['phase'], revert?: boolean) => ({ metadata: { name: 'r' }, spec: revert === undefined ? {} : { revert }, status: { phase } });
+    assert.equal(exitCodeFor(r('Succeeded')), 0);
+    assert.equal(exitCodeFor(r('Succeeded', false)), 0);
+    assert.equal(exitCodeFor(r('Succeeded', true)), undefined);
+    assert.equal(exitCodeFor(r('Halted', true)), undefined);
+    assert.equal(exitCodeFor(r('Reverting', true)), undefined);
+    assert.equal(exitCodeFor(r('Reverted', true)), 1);
   });
 });
