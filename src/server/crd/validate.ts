@@ -1,0 +1,221 @@
+// Validation of custom resources against their openAPIV3Schema. ajv does the JSON-Schema checking; this module
+// turns the CRD dialect into ajv's (OpenAPI v3.0's boolean exclusiveMinimum, nullable, x-kubernetes-int-or-string,
+// only the formats kube-apiserver checks) and ajv's errors back into the field errors kube-apiserver reports
+// (kube-openapi's validators, as apiextensions-apiserver converts their results).
+
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { FieldError, field } from '../../api/field.js';
+import { kubeFormats, normalizeFormat } from './formats.js';
+import { goFloat } from './gotext.js';
+import { validationText as text } from './messages.js';
+import { goRegExp } from './regexp.js';
+import { asNode, isIntOrString, isNullable, isPlainObject, type SchemaNode } from './nodes.js';
+
+/** Keys on the converted schema that carry what the messages need (ajv ignores unknown keywords with strict off). */
+const KUBE_TYPE = 'x-dkc-type';
+const KUBE_FORMAT = 'x-dkc-format';
+
+let shared: Ajv | undefined;
+function ajv(): Ajv {
+  if (shared) return shared;
+  const a = new Ajv({ allErrors: true, strict: false, logger: false, verbose: true, validateSchema: false, code: { regExp: goPatternEngine } });
+  for (const [name, check] of Object.entries(kubeFormats)) a.addFormat(name, { type: 'string', validate: check });
+  shared = a;
+  return a;
+}
+
+const validPattern = (p: unknown): p is string => typeof p === 'string' && goRegExp(p) instanceof RegExp;
+
+/** ajv's pattern engine: Go patterns (`(?i)…`, escapes unicode mode refuses) compiled as goRegExp reads them. */
+const goPatternEngine = Object.assign((pattern: string): RegExp => goRegExp(pattern) as RegExp, { code: 'goRegExp' });
+
+const COPIED = ['maxLength', 'minLength', 'multipleOf', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'enum'];
+
+function convertType(n: SchemaNode, out: Record<string, unknown>): void {
+  const types = isIntOrString(n) ? ['integer', 'string'] : typeof n['type'] === 'string' && n['type'] ? [n['type']] : [];
+  if (types.length === 0) return;
+  out[KUBE_TYPE] = types.join(',');
+  out['type'] = isNullable(n) ? [...types, 'null'] : types.length === 1 ? types[0] : types;
+}
+
+function convertBounds(n: SchemaNode, out: Record<string, unknown>): void {
+  if (typeof n['minimum'] === 'number') out[n['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = n['minimum'];
+  if (typeof n['maximum'] === 'number') out[n['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = n['maximum'];
+}
+
+/** The CRD schema node in ajv's dialect (draft 2019-09 keywords); descriptions, defaults and extensions dropped. */
+export function toAjv(n: SchemaNode): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  convertType(n, out);
+  convertBounds(n, out);
+  for (const k of COPIED) if (n[k] !== undefined) out[k] = n[k];
+  if (validPattern(n['pattern'])) out['pattern'] = n['pattern'];
+  const format = normalizeFormat(n['format']);
+  if (format) {
+    out['format'] = format;
+    out[KUBE_FORMAT] = n['format'];
+  }
+  const props = n['properties'];
+  if (isPlainObject(props)) out['properties'] = mapNodes(props);
+  const items = asNode(n['items']);
+  if (items) out['items'] = toAjv(items);
+  const additional = n['additionalProperties'];
+  if (additional === false) out['additionalProperties'] = false;
+  else if (asNode(additional)) out['additionalProperties'] = toAjv(additional as SchemaNode);
+  for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = n[k];
+    if (Array.isArray(list)) out[k] = list.map((s) => toAjv(asNode(s) ?? {}));
+  }
+  const not = asNode(n['not']);
+  if (not) out['not'] = toAjv(not);
+  return out;
+}
+
+function mapNodes(props: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(props)) out[k] = toAjv(asNode(v) ?? {});
+  return out;
+}
+
+export function compileValidator(root: SchemaNode): ValidateFunction {
+  const a = ajv();
+  const schema = toAjv(root);
+  const fn = a.compile(schema);
+  a.removeSchema(schema); // the function stays usable; the instance must not keep every schema ever compiled
+  return fn;
+}
+
+/** The JSON type kube-openapi sees for a decoded value, and its Go format (int64/float64 as unstructured holds them). */
+function goType(v: unknown): { type: string; format: string } {
+  if (typeof v === 'boolean') return { type: 'boolean', format: '' };
+  if (typeof v === 'string') return { type: 'string', format: '' };
+  if (typeof v === 'number') return Number.isInteger(v) ? { type: 'integer', format: 'int64' } : { type: 'number', format: 'float64' };
+  return Array.isArray(v) ? { type: 'array', format: '' } : { type: 'object', format: '' };
+}
+
+/** kube-openapi's typeValidator: which type (or format) a value fails, or undefined where it lets it pass. */
+function typeError(path: string, schema: Record<string, unknown>, v: unknown): FieldError | undefined {
+  const want = String(schema[KUBE_TYPE] ?? '');
+  if (v === null) return field.invalid(path, 'null', text.type(path, want, 'null'));
+  const types = want.split(',');
+  const wantFormat = typeof schema[KUBE_FORMAT] === 'string' ? (schema[KUBE_FORMAT] as string) : '';
+  const got = goType(v);
+  const numeric = types.includes('integer') || types.includes('number');
+  const stringLike = got.type === 'string' || got.type === 'array';
+  const intAsNumber = got.type === 'integer' && types.includes('number');
+  if (!stringLike && wantFormat && !(types.includes(got.type) || got.format === wantFormat || intAsNumber)) {
+    return field.invalid(path, got.format, text.type(path, wantFormat, got.format));
+  }
+  if (!numeric && wantFormat && stringLike) return undefined;
+  if (types.includes(got.type) || intAsNumber) return undefined;
+  return field.invalid(path, got.type, text.type(path, want, got.type));
+}
+
+/** A number limit as kube-openapi prints it: an integer value is compared (and printed) as int64. */
+const limitText = (limit: number, v: unknown): string =>
+  typeof v === 'number' && Number.isInteger(v) ? String(Math.trunc(limit)) : goFloat(limit);
+
+const enumValues = (values: unknown[]): string[] => values.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+
+/** The error paths apiextensions-apiserver reports for errors without a field (anyOf, oneOf, not). */
+const NO_PATH = '<nil>';
+
+type Translate = (e: ErrorObject, path: string, v: unknown) => FieldError | undefined;
+
+const translators: Record<string, Translate> = {
+  type: (e, path, v) => typeError(path, e.parentSchema as Record<string, unknown>, v),
+  required: (e, path) => field.required(child(path, String((e.params as { missingProperty: string }).missingProperty))),
+  enum: (e, path, v) => field.notSupported(path, v, enumValues((e.params as { allowedValues: unknown[] }).allowedValues)),
+  maxLength: (e, path, v) => new FieldError('FieldValueTooLong', path, v, text.tooLongDetail(limit(e))),
+  minLength: (e, path, v) => field.invalid(path, v, text.tooShort(path, limit(e))),
+  pattern: (e, path, v) => field.invalid(path, v, text.pattern(path, String((e.params as { pattern: string }).pattern))),
+  format: (e, path, v) => field.invalid(path, v, text.type(path, String((e.parentSchema as Record<string, unknown>)[KUBE_FORMAT]), String(v))),
+  minimum: (e, path, v) => field.invalid(path, v, text.minimum(path, limitText(limit(e), v), false)),
+  exclusiveMinimum: (e, path, v) => field.invalid(path, v, text.minimum(path, limitText(limit(e), v), true)),
+  maximum: (e, path, v) => field.invalid(path, v, text.maximum(path, limitText(limit(e), v), false)),
+  exclusiveMaximum: (e, path, v) => field.invalid(path, v, text.maximum(path, limitText(limit(e), v), true)),
+  multipleOf: (e, path, v) =>
+    field.invalid(path, v, text.multipleOf(path, limitText((e.params as { multipleOf: number }).multipleOf, v))),
+  maxItems: (e, path, v) => field.tooMany(path, (v as unknown[]).length, limit(e)),
+  minItems: (e, path, v) => field.invalid(path, (v as unknown[]).length, text.minItems(path, limit(e))),
+  maxProperties: (e, path, v) => field.tooMany(path, Object.keys(v as object).length, limit(e)),
+  minProperties: (e, path, v) => field.invalid(path, Object.keys(v as object).length, text.minProperties(path, limit(e))),
+  uniqueItems: (_e, path) => field.invalid(path, '', text.unique(path)),
+  additionalProperties: (e, path) => {
+    const key = String((e.params as { additionalProperty: string }).additionalProperty);
+    return field.invalid(path, key, text.forbiddenProperty(path, key));
+  },
+  anyOf: (_e, path) => field.invalid(NO_PATH, '', text.anyOf(path)),
+  oneOf: (e, path) => field.invalid(NO_PATH, '', text.oneOf(path, passing(e))),
+  not: (_e, path) => field.invalid(NO_PATH, '', text.not(path)),
+};
+
+const limit = (e: ErrorObject): number => Number((e.params as { limit: number }).limit);
+const passing = (e: ErrorObject): number => {
+  const p = (e.params as { passingSchemas: number[] | null }).passingSchemas;
+  return Array.isArray(p) ? p.length : 0;
+};
+const child = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+/** kube's field path of a JSON pointer into `root`: `spec.items[0].name`. */
+function locate(root: unknown, pointer: string): { path: string; value: unknown } {
+  let path = '';
+  let value = root;
+  if (pointer === '') return { path, value };
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(value)) {
+      path += `[${key}]`;
+      value = value[Number(key)];
+    } else {
+      path = child(path, key);
+      value = isPlainObject(value) ? value[key] : undefined;
+    }
+  }
+  return { path, value };
+}
+
+/** kube-openapi's order of checks on one value: type, combinators, string, format, number, array, enum, object. */
+const RANK: Record<string, number> = {
+  type: 0, anyOf: 1, oneOf: 1, not: 1, maxLength: 2, minLength: 2, pattern: 2, format: 3, multipleOf: 4,
+  minimum: 5, exclusiveMinimum: 5, maximum: 6, exclusiveMaximum: 6, maxItems: 7, minItems: 7, uniqueItems: 7, enum: 8,
+  minProperties: 9, maxProperties: 9, additionalProperties: 10, required: 11,
+};
+/** One schema's string checks stop at its first failure (maxLength, then minLength, then pattern). */
+const STRING_CHECKS = new Set(['maxLength', 'minLength', 'pattern']);
+
+/** Errors raised inside an anyOf/oneOf/not branch stand for one summary error, not for themselves. */
+const insideAlternative = (e: ErrorObject): boolean => /\/(anyOf|oneOf|not)\//.test(e.schemaPath);
+
+/** An error of a value validated on its own, moved under the field path the value has (`….default`). */
+function rebase(err: FieldError, base: string): FieldError {
+  if (!base) return err;
+  const path = err.field === NO_PATH || err.field === '' ? base : `${base}.${err.field}`;
+  return new FieldError(err.type, path, err.badValue, err.detail);
+}
+
+/**
+ * kube-apiserver's field errors for ajv's, in a stable order. `base` is the field path of the validated value
+ * when it is not a whole object (its errors then name their fields relative to it, as upstream's do).
+ */
+export function translate(errors: ErrorObject[] | null | undefined, obj: unknown, base = ''): FieldError[] {
+  const kept = (errors ?? []).filter((e) => !insideAlternative(e));
+  const order = new Map<string, number>();
+  for (const e of kept) if (!order.has(e.instancePath)) order.set(e.instancePath, order.size);
+  const sorted = kept
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => order.get(a.e.instancePath)! - order.get(b.e.instancePath)! || (RANK[a.e.keyword] ?? 12) - (RANK[b.e.keyword] ?? 12) || a.i - b.i);
+  const out: FieldError[] = [];
+  const stringChecked = new Set<string>();
+  for (const { e } of sorted) {
+    if (STRING_CHECKS.has(e.keyword)) {
+      const validator = `${e.instancePath}|${e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/'))}`;
+      if (stringChecked.has(validator)) continue;
+      stringChecked.add(validator);
+    }
+    const { path, value } = locate(obj, e.instancePath);
+    const err = translators[e.keyword]?.(e, path, value);
+    if (err) out.push(rebase(err, base));
+  }
+  return out;
+}
