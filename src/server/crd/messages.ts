@@ -72,3 +72,25 @@ export const structuralText = {
   invalidPattern: (err: string) => `must be a valid regular expression, but isn't: ${err}`,
   supportedTypes: ['array', 'boolean', 'integer', 'number', 'object', 'string'],
 };
+
+/** CustomResourceDefinition serving: the CRD's own validation, its conditions, installing the shipped ones. */
+export const msg = {
+  dns1035: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  kindIsListKind: 'kind and listKind may not be the same or have the same name',
+  schemaRequired: 'schemas are required',
+  versionsRequired: 'must have exactly one version marked as storage version',
+  oneStorageVersion: 'must have exactly one version marked as storage version',
+  oneServedVersion: 'must have at least one version marked as served',
+  groupNeedsDot: 'should be a domain with at least one dot',
+  nameIsPluralGroup: 'must be spec.names.plural+"."+spec.group',
+  immutable: 'field is immutable',
+  storedVersionMissing: (v: string) => `must appear in spec.versions: ${v}`,
+  namesAccepted: { reason: 'NoConflicts', message: 'no conflicts found' },
+  established: { reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+  pluralInUse: (plural: string) => `"${plural}" is already in use`,
+  kindInUse: (kind: string) => `"${kind}" is already in use`,
+  notAccepted: { reason: 'NotAccepted', message: 'not all names are accepted' },
+  installing: (name: string) => `installing CustomResourceDefinition ${name}`,
+  installFailed: (file: string, why: string) => `cannot install the CustomResourceDefinitions of ${file}: ${why}`,
+  notACrd: (file: string) => `${file}: not a CustomResourceDefinition (apiextensions.k8s.io/v1)`,
+};
