@@ -295,6 +295,13 @@ describe('prune', () => {
     assert.equal(unknownField('spec.foo'), 'unknown field "spec.foo"');
   });
 
+  it('additionalProperties: true keeps the keys but knows nothing inside their values', () => {
+    const loose = compileSchema({ type: 'object', properties: { spec: { type: 'object', additionalProperties: true } } });
+    const obj: Record<string, unknown> = { spec: { a: 1, b: { c: 1 }, l: [{ d: 1 }, 2] } };
+    assert.deepEqual(loose.prune(obj), ['spec.b.c', 'spec.l[0].d']);
+    assert.deepEqual(obj, { spec: { a: 1, b: {}, l: [{}, 2] } });
+  });
+
   it('an int-or-string given an object loses its keys', () => {
     const obj: Record<string, unknown> = { spec: { port: { a: 1 } } };
     assert.deepEqual(s.prune(obj), ['spec.port.a']);
