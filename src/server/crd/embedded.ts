@@ -6,6 +6,7 @@
 import { field, type FieldError } from '../../api/field.js';
 import type { ObjectMeta } from '../../api/types.js';
 import { maxLenError, regexError, validatePathSegmentName, validateObjectMeta } from '../../api/validation/index.js';
+import { goRendered } from './gotext.js';
 import { embeddedText as text } from './messages.js';
 import { additionalOf, ANY_VALUE, isEmbedded, isPlainObject, itemsOf, propertiesOf, type SchemaNode } from './nodes.js';
 
@@ -69,5 +70,5 @@ function walk(x: unknown, s: SchemaNode | undefined, path: string, out: FieldErr
 export function validateEmbedded(obj: unknown, root: SchemaNode): FieldError[] {
   const out: FieldError[] = [];
   walk(obj, root, '', out, 0);
-  return out;
+  return out.map(goRendered);
 }

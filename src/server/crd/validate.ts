@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FieldError, field } from '../../api/field.js';
 import { kubeFormats, normalizeFormat } from './formats.js';
-import { goFloat } from './gotext.js';
+import { goFloat, goRendered } from './gotext.js';
 import { validationText as text } from './messages.js';
 import { goRegExp } from './regexp.js';
 import { asNode, isIntOrString, isNullable, isPlainObject, type SchemaNode } from './nodes.js';
@@ -189,6 +189,7 @@ const insideAlternative = (e: ErrorObject): boolean => /\/(anyOf|oneOf|not)\//.t
 
 /** An error of a value validated on its own, moved under the field path the value has (`….default`). */
 function rebase(err: FieldError, base: string): FieldError {
+  if (err.field === '' && !base) return new FieldError(err.type, NO_PATH, err.badValue, err.detail);
   if (!base) return err;
   const path = err.field === NO_PATH || err.field === '' ? base : `${base}.${err.field}`;
   return new FieldError(err.type, path, err.badValue, err.detail);
@@ -215,7 +216,7 @@ export function translate(errors: ErrorObject[] | null | undefined, obj: unknown
     }
     const { path, value } = locate(obj, e.instancePath);
     const err = translators[e.keyword]?.(e, path, value);
-    if (err) out.push(rebase(err, base));
+    if (err) out.push(goRendered(rebase(err, base)));
   }
   return out;
 }

@@ -34,6 +34,7 @@ const schema = {
         int32String: { type: 'string', format: 'int32' },
         canary: { 'x-kubernetes-int-or-string': true, pattern: '^[0-9]+%?$' },
         opt: { type: 'string', nullable: true },
+        mode: { type: 'string', nullable: true, enum: ['A', 'B'] },
         tags: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string' } },
         labels: { type: 'object', minProperties: 1, maxProperties: 2, additionalProperties: { type: 'integer' } },
         entries: {
@@ -77,6 +78,7 @@ describe('validate: kube-apiserver field errors for every keyword', () => {
     ['int-or-string refuses the rest', { canary: true }, ['spec.canary: Invalid value: "boolean": spec.canary in body must be of type integer,string: "boolean"']],
     ['int-or-string keeps string checks', { canary: 'half' }, ["spec.canary: Invalid value: \"half\": spec.canary in body should match '^[0-9]+%?$'"]],
     ['nullable', { opt: null }, []],
+    ['a nullable enum given null, printed as apimachinery prints nil', { mode: null }, ['spec.mode: Unsupported value: "null": supported values: "A", "B"']],
     ['null where not nullable', { foo: null }, ['spec.foo: Invalid value: "null": spec.foo in body must be of type string: "null"']],
     ['minItems', { tags: [] }, ['spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items']],
     ['maxItems', { tags: ['a', 'b', 'c'] }, ['spec.tags: Too many: 3: must have at most 2 items']],
@@ -164,6 +166,13 @@ describe('validate: embedded resources', () => {
         },
       },
     },
+  });
+
+  it('bad values print in Go syntax', () => {
+    assert.deepEqual(s.validate({ spec: { template: { apiVersion: { v: 1 }, kind: null } } }).map(String), [
+      'spec.template.apiVersion: Invalid value: map[string]interface {}{"v":1}: must be a string',
+      'spec.template.kind: Invalid value: "null": must be a string',
+    ]);
   });
 
   it('a well-formed embedded object passes, without a name', () => {
