@@ -177,15 +177,38 @@ function locate(root: unknown, pointer: string): { path: string; value: unknown 
 
 /** kube-openapi's order of checks on one value: type, combinators, string, format, number, array, enum, object. */
 const RANK: Record<string, number> = {
-  type: 0, anyOf: 1, oneOf: 1, not: 1, maxLength: 2, minLength: 2, pattern: 2, format: 3, multipleOf: 4,
-  minimum: 5, exclusiveMinimum: 5, maximum: 6, exclusiveMaximum: 6, maxItems: 7, minItems: 7, uniqueItems: 7, enum: 8,
-  minProperties: 9, maxProperties: 9, additionalProperties: 10, required: 11,
+  type: 0, anyOf: 1, oneOf: 1, not: 1, maxLength: 2, minLength: 3, pattern: 4, format: 5, multipleOf: 6,
+  minimum: 7, exclusiveMinimum: 7, maximum: 8, exclusiveMaximum: 8, maxItems: 9, minItems: 9, uniqueItems: 9,
+  enum: 10, minProperties: 11, maxProperties: 11, additionalProperties: 12, required: 13,
 };
+const rank = (e: ErrorObject): number => RANK[e.keyword] ?? 14;
+
 /** One schema's string checks stop at its first failure (maxLength, then minLength, then pattern). */
 const STRING_CHECKS = new Set(['maxLength', 'minLength', 'pattern']);
 
-/** Errors raised inside an anyOf/oneOf/not branch stand for one summary error, not for themselves. */
-const insideAlternative = (e: ErrorObject): boolean => /\/(anyOf|oneOf|not)\//.test(e.schemaPath);
+/**
+ * Errors raised inside an anyOf/oneOf/not branch stand for one summary error, not for themselves. The schema
+ * path is walked so that a property named like a keyword (`properties/not/…`) is not taken for one.
+ */
+function insideAlternative(e: ErrorObject): boolean {
+  const segments = e.schemaPath.split('/');
+  for (let i = 1; i < segments.length - 1; i++) {
+    const seg = segments[i]!;
+    if (seg === 'properties') i++;
+    else if (seg === 'anyOf' || seg === 'oneOf' || seg === 'not') return true;
+  }
+  return false;
+}
+
+/** Errors grouped by the value they concern (in ajv's order of values), each group in kube-openapi's order of checks. */
+function ordered(errors: ErrorObject[]): ErrorObject[] {
+  const first = new Map<string, number>();
+  for (const e of errors) if (!first.has(e.instancePath)) first.set(e.instancePath, first.size);
+  return errors
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => first.get(a.e.instancePath)! - first.get(b.e.instancePath)! || rank(a.e) - rank(b.e) || a.i - b.i)
+    .map(({ e }) => e);
+}
 
 /** An error of a value validated on its own, moved under the field path the value has (`….default`). */
 function rebase(err: FieldError, base: string): FieldError {
@@ -200,15 +223,9 @@ function rebase(err: FieldError, base: string): FieldError {
  * when it is not a whole object (its errors then name their fields relative to it, as upstream's do).
  */
 export function translate(errors: ErrorObject[] | null | undefined, obj: unknown, base = ''): FieldError[] {
-  const kept = (errors ?? []).filter((e) => !insideAlternative(e));
-  const order = new Map<string, number>();
-  for (const e of kept) if (!order.has(e.instancePath)) order.set(e.instancePath, order.size);
-  const sorted = kept
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => order.get(a.e.instancePath)! - order.get(b.e.instancePath)! || (RANK[a.e.keyword] ?? 12) - (RANK[b.e.keyword] ?? 12) || a.i - b.i);
   const out: FieldError[] = [];
   const stringChecked = new Set<string>();
-  for (const { e } of sorted) {
+  for (const e of ordered((errors ?? []).filter((x) => !insideAlternative(x)))) {
     if (STRING_CHECKS.has(e.keyword)) {
       const validator = `${e.instancePath}|${e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/'))}`;
       if (stringChecked.has(validator)) continue;

@@ -121,6 +121,7 @@ describe('validate: junctors and Go patterns', () => {
           all: { type: 'string', allOf: [{ minLength: 2 }, { pattern: '^a' }] },
           ci: { type: 'string', pattern: '(?i)^abc$' },
           esc: { type: 'string', pattern: '^[a-z\\_]+$' },
+          not: { type: 'object', properties: { anyOf: { type: 'integer' } } },
         },
       },
     },
@@ -136,6 +137,12 @@ describe('validate: junctors and Go patterns', () => {
       '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found none valid',
     ]);
     assert.deepEqual(s.validate({ spec: { a: 11, o: 1, n: 'y' } }), []);
+  });
+
+  it('properties named like keywords are fields, not alternatives', () => {
+    assert.deepEqual(s.validate({ spec: { not: { anyOf: 'x' } } }).map(String), [
+      'spec.not.anyOf: Invalid value: "string": spec.not.anyOf in body must be of type integer: "string"',
+    ]);
   });
 
   it('each allOf schema reports its own first string failure', () => {
