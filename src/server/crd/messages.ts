@@ -40,6 +40,12 @@ export const listTypeText = {
   mapItemsObjects: 'must be an object for an array of list-type map',
 };
 
+/** additionalPrinterColumns' jsonPath, as CRD validation words it. */
+export const columnText = {
+  empty: 'must not be empty',
+  notSimple: 'must be a simple json path starting with .',
+};
+
 /** The warning (fieldValidation=Warn) or error text (Strict) for a field the schema does not declare. */
 export const unknownField = (path: string): string => `unknown field ${goQuote(path)}`;
 

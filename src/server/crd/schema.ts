@@ -12,7 +12,7 @@ import { defaultObject, pruneObject } from './prune.js';
 import { compileValidator, translate } from './validate.js';
 
 export { validateStructural } from './structural.js';
-export { evaluateColumn, parseJsonPath, JsonPathError } from './jsonpath.js';
+export { evaluateColumn, parseJsonPath, JsonPathError, validateSimpleJsonPath } from './jsonpath.js';
 export { unknownField } from './messages.js';
 
 export interface CustomResourceSchema {
