@@ -29,7 +29,17 @@ const validPattern = (p: unknown): p is string => typeof p === 'string' && goReg
 /** ajv's pattern engine: Go patterns (`(?i)…`, escapes unicode mode refuses) compiled as goRegExp reads them. */
 const goPatternEngine = Object.assign((pattern: string): RegExp => goRegExp(pattern) as RegExp, { code: 'goRegExp' });
 
-const COPIED = ['maxLength', 'minLength', 'multipleOf', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'enum'];
+const NUMBERS = ['maxLength', 'minLength', 'multipleOf', 'maxItems', 'minItems', 'maxProperties', 'minProperties'];
+
+/** Value keywords copied as they are, each only when it has the JSON type ajv requires (never a compile error). */
+function copyValueKeywords(n: SchemaNode, out: Record<string, unknown>): void {
+  for (const k of NUMBERS) if (typeof n[k] === 'number') out[k] = n[k];
+  if (n['uniqueItems'] === true) out['uniqueItems'] = true;
+  const required = n['required'];
+  if (Array.isArray(required)) out['required'] = required.filter((r) => typeof r === 'string');
+  if (Array.isArray(n['enum']) && n['enum'].length > 0) out['enum'] = n['enum'];
+  if (validPattern(n['pattern'])) out['pattern'] = n['pattern'];
+}
 
 function convertType(n: SchemaNode, out: Record<string, unknown>): void {
   const types = isIntOrString(n) ? ['integer', 'string'] : typeof n['type'] === 'string' && n['type'] ? [n['type']] : [];
@@ -48,8 +58,7 @@ export function toAjv(n: SchemaNode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   convertType(n, out);
   convertBounds(n, out);
-  for (const k of COPIED) if (n[k] !== undefined) out[k] = n[k];
-  if (validPattern(n['pattern'])) out['pattern'] = n['pattern'];
+  copyValueKeywords(n, out);
   const format = normalizeFormat(n['format']);
   if (format) {
     out['format'] = format;

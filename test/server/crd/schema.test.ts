@@ -248,6 +248,18 @@ describe('validate: list types', () => {
   });
 });
 
+describe('compileSchema', () => {
+  it('compiles any schema; keywords of the wrong JSON type are ignored rather than thrown on', () => {
+    const weird: unknown[] = [
+      { type: 'object', required: 'x', properties: { a: { minimum: '5', maxLength: 'x', enum: 'x', pattern: 5, allOf: 'x', format: 7 } } },
+      null,
+      5,
+      { properties: { a: null } },
+    ];
+    for (const w of weird) assert.deepEqual(compileSchema(w).validate({ a: 1 }), []);
+  });
+});
+
 describe('prune', () => {
   const s = compileSchema({
     type: 'object',
