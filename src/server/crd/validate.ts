@@ -120,6 +120,18 @@ function typeError(path: string, schema: Record<string, unknown>, v: unknown): F
   return field.invalid(path, got.type, text.type(path, want, got.type));
 }
 
+/**
+ * Whether kube-openapi also finds the bound broken: an integer value is compared with the bound truncated to an
+ * int64, which never fails where ajv's exact comparison passes, but may pass where it fails (0 against minimum 0.5).
+ */
+function bound(e: ErrorObject, v: unknown, exclusive: boolean): boolean {
+  if (typeof v !== 'number' || !Number.isInteger(v)) return true;
+  const { comparison } = e.params as { comparison: string };
+  const l = Math.trunc(limit(e));
+  if (comparison.startsWith('>')) return exclusive ? v <= l : v < l;
+  return exclusive ? v >= l : v > l;
+}
+
 /** A number limit as kube-openapi prints it: an integer value is compared (and printed) as int64. */
 const limitText = (limit: number, v: unknown): string =>
   typeof v === 'number' && Number.isInteger(v) ? String(Math.trunc(limit)) : goFloat(limit);
@@ -129,7 +141,7 @@ const enumValues = (values: unknown[]): string[] => values.map((x) => (typeof x 
 /** The error paths apiextensions-apiserver reports for errors without a field (anyOf, oneOf, not). */
 const NO_PATH = '<nil>';
 
-type Translate = (e: ErrorObject, path: string, v: unknown) => FieldError | undefined;
+type Translate = (e: ErrorObject, path: string, v: unknown) => FieldError | undefined | false;
 
 const translators: Record<string, Translate> = {
   type: (e, path, v) => typeError(path, e.parentSchema as Record<string, unknown>, v),
@@ -139,10 +151,10 @@ const translators: Record<string, Translate> = {
   minLength: (e, path, v) => field.invalid(path, v, text.tooShort(path, limit(e))),
   pattern: (e, path, v) => field.invalid(path, v, text.pattern(path, String((e.params as { pattern: string }).pattern))),
   format: (e, path, v) => field.invalid(path, v, text.type(path, String((e.parentSchema as Record<string, unknown>)[KUBE_FORMAT]), String(v))),
-  minimum: (e, path, v) => field.invalid(path, v, text.minimum(path, limitText(limit(e), v), false)),
-  exclusiveMinimum: (e, path, v) => field.invalid(path, v, text.minimum(path, limitText(limit(e), v), true)),
-  maximum: (e, path, v) => field.invalid(path, v, text.maximum(path, limitText(limit(e), v), false)),
-  exclusiveMaximum: (e, path, v) => field.invalid(path, v, text.maximum(path, limitText(limit(e), v), true)),
+  minimum: (e, path, v) => bound(e, v, false) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), false)),
+  exclusiveMinimum: (e, path, v) => bound(e, v, true) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), true)),
+  maximum: (e, path, v) => bound(e, v, false) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), false)),
+  exclusiveMaximum: (e, path, v) => bound(e, v, true) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), true)),
   multipleOf: (e, path, v) =>
     field.invalid(path, v, text.multipleOf(path, limitText((e.params as { multipleOf: number }).multipleOf, v))),
   maxItems: (e, path, v) => field.tooMany(path, (v as unknown[]).length, limit(e)),
