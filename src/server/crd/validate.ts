@@ -202,23 +202,43 @@ const RANK: Record<string, number> = {
   minimum: 7, exclusiveMinimum: 7, maximum: 8, exclusiveMaximum: 8, maxItems: 9, minItems: 9, uniqueItems: 9,
   enum: 10, minProperties: 11, maxProperties: 11, additionalProperties: 12, required: 13,
 };
-const rank = (e: ErrorObject): number => RANK[e.keyword] ?? 14;
+/** A branch's errors follow the summary of their alternative. */
+const rank = (e: ErrorObject): number => (branchOf(e) ? 1.5 : (RANK[e.keyword] ?? 14));
 
 /** One schema's string checks stop at its first failure (maxLength, then minLength, then pattern). */
 const STRING_CHECKS = new Set(['maxLength', 'minLength', 'pattern']);
 
-/**
- * Errors raised inside an anyOf/oneOf/not branch stand for one summary error, not for themselves. The schema
- * path is walked so that a property named like a keyword (`properties/not/…`) is not taken for one.
- */
-function insideAlternative(e: ErrorObject): boolean {
+interface Branch {
+  /** The schema path of the anyOf/oneOf/not keyword the error lies under. */
+  at: string;
+  kind: string;
+  index: string;
+}
+
+/** The first anyOf/oneOf/not the error lies under; a property named like a keyword (`properties/not`) is no keyword. */
+function branchOf(e: ErrorObject): Branch | undefined {
   const segments = e.schemaPath.split('/');
   for (let i = 1; i < segments.length - 1; i++) {
     const seg = segments[i]!;
     if (seg === 'properties') i++;
-    else if (seg === 'anyOf' || seg === 'oneOf' || seg === 'not') return true;
+    else if (seg === 'anyOf' || seg === 'oneOf' || seg === 'not') {
+      return { at: segments.slice(0, i + 1).join('/'), kind: seg, index: segments[i + 1]! };
+    }
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * Alternatives that fail report one summary error and, as kube-openapi's "best failure", the errors of their first
+ * branch (branches tie on kube's match count in the CRD patterns that occur, int-or-string's anyOf above all);
+ * `not` and a oneOf that several branches pass report the summary only.
+ */
+function alternativesFiltered(errors: ErrorObject[]): ErrorObject[] {
+  const passedOneOf = new Set(errors.filter((e) => e.keyword === 'oneOf' && passing(e) > 0).map((e) => e.schemaPath));
+  return errors.filter((e) => {
+    const b = branchOf(e);
+    return !b || (b.kind !== 'not' && b.index === '0' && !passedOneOf.has(b.at));
+  });
 }
 
 /** Errors grouped by the value they concern (in ajv's order of values), each group in kube-openapi's order of checks. */
@@ -246,7 +266,7 @@ function rebase(err: FieldError, base: string): FieldError {
 export function translate(errors: ErrorObject[] | null | undefined, obj: unknown, base = ''): FieldError[] {
   const out: FieldError[] = [];
   const stringChecked = new Set<string>();
-  for (const e of ordered((errors ?? []).filter((x) => !insideAlternative(x)))) {
+  for (const e of ordered(alternativesFiltered(errors ?? []))) {
     if (STRING_CHECKS.has(e.keyword)) {
       const validator = `${e.instancePath}|${e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/'))}`;
       if (stringChecked.has(validator)) continue;

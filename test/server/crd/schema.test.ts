@@ -130,16 +130,32 @@ describe('validate: junctors and Go patterns', () => {
     },
   });
 
-  it('anyOf, oneOf and not fail as one error without a field, as apiextensions-apiserver reports them', () => {
+  it('anyOf, oneOf and not fail with an error without a field, and the first branch\'s errors', () => {
     assert.deepEqual(s.validate({ spec: { a: 5, o: 3, n: 'x' } }).map(String), [
       '<nil>: Invalid value: "": "spec.a" must validate at least one schema (anyOf)',
+      'spec.a: Invalid value: 5: spec.a in body should be greater than or equal to 10',
       '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found 2 valid alternatives',
       '<nil>: Invalid value: "": "spec.n" must not validate the schema (not)',
     ]);
     assert.deepEqual(s.validate({ spec: { o: 0 } }).map(String), [
       '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found none valid',
+      'spec.o: Invalid value: 0: spec.o in body should be greater than or equal to 1',
     ]);
     assert.deepEqual(s.validate({ spec: { a: 11, o: 1, n: 'y' } }), []);
+  });
+
+  it('int-or-string as controller-gen writes it (anyOf integer, string)', () => {
+    const port = compileSchema({
+      type: 'object',
+      properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } },
+    });
+    assert.deepEqual(port.validate({ port: 80 }), []);
+    assert.deepEqual(port.validate({ port: 'http' }), []);
+    assert.deepEqual(port.validate({ port: true }).map(String), [
+      'port: Invalid value: "boolean": port in body must be of type integer,string: "boolean"',
+      '<nil>: Invalid value: "": "port" must validate at least one schema (anyOf)',
+      'port: Invalid value: "boolean": port in body must be of type integer: "boolean"',
+    ]);
   });
 
   it('properties named like keywords are fields, not alternatives', () => {
