@@ -121,7 +121,8 @@ function extensionChecks(n: SchemaNode, lvl: Level, path: string, errs: FieldErr
   if (isEmbedded(n) && n['additionalProperties'] !== undefined) errs.push(field.forbidden(`${path}.additionalProperties`, text.embeddedAdditional));
   if (lvl === 'root' && type && type !== 'object') errs.push(field.invalid(`${path}.type`, type, text.rootMustBeObject));
   if (lvl === 'root' && n['additionalProperties'] !== undefined) errs.push(field.forbidden(`${path}.additionalProperties`, text.rootAdditional));
-  if (isEmbedded(n) && !preservesUnknown(n) && !isPlainObject(n['properties'])) errs.push(field.required(`${path}.properties`, text.embeddedProperties));
+  const noProperties = Object.keys(asNode(n['properties']) ?? {}).length === 0;
+  if (isEmbedded(n) && !preservesUnknown(n) && noProperties) errs.push(field.required(`${path}.properties`, text.embeddedProperties));
 }
 
 /** apiVersion and kind are strings, and metadata at the root may restrict nothing but name and generateName. */
