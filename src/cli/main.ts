@@ -5,7 +5,9 @@ import { Command, CommanderError } from 'commander';
 import { stopWhenSupervisorGone } from '../supervisor/parentwatch.js';
 import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
+import { registerControllerCommand } from './controller.js';
 import { registerUpCommand } from './up.js';
+import { registerRolloutCommands } from './rollout.js';
 import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -35,6 +37,8 @@ export async function main(argv: string[]): Promise<void> {
   registerServerCommand(program);
   registerConfigCommands(program);
   registerUpCommand(program);
+  registerControllerCommand(program);
+  registerRolloutCommands(program);
   program
     .command('agent')
     .description('run the node agent (the kubelet\'s flag names; `dkc agent --help` lists them)')

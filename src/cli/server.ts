@@ -23,6 +23,8 @@ export function registerServerCommand(program: Command): void {
     .option('--etcd-compaction-interval <seconds>', 'compact etcd history older than one interval, every interval (0 = never)', '300')
     .option('--authorization-mode <modes>', 'ordered authorizers: Node, RBAC, AlwaysAllow (system:masters is always allowed)', 'Node,RBAC')
     .option('--audit-log-path <file>', 'append one JSON audit event per request to this file')
+    .option('--controllers <names>', 'controllers to run in-process, leader-elected (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
+    .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
     .action(async (opts: import('../server/main.js').ServerCommandOptions) => {
       const { runServerCommand } = await import('../server/main.js');
       await runServerCommand(opts);

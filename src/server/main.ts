@@ -32,6 +32,10 @@ export interface ServerCommandOptions {
   /** Comma-separated: Node, RBAC, AlwaysAllow (system:masters is always allowed). */
   authorizationMode?: string;
   auditLogPath?: string;
+  /** Comma-separated controllers to run in-process (rollout, nodelifecycle); '' for none. Default both. */
+  controllers?: string;
+  /** --node-monitor-grace-period, e.g. 40s. */
+  nodeMonitorGracePeriod?: string;
 }
 
 export class ServerConfigError extends Error {
@@ -118,6 +122,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   } catch (err) {
     throw new ServerConfigError((err as Error).message);
   }
+  const controllers = await controllerSettings(opts);
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
   await mkdir(dataDir, { recursive: true });
   if ((opts.storage ?? 'sqlite') === 'sqlite') await refuseEmptiedDatabase(dataDir);
@@ -147,6 +152,8 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   });
   serverRef = server;
   await server.start();
+  const { readCrdManifests, SHIPPED_CRD_DIR } = await import('./crd/install.js');
+  await server.installCrds(await readCrdManifests(SHIPPED_CRD_DIR));
   const addr = await server.listen(port, opts.bindAddress);
   let host = opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress === '::' ? '::1' : opts.bindAddress;
   if (isIP(host) === 6) host = `[${host}]`;
@@ -154,14 +161,66 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   const kubeconfig = join(dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfig, { server: url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
   klog.info(`serving the API on ${url}; admin kubeconfig: ${kubeconfig}`);
+  const manager = await startControllers(controllers, url, pki);
   return {
     server,
     port: addr.port,
     kubeconfig,
     async stop() {
+      // The controllers stop first and release their Lease while the API still answers.
+      await manager?.stop();
       await server.close();
       await store.close();
       await audit?.close();
+    },
+  };
+}
+
+type ControllerSettings = { names: import('../controllers/manager.js').ControllerName[]; gracePeriodMs: number };
+
+/** The in-process controllers the flags ask for, checked before anything starts. */
+async function controllerSettings(opts: ServerCommandOptions): Promise<ControllerSettings> {
+  const { parseControllers, parseDurationFlag, DEFAULT_NODE_MONITOR_GRACE_PERIOD } = await import('../controllers/manager.js');
+  try {
+    return {
+      names: parseControllers(opts.controllers ?? 'rollout,nodelifecycle'),
+      gracePeriodMs: parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD),
+    };
+  } catch (err) {
+    throw new ServerConfigError((err as Error).message);
+  }
+}
+
+/**
+ * Runs the controllers in-process, leader-elected, as a client of this server's own address: a client certificate
+ * for system:dkc:controller issued from the cluster CA for this process's lifetime, so they hold exactly the rights
+ * RBAC gives that identity, as they would against any API server.
+ */
+async function startControllers(
+  settings: ControllerSettings,
+  url: string,
+  pki: { ca: { certPem: string; keyPem?: string } },
+): Promise<{ stop(): Promise<void> } | undefined> {
+  if (settings.names.length === 0) return undefined;
+  if (pki.ca.keyPem === undefined) {
+    klog.warning('not running the controllers: the cluster CA key is not in this data dir, so no client certificate can be issued for them');
+    return undefined;
+  }
+  const [{ issueCert }, { ControllerManager }, { RestClient }, { CONTROLLER_USER }] = await Promise.all([
+    import('../pki/index.js'),
+    import('../controllers/manager.js'),
+    import('../client/index.js'),
+    import('./auth/rbacresources.js'),
+  ]);
+  const cert = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem }, { commonName: CONTROLLER_USER, usages: ['client'] });
+  const client = new RestClient({ server: url, ca: pki.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
+  const manager = new ControllerManager({ client, controllers: settings.names, nodeMonitorGracePeriodMs: settings.gracePeriodMs });
+  klog.info(`controllers [${settings.names.join(', ')}] run as ${CONTROLLER_USER} with leader election identity ${manager.identity}`);
+  manager.start();
+  return {
+    async stop() {
+      await manager.stop();
+      client.close();
     },
   };
 }

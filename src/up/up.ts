@@ -10,9 +10,20 @@ import { lockDataDir } from './lock.js';
 
 export { UpError };
 
-interface NodeLike {
+export interface NodeLike {
   metadata?: { name?: string };
-  status?: { conditions?: { type?: string; status?: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } }; config?: Record<string, unknown> };
+  status?: { conditions?: { type?: string; status?: string; lastHeartbeatTime?: string | null }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } }; config?: Record<string, unknown> };
+}
+
+/**
+ * Whether the node's agent of this run has reported it Ready: a Ready=True condition left in the store by an earlier
+ * run (its agent gone, the node lifecycle controller not yet past the grace period) must not count, so the heartbeat
+ * must be no older than `sinceMs` (second precision, as metav1.Time is written).
+ */
+export function reportedReadySince(node: NodeLike, sinceMs: number): boolean {
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True' || !ready.lastHeartbeatTime) return false;
+  return Date.parse(ready.lastHeartbeatTime) >= Math.floor(sinceMs / 1000) * 1000;
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
@@ -58,7 +69,7 @@ async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: n
       const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
       for (const n of list.items) {
         const name = n.metadata?.name ?? '';
-        const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+        const ready = reportedReadySince(n, started);
         const node = cluster.nodes.find((x) => x.name === name);
         if (!ready || !node || reported.has(name)) continue;
         reported.add(name);

@@ -35,3 +35,13 @@ export function sleep(clock: Clock, ms: number, signal: AbortSignal | undefined,
     signal?.addEventListener('abort', abort, { once: true });
   });
 }
+
+/** metav1.Time: RFC 3339 with second precision, UTC. */
+export function formatTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** metav1.MicroTime: RFC 3339 with six fractional digits, UTC (Go layout 2006-01-02T15:04:05.000000Z07:00). */
+export function formatMicroTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}

@@ -1,5 +1,7 @@
-// Keeps the agent's part of Node.status current, on the kubelet's cadence: the status is computed every
-// nodeStatusUpdateFrequency and patched when it changed (heartbeat times aside) or when
+// Keeps the agent's part of Node.status current, on the kubelet's cadence: every nodeStatusUpdateFrequency the
+// status is computed and compared with the server's copy of the Node (read afresh each time, as the kubelet's
+// tryUpdateNodeStatus does, so a change someone else made — the node lifecycle controller setting the conditions
+// to Unknown — is undone by the next report), and patched when they differ (heartbeat times aside) or when
 // nodeStatusReportFrequency has passed since the last report. The merge patch names only the fields this
 // module owns, so status.config — written by the dynamic config controller — is never touched. A server
 // that is down costs a log line; the next tick tries again.
@@ -74,8 +76,6 @@ export class NodeStatusReporter {
   private readonly updateMs: number;
   private readonly reportMs: number;
   private readonly abort = new AbortController();
-  /** What the server holds of our fields, as far as we know; undefined means "ask it". */
-  private known: Partial<OwnNodeStatus> | undefined;
   private lastReport: number | undefined;
   private timer: TimerHandle | undefined;
   private running: Promise<SyncOutcome> | undefined;
@@ -125,24 +125,17 @@ export class NodeStatusReporter {
     const signal = this.abort.signal;
     const path = `/api/v1/nodes/${encodeURIComponent(this.nodeName)}`;
     try {
-      if (this.known === undefined) {
-        const node = await this.client.get<Node>(path, { signal });
-        this.known = pickOwnStatus(node.status);
-      }
+      const previous = pickOwnStatus((await this.client.get<Node>(path, { signal })).status);
       const now = this.clock.now();
-      const next = this.source(now, this.known.conditions);
+      const next = this.source(now, previous.conditions);
       const heartbeatDue = this.lastReport === undefined || now.getTime() - this.lastReport >= this.reportMs;
-      if (!heartbeatDue && !nodeStatusChanged(this.known, next)) return 'unchanged';
-      const previous = this.known;
+      if (!heartbeatDue && !nodeStatusChanged(previous, next)) return 'unchanged';
       await this.client.patch(`${path}/status`, 'merge', statusPatch(previous, next), { signal });
-      this.known = next;
       this.lastReport = now.getTime();
       this.recordConditionEvents(previous.conditions, next.conditions);
       return 'patched';
     } catch (err) {
       if (this.stopped) return 'stopped';
-      // After a failure we no longer know what the server holds; the next sync asks again.
-      this.known = undefined;
       const notFound = err instanceof ApiError && err.code === 404;
       klog.error(`Error updating node status, will retry: ${notFound ? `node "${this.nodeName}" not found` : (err as Error).message}`);
       return 'failed';

@@ -16,6 +16,8 @@ const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
 export const NODE_CONFIG_OPERATOR = 'dkc:node-config-operator';
+/** The controllers' identity (the CN of the certificate the server issues them) and the name of its roles. */
+export const CONTROLLER_USER = 'system:dkc:controller';
 /** Members of this group get the operator's rights through the default bindings. */
 export const NODE_CONFIG_OPERATORS_GROUP = 'dkc:node-config-operators';
 
@@ -131,9 +133,41 @@ export const defaultClusterRoles: KubeObject[] = [
     // The tutorial reads each node's running config from /configz through the API server's node proxy.
     rule(['get'], [''], ['nodes/proxy']),
   ]),
+  // The rollout and node lifecycle controllers: exactly what they read and write. Leases only in the namespaces
+  // they use (the Roles below): the leader election Lease in kube-system, the nodes' Leases in kube-node-lease.
+  clusterRole(CONTROLLER_USER, [
+    rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
+    rule(['get', 'patch', 'update'], [''], ['nodes/status']),
+    rule(['get', 'list', 'watch', 'create'], [''], ['configmaps']),
+    rule(['get', 'list', 'watch', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts']),
+    rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts/status']),
+    rule(READ, ['dkc.io'], ['nodeconfigpolicies']),
+    rule(['create', 'patch', 'update'], [''], ['events']),
+  ]),
 ];
 
+function controllerLeaseRole(namespace: string): KubeObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'Role',
+    metadata: { name: CONTROLLER_USER, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
+    rules: [rule([...READ, 'create', 'update'], ['coordination.k8s.io'], ['leases'])],
+  };
+}
+
+function controllerLeaseBinding(namespace: string): KubeObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'RoleBinding',
+    metadata: { name: CONTROLLER_USER, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: CONTROLLER_USER },
+    subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }],
+  };
+}
+
 export const defaultRoles: KubeObject[] = [
+  controllerLeaseRole('kube-system'),
+  controllerLeaseRole('kube-node-lease'),
   {
     apiVersion: RBAC_API_VERSION,
     kind: 'Role',
@@ -161,9 +195,12 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding(NODE_CONFIG_OPERATOR, NODE_CONFIG_OPERATOR, [group(NODE_CONFIG_OPERATORS_GROUP)]),
   // The node proxy authenticates to agents as this user; agents ask the server whether it may (kubeadm binds the same).
   clusterBinding('dkc:kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [{ kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER }]),
+  clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
 ];
 
 export const defaultRoleBindings: KubeObject[] = [
+  controllerLeaseBinding('kube-system'),
+  controllerLeaseBinding('kube-node-lease'),
   {
     apiVersion: RBAC_API_VERSION,
     kind: 'RoleBinding',

@@ -40,6 +40,12 @@ export const listTypeText = {
   mapItemsObjects: 'must be an object for an array of list-type map',
 };
 
+/** additionalPrinterColumns' jsonPath, as CRD validation words it. */
+export const columnText = {
+  empty: 'must not be empty',
+  notSimple: 'must be a simple json path starting with .',
+};
+
 /** The warning (fieldValidation=Warn) or error text (Strict) for a field the schema does not declare. */
 export const unknownField = (path: string): string => `unknown field ${goQuote(path)}`;
 
@@ -52,7 +58,19 @@ export const structuralText = {
   rootMustBeObject: 'must be object at the root',
   rootAdditional: 'must not be used at the root',
   refForbidden: '$ref is not supported',
-  additionalPropertiesFalse: 'additionalProperties cannot be set to false',
+  typeNull: 'type cannot be set to null, use nullable as an alternative',
+  notSupported: (keyword: string) => `${keyword} is not supported`,
+  itemsArray: 'items must be a schema object and not an array',
+  topLevelDefault: (property: string) => `must not be set in top-level ${property}`,
+  mapTypeObject: 'must be object if x-kubernetes-map-type is specified',
+  listTypeArray: 'must be array if x-kubernetes-list-type is specified',
+  listMapKeysNeedMap: 'must be map if x-kubernetes-list-map-keys is non-empty',
+  mapKeysRequired: 'must not be empty if x-kubernetes-list-type is map',
+  mapItemsRequired: 'must have a schema if x-kubernetes-list-type is map',
+  mapItemsObject: "must be object if parent array's x-kubernetes-list-type is map",
+  mapKeysProperties: 'entries must all be names of item properties',
+  mapKeyScalar: "must be a scalar type if parent array's x-kubernetes-list-type is map",
+  mapKeysDuplicate: 'must not contain duplicate entries',
   propertiesAndAdditional: 'additionalProperties and properties are mutual exclusive',
   uniqueItems: 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
   itemsRequired: 'must be specified',
@@ -71,4 +89,26 @@ export const structuralText = {
   defaultUnknownFields: 'must not have unknown fields',
   invalidPattern: (err: string) => `must be a valid regular expression, but isn't: ${err}`,
   supportedTypes: ['array', 'boolean', 'integer', 'number', 'object', 'string'],
+};
+
+/** CustomResourceDefinition serving: the CRD's own validation, its conditions, installing the shipped ones. */
+export const msg = {
+  dns1035: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  kindIsListKind: 'kind and listKind may not be the same or have the same name',
+  schemaRequired: 'schemas are required',
+  versionsRequired: 'must have exactly one version marked as storage version',
+  oneStorageVersion: 'must have exactly one version marked as storage version',
+  oneServedVersion: 'must have at least one version marked as served',
+  groupNeedsDot: 'should be a domain with at least one dot',
+  nameIsPluralGroup: 'must be spec.names.plural+"."+spec.group',
+  immutable: 'field is immutable',
+  storedVersionMissing: (v: string) => `must appear in spec.versions: ${v}`,
+  namesAccepted: { reason: 'NoConflicts', message: 'no conflicts found' },
+  established: { reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+  pluralInUse: (plural: string) => `"${plural}" is already in use`,
+  kindInUse: (kind: string) => `"${kind}" is already in use`,
+  notAccepted: { reason: 'NotAccepted', message: 'not all names are accepted' },
+  installing: (name: string) => `installing CustomResourceDefinition ${name}`,
+  installFailed: (file: string, why: string) => `cannot install the CustomResourceDefinitions of ${file}: ${why}`,
+  notACrd: (file: string) => `${file}: not a CustomResourceDefinition (apiextensions.k8s.io/v1)`,
 };

@@ -189,6 +189,27 @@ describe('NodeStatusReporter', () => {
     assert.equal(patches, settled, 'no patch after stop');
   });
 
+  it('compares with the server\'s copy, so conditions someone else changed are restored by the next report', async () => {
+    await registerNode(client, { nodeName: 'rep-c' });
+    const clock = new FakeClock();
+    const reporter = new NodeStatusReporter({ client, nodeName: 'rep-c', config, status: statusSource(inputs), clock });
+    try {
+      assert.equal(await reporter.syncNow(), 'patched');
+      // What the node lifecycle controller writes when the Lease goes stale.
+      const node = await client.get<Node>(nodePath('rep-c'));
+      const unknown = node.status!.conditions!.map((c) => ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }));
+      await client.update(`${nodePath('rep-c')}/status`, { ...node, status: { ...node.status, conditions: unknown } });
+      clock.advance(10_000);
+      assert.equal(await reporter.syncNow(), 'patched', 'no heartbeat is due: only the comparison with the server finds the change');
+      const after = await client.get<Node>(nodePath('rep-c'));
+      const ready = after.status!.conditions!.find((c) => c.type === 'Ready')!;
+      assert.deepEqual([ready.status, ready.reason, ready.lastTransitionTime], ['True', 'KubeletReady', '2024-01-15T10:00:10Z']);
+      assert.ok(after.status!.conditions!.every((c) => c.status !== 'Unknown'));
+    } finally {
+      await reporter.stop();
+    }
+  });
+
   it('tolerates the server being down', async () => {
     const reporter = new NodeStatusReporter({ client: dead, nodeName: 'rep-a', config, status: statusSource(inputs), clock: new FakeClock() });
     assert.equal(await reporter.syncNow(), 'failed');

@@ -1,0 +1,15 @@
+// `dkc controller`: the rollout and node lifecycle controllers, leader-elected, against any Kubernetes API.
+import type { Command } from 'commander';
+
+export function registerControllerCommand(program: Command): void {
+  program
+    .command('controller')
+    .description('run the controllers (rollout, node lifecycle), leader-elected, against the API in a kubeconfig')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--controllers <names>', 'controllers to run (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
+    .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
+    .action(async (opts: import('../controllers/standalone.js').ControllerCommandOptions) => {
+      const { runControllerCommand } = await import('../controllers/standalone.js');
+      await runControllerCommand(opts);
+    });
+}

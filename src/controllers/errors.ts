@@ -1,0 +1,34 @@
+// The controller host's messages: log lines in client-go's and kube-controller-manager's words (operators grep for
+// them), and the errors the host's flags can raise.
+
+import { CodedError } from '../util/errors.js';
+
+export type ControllerErrorCode =
+  /** A --controllers entry names no controller. */
+  | 'UNKNOWN_CONTROLLER'
+  /** A duration flag does not parse or is out of range. */
+  | 'INVALID_DURATION';
+
+export class ControllerError extends CodedError<ControllerErrorCode> {
+  override name = 'ControllerError';
+}
+
+export const messages = {
+  unknownController: (name: string, known: readonly string[]) =>
+    `unknown controller ${JSON.stringify(name)} in --controllers (known: ${known.join(', ')})`,
+  invalidDuration: (flag: string, value: string) => `invalid ${flag} ${JSON.stringify(value)}: must be a positive duration such as 40s or 1m`,
+};
+
+export const logs = {
+  attemptingAcquire: (lease: string) => `attempting to acquire leader lease ${lease}...`,
+  acquired: (lease: string) => `successfully acquired lease ${lease}`,
+  heldByOther: (holder: string) => `lock is held by ${holder} and has not yet expired`,
+  newLeader: (holder: string) => `new leader elected: ${holder}`,
+  lost: (lease: string) => `failed to renew lease ${lease}: leaderelection lost`,
+  attemptFailed: (lease: string, why: string) => `error retrieving resource lock ${lease}: ${why}`,
+  releaseFailed: (why: string) => `Failed to release lock: ${why}`,
+  stopFailed: (why: string) => `stopping the controllers failed: ${why}`,
+  startingController: (name: string) => `Starting controller ${JSON.stringify(name)}`,
+  controllerFailed: (name: string, why: string) => `Error starting controller ${JSON.stringify(name)}: ${why}`,
+  stoppedLeading: () => 'stopped leading; stopping the controllers',
+};

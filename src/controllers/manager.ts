@@ -1,0 +1,131 @@
+// The controller manager: campaigns for the Lease kube-system/dkc-controller and, while it leads, runs the enabled
+// controllers with one AbortSignal that fires the instant leadership ends. Hosted in-process by `dkc server` or on
+// its own by `dkc controller`; either way it acts only through its API client, as system:dkc:controller.
+
+import type { RestClient } from '../client/index.js';
+import { Duration } from '../kubeletconfig/index.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { klog } from '../util/klog.js';
+import { ControllerError, logs, messages } from './errors.js';
+import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
+import type { ControllerFactory, RunningController } from './types.js';
+
+export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle'] as const;
+export type ControllerName = (typeof CONTROLLER_NAMES)[number];
+
+export const LEADER_LEASE_NAMESPACE = 'kube-system';
+export const LEADER_LEASE_NAME = 'dkc-controller';
+/** kube-controller-manager's --node-monitor-grace-period default. */
+export const DEFAULT_NODE_MONITOR_GRACE_PERIOD = '40s';
+
+/** `--controllers` as given: comma-separated names, '' for none. */
+export function parseControllers(flag: string): ControllerName[] {
+  const names = flag.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const n of names) {
+    if (!(CONTROLLER_NAMES as readonly string[]).includes(n)) throw new ControllerError('UNKNOWN_CONTROLLER', messages.unknownController(n, CONTROLLER_NAMES));
+  }
+  return [...new Set(names)] as ControllerName[];
+}
+
+/** A duration flag such as `--node-monitor-grace-period 40s`, in milliseconds. */
+export function parseDurationFlag(flag: string, value: string): number {
+  let ms: number;
+  try {
+    ms = Duration.parse(value).toMilliseconds();
+  } catch (err) {
+    throw new ControllerError('INVALID_DURATION', messages.invalidDuration(flag, value), { cause: err });
+  }
+  if (!(ms > 0)) throw new ControllerError('INVALID_DURATION', messages.invalidDuration(flag, value));
+  return ms;
+}
+
+/** The factories by name; the rollout controller is loaded only when enabled. */
+export async function loadFactory(name: ControllerName, opts: { nodeMonitorGracePeriodMs: number }): Promise<ControllerFactory> {
+  if (name === 'rollout') return (await import('./rollout/index.js')).rolloutController;
+  return (await import('./nodelifecycle/index.js')).nodeLifecycleController({ gracePeriodMs: opts.nodeMonitorGracePeriodMs });
+}
+
+export interface ControllerManagerOptions {
+  client: RestClient;
+  controllers: readonly ControllerName[];
+  nodeMonitorGracePeriodMs: number;
+  clock?: Clock;
+  identity?: string;
+  /** Overrides client-go's 15 s / 10 s / 2 s (tests). */
+  election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
+  /** Replaces loadFactory (tests). */
+  factories?: Partial<Record<ControllerName, ControllerFactory>>;
+}
+
+export class ControllerManager {
+  readonly identity: string;
+  private readonly o: ControllerManagerOptions;
+  private readonly clock: Clock;
+  private readonly stopping = new AbortController();
+  private readonly elector: LeaderElector;
+  private running: { name: string; controller: Promise<RunningController | undefined> }[] = [];
+  private loop: Promise<void> | undefined;
+
+  constructor(options: ControllerManagerOptions) {
+    this.o = options;
+    this.clock = options.clock ?? systemClock;
+    this.identity = options.identity ?? leaderIdentity();
+    this.elector = new LeaderElector({
+      client: options.client,
+      namespace: LEADER_LEASE_NAMESPACE,
+      name: LEADER_LEASE_NAME,
+      identity: this.identity,
+      clock: this.clock,
+      ...options.election,
+      onStartedLeading: (signal) => this.startControllers(signal),
+      onStoppedLeading: () => this.stopControllers(),
+    });
+  }
+
+  get isLeader(): boolean {
+    return this.elector.isLeader;
+  }
+
+  /** Campaigns in the background; nothing to do when no controller is enabled. */
+  start(): void {
+    if (this.loop !== undefined || this.o.controllers.length === 0) return;
+    this.loop = this.elector.run(this.stopping.signal).catch((err: unknown) => klog.error((err as Error).message));
+  }
+
+  /** Stops the controllers, then releases the Lease if held. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.loop;
+  }
+
+  private startControllers(signal: AbortSignal): void {
+    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal) }));
+  }
+
+  private async startOne(name: ControllerName, signal: AbortSignal): Promise<RunningController | undefined> {
+    klog.info(logs.startingController(name));
+    try {
+      const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs }));
+      if (signal.aborted) return undefined;
+      return await factory({ client: this.o.client, clock: this.clock, signal });
+    } catch (err) {
+      if (!signal.aborted) klog.error(logs.controllerFailed(name, (err as Error).message));
+      return undefined;
+    }
+  }
+
+  private async stopControllers(): Promise<void> {
+    klog.info(logs.stoppedLeading());
+    const running = this.running;
+    this.running = [];
+    await Promise.all(
+      running.map(async ({ name, controller }) => {
+        try {
+          await (await controller)?.stop();
+        } catch (err) {
+          klog.error(logs.controllerFailed(name, (err as Error).message));
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,126 @@
+// The node lifecycle controller's loop: informers on Nodes and on the node Leases (kube-node-lease), and a pass every
+// node monitor period (and soon after any Node change) that marks silent nodes Unknown and keeps the readiness taints
+// in line with the Ready condition. Writes carry the resourceVersion they were computed from, so a concurrent report
+// from the agent wins and the next pass decides again on fresh data.
+
+import type { Lease, Node } from '../../api/types.js';
+import { ApiError, Informer, type KubeObject, type RestClient } from '../../client/index.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
+import { klog } from '../../util/klog.js';
+import type { RunningController } from '../types.js';
+import { conditionsForSilentNode, observeHealth, silentTooLong, taintsFor, type NodeHealth } from './health.js';
+import { logs } from './messages.js';
+
+/** kube-controller-manager's --node-monitor-period. */
+const MAX_MONITOR_PERIOD_MS = 5_000;
+/** After a Node changes, its taints are reconsidered this soon (events come in bursts). */
+const EVENT_DEBOUNCE_MS = 50;
+
+export interface NodeLifecycleOptions {
+  client: RestClient;
+  clock: Clock;
+  signal: AbortSignal;
+  gracePeriodMs: number;
+}
+
+// The API types, as the informer holds them.
+type NodeObject = Node & KubeObject;
+type LeaseObject = Lease & KubeObject;
+
+function nodePath(name: string): string {
+  return `/api/v1/nodes/${encodeURIComponent(name)}`;
+}
+
+export class NodeLifecycle implements RunningController {
+  private readonly o: NodeLifecycleOptions;
+  private readonly nodes: Informer<NodeObject>;
+  private readonly leases: Informer<LeaseObject>;
+  private readonly health = new Map<string, NodeHealth>();
+  private readonly periodMs: number;
+  private timer: TimerHandle | undefined;
+  private pass: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(options: NodeLifecycleOptions) {
+    this.o = options;
+    this.periodMs = Math.max(100, Math.min(MAX_MONITOR_PERIOD_MS, Math.floor(options.gracePeriodMs / 4)));
+    const informerOptions = { timers: options.clock };
+    this.nodes = new Informer<NodeObject>(options.client, '/api/v1/nodes', informerOptions);
+    this.leases = new Informer<LeaseObject>(options.client, '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', informerOptions);
+    this.nodes.on('update', () => this.schedule(EVENT_DEBOUNCE_MS));
+    this.nodes.on('add', () => this.schedule(EVENT_DEBOUNCE_MS));
+    this.nodes.on('delete', (n) => this.health.delete(n.metadata.name ?? ''));
+    options.signal.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  async start(): Promise<void> {
+    this.nodes.start();
+    this.leases.start();
+    await Promise.all([this.nodes.whenSynced(), this.leases.whenSynced()]);
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.pass !== undefined) {
+      this.again = true;
+      return;
+    }
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    this.timer = this.o.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.pass = this.monitor().finally(() => {
+        this.pass = undefined;
+        const soon = this.again;
+        this.again = false;
+        this.schedule(soon ? EVENT_DEBOUNCE_MS : this.periodMs);
+      });
+    }, delayMs);
+  }
+
+  /** monitorNodeHealth: one look at every node. */
+  private async monitor(): Promise<void> {
+    if (!this.nodes.hasSynced() || !this.leases.hasSynced()) return;
+    for (const node of this.nodes.store.list()) {
+      if (this.stopped) return;
+      try {
+        await this.reconcile(node);
+      } catch (err) {
+        if (this.stopped) return;
+        if (err instanceof ApiError && (err.code === 409 || err.code === 404)) continue; // the next pass decides again
+        klog.error(logs.updateFailed(node.metadata.name ?? '', (err as Error).message));
+      }
+    }
+  }
+
+  private async reconcile(observed: Node): Promise<void> {
+    const name = observed.metadata.name ?? '';
+    const lease = this.leases.store.get(`kube-node-lease/${name}`);
+    const nowMs = this.o.clock.monotonicMs();
+    const health = observeHealth(this.health.get(name), observed, lease, nowMs);
+    this.health.set(name, health);
+    let node = observed;
+    if (silentTooLong(health, nowMs, this.o.gracePeriodMs)) {
+      const conditions = conditionsForSilentNode(node, this.o.clock.now());
+      if (conditions !== undefined) {
+        klog.info(logs.markedUnknown(name, nowMs - health.probeMs));
+        node = await this.o.client.update<Node>(`${nodePath(name)}/status`, { ...node, status: { ...node.status, conditions } }, { signal: this.o.signal });
+      }
+    }
+    const taints = taintsFor(node, this.o.clock.now());
+    if (taints === undefined || this.stopped) return;
+    klog.info(logs.taintsChanged(name, taints.map((t) => `${t.key}:${t.effect}`)));
+    const patch = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } };
+    await this.o.client.patch(nodePath(name), 'merge', patch, { signal: this.o.signal });
+  }
+
+  /** Stops informers and timers; resolves when no write is in flight any more. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await Promise.all([this.nodes.stop(), this.leases.stop()]);
+    await this.pass?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,87 @@
+// The manager runs the enabled controllers only while it leads, and stops them the instant leadership ends.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RestClient } from '../../src/client/index.js';
+import { ControllerManager, parseControllers, parseDurationFlag } from '../../src/controllers/manager.js';
+import type { ControllerContext, ControllerFactory } from '../../src/controllers/types.js';
+import { FakeClock } from '../agent/node/fakeclock.js';
+import { FakeLeases } from './fakeleases.js';
+
+async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+async function elapse(clock: FakeClock, ms: number): Promise<void> {
+  for (let t = 0; t < ms; t += 100) {
+    clock.advance(100);
+    await flush();
+  }
+}
+
+function recording(): { factory: ControllerFactory; contexts: ControllerContext[]; stops: number[] } {
+  const rec = { contexts: [] as ControllerContext[], stops: [] as number[] } as ReturnType<typeof recording>;
+  rec.factory = async (ctx) => {
+    rec.contexts.push(ctx);
+    return { stop: async () => void rec.stops.push(rec.contexts.indexOf(ctx)) };
+  };
+  return rec;
+}
+
+describe('controller manager', () => {
+  it('starts the controllers on leading, aborts and stops them on losing it, and starts them again on re-election', async () => {
+    const clock = new FakeClock();
+    const api = new FakeLeases();
+    const lifecycle = recording();
+    const rollout = recording();
+    const manager = new ControllerManager({
+      client: api as unknown as RestClient,
+      controllers: ['rollout', 'nodelifecycle'],
+      nodeMonitorGracePeriodMs: 40_000,
+      clock,
+      identity: 'host_1',
+      factories: { nodelifecycle: lifecycle.factory, rollout: rollout.factory },
+    });
+    manager.start();
+    await flush();
+    assert.equal(manager.isLeader, true);
+    assert.equal(lifecycle.contexts.length, 1);
+    assert.equal(rollout.contexts.length, 1);
+    assert.equal(lifecycle.contexts[0]!.clock, clock);
+    assert.equal(lifecycle.contexts[0]!.signal.aborted, false);
+
+    api.down = true;
+    await elapse(clock, 10_200);
+    assert.equal(manager.isLeader, false);
+    assert.equal(lifecycle.contexts[0]!.signal.aborted, true);
+    assert.deepEqual([lifecycle.stops, rollout.stops], [[0], [0]]);
+
+    api.down = false;
+    await elapse(clock, 3_000);
+    assert.equal(lifecycle.contexts.length, 2, 'started again as leader');
+
+    await manager.stop();
+    assert.deepEqual(lifecycle.stops, [0, 1]);
+    assert.equal(api.lease('dkc-controller')?.spec?.holderIdentity, '', 'released after the controllers stopped');
+  });
+
+  it('does not campaign with no controller enabled', async () => {
+    const clock = new FakeClock();
+    const api = new FakeLeases();
+    const manager = new ControllerManager({ client: api as unknown as RestClient, controllers: [], nodeMonitorGracePeriodMs: 40_000, clock });
+    manager.start();
+    await flush();
+    assert.equal(api.lease('dkc-controller'), undefined);
+    await manager.stop();
+  });
+
+  it('parses its flags', () => {
+    assert.deepEqual(parseControllers('rollout,nodelifecycle'), ['rollout', 'nodelifecycle']);
+    assert.deepEqual(parseControllers(''), []);
+    assert.throws(() => parseControllers('rollout,gc'), /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle\)/);
+    assert.equal(parseDurationFlag('--node-monitor-grace-period', '40s'), 40_000);
+    assert.equal(parseDurationFlag('--node-monitor-grace-period', '1m30s'), 90_000);
+    assert.throws(() => parseDurationFlag('--node-monitor-grace-period', 'soon'), /invalid --node-monitor-grace-period "soon"/);
+    assert.throws(() => parseDurationFlag('--node-monitor-grace-period', '0s'), /must be a positive duration/);
+  });
+});
