@@ -3,7 +3,7 @@
 // refuse (kubeAPIQPS: -1) is reverted, each node back on its exact previous source, or halted; pause and resume;
 // a conflicting rollout halts touching nothing; a node labelled blue mid-rollout joins; a node patched by hand
 // mid-rollout is Overridden; a crash-looping config, rolled back by the agent, fails as ConfigError. The rollout
-// controller runs in this process against the cluster's admin kubeconfig.
+// controller is the one inside `dkc server` (leader-elected, as system:dkc:controller with its ClusterRole).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { RolloutController } from '../../src/controllers/rollout/controller.js';
 import {
   PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
@@ -21,13 +20,11 @@ import {
   type RolloutSpec,
 } from '../../src/controllers/rollout/resource.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
-import { systemClock } from '../../src/util/clock.js';
 import { waitFor } from '../helpers/wait.js';
 
 let work = '';
 let cluster: Cluster | undefined;
 let admin: RestClient;
-let controller: RolloutController | undefined;
 let localConfig = '';
 
 const BLUE = ['node-1', 'node-2', 'node-3'];
@@ -108,12 +105,9 @@ before(async () => {
   await configMap('bad', 'kubeAPIQPS: -1');
   // Decodes and validates, but the HTTPS listener cannot start: the agent crash-loops until it rolls back.
   await configMap('crashloop', 'tlsCertFile: /nonexistent/dkc-e2e/serving.crt\ntlsPrivateKeyFile: /nonexistent/dkc-e2e/serving.key');
-  controller = new RolloutController({ client: admin, clock: systemClock, signal: new AbortController().signal });
-  await controller.start();
 });
 
 after(async () => {
-  await controller?.stop();
   admin?.close();
   await cluster?.stop(5_000);
   if (work) await rm(work, { recursive: true, force: true });

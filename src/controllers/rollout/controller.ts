@@ -71,13 +71,21 @@ export class RolloutController {
     else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
-  /** Starts the informers and, once all three have listed, the worker. */
-  async start(): Promise<void> {
+  /**
+   * Starts the informers and, once all three have listed, the worker. Resolves at once: a cluster without the CRD
+   * yet keeps the rollouts informer retrying, and must not keep the host from starting its other controllers.
+   */
+  start(): Promise<void> {
     for (const i of [this.rollouts, this.nodes, this.configMaps]) i.start();
+    this.loop ??= this.run();
+    return Promise.resolve();
+  }
+
+  private async run(): Promise<void> {
     const synced = await Promise.all([this.rollouts, this.nodes, this.configMaps].map((i) => i.whenSynced()));
     if (!synced.every(Boolean) || this.abort.signal.aborted) return;
     for (const r of this.rollouts.store.list()) this.queue.add(r.metadata.name ?? '');
-    this.loop = this.work();
+    await this.work();
   }
 
   /** Stops informers, timers and the worker; resolves when no write of this controller is in flight any more. */
