@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
+import type { ConfigMap, Event, Node, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import {
   PREVIOUS_SOURCE_ANNOTATION,
@@ -132,6 +132,15 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
     assert.deepEqual(await specsOf(OTHERS), untouched);
     const r = await getRollout('good');
     assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [3, 3, 3, 0]);
+    const reasons = await waitFor('the RolloutSucceeded event', async () => {
+      const list = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
+      const ours = list.items.filter((e) => e.involvedObject.kind === 'NodeConfigRollout' && e.involvedObject.name === 'good');
+      for (const e of ours) assert.equal(e.source?.component, 'dkc-rollout-controller');
+      const seen = ours.map((e) => e.reason ?? '');
+      return seen.includes('RolloutSucceeded') ? seen : undefined;
+    });
+    for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded']) assert.ok(reasons.includes(want), `event ${want}`);
+    assert.equal(reasons.filter((x) => x === 'BatchStarted').length, 3, 'a batch per node with maxUnavailable 1');
   });
 
   it('a config the canary refuses (kubeAPIQPS: -1) with Revert: Reverted, the canary back on its exact previous source', async () => {
