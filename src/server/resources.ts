@@ -99,9 +99,13 @@ export interface ListResult {
 
 const CUSTOM_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
-/** A stored custom object as its served version shows it: that version's apiVersion, and the schema's defaults. */
+/**
+ * A stored custom object as its served version shows it: that version's apiVersion, pruned and defaulted by the
+ * schema (which may have changed since the object was written).
+ */
 export function presentCustom(def: ResourceDef, obj: KubeObject): KubeObject {
   const out: KubeObject = { ...obj, apiVersion: apiVersionOf(def), kind: def.kind, metadata: obj.metadata };
+  def.custom?.prune(out as unknown as Record<string, unknown>);
   def.custom?.applyDefaults(out as unknown as Record<string, unknown>);
   return out;
 }
