@@ -128,10 +128,10 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       const r = effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
       if (!r.ok) {
         const reason = r.layer !== 'dynamic' ? InternalError : r.stage === 'decode' ? LoadError : r.stage === 'validation' ? ValidateError : InternalError;
-        return { ok: false, reason, detail: r.errors.join('; ') };
+        return { ok: false, reason, detail: r.errors.join('; '), stage: r.stage === 'decode' ? 'parse' : 'validate' };
       }
       const startup = validateStartup(r.config, { featureGates: r.featureGates });
-      if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; ') };
+      if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
       return { ok: true, config: r };
     };
     controller = new DynamicConfigController<EffectiveConfigSuccess>({
@@ -141,6 +141,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       crashLoopThreshold: flags.crashLoopThreshold,
       evaluate,
       gauges: configGauges(registry),
+      initConfig: file !== undefined,
     });
     // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
     const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });

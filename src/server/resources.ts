@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { errors, StatusError } from '../api/errors.js';
 import { deepEqual } from '../api/equal.js';
 import type { KubeObject } from '../api/types.js';
-import { validateCreate, validateUpdate } from '../api/validation/index.js';
+import { validateCreate, validateUpdate, warningsFor } from '../api/validation/index.js';
 import { StoreError, type KeyValue, type Store } from '../storage/store.js';
 import { runAdmission, type AdmissionPlugin, type UserInfo } from './authz.js';
 import { applyPatch } from './patch/index.js';
@@ -242,7 +242,7 @@ export class ResourceStorage {
   }
 
   private checkFields(obj: KubeObject, ctx: WriteContext): void {
-    const warnings = checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
+    const warnings = [...checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn'), ...warningsFor(this.def.kind, obj)];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
   }
 

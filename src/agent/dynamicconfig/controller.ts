@@ -13,6 +13,9 @@ import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
 import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
 import { BootstrapError, InternalError, LoadError, syncError } from './errors.js';
+import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer, type ConfigOKCondition } from './configok.js';
+import { formatTime } from '../node/clock.js';
+import type { NodeCondition } from '../../api/types.js';
 import { clip, log, logError, logWarning } from './log.js';
 import {
   describeSource,
@@ -62,6 +65,10 @@ export interface ControllerOptions<C> {
   restartEventTimeoutMs?: number;
   /** Interval of the trial check; min(10 s, trial / 4). */
   trialCheckMs?: number;
+  /** The agent was started with a --config file: the local config is "init" rather than "default" in ConfigOK. */
+  initConfig?: boolean;
+  /** How long the first status publish waits for the Node informer, to keep ConfigOK's transition time; 5 s. */
+  conditionWaitMs?: number;
 }
 
 /** What the controller asks of the API server: the informers' list/watch, a GET and a status PATCH. */
@@ -100,6 +107,7 @@ export interface HealthzResult {
 
 interface NodeObject extends ClientObject {
   spec?: { configSource?: NodeConfigSource };
+  status?: { conditions?: NodeCondition[] };
 }
 
 interface ConfigMapObject extends ClientObject {
@@ -162,6 +170,9 @@ export class DynamicConfigController<C> {
   private restarting: Promise<void> | undefined;
   private informerErrorReported = false;
   private healthyWrite: Promise<void> | undefined;
+  /** The ConfigOK condition last written (one element), for its transition time. */
+  private publishedCondition: NodeCondition[] | undefined;
+  private syncOptions: SyncOptions | undefined;
 
   constructor(private readonly options: ControllerOptions<C>) {
     this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
@@ -174,7 +185,7 @@ export class DynamicConfigController<C> {
     try {
       payload = await this.store.load(src);
     } catch (err) {
-      return { ok: false, reason: LoadError, detail: messageOf(err) };
+      return { ok: false, reason: LoadError, detail: messageOf(err), stage: 'load' };
     }
     return this.options.evaluate(payload);
   }
@@ -275,6 +286,17 @@ export class DynamicConfigController<C> {
     this.status.setActive(s.active);
     this.status.setLastKnownGood(s.lastKnownGood);
     this.status.setError(s.error ?? '');
+    const d = this.decision;
+    if (d?.kind !== 'run') return;
+    this.status.setConfigOK(
+      configOK({
+        use: d.use,
+        assigned: s.assigned,
+        lastKnownGood: s.lastKnownGood,
+        rejected: d.rejected ? (d.rejected.stage ?? (d.rejected.reason === LoadError ? 'load' : 'validate')) : undefined,
+        initConfig: this.options.initConfig ?? false,
+      }),
+    );
   }
 
   private runsAssigned(): boolean {
@@ -341,18 +363,19 @@ export class DynamicConfigController<C> {
     const { client } = opts;
     const nodeName = this.options.nodeName;
     this.status.start({
-      publish: async (config) => {
-        const body = {
-          status: {
-            config: {
-              assigned: config.assigned ?? null,
-              active: config.active ?? null,
-              lastKnownGood: config.lastKnownGood ?? null,
-              error: config.error ?? null,
-            },
+      publish: async (config, condition) => {
+        const status: Record<string, unknown> = {
+          config: {
+            assigned: config.assigned ?? null,
+            active: config.active ?? null,
+            lastKnownGood: config.lastKnownGood ?? null,
+            error: config.error ?? null,
           },
         };
-        await client.patch(`/api/v1/nodes/${encodeURIComponent(nodeName)}/status`, 'merge', body);
+        if (condition) status['conditions'] = [await this.conditionToPublish(condition)];
+        // Strategic: conditions merge by type, so the node status reporter's conditions stay as they are.
+        await client.patch(`/api/v1/nodes/${encodeURIComponent(nodeName)}/status`, 'strategic', { status });
+        if (condition) this.publishedCondition = status['conditions'] as NodeCondition[];
       },
     });
 
@@ -386,7 +409,8 @@ export class DynamicConfigController<C> {
     this.nodeInformer = nodeInformer;
     const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, logInterval, this.clock);
     nodeInformer.on('error', (err) => nodeFailures.failed(err));
-    nodeInformer.on('add', () => {
+    nodeInformer.on('add', (node) => {
+      this.followConfigMap(node);
       if (this.informerErrorReported) {
         // The Node could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
         this.informerErrorReported = false;
@@ -395,33 +419,15 @@ export class DynamicConfigController<C> {
       this.sync?.poke();
     });
     nodeInformer.on('update', (oldObj, newObj) => {
+      this.followConfigMap(newObj);
       if (!sourcesEqual(oldObj.spec?.configSource, newObj.spec?.configSource)) this.sync?.poke();
     });
     nodeInformer.on('delete', () => log('Node was deleted'));
     nodeInformer.start();
     this.watchInitialSync(nodeInformer);
 
-    const assigned = this.assignedAtBoot;
-    if (assigned?.configMap) {
-      this.configMapRef = assigned.configMap;
-      const cmInformer = new Informer<ConfigMapObject>(client, `/api/v1/namespaces/${encodeURIComponent(assigned.configMap.namespace)}/configmaps`, {
-        fieldSelector: `metadata.name=${fieldSelectorValue(assigned.configMap.name)}`,
-      });
-      this.configMapInformer = cmInformer;
-      const cmFailures = new FailureLog(`assigned ConfigMap ${assigned.configMap.namespace}/${assigned.configMap.name}`, logInterval, this.clock);
-      cmInformer.on('error', (err) => cmFailures.failed(err));
-      cmInformer.on('add', () => this.sync?.poke());
-      cmInformer.on('update', (oldObj, newObj) => {
-        if (oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion) this.sync?.poke();
-      });
-      cmInformer.on('delete', () => {
-        log('assigned ConfigMap was deleted');
-        this.sync?.poke();
-      });
-      cmInformer.start();
-    } else {
-      log('local source is assigned, will not start remote config source informer');
-    }
+    this.syncOptions = opts;
+    if (!this.assignedAtBoot?.configMap) log('local source is assigned, will not start remote config source informer');
     this.sync.startLoop();
 
     if (this.decision?.kind === 'run' && this.decision.startTrial) {
@@ -430,6 +436,50 @@ export class DynamicConfigController<C> {
       this.trialTimer = setInterval(check, every);
       check();
     }
+  }
+
+  /**
+   * Watches the assigned ConfigMap once the Node shows it is still referenced in the 1.22 form. A 1.8-alpha
+   * configMapRef is followed with GETs only: its reader may hold nothing but `get` on that one ConfigMap (the role
+   * the 1.8 task grants by hand), and a list or watch would be refused again and again.
+   */
+  private followConfigMap(node: NodeObject): void {
+    const assigned = this.assignedAtBoot?.configMap;
+    if (this.configMapInformer || !assigned || !this.syncOptions || node.spec?.configSource?.configMapRef) return;
+    const client = this.syncOptions.client;
+    this.configMapRef = assigned;
+    const cmInformer = new Informer<ConfigMapObject>(client, `/api/v1/namespaces/${encodeURIComponent(assigned.namespace)}/configmaps`, {
+      fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
+    });
+    this.configMapInformer = cmInformer;
+    const cmFailures = new FailureLog(`assigned ConfigMap ${assigned.namespace}/${assigned.name}`, this.options.informerLogIntervalMs ?? 30_000, this.clock);
+    cmInformer.on('error', (err) => cmFailures.failed(err));
+    cmInformer.on('add', () => this.sync?.poke());
+    cmInformer.on('update', (oldObj, newObj) => {
+      if (oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion) this.sync?.poke();
+    });
+    cmInformer.on('delete', () => {
+      log('assigned ConfigMap was deleted');
+      this.sync?.poke();
+    });
+    cmInformer.start();
+  }
+
+  /**
+   * ConfigOK with its timestamps: the transition time is kept from the condition the Node carries (read from the Node
+   * informer, which the first publish waits for, boundedly) or from the last one written.
+   */
+  private async conditionToPublish(c: ConfigOKCondition): Promise<NodeCondition> {
+    const informer = this.nodeInformer;
+    if (!this.publishedCondition && informer && !informer.hasSynced()) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((r) => (timer = setTimeout(r, this.options.conditionWaitMs ?? 5_000)));
+      await Promise.race([informer.whenSynced(), timeout]);
+      clearTimeout(timer);
+    }
+    const onNode = informer?.store.get(this.options.nodeName)?.status?.conditions?.find((x) => x.type === CONFIG_OK);
+    const previous = this.publishedCondition?.[0] ?? onNode;
+    return conditionAt(c, previous, formatTime(new Date(this.clock())));
   }
 
   /**
@@ -444,7 +494,7 @@ export class DynamicConfigController<C> {
       if (informer.hasSynced()) return;
       logError(`${InternalError}, error: the Node ${JSON.stringify(this.options.nodeName)} could not be listed within ${Math.round(timeout / 1000)} s`);
       this.informerErrorReported = true;
-      this.status.setErrorOverride(syncError(InternalError));
+      this.status.setErrorOverride(syncError(InternalError), FailSyncReasonInformer);
     }, timeout);
     this.informerWatchdog.unref?.();
   }

@@ -1,8 +1,10 @@
-// The single writer of Node.status.config and of the four kubelet_node_config_* gauges (upstream's status
-// manager): a base error set at boot, a sync-error override set and cleared by the sync loop, and a publish step
-// that patches nodes/<name>/status only when something changed, updating the gauges from exactly what it published.
+// The single writer of Node.status.config, of the ConfigOK condition and of the four kubelet_node_config_* gauges
+// (upstream's status manager): a base error and condition set at boot, a sync-error override set and cleared by the
+// sync loop, and a publish step that patches nodes/<name>/status only when something changed, updating the gauges
+// from exactly what it published.
 
 import { klog } from '../../util/klog.js';
+import { withFailedSync, type ConfigOKCondition } from './configok.js';
 import { metricLabels, type NodeConfigSource } from './source.js';
 
 export interface NodeConfigStatus {
@@ -26,8 +28,11 @@ export interface LabelledGauge {
 }
 
 export interface StatusPublisher {
-  /** Patch nodes/<name>/status with this status.config (the whole object; absent fields removed). */
-  publish(config: NodeConfigStatus): Promise<void>;
+  /**
+   * Patch nodes/<name>/status with this status.config (the whole object; absent fields removed) and, once the boot
+   * decision has set one, the ConfigOK condition.
+   */
+  publish(config: NodeConfigStatus, condition?: ConfigOKCondition): Promise<void>;
 }
 
 function logPrefix(msg: string): string {
@@ -37,6 +42,9 @@ function logPrefix(msg: string): string {
 export class ConfigStatusManager {
   private status: NodeConfigStatus = {};
   private override = '';
+  private configOK: ConfigOKCondition | undefined;
+  /** The 1.8 wording of the sync failure behind `override`, for the condition. */
+  private syncReason = '';
   private dirty = true;
   private lastPublished: string | undefined;
   private publishing = false;
@@ -64,11 +72,26 @@ export class ConfigStatusManager {
   setError(err: string): void {
     this.update({ error: err });
   }
-  /** A sync-time error that hides the base error until cleared with ''. */
-  setErrorOverride(err: string): void {
-    if (this.override === err) return;
-    this.override = err;
+  /** The ConfigOK condition of the boot decision. */
+  setConfigOK(c: ConfigOKCondition): void {
+    this.configOK = c;
     this.markDirty();
+  }
+  /**
+   * A sync-time error that hides the base error until cleared with ''; `conditionReason` is how the ConfigOK
+   * condition words it (upstream 1.8's reasons), cleared with it.
+   */
+  setErrorOverride(err: string, conditionReason = ''): void {
+    const reason = err === '' ? '' : conditionReason || err;
+    if (this.override === err && this.syncReason === reason) return;
+    this.override = err;
+    this.syncReason = reason;
+    this.markDirty();
+  }
+
+  /** The ConfigOK condition that would be published now. */
+  condition(): ConfigOKCondition | undefined {
+    return this.configOK && withFailedSync(this.configOK, this.syncReason);
   }
 
   private update(patch: Partial<NodeConfigStatus>): void {
@@ -145,10 +168,11 @@ export class ConfigStatusManager {
     this.publishing = true;
     this.dirty = false;
     const snapshot = this.current();
-    const key = JSON.stringify(snapshot);
+    const condition = this.condition();
+    const key = JSON.stringify([snapshot, condition]);
     try {
       if (key !== this.lastPublished) {
-        await this.publisher.publish(snapshot);
+        await this.publisher.publish(snapshot, condition);
         this.lastPublished = key;
       }
     } catch (err) {

@@ -109,11 +109,18 @@ export function buildNodeStatus(input: NodeStatusInput): OwnNodeStatus {
   };
 }
 
-/** The owned fields of a Node.status (the server's copy, say); everything else, status.config included, is dropped. */
+/** The condition types the node lifecycle writes; ConfigOK belongs to the dynamic config controller. */
+const OWN_CONDITION_TYPES = new Set(['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
+
+/**
+ * The owned fields of a Node.status (the server's copy, say); everything else, status.config and the conditions of
+ * other writers included, is dropped.
+ */
 export function pickOwnStatus(status: object | null | undefined): Partial<OwnNodeStatus> {
   const src = (status ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const f of OWN_STATUS_FIELDS) if (src[f] !== undefined) out[f] = src[f];
+  if (Array.isArray(out['conditions'])) out['conditions'] = (out['conditions'] as NodeCondition[]).filter((c) => OWN_CONDITION_TYPES.has(c.type));
   return out as Partial<OwnNodeStatus>;
 }
 
