@@ -4,6 +4,7 @@
 // a new one it stops, and `dkc agent` exits 0 so that its supervisor starts it again. `runAgent` is the in-process
 // form (start → stop), which `dkc agent` wraps.
 
+import type { NodeCondition } from '../api/types.js';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -262,8 +263,23 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     const capacity = computeCapacity(machine, config);
     const allocatable = computeAllocatable(capacity, config);
     const system = await readHostSystemInfo();
-    const source = statusSource({ config: { port: servers.ports.https }, capacity, allocatable, nodeIP, hostname: nodeName, system });
+    const configOK = controller;
+    const source = statusSource({
+      config: { port: servers.ports.https },
+      capacity,
+      allocatable,
+      nodeIP,
+      hostname: nodeName,
+      system,
+      ...(configOK ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => configOK.configOKConditions(previous) } : {}),
+    });
     const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
+    // ConfigOK is written with the node's other conditions, as soon as it changes rather than at the next tick.
+    let reporting = false;
+    configOK?.status.onConditionChange(() => {
+      // A sync already in flight may have read the condition before this change: the second one sees it.
+      if (reporting) void reporter.syncNow().then(() => reporter.syncNow());
+    });
     cleanups.push({ name: 'stopping node status', run: () => reporter.stop() });
     // The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
     // status.config early is what makes a config change visible quickly. On a first boot its status write waits for
@@ -283,6 +299,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
         if (stopping) return;
         controller?.status.retryNow();
         reporter.start();
+        reporting = true;
         const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
         lease.start();
         cleanups.push({ name: 'stopping the Lease', run: () => lease.stop() });

@@ -13,7 +13,7 @@ import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
 import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
 import { BootstrapError, InternalError, LoadError, syncError } from './errors.js';
-import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer, type ConfigOKCondition } from './configok.js';
+import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer } from './configok.js';
 import { formatTime } from '../node/clock.js';
 import type { NodeCondition } from '../../api/types.js';
 import { clip, log, logError, logWarning } from './log.js';
@@ -67,8 +67,6 @@ export interface ControllerOptions<C> {
   trialCheckMs?: number;
   /** The agent was started with a --config file: the local config is "init" rather than "default" in ConfigOK. */
   initConfig?: boolean;
-  /** How long the first status publish waits for the Node informer, to keep ConfigOK's transition time; 5 s. */
-  conditionWaitMs?: number;
 }
 
 /** What the controller asks of the API server: the informers' list/watch, a GET and a status PATCH. */
@@ -107,7 +105,6 @@ export interface HealthzResult {
 
 interface NodeObject extends ClientObject {
   spec?: { configSource?: NodeConfigSource };
-  status?: { conditions?: NodeCondition[] };
 }
 
 interface ConfigMapObject extends ClientObject {
@@ -170,13 +167,11 @@ export class DynamicConfigController<C> {
   private restarting: Promise<void> | undefined;
   private informerErrorReported = false;
   private healthyWrite: Promise<void> | undefined;
-  /** The ConfigOK condition last written (one element), for its transition time. */
-  private publishedCondition: NodeCondition[] | undefined;
   private syncOptions: SyncOptions | undefined;
 
   constructor(private readonly options: ControllerOptions<C>) {
     this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
-    this.status = new ConfigStatusManager(options.gauges);
+    this.status = new ConfigStatusManager(options.gauges, undefined, options.clock);
     this.clock = options.clock ?? Date.now;
   }
 
@@ -363,19 +358,18 @@ export class DynamicConfigController<C> {
     const { client } = opts;
     const nodeName = this.options.nodeName;
     this.status.start({
-      publish: async (config, condition) => {
-        const status: Record<string, unknown> = {
-          config: {
-            assigned: config.assigned ?? null,
-            active: config.active ?? null,
-            lastKnownGood: config.lastKnownGood ?? null,
-            error: config.error ?? null,
+      publish: async (config) => {
+        const body = {
+          status: {
+            config: {
+              assigned: config.assigned ?? null,
+              active: config.active ?? null,
+              lastKnownGood: config.lastKnownGood ?? null,
+              error: config.error ?? null,
+            },
           },
         };
-        if (condition) status['conditions'] = [await this.conditionToPublish(condition)];
-        // Strategic: conditions merge by type, so the node status reporter's conditions stay as they are.
-        await client.patch(`/api/v1/nodes/${encodeURIComponent(nodeName)}/status`, 'strategic', { status });
-        if (condition) this.publishedCondition = status['conditions'] as NodeCondition[];
+        await client.patch(`/api/v1/nodes/${encodeURIComponent(nodeName)}/status`, 'merge', body);
       },
     });
 
@@ -466,20 +460,14 @@ export class DynamicConfigController<C> {
   }
 
   /**
-   * ConfigOK with its timestamps: the transition time is kept from the condition the Node carries (read from the Node
-   * informer, which the first publish waits for, boundedly) or from the last one written.
+   * The ConfigOK condition for the Node's status, given the conditions it carries: the heartbeat is when the condition
+   * last changed, the transition time is kept unless its status or message changed. Empty before the boot decision.
    */
-  private async conditionToPublish(c: ConfigOKCondition): Promise<NodeCondition> {
-    const informer = this.nodeInformer;
-    if (!this.publishedCondition && informer && !informer.hasSynced()) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((r) => (timer = setTimeout(r, this.options.conditionWaitMs ?? 5_000)));
-      await Promise.race([informer.whenSynced(), timeout]);
-      clearTimeout(timer);
-    }
-    const onNode = informer?.store.get(this.options.nodeName)?.status?.conditions?.find((x) => x.type === CONFIG_OK);
-    const previous = this.publishedCondition?.[0] ?? onNode;
-    return conditionAt(c, previous, formatTime(new Date(this.clock())));
+  configOKConditions(previous: readonly NodeCondition[] | undefined): NodeCondition[] {
+    const c = this.status.condition();
+    if (!c) return [];
+    const onNode = previous?.find((x) => x.type === CONFIG_OK);
+    return [conditionAt(c.condition, onNode, formatTime(new Date(c.changedAt)))];
   }
 
   /**

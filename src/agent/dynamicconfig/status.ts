@@ -28,11 +28,8 @@ export interface LabelledGauge {
 }
 
 export interface StatusPublisher {
-  /**
-   * Patch nodes/<name>/status with this status.config (the whole object; absent fields removed) and, once the boot
-   * decision has set one, the ConfigOK condition.
-   */
-  publish(config: NodeConfigStatus, condition?: ConfigOKCondition): Promise<void>;
+  /** Patch nodes/<name>/status with this status.config (the whole object; absent fields removed). */
+  publish(config: NodeConfigStatus): Promise<void>;
 }
 
 function logPrefix(msg: string): string {
@@ -45,6 +42,9 @@ export class ConfigStatusManager {
   private configOK: ConfigOKCondition | undefined;
   /** The 1.8 wording of the sync failure behind `override`, for the condition. */
   private syncReason = '';
+  /** When the condition last changed (its heartbeat: 1.8 stamped the condition each time it was set). */
+  private conditionChangedAt = 0;
+  private readonly conditionListeners: (() => void)[] = [];
   private dirty = true;
   private lastPublished: string | undefined;
   private publishing = false;
@@ -55,6 +55,7 @@ export class ConfigStatusManager {
   constructor(
     private readonly gauges: ConfigGauges,
     private readonly retryMs = 2_000,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   private publisher: StatusPublisher | undefined;
@@ -74,8 +75,7 @@ export class ConfigStatusManager {
   }
   /** The ConfigOK condition of the boot decision. */
   setConfigOK(c: ConfigOKCondition): void {
-    this.configOK = c;
-    this.markDirty();
+    this.changeCondition(() => (this.configOK = c));
   }
   /**
    * A sync-time error that hides the base error until cleared with ''; `conditionReason` is how the ConfigOK
@@ -85,13 +85,27 @@ export class ConfigStatusManager {
     const reason = err === '' ? '' : conditionReason || err;
     if (this.override === err && this.syncReason === reason) return;
     this.override = err;
-    this.syncReason = reason;
+    this.changeCondition(() => (this.syncReason = reason));
     this.markDirty();
   }
 
-  /** The ConfigOK condition that would be published now. */
-  condition(): ConfigOKCondition | undefined {
-    return this.configOK && withFailedSync(this.configOK, this.syncReason);
+  /** The ConfigOK condition now (undefined before the boot decision), and when it last changed (ms). */
+  condition(): { condition: ConfigOKCondition; changedAt: number } | undefined {
+    if (!this.configOK) return undefined;
+    return { condition: withFailedSync(this.configOK, this.syncReason), changedAt: this.conditionChangedAt };
+  }
+
+  /** Called after each change of the condition (the node status reporter writes it). */
+  onConditionChange(listener: () => void): void {
+    this.conditionListeners.push(listener);
+  }
+
+  private changeCondition(change: () => void): void {
+    const before = JSON.stringify(this.condition()?.condition);
+    change();
+    if (JSON.stringify(this.condition()?.condition) === before) return;
+    this.conditionChangedAt = this.clock();
+    for (const l of this.conditionListeners) l();
   }
 
   private update(patch: Partial<NodeConfigStatus>): void {
@@ -168,11 +182,10 @@ export class ConfigStatusManager {
     this.publishing = true;
     this.dirty = false;
     const snapshot = this.current();
-    const condition = this.condition();
-    const key = JSON.stringify([snapshot, condition]);
+    const key = JSON.stringify(snapshot);
     try {
       if (key !== this.lastPublished) {
-        await this.publisher.publish(snapshot, condition);
+        await this.publisher.publish(snapshot);
         this.lastPublished = key;
       }
     } catch (err) {

@@ -45,6 +45,11 @@ export interface NodeStatusInput {
   reason?: string;
   /** The conditions currently on the Node, so unchanged ones keep their lastTransitionTime. */
   previousConditions?: readonly NodeCondition[];
+  /**
+   * Conditions other parts of the agent own (the dynamic config controller's ConfigOK), each with its own timestamps,
+   * given the conditions currently on the Node. They go in the same list, which the status patch replaces whole.
+   */
+  extraConditions?: (previous: readonly NodeCondition[] | undefined) => NodeCondition[];
 }
 
 interface ConditionSpec {
@@ -86,7 +91,7 @@ export function buildConditions(input: NodeStatusInput): NodeCondition[] {
 
 export function buildNodeStatus(input: NodeStatusInput): OwnNodeStatus {
   return {
-    conditions: buildConditions(input),
+    conditions: [...buildConditions(input), ...(input.extraConditions?.(input.previousConditions) ?? [])],
     addresses: [
       { type: 'InternalIP', address: input.nodeIP },
       { type: 'Hostname', address: input.hostname },
@@ -109,18 +114,11 @@ export function buildNodeStatus(input: NodeStatusInput): OwnNodeStatus {
   };
 }
 
-/** The condition types the node lifecycle writes; ConfigOK belongs to the dynamic config controller. */
-const OWN_CONDITION_TYPES = new Set(['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
-
-/**
- * The owned fields of a Node.status (the server's copy, say); everything else, status.config and the conditions of
- * other writers included, is dropped.
- */
+/** The owned fields of a Node.status (the server's copy, say); everything else, status.config included, is dropped. */
 export function pickOwnStatus(status: object | null | undefined): Partial<OwnNodeStatus> {
   const src = (status ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const f of OWN_STATUS_FIELDS) if (src[f] !== undefined) out[f] = src[f];
-  if (Array.isArray(out['conditions'])) out['conditions'] = (out['conditions'] as NodeCondition[]).filter((c) => OWN_CONDITION_TYPES.has(c.type));
   return out as Partial<OwnNodeStatus>;
 }
 

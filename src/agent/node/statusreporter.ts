@@ -1,7 +1,7 @@
 // Keeps the agent's part of Node.status current, on the kubelet's cadence: the status is computed every
 // nodeStatusUpdateFrequency and patched when it changed (heartbeat times aside) or when
-// nodeStatusReportFrequency has passed since the last report. The strategic merge patch names only the fields this
-// module owns, so status.config and ConfigOK — written by the dynamic config controller — are never touched. A server
+// nodeStatusReportFrequency has passed since the last report. The merge patch names only the fields this
+// module owns, so status.config — written by the dynamic config controller — is never touched. A server
 // that is down costs a log line; the next tick tries again.
 
 import type { Node, NodeCondition } from '../../api/types.js';
@@ -134,8 +134,7 @@ export class NodeStatusReporter {
       const heartbeatDue = this.lastReport === undefined || now.getTime() - this.lastReport >= this.reportMs;
       if (!heartbeatDue && !nodeStatusChanged(this.known, next)) return 'unchanged';
       const previous = this.known;
-      // Strategic: conditions merge by type, so the dynamic config controller's ConfigOK stays.
-      await this.client.patch(`${path}/status`, 'strategic', statusPatch(previous, next), { signal });
+      await this.client.patch(`${path}/status`, 'merge', statusPatch(previous, next), { signal });
       this.known = next;
       this.lastReport = now.getTime();
       this.recordConditionEvents(previous.conditions, next.conditions);
