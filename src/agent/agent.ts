@@ -133,6 +133,8 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       }
       const startup = validateStartup(r.config, { featureGates: r.featureGates });
       if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
+      // What decoding left out (unknown fields, kubeletconfig/v1alpha1 fields v1beta1 no longer has) is worth a line.
+      for (const w of r.warnings) if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
       return { ok: true, config: r };
     };
     controller = new DynamicConfigController<EffectiveConfigSuccess>({

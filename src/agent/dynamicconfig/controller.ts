@@ -421,7 +421,8 @@ export class DynamicConfigController<C> {
     this.watchInitialSync(nodeInformer);
 
     this.syncOptions = opts;
-    if (!this.assignedAtBoot?.configMap) log('local source is assigned, will not start remote config source informer');
+    if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
+    else log('local source is assigned, will not start remote config source informer');
     this.sync.startLoop();
 
     if (this.decision?.kind === 'run' && this.decision.startTrial) {
@@ -432,22 +433,15 @@ export class DynamicConfigController<C> {
     }
   }
 
-  /**
-   * Watches the assigned ConfigMap once the Node shows it is still referenced in the 1.22 form. A 1.8-alpha
-   * configMapRef is followed with GETs only: its reader may hold nothing but `get` on that one ConfigMap (the role
-   * the 1.8 task grants by hand), and a list or watch would be refused again and again.
-   */
-  private followConfigMap(node: NodeObject): void {
-    const assigned = this.assignedAtBoot?.configMap;
-    if (this.configMapInformer || !assigned || !this.syncOptions || node.spec?.configSource?.configMapRef) return;
-    const client = this.syncOptions.client;
+  private startConfigMapInformer(assigned: ConfigMapNodeConfigSource): void {
+    const client = this.syncOptions!.client;
     this.configMapRef = assigned;
     const cmInformer = new Informer<ConfigMapObject>(client, `/api/v1/namespaces/${encodeURIComponent(assigned.namespace)}/configmaps`, {
       fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
     });
     this.configMapInformer = cmInformer;
     const cmFailures = new FailureLog(`assigned ConfigMap ${assigned.namespace}/${assigned.name}`, this.options.informerLogIntervalMs ?? 30_000, this.clock);
-    cmInformer.on('error', (err) => cmFailures.failed(err));
+    cmInformer.on('error', (err) => void this.configMapInformerFailed(cmInformer, cmFailures, err));
     cmInformer.on('add', () => this.sync?.poke());
     cmInformer.on('update', (oldObj, newObj) => {
       if (oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion) this.sync?.poke();
@@ -457,6 +451,30 @@ export class DynamicConfigController<C> {
       this.sync?.poke();
     });
     cmInformer.start();
+  }
+
+  /**
+   * A 1.8-alpha configMapRef is followed with GETs only: its reader may hold nothing but `get` on that one ConfigMap
+   * (the role the 1.8 task grants by hand), so a list or watch would be refused again and again. The ConfigMap
+   * informer (started at once, as the 1.22 form needs it) stops when the Node shows a configMapRef, and starts again
+   * when it shows the 1.22 form.
+   */
+  private followConfigMap(node: NodeObject): void {
+    const assigned = this.assignedAtBoot?.configMap;
+    if (!assigned || !this.syncOptions) return;
+    if (node.spec?.configSource?.configMapRef) {
+      void this.configMapInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
+      this.configMapInformer = undefined;
+    } else if (!this.configMapInformer) {
+      this.startConfigMapInformer(assigned);
+    }
+  }
+
+  /** An informer failure is reported unless the Node turned out to name its ConfigMap with a configMapRef. */
+  private async configMapInformerFailed(informer: Informer<ConfigMapObject>, failures: FailureLog, err: unknown): Promise<void> {
+    if (!(await this.nodeInformer?.whenSynced())) return;
+    if (this.configMapInformer !== informer) return;
+    failures.failed(err);
   }
 
   /**

@@ -1,5 +1,5 @@
 // The controller with a 1.8-alpha configMapRef on the Node: the ConfigMap is followed with GETs only (its reader may
-// hold nothing but `get` on it), while the 1.22 configMap form still gets its informer; ConfigOK follows the boot.
+// hold nothing but `get` on it), while the 1.22 configMap form keeps its informer; ConfigOK follows the boot.
 
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { WatchStream } from '../../../src/client/index.js';
+import { ApiError, WatchStream } from '../../../src/client/index.js';
+import { configureLogging } from '../../../src/util/klog.js';
 import type { CallOptions, ListOptions, PatchType, WatchOptions } from '../../../src/client/rest.js';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
 import { DynamicConfigController, type ControllerClient } from '../../../src/agent/dynamicconfig/controller.js';
@@ -41,10 +42,18 @@ class Api implements ControllerClient {
   lists: string[] = [];
   gets: string[] = [];
   patches: unknown[] = [];
-  constructor(private readonly spec: NodeConfigSource) {}
+  /** `forbidListing`: ConfigMaps may only be fetched by name (the Role of the 1.8 task grants `get`, nothing else). */
+  constructor(
+    private readonly spec: NodeConfigSource,
+    private readonly forbidListing = false,
+  ) {}
   async list<L>(path: string, _options?: ListOptions): Promise<L> {
     this.lists.push(path);
     if (path === '/api/v1/nodes') return { metadata: { resourceVersion: '1' }, items: [{ metadata: { name: 'node-a', resourceVersion: '1' }, spec: { configSource: this.spec } }] } as L;
+    if (this.forbidListing) {
+      const message = 'configmaps is forbidden: User "system:node:node-a" cannot list resource "configmaps" in API group "" in the namespace "kube-system"';
+      throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 403, reason: 'Forbidden', message });
+    }
     return { metadata: { resourceVersion: '1' }, items: [this.configMap()] } as L;
   }
   async watch<T>(_path: string, options?: WatchOptions): Promise<WatchStream<T>> {
@@ -87,11 +96,14 @@ async function booted(): Promise<DynamicConfigController<number>> {
   return c;
 }
 
-async function synced(c: DynamicConfigController<number>, api: Api): Promise<number> {
+const logged: string[] = [];
+configureLogging({ sink: (line) => void logged.push(line) });
+
+async function synced(c: DynamicConfigController<number>, api: Api, until: () => boolean): Promise<number> {
   let exits = 0;
   c.startSync({ client: api, emitEvent: async () => undefined, exit: () => void exits++ });
   const deadline = Date.now() + 10_000;
-  while (!api.gets.length && !api.lists.some((p) => p.includes('configmaps'))) {
+  while (!until()) {
     if (Date.now() > deadline) throw new Error('no download');
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -100,12 +112,16 @@ async function synced(c: DynamicConfigController<number>, api: Api): Promise<num
 }
 
 describe('DynamicConfigController: a configMapRef on the Node', () => {
-  it('downloads with GET only, no list or watch of ConfigMaps; the same ConfigMap restarts nothing', async () => {
+  it('with nothing but `get`: downloads with GET, stops listing, logs no failure; the same ConfigMap restarts nothing', async () => {
     const c = await booted();
-    const api = new Api({ configMapRef: { namespace: 'kube-system', name: 'cm', uid: UID } });
-    assert.equal(await synced(c, api), 0);
+    const api = new Api({ configMapRef: { namespace: 'kube-system', name: 'cm', uid: UID } }, true);
+    logged.length = 0;
+    assert.equal(await synced(c, api, () => api.gets.length > 0), 0);
     assert.deepEqual(api.gets, ['/api/v1/namespaces/kube-system/configmaps/cm']);
-    assert.deepEqual(api.lists, ['/api/v1/nodes']);
+    // At most the one list the informer sent before the Node was seen.
+    assert.ok(api.lists.filter((p) => p.includes('configmaps')).length <= 1, api.lists.join(', '));
+    assert.deepEqual(logged.filter((l) => l.includes('failed to list or watch')), []);
+    assert.equal(c.status.current().error, undefined);
     const [cond] = c.configOKConditions(undefined);
     assert.equal(cond?.message, `using current (UID: "${UID}")`);
     assert.equal(cond?.reason, 'passing all checks');
@@ -115,7 +131,7 @@ describe('DynamicConfigController: a configMapRef on the Node', () => {
   it('the 1.22 configMap form still watches the ConfigMap', async () => {
     const c = await booted();
     const api = new Api({ configMap: { namespace: 'kube-system', name: 'cm', kubeletConfigKey: 'kubelet' } });
-    assert.equal(await synced(c, api), 0);
+    assert.equal(await synced(c, api, () => api.lists.includes('/api/v1/namespaces/kube-system/configmaps')), 0);
     assert.ok(api.lists.includes('/api/v1/namespaces/kube-system/configmaps'), api.lists.join(', '));
   });
 });
