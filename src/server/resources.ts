@@ -241,8 +241,10 @@ export class ResourceStorage {
     }
   }
 
-  private checkFields(obj: KubeObject, ctx: WriteContext): void {
-    const warnings = [...checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn'), ...warningsFor(this.def.kind, obj)];
+  private checkFields(obj: KubeObject, ctx: WriteContext, subresource = ''): void {
+    // The kind's own warnings (deprecated fields) are about the main resource: a status write does not repeat them.
+    const own = subresource === '' ? warningsFor(this.def.kind, obj) : [];
+    const warnings = [...checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn'), ...own];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
   }
 
@@ -339,7 +341,7 @@ export class ResourceStorage {
       const current = this.decode(kv);
       const desired = mutate(structuredClone(current));
       this.checkTypeMeta(desired);
-      if (attempt === 0) this.checkFields(desired, ctx);
+      if (attempt === 0) this.checkFields(desired, ctx, subresource);
       else checkFields(this.def.group, this.def.kind, desired, 'Ignore');
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
