@@ -213,6 +213,7 @@ export const kubeletConfigurationSpec = struct('v1beta1.KubeletConfiguration', [
 
 /** JSON names of all 102 fields, in Go struct order. */
 export const FIELD_NAMES: readonly string[] = kubeletConfigurationSpec.fields.map((x) => x.json);
+const V1BETA1_FIELDS: ReadonlySet<string> = new Set(FIELD_NAMES);
 
 // =========================================================================================================
 // Decoding a KubeletConfiguration payload (a --config file or a checkpointed ConfigMap key) exactly as the
@@ -495,7 +496,7 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
   const converted: DecodeWarning[] = [];
   if (gv.group === V1ALPHA1_GROUP && gv.version === V1ALPHA1_VERSION && kind === KIND) {
     // The 1.8 alpha's type, read as the v1beta1 it became.
-    const c = convertV1alpha1(tree, API_VERSION);
+    const c = convertV1alpha1(tree, API_VERSION, V1BETA1_FIELDS);
     tree = c.tree;
     converted.push(...c.warnings);
     gv = { group: GROUP, version: VERSION };

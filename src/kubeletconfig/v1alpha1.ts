@@ -1,8 +1,9 @@
 // kubeletconfig/v1alpha1, the KubeletConfiguration of the 1.8 alpha of dynamic kubelet config, read as
 // kubelet.config.k8s.io/v1beta1: the document tree is converted field by field before the v1beta1 decoder sees it,
 // so the usual typed decode, defaults and validation follow. Fields that were renamed are moved under their v1beta1
-// names; fields 1.8 wrote as one string (eviction thresholds, feature gates) become the maps v1beta1 has; fields
-// v1beta1 dropped, and fields v1alpha1 never had, are left out with a warning (1.8's decoder was lenient too).
+// names; fields 1.8 wrote as one string (eviction thresholds, feature gates, the manifest URL header) become the maps
+// v1beta1 has; fields v1beta1 dropped, and fields v1alpha1 never had, are left out with a warning (1.8's decoder was
+// lenient too).
 // Pure: a tree in, a tree and warnings out.
 
 import type { JNode } from './text.js';
@@ -16,27 +17,40 @@ export interface ConversionWarning {
   readonly message: string;
 }
 
-/** v1alpha1 names that v1beta1 spells differently (the static pod source was renamed in 1.10). */
+/** v1alpha1 names that v1beta1 spells differently. */
 const RENAMED: ReadonlyMap<string, string> = new Map([
   ['podManifestPath', 'staticPodPath'],
   ['manifestURL', 'staticPodURL'],
   ['manifestURLHeader', 'staticPodURLHeader'],
+  ['experimentalQOSReserved', 'qosReserved'],
 ]);
 
-/** Fields of v1alpha1 that v1beta1 kept under the same name and shape. */
-const KEPT = new Set([
-  'syncFrequency', 'fileCheckFrequency', 'httpCheckFrequency', 'enableServer', 'address', 'port', 'readOnlyPort',
+/**
+ * Every field the v1alpha1 KubeletConfiguration had, from its 1.8 shape to its last (pkg/kubelet/apis/kubeletconfig/
+ * v1alpha1/types.go). Those v1beta1 also has are kept; the others have no counterpart and are warned about.
+ */
+const V1ALPHA1_FIELDS: ReadonlySet<string> = new Set([
+  'configTrialDuration', 'crashLoopThreshold', 'podManifestPath', 'syncFrequency', 'fileCheckFrequency',
+  'httpCheckFrequency', 'manifestURL', 'manifestURLHeader', 'enableServer', 'address', 'port', 'readOnlyPort',
   'tlsCertFile', 'tlsPrivateKeyFile', 'tlsCipherSuites', 'tlsMinVersion', 'authentication', 'authorization',
-  'registryPullQPS', 'registryBurst', 'eventRecordQPS', 'eventBurst', 'enableDebuggingHandlers',
-  'enableContentionProfiling', 'healthzPort', 'healthzBindAddress', 'oomScoreAdj', 'clusterDomain', 'clusterDNS',
+  'seccompProfileRoot', 'allowPrivileged', 'hostNetworkSources', 'hostPIDSources', 'hostIPCSources', 'registryPullQPS',
+  'registryBurst', 'eventRecordQPS', 'eventBurst', 'enableDebuggingHandlers', 'enableContentionProfiling',
+  'minimumGCAge', 'maxPerPodContainerCount', 'maxContainerCount', 'cAdvisorPort', 'healthzPort', 'healthzBindAddress',
+  'oomScoreAdj', 'registerNode', 'clusterDomain', 'masterServiceNamespace', 'clusterDNS',
   'streamingConnectionIdleTimeout', 'nodeStatusUpdateFrequency', 'imageMinimumGCAge', 'imageGCHighThresholdPercent',
-  'imageGCLowThresholdPercent', 'volumeStatsAggPeriod', 'kubeletCgroups', 'systemCgroups', 'cgroupRoot',
-  'cgroupsPerQOS', 'cgroupDriver', 'cpuManagerPolicy', 'cpuManagerReconcilePeriod', 'runtimeRequestTimeout',
-  'hairpinMode', 'maxPods', 'podCIDR', 'resolvConf', 'cpuCFSQuota', 'maxOpenFiles', 'contentType', 'kubeAPIQPS',
-  'kubeAPIBurst', 'serializeImagePulls', 'evictionPressureTransitionPeriod', 'evictionMaxPodGracePeriod',
-  'podsPerCore', 'enableControllerAttachDetach', 'protectKernelDefaults', 'makeIPTablesUtilChains',
-  'iptablesMasqueradeBit', 'iptablesDropBit', 'failSwapOn', 'systemReserved', 'kubeReserved', 'systemReservedCgroup',
-  'kubeReservedCgroup', 'enforceNodeAllocatable',
+  'imageGCLowThresholdPercent', 'volumeStatsAggPeriod', 'volumePluginDir', 'kubeletCgroups', 'runtimeCgroups',
+  'systemCgroups', 'cgroupRoot', 'cgroupsPerQOS', 'cgroupDriver', 'cpuManagerPolicy', 'cpuManagerReconcilePeriod',
+  'containerRuntime', 'remoteRuntimeEndpoint', 'remoteImageEndpoint', 'runtimeRequestTimeout',
+  'experimentalMounterPath', 'lockFilePath', 'exitOnLockContention', 'hairpinMode', 'maxPods', 'podCIDR',
+  'resolvConf', 'cpuCFSQuota', 'containerized', 'maxOpenFiles', 'registerSchedulable', 'registerWithTaints',
+  'contentType', 'kubeAPIQPS', 'kubeAPIBurst', 'serializeImagePulls', 'nodeLabels', 'nonMasqueradeCIDR',
+  'enableCustomMetrics', 'evictionHard', 'evictionSoft', 'evictionSoftGracePeriod', 'evictionPressureTransitionPeriod',
+  'evictionMaxPodGracePeriod', 'evictionMinimumReclaim', 'experimentalKernelMemcgNotification', 'podsPerCore',
+  'enableControllerAttachDetach', 'experimentalQOSReserved', 'protectKernelDefaults', 'makeIPTablesUtilChains',
+  'iptablesMasqueradeBit', 'iptablesDropBit', 'allowedUnsafeSysctls', 'featureGates', 'failSwapOn',
+  'experimentalCheckNodeCapabilitiesBeforeMount', 'keepTerminatedPodVolumes', 'systemReserved', 'kubeReserved',
+  'systemReservedCgroup', 'kubeReservedCgroup', 'enforceNodeAllocatable',
+  'experimentalNodeAllocatableIgnoreEvictionThreshold',
 ]);
 
 /** 1.8 wrote these as `signal<quantity,…` or `signal=value,…`; v1beta1 has maps. */
@@ -45,14 +59,6 @@ const THRESHOLD_STRINGS: ReadonlyMap<string, '<' | '='> = new Map([
   ['evictionSoft', '<'],
   ['evictionSoftGracePeriod', '='],
   ['evictionMinimumReclaim', '='],
-]);
-
-/** Fields of v1alpha1 with no v1beta1 counterpart (dropped when v1beta1 was cut, or moved to flags). */
-const DROPPED = new Set([
-  'configTrialDuration', 'crashLoopThreshold', 'seccompProfileRoot', 'allowPrivileged', 'hostNetworkSources',
-  'hostPIDSources', 'hostIPCSources', 'cAdvisorPort', 'containerRuntime', 'remoteRuntimeEndpoint',
-  'remoteImageEndpoint', 'experimentalMounterPath', 'lockFilePath', 'exitOnLockContention', 'dockerDisableSharedPID',
-  'volumePluginDir', 'runtimeCgroups', 'allowedUnsafeSysctls', 'experimentalNodeAllocatableIgnoreEvictionThreshold',
 ]);
 
 function str(v: string): JNode {
@@ -86,18 +92,35 @@ function featureGateMap(text: string): JNode {
   return { t: 'obj', entries };
 }
 
-function convertField(key: string, value: JNode, warnings: ConversionWarning[]): readonly [string, JNode] | undefined {
-  const renamed = RENAMED.get(key);
-  if (renamed !== undefined) return [renamed, value];
-  if (KEPT.has(key)) return [key, value];
+/** 1.8's manifestURLHeader, `key:value[,key:value…]`, as v1beta1's map of header names to values. */
+function headerMap(text: string): JNode {
+  const values = new Map<string, JNode[]>();
+  for (const piece of text.split(',')) {
+    const i = piece.indexOf(':');
+    if (piece.trim() === '') continue;
+    const key = (i < 0 ? piece : piece.slice(0, i)).trim();
+    values.set(key, [...(values.get(key) ?? []), str(i < 0 ? '' : piece.slice(i + 1).trim())]);
+  }
+  return { t: 'obj', entries: [...values].map(([k, items]) => [k, { t: 'arr', items }] as const) };
+}
+
+function convertValue(key: string, value: JNode): JNode {
+  if (value.t !== 'str') return value;
   const op = THRESHOLD_STRINGS.get(key);
-  if (op !== undefined) return [key, value.t === 'str' ? splitPairs(value.v, op) : value];
-  if (key === 'featureGates') return [key, value.t === 'str' ? featureGateMap(value.v) : value];
-  if (DROPPED.has(key)) {
-    warnings.push({ code: 'DroppedField', path: key, message: `field ${JSON.stringify(key)} of kubeletconfig/v1alpha1 has no kubelet.config.k8s.io/v1beta1 counterpart and is ignored` });
+  if (op !== undefined) return splitPairs(value.v, op);
+  if (key === 'featureGates') return featureGateMap(value.v);
+  if (key === 'manifestURLHeader') return headerMap(value.v);
+  return value;
+}
+
+function convertField(key: string, value: JNode, v1beta1Fields: ReadonlySet<string>, warnings: ConversionWarning[]): readonly [string, JNode] | undefined {
+  if (!V1ALPHA1_FIELDS.has(key)) {
+    warnings.push({ code: 'UnknownField', path: key, message: `unknown field ${JSON.stringify(key)} in kubeletconfig/v1alpha1 is ignored` });
     return undefined;
   }
-  warnings.push({ code: 'UnknownField', path: key, message: `unknown field ${JSON.stringify(key)} in kubeletconfig/v1alpha1 is ignored` });
+  const name = RENAMED.get(key) ?? key;
+  if (v1beta1Fields.has(name)) return [name, convertValue(key, value)];
+  warnings.push({ code: 'DroppedField', path: key, message: `field ${JSON.stringify(key)} of kubeletconfig/v1alpha1 has no kubelet.config.k8s.io/v1beta1 counterpart and is ignored` });
   return undefined;
 }
 
@@ -105,7 +128,7 @@ function convertField(key: string, value: JNode, warnings: ConversionWarning[]):
  * The v1beta1 document for a v1alpha1 one: kind and apiVersion rewritten, every top-level field converted. Nested
  * structs (authentication, authorization) kept their shape, so the v1beta1 decoder checks them as usual.
  */
-export function convertV1alpha1(tree: JNode, apiVersion: string): { tree: JNode; warnings: ConversionWarning[] } {
+export function convertV1alpha1(tree: JNode, apiVersion: string, v1beta1Fields: ReadonlySet<string>): { tree: JNode; warnings: ConversionWarning[] } {
   const warnings: ConversionWarning[] = [];
   if (tree.t !== 'obj') return { tree, warnings };
   const entries: (readonly [string, JNode])[] = [];
@@ -113,7 +136,7 @@ export function convertV1alpha1(tree: JNode, apiVersion: string): { tree: JNode;
     if (key === 'kind') entries.push([key, value]);
     else if (key === 'apiVersion') entries.push([key, str(apiVersion)]);
     else {
-      const converted = convertField(key, value, warnings);
+      const converted = convertField(key, value, v1beta1Fields, warnings);
       if (converted) entries.push(converted);
     }
   }

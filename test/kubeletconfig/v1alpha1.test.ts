@@ -23,6 +23,15 @@ describe('decode: kubeletconfig/v1alpha1', () => {
     assert.deepEqual(r.warnings, []);
   });
 
+  test('1.8’s renamed QoS reservation and its one-string manifest URL header; fields both versions have are kept', () => {
+    const r = decode(`${ALPHA}experimentalQOSReserved: {memory: 50%}\nmanifestURLHeader: "X-Token:abc,X-Token:def,Accept:a/b"\nallowedUnsafeSysctls: [net.core.somaxconn]\nvolumePluginDir: /x\n`);
+    assert.deepEqual(r.config.qosReserved, { memory: '50%' });
+    assert.deepEqual(r.config.staticPodURLHeader, { 'X-Token': ['abc', 'def'], Accept: ['a/b'] });
+    assert.deepEqual(r.config.allowedUnsafeSysctls, ['net.core.somaxconn']);
+    assert.equal(r.config.volumePluginDir, '/x');
+    assert.deepEqual(r.warnings, []);
+  });
+
   test('1.8 string forms: eviction thresholds and feature gates become maps', () => {
     const r = decode(`${ALPHA}evictionHard: "memory.available<100Mi,nodefs.available<10%"\nevictionSoftGracePeriod: "memory.available=30s"\nfeatureGates: "DynamicKubeletConfig=true,NodeSwap=false"\n`);
     assert.deepEqual(r.config.evictionHard, { 'memory.available': '100Mi', 'nodefs.available': '10%' });
