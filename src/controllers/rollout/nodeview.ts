@@ -77,11 +77,17 @@ function activeOnTarget(node: Node, t: NodeTarget): boolean {
   return sameRef(active, t.desired.configMap) && active.uid === t.configMap.uid && active.resourceVersion === t.configMap.resourceVersion;
 }
 
-/** The node reports an error for the rollout's own source: the agent refused or rolled back the new config. */
+/**
+ * The node reports an error for the rollout's own source: the agent refused or rolled back the new config. An error
+ * about an earlier version of the same ConfigMap (one edited since a previous attempt failed) is stale, not this
+ * rollout's: the agent will report on the current version.
+ */
 function configError(node: Node, t: NodeTarget): string | undefined {
   const cfg = node.status?.config;
-  if (!cfg?.error) return undefined;
-  return sameRef(cfg.assigned?.configMap, t.desired?.configMap) ? cfg.error : undefined;
+  const assigned = cfg?.assigned?.configMap;
+  if (!cfg?.error || !sameRef(assigned, t.desired?.configMap)) return undefined;
+  if (assigned && t.configMap && (assigned.uid !== t.configMap.uid || assigned.resourceVersion !== t.configMap.resourceVersion)) return undefined;
+  return cfg.error;
 }
 
 /** Healthy on the target right now: active, no error, Ready. */

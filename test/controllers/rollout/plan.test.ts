@@ -200,6 +200,16 @@ const rows: Row[] = [
     states: { 'node-1': 'InFlight' },
   },
   {
+    name: 'an error about an earlier version of the same ConfigMap is stale: still in flight',
+    input: base({
+      nodes: [switched('node-1', { active: OLD, assigned: { configMap: { ...NEW.configMap!, uid: CM.uid, resourceVersion: '9' } }, error: 'failed to validate config, see Kubelet log for details' })],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
+    patched: [],
+    phase: 'Progressing',
+    states: { 'node-1': 'InFlight' },
+  },
+  {
     name: 'NotActive: the deadline passes without the config active',
     input: base({ now: at(120), nodes: [switched('node-1', { active: OLD })], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) }),
     patched: [],
