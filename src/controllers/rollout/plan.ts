@@ -356,7 +356,8 @@ function obstacle(input: PlanInput, e: Evaluated, pending: readonly Node[]): Out
   }
   const cm = e.target.desired?.configMap;
   if (cm && input.configMap === undefined) {
-    return { phase: 'Progressing', blocked: { reason: conditionReasons.configMapNotFound, message: conditionMessages.configMapNotFound(cm.namespace, cm.name) } };
+    const blocked = { reason: conditionReasons.configMapNotFound, message: conditionMessages.configMapNotFound(cm.namespace, cm.name) };
+    return { phase: e.currentBatch === undefined ? 'Pending' : 'Progressing', blocked };
   }
   if (input.rollout.spec?.paused === true) return { phase: 'Paused' };
   return undefined;

@@ -383,10 +383,17 @@ const rows: Row[] = [
   },
   // ---- missing ConfigMap
   {
-    name: 'the ConfigMap does not exist: nothing starts',
+    name: 'the ConfigMap does not exist: nothing starts, the rollout stays Pending',
     input: base({ configMap: undefined }),
     patched: [],
+    phase: 'Pending',
+  },
+  {
+    name: 'the ConfigMap disappears mid-rollout: nothing more starts, nodes in flight are still judged',
+    input: base({ configMap: undefined, nodes: [switched('node-1'), node('node-2')], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    patched: [],
     phase: 'Progressing',
+    states: { 'node-1': 'InFlight', 'node-2': 'Pending' },
   },
   // ---- recovery
   {
@@ -471,6 +478,13 @@ describe('planRollout patches and status', () => {
     assert.equal(failed?.status, 'True');
     assert.equal(failed?.reason, 'Conflict');
     assert.match(failed?.message ?? '', /\bother\b/);
+  });
+
+  it('a missing ConfigMap is named in the Progressing condition', () => {
+    const plan = planRollout(base({ configMap: undefined }));
+    const c = plan.status.conditions?.find((x) => x.type === 'Progressing');
+    assert.deepEqual([c?.status, c?.reason], ['False', 'ConfigMapNotFound']);
+    assert.match(c?.message ?? '', /kube-system\/new/);
   });
 
   it('counts and failures reflect the nodes', () => {
