@@ -62,6 +62,11 @@ async function start(api: FakeApi, clock = systemClock): Promise<RolloutControll
   return c;
 }
 
+/** Lets whatever a timer set off run to its end (informer deliveries and the worker's step are a few turns each). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+}
+
 /** The most nodes in flight in any status the controller wrote. */
 function maxInFlight(api: FakeApi): number {
   let max = 0;
@@ -149,6 +154,7 @@ describe('RolloutController', () => {
     await api.waitFor(() => (api.get('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
     assert.equal(phaseOf(api), 'Progressing');
     clock.advance(29_000);
+    await settle();
     assert.equal(phaseOf(api), 'Progressing');
     clock.advance(1_000);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after the soak');
@@ -171,10 +177,11 @@ describe('RolloutController', () => {
     const api = cluster(3);
     // No agents: the canary stays in flight, so the controller would keep working if it did not stop.
     const ac = new AbortController();
-    const running = await rolloutController({ client: api as unknown as RestClient, clock: systemClock, signal: ac.signal });
+    const handle = await rolloutController({ client: api as unknown as RestClient, clock: systemClock, signal: ac.signal });
+    running.push(handle);
     await api.waitFor(() => api.nodePatches('node-1').length === 1, 'the canary patch');
     ac.abort();
-    await running.stop();
+    await handle.stop();
     const writes = api.writes.length;
     api.put('nodes', { ...(api.get('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
     await new Promise((r) => setImmediate(r));
