@@ -39,6 +39,7 @@ export const conditionMessages = {
   undo: 'spec.revert is set: restoring every node this rollout changed',
   reverted: 'every node this rollout changed is back on its previous config source',
   invalidSelector: (err: string): string => `spec.nodeSelector is invalid: ${err}`,
+  invalidOperator: (op: string): string => `${JSON.stringify(op)} is not a valid label selector operator`,
   configMapNotFound: (ns: string, name: string): string => `ConfigMap ${ns}/${name} not found: no node starts until it exists`,
   notFailed: 'no failure',
   notComplete: 'the rollout has not completed',

@@ -73,7 +73,7 @@ export function selectorRequirements(sel: LabelSelector | undefined): LabelRequi
   for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) reqs.push(newLabelRequirement(k, '=', [v]));
   for (const e of sel?.matchExpressions ?? []) {
     const op = SELECTOR_OPERATORS[e.operator];
-    if (op === undefined) throw new Error(`${JSON.stringify(e.operator)} is not a valid label selector operator`);
+    if (op === undefined) throw new Error(conditionMessages.invalidOperator(e.operator));
     reqs.push(newLabelRequirement(e.key, op, e.values ?? []));
   }
   return reqs;

@@ -487,6 +487,15 @@ describe('planRollout patches and status', () => {
     assert.match(c?.message ?? '', /kube-system\/new/);
   });
 
+  it('an invalid selector halts the rollout with the reason', () => {
+    const plan = planRollout(base({ rollout: rollout({ nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'Gt' as 'In', values: ['1'] }] } }) }));
+    assert.equal(plan.status.phase, 'Halted');
+    assert.deepEqual(plan.nodePatches, []);
+    const failed = plan.status.conditions?.find((c) => c.type === 'Failed');
+    assert.deepEqual([failed?.status, failed?.reason], ['True', 'InvalidSelector']);
+    assert.match(failed?.message ?? '', /"Gt" is not a valid label selector operator/);
+  });
+
   it('counts and failures reflect the nodes', () => {
     const plan = planRollout(
       base({
