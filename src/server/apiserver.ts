@@ -126,17 +126,22 @@ export class ApiServer {
   }
 
   private mount(def: ResourceDef): ResourceStorage {
+    const storage = this.detachedStorage(def);
+    this.caches.push(storage.cache);
+    this.storages.set(def, storage);
+    return storage;
+  }
+
+  /** A resource's storage, not served: its cache is never started (and never read, but by list at resourceVersion 0). */
+  detachedStorage(def: ResourceDef): ResourceStorage {
     const { store } = this.options;
     const namespaces = this.registry.lookup('', 'v1', 'namespaces');
     const transform = def.custom ? (o: KubeObject) => presentCustom(def, o) : undefined;
     const cache = new WatchCache(store, keyPrefix(def), this.options.watchCacheSize ?? 1000, transform);
-    this.caches.push(cache);
-    const storage = new ResourceStorage(def, store, cache, this.options.admission ?? [], async (ns) => {
+    return new ResourceStorage(def, store, cache, this.options.admission ?? [], async (ns) => {
       if (!namespaces) return true;
       return (await store.get(`${keyPrefix(namespaces)}${ns}`)) !== undefined;
     });
-    this.storages.set(def, storage);
-    return storage;
   }
 
   /** Serves a resource from now on (an established CustomResourceDefinition's version); resolves once its cache is filled. */
