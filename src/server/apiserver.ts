@@ -361,7 +361,8 @@ export class ApiServer {
         const custom = this.registry.all.flatMap((d) => (d.custom ? [{ group: d.group, version: d.version, kind: d.kind, ...d.custom.openapi }] : []));
         const { body, etag } = oa.openapiV2Protobuf(custom, KUBERNETES_VERSION.gitVersion);
         // As kube-apiserver: a client holding the current document gets 304 Not Modified.
-        if (req.headers['if-none-match'] === etag) {
+        const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
+        if (held.includes(etag) || held.includes('*')) {
           res.writeHead(304, { ETag: etag });
           res.end();
           return;

@@ -203,6 +203,12 @@ export function crdSuite(storage: StorageBackend): void {
         assert.match((await k.ok(['get', 'ncr'])).split('\n')[0]!, /^NAME\s+PHASE\s+TARGET\s+UPDATED\s+SUCCEEDED\s+FAILED\s+AGE$/);
         const bad = await k.run(['patch', 'ncr', name, '--type', 'merge', '-p', '{"spec":{"failurePolicy":"Retry"}}']);
         assert.match(bad.stderr, /spec\.failurePolicy: Unsupported value: "Retry": supported values: "Revert", "Halt"/);
+        // kubectl 1.20 validates the whole edited object, status and metadata included, against /openapi/v2 first.
+        const status = { phase: 'Progressing', startTime: null, currentBatch: 0, nodes: { n1: { state: 'InFlight', batch: 0 } } };
+        await client.patch(`/apis/dkc.io/v1alpha1/nodeconfigrollouts/${name}/status`, 'json', [{ op: 'add', path: '/status', value: status }]);
+        const edited = await k.ok(['edit', 'ncr', name], { env: { KUBE_EDITOR: "sed -i 's#paused: false#paused: true#'" } });
+        assert.match(edited, new RegExp(`nodeconfigrollout\\.dkc\\.io/${name} edited`));
+        assert.equal((await client.get<Widget>(`/apis/dkc.io/v1alpha1/nodeconfigrollouts/${name}`)).spec['paused'], true);
         // kubectl 1.32 explains from /openapi/v3, kubectl 1.20 from /openapi/v2.
         const explain = await k.ok(['explain', 'ncr.spec.strategy']);
         assert.match(explain, /KIND:\s+NodeConfigRollout/);
