@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { errors, StatusError } from '../api/errors.js';
 import { deepEqual } from '../api/equal.js';
 import type { KubeObject } from '../api/types.js';
-import { validateCreate, validateUpdate } from '../api/validation/index.js';
+import { validateCreate, validateUpdate, warningsFor } from '../api/validation/index.js';
 import { StoreError, type KeyValue, type Store } from '../storage/store.js';
 import { runAdmission, type AdmissionPlugin, type UserInfo } from './authz.js';
 import { applyPatch } from './patch/index.js';
@@ -283,10 +283,13 @@ export class ResourceStorage {
     }
   }
 
-  private checkFields(obj: KubeObject, ctx: WriteContext): void {
-    const warnings = this.def.custom
+  private checkFields(obj: KubeObject, ctx: WriteContext, subresource = ''): void {
+    // The kind's own warnings (deprecated fields) are about the main resource: a status write does not repeat them.
+    const own = subresource === '' && !this.def.custom ? warningsFor(this.def.kind, obj) : [];
+    const unknown = this.def.custom
       ? checkCustomFields(this.def.custom, obj, ctx.fieldValidation ?? 'Warn')
       : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
+    const warnings = [...unknown, ...own];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
   }
 
@@ -390,7 +393,7 @@ export class ResourceStorage {
       const current = this.decode(kv);
       const desired = mutate(structuredClone(current));
       this.checkTypeMeta(desired);
-      if (attempt === 0) this.checkFields(desired, ctx);
+      if (attempt === 0) this.checkFields(desired, ctx, subresource);
       else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
