@@ -363,8 +363,16 @@ export class ApiServer {
         return this.writeJson(res, 200, apiGroupList(this.registry));
       case '/openapi/v2': {
         const oa = await this.loadOpenapi();
-        const body = Buffer.from(oa.openapiV2Protobuf());
-        res.writeHead(200, { 'Content-Type': oa.OPENAPI_V2_CONTENT_TYPE, 'Content-Length': body.length });
+        const custom = this.registry.all.flatMap((d) => (d.custom ? [{ group: d.group, version: d.version, kind: d.kind, ...d.custom.openapi }] : []));
+        const { body, etag } = oa.openapiV2Protobuf(custom, KUBERNETES_VERSION.gitVersion);
+        // As kube-apiserver: a client holding the current document gets 304 Not Modified.
+        const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
+        if (held.includes(etag) || held.includes('*')) {
+          res.writeHead(304, { ETag: etag });
+          res.end();
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': oa.OPENAPI_V2_CONTENT_TYPE, 'Content-Length': body.length, ETag: etag });
         res.end(body);
         return;
       }
