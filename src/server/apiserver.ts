@@ -126,17 +126,22 @@ export class ApiServer {
   }
 
   private mount(def: ResourceDef): ResourceStorage {
+    const storage = this.detachedStorage(def);
+    this.caches.push(storage.cache);
+    this.storages.set(def, storage);
+    return storage;
+  }
+
+  /** A resource's storage, not served: its cache is never started (and never read, but by list at resourceVersion 0). */
+  detachedStorage(def: ResourceDef): ResourceStorage {
     const { store } = this.options;
     const namespaces = this.registry.lookup('', 'v1', 'namespaces');
     const transform = def.custom ? (o: KubeObject) => presentCustom(def, o) : undefined;
     const cache = new WatchCache(store, keyPrefix(def), this.options.watchCacheSize ?? 1000, transform);
-    this.caches.push(cache);
-    const storage = new ResourceStorage(def, store, cache, this.options.admission ?? [], async (ns) => {
+    return new ResourceStorage(def, store, cache, this.options.admission ?? [], async (ns) => {
       if (!namespaces) return true;
       return (await store.get(`${keyPrefix(namespaces)}${ns}`)) !== undefined;
     });
-    this.storages.set(def, storage);
-    return storage;
   }
 
   /** Serves a resource from now on (an established CustomResourceDefinition's version); resolves once its cache is filled. */
@@ -358,8 +363,16 @@ export class ApiServer {
         return this.writeJson(res, 200, apiGroupList(this.registry));
       case '/openapi/v2': {
         const oa = await this.loadOpenapi();
-        const body = Buffer.from(oa.openapiV2Protobuf());
-        res.writeHead(200, { 'Content-Type': oa.OPENAPI_V2_CONTENT_TYPE, 'Content-Length': body.length });
+        const custom = this.registry.all.flatMap((d) => (d.custom ? [{ group: d.group, version: d.version, kind: d.kind, ...d.custom.openapi }] : []));
+        const { body, etag } = oa.openapiV2Protobuf(custom, KUBERNETES_VERSION.gitVersion);
+        // As kube-apiserver: a client holding the current document gets 304 Not Modified.
+        const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
+        if (held.includes(etag) || held.includes('*')) {
+          res.writeHead(304, { ETag: etag });
+          res.end();
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': oa.OPENAPI_V2_CONTENT_TYPE, 'Content-Length': body.length, ETag: etag });
         res.end(body);
         return;
       }

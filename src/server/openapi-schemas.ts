@@ -18,6 +18,16 @@ export function ref(name: string): JsonSchema {
   return { $ref: `#/components/schemas/${name}` };
 }
 
+/** The texts kube-apiserver gives a custom kind's TypeMeta, metadata and list (its CRD says nothing of them). */
+export const customKindText = {
+  apiVersion: 'APIVersion defines the versioned schema of this representation of an object.',
+  kind: 'Kind is a string value representing the REST resource this object represents.',
+  metadata: "Standard object's metadata.",
+  listMetadata: 'Standard list metadata.',
+  list: (kind: string) => `${kind}List is a list of ${kind}`,
+  items: (kind: string) => `List of ${kind.toLowerCase()}s.`,
+};
+
 const META_KINDS: Readonly<Record<string, Gvk>> = {
   // Upstream publishes these meta types under the core group-version, like the kinds of every group.
   [`${META}Status`]: { group: '', version: 'v1', kind: 'Status' },

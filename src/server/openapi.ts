@@ -1,10 +1,10 @@
-// The OpenAPI documents kubectl fetches: /openapi/v2 (protobuf, consulted by `edit`, `apply`, `create -f`
-// for client-side validation) and /openapi/v3 with one document per group-version (used by `explain`, and
-// by kubectl ≥1.27 to learn that the server validates fields itself, which makes it skip v2).
+// The OpenAPI documents kubectl fetches: /openapi/v2 (protobuf, read by kubectl before 1.27 for `explain` and
+// client-side validation of `edit`, `apply`, `create -f`) and /openapi/v3 with one document per group-version
+// (used by `explain`, and by kubectl ≥1.27 to learn that the server validates fields itself, so it skips v2).
 // The component schemas live in openapi-schemas.ts; this module assembles paths and documents.
 
 import { createHash } from 'node:crypto';
-import { CORE, COORDINATION, META, ref, schemas, type JsonSchema } from './openapi-schemas.js';
+import { CORE, COORDINATION, META, customKindText as text, ref, schemas, type JsonSchema } from './openapi-schemas.js';
 
 export type { JsonSchema } from './openapi-schemas.js';
 
@@ -40,18 +40,8 @@ export const OPENAPI_V2_CONTENT_TYPE = 'application/com.github.proto-openapi.spe
 // ---------------------------------------------------------------------------------------------------
 // /openapi/v2
 
-// A gnostic openapi_v2.Document: swagger "2.0" (field 1), info{title "Kubernetes", version "v1.32.0"}
-// (field 2) and an empty paths (field 8). With no definitions kubectl skips client-side schema
-// validation and leaves validation to the server, which is what we want; JSON is not accepted here.
-const OPENAPI_V2 = Uint8Array.from([
-  0x0a, 0x03, 0x32, 0x2e, 0x30, 0x12, 0x15, 0x0a, 0x0a, 0x4b, 0x75, 0x62, 0x65, 0x72, 0x6e, 0x65, 0x74, 0x65, 0x73, 0x12,
-  0x07, 0x76, 0x31, 0x2e, 0x33, 0x32, 0x2e, 0x30, 0x42, 0x00,
-]);
-
-/** Body for GET /openapi/v2, to be sent with Content-Type OPENAPI_V2_CONTENT_TYPE. */
-export function openapiV2Protobuf(): Uint8Array {
-  return OPENAPI_V2.slice();
-}
+// Built in openapi-v2.ts; re-exported so that the server loads one module for every OpenAPI document.
+export { openapiV2Document, openapiV2Protobuf, type CustomKindInfo, type OpenApiV2Body } from './openapi-v2.js';
 
 // ---------------------------------------------------------------------------------------------------
 // /openapi/v3
@@ -128,23 +118,23 @@ const gvkOf = (gv: GroupVersion, kind: string) => [{ group: gv.group, version: g
 /** A CRD version's schema as kube-apiserver publishes it: metadata is ObjectMeta, and the kind is named. */
 function customSchemaName(gv: GroupVersion, kind: string, custom: { name: string; schema: JsonSchema }, extra: Record<string, JsonSchema>): string {
   const props = { ...((custom.schema['properties'] as Record<string, JsonSchema> | undefined) ?? {}) };
-  props['apiVersion'] = { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' };
-  props['kind'] = { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' };
-  props['metadata'] = { allOf: [ref(`${META}ObjectMeta`)], description: "Standard object's metadata." };
+  props['apiVersion'] = { description: text.apiVersion, type: 'string' };
+  props['kind'] = { description: text.kind, type: 'string' };
+  props['metadata'] = { allOf: [ref(`${META}ObjectMeta`)], description: text.metadata };
   extra[custom.name] = { ...custom.schema, type: 'object', properties: props, 'x-kubernetes-group-version-kind': gvkOf(gv, kind) };
   return custom.name;
 }
 
 function customListSchemaName(gv: GroupVersion, kind: string, name: string, extra: Record<string, JsonSchema>): string {
   extra[`${name}List`] = {
-    description: `${kind}List is a list of ${kind}`,
+    description: text.list(kind),
     type: 'object',
     required: ['items'],
     properties: {
-      apiVersion: { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' },
-      items: { description: `List of ${kind.toLowerCase()}s.`, type: 'array', items: ref(name) },
-      kind: { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' },
-      metadata: { allOf: [ref(`${META}ListMeta`)], description: 'Standard list metadata.' },
+      apiVersion: { description: text.apiVersion, type: 'string' },
+      items: { description: text.items(kind), type: 'array', items: ref(name) },
+      kind: { description: text.kind, type: 'string' },
+      metadata: { allOf: [ref(`${META}ListMeta`)], description: text.listMetadata },
     },
     'x-kubernetes-group-version-kind': gvkOf(gv, `${kind}List`),
   };

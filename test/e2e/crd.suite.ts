@@ -110,7 +110,13 @@ export function crdSuite(storage: StorageBackend): void {
         assert.match(r.stderr, /spec\.replicas: Invalid value: 11: spec\.replicas in body should be less than or equal to 10/);
         assert.match(r.stderr, /spec\.name: Invalid value: "A1": spec\.name in body should match '\^\[a-z\]\+\$'/);
         assert.match(r.stderr, /spec\.port/);
-        const missing = await k.run(['apply', '-f', '-'], { input: widget(ns, 'bad2', { replicas: 1 }) });
+        if (version === '1.20') {
+          // kubectl 1.20 checks required fields itself against /openapi/v2, as it does with kube-apiserver.
+          const local = await k.run(['apply', '-f', '-'], { input: widget(ns, 'bad2', { replicas: 1 }) });
+          assert.notEqual(local.code, 0);
+          assert.match(local.stderr, /ValidationError\(Widget\.spec\): missing required field "size" in io\.dkc\.example\.v1\.Widget\.spec/);
+        }
+        const missing = await k.run(['apply', ...(version === '1.20' ? ['--validate=false'] : []), '-f', '-'], { input: widget(ns, 'bad2', { replicas: 1 }) });
         assert.match(missing.stderr, /spec\.size: Required value/);
         await rejects(client.get(`${WIDGETS(ns)}/bad`), 404);
         const status = await rejects(client.create(WIDGETS(ns), JSON.parse(widget(ns, 'bad', { size: 'medium' })) as object), 422);
@@ -124,14 +130,21 @@ export function crdSuite(storage: StorageBackend): void {
       });
 
       it('prunes unknown fields (with a warning), keeps preserved ones, and refuses them under Strict', async () => {
-        // kubectl ≥ 1.25 asks for Strict by default; --validate=warn asks for warnings.
-        const validate = version === '1.32' ? ['--validate=warn'] : [];
-        const r = await k.run(['apply', ...validate, '-f', '-'], { input: widget(ns, 'w3', { size: 'small', colour: 'red', extra: { anything: { goes: 1 } } }) });
+        // kubectl ≥ 1.25 asks for Strict by default; --validate=warn asks for warnings. kubectl 1.20 refuses unknown
+        // fields itself, from /openapi/v2, unless told not to validate.
+        const w3 = widget(ns, 'w3', { size: 'small', colour: 'red', extra: { anything: { goes: 1 } } });
+        if (version === '1.20') {
+          const local = await k.run(['apply', '-f', '-'], { input: w3 });
+          assert.notEqual(local.code, 0);
+          assert.match(local.stderr, /ValidationError\(Widget\.spec\): unknown field "colour" in io\.dkc\.example\.v1\.Widget\.spec/);
+        }
+        const validate = version === '1.32' ? ['--validate=warn'] : ['--validate=false'];
+        const r = await k.run(['apply', ...validate, '-f', '-'], { input: w3 });
         assert.equal(r.code, 0, r.stderr);
         if (version === '1.32') assert.match(r.stderr, /unknown field "spec\.colour"/);
-        const w3 = await client.get<Widget>(`${WIDGETS(ns)}/w3`);
-        assert.equal(w3.spec['colour'], undefined);
-        assert.deepEqual(w3.spec['extra'], { anything: { goes: 1 } });
+        const stored = await client.get<Widget>(`${WIDGETS(ns)}/w3`);
+        assert.equal(stored.spec['colour'], undefined);
+        assert.deepEqual(stored.spec['extra'], { anything: { goes: 1 } });
         const strict = await rejects(
           client.create(WIDGETS(ns), JSON.parse(widget(ns, 'w4', { size: 'small', colour: 'red' })) as object, { query: { fieldValidation: 'Strict' } }),
           400,
@@ -190,12 +203,20 @@ export function crdSuite(storage: StorageBackend): void {
         assert.match((await k.ok(['get', 'ncr'])).split('\n')[0]!, /^NAME\s+PHASE\s+TARGET\s+UPDATED\s+SUCCEEDED\s+FAILED\s+AGE$/);
         const bad = await k.run(['patch', 'ncr', name, '--type', 'merge', '-p', '{"spec":{"failurePolicy":"Retry"}}']);
         assert.match(bad.stderr, /spec\.failurePolicy: Unsupported value: "Retry": supported values: "Revert", "Halt"/);
-        if (version === '1.32') {
-          const explain = await k.ok(['explain', 'ncr.spec.strategy']);
-          assert.match(explain, /KIND:\s+NodeConfigRollout/);
-          assert.match(explain, /maxUnavailable/);
-          assert.match(explain, /Nodes switching at once after the canary/);
-        }
+        // kubectl 1.20 validates the whole edited object, status and metadata included, against /openapi/v2 first.
+        const status = { phase: 'Progressing', startTime: null, currentBatch: 0, nodes: { n1: { state: 'InFlight', batch: 0 } } };
+        await client.patch(`/apis/dkc.io/v1alpha1/nodeconfigrollouts/${name}/status`, 'json', [{ op: 'add', path: '/status', value: status }]);
+        const edited = await k.ok(['edit', 'ncr', name], { env: { KUBE_EDITOR: "sed -i 's#paused: false#paused: true#'" } });
+        assert.match(edited, new RegExp(`nodeconfigrollout\\.dkc\\.io/${name} edited`));
+        assert.equal((await client.get<Widget>(`/apis/dkc.io/v1alpha1/nodeconfigrollouts/${name}`)).spec['paused'], true);
+        // kubectl 1.32 explains from /openapi/v3, kubectl 1.20 from /openapi/v2.
+        const explain = await k.ok(['explain', 'ncr.spec.strategy']);
+        assert.match(explain, /KIND:\s+NodeConfigRollout/);
+        assert.match(explain, /VERSION:\s+(dkc\.io\/)?v1alpha1/);
+        assert.match(explain, /(RESOURCE|FIELD): strategy <Object>/);
+        assert.match(explain, /maxUnavailable/);
+        assert.match(explain, /Nodes switching at once after the canary/);
+        assert.match(explain, /soakSeconds\t<integer>/);
       });
     });
   }

@@ -11,14 +11,17 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
   OPENAPI_V2_CONTENT_TYPE,
+  openapiV2Document,
   openapiV2Protobuf,
   openapiV3Document,
   openapiV3Hash,
   openapiV3PathFor,
   openapiV3Root,
+  type CustomKindInfo,
   type OpenApiV3Document,
   type ResourceInfo,
 } from '../../src/server/openapi.js';
+import { encodeSwaggerDocument } from '../../src/server/gnostic.js';
 import { kubectl } from '../helpers/kubectl.js';
 
 const CORE = 'io.k8s.api.core.v1.';
@@ -71,17 +74,91 @@ function allRefs(node: unknown, out: string[] = []): string[] {
 
 // --- /openapi/v2 --------------------------------------------------------------------------------------
 
-test('/openapi/v2 is the small gnostic document: swagger 2.0, info, empty paths, no definitions', () => {
-  const bytes = openapiV2Protobuf();
-  assert.deepEqual(
-    [...bytes],
-    [0x0a, 0x03, ...Buffer.from('2.0'), 0x12, 0x15, 0x0a, 0x0a, ...Buffer.from('Kubernetes'), 0x12, 0x07, ...Buffer.from('v1.32.0'), 0x42, 0x00],
-  );
-  // Callers get their own copy.
-  bytes[0] = 0;
-  assert.equal(openapiV2Protobuf()[0], 0x0a);
+/** A length-delimited protobuf field, encoded here independently of the encoder under test. */
+function ld(field: number, bytes: number[]): number[] {
+  const varint = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, ...varint(n >>> 7)]);
+  return [...varint((field << 3) | 2), ...varint(bytes.length), ...bytes];
+}
+const str = (field: number, s: string): number[] => ld(field, [...Buffer.from(s)]);
+
+test('/openapi/v2 encodes gnostic openapi_v2.Document with its field numbers, extensions as YAML', () => {
+  const bytes = encodeSwaggerDocument({
+    swagger: '2.0',
+    info: { title: 'K', version: 'v' },
+    paths: {},
+    definitions: {
+      A: { type: 'object', required: ['b'], properties: { b: { $ref: '#/definitions/C', description: 'd' } }, nullable: true, 'x-g': [{ k: 1 }] },
+    },
+  });
+  const schemaB = [...str(1, '#/definitions/C'), ...str(4, 'd')];
+  const schemaA = [
+    ...str(19, 'b'),
+    ...ld(22, str(1, 'object')),
+    ...ld(25, ld(1, [...str(1, 'b'), ...ld(2, schemaB)])),
+    ...ld(31, [...str(1, 'x-g'), ...ld(2, str(2, '[{"k":1}]\n'))]),
+  ];
+  const expected = [
+    ...str(1, '2.0'),
+    ...ld(2, [...str(1, 'K'), ...str(2, 'v')]),
+    ...ld(8, []),
+    ...ld(9, ld(1, [...str(1, 'A'), ...ld(2, schemaA)])),
+  ];
+  assert.deepEqual([...bytes], expected);
   // Go's mime parser rejects '@', which is only legal in the Accept header kubectl sends.
   assert.ok(!OPENAPI_V2_CONTENT_TYPE.includes('@'));
+});
+
+const widgetKind: CustomKindInfo = {
+  group: 'example.dkc.io',
+  version: 'v1',
+  kind: 'Widget',
+  name: 'io.dkc.example.v1.Widget',
+  schema: {
+    type: 'object',
+    properties: {
+      metadata: { type: 'object' },
+      spec: { type: 'object', required: ['size'], properties: { size: { type: 'string', enum: ['small'] }, port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+    },
+  },
+};
+
+test('/openapi/v2 carries each custom kind with its list and the built-in definitions they reference, all resolved', () => {
+  const doc = openapiV2Document([widgetKind], 'v1.22.17-dkc.0');
+  assert.deepEqual(doc.info, { title: 'Kubernetes', version: 'v1.22.17-dkc.0' });
+  const names = Object.keys(doc.definitions);
+  assert.deepEqual(names, [...names].sort());
+  const widget = obj(doc.definitions['io.dkc.example.v1.Widget']);
+  assert.deepEqual(widget['x-kubernetes-group-version-kind'], [{ group: 'example.dkc.io', version: 'v1', kind: 'Widget' }]);
+  const props = obj(widget.properties);
+  assert.deepEqual(Object.keys(props).sort(), ['apiVersion', 'kind', 'metadata', 'spec']);
+  assert.equal(obj(props.metadata).$ref, `#/definitions/${META}ObjectMeta`);
+  assert.deepEqual(obj(obj(obj(props.spec).properties).port), { 'x-kubernetes-int-or-string': true });
+  const list = obj(doc.definitions['io.dkc.example.v1.WidgetList']);
+  assert.deepEqual(list['x-kubernetes-group-version-kind'], [{ group: 'example.dkc.io', version: 'v1', kind: 'WidgetList' }]);
+  assert.equal(obj(obj(obj(list.properties).items).items).$ref, '#/definitions/io.dkc.example.v1.Widget');
+  // Built-in kinds are left to the server's validation: kubectl 1.20 validates every kind it finds here.
+  assert.ok(names.includes(`${META}ObjectMeta`) && names.includes(`${META}ListMeta`) && names.includes(`${META}ManagedFieldsEntry`));
+  assert.deepEqual(names.filter((n) => n.startsWith('io.k8s.') && obj(doc.definitions[n])['x-kubernetes-group-version-kind'] !== undefined), []);
+  // kubectl refuses the whole document over one dangling reference, and reads neither allOf nor oneOf.
+  for (const r of allRefs(doc.definitions)) {
+    assert.ok(r.startsWith('#/definitions/') && names.includes(r.slice('#/definitions/'.length)), r);
+  }
+  const text = JSON.stringify(doc.definitions);
+  assert.doesNotMatch(text, /"(allOf|oneOf|anyOf)"/);
+  assert.equal(obj(obj(obj(doc.definitions[`${META}ObjectMeta`]).properties).creationTimestamp).$ref, `#/definitions/${META}Time`);
+  assert.deepEqual(openapiV2Document([], 'v1').definitions, {});
+});
+
+test('/openapi/v2 bytes and entity tag follow the custom kinds, and stay put while they do', () => {
+  const none = openapiV2Protobuf([], 'v1');
+  assert.match(none.etag, /^"[0-9A-F]{128}"$/);
+  assert.equal(openapiV2Protobuf([], 'v1').etag, none.etag);
+  const withWidget = openapiV2Protobuf([widgetKind], 'v1');
+  assert.notEqual(withWidget.etag, none.etag);
+  assert.ok(withWidget.body.length > none.body.length);
+  const changed = openapiV2Protobuf([{ ...widgetKind, schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }], 'v1');
+  assert.notEqual(changed.etag, withWidget.etag);
+  assert.equal(openapiV2Protobuf([], 'v1').etag, none.etag);
 });
 
 // --- /openapi/v3 root ---------------------------------------------------------------------------------
@@ -295,7 +372,7 @@ async function startStub(): Promise<Stub> {
           return json(200, { major: '1', minor: '22', gitVersion: 'v1.22.17-dkc.0' });
         case '/openapi/v2':
           res.writeHead(200, { 'Content-Type': OPENAPI_V2_CONTENT_TYPE });
-          return res.end(openapiV2Protobuf());
+          return res.end(openapiV2Protobuf([], 'v1.22.17-dkc.0').body);
         case '/openapi/v3':
           return json(200, root);
         case '/openapi/v3/api/v1':

@@ -103,7 +103,9 @@ function structSample(definition: string, depth: number): Sample {
 
 // --- tests --------------------------------------------------------------------------------------------------
 
-const bodyKinds = defaultRegistry().all.filter((d) => d.verbs.includes('create') || d.verbs.includes('update'));
+// CustomResourceDefinitions are the exception: kubectl and client-go's apiextensions clients send them as JSON, and
+// their Go types are not among the schema facts (k8s.io/api), so a protobuf CRD body is refused with 415.
+const bodyKinds = defaultRegistry().all.filter((d) => (d.verbs.includes('create') || d.verbs.includes('update')) && d.group !== 'apiextensions.k8s.io');
 
 test('every kind the server accepts in a create or update body is registered for protobuf', () => {
   assert.ok(bodyKinds.some((d) => d.kind === 'Role') && bodyKinds.some((d) => d.kind === 'ClusterRoleBinding'));

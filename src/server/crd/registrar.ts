@@ -22,6 +22,8 @@ export interface ResourceHost {
   storageOf(def: ResourceDef): ResourceStorage | undefined;
   addResource(def: ResourceDef): Promise<void>;
   removeResource(def: ResourceDef): void;
+  /** A storage for a resource that is not (or no longer) served, to delete its objects through. */
+  detachedStorage(def: ResourceDef): ResourceStorage;
 }
 
 const SYSTEM: UserInfo = { name: 'system:apiserver', groups: ['system:masters'] };
@@ -169,16 +171,16 @@ export class CrdRegistrar {
 
   /**
    * A deleted CRD takes its objects along (kube-apiserver's customresourcecleanup finalizer does this before the
-   * CRD goes; here the replica that deleted it does it at once). Returns how many objects went.
+   * CRD goes; here the replica that deleted it does it at once). The resource is rebuilt from the deleted CRD rather
+   * than looked up: the CRD's DELETED event may already have unmounted it. Returns how many objects went.
    */
   async deleteObjects(obj: KubeObject): Promise<number> {
-    const existing = this.mounted.get(obj.metadata.name ?? '');
-    const def = existing?.defs[0];
-    // Taken before unmounting: the resource stops being served first, then its objects go through its storage.
-    const storage = def && this.host.storageOf(def);
     await this.unmount(obj);
-    if (!def || !storage) return 0;
-    const deleted = await storage.deleteCollection('', buildSelection(def, undefined, undefined, ''), systemWrite());
+    const crd = obj as unknown as Crd;
+    const version = (crd.spec?.versions ?? []).find((v) => v.storage);
+    if (!version) return 0;
+    const def = customResourceDef(crd, version);
+    const deleted = await this.host.detachedStorage(def).deleteCollection('', buildSelection(def, undefined, undefined, ''), systemWrite());
     return deleted.length;
   }
 }

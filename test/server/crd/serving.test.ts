@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RestClient, type ApiError } from '../../../src/client/index.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -97,5 +98,35 @@ describe('CustomResourceDefinition serving', () => {
     await client.create(CRDS, crd('drys.example.dkc.io', 'example.dkc.io', 'drys', 'Dry'), { query: { dryRun: 'All' } });
     assert.equal((await status(client.list('/apis/example.dkc.io/v1/drys'))).code, 404);
     assert.equal((await status(client.get(`${CRDS}/drys.example.dkc.io`))).code, 404);
+  });
+
+  it('publishes the served custom kinds in /openapi/v2, tagged by content, and follows CRD changes', async () => {
+    const v2 = (headers: Record<string, string> = {}) =>
+      client.request<string>({ method: 'GET', path: '/openapi/v2', accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf', headers });
+    const first = await v2();
+    assert.equal(first.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    const etag = first.headers.etag ?? '';
+    assert.match(etag, /^"[0-9A-F]{128}"$/);
+    assert.ok(first.body.includes('io.dkc.v1alpha1.NodeConfigRollout'));
+    assert.equal((await status(v2({ 'if-none-match': etag }))).code, 304);
+    assert.equal((await v2()).headers.etag, etag, 'the same document keeps its tag');
+
+    const gizmo = { type: 'object', properties: { spec: { type: 'object', properties: { colour: { type: 'string' } } } } };
+    const gizmos = crd('gizmos.example.dkc.io', 'example.dkc.io', 'gizmos', 'Gizmo');
+    (gizmos['spec'] as { versions: { schema: unknown }[] }).versions[0]!.schema = { openAPIV3Schema: gizmo };
+    await client.create(CRDS, gizmos);
+    const withGizmo = await waitFor('Gizmo in /openapi/v2', async () => {
+      const r = await v2();
+      return r.body.includes('io.dkc.example.v1.GizmoList') ? r : undefined;
+    });
+    assert.notEqual(withGizmo.headers.etag, etag);
+    assert.equal((await v2({ 'if-none-match': etag })).status, 200);
+
+    await client.delete(`${CRDS}/gizmos.example.dkc.io`);
+    const gone = await waitFor('Gizmo gone from /openapi/v2', async () => {
+      const r = await v2();
+      return r.body.includes('io.dkc.example.v1.Gizmo') ? undefined : r;
+    });
+    assert.equal(gone.headers.etag, etag);
   });
 });

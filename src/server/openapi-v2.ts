@@ -1,0 +1,133 @@
+// /openapi/v2: the Swagger 2.0 document kubectl before 1.27 reads for `explain` and for client-side validation of
+// `create`, `apply`, `replace` and `edit` (a kind with a definition is validated against it; a kind without one is
+// left to the server). It carries each served custom kind's schema as kube-apiserver publishes it for kubectl
+// (crd/openapiv2.ts) and the built-in definitions those reference (ObjectMeta and what it uses, in Swagger 2.0
+// terms). The built-in kinds themselves are left out, so kubectl leaves their validation to this server: upstream's
+// definitions require fields (all of a Node's nodeInfo, for one) that objects this server accepts may lack.
+// Paths are left empty: kubectl finds kinds through their x-kubernetes-group-version-kind extension only.
+
+import { createHash } from 'node:crypto';
+import { crdSchemaForOpenApiV2, type TypeMetaProperties } from './crd/openapiv2.js';
+import { encodeSwaggerDocument, type SwaggerDocument, type SwaggerSchema } from './gnostic.js';
+import { META, customKindText as text, schemas, type JsonSchema } from './openapi-schemas.js';
+
+/** A served version of a custom kind. */
+export interface CustomKindInfo {
+  group: string;
+  version: string;
+  kind: string;
+  /** The reversed-domain definition name, as in /openapi/v3 (e.g. io.dkc.v1alpha1.NodeConfigRollout). */
+  name: string;
+  /** The CRD version's openAPIV3Schema. */
+  schema: JsonSchema;
+}
+
+export interface OpenApiV2Body {
+  body: Uint8Array;
+  /** A strong entity tag of the body: the SHA-512 of its bytes, quoted, as kube-apiserver tags its documents. */
+  etag: string;
+}
+
+const V3_REF = '#/components/schemas/';
+const V2_REF = '#/definitions/';
+
+const isObject = (v: unknown): v is SwaggerSchema => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function isRefOnly(v: unknown): v is { $ref: string } {
+  return isObject(v) && typeof v['$ref'] === 'string' && Object.keys(v).length === 1;
+}
+
+/**
+ * A built-in schema in Swagger 2.0 terms: references point into #/definitions/ and stand beside their siblings,
+ * OpenAPI 3's allOf wrapper undone (kubectl reads a $ref and ignores allOf).
+ */
+function toV2(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toV2);
+  if (!isObject(node)) return node;
+  const out: SwaggerSchema = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string') out[key] = value.startsWith(V3_REF) ? V2_REF + value.slice(V3_REF.length) : value;
+    else if (key === 'allOf' && Array.isArray(value) && value.length === 1 && isRefOnly(value[0])) Object.assign(out, toV2(value[0]));
+    else out[key] = toV2(value);
+  }
+  return out;
+}
+
+const builtIn = new Map<string, SwaggerSchema>();
+
+function builtInDefinition(name: string): SwaggerSchema | undefined {
+  if (!builtIn.has(name) && Object.hasOwn(schemas, name)) builtIn.set(name, toV2(schemas[name]) as SwaggerSchema);
+  return builtIn.get(name);
+}
+
+/** Adds to `into` every built-in definition its schemas reference, directly or not. */
+function addReferenced(into: Record<string, SwaggerSchema>): void {
+  const pending: unknown[] = Object.values(into);
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) pending.push(...node);
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key !== '$ref' || typeof value !== 'string') pending.push(value);
+        else if (value.startsWith(V2_REF)) {
+          const name = value.slice(V2_REF.length);
+          const schema = Object.hasOwn(into, name) ? undefined : builtInDefinition(name);
+          if (schema !== undefined) pending.push((into[name] = schema));
+        }
+      }
+    }
+  }
+}
+
+const typeMeta = (metadata: string, metadataText: string): TypeMetaProperties => ({
+  apiVersion: { description: text.apiVersion, type: 'string' },
+  kind: { description: text.kind, type: 'string' },
+  metadata: { description: metadataText, $ref: `${V2_REF}${META}${metadata}` },
+});
+
+const gvk = (c: CustomKindInfo, kind: string) => [{ group: c.group, version: c.version, kind }];
+
+function customDefinitions(c: CustomKindInfo): Record<string, SwaggerSchema> {
+  const own = crdSchemaForOpenApiV2(c.schema, typeMeta('ObjectMeta', text.metadata));
+  const listMeta = typeMeta('ListMeta', text.listMetadata);
+  return {
+    [c.name]: { ...own, 'x-kubernetes-group-version-kind': gvk(c, c.kind) },
+    [`${c.name}List`]: {
+      description: text.list(c.kind),
+      type: 'object',
+      required: ['items'],
+      properties: {
+        apiVersion: listMeta.apiVersion,
+        items: { description: text.items(c.kind), type: 'array', items: { $ref: `${V2_REF}${c.name}` } },
+        kind: listMeta.kind,
+        metadata: listMeta.metadata,
+      },
+      'x-kubernetes-group-version-kind': gvk(c, `${c.kind}List`),
+    },
+  };
+}
+
+/** The /openapi/v2 document: the served custom kinds and the built-in definitions they use, sorted by name. */
+export function openapiV2Document(custom: readonly CustomKindInfo[], serverVersion: string): SwaggerDocument {
+  const all: Record<string, SwaggerSchema> = {};
+  for (const c of custom) Object.assign(all, customDefinitions(c));
+  addReferenced(all);
+  const definitions = Object.fromEntries(Object.keys(all).sort().map((name) => [name, all[name] as SwaggerSchema]));
+  return { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion }, paths: {}, definitions };
+}
+
+let last: { key: string; body: OpenApiV2Body } | undefined;
+
+/**
+ * Body for GET /openapi/v2 (Content-Type OPENAPI_V2_CONTENT_TYPE) and its entity tag. Encoded again only when the
+ * custom kinds change; callers must not modify the bytes.
+ */
+export function openapiV2Protobuf(custom: readonly CustomKindInfo[], serverVersion: string): OpenApiV2Body {
+  const key = JSON.stringify([serverVersion, custom]);
+  if (last?.key !== key) {
+    const body = encodeSwaggerDocument(openapiV2Document(custom, serverVersion));
+    const etag = `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
+    last = { key, body: { body, etag } };
+  }
+  return last.body;
+}
