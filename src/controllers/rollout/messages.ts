@@ -28,6 +28,7 @@ export const conditionReasons = {
   undo: 'Undo',
   invalidSelector: 'InvalidSelector',
   configMapNotFound: 'ConfigMapNotFound',
+  layersNotSupported: 'LayersNotSupported',
 } as const;
 
 export const conditionMessages = {
@@ -41,6 +42,7 @@ export const conditionMessages = {
   invalidSelector: (err: string): string => `spec.nodeSelector is invalid: ${err}`,
   invalidOperator: (op: string): string => `${JSON.stringify(op)} is not a valid label selector operator`,
   configMapNotFound: (ns: string, name: string): string => `ConfigMap ${ns}/${name} not found: no node starts until it exists`,
+  layersNotSupported: 'spec.layers is not carried out by this controller: set spec.configSource to a rendered ConfigMap instead',
   notFailed: 'no failure',
   notComplete: 'the rollout has not completed',
 };

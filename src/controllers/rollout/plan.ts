@@ -371,6 +371,11 @@ export function planRollout(input: PlanInput): Plan {
   if (old?.phase === 'Reverting') return planRevert(input);
   if (isFinished(r)) return nothing();
 
+  // Without a renderer, a layered rollout would read as "no configSource", a reset of every node to local config.
+  if ((r.spec?.layers ?? []).length > 0) {
+    const failure = { reason: conditionReasons.layersNotSupported, message: conditionMessages.layersNotSupported };
+    return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  }
   let reqs: LabelRequirement[];
   try {
     reqs = selectorRequirements(r.spec?.nodeSelector);

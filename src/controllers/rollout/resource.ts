@@ -46,6 +46,8 @@ export interface RolloutStrategy {
 
 export interface RolloutSpec {
   configSource?: NodeConfigSource | null;
+  /** ConfigMaps to render into one (drop-in merge); not carried out by this controller, which refuses such rollouts. */
+  layers?: { configMap: { namespace: string; name: string; kubeletConfigKey: string } }[];
   nodeSelector?: LabelSelector;
   strategy?: RolloutStrategy;
   progressDeadlineSeconds?: number;

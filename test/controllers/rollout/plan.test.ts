@@ -381,6 +381,12 @@ const rows: Row[] = [
     phase: 'Progressing',
     states: { 'node-1': 'Succeeded', 'node-2': 'InFlight' },
   },
+  {
+    name: 'spec.layers (no renderer here) halts instead of resetting every node to local config',
+    input: base({ rollout: rollout({ configSource: {}, layers: [{ configMap: { namespace: 'kube-system', name: 'base', kubeletConfigKey: 'kubelet' } }] }) }),
+    patched: [],
+    phase: 'Halted',
+  },
   // ---- missing ConfigMap
   {
     name: 'the ConfigMap does not exist: nothing starts, the rollout stays Pending',
