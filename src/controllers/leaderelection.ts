@@ -172,7 +172,7 @@ export class LeaderElector {
   private async stopLeading(): Promise<void> {
     const leading = this.leading;
     if (leading === undefined) return;
-    leading.abort(new Error(logs.lost(this.describe())));
+    leading.abort(new Error(logs.leadershipEnded(this.describe())));
     this.leading = undefined;
     try {
       await this.o.onStoppedLeading();
