@@ -7,6 +7,7 @@ import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
 import { registerControllerCommand } from './controller.js';
 import { registerUpCommand } from './up.js';
+import { registerRolloutCommands } from './rollout.js';
 import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -37,6 +38,7 @@ export async function main(argv: string[]): Promise<void> {
   registerConfigCommands(program);
   registerUpCommand(program);
   registerControllerCommand(program);
+  registerRolloutCommands(program);
   program
     .command('agent')
     .description('run the node agent (the kubelet\'s flag names; `dkc agent --help` lists them)')

@@ -16,7 +16,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSIO
 import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
-import { ResourceStorage, keyPrefix, type WriteContext } from './resources.js';
+import { ResourceStorage, keyPrefix, presentCustom, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import { boolParam, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
@@ -24,6 +24,8 @@ import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 import { encodeWatchEvent, WatchLimits } from './watchlimits.js';
 import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
+import { customResourceDefinitions } from './crd/definition.js';
+import { CrdRegistrar } from './crd/registrar.js';
 import type { AuditLog } from './auth/audit.js';
 import { impersonate, stripImpersonationHeaders } from './auth/impersonation.js';
 
@@ -64,7 +66,7 @@ function firstQuery(q: URLSearchParams, name: string): string | undefined {
 export class ApiServer {
   readonly registry: Registry;
   private readonly storages = new Map<ResourceDef, ResourceStorage>();
-  private readonly caches: WatchCache[] = [];
+  private caches: WatchCache[] = [];
   private readonly authn: Authenticator;
   private readonly authorizer: Authorizer;
   private readonly proxy: NodeProxy;
@@ -77,6 +79,7 @@ export class ApiServer {
   readonly watchLimits: WatchLimits;
   private readonly bookmarkIntervalMs: number;
   private readonly minRequestTimeout: number;
+  private readonly crds?: CrdRegistrar;
 
   constructor(private readonly options: ApiServerOptions) {
     this.registry = options.registry ?? defaultRegistry();
@@ -90,16 +93,8 @@ export class ApiServer {
     });
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
-    const namespaces = this.registry.lookup('', 'v1', 'namespaces');
-    for (const def of this.registry.all) {
-      const cache = new WatchCache(options.store, keyPrefix(def), options.watchCacheSize ?? 1000);
-      this.caches.push(cache);
-      const storage = new ResourceStorage(def, options.store, cache, options.admission ?? [], async (ns) => {
-        if (!namespaces) return true;
-        return (await options.store.get(`${keyPrefix(namespaces)}${ns}`)) !== undefined;
-      });
-      this.storages.set(def, storage);
-    }
+    for (const def of this.registry.all) this.mount(def);
+    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this);
     this.server = https.createServer(
       {
         ca: options.tls.caPem,
@@ -130,6 +125,48 @@ export class ApiServer {
     });
   }
 
+  private mount(def: ResourceDef): ResourceStorage {
+    const { store } = this.options;
+    const namespaces = this.registry.lookup('', 'v1', 'namespaces');
+    const transform = def.custom ? (o: KubeObject) => presentCustom(def, o) : undefined;
+    const cache = new WatchCache(store, keyPrefix(def), this.options.watchCacheSize ?? 1000, transform);
+    this.caches.push(cache);
+    const storage = new ResourceStorage(def, store, cache, this.options.admission ?? [], async (ns) => {
+      if (!namespaces) return true;
+      return (await store.get(`${keyPrefix(namespaces)}${ns}`)) !== undefined;
+    });
+    this.storages.set(def, storage);
+    return storage;
+  }
+
+  /** Serves a resource from now on (an established CustomResourceDefinition's version); resolves once its cache is filled. */
+  async addResource(def: ResourceDef): Promise<void> {
+    if (!this.registry.all.includes(def)) this.registry.add(def);
+    const storage = this.storages.get(def) ?? this.mount(def);
+    if (!storage.cache.isReady) await storage.cache.start();
+  }
+
+  /** Stops serving a resource: its watches end, its cache goes. Stored objects are the caller's to delete. */
+  removeResource(def: ResourceDef): void {
+    this.registry.remove(def);
+    const storage = this.storages.get(def);
+    if (!storage) return;
+    this.storages.delete(def);
+    storage.cache.stop();
+    this.caches = this.caches.filter((c) => c !== storage.cache);
+  }
+
+  /** Installs (creates or updates) CustomResourceDefinitions as the server itself, and serves them at once. */
+  async installCrds(crds: KubeObject[]): Promise<void> {
+    const { installCrds } = await import('./crd/install.js');
+    await installCrds({ crdStorage: () => this.storages.get(customResourceDefinitions), reconcileCrd: (o) => this.crds!.reconcile(o) }, crds);
+  }
+
+  /** The generic storage of a served resource (in-process callers: the CRD registrar). */
+  storageOf(def: ResourceDef): ResourceStorage | undefined {
+    return this.storages.get(def);
+  }
+
   /** Creates the built-in objects (default namespaces) and fills the watch caches. */
   async start(): Promise<void> {
     const system: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false };
@@ -147,6 +184,7 @@ export class ApiServer {
       }
     }
     await Promise.all(this.caches.map((c) => c.start()));
+    await this.crds?.start();
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
@@ -165,6 +203,7 @@ export class ApiServer {
 
   async close(): Promise<void> {
     for (const end of this.activeWatches) end();
+    this.crds?.stop();
     for (const c of this.caches) c.stop();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -342,6 +381,7 @@ export class ApiServer {
           namespaced: d.namespaced,
           verbs: d.verbs,
           subresources: [...(d.statusSubresource ? ['status'] : []), ...(d.proxySubresource ? ['proxy'] : [])],
+          ...(d.custom ? { schema: d.custom.openapi } : {}),
         }));
         return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, KUBERNETES_VERSION.gitVersion));
       }
@@ -436,21 +476,18 @@ export class ApiServer {
       case 'create': {
         if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-        const created = await storage.create(namespace, body as KubeObject, ctx);
-        if (!ctx.dryRun) this.options.afterWrite?.(def, created, false);
+        const created = await this.afterWrite(def, await storage.create(namespace, body as KubeObject, ctx), ctx);
         return this.writeJson(res, 201, created, accept, ctx.warnings);
       }
       case 'update': {
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-        const updated = await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx);
-        if (!ctx.dryRun) this.options.afterWrite?.(def, updated, false);
+        const updated = await this.afterWrite(def, await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx), ctx);
         return this.writeJson(res, 200, updated, accept, ctx.warnings);
       }
       case 'patch': {
         const kind = patchKind(req.headers['content-type']);
         const patch = decodePatchBody(await readBody(req));
-        const patched = await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx);
-        if (!ctx.dryRun) this.options.afterWrite?.(def, patched, false);
+        const patched = await this.afterWrite(def, await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx), ctx);
         return this.writeJson(res, 200, patched, accept, ctx.warnings);
       }
       case 'delete': {
@@ -461,6 +498,7 @@ export class ApiServer {
         const deleted = await storage.delete(namespace, info.name, pre, ctx);
         if (!ctx.dryRun) this.options.afterWrite?.(def, deleted, true);
         if (def.plural === 'namespaces' && !ctx.dryRun) await this.deleteNamespaceContents(info.name, ctx);
+        if (def === customResourceDefinitions && !ctx.dryRun) await this.crds?.deleteObjects(deleted);
         return this.writeJson(res, 200, deleted, accept);
       }
       case 'deletecollection': {
@@ -473,6 +511,17 @@ export class ApiServer {
       default:
         throw errors.methodNotAllowed(info.verb, def.kind);
     }
+  }
+
+  /**
+   * What follows a successful write: the Node authorizer's graph learns of it, and a CRD is established (and its
+   * resources served) before the client hears back, so the next request can use them.
+   */
+  private async afterWrite(def: ResourceDef, obj: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    if (ctx.dryRun) return obj;
+    this.options.afterWrite?.(def, obj, false);
+    if (def === customResourceDefinitions && this.crds) return this.crds.reconcile(obj);
+    return obj;
   }
 
   /** A namespace's objects go with it (kube-apiserver's namespace controller does this asynchronously). */

@@ -54,6 +54,7 @@ function resourceEntries(def: ResourceDef): object[] {
     verbs: def.verbs,
   };
   if (def.shortNames.length) main['shortNames'] = def.shortNames;
+  if (def.categories?.length) main['categories'] = def.categories;
   const out: object[] = [main];
   if (def.proxySubresource) {
     out.push({ name: `${def.plural}/proxy`, singularName: '', namespaced: def.namespaced, kind: `${def.kind}ProxyOptions`, verbs: ['create', 'delete', 'get', 'patch', 'update'] });

@@ -152,6 +152,8 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   });
   serverRef = server;
   await server.start();
+  const { readCrdManifests, SHIPPED_CRD_DIR } = await import('./crd/install.js');
+  await server.installCrds(await readCrdManifests(SHIPPED_CRD_DIR));
   const addr = await server.listen(port, opts.bindAddress);
   let host = opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress === '::' ? '::1' : opts.bindAddress;
   if (isIP(host) === 6) host = `[${host}]`;

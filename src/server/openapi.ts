@@ -19,6 +19,8 @@ export type ResourceInfo = {
   verbs: string[];
   /** e.g. ["status", "proxy"] */
   subresources: string[];
+  /** A custom resource's schema (from its CRD), published under `name` (reversed-domain, as kube-apiserver does). */
+  schema?: { name: string; schema: JsonSchema };
 };
 
 export interface OpenApiV3Root {
@@ -119,6 +121,34 @@ function kindSchemaName(gv: GroupVersion, kind: string, extra: Record<string, Js
     };
   }
   return name;
+}
+
+const gvkOf = (gv: GroupVersion, kind: string) => [{ group: gv.group, version: gv.version, kind }];
+
+/** A CRD version's schema as kube-apiserver publishes it: metadata is ObjectMeta, and the kind is named. */
+function customSchemaName(gv: GroupVersion, kind: string, custom: { name: string; schema: JsonSchema }, extra: Record<string, JsonSchema>): string {
+  const props = { ...((custom.schema['properties'] as Record<string, JsonSchema> | undefined) ?? {}) };
+  props['apiVersion'] = { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' };
+  props['kind'] = { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' };
+  props['metadata'] = { allOf: [ref(`${META}ObjectMeta`)], description: "Standard object's metadata." };
+  extra[custom.name] = { ...custom.schema, type: 'object', properties: props, 'x-kubernetes-group-version-kind': gvkOf(gv, kind) };
+  return custom.name;
+}
+
+function customListSchemaName(gv: GroupVersion, kind: string, name: string, extra: Record<string, JsonSchema>): string {
+  extra[`${name}List`] = {
+    description: `${kind}List is a list of ${kind}`,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' },
+      items: { description: `List of ${kind.toLowerCase()}s.`, type: 'array', items: ref(name) },
+      kind: { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' },
+      metadata: { allOf: [ref(`${META}ListMeta`)], description: 'Standard list metadata.' },
+    },
+    'x-kubernetes-group-version-kind': gvkOf(gv, `${kind}List`),
+  };
+  return `${name}List`;
 }
 
 function upperFirst(s: string): string {
@@ -245,8 +275,8 @@ function addResourcePaths(
   const scope = resource.namespaced ? `${base}/namespaces/{namespace}` : base;
   const collection = `${scope}/${plural}`;
   const item = `${collection}/{name}`;
-  const kindRef = ref(kindSchemaName(gv, kind, extra));
-  const listRef = ref(kindSchemaName(gv, `${kind}List`, extra));
+  const kindRef = ref(resource.schema ? customSchemaName(gv, resource.kind, resource.schema, extra) : kindSchemaName(gv, kind, extra));
+  const listRef = ref(resource.schema ? customListSchemaName(gv, resource.kind, resource.schema.name, extra) : kindSchemaName(gv, `${kind}List`, extra));
   const statusRef = ref(`${META}Status`);
   const scopeParams = resource.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
   const op = (spec: OperationSpec): JsonSchema => operation(tag, gv, spec);

@@ -2,16 +2,18 @@
 // scope, verbs, subresources, the field selectors it supports, its Table columns, and its create-time defaults.
 // Handlers, discovery, OpenAPI and the watch caches are generic over these descriptions.
 
+import type { FieldError } from '../api/field.js';
 import type { KubeObject } from '../api/types.js';
 import { age } from './humanize.js';
 import { accessReviewResources } from './auth/accessreview.js';
 import { rbacResources } from './auth/rbacresources.js';
+import { customResourceDefinitions } from './crd/definition.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export interface TableColumn {
   name: string;
-  type: 'string' | 'integer' | 'date';
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
   format: string;
   description: string;
   priority: number;
@@ -42,6 +44,33 @@ export interface ResourceDef {
   builtin?: KubeObject[];
   /** Objects of this resource that may not be deleted, with kube-apiserver's reason. */
   undeletable?: Record<string, string>;
+  /** Discovery categories (`kubectl get all`, `kubectl get dkc`). */
+  categories?: string[];
+  /** metadata.generation: 1 on create, +1 on every change outside metadata and status. */
+  generation?: boolean;
+  /** Validation in place of the built-in kind's rules (CustomResourceDefinitions and custom resources). */
+  validation?: {
+    create(obj: KubeObject): FieldError[];
+    update(obj: KubeObject, old: KubeObject): FieldError[];
+  };
+  /** A custom resource: served from a CustomResourceDefinition rather than built in. */
+  custom?: CustomResourceBehaviour;
+}
+
+/** What a served version of a CustomResourceDefinition adds to the generic storage. */
+export interface CustomResourceBehaviour {
+  /** The CRD's uid: a re-created CRD of the same name is another resource. */
+  crdUid: string;
+  /** The apiVersion objects are stored in (the CRD's storage version). */
+  storageApiVersion: string;
+  /** Fills schema defaults in place. */
+  applyDefaults(obj: Record<string, unknown>): void;
+  /** Removes the fields the schema does not declare; returns their paths. */
+  prune(obj: Record<string, unknown>): string[];
+  /** The schema's field errors for an object (after pruning and defaulting). */
+  validate(obj: Record<string, unknown>): FieldError[];
+  /** The version's OpenAPI schema, as published in /openapi/v3 (and the name it is published under). */
+  openapi: { name: string; schema: Record<string, unknown> };
 }
 
 export function apiVersionOf(def: ResourceDef): string {
@@ -297,11 +326,27 @@ export const leases: ResourceDef = {
 };
 
 export class Registry {
-  readonly all: ResourceDef[];
+  private defs: ResourceDef[];
   private readonly byKey = new Map<string, ResourceDef>();
   constructor(defs: ResourceDef[]) {
-    this.all = defs;
+    this.defs = [...defs];
     for (const d of defs) this.byKey.set(`${d.group}/${d.version}/${d.plural}`, d);
+  }
+  /** Every served resource; a new array after each add or remove, so a caller may iterate while it changes. */
+  get all(): readonly ResourceDef[] {
+    return this.defs;
+  }
+  /** Serves a resource from now on (a custom resource of an established CRD). */
+  add(def: ResourceDef): void {
+    const key = `${def.group}/${def.version}/${def.plural}`;
+    const old = this.byKey.get(key);
+    this.defs = [...this.defs.filter((d) => d !== old), def];
+    this.byKey.set(key, def);
+  }
+  remove(def: ResourceDef): void {
+    const key = `${def.group}/${def.version}/${def.plural}`;
+    if (this.byKey.get(key) === def) this.byKey.delete(key);
+    this.defs = this.defs.filter((d) => d !== def);
   }
   lookup(group: string, version: string, plural: string): ResourceDef | undefined {
     return this.byKey.get(`${group}/${version}/${plural}`);
@@ -317,5 +362,5 @@ export class Registry {
 }
 
 export function defaultRegistry(): Registry {
-  return new Registry([namespaces, nodes, configmaps, events, pods, leases, ...rbacResources, ...accessReviewResources]);
+  return new Registry([namespaces, nodes, configmaps, events, pods, leases, ...rbacResources, ...accessReviewResources, customResourceDefinitions]);
 }

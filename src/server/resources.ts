@@ -14,7 +14,8 @@ import { runAdmission, type AdmissionPlugin, type UserInfo } from './authz.js';
 import { applyPatch } from './patch/index.js';
 import { PatchError } from './patch/errors.js';
 import type { JsonObject } from './patch/json.js';
-import { apiVersionOf, type ResourceDef } from './registry.js';
+import { apiVersionOf, type CustomResourceBehaviour, type ResourceDef } from './registry.js';
+import type { FieldError } from '../api/field.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';
 import { checkFields, type FieldValidation } from './fieldvalidation.js';
@@ -96,6 +97,37 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
+const CUSTOM_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+
+/**
+ * A stored custom object as its served version shows it: that version's apiVersion, pruned and defaulted by the
+ * schema (which may have changed since the object was written).
+ */
+export function presentCustom(def: ResourceDef, obj: KubeObject): KubeObject {
+  const out: KubeObject = { ...obj, apiVersion: apiVersionOf(def), kind: def.kind, metadata: obj.metadata };
+  def.custom?.prune(out as unknown as Record<string, unknown>);
+  def.custom?.applyDefaults(out as unknown as Record<string, unknown>);
+  return out;
+}
+
+/** Prunes what the schema does not declare (Strict refuses it), then fills the schema's defaults. */
+function checkCustomFields(custom: CustomResourceBehaviour, obj: KubeObject, mode: FieldValidation): string[] {
+  const unknown = custom.prune(obj as unknown as Record<string, unknown>);
+  custom.applyDefaults(obj as unknown as Record<string, unknown>);
+  if (unknown.length === 0 || mode === 'Ignore') return [];
+  const messages = unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
+  if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${messages.join(', ')}`);
+  return messages;
+}
+
+/** kube-apiserver's rule for generation: it moves when anything but metadata and status changes. */
+function nextGeneration(next: KubeObject, current: KubeObject): number {
+  const gen = current.metadata.generation ?? 1;
+  const { metadata: _m, status: _s, ...a } = next;
+  const { metadata: _cm, status: _cs, ...b } = current;
+  return deepEqual(a, b) ? gen : gen + 1;
+}
+
 export class ResourceStorage {
   readonly prefix: string;
   readonly qualified: { group: string; name: string };
@@ -127,12 +159,22 @@ export class ResourceStorage {
   }
 
   private withType(obj: KubeObject): KubeObject {
+    if (this.def.custom) return presentCustom(this.def, obj);
     return { apiVersion: apiVersionOf(this.def), kind: this.def.kind, ...obj, metadata: obj.metadata };
   }
 
   private encode(obj: KubeObject): Uint8Array {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
-    return encoder.encode(JSON.stringify({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta }));
+    const apiVersion = this.def.custom?.storageApiVersion ?? apiVersionOf(this.def);
+    return encoder.encode(JSON.stringify({ ...obj, apiVersion, kind: this.def.kind, metadata: meta }));
+  }
+
+  private validateCreate(obj: KubeObject): FieldError[] {
+    return this.def.validation ? this.def.validation.create(obj) : validateCreate(this.def.kind, obj);
+  }
+
+  private validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+    return this.def.validation ? this.def.validation.update(obj, old) : validateUpdate(this.def.kind, obj, old);
   }
 
   private decode(kv: KeyValue): KubeObject {
@@ -242,8 +284,16 @@ export class ResourceStorage {
   }
 
   private checkFields(obj: KubeObject, ctx: WriteContext): void {
-    const warnings = checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
+    const warnings = this.def.custom
+      ? checkCustomFields(this.def.custom, obj, ctx.fieldValidation ?? 'Warn')
+      : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
+  }
+
+  /** Unknown fields dropped silently (a retried update, whose first attempt already reported them). */
+  private dropUnknownFields(obj: KubeObject): void {
+    if (this.def.custom) checkCustomFields(this.def.custom, obj, 'Ignore');
+    else checkFields(this.def.group, this.def.kind, obj, 'Ignore');
   }
 
   private async requireNamespace(namespace: string): Promise<void> {
@@ -272,9 +322,10 @@ export class ResourceStorage {
       meta.uid = randomUUID();
       meta.creationTimestamp = rfc3339(new Date());
       delete meta.deletionTimestamp;
+      if (this.def.generation) meta.generation = 1;
       this.def.prepareForCreate?.(obj);
       this.fillStructs(obj);
-      const errs = validateCreate(this.def.kind, obj);
+      const errs = this.validateCreate(obj);
       if (errs.length) throw errors.invalid(this.kindRef, meta.name ?? '', errs);
       await this.requireNamespace(namespace);
       await runAdmission(this.admission, {
@@ -340,11 +391,11 @@ export class ResourceStorage {
       const desired = mutate(structuredClone(current));
       this.checkTypeMeta(desired);
       if (attempt === 0) this.checkFields(desired, ctx);
-      else checkFields(this.def.group, this.def.kind, desired, 'Ignore');
+      else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
       const next = this.prepareForUpdate(desired, current, subresource);
-      const errs = validateUpdate(this.def.kind, next, current);
+      const errs = this.validateUpdate(next, current);
       if (errs.length) throw errors.invalid(this.kindRef, name, errs);
       await runAdmission(this.admission, {
         user: ctx.user,
@@ -398,6 +449,7 @@ export class ResourceStorage {
     next.kind = this.def.kind;
     this.fillStructs(next);
     next.metadata.resourceVersion = curMeta.resourceVersion;
+    if (this.def.generation) next.metadata.generation = nextGeneration(next, current);
     return next;
   }
 
@@ -419,6 +471,10 @@ export class ResourceStorage {
 
   async patch(namespace: string, name: string, type: PatchType, patch: unknown, subresource: string, ctx: WriteContext): Promise<KubeObject> {
     if (!this.def.verbs.includes('patch')) throw errors.methodNotAllowed('patch', this.def.kind);
+    // Custom resources have no patch strategy for their fields: kube-apiserver refuses strategic merge for them.
+    if (this.def.custom && type === 'strategic') {
+      throw errors.unsupportedMediaTypeFor('application/strategic-merge-patch+json', CUSTOM_PATCH_TYPES);
+    }
     // As kube-apiserver: a patch that names no resourceVersion is applied again to the fresh object when a concurrent
     // write wins the race; one that names it is a precondition, and a stale one is a 409.
     const pinned = patchNamesResourceVersion(type, patch);

@@ -60,7 +60,13 @@ export class WatchCache {
     private readonly store: Store,
     readonly prefix: string,
     private readonly capacity: number,
+    /** Applied once to each decoded object (custom resources: the served apiVersion and schema defaults). */
+    private readonly transform: (obj: KubeObject) => KubeObject = (o) => o,
   ) {}
+
+  private decode(value: Uint8Array, rv: number): KubeObject {
+    return this.transform(decodeObject(value, rv));
+  }
 
   async start(): Promise<void> {
     const listed = await this.store.list(this.prefix);
@@ -69,7 +75,7 @@ export class WatchCache {
     const objects = new Map<string, KubeObject>();
     for (const kv of listed.items) {
       try {
-        objects.set(kv.key, decodeObject(kv.value, kv.modRevision));
+        objects.set(kv.key, this.decode(kv.value, kv.modRevision));
       } catch (err) {
         klog.error(`undecodable value at ${kv.key}, left out of the watch cache: ${(err as Error).message}`);
       }
@@ -190,7 +196,7 @@ export class WatchCache {
       if (ev.type === 'put') {
         let obj: KubeObject;
         try {
-          obj = decodeObject(ev.kv.value, rv);
+          obj = this.decode(ev.kv.value, rv);
         } catch (err) {
           // The object as it was is no longer what the store holds: it leaves the cache (and its watchers) rather
           // than stay there while the revision moves past it.
@@ -207,7 +213,7 @@ export class WatchCache {
         let obj: KubeObject | undefined = prev;
         if (!obj) {
           try {
-            obj = decodeObject(ev.kv.value, rv);
+            obj = this.decode(ev.kv.value, rv);
           } catch {
             obj = undefined;
           }

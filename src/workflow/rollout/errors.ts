@@ -1,0 +1,83 @@
+// `dkc rollout`'s catalogue: every line it shows an operator — the errors (one line on stderr, exit 1, with a stable
+// code for programs) and the progress lines of `dkc rollout status` — worded in kubectl's style, so that a rollout
+// reads like `kubectl rollout status` and a failure like any other kubectl error.
+
+import { CodedError } from '../../util/errors.js';
+
+export type RolloutErrorCode =
+  /** A flag has a value the command cannot use. */
+  | 'invalid-flag'
+  /** The ConfigMap named by --configmap does not exist. */
+  | 'configmap-not-found'
+  /** The ConfigMap exists but lacks the key named by --key. */
+  | 'configmap-key-missing'
+  /** --selector (or the empty selector) matches no node. */
+  | 'no-matching-nodes'
+  /** The rollout was deleted while `status --watch` followed it. */
+  | 'rollout-deleted';
+
+export class RolloutError extends CodedError<RolloutErrorCode> {
+  override name = 'RolloutError';
+}
+
+const q = (s: string): string => JSON.stringify(s);
+
+export const messages = {
+  invalidFlag: (flag: string, value: string, why: string) => `invalid argument ${q(value)} for ${q(flag)} flag: ${why}`,
+  notIntOrPercent: 'must be a non-negative integer or a percentage such as 25%',
+  notNonNegativeInt: 'must be a non-negative integer',
+  notWholeSeconds: 'must be a whole number of seconds',
+  notAtLeastOneSecond: 'must be at least 1s',
+  negativeDuration: 'must not be negative',
+  notPositiveDuration: 'must be greater than 0',
+  notNamespacedName: 'must be NAMESPACE/NAME',
+  emptyKey: 'must not be empty',
+  selectorOperator: (op: string) => `the ${q(op)} operator cannot be expressed in a nodeSelector`,
+  configMapNotFound: (ns: string, name: string) => `configmap ${q(name)} not found in namespace ${q(ns)}`,
+  configMapKeyMissing: (ns: string, name: string, key: string, keys: readonly string[]) =>
+    `configmap ${ns}/${name} has no key ${q(key)}` + (keys.length ? ` (it has: ${keys.join(', ')})` : ' (it has no data)'),
+  noMatchingNodes: (selector: string) => (selector ? `no node matches the selector ${q(selector)}` : 'there are no nodes to roll out to'),
+  rolloutDeleted: (name: string) => `nodeconfigrollout ${q(name)} was deleted`,
+  timedOut: 'timed out waiting for the condition',
+} as const;
+
+/** The one line a failure prints, as kubectl words it: `Error from server (Reason): …` for the server's refusals. */
+export function errorLine(err: unknown): string {
+  const e = err as { name?: unknown; reason?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const oneLine = message.replace(/\r?\n/g, ' ');
+  if (e?.name === 'ApiError' && typeof e.reason === 'string') return `Error from server (${e.reason}): ${oneLine}`;
+  return `error: ${oneLine}`;
+}
+
+/** The progress lines of `dkc rollout status`. Batch 0 is the canary. */
+export const progress = {
+  created: (name: string) => `nodeconfigrollout.dkc.io/${name} created`,
+  patched: (name: string, what: string) => `nodeconfigrollout.dkc.io/${name} ${what}`,
+  waitingToStart: (name: string) => `Waiting for nodeconfigrollout ${q(name)} to start...`,
+  batchStarted: (batch: number, nodes: readonly string[]) =>
+    `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
+  nodeFailed: (node: string, reason: string, message: string) => `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,
+  phase: (name: string, phase: string, detail: string) => {
+    const base = `nodeconfigrollout ${q(name)}`;
+    switch (phase) {
+      case 'Succeeded':
+        return `${base} successfully rolled out${detail}`;
+      case 'Paused':
+        return `${base} paused${detail}`;
+      case 'Progressing':
+        return `${base} progressing${detail}`;
+      case 'Halted':
+        return `${base} halted${detail}`;
+      case 'Reverting':
+        return `${base} reverting${detail}`;
+      case 'Reverted':
+        return `${base} reverted${detail}`;
+      default:
+        return `${base} is ${phase}${detail}`;
+    }
+  },
+  counts: (succeeded: number, target: number, failed: number) =>
+    ` (${succeeded} of ${target} nodes succeeded${failed ? `, ${failed} failed` : ''})`,
+  noResources: 'No resources found',
+} as const;

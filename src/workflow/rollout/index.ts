@@ -1,0 +1,7 @@
+// The operator's rollout workflow (`dkc rollout`): flags → NodeConfigRollout, progress rendering, and the subcommands.
+
+export { changeSpec, list, processIo, start, status, type ConnectionFlags, type ExitCode, type Io, type SpecCommand, type StatusFlags } from './commands.js';
+export { buildRollout, type StartFlags } from './spec.js';
+export { exitCodeFor, exitCodeForPhase, progressBar, progressLines } from './render.js';
+export { renderTable } from './table.js';
+export * from './types.js';

@@ -1,0 +1,113 @@
+// What `dkc rollout status` shows, as pure functions of the rollout's status: the lines a change between two
+// observed states adds (a line per batch started, per node failed, per phase reached), the live progress bar drawn
+// on a terminal, and the exit code a phase means.
+
+import { progress } from './errors.js';
+import { FINAL_PHASES, type NodeConfigRollout, type RolloutPhase, type RolloutStatus } from './types.js';
+
+/** 0 Succeeded, 1 Halted or Reverted; undefined while the rollout can still move. */
+export function exitCodeForPhase(phase: RolloutPhase | undefined): 0 | 1 | undefined {
+  if (phase === undefined || !FINAL_PHASES.has(phase)) return undefined;
+  return phase === 'Succeeded' ? 0 : 1;
+}
+
+/**
+ * The exit code once the rollout has come to rest. After `dkc rollout undo` (spec.revert) only Reverted counts: the
+ * Succeeded or Halted still in the status is from before the controller saw the undo.
+ */
+export function exitCodeFor(rollout: NodeConfigRollout): 0 | 1 | undefined {
+  const phase = rollout.status?.phase;
+  if (rollout.spec?.revert === true && phase !== 'Reverted') return undefined;
+  return exitCodeForPhase(phase);
+}
+
+/** Batch number → the nodes started in it, sorted by name (the controller's order). */
+export function batches(status: RolloutStatus | undefined): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const [node, p] of Object.entries(status?.nodes ?? {})) {
+    if (p.batch === undefined || p.state === undefined || p.state === 'Pending') continue;
+    const list = out.get(p.batch) ?? [];
+    list.push(node);
+    out.set(p.batch, list);
+  }
+  for (const list of out.values()) list.sort();
+  return new Map([...out].sort((a, b) => a[0] - b[0]));
+}
+
+function batchLines(prev: RolloutStatus | undefined, next: RolloutStatus): string[] {
+  const seen = batches(prev);
+  const lines: string[] = [];
+  for (const [batch, nodes] of batches(next)) {
+    const before = new Set(seen.get(batch) ?? []);
+    const fresh = nodes.filter((n) => !before.has(n));
+    if (fresh.length > 0) lines.push(progress.batchStarted(batch, fresh));
+  }
+  return lines;
+}
+
+const failureKey = (f: { node?: string; reason?: string }): string => `${f.node ?? ''}\u0000${f.reason ?? ''}`;
+
+function failureLines(prev: RolloutStatus | undefined, next: RolloutStatus): string[] {
+  const seen = new Set((prev?.failures ?? []).map(failureKey));
+  return (next.failures ?? [])
+    .filter((f) => !seen.has(failureKey(f)))
+    .map((f) => progress.nodeFailed(f.node ?? '<unknown>', f.reason ?? 'Unknown', f.message ?? ''));
+}
+
+function counts(s: RolloutStatus): string {
+  return progress.counts(s.succeededNodes ?? 0, s.targetNodes ?? 0, s.failedNodes ?? 0);
+}
+
+/** Why the rollout stopped: the Failed condition's message (a Conflict names the other rollout). */
+function failedMessage(s: RolloutStatus): string {
+  const c = (s.conditions ?? []).find((x) => x.type === 'Failed' && x.status === 'True');
+  if (!c) return '';
+  const text = c.message || c.reason || '';
+  return text ? `: ${text.replace(/\r?\n/g, ' ')}` : '';
+}
+
+function phaseDetail(s: RolloutStatus): string {
+  switch (s.phase) {
+    case 'Halted':
+    case 'Reverting':
+      return failedMessage(s) + counts(s);
+    case 'Reverted': {
+      const restored = Object.values(s.nodes ?? {}).filter((n) => n.state === 'Reverted').length;
+      return failedMessage(s) + ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored)`;
+    }
+    default:
+      return counts(s);
+  }
+}
+
+/**
+ * The lines that the step from `prev` (undefined: nothing seen yet) to `next` adds, in the order things happen:
+ * batches started, nodes failed, then the phase reached.
+ */
+export function progressLines(name: string, prev: RolloutStatus | undefined, next: RolloutStatus | undefined, first = false): string[] {
+  if (next?.phase === undefined || next.phase === 'Pending') {
+    return first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
+  }
+  const lines = [...batchLines(prev, next), ...failureLines(prev, next)];
+  if (next.phase !== prev?.phase) lines.push(progress.phase(name, next.phase, phaseDetail(next)));
+  return lines;
+}
+
+/** Nodes changed but not yet succeeded or failed. */
+export function inFlight(s: RolloutStatus): number {
+  const nodes = Object.values(s.nodes ?? {});
+  if (nodes.length > 0) return nodes.filter((n) => n.state === 'InFlight').length;
+  return Math.max(0, (s.updatedNodes ?? 0) - (s.succeededNodes ?? 0) - (s.failedNodes ?? 0));
+}
+
+/** One terminal line: `[########............] 2/5 succeeded, 1 in flight, 0 failed  Progressing`. */
+export function progressBar(s: RolloutStatus | undefined, width = 20): string {
+  const target = s?.targetNodes ?? 0;
+  const done = s?.succeededNodes ?? 0;
+  const failed = s?.failedNodes ?? 0;
+  const filled = target > 0 ? Math.min(width, Math.round((done / target) * width)) : 0;
+  const failedCells = target > 0 ? Math.min(width - filled, Math.round((failed / target) * width)) : 0;
+  const bar = '#'.repeat(filled) + 'x'.repeat(failedCells) + '.'.repeat(width - filled - failedCells);
+  const flying = s ? inFlight(s) : 0;
+  return `[${bar}] ${done}/${target} succeeded, ${flying} in flight, ${failed} failed  ${s?.phase ?? 'Pending'}`;
+}

@@ -1,0 +1,115 @@
+// What `dkc rollout status` prints as a rollout moves: a line per batch, per failure and per phase, never twice for
+// the same thing; the progress bar; and the exit code of each phase.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { exitCodeFor, exitCodeForPhase, progressBar, progressLines } from '../../../src/workflow/rollout/render.js';
+import type { RolloutStatus } from '../../../src/workflow/rollout/types.js';
+
+const pending: RolloutStatus = { phase: 'Pending' };
+const canary: RolloutStatus = {
+  phase: 'Progressing',
+  targetNodes: 3,
+  updatedNodes: 1,
+  succeededNodes: 0,
+  failedNodes: 0,
+  currentBatch: 0,
+  nodes: { 'node-1': { state: 'InFlight', batch: 0 }, 'node-2': { state: 'Pending' }, 'node-3': { state: 'Pending' } },
+};
+const batch1: RolloutStatus = {
+  ...canary,
+  updatedNodes: 3,
+  succeededNodes: 1,
+  currentBatch: 1,
+  nodes: { 'node-1': { state: 'Succeeded', batch: 0 }, 'node-3': { state: 'InFlight', batch: 1 }, 'node-2': { state: 'InFlight', batch: 1 } },
+};
+const succeeded: RolloutStatus = {
+  ...batch1,
+  phase: 'Succeeded',
+  succeededNodes: 3,
+  nodes: { 'node-1': { state: 'Succeeded', batch: 0 }, 'node-2': { state: 'Succeeded', batch: 1 }, 'node-3': { state: 'Succeeded', batch: 1 } },
+};
+
+describe('progressLines', () => {
+  it('says it waits while the controller has not started the rollout', () => {
+    assert.deepEqual(progressLines('r', undefined, undefined, true), ['Waiting for nodeconfigrollout "r" to start...']);
+    assert.deepEqual(progressLines('r', undefined, pending, true), ['Waiting for nodeconfigrollout "r" to start...']);
+    assert.deepEqual(progressLines('r', undefined, pending), [], 'not again on the next event');
+  });
+
+  it('prints a line per batch as it starts, then the phase reached, each once', () => {
+    assert.deepEqual(progressLines('r', pending, canary), ['canary started: node-1', 'nodeconfigrollout "r" progressing (0 of 3 nodes succeeded)']);
+    assert.deepEqual(progressLines('r', canary, batch1), ['batch 1 started: node-2, node-3']);
+    assert.deepEqual(progressLines('r', batch1, batch1), []);
+    assert.deepEqual(progressLines('r', batch1, succeeded), ['nodeconfigrollout "r" successfully rolled out (3 of 3 nodes succeeded)']);
+  });
+
+  it('tells the whole story at once when first seen late', () => {
+    assert.deepEqual(progressLines('r', undefined, succeeded, true), [
+      'canary started: node-1',
+      'batch 1 started: node-2, node-3',
+      'nodeconfigrollout "r" successfully rolled out (3 of 3 nodes succeeded)',
+    ]);
+  });
+
+  it('prints a line per failure and why the rollout stopped', () => {
+    const failed: RolloutStatus = {
+      ...canary,
+      phase: 'Reverting',
+      failedNodes: 1,
+      failures: [{ node: 'node-1', reason: 'ConfigError', message: 'failed to validate config, see Kubelet log for details' }],
+      conditions: [{ type: 'Failed', status: 'True', reason: 'FailuresExceeded', message: '1 node failed, 0 tolerated' }],
+      nodes: { 'node-1': { state: 'Failed', batch: 0 } },
+    };
+    assert.deepEqual(progressLines('r', canary, failed), [
+      'node node-1 failed (ConfigError): failed to validate config, see Kubelet log for details',
+      'nodeconfigrollout "r" reverting: 1 node failed, 0 tolerated (0 of 3 nodes succeeded, 1 failed)',
+    ]);
+    const reverted: RolloutStatus = { ...failed, phase: 'Reverted', nodes: { 'node-1': { state: 'Reverted', batch: 0 } } };
+    assert.deepEqual(progressLines('r', failed, reverted), ['nodeconfigrollout "r" reverted: 1 node failed, 0 tolerated (1 node restored)']);
+  });
+
+  it('names the other rollout of a conflict', () => {
+    const halted: RolloutStatus = {
+      phase: 'Halted',
+      targetNodes: 2,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'Conflict', message: 'node node-1 is held by nodeconfigrollout "other"' }],
+    };
+    assert.deepEqual(progressLines('r', pending, halted), ['nodeconfigrollout "r" halted: node node-1 is held by nodeconfigrollout "other" (0 of 2 nodes succeeded)']);
+  });
+
+  it('prints pause and resume', () => {
+    const paused: RolloutStatus = { ...batch1, phase: 'Paused' };
+    assert.deepEqual(progressLines('r', batch1, paused), ['nodeconfigrollout "r" paused (1 of 3 nodes succeeded)']);
+    assert.deepEqual(progressLines('r', paused, batch1), ['nodeconfigrollout "r" progressing (1 of 3 nodes succeeded)']);
+  });
+});
+
+describe('progressBar', () => {
+  it('fills with succeeded and failed nodes and counts those in flight', () => {
+    assert.equal(progressBar(batch1, 12), '[####........] 1/3 succeeded, 2 in flight, 0 failed  Progressing');
+    assert.equal(progressBar({ phase: 'Halted', targetNodes: 4, succeededNodes: 2, failedNodes: 1, updatedNodes: 3 }, 8), '[####xx..] 2/4 succeeded, 0 in flight, 1 failed  Halted');
+    assert.equal(progressBar(undefined, 4), '[....] 0/0 succeeded, 0 in flight, 0 failed  Pending');
+  });
+});
+
+describe('exitCodeForPhase', () => {
+  it('is 0 for Succeeded, 1 for Halted and Reverted, and undefined while the rollout can still move', () => {
+    assert.equal(exitCodeForPhase('Succeeded'), 0);
+    assert.equal(exitCodeForPhase('Halted'), 1);
+    assert.equal(exitCodeForPhase('Reverted'), 1);
+    for (const p of ['Pending', 'Progressing', 'Paused', 'Reverting', undefined] as const) assert.equal(exitCodeForPhase(p), undefined);
+  });
+});
+
+describe('exitCodeFor', () => {
+  it('after an undo, waits for Reverted rather than trusting the phase from before it', () => {
+    const r = (phase: RolloutStatus['phase'], revert?: boolean) => ({ metadata: { name: 'r' }, spec: revert === undefined ? {} : { revert }, status: { phase } });
+    assert.equal(exitCodeFor(r('Succeeded')), 0);
+    assert.equal(exitCodeFor(r('Succeeded', false)), 0);
+    assert.equal(exitCodeFor(r('Succeeded', true)), undefined);
+    assert.equal(exitCodeFor(r('Halted', true)), undefined);
+    assert.equal(exitCodeFor(r('Reverting', true)), undefined);
+    assert.equal(exitCodeFor(r('Reverted', true)), 1);
+  });
+});
