@@ -52,10 +52,12 @@ export class NodeLifecycle implements RunningController {
     this.nodes.on('update', () => this.schedule(EVENT_DEBOUNCE_MS));
     this.nodes.on('add', () => this.schedule(EVENT_DEBOUNCE_MS));
     this.nodes.on('delete', (n) => this.health.delete(n.metadata.name ?? ''));
-    options.signal.addEventListener('abort', () => void this.stop(), { once: true });
+    if (options.signal.aborted) this.stopped = true;
+    else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   async start(): Promise<void> {
+    if (this.stopped) return;
     this.nodes.start();
     this.leases.start();
     await Promise.all([this.nodes.whenSynced(), this.leases.whenSynced()]);
