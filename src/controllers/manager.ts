@@ -55,6 +55,8 @@ export interface ControllerManagerOptions {
   nodeMonitorGracePeriodMs: number;
   clock?: Clock;
   identity?: string;
+  /** See LeaderElectionOptions.deadIdentities. */
+  deadIdentities?: readonly string[];
   /** Overrides client-go's 15 s / 10 s / 2 s (tests). */
   election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
   /** Replaces loadFactory (tests). */
@@ -79,6 +81,7 @@ export class ControllerManager {
       namespace: LEADER_LEASE_NAMESPACE,
       name: LEADER_LEASE_NAME,
       identity: this.identity,
+      ...(options.deadIdentities ? { deadIdentities: options.deadIdentities } : {}),
       clock: this.clock,
       ...options.election,
       onStartedLeading: (signal) => this.startControllers(signal),

@@ -99,6 +99,29 @@ describe('controller hosting', () => {
     assert.equal((await admin.get<Lease>(LEASE)).spec?.holderIdentity, '', 'released on a clean stop');
   });
 
+  it('a server killed with -9 and started again on its data dir takes its Lease back at once', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.cleanup());
+    const identity = () => [...server.log().matchAll(/leader election identity (\S+)/g)].at(-1)?.[1];
+    const admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 5_000 });
+    cleanups.push(async () => admin.close());
+    const first = await waitFor('the first run to lead', async () => {
+      const h = (await admin.get<Lease>(LEASE)).spec?.holderIdentity;
+      return h && h === identity() ? h : undefined;
+    });
+    await server.kill();
+    await server.restart();
+    const restartedAt = Date.now();
+    // Well inside the 15 s another process would have to wait for the dead holder's lease to expire.
+    const second = await waitFor('the restarted server to lead', async () => {
+      const h = (await admin.get<Lease>(LEASE)).spec?.holderIdentity;
+      return h && h !== first ? h : undefined;
+    }, 8_000, 100);
+    assert.equal(second, identity());
+    assert.ok(Date.now() - restartedAt < 8_000);
+    assert.equal((await admin.get<Lease>(LEASE)).spec?.leaseTransitions, 1);
+  });
+
   it('of two server replicas over etcd exactly one leads and acts; when it dies the other takes over', async () => {
     const etcd = await startEtcd();
     cleanups.push(() => etcd.cleanup());
