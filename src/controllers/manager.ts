@@ -8,14 +8,13 @@ import { backoffDelay } from '../util/backoff.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import { ControllerError, logs, messages } from './errors.js';
+import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from './identity.js';
 import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
 import type { ControllerFactory, RunningController } from './types.js';
 
 export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
-export const LEADER_LEASE_NAMESPACE = 'kube-system';
-export const LEADER_LEASE_NAME = 'dkc-controller';
 /** kube-controller-manager's --node-monitor-grace-period default. */
 export const DEFAULT_NODE_MONITOR_GRACE_PERIOD = '40s';
 
