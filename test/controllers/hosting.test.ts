@@ -4,7 +4,7 @@
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +97,17 @@ describe('controller hosting', () => {
     proc.kill('SIGTERM');
     assert.equal(await exited(proc), 0, output);
     assert.equal((await admin.get<Lease>(LEASE)).spec?.holderIdentity, '', 'released on a clean stop');
+  });
+
+  it('bad flags are one line and exit 1, for dkc controller and dkc server alike', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, [dkcBin, ...args], { encoding: 'utf8' });
+    const unknown = run('controller', '--controllers=rollout,gc', '--kubeconfig', '/nonexistent');
+    assert.deepEqual([unknown.status, unknown.stderr], [1, 'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle)\n']);
+    const grace = run('server', '--data-dir', '/nonexistent/dkc', '--node-monitor-grace-period', 'soon');
+    assert.deepEqual([grace.status, grace.stderr], [1, 'dkc: invalid --node-monitor-grace-period "soon": must be a positive duration such as 40s or 1m\n']);
+    const noKubeconfig = run('controller', '--kubeconfig', '/nonexistent/kubeconfig');
+    assert.equal(noKubeconfig.status, 1);
+    assert.match(noKubeconfig.stderr, /^dkc: cannot read kubeconfig \/nonexistent\/kubeconfig: ENOENT/);
   });
 
   it('a server killed with -9 and started again on its data dir takes its Lease back at once', async () => {
