@@ -5,7 +5,8 @@ export function registerControllerCommand(program: Command): void {
   program
     .command('controller')
     .description('run the controllers (rollout, node lifecycle), leader-elected, against the API in a kubeconfig')
-    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--context <name>', 'the kubeconfig context to use')
     .option('--controllers <names>', 'controllers to run (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
     .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
     .action(async (opts: import('../controllers/standalone.js').ControllerCommandOptions) => {

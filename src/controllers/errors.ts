@@ -30,5 +30,6 @@ export const logs = {
   stopFailed: (why: string) => `stopping the controllers failed: ${why}`,
   startingController: (name: string) => `Starting controller ${JSON.stringify(name)}`,
   controllerFailed: (name: string, why: string) => `Error starting controller ${JSON.stringify(name)}: ${why}`,
+  leadershipEnded: (lease: string) => `leadership of ${lease} ended`,
   stoppedLeading: () => 'stopped leading; stopping the controllers',
 };

@@ -32,6 +32,11 @@ export interface LeaderElectionOptions {
   name: string;
   /** This candidate's holderIdentity; unique per process (see leaderIdentity). */
   identity: string;
+  /**
+   * Identities known to belong to processes that are gone (this host's previous run, when only one process can run
+   * with its data): their claim is void at once rather than after the lease duration.
+   */
+  deadIdentities?: readonly string[];
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
@@ -81,9 +86,15 @@ export function releasedSpec(current: LeaseSpec | undefined, now: Date): LeaseSp
  * Whether another holder's claim still stands: it names a holder other than us, and we saw the record change less
  * than its leaseDurationSeconds ago (on our own monotonic clock).
  */
-export function heldByOther(spec: LeaseSpec | undefined, identity: string, observedAtMs: number, nowMs: number): boolean {
+export function heldByOther(
+  spec: LeaseSpec | undefined,
+  identity: string,
+  observedAtMs: number,
+  nowMs: number,
+  deadIdentities: readonly string[] = [],
+): boolean {
   const holder = spec?.holderIdentity ?? '';
-  if (holder === '' || holder === identity) return false;
+  if (holder === '' || holder === identity || deadIdentities.includes(holder)) return false;
   const durationMs = (spec?.leaseDurationSeconds ?? 0) * 1000;
   return observedAtMs + durationMs > nowMs;
 }
@@ -91,7 +102,7 @@ export function heldByOther(spec: LeaseSpec | undefined, identity: string, obser
 type Attempt = 'acquired' | 'held' | 'failed';
 
 export class LeaderElector {
-  private readonly o: Required<Omit<LeaderElectionOptions, 'onNewLeader'>> & Pick<LeaderElectionOptions, 'onNewLeader'>;
+  private readonly o: Required<Omit<LeaderElectionOptions, 'onNewLeader' | 'deadIdentities'>> & Pick<LeaderElectionOptions, 'onNewLeader' | 'deadIdentities'>;
   private observedRaw: string | undefined;
   private observedAtMs = 0;
   private observed: Lease | undefined;
@@ -172,7 +183,7 @@ export class LeaderElector {
   private async stopLeading(): Promise<void> {
     const leading = this.leading;
     if (leading === undefined) return;
-    leading.abort(new Error(logs.lost(this.describe())));
+    leading.abort(new Error(logs.leadershipEnded(this.describe())));
     this.leading = undefined;
     try {
       await this.o.onStoppedLeading();
@@ -213,7 +224,7 @@ export class LeaderElector {
       return this.wrote(await this.createOrHeld(fresh, signal));
     }
     this.observe(current);
-    if (heldByOther(current.spec, this.o.identity, this.observedAtMs, this.o.clock.monotonicMs())) return 'held';
+    if (heldByOther(current.spec, this.o.identity, this.observedAtMs, this.o.clock.monotonicMs(), this.o.deadIdentities)) return 'held';
     const next: Lease = { ...current, spec: { ...current.spec, ...acquiredSpec(current.spec, this.o.identity, this.o.leaseDurationMs, now) } };
     try {
       return this.wrote(await this.o.client.update<Lease>(path, next, { signal }));

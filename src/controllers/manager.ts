@@ -4,19 +4,22 @@
 
 import type { RestClient } from '../client/index.js';
 import { Duration } from '../kubeletconfig/index.js';
-import { systemClock, type Clock } from '../util/clock.js';
+import { backoffDelay } from '../util/backoff.js';
+import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import { ControllerError, logs, messages } from './errors.js';
+import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from './identity.js';
 import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
 import type { ControllerFactory, RunningController } from './types.js';
 
 export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
-export const LEADER_LEASE_NAMESPACE = 'kube-system';
-export const LEADER_LEASE_NAME = 'dkc-controller';
 /** kube-controller-manager's --node-monitor-grace-period default. */
 export const DEFAULT_NODE_MONITOR_GRACE_PERIOD = '40s';
+
+/** Between attempts to start a controller that failed to start. */
+const START_BACKOFF = { initialMs: 1_000, maxMs: 30_000, jitter: 0.2 };
 
 /** `--controllers` as given: comma-separated names, '' for none. */
 export function parseControllers(flag: string): ControllerName[] {
@@ -51,6 +54,8 @@ export interface ControllerManagerOptions {
   nodeMonitorGracePeriodMs: number;
   clock?: Clock;
   identity?: string;
+  /** See LeaderElectionOptions.deadIdentities. */
+  deadIdentities?: readonly string[];
   /** Overrides client-go's 15 s / 10 s / 2 s (tests). */
   election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
   /** Replaces loadFactory (tests). */
@@ -75,6 +80,7 @@ export class ControllerManager {
       namespace: LEADER_LEASE_NAMESPACE,
       name: LEADER_LEASE_NAME,
       identity: this.identity,
+      ...(options.deadIdentities ? { deadIdentities: options.deadIdentities } : {}),
       clock: this.clock,
       ...options.election,
       onStartedLeading: (signal) => this.startControllers(signal),
@@ -102,16 +108,22 @@ export class ControllerManager {
     this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal) }));
   }
 
+  /** Starts one controller, retrying with backoff while it fails to start (say, its CRD is not served yet). */
   private async startOne(name: ControllerName, signal: AbortSignal): Promise<RunningController | undefined> {
     klog.info(logs.startingController(name));
-    try {
-      const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs }));
-      if (signal.aborted) return undefined;
-      return await factory({ client: this.o.client, clock: this.clock, signal });
-    } catch (err) {
-      if (!signal.aborted) klog.error(logs.controllerFailed(name, (err as Error).message));
-      return undefined;
+    for (let failures = 1; !signal.aborted; failures++) {
+      try {
+        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs }));
+        if (signal.aborted) return undefined;
+        return await factory({ client: this.o.client, clock: this.clock, signal });
+      } catch (err) {
+        if (signal.aborted) return undefined;
+        klog.error(logs.controllerFailed(name, (err as Error).message));
+        const delay = backoffDelay(START_BACKOFF, failures);
+        await sleep(this.clock, delay, signal, () => new Error('aborted')).catch(() => undefined);
+      }
     }
+    return undefined;
   }
 
   private async stopControllers(): Promise<void> {

@@ -161,7 +161,12 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   const kubeconfig = join(dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfig, { server: url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
   klog.info(`serving the API on ${url}; admin kubeconfig: ${kubeconfig}`);
-  const manager = await startControllers(controllers, url, pki);
+  const manager = await (await import('../controllers/host.js')).startInProcessControllers({
+    ...controllers,
+    url,
+    ca: pki.ca,
+    exclusiveDataDir: (opts.storage ?? 'sqlite') === 'sqlite' ? dataDir : undefined,
+  });
   return {
     server,
     port: addr.port,
@@ -189,40 +194,6 @@ async function controllerSettings(opts: ServerCommandOptions): Promise<Controlle
   } catch (err) {
     throw new ServerConfigError((err as Error).message);
   }
-}
-
-/**
- * Runs the controllers in-process, leader-elected, as a client of this server's own address: a client certificate
- * for system:dkc:controller issued from the cluster CA for this process's lifetime, so they hold exactly the rights
- * RBAC gives that identity, as they would against any API server.
- */
-async function startControllers(
-  settings: ControllerSettings,
-  url: string,
-  pki: { ca: { certPem: string; keyPem?: string } },
-): Promise<{ stop(): Promise<void> } | undefined> {
-  if (settings.names.length === 0) return undefined;
-  if (pki.ca.keyPem === undefined) {
-    klog.warning('not running the controllers: the cluster CA key is not in this data dir, so no client certificate can be issued for them');
-    return undefined;
-  }
-  const [{ issueCert }, { ControllerManager }, { RestClient }, { CONTROLLER_USER }] = await Promise.all([
-    import('../pki/index.js'),
-    import('../controllers/manager.js'),
-    import('../client/index.js'),
-    import('./auth/rbacresources.js'),
-  ]);
-  const cert = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem }, { commonName: CONTROLLER_USER, usages: ['client'] });
-  const client = new RestClient({ server: url, ca: pki.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
-  const manager = new ControllerManager({ client, controllers: settings.names, nodeMonitorGracePeriodMs: settings.gracePeriodMs });
-  klog.info(`controllers [${settings.names.join(', ')}] run as ${CONTROLLER_USER} with leader election identity ${manager.identity}`);
-  manager.start();
-  return {
-    async stop() {
-      await manager.stop();
-      client.close();
-    },
-  };
 }
 
 /**

@@ -10,20 +10,30 @@ import { lockDataDir } from './lock.js';
 
 export { UpError };
 
+const NODE_LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+
+export interface LeaseLike {
+  metadata?: { name?: string };
+  spec?: { renewTime?: string | null };
+}
+
 export interface NodeLike {
   metadata?: { name?: string };
   status?: { conditions?: { type?: string; status?: string; lastHeartbeatTime?: string | null }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } }; config?: Record<string, unknown> };
 }
 
 /**
- * Whether the node's agent of this run has reported it Ready: a Ready=True condition left in the store by an earlier
- * run (its agent gone, the node lifecycle controller not yet past the grace period) must not count, so the heartbeat
- * must be no older than `sinceMs` (second precision, as metav1.Time is written).
+ * Whether the node's agent of this run has reported it Ready. A Ready=True condition left in the store by an earlier
+ * run (its agent gone, the node lifecycle controller not yet past its grace period) must not count: the heartbeat
+ * must be no older than `sinceMs` — to the second, as metav1.Time is written, so the node's Lease (renewed by its
+ * agent, to the microsecond) must also have been renewed since, which a previous run's agent cannot have done.
  */
-export function reportedReadySince(node: NodeLike, sinceMs: number): boolean {
+export function reportedReadySince(node: NodeLike, lease: LeaseLike | undefined, sinceMs: number): boolean {
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True' || !ready.lastHeartbeatTime) return false;
-  return Date.parse(ready.lastHeartbeatTime) >= Math.floor(sinceMs / 1000) * 1000;
+  if (Date.parse(ready.lastHeartbeatTime) < Math.floor(sinceMs / 1000) * 1000) return false;
+  const renewed = lease?.spec?.renewTime;
+  return typeof renewed === 'string' && Date.parse(renewed) >= sinceMs;
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
@@ -61,15 +71,19 @@ async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: n
     throw err;
   }
   const forwarding = installSignalForwarding(cluster.supervisor, process);
+  let stopping = false;
+  void forwarding.stopped.then(() => (stopping = true));
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig);
   try {
     const deadline = Date.now() + 60_000;
     const reported = new Set<string>();
-    while (reported.size < nodes && Date.now() < deadline) {
+    // Ctrl-C while waiting for the nodes ends the wait too.
+    while (reported.size < nodes && Date.now() < deadline && !stopping) {
       const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
+      const leases = await client.list<{ items: LeaseLike[] }>(NODE_LEASES).catch(() => ({ items: [] as LeaseLike[] }));
       for (const n of list.items) {
         const name = n.metadata?.name ?? '';
-        const ready = reportedReadySince(n, started);
+        const ready = reportedReadySince(n, leases.items.find((l) => l.metadata?.name === name), started);
         const node = cluster.nodes.find((x) => x.name === name);
         if (!ready || !node || reported.has(name)) continue;
         reported.add(name);
@@ -77,18 +91,20 @@ async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: n
       }
       if (reported.size < nodes) await new Promise((r) => setTimeout(r, 100));
     }
-    if (reported.size < nodes) {
+    if (reported.size < nodes && !stopping) {
       process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
     }
   } finally {
     client.close();
   }
-  process.stdout.write(
-    `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s). Use it with:\n` +
-      `  export KUBECONFIG=${cluster.kubeconfig}\n` +
-      `  kubectl get nodes\n` +
-      `Press Ctrl-C to stop.\n`,
-  );
+  if (!stopping) {
+    process.stdout.write(
+      `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s). Use it with:\n` +
+        `  export KUBECONFIG=${cluster.kubeconfig}\n` +
+        `  kubectl get nodes\n` +
+        `Press Ctrl-C to stop.\n`,
+    );
+  }
   await forwarding.stopped;
   await etcd?.stop();
   process.stdout.write('dkc cluster stopped\n');

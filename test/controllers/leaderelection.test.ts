@@ -175,6 +175,17 @@ describe('leader election', () => {
     await shutdown(clock, b);
   });
 
+  it('takes over at once from an identity known to be gone (its own previous run)', async () => {
+    const clock = new FakeClock();
+    const api = new FakeLeases();
+    otherHolds(api, clock, 'host-a_old');
+    const b = candidate(clock, api, 'host-a_new', { deadIdentities: ['host-a_old'] });
+    await flush();
+    assert.equal(b.started, 1);
+    assert.equal(api.lease(NAME)!.spec?.leaseTransitions, 4);
+    await shutdown(clock, b);
+  });
+
   it('of two candidates exactly one leads, and on a clean stop it releases the Lease to the other at once', async () => {
     const clock = new FakeClock();
     const api = new FakeLeases();

@@ -65,6 +65,33 @@ describe('controller manager', () => {
     assert.equal(api.lease('dkc-controller')?.spec?.holderIdentity, '', 'released after the controllers stopped');
   });
 
+  it('retries a controller that fails to start, with backoff, until it starts or leadership ends', async () => {
+    const clock = new FakeClock();
+    const api = new FakeLeases();
+    let attempts = 0;
+    const flaky: ControllerFactory = async () => {
+      if (++attempts < 3) throw new Error('the server could not find the requested resource');
+      return { stop: async () => undefined };
+    };
+    const manager = new ControllerManager({
+      client: api as unknown as RestClient,
+      controllers: ['rollout'],
+      nodeMonitorGracePeriodMs: 40_000,
+      clock,
+      factories: { rollout: flaky },
+    });
+    manager.start();
+    await flush();
+    assert.equal(attempts, 1);
+    await elapse(clock, 1_000);
+    assert.equal(attempts, 2, 'retried after about a second');
+    await elapse(clock, 2_000);
+    assert.equal(attempts, 3, 'then after about two');
+    await elapse(clock, 10_000);
+    assert.equal(attempts, 3, 'started: no more attempts');
+    await manager.stop();
+  });
+
   it('does not campaign with no controller enabled', async () => {
     const clock = new FakeClock();
     const api = new FakeLeases();

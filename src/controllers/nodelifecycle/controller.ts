@@ -38,6 +38,7 @@ export class NodeLifecycle implements RunningController {
   private readonly health = new Map<string, NodeHealth>();
   private readonly periodMs: number;
   private timer: TimerHandle | undefined;
+  private dueMs = 0;
   private pass: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -51,23 +52,31 @@ export class NodeLifecycle implements RunningController {
     this.nodes.on('update', () => this.schedule(EVENT_DEBOUNCE_MS));
     this.nodes.on('add', () => this.schedule(EVENT_DEBOUNCE_MS));
     this.nodes.on('delete', (n) => this.health.delete(n.metadata.name ?? ''));
-    options.signal.addEventListener('abort', () => void this.stop(), { once: true });
+    if (options.signal.aborted) this.stopped = true;
+    else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   async start(): Promise<void> {
+    if (this.stopped) return;
     this.nodes.start();
     this.leases.start();
     await Promise.all([this.nodes.whenSynced(), this.leases.whenSynced()]);
     this.schedule(0);
   }
 
+  /** Runs a pass in `delayMs`, or sooner if one is already due sooner: a stream of Node events never postpones it. */
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.pass !== undefined) {
       this.again = true;
       return;
     }
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    const dueMs = this.o.clock.monotonicMs() + delayMs;
+    if (this.timer !== undefined) {
+      if (this.dueMs <= dueMs) return;
+      this.o.clock.clearTimeout(this.timer);
+    }
+    this.dueMs = dueMs;
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = undefined;
       this.pass = this.monitor().finally(() => {

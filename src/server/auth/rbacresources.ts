@@ -5,6 +5,7 @@
 // kube-system, point nodes at it and watch their status. Nothing else (no deletes, no other namespaces).
 
 import type { KubeObject } from '../../api/types.js';
+import { CONTROLLER_USER } from '../../controllers/identity.js';
 import { age } from '../humanize.js';
 import type { ResourceDef, TableColumn } from '../registry.js';
 import type { PolicyRule, Subject } from './rbac.js';
@@ -17,7 +18,7 @@ const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
 export const NODE_CONFIG_OPERATOR = 'dkc:node-config-operator';
 /** The controllers' identity (the CN of the certificate the server issues them) and the name of its roles. */
-export const CONTROLLER_USER = 'system:dkc:controller';
+export { CONTROLLER_USER };
 /** Members of this group get the operator's rights through the default bindings. */
 export const NODE_CONFIG_OPERATORS_GROUP = 'dkc:node-config-operators';
 

@@ -5,7 +5,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node } from '../../../src/api/types.js';
+import type { Lease, Node } from '../../../src/api/types.js';
 import { RestClient } from '../../../src/client/index.js';
 import { Supervisor } from '../../../src/supervisor/index.js';
 import { defaultLocalConfig, startCluster, type Cluster, type ClusterNode } from '../../../src/up/cluster.js';
@@ -17,6 +17,7 @@ const UNREACHABLE = 'node.kubernetes.io/unreachable';
 
 let server: RunningServer;
 let cluster: Cluster | undefined;
+let paused: Cluster | undefined;
 let restarted: Supervisor | undefined;
 let admin: RestClient;
 
@@ -31,9 +32,16 @@ before(async () => {
 after(async () => {
   await restarted?.stop('SIGKILL', 0);
   await cluster?.stop(0);
+  const pid = paused?.supervisor.pidOf('nl-2');
+  if (pid !== undefined) process.kill(pid, 'SIGCONT');
+  await paused?.stop(0);
   admin?.close();
   await server?.cleanup();
 });
+
+// The agent renews its Lease every 0.5 s (a quarter of 2 s), well inside the grace period, as 10 s is inside 40 s;
+// it computes its status every second but, with nothing changed, writes it only every 5 minutes (as by default).
+const localConfig = (ctx: { caFile: string }) => `${defaultLocalConfig(ctx)}nodeLeaseDurationSeconds: 2\nnodeStatusUpdateFrequency: 1s\nnodeStatusReportFrequency: 5m\n`;
 
 function describeNode(n: Node | undefined): string {
   return JSON.stringify({ conditions: n?.status?.conditions, taints: n?.spec?.taints });
@@ -41,8 +49,6 @@ function describeNode(n: Node | undefined): string {
 
 describe('node lifecycle controller', () => {
   it('marks a silent node Unknown and unreachable, and the agent\'s return undoes both', async () => {
-    // The agent renews its Lease every 0.5 s (a quarter of 2 s), well inside the grace period, as 10 s is inside 40 s.
-    const localConfig = (ctx: { caFile: string }) => `${defaultLocalConfig(ctx)}nodeLeaseDurationSeconds: 2\n`;
     cluster = await startCluster({ dataDir: server.dataDir, nodes: 1, port: 0, externalServerURL: server.url, nodeNames: ['nl-1'], localConfig });
     const node: ClusterNode = cluster.nodes[0]!;
     const path = `/api/v1/nodes/${node.name}`;
@@ -98,5 +104,39 @@ describe('node lifecycle controller', () => {
     );
     assert.ok(back.status!.conditions!.every((c) => c.status !== 'Unknown'), describeNode(back));
     assert.match(server.log(), /Node nl-1 hasn't been updated for/);
+  });
+
+  it('an agent that was frozen past the grace period restores its own conditions on its next status update', async () => {
+    paused = await startCluster({ dataDir: server.dataDir, nodes: 1, port: 0, externalServerURL: server.url, nodeNames: ['nl-2'], localConfig });
+    const path = '/api/v1/nodes/nl-2';
+    let last: Node | undefined;
+    await waitFor('nl-2 Ready', async () => {
+      last = await admin.get<Node>(path);
+      return ready(last)?.status === 'True' ? true : undefined;
+    });
+    // Registration already wrote Ready=True: let the agent settle into its loops (status every 1 s) before freezing
+    // it, shown by its Lease renewed more than two seconds later.
+    const settled = Date.now() + 2_000;
+    await waitFor('nl-2 to renew its Lease for 2 s', async () => {
+      const lease = await admin.get<Lease>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/nl-2').catch(() => undefined);
+      return Date.parse(lease?.spec?.renewTime ?? '') > settled ? true : undefined;
+    });
+    const pid = paused.supervisor.pidOf('nl-2')!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await waitFor(`nl-2 Unknown (last: ${describeNode(last)})`, async () => {
+        last = await admin.get<Node>(path);
+        return ready(last)?.status === 'Unknown' && tainted(last) ? true : undefined;
+      }, GRACE_MS + 5_000, 100);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // The same process, not a new one: it must notice that the server's copy differs from what it last wrote.
+    const back = await waitFor(`nl-2 Ready again (last: ${describeNode(last)})`, async () => {
+      last = await admin.get<Node>(path);
+      return ready(last)?.status === 'True' && !tainted(last) ? last : undefined;
+    }, 10_000, 100);
+    assert.equal(paused.supervisor.pidOf('nl-2'), pid);
+    assert.ok(back.status!.conditions!.every((c) => c.status !== 'Unknown'), describeNode(back));
   });
 });

@@ -23,6 +23,7 @@ import {
   defaultClusterRoles,
   defaultRoleBindings,
   defaultRoles,
+  CONTROLLER_USER,
   NODE_CONFIG_OPERATOR,
 } from '../../../src/server/auth/rbacresources.js';
 import { leases, nodes } from '../../../src/server/registry.js';
@@ -170,6 +171,33 @@ describe('RBAC', () => {
     assert.ok(!can('delete', 'nodes', { name: 'node-1' }));
     assert.ok(!can('patch', 'nodes', { name: 'node-1', subresource: 'status' }));
     assert.ok(defaultClusterRoles.some((r) => r.metadata.name === NODE_CONFIG_OPERATOR));
+  });
+
+  it('the controllers (system:dkc:controller, no groups) hold what they use and nothing more', () => {
+    const ctl: UserInfo = { name: CONTROLLER_USER, groups: ['system:authenticated'] };
+    const rbac = new RbacAuthorizer(staticRbacSource(defaults));
+    const can = (verb: string, resource: string, extra: Partial<AuthorizationAttributes> = {}) => rbac.authorize(attrs(ctl, verb, resource, extra)).decision === 'allow';
+    for (const verb of ['get', 'list', 'watch', 'patch', 'update']) assert.ok(can(verb, 'nodes'), `nodes ${verb}`);
+    for (const verb of ['get', 'patch', 'update']) assert.ok(can(verb, 'nodes', { name: 'n', subresource: 'status' }), `nodes/status ${verb}`);
+    for (const verb of ['get', 'list', 'watch', 'create']) assert.ok(can(verb, 'configmaps', { namespace: 'kube-system' }), `configmaps ${verb}`);
+    const dkc = { apiGroup: 'dkc.io', apiVersion: 'v1alpha1' };
+    for (const verb of ['get', 'list', 'watch', 'update', 'patch']) assert.ok(can(verb, 'nodeconfigrollouts', dkc), `nodeconfigrollouts ${verb}`);
+    for (const verb of ['get', 'update', 'patch']) assert.ok(can(verb, 'nodeconfigrollouts', { ...dkc, subresource: 'status' }), `status ${verb}`);
+    for (const verb of ['get', 'list', 'watch']) assert.ok(can(verb, 'nodeconfigpolicies', dkc), `nodeconfigpolicies ${verb}`);
+    for (const verb of ['create', 'patch', 'update']) assert.ok(can(verb, 'events', { namespace: 'default' }), `events ${verb}`);
+    const coordination = { apiGroup: 'coordination.k8s.io' };
+    for (const ns of ['kube-system', 'kube-node-lease']) {
+      for (const verb of ['get', 'list', 'watch', 'create', 'update']) assert.ok(can(verb, 'leases', { ...coordination, namespace: ns }), `leases ${verb} in ${ns}`);
+    }
+    assert.ok(!can('get', 'leases', { ...coordination, namespace: 'default' }), 'leases elsewhere');
+    assert.ok(!can('delete', 'leases', { ...coordination, namespace: 'kube-system' }));
+    assert.ok(!can('delete', 'nodes', { name: 'n' }));
+    assert.ok(!can('create', 'nodes'));
+    assert.ok(!can('create', 'nodeconfigrollouts', dkc));
+    assert.ok(!can('delete', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('update', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('get', 'secrets', { namespace: 'kube-system' }));
+    assert.ok(!can('get', 'nodes', { name: 'n', subresource: 'proxy' }));
   });
 
   it('validates RBAC objects and keeps roleRef immutable', () => {

@@ -1,0 +1,58 @@
+// The controllers hosted inside `dkc server`: the manager as a client of the server's own address, authenticated by a
+// client certificate for system:dkc:controller issued from the cluster CA for this process's lifetime (never written),
+// so the controllers hold exactly the rights RBAC gives that identity, as they would against any API server.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RestClient } from '../client/index.js';
+import { issueCert } from '../pki/index.js';
+import { writeFileAtomic } from '../util/atomicfile.js';
+import { klog } from '../util/klog.js';
+import { CONTROLLER_USER } from './identity.js';
+import { leaderIdentity } from './leaderelection.js';
+import { ControllerManager, type ControllerName } from './manager.js';
+
+export interface InProcessOptions {
+  names: readonly ControllerName[];
+  gracePeriodMs: number;
+  /** The server's own URL, its serving certificate signed by `ca`. */
+  url: string;
+  /** The cluster CA; without its key no certificate can be issued, and no controller runs. */
+  ca: { certPem: string; keyPem?: string };
+  /** The data dir when only this process can be using it (SQLite): see takeOverIdentity. */
+  exclusiveDataDir?: string | undefined;
+}
+
+/**
+ * With SQLite only one process can be using a data dir (the database is opened exclusively), so the leader identity
+ * its previous run recorded there belongs to a process that is gone: a restart after a crash takes the Lease back at
+ * once instead of waiting out the lease duration. Returns that previous identity and records the new one.
+ */
+export async function takeOverIdentity(dataDir: string, identity: string): Promise<string[]> {
+  const file = join(dataDir, 'controller-identity');
+  const previous = (await readFile(file, 'utf8').catch(() => '')).trim();
+  await writeFileAtomic(file, `${identity}\n`, 0o644);
+  return previous === '' ? [] : [previous];
+}
+
+/** Starts the leader-elected manager; undefined when there is nothing to run. */
+export async function startInProcessControllers(o: InProcessOptions): Promise<{ stop(): Promise<void> } | undefined> {
+  if (o.names.length === 0) return undefined;
+  if (o.ca.keyPem === undefined) {
+    klog.warning('not running the controllers: the cluster CA key is not in this data dir, so no client certificate can be issued for them');
+    return undefined;
+  }
+  const identity = leaderIdentity();
+  const deadIdentities = o.exclusiveDataDir ? await takeOverIdentity(o.exclusiveDataDir, identity) : [];
+  const cert = await issueCert({ certPem: o.ca.certPem, keyPem: o.ca.keyPem }, { commonName: CONTROLLER_USER, usages: ['client'] });
+  const client = new RestClient({ server: o.url, ca: o.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
+  const manager = new ControllerManager({ client, controllers: o.names, nodeMonitorGracePeriodMs: o.gracePeriodMs, identity, deadIdentities });
+  klog.info(`controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER} with leader election identity ${identity}`);
+  manager.start();
+  return {
+    async stop() {
+      await manager.stop();
+      client.close();
+    },
+  };
+}
