@@ -4,6 +4,7 @@
 // a new one it stops, and `dkc agent` exits 0 so that its supervisor starts it again. `runAgent` is the in-process
 // form (start → stop), which `dkc agent` wraps.
 
+import type { NodeCondition } from '../api/types.js';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -128,10 +129,12 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       const r = effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
       if (!r.ok) {
         const reason = r.layer !== 'dynamic' ? InternalError : r.stage === 'decode' ? LoadError : r.stage === 'validation' ? ValidateError : InternalError;
-        return { ok: false, reason, detail: r.errors.join('; ') };
+        return { ok: false, reason, detail: r.errors.join('; '), stage: r.stage === 'decode' ? 'parse' : 'validate' };
       }
       const startup = validateStartup(r.config, { featureGates: r.featureGates });
-      if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; ') };
+      if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
+      // What decoding left out (unknown fields, kubeletconfig/v1alpha1 fields v1beta1 no longer has) is worth a line.
+      for (const w of r.warnings) if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
       return { ok: true, config: r };
     };
     controller = new DynamicConfigController<EffectiveConfigSuccess>({
@@ -141,6 +144,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       crashLoopThreshold: flags.crashLoopThreshold,
       evaluate,
       gauges: configGauges(registry),
+      initConfig: file !== undefined,
     });
     // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
     const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });
@@ -261,8 +265,23 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     const capacity = computeCapacity(machine, config);
     const allocatable = computeAllocatable(capacity, config);
     const system = await readHostSystemInfo();
-    const source = statusSource({ config: { port: servers.ports.https }, capacity, allocatable, nodeIP, hostname: nodeName, system });
+    const configOK = controller;
+    const source = statusSource({
+      config: { port: servers.ports.https },
+      capacity,
+      allocatable,
+      nodeIP,
+      hostname: nodeName,
+      system,
+      ...(configOK ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => configOK.configOKConditions(previous) } : {}),
+    });
     const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
+    // ConfigOK is written with the node's other conditions, as soon as it changes rather than at the next tick.
+    let reporting = false;
+    configOK?.status.onConditionChange(() => {
+      // A sync already in flight may have read the condition before this change: the second one sees it.
+      if (reporting) void reporter.syncNow().then(() => reporter.syncNow());
+    });
     cleanups.push({ name: 'stopping node status', run: () => reporter.stop() });
     // The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
     // status.config early is what makes a config change visible quickly. On a first boot its status write waits for
@@ -282,6 +301,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
         if (stopping) return;
         controller?.status.retryNow();
         reporter.start();
+        reporting = true;
         const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
         lease.start();
         cleanups.push({ name: 'stopping the Lease', run: () => lease.stop() });

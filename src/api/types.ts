@@ -138,6 +138,11 @@ export interface ConfigMapNodeConfigSource {
 }
 
 export interface NodeConfigSource {
+  /**
+   * The 1.8-alpha form (an ObjectReference with name, namespace and uid, the payload under the key `kubelet`),
+   * removed upstream in 1.22 and served here so the older task's workflow keeps working; configMap supersedes it.
+   */
+  configMapRef?: ObjectReference | null;
   configMap?: ConfigMapNodeConfigSource | null;
 }
 

@@ -7,6 +7,7 @@
 
 import { DecodeError, DurationError, EncodeError, ErrorCodes, QuantityError } from './errors.js';
 import { childPath, firstChar, type JNode, JSONSyntaxError, jsonTypeName, parseJSON, parseYAML, writeJSON, writeYAML, YAMLSyntaxError } from './text.js';
+import { convertV1alpha1, V1ALPHA1_GROUP, V1ALPHA1_VERSION } from './v1alpha1.js';
 import type { JSONValue, KubeletConfiguration, MemoryReservation, PartialKubeletConfiguration } from './types.js';
 import { compareGoStrings, Duration, goJSONFloat, goQuote, LEADING_GO_SPACE, Quantity, setOwn } from './values.js';
 
@@ -212,6 +213,7 @@ export const kubeletConfigurationSpec = struct('v1beta1.KubeletConfiguration', [
 
 /** JSON names of all 102 fields, in Go struct order. */
 export const FIELD_NAMES: readonly string[] = kubeletConfigurationSpec.fields.map((x) => x.json);
+const V1BETA1_FIELDS: ReadonlySet<string> = new Set(FIELD_NAMES);
 
 // =========================================================================================================
 // Decoding a KubeletConfiguration payload (a --config file or a checkpointed ConfigMap key) exactly as the
@@ -221,7 +223,8 @@ export const FIELD_NAMES: readonly string[] = kubeletConfigurationSpec.fields.ma
 // kubelet's strict pass, after which it decodes leniently and logs — so here they become warnings.
 
 export interface DecodeWarning {
-  readonly code: 'UnknownField' | 'DuplicateField';
+  /** DroppedField: a kubeletconfig/v1alpha1 field v1beta1 no longer has. */
+  readonly code: 'UnknownField' | 'DuplicateField' | 'DroppedField';
   /** Dotted JSON path, e.g. `authentication.webhook.foo` or `reservedMemory[0].limits`. */
   readonly path: string;
   readonly message: string;
@@ -489,7 +492,15 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
   }
 
   const { kind, apiVersion } = sniff(tree);
-  const gv = parseGroupVersion(apiVersion);
+  let gv = parseGroupVersion(apiVersion);
+  const converted: DecodeWarning[] = [];
+  if (gv.group === V1ALPHA1_GROUP && gv.version === V1ALPHA1_VERSION && kind === KIND) {
+    // The 1.8 alpha's type, read as the v1beta1 it became.
+    const c = convertV1alpha1(tree, API_VERSION, V1BETA1_FIELDS);
+    tree = c.tree;
+    converted.push(...c.warnings);
+    gv = { group: GROUP, version: VERSION };
+  }
   if (kind === '') throw new DecodeError(ErrorCodes.MissingKind, `Object 'Kind' is missing in '${text}'`);
   if (gv.version === '') throw new DecodeError(ErrorCodes.MissingVersion, `Object 'apiVersion' is missing in '${text}'`);
   const registered = gv.group === GROUP && gv.version === VERSION && (kind === KIND || kind === 'SerializedNodeConfigSource');
@@ -505,6 +516,7 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
   }
 
   const warnings: DecodeWarning[] = duplicates.map((p) => ({ code: 'DuplicateField', path: p, message: `duplicate field ${goQuote(p)}` }));
+  warnings.push(...converted);
   const config: Target = {};
   try {
     decodeStruct(kubeletConfigurationSpec, tree, config, '', warnings, true);

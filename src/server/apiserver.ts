@@ -540,7 +540,7 @@ export class ApiServer {
     const target = nodeEndpoint(node, info.port);
     const marker = '/proxy';
     const idx = url.pathname.indexOf(marker, url.pathname.indexOf(info.name));
-    const rest = idx >= 0 ? url.pathname.slice(idx + marker.length) : '';
+    const rest = info.legacyProxyPath ?? (idx >= 0 ? url.pathname.slice(idx + marker.length) : '');
     await this.proxy.forward(req, res, target, rest || '/', url.search);
   }
 

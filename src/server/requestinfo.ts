@@ -19,7 +19,14 @@ export interface RequestInfo {
   rest: string[];
   /** For `nodes/<name>:<port>/proxy`. */
   port?: string;
+  /**
+   * The target path of the pre-1.10 proxy form `/api/v1/proxy/nodes/<name>/<path>`, as sent (still encoded). That
+   * form is read as `nodes/<name>/proxy/<path>`, so it is authorized exactly as the subresource is.
+   */
+  legacyProxyPath?: string;
 }
+
+const LEGACY_NODE_PROXY = /^\/api\/v1\/proxy\/nodes\/([^/]+)(\/.*)?$/;
 
 const namespaceSubresources = new Set(['status', 'finalize']);
 
@@ -67,6 +74,11 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   let rest = parts.slice(i);
   if (rest.length === 0) return info;
   info.isResourceRequest = true;
+  const legacyProxy = LEGACY_NODE_PROXY.exec(pathname);
+  if (legacyProxy) {
+    rest = ['nodes', rest[2]!, 'proxy', ...rest.slice(3)];
+    info.legacyProxyPath = legacyProxy[2] ?? '';
+  }
   // The deprecated `/api/v1/watch/<resource>...` form, still used by older clients: the same as `?watch=true`.
   const legacyWatch = rest[0] === 'watch' && rest.length > 1;
   if (legacyWatch) rest = rest.slice(1);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { errors, StatusError } from '../api/errors.js';
 import { deepEqual } from '../api/equal.js';
 import type { KubeObject } from '../api/types.js';
-import { validateCreate, validateUpdate } from '../api/validation/index.js';
+import { validateCreate, validateUpdate, warningsFor } from '../api/validation/index.js';
 import { StoreError, type KeyValue, type Store } from '../storage/store.js';
 import { runAdmission, type AdmissionPlugin, type UserInfo } from './authz.js';
 import { applyPatch } from './patch/index.js';
@@ -99,9 +99,13 @@ export interface ListResult {
 
 const CUSTOM_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
-/** A stored custom object as its served version shows it: that version's apiVersion, and the schema's defaults. */
+/**
+ * A stored custom object as its served version shows it: that version's apiVersion, pruned and defaulted by the
+ * schema (which may have changed since the object was written).
+ */
 export function presentCustom(def: ResourceDef, obj: KubeObject): KubeObject {
   const out: KubeObject = { ...obj, apiVersion: apiVersionOf(def), kind: def.kind, metadata: obj.metadata };
+  def.custom?.prune(out as unknown as Record<string, unknown>);
   def.custom?.applyDefaults(out as unknown as Record<string, unknown>);
   return out;
 }
@@ -279,10 +283,13 @@ export class ResourceStorage {
     }
   }
 
-  private checkFields(obj: KubeObject, ctx: WriteContext): void {
-    const warnings = this.def.custom
+  private checkFields(obj: KubeObject, ctx: WriteContext, subresource = ''): void {
+    // The kind's own warnings (deprecated fields) are about the main resource: a status write does not repeat them.
+    const own = subresource === '' && !this.def.custom ? warningsFor(this.def.kind, obj) : [];
+    const unknown = this.def.custom
       ? checkCustomFields(this.def.custom, obj, ctx.fieldValidation ?? 'Warn')
       : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
+    const warnings = [...unknown, ...own];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
   }
 
@@ -386,7 +393,7 @@ export class ResourceStorage {
       const current = this.decode(kv);
       const desired = mutate(structuredClone(current));
       this.checkTypeMeta(desired);
-      if (attempt === 0) this.checkFields(desired, ctx);
+      if (attempt === 0) this.checkFields(desired, ctx, subresource);
       else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);

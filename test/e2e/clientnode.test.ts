@@ -93,4 +93,30 @@ describe('@kubernetes/client-node', () => {
       child.kill('SIGKILL');
     }
   });
+
+  it('lists and watches a custom resource (NodeConfigRollout) through CustomObjectsApi and the generic Watch', async () => {
+    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    const ref = { group: 'dkc.io', version: 'v1alpha1', plural: 'nodeconfigrollouts' };
+    await custom.createClusterCustomObject({ ...ref, body: { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'js-ncr', labels: { from: 'js' } }, spec: {} } });
+    const list = (await custom.listClusterCustomObject({ ...ref, labelSelector: 'from=js' })) as { items: { metadata: { name: string }; spec: { failurePolicy?: string } }[] };
+    assert.deepEqual(list.items.map((i) => i.metadata.name), ['js-ncr']);
+    assert.equal(list.items[0]!.spec.failurePolicy, 'Revert');
+    const seen: { type: string; paused?: boolean }[] = [];
+    const watch = new k8s.Watch(kc);
+    const req = await watch.watch(
+      '/apis/dkc.io/v1alpha1/nodeconfigrollouts',
+      { labelSelector: 'from=js' },
+      (type: string, obj: { spec?: { paused?: boolean } }) => seen.push({ type, ...(obj.spec?.paused !== undefined ? { paused: obj.spec.paused } : {}) }),
+      () => undefined,
+    );
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!seen.some((e) => e.type === 'ADDED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await custom.patchClusterCustomObject({ ...ref, name: 'js-ncr', body: { spec: { paused: true } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      while (!seen.some((e) => e.type === 'MODIFIED' && e.paused === true) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(seen.slice(0, 2), [{ type: 'ADDED', paused: false }, { type: 'MODIFIED', paused: true }]);
+    } finally {
+      req.abort();
+    }
+  });
 });

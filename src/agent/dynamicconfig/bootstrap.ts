@@ -5,9 +5,10 @@
 
 import type { NodeConfigSource } from './source.js';
 import { CrashLoopError, type BootErrorReason } from './errors.js';
+import type { FailureStage } from './configok.js';
 
 /** The outcome of loading one checkpointed config: decode + flags + validation. */
-export type LoadOutcome<C> = { ok: true; config: C } | { ok: false; reason: BootErrorReason; detail: string };
+export type LoadOutcome<C> = { ok: true; config: C } | { ok: false; reason: BootErrorReason; detail: string; stage?: FailureStage };
 
 export interface BootInput<C> {
   assigned?: NodeConfigSource;
@@ -40,7 +41,7 @@ export type BootDecision<C> =
       /** Only a successfully loaded assigned config is trialled (and may be promoted). */
       startTrial: boolean;
       /** Why the assigned config was rejected, for the log (`<reason>, error: <detail>`). */
-      rejected?: { reason: BootErrorReason; detail: string };
+      rejected?: { reason: BootErrorReason; detail: string; stage?: FailureStage };
     }
   | { kind: 'fatal'; message: string; status: BootStatus };
 
@@ -56,6 +57,7 @@ export function decideBoot<C>(input: BootInput<C>): BootDecision<C> {
     outcome = {
       ok: false,
       reason: CrashLoopError,
+      stage: 'crashloop',
       detail: `the assigned config started ${input.startsWithoutHealthy} times without becoming healthy`,
     };
   }
@@ -64,7 +66,7 @@ export function decideBoot<C>(input: BootInput<C>): BootDecision<C> {
     return { kind: 'run', use: 'assigned', config: outcome.config, status, startTrial: true };
   }
 
-  const rejected = { reason: outcome.reason, detail: outcome.detail };
+  const rejected = { reason: outcome.reason, detail: outcome.detail, ...(outcome.stage ? { stage: outcome.stage } : {}) };
   status.error = outcome.reason;
   if (!lastKnownGood) return { kind: 'run', use: 'local', status, startTrial: false, rejected };
   const lkg = input.lastKnownGoodOutcome;

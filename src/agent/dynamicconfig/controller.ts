@@ -13,6 +13,9 @@ import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
 import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
 import { BootstrapError, InternalError, LoadError, syncError } from './errors.js';
+import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer } from './configok.js';
+import { formatTime } from '../node/clock.js';
+import type { NodeCondition } from '../../api/types.js';
 import { clip, log, logError, logWarning } from './log.js';
 import {
   describeSource,
@@ -62,6 +65,8 @@ export interface ControllerOptions<C> {
   restartEventTimeoutMs?: number;
   /** Interval of the trial check; min(10 s, trial / 4). */
   trialCheckMs?: number;
+  /** The agent was started with a --config file: the local config is "init" rather than "default" in ConfigOK. */
+  initConfig?: boolean;
 }
 
 /** What the controller asks of the API server: the informers' list/watch, a GET and a status PATCH. */
@@ -162,10 +167,11 @@ export class DynamicConfigController<C> {
   private restarting: Promise<void> | undefined;
   private informerErrorReported = false;
   private healthyWrite: Promise<void> | undefined;
+  private syncOptions: SyncOptions | undefined;
 
   constructor(private readonly options: ControllerOptions<C>) {
     this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
-    this.status = new ConfigStatusManager(options.gauges);
+    this.status = new ConfigStatusManager(options.gauges, undefined, options.clock);
     this.clock = options.clock ?? Date.now;
   }
 
@@ -174,7 +180,7 @@ export class DynamicConfigController<C> {
     try {
       payload = await this.store.load(src);
     } catch (err) {
-      return { ok: false, reason: LoadError, detail: messageOf(err) };
+      return { ok: false, reason: LoadError, detail: messageOf(err), stage: 'load' };
     }
     return this.options.evaluate(payload);
   }
@@ -275,6 +281,17 @@ export class DynamicConfigController<C> {
     this.status.setActive(s.active);
     this.status.setLastKnownGood(s.lastKnownGood);
     this.status.setError(s.error ?? '');
+    const d = this.decision;
+    if (d?.kind !== 'run') return;
+    this.status.setConfigOK(
+      configOK({
+        use: d.use,
+        assigned: s.assigned,
+        lastKnownGood: s.lastKnownGood,
+        rejected: d.rejected ? (d.rejected.stage ?? (d.rejected.reason === LoadError ? 'load' : 'validate')) : undefined,
+        initConfig: this.options.initConfig ?? false,
+      }),
+    );
   }
 
   private runsAssigned(): boolean {
@@ -386,7 +403,8 @@ export class DynamicConfigController<C> {
     this.nodeInformer = nodeInformer;
     const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, logInterval, this.clock);
     nodeInformer.on('error', (err) => nodeFailures.failed(err));
-    nodeInformer.on('add', () => {
+    nodeInformer.on('add', (node) => {
+      this.followConfigMap(node);
       if (this.informerErrorReported) {
         // The Node could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
         this.informerErrorReported = false;
@@ -395,33 +413,16 @@ export class DynamicConfigController<C> {
       this.sync?.poke();
     });
     nodeInformer.on('update', (oldObj, newObj) => {
+      this.followConfigMap(newObj);
       if (!sourcesEqual(oldObj.spec?.configSource, newObj.spec?.configSource)) this.sync?.poke();
     });
     nodeInformer.on('delete', () => log('Node was deleted'));
     nodeInformer.start();
     this.watchInitialSync(nodeInformer);
 
-    const assigned = this.assignedAtBoot;
-    if (assigned?.configMap) {
-      this.configMapRef = assigned.configMap;
-      const cmInformer = new Informer<ConfigMapObject>(client, `/api/v1/namespaces/${encodeURIComponent(assigned.configMap.namespace)}/configmaps`, {
-        fieldSelector: `metadata.name=${fieldSelectorValue(assigned.configMap.name)}`,
-      });
-      this.configMapInformer = cmInformer;
-      const cmFailures = new FailureLog(`assigned ConfigMap ${assigned.configMap.namespace}/${assigned.configMap.name}`, logInterval, this.clock);
-      cmInformer.on('error', (err) => cmFailures.failed(err));
-      cmInformer.on('add', () => this.sync?.poke());
-      cmInformer.on('update', (oldObj, newObj) => {
-        if (oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion) this.sync?.poke();
-      });
-      cmInformer.on('delete', () => {
-        log('assigned ConfigMap was deleted');
-        this.sync?.poke();
-      });
-      cmInformer.start();
-    } else {
-      log('local source is assigned, will not start remote config source informer');
-    }
+    this.syncOptions = opts;
+    if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
+    else log('local source is assigned, will not start remote config source informer');
     this.sync.startLoop();
 
     if (this.decision?.kind === 'run' && this.decision.startTrial) {
@@ -430,6 +431,61 @@ export class DynamicConfigController<C> {
       this.trialTimer = setInterval(check, every);
       check();
     }
+  }
+
+  private startConfigMapInformer(assigned: ConfigMapNodeConfigSource): void {
+    const client = this.syncOptions!.client;
+    this.configMapRef = assigned;
+    const cmInformer = new Informer<ConfigMapObject>(client, `/api/v1/namespaces/${encodeURIComponent(assigned.namespace)}/configmaps`, {
+      fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
+    });
+    this.configMapInformer = cmInformer;
+    const cmFailures = new FailureLog(`assigned ConfigMap ${assigned.namespace}/${assigned.name}`, this.options.informerLogIntervalMs ?? 30_000, this.clock);
+    cmInformer.on('error', (err) => void this.configMapInformerFailed(cmInformer, cmFailures, err));
+    cmInformer.on('add', () => this.sync?.poke());
+    cmInformer.on('update', (oldObj, newObj) => {
+      if (oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion) this.sync?.poke();
+    });
+    cmInformer.on('delete', () => {
+      log('assigned ConfigMap was deleted');
+      this.sync?.poke();
+    });
+    cmInformer.start();
+  }
+
+  /**
+   * A 1.8-alpha configMapRef is followed with GETs only: its reader may hold nothing but `get` on that one ConfigMap
+   * (the role the 1.8 task grants by hand), so a list or watch would be refused again and again. The ConfigMap
+   * informer (started at once, as the 1.22 form needs it) stops when the Node shows a configMapRef, and starts again
+   * when it shows the 1.22 form.
+   */
+  private followConfigMap(node: NodeObject): void {
+    const assigned = this.assignedAtBoot?.configMap;
+    if (!assigned || !this.syncOptions) return;
+    if (node.spec?.configSource?.configMapRef) {
+      void this.configMapInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
+      this.configMapInformer = undefined;
+    } else if (!this.configMapInformer) {
+      this.startConfigMapInformer(assigned);
+    }
+  }
+
+  /** An informer failure is reported unless the Node turned out to name its ConfigMap with a configMapRef. */
+  private async configMapInformerFailed(informer: Informer<ConfigMapObject>, failures: FailureLog, err: unknown): Promise<void> {
+    if (!(await this.nodeInformer?.whenSynced())) return;
+    if (this.configMapInformer !== informer) return;
+    failures.failed(err);
+  }
+
+  /**
+   * The ConfigOK condition for the Node's status, given the conditions it carries: the heartbeat is when the condition
+   * last changed, the transition time is kept unless its status or message changed. Empty before the boot decision.
+   */
+  configOKConditions(previous: readonly NodeCondition[] | undefined): NodeCondition[] {
+    const c = this.status.condition();
+    if (!c) return [];
+    const onNode = previous?.find((x) => x.type === CONFIG_OK);
+    return [conditionAt(c.condition, onNode, formatTime(new Date(c.changedAt)))];
   }
 
   /**
@@ -444,7 +500,7 @@ export class DynamicConfigController<C> {
       if (informer.hasSynced()) return;
       logError(`${InternalError}, error: the Node ${JSON.stringify(this.options.nodeName)} could not be listed within ${Math.round(timeout / 1000)} s`);
       this.informerErrorReported = true;
-      this.status.setErrorOverride(syncError(InternalError));
+      this.status.setErrorOverride(syncError(InternalError), FailSyncReasonInformer);
     }, timeout);
     this.informerWatchdog.unref?.();
   }

@@ -11,7 +11,7 @@
 // loaded only for anything else, because it costs tens of milliseconds on every agent start.
 
 import { createRequire } from 'node:module';
-import type { ConfigMapNodeConfigSource, NodeConfigSource } from '../../api/types.js';
+import type { ConfigMapNodeConfigSource, NodeConfigSource, ObjectReference } from '../../api/types.js';
 import { CodedError } from '../../util/errors.js';
 import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain } from '../../api/validation/names.js';
 
@@ -29,6 +29,8 @@ export const SourceErrorCodes = {
   Decode: 'SOURCE_DECODE',
   /** A record of another kind of the kubelet config group (e.g. a KubeletConfiguration). */
   WrongKind: 'SOURCE_WRONG_KIND',
+  /** A configMapRef without name, namespace or uid. */
+  PartialReference: 'SOURCE_PARTIAL_REFERENCE',
 } as const;
 
 export type SourceErrorCode = (typeof SourceErrorCodes)[keyof typeof SourceErrorCodes];
@@ -63,6 +65,7 @@ function configMapOf(src: NodeConfigSource): ConfigMapNodeConfigSource {
  */
 export function sourcesEqual(a: MaybeSource, b: MaybeSource): boolean {
   if (a == null || b == null) return a == null && b == null;
+  if (a.configMapRef != null || b.configMapRef != null) return refsEqual(a.configMapRef, b.configMapRef) && a.configMap == null && b.configMap == null;
   const x = a.configMap;
   const y = b.configMap;
   if (x == null || y == null) return x == null && y == null;
@@ -73,6 +76,34 @@ export function sourcesEqual(a: MaybeSource, b: MaybeSource): boolean {
     (x.resourceVersion ?? '') === (y.resourceVersion ?? '') &&
     (x.kubeletConfigKey ?? '') === (y.kubeletConfigKey ?? '')
   );
+}
+
+function refsEqual(x: ObjectReference | null | undefined, y: ObjectReference | null | undefined): boolean {
+  if (x == null || y == null) return x == null && y == null;
+  const keys = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
+  return keys.every((k) => (x[k] ?? '') === (y[k] ?? ''));
+}
+
+/** The ConfigMap key a 1.8-alpha `configMapRef` source reads its payload from (there was no kubeletConfigKey). */
+export const CONFIG_MAP_REF_KEY = 'kubelet';
+
+/** status.FailSyncReasonPartialObjectReference (1.8): the kubelet's own check of a configMapRef. */
+export const PARTIAL_OBJECT_REFERENCE = 'invalid ObjectReference, all of UID, Name, and Namespace must be specified';
+
+/**
+ * The ConfigMap a `configMapRef` names, as the `configMap` reference the rest of the machinery (checkpoints, records,
+ * status, metrics) works with: same namespace and name, the pinned UID, the key `kubelet`. Once downloaded, a
+ * configMapRef source is this reference with the downloaded ResourceVersion, so a node moved between the two forms
+ * of the same ConfigMap does not restart.
+ */
+export function refAsConfigMap(ref: ObjectReference): ConfigMapNodeConfigSource {
+  if (!ref.name || !ref.namespace || !ref.uid) throw new SourceError(SourceErrorCodes.PartialReference, PARTIAL_OBJECT_REFERENCE);
+  return { namespace: ref.namespace, name: ref.name, uid: ref.uid, kubeletConfigKey: CONFIG_MAP_REF_KEY };
+}
+
+/** status.FailSyncReasonUIDMismatchFmt (1.8): the ConfigMap found under the reference's name is another object. */
+export function uidMismatch(want: string, got: string): string {
+  return `invalid ObjectReference, UID ${JSON.stringify(want)} does not match UID of downloaded ConfigMap ${JSON.stringify(got)}`;
 }
 
 /** A copy that shares nothing with the input, so a caller's later mutation cannot reach a stored value. */

@@ -1,8 +1,10 @@
-// The single writer of Node.status.config and of the four kubelet_node_config_* gauges (upstream's status
-// manager): a base error set at boot, a sync-error override set and cleared by the sync loop, and a publish step
-// that patches nodes/<name>/status only when something changed, updating the gauges from exactly what it published.
+// The single writer of Node.status.config, of the ConfigOK condition and of the four kubelet_node_config_* gauges
+// (upstream's status manager): a base error and condition set at boot, a sync-error override set and cleared by the
+// sync loop, and a publish step that patches nodes/<name>/status only when something changed, updating the gauges
+// from exactly what it published.
 
 import { klog } from '../../util/klog.js';
+import { withFailedSync, type ConfigOKCondition } from './configok.js';
 import { metricLabels, type NodeConfigSource } from './source.js';
 
 export interface NodeConfigStatus {
@@ -37,6 +39,12 @@ function logPrefix(msg: string): string {
 export class ConfigStatusManager {
   private status: NodeConfigStatus = {};
   private override = '';
+  private configOK: ConfigOKCondition | undefined;
+  /** The 1.8 wording of the sync failure behind `override`, for the condition. */
+  private syncReason = '';
+  /** When the condition last changed (its heartbeat: 1.8 stamped the condition each time it was set). */
+  private conditionChangedAt = 0;
+  private readonly conditionListeners: (() => void)[] = [];
   private dirty = true;
   private lastPublished: string | undefined;
   private publishing = false;
@@ -47,6 +55,7 @@ export class ConfigStatusManager {
   constructor(
     private readonly gauges: ConfigGauges,
     private readonly retryMs = 2_000,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   private publisher: StatusPublisher | undefined;
@@ -64,11 +73,39 @@ export class ConfigStatusManager {
   setError(err: string): void {
     this.update({ error: err });
   }
-  /** A sync-time error that hides the base error until cleared with ''. */
-  setErrorOverride(err: string): void {
-    if (this.override === err) return;
+  /** The ConfigOK condition of the boot decision. */
+  setConfigOK(c: ConfigOKCondition): void {
+    this.changeCondition(() => (this.configOK = c));
+  }
+  /**
+   * A sync-time error that hides the base error until cleared with ''; `conditionReason` is how the ConfigOK
+   * condition words it (upstream 1.8's reasons), cleared with it.
+   */
+  setErrorOverride(err: string, conditionReason = ''): void {
+    const reason = err === '' ? '' : conditionReason || err;
+    if (this.override === err && this.syncReason === reason) return;
     this.override = err;
+    this.changeCondition(() => (this.syncReason = reason));
     this.markDirty();
+  }
+
+  /** The ConfigOK condition now (undefined before the boot decision), and when it last changed (ms). */
+  condition(): { condition: ConfigOKCondition; changedAt: number } | undefined {
+    if (!this.configOK) return undefined;
+    return { condition: withFailedSync(this.configOK, this.syncReason), changedAt: this.conditionChangedAt };
+  }
+
+  /** Called after each change of the condition (the node status reporter writes it). */
+  onConditionChange(listener: () => void): void {
+    this.conditionListeners.push(listener);
+  }
+
+  private changeCondition(change: () => void): void {
+    const before = JSON.stringify(this.condition()?.condition);
+    change();
+    if (JSON.stringify(this.condition()?.condition) === before) return;
+    this.conditionChangedAt = this.clock();
+    for (const l of this.conditionListeners) l();
   }
 
   private update(patch: Partial<NodeConfigStatus>): void {

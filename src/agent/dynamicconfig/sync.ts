@@ -7,7 +7,15 @@ import { klog } from '../../util/klog.js';
 import { log, logError } from './log.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from './errors.js';
-import { describeSource, sourcesEqual, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
+import {
+  FailSyncReasonAllNilSubfields,
+  FailSyncReasonInformer,
+  FailSyncReasonReset,
+  failSyncReasonCheckpoint,
+  failSyncReasonDownload,
+  failSyncReasonSetCurrent,
+} from './configok.js';
+import { describeSource, refAsConfigMap, sourcesEqual, uidMismatch, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
 import type { ConfigStatusManager } from './status.js';
 
 export interface DownloadedPayload {
@@ -147,10 +155,11 @@ export class ConfigSync {
     this.settle();
   }
 
-  private fail(reason: string, err: unknown): void {
+  /** `conditionReason`: how the ConfigOK condition words the failure (1.8's reasons); the error's text otherwise. */
+  private fail(reason: string, err: unknown, conditionReason?: string): void {
     const msg = err instanceof Error ? err.message : String(err);
     logError(`${reason}, error: ${msg}`);
-    this.deps.status.setErrorOverride(syncError(reason));
+    this.deps.status.setErrorOverride(syncError(reason), conditionReason ?? msg);
     if (this.stopped || this.retryTimer) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -165,7 +174,7 @@ export class ConfigSync {
     try {
       source = this.deps.nodeConfigSource();
     } catch (err) {
-      return this.fail(InternalError, err);
+      return this.fail(InternalError, err, FailSyncReasonInformer);
     }
 
     if (!source) {
@@ -173,29 +182,40 @@ export class ConfigSync {
       try {
         wasRemote = await store.reset();
       } catch (err) {
-        return this.fail(InternalError, err);
+        return this.fail(InternalError, err, FailSyncReasonReset);
       }
       if (wasRemote) await this.deps.restart(undefined);
       return;
     }
-    if (!source.configMap) return this.fail(AllNilSubfieldsError, new Error(AllNilSubfieldsError));
+    let ref: ConfigMapNodeConfigSource;
+    try {
+      ref = referenceOf(source);
+    } catch (err) {
+      return this.fail(AllNilSubfieldsError, err);
+    }
 
     let cm: { uid?: string; resourceVersion?: string; data?: Record<string, string> };
+    const described = describeSource({ configMap: ref });
     try {
-      cm = await this.deps.download(source.configMap);
+      cm = await this.deps.download(ref);
     } catch (err) {
-      return this.fail(DownloadError, new Error(`failed to download ${describeSource(source)}: ${(err as Error).message}`));
+      return this.fail(DownloadError, new Error(`failed to download ${described}: ${(err as Error).message}`), failSyncReasonDownload(ref.name, ref.namespace));
+    }
+    // A configMapRef pins the object: the ConfigMap now under its name may be another one (1.8's UID check).
+    if (source.configMapRef && cm.uid !== ref.uid) {
+      const mismatch = uidMismatch(ref.uid ?? '', cm.uid ?? '');
+      return this.fail(DownloadError, new Error(`failed to download ${described}: ${mismatch}`), mismatch);
     }
     if (!cm.uid) return this.fail(InternalError, new Error('ConfigMap must have a non-empty UID'));
     if (!cm.resourceVersion) return this.fail(InternalError, new Error('ConfigMap must have a non-empty ResourceVersion'));
-    const resolved: NodeConfigSource = { configMap: { ...source.configMap, uid: cm.uid, resourceVersion: cm.resourceVersion } };
+    const resolved: NodeConfigSource = { configMap: { ...ref, uid: cm.uid, resourceVersion: cm.resourceVersion } };
 
     let saved: boolean;
     try {
       saved = await store.save({ uid: cm.uid, resourceVersion: cm.resourceVersion, files: cm.data ?? {} });
       if (!saved) log(`checkpoint already exists for ${describeSource(resolved)}`);
     } catch (err) {
-      return this.fail(InternalError, err);
+      return this.fail(InternalError, err, failSyncReasonCheckpoint(cm.uid));
     }
 
     let updated: boolean;
@@ -207,7 +227,7 @@ export class ConfigSync {
         return !sourcesEqual(previous, resolved);
       });
     } catch (err) {
-      return this.fail(InternalError, err);
+      return this.fail(InternalError, err, failSyncReasonSetCurrent(cm.uid));
     }
     if (!updated && saved && this.deps.restoredNeedsRestart?.(resolved)) {
       log(`restored the missing checkpoint for ${describeSource(resolved)}`);
@@ -220,4 +240,15 @@ export class ConfigSync {
     }
     status.setErrorOverride('');
   }
+}
+
+/**
+ * The ConfigMap a spec source names, as a configMap reference: the 1.22 form as it is, the 1.8-alpha configMapRef
+ * with its pinned UID and the key `kubelet`. Throws (with upstream's reason as the message) for neither or a partial
+ * reference.
+ */
+function referenceOf(source: NodeConfigSource): ConfigMapNodeConfigSource {
+  if (source.configMapRef) return refAsConfigMap(source.configMapRef);
+  if (source.configMap) return source.configMap;
+  throw new Error(FailSyncReasonAllNilSubfields);
 }

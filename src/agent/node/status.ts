@@ -45,6 +45,11 @@ export interface NodeStatusInput {
   reason?: string;
   /** The conditions currently on the Node, so unchanged ones keep their lastTransitionTime. */
   previousConditions?: readonly NodeCondition[];
+  /**
+   * Conditions other parts of the agent own (the dynamic config controller's ConfigOK), each with its own timestamps,
+   * given the conditions currently on the Node. They go in the same list, which the status patch replaces whole.
+   */
+  extraConditions?: (previous: readonly NodeCondition[] | undefined) => NodeCondition[];
 }
 
 interface ConditionSpec {
@@ -86,7 +91,7 @@ export function buildConditions(input: NodeStatusInput): NodeCondition[] {
 
 export function buildNodeStatus(input: NodeStatusInput): OwnNodeStatus {
   return {
-    conditions: buildConditions(input),
+    conditions: [...buildConditions(input), ...(input.extraConditions?.(input.previousConditions) ?? [])],
     addresses: [
       { type: 'InternalIP', address: input.nodeIP },
       { type: 'Hostname', address: input.hostname },

@@ -4,7 +4,7 @@
 // upstream's order, so aggregated 422 messages read exactly like kube-apiserver's.
 
 import { field, type FieldError } from '../field.js';
-import type { ConfigMap, ConfigMapNodeConfigSource, Event, Namespace, Node, NodeConfigSource, NodeConfigStatus, Pod, Taint } from '../types.js';
+import type { ConfigMap, ConfigMapNodeConfigSource, Event, Namespace, Node, NodeConfigSource, NodeConfigStatus, ObjectReference, Pod, Taint } from '../types.js';
 import { duplicateGo, goNilPointer, invalidGo } from './goprint.js';
 import {
   byteLength,
@@ -79,6 +79,31 @@ function validateConfigMapNodeConfigSourceStatus(source: ConfigMapNodeConfigSour
   return [...errs, ...validateConfigMapNodeConfigSource(source, path)];
 }
 
+/**
+ * The 1.8-alpha reference: the node downloads the ConfigMap by namespace and name and refuses it unless its UID is
+ * the one given, so all three are required (the key is always `kubelet`).
+ */
+function validateConfigMapRef(ref: ObjectReference, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const namespace = str(ref.namespace);
+  if (namespace === '') errs.push(field.required(`${path}.namespace`, 'namespace must be set'));
+  else for (const m of validateNamespaceName(namespace, false)) errs.push(field.invalid(`${path}.namespace`, namespace, m));
+
+  const name = str(ref.name);
+  if (name === '') errs.push(field.required(`${path}.name`, 'name must be set'));
+  else for (const m of validateConfigMapName(name, false)) errs.push(field.invalid(`${path}.name`, name, m));
+
+  if (str(ref.uid) === '') errs.push(field.required(`${path}.uid`, 'uid must be set'));
+  return errs;
+}
+
+/**
+ * %#v of a NodeConfigSource with both subfields set. Pointers print as addresses, which have no stable form, so
+ * fixed ones stand in (as for Taint.TimeAdded).
+ */
+const BOTH_NODE_CONFIG_SOURCES_GO =
+  'core.NodeConfigSource{ConfigMapRef:(*core.ObjectReference)(0xc000000000), ConfigMap:(*core.ConfigMapNodeConfigSource)(0xc000000010)}';
+
 function validateNodeConfigSource(
   source: NodeConfigSource,
   path: string,
@@ -86,14 +111,29 @@ function validateNodeConfigSource(
 ): FieldError[] {
   const errs: FieldError[] = [];
   let count = 0;
+  if (isObject(source.configMapRef)) {
+    count++;
+    errs.push(...validateConfigMapRef(source.configMapRef as ObjectReference, `${path}.configMapRef`));
+  }
   if (isObject(source.configMap)) {
     count++;
     errs.push(...validateConfigMap(source.configMap as ConfigMapNodeConfigSource, `${path}.configMap`));
   }
   if (count !== 1) {
-    errs.push(invalidGo(path, source, NIL_NODE_CONFIG_SOURCE_GO, 'exactly one reference subfield must be non-nil'));
+    const goText = count === 0 ? NIL_NODE_CONFIG_SOURCE_GO : BOTH_NODE_CONFIG_SOURCES_GO;
+    errs.push(invalidGo(path, source, goText, 'exactly one reference subfield must be non-nil'));
   }
   return errs;
+}
+
+/** The `Warning` a write of a Node carrying the 1.8-alpha reference is answered with (GetWarningsForNode's style). */
+export const CONFIG_MAP_REF_WARNING =
+  'spec.configSource.configMapRef: deprecated since v1.10 (the v1.8 alpha form); use spec.configSource.configMap with kubeletConfigKey instead';
+
+/** Warnings for a Node about to be stored: the deprecated spec.configSource.configMapRef. */
+export function nodeWarnings(node: Node): string[] {
+  const source = node.spec?.configSource;
+  return isObject(source) && isObject(source.configMapRef) ? [CONFIG_MAP_REF_WARNING] : [];
 }
 
 /** validateNodeConfigSourceSpec, run at `spec.configSource`. */

@@ -13,6 +13,7 @@ import {
   validateEventUpdate,
   validateNamespace,
   validateNamespaceUpdate,
+  nodeWarnings,
   validateNode,
   validateNodeUpdate,
   validatePod,
@@ -142,4 +143,9 @@ export function validateUpdate(kind: string, obj: KubeObject, old: KubeObject, o
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
   ];
   return dedupe([...common, ...r.update(obj, old, opts)]);
+}
+
+/** Warnings (not errors) for an object about to be stored, for the response's `Warning` headers. */
+export function warningsFor(kind: string, obj: KubeObject): string[] {
+  return kind === 'Node' ? nodeWarnings(obj as Node) : [];
 }

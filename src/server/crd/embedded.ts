@@ -6,8 +6,9 @@
 import { field, type FieldError } from '../../api/field.js';
 import type { ObjectMeta } from '../../api/types.js';
 import { maxLenError, regexError, validatePathSegmentName, validateObjectMeta } from '../../api/validation/index.js';
+import { goRendered } from './gotext.js';
 import { embeddedText as text } from './messages.js';
-import { additionalOf, isEmbedded, isPlainObject, itemsOf, propertiesOf, type SchemaNode } from './nodes.js';
+import { additionalOf, ANY_VALUE, isEmbedded, isPlainObject, itemsOf, propertiesOf, type SchemaNode } from './nodes.js';
 
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
@@ -61,7 +62,7 @@ function walk(x: unknown, s: SchemaNode | undefined, path: string, out: FieldErr
   for (const [k, v] of Object.entries(x)) {
     const prop = props[k];
     if (prop) walk(v, prop, path ? `${path}.${k}` : k, out, depth + 1);
-    else if (additional && additional !== true) walk(v, additional, `${path}[${k}]`, out, depth + 1);
+    else if (additional && additional !== ANY_VALUE) walk(v, additional, `${path}[${k}]`, out, depth + 1);
   }
 }
 
@@ -69,5 +70,5 @@ function walk(x: unknown, s: SchemaNode | undefined, path: string, out: FieldErr
 export function validateEmbedded(obj: unknown, root: SchemaNode): FieldError[] {
   const out: FieldError[] = [];
   walk(obj, root, '', out, 0);
-  return out;
+  return out.map(goRendered);
 }

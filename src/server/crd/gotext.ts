@@ -1,6 +1,8 @@
 // Go's text for decoded JSON values, where kube-apiserver's output passes values through fmt: `%v` of a
 // float64, fmt.Fprint (printer columns) and `%#v` (bad values in field errors).
 
+import { FieldError } from '../../api/field.js';
+import { GoValueFieldError } from '../../api/validation/goprint.js';
 import { goQuote } from '../../gotext/quote.js';
 import { isPlainObject } from './nodes.js';
 
@@ -37,4 +39,15 @@ export function goSharpV(v: unknown): string {
   if (!isPlainObject(v)) return String(v);
   const body = Object.keys(v).sort().map((k) => `${goQuote(k)}:${goSharpV(v[k])}`);
   return `map[string]interface {}{${body.join(', ')}}`;
+}
+
+/**
+ * A field error whose bad value prints as apimachinery prints it: nil as the string "null" (quoted), maps and
+ * slices in `%#v`; other values are already printed alike.
+ */
+export function goRendered(err: FieldError): FieldError {
+  const v = err.badValue;
+  if (v === null || v === undefined) return new FieldError(err.type, err.field, 'null', err.detail);
+  if (isPlainObject(v) || Array.isArray(v)) return new GoValueFieldError(err.type, err.field, v, goSharpV(v), err.detail);
+  return err;
 }

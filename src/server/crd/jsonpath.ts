@@ -3,8 +3,10 @@
 // each column type renders, as apiextensions-apiserver's table convertor does (missing keys give an empty cell,
 // and only the first result is shown).
 
+import { field, type FieldError } from '../../api/field.js';
 import { humanDuration } from '../humanize.js';
 import { goPrint } from './gotext.js';
+import { columnText } from './messages.js';
 import { isPlainObject } from './nodes.js';
 
 type Literal = string | number | boolean;
@@ -23,7 +25,8 @@ export class JsonPathError extends Error {
   override readonly name = 'JsonPathError';
 }
 
-const NAME = /^[^.[\]()\s=!<>'",@]+/;
+/** A field name; `\.` escapes a dot inside it (`.metadata.labels.app\.kubernetes\.io/name`). */
+const NAME = /^(?:\\.|[^.[\]()\s=!<>'",@\\])+/;
 
 class Parser {
   private pos = 0;
@@ -54,7 +57,7 @@ class Parser {
     const m = NAME.exec(this.src.slice(this.pos));
     if (!m) this.fail(`expected a field name at ${this.pos}`);
     this.pos += m[0].length;
-    return m[0];
+    return m[0].replace(/\\(.)/g, '$1');
   }
 
   private dot(): Step {
@@ -234,4 +237,11 @@ export function evaluateColumn(obj: unknown, jsonPath: string | readonly Step[],
   const steps = typeof jsonPath === 'string' ? parseJsonPath(jsonPath) : jsonPath;
   const results = evaluate(steps, [obj]);
   return renderCell(results[0], type, now);
+}
+
+/** apiextensions-apiserver's check of a printer column's jsonPath when a CRD is written (validateSimpleJSONPath). */
+export function validateSimpleJsonPath(jsonPath: string, fieldPath: string): FieldError[] {
+  if (jsonPath === '') return [field.invalid(fieldPath, jsonPath, columnText.empty)];
+  if (!jsonPath.startsWith('.')) return [field.invalid(fieldPath, jsonPath, columnText.notSimple)];
+  return [];
 }

@@ -6,7 +6,7 @@ import { FieldError, field } from '../../api/field.js';
 import { GoValueFieldError } from '../../api/validation/goprint.js';
 import { goSharpV } from './gotext.js';
 import { listTypeText as text } from './messages.js';
-import { additionalOf, isPlainObject, itemsOf, propertiesOf, type SchemaNode } from './nodes.js';
+import { additionalOf, ANY_VALUE, isPlainObject, itemsOf, propertiesOf, type SchemaNode } from './nodes.js';
 
 /** A scalar as Go compares it; compound values by their (key-sorted) JSON. */
 function identity(v: unknown): string {
@@ -73,7 +73,7 @@ function walk(x: unknown, s: SchemaNode | undefined, path: string, out: FieldErr
   const additional = additionalOf(s);
   const props = propertiesOf(s) ?? {};
   for (const [k, v] of Object.entries(x)) {
-    if (additional && additional !== true) walk(v, additional, `${path}[${k}]`, out, depth + 1);
+    if (additional && additional !== ANY_VALUE) walk(v, additional, `${path}[${k}]`, out, depth + 1);
     const prop = props[k];
     if (prop) walk(v, prop, path ? `${path}.${k}` : k, out, depth + 1);
   }

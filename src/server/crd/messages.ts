@@ -40,6 +40,12 @@ export const listTypeText = {
   mapItemsObjects: 'must be an object for an array of list-type map',
 };
 
+/** additionalPrinterColumns' jsonPath, as CRD validation words it. */
+export const columnText = {
+  empty: 'must not be empty',
+  notSimple: 'must be a simple json path starting with .',
+};
+
 /** The warning (fieldValidation=Warn) or error text (Strict) for a field the schema does not declare. */
 export const unknownField = (path: string): string => `unknown field ${goQuote(path)}`;
 
@@ -52,7 +58,19 @@ export const structuralText = {
   rootMustBeObject: 'must be object at the root',
   rootAdditional: 'must not be used at the root',
   refForbidden: '$ref is not supported',
-  additionalPropertiesFalse: 'additionalProperties cannot be set to false',
+  typeNull: 'type cannot be set to null, use nullable as an alternative',
+  notSupported: (keyword: string) => `${keyword} is not supported`,
+  itemsArray: 'items must be a schema object and not an array',
+  topLevelDefault: (property: string) => `must not be set in top-level ${property}`,
+  mapTypeObject: 'must be object if x-kubernetes-map-type is specified',
+  listTypeArray: 'must be array if x-kubernetes-list-type is specified',
+  listMapKeysNeedMap: 'must be map if x-kubernetes-list-map-keys is non-empty',
+  mapKeysRequired: 'must not be empty if x-kubernetes-list-type is map',
+  mapItemsRequired: 'must have a schema if x-kubernetes-list-type is map',
+  mapItemsObject: "must be object if parent array's x-kubernetes-list-type is map",
+  mapKeysProperties: 'entries must all be names of item properties',
+  mapKeyScalar: "must be a scalar type if parent array's x-kubernetes-list-type is map",
+  mapKeysDuplicate: 'must not contain duplicate entries',
   propertiesAndAdditional: 'additionalProperties and properties are mutual exclusive',
   uniqueItems: 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
   itemsRequired: 'must be specified',

@@ -23,10 +23,14 @@ export function itemsOf(n: SchemaNode): SchemaNode | undefined {
   return asNode(n['items']);
 }
 
-/** The schema of undeclared keys: a node, `true` (anything, kept as is), or undefined (none allowed). */
-export function additionalOf(n: SchemaNode): SchemaNode | true | undefined {
+/**
+ * The schema of undeclared keys: a node; ANY_VALUE when additionalProperties is a boolean (kube keeps the key but
+ * knows nothing of its value, so nested fields are pruned); undefined when absent.
+ */
+export const ANY_VALUE = 'any';
+export function additionalOf(n: SchemaNode): SchemaNode | typeof ANY_VALUE | undefined {
   const a = n['additionalProperties'];
-  if (a === true) return true;
+  if (typeof a === 'boolean') return ANY_VALUE;
   return asNode(a);
 }
 
@@ -36,7 +40,13 @@ export const isIntOrString = (n: SchemaNode): boolean => n['x-kubernetes-int-or-
 export const isNullable = (n: SchemaNode): boolean => n['nullable'] === true;
 
 /** The schema of one key of an object: its property, else additionalProperties. */
-export function fieldSchema(n: SchemaNode | undefined, key: string): SchemaNode | true | undefined {
+export function fieldSchema(n: SchemaNode | undefined, key: string): SchemaNode | typeof ANY_VALUE | undefined {
   if (!n) return undefined;
   return propertiesOf(n)?.[key] ?? additionalOf(n);
+}
+
+/** The schema node of one key, when there is one to descend into. */
+export function fieldNode(n: SchemaNode | undefined, key: string): SchemaNode | undefined {
+  const s = fieldSchema(n, key);
+  return s === ANY_VALUE ? undefined : s;
 }

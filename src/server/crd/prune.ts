@@ -4,6 +4,8 @@
 
 import {
   additionalOf,
+  ANY_VALUE,
+  fieldNode,
   fieldSchema,
   isEmbedded,
   isNullable,
@@ -52,9 +54,8 @@ function prune(x: unknown, s: SchemaNode | undefined, path: string, out: string[
   for (const k of Object.keys(x)) {
     if (s && meta && META_FIELDS.has(k)) continue;
     const sub = fieldSchema(s, k);
-    if (sub === true) continue;
     if (sub) {
-      prune(x[k], sub, child(path, k), out, false);
+      prune(x[k], sub === ANY_VALUE ? undefined : sub, child(path, k), out, false);
       continue;
     }
     if (!META_FIELDS.has(k) || path !== '') out.push(child(path, k));
@@ -75,7 +76,7 @@ function skipPrune(x: unknown, s: SchemaNode, path: string, out: string[]): void
   for (const k of Object.keys(x)) {
     if (embedded && META_FIELDS.has(k)) continue;
     const sub = fieldSchema(s, k);
-    if (sub !== undefined && sub !== true) prune(x[k], sub, child(path, k), out, false);
+    if (sub) prune(x[k], sub === ANY_VALUE ? undefined : sub, child(path, k), out, false);
   }
 }
 
@@ -92,12 +93,11 @@ export function pruneValue(x: unknown, s: SchemaNode, isResourceRoot: boolean): 
 }
 
 const hasDefault = (s: SchemaNode): boolean => s['default'] !== undefined && s['default'] !== null;
-const isNonNullableNull = (v: unknown, s: SchemaNode | true | undefined): s is SchemaNode =>
-  v === null && s !== undefined && s !== true && !isNullable(s);
+const isNonNullableNull = (v: unknown, s: SchemaNode | undefined): s is SchemaNode =>
+  v === null && s !== undefined && !isNullable(s);
 
 /** A null where the schema does not allow one and has no default is dropped rather than refused. */
-function pruneNonNullableNullsWithoutDefaults(x: unknown, s: SchemaNode | true | undefined): void {
-  const node = s === true ? undefined : s;
+function pruneNonNullableNullsWithoutDefaults(x: unknown, node: SchemaNode | undefined): void {
   if (Array.isArray(x)) {
     const items = node ? itemsOf(node) : undefined;
     for (const v of x) pruneNonNullableNullsWithoutDefaults(v, items);
@@ -105,7 +105,7 @@ function pruneNonNullableNullsWithoutDefaults(x: unknown, s: SchemaNode | true |
   }
   if (!isPlainObject(x)) return;
   for (const k of Object.keys(x)) {
-    const sub = fieldSchema(node, k);
+    const sub = fieldNode(node, k);
     if (isNonNullableNull(x[k], sub) && !hasDefault(sub)) delete x[k];
     else pruneNonNullableNullsWithoutDefaults(x[k], sub);
   }
@@ -133,7 +133,7 @@ function applyDefaults(x: unknown, s: SchemaNode | undefined): void {
     const prop = props[k];
     if (prop) {
       applyDefaults(x[k], prop);
-    } else if (additional !== undefined && additional !== true) {
+    } else if (additional !== undefined && additional !== ANY_VALUE) {
       if (isNonNullableNull(x[k], additional) && hasDefault(additional)) x[k] = structuredClone(additional['default']);
       applyDefaults(x[k], additional);
     }

@@ -12,7 +12,7 @@ import { defaultObject, pruneObject } from './prune.js';
 import { compileValidator, translate } from './validate.js';
 
 export { validateStructural } from './structural.js';
-export { evaluateColumn, parseJsonPath, JsonPathError } from './jsonpath.js';
+export { evaluateColumn, parseJsonPath, JsonPathError, validateSimpleJsonPath } from './jsonpath.js';
 export { unknownField } from './messages.js';
 
 export interface CustomResourceSchema {
@@ -33,9 +33,11 @@ export interface CustomResourceSchema {
 }
 
 class CompiledSchema implements CustomResourceSchema {
-  private validator: ValidateFunction | undefined;
+  private readonly validator: ValidateFunction;
 
-  constructor(private readonly root: SchemaNode) {}
+  constructor(private readonly root: SchemaNode) {
+    this.validator = compileValidator(root);
+  }
 
   applyDefaults(obj: Record<string, unknown>): void {
     defaultObject(obj, this.root);
@@ -46,13 +48,16 @@ class CompiledSchema implements CustomResourceSchema {
   }
 
   validate(obj: Record<string, unknown>): FieldError[] {
-    this.validator ??= compileValidator(this.root);
     const schemaErrors = this.validator(obj) ? [] : translate(this.validator.errors, obj);
     return [...schemaErrors, ...validateEmbedded(obj, this.root), ...validateListTypes(obj, this.root)];
   }
 }
 
-/** Compiles one CRD version's schema; callers keep the result per CRD version (compiling costs milliseconds). */
+/**
+ * Compiles one CRD version's schema (milliseconds; the first call also builds ajv's instance): callers keep the
+ * result per CRD version. Any schema compiles — keywords of the wrong JSON type are ignored, as the structural
+ * checks (validateStructural) are where a CRD is refused.
+ */
 export function compileSchema(openAPIV3Schema: unknown): CustomResourceSchema {
   return new CompiledSchema(asNode(openAPIV3Schema) ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
 }

@@ -3,7 +3,9 @@
 // here (pkg/apis/apiextensions/validation). The errors are sorted by their text, as upstream sorts them.
 
 import { field, type FieldError } from '../../api/field.js';
+import { goStringSlice, invalidGo } from '../../api/validation/goprint.js';
 import { structuralText as text } from './messages.js';
+import { goSharpV } from './gotext.js';
 import { pruneValue } from './prune.js';
 import { goRegExp } from './regexp.js';
 import { compileValidator, translate } from './validate.js';
@@ -19,13 +21,19 @@ const TYPE_REQUIRED: Record<Level, string> = {
 
 const typeOf = (n: SchemaNode): string => (typeof n['type'] === 'string' ? n['type'] : '');
 
+const UNSUPPORTED = ['id', 'additionalItems', 'patternProperties', 'definitions', 'dependencies'] as const;
+
 function keywordChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
-  if (n['$ref'] !== undefined) errs.push(field.forbidden(`${path}.$ref`, text.refForbidden));
   const type = typeOf(n);
   if (type && !text.supportedTypes.includes(type)) errs.push(field.notSupported(`${path}.type`, type, text.supportedTypes));
+  if (type === 'null') errs.push(field.forbidden(`${path}.type`, text.typeNull));
+  for (const k of UNSUPPORTED) if (isSet(n[k])) errs.push(field.forbidden(`${path}.${k}`, text.notSupported(k)));
+  if (n['$ref'] !== undefined) errs.push(field.forbidden(`${path}.$ref`, text.refForbidden));
+  if (Array.isArray(n['items'])) errs.push(field.forbidden(`${path}.items`, text.itemsArray));
   if (n['uniqueItems'] === true) errs.push(field.forbidden(`${path}.uniqueItems`, text.uniqueItems));
-  if (n['additionalProperties'] === false) errs.push(field.forbidden(`${path}.additionalProperties`, text.additionalPropertiesFalse));
-  else if (n['additionalProperties'] !== undefined && n['properties'] !== undefined) {
+  const additional = n['additionalProperties'];
+  const hasProperties = Object.keys(asNode(n['properties']) ?? {}).length > 0;
+  if (hasProperties && (additional === false || asNode(additional))) {
     errs.push(field.forbidden(`${path}.additionalProperties`, text.propertiesAndAdditional));
   }
   if (n['x-kubernetes-preserve-unknown-fields'] === false) {
@@ -34,6 +42,69 @@ function keywordChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   const pattern = n['pattern'];
   const compiled = typeof pattern === 'string' ? goRegExp(pattern) : undefined;
   if (compiled instanceof Error) errs.push(field.invalid(`${path}.pattern`, pattern, text.invalidPattern(compiled.message)));
+}
+
+/** A keyword is set when present and not empty (Go's zero values count as absent). */
+const isSet = (v: unknown): boolean =>
+  v !== undefined && v !== null && v !== '' && !(isPlainObject(v) && Object.keys(v).length === 0);
+
+/** x-kubernetes-list-type and -map-type: on the right types, with the keys a map list needs. */
+function listTypeChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
+  const type = typeOf(n);
+  const listType = n['x-kubernetes-list-type'];
+  const mapType = n['x-kubernetes-map-type'];
+  const keys = Array.isArray(n['x-kubernetes-list-map-keys']) ? (n['x-kubernetes-list-map-keys'] as unknown[]).map(String) : [];
+  if (mapType !== undefined && type !== 'object') errs.push(wrongType(path, type, text.mapTypeObject));
+  if (mapType !== undefined && mapType !== 'atomic' && mapType !== 'granular') {
+    errs.push(field.notSupported(`${path}.x-kubernetes-map-type`, mapType, ['atomic', 'granular']));
+  }
+  if (listType !== undefined && type !== 'array') errs.push(wrongType(path, type, text.listTypeArray));
+  if (listType !== undefined && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
+    errs.push(field.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
+  }
+  if (keys.length > 0 && listType === undefined) errs.push(field.required(`${path}.x-kubernetes-list-type`, text.listMapKeysNeedMap));
+  else if (keys.length > 0 && listType !== 'map') errs.push(field.invalid(`${path}.x-kubernetes-list-type`, listType, text.listMapKeysNeedMap));
+  if (listType === 'map') listMapChecks(n, keys, path, errs);
+}
+
+const wrongType = (path: string, type: string, detail: string): FieldError =>
+  type ? field.invalid(`${path}.type`, type, detail) : field.required(`${path}.type`, detail);
+
+function listMapChecks(n: SchemaNode, keys: string[], path: string, errs: FieldError[]): void {
+  if (keys.length === 0) errs.push(field.required(`${path}.x-kubernetes-list-map-keys`, text.mapKeysRequired));
+  const items = asNode(n['items']);
+  if (!items) {
+    errs.push(field.required(`${path}.items`, text.mapItemsRequired));
+    return;
+  }
+  if (typeOf(items) !== 'object') {
+    errs.push(field.invalid(`${path}.items.type`, typeOf(items), text.mapItemsObject));
+    return;
+  }
+  const props = asNode(items['properties']) ?? {};
+  const seen = new Set<string>();
+  for (const k of keys) {
+    const prop = asNode(props[k]);
+    if (!prop) errs.push(invalidGo(`${path}.x-kubernetes-list-map-keys`, keys, goStringSlice(keys), text.mapKeysProperties));
+    else if (typeOf(prop) === 'array' || typeOf(prop) === 'object') {
+      errs.push(field.invalid(`${path}.items.properties[${k}].type`, typeOf(items), text.mapKeyScalar));
+    }
+    if (seen.has(k)) errs.push(invalidGo(`${path}.x-kubernetes-list-map-keys`, keys, goStringSlice(keys), text.mapKeysDuplicate));
+    seen.add(k);
+  }
+}
+
+/** apiVersion, kind and metadata at the root take no defaults, however deep. */
+function topLevelMetaDefaults(n: SchemaNode, name: string, path: string, errs: FieldError[], depth = 0): void {
+  if (depth > 64) return;
+  if (n['default'] !== undefined) errs.push(field.forbidden(`${path}.default`, text.topLevelDefault(name)));
+  for (const [k, v] of Object.entries(asNode(n['properties']) ?? {})) {
+    topLevelMetaDefaults(asNode(v) ?? {}, name, `${path}.properties[${k}]`, errs, depth + 1);
+  }
+  const items = asNode(n['items']);
+  if (items) topLevelMetaDefaults(items, name, `${path}.items`, errs, depth + 1);
+  const additional = asNode(n['additionalProperties']);
+  if (additional) topLevelMetaDefaults(additional, name, `${path}.additionalProperties`, errs, depth + 1);
 }
 
 function extensionChecks(n: SchemaNode, lvl: Level, path: string, errs: FieldError[]): void {
@@ -50,7 +121,8 @@ function extensionChecks(n: SchemaNode, lvl: Level, path: string, errs: FieldErr
   if (isEmbedded(n) && n['additionalProperties'] !== undefined) errs.push(field.forbidden(`${path}.additionalProperties`, text.embeddedAdditional));
   if (lvl === 'root' && type && type !== 'object') errs.push(field.invalid(`${path}.type`, type, text.rootMustBeObject));
   if (lvl === 'root' && n['additionalProperties'] !== undefined) errs.push(field.forbidden(`${path}.additionalProperties`, text.rootAdditional));
-  if (isEmbedded(n) && !preservesUnknown(n) && !isPlainObject(n['properties'])) errs.push(field.required(`${path}.properties`, text.embeddedProperties));
+  const noProperties = Object.keys(asNode(n['properties']) ?? {}).length === 0;
+  if (isEmbedded(n) && !preservesUnknown(n) && noProperties) errs.push(field.required(`${path}.properties`, text.embeddedProperties));
 }
 
 /** apiVersion and kind are strings, and metadata at the root may restrict nothing but name and generateName. */
@@ -72,6 +144,8 @@ function metaChecks(n: SchemaNode, lvl: Level, path: string, errs: FieldError[])
   const onlyNames = metaProps.every((k) => k === 'name' || k === 'generateName');
   if (rest.length > 0 || !onlyNames) errs.push(field.forbidden(metaPath, text.metadataRestricted));
 }
+
+const TOP_LEVEL_META = new Set(['apiVersion', 'kind', 'metadata']);
 
 const INT_OR_STRING_ANY_OF = JSON.stringify([{ type: 'integer' }, { type: 'string' }]);
 
@@ -114,7 +188,7 @@ function defaultChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   if (value === undefined || value === null) return;
   const pruned = pruneValue(structuredClone(value), n, isEmbedded(n));
   if (pruned.length > 0) {
-    errs.push(field.invalid(`${path}.default`, value, text.defaultUnknownFields));
+    errs.push(invalidGo(`${path}.default`, value, goSharpV(value), text.defaultUnknownFields));
     return;
   }
   try {
@@ -129,6 +203,7 @@ function walk(n: SchemaNode, lvl: Level, path: string, errs: FieldError[], depth
   if (depth > 64) return;
   if (!inMeta) defaultChecks(n, path, errs);
   keywordChecks(n, path, errs);
+  listTypeChecks(n, path, errs);
   extensionChecks(n, lvl, path, errs);
   metaChecks(n, lvl, path, errs);
   junctorChecks(n, path, errs);
@@ -136,8 +211,10 @@ function walk(n: SchemaNode, lvl: Level, path: string, errs: FieldError[], depth
   const items = asNode(n['items']);
   if (items) walk(items, 'item', `${path}.items`, errs, depth + 1, inMeta);
   for (const [k, v] of Object.entries(asNode(n['properties']) ?? {})) {
-    const meta = inMeta || (lvl === 'root' && k === 'metadata');
-    walk(asNode(v) ?? {}, 'field', `${path}.properties[${k}]`, errs, depth + 1, meta);
+    const topMeta = lvl === 'root' && TOP_LEVEL_META.has(k);
+    const sub = asNode(v) ?? {};
+    if (topMeta) topLevelMetaDefaults(sub, k, `${path}.properties[${k}]`, errs);
+    walk(sub, 'field', `${path}.properties[${k}]`, errs, depth + 1, inMeta || topMeta);
   }
   const additional = asNode(n['additionalProperties']);
   if (additional) walk(additional, 'field', `${path}.additionalProperties`, errs, depth + 1, inMeta);

@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FieldError, field } from '../../api/field.js';
 import { kubeFormats, normalizeFormat } from './formats.js';
-import { goFloat } from './gotext.js';
+import { goFloat, goRendered } from './gotext.js';
 import { validationText as text } from './messages.js';
 import { goRegExp } from './regexp.js';
 import { asNode, isIntOrString, isNullable, isPlainObject, type SchemaNode } from './nodes.js';
@@ -29,7 +29,17 @@ const validPattern = (p: unknown): p is string => typeof p === 'string' && goReg
 /** ajv's pattern engine: Go patterns (`(?i)…`, escapes unicode mode refuses) compiled as goRegExp reads them. */
 const goPatternEngine = Object.assign((pattern: string): RegExp => goRegExp(pattern) as RegExp, { code: 'goRegExp' });
 
-const COPIED = ['maxLength', 'minLength', 'multipleOf', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'enum'];
+const NUMBERS = ['maxLength', 'minLength', 'multipleOf', 'maxItems', 'minItems', 'maxProperties', 'minProperties'];
+
+/** Value keywords copied as they are, each only when it has the JSON type ajv requires (never a compile error). */
+function copyValueKeywords(n: SchemaNode, out: Record<string, unknown>): void {
+  for (const k of NUMBERS) if (typeof n[k] === 'number') out[k] = n[k];
+  if (n['uniqueItems'] === true) out['uniqueItems'] = true;
+  const required = n['required'];
+  if (Array.isArray(required)) out['required'] = required.filter((r) => typeof r === 'string');
+  if (Array.isArray(n['enum']) && n['enum'].length > 0) out['enum'] = n['enum'];
+  if (validPattern(n['pattern'])) out['pattern'] = n['pattern'];
+}
 
 function convertType(n: SchemaNode, out: Record<string, unknown>): void {
   const types = isIntOrString(n) ? ['integer', 'string'] : typeof n['type'] === 'string' && n['type'] ? [n['type']] : [];
@@ -48,8 +58,7 @@ export function toAjv(n: SchemaNode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   convertType(n, out);
   convertBounds(n, out);
-  for (const k of COPIED) if (n[k] !== undefined) out[k] = n[k];
-  if (validPattern(n['pattern'])) out['pattern'] = n['pattern'];
+  copyValueKeywords(n, out);
   const format = normalizeFormat(n['format']);
   if (format) {
     out['format'] = format;
@@ -111,6 +120,18 @@ function typeError(path: string, schema: Record<string, unknown>, v: unknown): F
   return field.invalid(path, got.type, text.type(path, want, got.type));
 }
 
+/**
+ * Whether kube-openapi also finds the bound broken: an integer value is compared with the bound truncated to an
+ * int64, which never fails where ajv's exact comparison passes, but may pass where it fails (0 against minimum 0.5).
+ */
+function bound(e: ErrorObject, v: unknown, exclusive: boolean): boolean {
+  if (typeof v !== 'number' || !Number.isInteger(v)) return true;
+  const { comparison } = e.params as { comparison: string };
+  const l = Math.trunc(limit(e));
+  if (comparison.startsWith('>')) return exclusive ? v <= l : v < l;
+  return exclusive ? v >= l : v > l;
+}
+
 /** A number limit as kube-openapi prints it: an integer value is compared (and printed) as int64. */
 const limitText = (limit: number, v: unknown): string =>
   typeof v === 'number' && Number.isInteger(v) ? String(Math.trunc(limit)) : goFloat(limit);
@@ -120,7 +141,7 @@ const enumValues = (values: unknown[]): string[] => values.map((x) => (typeof x 
 /** The error paths apiextensions-apiserver reports for errors without a field (anyOf, oneOf, not). */
 const NO_PATH = '<nil>';
 
-type Translate = (e: ErrorObject, path: string, v: unknown) => FieldError | undefined;
+type Translate = (e: ErrorObject, path: string, v: unknown) => FieldError | undefined | false;
 
 const translators: Record<string, Translate> = {
   type: (e, path, v) => typeError(path, e.parentSchema as Record<string, unknown>, v),
@@ -130,10 +151,10 @@ const translators: Record<string, Translate> = {
   minLength: (e, path, v) => field.invalid(path, v, text.tooShort(path, limit(e))),
   pattern: (e, path, v) => field.invalid(path, v, text.pattern(path, String((e.params as { pattern: string }).pattern))),
   format: (e, path, v) => field.invalid(path, v, text.type(path, String((e.parentSchema as Record<string, unknown>)[KUBE_FORMAT]), String(v))),
-  minimum: (e, path, v) => field.invalid(path, v, text.minimum(path, limitText(limit(e), v), false)),
-  exclusiveMinimum: (e, path, v) => field.invalid(path, v, text.minimum(path, limitText(limit(e), v), true)),
-  maximum: (e, path, v) => field.invalid(path, v, text.maximum(path, limitText(limit(e), v), false)),
-  exclusiveMaximum: (e, path, v) => field.invalid(path, v, text.maximum(path, limitText(limit(e), v), true)),
+  minimum: (e, path, v) => bound(e, v, false) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), false)),
+  exclusiveMinimum: (e, path, v) => bound(e, v, true) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), true)),
+  maximum: (e, path, v) => bound(e, v, false) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), false)),
+  exclusiveMaximum: (e, path, v) => bound(e, v, true) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), true)),
   multipleOf: (e, path, v) =>
     field.invalid(path, v, text.multipleOf(path, limitText((e.params as { multipleOf: number }).multipleOf, v))),
   maxItems: (e, path, v) => field.tooMany(path, (v as unknown[]).length, limit(e)),
@@ -177,18 +198,62 @@ function locate(root: unknown, pointer: string): { path: string; value: unknown 
 
 /** kube-openapi's order of checks on one value: type, combinators, string, format, number, array, enum, object. */
 const RANK: Record<string, number> = {
-  type: 0, anyOf: 1, oneOf: 1, not: 1, maxLength: 2, minLength: 2, pattern: 2, format: 3, multipleOf: 4,
-  minimum: 5, exclusiveMinimum: 5, maximum: 6, exclusiveMaximum: 6, maxItems: 7, minItems: 7, uniqueItems: 7, enum: 8,
-  minProperties: 9, maxProperties: 9, additionalProperties: 10, required: 11,
+  type: 0, anyOf: 1, oneOf: 1, not: 1, maxLength: 2, minLength: 3, pattern: 4, format: 5, multipleOf: 6,
+  minimum: 7, exclusiveMinimum: 7, maximum: 8, exclusiveMaximum: 8, maxItems: 9, minItems: 9, uniqueItems: 9,
+  enum: 10, minProperties: 11, maxProperties: 11, additionalProperties: 12, required: 13,
 };
+/** A branch's errors follow the summary of their alternative. */
+const rank = (e: ErrorObject): number => (branchOf(e) ? 1.5 : (RANK[e.keyword] ?? 14));
+
 /** One schema's string checks stop at its first failure (maxLength, then minLength, then pattern). */
 const STRING_CHECKS = new Set(['maxLength', 'minLength', 'pattern']);
 
-/** Errors raised inside an anyOf/oneOf/not branch stand for one summary error, not for themselves. */
-const insideAlternative = (e: ErrorObject): boolean => /\/(anyOf|oneOf|not)\//.test(e.schemaPath);
+interface Branch {
+  /** The schema path of the anyOf/oneOf/not keyword the error lies under. */
+  at: string;
+  kind: string;
+  index: string;
+}
+
+/** The first anyOf/oneOf/not the error lies under; a property named like a keyword (`properties/not`) is no keyword. */
+function branchOf(e: ErrorObject): Branch | undefined {
+  const segments = e.schemaPath.split('/');
+  for (let i = 1; i < segments.length - 1; i++) {
+    const seg = segments[i]!;
+    if (seg === 'properties') i++;
+    else if (seg === 'anyOf' || seg === 'oneOf' || seg === 'not') {
+      return { at: segments.slice(0, i + 1).join('/'), kind: seg, index: segments[i + 1]! };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Alternatives that fail report one summary error and, as kube-openapi's "best failure", the errors of their first
+ * branch (branches tie on kube's match count in the CRD patterns that occur, int-or-string's anyOf above all);
+ * `not` and a oneOf that several branches pass report the summary only.
+ */
+function alternativesFiltered(errors: ErrorObject[]): ErrorObject[] {
+  const passedOneOf = new Set(errors.filter((e) => e.keyword === 'oneOf' && passing(e) > 0).map((e) => e.schemaPath));
+  return errors.filter((e) => {
+    const b = branchOf(e);
+    return !b || (b.kind !== 'not' && b.index === '0' && !passedOneOf.has(b.at));
+  });
+}
+
+/** Errors grouped by the value they concern (in ajv's order of values), each group in kube-openapi's order of checks. */
+function ordered(errors: ErrorObject[]): ErrorObject[] {
+  const first = new Map<string, number>();
+  for (const e of errors) if (!first.has(e.instancePath)) first.set(e.instancePath, first.size);
+  return errors
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => first.get(a.e.instancePath)! - first.get(b.e.instancePath)! || rank(a.e) - rank(b.e) || a.i - b.i)
+    .map(({ e }) => e);
+}
 
 /** An error of a value validated on its own, moved under the field path the value has (`….default`). */
 function rebase(err: FieldError, base: string): FieldError {
+  if (err.field === '' && !base) return new FieldError(err.type, NO_PATH, err.badValue, err.detail);
   if (!base) return err;
   const path = err.field === NO_PATH || err.field === '' ? base : `${base}.${err.field}`;
   return new FieldError(err.type, path, err.badValue, err.detail);
@@ -199,15 +264,9 @@ function rebase(err: FieldError, base: string): FieldError {
  * when it is not a whole object (its errors then name their fields relative to it, as upstream's do).
  */
 export function translate(errors: ErrorObject[] | null | undefined, obj: unknown, base = ''): FieldError[] {
-  const kept = (errors ?? []).filter((e) => !insideAlternative(e));
-  const order = new Map<string, number>();
-  for (const e of kept) if (!order.has(e.instancePath)) order.set(e.instancePath, order.size);
-  const sorted = kept
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => order.get(a.e.instancePath)! - order.get(b.e.instancePath)! || (RANK[a.e.keyword] ?? 12) - (RANK[b.e.keyword] ?? 12) || a.i - b.i);
   const out: FieldError[] = [];
   const stringChecked = new Set<string>();
-  for (const { e } of sorted) {
+  for (const e of ordered(alternativesFiltered(errors ?? []))) {
     if (STRING_CHECKS.has(e.keyword)) {
       const validator = `${e.instancePath}|${e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/'))}`;
       if (stringChecked.has(validator)) continue;
@@ -215,7 +274,7 @@ export function translate(errors: ErrorObject[] | null | undefined, obj: unknown
     }
     const { path, value } = locate(obj, e.instancePath);
     const err = translators[e.keyword]?.(e, path, value);
-    if (err) out.push(rebase(err, base));
+    if (err) out.push(goRendered(rebase(err, base)));
   }
   return out;
 }

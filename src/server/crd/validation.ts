@@ -5,7 +5,7 @@ import { field, type FieldError } from '../../api/field.js';
 import type { KubeObject } from '../../api/types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/objectmeta.js';
 import { isDNS1123Label, isDNS1123Subdomain, regexError } from '../../api/validation/names.js';
-import { validateStructural } from './schema.js';
+import { validateSimpleJsonPath, validateStructural } from './schema.js';
 import type { Crd, CrdVersion, PrinterColumn } from './types.js';
 import { msg } from './messages.js';
 
@@ -46,6 +46,7 @@ function validateColumns(columns: PrinterColumn[] | undefined, path: string): Fi
     if (!s(c.type)) errs.push(field.required(`${p}.type`));
     else if (!COLUMN_TYPES.includes(c.type!)) errs.push(field.notSupported(`${p}.type`, c.type, COLUMN_TYPES));
     if (!s(c.jsonPath)) errs.push(field.required(`${p}.jsonPath`));
+    else errs.push(...validateSimpleJsonPath(c.jsonPath!, `${p}.jsonPath`));
   });
   return errs;
 }

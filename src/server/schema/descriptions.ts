@@ -235,8 +235,9 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     message: 'Human-readable detail of the last transition.',
   },
   'io.k8s.api.core.v1.NodeConfigSource': {
-    '': 'A source of kubelet configuration for a node. Exactly one source must be set; the only kind of source is configMap.',
+    '': 'A source of kubelet configuration for a node. Exactly one source must be set: configMap, or the deprecated configMapRef.',
     configMap: 'A reference to a ConfigMap holding the kubelet configuration.',
+    configMapRef: 'Deprecated: the v1.8 alpha form, kept for clients that still write it; use configMap. A reference to a ConfigMap by namespace, name and uid (all three required); the node uses the ConfigMap only while its uid matches, and reads the configuration (kubeletconfig/v1alpha1 or kubelet.config.k8s.io/v1beta1) from its key `kubelet`.',
   },
   'io.k8s.api.core.v1.NodeConfigStatus': {
     '': 'How far the node got in applying spec.configSource. Reported by the node agent; each source names the exact ConfigMap (uid and resourceVersion included).',

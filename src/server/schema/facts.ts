@@ -72,7 +72,20 @@ export interface SchemaFacts {
   types: Record<string, TypeFact>;
 }
 
-export const schemaFacts: Readonly<SchemaFacts> = facts;
+/**
+ * Fields the generated facts lack because upstream removed them, served again for clients of older releases:
+ * NodeConfigSource.configMapRef (protobuf field 1, removed in 1.22), the form the 1.8-alpha workflow writes.
+ */
+function withLegacyFields(f: SchemaFacts): SchemaFacts {
+  const name = 'io.k8s.api.core.v1.NodeConfigSource';
+  const source = f.types[name];
+  if (!source?.fields || source.fields.some((x) => x.name === 'configMapRef')) return f;
+  const configMapRef: FieldFact = { name: 'configMapRef', id: 1, type: 'io.k8s.api.core.v1.ObjectReference', go: 'ptr', goType: '*ObjectReference', optional: true };
+  f.types[name] = { ...source, fields: [configMapRef, ...source.fields] };
+  return f;
+}
+
+export const schemaFacts: Readonly<SchemaFacts> = withLegacyFields(facts);
 
 const SCALARS = new Set<string>(['string', 'bool', 'int32', 'int64', 'bytes', 'double']);
 

@@ -23,6 +23,7 @@ const schema = {
         replicas: { type: 'integer', format: 'int32', minimum: 1, maximum: 10 },
         ratio: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 1, exclusiveMaximum: true },
         step: { type: 'integer', multipleOf: 5 },
+        half: { type: 'integer', minimum: 0.5, maximum: 2.5 },
         weight: { type: 'number', maximum: 1000000 },
         policy: { type: 'string', enum: ['Revert', 'Halt'] },
         level: { type: 'integer', enum: [1, 2] },
@@ -34,6 +35,7 @@ const schema = {
         int32String: { type: 'string', format: 'int32' },
         canary: { 'x-kubernetes-int-or-string': true, pattern: '^[0-9]+%?$' },
         opt: { type: 'string', nullable: true },
+        mode: { type: 'string', nullable: true, enum: ['A', 'B'] },
         tags: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string' } },
         labels: { type: 'object', minProperties: 1, maxProperties: 2, additionalProperties: { type: 'integer' } },
         entries: {
@@ -61,6 +63,8 @@ describe('validate: kube-apiserver field errors for every keyword', () => {
     ['exclusive maximum', { ratio: 1.5 }, ['spec.ratio: Invalid value: 1.5: spec.ratio in body should be less than 1']],
     ['a float limit printed as Go prints a float64', { weight: 2000000.5 }, ['spec.weight: Invalid value: 2000000.5: spec.weight in body should be less than or equal to 1e+06']],
     ['multipleOf', { step: 7 }, ['spec.step: Invalid value: 7: spec.step in body should be a multiple of 5']],
+    ['fractional bounds on an integer are truncated, as Go converts them to int64', { half: 0 }, []],
+    ['fractional bounds, broken', { half: 3 }, ['spec.half: Invalid value: 3: spec.half in body should be less than or equal to 2']],
     ['enum', { policy: 'x' }, ['spec.policy: Unsupported value: "x": supported values: "Revert", "Halt"']],
     ['enum of numbers', { level: 3 }, ['spec.level: Unsupported value: 3: supported values: "1", "2"']],
     ['minLength', { name: 'a' }, ['spec.name: Invalid value: "a": spec.name in body should be at least 2 chars long']],
@@ -77,6 +81,7 @@ describe('validate: kube-apiserver field errors for every keyword', () => {
     ['int-or-string refuses the rest', { canary: true }, ['spec.canary: Invalid value: "boolean": spec.canary in body must be of type integer,string: "boolean"']],
     ['int-or-string keeps string checks', { canary: 'half' }, ["spec.canary: Invalid value: \"half\": spec.canary in body should match '^[0-9]+%?$'"]],
     ['nullable', { opt: null }, []],
+    ['a nullable enum given null, printed as apimachinery prints nil', { mode: null }, ['spec.mode: Unsupported value: "null": supported values: "A", "B"']],
     ['null where not nullable', { foo: null }, ['spec.foo: Invalid value: "null": spec.foo in body must be of type string: "null"']],
     ['minItems', { tags: [] }, ['spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items']],
     ['maxItems', { tags: ['a', 'b', 'c'] }, ['spec.tags: Too many: 3: must have at most 2 items']],
@@ -119,21 +124,44 @@ describe('validate: junctors and Go patterns', () => {
           all: { type: 'string', allOf: [{ minLength: 2 }, { pattern: '^a' }] },
           ci: { type: 'string', pattern: '(?i)^abc$' },
           esc: { type: 'string', pattern: '^[a-z\\_]+$' },
+          not: { type: 'object', properties: { anyOf: { type: 'integer' } } },
         },
       },
     },
   });
 
-  it('anyOf, oneOf and not fail as one error without a field, as apiextensions-apiserver reports them', () => {
+  it('anyOf, oneOf and not fail with an error without a field, and the first branch\'s errors', () => {
     assert.deepEqual(s.validate({ spec: { a: 5, o: 3, n: 'x' } }).map(String), [
       '<nil>: Invalid value: "": "spec.a" must validate at least one schema (anyOf)',
+      'spec.a: Invalid value: 5: spec.a in body should be greater than or equal to 10',
       '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found 2 valid alternatives',
       '<nil>: Invalid value: "": "spec.n" must not validate the schema (not)',
     ]);
     assert.deepEqual(s.validate({ spec: { o: 0 } }).map(String), [
       '<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found none valid',
+      'spec.o: Invalid value: 0: spec.o in body should be greater than or equal to 1',
     ]);
     assert.deepEqual(s.validate({ spec: { a: 11, o: 1, n: 'y' } }), []);
+  });
+
+  it('int-or-string as controller-gen writes it (anyOf integer, string)', () => {
+    const port = compileSchema({
+      type: 'object',
+      properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } },
+    });
+    assert.deepEqual(port.validate({ port: 80 }), []);
+    assert.deepEqual(port.validate({ port: 'http' }), []);
+    assert.deepEqual(port.validate({ port: true }).map(String), [
+      'port: Invalid value: "boolean": port in body must be of type integer,string: "boolean"',
+      '<nil>: Invalid value: "": "port" must validate at least one schema (anyOf)',
+      'port: Invalid value: "boolean": port in body must be of type integer: "boolean"',
+    ]);
+  });
+
+  it('properties named like keywords are fields, not alternatives', () => {
+    assert.deepEqual(s.validate({ spec: { not: { anyOf: 'x' } } }).map(String), [
+      'spec.not.anyOf: Invalid value: "string": spec.not.anyOf in body must be of type integer: "string"',
+    ]);
   });
 
   it('each allOf schema reports its own first string failure', () => {
@@ -164,6 +192,13 @@ describe('validate: embedded resources', () => {
         },
       },
     },
+  });
+
+  it('bad values print in Go syntax', () => {
+    assert.deepEqual(s.validate({ spec: { template: { apiVersion: { v: 1 }, kind: null } } }).map(String), [
+      'spec.template.apiVersion: Invalid value: map[string]interface {}{"v":1}: must be a string',
+      'spec.template.kind: Invalid value: "null": must be a string',
+    ]);
   });
 
   it('a well-formed embedded object passes, without a name', () => {
@@ -232,6 +267,18 @@ describe('validate: list types', () => {
   });
 });
 
+describe('compileSchema', () => {
+  it('compiles any schema; keywords of the wrong JSON type are ignored rather than thrown on', () => {
+    const weird: unknown[] = [
+      { type: 'object', required: 'x', properties: { a: { minimum: '5', maxLength: 'x', enum: 'x', pattern: 5, allOf: 'x', format: 7 } } },
+      null,
+      5,
+      { properties: { a: null } },
+    ];
+    for (const w of weird) assert.deepEqual(compileSchema(w).validate({ a: 1 }), []);
+  });
+});
+
 describe('prune', () => {
   const s = compileSchema({
     type: 'object',
@@ -293,6 +340,13 @@ describe('prune', () => {
 
   it('names each path as the unknown-field warning does', () => {
     assert.equal(unknownField('spec.foo'), 'unknown field "spec.foo"');
+  });
+
+  it('additionalProperties: true keeps the keys but knows nothing inside their values', () => {
+    const loose = compileSchema({ type: 'object', properties: { spec: { type: 'object', additionalProperties: true } } });
+    const obj: Record<string, unknown> = { spec: { a: 1, b: { c: 1 }, l: [{ d: 1 }, 2] } };
+    assert.deepEqual(loose.prune(obj), ['spec.b.c', 'spec.l[0].d']);
+    assert.deepEqual(obj, { spec: { a: 1, b: {}, l: [{}, 2] } });
   });
 
   it('an int-or-string given an object loses its keys', () => {

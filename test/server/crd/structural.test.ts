@@ -42,7 +42,8 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
           properties: {
             list: { type: 'array' },
             ref: { $ref: '#/definitions/x', uniqueItems: true, type: 'string' },
-            closed: { type: 'object', additionalProperties: false },
+            closed: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false },
+            open: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true },
             both: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
             items: { type: 'array', items: { properties: {} } },
             kept: { type: 'object', 'x-kubernetes-preserve-unknown-fields': false },
@@ -62,7 +63,7 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
       `${BASE}.properties[kind].type: Invalid value: "integer": must be string`,
       `${BASE}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
       `${p}[both].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
-      `${p}[closed].additionalProperties: Forbidden: additionalProperties cannot be set to false`,
+      `${p}[closed].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
       `${p}[emb].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`,
       `${p}[emb].type: Required value: must be object if x-kubernetes-embedded-resource is true`,
       `${p}[items].items.type: Required value: must not be empty for specified array items`,
@@ -94,12 +95,58 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
     assert.deepEqual(check(schema), [
       `${BASE}.properties[n].default: Invalid value: "string":  in body must be of type integer: "string"`,
       `${BASE}.properties[nested].default.a: Invalid value: "string": a in body must be of type integer: "string"`,
-      `${BASE}.properties[spec].default: Invalid value: {"a":1,"zz":2}: must not have unknown fields`,
+      `${BASE}.properties[spec].default: Invalid value: map[string]interface {}{"a":1, "zz":2}: must not have unknown fields`,
     ]);
   });
 
   it('Go patterns that JavaScript reads differently are not refused', () => {
     assert.deepEqual(check({ type: 'object', properties: { a: { type: 'string', pattern: '(?i)^[a-z\\_]+$' } } }), []);
+  });
+
+  it('list and map types, unsupported keywords, and defaults in top-level metadata', () => {
+    const item = { type: 'object', properties: { name: { type: 'string' }, sub: { type: 'object' } } };
+    const schema = {
+      type: 'object',
+      properties: {
+        metadata: { type: 'object', properties: { name: { type: 'string', default: 'x' } } },
+        spec: {
+          type: 'object',
+          properties: {
+            notList: { type: 'object', 'x-kubernetes-list-type': 'set' },
+            badList: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'bag' },
+            keysNoType: { type: 'array', items: item, 'x-kubernetes-list-map-keys': ['name'] },
+            mapNoKeys: { type: 'array', items: item, 'x-kubernetes-list-type': 'map' },
+            mapBadKeys: { type: 'array', items: item, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['nope', 'sub', 'sub'] },
+            mapOfStrings: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a'] },
+            mapType: { type: 'string', 'x-kubernetes-map-type': 'loose' },
+            old: { type: 'object', patternProperties: { '^a': { type: 'string' } }, dependencies: { a: ['b'] }, id: 'x' },
+            tuple: { type: 'array', items: [{ type: 'string' }] },
+            nul: { type: 'null' },
+          },
+        },
+      },
+    };
+    const p = `${BASE}.properties[spec].properties`;
+    assert.deepEqual(check(schema), [
+      `${BASE}.properties[metadata].properties[name].default: Forbidden: must not be set in top-level metadata`,
+      `${p}[badList].x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"`,
+      `${p}[keysNoType].x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty`,
+      `${p}[mapBadKeys].items.properties[sub].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map`,
+      `${p}[mapBadKeys].items.properties[sub].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map`,
+      `${p}[mapBadKeys].x-kubernetes-list-map-keys: Invalid value: []string{"nope", "sub", "sub"}: entries must all be names of item properties`,
+      `${p}[mapBadKeys].x-kubernetes-list-map-keys: Invalid value: []string{"nope", "sub", "sub"}: must not contain duplicate entries`,
+      `${p}[mapNoKeys].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`,
+      `${p}[mapOfStrings].items.type: Invalid value: "string": must be object if parent array's x-kubernetes-list-type is map`,
+      `${p}[mapType].type: Invalid value: "string": must be object if x-kubernetes-map-type is specified`,
+      `${p}[mapType].x-kubernetes-map-type: Unsupported value: "loose": supported values: "atomic", "granular"`,
+      `${p}[notList].type: Invalid value: "object": must be array if x-kubernetes-list-type is specified`,
+      `${p}[nul].type: Forbidden: type cannot be set to null, use nullable as an alternative`,
+      `${p}[nul].type: Unsupported value: "null": supported values: "array", "boolean", "integer", "number", "object", "string"`,
+      `${p}[old].dependencies: Forbidden: dependencies is not supported`,
+      `${p}[old].id: Forbidden: id is not supported`,
+      `${p}[old].patternProperties: Forbidden: patternProperties is not supported`,
+      `${p}[tuple].items: Forbidden: items must be a schema object and not an array`,
+    ]);
   });
 
   it('the root must be an object schema', () => {
