@@ -234,7 +234,7 @@ describe('dkc rollout status', () => {
     assert.equal(r.code, 1, r.stderr);
     assert.match(
       r.stdout,
-      /node node-1 failed \(ConfigError\): failed to validate config, see Kubelet log for details\nnodeconfigrollout "reverted" reverting: 1 node failed, 0 tolerated \(0 of 2 nodes succeeded, 1 failed\)\nnodeconfigrollout "reverted" reverted: 1 node failed, 0 tolerated \(1 node restored\)\n$/,
+      /node node-1 failed \(ConfigError\): failed to validate config, see Kubelet log for details\nnodeconfigrollout "reverted" reverting \(0 of 2 nodes succeeded, 1 failed\): 1 node failed, 0 tolerated\nnodeconfigrollout "reverted" reverted \(1 node restored\): 1 node failed, 0 tolerated\n$/,
     );
   });
 

@@ -61,19 +61,19 @@ function counts(s: RolloutStatus): string {
 /** Why the rollout stopped: the Failed condition's message (a Conflict names the other rollout). */
 function failedMessage(s: RolloutStatus): string {
   const c = (s.conditions ?? []).find((x) => x.type === 'Failed' && x.status === 'True');
-  if (!c) return '';
-  const text = c.message || c.reason || '';
+  const text = c?.message || c?.reason || '';
   return text ? `: ${text.replace(/\r?\n/g, ' ')}` : '';
 }
 
+/** The counts in parentheses, then why the rollout stopped when it did. */
 function phaseDetail(s: RolloutStatus): string {
   switch (s.phase) {
     case 'Halted':
     case 'Reverting':
-      return failedMessage(s) + counts(s);
+      return counts(s) + failedMessage(s);
     case 'Reverted': {
       const restored = Object.values(s.nodes ?? {}).filter((n) => n.state === 'Reverted').length;
-      return failedMessage(s) + ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored)`;
+      return ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored)` + failedMessage(s);
     }
     default:
       return counts(s);

@@ -63,10 +63,10 @@ describe('progressLines', () => {
     };
     assert.deepEqual(progressLines('r', canary, failed), [
       'node node-1 failed (ConfigError): failed to validate config, see Kubelet log for details',
-      'nodeconfigrollout "r" reverting: 1 node failed, 0 tolerated (0 of 3 nodes succeeded, 1 failed)',
+      'nodeconfigrollout "r" reverting (0 of 3 nodes succeeded, 1 failed): 1 node failed, 0 tolerated',
     ]);
     const reverted: RolloutStatus = { ...failed, phase: 'Reverted', nodes: { 'node-1': { state: 'Reverted', batch: 0 } } };
-    assert.deepEqual(progressLines('r', failed, reverted), ['nodeconfigrollout "r" reverted: 1 node failed, 0 tolerated (1 node restored)']);
+    assert.deepEqual(progressLines('r', failed, reverted), ['nodeconfigrollout "r" reverted (1 node restored): 1 node failed, 0 tolerated']);
   });
 
   it('names the other rollout of a conflict', () => {
@@ -75,7 +75,7 @@ describe('progressLines', () => {
       targetNodes: 2,
       conditions: [{ type: 'Failed', status: 'True', reason: 'Conflict', message: 'node node-1 is held by nodeconfigrollout "other"' }],
     };
-    assert.deepEqual(progressLines('r', pending, halted), ['nodeconfigrollout "r" halted: node node-1 is held by nodeconfigrollout "other" (0 of 2 nodes succeeded)']);
+    assert.deepEqual(progressLines('r', pending, halted), ['nodeconfigrollout "r" halted (0 of 2 nodes succeeded): node node-1 is held by nodeconfigrollout "other"']);
   });
 
   it('prints pause and resume', () => {
