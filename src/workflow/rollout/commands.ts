@@ -72,11 +72,11 @@ export async function start(io: Io, name: string, flags: StartFlags & Connection
   });
 }
 
-/** Prints lines above a progress bar that stays on the terminal's last line. */
+/** Prints lines above a progress bar that stays on the terminal's last line, redrawn only when it changes. */
 class StatusPrinter {
   private last: RolloutStatus | undefined;
   private first = true;
-  private bar = false;
+  private bar = '';
   constructor(
     private readonly io: Io,
     private readonly name: string,
@@ -86,16 +86,18 @@ class StatusPrinter {
     const lines = progressLines(this.name, this.last, status, this.first);
     this.first = false;
     this.last = status;
+    const bar = live && this.io.tty ? progressBar(status) : '';
+    if (lines.length === 0 && bar === this.bar) return;
     if (this.bar) this.io.stdout.write('\r\x1b[K');
     for (const l of lines) this.io.stdout.write(l + '\n');
-    this.bar = live && this.io.tty;
-    if (this.bar) this.io.stdout.write(progressBar(status));
+    this.bar = bar;
+    if (bar) this.io.stdout.write(bar);
   }
 
   /** Removes the bar before the process writes anything else. */
   done(): void {
     if (this.bar) this.io.stdout.write('\r\x1b[K');
-    this.bar = false;
+    this.bar = '';
   }
 }
 
