@@ -261,6 +261,8 @@ describe('DynamicConfigController: health-gated trial', () => {
     assert.equal(c.reachedHealth, true);
     assert.equal(await c.store.startsWithoutHealthy(a), 0);
     await eventually(async () => ((await c.store.lastKnownGood()) ? true : undefined), 'the promotion');
+    // The status follows the checkpoint store's write: on a loaded machine, a moment later.
+    await eventually(() => c.status.current().lastKnownGood, 'the promotion in the status');
     assert.deepEqual(c.status.current().lastKnownGood, a);
   });
 
