@@ -4,12 +4,13 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestClient } from '../../src/client/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
+import { freePort } from '../../src/up/cluster.js';
 import { dkcBin } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -195,5 +196,37 @@ describe('dkc config validate --strict', () => {
     const strict = await dkc('config', 'validate', '--strict', 'typo.yaml');
     assert.deepEqual([strict.code, strict.stderr], [1, 'typo.yaml: unknown field "maxPodz", did you mean "maxPods"?\n']);
     assert.equal((await dkc('config', 'validate', '--strict', 'base.yaml')).code, 0);
+  });
+});
+
+describe('the agent keeps the lenient decode and logs the same warning', () => {
+  it('for an assigned ConfigMap: the node runs it and its log names the field meant', async () => {
+    const node = cluster.nodes[1]!;
+    const source = { configMap: { name: 'typo', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } };
+    await admin.patch(`/api/v1/nodes/${node.name}`, 'merge', { spec: { configSource: source } });
+    await waitFor(`${node.name} to run cm/kube-system/typo`, async () => {
+      const n = await admin.get<{ status?: { config?: { active?: { configMap?: { name: string } } } } }>(`/api/v1/nodes/${node.name}`);
+      return n.status?.config?.active?.configMap?.name === 'typo' ? true : undefined;
+    }, 30_000);
+    const log = await readFile(node.logFile, 'utf8');
+    assert.match(log, /kubelet config controller: .*: unknown field "maxPodz", did you mean "maxPods"\?\n/);
+  });
+
+  it('for its --config file', async () => {
+    const dir = await mkdtemp(join(work, 'agent-'));
+    await writeFile(join(dir, 'kubelet.yaml'), HEADER + 'maxPodz: 5\n');
+    const args = [dkcBin, 'agent', `--config=${join(dir, 'kubelet.yaml')}`, `--cert-dir=${dir}`, `--port=${await freePort()}`, '--healthz-port=0', '--address=127.0.0.1'];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      await waitFor('the warning', async () => (/unknown field "maxPodz", did you mean "maxPods"\?/.test(out) ? true : undefined), 15_000);
+      assert.match(out, /kubelet\.yaml: unknown field "maxPodz", did you mean "maxPods"\?\n/);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
   });
 });
