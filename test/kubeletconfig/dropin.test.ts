@@ -66,3 +66,49 @@ test('a bad layer is named; warnings say which layer they come from', () => {
   const r = render(layer('base', ''), [layer('a.conf', 'maxPodz: 5\n')]);
   assert.deepEqual(r.warnings.map((w) => [w.source, w.message]), [['a.conf', 'unknown field "maxPodz", did you mean "maxPods"?']]);
 });
+
+test("the kubelet's own drop-in e2e scenario (test/e2e_node/kubelet_config_dir_test.go), with 1.22's fields", () => {
+  const base = 'cpuManagerReconcilePeriod: 10s\n';
+  const ten = [
+    'port: 10255',
+    'readOnlyPort: 10257',
+    'clusterDNS:\n- 192.168.1.10',
+    'systemReserved:\n  memory: 1Gi',
+    'authorization:\n  mode: Webhook\n  webhook:\n    cacheAuthorizedTTL: "5m"\n    cacheUnauthorizedTTL: "30s"',
+    'staticPodURLHeader:\n  kubelet-api-support:\n  - "Authorization: 234APSDFA"\n  - "X-Custom-Header: 123"\n  custom-static-pod:\n  - "Authorization: 223EWRWER"\n  - "X-Custom-Header: 456"',
+    'reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1Gi\n- numaNode: 1\n  limits:\n    memory: 2Gi',
+    'featureGates:\n  DisableKubeletCloudCredentialProviders: true\n  PodAndContainerStatsFromCRI: true',
+  ].join('\n');
+  const twenty = [
+    'clusterDNS:\n- 192.168.1.1\n- 192.168.1.5\n- 192.168.1.8',
+    'port: 8080',
+    'cpuManagerReconcilePeriod: 0s',
+    'systemReserved:\n  memory: 2Gi',
+    'authorization:\n  mode: Webhook\n  webhook:\n    cacheAuthorizedTTL: "6m"\n    cacheUnauthorizedTTL: "40s"',
+    'staticPodURLHeader:\n  kubelet-api-support:\n  - "Authorization: 8945AFSG1"\n  - "X-Custom-Header: 987"\n  custom-static-pod:\n  - "Authorization: 223EWRWER"\n  - "X-Custom-Header: 345"',
+    'reservedMemory:\n- numaNode: 1\n  limits:\n    memory: 3Gi',
+    'featureGates:\n  PodAndContainerStatsFromCRI: false\n  DynamicResourceAllocation: true',
+  ].join('\n');
+  const c = render(layer('base', base), [layer('10-kubelet.conf', ten + '\n'), layer('20-kubelet.conf', twenty + '\n')]).config;
+  assert.equal(c.port, 8080, 'overridden by the second file');
+  assert.equal(c.readOnlyPort, 10257, 'set by the first file only: retained');
+  assert.deepEqual(c.systemReserved, { memory: '2Gi' });
+  assert.deepEqual(c.clusterDNS, ['192.168.1.1', '192.168.1.5', '192.168.1.8']);
+  assert.equal(c.cpuManagerReconcilePeriod.toString(), '0s', 'set explicitly to zero in a drop-in: retained, not defaulted again');
+  assert.equal(c.cpuCFSQuotaPeriod.toString(), '100ms', 'set nowhere: the default persists');
+  assert.deepEqual(c.staticPodURLHeader, {
+    'kubelet-api-support': ['Authorization: 8945AFSG1', 'X-Custom-Header: 987'],
+    'custom-static-pod': ['Authorization: 223EWRWER', 'X-Custom-Header: 345'],
+  });
+  assert.deepEqual(
+    c.reservedMemory?.map((r) => [r.numaNode, r.limits?.['memory']?.toString()]),
+    [[1, '3Gi']],
+    'a list of structs is replaced whole',
+  );
+  assert.deepEqual([c.authorization.mode, c.authorization.webhook.cacheAuthorizedTTL.toString(), c.authorization.webhook.cacheUnauthorizedTTL.toString()], [
+    'Webhook',
+    '6m0s',
+    '40s',
+  ]);
+  assert.deepEqual(c.featureGates, { DisableKubeletCloudCredentialProviders: true, PodAndContainerStatsFromCRI: false, DynamicResourceAllocation: true });
+});
