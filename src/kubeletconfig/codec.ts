@@ -239,6 +239,17 @@ export interface DecodeResult {
 export interface DecodeOptions {
   /** Name of the file the data came from; only used in the "was empty" message. */
   source?: string;
+  /**
+   * Leave out object members whose value is null, at any depth, as a JSON merge patch does with a member its
+   * target lacks: how the kubelet reads a --config-dir drop-in, where a null neither sets nor deletes anything.
+   */
+  dropNulls?: boolean;
+}
+
+function withoutNulls(node: JNode): JNode {
+  if (node.t === 'arr') return { ...node, items: node.items.map(withoutNulls) };
+  if (node.t !== 'obj') return node;
+  return { ...node, entries: node.entries.filter(([, v]) => v.t !== 'null').map(([k, v]) => [k, withoutNulls(v)] as const) };
 }
 
 /** The scheme name apimachinery derives from the call site of runtime.NewScheme() in the kubelet. */
@@ -525,6 +536,7 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
     );
   }
 
+  if (options.dropNulls) tree = withoutNulls(tree);
   const warnings: DecodeWarning[] = duplicates.map((p) => ({ code: 'DuplicateField', path: p, message: `duplicate field ${goQuote(p)}` }));
   warnings.push(...converted);
   const config: Target = {};

@@ -86,7 +86,7 @@ export function render(base: Layer, dropIns: readonly Layer[]): RenderResult {
   }
   for (const layer of dropIns) {
     try {
-      const d = decode(layer.bytes, { source: layer.name });
+      const d = decode(layer.bytes, { source: layer.name, dropNulls: true });
       note(layer, d.warnings);
       config = applyDropIn(config, d.config);
     } catch (e) {

@@ -112,3 +112,11 @@ test("the kubelet's own drop-in e2e scenario (test/e2e_node/kubelet_config_dir_t
   ]);
   assert.deepEqual(c.featureGates, { DisableKubeletCloudCredentialProviders: true, PodAndContainerStatsFromCRI: false, DynamicResourceAllocation: true });
 });
+
+test('a null in a drop-in neither sets nor deletes anything', () => {
+  const out = json('maxPods: 50\nevictionHard:\n  memory.available: 300Mi\nfeatureGates:\n  A: true\n', 'maxPods: null\nevictionHard:\n  memory.available: null\n  nodefs.available: 5%\nfeatureGates:\n  A: null\nclusterDNS: null\n');
+  assert.equal(out['maxPods'], 50);
+  assert.deepEqual(out['evictionHard'], { 'memory.available': '300Mi', 'nodefs.available': '5%' });
+  assert.deepEqual(out['featureGates'], { A: true });
+  assert.equal(out['clusterDNS'], undefined);
+});
