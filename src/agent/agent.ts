@@ -104,6 +104,8 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const file = await readLocalConfig(flags);
 
   const local = effectiveConfig({ ...(file ? { file } : {}), flags: flags.kubelet });
+  // The kubelet decodes leniently after its strict pass fails, and says so: a typo must not go unnoticed.
+  for (const w of local.warnings) if (w.layer === 'file' && w.detail) klog.warning(`${file?.name ?? ''}: ${w.message}`);
   if (!local.ok) {
     throw new AgentStartError(`failed to validate the local kubelet configuration (${local.layer}): ${local.errors.join('; ')}`);
   }

@@ -1,12 +1,15 @@
 // `dkc config validate` and `dkc config defaults`: the operator's pre-rollout check runs the very code the
 // node agent uses to choose between a new config and its last-known-good one (decode, defaults, flags,
 // validation, then the start-up checks), and prints one line per problem prefixed with the file name.
+// `dkc config diff|lint|render` are defined here too; src/workflow/config does their work, loaded when one runs.
 
 import { Option, type Command } from 'commander';
+import type { ConnectionFlags, DiffFlags, LintFlags, RenderFlags } from '../workflow/config/index.js';
 
 interface ValidateOptions {
   flags?: string;
   output?: 'yaml' | 'json';
+  strict?: boolean;
 }
 
 /** Splits a flag string the way a POSIX shell would split words (quotes and backslashes). */
@@ -80,7 +83,14 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
   }
 
   const result = kc.effectiveConfig({ file: { bytes, dir: path.dirname(path.resolve(file)), name: file }, flags: argv });
-  for (const w of result.warnings) warn(w.message);
+  // --strict: what the kubelet's strict decode refuses (unknown and duplicate fields) is an error, not a warning.
+  const strictErrors = opts.strict ? result.warnings.filter((w) => w.detail !== undefined) : [];
+  for (const w of result.warnings) (strictErrors.includes(w) ? err : warn)(w.message);
+  if (strictErrors.length > 0) {
+    if (!result.ok) for (const e of result.errors) err(e);
+    process.exitCode = 1;
+    return;
+  }
   if (!result.ok) {
     for (const e of result.errors) err(e);
     process.exitCode = 1;
@@ -97,8 +107,45 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
   if (opts.output) process.stdout.write(kc.encode(result.config, opts.output));
 }
 
+function connection(cmd: Command): Command {
+  return cmd
+    .option('--kubeconfig <file>', 'path to the kubeconfig file, for cm/ and node/ sources (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--context <name>', 'the kubeconfig context to use');
+}
+
+const SOURCE_HELP = 'a file, cm/NAMESPACE/NAME[:KEY] (a ConfigMap; KEY defaults to kubelet) or node/NAME (what the node runs)';
+
+async function run(body: (m: typeof import('../workflow/config/index.js')) => Promise<number>): Promise<void> {
+  const m = await import('../workflow/config/index.js');
+  process.exitCode = await body(m);
+}
+
+function registerWorkflowCommands(config: Command): void {
+  connection(config.command('diff'))
+    .description('compare two configs after decoding and defaulting both; exit 0 equal, 1 different, 2 trouble')
+    .argument('<a>', SOURCE_HELP)
+    .argument('<b>', SOURCE_HELP)
+    .addOption(new Option('-o, --output <format>', 'print the changes as JSON').choices(['json']))
+    .action((a: string, b: string, opts: DiffFlags) => run((m) => m.diff(m.processIo(), a, b, opts)));
+
+  connection(config.command('lint'))
+    .description('validate a config and list each changed field with its safety class; exit 0 clean, 1 errors')
+    .argument('<source>', SOURCE_HELP)
+    .option('--against <source>', 'compare with this config instead of the defaults')
+    .option('--strict', 'also fail on warnings and on disruptive or dangerous changes')
+    .addOption(new Option('-o, --output <format>', 'print the report as JSON').choices(['json']))
+    .action((source: string, opts: LintFlags) => run((m) => m.lint(m.processIo(), source, opts)));
+
+  connection(config.command('render'))
+    .description("merge drop-ins over a base config in order, as the kubelet's --config-dir does, and print the result")
+    .argument('<base>', SOURCE_HELP)
+    .argument('[dropins...]', 'drop-in configs, in order: files, directories (their .conf files, in lexical order) or cm/NAMESPACE/NAME[:KEY]')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
+    .action((base: string, dropIns: string[], opts: RenderFlags & ConnectionFlags) => run((m) => m.render(m.processIo(), base, dropIns, opts)));
+}
+
 export function registerConfigCommands(program: Command): void {
-  const config = program.command('config').description('KubeletConfiguration files: validate before a rollout, print defaults');
+  const config = program.command('config').description('KubeletConfiguration: validate, lint, diff and render configs before a rollout; print defaults');
 
   config
     .command('validate')
@@ -106,6 +153,7 @@ export function registerConfigCommands(program: Command): void {
     .argument('<file>', 'KubeletConfiguration file (YAML or JSON)')
     .option('--flags <flags>', 'kubelet command-line flags applied on top of the file, e.g. "--max-pods=50 --feature-gates=A=true"')
     .addOption(new Option('-o, --output <format>', 'print the effective configuration').choices(['yaml', 'json']))
+    .option('--strict', 'unknown and duplicate fields are errors, not warnings')
     .action(async (file: string, opts: ValidateOptions) => {
       await runValidate(file, opts);
     });
@@ -118,4 +166,6 @@ export function registerConfigCommands(program: Command): void {
       const kc = await import('../kubeletconfig/index.js');
       process.stdout.write(kc.encode(kc.setDefaults({}), opts.output));
     });
+
+  registerWorkflowCommands(config);
 }

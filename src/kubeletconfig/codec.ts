@@ -2,11 +2,10 @@
 // SetDefaults, loading a payload (decode + defaults + relative paths) and encoding back to YAML/JSON and
 // /configz. One module because the kubelet's own codec is one pipeline, and because every module file costs
 // start-up time on each agent restart.
-//
-// The per-field safety classes for live changes live here too, next to the field schema they annotate.
 
 import { DecodeError, DurationError, EncodeError, ErrorCodes, QuantityError } from './errors.js';
 import { childPath, firstChar, type JNode, JSONSyntaxError, jsonTypeName, parseJSON, parseYAML, writeJSON, writeYAML, YAMLSyntaxError } from './text.js';
+import { suggestName } from './suggest.js';
 import { convertV1alpha1, V1ALPHA1_GROUP, V1ALPHA1_VERSION } from './v1alpha1.js';
 import type { JSONValue, KubeletConfiguration, MemoryReservation, PartialKubeletConfiguration } from './types.js';
 import { compareGoStrings, Duration, goJSONFloat, goQuote, LEADING_GO_SPACE, Quantity, setOwn } from './values.js';
@@ -228,6 +227,8 @@ export interface DecodeWarning {
   /** Dotted JSON path, e.g. `authentication.webhook.foo` or `reservedMemory[0].limits`. */
   readonly path: string;
   readonly message: string;
+  /** For an unknown field: the known field (dotted path) it most likely meant. */
+  readonly suggestion?: string;
 }
 
 export interface DecodeResult {
@@ -238,6 +239,17 @@ export interface DecodeResult {
 export interface DecodeOptions {
   /** Name of the file the data came from; only used in the "was empty" message. */
   source?: string;
+  /**
+   * Leave out object members whose value is null, at any depth, as a JSON merge patch does with a member its
+   * target lacks: how the kubelet reads a --config-dir drop-in, where a null neither sets nor deletes anything.
+   */
+  dropNulls?: boolean;
+}
+
+function withoutNulls(node: JNode): JNode {
+  if (node.t === 'arr') return { ...node, items: node.items.map(withoutNulls) };
+  if (node.t !== 'obj') return node;
+  return { ...node, entries: node.entries.filter(([, v]) => v.t !== 'null').map(([k, v]) => [k, withoutNulls(v)] as const) };
 }
 
 /** The scheme name apimachinery derives from the call site of runtime.NewScheme() in the kubelet. */
@@ -368,6 +380,16 @@ function decodeMap<T>(node: JNode, existing: Record<string, T> | undefined, item
 
 type Target = Record<string, unknown>;
 
+/** The warning for a key the schema does not know, naming the field it most likely meant. */
+function unknownField(spec: StructSpec, path: string, key: string): DecodeWarning {
+  const p = childPath(path, key);
+  const known = path === '' && spec === kubeletConfigurationSpec ? ['kind', 'apiVersion', ...spec.byJson.keys()] : spec.byJson.keys();
+  const meant = suggestName(key, known);
+  if (meant === undefined) return { code: 'UnknownField', path: p, message: `unknown field ${goQuote(p)}` };
+  const suggestion = childPath(path, meant);
+  return { code: 'UnknownField', path: p, message: `unknown field ${goQuote(p)}, did you mean ${goQuote(suggestion)}?`, suggestion };
+}
+
 function decodeStruct(spec: StructSpec, node: JNode, target: Target, path: string, warnings: DecodeWarning[], top: boolean): void {
   if (node.t === 'null') return;
   if (node.t !== 'obj') throw new TypeErr(`readObjectStart: expect { or n, but found ${firstChar(node)}`);
@@ -375,8 +397,7 @@ function decodeStruct(spec: StructSpec, node: JNode, target: Target, path: strin
     const f = spec.byJson.get(k);
     if (!f) {
       if (top && (k === 'kind' || k === 'apiVersion')) continue; // TypeMeta, already sniffed
-      const p = childPath(path, k);
-      warnings.push({ code: 'UnknownField', path: p, message: `unknown field ${goQuote(p)}` });
+      warnings.push(unknownField(spec, path, k));
       continue;
     }
     try {
@@ -515,6 +536,7 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
     );
   }
 
+  if (options.dropNulls) tree = withoutNulls(tree);
   const warnings: DecodeWarning[] = duplicates.map((p) => ({ code: 'DuplicateField', path: p, message: `duplicate field ${goQuote(p)}` }));
   warnings.push(...converted);
   const config: Target = {};
@@ -946,104 +968,4 @@ function toPlain(n: JNode): JSONValue {
 /** The encoded form as a plain JSON value (Durations and Quantities as strings), with the envelope. */
 export function toJSONObject(config: KubeletConfiguration | PartialKubeletConfiguration): { [key: string]: JSONValue } {
   return toPlain(toTree(config, true)) as { [key: string]: JSONValue };
-}
-
-// =========================================================================================================
-// How risky it is to change each field on a live node, distilled from the per-field Dynamic Kubelet Config
-// notes of the 1.22 v1beta1 types (upstream keeps no list in code: the controller validates and either
-// applies or falls back). Four classes for the rollout lint: `reboot` (change only with a node reboot, keep
-// equal to the local config), `drain` (affects running or new pods, or may keep the node from coming back:
-// drain first), `safe` (takes effect on restart without touching workloads, with the usual care), and
-// `unknown` (upstream says nothing, or the risk is to the node's ability to recover rather than to pods).
-
-export type SafetyClass = 'reboot' | 'drain' | 'safe' | 'unknown';
-
-/** The upstream wording group the class was derived from. */
-export type UpstreamNote = 'reboot-required' | 'not-recommended' | 'must-stay-empty' | 'may-be-irreversible' | 'caution' | 'none';
-
-export interface FieldSafety {
-  readonly field: string;
-  readonly class: SafetyClass;
-  readonly upstream: UpstreamNote;
-  readonly reason: string;
-}
-
-const REBOOT_REQUIRED = [
-  'kubeletCgroups',
-  'systemCgroups',
-  'cgroupRoot',
-  'cgroupsPerQOS',
-  'cgroupDriver',
-  'cpuManagerPolicy',
-  'cpuManagerPolicyOptions',
-  'memoryManagerPolicy',
-  'topologyManagerPolicy',
-  'qosReserved',
-  'systemReservedCgroup',
-  'kubeReservedCgroup',
-];
-
-const NO_NOTE = [
-  'nodeStatusReportFrequency',
-  'topologyManagerScope',
-  'runOnce',
-  'memorySwap',
-  'configMapAndSecretChangeDetectionStrategy',
-  'reservedSystemCPUs',
-  'showHiddenMetricsForVersion',
-  'allowedUnsafeSysctls',
-  'logging',
-  'enableSystemLogHandler',
-  'shutdownGracePeriod',
-  'shutdownGracePeriodCriticalPods',
-  'reservedMemory',
-  'enableProfilingHandler',
-  'enableDebugFlagsHandler',
-  'seccompDefault',
-  'memoryThrottlingFactor',
-];
-
-/** "Change with caution" fields whose note points at workloads or at the node failing to come back. */
-const CAUTION_EXCEPTIONS: Readonly<Record<string, readonly [SafetyClass, string]>> = {
-  hairpinMode: ['reboot', 'may require a node reboot, depending on the network plugin'],
-  clusterDNS: ['drain', 'only new pods see the change; drain so that all pods agree'],
-  resolvConf: ['drain', 'only new pods see the change; drain so that all pods agree'],
-  enableControllerAttachDetach: ['drain', 'volumes attached under the old mode may not detach unless the node is drained'],
-  cpuCFSQuotaPeriod: ['drain', 'changing it restarts containers'],
-  protectKernelDefaults: ['drain', 'the kubelet may crash-loop if kernel tunables differ'],
-  failSwapOn: ['drain', 'the kubelet may crash-loop if swap is on'],
-  systemReserved: ['drain', 'a larger reservation may need a cgroup resize and can trigger evictions'],
-  kubeReserved: ['drain', 'a larger reservation may need a cgroup resize and can trigger evictions'],
-};
-
-function classify(field: string): FieldSafety {
-  if (REBOOT_REQUIRED.includes(field)) {
-    return { field, class: 'reboot', upstream: 'reboot-required', reason: 'do not change without a full node reboot; keep equal to the local config' };
-  }
-  if (NO_NOTE.includes(field)) return { field, class: 'unknown', upstream: 'none', reason: 'upstream gives no guidance for dynamic changes' };
-  if (field === 'clusterDomain') {
-    return { field, class: 'drain', upstream: 'not-recommended', reason: 'must match the rest of the cluster; only new pods see the change' };
-  }
-  if (field === 'podCIDR') return { field, class: 'unknown', upstream: 'must-stay-empty', reason: 'standalone-only field; must stay empty on a node managed by dynamic config' };
-  if (field === 'contentType') {
-    return { field, class: 'unknown', upstream: 'may-be-irreversible', reason: 'if the node loses the API server after the change, dynamic config cannot revert it' };
-  }
-  const exception = CAUTION_EXCEPTIONS[field];
-  if (exception) return { field, class: exception[0], upstream: 'caution', reason: exception[1] };
-  return { field, class: 'safe', upstream: 'caution', reason: 'takes effect when the kubelet restarts; review the side effect described upstream' };
-}
-
-/** The safety class of every one of the 102 fields, in Go struct order. */
-export const FIELD_SAFETY: ReadonlyMap<string, FieldSafety> = new Map(FIELD_NAMES.map((f) => [f, classify(f)] as const));
-
-/** The class of a field or of a dotted path inside one (`authentication.webhook.enabled` → authentication). */
-export function safetyOf(path: string): FieldSafety | undefined {
-  return FIELD_SAFETY.get(path.split(/[.[]/)[0]!);
-}
-
-/** Field names grouped by class. */
-export function fieldsBySafetyClass(): Record<SafetyClass, string[]> {
-  const out: Record<SafetyClass, string[]> = { reboot: [], drain: [], safe: [], unknown: [] };
-  for (const s of FIELD_SAFETY.values()) out[s.class].push(s.field);
-  return out;
 }

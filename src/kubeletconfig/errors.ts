@@ -91,6 +91,16 @@ export class EncodeError extends KubeletConfigError {
   }
 }
 
+/** A layer of a rendered config (the base or a drop-in) that does not decode; `source` names the layer. */
+export class LayerError extends KubeletConfigError {
+  readonly source: string;
+  constructor(source: string, cause: KubeletConfigError) {
+    super(cause.code, cause.message, { cause });
+    this.name = 'LayerError';
+    this.source = source;
+  }
+}
+
 /** Distinct messages in first-seen order (what an aggregate holds once rendered). */
 export function distinct(messages: readonly string[]): string[] {
   const seen = new Set<string>();

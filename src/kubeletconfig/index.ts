@@ -15,13 +15,15 @@
 //   FeatureGates.defaults().setFromMap(m), effectiveFeatureGates(m, base)
 //   resolveRelativePaths(config, dir)
 //   encode(config, 'yaml' | 'json'), toConfigzJSON(config) (the /configz body, no kind/apiVersion)
-//   FIELD_SAFETY / safetyOf(field)          risk class of a live change, for the rollout lint
+//   FIELD_SAFETY / safetyOf(path)           safe | disruptive | dangerous, with a reason, for every field (safety)
+//   diffConfigs(a, b)                       the changed leaves between two defaulted configs (diff)
+//   render(base, dropIns)                   a base with --config-dir drop-ins merged over it (dropin)
 //   Duration, Quantity                      exact value objects (bigint inside)
 //
 // Every thrown error is a KubeletConfigError with a stable `code` (see ErrorCodes).
 //
 // Modules: values (Duration, Quantity, Go renderings), text (JSON/YAML), codec (schema, decode, defaults,
-// load, encode, safety classes), validation (feature gates and both stages), flags (flags and
+// load, encode), safety, diff, dropin, suggest ("did you mean" for unknown fields), validation (feature gates and both stages), flags (flags and
 // effectiveConfig), errors. The build packs them into one script loaded with a V8 code cache (scripts/bundle.mjs,
 // docs/adr/0006-library-code-cache.md): the agent pays start-up on every restart (bench/kubeletconfig-startup.ts).
 
@@ -35,6 +37,7 @@ export {
   FlagError,
   FeatureGateError,
   EncodeError,
+  LayerError,
   aggregate,
   type ErrorCode,
 } from './errors.js';
@@ -73,12 +76,6 @@ export {
   encode,
   toConfigzJSON,
   toJSONObject,
-  FIELD_SAFETY,
-  safetyOf,
-  fieldsBySafetyClass,
-  type SafetyClass,
-  type FieldSafety,
-  type UpstreamNote,
   type DecodeOptions,
   type DecodeResult,
   type DecodeWarning,
@@ -86,6 +83,10 @@ export {
   type LoadResult,
   type EncodeFormat,
 } from './codec.js';
+export { FIELD_SAFETY, SAFETY_CLASSES, safetyOf, fieldsBySafetyClass, type SafetyClass, type FieldSafety } from './safety.js';
+export { diffConfigs, formatPath, type FieldChange } from './diff.js';
+export { render, applyDropIn, DROPIN_EXTENSION, type Layer, type LayerWarning, type RenderResult } from './dropin.js';
+export { suggestName } from './suggest.js';
 export {
   validate,
   validateStartup,

@@ -77,7 +77,7 @@ test('unknown fields warn on stderr but a valid config still exits 0', async () 
   const f = await file('unknown.yaml', `${HEADER}maxPods: 10\nmaxPodz: 20\n`);
   const r = await dkc('config', 'validate', f);
   assert.equal(r.code, 0);
-  assert.equal(r.stderr, `${f}: warning: unknown field "maxPodz"\n`);
+  assert.equal(r.stderr, `${f}: warning: unknown field "maxPodz", did you mean "maxPods"?\n`);
 });
 
 test('a decode error stays on one line even when it quotes the file', async () => {

@@ -146,7 +146,7 @@ test('unknown fields are warnings and the config still decodes', () => {
   assert.equal(r.config.port, 10250, 'keys are case-sensitive: Port does not set port');
   assert.deepEqual(
     r.warnings.map((w) => w.message),
-    ['unknown field "Port"', 'unknown field "authentication.webhook.bogus"', 'unknown field "foo"'],
+    ['unknown field "Port", did you mean "port"?', 'unknown field "authentication.webhook.bogus"', 'unknown field "foo"'],
   );
 });
 
@@ -171,6 +171,7 @@ test('kind and apiVersion are sniffed case-insensitively, but then are unknown f
   const r = load('Kind: KubeletConfiguration\nAPIVERSION: kubelet.config.k8s.io/v1beta1\nmaxPods: 7\n');
   assert.equal(r.config.maxPods, 7);
   assert.deepEqual(r.warnings.map((w) => w.path), ['APIVERSION', 'Kind']);
+  assert.deepEqual(r.warnings.map((w) => w.suggestion), ['apiVersion', 'kind']);
 });
 
 test('YAML with anchors, aliases and merge keys', () => {

@@ -2,12 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   FeatureGates,
-  FIELD_NAMES,
-  FIELD_SAFETY,
   cleanPath,
-  fieldsBySafetyClass,
   joinPath,
-  safetyOf,
   setDefaults,
   validateStartup,
   type KubeletConfiguration,
@@ -86,23 +82,6 @@ test('all failures are reported together', () => {
     c.authorization.mode = 'y';
   });
   assert.deepEqual(r.errors, ['unknown tls version "x"', 'unknown authorization mode y']);
-});
-
-test('safety classes cover all 102 fields', () => {
-  assert.deepEqual([...FIELD_SAFETY.keys()], [...FIELD_NAMES]);
-  const by = fieldsBySafetyClass();
-  assert.equal(by.reboot.length + by.drain.length + by.safe.length + by.unknown.length, 102);
-  assert.deepEqual(by.reboot.sort(), [
-    'cgroupDriver', 'cgroupRoot', 'cgroupsPerQOS', 'cpuManagerPolicy', 'cpuManagerPolicyOptions', 'hairpinMode', 'kubeReservedCgroup',
-    'kubeletCgroups', 'memoryManagerPolicy', 'qosReserved', 'systemCgroups', 'systemReservedCgroup', 'topologyManagerPolicy',
-  ]);
-  assert.equal(safetyOf('maxPods')?.class, 'safe');
-  assert.equal(safetyOf('clusterDNS')?.class, 'drain');
-  assert.equal(safetyOf('memorySwap.swapBehavior')?.class, 'unknown');
-  assert.equal(safetyOf('authentication.webhook.enabled')?.upstream, 'caution');
-  assert.equal(safetyOf('podCIDR')?.upstream, 'must-stay-empty');
-  assert.equal(safetyOf('contentType')?.upstream, 'may-be-irreversible');
-  assert.equal(safetyOf('nope'), undefined);
 });
 
 test('path joining follows Go filepath.Join', () => {

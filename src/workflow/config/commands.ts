@@ -1,0 +1,161 @@
+// `dkc config diff`, `lint` and `render`: each reads its sources, runs the KubeletConfiguration library's pure
+// functions, prints, and returns the exit code. diff answers as diff(1) does — 0 equal, 1 different, 2 trouble;
+// lint 0 clean, 1 errors (and with --strict, warnings or a disruptive or dangerous change); render 0 or 1.
+
+import { homedir } from 'node:os';
+import { RestClient } from '../../client/index.js';
+import { loadClientConfig } from '../../client/loadingrules.js';
+import {
+  diffConfigs,
+  effectiveConfig,
+  encode,
+  KubeletConfigError,
+  LayerError,
+  load,
+  render as renderLayers,
+  safetyOf,
+  setDefaults,
+  validateStartup,
+  type KubeletConfiguration,
+  type Layer,
+} from '../../kubeletconfig/index.js';
+import { errorLine, messages } from './errors.js';
+import { diffJSON, diffLines, lintJSON, lintLines, type ClassifiedChange, type LintReport } from './format.js';
+import { parseSource, readDropIns, readSource, type ClientSource } from './sources.js';
+
+export interface Io {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** stdout is a terminal: colour the output. */
+  tty: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ConnectionFlags {
+  kubeconfig?: string;
+  context?: string;
+}
+
+export interface DiffFlags extends ConnectionFlags {
+  output?: 'json';
+}
+
+export interface LintFlags extends ConnectionFlags {
+  against?: string;
+  strict?: boolean;
+  output?: 'json';
+}
+
+export interface RenderFlags extends ConnectionFlags {
+  output?: 'yaml' | 'json';
+}
+
+export type ExitCode = 0 | 1 | 2;
+
+export function processIo(): Io {
+  return { stdout: process.stdout, stderr: process.stderr, tty: process.stdout.isTTY === true, env: process.env };
+}
+
+/** The API client, connected as kubectl would on first use only: files alone need no kubeconfig. */
+function lazyClient(io: Io, flags: ConnectionFlags): { get: ClientSource; close(): void } {
+  let client: Promise<RestClient> | undefined;
+  return {
+    get: () =>
+      (client ??= loadClientConfig({ explicitPath: flags.kubeconfig, env: io.env['KUBECONFIG'], home: homedir(), context: flags.context }).then(
+        (config) => new RestClient(config),
+      )),
+    close: () => void client?.then((c) => c.close(), () => undefined),
+  };
+}
+
+/** Runs `body`, turning a failure into its line on stderr and `failure` as the exit code. */
+async function guarded(io: Io, flags: ConnectionFlags, failure: ExitCode, body: (client: ClientSource) => Promise<ExitCode>): Promise<ExitCode> {
+  const conn = lazyClient(io, flags);
+  try {
+    return await body(conn.get);
+  } catch (err) {
+    io.stderr.write((err instanceof LayerError ? messages.problem(err.source, err.message) : errorLine(err)) + '\n');
+    return failure;
+  } finally {
+    conn.close();
+  }
+}
+
+/** Decode and defaults, as the kubelet loads a config; decode warnings go to stderr. Throws LayerError. */
+function loadLayer(io: Io, layer: Layer): KubeletConfiguration {
+  try {
+    const r = load(layer.bytes, layer.dir === undefined ? { source: layer.name } : { dir: layer.dir, source: layer.name });
+    for (const w of r.warnings) io.stderr.write(messages.warning(layer.name, w.message) + '\n');
+    return r.config;
+  } catch (e) {
+    if (e instanceof KubeletConfigError) throw new LayerError(layer.name, e);
+    throw e;
+  }
+}
+
+export async function diff(io: Io, a: string, b: string, flags: DiffFlags): Promise<ExitCode> {
+  return guarded(io, flags, 2, async (client) => {
+    const [la, lb] = await Promise.all([readSource(parseSource(a), client), readSource(parseSource(b), client)]);
+    const changes = diffConfigs(loadLayer(io, la), loadLayer(io, lb));
+    if (flags.output === 'json') io.stdout.write(diffJSON(la.name, lb.name, changes));
+    else for (const line of diffLines(changes, io.tty)) io.stdout.write(line + '\n');
+    return changes.length === 0 ? 0 : 1;
+  });
+}
+
+/** Everything `dkc config validate` reports about a layer: decode, defaults, validation and the start-up checks. */
+export function checkLayer(layer: Layer): { errors: string[]; warnings: string[] } {
+  const r = effectiveConfig({ file: { bytes: layer.bytes, dir: layer.dir ?? '', name: layer.name }, flags: [] });
+  const warnings = r.warnings.map((w) => w.message);
+  if (!r.ok) return { errors: r.errors, warnings };
+  const startup = validateStartup(r.config, { featureGates: r.featureGates });
+  return { errors: startup.errors, warnings: [...warnings, ...startup.warnings] };
+}
+
+/** The changes from `base` to `config`, each with its field's class and reason. */
+export function classify(base: KubeletConfiguration, config: KubeletConfiguration): ClassifiedChange[] {
+  return diffConfigs(base, config).map((c) => {
+    const s = safetyOf(c.path);
+    return s ? { ...c, class: s.class, reason: s.reason } : c;
+  });
+}
+
+/** Whether a lint report fails: on errors, and with --strict also on warnings and on changes that are not safe. */
+export function lintFails(report: LintReport, strict: boolean): boolean {
+  if (report.errors.length > 0) return true;
+  return strict && (report.warnings.length > 0 || report.changes.some((c) => c.class !== 'safe'));
+}
+
+export async function lint(io: Io, source: string, flags: LintFlags): Promise<ExitCode> {
+  return guarded(io, flags, 1, async (client) => {
+    const layer = await readSource(parseSource(source), client);
+    const against = flags.against ? await readSource(parseSource(flags.against), client) : undefined;
+    const base = against ? loadLayer(io, against) : setDefaults({});
+    const { errors, warnings } = checkLayer(layer);
+    let changes: ClassifiedChange[] = [];
+    try {
+      changes = classify(base, load(layer.bytes, layer.dir === undefined ? {} : { dir: layer.dir }).config);
+    } catch (e) {
+      if (!(e instanceof KubeletConfigError)) throw e; // already among the errors
+    }
+    const report: LintReport = { source: layer.name, against: against?.name ?? 'defaults', errors, warnings, changes };
+    if (flags.output === 'json') io.stdout.write(lintJSON(report));
+    else {
+      for (const e of errors) io.stderr.write(messages.problem(layer.name, e) + '\n');
+      for (const w of warnings) io.stderr.write(messages.warning(layer.name, w) + '\n');
+      for (const line of lintLines(changes, io.tty)) io.stdout.write(line + '\n');
+    }
+    return lintFails(report, flags.strict === true) ? 1 : 0;
+  });
+}
+
+export async function render(io: Io, base: string, dropIns: readonly string[], flags: RenderFlags): Promise<ExitCode> {
+  return guarded(io, flags, 1, async (client) => {
+    const layer = await readSource(parseSource(base), client);
+    const layers = (await Promise.all(dropIns.map((d) => readDropIns(parseSource(d), client)))).flat();
+    const r = renderLayers(layer, layers);
+    for (const w of r.warnings) io.stderr.write(messages.warning(w.source, w.message) + '\n');
+    io.stdout.write(encode(r.config, flags.output ?? 'yaml'));
+    return 0;
+  });
+}

@@ -1,0 +1,55 @@
+// `dkc config`'s catalogue: every line diff, lint and render show an operator. Problems with a config are prefixed
+// with the source they come from (`cm/kube-system/x:kubelet: …`), as `dkc config validate` prefixes the file name;
+// failures to reach a source are one `error: …` line, as kubectl words them.
+
+import { CodedError } from '../../util/errors.js';
+
+export type ConfigErrorCode =
+  /** A SOURCE argument is neither a file, `cm/NS/NAME[:KEY]` nor `node/NAME`. */
+  | 'invalid-source'
+  /** A file or directory could not be read. */
+  | 'read-failed'
+  /** The ConfigMap does not exist. */
+  | 'configmap-not-found'
+  /** The ConfigMap lacks the key, or has several and none was named. */
+  | 'configmap-key'
+  /** The node does not exist, or its /configz did not answer through the API's node proxy. */
+  | 'node-configz';
+
+export class ConfigCommandError extends CodedError<ConfigErrorCode> {
+  override name = 'ConfigCommandError';
+}
+
+const q = (s: string): string => JSON.stringify(s);
+
+export const messages = {
+  invalidSource: (s: string) => `invalid source ${q(s)}: want a file, cm/NAMESPACE/NAME[:KEY] or node/NAME`,
+  readFailed: (path: string, why: string) => `failed to read ${q(path)}: ${why}`,
+  configMapNotFound: (ns: string, name: string) => `configmap ${q(name)} not found in namespace ${q(ns)}`,
+  configMapNoKey: (ns: string, name: string, key: string, keys: readonly string[]) =>
+    `configmap ${ns}/${name} has no key ${q(key)}` + (keys.length ? ` (it has: ${keys.join(', ')})` : ' (it has no data)'),
+  configMapWhichKey: (ns: string, name: string, keys: readonly string[]) =>
+    `configmap ${ns}/${name} has several keys (${keys.join(', ')}) and none is "kubelet": name one as cm/${ns}/${name}:KEY`,
+  nodeNotFound: (name: string) => `node ${q(name)} not found`,
+  configzFailed: (name: string, why: string) => `cannot read the config of node ${q(name)} from /configz through the API's node proxy: ${why}`,
+  configzShape: (name: string) => `node ${q(name)} answered /configz without a kubeletconfig object`,
+  /** A problem found in a source, on one line. */
+  problem: (source: string, message: string) => `${source}: ${oneLine(message)}`,
+  warning: (source: string, message: string) => `${source}: warning: ${oneLine(message)}`,
+  unset: '(unset)',
+  lintChange: (cls: string, path: string, from: string, to: string, reason: string) => `${cls.padEnd(10)} ${path}: ${from} -> ${to}  (${reason})`,
+  lintUnclassified: 'not a v1beta1 field',
+} as const;
+
+/** Messages may embed the whole payload (with newlines); each must stay on one output line. */
+export function oneLine(msg: string): string {
+  return msg.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+}
+
+/** The one line a failure prints: `Error from server (Reason): …` for the server's refusals, else `error: …`. */
+export function errorLine(err: unknown): string {
+  const e = err as { name?: unknown; reason?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  if (e?.name === 'ApiError' && typeof e.reason === 'string') return `Error from server (${e.reason}): ${oneLine(message)}`;
+  return `error: ${oneLine(message)}`;
+}
