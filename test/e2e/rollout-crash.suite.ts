@@ -22,6 +22,7 @@ import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, ROLLOUTS_PATH, type Nod
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { dkcBin, startServer, type RunningServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { prng } from '../helpers/prng.js';
 
 const TRIALS = Number(process.env['DKC_CRASH_TRIALS'] ?? 20);
 const NODES = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6'];
@@ -72,18 +73,6 @@ const sourceOf = (n: Node): NodeConfigSource | null => (n.spec?.configSource?.co
 async function nodes(): Promise<Map<string, Node>> {
   const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
   return new Map(list.items.map((n) => [n.metadata.name!, n]));
-}
-
-/** A seeded generator (mulberry32): the kill moments of a failing run can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 before(async () => {

@@ -16,6 +16,7 @@ import {
   type SqliteStoreOptions,
 } from '../../src/storage/sqlite.js';
 import { openStore, StoreError, type KeyValue, type Store, type WatchEvent, type WatchHandlers } from '../../src/storage/index.js';
+import { prng } from '../helpers/prng.js';
 
 let dir: string;
 let seq = 0;
@@ -62,18 +63,6 @@ async function rejectsWith(p: Promise<unknown>, code: string, revision?: number)
   assert.equal(caught.code, code);
   if (revision !== undefined) assert.equal(caught.revision, revision);
   return caught;
-}
-
-/** Deterministic pseudo-random numbers, so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Records what a watch delivers and lets a test await a condition on it, with a deadline. */

@@ -1,15 +1,25 @@
-// The NodeConfigRollout as the operator's command reads and writes it (deploy/crds/nodeconfigrollouts.dkc.io.yaml).
-// Every status field is optional: a rollout the controller has not yet seen has no status at all, and a rollout
-// served by an older controller may lack newer fields.
+// The NodeConfigRollout as the operator's command reads it (deploy/crds/nodeconfigrollouts.dkc.io.yaml). The names,
+// the spec's parts and the phases are the controller's (src/controllers/rollout/resource.ts); the status is read here
+// leniently, every field optional: a rollout the controller has not yet seen has no status at all, and one written
+// by an older controller may lack newer fields.
 
-export const GROUP = 'dkc.io';
-export const VERSION = 'v1alpha1';
-export const KIND = 'NodeConfigRollout';
+import { GROUP, ROLLOUTS_PATH, type Phase } from '../../controllers/rollout/resource.js';
+
+export {
+  GROUP,
+  KIND,
+  VERSION,
+  type IntOrString as IntOrPercent,
+  type LabelSelector as NodeSelector,
+  type LabelSelectorRequirement,
+  type NodeState,
+  type RolloutStrategy,
+} from '../../controllers/rollout/resource.js';
+import type { LabelSelector, NodeState, RolloutStrategy } from '../../controllers/rollout/resource.js';
+
 export const RESOURCE = 'nodeconfigrollouts';
 /** group/resource as kube-apiserver names it in messages (`nodeconfigrollouts.dkc.io "x" not found`). */
 export const QUALIFIED_RESOURCE = `${RESOURCE}.${GROUP}`;
-
-export type IntOrPercent = number | string;
 
 export interface ConfigMapRef {
   namespace: string;
@@ -17,27 +27,9 @@ export interface ConfigMapRef {
   kubeletConfigKey: string;
 }
 
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  values?: string[];
-}
-
-export interface NodeSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
-
-export interface RolloutStrategy {
-  canary?: IntOrPercent;
-  maxUnavailable?: IntOrPercent;
-  soakSeconds?: number;
-  pauseAfterCanary?: boolean;
-}
-
 export interface RolloutSpec {
   configSource?: { configMap?: ConfigMapRef };
-  nodeSelector?: NodeSelector;
+  nodeSelector?: LabelSelector;
   strategy?: RolloutStrategy;
   progressDeadlineSeconds?: number;
   maxFailures?: number;
@@ -46,9 +38,7 @@ export interface RolloutSpec {
   revert?: boolean;
 }
 
-export type RolloutPhase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
-
-export type NodeState = 'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden';
+export type RolloutPhase = Phase;
 
 export interface NodeProgress {
   state?: NodeState;
@@ -100,7 +90,7 @@ export interface NodeConfigRollout {
 export const FINAL_PHASES: ReadonlySet<RolloutPhase> = new Set(['Succeeded', 'Halted', 'Reverted']);
 
 export function collectionPath(): string {
-  return `/apis/${GROUP}/${VERSION}/${RESOURCE}`;
+  return ROLLOUTS_PATH;
 }
 
 export function objectPath(name: string): string {

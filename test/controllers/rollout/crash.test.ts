@@ -10,18 +10,7 @@ import type { Node } from '../../../src/api/types.js';
 import { planRollout, type NodePatch } from '../../../src/controllers/rollout/plan.js';
 import { ROLLOUT_ANNOTATION, isFinished, type NodeConfigRollout } from '../../../src/controllers/rollout/resource.js';
 import { CM, NEW, NEW_ACTIVE, T0, node, rollout } from './fixtures.js';
-
-/** A small seeded generator (mulberry32), so a failing trial can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../helpers/prng.js';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
