@@ -4,7 +4,7 @@
 
 import type { FieldError } from '../api/field.js';
 import type { KubeObject } from '../api/types.js';
-import { age } from './humanize.js';
+import { age } from '../api/humanize.js';
 import { accessReviewResources } from './auth/accessreview.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';

@@ -4,7 +4,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { freePort } from '../../src/up/cluster.js';
 import { dkcBin } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { runDkc, type DkcRun } from '../helpers/dkc.js';
 
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
@@ -21,20 +22,8 @@ let cluster: Cluster;
 let admin: RestClient;
 let localConfig: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function dkc(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    const env = { ...process.env, KUBECONFIG: cluster.kubeconfig, HOME: work };
-    execFile(process.execPath, [dkcBin, ...args], { cwd: work, env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      done({ code, stdout, stderr });
-    });
-  });
+function dkc(...args: string[]): Promise<DkcRun> {
+  return runDkc(args, { cwd: work, env: { ...process.env, KUBECONFIG: cluster.kubeconfig, HOME: work } });
 }
 
 const lines = (s: string): string[] => s.split('\n').filter((l) => l !== '');

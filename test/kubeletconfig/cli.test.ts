@@ -1,31 +1,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { runDkc, type DkcRun } from '../helpers/dkc.js';
 
-// dist/test/kubeletconfig/cli.test.js → repository root
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const DKC = join(ROOT, 'bin/dkc');
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
 let dir: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function dkc(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(process.execPath, [DKC, ...args], { cwd: dir }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      done({ code, stdout, stderr });
-    });
-  });
+function dkc(...args: string[]): Promise<DkcRun> {
+  return runDkc(args, { cwd: dir });
 }
 
 async function file(name: string, content: string): Promise<string> {

@@ -6,7 +6,7 @@
 
 import type { KubeObject } from '../../api/types.js';
 import { CONTROLLER_USER } from '../../controllers/identity.js';
-import { age } from '../humanize.js';
+import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../registry.js';
 import type { PolicyRule, Subject } from './rbac.js';
 

@@ -5,7 +5,7 @@ import type { FieldError } from '../../api/field.js';
 import type { KubeObject } from '../../api/types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/objectmeta.js';
 import { isDNS1123Subdomain } from '../../api/validation/names.js';
-import { age } from '../humanize.js';
+import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn, Verb } from '../registry.js';
 import { compileSchema, evaluateColumn, JsonPathError, parseJsonPath } from './schema.js';
 import type { Crd, CrdVersion, PrinterColumn } from './types.js';

@@ -4,19 +4,11 @@
 import { FieldError } from '../../api/field.js';
 import { GoValueFieldError } from '../../api/validation/goprint.js';
 import { goQuote } from '../../gotext/quote.js';
+import { goFloatG } from '../../kubeletconfig/values.js';
 import { isPlainObject } from './nodes.js';
 
-/** Go's `%v` of a float64: shortest digits, exponent form when the exponent is < -4 or >= 6 (`1e+06`). */
-export function goFloat(v: number): string {
-  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? '+Inf' : '-Inf';
-  const [mantissa, expText] = v.toExponential().split('e') as [string, string];
-  const exp = Number(expText);
-  if (exp >= -4 && exp < 6) return String(v);
-  const sign = exp < 0 ? '-' : '+';
-  return `${mantissa}e${sign}${String(Math.abs(exp)).padStart(2, '0')}`;
-}
-
-const goNumber = (v: number): string => (Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloat(v));
+/** A decoded JSON number: integers as int64 (apimachinery decodes them so), others as Go's `%v` of a float64. */
+const goNumber = (v: number): string => (Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloatG(v));
 
 /** fmt.Fprint of a decoded JSON value: `map[a:1]`, `[a b]`, `<nil>`. */
 export function goPrint(v: unknown): string {

@@ -4,7 +4,7 @@
 // and only the first result is shown).
 
 import { field, type FieldError } from '../../api/field.js';
-import { humanDuration } from '../humanize.js';
+import { humanDuration } from '../../api/humanize.js';
 import { goPrint } from './gotext.js';
 import { columnText } from './messages.js';
 import { isPlainObject } from './nodes.js';

@@ -6,7 +6,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FieldError, field } from '../../api/field.js';
 import { kubeFormats, normalizeFormat } from './formats.js';
-import { goFloat, goRendered } from './gotext.js';
+import { goFloatG } from '../../kubeletconfig/values.js';
+import { goRendered } from './gotext.js';
 import { validationText as text } from './messages.js';
 import { goRegExp } from './regexp.js';
 import { asNode, isIntOrString, isNullable, isPlainObject, type SchemaNode } from './nodes.js';
@@ -134,7 +135,7 @@ function bound(e: ErrorObject, v: unknown, exclusive: boolean): boolean {
 
 /** A number limit as kube-openapi prints it: an integer value is compared (and printed) as int64. */
 const limitText = (limit: number, v: unknown): string =>
-  typeof v === 'number' && Number.isInteger(v) ? String(Math.trunc(limit)) : goFloat(limit);
+  typeof v === 'number' && Number.isInteger(v) ? String(Math.trunc(limit)) : goFloatG(limit);
 
 const enumValues = (values: unknown[]): string[] => values.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
 

@@ -3,6 +3,7 @@
 // failures to reach a source are one `error: …` line, as kubectl words them.
 
 import { CodedError } from '../../util/errors.js';
+import { configMapMessages, errorLine as kubectlErrorLine } from '../kubectl.js';
 
 export type ConfigErrorCode =
   /** A SOURCE argument is neither a file, `cm/NS/NAME[:KEY]` nor `node/NAME`. */
@@ -25,9 +26,8 @@ const q = (s: string): string => JSON.stringify(s);
 export const messages = {
   invalidSource: (s: string) => `invalid source ${q(s)}: want a file, cm/NAMESPACE/NAME[:KEY] or node/NAME`,
   readFailed: (path: string, why: string) => `failed to read ${q(path)}: ${why}`,
-  configMapNotFound: (ns: string, name: string) => `configmap ${q(name)} not found in namespace ${q(ns)}`,
-  configMapNoKey: (ns: string, name: string, key: string, keys: readonly string[]) =>
-    `configmap ${ns}/${name} has no key ${q(key)}` + (keys.length ? ` (it has: ${keys.join(', ')})` : ' (it has no data)'),
+  configMapNotFound: configMapMessages.notFound,
+  configMapNoKey: configMapMessages.noKey,
   configMapWhichKey: (ns: string, name: string, keys: readonly string[]) =>
     `configmap ${ns}/${name} has several keys (${keys.join(', ')}) and none is "kubelet": name one as cm/${ns}/${name}:KEY`,
   nodeNotFound: (name: string) => `node ${q(name)} not found`,
@@ -48,8 +48,5 @@ export function oneLine(msg: string): string {
 
 /** The one line a failure prints: `Error from server (Reason): …` for the server's refusals, else `error: …`. */
 export function errorLine(err: unknown): string {
-  const e = err as { name?: unknown; reason?: unknown; message?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  if (e?.name === 'ApiError' && typeof e.reason === 'string') return `Error from server (${e.reason}): ${oneLine(message)}`;
-  return `error: ${oneLine(message)}`;
+  return kubectlErrorLine(err, oneLine);
 }

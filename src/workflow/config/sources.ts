@@ -6,6 +6,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { isApiError, type RestClient } from '../../client/index.js';
 import { API_VERSION, DROPIN_EXTENSION, KIND, type Layer } from '../../kubeletconfig/index.js';
+import type { ConfigMap } from '../../api/types.js';
+import { configMapKeys, getConfigMap } from '../kubectl.js';
 import { ConfigCommandError, messages } from './errors.js';
 
 export type SourceRef =
@@ -55,16 +57,11 @@ export function sourceName(ref: SourceRef, key?: string): string {
 /** The API client, made on first use. */
 export type ClientSource = () => Promise<RestClient>;
 
-interface ConfigMap {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-}
-
 /** The key to read: the one named, else `kubelet`, else the only one there is. */
-export function chooseKey(cm: ConfigMap, ref: Extract<SourceRef, { kind: 'configmap' }>): { key: string; bytes: Uint8Array | string } {
+export function chooseKey(cm: Pick<ConfigMap, 'data' | 'binaryData'>, ref: Extract<SourceRef, { kind: 'configmap' }>): { key: string; bytes: Uint8Array | string } {
   const data = cm.data ?? {};
   const binary = cm.binaryData ?? {};
-  const keys = [...Object.keys(data), ...Object.keys(binary)].sort();
+  const keys = configMapKeys(cm);
   const key = ref.key ?? (keys.includes(DEFAULT_KEY) || keys.length !== 1 ? DEFAULT_KEY : keys[0]!);
   if (!keys.includes(key)) {
     if (ref.key === undefined && keys.length > 1) throw new ConfigCommandError('configmap-key', messages.configMapWhichKey(ref.namespace, ref.name, keys));
@@ -74,14 +71,8 @@ export function chooseKey(cm: ConfigMap, ref: Extract<SourceRef, { kind: 'config
 }
 
 async function readConfigMap(ref: Extract<SourceRef, { kind: 'configmap' }>, client: ClientSource): Promise<Layer> {
-  const path = `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps/${encodeURIComponent(ref.name)}`;
-  let cm: ConfigMap;
-  try {
-    cm = await (await client()).get<ConfigMap>(path);
-  } catch (err) {
-    if (isApiError(err, 404)) throw new ConfigCommandError('configmap-not-found', messages.configMapNotFound(ref.namespace, ref.name), { cause: err });
-    throw err;
-  }
+  const cm = await getConfigMap(await client(), ref.namespace, ref.name);
+  if (!cm) throw new ConfigCommandError('configmap-not-found', messages.configMapNotFound(ref.namespace, ref.name));
   const { key, bytes } = chooseKey(cm, ref);
   return { name: sourceName(ref, key), bytes };
 }

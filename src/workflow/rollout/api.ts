@@ -2,32 +2,18 @@
 // creating one (the ConfigMap and its key exist, the selector matches a node), so that a typo is refused at once
 // instead of becoming a rollout that fails on its canary.
 
-import { isApiError, type RestClient } from '../../client/index.js';
+import type { RestClient } from '../../client/index.js';
+import { configMapKeys, getConfigMap } from '../kubectl.js';
 import { messages, RolloutError } from './errors.js';
 import { collectionPath, objectPath, type ConfigMapRef, type NodeConfigRollout, type RolloutSpec } from './types.js';
 
-interface ConfigMap {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-}
-
-/** The ConfigMap's keys, sorted, when `key` is not among them; undefined when it is. */
-export function missingKey(cm: ConfigMap, key: string): string[] | undefined {
-  const keys = [...Object.keys(cm.data ?? {}), ...Object.keys(cm.binaryData ?? {})].sort();
-  return keys.includes(key) ? undefined : keys;
-}
-
 export async function checkConfigMap(client: RestClient, ref: ConfigMapRef): Promise<void> {
-  const path = `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps/${encodeURIComponent(ref.name)}`;
-  let cm: ConfigMap;
-  try {
-    cm = await client.get<ConfigMap>(path);
-  } catch (err) {
-    if (isApiError(err, 404)) throw new RolloutError('configmap-not-found', messages.configMapNotFound(ref.namespace, ref.name), { cause: err });
-    throw err;
+  const cm = await getConfigMap(client, ref.namespace, ref.name);
+  if (!cm) throw new RolloutError('configmap-not-found', messages.configMapNotFound(ref.namespace, ref.name));
+  const keys = configMapKeys(cm);
+  if (!keys.includes(ref.kubeletConfigKey)) {
+    throw new RolloutError('configmap-key-missing', messages.configMapKeyMissing(ref.namespace, ref.name, ref.kubeletConfigKey, keys));
   }
-  const keys = missingKey(cm, ref.kubeletConfigKey);
-  if (keys) throw new RolloutError('configmap-key-missing', messages.configMapKeyMissing(ref.namespace, ref.name, ref.kubeletConfigKey, keys));
 }
 
 /** Refuses a selector (kubectl syntax, "" for every node) that matches no node now. */

@@ -3,6 +3,7 @@
 // reads like `kubectl rollout status` and a failure like any other kubectl error.
 
 import { CodedError } from '../../util/errors.js';
+import { configMapMessages, errorLine as kubectlErrorLine } from '../kubectl.js';
 
 export type RolloutErrorCode =
   /** A flag has a value the command cannot use. */
@@ -33,9 +34,8 @@ export const messages = {
   notNamespacedName: 'must be NAMESPACE/NAME',
   emptyKey: 'must not be empty',
   selectorOperator: (op: string) => `the ${q(op)} operator cannot be expressed in a nodeSelector`,
-  configMapNotFound: (ns: string, name: string) => `configmap ${q(name)} not found in namespace ${q(ns)}`,
-  configMapKeyMissing: (ns: string, name: string, key: string, keys: readonly string[]) =>
-    `configmap ${ns}/${name} has no key ${q(key)}` + (keys.length ? ` (it has: ${keys.join(', ')})` : ' (it has no data)'),
+  configMapNotFound: configMapMessages.notFound,
+  configMapKeyMissing: configMapMessages.noKey,
   noMatchingNodes: (selector: string) => (selector ? `no node matches the selector ${q(selector)}` : 'there are no nodes to roll out to'),
   rolloutDeleted: (name: string) => `nodeconfigrollout ${q(name)} was deleted`,
   timedOut: 'timed out waiting for the condition',
@@ -43,11 +43,7 @@ export const messages = {
 
 /** The one line a failure prints, as kubectl words it: `Error from server (Reason): …` for the server's refusals. */
 export function errorLine(err: unknown): string {
-  const e = err as { name?: unknown; reason?: unknown; message?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  const oneLine = message.replace(/\r?\n/g, ' ');
-  if (e?.name === 'ApiError' && typeof e.reason === 'string') return `Error from server (${e.reason}): ${oneLine}`;
-  return `error: ${oneLine}`;
+  return kubectlErrorLine(err, (m) => m.replace(/\r?\n/g, ' '));
 }
 
 /** The progress lines of `dkc rollout status`. Batch 0 is the canary. */

@@ -15,13 +15,7 @@ import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js'
 import { DynamicConfigController, type ControllerClient } from '../../../src/agent/dynamicconfig/controller.js';
 import type { ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
-
-const noGauges: ConfigGauges = {
-  assigned: { set: () => undefined, reset: () => undefined },
-  active: { set: () => undefined, reset: () => undefined },
-  lastKnownGood: { set: () => undefined, reset: () => undefined },
-  error: { set: () => undefined },
-};
+import { noGauges } from './fixtures/gauges.js';
 
 const dirs: string[] = [];
 const controllers: DynamicConfigController<number>[] = [];

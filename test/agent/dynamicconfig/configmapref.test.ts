@@ -7,10 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
-import { ConfigStatusManager, type ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
+import { ConfigStatusManager } from '../../../src/agent/dynamicconfig/status.js';
 import { ConfigSync } from '../../../src/agent/dynamicconfig/sync.js';
 import { conditionAt, configOK, withFailedSync } from '../../../src/agent/dynamicconfig/configok.js';
 import { sourcesEqual, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
+import { noGauges } from './fixtures/gauges.js';
 
 const dirs: string[] = [];
 const syncs: ConfigSync[] = [];
@@ -20,13 +21,6 @@ afterEach(() => {
 after(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-
-const noGauges: ConfigGauges = {
-  assigned: { set: () => undefined, reset: () => undefined },
-  active: { set: () => undefined, reset: () => undefined },
-  lastKnownGood: { set: () => undefined, reset: () => undefined },
-  error: { set: () => undefined },
-};
 
 const UID = '6f1c3e0a-0000-4000-8000-00000000000a';
 const refSource: NodeConfigSource = { configMapRef: { name: 'cm', namespace: 'kube-system', uid: UID } };

@@ -24,6 +24,7 @@ import {
 import type { ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
 import { fieldSelectorValue, requestPath, serializeSource, type MaybeSource, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 import { MAX_LOG_MESSAGE } from '../../../src/agent/dynamicconfig/log.js';
+import { noGauges } from './fixtures/gauges.js';
 
 const INTERNAL = 'failed to sync: internal failure, see Kubelet log for details';
 const LoadError = 'failed to load config, see Kubelet log for details';
@@ -42,13 +43,6 @@ after(async () => {
 // Every log line of the controller, for the tests that assert on what it says.
 const logLines: string[] = [];
 configureLogging({ sink: (line) => logLines.push(line) });
-
-const noGauges: ConfigGauges = {
-  assigned: { set: () => undefined, reset: () => undefined },
-  active: { set: () => undefined, reset: () => undefined },
-  lastKnownGood: { set: () => undefined, reset: () => undefined },
-  error: { set: () => undefined },
-};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -7,9 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
-import { ConfigStatusManager, type ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
+import { ConfigStatusManager } from '../../../src/agent/dynamicconfig/status.js';
 import { ConfigSync } from '../../../src/agent/dynamicconfig/sync.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
+import { noGauges } from './fixtures/gauges.js';
 
 const dirs: string[] = [];
 // A failed assertion must not leave a sync retrying (its timer would keep the test process alive).
@@ -20,13 +21,6 @@ afterEach(() => {
 after(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-
-const noGauges: ConfigGauges = {
-  assigned: { set: () => undefined, reset: () => undefined },
-  active: { set: () => undefined, reset: () => undefined },
-  lastKnownGood: { set: () => undefined, reset: () => undefined },
-  error: { set: () => undefined },
-};
 
 const ref = { name: 'cm', namespace: 'kube-system', kubeletConfigKey: 'kubelet' };
 
