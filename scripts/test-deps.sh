@@ -2,6 +2,7 @@
 # Makes sure the external programs the tests drive are present, without touching the machine's own kubectl:
 #  - kubectl 1.20 from Debian's kubernetes-client package, unpacked into .cache/ (apt-get download + dpkg -x)
 #  - kubectl 1.32 from the versioned binaries beside the machine's kubectl (checked, not installed)
+#  - chromium and prometheus (Debian packages) for the web view and monitoring tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -23,6 +24,10 @@ apt_install() {
 # server replicas in the HA test.
 command -v etcd >/dev/null || apt_install etcd-server
 { [ -x /usr/sbin/nginx ] && [ -e /usr/lib/nginx/modules/ngx_stream_module.so ]; } || apt_install nginx-light libnginx-mod-stream
+# A real browser for the web view's tests (Debian's chromium, driven by puppeteer-core; never a download), and a real
+# Prometheus (with promtool) for the monitoring assets' tests.
+command -v chromium >/dev/null || apt_install chromium
+{ command -v prometheus >/dev/null && command -v promtool >/dev/null; } || apt_install prometheus
 # The official Kubernetes client for Python, for the e2e test that drives the server with it.
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || apt_install python3-kubernetes
 cache=.cache/kubernetes-client
