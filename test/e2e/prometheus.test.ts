@@ -27,6 +27,7 @@ const CM_PATH = '/api/v1/namespaces/kube-system/configmaps';
 let work = '';
 let cluster: Cluster | undefined;
 let admin: RestClient;
+let asPrometheus: RestClient;
 let discovery: Awaited<ReturnType<typeof startNodeDiscovery>> | undefined;
 let prometheus: ChildProcess | undefined;
 let promLog = '';
@@ -74,7 +75,8 @@ before(async () => {
   const caFile = join(cluster.dataDir, 'pki', 'ca.crt');
   const tokenFile = join(work, 'token');
   await writeFile(tokenFile, `${TOKEN}\n`);
-  discovery = await startNodeDiscovery(new RestClient({ server: cluster.serverURL, ca: await readFile(caFile, 'utf8'), token: TOKEN }));
+  asPrometheus = new RestClient({ server: cluster.serverURL, ca: await readFile(caFile, 'utf8'), token: TOKEN });
+  discovery = await startNodeDiscovery(asPrometheus);
 
   const promDir = join(work, 'prometheus');
   await mkdir(promDir);
@@ -102,6 +104,7 @@ after(async () => {
     await exited;
   }
   await discovery?.close();
+  asPrometheus?.close();
   admin?.close();
   await cluster?.stop(5_000);
   if (work) await rm(work, { recursive: true, force: true });
@@ -127,6 +130,19 @@ describe('Prometheus with the shipped config against dkc up', { concurrency: fal
     });
     for (const s of perNode) assert.equal(s.value[1], '4', `four kubelet_node_config_* series from ${s.metric['instance']}`);
     assert.equal((await query('apiserver_request_total{job="dkc-server",verb="LIST",resource="nodes"}')).length > 0, true);
+  });
+
+  it('answers the list and watch of nodes that Prometheus\' Kubernetes discovery sends, in a form client-go decodes', async () => {
+    // Prometheus sets client-go's content type to protobuf, so it asks with "application/vnd.kubernetes.protobuf, */*";
+    // client-go decodes whatever the response's Content-Type names, JSON included, for lists and watch streams alike.
+    const accept = 'application/vnd.kubernetes.protobuf, */*';
+    const list = await asPrometheus.request<{ kind: string; items: Node[]; metadata: { resourceVersion: string } }>({ method: 'GET', path: '/api/v1/nodes', query: { limit: '500', resourceVersion: '0' }, accept });
+    assert.match(String(list.headers['content-type']), /^application\/json/);
+    assert.equal(list.body.kind, 'NodeList');
+    assert.equal(list.body.items.length, NODES.length);
+    const query = { watch: 'true', allowWatchBookmarks: 'true', resourceVersion: list.body.metadata.resourceVersion, timeoutSeconds: '1' };
+    const watch = await asPrometheus.request<string>({ method: 'GET', path: '/api/v1/nodes', query, accept });
+    assert.match(String(watch.headers['content-type']), /^application\/json/);
   });
 
   it('fires NodeConfigError for a node given a bad config, and only for it', async () => {
