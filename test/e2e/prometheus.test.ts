@@ -130,6 +130,12 @@ describe('Prometheus with the shipped config against dkc up', { concurrency: fal
     });
     for (const s of perNode) assert.equal(s.value[1], '4', `four kubelet_node_config_* series from ${s.metric['instance']}`);
     assert.equal((await query('apiserver_request_total{job="dkc-server",verb="LIST",resource="nodes"}')).length > 0, true);
+    // The node lifecycle controller inside dkc server reports every node's Ready condition (NodeNotReady reads it).
+    const ready = await waitFor('kube_node_status_condition of every node', async () => {
+      const samples = await query('kube_node_status_condition{job="dkc-server",condition="Ready",status="true"} == 1');
+      return samples.length === NODES.length ? samples : undefined;
+    });
+    assert.deepEqual(ready.map((s) => s.metric['node']).sort(), NODES);
   });
 
   it('answers the list and watch of nodes that Prometheus\' Kubernetes discovery sends, in a form client-go decodes', async () => {
