@@ -36,18 +36,23 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return out;
 }
 
-async function nodeChange(a: AdmissionAttributes, policies: NodeConfigPolicy[], reader: ConfigReader): Promise<NodeViolations[]> {
+/** What a request asks the policies to judge, once they are read; undefined when it changes no assignment. */
+type Judgement = (policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads) => Promise<NodeViolations[]>;
+
+function nodeChange(a: AdmissionAttributes): Judgement | undefined {
   const source = specOf(a.object)['configSource'] ?? null;
   const before = a.operation === 'UPDATE' ? (specOf(a.oldObject)['configSource'] ?? null) : null;
   const ref = configMapRefOf(source);
   // Back to the local config is no assignment a policy judges.
-  if (deepEqual(source, before) || !ref) return [];
+  if (deepEqual(source, before) || !ref) return undefined;
   const labels = [labelsOf(a.object), ...(a.oldObject ? [labelsOf(a.oldObject)] : [])];
-  if (governing(policies, labels).length === 0) return [];
-  const target = await reader.configMap(ref);
-  if (!target) return [];
-  const current = a.oldObject ? await reader.current(a.oldObject) : defaultConfig();
-  return [{ node: a.name, violations: evaluate(policies, labels, current, target) }];
+  return async (policies, reader) => {
+    if (governing(policies, labels).length === 0) return [];
+    const target = await reader.configMap(ref);
+    if (!target) return [];
+    const current = a.oldObject ? await reader.current(a.oldObject) : defaultConfig();
+    return [{ node: a.name, violations: evaluate(policies, labels, current, target) }];
+  };
 }
 
 const TARGET_FIELDS = ['configSource', 'layers', 'nodeSelector'] as const;
@@ -66,28 +71,28 @@ function selects(spec: RolloutSpec, node: KubeObject): boolean {
   }
 }
 
-async function rolloutChange(a: AdmissionAttributes, policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads): Promise<NodeViolations[]> {
+function rolloutChange(a: AdmissionAttributes): Judgement | undefined {
   const spec = specOf(a.object) as RolloutSpec;
   const old = specOf(a.oldObject) as RolloutSpec;
-  if (a.operation === 'UPDATE' && TARGET_FIELDS.every((f) => deepEqual(spec[f], old[f]))) return [];
+  if (a.operation === 'UPDATE' && TARGET_FIELDS.every((f) => deepEqual(spec[f], old[f]))) return undefined;
   const refs = rolloutTarget(spec);
-  if (refs.length === 0) return [];
-  const nodes = (await reads.list('', 'nodes')).filter((n) => selects(spec, n) && governing(policies, labelsOf(n)).length > 0);
-  if (nodes.length === 0) return [];
-  const target = await reader.rendered(refs);
-  if (!target) return [];
-  return mapLimit(nodes, NODE_READ_CONCURRENCY, async (n) => ({
-    node: n.metadata.name ?? '',
-    violations: evaluate(policies, labelsOf(n), await reader.current(n), target),
-  }));
+  if (refs.length === 0) return undefined;
+  return async (policies, reader, reads) => {
+    const nodes = (await reads.list('', 'nodes')).filter((n) => selects(spec, n) && governing(policies, labelsOf(n)).length > 0);
+    if (nodes.length === 0) return [];
+    const target = await reader.rendered(refs);
+    if (!target) return [];
+    return mapLimit(nodes, NODE_READ_CONCURRENCY, async (n) => ({
+      node: n.metadata.name ?? '',
+      violations: evaluate(policies, labelsOf(n), await reader.current(n), target),
+    }));
+  };
 }
 
-type Subject = 'node' | 'rollout';
-
-function subjectOf(a: AdmissionAttributes): Subject | undefined {
+function judgementOf(a: AdmissionAttributes): Judgement | undefined {
   if (a.subresource !== '' || a.operation === 'DELETE') return undefined;
-  if (a.resource.group === '' && a.resource.plural === 'nodes') return 'node';
-  if (a.resource.group === POLICY_GROUP && a.resource.plural === 'nodeconfigrollouts') return 'rollout';
+  if (a.resource.group === '' && a.resource.plural === 'nodes') return nodeChange(a);
+  if (a.resource.group === POLICY_GROUP && a.resource.plural === 'nodeconfigrollouts') return rolloutChange(a);
   return undefined;
 }
 
@@ -96,14 +101,12 @@ export function nodeConfigPolicy(reads: () => ServerReads | undefined): Admissio
   return {
     name: 'NodeConfigPolicy',
     async validate(a) {
-      const subject = subjectOf(a);
-      const r = subject ? reads() : undefined;
-      if (!subject || !r) return;
+      const judge = judgementOf(a);
+      const r = judge ? reads() : undefined;
+      if (!judge || !r) return;
       const policies = (await r.list(POLICY_GROUP, POLICY_PLURAL)).map(readPolicy);
       if (policies.length === 0) return;
-      const reader = new ConfigReader(r);
-      const found = subject === 'node' ? await nodeChange(a, policies, reader) : await rolloutChange(a, policies, reader, r);
-      const v = verdict(found);
+      const v = verdict(await judge(policies, new ConfigReader(r), r));
       if (v.denied !== undefined) throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, v.denied);
       const sink = a.warnings;
       if (sink) for (const w of v.warnings) if (!sink.includes(w)) sink.push(w);
