@@ -10,7 +10,7 @@ import type { KubeObject } from '../api/types.js';
 import type { Store } from '../storage/store.js';
 import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
-import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type UserInfo } from './authz.js';
+import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
 import { decodeObjectBody, decodePatchBody, patchKind, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
@@ -230,6 +230,30 @@ export class ApiServer {
   private *objectCounts(): Iterable<readonly [string, number]> {
     for (const [def, storage] of this.storages) yield [def.group ? `${def.plural}.${def.group}` : def.plural, storage.cache.size];
   }
+
+  private served(group: string, plural: string): [ResourceDef, ResourceStorage] | undefined {
+    for (const entry of this.storages) if (entry[0].group === group && entry[0].plural === plural) return entry;
+    return undefined;
+  }
+
+  /** Store reads and node agent GETs for admission plugins; an unserved resource reads as empty. */
+  readonly reads: ServerReads = {
+    get: async (group, plural, namespace, name) => {
+      const storage = this.served(group, plural)?.[1];
+      try {
+        return await storage?.get(namespace, name);
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return undefined;
+        throw err;
+      }
+    },
+    list: async (group, plural) => {
+      const entry = this.served(group, plural);
+      if (!entry) return [];
+      return (await entry[1].list('', { selection: buildSelection(entry[0], undefined, undefined, '') })).items;
+    },
+    nodeGet: (node, path, timeoutMs) => this.proxy.get(nodeEndpoint(node), path, timeoutMs),
+  };
 
   /** The watch cache of a served resource, for authorizers that read RBAC objects and nodes. */
   cacheOf(group: string, plural: string): WatchCache | undefined {

@@ -76,6 +76,19 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   dryRun: boolean;
+  /** Warnings for the response's `Warning` headers; a plugin adds to it instead of refusing. */
+  warnings?: string[];
+}
+
+/**
+ * What admission plugins may read beyond the request: objects straight from the store (not the watch cache, which
+ * may trail a write the same client made a moment ago) and a node agent's HTTPS endpoint through the node proxy.
+ */
+export interface ServerReads {
+  get(group: string, plural: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  list(group: string, plural: string): Promise<KubeObject[]>;
+  /** The body of a GET on the node's agent, as the node proxy reaches it; rejects on any failure or after `timeoutMs`. */
+  nodeGet(node: KubeObject, path: string, timeoutMs: number): Promise<string>;
 }
 
 export interface AdmissionPlugin {

@@ -134,7 +134,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   const audit = opts.auditLogPath ? new (await import('./auth/audit.js')).AuditLog(resolve(opts.auditLogPath)) : undefined;
   // The authorizers read the server's own watch caches, which exist only once the server does.
   let serverRef: ApiServer | undefined;
-  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural));
+  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads);
   const server = new ApiServer({
     authorizer: authz.authorizer,
     admission: authz.admission,

@@ -148,6 +148,26 @@ export class NodeProxy {
     });
   }
 
+  /** A GET of the server's own on the node's agent (admission reading /configz): the body of a 200, else a rejection. */
+  async get(to: { host: string; port: number }, path: string, timeoutMs: number): Promise<string> {
+    const target = await this.resolveTarget(to);
+    return new Promise((resolve, reject) => {
+      const req = https.request({ host: target.host, port: target.port, method: 'GET', path, agent: this.agent, timeout: timeoutMs }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode === 200) resolve(body);
+          else reject(new Error(`GET ${path} answered ${res.statusCode ?? 0}`));
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   close(): void {
     this.agent.destroy();
   }

@@ -340,6 +340,7 @@ export class ResourceStorage {
         name: meta.name ?? '',
         object: obj,
         dryRun: ctx.dryRun,
+        warnings: (ctx.warnings ??= []),
       });
       const key = this.key(namespace, meta.name!);
       if (ctx.dryRun) {
@@ -410,6 +411,7 @@ export class ResourceStorage {
         object: next,
         oldObject: current,
         dryRun: ctx.dryRun,
+        warnings: (ctx.warnings ??= []),
       });
       if (deepEqual(next, current)) return current;
       if (ctx.dryRun) return next;
@@ -548,6 +550,7 @@ export class ResourceStorage {
         name,
         oldObject: current,
         dryRun: ctx.dryRun,
+        warnings: (ctx.warnings ??= []),
       });
       if (ctx.dryRun) return current;
       try {

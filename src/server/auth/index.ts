@@ -1,11 +1,13 @@
 // The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
-// NodeRestriction, plus the hook that keeps the node graph in step with the server's own node writes. The caches
+// NodeRestriction, the nodes/configsource permission and NodeConfigPolicy admission, plus the hook that keeps the node graph in step with the server's own node writes. The caches
 // are reached lazily because the API server creates them after its authorizer has been chosen.
 
 import type { KubeObject } from '../../api/types.js';
-import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision } from '../authz.js';
+import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads } from '../authz.js';
+import { nodeConfigPolicy } from '../policy/admission.js';
 import type { ResourceDef } from '../registry.js';
 import type { WatchCache } from '../watchcache.js';
+import { configSourcePermission } from './configsource.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
 import { NodeGraph } from './nodegraph.js';
 import { nodeRestriction } from './noderestriction.js';
@@ -40,7 +42,11 @@ export interface ClusterAuthorization {
   afterWrite(def: ResourceDef, obj: KubeObject, deleted: boolean): void;
 }
 
-export function clusterAuthorization(modes: AuthorizationMode[], cacheOf: (group: string, plural: string) => WatchCache | undefined): ClusterAuthorization {
+export function clusterAuthorization(
+  modes: AuthorizationMode[],
+  cacheOf: (group: string, plural: string) => WatchCache | undefined,
+  reads: () => ServerReads | undefined = () => undefined,
+): ClusterAuthorization {
   const objects = (group: string, plural: string) => cacheOf(group, plural)?.snapshot() ?? [];
   const rev = (group: string, plural: string) => cacheOf(group, plural)?.currentRevision ?? 0;
   const graph = new NodeGraph({ revision: () => rev('', 'nodes'), nodes: () => objects('', 'nodes') });
@@ -60,9 +66,10 @@ export function clusterAuthorization(modes: AuthorizationMode[], cacheOf: (group
       );
     }
   }
+  const authorizer = authorizerChain(...chain);
   return {
-    authorizer: authorizerChain(...chain),
-    admission: modes.includes('Node') ? [nodeRestriction] : [],
+    authorizer,
+    admission: [...(modes.includes('Node') ? [nodeRestriction] : []), configSourcePermission(authorizer), nodeConfigPolicy(reads)],
     graph,
     afterWrite(def, obj, deleted) {
       if (def.group === '' && def.plural === 'nodes') graph.observe(obj, deleted);

@@ -2,12 +2,14 @@
 // defaults mirror upstream's bootstrap policy where dkc serves the same resources (cluster-admin, admin, edit, view,
 // system:basic-user, system:discovery, system:auth-delegator) and add `dkc:node-config-operator`: the least privilege
 // for the dynamic-config workflow — read the running config through the node proxy, publish a ConfigMap in
-// kube-system, point nodes at it and watch their status. Nothing else (no deletes, no other namespaces).
+// kube-system, point nodes at it (nodes/configsource), run NodeConfigRollouts and watch their status, read the
+// NodeConfigPolicies that bound it. Nothing else (no node deletes, no other namespaces, no policy writes).
 
 import type { KubeObject } from '../../api/types.js';
 import { CONTROLLER_USER } from '../../controllers/identity.js';
 import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../registry.js';
+import { CONFIGSOURCE_SUBRESOURCE } from './configsource.js';
 import type { PolicyRule, Subject } from './rbac.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -134,14 +136,21 @@ export const defaultClusterRoles: KubeObject[] = [
   ]),
   // The cluster-scoped half of the operator's rights; the kube-system half is the Role of the same name.
   clusterRole(NODE_CONFIG_OPERATOR, [
-    rule(['get', 'list', 'watch', 'patch'], [''], ['nodes']),
+    rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
+    // Assigning config is a permission of its own (src/server/auth/configsource.ts); edit and admin do not hold it.
+    rule(['update'], [''], [`nodes/${CONFIGSOURCE_SUBRESOURCE}`]),
     // The tutorial reads each node's running config from /configz through the API server's node proxy.
     rule(['get'], [''], ['nodes/proxy']),
+    rule([...READ, 'create', 'patch', 'update', 'delete'], ['dkc.io'], ['nodeconfigrollouts']),
+    rule(READ, ['dkc.io'], ['nodeconfigrollouts/status']),
+    // Policies bound what operators may assign: they read them, an administrator writes them.
+    rule(READ, ['dkc.io'], ['nodeconfigpolicies']),
   ]),
   // The rollout and node lifecycle controllers: exactly what they read and write. Leases only in the namespaces
   // they use (the Roles below): the leader election Lease in kube-system, the nodes' Leases in kube-node-lease.
   clusterRole(CONTROLLER_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
+    rule(['update'], [''], [`nodes/${CONFIGSOURCE_SUBRESOURCE}`]),
     rule(['get', 'patch', 'update'], [''], ['nodes/status']),
     rule(['get', 'list', 'watch', 'create'], [''], ['configmaps']),
     rule(['get', 'list', 'watch', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts']),

@@ -170,7 +170,31 @@ describe('RBAC', () => {
     assert.ok(!can('delete', 'configmaps', { namespace: 'kube-system', name: 'c' }));
     assert.ok(!can('delete', 'nodes', { name: 'node-1' }));
     assert.ok(!can('patch', 'nodes', { name: 'node-1', subresource: 'status' }));
+    assert.ok(can('update', 'nodes', { name: 'node-1', subresource: 'configsource' }));
+    const dkc = { apiGroup: 'dkc.io', apiVersion: 'v1alpha1' };
+    for (const verb of ['get', 'list', 'create', 'patch', 'delete']) assert.ok(can(verb, 'nodeconfigrollouts', dkc), `nodeconfigrollouts ${verb}`);
+    assert.ok(can('list', 'nodeconfigpolicies', dkc));
+    assert.ok(!can('create', 'nodeconfigpolicies', dkc), 'policies are an administrator\'s');
     assert.ok(defaultClusterRoles.some((r) => r.metadata.name === NODE_CONFIG_OPERATOR));
+  });
+
+  it('only the operator role, the controllers and system:masters may assign config (nodes/configsource)', async () => {
+    const rbac = new RbacAuthorizer(staticRbacSource([...defaults, ...['edit', 'admin'].map((role) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${role}-binding` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'User', name: `${role}-user` }],
+    }))]));
+    const chain = authorizerChain(mastersAuthorizer, rbac);
+    const assign = async (user: UserInfo) => (await chain.authorize(attrs(user, 'update', 'nodes', { name: 'n', subresource: 'configsource' }))).decision;
+    assert.equal(await assign({ name: CONTROLLER_USER, groups: ['system:authenticated'] }), 'allow');
+    assert.equal(await assign({ name: 'root', groups: ['system:masters'] }), 'allow');
+    assert.equal(await assign({ name: 'o', groups: ['dkc:node-config-operators'] }), 'allow');
+    assert.equal(await assign({ name: 'edit-user', groups: ['system:authenticated'] }), 'deny');
+    assert.equal(await assign({ name: 'admin-user', groups: ['system:authenticated'] }), 'deny');
+    // The same users keep their other rights: edit still writes ConfigMaps.
+    assert.equal((await chain.authorize(attrs({ name: 'edit-user', groups: [] }, 'create', 'configmaps', { namespace: 'default' }))).decision, 'allow');
   });
 
   it('the controllers (system:dkc:controller, no groups) hold what they use and nothing more', () => {

@@ -1,0 +1,115 @@
+// NodeConfigPolicy admission, the I/O edge of the decision in evaluate.ts: for a Node whose spec.configSource
+// changes, and for a NodeConfigRollout created or given a new target or selector, it reads the policies, the target
+// config and what each governed node runs now, and refuses (Deny) or warns (Warn). With no policy it reads nothing
+// else. A rollout's later spec writes that keep its target (pause, resume, revert) are not judged again: the
+// rollout was admitted, and a policy added since must not strand it half way.
+
+import { deepEqual } from '../../api/equal.js';
+import { errors } from '../../api/errors.js';
+import { matchesLabels, type Labels } from '../../api/selectors.js';
+import type { KubeObject } from '../../api/types.js';
+import { selectorRequirements } from '../../controllers/rollout/plan.js';
+import type { RolloutSpec } from '../../controllers/rollout/resource.js';
+import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
+import { ConfigReader, configMapRefOf, defaultConfig, type ConfigMapRef } from './configs.js';
+import { evaluate, governing } from './evaluate.js';
+import { POLICY_GROUP, POLICY_PLURAL, readPolicy, type NodeConfigPolicy } from './spec.js';
+import { verdict, type NodeViolations } from './verdict.js';
+
+/** Nodes whose running config is read at once for one rollout (each may mean a /configz round trip). */
+const NODE_READ_CONCURRENCY = 8;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const specOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['spec']) ? o['spec'] : {});
+const labelsOf = (o: KubeObject | undefined): Labels => o?.metadata.labels ?? {};
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** What a request asks the policies to judge, once they are read; undefined when it changes no assignment. */
+type Judgement = (policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads) => Promise<NodeViolations[]>;
+
+function nodeChange(a: AdmissionAttributes): Judgement | undefined {
+  const source = specOf(a.object)['configSource'] ?? null;
+  const before = a.operation === 'UPDATE' ? (specOf(a.oldObject)['configSource'] ?? null) : null;
+  const ref = configMapRefOf(source);
+  // Back to the local config is no assignment a policy judges.
+  if (deepEqual(source, before) || !ref) return undefined;
+  const labels = [labelsOf(a.object), ...(a.oldObject ? [labelsOf(a.oldObject)] : [])];
+  return async (policies, reader) => {
+    if (governing(policies, labels).length === 0) return [];
+    const target = await reader.configMap(ref);
+    if (!target) return [];
+    const current = a.oldObject ? await reader.current(a.oldObject) : defaultConfig();
+    return [{ node: a.name, violations: evaluate(policies, labels, current, target) }];
+  };
+}
+
+const TARGET_FIELDS = ['configSource', 'layers', 'nodeSelector'] as const;
+
+function rolloutTarget(spec: RolloutSpec): ConfigMapRef[] {
+  if (Array.isArray(spec.layers) && spec.layers.length > 0) return spec.layers.map((l) => l.configMap);
+  const ref = configMapRefOf(spec.configSource);
+  return ref ? [ref] : [];
+}
+
+function selects(spec: RolloutSpec, node: KubeObject): boolean {
+  try {
+    return matchesLabels(selectorRequirements(spec.nodeSelector), labelsOf(node));
+  } catch {
+    return false; // the controller refuses an invalid selector itself
+  }
+}
+
+function rolloutChange(a: AdmissionAttributes): Judgement | undefined {
+  const spec = specOf(a.object) as RolloutSpec;
+  const old = specOf(a.oldObject) as RolloutSpec;
+  if (a.operation === 'UPDATE' && TARGET_FIELDS.every((f) => deepEqual(spec[f], old[f]))) return undefined;
+  const refs = rolloutTarget(spec);
+  if (refs.length === 0) return undefined;
+  return async (policies, reader, reads) => {
+    const nodes = (await reads.list('', 'nodes')).filter((n) => selects(spec, n) && governing(policies, labelsOf(n)).length > 0);
+    if (nodes.length === 0) return [];
+    const target = await reader.rendered(refs);
+    if (!target) return [];
+    return mapLimit(nodes, NODE_READ_CONCURRENCY, async (n) => ({
+      node: n.metadata.name ?? '',
+      violations: evaluate(policies, labelsOf(n), await reader.current(n), target),
+    }));
+  };
+}
+
+function judgementOf(a: AdmissionAttributes): Judgement | undefined {
+  if (a.subresource !== '' || a.operation === 'DELETE') return undefined;
+  if (a.resource.group === '' && a.resource.plural === 'nodes') return nodeChange(a);
+  if (a.resource.group === POLICY_GROUP && a.resource.plural === 'nodeconfigrollouts') return rolloutChange(a);
+  return undefined;
+}
+
+/** The plugin; `reads` is asked lazily because the API server exists only after its admission chain. */
+export function nodeConfigPolicy(reads: () => ServerReads | undefined): AdmissionPlugin {
+  return {
+    name: 'NodeConfigPolicy',
+    async validate(a) {
+      const judge = judgementOf(a);
+      const r = judge ? reads() : undefined;
+      if (!judge || !r) return;
+      const policies = (await r.list(POLICY_GROUP, POLICY_PLURAL)).map(readPolicy);
+      if (policies.length === 0) return;
+      const v = verdict(await judge(policies, new ConfigReader(r), r));
+      if (v.denied !== undefined) throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, v.denied);
+      const sink = a.warnings;
+      if (sink) for (const w of v.warnings) if (!sink.includes(w)) sink.push(w);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The two configs a policy compares, read for one request: the target (the ConfigMap a configSource names, or a
+// rollout's layers rendered as the rollout controller renders them) and what a node runs now (the ConfigMap its
+// status.config.active names; on its local config, its own /configz; the kubelet's defaults when that does not
+// answer — see docs/adr/0013-nodeconfigpolicy-baseline.md). A target that is missing or does not decode is no
+// policy matter: undefined, and the agent reports it as upstream does. Every ConfigMap is read once per request.
+
+import type { ConfigMap, ConfigMapNodeConfigSource, KubeObject, Node } from '../../api/types.js';
+import { API_VERSION, KIND, load, render, setDefaults, type KubeletConfiguration, type Layer } from '../../kubeletconfig/index.js';
+import { klog } from '../../util/klog.js';
+import type { ServerReads } from '../authz.js';
+import { messages } from './messages.js';
+
+export type ConfigMapRef = Pick<ConfigMapNodeConfigSource, 'namespace' | 'name' | 'kubeletConfigKey'>;
+
+/** How long a node's /configz may take before the defaults stand in for its local config. */
+export const CONFIGZ_TIMEOUT_MS = 2000;
+/** The key of the 1.8-alpha `configMapRef` form. */
+const LEGACY_KEY = 'kubelet';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The ConfigMap a Node.spec.configSource (or status.config.active) names, either form; undefined for none. */
+export function configMapRefOf(source: unknown): ConfigMapRef | undefined {
+  if (!isRecord(source)) return undefined;
+  const cm = source['configMap'];
+  if (isRecord(cm) && str(cm['name'])) return { namespace: str(cm['namespace']), name: str(cm['name']), kubeletConfigKey: str(cm['kubeletConfigKey']) };
+  const legacy = source['configMapRef'];
+  if (isRecord(legacy) && str(legacy['name'])) return { namespace: str(legacy['namespace']), name: str(legacy['name']), kubeletConfigKey: LEGACY_KEY };
+  return undefined;
+}
+
+function payload(cm: ConfigMap, key: string): string | Uint8Array | undefined {
+  if (cm.data && Object.hasOwn(cm.data, key)) return cm.data[key];
+  if (cm.binaryData && Object.hasOwn(cm.binaryData, key)) return Buffer.from(cm.binaryData[key]!, 'base64');
+  return undefined;
+}
+
+const defaults = (): KubeletConfiguration => setDefaults({});
+
+export class ConfigReader {
+  private readonly layers = new Map<string, Promise<Layer | undefined>>();
+
+  constructor(private readonly reads: ServerReads) {}
+
+  /** A ConfigMap's key as a layer; undefined when the ConfigMap or the key is missing. */
+  private layer(ref: ConfigMapRef): Promise<Layer | undefined> {
+    const id = `${ref.namespace}/${ref.name}:${ref.kubeletConfigKey}`;
+    let p = this.layers.get(id);
+    if (!p) {
+      p = this.reads.get('', 'configmaps', ref.namespace, ref.name).then((cm) => {
+        const bytes = cm ? payload(cm as ConfigMap, ref.kubeletConfigKey) : undefined;
+        return bytes === undefined ? undefined : { name: `cm/${id}`, bytes };
+      });
+      this.layers.set(id, p);
+    }
+    return p;
+  }
+
+  /** The decoded, defaulted config of a ConfigMap; undefined when it is missing or does not decode. */
+  async configMap(ref: ConfigMapRef): Promise<KubeletConfiguration | undefined> {
+    return this.rendered([ref]);
+  }
+
+  /** Layers merged in order with drop-in semantics (the first is the base); undefined when any is missing or bad. */
+  async rendered(refs: readonly ConfigMapRef[]): Promise<KubeletConfiguration | undefined> {
+    if (refs.length === 0) return undefined;
+    const layers = await Promise.all(refs.map((r) => this.layer(r)));
+    if (layers.some((l) => l === undefined)) return undefined;
+    try {
+      const [base, ...dropIns] = layers as Layer[];
+      return render(base!, dropIns).config;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** What the node runs now: its active ConfigMap, else its /configz, else the defaults. */
+  async current(node: Node | KubeObject): Promise<KubeletConfiguration> {
+    const config = isRecord(node['status']) ? node['status']['config'] : undefined;
+    const active = configMapRefOf(isRecord(config) ? config['active'] : undefined);
+    const fromConfigMap = active ? await this.configMap(active) : undefined;
+    return fromConfigMap ?? (await this.configz(node));
+  }
+
+  private async configz(node: KubeObject): Promise<KubeletConfiguration> {
+    const name = node.metadata.name ?? '';
+    try {
+      const body = JSON.parse(await this.reads.nodeGet(node, '/configz', CONFIGZ_TIMEOUT_MS)) as { kubeletconfig?: unknown };
+      if (!isRecord(body.kubeletconfig)) throw new Error('no kubeletconfig object in the answer');
+      return load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
+    } catch (err) {
+      klog.info(messages.configzFallback(name, (err as Error).message));
+      return defaults();
+    }
+  }
+}
+
+export { defaults as defaultConfig };

@@ -1,0 +1,280 @@
+// NodeConfigPolicy and the nodes/configsource permission through real kubectl 1.32 and 1.20 on a real local cluster
+// (a server and two agents, as `dkc up` runs them). node-1 is in pool blue (a Deny policy), node-2 in pool green (a
+// Warn policy). Each node's ConfigMaps are its own /configz with one change, so that the only differences a policy
+// sees are the ones a test makes; node-1 never leaves its local config, so its old values come from /configz.
+
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { RestClient } from '../../src/client/index.js';
+import { ensureClusterPKI, issueCert, writeKubeconfig } from '../../src/pki/index.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
+import { kubectl, type Kubectl, type KubectlVersion } from '../helpers/kubectl.js';
+import { waitFor } from '../helpers/wait.js';
+
+const NS = '/api/v1/namespaces/kube-system/configmaps';
+const VERSIONS: KubectlVersion[] = ['1.32', '1.20'];
+
+let dir: string;
+let cluster: Cluster;
+let admin: RestClient;
+let ca: { certPem: string; keyPem: string };
+const handles: Kubectl[] = [];
+
+type Config = Record<string, unknown>;
+const configz = new Map<string, Config>();
+
+const source = (name: string | null) => ({ spec: { configSource: name ? { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } : null } });
+const patchArg = (name: string) => JSON.stringify(source(name));
+
+/** A ConfigMap holding the node's running config with `changes` laid over it. */
+async function configMap(name: string, node: string, changes: Config): Promise<void> {
+  const body = { kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', ...configz.get(node), ...changes };
+  await admin.create(NS, { metadata: { name }, data: { kubelet: JSON.stringify(body) } });
+}
+
+/** A drop-in layer: only the fields it sets. */
+async function dropIn(name: string, changes: Config): Promise<void> {
+  await admin.create(NS, { metadata: { name }, data: { kubelet: JSON.stringify({ kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', ...changes }) } });
+}
+
+type NodeStatus = { status?: { config?: { active?: { configMap?: { name?: string } } } } };
+
+/** Waits until the node runs `name` (undefined: its local config) and answers on /configz again. */
+async function waitActive(node: string, name: string | undefined): Promise<void> {
+  await waitFor(
+    `${node} running ${name ?? 'its local config'}`,
+    async () => ((await admin.get<NodeStatus>(`/api/v1/nodes/${node}`)).status?.config?.active?.configMap?.name === name ? true : undefined),
+    60_000,
+    100,
+  );
+  await waitFor(`${node}'s /configz`, async () => admin.get(`/api/v1/nodes/${node}/proxy/configz`), 30_000, 100);
+}
+
+/** An accepted assignment runs, and the node goes back to its local config for the next test. */
+async function runsThenReset(node: string, name: string): Promise<void> {
+  await waitActive(node, name);
+  await admin.patch(`/api/v1/nodes/${node}`, 'merge', source(null));
+  await waitActive(node, undefined);
+}
+
+async function userKubeconfig(name: string, organizations: string[] = []): Promise<string> {
+  const cert = await issueCert(ca, { commonName: name, organizations, usages: ['client'] });
+  const path = join(dir, `${name}.kubeconfig`);
+  await writeKubeconfig(path, { server: cluster.serverURL, caPem: ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem, user: name });
+  return path;
+}
+
+async function kubectlFor(version: KubectlVersion, kubeconfig: string): Promise<Kubectl> {
+  const k = await kubectl(version, kubeconfig);
+  handles.push(k);
+  return k;
+}
+
+const POLICIES = `apiVersion: dkc.io/v1alpha1
+kind: NodeConfigPolicy
+metadata: {name: blue-deny}
+spec:
+  nodeSelector: {matchLabels: {pool: blue}}
+  allowedFields: [maxPods, "evictionHard.*", eventRecordQPS]
+  bounds: {maxPods: {minimum: 10, maximum: 250}}
+  enforcement: Deny
+---
+apiVersion: dkc.io/v1alpha1
+kind: NodeConfigPolicy
+metadata: {name: green-warn}
+spec:
+  nodeSelector: {matchLabels: {pool: green}}
+  allowedFields: [maxPods]
+  bounds: {maxPods: {maximum: 150}}
+  enforcement: Warn
+`;
+
+const DENIED_OVER =
+  'nodes "node-1" is forbidden: NodeConfigPolicy "blue-deny" denies the config change on node "node-1": containerLogMaxFiles: 5 -> 7 (not in allowedFields), maxPods: 110 -> 300 (above the maximum 250)';
+
+const rollout = (name: string, spec: string) => `apiVersion: dkc.io/v1alpha1
+kind: NodeConfigRollout
+metadata: {name: ${name}}
+spec:
+  nodeSelector: {matchLabels: {pool: blue}}
+${spec}`;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dkc-policy-'));
+  cluster = await startCluster({ dataDir: dir, nodes: 2, port: 0 });
+  const pki = await ensureClusterPKI(join(dir, 'pki'));
+  ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! };
+  admin = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 10_000 });
+  for (const [node, pool] of [['node-1', 'blue'], ['node-2', 'green']] as const) {
+    await waitFor(`${node} reports status.config`, async () => ((await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node}`)).status?.config ? true : undefined), 30_000, 100);
+    await admin.patch(`/api/v1/nodes/${node}`, 'merge', { metadata: { labels: { pool } } });
+    const body = await waitFor(`${node}'s /configz`, async () => admin.get<{ kubeletconfig: Config }>(`/api/v1/nodes/${node}/proxy/configz`).catch(() => undefined), 30_000, 100);
+    configz.set(node, body.kubeletconfig);
+  }
+  await configMap('over', 'node-1', { maxPods: 300, containerLogMaxFiles: 7 });
+  await configMap('low', 'node-1', { maxPods: 5 });
+  await configMap('within', 'node-1', { maxPods: 200 });
+  await dropIn('layer-maxpods', { maxPods: 300 });
+  await configMap('warn-1.32', 'node-2', { maxPods: 200 });
+  await configMap('warn-1.20', 'node-2', { maxPods: 180 });
+  for (const [version, maxPods] of [['1.32', 120], ['1.20', 130]] as const) {
+    await configMap(`free-${version}`, 'node-1', { maxPods });
+    await configMap(`ops-${version}`, 'node-2', { maxPods });
+  }
+  await mkdir(join(dir, 'tmp'));
+});
+
+after(async () => {
+  admin?.close();
+  for (const k of handles) await k.cleanup();
+  await cluster?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('with no NodeConfigPolicy nothing changes', () => {
+  for (const version of VERSIONS) {
+    it(`kubectl ${version}: an assignment and a rollout go through without a word`, async () => {
+      const k = await kubectlFor(version, cluster.kubeconfig);
+      const patched = await k.run(['patch', 'node', 'node-1', '-p', patchArg(`free-${version}`)]);
+      assert.equal(patched.code, 0, patched.stderr);
+      assert.equal(patched.stderr, '');
+      await runsThenReset('node-1', `free-${version}`);
+      // Paused, so that the controller changes no node; kubectl 1.20 offers no server dry run for this kind.
+      const name = `free-${version.replace('.', '-')}`;
+      const r = await k.run(['create', '-f', '-'], { input: rollout(name, '  paused: true\n  configSource: {configMap: {namespace: kube-system, name: over, kubeletConfigKey: kubelet}}\n') });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      await k.ok(['delete', 'ncr', name]);
+    });
+  }
+});
+
+describe('NodeConfigPolicy', () => {
+  before(async () => {
+    const k = await kubectlFor('1.32', cluster.kubeconfig);
+    await k.ok(['apply', '-f', '-'], { input: POLICIES });
+    assert.match(await k.ok(['get', 'ncp']), /^NAME\s+ENFORCEMENT\s+AGE\nblue-deny\s+Deny\s+\S+\ngreen-warn\s+Warn\s+\S+\n$/);
+  });
+
+  let warnOld = 110;
+  for (const version of VERSIONS) {
+    describe(`kubectl ${version}`, () => {
+      let k: Kubectl;
+      before(async () => {
+        k = await kubectlFor(version, cluster.kubeconfig);
+      });
+
+      it('Deny: patch is refused with 403 naming the policy and each field with old and new value', async () => {
+        const r = await k.run(['patch', 'node', 'node-1', '-p', patchArg('over')]);
+        assert.notEqual(r.code, 0);
+        assert.equal(r.stderr.trim(), `Error from server (Forbidden): ${DENIED_OVER}`);
+        const node = await admin.get<{ spec: { configSource?: unknown } }>('/api/v1/nodes/node-1');
+        assert.equal(node.spec.configSource, undefined);
+      });
+
+      it('Deny: bounds, below the minimum; within them the change passes', async () => {
+        const low = await k.run(['patch', 'node', 'node-1', '-p', patchArg('low')]);
+        assert.notEqual(low.code, 0);
+        assert.match(low.stderr, /NodeConfigPolicy "blue-deny" denies the config change on node "node-1": maxPods: 110 -> 5 \(below the minimum 10\)\n$/);
+        const within = await k.run(['patch', 'node', 'node-1', '-p', patchArg('within')]);
+        assert.equal(within.code, 0, within.stderr);
+        assert.equal(within.stderr, '');
+        await runsThenReset('node-1', 'within');
+      });
+
+      it('Deny: kubectl edit is refused the same way', async () => {
+        const editor = join(dir, 'edit.mjs');
+        await writeFile(
+          editor,
+          [
+            "import { readFileSync, writeFileSync } from 'node:fs';",
+            'const file = process.argv[2];',
+            "const obj = JSON.parse(readFileSync(file, 'utf8').replace(/^#.*$/gm, ''));",
+            `obj.spec = { ...obj.spec, ...${JSON.stringify(source('over').spec)} };`,
+            'writeFileSync(file, JSON.stringify(obj, null, 2));',
+            '',
+          ].join('\n'),
+        );
+        const r = await k.run(['edit', 'node', 'node-1', '-o', 'json'], { env: { KUBE_EDITOR: `${process.execPath} ${editor}`, TMPDIR: join(dir, 'tmp') } });
+        assert.notEqual(r.code, 0);
+        assert.ok(r.stderr.includes(DENIED_OVER), r.stderr);
+      });
+
+      it('Deny: kubectl apply is refused the same way', async () => {
+        const manifest = `apiVersion: v1\nkind: Node\nmetadata:\n  name: node-1\n  labels: {pool: blue}\nspec:\n  configSource: {configMap: {namespace: kube-system, name: over, kubeletConfigKey: kubelet}}\n`;
+        const r = await k.run(['apply', '-f', '-'], { input: manifest });
+        assert.notEqual(r.code, 0);
+        assert.ok(r.stderr.includes(DENIED_OVER), r.stderr);
+      });
+
+      it('Deny: a NodeConfigRollout that would violate it is refused, with configSource or with layers', async () => {
+        const suffix = version.replace('.', '-');
+        const direct = await k.run(['apply', '-f', '-'], { input: rollout(`over-${suffix}`, '  configSource: {configMap: {namespace: kube-system, name: over, kubeletConfigKey: kubelet}}\n') });
+        assert.notEqual(direct.code, 0);
+        assert.ok(
+          direct.stderr.includes(`nodeconfigrollouts.dkc.io "over-${suffix}" is forbidden: NodeConfigPolicy "blue-deny" denies the config change on node "node-1": containerLogMaxFiles: 5 -> 7`),
+          direct.stderr,
+        );
+        const layers = '  layers:\n  - configMap: {namespace: kube-system, name: within, kubeletConfigKey: kubelet}\n  - configMap: {namespace: kube-system, name: layer-maxpods, kubeletConfigKey: kubelet}\n';
+        const layered = await k.run(['create', '-f', '-'], { input: rollout(`layered-${suffix}`, layers) });
+        assert.notEqual(layered.code, 0);
+        assert.match(layered.stderr, /denies the config change on node "node-1": maxPods: 110 -> 300 \(above the maximum 250\)\n$/);
+        assert.equal((await k.run(['get', 'ncr', `layered-${suffix}`])).code, 1, 'nothing was stored');
+      });
+
+      it('Warn: the change applies and kubectl prints each violation as a Warning', async () => {
+        const cm = `warn-${version}`;
+        const next = version === '1.32' ? 200 : 180;
+        const r = await k.run(['patch', 'node', 'node-2', '-p', patchArg(cm)]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stderr, `Warning: NodeConfigPolicy "green-warn" (Warn) on node "node-2": maxPods: ${warnOld} -> ${next} (above the maximum 150)\n`);
+        assert.match(r.stdout, /node\/node-2 patched/);
+        await waitActive('node-2', cm);
+        warnOld = next;
+      });
+    });
+  }
+});
+
+describe('nodes/configsource: a permission of its own', () => {
+  before(async () => {
+    const k = await kubectlFor('1.32', cluster.kubeconfig);
+    await k.ok(['create', 'clusterrolebinding', 'eddie-edit', '--clusterrole=edit', '--user=eddie']);
+    await k.ok(['create', 'clusterrole', 'node-labeler', '--verb=get,list,patch', '--resource=nodes']);
+    await k.ok(['create', 'clusterrolebinding', 'eddie-labels', '--clusterrole=node-labeler', '--user=eddie']);
+    await k.ok(['delete', 'ncp', '--all']);
+  });
+
+  for (const version of VERSIONS) {
+    it(`kubectl ${version}: auth can-i answers for masters, the operator group, edit and a node`, async () => {
+      const canI = async (kubeconfig: string) => {
+        const k = await kubectlFor(version, kubeconfig);
+        return (await k.run(['auth', 'can-i', 'update', 'nodes', '--subresource=configsource'])).stdout.trim();
+      };
+      assert.equal(await canI(cluster.kubeconfig), 'yes');
+      assert.equal(await canI(await userKubeconfig(`oscar-${version}`, ['dkc:node-config-operators'])), 'yes');
+      const eddie = await userKubeconfig('eddie');
+      await waitFor('eddie’s bindings in force', async () => ((await (await kubectlFor(version, eddie)).run(['auth', 'can-i', 'patch', 'nodes'])).stdout.trim() === 'yes' ? true : undefined), 10_000, 100);
+      assert.equal(await canI(eddie), 'no');
+      assert.equal(await canI(cluster.nodes[0]!.kubeconfig), 'no');
+    });
+
+    it(`kubectl ${version}: a user with edit and node patch labels the node but cannot assign config`, async () => {
+      const k = await kubectlFor(version, await userKubeconfig('eddie'));
+      await k.ok(['label', 'node', 'node-2', `team=t${version.replace('.', '')}`, '--overwrite']);
+      const r = await k.run(['patch', 'node', 'node-2', '-p', patchArg(`ops-${version}`)]);
+      assert.notEqual(r.code, 0);
+      assert.equal(
+        r.stderr.trim(),
+        'Error from server (Forbidden): nodes "node-2" is forbidden: User "eddie" cannot update resource "nodes/configsource" in API group "" at the cluster scope: changing spec.configSource requires update on nodes/configsource',
+      );
+      const ops = await kubectlFor(version, await userKubeconfig(`olga-${version}`, ['dkc:node-config-operators']));
+      const allowed = await ops.run(['patch', 'node', 'node-2', '-p', patchArg(`ops-${version}`)]);
+      assert.equal(allowed.code, 0, allowed.stderr);
+      await waitActive('node-2', `ops-${version}`);
+    });
+  }
+});

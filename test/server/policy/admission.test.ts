@@ -1,0 +1,136 @@
+// NodeConfigPolicy admission over fake server reads: which config stands for what a node runs (active ConfigMap,
+// /configz, defaults), what is not a policy matter, and what a request costs when there is nothing to judge.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { StatusError } from '../../../src/api/errors.js';
+import type { KubeObject } from '../../../src/api/types.js';
+import type { AdmissionAttributes, ServerReads } from '../../../src/server/authz.js';
+import { nodeConfigPolicy } from '../../../src/server/policy/admission.js';
+import { ConfigReader, configMapRefOf } from '../../../src/server/policy/configs.js';
+import { nodes } from '../../../src/server/registry.js';
+import type { ResourceDef } from '../../../src/server/registry.js';
+
+const doc = (extra: string) => `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${extra}`;
+const cm = (name: string, text: string, binary = false): KubeObject => ({
+  metadata: { name, namespace: 'kube-system' },
+  ...(binary ? { binaryData: { kubelet: Buffer.from(text).toString('base64') } } : { data: { kubelet: text } }),
+});
+const ref = (name: string) => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+
+class FakeReads implements ServerReads {
+  readonly calls: string[] = [];
+  constructor(
+    private readonly objects: { policies?: KubeObject[]; configMaps?: KubeObject[]; nodes?: KubeObject[] },
+    private readonly configz: (node: string) => string = () => {
+      throw new Error('connection refused');
+    },
+  ) {}
+  get(group: string, plural: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    this.calls.push(`get ${plural} ${name}`);
+    return Promise.resolve((this.objects.configMaps ?? []).find((o) => o.metadata.name === name && o.metadata.namespace === namespace));
+  }
+  list(group: string, plural: string): Promise<KubeObject[]> {
+    this.calls.push(`list ${plural}`);
+    return Promise.resolve(plural === 'nodes' ? (this.objects.nodes ?? []) : (this.objects.policies ?? []));
+  }
+  nodeGet(node: KubeObject, path: string): Promise<string> {
+    this.calls.push(`nodeGet ${node.metadata.name ?? ''} ${path}`);
+    try {
+      return Promise.resolve(this.configz(node.metadata.name ?? ''));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+}
+
+const policy = (name: string, enforcement: 'Deny' | 'Warn'): KubeObject => ({ metadata: { name }, spec: { allowedFields: ['maxPods'], bounds: { maxPods: { maximum: 100 } }, enforcement } });
+const node = (name: string, source: unknown, active?: unknown, labels: Record<string, string> = {}): KubeObject => ({
+  metadata: { name, labels },
+  spec: source ? { configSource: source } : {},
+  ...(active ? { status: { config: { active } } } : {}),
+});
+
+function attrs(object: KubeObject, oldObject: KubeObject | undefined, resource: ResourceDef = nodes): AdmissionAttributes {
+  return {
+    user: { name: 'admin', groups: ['system:masters'] },
+    operation: oldObject ? 'UPDATE' : 'CREATE',
+    resource,
+    subresource: '',
+    namespace: '',
+    name: object.metadata.name ?? '',
+    object,
+    ...(oldObject ? { oldObject } : {}),
+    dryRun: false,
+    warnings: [],
+  };
+}
+
+const rollouts = { ...nodes, group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' } as ResourceDef;
+
+describe('what a node runs now', () => {
+  it('its active ConfigMap, else its /configz, else the defaults', async () => {
+    const reads = new FakeReads({ configMaps: [cm('a', doc('maxPods: 42\n'), true)] }, (n) => {
+      if (n === 'up') return JSON.stringify({ kubeletconfig: { maxPods: 77 } });
+      throw new Error('connection refused');
+    });
+    const reader = new ConfigReader(reads);
+    assert.equal((await reader.current(node('n', null, ref('a')))).maxPods, 42);
+    assert.equal((await reader.current(node('up', null, ref('gone')))).maxPods, 77, 'an active ConfigMap that is gone: /configz');
+    assert.equal((await reader.current(node('down', null))).maxPods, 110, 'no answer: the defaults');
+    assert.deepEqual(reads.calls.filter((c) => c.startsWith('nodeGet')), ['nodeGet up /configz', 'nodeGet down /configz']);
+  });
+
+  it('reads the 1.8-alpha configMapRef with its fixed key, and a missing or bad target as undefined', async () => {
+    assert.deepEqual(configMapRefOf({ configMapRef: { namespace: 'kube-system', name: 'x' } }), { namespace: 'kube-system', name: 'x', kubeletConfigKey: 'kubelet' });
+    assert.equal(configMapRefOf({}), undefined);
+    const reader = new ConfigReader(new FakeReads({ configMaps: [cm('bad', 'kind: Nope\n')] }));
+    assert.equal(await reader.configMap({ namespace: 'kube-system', name: 'bad', kubeletConfigKey: 'kubelet' }), undefined);
+    assert.equal(await reader.configMap({ namespace: 'kube-system', name: 'none', kubeletConfigKey: 'kubelet' }), undefined);
+  });
+});
+
+describe('NodeConfigPolicy admission', () => {
+  const configMaps = [cm('big', doc('maxPods: 300\n')), cm('base', doc('maxPods: 50\n')), cm('layer', doc('maxPods: 200\n'))];
+
+  it('Deny refuses with a 403 Status naming the policy; Warn fills the warnings', async () => {
+    const deny = nodeConfigPolicy(() => new FakeReads({ policies: [policy('p', 'Deny')], configMaps }));
+    await assert.rejects(Promise.resolve(deny.validate!(attrs(node('n1', ref('big')), node('n1', null)))), (err: unknown) => {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.code, 403);
+      assert.equal(err.message, 'nodes "n1" is forbidden: NodeConfigPolicy "p" denies the config change on node "n1": maxPods: 110 -> 300 (above the maximum 100)');
+      return true;
+    });
+    const warn = nodeConfigPolicy(() => new FakeReads({ policies: [policy('p', 'Warn')], configMaps }));
+    const a = attrs(node('n1', ref('big')), node('n1', null));
+    await warn.validate!(a);
+    await warn.validate!(a);
+    assert.deepEqual(a.warnings, ['NodeConfigPolicy "p" (Warn) on node "n1": maxPods: 110 -> 300 (above the maximum 100)'], 'a retried update warns once');
+  });
+
+  it('costs one list when there is no policy, and nothing when the source does not change', async () => {
+    const reads = new FakeReads({ configMaps });
+    const plugin = nodeConfigPolicy(() => reads);
+    await plugin.validate!(attrs(node('n1', ref('big')), node('n1', null)));
+    assert.deepEqual(reads.calls, ['list nodeconfigpolicies']);
+    await plugin.validate!(attrs(node('n1', ref('big'), undefined, { new: 'label' }), node('n1', ref('big'))));
+    await plugin.validate!(attrs(node('n1', null), node('n1', ref('big'))));
+    assert.deepEqual(reads.calls, ['list nodeconfigpolicies'], 'a relabel and a return to the local config read nothing');
+  });
+
+  it('a missing target ConfigMap is not a policy matter', async () => {
+    const plugin = nodeConfigPolicy(() => new FakeReads({ policies: [policy('p', 'Deny')], configMaps }));
+    await plugin.validate!(attrs(node('n1', ref('absent')), node('n1', null)));
+  });
+
+  it('judges a rollout for every node it selects, rendering layers; later writes that keep the target are not judged', async () => {
+    const reads = new FakeReads({ policies: [policy('p', 'Deny')], configMaps, nodes: [node('n1', null, undefined, { pool: 'a' }), node('n2', null, undefined, { pool: 'b' })] });
+    const plugin = nodeConfigPolicy(() => reads);
+    const layered = { metadata: { name: 'r' }, spec: { nodeSelector: { matchLabels: { pool: 'a' } }, layers: [{ configMap: ref('base').configMap }, { configMap: ref('layer').configMap }] } };
+    await assert.rejects(Promise.resolve(plugin.validate!(attrs(layered, undefined, rollouts))), /nodeconfigrollouts.dkc.io "r" is forbidden: .* on node "n1": maxPods: 110 -> 200 \(above the maximum 100\)$/);
+    assert.ok(!reads.calls.includes('nodeGet n2 /configz'), 'an unselected node is not read');
+    const before = reads.calls.length;
+    await plugin.validate!(attrs({ ...layered, spec: { ...layered.spec, paused: true } }, layered, rollouts));
+    assert.equal(reads.calls.length, before);
+  });
+});
