@@ -9,22 +9,9 @@ import { diffConfigs, load, type JSONValue } from '../kubeletconfig/index.js';
 import { readSource, valueText, type SourceRef } from '../workflow/config/index.js';
 import { applySpecChange, type SpecCommand } from '../workflow/rollout/index.js';
 import { messages } from './errors.js';
+import type { NodeDiff } from './model/diff.js';
 
-export interface DiffChange {
-  path: string;
-  /** The values as `dkc config diff` prints them; absent where the leaf is absent on that side. */
-  running?: string;
-  assigned?: string;
-}
-
-export interface NodeDiff {
-  /** The sources' names as `dkc config diff` names them (`node/N`, `cm/NS/NAME:KEY`). */
-  running: string;
-  assigned?: string;
-  changes: DiffChange[];
-  /** Why there is nothing to compare (no ConfigMap assigned). */
-  note?: string;
-}
+export type { DiffChange, NodeDiff } from './model/diff.js';
 
 /** An answer for the page: a status code and a JSON body (a metav1.Status for failures). */
 export interface Answer {

@@ -156,14 +156,14 @@ function compareGroups(a: ConfigGroup, b: ConfigGroup): number {
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export type FleetRow = { kind: 'group'; group: ConfigGroup } | { kind: 'node'; view: NodeView };
+export type FleetRow = { kind: 'group'; group: ConfigGroup } | { kind: 'node'; view: NodeView; group: ConfigGroup };
 
 /** The groups as one list of rows (a header, then its nodes), for the virtualised list. */
 export function fleetRows(groups: readonly ConfigGroup[]): FleetRow[] {
   const rows: FleetRow[] = [];
   for (const group of groups) {
     rows.push({ kind: 'group', group });
-    for (const view of group.nodes) rows.push({ kind: 'node', view });
+    for (const view of group.nodes) rows.push({ kind: 'node', view, group });
   }
   return rows;
 }
