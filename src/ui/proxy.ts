@@ -55,7 +55,8 @@ export function apiProxy(config: ClientConfig): ApiProxy {
         const out: http.OutgoingHttpHeaders = {};
         for (const [k, v] of Object.entries(answer.headers)) if (!DROPPED.has(k) && k !== 'set-cookie' && v !== undefined) out[k] = v;
         res.writeHead(answer.statusCode ?? 502, out);
-        // Watch events are flushed as they come: nothing here buffers.
+        // A watch's headers go out at once, as the API server sends them, and its events as they come.
+        res.flushHeaders();
         answer.pipe(res);
         answer.on('error', () => res.destroy());
       });

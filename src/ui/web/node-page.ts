@@ -17,9 +17,10 @@ import { listWatch, type Connection } from './watch.js';
 
 type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'failed'; message: string };
 
-function sourceCell(source: NodeConfigSource | null | undefined): VNode {
+/** `local` says what no source means where it has a meaning: an active config of null is the local config. */
+function sourceCell(source: NodeConfigSource | null | undefined, local = false): VNode {
   const cm = source?.configMap;
-  return html`<td>${source ? sourceTitle(source) : text.node.none}${cm?.uid ? html`<br /><small>uid ${cm.uid}, resourceVersion ${cm.resourceVersion ?? ''}</small>` : null}</td>`;
+  return html`<td>${source || local ? sourceTitle(source) : text.node.none}${cm?.uid ? html`<br /><small>uid ${cm.uid}, resourceVersion ${cm.resourceVersion ?? ''}</small>` : null}</td>`;
 }
 
 function ConfigStatus({ node }: { node: Node }): VNode {
@@ -27,7 +28,7 @@ function ConfigStatus({ node }: { node: Node }): VNode {
   return html`<h3>${text.node.status}</h3>
     <table class="kv">
       <tr><th scope="row">${text.node.assigned}</th>${sourceCell(config?.assigned)}</tr>
-      <tr><th scope="row">${text.node.active}</th>${sourceCell(config?.active)}</tr>
+      <tr><th scope="row">${text.node.active}</th>${sourceCell(config?.active, true)}</tr>
       <tr><th scope="row">${text.node.lastKnownGood}</th>${sourceCell(config?.lastKnownGood)}</tr>
       <tr><th scope="row">${text.node.error}</th><td class=${config?.error ? 'error-text' : ''} data-config-error>${config?.error || text.node.none}</td></tr>
     </table>
