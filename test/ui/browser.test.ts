@@ -30,7 +30,7 @@ let work = '';
 let cluster: Cluster | undefined;
 let admin: RestClient;
 let k: Kubectl | undefined;
-let ui: ChildProcess | undefined;
+const uis: ChildProcess[] = [];
 let url = '';
 let browser: Browser | undefined;
 let page: Page;
@@ -59,7 +59,7 @@ async function activeOf(name: string): Promise<string | undefined> {
 /** Starts `dkc ui` on a free port and returns the URL it prints. */
 async function startUi(kubeconfig: string): Promise<string> {
   const p = spawn(process.execPath, [dkcBin, 'ui', '--kubeconfig', kubeconfig, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  ui = p;
+  uis.push(p);
   let out = '';
   return new Promise((resolve, reject) => {
     p.stdout.on('data', (d: Buffer) => {
@@ -75,6 +75,19 @@ async function startUi(kubeconfig: string): Promise<string> {
 /** Each node row's group, as the page shows it. */
 function groupsOnPage(): Promise<Record<string, string>> {
   return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>('[data-node]')].map((e) => [e.dataset['node'], e.dataset['group']])));
+}
+
+/** A POST from the page's own origin, as its buttons send it. */
+function post(target: URL): Promise<{ code: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(target, { method: 'POST', headers: { origin: target.origin } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function screenshot(name: string): Promise<void> {
@@ -114,8 +127,9 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  if (ui?.pid !== undefined && ui.exitCode === null) {
-    const exited = new Promise((r) => ui!.once('exit', r));
+  for (const ui of uis) {
+    if (ui.exitCode !== null || ui.signalCode !== null) continue;
+    const exited = new Promise((r) => ui.once('exit', r));
     ui.kill('SIGTERM');
     await exited;
   }
@@ -209,6 +223,16 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     assert.equal(paused, 'true');
     await page.waitForSelector('[data-rollout="ui-roll"] .badge-paused');
     await screenshot('rollout-paused');
+  });
+
+  it("acts with the kubeconfig's own permissions: a node's credentials are refused with the API's 403", async () => {
+    const nodeUi = await startUi(cluster!.nodes[0]!.kubeconfig);
+    const answer = await post(new URL('/ui/rollouts/ui-roll/resume', nodeUi));
+    assert.equal(answer.code, 403);
+    const status = JSON.parse(answer.body) as { reason?: string; message?: string };
+    assert.equal(status.reason, 'Forbidden');
+    assert.match(status.message ?? '', /^nodeconfigrollouts\.dkc\.io "ui-roll" is forbidden: User "system:node:node-1" cannot patch resource "nodeconfigrollouts"/);
+    assert.equal(await k!.ok(['get', 'nodeconfigrollout', 'ui-roll', '-o', 'jsonpath={.spec.paused}']), 'true');
   });
 
   it('logged no errors in the browser console', () => {

@@ -10,7 +10,8 @@ export const text = {
     selectorHint: 'e.g. pool=blue,zone!=a — applied by the API server',
     apply: 'Apply',
     state: 'State',
-    summary: (nodes: number, groups: number, attention: number) => `${nodes} nodes in ${groups} configs, ${attention} needing attention`,
+    summary: (nodes: number, groups: number, attention: number) =>
+      `${nodes} node${nodes === 1 ? '' : 's'} in ${groups} config${groups === 1 ? '' : 's'}, ${attention} needing attention`,
     group: (count: number) => `${count} node${count === 1 ? '' : 's'}`,
     uid: (uid: string, rv: string) => `uid ${uid}, resourceVersion ${rv}`,
     empty: 'No node matches.',
