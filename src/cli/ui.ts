@@ -15,8 +15,10 @@ interface UiFlags {
 async function runUi(flags: UiFlags): Promise<void> {
   const [{ homedir }, { loadClientConfig }, ui] = await Promise.all([import('node:os'), import('../client/loadingrules.js'), import('../ui/index.js')]);
   try {
+    const port = Number(flags.port);
+    if (!/^\d+$/.test(flags.port) || port > 65535) throw new Error(ui.messages.badPort(flags.port));
     const config = await loadClientConfig({ explicitPath: flags.kubeconfig, env: process.env['KUBECONFIG'], home: homedir(), context: flags.context });
-    const server = await ui.startUiServer({ config, address: flags.address, port: Number(flags.port), acceptHosts: ui.parseAcceptHosts(flags.acceptHosts) });
+    const server = await ui.startUiServer({ config, address: flags.address, port, acceptHosts: ui.parseAcceptHosts(flags.acceptHosts) });
     process.stdout.write(ui.messages.serving(server.url) + '\n');
     const stop = (): void => void server.close().then(() => process.exit(0));
     process.once('SIGINT', stop);

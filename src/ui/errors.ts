@@ -24,5 +24,6 @@ export const messages = {
   badAcceptHosts: (pattern: string, why: string) => `--accept-hosts: ${JSON.stringify(pattern)} is not a regular expression: ${why}`,
   noConfigSource: (node: string) => `node ${JSON.stringify(node)} has no ConfigMap assigned (spec.configSource): it runs its local config`,
   legacySource: (node: string) => `node ${JSON.stringify(node)} is assigned a configMapRef (the 1.8 alpha form): compare it with dkc config diff`,
+  badPort: (port: string) => `--port: ${JSON.stringify(port)} is not a port number (0-65535)`,
   methodNotAllowed: (method: string) => `method ${method} is not allowed here`,
 } as const;
