@@ -7,7 +7,7 @@ import { FleetPage } from './fleet-page.js';
 import { NodePage } from './node-page.js';
 import { RolloutsPage } from './rollouts-page.js';
 import { text } from './text.js';
-import type { Connection } from './watch.js';
+import type { Connection } from '../live/watch.js';
 
 type Route = { page: 'fleet' } | { page: 'node'; name: string } | { page: 'rollouts' };
 

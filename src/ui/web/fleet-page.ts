@@ -10,7 +10,7 @@ import { issueLabels, stateFilterLabels } from '../model/text.js';
 import { ConnectionLine } from './app.js';
 import { text } from './text.js';
 import { useVirtualList } from './virtual.js';
-import { listWatch, type Connection } from './watch.js';
+import { listWatch, type Connection } from '../live/watch.js';
 
 const GROUP_HEIGHT = 52;
 const NODE_HEIGHT = 36;

@@ -11,9 +11,9 @@ import type { NodeDiff } from '../model/diff.js';
 import { nodeIssues, sourceTitle } from '../model/fleet.js';
 import { configEvents, eventTime } from '../model/node.js';
 import { ConnectionLine } from './app.js';
-import { getJSON } from './http.js';
+import { getJSON } from '../live/http.js';
 import { text } from './text.js';
-import { listWatch, type Connection } from './watch.js';
+import { listWatch, type Connection } from '../live/watch.js';
 
 type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'failed'; message: string };
 

@@ -10,9 +10,9 @@ import { SPEC_CHANGES, type SpecCommand } from '../../workflow/rollout/changes.j
 import { ROLLOUTS_PATH } from '../../controllers/rollout/resource.js';
 import { availableActions, batchProgress, pendingNodes } from '../model/rollout.js';
 import { ConnectionLine } from './app.js';
-import { postJSON } from './http.js';
+import { postJSON } from '../live/http.js';
 import { text } from './text.js';
-import { listWatch, type Connection } from './watch.js';
+import { listWatch, type Connection } from '../live/watch.js';
 
 
 function Batches({ rollout }: { rollout: NodeConfigRollout }): VNode {

@@ -1,4 +1,4 @@
-// The page's requests, all to its own server (which proxies /api and /apis): JSON in and out, and a failure as
+// The page's requests (web APIs only), all to its own server (which proxies /api and /apis): JSON in and out, and a failure as
 // the API's Status message, which the page shows as it is (a 403 reads as the API server wrote it).
 
 export interface Status {

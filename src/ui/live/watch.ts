@@ -1,4 +1,4 @@
-// A list-then-watch of one collection, in the browser, with the informer's rules (src/client/informer.ts): list, then
+// A list-then-watch of one collection, in the page (web APIs only, so that node runs it in tests too), with the informer's rules (src/client/informer.ts): list, then
 // watch from the list's resourceVersion; a watch the server ends is resumed from the last resourceVersion seen;
 // 410 Gone, or a connection lost (the server restarted, the network dropped), starts again with a fresh list after a
 // capped, jittered backoff. There is no polling loop: the page changes when an event arrives.
@@ -35,7 +35,13 @@ const FLUSH_MS = 16;
 const keyOf = (o: Meta): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
 /** Starts the list-watch; the returned function stops it. */
-export function listWatch<T extends Meta>(path: string, query: Record<string, string | undefined>, handlers: WatchHandlers<T>): () => void {
+export function listWatch<T extends Meta>(
+  path: string,
+  query: Record<string, string | undefined>,
+  handlers: WatchHandlers<T>,
+  /** The page's fetch; tests pass one bound to a server's URL. */
+  fetch: typeof globalThis.fetch = globalThis.fetch,
+): () => void {
   const abort = new AbortController();
   const items = new Map<string, T>();
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
