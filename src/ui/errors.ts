@@ -6,9 +6,7 @@ export type UiErrorCode =
   /** The request's Host or Origin is not one of the accepted hosts (DNS rebinding, cross-site requests). */
   | 'host-refused'
   /** The path is one kubectl proxy refuses too (exec, attach). */
-  | 'path-refused'
-  /** The API server did not answer the proxied request. */
-  | 'upstream';
+  | 'path-refused';
 
 export class UiError extends CodedError<UiErrorCode> {
   override name = 'UiError';
