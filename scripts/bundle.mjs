@@ -227,3 +227,6 @@ export function yamlCodeCache() {
 export const { ${exported.join(', ')} } = library.exports;
 `;
 }
+
+// The web view's page (`dkc ui`), built into dist/src/ui/web/.
+await (await import('./bundle-ui.mjs')).bundleUi();

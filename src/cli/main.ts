@@ -8,6 +8,7 @@ import { registerConfigCommands } from './config.js';
 import { registerControllerCommand } from './controller.js';
 import { registerUpCommand } from './up.js';
 import { registerRolloutCommands } from './rollout.js';
+import { registerUiCommand } from './ui.js';
 import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -39,6 +40,7 @@ export async function main(argv: string[]): Promise<void> {
   registerUpCommand(program);
   registerControllerCommand(program);
   registerRolloutCommands(program);
+  registerUiCommand(program);
   program
     .command('agent')
     .description('run the node agent (the kubelet\'s flag names; `dkc agent --help` lists them)')

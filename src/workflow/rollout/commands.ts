@@ -6,13 +6,14 @@ import { homedir } from 'node:os';
 import { RestClient } from '../../client/index.js';
 import { loadClientConfig } from '../../client/loadingrules.js';
 import { systemClock, type Clock } from '../../util/clock.js';
-import { checkConfigMap, checkNodes, createRollout, getRollout, listRollouts, patchSpec } from './api.js';
+import { applySpecChange, SPEC_CHANGES, type SpecCommand } from './actions.js';
+import { checkConfigMap, checkNodes, createRollout, getRollout, listRollouts } from './api.js';
 import { errorLine, messages, progress, RolloutError } from './errors.js';
 import { follow } from './follow.js';
 import { exitCodeFor, progressBar, progressLines } from './render.js';
 import { buildRollout, parseTimeout, type StartFlags } from './spec.js';
 import { renderTable } from './table.js';
-import type { NodeConfigRollout, RolloutSpec, RolloutStatus } from './types.js';
+import type { NodeConfigRollout, RolloutStatus } from './types.js';
 
 export interface Io {
   stdout: { write(text: string): unknown };
@@ -142,18 +143,10 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
   });
 }
 
-const SPEC_CHANGES = {
-  pause: [{ paused: true }, 'paused'],
-  resume: [{ paused: false }, 'resumed'],
-  undo: [{ revert: true }, 'rolled back'],
-} as const satisfies Record<string, readonly [Partial<RolloutSpec>, string]>;
-
-export type SpecCommand = keyof typeof SPEC_CHANGES;
-
 export async function changeSpec(io: Io, command: SpecCommand, name: string, flags: ConnectionFlags): Promise<ExitCode> {
-  const [spec, done] = SPEC_CHANGES[command];
+  const done = SPEC_CHANGES[command][1];
   return withClient(io, flags, async (client) => {
-    const patched = await patchSpec(client, name, spec);
+    const patched = await applySpecChange(client, command, name);
     io.stdout.write(progress.patched(patched.metadata.name, done) + '\n');
     return 0;
   });
