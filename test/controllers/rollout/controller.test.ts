@@ -29,8 +29,8 @@ function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = 
     const assigned = node.status?.config?.assigned?.configMap;
     if ((cm?.name ?? null) === (assigned?.name ?? null)) return;
     setImmediate(() => {
-      const current = api.get('nodes', node.metadata.name!) as unknown as Node;
-      const stored = cm ? api.get('configmaps', `${cm.namespace}/${cm.name}`) : undefined;
+      const current = api.read('nodes', node.metadata.name!) as unknown as Node;
+      const stored = cm ? api.read('configmaps', `${cm.namespace}/${cm.name}`) : undefined;
       const src = cm && stored ? { configMap: { ...cm, uid: stored.metadata['uid'] as string, resourceVersion: stored.metadata.resourceVersion! } } : undefined;
       let config: NonNullable<NonNullable<Node['status']>['config']>;
       if (!src) config = {};
@@ -52,7 +52,7 @@ function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
   return api;
 }
 
-const phaseOf = (api: FakeApi): string | undefined => (api.get('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
+const phaseOf = (api: FakeApi): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
 
 async function start(api: FakeApi, clock = systemClock): Promise<RolloutController> {
   const ac = new AbortController();
@@ -86,14 +86,14 @@ describe('RolloutController', () => {
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
     for (let i = 1; i <= 5; i++) {
       assert.equal(api.nodePatches(`node-${i}`).length, 1, `node-${i} patched once`);
-      const n = api.get('nodes', `node-${i}`) as unknown as Node;
+      const n = api.read('nodes', `node-${i}`) as unknown as Node;
       assert.deepEqual(n.spec?.configSource, NEW);
       assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
       assert.equal(n.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], JSON.stringify(OLD));
     }
     assert.equal(api.nodePatches('green-1').length, 0);
     assert.ok(maxInFlight(api) <= 2, `at most 2 in flight, saw ${maxInFlight(api)}`);
-    const r = api.get('rollouts', 'r1') as NodeConfigRollout;
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [5, 5, 5, 0]);
     await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutSucceeded'), 'the RolloutSucceeded event');
     const reasons = new Set(api.events.map((e) => e['reason']));
@@ -109,13 +109,13 @@ describe('RolloutController', () => {
     simulateAgents(api, () => true);
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
-    const canary = api.get('nodes', 'node-1') as unknown as Node;
+    const canary = api.read('nodes', 'node-1') as unknown as Node;
     assert.deepEqual(canary.spec?.configSource, OLD);
     assert.equal(canary.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
     assert.equal(canary.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], undefined);
     assert.equal(api.nodePatches('node-1').length, 2);
     assert.equal(api.nodePatches('node-2').length, 0);
-    const r = api.get('rollouts', 'r1') as NodeConfigRollout;
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
   });
 
@@ -151,7 +151,7 @@ describe('RolloutController', () => {
     const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } });
     simulateAgents(api);
     await start(api, clock);
-    await api.waitFor(() => (api.get('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
+    await api.waitFor(() => (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
     assert.equal(phaseOf(api), 'Progressing');
     clock.advance(29_000);
     await settle();
@@ -165,7 +165,7 @@ describe('RolloutController', () => {
     simulateAgents(api);
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Paused', 'Paused after the canary');
-    const paused = api.get('rollouts', 'r1') as NodeConfigRollout;
+    const paused = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.equal(paused.spec?.paused, true);
     assert.equal(api.nodePatches('node-2').length, 0);
     api.put('rollouts', { ...paused, spec: { ...paused.spec, paused: false } } as never);
@@ -183,7 +183,7 @@ describe('RolloutController', () => {
     ac.abort();
     await handle.stop();
     const writes = api.writes.length;
-    api.put('nodes', { ...(api.get('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
+    api.put('nodes', { ...(api.read('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
     await new Promise((r) => setImmediate(r));
     assert.equal(api.writes.length, writes);
   });
