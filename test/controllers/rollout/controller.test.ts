@@ -78,6 +78,48 @@ function maxInFlight(api: FakeApi): number {
   return max;
 }
 
+const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+const LAYERS = [
+  { configMap: { namespace: 'default', name: 'base', kubeletConfigKey: 'kubelet' } },
+  { configMap: { namespace: 'default', name: 'pool', kubeletConfigKey: 'kubelet' } },
+];
+const layer = (name: string, text: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `${name}-uid` }, data: { kubelet: HEADER + text } });
+const renderedCreates = (api: FakeApi) => api.writes.filter((w) => w.method === 'POST' && w.path === '/api/v1/namespaces/kube-system/configmaps');
+
+describe('RolloutController with layers', () => {
+  it('renders the layers into one ConfigMap, rolls it out and records it', async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    api.put('configmaps', layer('pool', 'maxPods: 80\n'));
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    const name = r.status?.renderedConfigMap ?? '';
+    assert.match(name, /^r1-[0-9a-z]{10}$/);
+    assert.equal(renderedCreates(api).length, 1);
+    const cm = api.read('configmaps', `kube-system/${name}`)!;
+    assert.equal(cm['immutable'], true);
+    assert.match((cm['data'] as Record<string, string>)['kubelet'] ?? '', /maxPods: 80/);
+    for (const n of ['node-1', 'node-2']) {
+      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+    }
+  });
+
+  it('a missing layer halts the rollout with LayerNotFound and changes no node', async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Halted', 'Halted');
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    const failed = r.status?.conditions?.find((c) => c.type === 'Failed');
+    assert.equal(failed?.reason, 'LayerNotFound');
+    assert.equal(failed?.message, 'layer ConfigMap default/pool not found: the layers cannot be rendered');
+    assert.equal(api.nodePatches('node-1').length + api.nodePatches('node-2').length, 0);
+    assert.equal(renderedCreates(api).length, 0);
+  });
+});
+
 describe('RolloutController', () => {
   it('drives a good config to Succeeded: each selected node patched once, within maxUnavailable, others untouched', async () => {
     const api = cluster(5, { strategy: { canary: 1, maxUnavailable: 2 } });
