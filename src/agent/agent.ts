@@ -51,6 +51,7 @@ import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
 import { WebhookAuthorizer } from './node/webhookauthz.js';
+import { openLogFile } from './logfile.js';
 
 export class AgentStartError extends Error {
   readonly code = 'agent-start-failed';
@@ -98,7 +99,8 @@ async function readLocalConfig(flags: AgentFlags): Promise<ConfigSource | undefi
 
 export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   const flags = parseAgentFlags(argv);
-  configureLogging({ verbosity: flags.verbosity });
+  const logFile = flags.logFile !== undefined ? openLogFile(flags.logFile, flags.logToStderr) : undefined;
+  configureLogging({ verbosity: flags.verbosity, ...(logFile ? { sink: logFile.sink } : {}) });
   klog.v(2, `dkc agent starting, pid ${process.pid}, ${Math.round(process.uptime() * 1000)} ms after process start`);
   const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
   const file = await readLocalConfig(flags);
@@ -192,6 +194,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
       healthz: () => controller?.healthz() ?? { ok: true },
       metrics: registry,
       ...(webhook ? { authorize: (user, attrs) => webhook.authorize(user, attrs) } : {}),
+      ...(logFile ? { logDir: dirname(logFile.path) } : {}),
     });
   } catch (err) {
     apiServer?.close();
@@ -294,6 +297,9 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
         await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type: 'Normal', reason: 'KubeletConfigChanged', message, host: nodeName });
       },
       exit: () => stopAll('restart'),
+      emitWarning: async (reason, message) => {
+        await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type: 'Warning', reason, message, host: nodeName });
+      },
     });
     void (async () => {
       try {

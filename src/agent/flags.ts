@@ -30,6 +30,10 @@ export interface AgentFlags {
   /** dkc: starts without becoming healthy after which the assigned config is rolled back. */
   crashLoopThreshold: number;
   verbosity: number;
+  /** klog's --log-file: log lines are appended there too, and the agent serves its directory at /logs/. */
+  logFile?: string;
+  /** klog's --logtostderr; false with --log-file writes log lines to the file only. */
+  logToStderr: boolean;
   /** The KubeletConfiguration flags, for the precedence merge. */
   kubelet: ParsedKubeletFlags;
 }
@@ -70,6 +74,21 @@ const agentFlags: Record<string, AgentFlagSpec> = {
     default: '<root-dir>/pki',
   },
   v: { key: 'verbosity', kind: 'int', group: 'kubelet', value: 'int', help: 'log verbosity', default: '0' },
+  'log-file': {
+    key: 'logFile',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: 'also append log lines to this file; its directory is served at /logs/ (as the kubelet serves /var/log)',
+  },
+  logtostderr: {
+    key: 'logToStderr',
+    kind: 'bool',
+    group: 'kubelet',
+    value: 'bool',
+    help: 'log to standard error; with --log-file, false writes to the file only',
+    default: 'true',
+  },
   capacity: { key: 'capacity', kind: 'string', group: 'dkc', value: 'cpu=4,memory=8Gi,pods=110', help: "the node's reported capacity" },
   'dynamic-config-trial-duration': {
     key: 'trialMs',
@@ -149,6 +168,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     trialMs: 10 * 60_000,
     crashLoopThreshold: 3,
     verbosity: 0,
+    logToStderr: true,
     kubelet: { given: [], rest: [] },
   };
   let kubeletParsed: ParsedKubeletFlags;
@@ -206,6 +226,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     }
   }
   if (flags.crashLoopThreshold < 0) throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');
+  if (flags.logFile === '') throw new AgentFlagError('--log-file must not be empty');
   if (flags.rootDir === '') throw new AgentFlagError('--root-dir must not be empty');
   // As the kubelet: the serving certificate lives under the root dir, never in whatever directory the agent runs in.
   if (flags.certDir === '') flags.certDir = join(flags.rootDir, 'pki');

@@ -210,7 +210,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       kubeconfig: nodeKubeconfig,
       config,
       dynamicConfigDir: join(dir, 'dynamic-config'),
-      logFile: join(dir, 'agent.log'),
+      // A directory of its own: the agent serves its log file's directory at /logs/, and the node's directory
+      // holds its credentials.
+      logFile: join(dir, 'logs', 'agent.log'),
       port: agentPort,
       healthzPort,
       args: [],
@@ -229,6 +231,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       `--healthz-port=${healthzPort}`,
       '--healthz-bind-address=127.0.0.1',
       '--feature-gates=DynamicKubeletConfig=true',
+      // The agent appends its log lines itself (and serves them at /logs/); the supervisor adds to the same file
+      // only what is not a log line (a crash's stack), so nothing is written twice.
+      `--log-file=${node.logFile}`,
+      '--logtostderr=false',
       ...(options.agentArgs ?? []),
     ];
     supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always', watchParent: true });

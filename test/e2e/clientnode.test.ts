@@ -98,7 +98,7 @@ describe('@kubernetes/client-node', () => {
   it('lists and watches a custom resource (NodeConfigRollout) through CustomObjectsApi and the generic Watch', async () => {
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
     const ref = { group: 'dkc.io', version: 'v1alpha1', plural: 'nodeconfigrollouts' };
-    await custom.createClusterCustomObject({ ...ref, body: { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'js-ncr', labels: { from: 'js' } }, spec: {} } });
+    await custom.createClusterCustomObject({ ...ref, body: { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'js-ncr', labels: { from: 'js' } }, spec: { configSource: {} } } });
     const list = (await custom.listClusterCustomObject({ ...ref, labelSelector: 'from=js' })) as { items: { metadata: { name: string }; spec: { failurePolicy?: string } }[] };
     assert.deepEqual(list.items.map((i) => i.metadata.name), ['js-ncr']);
     assert.equal(list.items[0]!.spec.failurePolicy, 'Revert');

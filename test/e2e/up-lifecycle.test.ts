@@ -139,7 +139,7 @@ describe('dkc up', () => {
     assert.match(stopped('server'), /code=0 signal=null/, up.out());
     assert.match(stopped('node-2'), /code=0 signal=null/, up.out());
     assert.match(stopped('node-1'), /signal="?SIGKILL/, up.out());
-    assert.match(await readFile(join(dir, 'nodes', 'node-2', 'agent.log'), 'utf8'), /received SIGTERM, shutting down[\s\S]*stopped/);
+    assert.match(await readFile(join(dir, 'nodes', 'node-2', 'logs', 'agent.log'), 'utf8'), /received SIGTERM, shutting down[\s\S]*stopped/);
     // The checkpoint and the record of what is assigned survived the stop whole.
     const store = join(dir, 'nodes', 'node-2', 'dynamic-config', 'store');
     assert.match(await readFile(join(store, 'meta', 'assigned'), 'utf8'), /node-2-config/);
@@ -200,7 +200,7 @@ describe('dkc up', () => {
     process.kill(first.pid, 'SIGKILL');
     await first.exited;
     const goneIn = await waitForNone('children of the SIGKILLed dkc up', 5000, dkcBin, dir);
-    for (const n of ['node-1', 'node-2']) assert.match(await readFile(join(dir, 'nodes', n, 'agent.log'), 'utf8'), /the supervisor is gone/);
+    for (const n of ['node-1', 'node-2']) assert.match(await readFile(join(dir, 'nodes', n, 'logs', 'agent.log'), 'utf8'), /the supervisor is gone/);
     assert.match(await readFile(join(dir, 'server.log'), 'utf8'), /the supervisor is gone/);
     assert.ok(goneIn < 5000, `children gone ${goneIn.toFixed(0)} ms after SIGKILL`);
 

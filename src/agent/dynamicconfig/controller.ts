@@ -28,6 +28,7 @@ import {
 } from './source.js';
 import { ConfigStatusManager, type ConfigGauges, type NodeConfigStatus } from './status.js';
 import { ConfigSync } from './sync.js';
+import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.js';
 
 export interface CheckpointPayload {
   bytes: Uint8Array;
@@ -81,6 +82,8 @@ export interface SyncOptions {
   emitEvent(message: string): Promise<void>;
   /** Stop the agent so that its supervisor starts it again with the new config. */
   exit(): Promise<void> | void;
+  /** Record a Warning event on the node (KubeletConfigRejected, when this boot rejected the assigned config). */
+  emitWarning?(reason: string, message: string): Promise<void>;
 }
 
 /** The parts of a ConfigMap a checkpoint needs. */
@@ -354,9 +357,20 @@ export class DynamicConfigController<C> {
     }
   }
 
+  /** Why this boot rejected the assigned config (load, validation or crash loop), or undefined when it did not. */
+  rejection(): Rejection | undefined {
+    const d = this.decision;
+    if (d?.kind !== 'run' || !d.rejected || !this.assignedAtBoot || d.use === 'assigned') return undefined;
+    return { assigned: this.assignedAtBoot, stage: d.rejected.stage, detail: d.rejected.detail, runs: d.use };
+  }
+
   startSync(opts: SyncOptions): void {
     const { client } = opts;
     const nodeName = this.options.nodeName;
+    const rejected = this.rejection();
+    if (rejected && opts.emitWarning) {
+      opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
+    }
     this.status.start({
       publish: async (config) => {
         const body = {

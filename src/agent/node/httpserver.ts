@@ -1,4 +1,4 @@
-// The agent's listeners: HTTPS on address:port (/configz, /healthz, /metrics, /pods) behind the kubelet's
+// The agent's listeners: HTTPS on address:port (/configz, /healthz, /metrics, /pods, /logs/) behind the kubelet's
 // authentication rules (a client certificate verified against authentication.x509.clientCAFile, or
 // anonymous when authentication.anonymous.enabled), the plain-HTTP read-only port (/healthz, /metrics) and
 // the healthz port (/healthz). Starting fails with a NodeAgentError naming the cause, because the dynamic
@@ -12,6 +12,7 @@ import type { SecureVersion, TLSSocket } from 'node:tls';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { klog } from '../../util/klog.js';
 import { NodeAgentError } from './errors.js';
+import { LOGS_PREFIX, logsRoute } from './logs.js';
 import { renderMetrics, type MetricsRegistry } from './metrics.js';
 import { loadOrCreateServingCert } from './servingcert.js';
 
@@ -65,6 +66,8 @@ export interface AgentServersOptions {
    * authenticated caller is let in, as before authorization existed.
    */
   authorize?: AgentAuthorize;
+  /** The directory served at /logs/ (the agent's --log-file's); without it /logs/ is not found. */
+  logDir?: string;
 }
 
 export interface AgentServerPorts {
@@ -177,21 +180,42 @@ function certificateUser(req: http.IncomingMessage): RequestUser | undefined {
 
 type Gate = (req: http.IncomingMessage, res: http.ServerResponse) => boolean | Promise<boolean>;
 
-function dispatch(routes: Record<string, Route>, name: string, authenticate?: (req: http.IncomingMessage) => boolean, authorize?: Gate): http.RequestListener {
+/** Serves the paths no exact route names (a tree such as /logs/); undefined leaves them not found. */
+type Fallback = ((req: http.IncomingMessage, res: http.ServerResponse, path: string) => Promise<void>) | undefined;
+
+function logsFallback(dir: string | undefined): Fallback {
+  if (dir === undefined) return undefined;
+  const logs = logsRoute(dir);
+  return async (req, res, path) => {
+    if (path === LOGS_PREFIX.slice(0, -1)) {
+      res.writeHead(301, { Location: 'logs/' });
+      res.end();
+    } else if (path.startsWith(LOGS_PREFIX)) await logs(req, res, path);
+    else notFound(res);
+  };
+}
+
+function dispatch(
+  routes: Record<string, Route>,
+  name: string,
+  authenticate?: (req: http.IncomingMessage) => boolean,
+  authorize?: Gate,
+  fallback?: Fallback,
+): http.RequestListener {
   return (req, res) => {
     if (authenticate !== undefined && !authenticate(req)) {
       textError(res, 401, 'Unauthorized');
       return;
     }
     if (authorize === undefined) {
-      serve(routes, name, req, res);
+      serve(routes, name, req, res, fallback);
       return;
     }
     Promise.resolve()
       .then(() => authorize(req, res))
       .then(
         (ok) => {
-          if (ok) serve(routes, name, req, res);
+          if (ok) serve(routes, name, req, res, fallback);
         },
         (err: unknown) => {
           klog.error(`${name}: authorizing ${req.method ?? 'GET'} ${pathOf(req)} failed: ${(err as Error).message}`);
@@ -201,8 +225,10 @@ function dispatch(routes: Record<string, Route>, name: string, authenticate?: (r
   };
 }
 
-function serve(routes: Record<string, Route>, name: string, req: http.IncomingMessage, res: http.ServerResponse): void {
-  const route = Object.prototype.hasOwnProperty.call(routes, pathOf(req)) ? routes[pathOf(req)] : undefined;
+function serve(routes: Record<string, Route>, name: string, req: http.IncomingMessage, res: http.ServerResponse, fallback?: Fallback): void {
+  const path = pathOf(req);
+  let route = Object.prototype.hasOwnProperty.call(routes, path) ? routes[path] : undefined;
+  if (route === undefined && fallback !== undefined) route = (rq, rs) => fallback(rq, rs, path);
   if (route === undefined) {
     notFound(res);
     return;
@@ -344,6 +370,7 @@ export async function startAgentServers(options: AgentServersOptions): Promise<A
       'kubelet server',
       authenticate,
       authorizeRequest,
+      logsFallback(options.logDir),
     ),
   );
   const started: http.Server[] = [];

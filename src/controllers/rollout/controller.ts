@@ -12,15 +12,16 @@ import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
 import type { Registry } from '../../util/prom.js';
-import { logs } from './messages.js';
+import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
+import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
-import { planRollout, type Plan } from './plan.js';
+import { planRollout, renderedName, type Plan, type PlanInput } from './plan.js';
 import { WorkQueue } from './queue.js';
-import { COMPONENT, ROLLOUTS_PATH, needsWork, rolloutReference, type NodeConfigRollout } from './resource.js';
+import { COMPONENT, ROLLOUTS_PATH, desiredSource, isFinished, needsWork, rolloutReference, type NodeConfigRollout } from './resource.js';
 import { WrittenObjects } from './written.js';
 
 /** What the controller needs of the API client. */
-export type RolloutClient = Pick<RestClient, 'list' | 'watch' | 'patch' | 'update' | 'create'>;
+export type RolloutClient = Pick<RestClient, 'list' | 'watch' | 'get' | 'patch' | 'update' | 'create'>;
 
 export interface RolloutControllerOptions {
   client: RolloutClient;
@@ -126,8 +127,11 @@ export class RolloutController {
     });
     const byConfigMap = (cm: CachedConfigMap): void => {
       for (const r of this.rollouts.store.list()) {
-        const ref = r.spec?.configSource?.configMap;
-        if (ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name && needsWork(r)) byName(r);
+        const refs = [r.spec?.configSource?.configMap, ...layersOf(r).map((l) => l.configMap)];
+        const rendered = r.status?.renderedConfigMap;
+        if (rendered !== undefined) refs.push(renderedSource(rendered).configMap);
+        const uses = refs.some((ref) => ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name);
+        if (uses && needsWork(r)) byName(r);
       }
     };
     this.configMaps.on('add', byConfigMap);
@@ -176,17 +180,65 @@ export class RolloutController {
   private async sync(name: string): Promise<number | undefined> {
     const rollout = this.currentRollout(name);
     if (!rollout) return undefined;
-    const ref = rollout.spec?.configSource?.configMap;
-    const cm = ref ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`) : undefined;
-    const plan = planRollout({
+    const rendering = await this.render(rollout);
+    const input: Omit<PlanInput, 'configMap'> = {
       rollout,
       nodes: this.currentNodes(),
-      configMap: cm?.metadata.uid !== undefined ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' } : undefined,
       others: this.rollouts.store.list().filter((r) => r.metadata.name !== name),
       now: this.clock.now(),
-    });
+    };
+    if (rendering) input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
+    const layered = isLayered(rollout) ? renderedName(input) : undefined;
+    const ref = (layered !== undefined ? renderedSource(layered) : desiredSource(rollout.spec))?.configMap;
+    const cm = rendering && 'configMap' in rendering ? rendering.configMap : ref ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`) : undefined;
+    const configMap = cm?.metadata.uid !== undefined ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' } : undefined;
+    const plan = planRollout({ ...input, configMap });
     await this.apply(rollout, plan);
     return plan.requeueAfterMs;
+  }
+
+  /**
+   * A layered rollout not yet rendered: its layers rendered into the ConfigMap they name, created unless it exists
+   * (with the same content: the name is the content's hash). Undefined when there is nothing to render.
+   */
+  private async render(rollout: CachedRollout): Promise<RenderOutcome | undefined> {
+    const spec = rollout.spec;
+    if (!isLayered(rollout) || rollout.status?.renderedConfigMap !== undefined || isFinished(rollout) || spec?.revert === true) return undefined;
+    if (spec?.configSource !== undefined && spec.configSource !== null) return undefined;
+    const layers = new Map<string, ConfigMap>();
+    for (const { configMap: ref } of layersOf(rollout)) {
+      const cm = await this.configMapNow(ref.namespace, ref.name);
+      if (cm) layers.set(`${ref.namespace}/${ref.name}`, cm);
+    }
+    const out = renderRollout(rollout.metadata.name ?? '', layersOf(rollout), (ns, n) => layers.get(`${ns}/${n}`));
+    if ('failure' in out) return out;
+    const name = out.configMap.metadata.name ?? '';
+    let cm = await this.configMapNow(RENDERED_NAMESPACE, name);
+    if (!cm) {
+      try {
+        cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, out.configMap, { signal: this.abort.signal });
+        klog.info(logs.rendered(rollout.metadata.name ?? '', name));
+      } catch (err) {
+        // Created meanwhile (by a previous leader): the same name is the same content, checked below.
+        if (!isApiError(err) || err.status.code !== 409) throw err;
+        cm = await this.configMapNow(RENDERED_NAMESPACE, name);
+        if (!cm) throw err;
+      }
+    }
+    if (!deepEqual(cm.data ?? {}, out.configMap.data)) return { failure: { reason: conditionReasons.renderFailed, message: conditionMessages.renderedConflict(`${RENDERED_NAMESPACE}/${name}`) } };
+    return { configMap: cm };
+  }
+
+  /** A ConfigMap from the cache, or from the API when the cache has not seen it (yet): one just created is not missing. */
+  private async configMapNow(namespace: string, name: string): Promise<CachedConfigMap | undefined> {
+    const cached = this.configMaps.store.get(`${namespace}/${name}`);
+    if (cached) return cached;
+    try {
+      return await this.client.get<CachedConfigMap>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`, { signal: this.abort.signal });
+    } catch (err) {
+      if (isApiError(err) && err.status.code === 404) return undefined;
+      throw err;
+    }
   }
 
   private async apply(rollout: CachedRollout, plan: Plan): Promise<void> {

@@ -28,7 +28,9 @@ export const conditionReasons = {
   undo: 'Undo',
   invalidSelector: 'InvalidSelector',
   configMapNotFound: 'ConfigMapNotFound',
-  layersNotSupported: 'LayersNotSupported',
+  layerNotFound: 'LayerNotFound',
+  renderFailed: 'RenderFailed',
+  invalidSpec: 'InvalidSpec',
 } as const;
 
 export const conditionMessages = {
@@ -42,7 +44,13 @@ export const conditionMessages = {
   invalidSelector: (err: string): string => `spec.nodeSelector is invalid: ${err}`,
   invalidOperator: (op: string): string => `${JSON.stringify(op)} is not a valid label selector operator`,
   configMapNotFound: (ns: string, name: string): string => `ConfigMap ${ns}/${name} not found: no node starts until it exists`,
-  layersNotSupported: 'spec.layers is not carried out by this controller: set spec.configSource to a rendered ConfigMap instead',
+  layerNotFound: (ns: string, name: string): string => `layer ConfigMap ${ns}/${name} not found: the layers cannot be rendered`,
+  layerKeyNotFound: (ns: string, name: string, key: string): string =>
+    `layer ConfigMap ${ns}/${name} has no key ${JSON.stringify(key)}: the layers cannot be rendered`,
+  renderFailed: (layer: string, err: string): string => `the layers cannot be rendered: ${layer === '' ? '' : `${layer}: `}${err}`,
+  renderedConflict: (name: string): string => `ConfigMap ${name} exists with other content than the layers render to`,
+  notRendered: 'the layers have not been rendered',
+  bothSources: 'spec.configSource and spec.layers are mutually exclusive: set exactly one',
   notFailed: 'no failure',
   notComplete: 'the rollout has not completed',
 };
@@ -64,6 +72,7 @@ export const logs = {
     `rollout controller: rollout ${rollout}: node ${node} set to ${describeSource(src)}`,
   phase: (rollout: string, from: string | undefined, to: string | undefined): string =>
     `rollout controller: rollout ${rollout}: ${from ?? 'new'} -> ${to ?? ''}`,
+  rendered: (rollout: string, configMap: string): string => `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,
   retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,
   informer: (path: string, err: string): string => `rollout controller: ${path}: ${err}`,
 };

@@ -5,6 +5,7 @@
 
 import type { Node, NodeConfigSource } from '../../api/types.js';
 import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
+import { isLayered, renderedSource } from './layers.js';
 import { conditionMessages, conditionReasons, eventMessages, failureMessages } from './messages.js';
 import { isMine, nextDeadlineMs, ownerOf, previousSource, specOnTarget, specSource, stepNode, type NodeTarget } from './nodeview.js';
 import {
@@ -36,6 +37,11 @@ export interface PlanInput {
   /** The other rollouts, for conflicts. */
   others: readonly NodeConfigRollout[];
   now: Date;
+  /**
+   * A layered rollout's rendering, when the controller rendered it for this look: the rendered ConfigMap's name, or
+   * why the layers cannot be rendered. Unused once status.renderedConfigMap is recorded (the rollout keeps to it).
+   */
+  rendered?: { name: string } | { failure: { reason: string; message: string } };
 }
 
 export interface NodePatch {
@@ -363,7 +369,46 @@ function obstacle(input: PlanInput, e: Evaluated, pending: readonly Node[]): Out
   return undefined;
 }
 
+/** The ConfigMap a layered rollout rolls out: the one recorded in its status, else the one rendered for this look. */
+export function renderedName(input: Pick<PlanInput, 'rollout' | 'rendered'>): string | undefined {
+  const rendered = input.rendered;
+  return input.rollout.status?.renderedConfigMap ?? (rendered && 'name' in rendered ? rendered.name : undefined);
+}
+
+/** Why a layered rollout not yet rendered cannot start, if it cannot. */
+function layeredSpecFailure(input: PlanInput, name: string | undefined): Outcome['failure'] {
+  const spec = input.rollout.spec;
+  if (spec?.configSource !== undefined && spec.configSource !== null) return { reason: conditionReasons.invalidSpec, message: conditionMessages.bothSources };
+  if (name !== undefined) return undefined;
+  if (input.rendered && 'failure' in input.rendered) return input.rendered.failure;
+  return { reason: conditionReasons.renderFailed, message: conditionMessages.notRendered };
+}
+
+/**
+ * A layered rollout is planned as the rollout of its rendered ConfigMap, and records that ConfigMap's name. It
+ * halts before touching any node when it has both sources, or when its layers cannot be rendered: read as "no
+ * configSource", it would reset every node to its local config.
+ */
+function planLayered(input: PlanInput): Plan {
+  const r = input.rollout;
+  const old = r.status;
+  const name = renderedName(input);
+  const unfinished = r.spec?.revert !== true && old?.phase !== 'Reverting' && !isFinished(r);
+  const failure = unfinished && old?.renderedConfigMap === undefined ? layeredSpecFailure(input, name) : undefined;
+  if (failure) return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  const spec = { ...r.spec, configSource: name === undefined ? null : renderedSource(name) };
+  delete spec.layers;
+  const plan = planSource({ ...input, rollout: { ...r, spec } });
+  if (name === undefined || plan.status === old) return plan;
+  return { ...plan, status: { ...plan.status, renderedConfigMap: name } };
+}
+
 export function planRollout(input: PlanInput): Plan {
+  return isLayered(input.rollout) ? planLayered(input) : planSource(input);
+}
+
+/** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap). */
+function planSource(input: PlanInput): Plan {
   const r = input.rollout;
   const old = r.status;
   const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
@@ -371,11 +416,6 @@ export function planRollout(input: PlanInput): Plan {
   if (old?.phase === 'Reverting') return planRevert(input);
   if (isFinished(r)) return nothing();
 
-  // Without a renderer, a layered rollout would read as "no configSource", a reset of every node to local config.
-  if ((r.spec?.layers ?? []).length > 0) {
-    const failure = { reason: conditionReasons.layersNotSupported, message: conditionMessages.layersNotSupported };
-    return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
-  }
   let reqs: LabelRequirement[];
   try {
     reqs = selectorRequirements(r.spec?.nodeSelector);

@@ -44,10 +44,15 @@ export interface RolloutStrategy {
   pauseAfterCanary?: boolean;
 }
 
+/** One layer of a layered rollout: a ConfigMap key holding a KubeletConfiguration (the first is the base). */
+export interface LayerRef {
+  configMap: { namespace: string; name: string; kubeletConfigKey: string };
+}
+
 export interface RolloutSpec {
   configSource?: NodeConfigSource | null;
-  /** ConfigMaps to render into one (drop-in merge); not carried out by this controller, which refuses such rollouts. */
-  layers?: { configMap: { namespace: string; name: string; kubeletConfigKey: string } }[];
+  /** Instead of configSource: ConfigMaps rendered in order (drop-in merge) into one ConfigMap, which is rolled out. */
+  layers?: LayerRef[];
   nodeSelector?: LabelSelector;
   strategy?: RolloutStrategy;
   progressDeadlineSeconds?: number;
@@ -89,6 +94,8 @@ export interface RolloutStatus {
   updatedNodes?: number;
   succeededNodes?: number;
   failedNodes?: number;
+  /** A layered rollout's rendered ConfigMap in kube-system, once rendered; the rollout keeps to it from then on. */
+  renderedConfigMap?: string;
   failures?: RolloutFailure[];
   conditions?: RolloutCondition[];
   currentBatch?: number;

@@ -152,7 +152,8 @@ export const defaultClusterRoles: KubeObject[] = [
     rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
     rule(['update'], [''], [`nodes/${CONFIGSOURCE_SUBRESOURCE}`]),
     rule(['get', 'patch', 'update'], [''], ['nodes/status']),
-    rule(['get', 'list', 'watch', 'create'], [''], ['configmaps']),
+    // Reads layers anywhere; creates rendered ConfigMaps only in kube-system (its Role there, below).
+    rule(READ, [''], ['configmaps']),
     rule(['get', 'list', 'watch', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts/status']),
     rule(READ, ['dkc.io'], ['nodeconfigpolicies']),
@@ -160,12 +161,12 @@ export const defaultClusterRoles: KubeObject[] = [
   ]),
 ];
 
-function controllerLeaseRole(namespace: string): KubeObject {
+function controllerRole(namespace: string, extra: PolicyRule[] = []): KubeObject {
   return {
     apiVersion: RBAC_API_VERSION,
     kind: 'Role',
     metadata: { name: CONTROLLER_USER, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
-    rules: [rule([...READ, 'create', 'update'], ['coordination.k8s.io'], ['leases'])],
+    rules: [rule([...READ, 'create', 'update'], ['coordination.k8s.io'], ['leases']), ...extra],
   };
 }
 
@@ -180,8 +181,9 @@ function controllerLeaseBinding(namespace: string): KubeObject {
 }
 
 export const defaultRoles: KubeObject[] = [
-  controllerLeaseRole('kube-system'),
-  controllerLeaseRole('kube-node-lease'),
+  // kube-system also holds the rendered ConfigMaps of layered rollouts.
+  controllerRole('kube-system', [rule(['create'], [''], ['configmaps'])]),
+  controllerRole('kube-node-lease'),
   {
     apiVersion: RBAC_API_VERSION,
     kind: 'Role',

@@ -51,6 +51,7 @@ export const progress = {
   created: (name: string) => `nodeconfigrollout.dkc.io/${name} created`,
   patched: (name: string, what: string) => `nodeconfigrollout.dkc.io/${name} ${what}`,
   waitingToStart: (name: string) => `Waiting for nodeconfigrollout ${q(name)} to start...`,
+  rendered: (configMap: string) => `layers rendered into ConfigMap kube-system/${configMap}`,
   batchStarted: (batch: number, nodes: readonly string[]) =>
     `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
   nodeFailed: (node: string, reason: string, message: string) => `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,

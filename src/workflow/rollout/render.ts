@@ -82,13 +82,14 @@ function phaseDetail(s: RolloutStatus): string {
 
 /**
  * The lines that the step from `prev` (undefined: nothing seen yet) to `next` adds, in the order things happen:
- * batches started, nodes failed, then the phase reached.
+ * a layered rollout's rendered ConfigMap, batches started, nodes failed, then the phase reached.
  */
 export function progressLines(name: string, prev: RolloutStatus | undefined, next: RolloutStatus | undefined, first = false): string[] {
   if (next?.phase === undefined || next.phase === 'Pending') {
     return first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
   }
-  const lines = [...batchLines(prev, next), ...failureLines(prev, next)];
+  const rendered = next.renderedConfigMap !== undefined && next.renderedConfigMap !== prev?.renderedConfigMap ? [progress.rendered(next.renderedConfigMap)] : [];
+  const lines = [...rendered, ...batchLines(prev, next), ...failureLines(prev, next)];
   if (next.phase !== prev?.phase) lines.push(progress.phase(name, next.phase, phaseDetail(next)));
   return lines;
 }

@@ -29,6 +29,8 @@ export interface ConfigMapRef {
 
 export interface RolloutSpec {
   configSource?: { configMap?: ConfigMapRef };
+  /** Instead of configSource: ConfigMaps the controller renders into one (status.renderedConfigMap). */
+  layers?: { configMap: ConfigMapRef }[];
   nodeSelector?: LabelSelector;
   strategy?: RolloutStrategy;
   progressDeadlineSeconds?: number;
@@ -70,6 +72,7 @@ export interface RolloutStatus {
   updatedNodes?: number;
   succeededNodes?: number;
   failedNodes?: number;
+  renderedConfigMap?: string;
   currentBatch?: number;
   failures?: RolloutFailure[];
   conditions?: RolloutCondition[];

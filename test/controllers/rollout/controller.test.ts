@@ -29,8 +29,8 @@ function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = 
     const assigned = node.status?.config?.assigned?.configMap;
     if ((cm?.name ?? null) === (assigned?.name ?? null)) return;
     setImmediate(() => {
-      const current = api.get('nodes', node.metadata.name!) as unknown as Node;
-      const stored = cm ? api.get('configmaps', `${cm.namespace}/${cm.name}`) : undefined;
+      const current = api.read('nodes', node.metadata.name!) as unknown as Node;
+      const stored = cm ? api.read('configmaps', `${cm.namespace}/${cm.name}`) : undefined;
       const src = cm && stored ? { configMap: { ...cm, uid: stored.metadata['uid'] as string, resourceVersion: stored.metadata.resourceVersion! } } : undefined;
       let config: NonNullable<NonNullable<Node['status']>['config']>;
       if (!src) config = {};
@@ -52,7 +52,7 @@ function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
   return api;
 }
 
-const phaseOf = (api: FakeApi): string | undefined => (api.get('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
+const phaseOf = (api: FakeApi): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
 
 async function start(api: FakeApi, clock = systemClock): Promise<RolloutController> {
   const ac = new AbortController();
@@ -78,6 +78,48 @@ function maxInFlight(api: FakeApi): number {
   return max;
 }
 
+const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+const LAYERS = [
+  { configMap: { namespace: 'default', name: 'base', kubeletConfigKey: 'kubelet' } },
+  { configMap: { namespace: 'default', name: 'pool', kubeletConfigKey: 'kubelet' } },
+];
+const layer = (name: string, text: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `${name}-uid` }, data: { kubelet: HEADER + text } });
+const renderedCreates = (api: FakeApi) => api.writes.filter((w) => w.method === 'POST' && w.path === '/api/v1/namespaces/kube-system/configmaps');
+
+describe('RolloutController with layers', () => {
+  it('renders the layers into one ConfigMap, rolls it out and records it', async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    api.put('configmaps', layer('pool', 'maxPods: 80\n'));
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    const name = r.status?.renderedConfigMap ?? '';
+    assert.match(name, /^r1-[0-9a-z]{10}$/);
+    assert.equal(renderedCreates(api).length, 1);
+    const cm = api.read('configmaps', `kube-system/${name}`)!;
+    assert.equal(cm['immutable'], true);
+    assert.match((cm['data'] as Record<string, string>)['kubelet'] ?? '', /maxPods: 80/);
+    for (const n of ['node-1', 'node-2']) {
+      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+    }
+  });
+
+  it('a missing layer halts the rollout with LayerNotFound and changes no node', async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Halted', 'Halted');
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    const failed = r.status?.conditions?.find((c) => c.type === 'Failed');
+    assert.equal(failed?.reason, 'LayerNotFound');
+    assert.equal(failed?.message, 'layer ConfigMap default/pool not found: the layers cannot be rendered');
+    assert.equal(api.nodePatches('node-1').length + api.nodePatches('node-2').length, 0);
+    assert.equal(renderedCreates(api).length, 0);
+  });
+});
+
 describe('RolloutController', () => {
   it('drives a good config to Succeeded: each selected node patched once, within maxUnavailable, others untouched', async () => {
     const api = cluster(5, { strategy: { canary: 1, maxUnavailable: 2 } });
@@ -86,14 +128,14 @@ describe('RolloutController', () => {
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
     for (let i = 1; i <= 5; i++) {
       assert.equal(api.nodePatches(`node-${i}`).length, 1, `node-${i} patched once`);
-      const n = api.get('nodes', `node-${i}`) as unknown as Node;
+      const n = api.read('nodes', `node-${i}`) as unknown as Node;
       assert.deepEqual(n.spec?.configSource, NEW);
       assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
       assert.equal(n.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], JSON.stringify(OLD));
     }
     assert.equal(api.nodePatches('green-1').length, 0);
     assert.ok(maxInFlight(api) <= 2, `at most 2 in flight, saw ${maxInFlight(api)}`);
-    const r = api.get('rollouts', 'r1') as NodeConfigRollout;
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [5, 5, 5, 0]);
     await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutSucceeded'), 'the RolloutSucceeded event');
     const reasons = new Set(api.events.map((e) => e['reason']));
@@ -109,13 +151,13 @@ describe('RolloutController', () => {
     simulateAgents(api, () => true);
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
-    const canary = api.get('nodes', 'node-1') as unknown as Node;
+    const canary = api.read('nodes', 'node-1') as unknown as Node;
     assert.deepEqual(canary.spec?.configSource, OLD);
     assert.equal(canary.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
     assert.equal(canary.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], undefined);
     assert.equal(api.nodePatches('node-1').length, 2);
     assert.equal(api.nodePatches('node-2').length, 0);
-    const r = api.get('rollouts', 'r1') as NodeConfigRollout;
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
   });
 
@@ -151,7 +193,7 @@ describe('RolloutController', () => {
     const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } });
     simulateAgents(api);
     await start(api, clock);
-    await api.waitFor(() => (api.get('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
+    await api.waitFor(() => (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
     assert.equal(phaseOf(api), 'Progressing');
     clock.advance(29_000);
     await settle();
@@ -165,7 +207,7 @@ describe('RolloutController', () => {
     simulateAgents(api);
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Paused', 'Paused after the canary');
-    const paused = api.get('rollouts', 'r1') as NodeConfigRollout;
+    const paused = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.equal(paused.spec?.paused, true);
     assert.equal(api.nodePatches('node-2').length, 0);
     api.put('rollouts', { ...paused, spec: { ...paused.spec, paused: false } } as never);
@@ -183,7 +225,7 @@ describe('RolloutController', () => {
     ac.abort();
     await handle.stop();
     const writes = api.writes.length;
-    api.put('nodes', { ...(api.get('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
+    api.put('nodes', { ...(api.read('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
     await new Promise((r) => setImmediate(r));
     assert.equal(api.writes.length, writes);
   });

@@ -49,6 +49,12 @@ function notFound(name: string): ApiError {
   return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${name} not found`, reason: 'NotFound', code: 404 });
 }
 
+function alreadyExists(name: string): ApiError {
+  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${name} already exists`, reason: 'AlreadyExists', code: 409 });
+}
+
+const CONFIGMAP_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/;
+
 export class FakeApi implements RolloutClient {
   private rv = 1;
   private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map() };
@@ -75,7 +81,7 @@ export class FakeApi implements RolloutClient {
     return clone(stored);
   }
 
-  get(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): Obj | undefined {
+  read(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): Obj | undefined {
     const o = this.stores[kind]!.get(key);
     return o ? clone(o) : undefined;
   }
@@ -121,6 +127,12 @@ export class FakeApi implements RolloutClient {
     return Promise.resolve(new WatchStream<T>(out as unknown as IncomingMessage, options.signal));
   }
 
+  get<T>(path: string, _options: CallOptions = {}): Promise<T> {
+    const m = CONFIGMAP_PATH.exec(path);
+    const o = m ? this.stores['configmaps']!.get(`${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`) : undefined;
+    return o ? Promise.resolve(clone(o) as T) : Promise.reject(notFound(path));
+  }
+
   async patch<T>(path: string, _type: string, patch: unknown, options: CallOptions = {}): Promise<T> {
     return this.write<T>({ method: 'PATCH', path, body: patch }, options, (current) => {
       const want = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
@@ -150,12 +162,20 @@ export class FakeApi implements RolloutClient {
     await this.beforeWrite(w);
     if (options.signal?.aborted) throw new Error('aborted');
     this.writes.push(w);
+    const cm = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(path);
+    if (cm) return this.createConfigMap<T>(body as Obj);
     this.events.push(clone(body as Obj));
     this.settle();
     return clone(body) as T;
   }
 
   // ---- internals ----------------------------------------------------------------------------------------------
+
+  private createConfigMap<T>(body: Obj): T {
+    const key = this.keyOf('configmaps', body);
+    if (this.stores['configmaps']!.has(key)) throw alreadyExists(key);
+    return this.put('configmaps', { ...body, metadata: { ...body.metadata, uid: `uid-${key}` } }) as T;
+  }
 
   private keyOf(kind: string, obj: Obj): string {
     return kind === 'configmaps' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');

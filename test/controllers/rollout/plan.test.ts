@@ -381,12 +381,6 @@ const rows: Row[] = [
     phase: 'Progressing',
     states: { 'node-1': 'Succeeded', 'node-2': 'InFlight' },
   },
-  {
-    name: 'spec.layers (no renderer here) halts instead of resetting every node to local config',
-    input: base({ rollout: rollout({ configSource: {}, layers: [{ configMap: { namespace: 'kube-system', name: 'base', kubeletConfigKey: 'kubelet' } }] }) }),
-    patched: [],
-    phase: 'Halted',
-  },
   // ---- missing ConfigMap
   {
     name: 'the ConfigMap does not exist: nothing starts, the rollout stays Pending',
@@ -533,5 +527,61 @@ describe('planRollout patches and status', () => {
     const later = planRollout(base({ now: at(500), rollout: rollout({}, first.status), nodes: [switched('node-1', { active: OLD }), node('node-2'), node('node-3')] }));
     const t = (s: RolloutStatus): string | undefined => s.conditions?.find((c) => c.type === 'Progressing')?.lastTransitionTime;
     assert.equal(t(later.status), t(first.status));
+  });
+});
+
+describe('planRollout of layers', () => {
+  const LAYERS = [
+    { configMap: { namespace: 'default', name: 'base', kubeletConfigKey: 'kubelet' } },
+    { configMap: { namespace: 'default', name: 'pool', kubeletConfigKey: 'kubelet' } },
+  ];
+  const layered = (status?: RolloutStatus): ReturnType<typeof rollout> => {
+    const r = rollout({ layers: LAYERS }, status);
+    delete r.spec!.configSource;
+    return r;
+  };
+  const failedCondition = (st: RolloutStatus) => st.conditions?.find((c) => c.type === 'Failed');
+
+  it('rolls out the rendered ConfigMap and records its name', () => {
+    const plan = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec.configSource), [{ configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }]);
+    assert.equal(plan.status.renderedConfigMap, 'r1-abc');
+    assert.equal(plan.status.phase, 'Progressing');
+  });
+
+  it('keeps to the recorded ConfigMap, whatever a later rendering says', () => {
+    const first = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
+    const nodes = [node('node-1', { source: { configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } } }), node('node-2'), node('node-3')];
+    const next = planRollout(base({ rollout: layered(first.status), nodes, rendered: { name: 'r1-other' }, now: at(11) }));
+    assert.equal(next.status.renderedConfigMap, 'r1-abc');
+    assert.ok(next.nodePatches.every((p) => p.patch.spec.configSource?.configMap?.name === 'r1-abc'));
+  });
+
+  it('a layer that cannot be rendered halts the rollout with the reason, before any node changes', () => {
+    const failure = { reason: 'LayerNotFound', message: 'layer ConfigMap default/pool not found: the layers cannot be rendered' };
+    const plan = planRollout(base({ rollout: layered(), rendered: { failure } }));
+    assert.deepEqual(plan.nodePatches, []);
+    assert.equal(plan.status.phase, 'Halted');
+    assert.equal(failedCondition(plan.status)?.reason, 'LayerNotFound');
+    assert.equal(failedCondition(plan.status)?.message, failure.message);
+    assert.equal(plan.status.renderedConfigMap, undefined);
+  });
+
+  it('configSource and layers together halt with InvalidSpec instead of choosing one', () => {
+    const plan = planRollout(base({ rollout: rollout({ layers: LAYERS }), rendered: { name: 'r1-abc' } }));
+    assert.deepEqual(plan.nodePatches, []);
+    assert.equal(plan.status.phase, 'Halted');
+    assert.equal(failedCondition(plan.status)?.reason, 'InvalidSpec');
+  });
+
+  it('an undo restores the nodes this rollout moved to the rendered ConfigMap', () => {
+    const target = { configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } };
+    const moved = switched('node-1', { source: target });
+    const r = layered({ phase: 'Succeeded', renderedConfigMap: 'r1-abc', nodes: { 'node-1': done(0) } });
+    r.spec!.revert = true;
+    const plan = planRollout(base({ rollout: r, nodes: [moved] }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec.configSource), [OLD]);
+    assert.equal(plan.status.phase, 'Reverted');
+    assert.equal(plan.status.renderedConfigMap, 'r1-abc');
   });
 });

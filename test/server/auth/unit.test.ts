@@ -218,6 +218,12 @@ describe('RBAC', () => {
     assert.ok(!can('delete', 'nodes', { name: 'n' }));
     assert.ok(!can('create', 'nodes'));
     assert.ok(!can('create', 'nodeconfigrollouts', dkc));
+    // Rendered layers are created in kube-system only; layers are read anywhere.
+    assert.ok(can('get', 'configmaps', { namespace: 'pools' }));
+    for (const ns of ['default', 'kube-node-lease']) assert.ok(!can('create', 'configmaps', { namespace: ns }), `configmaps create in ${ns}`);
+    // Rendered layers are created in kube-system only; layers are read anywhere.
+    assert.ok(can('get', 'configmaps', { namespace: 'pools' }));
+    for (const ns of ['default', 'kube-node-lease']) assert.ok(!can('create', 'configmaps', { namespace: ns }), `configmaps create in ${ns}`);
     assert.ok(!can('delete', 'configmaps', { namespace: 'kube-system', name: 'c' }));
     assert.ok(!can('update', 'configmaps', { namespace: 'kube-system', name: 'c' }));
     assert.ok(!can('get', 'secrets', { namespace: 'kube-system' }));

@@ -443,6 +443,22 @@ describe('the NodeConfigRollout CRD (deploy/crds)', () => {
     ]);
   });
 
+  it('takes layers instead of configSource, and refuses both, neither and no layer', () => {
+    const layers = [{ configMap: { namespace: 'default', name: 'base', kubeletConfigKey: 'kubelet' } }];
+    const layered = rollout({ layers });
+    delete (layered['spec'] as Record<string, unknown>)['configSource'];
+    assert.deepEqual(s.validate(layered), []);
+    // kube-apiserver's own wording for a oneOf, which names the field in the message rather than the path.
+    const oneOf = '<nil>: Invalid value: "": "spec" must validate one and only one schema (oneOf).';
+    assert.deepEqual(s.validate(rollout({ layers })).map(String), [`${oneOf} Found 2 valid alternatives`]);
+    const neither = rollout({});
+    delete (neither['spec'] as Record<string, unknown>)['configSource'];
+    assert.deepEqual(s.validate(neither).map(String), [`${oneOf} Found none valid`, 'spec.configSource: Required value']);
+    const empty = rollout({ layers: [] });
+    delete (empty['spec'] as Record<string, unknown>)['configSource'];
+    assert.match(s.validate(empty).map(String).join('\n'), /spec\.layers: Invalid value: 0: spec\.layers in body should have at least 1 items/);
+  });
+
   it('unknown spec fields are pruned with their paths', () => {
     const obj = rollout({ foo: 1, strategy: { canary: '10%', speed: 'fast' } });
     assert.deepEqual(s.prune(obj), ['spec.foo', 'spec.strategy.speed']);

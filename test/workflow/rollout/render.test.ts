@@ -44,6 +44,16 @@ describe('progressLines', () => {
     assert.deepEqual(progressLines('r', batch1, succeeded), ['nodeconfigrollout "r" successfully rolled out (3 of 3 nodes succeeded)']);
   });
 
+  it('names a layered rollout\'s rendered ConfigMap once, before its first batch', () => {
+    const layered = (s: RolloutStatus): RolloutStatus => ({ ...s, renderedConfigMap: 'r-2k8bmh5f7c' });
+    assert.deepEqual(progressLines('r', pending, layered(canary)), [
+      'layers rendered into ConfigMap kube-system/r-2k8bmh5f7c',
+      'canary started: node-1',
+      'nodeconfigrollout "r" progressing (0 of 3 nodes succeeded)',
+    ]);
+    assert.deepEqual(progressLines('r', layered(canary), layered(batch1)), ['batch 1 started: node-2, node-3']);
+  });
+
   it('tells the whole story at once when first seen late', () => {
     assert.deepEqual(progressLines('r', undefined, succeeded, true), [
       'canary started: node-1',

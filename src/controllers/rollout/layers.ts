@@ -1,0 +1,73 @@
+// A layered rollout's one ConfigMap: the layers (first = base, then drop-ins, with the kubelet's --config-dir
+// merge) rendered into an immutable ConfigMap in kube-system, named `<rollout>-<hash>` by kubectl's --append-hash
+// hash of its content, so the same layers always give the same name and creating it twice is harmless. Nodes are
+// then assigned that ConfigMap like any other: they receive one whole object, as with upstream's configSource. Pure.
+
+import type { ConfigMap, NodeConfigSource } from '../../api/types.js';
+import { encode, KubeletConfigError, LayerError, render, type Layer } from '../../kubeletconfig/index.js';
+import { configMapHash } from './confighash.js';
+import { conditionMessages, conditionReasons } from './messages.js';
+import type { LayerRef, NodeConfigRollout } from './resource.js';
+
+export const RENDERED_NAMESPACE = 'kube-system';
+/** The key of the rendered ConfigMap that holds the KubeletConfiguration. */
+export const RENDERED_KEY = 'kubelet';
+/** Names the rollout that rendered a ConfigMap; a rollout re-created under the same name with the same layers finds it again. */
+export const RENDERED_BY_LABEL = 'dkc.io/rendered-by';
+
+export type RenderOutcome = { configMap: ConfigMap } | { failure: { reason: string; message: string } };
+
+export function layersOf(r: NodeConfigRollout): readonly LayerRef[] {
+  return r.spec?.layers ?? [];
+}
+
+export function isLayered(r: NodeConfigRollout): boolean {
+  return layersOf(r).length > 0;
+}
+
+/** The configSource of a rendered ConfigMap, as it goes onto the nodes. */
+export function renderedSource(name: string): NodeConfigSource {
+  return { configMap: { namespace: RENDERED_NAMESPACE, name, kubeletConfigKey: RENDERED_KEY } };
+}
+
+function layerName(ref: LayerRef): string {
+  const cm = ref.configMap;
+  return `cm/${cm.namespace}/${cm.name}:${cm.kubeletConfigKey}`;
+}
+
+/** The layers' bytes, or why one cannot be read. */
+function readLayers(refs: readonly LayerRef[], get: (namespace: string, name: string) => ConfigMap | undefined): Layer[] | RenderOutcome {
+  const layers: Layer[] = [];
+  for (const ref of refs) {
+    const { namespace, name, kubeletConfigKey } = ref.configMap;
+    const cm = get(namespace, name);
+    if (!cm) return { failure: { reason: conditionReasons.layerNotFound, message: conditionMessages.layerNotFound(namespace, name) } };
+    const bytes = cm.data?.[kubeletConfigKey];
+    if (bytes === undefined) {
+      return { failure: { reason: conditionReasons.layerNotFound, message: conditionMessages.layerKeyNotFound(namespace, name, kubeletConfigKey) } };
+    }
+    layers.push({ bytes, name: layerName(ref) });
+  }
+  return layers;
+}
+
+/**
+ * The ConfigMap `rollout`'s layers render to, looked up with `get` (the controller's informer cache), or the
+ * reason it cannot be rendered: a missing layer or key, or a layer that does not decode.
+ */
+export function renderRollout(rollout: string, refs: readonly LayerRef[], get: (namespace: string, name: string) => ConfigMap | undefined): RenderOutcome {
+  const layers = readLayers(refs, get);
+  if (!Array.isArray(layers)) return layers;
+  let text: string;
+  try {
+    const [base, ...dropIns] = layers;
+    text = encode(render(base!, dropIns).config, 'yaml');
+  } catch (err) {
+    if (!(err instanceof KubeletConfigError)) throw err;
+    const source = err instanceof LayerError ? err.source : '';
+    return { failure: { reason: conditionReasons.renderFailed, message: conditionMessages.renderFailed(source, err.message) } };
+  }
+  const content: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: rollout }, data: { [RENDERED_KEY]: text }, immutable: true };
+  const name = `${rollout}-${configMapHash(content)}`;
+  return { configMap: { ...content, metadata: { name, namespace: RENDERED_NAMESPACE, labels: { [RENDERED_BY_LABEL]: rollout } } } };
+}

@@ -1,0 +1,52 @@
+// Rendering a layered rollout: the layers merged in order into one immutable, content-named ConfigMap in
+// kube-system, and a clear reason when a layer is missing or does not decode.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ConfigMap } from '../../../src/api/types.js';
+import { configMapHash } from '../../../src/controllers/rollout/confighash.js';
+import { RENDERED_BY_LABEL, renderRollout } from '../../../src/controllers/rollout/layers.js';
+import { load } from '../../../src/kubeletconfig/index.js';
+
+const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+const cm = (name: string, text: string): ConfigMap => ({ metadata: { namespace: 'default', name }, data: { kubelet: text } });
+const ref = (name: string, key = 'kubelet') => ({ configMap: { namespace: 'default', name, kubeletConfigKey: key } });
+const store = (...cms: ConfigMap[]) => (ns: string, name: string) => cms.find((c) => c.metadata.namespace === ns && c.metadata.name === name);
+
+const BASE = cm('base', HEADER + 'maxPods: 50\nevictionHard:\n  memory.available: 100Mi\n');
+const POOL = cm('pool', HEADER + 'maxPods: 80\nevictionHard:\n  nodefs.available: 5%\n');
+
+describe('renderRollout', () => {
+  it('merges the layers in order into one immutable ConfigMap named by the content hash', () => {
+    const out = renderRollout('blue', [ref('base'), ref('pool')], store(BASE, POOL));
+    assert.ok('configMap' in out);
+    const rendered = out.configMap;
+    const config = load(rendered.data!['kubelet']!).config;
+    assert.equal(config.maxPods, 80);
+    assert.deepEqual(Object.keys(config.evictionHard ?? {}).sort(), ['memory.available', 'nodefs.available']);
+    assert.equal(rendered.immutable, true);
+    assert.equal(rendered.metadata.namespace, 'kube-system');
+    assert.deepEqual(rendered.metadata.labels, { [RENDERED_BY_LABEL]: 'blue' });
+    assert.equal(rendered.metadata.name, `blue-${configMapHash({ metadata: { name: 'blue' }, data: rendered.data!, immutable: true })}`);
+  });
+
+  it('gives the same name for the same layers, another for another order', () => {
+    const a = renderRollout('blue', [ref('base'), ref('pool')], store(BASE, POOL));
+    const b = renderRollout('blue', [ref('base'), ref('pool')], store(structuredClone(BASE), structuredClone(POOL)));
+    const c = renderRollout('blue', [ref('pool'), ref('base')], store(BASE, POOL));
+    assert.ok('configMap' in a && 'configMap' in b && 'configMap' in c);
+    assert.equal(a.configMap.metadata.name, b.configMap.metadata.name);
+    assert.notEqual(a.configMap.metadata.name, c.configMap.metadata.name);
+  });
+
+  it('names a missing layer, a missing key and a layer that does not decode', () => {
+    const missing = renderRollout('blue', [ref('base'), ref('pool')], store(BASE));
+    assert.deepEqual(missing, { failure: { reason: 'LayerNotFound', message: 'layer ConfigMap default/pool not found: the layers cannot be rendered' } });
+    const noKey = renderRollout('blue', [ref('base', 'other')], store(BASE));
+    assert.ok('failure' in noKey && noKey.failure.message.includes('has no key "other"'));
+    const bad = renderRollout('blue', [ref('base'), ref('pool')], store(BASE, cm('pool', HEADER + 'maxPods: many\n')));
+    assert.ok('failure' in bad);
+    assert.equal(bad.failure.reason, 'RenderFailed');
+    assert.match(bad.failure.message, /^the layers cannot be rendered: cm\/default\/pool:kubelet: failed to decode: .*MaxPods/);
+  });
+});
