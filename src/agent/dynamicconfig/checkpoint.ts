@@ -478,11 +478,21 @@ export class CheckpointStore {
   }
 
   setAssigned(src: MaybeSource): Promise<void> {
-    return this.lock.run(() => this.writeRecord(this.assignedPath, src));
+    return this.lock.run(() => this.writeAssigned(src));
   }
 
   setLastKnownGood(src: MaybeSource): Promise<void> {
-    return this.lock.run(() => this.writeRecord(this.lastKnownGoodPath, src));
+    return this.lock.run(() => this.writeLastKnownGood(src));
+  }
+
+  /** The one writer of meta/assigned; the caller holds the lock. */
+  protected writeAssigned(src: MaybeSource): Promise<void> {
+    return this.writeRecord(this.assignedPath, src);
+  }
+
+  /** The one writer of meta/last-known-good; the caller holds the lock. */
+  protected writeLastKnownGood(src: MaybeSource): Promise<void> {
+    return this.writeRecord(this.lastKnownGoodPath, src);
   }
 
   /**
@@ -494,8 +504,8 @@ export class CheckpointStore {
       fn({
         assigned: () => this.assigned(),
         lastKnownGood: () => this.lastKnownGood(),
-        setAssigned: (src) => this.writeRecord(this.assignedPath, src),
-        setLastKnownGood: (src) => this.writeRecord(this.lastKnownGoodPath, src),
+        setAssigned: (src) => this.writeAssigned(src),
+        setLastKnownGood: (src) => this.writeLastKnownGood(src),
       }),
     );
   }
@@ -539,14 +549,14 @@ export class CheckpointStore {
   private async resetLocked(): Promise<boolean> {
     const assigned = await this.assigned();
     try {
-      await this.writeRecord(this.lastKnownGoodPath, undefined);
+      await this.writeLastKnownGood(undefined);
     } catch (e) {
       throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset last-known-good UID in checkpoint store, error: ${(e as Error).message}`, {
         cause: e,
       });
     }
     try {
-      await this.writeRecord(this.assignedPath, undefined);
+      await this.writeAssigned(undefined);
     } catch (e) {
       throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset assigned UID in checkpoint store, error: ${(e as Error).message}`, {
         cause: e,
