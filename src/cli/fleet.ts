@@ -17,6 +17,7 @@ export function registerFleetCommand(program: Command): void {
     .option('--ca-cert <file>', "the cluster CA's certificate (default: pki/ca.crt beside the kubeconfig)")
     .option('--ca-key <file>', "the cluster CA's key, to issue the nodes' client certificates (default: pki/ca.key beside the kubeconfig)")
     .option('--start-concurrency <n>', 'node starts in flight at once', '64')
+    .option('--stats-interval <seconds>', "print the fleet's memory per node and event-loop delay this often (0: never)", '30')
     .option('--v <level>', 'log verbosity', '0')
     .action(async (opts: import('../fleet/command.js').FleetCommandOptions) => {
       const { runFleetCommand } = await import('../fleet/command.js');

@@ -19,6 +19,7 @@ export interface FleetCommandOptions {
   caCert?: string;
   caKey?: string;
   startConcurrency: string;
+  statsInterval: string;
   v: string;
 }
 
@@ -37,11 +38,23 @@ function labels(text: string | undefined): Record<string, string> {
   return out;
 }
 
-/** Prints the progress line whenever it changes, until stopped. */
-function reportProgress(fleet: Fleet, started: number, write: (line: string) => void): () => void {
+/** The fleet's memory and event-loop delay since the previous line. */
+function statsLine(fleet: Fleet): string {
+  const s = fleet.stats(true);
+  const mb = (b: number): string => (b / 1048576).toFixed(0);
+  return messages.stats(mb(s.rssBytes), (s.rssPerNodeBytes / 1024).toFixed(0), mb(s.heapUsedBytes), s.eventLoopDelayP99Ms.toFixed(1), s.eventLoopDelayMaxMs.toFixed(1));
+}
+
+/** Prints the progress line whenever it changes, and the fleet's cost every `statsEveryMs`, until stopped. */
+function reportProgress(fleet: Fleet, started: number, statsEveryMs: number, write: (line: string) => void): () => void {
   let last = '';
   let announced = false;
+  let lastStats = performance.now();
   const tick = (): void => {
+    if (statsEveryMs > 0 && performance.now() - lastStats >= statsEveryMs) {
+      lastStats = performance.now();
+      write(statsLine(fleet));
+    }
     const p = fleet.progress();
     const line = messages.progress(p.registered, p.total, p.ready);
     if (line !== last) write(line);
@@ -81,7 +94,7 @@ export async function runFleetCommand(opts: FleetCommandOptions): Promise<void> 
     startConcurrency: int('--start-concurrency', opts.startConcurrency, 1, 10_000),
   });
   const write = (line: string): void => void process.stdout.write(`${line}\n`);
-  const stopReporting = reportProgress(fleet, started, write);
+  const stopReporting = reportProgress(fleet, started, int('--stats-interval', opts.statsInterval, 0, 86_400) * 1000, write);
   await new Promise<void>((resolve) => {
     const onSignal = (sig: string): void => {
       process.off('SIGINT', onInt);

@@ -23,6 +23,8 @@ export const messages = {
   nodeStartFailed: (node: string, why: string) => `${node}: the agent did not start: ${why}`,
   progress: (registered: number, total: number, ready: number) => `${registered}/${total} registered, ${ready} Ready`,
   allReady: (total: number, seconds: string, rate: string) => `${total} nodes Ready in ${seconds} s (${rate} nodes/s)`,
+  stats: (rssMB: string, perNodeKB: string, heapMB: string, p99: string, max: string) =>
+    `rss ${rssMB} MB (${perNodeKB} KB per node), heap ${heapMB} MB, event-loop delay p99 ${p99} ms, max ${max} ms (last interval)`,
   stopping: (signal: string) => `received ${signal}, stopping the fleet`,
   stopped: (total: number) => `fleet of ${total} nodes stopped`,
 } as const;

@@ -54,6 +54,8 @@ export interface FleetStats {
   eventLoopDelayMaxMs: number;
   rssBytes: number;
   heapUsedBytes: number;
+  /** (rss − rss before the first node started) / nodes: what one node costs the process. */
+  rssPerNodeBytes: number;
 }
 
 export interface Fleet {
@@ -108,6 +110,7 @@ function once<T>(f: () => Promise<T>): () => Promise<T> {
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const dataDir = resolve(options.dataDir);
   const members = fleetMembers(options.namePrefix ?? 'sim-', options.firstIndex ?? 1, options.nodes);
+  const baselineRss = process.memoryUsage().rss;
   const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   await mkdir(join(dataDir, 'pki'), { recursive: true });
@@ -188,6 +191,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         eventLoopDelayMaxMs: ms(delay.max),
         rssBytes: mem.rss,
         heapUsedBytes: mem.heapUsed,
+        rssPerNodeBytes: nodes.length > 0 ? Math.round((mem.rss - baselineRss) / nodes.length) : 0,
       };
       if (resetDelay) delay.reset();
       return out;
