@@ -1,7 +1,8 @@
 // A fleet: N simulated nodes in this process against any API server, each the agent's own lifecycle on a fleet host
 // (its client certificate, a share of the one kubelet listener, the machine's facts read once). Starts are paced by a
-// bound on concurrent starts, so registration runs as fast as the server takes it without queueing thousands of
-// requests behind each other; each node's own kubeAPIQPS applies on top, as on a real node.
+// bound on nodes starting at once, a start lasting until the API server shows the node Ready: registration then runs
+// as fast as the server takes it, without thousands of requests queued behind each other until they time out and
+// are retried. Each node's own kubeAPIQPS applies on top, as on a real node.
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
@@ -40,7 +41,7 @@ export interface FleetOptions {
   port?: number;
   /** The nodes' local KubeletConfiguration (YAML); default: client certificates from the cluster CA, Webhook authorization. */
   localConfig?: string;
-  /** Node starts in flight at once; default 64. */
+  /** Nodes starting at once (until the API server shows them Ready); default 64. */
   startConcurrency?: number;
   /** Restart pacing, as the supervisor's for `dkc up`'s agents. */
   backoff?: BackoffOptions;
@@ -92,6 +93,9 @@ function nodeArgv(m: FleetMember, o: { dataDir: string; configFile: string; port
     ...(o.agentArgs ?? []),
   ];
 }
+
+/** The longest a starting node holds its start slot waiting to show Ready (the server may be slow, or down). */
+const START_SLOT_MS = 10_000;
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -168,6 +172,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     if (stopping) return;
     await mkdir(n.dir, { recursive: true });
     await n.start();
+    if (n.instance > 0) await tracker.whenReady(n.name, START_SLOT_MS);
   });
 
   return {

@@ -28,6 +28,7 @@ export class ProgressTracker {
   private readonly registeredNames = new Set<string>();
   /** Called with true on every change, with false when the tracker stops. */
   private readonly waiters = new Set<(more: boolean) => void>();
+  private readonly registrationWaiters = new Map<string, () => void>();
 
   constructor(client: RestClient, private readonly names: ReadonlySet<string>, private readonly sinceMs: number) {
     this.informer = new Informer(client, '/api/v1/nodes');
@@ -48,6 +49,7 @@ export class ProgressTracker {
 
   async stop(): Promise<void> {
     for (const w of [...this.waiters]) w(false);
+    for (const w of [...this.registrationWaiters.values()]) w();
     await this.informer.stop();
   }
 
@@ -73,12 +75,29 @@ export class ProgressTracker {
     });
   }
 
+  /** Resolves once `name` is Ready (its registration carried its first status), or after `timeoutMs`. */
+  whenReady(name: string, timeoutMs: number): Promise<void> {
+    if (this.readyNames.has(name)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.registrationWaiters.delete(name);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.registrationWaiters.get(name)?.();
+      this.registrationWaiters.set(name, done);
+    });
+  }
+
   private observe(n: NodeLike): void {
     const name = n.metadata?.name ?? '';
     if (!this.names.has(name)) return;
     this.registeredNames.add(name);
-    if (readySince(n, this.sinceMs)) this.readyNames.add(name);
-    else this.readyNames.delete(name);
+    if (readySince(n, this.sinceMs)) {
+      this.readyNames.add(name);
+      this.registrationWaiters.get(name)?.();
+    } else this.readyNames.delete(name);
     for (const w of [...this.waiters]) w(true);
   }
 }
