@@ -7,13 +7,14 @@ import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
 import { registerControllerCommand } from './controller.js';
 import { registerUpCommand } from './up.js';
+import { registerFleetCommand } from './fleet.js';
 import { registerRolloutCommands } from './rollout.js';
 import { registerUiCommand } from './ui.js';
 import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
   // A server or agent run by `dkc up` stops when dkc up is gone, however it went.
-  if (argv[0] === 'agent' || argv[0] === 'server') stopWhenSupervisorGone();
+  if (argv[0] === 'agent' || argv[0] === 'server' || argv[0] === 'fleet') stopWhenSupervisorGone();
   // The agent takes the kubelet's flag names, parsed by its own flag table rather than by commander; like the
   // kubelet's, its --help and --version count wherever they stand.
   if (argv[0] === 'agent') {
@@ -38,6 +39,7 @@ export async function main(argv: string[]): Promise<void> {
   registerServerCommand(program);
   registerConfigCommands(program);
   registerUpCommand(program);
+  registerFleetCommand(program);
   registerControllerCommand(program);
   registerRolloutCommands(program);
   registerUiCommand(program);
