@@ -4,6 +4,7 @@
 // and in the previous record, so a new leader evaluates exactly what the last one would have.
 
 import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
+import { syncError } from '../../agent/dynamicconfig/errors.js';
 import { failureMessages } from './messages.js';
 import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress } from './resource.js';
 
@@ -77,16 +78,21 @@ function activeOnTarget(node: Node, t: NodeTarget): boolean {
   return sameRef(active, t.desired.configMap) && active.uid === t.configMap.uid && active.resourceVersion === t.configMap.resourceVersion;
 }
 
+/** Upstream's status prefix for a failed sync (e.g. a download the Node authorizer has not yet allowed): retried by the agent. */
+const SYNC_FAILURE = syncError('');
+
 /**
  * The node reports an error for the rollout's own source: the agent refused or rolled back the new config. An error
  * about an earlier version of the same ConfigMap (one edited since a previous attempt failed) is stale, not this
- * rollout's: the agent will report on the current version.
+ * rollout's: the agent will report on the current version. With `transient`, a failed sync, which the agent retries
+ * and which says nothing of the config, counts too; without it, it does not.
  */
-function configError(node: Node, t: NodeTarget): string | undefined {
+function configError(node: Node, t: NodeTarget, transient = false): string | undefined {
   const cfg = node.status?.config;
   const assigned = cfg?.assigned?.configMap;
   if (!cfg?.error || !sameRef(assigned, t.desired?.configMap)) return undefined;
   if (assigned && t.configMap && (assigned.uid !== t.configMap.uid || assigned.resourceVersion !== t.configMap.resourceVersion)) return undefined;
+  if (!transient && cfg.error.startsWith(SYNC_FAILURE)) return undefined;
   return cfg.error;
 }
 
@@ -122,6 +128,9 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
   }
   const updatedAt = prev.updatedAt !== undefined ? Date.parse(prev.updatedAt) : now;
   if (now >= updatedAt + t.deadlineMs) {
+    // A sync failure that outlived the deadline is the reason, in the agent's words.
+    const stuck = configError(node, t, true);
+    if (stuck !== undefined) return failed(prev, 'ConfigError', stuck);
     const ready = readyCondition(node).status;
     if (ready !== 'True') return failed(prev, 'NotReady', failureMessages.notReady(ready));
     return failed(prev, 'NotActive', failureMessages.notActive(Math.round(t.deadlineMs / 1000)));

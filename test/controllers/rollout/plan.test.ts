@@ -239,6 +239,28 @@ const rows: Row[] = [
     states: { 'node-1': 'Overridden', 'node-2': 'InFlight' },
   },
   {
+    name: 'a failed sync (a download not yet allowed) is retried by the agent: not a failure before the deadline',
+    input: base({
+      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'failed to sync: failed to download config, see Kubelet log for details' })],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
+    patched: [],
+    phase: 'Progressing',
+    states: { 'node-1': 'InFlight' },
+  },
+  {
+    name: 'a failed sync still there at the deadline: ConfigError in the agent\'s words',
+    input: base({
+      now: at(301),
+      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'failed to sync: failed to download config, see Kubelet log for details' })],
+      rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
+    patched: [],
+    phase: 'Succeeded',
+    states: { 'node-1': 'Failed' },
+    reasons: { 'node-1': 'ConfigError' },
+  },
+  {
     name: 'failures within maxFailures: the rollout goes on',
     input: base({ nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), node('node-2')], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) }),
     patched: ['node-2'],
