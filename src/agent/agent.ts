@@ -1,8 +1,8 @@
 // The node agent's lifecycle, the kubelet's in small: build the local config (defaults ← --config ← flags), let the
 // dynamic config controller choose the config to run, start the node's listeners, register the Node and keep its
 // status and Lease current, and hand the controller its API client. The agent never changes config in place: to run
-// a new one it stops, and `dkc agent` exits 0 so that its supervisor starts it again. `runAgent` is the in-process
-// form (start → stop), which `dkc agent` wraps.
+// a new one it stops. `runAgent` is that lifecycle (start → stop) on a host (host.ts): `dkc agent` exits 0 so that
+// its supervisor starts it again; a fleet starts the node's next instance in the same process.
 
 import type { NodeCondition } from '../api/types.js';
 import { readFile } from 'node:fs/promises';
@@ -17,8 +17,8 @@ import {
   type EffectiveConfigSuccess,
   type KubeletConfiguration,
 } from '../kubeletconfig/index.js';
-import { RestClient } from '../client/index.js';
 import { parseAgentFlags, type AgentFlags } from './flags.js';
+import { processHost, type AgentHost } from './host.js';
 import {
   computeAllocatable,
   computeCapacity,
@@ -29,7 +29,6 @@ import {
   eventRateLimits,
   heartbeatTimeoutMs,
   gauge,
-  hostCapacity,
   hostname,
   kubeAPIRateLimiter,
   LeaseRenewer,
@@ -37,9 +36,7 @@ import {
   nodeReference,
   NodeStatusReporter,
   parseCapacityFlag,
-  readHostSystemInfo,
   registerNode,
-  startAgentServers,
   statusSource,
   type AgentServers,
   type MetricsRegistry,
@@ -96,9 +93,9 @@ async function readLocalConfig(flags: AgentFlags): Promise<ConfigSource | undefi
   }
 }
 
-export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
+export async function runAgent(argv: readonly string[], host: AgentHost = processHost): Promise<RunningAgent> {
   const flags = parseAgentFlags(argv);
-  configureLogging({ verbosity: flags.verbosity });
+  if (host.ownsLogging) configureLogging({ verbosity: flags.verbosity });
   klog.v(2, `dkc agent starting, pid ${process.pid}, ${Math.round(process.uptime() * 1000)} ms after process start`);
   const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
   const file = await readLocalConfig(flags);
@@ -120,7 +117,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   }
   // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
   // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
-  const apiServer = flags.kubeconfig ? await RestClient.fromKubeconfig(flags.kubeconfig) : undefined;
+  const apiServer = await host.connect(flags);
 
   let controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
   if (flags.dynamicConfigDir) {
@@ -162,7 +159,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
   }
 
   const config = chosen.config;
-  configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
+  if (host.ownsLogging) configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
   const startup = validateStartup(config, { featureGates: chosen.featureGates });
   if (startup.errors.length) {
     apiServer?.close();
@@ -183,7 +180,7 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     : undefined;
   let servers: AgentServers;
   try {
-    servers = await startAgentServers({
+    servers = await host.serve({
       config,
       certDir: flags.certDir ?? join(flags.dynamicConfigDir ? resolve(flags.dynamicConfigDir, '..') : process.cwd(), 'pki'),
       nodeName,
@@ -197,10 +194,10 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     apiServer?.close();
     throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
   }
-  klog.info(`serving on https://${config.address}:${servers.ports.https}`, { node: nodeName });
+  klog.info(`serving on https://${servers.address}:${servers.ports.https}`, { node: nodeName });
   // The trial is health-gated: the agent probes its own listener and its /healthz checks for as long as it runs, and
   // any failed probe restarts the trial clock. Probes count only once the whole start-up is done (startUpDone).
-  const probeHost = config.address === '0.0.0.0' || config.address === '::' ? '127.0.0.1' : config.address;
+  const probeHost = servers.address === '0.0.0.0' || servers.address === '::' ? '127.0.0.1' : servers.address;
   const probe = async (): Promise<void> => {
     if (!controller) return;
     try {
@@ -263,10 +260,10 @@ export async function runAgent(argv: readonly string[]): Promise<RunningAgent> {
     // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
     // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
     const heartbeatClient = apiServer.withOptions({ timeoutMs: heartbeatTimeoutMs(config) });
-    const machine = mergeCapacity(await hostCapacity(), capacityFlag);
+    const machine = mergeCapacity(await host.machine(), capacityFlag);
     const capacity = computeCapacity(machine, config);
     const allocatable = computeAllocatable(capacity, config);
-    const system = await readHostSystemInfo();
+    const system = await host.systemInfo();
     const configOK = controller;
     const source = statusSource({
       config: { port: servers.ports.https },

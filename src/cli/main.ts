@@ -7,13 +7,14 @@ import { registerServerCommand } from './server.js';
 import { registerConfigCommands } from './config.js';
 import { registerControllerCommand } from './controller.js';
 import { registerUpCommand } from './up.js';
+import { registerFleetCommand } from './fleet.js';
 import { registerRolloutCommands } from './rollout.js';
 import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'agent') return (await import('./agent.js')).agentMain(argv.slice(1));
-  // A server run by `dkc up` stops when dkc up is gone, however it went.
-  if (argv[0] === 'server') stopWhenSupervisorGone();
+  // A server or fleet run by `dkc up` stops when dkc up is gone, however it went.
+  if (argv[0] === 'server' || argv[0] === 'fleet') stopWhenSupervisorGone();
   const program = new Command('dkc')
     .description('dynamic kubelet configuration: control plane, node agent and operator workflow')
     .version(versionLine().trimEnd(), '--version', 'print the version')
@@ -23,6 +24,7 @@ export async function main(argv: string[]): Promise<void> {
   registerServerCommand(program);
   registerConfigCommands(program);
   registerUpCommand(program);
+  registerFleetCommand(program);
   registerControllerCommand(program);
   registerRolloutCommands(program);
   program

@@ -9,8 +9,9 @@ export function registerUpCommand(program: Command): void {
     .option('--nodes <n>', 'number of node agents', '3')
     .option('--port <port>', 'API server port (0 picks a free one)', '6443')
     .option('--storage <backend>', "sqlite, or etcd: a local single-member etcd (the `etcd` on PATH) under --data-dir", 'sqlite')
+    .option('--simulated-nodes <n>', 'also run N simulated nodes (sim-1 … sim-N) in one supervised `dkc fleet` process', '0')
     .option('--agent-arg <flag>', 'a flag for every agent, e.g. --agent-arg=--dynamic-config-trial-duration=5s (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .action(async (opts: { dataDir: string; nodes: string; port: string; agentArg: string[]; storage: string }) => {
+    .action(async (opts: import('../up/up.js').UpOptions) => {
       const { runUp } = await import('../up/up.js');
       await runUp(opts);
     });

@@ -216,34 +216,65 @@ export async function createCA(commonName: string, options: CAOptions = {}): Pro
   return { certPem: pemOf(cert.rawData, 'CERTIFICATE'), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
+/** A leaf's key pair: the public half goes into certificates, the PEM of the private half next to them. */
+export interface LeafKeyPair {
+  publicKey: CryptoKey;
+  keyPem: string;
+}
+
+/** A fresh P-256 key pair for leaves. */
+export async function newLeafKeyPair(): Promise<LeafKeyPair> {
+  const keys = await newLeafKeys();
+  return { publicKey: keys.publicKey, keyPem: await privateKeyPem(keys.privateKey) };
+}
+
+export interface LeafIssuer {
+  /** Issues a leaf signed by the CA, for `key` when given (several leaves may share one), else for a fresh key. */
+  issue(options: IssueOptions, key?: LeafKeyPair): Promise<CertKeyPem>;
+}
+
+/**
+ * An issuer for many leaves of one CA: the CA certificate and signing key are parsed once, which is most of the cost
+ * of a single issueCert when there are thousands (a simulated fleet's node certificates).
+ */
+export async function leafIssuer(ca: CertKeyPem): Promise<LeafIssuer> {
+  const caCert = parseCert(ca.certPem, 'CA certificate');
+  const signer = await importSigner(ca.keyPem);
+  const aki = await authorityKeyId(caCert);
+  return {
+    async issue(options, key) {
+      if (options.usages.length === 0) throw invalid('a certificate needs at least one usage (server or client)');
+      const leafKey = key ?? (await newLeafKeyPair());
+      const eku: string[] = [];
+      if (options.usages.includes('server')) eku.push(x509.ExtendedKeyUsage.serverAuth);
+      if (options.usages.includes('client')) eku.push(x509.ExtendedKeyUsage.clientAuth);
+      const extensions: x509.Extension[] = [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension(eku, false),
+        aki,
+      ];
+      const sans = sanNames(options.dnsNames, options.ipAddresses);
+      if (sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(sans, false));
+      const cert = await x509.X509CertificateGenerator.create({
+        serialNumber: randomSerial(),
+        subject: subjectName(options.commonName, options.organizations),
+        issuer: caCert.subjectName,
+        ...validity(options.now, options.days ?? LEAF_DAYS),
+        publicKey: leafKey.publicKey,
+        signingKey: signer.key,
+        signingAlgorithm: signer.signingAlgorithm,
+        extensions,
+      });
+      return { certPem: pemOf(cert.rawData, 'CERTIFICATE'), keyPem: leafKey.keyPem };
+    },
+  };
+}
+
 /** Issues a leaf certificate signed by `ca`, with a fresh P-256 key. */
 export async function issueCert(ca: CertKeyPem, options: IssueOptions): Promise<CertKeyPem> {
   if (options.usages.length === 0) throw invalid('a certificate needs at least one usage (server or client)');
-  const caCert = parseCert(ca.certPem, 'CA certificate');
-  const signer = await importSigner(ca.keyPem);
-  const keys = await newLeafKeys();
-  const eku: string[] = [];
-  if (options.usages.includes('server')) eku.push(x509.ExtendedKeyUsage.serverAuth);
-  if (options.usages.includes('client')) eku.push(x509.ExtendedKeyUsage.clientAuth);
-  const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.ExtendedKeyUsageExtension(eku, false),
-    await authorityKeyId(caCert),
-  ];
-  const sans = sanNames(options.dnsNames, options.ipAddresses);
-  if (sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(sans, false));
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerial(),
-    subject: subjectName(options.commonName, options.organizations),
-    issuer: caCert.subjectName,
-    ...validity(options.now, options.days ?? LEAF_DAYS),
-    publicKey: keys.publicKey,
-    signingKey: signer.key,
-    signingAlgorithm: signer.signingAlgorithm,
-    extensions,
-  });
-  return { certPem: pemOf(cert.rawData, 'CERTIFICATE'), keyPem: await privateKeyPem(keys.privateKey) };
+  return (await leafIssuer(ca)).issue(options);
 }
 
 /**

@@ -6,6 +6,8 @@ export {
   assertKeyMatchesCert,
   createCA,
   issueCert,
+  leafIssuer,
+  newLeafKeyPair,
   parseCertIdentity,
   selfSignedServing,
   type CAOptions,
@@ -13,6 +15,8 @@ export {
   type CertKeyPem,
   type CertUsage,
   type IssueOptions,
+  type LeafIssuer,
+  type LeafKeyPair,
   type SelfSignedServing,
 } from './certs.js';
 export {

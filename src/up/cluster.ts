@@ -60,6 +60,8 @@ export interface ClusterOptions {
    * server of the cluster's own; `dataDir/pki` must then hold the servers' CA (with its key, to issue node certs).
    */
   externalServerURL?: string;
+  /** Simulated nodes beside the real agents: one supervised `dkc fleet` process running them (sim-1 … sim-N). */
+  simulatedNodes?: number;
   /** Local KubeletConfiguration YAML for every node; default: a minimal one trusting the cluster CA. */
   localConfig?: (ctx: { caFile: string }) => string;
 }
@@ -119,6 +121,20 @@ async function waitForNewFile(path: string, before: number | undefined, timeoutM
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new UpError('cluster-failed', messages.serverNoKubeconfig(path, timeoutMs));
+}
+
+/** The supervised `dkc fleet` of `dkc up --simulated-nodes`: its state in <dataDir>/fleet, its log in fleet.log. */
+function fleetChild(dataDir: string, kubeconfig: string, nodes: number, agentArgs: readonly string[]): Parameters<Supervisor['add']>[0] {
+  return {
+    name: 'fleet',
+    command: process.execPath,
+    args: [dkcBin, 'fleet', `--kubeconfig=${kubeconfig}`, `--nodes=${nodes}`, `--data-dir=${join(dataDir, 'fleet')}`, ...agentArgs.map((a) => `--agent-arg=${a}`)],
+    logFile: join(dataDir, 'fleet.log'),
+    restart: 'always',
+    watchParent: true,
+    // Thousands of nodes checkpoint (write, fsync, rename) at once; libuv's default four threads would queue them.
+    env: { UV_THREADPOOL_SIZE: process.env['UV_THREADPOOL_SIZE'] ?? '64' },
+  };
 }
 
 export function defaultLocalConfig({ caFile }: { caFile: string }): string {
@@ -234,6 +250,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always', watchParent: true });
     nodes.push(node);
   }
+  if ((options.simulatedNodes ?? 0) > 0) supervisor.add(fleetChild(dataDir, kubeconfig, options.simulatedNodes!, options.agentArgs ?? []));
   supervisor.start();
   return {
     dataDir,

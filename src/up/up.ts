@@ -4,6 +4,7 @@
 import { join, resolve } from 'node:path';
 import { RestClient } from '../client/index.js';
 import { installSignalForwarding } from '../supervisor/index.js';
+import { readySince } from '../fleet/progress.js';
 import { startCluster } from './cluster.js';
 import { UpError, messages } from './errors.js';
 import { lockDataDir } from './lock.js';
@@ -41,8 +42,18 @@ function int(flag: string, v: string, min: number, max: number): number {
   return Number(v);
 }
 
-export async function runUp(opts: { dataDir: string; nodes: string; port: string; agentArg: string[]; storage?: string }): Promise<void> {
+export interface UpOptions {
+  dataDir: string;
+  nodes: string;
+  port: string;
+  agentArg: string[];
+  storage?: string;
+  simulatedNodes?: string;
+}
+
+export async function runUp(opts: UpOptions): Promise<void> {
   const nodes = int('--nodes', opts.nodes, 0, 500);
+  const simulated = int('--simulated-nodes', opts.simulatedNodes ?? '0', 0, 60_000);
   const port = int('--port', opts.port, 0, 65535);
   const started = Date.now();
   const storage = opts.storage ?? 'sqlite';
@@ -51,21 +62,21 @@ export async function runUp(opts: { dataDir: string; nodes: string; port: string
   const lock = lockDataDir(resolve(opts.dataDir));
   process.on('exit', lock.release);
   try {
-    await runLocked(opts, nodes, port, storage, started);
+    await runLocked(opts, nodes, simulated, port, storage, started);
   } finally {
     lock.release();
     process.off('exit', lock.release);
   }
 }
 
-async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: number, port: number, storage: string, started: number): Promise<void> {
+async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: number, simulated: number, port: number, storage: string, started: number): Promise<void> {
   // etcd is a child of this process too (not supervised): Ctrl-C reaches it through the process group.
   const etcd = storage === 'etcd' ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd')) : undefined;
   const serverArgs = etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : [];
   if (etcd) process.stdout.write(`etcd: ${etcd.endpoints.join(',')} (data in ${join(opts.dataDir, 'etcd')})\n`);
   let cluster: Awaited<ReturnType<typeof startCluster>>;
   try {
-    cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg, serverArgs });
+    cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg, serverArgs, simulatedNodes: simulated });
   } catch (err) {
     await etcd?.stop();
     throw err;
@@ -94,12 +105,13 @@ async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: n
     if (reported.size < nodes && !stopping) {
       process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
     }
+    if (simulated > 0 && !stopping) await waitForSimulated(client, simulated, started, () => stopping, cluster.dataDir);
   } finally {
     client.close();
   }
   if (!stopping) {
     process.stdout.write(
-      `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s). Use it with:\n` +
+      `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'}${simulated > 0 ? ` and ${simulated} simulated` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s). Use it with:\n` +
         `  export KUBECONFIG=${cluster.kubeconfig}\n` +
         `  kubectl get nodes\n` +
         `Press Ctrl-C to stop.\n`,
@@ -110,3 +122,19 @@ async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: n
   process.stdout.write('dkc cluster stopped\n');
 }
 
+
+/** Waits for the fleet's sim-1 … sim-N to report Ready (a second per list: there may be thousands), saying how many are. */
+async function waitForSimulated(client: RestClient, total: number, started: number, stopping: () => boolean, dataDir: string): Promise<void> {
+  const deadline = Date.now() + 60_000 + total * 20;
+  let ready = 0;
+  let shown = -1;
+  while (!stopping() && Date.now() < deadline) {
+    const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
+    ready = list.items.filter((n) => /^sim-\d+$/.test(n.metadata?.name ?? '') && readySince(n, started)).length;
+    if (ready !== shown) process.stdout.write(`simulated nodes: ${ready}/${total} Ready\n`);
+    shown = ready;
+    if (ready >= total) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  if (ready < total && !stopping()) process.stdout.write(`warning: ${total - ready} simulated node(s) not Ready; see ${join(dataDir, 'fleet.log')}\n`);
+}

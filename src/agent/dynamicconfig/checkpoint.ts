@@ -62,6 +62,14 @@ export const CheckpointErrorCodes = {
 
 export type CheckpointErrorCode = (typeof CheckpointErrorCodes)[keyof typeof CheckpointErrorCodes];
 
+/** The meta records, for a caller that holds the store's lock (CheckpointStore.exclusive). */
+export interface LockedRecords {
+  assigned(): Promise<NodeConfigSource | undefined>;
+  lastKnownGood(): Promise<NodeConfigSource | undefined>;
+  setAssigned(src: MaybeSource): Promise<void>;
+  setLastKnownGood(src: MaybeSource): Promise<void>;
+}
+
 export class CheckpointError extends CodedError<CheckpointErrorCode> {
   override name = 'CheckpointError';
 }
@@ -470,16 +478,36 @@ export class CheckpointStore {
   }
 
   setAssigned(src: MaybeSource): Promise<void> {
-    return this.lock.run(() => this.writeRecord(this.assignedPath, src));
+    return this.lock.run(() => this.writeAssigned(src));
   }
 
   setLastKnownGood(src: MaybeSource): Promise<void> {
-    return this.lock.run(() => this.writeRecord(this.lastKnownGoodPath, src));
+    return this.lock.run(() => this.writeLastKnownGood(src));
   }
 
-  /** Runs `fn` holding the store's lock: no other mutation of the store interleaves with it. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.lock.run(fn);
+  /** The one writer of meta/assigned; the caller holds the lock. */
+  protected writeAssigned(src: MaybeSource): Promise<void> {
+    return this.writeRecord(this.assignedPath, src);
+  }
+
+  /** The one writer of meta/last-known-good; the caller holds the lock. */
+  protected writeLastKnownGood(src: MaybeSource): Promise<void> {
+    return this.writeRecord(this.lastKnownGoodPath, src);
+  }
+
+  /**
+   * Runs `fn` holding the store's lock: no other mutation of the store interleaves with it. `fn` reads and writes the
+   * records through `records` (the store's own setters would wait for the lock `fn` holds).
+   */
+  exclusive<T>(fn: (records: LockedRecords) => Promise<T>): Promise<T> {
+    return this.lock.run(() =>
+      fn({
+        assigned: () => this.assigned(),
+        lastKnownGood: () => this.lastKnownGood(),
+        setAssigned: (src) => this.writeAssigned(src),
+        setLastKnownGood: (src) => this.writeLastKnownGood(src),
+      }),
+    );
   }
 
   /**
@@ -521,14 +549,14 @@ export class CheckpointStore {
   private async resetLocked(): Promise<boolean> {
     const assigned = await this.assigned();
     try {
-      await this.setLastKnownGood(undefined);
+      await this.writeLastKnownGood(undefined);
     } catch (e) {
       throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset last-known-good UID in checkpoint store, error: ${(e as Error).message}`, {
         cause: e,
       });
     }
     try {
-      await this.setAssigned(undefined);
+      await this.writeAssigned(undefined);
     } catch (e) {
       throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset assigned UID in checkpoint store, error: ${(e as Error).message}`, {
         cause: e,

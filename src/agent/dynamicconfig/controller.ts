@@ -516,13 +516,13 @@ export class DynamicConfigController<C> {
     }
     try {
       // Read, decide and write under the store's lock: a reset must not land in between.
-      const promoted = await this.store.exclusive(async () => {
-        const assigned = await this.store.assigned();
-        const lkg = await this.store.lastKnownGood();
+      const promoted = await this.store.exclusive(async (records) => {
+        const assigned = await records.assigned();
+        const lkg = await records.lastKnownGood();
         if (!assigned || (lkg && sourcesEqual(assigned, lkg))) return undefined;
         // Only the config this boot loaded and trialled may graduate.
         if (!sourcesEqual(assigned, this.assignedAtBoot)) return undefined;
-        await this.store.setLastKnownGood(assigned);
+        await records.setLastKnownGood(assigned);
         return assigned;
       });
       if (!promoted) return;

@@ -1,19 +1,16 @@
 // One async mutex for the checkpoint store: every change to meta/ and checkpoints/ (sync, trial promotion, reset,
 // the start ledger) runs under it, so a read-decide-write sequence such as promoting the assigned config to
-// last-known-good can never land between the two writes of a reset. Re-entrant within one async call chain
-// (AsyncLocalStorage), so an operation that holds it may call the store's other locked operations.
-
-import { AsyncLocalStorage } from 'node:async_hooks';
+// last-known-good can never land between the two writes of a reset. Not re-entrant: a holder that needs more of
+// the store is handed what it needs (CheckpointStore.exclusive). Re-entrancy would take AsyncLocalStorage, which on
+// Node 20 turns on promise hooks for the whole process: a quarter of a simulated fleet's CPU.
 
 export class AsyncMutex {
   private tail: Promise<void> = Promise.resolve();
-  private readonly owner = new AsyncLocalStorage<AsyncMutex>();
   private waiting = 0;
   private readonly contentionWaiters: (() => void)[] = [];
 
-  /** Runs `fn` once every earlier holder has finished; `fn` may take the lock again (re-entrant). */
+  /** Runs `fn` once every earlier holder has finished; `fn` must not ask for the lock again. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.owner.getStore() === this) return fn();
     const previous = this.tail;
     let release!: () => void;
     this.tail = new Promise<void>((r) => (release = r));
@@ -25,7 +22,7 @@ export class AsyncMutex {
       this.waiting--;
     }
     try {
-      return await this.owner.run(this, fn);
+      return await fn();
     } finally {
       release();
     }

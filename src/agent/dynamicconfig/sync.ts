@@ -221,9 +221,9 @@ export class ConfigSync {
     let updated: boolean;
     try {
       // Read and write under the store's lock, so no reset or promotion lands between them.
-      updated = await store.exclusive(async () => {
-        const previous = await store.assigned();
-        await store.setAssigned(resolved);
+      updated = await store.exclusive(async (records) => {
+        const previous = await records.assigned();
+        await records.setAssigned(resolved);
         return !sourcesEqual(previous, resolved);
       });
     } catch (err) {

@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { SecureVersion, TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { klog } from '../../util/klog.js';
 import { NodeAgentError } from './errors.js';
@@ -78,6 +79,8 @@ export interface AgentServerPorts {
 export interface AgentServers {
   /** The bound ports (useful when the config asked for port 0). */
   ports: AgentServerPorts;
+  /** The address the HTTPS endpoints answer on (a wildcard when the config binds every address). */
+  address: string;
   certFile: string;
   keyFile: string;
   /** True when this start minted the self-signed serving certificate. */
@@ -285,6 +288,76 @@ async function readClientCA(file: string): Promise<string | undefined> {
   return pem;
 }
 
+/** What one node's HTTPS endpoints need besides where they listen. */
+export type AgentHandlerOptions = Omit<AgentServersOptions, 'certDir' | 'nodeIPs'> & {
+  /**
+   * The client CA the TLS handshake verified callers against, when the listener is not the node's own (a fleet's
+   * shared one). A caller then counts as authenticated only if the node's own clientCAFile also signed its
+   * certificate, so each node keeps its own authentication rules.
+   */
+  handshakeCA?: string;
+};
+
+/** The PEM certificates of a bundle, as X509Certificate objects (unparsable blocks are left out). */
+function parseBundle(pem: string): X509Certificate[] {
+  const out: X509Certificate[] = [];
+  for (const m of pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)) {
+    try {
+      out.push(new X509Certificate(m[0]));
+    } catch {
+      // A bundle may hold blocks node cannot read; they verify nothing.
+    }
+  }
+  return out;
+}
+
+/**
+ * The request listener of one node's HTTPS endpoints (/configz, /healthz, /metrics, /pods) behind the kubelet's
+ * authentication and authorization rules, for a listener of the node's own or one shared by many nodes.
+ */
+export async function createAgentHandler(options: AgentHandlerOptions): Promise<{ handler: http.RequestListener; clientCA: string | undefined }> {
+  const { config } = options;
+  const clientCA = await readClientCA(config.authentication.x509.clientCAFile);
+  const anonymous = config.authentication.anonymous.enabled;
+  const ownCAs = clientCA !== undefined && options.handshakeCA !== undefined && clientCA !== options.handshakeCA ? parseBundle(clientCA) : undefined;
+  const signedByOwnCA = (req: http.IncomingMessage): boolean => {
+    if (ownCAs === undefined) return true;
+    const peer = (req.socket as TLSSocket).getPeerX509Certificate();
+    return peer !== undefined && ownCAs.some((ca) => peer.checkIssued(ca) && peer.verify(ca.publicKey));
+  };
+  const authenticate = (req: http.IncomingMessage): boolean => {
+    if (anonymous) return true;
+    return clientCA !== undefined && (req.socket as TLSSocket).authorized === true && signedByOwnCA(req);
+  };
+  const ask = options.authorize;
+  const authorizeRequest: Gate | undefined = config.authorization?.mode !== 'Webhook' || ask === undefined
+    ? undefined
+    : async (req, res) => {
+        const user = (signedByOwnCA(req) ? certificateUser(req) : undefined) ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+        const attrs = requestAttributes(req.method ?? 'GET', pathOf(req), options.nodeName);
+        const shown = `user=${user.name}, verb=${attrs.verb}, resource=${attrs.resource}, subresource=${attrs.subresource}`;
+        let allowed: boolean;
+        try {
+          allowed = await ask(user, attrs);
+        } catch (err) {
+          klog.error(`Authorization error (${shown}): ${(err as Error).message}`);
+          textError(res, 500, `Authorization error (${shown})`);
+          return false;
+        }
+        if (!allowed) textError(res, 403, `Forbidden (${shown})`);
+        return allowed;
+      };
+  const healthz = healthzRoute(options.healthz);
+  const metrics = metricsRoute(options.metrics);
+  const handler = dispatch(
+    { '/configz': configzRoute(options.configz), '/healthz': healthz, '/metrics': metrics, '/pods': podsRoute(), '/pods/': podsRoute() },
+    'kubelet server',
+    authenticate,
+    authorizeRequest,
+  );
+  return { handler, clientCA };
+}
+
 /**
  * Starts the HTTPS server and, when configured, the read-only and healthz ports. Rejects with a
  * NodeAgentError (LISTEN_*, SERVING_CERT_*, CLIENT_CA_INVALID) and leaves nothing listening when any
@@ -299,8 +372,7 @@ export async function startAgentServers(options: AgentServersOptions): Promise<A
     hostnames: [options.nodeName],
     ips: options.nodeIPs ?? [],
   });
-  const clientCA = await readClientCA(config.authentication.x509.clientCAFile);
-  const anonymous = config.authentication.anonymous.enabled;
+  const { handler, clientCA } = await createAgentHandler(options);
 
   const tlsOptions: https.ServerOptions = { cert: cert.certPem, key: cert.keyPem };
   const minVersion = TLS_VERSIONS[config.tlsMinVersion];
@@ -312,40 +384,9 @@ export async function startAgentServers(options: AgentServersOptions): Promise<A
     tlsOptions.rejectUnauthorized = false;
     tlsOptions.ca = clientCA;
   }
-  const authenticate = (req: http.IncomingMessage): boolean => {
-    if (anonymous) return true;
-    return clientCA !== undefined && (req.socket as TLSSocket).authorized === true;
-  };
-  const ask = options.authorize;
-  const authorizeRequest: Gate | undefined = config.authorization?.mode !== 'Webhook' || ask === undefined
-    ? undefined
-    : async (req, res) => {
-        const user = certificateUser(req) ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-        const attrs = requestAttributes(req.method ?? 'GET', pathOf(req), options.nodeName);
-        const shown = `user=${user.name}, verb=${attrs.verb}, resource=${attrs.resource}, subresource=${attrs.subresource}`;
-        let allowed: boolean;
-        try {
-          allowed = await ask(user, attrs);
-        } catch (err) {
-          klog.error(`Authorization error (${shown}): ${(err as Error).message}`);
-          textError(res, 500, `Authorization error (${shown})`);
-          return false;
-        }
-        if (!allowed) textError(res, 403, `Forbidden (${shown})`);
-        return allowed;
-      };
-
   const healthz = healthzRoute(options.healthz);
   const metrics = metricsRoute(options.metrics);
-  const secure = https.createServer(
-    tlsOptions,
-    dispatch(
-      { '/configz': configzRoute(options.configz), '/healthz': healthz, '/metrics': metrics, '/pods': podsRoute(), '/pods/': podsRoute() },
-      'kubelet server',
-      authenticate,
-      authorizeRequest,
-    ),
-  );
+  const secure = https.createServer(tlsOptions, handler);
   const started: http.Server[] = [];
   const stopAll = async (): Promise<void> => {
     await Promise.all(started.map(close));
@@ -367,6 +408,7 @@ export async function startAgentServers(options: AgentServersOptions): Promise<A
     let stopping: Promise<void> | undefined;
     return {
       ports,
+      address: config.address,
       certFile: cert.certFile,
       keyFile: cert.keyFile,
       certGenerated: cert.generated,

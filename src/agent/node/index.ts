@@ -70,6 +70,8 @@ export { createMetricsRegistry, gauge, renderMetrics, promClientLoadMillis, type
 export { loadOrCreateServingCert, SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, type ServingCert, type ServingCertOptions } from './servingcert.js';
 export {
   startAgentServers,
+  createAgentHandler,
+  type AgentHandlerOptions,
   type AgentServerConfig,
   type AgentServerPorts,
   type AgentServers,

@@ -416,14 +416,14 @@ describe('reset', () => {
   it('clears last-known-good before assigned', async () => {
     const calls: string[] = [];
     class Recording extends CheckpointStore {
-      override async setLastKnownGood(s: MaybeSource): Promise<void> {
+      protected override async writeLastKnownGood(s: MaybeSource): Promise<void> {
         calls.push(`lkg:${s === undefined ? 'nil' : 'set'}`);
-        return super.setLastKnownGood(s);
+        return super.writeLastKnownGood(s);
       }
-      override async setAssigned(s: MaybeSource): Promise<void> {
+      protected override async writeAssigned(s: MaybeSource): Promise<void> {
         calls.push(`assigned:${s === undefined ? 'nil' : 'set'}`);
         if (s === undefined && failAssigned) throw new Error('disk on fire');
-        return super.setAssigned(s);
+        return super.writeAssigned(s);
       }
     }
     let failAssigned = false;

@@ -5,6 +5,7 @@
 // Every wait is bounded polling of observable state; a failed wait says what it last saw and shows the tail of
 // the node's agent.log, because the agent's log is where the controller explains itself.
 
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { loadKubeconfig, RestClient } from '../../../../src/client/index.js';
 import { dkcBin, startCluster, type Cluster, type ClusterNode } from '../../../../src/up/cluster.js';
 import { Supervisor, type BackoffOptions, type ExitEvent, type StartEvent } from '../../../../src/supervisor/index.js';
+import { startFleet, type Fleet, type NodeEvent } from '../../../../src/fleet/index.js';
+import { configureLogging } from '../../../../src/util/klog.js';
 
 export const KEY = 'kubelet';
 export const NS = 'default';
@@ -202,6 +205,11 @@ export interface Detached {
 }
 
 export interface HarnessOptions {
+  /**
+   * Where the agents run: one process each under dkc's supervisor (`process`, the default), or as simulated nodes of
+   * a fleet in this test's process (`fleet`), restarted in-process; the harness observes both the same way.
+   */
+  host?: 'process' | 'fleet';
   nodes?: number;
   agentArgs?: string[];
   serverArgs?: string[];
@@ -217,7 +225,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   try {
     cluster = await startCluster({
       dataDir,
-      nodes: options.nodes ?? 1,
+      nodes: options.host === 'fleet' ? 0 : (options.nodes ?? 1),
       port: 0,
       agentArgs: options.agentArgs ?? [],
       ...(options.serverArgs ? { serverArgs: options.serverArgs } : {}),
@@ -234,6 +242,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     sup.on('exit', (e) => exits.push(e));
   };
   record(cluster.supervisor);
+  let fleet: Fleet | undefined;
+  let nodes: ClusterNode[] = cluster.nodes;
+  if (options.host === 'fleet') {
+    try {
+      ({ fleet, nodes } = await startHarnessFleet(cluster, options, starts, exits));
+    } catch (err) {
+      await cluster.stop(5_000);
+      await rm(dataDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
   let agents: Supervisor = cluster.supervisor;
   const extra: Supervisor[] = [];
   // The admin client must not hang a test on a request to a stopped server: bounded per request.
@@ -284,7 +303,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     starts,
     exits,
     node(name) {
-      const n = cluster.nodes.find((x) => x.name === name);
+      const n = nodes.find((x) => x.name === name);
       if (!n) throw new Error(`no node ${name}`);
       return n;
     },
@@ -365,6 +384,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await h.waitForConfigz(node, (kc) => kc['maxPods'] === maxPods, `maxPods ${maxPods}`);
     },
     pid(node) {
+      if (fleet) {
+        const n = fleet.node(node.name);
+        return n.agent ? n.instance : undefined;
+      }
       try {
         return agents.pidOf(node.name);
       } catch {
@@ -372,6 +395,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
     async detach() {
+      if (fleet) throw new Error('a fleet host has no processes to detach');
       await cluster.stop(5_000);
       agents = new Supervisor(options.backoff ? { backoff: options.backoff } : {});
       record(agents);
@@ -413,7 +437,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async directConfigz(node) {
       const cfg = await loadKubeconfig(cluster.kubeconfig).catch(() => admin.config);
       // The agent serves a self-signed certificate; what matters here is what it serves, not who it is.
-      const direct = new RestClient({ ...cfg, server: `https://127.0.0.1:${node.port}`, insecureSkipTLSVerify: true }, { timeoutMs: 5_000 });
+      const address = fleet ? fleet.node(node.name).address : '127.0.0.1';
+      const direct = new RestClient({ ...cfg, server: `https://${address}:${node.port}`, insecureSkipTLSVerify: true }, { timeoutMs: 5_000 });
       try {
         const body = await direct.get<unknown>('/configz');
         const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { kubeletconfig?: Record<string, unknown> };
@@ -426,6 +451,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async stop() {
       admin.close();
       try {
+        await fleet?.stop();
+        if (fleet) configureLogging({ sink: (line) => void process.stderr.write(line) });
         for (const sup of extra.reverse()) await sup.stop('SIGTERM', 5_000);
         await cluster.stop(5_000);
       } finally {
@@ -435,7 +462,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   try {
     // Ready = registered, status.config published (non-nil, as upstream's first sync always writes), /configz served.
-    for (const node of cluster.nodes) {
+    for (const node of nodes) {
       await until(
         async () => {
           const n = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node.name}`);
@@ -452,6 +479,46 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     throw err;
   }
   return h;
+}
+
+/**
+ * The fleet host: the harness's nodes as simulated nodes of one fleet in this process (named node-1 …, as the process
+ * host names its agents), their log lines in <dataDir>/fleet.log, and their instance starts and failed starts recorded
+ * as the supervisor records processes (an instance number for a pid, a failed start as an exit 1).
+ */
+async function startHarnessFleet(cluster: Cluster, options: HarnessOptions, starts: StartEvent[], exits: ExitEvent[]): Promise<{ fleet: Fleet; nodes: ClusterNode[] }> {
+  const logFile = join(cluster.dataDir, 'fleet.log');
+  configureLogging({ sink: (line) => appendFileSync(logFile, line) });
+  let crashes = 0;
+  const onEvent = (e: NodeEvent): void => {
+    if (e.type === 'start') starts.push({ name: e.node, pid: e.instance, restarts: e.instance - 1 });
+    const exit = { name: e.node, pid: null, signal: null, uptimeMs: 0, restarts: 0, consecutiveCrashes: 0, crashLooping: false, nextDelayMs: null };
+    if (e.type === 'failed') exits.push({ ...exit, code: 1, outcome: 'crash', crashes: ++crashes });
+    if (e.type === 'exit' && e.why === 'restart') exits.push({ ...exit, code: 0, outcome: 'clean', crashes });
+  };
+  const fleetDir = join(cluster.dataDir, 'fleet');
+  const fleet = await startFleet({
+    kubeconfig: cluster.kubeconfig,
+    nodes: options.nodes ?? 1,
+    namePrefix: 'node-',
+    dataDir: fleetDir,
+    port: 0,
+    agentArgs: options.agentArgs ?? [],
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+    onEvent,
+  });
+  const nodes = fleet.nodes.map((n) => ({
+    name: n.name,
+    dir: n.dir,
+    kubeconfig: cluster.kubeconfig,
+    config: join(fleetDir, 'config.yaml'),
+    dynamicConfigDir: join(n.dir, 'dynamic-config'),
+    logFile,
+    port: fleet.port,
+    healthzPort: 0,
+    args: [],
+  }));
+  return { fleet, nodes };
 }
 
 /** Waits until `node`'s agent is running in a process other than `oldPid` (it exited and was restarted). */

@@ -1,0 +1,38 @@
+// Where a node agent runs. `dkc agent` is one node in its own process: it reads its kubeconfig, listens on its own
+// ports, reads the machine's facts and owns the process's logging. A fleet runs many nodes in one process and gives
+// each its API client, a share of one listener and the facts it simulates. The agent's lifecycle (agent.ts) is the
+// same on both hosts; only these edges differ.
+
+import { RestClient } from '../client/index.js';
+import type { AgentFlags } from './flags.js';
+import {
+  hostCapacity,
+  readHostSystemInfo,
+  startAgentServers,
+  type AgentServers,
+  type AgentServersOptions,
+  type HostSystemInfo,
+  type MachineResources,
+} from './node/index.js';
+
+export interface AgentHost {
+  /** Whether the agent sets the process's log format and verbosity (a fleet's nodes share the process's logging). */
+  readonly ownsLogging: boolean;
+  /** The node's API client, or undefined to run standalone. The agent closes it when it stops. */
+  connect(flags: AgentFlags): Promise<RestClient | undefined>;
+  /** Starts the node's HTTPS endpoints (and, on its own host, the read-only and healthz ports). */
+  serve(options: AgentServersOptions): Promise<AgentServers>;
+  /** cpu, memory and, where known, ephemeral-storage of the machine, before `--capacity`. */
+  machine(): Promise<MachineResources>;
+  /** What goes into status.nodeInfo besides versions. */
+  systemInfo(): Promise<HostSystemInfo>;
+}
+
+/** `dkc agent`: one node, its own process. */
+export const processHost: AgentHost = {
+  ownsLogging: true,
+  connect: async (flags) => (flags.kubeconfig ? RestClient.fromKubeconfig(flags.kubeconfig) : undefined),
+  serve: startAgentServers,
+  machine: () => hostCapacity(),
+  systemInfo: readHostSystemInfo,
+};

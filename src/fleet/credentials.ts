@@ -1,0 +1,97 @@
+// The fleet's node credentials: each simulated node authenticates as itself (CN system:node:<name>, O system:nodes)
+// with a client certificate from the cluster CA, so the Node authorizer and NodeRestriction treat it exactly as a real
+// agent. All the fleet's certificates share one P-256 key (kept in <dataDir>/pki/client.key): minting a key is a third
+// of the cost of a certificate, and the nodes live in one process anyway, so one key per node would protect nothing.
+// Certificates are kept in <dataDir>/<node>/pki/client.crt and reused while the CA and key still match them.
+
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../util/atomicfile.js';
+import type { LeafIssuer, LeafKeyPair } from '../pki/index.js';
+import { FleetError, messages } from './errors.js';
+
+export interface NodeCredential {
+  certPem: string;
+  keyPem: string;
+}
+
+export interface CredentialSource {
+  /** The credential of `name`, from disk when still valid, else newly issued and written. */
+  credential(name: string, dir: string): Promise<NodeCredential>;
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+async function readCA(certFile: string, keyFile: string): Promise<{ certPem: string; keyPem: string }> {
+  const read = async (file: string): Promise<string> => {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (err) {
+      throw new FleetError('fleet-ca-unreadable', messages.caUnreadable(file, (err as Error).message), { cause: err });
+    }
+  };
+  return { certPem: await read(certFile), keyPem: await read(keyFile) };
+}
+
+/** Whether `certPem` was issued by `ca` for `key` and names `user` (a stale certificate from another cluster does not). */
+function stillValid(certPem: string, ca: X509Certificate, key: KeyObject, user: string): boolean {
+  try {
+    const cert = new X509Certificate(certPem);
+    return cert.subject.includes(`CN=${user}`) && cert.checkIssued(ca) && cert.verify(ca.publicKey) && cert.checkPrivateKey(key) && Date.parse(cert.validTo) > Date.now();
+  } catch {
+    return false;
+  }
+}
+
+/** A credential source for the fleet in `dataDir`, issuing with the CA in `caCertFile`/`caKeyFile`. */
+export async function fleetCredentials(dataDir: string, caCertFile: string, caKeyFile: string): Promise<CredentialSource> {
+  const ca = await readCA(caCertFile, caKeyFile);
+  const pki = await import('../pki/index.js');
+  const issuer: LeafIssuer = await pki.leafIssuer(ca);
+  const keyFile = join(dataDir, 'pki', 'client.key');
+  await mkdir(join(dataDir, 'pki'), { recursive: true, mode: 0o700 });
+  let keyPem = await readOptional(keyFile);
+  let key: LeafKeyPair | undefined;
+  if (keyPem !== undefined) {
+    try {
+      key = await importLeafKey(keyPem);
+    } catch {
+      keyPem = undefined;
+    }
+  }
+  if (key === undefined) {
+    key = await pki.newLeafKeyPair();
+    await writeFileAtomic(keyFile, key.keyPem, 0o600);
+  }
+  const caX509 = new X509Certificate(ca.certPem);
+  const keyObject = createPrivateKey(key.keyPem);
+  const shared = key;
+  return {
+    async credential(name, dir) {
+      const user = `system:node:${name}`;
+      const certFile = join(dir, 'pki', 'client.crt');
+      const existing = await readOptional(certFile);
+      if (existing !== undefined && stillValid(existing, caX509, keyObject, user)) return { certPem: existing, keyPem: shared.keyPem };
+      const issued = await issuer.issue({ commonName: user, organizations: ['system:nodes'], usages: ['client'] }, shared);
+      await mkdir(join(dir, 'pki'), { recursive: true });
+      await writeFileAtomic(certFile, issued.certPem, 0o644);
+      return issued;
+    },
+  };
+}
+
+/** The public half of a stored P-256 key, as WebCrypto needs it to put it into certificates. */
+async function importLeafKey(keyPem: string): Promise<LeafKeyPair> {
+  const jwk = createPrivateKey(keyPem).export({ format: 'jwk' });
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256') throw new Error('not a P-256 key');
+  const publicKey = await globalThis.crypto.subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
+  return { publicKey, keyPem };
+}

@@ -1,0 +1,30 @@
+// `dkc fleet`'s error catalogue: every message it shows on the terminal, with a stable code for programs.
+
+import { CodedError } from '../util/errors.js';
+
+export type FleetErrorCode =
+  /** A flag of `dkc fleet` has a value it cannot use. */
+  | 'invalid-fleet-option'
+  /** The cluster CA (certificate and key) that issues the nodes' credentials cannot be read. */
+  | 'fleet-ca-unreadable'
+  /** The shared kubelet listener cannot bind a node's address. */
+  | 'fleet-listen-failed';
+
+export class FleetError extends CodedError<FleetErrorCode> {
+  override name = 'FleetError';
+}
+
+export const messages = {
+  invalidInt: (flag: string, v: string, min: number, max: number) => `invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`,
+  invalidPrefix: (v: string) => `invalid --name-prefix ${JSON.stringify(v)}: node names must be lower-case DNS labels (a-z, 0-9, '-')`,
+  tooManyNodes: (last: number) => `the fleet's nodes would need loopback addresses beyond 127.255.255.254 (node number ${last})`,
+  caUnreadable: (file: string, why: string) => `cannot read the cluster CA ${file} (pass --ca-cert and --ca-key): ${why}`,
+  listenFailed: (address: string, port: number, why: string) => `cannot serve the kubelet endpoints on ${address}:${port}: ${why}`,
+  nodeStartFailed: (node: string, why: string) => `${node}: the agent did not start: ${why}`,
+  progress: (registered: number, total: number, ready: number) => `${registered}/${total} registered, ${ready} Ready`,
+  allReady: (total: number, seconds: string, rate: string) => `${total} nodes Ready in ${seconds} s (${rate} nodes/s)`,
+  stats: (rssMB: string, perNodeKB: string, heapMB: string, p99: string, max: string) =>
+    `rss ${rssMB} MB (${perNodeKB} KB per node), heap ${heapMB} MB, event-loop delay p99 ${p99} ms, max ${max} ms (last interval)`,
+  stopping: (signal: string) => `received ${signal}, stopping the fleet`,
+  stopped: (total: number) => `fleet of ${total} nodes stopped`,
+} as const;

@@ -1,0 +1,209 @@
+// A fleet: N simulated nodes in this process against any API server, each the agent's own lifecycle on a fleet host
+// (its client certificate, a share of the one kubelet listener, the machine's facts read once). Starts are paced by a
+// bound on concurrent starts, so registration runs as fast as the server takes it without queueing thousands of
+// requests behind each other; each node's own kubeAPIQPS applies on top, as on a real node.
+
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { dirname, join, resolve } from 'node:path';
+import { loadKubeconfig, RestClient, type ClientConfig } from '../client/index.js';
+import type { AgentHost } from '../agent/host.js';
+import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
+import type { BackoffOptions } from '../supervisor/backoff.js';
+import { defaultLocalConfig } from '../up/cluster.js';
+import { writeFileAtomic } from '../util/atomicfile.js';
+import { fleetMembers, type FleetMember } from './addresses.js';
+import { fleetCredentials } from './credentials.js';
+import { SharedListener } from './listener.js';
+import { SimulatedNode, type NodeEvent } from './node.js';
+import { ProgressTracker, type FleetProgress } from './progress.js';
+
+export interface FleetOptions {
+  /** A kubeconfig for the API server (its URL and CA); its user watches the Nodes for progress. */
+  kubeconfig: string;
+  nodes: number;
+  /** Node names are <prefix><n>; default `sim-`. */
+  namePrefix?: string;
+  /** The first node's number; default 1 (two fleets can split a range). */
+  firstIndex?: number;
+  /** <dataDir>/<node>/dynamic-config holds each node's checkpoints. */
+  dataDir: string;
+  labels?: Readonly<Record<string, string>>;
+  /** `--capacity` of every node, e.g. cpu=4,memory=8Gi,pods=110. */
+  capacity?: string;
+  /** Further `dkc agent` flags for every node. */
+  agentArgs?: readonly string[];
+  /** The cluster CA that issues node certificates; default <kubeconfig's dir>/pki/ca.crt and ca.key (dkc up's layout). */
+  caCert?: string;
+  caKey?: string;
+  /** The kubelet port every node's address listens on; default 10250, 0 picks a free one. */
+  port?: number;
+  /** The nodes' local KubeletConfiguration (YAML); default: client certificates from the cluster CA, Webhook authorization. */
+  localConfig?: string;
+  /** Node starts in flight at once; default 64. */
+  startConcurrency?: number;
+  /** Restart pacing, as the supervisor's for `dkc up`'s agents. */
+  backoff?: BackoffOptions;
+  onEvent?: (e: NodeEvent) => void;
+}
+
+export interface FleetStats {
+  /** Event-loop delay since the fleet started (or the last reset), in ms. */
+  eventLoopDelayP50Ms: number;
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+  rssBytes: number;
+  heapUsedBytes: number;
+  /** (rss − rss before the first node started) / nodes: what one node costs the process. */
+  rssPerNodeBytes: number;
+}
+
+export interface Fleet {
+  readonly nodes: readonly SimulatedNode[];
+  readonly dataDir: string;
+  /** The shared kubelet port. */
+  readonly port: number;
+  node(name: string): SimulatedNode;
+  /** Resolves once every node has been started once (or failed its first start). */
+  readonly started: Promise<void>;
+  /** Resolves true once the API server shows every node Ready, false after `timeoutMs`. */
+  ready(timeoutMs?: number): Promise<boolean>;
+  progress(): FleetProgress;
+  stats(resetDelay?: boolean): FleetStats;
+  stop(): Promise<void>;
+}
+
+function nodeArgv(m: FleetMember, o: { dataDir: string; configFile: string; port: number; labels?: Readonly<Record<string, string>>; capacity?: string; agentArgs?: readonly string[] }): string[] {
+  const dir = join(o.dataDir, m.name);
+  const labels = Object.entries(o.labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  return [
+    `--config=${o.configFile}`,
+    `--dynamic-config-dir=${join(dir, 'dynamic-config')}`,
+    `--root-dir=${dir}`,
+    `--hostname-override=${m.name}`,
+    `--node-ip=${m.address}`,
+    `--address=${m.address}`,
+    `--port=${o.port}`,
+    // The fleet serves the HTTPS endpoints only: a healthz port per node would be thousands more listeners.
+    '--healthz-port=0',
+    '--feature-gates=DynamicKubeletConfig=true',
+    ...(labels.length > 0 ? [`--node-labels=${labels.join(',')}`] : []),
+    ...(o.capacity !== undefined ? [`--capacity=${o.capacity}`] : []),
+    ...(o.agentArgs ?? []),
+  ];
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+}
+
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const dataDir = resolve(options.dataDir);
+  const members = fleetMembers(options.namePrefix ?? 'sim-', options.firstIndex ?? 1, options.nodes);
+  const baselineRss = process.memoryUsage().rss;
+  const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  await mkdir(join(dataDir, 'pki'), { recursive: true });
+  const pkiDir = join(dirname(resolve(options.kubeconfig)), 'pki');
+  const caCert = options.caCert ?? join(pkiDir, 'ca.crt');
+  const caKey = options.caKey ?? join(pkiDir, 'ca.key');
+  // The nodes authenticate with their own certificates only, never with the kubeconfig's credentials.
+  const { token: _token, cert: _cert, key: _key, ...server } = await loadKubeconfig(options.kubeconfig);
+  const adminConfig: ClientConfig = await loadKubeconfig(options.kubeconfig);
+  const credentials = await fleetCredentials(dataDir, caCert, caKey);
+  const caPem = await readFile(caCert, 'utf8');
+
+  const configFile = join(dataDir, 'config.yaml');
+  await writeFile(configFile, options.localConfig ?? defaultLocalConfig({ caFile: caCert }));
+  const { selfSignedServing } = await import('../pki/index.js');
+  const serving = await selfSignedServing(['dkc-fleet'], ['127.0.0.1']);
+  const servingCert = { certPem: serving.certPem, keyPem: serving.keyPem, certFile: join(dataDir, 'pki', 'serving.crt'), keyFile: join(dataDir, 'pki', 'serving.key') };
+  await writeFileAtomic(servingCert.keyFile, servingCert.keyPem, 0o600);
+  await writeFileAtomic(servingCert.certFile, servingCert.certPem, 0o644);
+  const listener = new SharedListener({ port: options.port ?? 10250, servingCert, clientCA: caPem });
+  if (members.length > 0) await listener.bind(members[0]!.address);
+  const port = listener.boundPort;
+
+  const machine = hostCPUAndMemory();
+  const systemInfo = once<HostSystemInfo>(readHostSystemInfo);
+  const nodes = members.map((m) => {
+    const dir = join(dataDir, m.name);
+    const host: AgentHost = {
+      ownsLogging: false,
+      connect: async () => {
+        const { certPem, keyPem } = await credentials.credential(m.name, dir);
+        return new RestClient({ ...server, cert: certPem, key: keyPem });
+      },
+      serve: (o) => listener.serve(m.address, o),
+      machine: async () => ({ ...machine }),
+      systemInfo,
+    };
+    return new SimulatedNode({
+      name: m.name,
+      address: m.address,
+      dir,
+      argv: nodeArgv(m, { ...options, dataDir, configFile, port }),
+      host,
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
+  });
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+
+  const admin = new RestClient(adminConfig, { timeoutMs: 30_000 });
+  const tracker = new ProgressTracker(admin, new Set(byName.keys()), Date.now());
+  tracker.start();
+  let stopping = false;
+  const started = forEachBounded(nodes, options.startConcurrency ?? 64, async (n) => {
+    if (stopping) return;
+    await mkdir(n.dir, { recursive: true });
+    await n.start();
+  });
+
+  return {
+    nodes,
+    dataDir,
+    port,
+    started,
+    node(name) {
+      const n = byName.get(name);
+      if (!n) throw new Error(`no simulated node ${name}`);
+      return n;
+    },
+    ready: (timeoutMs = 120_000) => tracker.allReady(timeoutMs),
+    progress: () => tracker.progress(),
+    stats(resetDelay = false) {
+      const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+      const mem = process.memoryUsage();
+      const out = {
+        eventLoopDelayP50Ms: ms(delay.percentile(50)),
+        eventLoopDelayP99Ms: ms(delay.percentile(99)),
+        eventLoopDelayMaxMs: ms(delay.max),
+        rssBytes: mem.rss,
+        heapUsedBytes: mem.heapUsed,
+        rssPerNodeBytes: nodes.length > 0 ? Math.round((mem.rss - baselineRss) / nodes.length) : 0,
+      };
+      if (resetDelay) delay.reset();
+      return out;
+    },
+    stop: once(async () => {
+      stopping = true;
+      await started;
+      await Promise.all(nodes.map((n) => n.stop()));
+      await tracker.stop();
+      admin.close();
+      await listener.close();
+      delay.disable();
+    }),
+  };
+}
