@@ -8,6 +8,7 @@ export function registerControllerCommand(program: Command): void {
     .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--controllers <names>', 'controllers to run (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
+    .option('--metrics-bind-address <host:port>', 'serve the controllers\' /metrics on plain HTTP at this address (0 for none)', '0')
     .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
     .action(async (opts: import('../controllers/standalone.js').ControllerCommandOptions) => {
       const { runControllerCommand } = await import('../controllers/standalone.js');

@@ -7,7 +7,9 @@ export type ControllerErrorCode =
   /** A --controllers entry names no controller. */
   | 'UNKNOWN_CONTROLLER'
   /** A duration flag does not parse or is out of range. */
-  | 'INVALID_DURATION';
+  | 'INVALID_DURATION'
+  /** --metrics-bind-address is not host:port. */
+  | 'INVALID_BIND_ADDRESS';
 
 export class ControllerError extends CodedError<ControllerErrorCode> {
   override name = 'ControllerError';
@@ -16,6 +18,7 @@ export class ControllerError extends CodedError<ControllerErrorCode> {
 export const messages = {
   unknownController: (name: string, known: readonly string[]) =>
     `unknown controller ${JSON.stringify(name)} in --controllers (known: ${known.join(', ')})`,
+  invalidBindAddress: (value: string) => `invalid --metrics-bind-address ${JSON.stringify(value)}: must be host:port, or 0 for none`,
   invalidDuration: (flag: string, value: string) => `invalid ${flag} ${JSON.stringify(value)}: must be a positive duration such as 40s or 1m`,
 };
 
@@ -32,4 +35,5 @@ export const logs = {
   controllerFailed: (name: string, why: string) => `Error starting controller ${JSON.stringify(name)}: ${why}`,
   leadershipEnded: (lease: string) => `leadership of ${lease} ended`,
   stoppedLeading: () => 'stopped leading; stopping the controllers',
+  servingMetrics: (address: string) => `serving metrics on http://${address}/metrics`,
 };

@@ -8,6 +8,7 @@ import { RestClient } from '../client/index.js';
 import { issueCert } from '../pki/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
+import type { Registry } from '../util/prom.js';
 import { CONTROLLER_USER } from './identity.js';
 import { leaderIdentity } from './leaderelection.js';
 import { ControllerManager, type ControllerName } from './manager.js';
@@ -21,6 +22,8 @@ export interface InProcessOptions {
   ca: { certPem: string; keyPem?: string };
   /** The data dir when only this process can be using it (SQLite): see takeOverIdentity. */
   exclusiveDataDir?: string | undefined;
+  /** The server's registry: the controllers' metrics are served on its /metrics while they lead. */
+  metrics?: Registry;
 }
 
 /**
@@ -46,7 +49,7 @@ export async function startInProcessControllers(o: InProcessOptions): Promise<{ 
   const deadIdentities = o.exclusiveDataDir ? await takeOverIdentity(o.exclusiveDataDir, identity) : [];
   const cert = await issueCert({ certPem: o.ca.certPem, keyPem: o.ca.keyPem }, { commonName: CONTROLLER_USER, usages: ['client'] });
   const client = new RestClient({ server: o.url, ca: o.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
-  const manager = new ControllerManager({ client, controllers: o.names, nodeMonitorGracePeriodMs: o.gracePeriodMs, identity, deadIdentities });
+  const manager = new ControllerManager({ client, controllers: o.names, nodeMonitorGracePeriodMs: o.gracePeriodMs, identity, deadIdentities, ...(o.metrics ? { metrics: o.metrics } : {}) });
   klog.info(`controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER} with leader election identity ${identity}`);
   manager.start();
   return {

@@ -7,6 +7,7 @@ import { Duration } from '../kubeletconfig/index.js';
 import { backoffDelay } from '../util/backoff.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
+import type { Registry } from '../util/prom.js';
 import { ControllerError, logs, messages } from './errors.js';
 import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from './identity.js';
 import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
@@ -58,6 +59,8 @@ export interface ControllerManagerOptions {
   deadIdentities?: readonly string[];
   /** Overrides client-go's 15 s / 10 s / 2 s (tests). */
   election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
+  /** The registry the controllers add their metrics to while they lead. */
+  metrics?: Registry;
   /** Replaces loadFactory (tests). */
   factories?: Partial<Record<ControllerName, ControllerFactory>>;
 }
@@ -115,7 +118,7 @@ export class ControllerManager {
       try {
         const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs }));
         if (signal.aborted) return undefined;
-        return await factory({ client: this.o.client, clock: this.clock, signal });
+        return await factory({ client: this.o.client, clock: this.clock, signal, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
       } catch (err) {
         if (signal.aborted) return undefined;
         klog.error(logs.controllerFailed(name, (err as Error).message));

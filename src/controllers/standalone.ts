@@ -7,21 +7,30 @@ import { homedir } from 'node:os';
 import { RestClient } from '../client/index.js';
 import { loadClientConfig } from '../client/loadingrules.js';
 import { klog } from '../util/klog.js';
+import { newRegistry } from '../util/prom.js';
+import { logs } from './errors.js';
 import { ControllerManager, DEFAULT_NODE_MONITOR_GRACE_PERIOD, parseControllers, parseDurationFlag } from './manager.js';
+import { parseBindAddress, serveMetrics } from './metricsserver.js';
 
 export interface ControllerCommandOptions {
   kubeconfig?: string;
   context?: string;
   controllers?: string;
   nodeMonitorGracePeriod?: string;
+  /** host:port for plain-HTTP /metrics; "0" for none (the default). */
+  metricsBindAddress?: string;
 }
 
 export async function runControllerCommand(opts: ControllerCommandOptions): Promise<void> {
   const names = parseControllers(opts.controllers ?? 'rollout,nodelifecycle');
   const gracePeriodMs = parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD);
+  const bind = parseBindAddress(opts.metricsBindAddress ?? '0');
   const config = await loadClientConfig({ explicitPath: opts.kubeconfig, env: process.env['KUBECONFIG'], home: homedir(), context: opts.context });
   const client = new RestClient(config, { userAgent: 'dkc-controller' });
-  const manager = new ControllerManager({ client, controllers: names, nodeMonitorGracePeriodMs: gracePeriodMs });
+  const registry = bind ? newRegistry() : undefined;
+  const metricsServer = bind && registry ? await serveMetrics(registry, bind) : undefined;
+  if (metricsServer) klog.info(logs.servingMetrics(`${metricsServer.address.address}:${metricsServer.address.port}`));
+  const manager = new ControllerManager({ client, controllers: names, nodeMonitorGracePeriodMs: gracePeriodMs, ...(registry ? { metrics: registry } : {}) });
   klog.info(`dkc controller ${manager.identity}: controllers [${names.join(', ')}]`);
   manager.start();
   await new Promise<void>((resolve) => {
@@ -33,5 +42,6 @@ export async function runControllerCommand(opts: ControllerCommandOptions): Prom
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   await manager.stop();
+  await metricsServer?.close();
   client.close();
 }

@@ -4,6 +4,7 @@
 
 import type { RestClient } from '../client/index.js';
 import type { Clock } from '../util/clock.js';
+import type { Registry } from '../util/prom.js';
 
 export interface ControllerContext {
   /** Authenticated as the controller's identity (system:dkc:controller). */
@@ -11,6 +12,8 @@ export interface ControllerContext {
   clock: Clock;
   /** Aborted when leadership is lost or the host stops: the controller stops acting at once. */
   signal: AbortSignal;
+  /** Where the controller's metrics go while it runs (removed again when it stops); none when absent. */
+  metrics?: Registry;
 }
 
 export interface RunningController {

@@ -23,6 +23,7 @@ import { boolParam, int64Param, listResourceVersion, ParamError, type ListResour
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 import { encodeWatchEvent, WatchLimits } from './watchlimits.js';
+import { ApiMetrics } from './metrics.js';
 import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import { CrdRegistrar } from './crd/registrar.js';
@@ -80,6 +81,8 @@ export class ApiServer {
   private readonly bookmarkIntervalMs: number;
   private readonly minRequestTimeout: number;
   private readonly crds?: CrdRegistrar;
+  /** /metrics: kube-apiserver's request and storage metrics; in-process controllers add theirs to its registry. */
+  readonly metrics: ApiMetrics;
 
   constructor(private readonly options: ApiServerOptions) {
     this.registry = options.registry ?? defaultRegistry();
@@ -94,6 +97,7 @@ export class ApiServer {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
     for (const def of this.registry.all) this.mount(def);
+    this.metrics = new ApiMetrics({ objectCounts: () => this.objectCounts() });
     if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this);
     this.server = https.createServer(
       {
@@ -222,6 +226,11 @@ export class ApiServer {
     return this.caches.reduce((n, c) => n + c.watcherCount(), 0);
   }
 
+  /** Objects per served resource, named as kube-apiserver's apiserver_storage_objects names them (plural.group). */
+  private *objectCounts(): Iterable<readonly [string, number]> {
+    for (const [def, storage] of this.storages) yield [def.group ? `${def.plural}.${def.group}` : def.plural, storage.cache.size];
+  }
+
   /** The watch cache of a served resource, for authorizers that read RBAC objects and nodes. */
   cacheOf(group: string, plural: string): WatchCache | undefined {
     for (const [def, storage] of this.storages) if (def.group === group && def.plural === plural) return storage.cache;
@@ -229,6 +238,7 @@ export class ApiServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = this.metrics.now();
     let info: RequestInfo | undefined;
     let user: UserInfo | undefined;
     let impersonator: UserInfo | undefined;
@@ -261,6 +271,10 @@ export class ApiServer {
         }
       }
       info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      // Served resources only, as kube-apiserver instruments its routes: a path of no resource adds no series.
+      if (info.isResourceRequest && this.registry.lookup(info.apiGroup, info.apiVersion, info.resource)) {
+        this.metrics.track(req, res, info, url.searchParams, started);
+      }
       if (user) await this.authorize(user, info, url.searchParams);
       if (!info.isResourceRequest) return await this.handleNonResource(req, res, url);
       await this.handleResource(req, res, url, info, user!);
@@ -357,6 +371,12 @@ export class ApiServer {
       }
       case '/version':
         return this.writeJson(res, 200, versionInfo());
+      case '/metrics': {
+        const { contentType, body } = await this.metrics.render();
+        res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
+        res.end(body);
+        return;
+      }
       case '/api':
         return this.writeJson(res, 200, apiVersions(this.address));
       case '/apis':

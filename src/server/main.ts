@@ -166,6 +166,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
     url,
     ca: pki.ca,
     exclusiveDataDir: (opts.storage ?? 'sqlite') === 'sqlite' ? dataDir : undefined,
+    metrics: server.metrics.registry,
   });
   return {
     server,

@@ -7,9 +7,11 @@ import type { Lease, Node } from '../../api/types.js';
 import { ApiError, Informer, type KubeObject, type RestClient } from '../../client/index.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
+import type { Registry } from '../../util/prom.js';
 import type { RunningController } from '../types.js';
 import { conditionsForSilentNode, observeHealth, silentTooLong, taintsFor, type NodeHealth } from './health.js';
 import { logs } from './messages.js';
+import { registerNodeMetrics } from './metrics.js';
 
 /** kube-controller-manager's --node-monitor-period. */
 const MAX_MONITOR_PERIOD_MS = 5_000;
@@ -21,6 +23,8 @@ export interface NodeLifecycleOptions {
   clock: Clock;
   signal: AbortSignal;
   gracePeriodMs: number;
+  /** kube_node_status_condition goes here until the controller stops. */
+  metrics?: Registry;
 }
 
 // The API types, as the informer holds them.
@@ -42,6 +46,7 @@ export class NodeLifecycle implements RunningController {
   private pass: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private readonly removeMetrics: () => void;
 
   constructor(options: NodeLifecycleOptions) {
     this.o = options;
@@ -52,6 +57,8 @@ export class NodeLifecycle implements RunningController {
     this.nodes.on('update', () => this.schedule(EVENT_DEBOUNCE_MS));
     this.nodes.on('add', () => this.schedule(EVENT_DEBOUNCE_MS));
     this.nodes.on('delete', (n) => this.health.delete(n.metadata.name ?? ''));
+    const metrics = options.metrics;
+    this.removeMetrics = metrics ? registerNodeMetrics(metrics, () => this.nodes.store.list()) : () => undefined;
     if (options.signal.aborted) this.stopped = true;
     else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
@@ -126,6 +133,7 @@ export class NodeLifecycle implements RunningController {
 
   /** Stops informers and timers; resolves when no write is in flight any more. */
   async stop(): Promise<void> {
+    this.removeMetrics();
     this.stopped = true;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;

@@ -11,7 +11,9 @@ import { Informer, isApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
+import type { Registry } from '../../util/prom.js';
 import { logs } from './messages.js';
+import { registerRolloutMetrics } from './metrics.js';
 import { planRollout, type Plan } from './plan.js';
 import { WorkQueue } from './queue.js';
 import { COMPONENT, ROLLOUTS_PATH, needsWork, rolloutReference, type NodeConfigRollout } from './resource.js';
@@ -27,6 +29,8 @@ export interface RolloutControllerOptions {
   signal: AbortSignal;
   /** First retry delay after a failed step; 100 ms. */
   retryInitialMs?: number;
+  /** dkc_rollout_nodes and dkc_rollout_phase go here until the controller stops. */
+  metrics?: Registry;
 }
 
 /** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
@@ -54,6 +58,7 @@ export class RolloutController {
   private readonly retryInitialMs: number;
   private loop: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  private readonly removeMetrics: () => void;
 
   constructor(options: RolloutControllerOptions) {
     this.client = options.client;
@@ -66,6 +71,8 @@ export class RolloutController {
     this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
     this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
     this.wire();
+    const metrics = options.metrics;
+    this.removeMetrics = metrics ? registerRolloutMetrics(metrics, () => this.rollouts.store.list()) : () => undefined;
     // Lost leadership stops every write at once; the host's stop() then only waits.
     if (options.signal.aborted) void this.stop();
     else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
@@ -95,6 +102,7 @@ export class RolloutController {
   }
 
   private async shutDown(): Promise<void> {
+    this.removeMetrics();
     this.abort.abort();
     this.queue.shutDown();
     await Promise.all([this.rollouts.stop(), this.nodes.stop(), this.configMaps.stop()]);

@@ -5,7 +5,7 @@ import type { ControllerFactory } from '../types.js';
 import { RolloutController } from './controller.js';
 
 export const rolloutController: ControllerFactory = async (ctx) => {
-  const controller = new RolloutController({ client: ctx.client, clock: ctx.clock, signal: ctx.signal });
+  const controller = new RolloutController({ client: ctx.client, clock: ctx.clock, signal: ctx.signal, ...(ctx.metrics ? { metrics: ctx.metrics } : {}) });
   await controller.start();
   return { stop: () => controller.stop() };
 };

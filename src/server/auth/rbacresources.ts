@@ -118,6 +118,10 @@ export const defaultClusterRoles: KubeObject[] = [
   clusterRole('system:discovery', [
     { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/', '/healthz', '/livez', '/readyz'] },
   ]),
+  // Health and metrics endpoints for monitoring systems, as upstream's bootstrap policy grants the group of that name.
+  clusterRole('system:monitoring', [
+    { verbs: ['get'], nonResourceURLs: ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'] },
+  ]),
   clusterRole('system:auth-delegator', [
     rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
     rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
@@ -191,6 +195,7 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding('cluster-admin', 'cluster-admin', [group('system:masters')]),
   clusterBinding('system:basic-user', 'system:basic-user', [group('system:authenticated')]),
   clusterBinding('system:discovery', 'system:discovery', [group('system:authenticated')]),
+  clusterBinding('system:monitoring', 'system:monitoring', [group('system:monitoring')]),
   // Agents ask the server, with a SubjectAccessReview, whether a caller of their HTTPS endpoints may proceed.
   clusterBinding('dkc:nodes-auth-delegator', 'system:auth-delegator', [group('system:nodes')]),
   clusterBinding(NODE_CONFIG_OPERATOR, NODE_CONFIG_OPERATOR, [group(NODE_CONFIG_OPERATORS_GROUP)]),

@@ -1,0 +1,190 @@
+// A real Prometheus (Debian's prometheus) against a real local cluster (`startCluster`, as `dkc up` runs it, three
+// agents), with the shipped deploy/prometheus assets: placeholders filled in, intervals and `for:` shortened, and the
+// node discovery answered as Kubernetes discovery of nodes would (test/deploy/promconfig.ts says why). Prometheus
+// runs as the user `prometheus`, with a token and deploy/prometheus/rbac.yaml's rights only. It finds every node,
+// scrapes kubelet_node_config_* from each through dkc server's node proxy, fires NodeConfigError for the node given a
+// bad config, and answers every expression of the Grafana dashboard with data.
+
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import type { Node } from '../../src/api/types.js';
+import { RestClient } from '../../src/client/index.js';
+import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { freePort, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { startNodeDiscovery } from '../deploy/nodediscovery.js';
+import { dashboardExpressions, PROMETHEUS_DIR, requireTool, testConfig, testRules } from '../deploy/promconfig.js';
+import { waitFor } from '../helpers/wait.js';
+
+const NODES = ['node-1', 'node-2', 'node-3'];
+const TOKEN = 'prometheus-e2e-token';
+const CM_PATH = '/api/v1/namespaces/kube-system/configmaps';
+
+let work = '';
+let cluster: Cluster | undefined;
+let admin: RestClient;
+let asPrometheus: RestClient;
+let discovery: Awaited<ReturnType<typeof startNodeDiscovery>> | undefined;
+let prometheus: ChildProcess | undefined;
+let promLog = '';
+let promURL = '';
+
+interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+async function promGet<T>(path: string): Promise<T> {
+  const res = await fetch(`${promURL}${path}`);
+  const body = (await res.json()) as { status: string; data: T; error?: string };
+  if (body.status !== 'success') throw new Error(`${path}: ${body.error ?? res.status}`);
+  return body.data;
+}
+
+async function query(expr: string): Promise<Sample[]> {
+  const data = await promGet<{ resultType: string; result: Sample[] }>(`/api/v1/query?query=${encodeURIComponent(expr)}`);
+  return data.result;
+}
+
+/** Creates every object of a manifest as the admin (the kinds rbac.yaml holds). */
+async function applyManifest(file: string): Promise<void> {
+  const paths: Record<string, string> = { ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles', ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings' };
+  for (const doc of parseAllDocuments(await readFile(file, 'utf8'))) {
+    const obj = doc.toJS() as { kind: string };
+    await admin.create(paths[obj.kind]!, obj);
+  }
+}
+
+async function configMap(name: string, extra: string, local: string): Promise<void> {
+  await admin.create(CM_PATH, { metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${local.trimEnd()}\n${extra}\n` } });
+}
+
+before(async () => {
+  const prometheusBin = requireTool('prometheus');
+  work = await mkdtemp(join(tmpdir(), 'dkc-prometheus-e2e-'));
+  const tokens = join(work, 'tokens.csv');
+  await writeFile(tokens, `${TOKEN},prometheus,uid-prometheus\n`);
+  cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: NODES.length, port: 0, serverArgs: ['--token-auth-file', tokens] });
+  admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
+  await applyManifest(join(PROMETHEUS_DIR, 'rbac.yaml'));
+  const server = new URL(cluster.serverURL).host;
+  const caFile = join(cluster.dataDir, 'pki', 'ca.crt');
+  const tokenFile = join(work, 'token');
+  await writeFile(tokenFile, `${TOKEN}\n`);
+  asPrometheus = new RestClient({ server: cluster.serverURL, ca: await readFile(caFile, 'utf8'), token: TOKEN });
+  discovery = await startNodeDiscovery(asPrometheus);
+
+  const promDir = join(work, 'prometheus');
+  await mkdir(promDir);
+  await writeFile(join(promDir, 'prometheus.yml'), await testConfig({ server, caFile, tokenFile, nodeDiscoveryUrl: discovery.url, interval: '1s' }));
+  await writeFile(join(promDir, 'rules.yml'), await testRules('2s'));
+  await copyFile(join(PROMETHEUS_DIR, 'rules.test.yml'), join(promDir, 'rules.test.yml'));
+  const port = await freePort();
+  promURL = `http://127.0.0.1:${port}`;
+  prometheus = spawn(prometheusBin, [`--config.file=${join(promDir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  prometheus.stdout!.on('data', (d: Buffer) => (promLog += d.toString()));
+  prometheus.stderr!.on('data', (d: Buffer) => (promLog += d.toString()));
+  await waitFor('Prometheus ready', async () => {
+    if (prometheus!.exitCode !== null) throw new Error(`prometheus exited ${prometheus!.exitCode}: ${promLog}`);
+    const res = await fetch(`${promURL}/-/ready`);
+    return res.ok ? true : undefined;
+  }, 30_000, 100);
+});
+
+after(async () => {
+  if (prometheus && prometheus.exitCode === null && prometheus.signalCode === null) {
+    const exited = new Promise((r) => prometheus!.once('exit', r));
+    prometheus.kill('SIGTERM');
+    await exited;
+  }
+  await discovery?.close();
+  asPrometheus?.close();
+  admin?.close();
+  await cluster?.stop(5_000);
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('Prometheus with the shipped config against dkc up', { concurrency: false }, () => {
+  it('discovers every node and scrapes dkc server and each agent through the node proxy', async () => {
+    type Target = { labels: Record<string, string>; health: string; scrapeUrl: string; lastError: string };
+    const targets = await waitFor('every target up', async () => {
+      const { activeTargets } = await promGet<{ activeTargets: Target[] }>('/api/v1/targets?state=active');
+      const up = activeTargets.filter((t) => t.health === 'up');
+      return up.length === NODES.length + 1 ? activeTargets : undefined;
+    }, 60_000, 200).catch(async (err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${JSON.stringify(await promGet('/api/v1/targets'), null, 1)}\n${promLog}`);
+    });
+    const nodes = targets.filter((t) => t.labels['job'] === 'dkc-nodes');
+    assert.deepEqual(nodes.map((t) => t.labels['instance']).sort(), NODES);
+    const server = new URL(cluster!.serverURL).host;
+    for (const t of nodes) assert.equal(t.scrapeUrl, `https://${server}/api/v1/nodes/${t.labels['instance']}/proxy/metrics`);
+    const perNode = await waitFor('kubelet_node_config_* from every node', async () => {
+      const samples = await query('count by (instance) ({__name__=~"kubelet_node_config_(assigned|active|last_known_good|error)"})');
+      return samples.length === NODES.length ? samples : undefined;
+    });
+    for (const s of perNode) assert.equal(s.value[1], '4', `four kubelet_node_config_* series from ${s.metric['instance']}`);
+    assert.equal((await query('apiserver_request_total{job="dkc-server",verb="LIST",resource="nodes"}')).length > 0, true);
+    // The node lifecycle controller inside dkc server reports every node's Ready condition (NodeNotReady reads it).
+    const ready = await waitFor('kube_node_status_condition of every node', async () => {
+      const samples = await query('kube_node_status_condition{job="dkc-server",condition="Ready",status="true"} == 1');
+      return samples.length === NODES.length ? samples : undefined;
+    });
+    assert.deepEqual(ready.map((s) => s.metric['node']).sort(), NODES);
+  });
+
+  it('answers the list and watch of nodes that Prometheus\' Kubernetes discovery sends, in a form client-go decodes', async () => {
+    // Prometheus sets client-go's content type to protobuf, so it asks with "application/vnd.kubernetes.protobuf, */*";
+    // client-go decodes whatever the response's Content-Type names, JSON included, for lists and watch streams alike.
+    const accept = 'application/vnd.kubernetes.protobuf, */*';
+    const list = await asPrometheus.request<{ kind: string; items: Node[]; metadata: { resourceVersion: string } }>({ method: 'GET', path: '/api/v1/nodes', query: { limit: '500', resourceVersion: '0' }, accept });
+    assert.match(String(list.headers['content-type']), /^application\/json/);
+    assert.equal(list.body.kind, 'NodeList');
+    assert.equal(list.body.items.length, NODES.length);
+    const query = { watch: 'true', allowWatchBookmarks: 'true', resourceVersion: list.body.metadata.resourceVersion, timeoutSeconds: '1' };
+    const watch = await asPrometheus.request<string>({ method: 'GET', path: '/api/v1/nodes', query, accept });
+    assert.match(String(watch.headers['content-type']), /^application\/json/);
+  });
+
+  it('fires NodeConfigError for a node given a bad config, and only for it', async () => {
+    const local = await readFile(cluster!.nodes[0]!.config, 'utf8');
+    await configMap('bad', 'kubeAPIQPS: -1', local);
+    await admin.patch('/api/v1/nodes/node-1', 'merge', { spec: { configSource: { configMap: { namespace: 'kube-system', name: 'bad', kubeletConfigKey: 'kubelet' } } } });
+    const firing = await waitFor('NodeConfigError firing', async () => {
+      const alerts = await query('ALERTS{alertname="NodeConfigError",alertstate="firing"}');
+      return alerts.length > 0 ? alerts : undefined;
+    }, 60_000, 250);
+    assert.deepEqual(firing.map((a) => a.metric['instance']), ['node-1']);
+    const node = await admin.get<Node>('/api/v1/nodes/node-1');
+    assert.ok(node.status?.config?.error, 'the node published the error Prometheus alerts on');
+  });
+
+  it('answers every PromQL expression of the Grafana dashboard with data', async () => {
+    // A rollout for the rollout panels: a good config to node-2 and node-3.
+    const local = await readFile(cluster!.nodes[1]!.config, 'utf8');
+    await configMap('good', 'eventRecordQPS: 7', local);
+    for (const n of ['node-2', 'node-3']) await admin.patch(`/api/v1/nodes/${n}`, 'merge', { metadata: { labels: { pool: 'green' } } });
+    await admin.create(ROLLOUTS_PATH, {
+      apiVersion: 'dkc.io/v1alpha1',
+      kind: 'NodeConfigRollout',
+      metadata: { name: 'good' },
+      spec: {
+        configSource: { configMap: { namespace: 'kube-system', name: 'good', kubeletConfigKey: 'kubelet' } },
+        nodeSelector: { matchLabels: { pool: 'green' } },
+      },
+    });
+    await waitFor('the rollout Succeeded', async () => ((await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/good`)).status?.phase === 'Succeeded' ? true : undefined), 60_000, 200);
+    await waitFor('Prometheus sees it', async () => ((await query('dkc_rollout_phase{rollout="good",phase="Succeeded"} == 1')).length === 1 ? true : undefined), 30_000, 250);
+    const empty: string[] = [];
+    for (const { panel, expr } of await dashboardExpressions('1m')) {
+      const result = await query(expr);
+      if (result.length === 0) empty.push(`${panel}: ${expr}`);
+    }
+    assert.deepEqual(empty, [], 'dashboard expressions without data');
+  });
+});
