@@ -20,7 +20,7 @@ export function rolloutChartSpec(s: RolloutSeries): Record<string, unknown> {
     ...s.serverCpu.map(([t, c]) => ({ t, value: c, series: 'server CPU (% of one core)' })),
   ];
   const x = { field: 't', type: 'quantitative', title: 'seconds since the rollout was created' };
-  const color = { field: 'series', type: 'nominal', title: null, scale: { range: ['#1f77b4', '#d62728'] }, legend: { orient: 'bottom' } };
+  const color = { field: 'series', type: 'nominal', title: null, scale: { range: ['#1f77b4', '#d62728'] }, legend: { orient: 'bottom', labelLimit: 0 } };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: s.title,
