@@ -157,7 +157,7 @@ async function bundleAgent() {
     legalComments: 'none',
     logLevel: 'warning',
     packages: 'external',
-    banner: { js: `${GENERATED} from src/cli/agent.ts and what it imports (docs/adr/0013-agent-start-path.md).` },
+    banner: { js: `${GENERATED} from src/cli/agent.ts and what it imports: see that module and docs/adr on the agent start path.` },
     plugins: [
       {
         name: 'keep-apart',
