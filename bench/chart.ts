@@ -40,7 +40,7 @@ export function rolloutChartSpec(s: RolloutSeries): Record<string, unknown> {
       },
       {
         transform: [{ filter: "datum.series !== 'nodes succeeded'" }],
-        mark: { type: 'line', strokeDash: [4, 3] },
+        mark: { type: 'line', strokeDash: [4, 3], clip: true },
         encoding: {
           y: { field: 'value', type: 'quantitative', title: 'server CPU, % of one core', scale: { domain: [0, 200] } },
           color,

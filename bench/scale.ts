@@ -12,7 +12,7 @@
 // bench/out/scale-<N>-*.log.
 // Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--no-png]
 
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { ROLLOUTS_PATH, type NodeConfigRollout } from '../src/controllers/rollou
 import { startFleet } from '../src/fleet/index.js';
 import { startCluster } from '../src/up/cluster.js';
 import { configureLogging } from '../src/util/klog.js';
-import { writeChart } from './chart.js';
+import { writeChart, type RolloutSeries } from './chart.js';
 import { pct } from './common.js';
 import { parseBuckets, quantilesBetween } from './promhist.js';
 
@@ -53,11 +53,17 @@ interface Figures {
     /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
     apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
   };
+  /** What the chart shows, to redraw it. */
+  chart?: RolloutSeries;
 }
 
-/** CPU seconds (user + system) the process has used. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+/**
+ * CPU seconds (user + system) the process has used. Read synchronously, so the figure and the time it is paired with
+ * are taken together even when this process's event loop is busy with the fleet (an asynchronous read can resolve
+ * long after the kernel produced it, and two can finish out of order).
+ */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
 }
@@ -71,16 +77,16 @@ async function rssMB(pid: number): Promise<number> {
 function cpuSampler(pid: number): { series: [number, number][]; between(from: number, to: number): number; stop(): void; origin: number } {
   const series: [number, number][] = [];
   const origin = performance.now();
-  let last = { at: origin, cpu: NaN };
-  void cpuSeconds(pid).then((c) => (last = { at: performance.now(), cpu: c }));
+  let last = { at: origin, cpu: cpuSeconds(pid) };
   const timer = setInterval(() => {
-    void cpuSeconds(pid)
-      .then((cpu) => {
-        const at = performance.now();
-        if (!Number.isNaN(last.cpu)) series.push([at - origin, (100 * (cpu - last.cpu)) / ((at - last.at) / 1000)]);
-        last = { at, cpu };
-      })
-      .catch(() => undefined);
+    try {
+      const cpu = cpuSeconds(pid);
+      const at = performance.now();
+      series.push([at - origin, (100 * (cpu - last.cpu)) / ((at - last.at) / 1000)]);
+      last = { at, cpu };
+    } catch {
+      // the server has exited: the run is ending
+    }
   }, CPU_SAMPLE_MS);
   return {
     series,
@@ -217,12 +223,13 @@ async function runOne(n: number): Promise<Figures> {
       },
     };
     const sec = (t: number): number => Math.round((t - t0) / 10) / 100;
-    const chart = await writeChartOrSay({
+    figures.chart = {
       title: `NodeConfigRollout over ${n} simulated nodes, maxUnavailable 10 %`,
       nodes: n,
       succeeded: [[0, 0], ...successes.map((t, i): [number, number] => [sec(t), i + 1])],
       serverCpu: cpu.series.filter(([t]) => t + cpu.origin >= t0 && t + cpu.origin <= t0 + wall + 2_000).map(([t, c]): [number, number] => [sec(t + cpu.origin), Math.round(c)]),
-    }, join(OUT, `scale-${n}`));
+    };
+    const chart = await writeChartOrSay(figures.chart, join(OUT, `scale-${n}`));
     console.log(`N=${n}: ${chart}`);
     return figures;
   } finally {
