@@ -53,8 +53,13 @@ async function main(): Promise<void> {
   // Fifty changes in a row are far more clean exits than the supervisor allows by default before spacing them out.
   const cluster = await startCluster({ dataDir: work, nodes: 1, port: 0, agentArgs: ['--v=2', ...extraAgentArgs], backoff: { cleanExitBurst: 1_000 } });
   const starts: { pid: number; at: number }[] = [];
+  const exits: { pid: number; at: number }[] = [];
   cluster.supervisor.on('start', (e: { name: string; pid: number }) => {
     if (e.name === 'node-1') starts.push({ pid: e.pid, at: Date.now() });
+  });
+  // The restart is counted from the old process's exit (the supervisor's exit event), as a bare `node -e 0` is.
+  cluster.supervisor.on('exit', (e: { name: string; pid: number | null }) => {
+    if (e.name === 'node-1') exits.push({ pid: e.pid ?? 0, at: Date.now() });
   });
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 0 });
   const node = cluster.nodes[0]!;
@@ -79,6 +84,7 @@ async function main(): Promise<void> {
         resourceVersion: listed.metadata.resourceVersion,
       });
       const startsBefore = starts.length;
+      const exitsBefore = exits.length;
       await client.patch('/api/v1/nodes/node-1', 'merge', { spec: { configSource: { configMap: { name, namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } } });
       const t0 = Date.now();
       let tStatus = 0;
@@ -108,7 +114,7 @@ async function main(): Promise<void> {
       const tSpawn = started?.at ?? NaN;
       const tRunning = after('dkc agent starting', tSpawn);
       const tServing = after('serving on https://', tRunning);
-      restartToServing.push(tServing - tSpawn);
+      restartToServing.push(tServing - (exits.slice(exitsBefore)[0]?.at ?? NaN));
       results.push({
         total: tStatus - t0,
         detect: tSync - t0,
@@ -126,7 +132,9 @@ async function main(): Promise<void> {
     console.log(`config propagation over ${results.length} changes (PATCH acknowledged → status.config.active is the new config):`);
     for (const k of ['total', 'detect', 'checkpoint', 'exit', 'processStart', 'serving', 'status'] as (keyof Phases)[]) console.log(`  ${line(k)}`);
     const r2s = pct(restartToServing, 50);
-    console.log(`agent restart → serving: p50 ${r2s.toFixed(0)} ms vs bare \`node -e 0\` ${bare.toFixed(0)} ms → ratio ${(r2s / bare).toFixed(2)} (target ≤ 2)`);
+    console.log(
+      `agent restart (old process exited) → serving: p50 ${r2s.toFixed(0)} ms p99 ${pct(restartToServing, 99).toFixed(0)} ms vs bare \`node -e 0\` ${bare.toFixed(0)} ms in this run → ratio ${(r2s / bare).toFixed(2)} (target ≤ 1.5)`,
+    );
     console.log(`agent RSS after start: ${rss.toFixed(1)} MB (target ≤ 80 MB)`);
   } finally {
     client.close();

@@ -21,7 +21,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 
@@ -135,6 +135,53 @@ writeFileSync(join(dir, 'index.modules.js'), readFileSync(entry, 'utf8').replace
 rmSync(`${entry}.map`, { force: true });
 for (const part of [library, yaml]) part.write();
 writeAtomically(entry, loader(library.base, yaml.base, names));
+await bundleAgent();
+
+/**
+ * `dkc agent`'s start path as one ES module, dist/src/cli/agent.bundle.js, which bin/dkc loads for `dkc agent`:
+ * every config change restarts the agent, and Node 20's ESM loader costs about a millisecond per module file
+ * (src/cli/agent.ts). What the agent imports lazily (the PKI code, the yaml package) and the KubeletConfiguration
+ * library (already one script with its code cache, above) stay separate files, imported as before. The bundle sits
+ * beside src/cli/agent.js, so import.meta.url-relative paths (package.json for the version) resolve the same.
+ */
+async function bundleAgent() {
+  const cliDir = fileURLToPath(new URL('../dist/src/cli/', import.meta.url));
+  const keepApart = (path, kind) => kind === 'dynamic-import' || path === 'yaml' || /(^|\/)kubeletconfig\/index\.js$/.test(path);
+  const out = await build({
+    entryPoints: [join(cliDir, 'agent.js')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    legalComments: 'none',
+    logLevel: 'warning',
+    packages: 'external',
+    banner: { js: `${GENERATED} from src/cli/agent.ts and what it imports: see that module and docs/adr on the agent start path.` },
+    plugins: [
+      {
+        name: 'keep-apart',
+        setup(b) {
+          b.onResolve({ filter: /^\./ }, (a) => {
+            if (!keepApart(a.path, a.kind)) return undefined;
+            const target = relative(cliDir, resolve(a.resolveDir, a.path));
+            return { path: target.startsWith('.') ? target : `./${target}`, external: true };
+          });
+        },
+      },
+    ],
+  });
+  // klog names the file and line that logged; this table, on the bundle's first line, lets it name the packed module
+  // (src/util/klog.ts) instead of the bundle: where each module's code starts, one line down once the table is added.
+  const text = out.outputFiles[0].text;
+  const starts = [];
+  text.split('\n').forEach((line, i) => {
+    const m = /^\/\/ dist\/src\/(?:.*\/)?([^/]+)\.js$/.exec(line);
+    if (m) starts.push([i + 2, m[1]]);
+  });
+  const table = `globalThis[Symbol.for('dkc.klog.bundleFiles')] = { 'agent.bundle': ${JSON.stringify(starts)} };\n`;
+  writeAtomically(join(cliDir, 'agent.bundle.js'), table + text);
+}
 
 /** Bundles one script, named `<prefix>-<hash of its text>`; run() compiles and runs it here, write() saves it with its cache. */
 async function bundle(prefix, options) {

@@ -13,23 +13,9 @@ import { registerUiCommand } from './ui.js';
 import { versionLine } from './version.js';
 
 export async function main(argv: string[]): Promise<void> {
-  // A server or agent run by `dkc up` stops when dkc up is gone, however it went.
-  if (argv[0] === 'agent' || argv[0] === 'server' || argv[0] === 'fleet') stopWhenSupervisorGone();
-  // The agent takes the kubelet's flag names, parsed by its own flag table rather than by commander; like the
-  // kubelet's, its --help and --version count wherever they stand.
-  if (argv[0] === 'agent') {
-    const rest = argv.slice(1);
-    if (rest.some((a) => a === '--help' || a === '-h')) {
-      process.stdout.write((await import('../agent/flags.js')).agentHelp());
-      return;
-    }
-    if (rest.includes('--version')) {
-      process.stdout.write(versionLine());
-      return;
-    }
-    const { runAgentCommand } = await import('../agent/agent.js');
-    return runAgentCommand(rest);
-  }
+  if (argv[0] === 'agent') return (await import('./agent.js')).agentMain(argv.slice(1));
+  // A server or fleet run by `dkc up` stops when dkc up is gone, however it went.
+  if (argv[0] === 'server' || argv[0] === 'fleet') stopWhenSupervisorGone();
   const program = new Command('dkc')
     .description('dynamic kubelet configuration: control plane, node agent and operator workflow')
     .version(versionLine().trimEnd(), '--version', 'print the version')

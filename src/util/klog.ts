@@ -18,11 +18,31 @@ function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }
 
+/**
+ * Where each module packed into a bundle (scripts/bundle.mjs) starts: bundle name → [first line, module name], in
+ * line order. The bundle sets it on its first line, so that a line it logs names its module, not the bundle.
+ */
+type BundleFiles = Record<string, readonly (readonly [number, string])[]>;
+const BUNDLE_FILES = Symbol.for('dkc.klog.bundleFiles');
+
 /** The caller's `file.ts:line`, mapped back to the TypeScript source name. */
 function caller(depth: number): string {
   const stack = new Error().stack?.split('\n')[depth] ?? '';
   const m = /([^/\\()\s]+?)\.(?:js|ts):(\d+):\d+\)?$/.exec(stack.trim());
-  return m ? `${m[1]}.ts:${m[2]}` : '???:1';
+  if (!m) return '???:1';
+  const [file, line] = unbundled(m[1]!, Number(m[2]));
+  return `${file}.ts:${line}`;
+}
+
+/** A bundle's file and line as the packed module's name and the line within its code; anything else as it is. */
+function unbundled(file: string, line: number): [string, number] {
+  const starts = (globalThis as { [BUNDLE_FILES]?: BundleFiles })[BUNDLE_FILES]?.[file];
+  let found: readonly [number, string] | undefined;
+  for (const s of starts ?? []) {
+    if (s[0] > line) break;
+    found = s;
+  }
+  return found ? [found[1], line - found[0]] : [file, line];
 }
 
 function emit(sev: Severity, msg: string, kv?: Record<string, unknown>, depth = 0): void {

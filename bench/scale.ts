@@ -1,0 +1,296 @@
+// Scale benchmark (not a test): a `dkc server` (its controllers inside, as `dkc up` runs it) and a fleet of N simulated
+// nodes (src/fleet: the agent's own code, in this process) in one run, for each N asked for:
+//   registration   fleet start → the API server shows N nodes Ready (nodes/s);
+//   steady state   server CPU (% of one core, /proc/<pid>/stat) and RSS with N nodes heartbeating at the default
+//                  cadence; the fleet's RSS per node and event-loop delay;
+//   rollout        one NodeConfigRollout over all N with maxUnavailable 10 %: wall time to Succeeded, per-node
+//                  propagation (the controller records the node InFlight → its status.config.active is the new
+//                  config) p50/p99, API request latency p99 by verb from the server's apiserver_request_duration_seconds
+//                  (between scrapes before and after the rollout), and a chart of nodes succeeded over time with server
+//                  CPU on a second axis (bench/out/scale-<N>.svg and .png).
+// Prints a summary table and writes the figures to bench/out/scale.json. The fleet's and the server's logs go to
+// bench/out/scale-<N>-*.log.
+// Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--no-png]
+
+import { createWriteStream, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Node } from '../src/api/types.js';
+import { Informer, RestClient } from '../src/client/index.js';
+import { ROLLOUTS_PATH, type NodeConfigRollout } from '../src/controllers/rollout/resource.js';
+import { startFleet } from '../src/fleet/index.js';
+import { startCluster } from '../src/up/cluster.js';
+import { configureLogging } from '../src/util/klog.js';
+import { writeChart, type RolloutSeries } from './chart.js';
+import { pct } from './common.js';
+import { parseBuckets, quantilesBetween } from './promhist.js';
+
+const arg = (flag: string, fallback: string): string => {
+  const i = process.argv.indexOf(flag);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+};
+const SIZES = arg('--nodes', '1000,5000').split(',').map(Number);
+const STEADY_MS = Number(arg('--steady-seconds', '30')) * 1000;
+const PNG = !process.argv.includes('--no-png');
+const OUT = new URL('../../bench/out/', import.meta.url).pathname;
+const CPU_SAMPLE_MS = 500;
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+const DURATIONS = 'apiserver_request_duration_seconds';
+
+interface Figures {
+  nodes: number;
+  registration: { seconds: number; nodesPerSecond: number; ready: boolean };
+  steady: { serverCpuPercent: number; serverRssMB: number; fleetRssPerNodeKB: number; fleetEventLoopP99Ms: number; seconds: number };
+  rollout: {
+    phase: string;
+    wallSeconds: number;
+    succeeded: number;
+    propagationP50Ms: number;
+    propagationP99Ms: number;
+    serverCpuPercent: number;
+    fleetEventLoopP99Ms: number;
+    /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
+    apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
+  };
+  /** What the chart shows, to redraw it. */
+  chart?: RolloutSeries;
+}
+
+/**
+ * CPU seconds (user + system) the process has used. Read synchronously, so the figure and the time it is paired with
+ * are taken together even when this process's event loop is busy with the fleet (an asynchronous read can resolve
+ * long after the kernel produced it, and two can finish out of order).
+ */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
+}
+
+async function rssMB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** Samples a process's CPU every CPU_SAMPLE_MS: [ms since `origin`, % of one core over the sample]. */
+function cpuSampler(pid: number): { series: [number, number][]; between(from: number, to: number): number; stop(): void; origin: number } {
+  const series: [number, number][] = [];
+  const origin = performance.now();
+  let last = { at: origin, cpu: cpuSeconds(pid) };
+  const timer = setInterval(() => {
+    try {
+      const cpu = cpuSeconds(pid);
+      const at = performance.now();
+      series.push([at - origin, (100 * (cpu - last.cpu)) / ((at - last.at) / 1000)]);
+      last = { at, cpu };
+    } catch {
+      // the server has exited: the run is ending
+    }
+  }, CPU_SAMPLE_MS);
+  return {
+    series,
+    origin,
+    /** Mean CPU % over the samples that ended within [from, to] (performance.now() times). */
+    between(from, to) {
+      const inside = series.filter(([t]) => t + origin >= from && t + origin <= to).map(([, c]) => c);
+      return inside.length ? inside.reduce((a, b) => a + b, 0) / inside.length : NaN;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+async function scrape(client: RestClient): Promise<string> {
+  try {
+    const r = await client.request<string>({ method: 'GET', path: '/metrics', accept: 'text/plain' });
+    return typeof r.body === 'string' ? r.body : '';
+  } catch {
+    return ''; // a server without /metrics: no per-verb figures
+  }
+}
+
+async function waitUntil(cond: () => boolean, timeoutMs: number, onChange: (wake: () => void) => void): Promise<boolean> {
+  if (cond()) return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(cond()), timeoutMs);
+    onChange(() => {
+      if (cond()) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+  });
+}
+
+async function runOne(n: number): Promise<Figures> {
+  const work = await mkdtemp(join(tmpdir(), `dkc-bench-scale-${n}-`));
+  const log = createWriteStream(join(OUT, `scale-${n}-fleet.log`));
+  configureLogging({ sink: (line) => log.write(line) });
+  const cluster = await startCluster({ dataDir: join(work, 'up'), nodes: 0, port: 0 });
+  const serverPid = cluster.supervisor.pidOf('server');
+  if (!serverPid) throw new Error('dkc server is not running');
+  const cpu = cpuSampler(serverPid);
+  const client = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 60_000 });
+  const fleetStart = performance.now();
+  const fleet = await startFleet({ kubeconfig: cluster.kubeconfig, nodes: n, dataDir: join(work, 'fleet'), port: 0 });
+  try {
+    // Registration.
+    const ready = await fleet.ready(600_000);
+    const regSeconds = (performance.now() - fleetStart) / 1000;
+    fleet.stats(true);
+
+    // Steady state: every node heartbeating (status and Lease) at the default cadence.
+    const steadyFrom = performance.now();
+    await new Promise((r) => setTimeout(r, STEADY_MS));
+    const steadyTo = performance.now();
+    const fleetSteady = fleet.stats(true);
+    const steady = {
+      seconds: (steadyTo - steadyFrom) / 1000,
+      serverCpuPercent: cpu.between(steadyFrom, steadyTo),
+      serverRssMB: await rssMB(serverPid),
+      fleetRssPerNodeKB: fleetSteady.rssPerNodeBytes / 1024,
+      fleetEventLoopP99Ms: fleetSteady.eventLoopDelayP99Ms,
+    };
+
+    // The rollout.
+    const local = await readFile(join(fleet.dataDir, 'config.yaml'), 'utf8');
+    await client.create('/api/v1/namespaces/kube-system/configmaps', {
+      metadata: { name: 'scale-target', namespace: 'kube-system' },
+      data: { kubelet: `${local.trimEnd()}\neventRecordQPS: 42\n` },
+    });
+    const inFlightAt = new Map<string, number>();
+    const activeAt = new Map<string, number>();
+    const succeededAt = new Map<string, number>();
+    let phase = '';
+    let wake: () => void = () => undefined;
+    const nodes = new Informer<Node & { metadata: { [k: string]: unknown } }>(client, '/api/v1/nodes');
+    const onNode = (node: Node): void => {
+      if (node.status?.config?.active?.configMap?.name === 'scale-target' && !activeAt.has(node.metadata.name!)) activeAt.set(node.metadata.name!, performance.now());
+    };
+    nodes.on('add', onNode);
+    nodes.on('update', (_o, node) => onNode(node));
+    const rollouts = new Informer<NodeConfigRollout & { metadata: { [k: string]: unknown } }>(client, ROLLOUTS_PATH);
+    const onRollout = (r: NodeConfigRollout): void => {
+      const now = performance.now();
+      for (const [name, p] of Object.entries(r.status?.nodes ?? {})) {
+        if (p.state === 'InFlight' && !inFlightAt.has(name)) inFlightAt.set(name, now);
+        if (p.state === 'Succeeded' && !succeededAt.has(name)) succeededAt.set(name, now);
+      }
+      phase = r.status?.phase ?? '';
+      wake();
+    };
+    rollouts.on('add', onRollout);
+    rollouts.on('update', (_o, r) => onRollout(r));
+    nodes.start();
+    rollouts.start();
+    await Promise.all([nodes.whenSynced(), rollouts.whenSynced()]);
+    const metricsBefore = await scrape(client);
+    const t0 = performance.now();
+    await client.create(ROLLOUTS_PATH, {
+      apiVersion: 'dkc.io/v1alpha1',
+      kind: 'NodeConfigRollout',
+      metadata: { name: 'scale' },
+      spec: {
+        configSource: { configMap: { namespace: 'kube-system', name: 'scale-target', kubeletConfigKey: 'kubelet' } },
+        nodeSelector: {},
+        strategy: { maxUnavailable: '10%' },
+      },
+    });
+    await waitUntil(() => ['Succeeded', 'Halted', 'Reverted'].includes(phase), 900_000, (w) => (wake = w));
+    const wall = performance.now() - t0;
+    const metricsAfter = await scrape(client);
+    const fleetRollout = fleet.stats(true);
+    await Promise.all([nodes.stop(), rollouts.stop()]);
+
+    const propagation = [...inFlightAt.keys()].filter((k) => activeAt.has(k)).map((k) => Math.max(0, activeAt.get(k)! - inFlightAt.get(k)!));
+    // Long-running requests (WATCH, CONNECT) last as long as the client keeps them; kube's latency SLO leaves them out too.
+    const byVerb = quantilesBetween(parseBuckets(metricsBefore, DURATIONS, 'verb'), parseBuckets(metricsAfter, DURATIONS, 'verb'), 0.99);
+    for (const longRunning of ['WATCH', 'WATCHLIST', 'CONNECT']) byVerb.delete(longRunning);
+    const successes = [...succeededAt.values()].sort((a, b) => a - b);
+    const figures: Figures = {
+      nodes: n,
+      registration: { seconds: regSeconds, nodesPerSecond: n / regSeconds, ready },
+      steady,
+      rollout: {
+        phase,
+        wallSeconds: wall / 1000,
+        succeeded: succeededAt.size,
+        propagationP50Ms: pct(propagation, 50),
+        propagationP99Ms: pct(propagation, 99),
+        serverCpuPercent: cpu.between(t0, t0 + wall),
+        fleetEventLoopP99Ms: fleetRollout.eventLoopDelayP99Ms,
+        apiP99MsByVerb: Object.fromEntries([...byVerb].map(([verb, v]) => [verb, { requests: v.count, p99Ms: v.quantile * 1000 }])),
+      },
+    };
+    const sec = (t: number): number => Math.round((t - t0) / 10) / 100;
+    figures.chart = {
+      title: `NodeConfigRollout over ${n} simulated nodes, maxUnavailable 10 %`,
+      nodes: n,
+      succeeded: [[0, 0], ...successes.map((t, i): [number, number] => [sec(t), i + 1])],
+      serverCpu: cpu.series.filter(([t]) => t + cpu.origin >= t0 && t + cpu.origin <= t0 + wall + 2_000).map(([t, c]): [number, number] => [sec(t + cpu.origin), Math.round(c)]),
+    };
+    const chart = await writeChartOrSay(figures.chart, join(OUT, `scale-${n}`));
+    console.log(`N=${n}: ${chart}`);
+    return figures;
+  } finally {
+    cpu.stop();
+    client.close();
+    await fleet.stop();
+    await cluster.stop(10_000);
+    await new Promise((r) => log.end(r));
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function writeChartOrSay(series: Parameters<typeof writeChart>[0], base: string): Promise<string> {
+  if (!PNG) {
+    const { renderSvg, rolloutChartSpec } = await import('./chart.js');
+    await writeFile(`${base}.svg`, await renderSvg(rolloutChartSpec(series)));
+    return `chart ${base}.svg`;
+  }
+  const out = await writeChart(series, base);
+  return `chart ${out.svg}, ${out.png}`;
+}
+
+function table(all: Figures[]): string {
+  const f0 = (x: number): string => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
+  const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+  const verbs = [...new Set(all.flatMap((f) => Object.keys(f.rollout.apiP99MsByVerb)))].sort();
+  const rows: [string, (f: Figures) => string][] = [
+    ['registration: N Ready, s', (f) => `${f1(f.registration.seconds)}${f.registration.ready ? '' : ' (not all)'}`],
+    ['registration: nodes/s (goal ≥ 500)', (f) => f0(f.registration.nodesPerSecond)],
+    ['steady: server CPU, % of one core', (f) => f0(f.steady.serverCpuPercent)],
+    ['steady: server RSS, MB', (f) => f0(f.steady.serverRssMB)],
+    ['steady: fleet RSS per node, KB (≤ 256)', (f) => f0(f.steady.fleetRssPerNodeKB)],
+    ['steady: fleet event-loop p99, ms (≤ 50)', (f) => f1(f.steady.fleetEventLoopP99Ms)],
+    ['rollout: phase', (f) => `${f.rollout.phase} ${f.rollout.succeeded}/${f.nodes}`],
+    ['rollout: wall, s (goal ≤ 60 at 5,000)', (f) => f1(f.rollout.wallSeconds)],
+    ['rollout: propagation p50 / p99, ms', (f) => `${f0(f.rollout.propagationP50Ms)} / ${f0(f.rollout.propagationP99Ms)}`],
+    ['rollout: server CPU, % of one core', (f) => f0(f.rollout.serverCpuPercent)],
+    ['rollout: fleet event-loop p99, ms', (f) => f1(f.rollout.fleetEventLoopP99Ms)],
+    ...verbs.map((v): [string, (f: Figures) => string] => [`rollout: API ${v} p99, ms (n)`, (f) => {
+      const x = f.rollout.apiP99MsByVerb[v];
+      return x ? `${f0(x.p99Ms)} (${x.requests})` : '-';
+    }]),
+  ];
+  if (verbs.length === 0) rows.push(['rollout: API p99 by verb', () => 'n/a (no /metrics)']);
+  const w0 = Math.max(...rows.map(([k]) => k.length));
+  const head = `${''.padEnd(w0)}  ${all.map((f) => `N=${f.nodes}`.padStart(16)).join('')}`;
+  return [head, ...rows.map(([k, get]) => `${k.padEnd(w0)}  ${all.map((f) => get(f).padStart(16)).join('')}`)].join('\n');
+}
+
+async function main(): Promise<void> {
+  await mkdir(OUT, { recursive: true });
+  const all: Figures[] = [];
+  for (const n of SIZES) {
+    all.push(await runOne(n));
+    await writeFile(join(OUT, 'scale.json'), JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, runs: all }, null, 2));
+  }
+  console.log(table(all));
+  console.log(`figures: ${join(OUT, 'scale.json')}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
