@@ -294,8 +294,9 @@ class PausingStore extends CheckpointStore {
     this.paused = new Promise((r) => (this.reached = r));
     this.gate = new Promise((r) => (this.release = r));
   }
-  override async setLastKnownGood(src: MaybeSource): Promise<void> {
-    await super.setLastKnownGood(src);
+  // The one writer of meta/last-known-good, which reset() and the setters share.
+  protected override async writeLastKnownGood(src: MaybeSource): Promise<void> {
+    await super.writeLastKnownGood(src);
     if (src == null && this.armed) {
       this.armed = false;
       this.reached();
