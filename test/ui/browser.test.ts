@@ -8,7 +8,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,10 @@ import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { dkcBin, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
+import { startUi } from './uiprocess.js';
 import { repoRoot } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -56,21 +57,6 @@ async function activeOf(name: string): Promise<string | undefined> {
   return node.status?.config?.active?.configMap?.name;
 }
 
-/** Starts `dkc ui` on a free port and returns the URL it prints. */
-async function startUi(kubeconfig: string): Promise<string> {
-  const p = spawn(process.execPath, [dkcBin, 'ui', '--kubeconfig', kubeconfig, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  uis.push(p);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    p.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Serving the fleet view on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) => reject(new Error(`dkc ui exited ${code}: ${out}`)));
-  });
-}
 
 /** Each node row's group, as the page shows it. */
 function groupsOnPage(): Promise<Record<string, string>> {
@@ -111,7 +97,7 @@ before(async () => {
   await k.ok(['patch', 'node', 'node-1', '-p', assign('blue')]);
   for (const n of ['node-1', 'node-2']) await k.ok(['label', 'node', n, 'ui-test=roll']);
   await waitFor('node-1 running blue', async () => ((await activeOf('node-1')) === 'blue' ? true : undefined));
-  url = await startUi(cluster.kubeconfig);
+  url = await startUi(cluster.kubeconfig, (p) => uis.push(p));
   browser = await puppeteer.launch({
     executablePath: chromiumPath(),
     headless: true,
@@ -226,7 +212,7 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
   });
 
   it("acts with the kubeconfig's own permissions: a node's credentials are refused with the API's 403", async () => {
-    const nodeUi = await startUi(cluster!.nodes[0]!.kubeconfig);
+    const nodeUi = await startUi(cluster!.nodes[0]!.kubeconfig, (p) => uis.push(p));
     const answer = await post(new URL('/ui/rollouts/ui-roll/resume', nodeUi));
     assert.equal(answer.code, 403);
     const status = JSON.parse(answer.body) as { reason?: string; message?: string };

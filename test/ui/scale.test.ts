@@ -4,12 +4,12 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { RestClient } from '../../src/client/index.js';
-import { dkcBin } from '../../src/up/cluster.js';
+import { startUi } from './uiprocess.js';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
 
 const NODES = 5000;
@@ -34,20 +34,6 @@ async function createNodes(client: RestClient): Promise<void> {
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-function startUi(kubeconfig: string): Promise<string> {
-  const p = spawn(process.execPath, [dkcBin, 'ui', '--kubeconfig', kubeconfig, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  ui = p;
-  let out = '';
-  return new Promise((resolve, reject) => {
-    p.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Serving the fleet view on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) => reject(new Error(`dkc ui exited ${code}: ${out}`)));
-  });
-}
 
 const summary = (): Promise<string> => page.$eval('[data-summary]', (e) => e.textContent ?? '');
 
@@ -60,7 +46,7 @@ before(async () => {
   } finally {
     client.close();
   }
-  url = await startUi(server.kubeconfig);
+  url = await startUi(server.kubeconfig, (p) => (ui = p));
   const executablePath = process.env['DKC_CHROMIUM'] ?? execFileSync('bash', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
   browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'], defaultViewport: { width: 1280, height: 800 } });
   page = await browser.newPage();
