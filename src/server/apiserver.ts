@@ -3,6 +3,7 @@
 // mapping of every failure to a metav1.Status. Nothing here knows a resource by name; the registry describes them.
 
 import https from 'node:https';
+import { constants as cryptoConstants } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errors, StatusError, toStatusError } from '../api/errors.js';
@@ -106,6 +107,8 @@ export class ApiServer {
         key: options.tls.keyPem,
         requestCert: true,
         rejectUnauthorized: false,
+        // A connection keeps the identity it was authenticated with (the authenticator caches it per connection).
+        secureOptions: cryptoConstants.SSL_OP_NO_RENEGOTIATION,
         maxHeaderSize: 64 * 1024,
       },
       (req, res) => {

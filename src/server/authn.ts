@@ -3,7 +3,7 @@
 // Every authenticated identity also gets the group system:authenticated.
 
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from './authz.js';
 
@@ -53,29 +53,46 @@ function withAuthenticated(u: UserInfo): UserInfo {
   return u.groups.includes('system:authenticated') ? u : { ...u, groups: [...u.groups, 'system:authenticated'] };
 }
 
+/** User = the certificate's CN, groups = its O values; null when it names no user. */
+function userOf(cert: PeerCertificate | undefined): UserInfo | null {
+  const subject = cert?.subject as Record<string, string | string[]> | undefined;
+  const cn = subject?.['CN'];
+  const o = subject?.['O'];
+  const name = Array.isArray(cn) ? cn[0] : cn;
+  if (!name) return null;
+  const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
+  return withAuthenticated({ name, groups: [...groups] });
+}
+
 export class Authenticator {
+  /**
+   * The client certificate's identity per connection (null: none). Reading the peer certificate builds a large
+   * object (fingerprints, raw DER) on every call; a connection's certificate cannot change, as the server refuses
+   * renegotiation (like kube-apiserver, whose TLS stack has none).
+   */
+  private readonly byConnection = new WeakMap<TLSSocket, UserInfo | null>();
+
   constructor(private readonly tokens: Map<string, UserInfo> = new Map()) {}
 
   /** The request's identity, or undefined when it presents no valid credential. */
   authenticate(req: IncomingMessage): UserInfo | undefined {
-    const socket = req.socket as TLSSocket;
-    if (socket.authorized) {
-      const cert = socket.getPeerCertificate();
-      const subject = cert?.subject as Record<string, string | string[]> | undefined;
-      const cn = subject?.['CN'];
-      const o = subject?.['O'];
-      const name = Array.isArray(cn) ? cn[0] : cn;
-      if (name) {
-        const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
-        return withAuthenticated({ name, groups: [...groups] });
-      }
-    }
+    const fromCert = this.certificateUser(req.socket as TLSSocket);
+    if (fromCert) return { ...fromCert, groups: [...fromCert.groups] };
     const auth = req.headers['authorization'];
     if (typeof auth === 'string') {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
       if (m) return this.lookupToken(m[1]!);
     }
     return undefined;
+  }
+
+  private certificateUser(socket: TLSSocket): UserInfo | null {
+    let user = this.byConnection.get(socket);
+    if (user === undefined) {
+      user = socket.authorized ? userOf(socket.getPeerCertificate()) : null;
+      this.byConnection.set(socket, user);
+    }
+    return user;
   }
 
   private lookupToken(token: string): UserInfo | undefined {

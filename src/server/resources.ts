@@ -236,9 +236,20 @@ export class ResourceStorage {
     const items: KubeObject[] = [];
     let lastKey = '';
     let more = false;
+    // A selection pinned to one name reads that one key, as kube's registry does (a non-recursive GetList on the
+    // key): each node agent lists its own Node this way, and reading all N Nodes for it made registration O(N²).
+    const single = opts.continueToken || (this.def.namespaced && !namespace) || opts.selection.name === undefined ? undefined : this.key(namespace, opts.selection.name);
     try {
+      if (single !== undefined) {
+        // The key is the first one with itself as prefix; a longer key is another object's name.
+        const res = await this.store.list(single, { limit: 1, ...(revision ? { revision } : {}) });
+        revision = res.revision;
+        const kv = res.items[0];
+        const obj = kv?.key === single ? this.decode(kv) : undefined;
+        if (obj && matches(obj)) items.push(obj);
+      }
       // Selectors filter after reading, so keep reading pages until the page is full or the keys run out.
-      for (let page = 0; page < 1_000_000; page++) {
+      for (let page = 0; single === undefined && page < 1_000_000; page++) {
         const res = await this.store.list(scope, {
           ...(limit ? { limit: Math.max(limit - items.length, Math.min(limit * 2, 500)) } : {}),
           ...(startAfter !== undefined ? { startAfter } : {}),

@@ -9,6 +9,11 @@ import type { ResourceDef } from './registry.js';
 
 export interface Selection {
   matches(obj: KubeObject): boolean;
+  /**
+   * The one name a `metadata.name=` field selector pins the selection to, if it has one (upstream's MatchesSingle):
+   * a list then reads that key only instead of every object of the resource and filtering them.
+   */
+  readonly name?: string;
 }
 
 export function buildSelection(def: ResourceDef, labelSelector: string | undefined, fieldSelector: string | undefined, namespace: string): Selection {
@@ -22,7 +27,9 @@ export function buildSelection(def: ResourceDef, labelSelector: string | undefin
       if (path === 'metadata.namespace') return obj.metadata.namespace ?? '';
       return def.fields[path]?.(obj);
     };
+    const name = fields.find((f) => f.field === 'metadata.name' && f.operator === '=')?.value;
     return {
+      ...(name !== undefined ? { name } : {}),
       matches(obj) {
         if (ns && obj.metadata.namespace !== ns) return false;
         if (labels.length && !matchesLabels(labels, obj.metadata.labels)) return false;

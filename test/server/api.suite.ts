@@ -327,6 +327,24 @@ export function apiSuite(storage: StorageBackend): void {
       assert.equal(notName.items.length, 11);
       await expectStatus(api.list(cmPath('kube-public'), { fieldSelector: 'spec.nodeName=x' }), 400, 'field label not supported: spec.nodeName');
     });
+    it('a list pinned to one name reads that object only, at the revision asked for', async () => {
+      // page-0 is a prefix of page-00 … page-09, none of which it selects.
+      const prefixOnly = await api.list<{ items: Obj[]; metadata: { resourceVersion: string } }>(cmPath('kube-public'), { fieldSelector: 'metadata.name=page-0' });
+      assert.deepEqual(prefixOnly.items, []);
+      assert.match(prefixOnly.metadata.resourceVersion, /^[1-9][0-9]*$/);
+      const withLabel = await api.list<{ items: Obj[] }>(cmPath('kube-public'), { fieldSelector: 'metadata.name=page-03', labelSelector: 'parity=even' });
+      assert.deepEqual(withLabel.items, []);
+      const limited = await api.list<{ items: Obj[]; metadata: { continue?: string } }>(cmPath('kube-public'), { fieldSelector: 'metadata.name=page-04', limit: 1 });
+      assert.deepEqual([limited.items.map((o) => o.metadata.name), limited.metadata.continue], [['page-04'], undefined]);
+      const old = await api.list<{ items: Obj[]; metadata: { resourceVersion: string } }>(cmPath('kube-public'), { fieldSelector: 'metadata.name=page-05' });
+      await api.update(`${cmPath('kube-public')}/page-05`, { ...old.items[0]!, data: { changed: 'yes' } });
+      const then = await api.get<{ items: Obj[] }>(cmPath('kube-public'), {
+        query: { fieldSelector: 'metadata.name=page-05', resourceVersion: old.metadata.resourceVersion, resourceVersionMatch: 'Exact' },
+      });
+      assert.deepEqual(then.items.map((o) => o.data), [{}]);
+      const everywhere = await api.list<{ items: Obj[] }>('/api/v1/configmaps', { fieldSelector: 'metadata.name=page-05' });
+      assert.deepEqual(everywhere.items.map((o) => [o.metadata.namespace, o.data]), [['kube-public', { changed: 'yes' }]]);
+    });
     it('describe-style queries: pods by node and events by involved object', async () => {
       const pods = await api.list<{ kind: string; items: Obj[] }>('/api/v1/pods', { fieldSelector: 'status.phase!=Failed,spec.nodeName=n1,status.phase!=Succeeded' });
       assert.equal(pods.kind, 'PodList');

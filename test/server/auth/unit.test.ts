@@ -10,6 +10,7 @@ import { validateCreate, validateUpdate } from '../../../src/api/validation/inde
 import { WebhookAuthorizer } from '../../../src/agent/node/webhookauthz.js';
 import { requestAttributes } from '../../../src/agent/node/httpserver.js';
 import { authorizerChain, type AdmissionAttributes, type AuthorizationAttributes, type UserInfo } from '../../../src/server/authz.js';
+import { Authenticator } from '../../../src/server/authn.js';
 import { answerAccessReview, accessReviewResources } from '../../../src/server/auth/accessreview.js';
 import { auditEvent } from '../../../src/server/auth/audit.js';
 import { impersonate } from '../../../src/server/auth/impersonation.js';
@@ -417,5 +418,46 @@ describe('agent webhook authorization', () => {
     now = 330_002;
     assert.equal(await w.authorize(u, a), true);
     assert.equal(calls, 3);
+  });
+});
+
+describe('client certificate authentication', () => {
+  /** A TLS connection whose peer certificate reads are counted. */
+  function connection(subject: Record<string, string | string[]>, authorized = true): { socket: object; reads: () => number } {
+    let reads = 0;
+    const socket = {
+      authorized,
+      getPeerCertificate: () => {
+        reads++;
+        return { subject };
+      },
+    };
+    return { socket, reads: () => reads };
+  }
+  const request = (socket: object, headers: Record<string, string> = {}): IncomingMessage => ({ socket, headers }) as unknown as IncomingMessage;
+
+  it('reads a connection’s certificate once and gives each request its own copy of the identity', () => {
+    const authn = new Authenticator();
+    const a = connection({ CN: 'system:node:n1', O: 'system:nodes' });
+    const first = authn.authenticate(request(a.socket));
+    assert.deepEqual(first, { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
+    first!.groups.push('system:masters');
+    assert.deepEqual(authn.authenticate(request(a.socket)), { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
+    assert.equal(a.reads(), 1);
+    const b = connection({ CN: 'alice', O: ['dev', 'ops'] });
+    assert.deepEqual(authn.authenticate(request(b.socket)), { name: 'alice', groups: ['dev', 'ops', 'system:authenticated'] });
+  });
+
+  it('falls back to a bearer token when the connection has no verified certificate naming a user', () => {
+    const authn = new Authenticator(new Map([['tok', { name: 'bob', uid: '1', groups: [] }]]));
+    const unverified = connection({ CN: 'mallory' }, false);
+    const bearer = { authorization: 'Bearer tok' };
+    assert.deepEqual(authn.authenticate(request(unverified.socket, bearer)), { name: 'bob', uid: '1', groups: ['system:authenticated'] });
+    assert.equal(authn.authenticate(request(unverified.socket)), undefined);
+    assert.equal(unverified.reads(), 0);
+    const nameless = connection({ O: 'x' });
+    assert.deepEqual(authn.authenticate(request(nameless.socket, bearer))?.name, 'bob');
+    assert.deepEqual(authn.authenticate(request(nameless.socket, bearer))?.name, 'bob');
+    assert.equal(nameless.reads(), 1);
   });
 });
