@@ -11,21 +11,10 @@ import { createMetricsRegistry, startAgentServers, type AgentServers } from '../
 import type { RequestAttributes, RequestUser } from '../../../src/agent/node/httpserver.js';
 import { setDefaults } from '../../../src/kubeletconfig/index.js';
 import { createCA, issueCert, type CertKeyPem } from '../../../src/pki/index.js';
+import { httpGet, type Reply } from '../../helpers/http.js';
 
-function get(port: number, path: string, cert?: CertKeyPem): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.get(
-      { host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-  });
-}
+const get = (port: number, path: string, cert?: CertKeyPem): Promise<Reply> =>
+  httpGet(`https://127.0.0.1:${port}${path}`, cert ? { cert: cert.certPem, key: cert.keyPem } : {});
 
 let dir: string;
 let servers: AgentServers;

@@ -21,27 +21,12 @@ import {
   type AgentServersOptions,
   type MetricsRegistry,
 } from '../../../src/agent/node/index.js';
+import { httpGet, type Reply } from '../../helpers/http.js';
 import { repoRoot } from '../../helpers/server.js';
 import { freePort } from './netutil.js';
 
-interface Reply {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
 
-function get(url: string, tls: { cert?: string; key?: string } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const mod = url.startsWith('https:') ? https : http;
-    const req = mod.get(url, { rejectUnauthorized: false, agent: false, ...tls }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-  });
-}
+const get = (url: string, tls: { cert?: string; key?: string } = {}): Promise<Reply> => httpGet(url, tls);
 
 let dir: string;
 let ca: CertKeyPem;

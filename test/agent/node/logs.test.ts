@@ -11,24 +11,11 @@ import { setDefaults, toConfigzJSON } from '../../../src/kubeletconfig/index.js'
 import { createMetricsRegistry, startAgentServers, type AgentServers } from '../../../src/agent/node/index.js';
 import type { RequestAttributes } from '../../../src/agent/node/httpserver.js';
 import { directoryListing, logPathSegments } from '../../../src/agent/node/logs.js';
+import { httpGet, type Reply } from '../../helpers/http.js';
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
-function get(port: number, path: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = https.get({ host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-  });
-}
+// The path goes as written (a URL would resolve its `..` segments before they reach the agent).
+const get = (port: number, path: string): Promise<Reply> => httpGet(`https://127.0.0.1:${port}/`, { path });
 
 let dir: string;
 let logDir: string;
