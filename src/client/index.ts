@@ -6,6 +6,7 @@ export { loadKubeconfig, resolveKubeconfig, type ClientConfig, type LoadKubeconf
 export {
   PATCH_CONTENT_TYPES,
   RestClient,
+  connectionPool,
   type CallOptions,
   type ListOptions,
   type PatchType,

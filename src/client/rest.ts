@@ -88,6 +88,29 @@ function isJsonType(contentType: string | undefined): boolean {
   return contentType !== undefined && /[/+]json\b/i.test(contentType);
 }
 
+/**
+ * The connections to `config`'s server with its credentials: TLS with the kubeconfig's CA, client certificate and
+ * server name, kept alive. Shared by RestClient and by what streams requests through as they come (`dkc ui`'s proxy).
+ */
+export function connectionPool(config: ClientConfig, maxSockets?: number): { transport: typeof http | typeof https; agent: http.Agent } {
+  const agentOptions: https.AgentOptions = { keepAlive: true };
+  if (maxSockets !== undefined) agentOptions.maxSockets = maxSockets;
+  if (new URL(config.server).protocol !== 'https:') return { transport: http, agent: new http.Agent(agentOptions) };
+  if (config.ca !== undefined) agentOptions.ca = config.ca;
+  if (config.cert !== undefined) agentOptions.cert = config.cert;
+  if (config.key !== undefined) agentOptions.key = config.key;
+  if (config.tlsServerName !== undefined) agentOptions.servername = config.tlsServerName;
+  agentOptions.rejectUnauthorized = config.insecureSkipTLSVerify !== true;
+  // Without a context of its own the agent builds one per connection (parsing the CA, certificate and key each
+  // time: about a millisecond, and the bulk of a simulated fleet's start-up); one per pool is enough.
+  agentOptions.secureContext = createSecureContext({
+    ...(config.ca !== undefined ? { ca: config.ca } : {}),
+    ...(config.cert !== undefined ? { cert: config.cert } : {}),
+    ...(config.key !== undefined ? { key: config.key } : {}),
+  });
+  return { transport: https, agent: new https.Agent(agentOptions) };
+}
+
 export class RestClient {
   readonly config: ClientConfig;
   private readonly base: URL;
@@ -118,27 +141,9 @@ export class RestClient {
       this.agent = shared.agent;
       return;
     }
-    const agentOptions: https.AgentOptions = { keepAlive: true };
-    if (options.maxSockets !== undefined) agentOptions.maxSockets = options.maxSockets;
-    if (base.protocol === 'https:') {
-      this.transport = https;
-      if (config.ca !== undefined) agentOptions.ca = config.ca;
-      if (config.cert !== undefined) agentOptions.cert = config.cert;
-      if (config.key !== undefined) agentOptions.key = config.key;
-      if (config.tlsServerName !== undefined) agentOptions.servername = config.tlsServerName;
-      agentOptions.rejectUnauthorized = config.insecureSkipTLSVerify !== true;
-      // Without a context of its own the agent builds one per connection (parsing the CA, certificate and key each
-      // time: about a millisecond, and the bulk of a simulated fleet's start-up); one per client is enough.
-      agentOptions.secureContext = createSecureContext({
-        ...(config.ca !== undefined ? { ca: config.ca } : {}),
-        ...(config.cert !== undefined ? { cert: config.cert } : {}),
-        ...(config.key !== undefined ? { key: config.key } : {}),
-      });
-      this.agent = new https.Agent(agentOptions);
-    } else {
-      this.transport = http;
-      this.agent = new http.Agent(agentOptions);
-    }
+    const pool = connectionPool(config, options.maxSockets);
+    this.transport = pool.transport;
+    this.agent = pool.agent;
   }
 
   /** A client for the kubeconfig at `path` (its current context unless `kubeconfig.context` says otherwise). */

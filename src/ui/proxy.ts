@@ -3,8 +3,7 @@
 // credentials the browser sends are dropped. Responses are streamed, so watches pass through as they arrive.
 
 import * as http from 'node:http';
-import * as https from 'node:https';
-import type { ClientConfig } from '../client/index.js';
+import { connectionPool, type ClientConfig } from '../client/index.js';
 import { messages } from './errors.js';
 
 /** Request headers not forwarded: hop-by-hop ones, and the browser's own credentials and host. */
@@ -29,17 +28,7 @@ export interface ApiProxy {
 
 export function apiProxy(config: ClientConfig): ApiProxy {
   const base = new URL(config.server);
-  const secure = base.protocol === 'https:';
-  const agentOptions: https.AgentOptions = { keepAlive: true };
-  if (secure) {
-    if (config.ca !== undefined) agentOptions.ca = config.ca;
-    if (config.cert !== undefined) agentOptions.cert = config.cert;
-    if (config.key !== undefined) agentOptions.key = config.key;
-    if (config.tlsServerName !== undefined) agentOptions.servername = config.tlsServerName;
-    agentOptions.rejectUnauthorized = config.insecureSkipTLSVerify !== true;
-  }
-  const agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-  const transport = secure ? https : http;
+  const { transport, agent } = connectionPool(config);
   const prefix = base.pathname.replace(/\/+$/, '');
 
   return {
