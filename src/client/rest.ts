@@ -76,6 +76,17 @@ export interface RestClientOptions {
   userAgent?: string;
   /** Upper bound on open connections to the server; unbounded when omitted (each watch holds one). */
   maxSockets?: number;
+  /**
+   * Connections shared with other clients (from connectionPool()), which then must not authenticate per connection:
+   * the pool carries no client certificate, and each client's token goes with each request. close() ends only this
+   * client's requests and watches, and leaves the pool to its owner.
+   */
+  pool?: ConnectionPool;
+}
+
+export interface ConnectionPool {
+  transport: typeof http | typeof https;
+  agent: http.Agent;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -92,7 +103,7 @@ function isJsonType(contentType: string | undefined): boolean {
  * The connections to `config`'s server with its credentials: TLS with the kubeconfig's CA, client certificate and
  * server name, kept alive. Shared by RestClient and by what streams requests through as they come (`dkc ui`'s proxy).
  */
-export function connectionPool(config: ClientConfig, maxSockets?: number): { transport: typeof http | typeof https; agent: http.Agent } {
+export function connectionPool(config: ClientConfig, maxSockets?: number): ConnectionPool {
   const agentOptions: https.AgentOptions = { keepAlive: true };
   if (maxSockets !== undefined) agentOptions.maxSockets = maxSockets;
   if (new URL(config.server).protocol !== 'https:') return { transport: http, agent: new http.Agent(agentOptions) };
@@ -119,9 +130,11 @@ export class RestClient {
   private readonly rateLimiter: RateLimiter | undefined;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
+  /** This client's open requests, when its connections are another's (`pool`): what close() ends. */
+  private readonly open_: Set<http.ClientRequest> | undefined;
 
   /** `shared` is for withOptions only: the connection pool of the client being derived from. */
-  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { agent: http.Agent }) {
+  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { agent: http.Agent; open: Set<http.ClientRequest> | undefined }) {
     let base: URL;
     try {
       base = new URL(config.server);
@@ -136,9 +149,19 @@ export class RestClient {
     this.rateLimiter = options.rateLimiter;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.userAgent = options.userAgent ?? `dkc/0.1.0 (${process.platform}/${process.arch})`;
+    if (options.pool) {
+      if (config.cert !== undefined || config.key !== undefined) {
+        throw new ClientError('INVALID_ARGUMENT', 'a client certificate authenticates a connection: it cannot go over a shared pool');
+      }
+      this.transport = options.pool.transport;
+      this.agent = options.pool.agent;
+      this.open_ = new Set();
+      return;
+    }
     if (shared) {
       this.transport = base.protocol === 'https:' ? https : http;
       this.agent = shared.agent;
+      this.open_ = shared.open;
       return;
     }
     const pool = connectionPool(config, options.maxSockets);
@@ -156,12 +179,13 @@ export class RestClient {
    * (the kubelet's API, event and heartbeat clients differ only in these). Closing either closes the connections.
    */
   withOptions(options: Pick<RestClientOptions, 'rateLimiter' | 'timeoutMs'>): RestClient {
-    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { agent: this.agent });
+    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { agent: this.agent, open: this.open_ });
   }
 
-  /** Closes idle connections and refuses to reuse the others; open watches are cut. */
+  /** Closes idle connections and refuses to reuse the others; open watches are cut. Over a shared pool: ends this client's requests. */
   close(): void {
-    this.agent.destroy();
+    if (this.open_) for (const r of this.open_) r.destroy();
+    else this.agent.destroy();
   }
 
   /** The full URL for an API path, keeping any path prefix of the server URL. */
@@ -200,6 +224,11 @@ export class RestClient {
       if (signal) options.signal = signal;
       const r = this.transport.request(url, options, resolve);
       r.on('error', (err) => reject(signal?.aborted ? describe() : connectionError(req, url, err)));
+      if (this.open_) {
+        const open = this.open_;
+        open.add(r);
+        r.once('close', () => open.delete(r));
+      }
       r.end(payload);
     });
   }

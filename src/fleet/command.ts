@@ -16,6 +16,7 @@ export interface FleetCommandOptions {
   capacity?: string;
   agentArg: string[];
   port: string;
+  credentials: string;
   caCert?: string;
   caKey?: string;
   startConcurrency: string;
@@ -77,6 +78,7 @@ export async function runFleetCommand(opts: FleetCommandOptions): Promise<void> 
   if (!kubeconfig) throw new FleetError('invalid-fleet-option', 'a kubeconfig is required: pass --kubeconfig or set KUBECONFIG');
   const nodes = int('--nodes', opts.nodes, 0, 60_000);
   if (!validPrefix(opts.namePrefix)) throw new FleetError('invalid-fleet-option', messages.invalidPrefix(opts.namePrefix));
+  if (opts.credentials !== 'token' && opts.credentials !== 'certificate') throw new FleetError('invalid-fleet-option', messages.invalidCredentials(opts.credentials));
   configureLogging({ verbosity: int('--v', opts.v, 0, 10) });
   const started = performance.now();
   const fleet = await startFleet({
@@ -89,6 +91,7 @@ export async function runFleetCommand(opts: FleetCommandOptions): Promise<void> 
     ...(opts.capacity !== undefined ? { capacity: opts.capacity } : {}),
     agentArgs: opts.agentArg,
     port: int('--port', opts.port, 0, 65535),
+    credentials: opts.credentials,
     ...(opts.caCert !== undefined ? { caCert: opts.caCert } : {}),
     ...(opts.caKey !== undefined ? { caKey: opts.caKey } : {}),
     startConcurrency: int('--start-concurrency', opts.startConcurrency, 1, 10_000),

@@ -1,8 +1,12 @@
-// The fleet's node credentials: each simulated node authenticates as itself (CN system:node:<name>, O system:nodes)
-// with a client certificate from the cluster CA, so the Node authorizer and NodeRestriction treat it exactly as a real
-// agent. All the fleet's certificates share one P-256 key (kept in <dataDir>/pki/client.key): minting a key is a third
-// of the cost of a certificate, and the nodes live in one process anyway, so one key per node would protect nothing.
-// Certificates are kept in <dataDir>/<node>/pki/client.crt and reused while the CA and key still match them.
+// The fleet's node credentials: each simulated node authenticates as itself (system:node:<name> in system:nodes), so
+// the Node authorizer and NodeRestriction treat it exactly as a real agent. Two kinds (ADR 17):
+// - token (the default, for a dkc server): a node token signed by the cluster CA key (src/pki/nodetoken.ts). It goes
+//   with each request, so every node shares the fleet's one pool of connections: a node then costs the process its
+//   watch connection, instead of a TLS context and a connection for its watch plus one or more for its requests.
+// - certificate (any API server, a kube-apiserver too): a client certificate from the cluster CA. All the fleet's
+//   certificates share one P-256 key (kept in <dataDir>/pki/client.key): minting a key is a third of the cost of a
+//   certificate, and the nodes live in one process anyway, so one key per node would protect nothing. Certificates
+//   are kept in <dataDir>/<node>/pki/client.crt and reused while the CA and key still match them.
 
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -11,10 +15,11 @@ import { writeFileAtomic } from '../util/atomicfile.js';
 import type { LeafIssuer, LeafKeyPair } from '../pki/index.js';
 import { FleetError, messages } from './errors.js';
 
-export interface NodeCredential {
-  certPem: string;
-  keyPem: string;
-}
+export type NodeCredential = { certPem: string; keyPem: string } | { token: string };
+
+export type CredentialKind = 'token' | 'certificate';
+/** A node token's lifetime, as long as a node certificate's (it lives in memory only, and each instance gets a new one). */
+const TOKEN_TTL_SECONDS = 365 * 86_400;
 
 export interface CredentialSource {
   /** The credential of `name`, from disk when still valid, else newly issued and written. */
@@ -52,8 +57,22 @@ function stillValid(certPem: string, ca: X509Certificate, key: KeyObject, user: 
 }
 
 /** A credential source for the fleet in `dataDir`, issuing with the CA in `caCertFile`/`caKeyFile`. */
-export async function fleetCredentials(dataDir: string, caCertFile: string, caKeyFile: string): Promise<CredentialSource> {
+export async function fleetCredentials(dataDir: string, caCertFile: string, caKeyFile: string, kind: CredentialKind = 'token'): Promise<CredentialSource> {
   const ca = await readCA(caCertFile, caKeyFile);
+  if (kind === 'token') {
+    const { nodeTokenSigner } = await import('../pki/nodetoken.js');
+    let sign: ReturnType<typeof nodeTokenSigner>;
+    try {
+      sign = nodeTokenSigner(ca.keyPem);
+    } catch (err) {
+      throw new FleetError('fleet-ca-unreadable', messages.caUnreadable(caKeyFile, (err as Error).message), { cause: err });
+    }
+    return { credential: async (name) => ({ token: sign(name, Math.floor(Date.now() / 1000), TOKEN_TTL_SECONDS) }) };
+  }
+  return certificateCredentials(dataDir, ca);
+}
+
+async function certificateCredentials(dataDir: string, ca: { certPem: string; keyPem: string }): Promise<CredentialSource> {
   const pki = await import('../pki/index.js');
   const issuer: LeafIssuer = await pki.leafIssuer(ca);
   const keyFile = join(dataDir, 'pki', 'client.key');

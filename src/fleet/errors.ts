@@ -8,7 +8,9 @@ export type FleetErrorCode =
   /** The cluster CA (certificate and key) that issues the nodes' credentials cannot be read. */
   | 'fleet-ca-unreadable'
   /** The shared kubelet listener cannot bind a node's address. */
-  | 'fleet-listen-failed';
+  | 'fleet-listen-failed'
+  /** The API server does not accept dkc node tokens (it is not a dkc server, or trusts another CA). */
+  | 'fleet-tokens-refused';
 
 export class FleetError extends CodedError<FleetErrorCode> {
   override name = 'FleetError';
@@ -16,9 +18,12 @@ export class FleetError extends CodedError<FleetErrorCode> {
 
 export const messages = {
   invalidInt: (flag: string, v: string, min: number, max: number) => `invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`,
+  invalidCredentials: (v: string) => `invalid --credentials ${JSON.stringify(v)}: must be token or certificate`,
   invalidPrefix: (v: string) => `invalid --name-prefix ${JSON.stringify(v)}: node names must be lower-case DNS labels (a-z, 0-9, '-')`,
   tooManyNodes: (last: number) => `the fleet's nodes would need loopback addresses beyond 127.255.255.254 (node number ${last})`,
   caUnreadable: (file: string, why: string) => `cannot read the cluster CA ${file} (pass --ca-cert and --ca-key): ${why}`,
+  tokensRefused: (server: string) =>
+    `the API server ${server} refuses dkc node tokens (401 Unauthorized): a kube-apiserver does, and so does a dkc server with another client CA; use --credentials=certificate`,
   listenFailed: (address: string, port: number, why: string) => `cannot serve the kubelet endpoints on ${address}:${port}: ${why}`,
   nodeStartFailed: (node: string, why: string) => `${node}: the agent did not start: ${why}`,
   progress: (registered: number, total: number, ready: number) => `${registered}/${total} registered, ${ready} Ready`,

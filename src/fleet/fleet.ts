@@ -7,14 +7,15 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
-import { loadKubeconfig, RestClient, type ClientConfig } from '../client/index.js';
+import { ApiError, connectionPool, loadKubeconfig, RestClient, type ClientConfig } from '../client/index.js';
 import type { AgentHost } from '../agent/host.js';
 import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
 import { defaultLocalConfig } from '../up/cluster.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { fleetMembers, type FleetMember } from './addresses.js';
-import { fleetCredentials } from './credentials.js';
+import { fleetCredentials, type CredentialKind } from './credentials.js';
+import { FleetError, messages } from './errors.js';
 import { SharedListener } from './listener.js';
 import { SimulatedNode, type NodeEvent } from './node.js';
 import { ProgressTracker, type FleetProgress } from './progress.js';
@@ -34,7 +35,9 @@ export interface FleetOptions {
   capacity?: string;
   /** Further `dkc agent` flags for every node. */
   agentArgs?: readonly string[];
-  /** The cluster CA that issues node certificates; default <kubeconfig's dir>/pki/ca.crt and ca.key (dkc up's layout). */
+  /** How the nodes authenticate: node tokens (default; a dkc server) or client certificates (any API server). */
+  credentials?: CredentialKind;
+  /** The cluster CA that issues node credentials; default <kubeconfig's dir>/pki/ca.crt and ca.key (dkc up's layout). */
   caCert?: string;
   caKey?: string;
   /** The kubelet port every node's address listens on; default 10250, 0 picks a free one. */
@@ -111,6 +114,21 @@ function once<T>(f: () => Promise<T>): () => Promise<T> {
   return () => (p ??= f());
 }
 
+/** Fails at once, with what to do, when the API server refuses node tokens (a kube-apiserver does). */
+async function checkTokensAccepted(server: ClientConfig, node: string, credentials: Awaited<ReturnType<typeof fleetCredentials>>): Promise<void> {
+  const c = await credentials.credential(node, '');
+  if (!('token' in c)) return;
+  const probe = new RestClient({ ...server, token: c.token }, { timeoutMs: 30_000 });
+  try {
+    await probe.get(`/api/v1/nodes/${node}`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status.code === 401) throw new FleetError('fleet-tokens-refused', messages.tokensRefused(server.server));
+    // 404 (not registered yet) or 403: the token was accepted; anything else shows up again as the nodes start.
+  } finally {
+    probe.close();
+  }
+}
+
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const dataDir = resolve(options.dataDir);
   const members = fleetMembers(options.namePrefix ?? 'sim-', options.firstIndex ?? 1, options.nodes);
@@ -124,8 +142,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   // The nodes authenticate with their own certificates only, never with the kubeconfig's credentials.
   const { token: _token, cert: _cert, key: _key, ...server } = await loadKubeconfig(options.kubeconfig);
   const adminConfig: ClientConfig = await loadKubeconfig(options.kubeconfig);
-  const credentials = await fleetCredentials(dataDir, caCert, caKey);
+  const kind = options.credentials ?? 'token';
+  const credentials = await fleetCredentials(dataDir, caCert, caKey, kind);
   const caPem = await readFile(caCert, 'utf8');
+  // Token-authenticated nodes share the fleet's connections (requests and watches alike); certificates cannot.
+  const pool = kind === 'token' ? connectionPool(server) : undefined;
+  if (members.length > 0 && kind === 'token') await checkTokensAccepted(server, members[0]!.name, credentials);
 
   const configFile = join(dataDir, 'config.yaml');
   await writeFile(configFile, options.localConfig ?? defaultLocalConfig({ caFile: caCert }));
@@ -145,8 +167,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const host: AgentHost = {
       ownsLogging: false,
       connect: async () => {
-        const { certPem, keyPem } = await credentials.credential(m.name, dir);
-        return new RestClient({ ...server, cert: certPem, key: keyPem });
+        const c = await credentials.credential(m.name, dir);
+        return 'token' in c ? new RestClient({ ...server, token: c.token }, pool ? { pool } : {}) : new RestClient({ ...server, cert: c.certPem, key: c.keyPem });
       },
       serve: (o) => listener.serve(m.address, o),
       machine: async () => ({ ...machine }),
@@ -207,6 +229,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       await Promise.all(nodes.map((n) => n.stop()));
       await tracker.stop();
       admin.close();
+      pool?.agent.destroy();
       await listener.close();
       delay.disable();
     }),

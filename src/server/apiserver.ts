@@ -11,6 +11,7 @@ import type { KubeObject } from '../api/types.js';
 import type { Store } from '../storage/store.js';
 import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
+import { nodeTokenKeys } from '../pki/nodetoken.js';
 import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
 import { decodeObjectBody, decodePatchBody, patchKind, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION, versionInfo } from './discovery.js';
@@ -87,7 +88,7 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     this.registry = options.registry ?? defaultRegistry();
-    this.authn = new Authenticator(options.tokens);
+    this.authn = new Authenticator(options.tokens, nodeTokenKeys(options.tls.caPem));
     this.authorizer = options.authorizer ?? alwaysAllow;
     this.proxy = new NodeProxy(options.kubeletClient);
     this.watchBufferLimit = options.watchBufferLimit ?? 16 * 1024 * 1024;

@@ -1,10 +1,12 @@
 // Authentication: TLS client certificates signed by the cluster CA (user = CN, groups = O) and static bearer
 // tokens from a CSV token file (`token,user,uid,"group1,group2"`, kube-apiserver's --token-auth-file format).
-// Every authenticated identity also gets the group system:authenticated.
+// Every authenticated identity also gets the group system:authenticated. A bearer token that is not in the file may
+// be a node token signed by the client CA (src/pki/nodetoken.ts): it names a node exactly as a node certificate does.
 
 import type { IncomingMessage } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual, type KeyObject } from 'node:crypto';
+import { NODES_GROUP, checkNodeToken } from '../pki/nodetoken.js';
 import type { UserInfo } from './authz.js';
 
 export class TokenFileError extends Error {
@@ -64,6 +66,8 @@ function userOf(cert: PeerCertificate | undefined): UserInfo | null {
   return withAuthenticated({ name, groups: [...groups] });
 }
 
+const MAX_VERIFIED_NODE_TOKENS = 20_000;
+
 export class Authenticator {
   /**
    * The client certificate's identity per connection (null: none). Reading the peer certificate builds a large
@@ -72,7 +76,18 @@ export class Authenticator {
    */
   private readonly byConnection = new WeakMap<TLSSocket, UserInfo | null>();
 
-  constructor(private readonly tokens: Map<string, UserInfo> = new Map()) {}
+  /**
+   * Node tokens already verified, until they expire: a signature check costs ~0.1 ms, and each node sends its token
+   * with every request. Bounded; the oldest entry goes first.
+   */
+  private readonly verifiedNodeTokens = new Map<string, { user: UserInfo; expiresAt: number }>();
+
+  constructor(
+    private readonly tokens: Map<string, UserInfo> = new Map(),
+    /** Keys that sign node tokens (the client CA's P-256 keys); none: node tokens are refused. */
+    private readonly nodeTokenKeys: readonly KeyObject[] = [],
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+  ) {}
 
   /** The request's identity, or undefined when it presents no valid credential. */
   authenticate(req: IncomingMessage): UserInfo | undefined {
@@ -81,7 +96,7 @@ export class Authenticator {
     const auth = req.headers['authorization'];
     if (typeof auth === 'string') {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      if (m) return this.lookupToken(m[1]!);
+      if (m) return this.lookupToken(m[1]!) ?? this.nodeTokenUser(m[1]!);
     }
     return undefined;
   }
@@ -102,5 +117,19 @@ export class Authenticator {
       if (b.length === given.length && timingSafeEqual(b, given)) return withAuthenticated(user);
     }
     return undefined;
+  }
+
+  private nodeTokenUser(token: string): UserInfo | undefined {
+    if (this.nodeTokenKeys.length === 0) return undefined;
+    const now = this.nowSeconds();
+    const known = this.verifiedNodeTokens.get(token);
+    if (known && known.expiresAt > now) return { ...known.user, groups: [...known.user.groups] };
+    this.verifiedNodeTokens.delete(token);
+    const check = checkNodeToken(token, this.nodeTokenKeys, now);
+    if (!check.ok) return undefined;
+    const user = withAuthenticated({ name: check.user, groups: [NODES_GROUP] });
+    if (this.verifiedNodeTokens.size >= MAX_VERIFIED_NODE_TOKENS) this.verifiedNodeTokens.delete(this.verifiedNodeTokens.keys().next().value!);
+    this.verifiedNodeTokens.set(token, { user, expiresAt: check.expiresAt });
+    return { ...user, groups: [...user.groups] };
   }
 }

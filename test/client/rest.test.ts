@@ -278,3 +278,45 @@ describe('RestClient errors', () => {
     assert.throws(() => new RestClient({ server: 'ftp://x' }), { code: 'INVALID_ARGUMENT' });
   });
 });
+
+describe('RestClient over a shared pool of connections', () => {
+  it('sends each client its own token, reuses the connections, and closes only its own requests', async () => {
+    const { connectionPool } = await import('../../src/client/index.js');
+    const pool = connectionPool({ server: config.server, ca: pki.ca.certPem });
+    const a = new RestClient({ server: config.server, ca: pki.ca.certPem, token: 'token-a' }, { pool });
+    const b = new RestClient({ server: config.server, ca: pki.ca.certPem, token: 'token-b' }, { pool });
+    const sockets = new Set<unknown>();
+    server.handler = (req, res) => {
+      if (req.url.pathname === '/hang') return; // held open, as a watch is
+      json(res, 200, { auth: req.headers.authorization });
+    };
+    try {
+      assert.deepEqual(await a.get('/x'), { auth: 'Bearer token-a' });
+      assert.deepEqual(await b.get('/x'), { auth: 'Bearer token-b' });
+      for (const list of Object.values(pool.agent.freeSockets)) for (const s of list ?? []) sockets.add(s);
+      assert.equal(sockets.size, 1, 'b reused the connection a opened');
+      const hangingA = a.get('/hang', { query: { who: 'a' } }).then(() => 'answered', (err: unknown) => err);
+      const hangingB = b.get('/hang', { query: { who: 'b' } }).then(() => 'answered', (err: unknown) => err);
+      await server.waitForRequest((r) => r.url.searchParams.get('who') === 'b');
+      a.withOptions({ timeoutMs: 5_000 }).close(); // a client derived from a is a: closing it ends a's requests
+      assert.ok((await hangingA) instanceof ClientError);
+      assert.deepEqual(await b.get('/x'), { auth: 'Bearer token-b' }, 'b and the pool are untouched');
+      const race = await Promise.race([hangingB, new Promise((r) => setTimeout(() => r('still open'), 100))]);
+      assert.equal(race, 'still open');
+      b.close();
+      assert.ok((await hangingB) instanceof ClientError);
+    } finally {
+      pool.agent.destroy();
+    }
+  });
+
+  it('refuses a client certificate over a shared pool: it would authenticate the connection, not the client', async () => {
+    const { connectionPool } = await import('../../src/client/index.js');
+    const pool = connectionPool({ server: config.server, ca: pki.ca.certPem });
+    try {
+      assert.throws(() => new RestClient(config, { pool }), (err: unknown) => err instanceof ClientError && err.code === 'INVALID_ARGUMENT');
+    } finally {
+      pool.agent.destroy();
+    }
+  });
+});

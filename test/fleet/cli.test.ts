@@ -5,26 +5,29 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestClient } from '../../src/client/index.js';
+import { createCA, parseCertIdentity } from '../../src/pki/index.js';
 import { dkcBin } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface Running {
   child: ChildProcess;
   out: () => string;
+  err: () => string;
   exited: Promise<number | null>;
 }
 
 function run(args: string[]): Running {
   const child = spawn(process.execPath, [dkcBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.resume();
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, out: () => out, exited };
+  return { child, out: () => out, err: () => err, exited };
 }
 
 let work = '';
@@ -50,9 +53,9 @@ describe('dkc up --simulated-nodes and dkc fleet', { concurrency: false, timeout
     assert.match(up.out(), /dkc cluster is up \(1 node and 5 simulated in/);
   });
 
-  it('dkc fleet prints its progress until every node is Ready and stops cleanly on SIGINT', async () => {
+  it('dkc fleet prints its progress until every node is Ready and stops cleanly on SIGINT (nodes on client certificates)', async () => {
     const kubeconfig = join(work, 'up', 'kubeconfig');
-    const fleet = run(['fleet', '--kubeconfig', kubeconfig, '--nodes', '4', '--name-prefix', 'extra-', '--data-dir', join(work, 'extra'), '--port', '0']);
+    const fleet = run(['fleet', '--kubeconfig', kubeconfig, '--nodes', '4', '--name-prefix', 'extra-', '--data-dir', join(work, 'extra'), '--port', '0', '--credentials=certificate']);
     try {
       await waitFor('every extra node Ready', async () => (fleet.out().includes('4 nodes Ready in') ? true : undefined), 60_000, 100);
       assert.match(fleet.out(), /4\/4 registered, 4 Ready/);
@@ -68,6 +71,18 @@ describe('dkc up --simulated-nodes and dkc fleet', { concurrency: false, timeout
     }
     assert.equal(await fleet.exited, 0);
     assert.match(fleet.out(), /received SIGINT, stopping the fleet\nfleet of 4 nodes stopped\n$/);
+    // Each node authenticated with the certificate issued to it.
+    assert.equal(parseCertIdentity(await readFile(join(work, 'extra', 'extra-4', 'pki', 'client.crt'), 'utf8')).commonName, 'system:node:extra-4');
+  });
+
+  it('dkc fleet says at once, in one line, when the API server refuses its node tokens', async () => {
+    const other = await createCA('not-this-cluster');
+    await writeFile(join(work, 'other.crt'), other.certPem);
+    await writeFile(join(work, 'other.key'), other.keyPem);
+    const kubeconfig = join(work, 'up', 'kubeconfig');
+    const fleet = run(['fleet', '--kubeconfig', kubeconfig, '--nodes', '2', '--name-prefix', 'refused-', '--data-dir', join(work, 'refused'), '--port', '0', '--ca-cert', join(work, 'other.crt'), '--ca-key', join(work, 'other.key')]);
+    assert.equal(await fleet.exited, 1);
+    assert.match(fleet.err(), /^dkc: the API server https:\/\/127\.0\.0\.1:\d+ refuses dkc node tokens \(401 Unauthorized\).*use --credentials=certificate\n$/);
   });
 
   it('dkc up stops its fleet with everything else on Ctrl-C', async () => {

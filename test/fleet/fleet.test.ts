@@ -8,11 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ApiError, RestClient, loadKubeconfig } from '../../src/client/index.js';
 import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout, type RolloutSpec } from '../../src/controllers/rollout/resource.js';
 import { startFleet, type Fleet } from '../../src/fleet/index.js';
+import { nodeTokenSigner } from '../../src/pki/nodetoken.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { configureLogging } from '../../src/util/klog.js';
 import { kubectl } from '../helpers/kubectl.js';
@@ -48,11 +49,11 @@ async function untilPhase(name: string, phase: string, ms: number): Promise<Node
   }, ms, 250);
 }
 
-/** A client that authenticates as simulated node `name`, with the certificate the fleet issued it. */
+/** A client that authenticates as simulated node `name`, with a node token as the fleet's own (from the cluster CA). */
 async function nodeClient(name: string): Promise<RestClient> {
   const cfg = await loadKubeconfig(cluster!.kubeconfig);
-  const dir = join(work, 'fleet');
-  return new RestClient({ server: cfg.server, ...(cfg.ca ? { ca: cfg.ca } : {}), cert: await readFile(join(dir, name, 'pki', 'client.crt'), 'utf8'), key: await readFile(join(dir, 'pki', 'client.key'), 'utf8') });
+  const sign = nodeTokenSigner(await readFile(join(dirname(cluster!.kubeconfig), 'pki', 'ca.key'), 'utf8'));
+  return new RestClient({ server: cfg.server, ...(cfg.ca ? { ca: cfg.ca } : {}), token: sign(name, Math.floor(Date.now() / 1000), 600) });
 }
 
 before(async () => {
