@@ -1,5 +1,6 @@
 // Scale benchmark (not a test): a `dkc server` (its controllers inside, as `dkc up` runs it) and a fleet of N simulated
-// nodes (src/fleet: the agent's own code, in this process) in one run, for each N asked for:
+// nodes (src/fleet: the agent's own code, in forked processes of up to --nodes-per-process nodes each, node tokens as
+// `dkc fleet`'s default) in one run, for each N asked for:
 //   registration   fleet start → the API server shows N nodes Ready (nodes/s);
 //   steady state   server CPU (% of one core, /proc/<pid>/stat) and RSS with N nodes heartbeating at the default
 //                  cadence; the fleet's RSS per node and event-loop delay;
@@ -8,21 +9,20 @@
 //                  config) p50/p99, API request latency p99 by verb from the server's apiserver_request_duration_seconds
 //                  (between scrapes before and after the rollout), and a chart of nodes succeeded over time with server
 //                  CPU on a second axis (bench/out/scale-<N>.svg and .png).
-// Prints a summary table and writes the figures to bench/out/scale.json. The fleet's and the server's logs go to
-// bench/out/scale-<N>-*.log.
-// Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--no-png]
+// Prints a summary table and writes the figures to bench/out/scale.json (after each N, before its chart). The fleet
+// processes' logs go to bench/out/scale-<N>-fleet-<i>.log.
+// Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--nodes-per-process 5000] [--no-png]
 
-import { createWriteStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../src/api/types.js';
 import { Informer, RestClient } from '../src/client/index.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout } from '../src/controllers/rollout/resource.js';
-import { startFleet } from '../src/fleet/index.js';
 import { startCluster } from '../src/up/cluster.js';
-import { configureLogging } from '../src/util/klog.js';
 import { writeChart, type RolloutSeries } from './chart.js';
+import { forkFleet } from './fleet-procs.js';
 import { pct } from './common.js';
 import { parseBuckets, quantilesBetween } from './promhist.js';
 
@@ -32,6 +32,7 @@ const arg = (flag: string, fallback: string): string => {
 };
 const SIZES = arg('--nodes', '1000,5000').split(',').map(Number);
 const STEADY_MS = Number(arg('--steady-seconds', '30')) * 1000;
+const PER_PROCESS = Number(arg('--nodes-per-process', '5000'));
 const PNG = !process.argv.includes('--no-png');
 const OUT = new URL('../../bench/out/', import.meta.url).pathname;
 const CPU_SAMPLE_MS = 500;
@@ -41,7 +42,8 @@ const DURATIONS = 'apiserver_request_duration_seconds';
 interface Figures {
   nodes: number;
   registration: { seconds: number; nodesPerSecond: number; ready: boolean };
-  steady: { serverCpuPercent: number; serverRssMB: number; fleetRssPerNodeKB: number; fleetEventLoopP99Ms: number; seconds: number };
+  steady: { serverCpuPercent: number; serverRssMB: number; fleetCpuPercent: number; fleetRssPerNodeKB: number; fleetEventLoopP99Ms: number; seconds: number };
+  fleetProcesses: number;
   rollout: {
     phase: string;
     wallSeconds: number;
@@ -49,6 +51,7 @@ interface Figures {
     propagationP50Ms: number;
     propagationP99Ms: number;
     serverCpuPercent: number;
+    fleetCpuPercent: number;
     fleetEventLoopP99Ms: number;
     /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
     apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
@@ -73,14 +76,15 @@ async function rssMB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** Samples a process's CPU every CPU_SAMPLE_MS: [ms since `origin`, % of one core over the sample]. */
-function cpuSampler(pid: number): { series: [number, number][]; between(from: number, to: number): number; stop(): void; origin: number } {
+/** Samples processes' CPU (summed) every CPU_SAMPLE_MS: [ms since `origin`, % of one core over the sample]. */
+function cpuSampler(pids: readonly number[]): { series: [number, number][]; between(from: number, to: number): number; stop(): void; origin: number } {
   const series: [number, number][] = [];
   const origin = performance.now();
-  let last = { at: origin, cpu: cpuSeconds(pid) };
+  const total = (): number => pids.reduce((a, pid) => a + cpuSeconds(pid), 0);
+  let last = { at: origin, cpu: total() };
   const timer = setInterval(() => {
     try {
-      const cpu = cpuSeconds(pid);
+      const cpu = total();
       const at = performance.now();
       series.push([at - origin, (100 * (cpu - last.cpu)) / ((at - last.at) / 1000)]);
       last = { at, cpu };
@@ -124,30 +128,31 @@ async function waitUntil(cond: () => boolean, timeoutMs: number, onChange: (wake
 
 async function runOne(n: number): Promise<Figures> {
   const work = await mkdtemp(join(tmpdir(), `dkc-bench-scale-${n}-`));
-  const log = createWriteStream(join(OUT, `scale-${n}-fleet.log`));
-  configureLogging({ sink: (line) => log.write(line) });
   const cluster = await startCluster({ dataDir: join(work, 'up'), nodes: 0, port: 0 });
   const serverPid = cluster.supervisor.pidOf('server');
   if (!serverPid) throw new Error('dkc server is not running');
-  const cpu = cpuSampler(serverPid);
+  const cpu = cpuSampler([serverPid]);
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 60_000 });
+  const processes = Math.max(1, Math.ceil(n / PER_PROCESS));
   const fleetStart = performance.now();
-  const fleet = await startFleet({ kubeconfig: cluster.kubeconfig, nodes: n, dataDir: join(work, 'fleet'), port: 0 });
+  const fleet = await forkFleet({ kubeconfig: cluster.kubeconfig, nodes: n, dataDir: join(work, 'fleet'), port: 0 }, processes, join(OUT, `scale-${n}-fleet`), 900_000);
+  const fleetCpu = cpuSampler(fleet.pids);
   try {
     // Registration.
-    const ready = await fleet.ready(600_000);
+    const ready = await fleet.ready;
     const regSeconds = (performance.now() - fleetStart) / 1000;
-    fleet.stats(true);
+    await fleet.stats(true);
 
     // Steady state: every node heartbeating (status and Lease) at the default cadence.
     const steadyFrom = performance.now();
     await new Promise((r) => setTimeout(r, STEADY_MS));
     const steadyTo = performance.now();
-    const fleetSteady = fleet.stats(true);
+    const fleetSteady = await fleet.stats(true);
     const steady = {
       seconds: (steadyTo - steadyFrom) / 1000,
       serverCpuPercent: cpu.between(steadyFrom, steadyTo),
       serverRssMB: await rssMB(serverPid),
+      fleetCpuPercent: fleetCpu.between(steadyFrom, steadyTo),
       fleetRssPerNodeKB: fleetSteady.rssPerNodeBytes / 1024,
       fleetEventLoopP99Ms: fleetSteady.eventLoopDelayP99Ms,
     };
@@ -199,7 +204,7 @@ async function runOne(n: number): Promise<Figures> {
     await waitUntil(() => ['Succeeded', 'Halted', 'Reverted'].includes(phase), 900_000, (w) => (wake = w));
     const wall = performance.now() - t0;
     const metricsAfter = await scrape(client);
-    const fleetRollout = fleet.stats(true);
+    const fleetRollout = await fleet.stats(true);
     await Promise.all([nodes.stop(), rollouts.stop()]);
 
     const propagation = [...inFlightAt.keys()].filter((k) => activeAt.has(k)).map((k) => Math.max(0, activeAt.get(k)! - inFlightAt.get(k)!));
@@ -211,6 +216,7 @@ async function runOne(n: number): Promise<Figures> {
       nodes: n,
       registration: { seconds: regSeconds, nodesPerSecond: n / regSeconds, ready },
       steady,
+      fleetProcesses: processes,
       rollout: {
         phase,
         wallSeconds: wall / 1000,
@@ -218,6 +224,7 @@ async function runOne(n: number): Promise<Figures> {
         propagationP50Ms: pct(propagation, 50),
         propagationP99Ms: pct(propagation, 99),
         serverCpuPercent: cpu.between(t0, t0 + wall),
+        fleetCpuPercent: fleetCpu.between(t0, t0 + wall),
         fleetEventLoopP99Ms: fleetRollout.eventLoopDelayP99Ms,
         apiP99MsByVerb: Object.fromEntries([...byVerb].map(([verb, v]) => [verb, { requests: v.count, p99Ms: v.quantile * 1000 }])),
       },
@@ -229,15 +236,13 @@ async function runOne(n: number): Promise<Figures> {
       succeeded: [[0, 0], ...successes.map((t, i): [number, number] => [sec(t), i + 1])],
       serverCpu: cpu.series.filter(([t]) => t + cpu.origin >= t0 && t + cpu.origin <= t0 + wall + 2_000).map(([t, c]): [number, number] => [sec(t + cpu.origin), Math.round(c)]),
     };
-    const chart = await writeChartOrSay(figures.chart, join(OUT, `scale-${n}`));
-    console.log(`N=${n}: ${chart}`);
     return figures;
   } finally {
     cpu.stop();
+    fleetCpu.stop();
     client.close();
     await fleet.stop();
     await cluster.stop(10_000);
-    await new Promise((r) => log.end(r));
     await rm(work, { recursive: true, force: true });
   }
 }
@@ -261,12 +266,14 @@ function table(all: Figures[]): string {
     ['registration: nodes/s (goal ≥ 500)', (f) => f0(f.registration.nodesPerSecond)],
     ['steady: server CPU, % of one core', (f) => f0(f.steady.serverCpuPercent)],
     ['steady: server RSS, MB', (f) => f0(f.steady.serverRssMB)],
+    ['steady: fleet CPU, % of one core', (f) => f0(f.steady.fleetCpuPercent)],
     ['steady: fleet RSS per node, KB (≤ 256)', (f) => f0(f.steady.fleetRssPerNodeKB)],
     ['steady: fleet event-loop p99, ms (≤ 50)', (f) => f1(f.steady.fleetEventLoopP99Ms)],
     ['rollout: phase', (f) => `${f.rollout.phase} ${f.rollout.succeeded}/${f.nodes}`],
     ['rollout: wall, s (goal ≤ 60 at 5,000)', (f) => f1(f.rollout.wallSeconds)],
     ['rollout: propagation p50 / p99, ms', (f) => `${f0(f.rollout.propagationP50Ms)} / ${f0(f.rollout.propagationP99Ms)}`],
     ['rollout: server CPU, % of one core', (f) => f0(f.rollout.serverCpuPercent)],
+    ['rollout: fleet CPU, % of one core', (f) => f0(f.rollout.fleetCpuPercent)],
     ['rollout: fleet event-loop p99, ms', (f) => f1(f.rollout.fleetEventLoopP99Ms)],
     ...verbs.map((v): [string, (f: Figures) => string] => [`rollout: API ${v} p99, ms (n)`, (f) => {
       const x = f.rollout.apiP99MsByVerb[v];
@@ -283,8 +290,10 @@ async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true });
   const all: Figures[] = [];
   for (const n of SIZES) {
-    all.push(await runOne(n));
+    const figures = await runOne(n);
+    all.push(figures);
     await writeFile(join(OUT, 'scale.json'), JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, runs: all }, null, 2));
+    console.log(`N=${n}: ${await writeChartOrSay(figures.chart!, join(OUT, `scale-${n}`))}`);
   }
   console.log(table(all));
   console.log(`figures: ${join(OUT, 'scale.json')}`);
