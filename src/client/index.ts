@@ -7,6 +7,7 @@ export {
   PATCH_CONTENT_TYPES,
   RestClient,
   connectionPool,
+  sharedConnectionPool,
   type CallOptions,
   type ListOptions,
   type PatchType,

@@ -87,6 +87,8 @@ export interface RestClientOptions {
 export interface ConnectionPool {
   transport: typeof http | typeof https;
   agent: http.Agent;
+  /** Watches' connections, when requests' are bounded (a watch holds its connection for minutes); default `agent`. */
+  watchAgent?: http.Agent;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -99,14 +101,9 @@ function isJsonType(contentType: string | undefined): boolean {
   return contentType !== undefined && /[/+]json\b/i.test(contentType);
 }
 
-/**
- * The connections to `config`'s server with its credentials: TLS with the kubeconfig's CA, client certificate and
- * server name, kept alive. Shared by RestClient and by what streams requests through as they come (`dkc ui`'s proxy).
- */
-export function connectionPool(config: ClientConfig, maxSockets?: number): ConnectionPool {
+/** Agent options for `config`'s server over TLS: its CA, client certificate and server name, one secure context. */
+function tlsAgentOptions(config: ClientConfig): https.AgentOptions {
   const agentOptions: https.AgentOptions = { keepAlive: true };
-  if (maxSockets !== undefined) agentOptions.maxSockets = maxSockets;
-  if (new URL(config.server).protocol !== 'https:') return { transport: http, agent: new http.Agent(agentOptions) };
   if (config.ca !== undefined) agentOptions.ca = config.ca;
   if (config.cert !== undefined) agentOptions.cert = config.cert;
   if (config.key !== undefined) agentOptions.key = config.key;
@@ -119,7 +116,35 @@ export function connectionPool(config: ClientConfig, maxSockets?: number): Conne
     ...(config.cert !== undefined ? { cert: config.cert } : {}),
     ...(config.key !== undefined ? { key: config.key } : {}),
   });
-  return { transport: https, agent: new https.Agent(agentOptions) };
+  return agentOptions;
+}
+
+/**
+ * The connections to `config`'s server with its credentials: TLS with the kubeconfig's CA, client certificate and
+ * server name, kept alive. Shared by RestClient and by what streams requests through as they come (`dkc ui`'s proxy).
+ */
+export function connectionPool(config: ClientConfig, maxSockets?: number): ConnectionPool {
+  const bound: https.AgentOptions = maxSockets !== undefined ? { maxSockets } : {};
+  if (new URL(config.server).protocol !== 'https:') return { transport: http, agent: new http.Agent({ keepAlive: true, ...bound }) };
+  return { transport: https, agent: new https.Agent({ ...tlsAgentOptions(config), ...bound }) };
+}
+
+/**
+ * Connections for many clients that authenticate per request (tokens): requests share at most `requestSockets`
+ * connections, kept open and queued for when all are busy, while each watch has one of its own for as long as it
+ * lasts. Without the bound, every burst of requests opened connections (a TLS handshake on each side) that the next
+ * idle moment closed again.
+ */
+export function sharedConnectionPool(config: ClientConfig, requestSockets: number): ConnectionPool {
+  if (config.cert !== undefined || config.key !== undefined) {
+    throw new ClientError('INVALID_ARGUMENT', 'a client certificate authenticates a connection: it cannot go over a shared pool');
+  }
+  const bound = { maxSockets: requestSockets, maxFreeSockets: requestSockets };
+  if (new URL(config.server).protocol !== 'https:') {
+    return { transport: http, agent: new http.Agent({ keepAlive: true, ...bound }), watchAgent: new http.Agent({ keepAlive: true }) };
+  }
+  const options = tlsAgentOptions(config);
+  return { transport: https, agent: new https.Agent({ ...options, ...bound }), watchAgent: new https.Agent(options) };
 }
 
 export class RestClient {
@@ -127,6 +152,7 @@ export class RestClient {
   private readonly base: URL;
   private readonly transport: typeof http | typeof https;
   private readonly agent: http.Agent;
+  private readonly watchAgent: http.Agent;
   private readonly rateLimiter: RateLimiter | undefined;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
@@ -134,7 +160,7 @@ export class RestClient {
   private readonly open_: Set<http.ClientRequest> | undefined;
 
   /** `shared` is for withOptions only: the connection pool of the client being derived from. */
-  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { agent: http.Agent; open: Set<http.ClientRequest> | undefined }) {
+  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { agent: http.Agent; watchAgent: http.Agent; open: Set<http.ClientRequest> | undefined }) {
     let base: URL;
     try {
       base = new URL(config.server);
@@ -155,18 +181,21 @@ export class RestClient {
       }
       this.transport = options.pool.transport;
       this.agent = options.pool.agent;
+      this.watchAgent = options.pool.watchAgent ?? options.pool.agent;
       this.open_ = new Set();
       return;
     }
     if (shared) {
       this.transport = base.protocol === 'https:' ? https : http;
       this.agent = shared.agent;
+      this.watchAgent = shared.watchAgent;
       this.open_ = shared.open;
       return;
     }
     const pool = connectionPool(config, options.maxSockets);
     this.transport = pool.transport;
     this.agent = pool.agent;
+    this.watchAgent = pool.agent;
   }
 
   /** A client for the kubeconfig at `path` (its current context unless `kubeconfig.context` says otherwise). */
@@ -179,13 +208,16 @@ export class RestClient {
    * (the kubelet's API, event and heartbeat clients differ only in these). Closing either closes the connections.
    */
   withOptions(options: Pick<RestClientOptions, 'rateLimiter' | 'timeoutMs'>): RestClient {
-    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { agent: this.agent, open: this.open_ });
+    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { agent: this.agent, watchAgent: this.watchAgent, open: this.open_ });
   }
 
   /** Closes idle connections and refuses to reuse the others; open watches are cut. Over a shared pool: ends this client's requests. */
   close(): void {
     if (this.open_) for (const r of this.open_) r.destroy();
-    else this.agent.destroy();
+    else {
+      this.agent.destroy();
+      this.watchAgent.destroy();
+    }
   }
 
   /** The full URL for an API path, keeping any path prefix of the server URL. */
@@ -202,8 +234,8 @@ export class RestClient {
     return u;
   }
 
-  private async open(req: RequestOptions, signal: AbortSignal | undefined, describe: () => ClientError, throttle = true): Promise<IncomingMessage> {
-    if (throttle && this.rateLimiter) await this.rateLimiter.acquire(signal);
+  private async open(req: RequestOptions, signal: AbortSignal | undefined, describe: () => ClientError, watch = false): Promise<IncomingMessage> {
+    if (!watch && this.rateLimiter) await this.rateLimiter.acquire(signal);
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
       accept: req.accept ?? 'application/json',
@@ -220,7 +252,7 @@ export class RestClient {
       headers['content-length'] = String(payload.byteLength);
     }
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const options: http.RequestOptions = { method: req.method, headers, agent: this.agent };
+      const options: http.RequestOptions = { method: req.method, headers, agent: watch ? this.watchAgent : this.agent };
       if (signal) options.signal = signal;
       const r = this.transport.request(url, options, resolve);
       r.on('error', (err) => reject(signal?.aborted ? describe() : connectionError(req, url, err)));
@@ -327,7 +359,7 @@ export class RestClient {
     const signal = options.signal;
     const describe = (): ClientError => new ClientError('ABORTED', `watch ${path}: aborted`, { cause: signal?.reason });
     if (signal?.aborted) throw describe();
-    const res = await this.open(req, signal, describe, false);
+    const res = await this.open(req, signal, describe, true);
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       // A refused watch answers with an ordinary (short) response body.

@@ -7,7 +7,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
-import { ApiError, connectionPool, loadKubeconfig, RestClient, type ClientConfig } from '../client/index.js';
+import { ApiError, loadKubeconfig, sharedConnectionPool, RestClient, type ClientConfig } from '../client/index.js';
 import type { AgentHost } from '../agent/host.js';
 import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
@@ -97,6 +97,13 @@ function nodeArgv(m: FleetMember, o: { dataDir: string; configFile: string; port
   ];
 }
 
+/**
+ * Connections the token-authenticated nodes' requests share (each watch has its own). Enough for the start-up bursts
+ * of the nodes starting at once; a request finding them all busy waits for one, as behind an HTTP/2 connection's
+ * stream limit.
+ */
+const REQUEST_CONNECTIONS = 64;
+
 /** The longest a starting node holds its start slot waiting to show Ready (the server may be slow, or down). */
 const START_SLOT_MS = 10_000;
 
@@ -145,8 +152,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const kind = options.credentials ?? 'token';
   const credentials = await fleetCredentials(dataDir, caCert, caKey, kind);
   const caPem = await readFile(caCert, 'utf8');
-  // Token-authenticated nodes share the fleet's connections (requests and watches alike); certificates cannot.
-  const pool = kind === 'token' ? connectionPool(server) : undefined;
+  // Token-authenticated nodes share the fleet's connections; certificates cannot.
+  const pool = kind === 'token' ? sharedConnectionPool(server, REQUEST_CONNECTIONS) : undefined;
   if (members.length > 0 && kind === 'token') await checkTokensAccepted(server, members[0]!.name, credentials);
 
   const configFile = join(dataDir, 'config.yaml');
@@ -230,6 +237,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       await tracker.stop();
       admin.close();
       pool?.agent.destroy();
+      pool?.watchAgent?.destroy();
       await listener.close();
       delay.disable();
     }),

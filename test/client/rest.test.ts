@@ -279,6 +279,11 @@ describe('RestClient errors', () => {
   });
 });
 
+async function waitUntil(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(cond(), 'condition never held within 5 s');
+}
+
 describe('RestClient over a shared pool of connections', () => {
   it('sends each client its own token, reuses the connections, and closes only its own requests', async () => {
     const { connectionPool } = await import('../../src/client/index.js');
@@ -310,11 +315,51 @@ describe('RestClient over a shared pool of connections', () => {
     }
   });
 
+  it('a shared pool bounds the connections requests use, queueing the rest, while each watch gets its own', async () => {
+    const { sharedConnectionPool } = await import('../../src/client/index.js');
+    const pool = sharedConnectionPool({ server: config.server, ca: pki.ca.certPem }, 2);
+    const c = new RestClient({ server: config.server, ca: pki.ca.certPem, token: 't' }, { pool });
+    const held: (() => void)[] = [];
+    let atOnce = 0;
+    let most = 0;
+    server.handler = (req, res) => {
+      if (req.url.searchParams.get('watch') === 'true') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"type":"ADDED","object":{"metadata":{"name":"w"}}}\n');
+        return;
+      }
+      atOnce++;
+      most = Math.max(most, atOnce);
+      held.push(() => {
+        atOnce--;
+        json(res, 200, {});
+      });
+    };
+    try {
+      const calls = Array.from({ length: 5 }, (_, i) => c.get('/held', { query: { i: String(i) } }));
+      await waitUntil(() => held.length === 2);
+      const stream = await c.watch('/api/v1/pods'); // not queued behind the held requests
+      stream.close();
+      while (held.length > 0 || atOnce > 0) {
+        held.splice(0).forEach((release) => release());
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await Promise.all(calls);
+      assert.equal(most, 2);
+    } finally {
+      c.close();
+      pool.agent.destroy();
+      pool.watchAgent?.destroy();
+    }
+  });
+
   it('refuses a client certificate over a shared pool: it would authenticate the connection, not the client', async () => {
     const { connectionPool } = await import('../../src/client/index.js');
     const pool = connectionPool({ server: config.server, ca: pki.ca.certPem });
     try {
       assert.throws(() => new RestClient(config, { pool }), (err: unknown) => err instanceof ClientError && err.code === 'INVALID_ARGUMENT');
+      const { sharedConnectionPool } = await import('../../src/client/index.js');
+      assert.throws(() => sharedConnectionPool(config, 4), (err: unknown) => err instanceof ClientError && err.code === 'INVALID_ARGUMENT');
     } finally {
       pool.agent.destroy();
     }

@@ -6,6 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import * as https from 'node:https';
+import { connect, type Socket } from 'node:net';
+import * as tls from 'node:tls';
 import { join } from 'node:path';
 import { RestClient } from '../../src/client/index.js';
 import type { ConfigMap, Node } from '../../src/api/types.js';
@@ -78,6 +81,34 @@ describe('a simulated node restarts in-process and the fleet stops cleanly', { c
       const text = await metricsOf(other);
       assert.match(text, /kubelet_node_config_active\{node_config_source="local"/);
       assert.doesNotMatch(text, /configmaps\/life/);
+    }
+  });
+
+  it('a connection to a node becomes TLS only once its client speaks: a probe that connects and closes costs none', async () => {
+    const node = fleet!.node('sim-1');
+    const tlsConnections: string[] = [];
+    const emit = https.Server.prototype.emit;
+    https.Server.prototype.emit = function (this: https.Server, event: string | symbol, ...args: unknown[]): boolean {
+      if (event === 'connection') tlsConnections.push((args[0] as Socket).localAddress ?? '');
+      return Reflect.apply(emit, this, [event, ...args]) as boolean;
+    } as typeof emit;
+    try {
+      for (let i = 0; i < 5; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const probe = connect({ host: node.address, port: fleet!.port }, () => probe.end());
+          probe.once('close', () => resolve());
+          probe.once('error', reject);
+        });
+      }
+      assert.deepEqual(tlsConnections.filter((a) => a === node.address), []);
+      await new Promise<void>((resolve, reject) => {
+        const client = tls.connect({ host: node.address, port: fleet!.port, rejectUnauthorized: false }, () => client.end());
+        client.once('close', () => resolve());
+        client.once('error', reject);
+      });
+      assert.deepEqual(tlsConnections.filter((a) => a === node.address), [node.address], 'a client that speaks TLS');
+    } finally {
+      https.Server.prototype.emit = emit;
     }
   });
 
