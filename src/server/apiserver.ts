@@ -664,6 +664,7 @@ export class ApiServer {
     };
     const endFromServer = () => end();
     const sink = {
+      ...(selection.name !== undefined ? { name: selection.name } : {}),
       matches: (o: KubeObject) => selection.matches(o),
       deliver: (events: { type: EventType; object: KubeObject; rv: number }[]) => {
         if (ended) return;

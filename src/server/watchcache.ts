@@ -26,6 +26,12 @@ export interface CacheEvent {
 export interface WatcherSink {
   /** Which objects this watcher sees (label/field selectors, namespace, name). */
   matches(obj: KubeObject): boolean;
+  /**
+   * The one object name `matches` can accept, when it has one (a `metadata.name=` field selector): the cache then
+   * offers the watcher that object's events only. Every node agent watches its own Node this way, so without the
+   * index each Node change was matched against thousands of watchers.
+   */
+  readonly name?: string;
   /** Deliver events, already filtered and translated (ADDED/DELETED for objects entering/leaving the filter). */
   deliver(events: { type: EventType; object: KubeObject; rv: number }[]): void;
   /** The cache stopped (server shutdown, store failure): end the stream. */
@@ -50,6 +56,9 @@ export class WatchCache {
   private revision = 0;
   /** Each watcher with the revision it started after: it never receives an event at or below it. */
   private readonly watchers = new Map<WatcherSink, number>();
+  /** The watchers with a `name`, by that name; the others see every event. */
+  private readonly byName = new Map<string, Set<WatcherSink>>();
+  private readonly unnamed = new Set<WatcherSink>();
   /** Readers waiting for the cache to reach a revision (a client that failed over from a fresher replica). */
   private readonly revisionWaiters = new Set<{ rv: number; resolve: () => void }>();
   private storeWatch?: Watch;
@@ -104,8 +113,7 @@ export class WatchCache {
   private async restart(): Promise<void> {
     this.ready = false;
     this.storeWatch?.cancel();
-    for (const w of this.watchers.keys()) w.terminate();
-    this.watchers.clear();
+    this.terminateAll();
     for (let failures = 0; !this.stopped; ) {
       try {
         await this.start();
@@ -123,8 +131,7 @@ export class WatchCache {
   stop(): void {
     this.stopped = true;
     this.storeWatch?.cancel();
-    for (const w of this.watchers.keys()) w.terminate();
-    this.watchers.clear();
+    this.terminateAll();
   }
 
   /**
@@ -177,6 +184,22 @@ export class WatchCache {
   /** A snapshot of current objects (for resourceVersion=0 lists and synthetic ADDED events). */
   snapshot(): KubeObject[] {
     return [...this.objects.values()];
+  }
+
+  /**
+   * The changes after revision `rv` up to currentRevision, oldest first, or undefined when the window of recent
+   * events no longer reaches back that far (a reader then takes a snapshot instead).
+   */
+  changesSince(rv: number): { type: EventType; object: KubeObject }[] | undefined {
+    if (rv < this.historyStart) return undefined;
+    let lo = 0;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.history[mid]!.rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.history.slice(lo).map((e) => ({ type: e.type, object: e.object }));
   }
 
   get size(): number {
@@ -233,7 +256,43 @@ export class WatchCache {
       this.historyStart = this.history[drop - 1]!.rv;
       this.history.splice(0, drop);
     }
-    for (const w of this.watchers.keys()) this.deliver(w, out);
+    for (const w of this.unnamed) this.deliver(w, out);
+    if (this.byName.size === 0) return;
+    const perName = new Map<string, CacheEvent[]>();
+    for (const e of out) {
+      const name = e.object.metadata.name ?? '';
+      const list = perName.get(name);
+      if (list) list.push(e);
+      else perName.set(name, [e]);
+    }
+    for (const [name, events] of perName) for (const w of this.byName.get(name) ?? []) this.deliver(w, events);
+  }
+
+  private addWatcher(w: WatcherSink, floor: number): void {
+    this.watchers.set(w, floor);
+    if (w.name === undefined) this.unnamed.add(w);
+    else {
+      const set = this.byName.get(w.name);
+      if (set) set.add(w);
+      else this.byName.set(w.name, new Set([w]));
+    }
+  }
+
+  private removeWatcher(w: WatcherSink): void {
+    this.watchers.delete(w);
+    this.unnamed.delete(w);
+    if (w.name === undefined) return;
+    const set = this.byName.get(w.name);
+    set?.delete(w);
+    if (set?.size === 0) this.byName.delete(w.name);
+  }
+
+  private terminateAll(): void {
+    const all = [...this.watchers.keys()];
+    this.watchers.clear();
+    this.unnamed.clear();
+    this.byName.clear();
+    for (const w of all) w.terminate();
   }
 
   private deliver(w: WatcherSink, events: CacheEvent[]): void {
@@ -260,7 +319,7 @@ export class WatchCache {
       w.deliver(batch);
     } catch (err) {
       klog.error(`watcher failed: ${(err as Error).message}`);
-      this.watchers.delete(w);
+      this.removeWatcher(w);
       w.terminate();
     }
   }
@@ -272,20 +331,18 @@ export class WatchCache {
   watch(fromRevision: number | undefined, sink: WatcherSink): WatcherHandle {
     if (fromRevision === undefined) {
       const initial = [...this.objects.values()].filter((o) => sink.matches(o));
-      this.watchers.set(sink, this.revision);
+      this.addWatcher(sink, this.revision);
       if (initial.length) sink.deliver(initial.map((o) => ({ type: 'ADDED' as const, object: o, rv: Number(o.metadata.resourceVersion) })));
     } else {
       if (fromRevision < this.historyStart) {
         throw errors.expired(`too old resource version: ${fromRevision} (${this.historyStart})`);
       }
       const backlog = this.history.filter((e) => e.rv > fromRevision);
-      this.watchers.set(sink, fromRevision);
+      this.addWatcher(sink, fromRevision);
       if (backlog.length) this.deliver(sink, backlog);
     }
     return {
-      cancel: () => {
-        this.watchers.delete(sink);
-      },
+      cancel: () => this.removeWatcher(sink),
     };
   }
 }

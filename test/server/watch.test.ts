@@ -62,6 +62,66 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+describe('watchers of one name', () => {
+  const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+
+  it("are offered only their object's events: others' changes are never matched against them", async () => {
+    const cache = new WatchCache(store, '/test/named/', 100);
+    await cache.start();
+    const from = cache.currentRevision;
+    const offered: string[] = [];
+    const got: string[] = [];
+    const sink = (name: string | undefined, into: string[]) => ({
+      ...(name !== undefined ? { name } : {}),
+      matches: (o: { metadata: { name?: string } }) => {
+        if (name !== undefined) offered.push(o.metadata.name ?? '');
+        return name === undefined || o.metadata.name === name;
+      },
+      deliver: (evs: { type: EventType; object: { metadata: { name?: string } } }[]) => into.push(...evs.map((e) => `${e.type} ${e.object.metadata.name}`)),
+      terminate: () => undefined,
+    });
+    const all: string[] = [];
+    const handles = [cache.watch(from, sink('n-7', got)), cache.watch(from, sink(undefined, all))];
+    try {
+      for (let i = 0; i < 10; i++) await store.create(`/test/named/n-${i}`, enc({ metadata: { name: `n-${i}` } }));
+      await store.update(`/test/named/n-7`, enc({ metadata: { name: 'n-7', labels: { a: 'b' } } }));
+      await store.delete(`/test/named/n-7`);
+      await waitFor('the cache applied the writes', async () => (all.length === 12 ? true : undefined), 5_000);
+      assert.deepEqual(got, ['ADDED n-7', 'MODIFIED n-7', 'DELETED n-7']);
+      assert.ok(offered.every((n) => n === 'n-7'), `matched against ${[...new Set(offered)].join(', ')}`);
+      handles[0]!.cancel();
+      await store.create('/test/named/n-7', enc({ metadata: { name: 'n-7' } }));
+      await waitFor('the cache applied the write', async () => (all.length === 13 ? true : undefined), 5_000);
+      assert.equal(got.length, 3, 'a cancelled watcher gets nothing more');
+    } finally {
+      handles.forEach((h) => h.cancel());
+      cache.stop();
+    }
+  });
+});
+
+describe('changes since a revision', () => {
+  const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+
+  it('are the events after it while the window holds them, and unknown once it has moved past', async () => {
+    const cache = new WatchCache(store, '/test/since/', 3);
+    await cache.start();
+    try {
+      const start = cache.currentRevision;
+      for (const n of ['a', 'b']) await store.create(`/test/since/${n}`, enc({ metadata: { name: n } }));
+      await waitFor('the cache applied the writes', async () => (cache.currentRevision >= start + 2 ? true : undefined), 5_000);
+      assert.deepEqual(cache.changesSince(start)?.map((c) => `${c.type} ${c.object.metadata.name}`), ['ADDED a', 'ADDED b']);
+      assert.deepEqual(cache.changesSince(start + 1)?.map((c) => c.object.metadata.name), ['b']);
+      assert.deepEqual(cache.changesSince(start + 2), []);
+      for (const n of ['c', 'd', 'e']) await store.create(`/test/since/${n}`, enc({ metadata: { name: n } }));
+      await waitFor('the cache applied the writes', async () => (cache.currentRevision >= start + 5 ? true : undefined), 5_000);
+      assert.equal(cache.changesSince(start), undefined);
+    } finally {
+      cache.stop();
+    }
+  });
+});
+
 describe('watcher bookkeeping', () => {
   it('a watch dropped for an initial state beyond the buffer limit leaves no watcher behind', async () => {
     const big = 'x'.repeat(200 * 1024);

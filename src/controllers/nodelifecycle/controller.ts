@@ -1,6 +1,7 @@
-// The node lifecycle controller's loop: informers on Nodes and on the node Leases (kube-node-lease), and a pass every
-// node monitor period (and soon after any Node change) that marks silent nodes Unknown and keeps the readiness taints
-// in line with the Ready condition. Writes carry the resourceVersion they were computed from, so a concurrent report
+// The node lifecycle controller's loop: informers on Nodes and on the node Leases (kube-node-lease), and a pass over
+// every node each node monitor period that marks silent nodes Unknown and keeps the readiness taints in line with the
+// Ready condition; a Node that changes is looked at again soon, alone (thousands of heartbeating nodes change all the
+// time, and a pass over all of them after each change made the controller O(nodes) per status update). Writes carry the resourceVersion they were computed from, so a concurrent report
 // from the agent wins and the next pass decides again on fresh data.
 
 import type { Lease, Node } from '../../api/types.js';
@@ -43,6 +44,9 @@ export class NodeLifecycle implements RunningController {
   private readonly periodMs: number;
   private timer: TimerHandle | undefined;
   private dueMs = 0;
+  /** Nodes changed since the last pass; the next pass looks at these only, unless the full pass is due. */
+  private readonly dirty = new Set<string>();
+  private nextFullMs = 0;
   private pass: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -54,8 +58,12 @@ export class NodeLifecycle implements RunningController {
     const informerOptions = { timers: options.clock };
     this.nodes = new Informer<NodeObject>(options.client, '/api/v1/nodes', informerOptions);
     this.leases = new Informer<LeaseObject>(options.client, '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', informerOptions);
-    this.nodes.on('update', () => this.schedule(EVENT_DEBOUNCE_MS));
-    this.nodes.on('add', () => this.schedule(EVENT_DEBOUNCE_MS));
+    const changed = (n: NodeObject): void => {
+      this.dirty.add(n.metadata.name ?? '');
+      this.schedule(EVENT_DEBOUNCE_MS);
+    };
+    this.nodes.on('update', (_old, n) => changed(n));
+    this.nodes.on('add', changed);
     this.nodes.on('delete', (n) => this.health.delete(n.metadata.name ?? ''));
     const metrics = options.metrics;
     this.removeMetrics = metrics ? registerNodeMetrics(metrics, () => this.nodes.store.list()) : () => undefined;
@@ -88,17 +96,22 @@ export class NodeLifecycle implements RunningController {
       this.timer = undefined;
       this.pass = this.monitor().finally(() => {
         this.pass = undefined;
-        const soon = this.again;
+        const soon = this.again || this.dirty.size > 0;
         this.again = false;
-        this.schedule(soon ? EVENT_DEBOUNCE_MS : this.periodMs);
+        this.schedule(soon ? EVENT_DEBOUNCE_MS : Math.max(0, this.nextFullMs - this.o.clock.monotonicMs()));
       });
     }, delayMs);
   }
 
-  /** monitorNodeHealth: one look at every node. */
+  /** monitorNodeHealth: one look at every node when the period is over, else at the nodes that changed. */
   private async monitor(): Promise<void> {
     if (!this.nodes.hasSynced() || !this.leases.hasSynced()) return;
-    for (const node of this.nodes.store.list()) {
+    const nowMs = this.o.clock.monotonicMs();
+    const full = nowMs >= this.nextFullMs;
+    if (full) this.nextFullMs = nowMs + this.periodMs;
+    const nodes = full ? this.nodes.store.list() : [...this.dirty].flatMap((name) => this.nodes.store.get(name) ?? []);
+    this.dirty.clear();
+    for (const node of nodes) {
       if (this.stopped) return;
       try {
         await this.reconcile(node);

@@ -49,7 +49,7 @@ export function clusterAuthorization(
 ): ClusterAuthorization {
   const objects = (group: string, plural: string) => cacheOf(group, plural)?.snapshot() ?? [];
   const rev = (group: string, plural: string) => cacheOf(group, plural)?.currentRevision ?? 0;
-  const graph = new NodeGraph({ revision: () => rev('', 'nodes'), nodes: () => objects('', 'nodes') });
+  const graph = new NodeGraph({ revision: () => rev('', 'nodes'), nodes: () => objects('', 'nodes'), changesSince: (r) => cacheOf('', 'nodes')?.changesSince(r) });
   const chain: Authorizer[] = [mastersAuthorizer];
   for (const m of modes) {
     if (m === 'AlwaysAllow') chain.push(alwaysAllow);

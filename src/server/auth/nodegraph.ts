@@ -24,6 +24,8 @@ interface Entry {
 export interface NodeSource {
   revision(): number;
   nodes(): KubeObject[];
+  /** The changes after a revision, oldest first; undefined when they are no longer known (then `nodes()` is read). */
+  changesSince?(revision: number): { type: string; object: KubeObject }[] | undefined;
 }
 
 export function configMapRefOf(node: KubeObject | undefined): ConfigMapRef | undefined {
@@ -55,12 +57,24 @@ export class NodeGraph {
     this.entries.set(name, ref ? { rv, ref, deleted } : { rv, deleted });
   }
 
+  /**
+   * Catches up with the cache: its changes since the last look when it still has them (nodes heartbeat, so the
+   * revision moves all the time, and reading every node on each authorization was O(nodes) per request), else all of
+   * its nodes.
+   */
   private refresh(): void {
     if (!this.source) return;
     const revision = this.source.revision();
     if (revision === this.syncedRevision) return;
+    const changes = this.syncedRevision < 0 ? undefined : this.source.changesSince?.(this.syncedRevision);
+    if (changes) for (const c of changes) this.observe(c.object, c.type === 'DELETED');
+    else this.rescan(revision);
+    this.syncedRevision = revision;
+  }
+
+  private rescan(revision: number): void {
     const seen = new Set<string>();
-    for (const n of this.source.nodes()) {
+    for (const n of this.source!.nodes()) {
       const name = n.metadata?.name;
       if (!name) continue;
       seen.add(name);
@@ -70,7 +84,6 @@ export class NodeGraph {
     for (const [name, e] of this.entries) {
       if (!seen.has(name) && e.rv <= revision) this.entries.delete(name);
     }
-    this.syncedRevision = revision;
   }
 
   /** The ConfigMap the node's spec names now, if any. */

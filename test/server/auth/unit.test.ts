@@ -63,6 +63,27 @@ describe('NodeGraph', () => {
     assert.equal(g.configMapOf('node-1'), undefined);
   });
 
+  it("catches up from the cache's changes since its last look, and reads every node only when they are gone", () => {
+    let revision = 5;
+    let reads = 0;
+    let changes: { type: string; object: KubeObject }[] | undefined = [];
+    let cached = [node('node-1', 5, { namespace: 'kube-system', name: 'a' }), node('node-2', 4)];
+    const g = new NodeGraph({ revision: () => revision, nodes: () => (reads++, cached), changesSince: () => changes });
+    assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'a'));
+    assert.equal(reads, 1, 'the first look reads every node');
+    changes = [{ type: 'MODIFIED', object: node('node-2', 6, { namespace: 'kube-system', name: 'b' }) }, { type: 'DELETED', object: node('node-1', 7) }];
+    revision = 7;
+    assert.ok(g.hasConfigMapPath('node-2', 'kube-system', 'b'));
+    assert.equal(g.configMapOf('node-1'), undefined);
+    assert.equal(reads, 1, 'the changes were enough');
+    changes = undefined;
+    cached = [node('node-1', 8, { namespace: 'kube-system', name: 'c' })];
+    revision = 9;
+    assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'c'), 'past the window: the cache as it is');
+    assert.equal(g.configMapOf('node-2'), undefined, 'gone from the cache');
+    assert.equal(reads, 2);
+  });
+
   it('a deleted node loses its edge; an incomplete reference makes none', () => {
     const g = new NodeGraph();
     g.observe(node('n', 1, { namespace: 'kube-system', name: 'a' }));
