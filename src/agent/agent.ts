@@ -205,7 +205,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   const probe = async (): Promise<void> => {
     if (!controller) return;
     try {
-      await probeListener(probeHost, servers.ports.https);
+      await (servers.probe ? servers.probe() : probeListener(probeHost, servers.ports.https));
     } catch (err) {
       klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${(err as Error).message}`);
       controller.markUnhealthy();

@@ -25,6 +25,7 @@ export const messages = {
   tokensRefused: (server: string) =>
     `the API server ${server} refuses dkc node tokens (401 Unauthorized): a kube-apiserver does, and so does a dkc server with another client CA; use --credentials=certificate`,
   listenFailed: (address: string, port: number, why: string) => `cannot serve the kubelet endpoints on ${address}:${port}: ${why}`,
+  notListening: (address: string, port: number) => `the kubelet endpoints on ${address}:${port} no longer take connections`,
   nodeStartFailed: (node: string, why: string) => `${node}: the agent did not start: ${why}`,
   progress: (registered: number, total: number, ready: number) => `${registered}/${total} registered, ${ready} Ready`,
   allReady: (total: number, seconds: string, rate: string) => `${total} nodes Ready in ${seconds} s (${rate} nodes/s)`,

@@ -90,6 +90,11 @@ export class SharedListener {
       certFile,
       keyFile,
       certGenerated: false,
+      // The agent's health probe, without a connection: thousands of nodes connecting to themselves every few seconds
+      // cost the fleet a socket pair each time, for what this process knows already.
+      probe: async () => {
+        if (this.routes.get(address) !== handler || !this.listeners.get(address)?.listening) throw new FleetError('fleet-listen-failed', messages.notListening(address, this.port));
+      },
       stop: async () => {
         if (this.routes.get(address) !== handler) return;
         this.routes.delete(address);

@@ -88,6 +88,11 @@ export interface AgentServers {
   keyFile: string;
   /** True when this start minted the self-signed serving certificate. */
   certGenerated: boolean;
+  /**
+   * Whether the HTTPS listener still takes connections, for the health-gated trial; when absent the agent connects to
+   * it over TCP. A host whose listener is in the same process (a fleet's) answers without a connection.
+   */
+  probe?(): Promise<void>;
   stop(): Promise<void>;
 }
 
