@@ -13,6 +13,7 @@ import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../ag
 import type { BackoffOptions } from '../supervisor/backoff.js';
 import { defaultLocalConfig } from '../up/cluster.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
+import { forEachBounded } from '../util/bounded.js';
 import { fleetMembers, type FleetMember } from './addresses.js';
 import { fleetCredentials, type CredentialKind } from './credentials.js';
 import { FleetError, messages } from './errors.js';
@@ -106,15 +107,6 @@ const REQUEST_CONNECTIONS = 64;
 
 /** The longest a starting node holds its start slot waiting to show Ready (the server may be slow, or down). */
 const START_SLOT_MS = 10_000;
-
-/** Runs `fn` over `items` with at most `limit` calls in flight. */
-async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 function once<T>(f: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | undefined;

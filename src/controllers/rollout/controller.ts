@@ -11,6 +11,7 @@ import { Informer, isApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
+import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
 import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
@@ -43,6 +44,9 @@ type CachedConfigMap = Cached<ConfigMap>;
 const NODES_PATH = '/api/v1/nodes';
 const CONFIGMAPS_PATH = '/api/v1/configmaps';
 const RETRY_MAX_MS = 10_000;
+
+/** Node assignments of one batch written at once (kube-controller-manager's controllers write in parallel too). */
+const NODE_WRITES_IN_FLIGHT = 16;
 
 export class RolloutController {
   private readonly client: RolloutClient;
@@ -244,12 +248,13 @@ export class RolloutController {
   private async apply(rollout: CachedRollout, plan: Plan): Promise<void> {
     const name = rollout.metadata.name ?? '';
     const signal = this.abort.signal;
-    for (const p of plan.nodePatches) {
+    // A batch may name hundreds of nodes: one write after another took a request's latency each.
+    await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
       const seen = this.nodes.store.get(p.node);
       const node = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
       this.writtenNodes.record(p.node, node, seen);
       klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
-    }
+    });
     let current = rollout;
     const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
     if (plan.rolloutPatch) {
