@@ -92,6 +92,7 @@ export interface ConnectionPool {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const CERT_OVER_SHARED_POOL = 'a client certificate authenticates a connection: it cannot go over a shared pool';
 
 function isBytes(v: unknown): v is Uint8Array {
   return v instanceof Uint8Array;
@@ -137,7 +138,7 @@ export function connectionPool(config: ClientConfig, maxSockets?: number): Conne
  */
 export function sharedConnectionPool(config: ClientConfig, requestSockets: number): ConnectionPool {
   if (config.cert !== undefined || config.key !== undefined) {
-    throw new ClientError('INVALID_ARGUMENT', 'a client certificate authenticates a connection: it cannot go over a shared pool');
+    throw new ClientError('INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
   }
   const bound = { maxSockets: requestSockets, maxFreeSockets: requestSockets };
   if (new URL(config.server).protocol !== 'https:') {
@@ -150,17 +151,15 @@ export function sharedConnectionPool(config: ClientConfig, requestSockets: numbe
 export class RestClient {
   readonly config: ClientConfig;
   private readonly base: URL;
-  private readonly transport: typeof http | typeof https;
-  private readonly agent: http.Agent;
-  private readonly watchAgent: http.Agent;
+  private readonly pool: ConnectionPool;
   private readonly rateLimiter: RateLimiter | undefined;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   /** This client's open requests, when its connections are another's (`pool`): what close() ends. */
-  private readonly open_: Set<http.ClientRequest> | undefined;
+  private readonly ownRequests: Set<http.ClientRequest> | undefined;
 
-  /** `shared` is for withOptions only: the connection pool of the client being derived from. */
-  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { agent: http.Agent; watchAgent: http.Agent; open: Set<http.ClientRequest> | undefined }) {
+  /** `shared` is for withOptions only: the connections and own requests of the client being derived from. */
+  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { pool: ConnectionPool; ownRequests: Set<http.ClientRequest> | undefined }) {
     let base: URL;
     try {
       base = new URL(config.server);
@@ -175,27 +174,10 @@ export class RestClient {
     this.rateLimiter = options.rateLimiter;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.userAgent = options.userAgent ?? `dkc/0.1.0 (${process.platform}/${process.arch})`;
-    if (options.pool) {
-      if (config.cert !== undefined || config.key !== undefined) {
-        throw new ClientError('INVALID_ARGUMENT', 'a client certificate authenticates a connection: it cannot go over a shared pool');
-      }
-      this.transport = options.pool.transport;
-      this.agent = options.pool.agent;
-      this.watchAgent = options.pool.watchAgent ?? options.pool.agent;
-      this.open_ = new Set();
-      return;
-    }
-    if (shared) {
-      this.transport = base.protocol === 'https:' ? https : http;
-      this.agent = shared.agent;
-      this.watchAgent = shared.watchAgent;
-      this.open_ = shared.open;
-      return;
-    }
-    const pool = connectionPool(config, options.maxSockets);
-    this.transport = pool.transport;
-    this.agent = pool.agent;
-    this.watchAgent = pool.agent;
+    if (options.pool && (config.cert !== undefined || config.key !== undefined)) throw new ClientError('INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
+    // A client over another's connections ends only its own requests when closed; one with its own pool, the pool.
+    this.pool = shared?.pool ?? options.pool ?? connectionPool(config, options.maxSockets);
+    this.ownRequests = shared ? shared.ownRequests : options.pool ? new Set() : undefined;
   }
 
   /** A client for the kubeconfig at `path` (its current context unless `kubeconfig.context` says otherwise). */
@@ -208,15 +190,15 @@ export class RestClient {
    * (the kubelet's API, event and heartbeat clients differ only in these). Closing either closes the connections.
    */
   withOptions(options: Pick<RestClientOptions, 'rateLimiter' | 'timeoutMs'>): RestClient {
-    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { agent: this.agent, watchAgent: this.watchAgent, open: this.open_ });
+    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { pool: this.pool, ownRequests: this.ownRequests });
   }
 
   /** Closes idle connections and refuses to reuse the others; open watches are cut. Over a shared pool: ends this client's requests. */
   close(): void {
-    if (this.open_) for (const r of this.open_) r.destroy();
+    if (this.ownRequests) for (const r of this.ownRequests) r.destroy();
     else {
-      this.agent.destroy();
-      this.watchAgent.destroy();
+      this.pool.agent.destroy();
+      this.pool.watchAgent?.destroy();
     }
   }
 
@@ -252,12 +234,12 @@ export class RestClient {
       headers['content-length'] = String(payload.byteLength);
     }
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const options: http.RequestOptions = { method: req.method, headers, agent: watch ? this.watchAgent : this.agent };
+      const options: http.RequestOptions = { method: req.method, headers, agent: watch ? (this.pool.watchAgent ?? this.pool.agent) : this.pool.agent };
       if (signal) options.signal = signal;
-      const r = this.transport.request(url, options, resolve);
+      const r = this.pool.transport.request(url, options, resolve);
       r.on('error', (err) => reject(signal?.aborted ? describe() : connectionError(req, url, err)));
-      if (this.open_) {
-        const open = this.open_;
+      if (this.ownRequests) {
+        const open = this.ownRequests;
         open.add(r);
         r.once('close', () => open.delete(r));
       }

@@ -14,6 +14,7 @@ import { freePort } from '../../src/up/cluster.js';
 import { dkcBin } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { runDkc, type DkcRun } from '../helpers/dkc.js';
+import { waitForConfigz } from '../helpers/nodeconfig.js';
 
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
@@ -36,10 +37,7 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-config-e2e-'));
   cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 2, port: 0 });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
-  await waitFor('both nodes to serve /configz', async () => {
-    for (const n of cluster.nodes) await admin.get(`/api/v1/nodes/${n.name}/proxy/configz`);
-    return true;
-  }, 30_000);
+  await waitForConfigz(admin, cluster.nodes.map((n) => n.name));
   localConfig = await readFile(cluster.nodes[0]!.config, 'utf8');
   await writeFile(join(work, 'base.yaml'), localConfig + 'maxPods: 50\n');
   await configMap('base', { kubelet: localConfig + 'maxPods: 50\n' });

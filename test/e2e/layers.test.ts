@@ -13,6 +13,7 @@ import { RestClient } from '../../src/client/index.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
+import { waitForConfigz } from '../helpers/nodeconfig.js';
 
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const LAYERS = [
@@ -28,10 +29,7 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-layers-e2e-'));
   cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 2, port: 0 });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
-  await waitFor('both nodes to serve /configz', async () => {
-    for (const n of cluster.nodes) await admin.get(`/api/v1/nodes/${n.name}/proxy/configz`);
-    return true;
-  }, 30_000);
+  await waitForConfigz(admin, cluster.nodes.map((n) => n.name));
   const local = await readFile(cluster.nodes[0]!.config, 'utf8');
   const create = (name: string, data: Record<string, string>) =>
     admin.create('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });

@@ -15,6 +15,7 @@ import { ensureClusterPKI, issueCert, writeKubeconfig, type CertKeyPem } from '.
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/wait.js';
+import { waitForConfigz } from '../helpers/nodeconfig.js';
 
 const VALIDATION = 'invalid configuration: kubeAPIQPS (--kube-api-qps) -1 must not be a negative number';
 
@@ -39,7 +40,7 @@ before(async () => {
   k = await kubectl('1.32', cluster.kubeconfig);
   const pki = await ensureClusterPKI(join(cluster.dataDir, 'pki'));
   ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! };
-  await waitFor('the node to serve /configz', () => admin.get('/api/v1/nodes/node-1/proxy/configz'), 30_000);
+  await waitForConfigz(admin, ['node-1']);
   const local = await readFile(cluster.nodes[0]!.config, 'utf8');
   bad = await admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
     apiVersion: 'v1',

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfigMap, Event, Node, NodeConfigSource } from '../../src/api/types.js';
+import type { ConfigMap, Event, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import {
   PREVIOUS_SOURCE_ANNOTATION,
@@ -21,6 +21,7 @@ import {
 } from '../../src/controllers/rollout/resource.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
+import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';
 
 let work = '';
 let cluster: Cluster | undefined;
@@ -30,16 +31,9 @@ let localConfig = '';
 const BLUE = ['node-1', 'node-2', 'node-3'];
 const OTHERS = ['node-4', 'node-5', 'node-6'];
 
-const source = (name: string): NodeConfigSource => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+const source = kubeletSource;
 
-async function configMap(name: string, extra: string): Promise<ConfigMap> {
-  return admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, namespace: 'kube-system' },
-    data: { kubelet: `${localConfig.trimEnd()}\n${extra}\n` },
-  });
-}
+const configMap = (name: string, extra: string): Promise<ConfigMap> => kubeletConfigMap(admin, localConfig, name, extra);
 
 async function getNode(name: string): Promise<Node> {
   return admin.get<Node>(`/api/v1/nodes/${name}`);

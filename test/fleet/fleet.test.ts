@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiError, RestClient, loadKubeconfig } from '../../src/client/index.js';
-import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
+import type { ConfigMap, Node } from '../../src/api/types.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout, type RolloutSpec } from '../../src/controllers/rollout/resource.js';
 import { startFleet, type Fleet } from '../../src/fleet/index.js';
 import { nodeTokenSigner } from '../../src/pki/nodetoken.js';
@@ -18,6 +18,7 @@ import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { configureLogging } from '../../src/util/klog.js';
 import { kubectl } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/wait.js';
+import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';
 
 const N = 200;
 let work = '';
@@ -26,16 +27,9 @@ let fleet: Fleet | undefined;
 let admin: RestClient;
 let localConfig = '';
 
-const source = (name: string): NodeConfigSource => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+const source = kubeletSource;
 
-async function configMap(name: string, extra: string): Promise<ConfigMap> {
-  return admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, namespace: 'kube-system' },
-    data: { kubelet: `${localConfig.trimEnd()}\n${extra}\n` },
-  });
-}
+const configMap = (name: string, extra: string): Promise<ConfigMap> => kubeletConfigMap(admin, localConfig, name, extra);
 
 async function fleetNodes(): Promise<Node[]> {
   const list = await admin.list<{ items: Node[] }>('/api/v1/nodes', { labelSelector: 'pool=sim' });

@@ -10,6 +10,7 @@ import { matchesLabels, type Labels } from '../../api/selectors.js';
 import type { KubeObject } from '../../api/types.js';
 import { selectorRequirements } from '../../controllers/rollout/plan.js';
 import type { RolloutSpec } from '../../controllers/rollout/resource.js';
+import { mapBounded } from '../../util/bounded.js';
 import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
 import { ConfigReader, configMapRefOf, defaultConfig, type ConfigMapRef } from './configs.js';
 import { evaluate, governing } from './evaluate.js';
@@ -22,19 +23,6 @@ const NODE_READ_CONCURRENCY = 8;
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const specOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['spec']) ? o['spec'] : {});
 const labelsOf = (o: KubeObject | undefined): Labels => o?.metadata.labels ?? {};
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** What a request asks the policies to judge, once they are read; undefined when it changes no assignment. */
 type Judgement = (policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads) => Promise<NodeViolations[]>;
@@ -82,7 +70,7 @@ function rolloutChange(a: AdmissionAttributes): Judgement | undefined {
     if (nodes.length === 0) return [];
     const target = await reader.rendered(refs);
     if (!target) return [];
-    return mapLimit(nodes, NODE_READ_CONCURRENCY, async (n) => ({
+    return mapBounded(nodes, NODE_READ_CONCURRENCY, async (n) => ({
       node: n.metadata.name ?? '',
       violations: evaluate(policies, labelsOf(n), await reader.current(n), target),
     }));
