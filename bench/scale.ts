@@ -126,7 +126,11 @@ async function waitUntil(cond: () => boolean, timeoutMs: number, onChange: (wake
   });
 }
 
+/** Progress on stderr, so a run of several minutes says where it is. */
+const progress = (n: number, what: string): void => void process.stderr.write(`N=${n}: ${what}\n`);
+
 async function runOne(n: number): Promise<Figures> {
+  progress(n, 'starting the server');
   const work = await mkdtemp(join(tmpdir(), `dkc-bench-scale-${n}-`));
   const cluster = await startCluster({ dataDir: join(work, 'up'), nodes: 0, port: 0 });
   const serverPid = cluster.supervisor.pidOf('server');
@@ -134,6 +138,7 @@ async function runOne(n: number): Promise<Figures> {
   const cpu = cpuSampler([serverPid]);
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 60_000 });
   const processes = Math.max(1, Math.ceil(n / PER_PROCESS));
+  progress(n, `server pid ${serverPid}; starting ${n} simulated nodes in ${processes} process(es)`);
   const fleetStart = performance.now();
   const fleet = await forkFleet({ kubeconfig: cluster.kubeconfig, nodes: n, dataDir: join(work, 'fleet'), port: 0 }, processes, join(OUT, `scale-${n}-fleet`), 900_000);
   const fleetCpu = cpuSampler(fleet.pids);
@@ -142,6 +147,7 @@ async function runOne(n: number): Promise<Figures> {
     const ready = await fleet.ready;
     const regSeconds = (performance.now() - fleetStart) / 1000;
     await fleet.stats(true);
+    progress(n, `${ready ? 'all' : 'not all'} Ready after ${regSeconds.toFixed(1)} s; steady state for ${STEADY_MS / 1000} s`);
 
     // Steady state: every node heartbeating (status and Lease) at the default cadence.
     const steadyFrom = performance.now();
@@ -191,6 +197,7 @@ async function runOne(n: number): Promise<Figures> {
     await Promise.all([nodes.whenSynced(), rollouts.whenSynced()]);
     const metricsBefore = await scrape(client);
     const t0 = performance.now();
+    progress(n, 'rollout started');
     await client.create(ROLLOUTS_PATH, {
       apiVersion: 'dkc.io/v1alpha1',
       kind: 'NodeConfigRollout',
@@ -201,8 +208,10 @@ async function runOne(n: number): Promise<Figures> {
         strategy: { maxUnavailable: '10%' },
       },
     });
-    await waitUntil(() => ['Succeeded', 'Halted', 'Reverted'].includes(phase), 900_000, (w) => (wake = w));
+    const ticker = setInterval(() => progress(n, `rollout ${phase || 'Pending'}: ${succeededAt.size}/${n} succeeded after ${((performance.now() - t0) / 1000).toFixed(0)} s`), 10_000);
+    await waitUntil(() => ['Succeeded', 'Halted', 'Reverted'].includes(phase), 900_000, (w) => (wake = w)).finally(() => clearInterval(ticker));
     const wall = performance.now() - t0;
+    progress(n, `rollout ${phase} after ${(wall / 1000).toFixed(1)} s`);
     const metricsAfter = await scrape(client);
     const fleetRollout = await fleet.stats(true);
     await Promise.all([nodes.stop(), rollouts.stop()]);

@@ -35,6 +35,11 @@ export interface RolloutControllerOptions {
   metrics?: Registry;
 }
 
+/** Whether an update of a rollout leaves what its users asked for as it was (only its status, or nothing, changed). */
+function sameIntent(old: NodeConfigRollout, r: NodeConfigRollout): boolean {
+  return old.metadata.generation === r.metadata.generation && deepEqual(old.metadata.annotations ?? {}, r.metadata.annotations ?? {});
+}
+
 /** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
 type Cached<T extends { metadata: object }> = T & { metadata: T['metadata'] & { [k: string]: unknown } };
 type CachedNode = Cached<Node>;
@@ -48,6 +53,16 @@ const RETRY_MAX_MS = 10_000;
 /** Node assignments of one batch written at once (kube-controller-manager's controllers write in parallel too). */
 const NODE_WRITES_IN_FLIGHT = 16;
 
+/**
+ * Node and ConfigMap changes are batched, as kube-controller-manager's endpoint controllers batch Pod changes
+ * (--endpoint-updates-batch-period), but by how long the last look took: a look prompted by them waits until
+ * LOOK_BATCH_FACTOR times that has passed since the last one ended, at most LOOK_BATCH_MAX_MS. A rollout over a few
+ * nodes is looked at again within milliseconds; one over thousands, whose every look plans every node and rewrites a
+ * status naming each, spends at most a fifth of its time looking instead of once per heartbeat.
+ */
+const LOOK_BATCH_FACTOR = 4;
+const LOOK_BATCH_MAX_MS = 2_000;
+
 export class RolloutController {
   private readonly client: RolloutClient;
   private readonly clock: Clock;
@@ -59,6 +74,10 @@ export class RolloutController {
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
   private readonly failures = new Map<string, number>();
+  /** Per rollout: when its last look ended and how long it took (monotonic ms). */
+  private readonly lastLook = new Map<string, { endedAt: number; tookMs: number }>();
+  /** The rollout being looked at, and whether a batched change of it arrived meanwhile. */
+  private looking: { key: string; changed: boolean } | undefined;
   private readonly abort = new AbortController();
   private readonly retryInitialMs: number;
   private loop: Promise<void> | undefined;
@@ -117,11 +136,17 @@ export class RolloutController {
 
   private wire(): void {
     const byName = (r: NodeConfigRollout): void => this.queue.add(r.metadata.name ?? '');
+    const batched = (r: NodeConfigRollout): void => this.addBatched(r.metadata.name ?? '');
     this.rollouts.on('add', byName);
-    this.rollouts.on('update', (_old, r) => byName(r));
-    this.rollouts.on('delete', (r) => this.writtenRollouts.forget(r.metadata.name ?? ''));
+    // A user's change (spec: generation; pause and undo annotations) is looked at at once; a status write, ours
+    // included, waits for the batch.
+    this.rollouts.on('update', (old, r) => (sameIntent(old, r) ? batched(r) : byName(r)));
+    this.rollouts.on('delete', (r) => {
+      this.writtenRollouts.forget(r.metadata.name ?? '');
+      this.lastLook.delete(r.metadata.name ?? '');
+    });
     const everyActive = (): void => {
-      for (const r of this.rollouts.store.list()) if (needsWork(r)) byName(r);
+      for (const r of this.rollouts.store.list()) if (needsWork(r)) batched(r);
     };
     this.nodes.on('add', everyActive);
     this.nodes.on('update', everyActive);
@@ -135,7 +160,7 @@ export class RolloutController {
         const rendered = r.status?.renderedConfigMap;
         if (rendered !== undefined) refs.push(renderedSource(rendered).configMap);
         const uses = refs.some((ref) => ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name);
-        if (uses && needsWork(r)) byName(r);
+        if (uses && needsWork(r)) batched(r);
       }
     };
     this.configMaps.on('add', byConfigMap);
@@ -146,14 +171,29 @@ export class RolloutController {
     }
   }
 
+  /** Looks at `key` again once its batch period after the last look has passed (at once if it has). */
+  private addBatched(key: string): void {
+    if (this.looking?.key === key) {
+      this.looking.changed = true; // the batch period counts from the end of this look
+      return;
+    }
+    const last = this.lastLook.get(key);
+    const wait = last ? last.endedAt + Math.min(LOOK_BATCH_MAX_MS, LOOK_BATCH_FACTOR * last.tookMs) - this.clock.monotonicMs() : 0;
+    if (wait > 0) this.queue.addAfter(key, wait);
+    else this.queue.add(key);
+  }
+
   private async work(): Promise<void> {
     for (;;) {
       const key = await this.queue.next();
       if (key === undefined) return;
+      const began = this.clock.monotonicMs();
+      this.looking = { key, changed: false };
       try {
         const requeueAfterMs = await this.sync(key);
         this.failures.delete(key);
-        if (requeueAfterMs !== undefined) this.queue.addAfter(key, requeueAfterMs);
+        // Due from when the look began (what the plan's time was), however long its writes took.
+        if (requeueAfterMs !== undefined) this.queue.addAfter(key, requeueAfterMs - (this.clock.monotonicMs() - began));
       } catch (err) {
         if (this.abort.signal.aborted) return;
         const n = (this.failures.get(key) ?? 0) + 1;
@@ -162,6 +202,11 @@ export class RolloutController {
         if (!conflict) klog.warning(logs.retrying(key, (err as Error).message));
         this.queue.addAfter(key, backoffDelay({ initialMs: this.retryInitialMs, maxMs: RETRY_MAX_MS, jitter: 0.2 }, n));
       } finally {
+        const endedAt = this.clock.monotonicMs();
+        this.lastLook.set(key, { endedAt, tookMs: endedAt - began });
+        const changed = this.looking.changed;
+        this.looking = undefined;
+        if (changed) this.addBatched(key);
         this.queue.done(key);
       }
     }

@@ -11,12 +11,21 @@ export function asNode(v: unknown): SchemaNode | undefined {
   return isPlainObject(v) ? v : undefined;
 }
 
+/** Each schema node's properties, worked out once: pruning and defaulting ask for them at every field of every write. */
+const propertiesCache = new WeakMap<SchemaNode, Readonly<Record<string, SchemaNode>> | null>();
+
 export function propertiesOf(n: SchemaNode): Readonly<Record<string, SchemaNode>> | undefined {
+  const cached = propertiesCache.get(n);
+  if (cached !== undefined) return cached ?? undefined;
   const p = n['properties'];
-  if (!isPlainObject(p)) return undefined;
-  const out: Record<string, SchemaNode> = {};
-  for (const [k, v] of Object.entries(p)) if (isPlainObject(v)) out[k] = v;
-  return out;
+  let out: Record<string, SchemaNode> | null = null;
+  if (isPlainObject(p)) {
+    out = {};
+    for (const [k, v] of Object.entries(p)) if (isPlainObject(v)) out[k] = v;
+    Object.freeze(out);
+  }
+  propertiesCache.set(n, out);
+  return out ?? undefined;
 }
 
 export function itemsOf(n: SchemaNode): SchemaNode | undefined {

@@ -37,7 +37,7 @@ function filterNode(n: SchemaNode): Schema {
     if (out['type'] === 'object') delete out['type'];
   }
   if (out['type'] === 'array' && asNode(out['items']) === undefined) delete out['type'];
-  const props = asNode(out['properties']) !== undefined ? propertiesOf(out) : undefined;
+  const props = asNode(out['properties']) !== undefined ? propertiesOf(n) : undefined;
   if (props !== undefined) {
     out['properties'] = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, filterNode(v)]));
     if (Array.isArray(out['required'])) {

@@ -202,6 +202,40 @@ describe('RolloutController', () => {
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after the soak');
   });
 
+  /** A rollout of 20 nodes at once whose every status write takes 100 ms of `clock`: its looks are batched by 400 ms. */
+  async function batchedRollout(clock: FakeClock): Promise<{ api: FakeApi; statusWrites: () => number }> {
+    const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } });
+    api.beforeWrite = (w) => {
+      if (w.method === 'PUT') clock.advance(100);
+    };
+    simulateAgents(api);
+    await start(api, clock);
+    const statusWrites = (): number => api.writes.filter((w) => w.method === 'PUT').length;
+    await api.waitFor(() => statusWrites() > 0, 'the first status');
+    await settle();
+    return { api, statusWrites };
+  }
+
+  it('looks again after node changes only once the batch period (4× the last look) has passed', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const { api, statusWrites } = await batchedRollout(clock);
+    assert.equal(statusWrites(), 1, 'the agents answered within the batch period: no second look yet');
+    assert.equal(phaseOf(api), 'Progressing');
+    clock.advance(399);
+    await settle();
+    assert.equal(statusWrites(), 1);
+    clock.advance(1);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded once the batch period passed');
+  });
+
+  it('looks at a user’s change of the rollout at once, within the batch period', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const { api, statusWrites } = await batchedRollout(clock);
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    api.put('rollouts', { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...r.spec, paused: true } } as never);
+    await api.waitFor(() => statusWrites() > 1, 'a look without the clock moving');
+  });
+
   it('pauseAfterCanary pauses through spec.paused once; resuming carries on', async () => {
     const api = cluster(2, { strategy: { canary: 1, pauseAfterCanary: true } });
     simulateAgents(api);
