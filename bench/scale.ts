@@ -52,6 +52,8 @@ interface Figures {
     propagationP99Ms: number;
     serverCpuPercent: number;
     fleetCpuPercent: number;
+    /** This process: its watches of every Node and of the rollout, which the figures are taken from. */
+    benchCpuPercent: number;
     fleetEventLoopP99Ms: number;
     /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
     apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
@@ -142,6 +144,8 @@ async function runOne(n: number): Promise<Figures> {
   const fleetStart = performance.now();
   const fleet = await forkFleet({ kubeconfig: cluster.kubeconfig, nodes: n, dataDir: join(work, 'fleet'), port: 0 }, processes, join(OUT, `scale-${n}-fleet`), 900_000);
   const fleetCpu = cpuSampler(fleet.pids);
+  const benchCpu = cpuSampler([process.pid]);
+  progress(n, `fleet pid(s) ${fleet.pids.join(', ')}`);
   try {
     // Registration.
     const ready = await fleet.ready;
@@ -234,6 +238,7 @@ async function runOne(n: number): Promise<Figures> {
         propagationP99Ms: pct(propagation, 99),
         serverCpuPercent: cpu.between(t0, t0 + wall),
         fleetCpuPercent: fleetCpu.between(t0, t0 + wall),
+        benchCpuPercent: benchCpu.between(t0, t0 + wall),
         fleetEventLoopP99Ms: fleetRollout.eventLoopDelayP99Ms,
         apiP99MsByVerb: Object.fromEntries([...byVerb].map(([verb, v]) => [verb, { requests: v.count, p99Ms: v.quantile * 1000 }])),
       },
@@ -249,6 +254,7 @@ async function runOne(n: number): Promise<Figures> {
   } finally {
     cpu.stop();
     fleetCpu.stop();
+    benchCpu.stop();
     client.close();
     await fleet.stop();
     await cluster.stop(10_000);
@@ -283,6 +289,7 @@ function table(all: Figures[]): string {
     ['rollout: propagation p50 / p99, ms', (f) => `${f0(f.rollout.propagationP50Ms)} / ${f0(f.rollout.propagationP99Ms)}`],
     ['rollout: server CPU, % of one core', (f) => f0(f.rollout.serverCpuPercent)],
     ['rollout: fleet CPU, % of one core', (f) => f0(f.rollout.fleetCpuPercent)],
+    ['rollout: bench (its watches) CPU, %', (f) => f0(f.rollout.benchCpuPercent)],
     ['rollout: fleet event-loop p99, ms', (f) => f1(f.rollout.fleetEventLoopP99Ms)],
     ...verbs.map((v): [string, (f: Figures) => string] => [`rollout: API ${v} p99, ms (n)`, (f) => {
       const x = f.rollout.apiP99MsByVerb[v];
