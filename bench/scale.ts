@@ -1,10 +1,11 @@
 // Scale benchmark (not a test): a `dkc server` (its controllers inside, as `dkc up` runs it) and a fleet of N simulated
 // nodes (src/fleet: the agent's own code, in forked processes of up to --nodes-per-process nodes each, node tokens as
 // `dkc fleet`'s default) in one run, for each N asked for:
-//   registration   fleet start → the API server shows N nodes Ready (nodes/s);
+//   registration   fleet start → the API server shows N nodes Ready (nodes/s), with each side's CPU meanwhile;
 //   steady state   server CPU (% of one core, /proc/<pid>/stat) and RSS with N nodes heartbeating at the default
-//                  cadence; the fleet's RSS per node and event-loop delay;
-//   rollout        one NodeConfigRollout over all N with maxUnavailable 10 %: wall time to Succeeded, per-node
+//                  cadence; the fleet's RSS per node (median of 10 readings over the window) and event-loop delay;
+//   rollout        one NodeConfigRollout over all N with maxUnavailable 10 %: wall time to Succeeded, CPU of the
+//                  server, the fleet and this process (its watches of every Node and of the rollout), per-node
 //                  propagation (the controller records the node InFlight → its status.config.active is the new
 //                  config) p50/p99, API request latency p99 by verb from the server's apiserver_request_duration_seconds
 //                  (between scrapes before and after the rollout), and a chart of nodes succeeded over time with server
@@ -36,12 +37,14 @@ const PER_PROCESS = Number(arg('--nodes-per-process', '5000'));
 const PNG = !process.argv.includes('--no-png');
 const OUT = new URL('../../bench/out/', import.meta.url).pathname;
 const CPU_SAMPLE_MS = 500;
+const RSS_SAMPLES = 10;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 const DURATIONS = 'apiserver_request_duration_seconds';
 
 interface Figures {
   nodes: number;
-  registration: { seconds: number; nodesPerSecond: number; ready: boolean };
+  /** With the CPU each side used meanwhile (% of one core): what bounds the rate. */
+  registration: { seconds: number; nodesPerSecond: number; ready: boolean; serverCpuPercent: number; fleetCpuPercent: number };
   steady: { serverCpuPercent: number; serverRssMB: number; fleetCpuPercent: number; fleetRssPerNodeKB: number; fleetEventLoopP99Ms: number; seconds: number };
   fleetProcesses: number;
   rollout: {
@@ -154,10 +157,16 @@ async function runOne(n: number): Promise<Figures> {
     progress(n, `${ready ? 'all' : 'not all'} Ready after ${regSeconds.toFixed(1)} s; steady state for ${STEADY_MS / 1000} s`);
 
     // Steady state: every node heartbeating (status and Lease) at the default cadence.
+    // The fleet's RSS is sampled through the window and its median taken: one reading depends on where the garbage
+    // collector happens to be (at 1,000 nodes single readings differed by 90 KB per node from run to run).
     const steadyFrom = performance.now();
-    await new Promise((r) => setTimeout(r, STEADY_MS));
+    const rssSamples: number[] = [];
+    for (let i = 0; i < RSS_SAMPLES; i++) {
+      await new Promise((r) => setTimeout(r, STEADY_MS / RSS_SAMPLES));
+      rssSamples.push((await fleet.stats(false)).rssPerNodeBytes);
+    }
     const steadyTo = performance.now();
-    const fleetSteady = await fleet.stats(true);
+    const fleetSteady = { ...(await fleet.stats(true)), rssPerNodeBytes: pct(rssSamples, 50) };
     const steady = {
       seconds: (steadyTo - steadyFrom) / 1000,
       serverCpuPercent: cpu.between(steadyFrom, steadyTo),
@@ -227,7 +236,13 @@ async function runOne(n: number): Promise<Figures> {
     const successes = [...succeededAt.values()].sort((a, b) => a - b);
     const figures: Figures = {
       nodes: n,
-      registration: { seconds: regSeconds, nodesPerSecond: n / regSeconds, ready },
+      registration: {
+        seconds: regSeconds,
+        nodesPerSecond: n / regSeconds,
+        ready,
+        serverCpuPercent: cpu.between(fleetStart, fleetStart + regSeconds * 1000),
+        fleetCpuPercent: fleetCpu.between(fleetStart, fleetStart + regSeconds * 1000),
+      },
       steady,
       fleetProcesses: processes,
       rollout: {
@@ -279,6 +294,7 @@ function table(all: Figures[]): string {
   const rows: [string, (f: Figures) => string][] = [
     ['registration: N Ready, s', (f) => `${f1(f.registration.seconds)}${f.registration.ready ? '' : ' (not all)'}`],
     ['registration: nodes/s (goal ≥ 500)', (f) => f0(f.registration.nodesPerSecond)],
+    ['registration: server / fleet CPU, %', (f) => `${f0(f.registration.serverCpuPercent)} / ${f0(f.registration.fleetCpuPercent)}`],
     ['steady: server CPU, % of one core', (f) => f0(f.steady.serverCpuPercent)],
     ['steady: server RSS, MB', (f) => f0(f.steady.serverRssMB)],
     ['steady: fleet CPU, % of one core', (f) => f0(f.steady.fleetCpuPercent)],
