@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../src/api/types.js';
 import { Informer, RestClient } from '../src/client/index.js';
-import { ROLLOUTS_PATH, type NodeConfigRollout } from '../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../src/controllers/rollout/resource.js';
 import { startCluster } from '../src/up/cluster.js';
 import { pct } from './common.js';
 
@@ -84,16 +84,11 @@ async function main(): Promise<void> {
     rollouts.start();
     await Promise.all([nodes.whenSynced(), rollouts.whenSynced()]);
     const t0 = performance.now();
-    await client.create(ROLLOUTS_PATH, {
-      apiVersion: 'dkc.io/v1alpha1',
-      kind: 'NodeConfigRollout',
-      metadata: { name: 'bench' },
-      spec: {
-        configSource: { configMap: { namespace: 'kube-system', name: 'rollout-target', kubeletConfigKey: 'kubelet' } },
-        nodeSelector: {},
-        strategy: { canary: 1, maxUnavailable: MAX_UNAVAILABLE },
-      },
-    });
+    await client.create(ROLLOUTS_PATH, newRollout('bench', {
+      configSource: { configMap: { namespace: 'kube-system', name: 'rollout-target', kubeletConfigKey: 'kubelet' } },
+      nodeSelector: {},
+      strategy: { canary: 1, maxUnavailable: MAX_UNAVAILABLE },
+    }));
     let maxInFlight = 0;
     const done = await until(
       async () => {

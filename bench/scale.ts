@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../src/api/types.js';
 import { Informer, RestClient } from '../src/client/index.js';
-import { ROLLOUTS_PATH, type NodeConfigRollout } from '../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../src/controllers/rollout/resource.js';
 import { startCluster } from '../src/up/cluster.js';
 import { writeChart, type RolloutSeries } from './chart.js';
 import { forkFleet } from './fleet-procs.js';
@@ -211,16 +211,14 @@ async function runOne(n: number): Promise<Figures> {
     const metricsBefore = await scrape(client);
     const t0 = performance.now();
     progress(n, 'rollout started');
-    await client.create(ROLLOUTS_PATH, {
-      apiVersion: 'dkc.io/v1alpha1',
-      kind: 'NodeConfigRollout',
-      metadata: { name: 'scale' },
-      spec: {
+    await client.create(
+      ROLLOUTS_PATH,
+      newRollout('scale', {
         configSource: { configMap: { namespace: 'kube-system', name: 'scale-target', kubeletConfigKey: 'kubelet' } },
         nodeSelector: {},
         strategy: { maxUnavailable: '10%' },
-      },
-    });
+      }),
+    );
     const ticker = setInterval(() => progress(n, `rollout ${phase || 'Pending'}: ${succeededAt.size}/${n} succeeded after ${((performance.now() - t0) / 1000).toFixed(0)} s`), 10_000);
     await waitUntil(() => ['Succeeded', 'Halted', 'Reverted'].includes(phase), 900_000, (w) => (wake = w)).finally(() => clearInterval(ticker));
     const wall = performance.now() - t0;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { waitForConfigz } from '../helpers/nodeconfig.js';
@@ -44,7 +44,7 @@ after(async () => {
 });
 
 async function rollOut(name: string): Promise<NodeConfigRollout> {
-  await admin.create(ROLLOUTS_PATH, { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name }, spec: { layers: LAYERS, strategy: { canary: 1, maxUnavailable: 2 } } });
+  await admin.create(ROLLOUTS_PATH, newRollout(name, { layers: LAYERS, strategy: { canary: 1, maxUnavailable: 2 } }));
   const done = await waitFor(`rollout ${name} to finish`, async () => {
     const r = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
     return ['Succeeded', 'Halted', 'Reverted'].includes(r.status?.phase ?? '') ? r : undefined;

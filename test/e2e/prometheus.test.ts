@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
 import { freePort, startCluster, type Cluster } from '../../src/up/cluster.js';
 import { startNodeDiscovery } from '../deploy/nodediscovery.js';
 import { dashboardExpressions, PROMETHEUS_DIR, requireTool, testConfig, testRules } from '../deploy/promconfig.js';
@@ -169,15 +169,10 @@ describe('Prometheus with the shipped config against dkc up', { concurrency: fal
     const local = await readFile(cluster!.nodes[1]!.config, 'utf8');
     await configMap('good', 'eventRecordQPS: 7', local);
     for (const n of ['node-2', 'node-3']) await admin.patch(`/api/v1/nodes/${n}`, 'merge', { metadata: { labels: { pool: 'green' } } });
-    await admin.create(ROLLOUTS_PATH, {
-      apiVersion: 'dkc.io/v1alpha1',
-      kind: 'NodeConfigRollout',
-      metadata: { name: 'good' },
-      spec: {
-        configSource: { configMap: { namespace: 'kube-system', name: 'good', kubeletConfigKey: 'kubelet' } },
-        nodeSelector: { matchLabels: { pool: 'green' } },
-      },
-    });
+    await admin.create(ROLLOUTS_PATH, newRollout('good', {
+      configSource: { configMap: { namespace: 'kube-system', name: 'good', kubeletConfigKey: 'kubelet' } },
+      nodeSelector: { matchLabels: { pool: 'green' } },
+    }));
     await waitFor('the rollout Succeeded', async () => ((await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/good`)).status?.phase === 'Succeeded' ? true : undefined), 60_000, 200);
     await waitFor('Prometheus sees it', async () => ((await query('dkc_rollout_phase{rollout="good",phase="Succeeded"} == 1')).length === 1 ? true : undefined), 30_000, 250);
     const empty: string[] = [];

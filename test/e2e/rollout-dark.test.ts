@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
 import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -47,17 +47,12 @@ it('a node whose agent goes dark fails as NotReady at the deadline; the rollout 
   frozen = cluster!.supervisor.pidOf('node-2');
   assert.ok(frozen !== undefined, 'node-2 agent is running');
   process.kill(frozen, 'SIGSTOP');
-  await admin.create(ROLLOUTS_PATH, {
-    apiVersion: 'dkc.io/v1alpha1',
-    kind: 'NodeConfigRollout',
-    metadata: { name: 'dark' },
-    spec: {
-      configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } },
-      nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-2' } },
-      progressDeadlineSeconds: 8,
-      failurePolicy: 'Halt',
-    },
-  });
+  await admin.create(ROLLOUTS_PATH, newRollout('dark', {
+    configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } },
+    nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-2' } },
+    progressDeadlineSeconds: 8,
+    failurePolicy: 'Halt',
+  }));
   const r = await waitFor(
     'the rollout to halt',
     async () => {

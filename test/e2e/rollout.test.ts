@@ -16,6 +16,7 @@ import {
   PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUTS_PATH,
+  newRollout,
   type NodeConfigRollout,
   type RolloutSpec,
 } from '../../src/controllers/rollout/resource.js';
@@ -44,7 +45,7 @@ async function getRollout(name: string): Promise<NodeConfigRollout> {
 }
 
 async function createRollout(name: string, spec: RolloutSpec): Promise<void> {
-  await admin.create(ROLLOUTS_PATH, { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name }, spec });
+  await admin.create(ROLLOUTS_PATH, newRollout(name, spec));
 }
 
 async function patchRollout(name: string, spec: RolloutSpec): Promise<void> {

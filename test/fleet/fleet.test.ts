@@ -11,13 +11,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiError, RestClient, loadKubeconfig } from '../../src/client/index.js';
 import type { ConfigMap, Node } from '../../src/api/types.js';
-import { ROLLOUTS_PATH, type NodeConfigRollout, type RolloutSpec } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout, type RolloutSpec } from '../../src/controllers/rollout/resource.js';
 import { startFleet, type Fleet } from '../../src/fleet/index.js';
 import { nodeTokenSigner } from '../../src/pki/nodetoken.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { configureLogging } from '../../src/util/klog.js';
 import { kubectl } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/wait.js';
+import { stopFleetCluster } from './teardown.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';
 
 const N = 200;
@@ -64,13 +65,7 @@ before(async () => {
   localConfig = await readFile(join(work, 'fleet', 'config.yaml'), 'utf8');
 });
 
-after(async () => {
-  await fleet?.stop();
-  admin?.close();
-  await cluster?.stop(5_000);
-  configureLogging({ sink: (line) => void process.stderr.write(line) });
-  if (work) await rm(work, { recursive: true, force: true });
-});
+after(() => stopFleetCluster({ fleet, admin, cluster, work }));
 
 describe(`dkc fleet: ${N} simulated nodes against a local cluster`, { concurrency: false, timeout: 300_000 }, () => {
   it('registers every node Ready, each with a loopback address of its own and the shared kubelet port', async () => {
@@ -121,7 +116,7 @@ describe(`dkc fleet: ${N} simulated nodes against a local cluster`, { concurrenc
     const cm = await configMap('fleet-good', 'eventRecordQPS: 7');
     const spec: RolloutSpec = { configSource: source('fleet-good'), nodeSelector: { matchLabels: { pool: 'sim' } }, strategy: { canary: 1, maxUnavailable: '10%', soakSeconds: 0 } };
     const started = performance.now();
-    await admin.create(ROLLOUTS_PATH, { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'fleet-good' }, spec });
+    await admin.create(ROLLOUTS_PATH, newRollout('fleet-good', spec));
     const r = await untilPhase('fleet-good', 'Succeeded', 180_000);
     process.stdout.write(`# rollout over ${N} nodes Succeeded in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     assert.deepEqual([r.status?.targetNodes, r.status?.succeededNodes, r.status?.failedNodes], [N, N, 0]);
@@ -140,7 +135,7 @@ describe(`dkc fleet: ${N} simulated nodes against a local cluster`, { concurrenc
   it('a config the agents refuse fails the canary and the rollout reverts it', async () => {
     await configMap('fleet-bad', 'kubeAPIQPS: -1');
     const spec: RolloutSpec = { configSource: source('fleet-bad'), nodeSelector: { matchLabels: { pool: 'sim' } }, strategy: { canary: 1, maxUnavailable: '10%' }, failurePolicy: 'Revert' };
-    await admin.create(ROLLOUTS_PATH, { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'fleet-bad' }, spec });
+    await admin.create(ROLLOUTS_PATH, newRollout('fleet-bad', spec));
     await untilPhase('fleet-bad', 'Reverted', 120_000);
     const nodes = await fleetNodes();
     for (const n of nodes) assert.deepEqual(n.spec?.configSource, source('fleet-good'), n.metadata.name);

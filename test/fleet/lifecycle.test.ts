@@ -16,6 +16,7 @@ import { startFleet, type Fleet } from '../../src/fleet/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { configureLogging } from '../../src/util/klog.js';
 import { waitFor } from '../helpers/wait.js';
+import { stopFleetCluster } from './teardown.js';
 
 let work = '';
 let cluster: Cluster | undefined;
@@ -46,13 +47,7 @@ before(async () => {
   assert.equal(await fleet.ready(60_000), true);
 });
 
-after(async () => {
-  await fleet?.stop();
-  admin?.close();
-  await cluster?.stop(5_000);
-  configureLogging({ sink: (line) => void process.stderr.write(line) });
-  if (work) await rm(work, { recursive: true, force: true });
-});
+after(() => stopFleetCluster({ fleet, admin, cluster, work }));
 
 describe('a simulated node restarts in-process and the fleet stops cleanly', { concurrency: false, timeout: 120_000 }, () => {
   it('a config assigned to one node restarts only that node, from the same checkpoint directory', async () => {

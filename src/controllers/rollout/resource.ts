@@ -126,6 +126,11 @@ export function needsWork(r: NodeConfigRollout): boolean {
   return !isFinished(r);
 }
 
+/** A NodeConfigRollout to create: `name` with `spec`. */
+export function newRollout(name: string, spec: RolloutSpec): NodeConfigRollout {
+  return { apiVersion: API_VERSION, kind: KIND, metadata: { name }, spec };
+}
+
 /** The reference events about `r` carry. */
 export function rolloutReference(r: NodeConfigRollout): ObjectReference {
   const ref: ObjectReference = { kind: KIND, apiVersion: API_VERSION, name: r.metadata.name ?? '' };

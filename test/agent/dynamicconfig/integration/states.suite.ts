@@ -56,6 +56,15 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
     return waitForNewProcess(h, node, before);
   }
 
+  /** The node restarts into `cm`, runs it on trial and promotes it: from then on it is the last-known-good. */
+  async function restartsAndPromotes(cm: ConfigMapObject, s: Source, maxPods: number): Promise<void> {
+    await h.waitForNewestEvent(node, restartMessage(s));
+    await h.expectState(node, { assigned: s, active: s, lastKnownGood: good }, maxPods);
+    await h.expectState(node, { assigned: s, active: s, lastKnownGood: s }, maxPods);
+    good = s;
+    goodCM = cm;
+  }
+
   it('no assigned record: local config, status.config is published empty, all gauges local', async () => {
     await h.expectState(node, {}, LOCAL_MAX_PODS);
     assert.equal(await h.newestConfigChangedEvent(node), undefined);
@@ -120,22 +129,14 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
     const cm = await h.createConfigMap('valid-d', { kubelet: await payloadFor(node, 'maxPods: 112') });
     const d = sourceOf(cm);
     await assignAndRestart({ name: 'valid-d' });
-    await h.waitForNewestEvent(node, restartMessage(d));
-    await h.expectState(node, { assigned: d, active: d, lastKnownGood: good }, 112);
-    await h.expectState(node, { assigned: d, active: d, lastKnownGood: d }, 112);
-    good = d;
-    goodCM = cm;
+    await restartsAndPromotes(cm, d, 112);
   });
 
   it('in-place ConfigMap update: new resourceVersion, checkpoint and restart', async () => {
     const updated = await h.updateConfigMap(goodCM, { data: { kubelet: await payloadFor(node, 'maxPods: 113') } });
     const d2 = sourceOf(updated);
     assert.notEqual(d2.configMap.resourceVersion, good.configMap.resourceVersion);
-    await h.waitForNewestEvent(node, restartMessage(d2));
-    await h.expectState(node, { assigned: d2, active: d2, lastKnownGood: good }, 113);
-    await h.expectState(node, { assigned: d2, active: d2, lastKnownGood: d2 }, 113);
-    good = d2;
-    goodCM = updated;
+    await restartsAndPromotes(updated, d2, 113);
   });
 
   it('deleted ConfigMap: download error override, nothing else changes, the agent keeps running', async () => {
@@ -151,11 +152,7 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
     const cm = await h.createConfigMap(goodCM.metadata.name, { kubelet: await payloadFor(node, 'maxPods: 114') });
     const d3 = sourceOf(cm);
     assert.notEqual(d3.configMap.uid, good.configMap.uid);
-    await h.waitForNewestEvent(node, restartMessage(d3));
-    await h.expectState(node, { assigned: d3, active: d3, lastKnownGood: good }, 114);
-    await h.expectState(node, { assigned: d3, active: d3, lastKnownGood: d3 }, 114);
-    good = d3;
-    goodCM = cm;
+    await restartsAndPromotes(cm, d3, 114);
   });
 
   it('reset to local: restart with the local message, both records cleared', async () => {
