@@ -1,12 +1,13 @@
 // The rollout controller: informers on NodeConfigRollouts, Nodes and ConfigMaps feed a work queue keyed by rollout;
-// one worker asks the plan what to do and does it through the API, in an order that keeps every crash harmless:
+// (and the nodes' Leases, their heartbeats) one worker asks the plan what to do and does it through the API, in an order that keeps every crash harmless:
 // node patches first (each carrying its annotations, so the change and the record of it are one write), then the
 // rollout's own spec (pauseAfterCanary), then its status (with the resourceVersion it was computed from, so a stale
 // view is refused rather than written), then events. Timers for soak and deadlines run on the injected clock.
 
 import { deepEqual } from '../../api/equal.js';
-import type { ConfigMap, Node } from '../../api/types.js';
+import type { ConfigMap, Lease, Node } from '../../api/types.js';
 import { EventRecorder } from '../../agent/node/events.js';
+import { NODE_LEASE_NAMESPACE } from '../../agent/node/lease.js';
 import { Informer, isApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
@@ -45,9 +46,11 @@ type Cached<T extends { metadata: object }> = T & { metadata: T['metadata'] & { 
 type CachedNode = Cached<Node>;
 type CachedRollout = Cached<NodeConfigRollout>;
 type CachedConfigMap = Cached<ConfigMap>;
+type CachedLease = Cached<Lease>;
 
 const NODES_PATH = '/api/v1/nodes';
 const CONFIGMAPS_PATH = '/api/v1/configmaps';
+const LEASES_PATH = `/apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`;
 const RETRY_MAX_MS = 10_000;
 
 /** Node assignments of one batch written at once (kube-controller-manager's controllers write in parallel too). */
@@ -70,6 +73,9 @@ export class RolloutController {
   private readonly rollouts: Informer<CachedRollout>;
   private readonly nodes: Informer<CachedNode>;
   private readonly configMaps: Informer<CachedConfigMap>;
+  private readonly leases: Informer<CachedLease>;
+  /** When this controller started: the plan counts no soak time from before it. */
+  private readonly startedAt: Date;
   private readonly writtenNodes = new WrittenObjects<CachedNode>();
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
@@ -93,6 +99,8 @@ export class RolloutController {
     this.rollouts = new Informer<CachedRollout>(options.client, ROLLOUTS_PATH, informerOptions);
     this.nodes = new Informer<CachedNode>(options.client, NODES_PATH, informerOptions);
     this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
+    this.leases = new Informer<CachedLease>(options.client, LEASES_PATH, informerOptions);
+    this.startedAt = options.clock.now();
     this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
     this.wire();
     const metrics = options.metrics;
@@ -103,17 +111,17 @@ export class RolloutController {
   }
 
   /**
-   * Starts the informers and, once all three have listed, the worker. Resolves at once: a cluster without the CRD
+   * Starts the informers and, once all four have listed, the worker. Resolves at once: a cluster without the CRD
    * yet keeps the rollouts informer retrying, and must not keep the host from starting its other controllers.
    */
   start(): Promise<void> {
-    for (const i of [this.rollouts, this.nodes, this.configMaps]) i.start();
+    for (const i of this.informers()) i.start();
     this.loop ??= this.run();
     return Promise.resolve();
   }
 
   private async run(): Promise<void> {
-    const synced = await Promise.all([this.rollouts, this.nodes, this.configMaps].map((i) => i.whenSynced()));
+    const synced = await Promise.all(this.informers().map((i) => i.whenSynced()));
     if (!synced.every(Boolean) || this.abort.signal.aborted) return;
     for (const r of this.rollouts.store.list()) this.queue.add(r.metadata.name ?? '');
     await this.work();
@@ -129,9 +137,13 @@ export class RolloutController {
     this.removeMetrics();
     this.abort.abort();
     this.queue.shutDown();
-    await Promise.all([this.rollouts.stop(), this.nodes.stop(), this.configMaps.stop()]);
+    await Promise.all(this.informers().map((i) => i.stop()));
     await this.loop;
     await this.events.stop();
+  }
+
+  private informers(): Informer<{ metadata: { name?: string } }>[] {
+    return [this.rollouts, this.nodes, this.configMaps, this.leases] as Informer<{ metadata: { name?: string } }>[];
   }
 
   private wire(): void {
@@ -166,7 +178,18 @@ export class RolloutController {
     this.configMaps.on('add', byConfigMap);
     this.configMaps.on('update', (_old, cm) => byConfigMap(cm));
     this.configMaps.on('delete', byConfigMap);
-    for (const i of [this.rollouts, this.nodes, this.configMaps] as Informer<{ metadata?: { name?: string } }>[]) {
+    // A heartbeat matters to the rollouts soaking or holding its node; a lapse is found by time (the plan's timers).
+    const byLease = (l: CachedLease): void => {
+      const node = l.metadata.name ?? '';
+      for (const r of this.rollouts.store.list()) {
+        const p = r.status?.nodes?.[node];
+        if (p !== undefined && (p.state === 'InFlight' || p.waitingReason !== undefined) && needsWork(r)) batched(r);
+      }
+    };
+    this.leases.on('add', byLease);
+    this.leases.on('update', (_old, l) => byLease(l));
+    this.leases.on('delete', byLease);
+    for (const i of this.informers()) {
       i.on('error', (err) => klog.v(2, logs.informer(i.path, (err as Error).message)));
     }
   }
@@ -235,6 +258,8 @@ export class RolloutController {
       nodes: this.currentNodes(),
       others: this.rollouts.store.list().filter((r) => r.metadata.name !== name),
       now: this.clock.now(),
+      leases: { get: (node) => this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node}`) },
+      startedAt: this.startedAt,
     };
     if (rendering) input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
     const layered = isLayered(rollout) ? renderedName(input) : undefined;

@@ -13,7 +13,15 @@ export const failureMessages = {
   notReady: (condition: string): string => `node is not Ready after the change (Ready=${condition})`,
   notActive: (deadlineSeconds: number): string => `the new config was not active, without error and Ready, within ${deadlineSeconds}s`,
   overridden: 'spec.configSource was changed by someone else during the rollout',
+  heartbeatStale: (renewTime: string | undefined): string =>
+    `node stopped heartbeating after the change (its Lease was ${renewTime === undefined ? 'never renewed' : `last renewed at ${renewTime}`})`,
 };
+
+/** Why a node waits, unchanged, in condition and event messages. */
+export const waitingMessages = {
+  NotReady: 'is not Ready',
+  HeartbeatStale: 'has a stale heartbeat (its Lease is not being renewed)',
+} as const;
 
 export const conditionReasons = {
   progressing: 'RolloutProgressing',
@@ -31,6 +39,7 @@ export const conditionReasons = {
   layerNotFound: 'LayerNotFound',
   renderFailed: 'RenderFailed',
   invalidSpec: 'InvalidSpec',
+  nodesNotReady: 'NodesNotReady',
 } as const;
 
 export const conditionMessages = {
@@ -51,6 +60,11 @@ export const conditionMessages = {
   renderedConflict: (name: string): string => `ConfigMap ${name} exists with other content than the layers render to`,
   notRendered: 'the layers have not been rendered',
   bothSources: 'spec.configSource and spec.layers are mutually exclusive: set exactly one',
+  waiting: (done: number, total: number, waiting: readonly string[]): string =>
+    `${done} of ${total} nodes done; waiting, unchanged, for Ready and a fresh heartbeat: ${waiting.join(', ')}`,
+  nodesNotReady: (waiting: readonly string[], deadlineSeconds: number): string =>
+    `no node can start: ${waiting.join(', ')} not Ready with a fresh heartbeat for more than ${deadlineSeconds}s; ` +
+    'the rollout changes a waiting node once it is, and finishes once none is left in the selector',
   notFailed: 'no failure',
   notComplete: 'the rollout has not completed',
 };
@@ -62,6 +76,7 @@ export const eventMessages = {
   nodeSucceeded: (node: string, changed: boolean): string =>
     changed ? `Node ${node} runs the new config` : `Node ${node} already ran the new config`,
   nodeFailed: (node: string, reason: string, message: string): string => `Node ${node} failed (${reason}): ${message}`,
+  nodeWaiting: (node: string, why: string): string => `Node ${node} ${why}: it waits, unchanged, until it is Ready with a fresh heartbeat`,
   halted: (why: string): string => `Rollout halted: ${why}`,
   reverted: (nodes: number): string => `Rollout reverted: ${nodes} nodes restored to their previous config source`,
   succeeded: (succeeded: number, total: number): string => `Rollout succeeded: ${succeeded} of ${total} nodes run the new config`,

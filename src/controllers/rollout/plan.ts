@@ -3,11 +3,12 @@
 // next node patches, the status and the events. The controller does the I/O and feeds the results back in, so a new
 // leader that reads the same API state decides the same thing: nothing is redone, skipped or lost.
 
-import type { Node, NodeConfigSource } from '../../api/types.js';
+import type { Lease, Node, NodeConfigSource } from '../../api/types.js';
 import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
+import { heartbeatOf } from './heartbeat.js';
 import { isLayered, renderedSource } from './layers.js';
-import { conditionMessages, conditionReasons, eventMessages, failureMessages } from './messages.js';
-import { isMine, nextDeadlineMs, ownerOf, previousSource, specOnTarget, specSource, stepNode, type NodeTarget } from './nodeview.js';
+import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
+import { isMine, nextDeadlineMs, ownerOf, previousSource, specOnTarget, specSource, stepNode, unavailableReason, type NodeTarget } from './nodeview.js';
 import {
   PAUSED_AFTER_CANARY_ANNOTATION,
   PREVIOUS_SOURCE_ANNOTATION,
@@ -37,6 +38,10 @@ export interface PlanInput {
   /** The other rollouts, for conflicts. */
   others: readonly NodeConfigRollout[];
   now: Date;
+  /** The nodes' Leases in kube-node-lease, by node name: their heartbeats. A node without one has never heartbeated. */
+  leases: Pick<ReadonlyMap<string, Lease>, 'get'>;
+  /** When this controller started: soak time recorded before it went unobserved, and counts for nothing. */
+  startedAt: Date;
   /**
    * A layered rollout's rendering, when the controller rendered it for this look: the rendered ConfigMap's name, or
    * why the layers cannot be rendered. Unused once status.renderedConfigMap is recorded (the rollout keeps to it).
@@ -52,7 +57,15 @@ export interface NodePatch {
   patch: { metadata: { resourceVersion: string; annotations: Record<string, string | null> }; spec: { configSource: NodeConfigSource | null } };
 }
 
-export type EventReason = 'RolloutStarted' | 'BatchStarted' | 'NodeSucceeded' | 'NodeFailed' | 'RolloutHalted' | 'RolloutReverted' | 'RolloutSucceeded';
+export type EventReason =
+  | 'RolloutStarted'
+  | 'BatchStarted'
+  | 'NodeSucceeded'
+  | 'NodeFailed'
+  | 'NodeWaiting'
+  | 'RolloutHalted'
+  | 'RolloutReverted'
+  | 'RolloutSucceeded';
 
 export interface RolloutEvent {
   type: 'Normal' | 'Warning';
@@ -135,6 +148,8 @@ interface Outcome {
   failure?: { reason: string; message: string };
   /** A reason the rollout cannot progress although it is not finished (e.g. the ConfigMap is missing). */
   blocked?: { reason: string; message: string };
+  /** Nodes held unchanged until they are Ready with a fresh heartbeat; `stalled` once nothing else can move for longer than the deadline. */
+  waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number };
 }
 
 function conditionsFor(o: Outcome, counts: { done: number; total: number; succeeded: number }, old: RolloutStatus | undefined): ConditionSpec[] {
@@ -148,6 +163,12 @@ function conditionsFor(o: Outcome, counts: { done: number; total: number; succee
     Reverted: { type: 'Progressing', status: 'False', reason: conditionReasons.reverted, message: conditionMessages.reverted },
   };
   let p = progressing[o.phase];
+  const w = o.waiting;
+  if (o.phase === 'Progressing' && w !== undefined && w.nodes.length > 0) {
+    p = w.stalled
+      ? { type: 'Progressing', status: 'False', reason: conditionReasons.nodesNotReady, message: conditionMessages.nodesNotReady(w.nodes, w.deadlineSeconds) }
+      : { ...p, message: conditionMessages.waiting(counts.done, counts.total, w.nodes) };
+  }
   if (o.blocked) p = { type: 'Progressing', status: 'False', ...o.blocked };
   const complete: ConditionSpec =
     o.phase === 'Succeeded'
@@ -162,10 +183,22 @@ function conditionsFor(o: Outcome, counts: { done: number; total: number; succee
   return [p, complete, failed];
 }
 
+/** A rollout that no longer starts nodes holds none back: its records lose their waiting marks. */
+function withoutWaiting(p: NodeProgress): NodeProgress {
+  if (p.waitingReason === undefined && p.waitingSince === undefined) return p;
+  const next = { ...p };
+  delete next.waitingReason;
+  delete next.waitingSince;
+  return next;
+}
+
 function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined): RolloutStatus {
   const old = input.rollout.status;
   const now = formatTime(input.now.getTime());
-  const entries = Object.entries(nodes).sort(([a], [b]) => (a < b ? -1 : 1));
+  const starting = outcome.phase === 'Pending' || outcome.phase === 'Progressing' || outcome.phase === 'Paused';
+  const entries = Object.entries(nodes)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, p]): [string, NodeProgress] => [name, starting ? p : withoutWaiting(p)]);
   const failures: RolloutFailure[] = entries
     // A failed node keeps its reason when it is reverted: the status still says why the rollout stopped.
     .filter(([, p]) => p.reason !== undefined)
@@ -179,6 +212,7 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
     updatedNodes: entries.filter(([, p]) => p.updatedAt !== undefined).length,
     succeededNodes: succeeded,
     failedNodes: failures.length,
+    waitingNodes: entries.filter(([, p]) => p.waitingReason !== undefined).length,
     failures,
     conditions: mergeConditions(old?.conditions, conditionsFor(outcome, { done, total: entries.length, succeeded }, old), now),
     startTime: old?.startTime ?? now,
@@ -208,6 +242,11 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
     if (p.state === 'Succeeded') events.push({ type: 'Normal', reason: 'NodeSucceeded', message: eventMessages.nodeSucceeded(name, p.updatedAt !== undefined) });
     if (p.state === 'Failed' || p.state === 'Overridden') {
       events.push({ type: 'Warning', reason: 'NodeFailed', message: eventMessages.nodeFailed(name, p.reason ?? '', p.message ?? '') });
+    }
+  }
+  for (const [name, p] of Object.entries(nodes)) {
+    if (p.waitingReason !== undefined && old?.nodes?.[name]?.waitingReason === undefined) {
+      events.push({ type: 'Normal', reason: 'NodeWaiting', message: eventMessages.nodeWaiting(name, waitingMessages[p.waitingReason]) });
     }
   }
   if (status.phase !== old?.phase) {
@@ -308,14 +347,19 @@ function canarySettled(nodes: Record<string, NodeProgress>, current: number | un
 
 /**
  * The nodes to start now and their batch: the canary first (alone until it has settled), then as many as keep at
- * most maxUnavailable in flight. Each start is a new batch number; batch 0 is the canary.
+ * most maxUnavailable nodes unavailable. As a Deployment counts its unavailable pods, `unavailable` counts every
+ * node in flight and every other node of the rollout that is down now (not Ready, or not heartbeating), so a node
+ * that is down takes a place a change would take. The canary may hold up to max(canary, maxUnavailable) down. Each
+ * start is a new batch number; batch 0 is the canary.
  */
-function nextBatch(nodes: Record<string, NodeProgress>, pending: readonly Node[], current: number | undefined, s: Strategy): { batch: number; start: Node[] } {
-  if (current === undefined && s.canary > 0) return { batch: 0, start: pending.slice(0, s.canary) };
+function nextBatch(nodes: Record<string, NodeProgress>, startable: readonly Node[], current: number | undefined, s: Strategy, unavailable: number): { batch: number; start: Node[] } {
+  if (current === undefined && s.canary > 0) {
+    const room = Math.max(s.canary, s.maxUnavailable) - unavailable;
+    return { batch: 0, start: startable.slice(0, Math.max(0, Math.min(s.canary, room))) };
+  }
   const next = current === undefined ? 1 : current + 1;
   if (current === 0 && !canarySettled(nodes, current)) return { batch: next, start: [] };
-  const inFlight = Object.values(nodes).filter((p) => p.state === 'InFlight').length;
-  return { batch: next, start: pending.slice(0, Math.max(0, s.maxUnavailable - inFlight)) };
+  return { batch: next, start: startable.slice(0, Math.max(0, s.maxUnavailable - unavailable)) };
 }
 
 interface Evaluated {
@@ -325,6 +369,18 @@ interface Evaluated {
   nodes: Record<string, NodeProgress>;
   currentBatch: number | undefined;
   strategy: Strategy;
+  /** Nodes in flight, and the other nodes of the rollout that are down now. */
+  unavailable: number;
+}
+
+/**
+ * A node not yet changed is held while it is not Ready or not heartbeating: marked waiting (since when, kept while it
+ * waits), it is neither started nor blamed on the config. Its mark goes once it is back.
+ */
+function holdIfDown(p: NodeProgress, prev: NodeProgress | undefined, node: Node, t: NodeTarget): NodeProgress {
+  const reason = unavailableReason(node, t.heartbeat(nameOf(node)), t.now.getTime());
+  if (reason === undefined) return withoutWaiting(p);
+  return { ...p, waitingReason: reason, waitingSince: prev?.waitingSince ?? formatTime(t.now.getTime()) };
 }
 
 /** Every tracked node's next record; a node found changed by this rollout but unrecorded joins the batch being started. */
@@ -338,6 +394,8 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
     soakMs: (spec.strategy?.soakSeconds ?? 0) * 1000,
     deadlineMs: (spec.progressDeadlineSeconds ?? 120) * 1000,
     now: input.now,
+    heartbeat: (node) => heartbeatOf(input.leases.get(node)),
+    startedMs: input.startedAt.getTime(),
   };
   const selected = (n: Node): boolean => matchesLabels(reqs, n.metadata.labels);
   const tracked = [...input.nodes].sort(byName).filter((n) => isMine(n, target.rollout) || selected(n));
@@ -345,13 +403,17 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
   let currentBatch = r.status?.currentBatch;
   const recoveredBatch = currentBatch === undefined ? (strategy.canary > 0 ? 0 : 1) : currentBatch + 1;
   const nodes: Record<string, NodeProgress> = {};
+  let unavailable = 0;
   for (const n of tracked) {
-    const p = stepNode(n, r.status?.nodes?.[nameOf(n)], target, recoveredBatch);
+    const prev = r.status?.nodes?.[nameOf(n)];
+    let p = stepNode(n, prev, target, recoveredBatch);
     if (p.state === 'Pending' && !selected(n)) continue;
+    if (p.state === 'Pending') p = holdIfDown(p, prev, n, target);
     nodes[nameOf(n)] = p;
     if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
+    if (p.state === 'InFlight' || unavailableReason(n, target.heartbeat(nameOf(n)), input.now.getTime()) !== undefined) unavailable++;
   }
-  return { target, tracked, nodes, currentBatch, strategy };
+  return { target, tracked, nodes, currentBatch, strategy, unavailable };
 }
 
 /** Why nothing may start now (a conflict, a missing ConfigMap, a pause), or undefined when nodes may start. */
@@ -425,8 +487,16 @@ function planSource(input: PlanInput): Plan {
   }
   const e = evaluate(input, reqs);
   const { nodes, strategy } = e;
+  const waitingTimer = (): number | undefined => {
+    const since = Object.values(nodes).map((p) => (p.waitingSince !== undefined ? Date.parse(p.waitingSince) : NaN)).filter((t) => !Number.isNaN(t));
+    const due = since.length > 0 ? Math.min(...since) + e.target.deadlineMs - input.now.getTime() : undefined;
+    return due !== undefined && due > 0 ? due : undefined;
+  };
   const later = (): Pick<Plan, 'requeueAfterMs'> => {
-    const due = Object.values(nodes).map((p) => nextDeadlineMs(p, e.target)).filter((d): d is number => d !== undefined);
+    const due = Object.entries(nodes)
+      .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
+      .concat(waitingTimer())
+      .filter((d): d is number => d !== undefined);
     return due.length > 0 ? { requeueAfterMs: Math.min(...due) } : {};
   };
 
@@ -446,9 +516,24 @@ function planSource(input: PlanInput): Plan {
     const rolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true as const } };
     return { ...finish(input, nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
   }
-  const { batch, start } = nextBatch(nodes, pending, e.currentBatch, strategy);
+  const startable = pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
+  const { batch, start } = nextBatch(nodes, startable, e.currentBatch, strategy, e.unavailable);
   const updatedAt = formatTimeCeil(input.now.getTime());
   for (const n of start) nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt };
   const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
-  return { ...finish(input, nodes, { phase: 'Progressing' }, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches }), ...later() };
+  const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
+  return { ...finish(input, nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches }), ...later() };
+}
+
+/**
+ * The nodes held back, and whether the rollout has stalled on them: nothing is in flight (so nothing else can start
+ * either) and one of them has waited longer than the progress deadline, as a Deployment's Progressing condition
+ * turns False (ProgressDeadlineExceeded) while it keeps trying.
+ */
+function waitingOutcome(nodes: Record<string, NodeProgress>, t: NodeTarget, now: Date): Outcome['waiting'] {
+  const held = Object.entries(nodes).filter(([, p]) => p.waitingReason !== undefined);
+  if (held.length === 0) return undefined;
+  const moving = Object.values(nodes).some((p) => p.state === 'InFlight');
+  const longest = Math.min(...held.map(([, p]) => Date.parse(p.waitingSince ?? '') || now.getTime()));
+  return { nodes: held.map(([name]) => name), stalled: !moving && now.getTime() >= longest + t.deadlineMs, deadlineSeconds: Math.round(t.deadlineMs / 1000) };
 }

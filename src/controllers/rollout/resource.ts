@@ -23,6 +23,8 @@ export const PAUSED_AFTER_CANARY_ANNOTATION = 'dkc.io/paused-after-canary';
 export type Phase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
 export type NodeState = 'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden';
 export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden';
+/** Why a node not yet changed waits: its Ready condition is not True, or its heartbeat (Lease) is stale. */
+export type WaitingReason = 'NotReady' | 'HeartbeatStale';
 export type FailurePolicy = 'Revert' | 'Halt';
 export type IntOrString = number | string;
 
@@ -69,6 +71,9 @@ export interface NodeProgress {
   updatedAt?: Time;
   /** Since when the node has held the new config, without error and Ready. */
   readySince?: Time;
+  /** A Pending node that is held, unchanged, until it is Ready with a fresh heartbeat: why, and since when. */
+  waitingReason?: WaitingReason;
+  waitingSince?: Time;
   reason?: string;
   message?: string;
 }
@@ -94,6 +99,8 @@ export interface RolloutStatus {
   updatedNodes?: number;
   succeededNodes?: number;
   failedNodes?: number;
+  /** Nodes held, unchanged, because they are not Ready or their heartbeat is stale. */
+  waitingNodes?: number;
   /** A layered rollout's rendered ConfigMap in kube-system, once rendered; the rollout keeps to it from then on. */
   renderedConfigMap?: string;
   failures?: RolloutFailure[];

@@ -55,6 +55,7 @@ export const progress = {
   batchStarted: (batch: number, nodes: readonly string[]) =>
     `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
   nodeFailed: (node: string, reason: string, message: string) => `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,
+  nodeWaiting: (node: string, reason: string) => `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
   phase: (name: string, phase: string, detail: string) => {
     const base = `nodeconfigrollout ${q(name)}`;
     switch (phase) {

@@ -1,6 +1,7 @@
 // The controller over an in-memory API with simulated agents: it drives a rollout to Succeeded within the strategy's
 // bounds, reverts a bad config, survives being stopped between a node patch and the status write without patching
-// any node twice, honours soak on its clock, pauses after the canary, and stops writing when its signal fires.
+// any node twice, honours soak on its clock and only while the node heartbeats (its Lease), holds a node that is not
+// Ready instead of changing it, pauses after the canary, and stops writing when its signal fires.
 
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../agent/node/fakeclock.js';
 import { FakeApi } from './fakeapi.js';
-import { NEW, OLD, OLD_ACTIVE, iso, node, rollout } from './fixtures.js';
+import { NEW, OLD, OLD_ACTIVE, at, iso, lease, node, rollout, switched } from './fixtures.js';
 
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -41,11 +42,19 @@ function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = 
   };
 }
 
-function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
+/** The node's agent renews its Lease at `when`. */
+function beat(api: FakeApi, name: string, when: Date): void {
+  api.put('leases', lease(name, when) as never);
+}
+
+/** `n` blue nodes and a green one, each with its Lease renewed at `renewed`, and rollout r1 with `spec`. */
+function cluster(n: number, spec: RolloutSpec = {}, renewed = new Date()): FakeApi {
   const api = new FakeApi();
   api.put('configmaps', CM_NEW);
   for (let i = 1; i <= n; i++) api.put('nodes', node(`node-${i}`) as never);
   api.put('nodes', node('green-1', { labels: { pool: 'green' } }) as never);
+  for (let i = 1; i <= n; i++) beat(api, `node-${i}`, renewed);
+  beat(api, 'green-1', renewed);
   const r = rollout(spec);
   delete r.metadata.resourceVersion;
   api.put('rollouts', r as never);
@@ -60,6 +69,17 @@ async function start(api: FakeApi, clock = systemClock): Promise<RolloutControll
   running.push(c);
   await c.start();
   return c;
+}
+
+const readySince = (api: FakeApi, name = 'node-1'): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.[name]?.readySince;
+
+/** Moves `clock` on to `seconds` (from T0) in steps of at most 10 s, node-1 renewing its Lease after each, as an agent does. */
+async function heartbeatsUntil(api: FakeApi, clock: FakeClock, seconds: number): Promise<void> {
+  while (clock.now().getTime() < at(seconds).getTime()) {
+    clock.advance(Math.min(10_000, at(seconds).getTime() - clock.now().getTime()));
+    beat(api, 'node-1', clock.now());
+    await settle();
+  }
 }
 
 /** Lets whatever a timer set off run to its end (informer deliveries and the worker's step are a few turns each). */
@@ -188,23 +208,109 @@ describe('RolloutController', () => {
     for (const n of ['node-1', 'node-2', 'node-3']) assert.equal(api.nodePatches(n).length, 1, `${n} patched once`);
   });
 
-  it('a node counts as succeeded only after soakSeconds on the controller’s clock', async () => {
+  it('a node counts as succeeded only after soakSeconds on the controller’s clock, at its first heartbeat after', async () => {
     const clock = new FakeClock(Date.parse(iso(0)));
-    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } });
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
     simulateAgents(api);
     await start(api, clock);
-    await api.waitFor(() => (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
+    await api.waitFor(() => readySince(api) !== undefined, 'the soak to start');
     assert.equal(phaseOf(api), 'Progressing');
-    clock.advance(29_000);
-    await settle();
+    await heartbeatsUntil(api, clock, 29);
     assert.equal(phaseOf(api), 'Progressing');
     clock.advance(1_000);
-    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after the soak');
+    await settle();
+    assert.equal(phaseOf(api), 'Progressing', 'the soak is over, but no heartbeat has come since');
+    beat(api, 'node-1', clock.now());
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded at the first heartbeat after the soak');
+  });
+
+  it('a lapse of the heartbeat restarts the soak (Ready=True all along)', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) === iso(0), 'the soak to start');
+    await heartbeatsUntil(api, clock, 10);
+    clock.advance(21_000); // t=31: the last renewal (t=10) is more than 20 s (half the Lease's 40 s) old
+    await api.waitFor(() => readySince(api) === undefined, 'the soak to stop');
+    assert.equal(phaseOf(api), 'Progressing');
+    beat(api, 'node-1', clock.now());
+    await api.waitFor(() => readySince(api) === iso(31), 'the soak to start again');
+    await heartbeatsUntil(api, clock, 60);
+    assert.equal(phaseOf(api), 'Progressing', '29 s into the new soak');
+    await heartbeatsUntil(api, clock, 61);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded 30 s after the heartbeat came back');
+  });
+
+  it('a frozen agent (Lease no longer renewed, Ready still True) never passes its soak: NotReady at the deadline, reverted', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(2, { strategy: { canary: 1, soakSeconds: 15 }, progressDeadlineSeconds: 60 }, at(0));
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) === iso(0), 'the soak to start');
+    clock.advance(16_000);
+    await settle();
+    assert.equal(phaseOf(api), 'Progressing', 'no heartbeat since the soak began: not succeeded');
+    clock.advance(45_000);
+    await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted at the deadline');
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    assert.deepEqual(r.status?.failures, [
+      { node: 'node-1', reason: 'NotReady', message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(0).toISOString()})` },
+    ]);
+    assert.equal((api.read('nodes', 'node-1') as unknown as Node).status?.conditions?.[0]?.status, 'True');
+    assert.deepEqual((api.read('nodes', 'node-1') as unknown as Node).spec?.configSource, OLD);
+    assert.equal(api.nodePatches('node-2').length, 0);
+  });
+
+  it('a soak recorded before the controller started counts for nothing: it starts again', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
+    // The last leader changed node-1 and saw it healthy from t=-100 (a soak over at t=-70), then stopped.
+    const cm = api.read('configmaps', 'kube-system/new')!;
+    const active = { configMap: { ...NEW.configMap!, uid: 'cm-uid', resourceVersion: cm.metadata.resourceVersion! } };
+    api.put('nodes', switched('node-1', { active, readyTransition: iso(-120) }) as never);
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    const status = { phase: 'Progressing' as const, startTime: iso(-110), currentBatch: 0, nodes: { 'node-1': { state: 'InFlight' as const, batch: 0, updatedAt: iso(-110), readySince: iso(-100) } } };
+    api.put('rollouts', { ...r, status } as never);
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) === iso(0), 'the soak to start again at the controller’s start');
+    assert.equal(phaseOf(api), 'Progressing');
+    await heartbeatsUntil(api, clock, 29);
+    assert.equal(phaseOf(api), 'Progressing');
+    await heartbeatsUntil(api, clock, 30);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded 30 s after the controller started');
+  });
+
+  it('a node that was never Ready is held, unchanged and waiting; the others go on; the rollout finishes once it leaves', async () => {
+    const api = cluster(3, { strategy: { canary: 1, maxUnavailable: 2 } });
+    // A Node object with no agent: no Ready condition, no Lease. By name it would be the canary.
+    const ghost = node('ghost');
+    delete ghost.status;
+    api.put('nodes', ghost as never);
+    simulateAgents(api);
+    await start(api);
+    const status = (): NodeConfigRollout['status'] => (api.read('rollouts', 'r1') as NodeConfigRollout).status;
+    await api.waitFor(() => ['node-1', 'node-2', 'node-3'].every((n) => status()?.nodes?.[n]?.state === 'Succeeded'), 'the three healthy nodes to succeed');
+    await settle();
+    const s = status()!;
+    assert.equal(s.phase, 'Progressing');
+    assert.deepEqual([s.targetNodes, s.succeededNodes, s.failedNodes, s.waitingNodes], [4, 3, 0, 1]);
+    assert.deepEqual(s.nodes?.['ghost'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: s.nodes?.['ghost']?.waitingSince });
+    assert.equal(api.nodePatches('ghost').length, 0);
+    assert.ok(maxInFlight(api) <= 1, 'the waiting node takes one of the two places maxUnavailable allows');
+    const reasons = api.events.map((e) => e['reason']);
+    assert.ok(reasons.includes('NodeWaiting'));
+    assert.ok(!reasons.includes('NodeFailed'));
+    api.put('nodes', { ...api.read('nodes', 'ghost')!, metadata: { ...api.read('nodes', 'ghost')!.metadata, labels: {} } });
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded once the waiting node left the selector');
+    assert.deepEqual([status()?.targetNodes, status()?.succeededNodes, status()?.waitingNodes], [3, 3, 0]);
+    assert.equal(api.nodePatches('ghost').length, 0);
   });
 
   /** A rollout of 20 nodes at once whose every status write takes 100 ms of `clock`: its looks are batched by 400 ms. */
   async function batchedRollout(clock: FakeClock): Promise<{ api: FakeApi; statusWrites: () => number }> {
-    const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } });
+    const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } }, clock.now());
     api.beforeWrite = (w) => {
       if (w.method === 'PUT') clock.advance(100);
     };

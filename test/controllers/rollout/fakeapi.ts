@@ -1,4 +1,4 @@
-// An in-memory API for the controller tests: nodes, ConfigMaps, NodeConfigRollouts (with /status) and events, with
+// An in-memory API for the controller tests: nodes, ConfigMaps, node Leases, NodeConfigRollouts (with /status) and events, with
 // resourceVersions, 409 on a stale resourceVersion, JSON merge patch, and list+watch through the client's real
 // WatchStream. Every write is recorded, and a test awaits the write that makes a condition true instead of sleeping.
 
@@ -19,7 +19,10 @@ const COLLECTIONS: Record<string, string> = {
   '/api/v1/nodes': 'nodes',
   '/api/v1/configmaps': 'configmaps',
   '/apis/dkc.io/v1alpha1/nodeconfigrollouts': 'rollouts',
+  '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases': 'leases',
 };
+
+type Kind = 'nodes' | 'configmaps' | 'rollouts' | 'leases';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
@@ -57,7 +60,7 @@ const CONFIGMAP_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/;
 
 export class FakeApi implements RolloutClient {
   private rv = 1;
-  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map() };
+  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map(), leases: new Map() };
   private readonly history: { rv: number; kind: string; type: 'ADDED' | 'MODIFIED' | 'DELETED'; obj: Obj }[] = [];
   private readonly watchers = new Set<{ kind: string; out: PassThrough }>();
   private readonly waiters: { pred: () => boolean; resolve: () => void }[] = [];
@@ -70,7 +73,7 @@ export class FakeApi implements RolloutClient {
 
   // ---- test side ----------------------------------------------------------------------------------------------
 
-  put(kind: 'nodes' | 'configmaps' | 'rollouts', obj: Obj): Obj {
+  put(kind: Kind, obj: Obj): Obj {
     const key = this.keyOf(kind, obj);
     const type = this.stores[kind]!.has(key) ? 'MODIFIED' : 'ADDED';
     const stored = clone(obj);
@@ -81,12 +84,12 @@ export class FakeApi implements RolloutClient {
     return clone(stored);
   }
 
-  read(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): Obj | undefined {
+  read(kind: Kind, key: string): Obj | undefined {
     const o = this.stores[kind]!.get(key);
     return o ? clone(o) : undefined;
   }
 
-  remove(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): void {
+  remove(kind: Kind, key: string): void {
     const o = this.stores[kind]!.get(key);
     if (!o) return;
     this.stores[kind]!.delete(key);
@@ -178,7 +181,7 @@ export class FakeApi implements RolloutClient {
   }
 
   private keyOf(kind: string, obj: Obj): string {
-    return kind === 'configmaps' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');
+    return kind === 'configmaps' || kind === 'leases' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');
   }
 
   private locate(path: string): { kind: string; name: string } {

@@ -1,6 +1,6 @@
 // Nodes, rollouts and ConfigMap identities for the rollout tests, built the way the API returns them.
 
-import type { Node, NodeConfigSource } from '../../../src/api/types.js';
+import type { Lease, Node, NodeConfigSource } from '../../../src/api/types.js';
 import {
   PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
@@ -78,4 +78,19 @@ export function rollout(spec: RolloutSpec = {}, status?: RolloutStatus, meta: Pa
     },
     ...(status ? { status } : {}),
   };
+}
+
+/** The node's Lease in kube-node-lease as its agent renews it: at `renewed` (a Date), for `durationSeconds`. */
+export function lease(name: string, renewed: Date, durationSeconds = 40): Lease {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name, namespace: 'kube-node-lease' },
+    spec: { holderIdentity: name, leaseDurationSeconds: durationSeconds, renewTime: renewed.toISOString().replace('Z', '000Z') },
+  };
+}
+
+/** Every node heartbeating: its Lease renewed at `renewed`. */
+export function leasesFor(nodes: readonly Node[], renewed: Date, durationSeconds = 40): Map<string, Lease> {
+  return new Map(nodes.map((n) => [n.metadata.name ?? '', lease(n.metadata.name ?? '', renewed, durationSeconds)]));
 }

@@ -13,7 +13,7 @@ import {
   type NodeProgress,
   type RolloutStatus,
 } from '../../../src/controllers/rollout/resource.js';
-import { CM, NEW, NEW_ACTIVE, OLD, at, iso, node, rollout, switched } from './fixtures.js';
+import { CM, NEW, NEW_ACTIVE, OLD, at, iso, leasesFor, node, rollout, switched } from './fixtures.js';
 
 const blue = (n: number): Node[] => Array.from({ length: n }, (_, i) => node(`node-${i + 1}`));
 const inFlight = (batch: number, updated = 0, extra: Partial<NodeProgress> = {}): NodeProgress => ({ state: 'InFlight', batch, updatedAt: iso(updated), ...extra });
@@ -24,7 +24,11 @@ const progressing = (nodes: Record<string, NodeProgress>, currentBatch?: number)
   nodes,
   ...(currentBatch !== undefined ? { currentBatch } : {}),
 });
-const base = (over: Partial<PlanInput>): PlanInput => ({ rollout: rollout(), nodes: blue(3), configMap: CM, others: [], now: at(10), ...over });
+/** Every node heartbeating at `now` unless `leases` says otherwise; the controller started an hour before. */
+const base = (over: Partial<PlanInput>): PlanInput => {
+  const input = { rollout: rollout(), nodes: blue(3), configMap: CM, others: [], now: at(10), startedAt: at(-3600), ...over };
+  return { ...input, leases: over.leases ?? leasesFor(input.nodes, input.now) };
+};
 
 interface Row {
   name: string;
@@ -155,7 +159,12 @@ const rows: Row[] = [
   },
   {
     name: 'soak: healthy for the first time starts the soak and asks to look again when it ends',
-    input: base({ nodes: [switched('node-1')], rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1')],
+      // Renewed for 80 s (fresh for 40 s): the soak's end comes before the heartbeat could lapse.
+      leases: leasesFor([switched('node-1')], at(10), 80),
+      rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight' },
@@ -172,6 +181,7 @@ const rows: Row[] = [
     input: base({
       now: at(41),
       nodes: [switched('node-1', { readyTransition: iso(35) })],
+      leases: leasesFor([node('node-1')], at(41), 80),
       rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }, 0)),
     }),
     patched: [],
@@ -549,6 +559,170 @@ describe('planRollout patches and status', () => {
     const later = planRollout(base({ now: at(500), rollout: rollout({}, first.status), nodes: [switched('node-1', { active: OLD }), node('node-2'), node('node-3')] }));
     const t = (s: RolloutStatus): string | undefined => s.conditions?.find((c) => c.type === 'Progressing')?.lastTransitionTime;
     assert.equal(t(later.status), t(first.status));
+  });
+});
+
+describe('planRollout: soak only on heartbeats, nodes that are down held', () => {
+  const soak30 = (nodes: Record<string, NodeProgress>, currentBatch = 0): ReturnType<typeof rollout> =>
+    rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing(nodes, currentBatch));
+  const neverReady = (name: string): Node => {
+    const n = node(name);
+    delete n.status;
+    return n;
+  };
+  const progressingCondition = (st: RolloutStatus) => st.conditions?.find((c) => c.type === 'Progressing');
+
+  it('a soak is over only at a heartbeat at or after its end', () => {
+    const input = base({ now: at(41), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const unheard = planRollout({ ...input, leases: leasesFor(input.nodes, at(39.5)) });
+    assert.equal(unheard.status.nodes?.['node-1']?.state, 'InFlight');
+    assert.equal(unheard.status.nodes?.['node-1']?.readySince, iso(10));
+    assert.equal(unheard.requeueAfterMs, 18_501, 'no timer for the soak’s end, which has passed: the renewal is an event; the next timer is the lapse');
+    const heard = planRollout({ ...input, leases: leasesFor(input.nodes, at(40)) });
+    assert.equal(heard.status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('a heartbeat older than half the Lease’s duration stops the soak, Ready=True notwithstanding', () => {
+    const input = base({ now: at(41), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const stale = planRollout({ ...input, leases: leasesFor(input.nodes, at(20)) });
+    assert.equal(stale.status.phase, 'Progressing');
+    assert.deepEqual(stale.status.nodes?.['node-1'], inFlight(0), 'in flight, its soak dropped');
+    const short = planRollout({ ...input, leases: leasesFor(input.nodes, at(36), 8) });
+    assert.equal(short.status.nodes?.['node-1']?.readySince, undefined, 'a Lease of 8 s is stale after 4 s');
+    const fresh = planRollout({ ...input, leases: leasesFor(input.nodes, at(21)) });
+    assert.equal(fresh.status.nodes?.['node-1']?.readySince, iso(10), 'exactly 20 s is still fresh');
+  });
+
+  it('a node with no Lease never soaks', () => {
+    const plan = planRollout(base({ now: at(41), nodes: [switched('node-1')], leases: new Map(), rollout: soak30({ 'node-1': inFlight(0) }) }));
+    assert.deepEqual(plan.status.nodes?.['node-1'], inFlight(0));
+  });
+
+  it('looks again when a soaking node’s heartbeat would lapse, if that comes before the soak’s end', () => {
+    const input = base({ now: at(20), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const plan = planRollout({ ...input, leases: leasesFor(input.nodes, at(15)) });
+    assert.equal(plan.requeueAfterMs, 15_001);
+  });
+
+  it('a soak recorded before the controller started begins again at its first look', () => {
+    const input = base({ now: at(41), startedAt: at(35), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const plan = planRollout(input);
+    assert.equal(plan.status.nodes?.['node-1']?.state, 'InFlight');
+    assert.equal(plan.status.nodes?.['node-1']?.readySince, iso(41));
+    assert.equal(plan.requeueAfterMs, 20_001);
+    const later = planRollout({ ...input, now: at(71), leases: leasesFor(input.nodes, at(71)), rollout: soak30({ 'node-1': plan.status.nodes!['node-1']! }) });
+    assert.equal(later.status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('without a soak, a healthy node still needs a fresh heartbeat to succeed', () => {
+    const input = base({ nodes: [switched('node-1')], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) });
+    assert.equal(planRollout({ ...input, leases: leasesFor(input.nodes, at(-11)) }).status.nodes?.['node-1']?.state, 'InFlight');
+    assert.equal(planRollout(input).status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('a changed node whose heartbeat is stale at the deadline fails NotReady, saying when it last renewed', () => {
+    const input = base({ now: at(120), nodes: [switched('node-1')], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) });
+    const plan = planRollout({ ...input, leases: leasesFor(input.nodes, at(5)) });
+    assert.deepEqual(plan.status.failures, [
+      { node: 'node-1', reason: 'NotReady', message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(5).toISOString()})` },
+    ]);
+    const none = planRollout({ ...input, leases: new Map() });
+    assert.equal(none.status.failures?.[0]?.message, 'node stopped heartbeating after the change (its Lease was never renewed)');
+  });
+
+  it('a node not Ready is held: not changed, marked waiting, the next node is the canary', () => {
+    const wide = rollout({ strategy: { canary: 1, maxUnavailable: 3 } });
+    const plan = planRollout(base({ nodes: [neverReady('node-1'), node('node-2'), node('node-3', { ready: 'False' })], rollout: wide }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-2']);
+    assert.deepEqual(plan.status.nodes?.['node-1'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(10) });
+    assert.deepEqual(plan.status.nodes?.['node-3'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(10) });
+    assert.equal(plan.status.waitingNodes, 2);
+    assert.equal(plan.status.failedNodes, 0);
+    assert.deepEqual(
+      plan.events.filter((e) => e.reason === 'NodeWaiting').map((e) => e.message),
+      ['Node node-1 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat', 'Node node-3 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat'],
+    );
+    assert.equal(progressingCondition(plan.status)?.message, '0 of 3 nodes done; waiting, unchanged, for Ready and a fresh heartbeat: node-1, node-3');
+  });
+
+  it('a node whose Ready=True nobody renews (a stale Lease, or none) is held as HeartbeatStale', () => {
+    const nodes = [node('node-1'), node('node-2'), node('node-3')];
+    const leases = leasesFor(nodes, at(10));
+    leases.set('node-1', leasesFor(nodes, at(-11)).get('node-1')!);
+    leases.delete('node-2');
+    const plan = planRollout(base({ nodes, leases, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 3 } }) }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-3']);
+    assert.equal(plan.status.nodes?.['node-1']?.waitingReason, 'HeartbeatStale');
+    assert.equal(plan.status.nodes?.['node-2']?.waitingReason, 'HeartbeatStale');
+    assert.match(plan.events.find((e) => e.reason === 'NodeWaiting')?.message ?? '', /^Node node-1 has a stale heartbeat/);
+  });
+
+  it('a waiting node keeps its waitingSince and its event is not repeated; back up, it loses the mark and starts', () => {
+    const r = rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0), 'node-2': { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(5) } }, 0));
+    const still = planRollout(base({ nodes: [switched('node-1'), node('node-2', { ready: 'Unknown' })], rollout: r }));
+    assert.deepEqual(still.status.nodes?.['node-2'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(5) });
+    assert.deepEqual(still.events, []);
+    const back = planRollout(base({ nodes: [switched('node-1'), node('node-2')], rollout: r }));
+    assert.deepEqual(back.nodePatches.map((p) => p.node), ['node-2']);
+    assert.deepEqual(back.status.nodes?.['node-2'], { state: 'InFlight', batch: 1, updatedAt: iso(10) });
+    assert.equal(back.status.waitingNodes, 0);
+  });
+
+  it('a node already on the target but not heartbeating is not counted as succeeded: it waits', () => {
+    const plan = planRollout(base({ nodes: [node('node-1', { source: NEW, active: NEW_ACTIVE })], leases: new Map() }));
+    assert.equal(plan.status.phase, 'Progressing');
+    assert.equal(plan.status.nodes?.['node-1']?.waitingReason, 'HeartbeatStale');
+    assert.deepEqual(plan.nodePatches, []);
+  });
+
+  it('maxUnavailable counts the nodes that are down: with 2 allowed and one down, one starts at a time', () => {
+    const nodes = [switched('node-1'), neverReady('node-2'), node('node-3'), node('node-4')];
+    const plan = planRollout(base({ nodes, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)) }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-3']);
+  });
+
+  it('a node that succeeded and is down now counts too', () => {
+    const nodes = [switched('node-1', { ready: 'Unknown' }), node('node-2'), node('node-3')];
+    const plan = planRollout(base({ nodes, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)) }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-2']);
+    assert.equal(plan.status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('with maxUnavailable 1 and a node down nothing starts, the canary included', () => {
+    const plan = planRollout(base({ nodes: [neverReady('node-1'), node('node-2')] }));
+    assert.deepEqual(plan.nodePatches, []);
+    assert.equal(plan.status.phase, 'Progressing');
+    assert.equal(plan.status.currentBatch, undefined);
+    const wider = planRollout(base({ nodes: [neverReady('node-1'), node('node-2')], rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }) }));
+    assert.deepEqual(wider.nodePatches.map((p) => p.node), ['node-2']);
+  });
+
+  it('only waiting nodes left: not Succeeded; past the progress deadline the Progressing condition turns False (NodesNotReady), still waiting', () => {
+    const waiting = { state: 'Pending' as const, waitingReason: 'NotReady' as const, waitingSince: iso(10) };
+    const r = rollout({ progressDeadlineSeconds: 60 }, progressing({ 'node-1': done(0), 'node-2': waiting }, 0));
+    const nodes = [switched('node-1'), neverReady('node-2')];
+    const before = planRollout(base({ now: at(69), nodes, rollout: r }));
+    assert.equal(before.status.phase, 'Progressing');
+    assert.equal(progressingCondition(before.status)?.status, 'True');
+    assert.equal(before.requeueAfterMs, 1_000, 'looks again when the wait passes the deadline');
+    const stalled = planRollout(base({ now: at(70), nodes, rollout: r }));
+    assert.equal(stalled.status.phase, 'Progressing');
+    assert.deepEqual(stalled.nodePatches, []);
+    const c = progressingCondition(stalled.status);
+    assert.deepEqual([c?.status, c?.reason], ['False', 'NodesNotReady']);
+    assert.equal(c?.message, 'no node can start: node-2 not Ready with a fresh heartbeat for more than 60s; the rollout changes a waiting node once it is, and finishes once none is left in the selector');
+    assert.equal(stalled.status.conditions?.find((x) => x.type === 'Complete')?.status, 'False');
+    const gone = planRollout(base({ now: at(70), nodes: [switched('node-1')], rollout: r }));
+    assert.equal(gone.status.phase, 'Succeeded', 'once the waiting node is gone (or left the selector)');
+  });
+
+  it('a rollout that stops starting nodes (reverting) drops the waiting marks', () => {
+    const waiting = { state: 'Pending' as const, waitingReason: 'NotReady' as const, waitingSince: iso(5) };
+    const nodes = [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), neverReady('node-2')];
+    const plan = planRollout(base({ nodes, rollout: rollout({}, progressing({ 'node-1': inFlight(0), 'node-2': waiting }, 0)) }));
+    assert.equal(plan.status.phase, 'Reverting');
+    assert.deepEqual(plan.status.nodes?.['node-2'], { state: 'Pending' });
+    assert.equal(plan.status.waitingNodes, 0);
   });
 });
 

@@ -93,6 +93,12 @@ describe('progressLines', () => {
     assert.deepEqual(progressLines('r', batch1, paused), ['nodeconfigrollout "r" paused (1 of 3 nodes succeeded)']);
     assert.deepEqual(progressLines('r', paused, batch1), ['nodeconfigrollout "r" progressing (1 of 3 nodes succeeded)']);
   });
+
+  it('prints a line when a node begins to wait (not Ready or not heartbeating), once', () => {
+    const waiting: RolloutStatus = { ...batch1, waitingNodes: 1, nodes: { ...batch1.nodes, 'node-4': { state: 'Pending', waitingReason: 'NotReady', waitingSince: '2026-01-10T12:00:00Z' } } };
+    assert.deepEqual(progressLines('r', batch1, waiting), ['node node-4 waiting (NotReady): left unchanged until it is Ready with a fresh heartbeat']);
+    assert.deepEqual(progressLines('r', waiting, waiting), []);
+  });
 });
 
 describe('progressBar', () => {
@@ -100,6 +106,7 @@ describe('progressBar', () => {
     assert.equal(progressBar(batch1, 12), '[####........] 1/3 succeeded, 2 in flight, 0 failed  Progressing');
     assert.equal(progressBar({ phase: 'Halted', targetNodes: 4, succeededNodes: 2, failedNodes: 1, updatedNodes: 3 }, 8), '[####xx..] 2/4 succeeded, 0 in flight, 1 failed  Halted');
     assert.equal(progressBar(undefined, 4), '[....] 0/0 succeeded, 0 in flight, 0 failed  Pending');
+    assert.equal(progressBar({ ...batch1, waitingNodes: 1 }, 12), '[####........] 1/3 succeeded, 2 in flight, 0 failed, 1 waiting  Progressing');
   });
 });
 
