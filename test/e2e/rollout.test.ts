@@ -20,7 +20,7 @@ import {
   type NodeConfigRollout,
   type RolloutSpec,
 } from '../../src/controllers/rollout/resource.js';
-import { startCluster, type Cluster } from '../../src/up/cluster.js';
+import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';
 
@@ -80,8 +80,16 @@ async function specsOf(names: readonly string[]): Promise<Record<string, unknown
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-rollout-e2e-'));
-  // Quick restarts after crashes, so that the crash-looping config is rolled back by the agent within seconds.
-  cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 6, port: 0, backoff: { initialMs: 50, maxMs: 500 } });
+  // Quick restarts after crashes, so that the crash-looping config is rolled back by the agent within seconds; Leases
+  // renewed every 2 s, so that a soak, over at the node's first heartbeat after it, is over within seconds too.
+  cluster = await startCluster({
+    dataDir: join(work, 'cluster'),
+    nodes: 6,
+    port: 0,
+    backoff: { initialMs: 50, maxMs: 500 },
+    localConfig: (ctx) => `${defaultLocalConfig(ctx)}nodeLeaseDurationSeconds: 8
+`,
+  });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   localConfig = await readFile(cluster.nodes[0]!.config, 'utf8');
   await waitFor(
