@@ -26,7 +26,7 @@ import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 import { encodeWatchEvent, WatchLimits } from './watchlimits.js';
 import { ApiMetrics } from './metrics.js';
-import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
+import { answerReview, isReview } from './auth/reviews.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import { CrdRegistrar } from './crd/registrar.js';
 import type { AuditLog } from './auth/audit.js';
@@ -482,10 +482,10 @@ export class ApiServer {
   private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw errors.notFoundPath();
-    if (isAccessReview(def)) {
+    if (isReview(def)) {
       if (info.verb !== 'create' || info.name || info.subresource) throw errors.methodNotAllowed(info.verb, def.kind);
       const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-      return this.writeJson(res, 201, await answerAccessReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
+      return this.writeJson(res, 201, await answerReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
     }
     const storage = this.storages.get(def)!;
     const q = url.searchParams;

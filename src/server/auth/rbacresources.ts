@@ -116,7 +116,10 @@ export const defaultClusterRoles: KubeObject[] = [
     rule(READ, [''], ['namespaces']),
   ]),
   clusterRole('view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces']), rule(READ, ['coordination.k8s.io'], ['leases'])]),
-  clusterRole('system:basic-user', [rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])]),
+  clusterRole('system:basic-user', [
+    rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+    rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
+  ]),
   clusterRole('system:discovery', [
     { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/', '/healthz', '/livez', '/readyz'] },
   ]),
