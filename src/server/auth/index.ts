@@ -1,20 +1,24 @@
 // The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
 // NodeRestriction, RBAC's escalation check, the nodes/configsource permission and NodeConfigPolicy admission, plus the
-// hook that keeps the node graph in step with the server's own node writes. The caches are reached lazily because
-// the API server creates them after its authorizer has been chosen.
+// hook that keeps the node graph in step with the server's own node writes, and what runs beside the server once it
+// has started: the default roles brought up to this version's, and ClusterRole aggregation. The caches are reached
+// lazily because the API server creates them after its authorizer has been chosen.
 
 import type { KubeObject } from '../../api/types.js';
 import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads, type UserInfo } from '../authz.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
 import type { ResourceDef } from '../registry.js';
+import type { ResourceStorage } from '../resources.js';
 import type { WatchCache } from '../watchcache.js';
+import { ClusterRoleAggregator } from './aggregation.js';
+import { reconcileDefaultRoles } from './bootstrap.js';
 import { configSourcePermission } from './configsource.js';
 import { rbacEscalation } from './escalation.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
 import { NodeGraph } from './nodegraph.js';
 import { nodeRestriction } from './noderestriction.js';
 import { RbacAuthorizer, RbacRules } from './rbac.js';
-import { RBAC_GROUP } from './rbacresources.js';
+import { clusterroles, RBAC_GROUP, roles } from './rbacresources.js';
 
 export const MASTERS_GROUP = 'system:masters';
 
@@ -40,12 +44,20 @@ export function parseAuthorizationModes(text: string): AuthorizationMode[] {
   return modes as AuthorizationMode[];
 }
 
+/** What the policy upkeep needs of the API server once it has started. */
+export interface PolicyHost {
+  storageOf(def: ResourceDef): ResourceStorage | undefined;
+}
+
 export interface ClusterAuthorization {
   authorizer: Authorizer;
   admission: AdmissionPlugin[];
   graph: NodeGraph;
   /** Call after every successful, non-dry-run write. */
   afterWrite(def: ResourceDef, obj: KubeObject, deleted: boolean): void;
+  /** Once the server has started: reconciles the default roles, then keeps aggregated ClusterRoles up to date. */
+  start(host: PolicyHost): Promise<void>;
+  stop(): void;
 }
 
 export function clusterAuthorization(
@@ -71,6 +83,7 @@ export function clusterAuthorization(
     if (m === 'RBAC') chain.push(new RbacAuthorizer(rbacRules));
   }
   const authorizer = authorizerChain(...chain);
+  let aggregator: ClusterRoleAggregator | undefined;
   return {
     authorizer,
     admission: [
@@ -82,6 +95,18 @@ export function clusterAuthorization(
     graph,
     afterWrite(def, obj, deleted) {
       if (def.group === '' && def.plural === 'nodes') graph.observe(obj, deleted);
+    },
+    async start(host) {
+      const clusterRoleStorage = host.storageOf(clusterroles);
+      const roleStorage = host.storageOf(roles);
+      if (roleStorage) await reconcileDefaultRoles(roleStorage, roles);
+      if (!clusterRoleStorage) return;
+      await reconcileDefaultRoles(clusterRoleStorage, clusterroles);
+      aggregator = new ClusterRoleAggregator(clusterRoleStorage);
+      await aggregator.start();
+    },
+    stop() {
+      aggregator?.stop();
     },
   };
 }
