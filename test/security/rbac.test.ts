@@ -118,7 +118,9 @@ const table: Row[] = [
   { who: 'admin', tries: 'auth can-i update nodes/configsource --as=olivia --as-group=dkc:node-config-operators', gets: 'yes' },
   { who: 'admin', tries: 'auth can-i create nodeconfigrollouts.dkc.io --as=olivia --as-group=dkc:node-config-operators', gets: 'yes' },
 
-  // Who am I, and what may I do: every authenticated user may ask.
+  // Who am I, and what may I do: every authenticated user may ask, and finds both in discovery.
+  { who: 'alice', tries: 'api-resources --api-group=authentication.k8s.io', gets: 'selfsubjectreviews authentication.k8s.io/v1 false SelfSubjectReview' },
+  { who: 'alice', tries: 'api-resources --api-group=authorization.k8s.io', gets: 'selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview' },
   { who: 'admin', tries: 'auth whoami', gets: 'ATTRIBUTE VALUE\nUsername admin\nGroups [system:masters system:authenticated]', only: '1.32' },
   { who: 'alice', tries: 'auth whoami', gets: 'ATTRIBUTE VALUE\nUsername alice\nUID alice-uid\nGroups [system:authenticated]', only: '1.32' },
   { who: 'node', tries: 'auth whoami', gets: 'ATTRIBUTE VALUE\nUsername system:node:node-1\nGroups [system:nodes system:authenticated]', only: '1.32' },
