@@ -1,5 +1,6 @@
 // The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
-// NodeRestriction, the nodes/configsource permission and NodeConfigPolicy admission, plus the hook that keeps the node graph in step with the server's own node writes. The caches
+// NodeRestriction, the nodes/configsource permission, `get` on every ConfigMap a request names as config (before
+// NodeConfigPolicy reads them) and NodeConfigPolicy admission, plus the hook that keeps the node graph in step with the server's own node writes. The caches
 // are reached lazily because the API server creates them after its authorizer has been chosen.
 
 import type { KubeObject } from '../../api/types.js';
@@ -7,6 +8,7 @@ import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, ty
 import { nodeConfigPolicy } from '../policy/admission.js';
 import type { ResourceDef } from '../registry.js';
 import type { WatchCache } from '../watchcache.js';
+import { configMapReferences } from './configreferences.js';
 import { configSourcePermission } from './configsource.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
 import { NodeGraph } from './nodegraph.js';
@@ -69,7 +71,7 @@ export function clusterAuthorization(
   const authorizer = authorizerChain(...chain);
   return {
     authorizer,
-    admission: [...(modes.includes('Node') ? [nodeRestriction] : []), configSourcePermission(authorizer), nodeConfigPolicy(reads)],
+    admission: [...(modes.includes('Node') ? [nodeRestriction] : []), configSourcePermission(authorizer), configMapReferences(authorizer), nodeConfigPolicy(reads)],
     graph,
     afterWrite(def, obj, deleted) {
       if (def.group === '' && def.plural === 'nodes') graph.observe(obj, deleted);
