@@ -11,10 +11,11 @@ import { errors } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
 import { GROUP as ROLLOUT_GROUP } from '../../controllers/rollout/resource.js';
 import { cannotClause, type AdmissionAttributes, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer } from '../authz.js';
+import { configMapRefOf } from '../policy/configs.js';
 
 export const ROLLOUT_PLURAL = 'nodeconfigrollouts';
 
-/** One ConfigMap a request names, and the field that names it (`spec.layers[1].configMap`). */
+/** One ConfigMap a request names, and the field that names it (`spec.layers[1]`). */
 export interface ConfigMapReference {
   field: string;
   namespace: string;
@@ -28,25 +29,18 @@ export const messages = {
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const specOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['spec']) ? o['spec'] : {});
+/** An object's spec, {} when it has none. */
+export const specOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['spec']) ? o['spec'] : {});
 
-/** The ConfigMap a NodeConfigSource names, in either form (`configMap`, or the 1.8 alpha's `configMapRef`). */
+/** The ConfigMap a NodeConfigSource (or a layer, which has the same `configMap`) names, in either form. */
 function sourceReference(source: unknown, field: string): ConfigMapReference[] {
-  if (!isRecord(source)) return [];
-  for (const form of ['configMap', 'configMapRef']) {
-    const cm = source[form];
-    if (isRecord(cm) && str(cm['name'])) return [{ field: `${field}.${form}`, namespace: str(cm['namespace']), name: str(cm['name']) }];
-  }
-  return [];
+  const ref = configMapRefOf(source);
+  return ref ? [{ field, namespace: ref.namespace, name: ref.name }] : [];
 }
 
 function rolloutReferences(spec: Record<string, unknown>): ConfigMapReference[] {
   const layers = Array.isArray(spec['layers']) ? spec['layers'] : [];
-  return [
-    ...sourceReference(spec['configSource'], 'spec.configSource'),
-    ...layers.flatMap((l, i) => (isRecord(l) ? sourceReference({ configMap: l['configMap'] }, `spec.layers[${i}]`) : [])),
-  ];
+  return [...sourceReference(spec['configSource'], 'spec.configSource'), ...layers.flatMap((l, i) => sourceReference(l, `spec.layers[${i}]`))];
 }
 
 const isNodes = (a: AdmissionAttributes): boolean => a.resource.group === '' && a.resource.plural === 'nodes';

@@ -11,10 +11,10 @@
 
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
-import type { KubeObject } from '../../api/types.js';
 import { GROUP as ROLLOUT_GROUP } from '../../controllers/rollout/resource.js';
 import type { AdmissionAttributes, AdmissionPlugin, AuthorizationAttributes, Authorizer } from '../authz.js';
 import { cannotClause, forbiddenError } from '../authz.js';
+import { specOf } from './configreferences.js';
 import { nodeIdentity } from './nodeauthorizer.js';
 
 export const CONFIGSOURCE_SUBRESOURCE = 'configsource';
@@ -41,10 +41,6 @@ function changesConfigSource(a: AdmissionAttributes): { next: unknown } | undefi
   return deepEqual(next, before) ? undefined : { next };
 }
 
-const rolloutSpecOf = (o: KubeObject | undefined): Record<string, unknown> => {
-  const spec = o?.['spec'];
-  return spec !== null && typeof spec === 'object' && !Array.isArray(spec) ? (spec as Record<string, unknown>) : {};
-};
 /** Unset, null and (for revert) false all mean the same. */
 const fieldValue = (spec: Record<string, unknown>, f: (typeof ROLLOUT_ASSIGNING_FIELDS)[number]): unknown => (f === 'revert' ? spec[f] === true : (spec[f] ?? null));
 
@@ -53,8 +49,8 @@ export function rolloutAssignment(a: AdmissionAttributes): { create: true } | { 
   if (a.resource.group !== ROLLOUT_GROUP || a.resource.plural !== 'nodeconfigrollouts' || a.subresource !== '') return undefined;
   if (a.operation === 'CREATE') return { create: true };
   if (a.operation !== 'UPDATE') return undefined;
-  const spec = rolloutSpecOf(a.object);
-  const old = rolloutSpecOf(a.oldObject);
+  const spec = specOf(a.object);
+  const old = specOf(a.oldObject);
   const fields = ROLLOUT_ASSIGNING_FIELDS.filter((f) => !deepEqual(fieldValue(spec, f), fieldValue(old, f)));
   return fields.length > 0 ? { fields } : undefined;
 }

@@ -25,11 +25,11 @@ describe('namedConfigMaps', () => {
 
   it('a rollout created names its configSource or every layer, each with its field', () => {
     assert.deepEqual(namedConfigMaps(request(rollouts, 'CREATE', layered)), [
-      { field: 'spec.layers[0].configMap', namespace: 'kube-system', name: 'base' },
-      { field: 'spec.layers[1].configMap', namespace: 'victim', name: 'app-secrets' },
+      { field: 'spec.layers[0]', namespace: 'kube-system', name: 'base' },
+      { field: 'spec.layers[1]', namespace: 'victim', name: 'app-secrets' },
     ]);
     assert.deepEqual(namedConfigMaps(request(rollouts, 'CREATE', obj({ configSource: cm('victim', 'team-b') }))), [
-      { field: 'spec.configSource.configMap', namespace: 'victim', name: 'team-b' },
+      { field: 'spec.configSource', namespace: 'victim', name: 'team-b' },
     ]);
   });
 
@@ -45,10 +45,10 @@ describe('namedConfigMaps', () => {
   it("a Node's configSource when it changes, in either form; clearing it names none", () => {
     const node = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'node-1' }, spec });
     assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: cm('victim', 'x') }), node({}))), [
-      { field: 'spec.configSource.configMap', namespace: 'victim', name: 'x' },
+      { field: 'spec.configSource', namespace: 'victim', name: 'x' },
     ]);
     assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: { configMapRef: { namespace: 'victim', name: 'old' } } }), node({}))), [
-      { field: 'spec.configSource.configMapRef', namespace: 'victim', name: 'old' },
+      { field: 'spec.configSource', namespace: 'victim', name: 'old' },
     ]);
     assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: cm('victim', 'x'), unschedulable: true }), node({ configSource: cm('victim', 'x') }))), []);
     assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: null }), node({ configSource: cm('victim', 'x') }))), []);
@@ -64,7 +64,7 @@ describe('namedConfigMaps', () => {
       assert.equal(err.code, 403);
       assert.equal(
         err.message,
-        'nodeconfigrollouts.dkc.io "r1" is forbidden: User "mallory" cannot get resource "configmaps" in API group "" in the namespace "victim": spec.layers[1].configMap names ConfigMap victim/app-secrets, and naming a ConfigMap as config requires get on it',
+        'nodeconfigrollouts.dkc.io "r1" is forbidden: User "mallory" cannot get resource "configmaps" in API group "" in the namespace "victim": spec.layers[1] names ConfigMap victim/app-secrets, and naming a ConfigMap as config requires get on it',
       );
       return true;
     });
