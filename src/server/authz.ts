@@ -98,19 +98,20 @@ export function authorizerChain(...chain: Authorizer[]): Authorizer {
   };
 }
 
+/** kube-apiserver's words for a denied resource request: `User "u" cannot get resource "configmaps" in API group "" in the namespace "ns"`. */
+export function cannotClause(attrs: AuthorizationAttributes): string {
+  const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
+  const scope = attrs.namespace ? `in the namespace ${JSON.stringify(attrs.namespace)}` : 'at the cluster scope';
+  return `User ${JSON.stringify(attrs.user.name)} cannot ${attrs.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attrs.apiGroup)} ${scope}`;
+}
+
 /** kube-apiserver's Forbidden wording for a denied request. */
 export function forbiddenError(attrs: AuthorizationAttributes, reason: string): StatusError {
   const suffix = reason ? `: ${reason}` : '';
   if (!attrs.isResourceRequest) {
     return errors.forbiddenMessage(`forbidden: User ${JSON.stringify(attrs.user.name)} cannot ${attrs.verb} path ${JSON.stringify(attrs.path)}${suffix}`);
   }
-  const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
-  const scope = attrs.namespace ? `in the namespace ${JSON.stringify(attrs.namespace)}` : 'at the cluster scope';
-  return errors.forbidden(
-    { group: attrs.apiGroup, name: attrs.resource },
-    attrs.name,
-    `User ${JSON.stringify(attrs.user.name)} cannot ${attrs.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attrs.apiGroup)} ${scope}${suffix}`,
-  );
+  return errors.forbidden({ group: attrs.apiGroup, name: attrs.resource }, attrs.name, `${cannotClause(attrs)}${suffix}`);
 }
 
 export interface AdmissionAttributes {

@@ -1,8 +1,9 @@
 // The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
-// NodeRestriction, RBAC's escalation check, the nodes/configsource permission and NodeConfigPolicy admission, plus the
-// hook that keeps the node graph in step with the server's own node writes, and what runs beside the server once it
-// has started: the default roles brought up to this version's, and ClusterRole aggregation. The caches are reached
-// lazily because the API server creates them after its authorizer has been chosen.
+// NodeRestriction, RBAC's escalation check, the nodes/configsource permission, `get` on every ConfigMap a request
+// names as config (before NodeConfigPolicy reads them) and NodeConfigPolicy admission, plus the hook that keeps the
+// node graph in step with the server's own node writes, and what runs beside the server once it has started: the
+// default roles brought up to this version's, and ClusterRole aggregation. The caches are reached lazily because the
+// API server creates them after its authorizer has been chosen.
 
 import type { KubeObject } from '../../api/types.js';
 import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads, type UserInfo } from '../authz.js';
@@ -12,6 +13,7 @@ import type { ResourceStorage } from '../resources.js';
 import type { WatchCache } from '../watchcache.js';
 import { ClusterRoleAggregator } from './aggregation.js';
 import { reconcileDefaultRoles } from './bootstrap.js';
+import { configMapReferences } from './configreferences.js';
 import { configSourcePermission } from './configsource.js';
 import { rbacEscalation } from './escalation.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
@@ -90,6 +92,7 @@ export function clusterAuthorization(
       ...(modes.includes('Node') ? [nodeRestriction] : []),
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
       configSourcePermission(authorizer),
+      configMapReferences(authorizer),
       nodeConfigPolicy(reads),
     ],
     graph,
