@@ -487,15 +487,10 @@ function planSource(input: PlanInput): Plan {
   }
   const e = evaluate(input, reqs);
   const { nodes, strategy } = e;
-  const waitingTimer = (): number | undefined => {
-    const since = Object.values(nodes).map((p) => (p.waitingSince !== undefined ? Date.parse(p.waitingSince) : NaN)).filter((t) => !Number.isNaN(t));
-    const due = since.length > 0 ? Math.min(...since) + e.target.deadlineMs - input.now.getTime() : undefined;
-    return due !== undefined && due > 0 ? due : undefined;
-  };
   const later = (): Pick<Plan, 'requeueAfterMs'> => {
     const due = Object.entries(nodes)
       .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
-      .concat(waitingTimer())
+      .concat(stallDueMs(nodes, e.target))
       .filter((d): d is number => d !== undefined);
     return due.length > 0 ? { requeueAfterMs: Math.min(...due) } : {};
   };
@@ -532,8 +527,24 @@ function planSource(input: PlanInput): Plan {
  */
 function waitingOutcome(nodes: Record<string, NodeProgress>, t: NodeTarget, now: Date): Outcome['waiting'] {
   const held = Object.entries(nodes).filter(([, p]) => p.waitingReason !== undefined);
-  if (held.length === 0) return undefined;
+  const since = longestWaitSince(nodes);
+  if (held.length === 0 || since === undefined) return undefined;
   const moving = Object.values(nodes).some((p) => p.state === 'InFlight');
-  const longest = Math.min(...held.map(([, p]) => Date.parse(p.waitingSince ?? '') || now.getTime()));
-  return { nodes: held.map(([name]) => name), stalled: !moving && now.getTime() >= longest + t.deadlineMs, deadlineSeconds: Math.round(t.deadlineMs / 1000) };
+  return { nodes: held.map(([name]) => name), stalled: !moving && now.getTime() >= since + t.deadlineMs, deadlineSeconds: Math.round(t.deadlineMs / 1000) };
+}
+
+/** Since when the node that has waited longest has waited (ms), if any waits. */
+function longestWaitSince(nodes: Record<string, NodeProgress>): number | undefined {
+  const since = Object.values(nodes)
+    .filter((p) => p.waitingReason !== undefined)
+    .map((p) => Date.parse(p.waitingSince ?? ''))
+    .filter((ms) => !Number.isNaN(ms));
+  return since.length > 0 ? Math.min(...since) : undefined;
+}
+
+/** When a wait passes the progress deadline (the Progressing condition may turn False then), in ms from now. */
+function stallDueMs(nodes: Record<string, NodeProgress>, t: NodeTarget): number | undefined {
+  const since = longestWaitSince(nodes);
+  const due = since === undefined ? undefined : since + t.deadlineMs - t.now.getTime();
+  return due !== undefined && due > 0 ? due : undefined;
 }
