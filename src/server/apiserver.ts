@@ -117,7 +117,7 @@ export class ApiServer {
     this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
     for (const def of this.registry.all) this.mount(def);
     this.metrics = new ApiMetrics({ objectCounts: () => this.objectCounts() });
-    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this);
+    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this, options.store);
     this.server = https.createServer(
       {
         ca: options.tls.caPem,

@@ -20,6 +20,7 @@ import type { FieldError } from '../api/field.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';
 import { checkFields, type FieldValidation } from './fieldvalidation.js';
+import { builtinKeyPrefix, customKeyPrefix } from './crd/keys.js';
 
 export interface WriteContext {
   user: UserInfo;
@@ -48,7 +49,7 @@ export function patchNamesResourceVersion(type: PatchType, patch: unknown): bool
 }
 
 export function keyPrefix(def: ResourceDef): string {
-  return `/registry/${def.group || 'core'}/${def.plural}/`;
+  return def.custom ? customKeyPrefix(def.group, def.plural) : builtinKeyPrefix(def.group, def.plural);
 }
 
 function rfc3339(d: Date): string {

@@ -222,6 +222,53 @@ export function crdSuite(storage: StorageBackend): void {
     });
   }
 
+  describe(`CustomResourceDefinitions that name built-ins (${storage})`, () => {
+    let k: Kubectl;
+    const UNAPPROVED = { 'api-approved.kubernetes.io': 'unapproved, a test of names' };
+    const crdOf = (group: string, plural: string, kind: string, annotations: Record<string, string> = {}, scope = 'Namespaced') =>
+      JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${plural}.${group}`, annotations },
+        spec: {
+          group,
+          scope,
+          names: { plural, singular: kind.toLowerCase(), kind },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      });
+    const names = async (resource: string) => (await k.ok(['get', resource, '-A', '-o', 'name'])).trim().split('\n').sort();
+    const condition = async (crd: string, type: string) => {
+      const got = JSON.parse(await k.ok(['get', 'crd', crd, '-o', 'json'])) as { status: { conditions: { type: string; status: string; reason: string; message: string }[] } };
+      const c = got.status.conditions.find((x) => x.type === type);
+      return c && `${c.status} ${c.reason}: ${c.message}`;
+    };
+
+    before(async () => {
+      k = await kubectl('1.32', server.kubeconfig);
+      await k.ok(['create', 'namespace', 'names']);
+      await k.ok(['-n', 'names', 'create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'keep-me' }, spec: { holderIdentity: 'me' } }) });
+    });
+    after(async () => {
+      await k?.cleanup();
+    });
+
+    it('creating and deleting a CRD whose names a built-in has leaves the built-in\'s objects alone', async () => {
+      for (const [group, plural, kind, scope] of [
+        ['rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', 'Cluster'],
+        ['coordination.k8s.io', 'leases', 'Lease', 'Namespaced'],
+      ] as const) {
+        const resource = `${plural}.${group}`;
+        const before = await names(resource);
+        assert.ok(before.length > 0, `some ${resource} to keep`);
+        await k.ok(['create', '-f', '-'], { input: crdOf(group, plural, kind, UNAPPROVED, scope) });
+        assert.equal(await condition(`${plural}.${group}`, 'NamesAccepted'), `False NameConflict: "${plural}" is already in use`);
+        await k.ok(['delete', 'crd', `${plural}.${group}`]);
+        assert.deepEqual(await names(resource), before, `every ${kind} is still there`);
+      }
+    });
+  });
+
   describe(`CustomResourceDefinitions across a restart and a delete (${storage})`, () => {
     it('keeps CRDs and custom objects across a server restart', async () => {
       await server.restart();

@@ -111,4 +111,7 @@ export const msg = {
   installing: (name: string) => `installing CustomResourceDefinition ${name}`,
   installFailed: (file: string, why: string) => `cannot install the CustomResourceDefinitions of ${file}: ${why}`,
   notACrd: (file: string) => `${file}: not a CustomResourceDefinition (apiextensions.k8s.io/v1)`,
+  migrated: (count: number, crd: string, prefix: string) => `moved ${count} ${crd} object(s) to their own keys under ${prefix}`,
+  migrationBothKeys: (legacy: string, current: string) =>
+    `${legacy} and ${current} both exist: serving ${current} and leaving ${legacy} alone (a server of an older version is writing to this store)`,
 };
