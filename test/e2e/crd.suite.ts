@@ -222,7 +222,7 @@ export function crdSuite(storage: StorageBackend): void {
     });
   }
 
-  describe(`CustomResourceDefinitions that name built-ins (${storage})`, () => {
+  describe(`CustomResourceDefinitions that name built-ins or protected groups (${storage})`, () => {
     let k: Kubectl;
     const UNAPPROVED = { 'api-approved.kubernetes.io': 'unapproved, a test of names' };
     const crdOf = (group: string, plural: string, kind: string, annotations: Record<string, string> = {}, scope = 'Namespaced') =>
@@ -266,6 +266,31 @@ export function crdSuite(storage: StorageBackend): void {
         await k.ok(['delete', 'crd', `${plural}.${group}`]);
         assert.deepEqual(await names(resource), before, `every ${kind} is still there`);
       }
+    });
+
+    it('refuses a CRD in a protected group without a valid api-approved.kubernetes.io annotation, as kube-apiserver does', async () => {
+      const missing = await k.run(['create', '-f', '-'], { input: crdOf('example.k8s.io', 'things', 'Thing') });
+      assert.notEqual(missing.code, 0);
+      assert.equal(
+        missing.stderr.trim(),
+        'The CustomResourceDefinition "things.example.k8s.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+      );
+      const invalid = await k.run(['create', '-f', '-'], { input: crdOf('kubernetes.io', 'things', 'Thing', { 'api-approved.kubernetes.io': 'yes' }) });
+      assert.equal(
+        invalid.stderr.trim(),
+        'The CustomResourceDefinition "things.kubernetes.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+      );
+      await k.ok(['create', '-f', '-'], { input: crdOf('example.k8s.io', 'things', 'Thing', { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' }) });
+      assert.equal(await condition('things.example.k8s.io', 'KubernetesAPIApprovalPolicyConformant'), 'True ApprovedAnnotation: approved in https://github.com/kubernetes/enhancements/pull/1111');
+      await k.ok(['create', '-f', '-'], { input: crdOf('x.kubernetes.io', 'gadgets', 'Gadget', UNAPPROVED) });
+      assert.equal(await condition('gadgets.x.kubernetes.io', 'KubernetesAPIApprovalPolicyConformant'), 'False UnapprovedAnnotation: not approved: "unapproved, a test of names"');
+      // An update that keeps the annotation's state is not refused; one that makes it invalid is.
+      await k.ok(['label', 'crd', 'things.example.k8s.io', 'touched=yes']);
+      const broken = await k.run(['annotate', '--overwrite', 'crd', 'things.example.k8s.io', 'api-approved.kubernetes.io=later']);
+      assert.match(broken.stderr, /metadata\.annotations\[api-approved\.kubernetes\.io\]: Invalid value: "later"/);
+      // Groups outside k8s.io and kubernetes.io need nothing, and get no such condition.
+      assert.equal(await condition('nodeconfigrollouts.dkc.io', 'KubernetesAPIApprovalPolicyConformant'), undefined);
+      for (const crd of ['things.example.k8s.io', 'gadgets.x.kubernetes.io']) await k.ok(['delete', 'crd', crd]);
     });
   });
 

@@ -1,6 +1,6 @@
 // Turns CustomResourceDefinitions into served resources, as apiextensions-apiserver's naming and establishing
 // controllers do: it accepts a CRD's names unless another resource holds them, records NamesAccepted,
-// Established and storedVersions in the CRD's status, and
+// Established, KubernetesAPIApprovalPolicyConformant (protected groups) and storedVersions in the CRD's status, and
 // mounts each served version in the API server. Every replica follows the CRDs through its own watch cache, so a CRD
 // created on one replica is served by all. At its first start it moves custom objects stored under the layout of
 // older servers to their own keys (migrate.ts), before it serves any of them.
@@ -15,6 +15,7 @@ import { KeyQueue } from '../keyqueue.js';
 import type { ResourceDef } from '../registry.js';
 import type { ResourceStorage, WriteContext } from '../resources.js';
 import { buildSelection } from '../selection.js';
+import { approvalCondition } from './approval.js';
 import { customResourceDef, customResourceDefinitions } from './definition.js';
 import { legacyMoves, migrateLegacyObjects } from './migrate.js';
 import { msg } from './messages.js';
@@ -133,7 +134,9 @@ export class CrdRegistrar {
       const lastTransitionTime = prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
       return { type, status, lastTransitionTime, reason, message };
     };
+    const approval = approvalCondition(crd.spec.group ?? '', crd.metadata.annotations);
     const conditions = [
+      ...(approval ? [cond('KubernetesAPIApprovalPolicyConformant', approval.status === 'True', approval.reason ?? '', approval.message ?? '')] : []),
       conflict
         ? cond('NamesAccepted', false, 'NameConflict', conflict)
         : cond('NamesAccepted', true, msg.namesAccepted.reason, msg.namesAccepted.message),
