@@ -222,7 +222,7 @@ export function crdSuite(storage: StorageBackend): void {
     });
   }
 
-  describe(`CustomResourceDefinitions that name built-ins or protected groups (${storage})`, () => {
+  describe(`CustomResourceDefinitions that name built-ins, protected groups, forged status (${storage})`, () => {
     let k: Kubectl;
     const UNAPPROVED = { 'api-approved.kubernetes.io': 'unapproved, a test of names' };
     const crdOf = (group: string, plural: string, kind: string, annotations: Record<string, string> = {}, scope = 'Namespaced') =>
@@ -291,6 +291,32 @@ export function crdSuite(storage: StorageBackend): void {
       // Groups outside k8s.io and kubernetes.io need nothing, and get no such condition.
       assert.equal(await condition('nodeconfigrollouts.dkc.io', 'KubernetesAPIApprovalPolicyConformant'), undefined);
       for (const crd of ['things.example.k8s.io', 'gadgets.x.kubernetes.io']) await k.ok(['delete', 'crd', crd]);
+    });
+
+    it('drops status from a created custom object whose kind has a status subresource, and from a created CRD', async () => {
+      const forged = { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'forged' }, spec: { nodeSelector: { matchLabels: { pool: 'none' } }, configSource: {} }, status: { phase: 'Succeeded' } };
+      const created = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(forged) })) as Widget;
+      assert.equal(created.status, undefined);
+      const widgetWithStatus = { ...(JSON.parse(widget('names', 'forged', { size: 'small' })) as object), status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+      await k.ok(['apply', '-f', CRD_FILE]);
+      const w = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(widgetWithStatus) })) as Widget;
+      assert.equal(w.status, undefined);
+      // The status subresource still writes it.
+      await client.patch(`${WIDGETS('names')}/forged/status`, 'merge', { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+      assert.deepEqual((await client.get<Widget>(`${WIDGETS('names')}/forged`)).status, { conditions: [{ type: 'Ready', status: 'False' }] });
+      // Without a status subresource, status is part of the object, as in kube-apiserver.
+      await k.ok(['create', '-f', '-'], { input: crdOf('example.dkc.io', 'plains', 'Plain') });
+      await k.ok(['wait', '--for', 'condition=established', '--timeout', '20s', 'crd/plains.example.dkc.io']);
+      const plain = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify({ apiVersion: 'example.dkc.io/v1', kind: 'Plain', metadata: { name: 'p', namespace: 'names' }, status: { kept: true } }) })) as Widget;
+      assert.deepEqual(plain.status, { kept: true });
+      // A CRD's status is the server's from its creation: a forged one is replaced.
+      const crd = JSON.parse(crdOf('example.dkc.io', 'forgeds', 'Forged')) as Record<string, unknown>;
+      crd['status'] = { storedVersions: ['v0', 'v1'], acceptedNames: { plural: 'clusterroles', kind: 'ClusterRole' }, conditions: [{ type: 'Established', status: 'True' }] };
+      const made = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(crd) })) as { status: { storedVersions: string[]; acceptedNames: { plural: string } } };
+      assert.deepEqual(made.status.storedVersions, ['v1']);
+      assert.equal(made.status.acceptedNames.plural, 'forgeds');
+      for (const c of ['plains.example.dkc.io', 'forgeds.example.dkc.io']) await k.ok(['delete', 'crd', c]);
+      await k.ok(['delete', 'ncr', 'forged']);
     });
   });
 
