@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import type { ConfigMap, Event, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import {
-  PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUTS_PATH,
   newRollout,
@@ -118,14 +117,14 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
       assert.ok(flying <= 1, `at most one node in flight, saw ${flying}`);
     }
     const cm = await admin.get<ConfigMap>('/api/v1/namespaces/kube-system/configmaps/good');
+    const r = await getRollout('good');
     for (const n of BLUE) {
       const node = await getNode(n);
       assert.deepEqual(node.status?.config?.active, { configMap: { ...source('good').configMap!, uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion } });
       assert.equal(node.metadata.annotations?.[ROLLOUT_ANNOTATION], 'good');
-      assert.equal(node.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], 'null');
+      assert.deepEqual(r.status?.nodes?.[n]?.previous, { configSource: {} }, `${n}: its local config, recorded in the rollout's status`);
     }
     assert.deepEqual(await specsOf(OTHERS), untouched);
-    const r = await getRollout('good');
     assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [3, 3, 3, 0]);
     const reasons = await waitFor('the RolloutSucceeded event', async () => {
       const list = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
