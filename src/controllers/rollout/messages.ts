@@ -9,6 +9,11 @@ export function describeSource(src: NodeConfigSource | null): string {
   return cm ? `ConfigMap ${cm.namespace}/${cm.name} (key ${cm.kubeletConfigKey})` : 'local config';
 }
 
+/** `1 node`, `2 nodes`. */
+function nodeCount(n: number): string {
+  return `${n} ${n === 1 ? 'node' : 'nodes'}`;
+}
+
 export const failureMessages = {
   notReady: (condition: string): string => `node is not Ready after the change (Ready=${condition})`,
   notActive: (deadlineSeconds: number): string => `the new config was not active, without error and Ready, within ${deadlineSeconds}s`,
@@ -74,13 +79,13 @@ export const eventMessages = {
   nodeFailed: (node: string, reason: string, message: string): string => `Node ${node} failed (${reason}): ${message}`,
   halted: (why: string): string => `Rollout halted: ${why}`,
   reverted: (restored: number, notRestored: number): string =>
-    `Rollout reverted: ${restored} nodes restored to their previous config source${notRestored > 0 ? `, ${notRestored} not restored (see status.nodes)` : ''}`,
+    `Rollout reverted: ${nodeCount(restored)} restored to their previous config source${notRestored > 0 ? `, ${notRestored} not restored (see status.nodes)` : ''}`,
   succeeded: (succeeded: number, total: number, deleted: number): string =>
     `Rollout succeeded: ${succeeded} of ${total} nodes run the new config${deleted > 0 ? ` (${deleted} deleted during the rollout)` : ''}`,
   nodeDeleted: (node: string): string => `Node ${node} was deleted during the rollout`,
   nodeNotRestored: (node: string, message: string): string => `Node ${node} ${message}`,
   released: (nodes: readonly string[]): string =>
-    `Rollout deleted: ${nodes.length} nodes keep its config source and are no longer held by it: ${nodes.join(', ')}`,
+    `Rollout deleted: ${nodeCount(nodes.length)} keep its config source and are no longer held by it: ${nodes.join(', ')}`,
 };
 
 export const logs = {

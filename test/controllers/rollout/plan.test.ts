@@ -803,7 +803,7 @@ describe('deleted nodes and deleted rollouts', () => {
   it('an undo counts a deleted node as not restored', () => {
     const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' }) }));
     assert.deepEqual([plan.status.nodes?.['node-1']?.state, plan.status.nodes?.['node-2']?.state], ['Reverted', 'Deleted']);
-    assert.equal(plan.events.find((e) => e.reason === 'RolloutReverted')?.message, 'Rollout reverted: 1 nodes restored to their previous config source, 1 not restored (see status.nodes)');
+    assert.equal(plan.events.find((e) => e.reason === 'RolloutReverted')?.message, 'Rollout reverted: 1 node restored to their previous config source, 1 not restored (see status.nodes)');
   });
 
   it('a rollout without the finalizer gets it before it changes any node', () => {
