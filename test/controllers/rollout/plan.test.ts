@@ -480,13 +480,6 @@ const rows: Row[] = [
     currentBatch: 1,
   },
   {
-    name: 'the last leader recorded the canary but its patch never landed: the canary starts again, recorded anew',
-    input: base({ rollout: rollout({}, progressing({ ...pendingAll(['node-2', 'node-3']), 'node-1': { state: 'Pending', previous: found(NEW) } })) }),
-    patched: ['node-1'],
-    phase: 'Progressing',
-    states: { 'node-1': 'InFlight' },
-  },
-  {
     name: 'a node that names this rollout (dkc.io/rollout) without a record of ours is not taken for one we changed',
     input: base({ nodes: [switched('node-1', { active: OLD }), node('node-2')], rollout: rollout({}, progressing(pendingAll(['node-1', 'node-2']))) }),
     patched: ['node-1'],
@@ -535,6 +528,15 @@ describe('planRollout patches and status', () => {
       metadata: { resourceVersion: '100', annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
       spec: { configSource: null },
     });
+  });
+
+  it('what a node runs is recorded before it is patched; a record whose patch never landed is replaced by what the node runs now', () => {
+    const stale = base({ rollout: rollout({}, progressing({ ...pendingAll(['node-2', 'node-3']), 'node-1': { state: 'Pending', previous: found(NEW) } })) });
+    const plan = planRollout(stale);
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-1']);
+    assert.deepEqual(plan.intent?.nodes?.['node-1'], { state: 'Pending', previous: found(OLD) }, 'written before the patch');
+    assert.equal(plan.intent?.nodes?.['node-1']?.updatedAt, undefined);
+    assert.deepEqual(plan.status.nodes?.['node-1'], { state: 'InFlight', batch: 0, updatedAt: iso(10), previous: found(OLD) });
   });
 
   it('a revert restores the exact previous source of the record', () => {
