@@ -447,7 +447,7 @@ function planDeletion(input: PlanInput): Plan {
   const r = input.rollout;
   const old = r.status;
   if (!hasFinalizer(r)) return { nodePatches: [], status: old ?? {}, events: [] };
-  if (needsWork(r) || old?.phase === 'Reverting') return planRevert(input);
+  if (needsWork(r)) return planRevert(input);
   const me = r.metadata.name ?? '';
   const held = [...input.nodes].filter((n) => isMine(n, me)).sort(byName);
   if (held.length > 0) {
