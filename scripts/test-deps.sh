@@ -2,7 +2,7 @@
 # Makes sure the external programs the tests drive are present, without touching the machine's own kubectl:
 #  - kubectl 1.20 from Debian's kubernetes-client package, unpacked into .cache/ (apt-get download + dpkg -x)
 #  - kubectl 1.32 from the versioned binaries beside the machine's kubectl (checked, not installed)
-#  - chromium and prometheus (Debian packages) for the web view and monitoring tests
+#  - chromium, prometheus and victoria-metrics (Debian packages) for the web view and monitoring tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -28,6 +28,10 @@ command -v etcd >/dev/null || apt_install etcd-server
 # Prometheus (with promtool) for the monitoring assets' tests.
 command -v chromium >/dev/null || apt_install chromium
 { command -v prometheus >/dev/null && command -v promtool >/dev/null; } || apt_install prometheus
+# vmagent (in Debian's victoria-metrics) runs the shipped Prometheus config's scrape jobs with the Kubernetes discovery
+# Debian's Prometheus is built without, and writes what it scrapes into that Prometheus. Only its binary is used: the
+# package's own service is left as the package installs it.
+command -v vmagent >/dev/null || apt_install victoria-metrics
 # The official Kubernetes client for Python, for the e2e test that drives the server with it.
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || apt_install python3-kubernetes
 cache=.cache/kubernetes-client

@@ -237,7 +237,7 @@ export interface DecodeResult {
 }
 
 export interface DecodeOptions {
-  /** Name of the file the data came from; only used in the "was empty" message. */
+  /** Names the data (a file, `cm/NS/NAME:KEY`) in the messages that would otherwise have to quote it. */
   source?: string;
   /**
    * Leave out object members whose value is null, at any depth, as a JSON merge patch does with a member its
@@ -293,6 +293,18 @@ function sniff(node: JNode): { kind: string; apiVersion: string } {
   return { kind, apiVersion };
 }
 
+// A decode error never quotes the document: it may be any ConfigMap's data, and the error reaches events, rollout
+// conditions and logs that people who may not read that ConfigMap read. Its declared kind and apiVersion are named
+// only when they have the shape of a Kubernetes type (`Pod`, `apps/v1`) — the answer to "what did I point at?" —
+// and otherwise stand as NOT_SHOWN.
+const KIND_SHAPE = /^[A-Z][A-Za-z0-9]{0,62}$/;
+const API_VERSION_SHAPE = /^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*\/)?v[0-9]+(?:(?:alpha|beta)[0-9]+)?$/;
+const NOT_SHOWN = '(not shown)';
+
+function shownTypeMeta(value: string, shape: RegExp): string {
+  return shape.test(value) ? goQuote(value) : NOT_SHOWN;
+}
+
 function parseGroupVersion(gv: string): { group: string; version: string } {
   if (gv === '' || gv === '/') return { group: '', version: '' };
   const slashes = gv.split('/').length - 1;
@@ -301,12 +313,13 @@ function parseGroupVersion(gv: string): { group: string; version: string } {
     const i = gv.indexOf('/');
     return { group: gv.slice(0, i), version: gv.slice(i + 1) };
   }
-  throw new DecodeError(ErrorCodes.BadGroupVersion, `unexpected GroupVersion string: ${gv}`);
+  throw new DecodeError(ErrorCodes.BadGroupVersion, `unexpected GroupVersion string: ${shownTypeMeta(gv, API_VERSION_SHAPE)}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Typed decode. Error texts follow json-iterator's shape (`<Type>.<Field>: <reader>: <detail>`), without its
-// byte-offset context suffix.
+// byte-offset context suffix and without the value that failed: the field path says where, and a config may come
+// from a ConfigMap that whoever reads the error (an event, a rollout's condition, a log) may not read.
 
 const MAX = { 32: (1n << 31n) - 1n, 64: (1n << 63n) - 1n } as const;
 
@@ -316,9 +329,9 @@ function decodeInt(node: JNode, bits: 32 | 64): number {
   const m = /^-?\d+/.exec(node.raw)!;
   if (m[0].length !== node.raw.length) throw new TypeErr(`${reader}: unexpected character: ${node.raw[m[0].length]}`);
   const v = BigInt(node.raw);
-  if (v > MAX[bits] || v < -MAX[bits] - 1n) throw new TypeErr(`${reader}: overflow: ${node.raw}`);
+  if (v > MAX[bits] || v < -MAX[bits] - 1n) throw new TypeErr(`${reader}: overflow`);
   if (bits === 64 && (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER))) {
-    throw new TypeErr(`${reader}: ${node.raw} is beyond the exactly representable range ±(2^53-1)`);
+    throw new TypeErr(`${reader}: the value is beyond the exactly representable range ±(2^53-1)`);
   }
   return Number(v);
 }
@@ -343,7 +356,7 @@ function decodeDuration(node: JNode): Duration {
   try {
     return Duration.parse(text);
   } catch (e) {
-    if (e instanceof DurationError) throw new TypeErr(`unmarshalerDecoder: ${e.message}`);
+    if (e instanceof DurationError) throw new TypeErr(`unmarshalerDecoder: ${e.unquoted}`);
     throw e;
   }
 }
@@ -522,12 +535,17 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
     converted.push(...c.warnings);
     gv = { group: GROUP, version: VERSION };
   }
-  if (kind === '') throw new DecodeError(ErrorCodes.MissingKind, `Object 'Kind' is missing in '${text}'`);
-  if (gv.version === '') throw new DecodeError(ErrorCodes.MissingVersion, `Object 'apiVersion' is missing in '${text}'`);
+  // apimachinery quotes the whole document here; the source's name stands in for it (see shownTypeMeta).
+  const where = options.source ? ` in ${goQuote(options.source)}` : '';
+  if (kind === '') throw new DecodeError(ErrorCodes.MissingKind, `Object 'Kind' is missing${where}`);
+  if (gv.version === '') throw new DecodeError(ErrorCodes.MissingVersion, `Object 'apiVersion' is missing${where}`);
   const registered = gv.group === GROUP && gv.version === VERSION && (kind === KIND || kind === 'SerializedNodeConfigSource');
   if (!registered) {
     const gvText = gv.group ? `${gv.group}/${gv.version}` : gv.version;
-    throw new DecodeError(ErrorCodes.NotRegistered, `no kind ${goQuote(kind)} is registered for version ${goQuote(gvText)} in scheme ${goQuote(SCHEME_NAME)}`);
+    throw new DecodeError(
+      ErrorCodes.NotRegistered,
+      `no kind ${shownTypeMeta(kind, KIND_SHAPE)} is registered for version ${shownTypeMeta(gvText, API_VERSION_SHAPE)} in scheme ${goQuote(SCHEME_NAME)}`,
+    );
   }
   if (kind !== KIND) {
     throw new DecodeError(

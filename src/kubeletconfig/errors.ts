@@ -54,9 +54,12 @@ export class DecodeError extends KubeletConfigError {
 }
 
 export class DurationError extends KubeletConfigError {
-  constructor(message: string) {
+  /** The same failure without the text that was parsed, for messages about data that must not be quoted. */
+  readonly unquoted: string;
+  constructor(message: string, unquoted = message) {
     super(ErrorCodes.InvalidDuration, message);
     this.name = 'DurationError';
+    this.unquoted = unquoted;
   }
 }
 

@@ -652,17 +652,79 @@ function yamlLib(): YamlModule {
   return yamlModule;
 }
 
+// The `yaml` package's messages may quote the document (a token's source, a tag, a directive), and a syntax error
+// reaches events, rollout conditions and logs whose readers may not read the ConfigMap it came from. So a message
+// is shown as the package words it only when it is known to carry nothing of the document: one of its fixed texts,
+// or one whose only variable part is a token type. Any other is described by its error code; the line says where.
+const YAML_FIXED_MESSAGES = new Set([
+  'A block sequence may not be used as an implicit map key',
+  'A node can have at most one anchor',
+  'A node can have at most one tag',
+  'Alias cannot be an empty string',
+  'All sequence items must start at the same column',
+  'An alias node must not specify any properties',
+  'Anchor cannot be an empty string',
+  'Block collection cannot start on same line with directives-end marker',
+  'Block scalar values in collections must be indented',
+  'Block scalars with more-indented leading empty lines must use an explicit indentation indicator',
+  'Comments must be separated from other tokens by white space characters',
+  'Flow map in block collection must be sufficiently indented and end with a }',
+  'Flow sequence in block collection must be sufficiently indented and end with a ]',
+  'Implicit keys need to be on a single line',
+  'Implicit keys of flow sequence pairs need to be on a single line',
+  'Implicit map keys need to be followed by map values',
+  'Map keys must be unique',
+  'Missing closing "quote',
+  "Missing closing 'quote",
+  'Missing directives-end indicator line',
+  'Missing directives-end/doc-start indicator line',
+  'Missing newline after block sequence props',
+  'Nested mappings are not allowed in compact mappings',
+  'Sequence item without - indicator',
+  'Tabs are not allowed as indentation',
+  'Tags and anchors must be separated from the next token by white space',
+  'Unexpected block-seq-ind on same line with key',
+]);
+const YAML_TOKEN_TYPE_MESSAGE = /^Unexpected [a-z-]+ (?:at node end|token(?: in YAML (?:stream|document))?)$/;
+const YAML_CODE_TEXTS: Readonly<Record<string, string>> = {
+  ALIAS_PROPS: 'an alias node must not specify any properties',
+  BAD_ALIAS: 'invalid alias or anchor',
+  BAD_COLLECTION_TYPE: 'a tag does not fit its collection',
+  BAD_DIRECTIVE: 'invalid directive',
+  BAD_DQ_ESCAPE: 'invalid escape sequence in a double-quoted scalar',
+  BAD_INDENT: 'bad indentation',
+  BAD_PROP_ORDER: 'an anchor or tag before its indicator',
+  BAD_SCALAR_START: 'a plain value starts with a reserved character',
+  BLOCK_AS_IMPLICIT_KEY: 'a block collection as an implicit key',
+  BLOCK_IN_FLOW: 'a block collection inside a flow collection',
+  DUPLICATE_KEY: 'map keys must be unique',
+  KEY_OVER_1024_CHARS: 'an implicit key longer than 1024 characters',
+  MISSING_CHAR: 'a missing character',
+  MULTILINE_IMPLICIT_KEY: 'implicit keys need to be on a single line',
+  MULTIPLE_ANCHORS: 'a node can have at most one anchor',
+  MULTIPLE_DOCS: 'more than one document',
+  MULTIPLE_TAGS: 'a node can have at most one tag',
+  NON_STRING_KEY: 'a key that is not a string',
+  TAB_AS_INDENT: 'tabs are not allowed as indentation',
+  TAG_RESOLVE_FAILED: 'a tag that cannot be resolved',
+  UNEXPECTED_TOKEN: 'unexpected token',
+};
+
+/** A `yaml` package error as go-yaml's `yaml: line N: …`, quoting nothing of the document. */
+export function yamlErrorText(err: { code: string; message: string; linePos?: ReadonlyArray<{ line: number }> | undefined }): string {
+  const line = err.linePos?.[0]?.line;
+  const text = err.message.split(/ at line \d+, column \d+/)[0]!.split('\n')[0]!;
+  const shown = YAML_FIXED_MESSAGES.has(text) || YAML_TOKEN_TYPE_MESSAGE.test(text) ? text : (YAML_CODE_TEXTS[err.code] ?? 'syntax error');
+  return `yaml: ${line !== undefined ? `line ${line}: ` : ''}${shown}`;
+}
+
 function fullParse(src: string): YNode | null {
   const Y = yamlLib();
   const docs = Y.parseAllDocuments(src, { schema: 'failsafe', uniqueKeys: false, strict: false, prettyErrors: true });
   const doc = Array.isArray(docs) ? docs[0] : undefined;
   if (!doc) return null;
   const err = doc.errors[0];
-  if (err) {
-    const line = err.linePos?.[0]?.line;
-    const msg = err.message.split(/ at line \d+, column \d+/)[0]!.split('\n')[0]!;
-    throw new YAMLSyntaxError(`yaml: ${line !== undefined ? `line ${line}: ` : ''}${msg}`);
-  }
+  if (err) throw new YAMLSyntaxError(yamlErrorText(err));
   const memo = new Map<unknown, YNode>();
   const convert = (node: unknown): YNode => {
     if (node === null || node === undefined) return EMPTY;
@@ -670,7 +732,7 @@ function fullParse(src: string): YNode | null {
     if (known) return known;
     if (Y.isAlias(node)) {
       const target = node.resolve(doc);
-      if (!target) throw new YAMLSyntaxError(`yaml: unknown anchor '${node.source}' referenced`);
+      if (!target) throw new YAMLSyntaxError('yaml: unknown anchor referenced'); // go-yaml names it; the name is the document's
       return convert(target);
     }
     if (Y.isScalar(node)) {
@@ -811,7 +873,8 @@ function resolveScalar(n: YScalar): Resolved {
     (short === 'null' && r.k === 'null');
   if (ok) return short === 'float' && r.k === 'int' ? { k: 'float', v: Number(r.v) } : r;
   if (short === 'map' || short === 'seq' || short === 'merge') return r;
-  throw new YAMLSyntaxError(`yaml: cannot decode !!${r.k === 'int' ? 'int' : r.k === 'float' ? 'float' : r.k === 'bool' ? 'bool' : r.k === 'null' ? 'null' : 'str'} \`${n.v}\` as a !!${short}`);
+  // go-yaml quotes the value too; here the tags say what was wrong without the document's text.
+  throw new YAMLSyntaxError(`yaml: cannot decode !!${r.k === 'int' ? 'int' : r.k === 'float' ? 'float' : r.k === 'bool' ? 'bool' : r.k === 'null' ? 'null' : 'str'} as a !!${short}`);
 }
 
 function resolvedToJNode(r: Resolved): JNode {
@@ -842,7 +905,7 @@ function keyString(n: YNode): string {
     case 'bool':
       return r.v ? 'true' : 'false';
     case 'int':
-      if (r.v > MAX_INT64) throw new YAMLSyntaxError(`Unsupported map key of type: uint64, key: ${r.v}`);
+      if (r.v > MAX_INT64) throw new YAMLSyntaxError('Unsupported map key of type: uint64');
       return r.v.toString();
     case 'float': {
       const s = goFloat32G(r.v);

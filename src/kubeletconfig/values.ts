@@ -233,7 +233,7 @@ export class Duration {
 
   /** time.ParseDuration: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, e.g. "1m30s", "100ms", "-1.5h", "0". */
   static parse(text: string): Duration {
-    const invalid = () => new DurationError(`time: invalid duration ${timeQuote(text)}`);
+    const invalid = () => new DurationError(`time: invalid duration ${timeQuote(text)}`, 'time: invalid duration');
     let s = text;
     let neg = false;
     if (s !== '' && (s[0] === '-' || s[0] === '+')) {
@@ -281,11 +281,11 @@ export class Duration {
       if (!pre && !post) throw invalid();
       let k = 0;
       while (k < s.length && s[k] !== '.' && !isDigit(s[k])) k++;
-      if (k === 0) throw new DurationError(`time: missing unit in duration ${timeQuote(text)}`);
+      if (k === 0) throw new DurationError(`time: missing unit in duration ${timeQuote(text)}`, 'time: missing unit in duration');
       const u = s.slice(0, k);
       s = s.slice(k);
       const unit = UNITS.get(u);
-      if (unit === undefined) throw new DurationError(`time: unknown unit ${timeQuote(u)} in duration ${timeQuote(text)}`);
+      if (unit === undefined) throw new DurationError(`time: unknown unit ${timeQuote(u)} in duration ${timeQuote(text)}`, 'time: unknown unit in duration');
       if (v > MAX_INT64 / unit) throw invalid();
       v *= unit;
       if (f > 0n) {

@@ -13,7 +13,7 @@ import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
 import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
-import { decodeObjectBody, decodePatchBody, patchKind, readBody } from './body.js';
+import { decodeObjectBody, decodePatchBody, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
@@ -21,12 +21,14 @@ import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { ResourceStorage, keyPrefix, presentCustom, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
+import type { ServedResource } from './openapi-paths.js';
+import { acceptedPatchMediaTypes, patchTypeOf } from './patchtypes.js';
 import { boolParam, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 import { encodeWatchEvent, WatchLimits } from './watchlimits.js';
 import { ApiMetrics } from './metrics.js';
-import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
+import { answerReview, isReview } from './auth/reviews.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import { CrdRegistrar } from './crd/registrar.js';
 import type { AuditLog } from './auth/audit.js';
@@ -60,6 +62,21 @@ const JSON_TYPE = 'application/json';
 export const DEFAULT_MAX_WATCHES_PER_USER = 1000;
 export const DEFAULT_WATCH_BUFFER_BUDGET = 256 * 1024 * 1024;
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/ping', '/livez/ping', '/readyz/ping']);
+
+/** A served resource as the OpenAPI documents describe it, with the patch types its PATCH handler accepts. */
+function servedResource(d: ResourceDef): ServedResource {
+  return {
+    group: d.group,
+    version: d.version,
+    plural: d.plural,
+    kind: d.kind,
+    namespaced: d.namespaced,
+    verbs: d.verbs,
+    subresources: [...(d.statusSubresource ? ['status'] : []), ...(d.proxySubresource ? ['proxy'] : [])],
+    patchTypes: acceptedPatchMediaTypes(d.custom !== undefined),
+    ...(d.custom ? { schema: d.custom.openapi } : {}),
+  };
+}
 
 function firstQuery(q: URLSearchParams, name: string): string | undefined {
   const v = q.get(name);
@@ -411,8 +428,7 @@ export class ApiServer {
         return this.writeJson(res, 200, apiGroupList(this.registry));
       case '/openapi/v2': {
         const oa = await this.loadOpenapi();
-        const custom = this.registry.all.flatMap((d) => (d.custom ? [{ group: d.group, version: d.version, kind: d.kind, ...d.custom.openapi }] : []));
-        const { body, etag } = oa.openapiV2Protobuf(custom, KUBERNETES_VERSION.gitVersion);
+        const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), KUBERNETES_VERSION.gitVersion);
         // As kube-apiserver: a client holding the current document gets 304 Not Modified.
         const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
         if (held.includes(etag) || held.includes('*')) {
@@ -436,14 +452,7 @@ export class ApiServer {
       const gv = this.groupVersionOfPath(gvPath);
       if (gv) {
         const oa = await this.loadOpenapi();
-        const resources = this.registry.inGroupVersion(gv.group, gv.version).map((d) => ({
-          plural: d.plural,
-          kind: d.kind,
-          namespaced: d.namespaced,
-          verbs: d.verbs,
-          subresources: [...(d.statusSubresource ? ['status'] : []), ...(d.proxySubresource ? ['proxy'] : [])],
-          ...(d.custom ? { schema: d.custom.openapi } : {}),
-        }));
+        const resources = this.registry.inGroupVersion(gv.group, gv.version).map(servedResource);
         return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, KUBERNETES_VERSION.gitVersion));
       }
     }
@@ -482,10 +491,10 @@ export class ApiServer {
   private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw errors.notFoundPath();
-    if (isAccessReview(def)) {
+    if (isReview(def)) {
       if (info.verb !== 'create' || info.name || info.subresource) throw errors.methodNotAllowed(info.verb, def.kind);
       const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-      return this.writeJson(res, 201, await answerAccessReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
+      return this.writeJson(res, 201, await answerReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
     }
     const storage = this.storages.get(def)!;
     const q = url.searchParams;
@@ -546,7 +555,7 @@ export class ApiServer {
         return this.writeJson(res, 200, updated, accept, ctx.warnings);
       }
       case 'patch': {
-        const kind = patchKind(req.headers['content-type']);
+        const kind = patchTypeOf(req.headers['content-type'], def.custom !== undefined);
         const patch = decodePatchBody(await readBody(req));
         const patched = await this.afterWrite(def, await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx), ctx);
         return this.writeJson(res, 200, patched, accept, ctx.warnings);

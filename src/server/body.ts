@@ -1,6 +1,7 @@
 // Reading and decoding request bodies: a size limit enforced while streaming (413 before buffering more),
 // media types as kube-apiserver accepts them (JSON — also when no Content-Type is sent, as kubectl 1.20 does —
-// YAML, Kubernetes protobuf, and the three patch types), and malformed input reported as a 400 Status.
+// YAML, Kubernetes protobuf, and patch bodies, whose types patchtypes.ts decides), and malformed input reported as a
+// 400 Status.
 
 import type { IncomingMessage } from 'node:http';
 import { errors, MAX_REQUEST_BODY_BYTES } from '../api/errors.js';
@@ -77,23 +78,6 @@ export async function decodeObjectBody(buf: Buffer, contentType: string | undefi
     throw errors.badRequest('metadata must be an object');
   }
   return obj;
-}
-
-export type PatchKind = 'json' | 'merge' | 'strategic';
-
-export function patchKind(contentType: string | undefined): PatchKind {
-  switch (mediaType(contentType)) {
-    case 'application/json-patch+json':
-      return 'json';
-    case 'application/merge-patch+json':
-      return 'merge';
-    case 'application/strategic-merge-patch+json':
-      return 'strategic';
-    case 'application/apply-patch+yaml':
-      throw errors.unsupportedMediaTypeFor(contentType ?? '', ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
-    default:
-      throw errors.unsupportedMediaTypeFor(contentType ?? '', ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
-  }
 }
 
 export function decodePatchBody(buf: Buffer): unknown {

@@ -1,6 +1,6 @@
 // The wire form of /openapi/v2: a Swagger 2.0 document as gnostic's openapi_v2.Document protobuf message, the only
 // form kubectl reads there. Only the parts kubectl consults are encoded (swagger, info, paths, definitions), with
-// the field numbers of gnostic's openapiv2/OpenAPIv2.proto. Values gnostic holds as `Any` (defaults, enums,
+// the field numbers of gnostic's openapiv2/OpenAPIv2.proto; of a path, its patch operation and parameters. Values gnostic holds as `Any` (defaults, enums,
 // examples, vendor extensions) travel as YAML text, which kubectl parses back; JSON is YAML, so they are JSON.
 //
 // protobufjs is loaded on the first document only: most processes never serve one.
@@ -11,12 +11,22 @@ import type * as Protobuf from 'protobufjs';
 /** A Swagger 2.0 schema object, as JSON. */
 export type SwaggerSchema = { [key: string]: unknown };
 
+/**
+ * A Swagger 2.0 path item, as far as it is encoded: its patch operation (tags, description, operationId, consumes,
+ * produces, schemes, parameters, responses with a description and a schema, x- extensions) and its parameters.
+ * Parameters are body parameters (with a schema) or query and path parameters (with a type).
+ */
+export interface SwaggerPathItem {
+  patch?: SwaggerSchema;
+  parameters?: SwaggerSchema[];
+}
+
 /** The parts of a Swagger 2.0 document this encoder carries. */
 export interface SwaggerDocument {
   swagger: string;
   info: { title: string; version: string };
-  /** Path items are not encoded; an empty object is an empty (but present) paths message. */
-  paths: Record<string, never>;
+  /** By path; an empty object is an empty (but present) paths message. */
+  paths: Record<string, SwaggerPathItem>;
   definitions: Record<string, SwaggerSchema>;
 }
 
@@ -75,7 +85,65 @@ const descriptor = {
               },
             },
             Info: { fields: { title: { id: 1, type: 'string' }, version: { id: 2, type: 'string' } } },
-            Paths: { fields: { vendorExtension: { id: 1, type: 'NamedAny', rule: 'repeated' } } },
+            Paths: { fields: { vendorExtension: { id: 1, type: 'NamedAny', rule: 'repeated' }, path: { id: 2, type: 'NamedPathItem', rule: 'repeated' } } },
+            NamedPathItem: { fields: { name: { id: 1, type: 'string' }, value: { id: 2, type: 'PathItem' } } },
+            PathItem: { fields: { patch: { id: 8, type: 'Operation' }, parameters: { id: 9, type: 'ParametersItem', rule: 'repeated' } } },
+            Operation: {
+              fields: {
+                tags: { id: 1, type: 'string', rule: 'repeated' },
+                description: { id: 3, type: 'string' },
+                operationId: { id: 5, type: 'string' },
+                produces: { id: 6, type: 'string', rule: 'repeated' },
+                consumes: { id: 7, type: 'string', rule: 'repeated' },
+                parameters: { id: 8, type: 'ParametersItem', rule: 'repeated' },
+                responses: { id: 9, type: 'Responses' },
+                schemes: { id: 10, type: 'string', rule: 'repeated' },
+                vendorExtension: { id: 13, type: 'NamedAny', rule: 'repeated' },
+              },
+            },
+            ParametersItem: { oneofs: { oneof: { oneof: ['parameter'] } }, fields: { parameter: { id: 1, type: 'Parameter' } } },
+            Parameter: {
+              oneofs: { oneof: { oneof: ['bodyParameter', 'nonBodyParameter'] } },
+              fields: { bodyParameter: { id: 1, type: 'BodyParameter' }, nonBodyParameter: { id: 2, type: 'NonBodyParameter' } },
+            },
+            BodyParameter: {
+              fields: {
+                description: { id: 1, type: 'string' },
+                name: { id: 2, type: 'string' },
+                in: { id: 3, type: 'string' },
+                required: { id: 4, type: 'bool' },
+                schema: { id: 5, type: 'Schema' },
+              },
+            },
+            NonBodyParameter: {
+              oneofs: { oneof: { oneof: ['queryParameterSubSchema', 'pathParameterSubSchema'] } },
+              fields: { queryParameterSubSchema: { id: 3, type: 'QueryParameterSubSchema' }, pathParameterSubSchema: { id: 4, type: 'PathParameterSubSchema' } },
+            },
+            QueryParameterSubSchema: {
+              fields: {
+                required: { id: 1, type: 'bool' },
+                in: { id: 2, type: 'string' },
+                description: { id: 3, type: 'string' },
+                name: { id: 4, type: 'string' },
+                type: { id: 6, type: 'string' },
+                uniqueItems: { id: 20, type: 'bool' },
+              },
+            },
+            PathParameterSubSchema: {
+              fields: {
+                required: { id: 1, type: 'bool' },
+                in: { id: 2, type: 'string' },
+                description: { id: 3, type: 'string' },
+                name: { id: 4, type: 'string' },
+                type: { id: 5, type: 'string' },
+                uniqueItems: { id: 19, type: 'bool' },
+              },
+            },
+            Responses: { fields: { responseCode: { id: 1, type: 'NamedResponseValue', rule: 'repeated' } } },
+            NamedResponseValue: { fields: { name: { id: 1, type: 'string' }, value: { id: 2, type: 'ResponseValue' } } },
+            ResponseValue: { oneofs: { oneof: { oneof: ['response'] } }, fields: { response: { id: 1, type: 'Response' } } },
+            Response: { fields: { description: { id: 1, type: 'string' }, schema: { id: 2, type: 'SchemaItem' } } },
+            SchemaItem: { oneofs: { oneof: { oneof: ['schema'] } }, fields: { schema: { id: 1, type: 'Schema' } } },
             Definitions: { fields: { additionalProperties: { id: 1, type: 'NamedSchema', rule: 'repeated' } } },
             Properties: { fields: { additionalProperties: { id: 1, type: 'NamedSchema', rule: 'repeated' } } },
             NamedSchema: namedSchema,
@@ -150,13 +218,56 @@ function namedSchemas(byName: Record<string, unknown>): Message[] {
     .map(([name, value]) => ({ name, value: schemaMessage(value) }));
 }
 
-/** The gnostic openapi_v2.Document bytes of `doc`; definitions keep the order of the object's keys. */
+const PARAMETER_FIELDS = ['required', 'in', 'description', 'name', 'type', 'uniqueItems'];
+
+/** A body, query or path parameter as the ParametersItem message; other kinds of parameters are left out. */
+function parameterMessage(p: SwaggerSchema): Message[] {
+  if (p['in'] === 'body') {
+    const { schema: s, ...rest } = p;
+    const fields = Object.fromEntries(Object.entries(rest).filter(([k]) => PARAMETER_FIELDS.includes(k) && k !== 'type'));
+    return [{ parameter: { bodyParameter: { ...fields, ...(isObject(s) ? { schema: schemaMessage(s) } : {}) } } }];
+  }
+  const sub = p['in'] === 'query' ? 'queryParameterSubSchema' : p['in'] === 'path' ? 'pathParameterSubSchema' : undefined;
+  if (sub === undefined) return [];
+  const fields = Object.fromEntries(Object.entries(p).filter(([k]) => PARAMETER_FIELDS.includes(k)));
+  return [{ parameter: { nonBodyParameter: { [sub]: fields } } }];
+}
+
+const parameterMessages = (ps: unknown): Message[] => (Array.isArray(ps) ? ps.filter(isObject).flatMap(parameterMessage) : []);
+
+const OPERATION_FIELDS = ['tags', 'description', 'operationId', 'produces', 'consumes', 'schemes'];
+
+function operationMessage(op: SwaggerSchema): Message {
+  const out: Message = Object.fromEntries(Object.entries(op).filter(([k]) => OPERATION_FIELDS.includes(k)));
+  out['parameters'] = parameterMessages(op['parameters']);
+  const responses = isObject(op['responses']) ? op['responses'] : {};
+  out['responses'] = {
+    responseCode: Object.entries(responses)
+      .filter((entry): entry is [string, SwaggerSchema] => isObject(entry[1]))
+      .map(([code, r]) => ({
+        name: code,
+        value: { response: { description: r['description'], ...(isObject(r['schema']) ? { schema: { schema: schemaMessage(r['schema']) } } : {}) } },
+      })),
+  };
+  const extensions = Object.entries(op).filter(([k]) => k.startsWith('x-')).map(([name, value]) => ({ name, value: yaml(value) }));
+  if (extensions.length > 0) out['vendorExtension'] = extensions;
+  return out;
+}
+
+function pathItemMessage(item: SwaggerPathItem): Message {
+  return {
+    ...(item.patch ? { patch: operationMessage(item.patch) } : {}),
+    parameters: parameterMessages(item.parameters),
+  };
+}
+
+/** The gnostic openapi_v2.Document bytes of `doc`; paths and definitions keep the order of the object's keys. */
 export function encodeSwaggerDocument(doc: SwaggerDocument): Uint8Array {
   const type = loadDocumentType();
   const message: Message = {
     swagger: doc.swagger,
     info: doc.info,
-    paths: {},
+    paths: { path: Object.entries(doc.paths).map(([name, item]) => ({ name, value: pathItemMessage(item) })) },
     ...(Object.keys(doc.definitions).length > 0 ? { definitions: { additionalProperties: namedSchemas(doc.definitions) } } : {}),
   };
   return type.encode(type.fromObject(message)).finish();

@@ -154,6 +154,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   await server.start();
   const { readCrdManifests, SHIPPED_CRD_DIR } = await import('./crd/install.js');
   await server.installCrds(await readCrdManifests(SHIPPED_CRD_DIR));
+  await authz.start(server);
   const addr = await server.listen(port, opts.bindAddress);
   let host = opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress === '::' ? '::1' : opts.bindAddress;
   if (isIP(host) === 6) host = `[${host}]`;
@@ -175,6 +176,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
     async stop() {
       // The controllers stop first and release their Lease while the API still answers.
       await manager?.stop();
+      authz.stop();
       await server.close();
       await store.close();
       await audit?.close();

@@ -4,15 +4,18 @@
 // (crd/openapiv2.ts) and the built-in definitions those reference (ObjectMeta and what it uses, in Swagger 2.0
 // terms). The built-in kinds themselves are left out, so kubectl leaves their validation to this server: upstream's
 // definitions require fields (all of a Node's nodeInfo, for one) that objects this server accepts may lack.
-// Paths are left empty: kubectl finds kinds through their x-kubernetes-group-version-kind extension only.
+// Its paths are each endpoint's patch operation, taken from the /openapi/v3 paths (openapi-paths.ts): what kubectl
+// reads there is the patch types an endpoint accepts (`consumes`), which decide the patch `kubectl apply` sends when
+// it does not read /openapi/v3. kubectl finds kinds through their x-kubernetes-group-version-kind extension.
 
 import { createHash } from 'node:crypto';
 import { crdSchemaForOpenApiV2, type TypeMetaProperties } from './crd/openapiv2.js';
-import { encodeSwaggerDocument, type SwaggerDocument, type SwaggerSchema } from './gnostic.js';
+import { encodeSwaggerDocument, type SwaggerDocument, type SwaggerPathItem, type SwaggerSchema } from './gnostic.js';
+import { addResourcePaths, type ServedResource } from './openapi-paths.js';
 import { META, customKindText as text, schemas, type JsonSchema } from './openapi-schemas.js';
 
 /** A served version of a custom kind. */
-export interface CustomKindInfo {
+interface CustomKindInfo {
   group: string;
   version: string;
   kind: string;
@@ -107,25 +110,90 @@ function customDefinitions(c: CustomKindInfo): Record<string, SwaggerSchema> {
   };
 }
 
-/** The /openapi/v2 document: the served custom kinds and the built-in definitions they use, sorted by name. */
-export function openapiV2Document(custom: readonly CustomKindInfo[], serverVersion: string): SwaggerDocument {
+const isV3Ref = (v: unknown): v is { $ref: string } => isRefOnly(v) && v.$ref.startsWith(V3_REF);
+
+/** A v3 parameter in Swagger 2.0 terms: its schema's type beside its name. */
+function parameterV2(p: unknown): SwaggerSchema {
+  const { schema, ...rest } = isObject(p) ? p : {};
+  return { ...rest, ...(isObject(schema) ? schema : {}) };
+}
+
+/** A v3 patch operation in Swagger 2.0 terms; `defined` says which definitions a response may name. */
+function patchOperationV2(op: SwaggerSchema, defined: (name: string) => boolean): SwaggerSchema {
+  const { requestBody, parameters, responses, ...rest } = op;
+  const body = isObject(requestBody) && isObject(requestBody['content']) ? requestBody['content'] : {};
+  const bodySchema = Object.values(body).map((c) => (isObject(c) ? c['schema'] : undefined)).find(isV3Ref);
+  const produced = new Set<string>();
+  const responsesV2: SwaggerSchema = {};
+  for (const [code, response] of Object.entries(isObject(responses) ? responses : {})) {
+    if (!isObject(response)) continue;
+    const content = isObject(response['content']) ? response['content'] : {};
+    const out: SwaggerSchema = { description: response['description'] };
+    for (const [type, media] of Object.entries(content)) {
+      produced.add(type);
+      const schema = isObject(media) ? media['schema'] : undefined;
+      if (isV3Ref(schema) && defined(schema.$ref.slice(V3_REF.length))) out['schema'] = toV2(schema);
+    }
+    responsesV2[code] = out;
+  }
+  return {
+    ...rest,
+    consumes: Object.keys(body),
+    produces: [...produced],
+    parameters: [
+      { name: 'body', in: 'body', required: true, ...(bodySchema ? { schema: toV2(bodySchema) } : {}) },
+      ...(Array.isArray(parameters) ? parameters.map(parameterV2) : []),
+    ],
+    responses: responsesV2,
+  };
+}
+
+/** The patch operation of every endpoint of `resources` that has one, by path, with the definitions they name. */
+function patchPaths(resources: readonly ServedResource[], definitions: Record<string, SwaggerSchema>): Record<string, SwaggerPathItem> {
+  const v3: Record<string, Record<string, unknown>> = {};
+  for (const r of resources) addResourcePaths(v3, { group: r.group, version: r.version }, r, {});
+  const patchDefinition = `${META}Patch`;
+  const defined = (name: string) => Object.hasOwn(definitions, name);
+  const out: Record<string, SwaggerPathItem> = {};
+  for (const path of Object.keys(v3).sort()) {
+    const item = v3[path] as Record<string, unknown>;
+    const op = item['patch'];
+    if (!isObject(op) || op['x-kubernetes-action'] !== 'patch') continue;
+    const schema = builtInDefinition(patchDefinition);
+    if (schema !== undefined) definitions[patchDefinition] = schema;
+    out[path] = {
+      patch: patchOperationV2(op, defined),
+      ...(Array.isArray(item['parameters']) ? { parameters: item['parameters'].map(parameterV2) } : {}),
+    };
+  }
+  return out;
+}
+
+/**
+ * The /openapi/v2 document: the patch operations of `resources`, the served custom kinds and the built-in
+ * definitions they use, sorted by name.
+ */
+export function openapiV2Document(resources: readonly ServedResource[], serverVersion: string): SwaggerDocument {
   const all: Record<string, SwaggerSchema> = {};
-  for (const c of custom) Object.assign(all, customDefinitions(c));
+  for (const r of resources) {
+    if (r.schema !== undefined) Object.assign(all, customDefinitions({ group: r.group, version: r.version, kind: r.kind, ...r.schema }));
+  }
   addReferenced(all);
+  const paths = patchPaths(resources, all);
   const definitions = Object.fromEntries(Object.keys(all).sort().map((name) => [name, all[name] as SwaggerSchema]));
-  return { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion }, paths: {}, definitions };
+  return { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion }, paths, definitions };
 }
 
 let last: { key: string; body: OpenApiV2Body } | undefined;
 
 /**
  * Body for GET /openapi/v2 (Content-Type OPENAPI_V2_CONTENT_TYPE) and its entity tag. Encoded again only when the
- * custom kinds change; callers must not modify the bytes.
+ * served resources change; callers must not modify the bytes.
  */
-export function openapiV2Protobuf(custom: readonly CustomKindInfo[], serverVersion: string): OpenApiV2Body {
-  const key = JSON.stringify([serverVersion, custom]);
+export function openapiV2Protobuf(resources: readonly ServedResource[], serverVersion: string): OpenApiV2Body {
+  const key = JSON.stringify([serverVersion, resources]);
   if (last?.key !== key) {
-    const body = encodeSwaggerDocument(openapiV2Document(custom, serverVersion));
+    const body = encodeSwaggerDocument(openapiV2Document(resources, serverVersion));
     const etag = `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
     last = { key, body: { body, etag } };
   }

@@ -5,7 +5,7 @@
 import type { FieldError } from '../api/field.js';
 import type { KubeObject } from '../api/types.js';
 import { age } from '../api/humanize.js';
-import { accessReviewResources } from './auth/accessreview.js';
+import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
 
@@ -362,5 +362,5 @@ export class Registry {
 }
 
 export function defaultRegistry(): Registry {
-  return new Registry([namespaces, nodes, configmaps, events, pods, leases, ...rbacResources, ...accessReviewResources, customResourceDefinitions]);
+  return new Registry([namespaces, nodes, configmaps, events, pods, leases, ...rbacResources, ...reviewResources, customResourceDefinitions]);
 }

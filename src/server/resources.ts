@@ -12,6 +12,7 @@ import { validateCreate, validateUpdate, warningsFor } from '../api/validation/i
 import { StoreError, type KeyValue, type Store } from '../storage/store.js';
 import { runAdmission, type AdmissionPlugin, type UserInfo } from './authz.js';
 import { applyPatch } from './patch/index.js';
+import { acceptedPatchMediaTypes, acceptedPatchTypes, type PatchContentType } from './patchtypes.js';
 import { PatchError } from './patch/errors.js';
 import type { JsonObject } from './patch/json.js';
 import { apiVersionOf, type CustomResourceBehaviour, type ResourceDef } from './registry.js';
@@ -35,7 +36,7 @@ export interface WriteContext {
   deleted?: boolean;
 }
 
-export type PatchType = 'json' | 'merge' | 'strategic';
+export type PatchType = PatchContentType;
 
 const encoder = new TextEncoder();
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -102,8 +103,6 @@ export interface ListResult {
   continue?: string;
   remainingItemCount?: number;
 }
-
-const CUSTOM_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
 /**
  * A stored custom object as its served version shows it: that version's apiVersion, pruned and defaulted by the
@@ -510,9 +509,9 @@ export class ResourceStorage {
 
   async patch(namespace: string, name: string, type: PatchType, patch: unknown, subresource: string, ctx: WriteContext): Promise<KubeObject> {
     if (!this.def.verbs.includes('patch')) throw errors.methodNotAllowed('patch', this.def.kind);
-    // Custom resources have no patch strategy for their fields: kube-apiserver refuses strategic merge for them.
-    if (this.def.custom && type === 'strategic') {
-      throw errors.unsupportedMediaTypeFor('application/strategic-merge-patch+json', CUSTOM_PATCH_TYPES);
+    // The handler refuses what the endpoint does not accept; callers inside the server are held to the same.
+    if (!acceptedPatchTypes(this.def.custom !== undefined).includes(type)) {
+      throw errors.unsupportedMediaTypeFor(type, acceptedPatchMediaTypes(this.def.custom !== undefined));
     }
     // As kube-apiserver: a patch that names no resourceVersion is applied again to the fresh object when a concurrent
     // write wins the race; one that names it is a precondition, and a stale one is a 409.

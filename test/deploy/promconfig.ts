@@ -1,8 +1,8 @@
-// The shipped Prometheus assets made runnable in a test: placeholders filled in, intervals and `for:` shortened, and
-// the node job's Kubernetes discovery served by an HTTP discovery endpoint that returns the targets Prometheus' own
-// role: node discovery returns. Debian's prometheus and promtool are built without Kubernetes discovery (the package
-// drops client-go), so they refuse a `kubernetes_sd_configs` block; everything else in the job — relabeling to the
-// node proxy path, TLS, credentials — runs exactly as shipped.
+// The shipped Prometheus assets made runnable in a test: placeholders filled in, intervals and `for:` shortened.
+// Debian's prometheus and promtool are built without Kubernetes discovery (the package drops client-go), so they
+// refuse a `kubernetes_sd_configs` block: the scrape jobs run as shipped in Debian's vmagent (test/deploy/vmagent.ts),
+// which implements that discovery itself, and Prometheus evaluates the shipped rules over what vmagent writes into it
+// (rulesOnlyConfig). For promtool's own check of the file, the node job's discovery can be swapped for an HTTP one.
 
 import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -17,9 +17,9 @@ export const SHIPPED_CA = '/etc/prometheus/dkc/ca.crt';
 export const SHIPPED_TOKEN = '/etc/prometheus/dkc/token';
 
 /** The path of `name` on PATH, or a failure that says how to get it (the tests are not skipped without it). */
-export function requireTool(name: string): string {
+export function requireTool(name: string, debianPackage = 'prometheus'): string {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
-  if (!found) throw new Error(`${name} is not installed: scripts/test-deps.sh installs Debian's prometheus package, which has it`);
+  if (!found) throw new Error(`${name} is not installed: scripts/test-deps.sh installs Debian's ${debianPackage} package, which has it`);
   return found;
 }
 
@@ -28,7 +28,7 @@ export interface Substitutions {
   server: string;
   caFile: string;
   tokenFile: string;
-  /** An HTTP discovery URL answering as role: node discovery would; none keeps kubernetes_sd_configs. */
+  /** An HTTP discovery URL for promtool's check (its targets are never scraped); none keeps kubernetes_sd_configs. */
   nodeDiscoveryUrl?: string;
   /** scrape and evaluation interval, e.g. "1s"; none keeps the shipped ones. */
   interval?: string;
@@ -51,6 +51,16 @@ export async function testConfig(s: Substitutions): Promise<string> {
     delete nodes['kubernetes_sd_configs'];
     nodes['http_sd_configs'] = [{ url: s.nodeDiscoveryUrl, refresh_interval: s.interval ?? '30s' }];
   }
+  return stringify(config);
+}
+
+/**
+ * The shipped prometheus.yml as testConfig makes it, less its scrape jobs: for a Prometheus that evaluates the
+ * shipped rules over what vmagent scrapes with the jobs and writes into it.
+ */
+export async function rulesOnlyConfig(s: Substitutions): Promise<string> {
+  const config = parse(await testConfig(s)) as Record<string, unknown>;
+  delete config['scrape_configs'];
   return stringify(config);
 }
 

@@ -97,7 +97,7 @@ describe('dkc config diff', () => {
     assert.match(file.stderr, /^error: failed to read "absent.yaml": ENOENT/);
     await writeFile(join(work, 'broken.yaml'), 'maxPods: 5\n');
     const broken = await dkc('config', 'diff', 'broken.yaml', 'base.yaml');
-    assert.deepEqual([broken.code, broken.stderr], [2, `broken.yaml: failed to decode: Object 'Kind' is missing in 'maxPods: 5\\n'\n`]);
+    assert.deepEqual([broken.code, broken.stderr], [2, `broken.yaml: failed to decode: Object 'Kind' is missing in "broken.yaml"\n`]);
   });
 });
 
@@ -171,7 +171,7 @@ describe('dkc config render', () => {
   it('a drop-in that does not decode is named; exit 1', async () => {
     await writeFile(join(work, 'bad.conf'), 'maxPods: 5\n');
     const r = await dkc('config', 'render', 'base.yaml', 'bad.conf');
-    assert.deepEqual([r.code, r.stdout, r.stderr], [1, '', `bad.conf: failed to decode: Object 'Kind' is missing in 'maxPods: 5\\n'\n`]);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [1, '', `bad.conf: failed to decode: Object 'Kind' is missing in "bad.conf"\n`]);
   });
 });
 

@@ -1,9 +1,12 @@
-// A real Prometheus (Debian's prometheus) against a real local cluster (`startCluster`, as `dkc up` runs it, three
-// agents), with the shipped deploy/prometheus assets: placeholders filled in, intervals and `for:` shortened, and the
-// node discovery answered as Kubernetes discovery of nodes would (test/deploy/promconfig.ts says why). Prometheus
-// runs as the user `prometheus`, with a token and deploy/prometheus/rbac.yaml's rights only. It finds every node,
-// scrapes kubelet_node_config_* from each through dkc server's node proxy, fires NodeConfigError for the node given a
-// bad config, and answers every expression of the Grafana dashboard with data.
+// The shipped deploy/prometheus assets against a real local cluster (`startCluster`, as `dkc up` runs it, three
+// agents), placeholders filled in, intervals and `for:` shortened. The scrape jobs of prometheus.yml run as shipped
+// in Debian's vmagent, whose Kubernetes discovery (role: node) lists and watches the Nodes of dkc server, and which
+// writes what it scrapes into a real Prometheus (Debian's, started with its remote-write receiver; it is built
+// without Kubernetes discovery, so it cannot run the node job itself). Prometheus evaluates the shipped rules and
+// answers the dashboard. Both run as the user `prometheus`, with a token and deploy/prometheus/rbac.yaml's rights
+// only. vmagent finds every node, scrapes kubelet_node_config_* from each through dkc server's node proxy, finds a
+// node added later through its watch; Prometheus fires NodeConfigError for the node given a bad config, and answers
+// every expression of the Grafana dashboard with data.
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -15,12 +18,15 @@ import { parseAllDocuments } from 'yaml';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
-import { freePort, startCluster, type Cluster } from '../../src/up/cluster.js';
-import { startNodeDiscovery } from '../deploy/nodediscovery.js';
-import { dashboardExpressions, PROMETHEUS_DIR, requireTool, testConfig, testRules } from '../deploy/promconfig.js';
+import { dkcBin, freePort, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { dashboardExpressions, PROMETHEUS_DIR, requireTool, rulesOnlyConfig, testConfig, testRules } from '../deploy/promconfig.js';
+import { startVmagent, type Vmagent, type VmagentTarget } from '../deploy/vmagent.js';
 import { waitFor } from '../helpers/wait.js';
 
 const NODES = ['node-1', 'node-2', 'node-3'];
+/** The node that joins once vmagent is watching: a `dkc fleet` of one simulated node, running the agent's code. */
+const LATE_PREFIX = 'late-';
+const LATE = `${LATE_PREFIX}1`;
 const TOKEN = 'prometheus-e2e-token';
 const CM_PATH = '/api/v1/namespaces/kube-system/configmaps';
 
@@ -28,7 +34,8 @@ let work = '';
 let cluster: Cluster | undefined;
 let admin: RestClient;
 let asPrometheus: RestClient;
-let discovery: Awaited<ReturnType<typeof startNodeDiscovery>> | undefined;
+let vmagent: Vmagent | undefined;
+let fleet: ChildProcess | undefined;
 let prometheus: ChildProcess | undefined;
 let promLog = '';
 let promURL = '';
@@ -63,12 +70,51 @@ async function configMap(name: string, extra: string, local: string): Promise<vo
   await admin.create(CM_PATH, { metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${local.trimEnd()}\n${extra}\n` } });
 }
 
+/** The LISTs of Nodes the user prometheus has made, from dkc server's audit log (one line per finished request). */
+async function nodeListsByPrometheus(): Promise<number> {
+  const lines = (await readFile(join(work, 'audit.log'), 'utf8')).split('\n').filter(Boolean);
+  const events = lines.map((l) => JSON.parse(l) as { user?: { username?: string }; verb?: string; objectRef?: { resource?: string } });
+  return events.filter((e) => e.user?.username === 'prometheus' && e.verb === 'list' && e.objectRef?.resource === 'nodes').length;
+}
+
+/** vmagent's active targets once `done` accepts them; on a timeout, the failure shows them and vmagent's log. */
+async function targetsWhen(what: string, done: (targets: VmagentTarget[]) => boolean): Promise<VmagentTarget[]> {
+  let last: VmagentTarget[] = [];
+  return waitFor(what, async () => {
+    last = await vmagent!.targets();
+    return done(last) ? last : undefined;
+  }, 60_000, 200).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}\n${JSON.stringify(last, null, 1)}\n${vmagent!.log()}`);
+  });
+}
+
+const nodeTargets = (targets: VmagentTarget[]) => targets.filter((t) => t.labels['job'] === 'dkc-nodes');
+
+let fleetLog = '';
+
+function startLateNode(): ChildProcess {
+  const args = ['fleet', '--kubeconfig', cluster!.kubeconfig, '--nodes', '1', '--name-prefix', LATE_PREFIX, '--data-dir', join(work, 'fleet'), '--port', '0', '--stats-interval', '0'];
+  const child = spawn(process.execPath, [dkcBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d: Buffer) => (fleetLog += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (fleetLog += d.toString()));
+  return child;
+}
+
+async function stopLateNode(): Promise<void> {
+  if (fleet && fleet.exitCode === null && fleet.signalCode === null) {
+    const exited = new Promise((r) => fleet!.once('exit', r));
+    fleet.kill('SIGTERM');
+    await exited;
+  }
+}
+
 before(async () => {
   const prometheusBin = requireTool('prometheus');
   work = await mkdtemp(join(tmpdir(), 'dkc-prometheus-e2e-'));
   const tokens = join(work, 'tokens.csv');
   await writeFile(tokens, `${TOKEN},prometheus,uid-prometheus\n`);
-  cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: NODES.length, port: 0, serverArgs: ['--token-auth-file', tokens] });
+  const serverArgs = ['--token-auth-file', tokens, '--audit-log-path', join(work, 'audit.log')];
+  cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: NODES.length, port: 0, serverArgs });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   await applyManifest(join(PROMETHEUS_DIR, 'rbac.yaml'));
   const server = new URL(cluster.serverURL).host;
@@ -76,18 +122,16 @@ before(async () => {
   const tokenFile = join(work, 'token');
   await writeFile(tokenFile, `${TOKEN}\n`);
   asPrometheus = new RestClient({ server: cluster.serverURL, ca: await readFile(caFile, 'utf8'), token: TOKEN });
-  discovery = await startNodeDiscovery(asPrometheus);
 
   const promDir = join(work, 'prometheus');
   await mkdir(promDir);
-  await writeFile(join(promDir, 'prometheus.yml'), await testConfig({ server, caFile, tokenFile, nodeDiscoveryUrl: discovery.url, interval: '1s' }));
+  await writeFile(join(promDir, 'prometheus.yml'), await rulesOnlyConfig({ server, caFile, tokenFile, interval: '1s' }));
   await writeFile(join(promDir, 'rules.yml'), await testRules('2s'));
   await copyFile(join(PROMETHEUS_DIR, 'rules.test.yml'), join(promDir, 'rules.test.yml'));
   const port = await freePort();
   promURL = `http://127.0.0.1:${port}`;
-  prometheus = spawn(prometheusBin, [`--config.file=${join(promDir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const promArgs = [`--config.file=${join(promDir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--web.enable-remote-write-receiver'];
+  prometheus = spawn(prometheusBin, promArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   prometheus.stdout!.on('data', (d: Buffer) => (promLog += d.toString()));
   prometheus.stderr!.on('data', (d: Buffer) => (promLog += d.toString()));
   await waitFor('Prometheus ready', async () => {
@@ -95,37 +139,49 @@ before(async () => {
     const res = await fetch(`${promURL}/-/ready`);
     return res.ok ? true : undefined;
   }, 30_000, 100);
+
+  // vmagent runs the shipped scrape jobs, Kubernetes discovery included, as Prometheus would; the nodes are
+  // registered first, so that its list finds them and only the node added later can come through its watch.
+  await waitFor('every node registered', async () => ((await admin.list<{ items: Node[] }>('/api/v1/nodes')).items.length === NODES.length ? true : undefined), 30_000, 100);
+  const vmDir = join(work, 'vmagent');
+  await mkdir(vmDir);
+  await writeFile(join(vmDir, 'prometheus.yml'), await testConfig({ server, caFile, tokenFile, interval: '1s' }));
+  vmagent = await startVmagent({ configFile: join(vmDir, 'prometheus.yml'), dataDir: join(vmDir, 'data'), remoteWriteUrl: `${promURL}/api/v1/write` });
 });
 
 after(async () => {
+  await vmagent?.stop();
+  await stopLateNode();
   if (prometheus && prometheus.exitCode === null && prometheus.signalCode === null) {
     const exited = new Promise((r) => prometheus!.once('exit', r));
     prometheus.kill('SIGTERM');
     await exited;
   }
-  await discovery?.close();
   asPrometheus?.close();
   admin?.close();
   await cluster?.stop(5_000);
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('Prometheus with the shipped config against dkc up', { concurrency: false }, () => {
-  it('discovers every node and scrapes dkc server and each agent through the node proxy', async () => {
-    type Target = { labels: Record<string, string>; health: string; scrapeUrl: string; lastError: string };
-    const targets = await waitFor('every target up', async () => {
-      const { activeTargets } = await promGet<{ activeTargets: Target[] }>('/api/v1/targets?state=active');
-      const up = activeTargets.filter((t) => t.health === 'up');
-      return up.length === NODES.length + 1 ? activeTargets : undefined;
-    }, 60_000, 200).catch(async (err: unknown) => {
-      throw new Error(`${(err as Error).message}\n${JSON.stringify(await promGet('/api/v1/targets'), null, 1)}\n${promLog}`);
-    });
-    const nodes = targets.filter((t) => t.labels['job'] === 'dkc-nodes');
+describe('the shipped Prometheus config, through vmagent into Prometheus, against dkc up', { concurrency: false }, () => {
+  it('vmagent discovers every node (Kubernetes discovery, role: node) and scrapes dkc server and each agent through the node proxy', async () => {
+    const targets = await targetsWhen('every target up', (ts) => ts.length === NODES.length + 1 && ts.every((t) => t.health === 'up'));
+    const nodes = nodeTargets(targets);
     assert.deepEqual(nodes.map((t) => t.labels['instance']).sort(), NODES);
     const server = new URL(cluster!.serverURL).host;
-    for (const t of nodes) assert.equal(t.scrapeUrl, `https://${server}/api/v1/nodes/${t.labels['instance']}/proxy/metrics`);
+    for (const t of nodes) {
+      const name = t.labels['instance']!;
+      assert.equal(t.scrapeUrl, `https://${server}/api/v1/nodes/${name}/proxy/metrics`);
+      // What Kubernetes discovery found of the Node, and the labelmap of its labels.
+      assert.equal(t.discoveredLabels['__meta_kubernetes_node_name'], name);
+      assert.equal(t.labels['kubernetes_io_hostname'], name);
+    }
+    assert.deepEqual(targets.filter((t) => t.labels['job'] === 'dkc-server').map((t) => t.scrapeUrl), [`https://${server}/metrics`]);
+  });
+
+  it('what vmagent scrapes arrives in Prometheus: every node\'s kubelet_node_config_* and dkc server\'s metrics', async () => {
     const perNode = await waitFor('kubelet_node_config_* from every node', async () => {
-      const samples = await query('count by (instance) ({__name__=~"kubelet_node_config_(assigned|active|last_known_good|error)"})');
+      const samples = await query('count by (instance) ({job="dkc-nodes",__name__=~"kubelet_node_config_(assigned|active|last_known_good|error)"})');
       return samples.length === NODES.length ? samples : undefined;
     });
     for (const s of perNode) assert.equal(s.value[1], '4', `four kubelet_node_config_* series from ${s.metric['instance']}`);
@@ -136,6 +192,23 @@ describe('Prometheus with the shipped config against dkc up', { concurrency: fal
       return samples.length === NODES.length ? samples : undefined;
     });
     assert.deepEqual(ready.map((s) => s.metric['node']).sort(), NODES);
+  });
+
+  it('a node added later is found through the watch (no second list), scraped, and dropped when deleted', async () => {
+    assert.equal(await nodeListsByPrometheus(), 1, 'vmagent listed the Nodes once, then watched');
+    fleet = startLateNode();
+    const found = await targetsWhen(`${LATE} discovered and up`, (ts) => nodeTargets(ts).some((t) => t.labels['instance'] === LATE && t.health === 'up')).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${fleetLog}`);
+    });
+    const server = new URL(cluster!.serverURL).host;
+    assert.equal(found.find((t) => t.labels['instance'] === LATE)?.scrapeUrl, `https://${server}/api/v1/nodes/${LATE}/proxy/metrics`);
+    await waitFor(`${LATE}'s kubelet_node_config_* in Prometheus`, async () => ((await query(`kubelet_node_config_active{job="dkc-nodes",instance="${LATE}"}`)).length === 1 ? true : undefined), 30_000, 250);
+    assert.equal(await nodeListsByPrometheus(), 1, `${LATE} came through the watch, not a list`);
+
+    await stopLateNode();
+    await admin.delete(`/api/v1/nodes/${LATE}`);
+    await targetsWhen(`${LATE} gone from the targets`, (ts) => !nodeTargets(ts).some((t) => t.labels['instance'] === LATE));
+    assert.equal(await nodeListsByPrometheus(), 1);
   });
 
   it('answers the list and watch of nodes that Prometheus\' Kubernetes discovery sends, in a form client-go decodes', async () => {

@@ -14,18 +14,19 @@ function decodeError(data: string | Uint8Array, source?: string): DecodeError {
   assert.fail('decode succeeded');
 }
 
-test('missing kind: the whole original text is quoted, checked before apiVersion', () => {
+test('missing kind: the source is named where apimachinery quotes the whole text, checked before apiVersion', () => {
   const data = 'apiVersion: kubelet.config.k8s.io/v1beta1\nport: 10250\n';
   const e = decodeError(data);
   assert.equal(e.code, ErrorCodes.MissingKind);
-  assert.equal(e.message, "failed to decode: Object 'Kind' is missing in 'apiVersion: kubelet.config.k8s.io/v1beta1\nport: 10250\n'");
+  assert.equal(e.message, "failed to decode: Object 'Kind' is missing");
+  assert.equal(decodeError(data, 'cm/kube-system/x:kubelet').message, `failed to decode: Object 'Kind' is missing in "cm/kube-system/x:kubelet"`);
   assert.equal(decodeError('port: 1\n').code, ErrorCodes.MissingKind);
 });
 
 test('missing apiVersion', () => {
-  const e = decodeError('kind: KubeletConfiguration\nport: 1\n');
+  const e = decodeError('kind: KubeletConfiguration\nport: 1\n', '/etc/kubernetes/kubelet.yaml');
   assert.equal(e.code, ErrorCodes.MissingVersion);
-  assert.equal(e.message, "failed to decode: Object 'apiVersion' is missing in 'kind: KubeletConfiguration\nport: 1\n'");
+  assert.equal(e.message, `failed to decode: Object 'apiVersion' is missing in "/etc/kubernetes/kubelet.yaml"`);
   assert.equal(decodeError('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/\n').code, ErrorCodes.MissingVersion);
 });
 
@@ -49,7 +50,18 @@ test('wrong group or version is not registered in the kubelet config scheme', ()
 test('an apiVersion with two slashes is rejected before kind is looked at', () => {
   const e = decodeError('apiVersion: a/b/c\n');
   assert.equal(e.code, ErrorCodes.BadGroupVersion);
-  assert.equal(e.message, 'failed to decode: unexpected GroupVersion string: a/b/c');
+  assert.equal(e.message, 'failed to decode: unexpected GroupVersion string: (not shown)');
+});
+
+test('a kind or apiVersion that has not the shape of a Kubernetes type is not quoted', () => {
+  assert.equal(
+    decodeError('kind: hunter2 is the password\napiVersion: v1\n').message,
+    'failed to decode: no kind (not shown) is registered for version "v1" in scheme "pkg/kubelet/apis/config/scheme/scheme.go:32"',
+  );
+  assert.equal(
+    decodeError('kind: Secret\napiVersion: s3cr3t/token=abc\n').message,
+    'failed to decode: no kind "Secret" is registered for version (not shown) in scheme "pkg/kubelet/apis/config/scheme/scheme.go:32"',
+  );
 });
 
 test('SerializedNodeConfigSource decodes but is not a KubeletConfiguration', () => {
@@ -95,8 +107,10 @@ test('Durations use Go syntax and Go errors', () => {
   assert.equal(ok.syncFrequency.toString(), '1m30s');
   assert.equal(ok.fileCheckFrequency.toString(), '100ms');
   assert.equal(ok.httpCheckFrequency.toString(), '1h30m0s');
-  assert.equal(decodeError(`${HEADER}syncFrequency: 5 minutes\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: unknown unit " minutes" in duration "5 minutes"');
-  assert.equal(decodeError(`${HEADER}syncFrequency: ""\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: invalid duration ""');
+  assert.equal(decodeError(`${HEADER}syncFrequency: 5 minutes\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: unknown unit in duration');
+  assert.equal(decodeError(`${HEADER}syncFrequency: ""\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: invalid duration');
+  assert.equal(decodeError(`${HEADER}syncFrequency: 10\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: json: cannot unmarshal number into Go value of type string');
+  assert.equal(decodeError(`${HEADER}syncFrequency: "10"\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: missing unit in duration');
   assert.equal(
     decodeError(`${HEADER}authentication:\n  webhook:\n    cacheTTL: 10\n`).detail,
     'v1beta1.KubeletConfiguration.Authentication: v1beta1.KubeletAuthentication.Webhook: v1beta1.KubeletWebhookAuthentication.CacheTTL: unmarshalerDecoder: json: cannot unmarshal number into Go value of type string',
@@ -120,7 +134,7 @@ test('an invalid quantity is a fatal decode error; valid ones keep exact values'
 
 test('type mismatches are fatal', () => {
   assert.equal(decodeError(`${HEADER}port: "10250"\n`).detail, 'v1beta1.KubeletConfiguration.Port: readUint32: unexpected character: \ufffd');
-  assert.equal(decodeError(`${HEADER}port: 99999999999\n`).detail, 'v1beta1.KubeletConfiguration.Port: readUint32: overflow: 99999999999');
+  assert.equal(decodeError(`${HEADER}port: 99999999999\n`).detail, 'v1beta1.KubeletConfiguration.Port: readUint32: overflow');
   assert.equal(decodeError(`${HEADER}enableServer: "true"\n`).detail, 'v1beta1.KubeletConfiguration.EnableServer: ReadBool: expect t or f, but found "');
   assert.equal(decodeError(`${HEADER}featureGates:\n  NodeSwap: "yes"\n`).detail, 'v1beta1.KubeletConfiguration.FeatureGates: ReadBool: expect t or f, but found "');
   assert.equal(decodeError(`${HEADER}clusterDomain: 5\n`).detail, 'v1beta1.KubeletConfiguration.ClusterDomain: ReadString: expects " or n, but found 5');
@@ -198,8 +212,8 @@ test('an empty file, a whitespace-only file and a comment-only file', () => {
   const empty = decodeError(new Uint8Array(0), '/etc/kubernetes/kubelet.yaml');
   assert.equal(empty.code, ErrorCodes.EmptyData);
   assert.equal(empty.message, 'kubelet config file "/etc/kubernetes/kubelet.yaml" was empty');
-  assert.equal(decodeError('\n').message, "failed to decode: Object 'Kind' is missing in '\n'");
-  assert.equal(decodeError('# nothing here\n').message, "failed to decode: Object 'Kind' is missing in '# nothing here\n'");
+  assert.equal(decodeError('\n').message, "failed to decode: Object 'Kind' is missing");
+  assert.equal(decodeError('# nothing here\n', 'kubelet.yaml').message, `failed to decode: Object 'Kind' is missing in "kubelet.yaml"`);
 });
 
 test('YAML syntax errors and non-object documents', () => {
@@ -217,7 +231,10 @@ test('bytes are accepted as well as strings', () => {
 });
 
 test('int64 fields beyond the exactly representable range are rejected rather than rounded', () => {
-  assert.match(decodeError(`${HEADER}maxOpenFiles: 9007199254740993\n`).detail, /^v1beta1\.KubeletConfiguration\.MaxOpenFiles: /);
+  assert.equal(
+    decodeError(`${HEADER}maxOpenFiles: 9007199254740993\n`).detail,
+    'v1beta1.KubeletConfiguration.MaxOpenFiles: readUint64: the value is beyond the exactly representable range ±(2^53-1)',
+  );
   assert.equal(load(`${HEADER}maxOpenFiles: 9007199254740991\n`).config.maxOpenFiles, Number.MAX_SAFE_INTEGER);
 });
 

@@ -126,8 +126,8 @@ test('failures name the layer and the stage', () => {
   const badGate = effectiveConfig({ flags: ['--feature-gates=Nope=true'] });
   assert.deepEqual(badGate.ok ? null : [badGate.layer, badGate.stage, badGate.errors], ['flags', 'featureGates', ['unrecognized feature gate: Nope']]);
 
-  const badFile = effectiveConfig({ file: { bytes: 'port: 1\n', dir: '/x' }, flags: [] });
-  assert.deepEqual(badFile.ok ? null : [badFile.layer, badFile.stage, badFile.errors], ['file', 'decode', ["failed to decode: Object 'Kind' is missing in 'port: 1\n'"]]);
+  const badFile = effectiveConfig({ file: { bytes: 'port: 1\n', dir: '/x', name: '/x/kubelet.yaml' }, flags: [] });
+  assert.deepEqual(badFile.ok ? null : [badFile.layer, badFile.stage, badFile.errors], ['file', 'decode', [`failed to decode: Object 'Kind' is missing in "/x/kubelet.yaml"`]]);
 
   const invalidLocal = effectiveConfig({ file: file('maxPods: 5\n'), flags: ['--kube-api-qps=-1'] });
   assert.deepEqual(invalidLocal.ok ? null : [invalidLocal.layer, invalidLocal.stage, invalidLocal.errors], [

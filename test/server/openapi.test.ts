@@ -17,10 +17,11 @@ import {
   openapiV3Hash,
   openapiV3PathFor,
   openapiV3Root,
-  type CustomKindInfo,
   type OpenApiV3Document,
   type ResourceInfo,
+  type ServedResource,
 } from '../../src/server/openapi.js';
+import { acceptedPatchMediaTypes } from '../../src/server/patchtypes.js';
 import { encodeSwaggerDocument } from '../../src/server/gnostic.js';
 import { kubectl } from '../helpers/kubectl.js';
 
@@ -46,10 +47,11 @@ const coreResources: ResourceInfo[] = discoveryV1
     namespaced: r.namespaced,
     verbs: r.verbs,
     subresources: discoveryV1.filter((s) => s.name.startsWith(`${r.name}/`)).map((s) => s.name.split('/')[1] as string),
+    patchTypes: acceptedPatchMediaTypes(false),
   }));
 
 const leaseResources: ResourceInfo[] = [
-  { plural: 'leases', kind: 'Lease', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: [] },
+  { plural: 'leases', kind: 'Lease', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: [], patchTypes: acceptedPatchMediaTypes(false) },
 ];
 
 type Json = Record<string, unknown>;
@@ -108,16 +110,59 @@ test('/openapi/v2 encodes gnostic openapi_v2.Document with its field numbers, ex
   assert.ok(!OPENAPI_V2_CONTENT_TYPE.includes('@'));
 });
 
-const widgetKind: CustomKindInfo = {
+const bool = (field: number): number[] => [field < 16 ? (field << 3) : ((field << 3) & 0x7f) | 0x80, ...(field < 16 ? [] : [field >>> 4]), 1];
+
+test('/openapi/v2 encodes a path item\'s patch operation and parameters with gnostic\'s field numbers', () => {
+  const bytes = encodeSwaggerDocument({
+    swagger: '2.0',
+    info: { title: 'K', version: 'v' },
+    paths: {
+      '/p': {
+        patch: {
+          operationId: 'o',
+          consumes: ['a'],
+          parameters: [
+            { name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/P' } },
+            { name: 'q', in: 'query', type: 'string', uniqueItems: true },
+          ],
+          responses: { '200': { description: 'OK', schema: { $ref: '#/definitions/P' } } },
+          'x-k': { a: 1 },
+        },
+        parameters: [{ name: 'name', in: 'path', required: true, type: 'string' }],
+      },
+    },
+    definitions: {},
+  });
+  const body = ld(1, ld(1, [...str(2, 'body'), ...str(3, 'body'), ...bool(4), ...ld(5, str(1, '#/definitions/P'))]));
+  const query = ld(1, ld(2, ld(3, [...str(2, 'query'), ...str(4, 'q'), ...str(6, 'string'), ...bool(20)])));
+  const response = ld(1, [...str(1, '200'), ...ld(2, ld(1, [...str(1, 'OK'), ...ld(2, ld(1, str(1, '#/definitions/P')))]))]);
+  const operation = [...str(5, 'o'), ...str(7, 'a'), ...ld(8, body), ...ld(8, query), ...ld(9, response), ...ld(13, [...str(1, 'x-k'), ...ld(2, str(2, '{"a":1}\n'))])];
+  const path = ld(1, ld(2, ld(4, [...bool(1), ...str(2, 'path'), ...str(4, 'name'), ...str(5, 'string')])));
+  const expected = [
+    ...str(1, '2.0'),
+    ...ld(2, [...str(1, 'K'), ...str(2, 'v')]),
+    ...ld(8, ld(2, [...str(1, '/p'), ...ld(2, [...ld(8, operation), ...ld(9, path)])])),
+  ];
+  assert.deepEqual([...bytes], expected);
+});
+
+const widgetKind: ServedResource = {
   group: 'example.dkc.io',
   version: 'v1',
+  plural: 'widgets',
   kind: 'Widget',
-  name: 'io.dkc.example.v1.Widget',
+  namespaced: true,
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  subresources: ['status'],
+  patchTypes: acceptedPatchMediaTypes(true),
   schema: {
-    type: 'object',
-    properties: {
-      metadata: { type: 'object' },
-      spec: { type: 'object', required: ['size'], properties: { size: { type: 'string', enum: ['small'] }, port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+    name: 'io.dkc.example.v1.Widget',
+    schema: {
+      type: 'object',
+      properties: {
+        metadata: { type: 'object' },
+        spec: { type: 'object', required: ['size'], properties: { size: { type: 'string', enum: ['small'] }, port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+      },
     },
   },
 };
@@ -149,6 +194,28 @@ test('/openapi/v2 carries each custom kind with its list and the built-in defini
   assert.deepEqual(openapiV2Document([], 'v1').definitions, {});
 });
 
+test('/openapi/v2 publishes each endpoint\'s patch operation with the patch types it accepts, its references resolved', () => {
+  const nodes: ServedResource = { ...(coreResources.find((r) => r.plural === 'nodes') as ResourceInfo), group: '', version: 'v1' };
+  const doc = openapiV2Document([widgetKind, nodes], 'v1');
+  const widgets = '/apis/example.dkc.io/v1/namespaces/{namespace}/widgets/{name}';
+  assert.deepEqual(Object.keys(doc.paths), ['/api/v1/nodes/{name}', '/api/v1/nodes/{name}/status', widgets, `${widgets}/status`]);
+  const patch = (path: string): Json => obj(doc.paths[path]?.patch);
+  assert.deepEqual(patch(widgets).consumes, ['application/json-patch+json', 'application/merge-patch+json']);
+  assert.deepEqual(patch(`${widgets}/status`).consumes, ['application/json-patch+json', 'application/merge-patch+json']);
+  assert.deepEqual(patch('/api/v1/nodes/{name}').consumes, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+  assert.deepEqual(patch(widgets)['x-kubernetes-group-version-kind'], { group: 'example.dkc.io', version: 'v1', kind: 'Widget' });
+  assert.equal(patch(widgets)['x-kubernetes-action'], 'patch');
+  assert.equal(patch(widgets).operationId, 'patchExampleV1NamespacedWidget');
+  assert.deepEqual(params(patch(widgets))[0], { name: 'body', in: 'body', required: true, schema: { $ref: `#/definitions/${META}Patch` } });
+  assert.ok(params(patch(widgets)).some((p) => p.name === 'fieldValidation' && p.in === 'query' && p.type === 'string'));
+  assert.deepEqual(doc.paths[widgets]?.parameters?.map((p) => [p.name, p.in, p.type]), [['name', 'path', 'string'], ['namespace', 'path', 'string'], ['pretty', 'query', 'string']]);
+  // A response names its kind where the document defines it (the custom kinds), and nothing it does not define.
+  assert.deepEqual(obj(obj(patch(widgets).responses)['200']).schema, { $ref: '#/definitions/io.dkc.example.v1.Widget' });
+  assert.deepEqual(obj(obj(patch('/api/v1/nodes/{name}').responses)['200']), { description: 'OK' });
+  for (const r of allRefs(doc.paths)) assert.ok(Object.hasOwn(doc.definitions, r.slice('#/definitions/'.length)), r);
+  assert.deepEqual(openapiV2Document([], 'v1').paths, {});
+});
+
 test('/openapi/v2 bytes and entity tag follow the custom kinds, and stay put while they do', () => {
   const none = openapiV2Protobuf([], 'v1');
   assert.match(none.etag, /^"[0-9A-F]{128}"$/);
@@ -156,7 +223,7 @@ test('/openapi/v2 bytes and entity tag follow the custom kinds, and stay put whi
   const withWidget = openapiV2Protobuf([widgetKind], 'v1');
   assert.notEqual(withWidget.etag, none.etag);
   assert.ok(withWidget.body.length > none.body.length);
-  const changed = openapiV2Protobuf([{ ...widgetKind, schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }], 'v1');
+  const changed = openapiV2Protobuf([{ ...widgetKind, schema: { name: 'io.dkc.example.v1.Widget', schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }], 'v1');
   assert.notEqual(changed.etag, withWidget.etag);
   assert.equal(openapiV2Protobuf([], 'v1').etag, none.etag);
 });
@@ -318,7 +385,7 @@ test('the coordination.k8s.io/v1 document serves leases', () => {
 });
 
 test('a kind without a known schema still gets a minimal one', () => {
-  const d = openapiV3Document('v1', [{ plural: 'secrets', kind: 'Secret', namespaced: true, verbs: ['get', 'list'], subresources: [] }]);
+  const d = openapiV3Document('v1', [{ plural: 'secrets', kind: 'Secret', namespaced: true, verbs: ['get', 'list'], subresources: [], patchTypes: acceptedPatchMediaTypes(false) }]);
   const secret = schemaOf(d, `${CORE}Secret`);
   assert.deepEqual(secret['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'Secret' }]);
   assert.ok(obj(secret.properties).metadata);

@@ -1,6 +1,7 @@
 // The controller's log lines: upstream's `kubelet config controller: ` prefix, and a cap on their length. Details
-// can quote what came from disk or the server (a decode error embeds the whole record or payload); a log line
-// carries at most the first few hundred bytes of such text, never a whole payload.
+// can quote what came from disk (a checkpoint record that does not decode is quoted whole); a log line carries at
+// most the first few hundred bytes of such text. A config payload is never quoted: its decode errors name the
+// checkpoint file, the field or the line (src/kubeletconfig/codec.ts).
 
 import { klog } from '../../util/klog.js';
 

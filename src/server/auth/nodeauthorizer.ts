@@ -3,7 +3,8 @@
 // the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events). Every refusal is "no
 // opinion" with upstream's reason, so RBAC may still grant what an operator chose to grant.
 
-import type { AuthorizationAttributes, Authorizer, Decision, UserInfo } from '../authz.js';
+import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from '../authz.js';
+import { messages } from './messages.js';
 import type { NodeGraph } from './nodegraph.js';
 
 export const NODES_GROUP = 'system:nodes';
@@ -46,6 +47,12 @@ export class NodeAuthorizer implements Authorizer {
       if (a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') return this.lease(nodeName, a);
     }
     return nodeRulesAllow(a) ? allow : noOpinion();
+  }
+
+  /** A node's rights follow the graph, so they cannot be listed: its listing is marked incomplete, as upstream's. */
+  rulesFor(user: UserInfo): RuleSet {
+    const none: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+    return nodeIdentity(user).isNode ? { ...none, incomplete: true, errors: [messages.nodeRulesNotListable] } : none;
   }
 
   private readNamespacedObject(nodeName: string, a: AuthorizationAttributes): Decision {

@@ -41,7 +41,7 @@ export const messages = {
   lintUnclassified: 'not a v1beta1 field',
 } as const;
 
-/** Messages may embed the whole payload (with newlines); each must stay on one output line. */
+/** A message may hold a newline (a file name can); each must stay on one output line. */
 export function oneLine(msg: string): string {
   return msg.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
 }
