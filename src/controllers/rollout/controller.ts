@@ -1,8 +1,10 @@
 // The rollout controller: informers on NodeConfigRollouts, Nodes and ConfigMaps feed a work queue keyed by rollout;
-// (and the nodes' Leases, their heartbeats) one worker asks the plan what to do and does it through the API, in an order that keeps every crash harmless:
-// node patches first (each carrying its annotations, so the change and the record of it are one write), then the
-// rollout's own spec (pauseAfterCanary), then its status (with the resourceVersion it was computed from, so a stale
-// view is refused rather than written), then events. Timers for soak and deadlines run on the injected clock.
+// (and on the nodes' Leases, their heartbeats) one worker asks the plan what to do and does it through the API, in an
+// order that keeps every crash harmless: the record of what each node about to change runs now (in the rollout's
+// status), then the node patches (each naming the rollout in the same write as the new source), then the rollout's
+// own spec (pauseAfterCanary, its finalizer), then its status (with the resourceVersion it was computed from, so a
+// stale view is refused rather than written), then events, and last the removal of a deleted rollout's finalizer.
+// Timers for soak, heartbeats and deadlines run on the injected clock.
 
 import { deepEqual } from '../../api/equal.js';
 import type { ConfigMap, Lease, Node } from '../../api/types.js';
@@ -17,9 +19,20 @@ import type { Registry } from '../../util/prom.js';
 import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
-import { planRollout, renderedName, type Plan, type PlanInput } from './plan.js';
+import { planRollout, renderedName, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
 import { WorkQueue } from './queue.js';
-import { COMPONENT, ROLLOUTS_PATH, desiredSource, isFinished, needsWork, rolloutReference, type NodeConfigRollout } from './resource.js';
+import {
+  COMPONENT,
+  ROLLOUT_ANNOTATION,
+  ROLLOUTS_PATH,
+  desiredSource,
+  isDeleting,
+  isFinished,
+  needsWork,
+  rolloutReference,
+  type NodeConfigRollout,
+  type RolloutStatus,
+} from './resource.js';
 import { WrittenObjects } from './written.js';
 
 /** What the controller needs of the API client. */
@@ -38,7 +51,11 @@ export interface RolloutControllerOptions {
 
 /** Whether an update of a rollout leaves what its users asked for as it was (only its status, or nothing, changed). */
 function sameIntent(old: NodeConfigRollout, r: NodeConfigRollout): boolean {
-  return old.metadata.generation === r.metadata.generation && deepEqual(old.metadata.annotations ?? {}, r.metadata.annotations ?? {});
+  return (
+    old.metadata.generation === r.metadata.generation &&
+    isDeleting(old) === isDeleting(r) &&
+    deepEqual(old.metadata.annotations ?? {}, r.metadata.annotations ?? {})
+  );
 }
 
 /** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
@@ -277,7 +294,7 @@ export class RolloutController {
    */
   private async render(rollout: CachedRollout): Promise<RenderOutcome | undefined> {
     const spec = rollout.spec;
-    if (!isLayered(rollout) || rollout.status?.renderedConfigMap !== undefined || isFinished(rollout) || spec?.revert === true) return undefined;
+    if (!isLayered(rollout) || rollout.status?.renderedConfigMap !== undefined || isFinished(rollout) || spec?.revert === true || isDeleting(rollout)) return undefined;
     if (spec?.configSource !== undefined && spec.configSource !== null) return undefined;
     const layers = new Map<string, ConfigMap>();
     for (const { configMap: ref } of layersOf(rollout)) {
@@ -318,27 +335,38 @@ export class RolloutController {
   private async apply(rollout: CachedRollout, plan: Plan): Promise<void> {
     const name = rollout.metadata.name ?? '';
     const signal = this.abort.signal;
+    const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
+    let current = rollout;
+    const writeStatus = async (status: RolloutStatus): Promise<void> => {
+      if (deepEqual(status, current.status ?? {})) return;
+      const seen = this.rollouts.store.get(name);
+      current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status }, { signal });
+      this.writtenRollouts.record(name, current, seen);
+    };
+    const patchRollout = async (patch: RolloutPatch): Promise<void> => {
+      const body = { ...patch, metadata: { ...patch.metadata, resourceVersion: current.metadata.resourceVersion } };
+      const seen = this.rollouts.store.get(name);
+      current = await this.client.patch<CachedRollout>(path, 'merge', body, { signal });
+      this.writtenRollouts.record(name, current, seen);
+    };
+    // What each node runs now is in the rollout's status before any of them changes.
+    if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
     await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
       const seen = this.nodes.store.get(p.node);
       const node = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
       this.writtenNodes.record(p.node, node, seen);
-      klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
+      if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
+      else klog.info(logs.nodeReleased(name, p.node, p.patch.metadata.annotations[ROLLOUT_ANNOTATION] ?? null));
     });
-    let current = rollout;
-    const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
-    if (plan.rolloutPatch) {
-      const body = { ...plan.rolloutPatch, metadata: { ...plan.rolloutPatch.metadata, resourceVersion: current.metadata.resourceVersion } };
-      current = await this.client.patch<CachedRollout>(path, 'merge', body, { signal });
-      this.writtenRollouts.record(name, current, this.rollouts.store.get(name));
-    }
-    if (!deepEqual(plan.status, current.status ?? {})) {
-      const seen = this.rollouts.store.get(name);
-      current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status: plan.status }, { signal });
-      this.writtenRollouts.record(name, current, seen);
-    }
+    if (plan.rolloutPatch) await patchRollout(plan.rolloutPatch);
+    await writeStatus(plan.status);
     if (current.status?.phase !== rollout.status?.phase) klog.info(logs.phase(name, rollout.status?.phase, current.status?.phase));
     const ref = rolloutReference(current);
     for (const e of plan.events) this.events.record(ref, e.type, e.reason, e.message);
+    if (plan.finalize) {
+      await patchRollout(plan.finalize);
+      klog.info(logs.finalized(name));
+    }
   }
 }

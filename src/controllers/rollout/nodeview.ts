@@ -1,13 +1,14 @@
 // One node as a rollout sees it, and the step of its state machine: Pending → InFlight → Succeeded | Failed, or
 // Overridden when someone else changes it. Pure: the node object, the rollout's target and the time go in, the
-// node's next progress record comes out. Everything needed to resume lives in the Node (annotations, spec, status)
-// and in the previous record, so a new leader evaluates exactly what the last one would have.
+// node's next progress record comes out. The Node says where it is now (spec, status, the dkc.io/rollout hint); the
+// rollout's own record says what this rollout did to it and what it ran before, so a new leader evaluates exactly
+// what the last one would have, and nothing the node or a patcher of nodes writes decides what an undo assigns.
 
 import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
 import { syncError } from '../../agent/dynamicconfig/errors.js';
 import { isFresh, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
-import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from './resource.js';
+import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from './resource.js';
 
 /** What the rollout wants on each node, and when. */
 export interface NodeTarget {
@@ -47,26 +48,6 @@ export function specSource(node: Node): NodeConfigSource | null {
 
 export function specOnTarget(node: Node, desired: NodeConfigSource | null): boolean {
   return sameRef(node.spec?.configSource?.configMap, desired?.configMap);
-}
-
-/**
- * The previous source recorded on the node when this rollout changed it; undefined when the annotation is missing
- * or unreadable (then the node is not restored: guessing could put it on a config nobody chose).
- */
-export function previousSource(node: Node): NodeConfigSource | null | undefined {
-  const raw = node.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION];
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    if (parsed === null) return null;
-    const cm = (parsed as NodeConfigSource).configMap;
-    if (typeof parsed !== 'object' || !cm || typeof cm.name !== 'string' || typeof cm.namespace !== 'string' || typeof cm.kubeletConfigKey !== 'string') {
-      return undefined;
-    }
-    return { configMap: { namespace: cm.namespace, name: cm.name, kubeletConfigKey: cm.kubeletConfigKey } };
-  } catch {
-    return undefined;
-  }
 }
 
 function readyCondition(node: Node): { status: string; since: number | undefined } {
@@ -184,10 +165,14 @@ export function stepNode(node: Node, prev: NodeProgress | undefined, t: NodeTarg
   const record = prev ?? { state: 'Pending' };
   switch (record.state) {
     case 'Pending':
-      if (isMine(node, t.rollout) && specOnTarget(node, t.desired)) {
-        return stepInFlight(node, { state: 'InFlight', batch: recoveredBatch, updatedAt: formatTimeCeil(t.now.getTime()) }, t);
+      // Recorded as about to change (its previous source written first) and found changed: the patch took.
+      if (record.previous !== undefined && isMine(node, t.rollout) && specOnTarget(node, t.desired)) {
+        const recovered: NodeProgress = { state: 'InFlight', batch: recoveredBatch, updatedAt: formatTimeCeil(t.now.getTime()), previous: record.previous };
+        return stepInFlight(node, recovered, t);
       }
-      if (!isMine(node, t.rollout) && specOnTarget(node, t.desired) && healthyOnTarget(node, t) && isFresh(t.heartbeat(node.metadata.name ?? ''), t.now.getTime())) {
+      // Already on the target without a change of ours (a dkc.io/rollout naming us is no proof that we made one),
+      // healthy with a fresh heartbeat.
+      if (specOnTarget(node, t.desired) && healthyOnTarget(node, t) && isFresh(t.heartbeat(node.metadata.name ?? ''), t.now.getTime())) {
         return { state: 'Succeeded' };
       }
       return { state: 'Pending' };
@@ -202,6 +187,11 @@ export function stepNode(node: Node, prev: NodeProgress | undefined, t: NodeTarg
     default:
       return record;
   }
+}
+
+/** Whether this rollout set the node's spec.configSource and has not yet handed it back: what an undo restores. */
+export function changedByUs(p: NodeProgress | undefined): boolean {
+  return p !== undefined && p.updatedAt !== undefined && (p.state === 'InFlight' || p.state === 'Succeeded' || p.state === 'Failed');
 }
 
 /**

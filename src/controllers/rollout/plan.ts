@@ -1,29 +1,38 @@
 // The rollout's decision, as one pure function (in the manner of the agent's boot decision): from the rollout
 // object, the nodes, the target ConfigMap's uid and resourceVersion, the other rollouts and the time, decide the
 // next node patches, the status and the events. The controller does the I/O and feeds the results back in, so a new
-// leader that reads the same API state decides the same thing: nothing is redone, skipped or lost.
+// leader that reads the same API state decides the same thing: nothing is redone, skipped or lost. What a node ran
+// before a rollout changed it is kept in that rollout's status (written before the change), never read from the
+// Node, so an undo assigns only what the node really ran; each rollout keeps its own record, so a later rollout over
+// the same nodes overwrites nothing, and undoing it hands the nodes back to the one before.
 
 import type { Lease, Node, NodeConfigSource } from '../../api/types.js';
 import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
 import { heartbeatOf } from './heartbeat.js';
 import { isLayered, renderedSource } from './layers.js';
 import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
-import { isMine, nextDeadlineMs, ownerOf, previousSource, specOnTarget, specSource, stepNode, unavailableReason, type NodeTarget } from './nodeview.js';
+import { changedByUs, isMine, nextDeadlineMs, ownerOf, specOnTarget, specSource, stepNode, unavailableReason, type NodeTarget } from './nodeview.js';
 import {
+  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
-  PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
+  ROLLOUT_FINALIZER,
   desiredSource,
   formatTime,
   formatTimeCeil,
+  hasFinalizer,
+  isDeleting,
   isFinished,
   isFinishedPhase,
   needsWork,
+  recordSource,
   scaledCount,
+  sourceOfRecord,
   type LabelSelector,
   type NodeConfigRollout,
   type NodeProgress,
   type Phase,
+  type PreviousRecord,
   type RolloutCondition,
   type RolloutFailure,
   type RolloutStatus,
@@ -53,8 +62,17 @@ export interface NodePatch {
   node: string;
   /** Precondition: a node that changed since it was read is not patched (409), and is looked at again. */
   resourceVersion: string;
-  /** A JSON merge patch: annotations and spec.configSource together, so that both or neither change. */
-  patch: { metadata: { resourceVersion: string; annotations: Record<string, string | null> }; spec: { configSource: NodeConfigSource | null } };
+  /**
+   * A JSON merge patch: the dkc.io/rollout annotation and spec.configSource together, so that both or neither
+   * change; without spec, the node is only handed back or released (its source stays).
+   */
+  patch: { metadata: { resourceVersion: string; annotations: Record<string, string | null> }; spec?: { configSource: NodeConfigSource | null } };
+}
+
+/** A JSON merge patch of the rollout itself; the controller adds the resourceVersion it read as a precondition. */
+export interface RolloutPatch {
+  metadata: { annotations?: Record<string, string>; finalizers?: string[] | null };
+  spec?: { paused: true };
 }
 
 export type EventReason =
@@ -63,6 +81,9 @@ export type EventReason =
   | 'NodeSucceeded'
   | 'NodeFailed'
   | 'NodeWaiting'
+  | 'NodeDeleted'
+  | 'NodeNotRestored'
+  | 'NodesReleased'
   | 'RolloutHalted'
   | 'RolloutReverted'
   | 'RolloutSucceeded';
@@ -74,11 +95,18 @@ export interface RolloutEvent {
 }
 
 export interface Plan {
+  /**
+   * Written before the node patches: the status with each node about to change recorded (still Pending) with what it
+   * runs now. A crash after it loses nothing: the next look finds the patched nodes and knows what they ran.
+   */
+  intent?: RolloutStatus;
   nodePatches: NodePatch[];
-  /** A merge patch of the rollout itself (pauseAfterCanary), applied before the status. */
-  rolloutPatch?: { metadata: { annotations: Record<string, string> }; spec: { paused: true } };
+  /** A merge patch of the rollout itself (pauseAfterCanary; the finalizer), applied after the nodes, before the status. */
+  rolloutPatch?: RolloutPatch;
   /** The whole status to write; the controller skips the write when it equals the current one. */
   status: RolloutStatus;
+  /** A merge patch of the rollout applied last: removing the finalizer of a deleted rollout, which then goes. */
+  finalize?: RolloutPatch;
   events: RolloutEvent[];
   /** Look again after this many ms even if nothing changes (soak and deadline timers). */
   requeueAfterMs?: number;
@@ -126,7 +154,7 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
     if (name === myName || name === undefined) continue;
     if (!needsWork(o)) continue;
     if (ownerOf(node) === name) return name;
-    if (o.spec?.revert !== true && o.status?.phase !== 'Reverting' && olderThan(o, me) && selects(o, node)) return name;
+    if (o.spec?.revert !== true && o.status?.phase !== 'Reverting' && !isDeleting(o) && olderThan(o, me) && selects(o, node)) return name;
   }
   return undefined;
 }
@@ -152,15 +180,44 @@ interface Outcome {
   waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number };
 }
 
-function conditionsFor(o: Outcome, counts: { done: number; total: number; succeeded: number }, old: RolloutStatus | undefined): ConditionSpec[] {
+interface Counts {
+  done: number;
+  total: number;
+  succeeded: number;
+  /** Nodes deleted while this rollout had changed them. */
+  deleted: number;
+  /** Nodes an undo put back on what this rollout found. */
+  restored: number;
+  /** Nodes this rollout changed that an undo could not restore (Overridden, Deleted, NotRestored). */
+  notRestored: number;
+}
+
+function countsOf(entries: readonly [string, NodeProgress][]): Counts {
+  const by = (f: (p: NodeProgress) => boolean): number => entries.filter(([, p]) => f(p)).length;
+  return {
+    done: by((p) => p.state !== 'Pending' && p.state !== 'InFlight'),
+    total: entries.length,
+    succeeded: by((p) => p.state === 'Succeeded'),
+    deleted: by((p) => p.state === 'Deleted'),
+    restored: by((p) => p.state === 'Reverted'),
+    notRestored: by((p) => p.state === 'NotRestored' || ((p.state === 'Overridden' || p.state === 'Deleted') && p.updatedAt !== undefined)),
+  };
+}
+
+function conditionsFor(o: Outcome, counts: Counts, old: RolloutStatus | undefined): ConditionSpec[] {
   const progressing: Record<Phase, ConditionSpec> = {
     Pending: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.pending, message: conditionMessages.progressing(counts.done, counts.total) },
     Progressing: { type: 'Progressing', status: 'True', reason: conditionReasons.progressing, message: conditionMessages.progressing(counts.done, counts.total) },
     Paused: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.paused, message: conditionMessages.paused },
-    Succeeded: { type: 'Progressing', status: 'False', reason: conditionReasons.complete, message: conditionMessages.complete(counts.succeeded, counts.total) },
+    Succeeded: {
+      type: 'Progressing',
+      status: 'False',
+      reason: conditionReasons.complete,
+      message: conditionMessages.complete(counts.succeeded, counts.total, counts.deleted),
+    },
     Halted: { type: 'Progressing', status: 'False', reason: conditionReasons.halted, message: o.failure?.message ?? conditionMessages.notComplete },
     Reverting: { type: 'Progressing', status: 'True', reason: conditionReasons.reverting, message: o.failure?.message ?? conditionMessages.undo },
-    Reverted: { type: 'Progressing', status: 'False', reason: conditionReasons.reverted, message: conditionMessages.reverted },
+    Reverted: { type: 'Progressing', status: 'False', reason: conditionReasons.reverted, message: conditionMessages.reverted(counts.restored, counts.notRestored) },
   };
   let p = progressing[o.phase];
   const w = o.waiting;
@@ -203,18 +260,17 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
     // A failed node keeps its reason when it is reverted: the status still says why the rollout stopped.
     .filter(([, p]) => p.reason !== undefined)
     .map(([node, p]) => ({ node, reason: (p.reason ?? 'Overridden') as RolloutFailure['reason'], message: p.message ?? '' }));
-  const succeeded = entries.filter(([, p]) => p.state === 'Succeeded').length;
-  const done = entries.filter(([, p]) => p.state !== 'Pending' && p.state !== 'InFlight').length;
+  const counts = countsOf(entries);
   const status: RolloutStatus = {
     phase: outcome.phase,
     observedGeneration: input.rollout.metadata.generation ?? 0,
     targetNodes: entries.length,
     updatedNodes: entries.filter(([, p]) => p.updatedAt !== undefined).length,
-    succeededNodes: succeeded,
+    succeededNodes: counts.succeeded,
     failedNodes: failures.length,
     waitingNodes: entries.filter(([, p]) => p.waitingReason !== undefined).length,
     failures,
-    conditions: mergeConditions(old?.conditions, conditionsFor(outcome, { done, total: entries.length, succeeded }, old), now),
+    conditions: mergeConditions(old?.conditions, conditionsFor(outcome, counts, old), now),
     startTime: old?.startTime ?? now,
     nodes: Object.fromEntries(entries),
   };
@@ -243,6 +299,8 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
     if (p.state === 'Failed' || p.state === 'Overridden') {
       events.push({ type: 'Warning', reason: 'NodeFailed', message: eventMessages.nodeFailed(name, p.reason ?? '', p.message ?? '') });
     }
+    if (p.state === 'Deleted') events.push({ type: 'Warning', reason: 'NodeDeleted', message: eventMessages.nodeDeleted(name) });
+    if (p.state === 'NotRestored') events.push({ type: 'Warning', reason: 'NodeNotRestored', message: eventMessages.nodeNotRestored(name, p.message ?? '') });
   }
   for (const [name, p] of Object.entries(nodes)) {
     if (p.waitingReason !== undefined && old?.nodes?.[name]?.waitingReason === undefined) {
@@ -252,10 +310,12 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
   if (status.phase !== old?.phase) {
     const why = status.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message ?? '';
     if (status.phase === 'Halted') events.push({ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) });
-    if (status.phase === 'Succeeded') events.push({ type: 'Normal', reason: 'RolloutSucceeded', message: eventMessages.succeeded(status.succeededNodes ?? 0, status.targetNodes ?? 0) });
+    const counts = countsOf(Object.entries(nodes));
+    if (status.phase === 'Succeeded') {
+      events.push({ type: 'Normal', reason: 'RolloutSucceeded', message: eventMessages.succeeded(counts.succeeded, counts.total, counts.deleted) });
+    }
     if (status.phase === 'Reverted') {
-      const restored = Object.values(nodes).filter((p) => p.state === 'Reverted').length;
-      events.push({ type: 'Normal', reason: 'RolloutReverted', message: eventMessages.reverted(restored) });
+      events.push({ type: counts.notRestored > 0 ? 'Warning' : 'Normal', reason: 'RolloutReverted', message: eventMessages.reverted(counts.restored, counts.notRestored) });
     }
   }
   return events;
@@ -268,61 +328,166 @@ function finish(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: 
 
 // ---- the decision ---------------------------------------------------------------------------------------------
 
+/** What `node` runs now and who holds it: the record written before this rollout changes it. */
+function previousOf(node: Node): PreviousRecord {
+  const holder = ownerOf(node);
+  return { configSource: recordSource(specSource(node)), ...(holder !== undefined && holder !== '' ? { rollout: holder } : {}) };
+}
+
 function startPatch(node: Node, rollout: string, desired: NodeConfigSource | null): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
-  const previous = specSource(node);
   return {
     node: nameOf(node),
     resourceVersion: rv,
     patch: {
-      metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: rollout, [PREVIOUS_SOURCE_ANNOTATION]: JSON.stringify(previous) } },
+      metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: rollout, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
       spec: { configSource: desired },
     },
   };
 }
 
-function revertPatch(node: Node, previous: NodeConfigSource | null): NodePatch {
+/** Gives the node back to `holder` (or to nobody), and, with `source`, puts it back on that source in the same write. */
+function letGoPatch(node: Node, holder: string | undefined, source?: NodeConfigSource | null): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
-  return {
-    node: nameOf(node),
-    resourceVersion: rv,
-    patch: { metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: null, [PREVIOUS_SOURCE_ANNOTATION]: null } }, spec: { configSource: previous } },
-  };
+  const annotations = { [ROLLOUT_ANNOTATION]: holder ?? null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null };
+  return { node: nameOf(node), resourceVersion: rv, patch: { metadata: { resourceVersion: rv, annotations }, ...(source !== undefined ? { spec: { configSource: source } } : {}) } };
+}
+
+/** The source `r` assigns: its configSource, or a layered rollout's rendered ConfigMap (undefined before it has one). */
+function targetOf(r: NodeConfigRollout): NodeConfigSource | null | undefined {
+  if (!isLayered(r)) return desiredSource(r.spec);
+  const rendered = r.status?.renderedConfigMap;
+  return rendered === undefined ? undefined : renderedSource(rendered);
+}
+
+function sameSource(a: NodeConfigSource | null | undefined, b: NodeConfigSource | null | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const x = a?.configMap;
+  const y = b?.configMap;
+  if (!x || !y) return !x && !y;
+  return x.namespace === y.namespace && x.name === y.name && x.kubeletConfigKey === y.kubeletConfigKey;
 }
 
 /**
- * Reverting: every node still carrying this rollout's annotation and still on its source gets its recorded previous
- * source back (and loses the annotations); one someone else has changed since is left alone. The annotations, not
- * the status, say which nodes those are, so a revert interrupted at any point finishes on the next look.
+ * The rollout that gets `node` back when an undo restores it to `previous`: the one that held it before, if that one
+ * still claims it by its own record — not deleted, not undone, its status saying it changed the node, and the
+ * source being restored its target. Otherwise nobody: the node is then on a source no rollout holds.
+ */
+export function handBackTo(node: string, previous: PreviousRecord, others: readonly NodeConfigRollout[]): string | undefined {
+  const holder = previous.rollout;
+  if (holder === undefined) return undefined;
+  const o = others.find((x) => x.metadata.name === holder);
+  if (!o || isDeleting(o) || o.spec?.revert === true || o.status?.phase === 'Reverting' || o.status?.phase === 'Reverted') return undefined;
+  const theirs = o.status?.nodes?.[node];
+  if (!changedByUs(theirs) || theirs?.previous === undefined) return undefined;
+  return sameSource(targetOf(o), sourceOfRecord(previous.configSource)) ? holder : undefined;
+}
+
+function notRestored(prev: NodeProgress | undefined, state: 'Overridden' | 'NotRestored', message: string): NodeProgress {
+  if (prev?.state === state) return prev;
+  const next: NodeProgress = { ...(prev ?? { state }), state, reason: state === 'Overridden' ? 'Overridden' : 'NoRecord', message };
+  delete next.readySince;
+  return next;
+}
+
+/** A node this rollout changed is gone: recorded as such (a failure keeps its reason: it still says why the rollout stopped). */
+function deletedRecord(prev: NodeProgress): NodeProgress {
+  const next: NodeProgress = { ...prev, state: 'Deleted' };
+  if (next.reason === undefined) next.message = failureMessages.deleted;
+  delete next.readySince;
+  return next;
+}
+
+interface RevertStep {
+  record?: NodeProgress;
+  patch?: NodePatch;
+}
+
+/**
+ * One node of an undo. Restored only to the source this rollout's own record says it found, and only while the
+ * node is still this rollout's (annotated and on its target); a node found back on that source (by the last
+ * leader, which stopped before recording it) is recorded Reverted; one someone else has changed since is
+ * Overridden; one that carries this rollout's annotation on its target without a record of what it ran before
+ * is NotRestored. Nothing is ever guessed.
+ */
+function revertNode(input: PlanInput, name: string, node: Node | undefined, prev: NodeProgress | undefined, desired: NodeConfigSource | null): RevertStep {
+  const me = input.rollout.metadata.name ?? '';
+  if (!node) {
+    if (prev === undefined || prev.state === 'Pending') return {};
+    return { record: changedByUs(prev) ? deletedRecord(prev) : prev };
+  }
+  const mine = isMine(node, me);
+  const onTarget = specOnTarget(node, desired);
+  const changed = changedByUs(prev) || (prev?.state === 'Pending' && prev.previous !== undefined && mine && onTarget);
+  if (!changed) {
+    const unrecorded = prev === undefined || (prev.state === 'Pending' && prev.previous === undefined);
+    if (mine && onTarget && unrecorded) return { record: notRestored(prev, 'NotRestored', failureMessages.noRecord) };
+    return prev ? { record: prev } : {};
+  }
+  const record = prev!;
+  const previous = record.previous;
+  const source = sourceOfRecord(previous?.configSource);
+  if (mine && onTarget) {
+    if (previous === undefined || source === undefined) return { record: notRestored(record, 'NotRestored', failureMessages.noRecord) };
+    const holder = handBackTo(name, previous, input.others);
+    return { record: { ...record, state: 'Reverted' }, patch: letGoPatch(node, holder, source) };
+  }
+  const holder = ownerOf(node);
+  // Back where this rollout found it and let go of, as only its own restoring patch leaves a node: the last leader
+  // restored it and stopped before recording so.
+  if (!mine && source !== undefined && specOnTarget(node, source) && (holder === undefined || holder === previous?.rollout)) {
+    return { record: { ...record, state: 'Reverted' } };
+  }
+  return { record: notRestored(record, 'Overridden', failureMessages.overriddenSince(specSource(node), holder === me ? undefined : holder)) };
+}
+
+/**
+ * Reverting: every node this rollout changed gets back what it ran before, as this rollout's record says, and goes
+ * back to the rollout that held it before when that one still claims it. The nodes' state and the record together
+ * say which nodes are left, so a revert interrupted at any point finishes on the next look.
  */
 function planRevert(input: PlanInput): Plan {
   const me = input.rollout.metadata.name ?? '';
   const desired = desiredSource(input.rollout.spec);
   const old = input.rollout.status?.nodes ?? {};
   const present = new Map(input.nodes.map((n) => [nameOf(n), n]));
+  const names = new Set([...Object.keys(old), ...input.nodes.filter((n) => isMine(n, me)).map(nameOf)]);
   const nodes: Record<string, NodeProgress> = {};
-  for (const [name, p] of Object.entries(old)) if (present.has(name)) nodes[name] = p;
   const patches: NodePatch[] = [];
-  for (const node of [...input.nodes].sort(byName)) {
-    const name = nameOf(node);
-    const prev = nodes[name];
-    if (isMine(node, me)) {
-      const previous = previousSource(node);
-      if (specOnTarget(node, desired) && previous !== undefined) {
-        patches.push(revertPatch(node, previous));
-        nodes[name] = { ...(prev ?? { state: 'Pending' }), state: 'Reverted' };
-      } else if (prev?.state !== 'Overridden') {
-        nodes[name] = { ...(prev ?? { state: 'Pending' }), state: 'Overridden', reason: 'Overridden', message: failureMessages.overridden };
-      }
-    } else if (prev && prev.updatedAt !== undefined && (prev.state === 'InFlight' || prev.state === 'Succeeded' || prev.state === 'Failed')) {
-      // Restored by the last leader, which stopped before recording it.
-      nodes[name] = { ...prev, state: 'Reverted' };
-    }
+  for (const name of [...names].sort()) {
+    const step = revertNode(input, name, present.get(name), old[name], desired);
+    if (step.record) nodes[name] = step.record;
+    if (step.patch) patches.push(step.patch);
   }
-  for (const p of Object.values(nodes)) delete p.readySince;
+  for (const [name, p] of Object.entries(nodes)) {
+    if (p.readySince === undefined) continue;
+    const copy = { ...p };
+    delete copy.readySince;
+    nodes[name] = copy;
+  }
   // Every node still to restore is patched in this step; the status is written only once all patches took, so
   // Reverted is true when it is written (and a failed patch means another look, with whatever is left).
   return finish(input, nodes, { phase: 'Reverted' }, input.rollout.status?.currentBatch, { nodePatches: patches });
+}
+
+/**
+ * A deleted rollout, before it goes: one still moving (or being undone) is undone first, as `dkc rollout undo`
+ * would; one that has finished leaves every node on the source it has and lets go of the nodes it still holds.
+ * The finalizer goes last, in a look that finds nothing left to do.
+ */
+function planDeletion(input: PlanInput): Plan {
+  const r = input.rollout;
+  const old = r.status;
+  if (!hasFinalizer(r)) return { nodePatches: [], status: old ?? {}, events: [] };
+  if (needsWork(r)) return planRevert(input);
+  const me = r.metadata.name ?? '';
+  const held = [...input.nodes].filter((n) => isMine(n, me)).sort(byName);
+  if (held.length > 0) {
+    const events: RolloutEvent[] = [{ type: 'Normal', reason: 'NodesReleased', message: eventMessages.released(held.map(nameOf)) }];
+    return { nodePatches: held.map((n) => letGoPatch(n, undefined)), status: old ?? {}, events, requeueAfterMs: 0 };
+  }
+  const rest = (r.metadata.finalizers ?? []).filter((f) => f !== ROLLOUT_FINALIZER);
+  return { nodePatches: [], status: old ?? {}, events: [], finalize: { metadata: { finalizers: rest.length > 0 ? rest : null } } };
 }
 
 interface Strategy {
@@ -413,6 +578,12 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
     if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
     if (p.state === 'InFlight' || unavailableReason(n, target.heartbeat(nameOf(n)), input.now.getTime()) !== undefined) unavailable++;
   }
+  const present = new Set(input.nodes.map(nameOf));
+  for (const [name, p] of Object.entries(r.status?.nodes ?? {})) {
+    if (present.has(name) || p.state === 'Pending') continue;
+    // Gone: a node this rollout had changed (or counted) stays in the record, never silently dropped.
+    nodes[name] = p.state === 'InFlight' || p.state === 'Succeeded' ? deletedRecord(p) : p;
+  }
   return { target, tracked, nodes, currentBatch, strategy, unavailable };
 }
 
@@ -458,15 +629,38 @@ function planLayered(input: PlanInput): Plan {
   const unfinished = r.spec?.revert !== true && old?.phase !== 'Reverting' && !isFinished(r);
   const failure = unfinished && old?.renderedConfigMap === undefined ? layeredSpecFailure(input, name) : undefined;
   if (failure) return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  return withRendered(planSource(asSourceRollout(input, name)), name, old);
+}
+
+/** A layered rollout as the rollout of its rendered ConfigMap `name` (none yet: of nothing, since it changed no node). */
+function asSourceRollout(input: PlanInput, name: string | undefined): PlanInput {
+  const r = input.rollout;
   const spec = { ...r.spec, configSource: name === undefined ? null : renderedSource(name) };
   delete spec.layers;
-  const plan = planSource({ ...input, rollout: { ...r, spec } });
+  return { ...input, rollout: { ...r, spec } };
+}
+
+/** The plan's statuses with the rendered ConfigMap recorded (a layered rollout keeps to it from then on). */
+function withRendered(plan: Plan, name: string | undefined, old: RolloutStatus | undefined): Plan {
   if (name === undefined || plan.status === old) return plan;
-  return { ...plan, status: { ...plan.status, renderedConfigMap: name } };
+  const out: Plan = { ...plan, status: { ...plan.status, renderedConfigMap: name } };
+  if (plan.intent) out.intent = { ...plan.intent, renderedConfigMap: name };
+  return out;
 }
 
 export function planRollout(input: PlanInput): Plan {
-  return isLayered(input.rollout) ? planLayered(input) : planSource(input);
+  const r = input.rollout;
+  if (isDeleting(r)) {
+    if (!isLayered(r)) return planDeletion(input);
+    const name = r.status?.renderedConfigMap;
+    return withRendered(planDeletion(asSourceRollout(input, name)), name, r.status);
+  }
+  // The finalizer first, in a look of its own: no node is changed by a rollout that could vanish without letting go of it.
+  if (needsWork(r) && !hasFinalizer(r)) {
+    const rolloutPatch: RolloutPatch = { metadata: { finalizers: [...(r.metadata.finalizers ?? []), ROLLOUT_FINALIZER] } };
+    return { nodePatches: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
+  }
+  return isLayered(r) ? planLayered(input) : planSource(input);
 }
 
 /** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap). */
@@ -508,16 +702,22 @@ function planSource(input: PlanInput): Plan {
   const blocked = obstacle(input, e, pending);
   if (blocked) return { ...finish(input, nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
   if (canarySettled(nodes, e.currentBatch) && r.spec?.strategy?.pauseAfterCanary === true && r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined) {
-    const rolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true as const } };
+    const rolloutPatch: RolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true } };
     return { ...finish(input, nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
   }
   const startable = pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
   const { batch, start } = nextBatch(nodes, startable, e.currentBatch, strategy, e.unavailable);
   const updatedAt = formatTimeCeil(input.now.getTime());
-  for (const n of start) nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt };
+  const before = { ...nodes };
+  for (const n of start) {
+    const previous = previousOf(n);
+    before[nameOf(n)] = { state: 'Pending', previous };
+    nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
+  }
   const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
   const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
-  return { ...finish(input, nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches }), ...later() };
+  const intent = patches.length > 0 ? { intent: buildStatus(input, before, outcome, e.currentBatch) } : {};
+  return { ...finish(input, nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }), ...later() };
 }
 
 /**

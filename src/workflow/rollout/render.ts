@@ -1,5 +1,5 @@
 // What `dkc rollout status` shows, as pure functions of the rollout's status: the lines a change between two
-// observed states adds (a line per batch started, per node failed, per phase reached), the live progress bar drawn
+// observed states adds (a line per batch started, per node failed or deleted, per phase reached), the live progress bar drawn
 // on a terminal, and the exit code a phase means.
 
 import { progress } from './errors.js';
@@ -61,6 +61,15 @@ function waitingLines(prev: RolloutStatus | undefined, next: RolloutStatus): str
     .map(([node, p]) => progress.nodeWaiting(node, p.waitingReason ?? ''));
 }
 
+/** A line per node that has become Deleted (it is no failure, so the failure lines do not name it). */
+function deletedLines(prev: RolloutStatus | undefined, next: RolloutStatus): string[] {
+  return Object.entries(next.nodes ?? {})
+    .filter(([node, p]) => p.state === 'Deleted' && prev?.nodes?.[node]?.state !== 'Deleted')
+    .map(([node]) => node)
+    .sort()
+    .map((node) => progress.nodeDeleted(node));
+}
+
 function counts(s: RolloutStatus): string {
   return progress.counts(s.succeededNodes ?? 0, s.targetNodes ?? 0, s.failedNodes ?? 0);
 }
@@ -79,8 +88,11 @@ function phaseDetail(s: RolloutStatus): string {
     case 'Reverting':
       return counts(s) + failedMessage(s);
     case 'Reverted': {
-      const restored = Object.values(s.nodes ?? {}).filter((n) => n.state === 'Reverted').length;
-      return ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored)` + failedMessage(s);
+      const nodes = Object.values(s.nodes ?? {});
+      const restored = nodes.filter((n) => n.state === 'Reverted').length;
+      // Changed by this rollout and not put back: someone else changed it since, it was deleted, or it has no record.
+      const notRestored = nodes.filter((n) => n.state === 'NotRestored' || ((n.state === 'Overridden' || n.state === 'Deleted') && n.updatedAt !== undefined)).length;
+      return progress.restored(restored, notRestored) + failedMessage(s);
     }
     default:
       return counts(s);
@@ -96,7 +108,7 @@ export function progressLines(name: string, prev: RolloutStatus | undefined, nex
     return first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
   }
   const rendered = next.renderedConfigMap !== undefined && next.renderedConfigMap !== prev?.renderedConfigMap ? [progress.rendered(next.renderedConfigMap)] : [];
-  const lines = [...rendered, ...batchLines(prev, next), ...failureLines(prev, next), ...waitingLines(prev, next)];
+  const lines = [...rendered, ...batchLines(prev, next), ...failureLines(prev, next), ...deletedLines(prev, next), ...waitingLines(prev, next)];
   if (next.phase !== prev?.phase) lines.push(progress.phase(name, next.phase, phaseDetail(next)));
   return lines;
 }

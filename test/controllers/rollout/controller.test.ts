@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
 import { rolloutController } from '../../../src/controllers/rollout/index.js';
 import { RolloutController } from '../../../src/controllers/rollout/controller.js';
-import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/controllers/rollout/resource.js';
+import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/controllers/rollout/resource.js';
 import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../agent/node/fakeclock.js';
@@ -151,12 +151,13 @@ describe('RolloutController', () => {
       const n = api.read('nodes', `node-${i}`) as unknown as Node;
       assert.deepEqual(n.spec?.configSource, NEW);
       assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
-      assert.equal(n.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], JSON.stringify(OLD));
+      assert.equal(n.metadata.annotations?.[LEGACY_PREVIOUS_SOURCE_ANNOTATION], undefined);
     }
     assert.equal(api.nodePatches('green-1').length, 0);
     assert.ok(maxInFlight(api) <= 2, `at most 2 in flight, saw ${maxInFlight(api)}`);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [5, 5, 5, 0]);
+    for (let i = 1; i <= 5; i++) assert.deepEqual(r.status?.nodes?.[`node-${i}`]?.previous, { configSource: OLD }, `node-${i}: what it ran, in the status`);
     await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutSucceeded'), 'the RolloutSucceeded event');
     const reasons = new Set(api.events.map((e) => e['reason']));
     for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded', 'RolloutSucceeded']) assert.ok(reasons.has(want), `event ${want}`);
@@ -174,7 +175,7 @@ describe('RolloutController', () => {
     const canary = api.read('nodes', 'node-1') as unknown as Node;
     assert.deepEqual(canary.spec?.configSource, OLD);
     assert.equal(canary.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
-    assert.equal(canary.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], undefined);
+    assert.equal(canary.metadata.annotations?.[LEGACY_PREVIOUS_SOURCE_ANNOTATION], undefined);
     assert.equal(api.nodePatches('node-1').length, 2);
     assert.equal(api.nodePatches('node-2').length, 0);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
@@ -308,7 +309,10 @@ describe('RolloutController', () => {
     assert.equal(api.nodePatches('ghost').length, 0);
   });
 
-  /** A rollout of 20 nodes at once whose every status write takes 100 ms of `clock`: its looks are batched by 400 ms. */
+  /**
+   * A rollout of 20 nodes at once whose every status write takes 100 ms of `clock`: its first look writes twice (what
+   * the nodes run, then the batch in flight), so its looks are batched by 800 ms.
+   */
   async function batchedRollout(clock: FakeClock): Promise<{ api: FakeApi; statusWrites: () => number }> {
     const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } }, clock.now());
     api.beforeWrite = (w) => {
@@ -317,7 +321,7 @@ describe('RolloutController', () => {
     simulateAgents(api);
     await start(api, clock);
     const statusWrites = (): number => api.writes.filter((w) => w.method === 'PUT').length;
-    await api.waitFor(() => statusWrites() > 0, 'the first status');
+    await api.waitFor(() => statusWrites() > 1, 'the first look');
     await settle();
     return { api, statusWrites };
   }
@@ -325,11 +329,11 @@ describe('RolloutController', () => {
   it('looks again after node changes only once the batch period (4× the last look) has passed', async () => {
     const clock = new FakeClock(Date.parse(iso(0)));
     const { api, statusWrites } = await batchedRollout(clock);
-    assert.equal(statusWrites(), 1, 'the agents answered within the batch period: no second look yet');
+    assert.equal(statusWrites(), 2, 'the agents answered within the batch period: no second look yet');
     assert.equal(phaseOf(api), 'Progressing');
-    clock.advance(399);
+    clock.advance(799);
     await settle();
-    assert.equal(statusWrites(), 1);
+    assert.equal(statusWrites(), 2);
     clock.advance(1);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded once the batch period passed');
   });
@@ -339,7 +343,7 @@ describe('RolloutController', () => {
     const { api, statusWrites } = await batchedRollout(clock);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     api.put('rollouts', { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...r.spec, paused: true } } as never);
-    await api.waitFor(() => statusWrites() > 1, 'a look without the clock moving');
+    await api.waitFor(() => statusWrites() > 2, 'a look without the clock moving');
   });
 
   it('pauseAfterCanary pauses through spec.paused once; resuming carries on', async () => {
@@ -368,5 +372,60 @@ describe('RolloutController', () => {
     api.put('nodes', { ...(api.read('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
     await new Promise((r) => setImmediate(r));
     assert.equal(api.writes.length, writes);
+  });
+});
+
+describe('RolloutController and deletions', () => {
+  const rolloutOf = (api: FakeApi): NodeConfigRollout | undefined => api.read('rollouts', 'r1') as NodeConfigRollout | undefined;
+  const nodeOf = (api: FakeApi, name: string): Node => api.read('nodes', name) as unknown as Node;
+
+  it('adds its finalizer before it changes a node; a rollout deleted mid-flight is undone, then goes', async () => {
+    const api = cluster(3);
+    const r = rolloutOf(api)!;
+    api.put('rollouts', { ...r, metadata: { ...r.metadata, finalizers: [] } } as never);
+    // No agents: the canary stays in flight.
+    await start(api);
+    await api.waitFor(() => api.nodePatches('node-1').length === 1, 'the canary patch');
+    const first = api.writes.findIndex((w) => w.method === 'PATCH' && w.path.endsWith('/nodeconfigrollouts/r1'));
+    const canary = api.writes.findIndex((w) => w.path === '/api/v1/nodes/node-1');
+    assert.ok(first >= 0 && first < canary, 'the finalizer went on before the canary changed');
+    api.delete('rollouts', 'r1', iso(1));
+    await api.waitFor(() => rolloutOf(api) === undefined, 'the rollout gone');
+    assert.deepEqual(nodeOf(api, 'node-1').spec?.configSource, OLD);
+    assert.equal(nodeOf(api, 'node-1').metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
+    assert.equal(api.nodePatches('node-2').length, 0);
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutReverted'), 'the RolloutReverted event');
+  });
+
+  it('a finished rollout deleted leaves its nodes on its config and lets go of them, then goes', async () => {
+    const api = cluster(2, { strategy: { canary: 1, maxUnavailable: 2 } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    api.delete('rollouts', 'r1', iso(1));
+    await api.waitFor(() => rolloutOf(api) === undefined, 'the rollout gone');
+    for (const n of ['node-1', 'node-2']) {
+      assert.deepEqual(nodeOf(api, n).spec?.configSource, NEW);
+      assert.equal(nodeOf(api, n).metadata.annotations?.[ROLLOUT_ANNOTATION], undefined, `${n} no longer held`);
+    }
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodesReleased'), 'the NodesReleased event');
+  });
+
+  it('a node deleted in flight is recorded Deleted with a NodeDeleted event; the others finish', async () => {
+    const api = cluster(3, { strategy: { canary: 1, maxUnavailable: 1 } });
+    // node-2 never takes its config: it stays in flight until it is deleted.
+    simulateAgents(api);
+    const agents = api.onNodeChange;
+    api.onNodeChange = (n) => {
+      if (n.metadata.name !== 'node-2') agents(n);
+    };
+    await start(api);
+    await api.waitFor(() => rolloutOf(api)?.status?.nodes?.['node-2']?.state === 'InFlight', 'node-2 in flight');
+    api.remove('nodes', 'node-2');
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const s = rolloutOf(api)!.status!;
+    assert.equal(s.nodes?.['node-2']?.state, 'Deleted');
+    assert.deepEqual([s.targetNodes, s.succeededNodes, s.failedNodes], [3, 2, 0]);
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodeDeleted' && /node-2/.test(String(e['message']))), 'the NodeDeleted event');
   });
 });

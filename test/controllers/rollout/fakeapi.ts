@@ -1,6 +1,7 @@
-// An in-memory API for the controller tests: nodes, ConfigMaps, node Leases, NodeConfigRollouts (with /status) and events, with
-// resourceVersions, 409 on a stale resourceVersion, JSON merge patch, and list+watch through the client's real
-// WatchStream. Every write is recorded, and a test awaits the write that makes a condition true instead of sleeping.
+// An in-memory API for the controller tests: nodes, ConfigMaps, node Leases, NodeConfigRollouts (with /status) and
+// events, with resourceVersions, 409 on a stale resourceVersion, JSON merge patch, deletion with finalizers, and
+// list+watch through the client's real WatchStream. Every write is recorded, and a test awaits the write that makes a
+// condition true instead of sleeping.
 
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
@@ -95,6 +96,15 @@ export class FakeApi implements RolloutClient {
     this.stores[kind]!.delete(key);
     o.metadata.resourceVersion = String(++this.rv);
     this.emit(kind, 'DELETED', o);
+  }
+
+  /** A delete as the server does it: an object with finalizers is only marked (and its generation bumped). */
+  delete(kind: 'nodes' | 'configmaps' | 'rollouts', key: string, at: string): void {
+    const o = this.stores[kind]!.get(key);
+    if (!o) return;
+    if (((o.metadata['finalizers'] as string[] | undefined) ?? []).length === 0) return this.remove(kind, key);
+    const generation = Number(o.metadata['generation'] ?? 0);
+    this.put(kind, { ...o, metadata: { ...o.metadata, deletionTimestamp: at, deletionGracePeriodSeconds: 0, ...(generation > 0 ? { generation: generation + 1 } : {}) } });
   }
 
   /** Resolves once `pred` holds (checked now and after every change); rejects after `ms` of real time. */
@@ -198,6 +208,11 @@ export class FakeApi implements RolloutClient {
     if (!current) throw notFound(w.path);
     const next = change(clone(current));
     this.writes.push(w);
+    if (next.metadata['deletionTimestamp'] !== undefined && ((next.metadata['finalizers'] as string[] | undefined) ?? []).length === 0) {
+      // The last finalizer removed from an object being deleted: it goes.
+      this.remove(kind as 'rollouts', name);
+      return clone(current) as T;
+    }
     next.metadata.resourceVersion = String(++this.rv);
     this.stores[kind]!.set(name, next);
     this.emit(kind, 'MODIFIED', next);

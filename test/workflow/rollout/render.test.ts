@@ -79,6 +79,25 @@ describe('progressLines', () => {
     assert.deepEqual(progressLines('r', failed, reverted), ['nodeconfigrollout "r" reverted (1 node restored): 1 node failed, 0 tolerated']);
   });
 
+  it('an undo counts only the nodes it put back as restored, and names a node deleted mid-rollout', () => {
+    const undone: RolloutStatus = {
+      phase: 'Reverted',
+      targetNodes: 3,
+      failures: [{ node: 'node-2', reason: 'Overridden', message: 'not restored: spec.configSource was changed since this rollout set it' }],
+      nodes: {
+        'node-1': { state: 'Reverted', batch: 0, updatedAt: '2026-01-10T12:00:00Z' },
+        'node-2': { state: 'Overridden', batch: 1, updatedAt: '2026-01-10T12:00:00Z', reason: 'Overridden' },
+        'node-3': { state: 'Deleted', batch: 2, updatedAt: '2026-01-10T12:00:00Z' },
+      },
+    };
+    const before: RolloutStatus = { ...undone, phase: 'Succeeded', failures: [], nodes: Object.fromEntries(Object.entries(undone.nodes!).map(([n, p]) => [n, { ...p, state: 'Succeeded' }])) };
+    assert.deepEqual(progressLines('r', before, undone), [
+      'node node-2 failed (Overridden): not restored: spec.configSource was changed since this rollout set it',
+      'node node-3 was deleted during the rollout',
+      'nodeconfigrollout "r" reverted (1 node restored, 2 not restored)',
+    ]);
+  });
+
   it('names the other rollout of a conflict', () => {
     const halted: RolloutStatus = {
       phase: 'Halted',
