@@ -97,7 +97,7 @@ export interface NodeProgress {
   batch?: number;
   /** When this rollout set the node's spec.configSource; absent for nodes it did not change. */
   updatedAt?: Time;
-  /** Since when the node has held the new config, without error and Ready. */
+  /** Since when the node has held the new config, without error, Ready and heartbeating, as this controller saw it. */
   readySince?: Time;
   /** A Pending node that is held, unchanged, until it is Ready with a fresh heartbeat: why, and since when. */
   waitingReason?: WaitingReason;
