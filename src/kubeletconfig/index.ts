@@ -17,6 +17,9 @@
 //   encode(config, 'yaml' | 'json'), toConfigzJSON(config) (the /configz body, no kind/apiVersion)
 //   FIELD_SAFETY / safetyOf(path)           safe | disruptive | dangerous, with a reason, for every field (safety)
 //   diffConfigs(a, b)                       the changed leaves between two defaulted configs (diff)
+//   kubeletVersion('1.31')                  the same as another kubelet minor (1.22 … newest): decode, setDefaults,
+//                                           validate, validateStartup, effectiveConfig, encode, featureGates, and
+//                                           check(bytes) → { ok, errors, unknownFields } for admission (versions)
 //   render(base, dropIns)                   a base with --config-dir drop-ins merged over it (dropin)
 //   Duration, Quantity                      exact value objects (bigint inside)
 //
@@ -109,6 +112,20 @@ export {
   type StartupCheckResult,
 } from './validation.js';
 export {
+  KUBELET_MINORS,
+  KUBELET_VERSIONS,
+  NEWEST_KUBELET_VERSION,
+  BASE_KUBELET_VERSION,
+  KubeletVersion,
+  KubeletVersionError,
+  kubeletVersion,
+  parseKubeletVersion,
+  type FieldInfo,
+  type ConfigCheck,
+} from './versions.js';
+export type { AnyKubeletConfiguration } from './rules.js';
+export type { VersionTable, FieldRow, GateRow, TableKind } from './versions/table.js';
+export {
   parseKubeletFlags,
   applyKubeletFlags,
   effectiveConfig,
@@ -124,6 +141,7 @@ export {
   type EffectiveConfigResult,
   type EffectiveConfigSuccess,
   type EffectiveConfigFailure,
+  type KubeletBehaviour,
 } from './flags.js';
 
 /**
