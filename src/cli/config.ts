@@ -161,6 +161,7 @@ function registerWorkflowCommands(config: Command): void {
     .description("merge drop-ins over a base config in order, as the kubelet's --config-dir does, and print the result")
     .argument('<base>', SOURCE_HELP)
     .argument('[dropins...]', 'drop-in configs, in order: files, directories (their .conf files, in lexical order) or cm/NAMESPACE/NAME[:KEY]')
+    .option('--kubelet-version <version>', VERSION_HELP)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
     .action((base: string, dropIns: string[], opts: RenderFlags & ConnectionFlags) => run((m) => m.render(m.processIo(), base, dropIns, opts)));
 }

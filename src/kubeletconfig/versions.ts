@@ -33,6 +33,7 @@ import {
   type StructSpec,
 } from './codec.js';
 import { aggregate, DecodeError, distinct, ErrorCodes, KubeletConfigError } from './errors.js';
+import { render, type Layer, type RenderResult } from './dropin.js';
 import { effectiveConfig as effectiveConfig122, type EffectiveConfigInput, type EffectiveConfigResult, type KubeletBehaviour } from './flags.js';
 import { applyLaterDefaults, laterRules, type AnyKubeletConfiguration } from './rules.js';
 import type { JSONValue, KubeletConfiguration, PartialKubeletConfiguration } from './types.js';
@@ -304,6 +305,11 @@ export class KubeletVersion {
   /** The precedence merge and validation of flags.ts, as this minor. */
   effectiveConfig(input: EffectiveConfigInput): EffectiveConfigResult {
     return effectiveConfig122(this.isBase ? input : { ...input, kubelet: this.behaviour() });
+  }
+
+  /** A base and its --config-dir drop-ins merged as this minor reads them (`dkc config render`). */
+  render(base: Layer, dropIns: readonly Layer[]): RenderResult {
+    return this.isBase ? render(base, dropIns) : render(base, dropIns, { load: (b, o) => this.load(b, o), decode: (b, o) => this.decode(b, o), schema: this.schema() });
   }
 
   /** The paths of a decoded payload (or any JSON-shaped config) this minor has no field for. */

@@ -7,11 +7,9 @@ import { RestClient } from '../../client/index.js';
 import { loadClientConfig } from '../../client/loadingrules.js';
 import {
   diffConfigs,
-  encode,
   KubeletConfigError,
   kubeletVersion,
   LayerError,
-  render as renderLayers,
   safetyOf,
   type KubeletConfiguration,
   type KubeletVersion,
@@ -49,7 +47,7 @@ export interface LintFlags extends ConnectionFlags, VersionFlags {
   output?: 'json';
 }
 
-export interface RenderFlags extends ConnectionFlags {
+export interface RenderFlags extends ConnectionFlags, VersionFlags {
   output?: 'yaml' | 'json';
 }
 
@@ -156,11 +154,12 @@ export async function lint(io: Io, source: string, flags: LintFlags): Promise<Ex
 
 export async function render(io: Io, base: string, dropIns: readonly string[], flags: RenderFlags): Promise<ExitCode> {
   return guarded(io, flags, 1, async (client) => {
+    const kv = kubeletVersion(flags.kubeletVersion);
     const layer = await readSource(parseSource(base), client);
     const layers = (await Promise.all(dropIns.map((d) => readDropIns(parseSource(d), client)))).flat();
-    const r = renderLayers(layer, layers);
+    const r = kv.render(layer, layers);
     for (const w of r.warnings) io.stderr.write(messages.warning(w.source, w.message) + '\n');
-    io.stdout.write(encode(r.config, flags.output ?? 'yaml'));
+    io.stdout.write(kv.encode(r.config, flags.output ?? 'yaml'));
     return 0;
   });
 }
