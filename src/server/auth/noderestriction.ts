@@ -1,7 +1,8 @@
 // NodeRestriction admission (plugin/pkg/admission/noderestriction) for node identities: a node writes only its own
 // Node and Lease, may not create its Node already pointing at a config, and may not point itself at a new config —
 // that would let it widen what the Node authorizer lets it read. Clearing `spec.configSource`, or sending it back
-// unchanged, stays allowed: older kubelets drop the field when they write the whole Node.
+// unchanged, stays allowed: older kubelets drop the field when they write the whole Node. Its own NodeConfig (dkc.io)
+// it treats as upstream treats the Node: ./nodeconfigrestriction.ts.
 
 import { errors } from '../../api/errors.js';
 import { deepEqual } from '../../api/equal.js';
