@@ -121,7 +121,7 @@ export class ApiServer {
     this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
     for (const def of this.registry.all) this.mount(def);
     this.metrics = new ApiMetrics({ objectCounts: () => this.objectCounts() });
-    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this);
+    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this, options.store);
     this.server = https.createServer(
       {
         ca: options.tls.caPem,
@@ -569,10 +569,8 @@ export class ApiServer {
         const options = raw.length ? await decodeObjectBody(raw, req.headers['content-type'] || JSON_TYPE) : {};
         const pre = (options['preconditions'] ?? {}) as { uid?: string; resourceVersion?: string };
         if (options['dryRun']) ctx.dryRun = true;
-        const deleted = await storage.delete(namespace, info.name, pre, ctx);
-        if (!ctx.dryRun) this.options.afterWrite?.(def, deleted, true);
-        if (def.plural === 'namespaces' && !ctx.dryRun) await this.deleteNamespaceContents(info.name, ctx);
-        if (def === customResourceDefinitions && !ctx.dryRun) await this.crds?.deleteObjects(deleted);
+        // An object with finalizers is only marked (ctx.deleted stays unset): it goes when its last one is removed.
+        const deleted = await this.afterWrite(def, await storage.delete(namespace, info.name, pre, ctx), ctx);
         return this.writeJson(res, 200, deleted, accept);
       }
       case 'deletecollection': {
@@ -593,9 +591,20 @@ export class ApiServer {
    */
   private async afterWrite(def: ResourceDef, obj: KubeObject, ctx: WriteContext): Promise<KubeObject> {
     if (ctx.dryRun) return obj;
+    if (ctx.deleted) {
+      await this.afterDelete(def, obj, ctx);
+      return obj;
+    }
     this.options.afterWrite?.(def, obj, false);
     if (def === customResourceDefinitions && this.crds) return this.crds.reconcile(obj);
     return obj;
+  }
+
+  /** What follows an object's removal from storage, by a delete or by the update that removed its last finalizer. */
+  private async afterDelete(def: ResourceDef, obj: KubeObject, ctx: WriteContext): Promise<void> {
+    this.options.afterWrite?.(def, obj, true);
+    if (def.plural === 'namespaces') await this.deleteNamespaceContents(obj.metadata.name ?? '', ctx);
+    if (def === customResourceDefinitions) await this.crds?.deleteObjects(obj);
   }
 
   /** A namespace's objects go with it (kube-apiserver's namespace controller does this asynchronously). */

@@ -20,6 +20,8 @@ import type { FieldError } from '../api/field.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';
 import { checkFields, type FieldValidation } from './fieldvalidation.js';
+import { builtinKeyPrefix, customKeyPrefix } from './crd/keys.js';
+import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.js';
 
 export interface WriteContext {
   user: UserInfo;
@@ -28,6 +30,11 @@ export interface WriteContext {
   fieldValidation?: FieldValidation;
   /** Warnings for the response's `Warning` headers. */
   warnings?: string[];
+  /**
+   * Set by a write that removed the object from storage: a delete of an object without finalizers, or an update
+   * that removed the last finalizer of an object being deleted. A delete that only marked it leaves this unset.
+   */
+  deleted?: boolean;
 }
 
 export type PatchType = PatchContentType;
@@ -48,7 +55,7 @@ export function patchNamesResourceVersion(type: PatchType, patch: unknown): bool
 }
 
 export function keyPrefix(def: ResourceDef): string {
-  return `/registry/${def.group || 'core'}/${def.plural}/`;
+  return def.custom ? customKeyPrefix(def.group, def.plural) : builtinKeyPrefix(def.group, def.plural);
 }
 
 function rfc3339(d: Date): string {
@@ -441,6 +448,19 @@ export class ResourceStorage {
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
+      if (deletedByUpdate(next, current)) {
+        // Its last finalizer removed: the object goes, and the answer is the object as it was stored.
+        if (ctx.dryRun) return current;
+        try {
+          const deleted = await this.store.delete(key, kv.modRevision);
+          ctx.deleted = true;
+          return this.withType(decodeObject(deleted.value, deleted.modRevision));
+        } catch (err) {
+          if (err instanceof StoreError && err.code === 'conflict' && !pinned) continue;
+          if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+          throw this.storeError(err, name);
+        }
+      }
       if (deepEqual(next, current)) return current;
       if (ctx.dryRun) return next;
       try {
@@ -474,6 +494,10 @@ export class ResourceStorage {
       if (!meta.uid) meta.uid = curMeta.uid;
       meta.creationTimestamp = curMeta.creationTimestamp;
       if (curMeta.deletionTimestamp) meta.deletionTimestamp = curMeta.deletionTimestamp;
+      const grace = curMeta.deletionGracePeriodSeconds;
+      if (grace !== undefined && grace !== null && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) {
+        meta.deletionGracePeriodSeconds = grace;
+      }
       if (this.def.namespaced) meta.namespace = meta.namespace || curMeta.namespace;
       else delete meta.namespace;
       if (!meta.name) meta.name = curMeta.name;
@@ -580,9 +604,22 @@ export class ResourceStorage {
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
+      if (pendingFinalizers(current)) {
+        // Finalizers pending: marked, kept until the last is removed (a repeated delete changes nothing).
+        const marked = markDeleting(current, rfc3339(new Date()));
+        if (ctx.dryRun || deepEqual(marked, current)) return marked;
+        try {
+          return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision));
+        } catch (err) {
+          if (err instanceof StoreError && err.code === 'conflict') continue;
+          if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+          throw this.storeError(err, name);
+        }
+      }
       if (ctx.dryRun) return current;
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
+        ctx.deleted = true;
         return this.withType(decodeObject(deleted.value, deleted.modRevision));
       } catch (err) {
         if (err instanceof StoreError && err.code === 'conflict') continue;
