@@ -14,6 +14,8 @@ export interface ServerCommandOptions {
   port: string;
   bindAddress: string;
   tokenAuthFile?: string;
+  /** --emulated-version: behave as this kube-apiserver release (1.22–1.36); absent, dkc's default. */
+  emulatedVersion?: string;
   watchCacheSize?: string;
   watchBufferLimit?: string;
   watchBufferBudget?: string;
@@ -36,8 +38,6 @@ export interface ServerCommandOptions {
   controllers?: string;
   /** --node-monitor-grace-period, e.g. 40s. */
   nodeMonitorGracePeriod?: string;
-  /** --emulated-version: behave as this kube-apiserver release (1.22–1.36); absent, dkc's default. */
-  emulatedVersion?: string;
 }
 
 export class ServerConfigError extends Error {

@@ -3,9 +3,6 @@
 // the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events). Every refusal is "no
 // opinion" with upstream's reason, so RBAC may still grant what an operator chose to grant.
 
-// dkc.io NodeConfig: a node reads its own, creates it, writes its status (nodeConfig below); its spec names a
-// ConfigMap the node may read, as its Node's does where the release keeps Node.spec.configSource.
-
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from '../authz.js';
 import { messages } from './messages.js';

@@ -1,8 +1,7 @@
 // NodeRestriction admission (plugin/pkg/admission/noderestriction) for node identities: a node writes only its own
 // Node and Lease, may not create its Node already pointing at a config, and may not point itself at a new config —
 // that would let it widen what the Node authorizer lets it read. Clearing `spec.configSource`, or sending it back
-// unchanged, stays allowed: older kubelets drop the field when they write the whole Node. Its own NodeConfig (dkc.io)
-// it treats as upstream treats the Node: ./nodeconfigrestriction.ts.
+// unchanged, stays allowed: older kubelets drop the field when they write the whole Node.
 
 import { errors } from '../../api/errors.js';
 import { deepEqual } from '../../api/equal.js';
@@ -41,6 +40,7 @@ export const nodeRestriction: AdmissionPlugin = {
       }
       return;
     }
+    // Its own NodeConfig (dkc.io), as upstream treats its own Node: ./nodeconfigrestriction.ts.
     if (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS) {
       if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
       const why = nodeConfigRefusal(nodeName, a);
