@@ -14,7 +14,7 @@ import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
 import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
 import { decodeObjectBody, decodePatchBody, readBody } from './body.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION, versionInfo } from './discovery.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
@@ -33,6 +33,8 @@ import { customResourceDefinitions } from './crd/definition.js';
 import { CrdRegistrar } from './crd/registrar.js';
 import type { AuditLog } from './auth/audit.js';
 import { impersonate, stripImpersonationHeaders } from './auth/impersonation.js';
+import { nodesAt } from './emulation/nodes.js';
+import { gitVersion, type KubeVersion } from './emulation/version.js';
 
 export interface ApiServerOptions {
   store: Store;
@@ -56,6 +58,8 @@ export interface ApiServerOptions {
   /** Told of every successful, non-dry-run write (the Node authorizer's graph follows node writes through it). */
   afterWrite?: (def: ResourceDef, obj: KubeObject, deleted: boolean) => void;
   audit?: AuditLog;
+  /** `--emulated-version`: behave as this kube-apiserver release (Nodes, /version); absent, dkc's default. */
+  emulatedVersion?: KubeVersion;
 }
 
 const JSON_TYPE = 'application/json';
@@ -104,7 +108,7 @@ export class ApiServer {
   readonly metrics: ApiMetrics;
 
   constructor(private readonly options: ApiServerOptions) {
-    this.registry = options.registry ?? defaultRegistry();
+    this.registry = options.registry ?? defaultRegistry(nodesAt(options.emulatedVersion));
     this.authn = new Authenticator(options.tokens, nodeTokenKeys(options.tls.caPem));
     this.authorizer = options.authorizer ?? alwaysAllow;
     this.proxy = new NodeProxy(options.kubeletClient);
@@ -415,7 +419,7 @@ export class ApiServer {
         return;
       }
       case '/version':
-        return this.writeJson(res, 200, versionInfo());
+        return this.writeJson(res, 200, versionInfo(this.options.emulatedVersion));
       case '/metrics': {
         const { contentType, body } = await this.metrics.render();
         res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
@@ -428,7 +432,7 @@ export class ApiServer {
         return this.writeJson(res, 200, apiGroupList(this.registry));
       case '/openapi/v2': {
         const oa = await this.loadOpenapi();
-        const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), KUBERNETES_VERSION.gitVersion);
+        const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), gitVersion(this.options.emulatedVersion));
         // As kube-apiserver: a client holding the current document gets 304 Not Modified.
         const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
         if (held.includes(etag) || held.includes('*')) {
@@ -453,7 +457,7 @@ export class ApiServer {
       if (gv) {
         const oa = await this.loadOpenapi();
         const resources = this.registry.inGroupVersion(gv.group, gv.version).map(servedResource);
-        return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, KUBERNETES_VERSION.gitVersion));
+        return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, gitVersion(this.options.emulatedVersion)));
       }
     }
     if (p.startsWith('/apis/')) {

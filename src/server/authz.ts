@@ -123,6 +123,11 @@ export interface AdmissionAttributes {
   name: string;
   /** The object as it will be stored (mutating plugins may change it). */
   object?: KubeObject;
+  /**
+   * The object as the client asked for it, when the release's strategy reset fields of it (kube's mutating admission
+   * runs before PrepareForCreate/Update, so NodeRestriction judges what a node asked for, not what would be kept).
+   */
+  requested?: KubeObject;
   oldObject?: KubeObject;
   dryRun: boolean;
   /** Warnings for the response's `Warning` headers; a plugin adds to it instead of refusing. */

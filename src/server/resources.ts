@@ -301,13 +301,27 @@ export class ResourceStorage {
   }
 
   private checkFields(obj: KubeObject, ctx: WriteContext, subresource = ''): void {
-    // The kind's own warnings (deprecated fields) are about the main resource: a status write does not repeat them.
-    const own = subresource === '' && !this.def.custom ? warningsFor(this.def.kind, obj) : [];
+    // The kind's own warnings (deprecated fields) are about the main resource: a status write does not repeat them. A
+    // release's strategy gives its own, for the object as it will be stored (applyStrategy).
+    const own = subresource === '' && !this.def.custom && !this.def.strategy ? warningsFor(this.def.kind, obj) : [];
     const unknown = this.def.custom
       ? checkCustomFields(this.def.custom, obj, ctx.fieldValidation ?? 'Warn')
       : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
     const warnings = [...unknown, ...own];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
+  }
+
+  /**
+   * The emulated release's resets (a Node's fields it no longer keeps), with its warnings for the main resource on the
+   * first attempt. Returns the object as requested, for admission, when there is a strategy.
+   */
+  private applyStrategy(obj: KubeObject, old: KubeObject | undefined, subresource: string, ctx: WriteContext, first: boolean): KubeObject | undefined {
+    const strategy = this.def.strategy;
+    if (!strategy) return undefined;
+    const requested = structuredClone(obj);
+    strategy.prepare(obj, old, subresource);
+    if (first && subresource === '') (ctx.warnings ??= []).push(...strategy.warnings(obj));
+    return requested;
   }
 
   /** Unknown fields dropped silently (a retried update, whose first attempt already reported them). */
@@ -336,6 +350,7 @@ export class ResourceStorage {
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
     this.checkFields(obj, ctx);
+    const requested = this.applyStrategy(obj, undefined, '', ctx, true);
     const generate = !meta.name && !!meta.generateName;
     for (let attempt = 0; attempt < 8; attempt++) {
       if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
@@ -356,6 +371,7 @@ export class ResourceStorage {
         namespace: meta.namespace ?? '',
         name: meta.name ?? '',
         object: obj,
+        ...(requested ? { requested } : {}),
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
@@ -416,6 +432,7 @@ export class ResourceStorage {
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
       const next = this.prepareForUpdate(desired, current, subresource);
+      const requested = this.applyStrategy(next, current, subresource, ctx, attempt === 0);
       const errs = this.validateUpdate(next, current);
       if (errs.length) throw errors.invalid(this.kindRef, name, errs);
       await runAdmission(this.admission, {
@@ -426,6 +443,7 @@ export class ResourceStorage {
         namespace,
         name,
         object: next,
+        ...(requested ? { requested } : {}),
         oldObject: current,
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),

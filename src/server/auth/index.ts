@@ -5,8 +5,10 @@
 // default roles brought up to this version's, and ClusterRole aggregation. The caches are reached lazily because the
 // API server creates them after its authorizer has been chosen.
 
+import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import type { KubeObject } from '../../api/types.js';
 import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads, type UserInfo } from '../authz.js';
+import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
 import type { ResourceDef } from '../registry.js';
 import type { ResourceStorage } from '../resources.js';
@@ -51,10 +53,18 @@ export interface PolicyHost {
   storageOf(def: ResourceDef): ResourceStorage | undefined;
 }
 
+/** What the emulated release changes in authorization. */
+export interface AuthorizationOptions {
+  /** The Node authorizer's Node → ConfigMap edge (from spec.configSource); releases from 1.24 on have none. */
+  nodeConfigSourceEdge?: boolean;
+}
+
 export interface ClusterAuthorization {
   authorizer: Authorizer;
   admission: AdmissionPlugin[];
   graph: NodeGraph;
+  /** The edges from each node's NodeConfig. */
+  nodeConfigGraph: NodeGraph;
   /** Call after every successful, non-dry-run write. */
   afterWrite(def: ResourceDef, obj: KubeObject, deleted: boolean): void;
   /** Once the server has started: reconciles the default roles, then keeps aggregated ClusterRoles up to date. */
@@ -66,10 +76,18 @@ export function clusterAuthorization(
   modes: AuthorizationMode[],
   cacheOf: (group: string, plural: string) => WatchCache | undefined,
   reads: () => ServerReads | undefined = () => undefined,
+  options: AuthorizationOptions = {},
 ): ClusterAuthorization {
   const objects = (group: string, plural: string) => cacheOf(group, plural)?.snapshot() ?? [];
   const rev = (group: string, plural: string) => cacheOf(group, plural)?.currentRevision ?? 0;
   const graph = new NodeGraph({ revision: () => rev('', 'nodes'), nodes: () => objects('', 'nodes'), changesSince: (r) => cacheOf('', 'nodes')?.changesSince(r) });
+  // A NodeConfig names its ConfigMap where a Node does (spec.configSource.configMap), under the node's name.
+  const nodeConfigGraph = new NodeGraph({
+    revision: () => rev(DKC_GROUP, NODE_CONFIGS),
+    nodes: () => objects(DKC_GROUP, NODE_CONFIGS),
+    changesSince: (r) => cacheOf(DKC_GROUP, NODE_CONFIGS)?.changesSince(r),
+  });
+  const edges = options.nodeConfigSourceEdge === false ? [nodeConfigGraph] : [graph, nodeConfigGraph];
   // The rules each user holds: the RBAC authorizer's, and the escalation check's whichever modes are on.
   const rbacRules = new RbacRules({
     revision: () => ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'].map((p) => rev(RBAC_GROUP, p)).join('/'),
@@ -81,7 +99,7 @@ export function clusterAuthorization(
   const chain: Authorizer[] = [mastersAuthorizer];
   for (const m of modes) {
     if (m === 'AlwaysAllow') chain.push(alwaysAllow);
-    if (m === 'Node') chain.push(new NodeAuthorizer(graph));
+    if (m === 'Node') chain.push(new NodeAuthorizer(...edges));
     if (m === 'RBAC') chain.push(new RbacAuthorizer(rbacRules));
   }
   const authorizer = authorizerChain(...chain);
@@ -90,14 +108,18 @@ export function clusterAuthorization(
     authorizer,
     admission: [
       ...(modes.includes('Node') ? [nodeRestriction] : []),
+      nodeConfigValidation,
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
       configSourcePermission(authorizer),
       configMapReferences(authorizer),
+      nodeConfigRevertRecord,
       nodeConfigPolicy(reads),
     ],
     graph,
+    nodeConfigGraph,
     afterWrite(def, obj, deleted) {
       if (def.group === '' && def.plural === 'nodes') graph.observe(obj, deleted);
+      if (def.group === DKC_GROUP && def.plural === NODE_CONFIGS) nodeConfigGraph.observe(obj, deleted);
     },
     async start(host) {
       const clusterRoleStorage = host.storageOf(clusterroles);

@@ -23,4 +23,7 @@ export const messages = {
   /** The Node authorizer cannot enumerate what a node may do (its rules depend on the graph). */
   nodeRulesNotListable: 'node authorizer does not support user rule resolution',
   noNamespace: 'no namespace on request',
+  /** The Node authorizer's reasons for a node's NodeConfig, in the style of its node-lease reasons. */
+  nodeConfigVerbs: 'can only get, list, watch, or create a node config, and get, update, or patch its status',
+  nodeConfigOwnName: 'can only access the node config with the same name as the requesting node',
 };

@@ -134,7 +134,7 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   clusterRole('system:aggregate-to-view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces'])], { labels: aggregated('view') }),
   // Viewers see rollouts and policies (cluster-scoped: through a ClusterRoleBinding); writing a rollout assigns
   // config, which no aggregated role grants.
-  clusterRole('dkc:aggregate-to-view', [rule(READ, ['dkc.io'], ['nodeconfigrollouts', 'nodeconfigrollouts/status', 'nodeconfigpolicies'])], {
+  clusterRole('dkc:aggregate-to-view', [rule(READ, ['dkc.io'], ['nodeconfigrollouts', 'nodeconfigrollouts/status', 'nodeconfigpolicies', 'nodeconfigs', 'nodeconfigs/status'])], {
     labels: aggregated('view'),
   }),
   clusterRole('system:basic-user', [
@@ -169,6 +169,9 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(READ, ['dkc.io'], ['nodeconfigrollouts/status']),
     // Policies bound what operators may assign: they read them, an administrator writes them.
     rule(READ, ['dkc.io'], ['nodeconfigpolicies']),
+    // Where the API server drops Node.spec.configSource, a node is assigned through its NodeConfig: update on it is
+    // that channel's nodes/configsource.
+    rule([...READ, 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
   ]),
   // The rollout and node lifecycle controllers: exactly what they read and write. Leases only in the namespaces
   // they use (the Roles below): the leader election Lease in kube-system, the nodes' Leases in kube-node-lease.
@@ -181,6 +184,9 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['get', 'list', 'watch', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts/status']),
     rule(READ, ['dkc.io'], ['nodeconfigpolicies']),
+    // The NodeConfig channel: assigns through spec, keeps the revert record in status (only it may write that).
+    rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
+    rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
   ]),
 ]);
