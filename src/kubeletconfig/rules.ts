@@ -9,6 +9,7 @@
 import type { FeatureGates } from './validation.js';
 import type { KubeletConfiguration, PartialKubeletConfiguration } from './types.js';
 import { Duration, goQuote } from './values.js';
+import { cleanPath } from './codec.js';
 
 const IC = 'invalid configuration:';
 
@@ -204,18 +205,5 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
 
 /** filepath.Clean(p) == p, as utilfs.IsPathClean asks. */
 function isClean(p: string): boolean {
-  if (p === '') return false;
-  const rooted = p.startsWith('/');
-  const out: string[] = [];
-  for (const part of p.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
-      else if (!rooted) out.push('..');
-      continue;
-    }
-    out.push(part);
-  }
-  const clean = (rooted ? '/' : '') + out.join('/');
-  return clean === p || (clean === '' && p === '.');
+  return p !== '' && cleanPath(p) === p;
 }
