@@ -16,6 +16,7 @@ import {
   type EffectiveConfigSuccess,
   type KubeletConfiguration,
 } from '../kubeletconfig/index.js';
+import { CONFIG_FLAGS_ANNOTATION, configFlagsAnnotation } from '../nodepolicy/flags.js';
 import { parseAgentFlags, type AgentFlags } from './flags.js';
 import { processHost, type AgentHost } from './host.js';
 import {
@@ -306,7 +307,14 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
     void (async () => {
       try {
         const node = flags.registerNode
-          ? await registerNode(client, { nodeName, labels: flags.nodeLabels, signal: abort.signal, status: source(new Date(), undefined) })
+          ? await registerNode(client, {
+              nodeName,
+              labels: flags.nodeLabels,
+              // The config flags, so that whoever compares this node's config with a target sees what it would run.
+              annotations: { [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(flags.kubelet) },
+              signal: abort.signal,
+              status: source(new Date(), undefined),
+            })
           : undefined;
         if (stopping) return;
         controller?.status.retryNow();

@@ -1,16 +1,19 @@
 // NodeConfigPolicy and the nodes/configsource permission through real kubectl 1.32 and 1.20 on a real local cluster
 // (a server and two agents, as `dkc up` runs them). node-1 is in pool blue (a Deny policy), node-2 in pool green (a
-// Warn policy). Each node's ConfigMaps are its own /configz with one change, so that the only differences a policy
-// sees are the ones a test makes; node-1 never leaves its local config, so its old values come from /configz.
+// Warn policy). Most ConfigMaps are the node's own /configz with one change, so that the only differences a policy
+// sees are the ones a test makes; node-1 never leaves its local config for long, so its old values come from
+// /configz. The fleet-wide ConfigMaps are what an operator writes instead: the local config file with a change, which
+// the node's flags (address, ports, a feature gate) override.
 
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RestClient } from '../../src/client/index.js';
 import { ensureClusterPKI, issueCert, writeKubeconfig } from '../../src/pki/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
+import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl, type KubectlVersion } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -237,6 +240,59 @@ describe('NodeConfigPolicy', () => {
       });
     });
   }
+});
+
+describe("the node's flags hold their fields", () => {
+  let k: Kubectl;
+  let local: string;
+  /** A ConfigMap holding node-1's local config file with `extra` lines: what an operator writes for a whole fleet. */
+  const fleetMap = (name: string, extra: string) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${local.trimEnd()}\n${extra}\n` } });
+  const dkc = (...args: string[]) => runDkc(args, { env: { ...process.env, KUBECONFIG: cluster.kubeconfig, HOME: dir } });
+
+  before(async () => {
+    k = await kubectlFor('1.32', cluster.kubeconfig);
+    local = await readFile(cluster.nodes[0]!.config, 'utf8');
+  });
+
+  it("the agent records its config flags on its Node, and no one else may change them", async () => {
+    const n = cluster.nodes[0]!;
+    const record = JSON.parse(await k.ok(['get', 'node', 'node-1', '-o', 'jsonpath={.metadata.annotations.dkc\\.io/config-flags}'])) as { flags: string[] };
+    assert.deepEqual(record, {
+      flags: ['--address=127.0.0.1', `--port=${n.port}`, `--healthz-port=${n.healthzPort}`, '--healthz-bind-address=127.0.0.1', '--feature-gates=DynamicKubeletConfig=true'],
+    });
+    const refused = 'Error from server (Forbidden): nodes "node-1" is forbidden: only node "node-1" may set the annotation dkc.io/config-flags on its Node';
+    const forged = await k.run(['annotate', 'node', 'node-1', '--overwrite', `dkc.io/config-flags={"flags":["--max-pods=300"]}`]);
+    assert.deepEqual([forged.code, forged.stderr.trim()], [1, refused]);
+    const removed = await k.run(['annotate', 'node', 'node-1', 'dkc.io/config-flags-']);
+    assert.deepEqual([removed.code, removed.stderr.trim()], [1, refused]);
+  });
+
+  it('a fleet-wide ConfigMap (the local config plus eventRecordQPS) under allowedFields [eventRecordQPS]: lint, diff and admission agree', async () => {
+    await k.ok(['apply', '-f', '-'], {
+      input: 'apiVersion: dkc.io/v1alpha1\nkind: NodeConfigPolicy\nmetadata: {name: fleet-qps}\nspec:\n  nodeSelector: {matchLabels: {pool: blue}}\n  allowedFields: [eventRecordQPS]\n',
+    });
+    await k.ok(['create', '-f', '-'], { input: fleetMap('fleet-wide', 'eventRecordQPS: 7') });
+    await k.ok(['create', '-f', '-'], { input: fleetMap('fleet-pods', 'eventRecordQPS: 7\nmaxPods: 120') });
+    const lint = await dkc('config', 'lint', 'cm/kube-system/fleet-wide', '--against', 'node/node-1');
+    assert.equal(lint.code, 0, lint.stderr);
+    assert.deepEqual(lint.stdout.split('\n').filter(Boolean).map((l) => l.replace(/\s+\(.*$/, '')), ['safe       eventRecordQPS: 5 -> 7']);
+    const diff = await dkc('config', 'diff', 'node/node-1', 'cm/kube-system/fleet-wide');
+    assert.deepEqual([diff.code, diff.stdout], [1, '- eventRecordQPS: 5\n+ eventRecordQPS: 7\n']);
+    const lintPods = await dkc('config', 'lint', 'cm/kube-system/fleet-pods', '--against', 'node/node-1', '-o', 'json');
+    assert.deepEqual((JSON.parse(lintPods.stdout) as { changes: { path: string }[] }).changes.map((c) => c.path), ['eventRecordQPS', 'maxPods']);
+    const refused = await k.run(['patch', 'node', 'node-1', '-p', patchArg('fleet-pods')]);
+    assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): nodes "node-1" is forbidden: NodeConfigPolicy "fleet-qps" denies the config change on node "node-1": maxPods: 110 -> 120 (not in allowedFields)');
+    const r = await k.run(['create', '-f', '-'], { input: rollout('fleet-wide', '  paused: true\n  configSource: {configMap: {namespace: kube-system, name: fleet-wide, kubeletConfigKey: kubelet}}\n') });
+    assert.deepEqual([r.code, r.stderr], [0, '']);
+    await k.ok(['delete', 'ncr', 'fleet-wide']);
+    const patched = await k.run(['patch', 'node', 'node-1', '-p', patchArg('fleet-wide')]);
+    assert.deepEqual([patched.code, patched.stderr], [0, '']);
+    await waitActive('node-1', 'fleet-wide');
+    await runsThenReset('node-1', 'fleet-wide');
+    await k.ok(['delete', 'ncp', 'fleet-qps']);
+  });
+
 });
 
 describe('nodes/configsource: a permission of its own', () => {

@@ -1,31 +1,50 @@
-// NodeConfigPolicy admission, the I/O edge of the decision in evaluate.ts: for a Node whose spec.configSource
+// NodeConfigPolicy admission, the I/O edge of the decision in src/nodepolicy: for a Node whose spec.configSource
 // changes, and for a NodeConfigRollout created or given a new target or selector, it reads the policies, the target
-// config and what each governed node runs now, and refuses (Deny) or warns (Warn). With no policy it reads nothing
-// else. A rollout's later spec writes that keep its target (pause, resume, revert) are not judged again: the
-// rollout was admitted, and a policy added since must not strand it half way.
+// config and what each governed node runs now, and refuses (Deny) or warns (Warn). Each compares what a node runs
+// with the target as the node runs them, its config flags applied to both (src/nodepolicy/flags.ts). With no policy
+// it reads nothing else. A rollout's later spec writes that keep its target (pause, resume, revert) are not judged
+// again: the rollout was admitted, and a policy added since must not strand it half way. It also keeps the
+// config-flags annotation the node's own: no one else may set or change it (flagsannotation.ts).
 
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
-import { matchesLabels, type Labels } from '../../api/selectors.js';
+import { matchesLabels, objectSelectorRequirements, type Labels, type ObjectLabelSelector } from '../../api/selectors.js';
 import type { KubeObject } from '../../api/types.js';
-import { selectorRequirements } from '../../controllers/rollout/plan.js';
 import type { RolloutSpec } from '../../controllers/rollout/resource.js';
+import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
+import { evaluate, governing } from '../../nodepolicy/evaluate.js';
+import { effectiveChange, readConfigFlags } from '../../nodepolicy/flags.js';
+import { POLICY_GROUP, POLICY_PLURAL, readPolicy, type NodeConfigPolicy } from '../../nodepolicy/spec.js';
+import { verdict, type NodeViolations } from '../../nodepolicy/verdict.js';
 import { mapBounded } from '../../util/bounded.js';
 import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
 import { ConfigReader, configMapRefOf, defaultConfig, type ConfigMapRef } from './configs.js';
-import { evaluate, governing } from './evaluate.js';
-import { POLICY_GROUP, POLICY_PLURAL, readPolicy, type NodeConfigPolicy } from './spec.js';
-import { verdict, type NodeViolations } from './verdict.js';
+import { checkFlagsAnnotation } from './flagsannotation.js';
 
-/** Nodes whose running config is read at once for one rollout (each may mean a /configz round trip). */
+/** Nodes whose running config is read at once for one request (each may mean a /configz round trip). */
 const NODE_READ_CONCURRENCY = 8;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const specOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['spec']) ? o['spec'] : {});
 const labelsOf = (o: KubeObject | undefined): Labels => o?.metadata.labels ?? {};
+const nameOf = (o: KubeObject): string => o.metadata.name ?? '';
 
 /** What a request asks the policies to judge, once they are read; undefined when it changes no assignment. */
 type Judgement = (policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads) => Promise<NodeViolations[]>;
+
+/** One node's violations of `policies` were it to run `target` instead of what it runs now. */
+async function judgeNode(
+  policies: readonly NodeConfigPolicy[],
+  labels: Labels | readonly Labels[],
+  name: string,
+  stored: KubeObject | undefined,
+  target: KubeletConfiguration,
+  reader: ConfigReader,
+): Promise<NodeViolations> {
+  const current = stored ? await reader.current(stored) : defaultConfig();
+  const flags = readConfigFlags(stored?.metadata.annotations);
+  return { node: name, violations: evaluate(policies, labels, effectiveChange(current, target, flags)) };
+}
 
 function nodeChange(a: AdmissionAttributes): Judgement | undefined {
   const source = specOf(a.object)['configSource'] ?? null;
@@ -33,13 +52,12 @@ function nodeChange(a: AdmissionAttributes): Judgement | undefined {
   const ref = configMapRefOf(source);
   // Back to the local config is no assignment a policy judges.
   if (deepEqual(source, before) || !ref) return undefined;
+  // Given several label sets, a policy that selects any of them governs: a relabel cannot step out of a policy.
   const labels = [labelsOf(a.object), ...(a.oldObject ? [labelsOf(a.oldObject)] : [])];
   return async (policies, reader) => {
     if (governing(policies, labels).length === 0) return [];
     const target = await reader.configMap(ref);
-    if (!target) return [];
-    const current = a.oldObject ? await reader.current(a.oldObject) : defaultConfig();
-    return [{ node: a.name, violations: evaluate(policies, labels, current, target) }];
+    return target ? [await judgeNode(policies, labels, a.name, a.oldObject, target, reader)] : [];
   };
 }
 
@@ -53,7 +71,7 @@ function rolloutTarget(spec: RolloutSpec): ConfigMapRef[] {
 
 function selects(spec: RolloutSpec, node: KubeObject): boolean {
   try {
-    return matchesLabels(selectorRequirements(spec.nodeSelector), labelsOf(node));
+    return matchesLabels(objectSelectorRequirements(spec.nodeSelector as ObjectLabelSelector | undefined), labelsOf(node));
   } catch {
     return false; // the controller refuses an invalid selector itself
   }
@@ -70,10 +88,7 @@ function rolloutChange(a: AdmissionAttributes): Judgement | undefined {
     if (nodes.length === 0) return [];
     const target = await reader.rendered(refs);
     if (!target) return [];
-    return mapBounded(nodes, NODE_READ_CONCURRENCY, async (n) => ({
-      node: n.metadata.name ?? '',
-      violations: evaluate(policies, labelsOf(n), await reader.current(n), target),
-    }));
+    return mapBounded(nodes, NODE_READ_CONCURRENCY, (n) => judgeNode(policies, labelsOf(n), nameOf(n), n, target, reader));
   };
 }
 
@@ -89,6 +104,7 @@ export function nodeConfigPolicy(reads: () => ServerReads | undefined): Admissio
   return {
     name: 'NodeConfigPolicy',
     async validate(a) {
+      checkFlagsAnnotation(a);
       const judge = judgementOf(a);
       const r = judge ? reads() : undefined;
       if (!judge || !r) return;

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes, ServerReads } from '../../../src/server/authz.js';
+import { CONFIG_FLAGS_ANNOTATION } from '../../../src/nodepolicy/flags.js';
 import { nodeConfigPolicy } from '../../../src/server/policy/admission.js';
 import { ConfigReader, configMapRefOf } from '../../../src/server/policy/configs.js';
 import { nodes } from '../../../src/server/registry.js';
@@ -57,7 +58,7 @@ function attrs(object: KubeObject, oldObject: KubeObject | undefined, resource: 
     operation: oldObject ? 'UPDATE' : 'CREATE',
     resource,
     subresource: '',
-    namespace: '',
+    namespace: object.metadata.namespace ?? '',
     name: object.metadata.name ?? '',
     object,
     ...(oldObject ? { oldObject } : {}),
@@ -132,5 +133,47 @@ describe('NodeConfigPolicy admission', () => {
     const before = reads.calls.length;
     await plugin.validate!(attrs({ ...layered, spec: { ...layered.spec, paused: true } }, layered, rollouts));
     assert.equal(reads.calls.length, before);
+  });
+});
+
+describe('NodeConfigPolicy admission: flags and the flags record', () => {
+  const localFile = doc('authorization:\n  mode: Webhook\n');
+  const flagged = (n: KubeObject, flags: string[]): KubeObject => ({ ...n, metadata: { ...n.metadata, annotations: { [CONFIG_FLAGS_ANNOTATION]: JSON.stringify({ flags }) } } });
+  const fleetPolicy: KubeObject = { metadata: { name: 'fleet' }, spec: { nodeSelector: { matchLabels: { pool: 'blue' } }, allowedFields: ['eventRecordQPS'], enforcement: 'Deny' } };
+  const configz = JSON.stringify({ kubeletconfig: { address: '127.0.0.1', port: 36001, authorization: { mode: 'Webhook' }, featureGates: { DynamicKubeletConfig: true } } });
+  const upFlags = ['--address=127.0.0.1', '--port=36001', '--feature-gates=DynamicKubeletConfig=true'];
+  const blue = { pool: 'blue' };
+
+  it("compares with the node's flags applied to both sides: a fleet-wide ConfigMap changes only what it changes", async () => {
+    const configMaps = [cm('fleet', doc('authorization:\n  mode: Webhook\neventRecordQPS: 7\n'))];
+    const reads = new FakeReads({ policies: [fleetPolicy], configMaps }, () => configz);
+    const plugin = nodeConfigPolicy(() => reads);
+    const stored = flagged(node('n1', null, undefined, blue), upFlags);
+    await plugin.validate!(attrs({ ...stored, spec: { configSource: ref('fleet') } }, stored));
+    const unrecorded = node('n1', null, undefined, blue);
+    await assert.rejects(Promise.resolve(plugin.validate!(attrs({ ...unrecorded, spec: { configSource: ref('fleet') } }, unrecorded))), /address: "127.0.0.1" -> "0.0.0.0" \(not in allowedFields\), port: 36001 -> 10250 \(not in allowedFields\), featureGates.DynamicKubeletConfig: true -> \(unset\)/);
+  });
+
+  it('only the node itself sets, changes or removes its config-flags record', async () => {
+    const plugin = nodeConfigPolicy(() => new FakeReads({}));
+    const asNode = (a: AdmissionAttributes, name: string): AdmissionAttributes => ({ ...a, user: { name: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] } });
+    const bare = node('n1', null);
+    const recordedNode = flagged(bare, upFlags);
+    await plugin.validate!(asNode(attrs(recordedNode, bare), 'n1'));
+    await plugin.validate!(asNode(attrs(recordedNode, undefined), 'n1'));
+    // Carried unchanged by anyone.
+    await plugin.validate!(attrs({ ...recordedNode, metadata: { ...recordedNode.metadata, labels: { a: 'b' } } }, recordedNode));
+    for (const [a, why] of [
+      [attrs(flagged(bare, []), recordedNode), 'changed by an administrator'],
+      [attrs(bare, recordedNode), 'removed by an administrator'],
+      [attrs(recordedNode, undefined), 'set on create by an administrator'],
+      [asNode(attrs(flagged(bare, []), recordedNode), 'n2'), 'changed by another node'],
+    ] as const) {
+      await assert.rejects(Promise.resolve(plugin.validate!(a)), (err: unknown) => {
+        assert.ok(err instanceof StatusError, why);
+        assert.equal(err.message, 'nodes "n1" is forbidden: only node "n1" may set the annotation dkc.io/config-flags on its Node', why);
+        return true;
+      });
+    }
   });
 });
