@@ -1,5 +1,7 @@
 // What a NodeConfigPolicy verdict says, in one place: the 403 message of a denied change and the warnings of a Warn
-// policy. Each violation names the field with its old and new value, as `dkc config diff` shows them.
+// policy (admission), where each violation names the field with its old and new value as `dkc config diff` shows
+// them; and the agent's account of a config it refuses, which names fields and bounds but no value (the values are
+// a ConfigMap's content, and the agent's words reach its status, events and log).
 
 import type { JSONValue } from '../kubeletconfig/index.js';
 import type { Violation, ViolationReason } from './evaluate.js';
@@ -33,4 +35,8 @@ export const messages = {
   more: (n: number): string => `and ${n} more`,
   /** One violation of a Warn policy, as a response warning. */
   warning: (node: string, v: Violation): string => `NodeConfigPolicy ${JSON.stringify(v.policy)} (Warn) on node ${JSON.stringify(node)}: ${messages.violation(v)}`,
+  /** `maxPods (above the maximum 250)`: a violation without its values. */
+  field: (v: Violation): string => `${v.path} (${reasonText(v.reason)})`,
+  /** One policy's violations, as the agent logs and reports them. */
+  refused: (policy: string, violations: readonly Violation[]): string => `NodeConfigPolicy ${JSON.stringify(policy)}: ${violations.map(messages.field).join(', ')}`,
 };
