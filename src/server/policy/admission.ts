@@ -1,15 +1,20 @@
-// NodeConfigPolicy admission, the I/O edge of the decision in src/nodepolicy: for a Node whose spec.configSource
-// changes, and for a NodeConfigRollout created or given a new target or selector, it reads the policies, the target
-// config and what each governed node runs now, and refuses (Deny) or warns (Warn). Each compares what a node runs
-// with the target as the node runs them, its config flags applied to both (src/nodepolicy/flags.ts). With no policy
-// it reads nothing else. A rollout's later spec writes that keep its target (pause, resume, revert) are not judged
-// again: the rollout was admitted, and a policy added since must not strand it half way. It also keeps the
-// config-flags annotation the node's own: no one else may set or change it (flagsannotation.ts).
+// NodeConfigPolicy admission, the I/O edge of the decision in src/nodepolicy: the early answer to a request that
+// would give a governed node a config its policies forbid. The agent judges again before it runs a config (the
+// answer that does not depend on the order of requests); admission refuses (Deny) or warns (Warn) where it can see
+// the change cheaply:
+//   - a Node whose spec.configSource changes, or whose new labels bring its assigned ConfigMap under a policy that
+//     did not govern it;
+//   - a ConfigMap created or whose data changes while a governed node is assigned it;
+//   - a NodeConfigRollout created or given a new target or selector. Its later spec writes that keep the target
+//     (pause, resume, revert) are not judged again: a policy added since must not strand it half way.
+// Each compares what a node runs with the target as the node runs them, its config flags applied to both
+// (src/nodepolicy/flags.ts). With no policy it reads nothing else. It also keeps the config-flags annotation the
+// node's own: no one else may set or change it (flagsannotation.ts).
 
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
 import { matchesLabels, objectSelectorRequirements, type Labels, type ObjectLabelSelector } from '../../api/selectors.js';
-import type { KubeObject } from '../../api/types.js';
+import type { ConfigMap, KubeObject } from '../../api/types.js';
 import type { RolloutSpec } from '../../controllers/rollout/resource.js';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { evaluate, governing } from '../../nodepolicy/evaluate.js';
@@ -46,18 +51,60 @@ async function judgeNode(
   return { node: name, violations: evaluate(policies, labels, effectiveChange(current, target, flags)) };
 }
 
+/** The policies that govern `now` but did not govern `before`: what a relabel brings the node under. */
+const newlyGoverning = (policies: readonly NodeConfigPolicy[], now: Labels, before: Labels): NodeConfigPolicy[] =>
+  governing(policies, now).filter((p) => governing([p], before).length === 0);
+
 function nodeChange(a: AdmissionAttributes): Judgement | undefined {
   const source = specOf(a.object)['configSource'] ?? null;
   const before = a.operation === 'UPDATE' ? (specOf(a.oldObject)['configSource'] ?? null) : null;
   const ref = configMapRefOf(source);
   // Back to the local config is no assignment a policy judges.
-  if (deepEqual(source, before) || !ref) return undefined;
+  if (!ref) return undefined;
+  const [now, old] = [labelsOf(a.object), a.oldObject ? labelsOf(a.oldObject) : undefined];
+  if (deepEqual(source, before)) {
+    // The same assignment under new labels: judged by the policies the relabel brings it under (a relabel cannot
+    // step out of a policy that governed it, and those already judged the assignment).
+    if (old === undefined || deepEqual(now, old)) return undefined;
+    return async (policies, reader) => {
+      const added = newlyGoverning(policies, now, old);
+      if (added.length === 0) return [];
+      const target = await reader.configMap(ref);
+      return target ? [await judgeNode(added, now, a.name, a.oldObject, target, reader)] : [];
+    };
+  }
   // Given several label sets, a policy that selects any of them governs: a relabel cannot step out of a policy.
-  const labels = [labelsOf(a.object), ...(a.oldObject ? [labelsOf(a.oldObject)] : [])];
+  const labels = old === undefined ? [now] : [now, old];
   return async (policies, reader) => {
     if (governing(policies, labels).length === 0) return [];
     const target = await reader.configMap(ref);
     return target ? [await judgeNode(policies, labels, a.name, a.oldObject, target, reader)] : [];
+  };
+}
+
+const namesConfigMap = (ref: ConfigMapRef | undefined, namespace: string, name: string): boolean => ref?.namespace === namespace && ref.name === name;
+
+function configMapChange(a: AdmissionAttributes): Judgement | undefined {
+  const cm = a.object as ConfigMap | undefined;
+  if (!cm) return undefined;
+  // Only what the kubelet reads matters: a write that keeps data and binaryData (labels, annotations) is not judged.
+  if (a.operation === 'UPDATE') {
+    const old = a.oldObject as ConfigMap | undefined;
+    if (deepEqual(cm.data ?? {}, old?.data ?? {}) && deepEqual(cm.binaryData ?? {}, old?.binaryData ?? {})) return undefined;
+  }
+  return async (policies, reader, reads) => {
+    const assigned = (await reads.list('', 'nodes')).flatMap((n) => {
+      const ref = configMapRefOf(specOf(n)['configSource']);
+      return ref && namesConfigMap(ref, a.namespace, a.name) && governing(policies, labelsOf(n)).length > 0 ? [{ node: n, key: ref.kubeletConfigKey }] : [];
+    });
+    const decoded = new Map<string, KubeletConfiguration | undefined>();
+    const targetOf = (key: string) => (decoded.has(key) ? decoded.get(key) : decoded.set(key, ConfigReader.decoded(cm, key)).get(key));
+    return (
+      await mapBounded(assigned, NODE_READ_CONCURRENCY, async ({ node, key }) => {
+        const target = targetOf(key);
+        return target ? [await judgeNode(policies, labelsOf(node), nameOf(node), node, target, reader)] : [];
+      })
+    ).flat();
   };
 }
 
@@ -95,6 +142,7 @@ function rolloutChange(a: AdmissionAttributes): Judgement | undefined {
 function judgementOf(a: AdmissionAttributes): Judgement | undefined {
   if (a.subresource !== '' || a.operation === 'DELETE') return undefined;
   if (a.resource.group === '' && a.resource.plural === 'nodes') return nodeChange(a);
+  if (a.resource.group === '' && a.resource.plural === 'configmaps') return configMapChange(a);
   if (a.resource.group === POLICY_GROUP && a.resource.plural === 'nodeconfigrollouts') return rolloutChange(a);
   return undefined;
 }

@@ -2,7 +2,8 @@
 // rollout's layers rendered as the rollout controller renders them) and what a node runs now (the ConfigMap its
 // status.config.active names; on its local config, its own /configz; the kubelet's defaults when that does not
 // answer — see docs/adr/0013-nodeconfigpolicy-baseline.md). A target that is missing or does not decode is no
-// policy matter: undefined, and the agent reports it as upstream does. Every ConfigMap is read once per request.
+// policy matter: undefined, and the agent reports it as upstream does. Every ConfigMap is read once per request; a
+// ConfigMap being written is judged by its new content, given by the request rather than read.
 
 import type { ConfigMap, ConfigMapNodeConfigSource, KubeObject, Node } from '../../api/types.js';
 import { API_VERSION, KIND, load, render, setDefaults, type KubeletConfiguration, type Layer } from '../../kubeletconfig/index.js';
@@ -60,6 +61,17 @@ export class ConfigReader {
   /** The decoded, defaulted config of a ConfigMap; undefined when it is missing or does not decode. */
   async configMap(ref: ConfigMapRef): Promise<KubeletConfiguration | undefined> {
     return this.rendered([ref]);
+  }
+
+  /** The config a ConfigMap object (one being written, not yet stored) holds under `key`; undefined as configMap(). */
+  static decoded(cm: ConfigMap, key: string): KubeletConfiguration | undefined {
+    const bytes = payload(cm, key);
+    if (bytes === undefined) return undefined;
+    try {
+      return render({ name: `cm/${cm.metadata.namespace ?? ''}/${cm.metadata.name ?? ''}:${key}`, bytes }, []).config;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Layers merged in order with drop-in semantics (the first is the base); undefined when any is missing or bad. */

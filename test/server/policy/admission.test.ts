@@ -68,6 +68,7 @@ function attrs(object: KubeObject, oldObject: KubeObject | undefined, resource: 
 }
 
 const rollouts = { ...nodes, group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' } as ResourceDef;
+const configmaps = { ...nodes, group: '', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } as ResourceDef;
 
 describe('what a node runs now', () => {
   it('its active ConfigMap, else its /configz, else the defaults', async () => {
@@ -109,14 +110,17 @@ describe('NodeConfigPolicy admission', () => {
     assert.deepEqual(a.warnings, ['NodeConfigPolicy "p" (Warn) on node "n1": maxPods: 110 -> 300 (above the maximum 100)'], 'a retried update warns once');
   });
 
-  it('costs one list when there is no policy, and nothing when the source does not change', async () => {
+  it('costs one list when there is no policy, and nothing when neither the source nor the labels change', async () => {
     const reads = new FakeReads({ configMaps });
     const plugin = nodeConfigPolicy(() => reads);
     await plugin.validate!(attrs(node('n1', ref('big')), node('n1', null)));
     assert.deepEqual(reads.calls, ['list nodeconfigpolicies']);
-    await plugin.validate!(attrs(node('n1', ref('big'), undefined, { new: 'label' }), node('n1', ref('big'))));
+    await plugin.validate!(attrs(node('n1', ref('big')), node('n1', ref('big'))));
     await plugin.validate!(attrs(node('n1', null), node('n1', ref('big'))));
-    assert.deepEqual(reads.calls, ['list nodeconfigpolicies'], 'a relabel and a return to the local config read nothing');
+    assert.deepEqual(reads.calls, ['list nodeconfigpolicies'], 'a status-only write and a return to the local config read nothing');
+    await plugin.validate!(attrs(node('n1', ref('big'), undefined, { new: 'label' }), node('n1', ref('big'))));
+    await plugin.validate!(attrs(cm('big', doc('maxPods: 301\n')), cm('big', doc('maxPods: 300\n')), configmaps));
+    assert.deepEqual(reads.calls, ['list nodeconfigpolicies', 'list nodeconfigpolicies', 'list nodeconfigpolicies'], 'a relabel, a ConfigMap write: the policies only');
   });
 
   it('a missing target ConfigMap is not a policy matter', async () => {
@@ -136,7 +140,7 @@ describe('NodeConfigPolicy admission', () => {
   });
 });
 
-describe('NodeConfigPolicy admission: flags and the flags record', () => {
+describe('NodeConfigPolicy admission: flags, ConfigMap writes, relabels and the flags record', () => {
   const localFile = doc('authorization:\n  mode: Webhook\n');
   const flagged = (n: KubeObject, flags: string[]): KubeObject => ({ ...n, metadata: { ...n.metadata, annotations: { [CONFIG_FLAGS_ANNOTATION]: JSON.stringify({ flags }) } } });
   const fleetPolicy: KubeObject = { metadata: { name: 'fleet' }, spec: { nodeSelector: { matchLabels: { pool: 'blue' } }, allowedFields: ['eventRecordQPS'], enforcement: 'Deny' } };
@@ -152,6 +156,34 @@ describe('NodeConfigPolicy admission: flags and the flags record', () => {
     await plugin.validate!(attrs({ ...stored, spec: { configSource: ref('fleet') } }, stored));
     const unrecorded = node('n1', null, undefined, blue);
     await assert.rejects(Promise.resolve(plugin.validate!(attrs({ ...unrecorded, spec: { configSource: ref('fleet') } }, unrecorded))), /address: "127.0.0.1" -> "0.0.0.0" \(not in allowedFields\), port: 36001 -> 10250 \(not in allowedFields\), featureGates.DynamicKubeletConfig: true -> \(unset\)/);
+  });
+
+  it('a ConfigMap write is judged by its new content for every governed node assigned it; other writes read no node', async () => {
+    const nodesList = [flagged(node('n1', ref('fleet'), undefined, blue), upFlags), node('n2', ref('other'), undefined, blue), node('n3', ref('fleet'), undefined, { pool: 'green' })];
+    const reads = new FakeReads({ policies: [fleetPolicy], configMaps: [cm('fleet', localFile)], nodes: nodesList }, () => configz);
+    const plugin = nodeConfigPolicy(() => reads);
+    const next = cm('fleet', doc('authorization:\n  mode: Webhook\ncontainerLogMaxFiles: 7\n'));
+    await assert.rejects(Promise.resolve(plugin.validate!(attrs(next, cm('fleet', localFile), configmaps))), (err: unknown) => {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.message, 'configmaps "fleet" is forbidden: NodeConfigPolicy "fleet" denies the config change on node "n1": containerLogMaxFiles: 5 -> 7 (not in allowedFields)');
+      return true;
+    });
+    assert.deepEqual(reads.calls.filter((c) => c.startsWith('nodeGet')), ['nodeGet n1 /configz'], 'only the governed node assigned it is read');
+    await assert.rejects(Promise.resolve(plugin.validate!(attrs(next, undefined, configmaps))), /configmaps "fleet" is forbidden/, 'a create the same');
+    const calls = reads.calls.length;
+    await plugin.validate!(attrs({ ...cm('fleet', localFile), metadata: { name: 'fleet', namespace: 'kube-system', labels: { a: 'b' } } }, cm('fleet', localFile), configmaps));
+    assert.equal(reads.calls.length, calls, 'a write that keeps the data is not judged');
+    await plugin.validate!(attrs(cm('fleet', doc('authorization:\n  mode: Webhook\neventRecordQPS: 7\n')), cm('fleet', localFile), configmaps));
+  });
+
+  it('a relabel is judged by the policies it brings the node under, against what the node runs', async () => {
+    const configMaps = [cm('big', doc('maxPods: 300\n')), cm('files', doc('containerLogMaxFiles: 7\n'))];
+    const reads = new FakeReads({ policies: [policy('p', 'Deny'), { ...fleetPolicy, spec: { ...(fleetPolicy['spec'] as object), bounds: { maxPods: { maximum: 250 } } } }], configMaps });
+    const plugin = nodeConfigPolicy(() => reads);
+    const running = (cmName: string) => node('n1', ref(cmName), ref(cmName));
+    const relabelled = (n: KubeObject): KubeObject => ({ ...n, metadata: { ...n.metadata, labels: blue } });
+    await assert.rejects(Promise.resolve(plugin.validate!(attrs(relabelled(running('big')), running('big')))), /NodeConfigPolicy "fleet" denies the config change on node "n1": maxPods: 300 -> 300 \(above the maximum 250\)$/);
+    await plugin.validate!(attrs(relabelled(running('files')), running('files')));
   });
 
   it('only the node itself sets, changes or removes its config-flags record', async () => {
