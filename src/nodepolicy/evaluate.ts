@@ -6,7 +6,7 @@
 // policy may run. Bounds compare numbers as numbers, and strings as Durations or else as Quantities.
 
 import { matchesLabels, type Labels } from '../api/selectors.js';
-import { diffConfigs, Duration, formatPath, Quantity, toJSONObject, type JSONValue } from '../kubeletconfig/index.js';
+import { diffEncoded, Duration, formatPath, Quantity, toJSONObject, type JSONValue } from '../kubeletconfig/index.js';
 import type { EffectiveChange } from './flags.js';
 import type { BoundValue, Enforcement, NodeConfigPolicy } from './spec.js';
 
@@ -121,9 +121,9 @@ export function governing(policies: readonly NodeConfigPolicy[], labels: Labels 
 export function evaluate(policies: readonly NodeConfigPolicy[], labels: Labels | readonly Labels[], change: EffectiveChange): Violation[] {
   const mine = governing(policies, labels);
   if (mine.length === 0) return [];
-  const { before, after } = change;
-  const changes = diffConfigs(before, after);
-  const [currentLeaves, targetLeaves] = [leaves(toJSONObject(before)), leaves(toJSONObject(after))];
+  const [before, after] = [toJSONObject(change.before), toJSONObject(change.after)];
+  const changes = diffEncoded(before, after);
+  const [currentLeaves, targetLeaves] = [leaves(before), leaves(after)];
   const out: Violation[] = [];
   for (const p of mine) {
     if (p.allowedFields) {
