@@ -132,7 +132,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       throw new AgentStartError('the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag');
     }
     // The NodeConfigPolicies that govern the node, as the last run saw them: boot asks the server nothing.
-    const policyGate = await PolicyGate.load(resolve(flags.dynamicConfigDir), local.config, flags.kubelet);
+    const policyGate = await PolicyGate.load(resolve(flags.dynamicConfigDir), local.config, flags.kubelet, kubelet.schema());
     const evaluate = (payload: CheckpointPayload): LoadOutcome<EffectiveConfigSuccess> => {
       const r = kubelet.effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
       if (!r.ok) {

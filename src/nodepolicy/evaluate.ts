@@ -117,11 +117,14 @@ export function governing(policies: readonly NodeConfigPolicy[], labels: Labels 
   return policies.filter((p) => sets.some((l) => matchesLabels(p.selector, l)));
 }
 
+/** A kubelet minor's schema for encoding (KubeletVersion.schema()); the 1.22 one when absent. */
+export type ConfigSchema = Parameters<typeof toJSONObject>[1];
+
 /** Every violation of the governing policies by a change (effectiveChange: the flags already applied), policy by policy. */
-export function evaluate(policies: readonly NodeConfigPolicy[], labels: Labels | readonly Labels[], change: EffectiveChange): Violation[] {
+export function evaluate(policies: readonly NodeConfigPolicy[], labels: Labels | readonly Labels[], change: EffectiveChange, schema?: ConfigSchema): Violation[] {
   const mine = governing(policies, labels);
   if (mine.length === 0) return [];
-  const [before, after] = [toJSONObject(change.before), toJSONObject(change.after)];
+  const [before, after] = [toJSONObject(change.before, schema), toJSONObject(change.after, schema)];
   const changes = diffEncoded(before, after);
   const [currentLeaves, targetLeaves] = [leaves(before), leaves(after)];
   const out: Violation[] = [];

@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeletConfiguration, ParsedKubeletFlags } from '../../kubeletconfig/index.js';
-import { evaluate, type Violation } from '../../nodepolicy/evaluate.js';
+import { evaluate, type ConfigSchema, type Violation } from '../../nodepolicy/evaluate.js';
 import { effectiveChange, ownConfigFlags, type NodeConfigFlags } from '../../nodepolicy/flags.js';
 import { messages } from '../../nodepolicy/messages.js';
 import type { NodeConfigPolicy } from '../../nodepolicy/spec.js';
@@ -85,20 +85,24 @@ export class PolicyGate {
     private readonly local: KubeletConfiguration,
     flags: ParsedKubeletFlags,
     private governing: NodeConfigPolicy[],
+    private readonly schema: ConfigSchema | undefined,
   ) {
     this.flags = ownConfigFlags(flags);
   }
 
-  /** The gate over the snapshot the agent last wrote; `local` is the local config with the flags applied. */
-  static async load(dynamicConfigDir: string, local: KubeletConfiguration, flags: ParsedKubeletFlags): Promise<PolicyGate> {
+  /**
+   * The gate over the snapshot the agent last wrote; `local` is the local config with the flags applied, `schema` the
+   * node's kubelet minor's (KubeletVersion.schema(); 1.22's when absent).
+   */
+  static async load(dynamicConfigDir: string, local: KubeletConfiguration, flags: ParsedKubeletFlags, schema?: ConfigSchema): Promise<PolicyGate> {
     const path = policiesPath(dynamicConfigDir);
-    return new PolicyGate(path, local, flags, await readSnapshot(path));
+    return new PolicyGate(path, local, flags, await readSnapshot(path), schema);
   }
 
   /** The Deny policies a config violates, or undefined when none governs or all allow it. Pure. */
   judge(candidate: KubeletConfiguration): PolicyDenial | undefined {
     if (this.governing.length === 0) return undefined;
-    const denied = evaluate(this.governing, {}, effectiveChange(this.local, candidate, this.flags)).filter((v) => v.enforcement === 'Deny');
+    const denied = evaluate(this.governing, {}, effectiveChange(this.local, candidate, this.flags), this.schema).filter((v) => v.enforcement === 'Deny');
     if (denied.length === 0) return undefined;
     const byPolicy = new Map<string, Violation[]>();
     for (const v of denied) byPolicy.set(v.policy, [...(byPolicy.get(v.policy) ?? []), v]);
