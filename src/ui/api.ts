@@ -6,7 +6,7 @@
 
 import type { Node } from '../api/types.js';
 import { isApiError, type RestClient } from '../client/index.js';
-import { load, type JSONValue } from '../kubeletconfig/index.js';
+import { BASE_KUBELET_VERSION, kubeletVersion, type JSONValue } from '../kubeletconfig/index.js';
 import { configChanges } from '../nodepolicy/flags.js';
 import { readSource, valueText, type SourceRef } from '../workflow/config/index.js';
 import { applySpecChange, type SpecCommand } from '../workflow/rollout/index.js';
@@ -34,7 +34,10 @@ export async function nodeDiff(client: RestClient, name: string): Promise<NodeDi
   const assignedRef: SourceRef = { kind: 'configmap', namespace, name: cmName, key: kubeletConfigKey };
   const get = (): Promise<RestClient> => Promise.resolve(client);
   const [running, assigned] = await Promise.all([readSource(runningRef, get), readSource(assignedRef, get)]);
-  const changes = configChanges(load(running.bytes, { source: running.name }).config, load(assigned.bytes, { source: assigned.name }).config, running.flags);
+  // Both read as the node's kubelet minor reads them, as its NodeConfigPolicy compares them.
+  const kv = running.kubelet ?? kubeletVersion(BASE_KUBELET_VERSION);
+  const [before, after] = [kv.load(running.bytes, { source: running.name }).config, kv.load(assigned.bytes, { source: assigned.name }).config];
+  const changes = configChanges(before, after, running.flags, kv.schema());
   return {
     running: running.name,
     assigned: assigned.name,

@@ -16,14 +16,15 @@ import { errors } from '../../api/errors.js';
 import { matchesLabels, objectSelectorRequirements, type Labels, type ObjectLabelSelector } from '../../api/selectors.js';
 import type { ConfigMap, KubeObject } from '../../api/types.js';
 import type { RolloutSpec } from '../../controllers/rollout/resource.js';
-import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
+import type { KubeletConfiguration, KubeletVersion } from '../../kubeletconfig/index.js';
 import { evaluate, governing } from '../../nodepolicy/evaluate.js';
 import { effectiveChange, readConfigFlags } from '../../nodepolicy/flags.js';
+import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
 import { POLICY_GROUP, POLICY_PLURAL, readPolicy, type NodeConfigPolicy } from '../../nodepolicy/spec.js';
 import { verdict, type NodeViolations } from '../../nodepolicy/verdict.js';
 import { mapBounded } from '../../util/bounded.js';
 import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
-import { ConfigReader, configMapRefOf, defaultConfig, type ConfigMapRef } from './configs.js';
+import { ConfigReader, configMapRefOf, type ConfigMapRef } from './configs.js';
 import { checkFlagsAnnotation } from './flagsannotation.js';
 
 /** Nodes whose running config is read at once for one request (each may mean a /configz round trip). */
@@ -37,18 +38,36 @@ const nameOf = (o: KubeObject): string => o.metadata.name ?? '';
 /** What a request asks the policies to judge, once they are read; undefined when it changes no assignment. */
 type Judgement = (policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads) => Promise<NodeViolations[]>;
 
-/** One node's violations of `policies` were it to run `target` instead of what it runs now. */
+/** The target as a node's kubelet minor reads it; undefined when it is missing or does not decode. */
+type Target = (kv: KubeletVersion) => Promise<KubeletConfiguration | undefined> | KubeletConfiguration | undefined;
+
+/** A target read once per kubelet minor, whichever nodes ask. */
+function perMinor(read: Target): Target {
+  const seen = new Map<string, ReturnType<Target>>();
+  return (kv) => {
+    if (!seen.has(kv.version)) seen.set(kv.version, read(kv));
+    return seen.get(kv.version);
+  };
+}
+
+/**
+ * One node's violations of `policies` were it to run `target` instead of what it runs now, both read as its kubelet
+ * minor reads them and with its flags applied; none when the target is missing or does not decode.
+ */
 async function judgeNode(
   policies: readonly NodeConfigPolicy[],
   labels: Labels | readonly Labels[],
   name: string,
   stored: KubeObject | undefined,
-  target: KubeletConfiguration,
+  target: Target,
   reader: ConfigReader,
-): Promise<NodeViolations> {
-  const current = stored ? await reader.current(stored) : defaultConfig();
+): Promise<NodeViolations[]> {
+  const kv = nodeKubeletVersion(stored);
+  const config = await target(kv);
+  if (!config) return [];
+  const current = stored ? await reader.current(stored, kv) : kv.defaults();
   const flags = readConfigFlags(stored?.metadata.annotations);
-  return { node: name, violations: evaluate(policies, labels, effectiveChange(current, target, flags)) };
+  return [{ node: name, violations: evaluate(policies, labels, effectiveChange(current, config, flags), kv.schema()) }];
 }
 
 /** The policies that govern `now` but did not govern `before`: what a relabel brings the node under. */
@@ -69,16 +88,14 @@ function nodeChange(a: AdmissionAttributes): Judgement | undefined {
     return async (policies, reader) => {
       const added = newlyGoverning(policies, now, old);
       if (added.length === 0) return [];
-      const target = await reader.configMap(ref);
-      return target ? [await judgeNode(added, now, a.name, a.oldObject, target, reader)] : [];
+      return judgeNode(added, now, a.name, a.oldObject, (kv) => reader.configMap(ref, kv), reader);
     };
   }
   // Given several label sets, a policy that selects any of them governs: a relabel cannot step out of a policy.
   const labels = old === undefined ? [now] : [now, old];
   return async (policies, reader) => {
     if (governing(policies, labels).length === 0) return [];
-    const target = await reader.configMap(ref);
-    return target ? [await judgeNode(policies, labels, a.name, a.oldObject, target, reader)] : [];
+    return judgeNode(policies, labels, a.name, a.oldObject, (kv) => reader.configMap(ref, kv), reader);
   };
 }
 
@@ -97,14 +114,9 @@ function configMapChange(a: AdmissionAttributes): Judgement | undefined {
       const ref = configMapRefOf(specOf(n)['configSource']);
       return ref && namesConfigMap(ref, a.namespace, a.name) && governing(policies, labelsOf(n)).length > 0 ? [{ node: n, key: ref.kubeletConfigKey }] : [];
     });
-    const decoded = new Map<string, KubeletConfiguration | undefined>();
-    const targetOf = (key: string) => (decoded.has(key) ? decoded.get(key) : decoded.set(key, ConfigReader.decoded(cm, key)).get(key));
-    return (
-      await mapBounded(assigned, NODE_READ_CONCURRENCY, async ({ node, key }) => {
-        const target = targetOf(key);
-        return target ? [await judgeNode(policies, labelsOf(node), nameOf(node), node, target, reader)] : [];
-      })
-    ).flat();
+    const byKey = new Map<string, Target>();
+    const targetOf = (key: string): Target => byKey.get(key) ?? byKey.set(key, perMinor((kv) => ConfigReader.decoded(cm, key, kv))).get(key)!;
+    return (await mapBounded(assigned, NODE_READ_CONCURRENCY, ({ node, key }) => judgeNode(policies, labelsOf(node), nameOf(node), node, targetOf(key), reader))).flat();
   };
 }
 
@@ -132,10 +144,8 @@ function rolloutChange(a: AdmissionAttributes): Judgement | undefined {
   if (refs.length === 0) return undefined;
   return async (policies, reader, reads) => {
     const nodes = (await reads.list('', 'nodes')).filter((n) => selects(spec, n) && governing(policies, labelsOf(n)).length > 0);
-    if (nodes.length === 0) return [];
-    const target = await reader.rendered(refs);
-    if (!target) return [];
-    return mapBounded(nodes, NODE_READ_CONCURRENCY, (n) => judgeNode(policies, labelsOf(n), nameOf(n), n, target, reader));
+    const target = perMinor((kv) => reader.rendered(refs, kv));
+    return (await mapBounded(nodes, NODE_READ_CONCURRENCY, (n) => judgeNode(policies, labelsOf(n), nameOf(n), n, target, reader))).flat();
   };
 }
 

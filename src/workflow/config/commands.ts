@@ -103,10 +103,16 @@ function heldBy(a: SourceLayer, b: SourceLayer): SourceLayer['flags'] {
   return a.flags && b.flags ? undefined : (a.flags ?? b.flags);
 }
 
+/** The kubelet to read both sides as: the one asked for, else a node side's own (as its policy compares), else the newest. */
+function kubeletOf(asked: string | undefined, ...sides: (SourceLayer | undefined)[]): KubeletVersion {
+  if (asked !== undefined) return kubeletVersion(asked);
+  return sides.find((s) => s?.kubelet)?.kubelet ?? kubeletVersion();
+}
+
 export async function diff(io: Io, a: string, b: string, flags: DiffFlags): Promise<ExitCode> {
   return guarded(io, flags, 2, async (client) => {
-    const kv = kubeletVersion(flags.kubeletVersion);
     const [la, lb] = await Promise.all([readSource(parseSource(a), client), readSource(parseSource(b), client)]);
+    const kv = kubeletOf(flags.kubeletVersion, la, lb);
     const changes = configChanges(loadLayer(io, la, kv), loadLayer(io, lb, kv), heldBy(la, lb), kv.schema());
     if (flags.output === 'json') io.stdout.write(diffJSON(la.name, lb.name, changes));
     else for (const line of diffLines(changes, io.tty)) io.stdout.write(line + '\n');
@@ -139,9 +145,9 @@ export function lintFails(report: LintReport, strict: boolean): boolean {
 
 export async function lint(io: Io, source: string, flags: LintFlags): Promise<ExitCode> {
   return guarded(io, flags, 1, async (client) => {
-    const kv = kubeletVersion(flags.kubeletVersion);
     const layer = await readSource(parseSource(source), client);
     const against = flags.against ? await readSource(parseSource(flags.against), client) : undefined;
+    const kv = kubeletOf(flags.kubeletVersion, against, layer);
     const base = against ? loadLayer(io, against, kv) : kv.defaults();
     const { errors, warnings } = checkLayer(layer, kv);
     let changes: ClassifiedChange[] = [];

@@ -6,7 +6,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { isApiError, type RestClient } from '../../client/index.js';
-import { API_VERSION, DROPIN_EXTENSION, KIND, type Layer } from '../../kubeletconfig/index.js';
+import { API_VERSION, DROPIN_EXTENSION, KIND, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
+import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
 import type { ConfigMap, Node } from '../../api/types.js';
 import { readConfigFlags, type NodeConfigFlags } from '../../nodepolicy/flags.js';
 import { configMapKeys, getConfigMap } from '../kubectl.js';
@@ -56,9 +57,10 @@ export function sourceName(ref: SourceRef, key?: string): string {
   }
 }
 
-/** A source read: its layer and, for a node, its config flags (undefined when its Node records none). */
+/** A source read: its layer and, for a node, its config flags (undefined when its Node records none) and kubelet. */
 export interface SourceLayer extends Layer {
   flags?: NodeConfigFlags;
+  kubelet?: KubeletVersion;
 }
 
 /** The API client, made on first use. */
@@ -103,7 +105,8 @@ async function readNode(ref: Extract<SourceRef, { kind: 'node' }>, client: Clien
   const config = body?.kubeletconfig;
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new ConfigCommandError('node-configz', messages.configzShape(ref.name));
   const flags = readConfigFlags(node.metadata?.annotations);
-  return { name: sourceName(ref), bytes: JSON.stringify({ kind: KIND, apiVersion: API_VERSION, ...config }), ...(flags ? { flags } : {}) };
+  const layer: SourceLayer = { name: sourceName(ref), bytes: JSON.stringify({ kind: KIND, apiVersion: API_VERSION, ...config }), kubelet: nodeKubeletVersion(node) };
+  return flags ? { ...layer, flags } : layer;
 }
 
 async function readPath(path: string): Promise<Uint8Array> {

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes, ServerReads } from '../../../src/server/authz.js';
+import { kubeletVersion } from '../../../src/kubeletconfig/index.js';
 import { CONFIG_FLAGS_ANNOTATION } from '../../../src/nodepolicy/flags.js';
 import { nodeConfigPolicy } from '../../../src/server/policy/admission.js';
 import { ConfigReader, configMapRefOf } from '../../../src/server/policy/configs.js';
@@ -67,6 +68,8 @@ function attrs(object: KubeObject, oldObject: KubeObject | undefined, resource: 
   };
 }
 
+/** The agent's default kubelet, which a Node reporting none is taken for. */
+const kv = kubeletVersion('1.22');
 const rollouts = { ...nodes, group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' } as ResourceDef;
 const configmaps = { ...nodes, group: '', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } as ResourceDef;
 
@@ -77,9 +80,9 @@ describe('what a node runs now', () => {
       throw new Error('connection refused');
     });
     const reader = new ConfigReader(reads);
-    assert.equal((await reader.current(node('n', null, ref('a')))).maxPods, 42);
-    assert.equal((await reader.current(node('up', null, ref('gone')))).maxPods, 77, 'an active ConfigMap that is gone: /configz');
-    assert.equal((await reader.current(node('down', null))).maxPods, 110, 'no answer: the defaults');
+    assert.equal((await reader.current(node('n', null, ref('a')), kv)).maxPods, 42);
+    assert.equal((await reader.current(node('up', null, ref('gone')), kv)).maxPods, 77, 'an active ConfigMap that is gone: /configz');
+    assert.equal((await reader.current(node('down', null), kv)).maxPods, 110, 'no answer: the defaults');
     assert.deepEqual(reads.calls.filter((c) => c.startsWith('nodeGet')), ['nodeGet up /configz', 'nodeGet down /configz']);
   });
 
@@ -87,8 +90,8 @@ describe('what a node runs now', () => {
     assert.deepEqual(configMapRefOf({ configMapRef: { namespace: 'kube-system', name: 'x' } }), { namespace: 'kube-system', name: 'x', kubeletConfigKey: 'kubelet' });
     assert.equal(configMapRefOf({}), undefined);
     const reader = new ConfigReader(new FakeReads({ configMaps: [cm('bad', 'kind: Nope\n')] }));
-    assert.equal(await reader.configMap({ namespace: 'kube-system', name: 'bad', kubeletConfigKey: 'kubelet' }), undefined);
-    assert.equal(await reader.configMap({ namespace: 'kube-system', name: 'none', kubeletConfigKey: 'kubelet' }), undefined);
+    assert.equal(await reader.configMap({ namespace: 'kube-system', name: 'bad', kubeletConfigKey: 'kubelet' }, kv), undefined);
+    assert.equal(await reader.configMap({ namespace: 'kube-system', name: 'none', kubeletConfigKey: 'kubelet' }, kv), undefined);
   });
 });
 
@@ -184,6 +187,16 @@ describe('NodeConfigPolicy admission: flags, ConfigMap writes, relabels and the 
     const relabelled = (n: KubeObject): KubeObject => ({ ...n, metadata: { ...n.metadata, labels: blue } });
     await assert.rejects(Promise.resolve(plugin.validate!(attrs(relabelled(running('big')), running('big')))), /NodeConfigPolicy "fleet" denies the config change on node "n1": maxPods: 300 -> 300 \(above the maximum 250\)$/);
     await plugin.validate!(attrs(relabelled(running('files')), running('files')));
+  });
+
+  it("reads both sides as the node's kubelet minor does: its defaults are no change", async () => {
+    const configMaps = [cm('pods', doc('maxPods: 120\n'))];
+    // A 1.31 kubelet on its local config: /configz answers 1.31's defaults (kubeAPIQPS 50, where 1.22's is 5).
+    const reads = new FakeReads({ policies: [{ metadata: { name: 'pods' }, spec: { allowedFields: ['maxPods'] } }], configMaps }, () => JSON.stringify({ kubeletconfig: { kubeAPIQPS: 50, kubeAPIBurst: 100 } }));
+    const plugin = nodeConfigPolicy(() => reads);
+    const as = (version: string): KubeObject => ({ ...node('n1', null), status: { nodeInfo: { kubeletVersion: version } } });
+    await plugin.validate!(attrs({ ...as('v1.31.0'), spec: { configSource: ref('pods') } }, as('v1.31.0')));
+    await assert.rejects(Promise.resolve(plugin.validate!(attrs({ ...as('v1.22.17-dkc'), spec: { configSource: ref('pods') } }, as('v1.22.17-dkc')))), /kubeAPIQPS: 50 -> 5 \(not in allowedFields\)/);
   });
 
   it('only the node itself sets, changes or removes its config-flags record', async () => {
