@@ -4,7 +4,7 @@
 // arrived or went). A config no minor accepts is not a matter of versions: it is just invalid, and goes the way of
 // every invalid config (the node reports it, a rollout reverts). Pure; each minor is asked once.
 
-import { KUBELET_VERSIONS, kubeletVersion, type ConfigCheck, type KubeletVersion } from '../kubeletconfig/index.js';
+import { KUBELET_VERSIONS, kubeletVersion, type ConfigCheck, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
 
 export interface NodeKubelet {
   node: string;
@@ -21,19 +21,40 @@ export interface Incompatibility {
   errors: readonly string[];
 }
 
-/** Per-minor answers for one config, each minor checked at most once. */
-export function checksOf(bytes: string): (version: string) => ConfigCheck {
+/** A config as one minor answers for it. */
+export type VersionCheck = (version: string) => ConfigCheck;
+
+/** The check of layers merged as the kubelet merges --config-dir drop-ins (the first is the base), as one minor. */
+function checkLayers(layers: readonly Layer[], version: string): ConfigCheck {
+  const kv = kubeletVersion(version);
+  if (layers.length === 1) return kv.check(layers[0]!.bytes, { source: layers[0]!.name });
+  let rendered;
+  try {
+    rendered = kv.render(layers[0]!, layers.slice(1));
+  } catch (e) {
+    return { ok: false, errors: [(e as Error).message], warnings: [], unknownFields: [] };
+  }
+  const unknownFields = rendered.warnings.filter((w) => w.code === 'UnknownField').map((w) => w.path);
+  const warnings = rendered.warnings.map((w) => w.message);
+  const v = kv.validate(rendered.config);
+  const errors = v.errors.length > 0 ? v.errors : kv.validateStartup(rendered.config).errors;
+  return { ok: errors.length === 0, errors, warnings, unknownFields, config: rendered.config };
+}
+
+/** Per-minor answers for one config (its layers, or its bytes), each minor checked at most once. */
+export function checksOf(config: string | readonly Layer[]): VersionCheck {
+  const layers = typeof config === 'string' ? [{ name: 'config', bytes: config }] : config;
   const seen = new Map<string, ConfigCheck>();
   return (version) => {
     let c = seen.get(version);
-    if (!c) seen.set(version, (c = kubeletVersion(version).check(bytes)));
+    if (!c) seen.set(version, (c = checkLayers(layers, version)));
     return c;
   };
 }
 
-/** The nodes of `nodes` whose kubelet the config `bytes` does not suit, in the order given. */
-export function incompatibleNodes(bytes: string, nodes: readonly NodeKubelet[]): Incompatibility[] {
-  const check = checksOf(bytes);
+/** The nodes of `nodes` whose kubelet the config does not suit, in the order given. */
+export function incompatibleNodes(config: string | readonly Layer[] | VersionCheck, nodes: readonly NodeKubelet[]): Incompatibility[] {
+  const check = typeof config === 'function' ? config : checksOf(config);
   const newest = check(KUBELET_VERSIONS[KUBELET_VERSIONS.length - 1]!);
   // A field no minor knows is a typo, not a version matter: the newest minor knows every field that exists.
   const knownSomewhere = (field: string): boolean => !newest.unknownFields.includes(field) || KUBELET_VERSIONS.some((v) => !check(v).unknownFields.includes(field));

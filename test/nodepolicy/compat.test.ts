@@ -37,6 +37,15 @@ describe('incompatibleNodes', () => {
     assert.deepEqual(incompatible('kubeAPIQPS: -1\n'), {});
   });
 
+  it('layers: a drop-in that sets a newer field makes the older nodes incompatible, though the base suits them all', () => {
+    const layers = [
+      { name: 'cm/kube-system/base:kubelet', bytes: `${HEAD}kubeAPIQPS: 20\n` },
+      { name: 'cm/kube-system/logs:kubelet', bytes: `${HEAD}containerLogMaxWorkers: 2\n` },
+    ];
+    assert.deepEqual(incompatibleNodes(layers, fleet).map((i) => [i.node, i.unknownFields]), [['node-1', ['containerLogMaxWorkers']]]);
+    assert.deepEqual(incompatibleNodes(layers.slice(0, 1), fleet), []);
+  });
+
   it('names each minor once, oldest first, with its nodes', () => {
     const line = describeIncompatible(incompatibleNodes(`${HEAD}singleProcessOOMKill: true\n`, fleet));
     assert.equal(line, 'kubelet 1.22 (node-1): unknown field singleProcessOOMKill; kubelet 1.30 (node-2, node-4): unknown field singleProcessOOMKill');
