@@ -38,7 +38,7 @@ function checkLayers(layers: readonly Layer[], version: string): ConfigCheck {
   const warnings = rendered.warnings.map((w) => w.message);
   const v = kv.validate(rendered.config);
   const errors = v.errors.length > 0 ? v.errors : kv.validateStartup(rendered.config).errors;
-  return { ok: errors.length === 0, errors, warnings, unknownFields, config: rendered.config };
+  return { ok: errors.length === 0, errors, warnings, unknownFields };
 }
 
 /** Per-minor answers for one config (its layers, or its bytes), each minor checked at most once. */
