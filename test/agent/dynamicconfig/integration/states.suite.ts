@@ -1,6 +1,7 @@
-// Every row of upstream's state table (dkc-upstream.md §2.12) and every step of the sync algorithm (§2.5), walked
-// through by one agent against a real API server, on either host: a real agent process under dkc's supervisor
-// (states.test.ts) or a simulated node of a fleet (states-fleet.test.ts). Both run these same cases and must give the
+// Every outcome of upstream's boot decision and trial (pkg/kubelet/kubeletconfig/controller.go: Bootstrap,
+// loadConfig, checkTrial) and every step of its sync algorithm (pkg/kubelet/kubeletconfig/configsync.go:
+// syncConfigSource), walked through by one agent against a real API server, on either host: a real agent process
+// under dkc's supervisor (states.test.ts) or a simulated node of a fleet (states-fleet.test.ts). Both run these same cases and must give the
 // same observations. Each step changes what the
 // operator controls (a ConfigMap, spec.configSource) and then asserts everything an operator can observe: status.config,
 // the four kubelet_node_config_* gauges (exactly one series each), /configz, the newest KubeletConfigChanged event,
