@@ -19,7 +19,7 @@ import {
   newRollout,
   type NodeConfigRollout,
   type RolloutSpec,
-} from '../../src/controllers/rollout/resource.js';
+} from '../../src/api/dkc/rollout.js';
 import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';

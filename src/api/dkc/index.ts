@@ -2,4 +2,5 @@
 // src/api.
 
 export * from './nodeconfig.js';
+export * from './rollout.js';
 export * from './validation.js';

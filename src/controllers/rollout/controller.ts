@@ -32,7 +32,7 @@ import {
   rolloutReference,
   type NodeConfigRollout,
   type RolloutStatus,
-} from './resource.js';
+} from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
 
 /** What the controller needs of the API client. */

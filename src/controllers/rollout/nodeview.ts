@@ -8,7 +8,7 @@ import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../ap
 import { syncError } from '../../agent/dynamicconfig/errors.js';
 import { isFresh, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
-import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from './resource.js';
+import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from '../../api/dkc/rollout.js';
 
 /** What the rollout wants on each node, and when. */
 export interface NodeTarget {

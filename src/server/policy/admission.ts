@@ -15,7 +15,7 @@ import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
 import { matchesLabels, objectSelectorRequirements, type Labels, type ObjectLabelSelector } from '../../api/selectors.js';
 import type { ConfigMap, KubeObject } from '../../api/types.js';
-import type { RolloutSpec } from '../../controllers/rollout/resource.js';
+import type { RolloutSpec } from '../../api/dkc/rollout.js';
 import type { KubeletConfiguration, KubeletVersion } from '../../kubeletconfig/index.js';
 import { evaluate, governing } from '../../nodepolicy/evaluate.js';
 import { effectiveChange, readConfigFlags } from '../../nodepolicy/flags.js';
