@@ -2,5 +2,6 @@
 // src/api.
 
 export * from './nodeconfig.js';
+export * from './policy.js';
 export * from './rollout.js';
 export * from './validation.js';

@@ -20,7 +20,8 @@ import type { KubeletConfiguration, KubeletVersion } from '../../kubeletconfig/i
 import { evaluate, governing } from '../../nodepolicy/evaluate.js';
 import { effectiveChange, readConfigFlags } from '../../nodepolicy/flags.js';
 import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
-import { POLICY_GROUP, POLICY_PLURAL, readPolicy, type NodeConfigPolicy } from '../../nodepolicy/spec.js';
+import { POLICY_GROUP, POLICY_PLURAL } from '../../api/dkc/policy.js';
+import { readPolicy, type NodeConfigPolicy } from '../../nodepolicy/spec.js';
 import { verdict, type NodeViolations } from '../../nodepolicy/verdict.js';
 import { mapBounded } from '../../util/bounded.js';
 import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
