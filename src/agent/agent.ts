@@ -45,7 +45,7 @@ import { DynamicConfigController, type CheckpointPayload, type ConfigMapPayload 
 import { requestPath } from './dynamicconfig/source.js';
 import { PolicyGate } from './dynamicconfig/policy.js';
 import { clip } from './dynamicconfig/log.js';
-import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
+import { InternalError, LoadError, ValidateError } from '../api/configstatus.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
 import { WebhookAuthorizer } from './node/webhookauthz.js';
