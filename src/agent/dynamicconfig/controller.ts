@@ -19,7 +19,8 @@ import { BootstrapError } from './errors.js';
 import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer } from './configok.js';
 import { formatTime } from '../node/clock.js';
 import type { NodeCondition } from '../../api/types.js';
-import { clip, log, logError, logWarning } from './log.js';
+import { clip } from '../../util/clip.js';
+import { log, logError, logWarning } from './log.js';
 import {
   describeSource,
   fieldSelectorValue,
