@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
-import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 
 let work = '';
