@@ -26,7 +26,7 @@ import { NodeGraph } from '../../src/server/auth/nodegraph.js';
 import { nodeConfigRefusal } from '../../src/server/auth/nodeconfigrestriction.js';
 import { writesRevertRecord } from '../../src/server/nodeconfig/admission.js';
 import { CONTROLLER_USER } from '../../src/controllers/identity.js';
-import type { ResourceDef } from '../../src/server/registry.js';
+import type { ResourceDef } from '../../src/server/resourcedef.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
 import { admit, crdRuleErrors, type AdmissionRequest } from './cel.js';
