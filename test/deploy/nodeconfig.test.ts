@@ -25,7 +25,7 @@ import { NodeAuthorizer } from '../../src/server/auth/nodeauthorizer.js';
 import { NodeGraph } from '../../src/server/auth/nodegraph.js';
 import { nodeConfigRefusal } from '../../src/server/auth/nodeconfigrestriction.js';
 import { writesRevertRecord } from '../../src/server/nodeconfig/admission.js';
-import { CONTROLLER_USER } from '../../src/controllers/identity.js';
+import { CONTROLLER_USER } from '../../src/api/dkc/identity.js';
 import type { ResourceDef } from '../../src/server/resourcedef.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
