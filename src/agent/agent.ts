@@ -22,10 +22,8 @@ import { processHost, type AgentHost } from './host.js';
 import {
   computeAllocatable,
   computeCapacity,
-  createEventDirectly,
   createMetricsRegistry,
   defaultNodeIP,
-  EventRecorder,
   eventRateLimits,
   heartbeatTimeoutMs,
   gauge,
@@ -33,7 +31,6 @@ import {
   kubeAPIRateLimiter,
   LeaseRenewer,
   mergeCapacity,
-  nodeReference,
   NodeStatusReporter,
   parseCapacityFlag,
   registerNode,
@@ -41,11 +38,12 @@ import {
   type AgentServers,
   type MetricsRegistry,
 } from './node/index.js';
+import { createEventDirectly, EventRecorder, nodeReference } from '../client/events.js';
 import { DynamicConfigController, type CheckpointPayload, type ConfigMapPayload } from './dynamicconfig/controller.js';
 import { requestPath } from './dynamicconfig/source.js';
 import { PolicyGate } from './dynamicconfig/policy.js';
-import { clip } from './dynamicconfig/log.js';
-import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
+import { clip } from '../util/clip.js';
+import { InternalError, LoadError, ValidateError } from '../api/configstatus.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
 import { WebhookAuthorizer } from './node/webhookauthz.js';

@@ -9,7 +9,7 @@ import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
 import { ControllerError, logs, messages } from './errors.js';
-import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from './identity.js';
+import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../api/dkc/identity.js';
 import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
 import type { ControllerFactory, RunningController } from './types.js';
 

@@ -12,7 +12,7 @@ import type { AgentHost } from '../agent/host.js';
 import { informerPolicyFeed, sharedPolicyFeed } from '../agent/dynamicconfig/policywatch.js';
 import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
-import { defaultLocalConfig } from '../up/cluster.js';
+import { defaultLocalConfig } from '../agent/localconfig.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
 import { forEachBounded } from '../util/bounded.js';

@@ -6,7 +6,7 @@
 
 import { runAgent, type AgentExit, type RunningAgent } from '../agent/agent.js';
 import type { AgentHost } from '../agent/host.js';
-import { clip } from '../agent/dynamicconfig/log.js';
+import { clip } from '../util/clip.js';
 import { RestartBackoff, type BackoffOptions } from '../supervisor/backoff.js';
 import { klog } from '../util/klog.js';
 import { messages } from './errors.js';

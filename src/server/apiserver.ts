@@ -16,7 +16,8 @@ import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAt
 import { decodeObjectBody, decodePatchBody, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
-import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
+import { defaultRegistry, type Registry } from './registry.js';
+import { apiVersionOf, type ResourceDef } from './resourcedef.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { ResourceStorage, keyPrefix, presentCustom, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';

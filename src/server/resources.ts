@@ -15,7 +15,7 @@ import { applyPatch } from './patch/index.js';
 import { acceptedPatchMediaTypes, acceptedPatchTypes, type PatchContentType } from './patchtypes.js';
 import { PatchError } from './patch/errors.js';
 import type { JsonObject } from './patch/json.js';
-import { apiVersionOf, type CustomResourceBehaviour, type ResourceDef } from './registry.js';
+import { apiVersionOf, type CustomResourceBehaviour, type ResourceDef } from './resourcedef.js';
 import type { FieldError } from '../api/field.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';

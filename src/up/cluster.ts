@@ -6,6 +6,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultLocalConfig } from '../agent/localconfig.js';
 import { Supervisor, type BackoffOptions } from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { UpError, messages } from './errors.js';
@@ -143,21 +144,6 @@ function fleetChild(dataDir: string, kubeconfig: string, nodes: number, agentArg
     // Thousands of nodes checkpoint (write, fsync, rename) at once; libuv's default four threads would queue them.
     env: { UV_THREADPOOL_SIZE: process.env['UV_THREADPOOL_SIZE'] ?? '64' },
   };
-}
-
-export function defaultLocalConfig({ caFile }: { caFile: string }): string {
-  return [
-    'apiVersion: kubelet.config.k8s.io/v1beta1',
-    'kind: KubeletConfiguration',
-    'authentication:',
-    '  anonymous:',
-    '    enabled: false',
-    '  x509:',
-    `    clientCAFile: ${JSON.stringify(caFile)}`,
-    'authorization:',
-    '  mode: Webhook',
-    '',
-  ].join('\n');
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {

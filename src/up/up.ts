@@ -4,7 +4,7 @@
 import { join, resolve } from 'node:path';
 import { RestClient } from '../client/index.js';
 import { installSignalForwarding } from '../supervisor/index.js';
-import { readySince } from '../fleet/progress.js';
+import { readySince } from '../api/node.js';
 import { startCluster } from './cluster.js';
 import { UpError, messages } from './errors.js';
 import { lockDataDir } from './lock.js';

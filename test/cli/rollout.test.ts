@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { RestClient } from '../../src/client/index.js';
-import type { NodeConfigRollout, RolloutStatus } from '../../src/workflow/rollout/types.js';
+import type { RolloutStatus } from '../../src/api/dkc/rollout.js';
+import type { NodeConfigRollout } from '../../src/workflow/rollout/types.js';
 import { dkcBin, startServer, type RunningServer } from '../helpers/server.js';
 
 interface Result {

@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
-import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
+import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 
 let work = '';

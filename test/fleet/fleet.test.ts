@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiError, RestClient, loadKubeconfig } from '../../src/client/index.js';
 import type { ConfigMap, Node } from '../../src/api/types.js';
-import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout, type RolloutSpec } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout, type RolloutSpec } from '../../src/api/dkc/rollout.js';
 import { startFleet, type Fleet } from '../../src/fleet/index.js';
 import { nodeTokenSigner } from '../../src/pki/nodetoken.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { ensureClusterPKI, issueCert, writeKubeconfig } from '../../src/pki/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc } from '../helpers/dkc.js';

@@ -14,11 +14,13 @@ import { Informer, type KubeObject as ClientObject } from '../../client/index.js
 import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
 import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
-import { BootstrapError, InternalError, LoadError, syncError } from './errors.js';
+import { InternalError, LoadError, syncError } from '../../api/configstatus.js';
+import { BootstrapError } from './errors.js';
 import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer } from './configok.js';
 import { formatTime } from '../node/clock.js';
 import type { NodeCondition } from '../../api/types.js';
-import { clip, log, logError, logWarning } from './log.js';
+import { clip } from '../../util/clip.js';
+import { log, logError, logWarning } from './log.js';
 import {
   describeSource,
   fieldSelectorValue,

@@ -21,7 +21,7 @@ import { messages } from '../../nodepolicy/messages.js';
 import type { NodeConfigPolicy } from '../../nodepolicy/spec.js';
 import { writeFileAtomic } from '../../util/atomicfile.js';
 import { META_DIR, STORE_DIR } from './checkpoint.js';
-import { policyError, type PolicyError } from './errors.js';
+import { policyError, type PolicyError } from '../../api/configstatus.js';
 import { logError } from './log.js';
 
 export const POLICIES_FILE = 'policies';

@@ -6,7 +6,7 @@
 import { klog } from '../../util/klog.js';
 import { log, logError } from './log.js';
 import type { CheckpointStore } from './checkpoint.js';
-import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from './errors.js';
+import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from '../../api/configstatus.js';
 import {
   FailSyncReasonAllNilSubfields,
   FailSyncReasonInformer,

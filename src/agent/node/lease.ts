@@ -3,7 +3,7 @@
 // that deleting the Node deletes it. A conflicting write means someone else touched the Lease: re-read it
 // and try again on top of the fresh copy. A server that is down costs a log line and a quicker retry.
 
-import type { Lease, Node, OwnerReference } from '../../api/types.js';
+import { NODE_LEASE_NAMESPACE, type Lease, type Node, type OwnerReference } from '../../api/types.js';
 import { ApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { klog } from '../../util/klog.js';
@@ -11,7 +11,6 @@ import { formatMicroTime, systemClock, type Clock, type TimerHandle } from './cl
 
 export type LeaseClient = Pick<RestClient, 'get' | 'create' | 'update'>;
 
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** nodeLeaseRenewIntervalFraction of the kubelet. */
 export const RENEW_INTERVAL_FRACTION = 0.25;
 const MAX_UPDATE_RETRIES = 5;

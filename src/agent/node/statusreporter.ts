@@ -11,7 +11,7 @@ import { ApiError, type RestClient } from '../../client/index.js';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { klog } from '../../util/klog.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
-import { nodeReference, type EventRecorder } from './events.js';
+import { nodeReference, type EventRecorder } from '../../client/events.js';
 import { buildNodeStatus, conditionEvents, nodeStatusChanged, pickOwnStatus, type NodeStatusInput, type OwnNodeStatus } from './status.js';
 
 export type StatusClient = Pick<RestClient, 'get' | 'patch'>;

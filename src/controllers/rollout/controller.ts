@@ -8,8 +8,8 @@
 
 import { deepEqual } from '../../api/equal.js';
 import type { ConfigMap, Lease, Node } from '../../api/types.js';
-import { EventRecorder } from '../../agent/node/events.js';
-import { NODE_LEASE_NAMESPACE } from '../../agent/node/lease.js';
+import { EventRecorder } from '../../client/events.js';
+import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
 import { Informer, isApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
@@ -32,7 +32,7 @@ import {
   rolloutReference,
   type NodeConfigRollout,
   type RolloutStatus,
-} from './resource.js';
+} from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
 
 /** What the controller needs of the API client. */

@@ -12,4 +12,3 @@ export const rolloutController: ControllerFactory = async (ctx) => {
 
 export { RolloutController, type RolloutClient, type RolloutControllerOptions } from './controller.js';
 export { planRollout, type Plan, type PlanInput } from './plan.js';
-export * from './resource.js';

@@ -36,7 +36,7 @@ import {
   type RolloutCondition,
   type RolloutFailure,
   type RolloutStatus,
-} from './resource.js';
+} from '../../api/dkc/rollout.js';
 
 export interface PlanInput {
   rollout: NodeConfigRollout;

@@ -11,7 +11,7 @@
 
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
-import { GROUP as ROLLOUT_GROUP } from '../../controllers/rollout/resource.js';
+import { GROUP as ROLLOUT_GROUP } from '../../api/dkc/rollout.js';
 import type { AdmissionAttributes, AdmissionPlugin, AuthorizationAttributes, Authorizer } from '../authz.js';
 import { cannotClause, forbiddenError } from '../authz.js';
 import { specOf } from './configreferences.js';

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../api/types.js';
 import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads, type UserInfo } from '../authz.js';
 import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import type { ResourceStorage } from '../resources.js';
 import type { WatchCache } from '../watchcache.js';
 import { ClusterRoleAggregator } from './aggregation.js';

@@ -1,7 +1,7 @@
 // The rollouts page's decisions: each batch's progress from the rollout's per-node status, and which of the
 // `dkc rollout` actions make sense in a phase (the page still lets the API have the last word).
 
-import type { NodeProgress, RolloutPhase, RolloutStatus } from '../../workflow/rollout/types.js';
+import type { NodeProgress, Phase, RolloutStatus } from '../../api/dkc/rollout.js';
 
 export interface BatchProgress {
   /** 0 is the canary. */
@@ -38,10 +38,10 @@ export function pendingNodes(status: RolloutStatus | undefined): number {
   return Object.values(status?.nodes ?? {}).filter((p) => p.batch === undefined || p.state === 'Pending').length;
 }
 
-const FINAL: ReadonlySet<RolloutPhase> = new Set(['Succeeded', 'Halted', 'Reverted']);
+const FINAL: ReadonlySet<Phase> = new Set(['Succeeded', 'Halted', 'Reverted']);
 
 /** Which buttons are enabled: pause while it runs, resume while paused, undo until it has been reverted. */
-export function availableActions(phase: RolloutPhase | undefined, paused: boolean): { pause: boolean; resume: boolean; undo: boolean } {
+export function availableActions(phase: Phase | undefined, paused: boolean): { pause: boolean; resume: boolean; undo: boolean } {
   const final = phase !== undefined && FINAL.has(phase);
   return { pause: !paused && !final, resume: paused && !final, undo: phase !== 'Reverted' && phase !== 'Reverting' };
 }

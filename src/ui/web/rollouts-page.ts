@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import type { NodeConfigRollout } from '../../workflow/rollout/types.js';
 import { SPEC_CHANGES, type SpecCommand } from '../../workflow/rollout/changes.js';
-import { ROLLOUTS_PATH } from '../../controllers/rollout/resource.js';
+import { ROLLOUTS_PATH } from '../../api/dkc/rollout.js';
 import { availableActions, batchProgress, pendingNodes } from '../model/rollout.js';
 import { ConnectionLine } from './app.js';
 import { postJSON } from '../live/http.js';

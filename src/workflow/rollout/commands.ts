@@ -13,7 +13,8 @@ import { follow } from './follow.js';
 import { exitCodeFor, progressBar, progressLines } from './render.js';
 import { buildRollout, parseTimeout, type StartFlags } from './spec.js';
 import { renderTable } from './table.js';
-import type { NodeConfigRollout, RolloutStatus } from './types.js';
+import type { RolloutStatus } from '../../api/dkc/rollout.js';
+import type { NodeConfigRollout } from './types.js';
 
 export interface Io {
   stdout: { write(text: string): unknown };

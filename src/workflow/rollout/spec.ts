@@ -5,7 +5,8 @@
 import { parseLabelSelector, type LabelRequirement } from '../../api/selectors.js';
 import { Duration } from '../../kubeletconfig/values.js';
 import { messages, RolloutError } from './errors.js';
-import { GROUP, KIND, VERSION, type ConfigMapRef, type IntOrPercent, type LabelSelectorRequirement, type NodeConfigRollout, type NodeSelector, type RolloutSpec } from './types.js';
+import { GROUP, KIND, VERSION, type IntOrString, type LabelSelector, type LabelSelectorRequirement } from '../../api/dkc/rollout.js';
+import type { ConfigMapRef, NodeConfigRollout, RolloutSpec } from './types.js';
 
 export interface StartFlags {
   configmap: string;
@@ -35,7 +36,7 @@ export function parseConfigMapRef(value: string, key: string = DEFAULT_KEY): Con
 }
 
 /** `3` → 3, `25%` → "25%": the CRD's int-or-string with the same pattern as its schema. */
-export function parseIntOrPercent(flag: string, value: string): IntOrPercent {
+export function parseIntOrPercent(flag: string, value: string): IntOrString {
   const m = /^(0|[1-9][0-9]*)(%?)$/.exec(value.trim());
   if (!m) throw invalid(flag, value, messages.notIntOrPercent);
   const n = Number(m[1]);
@@ -93,14 +94,14 @@ function toExpression(r: LabelRequirement, selector: string): LabelSelectorRequi
 }
 
 /** kubectl's selector syntax (`pool=blue,zone in (a,b),!legacy`) → metav1.LabelSelector; "" selects every node. */
-export function parseNodeSelector(selector: string): NodeSelector {
+export function parseNodeSelector(selector: string): LabelSelector {
   let reqs: LabelRequirement[];
   try {
     reqs = parseLabelSelector(selector);
   } catch (err) {
     throw invalid('--selector', selector, (err as Error).message);
   }
-  const out: NodeSelector = {};
+  const out: LabelSelector = {};
   for (const r of reqs) {
     if (r.operator === '=' || r.operator === '==') (out.matchLabels ??= {})[r.key] = r.values[0]!;
     else (out.matchExpressions ??= []).push(toExpression(r, selector));

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideBoot, shouldPromote, type BootInput, type LoadOutcome } from '../../../src/agent/dynamicconfig/bootstrap.js';
-import { CrashLoopError, InternalError, LoadError, ValidateError } from '../../../src/agent/dynamicconfig/errors.js';
+import { CrashLoopError, InternalError, LoadError, ValidateError } from '../../../src/api/configstatus.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 
 const src = (name: string, rv = '1'): NodeConfigSource => ({ configMap: { name, namespace: 'kube-system', kubeletConfigKey: 'kubelet', uid: `uid-${name}`, resourceVersion: rv } });

@@ -23,7 +23,7 @@ import {
 } from '../../../src/agent/dynamicconfig/controller.js';
 import type { ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
 import { fieldSelectorValue, requestPath, serializeSource, type MaybeSource, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
-import { MAX_LOG_MESSAGE } from '../../../src/agent/dynamicconfig/log.js';
+import { MAX_LOG_MESSAGE } from '../../../src/util/clip.js';
 import { noGauges } from './fixtures/gauges.js';
 
 const INTERNAL = 'failed to sync: internal failure, see Kubelet log for details';

@@ -9,19 +9,17 @@ import {
   buildNodeStatus,
   computeAllocatable,
   computeCapacity,
-  createEventDirectly,
-  EventRecorder,
   formatMicroTime,
   isNodeAgentError,
   LeaseRenewer,
   leasePath,
-  nodeReference,
   NodeStatusReporter,
   registerNode,
   statusSource,
   type HostSystemInfo,
   type StatusClient,
 } from '../../../src/agent/node/index.js';
+import { createEventDirectly, EventRecorder, nodeReference } from '../../../src/client/events.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { FakeClock } from './fakeclock.js';
 import { eventually, freePort } from './netutil.js';

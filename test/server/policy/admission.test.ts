@@ -11,7 +11,7 @@ import { CONFIG_FLAGS_ANNOTATION } from '../../../src/nodepolicy/flags.js';
 import { nodeConfigPolicy } from '../../../src/server/policy/admission.js';
 import { ConfigReader, configMapRefOf } from '../../../src/server/policy/configs.js';
 import { nodes } from '../../../src/server/registry.js';
-import type { ResourceDef } from '../../../src/server/registry.js';
+import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const doc = (extra: string) => `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${extra}`;
 const cm = (name: string, text: string, binary = false): KubeObject => ({

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { exitCodeFor, exitCodeForPhase, progressBar, progressLines } from '../../../src/workflow/rollout/render.js';
-import type { RolloutStatus } from '../../../src/workflow/rollout/types.js';
+import type { RolloutStatus } from '../../../src/api/dkc/rollout.js';
 
 const pending: RolloutStatus = { phase: 'Pending' };
 const canary: RolloutStatus = {

@@ -1,13 +1,15 @@
-// Events about the node, written as core/v1 Events the way the kubelet's recorder writes them (name
-// `<node>.<hex unix nanos>`, source kubelet/<host>, count 1). Recording never blocks or fails the caller:
-// beyond eventRecordQPS/eventBurst an event is dropped, as are events that find the server down. An event
-// that must not be lost — the one written just before the agent exits to restart — goes through
-// createEventDirectly instead, outside the rate limit.
+// The event recorder of the node agent (events about its Node) and the controllers: core/v1 Events written the way
+// the kubelet's recorder writes them (name `<object>.<hex unix nanos>`, source kubelet/<host> unless another
+// component is named, count 1). Recording never blocks or fails the caller: beyond eventRecordQPS/eventBurst an
+// event is dropped, as are events that find the server down. An event that must not be lost — the one written just
+// before the agent exits to restart — goes through createEventDirectly instead, outside the rate limit.
 
-import type { Event, ObjectReference } from '../../api/types.js';
-import { TokenBucket, systemTimers, type RestClient, type Timers } from '../../client/index.js';
-import { klog } from '../../util/klog.js';
-import { formatTime, systemClock, type Clock } from './clock.js';
+import type { Event, ObjectReference } from '../api/types.js';
+import { formatTime, systemClock, type Clock } from '../util/clock.js';
+import { klog } from '../util/klog.js';
+import { TokenBucket } from './ratelimit.js';
+import type { RestClient } from './rest.js';
+import { systemTimers, type Timers } from './timers.js';
 
 export type EventType = 'Normal' | 'Warning';
 

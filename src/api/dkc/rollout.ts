@@ -1,7 +1,8 @@
-// The NodeConfigRollout resource as the controller reads and writes it (deploy/crds/nodeconfigrollouts.dkc.io.yaml),
-// the Node annotation that names the rollout holding a node, the finalizer, and the strategy's numbers. Pure: no I/O.
+// NodeConfigRollout (dkc.io/v1alpha1, deploy/crds/nodeconfigrollouts.dkc.io.yaml) as its controller writes it and
+// everyone else reads it: the Node annotation that names the rollout holding a node, the finalizer, the event
+// source, and the strategy's numbers. Pure: no I/O.
 
-import type { KubeObject, NodeConfigSource, ObjectReference, Time } from '../../api/types.js';
+import type { KubeObject, NodeConfigSource, ObjectReference, Time } from '../types.js';
 
 export const GROUP = 'dkc.io';
 export const VERSION = 'v1alpha1';
@@ -119,7 +120,8 @@ export interface RolloutCondition {
   status: 'True' | 'False' | 'Unknown';
   reason: string;
   message: string;
-  lastTransitionTime: Time;
+  /** The schema requires only type and status: a condition written by hand may lack its time. */
+  lastTransitionTime?: Time;
 }
 
 export interface RolloutStatus {
