@@ -96,6 +96,13 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
       assert.equal((await admin.get<Node>(`/api/v1/nodes/${n}`)).spec?.configSource, undefined, `${n}: its Node carries nothing`);
     }
     assert.equal((await nodeConfig('node-4')).spec?.configSource, undefined, 'a node the selector leaves out is not touched');
+    // The metrics the Prometheus rules and the Grafana dashboard (deploy/) read, under the same names.
+    const controller = await k!.ok(['get', '--raw', '/metrics']);
+    assert.match(controller, /^dkc_rollout_phase\{rollout="good",phase="Succeeded"\} 1$/m);
+    assert.match(controller, /^dkc_rollout_nodes\{rollout="good",state="Succeeded"\} 3$/m);
+    const agent = await k!.ok(['get', '--raw', '/api/v1/nodes/node-1/proxy/metrics']);
+    assert.match(agent, new RegExp(`^kubelet_node_config_active\\{node_config_source="/api/v1/namespaces/kube-system/configmaps/good",node_config_uid="${cm.metadata.uid}",`, 'm'));
+    assert.match(agent, /^kubelet_node_config_error 0$/m);
     const table = await runDkc(['rollout', 'list', ...kc]);
     assert.match(table.stdout, /good\s+Succeeded\s+3\s+3\s+3\s+0/);
   });
