@@ -1,8 +1,9 @@
 // The node agent's lifecycle, the kubelet's in small: build the local config (defaults ← --config ← flags), let the
 // dynamic config controller choose the config to run, start the node's listeners, register the Node and keep its
-// status and Lease current, and hand the controller its API client. The agent never changes config in place: to run
-// a new one it stops. `runAgent` is that lifecycle (start → stop) on a host (host.ts): `dkc agent` exits 0 so that
-// its supervisor starts it again; a fleet starts the node's next instance in the same process.
+// status and Lease current, and hand the controller its API client and the channel its assignment comes through (the
+// node's Node or its NodeConfig, found once at start). The agent never changes config in place: to run a new one it
+// stops. `runAgent` is that lifecycle (start → stop) on a host (host.ts): `dkc agent` exits 0 so that its supervisor
+// starts it again; a fleet starts the node's next instance in the same process.
 
 import type { NodeCondition } from '../api/types.js';
 import { readFile } from 'node:fs/promises';
@@ -46,6 +47,7 @@ import { clip } from '../util/clip.js';
 import { InternalError, LoadError, ValidateError } from '../api/configstatus.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
 import type { ConfigGauges } from './dynamicconfig/status.js';
+import { discoveryThrough, findAssignmentChannel, prepareChannel } from './dynamicconfig/findchannel.js';
 import { WebhookAuthorizer } from './node/webhookauthz.js';
 import { openLogFile } from './logfile.js';
 
@@ -57,7 +59,8 @@ export class AgentStartError extends Error {
   }
 }
 
-export type AgentExit = 'restart' | 'stopped';
+/** Why an agent stopped: to run a new config, on request, or because it cannot go on (`RunningAgent.failure` says why). */
+export type AgentExit = 'restart' | 'stopped' | 'failed';
 
 export interface RunningAgent {
   nodeName: string;
@@ -65,6 +68,8 @@ export interface RunningAgent {
   servers: AgentServers;
   /** Resolves when the agent has stopped: 'restart' when it stopped to run a new config. */
   done: Promise<AgentExit>;
+  /** Why the agent stopped with 'failed' (one line). */
+  readonly failure: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -241,6 +246,14 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   const abort = new AbortController();
   const cleanups: ShutdownStep[] = [];
   let stopping = false;
+  let failure: string | undefined;
+  /** The agent cannot go on: it says why in one line and stops, as a start that failed. */
+  const fail = (err: unknown): void => {
+    if (stopping) return;
+    failure = clip((err as Error).message);
+    klog.error(failure);
+    void stopAll('failed');
+  };
   const stopAll = async (why: AgentExit) => {
     if (stopping) return;
     stopping = true;
@@ -288,6 +301,19 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       ...(configOK ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => configOK.configOKConditions(previous) } : {}),
     });
     const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
+    // The channel the assignment comes through is found once, while the agent boots and serves (it needs no server
+    // for that); the controller's sync waits for it. One that cannot be used stops the agent.
+    const hostDiscovery = host.discoverChannel?.bind(host);
+    const channel = controller
+      ? findAssignmentChannel({
+          client,
+          nodeName,
+          choice: flags.configChannel,
+          discover: hostDiscovery ? (choice) => hostDiscovery(client, choice) : discoveryThrough(client),
+          signal: abort.signal,
+        })
+      : undefined;
+    channel?.catch(fail);
     // ConfigOK is written with the node's other conditions, as soon as it changes rather than at the next tick.
     let reporting = false;
     configOK?.status.onConditionChange(() => {
@@ -308,6 +334,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
         await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type: 'Warning', reason, message, host: nodeName });
       },
       ...(host.policyFeed ? { policyFeed: host.policyFeed() } : {}),
+      ...(channel ? { channel } : {}),
     });
     void (async () => {
       try {
@@ -322,6 +349,13 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
             })
           : undefined;
         if (stopping) return;
+        // The NodeConfig channel's status goes to the NodeConfig it creates now: published as soon as it exists.
+        if (channel) {
+          void prepareChannel({ channel, client, nodeName, ...(node ? { node } : {}), signal: abort.signal }).then(
+            () => controller?.status.retryNow(),
+            () => {},
+          );
+        }
         controller?.status.retryNow();
         reporter.start();
         reporting = true;
@@ -339,7 +373,16 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
     await startUpDone();
   }
 
-  return { nodeName, config, servers, done, stop: () => stopAll('stopped') };
+  return {
+    nodeName,
+    config,
+    servers,
+    done,
+    get failure() {
+      return failure;
+    },
+    stop: () => stopAll('stopped'),
+  };
 }
 
 /** How long a shutdown step may take before the agent exits without it. */
@@ -420,6 +463,10 @@ export async function runAgentCommand(argv: readonly string[]): Promise<void> {
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   const why = await agent.done;
+  if (why === 'failed') {
+    process.stderr.write(`dkc agent: ${agent.failure ?? 'failed'}\n`);
+    process.exit(1);
+  }
   klog.info(why === 'restart' ? 'exiting to restart with the new config' : 'stopped');
   process.exit(0);
 }

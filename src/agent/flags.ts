@@ -4,6 +4,7 @@
 
 import { join } from 'node:path';
 import { Duration, KUBELET_FLAGS, parseKubeletFlags, parseKubeletVersion, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
+import { CHANNEL_CHOICES, parseChannelChoice, type ChannelChoice } from '../client/channel.js';
 
 /** The kubelet's default --root-dir; --cert-dir defaults to its pki/ as the kubelet's does. */
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
@@ -38,6 +39,8 @@ export interface AgentFlags {
   kubelet: ParsedKubeletFlags;
   /** dkc: the kubelet minor to behave as (`1.31`); 1.22 when not given. */
   kubeletVersion?: string;
+  /** dkc: where the node's assignment and status.config live; `auto` finds it from the API server. */
+  configChannel: ChannelChoice;
 }
 
 type Kind = 'string' | 'bool' | 'int' | 'labels' | 'duration';
@@ -99,6 +102,14 @@ const agentFlags: Record<string, AgentFlagSpec> = {
     value: '1.MINOR',
     help: "the kubelet to behave as: its config fields, defaults, validation and feature gates, and the version the node reports",
     default: '1.22',
+  },
+  'config-channel': {
+    key: 'configChannel',
+    kind: 'string',
+    group: 'dkc',
+    value: CHANNEL_CHOICES.join('|'),
+    help: "where the node's config assignment lives: its Node (spec.configSource) or its NodeConfig (dkc.io); auto asks the API server",
+    default: 'auto',
   },
   'dynamic-config-trial-duration': {
     key: 'trialMs',
@@ -180,6 +191,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     verbosity: 0,
     logToStderr: true,
     kubelet: { given: [], rest: [] },
+    configChannel: 'auto',
   };
   let kubeletParsed: ParsedKubeletFlags;
   try {
@@ -241,6 +253,11 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     } catch (err) {
       throw new AgentFlagError(`invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${(err as Error).message}`);
     }
+  }
+  try {
+    flags.configChannel = parseChannelChoice(flags.configChannel);
+  } catch (err) {
+    throw new AgentFlagError((err as Error).message);
   }
   if (flags.crashLoopThreshold < 0) throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');
   if (flags.logFile === '') throw new AgentFlagError('--log-file must not be empty');

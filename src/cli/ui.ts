@@ -19,6 +19,7 @@ async function runUi(flags: UiFlags): Promise<void> {
     if (!/^\d+$/.test(flags.port) || port > 65535) throw new Error(ui.messages.badPort(flags.port));
     const config = await loadClientConfig({ explicitPath: flags.kubeconfig, env: process.env['KUBECONFIG'], home: homedir(), context: flags.context });
     const server = await ui.startUiServer({ config, address: flags.address, port, acceptHosts: ui.parseAcceptHosts(flags.acceptHosts) });
+    process.stdout.write(server.channelSays + '\n');
     process.stdout.write(ui.messages.serving(server.url) + '\n');
     const stop = (): void => void server.close().then(() => process.exit(0));
     process.once('SIGINT', stop);

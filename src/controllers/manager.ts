@@ -2,6 +2,7 @@
 // controllers with one AbortSignal that fires the instant leadership ends. Hosted in-process by `dkc server` or on
 // its own by `dkc controller`; either way it acts only through its API client, as system:dkc:controller.
 
+import type { ConfigChannel } from '../client/channel.js';
 import type { RestClient } from '../client/index.js';
 import { Duration } from '../kubeletconfig/index.js';
 import { backoffDelay } from '../util/backoff.js';
@@ -44,8 +45,8 @@ export function parseDurationFlag(flag: string, value: string): number {
 }
 
 /** The factories by name; the rollout controller is loaded only when enabled. */
-export async function loadFactory(name: ControllerName, opts: { nodeMonitorGracePeriodMs: number }): Promise<ControllerFactory> {
-  if (name === 'rollout') return (await import('./rollout/index.js')).rolloutController;
+export async function loadFactory(name: ControllerName, opts: { nodeMonitorGracePeriodMs: number; configChannel?: ConfigChannel | undefined }): Promise<ControllerFactory> {
+  if (name === 'rollout') return (await import('./rollout/index.js')).rolloutControllerOn(opts.configChannel);
   return (await import('./nodelifecycle/index.js')).nodeLifecycleController({ gracePeriodMs: opts.nodeMonitorGracePeriodMs });
 }
 
@@ -53,6 +54,8 @@ export interface ControllerManagerOptions {
   client: RestClient;
   controllers: readonly ControllerName[];
   nodeMonitorGracePeriodMs: number;
+  /** The config channel the host found (`dkc controller`); absent, the rollout controller finds it as it starts. */
+  configChannel?: ConfigChannel;
   clock?: Clock;
   identity?: string;
   /** See LeaderElectionOptions.deadIdentities. */
@@ -116,7 +119,7 @@ export class ControllerManager {
     klog.info(logs.startingController(name));
     for (let failures = 1; !signal.aborted; failures++) {
       try {
-        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs }));
+        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs, configChannel: this.o.configChannel }));
         if (signal.aborted) return undefined;
         return await factory({ client: this.o.client, clock: this.clock, signal, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
       } catch (err) {

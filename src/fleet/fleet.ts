@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ApiError, loadKubeconfig, sharedConnectionPool, RestClient, type ClientConfig } from '../client/index.js';
 import type { AgentHost } from '../agent/host.js';
 import { informerPolicyFeed, sharedPolicyFeed } from '../agent/dynamicconfig/policywatch.js';
+import { sharedDiscovery } from '../agent/dynamicconfig/findchannel.js';
 import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
 import { defaultLocalConfig } from '../agent/localconfig.js';
@@ -177,12 +178,15 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       (err) => klog.error(messages.policiesFailed((err as Error).message)),
     ),
   );
+  // The config channel is the API server's, the same for every node: found once, and said in one log line.
+  const discoverChannel = sharedDiscovery();
   const nodes = members.map((m) => {
     const dir = join(dataDir, m.name);
     const host: AgentHost = {
       ownsLogging: false,
       connect: () => nodeClient(m),
       policyFeed,
+      discoverChannel,
       serve: (o) => listener.serve(m.address, o),
       machine: async () => ({ ...machine }),
       systemInfo,

@@ -116,6 +116,14 @@ export class SimulatedNode {
       this.emit({ type: 'exit', node: this.name, instance, why });
       if (why === 'stopped') break;
       const now = performance.now();
+      if (why === 'failed') {
+        // The instance could not go on (its config channel, say): as an agent's exit 1, a crash.
+        this.failures++;
+        this.lastError = agent.failure;
+        this.emit({ type: 'failed', node: this.name, error: agent.failure ?? '' });
+        await this.sleep(backoff.afterExit('crash', now - began, now).delayMs);
+        continue;
+      }
       await this.sleep(backoff.afterExit('clean', now - began, now).delayMs);
     }
     firstStarted();

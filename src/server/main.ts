@@ -139,8 +139,10 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   // The authorizers read the server's own watch caches, which exist only once the server does.
   let serverRef: ApiServer | undefined;
   const { keepsNodeConfigSource } = await import('./emulation/version.js');
+  const keepsNodeFields = !emulatedVersion || keepsNodeConfigSource(emulatedVersion);
   const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads, {
-    nodeConfigSourceEdge: !emulatedVersion || keepsNodeConfigSource(emulatedVersion),
+    nodeConfigSourceEdge: keepsNodeFields,
+    assignmentChannel: keepsNodeFields ? 'node' : 'nodeconfig',
   });
   const admission = withoutDisabledPlugins(authz.admission, opts.disableAdmissionPlugins);
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;

@@ -1,10 +1,12 @@
 // The two things the page asks of the web view's own server rather than of the API: a node's field-level diff
-// against its assigned ConfigMap (the code of `dkc config diff`: the same sources, decode, defaults and diff, with
+// against its assigned ConfigMap (named by its Node, or by its NodeConfig on that channel) (the code of `dkc config diff`: the same sources, decode, defaults and diff, with
 // the node's config flags holding their fields on both sides, as NodeConfigPolicy compares them), and
 // the rollout actions (the code of `dkc rollout pause|resume|undo`). Both act with the user's kubeconfig credentials,
 // so the user's own permissions apply; the API's refusals come back as its Status.
 
-import type { Node } from '../api/types.js';
+import { NODE_CONFIGS_PATH, nodeConfigName, type NodeConfig } from '../api/dkc/nodeconfig.js';
+import type { Node, NodeConfigSource } from '../api/types.js';
+import type { ConfigChannel } from '../client/channel.js';
 import { isApiError, type RestClient } from '../client/index.js';
 import { BASE_KUBELET_VERSION, kubeletVersion, type JSONValue } from '../kubeletconfig/index.js';
 import { configChanges } from '../nodepolicy/flags.js';
@@ -23,9 +25,19 @@ export interface Answer {
 
 const text = (v: JSONValue | undefined): string | undefined => (v === undefined ? undefined : valueText(v));
 
-export async function nodeDiff(client: RestClient, name: string): Promise<NodeDiff> {
-  const node = await client.get<Node>(`/api/v1/nodes/${encodeURIComponent(name)}`);
-  const source = node.spec?.configSource;
+/** The source assigned to node `name`: its Node's, or on the NodeConfig channel its NodeConfig's (none without one). */
+async function assignedSource(client: RestClient, name: string, channel: ConfigChannel): Promise<NodeConfigSource | null | undefined> {
+  if (channel === 'node') return (await client.get<Node>(`/api/v1/nodes/${encodeURIComponent(name)}`)).spec?.configSource;
+  try {
+    return (await client.get<NodeConfig>(`${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(name))}`)).spec?.configSource;
+  } catch (err) {
+    if (isApiError(err, 404)) return undefined;
+    throw err;
+  }
+}
+
+export async function nodeDiff(client: RestClient, name: string, channel: ConfigChannel = 'node'): Promise<NodeDiff> {
+  const source = await assignedSource(client, name, channel);
   const runningRef: SourceRef = { kind: 'node', name };
   if (!source?.configMap) {
     return { running: `node/${name}`, changes: [], note: source?.configMapRef ? messages.legacySource(name) : messages.noConfigSource(name) };

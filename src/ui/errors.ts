@@ -24,4 +24,5 @@ export const messages = {
   legacySource: (node: string) => `node ${JSON.stringify(node)} is assigned a configMapRef (the 1.8 alpha form): compare it with dkc config diff`,
   badPort: (port: string) => `--port: ${JSON.stringify(port)} is not a port number (0-65535)`,
   methodNotAllowed: (method: string) => `method ${method} is not allowed here`,
+  channelFallback: (why: string) => `config channel: Node (spec.configSource, status.config) — the channel could not be found: ${why}`,
 } as const;

@@ -105,9 +105,28 @@ describe('controller hosting', () => {
     assert.deepEqual([unknown.status, unknown.stderr], [1, 'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle)\n']);
     const grace = run('server', '--data-dir', '/nonexistent/dkc', '--node-monitor-grace-period', 'soon');
     assert.deepEqual([grace.status, grace.stderr], [1, 'dkc: invalid --node-monitor-grace-period "soon": must be a positive duration such as 40s or 1m\n']);
+    const channel = run('controller', '--config-channel', 'nodes', '--kubeconfig', '/nonexistent');
+    assert.deepEqual([channel.status, channel.stderr], [1, 'dkc: invalid --config-channel "nodes": must be one of auto, node, nodeconfig\n']);
     const noKubeconfig = run('controller', '--kubeconfig', '/nonexistent/kubeconfig');
     assert.equal(noKubeconfig.status, 1);
     assert.match(noKubeconfig.stderr, /^dkc: cannot read kubeconfig \/nonexistent\/kubeconfig: ENOENT/);
+  });
+
+  it('dkc controller says its config channel and refuses, in one line, a cluster whose assignments live on both', async () => {
+    const server = await startServer(['--controllers=']);
+    cleanups.push(() => server.cleanup());
+    const admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 5_000 });
+    cleanups.push(async () => admin.close());
+    const source = { configMap: { namespace: 'kube-system', name: 'c', kubeletConfigKey: 'kubelet' } };
+    await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, spec: { configSource: source } });
+    await admin.create('/apis/dkc.io/v1alpha1/nodeconfigs', { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'n2' }, spec: { configSource: source } });
+    const r = spawnSync(process.execPath, [dkcBin, 'controller', '--kubeconfig', server.kubeconfig], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 1, r.stderr);
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.match(lines[0]!, /config channel: Node \(spec\.configSource, status\.config\) — the API server \(v1\.22\.17-dkc\.0\) keeps the Node's fields$/);
+    assert.deepEqual(lines.slice(1), [
+      "dkc: refusing to mix config channels: this cluster's channel is Node, but 1 NodeConfig(s) carry spec.configSource (nodeconfig/n2); move every assignment to one channel first",
+    ]);
   });
 
   it('a server killed with -9 and started again on its data dir takes its Lease back at once', async () => {

@@ -7,6 +7,8 @@ import type { Event, Node, NodeCondition, NodeConfigSource } from '../../src/api
 import { fleetRows, groupNodes, LOCAL_GROUP, matchesState, nodeIssues, nodeView, sourceKey } from '../../src/ui/model/fleet.js';
 import { availableActions, batchProgress, pendingNodes } from '../../src/ui/model/rollout.js';
 import { configEvents } from '../../src/ui/model/node.js';
+import { assignedNodes, withNodeConfig } from '../../src/ui/model/assignment.js';
+import type { NodeConfig } from '../../src/api/dkc/nodeconfig.js';
 
 const cm = (name: string, rv?: string, uid = `uid-${name}`): NodeConfigSource => ({
   configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet', ...(rv ? { uid, resourceVersion: rv } : {}) },
@@ -153,5 +155,31 @@ describe('node events', () => {
     ];
     assert.deepEqual(configEvents(events).map((e) => e.metadata.name), ['c', 'a']);
     assert.equal(configEvents(events, 1).length, 1);
+  });
+});
+
+describe('assignments on the NodeConfig channel', () => {
+  const nc = (name: string, spec?: NodeConfigSource, active?: NodeConfigSource): NodeConfig => ({
+    metadata: { name },
+    spec: spec ? { configSource: spec } : {},
+    status: active ? { config: { assigned: active, active } } : {},
+  });
+
+  it("groups and judges a node by its NodeConfig's assignment and status, not the Node's", () => {
+    const nodes = new Map([
+      ['/n1', node('n1', { spec: cm('stale'), active: cm('stale', '1') })],
+      ['/n2', node('n2')],
+    ]);
+    const ncs = new Map([['/n1', nc('n1', cm('blue'), cm('blue', '7'))]]);
+    const shown = assignedNodes('nodeconfig', nodes, ncs);
+    assert.deepEqual(
+      groupNodes(shown.values()).map((g) => [g.title, g.nodes.map((v) => v.name)]),
+      [
+        ['local config (no ConfigMap)', ['n2']],
+        ['kube-system/blue:kubelet', ['n1']],
+      ],
+    );
+    assert.deepEqual(nodeIssues(withNodeConfig(node('n3'), nc('n3', cm('blue')))).map((i) => i.kind), ['not-active'], 'assigned through its NodeConfig, not active yet');
+    assert.equal(assignedNodes('node', nodes, ncs), nodes, 'on the Node channel the Nodes as they are');
   });
 });

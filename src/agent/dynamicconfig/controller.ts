@@ -1,7 +1,9 @@
 // The dynamic config controller (upstream's kubeletconfig.Controller): Bootstrap decides, before the agent starts,
-// which configuration it runs; StartSync then follows the Node and its ConfigMap with informers (field-selected, so
-// the Node authorizer can scope them), publishes Node.status.config, promotes the assigned config to last-known-good
-// after a health-gated trial, and restarts the agent when the assigned config changes.
+// which configuration it runs; StartSync then follows the node's assignment and its ConfigMap with informers
+// (field-selected, so the Node authorizer can scope them), publishes status.config, promotes the assigned config to
+// last-known-good after a health-gated trial, and restarts the agent when the assigned config changes. The assignment
+// and status.config live on the node's Node or on its NodeConfig (assignment.ts): the channel, found once at start,
+// is the only part that knows which.
 //
 // Beyond upstream: the store heals itself (an unreadable record counts as absent, a missing checkpoint is downloaded
 // again), the start ledger is best-effort, "healthy" means the agent finished its whole start-up and its /healthz
@@ -35,12 +37,18 @@ import { ConfigSync } from './sync.js';
 import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.js';
 import type { PolicyGate } from './policy.js';
 import { informerPolicyFeed, PolicyWatch, type PolicyFeed } from './policywatch.js';
+import { nodeChannel, type AssignmentChannel, type AssignmentHandlers, type AssignmentObject, type AssignmentWatch } from './assignment.js';
 
 export interface CheckpointPayload {
   bytes: Uint8Array;
   dir: string;
   path: string;
 }
+
+const messages = {
+  channelNotFound: 'the config channel has not been found yet',
+  noChannelYet: "the node's assignment (its config channel not found yet)",
+};
 
 /** Upstream's syncLoop health check text. */
 export const SYNC_LOOP_UNHEALTHY = 'sync Loop took longer than expected';
@@ -94,6 +102,12 @@ export interface SyncOptions {
   emitWarning?(reason: string, message: string): Promise<void>;
   /** Where the NodeConfigPolicies come from (a fleet shares one feed); an informer on `client` by default. */
   policyFeed?: PolicyFeed;
+  /**
+   * Where the node's assignment and status.config live, once found (the Node channel when omitted). Until it settles
+   * the controller runs on what it booted and publishes nothing; when it rejects, the sync never starts (the agent
+   * stops).
+   */
+  channel?: Promise<AssignmentChannel>;
 }
 
 /** The parts of a ConfigMap a checkpoint needs. */
@@ -116,9 +130,7 @@ export interface HealthzResult {
   reason?: string;
 }
 
-interface NodeObject extends ClientObject {
-  spec?: { configSource?: NodeConfigSource };
-}
+type NodeObject = AssignmentObject;
 
 interface ConfigMapObject extends ClientObject {
   data?: Record<string, string>;
@@ -181,6 +193,11 @@ export class DynamicConfigController<C> {
   private trialTimer: NodeJS.Timeout | undefined;
   private informerWatchdog: NodeJS.Timeout | undefined;
   private nodeInformer: Informer<NodeObject> | undefined;
+  /** The node's assignment, once its channel is found. */
+  private assignment: AssignmentWatch | undefined;
+  /** Settles with the assignment watch once the channel is found (undefined when it is not, or the sync stopped). */
+  private following: Promise<AssignmentWatch | undefined> = Promise.resolve(undefined);
+  private stopped = false;
   private configMapInformer: Informer<ConfigMapObject> | undefined;
   private configMapRef: ConfigMapNodeConfigSource | undefined;
   private sync: ConfigSync | undefined;
@@ -415,25 +432,12 @@ export class DynamicConfigController<C> {
   startSync(opts: SyncOptions): void {
     const { client } = opts;
     const nodeName = this.options.nodeName;
+    const channel = opts.channel ?? Promise.resolve(nodeChannel);
     const rejected = this.rejection();
     if (rejected && opts.emitWarning) {
       opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
     }
-    this.status.start({
-      publish: async (config) => {
-        const body = {
-          status: {
-            config: {
-              assigned: config.assigned ?? null,
-              active: config.active ?? null,
-              lastKnownGood: config.lastKnownGood ?? null,
-              error: config.error ?? null,
-            },
-          },
-        };
-        await client.patch(`/api/v1/nodes/${encodeURIComponent(nodeName)}/status`, 'merge', body);
-      },
-    });
+    this.status.start({ publish: async (config) => (await channel).publish(client, nodeName, config) });
 
     const random = this.options.random ?? Math.random;
     const tick = () => 10_000 + random() * 2_000;
@@ -441,9 +445,8 @@ export class DynamicConfigController<C> {
       store: this.store,
       status: this.status,
       nodeConfigSource: () => {
-        const node = this.nodeInformer?.store.get(nodeName);
-        if (!node) throw new Error(`could not find Node ${JSON.stringify(nodeName)} in the informer's cache`);
-        return node.spec?.configSource ? structuredClone(node.spec.configSource) : undefined;
+        if (!this.assignment) throw new Error(messages.channelNotFound);
+        return this.assignment.source();
       },
       download: async (ref) => {
         if (this.configMapInformer && this.configMapRef && this.configMapRef.namespace === ref.namespace && this.configMapRef.name === ref.name) {
@@ -454,8 +457,9 @@ export class DynamicConfigController<C> {
       },
       restart: (source) => this.restart(source, opts),
       retryDelayMs: this.options.syncRetryMs ?? tick,
-      // A new assignment waits for the Node and, with a policy gate, for the policies that govern it.
-      ready: async () => (await (this.nodeInformer?.whenSynced() ?? Promise.resolve(false))) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
+      // A new assignment waits for the object that carries it and, with a policy gate, for the policies that govern
+      // the node.
+      ready: async () => (await this.assignmentSynced()) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
       restoredNeedsRestart: (resolved) => this.assignedCheckpointMissing && sourcesEqual(resolved, this.assignedAtBoot),
       clock: this.clock,
       loopPeriodMs: this.options.syncLoopPeriodMs ?? tick,
@@ -469,28 +473,44 @@ export class DynamicConfigController<C> {
       this.policyWatch = new PolicyWatch(gate, feed, () => void this.recheckPolicies());
       this.policyWatch.start();
     }
+    // The node's own Node, on either channel: its labels decide which policies govern it.
     const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}` });
     this.nodeInformer = nodeInformer;
     const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, logInterval, this.clock);
     nodeInformer.on('error', (err) => nodeFailures.failed(err));
-    nodeInformer.on('add', (node) => {
-      this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined);
-      this.followConfigMap(node);
-      if (this.informerErrorReported) {
-        // The Node could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
-        this.informerErrorReported = false;
-        this.status.setErrorOverride('');
-      }
-      this.sync?.poke();
-    });
-    nodeInformer.on('update', (oldObj, newObj) => {
-      this.policyWatch?.setLabels(newObj.metadata?.['labels'] as Record<string, string> | undefined);
-      this.followConfigMap(newObj);
-      if (!sourcesEqual(oldObj.spec?.configSource, newObj.spec?.configSource)) this.sync?.poke();
-    });
+    nodeInformer.on('add', (node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
+    nodeInformer.on('update', (_, node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
     nodeInformer.on('delete', () => log('Node was deleted'));
-    nodeInformer.start();
-    this.watchInitialSync(nodeInformer);
+    let assignmentFailures: FailureLog | undefined;
+    const handlers: AssignmentHandlers = {
+      added: (source) => {
+        this.followConfigMap(source);
+        if (this.informerErrorReported) {
+          // The assignment could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
+          this.informerErrorReported = false;
+          this.status.setErrorOverride('');
+        }
+        this.sync?.poke();
+      },
+      updated: (before, after) => {
+        this.followConfigMap(after);
+        if (!sourcesEqual(before, after)) this.sync?.poke();
+      },
+      deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
+      failed: (err) => assignmentFailures?.failed(err),
+    };
+    this.following = channel.then(
+      (ch) => {
+        if (this.stopped) return undefined;
+        const watch = ch.watch(client, nodeName, nodeInformer, handlers);
+        assignmentFailures = new FailureLog(watch.what, logInterval, this.clock);
+        this.assignment = watch;
+        nodeInformer.start();
+        return watch;
+      },
+      () => undefined,
+    );
+    this.watchInitialSync();
 
     this.syncOptions = opts;
     if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
@@ -503,6 +523,12 @@ export class DynamicConfigController<C> {
       this.trialTimer = setInterval(check, every);
       check();
     }
+  }
+
+  /** Resolves true once the object that carries the assignment has been listed; false if it never will be. */
+  private async assignmentSynced(): Promise<boolean> {
+    const watch = await this.following;
+    return watch ? watch.whenSynced() : false;
   }
 
   private startConfigMapInformer(assigned: ConfigMapNodeConfigSource): void {
@@ -531,10 +557,10 @@ export class DynamicConfigController<C> {
    * informer (started at once, as the 1.22 form needs it) stops when the Node shows a configMapRef, and starts again
    * when it shows the 1.22 form.
    */
-  private followConfigMap(node: NodeObject): void {
+  private followConfigMap(source: NodeConfigSource | null | undefined): void {
     const assigned = this.assignedAtBoot?.configMap;
     if (!assigned || !this.syncOptions) return;
-    if (node.spec?.configSource?.configMapRef) {
+    if (source?.configMapRef) {
       void this.configMapInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
       this.configMapInformer = undefined;
     } else if (!this.configMapInformer) {
@@ -542,9 +568,9 @@ export class DynamicConfigController<C> {
     }
   }
 
-  /** An informer failure is reported unless the Node turned out to name its ConfigMap with a configMapRef. */
+  /** An informer failure is reported unless the assignment turned out to name its ConfigMap with a configMapRef. */
   private async configMapInformerFailed(informer: Informer<ConfigMapObject>, failures: FailureLog, err: unknown): Promise<void> {
-    if (!(await this.nodeInformer?.whenSynced())) return;
+    if (!(await this.assignmentSynced())) return;
     if (this.configMapInformer !== informer) return;
     failures.failed(err);
   }
@@ -561,16 +587,17 @@ export class DynamicConfigController<C> {
   }
 
   /**
-   * A Node list that keeps failing (403, TLS, a server that is gone) would leave the agent on its boot config with
-   * nothing to show for it: after a bounded wait, status.config reports the internal sync error, as upstream's sync
-   * does when the Node is not in its cache. The next successful sync clears it.
+   * An assignment that cannot be listed (403, TLS, a server that is gone) would leave the agent on its boot config
+   * with nothing to show for it: after a bounded wait, status.config reports the internal sync error, as upstream's
+   * sync does when the Node is not in its cache. The next successful sync clears it.
    */
-  private watchInitialSync(informer: Informer<NodeObject>): void {
+  private watchInitialSync(): void {
     const timeout = this.options.informerSyncTimeoutMs ?? 30_000;
     this.informerWatchdog = setTimeout(() => {
       this.informerWatchdog = undefined;
-      if (informer.hasSynced()) return;
-      logError(`${InternalError}, error: the Node ${JSON.stringify(this.options.nodeName)} could not be listed within ${Math.round(timeout / 1000)} s`);
+      if (this.assignment?.hasSynced()) return;
+      const what = this.assignment ? `the ${this.assignment.what}` : messages.noChannelYet;
+      logError(`${InternalError}, error: ${what} could not be listed within ${Math.round(timeout / 1000)} s`);
       this.informerErrorReported = true;
       this.status.setErrorOverride(syncError(InternalError), FailSyncReasonInformer);
     }, timeout);
@@ -632,9 +659,11 @@ export class DynamicConfigController<C> {
   }
 
   stop(): void {
+    this.stopped = true;
     this.sync?.stop();
     this.policyWatch?.stop();
-    void this.nodeInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
+    void this.assignment?.stop(); // the informer loops catch their own errors: stop() never rejects
+    void this.nodeInformer?.stop();
     void this.configMapInformer?.stop();
     this.status.stop();
     if (this.trialTimer) clearInterval(this.trialTimer);

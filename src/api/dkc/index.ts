@@ -6,3 +6,4 @@ export * from './nodeconfig.js';
 export * from './policy.js';
 export * from './rollout.js';
 export * from './validation.js';
+export * from './channel.js';

@@ -1,7 +1,9 @@
 // The rollout controller: informers on NodeConfigRollouts, Nodes and ConfigMaps feed a work queue keyed by rollout;
-// (and on the nodes' Leases, their heartbeats) one worker asks the plan what to do and does it through the API, in an
+// (and on the nodes' Leases, their heartbeats, and on the channel's records: NodeConfigs where the API server drops
+// the Node's fields) one worker asks the plan what to do and does it through the API, in an
 // order that keeps every crash harmless: the record of what each node about to change runs now (in the rollout's
-// status), then the node patches (each naming the rollout in the same write as the new source), then the rollout's
+// status), then the node patches (each naming the rollout in the same write as the new source, on the Node or its
+// NodeConfig as the channel says: ./assignment.ts), then the rollout's
 // own spec (pauseAfterCanary, its finalizer), then its status (with the resourceVersion it was computed from, so a
 // stale view is refused rather than written), then events, and last the removal of a deleted rollout's finalizer.
 // Timers for soak, heartbeats and deadlines run on the injected clock.
@@ -10,12 +12,14 @@ import { deepEqual } from '../../api/equal.js';
 import type { ConfigMap, Lease, Node } from '../../api/types.js';
 import { EventRecorder } from '../../client/events.js';
 import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
+import type { ConfigChannel } from '../../client/channel.js';
 import { Informer, isApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
 import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
+import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentChannel, type Cached } from './assignment.js';
 import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
@@ -47,6 +51,8 @@ export interface RolloutControllerOptions {
   retryInitialMs?: number;
   /** dkc_rollout_nodes and dkc_rollout_phase go here until the controller stops. */
   metrics?: Registry;
+  /** Where assignments live (found once at start: ./findchannel.ts); the Node by default. */
+  channel?: ConfigChannel;
 }
 
 /** Whether an update of a rollout leaves what its users asked for as it was (only its status, or nothing, changed). */
@@ -58,14 +64,11 @@ function sameIntent(old: NodeConfigRollout, r: NodeConfigRollout): boolean {
   );
 }
 
-/** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
-type Cached<T extends { metadata: object }> = T & { metadata: T['metadata'] & { [k: string]: unknown } };
 type CachedNode = Cached<Node>;
 type CachedRollout = Cached<NodeConfigRollout>;
 type CachedConfigMap = Cached<ConfigMap>;
 type CachedLease = Cached<Lease>;
 
-const NODES_PATH = '/api/v1/nodes';
 const CONFIGMAPS_PATH = '/api/v1/configmaps';
 const LEASES_PATH = `/apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`;
 const RETRY_MAX_MS = 10_000;
@@ -93,7 +96,7 @@ export class RolloutController {
   private readonly leases: Informer<CachedLease>;
   /** When this controller started: the plan counts no soak time from before it. */
   private readonly startedAt: Date;
-  private readonly writtenNodes = new WrittenObjects<CachedNode>();
+  private readonly assignments: AssignmentChannel;
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
   private readonly failures = new Map<string, number>();
@@ -117,6 +120,7 @@ export class RolloutController {
     this.nodes = new Informer<CachedNode>(options.client, NODES_PATH, informerOptions);
     this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
     this.leases = new Informer<CachedLease>(options.client, LEASES_PATH, informerOptions);
+    this.assignments = options.channel === 'nodeconfig' ? new NodeConfigChannel(options.client, informerOptions) : new NodeChannel(options.client);
     this.startedAt = options.clock.now();
     this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
     this.wire();
@@ -128,7 +132,7 @@ export class RolloutController {
   }
 
   /**
-   * Starts the informers and, once all four have listed, the worker. Resolves at once: a cluster without the CRD
+   * Starts the informers and, once all have listed, the worker. Resolves at once: a cluster without the CRD
    * yet keeps the rollouts informer retrying, and must not keep the host from starting its other controllers.
    */
   start(): Promise<void> {
@@ -160,7 +164,7 @@ export class RolloutController {
   }
 
   private informers(): Informer<{ metadata: { name?: string } }>[] {
-    return [this.rollouts, this.nodes, this.configMaps, this.leases] as Informer<{ metadata: { name?: string } }>[];
+    return [this.rollouts, this.nodes, this.configMaps, this.leases, ...this.assignments.informers] as Informer<{ metadata: { name?: string } }>[];
   }
 
   private wire(): void {
@@ -180,9 +184,10 @@ export class RolloutController {
     this.nodes.on('add', everyActive);
     this.nodes.on('update', everyActive);
     this.nodes.on('delete', (n) => {
-      this.writtenNodes.forget(n.metadata?.name ?? '');
+      this.assignments.forget(n.metadata?.name ?? '');
       everyActive();
     });
+    this.assignments.onChange(everyActive);
     const byConfigMap = (cm: CachedConfigMap): void => {
       for (const r of this.rollouts.store.list()) {
         const refs = [r.spec?.configSource?.configMap, ...layersOf(r).map((l) => l.configMap)];
@@ -258,10 +263,7 @@ export class RolloutController {
 
   private currentNodes(): Node[] {
     const out: Node[] = [];
-    for (const seen of this.nodes.store.list()) {
-      const n = this.writtenNodes.view(seen.metadata.name ?? '', seen);
-      if (n) out.push(n);
-    }
+    for (const seen of this.nodes.store.list()) out.push(this.assignments.view(seen));
     return out;
   }
 
@@ -353,9 +355,7 @@ export class RolloutController {
     if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
     await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
-      const seen = this.nodes.store.get(p.node);
-      const node = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
-      this.writtenNodes.record(p.node, node, seen);
+      await this.assignments.write(p, this.nodes.store.get(p.node), signal);
       if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
       else klog.info(logs.nodeReleased(name, p.node, p.patch.metadata.annotations[ROLLOUT_ANNOTATION] ?? null));
     });

@@ -115,3 +115,8 @@ export const logs = {
   retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,
   informer: (path: string, err: string): string => `rollout controller: ${path}: ${err}`,
 };
+
+/** The assignment channel's own words (./assignment.ts, ./findchannel.ts). */
+export const channelMessages = {
+  nodeGone: (node: string): string => `node ${node} is gone: no NodeConfig is created for it`,
+};

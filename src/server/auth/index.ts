@@ -16,6 +16,7 @@ import type { WatchCache } from '../watchcache.js';
 import { ClusterRoleAggregator } from './aggregation.js';
 import { reconcileDefaultRoles } from './bootstrap.js';
 import { configMapReferences } from './configreferences.js';
+import type { ConfigChannel } from '../../api/dkc/channel.js';
 import { configSourcePermission } from './configsource.js';
 import { rbacEscalation } from './escalation.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
@@ -57,6 +58,8 @@ export interface PolicyHost {
 export interface AuthorizationOptions {
   /** The Node authorizer's Node → ConfigMap edge (from spec.configSource); releases from 1.24 on have none. */
   nodeConfigSourceEdge?: boolean;
+  /** Where nodes are assigned config: the Node (the default), or its NodeConfig where Nodes drop their fields. */
+  assignmentChannel?: ConfigChannel;
 }
 
 export interface ClusterAuthorization {
@@ -110,10 +113,10 @@ export function clusterAuthorization(
       ...(modes.includes('Node') ? [nodeRestriction] : []),
       nodeConfigValidation,
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
-      configSourcePermission(authorizer),
+      configSourcePermission(authorizer, options.assignmentChannel),
       configMapReferences(authorizer),
       nodeConfigRevertRecord,
-      nodeConfigPolicy(reads),
+      nodeConfigPolicy(reads, options.assignmentChannel),
     ],
     graph,
     nodeConfigGraph,

@@ -1,7 +1,8 @@
 // Shared plumbing for the dynamic config integration tests: a real `dkc server` and real `dkc agent` processes
 // under dkc's supervisor (startCluster), an admin client, and the observations the tests assert on —
-// Node.status.config, the kubelet_node_config_* series of /metrics and /configz (both through the API server's
-// node proxy), the newest KubeletConfigChanged event, and the supervisor's record of the agent's processes.
+// status.config (the Node's, or the NodeConfig's on that channel), the kubelet_node_config_* series of /metrics and
+// /configz (both through the API server's node proxy), the newest KubeletConfigChanged event, and the supervisor's
+// record of the agent's processes.
 // Every wait is bounded polling of observable state; a failed wait says what it last saw and shows the tail of
 // the node's agent.log, because the agent's log is where the controller explains itself.
 
@@ -15,6 +16,8 @@ import { dkcBin, startCluster, type Cluster, type ClusterNode } from '../../../.
 import { Supervisor, type BackoffOptions, type ExitEvent, type StartEvent } from '../../../../src/supervisor/index.js';
 import { startFleet, type Fleet, type NodeEvent } from '../../../../src/fleet/index.js';
 import { configureLogging } from '../../../../src/util/klog.js';
+import type { ConfigChannel } from '../../../../src/client/channel.js';
+import { NODE_CONFIGS_PATH } from '../../../../src/api/dkc/nodeconfig.js';
 
 export const KEY = 'kubelet';
 export const NS = 'default';
@@ -213,17 +216,30 @@ export interface HarnessOptions {
    * a fleet in this test's process (`fleet`), restarted in-process; the harness observes both the same way.
    */
   host?: 'process' | 'fleet';
+  /**
+   * Where assignments and status.config live: the Node (`node`, the default, on dkc server's default 1.22 behaviour)
+   * or the node's NodeConfig (`nodeconfig`, on `dkc server --emulated-version 1.31`, which drops the Node's fields).
+   * The agents find the channel themselves; the harness assigns and reads through the same one.
+   */
+  channel?: ConfigChannel;
   nodes?: number;
   agentArgs?: string[];
   serverArgs?: string[];
   backoff?: BackoffOptions;
 }
 
+/** The API server flags that make `channel` the cluster's. */
+const CHANNEL_SERVER_ARGS: Readonly<Record<ConfigChannel, readonly string[]>> = { node: [], nodeconfig: ['--emulated-version', '1.31'] };
+
 /** The local config's maxPods (the KubeletConfiguration default): payloads use other values to tell configs apart. */
 export const LOCAL_MAX_PODS = 110;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = await mkdtemp(join(tmpdir(), 'dkc-dynconfig-it-'));
+  const channel = options.channel ?? 'node';
+  const serverArgs = [...CHANNEL_SERVER_ARGS[channel], ...(options.serverArgs ?? [])];
+  /** The object that carries `node`'s assignment and status.config on the harness's channel. */
+  const assignmentPath = (node: ClusterNode): string => (channel === 'node' ? `/api/v1/nodes/${node.name}` : `${NODE_CONFIGS_PATH}/${node.name}`);
   let cluster: Cluster;
   try {
     cluster = await startCluster({
@@ -231,7 +247,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       nodes: options.host === 'fleet' ? 0 : (options.nodes ?? 1),
       port: 0,
       agentArgs: options.agentArgs ?? [],
-      ...(options.serverArgs ? { serverArgs: options.serverArgs } : {}),
+      ...(serverArgs.length > 0 ? { serverArgs } : {}),
       ...(options.backoff ? { backoff: options.backoff } : {}),
     });
   } catch (err) {
@@ -275,7 +291,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 
   const configStatus = async (node: ClusterNode): Promise<ConfigStatus> => {
-    const n = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node.name}`);
+    const n = await admin.get<{ status?: { config?: unknown } }>(assignmentPath(node));
     return normaliseStatus(n.status?.config);
   };
   const configz = async (node: ClusterNode): Promise<Record<string, unknown>> => {
@@ -325,7 +341,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async assign(node, ref) {
       const configSource = ref ? { configMap: { namespace: ref.namespace ?? NS, name: ref.name, kubeletConfigKey: ref.key ?? KEY } } : null;
-      await admin.patch(`/api/v1/nodes/${node.name}`, 'merge', { spec: { configSource } });
+      await admin.patch(assignmentPath(node), 'merge', { spec: { configSource } });
     },
     configStatus,
     async waitForStatus(node, expected, timeoutMs = 20_000) {
@@ -415,7 +431,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           server.add({
             name: 'server',
             command: process.execPath,
-            args: [dkcBin, 'server', '--data-dir', cluster.dataDir, '--port', port],
+            args: [dkcBin, 'server', '--data-dir', cluster.dataDir, '--port', port, ...serverArgs],
             logFile: join(cluster.dataDir, 'server.log'),
             restart: 'always',
           });
@@ -468,7 +484,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     for (const node of nodes) {
       await until(
         async () => {
-          const n = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node.name}`);
+          const n = await admin.get<{ status?: { config?: unknown } }>(assignmentPath(node));
           if (n.status?.config === undefined || n.status.config === null) return undefined;
           await configz(node);
           return true;

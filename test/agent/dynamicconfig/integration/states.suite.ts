@@ -1,12 +1,14 @@
 // Every outcome of upstream's boot decision and trial (pkg/kubelet/kubeletconfig/controller.go: Bootstrap,
 // loadConfig, checkTrial) and every step of its sync algorithm (pkg/kubelet/kubeletconfig/configsync.go:
-// syncConfigSource), walked through by one agent against a real API server, on either host: a real agent process
-// under dkc's supervisor (states.test.ts) or a simulated node of a fleet (states-fleet.test.ts). Both run these same cases and must give the
-// same observations. Each step changes what the
-// operator controls (a ConfigMap, spec.configSource) and then asserts everything an operator can observe: status.config,
-// the four kubelet_node_config_* gauges (exactly one series each), /configz, the newest KubeletConfigChanged event,
-// and whether the agent restarted (a new process, or a new instance in the fleet). The steps build on each other (last-known-good carries over), so they run
-// in order on one node.
+// syncConfigSource), walked through by one agent against a real API server, on either host — a real agent process
+// under dkc's supervisor (states*.test.ts) or a simulated node of a fleet (states-fleet*.test.ts) — and on either
+// assignment channel: the Node (dkc server's default) or the node's NodeConfig (`dkc server --emulated-version 1.31`,
+// which drops the Node's fields). All four run these same cases and must give the same observations. Each step
+// changes what the operator controls (a ConfigMap, spec.configSource of the Node or the NodeConfig) and then asserts
+// everything an operator can observe: status.config (where the channel keeps it), the four kubelet_node_config_*
+// gauges (exactly one series each), /configz, the newest KubeletConfigChanged event (about the Node on both channels,
+// as upstream's), and whether the agent restarted (a new process, or a new instance in the fleet). The steps build on
+// each other (last-known-good carries over), so they run in order on one node.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,12 +31,13 @@ import {
   type Source,
 } from './harness.js';
 import type { ClusterNode } from '../../../../src/up/cluster.js';
+import type { ConfigChannel } from '../../../../src/client/channel.js';
 
 const TRIAL = '2s';
 
-/** The state table on the agent host `host` (see HarnessOptions.host). */
-export function stateTableSuite(title: string, host: HarnessOptions['host']): void {
-describe(`dynamic config state table, real server and ${title}`, { timeout: 240_000 }, () => {
+/** The state table on the agent host `host` and the assignment channel `channel` (see HarnessOptions). */
+export function stateTableSuite(title: string, host: HarnessOptions['host'], channel: ConfigChannel = 'node'): void {
+describe(`dynamic config state table, real server and ${title}, ${channel === 'node' ? 'Node' : 'NodeConfig'} channel`, { timeout: 240_000 }, () => {
   let h: Harness;
   let node: ClusterNode;
   // The state carried between steps.
@@ -43,7 +46,7 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
 
   before(async () => {
     // A small crash backoff: the fatal row below has the agent exit 1 until its checkpoint is repaired.
-    h = await startHarness({ host, nodes: 1, agentArgs: [`--dynamic-config-trial-duration=${TRIAL}`], backoff: { initialMs: 50, maxMs: 500 } });
+    h = await startHarness({ host, channel, nodes: 1, agentArgs: [`--dynamic-config-trial-duration=${TRIAL}`], backoff: { initialMs: 50, maxMs: 500 } });
     node = h.node('node-1');
   });
   after(async () => {
@@ -72,6 +75,13 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
     // Bootstrap created the store layout even for the local config.
     assert.equal(await readFile(join(node.dynamicConfigDir, 'store', 'meta', 'assigned'), 'utf8'), '');
     assert.equal(await readFile(join(node.dynamicConfigDir, 'store', 'meta', 'last-known-good'), 'utf8'), '');
+  });
+
+  it('the agent says in one log line which channel it found', async () => {
+    const said = (await readFile(node.logFile, 'utf8')).split('\n').filter((l) => l.includes('] config channel: '));
+    assert.equal(said.length, 1, said.join('\n'));
+    assert.match(said[0]!, /^I.* config channel: (\S+) /);
+    assert.equal(/config channel: (\S+) /.exec(said[0]!)?.[1], channel === 'node' ? 'Node' : 'NodeConfig');
   });
 
   it('assigned loads and validates: A active, LKG nil, then A promoted to last-known-good after the trial', async () => {
