@@ -10,23 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { classifySignal, installSignalForwarding } from '../../src/supervisor/signals.js';
-import { captureLogs, isAlive, isRunning, killIfAlive, waitFor } from './helpers.js';
+import { captureLogs, isAlive, isRunning, killIfStill, noteProcess, waitFor, type StartedProcess } from './helpers.js';
 
 captureLogs();
 const fixture = fileURLToPath(new URL('./fixtures/forwarding.js', import.meta.url));
 const dirs: string[] = [];
-const started = new Set<number>();
+const started = new Set<StartedProcess>();
 
 after(() => {
-  // Only processes these tests started: the fixtures and the children whose pids they wrote down.
-  for (const pid of started) killIfAlive(pid);
-  for (const d of dirs) {
-    for (const name of ['server', 'agent']) {
-      const f = join(d, `${name}.pid`);
-      if (existsSync(f)) killIfAlive(Number(readFileSync(f, 'utf8')) || null);
-    }
-    rmSync(d, { recursive: true, force: true });
-  }
+  // Only processes these tests started, and only while they are still those processes: the fixtures and the
+  // children whose pids they wrote down.
+  for (const p of started) killIfStill(p);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 class FakeSupervisor {
@@ -105,7 +100,7 @@ async function startFixture(mode: 'plain' | 'stubborn', graceMs: number): Promis
   const dir = mkdtempSync(join(tmpdir(), 'dkc-forwarding-'));
   dirs.push(dir);
   const p = spawn(process.execPath, [fixture, dir, mode, String(graceMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  if (p.pid) started.add(p.pid);
+  if (p.pid) started.add(noteProcess(p.pid));
   const events: Record<string, unknown>[] = [];
   let buf = '';
   let stderr = '';
@@ -124,7 +119,10 @@ async function startFixture(mode: 'plain' | 'stubborn', graceMs: number): Promis
   const pidFiles = ['server', 'agent'].map((n) => join(dir, `${n}.pid`));
   await waitFor(() => events.filter((e) => e['event'] === 'child-ready').length === 2 && pidFiles.every(existsSync), 'both children ready', 15_000);
   const childPids = pidFiles.map((f) => Number(readFileSync(f, 'utf8')));
-  for (const pid of childPids) assert.ok(isAlive(pid), `child ${pid} runs`);
+  for (const pid of childPids) {
+    assert.ok(isAlive(pid), `child ${pid} runs`);
+    started.add(noteProcess(pid));
+  }
   return { proc: p, events, childPids, stderr: () => stderr, exited };
 }
 

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Supervisor, type ChildSpec } from '../../src/supervisor/supervisor.js';
 import { SupervisorError } from '../../src/supervisor/errors.js';
-import { Recorder, captureLogs, isAlive, isRunning, killIfAlive, nodeScript, waitFor } from './helpers.js';
+import { Recorder, captureLogs, isAlive, isRunning, killIfStill, nodeScript, noteProcess, waitFor, type StartedProcess } from './helpers.js';
 
 const logs = captureLogs();
 let dir: string;
 const supervisors: Supervisor[] = [];
-const extraPids = new Set<number>();
+const extraPids = new Set<StartedProcess>();
 
 // Timers never fire early, but the loop's cached time may round by a millisecond; the upper slack absorbs a
 // loaded 2-core machine.
@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 after(() => {
-  for (const pid of extraPids) killIfAlive(pid);
+  for (const pid of extraPids) killIfStill(pid);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -357,7 +357,7 @@ describe('Supervisor stop', () => {
     s.start();
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 'the grandchild pid');
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    extraPids.add(grandchild);
+    extraPids.add(noteProcess(grandchild));
     assert.ok(isRunning(grandchild));
     await s.stop('SIGTERM', 2000);
     // The grandchild is not ours to reap: once its parent is gone, whoever inherits it does, maybe later.
@@ -426,7 +426,7 @@ describe('Supervisor parent pipe', () => {
       setInterval(() => {}, 1000);
     });`;
     const p = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], env: { ...process.env, DKC_SUPERVISOR_FD: '3' } });
-    extraPids.add(p.pid!);
+    extraPids.add(noteProcess(p.pid!));
     let said = '';
     p.stdout!.on('data', (d: Buffer) => (said += d.toString()));
     const exited = new Promise((r) => p.once('exit', r));

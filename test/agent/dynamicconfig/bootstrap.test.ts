@@ -1,5 +1,6 @@
-// The boot decision, one table row per line of upstream's state table (dkc-upstream.md §2.12) plus dkc's crash-loop
-// rollback, and the health-gated promotion rule.
+// The boot decision, one table row per outcome of upstream's Bootstrap (pkg/kubelet/kubeletconfig/controller.go: the
+// assigned config if it loads and validates, else last-known-good, else the local config; a last-known-good that fails
+// too is fatal) plus dkc's crash-loop rollback, and the health-gated form of upstream's checkTrial promotion.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -119,7 +119,10 @@ export function restartMessage(s: Source | undefined): string {
   return `Kubelet restarting to use ${apiPathOf(s)}, UID: ${c.uid}, ResourceVersion: ${c.resourceVersion}, KubeletConfigKey: ${c.kubeletConfigKey}`;
 }
 
-/** The one series each labelled gauge must have for `s` (§2.10). */
+/**
+ * The one series each labelled gauge must have for `s`: upstream's configLabels, whose old series
+ * SetAssignedConfig, SetActiveConfig and SetLastKnownGoodConfig delete (pkg/kubelet/metrics/metrics.go).
+ */
 export function metricLabelsOf(s: Source | undefined): Record<string, string> {
   if (!s) return { node_config_source: 'local', node_config_uid: '', node_config_resource_version: '', node_config_kubelet_key: '' };
   return {

@@ -1,13 +1,14 @@
-// Every row of upstream's state table (dkc-upstream.md §2.12) and every step of the sync algorithm (§2.5), walked
-// through by one agent against a real API server, on either host — a real agent process under dkc's supervisor
-// (states*.test.ts) or a simulated node of a fleet (states-fleet*.test.ts) — and on either assignment channel: the
-// Node (dkc server's default) or the node's NodeConfig (`dkc server --emulated-version 1.31`, which drops the Node's
-// fields). All four run these same cases and must give the same observations. Each step changes what the operator
-// controls (a ConfigMap, spec.configSource of the Node or the NodeConfig) and then asserts everything an operator can
-// observe: status.config (where the channel keeps it), the four kubelet_node_config_* gauges (exactly one series
-// each), /configz, the newest KubeletConfigChanged event (about the Node on both channels, as upstream's), and whether
-// the agent restarted (a new process, or a new instance in the fleet). The steps build on each other (last-known-good
-// carries over), so they run in order on one node.
+// Every outcome of upstream's boot decision and trial (pkg/kubelet/kubeletconfig/controller.go: Bootstrap,
+// loadConfig, checkTrial) and every step of its sync algorithm (pkg/kubelet/kubeletconfig/configsync.go:
+// syncConfigSource), walked through by one agent against a real API server, on either host — a real agent process
+// under dkc's supervisor (states*.test.ts) or a simulated node of a fleet (states-fleet*.test.ts) — and on either
+// assignment channel: the Node (dkc server's default) or the node's NodeConfig (`dkc server --emulated-version 1.31`,
+// which drops the Node's fields). All four run these same cases and must give the same observations. Each step
+// changes what the operator controls (a ConfigMap, spec.configSource of the Node or the NodeConfig) and then asserts
+// everything an operator can observe: status.config (where the channel keeps it), the four kubelet_node_config_*
+// gauges (exactly one series each), /configz, the newest KubeletConfigChanged event (about the Node on both channels,
+// as upstream's), and whether the agent restarted (a new process, or a new instance in the fleet). The steps build on
+// each other (last-known-good carries over), so they run in order on one node.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
