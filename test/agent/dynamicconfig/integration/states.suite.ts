@@ -32,6 +32,7 @@ import {
 } from './harness.js';
 import type { ClusterNode } from '../../../../src/up/cluster.js';
 import type { ConfigChannel } from '../../../../src/client/channel.js';
+import { isApiError } from '../../../../src/client/index.js';
 
 const TRIAL = '2s';
 
@@ -77,11 +78,17 @@ describe(`dynamic config state table, real server and ${title}, ${channel === 'n
     assert.equal(await readFile(join(node.dynamicConfigDir, 'store', 'meta', 'last-known-good'), 'utf8'), '');
   });
 
-  it('the agent says in one log line which channel it found', async () => {
+  it('the agent says in one log line which channel it found; on the NodeConfig channel it created its NodeConfig, owned by its Node', async () => {
     const said = (await readFile(node.logFile, 'utf8')).split('\n').filter((l) => l.includes('] config channel: '));
     assert.equal(said.length, 1, said.join('\n'));
-    assert.match(said[0]!, /^I.* config channel: (\S+) /);
-    assert.equal(/config channel: (\S+) /.exec(said[0]!)?.[1], channel === 'node' ? 'Node' : 'NodeConfig');
+    assert.equal(/^I.*\] config channel: (\S+) /.exec(said[0]!)?.[1], channel === 'node' ? 'Node' : 'NodeConfig', said[0]);
+    const nodeConfig = h.admin.get<{ metadata: { ownerReferences?: unknown[] } }>(`/apis/dkc.io/v1alpha1/nodeconfigs/${node.name}`);
+    if (channel === 'node') {
+      await assert.rejects(nodeConfig, (err) => isApiError(err, 404));
+      return;
+    }
+    const owner = await h.admin.get<{ metadata: { uid: string } }>(`/api/v1/nodes/${node.name}`);
+    assert.deepEqual((await nodeConfig).metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: node.name, uid: owner.metadata.uid }]);
   });
 
   it('assigned loads and validates: A active, LKG nil, then A promoted to last-known-good after the trial', async () => {
