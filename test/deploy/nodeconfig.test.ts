@@ -19,6 +19,10 @@ import { ValidatingAdmissionPolicyBinding } from 'kubernetes-models/admissionreg
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { defaultClusterRoles, defaultRoles } from '../../src/server/auth/rbacresources.js';
 import { validateNodeConfig, type NodeConfig } from '../../src/api/dkc/index.js';
 import type { AdmissionAttributes } from '../../src/server/authz.js';
 import { NodeAuthorizer } from '../../src/server/auth/nodeauthorizer.js';
@@ -35,6 +39,7 @@ type Doc = { apiVersion: string; kind: string; metadata: { name: string }; [k: s
 
 const CRD_DIR = join(repoRoot, 'deploy/crds');
 const NODECONFIG_DIR = join(repoRoot, 'deploy/nodeconfig');
+const CONTROLLER_DIR = join(repoRoot, 'deploy/controller');
 
 async function docsIn(dir: string): Promise<{ file: string; doc: Doc }[]> {
   const out: { file: string; doc: Doc }[] = [];
@@ -51,13 +56,16 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'apiextensions.k8s.io/v1/CustomResourceDefinition': CustomResourceDefinition,
   'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'v1/ServiceAccount': ServiceAccount,
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': ValidatingAdmissionPolicy,
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': ValidatingAdmissionPolicyBinding,
 };
 
 describe("deploy/: the manifests against upstream's schemas (kubernetes-models)", () => {
   it('every document validates as its kind', async () => {
-    const docs = [...(await docsIn(CRD_DIR)), ...(await docsIn(NODECONFIG_DIR))];
+    const docs = [...(await docsIn(CRD_DIR)), ...(await docsIn(NODECONFIG_DIR)), ...(await docsIn(CONTROLLER_DIR))];
     assert.ok(docs.length >= 7, `found ${docs.length} documents`);
     for (const { file, doc } of docs) {
       const Model = MODELS[`${doc.apiVersion}/${doc.kind}`];
@@ -160,6 +168,32 @@ function dkcAllows(s: Sample): boolean {
   return !(writesRevertRecord(a) && s.user.username !== CONTROLLER_USER);
 }
 
+type Rule = { apiGroups?: string[]; resources?: string[]; verbs?: string[]; resourceNames?: string[] };
+/** Rules as comparable lines, one per group × resource × name, with their verbs sorted. */
+const ruleLines = (rules: Rule[]): string[] =>
+  rules
+    .flatMap((r) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => (r.resourceNames ?? ['*']).map((n) => `${g}/${res}/${n}: ${[...(r.verbs ?? [])].sort().join(',')}`))))
+    .sort();
+
+describe('deploy/controller/rbac.yaml: the rollout controller on a real cluster', () => {
+  it("holds exactly dkc server's own controller rights, less nodes/configsource (which only dkc server has)", async () => {
+    const docs = (await docsIn(CONTROLLER_DIR)).map((d) => d.doc);
+    const shipped = (kind: string, ns?: string): string[] =>
+      ruleLines(docs.filter((d) => d.kind === kind && (ns === undefined || (d.metadata as { namespace?: string }).namespace === ns)).flatMap((d) => d['rules'] as Rule[]));
+    const own = (objs: KubeObjectLike[], ns?: string): string[] =>
+      ruleLines(objs.filter((o) => o.metadata.name === CONTROLLER_USER && (ns === undefined || o.metadata.namespace === ns)).flatMap((o) => o.rules));
+    const withoutConfigSource = (lines: string[]) => lines.filter((l) => !l.startsWith('/nodes/configsource/'));
+    assert.deepEqual(shipped('ClusterRole'), withoutConfigSource(own(defaultClusterRoles as unknown as KubeObjectLike[])));
+    for (const ns of ['kube-system', 'kube-node-lease']) assert.deepEqual(shipped('Role', ns), own(defaultRoles as unknown as KubeObjectLike[], ns), ns);
+    const subjects = docs.filter((d) => d.kind.endsWith('Binding')).map((d) => JSON.stringify(d['subjects']));
+    assert.deepEqual([...new Set(subjects)], [JSON.stringify([{ kind: 'ServiceAccount', name: 'dkc-controller', namespace: 'kube-system' }])]);
+    // The ServiceAccount is the one the revert-record policy lets write status.previous.
+    assert.match(await readFile(join(NODECONFIG_DIR, 'policy.yaml'), 'utf8'), /'system:serviceaccount:kube-system:dkc-controller'/);
+  });
+});
+
+type KubeObjectLike = { metadata: { name?: string; namespace?: string }; rules: Rule[] };
+
 describe('deploy/nodeconfig/policy.yaml: the policies’ CEL (@bufbuild/cel) against sample requests', () => {
   let policies: { name: string; binding: string; policy: Parameters<typeof admit>[0] }[] = [];
   let nodeRules: RbacRule[] = [];
@@ -259,13 +293,14 @@ describe('deploy/: kubectl apply --dry-run=server against dkc server', () => {
     await server?.cleanup();
   });
 
-  it('accepts the dkc.io CRDs and the nodes’ RBAC', async () => {
-    const r = await k!.run(['apply', '--dry-run=server', '-f', CRD_DIR, '-f', join(NODECONFIG_DIR, 'rbac.yaml')]);
+  it('accepts the dkc.io CRDs, the nodes’ RBAC and the controller’s', async () => {
+    const r = await k!.run(['apply', '--dry-run=server', '-f', CRD_DIR, '-f', join(NODECONFIG_DIR, 'rbac.yaml'), '-f', join(CONTROLLER_DIR, 'rbac.yaml')]);
     assert.equal(r.code, 0, r.stderr);
     for (const name of ['nodeconfigpolicies.dkc.io', 'nodeconfigrollouts.dkc.io', 'nodeconfigs.dkc.io']) {
       assert.match(r.stdout, new RegExp(`customresourcedefinition.apiextensions.k8s.io/${name.replace(/\./g, '\\.')} (configured|unchanged) \\(server dry run\\)`));
     }
     assert.match(r.stdout, /clusterrole\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/);
     assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/);
+    assert.match(r.stdout, /role\.rbac\.authorization\.k8s\.io\/dkc:controller created \(server dry run\)/);
   });
 });
