@@ -4,6 +4,7 @@
 
 import type { ConfigChannel } from '../client/channel.js';
 import type { RestClient } from '../client/index.js';
+import { SharedInformerFactory } from '../client/sharedinformers.js';
 import { Duration } from '../kubeletconfig/index.js';
 import { backoffDelay } from '../util/backoff.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
@@ -75,6 +76,8 @@ export class ControllerManager {
   private readonly stopping = new AbortController();
   private readonly elector: LeaderElector;
   private running: { name: string; controller: Promise<RunningController | undefined> }[] = [];
+  /** This leadership term's informers, shared by its controllers; stopped after them. */
+  private informers: SharedInformerFactory | undefined;
   private loop: Promise<void> | undefined;
 
   constructor(options: ControllerManagerOptions) {
@@ -111,17 +114,18 @@ export class ControllerManager {
   }
 
   private startControllers(signal: AbortSignal): void {
-    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal) }));
+    const informers = (this.informers = new SharedInformerFactory(this.o.client, { timers: this.clock }));
+    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal, informers) }));
   }
 
   /** Starts one controller, retrying with backoff while it fails to start (say, its CRD is not served yet). */
-  private async startOne(name: ControllerName, signal: AbortSignal): Promise<RunningController | undefined> {
+  private async startOne(name: ControllerName, signal: AbortSignal, informers: SharedInformerFactory): Promise<RunningController | undefined> {
     klog.info(logs.startingController(name));
     for (let failures = 1; !signal.aborted; failures++) {
       try {
         const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs, configChannel: this.o.configChannel }));
         if (signal.aborted) return undefined;
-        return await factory({ client: this.o.client, clock: this.clock, signal, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
+        return await factory({ client: this.o.client, clock: this.clock, signal, informers, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
       } catch (err) {
         if (signal.aborted) return undefined;
         klog.error(logs.controllerFailed(name, (err as Error).message));
@@ -135,7 +139,9 @@ export class ControllerManager {
   private async stopControllers(): Promise<void> {
     klog.info(logs.stoppedLeading());
     const running = this.running;
+    const informers = this.informers;
     this.running = [];
+    this.informers = undefined;
     await Promise.all(
       running.map(async ({ name, controller }) => {
         try {
@@ -145,5 +151,6 @@ export class ControllerManager {
         }
       }),
     );
+    await informers?.stop();
   }
 }

@@ -8,7 +8,8 @@
 import { NODE_CONFIGS_PATH, newNodeConfig, nodeConfigName, type NodeConfig } from '../../api/dkc/nodeconfig.js';
 import type { Node } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
-import { Informer, type InformerOptions, type RestClient } from '../../client/index.js';
+import type { RestClient } from '../../client/index.js';
+import type { InformerLike, SharedInformerFactory } from '../../client/sharedinformers.js';
 import type { NodePatch } from './plan.js';
 import { channelMessages as messages } from './messages.js';
 import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION } from '../../api/dkc/rollout.js';
@@ -27,7 +28,7 @@ export type AssignmentClient = Pick<RestClient, 'list' | 'watch' | 'patch' | 'cr
 export interface AssignmentChannel {
   readonly channel: ConfigChannel;
   /** The informers the channel reads besides the Nodes' (started, synced and stopped with the controller's). */
-  readonly informers: readonly Informer<{ metadata: { name?: string } }>[];
+  readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
   /** Calls `changed` whenever an assignment record changes (beyond the Node events the controller follows itself). */
   onChange(changed: () => void): void;
   /** The node as the plan sees it: its assignment fields, rollout annotation and resourceVersion from the channel's record. */
@@ -112,17 +113,17 @@ export class NodeChannel implements AssignmentChannel {
 /** The NodeConfig channel: the plan's patches go to the node's NodeConfig, created when it has none. */
 export class NodeConfigChannel implements AssignmentChannel {
   readonly channel = 'nodeconfig' as const;
-  readonly informers: readonly Informer<{ metadata: { name?: string } }>[];
-  private readonly nodeConfigs: Informer<CachedNodeConfig>;
+  readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
+  private readonly nodeConfigs: InformerLike<CachedNodeConfig>;
   private readonly written = new WrittenObjects<CachedNodeConfig>();
 
   constructor(
     private readonly client: AssignmentClient,
-    informerOptions: InformerOptions,
+    informers: SharedInformerFactory,
   ) {
-    this.nodeConfigs = new Informer<CachedNodeConfig>(client, NODE_CONFIGS_PATH, informerOptions);
+    this.nodeConfigs = informers.informer<CachedNodeConfig>(NODE_CONFIGS_PATH);
     this.nodeConfigs.on('delete', (nc) => this.written.forget(nc.metadata.name ?? ''));
-    this.informers = [this.nodeConfigs as Informer<{ metadata: { name?: string } }>];
+    this.informers = [this.nodeConfigs as InformerLike<{ metadata: { name?: string } }>];
   }
 
   onChange(changed: () => void): void {

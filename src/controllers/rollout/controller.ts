@@ -13,7 +13,8 @@ import type { ConfigMap, Lease, Node } from '../../api/types.js';
 import { EventRecorder } from '../../client/events.js';
 import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
-import { Informer, isApiError, type RestClient } from '../../client/index.js';
+import { isApiError, type RestClient } from '../../client/index.js';
+import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
@@ -53,6 +54,8 @@ export interface RolloutControllerOptions {
   metrics?: Registry;
   /** Where assignments live (found once at start: ./findchannel.ts); the Node by default. */
   channel?: ConfigChannel;
+  /** The process's shared informers (the host's); the controller makes and stops its own when none are given. */
+  informers?: SharedInformerFactory;
 }
 
 /** Whether an update of a rollout leaves what its users asked for as it was (only its status, or nothing, changed). */
@@ -90,10 +93,10 @@ export class RolloutController {
   private readonly client: RolloutClient;
   private readonly clock: Clock;
   private readonly queue: WorkQueue;
-  private readonly rollouts: Informer<CachedRollout>;
-  private readonly nodes: Informer<CachedNode>;
-  private readonly configMaps: Informer<CachedConfigMap>;
-  private readonly leases: Informer<CachedLease>;
+  private readonly rollouts: InformerLike<CachedRollout>;
+  private readonly nodes: InformerLike<CachedNode>;
+  private readonly configMaps: InformerLike<CachedConfigMap>;
+  private readonly leases: InformerLike<CachedLease>;
   /** When this controller started: the plan counts no soak time from before it. */
   private readonly startedAt: Date;
   private readonly assignments: AssignmentChannel;
@@ -109,18 +112,21 @@ export class RolloutController {
   private loop: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private readonly removeMetrics: () => void;
+  /** The informers this controller made because its host shared none; stopped with it. */
+  private readonly ownInformers: SharedInformerFactory | undefined;
 
   constructor(options: RolloutControllerOptions) {
     this.client = options.client;
     this.clock = options.clock;
     this.retryInitialMs = options.retryInitialMs ?? 100;
     this.queue = new WorkQueue(options.clock);
-    const informerOptions = { timers: options.clock };
-    this.rollouts = new Informer<CachedRollout>(options.client, ROLLOUTS_PATH, informerOptions);
-    this.nodes = new Informer<CachedNode>(options.client, NODES_PATH, informerOptions);
-    this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
-    this.leases = new Informer<CachedLease>(options.client, LEASES_PATH, informerOptions);
-    this.assignments = options.channel === 'nodeconfig' ? new NodeConfigChannel(options.client, informerOptions) : new NodeChannel(options.client);
+    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
+    const informers = options.informers ?? this.ownInformers!;
+    this.rollouts = informers.informer<CachedRollout>(ROLLOUTS_PATH);
+    this.nodes = informers.informer<CachedNode>(NODES_PATH);
+    this.configMaps = informers.informer<CachedConfigMap>(CONFIGMAPS_PATH);
+    this.leases = informers.informer<CachedLease>(LEASES_PATH);
+    this.assignments = options.channel === 'nodeconfig' ? new NodeConfigChannel(options.client, informers) : new NodeChannel(options.client);
     this.startedAt = options.clock.now();
     this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
     this.wire();
@@ -159,12 +165,13 @@ export class RolloutController {
     this.abort.abort();
     this.queue.shutDown();
     await Promise.all(this.informers().map((i) => i.stop()));
+    await this.ownInformers?.stop();
     await this.loop;
     await this.events.stop();
   }
 
-  private informers(): Informer<{ metadata: { name?: string } }>[] {
-    return [this.rollouts, this.nodes, this.configMaps, this.leases, ...this.assignments.informers] as Informer<{ metadata: { name?: string } }>[];
+  private informers(): InformerLike<{ metadata: { name?: string } }>[] {
+    return [this.rollouts, this.nodes, this.configMaps, this.leases, ...this.assignments.informers] as InformerLike<{ metadata: { name?: string } }>[];
   }
 
   private wire(): void {
