@@ -102,7 +102,7 @@ describe('running dkc from a clone', () => {
     ['npm', ['exec', '--', 'dkc', '--version']],
   ] as const) {
     it(`${cmd} ${args.join(' ')} runs the clone's dkc`, async () => {
-      const { stdout } = await run(cmd, [...args], { cwd: repoRoot, env, timeout: 60_000 });
+      const { stdout } = await run(cmd, [...args], { cwd: repoRoot, env, timeout: 240_000 });
       if ((args as readonly string[]).includes('--help')) assert.match(stdout, /^Usage: dkc \[options\] \[command\]/);
       else assert.equal(stdout, `dkc v${version}\n`);
     });
