@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestClient } from '../../src/client/index.js';
 import { dkcBin } from '../helpers/server.js';
-import { isRunning, waitFor } from '../supervisor/helpers.js';
+import { isRunning } from '../supervisor/helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const dirs: string[] = [];
 after(async () => {
@@ -133,7 +134,7 @@ describe('dkc up', () => {
 
     process.kill(-up.pid, 'SIGINT');
     assert.equal(await exitWithin(up, 5000), 0, up.out());
-    await waitFor(() => !isRunning(frozen), 'node-1 to be killed', 5000);
+    await waitFor('node-1 to be killed', () => !isRunning(frozen), { timeoutMs: 5000 });
 
     const stopped = (name: string) => up.out().split('\n').find((l) => l.includes('Supervised process stopped') && l.includes(`name="${name}"`)) ?? '';
     assert.match(stopped('server'), /code=0 signal=null/, up.out());

@@ -17,13 +17,13 @@ import {
   restartMessage,
   sourceOf,
   startHarness,
-  until,
   ValidateError,
   waitForNewProcess,
   type ConfigStatus,
   type Harness,
   type Source,
 } from './harness.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 const BACKOFF = { initialMs: 50, maxMs: 500 };
 const TRIAL_MS = 2_000;
@@ -212,7 +212,7 @@ describe('a config that validates but fails the start-up, and what counts as hea
     for (let i = 0; i < 4; i++) {
       pid = await waitForNewProcess(h, node, pid);
       // Its listeners answer: bootstrap (and the start ledger) are done, registration cannot be.
-      await until(async () => ((await h.directConfigz(node).catch(() => undefined)) ? true : undefined), () => h.logTail(node), 20_000);
+      await waitFor(() => h.logTail(node), async () => ((await h.directConfigz(node).catch(() => undefined)) ? true : undefined), { timeoutMs: 20_000 });
       if (i < 3) process.kill(pid, 'SIGKILL');
     }
     await d.startServer();
