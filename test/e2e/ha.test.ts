@@ -40,7 +40,7 @@ async function kubectl(args: string[]): Promise<string> {
       return stdout;
     } catch (err) {
       last = err;
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 250)); // a client's pause before its retry, as the test plays a client
     }
   }
   throw new Error(`kubectl ${args.join(' ')} kept failing: ${String((last as { stderr?: string }).stderr ?? last)}`);
@@ -97,7 +97,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
           } catch (err) {
             if (err instanceof ApiError && err.code !== 503 && err.code !== 500 && err.code !== 409) throw err;
             failures++;
-            await new Promise((r) => setTimeout(r, 50));
+            await new Promise((r) => setTimeout(r, 50)); // a writer's pause before its retry
           }
         }
       } finally {
@@ -134,7 +134,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
               }
               w.close();
             } catch {
-              await new Promise((r) => setTimeout(r, 100));
+              await new Promise((r) => setTimeout(r, 100)); // a watcher's pause before it reconnects
             }
             if (!state.sawMarker) state.reconnects++;
           }

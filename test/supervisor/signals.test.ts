@@ -188,10 +188,13 @@ describe('a supervising process under signal forwarding', () => {
     const f = await startFixture('stubborn', 60_000);
     const t0 = performance.now();
     f.proc.kill('SIGINT');
+    // The 10 ms gap between the two signals is the input under test, not a wait for anything.
     await new Promise((r) => setTimeout(r, 10));
     f.proc.kill('SIGINT');
     await waitFor('the second signal to be handled', () => f.stderr().includes('Received the signal again'), { timeoutMs: 5000 });
-    // Past the window: had the second signal forced the stop, the children would be gone by now.
+    // Past the window: had the second signal forced the stop, the children would be gone by now. The window (1 s) is
+    // measured by the fixture process on its own clock, and the third signal below must come after it: outlasting it
+    // in real time is the behaviour under test, not a stand-in for an event.
     await new Promise((r) => setTimeout(r, 1300));
     for (const pid of f.childPids) assert.ok(isRunning(pid), `child ${pid} still runs out its grace period`);
     assert.ok(!f.stderr().includes('killing all supervised processes'), f.stderr());

@@ -424,7 +424,7 @@ describe('Supervisor parent pipe', () => {
     const script = `import(${JSON.stringify(parentwatch)}).then((m) => {
       const w = m.watchSupervisor(() => { require('node:fs').writeFileSync(${JSON.stringify(marker)}, String(process.env.DKC_SUPERVISOR_FD)); process.exit(0); });
       console.log(w ? 'watching' : 'none');
-      setInterval(() => {}, 1000);
+      setInterval(() => console.log('tick'), 20);
     });`;
     const p = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], env: { ...process.env, DKC_SUPERVISOR_FD: '3' } });
     extraPids.add(noteProcess(p.pid!));
@@ -432,8 +432,10 @@ describe('Supervisor parent pipe', () => {
     p.stdout!.on('data', (d: Buffer) => (said += d.toString()));
     const exited = new Promise((r) => p.once('exit', r));
     await waitFor('the child to watch', () => said.includes('watching'), { timeoutMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 200));
+    // The child's own timer fires several times while the pipe is open: each turn of its event loop was a chance to stop.
+    await waitFor('five turns of the child\'s event loop', () => said.split('tick').length > 5, { timeoutMs: 10_000 });
     assert.ok(!existsSync(marker), 'an open pipe is no reason to stop');
+    assert.equal(p.exitCode, null, 'the child still runs');
     // What the kernel does when the supervisor dies: our end of the pipe closes.
     (p.stdio[3] as import('node:net').Socket).destroy();
     await exited;

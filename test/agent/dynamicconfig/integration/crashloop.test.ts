@@ -33,7 +33,10 @@ function crashesOf(h: Harness, node: ClusterNode, since: number): number {
   return h.exits.slice(since).filter((e) => e.name === node.name && e.outcome === 'crash').length;
 }
 
-/** Observes status.config for `ms` and fails if it ever differs from `expected` (the trial must not promote). */
+/**
+ * Observes status.config for `ms` and fails if it ever differs from `expected` (the trial must not promote). A soak in
+ * wall time (the trial runs in the agent process, on its own clock); the pause paces the samples.
+ */
 async function holds(h: Harness, node: ClusterNode, expected: ConfigStatus, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {

@@ -135,7 +135,8 @@ describe(`dynamic config state table, real server and ${title}, ${channel === 'n
   it('a failed assigned config is never promoted, however long it is assigned', async () => {
     const s = await h.configStatus(node);
     const assignedSince = Date.now();
-    // Observe across more than a whole trial: the last-known-good must stay A.
+    // Observe across more than a whole trial: the last-known-good must stay A. A soak in wall time (the trial runs in
+    // the agent process, on its own clock); the pause paces the samples.
     while (Date.now() - assignedSince < 3_000) {
       assert.deepEqual((await h.configStatus(node)).lastKnownGood, good);
       await new Promise((r) => setTimeout(r, 200));
