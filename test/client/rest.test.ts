@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, ClientError, isApiError, RestClient, type ClientConfig, type RateLimiter } from '../../src/client/index.js';
 import { json, makeTestPKI, ScriptedServer, status, type TestPKI } from './harness.js';
+import { waitFor } from '../helpers/wait.js';
 
 let pki: TestPKI;
 let server: ScriptedServer;
@@ -279,11 +280,6 @@ describe('RestClient errors', () => {
   });
 });
 
-async function waitUntil(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(cond(), 'condition never held within 5 s');
-}
-
 describe('RestClient over a shared pool of connections', () => {
   it('sends each client its own token, reuses the connections, and closes only its own requests', async () => {
     const { connectionPool } = await import('../../src/client/index.js');
@@ -337,18 +333,20 @@ describe('RestClient over a shared pool of connections', () => {
     };
     try {
       const calls = Array.from({ length: 5 }, (_, i) => c.get('/held', { query: { i: String(i) } }));
-      await waitUntil(() => held.length === 2);
+      let answered = 0;
+      for (const call of calls) void call.then(() => answered++, () => undefined);
+      await waitFor('two requests held', () => held.length === 2, { timeoutMs: 5_000, stepMs: 10 });
       const stream = await c.watch('/api/v1/pods'); // not queued behind the held requests
       stream.close();
-      // Release what arrives until all five are answered: a queued request reaches the server only after one
-      // before it was answered, which on a busy machine may be well after the release.
-      let answered = 0;
-      void Promise.all(calls.map((p) => p.then(() => answered++)));
-      const deadline = Date.now() + 30_000;
-      while (answered < calls.length && Date.now() < deadline) {
-        held.splice(0).forEach((release) => release());
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // Release what is held until every request is answered: the queued ones arrive as the first ones finish.
+      await waitFor(
+        () => `the five requests answered (${answered} were)`,
+        () => {
+          held.splice(0).forEach((release) => release());
+          return answered === calls.length;
+        },
+        { timeoutMs: 30_000, stepMs: 20 },
+      );
       await Promise.all(calls);
       assert.equal(most, 2);
     } finally {

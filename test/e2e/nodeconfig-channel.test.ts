@@ -93,9 +93,9 @@ before(async () => {
 
 after(async () => {
   if (up && up.exitCode === null) {
-    const exited = new Promise((r) => up!.once('exit', r));
-    up.kill('SIGINT');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+    const running = up;
+    running.kill('SIGINT');
+    await waitFor('dkc up to exit', () => running.exitCode !== null || running.signalCode !== null, { timeoutMs: 20_000 }).catch(() => undefined);
   }
   if (work) {
     for (const pid of await processesMentioning(work)) process.kill(pid, 'SIGKILL');

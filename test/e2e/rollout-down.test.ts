@@ -273,7 +273,8 @@ describe('rollouts and nodes that are down', { concurrency: false }, () => {
     admin.close();
     await cluster!.stop(5_000);
     cluster = undefined;
-    // Down for longer than a heartbeat stays fresh (4 s); the soak would have been over (8 s) before it is back.
+    // Down for longer than a heartbeat stays fresh (4 s); the soak would have been over (8 s) before it is back. The
+    // outage's length in wall time is the input under test (the controller runs in the cluster, on its own clock).
     await new Promise((r) => setTimeout(r, 6_000));
     const restartedAt = Date.now();
     cluster = await up(port);

@@ -62,16 +62,6 @@ export function killIfStill(p: StartedProcess | undefined): void {
   }
 }
 
-/** Polls `predicate` every `intervalMs` until it holds; fails after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000, intervalMs = 10): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  for (let i = 0; performance.now() < deadline && i < timeoutMs / intervalMs + 1; i++) {
-    if (predicate()) return;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  if (!predicate()) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
-
 /** Keeps klog's lines in memory so test output stays readable; returns them for assertions. */
 export function captureLogs(): string[] {
   const lines: string[] = [];

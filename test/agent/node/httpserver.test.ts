@@ -22,7 +22,7 @@ import {
   type MetricsRegistry,
 } from '../../../src/agent/node/index.js';
 import { httpGet, type Reply } from '../../helpers/http.js';
-import { repoRoot } from '../../helpers/server.js';
+import { repoRoot } from '../../helpers/paths.js';
 import { freePort } from './netutil.js';
 
 

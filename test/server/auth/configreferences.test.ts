@@ -1,6 +1,6 @@
 // Which requests name ConfigMaps as config (each needs get on them, as the requesting user) and which rollout writes
 // assign config (they need update on nodes/configsource): the pure halves of the two admission checks. The end to
-// end behaviour through kubectl is in test/security/rollout-references.test.ts.
+// end behaviour through kubectl is in test/security/rollout-references.e2e.test.ts.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -18,6 +18,7 @@ import { startFleet, type Fleet, type NodeEvent } from '../../../../src/fleet/in
 import { configureLogging } from '../../../../src/util/klog.js';
 import type { ConfigChannel } from '../../../../src/client/channel.js';
 import { NODE_CONFIGS_PATH } from '../../../../src/api/dkc/nodeconfig.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 export const KEY = 'kubelet';
 export const NS = 'default';
@@ -55,27 +56,6 @@ interface EventObject {
 export interface MetricSeries {
   labels: Record<string, string>;
   value: number;
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Bounded polling: returns the first non-undefined result of `probe`, or throws `describe()`'s message. */
-export async function until<T>(probe: () => Promise<T | undefined>, describe: () => Promise<string> | string, timeoutMs = 20_000, stepMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-      lastError = undefined;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() >= deadline) break;
-    await sleep(stepMs);
-  }
-  const why = await describe();
-  throw new Error(`timed out after ${timeoutMs} ms: ${why}${lastError ? `\nlast probe error: ${(lastError as Error).message}` : ''}`);
 }
 
 function normaliseSource(s: unknown): Source | undefined {
@@ -346,7 +326,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     configStatus,
     async waitForStatus(node, expected, timeoutMs = 20_000) {
       let last: ConfigStatus | string = '(never read)';
-      await until(
+      await waitFor(
+        () => context(node, `status.config of ${node.name}\n  expected: ${JSON.stringify(expected)}\n  last seen: ${JSON.stringify(last)}`),
         async () => {
           try {
             last = await configStatus(node);
@@ -356,45 +337,44 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           }
           return isDeepStrictEqual(last, expected) ? true : undefined;
         },
-        () => context(node, `status.config of ${node.name}\n  expected: ${JSON.stringify(expected)}\n  last seen: ${JSON.stringify(last)}`),
-        timeoutMs,
+        { timeoutMs },
       );
     },
     configz,
     async waitForConfigz(node, check, what) {
       let last: unknown = '(never read)';
-      return until(
+      return waitFor(
+        () => context(node, `/configz of ${node.name}: expected ${what}; last seen: ${JSON.stringify(last).slice(0, 400)}`),
         async () => {
           const kc = await configz(node);
           last = kc;
           return check(kc) ? kc : undefined;
         },
-        () => context(node, `/configz of ${node.name}: expected ${what}; last seen: ${JSON.stringify(last).slice(0, 400)}`),
       );
     },
     metrics,
     async waitForMetrics(node, status) {
       const want = expectedMetrics(status);
       let last: unknown = '(never read)';
-      await until(
+      await waitFor(
+        () => context(node, `kubelet_node_config_* of ${node.name}\n  expected: ${JSON.stringify(want)}\n  last seen: ${JSON.stringify(last)}`),
         async () => {
           const got = await metrics(node);
           last = got;
           return isDeepStrictEqual(got, want) ? true : undefined;
         },
-        () => context(node, `kubelet_node_config_* of ${node.name}\n  expected: ${JSON.stringify(want)}\n  last seen: ${JSON.stringify(last)}`),
       );
     },
     newestConfigChangedEvent,
     async waitForNewestEvent(node, message) {
       let last: string | undefined;
-      await until(
+      await waitFor(
+        () => context(node, `newest KubeletConfigChanged event of ${node.name}\n  expected: ${message}\n  last seen: ${last}`),
         async () => {
           const e = await newestConfigChangedEvent(node);
           last = e?.message;
           return e?.message === message ? true : undefined;
         },
-        () => context(node, `newest KubeletConfigChanged event of ${node.name}\n  expected: ${message}\n  last seen: ${last}`),
       );
     },
     async expectState(node, expected, maxPods) {
@@ -437,10 +417,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           });
           server.start();
           // The server writes its kubeconfig once it serves.
-          await until(
-            async () => ((await stat(cluster.kubeconfig).catch(() => undefined)) ? true : undefined),
+          await waitFor(
             () => `the server did not come back; see ${join(cluster.dataDir, 'server.log')}`,
-            30_000,
+            async () => ((await stat(cluster.kubeconfig).catch(() => undefined)) ? true : undefined),
+            { timeoutMs: 30_000 },
           );
         },
         async stopServer() {
@@ -482,15 +462,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   try {
     // Ready = registered, status.config published (non-nil, as upstream's first sync always writes), /configz served.
     for (const node of nodes) {
-      await until(
+      await waitFor(
+        () => context(node, `${node.name} did not register and publish status.config`),
         async () => {
           const n = await admin.get<{ status?: { config?: unknown } }>(assignmentPath(node));
           if (n.status?.config === undefined || n.status.config === null) return undefined;
           await configz(node);
           return true;
         },
-        () => context(node, `${node.name} did not register and publish status.config`),
-        30_000,
+        { timeoutMs: 30_000 },
       );
     }
   } catch (err) {
@@ -542,12 +522,12 @@ async function startHarnessFleet(cluster: Cluster, options: HarnessOptions, star
 
 /** Waits until `node`'s agent is running in a process other than `oldPid` (it exited and was restarted). */
 export async function waitForNewProcess(h: Harness, node: ClusterNode, oldPid: number | undefined, timeoutMs = 20_000): Promise<number> {
-  return until(
+  return waitFor(
+    async () => `${node.name} still runs in pid ${oldPid}\n${await h.logTail(node)}`,
     async () => {
       const pid = h.pid(node);
       return pid !== undefined && pid !== oldPid ? pid : undefined;
     },
-    async () => `${node.name} still runs in pid ${oldPid}\n${await h.logTail(node)}`,
-    timeoutMs,
+    { timeoutMs },
   );
 }

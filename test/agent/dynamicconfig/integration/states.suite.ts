@@ -22,7 +22,6 @@ import {
   sourceOf,
   startHarness,
   SyncDownloadError,
-  until,
   ValidateError,
   waitForNewProcess,
   type ConfigMapObject,
@@ -33,6 +32,7 @@ import {
 import type { ClusterNode } from '../../../../src/up/cluster.js';
 import type { ConfigChannel } from '../../../../src/client/channel.js';
 import { isApiError } from '../../../../src/client/index.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 const TRIAL = '2s';
 
@@ -135,7 +135,8 @@ describe(`dynamic config state table, real server and ${title}, ${channel === 'n
   it('a failed assigned config is never promoted, however long it is assigned', async () => {
     const s = await h.configStatus(node);
     const assignedSince = Date.now();
-    // Observe across more than a whole trial: the last-known-good must stay A.
+    // Observe across more than a whole trial: the last-known-good must stay A. A soak in wall time (the trial runs in
+    // the agent process, on its own clock); the pause paces the samples.
     while (Date.now() - assignedSince < 3_000) {
       assert.deepEqual((await h.configStatus(node)).lastKnownGood, good);
       await new Promise((r) => setTimeout(r, 200));
@@ -211,9 +212,9 @@ describe(`dynamic config state table, real server and ${title}, ${channel === 'n
     const logOffset = (await readFile(node.logFile, 'utf8')).length;
     await h.assign(node, { name: 'undecodable-3' });
     await h.waitForNewestEvent(node, restartMessage(bad));
-    await until(
-      async () => (h.exits.slice(exitsBefore).filter((x) => x.name === node.name && x.code === 1).length >= 2 ? true : undefined),
+    await waitFor(
       async () => `the agent did not exit 1 twice\n${await h.logTail(node)}`,
+      async () => (h.exits.slice(exitsBefore).filter((x) => x.name === node.name && x.code === 1).length >= 2 ? true : undefined),
     );
     const log = (await readFile(node.logFile, 'utf8')).slice(logOffset);
     assert.match(log, /failed to determine a valid configuration, error: failed to load config, see Kubelet log for details, error: /);

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers/server.js';
+import { repoRoot } from '../helpers/paths.js';
 import { runDkc } from '../helpers/dkc.js';
 
 const bundle = join(repoRoot, 'dist/src/cli/agent.bundle.js');

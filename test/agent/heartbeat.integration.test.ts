@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHarness, until, type Harness } from './dynamicconfig/integration/harness.js';
+import { startHarness, type Harness } from './dynamicconfig/integration/harness.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface AuditEvent {
   verb: string;
@@ -43,8 +44,8 @@ describe('heartbeats are not throttled by kubeAPIQPS', { timeout: 120_000 }, () 
   }
 
   it('creates the Lease right after registering the Node, with a 1 QPS / burst 1 API budget', async () => {
-    const node = await until(() => createdAt('nodes'), () => 'node-1 never created its Node');
-    const lease = await until(() => createdAt('leases'), () => 'node-1 never created its Lease');
+    const node = await waitFor(() => 'node-1 never created its Node', () => createdAt('nodes'));
+    const lease = await waitFor(() => 'node-1 never created its Lease', () => createdAt('leases'));
     assert.ok(lease - node < 1_500, `the Lease was created ${lease - node} ms after the Node`);
   });
 });

@@ -346,7 +346,7 @@ describe('3-member cluster', () => {
           return;
         } catch (err) {
           if (!(err instanceof StoreError && err.code === 'unavailable')) throw err;
-          await new Promise((r) => setTimeout(r, 100));
+          await new Promise((r) => setTimeout(r, 100)); // a client's pause before its retry, as the test plays a client
         }
       }
       throw new Error(`write ${i} never succeeded`);

@@ -20,7 +20,7 @@ import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { startUi } from './uiprocess.js';
-import { repoRoot } from '../helpers/server.js';
+import { repoRoot } from '../helpers/paths.js';
 import { waitFor } from '../helpers/wait.js';
 
 const OUTPUT = join(repoRoot, 'test-output', 'ui');

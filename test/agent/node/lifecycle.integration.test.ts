@@ -21,8 +21,9 @@ import {
 } from '../../../src/agent/node/index.js';
 import { createEventDirectly, EventRecorder, nodeReference } from '../../../src/client/events.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
-import { FakeClock } from './fakeclock.js';
-import { eventually, freePort } from './netutil.js';
+import { FakeClock, TimerCountingClock } from './fakeclock.js';
+import { freePort } from './netutil.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let server: RunningServer;
 let client: RestClient;
@@ -175,16 +176,15 @@ describe('NodeStatusReporter', () => {
         return client.patch(p, t, b, o);
       },
     };
-    const reporter = new NodeStatusReporter({ client: counting, nodeName: 'rep-b', config: fast, status: statusSource(inputs) });
+    const clock = new TimerCountingClock();
+    const reporter = new NodeStatusReporter({ client: counting, nodeName: 'rep-b', config: fast, status: statusSource(inputs), clock });
     reporter.start();
     try {
-      assert.ok(await eventually(() => patches >= 3, 5000), `expected heartbeats, got ${patches} patches`);
+      await waitFor(() => `heartbeats, got ${patches} patches`, () => patches >= 3, { timeoutMs: 5000 });
     } finally {
       await reporter.stop();
     }
-    const settled = patches;
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(patches, settled, 'no patch after stop');
+    assert.equal(clock.pending.size, 0, 'no timer left after stop: no patch can follow');
   });
 
   it('compares with the server\'s copy, so conditions someone else changed are restored by the next report', async () => {
@@ -278,13 +278,14 @@ describe('LeaseRenewer', () => {
     const seen = new Set<string>();
     renewer.start();
     try {
-      assert.ok(
-        await eventually(async () => {
+      await waitFor(
+        () => `three renewals; renewTime values seen: ${[...seen].join(', ')}`,
+        async () => {
           const l = await client.get<Lease>(leasePath('lease-b')).catch(() => undefined);
           if (l?.spec?.renewTime) seen.add(l.spec.renewTime);
           return seen.size >= 3;
-        }, 5000),
-        `renewTime values seen: ${[...seen].join(', ')}`,
+        },
+        { timeoutMs: 5000 },
       );
     } finally {
       await renewer.stop();

@@ -4,7 +4,7 @@
 // node-config operator's least privilege with kubectl 1.32, the agents' endpoint security, and identities fuzzed
 // until something breaks — which must only ever be a 401 or 403.
 
-import { waitFor as poll } from '../../helpers/wait.js';
+import { waitFor } from '../../helpers/wait.js';
 import assert from 'node:assert/strict';
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
@@ -29,8 +29,6 @@ let n1: RestClient;
 let ca: { certPem: string; keyPem: string };
 let k: Kubectl;
 const identities = new Map<string, CertKeyPem>();
-
-const waitFor = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000) => poll(what, fn, timeoutMs, 100);
 
 /** The HTTP status and message of a call, whether it succeeded or not. */
 async function outcome(p: Promise<unknown>): Promise<{ code: number; message: string }> {
@@ -103,7 +101,7 @@ before(async () => {
     await waitFor(`${n.name} registered with status.config`, async () => {
       const node = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${n.name}`);
       return node.status?.config ? true : undefined;
-    });
+    }, { timeoutMs: 30_000, stepMs: 100 });
   }
   k = await kubectl('1.32', cluster.kubeconfig);
 });
@@ -176,7 +174,7 @@ describe('authorization matrix with real node certificates', () => {
       const byAdmin = found.some((e) => e.user.username === 'admin' && e.responseStatus.code === 200);
       const byNode = found.some((e) => e.user.username === 'system:node:node-1' && e.responseStatus.code === 403);
       return byAdmin && byNode ? found : undefined;
-    });
+    }, { timeoutMs: 30_000, stepMs: 100 });
     assert.ok(lines.length >= 2);
   });
 });
@@ -227,7 +225,7 @@ describe('kubectl auth can-i and the node-config operator', () => {
     const ko = await kubectl('1.32', kc);
     try {
       // RBAC follows the bindings through the watch cache, a moment after the write.
-      await waitFor('olivia’s bindings in force', async () => ((await ko.run(['auth', 'can-i', 'patch', 'nodes'])).stdout.trim() === 'yes' ? true : undefined));
+      await waitFor('olivia’s bindings in force', async () => ((await ko.run(['auth', 'can-i', 'patch', 'nodes'])).stdout.trim() === 'yes' ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
       const configz = JSON.parse(await ko.ok(['get', '--raw', '/api/v1/nodes/node-2/proxy/configz'])) as { kubeletconfig: Record<string, unknown> };
       const file = join(dir, 'kubelet_configz_node-2');
       await writeFile(file, JSON.stringify({ kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', ...configz.kubeletconfig }));
@@ -260,7 +258,7 @@ describe('agent endpoint security', () => {
     const base = `https://127.0.0.1:${port}`;
     const pki = await ensureClusterPKI(join(dir, 'pki'));
     const adminCert = { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem };
-    await waitFor('node-1 serving', async () => ((await raw(`${base}/configz`, { cert: adminCert })).status === 200 ? true : undefined));
+    await waitFor('node-1 serving', async () => ((await raw(`${base}/configz`, { cert: adminCert })).status === 200 ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
     for (const path of ['/configz', '/metrics']) {
       assert.equal((await raw(`${base}${path}`)).status, 401, `${path} without a certificate`);
       const foreign = await issueCert(await createCA('foreign'), { commonName: 'admin', organizations: ['system:masters'], usages: ['client'] });

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { DEFAULT_ROOT_DIR, parseAgentFlags } from '../../src/agent/flags.js';
 import { freePort } from '../../src/util/net.js';
 import { dkcBin, repoRoot } from '../helpers/server.js';
-import { waitFor } from '../supervisor/helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
@@ -77,7 +77,7 @@ describe('dkc agent run by hand', () => {
     agent.stderr!.on('data', (d: Buffer) => (log += d.toString()));
     const exited = new Promise((r) => agent.once('exit', r));
     try {
-      await waitFor(() => log.includes('serving on https://') || agent.exitCode !== null, 'the agent to serve', 20_000, 50);
+      await waitFor('the agent to serve', () => log.includes('serving on https://') || agent.exitCode !== null, { timeoutMs: 20_000, stepMs: 50 });
       assert.match(log, /serving on https:/);
       assert.ok(existsSync(join(root, 'pki', 'kubelet.key')), `${root}/pki/kubelet.key`);
       assert.ok(existsSync(join(root, 'pki', 'kubelet.crt')));

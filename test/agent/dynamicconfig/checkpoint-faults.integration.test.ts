@@ -210,6 +210,7 @@ async function runLane(root: string, firstTrial: number, maxDelayMs: number, bud
       const { trial, writer: w } = queue.shift()!;
       w.proc.stdin!.write('go\n');
       await withTimeout(w.running, 30_000, 'the writer to run');
+      // The kill lands at a random moment of the write: the delay is the fault injected, not a wait for an event.
       await sleep(1 + Math.random() * (maxDelayMs - 1));
       assert.ok(w.proc.kill('SIGKILL'), 'kill failed');
       refill();
