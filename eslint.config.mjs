@@ -22,8 +22,9 @@ const LAYERS = {
   workflow: ['api', 'client', 'kubeletconfig', 'nodepolicy', 'util', 'gotext'],
   ui: ['workflow', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'util', 'gotext'],
   fleet: ['agent', 'api', 'client', 'pki', 'supervisor', 'util', 'gotext'],
+  nodedaemon: ['agent', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'util', 'gotext'],
   up: ['agent', 'server', 'api', 'client', 'kubeletconfig', 'pki', 'storage', 'supervisor', 'util', 'gotext'],
-  cli: ['agent', 'controllers', 'fleet', 'server', 'ui', 'up', 'workflow', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'storage', 'supervisor', 'util', 'gotext'],
+  cli: ['agent', 'controllers', 'fleet', 'nodedaemon', 'server', 'ui', 'up', 'workflow', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'storage', 'supervisor', 'util', 'gotext'],
 };
 // Exceptions, each with its reason.
 const EXCEPTIONS = [

@@ -15,8 +15,11 @@ import {
   kubeletVersion,
   type ConfigSource,
   type EffectiveConfigSuccess,
+  LayerError,
   type KubeletConfiguration,
+  type KubeletVersion,
 } from '../kubeletconfig/index.js';
+import { configDirMessages, readDropIns } from './configdir.js';
 import { CONFIG_FLAGS_ANNOTATION, configFlagsAnnotation } from '../nodepolicy/flags.js';
 import { parseAgentFlags, type AgentFlags } from './flags.js';
 import { processHost, type AgentHost } from './host.js';
@@ -88,13 +91,39 @@ function configGauges(registry: MetricsRegistry): ConfigGauges {
   };
 }
 
-async function readLocalConfig(flags: AgentFlags): Promise<ConfigSource | undefined> {
-  if (!flags.config) return undefined;
-  const path = resolve(flags.config);
+async function readLocalConfig(flags: AgentFlags, kubelet: KubeletVersion): Promise<ConfigSource | undefined> {
+  let file: ConfigSource | undefined;
+  if (flags.config) {
+    const path = resolve(flags.config);
+    try {
+      file = { bytes: await readFile(path), dir: dirname(path), name: flags.config };
+    } catch (err) {
+      throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  if (!flags.configDir) return file;
+  return mergeConfigDir(flags.configDir, file, kubelet);
+}
+
+/** --config with the drop-ins of --config-dir merged over it (KEP-3983), as one file: what the kubelet reads. */
+async function mergeConfigDir(configDir: string, file: ConfigSource | undefined, kubelet: KubeletVersion): Promise<ConfigSource | undefined> {
+  const dir = resolve(configDir);
+  let dropIns;
   try {
-    return { bytes: await readFile(path), dir: dirname(path), name: flags.config };
+    dropIns = await readDropIns(dir);
   } catch (err) {
-    throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${(err as Error).message}`, { cause: err });
+    throw new AgentStartError((err as Error).message, { cause: err });
+  }
+  if (dropIns.length === 0) return file;
+  const base = file ?? { bytes: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n', dir: process.cwd(), name: '(defaults)' };
+  try {
+    const merged = kubelet.render({ bytes: base.bytes, dir: base.dir, name: base.name ?? '' }, dropIns.map((d) => ({ bytes: d.bytes, name: d.path })));
+    for (const w of merged.warnings) klog.warning(`${w.source}: ${w.message}`);
+    return { bytes: kubelet.encode(merged.config), dir: base.dir, ...(base.name !== undefined ? { name: base.name } : {}) };
+  } catch (err) {
+    if (!(err instanceof LayerError)) throw err;
+    const message = err.source === base.name ? err.message : configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(err.source, err.message)));
+    throw new AgentStartError(message, { cause: err });
   }
 }
 
@@ -105,10 +134,9 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   if (host.ownsLogging) configureLogging({ verbosity: flags.verbosity, ...(logFile ? { sink: logFile.sink } : {}) });
   klog.v(2, `dkc agent starting, pid ${process.pid}, ${Math.round(process.uptime() * 1000)} ms after process start`);
   const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
-  const file = await readLocalConfig(flags);
-
   // The kubelet this node behaves as: its fields, defaults, validation and gates (1.22, the library's own, by default).
   const kubelet = kubeletVersion(flags.kubeletVersion ?? BASE_KUBELET_VERSION);
+  const file = await readLocalConfig(flags, kubelet);
   const local = kubelet.effectiveConfig({ ...(file ? { file } : {}), flags: flags.kubelet });
   // The kubelet decodes leniently after its strict pass fails, and says so: a typo must not go unnoticed.
   for (const w of local.warnings) if (w.layer === 'file' && w.detail) klog.warning(`${file?.name ?? ''}: ${w.message}`);

@@ -16,6 +16,8 @@ export class AgentFlagError extends Error {
 export interface AgentFlags {
   kubeconfig?: string;
   config?: string;
+  /** The kubelet's --config-dir: drop-ins merged over --config (KEP-3983). */
+  configDir?: string;
   dynamicConfigDir?: string;
   hostnameOverride?: string;
   nodeIP?: string;
@@ -58,6 +60,13 @@ interface AgentFlagSpec {
 const agentFlags: Record<string, AgentFlagSpec> = {
   kubeconfig: { key: 'kubeconfig', kind: 'string', group: 'kubelet', value: 'string', help: 'kubeconfig for the API server; without it the agent runs standalone' },
   config: { key: 'config', kind: 'string', group: 'kubelet', value: 'string', help: 'the local KubeletConfiguration file' },
+  'config-dir': {
+    key: 'configDir',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: 'drop-ins (*.conf, in file-name order) merged over --config, as the kubelet\'s --config-dir',
+  },
   'dynamic-config-dir': {
     key: 'dynamicConfigDir',
     kind: 'string',

@@ -138,6 +138,8 @@ interface Child {
   restartAt: number | null;
   killTimer: ReturnType<typeof setTimeout> | null;
   killAt: number | null;
+  /** restart() asked for this child: once its process has exited it is started again at once. */
+  restartWaiters: ((err?: Error) => void)[];
 }
 
 const POLICIES: readonly RestartPolicy[] = ['always', 'on-failure', 'never'];
@@ -213,6 +215,7 @@ export class Supervisor {
       restartAt: null,
       killTimer: null,
       killAt: null,
+      restartWaiters: [],
     };
     this.#children.set(spec.name, child);
     if (this.#started) this.#spawn(child);
@@ -267,6 +270,51 @@ export class Supervisor {
     const drained = this.#drained();
     this.#settle();
     return drained;
+  }
+
+  /**
+   * Restarts one child as `systemctl restart` does: SIGTERM to its running process (SIGKILL after `graceMs`), and a
+   * new process as soon as it has exited, without backoff; a child waiting in backoff starts at once. Resolves when
+   * the new process has been spawned. The stop counts as a stop, not a crash.
+   */
+  restart(name: string, graceMs = 10_000): Promise<void> {
+    let child: Child;
+    try {
+      child = this.#get(name);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    if (this.#stopping) return Promise.reject(new SupervisorError('SUPERVISOR_STOPPED', `cannot restart child "${name}": the supervisor was stopped`));
+    if (!this.#started) return Promise.reject(new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', `cannot restart child "${name}": the supervisor has not started`));
+    return new Promise<void>((resolve, reject) => {
+      child.restartWaiters.push((err) => (err ? reject(err) : resolve()));
+      if (child.proc === null) {
+        if (child.restartTimer) clearTimeout(child.restartTimer);
+        child.restartTimer = null;
+        child.restartAt = null;
+        this.#restarted(child);
+        return;
+      }
+      if (child.state === 'stopping') return; // already on its way down: the waiters are answered when it is up again
+      klog.info('Restarting supervised process', { name, pid: child.pid });
+      child.state = 'stopping';
+      this.#signal(child, 'SIGTERM');
+      const proc = child.proc;
+      child.killAt = this.#now() + graceMs;
+      child.killTimer = setTimeout(() => {
+        child.killTimer = null;
+        if (child.proc === proc) this.#signal(child, 'SIGKILL');
+      }, graceMs);
+    });
+  }
+
+  /** Starts a child that restart() brought down, and answers whoever asked. */
+  #restarted(child: Child): void {
+    const waiters = child.restartWaiters.splice(0);
+    if (waiters.length === 0) return;
+    child.backoff.reset();
+    this.#spawn(child);
+    for (const w of waiters) w();
   }
 
   /** The pid of the child's current process, or undefined when none is running. */
@@ -412,6 +460,15 @@ export class Supervisor {
       ...(errorText !== undefined ? { error: errorText } : {}),
     });
 
+    if (child.restartWaiters.length > 0) {
+      if (this.#stopping) {
+        for (const w of child.restartWaiters.splice(0)) w(new SupervisorError('SUPERVISOR_STOPPED', `cannot restart child "${child.spec.name}": the supervisor was stopped`));
+      } else {
+        this.#restarted(child);
+        this.#settle();
+        return;
+      }
+    }
     // A listener may have called stop(), which turned this child's backoff into 'stopped'.
     if (child.state === 'backoff' && nextDelayMs !== null && !this.#stopping) {
       if (nextDelayMs === 0) {

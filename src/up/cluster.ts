@@ -7,7 +7,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultLocalConfig } from '../agent/localconfig.js';
-import { Supervisor, type BackoffOptions } from '../supervisor/index.js';
+import { CONTROL_SOCKET, Supervisor, serveControl, type BackoffOptions, type ControlServer } from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { UpError, messages } from './errors.js';
 import { freePort } from '../util/net.js';
@@ -67,6 +67,34 @@ export interface ClusterOptions {
   kubeletVersions?: readonly string[];
   /** Local KubeletConfiguration YAML for every node; default: a minimal one trusting the cluster CA. */
   localConfig?: (ctx: { caFile: string }) => string;
+  /**
+   * The modern topology: each agent runs as a plain kubelet (dynamic config off, --config and --config-dir) and a
+   * supervised `dkc node-daemon` beside it applies the node's assignment, restarting the agent through the
+   * supervisor's control socket (`dkc restart <node>`).
+   */
+  nodeDaemon?: NodeDaemonOptions;
+}
+
+export interface NodeDaemonOptions {
+  applyAs: 'dropin' | 'replace';
+  /** --kubelet-start-timeout; the daemon's default when absent. */
+  startTimeout?: string;
+  /** --dynamic-config-trial-duration. */
+  trial?: string;
+  /** --health-probe-interval. */
+  probeInterval?: string;
+  /** Extra flags for every daemon. */
+  args?: string[];
+}
+
+export interface ClusterNodeDaemon {
+  /** The supervised child's name. */
+  name: string;
+  args: string[];
+  logFile: string;
+  configDir: string;
+  metricsPort: number;
+  healthzURL: string;
 }
 
 export interface ClusterNode {
@@ -79,6 +107,8 @@ export interface ClusterNode {
   port: number;
   healthzPort: number;
   args: string[];
+  /** The node's daemon, in the node-daemon topology. */
+  daemon?: ClusterNodeDaemon;
 }
 
 export interface Cluster {
@@ -87,6 +117,8 @@ export interface Cluster {
   serverURL: string;
   nodes: ClusterNode[];
   supervisor: Supervisor;
+  /** The supervisor's control socket (the node-daemon topology's `systemctl restart`). */
+  controlSocket?: string;
   /** Stop every child (SIGTERM, then SIGKILL after the grace period). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -231,21 +263,25 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       healthzPort,
       args: [],
     };
+    const nd = options.nodeDaemon;
+    const configDir = join(dir, 'kubelet.conf.d');
     node.args = [
       dkcBin,
       'agent',
       `--kubeconfig=${nodeKubeconfig}`,
       `--config=${config}`,
-      `--dynamic-config-dir=${node.dynamicConfigDir}`,
+      // As a modern kubelet: no dynamic config of its own; drop-ins beside --config.
+      ...(nd ? [`--config-dir=${configDir}`, `--root-dir=${dir}`] : [`--dynamic-config-dir=${node.dynamicConfigDir}`]),
       `--cert-dir=${join(dir, 'pki')}`,
       `--hostname-override=${name}`,
       '--node-ip=127.0.0.1',
       '--address=127.0.0.1',
       `--port=${agentPort}`,
       `--healthz-port=${healthzPort}`,
-      '--healthz-bind-address=127.0.0.1',
+      // In the node-daemon topology healthzBindAddress stays the config's (127.0.0.1 by default), which a config may change.
+      ...(nd ? [] : ['--healthz-bind-address=127.0.0.1']),
       ...(version === undefined ? [] : [`--kubelet-version=${version}`]),
-      ...(version === undefined || gated[index % versions.length] ? ['--feature-gates=DynamicKubeletConfig=true'] : []),
+      ...(!nd && (version === undefined || gated[index % versions.length]) ? ['--feature-gates=DynamicKubeletConfig=true'] : []),
       // The agent appends its log lines itself (and serves them at /logs/); the supervisor adds to the same file
       // only what is not a log line (a crash's stack), so nothing is written twice.
       `--log-file=${node.logFile}`,
@@ -253,16 +289,61 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ...(options.agentArgs ?? []),
     ];
     supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always', watchParent: true });
+    if (nd) {
+      await mkdir(configDir, { recursive: true });
+      const metricsPort = await freePort();
+      const healthzURL = `http://127.0.0.1:${healthzPort}/healthz`;
+      const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+      const daemon: ClusterNodeDaemon = {
+        name: `${name}-daemon`,
+        logFile: join(dir, 'logs', 'node-daemon.log'),
+        configDir,
+        metricsPort,
+        healthzURL,
+        args: [
+          dkcBin,
+          'node-daemon',
+          `--kubeconfig=${nodeKubeconfig}`,
+          `--node-name=${name}`,
+          `--kubelet-config=${config}`,
+          `--kubelet-config-dir=${configDir}`,
+          `--apply-as=${nd.applyAs}`,
+          `--kubelet-restart-command=${[process.execPath, dkcBin, 'restart', name, '--data-dir', dataDir].map(quote).join(' ')}`,
+          `--kubelet-healthz-url=${healthzURL}`,
+          `--dynamic-config-dir=${node.dynamicConfigDir}`,
+          `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+          ...(nd.startTimeout ? [`--kubelet-start-timeout=${nd.startTimeout}`] : []),
+          ...(nd.trial ? [`--dynamic-config-trial-duration=${nd.trial}`] : []),
+          ...(nd.probeInterval ? [`--health-probe-interval=${nd.probeInterval}`] : []),
+          ...(nd.args ?? []),
+        ],
+      };
+      node.daemon = daemon;
+      supervisor.add({ name: daemon.name, command: process.execPath, args: daemon.args, logFile: daemon.logFile, restart: 'always', watchParent: true });
+    }
     nodes.push(node);
   }
   if ((options.simulatedNodes ?? 0) > 0) supervisor.add(fleetChild(dataDir, kubeconfig, options.simulatedNodes!, options.agentArgs ?? []));
   supervisor.start();
+  let control: ControlServer | undefined;
+  if (options.nodeDaemon) {
+    try {
+      control = await serveControl(supervisor, join(dataDir, CONTROL_SOCKET));
+    } catch (err) {
+      await supervisor.stop();
+      throw err;
+    }
+  }
   return {
     dataDir,
     kubeconfig,
     serverURL,
     nodes,
     supervisor,
-    stop: (graceMs = 10_000) => supervisor.stop('SIGTERM', graceMs),
+    ...(control ? { controlSocket: control.path } : {}),
+    stop: async (graceMs = 10_000) => {
+      await supervisor.stop('SIGTERM', graceMs);
+      await control?.close();
+    },
   };
 }

@@ -53,6 +53,11 @@ export interface UpOptions {
   emulatedVersion?: string;
   /** Kubelet versions the agents behave as, cycled over the nodes (`1.30,1.31,1.32`). */
   kubeletVersion?: string;
+  /**
+   * `dropin` or `replace`: each node is a kubelet (the agent, dynamic config off) managed by `dkc node-daemon` applying
+   * assigned configs that way; `off`: the agents' own controller. Default: `dropin` with --emulated-version, else `off`.
+   */
+  nodeDaemon?: string;
 }
 
 /** `1.30,1.31,1.32` → the minors, each checked against the versions the library knows. */
@@ -82,11 +87,15 @@ export async function runUp(opts: UpOptions): Promise<void> {
       throw new UpError('invalid-up-option', (err as Error).message);
     }
   }
+  const nodeDaemon = opts.nodeDaemon ?? (opts.emulatedVersion !== undefined ? 'dropin' : 'off');
+  if (nodeDaemon !== 'dropin' && nodeDaemon !== 'replace' && nodeDaemon !== 'off') throw new UpError('invalid-up-option', messages.invalidNodeDaemon(nodeDaemon));
+  // A modern cluster's kubelets are as new as its API server, unless told otherwise.
+  if (nodeDaemon !== 'off' && versions.length === 0 && opts.emulatedVersion !== undefined) versions.push(await kubeletVersions(opts.emulatedVersion).then((v) => v[0]!));
   // Before anything in the data dir is touched: a second dkc up must not disturb a running cluster.
   const lock = lockDataDir(resolve(opts.dataDir));
   process.on('exit', lock.release);
   try {
-    await runLocked({ ...opts, versions }, nodes, simulated, port, storage, started);
+    await runLocked({ ...opts, versions, nodeDaemon }, nodes, simulated, port, storage, started);
   } finally {
     lock.release();
     process.off('exit', lock.release);
@@ -94,7 +103,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
 }
 
 async function runLocked(
-  opts: { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string },
+  opts: { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string; nodeDaemon: 'dropin' | 'replace' | 'off' },
   nodes: number,
   simulated: number,
   port: number,
@@ -110,7 +119,16 @@ async function runLocked(
   if (etcd) process.stdout.write(`etcd: ${etcd.endpoints.join(',')} (data in ${join(opts.dataDir, 'etcd')})\n`);
   let cluster: Awaited<ReturnType<typeof startCluster>>;
   try {
-    cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg, serverArgs, simulatedNodes: simulated, kubeletVersions: opts.versions });
+    cluster = await startCluster({
+      dataDir: opts.dataDir,
+      nodes,
+      port,
+      agentArgs: opts.agentArg,
+      serverArgs,
+      simulatedNodes: simulated,
+      kubeletVersions: opts.versions,
+      ...(opts.nodeDaemon !== 'off' ? { nodeDaemon: { applyAs: opts.nodeDaemon } } : {}),
+    });
   } catch (err) {
     await etcd?.stop();
     throw err;
