@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { CONTROL_SOCKET, requestRestart, serveControl } from '../../src/supervisor/control.js';
 import { runDkc } from '../helpers/dkc.js';
-import { captureLogs, nodeScript, waitFor } from './helpers.js';
+import { captureLogs, nodeScript } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 captureLogs();
 const dirs: string[] = [];
@@ -26,7 +27,7 @@ describe('Supervisor.restart and the control socket', () => {
     sup.add({ name: 'k', ...nodeScript('setInterval(() => {}, 1000)'), restart: 'always' });
     sup.start();
     try {
-      await waitFor(() => sup.pidOf('k') !== undefined, 'first start');
+      await waitFor('first start', async () => sup.pidOf('k') !== undefined, { timeoutMs: 10_000, stepMs: 10 });
       const first = sup.pidOf('k')!;
       const t0 = Date.now();
       await sup.restart('k');
@@ -47,7 +48,7 @@ describe('Supervisor.restart and the control socket', () => {
     sup.on('start', (e) => starts.push(e.pid));
     sup.start();
     try {
-      await waitFor(() => sup.status()[0]!.state === 'backoff', 'backoff');
+      await waitFor('backoff', async () => sup.status()[0]!.state === 'backoff', { timeoutMs: 10_000, stepMs: 10 });
       await sup.restart('k');
       assert.equal(starts.length, 2);
     } finally {
@@ -64,7 +65,7 @@ describe('Supervisor.restart and the control socket', () => {
     const control = await serveControl(sup, join(dir, CONTROL_SOCKET));
     try {
       assert.equal((await stat(control.path)).mode & 0o777, 0o600);
-      await waitFor(() => sup.pidOf('node-1') !== undefined, 'first start');
+      await waitFor('first start', async () => sup.pidOf('node-1') !== undefined, { timeoutMs: 10_000, stepMs: 10 });
       const first = sup.pidOf('node-1');
       const r = await runDkc(['restart', 'node-1', '--data-dir', dir]);
       assert.deepEqual([r.code, r.stderr], [0, '']);
