@@ -135,7 +135,7 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
       },
     });
     printer.done();
-    if (end === 'deleted') throw new RolloutError('rollout-deleted', messages.rolloutDeleted(name));
+    if (end === 'deleted') throw new RolloutError('DKC_ROLLOUT_DELETED', messages.rolloutDeleted(name));
     if (end === 'timeout') {
       io.stderr.write(`error: ${messages.timedOut}\n`);
       return EXIT_TIMEOUT;
