@@ -53,12 +53,13 @@ import type { ConfigGauges } from './dynamicconfig/status.js';
 import { discoveryThrough, findAssignmentChannel, prepareChannel } from './dynamicconfig/findchannel.js';
 import { WebhookAuthorizer } from './node/webhookauthz.js';
 import { openLogFile } from './logfile.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
-export class AgentStartError extends Error {
-  readonly code = 'agent-start-failed';
+/** The agent cannot start: its local config, its endpoints or its config channel stand in the way. */
+export class AgentStartError extends CodedError<'DKC_AGENT_START_FAILED'> {
+  override name = 'AgentStartError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'AgentStartError';
+    super('DKC_AGENT_START_FAILED', message, options);
   }
 }
 
@@ -98,7 +99,7 @@ async function readLocalConfig(flags: AgentFlags, kubelet: KubeletVersion): Prom
     try {
       file = { bytes: await readFile(path), dir: dirname(path), name: flags.config };
     } catch (err) {
-      throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${(err as Error).message}`, { cause: err });
+      throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${errorMessage(err)}`, { cause: err });
     }
   }
   if (!flags.configDir) return file;
@@ -112,7 +113,7 @@ async function mergeConfigDir(configDir: string, file: ConfigSource | undefined,
   try {
     dropIns = await readDropIns(dir);
   } catch (err) {
-    throw new AgentStartError((err as Error).message, { cause: err });
+    throw new AgentStartError(errorMessage(err), { cause: err });
   }
   if (dropIns.length === 0) return file;
   const base = file ?? { bytes: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n', dir: process.cwd(), name: '(defaults)' };
@@ -150,7 +151,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   try {
     capacityFlag = flags.capacity ? parseCapacityFlag(flags.capacity) : undefined;
   } catch (err) {
-    throw new AgentStartError((err as Error).message, { cause: err });
+    throw new AgentStartError(errorMessage(err), { cause: err });
   }
   // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
   // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
@@ -197,7 +198,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       if (boot.config) chosen = boot.config;
     } catch (err) {
       apiServer?.close();
-      throw new AgentStartError((err as Error).message, { cause: err });
+      throw new AgentStartError(errorMessage(err), { cause: err });
     }
   }
 
@@ -236,7 +237,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
     });
   } catch (err) {
     apiServer?.close();
-    throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
+    throw new AgentStartError(`failed to start the kubelet endpoints: ${errorMessage(err)}`, { cause: err });
   }
   klog.info(`serving on https://${servers.address}:${servers.ports.https}`, { node: nodeName });
   // The trial is health-gated: the agent probes its own listener and its /healthz checks for as long as it runs, and
@@ -247,7 +248,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
     try {
       await (servers.probe ? servers.probe() : probeListener(probeHost, servers.ports.https));
     } catch (err) {
-      klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${(err as Error).message}`);
+      klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${errorMessage(err)}`);
       controller.markUnhealthy();
       return;
     }
@@ -278,7 +279,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   /** The agent cannot go on: it says why in one line and stops, as a start that failed. */
   const fail = (err: unknown): void => {
     if (stopping) return;
-    failure = clip((err as Error).message);
+    failure = clip(errorMessage(err));
     klog.error(failure);
     void stopAll('failed');
   };
@@ -391,7 +392,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
         lease.start();
         cleanups.push({ name: 'stopping the Lease', run: () => lease.stop() });
       } catch (err) {
-        if (!stopping) klog.error(`node registration failed: ${(err as Error).message}`);
+        if (!stopping) klog.error(`node registration failed: ${errorMessage(err)}`);
         return;
       }
       await startUpDone();
@@ -450,7 +451,7 @@ export async function runShutdown(steps: readonly ShutdownStep[], stepMs: number
       const r = await Promise.race([Promise.resolve().then(() => step.run()).then(() => 'done' as const), late]);
       if (r === 'late') klog.warning(`shutdown: ${step.name} did not finish within ${stepMs} ms; going on without it`);
     } catch (err) {
-      klog.warning(`shutdown: ${step.name}: ${(err as Error).message}`);
+      klog.warning(`shutdown: ${step.name}: ${errorMessage(err)}`);
     } finally {
       clearTimeout(timer);
     }
@@ -479,7 +480,7 @@ export async function runAgentCommand(argv: readonly string[]): Promise<void> {
     agent = await runAgent(argv);
   } catch (err) {
     // The message may quote a config file or record: a log line carries its first few hundred characters only.
-    const message = clip((err as Error).message);
+    const message = clip(errorMessage(err));
     klog.error(message);
     process.stderr.write(`dkc agent: ${message}\n`);
     process.exit(1);

@@ -5,6 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DROPIN_EXTENSION } from '../kubeletconfig/index.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
 export interface DropInFile {
   /** The full path. */
@@ -21,8 +22,12 @@ export const configDirMessages = {
   empty: (path: string) => `kubelet config file ${JSON.stringify(path)} was empty`,
 };
 
-export class ConfigDirError extends Error {
-  readonly code = 'config-dir';
+/** A drop-in of --config-dir cannot be read or merged; the message is the kubelet's. */
+export class ConfigDirError extends CodedError<'DKC_AGENT_CONFIG_DIR'> {
+  override name = 'ConfigDirError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_AGENT_CONFIG_DIR', message, options);
+  }
 }
 
 /**
@@ -37,7 +42,7 @@ export async function readDropIns(dir: string, skip: ReadonlySet<string> = new S
       entries = await readdir(join(dir, sub), { withFileTypes: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' && sub === '') return;
-      throw new ConfigDirError(configDirMessages.merge(configDirMessages.walk(dir, (err as Error).message)));
+      throw new ConfigDirError(configDirMessages.merge(configDirMessages.walk(dir, errorMessage(err))), { cause: err });
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
@@ -52,7 +57,7 @@ export async function readDropIns(dir: string, skip: ReadonlySet<string> = new S
       try {
         bytes = await readFile(path);
       } catch (err) {
-        throw new ConfigDirError(configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(path, (err as Error).message))));
+        throw new ConfigDirError(configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(path, errorMessage(err)))), { cause: err });
       }
       if (bytes.length === 0) throw new ConfigDirError(configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(path, configDirMessages.empty(path)))));
       out.push({ path, relative, bytes });

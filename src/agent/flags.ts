@@ -5,12 +5,17 @@
 import { join } from 'node:path';
 import { Duration, KUBELET_FLAGS, parseKubeletFlags, parseKubeletVersion, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
 import { CHANNEL_CHOICES, parseChannelChoice, type ChannelChoice } from '../client/channel.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
 /** The kubelet's default --root-dir; --cert-dir defaults to its pki/ as the kubelet's does. */
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
 
-export class AgentFlagError extends Error {
-  readonly code = 'invalid-agent-flag';
+/** A `dkc agent` flag is unknown or has a value pflag would reject. */
+export class AgentFlagError extends CodedError<'DKC_AGENT_INVALID_FLAG'> {
+  override name = 'AgentFlagError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_AGENT_INVALID_FLAG', message, options);
+  }
 }
 
 export interface AgentFlags {
@@ -206,7 +211,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
   try {
     kubeletParsed = parseKubeletFlags(argv);
   } catch (err) {
-    throw new AgentFlagError((err as Error).message);
+    throw new AgentFlagError(errorMessage(err), { cause: err });
   }
   flags.kubelet = { given: kubeletParsed.given, rest: [] };
   const rest = kubeletParsed.rest;
@@ -249,7 +254,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
         try {
           d = Duration.parse(value);
         } catch (err) {
-          throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${(err as Error).message}`);
+          throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${errorMessage(err)}`, { cause: err });
         }
         record[spec.key] = d.toMilliseconds();
         break;
@@ -260,13 +265,13 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     try {
       flags.kubeletVersion = parseKubeletVersion(flags.kubeletVersion);
     } catch (err) {
-      throw new AgentFlagError(`invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${(err as Error).message}`);
+      throw new AgentFlagError(`invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${errorMessage(err)}`, { cause: err });
     }
   }
   try {
     flags.configChannel = parseChannelChoice(flags.configChannel);
   } catch (err) {
-    throw new AgentFlagError((err as Error).message);
+    throw new AgentFlagError(errorMessage(err), { cause: err });
   }
   if (flags.crashLoopThreshold < 0) throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');
   if (flags.logFile === '') throw new AgentFlagError('--log-file must not be empty');

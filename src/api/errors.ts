@@ -3,6 +3,7 @@
 // kubectl prints these messages verbatim and scripts match on them.
 
 import { aggregate, type FieldError } from './field.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface StatusCause {
   reason?: string;
@@ -177,7 +178,7 @@ export const errors = {
     return make(429, 'TooManyRequests', message, { retryAfterSeconds });
   },
   internal(err: unknown): StatusError {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     return make(500, 'InternalError', `Internal error occurred: ${msg}`, { causes: [{ message: msg }] }, err);
   },
   timeout(message: string): StatusError {

@@ -11,6 +11,8 @@ import { registerFleetCommand } from './fleet.js';
 import { registerRolloutCommands } from './rollout.js';
 import { registerUiCommand } from './ui.js';
 import { versionLine } from './version.js';
+import { exitCodeFor } from './exit.js';
+import { errorMessage } from '../util/errors.js';
 
 export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'agent') return (await import('./agent.js')).agentMain(argv.slice(1));
@@ -40,7 +42,7 @@ export async function main(argv: string[]): Promise<void> {
       try {
         await requestRestart(join(resolve(opts.dataDir), CONTROL_SOCKET), name);
       } catch (err) {
-        process.stderr.write(`dkc restart: ${(err as Error).message}\n`);
+        process.stderr.write(`dkc restart: ${errorMessage(err)}\n`);
         process.exitCode = 1;
       }
     });
@@ -55,10 +57,12 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
+    // Commander has printed its one line already (help and --version exit 0); any other failure is printed here.
     if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
+      process.exitCode = exitCodeFor(err);
       return;
     }
-    throw err;
+    process.stderr.write(`dkc: ${errorMessage(err)}\n`);
+    process.exit(exitCodeFor(err));
   }
 }

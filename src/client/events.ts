@@ -10,6 +10,7 @@ import { klog } from '../util/klog.js';
 import { TokenBucket } from './ratelimit.js';
 import type { RestClient } from './rest.js';
 import { systemTimers, type Timers } from './timers.js';
+import { errorMessage } from '../util/errors.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -161,7 +162,7 @@ export class EventRecorder {
         () => undefined,
         (err: unknown) => {
           this.failedCount++;
-          klog.v(2, `Unable to write event (will not retry): ${(err as Error).message}`, { event: event.metadata.name });
+          klog.v(2, `Unable to write event (will not retry): ${errorMessage(err)}`, { event: event.metadata.name });
         },
       )
       .finally(() => this.inFlight.delete(p));

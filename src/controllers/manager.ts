@@ -14,6 +14,7 @@ import { ControllerError, logs, messages } from './errors.js';
 import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../api/dkc/identity.js';
 import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
 import type { ControllerFactory, RunningController } from './types.js';
+import { errorMessage } from '../util/errors.js';
 
 export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
@@ -28,7 +29,7 @@ const START_BACKOFF = { initialMs: 1_000, maxMs: 30_000, jitter: 0.2 };
 export function parseControllers(flag: string): ControllerName[] {
   const names = flag.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const n of names) {
-    if (!(CONTROLLER_NAMES as readonly string[]).includes(n)) throw new ControllerError('UNKNOWN_CONTROLLER', messages.unknownController(n, CONTROLLER_NAMES));
+    if (!(CONTROLLER_NAMES as readonly string[]).includes(n)) throw new ControllerError('DKC_CONTROLLER_UNKNOWN', messages.unknownController(n, CONTROLLER_NAMES));
   }
   return [...new Set(names)] as ControllerName[];
 }
@@ -39,9 +40,9 @@ export function parseDurationFlag(flag: string, value: string): number {
   try {
     ms = Duration.parse(value).toMilliseconds();
   } catch (err) {
-    throw new ControllerError('INVALID_DURATION', messages.invalidDuration(flag, value), { cause: err });
+    throw new ControllerError('DKC_CONTROLLER_INVALID_DURATION', messages.invalidDuration(flag, value), { cause: err });
   }
-  if (!(ms > 0)) throw new ControllerError('INVALID_DURATION', messages.invalidDuration(flag, value));
+  if (!(ms > 0)) throw new ControllerError('DKC_CONTROLLER_INVALID_DURATION', messages.invalidDuration(flag, value));
   return ms;
 }
 
@@ -104,7 +105,7 @@ export class ControllerManager {
   /** Campaigns in the background; nothing to do when no controller is enabled. */
   start(): void {
     if (this.loop !== undefined || this.o.controllers.length === 0) return;
-    this.loop = this.elector.run(this.stopping.signal).catch((err: unknown) => klog.error((err as Error).message));
+    this.loop = this.elector.run(this.stopping.signal).catch((err: unknown) => klog.error(errorMessage(err)));
   }
 
   /** Stops the controllers, then releases the Lease if held. */
@@ -128,7 +129,7 @@ export class ControllerManager {
         return await factory({ client: this.o.client, clock: this.clock, signal, informers, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
       } catch (err) {
         if (signal.aborted) return undefined;
-        klog.error(logs.controllerFailed(name, (err as Error).message));
+        klog.error(logs.controllerFailed(name, errorMessage(err)));
         const delay = backoffDelay(START_BACKOFF, failures);
         await sleep(this.clock, delay, signal, () => new Error('aborted')).catch(() => undefined);
       }
@@ -147,7 +148,7 @@ export class ControllerManager {
         try {
           await (await controller)?.stop();
         } catch (err) {
-          klog.error(logs.controllerFailed(name, (err as Error).message));
+          klog.error(logs.controllerFailed(name, errorMessage(err)));
         }
       }),
     );

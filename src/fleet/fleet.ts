@@ -23,6 +23,7 @@ import { FleetError, messages } from './errors.js';
 import { SharedListener } from './listener.js';
 import { SimulatedNode, type NodeEvent } from './node.js';
 import { ProgressTracker, type FleetProgress } from './progress.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface FleetOptions {
   /** A kubeconfig for the API server (its URL and CA); its user watches the Nodes for progress. */
@@ -124,7 +125,7 @@ async function checkTokensAccepted(server: ClientConfig, node: string, credentia
   try {
     await probe.get(`/api/v1/nodes/${node}`);
   } catch (err) {
-    if (err instanceof ApiError && err.status.code === 401) throw new FleetError('fleet-tokens-refused', messages.tokensRefused(server.server));
+    if (err instanceof ApiError && err.status.code === 401) throw new FleetError('DKC_FLEET_TOKENS_REFUSED', messages.tokensRefused(server.server));
     // 404 (not registered yet) or 403: the token was accepted; anything else shows up again as the nodes start.
   } finally {
     probe.close();
@@ -175,7 +176,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const policyFeed = sharedPolicyFeed(() =>
     informerPolicyFeed(
       { list: async (path, o) => (await policyReader()).list(path, o), watch: async (path, o) => (await policyReader()).watch(path, o) },
-      (err) => klog.error(messages.policiesFailed((err as Error).message)),
+      (err) => klog.error(messages.policiesFailed(errorMessage(err))),
     ),
   );
   // The config channel is the API server's, the same for every node: found once, and said in one log line.

@@ -10,6 +10,7 @@ import { clip } from '../util/clip.js';
 import { RestartBackoff, type BackoffOptions } from '../supervisor/backoff.js';
 import { klog } from '../util/klog.js';
 import { messages } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export type NodeEvent =
   | { type: 'start'; node: string; instance: number }
@@ -73,7 +74,7 @@ export class SimulatedNode {
     try {
       this.options.onEvent?.(e);
     } catch (err) {
-      klog.error(`fleet: an event listener failed: ${(err as Error).message}`);
+      klog.error(`fleet: an event listener failed: ${errorMessage(err)}`);
     }
   }
 
@@ -98,7 +99,7 @@ export class SimulatedNode {
         agent = await runAgent(this.options.argv, this.options.host);
       } catch (err) {
         this.failures++;
-        this.lastError = clip((err as Error).message);
+        this.lastError = clip(errorMessage(err));
         klog.error(messages.nodeStartFailed(this.name, this.lastError));
         this.emit({ type: 'failed', node: this.name, error: this.lastError });
         firstStarted();

@@ -10,6 +10,7 @@ import { fsyncDir, writeFileAtomic } from '../util/atomicfile.js';
 import type { NodeConfigSource } from '../api/types.js';
 import type { Journal } from './decide.js';
 import { messages } from './messages.js';
+import { errorMessage } from '../util/errors.js';
 
 /** The daemon's own records, beside the checkpoint store in --dynamic-config-dir. */
 export const DAEMON_DIR = 'node-daemon';
@@ -68,7 +69,7 @@ export class DaemonFiles {
       return (await readJSON<OriginalRecord>(path)) ?? { files: {} };
     } catch (err) {
       // Never overwritten: an unreadable record must stop the daemon, not lose the node's files.
-      throw new Error(messages.invalidOriginal(path, (err as Error).message), { cause: err });
+      throw new Error(messages.invalidOriginal(path, errorMessage(err)), { cause: err });
     }
   }
 

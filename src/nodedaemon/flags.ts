@@ -5,9 +5,14 @@ import { hostname } from 'node:os';
 import { Duration, parseKubeletVersion } from '../kubeletconfig/index.js';
 import { CHANNEL_CHOICES, parseChannelChoice, type ChannelChoice } from '../client/channel.js';
 import { messages } from './messages.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
-export class NodeDaemonFlagError extends Error {
-  readonly code = 'invalid-node-daemon-flag';
+/** A dkc node-daemon flag holds a value the daemon cannot use. */
+export class NodeDaemonFlagError extends CodedError<'DKC_NODEDAEMON_INVALID_FLAG'> {
+  override name = 'NodeDaemonFlagError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_NODEDAEMON_INVALID_FLAG', message, options);
+  }
 }
 
 export type ApplyAs = 'dropin' | 'replace';
@@ -131,7 +136,7 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
       try {
         record[spec.key] = Duration.parse(value).toMilliseconds();
       } catch (err) {
-        throw new NodeDaemonFlagError(messages.badDuration(name, value, (err as Error).message));
+        throw new NodeDaemonFlagError(messages.badDuration(name, value, errorMessage(err)), { cause: err });
       }
     }
   }
@@ -140,13 +145,13 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
     try {
       flags.kubeletVersion = parseKubeletVersion(flags.kubeletVersion);
     } catch (err) {
-      throw new NodeDaemonFlagError(messages.badVersion(flags.kubeletVersion, (err as Error).message));
+      throw new NodeDaemonFlagError(messages.badVersion(flags.kubeletVersion, errorMessage(err)), { cause: err });
     }
   }
   try {
     flags.configChannel = parseChannelChoice(flags.configChannel);
   } catch (err) {
-    throw new NodeDaemonFlagError((err as Error).message);
+    throw new NodeDaemonFlagError(errorMessage(err), { cause: err });
   }
   if (flags.metricsBindAddress === '0') delete flags.metricsBindAddress;
   else if (flags.metricsBindAddress !== undefined && !/^.+:\d{1,5}$/.test(flags.metricsBindAddress)) throw new NodeDaemonFlagError(messages.badAddress(flags.metricsBindAddress));

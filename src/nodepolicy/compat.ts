@@ -5,6 +5,7 @@
 // every invalid config (the node reports it, a rollout reverts). Pure; each minor is asked once.
 
 import { KUBELET_VERSIONS, kubeletVersion, type ConfigCheck, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface NodeKubelet {
   node: string;
@@ -32,7 +33,7 @@ function checkLayers(layers: readonly Layer[], version: string): ConfigCheck {
   try {
     rendered = kv.render(layers[0]!, layers.slice(1));
   } catch (e) {
-    return { ok: false, errors: [(e as Error).message], warnings: [], unknownFields: [] };
+    return { ok: false, errors: [errorMessage(e)], warnings: [], unknownFields: [] };
   }
   const unknownFields = rendered.warnings.filter((w) => w.code === 'UnknownField').map((w) => w.path);
   const warnings = rendered.warnings.map((w) => w.message);

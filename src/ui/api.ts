@@ -14,6 +14,7 @@ import { readSource, valueText, type SourceRef } from '../workflow/config/index.
 import { applySpecChange, type SpecCommand } from '../workflow/rollout/index.js';
 import { messages } from './errors.js';
 import type { NodeDiff } from './model/diff.js';
+import { errorMessage } from '../util/errors.js';
 
 export type { DiffChange, NodeDiff } from './model/diff.js';
 
@@ -68,6 +69,6 @@ export function rolloutAction(client: RestClient, command: SpecCommand, name: st
 /** A failure as the page reads it: the API's own Status when the API refused, else a Status with the message. */
 export function failureAnswer(err: unknown, code = 500): Answer {
   if (isApiError(err)) return { code: err.code, body: err.status };
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return { code, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message, code } };
 }

@@ -4,9 +4,11 @@ import { CodedError } from '../util/errors.js';
 
 export type UiErrorCode =
   /** The request's Host or Origin is not one of the accepted hosts (DNS rebinding, cross-site requests). */
-  | 'host-refused'
+  | 'DKC_UI_HOST_REFUSED'
   /** The path is one kubectl proxy refuses too (exec, attach). */
-  | 'path-refused';
+  | 'DKC_UI_PATH_REFUSED'
+  /** A flag of `dkc ui` has a value it cannot use (--port, --accept-hosts). */
+  | 'DKC_UI_INVALID_FLAG';
 
 export class UiError extends CodedError<UiErrorCode> {
   override name = 'UiError';

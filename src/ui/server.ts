@@ -13,6 +13,7 @@ import { failureAnswer, nodeDiff, rolloutAction, type Answer } from './api.js';
 import { messages, UiError } from './errors.js';
 import { checkPath, checkRequest } from './hosts.js';
 import { apiProxy } from './proxy.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface UiServerOptions {
   config: ClientConfig;
@@ -87,7 +88,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     channel = decision.channel;
     channelSays = decision.says;
   } catch (err) {
-    channelSays = messages.channelFallback((err as Error).message);
+    channelSays = messages.channelFallback(errorMessage(err));
   }
 
   async function ui(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {

@@ -152,10 +152,10 @@ async function waitForNewFile(path: string, before: number | undefined, timeoutM
     const now = await inodeOf(path);
     if (now !== undefined && now !== before) return;
     const why = await failed();
-    if (why) throw new UpError('cluster-failed', why);
+    if (why) throw new UpError('DKC_UP_CLUSTER_FAILED', why);
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new UpError('cluster-failed', messages.serverNoKubeconfig(path, timeoutMs));
+  throw new UpError('DKC_UP_CLUSTER_FAILED', messages.serverNoKubeconfig(path, timeoutMs));
 }
 
 /** For each version, whether its kubelet registers the DynamicKubeletConfig gate. */
@@ -218,7 +218,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   const { ensureClusterPKI, issueCert, writeKubeconfig } = await import('../pki/index.js');
   const pki = await ensureClusterPKI(join(dataDir, 'pki'));
-  if (!pki.ca.keyPem) throw new UpError('cluster-failed', messages.noCAKey(join(dataDir, 'pki')));
+  if (!pki.ca.keyPem) throw new UpError('DKC_UP_CLUSTER_FAILED', messages.noCAKey(join(dataDir, 'pki')));
   const ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem };
   const caFile = pki.paths.caCert;
   const names = options.nodeNames ?? Array.from({ length: options.nodes }, (_, i) => `node-${i + 1}`);

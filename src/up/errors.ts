@@ -4,13 +4,13 @@ import { CodedError } from '../util/errors.js';
 
 export type UpErrorCode =
   /** A flag of `dkc up` has a value it cannot use. */
-  | 'invalid-up-option'
+  | 'DKC_UP_INVALID_OPTION'
   /** Another live `dkc up` holds the data dir. */
-  | 'data-dir-in-use'
+  | 'DKC_UP_DATA_DIR_IN_USE'
   /** The data dir's lock file cannot be created or read. */
-  | 'data-dir-lock-failed'
+  | 'DKC_UP_DATA_DIR_LOCK_FAILED'
   /** The cluster's server did not come up. */
-  | 'cluster-failed';
+  | 'DKC_UP_CLUSTER_FAILED';
 
 export class UpError extends CodedError<UpErrorCode> {
   override name = 'UpError';

@@ -8,6 +8,7 @@ import { readySince } from '../api/node.js';
 import { startCluster } from './cluster.js';
 import { UpError, messages } from './errors.js';
 import { lockDataDir } from './lock.js';
+import { errorMessage } from '../util/errors.js';
 
 export { UpError };
 
@@ -38,7 +39,7 @@ export function reportedReadySince(node: NodeLike, lease: LeaseLike | undefined,
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError('invalid-up-option', messages.invalidInt(flag, v, min, max));
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidInt(flag, v, min, max));
   return Number(v);
 }
 
@@ -67,7 +68,7 @@ async function kubeletVersions(list: string | undefined): Promise<string[]> {
   try {
     return list.split(',').map((v) => parseKubeletVersion(v));
   } catch (err) {
-    throw new UpError('invalid-up-option', messages.invalidKubeletVersion((err as Error).message));
+    throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidKubeletVersion(errorMessage(err)), { cause: err });
   }
 }
 
@@ -78,17 +79,17 @@ export async function runUp(opts: UpOptions): Promise<void> {
   const versions = await kubeletVersions(opts.kubeletVersion);
   const started = Date.now();
   const storage = opts.storage ?? 'sqlite';
-  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError('invalid-up-option', messages.invalidStorage(storage));
+  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidStorage(storage));
   if (opts.emulatedVersion !== undefined) {
     const { parseEmulatedVersion } = await import('../server/emulation/version.js');
     try {
       parseEmulatedVersion(opts.emulatedVersion);
     } catch (err) {
-      throw new UpError('invalid-up-option', (err as Error).message);
+      throw new UpError('DKC_UP_INVALID_OPTION', errorMessage(err), { cause: err });
     }
   }
   const nodeDaemon = opts.nodeDaemon ?? (opts.emulatedVersion !== undefined ? 'dropin' : 'off');
-  if (nodeDaemon !== 'dropin' && nodeDaemon !== 'replace' && nodeDaemon !== 'off') throw new UpError('invalid-up-option', messages.invalidNodeDaemon(nodeDaemon));
+  if (nodeDaemon !== 'dropin' && nodeDaemon !== 'replace' && nodeDaemon !== 'off') throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidNodeDaemon(nodeDaemon));
   // A modern cluster's kubelets are as new as its API server, unless told otherwise.
   if (nodeDaemon !== 'off' && versions.length === 0 && opts.emulatedVersion !== undefined) versions.push(await kubeletVersions(opts.emulatedVersion).then((v) => v[0]!));
   // Before anything in the data dir is touched: a second dkc up must not disturb a running cluster.

@@ -104,22 +104,23 @@ describe('dkc rollout start', () => {
     assert.equal(obj.spec.failurePolicy, 'Halt');
   });
 
-  it('refuses, in one line and with exit 1, what cannot work', async () => {
-    const cases: [string[], string][] = [
-      [['--configmap', 'kube-system/absent'], 'error: configmap "absent" not found in namespace "kube-system"\n'],
-      [['--configmap', 'kube-system/node-config', '--key', 'config'], 'error: configmap kube-system/node-config has no key "config" (it has: kubelet)\n'],
-      [['--configmap', 'kube-system/node-config', '--selector', 'pool=red'], 'error: no node matches the selector "pool=red"\n'],
-      [['--configmap', 'kube-system/node-config', '--soak', '30'], 'error: invalid argument "30" for "--soak" flag: time: missing unit in duration "30"\n'],
-      [['--configmap', 'node-config'], 'error: invalid argument "node-config" for "--configmap" flag: must be NAMESPACE/NAME\n'],
-      [['--configmap', 'kube-system/node-config', '--selector', 'pool=blue'], 'Error from server (AlreadyExists): nodeconfigrollouts.dkc.io "blue-50" already exists\n'],
+  it('refuses, in one line and with the exit code of docs/errors.md, what cannot work', async () => {
+    // 3 a flag it cannot use, 4 something it names is not there, 5 the server said no.
+    const cases: [string[], number, string][] = [
+      [['--configmap', 'kube-system/absent'], 4, 'error: configmap "absent" not found in namespace "kube-system"\n'],
+      [['--configmap', 'kube-system/node-config', '--key', 'config'], 4, 'error: configmap kube-system/node-config has no key "config" (it has: kubelet)\n'],
+      [['--configmap', 'kube-system/node-config', '--selector', 'pool=red'], 4, 'error: no node matches the selector "pool=red"\n'],
+      [['--configmap', 'kube-system/node-config', '--soak', '30'], 3, 'error: invalid argument "30" for "--soak" flag: time: missing unit in duration "30"\n'],
+      [['--configmap', 'node-config'], 3, 'error: invalid argument "node-config" for "--configmap" flag: must be NAMESPACE/NAME\n'],
+      [['--configmap', 'kube-system/node-config', '--selector', 'pool=blue'], 5, 'Error from server (AlreadyExists): nodeconfigrollouts.dkc.io "blue-50" already exists\n'],
     ];
-    for (const [flags, stderr] of cases) {
+    for (const [flags, code, stderr] of cases) {
       const name = flags.includes('pool=blue') ? 'blue-50' : 'refused';
-      assert.deepEqual(await dkc('rollout', 'start', name, ...flags), { code: 1, stdout: '', stderr }, flags.join(' '));
+      assert.deepEqual(await dkc('rollout', 'start', name, ...flags), { code, stdout: '', stderr }, flags.join(' '));
     }
     await assert.rejects(client.get(`${ROLLOUTS}/refused`), /not found/);
     const missing = await dkc('rollout', 'start', 'x');
-    assert.equal(missing.code, 1);
+    assert.equal(missing.code, 3);
     assert.equal(missing.stderr, "error: required option '--configmap <namespace/name>' not specified\n");
   });
 });
@@ -136,10 +137,10 @@ describe('dkc rollout pause, resume, undo', () => {
     assert.equal((await spec()).revert, true);
   });
 
-  it('name an unknown rollout as kubectl does', async () => {
+  it('name an unknown rollout as kubectl does, and exit 4 (not found)', async () => {
     for (const verb of ['pause', 'resume', 'undo', 'status']) {
       const r = await dkc('rollout', verb, 'nope');
-      assert.deepEqual(r, { code: 1, stdout: '', stderr: 'Error from server (NotFound): nodeconfigrollouts.dkc.io "nope" not found\n' }, verb);
+      assert.deepEqual(r, { code: 4, stdout: '', stderr: 'Error from server (NotFound): nodeconfigrollouts.dkc.io "nope" not found\n' }, verb);
     }
   });
 });
@@ -158,7 +159,7 @@ describe('dkc rollout list', () => {
 
   it('says when there is no kubeconfig to use', async () => {
     const r = await launch(['rollout', 'list'], { HOME: '/nonexistent' }).exited;
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 3);
     assert.equal(r.stderr, 'error: no kubeconfig found (/nonexistent/.kube/config): pass --kubeconfig or set KUBECONFIG\n');
   });
 });

@@ -99,16 +99,16 @@ describe('controller hosting', () => {
     assert.equal((await admin.get<Lease>(LEASE)).spec?.holderIdentity, '', 'released on a clean stop');
   });
 
-  it('bad flags are one line and exit 1, for dkc controller and dkc server alike', () => {
+  it('bad flags are one line and exit 3 (a usage error), for dkc controller and dkc server alike', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [dkcBin, ...args], { encoding: 'utf8' });
     const unknown = run('controller', '--controllers=rollout,gc', '--kubeconfig', '/nonexistent');
-    assert.deepEqual([unknown.status, unknown.stderr], [1, 'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle)\n']);
+    assert.deepEqual([unknown.status, unknown.stderr], [3, 'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle)\n']);
     const grace = run('server', '--data-dir', '/nonexistent/dkc', '--node-monitor-grace-period', 'soon');
-    assert.deepEqual([grace.status, grace.stderr], [1, 'dkc: invalid --node-monitor-grace-period "soon": must be a positive duration such as 40s or 1m\n']);
+    assert.deepEqual([grace.status, grace.stderr], [3, 'dkc: invalid --node-monitor-grace-period "soon": must be a positive duration such as 40s or 1m\n']);
     const channel = run('controller', '--config-channel', 'nodes', '--kubeconfig', '/nonexistent');
-    assert.deepEqual([channel.status, channel.stderr], [1, 'dkc: invalid --config-channel "nodes": must be one of auto, node, nodeconfig\n']);
+    assert.deepEqual([channel.status, channel.stderr], [3, 'dkc: invalid --config-channel "nodes": must be one of auto, node, nodeconfig\n']);
     const noKubeconfig = run('controller', '--kubeconfig', '/nonexistent/kubeconfig');
-    assert.equal(noKubeconfig.status, 1);
+    assert.equal(noKubeconfig.status, 3);
     assert.match(noKubeconfig.stderr, /^dkc: cannot read kubeconfig \/nonexistent\/kubeconfig: ENOENT/);
   });
 

@@ -75,13 +75,13 @@ describe('dkc up --simulated-nodes and dkc fleet', { concurrency: false, timeout
     assert.equal(parseCertIdentity(await readFile(join(work, 'extra', 'extra-4', 'pki', 'client.crt'), 'utf8')).commonName, 'system:node:extra-4');
   });
 
-  it('dkc fleet says at once, in one line, when the API server refuses its node tokens', async () => {
+  it('dkc fleet says at once, in one line, when the API server refuses its node tokens, and exits 5 (refused)', async () => {
     const other = await createCA('not-this-cluster');
     await writeFile(join(work, 'other.crt'), other.certPem);
     await writeFile(join(work, 'other.key'), other.keyPem);
     const kubeconfig = join(work, 'up', 'kubeconfig');
     const fleet = run(['fleet', '--kubeconfig', kubeconfig, '--nodes', '2', '--name-prefix', 'refused-', '--data-dir', join(work, 'refused'), '--port', '0', '--ca-cert', join(work, 'other.crt'), '--ca-key', join(work, 'other.key')]);
-    assert.equal(await fleet.exited, 1);
+    assert.equal(await fleet.exited, 5);
     assert.match(fleet.err(), /^dkc: the API server https:\/\/127\.0\.0\.1:\d+ refuses dkc node tokens \(401 Unauthorized\).*use --credentials=certificate\n$/);
   });
 

@@ -57,6 +57,6 @@ test('defaults and lint follow the kubelet version; an unknown version is refuse
   assert.equal(lint.code, 0);
   assert.match(lint.stdout, /dangerous.*failCgroupV1/);
   const bad = await dkc('config', 'defaults', '--kubelet-version', '1.21');
-  assert.equal(bad.code, 1);
+  assert.equal(bad.code, 3, 'a kubelet version it has no table for is a usage error');
   assert.equal(bad.stderr, 'error: unsupported kubelet version "1.21": known versions are 1.22 to 1.36\n');
 });

@@ -96,18 +96,18 @@ describe('writes and revisions', () => {
     const c = await s.create('/a', enc('1'));
     assert.equal(c.createRevision, c.modRevision);
     assert.equal(await s.currentRevision(), c.modRevision);
-    await rejectsWith(s.create('/a', enc('again')), 'key-exists');
+    await rejectsWith(s.create('/a', enc('again')), 'DKC_STORE_KEY_EXISTS');
     const u = await s.update('/a', enc('2'), c.modRevision);
     assert.equal(u.createRevision, c.createRevision);
     assert.ok(u.modRevision > c.modRevision);
-    const conflict = await rejectsWith(s.update('/a', enc('3'), c.modRevision), 'conflict');
+    const conflict = await rejectsWith(s.update('/a', enc('3'), c.modRevision), 'DKC_STORE_CONFLICT');
     assert.equal(conflict.revision, u.modRevision);
-    await rejectsWith(s.update('/missing', enc('x')), 'not-found');
-    await rejectsWith(s.delete('/missing'), 'not-found');
+    await rejectsWith(s.update('/missing', enc('x')), 'DKC_STORE_NOT_FOUND');
+    await rejectsWith(s.delete('/missing'), 'DKC_STORE_NOT_FOUND');
     const got = await s.get('/a');
     assert.equal(dec(got!.value), '2');
     assert.equal(got!.modRevision, u.modRevision);
-    await rejectsWith(s.delete('/a', c.modRevision), 'conflict');
+    await rejectsWith(s.delete('/a', c.modRevision), 'DKC_STORE_CONFLICT');
     const d = await s.delete('/a', u.modRevision);
     assert.equal(dec(d.value), '2');
     assert.equal(d.createRevision, c.createRevision);
@@ -139,9 +139,9 @@ describe('writes and revisions', () => {
     await s.create('/from', enc('f'));
     await s.create('/to', enc('t'));
     const before = await s.currentRevision();
-    await rejectsWith(s.move('/from', '/to'), 'key-exists');
-    await rejectsWith(s.move('/missing', '/elsewhere'), 'not-found');
-    await rejectsWith(s.move('/from', '/elsewhere', 1), 'conflict');
+    await rejectsWith(s.move('/from', '/to'), 'DKC_STORE_KEY_EXISTS');
+    await rejectsWith(s.move('/missing', '/elsewhere'), 'DKC_STORE_NOT_FOUND');
+    await rejectsWith(s.move('/from', '/elsewhere', 1), 'DKC_STORE_CONFLICT');
     await assert.rejects(s.move('/from', '/from'), RangeError);
     assert.equal(await s.currentRevision(), before, 'a refused move changes nothing');
     assert.equal(dec((await s.get('/from'))!.value), 'f');
@@ -157,12 +157,12 @@ describe('writes and revisions', () => {
       listed.flatMap((kv) => [a, b].map((s) => s.move(kv.key, kv.key.replace('/old/', '/new/'), kv.modRevision))),
     );
     assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, keys.length);
-    for (const o of outcomes) if (o.status === 'rejected') assert.ok(['not-found', 'key-exists'].includes((o.reason as StoreError).code));
+    for (const o of outcomes) if (o.status === 'rejected') assert.ok(['DKC_STORE_NOT_FOUND', 'DKC_STORE_KEY_EXISTS'].includes((o.reason as StoreError).code));
     assert.equal((await a.list('/old/')).items.length, 0);
     assert.equal((await a.list('/new/')).items.length, keys.length);
     // A replica that listed before the move, after a user deleted the moved object: the stale move is refused.
     await a.delete('/new/0');
-    await rejectsWith(b.move(listed[0]!.key, '/new/0', listed[0]!.modRevision), 'not-found');
+    await rejectsWith(b.move(listed[0]!.key, '/new/0', listed[0]!.modRevision), 'DKC_STORE_NOT_FOUND');
     assert.equal(await a.get('/new/0'), undefined);
   });
 
@@ -171,7 +171,7 @@ describe('writes and revisions', () => {
     const base = await s.create('/k', enc('0'));
     const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => s.update('/k', enc(String(i)), base.modRevision)));
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as StoreError).code, 'conflict');
+    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as StoreError).code, 'DKC_STORE_CONFLICT');
   });
 });
 
@@ -274,8 +274,8 @@ describe('watch', () => {
     const compactedAt = last;
     await s.compact(compactedAt);
     assert.ok((await s.compactedRevision()) >= compactedAt);
-    await rejectsWith(s.list('/c/', { revision: early.modRevision }), 'compacted');
-    assert.throws(() => s.watch('/c/', early.modRevision, { onEvents() {}, onError() {} }), (e: unknown) => e instanceof StoreError && e.code === 'compacted');
+    await rejectsWith(s.list('/c/', { revision: early.modRevision }), 'DKC_STORE_COMPACTED');
+    assert.throws(() => s.watch('/c/', early.modRevision, { onEvents() {}, onError() {} }), (e: unknown) => e instanceof StoreError && e.code === 'DKC_STORE_COMPACTED');
     for (let i = 11; i <= 20; i++) last = (await s.update('/c/0', enc(String(i)))).modRevision;
     await c.until(() => c.revisions().at(-1) === last, 'writes after compaction');
     assert.equal(c.events.length, 20);
@@ -299,7 +299,7 @@ describe('watch', () => {
     const c = new Collector();
     b.watch('/', first.modRevision, c.handlers);
     await c.until(() => c.errors.length === 1, 'the compacted error');
-    assert.equal(c.errors[0]!.code, 'compacted');
+    assert.equal(c.errors[0]!.code, 'DKC_STORE_COMPACTED');
     assert.ok(c.errors[0]!.revision! > first.modRevision);
   });
 
@@ -317,8 +317,8 @@ describe('watch', () => {
     await c2.until(() => c2.events.length === 2, 'second event on the other watch');
     assert.equal(c1.events.length, 1);
     await s.close();
-    assert.equal(c2.errors[0]?.code, 'unavailable');
-    await rejectsWith(s.get('/z/1'), 'unavailable');
+    assert.equal(c2.errors[0]?.code, 'DKC_STORE_UNAVAILABLE');
+    await rejectsWith(s.get('/z/1'), 'DKC_STORE_UNAVAILABLE');
   });
 });
 
@@ -340,12 +340,12 @@ describe('3-member cluster', () => {
       for (let attempt = 0; attempt < 50; attempt++) {
         try {
           acked.push((await store.update(`/k/${i}`, enc(String(i)), undefined).catch(async (e) => {
-            if (e instanceof StoreError && e.code === 'not-found') return store.create(`/k/${i}`, enc(String(i)));
+            if (e instanceof StoreError && e.code === 'DKC_STORE_NOT_FOUND') return store.create(`/k/${i}`, enc(String(i)));
             throw e;
           })).modRevision);
           return;
         } catch (err) {
-          if (!(err instanceof StoreError && err.code === 'unavailable')) throw err;
+          if (!(err instanceof StoreError && err.code === 'DKC_STORE_UNAVAILABLE')) throw err;
           await new Promise((r) => setTimeout(r, 100)); // a client's pause before its retry, as the test plays a client
         }
       }

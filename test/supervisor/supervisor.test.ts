@@ -272,16 +272,16 @@ describe('Supervisor restart policies', () => {
     const s = track(new Supervisor());
     const code = (c: string) => (err: unknown) => err instanceof SupervisorError && err.code === c;
     s.add(child('a', '0'));
-    assert.throws(() => s.add(child('a', '0')), code('SUPERVISOR_DUPLICATE_CHILD'));
-    assert.throws(() => s.add(child('', '0')), code('SUPERVISOR_INVALID_ARGUMENT'));
-    assert.throws(() => s.add({ name: 'b', command: 'x', restart: 'sometimes' as 'always' }), code('SUPERVISOR_INVALID_ARGUMENT'));
-    assert.throws(() => s.pidOf('nobody'), code('SUPERVISOR_UNKNOWN_CHILD'));
-    assert.throws(() => new Supervisor({ backoff: { factor: 0 } }), code('SUPERVISOR_INVALID_ARGUMENT'));
-    await assert.rejects(s.stop('SIGTERM', -1), code('SUPERVISOR_INVALID_ARGUMENT'));
+    assert.throws(() => s.add(child('a', '0')), code('DKC_SUPERVISOR_DUPLICATE_CHILD'));
+    assert.throws(() => s.add(child('', '0')), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
+    assert.throws(() => s.add({ name: 'b', command: 'x', restart: 'sometimes' as 'always' }), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
+    assert.throws(() => s.pidOf('nobody'), code('DKC_SUPERVISOR_UNKNOWN_CHILD'));
+    assert.throws(() => new Supervisor({ backoff: { factor: 0 } }), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
+    await assert.rejects(s.stop('SIGTERM', -1), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
     await s.stop();
     assert.equal(s.status()[0]!.state, 'stopped', 'a child never started is stopped with the supervisor');
-    assert.throws(() => s.start(), code('SUPERVISOR_STOPPED'));
-    assert.throws(() => s.add(child('c', '0')), code('SUPERVISOR_STOPPED'));
+    assert.throws(() => s.start(), code('DKC_SUPERVISOR_STOPPED'));
+    assert.throws(() => s.add(child('c', '0')), code('DKC_SUPERVISOR_STOPPED'));
   });
 });
 

@@ -38,6 +38,7 @@ import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.j
 import type { PolicyGate } from './policy.js';
 import { informerPolicyFeed, PolicyWatch, type PolicyFeed } from './policywatch.js';
 import { nodeChannel, type AssignmentChannel, type AssignmentHandlers, type AssignmentObject, type AssignmentWatch } from './assignment.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface CheckpointPayload {
   bytes: Uint8Array;
@@ -145,10 +146,6 @@ function payloadOf(o: ConfigMapObject): ConfigMapPayload {
   };
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Logs an informer's failures: the first at once, then at most one line per interval counting the rest. */
 class FailureLog {
   private lastLogged: number | undefined;
@@ -168,7 +165,7 @@ class FailureLog {
     const more = this.suppressed > 0 ? ` (${this.suppressed} more failures since the last report)` : '';
     this.suppressed = 0;
     this.lastLogged = now;
-    logError(`failed to list or watch ${this.what}${more}, error: ${messageOf(err)}`);
+    logError(`failed to list or watch ${this.what}${more}, error: ${errorMessage(err)}`);
   }
 }
 
@@ -219,7 +216,7 @@ export class DynamicConfigController<C> {
     try {
       payload = await this.store.load(src);
     } catch (err) {
-      return { ok: false, reason: LoadError, detail: messageOf(err), stage: 'load' };
+      return { ok: false, reason: LoadError, detail: errorMessage(err), stage: 'load' };
     }
     return this.options.evaluate(payload);
   }
@@ -228,8 +225,8 @@ export class DynamicConfigController<C> {
   private async readRecord(which: 'assigned' | 'last-known-good'): Promise<NodeConfigSource | undefined> {
     const r = await this.store.readRecordOrQuarantine(which, new Date(this.clock()));
     if (r.error) {
-      const kept = r.keptAs ? `kept a copy as ${r.keptAs}` : `could not set it aside: ${messageOf(r.clearError)}`;
-      logError(`the ${which} record is unreadable and is treated as absent (${kept}), error: ${messageOf(r.error)}`);
+      const kept = r.keptAs ? `kept a copy as ${r.keptAs}` : `could not set it aside: ${errorMessage(r.clearError)}`;
+      logError(`the ${which} record is unreadable and is treated as absent (${kept}), error: ${errorMessage(r.error)}`);
     }
     return r.source;
   }
@@ -242,7 +239,7 @@ export class DynamicConfigController<C> {
     try {
       if (await this.store.exists(src)) return true;
     } catch (err) {
-      logError(`cannot check the checkpoint of ${describeSource(src)}, error: ${messageOf(err)}`);
+      logError(`cannot check the checkpoint of ${describeSource(src)}, error: ${errorMessage(err)}`);
       return false;
     }
     const cm = src.configMap!;
@@ -257,14 +254,14 @@ export class DynamicConfigController<C> {
       log(`the checkpoint of ${describeSource(src)} was missing; downloaded it again`);
       return true;
     } catch (err) {
-      logWarning(`the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${messageOf(err)}`);
+      logWarning(`the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${errorMessage(err)}`);
       return false;
     }
   }
 
   /** The start ledger is best-effort: a meta/ that cannot be written must not keep a valid config from running. */
   private ledgerFailed(what: string, err: unknown): void {
-    logError(`${what} could not be recorded, crash-loop accounting is suspended, error: ${messageOf(err)}`);
+    logError(`${what} could not be recorded, crash-loop accounting is suspended, error: ${errorMessage(err)}`);
     if (!this.status.current().error) this.status.setError(InternalError);
   }
 
@@ -278,7 +275,7 @@ export class DynamicConfigController<C> {
     if (lastKnownGood && !(await this.ensureCheckpoint(lastKnownGood, opts))) {
       logError(`the last-known-good checkpoint of ${describeSource(lastKnownGood)} is missing; falling back to the local config instead`);
       lastKnownGood = undefined;
-      await this.store.setLastKnownGood(undefined).catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${messageOf(err)}`));
+      await this.store.setLastKnownGood(undefined).catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${errorMessage(err)}`));
     }
     if (!assigned) {
       this.decision = decideBoot<C>({ startsWithoutHealthy: 0, crashLoopThreshold: this.options.crashLoopThreshold, ...(lastKnownGood ? { lastKnownGood } : {}) });
@@ -418,7 +415,7 @@ export class DynamicConfigController<C> {
     try {
       await this.store.recordCleanStop(this.assignedAtBoot);
     } catch (err) {
-      logError(`failed to record a clean stop, error: ${messageOf(err)}`);
+      logError(`failed to record a clean stop, error: ${errorMessage(err)}`);
     }
   }
 
@@ -435,7 +432,7 @@ export class DynamicConfigController<C> {
     const channel = opts.channel ?? Promise.resolve(nodeChannel);
     const rejected = this.rejection();
     if (rejected && opts.emitWarning) {
-      opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
+      opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`));
     }
     this.status.start({ publish: async (config) => (await channel).publish(client, nodeName, config) });
 
@@ -610,7 +607,7 @@ export class DynamicConfigController<C> {
       const modified = (await this.store.assignedModified()).getTime();
       if (!shouldPromote({ now: this.clock(), assignedModified: modified, healthySince: this.healthySince, trialMs: this.options.trialMs })) return;
     } catch (err) {
-      logError(`failed to check trial period for assigned config, error: ${messageOf(err)}`);
+      logError(`failed to check trial period for assigned config, error: ${errorMessage(err)}`);
       return;
     }
     try {
@@ -628,7 +625,7 @@ export class DynamicConfigController<C> {
       this.status.setLastKnownGood(promoted);
       log(`updated last-known-good config to ${describeSource(promoted)}`);
     } catch (err) {
-      logError(`failed to set last-known-good to assigned config, error: ${messageOf(err)}`);
+      logError(`failed to set last-known-good to assigned config, error: ${errorMessage(err)}`);
     }
   }
 
@@ -646,7 +643,7 @@ export class DynamicConfigController<C> {
       });
       try {
         await Promise.race([
-          opts.emitEvent(message).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`)),
+          opts.emitEvent(message).catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`)),
           timedOut,
         ]);
       } finally {

@@ -13,6 +13,7 @@ import { backoffDelay } from '../../util/backoff.js';
 import { sleep, systemClock, type Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
 import { assignmentChannels, type AssignmentChannel, type AssignmentClient } from './assignment.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** Finds the channel for a `--config-channel` choice (discoverChannel, or one discovery a fleet's nodes share). */
 export type ChannelDiscovery = (choice: ChannelChoice) => Promise<ChannelDecision>;
@@ -84,7 +85,7 @@ async function untilAnswered<T>(o: Retrying, attempt: () => Promise<T>, failed: 
     } catch (err) {
       if (err instanceof ConfigChannelError) throw err;
       if (o.signal.aborted) throw stopped();
-      klog.error(failed((err as Error).message));
+      klog.error(failed(errorMessage(err)));
     }
     await sleep(clock, backoffDelay(RETRY, failures, o.random), o.signal, stopped);
   }

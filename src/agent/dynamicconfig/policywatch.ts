@@ -16,6 +16,7 @@ import { POLICY_GROUP, POLICY_PLURAL } from '../../api/dkc/policy.js';
 import { readPolicy } from '../../nodepolicy/spec.js';
 import { logError } from './log.js';
 import type { PolicyGate } from './policy.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const POLICIES_PATH = `/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`;
 
@@ -155,7 +156,7 @@ export class PolicyWatch {
       try {
         changed = await this.gate.update(governing);
       } catch (err) {
-        logError(`failed to take the NodeConfigPolicies that govern the node, error: ${(err as Error).message}`);
+        logError(`failed to take the NodeConfigPolicies that govern the node, error: ${errorMessage(err)}`);
       }
       if (this.firstRefresh !== undefined) {
         this.firstRefresh = undefined;

@@ -6,6 +6,7 @@
 import { klog } from '../../util/klog.js';
 import { withFailedSync, type ConfigOKCondition } from './configok.js';
 import { metricLabels, type NodeConfigSource } from './source.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface NodeConfigStatus {
   assigned?: NodeConfigSource;
@@ -168,7 +169,7 @@ export class ConfigStatusManager {
         g.reset();
         g.set(labels, 1);
       } catch (err) {
-        klog.error(logPrefix(`failed to update metrics, error: ${(err as Error).message}`));
+        klog.error(logPrefix(`failed to update metrics, error: ${errorMessage(err)}`));
       }
     };
     set(this.gauges.assigned, s.assigned);
@@ -189,7 +190,7 @@ export class ConfigStatusManager {
         this.lastPublished = key;
       }
     } catch (err) {
-      klog.error(logPrefix(`failed to patch node status, error: ${(err as Error).message}`));
+      klog.error(logPrefix(`failed to patch node status, error: ${errorMessage(err)}`));
       this.dirty = true;
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;

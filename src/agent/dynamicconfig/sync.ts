@@ -17,6 +17,7 @@ import {
 } from './configok.js';
 import { describeSource, refAsConfigMap, sourcesEqual, uidMismatch, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
 import type { ConfigStatusManager } from './status.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface DownloadedPayload {
   uid: string;
@@ -157,7 +158,7 @@ export class ConfigSync {
 
   /** `conditionReason`: how the ConfigOK condition words the failure (1.8's reasons); the error's text otherwise. */
   private fail(reason: string, err: unknown, conditionReason?: string): void {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     logError(`${reason}, error: ${msg}`);
     this.deps.status.setErrorOverride(syncError(reason), conditionReason ?? msg);
     if (this.stopped || this.retryTimer) return;
@@ -199,7 +200,7 @@ export class ConfigSync {
     try {
       cm = await this.deps.download(ref);
     } catch (err) {
-      return this.fail(DownloadError, new Error(`failed to download ${described}: ${(err as Error).message}`), failSyncReasonDownload(ref.name, ref.namespace));
+      return this.fail(DownloadError, new Error(`failed to download ${described}: ${errorMessage(err)}`), failSyncReasonDownload(ref.name, ref.namespace));
     }
     // A configMapRef pins the object: the ConfigMap now under its name may be another one (1.8's UID check).
     if (source.configMapRef && cm.uid !== ref.uid) {

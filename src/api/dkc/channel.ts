@@ -30,11 +30,16 @@ export interface ChannelDecision {
   says: string;
 }
 
-/** No channel fits, or assignments live on both: the message says what to do. */
-export class ConfigChannelError extends CodedError<'CONFIG_CHANNEL'> {
+export type ConfigChannelErrorCode =
+  /** A --config-channel value that is none of auto, node, nodeconfig. */
+  | 'DKC_CHANNEL_INVALID_CHOICE'
+  /** No channel fits the server (or the forced one does not), or assignments live on both: the message says what to do. */
+  | 'DKC_CHANNEL_REFUSED';
+
+export class ConfigChannelError extends CodedError<ConfigChannelErrorCode> {
   override name = 'ConfigChannelError';
-  constructor(message: string) {
-    super('CONFIG_CHANNEL', message);
+  constructor(message: string, code: ConfigChannelErrorCode = 'DKC_CHANNEL_REFUSED') {
+    super(code, message);
   }
 }
 
@@ -62,7 +67,7 @@ const messages = {
 /** `--config-channel`'s value, checked: one line of error for anything else. */
 export function parseChannelChoice(text: string): ChannelChoice {
   const v = text.trim() as ChannelChoice;
-  if (!CHANNEL_CHOICES.includes(v)) throw new ConfigChannelError(messages.unknownChoice(text));
+  if (!CHANNEL_CHOICES.includes(v)) throw new ConfigChannelError(messages.unknownChoice(text), 'DKC_CHANNEL_INVALID_CHOICE');
   return v;
 }
 

@@ -14,6 +14,7 @@ import type { RunningController } from '../types.js';
 import { conditionsForSilentNode, observeHealth, silentTooLong, taintsFor, type NodeHealth } from './health.js';
 import { logs } from './messages.js';
 import { registerNodeMetrics } from './metrics.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** kube-controller-manager's --node-monitor-period. */
 const MAX_MONITOR_PERIOD_MS = 5_000;
@@ -124,7 +125,7 @@ export class NodeLifecycle implements RunningController {
       } catch (err) {
         if (this.stopped) return;
         if (err instanceof ApiError && (err.code === 409 || err.code === 404)) continue; // the next pass decides again
-        klog.error(logs.updateFailed(node.metadata.name ?? '', (err as Error).message));
+        klog.error(logs.updateFailed(node.metadata.name ?? '', errorMessage(err)));
       }
     }
   }

@@ -39,6 +39,7 @@ import {
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** What the controller needs of the API client. */
 export type RolloutClient = Pick<RestClient, 'list' | 'watch' | 'get' | 'patch' | 'update' | 'create'>;
@@ -219,7 +220,7 @@ export class RolloutController {
     this.leases.on('update', (_old, l) => byLease(l));
     this.leases.on('delete', byLease);
     for (const i of this.informers()) {
-      i.on('error', (err) => klog.v(2, logs.informer(i.path, (err as Error).message)));
+      i.on('error', (err) => klog.v(2, logs.informer(i.path, errorMessage(err))));
     }
   }
 
@@ -251,7 +252,7 @@ export class RolloutController {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
         const conflict = isApiError(err) && err.status.code === 409;
-        if (!conflict) klog.warning(logs.retrying(key, (err as Error).message));
+        if (!conflict) klog.warning(logs.retrying(key, errorMessage(err)));
         this.queue.addAfter(key, backoffDelay({ initialMs: this.retryInitialMs, maxMs: RETRY_MAX_MS, jitter: 0.2 }, n));
       } finally {
         const endedAt = this.clock.monotonicMs();

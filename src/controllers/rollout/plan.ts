@@ -37,6 +37,7 @@ import {
   type RolloutFailure,
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface PlanInput {
   rollout: NodeConfigRollout;
@@ -676,7 +677,7 @@ function planSource(input: PlanInput): Plan {
   try {
     reqs = selectorRequirements(r.spec?.nodeSelector);
   } catch (err) {
-    const failure = { reason: conditionReasons.invalidSelector, message: conditionMessages.invalidSelector((err as Error).message) };
+    const failure = { reason: conditionReasons.invalidSelector, message: conditionMessages.invalidSelector(errorMessage(err)) };
     return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   }
   const e = evaluate(input, reqs);

@@ -11,6 +11,7 @@ import { API_VERSION, KIND, type KubeletConfiguration, type KubeletVersion, type
 import { klog } from '../../util/klog.js';
 import type { ServerReads } from '../authz.js';
 import { messages } from './messages.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type ConfigMapRef = Pick<ConfigMapNodeConfigSource, 'namespace' | 'name' | 'kubeletConfigKey'>;
 
@@ -101,7 +102,7 @@ export class ConfigReader {
       if (!isRecord(body.kubeletconfig)) throw new Error('no kubeletconfig object in the answer');
       return kv.load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
     } catch (err) {
-      klog.info(messages.configzFallback(name, (err as Error).message));
+      klog.info(messages.configzFallback(name, errorMessage(err)));
       return kv.defaults();
     }
   }

@@ -7,15 +7,15 @@ import { configMapMessages, errorLine as kubectlErrorLine } from '../kubectl.js'
 
 export type RolloutErrorCode =
   /** A flag has a value the command cannot use. */
-  | 'invalid-flag'
+  | 'DKC_ROLLOUT_INVALID_FLAG'
   /** The ConfigMap named by --configmap does not exist. */
-  | 'configmap-not-found'
+  | 'DKC_ROLLOUT_CONFIGMAP_NOT_FOUND'
   /** The ConfigMap exists but lacks the key named by --key. */
-  | 'configmap-key-missing'
+  | 'DKC_ROLLOUT_CONFIGMAP_KEY_MISSING'
   /** --selector (or the empty selector) matches no node. */
-  | 'no-matching-nodes'
+  | 'DKC_ROLLOUT_NO_MATCHING_NODES'
   /** The rollout was deleted while `status --watch` followed it. */
-  | 'rollout-deleted';
+  | 'DKC_ROLLOUT_DELETED';
 
 export class RolloutError extends CodedError<RolloutErrorCode> {
   override name = 'RolloutError';

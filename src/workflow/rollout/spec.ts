@@ -7,6 +7,7 @@ import { Duration } from '../../kubeletconfig/values.js';
 import { messages, RolloutError } from './errors.js';
 import { GROUP, KIND, VERSION, type IntOrString, type LabelSelector, type LabelSelectorRequirement } from '../../api/dkc/rollout.js';
 import type { ConfigMapRef, NodeConfigRollout, RolloutSpec } from './types.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface StartFlags {
   configmap: string;
@@ -24,7 +25,7 @@ export interface StartFlags {
 export const DEFAULT_KEY = 'kubelet';
 
 function invalid(flag: string, value: string, why: string): RolloutError {
-  return new RolloutError('invalid-flag', messages.invalidFlag(flag, value, why));
+  return new RolloutError('DKC_ROLLOUT_INVALID_FLAG', messages.invalidFlag(flag, value, why));
 }
 
 /** `--configmap NS/NAME` and `--key` → the configSource's configMap. */
@@ -56,7 +57,7 @@ export function parseSeconds(flag: string, value: string, min: number): number {
   try {
     d = Duration.parse(value);
   } catch (err) {
-    throw invalid(flag, value, (err as Error).message);
+    throw invalid(flag, value, errorMessage(err));
   }
   if (d.sign() < 0) throw invalid(flag, value, messages.negativeDuration);
   if (d.nanoseconds % 1_000_000_000n !== 0n) throw invalid(flag, value, messages.notWholeSeconds);
@@ -72,7 +73,7 @@ export function parseTimeout(flag: string, value: string): number {
   try {
     d = Duration.parse(value);
   } catch (err) {
-    throw invalid(flag, value, (err as Error).message);
+    throw invalid(flag, value, errorMessage(err));
   }
   if (d.sign() <= 0) throw invalid(flag, value, messages.notPositiveDuration);
   return d.toMilliseconds();
@@ -99,7 +100,7 @@ export function parseNodeSelector(selector: string): LabelSelector {
   try {
     reqs = parseLabelSelector(selector);
   } catch (err) {
-    throw invalid('--selector', selector, (err as Error).message);
+    throw invalid('--selector', selector, errorMessage(err));
   }
   const out: LabelSelector = {};
   for (const r of reqs) {
@@ -126,7 +127,7 @@ function buildSpec(flags: StartFlags): RolloutSpec {
   return spec;
 }
 
-/** The object `dkc rollout start NAME …` creates. Throws RolloutError('invalid-flag') for the first bad flag. */
+/** The object `dkc rollout start NAME …` creates. Throws RolloutError('DKC_ROLLOUT_INVALID_FLAG') for the first bad flag. */
 export function buildRollout(name: string, flags: StartFlags): NodeConfigRollout {
   return { apiVersion: `${GROUP}/${VERSION}`, kind: KIND, metadata: { name }, spec: buildSpec(flags) };
 }

@@ -211,12 +211,12 @@ describe('start failures', () => {
     const taken = (blocker.address() as net.AddressInfo).port;
     try {
       await assert.rejects(start(config({ port: taken, authentication: { anonymous: { enabled: true } } })), (err: unknown) =>
-        isNodeAgentError(err, 'LISTEN_ADDRESS_IN_USE') && err.message === `kubelet server: listen tcp 127.0.0.1:${taken}: bind: address already in use`,
+        isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') && err.message === `kubelet server: listen tcp 127.0.0.1:${taken}: bind: address already in use`,
       );
       // The HTTPS server started, then the healthz port failed: the HTTPS port must be released again.
       const httpsPort = await freePort();
       await assert.rejects(start(config({ port: httpsPort, healthzPort: taken })), (err: unknown) =>
-        isNodeAgentError(err, 'LISTEN_ADDRESS_IN_USE') && /^healthz server: /.test(err.message),
+        isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') && /^healthz server: /.test(err.message),
       );
       const probe = net.createServer();
       await new Promise<void>((resolve, reject) => {
@@ -231,20 +231,20 @@ describe('start failures', () => {
 
   it('rejects an address that is not on this host', async () => {
     await assert.rejects(start(config({ address: '192.0.2.1' })), (err: unknown) =>
-      isNodeAgentError(err, 'LISTEN_ADDRESS_NOT_AVAILABLE') && /listen tcp 192\.0\.2\.1:0: bind: cannot assign requested address/.test(err.message),
+      isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE') && /listen tcp 192\.0\.2\.1:0: bind: cannot assign requested address/.test(err.message),
     );
   });
 
   it('rejects missing certificate and CA files, naming the file', async () => {
     const missing = join(dir, 'nope.crt');
     await assert.rejects(start(config({ tlsCertFile: missing, tlsPrivateKeyFile: missing })), (err: unknown) =>
-      isNodeAgentError(err, 'SERVING_CERT_INVALID') && err.message.includes(missing),
+      isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && err.message.includes(missing),
     );
     await assert.rejects(start(config({ tlsCertFile: missing })), (err: unknown) =>
-      isNodeAgentError(err, 'SERVING_CERT_INVALID') && /must be set together/.test(err.message),
+      isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && /must be set together/.test(err.message),
     );
     await assert.rejects(start(config({ authentication: { x509: { clientCAFile: missing } } })), (err: unknown) =>
-      isNodeAgentError(err, 'CLIENT_CA_INVALID') && err.message.includes(missing),
+      isNodeAgentError(err, 'DKC_NODE_CLIENT_CA_INVALID') && err.message.includes(missing),
     );
   });
 });

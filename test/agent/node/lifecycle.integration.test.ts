@@ -88,7 +88,7 @@ describe('registerNode', () => {
   it('refuses at once what the server rejects as invalid', async () => {
     await assert.rejects(
       registerNode(client, { nodeName: 'reg-bad', labels: { 'not a label': 'x' }, maxAttempts: 50, initialDelayMs: 1 }),
-      (err: unknown) => isNodeAgentError(err, 'REGISTRATION_REJECTED') && /reg-bad/.test(err.message),
+      (err: unknown) => isNodeAgentError(err, 'DKC_NODE_REGISTRATION_REJECTED') && /reg-bad/.test(err.message),
     );
   });
 
@@ -96,13 +96,13 @@ describe('registerNode', () => {
     const t0 = Date.now();
     await assert.rejects(
       registerNode(dead, { nodeName: 'reg-x', initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 3 }),
-      (err: unknown) => err instanceof ClientError && err.code === 'CONNECTION',
+      (err: unknown) => err instanceof ClientError && err.code === 'DKC_CLIENT_CONNECTION',
     );
     assert.ok(Date.now() - t0 >= 30, 'waited between attempts');
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
     await assert.rejects(registerNode(dead, { nodeName: 'reg-x', initialDelayMs: 10, maxDelayMs: 20, signal: ac.signal }), (err: unknown) =>
-      isNodeAgentError(err, 'ABORTED'),
+      isNodeAgentError(err, 'DKC_NODE_ABORTED'),
     );
   });
 });

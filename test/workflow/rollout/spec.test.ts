@@ -7,7 +7,7 @@ import { RolloutError } from '../../../src/workflow/rollout/errors.js';
 import { buildRollout, parseIntOrPercent, parseNodeSelector, parseSeconds, parseTimeout } from '../../../src/workflow/rollout/spec.js';
 
 function refused(fn: () => unknown, message: RegExp): void {
-  assert.throws(fn, (err: unknown) => err instanceof RolloutError && err.code === 'invalid-flag' && message.test(err.message));
+  assert.throws(fn, (err: unknown) => err instanceof RolloutError && err.code === 'DKC_ROLLOUT_INVALID_FLAG' && message.test(err.message));
 }
 
 describe('buildRollout', () => {
