@@ -103,14 +103,12 @@ export async function runUp(opts: UpOptions): Promise<void> {
   }
 }
 
-async function runLocked(
-  opts: { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string; nodeDaemon: 'dropin' | 'replace' | 'off' },
-  nodes: number,
-  simulated: number,
-  port: number,
-  storage: string,
-  started: number,
-): Promise<void> {
+type LockedOptions = { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string; nodeDaemon: 'dropin' | 'replace' | 'off' };
+type LocalEtcd = Awaited<ReturnType<typeof import('../storage/etcd-member.js')['startLocalEtcd']>>;
+type Cluster = Awaited<ReturnType<typeof startCluster>>;
+
+/** The cluster (and its etcd, with `--storage etcd`); etcd is stopped again when the cluster does not start. */
+async function startStack(opts: LockedOptions, nodes: number, simulated: number, port: number, storage: string): Promise<{ cluster: Cluster; etcd: LocalEtcd | undefined }> {
   // etcd is a child of this process too (not supervised): Ctrl-C reaches it through the process group.
   const etcd = storage === 'etcd' ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd')) : undefined;
   const serverArgs = [
@@ -118,9 +116,8 @@ async function runLocked(
     ...(opts.emulatedVersion !== undefined ? ['--emulated-version', opts.emulatedVersion] : []),
   ];
   if (etcd) process.stdout.write(`etcd: ${etcd.endpoints.join(',')} (data in ${join(opts.dataDir, 'etcd')})\n`);
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   try {
-    cluster = await startCluster({
+    const cluster = await startCluster({
       dataDir: opts.dataDir,
       nodes,
       port,
@@ -130,34 +127,44 @@ async function runLocked(
       kubeletVersions: opts.versions,
       ...(opts.nodeDaemon !== 'off' ? { nodeDaemon: { applyAs: opts.nodeDaemon } } : {}),
     });
+    return { cluster, etcd };
   } catch (err) {
     await etcd?.stop();
     throw err;
   }
+}
+
+/** Waits (up to 60 s, or until `stopping`) for each agent's node to report Ready this run, printing a line for each. */
+async function waitForNodes(client: RestClient, cluster: Cluster, nodes: number, started: number, stopping: () => boolean): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const reported = new Set<string>();
+  // Ctrl-C while waiting for the nodes ends the wait too.
+  while (reported.size < nodes && Date.now() < deadline && !stopping()) {
+    const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
+    const leases = await client.list<{ items: LeaseLike[] }>(NODE_LEASES).catch(() => ({ items: [] as LeaseLike[] }));
+    for (const n of list.items) {
+      const name = n.metadata?.name ?? '';
+      const ready = reportedReadySince(n, leases.items.find((l) => l.metadata?.name === name), started);
+      const node = cluster.nodes.find((x) => x.name === name);
+      if (!ready || !node || reported.has(name)) continue;
+      reported.add(name);
+      process.stdout.write(`${name}: Ready, kubelet endpoint https://127.0.0.1:${node.port}, log ${node.logFile}\n`);
+    }
+    if (reported.size < nodes) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (reported.size < nodes && !stopping()) {
+    process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
+  }
+}
+
+async function runLocked(opts: LockedOptions, nodes: number, simulated: number, port: number, storage: string, started: number): Promise<void> {
+  const { cluster, etcd } = await startStack(opts, nodes, simulated, port, storage);
   const forwarding = installSignalForwarding(cluster.supervisor, process);
   let stopping = false;
   void forwarding.stopped.then(() => (stopping = true));
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig);
   try {
-    const deadline = Date.now() + 60_000;
-    const reported = new Set<string>();
-    // Ctrl-C while waiting for the nodes ends the wait too.
-    while (reported.size < nodes && Date.now() < deadline && !stopping) {
-      const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
-      const leases = await client.list<{ items: LeaseLike[] }>(NODE_LEASES).catch(() => ({ items: [] as LeaseLike[] }));
-      for (const n of list.items) {
-        const name = n.metadata?.name ?? '';
-        const ready = reportedReadySince(n, leases.items.find((l) => l.metadata?.name === name), started);
-        const node = cluster.nodes.find((x) => x.name === name);
-        if (!ready || !node || reported.has(name)) continue;
-        reported.add(name);
-        process.stdout.write(`${name}: Ready, kubelet endpoint https://127.0.0.1:${node.port}, log ${node.logFile}\n`);
-      }
-      if (reported.size < nodes) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (reported.size < nodes && !stopping) {
-      process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
-    }
+    await waitForNodes(client, cluster, nodes, started, () => stopping);
     if (simulated > 0 && !stopping) await waitForSimulated(client, simulated, started, () => stopping, cluster.dataDir);
   } finally {
     client.close();
@@ -174,7 +181,6 @@ async function runLocked(
   await etcd?.stop();
   process.stdout.write('dkc cluster stopped\n');
 }
-
 
 /** Waits for the fleet's sim-1 … sim-N to report Ready (a second per list: there may be thousands), saying how many are. */
 async function waitForSimulated(client: RestClient, total: number, started: number, stopping: () => boolean, dataDir: string): Promise<void> {
