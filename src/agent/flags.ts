@@ -194,8 +194,8 @@ function parseLabels(s: string): Record<string, string> {
   return out;
 }
 
-export function parseAgentFlags(argv: readonly string[]): AgentFlags {
-  const flags: AgentFlags = {
+function defaultAgentFlags(): AgentFlags {
+  return {
     nodeLabels: {},
     registerNode: true,
     rootDir: DEFAULT_ROOT_DIR,
@@ -207,60 +207,58 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     kubelet: { given: [], rest: [] },
     configChannel: 'auto',
   };
-  let kubeletParsed: ParsedKubeletFlags;
-  try {
-    kubeletParsed = parseKubeletFlags(argv);
-  } catch (err) {
-    throw new AgentFlagError(errorMessage(err), { cause: err });
-  }
-  flags.kubelet = { given: kubeletParsed.given, rest: [] };
-  const rest = kubeletParsed.rest;
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    if (!arg.startsWith('-')) throw new AgentFlagError(`unexpected argument ${JSON.stringify(arg)}`);
-    const body = arg.replace(/^--?/, '');
-    const eq = body.indexOf('=');
-    const name = (eq < 0 ? body : body.slice(0, eq)).replace(/_/g, '-');
-    const spec = agentFlags[name];
-    if (!spec) throw new AgentFlagError(`unknown flag: --${name}`);
-    let value: string;
-    if (eq >= 0) value = body.slice(eq + 1);
-    else if (spec.kind === 'bool') value = 'true';
-    else {
-      const next = rest[i + 1];
-      if (next === undefined) throw new AgentFlagError(`flag needs an argument: --${name}`);
-      value = next;
-      i++;
+}
+
+/** The flag at `rest[i]`, its spec and its value; `next` is the index after it (past a separate value). */
+function readFlag(rest: readonly string[], i: number): { name: string; spec: AgentFlagSpec; value: string; next: number } {
+  const arg = rest[i]!;
+  if (!arg.startsWith('-')) throw new AgentFlagError(`unexpected argument ${JSON.stringify(arg)}`);
+  const body = arg.replace(/^--?/, '');
+  const eq = body.indexOf('=');
+  const name = (eq < 0 ? body : body.slice(0, eq)).replace(/_/g, '-');
+  const spec = agentFlags[name];
+  if (!spec) throw new AgentFlagError(`unknown flag: --${name}`);
+  if (eq >= 0) return { name, spec, value: body.slice(eq + 1), next: i + 1 };
+  if (spec.kind === 'bool') return { name, spec, value: 'true', next: i + 1 };
+  const value = rest[i + 1];
+  if (value === undefined) throw new AgentFlagError(`flag needs an argument: --${name}`);
+  return { name, spec, value, next: i + 2 };
+}
+
+/** Sets the flag's field from its value, as its kind reads it. */
+function setFlag(flags: AgentFlags, name: string, spec: AgentFlagSpec, value: string): void {
+  const record = flags as unknown as Record<string, unknown>;
+  switch (spec.kind) {
+    case 'string':
+      record[spec.key] = value;
+      break;
+    case 'bool':
+      if (!['true', 'false', '1', '0'].includes(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`);
+      record[spec.key] = value === 'true' || value === '1';
+      break;
+    case 'int': {
+      if (!/^-?\d+$/.test(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseInt: parsing "${value}": invalid syntax`);
+      record[spec.key] = Number(value);
+      break;
     }
-    const record = flags as unknown as Record<string, unknown>;
-    switch (spec.kind) {
-      case 'string':
-        record[spec.key] = value;
-        break;
-      case 'bool':
-        if (!['true', 'false', '1', '0'].includes(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`);
-        record[spec.key] = value === 'true' || value === '1';
-        break;
-      case 'int': {
-        if (!/^-?\d+$/.test(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseInt: parsing "${value}": invalid syntax`);
-        record[spec.key] = Number(value);
-        break;
+    case 'labels':
+      flags.nodeLabels = { ...flags.nodeLabels, ...parseLabels(value) };
+      break;
+    case 'duration': {
+      let d: Duration;
+      try {
+        d = Duration.parse(value);
+      } catch (err) {
+        throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${errorMessage(err)}`, { cause: err });
       }
-      case 'labels':
-        flags.nodeLabels = { ...flags.nodeLabels, ...parseLabels(value) };
-        break;
-      case 'duration': {
-        let d: Duration;
-        try {
-          d = Duration.parse(value);
-        } catch (err) {
-          throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${errorMessage(err)}`, { cause: err });
-        }
-        record[spec.key] = d.toMilliseconds();
-        break;
-      }
+      record[spec.key] = d.toMilliseconds();
+      break;
     }
   }
+}
+
+/** Checks the flags against each other and fills in what depends on others (the cert dir under the root dir). */
+function finishFlags(flags: AgentFlags): AgentFlags {
   if (flags.kubeletVersion !== undefined) {
     try {
       flags.kubeletVersion = parseKubeletVersion(flags.kubeletVersion);
@@ -279,4 +277,22 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
   // As the kubelet: the serving certificate lives under the root dir, never in whatever directory the agent runs in.
   if (flags.certDir === '') flags.certDir = join(flags.rootDir, 'pki');
   return flags;
+}
+
+export function parseAgentFlags(argv: readonly string[]): AgentFlags {
+  const flags = defaultAgentFlags();
+  let kubeletParsed: ParsedKubeletFlags;
+  try {
+    kubeletParsed = parseKubeletFlags(argv);
+  } catch (err) {
+    throw new AgentFlagError(errorMessage(err), { cause: err });
+  }
+  flags.kubelet = { given: kubeletParsed.given, rest: [] };
+  const rest = kubeletParsed.rest;
+  for (let i = 0; i < rest.length; ) {
+    const { name, spec, value, next } = readFlag(rest, i);
+    setFlag(flags, name, spec, value);
+    i = next;
+  }
+  return finishFlags(flags);
 }
