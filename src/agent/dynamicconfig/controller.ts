@@ -435,10 +435,29 @@ export class DynamicConfigController<C> {
       opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`));
     }
     this.status.start({ publish: async (config) => (await channel).publish(client, nodeName, config) });
+    this.sync = this.newConfigSync(opts);
+    if (this.options.policyGate) this.startPolicyWatch(this.options.policyGate, opts);
+    const nodeInformer = this.newNodeInformer(client, nodeName);
+    this.following = this.followAssignment(channel, client, nodeName, nodeInformer);
+    this.watchInitialSync();
 
+    this.syncOptions = opts;
+    if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
+    else log('local source is assigned, will not start remote config source informer');
+    this.sync.startLoop();
+    this.startTrialTimer();
+  }
+
+  private get informerLogIntervalMs(): number {
+    return this.options.informerLogIntervalMs ?? 30_000;
+  }
+
+  /** The sync loop: the assignment from the channel's watch, the ConfigMap from its informer's cache when it holds it. */
+  private newConfigSync(opts: SyncOptions): ConfigSync {
+    const { client } = opts;
     const random = this.options.random ?? Math.random;
     const tick = () => 10_000 + random() * 2_000;
-    this.sync = new ConfigSync({
+    return new ConfigSync({
       store: this.store,
       status: this.status,
       nodeConfigSource: () => {
@@ -461,23 +480,29 @@ export class DynamicConfigController<C> {
       clock: this.clock,
       loopPeriodMs: this.options.syncLoopPeriodMs ?? tick,
     });
+  }
 
-    const logInterval = this.options.informerLogIntervalMs ?? 30_000;
-    const gate = this.options.policyGate;
-    if (gate) {
-      const policyFailures = new FailureLog('NodeConfigPolicies', logInterval, this.clock);
-      const feed = opts.policyFeed ?? informerPolicyFeed(client, (err) => policyFailures.failed(err));
-      this.policyWatch = new PolicyWatch(gate, feed, () => void this.recheckPolicies());
-      this.policyWatch.start();
-    }
-    // The node's own Node, on either channel: its labels decide which policies govern it.
+  private startPolicyWatch(gate: PolicyGate, opts: SyncOptions): void {
+    const policyFailures = new FailureLog('NodeConfigPolicies', this.informerLogIntervalMs, this.clock);
+    const feed = opts.policyFeed ?? informerPolicyFeed(opts.client, (err) => policyFailures.failed(err));
+    this.policyWatch = new PolicyWatch(gate, feed, () => void this.recheckPolicies());
+    this.policyWatch.start();
+  }
+
+  /** The node's own Node, on either channel (started once the channel is known): its labels decide which policies govern it. */
+  private newNodeInformer(client: ControllerClient, nodeName: string): Informer<NodeObject> {
     const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}` });
     this.nodeInformer = nodeInformer;
-    const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, logInterval, this.clock);
+    const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, this.informerLogIntervalMs, this.clock);
     nodeInformer.on('error', (err) => nodeFailures.failed(err));
     nodeInformer.on('add', (node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
     nodeInformer.on('update', (_, node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
     nodeInformer.on('delete', () => log('Node was deleted'));
+    return nodeInformer;
+  }
+
+  /** Once the channel settles: watches the assignment on it (poking the sync on a change) and starts the node informer. */
+  private followAssignment(channel: Promise<AssignmentChannel>, client: ControllerClient, nodeName: string, nodeInformer: Informer<NodeObject>): Promise<AssignmentWatch | undefined> {
     let assignmentFailures: FailureLog | undefined;
     const handlers: AssignmentHandlers = {
       added: (source) => {
@@ -496,30 +521,26 @@ export class DynamicConfigController<C> {
       deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
       failed: (err) => assignmentFailures?.failed(err),
     };
-    this.following = channel.then(
+    return channel.then(
       (ch) => {
         if (this.stopped) return undefined;
         const watch = ch.watch(client, nodeName, nodeInformer, handlers);
-        assignmentFailures = new FailureLog(watch.what, logInterval, this.clock);
+        assignmentFailures = new FailureLog(watch.what, this.informerLogIntervalMs, this.clock);
         this.assignment = watch;
         nodeInformer.start();
         return watch;
       },
       () => undefined,
     );
-    this.watchInitialSync();
+  }
 
-    this.syncOptions = opts;
-    if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
-    else log('local source is assigned, will not start remote config source informer');
-    this.sync.startLoop();
-
-    if (this.decision?.kind === 'run' && this.decision.startTrial) {
-      const every = this.options.trialCheckMs ?? Math.min(10_000, Math.max(100, this.options.trialMs / 4));
-      const check = () => void this.checkTrial();
-      this.trialTimer = setInterval(check, every);
-      check();
-    }
+  /** A boot that started a trial checks it periodically until it ends. */
+  private startTrialTimer(): void {
+    if (this.decision?.kind !== 'run' || !this.decision.startTrial) return;
+    const every = this.options.trialCheckMs ?? Math.min(10_000, Math.max(100, this.options.trialMs / 4));
+    const check = () => void this.checkTrial();
+    this.trialTimer = setInterval(check, every);
+    check();
   }
 
   /** Resolves true once the object that carries the assignment has been listed; false if it never will be. */
