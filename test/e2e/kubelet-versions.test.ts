@@ -1,7 +1,8 @@
 // A mixed fleet (`dkc up --nodes 3 --kubelet-version 1.22,1.30,1.32`) through kubectl 1.32 and `dkc rollout`: a
 // config with a field that arrived after 1.30 (singleProcessOOMKill, 1.32) is refused at admission naming the 1.22 and
 // 1.30 nodes, as a rollout and as a direct assignment; with skipIncompatible it reaches the 1.32 node only and the
-// rollout reports the others; a config every kubelet can run reaches every node.
+// rollout reports the others; a config every kubelet can run reaches every node. `dkc config lint --against node/N`
+// reads a config as node N's kubelet does.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -122,5 +123,18 @@ describe('rollouts on a fleet of kubelets 1.22, 1.30 and 1.32', { concurrency: f
     assert.match(status.stdout, /^nodeconfigrollout "everywhere" successfully rolled out \(3 of 3 nodes succeeded\)$/m);
     assert.doesNotMatch(status.stdout, /left out/);
     assert.deepEqual(await assigned(), { 'node-1': 'everywhere', 'node-2': 'everywhere', 'node-3': 'everywhere' });
+  });
+
+  it('dkc config lint --against node/N reads the config as node N\'s kubelet: unknown to 1.22, a change on 1.32 (from unset: its default depends on the cgroup version)', async () => {
+    const file = join(work, 'oomkill-lint.yaml');
+    await writeFile(file, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsingleProcessOOMKill: true\n');
+    const old = await dkc('config', 'lint', file, '--against', 'node/node-1');
+    assert.equal(old.code, 0, old.stderr);
+    assert.equal(old.stderr, `${file}: warning: unknown field "singleProcessOOMKill"\n`);
+    assert.doesNotMatch(old.stdout, /singleProcessOOMKill/);
+    const current = await dkc('config', 'lint', file, '--against', 'node/node-3');
+    assert.equal(current.code, 0, current.stderr);
+    assert.equal(current.stderr, '');
+    assert.match(current.stdout, /^disruptive singleProcessOOMKill: \(unset\) -> true {2}\(/m);
   });
 });
