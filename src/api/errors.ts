@@ -171,7 +171,7 @@ export const errors = {
     );
   },
   /** 415 naming the media types this endpoint accepts (the patch endpoints). */
-  unsupportedMediaTypeFor(contentType: string, accepted: string[]): StatusError {
+  unsupportedMediaTypeFor(_contentType: string, accepted: string[]): StatusError {
     return make(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   },
   tooManyRequests(message: string, retryAfterSeconds = 1): StatusError {

@@ -32,6 +32,7 @@ export function registerRolloutCommands(program: Command): void {
     .option('--max-failures <n>', 'failed nodes tolerated before the failure policy applies (default 0)')
     .option('--halt-on-failure', 'on too many failures, stop and leave the nodes as they are (default: revert them)')
     .option('--pause-after-canary', 'pause once the canary batch has succeeded')
+    .option('--skip-incompatible', "leave out (and report) the selected nodes whose kubelet version cannot run the config, instead of refusing")
     .action((name: string, opts: StartFlags & ConnectionFlags) => run((m) => m.start(m.processIo(exitCodeFor), name, opts)));
 
   connection(rollout.command('status'))

@@ -78,6 +78,12 @@ function names(list: readonly string[]): string {
   return list.length > MAX_NAMED ? `${shown} and ${list.length - MAX_NAMED} more` : shown;
 }
 
+/** What one node's kubelet lacks or refuses, for people: `unknown field singleProcessOOMKill`, then its refusals. */
+export function reasonOf(i: Incompatibility): string {
+  const n = i.unknownFields.length;
+  return [...(n > 0 ? [`unknown field${n > 1 ? 's' : ''} ${i.unknownFields.join(', ')}`] : []), ...i.errors].join('; ');
+}
+
 /**
  * One line for people: per kubelet minor (oldest first), the nodes and what their kubelet lacks, e.g.
  * `kubelet 1.22 (node-1): unknown field imageMaximumGCAge; kubelet 1.30 (node-2, node-3): unknown field …`.
@@ -89,12 +95,7 @@ export function describeIncompatible(list: readonly Incompatibility[]): string {
   return [...byVersion.entries()]
     .sort(([a], [b]) => minor(a) - minor(b))
     .map(([version, items]) => {
-      const first = items[0]!;
-      const what = [
-        ...(first.unknownFields.length > 0 ? [`unknown field${first.unknownFields.length > 1 ? 's' : ''} ${first.unknownFields.join(', ')}`] : []),
-        ...first.errors,
-      ].join('; ');
-      return `kubelet ${version} (${names(items.map((i) => i.node))}): ${what}`;
+      return `kubelet ${version} (${names(items.map((i) => i.node))}): ${reasonOf(items[0]!)}`;
     })
     .join('; ');
 }

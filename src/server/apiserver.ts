@@ -24,9 +24,9 @@ import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import type { ServedResource } from './openapi-paths.js';
 import { acceptedPatchMediaTypes, patchTypeOf } from './patchtypes.js';
-import { boolParam, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
-import { tableRow, toTable, wantsTable } from './tables.js';
-import { WatchCache, type EventType } from './watchcache.js';
+import { int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
+import { toTable, wantsTable } from './tables.js';
+import { WatchCache } from './watchcache.js';
 import { WatchLimits } from './watchlimits.js';
 import { parseWatchRequest, WatchSession } from './watchsession.js';
 import { ApiMetrics } from './metrics.js';
@@ -685,8 +685,4 @@ function listParams(q: URLSearchParams): { limit: number; rv: ListResourceVersio
     if (err instanceof ParamError) throw errors.badRequest(err.message);
     throw err;
   }
-}
-
-function withType(def: ResourceDef, obj: KubeObject): KubeObject {
-  return obj.kind ? obj : { apiVersion: apiVersionOf(def), kind: def.kind, ...obj };
 }

@@ -93,12 +93,12 @@ after(async () => {
 
 describe('dkc rollout start', () => {
   it('creates the NodeConfigRollout its flags describe', async () => {
-    const r = await dkc('rollout', 'start', 'blue-50', '--configmap', 'kube-system/node-config', '--selector', 'pool=blue', '--canary', '50%', '--max-unavailable', '2', '--soak', '30s', '--deadline', '2m', '--max-failures', '1', '--halt-on-failure', '--pause-after-canary');
+    const r = await dkc('rollout', 'start', 'blue-50', '--configmap', 'kube-system/node-config', '--selector', 'pool=blue', '--canary', '50%', '--max-unavailable', '2', '--soak', '30s', '--deadline', '2m', '--max-failures', '1', '--halt-on-failure', '--pause-after-canary', '--skip-incompatible');
     assert.deepEqual(r, { code: 0, stdout: 'nodeconfigrollout.dkc.io/blue-50 created\n', stderr: '' });
     const obj = await client.get<NodeConfigRollout>(`${ROLLOUTS}/blue-50`);
     assert.deepEqual(obj.spec.configSource, { configMap: { namespace: 'kube-system', name: 'node-config', kubeletConfigKey: 'kubelet' } });
     assert.deepEqual(obj.spec.nodeSelector, { matchLabels: { pool: 'blue' } });
-    assert.deepEqual(obj.spec.strategy, { canary: '50%', maxUnavailable: 2, soakSeconds: 30, pauseAfterCanary: true });
+    assert.deepEqual(obj.spec.strategy, { canary: '50%', maxUnavailable: 2, soakSeconds: 30, pauseAfterCanary: true, skipIncompatible: true });
     assert.equal(obj.spec.progressDeadlineSeconds, 120);
     assert.equal(obj.spec.maxFailures, 1);
     assert.equal(obj.spec.failurePolicy, 'Halt');

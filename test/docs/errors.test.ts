@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers/server.js';
+import { repoRoot } from '../helpers/paths.js';
 
 const script = join(repoRoot, 'scripts/gen-errors-doc.mjs');
 

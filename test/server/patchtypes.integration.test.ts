@@ -51,7 +51,6 @@ const v2Descriptor = {
 
 let server: RunningServer;
 let client: RestClient;
-let endpoints: Endpoint[] = [];
 
 async function v2Bytes(): Promise<Buffer> {
   const config = await loadKubeconfig(server.kubeconfig);

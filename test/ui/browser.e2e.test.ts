@@ -2,8 +2,9 @@
 // startCluster, three agents) and a real `dkc ui` process: the fleet page groups the nodes by the config they run;
 // `kubectl patch` of a node's configSource moves it to its new group live, within 2 s; a bad config shows its
 // error (on the fleet and on the node page, with the diff against the ConfigMap); a rollout started with
-// `dkc rollout start` shows its progress and the page's Pause button pauses it; no console errors; and after a
-// kill -9 of the server the page reconnects, lists again and follows changes.
+// `dkc rollout start` shows its progress and the page's Pause button pauses it; each node shows its kubelet version,
+// and a rollout the nodes it left out for theirs; no console errors; and after a kill -9 of the server the page
+// reconnects, lists again and follows changes.
 // Each test saves a screenshot under test-output/ui/.
 
 import { after, before, describe, it } from 'node:test';
@@ -158,6 +159,11 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     assert.deepEqual(headers[1]!.slice(0, 2), [BLUE, '1 node']);
     const blue = await admin.get<{ metadata: { uid: string; resourceVersion: string } }>('/api/v1/namespaces/kube-system/configmaps/blue');
     assert.equal(headers[1]![2], `uid ${blue.metadata.uid}, resourceVersion ${blue.metadata.resourceVersion}`);
+    // Each node's kubelet version, as it reports it.
+    const versions = await page.$$eval('[data-node] [data-kubelet-version]', (els) => els.map((e) => [e.closest<HTMLElement>('[data-node]')!.dataset['node'], e.textContent]));
+    const reported = (await admin.list<{ items: Node[] }>('/api/v1/nodes')).items.map((n) => [n.metadata.name, `kubelet ${n.status?.nodeInfo?.kubeletVersion ?? ''}`]);
+    assert.deepEqual(versions.sort(), reported.sort());
+    assert.ok(reported.every(([, v]) => /^kubelet v1\.22\./.test(v ?? '')), JSON.stringify(reported));
     await page.waitForSelector('[data-connection="live"]');
     await screenshot('fleet');
   });
@@ -190,6 +196,8 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     assert.match(diff, /- kubeAPIQPS: 5\b/);
     assert.match(diff, /\+ kubeAPIQPS: -1/);
     await page.waitForFunction(() => document.querySelector('.configz')?.textContent?.includes('"kubeAPIQPS": 5,'));
+    const version = (await admin.get<Node>('/api/v1/nodes/node-3')).status?.nodeInfo?.kubeletVersion;
+    assert.equal(await page.$eval('td[data-kubelet-version]', (e) => e.textContent), version);
     await screenshot('node-error');
   });
 
@@ -209,6 +217,19 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     assert.equal(paused, 'true');
     await page.waitForSelector('[data-rollout="ui-roll"] .badge-paused');
     await screenshot('rollout-paused');
+  });
+
+  it("a rollout's nodes left out for their kubelet version are listed with the version and the reason", async () => {
+    const local = await readFile(cluster!.nodes[0]!.config, 'utf8');
+    await configMap('oomkill', 'singleProcessOOMKill: true', local);
+    await k!.ok(['label', 'node', 'node-3', 'ui-old=yes']);
+    const r = await runDkc(['rollout', 'start', 'ui-newer', '--configmap', 'kube-system/oomkill', '--selector', 'ui-old=yes', '--skip-incompatible', '--kubeconfig', cluster!.kubeconfig]);
+    assert.equal(r.code, 0, r.stderr);
+    await page.goto(`${url}#/rollouts`, { waitUntil: 'load' });
+    await page.waitForSelector('[data-rollout="ui-newer"] [data-incompatible="1"]');
+    const left = await page.$eval('[data-rollout="ui-newer"] .incompatible', (e) => e.textContent?.replace(/\s+/g, ' ').trim());
+    assert.equal(left, 'kubelet 1.22: unknown field singleProcessOOMKill node-3');
+    await screenshot('rollout-incompatible');
   });
 
   it("acts with the kubeconfig's own permissions: a node's credentials are refused with the API's 403", async () => {

@@ -4,8 +4,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Event, Node, NodeCondition, NodeConfigSource } from '../../src/api/types.js';
-import { fleetRows, groupNodes, LOCAL_GROUP, matchesState, nodeIssues, nodeView, sourceKey } from '../../src/ui/model/fleet.js';
-import { availableActions, batchProgress, pendingNodes } from '../../src/ui/model/rollout.js';
+import { fleetRows, groupNodes, kubeletVersionOf, LOCAL_GROUP, matchesState, nodeIssues, nodeView, sourceKey } from '../../src/ui/model/fleet.js';
+import { availableActions, batchProgress, leftOut, pendingNodes } from '../../src/ui/model/rollout.js';
 import { configEvents } from '../../src/ui/model/node.js';
 import { assignedNodes, withNodeConfig } from '../../src/ui/model/assignment.js';
 import type { NodeConfig } from '../../src/api/dkc/nodeconfig.js';
@@ -116,6 +116,14 @@ describe('fleet grouping', () => {
   });
 });
 
+describe('kubelet versions', () => {
+  it("each node's view carries the version it reports, '' when it reports none", () => {
+    const reporting = { ...node('a'), status: { ...node('a').status, nodeInfo: { kubeletVersion: 'v1.30.0' } } } as Node;
+    assert.equal(nodeView(reporting).kubeletVersion, 'v1.30.0');
+    assert.equal(kubeletVersionOf(node('b')), '');
+  });
+});
+
 describe('rollout progress', () => {
   it('counts each started batch by node state; nodes not yet in a batch are pending', () => {
     const status = {
@@ -135,6 +143,22 @@ describe('rollout progress', () => {
     ]);
     assert.equal(pendingNodes(status), 1);
     assert.deepEqual(batchProgress(undefined), []);
+  });
+
+  it('groups the nodes left out for their kubelet version by version and reason, oldest version first', () => {
+    const why = 'unknown field singleProcessOOMKill';
+    const status = {
+      incompatible: [
+        { node: 'n-9', kubeletVersion: '1.30', reason: why },
+        { node: 'n-2', kubeletVersion: '1.22', reason: why },
+        { node: 'n-1', kubeletVersion: '1.30', reason: why },
+      ],
+    };
+    assert.deepEqual(leftOut(status), [
+      { kubeletVersion: '1.22', reason: why, nodes: ['n-2'] },
+      { kubeletVersion: '1.30', reason: why, nodes: ['n-1', 'n-9'] },
+    ]);
+    assert.deepEqual(leftOut(undefined), []);
   });
 
   it('enables pause while running, resume while paused, undo until reverted', () => {

@@ -8,7 +8,6 @@
 import type { Node } from '../../api/types.js';
 import { ConfigChannelError, discoverChannel, mixedChannels, type ChannelChoice, type ChannelDecision } from '../../client/channel.js';
 import { isApiError } from '../../client/errors.js';
-import type { CallOptions } from '../../client/rest.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { sleep, systemClock, type Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';

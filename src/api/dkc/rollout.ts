@@ -57,6 +57,11 @@ export interface RolloutStrategy {
   maxUnavailable?: IntOrString;
   soakSeconds?: number;
   pauseAfterCanary?: boolean;
+  /**
+   * Leave out, and list in status.incompatible, the selected nodes whose kubelet minor cannot run the config (see
+   * src/nodepolicy/compat.ts) instead of refusing the rollout at admission, or halting it before its first batch.
+   */
+  skipIncompatible?: boolean;
 }
 
 /** One layer of a layered rollout: a ConfigMap key holding a KubeletConfiguration (the first is the base). */
@@ -115,6 +120,15 @@ export interface RolloutFailure {
   message: string;
 }
 
+/** A selected node left out because its kubelet minor cannot run the rollout's config. */
+export interface IncompatibleNode {
+  node: string;
+  /** The kubelet minor the node reports, `1.30`. */
+  kubeletVersion: string;
+  /** What that kubelet lacks or refuses: `unknown field singleProcessOOMKill`, or its validation's words. */
+  reason: string;
+}
+
 export interface RolloutCondition {
   type: 'Progressing' | 'Complete' | 'Failed';
   status: 'True' | 'False' | 'Unknown';
@@ -133,6 +147,9 @@ export interface RolloutStatus {
   failedNodes?: number;
   /** Nodes held, unchanged, because they are not Ready or their heartbeat is stale. */
   waitingNodes?: number;
+  /** Selected nodes left out, unchanged, because their kubelet cannot run the config; never counted as failed. */
+  incompatibleNodes?: number;
+  incompatible?: IncompatibleNode[];
   /** A layered rollout's rendered ConfigMap in kube-system, once rendered; the rollout keeps to it from then on. */
   renderedConfigMap?: string;
   failures?: RolloutFailure[];

@@ -20,6 +20,7 @@ import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
 import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
+import { CompatibilityJudge } from './compat.js';
 import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentChannel, type Cached } from './assignment.js';
 import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
@@ -103,6 +104,7 @@ export class RolloutController {
   private readonly assignments: AssignmentChannel;
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
+  private readonly compatibility = new CompatibilityJudge();
   private readonly failures = new Map<string, number>();
   /** Per rollout: when its last look ended and how long it took (monotonic ms). */
   private readonly lastLook = new Map<string, { endedAt: number; tookMs: number }>();
@@ -293,6 +295,11 @@ export class RolloutController {
     const ref = (layered !== undefined ? renderedSource(layered) : desiredSource(rollout.spec))?.configMap;
     const cm = rendering && 'configMap' in rendering ? rendering.configMap : ref ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`) : undefined;
     const configMap = cm?.metadata.uid !== undefined ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' } : undefined;
+    // Only a rollout still starting nodes asks which of them its target does not suit.
+    if (cm && ref && needsWork(rollout) && rollout.spec?.revert !== true && !isDeleting(rollout)) {
+      const incompatible = this.compatibility.judge(cm, ref.kubeletConfigKey, input.nodes);
+      if (incompatible.size > 0) input.incompatible = incompatible;
+    }
     const plan = planRollout({ ...input, configMap });
     await this.apply(rollout, plan);
     return plan.requeueAfterMs;

@@ -59,7 +59,7 @@ export function withNodeConfig(node: KubeObject, nc: KubeObject | undefined): Ku
 }
 
 /** Every Node as a policy judges it: itself, or on the NodeConfig channel with its NodeConfig's assignment. */
-async function assignedNodes(reads: ServerReads, channel: ConfigChannel): Promise<KubeObject[]> {
+export async function assignedNodes(reads: ServerReads, channel: ConfigChannel): Promise<KubeObject[]> {
   const nodes = await reads.list('', 'nodes');
   if (channel === 'node') return nodes;
   const byName = new Map((await reads.list(DKC_GROUP, NODE_CONFIGS)).map((nc) => [nameOf(nc), nc]));
@@ -182,13 +182,15 @@ function configMapChange(a: AdmissionAttributes, channel: ConfigChannel): Judgem
 
 const TARGET_FIELDS = ['configSource', 'layers', 'nodeSelector'] as const;
 
-function rolloutTarget(spec: RolloutSpec): ConfigMapRef[] {
+/** The ConfigMaps a rollout renders (its layers) or assigns (its configSource). */
+export function rolloutTarget(spec: RolloutSpec): ConfigMapRef[] {
   if (Array.isArray(spec.layers) && spec.layers.length > 0) return spec.layers.map((l) => l.configMap);
   const ref = configMapRefOf(spec.configSource);
   return ref ? [ref] : [];
 }
 
-function selects(spec: RolloutSpec, node: KubeObject): boolean {
+/** Whether the rollout's selector selects the node; an invalid selector selects none. */
+export function selects(spec: RolloutSpec, node: KubeObject): boolean {
   try {
     return matchesLabels(objectSelectorRequirements(spec.nodeSelector as ObjectLabelSelector | undefined), labelsOf(node));
   } catch {

@@ -32,6 +32,7 @@ function NodeRow({ view, group }: { view: NodeView; group: ConfigGroup }): VNode
   const all = view.issues.map((i) => `${i.label}: ${i.reason}`).join('\n');
   return html`<div class=${`node${first ? ' attention' : ''}`} data-node=${view.name} data-group=${group.title} data-issues=${view.issues.map((i) => i.kind).join(' ')} title=${all || undefined}>
     <a href=${`#/nodes/${encodeURIComponent(view.name)}`}>${view.name}</a>
+    <span class="kubelet" data-kubelet-version=${view.kubeletVersion}>${text.fleet.kubelet(view.kubeletVersion)}</span>
     ${view.issues.length === 0 ? html`<span class="badge badge-ok">${text.fleet.ok}</span>` : view.issues.map((i) => html`<span class=${`badge badge-${i.kind}`}>${i.label}</span>`)}
     ${first ? html`<span class="reason">${first.reason}</span>` : null}
   </div>`;

@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import type { Event, Node, NodeConfigSource } from '../../api/types.js';
 import type { NodeDiff } from '../model/diff.js';
-import { nodeIssues, sourceTitle } from '../model/fleet.js';
+import { kubeletVersionOf, nodeIssues, sourceTitle } from '../model/fleet.js';
 import { configEvents, eventTime } from '../model/node.js';
 import { ConnectionLine } from './app.js';
 import { getJSON } from '../live/http.js';
@@ -29,6 +29,7 @@ function ConfigStatus({ node }: { node: Node }): VNode {
   const config = node.status?.config;
   return html`<h3>${text.node.status}</h3>
     <table class="kv">
+      <tr><th scope="row">${text.node.kubeletVersion}</th><td data-kubelet-version>${kubeletVersionOf(node) || text.node.none}</td></tr>
       <tr><th scope="row">${text.node.assigned}</th>${sourceCell(config?.assigned)}</tr>
       <tr><th scope="row">${text.node.active}</th>${sourceCell(config?.active, true)}</tr>
       <tr><th scope="row">${text.node.lastKnownGood}</th>${sourceCell(config?.lastKnownGood)}</tr>

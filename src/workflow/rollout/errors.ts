@@ -57,6 +57,7 @@ export const progress = {
   nodeFailed: (node: string, reason: string, message: string) => `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,
   nodeWaiting: (node: string, reason: string) => `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
   nodeDeleted: (node: string) => `node ${node} was deleted during the rollout`,
+  nodeIncompatible: (node: string, version: string, reason: string) => `node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   /** What an undo did: only the nodes put back on what the rollout found count as restored. */
   restored: (restored: number, notRestored: number) =>
     ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored${notRestored > 0 ? `, ${notRestored} not restored` : ''})`,
@@ -79,7 +80,7 @@ export const progress = {
         return `${base} is ${phase}${detail}`;
     }
   },
-  counts: (succeeded: number, target: number, failed: number) =>
-    ` (${succeeded} of ${target} nodes succeeded${failed ? `, ${failed} failed` : ''})`,
+  counts: (succeeded: number, target: number, failed: number, incompatible = 0) =>
+    ` (${succeeded} of ${target} nodes succeeded${failed ? `, ${failed} failed` : ''}${incompatible ? `, ${incompatible} left out as incompatible` : ''})`,
   noResources: 'No resources found',
 } as const;

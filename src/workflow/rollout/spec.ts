@@ -20,6 +20,7 @@ export interface StartFlags {
   maxFailures?: string;
   haltOnFailure?: boolean;
   pauseAfterCanary?: boolean;
+  skipIncompatible?: boolean;
 }
 
 export const DEFAULT_KEY = 'kubelet';
@@ -120,6 +121,7 @@ function buildSpec(flags: StartFlags): RolloutSpec {
   if (flags.maxUnavailable !== undefined) strategy.maxUnavailable = parseIntOrPercent('--max-unavailable', flags.maxUnavailable);
   if (flags.soak !== undefined) strategy.soakSeconds = parseSeconds('--soak', flags.soak, 0);
   if (flags.pauseAfterCanary) strategy.pauseAfterCanary = true;
+  if (flags.skipIncompatible) strategy.skipIncompatible = true;
   if (Object.keys(strategy).length > 0) spec.strategy = strategy;
   if (flags.deadline !== undefined) spec.progressDeadlineSeconds = parseSeconds('--deadline', flags.deadline, 1);
   if (flags.maxFailures !== undefined) spec.maxFailures = parseCount('--max-failures', flags.maxFailures);

@@ -13,7 +13,6 @@ import { configureLogging } from '../../../src/util/klog.js';
 import type { CallOptions, ListOptions, PatchType, WatchOptions } from '../../../src/client/rest.js';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
 import { DynamicConfigController, type ControllerClient } from '../../../src/agent/dynamicconfig/controller.js';
-import type { ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 import { noGauges } from './fixtures/gauges.js';
 import { waitFor } from '../../helpers/wait.js';

@@ -21,7 +21,6 @@ import {
   type ControllerOptions,
   type ConfigMapPayload,
 } from '../../../src/agent/dynamicconfig/controller.js';
-import type { ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
 import { fieldSelectorValue, requestPath, serializeSource, type MaybeSource, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 import { MAX_LOG_MESSAGE } from '../../../src/util/clip.js';
 import { noGauges } from './fixtures/gauges.js';

@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';

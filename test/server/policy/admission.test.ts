@@ -28,11 +28,11 @@ class FakeReads implements ServerReads {
       throw new Error('connection refused');
     },
   ) {}
-  get(group: string, plural: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  get(_group: string, plural: string, namespace: string, name: string): Promise<KubeObject | undefined> {
     this.calls.push(`get ${plural} ${name}`);
     return Promise.resolve((this.objects.configMaps ?? []).find((o) => o.metadata.name === name && o.metadata.namespace === namespace));
   }
-  list(group: string, plural: string): Promise<KubeObject[]> {
+  list(_group: string, plural: string): Promise<KubeObject[]> {
     this.calls.push(`list ${plural}`);
     return Promise.resolve(plural === 'nodes' ? (this.objects.nodes ?? []) : (this.objects.policies ?? []));
   }

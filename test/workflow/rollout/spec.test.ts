@@ -35,11 +35,12 @@ describe('buildRollout', () => {
       maxFailures: '1',
       haltOnFailure: true,
       pauseAfterCanary: true,
+      skipIncompatible: true,
     });
     assert.deepEqual(r.spec, {
       configSource: { configMap: { namespace: 'kube-system', name: 'cm', kubeletConfigKey: 'config' } },
       nodeSelector: { matchLabels: { pool: 'blue' } },
-      strategy: { canary: '25%', maxUnavailable: 2, soakSeconds: 30, pauseAfterCanary: true },
+      strategy: { canary: '25%', maxUnavailable: 2, soakSeconds: 30, pauseAfterCanary: true, skipIncompatible: true },
       progressDeadlineSeconds: 120,
       maxFailures: 1,
       failurePolicy: 'Halt',
