@@ -342,11 +342,13 @@ export class NodeDaemon {
     const digest = digestOf(bytes);
     const journal = await this.files.journal();
     const action = decideAction({ desired: digest, onDisk: digestOf(await this.files.current(path)), journal });
-    // Active: what the kubelet runs once healthy; last-known-good and the node's files are trusted at once.
-    if (target.use !== 'assigned') this.status.setActive(target.source);
-    else if (!sourcesEqual(this.status.current().active, target.source)) this.status.setActive(undefined);
+    // Active: what the kubelet runs once healthy; last-known-good and the node's files are trusted as soon as the
+    // kubelet's file holds them (never before: a status saying "back on your own files" must be true on disk).
+    const trusted = target.use !== 'assigned';
+    if (!trusted && !sourcesEqual(this.status.current().active, target.source)) this.status.setActive(undefined);
 
     if (action === 'none') {
+      if (trusted) this.status.setActive(target.source);
       if (this.gate?.digest !== digest) {
         log(messages.resumed(what));
         this.gate = this.newGate(target, digest, journal?.restartedAt ?? Date.now());
@@ -365,6 +367,7 @@ export class NodeDaemon {
       log(messages.resumedRestart(what));
       if (journal?.digest !== digest || journal.restarted) await this.files.setJournal({ digest, restarted: false });
     }
+    if (trusted) this.status.setActive(target.source);
     this.gate = undefined;
     const event = restartMessage(target.source);
     await createEventDirectly(this.client, { involvedObject: nodeReference(this.flags.nodeName), type: 'Normal', reason: CONFIG_CHANGED_REASON, message: event, host: this.flags.nodeName, component: COMPONENT }).catch(

@@ -389,6 +389,9 @@ export class EtcdStore implements Store {
         const rev = num(res.header.revision);
         return { key: to, value: cur.value, createRevision: rev, modRevision: rev };
       }
+      // The source gone since the read (another mover took it, or a delete) is not found, whatever the target holds
+      // now: it was not there when this move was asked for with the source still present.
+      if ((res.responses[0]?.response_range?.kvs ?? []).length === 0) throw new StoreError('DKC_STORE_NOT_FOUND', `key ${from} not found`);
       if ((res.responses[1]?.response_range?.kvs ?? []).length > 0) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${to} already exists`);
       // The source changed between the read and the transaction: read it again (the CAS, if any, decides then).
     }

@@ -88,7 +88,7 @@ describe('rollouts on a fleet of kubelets 1.22, 1.30 and 1.32', { concurrency: f
         `the config does not suit the kubelet of some selected nodes: ${refusal}; set spec.strategy.skipIncompatible to leave them out`,
     );
     const d = await dkc('rollout', 'start', 'oomkill', '--configmap', 'kube-system/oomkill', '--max-unavailable', '3');
-    assert.equal(d.code, 1);
+    assert.equal(d.code, 5); // refused by the API server (docs/errors.md)
     assert.match(d.stderr, /^Error from server \(Forbidden\): nodeconfigrollouts.dkc.io "oomkill" is forbidden: .*kubelet 1.22 \(node-1\): unknown field singleProcessOOMKill; kubelet 1.30 \(node-2\)/);
     // Nor may it be assigned to the 1.22 node directly.
     const p = await k!.run(['patch', 'node', 'node-1', '-p', JSON.stringify({ spec: { configSource: { configMap: { namespace: 'kube-system', name: 'oomkill', kubeletConfigKey: 'kubelet' } } } })]);

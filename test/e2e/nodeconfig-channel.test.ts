@@ -79,7 +79,7 @@ before(async () => {
   env = { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: join(dataDir, 'kubeconfig'), HOME: work };
   const child = spawn(
     process.execPath,
-    [dkcBin, 'up', '--data-dir', dataDir, '--nodes', '1', '--port', '0', '--emulated-version', '1.31', '--agent-arg=--dynamic-config-trial-duration=2s'],
+    [dkcBin, 'up', '--data-dir', dataDir, '--nodes', '1', '--port', '0', '--emulated-version', '1.31', '--node-daemon', 'off', '--agent-arg=--dynamic-config-trial-duration=2s'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   up = child;
