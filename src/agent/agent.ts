@@ -30,7 +30,6 @@ import {
   defaultNodeIP,
   eventRateLimits,
   heartbeatTimeoutMs,
-  gauge,
   hostname,
   kubeAPIRateLimiter,
   LeaseRenewer,
@@ -49,7 +48,7 @@ import { PolicyGate } from './dynamicconfig/policy.js';
 import { clip } from '../util/clip.js';
 import { InternalError, LoadError, ValidateError } from '../api/configstatus.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
-import type { ConfigGauges } from './dynamicconfig/status.js';
+import { configGauges } from './dynamicconfig/status.js';
 import { discoveryThrough, findAssignmentChannel, prepareChannel } from './dynamicconfig/findchannel.js';
 import { WebhookAuthorizer } from './node/webhookauthz.js';
 import { openLogFile } from './logfile.js';
@@ -78,20 +77,6 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
-function configGauges(registry: MetricsRegistry): ConfigGauges {
-  const labels = ['node_config_source', 'node_config_uid', 'node_config_resource_version', 'node_config_kubelet_key'];
-  const vec = (name: string, help: string) => {
-    const g = gauge(registry, name, help, labels);
-    return { set: (l: Record<string, string>, v: number) => g.set(l, v), reset: () => g.reset() };
-  };
-  const err = gauge(registry, 'kubelet_node_config_error', 'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.');
-  return {
-    assigned: vec('kubelet_node_config_assigned', "The node's understanding of intended config. The count is always 1."),
-    active: vec('kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.'),
-    lastKnownGood: vec('kubelet_node_config_last_known_good', 'The config source the node will fall back to when it encounters certain errors. The count is always 1.'),
-    error: { set: (v: number) => err.set(v) },
-  };
-}
 
 async function readLocalConfig(flags: AgentFlags, kubelet: KubeletVersion): Promise<ConfigSource | undefined> {
   let file: ConfigSource | undefined;

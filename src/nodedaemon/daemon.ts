@@ -26,9 +26,9 @@ import { discoveryThrough, findAssignmentChannel, prepareChannel } from '../agen
 import { log, logError, logWarning } from '../agent/dynamicconfig/log.js';
 import { REJECTED_REASON, rejectionMessage } from '../agent/dynamicconfig/rejection.js';
 import { describeSource, fieldSelectorValue, requestPath, restartMessage, sourcesEqual, type ConfigMapNodeConfigSource } from '../agent/dynamicconfig/source.js';
-import { ConfigStatusManager, type ConfigGauges } from '../agent/dynamicconfig/status.js';
+import { ConfigStatusManager, configGauges } from '../agent/dynamicconfig/status.js';
 import { ConfigSync } from '../agent/dynamicconfig/sync.js';
-import { createMetricsRegistry, gauge, renderMetrics, type MetricsRegistry } from '../agent/node/metrics.js';
+import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
 import { readDropIns } from '../agent/configdir.js';
 import { decideAction, decideTarget, healthy, judgeHealth, type Target } from './decide.js';
 import { DaemonFiles, digestOf, originalContent, removeStaleTemps, setKubeletFile } from './files.js';
@@ -63,20 +63,6 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-function configGauges(registry: MetricsRegistry): ConfigGauges {
-  const labels = ['node_config_source', 'node_config_uid', 'node_config_resource_version', 'node_config_kubelet_key'];
-  const vec = (name: string, help: string) => {
-    const g = gauge(registry, name, help, labels);
-    return { set: (l: Record<string, string>, v: number) => g.set(l, v), reset: () => g.reset() };
-  };
-  const err = gauge(registry, 'kubelet_node_config_error', 'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.');
-  return {
-    assigned: vec('kubelet_node_config_assigned', "The node's understanding of intended config. The count is always 1."),
-    active: vec('kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.'),
-    lastKnownGood: vec('kubelet_node_config_last_known_good', 'The config source the node will fall back to when it encounters certain errors. The count is always 1.'),
-    error: { set: (v: number) => err.set(v) },
-  };
-}
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
