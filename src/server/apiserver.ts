@@ -24,7 +24,7 @@ import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import type { ServedResource } from './openapi-paths.js';
 import { acceptedPatchMediaTypes, patchTypeOf } from './patchtypes.js';
-import { int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
+import { firstQuery, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
 import { toTable, wantsTable } from './tables.js';
 import { WatchCache } from './watchcache.js';
 import { WatchLimits } from './watchlimits.js';
@@ -84,10 +84,6 @@ function servedResource(d: ResourceDef): ServedResource {
   };
 }
 
-function firstQuery(q: URLSearchParams, name: string): string | undefined {
-  const v = q.get(name);
-  return v === null ? undefined : v;
-}
 
 /** One resource request, as the verb handlers take it. */
 interface ResourceCall {

@@ -7,6 +7,11 @@ import { CodedError } from '../util/errors.js';
  * `false` (any case) are false, every other value (`true`, `True`, `1`, `t`, even the empty string) is true.
  * The official Python client sends `watch=True`.
  */
+/** A query parameter's first value, undefined when absent. */
+export function firstQuery(query: URLSearchParams, name: string): string | undefined {
+  return query.get(name) ?? undefined;
+}
+
 export function boolParam(query: URLSearchParams, name: string): boolean {
   const v = query.get(name);
   if (v === null) return false;

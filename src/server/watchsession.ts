@@ -11,7 +11,7 @@ import type { RequestInfo } from './requestinfo.js';
 import type { ResourceStorage } from './resources.js';
 import { apiVersionOf, type ResourceDef } from './resourcedef.js';
 import { buildSelection, type Selection } from './selection.js';
-import { boolParam } from './params.js';
+import { boolParam, firstQuery } from './params.js';
 import { tableRow, wantsTable } from './tables.js';
 import type { EventType } from './watchcache.js';
 import { encodeWatchEvent, type WatchEntry, type WatchLimits } from './watchlimits.js';
@@ -26,8 +26,6 @@ export interface WatchRequest {
   bookmarks: boolean;
   timeoutSeconds: number;
 }
-
-const firstQuery = (q: URLSearchParams, name: string): string | undefined => q.get(name) ?? undefined;
 
 /** What a watch request asks for; a resourceVersion that is not a revision is a 400. */
 export function parseWatchRequest(q: URLSearchParams, info: RequestInfo, def: ResourceDef, accept: string | undefined, minRequestTimeoutSeconds: number): WatchRequest {

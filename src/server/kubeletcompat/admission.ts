@@ -17,14 +17,14 @@ import type { ConfigChannel } from '../../api/dkc/channel.js';
 import { GROUP as ROLLOUT_GROUP, type RolloutSpec } from '../../api/dkc/rollout.js';
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
-import type { ConfigMap, KubeObject } from '../../api/types.js';
+import type { KubeObject } from '../../api/types.js';
 import type { Layer } from '../../kubeletconfig/index.js';
 import { checksOf, describeIncompatible, incompatibleNodes, type Incompatibility, type NodeKubelet } from '../../nodepolicy/compat.js';
 import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
 import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
 import { ROLLOUT_PLURAL } from '../auth/configreferences.js';
 import { assignedNodes, rolloutTarget, selects } from '../policy/admission.js';
-import { ConfigReader, configMapRefOf } from '../policy/configs.js';
+import { ConfigReader, configMapRefOf, kubeletPayloadWrite } from '../policy/configs.js';
 import { messages } from './messages.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -55,12 +55,9 @@ function assignment(a: AdmissionAttributes, node: (reads: ServerReads) => Promis
 }
 
 function configMapChange(a: AdmissionAttributes, channel: ConfigChannel): Judgement | undefined {
-  const cm = a.object as ConfigMap | undefined;
+  // Only what the kubelet reads matters: a write that keeps data and binaryData (labels, annotations) is not judged.
+  const cm = kubeletPayloadWrite(a.object, a.oldObject, a.operation);
   if (!cm) return undefined;
-  if (a.operation === 'UPDATE') {
-    const old = a.oldObject as ConfigMap | undefined;
-    if (deepEqual(cm.data ?? {}, old?.data ?? {}) && deepEqual(cm.binaryData ?? {}, old?.binaryData ?? {})) return undefined;
-  }
   return {
     async judge(reads) {
       // Per key the nodes assigned it; each key's content is checked once per kubelet minor.

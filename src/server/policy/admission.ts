@@ -18,7 +18,7 @@ import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
 import { matchesLabels, objectSelectorRequirements, type Labels, type ObjectLabelSelector } from '../../api/selectors.js';
-import type { ConfigMap, KubeObject } from '../../api/types.js';
+import type { KubeObject } from '../../api/types.js';
 import type { ConfigChannel } from '../../api/dkc/channel.js';
 import type { RolloutSpec } from '../../api/dkc/rollout.js';
 import type { KubeletConfiguration, KubeletVersion } from '../../kubeletconfig/index.js';
@@ -30,7 +30,7 @@ import { readPolicy, type NodeConfigPolicy } from '../../nodepolicy/spec.js';
 import { verdict, type NodeViolations } from '../../nodepolicy/verdict.js';
 import { mapBounded } from '../../util/bounded.js';
 import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
-import { ConfigReader, configMapRefOf, type ConfigMapRef } from './configs.js';
+import { ConfigReader, configMapRefOf, kubeletPayloadWrite, type ConfigMapRef } from './configs.js';
 import { checkFlagsAnnotation } from './flagsannotation.js';
 
 /** Nodes whose running config is read at once for one request (each may mean a /configz round trip). */
@@ -162,13 +162,9 @@ function nodeChange(a: AdmissionAttributes): Judgement | undefined {
 const namesConfigMap = (ref: ConfigMapRef | undefined, namespace: string, name: string): boolean => ref?.namespace === namespace && ref.name === name;
 
 function configMapChange(a: AdmissionAttributes, channel: ConfigChannel): Judgement | undefined {
-  const cm = a.object as ConfigMap | undefined;
-  if (!cm) return undefined;
   // Only what the kubelet reads matters: a write that keeps data and binaryData (labels, annotations) is not judged.
-  if (a.operation === 'UPDATE') {
-    const old = a.oldObject as ConfigMap | undefined;
-    if (deepEqual(cm.data ?? {}, old?.data ?? {}) && deepEqual(cm.binaryData ?? {}, old?.binaryData ?? {})) return undefined;
-  }
+  const cm = kubeletPayloadWrite(a.object, a.oldObject, a.operation);
+  if (!cm) return undefined;
   return async (policies, reader, reads) => {
     const assigned = (await assignedNodes(reads, channel)).flatMap((n) => {
       const ref = configMapRefOf(specOf(n)['configSource']);

@@ -8,6 +8,7 @@
 
 import type { ConfigMap, ConfigMapNodeConfigSource, KubeObject, Node } from '../../api/types.js';
 import { API_VERSION, KIND, type KubeletConfiguration, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
+import { deepEqual } from '../../api/equal.js';
 import { klog } from '../../util/klog.js';
 import type { ServerReads } from '../authz.js';
 import { messages } from './messages.js';
@@ -37,6 +38,20 @@ function payload(cm: ConfigMap, key: string): string | Uint8Array | undefined {
   if (cm.data && Object.hasOwn(cm.data, key)) return cm.data[key];
   if (cm.binaryData && Object.hasOwn(cm.binaryData, key)) return Buffer.from(cm.binaryData[key]!, 'base64');
   return undefined;
+}
+
+/**
+ * The ConfigMap an admission request writes, when what a kubelet reads may change: a create, or an update of data or
+ * binaryData (a write that keeps both, labels or annotations only, is not judged); undefined otherwise.
+ */
+export function kubeletPayloadWrite(object: unknown, oldObject: unknown, operation: string): ConfigMap | undefined {
+  const cm = object as ConfigMap | undefined;
+  if (!cm) return undefined;
+  if (operation === 'UPDATE') {
+    const old = oldObject as ConfigMap | undefined;
+    if (deepEqual(cm.data ?? {}, old?.data ?? {}) && deepEqual(cm.binaryData ?? {}, old?.binaryData ?? {})) return undefined;
+  }
+  return cm;
 }
 
 export class ConfigReader {
