@@ -13,7 +13,7 @@ export interface ClientConfig {
   /** Base URL of the API server (http: or https:), possibly with a path prefix. */
   server: string;
   /** PEM of the CA(s) that verify the server; absent → the system's roots. */
-  ca?: string;
+  ca?: string | undefined;
   /** PEM client certificate (chain) and its key, for TLS client authentication. */
   cert?: string;
   key?: string;

@@ -42,12 +42,13 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** A list's query; an undefined field is left out of it. */
 export interface ListOptions extends CallOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: number;
-  continue?: string;
-  resourceVersion?: string;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  limit?: number | undefined;
+  continue?: string | undefined;
+  resourceVersion?: string | undefined;
 }
 
 export interface WatchOptions {

@@ -111,7 +111,7 @@ async function certificateCredentials(dataDir: string, ca: { certPem: string; ke
 /** The public half of a stored P-256 key, as WebCrypto needs it to put it into certificates. */
 async function importLeafKey(keyPem: string): Promise<LeafKeyPair> {
   const jwk = createPrivateKey(keyPem).export({ format: 'jwk' });
-  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256') throw new Error('not a P-256 key');
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || jwk.x === undefined || jwk.y === undefined) throw new Error('not a P-256 key');
   const publicKey = await globalThis.crypto.subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
   return { publicKey, keyPem };
 }

@@ -85,10 +85,11 @@ async function readIfExists(path: string): Promise<string | undefined> {
   }
 }
 
+/** What is on disk; undefined where a file is missing. */
 interface OnDisk {
-  caCert?: string;
-  caKey?: string;
-  leaves: Record<LeafName, { cert?: string; key?: string }>;
+  caCert: string | undefined;
+  caKey: string | undefined;
+  leaves: Record<LeafName, { cert: string | undefined; key: string | undefined }>;
 }
 
 async function readState(dir: string): Promise<OnDisk> {
@@ -112,7 +113,7 @@ function dropPrivilegedProxyClient(s: OnDisk): void {
   } catch {
     return; // assertKeyMatchesCert reports an unreadable certificate
   }
-  if (orgs.includes(MASTERS_GROUP)) s.leaves['apiserver-kubelet-client'] = {};
+  if (orgs.includes(MASTERS_GROUP)) s.leaves['apiserver-kubelet-client'] = { cert: undefined, key: undefined };
 }
 
 function isComplete(s: OnDisk): boolean {

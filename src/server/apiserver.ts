@@ -320,7 +320,7 @@ export class ApiServer {
       const received = new Date();
       res.once('close', () => {
         audit.record({
-          ...(impersonator ? { user: impersonator, impersonatedUser: user } : user ? { user } : {}),
+          ...(impersonator && user ? { user: impersonator, impersonatedUser: user } : user ? { user } : {}),
           ...(info ? { info } : {}),
           method: req.method ?? 'GET',
           requestURI: req.url ?? '/',
@@ -374,7 +374,7 @@ export class ApiServer {
     const fs = query.get('fieldSelector');
     if (fs) {
       const m = /(?:^|,)metadata\.name==?([^,]*)/.exec(fs);
-      if (m) attrs.fieldSelectorName = m[1];
+      if (m?.[1] !== undefined) attrs.fieldSelectorName = m[1];
     }
     const d = await this.authorizer.authorize(attrs);
     if (d.decision !== 'allow') throw forbiddenError(attrs, d.reason);

@@ -491,21 +491,24 @@ export class ResourceStorage {
         else next['status'] = current['status'];
       }
       // System-owned metadata is carried over; a client that omits it changes nothing.
-      if (!meta.uid) meta.uid = curMeta.uid;
-      meta.creationTimestamp = curMeta.creationTimestamp;
+      if (!meta.uid && curMeta.uid !== undefined) meta.uid = curMeta.uid;
+      if (curMeta.creationTimestamp !== undefined) meta.creationTimestamp = curMeta.creationTimestamp;
+      else delete meta.creationTimestamp;
       if (curMeta.deletionTimestamp) meta.deletionTimestamp = curMeta.deletionTimestamp;
       const grace = curMeta.deletionGracePeriodSeconds;
       if (grace !== undefined && grace !== null && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) {
         meta.deletionGracePeriodSeconds = grace;
       }
-      if (this.def.namespaced) meta.namespace = meta.namespace || curMeta.namespace;
+      const namespace = this.def.namespaced ? meta.namespace || curMeta.namespace : undefined;
+      if (namespace !== undefined) meta.namespace = namespace;
       else delete meta.namespace;
-      if (!meta.name) meta.name = curMeta.name;
+      if (!meta.name && curMeta.name !== undefined) meta.name = curMeta.name;
     }
     next.apiVersion = apiVersionOf(this.def);
     next.kind = this.def.kind;
     this.fillStructs(next);
-    next.metadata.resourceVersion = curMeta.resourceVersion;
+    if (curMeta.resourceVersion !== undefined) next.metadata.resourceVersion = curMeta.resourceVersion;
+    else delete next.metadata.resourceVersion;
     if (this.def.generation) next.metadata.generation = nextGeneration(next, current);
     return next;
   }

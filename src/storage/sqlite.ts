@@ -769,7 +769,8 @@ function toEvent(row: HistoryRow): WatchEvent {
       ? undefined
       : { key: row.key, value: row.prev_value!, createRevision: row.create_revision, modRevision: row.prev_mod_revision };
   if (row.type === DELETE) {
-    return { type: 'delete', kv: { key: row.key, value: row.prev_value!, createRevision: row.create_revision, modRevision: row.revision }, prevKv };
+    const kv: KeyValue = { key: row.key, value: row.prev_value!, createRevision: row.create_revision, modRevision: row.revision };
+    return prevKv ? { type: 'delete', kv, prevKv } : { type: 'delete', kv };
   }
   const kv: KeyValue = { key: row.key, value: row.value!, createRevision: row.create_revision, modRevision: row.revision };
   return prevKv ? { type: 'put', kv, prevKv } : { type: 'put', kv };

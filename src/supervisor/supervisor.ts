@@ -200,7 +200,7 @@ export class Supervisor {
     const frozen: Readonly<ChildSpec> = Object.freeze({
       ...spec,
       args: Object.freeze([...(spec.args ?? [])]),
-      env: spec.env ? Object.freeze({ ...spec.env }) : undefined,
+      ...(spec.env ? { env: Object.freeze({ ...spec.env }) } : {}),
     });
     const child: Child = {
       spec: frozen,

@@ -7,7 +7,7 @@ export interface ExponentialBackoff {
   /** No delay exceeds this. */
   maxMs: number;
   /** Growth per further consecutive failure. Default 2. */
-  factor?: number;
+  factor?: number | undefined;
   /** Fraction of each delay taken off at random, in [0, 1]. Taken off, never added, so `maxMs` holds. Default 0. */
   jitter?: number;
 }

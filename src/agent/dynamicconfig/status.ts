@@ -9,6 +9,10 @@ import { metricLabels, type NodeConfigSource } from './source.js';
 import { errorMessage } from '../../util/errors.js';
 import { gauge, type MetricsRegistry } from '../node/metrics.js';
 
+
+/** status.config's fields as the controller sets them: undefined clears one. */
+type StatusFields = { [K in keyof NodeConfigStatus]?: NodeConfigStatus[K] | undefined };
+
 export interface NodeConfigStatus {
   assigned?: NodeConfigSource;
   active?: NodeConfigSource;
@@ -55,7 +59,8 @@ function logPrefix(msg: string): string {
 }
 
 export class ConfigStatusManager {
-  private status: NodeConfigStatus = {};
+  /** What the controller set; an undefined field is one it cleared, left out of what is published. */
+  private status: StatusFields = {};
   private override = '';
   private configOK: ConfigOKCondition | undefined;
   /** The 1.8 wording of the sync failure behind `override`, for the condition. */
@@ -126,7 +131,7 @@ export class ConfigStatusManager {
     for (const l of this.conditionListeners) l();
   }
 
-  private update(patch: Partial<NodeConfigStatus>): void {
+  private update(patch: StatusFields): void {
     this.status = { ...this.status, ...patch };
     this.markDirty();
   }

@@ -101,7 +101,7 @@ function renewedAt(h: Heartbeat): string | undefined {
   return h.renewedMs === undefined ? undefined : new Date(h.renewedMs).toISOString();
 }
 
-function failed(prev: NodeProgress, reason: NodeProgress['reason'], message: string): NodeProgress {
+function failed(prev: NodeProgress, reason: NonNullable<NodeProgress['reason']>, message: string): NodeProgress {
   const next: NodeProgress = { ...prev, state: reason === 'Overridden' ? 'Overridden' : 'Failed', reason, message };
   delete next.readySince;
   return next;
@@ -140,7 +140,7 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
       return done;
     }
     const kept = prev.readySince !== undefined && Date.parse(prev.readySince) === since;
-    return { ...prev, readySince: kept ? prev.readySince : formatTimeCeil(since) };
+    return { ...prev, readySince: kept && prev.readySince !== undefined ? prev.readySince : formatTimeCeil(since) };
   }
   const updatedAt = prev.updatedAt !== undefined ? Date.parse(prev.updatedAt) : now;
   if (now >= updatedAt + t.deadlineMs) {

@@ -176,7 +176,7 @@ type ConditionSpec = Omit<RolloutCondition, 'lastTransitionTime'>;
 function mergeConditions(old: readonly RolloutCondition[] | undefined, next: readonly ConditionSpec[], now: string): RolloutCondition[] {
   return next.map((c) => {
     const prev = old?.find((o) => o.type === c.type);
-    return { ...c, lastTransitionTime: prev !== undefined && prev.status === c.status ? prev.lastTransitionTime : now };
+    return { ...c, lastTransitionTime: prev?.lastTransitionTime !== undefined && prev.status === c.status ? prev.lastTransitionTime : now };
   });
 }
 
@@ -187,7 +187,7 @@ interface Outcome {
   /** A reason the rollout cannot progress although it is not finished (e.g. the ConfigMap is missing). */
   blocked?: { reason: string; message: string };
   /** Nodes held unchanged until they are Ready with a fresh heartbeat; `stalled` once nothing else can move for longer than the deadline. */
-  waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number };
+  waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number } | undefined;
   /** Selected nodes left out for their kubelet version; undefined keeps the status's earlier list. */
   incompatible?: readonly Incompatibility[];
 }

@@ -88,7 +88,7 @@ export class ClusterRoleAggregator {
   private watch?: { cancel(): void };
   private stopped = false;
   private retry?: NodeJS.Timeout;
-  private pending?: Promise<void>;
+  private pending: Promise<void> | undefined;
   private again = false;
 
   constructor(private readonly storage: ResourceStorage) {}

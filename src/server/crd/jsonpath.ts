@@ -19,7 +19,7 @@ export type Step =
   | { kind: 'recursive'; name: string }
   | { kind: 'wildcard' }
   | { kind: 'index'; index: number }
-  | { kind: 'slice'; start?: number; end?: number; step?: number }
+  | { kind: 'slice'; start: number | undefined; end: number | undefined; step: number | undefined }
   | { kind: 'filter'; filter: Filter };
 
 /** A JSONPath expression (a CRD's additionalPrinterColumns) that does not parse or cannot be evaluated. */

@@ -17,7 +17,7 @@ const other: NodeConfigSource = {
 };
 
 function src(uid: string | undefined, resourceVersion: string | undefined, kubeletConfigKey = 'kubelet'): NodeConfigSource {
-  return { configMap: { namespace: 'namespace', name: 'name', uid, resourceVersion, kubeletConfigKey } };
+  return { configMap: { namespace: 'namespace', name: 'name', ...(uid !== undefined ? { uid } : {}), ...(resourceVersion !== undefined ? { resourceVersion } : {}), kubeletConfigKey } };
 }
 
 function isCheckpointError(code: CheckpointErrorCode, message: string | RegExp) {

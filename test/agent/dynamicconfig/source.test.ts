@@ -16,6 +16,7 @@ import {
   SourceErrorCodes,
   type NodeConfigSource,
 } from '../../../src/agent/dynamicconfig/source.js';
+import type { ConfigMapNodeConfigSource } from '../../../src/api/types.js';
 import { ref, REFERENCE_YAML } from './fixtures/reference.js';
 
 
@@ -23,8 +24,11 @@ import { ref, REFERENCE_YAML } from './fixtures/reference.js';
 const ALL_NIL =
   'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil, NodeConfigSource was: &v1.NodeConfigSource{ConfigMap:(*v1.ConfigMapNodeConfigSource)(nil)}';
 
-function withCm(patch: Partial<NonNullable<NodeConfigSource['configMap']>>): NodeConfigSource {
-  return { configMap: { ...ref.configMap!, ...patch } };
+/** ref with some fields changed; an undefined one is left out, as a decoded object would have it. */
+function withCm(patch: { [K in keyof ConfigMapNodeConfigSource]?: ConfigMapNodeConfigSource[K] | undefined }): NodeConfigSource {
+  const merged: Record<string, unknown> = { ...ref.configMap!, ...patch };
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+  return { configMap: merged as unknown as ConfigMapNodeConfigSource };
 }
 
 describe('sourcesEqual', () => {

@@ -38,7 +38,7 @@ describe('Namespace', () => {
 });
 
 describe('Lease', () => {
-  const lease = (spec: Lease['spec']): Lease => ({ metadata: { name: 'n1', namespace: 'kube-node-lease' }, spec });
+  const lease = (spec: Lease['spec']): Lease => ({ metadata: { name: 'n1', namespace: 'kube-node-lease' }, ...(spec !== undefined ? { spec } : {}) });
 
   test('valid', () => {
     assert.deepEqual(validateCreate('Lease', lease({ holderIdentity: 'n1', leaseDurationSeconds: 40, leaseTransitions: 0 })), []);

@@ -148,8 +148,9 @@ describe('ValidateObjectMetaUpdate', () => {
   });
 
   test('through the generic entry, duplicates collapse into one cause', () => {
-    const stored: KubeObject = { metadata: { ...old, namespace: undefined } };
-    const next: KubeObject = { metadata: { ...old, namespace: undefined, labels: { 'a b': 'c' } } };
+    const { namespace: _ignored, ...clusterScoped } = old;
+    const stored: KubeObject = { metadata: clusterScoped };
+    const next: KubeObject = { metadata: { ...clusterScoped, labels: { 'a b': 'c' } } };
     const errs = validateUpdate('Node', next, stored);
     assert.deepEqual(strings(errs), [`metadata.labels: Invalid value: "a b": name part ${QNAME_MSG}`]);
   });

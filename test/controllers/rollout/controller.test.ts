@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
 import { rolloutController } from '../../../src/controllers/rollout/index.js';
 import { RolloutController } from '../../../src/controllers/rollout/controller.js';
-import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/api/dkc/rollout.js';
+import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../../src/api/dkc/rollout.js';
 import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../agent/node/fakeclock.js';
 import { FakeApi } from './fakeapi.js';
-import { NEW, OLD, OLD_ACTIVE, at, iso, lease, node, rollout, switched } from './fixtures.js';
+import { NEW, OLD, OLD_ACTIVE, at, iso, lease, node, rollout, switched, type SpecFields } from './fixtures.js';
 
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -48,7 +48,7 @@ function beat(api: FakeApi, name: string, when: Date): void {
 }
 
 /** `n` blue nodes and a green one, each with its Lease renewed at `renewed`, and rollout r1 with `spec`. */
-function cluster(n: number, spec: RolloutSpec = {}, renewed = new Date()): FakeApi {
+function cluster(n: number, spec: SpecFields = {}, renewed = new Date()): FakeApi {
   const api = new FakeApi();
   api.put('configmaps', CM_NEW);
   for (let i = 1; i <= n; i++) api.put('nodes', node(`node-${i}`) as never);

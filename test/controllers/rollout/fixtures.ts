@@ -68,13 +68,20 @@ export function found(source: NodeConfigSource | null = OLD, holder?: string): N
   return { configSource: source?.configMap ? { configMap: { ...source.configMap } } : {}, ...(holder !== undefined ? { rollout: holder } : {}) };
 }
 
-export function rollout(spec: RolloutSpec = {}, status?: RolloutStatus, meta: Partial<NodeConfigRollout['metadata']> = {}): NodeConfigRollout {
+/** A spec's fields, where undefined leaves one out (of the defaults too), as a decoded object has it. */
+export type SpecFields = { [K in keyof RolloutSpec]?: RolloutSpec[K] | undefined };
+
+function defined<T extends object>(fields: { [K in keyof T]?: T[K] | undefined }): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function rollout(spec: SpecFields = {}, status?: RolloutStatus, meta: Partial<NodeConfigRollout['metadata']> = {}): NodeConfigRollout {
   return {
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     // As the controller leaves it after its first look: with its finalizer.
     metadata: { name: 'r1', uid: 'r1-uid', resourceVersion: '50', generation: 1, creationTimestamp: iso(-60), finalizers: [ROLLOUT_FINALIZER], ...meta },
-    spec: {
+    spec: defined<RolloutSpec>({
       configSource: NEW,
       nodeSelector: { matchLabels: { pool: 'blue' } },
       strategy: { canary: 1, maxUnavailable: 1, soakSeconds: 0, pauseAfterCanary: false },
@@ -84,7 +91,7 @@ export function rollout(spec: RolloutSpec = {}, status?: RolloutStatus, meta: Pa
       paused: false,
       revert: false,
       ...spec,
-    },
+    }),
     ...(status ? { status } : {}),
   };
 }

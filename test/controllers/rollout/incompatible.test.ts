@@ -16,7 +16,7 @@ const HEAD = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfigurat
 /** singleProcessOOMKill arrived in 1.32 (config/v1beta1/types.go at kubernetes/kubelet v0.32.0). */
 const NEWER_FIELD = `${HEAD}singleProcessOOMKill: true\n`;
 
-const withVersion = (n: Node, version: string): Node => ({ ...n, status: { ...n.status, nodeInfo: { kubeletVersion: version } } as Node['status'] });
+const withVersion = (n: Node, version: string): Node => ({ ...n, status: { ...n.status, nodeInfo: { kubeletVersion: version } } as NonNullable<Node['status']> });
 const fleet = (): Node[] => [withVersion(node('node-1'), 'v1.22.17-dkc'), withVersion(node('node-2'), 'v1.30.0'), withVersion(node('node-3'), 'v1.32.0')];
 
 /** The nodes of `nodes` the config does not suit, as the controller hands them to the plan. */

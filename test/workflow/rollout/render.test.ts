@@ -159,7 +159,7 @@ describe('exitCodeForPhase', () => {
 
 describe('exitCodeFor', () => {
   it('after an undo, waits for Reverted rather than trusting the phase from before it', () => {
-    const r = (phase: RolloutStatus['phase'], revert?: boolean) => ({ metadata: { name: 'r' }, spec: revert === undefined ? {} : { revert }, status: { phase } });
+    const r = (phase: RolloutStatus['phase'], revert?: boolean) => ({ metadata: { name: 'r' }, spec: revert === undefined ? {} : { revert }, status: phase === undefined ? {} : { phase } });
     assert.equal(exitCodeFor(r('Succeeded')), 0);
     assert.equal(exitCodeFor(r('Succeeded', false)), 0);
     assert.equal(exitCodeFor(r('Succeeded', true)), undefined);

@@ -195,7 +195,7 @@ export interface HarnessOptions {
    * Where the agents run: one process each under dkc's supervisor (`process`, the default), or as simulated nodes of
    * a fleet in this test's process (`fleet`), restarted in-process; the harness observes both the same way.
    */
-  host?: 'process' | 'fleet';
+  host?: 'process' | 'fleet' | undefined;
   /**
    * Where assignments and status.config live: the Node (`node`, the default, on dkc server's default 1.22 behaviour)
    * or the node's NodeConfig (`nodeconfig`, on `dkc server --emulated-version 1.31`, which drops the Node's fields).
