@@ -55,6 +55,10 @@ const layers = [
   ...EXCEPTIONS.map(({ files, folder, also }) => ({ files, rules: layerRules(folder, [...LAYERS[folder], ...also]) })),
 ];
 
+// typescript-eslint's recommendedTypeChecked rules (its configs also set the parser and plugin, which the block below
+// sets itself for exactly the files tsc compiles).
+const recommendedTypeChecked = Object.assign({}, ...tseslint.configs.recommendedTypeChecked.map((c) => c.rules ?? {}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'scripts/**', 'bin/**', 'deploy/**', '**/*.js', '**/*.mjs'] },
   {
@@ -66,6 +70,10 @@ export default tseslint.config(
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
+      ...recommendedTypeChecked,
+      // Kept async without an await on purpose: an async function reports every failure as a rejection, where the
+      // same function without `async` would throw some synchronously — callers here handle only the rejection.
+      '@typescript-eslint/require-await': 'off',
       // node:test's test/describe/it return promises the runner itself awaits and reports.
       '@typescript-eslint/no-floating-promises': [
         'error',

@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       let tStatus = 0;
       const timeout = setTimeout(() => watch.close(), 20_000);
       for await (const ev of watch) {
-        const a = ev.type === 'MODIFIED' ? (ev.object as { status?: { config?: { active?: { configMap?: { uid?: string; resourceVersion?: string } } } } }).status?.config?.active?.configMap : undefined;
+        const a = ev.type === 'MODIFIED' ? (ev.object).status?.config?.active?.configMap : undefined;
         if (a?.uid === cm.metadata.uid && a.resourceVersion === cm.metadata.resourceVersion) {
           tStatus = Date.now();
           break;

@@ -42,7 +42,7 @@ export class WatchDecoder<T = unknown> {
 
   /** Feeds one chunk; returns the events completed by it, in order. */
   push(chunk: Uint8Array | string): WatchEvent<T>[] {
-    const text = this.pending + (typeof chunk === 'string' ? chunk : this.utf8.write(chunk as Buffer));
+    const text = this.pending + (typeof chunk === 'string' ? chunk : this.utf8.write(chunk));
     const events: WatchEvent<T>[] = [];
     let start = 0;
     for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {

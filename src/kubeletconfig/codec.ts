@@ -604,7 +604,7 @@ export function decodeAs(schema: StructSpec, data: Uint8Array | string, options:
     if (e instanceof TypeErr) throw new DecodeError(ErrorCodes.FieldType, e.message, { cause: e });
     throw e;
   }
-  return { config: config as PartialKubeletConfiguration, warnings };
+  return { config: config, warnings };
 }
 
 // =========================================================================================================

@@ -64,7 +64,7 @@ export function mergeStruct(spec: StructSpec, under: Obj, over: Obj): Obj {
 
 /** A drop-in over a loaded config; `schema` is another kubelet minor's (versions.ts). */
 export function applyDropIn(config: KubeletConfiguration, dropIn: PartialKubeletConfiguration, schema: StructSpec = kubeletConfigurationSpec): KubeletConfiguration {
-  return mergeStruct(schema, config as unknown as Obj, dropIn as unknown as Obj) as unknown as KubeletConfiguration;
+  return mergeStruct(schema, config as unknown as Obj, dropIn) as unknown as KubeletConfiguration;
 }
 
 /** How another kubelet minor loads and decodes (kubeletVersion(v).render passes its own); 1.22's by default. */

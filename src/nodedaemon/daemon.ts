@@ -263,7 +263,7 @@ export class NodeDaemon {
     const { flags } = this;
     const configPath = resolve(flags.kubeletConfig);
     const others = await readDropIns(resolve(flags.kubeletConfigDir), new Set([this.managedPath]));
-    const dropIns = others.map((d) => ({ fileName: d.relative, layer: { bytes: d.bytes, name: d.path } as Layer }));
+    const dropIns = others.map((d) => ({ fileName: d.relative, layer: { bytes: d.bytes, name: d.path } }));
     let base: Layer | undefined;
     if (flags.applyAs === 'dropin') {
       const bytes = await this.files.current(configPath);

@@ -36,7 +36,7 @@ function readBounds(raw: unknown): Record<string, Bound> {
 
 function readSelector(raw: unknown): LabelRequirement[] {
   try {
-    return objectSelectorRequirements(isRecord(raw) ? (raw as ObjectLabelSelector) : undefined);
+    return objectSelectorRequirements(isRecord(raw) ? (raw) : undefined);
   } catch {
     return [];
   }

@@ -101,7 +101,7 @@ function pemOf(der: ArrayBuffer, tag: string): string {
 }
 
 async function newLeafKeys(): Promise<CryptoKeyPair> {
-  return (await subtle.generateKey(LEAF_KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+  return (await subtle.generateKey(LEAF_KEY_ALGORITHM, true, ['sign', 'verify']));
 }
 
 async function privateKeyPem(key: CryptoKey): Promise<string> {
@@ -204,7 +204,7 @@ export async function createCA(commonName: string, options: CAOptions = {}): Pro
     name: subjectName(commonName),
     ...validity(options.now, options.days ?? CA_DAYS),
     keys,
-    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(

@@ -55,7 +55,7 @@ export type NodeTokenCheck = { ok: true; node: string; user: string; expiresAt: 
 function decodeClaims(part: string): Partial<NodeTokenClaims> | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return typeof v === 'object' && v !== null ? (v as Partial<NodeTokenClaims>) : undefined;
+    return typeof v === 'object' && v !== null ? (v) : undefined;
   } catch {
     return undefined;
   }

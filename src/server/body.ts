@@ -101,7 +101,7 @@ export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
     if (v === null || typeof v !== 'object') continue;
     if (d > max) max = d;
     if (max > limit) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v as object)) stack.push([child, d + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
   }
   return max;
 }

@@ -94,10 +94,10 @@ function descriptor(): Protobuf.INamespace {
     let ns = root;
     for (const part of parts.slice(0, -1)) {
       ns.nested ??= {};
-      ns = (ns.nested[part] ??= { nested: {} }) as Protobuf.INamespace;
+      ns = (ns.nested[part] ??= { nested: {} });
     }
     ns.nested ??= {};
-    ns.nested[parts[parts.length - 1] as string] = { fields: messageFields(t) } as Protobuf.IType;
+    ns.nested[parts[parts.length - 1] as string] = { fields: messageFields(t) };
   }
   return root;
 }
@@ -311,9 +311,9 @@ function renderValue(field: Protobuf.Field, raw: unknown): unknown {
 function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   const name = type.fullName.slice(1);
   if (TIME_TYPES.has(name)) return renderTime(wire, name.endsWith('MicroTime'));
-  if (name === QUANTITY) return (wire?.get(1) as string | undefined) || '0';
+  if (name === QUANTITY) return (wire?.get(1)) || '0';
   // A Go named slice, wrapped in a message with `items` on the wire.
-  if (EXTRA_VALUES.has(name)) return (wire?.get(1) as string[] | undefined) ?? [];
+  if (EXTRA_VALUES.has(name)) return (wire?.get(1)) ?? [];
   if (name === `${META}FieldsV1`) {
     const raw = wire?.get(1) as Uint8Array | undefined;
     if (raw === undefined || raw.length === 0) return {};

@@ -111,15 +111,15 @@ export interface ListResult {
  */
 export function presentCustom(def: ResourceDef, obj: KubeObject): KubeObject {
   const out: KubeObject = { ...obj, apiVersion: apiVersionOf(def), kind: def.kind, metadata: obj.metadata };
-  def.custom?.prune(out as unknown as Record<string, unknown>);
-  def.custom?.applyDefaults(out as unknown as Record<string, unknown>);
+  def.custom?.prune(out);
+  def.custom?.applyDefaults(out);
   return out;
 }
 
 /** Prunes what the schema does not declare (Strict refuses it), then fills the schema's defaults. */
 function checkCustomFields(custom: CustomResourceBehaviour, obj: KubeObject, mode: FieldValidation): string[] {
-  const unknown = custom.prune(obj as unknown as Record<string, unknown>);
-  custom.applyDefaults(obj as unknown as Record<string, unknown>);
+  const unknown = custom.prune(obj);
+  custom.applyDefaults(obj);
   if (unknown.length === 0 || mode === 'Ignore') return [];
   const messages = unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
   if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${messages.join(', ')}`);
@@ -481,7 +481,7 @@ export class ResourceStorage {
     const curMeta = current.metadata;
     let next: KubeObject;
     if (subresource === 'status') {
-      next = { ...current, status: desired['status'] } as KubeObject;
+      next = { ...current, status: desired['status'] };
       if (desired['status'] === undefined) delete next['status'];
       next.metadata = { ...curMeta };
     } else {

@@ -109,8 +109,8 @@ class Member implements EtcdMember {
       this.output += d.toString();
       if (this.output.length > 256 * 1024) this.output = this.output.slice(-128 * 1024);
     };
-    proc.stdout!.on('data', keep);
-    proc.stderr!.on('data', keep);
+    proc.stdout.on('data', keep);
+    proc.stderr.on('data', keep);
     proc.on('error', (err) => keep(Buffer.from(`spawn failed: ${err.message}\n`)));
     this.proc = proc;
   }

@@ -283,7 +283,7 @@ export class Supervisor {
     try {
       child = this.#get(name);
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
     if (this.#stopping) return Promise.reject(new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot restart child "${name}": the supervisor was stopped`));
     if (!this.#started) return Promise.reject(new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `cannot restart child "${name}": the supervisor has not started`));

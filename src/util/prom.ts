@@ -31,7 +31,7 @@ const FILES: Record<keyof PromParts, string> = {
 /** One class of prom-client, loaded from its own file on first use. */
 export function promPart<K extends keyof PromParts>(name: K): PromParts[K] {
   const have = loaded[name];
-  if (have !== undefined) return have as PromParts[K];
+  if (have !== undefined) return have;
   const start = performance.now();
   let part: PromParts[K];
   try {

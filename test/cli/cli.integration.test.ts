@@ -74,7 +74,7 @@ describe('dkc agent run by hand', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let log = '';
-    agent.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    agent.stderr.on('data', (d: Buffer) => (log += d.toString()));
     const exited = new Promise((r) => agent.once('exit', r));
     try {
       await waitFor('the agent to serve', () => log.includes('serving on https://') || agent.exitCode !== null, { timeoutMs: 20_000, stepMs: 50 });

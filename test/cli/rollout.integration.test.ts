@@ -30,11 +30,11 @@ function launch(args: string[], env: Record<string, string | undefined> = {}): R
   procs.add(proc);
   const out = { stdout: '', stderr: '' };
   const waiters: (() => void)[] = [];
-  proc.stdout!.on('data', (d: Buffer) => {
+  proc.stdout.on('data', (d: Buffer) => {
     out.stdout += d.toString();
     for (const w of waiters.splice(0)) w();
   });
-  proc.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
   const exited = new Promise<Result>((resolve) =>
     proc.once('close', (code) => {
       procs.delete(proc);

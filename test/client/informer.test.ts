@@ -183,7 +183,7 @@ describe('Informer', () => {
       assert.equal(t1.ms, 200);
       assert.equal(rec.errors.length, 1);
       assert.ok(rec.errors[0] instanceof ApiError);
-      assert.equal((rec.errors[0] as ApiError).code, 500);
+      assert.equal((rec.errors[0]).code, 500);
       assert.equal(server.requests.length, 1, 'nothing is retried before the timer fires');
       timers.fire(t1);
       const t2 = await timers.next(isBackoff);

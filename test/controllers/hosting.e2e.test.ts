@@ -79,8 +79,8 @@ describe('controller hosting', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, KUBECONFIG: kubeconfig },
     });
-    proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
     cleanups.push(async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
       await exited(proc);

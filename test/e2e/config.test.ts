@@ -206,8 +206,8 @@ describe('the agent keeps the lenient decode and logs the same warning', () => {
     const args = [dkcBin, 'agent', `--config=${join(dir, 'kubelet.yaml')}`, `--cert-dir=${dir}`, `--port=${await freePort()}`, '--healthz-port=0', '--address=127.0.0.1'];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     try {
       await waitFor('the warning', async () => (/unknown field "maxPodz", did you mean "maxPods"\?/.test(out) ? true : undefined), 15_000);

@@ -127,7 +127,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
               const w = await client.watch<{ metadata: { name: string; resourceVersion: string } }>('/api/v1/namespaces/kube-public/configmaps', { resourceVersion: rv });
               for await (const ev of w) {
                 if (ev.type === 'ERROR') break;
-                const o = ev.object as { metadata: { name: string; resourceVersion: string } };
+                const o = ev.object;
                 rv = o.metadata.resourceVersion;
                 if (o.metadata.name === 'after-kill') state.sawMarker = true;
                 if (state.sawMarker || state.stop) break;

@@ -83,8 +83,8 @@ before(async () => {
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   up = child;
-  child.stdout!.on('data', (d: Buffer) => (upOut += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (upOut += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (upOut += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (upOut += d.toString()));
   await waitFor('dkc up to say the cluster is up', async () => {
     if (child.exitCode !== null) throw new Error(`dkc up exited ${child.exitCode}:\n${upOut}`);
     return upOut.includes('dkc cluster is up') ? true : undefined;

@@ -95,8 +95,8 @@ let fleetLog = '';
 function startLateNode(): ChildProcess {
   const args = ['fleet', '--kubeconfig', cluster!.kubeconfig, '--nodes', '1', '--name-prefix', LATE_PREFIX, '--data-dir', join(work, 'fleet'), '--port', '0', '--stats-interval', '0'];
   const child = spawn(process.execPath, [dkcBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (fleetLog += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (fleetLog += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (fleetLog += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (fleetLog += d.toString()));
   return child;
 }
 

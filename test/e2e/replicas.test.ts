@@ -81,7 +81,7 @@ describe('replicas over one etcd', () => {
     const results = await Promise.allSettled(
       Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).patch(`${path}/both-patch`, 'merge', { data: { [`k${i}`]: String(i) } })),
     );
-    assert.deepEqual(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)), []);
+    assert.deepEqual(results.filter((r) => r.status === 'rejected').map((r) => String((r).reason)), []);
     const cm = await a.get<Cm>(`${path}/both-patch`);
     assert.equal(Object.keys(cm.data ?? {}).length, 120);
   });

@@ -41,8 +41,8 @@ let localConfig = '';
 
 function startController(): void {
   const child = spawn(process.execPath, [dkcBin, 'controller', '--kubeconfig', cluster!.kubeconfig, '--controllers=rollout'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (controllerLog += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (controllerLog += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (controllerLog += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (controllerLog += d.toString()));
   controller = child;
 }
 

@@ -51,7 +51,7 @@ async function startProxy(version: KubectlVersion): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`kubectl ${version} proxy did not start: ${out}`)), 20_000);
-    p.stdout!.on('data', (d: Buffer) => {
+    p.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /Starting to serve on 127\.0\.0\.1:(\d+)/.exec(out);
       if (m) {

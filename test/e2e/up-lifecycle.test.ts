@@ -68,8 +68,8 @@ interface Up {
 async function startUp(args: string[], waitUp = true): Promise<Up> {
   const proc = spawn(process.execPath, [dkcBin, 'up', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const up: Up = { proc, pid: proc.pid!, out: () => out, exited };
   if (waitUp) {
@@ -158,8 +158,8 @@ describe('dkc up', () => {
       detached: true,
     });
     let out = '';
-    npm.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    npm.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    npm.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    npm.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const up: Up = { proc: npm, pid: npm.pid!, out: () => out, exited: new Promise((r) => npm.once('exit', (code) => r(code))) };
     await waitFor('dkc up to say the cluster is up, or npm to exit', () => out.includes('dkc cluster is up') || npm.exitCode !== null, { timeoutMs: 30_000 }).catch(() => undefined);
     assert.match(out, /dkc cluster is up/);
@@ -277,7 +277,7 @@ describe('dkc server', () => {
 
     const second = spawn(process.execPath, [dkcBin, 'server', '--data-dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
-    second.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    second.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await Promise.race([new Promise((r) => second.once('exit', r)), new Promise((r) => setTimeout(() => r('timeout'), 15_000))]);
     if (code === 'timeout') second.kill('SIGKILL');
     assert.equal(code, 3, err); // a file the command cannot use (docs/errors.md)

@@ -41,8 +41,8 @@ interface Running {
 async function startUp(command: string, args: string[], cwd?: string): Promise<Running> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   // The callers assert on what was said; a wait that runs out leaves that to them.
   await waitFor('dkc up to say the cluster is up, or to exit', () => out.includes('dkc cluster is up') || child.exitCode !== null, { timeoutMs: 30_000 }).catch(() => undefined);

@@ -72,8 +72,8 @@ export async function startServer(extraArgs: string[] = [], options: StartServer
     const proc = spawn(process.execPath, [options.bin ?? dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
     await waitForFile(kubeconfig, proc, () => output, 30_000);
     return proc;
   };

@@ -125,7 +125,7 @@ export function apiSuite(storage: StorageBackend): void {
     });
 
     it('nodes ignore status; nodes/status ignores everything but status', async () => {
-      await createNode('split', { status: { phase: 'Running' } } as Partial<Obj>);
+      await createNode('split', { status: { phase: 'Running' } });
       const viaMain = await api.patch<Obj>(`${nodesPath}/split`, 'merge', { metadata: { labels: { x: 'y' } }, status: { phase: 'Pending' } });
       assert.equal(viaMain['status'].phase, 'Running');
       assert.equal(viaMain.metadata.labels?.['x'], 'y');
@@ -138,7 +138,7 @@ export function apiSuite(storage: StorageBackend): void {
     it('strategic merge keeps conditions by type and $setElementOrder', async () => {
       await createNode('smp', {
         status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: 'False' }] },
-      } as Partial<Obj>);
+      });
       const n = await api.patch<Obj>(`${nodesPath}/smp/status`, 'strategic', { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
       assert.deepEqual(
         n['status'].conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`),
@@ -263,7 +263,7 @@ export function apiSuite(storage: StorageBackend): void {
             clients[i % clients.length]!.patch(`${cmPath('default')}/patched-together`, i % 2 ? 'merge' : 'strategic', { data: { [`k${i}`]: String(i) } }),
           ),
         );
-        const failed = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+        const failed = results.filter((r) => r.status === 'rejected').map((r) => String((r).reason));
         assert.deepEqual(failed, []);
         // Status writes too: conditions of distinct types, merged by type.
         await createNode('status-together');
@@ -274,7 +274,7 @@ export function apiSuite(storage: StorageBackend): void {
             }),
           ),
         );
-        assert.deepEqual(st.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)), []);
+        assert.deepEqual(st.filter((r) => r.status === 'rejected').map((r) => String((r).reason)), []);
         const node = await api.get<Obj>(`${nodesPath}/status-together`);
         assert.equal((node['status'] as { conditions: unknown[] }).conditions.length, 40);
       } finally {
@@ -397,7 +397,7 @@ export function apiSuite(storage: StorageBackend): void {
       const w = await api.watch<Obj>(cmPath('default'), { resourceVersion: cm.metadata.resourceVersion!, fieldSelector: 'metadata.name=w2' });
       const events = await collect(w, 2, 10_000);
       w.close();
-      assert.deepEqual(events.map((e) => (e.type === 'MODIFIED' ? (e.object as Obj)['data'].n : e.type)), ['1', '2']);
+      assert.deepEqual(events.map((e) => (e.type === 'MODIFIED' ? (e.object)['data'].n : e.type)), ['1', '2']);
     });
 
     it('a label change moving an object out of the selector is a DELETED', async () => {
@@ -434,7 +434,7 @@ export function apiSuite(storage: StorageBackend): void {
       for (const e of events) assert.notEqual(e.type, 'ERROR');
       const last = events[events.length - 1];
       assert.equal(last?.type, 'BOOKMARK');
-      assert.ok(Number((last!.object as Obj).metadata.resourceVersion) >= Number(listed.metadata.resourceVersion));
+      assert.ok(Number((last.object).metadata.resourceVersion) >= Number(listed.metadata.resourceVersion));
     });
   });
 

@@ -518,7 +518,7 @@ test('random payloads in a valid envelope only ever yield a result or a Protobuf
   const kinds = fc.constantFrom(...fuzzKinds);
   fc.assert(
     fc.property(kinds, fc.uint8Array({ maxLength: 300 }), ([apiVersion, kind], raw) =>
-      decodesOrRejectsCleanly(envelopeBytes(apiVersion as string, kind as string, raw)),
+      decodesOrRejectsCleanly(envelopeBytes(apiVersion, kind, raw)),
     ),
     { numRuns: 2000 },
   );
@@ -550,7 +550,7 @@ test('random well-formed field trees in a valid envelope only ever yield a resul
   let decoded = 0;
   fc.assert(
     fc.property(kinds, fc.array(field, { maxLength: 8 }), ([apiVersion, kind], fields) => {
-      const body = envelopeBytes(apiVersion as string, kind as string, fields.flat());
+      const body = envelopeBytes(apiVersion, kind, fields.flat());
       try {
         JSON.stringify(decodeKubernetesProtobuf(body).object);
         decoded++;

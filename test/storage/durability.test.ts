@@ -63,8 +63,8 @@ async function writeAndKill(path: string, start: number, atLeast: number): Promi
   let lines = 0;
   let buffered = '';
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => {
     buffered += d.toString();
     const parts = buffered.split('\n');
     buffered = parts.pop()!;

@@ -330,7 +330,7 @@ describe('3-member cluster', () => {
   after(async () => cluster?.cleanup());
 
   test('writes and a watch carry on when a member is SIGKILLed; the member rejoins', async () => {
-    const store = (await EtcdStore.open({ endpoints: cluster.endpoints, prefix: '/ha', compactionIntervalMs: 0, requestTimeoutMs: 5_000 })) as EtcdStore;
+    const store = (await EtcdStore.open({ endpoints: cluster.endpoints, prefix: '/ha', compactionIntervalMs: 0, requestTimeoutMs: 5_000 }));
     open.push(store);
     const c = new Collector();
     store.watch('/k/', await store.currentRevision(), c.handlers);

@@ -783,7 +783,7 @@ describe('group commit', () => {
     const oneWatch = new Collector();
     one.watch('/m/', 0, oneWatch.handlers);
     const sequential: string[] = [];
-    for (const op of ops) sequential.push(show((await Promise.allSettled([issue(one, op)]))[0]!));
+    for (const op of ops) sequential.push(show((await Promise.allSettled([issue(one, op)]))[0]));
 
     const burst = newSqliteStore();
     const burstWatch = new Collector();

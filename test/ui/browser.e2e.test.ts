@@ -78,7 +78,7 @@ function post(target: URL): Promise<{ code: number; body: string }> {
 }
 
 async function screenshot(name: string): Promise<void> {
-  await page.screenshot({ path: join(OUTPUT, `${name}.png`) as `${string}.png`, fullPage: true });
+  await page.screenshot({ path: join(OUTPUT, `${name}.png`), fullPage: true });
 }
 
 before(async () => {

@@ -26,7 +26,7 @@ function node(name: string, o: { spec?: NodeConfigSource; assigned?: NodeConfigS
     metadata: { name },
     spec: o.spec ? { configSource: o.spec } : {},
     status: { config, conditions: o.ready === null ? [] : [o.ready ?? ready] },
-  } as Node;
+  };
 }
 
 describe('fleet grouping', () => {

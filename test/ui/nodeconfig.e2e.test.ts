@@ -108,7 +108,7 @@ describe('dkc ui on the NodeConfig channel (dkc server --emulated-version 1.31)'
     await page.waitForSelector('[data-connection="live"]');
     await report('node-2', { assigned: blue, active: blue });
     await page.waitForFunction((want) => document.querySelector<HTMLElement>('[data-node="node-2"]')?.dataset['group'] === want, { timeout: 10_000 }, BLUE);
-    await page.screenshot({ path: join(OUTPUT, 'nodeconfig-fleet.png') as `${string}.png`, fullPage: true });
+    await page.screenshot({ path: join(OUTPUT, 'nodeconfig-fleet.png'), fullPage: true });
   });
 
   it("shows a node's NodeConfig error on its page", async () => {

@@ -32,8 +32,8 @@ function up(dataDir: string, ...extra: string[]): { proc: ChildProcess; out(): s
   let err = '';
   const proc = spawn(process.execPath, [dkcBin, 'up', '--data-dir', dataDir, '--nodes', '1', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   procs.push(proc);
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   return { proc, out: () => out, err: () => err };
 }
 

@@ -32,7 +32,7 @@ function decode(text: string): StartRecord {
     const cm = (r.source as { configMap?: unknown }).configMap;
     if (typeof cm !== 'object' || cm === null) return NO_RECORD;
     const f = cm as Record<string, unknown>;
-    const str = (k: string) => (typeof f[k] === 'string' ? (f[k] as string) : '');
+    const str = (k: string) => (typeof f[k] === 'string' ? (f[k]) : '');
     source = cloneSource({
       configMap: { namespace: str('namespace'), name: str('name'), uid: str('uid'), resourceVersion: str('resourceVersion'), kubeletConfigKey: str('kubeletConfigKey') },
     });

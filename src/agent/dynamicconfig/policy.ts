@@ -49,7 +49,7 @@ function restore(raw: unknown): NodeConfigPolicy | undefined {
   const fields = raw['allowedFields'];
   if (fields !== undefined && !(Array.isArray(fields) && fields.every((f) => typeof f === 'string'))) return undefined;
   const p: NodeConfigPolicy = { name: raw['name'], selector: [], bounds: raw['bounds'] as NodeConfigPolicy['bounds'], enforcement: raw['enforcement'] === 'Warn' ? 'Warn' : 'Deny' };
-  if (fields !== undefined) p.allowedFields = fields as string[];
+  if (fields !== undefined) p.allowedFields = fields;
   return p;
 }
 
@@ -70,7 +70,7 @@ async function readSnapshot(path: string): Promise<NodeConfigPolicy[]> {
   try {
     const doc = JSON.parse(text) as { policies?: unknown };
     const policies = Array.isArray(doc.policies) ? doc.policies.map(restore) : undefined;
-    if (policies?.every((p) => p !== undefined)) return policies as NodeConfigPolicy[];
+    if (policies?.every((p) => p !== undefined)) return policies;
   } catch {
     // reported below
   }

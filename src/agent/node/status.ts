@@ -119,7 +119,7 @@ export function pickOwnStatus(status: object | null | undefined): Partial<OwnNod
   const src = (status ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const f of OWN_STATUS_FIELDS) if (src[f] !== undefined) out[f] = src[f];
-  return out as Partial<OwnNodeStatus>;
+  return out;
 }
 
 function withoutHeartbeats(s: Partial<OwnNodeStatus>): unknown {

@@ -16,12 +16,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function validateNodeConfig(obj: NodeConfig): FieldError[] {
   const errs: FieldError[] = [];
   const source = obj.spec?.configSource;
-  if (isObject(source)) errs.push(...validateNodeConfigSourceSpec(source as NodeConfigSource, 'spec.configSource'));
+  if (isObject(source)) errs.push(...validateNodeConfigSourceSpec(source, 'spec.configSource'));
   const config = obj.status?.config;
-  if (isObject(config)) errs.push(...validateNodeConfigStatus(config as NodeConfigStatus, 'status.config'));
+  if (isObject(config)) errs.push(...validateNodeConfigStatus(config, 'status.config'));
   const previous = obj.status?.previous?.configSource;
   if (isObject(previous) && Object.keys(previous).length > 0) {
-    errs.push(...validateNodeConfigSourceSpec(previous as NodeConfigSource, 'status.previous.configSource'));
+    errs.push(...validateNodeConfigSourceSpec(previous, 'status.previous.configSource'));
   }
   return errs;
 }

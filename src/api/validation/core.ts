@@ -113,11 +113,11 @@ function validateNodeConfigSource(
   let count = 0;
   if (isObject(source.configMapRef)) {
     count++;
-    errs.push(...validateConfigMapRef(source.configMapRef as ObjectReference, `${path}.configMapRef`));
+    errs.push(...validateConfigMapRef(source.configMapRef, `${path}.configMapRef`));
   }
   if (isObject(source.configMap)) {
     count++;
-    errs.push(...validateConfigMap(source.configMap as ConfigMapNodeConfigSource, `${path}.configMap`));
+    errs.push(...validateConfigMap(source.configMap, `${path}.configMap`));
   }
   if (count !== 1) {
     const goText = count === 0 ? NIL_NODE_CONFIG_SOURCE_GO : BOTH_NODE_CONFIG_SOURCES_GO;

@@ -46,21 +46,21 @@ interface KindRules {
 const rules: Record<ValidatedKind, KindRules> = {
   Node: {
     namespaced: false,
-    create: (o) => validateNode(o as Node),
+    create: (o) => validateNode(o),
     update: (o, old, opts) =>
       opts.subresource === 'status'
-        ? validateNodeUpdate(o as Node, old as Node)
-        : [...validateNode(o as Node), ...validateNodeUpdate(o as Node, old as Node)],
+        ? validateNodeUpdate(o, old)
+        : [...validateNode(o), ...validateNodeUpdate(o, old)],
   },
   ConfigMap: {
     namespaced: true,
-    create: (o) => validateConfigMap(o as ConfigMap),
-    update: (o, old) => validateConfigMapUpdate(o as ConfigMap, old as ConfigMap),
+    create: (o) => validateConfigMap(o),
+    update: (o, old) => validateConfigMapUpdate(o, old),
   },
   Namespace: {
     namespaced: false,
-    create: (o) => validateNamespace(o as Namespace),
-    update: (o, old) => [...validateNamespace(o as Namespace), ...validateNamespaceUpdate(o as Namespace, old as Namespace)],
+    create: (o) => validateNamespace(o),
+    update: (o, old) => [...validateNamespace(o), ...validateNamespaceUpdate(o, old)],
   },
   Event: {
     namespaced: true,
@@ -69,13 +69,13 @@ const rules: Record<ValidatedKind, KindRules> = {
   },
   Lease: {
     namespaced: true,
-    create: (o) => validateLease(o as Lease),
-    update: (o, old) => validateLeaseUpdate(o as Lease, old as Lease),
+    create: (o) => validateLease(o),
+    update: (o, old) => validateLeaseUpdate(o, old),
   },
   Pod: {
     namespaced: true,
-    create: (o) => validatePod(o as Pod),
-    update: (o, old) => [...validatePod(o as Pod), ...validatePodUpdate(o as Pod, old as Pod)],
+    create: (o) => validatePod(o),
+    update: (o, old) => [...validatePod(o), ...validatePodUpdate(o, old)],
   },
   Role: { namespaced: true, create: validateRole, update: (o) => validateRole(o) },
   ClusterRole: { namespaced: false, create: validateClusterRole, update: (o) => validateClusterRole(o) },
@@ -147,5 +147,5 @@ export function validateUpdate(kind: string, obj: KubeObject, old: KubeObject, o
 
 /** Warnings (not errors) for an object about to be stored, for the response's `Warning` headers. */
 export function warningsFor(kind: string, obj: KubeObject): string[] {
-  return kind === 'Node' ? nodeWarnings(obj as Node) : [];
+  return kind === 'Node' ? nodeWarnings(obj) : [];
 }

@@ -123,7 +123,7 @@ export class NodeConfigChannel implements AssignmentChannel {
   ) {
     this.nodeConfigs = informers.informer<CachedNodeConfig>(NODE_CONFIGS_PATH);
     this.nodeConfigs.on('delete', (nc) => this.written.forget(nc.metadata.name ?? ''));
-    this.informers = [this.nodeConfigs as InformerLike<{ metadata: { name?: string } }>];
+    this.informers = [this.nodeConfigs];
   }
 
   onChange(changed: () => void): void {

@@ -59,7 +59,7 @@ async function installOne(host: CrdInstallHost, storage: ResourceStorage, crd: K
   if (deepEqual(current['spec'], crd['spec'])) return void (await host.reconcileCrd(current));
   klog.info(msg.installing(name));
   const { resourceVersion: _rv, ...metadata } = current.metadata;
-  const updated = await storage.update('', name, { ...current, metadata, spec: crd['spec'] } as KubeObject, '', system());
+  const updated = await storage.update('', name, { ...current, metadata, spec: crd['spec'] }, '', system());
   await host.reconcileCrd(updated);
 }
 

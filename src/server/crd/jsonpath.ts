@@ -155,7 +155,7 @@ function compare(op: Filter['op'], a: unknown, b: unknown): boolean {
   if (op === '==') return a === b;
   if (op === '!=') return a !== b;
   if (typeof a !== typeof b || (typeof a !== 'number' && typeof a !== 'string')) return false;
-  const [x, y] = [a as number | string, b as number | string];
+  const [x, y] = [a, b as number | string];
   return op === '<' ? x < y : op === '>' ? x > y : op === '<=' ? x <= y : x >= y;
 }
 

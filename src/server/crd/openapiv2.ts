@@ -61,9 +61,9 @@ function addEmbedded(s: Schema, meta: TypeMetaProperties): void {
   const props = asNode(s['properties']);
   if (props !== undefined) for (const v of Object.values(props)) if (asNode(v)) addEmbedded(v as Schema, meta);
   const items = asNode(s['items']);
-  if (items !== undefined) addEmbedded(items as Schema, meta);
+  if (items !== undefined) addEmbedded(items, meta);
   const additional = asNode(s['additionalProperties']);
-  if (additional !== undefined) addEmbedded(additional as Schema, meta);
+  if (additional !== undefined) addEmbedded(additional, meta);
   if (preservesUnknown(s) || !isEmbedded(s)) return;
   s['properties'] = { ...(props ?? {}), ...meta };
   const required = Array.isArray(s['required']) ? [...(s['required'] as unknown[])] : [];

@@ -116,7 +116,7 @@ export class CrdRegistrar {
       const crd = current as unknown as Crd;
       const status = this.desiredStatus(crd);
       if (!deepEqual(status, crd.status ?? {})) {
-        current = await this.storage.update('', name, { ...current, status } as KubeObject, 'status', systemWrite());
+        current = await this.storage.update('', name, { ...current, status }, 'status', systemWrite());
       }
       await this.mount(current as unknown as Crd);
       return current;

@@ -108,7 +108,7 @@ function typeError(path: string, schema: Record<string, unknown>, v: unknown): F
   const want = String(schema[KUBE_TYPE] ?? '');
   if (v === null) return field.invalid(path, 'null', text.type(path, want, 'null'));
   const types = want.split(',');
-  const wantFormat = typeof schema[KUBE_FORMAT] === 'string' ? (schema[KUBE_FORMAT] as string) : '';
+  const wantFormat = typeof schema[KUBE_FORMAT] === 'string' ? (schema[KUBE_FORMAT]) : '';
   const got = goType(v);
   const numeric = types.includes('integer') || types.includes('number');
   const stringLike = got.type === 'string' || got.type === 'array';

@@ -41,7 +41,7 @@ export function nodeStrategy(version: KubeVersion): ResourceStrategy | undefined
         drop(obj, 'spec', 'configSource');
       }
     },
-    warnings: (obj) => [...(inUse(obj, 'spec', 'configSource') ? [warning] : []), ...nodeWarnings(obj as Node)],
+    warnings: (obj) => [...(inUse(obj, 'spec', 'configSource') ? [warning] : []), ...nodeWarnings(obj)],
   };
 }
 

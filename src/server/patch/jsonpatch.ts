@@ -77,7 +77,7 @@ export function parseJsonPatch(patch: unknown): JsonPatchOperation[] {
       `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${body.length}`,
     );
   }
-  return body.map((raw, i) => parseOperation(raw as JsonValue, i));
+  return body.map((raw, i) => parseOperation(raw, i));
 }
 
 function parseOperation(raw: JsonValue, i: number): JsonPatchOperation {

@@ -151,7 +151,7 @@ function applyRetainKeys(orig: JsonObject, p: JsonObject): void {
   if (!Array.isArray(list) || !list.every((k) => typeof k === 'string')) {
     throw invalid('invalid patch format of retainKeys: $retainKeys must be a list of field names');
   }
-  const keep = new Set(list as string[]);
+  const keep = new Set(list);
   for (const key of Object.keys(p)) {
     if (key === RETAIN_KEYS || p[key] === null || key.startsWith(SET_ORDER) || key.startsWith(DELETE_PRIMITIVES)) continue;
     if (!keep.has(key)) {
@@ -265,7 +265,7 @@ function mergePrimitiveList(orig: JsonValue[], patch: JsonValue[], field: string
   if (!orig.every(isJsonScalar)) {
     throw conflict(`list element types are not identical: ${clip(field)} holds non-primitive values and cannot be merged as a set`);
   }
-  const merged = dedupe([...(orig as JsonPrimitive[]), ...items]);
+  const merged = dedupe([...(orig), ...items]);
   return orderElements(merged, items, orig, undefined);
 }
 
@@ -316,7 +316,7 @@ function mergeKeyedList(orig: JsonValue[], patch: JsonValue[], meta: PatchMeta, 
 
   const doomed = new KeyedPositions(undefined, deletions);
   const work: JsonValue[] = orig.filter((e) => {
-    const k = getOwn(e as JsonObject, mergeKey);
+    const k = getOwn(e, mergeKey);
     return k === undefined || doomed.indexOf(k) < 0;
   });
   const serverOrder = work.slice();

@@ -188,7 +188,7 @@ export function rolloutTarget(spec: RolloutSpec): ConfigMapRef[] {
 /** Whether the rollout's selector selects the node; an invalid selector selects none. */
 export function selects(spec: RolloutSpec, node: KubeObject): boolean {
   try {
-    return matchesLabels(objectSelectorRequirements(spec.nodeSelector as ObjectLabelSelector | undefined), labelsOf(node));
+    return matchesLabels(objectSelectorRequirements(spec.nodeSelector), labelsOf(node));
   } catch {
     return false; // the controller refuses an invalid selector itself
   }

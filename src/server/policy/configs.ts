@@ -65,7 +65,7 @@ export class ConfigReader {
     let p = this.layerReads.get(id);
     if (!p) {
       p = this.reads.get('', 'configmaps', ref.namespace, ref.name).then((cm) => {
-        const bytes = cm ? payload(cm as ConfigMap, ref.kubeletConfigKey) : undefined;
+        const bytes = cm ? payload(cm, ref.kubeletConfigKey) : undefined;
         return bytes === undefined ? undefined : { name: `cm/${id}`, bytes };
       });
       this.layerReads.set(id, p);

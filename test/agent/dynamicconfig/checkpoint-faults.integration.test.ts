@@ -54,7 +54,7 @@ function spawnWriter(dir: string, first: number): Writer {
   const proc = spawn(process.execPath, [WRITER, dir, String(first)], { stdio: ['pipe', 'pipe', 'pipe'] });
   live.add(proc);
   let err = '';
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  proc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     proc.once('exit', (code, signal) => {
       live.delete(proc);
@@ -63,7 +63,7 @@ function spawnWriter(dir: string, first: number): Writer {
   });
   const running = new Promise<void>((resolve, reject) => {
     let out = '';
-    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       if (out.includes('running\n')) resolve();
     });

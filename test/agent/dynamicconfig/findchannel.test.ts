@@ -157,7 +157,7 @@ describe('sharedDiscovery', () => {
     assert.deepEqual(new Set(first.map((d) => d.channel)), new Set(['nodeconfig']));
     assert.equal(a.gets, 2);
     assert.equal(b.gets, 0);
-    await discover(b, 'nodeconfig' as ChannelChoice);
+    await discover(b, 'nodeconfig');
     assert.equal(b.gets, 2, 'another choice is another look');
   });
 

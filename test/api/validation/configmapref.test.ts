@@ -15,7 +15,7 @@ function node(source?: unknown): Node {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: 'n1', uid: 'uid-1', resourceVersion: '7', creationTimestamp: '2024-01-01T00:00:00Z' },
-    spec: source === undefined ? {} : { configSource: source as NodeConfigSource },
+    spec: source === undefined ? {} : { configSource: source },
     status: {},
   };
 }

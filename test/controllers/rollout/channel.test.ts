@@ -82,7 +82,7 @@ function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
 }
 
 const phaseOf = (api: FakeApi): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
-const nodeConfigOf = (api: FakeApi, name: string): NodeConfig | undefined => api.read('nodeconfigs', name) as unknown as NodeConfig | undefined;
+const nodeConfigOf = (api: FakeApi, name: string): NodeConfig | undefined => api.read('nodeconfigs', name);
 const nodeWrites = (api: FakeApi): number => api.writes.filter((w) => w.path.startsWith('/api/v1/nodes')).length;
 
 async function start(api: FakeApi): Promise<RolloutController> {
@@ -169,7 +169,7 @@ describe('RolloutController on the NodeConfig channel', () => {
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
-    api.put('rollouts', { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...r.spec, revert: true } } as never);
+    api.put('rollouts', { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...r.spec, revert: true } });
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
     assert.deepEqual(nodeConfigOf(api, 'node-1')?.spec?.configSource, OLD);
     assert.equal(nodeConfigOf(api, 'node-2')?.spec?.configSource, undefined);

@@ -342,7 +342,7 @@ describe('RolloutController', () => {
     const clock = new FakeClock(Date.parse(iso(0)));
     const { api, statusWrites } = await batchedRollout(clock);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
-    api.put('rollouts', { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...r.spec, paused: true } } as never);
+    api.put('rollouts', { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...r.spec, paused: true } });
     await api.waitFor(() => statusWrites() > 2, 'a look without the clock moving');
   });
 
@@ -376,13 +376,13 @@ describe('RolloutController', () => {
 });
 
 describe('RolloutController and deletions', () => {
-  const rolloutOf = (api: FakeApi): NodeConfigRollout | undefined => api.read('rollouts', 'r1') as NodeConfigRollout | undefined;
+  const rolloutOf = (api: FakeApi): NodeConfigRollout | undefined => api.read('rollouts', 'r1');
   const nodeOf = (api: FakeApi, name: string): Node => api.read('nodes', name) as unknown as Node;
 
   it('adds its finalizer before it changes a node; a rollout deleted mid-flight is undone, then goes', async () => {
     const api = cluster(3);
     const r = rolloutOf(api)!;
-    api.put('rollouts', { ...r, metadata: { ...r.metadata, finalizers: [] } } as never);
+    api.put('rollouts', { ...r, metadata: { ...r.metadata, finalizers: [] } });
     // No agents: the canary stays in flight.
     await start(api);
     await api.waitFor(() => api.nodePatches('node-1').length === 1, 'the canary patch');

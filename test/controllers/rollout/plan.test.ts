@@ -668,7 +668,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     assert.equal(plan.status.nodes?.['node-1']?.state, 'InFlight');
     assert.equal(plan.status.nodes?.['node-1']?.readySince, iso(41));
     assert.equal(plan.requeueAfterMs, 20_001);
-    const later = planRollout({ ...input, now: at(71), leases: leasesFor(input.nodes, at(71)), rollout: soak30({ 'node-1': plan.status.nodes!['node-1']! }) });
+    const later = planRollout({ ...input, now: at(71), leases: leasesFor(input.nodes, at(71)), rollout: soak30({ 'node-1': plan.status.nodes['node-1'] }) });
     assert.equal(later.status.nodes?.['node-1']?.state, 'Succeeded');
   });
 

@@ -466,7 +466,7 @@ describe('client certificate authentication', () => {
     const a = connection({ CN: 'system:node:n1', O: 'system:nodes' });
     const first = authn.authenticate(request(a.socket));
     assert.deepEqual(first, { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
-    first!.groups.push('system:masters');
+    first.groups.push('system:masters');
     assert.deepEqual(authn.authenticate(request(a.socket)), { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
     assert.equal(a.reads(), 1);
     const b = connection({ CN: 'alice', O: ['dev', 'ops'] });

@@ -44,8 +44,8 @@ class FakeReads implements ServerReads {
   }
 }
 
-const rollouts = { ...nodesDef, group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' } as ResourceDef;
-const nodeConfigs = { ...nodesDef, group: 'dkc.io', plural: 'nodeconfigs', kind: 'NodeConfig' } as ResourceDef;
+const rollouts = { ...nodesDef, group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' };
+const nodeConfigs = { ...nodesDef, group: 'dkc.io', plural: 'nodeconfigs', kind: 'NodeConfig' };
 const configmaps = { ...nodesDef, group: '', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } as ResourceDef;
 
 function attrs(object: KubeObject, oldObject: KubeObject | undefined, resource: ResourceDef): AdmissionAttributes {

@@ -41,12 +41,12 @@ function jsonTree(keys: string[]): fc.Arbitrary<JsonValue> {
 }
 
 const anyObject = (keys: string[]): fc.Arbitrary<JsonObject> =>
-  fc.dictionary(fc.constantFrom(...keys), jsonTree(keys), { maxKeys: 6, noNullPrototype: true }) as fc.Arbitrary<JsonObject>;
+  fc.dictionary(fc.constantFrom(...keys), jsonTree(keys), { maxKeys: 6, noNullPrototype: true });
 
 const originals = fc.oneof(anyObject(plainKeys), fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 5 }) as fc.Arbitrary<JsonObject>);
 // Plain keys weighted up so that about half of the generated strategic patches apply cleanly.
 const patchKeys = [...plainKeys, ...plainKeys, ...plainKeys, ...directiveKeys];
-const patchBodies = fc.oneof({ weight: 4, arbitrary: anyObject(patchKeys) as fc.Arbitrary<JsonValue> }, { weight: 1, arbitrary: jsonTree(patchKeys) });
+const patchBodies = fc.oneof({ weight: 4, arbitrary: anyObject(patchKeys) }, { weight: 1, arbitrary: jsonTree(patchKeys) });
 const hostile = fc.anything({
   maxDepth: 4,
   withBigInt: true,
@@ -75,7 +75,7 @@ const jsonPatchOp = fc.record(
   },
   { requiredKeys: ['op'] },
 );
-const jsonPatches = fc.oneof({ weight: 4, arbitrary: fc.array(jsonPatchOp, { maxLength: 6 }) as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: jsonTree(patchKeys) });
+const jsonPatches = fc.oneof({ weight: 4, arbitrary: fc.array(jsonPatchOp, { maxLength: 6 }) }, { weight: 1, arbitrary: jsonTree(patchKeys) });
 
 /** Runs fn and accepts a JSON object result or a PatchError; anything else fails the property. */
 function onlyPatchErrors(fn: () => JsonObject): JsonObject | undefined {

@@ -502,7 +502,7 @@ describe('malformed strategic patches', () => {
     for (let i = 1; i < MAX_DEPTH; i++) deep = { d: deep };
     assert.ok(applyStrategicMergePatch({}, deep, 'Node'));
     throwsPatch(() => applyStrategicMergePatch({}, { d: deep }, 'Node'), 'DKC_PATCH_INVALID', /deeper than 100/);
-    throwsPatch(() => applyStrategicMergePatch({ d: deep } as JsonObject, {}, 'Node'), 'DKC_PATCH_INVALID', /object being patched/);
+    throwsPatch(() => applyStrategicMergePatch({ d: deep }, {}, 'Node'), 'DKC_PATCH_INVALID', /object being patched/);
   });
 
   it('reports a throwing getter as a PatchError', () => {

@@ -41,7 +41,7 @@ class FakeReads implements ServerReads {
     try {
       return Promise.resolve(this.configz(node.metadata.name ?? ''));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   }
 }
@@ -70,7 +70,7 @@ function attrs(object: KubeObject, oldObject: KubeObject | undefined, resource: 
 
 /** The agent's default kubelet, which a Node reporting none is taken for. */
 const kv = kubeletVersion('1.22');
-const rollouts = { ...nodes, group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' } as ResourceDef;
+const rollouts = { ...nodes, group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' };
 const configmaps = { ...nodes, group: '', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } as ResourceDef;
 
 describe('what a node runs now', () => {

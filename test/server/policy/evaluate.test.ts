@@ -181,7 +181,7 @@ describe('nodes/configsource permission', () => {
   const node = (source: unknown, labels: Record<string, string> = {}): KubeObject => ({ metadata: { name: 'n1', labels }, spec: source === undefined ? {} : { configSource: source } });
   const src = { configMap: { namespace: 'kube-system', name: 'c', kubeletConfigKey: 'kubelet' } };
   const update = (user: UserInfo, from: KubeObject, to: KubeObject): Promise<void> =>
-    Promise.resolve(plugin.validate!({ user, operation: 'UPDATE', resource: nodes, subresource: '', namespace: '', name: 'n1', object: to, oldObject: from, dryRun: false } as AdmissionAttributes));
+    Promise.resolve(plugin.validate!({ user, operation: 'UPDATE', resource: nodes, subresource: '', namespace: '', name: 'n1', object: to, oldObject: from, dryRun: false }));
   const bob: UserInfo = { name: 'bob', groups: ['system:authenticated'] };
 
   it('refuses a user without it, naming the missing permission', async () => {

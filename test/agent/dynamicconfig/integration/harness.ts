@@ -62,7 +62,7 @@ function normaliseSource(s: unknown): Source | undefined {
   if (!s || typeof s !== 'object') return undefined;
   const cm = (s as { configMap?: Record<string, unknown> }).configMap;
   if (!cm) return undefined;
-  const str = (k: string) => (typeof cm[k] === 'string' ? (cm[k] as string) : '');
+  const str = (k: string) => (typeof cm[k] === 'string' ? (cm[k]) : '');
   return {
     configMap: { namespace: str('namespace'), name: str('name'), uid: str('uid'), resourceVersion: str('resourceVersion'), kubeletConfigKey: str('kubeletConfigKey') },
   };
