@@ -3,7 +3,7 @@
 // treated as absent) and one choice: a selector that cannot be parsed governs every node, so that a mistake in a
 // policy makes it stricter, never silently void. Pure.
 
-import { objectSelectorRequirements, type LabelRequirement, type ObjectLabelSelector } from '../api/selectors.js';
+import { objectSelectorRequirements, type LabelRequirement } from '../api/selectors.js';
 import type { KubeObject } from '../api/types.js';
 import type { Bound, BoundValue, Enforcement } from '../api/dkc/policy.js';
 

@@ -11,7 +11,6 @@
 import { isApiError, Informer, type KubeObject, type ListWatcher } from '../../client/index.js';
 import { matchesLabels, type Labels } from '../../api/selectors.js';
 import { deepEqual } from '../../api/equal.js';
-import type { KubeObject as ApiObject } from '../../api/types.js';
 import { POLICY_GROUP, POLICY_PLURAL } from '../../api/dkc/policy.js';
 import { readPolicy } from '../../nodepolicy/spec.js';
 import { logError } from './log.js';

@@ -4,7 +4,6 @@
 // form dkc server evaluates, so the server runs this on every write of the kind.
 
 import type { FieldError } from '../field.js';
-import type { NodeConfigSource, NodeConfigStatus } from '../types.js';
 import { validateNodeConfigSourceSpec, validateNodeConfigStatus } from '../validation/core.js';
 import type { NodeConfig } from './nodeconfig.js';
 

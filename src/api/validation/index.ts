@@ -4,7 +4,7 @@
 // common metadata rules first, then the kind's update rules.
 
 import type { FieldError } from '../field.js';
-import type { ConfigMap, Event, KubeObject, Lease, Namespace, Node, Pod } from '../types.js';
+import type { Event, KubeObject } from '../types.js';
 import { validateLease, validateLeaseUpdate } from './coordination.js';
 import {
   validateConfigMap,

@@ -17,7 +17,7 @@
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
-import { matchesLabels, objectSelectorRequirements, type Labels, type ObjectLabelSelector } from '../../api/selectors.js';
+import { matchesLabels, objectSelectorRequirements, type Labels } from '../../api/selectors.js';
 import type { KubeObject } from '../../api/types.js';
 import type { ConfigChannel } from '../../api/dkc/channel.js';
 import type { RolloutSpec } from '../../api/dkc/rollout.js';

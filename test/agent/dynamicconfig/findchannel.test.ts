@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/client/index.js';
-import { ConfigChannelError, type ChannelChoice, type ChannelDecision } from '../../../src/client/channel.js';
+import { ConfigChannelError, type ChannelDecision } from '../../../src/client/channel.js';
 import { nodeChannel, nodeConfigChannel } from '../../../src/agent/dynamicconfig/assignment.js';
 import { findAssignmentChannel, prepareChannel, sharedDiscovery, type ChannelClient, type DiscoveryClient } from '../../../src/agent/dynamicconfig/findchannel.js';
 import type { Clock } from '../../../src/util/clock.js';

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import type { Node, NodeConfigSource } from '../../../src/api/types.js';
+import type { Node } from '../../../src/api/types.js';
 import { CONFIG_MAP_REF_WARNING, validateUpdate, warningsFor } from '../../../src/api/validation/index.js';
 import { invalidMessage } from './messages.js';
 

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
 import { load, type KubeletConfiguration } from '../../../src/kubeletconfig/index.js';
-import type { AdmissionAttributes, Authorizer, AuthorizationAttributes, UserInfo } from '../../../src/server/authz.js';
+import type { Authorizer, AuthorizationAttributes, UserInfo } from '../../../src/server/authz.js';
 import { configSourcePermission } from '../../../src/server/auth/configsource.js';
 import { nodes } from '../../../src/server/registry.js';
 import { compareToBound, evaluate, fieldAllowed, type Violation } from '../../../src/nodepolicy/evaluate.js';
