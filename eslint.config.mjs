@@ -74,6 +74,16 @@ export default tseslint.config(
       // Kept async without an await on purpose: an async function reports every failure as a rejection, where the
       // same function without `async` would throw some synchronously — callers here handle only the rejection.
       '@typescript-eslint/require-await': 'off',
+      // tsc's noUnusedLocals/noUnusedParameters convention: a name that starts with _ is unused on purpose (a parameter
+      // an interface imposes, a field left out of a rest copy, a value iterated for its count).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // A let that closures read before its one assignment stays a let: as a const, an early call would throw.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // As `throw` (only-throw-error's defaults): a caught value, typed unknown, is passed on as it came.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       // node:test's test/describe/it return promises the runner itself awaits and reports.
       '@typescript-eslint/no-floating-promises': [
         'error',
