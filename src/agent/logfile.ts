@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 export interface LogFile {
   /** The file's absolute path; its directory is what /logs/ serves. */
   path: string;
-  sink(line: string): void;
+  sink(this: void, line: string): void;
 }
 
 /** Opens `path` for appending (creating its directory); throws the open error. */

@@ -9,6 +9,9 @@ export type Time = string;
 export type MicroTime = string;
 /** A resource.Quantity in its canonical string form ("4", "8Gi", "100m"). */
 export type Quantity = string;
+/** One of the values the API defines, or any other string (the server stores values it does not know); the listed
+ * ones stay visible to the editor, which a plain `'A' | string` collapses into string. */
+export type OpenString<Known extends string> = Known | (string & Record<never, never>);
 
 export interface TypeMeta {
   apiVersion?: string;
@@ -125,7 +128,7 @@ export interface Taint {
   key: string;
   value?: string;
   /** Typed loosely because the server must accept, then reject, unknown effects. */
-  effect: TaintEffect | string;
+  effect: OpenString<TaintEffect>;
   timeAdded?: Time | null;
 }
 
@@ -166,7 +169,7 @@ export interface NodeSpec {
 
 export interface NodeCondition {
   type: string;
-  status: 'True' | 'False' | 'Unknown' | string;
+  status: OpenString<'True' | 'False' | 'Unknown'>;
   lastHeartbeatTime?: Time | null;
   lastTransitionTime?: Time | null;
   reason?: string;
@@ -174,7 +177,7 @@ export interface NodeCondition {
 }
 
 export interface NodeAddress {
-  type: 'Hostname' | 'InternalIP' | 'ExternalIP' | 'InternalDNS' | 'ExternalDNS' | string;
+  type: OpenString<'Hostname' | 'InternalIP' | 'ExternalIP' | 'InternalDNS' | 'ExternalDNS'>;
   address: string;
 }
 
@@ -249,7 +252,7 @@ export interface NamespaceCondition {
 
 export interface Namespace extends KubeObject {
   spec?: { finalizers?: string[] };
-  status?: { phase?: 'Active' | 'Terminating' | string; conditions?: NamespaceCondition[] };
+  status?: { phase?: OpenString<'Active' | 'Terminating'>; conditions?: NamespaceCondition[] };
 }
 
 // ---- core/v1 Event --------------------------------------------------------------------------
@@ -285,7 +288,7 @@ export interface Event extends KubeObject {
 
 export interface Pod extends KubeObject {
   spec?: { nodeName?: string; [k: string]: unknown };
-  status?: { phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown' | string; [k: string]: unknown };
+  status?: { phase?: OpenString<'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'>; [k: string]: unknown };
 }
 
 // ---- coordination.k8s.io/v1 Lease -----------------------------------------------------------

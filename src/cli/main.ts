@@ -37,10 +37,10 @@ export async function main(argv: string[]): Promise<void> {
     .description('restart one process that dkc up supervises (a node\'s kubelet: its name), as systemctl restart does')
     .option('--data-dir <dir>', 'the data directory of the dkc up to ask', '.dkc')
     .action(async (name: string, opts: { dataDir: string }) => {
-      const { join, resolve } = await import('node:path');
+      const path = await import('node:path');
       const { CONTROL_SOCKET, requestRestart } = await import('../supervisor/control.js');
       try {
-        await requestRestart(join(resolve(opts.dataDir), CONTROL_SOCKET), name);
+        await requestRestart(path.join(path.resolve(opts.dataDir), CONTROL_SOCKET), name);
       } catch (err) {
         process.stderr.write(`dkc restart: ${errorMessage(err)}\n`);
         process.exitCode = 1;

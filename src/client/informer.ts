@@ -117,7 +117,7 @@ export class Informer<T extends KubeObject> {
   private abort = new AbortController();
   private stream: WatchStream<T> | undefined;
   private wake: (() => void) | undefined;
-  private sleepTimer: TimerHandle | undefined;
+  private sleepTimer: TimerHandle = undefined;
   private readonly syncWaiters: ((synced: boolean) => void)[] = [];
 
   constructor(client: ListWatcher, path: string, options: InformerOptions = {}) {

@@ -658,7 +658,7 @@ function dur(v: Duration | undefined, def: string): Duration {
 /** Deep copy of plain data; Duration and Quantity are immutable and shared. */
 function deepCopy<T>(v: T): T {
   if (v === null || typeof v !== 'object' || v instanceof Duration || v instanceof Quantity) return v;
-  if (Array.isArray(v)) return v.map((x) => deepCopy(x)) as T;
+  if (Array.isArray(v)) return v.map((x: unknown) => deepCopy(x)) as T;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(v)) setOwn(out, k, deepCopy((v as Record<string, unknown>)[k]));
   return out as T;

@@ -10,6 +10,7 @@ import type { FeatureGates } from './validation.js';
 import type { KubeletConfiguration, PartialKubeletConfiguration } from './types.js';
 import { Duration, goQuote } from './values.js';
 import { cleanPath } from './codec.js';
+import { anyText } from '../util/text.js';
 
 const IC = 'invalid configuration:';
 
@@ -95,9 +96,9 @@ const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 function taintText(t: Obj): string {
-  const key = String(t['key'] ?? '');
-  const value = String(t['value'] ?? '');
-  const effect = String(t['effect'] ?? '');
+  const key = anyText(t['key'] ?? '');
+  const value = anyText(t['value'] ?? '');
+  const effect = anyText(t['effect'] ?? '');
   return `${key}${value === '' ? '' : `=${value}`}:${effect}`;
 }
 
@@ -126,11 +127,11 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
   }
   if (minor >= 23) {
     for (const t of (c['registerWithTaints'] as Obj[] | undefined) ?? []) {
-      const key = String(t['key'] ?? '');
-      const value = String(t['value'] ?? '');
+      const key = anyText(t['key'] ?? '');
+      const value = anyText(t['value'] ?? '');
       const badKey = key === '' || key.length > 316 || !QUALIFIED_NAME.test(key);
       const badValue = value.length > 63 || !LABEL_VALUE.test(value);
-      if (badKey || badValue || !TAINT_EFFECTS.includes(String(t['effect'] ?? ''))) e.push(`invalid taint: ${taintText(t)}`);
+      if (badKey || badValue || !TAINT_EFFECTS.includes(anyText(t['effect'] ?? ''))) e.push(`invalid taint: ${taintText(t)}`);
       if (t['timeAdded'] !== undefined && t['timeAdded'] !== null) e.push(`${IC} taint.TimeAdded is not nil`);
     }
     const byPriority = (c['shutdownGracePeriodByPodPriority'] as unknown[] | undefined) ?? [];
@@ -155,7 +156,7 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
     }
   }
   if (minor >= 33) {
-    const policy = String(c['imagePullCredentialsVerificationPolicy'] ?? '');
+    const policy = anyText(c['imagePullCredentialsVerificationPolicy'] ?? '');
     const allow = (c['preloadedImagesVerificationAllowlist'] as string[] | undefined) ?? [];
     const policies = ['NeverVerify', 'NeverVerifyPreloadedImages', 'NeverVerifyAllowlistedImages', 'AlwaysVerify'];
     if (on('KubeletEnsureSecretPulledImages')) {
@@ -173,7 +174,7 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
     }
   }
   if (minor >= 36) {
-    const policy = String(c['memoryReservationPolicy'] ?? '');
+    const policy = anyText(c['memoryReservationPolicy'] ?? '');
     if (!on('MemoryQoS') && policy === 'TieredReservation') {
       e.push(`${IC} memoryReservationPolicy ${goQuote(policy)} requires MemoryQoS feature gate to be enabled`);
     }
@@ -193,7 +194,7 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
     if (ns(c['containerLogMonitorInterval']) < 3n * SECOND) {
       e.push(`${IC} containerLogMonitorInterval must be a positive time duration greater than or equal to 3s`);
     }
-    const dir = String(c['podLogsDir'] ?? '');
+    const dir = anyText(c['podLogsDir'] ?? '');
     if (dir === '') e.push(`${IC} podLogsDir was not specified`);
     if (!dir.startsWith('/')) e.push(`${IC} pod logs path ${goQuote(dir)} must be absolute path`);
     if (!isClean(dir)) e.push(`${IC} pod logs path ${goQuote(dir)} must be normalized`);

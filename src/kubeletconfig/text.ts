@@ -3,6 +3,7 @@
 
 import { compareGoStrings, goFloat32G, goJSONFloat, goJSONString } from './values.js';
 import { CodedError, errorMessage } from '../util/errors.js';
+import { anyText } from '../util/text.js';
 import { ErrorCodes } from './errors.js';
 
 // =========================================================================================================
@@ -746,7 +747,7 @@ function fullParse(src: string): YNode | null {
       return convert(target);
     }
     if (Y.isScalar(node)) {
-      const v = node.value === null || node.value === undefined ? '' : String(node.value);
+      const v = node.value === null || node.value === undefined ? '' : anyText(node.value);
       const s: YScalar = node.tag ? { t: 'scalar', v, plain: node.type === 'PLAIN', tag: node.tag } : { t: 'scalar', v, plain: node.type === 'PLAIN' };
       memo.set(node, s);
       return s;
@@ -807,10 +808,19 @@ function parseGoInt(s: string, signed: boolean): bigint | undefined {
   let base = 10;
   if (body[0] === '0') {
     const p = body[1]?.toLowerCase();
-    if (body.length >= 3 && p === 'b') (base = 2), (body = body.slice(2));
-    else if (body.length >= 3 && p === 'o') (base = 8), (body = body.slice(2));
-    else if (body.length >= 3 && p === 'x') (base = 16), (body = body.slice(2));
-    else (base = 8), (body = body.slice(1));
+    if (body.length >= 3 && p === 'b') {
+      base = 2;
+      body = body.slice(2);
+    } else if (body.length >= 3 && p === 'o') {
+      base = 8;
+      body = body.slice(2);
+    } else if (body.length >= 3 && p === 'x') {
+      base = 16;
+      body = body.slice(2);
+    } else {
+      base = 8;
+      body = body.slice(1);
+    }
   }
   const valid = base === 2 ? /^[01]*$/ : base === 8 ? /^[0-7]*$/ : base === 10 ? /^[0-9]+$/ : /^[0-9a-fA-F]+$/;
   if (!valid.test(body)) return undefined;

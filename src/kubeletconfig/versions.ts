@@ -369,7 +369,7 @@ function isMapEntry(path: string, known: ReadonlyMap<string, FieldInfo>): boolea
 /** A deep copy that keeps Durations and Quantities (immutable) as they are. */
 function structuredCloneKeep<T>(v: T): T {
   if (v === null || typeof v !== 'object' || 'nanoseconds' in (v as object) || !(Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype)) return v;
-  if (Array.isArray(v)) return v.map((x) => structuredCloneKeep(x)) as T;
+  if (Array.isArray(v)) return v.map((x: unknown) => structuredCloneKeep(x)) as T;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: structuredCloneKeep((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
   return out as T;

@@ -68,7 +68,7 @@ function addReferenced(into: Record<string, SwaggerSchema>): void {
   const pending: unknown[] = Object.values(into);
   while (pending.length > 0) {
     const node = pending.pop();
-    if (Array.isArray(node)) pending.push(...node);
+    if (Array.isArray(node)) pending.push(...(node as unknown[]));
     else if (isObject(node)) {
       for (const [key, value] of Object.entries(node)) {
         if (key !== '$ref' || typeof value !== 'string') pending.push(value);

@@ -71,7 +71,7 @@ function reachableSchemas(roots: unknown, extra: Record<string, JsonSchema>): Re
   while (pending.length > 0) {
     const node = pending.pop();
     if (Array.isArray(node)) {
-      pending.push(...node);
+      pending.push(...(node as unknown[]));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, value] of Object.entries(node)) {
         if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {

@@ -8,6 +8,7 @@ import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import type { ResourceDef, TableColumn } from './resourcedef.js';
+import { anyText } from '../util/text.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {
@@ -21,7 +22,7 @@ export function dig(obj: unknown, path: string): unknown {
 
 function str(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
-  return typeof v === 'string' ? v : String(v);
+  return anyText(v);
 }
 
 const col = (name: string, description: string, opts: Partial<TableColumn> = {}): TableColumn => ({

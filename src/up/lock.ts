@@ -19,7 +19,7 @@ export interface LockOwner {
 export interface DataDirLock {
   readonly path: string;
   /** Removes the lock if it is still ours. Synchronous, so that it can run in an 'exit' handler. */
-  release(): void;
+  release(this: void): void;
 }
 
 /** A process's start time from /proc, or undefined where there is no procfs. */

@@ -63,7 +63,7 @@ export class LeaseRenewer {
   private readonly abort = new AbortController();
   private nodeUID: string | undefined;
   private latest: Lease | undefined;
-  private timer: TimerHandle | undefined;
+  private timer: TimerHandle = undefined;
   private running: Promise<RenewOutcome> | undefined;
   private failures = 0;
   private started = false;

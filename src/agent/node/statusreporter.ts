@@ -78,7 +78,7 @@ export class NodeStatusReporter {
   private readonly reportMs: number;
   private readonly abort = new AbortController();
   private lastReport: number | undefined;
-  private timer: TimerHandle | undefined;
+  private timer: TimerHandle = undefined;
   private running: Promise<SyncOutcome> | undefined;
   private started = false;
   private stopped = false;

@@ -48,7 +48,7 @@ export class NodeLifecycle implements RunningController {
   private readonly ownInformers: SharedInformerFactory | undefined;
   private readonly health = new Map<string, NodeHealth>();
   private readonly periodMs: number;
-  private timer: TimerHandle | undefined;
+  private timer: TimerHandle = undefined;
   private dueMs = 0;
   /** Nodes changed since the last pass; the next pass looks at these only, unless the full pass is due. */
   private readonly dirty = new Set<string>();

@@ -71,7 +71,7 @@ export interface ClusterAuthorization {
   /** The edges from each node's NodeConfig. */
   nodeConfigGraph: NodeGraph;
   /** Call after every successful, non-dry-run write. */
-  afterWrite(def: ResourceDef, obj: KubeObject, deleted: boolean): void;
+  afterWrite(this: void, def: ResourceDef, obj: KubeObject, deleted: boolean): void;
   /** Once the server has started: reconciles the default roles, then keeps aggregated ClusterRoles up to date. */
   start(host: PolicyHost): Promise<void>;
   stop(): void;

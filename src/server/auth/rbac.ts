@@ -65,7 +65,7 @@ export function rulesOf(obj: KubeObject | undefined): PolicyRule[] {
 function subjectsOf(obj: KubeObject): Subject[] {
   const raw = obj['subjects'];
   if (!Array.isArray(raw)) return [];
-  return raw.filter((s): s is Subject => s !== null && typeof s === 'object' && typeof s.kind === 'string' && typeof s.name === 'string');
+  return raw.filter((s: unknown): s is Subject => s !== null && typeof s === 'object' && 'kind' in s && typeof s.kind === 'string' && 'name' in s && typeof s.name === 'string');
 }
 
 function roleRefOf(obj: KubeObject): RoleRef | undefined {

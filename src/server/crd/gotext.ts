@@ -6,6 +6,7 @@ import { GoValueFieldError } from '../../api/validation/goprint.js';
 import { goQuote } from '../../gotext/quote.js';
 import { goFloatG } from '../../kubeletconfig/values.js';
 import { isPlainObject } from './nodes.js';
+import { anyText } from '../../util/text.js';
 
 /** A decoded JSON number: integers as int64 (apimachinery decodes them so), others as Go's `%v` of a float64. */
 const goNumber = (v: number): string => (Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloatG(v));
@@ -28,7 +29,7 @@ export function goSharpV(v: unknown): string {
   if (typeof v === 'number') return goNumber(v);
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
-  if (!isPlainObject(v)) return String(v);
+  if (!isPlainObject(v)) return anyText(v);
   const body = Object.keys(v).sort().map((k) => `${goQuote(k)}:${goSharpV(v[k])}`);
   return `map[string]interface {}{${body.join(', ')}}`;
 }

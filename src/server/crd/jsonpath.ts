@@ -178,7 +178,7 @@ function apply(step: Step, v: unknown, out: unknown[]): void {
     case 'recursive':
       return recursive(v, step.name, out);
     case 'wildcard':
-      if (Array.isArray(v)) out.push(...v);
+      if (Array.isArray(v)) out.push(...(v as unknown[]));
       else if (isPlainObject(v)) out.push(...Object.keys(v).sort().map((k) => v[k]));
       return;
     case 'index':
@@ -191,7 +191,7 @@ function apply(step: Step, v: unknown, out: unknown[]): void {
       if (Array.isArray(v)) out.push(...sliceOf(v, step));
       return;
     case 'filter':
-      if (Array.isArray(v)) out.push(...v.filter((x) => matches(step.filter, x)));
+      if (Array.isArray(v)) out.push(...(v as unknown[]).filter((x) => matches(step.filter, x)));
   }
 }
 

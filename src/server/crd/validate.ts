@@ -11,6 +11,7 @@ import { goRendered } from './gotext.js';
 import { validationText as text } from './messages.js';
 import { goRegExp } from './regexp.js';
 import { asNode, isIntOrString, isNullable, isPlainObject, type SchemaNode } from './nodes.js';
+import { anyText } from '../../util/text.js';
 
 /** Keys on the converted schema that carry what the messages need (ajv ignores unknown keywords with strict off). */
 const KUBE_TYPE = 'x-dkc-type';
@@ -105,7 +106,7 @@ function goType(v: unknown): { type: string; format: string } {
 
 /** kube-openapi's typeValidator: which type (or format) a value fails, or undefined where it lets it pass. */
 function typeError(path: string, schema: Record<string, unknown>, v: unknown): FieldError | undefined {
-  const want = String(schema[KUBE_TYPE] ?? '');
+  const want = anyText(schema[KUBE_TYPE] ?? '');
   if (v === null) return field.invalid(path, 'null', text.type(path, want, 'null'));
   const types = want.split(',');
   const wantFormat = typeof schema[KUBE_FORMAT] === 'string' ? (schema[KUBE_FORMAT]) : '';

@@ -4,6 +4,7 @@
 // bounded-depth cloning. Every traversal here is depth-bounded so hostile input cannot blow the stack.
 
 import { PatchError } from './errors.js';
+import { anyText } from '../../util/text.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonArray = JsonValue[];
@@ -23,15 +24,13 @@ export function isJsonScalar(v: JsonValue | undefined): v is JsonPrimitive {
   return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 }
 
-const hasOwnProperty = Object.prototype.hasOwnProperty;
-
 export function hasOwn(obj: JsonObject, key: string): boolean {
-  return hasOwnProperty.call(obj, key);
+  return Object.hasOwn(obj, key);
 }
 
 /** The own value under key; inherited members (toString, __proto__, …) never count as present. */
 export function getOwn(obj: JsonObject, key: string): JsonValue | undefined {
-  return hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
 /** Assigns an own data property; a plain assignment of "__proto__" would change the prototype instead. */
@@ -44,7 +43,7 @@ export function setOwn(obj: JsonObject, key: string, value: JsonValue): void {
 }
 
 export function deleteOwn(obj: JsonObject, key: string): void {
-  if (hasOwnProperty.call(obj, key)) delete obj[key];
+  if (Object.hasOwn(obj, key)) delete obj[key];
 }
 
 function depthError(what: string): PatchError {
@@ -175,7 +174,7 @@ export function describeJson(v: JsonValue | undefined, max = 120): string {
   try {
     s = v === undefined ? 'undefined' : JSON.stringify(v);
   } catch {
-    s = String(v);
+    s = anyText(v);
   }
   return s.length > max ? s.slice(0, max - 3) + '...' : s;
 }

@@ -15,12 +15,10 @@ export interface PatchMeta {
   readonly fields?: Readonly<Record<string, PatchMeta>>;
 }
 
-const hasOwnProperty = Object.prototype.hasOwnProperty;
-
 /** Metadata of a nested field, or undefined when the schema says nothing about it. */
 export function childMeta(meta: PatchMeta | undefined, key: string): PatchMeta | undefined {
   const fields = meta?.fields;
-  if (!fields || !hasOwnProperty.call(fields, key)) return undefined;
+  if (!fields || !Object.hasOwn(fields, key)) return undefined;
   return fields[key];
 }
 
@@ -60,7 +58,7 @@ const schemas: Readonly<Record<string, PatchMeta>> = Object.fromEntries(
 
 /** The strategic-merge metadata of a kind, or undefined (plain map merge, list replace) if unknown. */
 export function patchMetaForKind(kind: string): PatchMeta | undefined {
-  return hasOwnProperty.call(schemas, kind) ? schemas[kind] : undefined;
+  return Object.hasOwn(schemas, kind) ? schemas[kind] : undefined;
 }
 
 /** Kinds with a schema here. */

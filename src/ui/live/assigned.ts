@@ -22,7 +22,7 @@ export function watchAssignedNodes(
   const show = (): void => {
     if (nodes !== undefined && nodeConfigs !== undefined) handlers.items(assignedNodes(channel, nodes, nodeConfigs));
   };
-  const stopNodes = listWatch<Node>('/api/v1/nodes', nodeQuery, { items: (m) => ((nodes = m), show()), connection: handlers.connection }, fetch);
+  const stopNodes = listWatch<Node>('/api/v1/nodes', nodeQuery, { items: (m) => ((nodes = m), show()), connection: (c) => handlers.connection(c) }, fetch);
   const stopNodeConfigs =
     channel === 'nodeconfig'
       ? listWatch<NodeConfig>(NODE_CONFIGS_PATH, nodeConfigQuery, { items: (m) => ((nodeConfigs = m), show()), connection: () => undefined }, fetch)

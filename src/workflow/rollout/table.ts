@@ -3,6 +3,7 @@
 
 import { age } from '../../api/humanize.js';
 import type { NodeConfigRollout } from './types.js';
+import { anyText } from '../../util/text.js';
 
 export const COLUMNS = ['NAME', 'PHASE', 'TARGET', 'UPDATED', 'SUCCEEDED', 'FAILED', 'AGE'] as const;
 
@@ -10,7 +11,7 @@ const MIN_WIDTH = 6;
 const PADDING = 3;
 
 function cell(v: unknown): string {
-  return v === undefined || v === null ? '' : String(v);
+  return v === undefined || v === null ? '' : anyText(v);
 }
 
 export function row(r: NodeConfigRollout, nowMs: number): string[] {
