@@ -24,12 +24,22 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The fields of a written kubeconfig these tests read. */
+interface WrittenKubeconfig {
+  apiVersion: string;
+  kind: string;
+  'current-context': string;
+  contexts: unknown;
+  clusters: [{ name: string; cluster: { server: string; 'certificate-authority-data': string } }];
+  users: [{ user: { 'client-certificate-data': string; 'client-key-data': string } }];
+}
+
 describe('writeKubeconfig → loadKubeconfig', () => {
   it('writes a v1 Config with base64 credentials that yaml parses as expected', async () => {
     const p = join(dir, 'admin.kubeconfig');
     await writeKubeconfig(p, { server: server.url, caPem: pki.ca.certPem, certPem: pki.client.certPem, keyPem: pki.client.keyPem });
     assert.equal((await stat(p)).mode & 0o777, 0o600);
-    const doc = parse(await readFile(p, 'utf8'));
+    const doc = parse(await readFile(p, 'utf8')) as WrittenKubeconfig;
     assert.equal(doc.apiVersion, 'v1');
     assert.equal(doc.kind, 'Config');
     assert.equal(doc['current-context'], 'admin@dkc');

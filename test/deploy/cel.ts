@@ -5,6 +5,7 @@
 // operation; rules on object-typed schema nodes); an evaluation error counts as a failure, as failurePolicy Fail does.
 
 import { isCelError, run, type CelInput } from '@bufbuild/cel';
+import { anyText } from '../../src/util/text.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = Record<string, unknown>;
@@ -23,7 +24,7 @@ export function evaluate(expression: string, bindings: Record<string, unknown>):
   const celBindings = Object.fromEntries(Object.entries(bindings).map(([k, v]) => [k, celValue(v)]));
   const r = run(expression, celBindings);
   if (isCelError(r)) return r.message;
-  if (typeof r !== 'boolean') return `not a boolean: ${String(r)}`;
+  if (typeof r !== 'boolean') return `not a boolean: ${anyText(r)}`;
   return r;
 }
 

@@ -61,7 +61,7 @@ describe('@kubernetes/client-node', () => {
       buf += d.toString();
       let i: number;
       while ((i = buf.indexOf('\n')) >= 0) {
-        lines.push(JSON.parse(buf.slice(0, i)));
+        lines.push(JSON.parse(buf.slice(0, i)) as (typeof lines)[number]);
         buf = buf.slice(i + 1);
       }
     });

@@ -15,6 +15,12 @@ import { parse as parseYaml } from 'yaml';
 import { kubectl, type Kubectl, type KubectlVersion } from '../helpers/kubectl.js';
 import { startServer, type RunningServer, type StorageBackend } from '../helpers/server.js';
 import { selfSignedServing } from '../../src/pki/index.js';
+import type { ConfigMap, KubeObject, Namespace, Node } from '../../src/api/types.js';
+
+/** What a kubelet's /configz answers. */
+interface Configz {
+  kubeletconfig: Record<string, unknown>;
+}
 
 export function kubectlSuite(storage: StorageBackend): void {
   const execFileAsync = promisify(execFile);
@@ -119,15 +125,15 @@ export function kubectlSuite(storage: StorageBackend): void {
       });
 
       it('get node -o yaml|json, -o wide, --show-labels', async () => {
-        const y = parseYaml(await k.ok(['get', 'node', node, '-o', 'yaml'])) as Record<string, any>;
+        const y = parseYaml(await k.ok(['get', 'node', node, '-o', 'yaml'])) as Node;
         assert.equal(y['kind'], 'Node');
         assert.equal(y['apiVersion'], 'v1');
         assert.equal(y['metadata']['name'], node);
-        assert.match(y['metadata']['uid'], /^[0-9a-f-]{36}$/);
-        assert.match(y['metadata']['resourceVersion'], /^\d+$/);
-        const j = JSON.parse(await k.ok(['get', 'no', node, '-o', 'json']));
+        assert.match(y['metadata']['uid'] ?? '', /^[0-9a-f-]{36}$/);
+        assert.match(y['metadata']['resourceVersion'] ?? '', /^\d+$/);
+        const j = JSON.parse(await k.ok(['get', 'no', node, '-o', 'json'])) as Node;
         assert.equal(j.kind, 'Node');
-        assert.equal(j.status.conditions[0].type, 'Ready');
+        assert.equal(j.status?.conditions?.[0]?.type, 'Ready');
         const wide = await k.ok(['get', 'nodes', '-o', 'wide']);
         assert.match(wide.split('\n')[0]!, /INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME/);
         assert.match(wide, new RegExp(`${node}\\s+Ready.*127\\.0\\.0\\.1\\s+<none>\\s+Debian GNU/Linux 12\\s+6\\.1\\.0\\s+dkc://0\\.1\\.0`));
@@ -145,7 +151,7 @@ export function kubectlSuite(storage: StorageBackend): void {
         const r = join(work, `replace-${v}.yaml`);
         await writeFile(r, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  a: "2"\n  b: "3"\n`);
         assert.match(await k.ok(['replace', '-f', r]), new RegExp(`configmap/${name} replaced`));
-        const got = JSON.parse(await k.ok(['get', 'cm', name, '-o', 'json']));
+        const got = JSON.parse(await k.ok(['get', 'cm', name, '-o', 'json'])) as ConfigMap;
         assert.deepEqual(got.data, { a: '2', b: '3' });
         const table = await k.ok(['get', 'cm']);
         assert.match(table, new RegExp(`${name}\\s+2\\s+\\d+s`));
@@ -156,19 +162,19 @@ export function kubectlSuite(storage: StorageBackend): void {
         await writeFile(f, KUBELET_YAML);
         const name = `my-node-config-${v}`;
         const out = await k.ok(['-n', 'kube-system', 'create', 'configmap', name, `--from-file=kubelet=${f}`, '--append-hash', '-o', 'yaml']);
-        const cm = parseYaml(out) as Record<string, any>;
+        const cm = parseYaml(out) as ConfigMap;
         assert.equal(cm['kind'], 'ConfigMap');
         assert.equal(cm['metadata']['namespace'], 'kube-system');
-        assert.match(cm['metadata']['name'], new RegExp(`^${name}-[a-z0-9]{10}$`));
-        assert.equal(cm['data']['kubelet'], KUBELET_YAML);
+        assert.match(cm['metadata']['name'] ?? '', new RegExp(`^${name}-[a-z0-9]{10}$`));
+        assert.equal(cm['data']?.['kubelet'], KUBELET_YAML);
         assert.ok(cm['metadata']['uid']);
         // The same content gives the same name, so a second create conflicts.
         const again = await k.run(['-n', 'kube-system', 'create', 'configmap', name, `--from-file=kubelet=${f}`, '--append-hash']);
         assert.notEqual(again.code, 0);
         assert.match(again.stderr, /already exists/);
-        const del = await k.ok(['-n', 'kube-system', 'delete', 'configmap', cm['metadata']['name']], {});
+        const del = await k.ok(['-n', 'kube-system', 'delete', 'configmap', cm['metadata']['name']!], {});
         assert.match(del, new RegExp(`configmap "${cm['metadata']['name']}" deleted`));
-        const gone = await k.run(['-n', 'kube-system', 'get', 'configmap', cm['metadata']['name']]);
+        const gone = await k.run(['-n', 'kube-system', 'get', 'configmap', cm['metadata']['name']!]);
         assert.equal(gone.code, 1);
         assert.match(gone.stderr, /NotFound/);
       });
@@ -181,7 +187,7 @@ export function kubectlSuite(storage: StorageBackend): void {
           return;
         }
         const out = await k.ok(['-n', 'kube-system', 'create', 'configmap', 'my-node-config', `--from-file=kubelet=${join(work, 'kubelet.yaml')}`, '--append-hash', '-o', 'yaml']);
-        assert.equal((parseYaml(out) as Record<string, any>)['metadata']['name'], 'my-node-config-k867md486d');
+        assert.equal((parseYaml(out) as ConfigMap)['metadata']['name'], 'my-node-config-k867md486d');
       });
 
       it('patch node: strategic, merge, json, and no-op', async () => {
@@ -190,13 +196,13 @@ export function kubectlSuite(storage: StorageBackend): void {
         assert.match(await k.ok(['patch', 'node', node, '-p', JSON.stringify(src)]), new RegExp(`node/${node} patched \\(no change\\)`));
         assert.match(await k.ok(['patch', 'node', node, '--type', 'merge', '-p', '{"metadata":{"labels":{"patched":"merge"}}}']), /patched/);
         assert.match(await k.ok(['patch', 'node', node, '--type', 'json', '-p', '[{"op":"add","path":"/metadata/labels/jsonpatched","value":"yes"}]']), /patched/);
-        const j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json']));
-        assert.equal(j.metadata.labels.patched, 'merge');
-        assert.equal(j.metadata.labels.jsonpatched, 'yes');
-        assert.deepEqual(j.spec.configSource, src.spec.configSource);
+        const j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
+        assert.equal(j.metadata.labels?.['patched'], 'merge');
+        assert.equal(j.metadata.labels?.['jsonpatched'], 'yes');
+        assert.deepEqual(j.spec?.configSource, src.spec.configSource);
         assert.match(await k.ok(['patch', 'node', node, '--type', 'merge', '-p', '{"spec":{"configSource":null}}']), /patched/);
-        const cleared = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json']));
-        assert.equal(cleared.spec.configSource, undefined);
+        const cleared = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
+        assert.equal(cleared.spec?.configSource, undefined);
         const bad = await k.run(['patch', 'node', node, '-p', '{"spec":{"configSource":{"configMap":{"name":"x","namespace":"kube-system","kubeletConfigKey":"kubelet","uid":"abc"}}}}']);
         assert.equal(bad.code, 1);
         assert.match(bad.stderr, /spec\.configSource\.configMap\.uid: Forbidden: uid must not be set in spec/);
@@ -232,13 +238,13 @@ export function kubectlSuite(storage: StorageBackend): void {
         await chmod(add, 0o755);
         const out = await k.ok(['edit', 'node', node], { env: { KUBE_EDITOR: add } });
         assert.match(out, new RegExp(`node/${node} edited`));
-        let j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json']));
-        assert.deepEqual(j.spec.configSource, { configMap: { kubeletConfigKey: 'kubelet', name: 'edited-config', namespace: 'kube-system' } });
+        let j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
+        assert.deepEqual(j.spec?.configSource, { configMap: { kubeletConfigKey: 'kubelet', name: 'edited-config', namespace: 'kube-system' } });
         const remove = join(work, `edit-remove-${v}.sh`);
         await writeFile(remove, `#!/bin/sh\nset -e\nsed -i '/configSource:/,/namespace: kube-system/d' "$1"\n`);
         await chmod(remove, 0o755);
         assert.match(await k.ok(['edit', 'node', node], { env: { KUBE_EDITOR: remove } }), new RegExp(`node/${node} edited`));
-        j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json']));
+        j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
         assert.equal(j.spec?.configSource, undefined);
         const unchanged = await k.run(['edit', 'node', node], { env: { KUBE_EDITOR: 'true' } });
         assert.match(unchanged.stdout + unchanged.stderr, /Edit cancelled, no changes made\./);
@@ -266,9 +272,9 @@ export function kubectlSuite(storage: StorageBackend): void {
       });
 
       it('get --raw, and the node proxy through get --raw and kubectl proxy', async () => {
-        const raw = JSON.parse(await k.ok(['get', '--raw', `/api/v1/nodes/${node}`]));
+        const raw = JSON.parse(await k.ok(['get', '--raw', `/api/v1/nodes/${node}`])) as Node;
         assert.equal(raw.metadata.name, node);
-        const configz = JSON.parse(await k.ok(['get', '--raw', `/api/v1/nodes/${node}/proxy/configz`]));
+        const configz = JSON.parse(await k.ok(['get', '--raw', `/api/v1/nodes/${node}/proxy/configz`])) as Configz;
         assert.equal(configz.kubeletconfig.eventRecordQPS, 5);
         const missing = await k.run(['get', '--raw', '/api/v1/nodes/nope/proxy/configz']);
         assert.equal(missing.code, 1);
@@ -279,7 +285,7 @@ export function kubectlSuite(storage: StorageBackend): void {
           const port = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1]);
           // Async: the stand-in kubelet answers from this process's event loop.
           const { stdout: body } = await execFileAsync('curl', ['-sf', `http://127.0.0.1:${port}/api/v1/nodes/${node}/proxy/configz?x=1`], { encoding: 'utf8', timeout: 20_000 });
-          const parsed = JSON.parse(body);
+          const parsed = JSON.parse(body) as Configz;
           assert.equal(parsed.kubeletconfig.eventRecordQPS, 5);
           assert.equal(parsed.kubeletconfig.seenPath, '/configz?x=1');
         } finally {
@@ -290,7 +296,7 @@ export function kubectlSuite(storage: StorageBackend): void {
       // Every `kubectl create <generator>` whose kind the server serves (namespace, configmap and the four RBAC
       // kinds). kubectl 1.32 posts these bodies in protobuf, 1.20 in JSON; the stored objects must be the same.
       describe('create generators', () => {
-        const getJson = async (args: string[]): Promise<Record<string, any>> => JSON.parse(await k.ok(['get', ...args, '-o', 'json']));
+        const getJson = async (args: string[]): Promise<KubeObject> => JSON.parse(await k.ok(['get', ...args, '-o', 'json'])) as KubeObject;
         const ns = `gen-${v}`;
 
         it('create namespace', async () => {
@@ -298,7 +304,7 @@ export function kubectlSuite(storage: StorageBackend): void {
           const stored = await getJson(['namespace', ns]);
           assert.equal(stored['metadata']['name'], ns);
           assert.deepEqual(stored['spec'], { finalizers: ['kubernetes'] });
-          assert.equal(stored['status']['phase'], 'Active');
+          assert.equal((stored as Namespace).status?.phase, 'Active');
         });
 
         it('create configmap --from-literal --from-file (file and directory) --from-env-file', async () => {

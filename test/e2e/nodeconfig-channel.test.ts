@@ -129,7 +129,7 @@ describe('dkc up --emulated-version 1.31: the tutorial on the NodeConfig channel
     });
     assert.deepEqual(status, { assigned: { configMap: good }, active: { configMap: good }, lastKnownGood: { configMap: good } });
     assert.equal((await waitFor('/configz', configz))['eventRecordQPS'], 7);
-    const events = JSON.parse(await sh(`kubectl get events --field-selector involvedObject.name=${NODE},reason=KubeletConfigChanged -o json`)).items as {
+    const events = (JSON.parse(await sh(`kubectl get events --field-selector involvedObject.name=${NODE},reason=KubeletConfigChanged -o json`)) as { items: unknown }).items as {
       message: string;
       involvedObject: { kind: string };
     }[];

@@ -81,7 +81,7 @@ async function waitConfigOK(version: KubectlVersion, node: string, want: { messa
 }
 
 async function configz(version: KubectlVersion, port: number, node: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await sh(version, `curl -sSL http://localhost:${port}/api/v1/proxy/nodes/${node}/configz`)).kubeletconfig;
+  return (JSON.parse(await sh(version, `curl -sSL http://localhost:${port}/api/v1/proxy/nodes/${node}/configz`)) as { kubeletconfig: Record<string, unknown> }).kubeletconfig;
 }
 
 async function configChangedEvents(node: string): Promise<number> {

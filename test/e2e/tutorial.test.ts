@@ -50,7 +50,7 @@ async function nodeConfig(name: string): Promise<NodeConfigStatus | undefined> {
 }
 
 async function configz(name: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await sh(`curl -sSL "http://localhost:${proxyPort}/api/v1/nodes/${name}/proxy/configz"`)).kubeletconfig;
+  return (JSON.parse(await sh(`curl -sSL "http://localhost:${proxyPort}/api/v1/nodes/${name}/proxy/configz"`)) as { kubeletconfig: Record<string, unknown> }).kubeletconfig;
 }
 
 before(async () => {
@@ -123,7 +123,7 @@ describe('reconfigure a node’s kubelet in a live cluster', () => {
     const after = await waitFor('/configz to answer', async () => configz(NODE_NAME));
     assert.equal(after['eventRecordQPS'], 7);
     const events = await sh(`kubectl get events --field-selector involvedObject.name=${NODE_NAME},reason=KubeletConfigChanged -o json`);
-    const messages = (JSON.parse(events).items as { message: string }[]).map((e) => e.message);
+    const messages = ((JSON.parse(events) as { items: unknown }).items as { message: string }[]).map((e) => e.message);
     assert.ok(
       messages.includes(
         `Kubelet restarting to use /api/v1/namespaces/kube-system/configmaps/${firstConfigMap}, UID: ${cm.metadata.uid}, ResourceVersion: ${cm.metadata.resourceVersion}, KubeletConfigKey: kubelet`,
@@ -159,7 +159,7 @@ describe('reconfigure a node’s kubelet in a live cluster', () => {
       return s !== undefined && Object.keys(s).length === 0 ? true : undefined;
     });
     assert.equal((await waitFor('/configz', async () => configz(NODE_NAME)))['eventRecordQPS'], 5);
-    const events = JSON.parse(await sh(`kubectl get events --field-selector involvedObject.name=${NODE_NAME},reason=KubeletConfigChanged -o json`)).items as { message: string }[];
+    const events = (JSON.parse(await sh(`kubectl get events --field-selector involvedObject.name=${NODE_NAME},reason=KubeletConfigChanged -o json`)) as { items: unknown }).items as { message: string }[];
     assert.ok(events.some((e) => e.message === 'Kubelet restarting to use local config'));
   });
 });

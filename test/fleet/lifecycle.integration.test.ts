@@ -82,6 +82,7 @@ describe('a simulated node restarts in-process and the fleet stops cleanly', { c
   it('a connection to a node becomes TLS only once its client speaks: a probe that connects and closes costs none', async () => {
     const node = fleet!.node('sim-1');
     const tlsConnections: string[] = [];
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with its server as this (Reflect.apply below) and put back
     const emit = https.Server.prototype.emit;
     https.Server.prototype.emit = function (this: https.Server, event: string | symbol, ...args: unknown[]): boolean {
       if (event === 'connection') tlsConnections.push((args[0] as Socket).localAddress ?? '');

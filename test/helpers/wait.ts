@@ -7,6 +7,8 @@
 // something does NOT happen is made on the code's injected clock or after an awaited event that would have come after
 // it, not after a sleep.
 
+import { errorMessage } from '../../src/util/errors.js';
+
 export interface WaitOptions {
   /** How long to keep trying; default 20 s. */
   timeoutMs?: number;
@@ -42,7 +44,7 @@ export async function waitFor<T>(what: WaitWhat, probe: () => Awaitable<T | unde
     await new Promise((r) => setTimeout(r, Math.min(stepMs, Math.max(0, deadline - Date.now()))));
   }
   const seen = typeof what === 'string' ? ` waiting for ${what}` : `: ${await what()}`;
-  throw new Error(`timed out after ${timeoutMs} ms${seen}${last ? `\nlast probe error: ${last instanceof Error ? last.message : String(last)}` : ''}`);
+  throw new Error(`timed out after ${timeoutMs} ms${seen}${last ? `\nlast probe error: ${errorMessage(last)}` : ''}`);
 }
 
 /** `p`, or a rejection once `deadline` passes with `p` still pending. */

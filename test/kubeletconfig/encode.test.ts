@@ -85,7 +85,7 @@ test('configz JSON: compact, no kind/apiVersion, Go struct order, HTML-safe esca
   assert.ok(s.startsWith('{"enableServer":true,"syncFrequency":"1m0s",'));
   assert.ok(!s.includes('"kind"') && !s.includes('"apiVersion"'));
   assert.ok(s.includes('"staticPodURL":"http://x/?a=1\\u0026b=\\u003c2\\u003e"'));
-  assert.deepEqual(JSON.parse(s).memoryThrottlingFactor, 0.8);
+  assert.deepEqual((JSON.parse(s) as { memoryThrottlingFactor?: unknown }).memoryThrottlingFactor, 0.8);
 });
 
 test('partial configs encode only what they hold', () => {
@@ -123,7 +123,7 @@ test('fast YAML reader and full YAML reader agree', () => {
     const render = (force: boolean) => {
       try {
         return writeJSON(parseYAML(doc, { forceFullParser: force }).node);
-      } catch (e) {
+      } catch {
         return 'ERROR';
       }
     };

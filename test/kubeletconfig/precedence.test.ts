@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { effectiveConfig, parseKubeletFlags, type EffectiveConfigInput } from '../../src/kubeletconfig/index.js';
+import { anyText } from '../../src/util/text.js';
 
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const file = (body: string, dir = '/etc/kubernetes') => ({ bytes: HEADER + body, dir, name: `${dir}/kubelet.yaml` });
@@ -18,7 +19,7 @@ interface Row {
 function pick(config: unknown, path: string): unknown {
   let v: unknown = config;
   for (const p of path.split('.')) v = (v as Record<string, unknown>)[p];
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'nanoseconds' in v ? String(v) : v;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'nanoseconds' in v ? anyText(v) : v;
 }
 
 const ROWS: Row[] = [

@@ -14,7 +14,11 @@ export function apiSuite(storage: StorageBackend): void {
     apiVersion?: string;
     kind?: string;
     metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string; labels?: Record<string, string>; [k: string]: unknown };
-    [k: string]: any;
+    /** The fields the tests read, present in every object they read them from. */
+    spec: { configSource?: unknown; unschedulable?: boolean; [k: string]: unknown };
+    status: { phase?: string; config?: { active?: unknown }; conditions?: { type: string; status: string }[]; [k: string]: unknown };
+    data: Record<string, string>;
+    [k: string]: unknown;
   }
 
   let server: RunningServer;
@@ -109,7 +113,7 @@ export function apiSuite(storage: StorageBackend): void {
       );
       const good = { configMap: { ...base, uid: 'u-1', resourceVersion: '7' } };
       const n = await api.patch<Obj>(`${nodesPath}/vn/status`, 'merge', { status: { config: { assigned: good, active: good } } });
-      assert.deepEqual(n['status'].config.active, good);
+      assert.deepEqual(n['status'].config?.active, good);
     });
   });
 
@@ -141,7 +145,7 @@ export function apiSuite(storage: StorageBackend): void {
       });
       const n = await api.patch<Obj>(`${nodesPath}/smp/status`, 'strategic', { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
       assert.deepEqual(
-        n['status'].conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`),
+        n['status'].conditions?.map((c) => `${c.type}=${c.status}`),
         ['Ready=False', 'MemoryPressure=False'],
       );
     });
@@ -495,7 +499,7 @@ export function apiSuite(storage: StorageBackend): void {
             .on('error', reject);
         });
         assert.equal(res.code, 401);
-        assert.equal(JSON.parse(res.body).reason, 'Unauthorized');
+        assert.equal((JSON.parse(res.body) as { reason?: unknown }).reason, 'Unauthorized');
       }
       const list = await api.list<{ items: Obj[] }>(nodesPath);
       assert.ok(list.items.length > 0);

@@ -344,7 +344,7 @@ describe('list', () => {
     const s = await newStore();
     const rand = prng(42);
     const live = new Map<string, KeyValue>();
-    const snapshots: Map<string, KeyValue>[] = [new Map()];
+    const snapshots: Map<string, KeyValue>[] = [new Map<string, KeyValue>()];
     const space = range(0, 11).map((i) => `/h/${i}`);
     for (let op = 0; op < 300; op++) {
       const key = space[Math.floor(rand() * space.length)]!;
@@ -495,7 +495,7 @@ describe('watch', () => {
         selfCancelling.handlers.onEvents(events);
         w2.cancel();
       },
-      onError: selfCancelling.handlers.onError,
+      onError: (err) => selfCancelling.handlers.onError(err),
     });
     await s.create('/c/1', enc('1'));
     await witness.until(() => witness.events.length === 1, 'first event');
@@ -558,7 +558,7 @@ describe('watch', () => {
         }
         depth--;
       },
-      onError: c.handlers.onError,
+      onError: (err) => c.handlers.onError(err),
     });
     await s.create('/r/0', enc('start'));
     await c.until(() => c.events.length === 51, 'the whole chain');

@@ -61,7 +61,7 @@ async function activeOf(name: string): Promise<string | undefined> {
 
 /** Each node row's group, as the page shows it. */
 function groupsOnPage(): Promise<Record<string, string>> {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>('[data-node]')].map((e) => [e.dataset['node'], e.dataset['group']])));
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>('[data-node]')].map((e) => [e.dataset['node'], e.dataset['group']] as [string, string])));
 }
 
 /** A POST from the page's own origin, as its buttons send it. */

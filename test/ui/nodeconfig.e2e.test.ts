@@ -45,7 +45,7 @@ async function assignBlue(name: string, uid: string): Promise<void> {
 const report = (name: string, config: Record<string, unknown>) => admin.patch(`${NC}/${name}/status`, 'merge', { status: { config } });
 
 function groupsOnPage(): Promise<Record<string, string>> {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>('[data-node]')].map((e) => [e.dataset['node'], e.dataset['group']])));
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>('[data-node]')].map((e) => [e.dataset['node'], e.dataset['group']] as [string, string])));
 }
 
 before(async () => {

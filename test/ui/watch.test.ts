@@ -56,7 +56,7 @@ async function scripted(steps: Step[]): Promise<{ base: string; queries: URLSear
 function run(base: string): { until(want: string[]): Promise<void> } {
   let names: string[] = [];
   const waiting: { want: string; resolve: () => void }[] = [];
-  const fetchAt: typeof fetch = (input, init) => fetch(new URL(String(input), base), init);
+  const fetchAt: typeof fetch = (input, init) => fetch(new URL(input instanceof Request ? input.url : input, base), init);
   stops.push(
     listWatch<Meta>('/api/v1/nodes', { labelSelector: 'pool=a' }, {
       items: (m) => {

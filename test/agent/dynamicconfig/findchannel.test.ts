@@ -34,7 +34,7 @@ function instantClock(): Clock & { sleeps: number[] } {
 const decided = (channel: 'node' | 'nodeconfig'): ChannelDecision => ({ channel, says: `config channel: ${channel}` });
 
 /** A client whose GETs answer from `answers` in turn (an Error is thrown), recording paths; creates are recorded. */
-function scripted(answers: (unknown | Error)[]): ChannelClient & { gets: string[]; created: unknown[] } {
+function scripted(answers: unknown[]): ChannelClient & { gets: string[]; created: unknown[] } {
   const gets: string[] = [];
   const created: unknown[] = [];
   return {

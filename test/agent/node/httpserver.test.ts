@@ -158,7 +158,7 @@ describe('HTTPS server', () => {
     assert.equal(intruder.status, 401);
     const ok = await get(`${base}/configz`, { cert: client.certPem, key: client.keyPem });
     assert.equal(ok.status, 200);
-    assert.ok(JSON.parse(ok.body).kubeletconfig);
+    assert.ok((JSON.parse(ok.body) as { kubeletconfig?: unknown }).kubeletconfig);
   });
 
   it('refuses everything without a client CA when anonymous is disabled, and lets anonymous in when enabled', async () => {

@@ -107,7 +107,7 @@ describe('buildNodeStatus', () => {
     const d = buildNodeStatus(input(t1, { previousConditions: a.conditions, config: { port: 10251 } }));
     assert.equal(nodeStatusChanged(a, d), true);
     // Key order from the server's JSON must not count as a change.
-    const reordered = JSON.parse(JSON.stringify({ nodeInfo: a.nodeInfo, allocatable: a.allocatable, capacity: a.capacity, daemonEndpoints: a.daemonEndpoints, addresses: a.addresses, conditions: a.conditions }));
+    const reordered = JSON.parse(JSON.stringify({ nodeInfo: a.nodeInfo, allocatable: a.allocatable, capacity: a.capacity, daemonEndpoints: a.daemonEndpoints, addresses: a.addresses, conditions: a.conditions })) as Parameters<typeof nodeStatusChanged>[0];
     assert.equal(nodeStatusChanged(reordered, b), false);
   });
 
