@@ -13,7 +13,7 @@ import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
 import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
-import { decodeObjectBody, decodePatchBody, readBody } from './body.js';
+import { decodeApplyBody, decodeObjectBody, decodePatchBody, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
@@ -23,6 +23,7 @@ import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import type { ServedResource } from './openapi-paths.js';
 import { acceptedPatchMediaTypes, patchTypeOf } from './patchtypes.js';
+import { writeOptions } from './writeoptions.js';
 import { boolParam, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
 import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
@@ -199,7 +200,7 @@ export class ApiServer {
 
   /** Creates the built-in objects (default namespaces) and fills the watch caches. */
   async start(): Promise<void> {
-    const system: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false };
+    const system: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, fieldManager: 'dkc-server' };
     for (const [def, storage] of this.storages) {
       for (const obj of def.builtin ?? []) {
         try {
@@ -545,20 +546,26 @@ export class ApiServer {
         return this.handleWatch(req, res, q, info, def, storage, user);
       case 'create': {
         if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
+        ctx.fieldManager = writeOptions('create', undefined, q, req.headers['user-agent']).fieldManager;
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
         const created = await this.afterWrite(def, await storage.create(namespace, body as KubeObject, ctx), ctx);
         return this.writeJson(res, 201, created, accept, ctx.warnings);
       }
       case 'update': {
+        ctx.fieldManager = writeOptions('update', undefined, q, req.headers['user-agent']).fieldManager;
         const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
         const updated = await this.afterWrite(def, await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx), ctx);
         return this.writeJson(res, 200, updated, accept, ctx.warnings);
       }
       case 'patch': {
         const kind = patchTypeOf(req.headers['content-type'], def.custom !== undefined);
-        const patch = decodePatchBody(await readBody(req));
+        const raw = await readBody(req);
+        Object.assign(ctx, writeOptions('patch', kind, q, req.headers['user-agent']));
+        // Server-side apply creates a missing object, which needs create as well as patch (kube-apiserver's rule).
+        if (kind === 'apply') ctx.authorizeCreate = () => this.authorize(user, { ...info, verb: 'create' }, q);
+        const patch = kind === 'apply' ? await decodeApplyBody(raw, ctx.fieldValidation ?? 'Warn', (ctx.warnings ??= [])) : decodePatchBody(raw);
         const patched = await this.afterWrite(def, await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx), ctx);
-        return this.writeJson(res, 200, patched, accept, ctx.warnings);
+        return this.writeJson(res, ctx.created ? 201 : 200, patched, accept, ctx.warnings);
       }
       case 'delete': {
         const raw = await readBody(req);

@@ -20,6 +20,8 @@ import type { FieldError } from '../api/field.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';
 import { checkFields, type FieldValidation } from './fieldvalidation.js';
+import { ApplyError, fieldManagerFor, type ManagedFieldsEntry } from './fieldmanager/index.js';
+import { applyText } from './fieldmanager/messages.js';
 
 export interface WriteContext {
   user: UserInfo;
@@ -28,6 +30,14 @@ export interface WriteContext {
   fieldValidation?: FieldValidation;
   /** Warnings for the response's `Warning` headers. */
   warnings?: string[];
+  /** Who makes the write, as managedFields records it (the request's fieldManager, else its user agent's program). */
+  fieldManager?: string;
+  /** Server-side apply: take the fields other managers hold instead of refusing with a conflict. */
+  force?: boolean;
+  /** Server-side apply that would create the object: refuses unless the requester may also create it. */
+  authorizeCreate?: () => Promise<void>;
+  /** Set by a server-side apply that created the object. */
+  created?: boolean;
 }
 
 export type PatchType = PatchContentType;
@@ -126,6 +136,9 @@ function nextGeneration(next: KubeObject, current: KubeObject): number {
   const { metadata: _cm, status: _cs, ...b } = current;
   return deepEqual(a, b) ? gen : gen + 1;
 }
+
+/** An apply found no object to apply to: it creates one. */
+class MissingObject extends Error {}
 
 export class ResourceStorage {
   readonly prefix: string;
@@ -315,6 +328,11 @@ export class ResourceStorage {
   }
 
   async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    return this.createObject(namespace, input, ctx);
+  }
+
+  /** `applied`: the managedFields a server-side apply worked out (else the create's own are recorded). */
+  private async createObject(namespace: string, input: KubeObject, ctx: WriteContext, applied?: { managedFields: ManagedFieldsEntry[] | undefined }): Promise<KubeObject> {
     if (!this.def.verbs.includes('create')) throw errors.methodNotAllowed('create', this.def.kind);
     this.checkTypeMeta(input);
     const meta = { ...(input.metadata ?? {}) };
@@ -329,6 +347,9 @@ export class ResourceStorage {
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
     this.checkFields(obj, ctx);
+    const managedFields = applied ? applied.managedFields : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? '', '');
+    if (managedFields) meta.managedFields = managedFields;
+    else delete meta.managedFields;
     const generate = !meta.name && !!meta.generateName;
     for (let attempt = 0; attempt < 8; attempt++) {
       if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
@@ -380,11 +401,13 @@ export class ResourceStorage {
     subresource: string,
     ctx: WriteContext,
     mutate: (current: KubeObject) => KubeObject,
+    applied = false,
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
-    return this.writes.run(key, () => this.updateLoop(key, namespace, name, subresource, ctx, mutate));
+    return this.writes.run(key, () => this.updateLoop(key, namespace, name, subresource, ctx, mutate, applied));
   }
 
+  /** `applied`: `mutate` is a server-side apply, whose result already carries its managedFields. */
   private async updateLoop(
     key: string,
     namespace: string,
@@ -392,6 +415,7 @@ export class ResourceStorage {
     subresource: string,
     ctx: WriteContext,
     mutate: (current: KubeObject) => KubeObject,
+    applied: boolean,
   ): Promise<KubeObject> {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       let kv: KeyValue | undefined;
@@ -400,7 +424,7 @@ export class ResourceStorage {
       } catch (err) {
         throw this.storeError(err, name);
       }
-      if (!kv) throw errors.notFound(this.qualified, name);
+      if (!kv) throw applied && !subresource ? new MissingObject() : errors.notFound(this.qualified, name);
       const current = this.decode(kv);
       const desired = mutate(structuredClone(current));
       this.checkTypeMeta(desired);
@@ -408,7 +432,10 @@ export class ResourceStorage {
       else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
+      const managedFields = applied ? desired.metadata.managedFields : fieldManagerFor(this.def).update(current, desired, ctx.fieldManager ?? '', subresource);
       const next = this.prepareForUpdate(desired, current, subresource);
+      if (managedFields) next.metadata.managedFields = managedFields;
+      else delete next.metadata.managedFields;
       const errs = this.validateUpdate(next, current);
       if (errs.length) throw errors.invalid(this.kindRef, name, errs);
       await runAdmission(this.admission, {
@@ -490,6 +517,7 @@ export class ResourceStorage {
     if (!acceptedPatchTypes(this.def.custom !== undefined).includes(type)) {
       throw errors.unsupportedMediaTypeFor(type, acceptedPatchMediaTypes(this.def.custom !== undefined));
     }
+    if (type === 'apply') return this.apply(namespace, name, patch as KubeObject, subresource, ctx);
     // As kube-apiserver: a patch that names no resourceVersion is applied again to the fresh object when a concurrent
     // write wins the race; one that names it is a precondition, and a stale one is a 409.
     const pinned = patchNamesResourceVersion(type, patch);
@@ -516,6 +544,57 @@ export class ResourceStorage {
       if (!pinned) delete obj.metadata.resourceVersion;
       return obj;
     });
+  }
+
+  /**
+   * Server-side apply of `config` by ctx.fieldManager: merged into the stored object by the managers' field sets, or
+   * creating the object when it does not exist (not through a subresource; the requester must be allowed to create).
+   */
+  private async apply(namespace: string, name: string, config: KubeObject, subresource: string, ctx: WriteContext): Promise<KubeObject> {
+    const fm = fieldManagerFor(this.def);
+    const manager = ctx.fieldManager ?? '';
+    const pinned = patchNamesResourceVersion('apply', config);
+    const applyTo = (current: KubeObject | undefined): KubeObject => {
+      try {
+        return fm.apply(current, config as Record<string, unknown>, manager, ctx.force === true, subresource);
+      } catch (err) {
+        if (!(err instanceof ApplyError)) throw err;
+        if (err.code === 409) throw errors.applyConflict(err.message, err.causes.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })));
+        throw err.code === 400 ? errors.badRequest(err.message) : errors.unknown(err.message);
+      }
+    };
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      try {
+        return await this.guaranteedUpdate(namespace, name, subresource, ctx, (current) => {
+          const obj = applyTo(current);
+          const objName = obj.metadata?.name ?? '';
+          if (objName !== name) throw errors.badRequest(applyText.nameMismatch(String(objName), name));
+          if (!pinned) delete obj.metadata.resourceVersion;
+          return obj;
+        }, true);
+      } catch (err) {
+        if (!(err instanceof MissingObject)) throw err;
+      }
+      const obj = applyTo(undefined);
+      const meta = obj.metadata;
+      if (meta.uid) throw errors.conflict(this.qualified, name, applyText.uidMismatch(meta.uid));
+      delete meta.creationTimestamp;
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      delete meta.selfLink;
+      if ((meta.name ?? '') !== name) throw errors.badRequest(applyText.nameMismatch(meta.name ?? '', name));
+      await ctx.authorizeCreate?.();
+      try {
+        const created = await this.createObject(namespace, obj, ctx, { managedFields: meta.managedFields as ManagedFieldsEntry[] | undefined });
+        ctx.created = true;
+        return created;
+      } catch (err) {
+        // Created by someone else meanwhile: apply to theirs.
+        if (err instanceof StatusError && err.code === 409 && err.reason === 'AlreadyExists') continue;
+        throw err;
+      }
+    }
+    throw errors.conflict(this.qualified, name, 'too many concurrent updates; please try again');
   }
 
   async delete(
