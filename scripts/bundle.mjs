@@ -219,6 +219,12 @@ function warmUp(kc) {
     check(kc.validateStartup(r.config, { featureGates: r.featureGates }).errors);
     kc.toConfigzJSON(r.config);
   }
+  // The code that applies a later kubelet minor's table (`--kubelet-version`); each table itself stays lazy, compiled
+  // only when its minor is asked for, except the newest one used here.
+  const newest = kc.kubeletVersion();
+  const r = newest.check(new TextEncoder().encode(WARM_UP_YAML));
+  if (!r.ok) throw new Error(`warm-up config rejected by ${newest.version}: ${r.errors.join('; ')}`);
+  newest.effectiveConfig({ file, flags });
 }
 
 function writeAtomically(path, data) {

@@ -19,6 +19,7 @@ const packageDirs = (apiDir, machineryDir) => ({
   'k8s.io.api.coordination.v1': join(apiDir, 'coordination/v1'),
   'k8s.io.api.rbac.v1': join(apiDir, 'rbac/v1'),
   'k8s.io.api.authorization.v1': join(apiDir, 'authorization/v1'),
+  'k8s.io.api.authentication.v1': join(apiDir, 'authentication/v1'),
   'k8s.io.apimachinery.pkg.apis.meta.v1': join(machineryDir, 'pkg/apis/meta/v1'),
   'k8s.io.apimachinery.pkg.runtime': join(machineryDir, 'pkg/runtime'),
   'k8s.io.apimachinery.pkg.api.resource': join(machineryDir, 'pkg/api/resource'),
@@ -39,6 +40,8 @@ const served = [
   ['authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', { list: false }],
   ['authorization.k8s.io', 'v1', 'SubjectAccessReview', { list: false }],
   ['authorization.k8s.io', 'v1', 'LocalSubjectAccessReview', { list: false }],
+  ['authorization.k8s.io', 'v1', 'SelfSubjectRulesReview', { list: false }],
+  ['authentication.k8s.io', 'v1', 'SelfSubjectReview', { list: false }],
 ];
 
 /** Types the documents reference beside the kinds (responses, bodies of deletes and patches). */
@@ -270,6 +273,7 @@ const groupPackages = {
   'coordination.k8s.io': 'k8s.io.api.coordination.v1',
   'rbac.authorization.k8s.io': 'k8s.io.api.rbac.v1',
   'authorization.k8s.io': 'k8s.io.api.authorization.v1',
+  'authentication.k8s.io': 'k8s.io.api.authentication.v1',
 };
 
 function main(argv) {

@@ -10,9 +10,8 @@ import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { configureLogging, klog } from '../util/klog.js';
 import {
-  effectiveConfig,
-  toConfigzJSON,
-  validateStartup,
+  BASE_KUBELET_VERSION,
+  kubeletVersion,
   type ConfigSource,
   type EffectiveConfigSuccess,
   type KubeletConfiguration,
@@ -103,7 +102,9 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
   const file = await readLocalConfig(flags);
 
-  const local = effectiveConfig({ ...(file ? { file } : {}), flags: flags.kubelet });
+  // The kubelet this node behaves as: its fields, defaults, validation and gates (1.22, the library's own, by default).
+  const kubelet = kubeletVersion(flags.kubeletVersion ?? BASE_KUBELET_VERSION);
+  const local = kubelet.effectiveConfig({ ...(file ? { file } : {}), flags: flags.kubelet });
   // The kubelet decodes leniently after its strict pass fails, and says so: a typo must not go unnoticed.
   for (const w of local.warnings) if (w.layer === 'file' && w.detail) klog.warning(`${file?.name ?? ''}: ${w.message}`);
   if (!local.ok) {
@@ -124,16 +125,17 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
 
   let controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
   if (flags.dynamicConfigDir) {
-    if (!local.featureGates.enabled('DynamicKubeletConfig')) {
+    // Kubelets from 1.26 on no longer register the gate; dkc's dynamic config then needs none.
+    if (local.featureGates.knows('DynamicKubeletConfig') && !local.featureGates.enabled('DynamicKubeletConfig')) {
       throw new AgentStartError('the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag');
     }
     const evaluate = (payload: CheckpointPayload): LoadOutcome<EffectiveConfigSuccess> => {
-      const r = effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
+      const r = kubelet.effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
       if (!r.ok) {
         const reason = r.layer !== 'dynamic' ? InternalError : r.stage === 'decode' ? LoadError : r.stage === 'validation' ? ValidateError : InternalError;
         return { ok: false, reason, detail: r.errors.join('; '), stage: r.stage === 'decode' ? 'parse' : 'validate' };
       }
-      const startup = validateStartup(r.config, { featureGates: r.featureGates });
+      const startup = kubelet.validateStartup(r.config, { featureGates: r.featureGates });
       if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
       // What decoding left out (unknown fields, kubeletconfig/v1alpha1 fields v1beta1 no longer has) is worth a line.
       for (const w of r.warnings) if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
@@ -163,7 +165,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
 
   const config = chosen.config;
   if (host.ownsLogging) configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
-  const startup = validateStartup(config, { featureGates: chosen.featureGates });
+  const startup = kubelet.validateStartup(config, { featureGates: chosen.featureGates });
   if (startup.errors.length) {
     apiServer?.close();
     throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
@@ -171,7 +173,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
 
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
-  const configz = toConfigzJSON(config);
+  const configz = kubelet.toConfigzJSON(config);
   // Webhook authorization needs the API server; a standalone agent keeps authentication alone.
   const sarClient = apiServer && config.authorization.mode === 'Webhook' ? apiServer.withOptions({ timeoutMs: 10_000 }) : undefined;
   const webhook = sarClient
@@ -276,6 +278,8 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       nodeIP,
       hostname: nodeName,
       system,
+      // Without --kubelet-version the node reports what it always has.
+      ...(flags.kubeletVersion ? { kubeletVersion: kubelet.gitVersion } : {}),
       ...(configOK ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => configOK.configOKConditions(previous) } : {}),
     });
     const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });

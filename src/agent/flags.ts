@@ -3,7 +3,7 @@
 // (kubeconfig, local config file, dynamic config dir, node identity) plus dkc's additions.
 
 import { join } from 'node:path';
-import { Duration, KUBELET_FLAGS, parseKubeletFlags, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
+import { Duration, KUBELET_FLAGS, parseKubeletFlags, parseKubeletVersion, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
 
 /** The kubelet's default --root-dir; --cert-dir defaults to its pki/ as the kubelet's does. */
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
@@ -36,6 +36,8 @@ export interface AgentFlags {
   logToStderr: boolean;
   /** The KubeletConfiguration flags, for the precedence merge. */
   kubelet: ParsedKubeletFlags;
+  /** dkc: the kubelet minor to behave as (`1.31`); 1.22 when not given. */
+  kubeletVersion?: string;
 }
 
 type Kind = 'string' | 'bool' | 'int' | 'labels' | 'duration';
@@ -90,6 +92,14 @@ const agentFlags: Record<string, AgentFlagSpec> = {
     default: 'true',
   },
   capacity: { key: 'capacity', kind: 'string', group: 'dkc', value: 'cpu=4,memory=8Gi,pods=110', help: "the node's reported capacity" },
+  'kubelet-version': {
+    key: 'kubeletVersion',
+    kind: 'string',
+    group: 'dkc',
+    value: '1.MINOR',
+    help: "the kubelet to behave as: its config fields, defaults, validation and feature gates, and the version the node reports",
+    default: '1.22',
+  },
   'dynamic-config-trial-duration': {
     key: 'trialMs',
     kind: 'duration',
@@ -223,6 +233,13 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
         record[spec.key] = d.toMilliseconds();
         break;
       }
+    }
+  }
+  if (flags.kubeletVersion !== undefined) {
+    try {
+      flags.kubeletVersion = parseKubeletVersion(flags.kubeletVersion);
+    } catch (err) {
+      throw new AgentFlagError(`invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${(err as Error).message}`);
     }
   }
   if (flags.crashLoopThreshold < 0) throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');

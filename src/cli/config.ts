@@ -7,6 +7,7 @@ import { Option, type Command } from 'commander';
 import type { ConnectionFlags, DiffFlags, LintFlags, RenderFlags } from '../workflow/config/index.js';
 
 interface ValidateOptions {
+  kubeletVersion?: string;
   flags?: string;
   output?: 'yaml' | 'json';
   strict?: boolean;
@@ -64,6 +65,8 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
   ]);
   const err = (msg: string) => process.stderr.write(`${file}: ${oneLine(msg)}\n`);
   const warn = (msg: string) => process.stderr.write(`${file}: warning: ${oneLine(msg)}\n`);
+  const kv = kubeletVersionOrExit(kc, opts.kubeletVersion);
+  if (!kv) return;
 
   let argv: string[];
   try {
@@ -82,7 +85,7 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
     return;
   }
 
-  const result = kc.effectiveConfig({ file: { bytes, dir: path.dirname(path.resolve(file)), name: file }, flags: argv });
+  const result = kv.effectiveConfig({ file: { bytes, dir: path.dirname(path.resolve(file)), name: file }, flags: argv });
   // --strict: what the kubelet's strict decode refuses (unknown and duplicate fields) is an error, not a warning.
   const strictErrors = opts.strict ? result.warnings.filter((w) => w.detail !== undefined) : [];
   for (const w of result.warnings) (strictErrors.includes(w) ? err : warn)(w.message);
@@ -97,15 +100,31 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
     return;
   }
   if (result.rest.length > 0) warn(`not KubeletConfiguration flags, ignored: ${result.rest.join(' ')}`);
-  const startup = kc.validateStartup(result.config, { featureGates: result.featureGates });
+  const startup = kv.validateStartup(result.config, { featureGates: result.featureGates });
   for (const w of startup.warnings) warn(w);
   if (startup.errors.length > 0) {
     for (const e of startup.errors) err(e);
     process.exitCode = 1;
     return;
   }
-  if (opts.output) process.stdout.write(kc.encode(result.config, opts.output));
+  if (opts.output) process.stdout.write(kv.encode(result.config, opts.output));
 }
+
+type Library = typeof import('../kubeletconfig/index.js');
+
+/** The kubelet minor a command acts as, or undefined after printing why there is none (exit 1). */
+function kubeletVersionOrExit(kc: Library, version: string | undefined): import('../kubeletconfig/index.js').KubeletVersion | undefined {
+  try {
+    return kc.kubeletVersion(version);
+  } catch (e) {
+    if (!(e instanceof kc.KubeletVersionError)) throw e;
+    process.stderr.write(`error: ${e.message}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+}
+
+const VERSION_HELP = 'the kubelet version to judge by, 1.22 to the newest (default: the newest)';
 
 function connection(cmd: Command): Command {
   return cmd
@@ -125,6 +144,7 @@ function registerWorkflowCommands(config: Command): void {
     .description('compare two configs after decoding and defaulting both; exit 0 equal, 1 different, 2 trouble')
     .argument('<a>', SOURCE_HELP)
     .argument('<b>', SOURCE_HELP)
+    .option('--kubelet-version <version>', VERSION_HELP)
     .addOption(new Option('-o, --output <format>', 'print the changes as JSON').choices(['json']))
     .action((a: string, b: string, opts: DiffFlags) => run((m) => m.diff(m.processIo(), a, b, opts)));
 
@@ -132,6 +152,7 @@ function registerWorkflowCommands(config: Command): void {
     .description('validate a config and list each changed field with its safety class; exit 0 clean, 1 errors')
     .argument('<source>', SOURCE_HELP)
     .option('--against <source>', 'compare with this config instead of the defaults')
+    .option('--kubelet-version <version>', VERSION_HELP)
     .option('--strict', 'also fail on warnings and on disruptive or dangerous changes')
     .addOption(new Option('-o, --output <format>', 'print the report as JSON').choices(['json']))
     .action((source: string, opts: LintFlags) => run((m) => m.lint(m.processIo(), source, opts)));
@@ -140,6 +161,7 @@ function registerWorkflowCommands(config: Command): void {
     .description("merge drop-ins over a base config in order, as the kubelet's --config-dir does, and print the result")
     .argument('<base>', SOURCE_HELP)
     .argument('[dropins...]', 'drop-in configs, in order: files, directories (their .conf files, in lexical order) or cm/NAMESPACE/NAME[:KEY]')
+    .option('--kubelet-version <version>', VERSION_HELP)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
     .action((base: string, dropIns: string[], opts: RenderFlags & ConnectionFlags) => run((m) => m.render(m.processIo(), base, dropIns, opts)));
 }
@@ -149,8 +171,9 @@ export function registerConfigCommands(program: Command): void {
 
   config
     .command('validate')
-    .description('decode, default, apply kubelet flags and validate a KubeletConfiguration exactly as a 1.22 kubelet would')
+    .description('decode, default, apply kubelet flags and validate a KubeletConfiguration exactly as the kubelet of --kubelet-version would')
     .argument('<file>', 'KubeletConfiguration file (YAML or JSON)')
+    .option('--kubelet-version <version>', VERSION_HELP)
     .option('--flags <flags>', 'kubelet command-line flags applied on top of the file, e.g. "--max-pods=50 --feature-gates=A=true"')
     .addOption(new Option('-o, --output <format>', 'print the effective configuration').choices(['yaml', 'json']))
     .option('--strict', 'unknown and duplicate fields are errors, not warnings')
@@ -160,11 +183,13 @@ export function registerConfigCommands(program: Command): void {
 
   config
     .command('defaults')
-    .description('print a complete KubeletConfiguration holding the 1.22 defaults')
+    .description("print a complete KubeletConfiguration holding the defaults of --kubelet-version's kubelet")
+    .option('--kubelet-version <version>', VERSION_HELP)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-    .action(async (opts: { output: 'yaml' | 'json' }) => {
+    .action(async (opts: { output: 'yaml' | 'json'; kubeletVersion?: string }) => {
       const kc = await import('../kubeletconfig/index.js');
-      process.stdout.write(kc.encode(kc.setDefaults({}), opts.output));
+      const kv = kubeletVersionOrExit(kc, opts.kubeletVersion);
+      if (kv) process.stdout.write(kv.encode(kv.defaults(), opts.output));
     });
 
   registerWorkflowCommands(config);

@@ -43,7 +43,7 @@ export function registerRolloutCommands(program: Command): void {
   const spec: [SpecCommand, string][] = [
     ['pause', 'pause a rollout: no node starts, nodes in flight finish'],
     ['resume', 'resume a paused rollout'],
-    ['undo', 'revert every node the rollout changed to its previous config source'],
+    ['undo', 'put every node the rollout changed, and still holds, back on the config source it ran before (others are reported Overridden)'],
   ];
   for (const [verb, description] of spec) {
     connection(rollout.command(verb))

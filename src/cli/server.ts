@@ -25,6 +25,7 @@ export function registerServerCommand(program: Command): void {
     .option('--audit-log-path <file>', 'append one JSON audit event per request to this file')
     .option('--controllers <names>', 'controllers to run in-process, leader-elected (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
     .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
+    .option('--emulated-version <major.minor>', 'behave as this kube-apiserver release (1.22–1.36): from 1.24, Nodes drop spec.configSource and status.config (default: 1.22 with Dynamic Kubelet Configuration on)')
     .action(async (opts: import('../server/main.js').ServerCommandOptions) => {
       const { runServerCommand } = await import('../server/main.js');
       await runServerCommand(opts);

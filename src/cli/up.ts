@@ -10,6 +10,8 @@ export function registerUpCommand(program: Command): void {
     .option('--port <port>', 'API server port (0 picks a free one)', '6443')
     .option('--storage <backend>', "sqlite, or etcd: a local single-member etcd (the `etcd` on PATH) under --data-dir", 'sqlite')
     .option('--simulated-nodes <n>', 'also run N simulated nodes (sim-1 … sim-N) in one supervised `dkc fleet` process', '0')
+    .option('--kubelet-version <versions>', 'the kubelet version each agent behaves as; a list (1.30,1.31,1.32) cycles over the nodes')
+    .option('--emulated-version <major.minor>', "the API server behaves as this kube-apiserver release (dkc server's --emulated-version), e.g. 1.31")
     .option('--agent-arg <flag>', 'a flag for every agent, e.g. --agent-arg=--dynamic-config-trial-duration=5s (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .action(async (opts: import('../up/up.js').UpOptions) => {
       const { runUp } = await import('../up/up.js');

@@ -34,7 +34,13 @@ export type FieldKind =
   | 'boolMap'
   | 'quantityMap'
   | 'struct'
-  | 'reservedMemory';
+  | 'reservedMemory'
+  // Kinds only later minors' fields have (src/kubeletconfig/versions.ts builds their schemas from the tables):
+  | 'uint32'
+  | 'int32s'
+  | 'structList'
+  /** Kept as the JSON it was written as (TimeOrMetaDuration, QuantityValue, metav1.Time, vmodule lists). */
+  | 'json';
 
 export interface FieldSpec {
   readonly json: string;
@@ -44,6 +50,16 @@ export interface FieldSpec {
   /** json tag without omitempty: emitted even when zero or nil. */
   readonly always: boolean;
   readonly struct?: StructSpec;
+}
+
+/** Builds a field of a schema (versions.ts builds later minors' schemas with it). */
+export function fieldSpec(json: string, go: string, kind: FieldKind, o: { ptr?: boolean; always?: boolean; struct?: StructSpec } = {}): FieldSpec {
+  return f(json, go, kind, o);
+}
+
+/** Builds a struct of a schema. */
+export function structSpec(goType: string, fields: FieldSpec[]): StructSpec {
+  return struct(goType, fields);
 }
 
 export interface StructSpec {
@@ -323,12 +339,13 @@ function parseGroupVersion(gv: string): { group: string; version: string } {
 
 const MAX = { 32: (1n << 31n) - 1n, 64: (1n << 63n) - 1n } as const;
 
-function decodeInt(node: JNode, bits: 32 | 64): number {
+function decodeInt(node: JNode, bits: 32 | 64, unsigned = false): number {
   const reader = bits === 32 ? 'readUint32' : 'readUint64';
   if (node.t !== 'num') throw new TypeErr(`${reader}: unexpected character: \ufffd`);
   const m = /^-?\d+/.exec(node.raw)!;
   if (m[0].length !== node.raw.length) throw new TypeErr(`${reader}: unexpected character: ${node.raw[m[0].length]}`);
   const v = BigInt(node.raw);
+  if (unsigned && (v < 0n || v > (1n << 32n) - 1n)) throw new TypeErr(`${reader}: overflow`);
   if (v > MAX[bits] || v < -MAX[bits] - 1n) throw new TypeErr(`${reader}: overflow`);
   if (bits === 64 && (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER))) {
     throw new TypeErr(`${reader}: the value is beyond the exactly representable range ±(2^53-1)`);
@@ -394,9 +411,9 @@ function decodeMap<T>(node: JNode, existing: Record<string, T> | undefined, item
 type Target = Record<string, unknown>;
 
 /** The warning for a key the schema does not know, naming the field it most likely meant. */
-function unknownField(spec: StructSpec, path: string, key: string): DecodeWarning {
+function unknownField(spec: StructSpec, path: string, key: string, top: boolean): DecodeWarning {
   const p = childPath(path, key);
-  const known = path === '' && spec === kubeletConfigurationSpec ? ['kind', 'apiVersion', ...spec.byJson.keys()] : spec.byJson.keys();
+  const known = path === '' && top ? ['kind', 'apiVersion', ...spec.byJson.keys()] : spec.byJson.keys();
   const meant = suggestName(key, known);
   if (meant === undefined) return { code: 'UnknownField', path: p, message: `unknown field ${goQuote(p)}` };
   const suggestion = childPath(path, meant);
@@ -410,7 +427,7 @@ function decodeStruct(spec: StructSpec, node: JNode, target: Target, path: strin
     const f = spec.byJson.get(k);
     if (!f) {
       if (top && (k === 'kind' || k === 'apiVersion')) continue; // TypeMeta, already sniffed
-      warnings.push(unknownField(spec, path, k));
+      warnings.push(unknownField(spec, path, k, top));
       continue;
     }
     try {
@@ -435,8 +452,25 @@ function decodeField(f: FieldSpec, v: JNode, target: Target, path: string, warni
       return;
     case 'int32':
     case 'int64':
+    case 'uint32':
       if (isNull) return f.ptr ? clear() : undefined;
-      target[key] = decodeInt(v, f.kind === 'int32' ? 32 : 64);
+      target[key] = decodeInt(v, f.kind === 'int64' ? 64 : 32, f.kind === 'uint32');
+      return;
+    case 'int32s':
+      if (isNull) return clear();
+      target[key] = decodeList(v, '[]int32', (x) => decodeInt(x, 32));
+      return;
+    case 'json':
+      if (isNull) return f.ptr ? clear() : undefined;
+      target[key] = toPlain(v);
+      return;
+    case 'structList':
+      if (isNull) return clear();
+      target[key] = decodeList(v, `[]${f.struct!.goType}`, (item, i) => {
+        const entry: Target = {};
+        decodeStruct(f.struct!, item, entry, `${path}[${i}]`, warnings, false);
+        return entry;
+      });
       return;
     case 'float64': {
       if (isNull) return f.ptr ? clear() : undefined;
@@ -476,7 +510,7 @@ function decodeField(f: FieldSpec, v: JNode, target: Target, path: string, warni
       target[key] = decodeMap(v, target[key] as Record<string, Quantity> | undefined, decodeQuantity);
       return;
     case 'struct': {
-      if (isNull) return;
+      if (isNull) return f.ptr ? clear() : undefined;
       const existing = (target[key] as Target | undefined) ?? {};
       decodeStruct(f.struct!, v, existing, path, warnings, false);
       target[key] = existing;
@@ -505,6 +539,11 @@ function toText(data: Uint8Array | string): string {
  * codec words it); unknown and duplicate fields come back as warnings.
  */
 export function decode(data: Uint8Array | string, options: DecodeOptions = {}): DecodeResult {
+  return decodeAs(kubeletConfigurationSpec, data, options);
+}
+
+/** decode() against another minor's schema (src/kubeletconfig/versions.ts). */
+export function decodeAs(schema: StructSpec, data: Uint8Array | string, options: DecodeOptions = {}): DecodeResult {
   const text = toText(data);
   if (text.length === 0) {
     throw new DecodeError(ErrorCodes.EmptyData, `kubelet config file ${goQuote(options.source ?? '')} was empty`, { prefix: false });
@@ -559,7 +598,7 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
   warnings.push(...converted);
   const config: Target = {};
   try {
-    decodeStruct(kubeletConfigurationSpec, tree, config, '', warnings, true);
+    decodeStruct(schema, tree, config, '', warnings, true);
   } catch (e) {
     if (e instanceof TypeErr) throw new DecodeError(ErrorCodes.FieldType, e.message, { cause: e });
     throw e;
@@ -909,7 +948,14 @@ function fieldNode(f: FieldSpec, v: unknown): JNode | undefined {
       return !f.ptr && v === false && !f.always ? undefined : { t: 'bool', v: v as boolean };
     case 'int32':
     case 'int64':
+    case 'uint32':
       return !f.ptr && v === 0 && !f.always ? undefined : numNode(v as number);
+    case 'int32s':
+      return { t: 'arr', items: (v as number[]).map(numNode) };
+    case 'json':
+      return fromPlain(v as JSONValue);
+    case 'structList':
+      return { t: 'arr', items: (v as Obj[]).map((r) => structNode(f.struct!, r)) };
     case 'float64':
       return !f.ptr && v === 0 ? undefined : numNode(v as number);
     case 'string':
@@ -943,15 +989,15 @@ function structNode(spec: StructSpec, o: Obj): JNode {
 }
 
 /** The document tree of a config, optionally with the kind/apiVersion envelope. */
-function toTree(config: KubeletConfiguration | PartialKubeletConfiguration, envelope: boolean): JNode {
-  const body = structNode(kubeletConfigurationSpec, config as unknown as Obj);
+function toTree(config: KubeletConfiguration | PartialKubeletConfiguration, envelope: boolean, schema: StructSpec = kubeletConfigurationSpec): JNode {
+  const body = structNode(schema, config as unknown as Obj);
   if (!envelope || body.t !== 'obj') return body;
   return { t: 'obj', entries: [['kind', strNode(KIND)], ['apiVersion', strNode(API_VERSION)], ...body.entries] };
 }
 
 /** The config as a file the kubelet reads back to the same config: YAML (default) or indented JSON. */
-export function encode(config: KubeletConfiguration | PartialKubeletConfiguration, format: EncodeFormat = 'yaml'): string {
-  const tree = toTree(config, true);
+export function encode(config: KubeletConfiguration | PartialKubeletConfiguration, format: EncodeFormat = 'yaml', schema: StructSpec = kubeletConfigurationSpec): string {
+  const tree = toTree(config, true, schema);
   return format === 'json' ? writeJSON(tree, 2) + '\n' : writeYAML(tree);
 }
 
@@ -959,8 +1005,17 @@ export function encode(config: KubeletConfiguration | PartialKubeletConfiguratio
  * The JSON the kubelet serves for its config on /configz: the v1beta1 object without kind/apiVersion,
  * compact. (Upstream wraps it as {"kubeletconfig": …}; that envelope is the HTTP handler's business.)
  */
-export function toConfigzJSON(config: KubeletConfiguration): string {
-  return writeJSON(toTree(config, false));
+export function toConfigzJSON(config: KubeletConfiguration, schema: StructSpec = kubeletConfigurationSpec): string {
+  return writeJSON(toTree(config, false, schema));
+}
+
+function fromPlain(v: JSONValue): JNode {
+  if (v === null) return { t: 'null' };
+  if (typeof v === 'boolean') return { t: 'bool', v };
+  if (typeof v === 'number') return numNode(v);
+  if (typeof v === 'string') return strNode(v);
+  if (Array.isArray(v)) return { t: 'arr', items: v.map(fromPlain) };
+  return { t: 'obj', entries: Object.keys(v).map((k) => [k, fromPlain(v[k]!)] as const) };
 }
 
 function toPlain(n: JNode): JSONValue {
@@ -984,6 +1039,6 @@ function toPlain(n: JNode): JSONValue {
 }
 
 /** The encoded form as a plain JSON value (Durations and Quantities as strings), with the envelope. */
-export function toJSONObject(config: KubeletConfiguration | PartialKubeletConfiguration): { [key: string]: JSONValue } {
-  return toPlain(toTree(config, true)) as { [key: string]: JSONValue };
+export function toJSONObject(config: KubeletConfiguration | PartialKubeletConfiguration, schema: StructSpec = kubeletConfigurationSpec): { [key: string]: JSONValue } {
+  return toPlain(toTree(config, true, schema)) as { [key: string]: JSONValue };
 }

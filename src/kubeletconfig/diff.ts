@@ -3,7 +3,7 @@
 // spells out a default equals one that leaves it out once both are defaulted. Structs and maps are walked key by
 // key; lists are leaves, because the kubelet replaces a list whole. Pure: the CLI and the web view share it.
 
-import { toJSONObject } from './codec.js';
+import { toJSONObject, type StructSpec } from './codec.js';
 import type { JSONValue, KubeletConfiguration } from './types.js';
 
 export interface FieldChange {
@@ -67,10 +67,10 @@ function walk(a: JSONValue | undefined, b: JSONValue | undefined, keys: string[]
   out.push(change);
 }
 
-/** The changed leaves from `a` to `b`, in Go struct order (map keys sorted). */
-export function diffConfigs(a: KubeletConfiguration, b: KubeletConfiguration): FieldChange[] {
+/** The changed leaves from `a` to `b`, in Go struct order (map keys sorted); `schema` is a minor's (versions.ts). */
+export function diffConfigs(a: KubeletConfiguration, b: KubeletConfiguration, schema?: StructSpec): FieldChange[] {
   const out: FieldChange[] = [];
-  const [ea, eb] = [toJSONObject(a), toJSONObject(b)];
+  const [ea, eb] = [toJSONObject(a, schema), toJSONObject(b, schema)];
   delete ea['kind'];
   delete ea['apiVersion'];
   delete eb['kind'];

@@ -11,7 +11,7 @@
 // Its relative paths stay as written: the kubelet resolves only the base file's. A null in a drop-in changes
 // nothing, as with the kubelet, whose merge cannot delete what the base set.
 
-import { decode, kubeletConfigurationSpec, load, type DecodeWarning, type StructSpec } from './codec.js';
+import { decode, kubeletConfigurationSpec, load, type DecodeOptions, type DecodeResult, type DecodeWarning, type LoadOptions, type LoadResult, type StructSpec } from './codec.js';
 import { KubeletConfigError, LayerError } from './errors.js';
 import type { KubeletConfiguration, PartialKubeletConfiguration } from './types.js';
 
@@ -62,9 +62,16 @@ export function mergeStruct(spec: StructSpec, under: Obj, over: Obj): Obj {
   return out;
 }
 
-/** A drop-in over a loaded config. */
-export function applyDropIn(config: KubeletConfiguration, dropIn: PartialKubeletConfiguration): KubeletConfiguration {
-  return mergeStruct(kubeletConfigurationSpec, config as unknown as Obj, dropIn as unknown as Obj) as unknown as KubeletConfiguration;
+/** A drop-in over a loaded config; `schema` is another kubelet minor's (versions.ts). */
+export function applyDropIn(config: KubeletConfiguration, dropIn: PartialKubeletConfiguration, schema: StructSpec = kubeletConfigurationSpec): KubeletConfiguration {
+  return mergeStruct(schema, config as unknown as Obj, dropIn as unknown as Obj) as unknown as KubeletConfiguration;
+}
+
+/** How another kubelet minor loads and decodes (kubeletVersion(v).render passes its own); 1.22's by default. */
+export interface RenderAs {
+  load(bytes: Uint8Array | string, options: LoadOptions): LoadResult;
+  decode(bytes: Uint8Array | string, options: DecodeOptions): DecodeResult;
+  schema: StructSpec;
 }
 
 function layerError(layer: Layer, e: unknown): never {
@@ -73,12 +80,12 @@ function layerError(layer: Layer, e: unknown): never {
 }
 
 /** The effective config of a base and its drop-ins, in the order given. Throws LayerError naming the bad layer. */
-export function render(base: Layer, dropIns: readonly Layer[]): RenderResult {
+export function render(base: Layer, dropIns: readonly Layer[], as: RenderAs = { load, decode, schema: kubeletConfigurationSpec }): RenderResult {
   const warnings: LayerWarning[] = [];
   const note = (layer: Layer, ws: readonly DecodeWarning[]) => warnings.push(...ws.map((w) => ({ ...w, source: layer.name })));
   let config: KubeletConfiguration;
   try {
-    const loaded = load(base.bytes, base.dir === undefined ? { source: base.name } : { dir: base.dir, source: base.name });
+    const loaded = as.load(base.bytes, base.dir === undefined ? { source: base.name } : { dir: base.dir, source: base.name });
     note(base, loaded.warnings);
     config = loaded.config;
   } catch (e) {
@@ -86,9 +93,9 @@ export function render(base: Layer, dropIns: readonly Layer[]): RenderResult {
   }
   for (const layer of dropIns) {
     try {
-      const d = decode(layer.bytes, { source: layer.name, dropNulls: true });
+      const d = as.decode(layer.bytes, { source: layer.name, dropNulls: true });
       note(layer, d.warnings);
-      config = applyDropIn(config, d.config);
+      config = applyDropIn(config, d.config, as.schema);
     } catch (e) {
       layerError(layer, e);
     }

@@ -32,6 +32,8 @@ export const ErrorCodes = {
   FeatureGate: 'KC_FEATURE_GATE',
   /** A value cannot be encoded (e.g. a non-finite float). */
   Encode: 'KC_ENCODE',
+  /** A kubelet version the library has no table for, or text that is not a version. */
+  UnknownVersion: 'KC_UNKNOWN_VERSION',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -2,10 +2,10 @@
 // with pflag's semantics, and effectiveConfig, the one function that decides which configuration a node
 // runs (defaults ← file or dynamic config ← flags).
 
-import { cloneConfig, type DecodeWarning, flagsOnlyDefaults, load } from './codec.js';
+import { cloneConfig, type DecodeWarning, flagsOnlyDefaults, load, type LoadOptions, type LoadResult } from './codec.js';
 import { DecodeError, DurationError, FeatureGateError, FlagError, QuantityError } from './errors.js';
 import type { KubeletConfiguration, MemoryReservation } from './types.js';
-import { FeatureGates, validate, type ValidateOptions } from './validation.js';
+import { FeatureGates, validate, type ValidateOptions, type ValidationResult } from './validation.js';
 import { Duration, goQuote, Quantity, setOwn } from './values.js';
 
 // =========================================================================================================
@@ -524,7 +524,24 @@ export interface ConfigSource {
   name?: string;
 }
 
+/** How a kubelet minor loads, validates and gates a config; 1.22's own functions when not given. */
+export interface KubeletBehaviour {
+  load(bytes: Uint8Array | string, options: LoadOptions): LoadResult;
+  validate(config: KubeletConfiguration, options: ValidateOptions): ValidationResult;
+  gates(): FeatureGates;
+  flagsOnlyDefaults(): KubeletConfiguration;
+}
+
+const BASE_BEHAVIOUR: KubeletBehaviour = {
+  load,
+  validate,
+  gates: () => FeatureGates.defaults(),
+  flagsOnlyDefaults,
+};
+
 export interface EffectiveConfigInput {
+  /** The kubelet minor to act as (kubeletVersion(v).effectiveConfig sets it); 1.22 when absent. */
+  kubelet?: KubeletBehaviour;
   /** The --config file, if any. */
   file?: ConfigSource;
   /** The active dynamic config (assigned or last-known-good checkpoint), if any. */
@@ -595,20 +612,22 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigRes
     throw e;
   }
 
+  const kubelet = input.kubelet ?? BASE_BEHAVIOUR;
   // 1. The flags-only baseline, and the gates it sets before any file is read.
-  const baseline = applyKubeletFlags(flagsOnlyDefaults(), flags);
+  const baseline = applyKubeletFlags(kubelet.flagsOnlyDefaults(), flags);
   let gates: FeatureGates;
   try {
-    gates = setGates(FeatureGates.defaults(), baseline.featureGates, 'flags');
+    gates = setGates(kubelet.gates(), baseline.featureGates, 'flags');
   } catch (e) {
     if (e instanceof FeatureGateError) return fail('flags', 'featureGates', [e.message]);
     throw e;
   }
-  if (input.dynamic && !gates.enabled('DynamicKubeletConfig')) return fail('flags', 'flags', [DKC_GATE_MESSAGE]);
+  // A kubelet that no longer registers the gate has no dynamic config of its own: dkc's stands in for it ungated.
+  if (input.dynamic && gates.knows('DynamicKubeletConfig') && !gates.enabled('DynamicKubeletConfig')) return fail('flags', 'flags', [DKC_GATE_MESSAGE]);
 
   const layer = (src: ConfigSource, which: ConfigLayer): KubeletConfiguration | EffectiveConfigFailure => {
     try {
-      const loaded = load(src.bytes, src.name === undefined ? { dir: src.dir } : { dir: src.dir, source: src.name });
+      const loaded = kubelet.load(src.bytes, src.name === undefined ? { dir: src.dir } : { dir: src.dir, source: src.name });
       for (const w of loaded.warnings) warnings.push({ layer: which, message: w.message, detail: w });
       return applyKubeletFlags(loaded.config, flags);
     } catch (e) {
@@ -622,7 +641,7 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigRes
   const local = input.file ? layer(input.file, 'file') : baseline;
   if ('ok' in local) return local;
   const baseGates = gates;
-  const localCheck = validate(local, { ...input.validation, featureGates: baseGates });
+  const localCheck = kubelet.validate(local, { ...input.validation, featureGates: baseGates });
   if (localCheck.errors.length > 0) return fail(localLayer, 'validation', localCheck.errors);
   gates = setGates(baseGates, local.featureGates, localLayer);
   if (!input.dynamic) return { ok: true, config: local, source: localLayer, featureGates: gates, warnings, rest: flags.rest };
@@ -630,7 +649,7 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigRes
   // 3. A dynamic config replaces the local one, under the same flags, against the accumulated gates.
   const dynamic = layer(input.dynamic, 'dynamic');
   if ('ok' in dynamic) return dynamic;
-  const dynCheck = validate(dynamic, { ...input.validation, featureGates: gates });
+  const dynCheck = kubelet.validate(dynamic, { ...input.validation, featureGates: gates });
   if (dynCheck.errors.length > 0) return fail('dynamic', 'validation', dynCheck.errors);
   gates = setGates(gates, dynamic.featureGates, 'dynamic');
   return { ok: true, config: dynamic, source: 'dynamic', featureGates: gates, warnings, rest: flags.rest };

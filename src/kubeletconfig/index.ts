@@ -17,6 +17,9 @@
 //   encode(config, 'yaml' | 'json'), toConfigzJSON(config) (the /configz body, no kind/apiVersion)
 //   FIELD_SAFETY / safetyOf(path)           safe | disruptive | dangerous, with a reason, for every field (safety)
 //   diffConfigs(a, b)                       the changed leaves between two defaulted configs (diff)
+//   kubeletVersion('1.31')                  the same as another kubelet minor (1.22 … newest): decode, setDefaults,
+//                                           validate, validateStartup, effectiveConfig, encode, featureGates, and
+//                                           check(bytes) → { ok, errors, unknownFields } for admission (versions)
 //   render(base, dropIns)                   a base with --config-dir drop-ins merged over it (dropin)
 //   Duration, Quantity                      exact value objects (bigint inside)
 //
@@ -83,7 +86,7 @@ export {
   type LoadResult,
   type EncodeFormat,
 } from './codec.js';
-export { FIELD_SAFETY, SAFETY_CLASSES, safetyOf, fieldsBySafetyClass, type SafetyClass, type FieldSafety } from './safety.js';
+export { FIELD_SAFETY, LATER_FIELD_SAFETY, SAFETY_CLASSES, safetyOf, fieldsBySafetyClass, type SafetyClass, type FieldSafety } from './safety.js';
 export { diffConfigs, formatPath, type FieldChange } from './diff.js';
 export { render, applyDropIn, DROPIN_EXTENSION, type Layer, type LayerWarning, type RenderResult } from './dropin.js';
 export { suggestName } from './suggest.js';
@@ -109,6 +112,20 @@ export {
   type StartupCheckResult,
 } from './validation.js';
 export {
+  KUBELET_MINORS,
+  KUBELET_VERSIONS,
+  NEWEST_KUBELET_VERSION,
+  BASE_KUBELET_VERSION,
+  KubeletVersion,
+  KubeletVersionError,
+  kubeletVersion,
+  parseKubeletVersion,
+  type FieldInfo,
+  type ConfigCheck,
+} from './versions.js';
+export type { AnyKubeletConfiguration } from './rules.js';
+export type { VersionTable, FieldRow, GateRow, TableKind } from './versions/table.js';
+export {
   parseKubeletFlags,
   applyKubeletFlags,
   effectiveConfig,
@@ -124,6 +141,7 @@ export {
   type EffectiveConfigResult,
   type EffectiveConfigSuccess,
   type EffectiveConfigFailure,
+  type KubeletBehaviour,
 } from './flags.js';
 
 /**

@@ -7,8 +7,9 @@
 //   disruptive  changes how running or new workloads are treated, or needs a drain (or a reboot) to apply cleanly
 //   dangerous   can cut the node off from the control plane, or open it up to more than it served before
 //
-// The table is typed by the field names, so a field added to the type without a class does not compile, and a
-// test compares it with the codec's field list.
+// The 1.22 table is typed by the field names, so a field added to the type without a class does not compile, and a
+// test compares it with the codec's field list; the later minors' fields have a table of their own, checked against
+// every generated table.
 
 import type { KubeletConfiguration } from './types.js';
 
@@ -139,6 +140,36 @@ const TABLE: Readonly<Record<keyof KubeletConfiguration, Entry>> = {
   memoryThrottlingFactor: ['disruptive', 'changes memory throttling of containers started afterwards'],
 };
 
+/**
+ * The fields kubelet minors after 1.22 added (versions/kubelet-1.NN.ts). A generated table with a top-level field
+ * in neither table fails test/kubeletconfig/versions.test.ts.
+ */
+const LATER: Readonly<Record<string, Entry>> = {
+  shutdownGracePeriodByPodPriority: ['disruptive', 'how long pods of each priority get to stop when the node shuts down'],
+  registerWithTaints: ['disruptive', 'taints the node registers with; only a new registration applies them, and they repel pods'],
+  registerNode: ['dangerous', 'without registration the node is not in the cluster'],
+  tracing: ['safe', "only where the agent's own traces are sent"],
+  localStorageCapacityIsolation: ['disruptive', 'turns ephemeral-storage accounting, and evictions for it, on or off'],
+  topologyManagerPolicyOptions: ['disruptive', 'changes where running pods may be admitted; drain the node first'],
+  maxParallelImagePulls: ['safe', 'only how many images are pulled at once'],
+  enableSystemLogQuery: ['dangerous', "exposes the node's system logs through the API server's node proxy"],
+  containerRuntimeEndpoint: ['dangerous', 'a wrong endpoint loses every running container from the node'],
+  imageServiceEndpoint: ['dangerous', 'a wrong endpoint stops image pulls and image garbage collection'],
+  imageMaximumGCAge: ['safe', 'only when unused images are garbage collected'],
+  podLogsDir: ['disruptive', REBOOT],
+  containerLogMaxWorkers: ['safe', 'only how many workers rotate container logs'],
+  containerLogMonitorInterval: ['safe', 'only how often container logs are checked for rotation'],
+  failCgroupV1: ['dangerous', 'on a cgroup v1 host the agent refuses to start'],
+  singleProcessOOMKill: ['disruptive', 'changes whether an out-of-memory container loses one process or all of them'],
+  crashLoopBackOff: ['disruptive', 'changes how soon crashing containers are restarted'],
+  imagePullCredentialsVerificationPolicy: ['disruptive', 'pods may then be refused images already on the node'],
+  preloadedImagesVerificationAllowlist: ['disruptive', 'pods may then be refused images already on the node'],
+  mergeDefaultEvictionSettings: ['disruptive', EVICTION],
+  userNamespaces: ['disruptive', 'changes the ID ranges of pods started afterwards; drain so that all pods agree'],
+  tlsCurvePreferences: ['dangerous', 'clients without a common key exchange can no longer connect'],
+  memoryReservationPolicy: ['disruptive', 'changes the memory protection of running pods'],
+};
+
 /** Nested paths whose risk differs from their field's. */
 const NESTED: Readonly<Record<string, Entry>> = {
   'authorization.webhook': ['safe', 'only how long authorization answers are cached'],
@@ -148,18 +179,22 @@ function entry(field: string, [cls, reason]: Entry): FieldSafety {
   return { field, class: cls, reason };
 }
 
-/** The class of every field, in the table's order (Go struct order). */
+/** The class of every 1.22 field, in the table's order (Go struct order). */
 export const FIELD_SAFETY: ReadonlyMap<string, FieldSafety> = new Map(Object.entries(TABLE).map(([k, v]) => [k, entry(k, v)] as const));
+
+/** The class of every field a minor after 1.22 added. */
+export const LATER_FIELD_SAFETY: ReadonlyMap<string, FieldSafety> = new Map(Object.entries(LATER).map(([k, v]) => [k, entry(k, v)] as const));
 
 /**
  * The class of a field or of a path inside one (`evictionHard["memory.available"]` → evictionHard,
- * `authorization.webhook.cacheAuthorizedTTL` → authorization.webhook); undefined for a field v1beta1 lacks.
+ * `authorization.webhook.cacheAuthorizedTTL` → authorization.webhook); undefined for a field no minor has.
  */
 export function safetyOf(path: string): FieldSafety | undefined {
   for (const [prefix, e] of Object.entries(NESTED)) {
     if (path === prefix || path.startsWith(prefix + '.')) return entry(prefix, e);
   }
-  return FIELD_SAFETY.get(path.split(/[.[]/)[0]!);
+  const field = path.split(/[.[]/)[0]!;
+  return FIELD_SAFETY.get(field) ?? LATER_FIELD_SAFETY.get(field);
 }
 
 /** Field names grouped by class. */

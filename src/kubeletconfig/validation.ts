@@ -81,18 +81,35 @@ export interface SetFeatureGatesResult {
 /** An immutable feature-gate state: 1.22 defaults plus the gates set so far. */
 export class FeatureGates {
   private readonly explicit: ReadonlyMap<string, boolean>;
+  /** The gates this kubelet registers: 1.22's unless another minor's table was given. */
+  private readonly known: ReadonlyMap<string, FeatureSpec>;
 
-  private constructor(explicit: ReadonlyMap<string, boolean>) {
+  private constructor(explicit: ReadonlyMap<string, boolean>, known: ReadonlyMap<string, FeatureSpec> = KNOWN_FEATURES) {
     this.explicit = explicit;
+    this.known = known;
   }
 
-  static defaults(): FeatureGates {
-    return new FeatureGates(new Map());
+  /** The defaults of the 1.22 gates, or of the gates `known` lists (another kubelet minor's). */
+  static defaults(known?: ReadonlyMap<string, FeatureSpec>): FeatureGates {
+    return new FeatureGates(new Map(), known);
+  }
+
+  /** Whether this kubelet registers the gate at all. */
+  knows(name: string): boolean {
+    return this.known.has(name);
+  }
+
+  /**
+   * Whether a gate is on, where a gate this kubelet no longer registers counts as on: upstream removes a gate once
+   * its feature is GA and always on. The rules of every minor ask through this.
+   */
+  on(name: string): boolean {
+    return this.known.has(name) ? this.enabled(name) : true;
   }
 
   /** Whether a gate is on. Unknown names throw, as asking about an unregistered gate is a programming error. */
   enabled(name: string): boolean {
-    const spec = KNOWN_FEATURES.get(name);
+    const spec = this.known.get(name);
     if (!spec) throw new FeatureGateError(`feature ${JSON.stringify(name)} is not registered in FeatureGate`);
     return this.explicit.get(name) ?? spec.default;
   }
@@ -113,7 +130,7 @@ export class FeatureGates {
     const warnings: string[] = [];
     for (const name of Object.keys(m ?? {}).sort()) {
       const value = m![name]!;
-      const spec = KNOWN_FEATURES.get(name);
+      const spec = this.known.get(name);
       if (!spec) throw new FeatureGateError(`unrecognized feature gate: ${name}`);
       if (spec.locked && spec.default !== value) {
         throw new FeatureGateError(`cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`);
@@ -121,14 +138,14 @@ export class FeatureGates {
       enabled.set(name, value);
       if (name === 'AllAlpha' || name === 'AllBeta') {
         const stage: FeatureStage = name === 'AllAlpha' ? 'Alpha' : 'Beta';
-        for (const s of KNOWN_FEATURES.values()) {
+        for (const s of this.known.values()) {
           if (s.stage === stage && !enabled.has(s.name)) enabled.set(s.name, value);
         }
       }
       if (spec.stage === 'Deprecated') warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
       else if (spec.stage === 'GA') warnings.push(`Setting GA feature gate ${name}=${value}. It will be removed in a future release.`);
     }
-    return { gates: new FeatureGates(enabled), warnings };
+    return { gates: new FeatureGates(enabled, this.known), warnings };
   }
 }
 
@@ -236,9 +253,11 @@ function validateReservedMemory(kc: KubeletConfiguration): string[] {
   return errors;
 }
 
-function rules(kc: KubeletConfiguration, gates: FeatureGates, o: ValidateOptions): string[] {
+/** The 1.22 rules; later minors (rules.ts) run them too, with `o.version` naming the minor. */
+export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: ValidateOptions): string[] {
   const e: string[] = [];
-  const on = (g: string) => gates.enabled(g);
+  const on = (g: string) => gates.on(g);
+  const minor = o.version?.minor ?? 22;
   const enforce = kc.enforceNodeAllocatable ?? [];
 
   if (!(kc.nodeLeaseDurationSeconds > 0)) e.push(`${IC} nodeLeaseDurationSeconds must be greater than 0`);
@@ -320,7 +339,14 @@ function rules(kc: KubeletConfiguration, gates: FeatureGates, o: ValidateOptions
     e.push(`${IC} Specifying ShutdownGracePeriod or ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown`);
   }
   const swap = kc.memorySwap?.swapBehavior ?? '';
-  if (on('NodeSwap')) {
+  if (minor >= 30) {
+    // 1.30 replaced UnlimitedSwap with NoSwap (CHANGELOG-1.30, KEP-2400); the wording is upstream's newest.
+    if (on('NodeSwap') && !['', 'NoSwap', 'LimitedSwap'].includes(swap)) {
+      e.push(`${IC} memorySwap.swapBehavior ${goQuote(swap)} must be one of: "", "LimitedSwap" or "NoSwap"`);
+    } else if (!on('NodeSwap') && swap !== '') {
+      e.push(`${IC} memorySwap.swapBehavior cannot be set when NodeSwap feature flag is disabled`);
+    }
+  } else if (on('NodeSwap')) {
     if (!['', 'LimitedSwap', 'UnlimitedSwap'].includes(swap)) {
       e.push(`${IC} MemorySwap.SwapBehavior ${swap} must be one of: LimitedSwap, UnlimitedSwap`);
     }
@@ -457,6 +483,8 @@ export const TLS_VERSIONS: ReadonlySet<string> = new Set(['VersionTLS10', 'Versi
 export interface StartupOptions {
   /** Gates of the process before the config's own featureGates; defaults to 1.22's defaults. */
   featureGates?: FeatureGates;
+  /** The kubelet minor whose checks run (default 1.22). */
+  version?: { major: number; minor: number };
 }
 
 export interface StartupCheckResult {
@@ -546,7 +574,8 @@ export function validateStartup(config: KubeletConfiguration, options: StartupOp
   const warnings: string[] = [];
   const g = effectiveFeatureGates(config.featureGates, options.featureGates);
   if ('error' in g) return { errors: [g.error], warnings };
-  const on = (name: string) => g.gates.enabled(name);
+  const on = (name: string) => g.gates.on(name);
+  const minor = options.version?.minor ?? 22;
 
   for (const name of config.tlsCipherSuites ?? []) {
     if (!TLS_CIPHER_SUITES.has(name)) {
@@ -581,7 +610,8 @@ export function validateStartup(config: KubeletConfiguration, options: StartupOp
     }
     if (config.cpuManagerPolicy !== 'none' && config.cpuManagerPolicy !== 'static') {
       errors.push(`unknown policy: "${config.cpuManagerPolicy}"`);
-    } else if (config.cpuManagerPolicy === 'static' && on('CPUManagerPolicyOptions')) {
+    } else if (config.cpuManagerPolicy === 'static' && on('CPUManagerPolicyOptions') && minor === 22) {
+      // Later minors add options (and gates for them) this library has no table of; it checks 1.22's alone.
       for (const k of Object.keys(opts ?? {}).sort()) {
         const v = opts![k]!;
         if (k !== 'full-pcpus-only') {

@@ -14,7 +14,7 @@ import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
 import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
 import { decodeApplyBody, decodeObjectBody, decodePatchBody, readBody } from './body.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION, versionInfo } from './discovery.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
@@ -29,11 +29,13 @@ import { tableRow, toTable, wantsTable } from './tables.js';
 import { WatchCache, type EventType } from './watchcache.js';
 import { encodeWatchEvent, WatchLimits } from './watchlimits.js';
 import { ApiMetrics } from './metrics.js';
-import { answerAccessReview, isAccessReview } from './auth/accessreview.js';
+import { answerReview, isReview } from './auth/reviews.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import { CrdRegistrar } from './crd/registrar.js';
 import type { AuditLog } from './auth/audit.js';
 import { impersonate, stripImpersonationHeaders } from './auth/impersonation.js';
+import { nodesAt } from './emulation/nodes.js';
+import { gitVersion, type KubeVersion } from './emulation/version.js';
 
 export interface ApiServerOptions {
   store: Store;
@@ -57,6 +59,8 @@ export interface ApiServerOptions {
   /** Told of every successful, non-dry-run write (the Node authorizer's graph follows node writes through it). */
   afterWrite?: (def: ResourceDef, obj: KubeObject, deleted: boolean) => void;
   audit?: AuditLog;
+  /** `--emulated-version`: behave as this kube-apiserver release (Nodes, /version); absent, dkc's default. */
+  emulatedVersion?: KubeVersion;
 }
 
 const JSON_TYPE = 'application/json';
@@ -105,7 +109,7 @@ export class ApiServer {
   readonly metrics: ApiMetrics;
 
   constructor(private readonly options: ApiServerOptions) {
-    this.registry = options.registry ?? defaultRegistry();
+    this.registry = options.registry ?? defaultRegistry(nodesAt(options.emulatedVersion));
     this.authn = new Authenticator(options.tokens, nodeTokenKeys(options.tls.caPem));
     this.authorizer = options.authorizer ?? alwaysAllow;
     this.proxy = new NodeProxy(options.kubeletClient);
@@ -118,7 +122,7 @@ export class ApiServer {
     this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
     for (const def of this.registry.all) this.mount(def);
     this.metrics = new ApiMetrics({ objectCounts: () => this.objectCounts() });
-    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this);
+    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this, options.store);
     this.server = https.createServer(
       {
         ca: options.tls.caPem,
@@ -416,7 +420,7 @@ export class ApiServer {
         return;
       }
       case '/version':
-        return this.writeJson(res, 200, versionInfo());
+        return this.writeJson(res, 200, versionInfo(this.options.emulatedVersion));
       case '/metrics': {
         const { contentType, body } = await this.metrics.render();
         res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
@@ -429,7 +433,7 @@ export class ApiServer {
         return this.writeJson(res, 200, apiGroupList(this.registry));
       case '/openapi/v2': {
         const oa = await this.loadOpenapi();
-        const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), KUBERNETES_VERSION.gitVersion);
+        const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), gitVersion(this.options.emulatedVersion));
         // As kube-apiserver: a client holding the current document gets 304 Not Modified.
         const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
         if (held.includes(etag) || held.includes('*')) {
@@ -454,7 +458,7 @@ export class ApiServer {
       if (gv) {
         const oa = await this.loadOpenapi();
         const resources = this.registry.inGroupVersion(gv.group, gv.version).map(servedResource);
-        return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, KUBERNETES_VERSION.gitVersion));
+        return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, gitVersion(this.options.emulatedVersion)));
       }
     }
     if (p.startsWith('/apis/')) {
@@ -492,10 +496,10 @@ export class ApiServer {
   private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw errors.notFoundPath();
-    if (isAccessReview(def)) {
+    if (isReview(def)) {
       if (info.verb !== 'create' || info.name || info.subresource) throw errors.methodNotAllowed(info.verb, def.kind);
       const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-      return this.writeJson(res, 201, await answerAccessReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
+      return this.writeJson(res, 201, await answerReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
     }
     const storage = this.storages.get(def)!;
     const q = url.searchParams;
@@ -572,10 +576,8 @@ export class ApiServer {
         const options = raw.length ? await decodeObjectBody(raw, req.headers['content-type'] || JSON_TYPE) : {};
         const pre = (options['preconditions'] ?? {}) as { uid?: string; resourceVersion?: string };
         if (options['dryRun']) ctx.dryRun = true;
-        const deleted = await storage.delete(namespace, info.name, pre, ctx);
-        if (!ctx.dryRun) this.options.afterWrite?.(def, deleted, true);
-        if (def.plural === 'namespaces' && !ctx.dryRun) await this.deleteNamespaceContents(info.name, ctx);
-        if (def === customResourceDefinitions && !ctx.dryRun) await this.crds?.deleteObjects(deleted);
+        // An object with finalizers is only marked (ctx.deleted stays unset): it goes when its last one is removed.
+        const deleted = await this.afterWrite(def, await storage.delete(namespace, info.name, pre, ctx), ctx);
         return this.writeJson(res, 200, deleted, accept);
       }
       case 'deletecollection': {
@@ -596,9 +598,20 @@ export class ApiServer {
    */
   private async afterWrite(def: ResourceDef, obj: KubeObject, ctx: WriteContext): Promise<KubeObject> {
     if (ctx.dryRun) return obj;
+    if (ctx.deleted) {
+      await this.afterDelete(def, obj, ctx);
+      return obj;
+    }
     this.options.afterWrite?.(def, obj, false);
     if (def === customResourceDefinitions && this.crds) return this.crds.reconcile(obj);
     return obj;
+  }
+
+  /** What follows an object's removal from storage, by a delete or by the update that removed its last finalizer. */
+  private async afterDelete(def: ResourceDef, obj: KubeObject, ctx: WriteContext): Promise<void> {
+    this.options.afterWrite?.(def, obj, true);
+    if (def.plural === 'namespaces') await this.deleteNamespaceContents(obj.metadata.name ?? '', ctx);
+    if (def === customResourceDefinitions) await this.crds?.deleteObjects(obj);
   }
 
   /** A namespace's objects go with it (kube-apiserver's namespace controller does this asynchronously). */

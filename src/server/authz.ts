@@ -10,6 +10,8 @@ export interface UserInfo {
   name: string;
   uid?: string;
   groups: string[];
+  /** Extra attributes (an impersonating request's `Impersonate-Extra-*`). */
+  extra?: Record<string, string[]>;
 }
 
 export interface AuthorizationAttributes {
@@ -29,13 +31,47 @@ export interface AuthorizationAttributes {
 
 export type Decision = { decision: 'allow' | 'deny' | 'no-opinion'; reason: string };
 
-export interface Authorizer {
-  authorize(attrs: AuthorizationAttributes): Decision | Promise<Decision>;
+export interface ResourceRuleInfo {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  resourceNames: string[];
 }
 
-export const alwaysAllow: Authorizer = { authorize: () => ({ decision: 'allow', reason: '' }) };
+export interface NonResourceRuleInfo {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
 
-/** Asks each authorizer in turn; the first allow or deny wins; no opinion from all of them denies. */
+/** What an authorizer can say a user may do in a namespace (upstream's RuleResolver answer). */
+export interface RuleSet {
+  resourceRules: ResourceRuleInfo[];
+  nonResourceRules: NonResourceRuleInfo[];
+  /** True when the authorizer allows more than it can list. */
+  incomplete: boolean;
+  errors: string[];
+}
+
+export interface Authorizer {
+  authorize(attrs: AuthorizationAttributes): Decision | Promise<Decision>;
+  /** The rules this authorizer grants the user in `namespace`; absent when it cannot say (it then adds nothing). */
+  rulesFor?(user: UserInfo, namespace: string): RuleSet | Promise<RuleSet>;
+}
+
+export const alwaysAllow: Authorizer = {
+  authorize: () => ({ decision: 'allow', reason: '' }),
+  rulesFor: () => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+    errors: [],
+  }),
+};
+
+/**
+ * Asks each authorizer in turn; the first allow or deny wins; no opinion from all of them denies. Rules are the
+ * union of what every authorizer that can list them lists, incomplete if any of them is.
+ */
 export function authorizerChain(...chain: Authorizer[]): Authorizer {
   return {
     async authorize(attrs) {
@@ -46,6 +82,18 @@ export function authorizerChain(...chain: Authorizer[]): Authorizer {
         if (d.reason) reasons.push(d.reason);
       }
       return { decision: 'deny', reason: reasons.join(', ') };
+    },
+    async rulesFor(user, namespace) {
+      const union: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+      for (const a of chain) {
+        if (!a.rulesFor) continue;
+        const r = await a.rulesFor(user, namespace);
+        union.resourceRules.push(...r.resourceRules);
+        union.nonResourceRules.push(...r.nonResourceRules);
+        union.incomplete ||= r.incomplete;
+        union.errors.push(...r.errors);
+      }
+      return union;
     },
   };
 }
@@ -75,6 +123,11 @@ export interface AdmissionAttributes {
   name: string;
   /** The object as it will be stored (mutating plugins may change it). */
   object?: KubeObject;
+  /**
+   * The object as the client asked for it, when the release's strategy reset fields of it (kube's mutating admission
+   * runs before PrepareForCreate/Update, so NodeRestriction judges what a node asked for, not what would be kept).
+   */
+  requested?: KubeObject;
   oldObject?: KubeObject;
   dryRun: boolean;
   /** Warnings for the response's `Warning` headers; a plugin adds to it instead of refusing. */

@@ -1,15 +1,17 @@
 // Discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version, built from the registry.
 // kubectl learns short names and scopes only from here.
 
+import { gitVersion, type KubeVersion } from './emulation/version.js';
 import { apiVersionOf, type Registry, type ResourceDef } from './registry.js';
 
-export const KUBERNETES_VERSION = { major: '1', minor: '22', gitVersion: 'v1.22.17-dkc.0' };
+export const KUBERNETES_VERSION = { major: '1', minor: '22', gitVersion: gitVersion(undefined) };
 
-export function versionInfo(): Record<string, string> {
+/** /version: dkc's default release, or the one `--emulated-version` names. */
+export function versionInfo(emulated?: KubeVersion): Record<string, string> {
   return {
-    major: KUBERNETES_VERSION.major,
-    minor: KUBERNETES_VERSION.minor,
-    gitVersion: KUBERNETES_VERSION.gitVersion,
+    major: emulated ? String(emulated.major) : KUBERNETES_VERSION.major,
+    minor: emulated ? String(emulated.minor) : KUBERNETES_VERSION.minor,
+    gitVersion: gitVersion(emulated),
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',
     buildDate: '2026-01-01T00:00:00Z',

@@ -14,6 +14,8 @@ export interface ServerCommandOptions {
   port: string;
   bindAddress: string;
   tokenAuthFile?: string;
+  /** --emulated-version: behave as this kube-apiserver release (1.22–1.36); absent, dkc's default. */
+  emulatedVersion?: string;
   watchCacheSize?: string;
   watchBufferLimit?: string;
   watchBufferBudget?: string;
@@ -123,6 +125,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
     throw new ServerConfigError((err as Error).message);
   }
   const controllers = await controllerSettings(opts);
+  const emulatedVersion = await emulatedVersionOf(opts);
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
   await mkdir(dataDir, { recursive: true });
   if ((opts.storage ?? 'sqlite') === 'sqlite') await refuseEmptiedDatabase(dataDir);
@@ -134,12 +137,16 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   const audit = opts.auditLogPath ? new (await import('./auth/audit.js')).AuditLog(resolve(opts.auditLogPath)) : undefined;
   // The authorizers read the server's own watch caches, which exist only once the server does.
   let serverRef: ApiServer | undefined;
-  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads);
+  const { keepsNodeConfigSource } = await import('./emulation/version.js');
+  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads, {
+    nodeConfigSourceEdge: !emulatedVersion || keepsNodeConfigSource(emulatedVersion),
+  });
   const server = new ApiServer({
     authorizer: authz.authorizer,
     admission: authz.admission,
     afterWrite: authz.afterWrite,
     ...(audit ? { audit } : {}),
+    ...(emulatedVersion ? { emulatedVersion } : {}),
     store,
     tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
     kubeletClient: { certPem: pki.apiserverKubeletClient.certPem, keyPem: pki.apiserverKubeletClient.keyPem },
@@ -154,6 +161,7 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   await server.start();
   const { readCrdManifests, SHIPPED_CRD_DIR } = await import('./crd/install.js');
   await server.installCrds(await readCrdManifests(SHIPPED_CRD_DIR));
+  await authz.start(server);
   const addr = await server.listen(port, opts.bindAddress);
   let host = opts.bindAddress === '0.0.0.0' ? '127.0.0.1' : opts.bindAddress === '::' ? '::1' : opts.bindAddress;
   if (isIP(host) === 6) host = `[${host}]`;
@@ -175,11 +183,23 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
     async stop() {
       // The controllers stop first and release their Lease while the API still answers.
       await manager?.stop();
+      authz.stop();
       await server.close();
       await store.close();
       await audit?.close();
     },
   };
+}
+
+/** The release --emulated-version names, checked before anything starts. */
+async function emulatedVersionOf(opts: ServerCommandOptions): Promise<import('./emulation/version.js').KubeVersion | undefined> {
+  if (opts.emulatedVersion === undefined) return undefined;
+  const { parseEmulatedVersion } = await import('./emulation/version.js');
+  try {
+    return parseEmulatedVersion(opts.emulatedVersion);
+  } catch (err) {
+    throw new ServerConfigError((err as Error).message);
+  }
 }
 
 type ControllerSettings = { names: import('../controllers/manager.js').ControllerName[]; gracePeriodMs: number };

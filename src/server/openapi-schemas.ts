@@ -48,6 +48,7 @@ const SPECIAL: Readonly<Record<string, JsonSchema>> = {
   [`${META}FieldsV1`]: { type: 'object' },
   [`${META}Patch`]: { type: 'object' },
   ['io.k8s.api.authorization.v1.ExtraValue']: { type: 'array', items: { type: 'string', default: '' } },
+  ['io.k8s.api.authentication.v1.ExtraValue']: { type: 'array', items: { type: 'string', default: '' } },
 };
 
 const SCALAR: Readonly<Record<string, JsonSchema>> = {

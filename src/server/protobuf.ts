@@ -272,7 +272,7 @@ function readMapEntry(r: Protobuf.Reader, field: Protobuf.Field, depth: number):
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 const TIME_TYPES = new Set([`${META}Time`, `${META}MicroTime`]);
 const QUANTITY = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
-const EXTRA_VALUE = 'k8s.io.api.authorization.v1.ExtraValue';
+const EXTRA_VALUES = new Set(['k8s.io.api.authorization.v1.ExtraValue', 'k8s.io.api.authentication.v1.ExtraValue']);
 const MIN_SECONDS = -62167219200; // 0000-01-01T00:00:00Z
 const MAX_SECONDS = 253402300799; // 9999-12-31T23:59:59Z
 
@@ -312,7 +312,7 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   if (TIME_TYPES.has(name)) return renderTime(wire, name.endsWith('MicroTime'));
   if (name === QUANTITY) return (wire?.get(1) as string | undefined) || '0';
   // A Go named slice, wrapped in a message with `items` on the wire.
-  if (name === EXTRA_VALUE) return (wire?.get(1) as string[] | undefined) ?? [];
+  if (EXTRA_VALUES.has(name)) return (wire?.get(1) as string[] | undefined) ?? [];
   if (name === `${META}FieldsV1`) {
     const raw = wire?.get(1) as Uint8Array | undefined;
     if (raw === undefined || raw.length === 0) return {};

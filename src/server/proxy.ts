@@ -1,8 +1,12 @@
 // The node proxy (`/api/v1/nodes/<name>[:port]/proxy/<path>`): forwards the request to the node's kubelet
 // endpoint (its InternalIP and daemonEndpoints.kubeletEndpoint.Port) over HTTPS, authenticating with the server's
 // own kubelet-client certificate, and streams status, headers and body back unchanged. That certificate is a
-// dedicated identity with only the kubelet API's rights, and the proxy never points at the API server's own
-// listening address: neither the proxy nor a node's reported address can turn a nodes/proxy grant into API access.
+// dedicated identity with only the kubelet API's rights. A node writes its own addresses and port, so neither may
+// aim the proxy elsewhere: every address the target resolves to must be proxyable as kube-apiserver's IsProxyableIP
+// has it (no unspecified, link-local, multicast or broadcast address), never the API server's own listener, and
+// loopback only when the server itself listens on loopback alone (a local cluster: `dkc up`, `dkc fleet`, whose nodes
+// are loopback addresses of the same host); and `<name>:<port>` reaches that node's own kubelet port only, so a grant
+// on one node's proxy cannot reach another node's agent through it.
 
 import https from 'node:https';
 import { lookup } from 'node:dns/promises';
@@ -18,9 +22,29 @@ export interface KubeletClientCredentials {
   keyPem: string;
 }
 
+/** What the proxy answers, in kube-apiserver's words where it has them. */
+export const proxyMessages = {
+  /** kube-apiserver's answer for a proxy target it will not reach (proxyutil.ErrAddressNotAllowed). */
+  addressNotAllowed: 'address not allowed',
+  notKubeletPort: (node: string, port: number) => `port ${port} is not the kubelet port of node ${JSON.stringify(node)}`,
+  noAddresses: 'no preferred addresses found; known addresses: []',
+  noPort: (node: string) => `no kubelet port known for node ${JSON.stringify(node)}`,
+  unreachable: (why: string) => `error trying to reach service: ${why}`,
+};
+
+/** A node's kubelet endpoint as the proxy is asked to reach it. */
+export interface ProxyTarget {
+  node: string;
+  host: string;
+  /** The port asked for: the kubelet's, or the one `<name>:<port>` names. */
+  port: number;
+  /** The kubelet port the node advertises (0 when it advertises none). */
+  kubeletPort: number;
+}
+
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'authorization', 'host']);
 
-export function nodeEndpoint(node: KubeObject, portOverride?: string): { host: string; port: number } {
+export function nodeEndpoint(node: KubeObject, portOverride?: string): ProxyTarget {
   const addresses = (dig(node, 'status.addresses') as { type?: string; address?: string }[] | undefined) ?? [];
   const order = ['InternalIP', 'ExternalIP', 'Hostname', 'InternalDNS', 'ExternalDNS'];
   let host = '';
@@ -33,24 +57,66 @@ export function nodeEndpoint(node: KubeObject, portOverride?: string): { host: s
       }
     }
   }
-  const port = portOverride ? Number(portOverride) : Number(dig(node, 'status.daemonEndpoints.kubeletEndpoint.Port') ?? 0);
-  if (!host) throw errors.serviceUnavailable(`no preferred addresses found; known addresses: []`);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) {
-    throw errors.serviceUnavailable(`no kubelet port known for node ${JSON.stringify(node.metadata.name)}`);
+  const advertised = Number(dig(node, 'status.daemonEndpoints.kubeletEndpoint.Port') ?? 0);
+  const kubeletPort = Number.isInteger(advertised) && advertised > 0 && advertised <= 65535 ? advertised : 0;
+  const port = portOverride ? Number(portOverride) : kubeletPort;
+  const name = node.metadata.name ?? '';
+  if (!host) throw errors.serviceUnavailable(proxyMessages.noAddresses);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw errors.serviceUnavailable(proxyMessages.noPort(name));
+  return { node: name, host, port, kubeletPort };
+}
+
+/** An address in one canonical form: IPv4 (also IPv4-mapped IPv6) dotted, IPv6 as eight full groups; else undefined. */
+export function canonicalIp(ip: string): string | undefined {
+  const bare = ip.replace(/%.*$/, '');
+  if (isIP(bare) === 4) return bare.split('.').map((o) => String(Number(o))).join('.');
+  if (isIP(bare) !== 6) return undefined;
+  const groups = ipv6Groups(bare.toLowerCase());
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
   }
-  return { host, port };
+  return groups.map((g) => g.toString(16)).join(':');
 }
 
-/** kube-apiserver's answer for a proxy target it will not reach. */
-export const ADDRESS_NOT_ALLOWED = 'address not allowed';
-
-function normalizeIp(ip: string): string {
-  return ip.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
+/** The eight 16-bit groups of a valid IPv6 address (net.isIP has checked it), an embedded IPv4 tail included. */
+function ipv6Groups(ip: string): number[] {
+  let text = ip;
+  const tail: number[] = [];
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    text = text.slice(0, v4.index);
+    // "…:1.2.3.4" leaves a separator to drop; "::1.2.3.4" leaves the "::" that stands for the zero groups.
+    if (!text.endsWith('::')) text = text.slice(0, -1);
+  }
+  const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
+  const [head = '', rest] = text.split('::');
+  if (rest === undefined) return [...parse(head), ...tail];
+  const left = parse(head);
+  const right = [...parse(rest), ...tail];
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-function isLoopback(ip: string): boolean {
-  const a = normalizeIp(ip);
-  return a === '::1' || /^127\./.test(a);
+function isLoopback(canonical: string): boolean {
+  return canonical === '0:0:0:0:0:0:0:1' || canonical.startsWith('127.');
+}
+
+/**
+ * kube-apiserver's IsProxyableIP, which is Go's net.IP.IsGlobalUnicast: not unspecified, loopback, link-local unicast,
+ * multicast or the IPv4 broadcast address. The whole of 0.0.0.0/8 counts as unspecified (no host has such an address,
+ * and Linux connects 0.0.0.0 to the local host).
+ */
+export function isGlobalUnicast(ip: string): boolean {
+  const a = canonicalIp(ip);
+  if (a === undefined) return false;
+  if (a.includes('.')) {
+    const [o1, o2] = a.split('.').map(Number) as [number, number];
+    return !(o1 === 0 || o1 === 127 || (o1 === 169 && o2 === 254) || (o1 >= 224 && o1 <= 239) || a === '255.255.255.255');
+  }
+  const first = parseInt(a.split(':')[0]!, 16);
+  const unspecified = a === '0:0:0:0:0:0:0:0';
+  return !(unspecified || isLoopback(a) || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00);
 }
 
 /**
@@ -59,10 +125,31 @@ function isLoopback(ip: string): boolean {
  */
 export function isOwnAddress(ip: string, port: number, listen: { address: string; port: number }, localAddresses: readonly string[]): boolean {
   if (port !== listen.port) return false;
-  const a = normalizeIp(ip);
-  const bound = normalizeIp(listen.address);
-  if (bound === '0.0.0.0' || bound === '::') return isLoopback(a) || localAddresses.some((l) => normalizeIp(l) === a);
-  return a === bound || (isLoopback(a) && isLoopback(bound));
+  const a = canonicalIp(ip);
+  const bound = canonicalIp(listen.address);
+  if (a === undefined || bound === undefined) return false;
+  // Connecting to an unspecified address reaches the local host.
+  if (bound === '0.0.0.0' || bound === '0:0:0:0:0:0:0:0') {
+    return isLoopback(a) || !isGlobalUnicast(a) || localAddresses.some((l) => canonicalIp(l) === a);
+  }
+  return a === bound || (isLoopback(a) && isLoopback(bound)) || a === '0.0.0.0' || a === '0:0:0:0:0:0:0:0';
+}
+
+/**
+ * Whether the proxy may connect to `ip:port`: a global unicast address (IsProxyableIP) that is not the API server's
+ * own listener, or a loopback address while the server listens on loopback only. A server on loopback is reachable
+ * from its own host alone, so its nodes are local processes (dkc up's agents, dkc fleet's loopback addresses); a server
+ * on any other address refuses loopback targets as kube-apiserver does.
+ */
+export function isProxyable(ip: string, port: number, listen: { address: string; port: number } | undefined, localAddresses: readonly string[]): boolean {
+  const a = canonicalIp(ip);
+  if (a === undefined) return false;
+  if (listen && isOwnAddress(a, port, listen, localAddresses)) return false;
+  if (isLoopback(a)) {
+    const bound = listen && canonicalIp(listen.address);
+    return bound !== undefined && isLoopback(bound);
+  }
+  return isGlobalUnicast(a);
 }
 
 function localAddresses(): string[] {
@@ -86,25 +173,25 @@ export class NodeProxy {
   }
 
   /**
-   * Resolves the target once and checks that address (a later lookup could answer differently), refusing the API
-   * server's own listener with kube-apiserver's 400 "address not allowed".
+   * Resolves the target once and checks every address it resolves to (a later lookup could answer differently) with
+   * kube-apiserver's 400 "address not allowed", then that the port is the node's own kubelet port.
    */
-  async resolveTarget(target: { host: string; port: number }): Promise<{ host: string; port: number }> {
+  async resolveTarget(target: ProxyTarget): Promise<{ host: string; port: number }> {
     let ips: string[];
     try {
-      ips = isIP(target.host) ? [target.host] : (await lookup(target.host, { all: true })).map((r) => r.address);
+      ips = isIP(target.host.replace(/%.*$/, '')) ? [target.host] : (await lookup(target.host, { all: true })).map((r) => r.address);
     } catch (err) {
-      throw errors.serviceUnavailable(`error trying to reach service: ${(err as Error).message}`);
+      throw errors.serviceUnavailable(proxyMessages.unreachable((err as Error).message));
     }
-    const listen = this.listening;
-    if (listen) {
-      const locals = localAddresses();
-      if (ips.some((ip) => isOwnAddress(ip, target.port, listen, locals))) throw errors.badRequest(ADDRESS_NOT_ALLOWED);
+    const locals = localAddresses();
+    if (ips.length === 0 || ips.some((ip) => !isProxyable(ip, target.port, this.listening, locals))) {
+      throw errors.badRequest(proxyMessages.addressNotAllowed);
     }
+    if (target.port !== target.kubeletPort) throw errors.badRequest(proxyMessages.notKubeletPort(target.node, target.port));
     return { host: ips[0]!, port: target.port };
   }
 
-  async forward(req: IncomingMessage, res: ServerResponse, to: { host: string; port: number }, path: string, search: string): Promise<void> {
+  async forward(req: IncomingMessage, res: ServerResponse, to: ProxyTarget, path: string, search: string): Promise<void> {
     const target = await this.resolveTarget(to);
     return new Promise((resolve) => {
       const headers: Record<string, string | string[]> = {};
@@ -136,7 +223,7 @@ export class NodeProxy {
       upstream.on('timeout', () => upstream.destroy(new Error('timeout')));
       upstream.on('error', (err) => {
         if (!res.headersSent) {
-          const st = errors.serviceUnavailable(`error trying to reach service: ${err.message}`).status;
+          const st = errors.serviceUnavailable(proxyMessages.unreachable(err.message)).status;
           res.writeHead(st.code, { 'Content-Type': 'application/json' });
           res.end(JSON.stringify(st));
         } else {
@@ -149,7 +236,7 @@ export class NodeProxy {
   }
 
   /** A GET of the server's own on the node's agent (admission reading /configz): the body of a 200, else a rejection. */
-  async get(to: { host: string; port: number }, path: string, timeoutMs: number): Promise<string> {
+  async get(to: ProxyTarget, path: string, timeoutMs: number): Promise<string> {
     const target = await this.resolveTarget(to);
     return new Promise((resolve, reject) => {
       const req = https.request({ host: target.host, port: target.port, method: 'GET', path, agent: this.agent, timeout: timeoutMs }, (res) => {

@@ -5,7 +5,7 @@
 import type { FieldError } from '../api/field.js';
 import type { KubeObject } from '../api/types.js';
 import { age } from '../api/humanize.js';
-import { accessReviewResources } from './auth/accessreview.js';
+import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
 
@@ -55,6 +55,16 @@ export interface ResourceDef {
   };
   /** A custom resource: served from a CustomResourceDefinition rather than built in. */
   custom?: CustomResourceBehaviour;
+  /** What the emulated release's registry strategy does beyond the generic rules (a Node at 1.24 and later). */
+  strategy?: ResourceStrategy;
+}
+
+/** kube-apiserver's PrepareForCreate/PrepareForUpdate resets and WarningsOnCreate/OnUpdate, where they differ by release. */
+export interface ResourceStrategy {
+  /** Resets what the release does not keep, in the object as it will be stored; `old` is absent on create. */
+  prepare(obj: KubeObject, old: KubeObject | undefined, subresource: string): void;
+  /** The main resource's warnings for the object as it will be stored. */
+  warnings(obj: KubeObject): string[];
 }
 
 /** What a served version of a CustomResourceDefinition adds to the generic storage. */
@@ -361,6 +371,7 @@ export class Registry {
   }
 }
 
-export function defaultRegistry(): Registry {
-  return new Registry([namespaces, nodes, configmaps, events, pods, leases, ...rbacResources, ...accessReviewResources, customResourceDefinitions]);
+/** The built-in resources; `nodeDef` stands in for `nodes` when an emulated release treats Nodes differently. */
+export function defaultRegistry(nodeDef: ResourceDef = nodes): Registry {
+  return new Registry([namespaces, nodeDef, configmaps, events, pods, leases, ...rbacResources, ...reviewResources, customResourceDefinitions]);
 }

@@ -22,6 +22,8 @@ import type { Selection } from './selection.js';
 import { checkFields, type FieldValidation } from './fieldvalidation.js';
 import { ApplyError, fieldManagerFor, type ManagedFieldsEntry } from './fieldmanager/index.js';
 import { applyText } from './fieldmanager/messages.js';
+import { builtinKeyPrefix, customKeyPrefix } from './crd/keys.js';
+import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.js';
 
 export interface WriteContext {
   user: UserInfo;
@@ -38,6 +40,11 @@ export interface WriteContext {
   authorizeCreate?: () => Promise<void>;
   /** Set by a server-side apply that created the object. */
   created?: boolean;
+  /**
+   * Set by a write that removed the object from storage: a delete of an object without finalizers, or an update
+   * that removed the last finalizer of an object being deleted. A delete that only marked it leaves this unset.
+   */
+  deleted?: boolean;
 }
 
 export type PatchType = PatchContentType;
@@ -58,7 +65,7 @@ export function patchNamesResourceVersion(type: PatchType, patch: unknown): bool
 }
 
 export function keyPrefix(def: ResourceDef): string {
-  return `/registry/${def.group || 'core'}/${def.plural}/`;
+  return def.custom ? customKeyPrefix(def.group, def.plural) : builtinKeyPrefix(def.group, def.plural);
 }
 
 function rfc3339(d: Date): string {
@@ -307,13 +314,27 @@ export class ResourceStorage {
   }
 
   private checkFields(obj: KubeObject, ctx: WriteContext, subresource = ''): void {
-    // The kind's own warnings (deprecated fields) are about the main resource: a status write does not repeat them.
-    const own = subresource === '' && !this.def.custom ? warningsFor(this.def.kind, obj) : [];
+    // The kind's own warnings (deprecated fields) are about the main resource: a status write does not repeat them. A
+    // release's strategy gives its own, for the object as it will be stored (applyStrategy).
+    const own = subresource === '' && !this.def.custom && !this.def.strategy ? warningsFor(this.def.kind, obj) : [];
     const unknown = this.def.custom
       ? checkCustomFields(this.def.custom, obj, ctx.fieldValidation ?? 'Warn')
       : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
     const warnings = [...unknown, ...own];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
+  }
+
+  /**
+   * The emulated release's resets (a Node's fields it no longer keeps), with its warnings for the main resource on the
+   * first attempt. Returns the object as requested, for admission, when there is a strategy.
+   */
+  private applyStrategy(obj: KubeObject, old: KubeObject | undefined, subresource: string, ctx: WriteContext, first: boolean): KubeObject | undefined {
+    const strategy = this.def.strategy;
+    if (!strategy) return undefined;
+    const requested = structuredClone(obj);
+    strategy.prepare(obj, old, subresource);
+    if (first && subresource === '') (ctx.warnings ??= []).push(...strategy.warnings(obj));
+    return requested;
   }
 
   /** Unknown fields dropped silently (a retried update, whose first attempt already reported them). */
@@ -350,6 +371,7 @@ export class ResourceStorage {
     const managedFields = applied ? applied.managedFields : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? '', '');
     if (managedFields) meta.managedFields = managedFields;
     else delete meta.managedFields;
+    const requested = this.applyStrategy(obj, undefined, '', ctx, true);
     const generate = !meta.name && !!meta.generateName;
     for (let attempt = 0; attempt < 8; attempt++) {
       if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
@@ -370,6 +392,7 @@ export class ResourceStorage {
         namespace: meta.namespace ?? '',
         name: meta.name ?? '',
         object: obj,
+        ...(requested ? { requested } : {}),
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
@@ -436,6 +459,7 @@ export class ResourceStorage {
       const next = this.prepareForUpdate(desired, current, subresource);
       if (managedFields) next.metadata.managedFields = managedFields;
       else delete next.metadata.managedFields;
+      const requested = this.applyStrategy(next, current, subresource, ctx, attempt === 0);
       const errs = this.validateUpdate(next, current);
       if (errs.length) throw errors.invalid(this.kindRef, name, errs);
       await runAdmission(this.admission, {
@@ -446,10 +470,24 @@ export class ResourceStorage {
         namespace,
         name,
         object: next,
+        ...(requested ? { requested } : {}),
         oldObject: current,
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
+      if (deletedByUpdate(next, current)) {
+        // Its last finalizer removed: the object goes, and the answer is the object as it was stored.
+        if (ctx.dryRun) return current;
+        try {
+          const deleted = await this.store.delete(key, kv.modRevision);
+          ctx.deleted = true;
+          return this.withType(decodeObject(deleted.value, deleted.modRevision));
+        } catch (err) {
+          if (err instanceof StoreError && err.code === 'conflict' && !pinned) continue;
+          if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+          throw this.storeError(err, name);
+        }
+      }
       if (deepEqual(next, current)) return current;
       if (ctx.dryRun) return next;
       try {
@@ -483,6 +521,10 @@ export class ResourceStorage {
       if (!meta.uid) meta.uid = curMeta.uid;
       meta.creationTimestamp = curMeta.creationTimestamp;
       if (curMeta.deletionTimestamp) meta.deletionTimestamp = curMeta.deletionTimestamp;
+      const grace = curMeta.deletionGracePeriodSeconds;
+      if (grace !== undefined && grace !== null && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) {
+        meta.deletionGracePeriodSeconds = grace;
+      }
       if (this.def.namespaced) meta.namespace = meta.namespace || curMeta.namespace;
       else delete meta.namespace;
       if (!meta.name) meta.name = curMeta.name;
@@ -641,9 +683,22 @@ export class ResourceStorage {
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
+      if (pendingFinalizers(current)) {
+        // Finalizers pending: marked, kept until the last is removed (a repeated delete changes nothing).
+        const marked = markDeleting(current, rfc3339(new Date()));
+        if (ctx.dryRun || deepEqual(marked, current)) return marked;
+        try {
+          return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision));
+        } catch (err) {
+          if (err instanceof StoreError && err.code === 'conflict') continue;
+          if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+          throw this.storeError(err, name);
+        }
+      }
       if (ctx.dryRun) return current;
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
+        ctx.deleted = true;
         return this.withType(decodeObject(deleted.value, deleted.modRevision));
       } catch (err) {
         if (err instanceof StoreError && err.code === 'conflict') continue;

@@ -16,7 +16,7 @@
 // recorded in the key `compact_rev_key` with a compare-and-swap, and only the replica whose swap succeeds
 // asks etcd to compact. That key also answers compactedRevision(), which etcd itself does not expose.
 
-import { checkKey, checkPrefix, checkRevision, StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
+import { checkKey, checkMoveTarget, checkPrefix, checkRevision, StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
 import { klog } from '../util/klog.js';
 import type * as Etcd3Module from 'etcd3';
 
@@ -356,6 +356,41 @@ export class EtcdStore implements Store {
     const prev = res.responses[0]?.response_delete_range?.prev_kvs?.[0];
     if (!prev) throw new StoreError('not-found', `key ${key} not found`);
     return { key, value: prev.value, createRevision: num(prev.create_revision), modRevision: num(res.header.revision) };
+  }
+
+  async move(from: string, to: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertOpen();
+    checkKey(from);
+    checkMoveTarget(from, to);
+    const f = this.etcdKey(from);
+    const t = this.etcdKey(to);
+    // The value must be the one the guard saw: read it at the same revision the guard pins, then move it in one
+    // transaction that also requires the source unchanged since that read.
+    for (;;) {
+      const read = await this.call(() => this.client.kv.range({ key: f }));
+      const cur = read.kvs[0];
+      if (!cur) throw new StoreError('not-found', `key ${from} not found`);
+      const at = num(cur.mod_revision);
+      if (expectedModRevision !== undefined && at !== expectedModRevision) {
+        throw new StoreError('conflict', `key ${from} is at revision ${at}, not ${expectedModRevision}`, at);
+      }
+      const res = await this.call(() =>
+        this.client.kv.txn({
+          compare: [
+            { key: f, target: 'Mod', result: 'Equal', mod_revision: at },
+            { key: t, target: 'Create', result: 'Equal', create_revision: 0 },
+          ],
+          success: [{ request_put: { key: t, value: cur.value } }, { request_delete_range: { key: f } }],
+          failure: [{ request_range: { key: f } }, { request_range: { key: t } }],
+        }),
+      );
+      if (res.succeeded) {
+        const rev = num(res.header.revision);
+        return { key: to, value: cur.value, createRevision: rev, modRevision: rev };
+      }
+      if ((res.responses[1]?.response_range?.kvs ?? []).length > 0) throw new StoreError('key-exists', `key ${to} already exists`);
+      // The source changed between the read and the transaction: read it again (the CAS, if any, decides then).
+    }
   }
 
   watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch {

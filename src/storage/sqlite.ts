@@ -25,6 +25,7 @@ import { dirname } from 'node:path';
 import { klog } from '../util/klog.js';
 import {
   checkKey,
+  checkMoveTarget,
   checkPrefix,
   checkRevision,
   StoreError,
@@ -96,9 +97,11 @@ type Statement = Database.Statement<unknown[], unknown>;
 
 interface QueuedWrite {
   readonly key: string;
-  /** The written value; undefined for a delete. */
+  /** The written value; undefined for a delete or a move. */
   readonly value: Buffer | undefined;
-  readonly kind: 'create' | 'update' | 'delete';
+  readonly kind: 'create' | 'update' | 'delete' | 'move';
+  /** Where a move puts the value. */
+  readonly target?: string;
   readonly expected: number | undefined;
   /** What the write counts against MAX_BATCH_BYTES. */
   readonly size: number;
@@ -109,13 +112,15 @@ interface QueuedWrite {
 interface Applied {
   kv: KeyValue;
   event: WatchEvent;
+  /** A move's second change, the delete of its source, one revision after `event`. */
+  then?: { key: string; event: WatchEvent };
 }
 
 /** Counters of the group commit, for benchmarks and tests. */
 export interface SqliteStoreStats {
   /** Write transactions committed. */
   batches: number;
-  /** Writes committed (each took one revision). */
+  /** Writes committed (each took one revision, a move two). */
   writes: number;
   /** The most writes one transaction held. */
   largestBatch: number;
@@ -235,6 +240,19 @@ export class SqliteStore implements Store {
           const kv: KeyValue = { key, value: cur.value, createRevision: cur.create_revision, modRevision: rev };
           return { kv, event: { type: 'delete', kv, prevKv: toKeyValue(cur) } };
         }
+        case 'move': {
+          // Two revisions in the one transaction: the put of the target, then the delete of the source.
+          const to = w.target!;
+          const cur = this.current(key, w.expected);
+          if (this.selectKv.get(to) !== undefined) throw new StoreError('key-exists', `key ${to} already exists`);
+          insertKv.run(to, cur.value, rev, rev);
+          insertHistory.run(rev, to, PUT, cur.value, rev, null, null);
+          deleteKv.run(key);
+          insertHistory.run(rev + 1, key, DELETE, null, cur.create_revision, cur.value, cur.mod_revision);
+          const kv: KeyValue = { key: to, value: cur.value, createRevision: rev, modRevision: rev };
+          const gone: KeyValue = { key, value: cur.value, createRevision: cur.create_revision, modRevision: rev + 1 };
+          return { kv, event: { type: 'put', kv }, then: { key, event: { type: 'delete', kv: gone, prevKv: toKeyValue(cur) } } };
+        }
       }
     };
     // Revisions are counted here and published only after COMMIT, so a failed transaction leaves the
@@ -244,8 +262,9 @@ export class SqliteStore implements Store {
       const outcomes: (Applied | StoreError)[] = [];
       for (const w of writes) {
         try {
-          outcomes.push(apply(w, rev + 1));
-          rev++;
+          const applied = apply(w, rev + 1);
+          outcomes.push(applied);
+          rev = applied.then?.event.kv.modRevision ?? applied.kv.modRevision;
         } catch (err) {
           if (!(err instanceof StoreError)) throw err;
           outcomes.push(err);
@@ -392,6 +411,10 @@ export class SqliteStore implements Store {
     return this.enqueue('delete', key, undefined, expectedModRevision);
   }
 
+  move(from: string, to: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.enqueue('move', from, undefined, expectedModRevision, to);
+  }
+
   /** The live connection's durability settings, as SQLite reports them (logged at open; crash tests assert them). */
   durability(): SqliteDurability {
     const synchronous = this.db.pragma('synchronous', { simple: true }) as number;
@@ -444,13 +467,15 @@ export class SqliteStore implements Store {
 
   // ---- writes ----
 
-  private enqueue(kind: QueuedWrite['kind'], key: string, value: Uint8Array | undefined, expected: number | undefined): Promise<KeyValue> {
+  private enqueue(kind: QueuedWrite['kind'], key: string, value: Uint8Array | undefined, expected: number | undefined, target?: string): Promise<KeyValue> {
     return new Promise<KeyValue>((resolve, reject) => {
       // Throwing here rejects the promise, as the checks of an async method would.
       this.assertOpen();
       checkKey(key);
+      if (target !== undefined) checkMoveTarget(key, target);
       const bytes = value === undefined ? undefined : ownCopy(value);
-      this.queue.push({ key, value: bytes, kind, expected, size: key.length + (bytes?.length ?? 0), resolve, reject });
+      const size = key.length + (target?.length ?? 0) + (bytes?.length ?? 0);
+      this.queue.push({ key, value: bytes, kind, expected, ...(target !== undefined ? { target } : {}), size, resolve, reject });
       this.scheduleCommit();
     });
   }
@@ -514,6 +539,10 @@ export class SqliteStore implements Store {
       this.revision = outcome.kv.modRevision;
       committed++;
       this.committed(outcome.kv.key, outcome.event);
+      if (outcome.then) {
+        this.revision = outcome.then.event.kv.modRevision;
+        this.committed(outcome.then.key, outcome.then.event);
+      }
     }
     this.counters.batches++;
     this.counters.writes += committed;

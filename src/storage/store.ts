@@ -84,6 +84,12 @@ export interface Store {
   /** Delete and return the deleted pair (its modRevision is the revision of the delete). Same CAS rule as update. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /**
+   * Move a value to a key that does not exist yet, in one atomic step: afterwards `to` holds `from`'s value and `from`
+   * is gone, or nothing changed. Fails with 'key-exists' if `to` exists, and like delete on `from` ('not-found', or
+   * 'conflict' under the same CAS rule). Returns the new pair; watchers see the put of `to`, then the delete of `from`.
+   */
+  move(from: string, to: string, expectedModRevision?: number): Promise<KeyValue>;
+  /**
    * Deliver every change under `prefix` with revision > `fromRevision`. Fails synchronously (throws StoreError
    * 'compacted') when fromRevision is older than the compacted revision.
    */
@@ -99,6 +105,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function checkKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0) throw new RangeError('a key must be a non-empty string');
   if (LONE_SURROGATE.test(key)) throw new RangeError('a key must be well-formed Unicode');
+}
+
+/** A move's target: a valid key other than its source. */
+export function checkMoveTarget(from: string, to: string): void {
+  checkKey(to);
+  if (to === from) throw new RangeError('a key cannot be moved onto itself');
 }
 
 export function checkPrefix(prefix: string): void {

@@ -62,6 +62,8 @@ export interface ClusterOptions {
   externalServerURL?: string;
   /** Simulated nodes beside the real agents: one supervised `dkc fleet` process running them (sim-1 … sim-N). */
   simulatedNodes?: number;
+  /** Kubelet versions the agents behave as (`--kubelet-version`), cycled over the nodes; none: the agent's default. */
+  kubeletVersions?: readonly string[];
   /** Local KubeletConfiguration YAML for every node; default: a minimal one trusting the cluster CA. */
   localConfig?: (ctx: { caFile: string }) => string;
 }
@@ -121,6 +123,12 @@ async function waitForNewFile(path: string, before: number | undefined, timeoutM
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new UpError('cluster-failed', messages.serverNoKubeconfig(path, timeoutMs));
+}
+
+/** For each version, whether its kubelet registers the DynamicKubeletConfig gate. */
+async function gateKnown(versions: readonly string[]): Promise<boolean[]> {
+  const { kubeletVersion } = await import('../kubeletconfig/index.js');
+  return versions.map((v) => kubeletVersion(v).knownFeatures().has('DynamicKubeletConfig'));
 }
 
 /** The supervised `dkc fleet` of `dkc up --simulated-nodes`: its state in <dataDir>/fleet, its log in fleet.log. */
@@ -197,7 +205,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const caFile = pki.paths.caCert;
   const names = options.nodeNames ?? Array.from({ length: options.nodes }, (_, i) => `node-${i + 1}`);
   const nodes: ClusterNode[] = [];
-  for (const name of names) {
+  const versions = options.kubeletVersions ?? [];
+  // Kubelets from 1.26 on no longer register DynamicKubeletConfig: their agents run dkc's dynamic config ungated.
+  const gated = versions.length === 0 ? [] : await gateKnown(versions);
+  for (const [index, name] of names.entries()) {
+    const version = versions.length === 0 ? undefined : versions[index % versions.length]!;
     const dir = join(dataDir, 'nodes', name);
     await mkdir(join(dir, 'pki'), { recursive: true });
     const certFile = join(dir, 'pki', 'client.crt');
@@ -246,7 +258,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       `--port=${agentPort}`,
       `--healthz-port=${healthzPort}`,
       '--healthz-bind-address=127.0.0.1',
-      '--feature-gates=DynamicKubeletConfig=true',
+      ...(version === undefined ? [] : [`--kubelet-version=${version}`]),
+      ...(version === undefined || gated[index % versions.length] ? ['--feature-gates=DynamicKubeletConfig=true'] : []),
       // The agent appends its log lines itself (and serves them at /logs/); the supervisor adds to the same file
       // only what is not a log line (a crash's stack), so nothing is written twice.
       `--log-file=${node.logFile}`,

@@ -19,6 +19,7 @@ export class UpError extends CodedError<UpErrorCode> {
 export const messages = {
   invalidInt: (flag: string, v: string, min: number, max: number) => `invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`,
   invalidStorage: (v: string) => `invalid --storage ${JSON.stringify(v)}: must be sqlite or etcd`,
+  invalidKubeletVersion: (why: string) => `invalid --kubelet-version: ${why}`,
   dataDirInUse: (dir: string, pid: number) => `data dir ${dir} is in use by dkc (pid ${pid})`,
   lockFailed: (path: string, why: string) => `cannot lock the data dir (${path}): ${why}`,
   lockContended: (path: string) => `cannot lock the data dir: ${path} keeps changing hands`,

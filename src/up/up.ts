@@ -49,34 +49,68 @@ export interface UpOptions {
   agentArg: string[];
   storage?: string;
   simulatedNodes?: string;
+  /** Passed to the server as --emulated-version, checked first. */
+  emulatedVersion?: string;
+  /** Kubelet versions the agents behave as, cycled over the nodes (`1.30,1.31,1.32`). */
+  kubeletVersion?: string;
+}
+
+/** `1.30,1.31,1.32` → the minors, each checked against the versions the library knows. */
+async function kubeletVersions(list: string | undefined): Promise<string[]> {
+  if (list === undefined) return [];
+  const { parseKubeletVersion } = await import('../kubeletconfig/index.js');
+  try {
+    return list.split(',').map((v) => parseKubeletVersion(v));
+  } catch (err) {
+    throw new UpError('invalid-up-option', messages.invalidKubeletVersion((err as Error).message));
+  }
 }
 
 export async function runUp(opts: UpOptions): Promise<void> {
   const nodes = int('--nodes', opts.nodes, 0, 500);
   const simulated = int('--simulated-nodes', opts.simulatedNodes ?? '0', 0, 60_000);
   const port = int('--port', opts.port, 0, 65535);
+  const versions = await kubeletVersions(opts.kubeletVersion);
   const started = Date.now();
   const storage = opts.storage ?? 'sqlite';
   if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError('invalid-up-option', messages.invalidStorage(storage));
+  if (opts.emulatedVersion !== undefined) {
+    const { parseEmulatedVersion } = await import('../server/emulation/version.js');
+    try {
+      parseEmulatedVersion(opts.emulatedVersion);
+    } catch (err) {
+      throw new UpError('invalid-up-option', (err as Error).message);
+    }
+  }
   // Before anything in the data dir is touched: a second dkc up must not disturb a running cluster.
   const lock = lockDataDir(resolve(opts.dataDir));
   process.on('exit', lock.release);
   try {
-    await runLocked(opts, nodes, simulated, port, storage, started);
+    await runLocked({ ...opts, versions }, nodes, simulated, port, storage, started);
   } finally {
     lock.release();
     process.off('exit', lock.release);
   }
 }
 
-async function runLocked(opts: { dataDir: string; agentArg: string[] }, nodes: number, simulated: number, port: number, storage: string, started: number): Promise<void> {
+async function runLocked(
+  opts: { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string },
+  nodes: number,
+  simulated: number,
+  port: number,
+  storage: string,
+  started: number,
+): Promise<void> {
   // etcd is a child of this process too (not supervised): Ctrl-C reaches it through the process group.
   const etcd = storage === 'etcd' ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd')) : undefined;
-  const serverArgs = etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : [];
+  const serverArgs = [
+    ...(etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : []),
+    ...(opts.emulatedVersion !== undefined ? ['--emulated-version', opts.emulatedVersion] : []),
+  ];
   if (etcd) process.stdout.write(`etcd: ${etcd.endpoints.join(',')} (data in ${join(opts.dataDir, 'etcd')})\n`);
   let cluster: Awaited<ReturnType<typeof startCluster>>;
   try {
-    cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg, serverArgs, simulatedNodes: simulated });
+    cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg, serverArgs, simulatedNodes: simulated, kubeletVersions: opts.versions });
   } catch (err) {
     await etcd?.stop();
     throw err;

@@ -222,6 +222,104 @@ export function crdSuite(storage: StorageBackend): void {
     });
   }
 
+  describe(`CustomResourceDefinitions that name built-ins, protected groups, forged status (${storage})`, () => {
+    let k: Kubectl;
+    const UNAPPROVED = { 'api-approved.kubernetes.io': 'unapproved, a test of names' };
+    const crdOf = (group: string, plural: string, kind: string, annotations: Record<string, string> = {}, scope = 'Namespaced') =>
+      JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${plural}.${group}`, annotations },
+        spec: {
+          group,
+          scope,
+          names: { plural, singular: kind.toLowerCase(), kind },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      });
+    const names = async (resource: string) => (await k.ok(['get', resource, '-A', '-o', 'name'])).trim().split('\n').sort();
+    const condition = async (crd: string, type: string) => {
+      const got = JSON.parse(await k.ok(['get', 'crd', crd, '-o', 'json'])) as { status: { conditions: { type: string; status: string; reason: string; message: string }[] } };
+      const c = got.status.conditions.find((x) => x.type === type);
+      return c && `${c.status} ${c.reason}: ${c.message}`;
+    };
+
+    before(async () => {
+      k = await kubectl('1.32', server.kubeconfig);
+      await k.ok(['create', 'namespace', 'names']);
+      await k.ok(['-n', 'names', 'create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'keep-me' }, spec: { holderIdentity: 'me' } }) });
+    });
+    after(async () => {
+      await k?.cleanup();
+    });
+
+    it('creating and deleting a CRD whose names a built-in has leaves the built-in\'s objects alone', async () => {
+      for (const [group, plural, kind, scope] of [
+        ['rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', 'Cluster'],
+        ['coordination.k8s.io', 'leases', 'Lease', 'Namespaced'],
+      ] as const) {
+        const resource = `${plural}.${group}`;
+        const before = await names(resource);
+        assert.ok(before.length > 0, `some ${resource} to keep`);
+        await k.ok(['create', '-f', '-'], { input: crdOf(group, plural, kind, UNAPPROVED, scope) });
+        assert.equal(await condition(`${plural}.${group}`, 'NamesAccepted'), `False NameConflict: "${plural}" is already in use`);
+        await k.ok(['delete', 'crd', `${plural}.${group}`]);
+        assert.deepEqual(await names(resource), before, `every ${kind} is still there`);
+      }
+    });
+
+    it('refuses a CRD in a protected group without a valid api-approved.kubernetes.io annotation, as kube-apiserver does', async () => {
+      const missing = await k.run(['create', '-f', '-'], { input: crdOf('example.k8s.io', 'things', 'Thing') });
+      assert.notEqual(missing.code, 0);
+      assert.equal(
+        missing.stderr.trim(),
+        'The CustomResourceDefinition "things.example.k8s.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+      );
+      const invalid = await k.run(['create', '-f', '-'], { input: crdOf('kubernetes.io', 'things', 'Thing', { 'api-approved.kubernetes.io': 'yes' }) });
+      assert.equal(
+        invalid.stderr.trim(),
+        'The CustomResourceDefinition "things.kubernetes.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+      );
+      await k.ok(['create', '-f', '-'], { input: crdOf('example.k8s.io', 'things', 'Thing', { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' }) });
+      assert.equal(await condition('things.example.k8s.io', 'KubernetesAPIApprovalPolicyConformant'), 'True ApprovedAnnotation: approved in https://github.com/kubernetes/enhancements/pull/1111');
+      await k.ok(['create', '-f', '-'], { input: crdOf('x.kubernetes.io', 'gadgets', 'Gadget', UNAPPROVED) });
+      assert.equal(await condition('gadgets.x.kubernetes.io', 'KubernetesAPIApprovalPolicyConformant'), 'False UnapprovedAnnotation: not approved: "unapproved, a test of names"');
+      // An update that keeps the annotation's state is not refused; one that makes it invalid is.
+      await k.ok(['label', 'crd', 'things.example.k8s.io', 'touched=yes']);
+      const broken = await k.run(['annotate', '--overwrite', 'crd', 'things.example.k8s.io', 'api-approved.kubernetes.io=later']);
+      assert.match(broken.stderr, /metadata\.annotations\[api-approved\.kubernetes\.io\]: Invalid value: "later"/);
+      // Groups outside k8s.io and kubernetes.io need nothing, and get no such condition.
+      assert.equal(await condition('nodeconfigrollouts.dkc.io', 'KubernetesAPIApprovalPolicyConformant'), undefined);
+      for (const crd of ['things.example.k8s.io', 'gadgets.x.kubernetes.io']) await k.ok(['delete', 'crd', crd]);
+    });
+
+    it('drops status from a created custom object whose kind has a status subresource, and from a created CRD', async () => {
+      const forged = { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'forged' }, spec: { nodeSelector: { matchLabels: { pool: 'none' } }, configSource: {} }, status: { phase: 'Succeeded' } };
+      const created = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(forged) })) as Widget;
+      assert.equal(created.status, undefined);
+      const widgetWithStatus = { ...(JSON.parse(widget('names', 'forged', { size: 'small' })) as object), status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+      await k.ok(['apply', '-f', CRD_FILE]);
+      const w = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(widgetWithStatus) })) as Widget;
+      assert.equal(w.status, undefined);
+      // The status subresource still writes it.
+      await client.patch(`${WIDGETS('names')}/forged/status`, 'merge', { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+      assert.deepEqual((await client.get<Widget>(`${WIDGETS('names')}/forged`)).status, { conditions: [{ type: 'Ready', status: 'False' }] });
+      // Without a status subresource, status is part of the object, as in kube-apiserver.
+      await k.ok(['create', '-f', '-'], { input: crdOf('example.dkc.io', 'plains', 'Plain') });
+      await k.ok(['wait', '--for', 'condition=established', '--timeout', '20s', 'crd/plains.example.dkc.io']);
+      const plain = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify({ apiVersion: 'example.dkc.io/v1', kind: 'Plain', metadata: { name: 'p', namespace: 'names' }, status: { kept: true } }) })) as Widget;
+      assert.deepEqual(plain.status, { kept: true });
+      // A CRD's status is the server's from its creation: a forged one is replaced.
+      const crd = JSON.parse(crdOf('example.dkc.io', 'forgeds', 'Forged')) as Record<string, unknown>;
+      crd['status'] = { storedVersions: ['v0', 'v1'], acceptedNames: { plural: 'clusterroles', kind: 'ClusterRole' }, conditions: [{ type: 'Established', status: 'True' }] };
+      const made = JSON.parse(await k.ok(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(crd) })) as { status: { storedVersions: string[]; acceptedNames: { plural: string } } };
+      assert.deepEqual(made.status.storedVersions, ['v1']);
+      assert.equal(made.status.acceptedNames.plural, 'forgeds');
+      for (const c of ['plains.example.dkc.io', 'forgeds.example.dkc.io']) await k.ok(['delete', 'crd', c]);
+      await k.ok(['delete', 'ncr', 'forged']);
+    });
+  });
+
   describe(`CustomResourceDefinitions across a restart and a delete (${storage})`, () => {
     it('keeps CRDs and custom objects across a server restart', async () => {
       await server.restart();

@@ -347,7 +347,7 @@ export function kubectlSuite(storage: StorageBackend): void {
           assert.deepEqual((await getJson(['clusterrole', `health-${v}`]))['rules'], [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/version/*'] }]);
         });
 
-        it('create clusterrole --aggregation-rule stores the selectors (no aggregation controller runs)', async () => {
+        it('create clusterrole --aggregation-rule stores the selectors (its selector matches nothing, so its rules stay as stored)', async () => {
           await k.ok(['create', 'clusterrole', `agg-${v}`, '--aggregation-rule=example.com/aggregate-to-agg=true']);
           const role = await getJson(['clusterrole', `agg-${v}`]);
           assert.deepEqual(role['aggregationRule'], { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-agg': 'true' } }] });

@@ -7,8 +7,8 @@
 //   started again at once (as systemd's Restart=always would; dkc up's supervisor would back off further after each
 //   of twenty crashes in a row); the restarted server takes its own Lease back at once (SQLite).
 // Every trial must end Succeeded or Reverted with every node right: on the new config with the exact pre-trial source
-// recorded as previous (a node switched twice would record the new one), or back on its exact previous source with
-// the annotations gone.
+// recorded as previous in the rollout's status (a node switched twice would record the new one), or back on its
+// exact previous source, no longer annotated as the rollout's.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient, isApiError } from '../../src/client/index.js';
-import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUT_ANNOTATION, ROLLOUTS_PATH, recordSource, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { dkcBin, startServer, type RunningServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -158,6 +158,7 @@ describe(`kill -9 of the rollout controller mid-rollout (${target === 'controlle
         },
       );
       const after = await nodes();
+      const recorded = (await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status?.nodes ?? {};
       for (const n of NODES) {
         const node = after.get(n)!;
         const annotations = node.metadata.annotations ?? {};
@@ -167,7 +168,8 @@ describe(`kill -9 of the rollout controller mid-rollout (${target === 'controlle
         } else {
           assert.deepEqual(sourceOf(node), { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } }, `${what}: ${n} on the new config`);
           assert.equal(annotations[ROLLOUT_ANNOTATION], name);
-          assert.equal(annotations[PREVIOUS_SOURCE_ANNOTATION], JSON.stringify(before.get(n)), `${what}: ${n} switched once (previous source as before the trial)`);
+          const previous = recorded[n]?.previous?.configSource;
+          assert.deepEqual(previous, recordSource(before.get(n) ?? null), `${what}: ${n} switched once (previous source as before the trial)`);
           const active = await waitFor(`${n} active on ${name}`, async () => {
             const a = (await admin.get<Node>(`/api/v1/nodes/${n}`)).status?.config?.active?.configMap;
             return a?.name === name ? a : undefined;

@@ -1,7 +1,8 @@
-// A node that goes dark mid-rollout fails as NotReady: its agent is frozen (SIGSTOP, so its supervisor sees nothing),
-// the node lifecycle controller inside `dkc server` marks it Unknown once its Lease is older than the grace period,
-// and the rollout controller fails it at the progress deadline with Ready not True. Short leases (renewed every
-// second) and a 3 s grace period keep this to seconds.
+// A node that goes dark mid-rollout fails as NotReady: once it has been changed, its agent is frozen (SIGSTOP, so its
+// supervisor sees nothing), the node lifecycle controller inside `dkc server` marks it Unknown once its Lease is older
+// than the grace period, and the rollout controller fails it at the progress deadline with Ready not True. (A node
+// dark before its change is not changed at all: it waits.) Short leases (renewed every second) and a 3 s grace period
+// keep this to seconds.
 
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,15 +45,19 @@ after(async () => {
 
 it('a node whose agent goes dark fails as NotReady at the deadline; the rollout halts', { timeout: 60_000 }, async () => {
   await admin.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'cfg', namespace: 'kube-system' }, data: { kubelet: 'kind: KubeletConfiguration\n' } });
-  frozen = cluster!.supervisor.pidOf('node-2');
-  assert.ok(frozen !== undefined, 'node-2 agent is running');
-  process.kill(frozen, 'SIGSTOP');
   await admin.create(ROLLOUTS_PATH, newRollout('dark', {
     configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } },
     nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-2' } },
+    // A soak longer than the deadline: the node cannot succeed before it is frozen, and a soak it stops
+    // heartbeating in counts for nothing.
+    strategy: { soakSeconds: 30 },
     progressDeadlineSeconds: 8,
     failurePolicy: 'Halt',
   }));
+  await waitFor('node-2 changed', async () => ((await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/dark`)).status?.nodes?.['node-2']?.state === 'InFlight' ? true : undefined));
+  // The agent may be between its exit (to run the new config) and its next start.
+  frozen = await waitFor('node-2 agent running', async () => cluster!.supervisor.pidOf('node-2'));
+  process.kill(frozen, 'SIGSTOP');
   const r = await waitFor(
     'the rollout to halt',
     async () => {

@@ -1,6 +1,7 @@
 // NodeConfigRollouts on a real local cluster (`dkc up` with 6 agents, node-1..3 labelled pool=blue): a good config
 // rolls out to exactly the blue nodes and never has more in flight than the strategy allows; a config the agents
-// refuse (kubeAPIQPS: -1) is reverted, each node back on its exact previous source, or halted; pause and resume;
+// refuse (kubeAPIQPS: -1) is reverted, each node back on its exact previous source and held again by the rollout
+// that held it before, or halted; pause and resume;
 // a conflicting rollout halts touching nothing; a node labelled blue mid-rollout joins; a node patched by hand
 // mid-rollout is Overridden; a crash-looping config, rolled back by the agent, fails as ConfigError. The rollout
 // controller is the one inside `dkc server` (leader-elected, as system:dkc:controller with its ClusterRole).
@@ -13,14 +14,13 @@ import { join } from 'node:path';
 import type { ConfigMap, Event, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import {
-  PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUTS_PATH,
   newRollout,
   type NodeConfigRollout,
   type RolloutSpec,
 } from '../../src/controllers/rollout/resource.js';
-import { startCluster, type Cluster } from '../../src/up/cluster.js';
+import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';
 
@@ -80,8 +80,16 @@ async function specsOf(names: readonly string[]): Promise<Record<string, unknown
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-rollout-e2e-'));
-  // Quick restarts after crashes, so that the crash-looping config is rolled back by the agent within seconds.
-  cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 6, port: 0, backoff: { initialMs: 50, maxMs: 500 } });
+  // Quick restarts after crashes, so that the crash-looping config is rolled back by the agent within seconds; Leases
+  // renewed every 2 s, so that a soak, over at the node's first heartbeat after it, is over within seconds too.
+  cluster = await startCluster({
+    dataDir: join(work, 'cluster'),
+    nodes: 6,
+    port: 0,
+    backoff: { initialMs: 50, maxMs: 500 },
+    localConfig: (ctx) => `${defaultLocalConfig(ctx)}nodeLeaseDurationSeconds: 8
+`,
+  });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   localConfig = await readFile(cluster.nodes[0]!.config, 'utf8');
   await waitFor(
@@ -118,14 +126,14 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
       assert.ok(flying <= 1, `at most one node in flight, saw ${flying}`);
     }
     const cm = await admin.get<ConfigMap>('/api/v1/namespaces/kube-system/configmaps/good');
+    const r = await getRollout('good');
     for (const n of BLUE) {
       const node = await getNode(n);
       assert.deepEqual(node.status?.config?.active, { configMap: { ...source('good').configMap!, uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion } });
       assert.equal(node.metadata.annotations?.[ROLLOUT_ANNOTATION], 'good');
-      assert.equal(node.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], 'null');
+      assert.deepEqual(r.status?.nodes?.[n]?.previous, { configSource: {} }, `${n}: its local config, recorded in the rollout's status`);
     }
     assert.deepEqual(await specsOf(OTHERS), untouched);
-    const r = await getRollout('good');
     assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [3, 3, 3, 0]);
     const reasons = await waitFor('the RolloutSucceeded event', async () => {
       const list = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
@@ -145,7 +153,7 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
     const r = await getRollout('bad-revert');
     assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
     const after = await specsOf(BLUE);
-    assert.deepEqual(after['node-1'], { source: (before['node-1'] as { source: unknown }).source, annotations: {} }, 'the canary restored, its rollout annotations removed');
+    assert.deepEqual(after['node-1'], before['node-1'], 'the canary restored, and held again by the rollout that held it before');
     assert.deepEqual([after['node-2'], after['node-3']], [before['node-2'], before['node-3']], 'the other blue nodes untouched');
   });
 
@@ -161,7 +169,7 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
     await patchRollout('bad-halt', { revert: true });
     await untilPhase('bad-halt', 'Reverted');
     const restored = await specsOf(BLUE);
-    assert.deepEqual(restored['node-1'], { source: (before['node-1'] as { source: unknown }).source, annotations: {} });
+    assert.deepEqual(restored['node-1'], before['node-1']);
   });
 
   it('a crash-looping config: the agent rolls back, the canary fails with ConfigError, the rollout reverts', async () => {
@@ -172,7 +180,7 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
     assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
     assert.match(r.status?.failures?.[0]?.message ?? '', /failed to start with assigned config/);
     const after = await specsOf(BLUE);
-    assert.deepEqual(after['node-1'], { source: (before['node-1'] as { source: unknown }).source, annotations: {} });
+    assert.deepEqual(after['node-1'], before['node-1']);
   });
 
   it('pause after the canary, a conflicting rollout halts touching nothing, a node labelled blue joins, resume finishes', async () => {

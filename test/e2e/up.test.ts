@@ -106,3 +106,30 @@ it('npm start runs dkc up in place of its shell: stopping npm (SIGTERM to its PI
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it('dkc up --emulated-version 1.31 runs the cluster as that release: its /version, Nodes without configSource, NodeConfigs served', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'dkc-up-emulated-'));
+  try {
+    const up = await startUp(process.execPath, [dkcBin, 'up', '--data-dir', dir, '--nodes', '1', '--port', '0', '--emulated-version', '1.31']);
+    let code: number | null | 'timeout' = 'timeout';
+    try {
+      assert.match(up.out(), /dkc cluster is up \(1 node/);
+      const client = await RestClient.fromKubeconfig(join(dir, 'kubeconfig'));
+      try {
+        assert.equal((await client.get<{ gitVersion: string }>('/version')).gitVersion, 'v1.31.0');
+        const source = { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } };
+        const node = await client.patch<{ spec: Record<string, unknown> }>('/api/v1/nodes/node-1', 'merge', { spec: { configSource: source } });
+        assert.equal(node.spec['configSource'], undefined);
+        await client.list('/apis/dkc.io/v1alpha1/nodeconfigs');
+      } finally {
+        client.close();
+      }
+    } finally {
+      code = await stop(up, 'SIGINT');
+    }
+    assert.equal(code, 0, up.out());
+  } finally {
+    for (const pid of await processesMentioning(dir)) process.kill(pid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -65,6 +65,7 @@ function specialSample(definition: string): Sample | undefined {
     case 'io.k8s.apimachinery.pkg.api.resource.Quantity':
       return { wire: { string: '8Gi' }, json: '8Gi' };
     case 'io.k8s.api.authorization.v1.ExtraValue':
+    case 'io.k8s.api.authentication.v1.ExtraValue':
       return { wire: { items: ['a', 'b'] }, json: ['a', 'b'] };
     default:
       return undefined;

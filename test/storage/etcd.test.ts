@@ -119,6 +119,53 @@ describe('writes and revisions', () => {
     await assert.rejects(s.get(''), RangeError);
   });
 
+  test('move puts the value under the new key and deletes the old one in one transaction', async () => {
+    const s = await newStore();
+    const c = await s.create('/old/a', enc('A'));
+    const u = await s.update('/old/a', enc('A2'));
+    const watch = new Collector();
+    s.watch('/', u.modRevision, watch.handlers);
+    const moved = await s.move('/old/a', '/new/a', u.modRevision);
+    assert.equal(moved.key, '/new/a');
+    assert.equal(dec(moved.value), 'A2');
+    assert.equal(moved.createRevision, moved.modRevision);
+    assert.equal(await s.currentRevision(), moved.modRevision, 'one etcd transaction, one revision');
+    assert.equal(await s.get('/old/a'), undefined);
+    assert.equal(dec((await s.get('/new/a'))!.value), 'A2');
+    await watch.until(() => watch.events.length === 2, 'the move');
+    assert.deepEqual(watch.events.map((e) => [e.type, e.kv.key, e.kv.modRevision]), [['put', '/new/a', moved.modRevision], ['delete', '/old/a', moved.modRevision]]);
+    assert.equal(watch.events[1]!.kv.createRevision, c.createRevision);
+
+    await s.create('/from', enc('f'));
+    await s.create('/to', enc('t'));
+    const before = await s.currentRevision();
+    await rejectsWith(s.move('/from', '/to'), 'key-exists');
+    await rejectsWith(s.move('/missing', '/elsewhere'), 'not-found');
+    await rejectsWith(s.move('/from', '/elsewhere', 1), 'conflict');
+    await assert.rejects(s.move('/from', '/from'), RangeError);
+    assert.equal(await s.currentRevision(), before, 'a refused move changes nothing');
+    assert.equal(dec((await s.get('/from'))!.value), 'f');
+  });
+
+  test('replicas moving the same keys at once: each key moves once, and none comes back after a delete', async () => {
+    const prefix = `/t${++seq}`;
+    const [a, b] = [await newStore({ prefix }), await newStore({ prefix })];
+    const keys = Array.from({ length: 20 }, (_, i) => `/old/${i}`);
+    for (const k of keys) await a.create(k, enc(k));
+    const listed = (await a.list('/old/')).items;
+    const outcomes = await Promise.allSettled(
+      listed.flatMap((kv) => [a, b].map((s) => s.move(kv.key, kv.key.replace('/old/', '/new/'), kv.modRevision))),
+    );
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, keys.length);
+    for (const o of outcomes) if (o.status === 'rejected') assert.ok(['not-found', 'key-exists'].includes((o.reason as StoreError).code));
+    assert.equal((await a.list('/old/')).items.length, 0);
+    assert.equal((await a.list('/new/')).items.length, keys.length);
+    // A replica that listed before the move, after a user deleted the moved object: the stale move is refused.
+    await a.delete('/new/0');
+    await rejectsWith(b.move(listed[0]!.key, '/new/0', listed[0]!.modRevision), 'not-found');
+    assert.equal(await a.get('/new/0'), undefined);
+  });
+
   test('concurrent CAS updates of one key: exactly one wins per revision', async () => {
     const s = await newStore();
     const base = await s.create('/k', enc('0'));

@@ -165,6 +165,48 @@ describe('writes and revisions', () => {
     assert.equal(removed.modRevision, 4);
   });
 
+  test('move puts the value under the new key and deletes the old one in one transaction, live and in history', async () => {
+    const s = await newStore();
+    const live = new Collector();
+    s.watch('/', 0, live.handlers);
+    const a = await s.create('/old/a', enc('A'));
+    await s.update('/old/a', enc('A2'));
+    const moved = await s.move('/old/a', '/new/a', 2);
+    assert.deepEqual({ ...moved, value: dec(moved.value) }, { key: '/new/a', value: 'A2', createRevision: 3, modRevision: 3 });
+    assert.equal(await s.currentRevision(), 4, 'the put and the delete take a revision each');
+    assert.equal(await s.get('/old/a'), undefined);
+    assert.equal(dec((await s.get('/new/a'))!.value), 'A2');
+    await live.until(() => live.events.length === 4, 'the move');
+    const [put, del] = live.events.slice(2);
+    assert.deepEqual([put!.type, put!.kv.key, put!.kv.modRevision], ['put', '/new/a', 3]);
+    assert.deepEqual([del!.type, del!.kv.key, del!.kv.modRevision, del!.kv.createRevision, dec(del!.kv.value)], ['delete', '/old/a', 4, a.createRevision, 'A2']);
+    const replay = new Collector();
+    s.watch('/', 2, replay.handlers);
+    await replay.until(() => replay.events.length === 2, 'the replayed move');
+    assert.deepEqual(replay.events.map((e) => [e.type, e.kv.key, e.kv.modRevision]), [['put', '/new/a', 3], ['delete', '/old/a', 4]]);
+    const next = await s.create('/n', enc('x'));
+    assert.equal(next.modRevision, 5);
+  });
+
+  test('a refused move changes nothing and consumes no revision', async () => {
+    const s = await newStore();
+    await s.create('/from', enc('f'));
+    await s.create('/to', enc('t'));
+    await rejectsWith(s.move('/from', '/to'), 'key-exists');
+    await rejectsWith(s.move('/missing', '/elsewhere'), 'not-found');
+    await rejectsWith(s.move('/from', '/elsewhere', 7), 'conflict', 1);
+    await assert.rejects(s.move('/from', '/from'), RangeError);
+    assert.equal(await s.currentRevision(), 2);
+    assert.equal(dec((await s.get('/from'))!.value), 'f');
+    assert.equal(dec((await s.get('/to'))!.value), 't');
+    assert.equal(await s.get('/elsewhere'), undefined);
+    // Two moves of one key queued together: the second finds the key gone.
+    const [first, second] = await Promise.allSettled([s.move('/from', '/x'), s.move('/from', '/y')]);
+    assert.equal(first.status, 'fulfilled');
+    assert.equal(second.status === 'rejected' && (second.reason as StoreError).code, 'not-found');
+    assert.equal(await s.get('/y'), undefined);
+  });
+
   test('the stored value is a copy of what the writer passed', async () => {
     const s = await newStore();
     const buf = Buffer.from('original');

@@ -1,12 +1,15 @@
 // The rollout controller: informers on NodeConfigRollouts, Nodes and ConfigMaps feed a work queue keyed by rollout;
-// one worker asks the plan what to do and does it through the API, in an order that keeps every crash harmless:
-// node patches first (each carrying its annotations, so the change and the record of it are one write), then the
-// rollout's own spec (pauseAfterCanary), then its status (with the resourceVersion it was computed from, so a stale
-// view is refused rather than written), then events. Timers for soak and deadlines run on the injected clock.
+// (and on the nodes' Leases, their heartbeats) one worker asks the plan what to do and does it through the API, in an
+// order that keeps every crash harmless: the record of what each node about to change runs now (in the rollout's
+// status), then the node patches (each naming the rollout in the same write as the new source), then the rollout's
+// own spec (pauseAfterCanary, its finalizer), then its status (with the resourceVersion it was computed from, so a
+// stale view is refused rather than written), then events, and last the removal of a deleted rollout's finalizer.
+// Timers for soak, heartbeats and deadlines run on the injected clock.
 
 import { deepEqual } from '../../api/equal.js';
-import type { ConfigMap, Node } from '../../api/types.js';
+import type { ConfigMap, Lease, Node } from '../../api/types.js';
 import { EventRecorder } from '../../agent/node/events.js';
+import { NODE_LEASE_NAMESPACE } from '../../agent/node/lease.js';
 import { Informer, isApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
@@ -16,9 +19,20 @@ import type { Registry } from '../../util/prom.js';
 import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
-import { planRollout, renderedName, type Plan, type PlanInput } from './plan.js';
+import { planRollout, renderedName, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
 import { WorkQueue } from './queue.js';
-import { COMPONENT, ROLLOUTS_PATH, desiredSource, isFinished, needsWork, rolloutReference, type NodeConfigRollout } from './resource.js';
+import {
+  COMPONENT,
+  ROLLOUT_ANNOTATION,
+  ROLLOUTS_PATH,
+  desiredSource,
+  isDeleting,
+  isFinished,
+  needsWork,
+  rolloutReference,
+  type NodeConfigRollout,
+  type RolloutStatus,
+} from './resource.js';
 import { WrittenObjects } from './written.js';
 
 /** What the controller needs of the API client. */
@@ -37,7 +51,11 @@ export interface RolloutControllerOptions {
 
 /** Whether an update of a rollout leaves what its users asked for as it was (only its status, or nothing, changed). */
 function sameIntent(old: NodeConfigRollout, r: NodeConfigRollout): boolean {
-  return old.metadata.generation === r.metadata.generation && deepEqual(old.metadata.annotations ?? {}, r.metadata.annotations ?? {});
+  return (
+    old.metadata.generation === r.metadata.generation &&
+    isDeleting(old) === isDeleting(r) &&
+    deepEqual(old.metadata.annotations ?? {}, r.metadata.annotations ?? {})
+  );
 }
 
 /** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
@@ -45,9 +63,11 @@ type Cached<T extends { metadata: object }> = T & { metadata: T['metadata'] & { 
 type CachedNode = Cached<Node>;
 type CachedRollout = Cached<NodeConfigRollout>;
 type CachedConfigMap = Cached<ConfigMap>;
+type CachedLease = Cached<Lease>;
 
 const NODES_PATH = '/api/v1/nodes';
 const CONFIGMAPS_PATH = '/api/v1/configmaps';
+const LEASES_PATH = `/apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`;
 const RETRY_MAX_MS = 10_000;
 
 /** Node assignments of one batch written at once (kube-controller-manager's controllers write in parallel too). */
@@ -70,6 +90,9 @@ export class RolloutController {
   private readonly rollouts: Informer<CachedRollout>;
   private readonly nodes: Informer<CachedNode>;
   private readonly configMaps: Informer<CachedConfigMap>;
+  private readonly leases: Informer<CachedLease>;
+  /** When this controller started: the plan counts no soak time from before it. */
+  private readonly startedAt: Date;
   private readonly writtenNodes = new WrittenObjects<CachedNode>();
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
@@ -93,6 +116,8 @@ export class RolloutController {
     this.rollouts = new Informer<CachedRollout>(options.client, ROLLOUTS_PATH, informerOptions);
     this.nodes = new Informer<CachedNode>(options.client, NODES_PATH, informerOptions);
     this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
+    this.leases = new Informer<CachedLease>(options.client, LEASES_PATH, informerOptions);
+    this.startedAt = options.clock.now();
     this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
     this.wire();
     const metrics = options.metrics;
@@ -103,17 +128,17 @@ export class RolloutController {
   }
 
   /**
-   * Starts the informers and, once all three have listed, the worker. Resolves at once: a cluster without the CRD
+   * Starts the informers and, once all four have listed, the worker. Resolves at once: a cluster without the CRD
    * yet keeps the rollouts informer retrying, and must not keep the host from starting its other controllers.
    */
   start(): Promise<void> {
-    for (const i of [this.rollouts, this.nodes, this.configMaps]) i.start();
+    for (const i of this.informers()) i.start();
     this.loop ??= this.run();
     return Promise.resolve();
   }
 
   private async run(): Promise<void> {
-    const synced = await Promise.all([this.rollouts, this.nodes, this.configMaps].map((i) => i.whenSynced()));
+    const synced = await Promise.all(this.informers().map((i) => i.whenSynced()));
     if (!synced.every(Boolean) || this.abort.signal.aborted) return;
     for (const r of this.rollouts.store.list()) this.queue.add(r.metadata.name ?? '');
     await this.work();
@@ -129,9 +154,13 @@ export class RolloutController {
     this.removeMetrics();
     this.abort.abort();
     this.queue.shutDown();
-    await Promise.all([this.rollouts.stop(), this.nodes.stop(), this.configMaps.stop()]);
+    await Promise.all(this.informers().map((i) => i.stop()));
     await this.loop;
     await this.events.stop();
+  }
+
+  private informers(): Informer<{ metadata: { name?: string } }>[] {
+    return [this.rollouts, this.nodes, this.configMaps, this.leases] as Informer<{ metadata: { name?: string } }>[];
   }
 
   private wire(): void {
@@ -166,7 +195,18 @@ export class RolloutController {
     this.configMaps.on('add', byConfigMap);
     this.configMaps.on('update', (_old, cm) => byConfigMap(cm));
     this.configMaps.on('delete', byConfigMap);
-    for (const i of [this.rollouts, this.nodes, this.configMaps] as Informer<{ metadata?: { name?: string } }>[]) {
+    // A heartbeat matters to the rollouts soaking or holding its node; a lapse is found by time (the plan's timers).
+    const byLease = (l: CachedLease): void => {
+      const node = l.metadata.name ?? '';
+      for (const r of this.rollouts.store.list()) {
+        const p = r.status?.nodes?.[node];
+        if (p !== undefined && (p.state === 'InFlight' || p.waitingReason !== undefined) && needsWork(r)) batched(r);
+      }
+    };
+    this.leases.on('add', byLease);
+    this.leases.on('update', (_old, l) => byLease(l));
+    this.leases.on('delete', byLease);
+    for (const i of this.informers()) {
       i.on('error', (err) => klog.v(2, logs.informer(i.path, (err as Error).message)));
     }
   }
@@ -235,6 +275,8 @@ export class RolloutController {
       nodes: this.currentNodes(),
       others: this.rollouts.store.list().filter((r) => r.metadata.name !== name),
       now: this.clock.now(),
+      leases: { get: (node) => this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node}`) },
+      startedAt: this.startedAt,
     };
     if (rendering) input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
     const layered = isLayered(rollout) ? renderedName(input) : undefined;
@@ -252,7 +294,7 @@ export class RolloutController {
    */
   private async render(rollout: CachedRollout): Promise<RenderOutcome | undefined> {
     const spec = rollout.spec;
-    if (!isLayered(rollout) || rollout.status?.renderedConfigMap !== undefined || isFinished(rollout) || spec?.revert === true) return undefined;
+    if (!isLayered(rollout) || rollout.status?.renderedConfigMap !== undefined || isFinished(rollout) || spec?.revert === true || isDeleting(rollout)) return undefined;
     if (spec?.configSource !== undefined && spec.configSource !== null) return undefined;
     const layers = new Map<string, ConfigMap>();
     for (const { configMap: ref } of layersOf(rollout)) {
@@ -293,27 +335,38 @@ export class RolloutController {
   private async apply(rollout: CachedRollout, plan: Plan): Promise<void> {
     const name = rollout.metadata.name ?? '';
     const signal = this.abort.signal;
+    const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
+    let current = rollout;
+    const writeStatus = async (status: RolloutStatus): Promise<void> => {
+      if (deepEqual(status, current.status ?? {})) return;
+      const seen = this.rollouts.store.get(name);
+      current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status }, { signal });
+      this.writtenRollouts.record(name, current, seen);
+    };
+    const patchRollout = async (patch: RolloutPatch): Promise<void> => {
+      const body = { ...patch, metadata: { ...patch.metadata, resourceVersion: current.metadata.resourceVersion } };
+      const seen = this.rollouts.store.get(name);
+      current = await this.client.patch<CachedRollout>(path, 'merge', body, { signal });
+      this.writtenRollouts.record(name, current, seen);
+    };
+    // What each node runs now is in the rollout's status before any of them changes.
+    if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
     await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
       const seen = this.nodes.store.get(p.node);
       const node = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
       this.writtenNodes.record(p.node, node, seen);
-      klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
+      if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
+      else klog.info(logs.nodeReleased(name, p.node, p.patch.metadata.annotations[ROLLOUT_ANNOTATION] ?? null));
     });
-    let current = rollout;
-    const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
-    if (plan.rolloutPatch) {
-      const body = { ...plan.rolloutPatch, metadata: { ...plan.rolloutPatch.metadata, resourceVersion: current.metadata.resourceVersion } };
-      current = await this.client.patch<CachedRollout>(path, 'merge', body, { signal });
-      this.writtenRollouts.record(name, current, this.rollouts.store.get(name));
-    }
-    if (!deepEqual(plan.status, current.status ?? {})) {
-      const seen = this.rollouts.store.get(name);
-      current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status: plan.status }, { signal });
-      this.writtenRollouts.record(name, current, seen);
-    }
+    if (plan.rolloutPatch) await patchRollout(plan.rolloutPatch);
+    await writeStatus(plan.status);
     if (current.status?.phase !== rollout.status?.phase) klog.info(logs.phase(name, rollout.status?.phase, current.status?.phase));
     const ref = rolloutReference(current);
     for (const e of plan.events) this.events.record(ref, e.type, e.reason, e.message);
+    if (plan.finalize) {
+      await patchRollout(plan.finalize);
+      klog.info(logs.finalized(name));
+    }
   }
 }

@@ -9,11 +9,29 @@ export function describeSource(src: NodeConfigSource | null): string {
   return cm ? `ConfigMap ${cm.namespace}/${cm.name} (key ${cm.kubeletConfigKey})` : 'local config';
 }
 
+/** `1 node`, `2 nodes`. */
+function nodeCount(n: number): string {
+  return `${n} ${n === 1 ? 'node' : 'nodes'}`;
+}
+
 export const failureMessages = {
   notReady: (condition: string): string => `node is not Ready after the change (Ready=${condition})`,
   notActive: (deadlineSeconds: number): string => `the new config was not active, without error and Ready, within ${deadlineSeconds}s`,
   overridden: 'spec.configSource was changed by someone else during the rollout',
+  heartbeatStale: (renewTime: string | undefined): string =>
+    `node stopped heartbeating after the change (its Lease was ${renewTime === undefined ? 'never renewed' : `last renewed at ${renewTime}`})`,
+  /** An undo found the node moved on since this rollout set it: it stays where it is. */
+  overriddenSince: (now: NodeConfigSource | null, holder: string | undefined): string =>
+    `not restored: spec.configSource was changed since this rollout set it (now ${describeSource(now)}${holder === undefined ? '' : `, rollout ${holder}`})`,
+  noRecord: "not restored: this rollout's status holds no record of the node's previous config source, so it is left as it is",
+  deleted: 'the Node was deleted during the rollout',
 };
+
+/** Why a node waits, unchanged, in condition and event messages. */
+export const waitingMessages = {
+  NotReady: 'is not Ready',
+  HeartbeatStale: 'has a stale heartbeat (its Lease is not being renewed)',
+} as const;
 
 export const conditionReasons = {
   progressing: 'RolloutProgressing',
@@ -26,21 +44,27 @@ export const conditionReasons = {
   failures: 'FailureThresholdExceeded',
   conflict: 'Conflict',
   undo: 'Undo',
+  deleting: 'RolloutDeleting',
   invalidSelector: 'InvalidSelector',
   configMapNotFound: 'ConfigMapNotFound',
   layerNotFound: 'LayerNotFound',
   renderFailed: 'RenderFailed',
   invalidSpec: 'InvalidSpec',
+  nodesNotReady: 'NodesNotReady',
 } as const;
 
 export const conditionMessages = {
   progressing: (done: number, total: number): string => `${done} of ${total} nodes done`,
   paused: 'the rollout is paused: no node starts until it is resumed',
-  complete: (succeeded: number, total: number): string => `${succeeded} of ${total} nodes run the new config`,
+  complete: (succeeded: number, total: number, deleted: number): string =>
+    `${succeeded} of ${total} nodes run the new config${deleted > 0 ? ` (${deleted} deleted during the rollout)` : ''}`,
   failures: (failed: number, maxFailures: number): string => `${failed} nodes failed, more than maxFailures (${maxFailures})`,
   conflict: (node: string, other: string): string => `node ${node} is held by rollout ${other}, which has not finished`,
   undo: 'spec.revert is set: restoring every node this rollout changed',
-  reverted: 'every node this rollout changed is back on its previous config source',
+  reverted: (restored: number, notRestored: number): string =>
+    notRestored === 0
+      ? 'every node this rollout changed is back on its previous config source'
+      : `${restored} of ${restored + notRestored} nodes this rollout changed are back on their previous config source; ${notRestored} not (see status.nodes)`,
   invalidSelector: (err: string): string => `spec.nodeSelector is invalid: ${err}`,
   invalidOperator: (op: string): string => `${JSON.stringify(op)} is not a valid label selector operator`,
   configMapNotFound: (ns: string, name: string): string => `ConfigMap ${ns}/${name} not found: no node starts until it exists`,
@@ -51,6 +75,11 @@ export const conditionMessages = {
   renderedConflict: (name: string): string => `ConfigMap ${name} exists with other content than the layers render to`,
   notRendered: 'the layers have not been rendered',
   bothSources: 'spec.configSource and spec.layers are mutually exclusive: set exactly one',
+  waiting: (done: number, total: number, waiting: readonly string[]): string =>
+    `${done} of ${total} nodes done; waiting, unchanged, for Ready and a fresh heartbeat: ${waiting.join(', ')}`,
+  nodesNotReady: (waiting: readonly string[], deadlineSeconds: number): string =>
+    `no node can start: ${waiting.join(', ')} not Ready with a fresh heartbeat for more than ${deadlineSeconds}s; ` +
+    'the rollout changes a waiting node once it is, and finishes once none is left in the selector',
   notFailed: 'no failure',
   notComplete: 'the rollout has not completed',
 };
@@ -62,14 +91,24 @@ export const eventMessages = {
   nodeSucceeded: (node: string, changed: boolean): string =>
     changed ? `Node ${node} runs the new config` : `Node ${node} already ran the new config`,
   nodeFailed: (node: string, reason: string, message: string): string => `Node ${node} failed (${reason}): ${message}`,
+  nodeWaiting: (node: string, why: string): string => `Node ${node} ${why}: it waits, unchanged, until it is Ready with a fresh heartbeat`,
   halted: (why: string): string => `Rollout halted: ${why}`,
-  reverted: (nodes: number): string => `Rollout reverted: ${nodes} nodes restored to their previous config source`,
-  succeeded: (succeeded: number, total: number): string => `Rollout succeeded: ${succeeded} of ${total} nodes run the new config`,
+  reverted: (restored: number, notRestored: number): string =>
+    `Rollout reverted: ${nodeCount(restored)} restored to their previous config source${notRestored > 0 ? `, ${notRestored} not restored (see status.nodes)` : ''}`,
+  succeeded: (succeeded: number, total: number, deleted: number): string =>
+    `Rollout succeeded: ${succeeded} of ${total} nodes run the new config${deleted > 0 ? ` (${deleted} deleted during the rollout)` : ''}`,
+  nodeDeleted: (node: string): string => `Node ${node} was deleted during the rollout`,
+  nodeNotRestored: (node: string, message: string): string => `Node ${node} ${message}`,
+  released: (nodes: readonly string[]): string =>
+    `Rollout deleted: ${nodeCount(nodes.length)} keep its config source and are no longer held by it: ${nodes.join(', ')}`,
 };
 
 export const logs = {
   nodeSet: (rollout: string, node: string, src: NodeConfigSource | null): string =>
     `rollout controller: rollout ${rollout}: node ${node} set to ${describeSource(src)}`,
+  nodeReleased: (rollout: string, node: string, to: string | null): string =>
+    `rollout controller: rollout ${rollout}: node ${node} ${to === null ? 'released' : `handed back to rollout ${to}`}`,
+  finalized: (rollout: string): string => `rollout controller: rollout ${rollout}: deleted, its nodes let go`,
   phase: (rollout: string, from: string | undefined, to: string | undefined): string =>
     `rollout controller: rollout ${rollout}: ${from ?? 'new'} -> ${to ?? ''}`,
   rendered: (rollout: string, configMap: string): string => `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,

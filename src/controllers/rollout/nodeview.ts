@@ -1,12 +1,14 @@
 // One node as a rollout sees it, and the step of its state machine: Pending → InFlight → Succeeded | Failed, or
 // Overridden when someone else changes it. Pure: the node object, the rollout's target and the time go in, the
-// node's next progress record comes out. Everything needed to resume lives in the Node (annotations, spec, status)
-// and in the previous record, so a new leader evaluates exactly what the last one would have.
+// node's next progress record comes out. The Node says where it is now (spec, status, the dkc.io/rollout hint); the
+// rollout's own record says what this rollout did to it and what it ran before, so a new leader evaluates exactly
+// what the last one would have, and nothing the node or a patcher of nodes writes decides what an undo assigns.
 
 import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
 import { syncError } from '../../agent/dynamicconfig/errors.js';
+import { isFresh, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
-import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress } from './resource.js';
+import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from './resource.js';
 
 /** What the rollout wants on each node, and when. */
 export interface NodeTarget {
@@ -18,6 +20,10 @@ export interface NodeTarget {
   soakMs: number;
   deadlineMs: number;
   now: Date;
+  /** Each node's heartbeat (its Lease), by node name. */
+  heartbeat: (node: string) => Heartbeat;
+  /** When this controller started (ms): soak time recorded before it went unobserved, and does not count. */
+  startedMs: number;
 }
 
 /** A ConfigMap reference compared by what names it (namespace, name, key), as spec.configSource carries it. */
@@ -42,26 +48,6 @@ export function specSource(node: Node): NodeConfigSource | null {
 
 export function specOnTarget(node: Node, desired: NodeConfigSource | null): boolean {
   return sameRef(node.spec?.configSource?.configMap, desired?.configMap);
-}
-
-/**
- * The previous source recorded on the node when this rollout changed it; undefined when the annotation is missing
- * or unreadable (then the node is not restored: guessing could put it on a config nobody chose).
- */
-export function previousSource(node: Node): NodeConfigSource | null | undefined {
-  const raw = node.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION];
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    if (parsed === null) return null;
-    const cm = (parsed as NodeConfigSource).configMap;
-    if (typeof parsed !== 'object' || !cm || typeof cm.name !== 'string' || typeof cm.namespace !== 'string' || typeof cm.kubeletConfigKey !== 'string') {
-      return undefined;
-    }
-    return { configMap: { namespace: cm.namespace, name: cm.name, kubeletConfigKey: cm.kubeletConfigKey } };
-  } catch {
-    return undefined;
-  }
 }
 
 function readyCondition(node: Node): { status: string; since: number | undefined } {
@@ -101,10 +87,41 @@ export function healthyOnTarget(node: Node, t: NodeTarget): boolean {
   return activeOnTarget(node, t) && !node.status?.config?.error && readyCondition(node).status === 'True';
 }
 
+/**
+ * Why a node cannot be changed now, or undefined when it can: its Ready condition is not True (absent included), or
+ * it has not heartbeated recently (a Ready=True that nobody is renewing is a status from before it went silent).
+ */
+export function unavailableReason(node: Node, h: Heartbeat, nowMs: number): WaitingReason | undefined {
+  if (readyCondition(node).status !== 'True') return 'NotReady';
+  if (!isFresh(h, nowMs)) return 'HeartbeatStale';
+  return undefined;
+}
+
+function renewedAt(h: Heartbeat): string | undefined {
+  return h.renewedMs === undefined ? undefined : new Date(h.renewedMs).toISOString();
+}
+
 function failed(prev: NodeProgress, reason: NodeProgress['reason'], message: string): NodeProgress {
   const next: NodeProgress = { ...prev, state: reason === 'Overridden' ? 'Overridden' : 'Failed', reason, message };
   delete next.readySince;
   return next;
+}
+
+/**
+ * The soak of a node that is healthy with a fresh heartbeat now: since when it counts, and whether it is over. It
+ * counts only time this controller has watched (a soak recorded before it started restarts now), restarts at a later
+ * Ready transition, and is over at the first heartbeat at or after its end, which a frozen agent never sends.
+ */
+function soak(node: Node, prev: NodeProgress, t: NodeTarget, h: Heartbeat): { since: number; over: boolean } {
+  const now = t.now.getTime();
+  const recorded = prev.readySince !== undefined ? Date.parse(prev.readySince) : NaN;
+  let since = Number.isNaN(recorded) || recorded < t.startedMs ? now : recorded;
+  // A Ready flap between two looks shows as a later transition time: the soak restarts from it.
+  const flapped = readyCondition(node).since;
+  if (flapped !== undefined && flapped > since) since = flapped;
+  const end = since + t.soakMs;
+  const heard = t.soakMs === 0 || (h.renewedMs !== undefined && h.renewedMs >= end);
+  return { since, over: now >= end && heard };
 }
 
 /** One step for a node this rollout has changed and is waiting on. */
@@ -113,18 +130,17 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
   const err = configError(node, t);
   if (err !== undefined) return failed(prev, 'ConfigError', err);
   const now = t.now.getTime();
-  if (healthyOnTarget(node, t)) {
-    // A Ready flap between two looks shows as a later transition time: the soak restarts from it.
-    const flapped = readyCondition(node).since;
-    let since = prev.readySince !== undefined ? Date.parse(prev.readySince) : now;
-    const restarted = flapped !== undefined && flapped > since;
-    if (restarted) since = flapped;
-    if (now >= since + t.soakMs) {
+  const h = t.heartbeat(node.metadata.name ?? '');
+  // Soak time counts only while the node heartbeats: a lapse restarts it.
+  if (healthyOnTarget(node, t) && isFresh(h, now)) {
+    const { since, over } = soak(node, prev, t, h);
+    if (over) {
       const done: NodeProgress = { ...prev, state: 'Succeeded' };
       delete done.readySince;
       return done;
     }
-    return { ...prev, readySince: prev.readySince !== undefined && !restarted ? prev.readySince : formatTimeCeil(since) };
+    const kept = prev.readySince !== undefined && Date.parse(prev.readySince) === since;
+    return { ...prev, readySince: kept ? prev.readySince : formatTimeCeil(since) };
   }
   const updatedAt = prev.updatedAt !== undefined ? Date.parse(prev.updatedAt) : now;
   if (now >= updatedAt + t.deadlineMs) {
@@ -133,6 +149,7 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
     if (stuck !== undefined) return failed(prev, 'ConfigError', stuck);
     const ready = readyCondition(node).status;
     if (ready !== 'True') return failed(prev, 'NotReady', failureMessages.notReady(ready));
+    if (!isFresh(h, now)) return failed(prev, 'NotReady', failureMessages.heartbeatStale(renewedAt(h)));
     return failed(prev, 'NotActive', failureMessages.notActive(Math.round(t.deadlineMs / 1000)));
   }
   const waiting = { ...prev };
@@ -148,10 +165,16 @@ export function stepNode(node: Node, prev: NodeProgress | undefined, t: NodeTarg
   const record = prev ?? { state: 'Pending' };
   switch (record.state) {
     case 'Pending':
-      if (isMine(node, t.rollout) && specOnTarget(node, t.desired)) {
-        return stepInFlight(node, { state: 'InFlight', batch: recoveredBatch, updatedAt: formatTimeCeil(t.now.getTime()) }, t);
+      // Recorded as about to change (its previous source written first) and found changed: the patch took.
+      if (record.previous !== undefined && isMine(node, t.rollout) && specOnTarget(node, t.desired)) {
+        const recovered: NodeProgress = { state: 'InFlight', batch: recoveredBatch, updatedAt: formatTimeCeil(t.now.getTime()), previous: record.previous };
+        return stepInFlight(node, recovered, t);
       }
-      if (!isMine(node, t.rollout) && specOnTarget(node, t.desired) && healthyOnTarget(node, t)) return { state: 'Succeeded' };
+      // Already on the target without a change of ours (a dkc.io/rollout naming us is no proof that we made one),
+      // healthy with a fresh heartbeat.
+      if (specOnTarget(node, t.desired) && healthyOnTarget(node, t) && isFresh(t.heartbeat(node.metadata.name ?? ''), t.now.getTime())) {
+        return { state: 'Succeeded' };
+      }
       return { state: 'Pending' };
     case 'InFlight':
       return stepInFlight(node, record, t);
@@ -166,13 +189,25 @@ export function stepNode(node: Node, prev: NodeProgress | undefined, t: NodeTarg
   }
 }
 
-/** When the node's record changes by time alone (soak over, deadline passed), in ms from now; undefined for never. */
-export function nextDeadlineMs(p: NodeProgress, t: NodeTarget): number | undefined {
+/** Whether this rollout set the node's spec.configSource and has not yet handed it back: what an undo restores. */
+export function changedByUs(p: NodeProgress | undefined): boolean {
+  return p !== undefined && p.updatedAt !== undefined && (p.state === 'InFlight' || p.state === 'Succeeded' || p.state === 'Failed');
+}
+
+/**
+ * When the node's record changes by time alone (soak over, heartbeat lapsed, deadline passed), in ms from now;
+ * undefined for never. A renewal of the node's Lease is an event of its own, looked at when it comes.
+ */
+export function nextDeadlineMs(p: NodeProgress, t: NodeTarget, h: Heartbeat): number | undefined {
   if (p.state !== 'InFlight') return undefined;
   const now = t.now.getTime();
   const due: number[] = [];
   if (p.readySince !== undefined) due.push(Date.parse(p.readySince) + t.soakMs);
+  const stale = p.readySince !== undefined ? staleAtMs(h) : undefined;
+  if (stale !== undefined) due.push(stale);
   if (p.updatedAt !== undefined) due.push(Date.parse(p.updatedAt) + t.deadlineMs);
-  if (due.length === 0) return undefined;
-  return Math.max(0, Math.min(...due) - now);
+  // What is due already was decided in this look: a soak over but not yet heard of waits for the next renewal (an
+  // event), a deadline passed while healthy no longer applies. Looking again at once would spin.
+  const ahead = due.filter((d) => d > now);
+  return ahead.length > 0 ? Math.min(...ahead) - now : undefined;
 }

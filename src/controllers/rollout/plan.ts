@@ -1,28 +1,38 @@
 // The rollout's decision, as one pure function (in the manner of the agent's boot decision): from the rollout
 // object, the nodes, the target ConfigMap's uid and resourceVersion, the other rollouts and the time, decide the
 // next node patches, the status and the events. The controller does the I/O and feeds the results back in, so a new
-// leader that reads the same API state decides the same thing: nothing is redone, skipped or lost.
+// leader that reads the same API state decides the same thing: nothing is redone, skipped or lost. What a node ran
+// before a rollout changed it is kept in that rollout's status (written before the change), never read from the
+// Node, so an undo assigns only what the node really ran; each rollout keeps its own record, so a later rollout over
+// the same nodes overwrites nothing, and undoing it hands the nodes back to the one before.
 
-import type { Node, NodeConfigSource } from '../../api/types.js';
+import type { Lease, Node, NodeConfigSource } from '../../api/types.js';
 import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
+import { heartbeatOf } from './heartbeat.js';
 import { isLayered, renderedSource } from './layers.js';
-import { conditionMessages, conditionReasons, eventMessages, failureMessages } from './messages.js';
-import { isMine, nextDeadlineMs, ownerOf, previousSource, specOnTarget, specSource, stepNode, type NodeTarget } from './nodeview.js';
+import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
+import { changedByUs, isMine, nextDeadlineMs, ownerOf, specOnTarget, specSource, stepNode, unavailableReason, type NodeTarget } from './nodeview.js';
 import {
+  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
-  PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
+  ROLLOUT_FINALIZER,
   desiredSource,
   formatTime,
   formatTimeCeil,
+  hasFinalizer,
+  isDeleting,
   isFinished,
   isFinishedPhase,
   needsWork,
+  recordSource,
   scaledCount,
+  sourceOfRecord,
   type LabelSelector,
   type NodeConfigRollout,
   type NodeProgress,
   type Phase,
+  type PreviousRecord,
   type RolloutCondition,
   type RolloutFailure,
   type RolloutStatus,
@@ -37,6 +47,10 @@ export interface PlanInput {
   /** The other rollouts, for conflicts. */
   others: readonly NodeConfigRollout[];
   now: Date;
+  /** The nodes' Leases in kube-node-lease, by node name: their heartbeats. A node without one has never heartbeated. */
+  leases: Pick<ReadonlyMap<string, Lease>, 'get'>;
+  /** When this controller started: soak time recorded before it went unobserved, and counts for nothing. */
+  startedAt: Date;
   /**
    * A layered rollout's rendering, when the controller rendered it for this look: the rendered ConfigMap's name, or
    * why the layers cannot be rendered. Unused once status.renderedConfigMap is recorded (the rollout keeps to it).
@@ -48,11 +62,31 @@ export interface NodePatch {
   node: string;
   /** Precondition: a node that changed since it was read is not patched (409), and is looked at again. */
   resourceVersion: string;
-  /** A JSON merge patch: annotations and spec.configSource together, so that both or neither change. */
-  patch: { metadata: { resourceVersion: string; annotations: Record<string, string | null> }; spec: { configSource: NodeConfigSource | null } };
+  /**
+   * A JSON merge patch: the dkc.io/rollout annotation and spec.configSource together, so that both or neither
+   * change; without spec, the node is only handed back or released (its source stays).
+   */
+  patch: { metadata: { resourceVersion: string; annotations: Record<string, string | null> }; spec?: { configSource: NodeConfigSource | null } };
 }
 
-export type EventReason = 'RolloutStarted' | 'BatchStarted' | 'NodeSucceeded' | 'NodeFailed' | 'RolloutHalted' | 'RolloutReverted' | 'RolloutSucceeded';
+/** A JSON merge patch of the rollout itself; the controller adds the resourceVersion it read as a precondition. */
+export interface RolloutPatch {
+  metadata: { annotations?: Record<string, string>; finalizers?: string[] | null };
+  spec?: { paused: true };
+}
+
+export type EventReason =
+  | 'RolloutStarted'
+  | 'BatchStarted'
+  | 'NodeSucceeded'
+  | 'NodeFailed'
+  | 'NodeWaiting'
+  | 'NodeDeleted'
+  | 'NodeNotRestored'
+  | 'NodesReleased'
+  | 'RolloutHalted'
+  | 'RolloutReverted'
+  | 'RolloutSucceeded';
 
 export interface RolloutEvent {
   type: 'Normal' | 'Warning';
@@ -61,11 +95,18 @@ export interface RolloutEvent {
 }
 
 export interface Plan {
+  /**
+   * Written before the node patches: the status with each node about to change recorded (still Pending) with what it
+   * runs now. A crash after it loses nothing: the next look finds the patched nodes and knows what they ran.
+   */
+  intent?: RolloutStatus;
   nodePatches: NodePatch[];
-  /** A merge patch of the rollout itself (pauseAfterCanary), applied before the status. */
-  rolloutPatch?: { metadata: { annotations: Record<string, string> }; spec: { paused: true } };
+  /** A merge patch of the rollout itself (pauseAfterCanary; the finalizer), applied after the nodes, before the status. */
+  rolloutPatch?: RolloutPatch;
   /** The whole status to write; the controller skips the write when it equals the current one. */
   status: RolloutStatus;
+  /** A merge patch of the rollout applied last: removing the finalizer of a deleted rollout, which then goes. */
+  finalize?: RolloutPatch;
   events: RolloutEvent[];
   /** Look again after this many ms even if nothing changes (soak and deadline timers). */
   requeueAfterMs?: number;
@@ -113,7 +154,7 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
     if (name === myName || name === undefined) continue;
     if (!needsWork(o)) continue;
     if (ownerOf(node) === name) return name;
-    if (o.spec?.revert !== true && o.status?.phase !== 'Reverting' && olderThan(o, me) && selects(o, node)) return name;
+    if (o.spec?.revert !== true && o.status?.phase !== 'Reverting' && !isDeleting(o) && olderThan(o, me) && selects(o, node)) return name;
   }
   return undefined;
 }
@@ -135,19 +176,56 @@ interface Outcome {
   failure?: { reason: string; message: string };
   /** A reason the rollout cannot progress although it is not finished (e.g. the ConfigMap is missing). */
   blocked?: { reason: string; message: string };
+  /** Nodes held unchanged until they are Ready with a fresh heartbeat; `stalled` once nothing else can move for longer than the deadline. */
+  waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number };
 }
 
-function conditionsFor(o: Outcome, counts: { done: number; total: number; succeeded: number }, old: RolloutStatus | undefined): ConditionSpec[] {
+interface Counts {
+  done: number;
+  total: number;
+  succeeded: number;
+  /** Nodes deleted while this rollout had changed them. */
+  deleted: number;
+  /** Nodes an undo put back on what this rollout found. */
+  restored: number;
+  /** Nodes this rollout changed that an undo could not restore (Overridden, Deleted, NotRestored). */
+  notRestored: number;
+}
+
+function countsOf(entries: readonly [string, NodeProgress][]): Counts {
+  const by = (f: (p: NodeProgress) => boolean): number => entries.filter(([, p]) => f(p)).length;
+  return {
+    done: by((p) => p.state !== 'Pending' && p.state !== 'InFlight'),
+    total: entries.length,
+    succeeded: by((p) => p.state === 'Succeeded'),
+    deleted: by((p) => p.state === 'Deleted'),
+    restored: by((p) => p.state === 'Reverted'),
+    notRestored: by((p) => p.state === 'NotRestored' || ((p.state === 'Overridden' || p.state === 'Deleted') && p.updatedAt !== undefined)),
+  };
+}
+
+function conditionsFor(o: Outcome, counts: Counts, old: RolloutStatus | undefined): ConditionSpec[] {
   const progressing: Record<Phase, ConditionSpec> = {
     Pending: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.pending, message: conditionMessages.progressing(counts.done, counts.total) },
     Progressing: { type: 'Progressing', status: 'True', reason: conditionReasons.progressing, message: conditionMessages.progressing(counts.done, counts.total) },
     Paused: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.paused, message: conditionMessages.paused },
-    Succeeded: { type: 'Progressing', status: 'False', reason: conditionReasons.complete, message: conditionMessages.complete(counts.succeeded, counts.total) },
+    Succeeded: {
+      type: 'Progressing',
+      status: 'False',
+      reason: conditionReasons.complete,
+      message: conditionMessages.complete(counts.succeeded, counts.total, counts.deleted),
+    },
     Halted: { type: 'Progressing', status: 'False', reason: conditionReasons.halted, message: o.failure?.message ?? conditionMessages.notComplete },
     Reverting: { type: 'Progressing', status: 'True', reason: conditionReasons.reverting, message: o.failure?.message ?? conditionMessages.undo },
-    Reverted: { type: 'Progressing', status: 'False', reason: conditionReasons.reverted, message: conditionMessages.reverted },
+    Reverted: { type: 'Progressing', status: 'False', reason: conditionReasons.reverted, message: conditionMessages.reverted(counts.restored, counts.notRestored) },
   };
   let p = progressing[o.phase];
+  const w = o.waiting;
+  if (o.phase === 'Progressing' && w !== undefined && w.nodes.length > 0) {
+    p = w.stalled
+      ? { type: 'Progressing', status: 'False', reason: conditionReasons.nodesNotReady, message: conditionMessages.nodesNotReady(w.nodes, w.deadlineSeconds) }
+      : { ...p, message: conditionMessages.waiting(counts.done, counts.total, w.nodes) };
+  }
   if (o.blocked) p = { type: 'Progressing', status: 'False', ...o.blocked };
   const complete: ConditionSpec =
     o.phase === 'Succeeded'
@@ -162,25 +240,37 @@ function conditionsFor(o: Outcome, counts: { done: number; total: number; succee
   return [p, complete, failed];
 }
 
+/** A rollout that no longer starts nodes holds none back: its records lose their waiting marks. */
+function withoutWaiting(p: NodeProgress): NodeProgress {
+  if (p.waitingReason === undefined && p.waitingSince === undefined) return p;
+  const next = { ...p };
+  delete next.waitingReason;
+  delete next.waitingSince;
+  return next;
+}
+
 function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined): RolloutStatus {
   const old = input.rollout.status;
   const now = formatTime(input.now.getTime());
-  const entries = Object.entries(nodes).sort(([a], [b]) => (a < b ? -1 : 1));
+  const starting = outcome.phase === 'Pending' || outcome.phase === 'Progressing' || outcome.phase === 'Paused';
+  const entries = Object.entries(nodes)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, p]): [string, NodeProgress] => [name, starting ? p : withoutWaiting(p)]);
   const failures: RolloutFailure[] = entries
     // A failed node keeps its reason when it is reverted: the status still says why the rollout stopped.
     .filter(([, p]) => p.reason !== undefined)
     .map(([node, p]) => ({ node, reason: (p.reason ?? 'Overridden') as RolloutFailure['reason'], message: p.message ?? '' }));
-  const succeeded = entries.filter(([, p]) => p.state === 'Succeeded').length;
-  const done = entries.filter(([, p]) => p.state !== 'Pending' && p.state !== 'InFlight').length;
+  const counts = countsOf(entries);
   const status: RolloutStatus = {
     phase: outcome.phase,
     observedGeneration: input.rollout.metadata.generation ?? 0,
     targetNodes: entries.length,
     updatedNodes: entries.filter(([, p]) => p.updatedAt !== undefined).length,
-    succeededNodes: succeeded,
+    succeededNodes: counts.succeeded,
     failedNodes: failures.length,
+    waitingNodes: entries.filter(([, p]) => p.waitingReason !== undefined).length,
     failures,
-    conditions: mergeConditions(old?.conditions, conditionsFor(outcome, { done, total: entries.length, succeeded }, old), now),
+    conditions: mergeConditions(old?.conditions, conditionsFor(outcome, counts, old), now),
     startTime: old?.startTime ?? now,
     nodes: Object.fromEntries(entries),
   };
@@ -209,14 +299,23 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
     if (p.state === 'Failed' || p.state === 'Overridden') {
       events.push({ type: 'Warning', reason: 'NodeFailed', message: eventMessages.nodeFailed(name, p.reason ?? '', p.message ?? '') });
     }
+    if (p.state === 'Deleted') events.push({ type: 'Warning', reason: 'NodeDeleted', message: eventMessages.nodeDeleted(name) });
+    if (p.state === 'NotRestored') events.push({ type: 'Warning', reason: 'NodeNotRestored', message: eventMessages.nodeNotRestored(name, p.message ?? '') });
+  }
+  for (const [name, p] of Object.entries(nodes)) {
+    if (p.waitingReason !== undefined && old?.nodes?.[name]?.waitingReason === undefined) {
+      events.push({ type: 'Normal', reason: 'NodeWaiting', message: eventMessages.nodeWaiting(name, waitingMessages[p.waitingReason]) });
+    }
   }
   if (status.phase !== old?.phase) {
     const why = status.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message ?? '';
     if (status.phase === 'Halted') events.push({ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) });
-    if (status.phase === 'Succeeded') events.push({ type: 'Normal', reason: 'RolloutSucceeded', message: eventMessages.succeeded(status.succeededNodes ?? 0, status.targetNodes ?? 0) });
+    const counts = countsOf(Object.entries(nodes));
+    if (status.phase === 'Succeeded') {
+      events.push({ type: 'Normal', reason: 'RolloutSucceeded', message: eventMessages.succeeded(counts.succeeded, counts.total, counts.deleted) });
+    }
     if (status.phase === 'Reverted') {
-      const restored = Object.values(nodes).filter((p) => p.state === 'Reverted').length;
-      events.push({ type: 'Normal', reason: 'RolloutReverted', message: eventMessages.reverted(restored) });
+      events.push({ type: counts.notRestored > 0 ? 'Warning' : 'Normal', reason: 'RolloutReverted', message: eventMessages.reverted(counts.restored, counts.notRestored) });
     }
   }
   return events;
@@ -229,61 +328,166 @@ function finish(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: 
 
 // ---- the decision ---------------------------------------------------------------------------------------------
 
+/** What `node` runs now and who holds it: the record written before this rollout changes it. */
+function previousOf(node: Node): PreviousRecord {
+  const holder = ownerOf(node);
+  return { configSource: recordSource(specSource(node)), ...(holder !== undefined && holder !== '' ? { rollout: holder } : {}) };
+}
+
 function startPatch(node: Node, rollout: string, desired: NodeConfigSource | null): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
-  const previous = specSource(node);
   return {
     node: nameOf(node),
     resourceVersion: rv,
     patch: {
-      metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: rollout, [PREVIOUS_SOURCE_ANNOTATION]: JSON.stringify(previous) } },
+      metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: rollout, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
       spec: { configSource: desired },
     },
   };
 }
 
-function revertPatch(node: Node, previous: NodeConfigSource | null): NodePatch {
+/** Gives the node back to `holder` (or to nobody), and, with `source`, puts it back on that source in the same write. */
+function letGoPatch(node: Node, holder: string | undefined, source?: NodeConfigSource | null): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
-  return {
-    node: nameOf(node),
-    resourceVersion: rv,
-    patch: { metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: null, [PREVIOUS_SOURCE_ANNOTATION]: null } }, spec: { configSource: previous } },
-  };
+  const annotations = { [ROLLOUT_ANNOTATION]: holder ?? null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null };
+  return { node: nameOf(node), resourceVersion: rv, patch: { metadata: { resourceVersion: rv, annotations }, ...(source !== undefined ? { spec: { configSource: source } } : {}) } };
+}
+
+/** The source `r` assigns: its configSource, or a layered rollout's rendered ConfigMap (undefined before it has one). */
+function targetOf(r: NodeConfigRollout): NodeConfigSource | null | undefined {
+  if (!isLayered(r)) return desiredSource(r.spec);
+  const rendered = r.status?.renderedConfigMap;
+  return rendered === undefined ? undefined : renderedSource(rendered);
+}
+
+function sameSource(a: NodeConfigSource | null | undefined, b: NodeConfigSource | null | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const x = a?.configMap;
+  const y = b?.configMap;
+  if (!x || !y) return !x && !y;
+  return x.namespace === y.namespace && x.name === y.name && x.kubeletConfigKey === y.kubeletConfigKey;
 }
 
 /**
- * Reverting: every node still carrying this rollout's annotation and still on its source gets its recorded previous
- * source back (and loses the annotations); one someone else has changed since is left alone. The annotations, not
- * the status, say which nodes those are, so a revert interrupted at any point finishes on the next look.
+ * The rollout that gets `node` back when an undo restores it to `previous`: the one that held it before, if that one
+ * still claims it by its own record — not deleted, not undone, its status saying it changed the node, and the
+ * source being restored its target. Otherwise nobody: the node is then on a source no rollout holds.
+ */
+export function handBackTo(node: string, previous: PreviousRecord, others: readonly NodeConfigRollout[]): string | undefined {
+  const holder = previous.rollout;
+  if (holder === undefined) return undefined;
+  const o = others.find((x) => x.metadata.name === holder);
+  if (!o || isDeleting(o) || o.spec?.revert === true || o.status?.phase === 'Reverting' || o.status?.phase === 'Reverted') return undefined;
+  const theirs = o.status?.nodes?.[node];
+  if (!changedByUs(theirs) || theirs?.previous === undefined) return undefined;
+  return sameSource(targetOf(o), sourceOfRecord(previous.configSource)) ? holder : undefined;
+}
+
+function notRestored(prev: NodeProgress | undefined, state: 'Overridden' | 'NotRestored', message: string): NodeProgress {
+  if (prev?.state === state) return prev;
+  const next: NodeProgress = { ...(prev ?? { state }), state, reason: state === 'Overridden' ? 'Overridden' : 'NoRecord', message };
+  delete next.readySince;
+  return next;
+}
+
+/** A node this rollout changed is gone: recorded as such (a failure keeps its reason: it still says why the rollout stopped). */
+function deletedRecord(prev: NodeProgress): NodeProgress {
+  const next: NodeProgress = { ...prev, state: 'Deleted' };
+  if (next.reason === undefined) next.message = failureMessages.deleted;
+  delete next.readySince;
+  return next;
+}
+
+interface RevertStep {
+  record?: NodeProgress;
+  patch?: NodePatch;
+}
+
+/**
+ * One node of an undo. Restored only to the source this rollout's own record says it found, and only while the
+ * node is still this rollout's (annotated and on its target); a node found back on that source (by the last
+ * leader, which stopped before recording it) is recorded Reverted; one someone else has changed since is
+ * Overridden; one that carries this rollout's annotation on its target without a record of what it ran before
+ * is NotRestored. Nothing is ever guessed.
+ */
+function revertNode(input: PlanInput, name: string, node: Node | undefined, prev: NodeProgress | undefined, desired: NodeConfigSource | null): RevertStep {
+  const me = input.rollout.metadata.name ?? '';
+  if (!node) {
+    if (prev === undefined || prev.state === 'Pending') return {};
+    return { record: changedByUs(prev) ? deletedRecord(prev) : prev };
+  }
+  const mine = isMine(node, me);
+  const onTarget = specOnTarget(node, desired);
+  const changed = changedByUs(prev) || (prev?.state === 'Pending' && prev.previous !== undefined && mine && onTarget);
+  if (!changed) {
+    const unrecorded = prev === undefined || (prev.state === 'Pending' && prev.previous === undefined);
+    if (mine && onTarget && unrecorded) return { record: notRestored(prev, 'NotRestored', failureMessages.noRecord) };
+    return prev ? { record: prev } : {};
+  }
+  const record = prev!;
+  const previous = record.previous;
+  const source = sourceOfRecord(previous?.configSource);
+  if (mine && onTarget) {
+    if (previous === undefined || source === undefined) return { record: notRestored(record, 'NotRestored', failureMessages.noRecord) };
+    const holder = handBackTo(name, previous, input.others);
+    return { record: { ...record, state: 'Reverted' }, patch: letGoPatch(node, holder, source) };
+  }
+  const holder = ownerOf(node);
+  // Back where this rollout found it and let go of, as only its own restoring patch leaves a node: the last leader
+  // restored it and stopped before recording so.
+  if (!mine && source !== undefined && specOnTarget(node, source) && (holder === undefined || holder === previous?.rollout)) {
+    return { record: { ...record, state: 'Reverted' } };
+  }
+  return { record: notRestored(record, 'Overridden', failureMessages.overriddenSince(specSource(node), holder === me ? undefined : holder)) };
+}
+
+/**
+ * Reverting: every node this rollout changed gets back what it ran before, as this rollout's record says, and goes
+ * back to the rollout that held it before when that one still claims it. The nodes' state and the record together
+ * say which nodes are left, so a revert interrupted at any point finishes on the next look.
  */
 function planRevert(input: PlanInput): Plan {
   const me = input.rollout.metadata.name ?? '';
   const desired = desiredSource(input.rollout.spec);
   const old = input.rollout.status?.nodes ?? {};
   const present = new Map(input.nodes.map((n) => [nameOf(n), n]));
+  const names = new Set([...Object.keys(old), ...input.nodes.filter((n) => isMine(n, me)).map(nameOf)]);
   const nodes: Record<string, NodeProgress> = {};
-  for (const [name, p] of Object.entries(old)) if (present.has(name)) nodes[name] = p;
   const patches: NodePatch[] = [];
-  for (const node of [...input.nodes].sort(byName)) {
-    const name = nameOf(node);
-    const prev = nodes[name];
-    if (isMine(node, me)) {
-      const previous = previousSource(node);
-      if (specOnTarget(node, desired) && previous !== undefined) {
-        patches.push(revertPatch(node, previous));
-        nodes[name] = { ...(prev ?? { state: 'Pending' }), state: 'Reverted' };
-      } else if (prev?.state !== 'Overridden') {
-        nodes[name] = { ...(prev ?? { state: 'Pending' }), state: 'Overridden', reason: 'Overridden', message: failureMessages.overridden };
-      }
-    } else if (prev && prev.updatedAt !== undefined && (prev.state === 'InFlight' || prev.state === 'Succeeded' || prev.state === 'Failed')) {
-      // Restored by the last leader, which stopped before recording it.
-      nodes[name] = { ...prev, state: 'Reverted' };
-    }
+  for (const name of [...names].sort()) {
+    const step = revertNode(input, name, present.get(name), old[name], desired);
+    if (step.record) nodes[name] = step.record;
+    if (step.patch) patches.push(step.patch);
   }
-  for (const p of Object.values(nodes)) delete p.readySince;
+  for (const [name, p] of Object.entries(nodes)) {
+    if (p.readySince === undefined) continue;
+    const copy = { ...p };
+    delete copy.readySince;
+    nodes[name] = copy;
+  }
   // Every node still to restore is patched in this step; the status is written only once all patches took, so
   // Reverted is true when it is written (and a failed patch means another look, with whatever is left).
   return finish(input, nodes, { phase: 'Reverted' }, input.rollout.status?.currentBatch, { nodePatches: patches });
+}
+
+/**
+ * A deleted rollout, before it goes: one still moving (or being undone) is undone first, as `dkc rollout undo`
+ * would; one that has finished leaves every node on the source it has and lets go of the nodes it still holds.
+ * The finalizer goes last, in a look that finds nothing left to do.
+ */
+function planDeletion(input: PlanInput): Plan {
+  const r = input.rollout;
+  const old = r.status;
+  if (!hasFinalizer(r)) return { nodePatches: [], status: old ?? {}, events: [] };
+  if (needsWork(r)) return planRevert(input);
+  const me = r.metadata.name ?? '';
+  const held = [...input.nodes].filter((n) => isMine(n, me)).sort(byName);
+  if (held.length > 0) {
+    const events: RolloutEvent[] = [{ type: 'Normal', reason: 'NodesReleased', message: eventMessages.released(held.map(nameOf)) }];
+    return { nodePatches: held.map((n) => letGoPatch(n, undefined)), status: old ?? {}, events, requeueAfterMs: 0 };
+  }
+  const rest = (r.metadata.finalizers ?? []).filter((f) => f !== ROLLOUT_FINALIZER);
+  return { nodePatches: [], status: old ?? {}, events: [], finalize: { metadata: { finalizers: rest.length > 0 ? rest : null } } };
 }
 
 interface Strategy {
@@ -308,14 +512,19 @@ function canarySettled(nodes: Record<string, NodeProgress>, current: number | un
 
 /**
  * The nodes to start now and their batch: the canary first (alone until it has settled), then as many as keep at
- * most maxUnavailable in flight. Each start is a new batch number; batch 0 is the canary.
+ * most maxUnavailable nodes unavailable. As a Deployment counts its unavailable pods, `unavailable` counts every
+ * node in flight and every other node of the rollout that is down now (not Ready, or not heartbeating), so a node
+ * that is down takes a place a change would take. The canary may hold up to max(canary, maxUnavailable) down. Each
+ * start is a new batch number; batch 0 is the canary.
  */
-function nextBatch(nodes: Record<string, NodeProgress>, pending: readonly Node[], current: number | undefined, s: Strategy): { batch: number; start: Node[] } {
-  if (current === undefined && s.canary > 0) return { batch: 0, start: pending.slice(0, s.canary) };
+function nextBatch(nodes: Record<string, NodeProgress>, startable: readonly Node[], current: number | undefined, s: Strategy, unavailable: number): { batch: number; start: Node[] } {
+  if (current === undefined && s.canary > 0) {
+    const room = Math.max(s.canary, s.maxUnavailable) - unavailable;
+    return { batch: 0, start: startable.slice(0, Math.max(0, Math.min(s.canary, room))) };
+  }
   const next = current === undefined ? 1 : current + 1;
   if (current === 0 && !canarySettled(nodes, current)) return { batch: next, start: [] };
-  const inFlight = Object.values(nodes).filter((p) => p.state === 'InFlight').length;
-  return { batch: next, start: pending.slice(0, Math.max(0, s.maxUnavailable - inFlight)) };
+  return { batch: next, start: startable.slice(0, Math.max(0, s.maxUnavailable - unavailable)) };
 }
 
 interface Evaluated {
@@ -325,6 +534,18 @@ interface Evaluated {
   nodes: Record<string, NodeProgress>;
   currentBatch: number | undefined;
   strategy: Strategy;
+  /** Nodes in flight, and the other nodes of the rollout that are down now. */
+  unavailable: number;
+}
+
+/**
+ * A node not yet changed is held while it is not Ready or not heartbeating: marked waiting (since when, kept while it
+ * waits), it is neither started nor blamed on the config. Its mark goes once it is back.
+ */
+function holdIfDown(p: NodeProgress, prev: NodeProgress | undefined, node: Node, t: NodeTarget): NodeProgress {
+  const reason = unavailableReason(node, t.heartbeat(nameOf(node)), t.now.getTime());
+  if (reason === undefined) return withoutWaiting(p);
+  return { ...p, waitingReason: reason, waitingSince: prev?.waitingSince ?? formatTime(t.now.getTime()) };
 }
 
 /** Every tracked node's next record; a node found changed by this rollout but unrecorded joins the batch being started. */
@@ -338,6 +559,8 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
     soakMs: (spec.strategy?.soakSeconds ?? 0) * 1000,
     deadlineMs: (spec.progressDeadlineSeconds ?? 120) * 1000,
     now: input.now,
+    heartbeat: (node) => heartbeatOf(input.leases.get(node)),
+    startedMs: input.startedAt.getTime(),
   };
   const selected = (n: Node): boolean => matchesLabels(reqs, n.metadata.labels);
   const tracked = [...input.nodes].sort(byName).filter((n) => isMine(n, target.rollout) || selected(n));
@@ -345,13 +568,23 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
   let currentBatch = r.status?.currentBatch;
   const recoveredBatch = currentBatch === undefined ? (strategy.canary > 0 ? 0 : 1) : currentBatch + 1;
   const nodes: Record<string, NodeProgress> = {};
+  let unavailable = 0;
   for (const n of tracked) {
-    const p = stepNode(n, r.status?.nodes?.[nameOf(n)], target, recoveredBatch);
+    const prev = r.status?.nodes?.[nameOf(n)];
+    let p = stepNode(n, prev, target, recoveredBatch);
     if (p.state === 'Pending' && !selected(n)) continue;
+    if (p.state === 'Pending') p = holdIfDown(p, prev, n, target);
     nodes[nameOf(n)] = p;
     if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
+    if (p.state === 'InFlight' || unavailableReason(n, target.heartbeat(nameOf(n)), input.now.getTime()) !== undefined) unavailable++;
   }
-  return { target, tracked, nodes, currentBatch, strategy };
+  const present = new Set(input.nodes.map(nameOf));
+  for (const [name, p] of Object.entries(r.status?.nodes ?? {})) {
+    if (present.has(name) || p.state === 'Pending') continue;
+    // Gone: a node this rollout had changed (or counted) stays in the record, never silently dropped.
+    nodes[name] = p.state === 'InFlight' || p.state === 'Succeeded' ? deletedRecord(p) : p;
+  }
+  return { target, tracked, nodes, currentBatch, strategy, unavailable };
 }
 
 /** Why nothing may start now (a conflict, a missing ConfigMap, a pause), or undefined when nodes may start. */
@@ -396,15 +629,38 @@ function planLayered(input: PlanInput): Plan {
   const unfinished = r.spec?.revert !== true && old?.phase !== 'Reverting' && !isFinished(r);
   const failure = unfinished && old?.renderedConfigMap === undefined ? layeredSpecFailure(input, name) : undefined;
   if (failure) return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  return withRendered(planSource(asSourceRollout(input, name)), name, old);
+}
+
+/** A layered rollout as the rollout of its rendered ConfigMap `name` (none yet: of nothing, since it changed no node). */
+function asSourceRollout(input: PlanInput, name: string | undefined): PlanInput {
+  const r = input.rollout;
   const spec = { ...r.spec, configSource: name === undefined ? null : renderedSource(name) };
   delete spec.layers;
-  const plan = planSource({ ...input, rollout: { ...r, spec } });
+  return { ...input, rollout: { ...r, spec } };
+}
+
+/** The plan's statuses with the rendered ConfigMap recorded (a layered rollout keeps to it from then on). */
+function withRendered(plan: Plan, name: string | undefined, old: RolloutStatus | undefined): Plan {
   if (name === undefined || plan.status === old) return plan;
-  return { ...plan, status: { ...plan.status, renderedConfigMap: name } };
+  const out: Plan = { ...plan, status: { ...plan.status, renderedConfigMap: name } };
+  if (plan.intent) out.intent = { ...plan.intent, renderedConfigMap: name };
+  return out;
 }
 
 export function planRollout(input: PlanInput): Plan {
-  return isLayered(input.rollout) ? planLayered(input) : planSource(input);
+  const r = input.rollout;
+  if (isDeleting(r)) {
+    if (!isLayered(r)) return planDeletion(input);
+    const name = r.status?.renderedConfigMap;
+    return withRendered(planDeletion(asSourceRollout(input, name)), name, r.status);
+  }
+  // The finalizer first, in a look of its own: no node is changed by a rollout that could vanish without letting go of it.
+  if (needsWork(r) && !hasFinalizer(r)) {
+    const rolloutPatch: RolloutPatch = { metadata: { finalizers: [...(r.metadata.finalizers ?? []), ROLLOUT_FINALIZER] } };
+    return { nodePatches: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
+  }
+  return isLayered(r) ? planLayered(input) : planSource(input);
 }
 
 /** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap). */
@@ -426,7 +682,10 @@ function planSource(input: PlanInput): Plan {
   const e = evaluate(input, reqs);
   const { nodes, strategy } = e;
   const later = (): Pick<Plan, 'requeueAfterMs'> => {
-    const due = Object.values(nodes).map((p) => nextDeadlineMs(p, e.target)).filter((d): d is number => d !== undefined);
+    const due = Object.entries(nodes)
+      .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
+      .concat(stallDueMs(nodes, e.target))
+      .filter((d): d is number => d !== undefined);
     return due.length > 0 ? { requeueAfterMs: Math.min(...due) } : {};
   };
 
@@ -443,12 +702,49 @@ function planSource(input: PlanInput): Plan {
   const blocked = obstacle(input, e, pending);
   if (blocked) return { ...finish(input, nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
   if (canarySettled(nodes, e.currentBatch) && r.spec?.strategy?.pauseAfterCanary === true && r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined) {
-    const rolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true as const } };
+    const rolloutPatch: RolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true } };
     return { ...finish(input, nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
   }
-  const { batch, start } = nextBatch(nodes, pending, e.currentBatch, strategy);
+  const startable = pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
+  const { batch, start } = nextBatch(nodes, startable, e.currentBatch, strategy, e.unavailable);
   const updatedAt = formatTimeCeil(input.now.getTime());
-  for (const n of start) nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt };
+  const before = { ...nodes };
+  for (const n of start) {
+    const previous = previousOf(n);
+    before[nameOf(n)] = { state: 'Pending', previous };
+    nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
+  }
   const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
-  return { ...finish(input, nodes, { phase: 'Progressing' }, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches }), ...later() };
+  const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
+  const intent = patches.length > 0 ? { intent: buildStatus(input, before, outcome, e.currentBatch) } : {};
+  return { ...finish(input, nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }), ...later() };
+}
+
+/**
+ * The nodes held back, and whether the rollout has stalled on them: nothing is in flight (so nothing else can start
+ * either) and one of them has waited longer than the progress deadline, as a Deployment's Progressing condition
+ * turns False (ProgressDeadlineExceeded) while it keeps trying.
+ */
+function waitingOutcome(nodes: Record<string, NodeProgress>, t: NodeTarget, now: Date): Outcome['waiting'] {
+  const held = Object.entries(nodes).filter(([, p]) => p.waitingReason !== undefined);
+  const since = longestWaitSince(nodes);
+  if (held.length === 0 || since === undefined) return undefined;
+  const moving = Object.values(nodes).some((p) => p.state === 'InFlight');
+  return { nodes: held.map(([name]) => name), stalled: !moving && now.getTime() >= since + t.deadlineMs, deadlineSeconds: Math.round(t.deadlineMs / 1000) };
+}
+
+/** Since when the node that has waited longest has waited (ms), if any waits. */
+function longestWaitSince(nodes: Record<string, NodeProgress>): number | undefined {
+  const since = Object.values(nodes)
+    .filter((p) => p.waitingReason !== undefined)
+    .map((p) => Date.parse(p.waitingSince ?? ''))
+    .filter((ms) => !Number.isNaN(ms));
+  return since.length > 0 ? Math.min(...since) : undefined;
+}
+
+/** When a wait passes the progress deadline (the Progressing condition may turn False then), in ms from now. */
+function stallDueMs(nodes: Record<string, NodeProgress>, t: NodeTarget): number | undefined {
+  const since = longestWaitSince(nodes);
+  const due = since === undefined ? undefined : since + t.deadlineMs - t.now.getTime();
+  return due !== undefined && due > 0 ? due : undefined;
 }

@@ -1,5 +1,5 @@
 // The NodeConfigRollout resource as the controller reads and writes it (deploy/crds/nodeconfigrollouts.dkc.io.yaml),
-// the Node annotations that make each change durable, and the strategy's numbers. Pure: no I/O.
+// the Node annotation that names the rollout holding a node, the finalizer, and the strategy's numbers. Pure: no I/O.
 
 import type { KubeObject, NodeConfigSource, ObjectReference, Time } from '../../api/types.js';
 
@@ -10,10 +10,22 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 export const ROLLOUTS_PATH = `/apis/${API_VERSION}/nodeconfigrollouts`;
 export const COMPONENT = 'dkc-rollout-controller';
 
-/** Written on a Node in the same patch that sets its spec.configSource: which rollout changed it. */
+/**
+ * Written on a Node in the same patch that sets its spec.configSource: which rollout changed it. A hint for finding
+ * the nodes a rollout holds, never a record of what to restore: the node itself, and anyone who may patch nodes,
+ * can write its annotations.
+ */
 export const ROLLOUT_ANNOTATION = 'dkc.io/rollout';
-/** Beside it: JSON of the node's spec.configSource before the change, "null" when it had none. */
-export const PREVIOUS_SOURCE_ANNOTATION = 'dkc.io/previous-config-source';
+/**
+ * Where earlier controllers recorded a node's previous source. Node-writable, so it is never read; a patch of the
+ * controller's removes it.
+ */
+export const LEGACY_PREVIOUS_SOURCE_ANNOTATION = 'dkc.io/previous-config-source';
+/**
+ * On every rollout the controller has started work on: a deleted rollout stays (with metadata.deletionTimestamp)
+ * until the controller has restored, or released, every node it holds, and removes this.
+ */
+export const ROLLOUT_FINALIZER = 'dkc.io/release-nodes';
 /**
  * Written on the rollout with spec.paused when pauseAfterCanary pauses it, in the same patch, so that a resumed
  * rollout (or a new leader) knows the pause already happened and does not pause again.
@@ -21,8 +33,10 @@ export const PREVIOUS_SOURCE_ANNOTATION = 'dkc.io/previous-config-source';
 export const PAUSED_AFTER_CANARY_ANNOTATION = 'dkc.io/paused-after-canary';
 
 export type Phase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
-export type NodeState = 'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden';
-export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden';
+export type NodeState = 'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden' | 'Deleted' | 'NotRestored';
+export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden' | 'NoRecord';
+/** Why a node not yet changed waits: its Ready condition is not True, or its heartbeat (Lease) is stale. */
+export type WaitingReason = 'NotReady' | 'HeartbeatStale';
 export type FailurePolicy = 'Revert' | 'Halt';
 export type IntOrString = number | string;
 
@@ -62,15 +76,36 @@ export interface RolloutSpec {
   revert?: boolean;
 }
 
+/** A ConfigMap reference as a record keeps it: `{}` is the node's local config (no spec.configSource). */
+export interface RecordedSource {
+  configMap?: { namespace: string; name: string; kubeletConfigKey: string };
+}
+
+/**
+ * What a node ran, and which rollout held it, when this rollout changed it. Written to the rollout's status before
+ * the node is patched, from the Node's spec (which only those allowed to assign config can change); an undo restores
+ * exactly this, and nothing else.
+ */
+export interface PreviousRecord {
+  configSource: RecordedSource;
+  /** The rollout that held the node then (its dkc.io/rollout annotation); it gets the node back on an undo if it still claims it. */
+  rollout?: string;
+}
+
 export interface NodeProgress {
   state: NodeState;
   batch?: number;
   /** When this rollout set the node's spec.configSource; absent for nodes it did not change. */
   updatedAt?: Time;
-  /** Since when the node has held the new config, without error and Ready. */
+  /** Since when the node has held the new config, without error, Ready and heartbeating, as this controller saw it. */
   readySince?: Time;
+  /** A Pending node that is held, unchanged, until it is Ready with a fresh heartbeat: why, and since when. */
+  waitingReason?: WaitingReason;
+  waitingSince?: Time;
   reason?: string;
   message?: string;
+  /** Recorded before this rollout changes the node: see PreviousRecord. */
+  previous?: PreviousRecord;
 }
 
 export interface RolloutFailure {
@@ -94,6 +129,8 @@ export interface RolloutStatus {
   updatedNodes?: number;
   succeededNodes?: number;
   failedNodes?: number;
+  /** Nodes held, unchanged, because they are not Ready or their heartbeat is stale. */
+  waitingNodes?: number;
   /** A layered rollout's rendered ConfigMap in kube-system, once rendered; the rollout keeps to it from then on. */
   renderedConfigMap?: string;
   failures?: RolloutFailure[];
@@ -152,6 +189,15 @@ export function scaledCount(value: IntOrString | undefined, total: number, fallb
   return m[2] === '%' ? Math.ceil((n * total) / 100) : n;
 }
 
+/** Whether `r` is being deleted (its finalizer keeps it until the controller has let go of its nodes). */
+export function isDeleting(r: NodeConfigRollout): boolean {
+  return typeof r.metadata.deletionTimestamp === 'string' && r.metadata.deletionTimestamp !== '';
+}
+
+export function hasFinalizer(r: NodeConfigRollout): boolean {
+  return (r.metadata.finalizers ?? []).includes(ROLLOUT_FINALIZER);
+}
+
 /** metav1.Time: whole seconds, rounded down. */
 export function formatTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
@@ -167,4 +213,22 @@ export function desiredSource(spec: RolloutSpec | undefined): NodeConfigSource |
   const cm = spec?.configSource?.configMap;
   if (!cm) return null;
   return { configMap: { namespace: cm.namespace, name: cm.name, kubeletConfigKey: cm.kubeletConfigKey } };
+}
+
+/** A source as a record keeps it (`{}` for local config). */
+export function recordSource(src: NodeConfigSource | null): RecordedSource {
+  const cm = src?.configMap;
+  return cm ? { configMap: { namespace: cm.namespace, name: cm.name, kubeletConfigKey: cm.kubeletConfigKey } } : {};
+}
+
+/** A recorded source as it goes back onto a Node; undefined when the record is not one (a hand-made status). */
+export function sourceOfRecord(rec: RecordedSource | undefined): NodeConfigSource | null | undefined {
+  if (rec === null || typeof rec !== 'object') return undefined;
+  const cm = rec.configMap;
+  if (cm === undefined) return null;
+  if (cm === null || typeof cm !== 'object') return undefined;
+  const { namespace, name, kubeletConfigKey } = cm;
+  if (typeof namespace !== 'string' || typeof name !== 'string' || typeof kubeletConfigKey !== 'string') return undefined;
+  if (namespace === '' || name === '' || kubeletConfigKey === '') return undefined;
+  return { configMap: { namespace, name, kubeletConfigKey } };
 }

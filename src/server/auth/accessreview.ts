@@ -10,9 +10,10 @@ import type { ResourceDef } from '../registry.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 
-function reviewDef(kind: string, plural: string, namespaced: boolean): ResourceDef {
+/** A create-only kind answered at once and never stored (the access, rules and self reviews). */
+export function reviewDef(group: string, kind: string, plural: string, namespaced: boolean): ResourceDef {
   return {
-    group: AUTHORIZATION_GROUP,
+    group,
     version: 'v1',
     plural,
     singular: kind.toLowerCase(),
@@ -29,9 +30,9 @@ function reviewDef(kind: string, plural: string, namespaced: boolean): ResourceD
 }
 
 export const accessReviewResources: ResourceDef[] = [
-  reviewDef('SelfSubjectAccessReview', 'selfsubjectaccessreviews', false),
-  reviewDef('SubjectAccessReview', 'subjectaccessreviews', false),
-  reviewDef('LocalSubjectAccessReview', 'localsubjectaccessreviews', true),
+  reviewDef(AUTHORIZATION_GROUP, 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false),
+  reviewDef(AUTHORIZATION_GROUP, 'SubjectAccessReview', 'subjectaccessreviews', false),
+  reviewDef(AUTHORIZATION_GROUP, 'LocalSubjectAccessReview', 'localsubjectaccessreviews', true),
 ];
 
 export function isAccessReview(def: ResourceDef): boolean {
@@ -40,12 +41,20 @@ export function isAccessReview(def: ResourceDef): boolean {
 
 type Obj = Record<string, unknown>;
 
-function obj(v: unknown): Obj | undefined {
+export function obj(v: unknown): Obj | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
 }
 
-function s(v: unknown): string {
+export function s(v: unknown): string {
   return typeof v === 'string' ? v : '';
+}
+
+/** A review's body must name its own kind and version, when it names one. */
+export function checkReviewTypeMeta(def: ResourceDef, body: Obj): void {
+  const apiVersion = `${def.group}/${def.version}`;
+  if ((body['kind'] !== undefined && body['kind'] !== def.kind) || (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion)) {
+    throw errors.badRequest(`the API version in the data (${s(body['apiVersion'])}) does not match the expected API version (${apiVersion}) or the kind in the data (${s(body['kind'])}) does not match the expected kind (${def.kind})`);
+  }
 }
 
 function selectorName(raw: string): string | undefined {
@@ -115,9 +124,7 @@ export async function answerAccessReview(
   authorizer: Authorizer,
 ): Promise<KubeObject> {
   const apiVersion = `${AUTHORIZATION_GROUP}/v1`;
-  if ((body['kind'] !== undefined && body['kind'] !== def.kind) || (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion)) {
-    throw errors.badRequest(`the API version in the data (${s(body['apiVersion'])}) does not match the expected API version (${apiVersion}) or the kind in the data (${s(body['kind'])}) does not match the expected kind (${def.kind})`);
-  }
+  checkReviewTypeMeta(def, body);
   const spec = obj(body['spec']) ?? {};
   const errs = validate(def, spec, namespace);
   if (errs.length) throw errors.invalid({ group: AUTHORIZATION_GROUP, name: def.kind }, '', errs);

@@ -1,4 +1,4 @@
-// Naming a ConfigMap as config is reading it: a Node's spec.configSource has the node download it, and a
+// Naming a ConfigMap as config is reading it: a Node's (or NodeConfig's) spec.configSource has the node download it, and a
 // NodeConfigRollout's configSource or layers have the rollout controller read them with its own rights, render the
 // layers into kube-system and hand the result to nodes. So whoever writes such a reference must be allowed to read
 // what it names. Admission asks the authorizer chain, as the requesting user, for `get` on each ConfigMap the request
@@ -6,6 +6,7 @@
 // the ConfigMap. A request that leaves the references as they were is not asked again, so labelling a node or pausing
 // a rollout never depends on ConfigMaps its author may not read.
 
+import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
@@ -43,7 +44,9 @@ function rolloutReferences(spec: Record<string, unknown>): ConfigMapReference[] 
   return [...sourceReference(spec['configSource'], 'spec.configSource'), ...layers.flatMap((l, i) => sourceReference(l, `spec.layers[${i}]`))];
 }
 
-const isNodes = (a: AdmissionAttributes): boolean => a.resource.group === '' && a.resource.plural === 'nodes';
+/** A Node, or a NodeConfig, which names its ConfigMap in the same field. */
+const isNodes = (a: AdmissionAttributes): boolean =>
+  (a.resource.group === '' && a.resource.plural === 'nodes') || (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS);
 const isRollouts = (a: AdmissionAttributes): boolean => a.resource.group === ROLLOUT_GROUP && a.resource.plural === ROLLOUT_PLURAL;
 
 /**

@@ -77,7 +77,9 @@ export async function impersonate(req: IncomingMessage, requester: UserInfo, aut
   } else if (!finalGroups.includes('system:unauthenticated')) {
     finalGroups.push('system:unauthenticated');
   }
-  const user: UserInfo = { name: userName, groups: finalGroups, ...(uid ? { uid } : {}) };
+  const extra: Record<string, string[]> = {};
+  for (const [key, values] of extras) extra[key] = [...(extra[key] ?? []), ...values];
+  const user: UserInfo = { name: userName, groups: finalGroups, ...(uid ? { uid } : {}), ...(extras.length ? { extra } : {}) };
   return { user, impersonator: requester };
 }
 

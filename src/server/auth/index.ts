@@ -1,27 +1,39 @@
 // The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
-// NodeRestriction, the nodes/configsource permission, `get` on every ConfigMap a request names as config (before
-// NodeConfigPolicy reads them) and NodeConfigPolicy admission, plus the hook that keeps the node graph in step with the server's own node writes. The caches
-// are reached lazily because the API server creates them after its authorizer has been chosen.
+// NodeRestriction, RBAC's escalation check, the nodes/configsource permission, `get` on every ConfigMap a request
+// names as config (before NodeConfigPolicy reads them) and NodeConfigPolicy admission, plus the hook that keeps the
+// node graph in step with the server's own node writes, and what runs beside the server once it has started: the
+// default roles brought up to this version's, and ClusterRole aggregation. The caches are reached lazily because the
+// API server creates them after its authorizer has been chosen.
 
+import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import type { KubeObject } from '../../api/types.js';
-import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads } from '../authz.js';
+import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads, type UserInfo } from '../authz.js';
+import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
 import type { ResourceDef } from '../registry.js';
+import type { ResourceStorage } from '../resources.js';
 import type { WatchCache } from '../watchcache.js';
+import { ClusterRoleAggregator } from './aggregation.js';
+import { reconcileDefaultRoles } from './bootstrap.js';
 import { configMapReferences } from './configreferences.js';
 import { configSourcePermission } from './configsource.js';
+import { rbacEscalation } from './escalation.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
 import { NodeGraph } from './nodegraph.js';
 import { nodeRestriction } from './noderestriction.js';
-import { RbacAuthorizer } from './rbac.js';
-import { RBAC_GROUP } from './rbacresources.js';
+import { RbacAuthorizer, RbacRules } from './rbac.js';
+import { clusterroles, RBAC_GROUP, roles } from './rbacresources.js';
 
 export const MASTERS_GROUP = 'system:masters';
 
 /** Members of system:masters are allowed everything, before any other authorizer is asked (upstream's privileged group). */
 export const mastersAuthorizer: Authorizer = {
-  authorize: (a): Decision => (a.user.groups.includes(MASTERS_GROUP) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' }),
+  authorize: (a): Decision => (isPrivileged(a.user) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' }),
 };
+
+export function isPrivileged(user: UserInfo): boolean {
+  return user.groups.includes(MASTERS_GROUP);
+}
 
 export type AuthorizationMode = 'AlwaysAllow' | 'Node' | 'RBAC';
 
@@ -36,45 +48,90 @@ export function parseAuthorizationModes(text: string): AuthorizationMode[] {
   return modes as AuthorizationMode[];
 }
 
+/** What the policy upkeep needs of the API server once it has started. */
+export interface PolicyHost {
+  storageOf(def: ResourceDef): ResourceStorage | undefined;
+}
+
+/** What the emulated release changes in authorization. */
+export interface AuthorizationOptions {
+  /** The Node authorizer's Node → ConfigMap edge (from spec.configSource); releases from 1.24 on have none. */
+  nodeConfigSourceEdge?: boolean;
+}
+
 export interface ClusterAuthorization {
   authorizer: Authorizer;
   admission: AdmissionPlugin[];
   graph: NodeGraph;
+  /** The edges from each node's NodeConfig. */
+  nodeConfigGraph: NodeGraph;
   /** Call after every successful, non-dry-run write. */
   afterWrite(def: ResourceDef, obj: KubeObject, deleted: boolean): void;
+  /** Once the server has started: reconciles the default roles, then keeps aggregated ClusterRoles up to date. */
+  start(host: PolicyHost): Promise<void>;
+  stop(): void;
 }
 
 export function clusterAuthorization(
   modes: AuthorizationMode[],
   cacheOf: (group: string, plural: string) => WatchCache | undefined,
   reads: () => ServerReads | undefined = () => undefined,
+  options: AuthorizationOptions = {},
 ): ClusterAuthorization {
   const objects = (group: string, plural: string) => cacheOf(group, plural)?.snapshot() ?? [];
   const rev = (group: string, plural: string) => cacheOf(group, plural)?.currentRevision ?? 0;
   const graph = new NodeGraph({ revision: () => rev('', 'nodes'), nodes: () => objects('', 'nodes'), changesSince: (r) => cacheOf('', 'nodes')?.changesSince(r) });
+  // A NodeConfig names its ConfigMap where a Node does (spec.configSource.configMap), under the node's name.
+  const nodeConfigGraph = new NodeGraph({
+    revision: () => rev(DKC_GROUP, NODE_CONFIGS),
+    nodes: () => objects(DKC_GROUP, NODE_CONFIGS),
+    changesSince: (r) => cacheOf(DKC_GROUP, NODE_CONFIGS)?.changesSince(r),
+  });
+  const edges = options.nodeConfigSourceEdge === false ? [nodeConfigGraph] : [graph, nodeConfigGraph];
+  // The rules each user holds: the RBAC authorizer's, and the escalation check's whichever modes are on.
+  const rbacRules = new RbacRules({
+    revision: () => ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'].map((p) => rev(RBAC_GROUP, p)).join('/'),
+    roles: () => objects(RBAC_GROUP, 'roles'),
+    clusterRoles: () => objects(RBAC_GROUP, 'clusterroles'),
+    roleBindings: () => objects(RBAC_GROUP, 'rolebindings'),
+    clusterRoleBindings: () => objects(RBAC_GROUP, 'clusterrolebindings'),
+  });
   const chain: Authorizer[] = [mastersAuthorizer];
   for (const m of modes) {
     if (m === 'AlwaysAllow') chain.push(alwaysAllow);
-    if (m === 'Node') chain.push(new NodeAuthorizer(graph));
-    if (m === 'RBAC') {
-      chain.push(
-        new RbacAuthorizer({
-          revision: () => ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'].map((p) => rev(RBAC_GROUP, p)).join('/'),
-          roles: () => objects(RBAC_GROUP, 'roles'),
-          clusterRoles: () => objects(RBAC_GROUP, 'clusterroles'),
-          roleBindings: () => objects(RBAC_GROUP, 'rolebindings'),
-          clusterRoleBindings: () => objects(RBAC_GROUP, 'clusterrolebindings'),
-        }),
-      );
-    }
+    if (m === 'Node') chain.push(new NodeAuthorizer(...edges));
+    if (m === 'RBAC') chain.push(new RbacAuthorizer(rbacRules));
   }
   const authorizer = authorizerChain(...chain);
+  let aggregator: ClusterRoleAggregator | undefined;
   return {
     authorizer,
-    admission: [...(modes.includes('Node') ? [nodeRestriction] : []), configSourcePermission(authorizer), configMapReferences(authorizer), nodeConfigPolicy(reads)],
+    admission: [
+      ...(modes.includes('Node') ? [nodeRestriction] : []),
+      nodeConfigValidation,
+      rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
+      configSourcePermission(authorizer),
+      configMapReferences(authorizer),
+      nodeConfigRevertRecord,
+      nodeConfigPolicy(reads),
+    ],
     graph,
+    nodeConfigGraph,
     afterWrite(def, obj, deleted) {
       if (def.group === '' && def.plural === 'nodes') graph.observe(obj, deleted);
+      if (def.group === DKC_GROUP && def.plural === NODE_CONFIGS) nodeConfigGraph.observe(obj, deleted);
+    },
+    async start(host) {
+      const clusterRoleStorage = host.storageOf(clusterroles);
+      const roleStorage = host.storageOf(roles);
+      if (roleStorage) await reconcileDefaultRoles(roleStorage, roles);
+      if (!clusterRoleStorage) return;
+      await reconcileDefaultRoles(clusterRoleStorage, clusterroles);
+      aggregator = new ClusterRoleAggregator(clusterRoleStorage);
+      await aggregator.start();
+    },
+    stop() {
+      aggregator?.stop();
     },
   };
 }

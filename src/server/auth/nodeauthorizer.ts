@@ -3,7 +3,9 @@
 // the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events). Every refusal is "no
 // opinion" with upstream's reason, so RBAC may still grant what an operator chose to grant.
 
-import type { AuthorizationAttributes, Authorizer, Decision, UserInfo } from '../authz.js';
+import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
+import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from '../authz.js';
+import { messages } from './messages.js';
 import type { NodeGraph } from './nodegraph.js';
 
 export const NODES_GROUP = 'system:nodes';
@@ -35,7 +37,15 @@ function nodeRulesAllow(a: AuthorizationAttributes): boolean {
 }
 
 export class NodeAuthorizer implements Authorizer {
-  constructor(private readonly graph: NodeGraph) {}
+  private readonly graphs: readonly NodeGraph[];
+
+  /**
+   * `graphs`: where a node's ConfigMap edges come from — its Node's spec.configSource (not on releases that drop the
+   * field) and its NodeConfig's.
+   */
+  constructor(...graphs: NodeGraph[]) {
+    this.graphs = graphs;
+  }
 
   authorize(a: AuthorizationAttributes): Decision {
     const { isNode, nodeName } = nodeIdentity(a.user);
@@ -44,8 +54,15 @@ export class NodeAuthorizer implements Authorizer {
     if (a.isResourceRequest) {
       if (a.apiGroup === '' && a.resource === 'configmaps') return this.readNamespacedObject(nodeName, a);
       if (a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') return this.lease(nodeName, a);
+      if (a.apiGroup === DKC_GROUP && a.resource === NODE_CONFIGS) return this.nodeConfig(nodeName, a);
     }
     return nodeRulesAllow(a) ? allow : noOpinion();
+  }
+
+  /** A node's rights follow the graph, so they cannot be listed: its listing is marked incomplete, as upstream's. */
+  rulesFor(user: UserInfo): RuleSet {
+    const none: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+    return nodeIdentity(user).isNode ? { ...none, incomplete: true, errors: [messages.nodeRulesNotListable] } : none;
   }
 
   private readNamespacedObject(nodeName: string, a: AuthorizationAttributes): Decision {
@@ -55,10 +72,24 @@ export class NodeAuthorizer implements Authorizer {
     // kube-apiserver takes a list's or watch's object name from its `metadata.name=` field selector.
     const name = a.name || (a.verb !== 'get' ? (a.fieldSelectorName ?? '') : '');
     if (!name) return noOpinion('No Object name found');
-    if (!this.graph.hasConfigMapPath(nodeName, a.namespace, name)) {
+    if (!this.graphs.some((g) => g.hasConfigMapPath(nodeName, a.namespace, name))) {
       return noOpinion(`no relationship found between node '${nodeName}' and this object`);
     }
     return allow;
+  }
+
+  /**
+   * A node's NodeConfig, as its Lease: it reads (get, or list and watch pinned to the name by a field selector) and
+   * writes the status of the one named after it, and may create it (NodeRestriction checks the body's name). Its spec
+   * is what it is assigned, so it never writes it.
+   */
+  private nodeConfig(nodeName: string, a: AuthorizationAttributes): Decision {
+    const reading = a.subresource === '' && (a.verb === 'get' || a.verb === 'list' || a.verb === 'watch');
+    const writingStatus = a.subresource === 'status' && (a.verb === 'get' || a.verb === 'update' || a.verb === 'patch');
+    if (a.subresource === '' && a.verb === 'create') return allow;
+    if (!reading && !writingStatus) return noOpinion(messages.nodeConfigVerbs);
+    const name = a.name || (a.verb === 'list' || a.verb === 'watch' ? (a.fieldSelectorName ?? '') : '');
+    return name === nodeName ? allow : noOpinion(messages.nodeConfigOwnName);
   }
 
   private lease(nodeName: string, a: AuthorizationAttributes): Decision {

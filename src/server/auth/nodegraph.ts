@@ -1,5 +1,6 @@
 // The Node authorizer's view of which ConfigMap each node may read: the edge configmap → node from
 // `Node.spec.configSource.configMap`, as upstream's graph populator keeps it (at most one direct ConfigMap per node).
+// A second graph of the same kind follows NodeConfigs (dkc.io), which name their ConfigMap in the same field.
 //
 // Two feeds keep it current. The node watch cache gives every replica every change, but a moment late; the writing
 // replica also applies its own successful node writes synchronously, so a reassignment is in force for the very next

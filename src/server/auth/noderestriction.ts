@@ -6,7 +6,9 @@
 import { errors } from '../../api/errors.js';
 import { deepEqual } from '../../api/equal.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../authz.js';
+import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import { NODE_LEASE_NAMESPACE, nodeIdentity } from './nodeauthorizer.js';
+import { nodeConfigRefusal } from './nodeconfigrestriction.js';
 
 function configSourceOf(obj: unknown): unknown {
   const spec = (obj as { spec?: { configSource?: unknown } } | undefined)?.spec;
@@ -24,15 +26,25 @@ export const nodeRestriction: AdmissionPlugin = {
     if (a.resource.group === '' && a.resource.plural === 'nodes') {
       if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
       if (a.name !== nodeName) throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to modify node ${JSON.stringify(a.name)}`);
-      if (a.operation === 'CREATE' && configSourceOf(a.object) !== null) {
+      // What the node asked for: a release that drops configSource would otherwise hide the attempt (kube's
+      // NodeRestriction runs before the strategy's resets).
+      const asked = a.requested ?? a.object;
+      if (a.operation === 'CREATE' && configSourceOf(asked) !== null) {
         throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to create pods with a non-nil configSource`);
       }
       if (a.operation === 'UPDATE') {
-        const next = configSourceOf(a.object);
+        const next = configSourceOf(asked);
         if (next !== null && !deepEqual(next, configSourceOf(a.oldObject))) {
           throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to update configSource to a new non-nil configSource`);
         }
       }
+      return;
+    }
+    // Its own NodeConfig (dkc.io), as upstream treats its own Node: ./nodeconfigrestriction.ts.
+    if (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS) {
+      if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
+      const why = nodeConfigRefusal(nodeName, a);
+      if (why) throw forbid(why);
       return;
     }
     if (a.resource.group === 'coordination.k8s.io' && a.resource.plural === 'leases' && a.namespace === NODE_LEASE_NAMESPACE) {

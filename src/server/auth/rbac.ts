@@ -3,11 +3,15 @@
 // resourceNames, non-resource URLs (`*` and `prefix*`). ClusterRoleBindings grant everywhere; RoleBindings grant in
 // their namespace only, whichever kind of role they refer to. No rule → no opinion (the chain then denies).
 //
+// The same index lists the rules a user holds in a namespace (upstream's rule resolver): what
+// SelfSubjectRulesReview answers and what the escalation check compares a grant against.
+//
 // The role and binding objects come from the server's watch caches; the index built from them is rebuilt only when
 // one of those caches has moved to a new revision, so a steady cluster pays for one rebuild, not one per request.
 
 import type { KubeObject } from '../../api/types.js';
-import type { AuthorizationAttributes, Authorizer, Decision, UserInfo } from '../authz.js';
+import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from '../authz.js';
+import { messages } from './messages.js';
 
 export interface PolicyRule {
   verbs: string[];
@@ -43,7 +47,8 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
-function rulesOf(obj: KubeObject | undefined): PolicyRule[] {
+/** The rules of a Role or ClusterRole object, each list read as strings only. */
+export function rulesOf(obj: KubeObject | undefined): PolicyRule[] {
   const raw = obj?.['rules'];
   if (!Array.isArray(raw)) return [];
   return raw
@@ -121,6 +126,20 @@ interface BindingEntry {
   ref: RoleRef;
 }
 
+/** A binding that names a role which does not exist: it grants nothing, and rule listings report it. */
+export interface MissingRole {
+  kind: string;
+  name: string;
+  /** The binding's namespace ('' for a ClusterRoleBinding), where a Role would have been looked up. */
+  namespace: string;
+}
+
+/** The rules that apply to a user in a namespace, and the bindings among hers whose role is missing. */
+export interface ResolvedRules {
+  rules: PolicyRule[];
+  missing: MissingRole[];
+}
+
 class RbacIndex {
   readonly clusterRoles = new Map<string, PolicyRule[]>();
   /** `<namespace>/<name>` → rules. */
@@ -146,22 +165,38 @@ class RbacIndex {
     }
   }
 
-  private rulesFor(b: BindingEntry): PolicyRule[] {
-    if (b.ref.kind === 'ClusterRole') return this.clusterRoles.get(b.ref.name) ?? [];
-    if (b.ref.kind === 'Role' && b.namespace) return this.roles.get(`${b.namespace}/${b.ref.name}`) ?? [];
-    return [];
+  /** The referenced role's rules; undefined when it does not exist. */
+  private rulesFor(b: BindingEntry): PolicyRule[] | undefined {
+    if (b.ref.kind === 'ClusterRole') return this.clusterRoles.get(b.ref.name);
+    if (b.ref.kind === 'Role' && b.namespace) return this.roles.get(`${b.namespace}/${b.ref.name}`);
+    return undefined;
   }
 
   allows(attrs: AuthorizationAttributes): boolean {
     const visit = (b: BindingEntry): boolean =>
-      b.subjects.some((s) => appliesTo(attrs.user, s, b.namespace)) && this.rulesFor(b).some((r) => ruleAllows(attrs, r));
+      b.subjects.some((s) => appliesTo(attrs.user, s, b.namespace)) && (this.rulesFor(b) ?? []).some((r) => ruleAllows(attrs, r));
     if (this.clusterBindings.some(visit)) return true;
     if (!attrs.namespace) return false;
     return (this.bindings.get(attrs.namespace) ?? []).some(visit);
   }
+
+  /** Cluster bindings first, then the namespace's bindings, each role's rules in order (upstream's VisitRulesFor). */
+  resolve(user: UserInfo, namespace: string): ResolvedRules {
+    const out: ResolvedRules = { rules: [], missing: [] };
+    const visit = (b: BindingEntry): void => {
+      if (!b.subjects.some((s) => appliesTo(user, s, b.namespace))) return;
+      const rules = this.rulesFor(b);
+      if (rules) out.rules.push(...rules);
+      else out.missing.push({ kind: b.ref.kind, name: b.ref.name, namespace: b.namespace });
+    };
+    this.clusterBindings.forEach(visit);
+    if (namespace) (this.bindings.get(namespace) ?? []).forEach(visit);
+    return out;
+  }
 }
 
-export class RbacAuthorizer implements Authorizer {
+/** The RBAC index over a source, rebuilt when the source's revision moves. */
+export class RbacRules {
   private index?: RbacIndex;
   private indexRevision = '';
 
@@ -176,9 +211,39 @@ export class RbacAuthorizer implements Authorizer {
     return this.index;
   }
 
+  allows(attrs: AuthorizationAttributes): boolean {
+    return this.current().allows(attrs);
+  }
+
+  /** Every rule bound to the user that applies in `namespace` ('' for the cluster scope only). */
+  resolve(user: UserInfo, namespace: string): ResolvedRules {
+    return this.current().resolve(user, namespace);
+  }
+}
+
+export class RbacAuthorizer implements Authorizer {
+  readonly rules: RbacRules;
+
+  constructor(source: RbacSource | RbacRules) {
+    this.rules = source instanceof RbacRules ? source : new RbacRules(source);
+  }
+
   authorize(attrs: AuthorizationAttributes): Decision {
-    if (this.current().allows(attrs)) return { decision: 'allow', reason: '' };
+    if (this.rules.allows(attrs)) return { decision: 'allow', reason: '' };
     return { decision: 'no-opinion', reason: '' };
+  }
+
+  /** As upstream's RBAC authorizer: resource and URL rules apart, complete, a missing role reported as an error. */
+  rulesFor(user: UserInfo, namespace: string): RuleSet {
+    const { rules, missing } = this.rules.resolve(user, namespace);
+    const set: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false, errors: missing.map(messages.roleNotFoundInCache) };
+    for (const r of rules) {
+      if (r.resources?.length) {
+        set.resourceRules.push({ verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources, resourceNames: r.resourceNames ?? [] });
+      }
+      if (r.nonResourceURLs?.length) set.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+    }
+    return set;
   }
 }
 

@@ -4,11 +4,18 @@
 // for the dynamic-config workflow — read the running config through the node proxy, publish a ConfigMap in
 // kube-system, point nodes at it (nodes/configsource), run NodeConfigRollouts and watch their status, read the
 // NodeConfigPolicies that bound it. Nothing else (no node deletes, no other namespaces, no policy writes).
+//
+// As upstream's, `admin`, `edit` and `view` aggregate (`aggregate-to-admin/edit/view` labels; view feeds edit, edit
+// feeds admin), so a kind joins them by a labelled ClusterRole: `dkc:aggregate-to-view` lets viewers read rollouts
+// and policies. Nothing is aggregated to edit or admin for the dkc.io kinds: creating a rollout assigns config, which
+// is `dkc:node-config-operator`'s. Neither do they write Leases, as upstream's do not: the controllers' leader Lease
+// `kube-system/dkc-controller` is written by the controllers' own Role only, scoped to that name.
 
 import type { KubeObject } from '../../api/types.js';
-import { CONTROLLER_USER } from '../../controllers/identity.js';
+import { CONTROLLER_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../controllers/identity.js';
 import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../registry.js';
+import { withAggregatedRules } from './aggregation.js';
 import { CONFIGSOURCE_SUBRESOURCE } from './configsource.js';
 import type { PolicyRule, Subject } from './rbac.js';
 
@@ -93,30 +100,47 @@ const READ = ['get', 'list', 'watch'];
 export const KUBELET_API_CLIENT_USER = 'kube-apiserver-kubelet-client';
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 
-function clusterRole(name: string, rules: PolicyRule[]): KubeObject {
-  return { apiVersion: RBAC_API_VERSION, kind: 'ClusterRole', metadata: { name, labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } }, rules };
+/** The label a ClusterRole carries to have its rules aggregated into `view`, `edit` or `admin`. */
+export const aggregateTo = (role: 'admin' | 'edit' | 'view'): string => `rbac.authorization.k8s.io/aggregate-to-${role}`;
+
+function clusterRole(name: string, rules: PolicyRule[], extra: { labels?: Record<string, string>; aggregates?: 'admin' | 'edit' | 'view' } = {}): KubeObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'ClusterRole',
+    metadata: { name, labels: { ...BOOTSTRAP_LABELS, ...extra.labels }, annotations: { ...AUTOUPDATE } },
+    ...(extra.aggregates ? { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [aggregateTo(extra.aggregates)]: 'true' } }] } } : {}),
+    rules,
+  };
 }
 
 function group(name: string): Subject {
   return { kind: 'Group', apiGroup: RBAC_GROUP, name };
 }
 
-export const defaultClusterRoles: KubeObject[] = [
+const aggregated = (role: 'admin' | 'edit' | 'view') => ({ [aggregateTo(role)]: 'true' });
+
+export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), { verbs: ['*'], nonResourceURLs: ['*'] }]),
-  clusterRole('admin', [
-    rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods']),
-    rule([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
-    rule([...READ, ...WRITE], [RBAC_GROUP], ['roles', 'rolebindings']),
-    rule(READ, [''], ['namespaces']),
-    rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
+  // Their rules are those of the ClusterRoles labelled for them (filled in here, kept up to date by the server).
+  clusterRole('admin', [], { aggregates: 'admin' }),
+  clusterRole('edit', [], { aggregates: 'edit', labels: aggregated('admin') }),
+  clusterRole('view', [], { aggregates: 'view', labels: aggregated('edit') }),
+  clusterRole(
+    'system:aggregate-to-admin',
+    [rule([...READ, ...WRITE], [RBAC_GROUP], ['roles', 'rolebindings']), rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews'])],
+    { labels: aggregated('admin') },
+  ),
+  clusterRole('system:aggregate-to-edit', [rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods'])], { labels: aggregated('edit') }),
+  clusterRole('system:aggregate-to-view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces'])], { labels: aggregated('view') }),
+  // Viewers see rollouts and policies (cluster-scoped: through a ClusterRoleBinding); writing a rollout assigns
+  // config, which no aggregated role grants.
+  clusterRole('dkc:aggregate-to-view', [rule(READ, ['dkc.io'], ['nodeconfigrollouts', 'nodeconfigrollouts/status', 'nodeconfigpolicies', 'nodeconfigs', 'nodeconfigs/status'])], {
+    labels: aggregated('view'),
+  }),
+  clusterRole('system:basic-user', [
+    rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+    rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
   ]),
-  clusterRole('edit', [
-    rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods']),
-    rule([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
-    rule(READ, [''], ['namespaces']),
-  ]),
-  clusterRole('view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces']), rule(READ, ['coordination.k8s.io'], ['leases'])]),
-  clusterRole('system:basic-user', [rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])]),
   clusterRole('system:discovery', [
     { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/', '/healthz', '/livez', '/readyz'] },
   ]),
@@ -145,6 +169,9 @@ export const defaultClusterRoles: KubeObject[] = [
     rule(READ, ['dkc.io'], ['nodeconfigrollouts/status']),
     // Policies bound what operators may assign: they read them, an administrator writes them.
     rule(READ, ['dkc.io'], ['nodeconfigpolicies']),
+    // Where the API server drops Node.spec.configSource, a node is assigned through its NodeConfig: update on it is
+    // that channel's nodes/configsource.
+    rule([...READ, 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
   ]),
   // The rollout and node lifecycle controllers: exactly what they read and write. Leases only in the namespaces
   // they use (the Roles below): the leader election Lease in kube-system, the nodes' Leases in kube-node-lease.
@@ -157,16 +184,19 @@ export const defaultClusterRoles: KubeObject[] = [
     rule(['get', 'list', 'watch', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts/status']),
     rule(READ, ['dkc.io'], ['nodeconfigpolicies']),
+    // The NodeConfig channel: assigns through spec, keeps the revert record in status (only it may write that).
+    rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
+    rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
   ]),
-];
+]);
 
-function controllerRole(namespace: string, extra: PolicyRule[] = []): KubeObject {
+function controllerRole(namespace: string, rules: PolicyRule[]): KubeObject {
   return {
     apiVersion: RBAC_API_VERSION,
     kind: 'Role',
     metadata: { name: CONTROLLER_USER, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
-    rules: [rule([...READ, 'create', 'update'], ['coordination.k8s.io'], ['leases']), ...extra],
+    rules,
   };
 }
 
@@ -181,9 +211,15 @@ function controllerLeaseBinding(namespace: string): KubeObject {
 }
 
 export const defaultRoles: KubeObject[] = [
-  // kube-system also holds the rendered ConfigMaps of layered rollouts.
-  controllerRole('kube-system', [rule(['create'], [''], ['configmaps'])]),
-  controllerRole('kube-node-lease'),
+  // The leader Lease by name, as upstream's kube-controller-manager holds its own (a create names no object, so it
+  // cannot be scoped); kube-system also holds the rendered ConfigMaps of layered rollouts.
+  controllerRole(LEADER_LEASE_NAMESPACE, [
+    rule(['create'], ['coordination.k8s.io'], ['leases']),
+    rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], [LEADER_LEASE_NAME]),
+    rule(['create'], [''], ['configmaps']),
+  ]),
+  // The node lifecycle controller reads the nodes' Leases; the nodes write them.
+  controllerRole('kube-node-lease', [rule(READ, ['coordination.k8s.io'], ['leases'])]),
   {
     apiVersion: RBAC_API_VERSION,
     kind: 'Role',

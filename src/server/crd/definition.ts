@@ -40,6 +40,12 @@ export const customResourceDefinitions: ResourceDef = {
   columns: [NAME, column('Created At', 'date', 'Date of creation')],
   row: (o) => [o.metadata.name, o.metadata.creationTimestamp ?? ''],
   validation: { create: validateCrdCreate, update: validateCrdUpdate },
+  // A new CRD's status is the server's to write, as apiextensions-apiserver's strategy has it: only the storage
+  // version is recorded as stored.
+  prepareForCreate(o) {
+    const storage = ((o['spec'] as Crd['spec'] | undefined)?.versions ?? []).find((v) => v?.storage === true)?.name;
+    o['status'] = storage ? { storedVersions: [storage] } : {};
+  },
 };
 
 function versionColumns(columns: PrinterColumn[]): TableColumn[] {
@@ -77,6 +83,7 @@ export function customResourceDef(crd: Crd, version: CrdVersion): ResourceDef {
   const cells = printer.map(cellRenderer);
   const validateMeta = (obj: KubeObject): FieldError[] => validateObjectMeta(obj.metadata, namespaced, (n) => isDNS1123Subdomain(n));
   const body = (obj: KubeObject) => obj as unknown as Record<string, unknown>;
+  const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
   return {
     group,
     version: version.name ?? '',
@@ -87,11 +94,14 @@ export function customResourceDef(crd: Crd, version: CrdVersion): ResourceDef {
     shortNames: names.shortNames ?? [],
     categories: names.categories ?? [],
     verbs: ALL_VERBS,
-    statusSubresource: version.subresources?.status !== undefined && version.subresources.status !== null,
+    statusSubresource,
     proxySubresource: false,
     generation: true,
     fields: {},
     columns: versionColumns(printer),
+    // With a status subresource, status is written through it only: a create cannot set it (kube-apiserver's
+    // customresource strategy), or a forged status would be taken for the controller's.
+    ...(statusSubresource ? { prepareForCreate: (obj: KubeObject) => void delete obj['status'] } : {}),
     row: (o, now) => (printer.length === 0 ? [o.metadata.name, age(o.metadata.creationTimestamp, now)] : [o.metadata.name, ...cells.map((cell) => cell(o, now))]),
     validation: {
       create: (obj) => [...validateMeta(obj), ...schema.validate(body(obj))],

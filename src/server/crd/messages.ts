@@ -114,4 +114,14 @@ export const msg = {
   installing: (name: string) => `installing CustomResourceDefinition ${name}`,
   installFailed: (file: string, why: string) => `cannot install the CustomResourceDefinitions of ${file}: ${why}`,
   notACrd: (file: string) => `${file}: not a CustomResourceDefinition (apiextensions.k8s.io/v1)`,
+  approval: {
+    missing: `protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111`,
+    invalid:
+      'protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+    bypassed: (value: string) => `not approved: ${goQuote(value)}`,
+    approved: (value: string) => `approved in ${value}`,
+  },
+  migrated: (count: number, crd: string, prefix: string) => `moved ${count} ${crd} object(s) to their own keys under ${prefix}`,
+  migrationBothKeys: (legacy: string, current: string) =>
+    `${legacy} and ${current} both exist: serving ${current} and leaving ${legacy} alone (a server of an older version is writing to this store)`,
 };

@@ -1,18 +1,23 @@
 // Turns CustomResourceDefinitions into served resources, as apiextensions-apiserver's naming and establishing
 // controllers do: it accepts a CRD's names unless another resource holds them, records NamesAccepted,
-// Established and storedVersions in the CRD's status, and mounts each served version in the API server. Every
-// replica follows the CRDs through its own watch cache, so a CRD created on one replica is served by all.
+// Established, KubernetesAPIApprovalPolicyConformant (protected groups) and storedVersions in the CRD's status, and
+// mounts each served version in the API server. Every replica follows the CRDs through its own watch cache, so a CRD
+// created on one replica is served by all. At its first start it moves custom objects stored under the layout of
+// older servers to their own keys (migrate.ts), before it serves any of them.
 
 import { StatusError } from '../../api/errors.js';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject } from '../../api/types.js';
+import type { Store } from '../../storage/store.js';
 import { klog } from '../../util/klog.js';
 import type { UserInfo } from '../authz.js';
 import { KeyQueue } from '../keyqueue.js';
 import type { ResourceDef } from '../registry.js';
 import type { ResourceStorage, WriteContext } from '../resources.js';
 import { buildSelection } from '../selection.js';
+import { approvalCondition } from './approval.js';
 import { customResourceDef, customResourceDefinitions } from './definition.js';
+import { legacyMoves, migrateLegacyObjects } from './migrate.js';
 import { msg } from './messages.js';
 import type { Crd, CrdCondition, CrdNames } from './types.js';
 
@@ -42,8 +47,12 @@ export class CrdRegistrar {
   private watch?: { cancel(): void };
   private stopped = false;
   private retry?: NodeJS.Timeout;
+  private migrated = false;
 
-  constructor(private readonly host: ResourceHost) {}
+  constructor(
+    private readonly host: ResourceHost,
+    private readonly store: Store,
+  ) {}
 
   private get storage(): ResourceStorage {
     return this.host.storageOf(customResourceDefinitions)!;
@@ -53,6 +62,11 @@ export class CrdRegistrar {
   async start(): Promise<void> {
     const cache = this.storage.cache;
     const from = cache.currentRevision;
+    if (!this.migrated) {
+      const builtins = this.host.registry.all.filter((d) => !d.custom);
+      await migrateLegacyObjects(this.store, legacyMoves(cache.snapshot() as unknown as Crd[], builtins));
+      this.migrated = true;
+    }
     for (const crd of cache.snapshot()) await this.reconcile(crd).catch((err: unknown) => this.logFailure(crd, err));
     this.follow(from);
   }
@@ -120,7 +134,9 @@ export class CrdRegistrar {
       const lastTransitionTime = prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
       return { type, status, lastTransitionTime, reason, message };
     };
+    const approval = approvalCondition(crd.spec.group ?? '', crd.metadata.annotations);
     const conditions = [
+      ...(approval ? [cond('KubernetesAPIApprovalPolicyConformant', approval.status === 'True', approval.reason ?? '', approval.message ?? '')] : []),
       conflict
         ? cond('NamesAccepted', false, 'NameConflict', conflict)
         : cond('NamesAccepted', true, msg.namesAccepted.reason, msg.namesAccepted.message),

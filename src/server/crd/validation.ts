@@ -8,6 +8,7 @@ import { isDNS1123Label, isDNS1123Subdomain, regexError } from '../../api/valida
 import { validateSimpleJsonPath, validateStructural } from './schema.js';
 import type { Crd, CrdVersion, PrinterColumn } from './types.js';
 import { msg } from './messages.js';
+import { validateApproval } from './approval.js';
 
 const SCOPES = ['Cluster', 'Namespaced'];
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -104,7 +105,7 @@ export function validateCrdCreate(obj: KubeObject): FieldError[] {
   const crd = obj as unknown as Crd;
   crd.spec ??= {};
   const meta = validateObjectMeta(obj.metadata, false, (n) => isDNS1123Subdomain(n));
-  return [...meta, ...validateName(crd), ...validateSpec(crd)];
+  return [...meta, ...validateName(crd), ...validateSpec(crd), ...validateApproval(s(crd.spec.group), obj.metadata.annotations)];
 }
 
 export function validateCrdUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
@@ -116,6 +117,7 @@ export function validateCrdUpdate(obj: KubeObject, old: KubeObject): FieldError[
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...validateName(crd),
     ...validateSpec(crd),
+    ...validateApproval(s(crd.spec.group), obj.metadata.annotations, old.metadata.annotations ?? {}),
   ];
   if (crd.spec.group !== prev.spec?.group) errs.push(field.invalid('spec.group', crd.spec.group, msg.immutable));
   const stored = prev.status?.storedVersions ?? [];

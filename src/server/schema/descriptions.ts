@@ -3,6 +3,25 @@
 // them. A type or field of the schema facts missing here is a test failure, not a silent gap.
 
 export const descriptions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'io.k8s.api.authentication.v1.ExtraValue': {
+    '': 'A list of strings: the values of one extra attribute of a user.',
+  },
+  'io.k8s.api.authentication.v1.SelfSubjectReview': {
+    '': 'Asks who the requesting user is, as the server authenticated her (kubectl auth whoami). Create-only; the answer is in status.',
+    metadata: 'Standard object metadata; not stored.',
+    status: 'The answer, filled in by the server.',
+  },
+  'io.k8s.api.authentication.v1.SelfSubjectReviewStatus': {
+    '': 'The answer to a self review.',
+    userInfo: 'The user the request was served as (the impersonated user when it impersonated one).',
+  },
+  'io.k8s.api.authentication.v1.UserInfo': {
+    '': 'A user as the server authenticated her.',
+    username: 'The name of the user.',
+    uid: 'A string that identifies the user across time, when the authenticator gives one.',
+    groups: 'The groups the user is a member of.',
+    extra: 'Extra attributes of the user, as an authenticator (or an impersonating request) gave them.',
+  },
   'io.k8s.api.authorization.v1.ExtraValue': {
     '': 'A list of strings: the values of one extra attribute of a user.',
   },
@@ -27,6 +46,11 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     path: 'The URL path of the request.',
     verb: 'The lower-case HTTP verb, e.g. "get".',
   },
+  'io.k8s.api.authorization.v1.NonResourceRule': {
+    '': 'A rule about paths that are not API resources, as a rules review lists it.',
+    verbs: 'The lower-case HTTP verbs allowed, e.g. "get"; "*" means all.',
+    nonResourceURLs: 'The paths allowed; a trailing "*" matches every path with that prefix.',
+  },
   'io.k8s.api.authorization.v1.ResourceAttributes': {
     '': 'A request for an API resource, described by the attributes authorizers decide on.',
     namespace: 'Namespace of the action; empty for cluster-scoped resources or for all namespaces.',
@@ -39,6 +63,13 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     fieldSelector: 'The field selector the request is limited by, if any.',
     labelSelector: 'The label selector the request is limited by, if any.',
   },
+  'io.k8s.api.authorization.v1.ResourceRule': {
+    '': 'A rule about API resources, as a rules review lists it.',
+    verbs: 'The API verbs allowed; "*" means all.',
+    apiGroups: 'The API groups of the resources; "" is the core group and "*" means all groups.',
+    resources: 'The resources allowed, e.g. "nodes" or "nodes/status"; "*" means all, "*/status" every status.',
+    resourceNames: 'The names of the objects allowed; empty means all objects.',
+  },
   'io.k8s.api.authorization.v1.SelfSubjectAccessReview': {
     '': 'Asks whether the requesting user may perform an action (kubectl auth can-i). Create-only; the answer is in status.',
     metadata: 'Standard object metadata; not stored.',
@@ -49,6 +80,16 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     '': 'The action a self review asks about: exactly one of resourceAttributes and nonResourceAttributes.',
     resourceAttributes: 'The resource request to check.',
     nonResourceAttributes: 'The non-resource request to check.',
+  },
+  'io.k8s.api.authorization.v1.SelfSubjectRulesReview': {
+    '': 'Lists what the requesting user may do in a namespace (kubectl auth can-i --list). Create-only; the answer is in status.',
+    metadata: 'Standard object metadata; not stored.',
+    spec: 'The namespace to list the rules of.',
+    status: 'The answer, filled in by the server.',
+  },
+  'io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec': {
+    '': 'What a rules review asks about.',
+    namespace: 'The namespace to list the rules of; required.',
   },
   'io.k8s.api.authorization.v1.SubjectAccessReview': {
     '': 'Asks whether a given user may perform an action, e.g. for an agent checking a caller of its own endpoints. Create-only; the answer is in status.',
@@ -71,6 +112,13 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     denied: 'Whether the action is explicitly denied; both allowed and denied false means no authorizer had an opinion.',
     reason: 'Why the action is allowed or denied, when an authorizer says.',
     evaluationError: 'An error met while evaluating the review; the answer may still be usable.',
+  },
+  'io.k8s.api.authorization.v1.SubjectRulesReviewStatus': {
+    '': 'The answer to a rules review: what the user may do, as the authorizers can list it.',
+    resourceRules: 'The rules about API resources; the list may be incomplete.',
+    nonResourceRules: 'The rules about other paths; the list may be incomplete.',
+    incomplete: 'True when an authorizer allows more than it can list (e.g. the Node authorizer for a node).',
+    evaluationError: 'Why the list may be incomplete, when an authorizer says.',
   },
   'io.k8s.api.coordination.v1.Lease': {
     '': 'A lease; nodes renew one each in kube-node-lease as their heartbeat.',

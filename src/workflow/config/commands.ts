@@ -7,16 +7,12 @@ import { RestClient } from '../../client/index.js';
 import { loadClientConfig } from '../../client/loadingrules.js';
 import {
   diffConfigs,
-  effectiveConfig,
-  encode,
   KubeletConfigError,
+  kubeletVersion,
   LayerError,
-  load,
-  render as renderLayers,
   safetyOf,
-  setDefaults,
-  validateStartup,
   type KubeletConfiguration,
+  type KubeletVersion,
   type Layer,
 } from '../../kubeletconfig/index.js';
 import { errorLine, messages } from './errors.js';
@@ -36,17 +32,22 @@ export interface ConnectionFlags {
   context?: string;
 }
 
-export interface DiffFlags extends ConnectionFlags {
+export interface VersionFlags {
+  /** The kubelet minor to act as (`1.31`); the newest the library knows when absent. */
+  kubeletVersion?: string;
+}
+
+export interface DiffFlags extends ConnectionFlags, VersionFlags {
   output?: 'json';
 }
 
-export interface LintFlags extends ConnectionFlags {
+export interface LintFlags extends ConnectionFlags, VersionFlags {
   against?: string;
   strict?: boolean;
   output?: 'json';
 }
 
-export interface RenderFlags extends ConnectionFlags {
+export interface RenderFlags extends ConnectionFlags, VersionFlags {
   output?: 'yaml' | 'json';
 }
 
@@ -82,9 +83,9 @@ async function guarded(io: Io, flags: ConnectionFlags, failure: ExitCode, body: 
 }
 
 /** Decode and defaults, as the kubelet loads a config; decode warnings go to stderr. Throws LayerError. */
-function loadLayer(io: Io, layer: Layer): KubeletConfiguration {
+function loadLayer(io: Io, layer: Layer, kv: KubeletVersion): KubeletConfiguration {
   try {
-    const r = load(layer.bytes, layer.dir === undefined ? { source: layer.name } : { dir: layer.dir, source: layer.name });
+    const r = kv.load(layer.bytes, layer.dir === undefined ? { source: layer.name } : { dir: layer.dir, source: layer.name });
     for (const w of r.warnings) io.stderr.write(messages.warning(layer.name, w.message) + '\n');
     return r.config;
   } catch (e) {
@@ -95,8 +96,9 @@ function loadLayer(io: Io, layer: Layer): KubeletConfiguration {
 
 export async function diff(io: Io, a: string, b: string, flags: DiffFlags): Promise<ExitCode> {
   return guarded(io, flags, 2, async (client) => {
+    const kv = kubeletVersion(flags.kubeletVersion);
     const [la, lb] = await Promise.all([readSource(parseSource(a), client), readSource(parseSource(b), client)]);
-    const changes = diffConfigs(loadLayer(io, la), loadLayer(io, lb));
+    const changes = diffConfigs(loadLayer(io, la, kv), loadLayer(io, lb, kv), kv.schema());
     if (flags.output === 'json') io.stdout.write(diffJSON(la.name, lb.name, changes));
     else for (const line of diffLines(changes, io.tty)) io.stdout.write(line + '\n');
     return changes.length === 0 ? 0 : 1;
@@ -104,17 +106,17 @@ export async function diff(io: Io, a: string, b: string, flags: DiffFlags): Prom
 }
 
 /** Everything `dkc config validate` reports about a layer: decode, defaults, validation and the start-up checks. */
-export function checkLayer(layer: Layer): { errors: string[]; warnings: string[] } {
-  const r = effectiveConfig({ file: { bytes: layer.bytes, dir: layer.dir ?? '', name: layer.name }, flags: [] });
+export function checkLayer(layer: Layer, kv: KubeletVersion = kubeletVersion()): { errors: string[]; warnings: string[] } {
+  const r = kv.effectiveConfig({ file: { bytes: layer.bytes, dir: layer.dir ?? '', name: layer.name }, flags: [] });
   const warnings = r.warnings.map((w) => w.message);
   if (!r.ok) return { errors: r.errors, warnings };
-  const startup = validateStartup(r.config, { featureGates: r.featureGates });
+  const startup = kv.validateStartup(r.config, { featureGates: r.featureGates });
   return { errors: startup.errors, warnings: [...warnings, ...startup.warnings] };
 }
 
 /** The changes from `base` to `config`, each with its field's class and reason. */
-export function classify(base: KubeletConfiguration, config: KubeletConfiguration): ClassifiedChange[] {
-  return diffConfigs(base, config).map((c) => {
+export function classify(base: KubeletConfiguration, config: KubeletConfiguration, kv: KubeletVersion = kubeletVersion()): ClassifiedChange[] {
+  return diffConfigs(base, config, kv.schema()).map((c) => {
     const s = safetyOf(c.path);
     return s ? { ...c, class: s.class, reason: s.reason } : c;
   });
@@ -128,13 +130,14 @@ export function lintFails(report: LintReport, strict: boolean): boolean {
 
 export async function lint(io: Io, source: string, flags: LintFlags): Promise<ExitCode> {
   return guarded(io, flags, 1, async (client) => {
+    const kv = kubeletVersion(flags.kubeletVersion);
     const layer = await readSource(parseSource(source), client);
     const against = flags.against ? await readSource(parseSource(flags.against), client) : undefined;
-    const base = against ? loadLayer(io, against) : setDefaults({});
-    const { errors, warnings } = checkLayer(layer);
+    const base = against ? loadLayer(io, against, kv) : kv.defaults();
+    const { errors, warnings } = checkLayer(layer, kv);
     let changes: ClassifiedChange[] = [];
     try {
-      changes = classify(base, load(layer.bytes, layer.dir === undefined ? {} : { dir: layer.dir }).config);
+      changes = classify(base, kv.load(layer.bytes, layer.dir === undefined ? {} : { dir: layer.dir }).config, kv);
     } catch (e) {
       if (!(e instanceof KubeletConfigError)) throw e; // already among the errors
     }
@@ -151,11 +154,12 @@ export async function lint(io: Io, source: string, flags: LintFlags): Promise<Ex
 
 export async function render(io: Io, base: string, dropIns: readonly string[], flags: RenderFlags): Promise<ExitCode> {
   return guarded(io, flags, 1, async (client) => {
+    const kv = kubeletVersion(flags.kubeletVersion);
     const layer = await readSource(parseSource(base), client);
     const layers = (await Promise.all(dropIns.map((d) => readDropIns(parseSource(d), client)))).flat();
-    const r = renderLayers(layer, layers);
+    const r = kv.render(layer, layers);
     for (const w of r.warnings) io.stderr.write(messages.warning(w.source, w.message) + '\n');
-    io.stdout.write(encode(r.config, flags.output ?? 'yaml'));
+    io.stdout.write(kv.encode(r.config, flags.output ?? 'yaml'));
     return 0;
   });
 }

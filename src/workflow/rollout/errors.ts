@@ -55,6 +55,11 @@ export const progress = {
   batchStarted: (batch: number, nodes: readonly string[]) =>
     `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
   nodeFailed: (node: string, reason: string, message: string) => `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,
+  nodeWaiting: (node: string, reason: string) => `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
+  nodeDeleted: (node: string) => `node ${node} was deleted during the rollout`,
+  /** What an undo did: only the nodes put back on what the rollout found count as restored. */
+  restored: (restored: number, notRestored: number) =>
+    ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored${notRestored > 0 ? `, ${notRestored} not restored` : ''})`,
   phase: (name: string, phase: string, detail: string) => {
     const base = `nodeconfigrollout ${q(name)}`;
     switch (phase) {

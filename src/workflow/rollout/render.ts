@@ -1,5 +1,5 @@
 // What `dkc rollout status` shows, as pure functions of the rollout's status: the lines a change between two
-// observed states adds (a line per batch started, per node failed, per phase reached), the live progress bar drawn
+// observed states adds (a line per batch started, per node failed or deleted, per phase reached), the live progress bar drawn
 // on a terminal, and the exit code a phase means.
 
 import { progress } from './errors.js';
@@ -54,6 +54,22 @@ function failureLines(prev: RolloutStatus | undefined, next: RolloutStatus): str
     .map((f) => progress.nodeFailed(f.node ?? '<unknown>', f.reason ?? 'Unknown', f.message ?? ''));
 }
 
+/** A line for each node that began to wait since `prev`. */
+function waitingLines(prev: RolloutStatus | undefined, next: RolloutStatus): string[] {
+  return Object.entries(next.nodes ?? {})
+    .filter(([node, p]) => p.waitingReason !== undefined && prev?.nodes?.[node]?.waitingReason === undefined)
+    .map(([node, p]) => progress.nodeWaiting(node, p.waitingReason ?? ''));
+}
+
+/** A line per node that has become Deleted (it is no failure, so the failure lines do not name it). */
+function deletedLines(prev: RolloutStatus | undefined, next: RolloutStatus): string[] {
+  return Object.entries(next.nodes ?? {})
+    .filter(([node, p]) => p.state === 'Deleted' && prev?.nodes?.[node]?.state !== 'Deleted')
+    .map(([node]) => node)
+    .sort()
+    .map((node) => progress.nodeDeleted(node));
+}
+
 function counts(s: RolloutStatus): string {
   return progress.counts(s.succeededNodes ?? 0, s.targetNodes ?? 0, s.failedNodes ?? 0);
 }
@@ -72,8 +88,11 @@ function phaseDetail(s: RolloutStatus): string {
     case 'Reverting':
       return counts(s) + failedMessage(s);
     case 'Reverted': {
-      const restored = Object.values(s.nodes ?? {}).filter((n) => n.state === 'Reverted').length;
-      return ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored)` + failedMessage(s);
+      const nodes = Object.values(s.nodes ?? {});
+      const restored = nodes.filter((n) => n.state === 'Reverted').length;
+      // Changed by this rollout and not put back: someone else changed it since, it was deleted, or it has no record.
+      const notRestored = nodes.filter((n) => n.state === 'NotRestored' || ((n.state === 'Overridden' || n.state === 'Deleted') && n.updatedAt !== undefined)).length;
+      return progress.restored(restored, notRestored) + failedMessage(s);
     }
     default:
       return counts(s);
@@ -82,14 +101,14 @@ function phaseDetail(s: RolloutStatus): string {
 
 /**
  * The lines that the step from `prev` (undefined: nothing seen yet) to `next` adds, in the order things happen:
- * a layered rollout's rendered ConfigMap, batches started, nodes failed, then the phase reached.
+ * a layered rollout's rendered ConfigMap, batches started, nodes failed, nodes held back, then the phase reached.
  */
 export function progressLines(name: string, prev: RolloutStatus | undefined, next: RolloutStatus | undefined, first = false): string[] {
   if (next?.phase === undefined || next.phase === 'Pending') {
     return first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
   }
   const rendered = next.renderedConfigMap !== undefined && next.renderedConfigMap !== prev?.renderedConfigMap ? [progress.rendered(next.renderedConfigMap)] : [];
-  const lines = [...rendered, ...batchLines(prev, next), ...failureLines(prev, next)];
+  const lines = [...rendered, ...batchLines(prev, next), ...failureLines(prev, next), ...deletedLines(prev, next), ...waitingLines(prev, next)];
   if (next.phase !== prev?.phase) lines.push(progress.phase(name, next.phase, phaseDetail(next)));
   return lines;
 }
@@ -101,7 +120,7 @@ export function inFlight(s: RolloutStatus): number {
   return Math.max(0, (s.updatedNodes ?? 0) - (s.succeededNodes ?? 0) - (s.failedNodes ?? 0));
 }
 
-/** One terminal line: `[########............] 2/5 succeeded, 1 in flight, 0 failed  Progressing`. */
+/** One terminal line: `[########............] 2/5 succeeded, 1 in flight, 0 failed  Progressing` (`, 1 waiting` when one is). */
 export function progressBar(s: RolloutStatus | undefined, width = 20): string {
   const target = s?.targetNodes ?? 0;
   const done = s?.succeededNodes ?? 0;
@@ -110,5 +129,6 @@ export function progressBar(s: RolloutStatus | undefined, width = 20): string {
   const failedCells = target > 0 ? Math.min(width - filled, Math.round((failed / target) * width)) : 0;
   const bar = '#'.repeat(filled) + 'x'.repeat(failedCells) + '.'.repeat(width - filled - failedCells);
   const flying = s ? inFlight(s) : 0;
-  return `[${bar}] ${done}/${target} succeeded, ${flying} in flight, ${failed} failed  ${s?.phase ?? 'Pending'}`;
+  const waiting = s?.waitingNodes ? `, ${s.waitingNodes} waiting` : '';
+  return `[${bar}] ${done}/${target} succeeded, ${flying} in flight, ${failed} failed${waiting}  ${s?.phase ?? 'Pending'}`;
 }

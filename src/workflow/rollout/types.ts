@@ -47,6 +47,9 @@ export interface NodeProgress {
   batch?: number;
   updatedAt?: string;
   readySince?: string;
+  /** Set on a node held, unchanged, until it is Ready with a fresh heartbeat: NotReady or HeartbeatStale. */
+  waitingReason?: string;
+  waitingSince?: string;
   reason?: string;
   message?: string;
 }
@@ -72,6 +75,7 @@ export interface RolloutStatus {
   updatedNodes?: number;
   succeededNodes?: number;
   failedNodes?: number;
+  waitingNodes?: number;
   renderedConfigMap?: string;
   currentBatch?: number;
   failures?: RolloutFailure[];

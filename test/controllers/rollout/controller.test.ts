@@ -1,18 +1,19 @@
 // The controller over an in-memory API with simulated agents: it drives a rollout to Succeeded within the strategy's
 // bounds, reverts a bad config, survives being stopped between a node patch and the status write without patching
-// any node twice, honours soak on its clock, pauses after the canary, and stops writing when its signal fires.
+// any node twice, honours soak on its clock and only while the node heartbeats (its Lease), holds a node that is not
+// Ready instead of changing it, pauses after the canary, and stops writing when its signal fires.
 
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
 import { rolloutController } from '../../../src/controllers/rollout/index.js';
 import { RolloutController } from '../../../src/controllers/rollout/controller.js';
-import { PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/controllers/rollout/resource.js';
+import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/controllers/rollout/resource.js';
 import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../agent/node/fakeclock.js';
 import { FakeApi } from './fakeapi.js';
-import { NEW, OLD, OLD_ACTIVE, iso, node, rollout } from './fixtures.js';
+import { NEW, OLD, OLD_ACTIVE, at, iso, lease, node, rollout, switched } from './fixtures.js';
 
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -41,11 +42,19 @@ function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = 
   };
 }
 
-function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
+/** The node's agent renews its Lease at `when`. */
+function beat(api: FakeApi, name: string, when: Date): void {
+  api.put('leases', lease(name, when) as never);
+}
+
+/** `n` blue nodes and a green one, each with its Lease renewed at `renewed`, and rollout r1 with `spec`. */
+function cluster(n: number, spec: RolloutSpec = {}, renewed = new Date()): FakeApi {
   const api = new FakeApi();
   api.put('configmaps', CM_NEW);
   for (let i = 1; i <= n; i++) api.put('nodes', node(`node-${i}`) as never);
   api.put('nodes', node('green-1', { labels: { pool: 'green' } }) as never);
+  for (let i = 1; i <= n; i++) beat(api, `node-${i}`, renewed);
+  beat(api, 'green-1', renewed);
   const r = rollout(spec);
   delete r.metadata.resourceVersion;
   api.put('rollouts', r as never);
@@ -60,6 +69,17 @@ async function start(api: FakeApi, clock = systemClock): Promise<RolloutControll
   running.push(c);
   await c.start();
   return c;
+}
+
+const readySince = (api: FakeApi, name = 'node-1'): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.[name]?.readySince;
+
+/** Moves `clock` on to `seconds` (from T0) in steps of at most 10 s, node-1 renewing its Lease after each, as an agent does. */
+async function heartbeatsUntil(api: FakeApi, clock: FakeClock, seconds: number): Promise<void> {
+  while (clock.now().getTime() < at(seconds).getTime()) {
+    clock.advance(Math.min(10_000, at(seconds).getTime() - clock.now().getTime()));
+    beat(api, 'node-1', clock.now());
+    await settle();
+  }
 }
 
 /** Lets whatever a timer set off run to its end (informer deliveries and the worker's step are a few turns each). */
@@ -131,12 +151,13 @@ describe('RolloutController', () => {
       const n = api.read('nodes', `node-${i}`) as unknown as Node;
       assert.deepEqual(n.spec?.configSource, NEW);
       assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
-      assert.equal(n.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], JSON.stringify(OLD));
+      assert.equal(n.metadata.annotations?.[LEGACY_PREVIOUS_SOURCE_ANNOTATION], undefined);
     }
     assert.equal(api.nodePatches('green-1').length, 0);
     assert.ok(maxInFlight(api) <= 2, `at most 2 in flight, saw ${maxInFlight(api)}`);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [5, 5, 5, 0]);
+    for (let i = 1; i <= 5; i++) assert.deepEqual(r.status?.nodes?.[`node-${i}`]?.previous, { configSource: OLD }, `node-${i}: what it ran, in the status`);
     await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutSucceeded'), 'the RolloutSucceeded event');
     const reasons = new Set(api.events.map((e) => e['reason']));
     for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded', 'RolloutSucceeded']) assert.ok(reasons.has(want), `event ${want}`);
@@ -154,7 +175,7 @@ describe('RolloutController', () => {
     const canary = api.read('nodes', 'node-1') as unknown as Node;
     assert.deepEqual(canary.spec?.configSource, OLD);
     assert.equal(canary.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
-    assert.equal(canary.metadata.annotations?.[PREVIOUS_SOURCE_ANNOTATION], undefined);
+    assert.equal(canary.metadata.annotations?.[LEGACY_PREVIOUS_SOURCE_ANNOTATION], undefined);
     assert.equal(api.nodePatches('node-1').length, 2);
     assert.equal(api.nodePatches('node-2').length, 0);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
@@ -188,30 +209,119 @@ describe('RolloutController', () => {
     for (const n of ['node-1', 'node-2', 'node-3']) assert.equal(api.nodePatches(n).length, 1, `${n} patched once`);
   });
 
-  it('a node counts as succeeded only after soakSeconds on the controller’s clock', async () => {
+  it('a node counts as succeeded only after soakSeconds on the controller’s clock, at its first heartbeat after', async () => {
     const clock = new FakeClock(Date.parse(iso(0)));
-    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } });
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
     simulateAgents(api);
     await start(api, clock);
-    await api.waitFor(() => (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.['node-1']?.readySince !== undefined, 'the soak to start');
+    await api.waitFor(() => readySince(api) !== undefined, 'the soak to start');
     assert.equal(phaseOf(api), 'Progressing');
-    clock.advance(29_000);
-    await settle();
+    await heartbeatsUntil(api, clock, 29);
     assert.equal(phaseOf(api), 'Progressing');
     clock.advance(1_000);
-    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after the soak');
+    await settle();
+    assert.equal(phaseOf(api), 'Progressing', 'the soak is over, but no heartbeat has come since');
+    beat(api, 'node-1', clock.now());
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded at the first heartbeat after the soak');
   });
 
-  /** A rollout of 20 nodes at once whose every status write takes 100 ms of `clock`: its looks are batched by 400 ms. */
+  it('a lapse of the heartbeat restarts the soak (Ready=True all along)', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) === iso(0), 'the soak to start');
+    await heartbeatsUntil(api, clock, 10);
+    clock.advance(21_000); // t=31: the last renewal (t=10) is more than 20 s (half the Lease's 40 s) old
+    await api.waitFor(() => readySince(api) === undefined, 'the soak to stop');
+    assert.equal(phaseOf(api), 'Progressing');
+    beat(api, 'node-1', clock.now());
+    await api.waitFor(() => readySince(api) === iso(31), 'the soak to start again');
+    await heartbeatsUntil(api, clock, 60);
+    assert.equal(phaseOf(api), 'Progressing', '29 s into the new soak');
+    await heartbeatsUntil(api, clock, 61);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded 30 s after the heartbeat came back');
+  });
+
+  it('a frozen agent (Lease no longer renewed, Ready still True) never passes its soak: NotReady at the deadline, reverted', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(2, { strategy: { canary: 1, soakSeconds: 15 }, progressDeadlineSeconds: 60 }, at(0));
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) === iso(0), 'the soak to start');
+    clock.advance(16_000);
+    await settle();
+    assert.equal(phaseOf(api), 'Progressing', 'no heartbeat since the soak began: not succeeded');
+    clock.advance(45_000);
+    await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted at the deadline');
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    assert.deepEqual(r.status?.failures, [
+      { node: 'node-1', reason: 'NotReady', message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(0).toISOString()})` },
+    ]);
+    assert.equal((api.read('nodes', 'node-1') as unknown as Node).status?.conditions?.[0]?.status, 'True');
+    assert.deepEqual((api.read('nodes', 'node-1') as unknown as Node).spec?.configSource, OLD);
+    assert.equal(api.nodePatches('node-2').length, 0);
+  });
+
+  it('a soak recorded before the controller started counts for nothing: it starts again', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
+    // The last leader changed node-1 and saw it healthy from t=-100 (a soak over at t=-70), then stopped.
+    const cm = api.read('configmaps', 'kube-system/new')!;
+    const active = { configMap: { ...NEW.configMap!, uid: 'cm-uid', resourceVersion: cm.metadata.resourceVersion! } };
+    api.put('nodes', switched('node-1', { active, readyTransition: iso(-120) }) as never);
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    const status = { phase: 'Progressing' as const, startTime: iso(-110), currentBatch: 0, nodes: { 'node-1': { state: 'InFlight' as const, batch: 0, updatedAt: iso(-110), readySince: iso(-100) } } };
+    api.put('rollouts', { ...r, status } as never);
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) === iso(0), 'the soak to start again at the controller’s start');
+    assert.equal(phaseOf(api), 'Progressing');
+    await heartbeatsUntil(api, clock, 29);
+    assert.equal(phaseOf(api), 'Progressing');
+    await heartbeatsUntil(api, clock, 30);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded 30 s after the controller started');
+  });
+
+  it('a node that was never Ready is held, unchanged and waiting; the others go on; the rollout finishes once it leaves', async () => {
+    const api = cluster(3, { strategy: { canary: 1, maxUnavailable: 2 } });
+    // A Node object with no agent: no Ready condition, no Lease. By name it would be the canary.
+    const ghost = node('ghost');
+    delete ghost.status;
+    api.put('nodes', ghost as never);
+    simulateAgents(api);
+    await start(api);
+    const status = (): NodeConfigRollout['status'] => (api.read('rollouts', 'r1') as NodeConfigRollout).status;
+    await api.waitFor(() => ['node-1', 'node-2', 'node-3'].every((n) => status()?.nodes?.[n]?.state === 'Succeeded'), 'the three healthy nodes to succeed');
+    await settle();
+    const s = status()!;
+    assert.equal(s.phase, 'Progressing');
+    assert.deepEqual([s.targetNodes, s.succeededNodes, s.failedNodes, s.waitingNodes], [4, 3, 0, 1]);
+    assert.deepEqual(s.nodes?.['ghost'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: s.nodes?.['ghost']?.waitingSince });
+    assert.equal(api.nodePatches('ghost').length, 0);
+    assert.ok(maxInFlight(api) <= 1, 'the waiting node takes one of the two places maxUnavailable allows');
+    const reasons = api.events.map((e) => e['reason']);
+    assert.ok(reasons.includes('NodeWaiting'));
+    assert.ok(!reasons.includes('NodeFailed'));
+    api.put('nodes', { ...api.read('nodes', 'ghost')!, metadata: { ...api.read('nodes', 'ghost')!.metadata, labels: {} } });
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded once the waiting node left the selector');
+    assert.deepEqual([status()?.targetNodes, status()?.succeededNodes, status()?.waitingNodes], [3, 3, 0]);
+    assert.equal(api.nodePatches('ghost').length, 0);
+  });
+
+  /**
+   * A rollout of 20 nodes at once whose every status write takes 100 ms of `clock`: its first look writes twice (what
+   * the nodes run, then the batch in flight), so its looks are batched by 800 ms.
+   */
   async function batchedRollout(clock: FakeClock): Promise<{ api: FakeApi; statusWrites: () => number }> {
-    const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } });
+    const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } }, clock.now());
     api.beforeWrite = (w) => {
       if (w.method === 'PUT') clock.advance(100);
     };
     simulateAgents(api);
     await start(api, clock);
     const statusWrites = (): number => api.writes.filter((w) => w.method === 'PUT').length;
-    await api.waitFor(() => statusWrites() > 0, 'the first status');
+    await api.waitFor(() => statusWrites() > 1, 'the first look');
     await settle();
     return { api, statusWrites };
   }
@@ -219,11 +329,11 @@ describe('RolloutController', () => {
   it('looks again after node changes only once the batch period (4× the last look) has passed', async () => {
     const clock = new FakeClock(Date.parse(iso(0)));
     const { api, statusWrites } = await batchedRollout(clock);
-    assert.equal(statusWrites(), 1, 'the agents answered within the batch period: no second look yet');
+    assert.equal(statusWrites(), 2, 'the agents answered within the batch period: no second look yet');
     assert.equal(phaseOf(api), 'Progressing');
-    clock.advance(399);
+    clock.advance(799);
     await settle();
-    assert.equal(statusWrites(), 1);
+    assert.equal(statusWrites(), 2);
     clock.advance(1);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded once the batch period passed');
   });
@@ -233,7 +343,7 @@ describe('RolloutController', () => {
     const { api, statusWrites } = await batchedRollout(clock);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     api.put('rollouts', { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...r.spec, paused: true } } as never);
-    await api.waitFor(() => statusWrites() > 1, 'a look without the clock moving');
+    await api.waitFor(() => statusWrites() > 2, 'a look without the clock moving');
   });
 
   it('pauseAfterCanary pauses through spec.paused once; resuming carries on', async () => {
@@ -262,5 +372,60 @@ describe('RolloutController', () => {
     api.put('nodes', { ...(api.read('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
     await new Promise((r) => setImmediate(r));
     assert.equal(api.writes.length, writes);
+  });
+});
+
+describe('RolloutController and deletions', () => {
+  const rolloutOf = (api: FakeApi): NodeConfigRollout | undefined => api.read('rollouts', 'r1') as NodeConfigRollout | undefined;
+  const nodeOf = (api: FakeApi, name: string): Node => api.read('nodes', name) as unknown as Node;
+
+  it('adds its finalizer before it changes a node; a rollout deleted mid-flight is undone, then goes', async () => {
+    const api = cluster(3);
+    const r = rolloutOf(api)!;
+    api.put('rollouts', { ...r, metadata: { ...r.metadata, finalizers: [] } } as never);
+    // No agents: the canary stays in flight.
+    await start(api);
+    await api.waitFor(() => api.nodePatches('node-1').length === 1, 'the canary patch');
+    const first = api.writes.findIndex((w) => w.method === 'PATCH' && w.path.endsWith('/nodeconfigrollouts/r1'));
+    const canary = api.writes.findIndex((w) => w.path === '/api/v1/nodes/node-1');
+    assert.ok(first >= 0 && first < canary, 'the finalizer went on before the canary changed');
+    api.delete('rollouts', 'r1', iso(1));
+    await api.waitFor(() => rolloutOf(api) === undefined, 'the rollout gone');
+    assert.deepEqual(nodeOf(api, 'node-1').spec?.configSource, OLD);
+    assert.equal(nodeOf(api, 'node-1').metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
+    assert.equal(api.nodePatches('node-2').length, 0);
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutReverted'), 'the RolloutReverted event');
+  });
+
+  it('a finished rollout deleted leaves its nodes on its config and lets go of them, then goes', async () => {
+    const api = cluster(2, { strategy: { canary: 1, maxUnavailable: 2 } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    api.delete('rollouts', 'r1', iso(1));
+    await api.waitFor(() => rolloutOf(api) === undefined, 'the rollout gone');
+    for (const n of ['node-1', 'node-2']) {
+      assert.deepEqual(nodeOf(api, n).spec?.configSource, NEW);
+      assert.equal(nodeOf(api, n).metadata.annotations?.[ROLLOUT_ANNOTATION], undefined, `${n} no longer held`);
+    }
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodesReleased'), 'the NodesReleased event');
+  });
+
+  it('a node deleted in flight is recorded Deleted with a NodeDeleted event; the others finish', async () => {
+    const api = cluster(3, { strategy: { canary: 1, maxUnavailable: 1 } });
+    // node-2 never takes its config: it stays in flight until it is deleted.
+    simulateAgents(api);
+    const agents = api.onNodeChange;
+    api.onNodeChange = (n) => {
+      if (n.metadata.name !== 'node-2') agents(n);
+    };
+    await start(api);
+    await api.waitFor(() => rolloutOf(api)?.status?.nodes?.['node-2']?.state === 'InFlight', 'node-2 in flight');
+    api.remove('nodes', 'node-2');
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const s = rolloutOf(api)!.status!;
+    assert.equal(s.nodes?.['node-2']?.state, 'Deleted');
+    assert.deepEqual([s.targetNodes, s.succeededNodes, s.failedNodes], [3, 2, 0]);
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodeDeleted' && /node-2/.test(String(e['message']))), 'the NodeDeleted event');
   });
 });

@@ -1,15 +1,17 @@
-// Crash safety of the decision: a model cluster whose controller "dies" at random points of applying a plan (between
-// two node patches, after the node patches, after the spec patch, before the status write) and comes back reading
-// only what the API holds. Hundreds of seeded trials, good and bad configs: every one ends Succeeded or Reverted with
-// every node right, no node is switched or restored twice, and no written status shows more nodes in flight than
-// the strategy allows.
+// Crash safety of the decision: a model cluster whose controller "dies" at random points of applying a plan (before
+// the record of what the nodes run is written, between two node patches, after the node patches, after the spec
+// patch, before the status write) and comes back reading only what the API holds. Hundreds of seeded trials, good
+// and bad configs: every one ends Succeeded or Reverted with every node right, no node is switched or restored twice,
+// no plan that starts nodes leaves more in flight than the strategy allows, and no written status shows more nodes
+// changed and not yet healthy than that. (A controller that comes back begins the soaks it finds again, so nodes the
+// last one had judged succeeded may show in flight beside those it started after them: healthy, soaking.)
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node } from '../../../src/api/types.js';
 import { planRollout, type NodePatch } from '../../../src/controllers/rollout/plan.js';
-import { ROLLOUT_ANNOTATION, isFinished, type NodeConfigRollout } from '../../../src/controllers/rollout/resource.js';
-import { CM, NEW, NEW_ACTIVE, T0, node, rollout } from './fixtures.js';
+import { ROLLOUT_ANNOTATION, isFinished, recordSource, type NodeConfigRollout } from '../../../src/controllers/rollout/resource.js';
+import { CM, NEW, NEW_ACTIVE, T0, leasesFor, node, rollout } from './fixtures.js';
 import { prng } from '../../helpers/prng.js';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
@@ -47,9 +49,11 @@ function runTrial(t: Trial): void {
   for (let i = 1; i <= 6; i++) nodes.set(`node-${i}`, node(`node-${i}`, { labels: { pool: i <= 4 ? 'blue' : 'green' }, rv: '1' }));
   nodes.set('node-4', node('node-4', { source: null, rv: '1' }));
   const before = new Map([...nodes].map(([k, v]) => [k, structuredClone(v.spec?.configSource ?? null)]));
-  let r: NodeConfigRollout = rollout({ strategy: { canary: 1, maxUnavailable: t.maxUnavailable, soakSeconds: 2 } });
+  // Created without the finalizer, as a user creates it: the controller's first look adds it.
+  let r: NodeConfigRollout = rollout({ strategy: { canary: 1, maxUnavailable: t.maxUnavailable, soakSeconds: 2 } }, undefined, { finalizers: [] });
   let rv = 1;
   let now = T0;
+  let startedAt = T0;
   const starts = new Map<string, number>();
   const restores = new Map<string, number>();
   const count = (m: Map<string, number>, k: string): number => m.set(k, (m.get(k) ?? 0) + 1).get(k)!;
@@ -63,23 +67,32 @@ function runTrial(t: Trial): void {
     assert.equal(n2, 1, `seed ${t.seed}: ${p.node} patched twice for the same step`);
   };
   for (let step = 0; step < 400 && !isFinished(r); step++) {
-    const plan = planRollout({ rollout: r, nodes: [...nodes.values()], configMap: CM, others: [], now: new Date(now) });
-    // Crash points: before patch i (0..n-1), before the spec patch (n), before the status write (n+1); or none.
-    const crashAt = random() < 0.3 ? Math.floor(random() * (plan.nodePatches.length + 2)) : -1;
-    let crashed = false;
-    for (let i = 0; i < plan.nodePatches.length && !crashed; i++) {
-      if (crashAt === i) crashed = true;
+    // Every agent heartbeats; the controller that comes back after a crash is a new one (it starts now).
+    const all = [...nodes.values()];
+    const plan = planRollout({ rollout: r, nodes: all, configMap: CM, others: [], now: new Date(now), leases: leasesFor(all, new Date(now)), startedAt: new Date(startedAt) });
+    // Crash points: before the intent write (0), before patch i (1..n), before the spec patch (n+1), before the
+    // status write (n+2); or none.
+    const n = plan.nodePatches.length;
+    const crashAt = random() < 0.3 ? Math.floor(random() * (n + 3)) : -1;
+    let crashed = crashAt === 0;
+    if (!crashed && plan.intent) r = { ...r, status: plan.intent };
+    for (let i = 0; i < n && !crashed; i++) {
+      if (crashAt === i + 1) crashed = true;
       else applyNode(plan.nodePatches[i]!);
     }
-    if (!crashed && crashAt === plan.nodePatches.length) crashed = true;
+    if (!crashed && crashAt === n + 1) crashed = true;
     if (!crashed && plan.rolloutPatch) r = mergePatch(r, plan.rolloutPatch) as NodeConfigRollout;
-    if (!crashed && crashAt !== plan.nodePatches.length + 1) {
-      const flying = Object.values(plan.status.nodes ?? {}).filter((p) => p.state === 'InFlight').length;
-      assert.ok(flying <= Math.max(1, t.maxUnavailable), `seed ${t.seed}: ${flying} nodes in flight`);
+    if (!crashed && crashAt !== n + 2) {
+      const flying = Object.values(plan.status.nodes ?? {}).filter((p) => p.state === 'InFlight');
+      const bound = Math.max(1, t.maxUnavailable);
+      if (n > 0) assert.ok(flying.length <= bound, `seed ${t.seed}: ${flying.length} nodes in flight after a start`);
+      const down = flying.filter((p) => p.readySince === undefined).length;
+      assert.ok(down <= bound, `seed ${t.seed}: ${down} nodes changed and not yet healthy`);
       r = { ...r, status: plan.status };
     }
     if (random() < 0.7) agentsReact(nodes, t.bad);
     now += Math.floor(random() * 1500);
+    if (crashAt >= 0) startedAt = now;
   }
   const phase = r.status?.phase;
   assert.equal(phase, t.bad ? 'Reverted' : 'Succeeded', `seed ${t.seed}: ended ${phase}`);
@@ -94,6 +107,9 @@ function runTrial(t: Trial): void {
     }
   }
   if (!t.bad) assert.equal(r.status?.succeededNodes, 4);
+  for (const [name, p] of Object.entries(r.status?.nodes ?? {})) {
+    if (p.updatedAt !== undefined) assert.deepEqual(p.previous, { configSource: recordSource(before.get(name) ?? null) }, `seed ${t.seed}: ${name}'s record of what it ran`);
+  }
 }
 
 describe('planRollout under crashes', () => {

@@ -1,6 +1,7 @@
-// An in-memory API for the controller tests: nodes, ConfigMaps, NodeConfigRollouts (with /status) and events, with
-// resourceVersions, 409 on a stale resourceVersion, JSON merge patch, and list+watch through the client's real
-// WatchStream. Every write is recorded, and a test awaits the write that makes a condition true instead of sleeping.
+// An in-memory API for the controller tests: nodes, ConfigMaps, node Leases, NodeConfigRollouts (with /status) and
+// events, with resourceVersions, 409 on a stale resourceVersion, JSON merge patch, deletion with finalizers, and
+// list+watch through the client's real WatchStream. Every write is recorded, and a test awaits the write that makes a
+// condition true instead of sleeping.
 
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
@@ -19,7 +20,10 @@ const COLLECTIONS: Record<string, string> = {
   '/api/v1/nodes': 'nodes',
   '/api/v1/configmaps': 'configmaps',
   '/apis/dkc.io/v1alpha1/nodeconfigrollouts': 'rollouts',
+  '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases': 'leases',
 };
+
+type Kind = 'nodes' | 'configmaps' | 'rollouts' | 'leases';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
@@ -57,7 +61,7 @@ const CONFIGMAP_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/;
 
 export class FakeApi implements RolloutClient {
   private rv = 1;
-  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map() };
+  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map(), leases: new Map() };
   private readonly history: { rv: number; kind: string; type: 'ADDED' | 'MODIFIED' | 'DELETED'; obj: Obj }[] = [];
   private readonly watchers = new Set<{ kind: string; out: PassThrough }>();
   private readonly waiters: { pred: () => boolean; resolve: () => void }[] = [];
@@ -70,7 +74,7 @@ export class FakeApi implements RolloutClient {
 
   // ---- test side ----------------------------------------------------------------------------------------------
 
-  put(kind: 'nodes' | 'configmaps' | 'rollouts', obj: Obj): Obj {
+  put(kind: Kind, obj: Obj): Obj {
     const key = this.keyOf(kind, obj);
     const type = this.stores[kind]!.has(key) ? 'MODIFIED' : 'ADDED';
     const stored = clone(obj);
@@ -81,17 +85,26 @@ export class FakeApi implements RolloutClient {
     return clone(stored);
   }
 
-  read(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): Obj | undefined {
+  read(kind: Kind, key: string): Obj | undefined {
     const o = this.stores[kind]!.get(key);
     return o ? clone(o) : undefined;
   }
 
-  remove(kind: 'nodes' | 'configmaps' | 'rollouts', key: string): void {
+  remove(kind: Kind, key: string): void {
     const o = this.stores[kind]!.get(key);
     if (!o) return;
     this.stores[kind]!.delete(key);
     o.metadata.resourceVersion = String(++this.rv);
     this.emit(kind, 'DELETED', o);
+  }
+
+  /** A delete as the server does it: an object with finalizers is only marked (and its generation bumped). */
+  delete(kind: 'nodes' | 'configmaps' | 'rollouts', key: string, at: string): void {
+    const o = this.stores[kind]!.get(key);
+    if (!o) return;
+    if (((o.metadata['finalizers'] as string[] | undefined) ?? []).length === 0) return this.remove(kind, key);
+    const generation = Number(o.metadata['generation'] ?? 0);
+    this.put(kind, { ...o, metadata: { ...o.metadata, deletionTimestamp: at, deletionGracePeriodSeconds: 0, ...(generation > 0 ? { generation: generation + 1 } : {}) } });
   }
 
   /** Resolves once `pred` holds (checked now and after every change); rejects after `ms` of real time. */
@@ -178,7 +191,7 @@ export class FakeApi implements RolloutClient {
   }
 
   private keyOf(kind: string, obj: Obj): string {
-    return kind === 'configmaps' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');
+    return kind === 'configmaps' || kind === 'leases' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');
   }
 
   private locate(path: string): { kind: string; name: string } {
@@ -195,6 +208,11 @@ export class FakeApi implements RolloutClient {
     if (!current) throw notFound(w.path);
     const next = change(clone(current));
     this.writes.push(w);
+    if (next.metadata['deletionTimestamp'] !== undefined && ((next.metadata['finalizers'] as string[] | undefined) ?? []).length === 0) {
+      // The last finalizer removed from an object being deleted: it goes.
+      this.remove(kind as 'rollouts', name);
+      return clone(current) as T;
+    }
     next.metadata.resourceVersion = String(++this.rv);
     this.stores[kind]!.set(name, next);
     this.emit(kind, 'MODIFIED', next);

@@ -1,10 +1,12 @@
 // Nodes, rollouts and ConfigMap identities for the rollout tests, built the way the API returns them.
 
-import type { Node, NodeConfigSource } from '../../../src/api/types.js';
+import type { Lease, Node, NodeConfigSource } from '../../../src/api/types.js';
 import {
-  PREVIOUS_SOURCE_ANNOTATION,
+  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
+  ROLLOUT_FINALIZER,
   type NodeConfigRollout,
+  type NodeProgress,
   type RolloutSpec,
   type RolloutStatus,
 } from '../../../src/controllers/rollout/resource.js';
@@ -29,14 +31,15 @@ export interface NodeOptions {
   ready?: 'True' | 'False' | 'Unknown';
   readyTransition?: string;
   owner?: string;
-  previous?: string;
+  /** The dkc.io/previous-config-source annotation earlier controllers wrote (anyone who may patch the node can too). */
+  legacyPrevious?: string;
   rv?: string;
 }
 
 export function node(name: string, o: NodeOptions = {}): Node {
   const annotations: Record<string, string> = {};
   if (o.owner !== undefined) annotations[ROLLOUT_ANNOTATION] = o.owner;
-  if (o.previous !== undefined) annotations[PREVIOUS_SOURCE_ANNOTATION] = o.previous;
+  if (o.legacyPrevious !== undefined) annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION] = o.legacyPrevious;
   const source = o.source === undefined ? OLD : o.source;
   const active = o.active === undefined ? (source === OLD ? OLD_ACTIVE : null) : o.active;
   const config: NonNullable<NonNullable<Node['status']>['config']> = {};
@@ -57,14 +60,20 @@ export function node(name: string, o: NodeOptions = {}): Node {
 
 /** A node this rollout has switched to NEW, running it (unless told otherwise). */
 export function switched(name: string, o: NodeOptions = {}): Node {
-  return node(name, { source: NEW, active: NEW_ACTIVE, owner: 'r1', previous: JSON.stringify(OLD), ...o });
+  return node(name, { source: NEW, active: NEW_ACTIVE, owner: 'r1', ...o });
+}
+
+/** What a rollout records before it switches a node that ran OLD (or `source`), held by `holder`. */
+export function found(source: NodeConfigSource | null = OLD, holder?: string): NonNullable<NodeProgress['previous']> {
+  return { configSource: source?.configMap ? { configMap: { ...source.configMap } } : {}, ...(holder !== undefined ? { rollout: holder } : {}) };
 }
 
 export function rollout(spec: RolloutSpec = {}, status?: RolloutStatus, meta: Partial<NodeConfigRollout['metadata']> = {}): NodeConfigRollout {
   return {
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
-    metadata: { name: 'r1', uid: 'r1-uid', resourceVersion: '50', generation: 1, creationTimestamp: iso(-60), ...meta },
+    // As the controller leaves it after its first look: with its finalizer.
+    metadata: { name: 'r1', uid: 'r1-uid', resourceVersion: '50', generation: 1, creationTimestamp: iso(-60), finalizers: [ROLLOUT_FINALIZER], ...meta },
     spec: {
       configSource: NEW,
       nodeSelector: { matchLabels: { pool: 'blue' } },
@@ -78,4 +87,19 @@ export function rollout(spec: RolloutSpec = {}, status?: RolloutStatus, meta: Pa
     },
     ...(status ? { status } : {}),
   };
+}
+
+/** The node's Lease in kube-node-lease as its agent renews it: at `renewed` (a Date), for `durationSeconds`. */
+export function lease(name: string, renewed: Date, durationSeconds = 40): Lease {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name, namespace: 'kube-node-lease' },
+    spec: { holderIdentity: name, leaseDurationSeconds: durationSeconds, renewTime: renewed.toISOString().replace('Z', '000Z') },
+  };
+}
+
+/** Every node heartbeating: its Lease renewed at `renewed`. */
+export function leasesFor(nodes: readonly Node[], renewed: Date, durationSeconds = 40): Map<string, Lease> {
+  return new Map(nodes.map((n) => [n.metadata.name ?? '', lease(n.metadata.name ?? '', renewed, durationSeconds)]));
 }

@@ -5,26 +5,37 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node } from '../../../src/api/types.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { handBackTo, planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
 import {
+  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
-  PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
+  ROLLOUT_FINALIZER,
   type NodeProgress,
   type RolloutStatus,
 } from '../../../src/controllers/rollout/resource.js';
-import { CM, NEW, NEW_ACTIVE, OLD, at, iso, node, rollout, switched } from './fixtures.js';
+import { CM, NEW, NEW_ACTIVE, OLD, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';
 
 const blue = (n: number): Node[] => Array.from({ length: n }, (_, i) => node(`node-${i + 1}`));
-const inFlight = (batch: number, updated = 0, extra: Partial<NodeProgress> = {}): NodeProgress => ({ state: 'InFlight', batch, updatedAt: iso(updated), ...extra });
-const done = (batch: number): NodeProgress => ({ state: 'Succeeded', batch, updatedAt: iso(0) });
+const inFlight = (batch: number, updated = 0, extra: Partial<NodeProgress> = {}): NodeProgress => ({
+  state: 'InFlight',
+  batch,
+  updatedAt: iso(updated),
+  previous: found(),
+  ...extra,
+});
+const done = (batch: number, extra: Partial<NodeProgress> = {}): NodeProgress => ({ state: 'Succeeded', batch, updatedAt: iso(0), previous: found(), ...extra });
 const progressing = (nodes: Record<string, NodeProgress>, currentBatch?: number): RolloutStatus => ({
   phase: 'Progressing',
   startTime: iso(0),
   nodes,
   ...(currentBatch !== undefined ? { currentBatch } : {}),
 });
-const base = (over: Partial<PlanInput>): PlanInput => ({ rollout: rollout(), nodes: blue(3), configMap: CM, others: [], now: at(10), ...over });
+/** Every node heartbeating at `now` unless `leases` says otherwise; the controller started an hour before. */
+const base = (over: Partial<PlanInput>): PlanInput => {
+  const input = { rollout: rollout(), nodes: blue(3), configMap: CM, others: [], now: at(10), startedAt: at(-3600), ...over };
+  return { ...input, leases: over.leases ?? leasesFor(input.nodes, input.now) };
+};
 
 interface Row {
   name: string;
@@ -155,7 +166,12 @@ const rows: Row[] = [
   },
   {
     name: 'soak: healthy for the first time starts the soak and asks to look again when it ends',
-    input: base({ nodes: [switched('node-1')], rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1')],
+      // Renewed for 80 s (fresh for 40 s): the soak's end comes before the heartbeat could lapse.
+      leases: leasesFor([switched('node-1')], at(10), 80),
+      rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight' },
@@ -172,6 +188,7 @@ const rows: Row[] = [
     input: base({
       now: at(41),
       nodes: [switched('node-1', { readyTransition: iso(35) })],
+      leases: leasesFor([node('node-1')], at(41), 80),
       rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }, 0)),
     }),
     patched: [],
@@ -282,15 +299,44 @@ const rows: Row[] = [
   },
   // ---- reverting
   {
-    name: 'Reverting: each node this rollout changed is restored, found by its annotation; Reverted',
+    name: 'Reverting: each node this rollout changed is restored to what its own record says it found; Reverted',
     input: base({
-      nodes: [switched('node-1'), switched('node-2', { previous: 'null' }), node('node-3'), switched('node-9', { labels: {} })],
-      rollout: rollout({}, { ...progressing({ 'node-1': done(0), 'node-2': { state: 'Failed', batch: 1, updatedAt: iso(0), reason: 'ConfigError' }, 'node-3': { state: 'Pending' } }, 1), phase: 'Reverting' }),
+      nodes: [switched('node-1'), switched('node-2'), node('node-3')],
+      rollout: rollout(
+        {},
+        {
+          ...progressing({ 'node-1': done(0), 'node-2': { state: 'Failed', batch: 1, updatedAt: iso(0), reason: 'ConfigError', previous: found(null) }, 'node-3': { state: 'Pending' } }, 1),
+          phase: 'Reverting',
+        },
+      ),
     }),
-    patched: ['node-1', 'node-2', 'node-9'],
+    patched: ['node-1', 'node-2'],
     phase: 'Reverted',
-    states: { 'node-1': 'Reverted', 'node-2': 'Reverted', 'node-3': 'Pending', 'node-9': 'Reverted' },
+    states: { 'node-1': 'Reverted', 'node-2': 'Reverted', 'node-3': 'Pending' },
     events: ['RolloutReverted'],
+  },
+  {
+    name: 'Reverting: a node that names this rollout on its target but has no record in its status is NotRestored, never guessed',
+    input: base({
+      nodes: [switched('node-1'), switched('node-9', { labels: {}, legacyPrevious: JSON.stringify(OLD) })],
+      rollout: rollout({}, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Reverting' }),
+    }),
+    patched: ['node-1'],
+    phase: 'Reverted',
+    states: { 'node-1': 'Reverted', 'node-9': 'NotRestored' },
+    reasons: { 'node-9': 'NoRecord' },
+    events: ['RolloutReverted', 'NodeNotRestored'],
+  },
+  {
+    name: 'Reverting: a node recorded as changed by an older controller (no previous source in the record) is NotRestored',
+    input: base({
+      nodes: [switched('node-1', { legacyPrevious: JSON.stringify(OLD) })],
+      rollout: rollout({}, { ...progressing({ 'node-1': { state: 'Succeeded', batch: 0, updatedAt: iso(0) } }, 0), phase: 'Reverting' }),
+    }),
+    patched: [],
+    phase: 'Reverted',
+    states: { 'node-1': 'NotRestored' },
+    reasons: { 'node-1': 'NoRecord' },
   },
   {
     name: 'Reverting: a node someone else changed since is left alone',
@@ -357,10 +403,12 @@ const rows: Row[] = [
     phase: 'Progressing',
   },
   {
-    name: 'a deleted node drops out',
+    name: 'a node deleted in flight stays in the record as Deleted',
     input: base({ nodes: [switched('node-1')], rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)) }),
     patched: [],
     phase: 'Succeeded',
+    states: { 'node-2': 'Deleted' },
+    events: ['NodeDeleted', 'RolloutSucceeded'],
   },
   {
     name: 'a changed node that stops matching stays tracked (it is still this rollout’s to revert)',
@@ -419,8 +467,11 @@ const rows: Row[] = [
   },
   // ---- recovery
   {
-    name: 'the last leader patched the canary and stopped before writing status: recorded as in flight, not patched again',
-    input: base({ nodes: [switched('node-1', { active: OLD }), node('node-2')], rollout: rollout({}, progressing(pendingAll(['node-1', 'node-2']))) }),
+    name: 'the last leader recorded the canary, patched it and stopped before writing status: recorded as in flight, not patched again',
+    input: base({
+      nodes: [switched('node-1', { active: OLD }), node('node-2')],
+      rollout: rollout({}, progressing({ ...pendingAll(['node-2']), 'node-1': { state: 'Pending', previous: found() } })),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight', 'node-2': 'Pending' },
@@ -431,12 +482,19 @@ const rows: Row[] = [
     name: 'the same after batch 1 was patched: the recovered node is batch 2 and fills the only slot',
     input: base({
       nodes: [switched('node-1'), switched('node-2', { active: OLD }), node('node-3')],
-      rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': { state: 'Pending' }, 'node-3': { state: 'Pending' } }, 0)),
+      rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': { state: 'Pending', previous: found() }, 'node-3': { state: 'Pending' } }, 0)),
     }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-2': 'InFlight', 'node-3': 'Pending' },
     currentBatch: 1,
+  },
+  {
+    name: 'a node that names this rollout (dkc.io/rollout) without a record of ours is not taken for one we changed',
+    input: base({ nodes: [switched('node-1', { active: OLD }), node('node-2')], rollout: rollout({}, progressing(pendingAll(['node-1', 'node-2']))) }),
+    patched: ['node-1'],
+    phase: 'Progressing',
+    states: { 'node-1': 'InFlight', 'node-2': 'Pending' },
   },
 ];
 
@@ -460,38 +518,48 @@ describe('planRollout', () => {
 });
 
 describe('planRollout patches and status', () => {
-  it('a start patch carries the annotations and the new source together, with the node’s resourceVersion', () => {
+  it('a start patch carries the annotation and the new source together, with the node’s resourceVersion', () => {
     const plan = planRollout(base({ nodes: [node('node-1', { rv: '77' })] }));
     assert.deepEqual(plan.nodePatches[0], {
       node: 'node-1',
       resourceVersion: '77',
       patch: {
-        metadata: { resourceVersion: '77', annotations: { [ROLLOUT_ANNOTATION]: 'r1', [PREVIOUS_SOURCE_ANNOTATION]: JSON.stringify(OLD) } },
+        metadata: { resourceVersion: '77', annotations: { [ROLLOUT_ANNOTATION]: 'r1', [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
         spec: { configSource: NEW },
       },
     });
   });
 
-  it('a node without a source records "null" as its previous source, and reverting restores no source', () => {
+  it('a node without a source records {} as its previous source, and reverting restores no source', () => {
     const start = planRollout(base({ nodes: [node('node-1', { source: null })] }));
-    assert.equal(start.nodePatches[0]!.patch.metadata.annotations[PREVIOUS_SOURCE_ANNOTATION], 'null');
-    const revert = planRollout(base({ nodes: [switched('node-1', { previous: 'null' })], rollout: rollout({ revert: true }, progressing({ 'node-1': done(0) }, 0)) }));
+    assert.deepEqual(start.intent?.nodes?.['node-1'], { state: 'Pending', previous: { configSource: {} } });
+    const revert = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, progressing({ 'node-1': done(0, { previous: found(null) }) }, 0)) }));
     assert.deepEqual(revert.nodePatches[0]!.patch, {
-      metadata: { resourceVersion: '100', annotations: { [ROLLOUT_ANNOTATION]: null, [PREVIOUS_SOURCE_ANNOTATION]: null } },
+      metadata: { resourceVersion: '100', annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
       spec: { configSource: null },
     });
   });
 
-  it('a revert restores the exact previous source', () => {
-    const prev = { configMap: { namespace: 'ns', name: 'x', kubeletConfigKey: 'k' } };
-    const plan = planRollout(base({ nodes: [switched('node-1', { previous: JSON.stringify(prev) })], rollout: rollout({ revert: true }, { phase: 'Halted' }) }));
-    assert.deepEqual(plan.nodePatches[0]!.patch.spec.configSource, prev);
+  it('what a node runs is recorded before it is patched; a record whose patch never landed is replaced by what the node runs now', () => {
+    const stale = base({ rollout: rollout({}, progressing({ ...pendingAll(['node-2', 'node-3']), 'node-1': { state: 'Pending', previous: found(NEW) } })) });
+    const plan = planRollout(stale);
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-1']);
+    assert.deepEqual(plan.intent?.nodes?.['node-1'], { state: 'Pending', previous: found(OLD) }, 'written before the patch');
+    assert.equal(plan.intent?.nodes?.['node-1']?.updatedAt, undefined);
+    assert.deepEqual(plan.status.nodes?.['node-1'], { state: 'InFlight', batch: 0, updatedAt: iso(10), previous: found(OLD) });
   });
 
-  it('an unreadable previous-source annotation is never guessed at: the node is left and counted', () => {
-    const plan = planRollout(base({ nodes: [switched('node-1', { previous: '{not json' })], rollout: rollout({ revert: true }, { phase: 'Halted' }) }));
+  it('a revert restores the exact previous source of the record', () => {
+    const prev = { configMap: { namespace: 'ns', name: 'x', kubeletConfigKey: 'k' } };
+    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, { phase: 'Halted', nodes: { 'node-1': done(0, { previous: found(prev) }) } }) }));
+    assert.deepEqual(plan.nodePatches[0]!.patch.spec?.configSource, prev);
+  });
+
+  it('an unreadable record is never guessed at: the node is left and reported', () => {
+    const bad = { configSource: { configMap: { namespace: 'ns', name: 7 } } } as unknown as NonNullable<NodeProgress['previous']>;
+    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, { phase: 'Halted', nodes: { 'node-1': done(0, { previous: bad }) } }) }));
     assert.deepEqual(plan.nodePatches, []);
-    assert.equal(plan.status.nodes?.['node-1']?.state, 'Overridden');
+    assert.equal(plan.status.nodes?.['node-1']?.state, 'NotRestored');
   });
 
   it('the conflict names the other rollout in the Failed condition', () => {
@@ -552,6 +620,171 @@ describe('planRollout patches and status', () => {
   });
 });
 
+describe('planRollout: soak only on heartbeats, nodes that are down held', () => {
+  const soak30 = (nodes: Record<string, NodeProgress>, currentBatch = 0): ReturnType<typeof rollout> =>
+    rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing(nodes, currentBatch));
+  const neverReady = (name: string): Node => {
+    const n = node(name);
+    delete n.status;
+    return n;
+  };
+  const progressingCondition = (st: RolloutStatus) => st.conditions?.find((c) => c.type === 'Progressing');
+
+  it('a soak is over only at a heartbeat at or after its end', () => {
+    const input = base({ now: at(41), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const unheard = planRollout({ ...input, leases: leasesFor(input.nodes, at(39.5)) });
+    assert.equal(unheard.status.nodes?.['node-1']?.state, 'InFlight');
+    assert.equal(unheard.status.nodes?.['node-1']?.readySince, iso(10));
+    assert.equal(unheard.requeueAfterMs, 18_501, 'no timer for the soak’s end, which has passed: the renewal is an event; the next timer is the lapse');
+    const heard = planRollout({ ...input, leases: leasesFor(input.nodes, at(40)) });
+    assert.equal(heard.status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('a heartbeat older than half the Lease’s duration stops the soak, Ready=True notwithstanding', () => {
+    const input = base({ now: at(41), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const stale = planRollout({ ...input, leases: leasesFor(input.nodes, at(20)) });
+    assert.equal(stale.status.phase, 'Progressing');
+    assert.deepEqual(stale.status.nodes?.['node-1'], inFlight(0), 'in flight, its soak dropped');
+    const short = planRollout({ ...input, leases: leasesFor(input.nodes, at(36), 8) });
+    assert.equal(short.status.nodes?.['node-1']?.readySince, undefined, 'a Lease of 8 s is stale after 4 s');
+    const fresh = planRollout({ ...input, leases: leasesFor(input.nodes, at(21)) });
+    assert.equal(fresh.status.nodes?.['node-1']?.readySince, iso(10), 'exactly 20 s is still fresh');
+  });
+
+  it('a node with no Lease never soaks', () => {
+    const plan = planRollout(base({ now: at(41), nodes: [switched('node-1')], leases: new Map(), rollout: soak30({ 'node-1': inFlight(0) }) }));
+    assert.deepEqual(plan.status.nodes?.['node-1'], inFlight(0));
+  });
+
+  it('looks again when a soaking node’s heartbeat would lapse, if that comes before the soak’s end', () => {
+    const input = base({ now: at(20), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const plan = planRollout({ ...input, leases: leasesFor(input.nodes, at(15)) });
+    assert.equal(plan.requeueAfterMs, 15_001);
+  });
+
+  it('a soak recorded before the controller started begins again at its first look', () => {
+    const input = base({ now: at(41), startedAt: at(35), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const plan = planRollout(input);
+    assert.equal(plan.status.nodes?.['node-1']?.state, 'InFlight');
+    assert.equal(plan.status.nodes?.['node-1']?.readySince, iso(41));
+    assert.equal(plan.requeueAfterMs, 20_001);
+    const later = planRollout({ ...input, now: at(71), leases: leasesFor(input.nodes, at(71)), rollout: soak30({ 'node-1': plan.status.nodes!['node-1']! }) });
+    assert.equal(later.status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('without a soak, a healthy node still needs a fresh heartbeat to succeed', () => {
+    const input = base({ nodes: [switched('node-1')], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) });
+    assert.equal(planRollout({ ...input, leases: leasesFor(input.nodes, at(-11)) }).status.nodes?.['node-1']?.state, 'InFlight');
+    assert.equal(planRollout(input).status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('a changed node whose heartbeat is stale at the deadline fails NotReady, saying when it last renewed', () => {
+    const input = base({ now: at(120), nodes: [switched('node-1')], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) });
+    const plan = planRollout({ ...input, leases: leasesFor(input.nodes, at(5)) });
+    assert.deepEqual(plan.status.failures, [
+      { node: 'node-1', reason: 'NotReady', message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(5).toISOString()})` },
+    ]);
+    const none = planRollout({ ...input, leases: new Map() });
+    assert.equal(none.status.failures?.[0]?.message, 'node stopped heartbeating after the change (its Lease was never renewed)');
+  });
+
+  it('a node not Ready is held: not changed, marked waiting, the next node is the canary', () => {
+    const wide = rollout({ strategy: { canary: 1, maxUnavailable: 3 } });
+    const plan = planRollout(base({ nodes: [neverReady('node-1'), node('node-2'), node('node-3', { ready: 'False' })], rollout: wide }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-2']);
+    assert.deepEqual(plan.status.nodes?.['node-1'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(10) });
+    assert.deepEqual(plan.status.nodes?.['node-3'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(10) });
+    assert.equal(plan.status.waitingNodes, 2);
+    assert.equal(plan.status.failedNodes, 0);
+    assert.deepEqual(
+      plan.events.filter((e) => e.reason === 'NodeWaiting').map((e) => e.message),
+      ['Node node-1 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat', 'Node node-3 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat'],
+    );
+    assert.equal(progressingCondition(plan.status)?.message, '0 of 3 nodes done; waiting, unchanged, for Ready and a fresh heartbeat: node-1, node-3');
+  });
+
+  it('a node whose Ready=True nobody renews (a stale Lease, or none) is held as HeartbeatStale', () => {
+    const nodes = [node('node-1'), node('node-2'), node('node-3')];
+    const leases = leasesFor(nodes, at(10));
+    leases.set('node-1', leasesFor(nodes, at(-11)).get('node-1')!);
+    leases.delete('node-2');
+    const plan = planRollout(base({ nodes, leases, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 3 } }) }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-3']);
+    assert.equal(plan.status.nodes?.['node-1']?.waitingReason, 'HeartbeatStale');
+    assert.equal(plan.status.nodes?.['node-2']?.waitingReason, 'HeartbeatStale');
+    assert.match(plan.events.find((e) => e.reason === 'NodeWaiting')?.message ?? '', /^Node node-1 has a stale heartbeat/);
+  });
+
+  it('a waiting node keeps its waitingSince and its event is not repeated; back up, it loses the mark and starts', () => {
+    const r = rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0), 'node-2': { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(5) } }, 0));
+    const still = planRollout(base({ nodes: [switched('node-1'), node('node-2', { ready: 'Unknown' })], rollout: r }));
+    assert.deepEqual(still.status.nodes?.['node-2'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(5) });
+    assert.deepEqual(still.events, []);
+    const back = planRollout(base({ nodes: [switched('node-1'), node('node-2')], rollout: r }));
+    assert.deepEqual(back.nodePatches.map((p) => p.node), ['node-2']);
+    const started = back.status.nodes?.['node-2'];
+    assert.deepEqual([started?.state, started?.waitingReason, started?.waitingSince], ['InFlight', undefined, undefined]);
+    assert.equal(back.status.waitingNodes, 0);
+  });
+
+  it('a node already on the target but not heartbeating is not counted as succeeded: it waits', () => {
+    const plan = planRollout(base({ nodes: [node('node-1', { source: NEW, active: NEW_ACTIVE })], leases: new Map() }));
+    assert.equal(plan.status.phase, 'Progressing');
+    assert.equal(plan.status.nodes?.['node-1']?.waitingReason, 'HeartbeatStale');
+    assert.deepEqual(plan.nodePatches, []);
+  });
+
+  it('maxUnavailable counts the nodes that are down: with 2 allowed and one down, one starts at a time', () => {
+    const nodes = [switched('node-1'), neverReady('node-2'), node('node-3'), node('node-4')];
+    const plan = planRollout(base({ nodes, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)) }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-3']);
+  });
+
+  it('a node that succeeded and is down now counts too', () => {
+    const nodes = [switched('node-1', { ready: 'Unknown' }), node('node-2'), node('node-3')];
+    const plan = planRollout(base({ nodes, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)) }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-2']);
+    assert.equal(plan.status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('with maxUnavailable 1 and a node down nothing starts, the canary included', () => {
+    const plan = planRollout(base({ nodes: [neverReady('node-1'), node('node-2')] }));
+    assert.deepEqual(plan.nodePatches, []);
+    assert.equal(plan.status.phase, 'Progressing');
+    assert.equal(plan.status.currentBatch, undefined);
+    const wider = planRollout(base({ nodes: [neverReady('node-1'), node('node-2')], rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }) }));
+    assert.deepEqual(wider.nodePatches.map((p) => p.node), ['node-2']);
+  });
+
+  it('only waiting nodes left: not Succeeded; past the progress deadline the Progressing condition turns False (NodesNotReady), still waiting', () => {
+    const waiting = { state: 'Pending' as const, waitingReason: 'NotReady' as const, waitingSince: iso(10) };
+    const r = rollout({ progressDeadlineSeconds: 60 }, progressing({ 'node-1': done(0), 'node-2': waiting }, 0));
+    const nodes = [switched('node-1'), neverReady('node-2')];
+    const before = planRollout(base({ now: at(69), nodes, rollout: r }));
+    assert.equal(before.status.phase, 'Progressing');
+    assert.equal(progressingCondition(before.status)?.status, 'True');
+    assert.equal(before.requeueAfterMs, 1_000, 'looks again when the wait passes the deadline');
+    const stalled = planRollout(base({ now: at(70), nodes, rollout: r }));
+    assert.equal(stalled.status.phase, 'Progressing');
+    assert.deepEqual(stalled.nodePatches, []);
+    const c = progressingCondition(stalled.status);
+    assert.deepEqual([c?.status, c?.reason], ['False', 'NodesNotReady']);
+    assert.equal(c?.message, 'no node can start: node-2 not Ready with a fresh heartbeat for more than 60s; the rollout changes a waiting node once it is, and finishes once none is left in the selector');
+    assert.equal(stalled.status.conditions?.find((x) => x.type === 'Complete')?.status, 'False');
+    const gone = planRollout(base({ now: at(70), nodes: [switched('node-1')], rollout: r }));
+    assert.equal(gone.status.phase, 'Succeeded', 'once the waiting node is gone (or left the selector)');
+  });
+
+  it('a rollout that stops starting nodes (reverting) drops the waiting marks', () => {
+    const waiting = { state: 'Pending' as const, waitingReason: 'NotReady' as const, waitingSince: iso(5) };
+    const nodes = [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), neverReady('node-2')];
+    const plan = planRollout(base({ nodes, rollout: rollout({}, progressing({ 'node-1': inFlight(0), 'node-2': waiting }, 0)) }));
+    assert.equal(plan.status.phase, 'Reverting');
+    assert.deepEqual(plan.status.nodes?.['node-2'], { state: 'Pending' });
+    assert.equal(plan.status.waitingNodes, 0);
+  });
+});
+
 describe('planRollout of layers', () => {
   const LAYERS = [
     { configMap: { namespace: 'default', name: 'base', kubeletConfigKey: 'kubelet' } },
@@ -566,7 +799,7 @@ describe('planRollout of layers', () => {
 
   it('rolls out the rendered ConfigMap and records its name', () => {
     const plan = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec.configSource), [{ configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }]);
+    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec?.configSource), [{ configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }]);
     assert.equal(plan.status.renderedConfigMap, 'r1-abc');
     assert.equal(plan.status.phase, 'Progressing');
   });
@@ -576,7 +809,7 @@ describe('planRollout of layers', () => {
     const nodes = [node('node-1', { source: { configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } } }), node('node-2'), node('node-3')];
     const next = planRollout(base({ rollout: layered(first.status), nodes, rendered: { name: 'r1-other' }, now: at(11) }));
     assert.equal(next.status.renderedConfigMap, 'r1-abc');
-    assert.ok(next.nodePatches.every((p) => p.patch.spec.configSource?.configMap?.name === 'r1-abc'));
+    assert.ok(next.nodePatches.every((p) => p.patch.spec?.configSource?.configMap?.name === 'r1-abc'));
   });
 
   it('a layer that cannot be rendered halts the rollout with the reason, before any node changes', () => {
@@ -602,8 +835,187 @@ describe('planRollout of layers', () => {
     const r = layered({ phase: 'Succeeded', renderedConfigMap: 'r1-abc', nodes: { 'node-1': done(0) } });
     r.spec!.revert = true;
     const plan = planRollout(base({ rollout: r, nodes: [moved] }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec.configSource), [OLD]);
+    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec?.configSource), [OLD]);
     assert.equal(plan.status.phase, 'Reverted');
     assert.equal(plan.status.renderedConfigMap, 'r1-abc');
+  });
+});
+
+describe('the record of what each rollout found', () => {
+  const cm = (name: string) => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+  const M60 = cm('m60');
+  const M70 = cm('m70');
+  const VICTIM = { configMap: { namespace: 'victim', name: 'app-secrets', kubeletConfigKey: 'kubelet' } };
+  const names = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'];
+  const on = (src: typeof M60 | null, owner?: string) => (n: string): Node => node(n, { source: src, active: null, ...(owner !== undefined ? { owner } : {}) });
+  /** ra2 moved all five from their local config to m60 and Succeeded. */
+  const ra2 = (spec = {}, nodes: Record<string, NodeProgress> = Object.fromEntries(names.map((n) => [n, done(0, { previous: found(null) })]))) =>
+    rollout({ configSource: M60, nodeSelector: {}, ...spec }, { phase: 'Succeeded', startTime: iso(0), nodes }, { name: 'ra2', creationTimestamp: iso(-600) });
+  /** rc2 moved node-4 and node-5 from ra2's m60 to m70 and Succeeded. */
+  const rc2 = (spec = {}, state: NodeProgress['state'] = 'Succeeded') =>
+    rollout(
+      { configSource: M70, nodeSelector: { matchLabels: { pool: 'five' } }, ...spec },
+      { phase: state === 'Reverted' ? 'Reverted' : 'Succeeded', startTime: iso(0), nodes: { 'node-4': { ...done(0, { previous: found(M60, 'ra2') }), state }, 'node-5': { ...done(1, { previous: found(M60, 'ra2') }), state } } },
+      { name: 'rc2', creationTimestamp: iso(-300) },
+    );
+  const labelled = (n: Node): Node => (['node-4', 'node-5'].includes(n.metadata.name!) ? { ...n, metadata: { ...n.metadata, labels: { pool: 'five' } } } : n);
+
+  it('a rollout taking nodes from a finished one records what they ran and who held them', () => {
+    const nodes = names.map((n) => labelled(on(M60, 'ra2')(n)));
+    const plan = planRollout(base({ rollout: rollout({ configSource: M70, nodeSelector: { matchLabels: { pool: 'five' } } }, undefined, { name: 'rc2' }), nodes, others: [ra2()] }));
+    assert.deepEqual(plan.intent?.nodes?.['node-4'], { state: 'Pending', previous: { configSource: M60, rollout: 'ra2' } });
+    assert.deepEqual(plan.status.nodes?.['node-4']?.previous, { configSource: M60, rollout: 'ra2' });
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-4']);
+  });
+
+  it('undo rc2: node-4/5 go back to m60 and to ra2, whose own record still says what ra2 found', () => {
+    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')), ...['node-4', 'node-5'].map(on(M70, 'rc2'))].map(labelled);
+    const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
+    assert.deepEqual(
+      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource, p.patch.metadata.annotations[ROLLOUT_ANNOTATION]]),
+      [
+        ['node-4', M60, 'ra2'],
+        ['node-5', M60, 'ra2'],
+      ],
+    );
+    assert.deepEqual(plan.status.nodes?.['node-4']?.state, 'Reverted');
+    assert.equal(plan.status.conditions?.find((c) => c.type === 'Progressing')?.message, 'every node this rollout changed is back on its previous config source');
+  });
+
+  it('then undo ra2: all five back on their local config', () => {
+    const nodes = names.map(on(M60, 'ra2'));
+    const plan = planRollout(base({ rollout: ra2({ revert: true }), nodes, others: [rc2({}, 'Reverted')] }));
+    assert.deepEqual(
+      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource, p.patch.metadata.annotations[ROLLOUT_ANNOTATION]]),
+      names.map((n) => [n, null, null]),
+    );
+    assert.deepEqual(plan.events.map((e) => e.message), ['Rollout reverted: 5 nodes restored to their previous config source']);
+  });
+
+  it('undo ra2 while rc2 holds node-4/5: they are Overridden (state and reason), not Reverted, and not counted as restored', () => {
+    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')), ...['node-4', 'node-5'].map(on(M70, 'rc2'))].map(labelled);
+    const plan = planRollout(base({ rollout: ra2({ revert: true }), nodes, others: [rc2()] }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-1', 'node-2', 'node-3']);
+    const s = plan.status;
+    assert.deepEqual(names.map((n) => s.nodes?.[n]?.state), ['Reverted', 'Reverted', 'Reverted', 'Overridden', 'Overridden']);
+    assert.deepEqual(s.failures?.map((f) => [f.node, f.reason]), [['node-4', 'Overridden'], ['node-5', 'Overridden']]);
+    assert.match(s.failures?.[0]?.message ?? '', /^not restored: .*ConfigMap kube-system\/m70 .*rollout rc2/);
+    assert.equal(s.conditions?.find((c) => c.type === 'Progressing')?.message, '3 of 5 nodes this rollout changed are back on their previous config source; 2 not (see status.nodes)');
+    const reverted = plan.events.find((e) => e.reason === 'RolloutReverted');
+    assert.deepEqual([reverted?.type, reverted?.message], ['Warning', 'Rollout reverted: 3 nodes restored to their previous config source, 2 not restored (see status.nodes)']);
+  });
+
+  it('then undo rc2: node-4/5 back on what rc2 found (m60), given back to nobody (ra2 let go of them)', () => {
+    const overridden = { ...done(0, { previous: found(null) }), state: 'Overridden' as const, reason: 'Overridden' };
+    const ra2Undone = ra2({ revert: true }, { ...Object.fromEntries(['node-1', 'node-2', 'node-3'].map((n) => [n, { ...done(0, { previous: found(null) }), state: 'Reverted' as const }])), 'node-4': overridden, 'node-5': overridden });
+    ra2Undone.status!.phase = 'Reverted';
+    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(null)), ...['node-4', 'node-5'].map(on(M70, 'rc2'))].map(labelled);
+    const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2Undone] }));
+    assert.deepEqual(
+      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource, p.patch.metadata.annotations[ROLLOUT_ANNOTATION]]),
+      [
+        ['node-4', M60, null],
+        ['node-5', M60, null],
+      ],
+    );
+  });
+
+  it('an undo interrupted after its node patches: nodes back on what it found and given back are recorded Reverted, not patched again', () => {
+    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')), on(M60, 'ra2')('node-4'), on(M70, 'rc2')('node-5')].map(labelled);
+    const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-5']);
+    assert.deepEqual([plan.status.nodes?.['node-4']?.state, plan.status.nodes?.['node-5']?.state], ['Reverted', 'Reverted']);
+  });
+
+  it('a node on what the rollout found but held by another rollout is Overridden, not taken for restored', () => {
+    const nodes = [on(null, 'rd')('node-1')];
+    const plan = planRollout(base({ rollout: ra2({ revert: true }, { 'node-1': done(0, { previous: found(null) }) }), nodes }));
+    assert.deepEqual(plan.nodePatches, []);
+    assert.equal(plan.status.nodes?.['node-1']?.state, 'Overridden');
+  });
+
+  it('a previous holder is given a node back only if its own record claims it', () => {
+    const claim = ra2();
+    assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [claim]), 'ra2');
+    assert.equal(handBackTo('node-4', { configSource: M70, rollout: 'ra2' }, [claim]), undefined, 'not its target');
+    assert.equal(handBackTo('node-9', { configSource: M60, rollout: 'ra2' }, [claim]), undefined, 'not a node it changed');
+    assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [ra2({ revert: true })]), undefined, 'undone');
+    assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [{ ...claim, metadata: { ...claim.metadata, deletionTimestamp: iso(0) } }]), undefined, 'deleted');
+    assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'gone' }, [claim]), undefined, 'no such rollout');
+  });
+
+  it('the dkc.io/previous-config-source annotation (node-writable) is never read: a revert assigns only what the record says', () => {
+    const forged = switched('node-1', { legacyPrevious: JSON.stringify(VICTIM), active: OLD, assigned: NEW_ACTIVE, error: 'failed to validate config, see Kubelet log for details' });
+    const failing = planRollout(base({ nodes: [forged], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }));
+    assert.equal(failing.status.phase, 'Reverting');
+    const plan = planRollout(base({ nodes: [forged], rollout: rollout({}, failing.status) }));
+    assert.deepEqual(plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]), [['node-1', OLD]]);
+    assert.equal(plan.nodePatches[0]!.patch.metadata.annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION], null, 'and the stale annotation goes');
+  });
+
+  it('a forged dkc.io/rollout names no holder to give a node back to: the record of that holder decides', () => {
+    // node-1 named ra2 on itself before rc2 took it; ra2 never changed node-1 (its record has no entry for it).
+    const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes: [labelled(on(M70, 'rc2')('node-4'))], others: [ra2({}, {})] }));
+    assert.deepEqual(plan.nodePatches.map((p) => p.patch.metadata.annotations[ROLLOUT_ANNOTATION]), [null]);
+  });
+});
+
+describe('deleted nodes and deleted rollouts', () => {
+  it('a node deleted while in flight is recorded Deleted with an event, not as a failure; the rollout says so when it ends', () => {
+    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)) }));
+    assert.equal(plan.status.phase, 'Succeeded');
+    assert.deepEqual(plan.status.nodes?.['node-2'], { ...inFlight(1), state: 'Deleted', message: 'the Node was deleted during the rollout' });
+    assert.deepEqual([plan.status.targetNodes, plan.status.succeededNodes, plan.status.failedNodes], [2, 1, 0]);
+    assert.deepEqual(plan.events.map((e) => [e.reason, e.message]), [
+      ['NodeDeleted', 'Node node-2 was deleted during the rollout'],
+      ['RolloutSucceeded', 'Rollout succeeded: 1 of 2 nodes run the new config (1 deleted during the rollout)'],
+    ]);
+  });
+
+  it('a node deleted before it was changed just drops out', () => {
+    const plan = planRollout(base({ nodes: [switched('node-1', { active: OLD })], rollout: rollout({}, progressing({ 'node-1': inFlight(0), 'node-2': { state: 'Pending' } }, 0)) }));
+    assert.deepEqual(Object.keys(plan.status.nodes ?? {}), ['node-1']);
+  });
+
+  it('an undo counts a deleted node as not restored', () => {
+    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' }) }));
+    assert.deepEqual([plan.status.nodes?.['node-1']?.state, plan.status.nodes?.['node-2']?.state], ['Reverted', 'Deleted']);
+    assert.equal(plan.events.find((e) => e.reason === 'RolloutReverted')?.message, 'Rollout reverted: 1 node restored to their previous config source, 1 not restored (see status.nodes)');
+  });
+
+  it('a rollout without the finalizer gets it before it changes any node', () => {
+    const plan = planRollout(base({ rollout: rollout({}, undefined, { finalizers: ['example.com/other'] }) }));
+    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.rolloutPatch, { metadata: { finalizers: ['example.com/other', ROLLOUT_FINALIZER] } });
+    assert.equal(plan.requeueAfterMs, 0);
+  });
+
+  const deleting = (spec = {}, status?: RolloutStatus) => rollout(spec, status, { deletionTimestamp: iso(5) });
+
+  it('a rollout deleted mid-flight is undone first: its nodes back on what it found', () => {
+    const plan = planRollout(base({ nodes: [switched('node-1'), switched('node-2', { active: OLD }), node('node-3')], rollout: deleting({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1), 'node-3': { state: 'Pending' } }, 1)) }));
+    assert.deepEqual(plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]), [
+      ['node-1', OLD],
+      ['node-2', OLD],
+    ]);
+    assert.equal(plan.status.phase, 'Reverted');
+    assert.equal(plan.finalize, undefined, 'the finalizer stays until a look finds nothing left');
+  });
+
+  it('a finished rollout deleted: its nodes keep their source and are let go of; then the finalizer goes', () => {
+    const status = { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' as const };
+    const plan = planRollout(base({ nodes: [switched('node-1'), switched('node-2', { owner: 'later' })], rollout: deleting({}, status) }));
+    assert.deepEqual(plan.nodePatches.map((p) => [p.node, p.patch]), [['node-1', { metadata: { resourceVersion: '100', annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } } }]]);
+    assert.deepEqual(plan.events.map((e) => e.reason), ['NodesReleased']);
+    assert.equal(plan.finalize, undefined);
+    const after = planRollout(base({ nodes: [node('node-1', { source: NEW }), switched('node-2', { owner: 'later' })], rollout: deleting({}, status) }));
+    assert.deepEqual(after.nodePatches, []);
+    assert.deepEqual(after.finalize, { metadata: { finalizers: null } });
+    assert.equal(after.status, status, 'no status write for an object about to go');
+  });
+
+  it('a deleted rollout that never had our finalizer is left to the server', () => {
+    const plan = planRollout(base({ rollout: rollout({}, undefined, { deletionTimestamp: iso(5), finalizers: [] }) }));
+    assert.deepEqual([plan.nodePatches, plan.finalize, plan.rolloutPatch], [[], undefined, undefined]);
   });
 });

@@ -232,11 +232,15 @@ describe('RBAC', () => {
     for (const verb of ['get', 'list', 'watch']) assert.ok(can(verb, 'nodeconfigpolicies', dkc), `nodeconfigpolicies ${verb}`);
     for (const verb of ['create', 'patch', 'update']) assert.ok(can(verb, 'events', { namespace: 'default' }), `events ${verb}`);
     const coordination = { apiGroup: 'coordination.k8s.io' };
-    for (const ns of ['kube-system', 'kube-node-lease']) {
-      for (const verb of ['get', 'list', 'watch', 'create', 'update']) assert.ok(can(verb, 'leases', { ...coordination, namespace: ns }), `leases ${verb} in ${ns}`);
-    }
+    // Its leader Lease by name in kube-system (and a create, which names nothing); the nodes' Leases read only.
+    const leader = { ...coordination, namespace: 'kube-system', name: 'dkc-controller' };
+    for (const verb of ['get', 'update']) assert.ok(can(verb, 'leases', leader), `leader lease ${verb}`);
+    assert.ok(can('create', 'leases', { ...coordination, namespace: 'kube-system' }));
+    assert.ok(!can('update', 'leases', { ...leader, name: 'other' }), 'another lease in kube-system');
+    for (const verb of ['get', 'list', 'watch']) assert.ok(can(verb, 'leases', { ...coordination, namespace: 'kube-node-lease' }), `node leases ${verb}`);
+    for (const verb of ['create', 'update']) assert.ok(!can(verb, 'leases', { ...coordination, namespace: 'kube-node-lease', name: 'n' }), `node leases ${verb}`);
     assert.ok(!can('get', 'leases', { ...coordination, namespace: 'default' }), 'leases elsewhere');
-    assert.ok(!can('delete', 'leases', { ...coordination, namespace: 'kube-system' }));
+    assert.ok(!can('delete', 'leases', leader));
     assert.ok(!can('delete', 'nodes', { name: 'n' }));
     assert.ok(!can('create', 'nodes'));
     assert.ok(!can('create', 'nodeconfigrollouts', dkc));

@@ -79,6 +79,25 @@ describe('progressLines', () => {
     assert.deepEqual(progressLines('r', failed, reverted), ['nodeconfigrollout "r" reverted (1 node restored): 1 node failed, 0 tolerated']);
   });
 
+  it('an undo counts only the nodes it put back as restored, and names a node deleted mid-rollout', () => {
+    const undone: RolloutStatus = {
+      phase: 'Reverted',
+      targetNodes: 3,
+      failures: [{ node: 'node-2', reason: 'Overridden', message: 'not restored: spec.configSource was changed since this rollout set it' }],
+      nodes: {
+        'node-1': { state: 'Reverted', batch: 0, updatedAt: '2026-01-10T12:00:00Z' },
+        'node-2': { state: 'Overridden', batch: 1, updatedAt: '2026-01-10T12:00:00Z', reason: 'Overridden' },
+        'node-3': { state: 'Deleted', batch: 2, updatedAt: '2026-01-10T12:00:00Z' },
+      },
+    };
+    const before: RolloutStatus = { ...undone, phase: 'Succeeded', failures: [], nodes: Object.fromEntries(Object.entries(undone.nodes!).map(([n, p]) => [n, { ...p, state: 'Succeeded' }])) };
+    assert.deepEqual(progressLines('r', before, undone), [
+      'node node-2 failed (Overridden): not restored: spec.configSource was changed since this rollout set it',
+      'node node-3 was deleted during the rollout',
+      'nodeconfigrollout "r" reverted (1 node restored, 2 not restored)',
+    ]);
+  });
+
   it('names the other rollout of a conflict', () => {
     const halted: RolloutStatus = {
       phase: 'Halted',
@@ -93,6 +112,12 @@ describe('progressLines', () => {
     assert.deepEqual(progressLines('r', batch1, paused), ['nodeconfigrollout "r" paused (1 of 3 nodes succeeded)']);
     assert.deepEqual(progressLines('r', paused, batch1), ['nodeconfigrollout "r" progressing (1 of 3 nodes succeeded)']);
   });
+
+  it('prints a line when a node begins to wait (not Ready or not heartbeating), once', () => {
+    const waiting: RolloutStatus = { ...batch1, waitingNodes: 1, nodes: { ...batch1.nodes, 'node-4': { state: 'Pending', waitingReason: 'NotReady', waitingSince: '2026-01-10T12:00:00Z' } } };
+    assert.deepEqual(progressLines('r', batch1, waiting), ['node node-4 waiting (NotReady): left unchanged until it is Ready with a fresh heartbeat']);
+    assert.deepEqual(progressLines('r', waiting, waiting), []);
+  });
 });
 
 describe('progressBar', () => {
@@ -100,6 +125,7 @@ describe('progressBar', () => {
     assert.equal(progressBar(batch1, 12), '[####........] 1/3 succeeded, 2 in flight, 0 failed  Progressing');
     assert.equal(progressBar({ phase: 'Halted', targetNodes: 4, succeededNodes: 2, failedNodes: 1, updatedNodes: 3 }, 8), '[####xx..] 2/4 succeeded, 0 in flight, 1 failed  Halted');
     assert.equal(progressBar(undefined, 4), '[....] 0/0 succeeded, 0 in flight, 0 failed  Pending');
+    assert.equal(progressBar({ ...batch1, waitingNodes: 1 }, 12), '[####........] 1/3 succeeded, 2 in flight, 0 failed, 1 waiting  Progressing');
   });
 });
 

@@ -1,0 +1,112 @@
+// Configs judged by every kubelet minor 1.22 … 1.36, each with the verdict upstream gives it. Where the verdict comes
+// from: V = pkg/kubelet/apis/config/validation/validation.go (kubernetes/kubernetes; 1.22's as the library's
+// hand-written rules have it, the newest at commit 001332b0 for rules that arrived later), T = the field's first
+// appearance in config/v1beta1/types.go of k8s.io/kubelet (tag v0.NN.0: a field a minor does not know is ignored by
+// its lenient decode, with a warning), D = pkg/kubelet/apis/config/v1beta1/defaults.go (commit 030891da) and the
+// types.go "Default:" doc comments, G = the gate history in scripts/kubelet-versions/feature-gates.txt (whose header
+// names its two upstream documents), C = CHANGELOG-1.30 (swap behaviour NoSwap replaced UnlimitedSwap).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KUBELET_MINORS, kubeletVersion } from '../../src/kubeletconfig/index.js';
+
+interface Case {
+  name: string;
+  /** The config body after kind/apiVersion. */
+  yaml: string;
+  /** Where the verdict comes from. */
+  source: string;
+  /** The minors that refuse it, with a text every refusal contains; every other minor accepts it. */
+  invalid?: { from?: number; to?: number; error: string };
+  /** A top-level field minors before `since` do not know (reported in unknownFields, not an error). */
+  field?: { name: string; since: number };
+}
+
+const CASES: Case[] = [
+  { name: 'an empty config', yaml: '', source: 'D: every default validates' },
+  { name: 'a kubeadm-style config', yaml: 'cgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nclusterDomain: cluster.local\nrotateCertificates: true\nstaticPodPath: /etc/kubernetes/manifests\n', source: 'V' },
+  { name: 'nodeLeaseDurationSeconds negative', yaml: 'nodeLeaseDurationSeconds: -1\n', source: 'V: nodeLeaseDurationSeconds must be greater than 0', invalid: { error: 'nodeLeaseDurationSeconds must be greater than 0' } },
+  { name: 'systemCgroups without cgroupRoot', yaml: 'systemCgroups: /system\n', source: 'V', invalid: { error: 'systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified' } },
+  { name: 'eventBurst negative', yaml: 'eventBurst: -10\n', source: 'V', invalid: { error: 'eventBurst (--event-burst) -10 must not be a negative number' } },
+  { name: 'eventRecordQPS negative', yaml: 'eventRecordQPS: -10\n', source: 'V', invalid: { error: 'eventRecordQPS (--event-qps) -10 must not be a negative number' } },
+  { name: 'healthzPort out of range', yaml: 'healthzPort: 65536\n', source: 'V', invalid: { error: 'healthzPort (--healthz-port) 65536 must be between 1 and 65535, inclusive' } },
+  { name: 'cpuCFSQuotaPeriod without its gate', yaml: 'cpuCFSQuotaPeriod: 50ms\n', source: 'V, G: CustomCPUCFSQuotaPeriod is alpha, off, in every minor', invalid: { error: 'requires feature gate CustomCPUCFSQuotaPeriod' } },
+  { name: 'cpuCFSQuotaPeriod with its gate', yaml: 'cpuCFSQuotaPeriod: 50ms\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\n', source: 'V, G' },
+  { name: 'imageGCHighThresholdPercent over 100', yaml: 'imageGCHighThresholdPercent: 101\n', source: 'V', invalid: { error: 'imageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive' } },
+  { name: 'imageGC low not below high', yaml: 'imageGCHighThresholdPercent: 60\nimageGCLowThresholdPercent: 60\n', source: 'V', invalid: { error: 'must be less than imageGCHighThresholdPercent' } },
+  { name: 'iptablesDropBit over 31', yaml: 'iptablesDropBit: 32\n', source: 'V', invalid: { error: 'iptablesDropBit (--iptables-drop-bit) 32 must be between 0 and 31, inclusive' } },
+  { name: 'kubeAPIQPS negative', yaml: 'kubeAPIQPS: -1\n', source: 'V', invalid: { error: 'kubeAPIQPS (--kube-api-qps) -1 must not be a negative number' } },
+  { name: 'maxOpenFiles negative', yaml: 'maxOpenFiles: -1\n', source: 'V', invalid: { error: 'maxOpenFiles (--max-open-files) -1 must not be a negative number' } },
+  { name: 'maxPods negative', yaml: 'maxPods: -1\n', source: 'V', invalid: { error: 'maxPods (--max-pods) -1 must not be a negative number' } },
+  { name: 'oomScoreAdj out of range', yaml: 'oomScoreAdj: 1001\n', source: 'V', invalid: { error: 'oomScoreAdj (--oom-score-adj) 1001 must be between -1000 and 1000, inclusive' } },
+  { name: 'port out of range', yaml: 'port: 65536\n', source: 'V', invalid: { error: 'port (--port) 65536 must be between 1 and 65535, inclusive' } },
+  { name: 'registryPullQPS negative', yaml: 'registryPullQPS: -1\n', source: 'V', invalid: { error: 'registryPullQPS (--registry-qps) -1 must not be a negative number' } },
+  { name: 'hairpinMode unknown', yaml: 'hairpinMode: sideways\n', source: 'V', invalid: { error: 'option "sideways" specified for hairpinMode (--hairpin-mode)' } },
+  { name: 'reservedSystemCPUs unparsable', yaml: 'reservedSystemCPUs: 3-1\n', source: 'V', invalid: { error: 'reservedSystemCPUs (--reserved-cpus)' } },
+  { name: 'memoryThrottlingFactor above 1', yaml: 'memoryThrottlingFactor: 1.5\n', source: 'V', invalid: { error: 'memoryThrottlingFactor 1.5 must be greater than 0 and less than or equal to 1.0' } },
+  { name: 'logging format unknown', yaml: 'logging:\n  format: xml\n', source: 'V (logs validation)', invalid: { error: 'Unsupported log format' } },
+  { name: 'an unknown feature gate', yaml: 'featureGates:\n  NoSuchGate: true\n', source: 'G: SetFromMap', invalid: { error: 'unrecognized feature gate: NoSuchGate' } },
+  { name: 'DynamicKubeletConfig, removed after 1.25', yaml: 'featureGates:\n  DynamicKubeletConfig: true\n', source: 'G (r: last minor 1.25)', invalid: { from: 26, error: 'unrecognized feature gate: DynamicKubeletConfig' } },
+  { name: 'SeccompDefault gate, removed after 1.28', yaml: 'featureGates:\n  SeccompDefault: true\n', source: 'G (r: last minor 1.28)', invalid: { from: 29, error: 'unrecognized feature gate: SeccompDefault' } },
+  { name: 'ImageMaximumGCAge gate, new in 1.29', yaml: 'featureGates:\n  ImageMaximumGCAge: true\n', source: 'G (y: alpha from 1.29)', invalid: { to: 28, error: 'unrecognized feature gate: ImageMaximumGCAge' } },
+  { name: 'KubeletCrashLoopBackOffMax gate, new in 1.32', yaml: 'featureGates:\n  KubeletCrashLoopBackOffMax: false\n', source: 'G (y: alpha from 1.32)', invalid: { to: 31, error: 'unrecognized feature gate: KubeletCrashLoopBackOffMax' } },
+  { name: 'NodeSwap locked on from 1.34', yaml: 'featureGates:\n  NodeSwap: false\n', source: 'G (y: GA, locked, from 1.34)', invalid: { from: 34, error: 'cannot set feature gate NodeSwap to false, feature is locked to true' } },
+  { name: 'UnlimitedSwap, gone in 1.30', yaml: 'memorySwap:\n  swapBehavior: UnlimitedSwap\nfeatureGates:\n  NodeSwap: true\n', source: 'V, C: 1.30 replaced UnlimitedSwap by NoSwap', invalid: { from: 30, error: 'memorySwap.swapBehavior "UnlimitedSwap" must be one of' } },
+  { name: 'NoSwap, new in 1.30', yaml: 'memorySwap:\n  swapBehavior: NoSwap\nfeatureGates:\n  NodeSwap: true\n', source: 'V, C', invalid: { to: 29, error: 'MemorySwap.SwapBehavior NoSwap must be one of: LimitedSwap, UnlimitedSwap' } },
+  { name: 'swap behaviour with NodeSwap off', yaml: 'memorySwap:\n  swapBehavior: LimitedSwap\nfeatureGates:\n  NodeSwap: false\n', source: 'V, G (NodeSwap locked on from 1.34)', invalid: { error: 'NodeSwap' } },
+  { name: 'registerWithTaints (1.23)', yaml: 'registerWithTaints:\n- key: dedicated\n  value: infra\n  effect: NoSchedule\n', source: 'T v0.23.0', field: { name: 'registerWithTaints', since: 23 } },
+  { name: 'registerWithTaints with a bad effect', yaml: 'registerWithTaints:\n- key: dedicated\n  effect: Sometimes\n', source: 'V: CheckTaintValidation, T v0.23.0', invalid: { from: 23, error: 'invalid taint: dedicated:Sometimes' }, field: { name: 'registerWithTaints', since: 23 } },
+  { name: 'shutdownGracePeriodByPodPriority beside shutdownGracePeriod', yaml: 'shutdownGracePeriod: 30s\nshutdownGracePeriodByPodPriority:\n- priority: 1\n  shutdownGracePeriodSeconds: 10\n', source: 'V, G (beta, on, from 1.24)', invalid: { from: 23, error: 'shutdownGracePeriodByPodPriority' }, field: { name: 'shutdownGracePeriodByPodPriority', since: 23 } },
+  { name: 'maxParallelImagePulls zero', yaml: 'maxParallelImagePulls: 0\n', source: 'V, T v0.27.0', invalid: { from: 27, error: 'maxParallelImagePulls 0 must be a positive number' }, field: { name: 'maxParallelImagePulls', since: 27 } },
+  { name: 'maxParallelImagePulls with serialized pulls', yaml: 'maxParallelImagePulls: 3\nserializeImagePulls: true\n', source: 'V, T v0.27.0', invalid: { from: 27, error: 'maxParallelImagePulls cannot be larger than 1' }, field: { name: 'maxParallelImagePulls', since: 27 } },
+  { name: 'maxParallelImagePulls alone (serializeImagePulls defaults off)', yaml: 'maxParallelImagePulls: 3\n', source: 'D: serializeImagePulls follows maxParallelImagePulls', field: { name: 'maxParallelImagePulls', since: 27 } },
+  { name: 'enableSystemLogQuery without NodeLogQuery', yaml: 'enableSystemLogQuery: true\n', source: 'V, G (NodeLogQuery off by default)', invalid: { from: 27, error: 'NodeLogQuery feature gate is required for enableSystemLogQuery' }, field: { name: 'enableSystemLogQuery', since: 27 } },
+  { name: 'imageMaximumGCAge without its gate (1.29 alpha)', yaml: 'imageMaximumGCAge: 12h\nfeatureGates:\n  ImageMaximumGCAge: false\n', source: 'V, G', invalid: { error: 'ImageMaximumGCAge' }, field: { name: 'imageMaximumGCAge', since: 29 } },
+  { name: 'imageMaximumGCAge on by default from 1.30', yaml: 'imageMaximumGCAge: 12h\n', source: 'V, G (beta, on, from 1.30)', invalid: { from: 29, to: 29, error: 'ImageMaximumGCAge feature gate is required' }, field: { name: 'imageMaximumGCAge', since: 29 } },
+  { name: 'imageMaximumGCAge not above imageMinimumGCAge', yaml: 'imageMaximumGCAge: 1m\nimageMinimumGCAge: 2m\n', source: 'V', invalid: { from: 29, error: 'must be greater than imageMinimumGCAge' }, field: { name: 'imageMaximumGCAge', since: 29 } },
+  { name: 'containerLogMaxWorkers zero', yaml: 'containerLogMaxWorkers: 0\n', source: 'V, T v0.30.0', invalid: { from: 30, error: 'containerLogMaxWorkers must be greater than or equal to 1' }, field: { name: 'containerLogMaxWorkers', since: 30 } },
+  { name: 'containerLogMonitorInterval below 3s', yaml: 'containerLogMonitorInterval: 1s\n', source: 'V, T v0.30.0', invalid: { from: 30, error: 'containerLogMonitorInterval must be a positive time duration greater than or equal to 3s' }, field: { name: 'containerLogMonitorInterval', since: 30 } },
+  { name: 'podLogsDir relative', yaml: 'podLogsDir: var/log/pods\n', source: 'V, T v0.30.0', invalid: { from: 30, error: 'must be absolute path' }, field: { name: 'podLogsDir', since: 30 } },
+  { name: 'podLogsDir not normalized', yaml: 'podLogsDir: /var/log/../log/pods\n', source: 'V', invalid: { from: 30, error: 'must be normalized' }, field: { name: 'podLogsDir', since: 30 } },
+  { name: 'failCgroupV1 (1.31)', yaml: 'failCgroupV1: false\n', source: 'T v0.31.0', field: { name: 'failCgroupV1', since: 31 } },
+  { name: 'crashLoopBackOff without its gate', yaml: 'crashLoopBackOff:\n  maxContainerRestartPeriod: 60s\n', source: 'V, G (KubeletCrashLoopBackOffMax alpha, off)', invalid: { from: 32, error: 'FeatureGate KubeletCrashLoopBackOffMax not enabled' }, field: { name: 'crashLoopBackOff', since: 32 } },
+  { name: 'crashLoopBackOff above 300s', yaml: 'crashLoopBackOff:\n  maxContainerRestartPeriod: 400s\nfeatureGates:\n  KubeletCrashLoopBackOffMax: true\n', source: 'V, G', invalid: { error: '' }, field: { name: 'crashLoopBackOff', since: 32 } },
+  { name: 'imagePullCredentialsVerificationPolicy without its gate', yaml: 'imagePullCredentialsVerificationPolicy: AlwaysVerify\n', source: 'V, G (KubeletEnsureSecretPulledImages alpha, off)', invalid: { from: 33, error: 'must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled' }, field: { name: 'imagePullCredentialsVerificationPolicy', since: 33 } },
+  { name: 'userNamespaces (1.33)', yaml: 'userNamespaces:\n  idsPerPod: 65536\n', source: 'T v0.33.0', field: { name: 'userNamespaces', since: 33 } },
+  { name: 'memoryReservationPolicy TieredReservation without MemoryQoS', yaml: 'memoryReservationPolicy: TieredReservation\n', source: 'V, T v0.36.0', invalid: { from: 36, error: 'requires MemoryQoS feature gate to be enabled' }, field: { name: 'memoryReservationPolicy', since: 36 } },
+  { name: 'tlsCurvePreferences (1.36)', yaml: 'tlsCurvePreferences: [23, 29]\n', source: 'T v0.36.0', field: { name: 'tlsCurvePreferences', since: 36 } },
+];
+
+function expected(c: Case, minor: number): { ok: boolean; error?: string } {
+  const inv = c.invalid;
+  // The crash-loop case is refused for two reasons: the gate is unknown before 1.32, the period too long from 1.32.
+  if (c.name === 'crashLoopBackOff above 300s') {
+    return minor < 32 ? { ok: false, error: 'unrecognized feature gate: KubeletCrashLoopBackOffMax' } : { ok: false, error: 'must be set between 1s and 300s' };
+  }
+  if (inv && minor >= (inv.from ?? 0) && minor <= (inv.to ?? 99)) return { ok: false, error: inv.error };
+  return { ok: true };
+}
+
+test(`the corpus: ${CASES.length} configs, each judged by every kubelet minor`, () => {
+  assert.ok(CASES.length >= 40);
+  for (const c of CASES) assert.ok(c.source.length > 0, `${c.name} cites its source`);
+  let judged = 0;
+  for (const minor of KUBELET_MINORS) {
+    const kv = kubeletVersion(`1.${minor}`);
+    for (const c of CASES) {
+      const r = kv.check(`apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${c.yaml}`);
+      const want = expected(c, minor);
+      const where = `${c.name} on 1.${minor} (${c.source})`;
+      assert.equal(r.ok, want.ok, `${where}: ${r.errors.join('; ')}`);
+      if (!want.ok) assert.ok(r.errors.some((e) => e.includes(want.error!)), `${where}: want "${want.error}", got ${JSON.stringify(r.errors)}`);
+      if (c.field) {
+        const unknown = r.unknownFields.includes(c.field.name);
+        assert.equal(unknown, minor < c.field.since, `${where}: unknownFields ${JSON.stringify(r.unknownFields)}`);
+      } else {
+        assert.deepEqual(r.unknownFields, [], where);
+      }
+      judged++;
+    }
+  }
+  assert.ok(judged >= 40 * KUBELET_MINORS.length);
+});
