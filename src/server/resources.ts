@@ -449,7 +449,7 @@ export class ResourceStorage {
       }
       if (!kv) throw applied && !subresource ? new MissingObject() : errors.notFound(this.qualified, name);
       const current = this.decode(kv);
-      const desired = mutate(structuredClone(current));
+      const desired = mutate(current);
       this.checkTypeMeta(desired);
       if (attempt === 0) this.checkFields(desired, ctx, subresource);
       else this.dropUnknownFields(desired);

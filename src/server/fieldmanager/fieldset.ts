@@ -266,8 +266,24 @@ export function paths(s: FieldSet): string[][] {
   return out;
 }
 
+/** Sets known to be in FieldsV1's order: stored ones (written sorted) and those sorted here. */
+const sortedSets = new WeakSet<FieldSet>();
+
+/** Marks a set read from storage, which this server wrote in order. */
+export function knownSorted(s: FieldSet): FieldSet {
+  sortedSets.add(s);
+  return s;
+}
+
 /** The set with its keys in FieldsV1's order ("." first); the same object when it already is. */
 export function sorted(s: FieldSet): FieldSet {
+  if (sortedSets.has(s)) return s;
+  const out = sortedWalk(s);
+  sortedSets.add(out);
+  return out;
+}
+
+function sortedWalk(s: FieldSet): FieldSet {
   const keys = Object.keys(s);
   let inOrder = true;
   for (let i = 1; i < keys.length; i++) {
@@ -278,7 +294,7 @@ export function sorted(s: FieldSet): FieldSet {
   }
   let children: Map<string, FieldSet> | undefined;
   for (const k of keys) {
-    const child = sorted(s[k]!);
+    const child = sortedSets.has(s[k]!) ? s[k]! : sortedWalk(s[k]!);
     if (child !== s[k]) (children ??= new Map()).set(k, child);
   }
   if (inOrder && children === undefined) return s;

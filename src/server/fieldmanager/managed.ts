@@ -3,7 +3,7 @@
 // change (second precision); entries sorted Apply before Update, then by time, manager, apiVersion and subresource.
 // A list holding one empty entry (or an empty list) asks for the field management to be reset.
 
-import { fromFieldsV1, isEmptySet, sorted, type FieldSet } from './fieldset.js';
+import { fromFieldsV1, isEmptySet, knownSorted, sorted, type FieldSet } from './fieldset.js';
 import { goJsonString } from './pathelement.js';
 import { managedText } from './messages.js';
 
@@ -20,6 +20,8 @@ export interface VersionedSet {
 export interface Managed {
   readonly fields: Map<string, VersionedSet>;
   readonly times: Map<string, string | undefined>;
+  /** The stored entries they were read from: an entry whose manager did not change is written back as it was. */
+  readonly stored?: Map<string, ManagedFieldsEntry>;
 }
 
 export interface ManagerIdentity {
@@ -48,7 +50,18 @@ export function managerIdentifier(m: ManagerIdentity): string {
   return `${s}}`;
 }
 
+const identities = new Map<string, ManagerIdentity>();
+
 export function parseIdentifier(id: string): ManagerIdentity {
+  const known = identities.get(id);
+  if (known) return known;
+  const parsed = parseIdentity(id);
+  if (identities.size > 10_000) identities.clear();
+  identities.set(id, parsed);
+  return parsed;
+}
+
+function parseIdentity(id: string): ManagerIdentity {
   const o = JSON.parse(id) as Partial<ManagerIdentity>;
   return {
     manager: o.manager ?? '',
@@ -75,7 +88,7 @@ function str(v: unknown): string {
  * others (from a request) are checked and their sets cleaned of what upstream would drop.
  */
 export function decodeManagedFields(entries: unknown, trusted: boolean): Managed {
-  const out = emptyManaged();
+  const out: Managed = trusted ? { ...emptyManaged(), stored: new Map() } : emptyManaged();
   if (entries === undefined || entries === null) return out;
   if (!Array.isArray(entries)) throw new ManagedFieldsError(managedText.notList);
   entries.forEach((e: unknown, i) => {
@@ -90,13 +103,14 @@ export function decodeManagedFields(entries: unknown, trusted: boolean): Managed
     const raw = entry['fieldsV1'];
     let set: FieldSet | undefined;
     if (raw === undefined || raw === null) set = {};
-    else if (trusted && isObject(raw)) set = raw as FieldSet;
+    else if (trusted && isObject(raw)) set = knownSorted(raw as FieldSet);
     else set = fromFieldsV1(raw);
     if (set === undefined) throw new ManagedFieldsError(managedText.invalidSet(i));
     const id = managerIdentifier({ manager: str(entry['manager']), operation, apiVersion, subresource: str(entry['subresource']) });
     out.fields.set(id, { set, apiVersion, applied: operation === 'Apply' });
     const time = entry['time'];
     out.times.set(id, typeof time === 'string' && time ? time : undefined);
+    out.stored?.set(id, entry as ManagedFieldsEntry);
   });
   return out;
 }
@@ -124,10 +138,8 @@ function seconds(t: string | undefined): number {
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
 }
 
-function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+function compareEntries([p, ps]: [ManagedFieldsEntry, number], [q, qs]: [ManagedFieldsEntry, number]): number {
   if (p.operation !== q.operation) return p.operation < q.operation ? -1 : 1;
-  const ps = seconds(p.time);
-  const qs = seconds(q.time);
   if (ps !== qs) return ps - qs;
   const pm = p.manager ?? '';
   const qm = q.manager ?? '';
@@ -141,11 +153,17 @@ function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
 /** The managedFields of `managed`, sorted as upstream sorts them; undefined when no one manages anything. */
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
   if (managed.fields.size === 0) return undefined;
-  const entries: ManagedFieldsEntry[] = [];
+  const entries: [ManagedFieldsEntry, number][] = [];
   for (const [id, vs] of managed.fields) {
-    const who = parseIdentifier(id);
     const time = managed.times.get(id);
-    entries.push({
+    const stored = managed.stored?.get(id);
+    if (stored && stored.fieldsV1 === vs.set && stored.time === time && stored.apiVersion === vs.apiVersion && (stored.operation === 'Apply') === vs.applied) {
+      entries.push([stored, seconds(time)]);
+      continue;
+    }
+    const who = parseIdentifier(id);
+    // In the order Go writes a ManagedFieldsEntry.
+    const entry: ManagedFieldsEntry = {
       ...(who.manager ? { manager: who.manager } : {}),
       operation: vs.applied ? 'Apply' : who.operation,
       apiVersion: vs.apiVersion,
@@ -153,9 +171,10 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
       fieldsType: 'FieldsV1',
       fieldsV1: sorted(vs.set),
       ...(who.subresource ? { subresource: who.subresource } : {}),
-    });
+    };
+    entries.push([entry, seconds(time)]);
   }
-  return entries.sort(compareEntries);
+  return entries.sort(compareEntries).map(([e]) => e);
 }
 
 /** Drops managers whose sets became empty. */

@@ -10,6 +10,7 @@
 // a status write, every field but status (for a write of the main resource of a kind with a status subresource,
 // status).
 
+import { deepEqual } from '../../api/equal.js';
 import type { KubeObject } from '../../api/types.js';
 import { difference, emptySet, isEmptySet, union, type FieldSet } from './fieldset.js';
 import { fieldElement } from './pathelement.js';
@@ -37,7 +38,6 @@ export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const KUBECTL = 'kubectl';
 const BEFORE_FIRST_APPLY = 'before-first-apply';
 const ANCIENT_CHANGES = 'ancient-changes';
-const CURRENT_OPERATION = 'current-operation';
 const MAX_UPDATE_MANAGERS = 10;
 
 type JsonObject = Record<string, unknown>;
@@ -89,12 +89,21 @@ function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+let lastSecond = NaN;
+let lastText = '';
+
+/** RFC 3339 at second precision (metav1.Time), worked out once per second. */
 function secondPrecision(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastText;
 }
 
 function cloneManaged(m: Managed): Managed {
-  return { fields: new Map(m.fields), times: new Map(m.times) };
+  return { fields: new Map(m.fields), times: new Map(m.times), ...(m.stored ? { stored: m.stored } : {}) };
 }
 
 /** The object without metadata.managedFields (a shallow copy where it had them). */
@@ -175,6 +184,8 @@ export class FieldManager {
     if (ignoreNew) return liveFields();
     const requested = (next['metadata'] as KubeObject['metadata'] | undefined)?.managedFields;
     if (isResetManagedFields(requested)) return emptyManaged();
+    // A client that read the object and writes it back sends the stored managedFields (an agent renewing its Lease).
+    if (requested === undefined || deepEqual(requested, (live['metadata'] as KubeObject['metadata'] | undefined)?.managedFields)) return liveFields();
     try {
       const m = decodeManagedFields(requested, false);
       if (m.fields.size > 0) return m;
@@ -184,17 +195,11 @@ export class FieldManager {
     return liveFields();
   }
 
-  /** An update's steps below the decision whether to track it: record, strip, time, cap. */
+  /** An update's steps below the decision whether to track it: record (system fields left out), time, cap. */
   private recordUpdate(live: JsonObject, next: JsonObject, managed: Managed, manager: string, subresource: string): void {
     const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: this.apiVersion, ...(subresource ? { subresource } : {}) });
     const cx = this.context(subresource, live, next);
-    recordUpdate(cx, withoutManagedFields(live), withoutManagedFields(next), managed, CURRENT_OPERATION);
-    this.strip(managed, CURRENT_OPERATION);
-    const vs = managed.fields.get(CURRENT_OPERATION);
-    if (vs) {
-      managed.fields.delete(CURRENT_OPERATION);
-      const previous = managed.fields.get(id);
-      managed.fields.set(id, previous ? { ...vs, set: union(vs.set, previous.set) } : vs);
+    if (recordUpdate(cx, withoutManagedFields(live), withoutManagedFields(next), managed, id, STRIPPED)) {
       managed.times.set(id, secondPrecision(this.config.now()));
     }
     dropEmpty(managed);

@@ -47,8 +47,21 @@ function excludeIgnored(c: Comparison, ignored: FieldSet): Comparison {
  * Takes the fields `next` changes from every manager but `workflow` (refusing, unless `force`, when one holds any),
  * and the fields it removes from all of them. Mutates `managed.fields`.
  */
+/** The object without the top-level fields the write has no say over (so a status write compares status alone). */
+function withoutIgnored(obj: unknown, ignored: FieldSet): unknown {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return obj;
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(obj)) {
+    const node = ignored[`f:${k}`];
+    if (node === undefined || !isEmptySet(node)) continue;
+    out ??= { ...(obj as Record<string, unknown>) };
+    delete out[k];
+  }
+  return out ?? obj;
+}
+
 function takeChanged(cx: UpdaterContext, live: unknown, next: unknown, managed: Managed, workflow: string, force: boolean): Comparison {
-  const c = excludeIgnored(compare(live, next, cx.type), cx.ignored);
+  const c = excludeIgnored(compare(withoutIgnored(live, cx.ignored), withoutIgnored(next, cx.ignored), cx.type), cx.ignored);
   const changed = union(c.modified, c.added);
   const conflicts = new Map<string, FieldSet>();
   if (!isEmptySet(changed)) {
@@ -72,14 +85,25 @@ function takeChanged(cx: UpdaterContext, live: unknown, next: unknown, managed: 
   return c;
 }
 
-/** Records an update (create, update, patch) by `manager`: it owns what it changed, on top of what it owned. */
-export function recordUpdate(cx: UpdaterContext, live: unknown, next: unknown, managed: Managed, manager: string): void {
+/**
+ * Records an update (create, update, patch) by `manager`: it takes what it changed from the others and keeps what it
+ * owned, less what the update removed — upstream's update under a stand-in manager merged into the real one.
+ * `strip` holds fields no one owns. Returns whether the manager took anything (its entry's time then moves).
+ */
+export function recordUpdate(cx: UpdaterContext, live: unknown, next: unknown, managed: Managed, manager: string, strip: FieldSet): boolean {
   const c = takeChanged(cx, live, next, managed, manager, true);
-  const prev = managed.fields.get(manager)?.set ?? emptySet();
-  let set = union(union(difference(prev, c.removed), c.modified), c.added);
-  set = recursiveDifference(set, cx.ignored);
-  if (isEmptySet(set)) managed.fields.delete(manager);
-  else managed.fields.set(manager, { set, apiVersion: cx.apiVersion, applied: false });
+  const taken = difference(union(c.modified, c.added), strip);
+  const previous = managed.fields.get(manager);
+  const kept = previous ? difference(previous.set, c.removed) : emptySet();
+  if (isEmptySet(taken)) {
+    if (previous && kept !== previous.set) {
+      if (isEmptySet(kept)) managed.fields.delete(manager);
+      else managed.fields.set(manager, { ...previous, set: kept });
+    }
+    return false;
+  }
+  managed.fields.set(manager, { set: union(kept, taken), apiVersion: cx.apiVersion, applied: false });
+  return true;
 }
 
 /**
