@@ -9,7 +9,8 @@
 //                  propagation (the controller records the node InFlight → its status.config.active is the new
 //                  config) p50/p99, API request latency p99 by verb from the server's apiserver_request_duration_seconds
 //                  (between scrapes before and after the rollout), and a chart of nodes succeeded over time with server
-//                  CPU on a second axis (bench/out/scale-<N>.svg and .png).
+//                  CPU on a second axis (bench/out/scale-<N>.svg and .png);
+//   node size      after the rollout, a Node's stored form and what its managedFields add to it (median over nodes).
 // Prints a summary table and writes the figures to bench/out/scale.json (after each N, before its chart). The fleet
 // processes' logs go to bench/out/scale-<N>-fleet-<i>.log.
 // Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--nodes-per-process 5000] [--no-png]
@@ -61,6 +62,8 @@ interface Figures {
     /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
     apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
   };
+  /** After the rollout: a Node's stored bytes, and the share managedFields add to it (medians over the nodes). */
+  nodeSize: { bytes: number; managedFieldsPercent: number };
   /** What the chart shows, to redraw it. */
   chart?: RolloutSeries;
 }
@@ -225,6 +228,7 @@ async function runOne(n: number): Promise<Figures> {
     progress(n, `rollout ${phase} after ${(wall / 1000).toFixed(1)} s`);
     const metricsAfter = await scrape(client);
     const fleetRollout = await fleet.stats(true);
+    const nodeSize = storedNodeSize((await client.list<{ items: { metadata: Record<string, unknown> }[] }>('/api/v1/nodes')).items);
     await Promise.all([nodes.stop(), rollouts.stop()]);
 
     const propagation = [...inFlightAt.keys()].filter((k) => activeAt.has(k)).map((k) => Math.max(0, activeAt.get(k)! - inFlightAt.get(k)!));
@@ -243,6 +247,7 @@ async function runOne(n: number): Promise<Figures> {
       },
       steady,
       fleetProcesses: processes,
+      nodeSize,
       rollout: {
         phase,
         wallSeconds: wall / 1000,
@@ -275,6 +280,18 @@ async function runOne(n: number): Promise<Figures> {
   }
 }
 
+/** Each Node as the server stores it (no resourceVersion), with and without managedFields: the medians. */
+function storedNodeSize(items: { metadata: Record<string, unknown> }[]): { bytes: number; managedFieldsPercent: number } {
+  const sizes = items.map((n) => {
+    const { resourceVersion: _rv, ...stored } = n.metadata;
+    const { managedFields: _mf, ...bare } = stored;
+    const full = JSON.stringify({ ...n, metadata: stored }).length;
+    const without = JSON.stringify({ ...n, metadata: bare }).length;
+    return { full, added: ((full - without) / without) * 100 };
+  });
+  return { bytes: pct(sizes.map((s) => s.full), 50), managedFieldsPercent: pct(sizes.map((s) => s.added), 50) };
+}
+
 async function writeChartOrSay(series: Parameters<typeof writeChart>[0], base: string): Promise<string> {
   if (!PNG) {
     const { renderSvg, rolloutChartSpec } = await import('./chart.js');
@@ -305,6 +322,8 @@ function table(all: Figures[]): string {
     ['rollout: fleet CPU, % of one core', (f) => f0(f.rollout.fleetCpuPercent)],
     ['rollout: bench (its watches) CPU, %', (f) => f0(f.rollout.benchCpuPercent)],
     ['rollout: fleet event-loop p99, ms', (f) => f1(f.rollout.fleetEventLoopP99Ms)],
+    ['node: stored bytes (median)', (f) => f0(f.nodeSize.bytes)],
+    ['node: managedFields add, % (goal ≤ 30)', (f) => f0(f.nodeSize.managedFieldsPercent)],
     ...verbs.map((v): [string, (f: Figures) => string] => [`rollout: API ${v} p99, ms (n)`, (f) => {
       const x = f.rollout.apiP99MsByVerb[v];
       return x ? `${f0(x.p99Ms)} (${x.requests})` : '-';
