@@ -204,7 +204,7 @@ export class ApiServer {
 
   /** Creates the built-in objects (default namespaces) and fills the watch caches. */
   async start(): Promise<void> {
-    const system: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, fieldManager: 'dkc-server' };
+    const system: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false };
     for (const [def, storage] of this.storages) {
       for (const obj of def.builtin ?? []) {
         try {

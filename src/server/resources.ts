@@ -32,7 +32,10 @@ export interface WriteContext {
   fieldValidation?: FieldValidation;
   /** Warnings for the response's `Warning` headers. */
   warnings?: string[];
-  /** Who makes the write, as managedFields records it (the request's fieldManager, else its user agent's program). */
+  /**
+   * Who makes the write, as managedFields records it (the request's fieldManager, else its user agent's program);
+   * the server's own writes leave it out.
+   */
   fieldManager?: string;
   /** Server-side apply: take the fields other managers hold instead of refusing with a conflict. */
   force?: boolean;
@@ -50,6 +53,8 @@ export interface WriteContext {
 export type PatchType = PatchContentType;
 
 const encoder = new TextEncoder();
+/** The field manager of the server's own writes (default namespaces, its CRDs and their status). */
+const SERVER_MANAGER = 'dkc-server';
 const MAX_UPDATE_ATTEMPTS = 16;
 
 /** Whether a patch sets or tests metadata.resourceVersion (a precondition), in any of the three patch types. */
@@ -368,7 +373,7 @@ export class ResourceStorage {
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
     this.checkFields(obj, ctx);
-    const managedFields = applied ? applied.managedFields : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? '', '');
+    const managedFields = applied ? applied.managedFields : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? SERVER_MANAGER, '');
     if (managedFields) meta.managedFields = managedFields;
     else delete meta.managedFields;
     const requested = this.applyStrategy(obj, undefined, '', ctx, true);
@@ -455,7 +460,7 @@ export class ResourceStorage {
       else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
-      const managedFields = applied ? desired.metadata.managedFields : fieldManagerFor(this.def).update(current, desired, ctx.fieldManager ?? '', subresource);
+      const managedFields = applied ? desired.metadata.managedFields : fieldManagerFor(this.def).update(current, desired, ctx.fieldManager ?? SERVER_MANAGER, subresource);
       const next = this.prepareForUpdate(desired, current, subresource);
       if (managedFields) next.metadata.managedFields = managedFields;
       else delete next.metadata.managedFields;
@@ -594,7 +599,7 @@ export class ResourceStorage {
    */
   private async apply(namespace: string, name: string, config: KubeObject, subresource: string, ctx: WriteContext): Promise<KubeObject> {
     const fm = fieldManagerFor(this.def);
-    const manager = ctx.fieldManager ?? '';
+    const manager = ctx.fieldManager ?? SERVER_MANAGER;
     const pinned = patchNamesResourceVersion('apply', config);
     const applyTo = (current: KubeObject | undefined): KubeObject => {
       try {

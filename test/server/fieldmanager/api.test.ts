@@ -97,6 +97,14 @@ describe('the options of a write', () => {
   });
 });
 
+describe('the server\'s own writes', () => {
+  it('are recorded for dkc-server: the default namespaces, the CRDs it installs and their status', async () => {
+    assert.deepEqual(managers((await call('GET', '/api/v1/namespaces/default')).body), ['dkc-server/Update']);
+    const crd = (await call('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodeconfigrollouts.dkc.io')).body;
+    assert.deepEqual(managers(crd), ['dkc-server/Update', 'dkc-server/Update/status']);
+  });
+});
+
 describe('applies', () => {
   it('an apply creates a missing object (201), then updates it (200); a dry run stores nothing', async () => {
     const dry = await apply(`${CMS}/made`, cm('made', { a: '1' }), 'maker', { dryRun: 'All' });
