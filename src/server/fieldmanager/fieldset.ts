@@ -6,7 +6,7 @@
 // Operations are pure. They return one of their inputs when the result equals it (union with a subset, difference
 // with nothing in common), so a manager whose fields did not change keeps the very object it was decoded from.
 
-import { compareElements, isKnownElement, SELF } from './pathelement.js';
+import { compareElements, isKnownElement, normalizeElement, SELF } from './pathelement.js';
 
 export interface FieldSet {
   [pe: string]: FieldSet;
@@ -303,7 +303,10 @@ function sortedWalk(s: FieldSet): FieldSet {
   return out;
 }
 
-/** A set read from a client: unknown path element kinds dropped (as upstream drops them), shapes checked. */
+/**
+ * A set read from a client: unknown path element kinds dropped (as upstream drops them), keys, values and indexes
+ * written as this server writes them, shapes checked; undefined when it is no FieldsV1.
+ */
 export function fromFieldsV1(v: unknown, depth = 0): FieldSet | undefined {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || depth > 256) return undefined;
   const out: FieldSet = {};
@@ -313,9 +316,10 @@ export function fromFieldsV1(v: unknown, depth = 0): FieldSet | undefined {
       continue;
     }
     if (!isKnownElement(k)) continue;
-    const node = fromFieldsV1(child, depth + 1);
-    if (node === undefined) return undefined;
-    out[k] = node;
+    const pe = normalizeElement(k);
+    const node = pe === undefined ? undefined : fromFieldsV1(child, depth + 1);
+    if (pe === undefined || node === undefined) return undefined;
+    out[pe] = Object.hasOwn(out, pe) ? union(out[pe]!, node) : node;
   }
   return out;
 }

@@ -68,6 +68,21 @@ export function isKnownElement(pe: string): boolean {
   return pe.length >= 2 && pe[1] === ':' && (pe[0] === 'f' || pe[0] === 'k' || pe[0] === 'v' || pe[0] === 'i');
 }
 
+/** A k:, v: or i: element as this server writes it (sorted key fields, Go's JSON); undefined when it does not parse. */
+export function normalizeElement(pe: string): string | undefined {
+  if (pe[0] === 'f') return pe;
+  if (pe[0] === 'i') return /^i:-?\d+$/.test(pe) ? `i:${Number(pe.slice(2))}` : undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(pe.slice(2));
+  } catch {
+    return undefined;
+  }
+  if (pe[0] === 'v') return v !== null && typeof v === 'object' ? `v:${JSON.stringify(v)}` : valueElement(v as Scalar);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  return keyElement(Object.entries(v).map(([name, x]) => [name, x !== null && typeof x === 'object' ? JSON.stringify(x) : (x as Scalar)] as const));
+}
+
 const parsed = new Map<string, unknown>();
 
 /** The JSON of a k: or v: element, parsed once (the cache is bounded). */
