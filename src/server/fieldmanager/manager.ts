@@ -12,8 +12,8 @@
 
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject } from '../../api/types.js';
-import { difference, emptySet, isEmptySet, union, type FieldSet } from './fieldset.js';
-import { fieldElement } from './pathelement.js';
+import { difference, emptySet, isEmptySet, paths, union, type FieldSet } from './fieldset.js';
+import { fieldElement, pathString } from './pathelement.js';
 import {
   decodeManagedFields,
   dropEmpty,
@@ -30,8 +30,6 @@ import { applyText, printManager } from './messages.js';
 import { compare, toFieldSet, TypedValueError } from './typed.js';
 import type { SsaType } from './types.js';
 import { Conflicts, recordApply, recordUpdate, type UpdaterContext } from './updater.js';
-import { iterate, paths } from './fieldset.js';
-import { pathString } from './pathelement.js';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** kubectl apply --server-side's default manager; the last-applied annotation follows its applies. */
@@ -380,11 +378,4 @@ export class FieldManager {
     metadata['annotations'] = { ...(metadata['annotations'] as Record<string, string> | undefined), [LAST_APPLIED]: `${goJsonSorted(copy)}\n` };
     obj['metadata'] = metadata;
   }
-}
-
-/** For tests and diagnostics: every path of a set as conflict messages print them. */
-export function setPaths(s: FieldSet): string[] {
-  const out: string[] = [];
-  iterate(s, (p) => out.push(pathString(p)));
-  return out;
 }

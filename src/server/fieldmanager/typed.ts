@@ -9,8 +9,7 @@
 
 import { DEDUCED, type ListShape, type SsaType } from './types.js';
 import { emptySet, hasElement, below, insert, isEmptySet, isMember, type FieldSet } from './fieldset.js';
-import { fieldElement, keyElement, SELF, valueElement, type Scalar } from './pathelement.js';
-import { pathString } from './pathelement.js';
+import { fieldElement, keyElement, pathString, SELF, valueElement, type Scalar } from './pathelement.js';
 import { typedText } from './messages.js';
 
 type Json = unknown;
@@ -138,11 +137,7 @@ class FieldSetWalker {
     for (let i = 0; i < items.length; i++) {
       const pe = itemElement(list, items[i]);
       if (typeof pe !== 'string') {
-        if (this.strict) {
-          this.path.push(`i:${i}`);
-          this.path.pop();
-          this.fail(typedText.element(i, pe.error));
-        }
+        if (this.strict) this.fail(typedText.element(i, pe.error));
         pes.push(undefined);
         continue;
       }
