@@ -16,6 +16,7 @@ import {
   type EffectiveConfigSuccess,
   type KubeletConfiguration,
 } from '../kubeletconfig/index.js';
+import { CONFIG_FLAGS_ANNOTATION, configFlagsAnnotation } from '../nodepolicy/flags.js';
 import { parseAgentFlags, type AgentFlags } from './flags.js';
 import { processHost, type AgentHost } from './host.js';
 import {
@@ -42,6 +43,7 @@ import {
 } from './node/index.js';
 import { DynamicConfigController, type CheckpointPayload, type ConfigMapPayload } from './dynamicconfig/controller.js';
 import { requestPath } from './dynamicconfig/source.js';
+import { PolicyGate } from './dynamicconfig/policy.js';
 import { clip } from './dynamicconfig/log.js';
 import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
@@ -129,6 +131,8 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
     if (local.featureGates.knows('DynamicKubeletConfig') && !local.featureGates.enabled('DynamicKubeletConfig')) {
       throw new AgentStartError('the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag');
     }
+    // The NodeConfigPolicies that govern the node, as the last run saw them: boot asks the server nothing.
+    const policyGate = await PolicyGate.load(resolve(flags.dynamicConfigDir), local.config, flags.kubelet, kubelet.schema());
     const evaluate = (payload: CheckpointPayload): LoadOutcome<EffectiveConfigSuccess> => {
       const r = kubelet.effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
       if (!r.ok) {
@@ -139,6 +143,8 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
       // What decoding left out (unknown fields, kubeletconfig/v1alpha1 fields v1beta1 no longer has) is worth a line.
       for (const w of r.warnings) if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
+      const denied = policyGate.judge(r.config);
+      if (denied) return { ok: false, reason: denied.reason, detail: denied.detail, stage: 'policy' };
       return { ok: true, config: r };
     };
     controller = new DynamicConfigController<EffectiveConfigSuccess>({
@@ -149,6 +155,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       evaluate,
       gauges: configGauges(registry),
       initConfig: file !== undefined,
+      policyGate,
     });
     // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
     const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });
@@ -302,11 +309,19 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       emitWarning: async (reason, message) => {
         await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type: 'Warning', reason, message, host: nodeName });
       },
+      ...(host.policyFeed ? { policyFeed: host.policyFeed() } : {}),
     });
     void (async () => {
       try {
         const node = flags.registerNode
-          ? await registerNode(client, { nodeName, labels: flags.nodeLabels, signal: abort.signal, status: source(new Date(), undefined) })
+          ? await registerNode(client, {
+              nodeName,
+              labels: flags.nodeLabels,
+              // The config flags, so that whoever compares this node's config with a target sees what it would run.
+              annotations: { [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(flags.kubelet) },
+              signal: abort.signal,
+              status: source(new Date(), undefined),
+            })
           : undefined;
         if (stopping) return;
         controller?.status.retryNow();

@@ -4,6 +4,7 @@
 // same on both hosts; only these edges differ.
 
 import { RestClient } from '../client/index.js';
+import type { PolicyFeed } from './dynamicconfig/policywatch.js';
 import type { AgentFlags } from './flags.js';
 import {
   hostCapacity,
@@ -26,6 +27,8 @@ export interface AgentHost {
   machine(): Promise<MachineResources>;
   /** What goes into status.nodeInfo besides versions. */
   systemInfo(): Promise<HostSystemInfo>;
+  /** The NodeConfigPolicies to judge configs by, when the host shares one feed among its nodes; else each lists its own. */
+  policyFeed?(): PolicyFeed;
 }
 
 /** `dkc agent`: one node, its own process. */

@@ -315,6 +315,27 @@ export function parseLabelSelector(selector: string): LabelSelector {
   return reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+
+/** metav1.LabelSelector, as objects carry it (a rollout's or a policy's nodeSelector). */
+export interface ObjectLabelSelector {
+  matchLabels?: Readonly<Record<string, string>>;
+  matchExpressions?: readonly { key: string; operator: string; values?: readonly string[] }[];
+}
+
+const OBJECT_SELECTOR_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/** metav1.LabelSelectorAsSelector: the requirements of an object's selector (none selects everything); throws on an invalid one. */
+export function objectSelectorRequirements(sel: ObjectLabelSelector | undefined): LabelSelector {
+  const reqs: LabelRequirement[] = [];
+  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) reqs.push(newLabelRequirement(k, '=', [v]));
+  for (const e of sel?.matchExpressions ?? []) {
+    const op = OBJECT_SELECTOR_OPERATORS[e.operator];
+    if (op === undefined) throw new Error(`${JSON.stringify(e.operator)} is not a valid label selector operator`);
+    reqs.push(newLabelRequirement(e.key, op, e.values ?? []));
+  }
+  return reqs;
+}
+
 export type Labels = Readonly<Record<string, string>> | undefined | null;
 
 function has(labels: Labels, key: string): boolean {

@@ -22,6 +22,7 @@ export function registerServerCommand(program: Command): void {
     .option('--etcd-keyfile <file>', 'client key for etcd')
     .option('--etcd-compaction-interval <seconds>', 'compact etcd history older than one interval, every interval (0 = never)', '300')
     .option('--authorization-mode <modes>', 'ordered authorizers: Node, RBAC, AlwaysAllow (system:masters is always allowed)', 'Node,RBAC')
+    .option('--disable-admission-plugins <names>', 'admission plugins to turn off: NodeRestriction, RBACEscalation, NodeConfigSource, ConfigMapReferences, NodeConfigPolicy')
     .option('--audit-log-path <file>', 'append one JSON audit event per request to this file')
     .option('--controllers <names>', 'controllers to run in-process, leader-elected (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
     .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')

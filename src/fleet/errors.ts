@@ -27,6 +27,7 @@ export const messages = {
   listenFailed: (address: string, port: number, why: string) => `cannot serve the kubelet endpoints on ${address}:${port}: ${why}`,
   notListening: (address: string, port: number) => `the kubelet endpoints on ${address}:${port} no longer take connections`,
   nodeStartFailed: (node: string, why: string) => `${node}: the agent did not start: ${why}`,
+  policiesFailed: (why: string) => `failed to list or watch NodeConfigPolicies for the fleet's nodes (new configs wait), error: ${why}`,
   progress: (registered: number, total: number, ready: number) => `${registered}/${total} registered, ${ready} Ready`,
   allReady: (total: number, seconds: string, rate: string) => `${total} nodes Ready in ${seconds} s (${rate} nodes/s)`,
   stats: (rssMB: string, perNodeKB: string, heapMB: string, p99: string, max: string) =>

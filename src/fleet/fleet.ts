@@ -9,10 +9,12 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
 import { ApiError, loadKubeconfig, sharedConnectionPool, RestClient, type ClientConfig } from '../client/index.js';
 import type { AgentHost } from '../agent/host.js';
+import { informerPolicyFeed, sharedPolicyFeed } from '../agent/dynamicconfig/policywatch.js';
 import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
 import { defaultLocalConfig } from '../up/cluster.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
+import { klog } from '../util/klog.js';
 import { forEachBounded } from '../util/bounded.js';
 import { fleetMembers, type FleetMember } from './addresses.js';
 import { fleetCredentials, type CredentialKind } from './credentials.js';
@@ -161,14 +163,26 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   const machine = hostCPUAndMemory();
   const systemInfo = once<HostSystemInfo>(readHostSystemInfo);
+  const nodeClient = async (m: FleetMember): Promise<RestClient> => {
+    const c = await credentials.credential(m.name, join(dataDir, m.name));
+    return 'token' in c ? new RestClient({ ...server, token: c.token }, pool ? { pool } : {}) : new RestClient({ ...server, cert: c.certPem, key: c.keyPem });
+  };
+  // The nodes judge configs by the NodeConfigPolicies from one shared watch (read as the first node, which may read
+  // them as any node may): thousands of identical watches would cost the server as much as the nodes' own.
+  let policyClient: Promise<RestClient> | undefined;
+  const policyReader = () => (policyClient ??= nodeClient(members[0]!));
+  const policyFeed = sharedPolicyFeed(() =>
+    informerPolicyFeed(
+      { list: async (path, o) => (await policyReader()).list(path, o), watch: async (path, o) => (await policyReader()).watch(path, o) },
+      (err) => klog.error(messages.policiesFailed((err as Error).message)),
+    ),
+  );
   const nodes = members.map((m) => {
     const dir = join(dataDir, m.name);
     const host: AgentHost = {
       ownsLogging: false,
-      connect: async () => {
-        const c = await credentials.credential(m.name, dir);
-        return 'token' in c ? new RestClient({ ...server, token: c.token }, pool ? { pool } : {}) : new RestClient({ ...server, cert: c.certPem, key: c.keyPem });
-      },
+      connect: () => nodeClient(m),
+      policyFeed,
       serve: (o) => listener.serve(m.address, o),
       machine: async () => ({ ...machine }),
       systemInfo,
@@ -228,6 +242,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       await Promise.all(nodes.map((n) => n.stop()));
       await tracker.stop();
       admin.close();
+      void policyClient?.then((c) => c.close());
       pool?.agent.destroy();
       pool?.watchAgent?.destroy();
       await listener.close();

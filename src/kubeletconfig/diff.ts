@@ -69,12 +69,14 @@ function walk(a: JSONValue | undefined, b: JSONValue | undefined, keys: string[]
 
 /** The changed leaves from `a` to `b`, in Go struct order (map keys sorted); `schema` is a minor's (versions.ts). */
 export function diffConfigs(a: KubeletConfiguration, b: KubeletConfiguration, schema?: StructSpec): FieldChange[] {
+  return diffEncoded(toJSONObject(a, schema), toJSONObject(b, schema));
+}
+
+/** diffConfigs over configs already encoded with toJSONObject (a caller that needs the encoding too encodes once). */
+export function diffEncoded(a: { [key: string]: JSONValue }, b: { [key: string]: JSONValue }): FieldChange[] {
   const out: FieldChange[] = [];
-  const [ea, eb] = [toJSONObject(a, schema), toJSONObject(b, schema)];
-  delete ea['kind'];
-  delete ea['apiVersion'];
-  delete eb['kind'];
-  delete eb['apiVersion'];
+  const { kind: _ka, apiVersion: _va, ...ea } = a;
+  const { kind: _kb, apiVersion: _vb, ...eb } = b;
   walk(ea, eb, [], out);
   return out;
 }

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { openStore, type StoreConfig } from '../storage/index.js';
 import { klog } from '../util/klog.js';
 import { ApiServer } from './apiserver.js';
+import type { AdmissionPlugin } from './authz.js';
 import { parseTokenFile } from './authn.js';
 
 export interface ServerCommandOptions {
@@ -38,6 +39,8 @@ export interface ServerCommandOptions {
   controllers?: string;
   /** --node-monitor-grace-period, e.g. 40s. */
   nodeMonitorGracePeriod?: string;
+  /** Comma-separated admission plugins to turn off, by name (NodeRestriction, NodeConfigPolicy, …). */
+  disableAdmissionPlugins?: string;
 }
 
 export class ServerConfigError extends Error {
@@ -106,6 +109,13 @@ async function refuseEmptiedDatabase(dataDir: string): Promise<void> {
   }
 }
 
+/** kube-apiserver's --disable-admission-plugins: the chain without the plugins named; an unknown name is an error. */
+export function withoutDisabledPlugins(plugins: AdmissionPlugin[], names: string | undefined): AdmissionPlugin[] {
+  const disabled = (names ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  for (const n of disabled) if (!plugins.some((p) => p.name === n)) throw new ServerConfigError(`disable-admission-plugins plugin ${JSON.stringify(n)} is unknown`);
+  return plugins.filter((p) => !disabled.includes(p.name));
+}
+
 export async function startServer(opts: ServerCommandOptions): Promise<{ server: ApiServer; port: number; kubeconfig: string; stop(): Promise<void> }> {
   const dataDir = resolve(opts.dataDir);
   const port = parsePort(opts.port);
@@ -126,6 +136,13 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   }
   const controllers = await controllerSettings(opts);
   const emulatedVersion = await emulatedVersionOf(opts);
+  // The authorizers read the server's own watch caches, which exist only once the server does.
+  let serverRef: ApiServer | undefined;
+  const { keepsNodeConfigSource } = await import('./emulation/version.js');
+  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads, {
+    nodeConfigSourceEdge: !emulatedVersion || keepsNodeConfigSource(emulatedVersion),
+  });
+  const admission = withoutDisabledPlugins(authz.admission, opts.disableAdmissionPlugins);
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
   await mkdir(dataDir, { recursive: true });
   if ((opts.storage ?? 'sqlite') === 'sqlite') await refuseEmptiedDatabase(dataDir);
@@ -135,15 +152,9 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   const pki = await ensureClusterPKI(join(dataDir, 'pki'), { ips });
   const store = await openStore(await storeConfig(opts, dataDir));
   const audit = opts.auditLogPath ? new (await import('./auth/audit.js')).AuditLog(resolve(opts.auditLogPath)) : undefined;
-  // The authorizers read the server's own watch caches, which exist only once the server does.
-  let serverRef: ApiServer | undefined;
-  const { keepsNodeConfigSource } = await import('./emulation/version.js');
-  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads, {
-    nodeConfigSourceEdge: !emulatedVersion || keepsNodeConfigSource(emulatedVersion),
-  });
   const server = new ApiServer({
     authorizer: authz.authorizer,
-    admission: authz.admission,
+    admission,
     afterWrite: authz.afterWrite,
     ...(audit ? { audit } : {}),
     ...(emulatedVersion ? { emulatedVersion } : {}),

@@ -1,11 +1,13 @@
 // The two things the page asks of the web view's own server rather than of the API: a node's field-level diff
-// against its assigned ConfigMap (the code of `dkc config diff`: the same sources, decode, defaults and diff), and
+// against its assigned ConfigMap (the code of `dkc config diff`: the same sources, decode, defaults and diff, with
+// the node's config flags holding their fields on both sides, as NodeConfigPolicy compares them), and
 // the rollout actions (the code of `dkc rollout pause|resume|undo`). Both act with the user's kubeconfig credentials,
 // so the user's own permissions apply; the API's refusals come back as its Status.
 
 import type { Node } from '../api/types.js';
 import { isApiError, type RestClient } from '../client/index.js';
-import { diffConfigs, load, type JSONValue } from '../kubeletconfig/index.js';
+import { BASE_KUBELET_VERSION, kubeletVersion, type JSONValue } from '../kubeletconfig/index.js';
+import { configChanges } from '../nodepolicy/flags.js';
 import { readSource, valueText, type SourceRef } from '../workflow/config/index.js';
 import { applySpecChange, type SpecCommand } from '../workflow/rollout/index.js';
 import { messages } from './errors.js';
@@ -32,7 +34,10 @@ export async function nodeDiff(client: RestClient, name: string): Promise<NodeDi
   const assignedRef: SourceRef = { kind: 'configmap', namespace, name: cmName, key: kubeletConfigKey };
   const get = (): Promise<RestClient> => Promise.resolve(client);
   const [running, assigned] = await Promise.all([readSource(runningRef, get), readSource(assignedRef, get)]);
-  const changes = diffConfigs(load(running.bytes, { source: running.name }).config, load(assigned.bytes, { source: assigned.name }).config);
+  // Both read as the node's kubelet minor reads them, as its NodeConfigPolicy compares them.
+  const kv = running.kubelet ?? kubeletVersion(BASE_KUBELET_VERSION);
+  const [before, after] = [kv.load(running.bytes, { source: running.name }).config, kv.load(assigned.bytes, { source: assigned.name }).config];
+  const changes = configChanges(before, after, running.flags, kv.schema());
   return {
     running: running.name,
     assigned: assigned.name,

@@ -90,8 +90,12 @@ describe('dkc agent run by hand', () => {
 });
 
 describe('running dkc from a clone', () => {
-  // Offline: the clone's own bin must be found without asking the registry for a package called dkc.
-  const env = { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' };
+  // Offline: the clone's own bin must be found without asking the registry for a package called dkc. npx keeps the
+  // clone's link in its cache; a cache of the test's own makes the run independent of what earlier runs left in the
+  // user's (a half-made entry there fails every later npx in that clone, as the README says).
+  const cache = mkdtempSync(join(tmpdir(), 'dkc-npm-cache-'));
+  after(() => rmSync(cache, { recursive: true, force: true }));
+  const env = { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_cache: cache };
   for (const [cmd, args] of [
     ['npx', ['dkc', '--help']],
     ['npx', ['dkc', '--version']],

@@ -1,16 +1,20 @@
 // NodeConfigPolicy and the nodes/configsource permission through real kubectl 1.32 and 1.20 on a real local cluster
 // (a server and two agents, as `dkc up` runs them). node-1 is in pool blue (a Deny policy), node-2 in pool green (a
-// Warn policy). Each node's ConfigMaps are its own /configz with one change, so that the only differences a policy
-// sees are the ones a test makes; node-1 never leaves its local config, so its old values come from /configz.
+// Warn policy). Most ConfigMaps are the node's own /configz with one change, so that the only differences a policy
+// sees are the ones a test makes; node-1 never leaves its local config for long, so its old values come from
+// /configz. The fleet-wide ConfigMaps are what an operator writes instead: the local config file with a change, which
+// the node's flags (address, ports, a feature gate) override; and the orders of requests that once went past
+// admission are each refused, or left by the agent.
 
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RestClient } from '../../src/client/index.js';
 import { ensureClusterPKI, issueCert, writeKubeconfig } from '../../src/pki/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
+import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl, type KubectlVersion } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -237,6 +241,105 @@ describe('NodeConfigPolicy', () => {
       });
     });
   }
+});
+
+describe("the node's flags hold their fields, and the order of requests does not matter", () => {
+  let k: Kubectl;
+  let local: string;
+  /** A ConfigMap holding node-1's local config file with `extra` lines: what an operator writes for a whole fleet. */
+  const fleetMap = (name: string, extra: string) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${local.trimEnd()}\n${extra}\n` } });
+  /** kubectl's line for a refused request; `when` is what create and replace put before the server's message. */
+  const denied = (kind: string, name: string, clause: string, when = '') =>
+    `Error from server (Forbidden): ${when}${kind} "${name}" is forbidden: NodeConfigPolicy "blue-deny" denies the config change on node "node-1": ${clause}`;
+  const dkc = (...args: string[]) => runDkc(args, { env: { ...process.env, KUBECONFIG: cluster.kubeconfig, HOME: dir } });
+  const nodeStatus = async () => (await admin.get<{ status?: { config?: { active?: { configMap?: { name?: string } }; error?: string } } }>('/api/v1/nodes/node-1')).status?.config;
+
+  before(async () => {
+    k = await kubectlFor('1.32', cluster.kubeconfig);
+    local = await readFile(cluster.nodes[0]!.config, 'utf8');
+  });
+
+  it("the agent records its config flags on its Node, and no one else may change them", async () => {
+    const n = cluster.nodes[0]!;
+    const record = JSON.parse(await k.ok(['get', 'node', 'node-1', '-o', 'jsonpath={.metadata.annotations.dkc\\.io/config-flags}'])) as { flags: string[] };
+    assert.deepEqual(record, {
+      flags: ['--address=127.0.0.1', `--port=${n.port}`, `--healthz-port=${n.healthzPort}`, '--healthz-bind-address=127.0.0.1', '--feature-gates=DynamicKubeletConfig=true'],
+    });
+    const refused = 'Error from server (Forbidden): nodes "node-1" is forbidden: only node "node-1" may set the annotation dkc.io/config-flags on its Node';
+    const forged = await k.run(['annotate', 'node', 'node-1', '--overwrite', `dkc.io/config-flags={"flags":["--max-pods=300"]}`]);
+    assert.deepEqual([forged.code, forged.stderr.trim()], [1, refused]);
+    const removed = await k.run(['annotate', 'node', 'node-1', 'dkc.io/config-flags-']);
+    assert.deepEqual([removed.code, removed.stderr.trim()], [1, refused]);
+  });
+
+  it('a fleet-wide ConfigMap (the local config plus eventRecordQPS) under allowedFields [eventRecordQPS]: lint, diff and admission agree', async () => {
+    await k.ok(['apply', '-f', '-'], {
+      input: 'apiVersion: dkc.io/v1alpha1\nkind: NodeConfigPolicy\nmetadata: {name: fleet-qps}\nspec:\n  nodeSelector: {matchLabels: {pool: blue}}\n  allowedFields: [eventRecordQPS]\n',
+    });
+    await k.ok(['create', '-f', '-'], { input: fleetMap('fleet-wide', 'eventRecordQPS: 7') });
+    await k.ok(['create', '-f', '-'], { input: fleetMap('fleet-pods', 'eventRecordQPS: 7\nmaxPods: 120') });
+    const lint = await dkc('config', 'lint', 'cm/kube-system/fleet-wide', '--against', 'node/node-1');
+    assert.equal(lint.code, 0, lint.stderr);
+    assert.deepEqual(lint.stdout.split('\n').filter(Boolean).map((l) => l.replace(/\s+\(.*$/, '')), ['safe       eventRecordQPS: 5 -> 7']);
+    const diff = await dkc('config', 'diff', 'node/node-1', 'cm/kube-system/fleet-wide');
+    assert.deepEqual([diff.code, diff.stdout], [1, '- eventRecordQPS: 5\n+ eventRecordQPS: 7\n']);
+    const lintPods = await dkc('config', 'lint', 'cm/kube-system/fleet-pods', '--against', 'node/node-1', '-o', 'json');
+    assert.deepEqual((JSON.parse(lintPods.stdout) as { changes: { path: string }[] }).changes.map((c) => c.path), ['eventRecordQPS', 'maxPods']);
+    const refused = await k.run(['patch', 'node', 'node-1', '-p', patchArg('fleet-pods')]);
+    assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): nodes "node-1" is forbidden: NodeConfigPolicy "fleet-qps" denies the config change on node "node-1": maxPods: 110 -> 120 (not in allowedFields)');
+    const r = await k.run(['create', '-f', '-'], { input: rollout('fleet-wide', '  paused: true\n  configSource: {configMap: {namespace: kube-system, name: fleet-wide, kubeletConfigKey: kubelet}}\n') });
+    assert.deepEqual([r.code, r.stderr], [0, '']);
+    await k.ok(['delete', 'ncr', 'fleet-wide']);
+    const patched = await k.run(['patch', 'node', 'node-1', '-p', patchArg('fleet-wide')]);
+    assert.deepEqual([patched.code, patched.stderr], [0, '']);
+    await waitActive('node-1', 'fleet-wide');
+    assert.equal((await nodeStatus())?.error, undefined, 'the agent judges it the same way');
+    await runsThenReset('node-1', 'fleet-wide');
+    await k.ok(['delete', 'ncp', 'fleet-qps']);
+  });
+
+  it('(a) a ConfigMap assigned before it exists: creating it with a denied field is refused', async () => {
+    assert.equal((await k.run(['patch', 'node', 'node-1', '-p', patchArg('late')])).code, 0, 'a missing target is no policy matter');
+    const r = await k.run(['create', '-f', '-'], { input: fleetMap('late', 'containerLogMaxFiles: 7') });
+    assert.deepEqual([r.code, r.stderr.trim()], [1, denied('configmaps', 'late', 'containerLogMaxFiles: 5 -> 7 (not in allowedFields)', 'error when creating "STDIN": ')]);
+    assert.equal((await k.run(['get', 'cm', '-n', 'kube-system', 'late'])).code, 1, 'nothing was stored');
+    await admin.patch('/api/v1/nodes/node-1', 'merge', source(null));
+  });
+
+  it('(c) an allowed ConfigMap the node runs: kubectl replace with a denied field is refused, the node keeps it', async () => {
+    await k.ok(['create', '-f', '-'], { input: fleetMap('replaced', 'eventRecordQPS: 7') });
+    await k.ok(['patch', 'node', 'node-1', '-p', patchArg('replaced')]);
+    await waitActive('node-1', 'replaced');
+    const file = join(dir, 'replaced.json');
+    await writeFile(file, fleetMap('replaced', 'eventRecordQPS: 7\ncontainerLogMaxFiles: 7'));
+    const r = await k.run(['replace', '-f', file]);
+    assert.deepEqual([r.code, r.stderr.trim()], [1, denied('configmaps', 'replaced', 'containerLogMaxFiles: 5 -> 7 (not in allowedFields)', `error when replacing "${file}": `)]);
+    await k.ok(['label', 'cm', '-n', 'kube-system', 'replaced', 'checked=yes']);
+    assert.equal((await nodeStatus())?.error, undefined);
+    await runsThenReset('node-1', 'replaced');
+  });
+
+  it('(b) the label taken away and a config assigned: giving the label back is refused out of bounds; within them the agent leaves a denied field', async () => {
+    await k.ok(['create', '-f', '-'], { input: fleetMap('big', 'maxPods: 300') });
+    await k.ok(['create', '-f', '-'], { input: fleetMap('files', 'containerLogMaxFiles: 7') });
+    await k.ok(['label', 'node', 'node-1', 'pool-']);
+    await k.ok(['patch', 'node', 'node-1', '-p', patchArg('big')]);
+    await waitActive('node-1', 'big');
+    const r = await k.run(['label', 'node', 'node-1', 'pool=blue']);
+    assert.deepEqual([r.code, r.stderr.trim()], [1, denied('nodes', 'node-1', 'maxPods: 300 -> 300 (above the maximum 250)')]);
+    await k.ok(['patch', 'node', 'node-1', '-p', patchArg('files')]);
+    await waitActive('node-1', 'files');
+    await k.ok(['label', 'node', 'node-1', 'pool=blue']);
+    await waitFor('node-1 leaving files', async () => {
+      const s = await nodeStatus();
+      return s?.error === 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details' && s.active?.configMap?.name !== 'files' ? true : undefined;
+    }, 60_000, 100);
+    await waitFor('node-1 /configz', () => admin.get('/api/v1/nodes/node-1/proxy/configz'), 30_000, 100);
+    assert.equal((await admin.get<{ kubeletconfig: { containerLogMaxFiles: number } }>('/api/v1/nodes/node-1/proxy/configz')).kubeletconfig.containerLogMaxFiles, 5);
+    await admin.patch('/api/v1/nodes/node-1', 'merge', source(null));
+    await waitActive('node-1', undefined);
+  });
 });
 
 describe('nodes/configsource: a permission of its own', () => {

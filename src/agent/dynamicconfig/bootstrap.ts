@@ -70,6 +70,8 @@ export function decideBoot<C>(input: BootInput<C>): BootDecision<C> {
   status.error = outcome.reason;
   if (!lastKnownGood) return { kind: 'run', use: 'local', status, startTrial: false, rejected };
   const lkg = input.lastKnownGoodOutcome;
+  // A last-known-good that a NodeConfigPolicy now denies is not broken: the node falls back to its local config.
+  if (lkg && !lkg.ok && lkg.stage === 'policy') return { kind: 'run', use: 'local', status, startTrial: false, rejected };
   if (!lkg || !lkg.ok) {
     return { kind: 'fatal', message: lkg && !lkg.ok ? `${lkg.reason}, error: ${lkg.detail}` : 'last-known-good config was not loaded', status };
   }

@@ -19,14 +19,18 @@ export const CurRemoteOKReason = 'passing all checks';
 const curRemoteMessage = (uid: string) => `using current (UID: ${JSON.stringify(uid)})`;
 const lkgRemoteMessage = (uid: string) => `using last-known-good (UID: ${JSON.stringify(uid)})`;
 
-/** How the assigned config failed: loading its checkpoint, parsing it, validating it, or a crash loop (dkc). */
-export type FailureStage = 'load' | 'parse' | 'validate' | 'crashloop';
+/**
+ * How the assigned config failed: loading its checkpoint, parsing it, validating it, or (dkc) a crash loop or a
+ * NodeConfigPolicy that denies it.
+ */
+export type FailureStage = 'load' | 'parse' | 'validate' | 'crashloop' | 'policy';
 
 const FAILURE_REASONS: Record<FailureStage, (uid: string) => string> = {
   load: (uid) => `failed to load current (UID: ${JSON.stringify(uid)})`,
   parse: (uid) => `failed to parse current (UID: ${JSON.stringify(uid)})`,
   validate: (uid) => `failed to validate current (UID: ${JSON.stringify(uid)})`,
   crashloop: (uid) => `current failed trial period due to crash loop (UID: ${JSON.stringify(uid)})`,
+  policy: (uid) => `current denied by NodeConfigPolicy (UID: ${JSON.stringify(uid)})`,
 };
 
 /** The 1.8 sync-failure reasons (status.FailSyncReason*), for the condition; status.config keeps its own texts. */

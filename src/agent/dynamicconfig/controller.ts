@@ -5,7 +5,9 @@
 //
 // Beyond upstream: the store heals itself (an unreadable record counts as absent, a missing checkpoint is downloaded
 // again), the start ledger is best-effort, "healthy" means the agent finished its whole start-up and its /healthz
-// passes, and informer failures are logged and reported instead of stalling in silence.
+// passes, informer failures are logged and reported instead of stalling in silence, and the NodeConfigPolicies that
+// govern the node are watched: when they change, the boot decision is made again and the agent restarts if what it
+// should run is not what it runs (policy.ts, policywatch.ts).
 
 import type { ListWatcher } from '../../client/informer.js';
 import { Informer, type KubeObject as ClientObject } from '../../client/index.js';
@@ -29,6 +31,8 @@ import {
 import { ConfigStatusManager, type ConfigGauges, type NodeConfigStatus } from './status.js';
 import { ConfigSync } from './sync.js';
 import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.js';
+import type { PolicyGate } from './policy.js';
+import { informerPolicyFeed, PolicyWatch, type PolicyFeed } from './policywatch.js';
 
 export interface CheckpointPayload {
   bytes: Uint8Array;
@@ -68,6 +72,8 @@ export interface ControllerOptions<C> {
   trialCheckMs?: number;
   /** The agent was started with a --config file: the local config is "init" rather than "default" in ConfigOK. */
   initConfig?: boolean;
+  /** The NodeConfigPolicy check `evaluate` applies; kept current from the server once syncing starts. */
+  policyGate?: PolicyGate;
 }
 
 /** What the controller asks of the API server: the informers' list/watch, a GET and a status PATCH. */
@@ -84,6 +90,8 @@ export interface SyncOptions {
   exit(): Promise<void> | void;
   /** Record a Warning event on the node (KubeletConfigRejected, when this boot rejected the assigned config). */
   emitWarning?(reason: string, message: string): Promise<void>;
+  /** Where the NodeConfigPolicies come from (a fleet shares one feed); an informer on `client` by default. */
+  policyFeed?: PolicyFeed;
 }
 
 /** The parts of a ConfigMap a checkpoint needs. */
@@ -150,6 +158,13 @@ class FailureLog {
   }
 }
 
+/** What bootstrap decided from, to decide again when the governing policies change. */
+interface BootRecords {
+  assigned: NodeConfigSource | undefined;
+  lastKnownGood: NodeConfigSource | undefined;
+  startsWithoutHealthy: number;
+}
+
 export class DynamicConfigController<C> {
   readonly store: CheckpointStore;
   readonly status: ConfigStatusManager;
@@ -171,6 +186,8 @@ export class DynamicConfigController<C> {
   private informerErrorReported = false;
   private healthyWrite: Promise<void> | undefined;
   private syncOptions: SyncOptions | undefined;
+  private bootRecords: BootRecords | undefined;
+  private policyWatch: PolicyWatch | undefined;
 
   constructor(private readonly options: ControllerOptions<C>) {
     this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
@@ -249,17 +266,9 @@ export class DynamicConfigController<C> {
       this.applyStatus(this.decision.status);
       return { use: 'local' };
     }
-    const assignedOutcome = await this.loadOutcome(assigned);
-    const startsWithoutHealthy = await this.store.startsWithoutHealthy(assigned);
-    const input = {
-      assigned,
-      assignedOutcome,
-      startsWithoutHealthy,
-      crashLoopThreshold: this.options.crashLoopThreshold,
-      ...(lastKnownGood ? { lastKnownGood } : {}),
-    };
-    let d = decideBoot<C>(input);
-    if (d.kind === 'fatal' && lastKnownGood) d = decideBoot<C>({ ...input, lastKnownGoodOutcome: await this.loadOutcome(lastKnownGood) });
+    const records: BootRecords = { assigned, lastKnownGood, startsWithoutHealthy: await this.store.startsWithoutHealthy(assigned) };
+    this.bootRecords = records;
+    const d = await this.decide(records);
     this.decision = d;
     this.applyStatus(d.status);
     if (d.kind === 'fatal') throw new BootstrapError(`failed to determine a valid configuration, error: ${clip(d.message)}`);
@@ -277,6 +286,43 @@ export class DynamicConfigController<C> {
       log('using local config');
     }
     return d.use === 'local' ? { use: 'local' } : { use: d.use, config: d.config as C };
+  }
+
+  /** The boot decision over the records: load the assigned config, and last-known-good only when it is needed. */
+  private async decide(r: BootRecords): Promise<BootDecision<C>> {
+    const input = {
+      ...(r.assigned ? { assigned: r.assigned, assignedOutcome: await this.loadOutcome(r.assigned) } : {}),
+      startsWithoutHealthy: r.startsWithoutHealthy,
+      crashLoopThreshold: this.options.crashLoopThreshold,
+      ...(r.lastKnownGood ? { lastKnownGood: r.lastKnownGood } : {}),
+    };
+    const d = decideBoot<C>(input);
+    if (d.kind !== 'fatal' || !r.lastKnownGood) return d;
+    return decideBoot<C>({ ...input, lastKnownGoodOutcome: await this.loadOutcome(r.lastKnownGood) });
+  }
+
+  /**
+   * The Deny policies that govern the node changed: decide again from the same records, as the next boot will.
+   * When the answer is another config than the one running — the running one is now denied, or one denied before no
+   * longer is — restart to run it; otherwise only the reason shown may change.
+   */
+  private async recheckPolicies(): Promise<void> {
+    const r = this.bootRecords;
+    const now = this.decision;
+    const opts = this.syncOptions;
+    if (!r?.assigned || now?.kind !== 'run' || !opts) return;
+    const d = await this.decide(r);
+    if (d.kind !== 'run') return;
+    if (d.use === now.use) {
+      if (d.status.error !== now.status.error) {
+        this.decision = d;
+        this.applyStatus(d.status);
+      }
+      return;
+    }
+    if (d.rejected) logError(`${d.rejected.reason}, error: ${d.rejected.detail}`);
+    log(`the NodeConfigPolicies that govern the node changed: restarting to use the ${d.use === 'assigned' ? 'assigned' : d.use === 'local' ? 'local' : 'last-known-good'} config`);
+    await this.restart(d.use === 'assigned' ? r.assigned : d.use === 'last-known-good' ? r.lastKnownGood : undefined, opts);
   }
 
   private applyStatus(s: NodeConfigStatus): void {
@@ -406,18 +452,27 @@ export class DynamicConfigController<C> {
       },
       restart: (source) => this.restart(source, opts),
       retryDelayMs: this.options.syncRetryMs ?? tick,
-      ready: () => this.nodeInformer?.whenSynced() ?? Promise.resolve(false),
+      // A new assignment waits for the Node and, with a policy gate, for the policies that govern it.
+      ready: async () => (await (this.nodeInformer?.whenSynced() ?? Promise.resolve(false))) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
       restoredNeedsRestart: (resolved) => this.assignedCheckpointMissing && sourcesEqual(resolved, this.assignedAtBoot),
       clock: this.clock,
       loopPeriodMs: this.options.syncLoopPeriodMs ?? tick,
     });
 
     const logInterval = this.options.informerLogIntervalMs ?? 30_000;
+    const gate = this.options.policyGate;
+    if (gate) {
+      const policyFailures = new FailureLog('NodeConfigPolicies', logInterval, this.clock);
+      const feed = opts.policyFeed ?? informerPolicyFeed(client, (err) => policyFailures.failed(err));
+      this.policyWatch = new PolicyWatch(gate, feed, () => void this.recheckPolicies());
+      this.policyWatch.start();
+    }
     const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}` });
     this.nodeInformer = nodeInformer;
     const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, logInterval, this.clock);
     nodeInformer.on('error', (err) => nodeFailures.failed(err));
     nodeInformer.on('add', (node) => {
+      this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined);
       this.followConfigMap(node);
       if (this.informerErrorReported) {
         // The Node could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
@@ -427,6 +482,7 @@ export class DynamicConfigController<C> {
       this.sync?.poke();
     });
     nodeInformer.on('update', (oldObj, newObj) => {
+      this.policyWatch?.setLabels(newObj.metadata?.['labels'] as Record<string, string> | undefined);
       this.followConfigMap(newObj);
       if (!sourcesEqual(oldObj.spec?.configSource, newObj.spec?.configSource)) this.sync?.poke();
     });
@@ -575,6 +631,7 @@ export class DynamicConfigController<C> {
 
   stop(): void {
     this.sync?.stop();
+    this.policyWatch?.stop();
     void this.nodeInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
     void this.configMapInformer?.stop();
     this.status.stop();

@@ -13,7 +13,13 @@ export function syncError(reason: string): string {
   return `failed to sync: ${reason}`;
 }
 
-export type BootErrorReason = typeof LoadError | typeof ValidateError | typeof InternalError | typeof CrashLoopError;
+/** dkc: the config is denied by the NodeConfigPolicies that govern the node (named), in upstream's style. */
+export type PolicyError = `config denied by NodeConfigPolicy ${string}, see Kubelet log for details`;
+export function policyError(policies: readonly string[]): PolicyError {
+  return `config denied by NodeConfigPolicy ${policies.map((p) => JSON.stringify(p)).join(', ')}, see Kubelet log for details`;
+}
+
+export type BootErrorReason = typeof LoadError | typeof ValidateError | typeof InternalError | typeof CrashLoopError | PolicyError;
 
 /** Bootstrap could not determine a valid configuration: the agent must exit (upstream's fatal path). */
 export class BootstrapError extends Error {

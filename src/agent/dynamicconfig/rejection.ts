@@ -15,6 +15,7 @@ const STAGE_WORDS: Readonly<Record<FailureStage, string>> = {
   parse: 'could not be decoded',
   validate: 'failed validation',
   crashloop: 'kept the agent from becoming healthy',
+  policy: 'is denied by a NodeConfigPolicy',
 };
 
 const ELLIPSIS = '…';

@@ -33,6 +33,8 @@ export interface NodeIdentity {
   arch?: string;
   /** enableControllerAttachDetach, announced through the annotation the attach/detach controller reads. */
   controllerAttachDetach?: boolean;
+  /** Further annotations the agent owns (its config flags, src/nodepolicy/flags.ts), reconciled like the others. */
+  annotations?: Readonly<Record<string, string>>;
 }
 
 export interface RegisterNodeOptions extends NodeIdentity {
@@ -62,7 +64,10 @@ export function nodeLabels(identity: NodeIdentity): Record<string, string> {
 }
 
 function nodeAnnotations(identity: NodeIdentity): Record<string, string> {
-  return identity.controllerAttachDetach === false ? {} : { [ANNOTATION_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' };
+  return {
+    ...(identity.controllerAttachDetach === false ? {} : { [ANNOTATION_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' }),
+    ...(identity.annotations ?? {}),
+  };
 }
 
 /** The Node the agent POSTs. Pure. */

@@ -1,7 +1,8 @@
 // The Node authorizer (plugin/pkg/auth/authorizer/node) for identities `system:node:<name>` in group
 // `system:nodes`: a node reads only the ConfigMap its own Node names, renews only its own Lease, and otherwise gets
-// the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events). Every refusal is "no
-// opinion" with upstream's reason, so RBAC may still grant what an operator chose to grant.
+// the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events; dkc's agent also reads
+// NodeConfigPolicies). Every refusal is "no opinion" with upstream's reason, so RBAC may still grant what an
+// operator chose to grant.
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from '../authz.js';
@@ -33,6 +34,8 @@ function nodeRulesAllow(a: AuthorizationAttributes): boolean {
   if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === '') {
     return ['create', 'update', 'patch'].includes(verb);
   }
+  // dkc: the agent judges an assigned config by the NodeConfigPolicies that govern it before it runs it.
+  if (group === 'dkc.io' && resource === 'nodeconfigpolicies' && subresource === '') return ['get', 'list', 'watch'].includes(verb);
   return false;
 }
 

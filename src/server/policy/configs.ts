@@ -2,10 +2,12 @@
 // rollout's layers rendered as the rollout controller renders them) and what a node runs now (the ConfigMap its
 // status.config.active names; on its local config, its own /configz; the kubelet's defaults when that does not
 // answer — see docs/adr/0013-nodeconfigpolicy-baseline.md). A target that is missing or does not decode is no
-// policy matter: undefined, and the agent reports it as upstream does. Every ConfigMap is read once per request.
+// policy matter: undefined, and the agent reports it as upstream does. Every ConfigMap is read once per request; a
+// ConfigMap being written is judged by its new content, given by the request rather than read. Configs are decoded
+// and defaulted as the node's kubelet minor does (src/nodepolicy/kubelet.ts).
 
 import type { ConfigMap, ConfigMapNodeConfigSource, KubeObject, Node } from '../../api/types.js';
-import { API_VERSION, KIND, load, render, setDefaults, type KubeletConfiguration, type Layer } from '../../kubeletconfig/index.js';
+import { API_VERSION, KIND, type KubeletConfiguration, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
 import { klog } from '../../util/klog.js';
 import type { ServerReads } from '../authz.js';
 import { messages } from './messages.js';
@@ -36,8 +38,6 @@ function payload(cm: ConfigMap, key: string): string | Uint8Array | undefined {
   return undefined;
 }
 
-const defaults = (): KubeletConfiguration => setDefaults({});
-
 export class ConfigReader {
   private readonly layers = new Map<string, Promise<Layer | undefined>>();
 
@@ -58,42 +58,51 @@ export class ConfigReader {
   }
 
   /** The decoded, defaulted config of a ConfigMap; undefined when it is missing or does not decode. */
-  async configMap(ref: ConfigMapRef): Promise<KubeletConfiguration | undefined> {
-    return this.rendered([ref]);
+  async configMap(ref: ConfigMapRef, kv: KubeletVersion): Promise<KubeletConfiguration | undefined> {
+    return this.rendered([ref], kv);
+  }
+
+  /** The config a ConfigMap object (one being written, not yet stored) holds under `key`; undefined as configMap(). */
+  static decoded(cm: ConfigMap, key: string, kv: KubeletVersion): KubeletConfiguration | undefined {
+    const bytes = payload(cm, key);
+    if (bytes === undefined) return undefined;
+    try {
+      return kv.render({ name: `cm/${cm.metadata.namespace ?? ''}/${cm.metadata.name ?? ''}:${key}`, bytes }, []).config;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Layers merged in order with drop-in semantics (the first is the base); undefined when any is missing or bad. */
-  async rendered(refs: readonly ConfigMapRef[]): Promise<KubeletConfiguration | undefined> {
+  async rendered(refs: readonly ConfigMapRef[], kv: KubeletVersion): Promise<KubeletConfiguration | undefined> {
     if (refs.length === 0) return undefined;
     const layers = await Promise.all(refs.map((r) => this.layer(r)));
     if (layers.some((l) => l === undefined)) return undefined;
     try {
       const [base, ...dropIns] = layers as Layer[];
-      return render(base!, dropIns).config;
+      return kv.render(base!, dropIns).config;
     } catch {
       return undefined;
     }
   }
 
   /** What the node runs now: its active ConfigMap, else its /configz, else the defaults. */
-  async current(node: Node | KubeObject): Promise<KubeletConfiguration> {
+  async current(node: Node | KubeObject, kv: KubeletVersion): Promise<KubeletConfiguration> {
     const config = isRecord(node['status']) ? node['status']['config'] : undefined;
     const active = configMapRefOf(isRecord(config) ? config['active'] : undefined);
-    const fromConfigMap = active ? await this.configMap(active) : undefined;
-    return fromConfigMap ?? (await this.configz(node));
+    const fromConfigMap = active ? await this.configMap(active, kv) : undefined;
+    return fromConfigMap ?? (await this.configz(node, kv));
   }
 
-  private async configz(node: KubeObject): Promise<KubeletConfiguration> {
+  private async configz(node: KubeObject, kv: KubeletVersion): Promise<KubeletConfiguration> {
     const name = node.metadata.name ?? '';
     try {
       const body = JSON.parse(await this.reads.nodeGet(node, '/configz', CONFIGZ_TIMEOUT_MS)) as { kubeletconfig?: unknown };
       if (!isRecord(body.kubeletconfig)) throw new Error('no kubeletconfig object in the answer');
-      return load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
+      return kv.load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
     } catch (err) {
       klog.info(messages.configzFallback(name, (err as Error).message));
-      return defaults();
+      return kv.defaults();
     }
   }
 }
-
-export { defaults as defaultConfig };

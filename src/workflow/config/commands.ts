@@ -6,18 +6,19 @@ import { homedir } from 'node:os';
 import { RestClient } from '../../client/index.js';
 import { loadClientConfig } from '../../client/loadingrules.js';
 import {
-  diffConfigs,
   KubeletConfigError,
   kubeletVersion,
   LayerError,
   safetyOf,
+  type FieldChange,
   type KubeletConfiguration,
   type KubeletVersion,
   type Layer,
 } from '../../kubeletconfig/index.js';
+import { configChanges } from '../../nodepolicy/flags.js';
 import { errorLine, messages } from './errors.js';
 import { diffJSON, diffLines, lintJSON, lintLines, type ClassifiedChange, type LintReport } from './format.js';
-import { parseSource, readDropIns, readSource, type ClientSource } from './sources.js';
+import { parseSource, readDropIns, readSource, type ClientSource, type SourceLayer } from './sources.js';
 
 export interface Io {
   stdout: { write(text: string): unknown };
@@ -94,11 +95,25 @@ function loadLayer(io: Io, layer: Layer, kv: KubeletVersion): KubeletConfigurati
   }
 }
 
+/**
+ * The config flags that hold fields on both sides: a node's, when one side is a node and the other is what it could
+ * be given (two nodes each run their own flags already: their /configz answers are compared as they are).
+ */
+function heldBy(a: SourceLayer, b: SourceLayer): SourceLayer['flags'] {
+  return a.flags && b.flags ? undefined : (a.flags ?? b.flags);
+}
+
+/** The kubelet to read both sides as: the one asked for, else a node side's own (as its policy compares), else the newest. */
+function kubeletOf(asked: string | undefined, ...sides: (SourceLayer | undefined)[]): KubeletVersion {
+  if (asked !== undefined) return kubeletVersion(asked);
+  return sides.find((s) => s?.kubelet)?.kubelet ?? kubeletVersion();
+}
+
 export async function diff(io: Io, a: string, b: string, flags: DiffFlags): Promise<ExitCode> {
   return guarded(io, flags, 2, async (client) => {
-    const kv = kubeletVersion(flags.kubeletVersion);
     const [la, lb] = await Promise.all([readSource(parseSource(a), client), readSource(parseSource(b), client)]);
-    const changes = diffConfigs(loadLayer(io, la, kv), loadLayer(io, lb, kv), kv.schema());
+    const kv = kubeletOf(flags.kubeletVersion, la, lb);
+    const changes = configChanges(loadLayer(io, la, kv), loadLayer(io, lb, kv), heldBy(la, lb), kv.schema());
     if (flags.output === 'json') io.stdout.write(diffJSON(la.name, lb.name, changes));
     else for (const line of diffLines(changes, io.tty)) io.stdout.write(line + '\n');
     return changes.length === 0 ? 0 : 1;
@@ -114,9 +129,9 @@ export function checkLayer(layer: Layer, kv: KubeletVersion = kubeletVersion()):
   return { errors: startup.errors, warnings: [...warnings, ...startup.warnings] };
 }
 
-/** The changes from `base` to `config`, each with its field's class and reason. */
-export function classify(base: KubeletConfiguration, config: KubeletConfiguration, kv: KubeletVersion = kubeletVersion()): ClassifiedChange[] {
-  return diffConfigs(base, config, kv.schema()).map((c) => {
+/** Changes, each with its field's class and reason. */
+export function classify(changes: readonly FieldChange[]): ClassifiedChange[] {
+  return changes.map((c) => {
     const s = safetyOf(c.path);
     return s ? { ...c, class: s.class, reason: s.reason } : c;
   });
@@ -130,14 +145,15 @@ export function lintFails(report: LintReport, strict: boolean): boolean {
 
 export async function lint(io: Io, source: string, flags: LintFlags): Promise<ExitCode> {
   return guarded(io, flags, 1, async (client) => {
-    const kv = kubeletVersion(flags.kubeletVersion);
     const layer = await readSource(parseSource(source), client);
     const against = flags.against ? await readSource(parseSource(flags.against), client) : undefined;
+    const kv = kubeletOf(flags.kubeletVersion, against, layer);
     const base = against ? loadLayer(io, against, kv) : kv.defaults();
     const { errors, warnings } = checkLayer(layer, kv);
     let changes: ClassifiedChange[] = [];
     try {
-      changes = classify(base, kv.load(layer.bytes, layer.dir === undefined ? {} : { dir: layer.dir }).config, kv);
+      // Against a node: as it would run the source, its flags holding their fields (what NodeConfigPolicy compares).
+      changes = classify(configChanges(base, kv.load(layer.bytes, layer.dir === undefined ? {} : { dir: layer.dir }).config, against?.flags, kv.schema()));
     } catch (e) {
       if (!(e instanceof KubeletConfigError)) throw e; // already among the errors
     }

@@ -1,12 +1,15 @@
 // Where a config comes from: a file (or, for drop-ins, a directory read as the kubelet reads --config-dir), a key of
-// a ConfigMap (`cm/NS/NAME[:KEY]`), or what a node runs (`node/NAME`: its /configz through the API's node proxy).
-// Parsing a source is pure; reading one is the I/O edge, with the API client made only when a source needs it.
+// a ConfigMap (`cm/NS/NAME[:KEY]`), or what a node runs (`node/NAME`: its /configz through the API's node proxy,
+// with the config flags its Node records, which hold their fields whatever is assigned). Parsing a source is pure;
+// reading one is the I/O edge, with the API client made only when a source needs it.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { isApiError, type RestClient } from '../../client/index.js';
-import { API_VERSION, DROPIN_EXTENSION, KIND, type Layer } from '../../kubeletconfig/index.js';
-import type { ConfigMap } from '../../api/types.js';
+import { API_VERSION, DROPIN_EXTENSION, KIND, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
+import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
+import type { ConfigMap, Node } from '../../api/types.js';
+import { readConfigFlags, type NodeConfigFlags } from '../../nodepolicy/flags.js';
 import { configMapKeys, getConfigMap } from '../kubectl.js';
 import { ConfigCommandError, messages } from './errors.js';
 
@@ -54,6 +57,12 @@ export function sourceName(ref: SourceRef, key?: string): string {
   }
 }
 
+/** A source read: its layer and, for a node, its config flags (undefined when its Node records none) and kubelet. */
+export interface SourceLayer extends Layer {
+  flags?: NodeConfigFlags;
+  kubelet?: KubeletVersion;
+}
+
 /** The API client, made on first use. */
 export type ClientSource = () => Promise<RestClient>;
 
@@ -77,12 +86,13 @@ async function readConfigMap(ref: Extract<SourceRef, { kind: 'configmap' }>, cli
   return { name: sourceName(ref, key), bytes };
 }
 
-/** The node's running config: /configz's `kubeletconfig` object, given back its kind and apiVersion. */
-async function readNode(ref: Extract<SourceRef, { kind: 'node' }>, client: ClientSource): Promise<Layer> {
+/** The node's running config: /configz's `kubeletconfig` object, given back its kind and apiVersion; and its flags. */
+async function readNode(ref: Extract<SourceRef, { kind: 'node' }>, client: ClientSource): Promise<SourceLayer> {
   const c = await client();
   let body: { kubeletconfig?: unknown };
+  let node: Node;
   try {
-    await c.get(`/api/v1/nodes/${encodeURIComponent(ref.name)}`);
+    node = await c.get<Node>(`/api/v1/nodes/${encodeURIComponent(ref.name)}`);
   } catch (err) {
     if (isApiError(err, 404)) throw new ConfigCommandError('node-configz', messages.nodeNotFound(ref.name), { cause: err });
     throw err;
@@ -94,7 +104,9 @@ async function readNode(ref: Extract<SourceRef, { kind: 'node' }>, client: Clien
   }
   const config = body?.kubeletconfig;
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new ConfigCommandError('node-configz', messages.configzShape(ref.name));
-  return { name: sourceName(ref), bytes: JSON.stringify({ kind: KIND, apiVersion: API_VERSION, ...config }) };
+  const flags = readConfigFlags(node.metadata?.annotations);
+  const layer: SourceLayer = { name: sourceName(ref), bytes: JSON.stringify({ kind: KIND, apiVersion: API_VERSION, ...config }), kubelet: nodeKubeletVersion(node) };
+  return flags ? { ...layer, flags } : layer;
 }
 
 async function readPath(path: string): Promise<Uint8Array> {
@@ -106,7 +118,7 @@ async function readPath(path: string): Promise<Uint8Array> {
 }
 
 /** One source as a layer; a file's relative paths resolve against its directory, as the kubelet's loader does. */
-export async function readSource(ref: SourceRef, client: ClientSource): Promise<Layer> {
+export async function readSource(ref: SourceRef, client: ClientSource): Promise<SourceLayer> {
   switch (ref.kind) {
     case 'file':
       return { name: ref.path, bytes: await readPath(ref.path), dir: dirname(resolve(ref.path)) };

@@ -9,12 +9,15 @@ import { load, type KubeletConfiguration } from '../../../src/kubeletconfig/inde
 import type { AdmissionAttributes, Authorizer, AuthorizationAttributes, UserInfo } from '../../../src/server/authz.js';
 import { configSourcePermission } from '../../../src/server/auth/configsource.js';
 import { nodes } from '../../../src/server/registry.js';
-import { compareToBound, evaluate, fieldAllowed, type Violation } from '../../../src/server/policy/evaluate.js';
-import { readPolicy, type NodeConfigPolicy } from '../../../src/server/policy/spec.js';
-import { verdict } from '../../../src/server/policy/verdict.js';
+import { compareToBound, evaluate, fieldAllowed, type Violation } from '../../../src/nodepolicy/evaluate.js';
+import { readPolicy, type NodeConfigPolicy } from '../../../src/nodepolicy/spec.js';
+import { verdict } from '../../../src/nodepolicy/verdict.js';
+import { effectiveChange } from '../../../src/nodepolicy/flags.js';
 
 const config = (yaml: string): KubeletConfiguration => load(`apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${yaml}`).config;
 const policy = (name: string, spec: Record<string, unknown>): NodeConfigPolicy => readPolicy({ metadata: { name }, spec });
+/** A change between two configs, no flags. */
+const change = (current: string, target: string) => effectiveChange(config(current), config(target), undefined);
 
 const blue = policy('blue', {
   nodeSelector: { matchLabels: { pool: 'blue' } },
@@ -103,7 +106,7 @@ const rows: Row[] = [
 describe('NodeConfigPolicy decision', () => {
   for (const row of rows) {
     it(row.name, () => {
-      const got = evaluate(row.policies, row.labels, config(row.current), config(row.target));
+      const got = evaluate(row.policies, row.labels, change(row.current, row.target));
       assert.equal(got.length, row.want.length, JSON.stringify(got));
       row.want.forEach((w, i) => {
         const g = got[i]! as unknown as Record<string, unknown>;
@@ -113,7 +116,7 @@ describe('NodeConfigPolicy decision', () => {
   }
 
   it('a relabel in the same request cannot step out of a policy', () => {
-    const got = evaluate([blue], [{ pool: 'green' }, { pool: 'blue' }], config(''), config('maxPods: 300\n'));
+    const got = evaluate([blue], [{ pool: 'green' }, { pool: 'blue' }], change('', 'maxPods: 300\n'));
     assert.equal(got.length, 1);
   });
 
@@ -136,13 +139,13 @@ describe('NodeConfigPolicy decision', () => {
 
   it('an unparsable selector governs every node (a mistake makes a policy stricter)', () => {
     const p = policy('odd', { nodeSelector: { matchExpressions: [{ key: 'bad key!', operator: 'Exists' }] }, allowedFields: [] });
-    assert.equal(evaluate([p], { any: 'node' }, config(''), config('maxPods: 3\n')).length, 1);
+    assert.equal(evaluate([p], { any: 'node' }, change('', 'maxPods: 3\n')).length, 1);
   });
 });
 
 describe('NodeConfigPolicy verdict', () => {
-  const deny = evaluate([blue], { pool: 'blue' }, config('maxPods: 60\n'), config('maxPods: 300\ncpuManagerPolicy: static\n'));
-  const warn = evaluate([durations], {}, config(''), config('syncFrequency: 5s\n'));
+  const deny = evaluate([blue], { pool: 'blue' }, change('maxPods: 60\n', 'maxPods: 300\ncpuManagerPolicy: static\n'));
+  const warn = evaluate([durations], {}, change('', 'syncFrequency: 5s\n'));
 
   it('Deny: one message naming the policy, the node and each field with old and new value', () => {
     assert.deepEqual(verdict([{ node: 'n1', violations: deny }]), {

@@ -1,11 +1,13 @@
-// The NodeConfigPolicy decision, pure: from the policies, a node's labels, the config the node runs and the config
-// it is to be given, the violations. A changed leaf (diffConfigs: both sides decoded and defaulted, so spelling out
-// a default is no change) outside a policy's allowedFields violates it; so does a bounded field whose value in the
+// The NodeConfigPolicy decision, pure: from the policies, a node's labels, and the change from the config the node
+// runs to the config it is to be given — both as the node runs them, its flags applied (effectiveChange, flags.ts) —
+// the violations. A changed leaf (diffConfigs: both sides decoded and defaulted, so spelling out a default is no
+// change; a field a flag holds never changes) outside a policy's allowedFields violates it; so does a bounded field whose value in the
 // target config lies outside its bounds, whether or not this change touches it — the bounds say what a node of the
 // policy may run. Bounds compare numbers as numbers, and strings as Durations or else as Quantities.
 
-import { matchesLabels, type Labels } from '../../api/selectors.js';
-import { diffConfigs, Duration, formatPath, Quantity, toJSONObject, type JSONValue, type KubeletConfiguration } from '../../kubeletconfig/index.js';
+import { matchesLabels, type Labels } from '../api/selectors.js';
+import { diffEncoded, Duration, formatPath, Quantity, toJSONObject, type JSONValue } from '../kubeletconfig/index.js';
+import type { EffectiveChange } from './flags.js';
 import type { BoundValue, Enforcement, NodeConfigPolicy } from './spec.js';
 
 export type ViolationReason =
@@ -115,17 +117,16 @@ export function governing(policies: readonly NodeConfigPolicy[], labels: Labels 
   return policies.filter((p) => sets.some((l) => matchesLabels(p.selector, l)));
 }
 
-/** Every violation of the governing policies by a change from `current` to `target`, policy by policy. */
-export function evaluate(
-  policies: readonly NodeConfigPolicy[],
-  labels: Labels | readonly Labels[],
-  current: KubeletConfiguration,
-  target: KubeletConfiguration,
-): Violation[] {
+/** A kubelet minor's schema for encoding (KubeletVersion.schema()); the 1.22 one when absent. */
+export type ConfigSchema = Parameters<typeof toJSONObject>[1];
+
+/** Every violation of the governing policies by a change (effectiveChange: the flags already applied), policy by policy. */
+export function evaluate(policies: readonly NodeConfigPolicy[], labels: Labels | readonly Labels[], change: EffectiveChange, schema?: ConfigSchema): Violation[] {
   const mine = governing(policies, labels);
   if (mine.length === 0) return [];
-  const changes = diffConfigs(current, target);
-  const [currentLeaves, targetLeaves] = [leaves(toJSONObject(current)), leaves(toJSONObject(target))];
+  const [before, after] = [toJSONObject(change.before, schema), toJSONObject(change.after, schema)];
+  const changes = diffEncoded(before, after);
+  const [currentLeaves, targetLeaves] = [leaves(before), leaves(after)];
   const out: Violation[] = [];
   for (const p of mine) {
     if (p.allowedFields) {

@@ -3,10 +3,8 @@
 // treated as absent) and one choice: a selector that cannot be parsed governs every node, so that a mistake in a
 // policy makes it stricter, never silently void. Pure.
 
-import type { LabelRequirement } from '../../api/selectors.js';
-import type { KubeObject } from '../../api/types.js';
-import { selectorRequirements } from '../../controllers/rollout/plan.js';
-import type { LabelSelector } from '../../controllers/rollout/resource.js';
+import { objectSelectorRequirements, type LabelRequirement, type ObjectLabelSelector } from '../api/selectors.js';
+import type { KubeObject } from '../api/types.js';
 
 export const POLICY_GROUP = 'dkc.io';
 export const POLICY_PLURAL = 'nodeconfigpolicies';
@@ -49,7 +47,7 @@ function readBounds(raw: unknown): Record<string, Bound> {
 
 function readSelector(raw: unknown): LabelRequirement[] {
   try {
-    return selectorRequirements(isRecord(raw) ? (raw as LabelSelector) : undefined);
+    return objectSelectorRequirements(isRecord(raw) ? (raw as ObjectLabelSelector) : undefined);
   } catch {
     return [];
   }
