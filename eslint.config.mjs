@@ -3,6 +3,58 @@
 // a place that ignores it (an async listener whose rejection nobody sees).
 import tseslint from 'typescript-eslint';
 
+// The layers of src/ (docs/architecture.md): the folders each folder may import from. Anything else under src/ is
+// refused, in static imports and re-exports (no-restricted-imports) as in import() expressions and import types
+// (no-restricted-syntax); a folder's own files import each other freely. The one exception is listed below the table.
+const LAYERS = {
+  util: [],
+  gotext: [],
+  api: ['util', 'gotext'],
+  kubeletconfig: ['util', 'gotext'],
+  pki: ['util'],
+  storage: ['util'],
+  supervisor: ['util'],
+  client: ['api', 'util'],
+  nodepolicy: ['api', 'kubeletconfig', 'util', 'gotext'],
+  agent: ['api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'util', 'gotext'],
+  controllers: ['api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'util', 'gotext'],
+  server: ['api', 'kubeletconfig', 'nodepolicy', 'pki', 'storage', 'util', 'gotext'],
+  workflow: ['api', 'client', 'kubeletconfig', 'nodepolicy', 'util', 'gotext'],
+  ui: ['workflow', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'util', 'gotext'],
+  fleet: ['agent', 'api', 'client', 'pki', 'supervisor', 'util', 'gotext'],
+  nodedaemon: ['agent', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'util', 'gotext'],
+  up: ['agent', 'server', 'api', 'client', 'kubeletconfig', 'pki', 'storage', 'supervisor', 'util', 'gotext'],
+  cli: ['agent', 'controllers', 'fleet', 'nodedaemon', 'server', 'ui', 'up', 'workflow', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'storage', 'supervisor', 'util', 'gotext'],
+};
+// Exceptions, each with its reason.
+const EXCEPTIONS = [
+  // `dkc server` is also the process that hosts the leader-elected controllers (docs/adr/0010): it starts them.
+  { files: ['src/server/main.ts'], folder: 'server', also: ['controllers'] },
+];
+
+/** The rules that keep `folder` to `allowed`: a relative import that climbs out of it into another folder of src/. */
+function layerRules(folder, allowed) {
+  const refused = Object.keys(LAYERS).filter((f) => f !== folder && !allowed.includes(f));
+  if (refused.length === 0) return {};
+  // Imports are relative: `../` as often as needed, then a top-level folder of src/ (no folder below src/<x>/ shares
+  // a name with one). \x2F is `/`, which a selector's regular expression cannot contain.
+  const source = `^(\\.\\.\\x2F)+(${refused.join('|')})\\x2F`;
+  const message = `src/${folder} imports only from ${allowed.map((a) => `src/${a}`).join(', ') || 'itself'}: see docs/architecture.md`;
+  return {
+    'no-restricted-imports': ['error', { patterns: [{ regex: source, message }] }],
+    'no-restricted-syntax': [
+      'error',
+      { selector: `ImportExpression > Literal[value=/${source}/]`, message },
+      { selector: `TSImportType Literal[value=/${source}/]`, message },
+    ],
+  };
+}
+
+const layers = [
+  ...Object.entries(LAYERS).map(([folder, allowed]) => ({ files: [`src/${folder}/**/*.ts`], rules: layerRules(folder, allowed) })),
+  ...EXCEPTIONS.map(({ files, folder, also }) => ({ files, rules: layerRules(folder, [...LAYERS[folder], ...also]) })),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'scripts/**', 'bin/**', 'deploy/**', '**/*.js', '**/*.mjs'] },
   {
@@ -22,5 +74,13 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
     },
+  },
+  ...layers,
+  // The node's lifecycle, the local cluster and the fleet, and the API server's request handling: the code people
+  // change first stays in functions a reader takes in at once (ESLint's default counting: blank lines and comments
+  // included).
+  {
+    files: ['src/agent/**/*.ts', 'src/up/**/*.ts', 'src/fleet/**/*.ts', 'src/server/apiserver.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 60 }] },
   },
 );

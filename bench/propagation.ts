@@ -109,7 +109,7 @@ async function main(): Promise<void> {
       };
       const tSync = after('syncing config source', t0);
       const tCheckpoint = after('checkpointed and assigned', tSync);
-      const tExit = after('exiting to restart with the new config', tCheckpoint);
+      after('exiting to restart with the new config', tCheckpoint);
       const started = starts.slice(startsBefore)[0];
       const tSpawn = started?.at ?? NaN;
       const tRunning = after('dkc agent starting', tSpawn);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../src/api/types.js';
 import { Informer, RestClient } from '../src/client/index.js';
-import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../src/api/dkc/rollout.js';
 import { startCluster } from '../src/up/cluster.js';
 import { pct } from './common.js';
 

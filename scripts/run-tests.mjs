@@ -1,8 +1,10 @@
-// Runs every compiled test file (dist/test/**/*.test.js) with node's built-in test runner.
-// Usage: node scripts/run-tests.mjs [path-filter...]
-import { readdirSync, statSync } from 'node:fs';
+// Runs the compiled test files (dist/test/**/*.test.js) with node's built-in test runner.
+// Usage: node scripts/run-tests.mjs [--unit | --integration | --e2e]... [path-filter...]
+// With no tier flag every tier runs (what `npm test` does); scripts/test-tiers.mjs says which file is in which tier.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { TIERS, tierOf } from './test-tiers.mjs';
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -13,8 +15,20 @@ function walk(dir, out) {
   return out;
 }
 
-const filters = process.argv.slice(2);
-const files = walk('dist/test', []).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+const args = process.argv.slice(2);
+const tiers = args.filter((a) => a.startsWith('--')).map((a) => a.slice(2));
+const unknown = tiers.filter((t) => !TIERS.includes(t));
+if (unknown.length > 0) {
+  console.error(`unknown option --${unknown[0]}: the tiers are ${TIERS.map((t) => `--${t}`).join(', ')}`);
+  process.exit(2);
+}
+const filters = args.filter((a) => !a.startsWith('--'));
+const files = walk('dist/test', [])
+  // A compiled test whose source is gone (renamed or deleted since the last build) is not run.
+  .filter((f) => existsSync(f.replace(/^dist[\\/]/, '').replace(/\.js$/, '.ts')))
+  .filter((f) => tiers.length === 0 || tiers.includes(tierOf(f)))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
 if (files.length === 0) {
   console.error('no test files found under dist/test (did the build run?)');
   process.exit(1);

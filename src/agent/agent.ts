@@ -1,8 +1,9 @@
 // The node agent's lifecycle, the kubelet's in small: build the local config (defaults ← --config ← flags), let the
 // dynamic config controller choose the config to run, start the node's listeners, register the Node and keep its
-// status and Lease current, and hand the controller its API client. The agent never changes config in place: to run
-// a new one it stops. `runAgent` is that lifecycle (start → stop) on a host (host.ts): `dkc agent` exits 0 so that
-// its supervisor starts it again; a fleet starts the node's next instance in the same process.
+// status and Lease current, and hand the controller its API client and the channel its assignment comes through (the
+// node's Node or its NodeConfig, found once at start). The agent never changes config in place: to run a new one it
+// stops. `runAgent` is that lifecycle (start → stop) on a host (host.ts): `dkc agent` exits 0 so that its supervisor
+// starts it again; a fleet starts the node's next instance in the same process.
 
 import type { NodeCondition } from '../api/types.js';
 import { readFile } from 'node:fs/promises';
@@ -14,26 +15,25 @@ import {
   kubeletVersion,
   type ConfigSource,
   type EffectiveConfigSuccess,
+  LayerError,
   type KubeletConfiguration,
+  type KubeletVersion,
 } from '../kubeletconfig/index.js';
+import { configDirMessages, readDropIns } from './configdir.js';
 import { CONFIG_FLAGS_ANNOTATION, configFlagsAnnotation } from '../nodepolicy/flags.js';
 import { parseAgentFlags, type AgentFlags } from './flags.js';
 import { processHost, type AgentHost } from './host.js';
 import {
   computeAllocatable,
   computeCapacity,
-  createEventDirectly,
   createMetricsRegistry,
   defaultNodeIP,
-  EventRecorder,
   eventRateLimits,
   heartbeatTimeoutMs,
-  gauge,
   hostname,
   kubeAPIRateLimiter,
   LeaseRenewer,
   mergeCapacity,
-  nodeReference,
   NodeStatusReporter,
   parseCapacityFlag,
   registerNode,
@@ -41,25 +41,30 @@ import {
   type AgentServers,
   type MetricsRegistry,
 } from './node/index.js';
+import { createEventDirectly, EventRecorder, nodeReference } from '../client/events.js';
 import { DynamicConfigController, type CheckpointPayload, type ConfigMapPayload } from './dynamicconfig/controller.js';
 import { requestPath } from './dynamicconfig/source.js';
 import { PolicyGate } from './dynamicconfig/policy.js';
-import { clip } from './dynamicconfig/log.js';
-import { InternalError, LoadError, ValidateError } from './dynamicconfig/errors.js';
+import { clip } from '../util/clip.js';
+import { InternalError, LoadError, ValidateError } from '../api/configstatus.js';
 import type { LoadOutcome } from './dynamicconfig/bootstrap.js';
-import type { ConfigGauges } from './dynamicconfig/status.js';
+import { configGauges } from './dynamicconfig/status.js';
+import { discoveryThrough, findAssignmentChannel, prepareChannel } from './dynamicconfig/findchannel.js';
 import { WebhookAuthorizer } from './node/webhookauthz.js';
 import { openLogFile } from './logfile.js';
+import { CodedError, errorMessage } from '../util/errors.js';
+import type { RestClient } from '../client/index.js';
 
-export class AgentStartError extends Error {
-  readonly code = 'agent-start-failed';
+/** The agent cannot start: its local config, its endpoints or its config channel stand in the way. */
+export class AgentStartError extends CodedError<'DKC_AGENT_START_FAILED'> {
+  override name = 'AgentStartError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'AgentStartError';
+    super('DKC_AGENT_START_FAILED', message, options);
   }
 }
 
-export type AgentExit = 'restart' | 'stopped';
+/** Why an agent stopped: to run a new config, on request, or because it cannot go on (`RunningAgent.failure` says why). */
+export type AgentExit = 'restart' | 'stopped' | 'failed';
 
 export interface RunningAgent {
   nodeName: string;
@@ -67,120 +72,150 @@ export interface RunningAgent {
   servers: AgentServers;
   /** Resolves when the agent has stopped: 'restart' when it stopped to run a new config. */
   done: Promise<AgentExit>;
+  /** Why the agent stopped with 'failed' (one line). */
+  readonly failure: string | undefined;
   stop(): Promise<void>;
 }
 
-function configGauges(registry: MetricsRegistry): ConfigGauges {
-  const labels = ['node_config_source', 'node_config_uid', 'node_config_resource_version', 'node_config_kubelet_key'];
-  const vec = (name: string, help: string) => {
-    const g = gauge(registry, name, help, labels);
-    return { set: (l: Record<string, string>, v: number) => g.set(l, v), reset: () => g.reset() };
-  };
-  const err = gauge(registry, 'kubelet_node_config_error', 'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.');
-  return {
-    assigned: vec('kubelet_node_config_assigned', "The node's understanding of intended config. The count is always 1."),
-    active: vec('kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.'),
-    lastKnownGood: vec('kubelet_node_config_last_known_good', 'The config source the node will fall back to when it encounters certain errors. The count is always 1.'),
-    error: { set: (v: number) => err.set(v) },
-  };
+
+async function readLocalConfig(flags: AgentFlags, kubelet: KubeletVersion): Promise<ConfigSource | undefined> {
+  let file: ConfigSource | undefined;
+  if (flags.config) {
+    const path = resolve(flags.config);
+    try {
+      file = { bytes: await readFile(path), dir: dirname(path), name: flags.config };
+    } catch (err) {
+      throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+  if (!flags.configDir) return file;
+  return mergeConfigDir(flags.configDir, file, kubelet);
 }
 
-async function readLocalConfig(flags: AgentFlags): Promise<ConfigSource | undefined> {
-  if (!flags.config) return undefined;
-  const path = resolve(flags.config);
+/** --config with the drop-ins of --config-dir merged over it (KEP-3983), as one file: what the kubelet reads. */
+async function mergeConfigDir(configDir: string, file: ConfigSource | undefined, kubelet: KubeletVersion): Promise<ConfigSource | undefined> {
+  const dir = resolve(configDir);
+  let dropIns;
   try {
-    return { bytes: await readFile(path), dir: dirname(path), name: flags.config };
+    dropIns = await readDropIns(dir);
   } catch (err) {
-    throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${(err as Error).message}`, { cause: err });
+    throw new AgentStartError(errorMessage(err), { cause: err });
+  }
+  if (dropIns.length === 0) return file;
+  const base = file ?? { bytes: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n', dir: process.cwd(), name: '(defaults)' };
+  try {
+    const merged = kubelet.render({ bytes: base.bytes, dir: base.dir, name: base.name ?? '' }, dropIns.map((d) => ({ bytes: d.bytes, name: d.path })));
+    for (const w of merged.warnings) klog.warning(`${w.source}: ${w.message}`);
+    return { bytes: kubelet.encode(merged.config), dir: base.dir, ...(base.name !== undefined ? { name: base.name } : {}) };
+  } catch (err) {
+    if (!(err instanceof LayerError)) throw err;
+    const message = err.source === base.name ? err.message : configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(err.source, err.message)));
+    throw new AgentStartError(message, { cause: err });
   }
 }
 
-export async function runAgent(argv: readonly string[], host: AgentHost = processHost): Promise<RunningAgent> {
-  const flags = parseAgentFlags(argv);
-  // The process host logs to stderr and, with --log-file, to that file; a fleet keeps its process-wide logging.
-  const logFile = host.ownsLogging && flags.logFile !== undefined ? openLogFile(flags.logFile, flags.logToStderr) : undefined;
-  if (host.ownsLogging) configureLogging({ verbosity: flags.verbosity, ...(logFile ? { sink: logFile.sink } : {}) });
-  klog.v(2, `dkc agent starting, pid ${process.pid}, ${Math.round(process.uptime() * 1000)} ms after process start`);
-  const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
-  const file = await readLocalConfig(flags);
+/** The local config as the node's kubelet reads it (defaults ← --config and --config-dir ← flags), checked. */
+interface LocalConfig {
+  kubelet: KubeletVersion;
+  file: ConfigSource | undefined;
+  local: EffectiveConfigSuccess;
+  capacityFlag: ReturnType<typeof parseCapacityFlag> | undefined;
+}
 
+async function loadLocalConfig(flags: AgentFlags): Promise<LocalConfig> {
   // The kubelet this node behaves as: its fields, defaults, validation and gates (1.22, the library's own, by default).
   const kubelet = kubeletVersion(flags.kubeletVersion ?? BASE_KUBELET_VERSION);
+  const file = await readLocalConfig(flags, kubelet);
   const local = kubelet.effectiveConfig({ ...(file ? { file } : {}), flags: flags.kubelet });
   // The kubelet decodes leniently after its strict pass fails, and says so: a typo must not go unnoticed.
   for (const w of local.warnings) if (w.layer === 'file' && w.detail) klog.warning(`${file?.name ?? ''}: ${w.message}`);
   if (!local.ok) {
     throw new AgentStartError(`failed to validate the local kubelet configuration (${local.layer}): ${local.errors.join('; ')}`);
   }
-  let chosen: EffectiveConfigSuccess = local;
-  const registry = createMetricsRegistry();
   // Flags are checked before anything starts: a bad one must fail the start, not a config's trial.
   let capacityFlag: ReturnType<typeof parseCapacityFlag> | undefined;
   try {
     capacityFlag = flags.capacity ? parseCapacityFlag(flags.capacity) : undefined;
   } catch (err) {
-    throw new AgentStartError((err as Error).message, { cause: err });
+    throw new AgentStartError(errorMessage(err), { cause: err });
   }
-  // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
-  // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
-  const apiServer = await host.connect(flags);
+  return { kubelet, file, local, capacityFlag };
+}
 
-  let controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
-  if (flags.dynamicConfigDir) {
-    // Kubelets from 1.26 on no longer register the gate; dkc's dynamic config then needs none.
-    if (local.featureGates.knows('DynamicKubeletConfig') && !local.featureGates.enabled('DynamicKubeletConfig')) {
-      throw new AgentStartError('the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag');
+/** How the controller judges a checkpoint: it must load, validate, pass start-up checks and the node's policies. */
+function checkpointEvaluator(flags: AgentFlags, { kubelet, file }: LocalConfig, policyGate: PolicyGate): (payload: CheckpointPayload) => LoadOutcome<EffectiveConfigSuccess> {
+  return (payload) => {
+    const r = kubelet.effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
+    if (!r.ok) {
+      const reason = r.layer !== 'dynamic' ? InternalError : r.stage === 'decode' ? LoadError : r.stage === 'validation' ? ValidateError : InternalError;
+      return { ok: false, reason, detail: r.errors.join('; '), stage: r.stage === 'decode' ? 'parse' : 'validate' };
     }
-    // The NodeConfigPolicies that govern the node, as the last run saw them: boot asks the server nothing.
-    const policyGate = await PolicyGate.load(resolve(flags.dynamicConfigDir), local.config, flags.kubelet, kubelet.schema());
-    const evaluate = (payload: CheckpointPayload): LoadOutcome<EffectiveConfigSuccess> => {
-      const r = kubelet.effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
-      if (!r.ok) {
-        const reason = r.layer !== 'dynamic' ? InternalError : r.stage === 'decode' ? LoadError : r.stage === 'validation' ? ValidateError : InternalError;
-        return { ok: false, reason, detail: r.errors.join('; '), stage: r.stage === 'decode' ? 'parse' : 'validate' };
-      }
-      const startup = kubelet.validateStartup(r.config, { featureGates: r.featureGates });
-      if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
-      // What decoding left out (unknown fields, kubeletconfig/v1alpha1 fields v1beta1 no longer has) is worth a line.
-      for (const w of r.warnings) if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
-      const denied = policyGate.judge(r.config);
-      if (denied) return { ok: false, reason: denied.reason, detail: denied.detail, stage: 'policy' };
-      return { ok: true, config: r };
-    };
-    controller = new DynamicConfigController<EffectiveConfigSuccess>({
-      dynamicConfigDir: resolve(flags.dynamicConfigDir),
-      nodeName,
-      trialMs: flags.trialMs,
-      crashLoopThreshold: flags.crashLoopThreshold,
-      evaluate,
-      gauges: configGauges(registry),
-      initConfig: file !== undefined,
-      policyGate,
-    });
-    // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
-    const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });
-    try {
-      const boot = await controller.bootstrap(
-        fetchClient ? { fetchConfigMap: async (ref) => configMapPayload(await fetchClient.get<ConfigMapObject>(requestPath(ref))) } : {},
-      );
-      if (boot.config) chosen = boot.config;
-    } catch (err) {
-      apiServer?.close();
-      throw new AgentStartError((err as Error).message, { cause: err });
-    }
+    const startup = kubelet.validateStartup(r.config, { featureGates: r.featureGates });
+    if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
+    // What decoding left out (unknown fields, kubeletconfig/v1alpha1 fields v1beta1 no longer has) is worth a line.
+    for (const w of r.warnings) if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
+    const denied = policyGate.judge(r.config);
+    if (denied) return { ok: false, reason: denied.reason, detail: denied.detail, stage: 'policy' };
+    return { ok: true, config: r };
+  };
+}
+
+/**
+ * With --dynamic-config-dir: the dynamic config controller, booted (it chooses the config this run uses). Closes the
+ * API client when the boot fails.
+ */
+async function bootDynamicConfig(
+  flags: AgentFlags & { dynamicConfigDir: string },
+  localConfig: LocalConfig,
+  nodeName: string,
+  registry: MetricsRegistry,
+  apiServer: RestClient | undefined,
+): Promise<{ controller: DynamicConfigController<EffectiveConfigSuccess>; chosen: EffectiveConfigSuccess }> {
+  const { kubelet, file, local } = localConfig;
+  // Kubelets from 1.26 on no longer register the gate; dkc's dynamic config then needs none.
+  if (local.featureGates.knows('DynamicKubeletConfig') && !local.featureGates.enabled('DynamicKubeletConfig')) {
+    throw new AgentStartError('the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag');
   }
-
-  const config = chosen.config;
-  if (host.ownsLogging) configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
-  const startup = kubelet.validateStartup(config, { featureGates: chosen.featureGates });
-  if (startup.errors.length) {
+  // The NodeConfigPolicies that govern the node, as the last run saw them: boot asks the server nothing.
+  const policyGate = await PolicyGate.load(resolve(flags.dynamicConfigDir), local.config, flags.kubelet, kubelet.schema());
+  const controller = new DynamicConfigController<EffectiveConfigSuccess>({
+    dynamicConfigDir: resolve(flags.dynamicConfigDir),
+    nodeName,
+    trialMs: flags.trialMs,
+    crashLoopThreshold: flags.crashLoopThreshold,
+    evaluate: checkpointEvaluator(flags, localConfig, policyGate),
+    gauges: configGauges(registry),
+    initConfig: file !== undefined,
+    policyGate,
+  });
+  // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
+  const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });
+  try {
+    const boot = await controller.bootstrap(fetchClient ? { fetchConfigMap: async (ref) => configMapPayload(await fetchClient.get<ConfigMapObject>(requestPath(ref))) } : {});
+    return { controller, chosen: boot.config ?? local };
+  } catch (err) {
     apiServer?.close();
-    throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+    throw new AgentStartError(errorMessage(err), { cause: err });
   }
+}
 
-  const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
-  // The running config never changes in place, so its /configz body is rendered once.
-  const configz = kubelet.toConfigzJSON(config);
+/** What the node's listeners need from the start: the config, its node, its controller's health and its authorizer. */
+interface ServeContext {
+  flags: AgentFlags;
+  host: AgentHost;
+  config: KubeletConfiguration;
+  nodeName: string;
+  nodeIP: string;
+  registry: MetricsRegistry;
+  controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
+  apiServer: RestClient | undefined;
+  logFile: ReturnType<typeof openLogFile> | undefined;
+  configz: string;
+}
+
+/** The kubelet endpoints; closes the API client when they cannot start. */
+async function serveEndpoints(ctx: ServeContext): Promise<AgentServers> {
+  const { flags, config, apiServer, controller, logFile } = ctx;
   // Webhook authorization needs the API server; a standalone agent keeps authentication alone.
   const sarClient = apiServer && config.authorization.mode === 'Webhook' ? apiServer.withOptions({ timeoutMs: 10_000 }) : undefined;
   const webhook = sarClient
@@ -190,33 +225,72 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
         unauthorizedTTLMs: Number(config.authorization.webhook.cacheUnauthorizedTTL.nanoseconds / 1_000_000n),
       })
     : undefined;
-  let servers: AgentServers;
   try {
-    servers = await host.serve({
+    return await ctx.host.serve({
       config,
       certDir: flags.certDir ?? join(flags.dynamicConfigDir ? resolve(flags.dynamicConfigDir, '..') : process.cwd(), 'pki'),
-      nodeName,
-      nodeIPs: [nodeIP],
-      configz: () => configz,
+      nodeName: ctx.nodeName,
+      nodeIPs: [ctx.nodeIP],
+      configz: () => ctx.configz,
       healthz: () => controller?.healthz() ?? { ok: true },
-      metrics: registry,
+      metrics: ctx.registry,
       ...(webhook ? { authorize: (user, attrs) => webhook.authorize(user, attrs) } : {}),
       ...(logFile ? { logDir: dirname(logFile.path) } : {}),
     });
   } catch (err) {
     apiServer?.close();
-    throw new AgentStartError(`failed to start the kubelet endpoints: ${(err as Error).message}`, { cause: err });
+    throw new AgentStartError(`failed to start the kubelet endpoints: ${errorMessage(err)}`, { cause: err });
   }
-  klog.info(`serving on https://${servers.address}:${servers.ports.https}`, { node: nodeName });
-  // The trial is health-gated: the agent probes its own listener and its /healthz checks for as long as it runs, and
-  // any failed probe restarts the trial clock. Probes count only once the whole start-up is done (startUpDone).
-  const probeHost = servers.address === '0.0.0.0' || servers.address === '::' ? '127.0.0.1' : servers.address;
-  const probe = async (): Promise<void> => {
+}
+
+/**
+ * One run of the agent from the moment it serves: its health probes, the cleanups the later phases register, and
+ * stopping (once, whatever asks first), after which `done` resolves with why.
+ */
+class AgentLifecycle {
+  private stopping = false;
+  private failureLine: string | undefined;
+  private readonly cleanups: ShutdownStep[] = [];
+  private readonly healthTimer: NodeJS.Timeout | undefined;
+  private readonly probeHost: string;
+  private resolveDone: (e: AgentExit) => void = () => {};
+  readonly done: Promise<AgentExit>;
+  readonly abort = new AbortController();
+
+  constructor(
+    private readonly controller: DynamicConfigController<EffectiveConfigSuccess> | undefined,
+    private readonly servers: AgentServers,
+    private readonly apiServer: RestClient | undefined,
+    trialMs: number,
+  ) {
+    this.done = new Promise<AgentExit>((r) => (this.resolveDone = r));
+    // The trial is health-gated: the agent probes its own listener and its /healthz checks for as long as it runs,
+    // and any failed probe restarts the trial clock. Probes count only once the whole start-up is done (startUpDone).
+    this.probeHost = servers.address === '0.0.0.0' || servers.address === '::' ? '127.0.0.1' : servers.address;
+    this.healthTimer = controller ? setInterval(() => void this.probe(), Math.min(10_000, Math.max(200, trialMs / 8))) : undefined;
+    this.healthTimer?.unref();
+  }
+
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
+  get failure(): string | undefined {
+    return this.failureLine;
+  }
+
+  /** Runs `step` when the agent stops, before the steps registered earlier. */
+  onStop(step: ShutdownStep): void {
+    this.cleanups.push(step);
+  }
+
+  private async probe(): Promise<void> {
+    const { controller, servers } = this;
     if (!controller) return;
     try {
-      await (servers.probe ? servers.probe() : probeListener(probeHost, servers.ports.https));
+      await (servers.probe ? servers.probe() : probeListener(this.probeHost, servers.ports.https));
     } catch (err) {
-      klog.warning(`health probe of ${probeHost}:${servers.ports.https} failed: ${(err as Error).message}`);
+      klog.warning(`health probe of ${this.probeHost}:${servers.ports.https} failed: ${errorMessage(err)}`);
       controller.markUnhealthy();
       return;
     }
@@ -227,121 +301,242 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       return;
     }
     await controller.markHealthy();
-  };
-  const healthTimer = controller ? setInterval(() => void probe(), Math.min(10_000, Math.max(200, flags.trialMs / 8))) : undefined;
-  healthTimer?.unref();
+  }
+
   /** Healthy means the whole start-up is done (capacity, registration and status, sync started) and a probe passes. */
-  const startUpDone = async (): Promise<void> => {
-    if (!controller || stopping) return;
-    await probe();
-    await controller.startupComplete();
+  async startUpDone(): Promise<void> {
+    if (!this.controller || this.stopping) return;
+    await this.probe();
+    await this.controller.startupComplete();
     klog.v(2, `start-up complete, ${Math.round(process.uptime() * 1000)} ms after process start`);
+  }
+
+  /** The agent cannot go on: it says why in one line and stops, as a start that failed. */
+  readonly fail = (err: unknown): void => {
+    if (this.stopping) return;
+    this.failureLine = clip(errorMessage(err));
+    klog.error(this.failureLine);
+    void this.stop('failed');
   };
 
-  let resolveDone!: (e: AgentExit) => void;
-  const done = new Promise<AgentExit>((r) => (resolveDone = r));
-  const abort = new AbortController();
-  const cleanups: ShutdownStep[] = [];
-  let stopping = false;
-  const stopAll = async (why: AgentExit) => {
-    if (stopping) return;
-    stopping = true;
-    abort.abort();
-    if (healthTimer) clearInterval(healthTimer);
-    controller?.stop();
+  async stop(why: AgentExit): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.abort.abort();
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.controller?.stop();
     await runShutdown(
       [
-        { name: 'recording the stop', run: () => controller?.stoppedCleanly() },
-        ...cleanups.reverse(),
-        { name: 'stopping the listeners', run: () => servers.stop() },
+        { name: 'recording the stop', run: () => this.controller?.stoppedCleanly() },
+        ...this.cleanups.reverse(),
+        { name: 'stopping the listeners', run: () => this.servers.stop() },
       ],
       SHUTDOWN_STEP_MS,
     ).finally(() => {
-      apiServer?.close();
-      resolveDone(why);
+      this.apiServer?.close();
+      this.resolveDone(why);
     });
-  };
+  }
+}
 
+/** Everything the connected phases share. */
+interface ClusterContext {
+  flags: AgentFlags;
+  host: AgentHost;
+  kubelet: KubeletVersion;
+  config: KubeletConfiguration;
+  nodeName: string;
+  nodeIP: string;
+  servers: AgentServers;
+  controller: DynamicConfigController<EffectiveConfigSuccess> | undefined;
+  capacityFlag: ReturnType<typeof parseCapacityFlag> | undefined;
+  apiServer: RestClient;
+  lifecycle: AgentLifecycle;
+}
+
+/** What the node reports in its status: the machine's capacity under the config, its system, ConfigOK. */
+async function nodeStatus(ctx: ClusterContext): Promise<ReturnType<typeof statusSource>> {
+  const { flags, config, controller } = ctx;
+  const machine = mergeCapacity(await ctx.host.machine(), ctx.capacityFlag);
+  const capacity = computeCapacity(machine, config);
+  const allocatable = computeAllocatable(capacity, config);
+  const system = await ctx.host.systemInfo();
+  return statusSource({
+    config: { port: ctx.servers.ports.https },
+    capacity,
+    allocatable,
+    nodeIP: ctx.nodeIP,
+    hostname: ctx.nodeName,
+    system,
+    // Without --kubelet-version the node reports what it always has.
+    ...(flags.kubeletVersion ? { kubeletVersion: ctx.kubelet.gitVersion } : {}),
+    ...(controller ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => controller.configOKConditions(previous) } : {}),
+  });
+}
+
+/**
+ * The channel the assignment comes through is found once, while the agent boots and serves (it needs no server for
+ * that); the controller's sync waits for it. One that cannot be used stops the agent.
+ */
+function findChannel(ctx: ClusterContext, client: RestClient): ReturnType<typeof findAssignmentChannel> | undefined {
+  if (!ctx.controller) return undefined;
+  const hostDiscovery = ctx.host.discoverChannel?.bind(ctx.host);
+  const channel = findAssignmentChannel({
+    client,
+    nodeName: ctx.nodeName,
+    choice: ctx.flags.configChannel,
+    discover: hostDiscovery ? (choice) => hostDiscovery(client, choice) : discoveryThrough(client),
+    signal: ctx.lifecycle.abort.signal,
+  });
+  channel.catch(ctx.lifecycle.fail);
+  return channel;
+}
+
+/**
+ * The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
+ * status.config early is what makes a config change visible quickly. On a first boot its status write waits for the
+ * Node (it retries).
+ */
+function startConfigSync(ctx: ClusterContext, client: RestClient, eventClient: RestClient, channel: ReturnType<typeof findChannel>): void {
+  const { nodeName } = ctx;
+  const emit = async (type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> => {
+    await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type, reason, message, host: nodeName });
+  };
+  ctx.controller?.startSync({
+    client,
+    emitEvent: (message) => emit('Normal', 'KubeletConfigChanged', message),
+    exit: () => ctx.lifecycle.stop('restart'),
+    emitWarning: (reason, message) => emit('Warning', reason, message),
+    ...(ctx.host.policyFeed ? { policyFeed: ctx.host.policyFeed() } : {}),
+    ...(channel ? { channel } : {}),
+  });
+}
+
+/** Registers the Node (with --register-node), then reports its status and renews its Lease until the agent stops. */
+async function registerAndHeartbeat(
+  ctx: ClusterContext,
+  client: RestClient,
+  heartbeatClient: RestClient,
+  source: ReturnType<typeof statusSource>,
+  reporter: NodeStatusReporter,
+  channel: ReturnType<typeof findChannel>,
+): Promise<void> {
+  const { flags, nodeName, controller, lifecycle } = ctx;
+  const node = flags.registerNode
+    ? await registerNode(client, {
+        nodeName,
+        labels: flags.nodeLabels,
+        // The config flags, so that whoever compares this node's config with a target sees what it would run.
+        annotations: { [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(flags.kubelet) },
+        signal: lifecycle.abort.signal,
+        status: source(new Date(), undefined),
+      })
+    : undefined;
+  if (lifecycle.stopped) return;
+  // The NodeConfig channel's status goes to the NodeConfig it creates now: published as soon as it exists.
+  if (channel) {
+    void prepareChannel({ channel, client, nodeName, ...(node ? { node } : {}), signal: lifecycle.abort.signal }).then(
+      () => controller?.status.retryNow(),
+      () => {},
+    );
+  }
+  controller?.status.retryNow();
+  reporter.start();
+  const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: ctx.config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
+  lease.start();
+  lifecycle.onStop({ name: 'stopping the Lease', run: () => lease.stop() });
+}
+
+/** With an API server: events, node status and Lease, the controller's sync, and registration (in the background). */
+async function joinCluster(ctx: ClusterContext): Promise<void> {
+  const { apiServer, config, nodeName, lifecycle } = ctx;
+  const client = apiServer.withOptions({ rateLimiter: kubeAPIRateLimiter(config) });
+  // Events go through their own client, limited by eventRecordQPS/eventBurst rather than kubeAPIQPS, as the
+  // kubelet's event client is.
+  const eventClient = apiServer.withOptions({ timeoutMs: EVENT_TIMEOUT_MS });
+  const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
+  lifecycle.onStop({ name: 'flushing events', run: () => recorder.stop() });
+  // Node status and the Lease use a heartbeat client that is not throttled, with a timeout of the smaller of the
+  // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
+  // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
+  const heartbeatClient = apiServer.withOptions({ timeoutMs: heartbeatTimeoutMs(config) });
+  const source = await nodeStatus(ctx);
+  const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
+  const channel = findChannel(ctx, client);
+  // ConfigOK is written with the node's other conditions, as soon as it changes rather than at the next tick.
+  let reporting = false;
+  ctx.controller?.status.onConditionChange(() => {
+    // A sync already in flight may have read the condition before this change: the second one sees it.
+    if (reporting) void reporter.syncNow().then(() => reporter.syncNow());
+  });
+  lifecycle.onStop({ name: 'stopping node status', run: () => reporter.stop() });
+  startConfigSync(ctx, client, eventClient, channel);
+  void (async () => {
+    try {
+      await registerAndHeartbeat(ctx, client, heartbeatClient, source, reporter, channel);
+      if (lifecycle.stopped) return;
+      reporting = true;
+    } catch (err) {
+      if (!lifecycle.stopped) klog.error(`node registration failed: ${errorMessage(err)}`);
+      return;
+    }
+    await lifecycle.startUpDone();
+  })();
+}
+
+/** The process host logs to stderr and, with --log-file, to that file; a fleet keeps its process-wide logging. */
+function setUpLogging(flags: AgentFlags, host: AgentHost): ReturnType<typeof openLogFile> | undefined {
+  const logFile = host.ownsLogging && flags.logFile !== undefined ? openLogFile(flags.logFile, flags.logToStderr) : undefined;
+  if (host.ownsLogging) configureLogging({ verbosity: flags.verbosity, ...(logFile ? { sink: logFile.sink } : {}) });
+  klog.v(2, `dkc agent starting, pid ${process.pid}, ${Math.round(process.uptime() * 1000)} ms after process start`);
+  return logFile;
+}
+
+export async function runAgent(argv: readonly string[], host: AgentHost = processHost): Promise<RunningAgent> {
+  const flags = parseAgentFlags(argv);
+  const logFile = setUpLogging(flags, host);
+  const nodeName = (flags.hostnameOverride ?? hostname()).toLowerCase();
+  const localConfig = await loadLocalConfig(flags);
+  const { kubelet, capacityFlag } = localConfig;
+  const registry = createMetricsRegistry();
+  // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
+  // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
+  const apiServer = await host.connect(flags);
+  const dynamicConfigDir = flags.dynamicConfigDir;
+  const { controller, chosen } = dynamicConfigDir
+    ? await bootDynamicConfig({ ...flags, dynamicConfigDir }, localConfig, nodeName, registry, apiServer)
+    : { controller: undefined, chosen: localConfig.local };
+
+  const config = chosen.config;
+  if (host.ownsLogging) configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
+  const startup = kubelet.validateStartup(config, { featureGates: chosen.featureGates });
+  if (startup.errors.length) {
+    apiServer?.close();
+    throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+  }
+  const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
+  // The running config never changes in place, so its /configz body is rendered once.
+  const configz = kubelet.toConfigzJSON(config);
+  const servers = await serveEndpoints({ flags, host, config, nodeName, nodeIP, registry, controller, apiServer, logFile, configz });
+  klog.info(`serving on https://${servers.address}:${servers.ports.https}`, { node: nodeName });
+  const lifecycle = new AgentLifecycle(controller, servers, apiServer, flags.trialMs);
   if (apiServer) {
-    const client = apiServer.withOptions({ rateLimiter: kubeAPIRateLimiter(config) });
-    // Events go through their own client, limited by eventRecordQPS/eventBurst rather than kubeAPIQPS, as the
-    // kubelet's event client is.
-    const eventClient = apiServer.withOptions({ timeoutMs: EVENT_TIMEOUT_MS });
-    const recorder = new EventRecorder({ client: eventClient, host: nodeName, ...eventRateLimits(config) });
-    cleanups.push({ name: 'flushing events', run: () => recorder.stop() });
-    // Node status and the Lease use a heartbeat client that is not throttled, with a timeout of the smaller of the
-    // status update frequency and the lease duration, as the kubelet's is: heartbeats must not wait behind other
-    // traffic, nor drain the kubeAPIQPS bucket that the config download then waits on.
-    const heartbeatClient = apiServer.withOptions({ timeoutMs: heartbeatTimeoutMs(config) });
-    const machine = mergeCapacity(await host.machine(), capacityFlag);
-    const capacity = computeCapacity(machine, config);
-    const allocatable = computeAllocatable(capacity, config);
-    const system = await host.systemInfo();
-    const configOK = controller;
-    const source = statusSource({
-      config: { port: servers.ports.https },
-      capacity,
-      allocatable,
-      nodeIP,
-      hostname: nodeName,
-      system,
-      // Without --kubelet-version the node reports what it always has.
-      ...(flags.kubeletVersion ? { kubeletVersion: kubelet.gitVersion } : {}),
-      ...(configOK ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => configOK.configOKConditions(previous) } : {}),
-    });
-    const reporter = new NodeStatusReporter({ client: heartbeatClient, nodeName, config, status: source, recorder });
-    // ConfigOK is written with the node's other conditions, as soon as it changes rather than at the next tick.
-    let reporting = false;
-    configOK?.status.onConditionChange(() => {
-      // A sync already in flight may have read the condition before this change: the second one sees it.
-      if (reporting) void reporter.syncNow().then(() => reporter.syncNow());
-    });
-    cleanups.push({ name: 'stopping node status', run: () => reporter.stop() });
-    // The controller starts at once, alongside registration: on a restart the Node already exists, and publishing
-    // status.config early is what makes a config change visible quickly. On a first boot its status write waits for
-    // the Node (it retries).
-    controller?.startSync({
-      client,
-      emitEvent: async (message) => {
-        await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type: 'Normal', reason: 'KubeletConfigChanged', message, host: nodeName });
-      },
-      exit: () => stopAll('restart'),
-      emitWarning: async (reason, message) => {
-        await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type: 'Warning', reason, message, host: nodeName });
-      },
-      ...(host.policyFeed ? { policyFeed: host.policyFeed() } : {}),
-    });
-    void (async () => {
-      try {
-        const node = flags.registerNode
-          ? await registerNode(client, {
-              nodeName,
-              labels: flags.nodeLabels,
-              // The config flags, so that whoever compares this node's config with a target sees what it would run.
-              annotations: { [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(flags.kubelet) },
-              signal: abort.signal,
-              status: source(new Date(), undefined),
-            })
-          : undefined;
-        if (stopping) return;
-        controller?.status.retryNow();
-        reporter.start();
-        reporting = true;
-        const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
-        lease.start();
-        cleanups.push({ name: 'stopping the Lease', run: () => lease.stop() });
-      } catch (err) {
-        if (!stopping) klog.error(`node registration failed: ${(err as Error).message}`);
-        return;
-      }
-      await startUpDone();
-    })();
+    await joinCluster({ flags, host, kubelet, config, nodeName, nodeIP, servers, controller, capacityFlag, apiServer, lifecycle });
   } else {
     klog.warning('no --kubeconfig: running standalone, without the API server');
-    await startUpDone();
+    await lifecycle.startUpDone();
   }
 
-  return { nodeName, config, servers, done, stop: () => stopAll('stopped') };
+  return {
+    nodeName,
+    config,
+    servers,
+    done: lifecycle.done,
+    get failure() {
+      return lifecycle.failure;
+    },
+    stop: () => lifecycle.stop('stopped'),
+  };
 }
 
 /** How long a shutdown step may take before the agent exits without it. */
@@ -381,7 +576,7 @@ export async function runShutdown(steps: readonly ShutdownStep[], stepMs: number
       const r = await Promise.race([Promise.resolve().then(() => step.run()).then(() => 'done' as const), late]);
       if (r === 'late') klog.warning(`shutdown: ${step.name} did not finish within ${stepMs} ms; going on without it`);
     } catch (err) {
-      klog.warning(`shutdown: ${step.name}: ${(err as Error).message}`);
+      klog.warning(`shutdown: ${step.name}: ${errorMessage(err)}`);
     } finally {
       clearTimeout(timer);
     }
@@ -410,7 +605,7 @@ export async function runAgentCommand(argv: readonly string[]): Promise<void> {
     agent = await runAgent(argv);
   } catch (err) {
     // The message may quote a config file or record: a log line carries its first few hundred characters only.
-    const message = clip((err as Error).message);
+    const message = clip(errorMessage(err));
     klog.error(message);
     process.stderr.write(`dkc agent: ${message}\n`);
     process.exit(1);
@@ -422,6 +617,10 @@ export async function runAgentCommand(argv: readonly string[]): Promise<void> {
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   const why = await agent.done;
+  if (why === 'failed') {
+    process.stderr.write(`dkc agent: ${agent.failure ?? 'failed'}\n`);
+    process.exit(1);
+  }
   klog.info(why === 'restart' ? 'exiting to restart with the new config' : 'stopped');
   process.exit(0);
 }

@@ -4,17 +4,25 @@
 
 import { join } from 'node:path';
 import { Duration, KUBELET_FLAGS, parseKubeletFlags, parseKubeletVersion, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
+import { CHANNEL_CHOICES, parseChannelChoice, type ChannelChoice } from '../client/channel.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
 /** The kubelet's default --root-dir; --cert-dir defaults to its pki/ as the kubelet's does. */
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
 
-export class AgentFlagError extends Error {
-  readonly code = 'invalid-agent-flag';
+/** A `dkc agent` flag is unknown or has a value pflag would reject. */
+export class AgentFlagError extends CodedError<'DKC_AGENT_INVALID_FLAG'> {
+  override name = 'AgentFlagError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_AGENT_INVALID_FLAG', message, options);
+  }
 }
 
 export interface AgentFlags {
   kubeconfig?: string;
   config?: string;
+  /** The kubelet's --config-dir: drop-ins merged over --config (KEP-3983). */
+  configDir?: string;
   dynamicConfigDir?: string;
   hostnameOverride?: string;
   nodeIP?: string;
@@ -38,6 +46,8 @@ export interface AgentFlags {
   kubelet: ParsedKubeletFlags;
   /** dkc: the kubelet minor to behave as (`1.31`); 1.22 when not given. */
   kubeletVersion?: string;
+  /** dkc: where the node's assignment and status.config live; `auto` finds it from the API server. */
+  configChannel: ChannelChoice;
 }
 
 type Kind = 'string' | 'bool' | 'int' | 'labels' | 'duration';
@@ -55,6 +65,13 @@ interface AgentFlagSpec {
 const agentFlags: Record<string, AgentFlagSpec> = {
   kubeconfig: { key: 'kubeconfig', kind: 'string', group: 'kubelet', value: 'string', help: 'kubeconfig for the API server; without it the agent runs standalone' },
   config: { key: 'config', kind: 'string', group: 'kubelet', value: 'string', help: 'the local KubeletConfiguration file' },
+  'config-dir': {
+    key: 'configDir',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: 'drop-ins (*.conf, in file-name order) merged over --config, as the kubelet\'s --config-dir',
+  },
   'dynamic-config-dir': {
     key: 'dynamicConfigDir',
     kind: 'string',
@@ -99,6 +116,14 @@ const agentFlags: Record<string, AgentFlagSpec> = {
     value: '1.MINOR',
     help: "the kubelet to behave as: its config fields, defaults, validation and feature gates, and the version the node reports",
     default: '1.22',
+  },
+  'config-channel': {
+    key: 'configChannel',
+    kind: 'string',
+    group: 'dkc',
+    value: CHANNEL_CHOICES.join('|'),
+    help: "where the node's config assignment lives: its Node (spec.configSource) or its NodeConfig (dkc.io); auto asks the API server",
+    default: 'auto',
   },
   'dynamic-config-trial-duration': {
     key: 'trialMs',
@@ -169,8 +194,8 @@ function parseLabels(s: string): Record<string, string> {
   return out;
 }
 
-export function parseAgentFlags(argv: readonly string[]): AgentFlags {
-  const flags: AgentFlags = {
+function defaultAgentFlags(): AgentFlags {
+  return {
     nodeLabels: {},
     registerNode: true,
     rootDir: DEFAULT_ROOT_DIR,
@@ -180,67 +205,71 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     verbosity: 0,
     logToStderr: true,
     kubelet: { given: [], rest: [] },
+    configChannel: 'auto',
   };
-  let kubeletParsed: ParsedKubeletFlags;
-  try {
-    kubeletParsed = parseKubeletFlags(argv);
-  } catch (err) {
-    throw new AgentFlagError((err as Error).message);
-  }
-  flags.kubelet = { given: kubeletParsed.given, rest: [] };
-  const rest = kubeletParsed.rest;
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    if (!arg.startsWith('-')) throw new AgentFlagError(`unexpected argument ${JSON.stringify(arg)}`);
-    const body = arg.replace(/^--?/, '');
-    const eq = body.indexOf('=');
-    const name = (eq < 0 ? body : body.slice(0, eq)).replace(/_/g, '-');
-    const spec = agentFlags[name];
-    if (!spec) throw new AgentFlagError(`unknown flag: --${name}`);
-    let value: string;
-    if (eq >= 0) value = body.slice(eq + 1);
-    else if (spec.kind === 'bool') value = 'true';
-    else {
-      const next = rest[i + 1];
-      if (next === undefined) throw new AgentFlagError(`flag needs an argument: --${name}`);
-      value = next;
-      i++;
+}
+
+/** The flag at `rest[i]`, its spec and its value; `next` is the index after it (past a separate value). */
+function readFlag(rest: readonly string[], i: number): { name: string; spec: AgentFlagSpec; value: string; next: number } {
+  const arg = rest[i]!;
+  if (!arg.startsWith('-')) throw new AgentFlagError(`unexpected argument ${JSON.stringify(arg)}`);
+  const body = arg.replace(/^--?/, '');
+  const eq = body.indexOf('=');
+  const name = (eq < 0 ? body : body.slice(0, eq)).replace(/_/g, '-');
+  const spec = agentFlags[name];
+  if (!spec) throw new AgentFlagError(`unknown flag: --${name}`);
+  if (eq >= 0) return { name, spec, value: body.slice(eq + 1), next: i + 1 };
+  if (spec.kind === 'bool') return { name, spec, value: 'true', next: i + 1 };
+  const value = rest[i + 1];
+  if (value === undefined) throw new AgentFlagError(`flag needs an argument: --${name}`);
+  return { name, spec, value, next: i + 2 };
+}
+
+/** Sets the flag's field from its value, as its kind reads it. */
+function setFlag(flags: AgentFlags, name: string, spec: AgentFlagSpec, value: string): void {
+  const record = flags as unknown as Record<string, unknown>;
+  switch (spec.kind) {
+    case 'string':
+      record[spec.key] = value;
+      break;
+    case 'bool':
+      if (!['true', 'false', '1', '0'].includes(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`);
+      record[spec.key] = value === 'true' || value === '1';
+      break;
+    case 'int': {
+      if (!/^-?\d+$/.test(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseInt: parsing "${value}": invalid syntax`);
+      record[spec.key] = Number(value);
+      break;
     }
-    const record = flags as unknown as Record<string, unknown>;
-    switch (spec.kind) {
-      case 'string':
-        record[spec.key] = value;
-        break;
-      case 'bool':
-        if (!['true', 'false', '1', '0'].includes(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`);
-        record[spec.key] = value === 'true' || value === '1';
-        break;
-      case 'int': {
-        if (!/^-?\d+$/.test(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseInt: parsing "${value}": invalid syntax`);
-        record[spec.key] = Number(value);
-        break;
+    case 'labels':
+      flags.nodeLabels = { ...flags.nodeLabels, ...parseLabels(value) };
+      break;
+    case 'duration': {
+      let d: Duration;
+      try {
+        d = Duration.parse(value);
+      } catch (err) {
+        throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${errorMessage(err)}`, { cause: err });
       }
-      case 'labels':
-        flags.nodeLabels = { ...flags.nodeLabels, ...parseLabels(value) };
-        break;
-      case 'duration': {
-        let d: Duration;
-        try {
-          d = Duration.parse(value);
-        } catch (err) {
-          throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${(err as Error).message}`);
-        }
-        record[spec.key] = d.toMilliseconds();
-        break;
-      }
+      record[spec.key] = d.toMilliseconds();
+      break;
     }
   }
+}
+
+/** Checks the flags against each other and fills in what depends on others (the cert dir under the root dir). */
+function finishFlags(flags: AgentFlags): AgentFlags {
   if (flags.kubeletVersion !== undefined) {
     try {
       flags.kubeletVersion = parseKubeletVersion(flags.kubeletVersion);
     } catch (err) {
-      throw new AgentFlagError(`invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${(err as Error).message}`);
+      throw new AgentFlagError(`invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${errorMessage(err)}`, { cause: err });
     }
+  }
+  try {
+    flags.configChannel = parseChannelChoice(flags.configChannel);
+  } catch (err) {
+    throw new AgentFlagError(errorMessage(err), { cause: err });
   }
   if (flags.crashLoopThreshold < 0) throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');
   if (flags.logFile === '') throw new AgentFlagError('--log-file must not be empty');
@@ -248,4 +277,22 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
   // As the kubelet: the serving certificate lives under the root dir, never in whatever directory the agent runs in.
   if (flags.certDir === '') flags.certDir = join(flags.rootDir, 'pki');
   return flags;
+}
+
+export function parseAgentFlags(argv: readonly string[]): AgentFlags {
+  const flags = defaultAgentFlags();
+  let kubeletParsed: ParsedKubeletFlags;
+  try {
+    kubeletParsed = parseKubeletFlags(argv);
+  } catch (err) {
+    throw new AgentFlagError(errorMessage(err), { cause: err });
+  }
+  flags.kubelet = { given: kubeletParsed.given, rest: [] };
+  const rest = kubeletParsed.rest;
+  for (let i = 0; i < rest.length; ) {
+    const { name, spec, value, next } = readFlag(rest, i);
+    setFlag(flags, name, spec, value);
+    i = next;
+  }
+  return finishFlags(flags);
 }

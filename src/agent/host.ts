@@ -4,6 +4,7 @@
 // same on both hosts; only these edges differ.
 
 import { RestClient } from '../client/index.js';
+import type { ChannelChoice, ChannelDecision } from '../client/channel.js';
 import type { PolicyFeed } from './dynamicconfig/policywatch.js';
 import type { AgentFlags } from './flags.js';
 import {
@@ -29,6 +30,11 @@ export interface AgentHost {
   systemInfo(): Promise<HostSystemInfo>;
   /** The NodeConfigPolicies to judge configs by, when the host shares one feed among its nodes; else each lists its own. */
   policyFeed?(): PolicyFeed;
+  /**
+   * The config channel for a `--config-channel` choice, when the host finds it once for all its nodes (and says it in
+   * one log line); else each node asks the API server through `client`.
+   */
+  discoverChannel?(client: RestClient, choice: ChannelChoice): Promise<ChannelDecision>;
 }
 
 /** `dkc agent`: one node, its own process. */

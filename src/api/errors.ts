@@ -3,6 +3,7 @@
 // kubectl prints these messages verbatim and scripts match on them.
 
 import { aggregate, type FieldError } from './field.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface StatusCause {
   reason?: string;
@@ -178,14 +179,14 @@ export const errors = {
     );
   },
   /** 415 naming the media types this endpoint accepts (the patch endpoints). */
-  unsupportedMediaTypeFor(contentType: string, accepted: string[]): StatusError {
+  unsupportedMediaTypeFor(_contentType: string, accepted: string[]): StatusError {
     return make(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   },
   tooManyRequests(message: string, retryAfterSeconds = 1): StatusError {
     return make(429, 'TooManyRequests', message, { retryAfterSeconds });
   },
   internal(err: unknown): StatusError {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     return make(500, 'InternalError', `Internal error occurred: ${msg}`, { causes: [{ message: msg }] }, err);
   },
   timeout(message: string): StatusError {

@@ -4,20 +4,21 @@
 // values, escaped separators, and error texts that end up in 400 responses.
 
 import { isQualifiedName, isValidLabelValue } from './validation/names.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
 // ---- errors ---------------------------------------------------------------------------------
 
-export type SelectorErrorCode = 'LABEL_SELECTOR_SYNTAX' | 'FIELD_SELECTOR_SYNTAX' | 'FIELD_LABEL_NOT_SUPPORTED';
+export type SelectorErrorCode =
+  /** A label selector does not parse, or a key or value in it is not valid. */
+  | 'DKC_API_LABEL_SELECTOR_SYNTAX'
+  /** A field selector does not parse. */
+  | 'DKC_API_FIELD_SELECTOR_SYNTAX'
+  /** A field selector names a field the resource cannot be selected by. */
+  | 'DKC_API_FIELD_LABEL_NOT_SUPPORTED';
 
 /** A selector the server cannot use; its message is what goes into the 400 BadRequest Status. */
-export class SelectorError extends Error {
-  constructor(
-    readonly code: SelectorErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SelectorError';
-  }
+export class SelectorError extends CodedError<SelectorErrorCode> {
+  override name = 'SelectorError';
 }
 
 // ---- label selectors ------------------------------------------------------------------------
@@ -147,7 +148,7 @@ class LabelParser {
           try {
             r = this.parseRequirement();
           } catch (e) {
-            throw new SelectorError('LABEL_SELECTOR_SYNTAX', `unable to parse requirement: ${(e as Error).message}`);
+            throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `unable to parse requirement: ${errorMessage(e)}`, { cause: e });
           }
           reqs.push(r);
           const next = this.take(Ctx.Values);
@@ -155,16 +156,16 @@ class LabelParser {
           if (next.tok === Tok.Comma) {
             const after = this.look(Ctx.Values);
             if (after.tok !== Tok.Identifier && after.tok !== Tok.DoesNotExist) {
-              throw new SelectorError('LABEL_SELECTOR_SYNTAX', `found '${after.lit}', expected: identifier after ','`);
+              throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `found '${after.lit}', expected: identifier after ','`);
             }
             break;
           }
-          throw new SelectorError('LABEL_SELECTOR_SYNTAX', `found '${next.lit}', expected: ',' or 'end of string'`);
+          throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `found '${next.lit}', expected: ',' or 'end of string'`);
         }
         case Tok.EndOfString:
           return reqs;
         default:
-          throw new SelectorError('LABEL_SELECTOR_SYNTAX', `found '${lit}', expected: !, identifier, or 'end of string'`);
+          throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `found '${lit}', expected: !, identifier, or 'end of string'`);
       }
     }
   }
@@ -444,17 +445,17 @@ export function unescapeFieldValue(s: string): string {
   for (const c of s) {
     if (inSlash) {
       if (c === '\\' || c === ',' || c === '=') out += c;
-      else throw new SelectorError('FIELD_SELECTOR_SYNTAX', `invalid field selector: invalid escape sequence: \\${c}`);
+      else throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', `invalid field selector: invalid escape sequence: \\${c}`);
       inSlash = false;
       continue;
     }
     if (c === '\\') inSlash = true;
     else if (c === ',' || c === '=') {
       // Go prints the rune with %v, i.e. as its code point number.
-      throw new SelectorError('FIELD_SELECTOR_SYNTAX', `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+      throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
     } else out += c;
   }
-  if (inSlash) throw new SelectorError('FIELD_SELECTOR_SYNTAX', 'invalid field selector: invalid escape sequence: \\');
+  if (inSlash) throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', 'invalid field selector: invalid escape sequence: \\');
   return out;
 }
 
@@ -473,7 +474,7 @@ export function parseFieldSelector(selector: string): FieldRequirement[] {
   for (const part of parts) {
     if (part === '') continue;
     const t = splitTerm(part);
-    if (!t) throw new SelectorError('FIELD_SELECTOR_SYNTAX', `invalid selector: '${selector}'; can't understand '${part}'`);
+    if (!t) throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', `invalid selector: '${selector}'; can't understand '${part}'`);
     const value = unescapeFieldValue(t.rhs);
     reqs.push({ field: t.lhs, operator: t.op === '!=' ? '!=' : '=', value });
   }
@@ -490,7 +491,7 @@ export function matchesFields(reqs: readonly FieldRequirement[], getter: (fieldP
 
 /** The error kube-apiserver gives for a field the resource cannot be selected by. */
 export function fieldLabelNotSupported(name: string): SelectorError {
-  return new SelectorError('FIELD_LABEL_NOT_SUPPORTED', `field label not supported: ${name}`);
+  return new SelectorError('DKC_API_FIELD_LABEL_NOT_SUPPORTED', `field label not supported: ${name}`);
 }
 
 /** Throws for the first requirement on a field outside `supported`. */

@@ -301,3 +301,6 @@ export interface LeaseSpec {
 export interface Lease extends KubeObject {
   spec?: LeaseSpec;
 }
+
+/** Where each node's heartbeat Lease lives, named after the node (core/v1 NamespaceNodeLease). */
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';

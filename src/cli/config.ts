@@ -5,6 +5,8 @@
 
 import { Option, type Command } from 'commander';
 import type { ConnectionFlags, DiffFlags, LintFlags, RenderFlags } from '../workflow/config/index.js';
+import { errorMessage } from '../util/errors.js';
+import { ExitCodes, exitCodeFor } from './exit.js';
 
 interface ValidateOptions {
   kubeletVersion?: string;
@@ -72,16 +74,16 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
   try {
     argv = splitArgs(opts.flags ?? '');
   } catch (e) {
-    err((e as Error).message);
-    process.exitCode = 1;
+    err(errorMessage(e));
+    process.exitCode = ExitCodes.usage;
     return;
   }
   let bytes: Uint8Array;
   try {
     bytes = await readFile(file);
   } catch (e) {
-    err(`failed to read kubelet config file ${JSON.stringify(file)}, error: ${(e as Error).message}`);
-    process.exitCode = 1;
+    err(`failed to read kubelet config file ${JSON.stringify(file)}, error: ${errorMessage(e)}`);
+    process.exitCode = ExitCodes.usage;
     return;
   }
 
@@ -112,14 +114,14 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
 
 type Library = typeof import('../kubeletconfig/index.js');
 
-/** The kubelet minor a command acts as, or undefined after printing why there is none (exit 1). */
+/** The kubelet minor a command acts as, or undefined after printing why there is none (a usage error). */
 function kubeletVersionOrExit(kc: Library, version: string | undefined): import('../kubeletconfig/index.js').KubeletVersion | undefined {
   try {
     return kc.kubeletVersion(version);
   } catch (e) {
     if (!(e instanceof kc.KubeletVersionError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
-    process.exitCode = 1;
+    process.exitCode = exitCodeFor(e);
     return undefined;
   }
 }
@@ -146,7 +148,7 @@ function registerWorkflowCommands(config: Command): void {
     .argument('<b>', SOURCE_HELP)
     .option('--kubelet-version <version>', VERSION_HELP)
     .addOption(new Option('-o, --output <format>', 'print the changes as JSON').choices(['json']))
-    .action((a: string, b: string, opts: DiffFlags) => run((m) => m.diff(m.processIo(), a, b, opts)));
+    .action((a: string, b: string, opts: DiffFlags) => run((m) => m.diff(m.processIo(exitCodeFor), a, b, opts)));
 
   connection(config.command('lint'))
     .description('validate a config and list each changed field with its safety class; exit 0 clean, 1 errors')
@@ -155,7 +157,7 @@ function registerWorkflowCommands(config: Command): void {
     .option('--kubelet-version <version>', VERSION_HELP)
     .option('--strict', 'also fail on warnings and on disruptive or dangerous changes')
     .addOption(new Option('-o, --output <format>', 'print the report as JSON').choices(['json']))
-    .action((source: string, opts: LintFlags) => run((m) => m.lint(m.processIo(), source, opts)));
+    .action((source: string, opts: LintFlags) => run((m) => m.lint(m.processIo(exitCodeFor), source, opts)));
 
   connection(config.command('render'))
     .description("merge drop-ins over a base config in order, as the kubelet's --config-dir does, and print the result")
@@ -163,7 +165,7 @@ function registerWorkflowCommands(config: Command): void {
     .argument('[dropins...]', 'drop-in configs, in order: files, directories (their .conf files, in lexical order) or cm/NAMESPACE/NAME[:KEY]')
     .option('--kubelet-version <version>', VERSION_HELP)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-    .action((base: string, dropIns: string[], opts: RenderFlags & ConnectionFlags) => run((m) => m.render(m.processIo(), base, dropIns, opts)));
+    .action((base: string, dropIns: string[], opts: RenderFlags & ConnectionFlags) => run((m) => m.render(m.processIo(exitCodeFor), base, dropIns, opts)));
 }
 
 export function registerConfigCommands(program: Command): void {

@@ -10,6 +10,7 @@ export function registerControllerCommand(program: Command): void {
     .option('--controllers <names>', 'controllers to run (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
     .option('--metrics-bind-address <host:port>', 'serve the controllers\' /metrics on plain HTTP at this address (0 for none)', '0')
     .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
+    .option('--config-channel <channel>', 'where nodes are assigned config: auto (found from the API server), node (Node.spec.configSource) or nodeconfig (NodeConfig)', 'auto')
     .action(async (opts: import('../controllers/standalone.js').ControllerCommandOptions) => {
       const { runControllerCommand } = await import('../controllers/standalone.js');
       await runControllerCommand(opts);

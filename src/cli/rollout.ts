@@ -3,6 +3,7 @@
 
 import type { Command } from 'commander';
 import type { StartFlags, StatusFlags, ConnectionFlags, SpecCommand } from '../workflow/rollout/index.js';
+import { exitCodeFor } from './exit.js';
 
 function connection(cmd: Command): Command {
   return cmd
@@ -31,14 +32,15 @@ export function registerRolloutCommands(program: Command): void {
     .option('--max-failures <n>', 'failed nodes tolerated before the failure policy applies (default 0)')
     .option('--halt-on-failure', 'on too many failures, stop and leave the nodes as they are (default: revert them)')
     .option('--pause-after-canary', 'pause once the canary batch has succeeded')
-    .action((name: string, opts: StartFlags & ConnectionFlags) => run((m) => m.start(m.processIo(), name, opts)));
+    .option('--skip-incompatible', "leave out (and report) the selected nodes whose kubelet version cannot run the config, instead of refusing")
+    .action((name: string, opts: StartFlags & ConnectionFlags) => run((m) => m.start(m.processIo(exitCodeFor), name, opts)));
 
   connection(rollout.command('status'))
     .description('show a rollout\'s progress; exit 0 Succeeded, 1 Halted or Reverted, 2 not finished (or --timeout passed)')
     .argument('<name>', 'name of the rollout')
     .option('-w, --watch', 'follow the rollout until it finishes')
     .option('--timeout <duration>', 'with --watch, how long to wait before giving up', '10m')
-    .action((name: string, opts: StatusFlags) => run((m) => m.status(m.processIo(), name, opts)));
+    .action((name: string, opts: StatusFlags) => run((m) => m.status(m.processIo(exitCodeFor), name, opts)));
 
   const spec: [SpecCommand, string][] = [
     ['pause', 'pause a rollout: no node starts, nodes in flight finish'],
@@ -49,10 +51,10 @@ export function registerRolloutCommands(program: Command): void {
     connection(rollout.command(verb))
       .description(description)
       .argument('<name>', 'name of the rollout')
-      .action((name: string, opts: ConnectionFlags) => run((m) => m.changeSpec(m.processIo(), verb, name, opts)));
+      .action((name: string, opts: ConnectionFlags) => run((m) => m.changeSpec(m.processIo(exitCodeFor), verb, name, opts)));
   }
 
   connection(rollout.command('list'))
     .description('list the rollouts as a table')
-    .action((opts: ConnectionFlags) => run((m) => m.list(m.processIo(), opts)));
+    .action((opts: ConnectionFlags) => run((m) => m.list(m.processIo(exitCodeFor), opts)));
 }

@@ -3,6 +3,8 @@
 
 import type { Command } from 'commander';
 import { DEFAULT_ACCEPT_HOSTS } from '../ui/hosts.js';
+import { errorMessage } from '../util/errors.js';
+import { exitCodeFor } from './exit.js';
 
 interface UiFlags {
   kubeconfig?: string;
@@ -16,16 +18,17 @@ async function runUi(flags: UiFlags): Promise<void> {
   const [{ homedir }, { loadClientConfig }, ui] = await Promise.all([import('node:os'), import('../client/loadingrules.js'), import('../ui/index.js')]);
   try {
     const port = Number(flags.port);
-    if (!/^\d+$/.test(flags.port) || port > 65535) throw new Error(ui.messages.badPort(flags.port));
+    if (!/^\d+$/.test(flags.port) || port > 65535) throw new ui.UiError('DKC_UI_INVALID_FLAG', ui.messages.badPort(flags.port));
     const config = await loadClientConfig({ explicitPath: flags.kubeconfig, env: process.env['KUBECONFIG'], home: homedir(), context: flags.context });
     const server = await ui.startUiServer({ config, address: flags.address, port, acceptHosts: ui.parseAcceptHosts(flags.acceptHosts) });
+    process.stdout.write(server.channelSays + '\n');
     process.stdout.write(ui.messages.serving(server.url) + '\n');
     const stop = (): void => void server.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n`);
-    process.exitCode = 1;
+    process.stderr.write(`error: ${errorMessage(err)}\n`);
+    process.exitCode = exitCodeFor(err);
   }
 }
 

@@ -7,25 +7,25 @@ import { CodedError } from '../util/errors.js';
 
 export type ClientErrorCode =
   /** The kubeconfig file could not be read (missing, unreadable, or a file it references is). */
-  | 'KUBECONFIG_READ'
+  | 'DKC_CLIENT_KUBECONFIG_READ'
   /** The kubeconfig does not parse or lacks what is needed to reach a server. */
-  | 'KUBECONFIG_INVALID'
+  | 'DKC_CLIENT_KUBECONFIG_INVALID'
   /** The kubeconfig asks for an authentication method dkc does not implement (exec, auth-provider, basic). */
-  | 'KUBECONFIG_UNSUPPORTED'
+  | 'DKC_CLIENT_KUBECONFIG_UNSUPPORTED'
   /** A caller passed a value the client cannot use. */
-  | 'INVALID_ARGUMENT'
+  | 'DKC_CLIENT_INVALID_ARGUMENT'
   /** The caller's AbortSignal fired. */
-  | 'ABORTED'
+  | 'DKC_CLIENT_ABORTED'
   /** The request took longer than the client's timeout. */
-  | 'TIMEOUT'
+  | 'DKC_CLIENT_TIMEOUT'
   /** No response: connection refused or reset, TLS failure, DNS failure. */
-  | 'CONNECTION'
+  | 'DKC_CLIENT_CONNECTION'
   /** A 2xx response whose body is not the JSON it claims to be. */
-  | 'RESPONSE_DECODE'
+  | 'DKC_CLIENT_RESPONSE_DECODE'
   /** A watch stream broke off mid-way (as opposed to the server ending it cleanly). */
-  | 'WATCH_STREAM'
+  | 'DKC_CLIENT_WATCH_STREAM'
   /** A watch stream carried a line that is not a watch event. */
-  | 'WATCH_DECODE';
+  | 'DKC_CLIENT_WATCH_DECODE';
 
 export class ClientError extends CodedError<ClientErrorCode> {
   override name = 'ClientError';

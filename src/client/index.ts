@@ -32,3 +32,18 @@ export {
 } from './informer.js';
 export { TokenBucket, type RateLimiter } from './ratelimit.js';
 export { systemTimers, type TimerHandle, type Timers } from './timers.js';
+export {
+  CHANNEL_CHOICES,
+  ConfigChannelError,
+  channelFacts,
+  chooseChannel,
+  discoverChannel,
+  mixedChannels,
+  parseChannelChoice,
+  serverVersionOf,
+  type AssignmentsSeen,
+  type ChannelChoice,
+  type ChannelDecision,
+  type ChannelFacts,
+  type ConfigChannel,
+} from './channel.js';

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ClientError } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface ClientConfig {
   /** Base URL of the API server (http: or https:), possibly with a path prefix. */
@@ -35,7 +36,7 @@ export interface LoadKubeconfigOptions {
 type Dict = Record<string, unknown>;
 
 function invalid(path: string, message: string): ClientError {
-  return new ClientError('KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${message}`);
+  return new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${message}`);
 }
 
 function isDict(v: unknown): v is Dict {
@@ -64,7 +65,7 @@ async function readReferenced(file: string, baseDir: string, what: string): Prom
   try {
     return await readFile(full, 'utf8');
   } catch (err) {
-    throw new ClientError('KUBECONFIG_READ', `cannot read ${what} ${full}: ${(err as Error).message}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read ${what} ${full}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -111,7 +112,7 @@ export async function resolveKubeconfig(doc: unknown, baseDir: string, path: str
 
   for (const plugin of ['exec', 'auth-provider', 'username', 'password']) {
     if (user[plugin] !== undefined && user[plugin] !== null) {
-      throw new ClientError('KUBECONFIG_UNSUPPORTED', `kubeconfig ${path}: ${uw} uses ${plugin}, which dkc does not support`);
+      throw new ClientError('DKC_CLIENT_KUBECONFIG_UNSUPPORTED', `kubeconfig ${path}: ${uw} uses ${plugin}, which dkc does not support`);
     }
   }
 
@@ -145,7 +146,7 @@ export async function loadKubeconfig(path: string, options: LoadKubeconfigOption
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new ClientError('KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${(err as Error).message}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
   }
   let doc: unknown;
   try {
@@ -153,7 +154,7 @@ export async function loadKubeconfig(path: string, options: LoadKubeconfigOption
     if (text.trimStart().startsWith('{')) doc = JSON.parse(text);
     else doc = (await import('yaml')).parse(text);
   } catch (err) {
-    throw new ClientError('KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${(err as Error).message}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
   }
   return resolveKubeconfig(doc, dirname(resolve(path)), path, options);
 }

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ClientError } from './errors.js';
 import { loadKubeconfig, resolveKubeconfig, type ClientConfig } from './kubeconfig.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface LoadingRules {
   /** --kubeconfig. */
@@ -69,16 +70,16 @@ async function readDoc(path: string): Promise<Dict | undefined> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ClientError('KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${(err as Error).message}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
   }
   let doc: unknown;
   try {
     doc = (await import('yaml')).parse(text);
   } catch (err) {
-    throw new ClientError('KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${(err as Error).message}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
   }
   if (doc === null || doc === undefined) return {};
-  if (!isDict(doc)) throw new ClientError('KUBECONFIG_INVALID', `invalid kubeconfig ${path}: not a mapping`);
+  if (!isDict(doc)) throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: not a mapping`);
   absolutize(doc, dirname(resolve(path)));
   return doc;
 }
@@ -98,7 +99,7 @@ export async function loadClientConfig(rules: LoadingRules): Promise<ClientConfi
   }
   if (docs.length === 0) {
     const where = rules.env ? `KUBECONFIG=${rules.env}` : paths[0]!;
-    throw new ClientError('KUBECONFIG_READ', `no kubeconfig found (${where}): pass --kubeconfig or set KUBECONFIG`);
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `no kubeconfig found (${where}): pass --kubeconfig or set KUBECONFIG`);
   }
   return resolveKubeconfig(mergeKubeconfigs(docs), process.cwd(), found.join(delimiter), options);
 }

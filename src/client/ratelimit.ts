@@ -11,7 +11,7 @@ export interface RateLimiter {
 }
 
 function aborted(signal: AbortSignal): ClientError {
-  return new ClientError('ABORTED', 'the request was aborted while waiting for the client rate limiter', {
+  return new ClientError('DKC_CLIENT_ABORTED', 'the request was aborted while waiting for the client rate limiter', {
     cause: signal.reason,
   });
 }
@@ -29,8 +29,8 @@ export class TokenBucket implements RateLimiter {
   private readonly timers: Timers;
 
   constructor(qps: number, burst: number, timers: Timers = systemTimers) {
-    if (!(Number.isFinite(qps) && qps > 0)) throw new ClientError('INVALID_ARGUMENT', `qps must be a positive number, got ${qps}`);
-    if (!(Number.isInteger(burst) && burst >= 1)) throw new ClientError('INVALID_ARGUMENT', `burst must be an integer ≥ 1, got ${burst}`);
+    if (!(Number.isFinite(qps) && qps > 0)) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `qps must be a positive number, got ${qps}`);
+    if (!(Number.isInteger(burst) && burst >= 1)) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `burst must be an integer ≥ 1, got ${burst}`);
     this.qps = qps;
     this.burst = burst;
     this.tokens = burst;

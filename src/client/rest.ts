@@ -138,7 +138,7 @@ export function connectionPool(config: ClientConfig, maxSockets?: number): Conne
  */
 export function sharedConnectionPool(config: ClientConfig, requestSockets: number): ConnectionPool {
   if (config.cert !== undefined || config.key !== undefined) {
-    throw new ClientError('INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
+    throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
   }
   const bound = { maxSockets: requestSockets, maxFreeSockets: requestSockets };
   if (new URL(config.server).protocol !== 'https:') {
@@ -164,17 +164,17 @@ export class RestClient {
     try {
       base = new URL(config.server);
     } catch (err) {
-      throw new ClientError('INVALID_ARGUMENT', `server ${JSON.stringify(config.server)} is not a URL`, { cause: err });
+      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `server ${JSON.stringify(config.server)} is not a URL`, { cause: err });
     }
     if (base.protocol !== 'https:' && base.protocol !== 'http:') {
-      throw new ClientError('INVALID_ARGUMENT', `server ${config.server} must be an http(s) URL`);
+      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `server ${config.server} must be an http(s) URL`);
     }
     this.config = config;
     this.base = base;
     this.rateLimiter = options.rateLimiter;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.userAgent = options.userAgent ?? `dkc/0.1.0 (${process.platform}/${process.arch})`;
-    if (options.pool && (config.cert !== undefined || config.key !== undefined)) throw new ClientError('INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
+    if (options.pool && (config.cert !== undefined || config.key !== undefined)) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
     // A client over another's connections ends only its own requests when closed; one with its own pool, the pool.
     this.pool = shared?.pool ?? options.pool ?? connectionPool(config, options.maxSockets);
     this.ownRequests = shared ? shared.ownRequests : options.pool ? new Set() : undefined;
@@ -204,7 +204,7 @@ export class RestClient {
 
   /** The full URL for an API path, keeping any path prefix of the server URL. */
   url(path: string, query?: Query): URL {
-    if (!path.startsWith('/')) throw new ClientError('INVALID_ARGUMENT', `path must start with "/": ${path}`);
+    if (!path.startsWith('/')) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `path must start with "/": ${path}`);
     const u = new URL(this.base.href);
     u.pathname = this.base.pathname.replace(/\/+$/, '') + path;
     u.search = '';
@@ -254,8 +254,8 @@ export class RestClient {
     const signal = timeout && req.signal ? AbortSignal.any([timeout, req.signal]) : (timeout ?? req.signal);
     const describe = (): ClientError =>
       timeout?.aborted && !req.signal?.aborted
-        ? new ClientError('TIMEOUT', `${req.method} ${req.path}: no response within ${timeoutMs} ms`)
-        : new ClientError('ABORTED', `${req.method} ${req.path}: aborted`, { cause: req.signal?.reason });
+        ? new ClientError('DKC_CLIENT_TIMEOUT', `${req.method} ${req.path}: no response within ${timeoutMs} ms`)
+        : new ClientError('DKC_CLIENT_ABORTED', `${req.method} ${req.path}: aborted`, { cause: req.signal?.reason });
     if (signal?.aborted) throw describe();
     const res = await this.open(req, signal, describe);
     let raw: Buffer;
@@ -276,7 +276,7 @@ export class RestClient {
         body = JSON.parse(text);
       } catch (err) {
         if (status >= 200 && status < 300) {
-          throw new ClientError('RESPONSE_DECODE', `${req.method} ${req.path}: response is not valid JSON`, { cause: err });
+          throw new ClientError('DKC_CLIENT_RESPONSE_DECODE', `${req.method} ${req.path}: response is not valid JSON`, { cause: err });
         }
       }
     }
@@ -312,7 +312,7 @@ export class RestClient {
 
   async patch<T = unknown>(path: string, type: PatchType, patch: unknown, options: CallOptions = {}): Promise<T> {
     const contentType = PATCH_CONTENT_TYPES[type];
-    if (!contentType) throw new ClientError('INVALID_ARGUMENT', `unknown patch type ${String(type)}`);
+    if (!contentType) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `unknown patch type ${String(type)}`);
     return (await this.request<T>({ method: 'PATCH', path, body: patch, contentType, ...callParts(options) })).body;
   }
 
@@ -339,7 +339,7 @@ export class RestClient {
     };
     const req: RequestOptions = { method: 'GET', path, query };
     const signal = options.signal;
-    const describe = (): ClientError => new ClientError('ABORTED', `watch ${path}: aborted`, { cause: signal?.reason });
+    const describe = (): ClientError => new ClientError('DKC_CLIENT_ABORTED', `watch ${path}: aborted`, { cause: signal?.reason });
     if (signal?.aborted) throw describe();
     const res = await this.open(req, signal, describe, true);
     const status = res.statusCode ?? 0;
@@ -379,5 +379,5 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 }
 
 function connectionError(req: RequestOptions, url: URL, err: Error): ClientError {
-  return new ClientError('CONNECTION', `${req.method} ${url.origin}${url.pathname}: ${err.message}`, { cause: err });
+  return new ClientError('DKC_CLIENT_CONNECTION', `${req.method} ${url.origin}${url.pathname}: ${err.message}`, { cause: err });
 }

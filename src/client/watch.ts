@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { Status } from '../api/errors.js';
 import { ClientError } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -22,14 +23,14 @@ function decodeLine<T>(line: string): WatchEvent<T> {
   try {
     v = JSON.parse(line);
   } catch (err) {
-    throw new ClientError('WATCH_DECODE', `watch stream: not JSON: ${line.slice(0, 200)}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_WATCH_DECODE', `watch stream: not JSON: ${line.slice(0, 200)}`, { cause: err });
   }
   const ev = v as { type?: unknown; object?: unknown };
   if (typeof v !== 'object' || v === null || typeof ev.type !== 'string' || !TYPES.has(ev.type)) {
-    throw new ClientError('WATCH_DECODE', `watch stream: not a watch event: ${line.slice(0, 200)}`);
+    throw new ClientError('DKC_CLIENT_WATCH_DECODE', `watch stream: not a watch event: ${line.slice(0, 200)}`);
   }
   if (typeof ev.object !== 'object' || ev.object === null) {
-    throw new ClientError('WATCH_DECODE', `watch stream: ${ev.type} event without an object`);
+    throw new ClientError('DKC_CLIENT_WATCH_DECODE', `watch stream: ${ev.type} event without an object`);
   }
   return v as WatchEvent<T>;
 }
@@ -89,7 +90,7 @@ export class WatchStream<T> implements AsyncIterable<WatchEvent<T>> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<T>, void, undefined> {
-    if (this.iterated) throw new ClientError('INVALID_ARGUMENT', 'a watch stream can be iterated only once');
+    if (this.iterated) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', 'a watch stream can be iterated only once');
     this.iterated = true;
     const decoder = new WatchDecoder<T>();
     try {
@@ -99,7 +100,7 @@ export class WatchStream<T> implements AsyncIterable<WatchEvent<T>> {
         }
       } catch (err) {
         if (this.closed || this.signal?.aborted) return;
-        throw new ClientError('WATCH_STREAM', `watch stream broke off: ${(err as Error).message}`, { cause: err });
+        throw new ClientError('DKC_CLIENT_WATCH_STREAM', `watch stream broke off: ${errorMessage(err)}`, { cause: err });
       }
       if (this.closed || this.signal?.aborted) return;
       for (const ev of decoder.end()) yield ev;

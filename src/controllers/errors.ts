@@ -5,11 +5,11 @@ import { CodedError } from '../util/errors.js';
 
 export type ControllerErrorCode =
   /** A --controllers entry names no controller. */
-  | 'UNKNOWN_CONTROLLER'
+  | 'DKC_CONTROLLER_UNKNOWN'
   /** A duration flag does not parse or is out of range. */
-  | 'INVALID_DURATION'
+  | 'DKC_CONTROLLER_INVALID_DURATION'
   /** --metrics-bind-address is not host:port. */
-  | 'INVALID_BIND_ADDRESS';
+  | 'DKC_CONTROLLER_INVALID_BIND_ADDRESS';
 
 export class ControllerError extends CodedError<ControllerErrorCode> {
   override name = 'ControllerError';

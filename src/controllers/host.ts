@@ -9,7 +9,7 @@ import { issueCert } from '../pki/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
-import { CONTROLLER_USER } from './identity.js';
+import { CONTROLLER_USER } from '../api/dkc/identity.js';
 import { leaderIdentity } from './leaderelection.js';
 import { ControllerManager, type ControllerName } from './manager.js';
 

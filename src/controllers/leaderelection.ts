@@ -16,6 +16,7 @@ import { ApiError, type RestClient } from '../client/index.js';
 import { formatMicroTime, systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import { logs } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export type LeaseClient = Pick<RestClient, 'get' | 'create' | 'update'>;
 
@@ -188,7 +189,7 @@ export class LeaderElector {
     try {
       await this.o.onStoppedLeading();
     } catch (err) {
-      klog.error(logs.stopFailed((err as Error).message));
+      klog.error(logs.stopFailed(errorMessage(err)));
     }
   }
 
@@ -198,7 +199,7 @@ export class LeaderElector {
     try {
       return await this.attempt(budget.signal);
     } catch (err) {
-      if (!outer.aborted) klog.error(logs.attemptFailed(this.describe(), (err as Error).message));
+      if (!outer.aborted) klog.error(logs.attemptFailed(this.describe(), errorMessage(err)));
       return 'failed';
     } finally {
       budget.done();
@@ -274,7 +275,7 @@ export class LeaderElector {
     try {
       this.observe(await this.o.client.update<Lease>(leasePath(this.o.namespace, this.o.name), next, { signal: budget.signal }));
     } catch (err) {
-      klog.error(logs.releaseFailed((err as Error).message));
+      klog.error(logs.releaseFailed(errorMessage(err)));
     } finally {
       budget.done();
     }

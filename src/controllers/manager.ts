@@ -2,16 +2,19 @@
 // controllers with one AbortSignal that fires the instant leadership ends. Hosted in-process by `dkc server` or on
 // its own by `dkc controller`; either way it acts only through its API client, as system:dkc:controller.
 
+import type { ConfigChannel } from '../client/channel.js';
 import type { RestClient } from '../client/index.js';
+import { SharedInformerFactory } from '../client/sharedinformers.js';
 import { Duration } from '../kubeletconfig/index.js';
 import { backoffDelay } from '../util/backoff.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
 import { ControllerError, logs, messages } from './errors.js';
-import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from './identity.js';
+import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../api/dkc/identity.js';
 import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
 import type { ControllerFactory, RunningController } from './types.js';
+import { errorMessage } from '../util/errors.js';
 
 export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
@@ -26,7 +29,7 @@ const START_BACKOFF = { initialMs: 1_000, maxMs: 30_000, jitter: 0.2 };
 export function parseControllers(flag: string): ControllerName[] {
   const names = flag.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const n of names) {
-    if (!(CONTROLLER_NAMES as readonly string[]).includes(n)) throw new ControllerError('UNKNOWN_CONTROLLER', messages.unknownController(n, CONTROLLER_NAMES));
+    if (!(CONTROLLER_NAMES as readonly string[]).includes(n)) throw new ControllerError('DKC_CONTROLLER_UNKNOWN', messages.unknownController(n, CONTROLLER_NAMES));
   }
   return [...new Set(names)] as ControllerName[];
 }
@@ -37,15 +40,15 @@ export function parseDurationFlag(flag: string, value: string): number {
   try {
     ms = Duration.parse(value).toMilliseconds();
   } catch (err) {
-    throw new ControllerError('INVALID_DURATION', messages.invalidDuration(flag, value), { cause: err });
+    throw new ControllerError('DKC_CONTROLLER_INVALID_DURATION', messages.invalidDuration(flag, value), { cause: err });
   }
-  if (!(ms > 0)) throw new ControllerError('INVALID_DURATION', messages.invalidDuration(flag, value));
+  if (!(ms > 0)) throw new ControllerError('DKC_CONTROLLER_INVALID_DURATION', messages.invalidDuration(flag, value));
   return ms;
 }
 
 /** The factories by name; the rollout controller is loaded only when enabled. */
-export async function loadFactory(name: ControllerName, opts: { nodeMonitorGracePeriodMs: number }): Promise<ControllerFactory> {
-  if (name === 'rollout') return (await import('./rollout/index.js')).rolloutController;
+export async function loadFactory(name: ControllerName, opts: { nodeMonitorGracePeriodMs: number; configChannel?: ConfigChannel | undefined }): Promise<ControllerFactory> {
+  if (name === 'rollout') return (await import('./rollout/index.js')).rolloutControllerOn(opts.configChannel);
   return (await import('./nodelifecycle/index.js')).nodeLifecycleController({ gracePeriodMs: opts.nodeMonitorGracePeriodMs });
 }
 
@@ -53,6 +56,8 @@ export interface ControllerManagerOptions {
   client: RestClient;
   controllers: readonly ControllerName[];
   nodeMonitorGracePeriodMs: number;
+  /** The config channel the host found (`dkc controller`); absent, the rollout controller finds it as it starts. */
+  configChannel?: ConfigChannel;
   clock?: Clock;
   identity?: string;
   /** See LeaderElectionOptions.deadIdentities. */
@@ -72,6 +77,8 @@ export class ControllerManager {
   private readonly stopping = new AbortController();
   private readonly elector: LeaderElector;
   private running: { name: string; controller: Promise<RunningController | undefined> }[] = [];
+  /** This leadership term's informers, shared by its controllers; stopped after them. */
+  private informers: SharedInformerFactory | undefined;
   private loop: Promise<void> | undefined;
 
   constructor(options: ControllerManagerOptions) {
@@ -98,7 +105,7 @@ export class ControllerManager {
   /** Campaigns in the background; nothing to do when no controller is enabled. */
   start(): void {
     if (this.loop !== undefined || this.o.controllers.length === 0) return;
-    this.loop = this.elector.run(this.stopping.signal).catch((err: unknown) => klog.error((err as Error).message));
+    this.loop = this.elector.run(this.stopping.signal).catch((err: unknown) => klog.error(errorMessage(err)));
   }
 
   /** Stops the controllers, then releases the Lease if held. */
@@ -108,20 +115,21 @@ export class ControllerManager {
   }
 
   private startControllers(signal: AbortSignal): void {
-    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal) }));
+    const informers = (this.informers = new SharedInformerFactory(this.o.client, { timers: this.clock }));
+    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal, informers) }));
   }
 
   /** Starts one controller, retrying with backoff while it fails to start (say, its CRD is not served yet). */
-  private async startOne(name: ControllerName, signal: AbortSignal): Promise<RunningController | undefined> {
+  private async startOne(name: ControllerName, signal: AbortSignal, informers: SharedInformerFactory): Promise<RunningController | undefined> {
     klog.info(logs.startingController(name));
     for (let failures = 1; !signal.aborted; failures++) {
       try {
-        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs }));
+        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs, configChannel: this.o.configChannel }));
         if (signal.aborted) return undefined;
-        return await factory({ client: this.o.client, clock: this.clock, signal, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
+        return await factory({ client: this.o.client, clock: this.clock, signal, informers, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
       } catch (err) {
         if (signal.aborted) return undefined;
-        klog.error(logs.controllerFailed(name, (err as Error).message));
+        klog.error(logs.controllerFailed(name, errorMessage(err)));
         const delay = backoffDelay(START_BACKOFF, failures);
         await sleep(this.clock, delay, signal, () => new Error('aborted')).catch(() => undefined);
       }
@@ -132,15 +140,18 @@ export class ControllerManager {
   private async stopControllers(): Promise<void> {
     klog.info(logs.stoppedLeading());
     const running = this.running;
+    const informers = this.informers;
     this.running = [];
+    this.informers = undefined;
     await Promise.all(
       running.map(async ({ name, controller }) => {
         try {
           await (await controller)?.stop();
         } catch (err) {
-          klog.error(logs.controllerFailed(name, (err as Error).message));
+          klog.error(logs.controllerFailed(name, errorMessage(err)));
         }
       }),
     );
+    await informers?.stop();
   }
 }

@@ -6,13 +6,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderMetrics, type Registry } from '../util/prom.js';
 import { ControllerError, messages } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 /** host:port, or "0" (and "") for no listener. */
 export function parseBindAddress(flag: string): { host: string; port: number } | undefined {
   if (flag === '0' || flag === '') return undefined;
   const m = /^(\[[^\]]+\]|[^:]*):(\d+)$/.exec(flag);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535) throw new ControllerError('INVALID_BIND_ADDRESS', messages.invalidBindAddress(flag));
+  if (!m || port > 65535) throw new ControllerError('DKC_CONTROLLER_INVALID_BIND_ADDRESS', messages.invalidBindAddress(flag));
   const host = m[1]!.replace(/^\[|\]$/g, '');
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
@@ -37,7 +38,7 @@ export async function serveMetrics(registry: Registry, bind: { host: string; por
       },
       (err: unknown) => {
         res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-        res.end(`${(err as Error).message}\n`);
+        res.end(`${errorMessage(err)}\n`);
       },
     );
   });

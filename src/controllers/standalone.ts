@@ -1,9 +1,11 @@
 // `dkc controller`: the controller manager on its own, against any Kubernetes API named by a kubeconfig (--kubeconfig,
 // else $KUBECONFIG merged, else ~/.kube/config, as kubectl finds it). Leader-elected like the in-process one, so it
 // can run beside dkc servers that run their own, or beside copies of itself; SIGINT/SIGTERM stop it and release the
-// Lease.
+// Lease. The config channel is found once, before anything runs (--config-channel may force it): a cluster that mixes
+// channels is refused with one line.
 
 import { homedir } from 'node:os';
+import { parseChannelChoice, type ConfigChannel } from '../client/channel.js';
 import { RestClient } from '../client/index.js';
 import { loadClientConfig } from '../client/loadingrules.js';
 import { klog } from '../util/klog.js';
@@ -19,18 +21,36 @@ export interface ControllerCommandOptions {
   nodeMonitorGracePeriod?: string;
   /** host:port for plain-HTTP /metrics; "0" for none (the default). */
   metricsBindAddress?: string;
+  /** auto (the default), node or nodeconfig. */
+  configChannel?: string;
 }
 
 export async function runControllerCommand(opts: ControllerCommandOptions): Promise<void> {
   const names = parseControllers(opts.controllers ?? 'rollout,nodelifecycle');
   const gracePeriodMs = parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD);
   const bind = parseBindAddress(opts.metricsBindAddress ?? '0');
+  const choice = parseChannelChoice(opts.configChannel ?? 'auto');
   const config = await loadClientConfig({ explicitPath: opts.kubeconfig, env: process.env['KUBECONFIG'], home: homedir(), context: opts.context });
   const client = new RestClient(config, { userAgent: 'dkc-controller' });
+  let configChannel: ConfigChannel | undefined;
+  if (names.includes('rollout')) {
+    try {
+      configChannel = await (await import('./rollout/findchannel.js')).findChannel(client, choice);
+    } catch (err) {
+      client.close();
+      throw err;
+    }
+  }
   const registry = bind ? newRegistry() : undefined;
   const metricsServer = bind && registry ? await serveMetrics(registry, bind) : undefined;
   if (metricsServer) klog.info(logs.servingMetrics(`${metricsServer.address.address}:${metricsServer.address.port}`));
-  const manager = new ControllerManager({ client, controllers: names, nodeMonitorGracePeriodMs: gracePeriodMs, ...(registry ? { metrics: registry } : {}) });
+  const manager = new ControllerManager({
+    client,
+    controllers: names,
+    nodeMonitorGracePeriodMs: gracePeriodMs,
+    ...(configChannel ? { configChannel } : {}),
+    ...(registry ? { metrics: registry } : {}),
+  });
   klog.info(`dkc controller ${manager.identity}: controllers [${names.join(', ')}]`);
   manager.start();
   await new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@
 // their state in the API, so a new leader carries on where the last one stopped.
 
 import type { RestClient } from '../client/index.js';
+import type { SharedInformerFactory } from '../client/sharedinformers.js';
 import type { Clock } from '../util/clock.js';
 import type { Registry } from '../util/prom.js';
 
@@ -14,6 +15,11 @@ export interface ControllerContext {
   signal: AbortSignal;
   /** Where the controller's metrics go while it runs (removed again when it stops); none when absent. */
   metrics?: Registry;
+  /**
+   * One informer per resource for every controller of this leadership term (client-go's shared informer factory):
+   * the host stops it once they have all stopped. A controller given none makes its own.
+   */
+  informers?: SharedInformerFactory;
 }
 
 export interface RunningController {

@@ -11,7 +11,7 @@ const LAST = (127 << 24) | 0xfffffe;
 /** The loopback address of the node numbered `index` (1-based). */
 export function nodeAddress(index: number): string {
   const n = FIRST + index;
-  if (!Number.isInteger(index) || index < 1 || n > LAST) throw new FleetError('invalid-fleet-option', messages.tooManyNodes(index));
+  if (!Number.isInteger(index) || index < 1 || n > LAST) throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.tooManyNodes(index));
   return [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 

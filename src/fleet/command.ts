@@ -25,7 +25,7 @@ export interface FleetCommandOptions {
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new FleetError('invalid-fleet-option', messages.invalidInt(flag, v, min, max));
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidInt(flag, v, min, max));
   return Number(v);
 }
 
@@ -33,7 +33,7 @@ function labels(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (text ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new FleetError('invalid-fleet-option', `invalid --node-labels ${JSON.stringify(text)}: ${part} must be formatted as key=value`);
+    if (eq <= 0) throw new FleetError('DKC_FLEET_INVALID_OPTION', `invalid --node-labels ${JSON.stringify(text)}: ${part} must be formatted as key=value`);
     out[part.slice(0, eq)] = part.slice(eq + 1);
   }
   return out;
@@ -75,10 +75,10 @@ function reportProgress(fleet: Fleet, started: number, statsEveryMs: number, wri
 
 export async function runFleetCommand(opts: FleetCommandOptions): Promise<void> {
   const kubeconfig = opts.kubeconfig ?? process.env['KUBECONFIG'];
-  if (!kubeconfig) throw new FleetError('invalid-fleet-option', 'a kubeconfig is required: pass --kubeconfig or set KUBECONFIG');
+  if (!kubeconfig) throw new FleetError('DKC_FLEET_INVALID_OPTION', 'a kubeconfig is required: pass --kubeconfig or set KUBECONFIG');
   const nodes = int('--nodes', opts.nodes, 0, 60_000);
-  if (!validPrefix(opts.namePrefix)) throw new FleetError('invalid-fleet-option', messages.invalidPrefix(opts.namePrefix));
-  if (opts.credentials !== 'token' && opts.credentials !== 'certificate') throw new FleetError('invalid-fleet-option', messages.invalidCredentials(opts.credentials));
+  if (!validPrefix(opts.namePrefix)) throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidPrefix(opts.namePrefix));
+  if (opts.credentials !== 'token' && opts.credentials !== 'certificate') throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidCredentials(opts.credentials));
   configureLogging({ verbosity: int('--v', opts.v, 0, 10) });
   const started = performance.now();
   const fleet = await startFleet({

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import type { LeafIssuer, LeafKeyPair } from '../pki/index.js';
 import { FleetError, messages } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export type NodeCredential = { certPem: string; keyPem: string } | { token: string };
 
@@ -40,7 +41,7 @@ async function readCA(certFile: string, keyFile: string): Promise<{ certPem: str
     try {
       return await readFile(file, 'utf8');
     } catch (err) {
-      throw new FleetError('fleet-ca-unreadable', messages.caUnreadable(file, (err as Error).message), { cause: err });
+      throw new FleetError('DKC_FLEET_CA_UNREADABLE', messages.caUnreadable(file, errorMessage(err)), { cause: err });
     }
   };
   return { certPem: await read(certFile), keyPem: await read(keyFile) };
@@ -65,7 +66,7 @@ export async function fleetCredentials(dataDir: string, caCertFile: string, caKe
     try {
       sign = nodeTokenSigner(ca.keyPem);
     } catch (err) {
-      throw new FleetError('fleet-ca-unreadable', messages.caUnreadable(caKeyFile, (err as Error).message), { cause: err });
+      throw new FleetError('DKC_FLEET_CA_UNREADABLE', messages.caUnreadable(caKeyFile, errorMessage(err)), { cause: err });
     }
     return { credential: async (name) => ({ token: sign(name, Math.floor(Date.now() / 1000), TOKEN_TTL_SECONDS) }) };
   }

@@ -4,13 +4,13 @@ import { CodedError } from '../util/errors.js';
 
 export type FleetErrorCode =
   /** A flag of `dkc fleet` has a value it cannot use. */
-  | 'invalid-fleet-option'
+  | 'DKC_FLEET_INVALID_OPTION'
   /** The cluster CA (certificate and key) that issues the nodes' credentials cannot be read. */
-  | 'fleet-ca-unreadable'
+  | 'DKC_FLEET_CA_UNREADABLE'
   /** The shared kubelet listener cannot bind a node's address. */
-  | 'fleet-listen-failed'
+  | 'DKC_FLEET_LISTEN_FAILED'
   /** The API server does not accept dkc node tokens (it is not a dkc server, or trusts another CA). */
-  | 'fleet-tokens-refused';
+  | 'DKC_FLEET_TOKENS_REFUSED';
 
 export class FleetError extends CodedError<FleetErrorCode> {
   override name = 'FleetError';

@@ -10,18 +10,20 @@ import { dirname, join, resolve } from 'node:path';
 import { ApiError, loadKubeconfig, sharedConnectionPool, RestClient, type ClientConfig } from '../client/index.js';
 import type { AgentHost } from '../agent/host.js';
 import { informerPolicyFeed, sharedPolicyFeed } from '../agent/dynamicconfig/policywatch.js';
+import { sharedDiscovery } from '../agent/dynamicconfig/findchannel.js';
 import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
-import { defaultLocalConfig } from '../up/cluster.js';
+import { defaultLocalConfig } from '../agent/localconfig.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
 import { forEachBounded } from '../util/bounded.js';
 import { fleetMembers, type FleetMember } from './addresses.js';
-import { fleetCredentials, type CredentialKind } from './credentials.js';
+import { fleetCredentials, type CredentialKind, type CredentialSource } from './credentials.js';
 import { FleetError, messages } from './errors.js';
 import { SharedListener } from './listener.js';
 import { SimulatedNode, type NodeEvent } from './node.js';
 import { ProgressTracker, type FleetProgress } from './progress.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface FleetOptions {
   /** A kubeconfig for the API server (its URL and CA); its user watches the Nodes for progress. */
@@ -116,27 +118,60 @@ function once<T>(f: () => Promise<T>): () => Promise<T> {
 }
 
 /** Fails at once, with what to do, when the API server refuses node tokens (a kube-apiserver does). */
-async function checkTokensAccepted(server: ClientConfig, node: string, credentials: Awaited<ReturnType<typeof fleetCredentials>>): Promise<void> {
+async function checkTokensAccepted(server: ClientConfig, node: string, credentials: CredentialSource): Promise<void> {
   const c = await credentials.credential(node, '');
   if (!('token' in c)) return;
   const probe = new RestClient({ ...server, token: c.token }, { timeoutMs: 30_000 });
   try {
     await probe.get(`/api/v1/nodes/${node}`);
   } catch (err) {
-    if (err instanceof ApiError && err.status.code === 401) throw new FleetError('fleet-tokens-refused', messages.tokensRefused(server.server));
+    if (err instanceof ApiError && err.status.code === 401) throw new FleetError('DKC_FLEET_TOKENS_REFUSED', messages.tokensRefused(server.server));
     // 404 (not registered yet) or 403: the token was accepted; anything else shows up again as the nodes start.
   } finally {
     probe.close();
   }
 }
 
-export async function startFleet(options: FleetOptions): Promise<Fleet> {
-  const dataDir = resolve(options.dataDir);
-  const members = fleetMembers(options.namePrefix ?? 'sim-', options.firstIndex ?? 1, options.nodes);
-  const baselineRss = process.memoryUsage().rss;
-  const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  await mkdir(join(dataDir, 'pki'), { recursive: true });
+/** What the process costs while the fleet runs: event-loop delay from start to stop, memory against the baseline. */
+class FleetMeter {
+  private readonly baselineRss = process.memoryUsage().rss;
+  private readonly delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor() {
+    this.delay.enable();
+  }
+
+  stats(nodes: number, resetDelay: boolean): FleetStats {
+    const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+    const mem = process.memoryUsage();
+    const out = {
+      eventLoopDelayP50Ms: ms(this.delay.percentile(50)),
+      eventLoopDelayP99Ms: ms(this.delay.percentile(99)),
+      eventLoopDelayMaxMs: ms(this.delay.max),
+      rssBytes: mem.rss,
+      heapUsedBytes: mem.heapUsed,
+      rssPerNodeBytes: nodes > 0 ? Math.round((mem.rss - this.baselineRss) / nodes) : 0,
+    };
+    if (resetDelay) this.delay.reset();
+    return out;
+  }
+
+  stop(): void {
+    this.delay.disable();
+  }
+}
+
+/** How the nodes reach the API server: its address without the kubeconfig's user, their credentials, shared connections. */
+interface ServerAccess {
+  server: ClientConfig;
+  adminConfig: ClientConfig;
+  caCert: string;
+  caPem: string;
+  credentials: CredentialSource;
+  pool: ReturnType<typeof sharedConnectionPool> | undefined;
+}
+
+async function serverAccess(options: FleetOptions, dataDir: string, members: readonly FleetMember[]): Promise<ServerAccess> {
   const pkiDir = join(dirname(resolve(options.kubeconfig)), 'pki');
   const caCert = options.caCert ?? join(pkiDir, 'ca.crt');
   const caKey = options.caKey ?? join(pkiDir, 'ca.key');
@@ -149,72 +184,129 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   // Token-authenticated nodes share the fleet's connections; certificates cannot.
   const pool = kind === 'token' ? sharedConnectionPool(server, REQUEST_CONNECTIONS) : undefined;
   if (members.length > 0 && kind === 'token') await checkTokensAccepted(server, members[0]!.name, credentials);
+  return { server, adminConfig, caCert, caPem, credentials, pool };
+}
 
+/** The nodes' local config file and the one kubelet listener they share (bound on the first node's address). */
+async function startServing(options: FleetOptions, dataDir: string, members: readonly FleetMember[], access: ServerAccess): Promise<{ configFile: string; listener: SharedListener }> {
   const configFile = join(dataDir, 'config.yaml');
-  await writeFile(configFile, options.localConfig ?? defaultLocalConfig({ caFile: caCert }));
+  await writeFile(configFile, options.localConfig ?? defaultLocalConfig({ caFile: access.caCert }));
   const { selfSignedServing } = await import('../pki/index.js');
   const serving = await selfSignedServing(['dkc-fleet'], ['127.0.0.1']);
   const servingCert = { certPem: serving.certPem, keyPem: serving.keyPem, certFile: join(dataDir, 'pki', 'serving.crt'), keyFile: join(dataDir, 'pki', 'serving.key') };
   await writeFileAtomic(servingCert.keyFile, servingCert.keyPem, 0o600);
   await writeFileAtomic(servingCert.certFile, servingCert.certPem, 0o644);
-  const listener = new SharedListener({ port: options.port ?? 10250, servingCert, clientCA: caPem });
+  const listener = new SharedListener({ port: options.port ?? 10250, servingCert, clientCA: access.caPem });
   if (members.length > 0) await listener.bind(members[0]!.address);
-  const port = listener.boundPort;
+  return { configFile, listener };
+}
 
-  const machine = hostCPUAndMemory();
-  const systemInfo = once<HostSystemInfo>(readHostSystemInfo);
-  const nodeClient = async (m: FleetMember): Promise<RestClient> => {
-    const c = await credentials.credential(m.name, join(dataDir, m.name));
+/** What every node of the fleet shares: its host's facts, the API server's clients, the policy watch, the listener. */
+class FleetHost {
+  private readonly machine = hostCPUAndMemory();
+  private readonly systemInfo = once<HostSystemInfo>(readHostSystemInfo);
+  private policyClient: Promise<RestClient> | undefined;
+  // The config channel is the API server's, the same for every node: found once, and said in one log line.
+  private readonly discoverChannel = sharedDiscovery();
+  private readonly policyFeed;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly access: ServerAccess,
+    private readonly listener: SharedListener,
+    members: readonly FleetMember[],
+  ) {
+    // The nodes judge configs by the NodeConfigPolicies from one shared watch (read as the first node, which may read
+    // them as any node may): thousands of identical watches would cost the server as much as the nodes' own.
+    const policyReader = () => (this.policyClient ??= this.nodeClient(members[0]!));
+    this.policyFeed = sharedPolicyFeed(() =>
+      informerPolicyFeed(
+        { list: async (path, o) => (await policyReader()).list(path, o), watch: async (path, o) => (await policyReader()).watch(path, o) },
+        (err) => klog.error(messages.policiesFailed(errorMessage(err))),
+      ),
+    );
+  }
+
+  private async nodeClient(m: FleetMember): Promise<RestClient> {
+    const { server, pool } = this.access;
+    const c = await this.access.credentials.credential(m.name, join(this.dataDir, m.name));
     return 'token' in c ? new RestClient({ ...server, token: c.token }, pool ? { pool } : {}) : new RestClient({ ...server, cert: c.certPem, key: c.keyPem });
-  };
-  // The nodes judge configs by the NodeConfigPolicies from one shared watch (read as the first node, which may read
-  // them as any node may): thousands of identical watches would cost the server as much as the nodes' own.
-  let policyClient: Promise<RestClient> | undefined;
-  const policyReader = () => (policyClient ??= nodeClient(members[0]!));
-  const policyFeed = sharedPolicyFeed(() =>
-    informerPolicyFeed(
-      { list: async (path, o) => (await policyReader()).list(path, o), watch: async (path, o) => (await policyReader()).watch(path, o) },
-      (err) => klog.error(messages.policiesFailed((err as Error).message)),
-    ),
-  );
-  const nodes = members.map((m) => {
-    const dir = join(dataDir, m.name);
-    const host: AgentHost = {
+  }
+
+  forNode(m: FleetMember): AgentHost {
+    return {
       ownsLogging: false,
-      connect: () => nodeClient(m),
-      policyFeed,
-      serve: (o) => listener.serve(m.address, o),
-      machine: async () => ({ ...machine }),
-      systemInfo,
+      connect: () => this.nodeClient(m),
+      policyFeed: this.policyFeed,
+      discoverChannel: this.discoverChannel,
+      serve: (o) => this.listener.serve(m.address, o),
+      machine: async () => ({ ...this.machine }),
+      systemInfo: this.systemInfo,
     };
-    return new SimulatedNode({
-      name: m.name,
-      address: m.address,
-      dir,
-      argv: nodeArgv(m, { ...options, dataDir, configFile, port }),
-      host,
-      ...(options.backoff ? { backoff: options.backoff } : {}),
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  }
+
+  /** Closes what the nodes shared, once they have stopped. */
+  async close(): Promise<void> {
+    void this.policyClient?.then((c) => c.close());
+    this.access.pool?.agent.destroy();
+    this.access.pool?.watchAgent?.destroy();
+    await this.listener.close();
+  }
+}
+
+/** Starts the nodes, a bounded number at once, each holding its slot until it shows Ready; `stop` ends the starting. */
+class NodeStarter {
+  private stopping = false;
+  readonly started: Promise<void>;
+
+  constructor(nodes: readonly SimulatedNode[], concurrency: number, tracker: ProgressTracker) {
+    this.started = forEachBounded(nodes, concurrency, async (n) => {
+      if (this.stopping) return;
+      await mkdir(n.dir, { recursive: true });
+      await n.start();
+      if (n.instance > 0) await tracker.whenReady(n.name, START_SLOT_MS);
     });
-  });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.started;
+  }
+}
+
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const dataDir = resolve(options.dataDir);
+  const members = fleetMembers(options.namePrefix ?? 'sim-', options.firstIndex ?? 1, options.nodes);
+  const meter = new FleetMeter();
+  await mkdir(join(dataDir, 'pki'), { recursive: true });
+  const access = await serverAccess(options, dataDir, members);
+  const { configFile, listener } = await startServing(options, dataDir, members, access);
+  const port = listener.boundPort;
+  const host = new FleetHost(dataDir, access, listener, members);
+  const nodes = members.map(
+    (m) =>
+      new SimulatedNode({
+        name: m.name,
+        address: m.address,
+        dir: join(dataDir, m.name),
+        argv: nodeArgv(m, { ...options, dataDir, configFile, port }),
+        host: host.forNode(m),
+        ...(options.backoff ? { backoff: options.backoff } : {}),
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      }),
+  );
   const byName = new Map(nodes.map((n) => [n.name, n]));
 
-  const admin = new RestClient(adminConfig, { timeoutMs: 30_000 });
+  const admin = new RestClient(access.adminConfig, { timeoutMs: 30_000 });
   const tracker = new ProgressTracker(admin, new Set(byName.keys()), Date.now());
   tracker.start();
-  let stopping = false;
-  const started = forEachBounded(nodes, options.startConcurrency ?? 64, async (n) => {
-    if (stopping) return;
-    await mkdir(n.dir, { recursive: true });
-    await n.start();
-    if (n.instance > 0) await tracker.whenReady(n.name, START_SLOT_MS);
-  });
+  const starter = new NodeStarter(nodes, options.startConcurrency ?? 64, tracker);
 
   return {
     nodes,
     dataDir,
     port,
-    started,
+    started: starter.started,
     node(name) {
       const n = byName.get(name);
       if (!n) throw new Error(`no simulated node ${name}`);
@@ -222,31 +314,14 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     },
     ready: (timeoutMs = 120_000) => tracker.allReady(timeoutMs),
     progress: () => tracker.progress(),
-    stats(resetDelay = false) {
-      const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
-      const mem = process.memoryUsage();
-      const out = {
-        eventLoopDelayP50Ms: ms(delay.percentile(50)),
-        eventLoopDelayP99Ms: ms(delay.percentile(99)),
-        eventLoopDelayMaxMs: ms(delay.max),
-        rssBytes: mem.rss,
-        heapUsedBytes: mem.heapUsed,
-        rssPerNodeBytes: nodes.length > 0 ? Math.round((mem.rss - baselineRss) / nodes.length) : 0,
-      };
-      if (resetDelay) delay.reset();
-      return out;
-    },
+    stats: (resetDelay = false) => meter.stats(nodes.length, resetDelay),
     stop: once(async () => {
-      stopping = true;
-      await started;
+      await starter.stop();
       await Promise.all(nodes.map((n) => n.stop()));
       await tracker.stop();
       admin.close();
-      void policyClient?.then((c) => c.close());
-      pool?.agent.destroy();
-      pool?.watchAgent?.destroy();
-      await listener.close();
-      delay.disable();
+      await host.close();
+      meter.stop();
     }),
   };
 }

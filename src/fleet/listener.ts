@@ -69,7 +69,7 @@ export class SharedListener {
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', (err) => {
         this.listeners.delete(address);
-        reject(new FleetError('fleet-listen-failed', messages.listenFailed(address, this.port, err.message), { cause: err }));
+        reject(new FleetError('DKC_FLEET_LISTEN_FAILED', messages.listenFailed(address, this.port, err.message), { cause: err }));
       });
       tcp.listen(this.port, address, () => {
         if (this.port === 0) this.port = (tcp.address() as net.AddressInfo).port;
@@ -93,7 +93,7 @@ export class SharedListener {
       // The agent's health probe, without a connection: thousands of nodes connecting to themselves every few seconds
       // cost the fleet a socket pair each time, for what this process knows already.
       probe: async () => {
-        if (this.routes.get(address) !== handler || !this.listeners.get(address)?.listening) throw new FleetError('fleet-listen-failed', messages.notListening(address, this.port));
+        if (this.routes.get(address) !== handler || !this.listeners.get(address)?.listening) throw new FleetError('DKC_FLEET_LISTEN_FAILED', messages.notListening(address, this.port));
       },
       stop: async () => {
         if (this.routes.get(address) !== handler) return;

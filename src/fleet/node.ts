@@ -6,10 +6,11 @@
 
 import { runAgent, type AgentExit, type RunningAgent } from '../agent/agent.js';
 import type { AgentHost } from '../agent/host.js';
-import { clip } from '../agent/dynamicconfig/log.js';
+import { clip } from '../util/clip.js';
 import { RestartBackoff, type BackoffOptions } from '../supervisor/backoff.js';
 import { klog } from '../util/klog.js';
 import { messages } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export type NodeEvent =
   | { type: 'start'; node: string; instance: number }
@@ -73,7 +74,7 @@ export class SimulatedNode {
     try {
       this.options.onEvent?.(e);
     } catch (err) {
-      klog.error(`fleet: an event listener failed: ${(err as Error).message}`);
+      klog.error(`fleet: an event listener failed: ${errorMessage(err)}`);
     }
   }
 
@@ -98,7 +99,7 @@ export class SimulatedNode {
         agent = await runAgent(this.options.argv, this.options.host);
       } catch (err) {
         this.failures++;
-        this.lastError = clip((err as Error).message);
+        this.lastError = clip(errorMessage(err));
         klog.error(messages.nodeStartFailed(this.name, this.lastError));
         this.emit({ type: 'failed', node: this.name, error: this.lastError });
         firstStarted();
@@ -116,6 +117,14 @@ export class SimulatedNode {
       this.emit({ type: 'exit', node: this.name, instance, why });
       if (why === 'stopped') break;
       const now = performance.now();
+      if (why === 'failed') {
+        // The instance could not go on (its config channel, say): as an agent's exit 1, a crash.
+        this.failures++;
+        this.lastError = agent.failure;
+        this.emit({ type: 'failed', node: this.name, error: agent.failure ?? '' });
+        await this.sleep(backoff.afterExit('crash', now - began, now).delayMs);
+        continue;
+      }
       await this.sleep(backoff.afterExit('clean', now - began, now).delayMs);
     }
     firstStarted();

@@ -2,6 +2,7 @@
 // on the Nodes (what an operator would see with kubectl, not what the fleet believes of itself). A Ready condition
 // whose heartbeat is older than the fleet counts as not yet Ready: it was left in the store by an earlier run.
 
+import { readySince } from '../api/node.js';
 import { Informer, type RestClient } from '../client/index.js';
 
 interface NodeLike {
@@ -13,13 +14,6 @@ export interface FleetProgress {
   total: number;
   registered: number;
   ready: number;
-}
-
-/** Whether `node` reports Ready=True with a heartbeat at or after `sinceMs` (to the second, as metav1.Time is written). Pure. */
-export function readySince(node: NodeLike, sinceMs: number): boolean {
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True' || !ready.lastHeartbeatTime) return false;
-  return Date.parse(ready.lastHeartbeatTime) >= Math.floor(sinceMs / 1000) * 1000;
 }
 
 export class ProgressTracker {

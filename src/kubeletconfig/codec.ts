@@ -9,6 +9,7 @@ import { suggestName } from './suggest.js';
 import { convertV1alpha1, V1ALPHA1_GROUP, V1ALPHA1_VERSION } from './v1alpha1.js';
 import type { JSONValue, KubeletConfiguration, MemoryReservation, PartialKubeletConfiguration } from './types.js';
 import { compareGoStrings, Duration, goJSONFloat, goQuote, LEADING_GO_SPACE, Quantity, setOwn } from './values.js';
+import { errorMessage } from '../util/errors.js';
 
 // =========================================================================================================
 // The field schema of v1beta1.KubeletConfiguration: JSON name, Go field name, value kind and the two Go
@@ -937,7 +938,7 @@ function numNode(v: number): JNode {
   try {
     return { t: 'num', raw: goJSONFloat(v) };
   } catch (e) {
-    throw new EncodeError((e as Error).message);
+    throw new EncodeError(errorMessage(e), { cause: e });
   }
 }
 

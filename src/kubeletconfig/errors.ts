@@ -7,33 +7,33 @@ import { CodedError } from '../util/errors.js';
 
 export const ErrorCodes = {
   /** The data was zero bytes long. */
-  EmptyData: 'KC_EMPTY_DATA',
+  EmptyData: 'DKC_KUBELETCONFIG_EMPTY_DATA',
   /** JSON or YAML syntax error, or a top level that is not an object. */
-  Syntax: 'KC_SYNTAX',
+  Syntax: 'DKC_KUBELETCONFIG_SYNTAX',
   /** `kind` is absent or empty. */
-  MissingKind: 'KC_MISSING_KIND',
+  MissingKind: 'DKC_KUBELETCONFIG_MISSING_KIND',
   /** `apiVersion` is absent, empty, or has no version part. */
-  MissingVersion: 'KC_MISSING_VERSION',
+  MissingVersion: 'DKC_KUBELETCONFIG_MISSING_VERSION',
   /** `apiVersion` has more than one `/`. */
-  BadGroupVersion: 'KC_BAD_GROUP_VERSION',
+  BadGroupVersion: 'DKC_KUBELETCONFIG_BAD_GROUP_VERSION',
   /** group/version/kind not known to the kubelet config scheme. */
-  NotRegistered: 'KC_NOT_REGISTERED',
+  NotRegistered: 'DKC_KUBELETCONFIG_NOT_REGISTERED',
   /** A registered kind other than KubeletConfiguration. */
-  WrongKind: 'KC_WRONG_KIND',
+  WrongKind: 'DKC_KUBELETCONFIG_WRONG_KIND',
   /** A field holds a value of the wrong type or an unparsable Duration/Quantity. */
-  FieldType: 'KC_FIELD_TYPE',
+  FieldType: 'DKC_KUBELETCONFIG_FIELD_TYPE',
   /** A Duration string rejected by Go's time.ParseDuration rules. */
-  InvalidDuration: 'KC_INVALID_DURATION',
+  InvalidDuration: 'DKC_KUBELETCONFIG_INVALID_DURATION',
   /** A Quantity string rejected by resource.ParseQuantity rules. */
-  InvalidQuantity: 'KC_INVALID_QUANTITY',
+  InvalidQuantity: 'DKC_KUBELETCONFIG_INVALID_QUANTITY',
   /** A command-line flag could not be parsed. */
-  InvalidFlag: 'KC_INVALID_FLAG',
+  InvalidFlag: 'DKC_KUBELETCONFIG_INVALID_FLAG',
   /** A feature gate map could not be applied (unknown or locked gate). */
-  FeatureGate: 'KC_FEATURE_GATE',
+  FeatureGate: 'DKC_KUBELETCONFIG_FEATURE_GATE',
   /** A value cannot be encoded (e.g. a non-finite float). */
-  Encode: 'KC_ENCODE',
+  Encode: 'DKC_KUBELETCONFIG_ENCODE',
   /** A kubelet version the library has no table for, or text that is not a version. */
-  UnknownVersion: 'KC_UNKNOWN_VERSION',
+  UnknownVersion: 'DKC_KUBELETCONFIG_UNKNOWN_VERSION',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
@@ -75,8 +75,8 @@ export class QuantityError extends KubeletConfigError {
 /** A kubelet flag whose value pflag would reject; `message` matches pflag's `invalid argument …` text. */
 export class FlagError extends KubeletConfigError {
   readonly flag: string;
-  constructor(flag: string, message: string) {
-    super(ErrorCodes.InvalidFlag, message);
+  constructor(flag: string, message: string, options?: { cause?: unknown }) {
+    super(ErrorCodes.InvalidFlag, message, options);
     this.name = 'FlagError';
     this.flag = flag;
   }
@@ -90,8 +90,8 @@ export class FeatureGateError extends KubeletConfigError {
 }
 
 export class EncodeError extends KubeletConfigError {
-  constructor(message: string) {
-    super(ErrorCodes.Encode, message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCodes.Encode, message, options);
     this.name = 'EncodeError';
   }
 }

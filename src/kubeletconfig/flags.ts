@@ -7,6 +7,7 @@ import { DecodeError, DurationError, FeatureGateError, FlagError, QuantityError 
 import type { KubeletConfiguration, MemoryReservation } from './types.js';
 import { FeatureGates, validate, type ValidateOptions, type ValidationResult } from './validation.js';
 import { Duration, goQuote, Quantity, setOwn } from './values.js';
+import { errorMessage } from '../util/errors.js';
 
 // =========================================================================================================
 // The kubelet command-line flags that map to KubeletConfiguration fields, parsed with pflag's rules and
@@ -434,7 +435,7 @@ function setFlag(config: KubeletConfiguration, spec: KubeletFlagSpec, value: str
         try {
           return parseBool(v);
         } catch (e) {
-          throw new Error(`invalid value of ${k}=${v}, err: ${(e as Error).message}`);
+          throw new Error(`invalid value of ${k}=${v}, err: ${errorMessage(e)}`);
         }
       });
     case 'reservedMemory':
@@ -451,7 +452,7 @@ function applyAll(config: KubeletConfiguration, given: readonly GivenFlag[]): Ku
     try {
       setFlag(out, spec, g.value, st);
     } catch (e) {
-      throw new FlagError(`--${g.name}`, `invalid argument ${goQuote(g.value)} for ${goQuote(`--${g.name}`)} flag: ${(e as Error).message}`);
+      throw new FlagError(`--${g.name}`, `invalid argument ${goQuote(g.value)} for ${goQuote(`--${g.name}`)} flag: ${errorMessage(e)}`, { cause: e });
     }
   }
   if (original && out.featureGates !== original) {

@@ -2,6 +2,8 @@
 // semantics — what the kubelet's codec sees and writes. One module for both formats for start-up cost.
 
 import { compareGoStrings, goFloat32G, goJSONFloat, goJSONString } from './values.js';
+import { CodedError, errorMessage } from '../util/errors.js';
+import { ErrorCodes } from './errors.js';
 
 // =========================================================================================================
 // JSON, and the document tree every format is read into. The reader accepts exactly RFC 8259 JSON and reports
@@ -64,7 +66,11 @@ export function childPath(path: string, key: string): string {
 }
 
 
-export class JSONSyntaxError extends Error {}
+export class JSONSyntaxError extends CodedError<typeof ErrorCodes.Syntax> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCodes.Syntax, message, options);
+  }
+}
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
@@ -324,7 +330,11 @@ export function writeJSON(node: JNode, indent = 0): string {
 // and anything it is not certain about (anchors, tags, block scalars, multi-line scalars, odd indentation)
 // falls back to the `yaml` package, loaded synchronously on first use.
 
-export class YAMLSyntaxError extends Error {}
+export class YAMLSyntaxError extends CodedError<typeof ErrorCodes.Syntax> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCodes.Syntax, message, options);
+  }
+}
 
 type YScalar = { readonly t: 'scalar'; readonly v: string; readonly plain: boolean; readonly tag?: string };
 type YNode =
@@ -889,7 +899,7 @@ function resolvedToJNode(r: Resolved): JNode {
       try {
         return { t: 'num', raw: goJSONFloat(r.v) };
       } catch (e) {
-        throw new YAMLSyntaxError((e as Error).message);
+        throw new YAMLSyntaxError(errorMessage(e), { cause: e });
       }
     case 'str':
       return { t: 'str', v: r.v };

@@ -8,7 +8,8 @@
 import { matchesLabels, type Labels } from '../api/selectors.js';
 import { diffEncoded, Duration, formatPath, Quantity, toJSONObject, type JSONValue } from '../kubeletconfig/index.js';
 import type { EffectiveChange } from './flags.js';
-import type { BoundValue, Enforcement, NodeConfigPolicy } from './spec.js';
+import type { BoundValue, Enforcement } from '../api/dkc/policy.js';
+import type { NodeConfigPolicy } from './spec.js';
 
 export type ViolationReason =
   | { kind: 'not-allowed' }

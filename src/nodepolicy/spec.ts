@@ -5,18 +5,7 @@
 
 import { objectSelectorRequirements, type LabelRequirement, type ObjectLabelSelector } from '../api/selectors.js';
 import type { KubeObject } from '../api/types.js';
-
-export const POLICY_GROUP = 'dkc.io';
-export const POLICY_PLURAL = 'nodeconfigpolicies';
-export const POLICY_KIND = 'NodeConfigPolicy';
-
-export type Enforcement = 'Deny' | 'Warn';
-export type BoundValue = number | string;
-
-export interface Bound {
-  minimum?: BoundValue;
-  maximum?: BoundValue;
-}
+import type { Bound, BoundValue, Enforcement } from '../api/dkc/policy.js';
 
 export interface NodeConfigPolicy {
   name: string;

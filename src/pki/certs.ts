@@ -11,6 +11,7 @@ import * as x509 from '@peculiar/x509';
 import { createPrivateKey, randomBytes, X509Certificate as NodeX509, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { PkiError } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 x509.cryptoProvider.set(globalThis.crypto);
 
@@ -69,7 +70,7 @@ interface SignerKey {
 }
 
 function invalid(message: string): PkiError {
-  return new PkiError('PKI_INVALID_ARGUMENT', message);
+  return new PkiError('DKC_PKI_INVALID_ARGUMENT', message);
 }
 
 function randomSerial(): string {
@@ -111,7 +112,7 @@ function nodePrivateKey(keyPem: string): KeyObject {
   try {
     return createPrivateKey(keyPem);
   } catch (err) {
-    throw new PkiError('PKI_INVALID_PEM', `cannot parse private key: ${(err as Error).message}`, { cause: err });
+    throw new PkiError('DKC_PKI_INVALID_PEM', `cannot parse private key: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -126,7 +127,7 @@ async function importSigner(keyPem: string): Promise<SignerKey> {
       secp384r1: { namedCurve: 'P-384', hash: 'SHA-384' },
     };
     const c = curve ? byCurve[curve] : undefined;
-    if (!c) throw new PkiError('PKI_UNSUPPORTED_KEY', `unsupported EC curve ${curve ?? '(unknown)'}`);
+    if (!c) throw new PkiError('DKC_PKI_UNSUPPORTED_KEY', `unsupported EC curve ${curve ?? '(unknown)'}`);
     const key = await subtle.importKey('pkcs8', der, { name: 'ECDSA', namedCurve: c.namedCurve }, false, ['sign']);
     return { key, signingAlgorithm: { name: 'ECDSA', hash: c.hash } };
   }
@@ -136,12 +137,12 @@ async function importSigner(keyPem: string): Promise<SignerKey> {
     const key = await subtle.importKey('pkcs8', der, alg, false, ['sign']);
     return { key, signingAlgorithm: alg };
   }
-  throw new PkiError('PKI_UNSUPPORTED_KEY', `unsupported private key type ${ko.asymmetricKeyType ?? '(unknown)'}`);
+  throw new PkiError('DKC_PKI_UNSUPPORTED_KEY', `unsupported private key type ${ko.asymmetricKeyType ?? '(unknown)'}`);
 }
 
 function firstPemBlock(pem: string, what: string): string {
   const m = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/.exec(pem);
-  if (!m) throw new PkiError('PKI_INVALID_PEM', `${what}: no CERTIFICATE block found`);
+  if (!m) throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: no CERTIFICATE block found`);
   return m[0];
 }
 
@@ -151,7 +152,7 @@ function parseCert(certPemOrDer: string | Uint8Array, what: string): x509.X509Ce
     return new x509.X509Certificate(Uint8Array.from(certPemOrDer));
   } catch (err) {
     if (err instanceof PkiError) throw err;
-    throw new PkiError('PKI_INVALID_PEM', `${what}: cannot parse certificate: ${(err as Error).message}`, { cause: err });
+    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -162,10 +163,10 @@ export function assertKeyMatchesCert(certPem: string, keyPem: string, what = 'ce
     cert = new NodeX509(firstPemBlock(certPem, what));
   } catch (err) {
     if (err instanceof PkiError) throw err;
-    throw new PkiError('PKI_INVALID_PEM', `${what}: cannot parse certificate: ${(err as Error).message}`, { cause: err });
+    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, { cause: err });
   }
   if (!cert.checkPrivateKey(nodePrivateKey(keyPem))) {
-    throw new PkiError('PKI_KEY_MISMATCH', `${what}: the private key does not match the certificate`);
+    throw new PkiError('DKC_PKI_KEY_MISMATCH', `${what}: the private key does not match the certificate`);
   }
 }
 

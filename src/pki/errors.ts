@@ -5,19 +5,19 @@ import { CodedError } from '../util/errors.js';
 
 export type PkiErrorCode =
   /** A PEM block is missing, of the wrong type, or does not parse. */
-  | 'PKI_INVALID_PEM'
+  | 'DKC_PKI_INVALID_PEM'
   /** The key's algorithm or curve is not one dkc can sign with. */
-  | 'PKI_UNSUPPORTED_KEY'
+  | 'DKC_PKI_UNSUPPORTED_KEY'
   /** A certificate and the key stored beside it do not belong together. */
-  | 'PKI_KEY_MISMATCH'
+  | 'DKC_PKI_KEY_MISMATCH'
   /** The pki directory holds some files of a set but not the others, so it cannot be completed safely. */
-  | 'PKI_INCOMPLETE'
+  | 'DKC_PKI_INCOMPLETE'
   /** A certificate must be issued but the CA's private key is not present. */
-  | 'PKI_CA_KEY_MISSING'
+  | 'DKC_PKI_CA_KEY_MISSING'
   /** Another process holds the creation lock for too long. */
-  | 'PKI_LOCKED'
+  | 'DKC_PKI_LOCKED'
   /** A caller passed a value that cannot go into a certificate (bad IP address, empty name, ...). */
-  | 'PKI_INVALID_ARGUMENT';
+  | 'DKC_PKI_INVALID_ARGUMENT';
 
 export class PkiError extends CodedError<PkiErrorCode> {
   override name = 'PkiError';

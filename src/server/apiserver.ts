@@ -16,7 +16,8 @@ import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAt
 import { decodeApplyBody, decodeObjectBody, decodePatchBody, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
-import { apiVersionOf, defaultRegistry, type Registry, type ResourceDef } from './registry.js';
+import { defaultRegistry, type Registry } from './registry.js';
+import { apiVersionOf, type ResourceDef } from './resourcedef.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { ResourceStorage, keyPrefix, presentCustom, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
@@ -24,10 +25,11 @@ import { parseFieldValidation } from './fieldvalidation.js';
 import type { ServedResource } from './openapi-paths.js';
 import { acceptedPatchMediaTypes, patchTypeOf } from './patchtypes.js';
 import { writeOptions } from './writeoptions.js';
-import { boolParam, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
-import { tableRow, toTable, wantsTable } from './tables.js';
-import { WatchCache, type EventType } from './watchcache.js';
-import { encodeWatchEvent, WatchLimits } from './watchlimits.js';
+import { firstQuery, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
+import { toTable, wantsTable } from './tables.js';
+import { WatchCache } from './watchcache.js';
+import { WatchLimits } from './watchlimits.js';
+import { parseWatchRequest, WatchSession } from './watchsession.js';
 import { ApiMetrics } from './metrics.js';
 import { answerReview, isReview } from './auth/reviews.js';
 import { customResourceDefinitions } from './crd/definition.js';
@@ -83,9 +85,31 @@ function servedResource(d: ResourceDef): ServedResource {
   };
 }
 
-function firstQuery(q: URLSearchParams, name: string): string | undefined {
-  const v = q.get(name);
-  return v === null ? undefined : v;
+
+/** One resource request, as the verb handlers take it. */
+interface ResourceCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  q: URLSearchParams;
+  info: RequestInfo;
+  def: ResourceDef;
+  storage: ResourceStorage;
+  /** '' for cluster-scoped kinds. */
+  namespace: string;
+  accept: string | undefined;
+  ctx: WriteContext;
+}
+
+/** dryRun (only "All"), fieldValidation and the warnings a write collects; a bad dryRun is a 400. */
+function writeContext(q: URLSearchParams, user: UserInfo): WriteContext {
+  const dryRun = q.getAll('dryRun');
+  for (const d of dryRun) if (d !== 'All') throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(d)}, supported values are: "All"`);
+  return { user, dryRun: dryRun.length > 0, fieldValidation: parseFieldValidation(q.get('fieldValidation')), warnings: [] };
+}
+
+/** A list of `items` as the API answers it: kind `<Kind>List`, items without their own kind and apiVersion. */
+function listOf(def: ResourceDef, items: KubeObject[], metadata: object): object {
+  return { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata, items: items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest) };
 }
 
 export class ApiServer {
@@ -431,20 +455,8 @@ export class ApiServer {
         return this.writeJson(res, 200, apiVersions(this.address));
       case '/apis':
         return this.writeJson(res, 200, apiGroupList(this.registry));
-      case '/openapi/v2': {
-        const oa = await this.loadOpenapi();
-        const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), gitVersion(this.options.emulatedVersion));
-        // As kube-apiserver: a client holding the current document gets 304 Not Modified.
-        const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
-        if (held.includes(etag) || held.includes('*')) {
-          res.writeHead(304, { ETag: etag });
-          res.end();
-          return;
-        }
-        res.writeHead(200, { 'Content-Type': oa.OPENAPI_V2_CONTENT_TYPE, 'Content-Length': body.length, ETag: etag });
-        res.end(body);
-        return;
-      }
+      case '/openapi/v2':
+        return this.serveOpenapiV2(req, res);
       case '/openapi/v3': {
         const oa = await this.loadOpenapi();
         return this.writeJson(res, 200, oa.openapiV3Root(this.registry.groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version))));
@@ -452,31 +464,43 @@ export class ApiServer {
       default:
         break;
     }
+    if (await this.serveDocumentOf(p, res)) return;
+    throw errors.notFoundPath();
+  }
+
+  /** The OpenAPI v2 document as protobuf; a client holding the current one gets 304 Not Modified, as from kube-apiserver. */
+  private async serveOpenapiV2(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const oa = await this.loadOpenapi();
+    const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), gitVersion(this.options.emulatedVersion));
+    const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
+    if (held.includes(etag) || held.includes('*')) {
+      res.writeHead(304, { ETag: etag });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': oa.OPENAPI_V2_CONTENT_TYPE, 'Content-Length': body.length, ETag: etag });
+    res.end(body);
+  }
+
+  /** A group version's OpenAPI v3 document or discovery (/apis/G, /apis/G/V, /api/v1); false when `p` is none. */
+  private async serveDocumentOf(p: string, res: ServerResponse): Promise<boolean> {
     if (p.startsWith('/openapi/v3/')) {
-      const gvPath = p.slice('/openapi/v3/'.length);
-      const gv = this.groupVersionOfPath(gvPath);
+      const gv = this.groupVersionOfPath(p.slice('/openapi/v3/'.length));
       if (gv) {
         const oa = await this.loadOpenapi();
         const resources = this.registry.inGroupVersion(gv.group, gv.version).map(servedResource);
-        return this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, gitVersion(this.options.emulatedVersion)));
+        await this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, gitVersion(this.options.emulatedVersion)));
+        return true;
       }
     }
-    if (p.startsWith('/apis/')) {
-      const parts = p.split('/').filter(Boolean);
-      if (parts.length === 2) {
-        const g = apiGroup(this.registry, parts[1]!);
-        if (g) return this.writeJson(res, 200, g);
-      }
-      if (parts.length === 3) {
-        const list = apiResourceList(this.registry, parts[1]!, parts[2]!);
-        if (list) return this.writeJson(res, 200, list);
-      }
-    }
-    if (p === '/api/v1') {
-      const list = apiResourceList(this.registry, '', 'v1');
-      if (list) return this.writeJson(res, 200, list);
-    }
-    throw errors.notFoundPath();
+    const parts = p.split('/').filter(Boolean);
+    let doc: object | undefined;
+    if (parts[0] === 'apis' && parts.length === 2) doc = apiGroup(this.registry, parts[1]!);
+    if (parts[0] === 'apis' && parts.length === 3) doc = apiResourceList(this.registry, parts[1]!, parts[2]!);
+    if (p === '/api/v1') doc = apiResourceList(this.registry, '', 'v1');
+    if (doc === undefined) return false;
+    await this.writeJson(res, 200, doc);
+    return true;
   }
 
   private groupVersionOfPath(gvPath: string): { group: string; version: string } | undefined {
@@ -502,94 +526,108 @@ export class ApiServer {
       return this.writeJson(res, 201, await answerReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
     }
     const storage = this.storages.get(def)!;
-    const q = url.searchParams;
-    const accept = req.headers['accept'];
     if (def.namespaced === false && info.namespace && info.resource !== 'namespaces') throw errors.notFoundPath();
     if (def.namespaced && !info.namespace && info.name) throw errors.notFoundPath();
-
     if (info.subresource) {
-      if (info.subresource === 'proxy' && def.proxySubresource) {
-        return this.handleProxy(req, res, url, info, storage);
-      }
+      if (info.subresource === 'proxy' && def.proxySubresource) return this.handleProxy(req, res, url, info, storage);
       if (info.subresource !== 'status' || !def.statusSubresource || info.rest.length) throw errors.notFoundPath();
     }
-    const dryRunParam = q.getAll('dryRun');
-    for (const d of dryRunParam) if (d !== 'All') throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(d)}, supported values are: "All"`);
-    const ctx: WriteContext = { user, dryRun: dryRunParam.length > 0, fieldValidation: parseFieldValidation(q.get('fieldValidation')), warnings: [] };
-    const namespace = def.namespaced ? info.namespace : '';
+    const q = url.searchParams;
+    const ctx = writeContext(q, user);
+    if (info.verb === 'watch') return this.handleWatch(req, res, q, info, def, storage, user);
+    const call: ResourceCall = { req, res, q, info, def, storage, namespace: def.namespaced ? info.namespace : '', accept: req.headers['accept'], ctx };
+    return this.verbHandler(info.verb, def)(call);
+  }
 
-    switch (info.verb) {
-      case 'get': {
-        this.checkAcceptable(accept);
-        const obj = await storage.get(namespace, info.name);
-        if (wantsTable(accept)) {
-          return this.writeJson(res, 200, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }));
-        }
-        return this.writeJson(res, 200, obj, accept);
-      }
-      case 'list': {
-        this.checkAcceptable(accept);
-        const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
-        const { limit, rv } = listParams(q);
-        // A list at least as fresh as a revision this replica has not reached waits for it (504 after 3 s).
-        if (rv.revision !== undefined) await storage.cache.waitForRevision(rv.revision);
-        const result = await storage.list(namespace, {
-          selection,
-          limit,
-          ...(q.get('continue') ? { continueToken: q.get('continue')! } : {}),
-          ...(q.get('resourceVersion') !== null ? { resourceVersion: q.get('resourceVersion')! } : {}),
-          ...(rv.match === 'Exact' && rv.revision !== undefined ? { exactRevision: rv.revision } : {}),
-        });
-        const listMeta: { resourceVersion: string; continue?: string } = { resourceVersion: result.resourceVersion };
-        if (result.continue) listMeta.continue = result.continue;
-        if (wantsTable(accept)) return this.writeJson(res, 200, toTable(def, result.items, listMeta));
-        const items = result.items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
-        return this.writeJson(res, 200, { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata: listMeta, items }, accept);
-      }
-      case 'watch':
-        return this.handleWatch(req, res, q, info, def, storage, user);
-      case 'create': {
-        if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
-        ctx.fieldManager = writeOptions('create', undefined, q, req.headers['user-agent']).fieldManager;
-        const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-        const created = await this.afterWrite(def, await storage.create(namespace, body as KubeObject, ctx), ctx);
-        return this.writeJson(res, 201, created, accept, ctx.warnings);
-      }
-      case 'update': {
-        ctx.fieldManager = writeOptions('update', undefined, q, req.headers['user-agent']).fieldManager;
-        const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-        const updated = await this.afterWrite(def, await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx), ctx);
-        return this.writeJson(res, 200, updated, accept, ctx.warnings);
-      }
-      case 'patch': {
-        const kind = patchTypeOf(req.headers['content-type'], def.custom !== undefined);
-        const raw = await readBody(req);
-        Object.assign(ctx, writeOptions('patch', kind, q, req.headers['user-agent']));
-        // Server-side apply creates a missing object, which needs create as well as patch (kube-apiserver's rule).
-        if (kind === 'apply') ctx.authorizeCreate = () => this.authorize(user, { ...info, verb: 'create' }, q);
-        const patch = kind === 'apply' ? await decodeApplyBody(raw, ctx.fieldValidation ?? 'Warn', (ctx.warnings ??= [])) : decodePatchBody(raw);
-        const patched = await this.afterWrite(def, await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx), ctx);
-        return this.writeJson(res, ctx.created ? 201 : 200, patched, accept, ctx.warnings);
-      }
-      case 'delete': {
-        const raw = await readBody(req);
-        const options = raw.length ? await decodeObjectBody(raw, req.headers['content-type'] || JSON_TYPE) : {};
-        const pre = (options['preconditions'] ?? {}) as { uid?: string; resourceVersion?: string };
-        if (options['dryRun']) ctx.dryRun = true;
-        // An object with finalizers is only marked (ctx.deleted stays unset): it goes when its last one is removed.
-        const deleted = await this.afterWrite(def, await storage.delete(namespace, info.name, pre, ctx), ctx);
-        return this.writeJson(res, 200, deleted, accept);
-      }
-      case 'deletecollection': {
-        await readBody(req);
-        const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
-        const deleted = await storage.deleteCollection(namespace, selection, ctx);
-        const items = deleted.map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
-        return this.writeJson(res, 200, { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata: {}, items }, accept);
-      }
+  /** The handler of each verb but watch (which streams: handleWatch). */
+  private verbHandler(verb: string, def: ResourceDef): (call: ResourceCall) => Promise<void> {
+    switch (verb) {
+      case 'get':
+        return (c) => this.getOne(c);
+      case 'list':
+        return (c) => this.listAll(c);
+      case 'create':
+        return (c) => this.createOne(c);
+      case 'update':
+        return (c) => this.updateOne(c);
+      case 'patch':
+        return (c) => this.patchOne(c);
+      case 'delete':
+        return (c) => this.deleteOne(c);
+      case 'deletecollection':
+        return (c) => this.deleteAll(c);
       default:
-        throw errors.methodNotAllowed(info.verb, def.kind);
+        throw errors.methodNotAllowed(verb, def.kind);
     }
+  }
+
+  private async getOne({ res, def, storage, namespace, info, accept }: ResourceCall): Promise<void> {
+    this.checkAcceptable(accept);
+    const obj = await storage.get(namespace, info.name);
+    if (wantsTable(accept)) return this.writeJson(res, 200, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }));
+    return this.writeJson(res, 200, obj, accept);
+  }
+
+  private async listAll({ res, q, def, storage, namespace, accept }: ResourceCall): Promise<void> {
+    this.checkAcceptable(accept);
+    const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
+    const { limit, rv } = listParams(q);
+    // A list at least as fresh as a revision this replica has not reached waits for it (504 after 3 s).
+    if (rv.revision !== undefined) await storage.cache.waitForRevision(rv.revision);
+    const result = await storage.list(namespace, {
+      selection,
+      limit,
+      ...(q.get('continue') ? { continueToken: q.get('continue')! } : {}),
+      ...(q.get('resourceVersion') !== null ? { resourceVersion: q.get('resourceVersion')! } : {}),
+      ...(rv.match === 'Exact' && rv.revision !== undefined ? { exactRevision: rv.revision } : {}),
+    });
+    const listMeta: { resourceVersion: string; continue?: string } = { resourceVersion: result.resourceVersion };
+    if (result.continue) listMeta.continue = result.continue;
+    if (wantsTable(accept)) return this.writeJson(res, 200, toTable(def, result.items, listMeta));
+    return this.writeJson(res, 200, listOf(def, result.items, listMeta), accept);
+  }
+
+  private async createOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+    if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
+    ctx.fieldManager = writeOptions('create', undefined, q, req.headers['user-agent']).fieldManager;
+    const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
+    const created = await this.afterWrite(def, await storage.create(namespace, body as KubeObject, ctx), ctx);
+    return this.writeJson(res, 201, created, accept, ctx.warnings);
+  }
+
+  private async updateOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+    ctx.fieldManager = writeOptions('update', undefined, q, req.headers['user-agent']).fieldManager;
+    const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
+    const updated = await this.afterWrite(def, await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx), ctx);
+    return this.writeJson(res, 200, updated, accept, ctx.warnings);
+  }
+
+  private async patchOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+    const kind = patchTypeOf(req.headers['content-type'], def.custom !== undefined);
+    const raw = await readBody(req);
+    Object.assign(ctx, writeOptions('patch', kind, q, req.headers['user-agent']));
+    // Server-side apply creates a missing object, which needs create as well as patch (kube-apiserver's rule).
+    if (kind === 'apply') ctx.authorizeCreate = () => this.authorize(ctx.user, { ...info, verb: 'create' }, q);
+    const patch = kind === 'apply' ? await decodeApplyBody(raw, ctx.fieldValidation ?? 'Warn', (ctx.warnings ??= [])) : decodePatchBody(raw);
+    const patched = await this.afterWrite(def, await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx), ctx);
+    return this.writeJson(res, ctx.created ? 201 : 200, patched, accept, ctx.warnings);
+  }
+
+  private async deleteOne({ req, res, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+    const raw = await readBody(req);
+    const options = raw.length ? await decodeObjectBody(raw, req.headers['content-type'] || JSON_TYPE) : {};
+    const pre = (options['preconditions'] ?? {}) as { uid?: string; resourceVersion?: string };
+    if (options['dryRun']) ctx.dryRun = true;
+    // An object with finalizers is only marked (ctx.deleted stays unset): it goes when its last one is removed.
+    const deleted = await this.afterWrite(def, await storage.delete(namespace, info.name, pre, ctx), ctx);
+    return this.writeJson(res, 200, deleted, accept);
+  }
+
+  private async deleteAll({ req, res, q, def, storage, namespace, accept, ctx }: ResourceCall): Promise<void> {
+    await readBody(req);
+    const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
+    const deleted = await storage.deleteCollection(namespace, selection, ctx);
+    return this.writeJson(res, 200, listOf(def, deleted, {}), accept);
   }
 
   /**
@@ -635,116 +673,9 @@ export class ApiServer {
   }
 
   private async handleWatch(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, def: ResourceDef, storage: ResourceStorage, user: UserInfo): Promise<void> {
-    const namespace = def.namespaced ? info.namespace : '';
-    let fieldSelector = firstQuery(q, 'fieldSelector');
-    if (info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
-    const selection = buildSelection(def, firstQuery(q, 'labelSelector'), fieldSelector, namespace);
-    const rvParam = q.get('resourceVersion');
-    let from: number | undefined;
-    if (rvParam && rvParam !== '0') {
-      from = Number(rvParam);
-      if (!/^\d+$/.test(rvParam) || !Number.isSafeInteger(from)) {
-        throw errors.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rvParam)}: must be a non-negative integer`);
-      }
-    }
-    const table = wantsTable(req.headers['accept']);
-    const bookmarks = boolParam(q, 'allowWatchBookmarks');
-    const timeoutParam = q.get('timeoutSeconds');
-    const timeoutSeconds = timeoutParam !== null && /^\d+$/.test(timeoutParam) && Number(timeoutParam) > 0
-      ? Number(timeoutParam)
-      : this.minRequestTimeout * (1 + Math.random());
-
-    // A client that saw a newer revision on another replica waits for this cache to catch up (504 after 3 s).
-    if (from !== undefined) await storage.cache.waitForRevision(from);
-    const slot = this.watchLimits.admit(user.name, () => {
-      klog.warning(`dropping a watcher of ${def.plural} that holds ${slot.buffered} bytes: watch buffers are over their budget`);
-      end(errors.expired('watch of a slow client dropped: the server\'s watch buffers are full; the client must relist'));
-    });
-    res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
-    res.flushHeaders();
-
-    let first = true;
-    let ended = false;
-    let lastRv = from ?? 0;
-    const limit = this.watchBufferLimit;
-    const encode = (type: EventType | 'BOOKMARK' | 'ERROR', object: unknown): string => JSON.stringify({ type, object }) + '\n';
-    const encodeObj = (type: EventType, key: KubeObject, obj: KubeObject): string => {
-      if (!table) return encodeWatchEvent(type, key, obj);
-      const t = {
-        kind: 'Table',
-        apiVersion: 'meta.k8s.io/v1',
-        metadata: { resourceVersion: obj.metadata.resourceVersion },
-        columnDefinitions: first ? def.columns : [],
-        rows: [tableRow(def, obj, Date.now())],
-      };
-      first = false;
-      return encode(type, t);
-    };
-    const end = (err?: StatusError): void => {
-      if (ended) return;
-      ended = true;
-      this.watchLimits.release(slot);
-      handle?.cancel();
-      clearTimeout(timer);
-      if (bookmarkTimer) clearInterval(bookmarkTimer);
-      this.activeWatches.delete(endFromServer);
-      if (err && !res.destroyed) res.write(encode('ERROR', err.status));
-      res.end();
-    };
-    const endFromServer = () => end();
-    const sink = {
-      ...(selection.name !== undefined ? { name: selection.name } : {}),
-      matches: (o: KubeObject) => selection.matches(o),
-      deliver: (events: { type: EventType; object: KubeObject; rv: number }[]) => {
-        if (ended) return;
-        let chunk = '';
-        for (const e of events) {
-          chunk += encodeObj(e.type, e.object, withType(def, e.object));
-          if (e.rv > lastRv) lastRv = e.rv;
-        }
-        res.write(chunk);
-        if (res.writableLength > limit) {
-          klog.warning(`dropping a watcher of ${def.plural} that fell ${res.writableLength} bytes behind`);
-          end(errors.expired('watch of a slow client dropped; the client must relist'));
-          return;
-        }
-        this.watchLimits.update(slot, res.writableLength);
-      },
-      terminate: (err?: StatusError) => end(err),
-    };
-    let handle: { cancel(): void } | undefined;
-    const bookmark = () => {
-      // Everything up to this revision has been sent: the cache's newest, or what the client already has.
-      const rv = Math.max(storage.cache.currentRevision, lastRv);
-      const obj = { kind: def.kind, apiVersion: apiVersionOf(def), metadata: { resourceVersion: String(rv) } };
-      res.write(encode('BOOKMARK', obj));
-    };
-    // A bookmark just before the timeout lets the client resume from the newest revision, not its last event's.
-    const timer = setTimeout(() => {
-      if (bookmarks && !ended) bookmark();
-      end();
-    }, timeoutSeconds * 1000);
-    let bookmarkTimer: NodeJS.Timeout | undefined;
-    this.activeWatches.add(endFromServer);
-    req.on('close', () => end());
-    res.on('error', () => end());
-    try {
-      handle = storage.cache.watch(from, sink);
-    } catch (err) {
-      end(toStatusError(err));
-      return;
-    }
-    // The initial events may already have ended the watch (a client too slow for its own initial state), before
-    // `handle` existed for end() to cancel: the cache must not keep the watcher.
-    if (ended) {
-      handle.cancel();
-      return;
-    }
-    if (bookmarks) {
-      bookmarkTimer = setInterval(() => {
-        if (!ended) bookmark();
-      }, this.bookmarkIntervalMs);
-    }
+    const request = parseWatchRequest(q, info, def, req.headers['accept'], this.minRequestTimeout);
+    const server = { limits: this.watchLimits, active: this.activeWatches, bufferLimit: this.watchBufferLimit, bookmarkIntervalMs: this.bookmarkIntervalMs };
+    await new WatchSession(server, def, storage, request).run(req, res, user.name);
   }
 }
 
@@ -757,8 +688,4 @@ function listParams(q: URLSearchParams): { limit: number; rv: ListResourceVersio
     if (err instanceof ParamError) throw errors.badRequest(err.message);
     throw err;
   }
-}
-
-function withType(def: ResourceDef, obj: KubeObject): KubeObject {
-  return obj.kind ? obj : { apiVersion: apiVersionOf(def), kind: def.kind, ...obj };
 }

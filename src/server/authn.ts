@@ -8,9 +8,14 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { timingSafeEqual, type KeyObject } from 'node:crypto';
 import { NODES_GROUP, checkNodeToken } from '../pki/nodetoken.js';
 import type { UserInfo } from './authz.js';
+import { CodedError } from '../util/errors.js';
 
-export class TokenFileError extends Error {
-  readonly code = 'invalid-token-file';
+/** A --token-auth-file that cannot be read as kube-apiserver's CSV. */
+export class TokenFileError extends CodedError<'DKC_SERVER_INVALID_TOKEN_FILE'> {
+  override name = 'TokenFileError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_SERVER_INVALID_TOKEN_FILE', message, options);
+  }
 }
 
 /** Parses one CSV line with double-quoted fields ("" escapes a quote). */

@@ -4,7 +4,7 @@
 
 import { errors, type StatusError } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
-import type { ResourceDef } from './registry.js';
+import type { ResourceDef } from './resourcedef.js';
 
 export interface UserInfo {
   name: string;

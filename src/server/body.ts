@@ -5,6 +5,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { errors, MAX_REQUEST_BODY_BYTES } from '../api/errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -34,7 +35,7 @@ function parseJson(buf: Buffer, what: string): unknown {
   try {
     return JSON.parse(buf.toString('utf8'));
   } catch (err) {
-    throw errors.badRequest(`${what}: json parse error: ${(err as Error).message}`);
+    throw errors.badRequest(`${what}: json parse error: ${errorMessage(err)}`);
   }
 }
 
@@ -43,7 +44,7 @@ async function parseYaml(buf: Buffer, what: string): Promise<unknown> {
   try {
     return parse(buf.toString('utf8'), { uniqueKeys: true, maxAliasCount: 100 });
   } catch (err) {
-    throw errors.badRequest(`${what}: yaml parse error: ${(err as Error).message.split('\n')[0]}`);
+    throw errors.badRequest(`${what}: yaml parse error: ${errorMessage(err).split('\n')[0]}`);
   }
 }
 

@@ -2,7 +2,8 @@
 // kubectl learns short names and scopes only from here.
 
 import { gitVersion, type KubeVersion } from './emulation/version.js';
-import { apiVersionOf, type Registry, type ResourceDef } from './registry.js';
+import type { Registry } from './registry.js';
+import { apiVersionOf, type ResourceDef } from './resourcedef.js';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '22', gitVersion: gitVersion(undefined) };
 

@@ -9,6 +9,7 @@ import { klog } from '../util/klog.js';
 import { ApiServer } from './apiserver.js';
 import type { AdmissionPlugin } from './authz.js';
 import { parseTokenFile } from './authn.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
 export interface ServerCommandOptions {
   dataDir: string;
@@ -43,8 +44,12 @@ export interface ServerCommandOptions {
   disableAdmissionPlugins?: string;
 }
 
-export class ServerConfigError extends Error {
-  readonly code = 'invalid-server-config';
+/** A `dkc server` flag, or a file it names, holds a value the server cannot use. */
+export class ServerConfigError extends CodedError<'DKC_SERVER_INVALID_CONFIG'> {
+  override name = 'ServerConfigError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_SERVER_INVALID_CONFIG', message, options);
+  }
 }
 
 function parsePort(s: string): number {
@@ -132,15 +137,17 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   try {
     modes = parseAuthorizationModes(opts.authorizationMode ?? 'Node,RBAC');
   } catch (err) {
-    throw new ServerConfigError((err as Error).message);
+    throw new ServerConfigError(errorMessage(err), { cause: err });
   }
   const controllers = await controllerSettings(opts);
   const emulatedVersion = await emulatedVersionOf(opts);
   // The authorizers read the server's own watch caches, which exist only once the server does.
   let serverRef: ApiServer | undefined;
   const { keepsNodeConfigSource } = await import('./emulation/version.js');
+  const keepsNodeFields = !emulatedVersion || keepsNodeConfigSource(emulatedVersion);
   const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads, {
-    nodeConfigSourceEdge: !emulatedVersion || keepsNodeConfigSource(emulatedVersion),
+    nodeConfigSourceEdge: keepsNodeFields,
+    assignmentChannel: keepsNodeFields ? 'node' : 'nodeconfig',
   });
   const admission = withoutDisabledPlugins(authz.admission, opts.disableAdmissionPlugins);
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
@@ -209,7 +216,7 @@ async function emulatedVersionOf(opts: ServerCommandOptions): Promise<import('./
   try {
     return parseEmulatedVersion(opts.emulatedVersion);
   } catch (err) {
-    throw new ServerConfigError((err as Error).message);
+    throw new ServerConfigError(errorMessage(err), { cause: err });
   }
 }
 
@@ -224,7 +231,7 @@ async function controllerSettings(opts: ServerCommandOptions): Promise<Controlle
       gracePeriodMs: parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD),
     };
   } catch (err) {
-    throw new ServerConfigError((err as Error).message);
+    throw new ServerConfigError(errorMessage(err), { cause: err });
   }
 }
 
@@ -249,7 +256,7 @@ export async function runServerCommand(opts: ServerCommandOptions): Promise<void
       stopping = true;
       klog.info(`received ${signal}, shutting down`);
       running.stop().then(resolveStop, (err) => {
-        klog.error(`shutdown failed: ${(err as Error).message}`);
+        klog.error(`shutdown failed: ${errorMessage(err)}`);
         resolveStop();
       });
     };

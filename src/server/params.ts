@@ -1,3 +1,4 @@
+import { CodedError } from '../util/errors.js';
 // Query parameters as kube-apiserver converts them into ListOptions, GetOptions and friends. One place, so that
 // every handler reads `watch`, `allowWatchBookmarks` and the like the same way.
 
@@ -6,6 +7,11 @@
  * `false` (any case) are false, every other value (`true`, `True`, `1`, `t`, even the empty string) is true.
  * The official Python client sends `watch=True`.
  */
+/** A query parameter's first value, undefined when absent. */
+export function firstQuery(query: URLSearchParams, name: string): string | undefined {
+  return query.get(name) ?? undefined;
+}
+
 export function boolParam(query: URLSearchParams, name: string): boolean {
   const v = query.get(name);
   if (v === null) return false;
@@ -13,7 +19,11 @@ export function boolParam(query: URLSearchParams, name: string): boolean {
 }
 
 /** Thrown for a query parameter kube-apiserver would refuse; the HTTP layer answers 400 with this message. */
-export class ParamError extends Error {}
+export class ParamError extends CodedError<'DKC_SERVER_INVALID_PARAM'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_SERVER_INVALID_PARAM', message, options);
+  }
+}
 
 /** An int64 query parameter as Go's strconv.ParseInt reads it, with its error texts. */
 export function int64Param(query: URLSearchParams, name: string): number | undefined {

@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import type * as Protobuf from 'protobufjs';
 import { isScalarType, kindFact, schemaFacts, typeFact, type TypeFact } from './schema/facts.js';
+import { CodedError, errorMessage } from '../util/errors.js';
 
 /** Why a body was rejected; lets the HTTP layer choose between 400 and 415 without parsing messages. */
 export type ProtobufDecodeReason =
@@ -19,13 +20,13 @@ export type ProtobufDecodeReason =
   | 'NotRegistered'
   | 'UnsupportedEncoding';
 
-/** The only error decodeKubernetesProtobuf throws. Messages are worded as kube-apiserver words them. */
-export class ProtobufDecodeError extends Error {
+/** The only error decodeKubernetesProtobuf throws: a request body that is not the protobuf it claims to be. */
+export class ProtobufDecodeError extends CodedError<'DKC_SERVER_INVALID_PROTOBUF'> {
+  override name = 'ProtobufDecodeError';
   readonly reason: ProtobufDecodeReason;
 
   constructor(reason: ProtobufDecodeReason, message: string) {
-    super(message);
-    this.name = 'ProtobufDecodeError';
+    super('DKC_SERVER_INVALID_PROTOBUF', message);
     this.reason = reason;
   }
 }
@@ -405,7 +406,7 @@ export function decodeKubernetesProtobuf(body: Uint8Array): DecodedObject {
     if (err instanceof ProtobufDecodeError) throw err;
     // protobufjs reports truncation as RangeError and bad wire types as Error; anything else here
     // (stack exhaustion included) is equally a body we cannot read.
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errorMessage(err);
     throw new ProtobufDecodeError('Malformed', `unable to decode protobuf body: ${detail}`);
   }
 }

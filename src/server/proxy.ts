@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
 import { dig } from './registry.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface KubeletClientCredentials {
   certPem: string;
@@ -181,7 +182,7 @@ export class NodeProxy {
     try {
       ips = isIP(target.host.replace(/%.*$/, '')) ? [target.host] : (await lookup(target.host, { all: true })).map((r) => r.address);
     } catch (err) {
-      throw errors.serviceUnavailable(proxyMessages.unreachable((err as Error).message));
+      throw errors.serviceUnavailable(proxyMessages.unreachable(errorMessage(err)));
     }
     const locals = localAddresses();
     if (ips.length === 0 || ips.some((ip) => !isProxyable(ip, target.port, this.listening, locals))) {

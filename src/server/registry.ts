@@ -1,91 +1,13 @@
-// The resources the server serves, each described once: identity (group, version, kind, plural, short names),
-// scope, verbs, subresources, the field selectors it supports, its Table columns, and its create-time defaults.
-// Handlers, discovery, OpenAPI and the watch caches are generic over these descriptions.
+// The resources the server serves: the built-in ones, each described once (src/server/resourcedef.ts says what a
+// description holds), and the Registry that holds them with the custom resources added at run time. Handlers,
+// discovery, OpenAPI and the watch caches are generic over these descriptions.
 
-import type { FieldError } from '../api/field.js';
 import type { KubeObject } from '../api/types.js';
 import { age } from '../api/humanize.js';
 import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
-
-export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
-
-export interface TableColumn {
-  name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  format: string;
-  description: string;
-  priority: number;
-}
-
-export interface ResourceDef {
-  group: string;
-  version: string;
-  plural: string;
-  singular: string;
-  kind: string;
-  namespaced: boolean;
-  shortNames: string[];
-  verbs: Verb[];
-  /** Writes to the main resource keep the stored status; writes to /status change nothing but status. */
-  statusSubresource: boolean;
-  /** Node proxy: `/proxy` forwards to the object's endpoint. */
-  proxySubresource: boolean;
-  /** Field paths accepted in fieldSelector, beyond metadata.name and metadata.namespace. */
-  fields: Record<string, (obj: KubeObject) => string | undefined>;
-  columns: TableColumn[];
-  row(obj: KubeObject, now: number): unknown[];
-  /** Top-level struct fields that Go's encoding always emits (as `{}` when empty); kept present in stored objects. */
-  structFields?: string[];
-  /** Create-time defaults the API server fills in (PrepareForCreate). */
-  prepareForCreate?(obj: KubeObject): void;
-  /** Objects that exist from the first start. */
-  builtin?: KubeObject[];
-  /** Objects of this resource that may not be deleted, with kube-apiserver's reason. */
-  undeletable?: Record<string, string>;
-  /** Discovery categories (`kubectl get all`, `kubectl get dkc`). */
-  categories?: string[];
-  /** metadata.generation: 1 on create, +1 on every change outside metadata and status. */
-  generation?: boolean;
-  /** Validation in place of the built-in kind's rules (CustomResourceDefinitions and custom resources). */
-  validation?: {
-    create(obj: KubeObject): FieldError[];
-    update(obj: KubeObject, old: KubeObject): FieldError[];
-  };
-  /** A custom resource: served from a CustomResourceDefinition rather than built in. */
-  custom?: CustomResourceBehaviour;
-  /** What the emulated release's registry strategy does beyond the generic rules (a Node at 1.24 and later). */
-  strategy?: ResourceStrategy;
-}
-
-/** kube-apiserver's PrepareForCreate/PrepareForUpdate resets and WarningsOnCreate/OnUpdate, where they differ by release. */
-export interface ResourceStrategy {
-  /** Resets what the release does not keep, in the object as it will be stored; `old` is absent on create. */
-  prepare(obj: KubeObject, old: KubeObject | undefined, subresource: string): void;
-  /** The main resource's warnings for the object as it will be stored. */
-  warnings(obj: KubeObject): string[];
-}
-
-/** What a served version of a CustomResourceDefinition adds to the generic storage. */
-export interface CustomResourceBehaviour {
-  /** The CRD's uid: a re-created CRD of the same name is another resource. */
-  crdUid: string;
-  /** The apiVersion objects are stored in (the CRD's storage version). */
-  storageApiVersion: string;
-  /** Fills schema defaults in place. */
-  applyDefaults(obj: Record<string, unknown>): void;
-  /** Removes the fields the schema does not declare; returns their paths. */
-  prune(obj: Record<string, unknown>): string[];
-  /** The schema's field errors for an object (after pruning and defaulting). */
-  validate(obj: Record<string, unknown>): FieldError[];
-  /** The version's OpenAPI schema, as published in /openapi/v3 (and the name it is published under). */
-  openapi: { name: string; schema: Record<string, unknown> };
-}
-
-export function apiVersionOf(def: ResourceDef): string {
-  return def.group ? `${def.group}/${def.version}` : def.version;
-}
+import type { ResourceDef, TableColumn } from './resourcedef.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {

@@ -15,7 +15,7 @@ import { applyPatch } from './patch/index.js';
 import { acceptedPatchMediaTypes, acceptedPatchTypes, type PatchContentType } from './patchtypes.js';
 import { PatchError } from './patch/errors.js';
 import type { JsonObject } from './patch/json.js';
-import { apiVersionOf, type CustomResourceBehaviour, type ResourceDef } from './registry.js';
+import { apiVersionOf, type CustomResourceBehaviour, type ResourceDef } from './resourcedef.js';
 import type { FieldError } from '../api/field.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';
@@ -209,15 +209,15 @@ export class ResourceStorage {
     if (err instanceof StatusError) return err;
     if (err instanceof StoreError) {
       switch (err.code) {
-        case 'key-exists':
+        case 'DKC_STORE_KEY_EXISTS':
           return errors.alreadyExists(this.qualified, name);
-        case 'not-found':
+        case 'DKC_STORE_NOT_FOUND':
           return errors.notFound(this.qualified, name);
-        case 'conflict':
+        case 'DKC_STORE_CONFLICT':
           return errors.staleResourceVersion(this.qualified, name);
-        case 'compacted':
+        case 'DKC_STORE_COMPACTED':
           return errors.expired(`The resourceVersion for the provided list is too old.`);
-        case 'unavailable':
+        case 'DKC_STORE_UNAVAILABLE':
           return errors.serviceUnavailable(`storage is unavailable: ${err.message}`);
         default:
           return errors.internal(err);
@@ -296,7 +296,7 @@ export class ResourceStorage {
         startAfter = lastKey;
       }
     } catch (err) {
-      if (err instanceof StoreError && err.code === 'compacted') {
+      if (err instanceof StoreError && err.code === 'DKC_STORE_COMPACTED') {
         throw errors.expired(
           'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
         );
@@ -412,7 +412,7 @@ export class ResourceStorage {
         const kv = await this.store.create(key, this.encode(obj));
         return this.decode(kv);
       } catch (err) {
-        if (generate && err instanceof StoreError && err.code === 'key-exists') continue;
+        if (generate && err instanceof StoreError && err.code === 'DKC_STORE_KEY_EXISTS') continue;
         throw this.storeError(err, meta.name!);
       }
     }
@@ -488,8 +488,8 @@ export class ResourceStorage {
           ctx.deleted = true;
           return this.withType(decodeObject(deleted.value, deleted.modRevision));
         } catch (err) {
-          if (err instanceof StoreError && err.code === 'conflict' && !pinned) continue;
-          if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+          if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT' && !pinned) continue;
+          if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND') throw errors.notFound(this.qualified, name);
           throw this.storeError(err, name);
         }
       }
@@ -499,8 +499,8 @@ export class ResourceStorage {
         const written = await this.store.update(key, this.encode(next), kv.modRevision);
         return this.decode(written);
       } catch (err) {
-        if (err instanceof StoreError && err.code === 'conflict' && !pinned) continue;
-        if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+        if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT' && !pinned) continue;
+        if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND') throw errors.notFound(this.qualified, name);
         throw this.storeError(err, name);
       }
     }
@@ -574,7 +574,7 @@ export class ResourceStorage {
         patched = applyPatch(type, current as unknown as JsonObject, patch, this.def.kind);
       } catch (err) {
         if (err instanceof PatchError) {
-          throw err.code === 'invalid-patch' ? errors.badRequest(err.message) : errors.invalidMessage(err.message);
+          throw err.code === 'DKC_PATCH_INVALID' ? errors.badRequest(err.message) : errors.invalidMessage(err.message);
         }
         throw err;
       }
@@ -695,8 +695,8 @@ export class ResourceStorage {
         try {
           return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision));
         } catch (err) {
-          if (err instanceof StoreError && err.code === 'conflict') continue;
-          if (err instanceof StoreError && err.code === 'not-found') throw errors.notFound(this.qualified, name);
+          if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT') continue;
+          if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND') throw errors.notFound(this.qualified, name);
           throw this.storeError(err, name);
         }
       }
@@ -706,7 +706,7 @@ export class ResourceStorage {
         ctx.deleted = true;
         return this.withType(decodeObject(deleted.value, deleted.modRevision));
       } catch (err) {
-        if (err instanceof StoreError && err.code === 'conflict') continue;
+        if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT') continue;
         throw this.storeError(err, name);
       }
     }

@@ -5,7 +5,7 @@
 import { errors } from '../api/errors.js';
 import { checkSupportedFields, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from '../api/selectors.js';
 import type { KubeObject } from '../api/types.js';
-import type { ResourceDef } from './registry.js';
+import type { ResourceDef } from './resourcedef.js';
 
 export interface Selection {
   matches(obj: KubeObject): boolean;

@@ -2,7 +2,7 @@
 // each row carrying the object's metadata as PartialObjectMetadata so `--show-labels` and `-L` work.
 
 import type { KubeObject } from '../api/types.js';
-import type { ResourceDef } from './registry.js';
+import type { ResourceDef } from './resourcedef.js';
 
 export function wantsTable(accept: string | undefined): boolean {
   if (!accept) return false;

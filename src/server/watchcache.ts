@@ -8,6 +8,7 @@ import { errors, type StatusError } from '../api/errors.js';
 import type { Store, Watch, WatchEvent as StoreWatchEvent } from '../storage/store.js';
 import { klog } from '../util/klog.js';
 import { backoffDelay, type ExponentialBackoff } from '../util/backoff.js';
+import { errorMessage } from '../util/errors.js';
 
 const RELIST_BACKOFF: ExponentialBackoff = { initialMs: 100, maxMs: 5_000, jitter: 0.2 };
 /** How often a reader waiting for a revision asks the store how far it is. */
@@ -86,7 +87,7 @@ export class WatchCache {
       try {
         objects.set(kv.key, this.decode(kv.value, kv.modRevision));
       } catch (err) {
-        klog.error(`undecodable value at ${kv.key}, left out of the watch cache: ${(err as Error).message}`);
+        klog.error(`undecodable value at ${kv.key}, left out of the watch cache: ${errorMessage(err)}`);
       }
     }
     this.objects = objects;
@@ -122,7 +123,7 @@ export class WatchCache {
       } catch (err) {
         failures++;
         const delay = backoffDelay(RELIST_BACKOFF, failures);
-        klog.error(`relisting ${this.prefix} failed (attempt ${failures}): ${(err as Error).message}; retrying in ${Math.round(delay)} ms`);
+        klog.error(`relisting ${this.prefix} failed (attempt ${failures}): ${errorMessage(err)}; retrying in ${Math.round(delay)} ms`);
         await new Promise((r) => setTimeout(r, delay));
       }
     }
@@ -223,7 +224,7 @@ export class WatchCache {
         } catch (err) {
           // The object as it was is no longer what the store holds: it leaves the cache (and its watchers) rather
           // than stay there while the revision moves past it.
-          klog.error(`undecodable value at ${ev.kv.key}, removed from the watch cache: ${(err as Error).message}`);
+          klog.error(`undecodable value at ${ev.kv.key}, removed from the watch cache: ${errorMessage(err)}`);
           this.objects.delete(ev.kv.key);
           if (prev) out.push({ type: 'DELETED', object: { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rv) } }, prev, rv });
           this.revision = rv;
@@ -318,7 +319,7 @@ export class WatchCache {
     try {
       w.deliver(batch);
     } catch (err) {
-      klog.error(`watcher failed: ${(err as Error).message}`);
+      klog.error(`watcher failed: ${errorMessage(err)}`);
       this.removeWatcher(w);
       w.terminate();
     }

@@ -19,6 +19,7 @@
 import { checkKey, checkMoveTarget, checkPrefix, checkRevision, StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
 import { klog } from '../util/klog.js';
 import type * as Etcd3Module from 'etcd3';
+import { errorMessage } from '../util/errors.js';
 
 export interface EtcdTlsOptions {
   /** PEM of the CA that signed the members' serving certificates. */
@@ -41,7 +42,7 @@ export interface EtcdStoreOptions {
   compactionIntervalMs?: number;
   /** Deadline of one unary request. Default 10 s. */
   requestTimeoutMs?: number;
-  /** How long a broken watch keeps trying to resume before it reports 'unavailable'. Default 30 s. */
+  /** How long a broken watch keeps trying to resume before it reports 'DKC_STORE_UNAVAILABLE'. Default 30 s. */
   watchResumeTimeoutMs?: number;
   /** Receives what a watch handler threw. Default: logged. */
   onHandlerError?: (err: unknown) => void;
@@ -136,7 +137,7 @@ class EtcdWatch implements Watch {
       const compactRev = num(res.compact_revision);
       if (compactRev > 0) {
         this.store.noteCompacted(compactRev);
-        this.fail(new StoreError('compacted', `the watch fell behind the compacted revision ${compactRev}`, compactRev));
+        this.fail(new StoreError('DKC_STORE_COMPACTED', `the watch fell behind the compacted revision ${compactRev}`, compactRev));
       } else {
         // Canceled for another reason (no leader, member shutting down): resume elsewhere.
         this.broken(stream, new Error(`watch canceled by etcd: ${res.cancel_reason || 'no reason given'}`));
@@ -175,17 +176,17 @@ class EtcdWatch implements Watch {
     if (this.cancelled || this.ended) return;
     this.close();
     if (this.store.isClosed()) {
-      this.fail(new StoreError('unavailable', 'the store was closed'));
+      this.fail(new StoreError('DKC_STORE_UNAVAILABLE', 'the store was closed'));
       return;
     }
     const now = Date.now();
     this.failingSince ??= now;
     if (now - this.failingSince >= this.resumeTimeoutMs) {
-      this.fail(new StoreError('unavailable', `etcd watch could not be resumed for ${this.resumeTimeoutMs} ms: ${message(err)}`, undefined, { cause: err }));
+      this.fail(new StoreError('DKC_STORE_UNAVAILABLE', `etcd watch could not be resumed for ${this.resumeTimeoutMs} ms: ${errorMessage(err)}`, undefined, { cause: err }));
       return;
     }
     const delay = Math.min(MAX_RESUME_BACKOFF_MS, 50 * 2 ** this.attempt++);
-    klog.warning(`etcd watch broke (${message(err)}); resuming after revision ${this.after} in ${delay} ms`);
+    klog.warning(`etcd watch broke (${errorMessage(err)}); resuming after revision ${this.after} in ${delay} ms`);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.open();
@@ -208,10 +209,10 @@ export class EtcdStore implements Store {
   ) {
     this.prefix = Buffer.from(options.prefix ?? '', 'utf8');
     this.onHandlerError =
-      options.onHandlerError ?? ((err) => klog.error(`storage: watch handler failed: ${err instanceof Error ? err.message : String(err)}`));
+      options.onHandlerError ?? ((err) => klog.error(`storage: watch handler failed: ${errorMessage(err)}`));
   }
 
-  /** Connects and checks that etcd answers (fails with 'unavailable' otherwise). */
+  /** Connects and checks that etcd answers (fails with 'DKC_STORE_UNAVAILABLE' otherwise). */
   static async open(options: EtcdStoreOptions): Promise<EtcdStore> {
     if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new RangeError('at least one etcd endpoint is required');
     const { Etcd3 } = await import('etcd3');
@@ -318,7 +319,7 @@ export class EtcdStore implements Store {
         success: [{ request_put: { key: k, value: v } }],
       }),
     );
-    if (!res.succeeded) throw new StoreError('key-exists', `key ${key} already exists`);
+    if (!res.succeeded) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${key} already exists`);
     const rev = num(res.header.revision);
     return { key, value: v, createRevision: rev, modRevision: rev };
   }
@@ -354,7 +355,7 @@ export class EtcdStore implements Store {
     );
     if (!res.succeeded) throw this.refused(key, res, expectedModRevision);
     const prev = res.responses[0]?.response_delete_range?.prev_kvs?.[0];
-    if (!prev) throw new StoreError('not-found', `key ${key} not found`);
+    if (!prev) throw new StoreError('DKC_STORE_NOT_FOUND', `key ${key} not found`);
     return { key, value: prev.value, createRevision: num(prev.create_revision), modRevision: num(res.header.revision) };
   }
 
@@ -369,10 +370,10 @@ export class EtcdStore implements Store {
     for (;;) {
       const read = await this.call(() => this.client.kv.range({ key: f }));
       const cur = read.kvs[0];
-      if (!cur) throw new StoreError('not-found', `key ${from} not found`);
+      if (!cur) throw new StoreError('DKC_STORE_NOT_FOUND', `key ${from} not found`);
       const at = num(cur.mod_revision);
       if (expectedModRevision !== undefined && at !== expectedModRevision) {
-        throw new StoreError('conflict', `key ${from} is at revision ${at}, not ${expectedModRevision}`, at);
+        throw new StoreError('DKC_STORE_CONFLICT', `key ${from} is at revision ${at}, not ${expectedModRevision}`, at);
       }
       const res = await this.call(() =>
         this.client.kv.txn({
@@ -388,7 +389,10 @@ export class EtcdStore implements Store {
         const rev = num(res.header.revision);
         return { key: to, value: cur.value, createRevision: rev, modRevision: rev };
       }
-      if ((res.responses[1]?.response_range?.kvs ?? []).length > 0) throw new StoreError('key-exists', `key ${to} already exists`);
+      // The source gone since the read (another mover took it, or a delete) is not found, whatever the target holds
+      // now: it was not there when this move was asked for with the source still present.
+      if ((res.responses[0]?.response_range?.kvs ?? []).length === 0) throw new StoreError('DKC_STORE_NOT_FOUND', `key ${from} not found`);
+      if ((res.responses[1]?.response_range?.kvs ?? []).length > 0) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${to} already exists`);
       // The source changed between the read and the transaction: read it again (the CAS, if any, decides then).
     }
   }
@@ -427,19 +431,19 @@ export class EtcdStore implements Store {
         await this.call(() => this.client.kv.compact({ revision, physical: false }));
       } catch (err) {
         // Compacted further already (by an operator or etcd's own auto-compaction): the goal is met.
-        if (!(err instanceof StoreError && err.code === 'compacted')) throw err;
+        if (!(err instanceof StoreError && err.code === 'DKC_STORE_COMPACTED')) throw err;
       }
       this.noteCompacted(revision);
       return;
     }
-    throw new StoreError('unavailable', 'compaction kept losing to concurrent compactions');
+    throw new StoreError('DKC_STORE_UNAVAILABLE', 'compaction kept losing to concurrent compactions');
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.compactionTimer) clearInterval(this.compactionTimer);
-    const err = new StoreError('unavailable', 'the store was closed');
+    const err = new StoreError('DKC_STORE_UNAVAILABLE', 'the store was closed');
     for (const w of [...this.watches]) w.fail(err);
     this.client.close();
   }
@@ -505,9 +509,9 @@ export class EtcdStore implements Store {
 
   private refused(key: string, res: Etcd3Module.ITxnResponse, expected: number | undefined): StoreError {
     const cur = res.responses[0]?.response_range?.kvs?.[0];
-    if (!cur) return new StoreError('not-found', `key ${key} not found`);
+    if (!cur) return new StoreError('DKC_STORE_NOT_FOUND', `key ${key} not found`);
     const rev = num(cur.mod_revision);
-    return new StoreError('conflict', `key ${key} is at revision ${rev}, not ${expected}`, rev);
+    return new StoreError('DKC_STORE_CONFLICT', `key ${key} is at revision ${rev}, not ${expected}`, rev);
   }
 
   private async compactionTick(): Promise<void> {
@@ -517,12 +521,12 @@ export class EtcdStore implements Store {
       this.lastTickRevision = await this.currentRevision();
       if (target > this.knownCompacted) await this.compact(target);
     } catch (err) {
-      klog.error(`storage: periodic etcd compaction failed: ${message(err)}`);
+      klog.error(`storage: periodic etcd compaction failed: ${errorMessage(err)}`);
     }
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new StoreError('unavailable', 'the store is closed');
+    if (this.closed) throw new StoreError('DKC_STORE_UNAVAILABLE', 'the store is closed');
   }
 
   /** Runs one etcd request, turning the client's errors into StoreErrors. */
@@ -536,22 +540,22 @@ export class EtcdStore implements Store {
 
   private storeErrorFrom(err: unknown): StoreError | RangeError {
     if (err instanceof StoreError) return err;
-    const msg = message(err);
+    const msg = errorMessage(err);
     if (/required revision has been compacted/.test(msg)) {
-      return new StoreError('compacted', `the revision asked for has been compacted (oldest available ${this.knownCompacted})`, this.knownCompacted, {
+      return new StoreError('DKC_STORE_COMPACTED', `the revision asked for has been compacted (oldest available ${this.knownCompacted})`, this.knownCompacted, {
         cause: err,
       });
     }
     if (/required revision is a future revision/.test(msg)) return new RangeError(`revision is newer than etcd's current revision: ${msg}`);
-    if (this.closed) return new StoreError('unavailable', 'the store is closed', undefined, { cause: err });
+    if (this.closed) return new StoreError('DKC_STORE_UNAVAILABLE', 'the store is closed', undefined, { cause: err });
     const name = (err as { name?: string } | null)?.name ?? '';
     if (
       /Unavailable|DeadlineExceeded|Cancelled|ClientClosed|BrokenCircuit|Isolated/.test(name) ||
       /leader changed|no leader|timed out|too many requests|unavailable|connect|deadline|shutting down|not capable/i.test(msg)
     ) {
-      return new StoreError('unavailable', `etcd is unavailable: ${msg}`, undefined, { cause: err });
+      return new StoreError('DKC_STORE_UNAVAILABLE', `etcd is unavailable: ${msg}`, undefined, { cause: err });
     }
-    return new StoreError('internal', `etcd error: ${msg}`, undefined, { cause: err });
+    return new StoreError('DKC_STORE_INTERNAL', `etcd error: ${msg}`, undefined, { cause: err });
   }
 }
 
@@ -573,7 +577,3 @@ function rangeEnd(start: Buffer): Buffer {
 }
 
 
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -37,6 +37,7 @@ import {
   type WatchEvent,
   type WatchHandlers,
 } from './store.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created if missing. */
@@ -46,7 +47,7 @@ export interface SqliteStoreOptions {
    * compacted automatically. Default 10,000. `Infinity` turns automatic compaction off.
    */
   historyLimit?: number;
-  /** How long to wait for another process's lock on the file before failing with 'unavailable'. Default 5 s. */
+  /** How long to wait for another process's lock on the file before failing with 'DKC_STORE_UNAVAILABLE'. Default 5 s. */
   busyTimeoutMs?: number;
   /** Receives what a watch handler threw; the store itself carries on. Default: logged. */
   onHandlerError?: (err: unknown) => void;
@@ -190,7 +191,7 @@ export class SqliteStore implements Store {
     this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
     this.retentionSlack = Number.isFinite(this.historyLimit) ? Math.max(1, Math.min(1_000, Math.floor(this.historyLimit / 10))) : 0;
     this.onHandlerError =
-      options.onHandlerError ?? ((err) => klog.error(`storage: watch handler failed: ${err instanceof Error ? err.message : String(err)}`));
+      options.onHandlerError ?? ((err) => klog.error(`storage: watch handler failed: ${errorMessage(err)}`));
 
     const meta = db.prepare(`SELECT value FROM meta WHERE name = 'compacted'`).pluck().get() as number | undefined;
     this.compacted = meta ?? 0;
@@ -220,7 +221,7 @@ export class SqliteStore implements Store {
       switch (w.kind) {
         case 'create': {
           const value = w.value!;
-          if (insertKv.run(key, value, rev, rev).changes === 0) throw new StoreError('key-exists', `key ${key} already exists`);
+          if (insertKv.run(key, value, rev, rev).changes === 0) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${key} already exists`);
           insertHistory.run(rev, key, PUT, value, rev, null, null);
           const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
           return { kv, event: { type: 'put', kv } };
@@ -244,7 +245,7 @@ export class SqliteStore implements Store {
           // Two revisions in the one transaction: the put of the target, then the delete of the source.
           const to = w.target!;
           const cur = this.current(key, w.expected);
-          if (this.selectKv.get(to) !== undefined) throw new StoreError('key-exists', `key ${to} already exists`);
+          if (this.selectKv.get(to) !== undefined) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${to} already exists`);
           insertKv.run(to, cur.value, rev, rev);
           insertHistory.run(rev, to, PUT, cur.value, rev, null, null);
           deleteKv.run(key);
@@ -292,11 +293,11 @@ export class SqliteStore implements Store {
       // shared-memory index is needed, since no other connection may use the file.
       db.pragma('locking_mode = EXCLUSIVE');
       const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (mode !== 'wal') throw new StoreError('internal', `cannot put ${options.path} in WAL mode (journal_mode is ${String(mode)})`);
+      if (mode !== 'wal') throw new StoreError('DKC_STORE_INTERNAL', `cannot put ${options.path} in WAL mode (journal_mode is ${String(mode)})`);
       db.pragma('synchronous = FULL');
       const version = db.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION) {
-        throw new StoreError('internal', `${options.path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}`);
+        throw new StoreError('DKC_STORE_INTERNAL', `${options.path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}`);
       }
       // An immediate write transaction takes the exclusive lock now rather than at the first write, so a
       // second process fails here, before it has told anyone it is serving.
@@ -333,9 +334,9 @@ export class SqliteStore implements Store {
       if (err instanceof StoreError) throw err;
       const code = sqliteCode(err);
       if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-        throw new StoreError('unavailable', `${options.path} is in use by another process`, undefined, { cause: err });
+        throw new StoreError('DKC_STORE_UNAVAILABLE', `${options.path} is in use by another process`, undefined, { cause: err });
       }
-      throw new StoreError('unavailable', `cannot open ${options.path}: ${errorMessage(err)}`, undefined, { cause: err });
+      throw new StoreError('DKC_STORE_UNAVAILABLE', `cannot open ${options.path}: ${errorMessage(err)}`, undefined, { cause: err });
     }
   }
 
@@ -458,7 +459,7 @@ export class SqliteStore implements Store {
     while (this.queued() > 0) this.commitBatch(this.takeBatch());
     // Committed events still queued are delivered first: a watcher sees every write it could have seen.
     this.flush();
-    const err = new StoreError('unavailable', 'the store was closed');
+    const err = new StoreError('DKC_STORE_UNAVAILABLE', 'the store was closed');
     for (const group of this.live.values()) for (const w of group) this.end(w, err);
     for (const w of this.catchingUp) this.end(w, err);
     this.flush();
@@ -560,9 +561,9 @@ export class SqliteStore implements Store {
   /** The key's row inside a write transaction, after the existence and compare-and-swap checks. */
   private current(key: string, expected: number | undefined): KvRow {
     const cur = this.selectKv.get(key) as KvRow | undefined;
-    if (!cur) throw new StoreError('not-found', `key ${key} not found`);
+    if (!cur) throw new StoreError('DKC_STORE_NOT_FOUND', `key ${key} not found`);
     if (expected !== undefined && cur.mod_revision !== expected) {
-      throw new StoreError('conflict', `key ${key} is at revision ${cur.mod_revision}, not ${expected}`, cur.mod_revision);
+      throw new StoreError('DKC_STORE_CONFLICT', `key ${key} is at revision ${cur.mod_revision}, not ${expected}`, cur.mod_revision);
     }
     return cur;
   }
@@ -606,7 +607,7 @@ export class SqliteStore implements Store {
     if (revision <= this.compacted) return;
     this.run(() => this.txCompact(revision));
     this.compacted = revision;
-    const err = new StoreError('compacted', `the watch fell behind the compacted revision ${revision}`, revision);
+    const err = new StoreError('DKC_STORE_COMPACTED', `the watch fell behind the compacted revision ${revision}`, revision);
     for (const w of this.catchingUp) if (w.after < revision) this.end(w, err);
   }
 
@@ -615,7 +616,7 @@ export class SqliteStore implements Store {
   private catchUp(w: Watcher): void {
     if (w.state !== 'catching-up' || this.closed) return;
     if (w.after < this.compacted) {
-      this.end(w, new StoreError('compacted', `the watch fell behind the compacted revision ${this.compacted}`, this.compacted));
+      this.end(w, new StoreError('DKC_STORE_COMPACTED', `the watch fell behind the compacted revision ${this.compacted}`, this.compacted));
       return;
     }
     const upto = Math.min(this.revision, w.after + CATCH_UP_SPAN);
@@ -630,7 +631,7 @@ export class SqliteStore implements Store {
     try {
       rows = this.run(() => stmt.all(params) as HistoryRow[]);
     } catch (err) {
-      this.end(w, err instanceof StoreError ? err : new StoreError('internal', errorMessage(err), undefined, { cause: err }));
+      this.end(w, err instanceof StoreError ? err : new StoreError('DKC_STORE_INTERNAL', errorMessage(err), undefined, { cause: err }));
       return;
     }
     for (const row of rows) w.queue.push(toEvent(row));
@@ -731,7 +732,7 @@ export class SqliteStore implements Store {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new StoreError('unavailable', 'the store is closed');
+    if (this.closed) throw new StoreError('DKC_STORE_UNAVAILABLE', 'the store is closed');
   }
 
   /** Runs database work, turning SQLite's exceptions into StoreErrors. */
@@ -747,10 +748,10 @@ export class SqliteStore implements Store {
     if (err instanceof StoreError) return err;
     const code = sqliteCode(err);
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-      return new StoreError('unavailable', `database busy: ${errorMessage(err)}`, undefined, { cause: err });
+      return new StoreError('DKC_STORE_UNAVAILABLE', `database busy: ${errorMessage(err)}`, undefined, { cause: err });
     }
-    if (!this.db.open) return new StoreError('unavailable', 'the store is closed', undefined, { cause: err });
-    return new StoreError('internal', `database error: ${errorMessage(err)}`, undefined, { cause: err });
+    if (!this.db.open) return new StoreError('DKC_STORE_UNAVAILABLE', 'the store is closed', undefined, { cause: err });
+    return new StoreError('DKC_STORE_INTERNAL', `database error: ${errorMessage(err)}`, undefined, { cause: err });
   }
 }
 
@@ -818,8 +819,4 @@ function codePointRank(unit: number): number {
 function sqliteCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

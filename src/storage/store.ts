@@ -3,6 +3,8 @@
 // Values are opaque bytes to the store (the server stores JSON). Revisions are a single, global,
 // strictly increasing counter; every successful write gets a new one.
 
+import { CodedError } from '../util/errors.js';
+
 export interface KeyValue {
   key: string;
   value: Uint8Array;
@@ -21,7 +23,7 @@ export interface ListOptions {
   limit?: number;
   /** Return only keys strictly greater than this one (pagination). */
   startAfter?: string;
-  /** Read at this revision (0/undefined = current). Older than the compacted revision → StoreError 'compacted'. */
+  /** Read at this revision (0/undefined = current). Older than the compacted revision → StoreError 'DKC_STORE_COMPACTED'. */
   revision?: number;
 }
 
@@ -46,23 +48,29 @@ export interface WatchHandlers {
 }
 
 export type StoreErrorCode =
-  | 'key-exists' // create of an existing key
-  | 'not-found' // update/delete/get of a missing key where one is required
-  | 'conflict' // compare-and-swap on modRevision failed
-  | 'compacted' // a revision older than the compacted one was asked for
-  | 'unavailable' // backend unreachable / closed
-  | 'internal';
+  /** A create of a key that exists. */
+  | 'DKC_STORE_KEY_EXISTS'
+  /** An update, delete or get of a missing key where one is required. */
+  | 'DKC_STORE_NOT_FOUND'
+  /** A compare-and-swap on modRevision failed. */
+  | 'DKC_STORE_CONFLICT'
+  /** A revision older than the compacted one was asked for. */
+  | 'DKC_STORE_COMPACTED'
+  /** The backend is unreachable or closed. */
+  | 'DKC_STORE_UNAVAILABLE'
+  /** The backend failed in a way none of the above describes. */
+  | 'DKC_STORE_INTERNAL';
 
-export class StoreError extends Error {
+export class StoreError extends CodedError<StoreErrorCode> {
+  override name = 'StoreError';
   constructor(
-    readonly code: StoreErrorCode,
+    code: StoreErrorCode,
     message: string,
-    /** For 'compacted': the oldest revision still available. For 'conflict': the key's current modRevision. */
+    /** For 'DKC_STORE_COMPACTED': the oldest revision still available. For 'DKC_STORE_CONFLICT': the key's current modRevision. */
     readonly revision?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'StoreError';
+    super(code, message, options);
   }
 }
 
@@ -74,24 +82,24 @@ export interface Store {
   get(key: string): Promise<KeyValue | undefined>;
   /** Keys starting with `prefix`, in key order. */
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
-  /** Fails with 'key-exists' if the key exists. */
+  /** Fails with 'DKC_STORE_KEY_EXISTS' if the key exists. */
   create(key: string, value: Uint8Array): Promise<KeyValue>;
   /**
-   * Replace the value. With `expectedModRevision`, fails with 'conflict' unless the key's modRevision equals it.
-   * Fails with 'not-found' if the key does not exist.
+   * Replace the value. With `expectedModRevision`, fails with 'DKC_STORE_CONFLICT' unless the key's modRevision equals it.
+   * Fails with 'DKC_STORE_NOT_FOUND' if the key does not exist.
    */
   update(key: string, value: Uint8Array, expectedModRevision?: number): Promise<KeyValue>;
   /** Delete and return the deleted pair (its modRevision is the revision of the delete). Same CAS rule as update. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /**
    * Move a value to a key that does not exist yet, in one atomic step: afterwards `to` holds `from`'s value and `from`
-   * is gone, or nothing changed. Fails with 'key-exists' if `to` exists, and like delete on `from` ('not-found', or
-   * 'conflict' under the same CAS rule). Returns the new pair; watchers see the put of `to`, then the delete of `from`.
+   * is gone, or nothing changed. Fails with 'DKC_STORE_KEY_EXISTS' if `to` exists, and like delete on `from` ('DKC_STORE_NOT_FOUND', or
+   * 'DKC_STORE_CONFLICT' under the same CAS rule). Returns the new pair; watchers see the put of `to`, then the delete of `from`.
    */
   move(from: string, to: string, expectedModRevision?: number): Promise<KeyValue>;
   /**
    * Deliver every change under `prefix` with revision > `fromRevision`. Fails synchronously (throws StoreError
-   * 'compacted') when fromRevision is older than the compacted revision.
+   * 'DKC_STORE_COMPACTED') when fromRevision is older than the compacted revision.
    */
   watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch;
   /** Forget history at and before `revision` (the latest value of every live key is always kept). */
@@ -121,5 +129,5 @@ export function checkPrefix(prefix: string): void {
 /** A revision to read or watch from (`name` is the argument's name): a non-negative integer, not older than `compacted`. */
 export function checkRevision(name: string, revision: number, compacted: number): void {
   if (!Number.isSafeInteger(revision) || revision < 0) throw new RangeError(`${name} must be a non-negative integer, got ${revision}`);
-  if (revision < compacted) throw new StoreError('compacted', `revision ${revision} has been compacted (oldest available ${compacted})`, compacted);
+  if (revision < compacted) throw new StoreError('DKC_STORE_COMPACTED', `revision ${revision} has been compacted (oldest available ${compacted})`, compacted);
 }

@@ -51,7 +51,7 @@ export const DEFAULT_BACKOFF: Readonly<ResolvedBackoffOptions> = Object.freeze({
 });
 
 function invalid(message: string): SupervisorError {
-  return new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', message);
+  return new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', message);
 }
 
 function isCount(n: number): boolean {

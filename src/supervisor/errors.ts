@@ -6,13 +6,13 @@ import { CodedError } from '../util/errors.js';
 
 export type SupervisorErrorCode =
   /** An option or child spec holds a value the supervisor cannot use (negative delay, empty name, ...). */
-  | 'SUPERVISOR_INVALID_ARGUMENT'
+  | 'DKC_SUPERVISOR_INVALID_ARGUMENT'
   /** A child with this name is already supervised. */
-  | 'SUPERVISOR_DUPLICATE_CHILD'
+  | 'DKC_SUPERVISOR_DUPLICATE_CHILD'
   /** No child with this name is supervised. */
-  | 'SUPERVISOR_UNKNOWN_CHILD'
+  | 'DKC_SUPERVISOR_UNKNOWN_CHILD'
   /** The supervisor was stopped; it does not start or accept children again. */
-  | 'SUPERVISOR_STOPPED';
+  | 'DKC_SUPERVISOR_STOPPED';
 
 export class SupervisorError extends CodedError<SupervisorErrorCode> {
   override name = 'SupervisorError';

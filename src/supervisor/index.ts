@@ -33,3 +33,4 @@ export {
   type SignalSource,
 } from './signals.js';
 export { SUPERVISOR_FD_ENV, stopWhenSupervisorGone, supervisorFd, watchSupervisor, type SupervisorWatch } from './parentwatch.js';
+export { CONTROL_SOCKET, controlMessages, requestRestart, serveControl, type ControlServer } from './control.js';

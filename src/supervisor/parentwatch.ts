@@ -6,6 +6,7 @@
 
 import { Socket } from 'node:net';
 import { klog } from '../util/klog.js';
+import { errorMessage } from '../util/errors.js';
 
 export const SUPERVISOR_FD_ENV = 'DKC_SUPERVISOR_FD';
 
@@ -35,7 +36,7 @@ export function watchSupervisor(onGone: () => void, env: NodeJS.ProcessEnv = pro
   try {
     socket = new Socket({ fd, readable: true, writable: false });
   } catch (err) {
-    klog.warning(`cannot watch the supervisor pipe (fd ${fd}): ${(err as Error).message}`);
+    klog.warning(`cannot watch the supervisor pipe (fd ${fd}): ${errorMessage(err)}`);
     return undefined;
   }
   let fired = false;

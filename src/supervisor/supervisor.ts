@@ -20,6 +20,7 @@ import { klog } from '../util/klog.js';
 import { SUPERVISOR_FD_ENV } from './parentwatch.js';
 import { RestartBackoff, resolveBackoffOptions, type BackoffOptions } from './backoff.js';
 import { SupervisorError } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export type RestartPolicy = 'always' | 'on-failure' | 'never';
 
@@ -138,6 +139,8 @@ interface Child {
   restartAt: number | null;
   killTimer: ReturnType<typeof setTimeout> | null;
   killAt: number | null;
+  /** restart() asked for this child: once its process has exited it is started again at once. */
+  restartWaiters: ((err?: Error) => void)[];
 }
 
 const POLICIES: readonly RestartPolicy[] = ['always', 'on-failure', 'never'];
@@ -185,15 +188,15 @@ export class Supervisor {
 
   /** Supervises one more child; once the supervisor has started, the child starts at once. */
   add(spec: ChildSpec): void {
-    if (this.#stopping) throw new SupervisorError('SUPERVISOR_STOPPED', `cannot add child "${spec.name}": the supervisor was stopped`);
-    if (typeof spec.name !== 'string' || spec.name === '') throw new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', 'child name must be a non-empty string');
+    if (this.#stopping) throw new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot add child "${spec.name}": the supervisor was stopped`);
+    if (typeof spec.name !== 'string' || spec.name === '') throw new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', 'child name must be a non-empty string');
     if (typeof spec.command !== 'string' || spec.command === '') {
-      throw new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": command must be a non-empty string`);
+      throw new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": command must be a non-empty string`);
     }
     if (!POLICIES.includes(spec.restart)) {
-      throw new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": restart must be one of ${POLICIES.join(', ')}, got ${String(spec.restart)}`);
+      throw new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": restart must be one of ${POLICIES.join(', ')}, got ${String(spec.restart)}`);
     }
-    if (this.#children.has(spec.name)) throw new SupervisorError('SUPERVISOR_DUPLICATE_CHILD', `a child named "${spec.name}" is already supervised`);
+    if (this.#children.has(spec.name)) throw new SupervisorError('DKC_SUPERVISOR_DUPLICATE_CHILD', `a child named "${spec.name}" is already supervised`);
     const frozen: Readonly<ChildSpec> = Object.freeze({
       ...spec,
       args: Object.freeze([...(spec.args ?? [])]),
@@ -213,6 +216,7 @@ export class Supervisor {
       restartAt: null,
       killTimer: null,
       killAt: null,
+      restartWaiters: [],
     };
     this.#children.set(spec.name, child);
     if (this.#started) this.#spawn(child);
@@ -220,7 +224,7 @@ export class Supervisor {
 
   /** Starts every child added so far (and, from now on, every child as it is added). Calling it again does nothing. */
   start(): void {
-    if (this.#stopping) throw new SupervisorError('SUPERVISOR_STOPPED', 'cannot start: the supervisor was stopped');
+    if (this.#stopping) throw new SupervisorError('DKC_SUPERVISOR_STOPPED', 'cannot start: the supervisor was stopped');
     if (this.#started) return;
     this.#started = true;
     process.on('exit', this.#onProcessExit);
@@ -235,7 +239,7 @@ export class Supervisor {
    */
   stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
     if (!(graceMs >= 0)) {
-      return Promise.reject(new SupervisorError('SUPERVISOR_INVALID_ARGUMENT', `stop grace period must be >= 0, got ${graceMs}`));
+      return Promise.reject(new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `stop grace period must be >= 0, got ${graceMs}`));
     }
     const first = !this.#stopping;
     this.#stopping = true;
@@ -269,6 +273,51 @@ export class Supervisor {
     return drained;
   }
 
+  /**
+   * Restarts one child as `systemctl restart` does: SIGTERM to its running process (SIGKILL after `graceMs`), and a
+   * new process as soon as it has exited, without backoff; a child waiting in backoff starts at once. Resolves when
+   * the new process has been spawned. The stop counts as a stop, not a crash.
+   */
+  restart(name: string, graceMs = 10_000): Promise<void> {
+    let child: Child;
+    try {
+      child = this.#get(name);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    if (this.#stopping) return Promise.reject(new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot restart child "${name}": the supervisor was stopped`));
+    if (!this.#started) return Promise.reject(new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `cannot restart child "${name}": the supervisor has not started`));
+    return new Promise<void>((resolve, reject) => {
+      child.restartWaiters.push((err) => (err ? reject(err) : resolve()));
+      if (child.proc === null) {
+        if (child.restartTimer) clearTimeout(child.restartTimer);
+        child.restartTimer = null;
+        child.restartAt = null;
+        this.#restarted(child);
+        return;
+      }
+      if (child.state === 'stopping') return; // already on its way down: the waiters are answered when it is up again
+      klog.info('Restarting supervised process', { name, pid: child.pid });
+      child.state = 'stopping';
+      this.#signal(child, 'SIGTERM');
+      const proc = child.proc;
+      child.killAt = this.#now() + graceMs;
+      child.killTimer = setTimeout(() => {
+        child.killTimer = null;
+        if (child.proc === proc) this.#signal(child, 'SIGKILL');
+      }, graceMs);
+    });
+  }
+
+  /** Starts a child that restart() brought down, and answers whoever asked. */
+  #restarted(child: Child): void {
+    const waiters = child.restartWaiters.splice(0);
+    if (waiters.length === 0) return;
+    child.backoff.reset();
+    this.#spawn(child);
+    for (const w of waiters) w();
+  }
+
   /** The pid of the child's current process, or undefined when none is running. */
   pidOf(name: string): number | undefined {
     return this.#get(name).pid ?? undefined;
@@ -293,7 +342,7 @@ export class Supervisor {
 
   #get(name: string): Child {
     const child = this.#children.get(name);
-    if (!child) throw new SupervisorError('SUPERVISOR_UNKNOWN_CHILD', `no child named "${name}" is supervised`);
+    if (!child) throw new SupervisorError('DKC_SUPERVISOR_UNKNOWN_CHILD', `no child named "${name}" is supervised`);
     return child;
   }
 
@@ -302,7 +351,7 @@ export class Supervisor {
     try {
       this.#events.emit(event, ev);
     } catch (err) {
-      klog.error(`Supervisor ${event} listener failed: ${err instanceof Error ? err.message : String(err)}`);
+      klog.error(`Supervisor ${event} listener failed: ${errorMessage(err)}`);
     }
   }
 
@@ -372,7 +421,7 @@ export class Supervisor {
     child.killAt = null;
 
     const outcome: RunOutcome = child.state === 'stopping' || this.#stopping ? 'stopped' : error === undefined && code === 0 ? 'clean' : 'crash';
-    const errorText = error === undefined ? undefined : error instanceof Error ? error.message : String(error);
+    const errorText = error === undefined ? undefined : errorMessage(error);
     if (outcome === 'crash') child.crashes++;
     let nextDelayMs: number | null = null;
     if (outcome !== 'stopped') {
@@ -412,6 +461,15 @@ export class Supervisor {
       ...(errorText !== undefined ? { error: errorText } : {}),
     });
 
+    if (child.restartWaiters.length > 0) {
+      if (this.#stopping) {
+        for (const w of child.restartWaiters.splice(0)) w(new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot restart child "${child.spec.name}": the supervisor was stopped`));
+      } else {
+        this.#restarted(child);
+        this.#settle();
+        return;
+      }
+    }
     // A listener may have called stop(), which turned this child's backoff into 'stopped'.
     if (child.state === 'backoff' && nextDelayMs !== null && !this.#stopping) {
       if (nextDelayMs === 0) {
@@ -435,7 +493,7 @@ export class Supervisor {
       process.kill(GROUPS ? -pid : pid, signal);
       return;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') klog.warning(`Cannot signal supervised process group: ${(err as Error).message}`, { name: child.spec.name, pid });
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') klog.warning(`Cannot signal supervised process group: ${errorMessage(err)}`, { name: child.spec.name, pid });
     }
     // The group may already be gone while the leader is not yet reaped; signal the leader itself.
     try {

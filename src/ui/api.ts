@@ -1,10 +1,12 @@
 // The two things the page asks of the web view's own server rather than of the API: a node's field-level diff
-// against its assigned ConfigMap (the code of `dkc config diff`: the same sources, decode, defaults and diff, with
+// against its assigned ConfigMap (named by its Node, or by its NodeConfig on that channel) (the code of `dkc config diff`: the same sources, decode, defaults and diff, with
 // the node's config flags holding their fields on both sides, as NodeConfigPolicy compares them), and
 // the rollout actions (the code of `dkc rollout pause|resume|undo`). Both act with the user's kubeconfig credentials,
 // so the user's own permissions apply; the API's refusals come back as its Status.
 
-import type { Node } from '../api/types.js';
+import { NODE_CONFIGS_PATH, nodeConfigName, type NodeConfig } from '../api/dkc/nodeconfig.js';
+import type { Node, NodeConfigSource } from '../api/types.js';
+import type { ConfigChannel } from '../client/channel.js';
 import { isApiError, type RestClient } from '../client/index.js';
 import { BASE_KUBELET_VERSION, kubeletVersion, type JSONValue } from '../kubeletconfig/index.js';
 import { configChanges } from '../nodepolicy/flags.js';
@@ -12,6 +14,7 @@ import { readSource, valueText, type SourceRef } from '../workflow/config/index.
 import { applySpecChange, type SpecCommand } from '../workflow/rollout/index.js';
 import { messages } from './errors.js';
 import type { NodeDiff } from './model/diff.js';
+import { errorMessage } from '../util/errors.js';
 
 export type { DiffChange, NodeDiff } from './model/diff.js';
 
@@ -23,9 +26,19 @@ export interface Answer {
 
 const text = (v: JSONValue | undefined): string | undefined => (v === undefined ? undefined : valueText(v));
 
-export async function nodeDiff(client: RestClient, name: string): Promise<NodeDiff> {
-  const node = await client.get<Node>(`/api/v1/nodes/${encodeURIComponent(name)}`);
-  const source = node.spec?.configSource;
+/** The source assigned to node `name`: its Node's, or on the NodeConfig channel its NodeConfig's (none without one). */
+async function assignedSource(client: RestClient, name: string, channel: ConfigChannel): Promise<NodeConfigSource | null | undefined> {
+  if (channel === 'node') return (await client.get<Node>(`/api/v1/nodes/${encodeURIComponent(name)}`)).spec?.configSource;
+  try {
+    return (await client.get<NodeConfig>(`${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(name))}`)).spec?.configSource;
+  } catch (err) {
+    if (isApiError(err, 404)) return undefined;
+    throw err;
+  }
+}
+
+export async function nodeDiff(client: RestClient, name: string, channel: ConfigChannel = 'node'): Promise<NodeDiff> {
+  const source = await assignedSource(client, name, channel);
   const runningRef: SourceRef = { kind: 'node', name };
   if (!source?.configMap) {
     return { running: `node/${name}`, changes: [], note: source?.configMapRef ? messages.legacySource(name) : messages.noConfigSource(name) };
@@ -56,6 +69,6 @@ export function rolloutAction(client: RestClient, command: SpecCommand, name: st
 /** A failure as the page reads it: the API's own Status when the API refused, else a Status with the message. */
 export function failureAnswer(err: unknown, code = 500): Answer {
   if (isApiError(err)) return { code: err.code, body: err.status };
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return { code, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message, code } };
 }

@@ -4,9 +4,11 @@ import { CodedError } from '../util/errors.js';
 
 export type UiErrorCode =
   /** The request's Host or Origin is not one of the accepted hosts (DNS rebinding, cross-site requests). */
-  | 'host-refused'
+  | 'DKC_UI_HOST_REFUSED'
   /** The path is one kubectl proxy refuses too (exec, attach). */
-  | 'path-refused';
+  | 'DKC_UI_PATH_REFUSED'
+  /** A flag of `dkc ui` has a value it cannot use (--port, --accept-hosts). */
+  | 'DKC_UI_INVALID_FLAG';
 
 export class UiError extends CodedError<UiErrorCode> {
   override name = 'UiError';
@@ -24,4 +26,5 @@ export const messages = {
   legacySource: (node: string) => `node ${JSON.stringify(node)} is assigned a configMapRef (the 1.8 alpha form): compare it with dkc config diff`,
   badPort: (port: string) => `--port: ${JSON.stringify(port)} is not a port number (0-65535)`,
   methodNotAllowed: (method: string) => `method ${method} is not allowed here`,
+  channelFallback: (why: string) => `config channel: Node (spec.configSource, status.config) — the channel could not be found: ${why}`,
 } as const;

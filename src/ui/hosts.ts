@@ -3,6 +3,7 @@
 // a request a browser marks with an Origin must come from an accepted host too, so that another site cannot make
 // the user's browser act with the user's credentials (CSRF). kubectl proxy's default --reject-paths apply as well.
 
+import { errorMessage } from '../util/errors.js';
 import { UiError, messages } from './errors.js';
 
 /** kubectl proxy's default --accept-hosts. */
@@ -19,7 +20,7 @@ export function parseAcceptHosts(list: string): RegExp[] {
       try {
         return new RegExp(p);
       } catch (err) {
-        throw new Error(messages.badAcceptHosts(p, (err as Error).message), { cause: err });
+        throw new UiError('DKC_UI_INVALID_FLAG', messages.badAcceptHosts(p, errorMessage(err)), { cause: err });
       }
     });
 }
@@ -36,22 +37,22 @@ export function hostOf(hostHeader: string): string {
 
 const accepted = (host: string, accept: readonly RegExp[]): boolean => accept.some((r) => r.test(host));
 
-/** Throws UiError('host-refused') unless Host, and Origin when there is one, name accepted hosts. */
+/** Throws UiError('DKC_UI_HOST_REFUSED') unless Host, and Origin when there is one, name accepted hosts. */
 export function checkRequest(headers: { host?: string | undefined; origin?: string | undefined }, accept: readonly RegExp[]): void {
   const host = hostOf(headers.host ?? '');
-  if (!accepted(host, accept)) throw new UiError('host-refused', messages.hostRefused(host));
+  if (!accepted(host, accept)) throw new UiError('DKC_UI_HOST_REFUSED', messages.hostRefused(host));
   const origin = headers.origin;
   if (origin === undefined) return;
   let originHost: string;
   try {
     originHost = new URL(origin).host;
   } catch {
-    throw new UiError('host-refused', messages.originRefused(origin));
+    throw new UiError('DKC_UI_HOST_REFUSED', messages.originRefused(origin));
   }
   // The page's own origin only: same host and port as the request, so another local server's page is refused too.
-  if (originHost !== headers.host || !accepted(hostOf(originHost), accept)) throw new UiError('host-refused', messages.originRefused(origin));
+  if (originHost !== headers.host || !accepted(hostOf(originHost), accept)) throw new UiError('DKC_UI_HOST_REFUSED', messages.originRefused(origin));
 }
 
 export function checkPath(path: string): void {
-  if (REJECT_PATHS.some((r) => r.test(path))) throw new UiError('path-refused', messages.pathRefused(path));
+  if (REJECT_PATHS.some((r) => r.test(path))) throw new UiError('DKC_UI_PATH_REFUSED', messages.pathRefused(path));
 }

@@ -3,4 +3,4 @@
 
 export { startUiServer, type UiServer, type UiServerOptions } from './server.js';
 export { DEFAULT_ACCEPT_HOSTS, parseAcceptHosts } from './hosts.js';
-export { messages } from './errors.js';
+export { messages, UiError } from './errors.js';

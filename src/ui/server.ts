@@ -1,17 +1,19 @@
-// `dkc ui`'s HTTP server: the page's built assets, the API proxy (/api, /apis, watches included) and the page's two
-// own endpoints (/ui/…), every request first checked for an accepted Host and Origin. It listens on loopback by
-// default, as kubectl proxy does.
+// `dkc ui`'s HTTP server: the page's built assets, the API proxy (/api, /apis, watches included) and the page's own
+// endpoints (/ui/…: a node's diff, the rollout actions, and the config channel found once at start), every request
+// first checked for an accepted Host and Origin. It listens on loopback by default, as kubectl proxy does.
 
 import * as http from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { discoverChannel, type ConfigChannel } from '../client/channel.js';
 import { RestClient, type ClientConfig } from '../client/index.js';
 import { isSpecCommand } from '../workflow/rollout/index.js';
 import { failureAnswer, nodeDiff, rolloutAction, type Answer } from './api.js';
 import { messages, UiError } from './errors.js';
 import { checkPath, checkRequest } from './hosts.js';
 import { apiProxy } from './proxy.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface UiServerOptions {
   config: ClientConfig;
@@ -25,6 +27,8 @@ export interface UiServerOptions {
 
 export interface UiServer {
   url: string;
+  /** The line that says which config channel the pages read assignments from (or why it fell back to the Node). */
+  channelSays: string;
   close(): Promise<void>;
 }
 
@@ -75,11 +79,26 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const assets = await loadAssets(options.assetsDir ?? fileURLToPath(new URL('./web/', import.meta.url)));
   const client = new RestClient(options.config, { timeoutMs: 30_000 });
   const proxy = apiProxy(options.config);
+  // The pages read assignments where the cluster keeps them. A viewer still shows the fleet when the channel cannot
+  // be decided (a server that cannot be asked, or no NodeConfig kind where one is needed): from the Nodes.
+  let channel: ConfigChannel = 'node';
+  let channelSays: string;
+  try {
+    const decision = await discoverChannel(client);
+    channel = decision.channel;
+    channelSays = decision.says;
+  } catch (err) {
+    channelSays = messages.channelFallback(errorMessage(err));
+  }
 
   async function ui(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
     const diff = /^\/ui\/nodes\/([^/]+)\/diff$/.exec(path);
     if (diff && req.method === 'GET') {
-      send(res, { code: 200, body: await nodeDiff(client, decodeURIComponent(diff[1]!)) });
+      send(res, { code: 200, body: await nodeDiff(client, decodeURIComponent(diff[1]!), channel) });
+      return;
+    }
+    if (path === '/ui/channel' && req.method === 'GET') {
+      send(res, { code: 200, body: { channel } });
       return;
     }
     const action = /^\/ui\/rollouts\/([^/]+)\/([a-z]+)$/.exec(path);
@@ -123,6 +142,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const host = options.address.includes(':') ? `[${options.address}]` : options.address;
   return {
     url: `http://${host}:${port}/`,
+    channelSays,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,7 +6,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Supervisor, type BackoffOptions } from '../supervisor/index.js';
+import { defaultLocalConfig } from '../agent/localconfig.js';
+import { CONTROL_SOCKET, Supervisor, serveControl, type BackoffOptions, type ControlServer } from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { UpError, messages } from './errors.js';
 import { freePort } from '../util/net.js';
@@ -66,6 +67,34 @@ export interface ClusterOptions {
   kubeletVersions?: readonly string[];
   /** Local KubeletConfiguration YAML for every node; default: a minimal one trusting the cluster CA. */
   localConfig?: (ctx: { caFile: string }) => string;
+  /**
+   * The modern topology: each agent runs as a plain kubelet (dynamic config off, --config and --config-dir) and a
+   * supervised `dkc node-daemon` beside it applies the node's assignment, restarting the agent through the
+   * supervisor's control socket (`dkc restart <node>`).
+   */
+  nodeDaemon?: NodeDaemonOptions;
+}
+
+export interface NodeDaemonOptions {
+  applyAs: 'dropin' | 'replace';
+  /** --kubelet-start-timeout; the daemon's default when absent. */
+  startTimeout?: string;
+  /** --dynamic-config-trial-duration. */
+  trial?: string;
+  /** --health-probe-interval. */
+  probeInterval?: string;
+  /** Extra flags for every daemon. */
+  args?: string[];
+}
+
+export interface ClusterNodeDaemon {
+  /** The supervised child's name. */
+  name: string;
+  args: string[];
+  logFile: string;
+  configDir: string;
+  metricsPort: number;
+  healthzURL: string;
 }
 
 export interface ClusterNode {
@@ -78,6 +107,8 @@ export interface ClusterNode {
   port: number;
   healthzPort: number;
   args: string[];
+  /** The node's daemon, in the node-daemon topology. */
+  daemon?: ClusterNodeDaemon;
 }
 
 export interface Cluster {
@@ -86,6 +117,8 @@ export interface Cluster {
   serverURL: string;
   nodes: ClusterNode[];
   supervisor: Supervisor;
+  /** The supervisor's control socket (the node-daemon topology's `systemctl restart`). */
+  controlSocket?: string;
   /** Stop every child (SIGTERM, then SIGKILL after the grace period). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -119,10 +152,10 @@ async function waitForNewFile(path: string, before: number | undefined, timeoutM
     const now = await inodeOf(path);
     if (now !== undefined && now !== before) return;
     const why = await failed();
-    if (why) throw new UpError('cluster-failed', why);
+    if (why) throw new UpError('DKC_UP_CLUSTER_FAILED', why);
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new UpError('cluster-failed', messages.serverNoKubeconfig(path, timeoutMs));
+  throw new UpError('DKC_UP_CLUSTER_FAILED', messages.serverNoKubeconfig(path, timeoutMs));
 }
 
 /** For each version, whether its kubelet registers the DynamicKubeletConfig gate. */
@@ -145,27 +178,8 @@ function fleetChild(dataDir: string, kubeconfig: string, nodes: number, agentArg
   };
 }
 
-export function defaultLocalConfig({ caFile }: { caFile: string }): string {
-  return [
-    'apiVersion: kubelet.config.k8s.io/v1beta1',
-    'kind: KubeletConfiguration',
-    'authentication:',
-    '  anonymous:',
-    '    enabled: false',
-    '  x509:',
-    `    clientCAFile: ${JSON.stringify(caFile)}`,
-    'authorization:',
-    '  mode: Webhook',
-    '',
-  ].join('\n');
-}
-
-export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
-  const port = options.port || (await freePort());
-  const kubeconfig = join(dataDir, 'kubeconfig');
-  const supervisor = new Supervisor(options.backoff ? { backoff: options.backoff } : {});
+/** The cluster's own `dkc server`, supervised; resolves once it has written the admin kubeconfig anew. */
+async function startServer(supervisor: Supervisor, dataDir: string, port: number, kubeconfig: string, serverArgs: readonly string[]): Promise<void> {
   const serverLog = join(dataDir, 'server.log');
   // Only this run's lines explain this run's failure.
   const serverLogStart = await sizeOf(serverLog);
@@ -178,105 +192,202 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const reason = serverStartupFailure(await readFrom(serverLog, serverLogStart));
     return reason ? messages.serverFailed(reason, serverLog) : messages.serverExited(serverExit.code, serverExit.signal, serverLog);
   };
-  if (!options.externalServerURL) {
-    supervisor.add({
-      name: 'server',
-      command: process.execPath,
-      args: [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...(options.serverArgs ?? [])],
-      logFile: serverLog,
-      restart: 'always',
-      watchParent: true,
-    });
-    const kubeconfigBefore = await inodeOf(kubeconfig);
-    supervisor.start();
-    try {
-      await waitForNewFile(kubeconfig, kubeconfigBefore, 60_000, serverFailure);
-    } catch (err) {
-      await supervisor.stop();
-      throw err;
-    }
+  supervisor.add({
+    name: 'server',
+    command: process.execPath,
+    args: [dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...serverArgs],
+    logFile: serverLog,
+    restart: 'always',
+    watchParent: true,
+  });
+  const kubeconfigBefore = await inodeOf(kubeconfig);
+  supervisor.start();
+  try {
+    await waitForNewFile(kubeconfig, kubeconfigBefore, 60_000, serverFailure);
+  } catch (err) {
+    await supervisor.stop();
+    throw err;
   }
-  const serverURL = options.externalServerURL ?? `https://127.0.0.1:${port}`;
+}
 
-  const { ensureClusterPKI, issueCert, writeKubeconfig } = await import('../pki/index.js');
-  const pki = await ensureClusterPKI(join(dataDir, 'pki'));
-  if (!pki.ca.keyPem) throw new UpError('cluster-failed', messages.noCAKey(join(dataDir, 'pki')));
-  const ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem };
-  const caFile = pki.paths.caCert;
+type ClusterPKI = Awaited<ReturnType<typeof import('../pki/index.js')['ensureClusterPKI']>>;
+type CA = { certPem: string; keyPem: string };
+
+/** The node's client certificate (issued once, kept across runs) and its kubeconfig for the server at `serverURL`. */
+async function writeNodeCredentials(dir: string, name: string, serverURL: string, pki: ClusterPKI, ca: CA): Promise<string> {
+  const { issueCert, writeKubeconfig } = await import('../pki/index.js');
+  await mkdir(join(dir, 'pki'), { recursive: true });
+  const certFile = join(dir, 'pki', 'client.crt');
+  const keyFile = join(dir, 'pki', 'client.key');
+  if (!(await exists(certFile)) || !(await exists(keyFile))) {
+    const c = await issueCert(ca, { commonName: `system:node:${name}`, organizations: ['system:nodes'], usages: ['client'] });
+    await writeFileAtomic(keyFile, c.keyPem, 0o600);
+    await writeFileAtomic(certFile, c.certPem, 0o644);
+  }
+  const nodeKubeconfig = join(dir, 'kubeconfig');
+  await writeKubeconfig(nodeKubeconfig, {
+    server: serverURL,
+    caPem: pki.ca.certPem,
+    certPem: await readFile(certFile, 'utf8'),
+    keyPem: await readFile(keyFile, 'utf8'),
+    user: `system:node:${name}`,
+    format: 'json',
+  });
+  return nodeKubeconfig;
+}
+
+/** The agent's command line: per-node values as flags, so one ConfigMap can serve every node on the host. */
+function agentArgs(node: ClusterNode, nd: NodeDaemonOptions | undefined, version: string | undefined, gated: boolean, extra: readonly string[]): string[] {
+  const configDir = join(node.dir, 'kubelet.conf.d');
+  return [
+    dkcBin,
+    'agent',
+    `--kubeconfig=${node.kubeconfig}`,
+    `--config=${node.config}`,
+    // As a modern kubelet: no dynamic config of its own; drop-ins beside --config.
+    ...(nd ? [`--config-dir=${configDir}`, `--root-dir=${node.dir}`] : [`--dynamic-config-dir=${node.dynamicConfigDir}`]),
+    `--cert-dir=${join(node.dir, 'pki')}`,
+    `--hostname-override=${node.name}`,
+    '--node-ip=127.0.0.1',
+    '--address=127.0.0.1',
+    `--port=${node.port}`,
+    `--healthz-port=${node.healthzPort}`,
+    // In the node-daemon topology healthzBindAddress stays the config's (127.0.0.1 by default), which a config may change.
+    ...(nd ? [] : ['--healthz-bind-address=127.0.0.1']),
+    ...(version === undefined ? [] : [`--kubelet-version=${version}`]),
+    ...(!nd && gated ? ['--feature-gates=DynamicKubeletConfig=true'] : []),
+    // The agent appends its log lines itself (and serves them at /logs/); the supervisor adds to the same file
+    // only what is not a log line (a crash's stack), so nothing is written twice.
+    `--log-file=${node.logFile}`,
+    '--logtostderr=false',
+    ...extra,
+  ];
+}
+
+/** The node's `dkc node-daemon`: applies its assignment and restarts the agent through `dkc restart <node>`. */
+async function nodeDaemon(node: ClusterNode, nd: NodeDaemonOptions, dataDir: string): Promise<ClusterNodeDaemon> {
+  const configDir = join(node.dir, 'kubelet.conf.d');
+  await mkdir(configDir, { recursive: true });
+  const metricsPort = await freePort();
+  const healthzURL = `http://127.0.0.1:${node.healthzPort}/healthz`;
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return {
+    name: `${node.name}-daemon`,
+    logFile: join(node.dir, 'logs', 'node-daemon.log'),
+    configDir,
+    metricsPort,
+    healthzURL,
+    args: [
+      dkcBin,
+      'node-daemon',
+      `--kubeconfig=${node.kubeconfig}`,
+      `--node-name=${node.name}`,
+      `--kubelet-config=${node.config}`,
+      `--kubelet-config-dir=${configDir}`,
+      `--apply-as=${nd.applyAs}`,
+      `--kubelet-restart-command=${[process.execPath, dkcBin, 'restart', node.name, '--data-dir', dataDir].map(quote).join(' ')}`,
+      `--kubelet-healthz-url=${healthzURL}`,
+      `--dynamic-config-dir=${node.dynamicConfigDir}`,
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      ...(nd.startTimeout ? [`--kubelet-start-timeout=${nd.startTimeout}`] : []),
+      ...(nd.trial ? [`--dynamic-config-trial-duration=${nd.trial}`] : []),
+      ...(nd.probeInterval ? [`--health-probe-interval=${nd.probeInterval}`] : []),
+      ...(nd.args ?? []),
+    ],
+  };
+}
+
+interface NodePlan {
+  name: string;
+  version: string | undefined;
+  /** Whether the agent turns the DynamicKubeletConfig gate on. */
+  gated: boolean;
+}
+
+/** One node: its credentials, local config and ports, its agent (and daemon) added to the supervisor. */
+async function addNode(supervisor: Supervisor, options: ClusterOptions, dataDir: string, serverURL: string, pki: ClusterPKI, ca: CA, plan: NodePlan): Promise<ClusterNode> {
+  const { name } = plan;
+  const dir = join(dataDir, 'nodes', name);
+  const nodeKubeconfig = await writeNodeCredentials(dir, name, serverURL, pki, ca);
+  const config = join(dir, 'config.yaml');
+  await writeFile(config, (options.localConfig ?? defaultLocalConfig)({ caFile: pki.paths.caCert }));
+  const agentPort = await freePort();
+  const healthzPort = await freePort();
+  const node: ClusterNode = {
+    name,
+    dir,
+    kubeconfig: nodeKubeconfig,
+    config,
+    dynamicConfigDir: join(dir, 'dynamic-config'),
+    // A directory of its own: the agent serves its log file's directory at /logs/, and the node's directory
+    // holds its credentials.
+    logFile: join(dir, 'logs', 'agent.log'),
+    port: agentPort,
+    healthzPort,
+    args: [],
+  };
+  const nd = options.nodeDaemon;
+  node.args = agentArgs(node, nd, plan.version, plan.gated, options.agentArgs ?? []);
+  supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always', watchParent: true });
+  if (nd) {
+    const daemon = await nodeDaemon(node, nd, dataDir);
+    node.daemon = daemon;
+    supervisor.add({ name: daemon.name, command: process.execPath, args: daemon.args, logFile: daemon.logFile, restart: 'always', watchParent: true });
+  }
+  return node;
+}
+
+/** Each node's name, kubelet version (cycled over the nodes) and whether its agent turns the gate on. */
+async function planNodes(options: ClusterOptions): Promise<NodePlan[]> {
   const names = options.nodeNames ?? Array.from({ length: options.nodes }, (_, i) => `node-${i + 1}`);
-  const nodes: ClusterNode[] = [];
   const versions = options.kubeletVersions ?? [];
   // Kubelets from 1.26 on no longer register DynamicKubeletConfig: their agents run dkc's dynamic config ungated.
   const gated = versions.length === 0 ? [] : await gateKnown(versions);
-  for (const [index, name] of names.entries()) {
-    const version = versions.length === 0 ? undefined : versions[index % versions.length]!;
-    const dir = join(dataDir, 'nodes', name);
-    await mkdir(join(dir, 'pki'), { recursive: true });
-    const certFile = join(dir, 'pki', 'client.crt');
-    const keyFile = join(dir, 'pki', 'client.key');
-    if (!(await exists(certFile)) || !(await exists(keyFile))) {
-      const c = await issueCert(ca, { commonName: `system:node:${name}`, organizations: ['system:nodes'], usages: ['client'] });
-      await writeFileAtomic(keyFile, c.keyPem, 0o600);
-      await writeFileAtomic(certFile, c.certPem, 0o644);
-    }
-    const nodeKubeconfig = join(dir, 'kubeconfig');
-    await writeKubeconfig(nodeKubeconfig, {
-      server: serverURL,
-      caPem: pki.ca.certPem,
-      certPem: await readFile(certFile, 'utf8'),
-      keyPem: await readFile(keyFile, 'utf8'),
-      user: `system:node:${name}`,
-      format: 'json',
-    });
-    const config = join(dir, 'config.yaml');
-    await writeFile(config, (options.localConfig ?? defaultLocalConfig)({ caFile }));
-    const agentPort = await freePort();
-    const healthzPort = await freePort();
-    const node: ClusterNode = {
-      name,
-      dir,
-      kubeconfig: nodeKubeconfig,
-      config,
-      dynamicConfigDir: join(dir, 'dynamic-config'),
-      // A directory of its own: the agent serves its log file's directory at /logs/, and the node's directory
-      // holds its credentials.
-      logFile: join(dir, 'logs', 'agent.log'),
-      port: agentPort,
-      healthzPort,
-      args: [],
-    };
-    node.args = [
-      dkcBin,
-      'agent',
-      `--kubeconfig=${nodeKubeconfig}`,
-      `--config=${config}`,
-      `--dynamic-config-dir=${node.dynamicConfigDir}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${name}`,
-      '--node-ip=127.0.0.1',
-      '--address=127.0.0.1',
-      `--port=${agentPort}`,
-      `--healthz-port=${healthzPort}`,
-      '--healthz-bind-address=127.0.0.1',
-      ...(version === undefined ? [] : [`--kubelet-version=${version}`]),
-      ...(version === undefined || gated[index % versions.length] ? ['--feature-gates=DynamicKubeletConfig=true'] : []),
-      // The agent appends its log lines itself (and serves them at /logs/); the supervisor adds to the same file
-      // only what is not a log line (a crash's stack), so nothing is written twice.
-      `--log-file=${node.logFile}`,
-      '--logtostderr=false',
-      ...(options.agentArgs ?? []),
-    ];
-    supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always', watchParent: true });
-    nodes.push(node);
+  return names.map((name, index) => ({
+    name,
+    version: versions.length === 0 ? undefined : versions[index % versions.length]!,
+    gated: versions.length === 0 || gated[index % versions.length]!,
+  }));
+}
+
+/** The supervisor's control socket, in the node-daemon topology; stops the supervisor when it cannot serve. */
+async function startControl(supervisor: Supervisor, dataDir: string): Promise<ControlServer> {
+  try {
+    return await serveControl(supervisor, join(dataDir, CONTROL_SOCKET));
+  } catch (err) {
+    await supervisor.stop();
+    throw err;
   }
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const port = options.port || (await freePort());
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  const supervisor = new Supervisor(options.backoff ? { backoff: options.backoff } : {});
+  if (!options.externalServerURL) await startServer(supervisor, dataDir, port, kubeconfig, options.serverArgs ?? []);
+  const serverURL = options.externalServerURL ?? `https://127.0.0.1:${port}`;
+
+  const { ensureClusterPKI } = await import('../pki/index.js');
+  const pki = await ensureClusterPKI(join(dataDir, 'pki'));
+  if (!pki.ca.keyPem) throw new UpError('DKC_UP_CLUSTER_FAILED', messages.noCAKey(join(dataDir, 'pki')));
+  const ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem };
+  const nodes: ClusterNode[] = [];
+  for (const plan of await planNodes(options)) nodes.push(await addNode(supervisor, options, dataDir, serverURL, pki, ca, plan));
   if ((options.simulatedNodes ?? 0) > 0) supervisor.add(fleetChild(dataDir, kubeconfig, options.simulatedNodes!, options.agentArgs ?? []));
   supervisor.start();
+  const control = options.nodeDaemon ? await startControl(supervisor, dataDir) : undefined;
   return {
     dataDir,
     kubeconfig,
     serverURL,
     nodes,
     supervisor,
-    stop: (graceMs = 10_000) => supervisor.stop('SIGTERM', graceMs),
+    ...(control ? { controlSocket: control.path } : {}),
+    stop: async (graceMs = 10_000) => {
+      await supervisor.stop('SIGTERM', graceMs);
+      await control?.close();
+    },
   };
 }

@@ -4,13 +4,13 @@ import { CodedError } from '../util/errors.js';
 
 export type UpErrorCode =
   /** A flag of `dkc up` has a value it cannot use. */
-  | 'invalid-up-option'
+  | 'DKC_UP_INVALID_OPTION'
   /** Another live `dkc up` holds the data dir. */
-  | 'data-dir-in-use'
+  | 'DKC_UP_DATA_DIR_IN_USE'
   /** The data dir's lock file cannot be created or read. */
-  | 'data-dir-lock-failed'
+  | 'DKC_UP_DATA_DIR_LOCK_FAILED'
   /** The cluster's server did not come up. */
-  | 'cluster-failed';
+  | 'DKC_UP_CLUSTER_FAILED';
 
 export class UpError extends CodedError<UpErrorCode> {
   override name = 'UpError';
@@ -20,6 +20,7 @@ export const messages = {
   invalidInt: (flag: string, v: string, min: number, max: number) => `invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`,
   invalidStorage: (v: string) => `invalid --storage ${JSON.stringify(v)}: must be sqlite or etcd`,
   invalidKubeletVersion: (why: string) => `invalid --kubelet-version: ${why}`,
+  invalidNodeDaemon: (v: string) => `invalid --node-daemon ${JSON.stringify(v)}: must be dropin, replace or off`,
   dataDirInUse: (dir: string, pid: number) => `data dir ${dir} is in use by dkc (pid ${pid})`,
   lockFailed: (path: string, why: string) => `cannot lock the data dir (${path}): ${why}`,
   lockContended: (path: string) => `cannot lock the data dir: ${path} keeps changing hands`,

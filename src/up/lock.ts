@@ -6,6 +6,7 @@
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UpError, messages } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export const LOCK_FILE = 'dkc.lock';
 
@@ -64,7 +65,7 @@ function readOwner(path: string): LockOwner | undefined {
     return parseLockOwner(readFileSync(path, 'utf8'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UpError('data-dir-lock-failed', messages.lockFailed(path, (err as Error).message), { cause: err });
+    throw new UpError('DKC_UP_DATA_DIR_LOCK_FAILED', messages.lockFailed(path, errorMessage(err)), { cause: err });
   }
 }
 
@@ -77,7 +78,7 @@ function removeIfPresent(path: string): void {
 }
 
 /**
- * Takes the data dir's lock or throws UpError('data-dir-in-use') naming the live owner. The lock file appears
+ * Takes the data dir's lock or throws UpError('DKC_UP_DATA_DIR_IN_USE') naming the live owner. The lock file appears
  * with its content in one step (written aside, then hard-linked into place, which fails if it exists), so a
  * reader never sees a half-written owner.
  */
@@ -90,7 +91,7 @@ export function lockDataDir(dir: string): DataDirLock {
     mkdirSync(dir, { recursive: true });
     writeFileSync(tmp, JSON.stringify(me) + '\n');
   } catch (err) {
-    throw new UpError('data-dir-lock-failed', messages.lockFailed(path, (err as Error).message), { cause: err });
+    throw new UpError('DKC_UP_DATA_DIR_LOCK_FAILED', messages.lockFailed(path, errorMessage(err)), { cause: err });
   }
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -98,14 +99,14 @@ export function lockDataDir(dir: string): DataDirLock {
         linkSync(tmp, path);
         return lockHandle(path, me.pid);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new UpError('data-dir-lock-failed', messages.lockFailed(path, (err as Error).message), { cause: err });
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new UpError('DKC_UP_DATA_DIR_LOCK_FAILED', messages.lockFailed(path, errorMessage(err)), { cause: err });
       }
       const owner = readOwner(path);
-      if (owner && owner.pid !== me.pid && ownerAlive(owner)) throw new UpError('data-dir-in-use', messages.dataDirInUse(dir, owner.pid));
+      if (owner && owner.pid !== me.pid && ownerAlive(owner)) throw new UpError('DKC_UP_DATA_DIR_IN_USE', messages.dataDirInUse(dir, owner.pid));
       // Stale (dead owner, unreadable content, or our own pid left by an earlier process): take it over.
       removeIfPresent(path);
     }
-    throw new UpError('data-dir-lock-failed', messages.lockContended(path));
+    throw new UpError('DKC_UP_DATA_DIR_LOCK_FAILED', messages.lockContended(path));
   } finally {
     removeIfPresent(tmp);
   }

@@ -4,10 +4,11 @@
 import { join, resolve } from 'node:path';
 import { RestClient } from '../client/index.js';
 import { installSignalForwarding } from '../supervisor/index.js';
-import { readySince } from '../fleet/progress.js';
+import { readySince } from '../api/node.js';
 import { startCluster } from './cluster.js';
 import { UpError, messages } from './errors.js';
 import { lockDataDir } from './lock.js';
+import { errorMessage } from '../util/errors.js';
 
 export { UpError };
 
@@ -38,7 +39,7 @@ export function reportedReadySince(node: NodeLike, lease: LeaseLike | undefined,
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError('invalid-up-option', messages.invalidInt(flag, v, min, max));
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidInt(flag, v, min, max));
   return Number(v);
 }
 
@@ -53,6 +54,11 @@ export interface UpOptions {
   emulatedVersion?: string;
   /** Kubelet versions the agents behave as, cycled over the nodes (`1.30,1.31,1.32`). */
   kubeletVersion?: string;
+  /**
+   * `dropin` or `replace`: each node is a kubelet (the agent, dynamic config off) managed by `dkc node-daemon` applying
+   * assigned configs that way; `off`: the agents' own controller. Default: `dropin` with --emulated-version, else `off`.
+   */
+  nodeDaemon?: string;
 }
 
 /** `1.30,1.31,1.32` → the minors, each checked against the versions the library knows. */
@@ -62,7 +68,7 @@ async function kubeletVersions(list: string | undefined): Promise<string[]> {
   try {
     return list.split(',').map((v) => parseKubeletVersion(v));
   } catch (err) {
-    throw new UpError('invalid-up-option', messages.invalidKubeletVersion((err as Error).message));
+    throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidKubeletVersion(errorMessage(err)), { cause: err });
   }
 }
 
@@ -73,34 +79,36 @@ export async function runUp(opts: UpOptions): Promise<void> {
   const versions = await kubeletVersions(opts.kubeletVersion);
   const started = Date.now();
   const storage = opts.storage ?? 'sqlite';
-  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError('invalid-up-option', messages.invalidStorage(storage));
+  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidStorage(storage));
   if (opts.emulatedVersion !== undefined) {
     const { parseEmulatedVersion } = await import('../server/emulation/version.js');
     try {
       parseEmulatedVersion(opts.emulatedVersion);
     } catch (err) {
-      throw new UpError('invalid-up-option', (err as Error).message);
+      throw new UpError('DKC_UP_INVALID_OPTION', errorMessage(err), { cause: err });
     }
   }
+  const nodeDaemon = opts.nodeDaemon ?? (opts.emulatedVersion !== undefined ? 'dropin' : 'off');
+  if (nodeDaemon !== 'dropin' && nodeDaemon !== 'replace' && nodeDaemon !== 'off') throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidNodeDaemon(nodeDaemon));
+  // A modern cluster's kubelets are as new as its API server, unless told otherwise.
+  if (nodeDaemon !== 'off' && versions.length === 0 && opts.emulatedVersion !== undefined) versions.push(await kubeletVersions(opts.emulatedVersion).then((v) => v[0]!));
   // Before anything in the data dir is touched: a second dkc up must not disturb a running cluster.
   const lock = lockDataDir(resolve(opts.dataDir));
   process.on('exit', lock.release);
   try {
-    await runLocked({ ...opts, versions }, nodes, simulated, port, storage, started);
+    await runLocked({ ...opts, versions, nodeDaemon }, nodes, simulated, port, storage, started);
   } finally {
     lock.release();
     process.off('exit', lock.release);
   }
 }
 
-async function runLocked(
-  opts: { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string },
-  nodes: number,
-  simulated: number,
-  port: number,
-  storage: string,
-  started: number,
-): Promise<void> {
+type LockedOptions = { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string; nodeDaemon: 'dropin' | 'replace' | 'off' };
+type LocalEtcd = Awaited<ReturnType<typeof import('../storage/etcd-member.js')['startLocalEtcd']>>;
+type Cluster = Awaited<ReturnType<typeof startCluster>>;
+
+/** The cluster (and its etcd, with `--storage etcd`); etcd is stopped again when the cluster does not start. */
+async function startStack(opts: LockedOptions, nodes: number, simulated: number, port: number, storage: string): Promise<{ cluster: Cluster; etcd: LocalEtcd | undefined }> {
   // etcd is a child of this process too (not supervised): Ctrl-C reaches it through the process group.
   const etcd = storage === 'etcd' ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd')) : undefined;
   const serverArgs = [
@@ -108,37 +116,55 @@ async function runLocked(
     ...(opts.emulatedVersion !== undefined ? ['--emulated-version', opts.emulatedVersion] : []),
   ];
   if (etcd) process.stdout.write(`etcd: ${etcd.endpoints.join(',')} (data in ${join(opts.dataDir, 'etcd')})\n`);
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   try {
-    cluster = await startCluster({ dataDir: opts.dataDir, nodes, port, agentArgs: opts.agentArg, serverArgs, simulatedNodes: simulated, kubeletVersions: opts.versions });
+    const cluster = await startCluster({
+      dataDir: opts.dataDir,
+      nodes,
+      port,
+      agentArgs: opts.agentArg,
+      serverArgs,
+      simulatedNodes: simulated,
+      kubeletVersions: opts.versions,
+      ...(opts.nodeDaemon !== 'off' ? { nodeDaemon: { applyAs: opts.nodeDaemon } } : {}),
+    });
+    return { cluster, etcd };
   } catch (err) {
     await etcd?.stop();
     throw err;
   }
+}
+
+/** Waits (up to 60 s, or until `stopping`) for each agent's node to report Ready this run, printing a line for each. */
+async function waitForNodes(client: RestClient, cluster: Cluster, nodes: number, started: number, stopping: () => boolean): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const reported = new Set<string>();
+  // Ctrl-C while waiting for the nodes ends the wait too.
+  while (reported.size < nodes && Date.now() < deadline && !stopping()) {
+    const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
+    const leases = await client.list<{ items: LeaseLike[] }>(NODE_LEASES).catch(() => ({ items: [] as LeaseLike[] }));
+    for (const n of list.items) {
+      const name = n.metadata?.name ?? '';
+      const ready = reportedReadySince(n, leases.items.find((l) => l.metadata?.name === name), started);
+      const node = cluster.nodes.find((x) => x.name === name);
+      if (!ready || !node || reported.has(name)) continue;
+      reported.add(name);
+      process.stdout.write(`${name}: Ready, kubelet endpoint https://127.0.0.1:${node.port}, log ${node.logFile}\n`);
+    }
+    if (reported.size < nodes) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (reported.size < nodes && !stopping()) {
+    process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
+  }
+}
+
+async function runLocked(opts: LockedOptions, nodes: number, simulated: number, port: number, storage: string, started: number): Promise<void> {
+  const { cluster, etcd } = await startStack(opts, nodes, simulated, port, storage);
   const forwarding = installSignalForwarding(cluster.supervisor, process);
   let stopping = false;
   void forwarding.stopped.then(() => (stopping = true));
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig);
   try {
-    const deadline = Date.now() + 60_000;
-    const reported = new Set<string>();
-    // Ctrl-C while waiting for the nodes ends the wait too.
-    while (reported.size < nodes && Date.now() < deadline && !stopping) {
-      const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
-      const leases = await client.list<{ items: LeaseLike[] }>(NODE_LEASES).catch(() => ({ items: [] as LeaseLike[] }));
-      for (const n of list.items) {
-        const name = n.metadata?.name ?? '';
-        const ready = reportedReadySince(n, leases.items.find((l) => l.metadata?.name === name), started);
-        const node = cluster.nodes.find((x) => x.name === name);
-        if (!ready || !node || reported.has(name)) continue;
-        reported.add(name);
-        process.stdout.write(`${name}: Ready, kubelet endpoint https://127.0.0.1:${node.port}, log ${node.logFile}\n`);
-      }
-      if (reported.size < nodes) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (reported.size < nodes && !stopping) {
-      process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
-    }
+    await waitForNodes(client, cluster, nodes, started, () => stopping);
     if (simulated > 0 && !stopping) await waitForSimulated(client, simulated, started, () => stopping, cluster.dataDir);
   } finally {
     client.close();
@@ -155,7 +181,6 @@ async function runLocked(
   await etcd?.stop();
   process.stdout.write('dkc cluster stopped\n');
 }
-
 
 /** Waits for the fleet's sim-1 … sim-N to report Ready (a second per list: there may be thousands), saying how many are. */
 async function waitForSimulated(client: RestClient, total: number, started: number, stopping: () => boolean, dataDir: string): Promise<void> {

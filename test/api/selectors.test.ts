@@ -82,7 +82,7 @@ describe('label selector errors', () => {
     test(JSON.stringify(input), () => {
       assert.throws(
         () => parseLabelSelector(input),
-        (e: unknown) => e instanceof SelectorError && e.code === 'LABEL_SELECTOR_SYNTAX' && e.message === message,
+        (e: unknown) => e instanceof SelectorError && e.code === 'DKC_API_LABEL_SELECTOR_SYNTAX' && e.message === message,
         `expected ${message}`,
       );
     });
@@ -216,7 +216,7 @@ describe('field selector errors', () => {
     test(JSON.stringify(input), () => {
       assert.throws(
         () => parseFieldSelector(input),
-        (e: unknown) => e instanceof SelectorError && e.code === 'FIELD_SELECTOR_SYNTAX' && e.message === message,
+        (e: unknown) => e instanceof SelectorError && e.code === 'DKC_API_FIELD_SELECTOR_SYNTAX' && e.message === message,
         `expected ${message}`,
       );
     });
@@ -227,7 +227,7 @@ describe('field selector errors', () => {
     assert.doesNotThrow(() => checkSupportedFields(reqs, ['metadata.name', 'spec.unschedulable']));
     assert.throws(
       () => checkSupportedFields(reqs, new Set(['metadata.name', 'metadata.namespace'])),
-      (e: unknown) => e instanceof SelectorError && e.code === 'FIELD_LABEL_NOT_SUPPORTED' && e.message === 'field label not supported: spec.unschedulable',
+      (e: unknown) => e instanceof SelectorError && e.code === 'DKC_API_FIELD_LABEL_NOT_SUPPORTED' && e.message === 'field label not supported: spec.unschedulable',
     );
   });
 });

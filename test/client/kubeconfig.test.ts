@@ -143,22 +143,22 @@ describe('writeKubeconfig → loadKubeconfig', () => {
 
   it('reports unreadable, malformed and unsupported kubeconfigs with stable codes', async () => {
     const code = (c: string) => (e: unknown) => e instanceof ClientError && e.code === c;
-    await assert.rejects(loadKubeconfig(join(dir, 'nope')), code('KUBECONFIG_READ'));
+    await assert.rejects(loadKubeconfig(join(dir, 'nope')), code('DKC_CLIENT_KUBECONFIG_READ'));
     const bad = join(dir, 'bad.yaml');
     await writeFile(bad, 'clusters: [\n');
-    await assert.rejects(loadKubeconfig(bad), code('KUBECONFIG_INVALID'));
+    await assert.rejects(loadKubeconfig(bad), code('DKC_CLIENT_KUBECONFIG_INVALID'));
     const good = renderKubeconfig({ server: server.url, caPem: pki.ca.certPem, certPem: pki.client.certPem, keyPem: pki.client.keyPem });
     const p = join(dir, 'ctx.yaml');
     await writeFile(p, good);
-    await assert.rejects(loadKubeconfig(p, { context: 'missing' }), (e: unknown) => code('KUBECONFIG_INVALID')(e) && /context "missing" not found/.test((e as Error).message));
+    await assert.rejects(loadKubeconfig(p, { context: 'missing' }), (e: unknown) => code('DKC_CLIENT_KUBECONFIG_INVALID')(e) && /context "missing" not found/.test((e as Error).message));
     const exec = join(dir, 'exec.yaml');
     await writeFile(exec, good.replace(/client-certificate-data: .*\n\s*client-key-data: .*\n/, 'exec: {command: gke-gcloud-auth-plugin}\n'));
-    await assert.rejects(loadKubeconfig(exec), code('KUBECONFIG_UNSUPPORTED'));
+    await assert.rejects(loadKubeconfig(exec), code('DKC_CLIENT_KUBECONFIG_UNSUPPORTED'));
     const missingFile = join(dir, 'missingfile.yaml');
     await writeFile(missingFile, good.replace(/certificate-authority-data: .*/, 'certificate-authority: nowhere/ca.crt'));
-    await assert.rejects(loadKubeconfig(missingFile), code('KUBECONFIG_READ'));
+    await assert.rejects(loadKubeconfig(missingFile), code('DKC_CLIENT_KUBECONFIG_READ'));
     const noServer = join(dir, 'noserver.yaml');
     await writeFile(noServer, good.replace(/server: .*/, 'server: ftp://x'));
-    await assert.rejects(loadKubeconfig(noServer), code('KUBECONFIG_INVALID'));
+    await assert.rejects(loadKubeconfig(noServer), code('DKC_CLIENT_KUBECONFIG_INVALID'));
   });
 });

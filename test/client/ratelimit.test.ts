@@ -42,17 +42,17 @@ describe('TokenBucket', () => {
     const ac = new AbortController();
     const waiting = bucket.acquire(ac.signal);
     ac.abort();
-    await assert.rejects(waiting, (e: unknown) => e instanceof ClientError && e.code === 'ABORTED');
+    await assert.rejects(waiting, (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_ABORTED');
     assert.equal(timers.pending().length, 0);
     // Only the first token's debt remains: the next caller waits one interval, not two.
     void bucket.acquire();
     assert.equal(Math.round(timers.pending()[0]!.ms), 1000);
-    await assert.rejects(bucket.acquire(AbortSignal.abort()), { code: 'ABORTED' });
+    await assert.rejects(bucket.acquire(AbortSignal.abort()), { code: 'DKC_CLIENT_ABORTED' });
   });
 
   it('rejects nonsensical settings', () => {
-    assert.throws(() => new TokenBucket(0, 1), { code: 'INVALID_ARGUMENT' });
-    assert.throws(() => new TokenBucket(5, 0), { code: 'INVALID_ARGUMENT' });
-    assert.throws(() => new TokenBucket(Number.NaN, 1), { code: 'INVALID_ARGUMENT' });
+    assert.throws(() => new TokenBucket(0, 1), { code: 'DKC_CLIENT_INVALID_ARGUMENT' });
+    assert.throws(() => new TokenBucket(5, 0), { code: 'DKC_CLIENT_INVALID_ARGUMENT' });
+    assert.throws(() => new TokenBucket(Number.NaN, 1), { code: 'DKC_CLIENT_INVALID_ARGUMENT' });
   });
 });

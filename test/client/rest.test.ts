@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, ClientError, isApiError, RestClient, type ClientConfig, type RateLimiter } from '../../src/client/index.js';
 import { json, makeTestPKI, ScriptedServer, status, type TestPKI } from './harness.js';
+import { waitFor } from '../helpers/wait.js';
 
 let pki: TestPKI;
 let server: ScriptedServer;
@@ -223,13 +224,13 @@ describe('RestClient errors', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{not json');
     };
-    await assert.rejects(client.get('/x'), (e: unknown) => e instanceof ClientError && e.code === 'RESPONSE_DECODE');
+    await assert.rejects(client.get('/x'), (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_RESPONSE_DECODE');
   });
 
   it('fails with CONNECTION when the server is not trusted or not there', async () => {
     const untrusting = new RestClient({ ...config, ca: pki.foreignCa.certPem });
     try {
-      await assert.rejects(untrusting.get('/x'), (e: unknown) => e instanceof ClientError && e.code === 'CONNECTION');
+      await assert.rejects(untrusting.get('/x'), (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_CONNECTION');
     } finally {
       untrusting.close();
     }
@@ -239,7 +240,7 @@ describe('RestClient errors', () => {
     await new Promise<void>((r) => closed.close(() => r()));
     const nowhere = new RestClient({ server: `https://127.0.0.1:${port}` });
     try {
-      await assert.rejects(nowhere.get('/x'), { name: 'ClientError', code: 'CONNECTION' });
+      await assert.rejects(nowhere.get('/x'), { name: 'ClientError', code: 'DKC_CLIENT_CONNECTION' });
     } finally {
       nowhere.close();
     }
@@ -263,26 +264,21 @@ describe('RestClient errors', () => {
     const pending = client.get('/slow', { signal: ac.signal });
     await server.waitForRequest((r) => r.url.pathname === '/slow');
     ac.abort();
-    await assert.rejects(pending, { name: 'ClientError', code: 'ABORTED' });
-    await assert.rejects(client.get('/x', { signal: AbortSignal.abort() }), { code: 'ABORTED' });
+    await assert.rejects(pending, { name: 'ClientError', code: 'DKC_CLIENT_ABORTED' });
+    await assert.rejects(client.get('/x', { signal: AbortSignal.abort() }), { code: 'DKC_CLIENT_ABORTED' });
     const impatient = new RestClient(config, { timeoutMs: 50 });
     try {
-      await assert.rejects(impatient.get('/slow2'), { name: 'ClientError', code: 'TIMEOUT' });
+      await assert.rejects(impatient.get('/slow2'), { name: 'ClientError', code: 'DKC_CLIENT_TIMEOUT' });
     } finally {
       impatient.close();
     }
   });
 
   it('rejects a path without a leading slash and a server that is not http(s)', () => {
-    assert.throws(() => client.url('api/v1'), { code: 'INVALID_ARGUMENT' });
-    assert.throws(() => new RestClient({ server: 'ftp://x' }), { code: 'INVALID_ARGUMENT' });
+    assert.throws(() => client.url('api/v1'), { code: 'DKC_CLIENT_INVALID_ARGUMENT' });
+    assert.throws(() => new RestClient({ server: 'ftp://x' }), { code: 'DKC_CLIENT_INVALID_ARGUMENT' });
   });
 });
-
-async function waitUntil(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(cond(), 'condition never held within 5 s');
-}
 
 describe('RestClient over a shared pool of connections', () => {
   it('sends each client its own token, reuses the connections, and closes only its own requests', async () => {
@@ -337,13 +333,20 @@ describe('RestClient over a shared pool of connections', () => {
     };
     try {
       const calls = Array.from({ length: 5 }, (_, i) => c.get('/held', { query: { i: String(i) } }));
-      await waitUntil(() => held.length === 2);
+      let answered = 0;
+      for (const call of calls) void call.then(() => answered++, () => undefined);
+      await waitFor('two requests held', () => held.length === 2, { timeoutMs: 5_000, stepMs: 10 });
       const stream = await c.watch('/api/v1/pods'); // not queued behind the held requests
       stream.close();
-      while (held.length > 0 || atOnce > 0) {
-        held.splice(0).forEach((release) => release());
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // Release what is held until every request is answered: the queued ones arrive as the first ones finish.
+      await waitFor(
+        () => `the five requests answered (${answered} were)`,
+        () => {
+          held.splice(0).forEach((release) => release());
+          return answered === calls.length;
+        },
+        { timeoutMs: 30_000, stepMs: 20 },
+      );
       await Promise.all(calls);
       assert.equal(most, 2);
     } finally {
@@ -357,9 +360,9 @@ describe('RestClient over a shared pool of connections', () => {
     const { connectionPool } = await import('../../src/client/index.js');
     const pool = connectionPool({ server: config.server, ca: pki.ca.certPem });
     try {
-      assert.throws(() => new RestClient(config, { pool }), (err: unknown) => err instanceof ClientError && err.code === 'INVALID_ARGUMENT');
+      assert.throws(() => new RestClient(config, { pool }), (err: unknown) => err instanceof ClientError && err.code === 'DKC_CLIENT_INVALID_ARGUMENT');
       const { sharedConnectionPool } = await import('../../src/client/index.js');
-      assert.throws(() => sharedConnectionPool(config, 4), (err: unknown) => err instanceof ClientError && err.code === 'INVALID_ARGUMENT');
+      assert.throws(() => sharedConnectionPool(config, 4), (err: unknown) => err instanceof ClientError && err.code === 'DKC_CLIENT_INVALID_ARGUMENT');
     } finally {
       pool.agent.destroy();
     }

@@ -46,9 +46,9 @@ describe('WatchDecoder', () => {
   });
 
   it('rejects lines that are not watch events', () => {
-    assert.throws(() => new WatchDecoder().push('nope\n'), (e: unknown) => e instanceof ClientError && e.code === 'WATCH_DECODE');
-    assert.throws(() => new WatchDecoder().push('{"type":"WHATEVER","object":{}}\n'), { code: 'WATCH_DECODE' });
-    assert.throws(() => new WatchDecoder().push('{"type":"ADDED"}\n'), { code: 'WATCH_DECODE' });
+    assert.throws(() => new WatchDecoder().push('nope\n'), (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_WATCH_DECODE');
+    assert.throws(() => new WatchDecoder().push('{"type":"WHATEVER","object":{}}\n'), { code: 'DKC_CLIENT_WATCH_DECODE' });
+    assert.throws(() => new WatchDecoder().push('{"type":"ADDED"}\n'), { code: 'DKC_CLIENT_WATCH_DECODE' });
   });
 });
 
@@ -148,7 +148,7 @@ describe('RestClient.watch', () => {
       (async () => {
         for await (const ev of stream) seen.push(ev.type);
       })(),
-      (e: unknown) => e instanceof ClientError && e.code === 'WATCH_STREAM',
+      (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_WATCH_STREAM',
     );
     assert.deepEqual(seen, ['ADDED']);
   });

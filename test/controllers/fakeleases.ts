@@ -21,8 +21,8 @@ export class FakeLeases implements LeaseClient {
   }
 
   private check(options?: CallOptions): void {
-    if (options?.signal?.aborted) throw new ClientError('ABORTED', 'aborted');
-    if (this.down) throw new ClientError('CONNECTION', 'connect ECONNREFUSED 127.0.0.1:6443');
+    if (options?.signal?.aborted) throw new ClientError('DKC_CLIENT_ABORTED', 'aborted');
+    if (this.down) throw new ClientError('DKC_CLIENT_CONNECTION', 'connect ECONNREFUSED 127.0.0.1:6443');
   }
 
   /** The stored Lease by name (any namespace path ends in /leases/<name>). */

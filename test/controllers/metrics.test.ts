@@ -10,7 +10,7 @@ import { collectedGauge } from '../../src/controllers/metrics.js';
 import { parseBindAddress, serveMetrics } from '../../src/controllers/metricsserver.js';
 import { nodeConditionSamples } from '../../src/controllers/nodelifecycle/metrics.js';
 import { rolloutNodeSamples, rolloutPhaseSamples } from '../../src/controllers/rollout/metrics.js';
-import type { NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import type { NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { newRegistry } from '../../src/util/prom.js';
 
 const rollout: NodeConfigRollout = {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { repoRoot } from '../helpers/server.js';
+import { repoRoot } from '../helpers/paths.js';
 
 export const PROMETHEUS_DIR = join(repoRoot, 'deploy/prometheus');
 export const DASHBOARD = join(repoRoot, 'deploy/grafana/dkc-fleet.json');

@@ -67,7 +67,10 @@ export async function startVmagent(o: VmagentOptions): Promise<Vmagent> {
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // It flushes what it holds to the remote-write receiver first; that may already be gone.
+      const hard = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
+      clearTimeout(hard);
     },
   };
   try {

@@ -49,7 +49,7 @@ spec:
       assert.deepEqual(obj.spec['configSource'], { configMap: { namespace: 'kube-system', name: 'cfg-b', kubeletConfigKey: 'kubelet' } });
       assert.equal(obj.spec['progressDeadlineSeconds'], 300);
       // soakSeconds left the file, so apply removed it and the schema's default (0) stands.
-      assert.deepEqual(obj.spec['strategy'], { canary: 1, maxUnavailable: 3, pauseAfterCanary: false, soakSeconds: 0 });
+      assert.deepEqual(obj.spec['strategy'], { canary: 1, maxUnavailable: 3, pauseAfterCanary: false, soakSeconds: 0, skipIncompatible: false });
     },
   },
   {

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { startServer, type RunningServer, repoRoot } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 let server: RunningServer;
 let kc: k8s.KubeConfig;
@@ -64,18 +65,12 @@ describe('@kubernetes/client-node', () => {
         buf = buf.slice(i + 1);
       }
     });
-    const waitFor = async (pred: () => boolean, what: string, ms = 20_000) => {
-      const deadline = Date.now() + ms;
-      while (!pred()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; saw ${JSON.stringify(lines.slice(-10))}\n${server.log().slice(-2000)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const seen = (what: string) => () => `${what}; saw ${JSON.stringify(lines.slice(-10))}\n${server.log().slice(-2000)}`;
     try {
-      await waitFor(() => lines.some((l) => l.event === 'add' && l.name === 'inf-node'), 'the initial add');
+      await waitFor(seen('the initial add'), () => lines.some((l) => l.event === 'add' && l.name === 'inf-node'), { timeoutMs: 20_000, stepMs: 20 });
       // An update seen by the informer proves its watch is established (its list and add come before the watch).
       await core.patchNode({ name: 'inf-node', body: { metadata: { labels: { step: 'live' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-      await waitFor(() => lines.some((l) => l.event === 'update' && l.labels?.['step'] === 'live'), 'the watch to deliver an update');
+      await waitFor(seen('the watch to deliver an update'), () => lines.some((l) => l.event === 'update' && l.labels?.['step'] === 'live'), { timeoutMs: 20_000, stepMs: 20 });
       const listsBefore = lines.filter((l) => l.event === 'list').length;
       child.kill('SIGSTOP');
       // While the informer is paused, push more than the watch buffer limit plus the socket buffers through it.
@@ -83,10 +78,10 @@ describe('@kubernetes/client-node', () => {
       for (let i = 0; i < 300 && !server.log().includes('dropping a watcher'); i++) {
         await core.patchNode({ name: 'inf-node', body: { metadata: { annotations: { blob: `${i}${blob}` } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
       }
-      await waitFor(() => server.log().includes('dropping a watcher of nodes'), 'the server to drop the paused watcher', 10_000);
+      await waitFor(seen('the server to drop the paused watcher'), () => server.log().includes('dropping a watcher of nodes'), { timeoutMs: 10_000, stepMs: 20 });
       child.kill('SIGCONT');
       await core.patchNode({ name: 'inf-node', body: { metadata: { labels: { step: 'after-drop' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-      await waitFor(() => lines.some((l) => (l.event === 'update' || l.event === 'add') && l.labels?.['step'] === 'after-drop'), 'the change made after the drop');
+      await waitFor(seen('the change made after the drop'), () => lines.some((l) => (l.event === 'update' || l.event === 'add') && l.labels?.['step'] === 'after-drop'), { timeoutMs: 20_000, stepMs: 20 });
       assert.ok(lines.filter((l) => l.event === 'list').length > listsBefore, 'the informer must have relisted');
       assert.ok(!lines.some((l) => l.event === 'error'), `informer errors: ${JSON.stringify(lines.filter((l) => l.event === 'error'))}`);
     } finally {
@@ -111,10 +106,11 @@ describe('@kubernetes/client-node', () => {
       () => undefined,
     );
     try {
+      // One budget for both waits, as before; the assertion below says what was seen.
       const deadline = Date.now() + 10_000;
-      while (!seen.some((e) => e.type === 'ADDED') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the ADDED event', () => seen.some((e) => e.type === 'ADDED'), { timeoutMs: 10_000, stepMs: 20 }).catch(() => undefined);
       await custom.patchClusterCustomObject({ ...ref, name: 'js-ncr', body: { spec: { paused: true } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-      while (!seen.some((e) => e.type === 'MODIFIED' && e.paused === true) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the MODIFIED event', () => seen.some((e) => e.type === 'MODIFIED' && e.paused === true), { timeoutMs: Math.max(0, deadline - Date.now()), stepMs: 20 }).catch(() => undefined);
       assert.deepEqual(seen.slice(0, 2), [{ type: 'ADDED', paused: false }, { type: 'MODIFIED', paused: true }]);
     } finally {
       req.abort();

@@ -198,7 +198,7 @@ export function crdSuite(storage: StorageBackend): void {
         const ncr = { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name }, spec: { nodeSelector: { matchLabels: { pool: 'blue' } }, configSource: {} } };
         await k.ok(['apply', '-f', '-'], { input: JSON.stringify(ncr) });
         const got = JSON.parse(await k.ok(['get', 'ncr', name, '-o', 'json'])) as Widget;
-        assert.deepEqual(got.spec['strategy'], { canary: 1, maxUnavailable: 1, soakSeconds: 0, pauseAfterCanary: false });
+        assert.deepEqual(got.spec['strategy'], { canary: 1, maxUnavailable: 1, soakSeconds: 0, pauseAfterCanary: false, skipIncompatible: false });
         assert.equal(got.spec['failurePolicy'], 'Revert');
         assert.equal(got.spec['progressDeadlineSeconds'], 120);
         assert.match((await k.ok(['get', 'ncr'])).split('\n')[0]!, /^NAME\s+PHASE\s+TARGET\s+UPDATED\s+SUCCEEDED\s+FAILED\s+AGE$/);

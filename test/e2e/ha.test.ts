@@ -12,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ApiError, RestClient } from '../../src/client/index.js';
-import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { startEtcd } from '../helpers/etcd.js';
 import { kubectlPath } from '../helpers/kubectl.js';
-import { waitFor as poll } from '../helpers/wait.js';
+import { waitFor } from '../helpers/wait.js';
 import { startNginxStream, startReplicas, type Balancer } from '../helpers/replicas.js';
 import type { RunningServer } from '../helpers/server.js';
 
@@ -29,8 +30,6 @@ let lb: Balancer;
 let cluster: Cluster;
 let admin: RestClient;
 let kubeconfig: string;
-const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, ms: number) => poll(what, probe, ms, 100);
-
 
 /** kubectl against the balancer, retried: a request cut off by the kill fails and is simply repeated. */
 async function kubectl(args: string[]): Promise<string> {
@@ -41,7 +40,7 @@ async function kubectl(args: string[]): Promise<string> {
       return stdout;
     } catch (err) {
       last = err;
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 250)); // a client's pause before its retry, as the test plays a client
     }
   }
   throw new Error(`kubectl ${args.join(' ')} kept failing: ${String((last as { stderr?: string }).stderr ?? last)}`);
@@ -65,7 +64,7 @@ before(async () => {
       const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
       return ready.length === NODES.length ? true : undefined;
     },
-    60_000,
+    { timeoutMs: 60_000, stepMs: 100 },
   );
 });
 
@@ -98,7 +97,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
           } catch (err) {
             if (err instanceof ApiError && err.code !== 503 && err.code !== 500 && err.code !== 409) throw err;
             failures++;
-            await new Promise((r) => setTimeout(r, 50));
+            await new Promise((r) => setTimeout(r, 50)); // a writer's pause before its retry
           }
         }
       } finally {
@@ -135,7 +134,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
               }
               w.close();
             } catch {
-              await new Promise((r) => setTimeout(r, 100));
+              await new Promise((r) => setTimeout(r, 100)); // a watcher's pause before it reconnects
             }
             if (!state.sawMarker) state.reconnects++;
           }
@@ -146,7 +145,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
     );
 
     await patch('node-1');
-    await waitFor('some acknowledged writes', async () => (acked.size >= 50 ? true : undefined), 30_000);
+    await waitFor('some acknowledged writes', async () => (acked.size >= 50 ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
     const killedAt = Date.now();
     await Promise.all([etcd.members[0]!.kill(), servers[0]!.kill()]);
     const ackedAtKill = acked.size;
@@ -160,10 +159,10 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
           const n = await admin.get<{ status?: { config?: { active?: { configMap?: { name: string } }; error?: string } } }>(`/api/v1/nodes/${node}`);
           return n.status?.config?.active?.configMap?.name === 'ha-config' && !n.status.config.error ? true : undefined;
         },
-        90_000,
+        { timeoutMs: 90_000, stepMs: 100 },
       );
     }
-    await waitFor('writes after the kill', async () => (acked.size > ackedAtKill + 50 ? true : undefined), 30_000);
+    await waitFor('writes after the kill', async () => (acked.size > ackedAtKill + 50 ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
     writing = false;
     await writer;
 
@@ -175,7 +174,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
 
     // Watch clients on the killed replica came back through the balancer without missing the change after the kill.
     await admin.create('/api/v1/namespaces/kube-public/configmaps', { metadata: { name: 'after-kill' }, data: {} });
-    await waitFor('every watcher to see the change made after the kill', async () => (watchers.every((w) => w.state.sawMarker) ? true : undefined), 30_000).finally(() => {
+    await waitFor('every watcher to see the change made after the kill', async () => (watchers.every((w) => w.state.sawMarker) ? true : undefined), { timeoutMs: 30_000, stepMs: 100 }).finally(() => {
       for (const w of watchers) w.state.stop = true;
     });
     await Promise.all(watchers.map((w) => w.loop));
@@ -192,7 +191,7 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
           const lease = await admin.get<{ spec: { renewTime: string } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`);
           return Date.parse(lease.spec.renewTime) > killedAt ? true : undefined;
         },
-        60_000,
+        { timeoutMs: 60_000, stepMs: 100 },
       );
     }
   });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { waitForConfigz } from '../helpers/nodeconfig.js';

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { dkcBin, freePort, startCluster, type Cluster } from '../../src/up/cluster.js';
 import { dashboardExpressions, PROMETHEUS_DIR, requireTool, rulesOnlyConfig, testConfig, testRules } from '../deploy/promconfig.js';
 import { startVmagent, type Vmagent, type VmagentTarget } from '../deploy/vmagent.js';

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient, isApiError } from '../../src/client/index.js';
-import { ROLLOUT_ANNOTATION, ROLLOUTS_PATH, recordSource, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUT_ANNOTATION, ROLLOUTS_PATH, recordSource, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { dkcBin, startServer, type RunningServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';

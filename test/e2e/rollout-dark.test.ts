@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
-import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
+import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 
 let work = '';
@@ -37,14 +38,22 @@ before(async () => {
 });
 
 after(async () => {
-  if (frozen !== undefined) process.kill(frozen, 'SIGCONT');
+  // The frozen agent may be gone already (its supervisor stopped it): nothing left to resume.
+  if (frozen !== undefined) {
+    try {
+      process.kill(frozen, 'SIGCONT');
+    } catch {
+      /* ESRCH */
+    }
+  }
   admin?.close();
   await cluster?.stop(5_000);
   if (work) await rm(work, { recursive: true, force: true });
 });
 
 it('a node whose agent goes dark fails as NotReady at the deadline; the rollout halts', { timeout: 60_000 }, async () => {
-  await admin.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'cfg', namespace: 'kube-system' }, data: { kubelet: 'kind: KubeletConfiguration\n' } });
+  await admin.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'cfg', namespace: 'kube-system' }, data: { kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' } });
+  // A valid config: an invalid one would be reported (ConfigError) by the new agent unless it is frozen first.
   await admin.create(ROLLOUTS_PATH, newRollout('dark', {
     configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } },
     nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-2' } },

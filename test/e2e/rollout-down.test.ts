@@ -18,8 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Event, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
-import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
+import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';
@@ -272,7 +273,8 @@ describe('rollouts and nodes that are down', { concurrency: false }, () => {
     admin.close();
     await cluster!.stop(5_000);
     cluster = undefined;
-    // Down for longer than a heartbeat stays fresh (4 s); the soak would have been over (8 s) before it is back.
+    // Down for longer than a heartbeat stays fresh (4 s); the soak would have been over (8 s) before it is back. The
+    // outage's length in wall time is the input under test (the controller runs in the cluster, on its own clock).
     await new Promise((r) => setTimeout(r, 6_000));
     const restartedAt = Date.now();
     cluster = await up(port);

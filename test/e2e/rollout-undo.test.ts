@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Event, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/controllers/rollout/resource.js';
+import { ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc, type DkcRun } from '../helpers/dkc.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';

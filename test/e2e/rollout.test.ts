@@ -19,8 +19,9 @@ import {
   newRollout,
   type NodeConfigRollout,
   type RolloutSpec,
-} from '../../src/controllers/rollout/resource.js';
-import { defaultLocalConfig, startCluster, type Cluster } from '../../src/up/cluster.js';
+} from '../../src/api/dkc/rollout.js';
+import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RestClient } from '../../src/client/index.js';
 import { dkcBin } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 let dataDir = '';
 after(async () => {
@@ -43,8 +44,8 @@ async function startUp(command: string, args: string[], cwd?: string): Promise<R
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('dkc cluster is up') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+  // The callers assert on what was said; a wait that runs out leaves that to them.
+  await waitFor('dkc up to say the cluster is up, or to exit', () => out.includes('dkc cluster is up') || child.exitCode !== null, { timeoutMs: 30_000 }).catch(() => undefined);
   return { out: () => out, exited, child };
 }
 
@@ -98,8 +99,7 @@ it('npm start runs dkc up in place of its shell: stopping npm (SIGTERM to its PI
       code = await stop(npm, 'SIGTERM');
     }
     assert.notEqual(code, 'timeout', npm.out());
-    const deadline = Date.now() + 15_000;
-    while ((await processesMentioning(dir)).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('no process left', async () => (await processesMentioning(dir)).length === 0, { timeoutMs: 15_000, stepMs: 100 }).catch(() => undefined);
     assert.deepEqual(await processesMentioning(dir), [], `left behind after npm stopped:\n${npm.out()}`);
   } finally {
     for (const pid of await processesMentioning(dir)) process.kill(pid, 'SIGKILL');

@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { repoRoot } from './server.js';
+import { repoRoot } from './paths.js';
 
 export type KubectlVersion = '1.20' | '1.32';
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/util/net.js';
 import { startServer, type RunningServer } from './server.js';
+import { waitFor } from './wait.js';
 
 export async function startReplicas(count: number, etcd: { endpoints: string[] }, extraArgs: string[] = []): Promise<RunningServer[]> {
   const servers: RunningServer[] = [];
@@ -90,13 +91,10 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5
     }
     await rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 10_000;
-  while (!(await listening(port))) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`nginx did not start: ${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  const state = await waitFor('nginx to listen', async () => (proc.exitCode !== null ? 'exited' : (await listening(port)) ? 'listening' : undefined), { timeoutMs: 10_000 }).catch(() => 'silent');
+  if (state !== 'listening') {
+    await stop();
+    throw new Error(`nginx did not start: ${output}`);
   }
   return { port, url: `https://127.0.0.1:${port}`, log: () => output, stop };
 }

@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { dkcBin } from '../../src/up/cluster.js';
 import { startEtcd } from './etcd.js';
+import { waitFor } from './wait.js';
 
-export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
+export { repoRoot } from './paths.js';
 
 export { dkcBin };
 
@@ -36,17 +36,13 @@ function waitExit(p: ChildProcess): Promise<void> {
 }
 
 async function waitForFile(path: string, proc: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`dkc server exited with ${proc.exitCode}:\n${log()}`);
-    try {
-      await stat(path);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-  throw new Error(`dkc server did not write ${path} within ${timeoutMs} ms:\n${log()}`);
+  const state = await waitFor(
+    `dkc server to write ${path}`,
+    async () => (proc.exitCode !== null ? 'exited' : await stat(path).then(() => 'written', () => undefined)),
+    { timeoutMs, stepMs: 25 },
+  ).catch(() => 'silent');
+  if (state === 'exited') throw new Error(`dkc server exited with ${proc.exitCode}:\n${log()}`);
+  if (state !== 'written') throw new Error(`dkc server did not write ${path} within ${timeoutMs} ms:\n${log()}`);
 }
 
 export type StorageBackend = 'sqlite' | 'etcd';

@@ -120,14 +120,14 @@ describe('createCA / issueCert', () => {
   it('rejects bad arguments with PKI_INVALID_ARGUMENT and bad PEM with PKI_INVALID_PEM', async () => {
     await assert.rejects(issueCert(ca, { commonName: 'x', ipAddresses: ['not-an-ip'], usages: ['server'] }), (e: unknown) => {
       assert.ok(e instanceof PkiError);
-      assert.equal(e.code, 'PKI_INVALID_ARGUMENT');
+      assert.equal(e.code, 'DKC_PKI_INVALID_ARGUMENT');
       return true;
     });
-    await assert.rejects(issueCert(ca, { commonName: '', usages: ['client'] }), { code: 'PKI_INVALID_ARGUMENT' });
-    await assert.rejects(issueCert(ca, { commonName: 'x', usages: [] }), { code: 'PKI_INVALID_ARGUMENT' });
-    await assert.rejects(issueCert({ certPem: 'junk', keyPem: ca.keyPem }, { commonName: 'x', usages: ['client'] }), { code: 'PKI_INVALID_PEM' });
-    await assert.rejects(issueCert({ certPem: ca.certPem, keyPem: 'junk' }, { commonName: 'x', usages: ['client'] }), { code: 'PKI_INVALID_PEM' });
-    assert.throws(() => parseCertIdentity('nothing here'), { code: 'PKI_INVALID_PEM' });
+    await assert.rejects(issueCert(ca, { commonName: '', usages: ['client'] }), { code: 'DKC_PKI_INVALID_ARGUMENT' });
+    await assert.rejects(issueCert(ca, { commonName: 'x', usages: [] }), { code: 'DKC_PKI_INVALID_ARGUMENT' });
+    await assert.rejects(issueCert({ certPem: 'junk', keyPem: ca.keyPem }, { commonName: 'x', usages: ['client'] }), { code: 'DKC_PKI_INVALID_PEM' });
+    await assert.rejects(issueCert({ certPem: ca.certPem, keyPem: 'junk' }, { commonName: 'x', usages: ['client'] }), { code: 'DKC_PKI_INVALID_PEM' });
+    assert.throws(() => parseCertIdentity('nothing here'), { code: 'DKC_PKI_INVALID_PEM' });
   });
 
   it('signs with an existing RSA CA', async () => {
@@ -184,7 +184,7 @@ describe('selfSignedServing', () => {
   });
 
   it('needs at least one name', async () => {
-    await assert.rejects(selfSignedServing([], []), { code: 'PKI_INVALID_ARGUMENT' });
+    await assert.rejects(selfSignedServing([], []), { code: 'DKC_PKI_INVALID_ARGUMENT' });
   });
 });
 
@@ -353,24 +353,24 @@ describe('ensureClusterPKI', () => {
     assert.equal(pki.ca.keyPem, undefined);
     await unlink(join(d, 'admin.crt'));
     await unlink(join(d, 'admin.key'));
-    await assert.rejects(ensureClusterPKI(d), { code: 'PKI_CA_KEY_MISSING' });
+    await assert.rejects(ensureClusterPKI(d), { code: 'DKC_PKI_CA_KEY_MISSING' });
   });
 
   it('refuses leaves without their CA, a certificate without its key, and mismatched pairs', async () => {
     const d1 = join(dir, 'orphan');
     await ensureClusterPKI(d1);
     await unlink(join(d1, 'ca.crt'));
-    await assert.rejects(ensureClusterPKI(d1), (e: unknown) => e instanceof PkiError && e.code === 'PKI_INCOMPLETE');
+    await assert.rejects(ensureClusterPKI(d1), (e: unknown) => e instanceof PkiError && e.code === 'DKC_PKI_INCOMPLETE');
 
     const d2 = join(dir, 'nokeyleaf');
     await ensureClusterPKI(d2);
     await unlink(join(d2, 'apiserver.key'));
-    await assert.rejects(ensureClusterPKI(d2), { code: 'PKI_INCOMPLETE' });
+    await assert.rejects(ensureClusterPKI(d2), { code: 'DKC_PKI_INCOMPLETE' });
 
     const d3 = join(dir, 'mismatch');
     await ensureClusterPKI(d3);
     await writeFile(join(d3, 'admin.key'), await readFile(join(d3, 'apiserver.key')));
-    await assert.rejects(ensureClusterPKI(d3), { code: 'PKI_KEY_MISMATCH' });
+    await assert.rejects(ensureClusterPKI(d3), { code: 'DKC_PKI_KEY_MISMATCH' });
 
     const d4 = join(dir, 'foreign');
     await ensureClusterPKI(d4);
@@ -378,7 +378,7 @@ describe('ensureClusterPKI', () => {
     const stray = await issueCert(other, { commonName: 'admin', usages: ['client'] });
     await writeFile(join(d4, 'admin.crt'), stray.certPem);
     await writeFile(join(d4, 'admin.key'), stray.keyPem);
-    await assert.rejects(ensureClusterPKI(d4), { code: 'PKI_KEY_MISMATCH' });
+    await assert.rejects(ensureClusterPKI(d4), { code: 'DKC_PKI_KEY_MISMATCH' });
   });
 
   it('breaks a lock left by a dead process and times out on a live one', async () => {
@@ -392,6 +392,6 @@ describe('ensureClusterPKI', () => {
     const d2 = join(dir, 'locked-live');
     await mkdir(d2);
     await writeFile(join(d2, '.lock'), String(process.pid));
-    await assert.rejects(ensureClusterPKI(d2, { lockTimeoutMs: 100 }), { code: 'PKI_LOCKED' });
+    await assert.rejects(ensureClusterPKI(d2, { lockTimeoutMs: 100 }), { code: 'DKC_PKI_LOCKED' });
   });
 });

@@ -1,7 +1,7 @@
 // The API server's semantics through its REST API, against a real `dkc server` process: validation messages,
 // optimistic concurrency under contention, no-op writes, status separation, selectors and pagination, watch
 // semantics, and a table of malformed requests that must each get the right 4xx Status.
-// The suite runs once per storage backend (api.test.ts: SQLite, api.etcd.test.ts: etcd), so both behave alike.
+// The suite runs once per storage backend (api.integration.test.ts: SQLite, api.etcd.e2e.test.ts: etcd), so both behave alike.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

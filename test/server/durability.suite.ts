@@ -9,6 +9,7 @@ import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, RestClient } from '../../src/client/index.js';
 import { startServer, type RunningServer, type StorageBackend } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** Every SQLite store the server opened (`starts` of them) reported WAL mode with synchronous=FULL. */
 function assertDurableSqlite(log: string, starts: number): void {
@@ -40,8 +41,8 @@ export function durabilitySuite(storage: StorageBackend): void {
         }
       }
     })();
-    const deadline = Date.now() + 30_000;
-    while (acked.size < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    // The assertion after the kill says how many there were.
+    await waitFor('300 acknowledged creates', () => acked.size >= 300, { timeoutMs: 30_000, stepMs: 5 }).catch(() => undefined);
     await server.kill();
     await loop;
     stop = true;

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeKubernetesProtobuf, kubernetesProtobufRoot, ProtobufDecodeError } from '../../src/server/protobuf.js';
-import { defaultRegistry, apiVersionOf } from '../../src/server/registry.js';
+import { defaultRegistry } from '../../src/server/registry.js';
+import { apiVersionOf } from '../../src/server/resourcedef.js';
 import { isScalarType, schemaFacts, typeFact, type FieldFact } from '../../src/server/schema/facts.js';
 import { descriptions } from '../../src/server/schema/descriptions.js';
 import { schemas } from '../../src/server/openapi-schemas.js';

@@ -212,7 +212,7 @@ describe('watch cache restart', () => {
     try {
       assert.equal(cache.isReady, true);
       failLists = 3;
-      handlers!.onError(new StoreError('unavailable', 'watch stream broke'));
+      handlers!.onError(new StoreError('DKC_STORE_UNAVAILABLE', 'watch stream broke'));
       assert.equal(cache.isReady, false, 'not ready while relisting');
       assert.deepEqual(cache.snapshot().map((o) => o.metadata.name), ['a'], 'readers keep the last complete state');
       await store.create('/test/restart/b', enc({ metadata: { name: 'b' } }));

@@ -149,13 +149,13 @@ describe('writes and revisions', () => {
   test('failed writes report the right error and consume no revision', async () => {
     const s = await newStore();
     await s.create('/k', enc('v'));
-    await rejectsWith(s.create('/k', enc('w')), 'key-exists');
-    await rejectsWith(s.update('/missing', enc('w')), 'not-found');
-    await rejectsWith(s.delete('/missing'), 'not-found');
-    await rejectsWith(s.update('/missing', enc('w'), 1), 'not-found');
+    await rejectsWith(s.create('/k', enc('w')), 'DKC_STORE_KEY_EXISTS');
+    await rejectsWith(s.update('/missing', enc('w')), 'DKC_STORE_NOT_FOUND');
+    await rejectsWith(s.delete('/missing'), 'DKC_STORE_NOT_FOUND');
+    await rejectsWith(s.update('/missing', enc('w'), 1), 'DKC_STORE_NOT_FOUND');
     await s.update('/k', enc('v2'), 1);
-    await rejectsWith(s.update('/k', enc('v3'), 1), 'conflict', 2);
-    await rejectsWith(s.delete('/k', 1), 'conflict', 2);
+    await rejectsWith(s.update('/k', enc('v3'), 1), 'DKC_STORE_CONFLICT', 2);
+    await rejectsWith(s.delete('/k', 1), 'DKC_STORE_CONFLICT', 2);
     assert.equal(await s.currentRevision(), 2);
     assert.equal(dec((await s.get('/k'))!.value), 'v2');
 
@@ -192,9 +192,9 @@ describe('writes and revisions', () => {
     const s = await newStore();
     await s.create('/from', enc('f'));
     await s.create('/to', enc('t'));
-    await rejectsWith(s.move('/from', '/to'), 'key-exists');
-    await rejectsWith(s.move('/missing', '/elsewhere'), 'not-found');
-    await rejectsWith(s.move('/from', '/elsewhere', 7), 'conflict', 1);
+    await rejectsWith(s.move('/from', '/to'), 'DKC_STORE_KEY_EXISTS');
+    await rejectsWith(s.move('/missing', '/elsewhere'), 'DKC_STORE_NOT_FOUND');
+    await rejectsWith(s.move('/from', '/elsewhere', 7), 'DKC_STORE_CONFLICT', 1);
     await assert.rejects(s.move('/from', '/from'), RangeError);
     assert.equal(await s.currentRevision(), 2);
     assert.equal(dec((await s.get('/from'))!.value), 'f');
@@ -203,7 +203,7 @@ describe('writes and revisions', () => {
     // Two moves of one key queued together: the second finds the key gone.
     const [first, second] = await Promise.allSettled([s.move('/from', '/x'), s.move('/from', '/y')]);
     assert.equal(first.status, 'fulfilled');
-    assert.equal(second.status === 'rejected' && (second.reason as StoreError).code, 'not-found');
+    assert.equal(second.status === 'rejected' && (second.reason as StoreError).code, 'DKC_STORE_NOT_FOUND');
     assert.equal(await s.get('/y'), undefined);
   });
 
@@ -242,7 +242,7 @@ describe('writes and revisions', () => {
   test('a second open of the same file fails while the first holds it', async () => {
     const path = dbPath();
     const s1 = await openSqliteStore({ path });
-    await rejectsWith(openSqliteStore({ path, busyTimeoutMs: 50 }), 'unavailable');
+    await rejectsWith(openSqliteStore({ path, busyTimeoutMs: 50 }), 'DKC_STORE_UNAVAILABLE');
     await s1.create('/still', enc('works'));
     await s1.close();
     const s2 = await openSqliteStore({ path, busyTimeoutMs: 50 });
@@ -262,12 +262,12 @@ describe('writes and revisions', () => {
     await s.create('/x', enc('x'));
     await s.close();
     await s.close();
-    await rejectsWith(s.get('/x'), 'unavailable');
-    await rejectsWith(s.create('/y', enc('y')), 'unavailable');
-    await rejectsWith(s.list('/'), 'unavailable');
+    await rejectsWith(s.get('/x'), 'DKC_STORE_UNAVAILABLE');
+    await rejectsWith(s.create('/y', enc('y')), 'DKC_STORE_UNAVAILABLE');
+    await rejectsWith(s.list('/'), 'DKC_STORE_UNAVAILABLE');
     assert.throws(
       () => s.watch('/', 0, new Collector().handlers),
-      (err: unknown) => err instanceof StoreError && err.code === 'unavailable',
+      (err: unknown) => err instanceof StoreError && err.code === 'DKC_STORE_UNAVAILABLE',
     );
   });
 });
@@ -388,7 +388,7 @@ describe('list', () => {
     assert.deepEqual(show(paged), expectAt(at));
 
     await s.compact(200);
-    await rejectsWith(s.list('/h/', { revision: 199 }), 'compacted', 200);
+    await rejectsWith(s.list('/h/', { revision: 199 }), 'DKC_STORE_COMPACTED', 200);
     assert.deepEqual(show((await s.list('/h/', { revision: 200 })).items), expectAt(200));
     assert.deepEqual(show((await s.list('/h/', { revision: 250 })).items), expectAt(250));
     await assert.rejects(s.list('/h/', { revision: 10_000 }), RangeError);
@@ -509,7 +509,7 @@ describe('watch', () => {
     assert.deepEqual(selfCancelling.revisions(), [1]);
     await s.close();
     assert.equal(cancelled.errors.length, 0, 'a cancelled watch is not told about close');
-    assert.equal(witness.errors[0]?.code, 'unavailable');
+    assert.equal(witness.errors[0]?.code, 'DKC_STORE_UNAVAILABLE');
   });
 
   test('a throwing handler affects neither the store nor other watchers', async () => {
@@ -538,7 +538,7 @@ describe('watch', () => {
     assert.deepEqual(thrower.revisions(), range(1, 20), 'the throwing watcher keeps its own stream intact');
     assert.equal(reported.length, thrown);
     await s.close();
-    assert.equal(good.errors[0]?.code, 'unavailable');
+    assert.equal(good.errors[0]?.code, 'DKC_STORE_UNAVAILABLE');
     assert.equal(reported.length, thrown + 1, 'the throwing onError was caught too');
   });
 
@@ -572,7 +572,7 @@ describe('watch', () => {
     await s.compact(6);
     assert.throws(
       () => s.watch('/k/', 5, new Collector().handlers),
-      (err: unknown) => err instanceof StoreError && err.code === 'compacted' && err.revision === 6,
+      (err: unknown) => err instanceof StoreError && err.code === 'DKC_STORE_COMPACTED' && err.revision === 6,
     );
     const c = new Collector();
     s.watch('/k/', 6, c.handlers);
@@ -590,7 +590,7 @@ describe('watch', () => {
     // The replay reads history in steps on later turns of the event loop; compaction overtakes it now.
     await s.compact(4000);
     await lagging.until(() => lagging.errors.length === 1, 'the compaction error');
-    assert.equal(lagging.errors[0]!.code, 'compacted');
+    assert.equal(lagging.errors[0]!.code, 'DKC_STORE_COMPACTED');
     assert.equal(lagging.errors[0]!.revision, 4000);
     assert.ok(lagging.revisions().every((r, i) => r === 11 + i), 'whatever arrived before the error is gapless');
 
@@ -615,7 +615,7 @@ describe('watch', () => {
     const current = await s.currentRevision();
     const compacted = await s.compactedRevision();
     assert.ok(compacted >= current - 60 && compacted <= current - 50, `compacted ${compacted} at current ${current}`);
-    await rejectsWith(s.list('/auto/', { revision: compacted - 1 }), 'compacted', compacted);
+    await rejectsWith(s.list('/auto/', { revision: compacted - 1 }), 'DKC_STORE_COMPACTED', compacted);
     assert.equal((await s.list('/auto/', { revision: compacted })).items.length, compacted);
     await watcher.until(() => watcher.events.length === 300, 'every event');
     assert.deepEqual(watcher.revisions(), range(1, 300), 'a live watcher is not affected by retention');
@@ -632,8 +632,8 @@ describe('watch', () => {
     await s.create('/z/1', enc('v'));
     await s.close();
     assert.deepEqual(live.revisions(), [2], 'the committed write reached the live watcher before close returned');
-    assert.equal(live.errors[0]?.code, 'unavailable');
-    assert.equal(replaying.errors[0]?.code, 'unavailable');
+    assert.equal(live.errors[0]?.code, 'DKC_STORE_UNAVAILABLE');
+    assert.equal(replaying.errors[0]?.code, 'DKC_STORE_UNAVAILABLE');
     assert.equal(live.errors.length, 1);
   });
 });
@@ -736,12 +736,12 @@ describe('group commit', () => {
       assert.ok(r.reason instanceof StoreError);
       return r.reason;
     };
-    assert.equal(reason(x).code, 'key-exists');
-    assert.equal(reason(y).code, 'conflict');
+    assert.equal(reason(x).code, 'DKC_STORE_KEY_EXISTS');
+    assert.equal(reason(y).code, 'DKC_STORE_CONFLICT');
     assert.equal(reason(y).revision, 3);
-    assert.equal(reason(yDel).code, 'conflict');
-    assert.equal(reason(missingDel).code, 'not-found');
-    assert.equal(reason(missingUpd).code, 'not-found');
+    assert.equal(reason(yDel).code, 'DKC_STORE_CONFLICT');
+    assert.equal(reason(missingDel).code, 'DKC_STORE_NOT_FOUND');
+    assert.equal(reason(missingUpd).code, 'DKC_STORE_NOT_FOUND');
     assert.equal(s.stats().batches - before.batches, 1);
 
     assert.equal(dec((await s.get('/x'))!.value), 'x1');
@@ -802,7 +802,7 @@ describe('group commit', () => {
       await new Promise((r) => setImmediate(r));
     }
     const batched = (await Promise.allSettled(pending)).map(show);
-    const refused = sequential.filter((r) => /^(key-exists|not-found|conflict) /.test(r)).length;
+    const refused = sequential.filter((r) => /^DKC_STORE_(KEY_EXISTS|NOT_FOUND|CONFLICT) /.test(r)).length;
     assert.ok(refused > 300 && refused < 1200, `${refused} of ${ops.length} writes refused`);
     assert.deepEqual(batched, sequential);
     assert.ok(burst.stats().batches < one.stats().batches / 4, `${burst.stats().batches} batches for ${ops.length} writes`);
@@ -838,7 +838,7 @@ describe('group commit', () => {
         ? `${dec(r.value.value)} ${r.value.createRevision}/${r.value.modRevision}`
         : `${(r.reason as StoreError).code}${(r.reason as StoreError).revision !== undefined ? ` at ${(r.reason as StoreError).revision}` : ''}`,
     );
-    assert.deepEqual(outcome, ['one 2/2', 'two 2/3', 'conflict at 3', 'three 2/4', 'three 2/5', 'not-found', 'again 6/6', 'key-exists']);
+    assert.deepEqual(outcome, ['one 2/2', 'two 2/3', 'DKC_STORE_CONFLICT at 3', 'three 2/4', 'three 2/5', 'DKC_STORE_NOT_FOUND', 'again 6/6', 'DKC_STORE_KEY_EXISTS']);
     const k = await s.get('/k');
     assert.deepEqual(k && { value: dec(k.value), createRevision: k.createRevision, modRevision: k.modRevision }, {
       value: 'again',
@@ -915,12 +915,12 @@ describe('group commit', () => {
     const results = await settled;
     assert.deepEqual(
       results.map((r) => (r.status === 'fulfilled' ? r.value.modRevision : (r.reason as StoreError).code)),
-      [...range(2, 11), 'key-exists'],
+      [...range(2, 11), 'DKC_STORE_KEY_EXISTS'],
     );
     assert.deepEqual(watcher.revisions(), range(2, 11), 'watchers get the flushed writes before the end');
-    assert.equal(watcher.errors[0]?.code, 'unavailable');
-    await rejectsWith(s.create('/q/late', enc('x')), 'unavailable');
-    await rejectsWith(s.delete('/q/0'), 'unavailable');
+    assert.equal(watcher.errors[0]?.code, 'DKC_STORE_UNAVAILABLE');
+    await rejectsWith(s.create('/q/late', enc('x')), 'DKC_STORE_UNAVAILABLE');
+    await rejectsWith(s.delete('/q/0'), 'DKC_STORE_UNAVAILABLE');
     // Let the commit scheduled before close run: it must find nothing to do.
     await new Promise((r) => setImmediate(r));
 
@@ -952,7 +952,7 @@ describe('group commit', () => {
     for (const r of results) {
       assert.equal(r.status, 'rejected');
       assert.ok(r.reason instanceof StoreError);
-      assert.equal(r.reason.code, 'internal');
+      assert.equal(r.reason.code, 'DKC_STORE_INTERNAL');
     }
     assert.equal(s.stats().batches, before.batches);
     assert.equal(await s.currentRevision(), 1, 'the revision counter is restored');

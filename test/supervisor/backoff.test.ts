@@ -134,7 +134,7 @@ describe('RestartBackoff', () => {
     for (const o of bad) {
       assert.throws(
         () => new RestartBackoff(o),
-        (err: unknown) => err instanceof SupervisorError && err.code === 'SUPERVISOR_INVALID_ARGUMENT',
+        (err: unknown) => err instanceof SupervisorError && err.code === 'DKC_SUPERVISOR_INVALID_ARGUMENT',
         JSON.stringify(o),
       );
     }

@@ -2,6 +2,7 @@
 // bounded waits, and process-liveness checks.
 
 import { readFileSync } from 'node:fs';
+import { processStartTime } from '../../src/up/lock.js';
 import { configureLogging } from '../../src/util/klog.js';
 import type { ExitEvent, StartEvent, Supervisor } from '../../src/supervisor/supervisor.js';
 
@@ -36,24 +37,29 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** SIGKILLs a process this test started (directly or through a supervisor), if it is still there. */
-export function killIfAlive(pid: number | undefined | null): void {
-  if (pid === undefined || pid === null) return;
+/** A process a test started, as it was when the test learned its pid: the pid and its start time. */
+export interface StartedProcess {
+  pid: number;
+  startTime: string | undefined;
+}
+
+/** Notes a process this test started (directly or through a supervisor) while it runs, for killIfStill. */
+export function noteProcess(pid: number): StartedProcess {
+  return { pid, startTime: processStartTime(pid) };
+}
+
+/**
+ * SIGKILLs a process this test started if it is still that process. A pid alone is not enough: the suite starts
+ * thousands of processes and pids wrap, so a pid freed long ago may now be another test file's runner; the start
+ * time tells them apart, and without one (no procfs) nothing is killed.
+ */
+export function killIfStill(p: StartedProcess | undefined): void {
+  if (p === undefined || p.startTime === undefined || processStartTime(p.pid) !== p.startTime) return;
   try {
-    process.kill(pid, 'SIGKILL');
+    process.kill(p.pid, 'SIGKILL');
   } catch {
     // already gone
   }
-}
-
-/** Polls `predicate` every `intervalMs` until it holds; fails after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000, intervalMs = 10): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  for (let i = 0; performance.now() < deadline && i < timeoutMs / intervalMs + 1; i++) {
-    if (predicate()) return;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  if (!predicate()) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
 /** Keeps klog's lines in memory so test output stays readable; returns them for assertions. */

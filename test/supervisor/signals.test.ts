@@ -10,23 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { classifySignal, installSignalForwarding } from '../../src/supervisor/signals.js';
-import { captureLogs, isAlive, isRunning, killIfAlive, waitFor } from './helpers.js';
+import { captureLogs, isAlive, isRunning, killIfStill, noteProcess, type StartedProcess } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 captureLogs();
 const fixture = fileURLToPath(new URL('./fixtures/forwarding.js', import.meta.url));
 const dirs: string[] = [];
-const started = new Set<number>();
+const started = new Set<StartedProcess>();
 
 after(() => {
-  // Only processes these tests started: the fixtures and the children whose pids they wrote down.
-  for (const pid of started) killIfAlive(pid);
-  for (const d of dirs) {
-    for (const name of ['server', 'agent']) {
-      const f = join(d, `${name}.pid`);
-      if (existsSync(f)) killIfAlive(Number(readFileSync(f, 'utf8')) || null);
-    }
-    rmSync(d, { recursive: true, force: true });
-  }
+  // Only processes these tests started, and only while they are still those processes: the fixtures and the
+  // children whose pids they wrote down.
+  for (const p of started) killIfStill(p);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 class FakeSupervisor {
@@ -105,7 +101,7 @@ async function startFixture(mode: 'plain' | 'stubborn', graceMs: number): Promis
   const dir = mkdtempSync(join(tmpdir(), 'dkc-forwarding-'));
   dirs.push(dir);
   const p = spawn(process.execPath, [fixture, dir, mode, String(graceMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  if (p.pid) started.add(p.pid);
+  if (p.pid) started.add(noteProcess(p.pid));
   const events: Record<string, unknown>[] = [];
   let buf = '';
   let stderr = '';
@@ -122,9 +118,12 @@ async function startFixture(mode: 'plain' | 'stubborn', graceMs: number): Promis
   // 'exit', not 'close': a leaked child would hold the pipes open, and that must fail an assertion, not hang.
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => p.once('exit', (code, sig) => resolve([code, sig])));
   const pidFiles = ['server', 'agent'].map((n) => join(dir, `${n}.pid`));
-  await waitFor(() => events.filter((e) => e['event'] === 'child-ready').length === 2 && pidFiles.every(existsSync), 'both children ready', 15_000);
+  await waitFor('both children ready', () => events.filter((e) => e['event'] === 'child-ready').length === 2 && pidFiles.every(existsSync), { timeoutMs: 15_000 });
   const childPids = pidFiles.map((f) => Number(readFileSync(f, 'utf8')));
-  for (const pid of childPids) assert.ok(isAlive(pid), `child ${pid} runs`);
+  for (const pid of childPids) {
+    assert.ok(isAlive(pid), `child ${pid} runs`);
+    started.add(noteProcess(pid));
+  }
   return { proc: p, events, childPids, stderr: () => stderr, exited };
 }
 
@@ -144,7 +143,7 @@ async function runFixture(mode: 'plain' | 'stubborn', graceMs: number, signals: 
   const t0 = performance.now();
   for (const [i, sig] of signals.entries()) {
     if (i > 0) {
-      await waitFor(() => f.stderr().includes('Received signal'), 'the first signal to be handled', 5000);
+      await waitFor('the first signal to be handled', () => f.stderr().includes('Received signal'), { timeoutMs: 5000 });
       await new Promise((r) => setTimeout(r, betweenMs));
     }
     f.proc.kill(sig);
@@ -189,10 +188,13 @@ describe('a supervising process under signal forwarding', () => {
     const f = await startFixture('stubborn', 60_000);
     const t0 = performance.now();
     f.proc.kill('SIGINT');
+    // The 10 ms gap between the two signals is the input under test, not a wait for anything.
     await new Promise((r) => setTimeout(r, 10));
     f.proc.kill('SIGINT');
-    await waitFor(() => f.stderr().includes('Received the signal again'), 'the second signal to be handled', 5000);
-    // Past the window: had the second signal forced the stop, the children would be gone by now.
+    await waitFor('the second signal to be handled', () => f.stderr().includes('Received the signal again'), { timeoutMs: 5000 });
+    // Past the window: had the second signal forced the stop, the children would be gone by now. The window (1 s) is
+    // measured by the fixture process on its own clock, and the third signal below must come after it: outlasting it
+    // in real time is the behaviour under test, not a stand-in for an event.
     await new Promise((r) => setTimeout(r, 1300));
     for (const pid of f.childPids) assert.ok(isRunning(pid), `child ${pid} still runs out its grace period`);
     assert.ok(!f.stderr().includes('killing all supervised processes'), f.stderr());
@@ -209,7 +211,7 @@ describe('a supervising process under signal forwarding', () => {
     const run = await runFixture('plain', 10_000, ['SIGUSR2']);
     assert.equal(run.code, 1);
     // The children were SIGKILLed from the dying process's exit hook; they are gone or about to be reaped.
-    for (const pid of run.childPids) await waitFor(() => !isRunning(pid), `child ${pid} to be gone`, 5000);
+    for (const pid of run.childPids) await waitFor(`child ${pid} to be gone`, () => !isRunning(pid), { timeoutMs: 5000 });
   });
 
   it('without a second Ctrl-C, children that ignore the signal are killed after the grace period', async (t) => {

@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Supervisor, type ChildSpec } from '../../src/supervisor/supervisor.js';
 import { SupervisorError } from '../../src/supervisor/errors.js';
-import { Recorder, captureLogs, isAlive, isRunning, killIfAlive, nodeScript, waitFor } from './helpers.js';
+import { Recorder, captureLogs, isAlive, isRunning, killIfStill, nodeScript, noteProcess, type StartedProcess } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const logs = captureLogs();
 let dir: string;
 const supervisors: Supervisor[] = [];
-const extraPids = new Set<number>();
+const extraPids = new Set<StartedProcess>();
 
 // Timers never fire early, but the loop's cached time may round by a millisecond; the upper slack absorbs a
 // loaded 2-core machine.
@@ -39,7 +40,7 @@ afterEach(async () => {
 });
 
 after(() => {
-  for (const pid of extraPids) killIfAlive(pid);
+  for (const pid of extraPids) killIfStill(pid);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -225,7 +226,7 @@ describe('Supervisor restart policies', () => {
     s.add(child('once', 'process.exit(0)', { restart: 'on-failure' }));
     s.start();
     await rec.until(() => rec.exits.length >= 1, 'one exit');
-    await waitFor(() => idle === 1, 'idle');
+    await waitFor('idle', () => idle === 1, { timeoutMs: 10_000 });
     assert.equal(rec.exits[0]!.nextDelayMs, null);
     assert.equal(rec.exits[0]!.outcome, 'clean');
     const st = s.status()[0]!;
@@ -271,16 +272,16 @@ describe('Supervisor restart policies', () => {
     const s = track(new Supervisor());
     const code = (c: string) => (err: unknown) => err instanceof SupervisorError && err.code === c;
     s.add(child('a', '0'));
-    assert.throws(() => s.add(child('a', '0')), code('SUPERVISOR_DUPLICATE_CHILD'));
-    assert.throws(() => s.add(child('', '0')), code('SUPERVISOR_INVALID_ARGUMENT'));
-    assert.throws(() => s.add({ name: 'b', command: 'x', restart: 'sometimes' as 'always' }), code('SUPERVISOR_INVALID_ARGUMENT'));
-    assert.throws(() => s.pidOf('nobody'), code('SUPERVISOR_UNKNOWN_CHILD'));
-    assert.throws(() => new Supervisor({ backoff: { factor: 0 } }), code('SUPERVISOR_INVALID_ARGUMENT'));
-    await assert.rejects(s.stop('SIGTERM', -1), code('SUPERVISOR_INVALID_ARGUMENT'));
+    assert.throws(() => s.add(child('a', '0')), code('DKC_SUPERVISOR_DUPLICATE_CHILD'));
+    assert.throws(() => s.add(child('', '0')), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
+    assert.throws(() => s.add({ name: 'b', command: 'x', restart: 'sometimes' as 'always' }), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
+    assert.throws(() => s.pidOf('nobody'), code('DKC_SUPERVISOR_UNKNOWN_CHILD'));
+    assert.throws(() => new Supervisor({ backoff: { factor: 0 } }), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
+    await assert.rejects(s.stop('SIGTERM', -1), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
     await s.stop();
     assert.equal(s.status()[0]!.state, 'stopped', 'a child never started is stopped with the supervisor');
-    assert.throws(() => s.start(), code('SUPERVISOR_STOPPED'));
-    assert.throws(() => s.add(child('c', '0')), code('SUPERVISOR_STOPPED'));
+    assert.throws(() => s.start(), code('DKC_SUPERVISOR_STOPPED'));
+    assert.throws(() => s.add(child('c', '0')), code('DKC_SUPERVISOR_STOPPED'));
   });
 });
 
@@ -331,7 +332,7 @@ describe('Supervisor stop', () => {
     s.add(child('stubborn', "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready'); setInterval(() => {}, 1000)", { logFile: ready }));
     s.add(child('polite', 'setInterval(() => {}, 1000)'));
     s.start();
-    await waitFor(() => existsSync(ready) && readFileSync(ready, 'utf8').includes('ready'), 'the stubborn child to install its handler');
+    await waitFor('the stubborn child to install its handler', () => existsSync(ready) && readFileSync(ready, 'utf8').includes('ready'), { timeoutMs: 10_000 });
     const pids = [s.pidOf('stubborn')!, s.pidOf('polite')!];
     const t0 = performance.now();
     await s.stop('SIGTERM', 300);
@@ -340,7 +341,7 @@ describe('Supervisor stop', () => {
     assert.equal(rec.exitsOf('stubborn')[0]!.signal, 'SIGKILL');
     assert.equal(rec.exitsOf('polite')[0]!.signal, 'SIGTERM');
     assert.ok(took >= 300 - EARLY_MS && took < 300 + 1500, `stop took ${took.toFixed(1)} ms with a 300 ms grace period`);
-    await waitFor(() => readFileSync(ready, 'utf8').includes('ignoring SIGTERM'), 'the SIGTERM to have reached the child', 2000);
+    await waitFor('the SIGTERM to have reached the child', () => readFileSync(ready, 'utf8').includes('ignoring SIGTERM'), { timeoutMs: 2000 });
     assert.ok(logs.some((l) => l.includes('did not exit within its grace period')));
     t.diagnostic(`stop() with a SIGTERM-ignoring child, grace 300 ms: ${took.toFixed(1)} ms`);
   });
@@ -355,13 +356,13 @@ describe('Supervisor stop', () => {
     const s = track(new Supervisor());
     s.add(child('parent', script, { env: { PIDFILE: pidFile } }));
     s.start();
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 'the grandchild pid');
+    await waitFor('the grandchild pid', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeoutMs: 10_000 });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    extraPids.add(grandchild);
+    extraPids.add(noteProcess(grandchild));
     assert.ok(isRunning(grandchild));
     await s.stop('SIGTERM', 2000);
     // The grandchild is not ours to reap: once its parent is gone, whoever inherits it does, maybe later.
-    await waitFor(() => !isRunning(grandchild), 'the grandchild to be gone', 5000);
+    await waitFor('the grandchild to be gone', () => !isRunning(grandchild), { timeoutMs: 5000 });
   });
 });
 
@@ -423,16 +424,18 @@ describe('Supervisor parent pipe', () => {
     const script = `import(${JSON.stringify(parentwatch)}).then((m) => {
       const w = m.watchSupervisor(() => { require('node:fs').writeFileSync(${JSON.stringify(marker)}, String(process.env.DKC_SUPERVISOR_FD)); process.exit(0); });
       console.log(w ? 'watching' : 'none');
-      setInterval(() => {}, 1000);
+      setInterval(() => console.log('tick'), 20);
     });`;
     const p = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], env: { ...process.env, DKC_SUPERVISOR_FD: '3' } });
-    extraPids.add(p.pid!);
+    extraPids.add(noteProcess(p.pid!));
     let said = '';
     p.stdout!.on('data', (d: Buffer) => (said += d.toString()));
     const exited = new Promise((r) => p.once('exit', r));
-    await waitFor(() => said.includes('watching'), 'the child to watch', 10_000);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor('the child to watch', () => said.includes('watching'), { timeoutMs: 10_000 });
+    // The child's own timer fires several times while the pipe is open: each turn of its event loop was a chance to stop.
+    await waitFor('five turns of the child\'s event loop', () => said.split('tick').length > 5, { timeoutMs: 10_000 });
     assert.ok(!existsSync(marker), 'an open pipe is no reason to stop');
+    assert.equal(p.exitCode, null, 'the child still runs');
     // What the kernel does when the supervisor dies: our end of the pipe closes.
     (p.stdio[3] as import('node:net').Socket).destroy();
     await exited;

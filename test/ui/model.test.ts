@@ -4,9 +4,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Event, Node, NodeCondition, NodeConfigSource } from '../../src/api/types.js';
-import { fleetRows, groupNodes, LOCAL_GROUP, matchesState, nodeIssues, nodeView, sourceKey } from '../../src/ui/model/fleet.js';
-import { availableActions, batchProgress, pendingNodes } from '../../src/ui/model/rollout.js';
+import { fleetRows, groupNodes, kubeletVersionOf, LOCAL_GROUP, matchesState, nodeIssues, nodeView, sourceKey } from '../../src/ui/model/fleet.js';
+import { availableActions, batchProgress, leftOut, pendingNodes } from '../../src/ui/model/rollout.js';
 import { configEvents } from '../../src/ui/model/node.js';
+import { assignedNodes, withNodeConfig } from '../../src/ui/model/assignment.js';
+import type { NodeConfig } from '../../src/api/dkc/nodeconfig.js';
 
 const cm = (name: string, rv?: string, uid = `uid-${name}`): NodeConfigSource => ({
   configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet', ...(rv ? { uid, resourceVersion: rv } : {}) },
@@ -114,6 +116,14 @@ describe('fleet grouping', () => {
   });
 });
 
+describe('kubelet versions', () => {
+  it("each node's view carries the version it reports, '' when it reports none", () => {
+    const reporting = { ...node('a'), status: { ...node('a').status, nodeInfo: { kubeletVersion: 'v1.30.0' } } } as Node;
+    assert.equal(nodeView(reporting).kubeletVersion, 'v1.30.0');
+    assert.equal(kubeletVersionOf(node('b')), '');
+  });
+});
+
 describe('rollout progress', () => {
   it('counts each started batch by node state; nodes not yet in a batch are pending', () => {
     const status = {
@@ -135,6 +145,22 @@ describe('rollout progress', () => {
     assert.deepEqual(batchProgress(undefined), []);
   });
 
+  it('groups the nodes left out for their kubelet version by version and reason, oldest version first', () => {
+    const why = 'unknown field singleProcessOOMKill';
+    const status = {
+      incompatible: [
+        { node: 'n-9', kubeletVersion: '1.30', reason: why },
+        { node: 'n-2', kubeletVersion: '1.22', reason: why },
+        { node: 'n-1', kubeletVersion: '1.30', reason: why },
+      ],
+    };
+    assert.deepEqual(leftOut(status), [
+      { kubeletVersion: '1.22', reason: why, nodes: ['n-2'] },
+      { kubeletVersion: '1.30', reason: why, nodes: ['n-1', 'n-9'] },
+    ]);
+    assert.deepEqual(leftOut(undefined), []);
+  });
+
   it('enables pause while running, resume while paused, undo until reverted', () => {
     assert.deepEqual(availableActions('Progressing', false), { pause: true, resume: false, undo: true });
     assert.deepEqual(availableActions('Paused', true), { pause: false, resume: true, undo: true });
@@ -153,5 +179,31 @@ describe('node events', () => {
     ];
     assert.deepEqual(configEvents(events).map((e) => e.metadata.name), ['c', 'a']);
     assert.equal(configEvents(events, 1).length, 1);
+  });
+});
+
+describe('assignments on the NodeConfig channel', () => {
+  const nc = (name: string, spec?: NodeConfigSource, active?: NodeConfigSource): NodeConfig => ({
+    metadata: { name },
+    spec: spec ? { configSource: spec } : {},
+    status: active ? { config: { assigned: active, active } } : {},
+  });
+
+  it("groups and judges a node by its NodeConfig's assignment and status, not the Node's", () => {
+    const nodes = new Map([
+      ['/n1', node('n1', { spec: cm('stale'), active: cm('stale', '1') })],
+      ['/n2', node('n2')],
+    ]);
+    const ncs = new Map([['/n1', nc('n1', cm('blue'), cm('blue', '7'))]]);
+    const shown = assignedNodes('nodeconfig', nodes, ncs);
+    assert.deepEqual(
+      groupNodes(shown.values()).map((g) => [g.title, g.nodes.map((v) => v.name)]),
+      [
+        ['local config (no ConfigMap)', ['n2']],
+        ['kube-system/blue:kubelet', ['n1']],
+      ],
+    );
+    assert.deepEqual(nodeIssues(withNodeConfig(node('n3'), nc('n3', cm('blue')))).map((i) => i.kind), ['not-active'], 'assigned through its NodeConfig, not active yet');
+    assert.equal(assignedNodes('node', nodes, ncs), nodes, 'on the Node channel the Nodes as they are');
   });
 });

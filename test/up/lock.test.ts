@@ -48,7 +48,7 @@ describe('lockDataDir', () => {
     try {
       const pid = holder.pid!;
       writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, startTime: processStartTime(pid) }));
-      assert.throws(() => lockDataDir(dir), { code: 'data-dir-in-use', message: `data dir ${dir} is in use by dkc (pid ${pid})` });
+      assert.throws(() => lockDataDir(dir), { code: 'DKC_UP_DATA_DIR_IN_USE', message: `data dir ${dir} is in use by dkc (pid ${pid})` });
     } finally {
       holder.kill('SIGKILL');
       await new Promise((r) => holder.once('exit', r));

@@ -4,7 +4,8 @@
 // store, decoding and validating payloads) and passes the results in.
 
 import type { NodeConfigSource } from './source.js';
-import { CrashLoopError, type BootErrorReason } from './errors.js';
+import { CrashLoopError } from '../../api/configstatus.js';
+import type { BootErrorReason } from './errors.js';
 import type { FailureStage } from './configok.js';
 
 /** The outcome of loading one checkpointed config: decode + flags + validation. */

@@ -18,7 +18,7 @@ import { StartLedger, START_RECORD_FILE } from './crashloop.js';
 import { apiPath, describeSource, parseSource, serializeSource, sourceNameErrors, type MaybeSource, type NodeConfigSource } from './source.js';
 import { AsyncMutex } from './mutex.js';
 import { isConfigMapKey } from '../../api/validation/names.js';
-import { CodedError } from '../../util/errors.js';
+import { CodedError, errorMessage } from '../../util/errors.js';
 
 export const STORE_DIR = 'store';
 export const META_DIR = 'meta';
@@ -37,27 +37,27 @@ const ATOMIC_TEMP_FILE = /^\..+\.tmp-/;
 
 export const CheckpointErrorCodes = {
   /** A source without UID or ResourceVersion where one is needed to name a checkpoint. */
-  AmbiguousSource: 'CHECKPOINT_AMBIGUOUS_SOURCE',
+  AmbiguousSource: 'DKC_CHECKPOINT_AMBIGUOUS_SOURCE',
   /** A UID or ResourceVersion that cannot be used as one path component (`/`, `.`, `..`, NUL). */
-  InvalidPath: 'CHECKPOINT_INVALID_PATH',
+  InvalidPath: 'DKC_CHECKPOINT_INVALID_PATH',
   /** A data key that cannot be a file name in a checkpoint. */
-  InvalidFileKey: 'CHECKPOINT_INVALID_FILE_KEY',
+  InvalidFileKey: 'DKC_CHECKPOINT_INVALID_FILE_KEY',
   /** Something other than a directory where the store expects one. */
-  NotDirectory: 'CHECKPOINT_NOT_DIRECTORY',
+  NotDirectory: 'DKC_CHECKPOINT_NOT_DIRECTORY',
   /** Something other than a regular file where the store expects a record. */
-  NotRegularFile: 'CHECKPOINT_NOT_REGULAR_FILE',
+  NotRegularFile: 'DKC_CHECKPOINT_NOT_REGULAR_FILE',
   /** No checkpoint directory for the source's UID and ResourceVersion. */
-  NotFound: 'CHECKPOINT_NOT_FOUND',
+  NotFound: 'DKC_CHECKPOINT_NOT_FOUND',
   /** The kubelet config file in the checkpoint could not be read. */
-  Read: 'CHECKPOINT_READ',
+  Read: 'DKC_CHECKPOINT_READ',
   /** The kubelet config file in the checkpoint is zero bytes long. */
-  Empty: 'CHECKPOINT_EMPTY',
+  Empty: 'DKC_CHECKPOINT_EMPTY',
   /** meta/assigned or meta/last-known-good could not be read or decoded. */
-  Record: 'CHECKPOINT_RECORD',
+  Record: 'DKC_CHECKPOINT_RECORD',
   /** reset() could not clear a record. */
-  Reset: 'CHECKPOINT_RESET',
+  Reset: 'DKC_CHECKPOINT_RESET',
   /** Any other filesystem failure. */
-  IO: 'CHECKPOINT_IO',
+  IO: 'DKC_CHECKPOINT_IO',
 } as const;
 
 export type CheckpointErrorCode = (typeof CheckpointErrorCodes)[keyof typeof CheckpointErrorCodes];
@@ -151,7 +151,7 @@ function goPathError(e: unknown, path: string, op: string): string {
   const code = errnoCode(e);
   const syscall = typeof e === 'object' && e !== null ? (e as { syscall?: unknown }).syscall : undefined;
   const realOp = syscall === 'scandir' ? 'open' : typeof syscall === 'string' ? syscall : op;
-  const text = (code && ERRNO_TEXT[code]) ?? (e instanceof Error ? e.message : String(e));
+  const text = (code && ERRNO_TEXT[code]) ?? (errorMessage(e));
   return `${realOp} ${path}: ${text}`;
 }
 
@@ -551,14 +551,14 @@ export class CheckpointStore {
     try {
       await this.writeLastKnownGood(undefined);
     } catch (e) {
-      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset last-known-good UID in checkpoint store, error: ${(e as Error).message}`, {
+      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset last-known-good UID in checkpoint store, error: ${errorMessage(e)}`, {
         cause: e,
       });
     }
     try {
       await this.writeAssigned(undefined);
     } catch (e) {
-      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset assigned UID in checkpoint store, error: ${(e as Error).message}`, {
+      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset assigned UID in checkpoint store, error: ${errorMessage(e)}`, {
         cause: e,
       });
     }
@@ -596,7 +596,7 @@ export class CheckpointStore {
     try {
       src = parseSource(text);
     } catch (e) {
-      throw new CheckpointError(CheckpointErrorCodes.Record, (e as Error).message, { cause: e });
+      throw new CheckpointError(CheckpointErrorCodes.Record, errorMessage(e), { cause: e });
     }
     const invalid = src ? sourceNameErrors(src) : [];
     if (invalid.length > 0) throw new CheckpointError(CheckpointErrorCodes.Record, `invalid record ${goQuote(path)}: ${invalid.join('; ')}`);

@@ -1,7 +1,9 @@
 // The dynamic config controller (upstream's kubeletconfig.Controller): Bootstrap decides, before the agent starts,
-// which configuration it runs; StartSync then follows the Node and its ConfigMap with informers (field-selected, so
-// the Node authorizer can scope them), publishes Node.status.config, promotes the assigned config to last-known-good
-// after a health-gated trial, and restarts the agent when the assigned config changes.
+// which configuration it runs; StartSync then follows the node's assignment and its ConfigMap with informers
+// (field-selected, so the Node authorizer can scope them), publishes status.config, promotes the assigned config to
+// last-known-good after a health-gated trial, and restarts the agent when the assigned config changes. The assignment
+// and status.config live on the node's Node or on its NodeConfig (assignment.ts): the channel, found once at start,
+// is the only part that knows which.
 //
 // Beyond upstream: the store heals itself (an unreadable record counts as absent, a missing checkpoint is downloaded
 // again), the start ledger is best-effort, "healthy" means the agent finished its whole start-up and its /healthz
@@ -14,11 +16,13 @@ import { Informer, type KubeObject as ClientObject } from '../../client/index.js
 import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
 import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
-import { BootstrapError, InternalError, LoadError, syncError } from './errors.js';
+import { InternalError, LoadError, syncError } from '../../api/configstatus.js';
+import { BootstrapError } from './errors.js';
 import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer } from './configok.js';
 import { formatTime } from '../node/clock.js';
 import type { NodeCondition } from '../../api/types.js';
-import { clip, log, logError, logWarning } from './log.js';
+import { clip } from '../../util/clip.js';
+import { log, logError, logWarning } from './log.js';
 import {
   describeSource,
   fieldSelectorValue,
@@ -33,12 +37,19 @@ import { ConfigSync } from './sync.js';
 import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.js';
 import type { PolicyGate } from './policy.js';
 import { informerPolicyFeed, PolicyWatch, type PolicyFeed } from './policywatch.js';
+import { nodeChannel, type AssignmentChannel, type AssignmentHandlers, type AssignmentObject, type AssignmentWatch } from './assignment.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface CheckpointPayload {
   bytes: Uint8Array;
   dir: string;
   path: string;
 }
+
+const messages = {
+  channelNotFound: 'the config channel has not been found yet',
+  noChannelYet: "the node's assignment (its config channel not found yet)",
+};
 
 /** Upstream's syncLoop health check text. */
 export const SYNC_LOOP_UNHEALTHY = 'sync Loop took longer than expected';
@@ -92,6 +103,12 @@ export interface SyncOptions {
   emitWarning?(reason: string, message: string): Promise<void>;
   /** Where the NodeConfigPolicies come from (a fleet shares one feed); an informer on `client` by default. */
   policyFeed?: PolicyFeed;
+  /**
+   * Where the node's assignment and status.config live, once found (the Node channel when omitted). Until it settles
+   * the controller runs on what it booted and publishes nothing; when it rejects, the sync never starts (the agent
+   * stops).
+   */
+  channel?: Promise<AssignmentChannel>;
 }
 
 /** The parts of a ConfigMap a checkpoint needs. */
@@ -114,9 +131,7 @@ export interface HealthzResult {
   reason?: string;
 }
 
-interface NodeObject extends ClientObject {
-  spec?: { configSource?: NodeConfigSource };
-}
+type NodeObject = AssignmentObject;
 
 interface ConfigMapObject extends ClientObject {
   data?: Record<string, string>;
@@ -129,10 +144,6 @@ function payloadOf(o: ConfigMapObject): ConfigMapPayload {
     ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
     data: o.data ?? {},
   };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Logs an informer's failures: the first at once, then at most one line per interval counting the rest. */
@@ -154,7 +165,7 @@ class FailureLog {
     const more = this.suppressed > 0 ? ` (${this.suppressed} more failures since the last report)` : '';
     this.suppressed = 0;
     this.lastLogged = now;
-    logError(`failed to list or watch ${this.what}${more}, error: ${messageOf(err)}`);
+    logError(`failed to list or watch ${this.what}${more}, error: ${errorMessage(err)}`);
   }
 }
 
@@ -179,6 +190,11 @@ export class DynamicConfigController<C> {
   private trialTimer: NodeJS.Timeout | undefined;
   private informerWatchdog: NodeJS.Timeout | undefined;
   private nodeInformer: Informer<NodeObject> | undefined;
+  /** The node's assignment, once its channel is found. */
+  private assignment: AssignmentWatch | undefined;
+  /** Settles with the assignment watch once the channel is found (undefined when it is not, or the sync stopped). */
+  private following: Promise<AssignmentWatch | undefined> = Promise.resolve(undefined);
+  private stopped = false;
   private configMapInformer: Informer<ConfigMapObject> | undefined;
   private configMapRef: ConfigMapNodeConfigSource | undefined;
   private sync: ConfigSync | undefined;
@@ -200,7 +216,7 @@ export class DynamicConfigController<C> {
     try {
       payload = await this.store.load(src);
     } catch (err) {
-      return { ok: false, reason: LoadError, detail: messageOf(err), stage: 'load' };
+      return { ok: false, reason: LoadError, detail: errorMessage(err), stage: 'load' };
     }
     return this.options.evaluate(payload);
   }
@@ -209,8 +225,8 @@ export class DynamicConfigController<C> {
   private async readRecord(which: 'assigned' | 'last-known-good'): Promise<NodeConfigSource | undefined> {
     const r = await this.store.readRecordOrQuarantine(which, new Date(this.clock()));
     if (r.error) {
-      const kept = r.keptAs ? `kept a copy as ${r.keptAs}` : `could not set it aside: ${messageOf(r.clearError)}`;
-      logError(`the ${which} record is unreadable and is treated as absent (${kept}), error: ${messageOf(r.error)}`);
+      const kept = r.keptAs ? `kept a copy as ${r.keptAs}` : `could not set it aside: ${errorMessage(r.clearError)}`;
+      logError(`the ${which} record is unreadable and is treated as absent (${kept}), error: ${errorMessage(r.error)}`);
     }
     return r.source;
   }
@@ -223,7 +239,7 @@ export class DynamicConfigController<C> {
     try {
       if (await this.store.exists(src)) return true;
     } catch (err) {
-      logError(`cannot check the checkpoint of ${describeSource(src)}, error: ${messageOf(err)}`);
+      logError(`cannot check the checkpoint of ${describeSource(src)}, error: ${errorMessage(err)}`);
       return false;
     }
     const cm = src.configMap!;
@@ -238,14 +254,14 @@ export class DynamicConfigController<C> {
       log(`the checkpoint of ${describeSource(src)} was missing; downloaded it again`);
       return true;
     } catch (err) {
-      logWarning(`the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${messageOf(err)}`);
+      logWarning(`the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${errorMessage(err)}`);
       return false;
     }
   }
 
   /** The start ledger is best-effort: a meta/ that cannot be written must not keep a valid config from running. */
   private ledgerFailed(what: string, err: unknown): void {
-    logError(`${what} could not be recorded, crash-loop accounting is suspended, error: ${messageOf(err)}`);
+    logError(`${what} could not be recorded, crash-loop accounting is suspended, error: ${errorMessage(err)}`);
     if (!this.status.current().error) this.status.setError(InternalError);
   }
 
@@ -259,7 +275,7 @@ export class DynamicConfigController<C> {
     if (lastKnownGood && !(await this.ensureCheckpoint(lastKnownGood, opts))) {
       logError(`the last-known-good checkpoint of ${describeSource(lastKnownGood)} is missing; falling back to the local config instead`);
       lastKnownGood = undefined;
-      await this.store.setLastKnownGood(undefined).catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${messageOf(err)}`));
+      await this.store.setLastKnownGood(undefined).catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${errorMessage(err)}`));
     }
     if (!assigned) {
       this.decision = decideBoot<C>({ startsWithoutHealthy: 0, crashLoopThreshold: this.options.crashLoopThreshold, ...(lastKnownGood ? { lastKnownGood } : {}) });
@@ -399,7 +415,7 @@ export class DynamicConfigController<C> {
     try {
       await this.store.recordCleanStop(this.assignedAtBoot);
     } catch (err) {
-      logError(`failed to record a clean stop, error: ${messageOf(err)}`);
+      logError(`failed to record a clean stop, error: ${errorMessage(err)}`);
     }
   }
 
@@ -413,35 +429,40 @@ export class DynamicConfigController<C> {
   startSync(opts: SyncOptions): void {
     const { client } = opts;
     const nodeName = this.options.nodeName;
+    const channel = opts.channel ?? Promise.resolve(nodeChannel);
     const rejected = this.rejection();
     if (rejected && opts.emitWarning) {
-      opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
+      opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`));
     }
-    this.status.start({
-      publish: async (config) => {
-        const body = {
-          status: {
-            config: {
-              assigned: config.assigned ?? null,
-              active: config.active ?? null,
-              lastKnownGood: config.lastKnownGood ?? null,
-              error: config.error ?? null,
-            },
-          },
-        };
-        await client.patch(`/api/v1/nodes/${encodeURIComponent(nodeName)}/status`, 'merge', body);
-      },
-    });
+    this.status.start({ publish: async (config) => (await channel).publish(client, nodeName, config) });
+    this.sync = this.newConfigSync(opts);
+    if (this.options.policyGate) this.startPolicyWatch(this.options.policyGate, opts);
+    const nodeInformer = this.newNodeInformer(client, nodeName);
+    this.following = this.followAssignment(channel, client, nodeName, nodeInformer);
+    this.watchInitialSync();
 
+    this.syncOptions = opts;
+    if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
+    else log('local source is assigned, will not start remote config source informer');
+    this.sync.startLoop();
+    this.startTrialTimer();
+  }
+
+  private get informerLogIntervalMs(): number {
+    return this.options.informerLogIntervalMs ?? 30_000;
+  }
+
+  /** The sync loop: the assignment from the channel's watch, the ConfigMap from its informer's cache when it holds it. */
+  private newConfigSync(opts: SyncOptions): ConfigSync {
+    const { client } = opts;
     const random = this.options.random ?? Math.random;
     const tick = () => 10_000 + random() * 2_000;
-    this.sync = new ConfigSync({
+    return new ConfigSync({
       store: this.store,
       status: this.status,
       nodeConfigSource: () => {
-        const node = this.nodeInformer?.store.get(nodeName);
-        if (!node) throw new Error(`could not find Node ${JSON.stringify(nodeName)} in the informer's cache`);
-        return node.spec?.configSource ? structuredClone(node.spec.configSource) : undefined;
+        if (!this.assignment) throw new Error(messages.channelNotFound);
+        return this.assignment.source();
       },
       download: async (ref) => {
         if (this.configMapInformer && this.configMapRef && this.configMapRef.namespace === ref.namespace && this.configMapRef.name === ref.name) {
@@ -452,55 +473,80 @@ export class DynamicConfigController<C> {
       },
       restart: (source) => this.restart(source, opts),
       retryDelayMs: this.options.syncRetryMs ?? tick,
-      // A new assignment waits for the Node and, with a policy gate, for the policies that govern it.
-      ready: async () => (await (this.nodeInformer?.whenSynced() ?? Promise.resolve(false))) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
+      // A new assignment waits for the object that carries it and, with a policy gate, for the policies that govern
+      // the node.
+      ready: async () => (await this.assignmentSynced()) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
       restoredNeedsRestart: (resolved) => this.assignedCheckpointMissing && sourcesEqual(resolved, this.assignedAtBoot),
       clock: this.clock,
       loopPeriodMs: this.options.syncLoopPeriodMs ?? tick,
     });
+  }
 
-    const logInterval = this.options.informerLogIntervalMs ?? 30_000;
-    const gate = this.options.policyGate;
-    if (gate) {
-      const policyFailures = new FailureLog('NodeConfigPolicies', logInterval, this.clock);
-      const feed = opts.policyFeed ?? informerPolicyFeed(client, (err) => policyFailures.failed(err));
-      this.policyWatch = new PolicyWatch(gate, feed, () => void this.recheckPolicies());
-      this.policyWatch.start();
-    }
+  private startPolicyWatch(gate: PolicyGate, opts: SyncOptions): void {
+    const policyFailures = new FailureLog('NodeConfigPolicies', this.informerLogIntervalMs, this.clock);
+    const feed = opts.policyFeed ?? informerPolicyFeed(opts.client, (err) => policyFailures.failed(err));
+    this.policyWatch = new PolicyWatch(gate, feed, () => void this.recheckPolicies());
+    this.policyWatch.start();
+  }
+
+  /** The node's own Node, on either channel (started once the channel is known): its labels decide which policies govern it. */
+  private newNodeInformer(client: ControllerClient, nodeName: string): Informer<NodeObject> {
     const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}` });
     this.nodeInformer = nodeInformer;
-    const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, logInterval, this.clock);
+    const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, this.informerLogIntervalMs, this.clock);
     nodeInformer.on('error', (err) => nodeFailures.failed(err));
-    nodeInformer.on('add', (node) => {
-      this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined);
-      this.followConfigMap(node);
-      if (this.informerErrorReported) {
-        // The Node could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
-        this.informerErrorReported = false;
-        this.status.setErrorOverride('');
-      }
-      this.sync?.poke();
-    });
-    nodeInformer.on('update', (oldObj, newObj) => {
-      this.policyWatch?.setLabels(newObj.metadata?.['labels'] as Record<string, string> | undefined);
-      this.followConfigMap(newObj);
-      if (!sourcesEqual(oldObj.spec?.configSource, newObj.spec?.configSource)) this.sync?.poke();
-    });
+    nodeInformer.on('add', (node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
+    nodeInformer.on('update', (_, node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
     nodeInformer.on('delete', () => log('Node was deleted'));
-    nodeInformer.start();
-    this.watchInitialSync(nodeInformer);
+    return nodeInformer;
+  }
 
-    this.syncOptions = opts;
-    if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
-    else log('local source is assigned, will not start remote config source informer');
-    this.sync.startLoop();
+  /** Once the channel settles: watches the assignment on it (poking the sync on a change) and starts the node informer. */
+  private followAssignment(channel: Promise<AssignmentChannel>, client: ControllerClient, nodeName: string, nodeInformer: Informer<NodeObject>): Promise<AssignmentWatch | undefined> {
+    let assignmentFailures: FailureLog | undefined;
+    const handlers: AssignmentHandlers = {
+      added: (source) => {
+        this.followConfigMap(source);
+        if (this.informerErrorReported) {
+          // The assignment could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
+          this.informerErrorReported = false;
+          this.status.setErrorOverride('');
+        }
+        this.sync?.poke();
+      },
+      updated: (before, after) => {
+        this.followConfigMap(after);
+        if (!sourcesEqual(before, after)) this.sync?.poke();
+      },
+      deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
+      failed: (err) => assignmentFailures?.failed(err),
+    };
+    return channel.then(
+      (ch) => {
+        if (this.stopped) return undefined;
+        const watch = ch.watch(client, nodeName, nodeInformer, handlers);
+        assignmentFailures = new FailureLog(watch.what, this.informerLogIntervalMs, this.clock);
+        this.assignment = watch;
+        nodeInformer.start();
+        return watch;
+      },
+      () => undefined,
+    );
+  }
 
-    if (this.decision?.kind === 'run' && this.decision.startTrial) {
-      const every = this.options.trialCheckMs ?? Math.min(10_000, Math.max(100, this.options.trialMs / 4));
-      const check = () => void this.checkTrial();
-      this.trialTimer = setInterval(check, every);
-      check();
-    }
+  /** A boot that started a trial checks it periodically until it ends. */
+  private startTrialTimer(): void {
+    if (this.decision?.kind !== 'run' || !this.decision.startTrial) return;
+    const every = this.options.trialCheckMs ?? Math.min(10_000, Math.max(100, this.options.trialMs / 4));
+    const check = () => void this.checkTrial();
+    this.trialTimer = setInterval(check, every);
+    check();
+  }
+
+  /** Resolves true once the object that carries the assignment has been listed; false if it never will be. */
+  private async assignmentSynced(): Promise<boolean> {
+    const watch = await this.following;
+    return watch ? watch.whenSynced() : false;
   }
 
   private startConfigMapInformer(assigned: ConfigMapNodeConfigSource): void {
@@ -529,10 +575,10 @@ export class DynamicConfigController<C> {
    * informer (started at once, as the 1.22 form needs it) stops when the Node shows a configMapRef, and starts again
    * when it shows the 1.22 form.
    */
-  private followConfigMap(node: NodeObject): void {
+  private followConfigMap(source: NodeConfigSource | null | undefined): void {
     const assigned = this.assignedAtBoot?.configMap;
     if (!assigned || !this.syncOptions) return;
-    if (node.spec?.configSource?.configMapRef) {
+    if (source?.configMapRef) {
       void this.configMapInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
       this.configMapInformer = undefined;
     } else if (!this.configMapInformer) {
@@ -540,9 +586,9 @@ export class DynamicConfigController<C> {
     }
   }
 
-  /** An informer failure is reported unless the Node turned out to name its ConfigMap with a configMapRef. */
+  /** An informer failure is reported unless the assignment turned out to name its ConfigMap with a configMapRef. */
   private async configMapInformerFailed(informer: Informer<ConfigMapObject>, failures: FailureLog, err: unknown): Promise<void> {
-    if (!(await this.nodeInformer?.whenSynced())) return;
+    if (!(await this.assignmentSynced())) return;
     if (this.configMapInformer !== informer) return;
     failures.failed(err);
   }
@@ -559,16 +605,17 @@ export class DynamicConfigController<C> {
   }
 
   /**
-   * A Node list that keeps failing (403, TLS, a server that is gone) would leave the agent on its boot config with
-   * nothing to show for it: after a bounded wait, status.config reports the internal sync error, as upstream's sync
-   * does when the Node is not in its cache. The next successful sync clears it.
+   * An assignment that cannot be listed (403, TLS, a server that is gone) would leave the agent on its boot config
+   * with nothing to show for it: after a bounded wait, status.config reports the internal sync error, as upstream's
+   * sync does when the Node is not in its cache. The next successful sync clears it.
    */
-  private watchInitialSync(informer: Informer<NodeObject>): void {
+  private watchInitialSync(): void {
     const timeout = this.options.informerSyncTimeoutMs ?? 30_000;
     this.informerWatchdog = setTimeout(() => {
       this.informerWatchdog = undefined;
-      if (informer.hasSynced()) return;
-      logError(`${InternalError}, error: the Node ${JSON.stringify(this.options.nodeName)} could not be listed within ${Math.round(timeout / 1000)} s`);
+      if (this.assignment?.hasSynced()) return;
+      const what = this.assignment ? `the ${this.assignment.what}` : messages.noChannelYet;
+      logError(`${InternalError}, error: ${what} could not be listed within ${Math.round(timeout / 1000)} s`);
       this.informerErrorReported = true;
       this.status.setErrorOverride(syncError(InternalError), FailSyncReasonInformer);
     }, timeout);
@@ -581,7 +628,7 @@ export class DynamicConfigController<C> {
       const modified = (await this.store.assignedModified()).getTime();
       if (!shouldPromote({ now: this.clock(), assignedModified: modified, healthySince: this.healthySince, trialMs: this.options.trialMs })) return;
     } catch (err) {
-      logError(`failed to check trial period for assigned config, error: ${messageOf(err)}`);
+      logError(`failed to check trial period for assigned config, error: ${errorMessage(err)}`);
       return;
     }
     try {
@@ -599,7 +646,7 @@ export class DynamicConfigController<C> {
       this.status.setLastKnownGood(promoted);
       log(`updated last-known-good config to ${describeSource(promoted)}`);
     } catch (err) {
-      logError(`failed to set last-known-good to assigned config, error: ${messageOf(err)}`);
+      logError(`failed to set last-known-good to assigned config, error: ${errorMessage(err)}`);
     }
   }
 
@@ -617,7 +664,7 @@ export class DynamicConfigController<C> {
       });
       try {
         await Promise.race([
-          opts.emitEvent(message).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`)),
+          opts.emitEvent(message).catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`)),
           timedOut,
         ]);
       } finally {
@@ -630,9 +677,11 @@ export class DynamicConfigController<C> {
   }
 
   stop(): void {
+    this.stopped = true;
     this.sync?.stop();
     this.policyWatch?.stop();
-    void this.nodeInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
+    void this.assignment?.stop(); // the informer loops catch their own errors: stop() never rejects
+    void this.nodeInformer?.stop();
     void this.configMapInformer?.stop();
     this.status.stop();
     if (this.trialTimer) clearInterval(this.trialTimer);

@@ -3,17 +3,10 @@
 // most the first few hundred bytes of such text. A config payload is never quoted: its decode errors name the
 // checkpoint file, the field or the line (src/kubeletconfig/codec.ts).
 
+import { clip } from '../../util/clip.js';
 import { klog } from '../../util/klog.js';
 
 export const LOG_PREFIX = 'kubelet config controller: ';
-/** Longest message a log line carries, in UTF-16 units. */
-export const MAX_LOG_MESSAGE = 400;
-
-/** `text` cut to `max`, saying how much was left out. */
-export function clip(text: string, max = MAX_LOG_MESSAGE): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… (${text.length - max} more characters)`;
-}
 
 export const log = (msg: string): void => klog.depth(1, 'info', LOG_PREFIX + clip(msg));
 export const logWarning = (msg: string): void => klog.depth(1, 'warning', LOG_PREFIX + clip(msg));

@@ -21,8 +21,9 @@ import { messages } from '../../nodepolicy/messages.js';
 import type { NodeConfigPolicy } from '../../nodepolicy/spec.js';
 import { writeFileAtomic } from '../../util/atomicfile.js';
 import { META_DIR, STORE_DIR } from './checkpoint.js';
-import { policyError, type PolicyError } from './errors.js';
+import { policyError, type PolicyError } from '../../api/configstatus.js';
 import { logError } from './log.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const POLICIES_FILE = 'policies';
 
@@ -63,7 +64,7 @@ async function readSnapshot(path: string): Promise<NodeConfigPolicy[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logError(`cannot read ${path}, judging configs by no NodeConfigPolicy until the policies are listed, error: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logError(`cannot read ${path}, judging configs by no NodeConfigPolicy until the policies are listed, error: ${errorMessage(err)}`);
     return [];
   }
   try {
@@ -118,7 +119,7 @@ export class PolicyGate {
     try {
       await writeFileAtomic(this.path, JSON.stringify({ policies: next.map(keep) }) + '\n');
     } catch (err) {
-      logError(`failed to record the NodeConfigPolicies that govern the node in ${this.path}, error: ${(err as Error).message}`);
+      logError(`failed to record the NodeConfigPolicies that govern the node in ${this.path}, error: ${errorMessage(err)}`);
     }
     return true;
   }

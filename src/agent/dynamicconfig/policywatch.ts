@@ -12,9 +12,11 @@ import { isApiError, Informer, type KubeObject, type ListWatcher } from '../../c
 import { matchesLabels, type Labels } from '../../api/selectors.js';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject as ApiObject } from '../../api/types.js';
-import { POLICY_GROUP, POLICY_PLURAL, readPolicy } from '../../nodepolicy/spec.js';
+import { POLICY_GROUP, POLICY_PLURAL } from '../../api/dkc/policy.js';
+import { readPolicy } from '../../nodepolicy/spec.js';
 import { logError } from './log.js';
 import type { PolicyGate } from './policy.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const POLICIES_PATH = `/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`;
 
@@ -154,7 +156,7 @@ export class PolicyWatch {
       try {
         changed = await this.gate.update(governing);
       } catch (err) {
-        logError(`failed to take the NodeConfigPolicies that govern the node, error: ${(err as Error).message}`);
+        logError(`failed to take the NodeConfigPolicies that govern the node, error: ${errorMessage(err)}`);
       }
       if (this.firstRefresh !== undefined) {
         this.firstRefresh = undefined;

@@ -22,15 +22,15 @@ export type MaybeSource = NodeConfigSource | null | undefined;
 
 export const SourceErrorCodes = {
   /** A non-nil NodeConfigSource with no known subfield set (a newer API's source type, or `{}`). */
-  AllNil: 'SOURCE_ALL_NIL',
+  AllNil: 'DKC_SOURCE_ALL_NIL',
   /** Metric labels were asked for a source with no known subfield. */
-  Unrecognized: 'SOURCE_UNRECOGNIZED',
+  Unrecognized: 'DKC_SOURCE_UNRECOGNIZED',
   /** A record that is not a readable SerializedNodeConfigSource (syntax, apiVersion/kind, field types). */
-  Decode: 'SOURCE_DECODE',
+  Decode: 'DKC_SOURCE_DECODE',
   /** A record of another kind of the kubelet config group (e.g. a KubeletConfiguration). */
-  WrongKind: 'SOURCE_WRONG_KIND',
+  WrongKind: 'DKC_SOURCE_WRONG_KIND',
   /** A configMapRef without name, namespace or uid. */
-  PartialReference: 'SOURCE_PARTIAL_REFERENCE',
+  PartialReference: 'DKC_SOURCE_PARTIAL_REFERENCE',
 } as const;
 
 export type SourceErrorCode = (typeof SourceErrorCodes)[keyof typeof SourceErrorCodes];

@@ -6,6 +6,8 @@
 import { klog } from '../../util/klog.js';
 import { withFailedSync, type ConfigOKCondition } from './configok.js';
 import { metricLabels, type NodeConfigSource } from './source.js';
+import { errorMessage } from '../../util/errors.js';
+import { gauge, type MetricsRegistry } from '../node/metrics.js';
 
 export interface NodeConfigStatus {
   assigned?: NodeConfigSource;
@@ -25,6 +27,22 @@ export interface ConfigGauges {
 export interface LabelledGauge {
   set(labels: Record<string, string>, value: number): void;
   reset(): void;
+}
+
+/** Upstream's kubelet_node_config_* gauges (pkg/kubelet/metrics/metrics.go), registered in `registry`. */
+export function configGauges(registry: MetricsRegistry): ConfigGauges {
+  const labels = ['node_config_source', 'node_config_uid', 'node_config_resource_version', 'node_config_kubelet_key'];
+  const vec = (name: string, help: string) => {
+    const g = gauge(registry, name, help, labels);
+    return { set: (l: Record<string, string>, v: number) => g.set(l, v), reset: () => g.reset() };
+  };
+  const err = gauge(registry, 'kubelet_node_config_error', 'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.');
+  return {
+    assigned: vec('kubelet_node_config_assigned', "The node's understanding of intended config. The count is always 1."),
+    active: vec('kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.'),
+    lastKnownGood: vec('kubelet_node_config_last_known_good', 'The config source the node will fall back to when it encounters certain errors. The count is always 1.'),
+    error: { set: (v: number) => err.set(v) },
+  };
 }
 
 export interface StatusPublisher {
@@ -168,7 +186,7 @@ export class ConfigStatusManager {
         g.reset();
         g.set(labels, 1);
       } catch (err) {
-        klog.error(logPrefix(`failed to update metrics, error: ${(err as Error).message}`));
+        klog.error(logPrefix(`failed to update metrics, error: ${errorMessage(err)}`));
       }
     };
     set(this.gauges.assigned, s.assigned);
@@ -189,7 +207,7 @@ export class ConfigStatusManager {
         this.lastPublished = key;
       }
     } catch (err) {
-      klog.error(logPrefix(`failed to patch node status, error: ${(err as Error).message}`));
+      klog.error(logPrefix(`failed to patch node status, error: ${errorMessage(err)}`));
       this.dirty = true;
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;

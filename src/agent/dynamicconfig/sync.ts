@@ -6,7 +6,7 @@
 import { klog } from '../../util/klog.js';
 import { log, logError } from './log.js';
 import type { CheckpointStore } from './checkpoint.js';
-import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from './errors.js';
+import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from '../../api/configstatus.js';
 import {
   FailSyncReasonAllNilSubfields,
   FailSyncReasonInformer,
@@ -17,6 +17,14 @@ import {
 } from './configok.js';
 import { describeSource, refAsConfigMap, sourcesEqual, uidMismatch, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
 import type { ConfigStatusManager } from './status.js';
+import { errorMessage } from '../../util/errors.js';
+
+/** A ConfigMap as the sync reads it. */
+export interface DownloadedConfigMap {
+  uid?: string;
+  resourceVersion?: string;
+  data?: Record<string, string>;
+}
 
 export interface DownloadedPayload {
   uid: string;
@@ -30,7 +38,7 @@ export interface SyncDeps {
   /** The Node's spec.configSource from the node informer; throws when the Node is not (yet) known. */
   nodeConfigSource(): NodeConfigSource | undefined;
   /** The ConfigMap (from the informer cache when it holds it, else a GET); throws on failure. */
-  download(ref: ConfigMapNodeConfigSource): Promise<{ uid?: string; resourceVersion?: string; data?: Record<string, string> }>;
+  download(ref: ConfigMapNodeConfigSource): Promise<DownloadedConfigMap>;
   /** Emit KubeletConfigChanged and exit; `source` undefined means local. */
   restart(source: NodeConfigSource | undefined): Promise<void>;
   /** Retry delay after a failure (upstream: the next 10–12 s tick). */
@@ -157,7 +165,7 @@ export class ConfigSync {
 
   /** `conditionReason`: how the ConfigOK condition words the failure (1.8's reasons); the error's text otherwise. */
   private fail(reason: string, err: unknown, conditionReason?: string): void {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     logError(`${reason}, error: ${msg}`);
     this.deps.status.setErrorOverride(syncError(reason), conditionReason ?? msg);
     if (this.stopped || this.retryTimer) return;
@@ -168,7 +176,6 @@ export class ConfigSync {
   }
 
   private async syncConfigSource(): Promise<void> {
-    const { store, status } = this.deps;
     klog.v(2, 'kubelet config controller: syncing config source');
     let source: NodeConfigSource | undefined;
     try {
@@ -176,59 +183,14 @@ export class ConfigSync {
     } catch (err) {
       return this.fail(InternalError, err, FailSyncReasonInformer);
     }
-
-    if (!source) {
-      let wasRemote: boolean;
-      try {
-        wasRemote = await store.reset();
-      } catch (err) {
-        return this.fail(InternalError, err, FailSyncReasonReset);
-      }
-      if (wasRemote) await this.deps.restart(undefined);
-      return;
-    }
-    let ref: ConfigMapNodeConfigSource;
-    try {
-      ref = referenceOf(source);
-    } catch (err) {
-      return this.fail(AllNilSubfieldsError, err);
-    }
-
-    let cm: { uid?: string; resourceVersion?: string; data?: Record<string, string> };
-    const described = describeSource({ configMap: ref });
-    try {
-      cm = await this.deps.download(ref);
-    } catch (err) {
-      return this.fail(DownloadError, new Error(`failed to download ${described}: ${(err as Error).message}`), failSyncReasonDownload(ref.name, ref.namespace));
-    }
-    // A configMapRef pins the object: the ConfigMap now under its name may be another one (1.8's UID check).
-    if (source.configMapRef && cm.uid !== ref.uid) {
-      const mismatch = uidMismatch(ref.uid ?? '', cm.uid ?? '');
-      return this.fail(DownloadError, new Error(`failed to download ${described}: ${mismatch}`), mismatch);
-    }
-    if (!cm.uid) return this.fail(InternalError, new Error('ConfigMap must have a non-empty UID'));
-    if (!cm.resourceVersion) return this.fail(InternalError, new Error('ConfigMap must have a non-empty ResourceVersion'));
-    const resolved: NodeConfigSource = { configMap: { ...ref, uid: cm.uid, resourceVersion: cm.resourceVersion } };
-
-    let saved: boolean;
-    try {
-      saved = await store.save({ uid: cm.uid, resourceVersion: cm.resourceVersion, files: cm.data ?? {} });
-      if (!saved) log(`checkpoint already exists for ${describeSource(resolved)}`);
-    } catch (err) {
-      return this.fail(InternalError, err, failSyncReasonCheckpoint(cm.uid));
-    }
-
-    let updated: boolean;
-    try {
-      // Read and write under the store's lock, so no reset or promotion lands between them.
-      updated = await store.exclusive(async (records) => {
-        const previous = await records.assigned();
-        await records.setAssigned(resolved);
-        return !sourcesEqual(previous, resolved);
-      });
-    } catch (err) {
-      return this.fail(InternalError, err, failSyncReasonSetCurrent(cm.uid));
-    }
+    if (!source) return this.resetToLocal();
+    const downloaded = await this.downloadSource(source);
+    if (!downloaded) return;
+    const { cm, resolved } = downloaded;
+    const saved = await this.checkpoint(cm, resolved);
+    if (saved === undefined) return;
+    let updated = await this.assign(resolved, cm.uid);
+    if (updated === undefined) return;
     if (!updated && saved && this.deps.restoredNeedsRestart?.(resolved)) {
       log(`restored the missing checkpoint for ${describeSource(resolved)}`);
       updated = true;
@@ -238,7 +200,74 @@ export class ConfigSync {
       await this.deps.restart(resolved);
       return;
     }
-    status.setErrorOverride('');
+    this.deps.status.setErrorOverride('');
+  }
+
+  /** No source assigned: back to the local config, restarting when a remote one was in use. */
+  private async resetToLocal(): Promise<void> {
+    let wasRemote: boolean;
+    try {
+      wasRemote = await this.deps.store.reset();
+    } catch (err) {
+      return this.fail(InternalError, err, FailSyncReasonReset);
+    }
+    if (wasRemote) await this.deps.restart(undefined);
+  }
+
+  /** The ConfigMap the source names and the source resolved to its UID and resourceVersion; undefined after a failure. */
+  private async downloadSource(source: NodeConfigSource): Promise<{ cm: DownloadedConfigMap & { uid: string; resourceVersion: string }; resolved: NodeConfigSource } | undefined> {
+    let ref: ConfigMapNodeConfigSource;
+    try {
+      ref = referenceOf(source);
+    } catch (err) {
+      this.fail(AllNilSubfieldsError, err);
+      return undefined;
+    }
+    let cm: DownloadedConfigMap;
+    const described = describeSource({ configMap: ref });
+    try {
+      cm = await this.deps.download(ref);
+    } catch (err) {
+      this.fail(DownloadError, new Error(`failed to download ${described}: ${errorMessage(err)}`), failSyncReasonDownload(ref.name, ref.namespace));
+      return undefined;
+    }
+    // A configMapRef pins the object: the ConfigMap now under its name may be another one (1.8's UID check).
+    if (source.configMapRef && cm.uid !== ref.uid) {
+      const mismatch = uidMismatch(ref.uid ?? '', cm.uid ?? '');
+      this.fail(DownloadError, new Error(`failed to download ${described}: ${mismatch}`), mismatch);
+      return undefined;
+    }
+    const { uid, resourceVersion } = cm;
+    if (!uid) return void this.fail(InternalError, new Error('ConfigMap must have a non-empty UID'));
+    if (!resourceVersion) return void this.fail(InternalError, new Error('ConfigMap must have a non-empty ResourceVersion'));
+    return { cm: { ...cm, uid, resourceVersion }, resolved: { configMap: { ...ref, uid, resourceVersion } } };
+  }
+
+  /** Whether a new checkpoint was written; undefined after a failure. */
+  private async checkpoint(cm: DownloadedConfigMap & { uid: string; resourceVersion: string }, resolved: NodeConfigSource): Promise<boolean | undefined> {
+    try {
+      const saved = await this.deps.store.save({ uid: cm.uid, resourceVersion: cm.resourceVersion, files: cm.data ?? {} });
+      if (!saved) log(`checkpoint already exists for ${describeSource(resolved)}`);
+      return saved;
+    } catch (err) {
+      this.fail(InternalError, err, failSyncReasonCheckpoint(cm.uid));
+      return undefined;
+    }
+  }
+
+  /** Records `resolved` as assigned; whether that changed the assignment, undefined after a failure. */
+  private async assign(resolved: NodeConfigSource, uid: string): Promise<boolean | undefined> {
+    try {
+      // Read and write under the store's lock, so no reset or promotion lands between them.
+      return await this.deps.store.exclusive(async (records) => {
+        const previous = await records.assigned();
+        await records.setAssigned(resolved);
+        return !sourcesEqual(previous, resolved);
+      });
+    } catch (err) {
+      this.fail(InternalError, err, failSyncReasonSetCurrent(uid));
+      return undefined;
+    }
   }
 }
 

@@ -11,6 +11,7 @@ import {
   type KubeletConfiguration,
 } from '../../kubeletconfig/index.js';
 import { NodeAgentError } from './errors.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** A core/v1 ResourceList: resource name → exact quantity. */
 export type ResourceList = Record<string, Quantity>;
@@ -34,7 +35,7 @@ export type AllocatableConfig = Pick<KubeletConfiguration, 'maxPods' | 'podsPerC
 const FLAG_EXAMPLE = 'cpu=4,memory=8Gi,pods=110';
 
 function capacityError(message: string, cause?: unknown): NodeAgentError {
-  return new NodeAgentError('CAPACITY_INVALID', `invalid --capacity: ${message}`, cause === undefined ? undefined : { cause });
+  return new NodeAgentError('DKC_NODE_CAPACITY_INVALID', `invalid --capacity: ${message}`, cause === undefined ? undefined : { cause });
 }
 
 function isCapacityResource(name: string): name is CapacityResource {
@@ -105,7 +106,7 @@ export function computeCapacity(machine: MachineResources, config: Pick<KubeletC
 const RESERVABLE = new Set(['cpu', 'memory', 'ephemeral-storage', 'pid']);
 
 function reservationError(message: string, cause?: unknown): NodeAgentError {
-  return new NodeAgentError('RESERVATION_INVALID', message, cause === undefined ? undefined : { cause });
+  return new NodeAgentError('DKC_NODE_RESERVATION_INVALID', message, cause === undefined ? undefined : { cause });
 }
 
 /** parseResourceList of the kubelet's start-up, with its messages, prefixed by the field that held the value. */
@@ -117,7 +118,7 @@ export function parseReservation(field: 'kubeReserved' | 'systemReserved', m: Re
     try {
       q = Quantity.parse(value);
     } catch (err) {
-      throw reservationError(`${field}: ${name}=${JSON.stringify(value)}: ${(err as Error).message}`, err);
+      throw reservationError(`${field}: ${name}=${JSON.stringify(value)}: ${errorMessage(err)}`, err);
     }
     if (q.sign() < 0) throw reservationError(`${field}: resource quantity for ${JSON.stringify(name)} cannot be negative: ${q.toString()}`);
     out[name] = q;

@@ -6,25 +6,25 @@ import { CodedError } from '../../util/errors.js';
 
 export type NodeAgentErrorCode =
   /** `--capacity` does not parse (unknown resource, bad quantity, repeated key, malformed pair). */
-  | 'CAPACITY_INVALID'
+  | 'DKC_NODE_CAPACITY_INVALID'
   /** kubeReserved/systemReserved/evictionHard hold something allocatable cannot be computed from. */
-  | 'RESERVATION_INVALID'
+  | 'DKC_NODE_RESERVATION_INVALID'
   /** The caller's AbortSignal ended a wait (registration backoff). */
-  | 'ABORTED'
+  | 'DKC_NODE_ABORTED'
   /** The API server refused to register the Node for a reason retrying cannot fix. */
-  | 'REGISTRATION_REJECTED'
+  | 'DKC_NODE_REGISTRATION_REJECTED'
   /** The address:port is taken by another listener. */
-  | 'LISTEN_ADDRESS_IN_USE'
+  | 'DKC_NODE_LISTEN_ADDRESS_IN_USE'
   /** The address is not one of this host's addresses. */
-  | 'LISTEN_ADDRESS_NOT_AVAILABLE'
+  | 'DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE'
   /** Binding failed for another reason (permission, invalid address). */
-  | 'LISTEN_FAILED'
+  | 'DKC_NODE_LISTEN_FAILED'
   /** tlsCertFile/tlsPrivateKeyFile or the self-signed pair in the cert dir cannot be read or used. */
-  | 'SERVING_CERT_INVALID'
+  | 'DKC_NODE_SERVING_CERT_INVALID'
   /** authentication.x509.clientCAFile cannot be read or holds no certificate. */
-  | 'CLIENT_CA_INVALID'
+  | 'DKC_NODE_CLIENT_CA_INVALID'
   /** Creating the self-signed serving certificate failed. */
-  | 'SERVING_CERT_GENERATE';
+  | 'DKC_NODE_SERVING_CERT_GENERATE';
 
 export class NodeAgentError extends CodedError<NodeAgentErrorCode> {
   override name = 'NodeAgentError';

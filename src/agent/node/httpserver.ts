@@ -16,6 +16,7 @@ import { NodeAgentError } from './errors.js';
 import { LOGS_PREFIX, logsRoute } from './logs.js';
 import { renderMetrics, type MetricsRegistry } from './metrics.js';
 import { loadOrCreateServingCert } from './servingcert.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type AgentServerConfig = Pick<
   KubeletConfiguration,
@@ -122,7 +123,7 @@ function healthzRoute(healthz: () => HealthzResult): Route {
     try {
       result = healthz();
     } catch (err) {
-      result = { ok: false, reason: (err as Error).message };
+      result = { ok: false, reason: errorMessage(err) };
     }
     if (result.ok) {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
@@ -226,7 +227,7 @@ function dispatch(
           if (ok) serve(routes, name, req, res, fallback);
         },
         (err: unknown) => {
-          klog.error(`${name}: authorizing ${req.method ?? 'GET'} ${pathOf(req)} failed: ${(err as Error).message}`);
+          klog.error(`${name}: authorizing ${req.method ?? 'GET'} ${pathOf(req)} failed: ${errorMessage(err)}`);
           if (!res.headersSent) textError(res, 500, 'Internal Server Error');
         },
       );
@@ -244,7 +245,7 @@ function serve(routes: Record<string, Route>, name: string, req: http.IncomingMe
   Promise.resolve()
     .then(() => route(req, res))
     .catch((err: unknown) => {
-      klog.error(`${name}: ${req.method ?? 'GET'} ${pathOf(req)} failed: ${(err as Error).message}`);
+      klog.error(`${name}: ${req.method ?? 'GET'} ${pathOf(req)} failed: ${errorMessage(err)}`);
       if (!res.headersSent) textError(res, 500, 'Internal Server Error');
       else res.destroy();
     });
@@ -259,13 +260,13 @@ function listenError(what: string, host: string, port: number, err: NodeJS.Errno
   const where = `listen tcp ${hostPort(host, port)}`;
   switch (err.code) {
     case 'EADDRINUSE':
-      return new NodeAgentError('LISTEN_ADDRESS_IN_USE', `${what}: ${where}: bind: address already in use`, { cause: err });
+      return new NodeAgentError('DKC_NODE_LISTEN_ADDRESS_IN_USE', `${what}: ${where}: bind: address already in use`, { cause: err });
     case 'EADDRNOTAVAIL':
-      return new NodeAgentError('LISTEN_ADDRESS_NOT_AVAILABLE', `${what}: ${where}: bind: cannot assign requested address`, { cause: err });
+      return new NodeAgentError('DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE', `${what}: ${where}: bind: cannot assign requested address`, { cause: err });
     case 'EACCES':
-      return new NodeAgentError('LISTEN_FAILED', `${what}: ${where}: bind: permission denied`, { cause: err });
+      return new NodeAgentError('DKC_NODE_LISTEN_FAILED', `${what}: ${where}: bind: permission denied`, { cause: err });
     default:
-      return new NodeAgentError('LISTEN_FAILED', `${what}: ${where}: ${err.message}`, { cause: err });
+      return new NodeAgentError('DKC_NODE_LISTEN_FAILED', `${what}: ${where}: ${err.message}`, { cause: err });
   }
 }
 
@@ -282,7 +283,7 @@ function listen(server: http.Server, what: string, host: string, port: number): 
     } catch (err) {
       // Synchronous refusals: an out-of-range port, a malformed address.
       server.off('error', onError);
-      reject(new NodeAgentError('LISTEN_FAILED', `${what}: listen tcp ${hostPort(host, port)}: ${(err as Error).message}`, { cause: err }));
+      reject(new NodeAgentError('DKC_NODE_LISTEN_FAILED', `${what}: listen tcp ${hostPort(host, port)}: ${errorMessage(err)}`, { cause: err }));
     }
   });
 }
@@ -311,10 +312,10 @@ async function readClientCA(file: string): Promise<string | undefined> {
   try {
     pem = await readFile(file, 'utf8');
   } catch (err) {
-    throw new NodeAgentError('CLIENT_CA_INVALID', `cannot read clientCAFile ${file}: ${(err as Error).message}`, { cause: err });
+    throw new NodeAgentError('DKC_NODE_CLIENT_CA_INVALID', `cannot read clientCAFile ${file}: ${errorMessage(err)}`, { cause: err });
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new NodeAgentError('CLIENT_CA_INVALID', `clientCAFile ${file} holds no PEM certificate`);
+    throw new NodeAgentError('DKC_NODE_CLIENT_CA_INVALID', `clientCAFile ${file} holds no PEM certificate`);
   }
   return pem;
 }
@@ -371,7 +372,7 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
         try {
           allowed = await ask(user, attrs);
         } catch (err) {
-          klog.error(`Authorization error (${shown}): ${(err as Error).message}`);
+          klog.error(`Authorization error (${shown}): ${errorMessage(err)}`);
           textError(res, 500, `Authorization error (${shown})`);
           return false;
         }

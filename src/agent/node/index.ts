@@ -53,18 +53,7 @@ export {
   type RegistrationClient,
 } from './registration.js';
 export { NodeStatusReporter, statusSource, statusPatch, type NodeStatusReporterOptions, type StatusClient, type StatusSource, type SyncOutcome } from './statusreporter.js';
-export { LeaseRenewer, renewedLease, leasePath, NODE_LEASE_NAMESPACE, RENEW_INTERVAL_FRACTION, type LeaseClient, type LeaseRenewerOptions, type RenewOutcome } from './lease.js';
-export {
-  EventRecorder,
-  createEventDirectly,
-  buildEvent,
-  nodeReference,
-  eventNamespace,
-  type EventRecorderOptions,
-  type EventSink,
-  type EventSpec,
-  type EventType,
-} from './events.js';
+export { LeaseRenewer, renewedLease, leasePath, RENEW_INTERVAL_FRACTION, type LeaseClient, type LeaseRenewerOptions, type RenewOutcome } from './lease.js';
 export { kubeAPIRateLimiter, eventRateLimits, heartbeatTimeoutMs } from './ratelimits.js';
 export { createMetricsRegistry, gauge, renderMetrics, promClientLoadMillis, type MetricsRegistry, type MetricsRegistryOptions, type Gauge } from './metrics.js';
 export { loadOrCreateServingCert, SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, type ServingCert, type ServingCertOptions } from './servingcert.js';

@@ -3,15 +3,15 @@
 // that deleting the Node deletes it. A conflicting write means someone else touched the Lease: re-read it
 // and try again on top of the fresh copy. A server that is down costs a log line and a quicker retry.
 
-import type { Lease, Node, OwnerReference } from '../../api/types.js';
+import { NODE_LEASE_NAMESPACE, type Lease, type Node, type OwnerReference } from '../../api/types.js';
 import { ApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { klog } from '../../util/klog.js';
 import { formatMicroTime, systemClock, type Clock, type TimerHandle } from './clock.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type LeaseClient = Pick<RestClient, 'get' | 'create' | 'update'>;
 
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** nodeLeaseRenewIntervalFraction of the kubelet. */
 export const RENEW_INTERVAL_FRACTION = 0.25;
 const MAX_UPDATE_RETRIES = 5;
@@ -163,7 +163,7 @@ export class LeaseRenewer {
         } catch (err) {
           const conflict = err instanceof ApiError && (err.code === 409 || err.code === 404);
           if (!conflict || attempt >= MAX_UPDATE_RETRIES) throw err;
-          klog.v(2, `Lease update conflict, re-reading the lease: ${(err as Error).message}`, { node: this.nodeName });
+          klog.v(2, `Lease update conflict, re-reading the lease: ${errorMessage(err)}`, { node: this.nodeName });
           const ensured = await this.ensure(signal);
           if (ensured.created) return this.renewed(ensured.lease);
           base = ensured.lease;
@@ -173,7 +173,7 @@ export class LeaseRenewer {
       if (this.stopped) return 'stopped';
       this.latest = undefined;
       this.failures++;
-      klog.error(`Failed to update lease: ${(err as Error).message}`, { node: this.nodeName });
+      klog.error(`Failed to update lease: ${errorMessage(err)}`, { node: this.nodeName });
       return 'failed';
     }
   }

@@ -11,6 +11,7 @@ import { sleep, systemClock, type Clock } from './clock.js';
 import { NodeAgentError } from './errors.js';
 import { goArch, goOS } from './host.js';
 import type { OwnNodeStatus } from './status.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type RegistrationClient = Pick<RestClient, 'create' | 'get' | 'patch'>;
 
@@ -138,7 +139,7 @@ export async function registerNode(client: RegistrationClient, options: Register
   const node = buildInitialNode(options, options.status);
   const backoff = { initialMs: options.initialDelayMs ?? 100, maxMs: options.maxDelayMs ?? 7000 };
   const attempts = options.maxAttempts ?? Infinity;
-  const aborted = (): NodeAgentError => new NodeAgentError('ABORTED', `registration of node ${JSON.stringify(options.nodeName)} was aborted`);
+  const aborted = (): NodeAgentError => new NodeAgentError('DKC_NODE_ABORTED', `registration of node ${JSON.stringify(options.nodeName)} was aborted`);
   for (let attempt = 1; ; attempt++) {
     if (options.signal?.aborted) throw aborted();
     try {
@@ -146,9 +147,9 @@ export async function registerNode(client: RegistrationClient, options: Register
     } catch (err) {
       if (options.signal?.aborted) throw aborted();
       if (isPermanent(err)) {
-        throw new NodeAgentError('REGISTRATION_REJECTED', `unable to register node ${JSON.stringify(options.nodeName)} with API server: ${(err as Error).message}`, { cause: err });
+        throw new NodeAgentError('DKC_NODE_REGISTRATION_REJECTED', `unable to register node ${JSON.stringify(options.nodeName)} with API server: ${errorMessage(err)}`, { cause: err });
       }
-      klog.error(`Unable to register node with API server: ${(err as Error).message}`, { node: options.nodeName });
+      klog.error(`Unable to register node with API server: ${errorMessage(err)}`, { node: options.nodeName });
       if (attempt >= attempts) throw err;
     }
     await sleep(clock, backoffDelay(backoff, attempt), options.signal, aborted);

@@ -10,6 +10,7 @@ import { createSecureContext } from 'node:tls';
 import { writeFileAtomic } from '../../util/atomicfile.js';
 import { klog } from '../../util/klog.js';
 import { NodeAgentError } from './errors.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const SELF_SIGNED_CERT_FILE = 'kubelet.crt';
 export const SELF_SIGNED_KEY_FILE = 'kubelet.key';
@@ -42,7 +43,7 @@ async function readIfExists(path: string): Promise<string | undefined> {
 }
 
 function certError(message: string, cause?: unknown): NodeAgentError {
-  return new NodeAgentError('SERVING_CERT_INVALID', message, cause === undefined ? undefined : { cause });
+  return new NodeAgentError('DKC_NODE_SERVING_CERT_INVALID', message, cause === undefined ? undefined : { cause });
 }
 
 /** Fails when the pair cannot serve TLS (unparsable PEM, key not matching the certificate). */
@@ -50,7 +51,7 @@ function checkPair(certPem: string, keyPem: string, certFile: string, keyFile: s
   try {
     createSecureContext({ cert: certPem, key: keyPem });
   } catch (err) {
-    throw certError(`cannot use serving certificate ${certFile} with key ${keyFile}: ${(err as Error).message}`, err);
+    throw certError(`cannot use serving certificate ${certFile} with key ${keyFile}: ${errorMessage(err)}`, err);
   }
 }
 
@@ -62,7 +63,7 @@ async function readConfigured(certFile: string, keyFile: string): Promise<Servin
     try {
       return await readFile(path, 'utf8');
     } catch (err) {
-      throw certError(`cannot read ${what} ${path}: ${(err as Error).message}`, err);
+      throw certError(`cannot read ${what} ${path}: ${errorMessage(err)}`, err);
     }
   };
   const [certPem, keyPem] = await Promise.all([read(certFile, 'tlsCertFile'), read(keyFile, 'tlsPrivateKeyFile')]);
@@ -81,7 +82,7 @@ export async function loadOrCreateServingCert(options: ServingCertOptions): Prom
   try {
     existing = await Promise.all([readIfExists(certFile), readIfExists(keyFile)]);
   } catch (err) {
-    throw certError(`cannot read the serving certificate in ${options.certDir}: ${(err as Error).message}`, err);
+    throw certError(`cannot read the serving certificate in ${options.certDir}: ${errorMessage(err)}`, err);
   }
   const [certPem, keyPem] = existing;
   if (certPem !== undefined && keyPem !== undefined) {
@@ -97,7 +98,7 @@ export async function loadOrCreateServingCert(options: ServingCertOptions): Prom
     const { selfSignedServing } = await import('../../pki/index.js');
     minted = await selfSignedServing(hostnames, ips);
   } catch (err) {
-    throw new NodeAgentError('SERVING_CERT_GENERATE', `cannot create a self-signed serving certificate: ${(err as Error).message}`, { cause: err });
+    throw new NodeAgentError('DKC_NODE_SERVING_CERT_GENERATE', `cannot create a self-signed serving certificate: ${errorMessage(err)}`, { cause: err });
   }
   try {
     await mkdir(options.certDir, { recursive: true, mode: 0o755 });
@@ -106,7 +107,7 @@ export async function loadOrCreateServingCert(options: ServingCertOptions): Prom
     await writeFileAtomic(keyFile, minted.keyPem, 0o600);
     await writeFileAtomic(certFile, minted.certPem, 0o644);
   } catch (err) {
-    throw new NodeAgentError('SERVING_CERT_GENERATE', `cannot write the self-signed serving certificate to ${options.certDir}: ${(err as Error).message}`, { cause: err });
+    throw new NodeAgentError('DKC_NODE_SERVING_CERT_GENERATE', `cannot write the self-signed serving certificate to ${options.certDir}: ${errorMessage(err)}`, { cause: err });
   }
   klog.info('Generated self-signed serving certificate', { cert: certFile, key: keyFile });
   return { certPem: minted.certPem, keyPem: minted.keyPem, certFile, keyFile, generated: true };

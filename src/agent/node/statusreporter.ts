@@ -11,8 +11,9 @@ import { ApiError, type RestClient } from '../../client/index.js';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { klog } from '../../util/klog.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
-import { nodeReference, type EventRecorder } from './events.js';
+import { nodeReference, type EventRecorder } from '../../client/events.js';
 import { buildNodeStatus, conditionEvents, nodeStatusChanged, pickOwnStatus, type NodeStatusInput, type OwnNodeStatus } from './status.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type StatusClient = Pick<RestClient, 'get' | 'patch'>;
 
@@ -137,7 +138,7 @@ export class NodeStatusReporter {
     } catch (err) {
       if (this.stopped) return 'stopped';
       const notFound = err instanceof ApiError && err.code === 404;
-      klog.error(`Error updating node status, will retry: ${notFound ? `node "${this.nodeName}" not found` : (err as Error).message}`);
+      klog.error(`Error updating node status, will retry: ${notFound ? `node "${this.nodeName}" not found` : errorMessage(err)}`);
       return 'failed';
     }
   }

@@ -22,6 +22,7 @@ import {
 import { validatePathSegmentName } from './names.js';
 import { validateBindingUpdate, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import { CodedError } from '../../util/errors.js';
 
 export * from './names.js';
 export * from './objectmeta.js';
@@ -87,11 +88,10 @@ const rules: Record<ValidatedKind, KindRules> = {
 };
 
 /** Thrown when the registry asks for a kind that has no rules: a wiring mistake, not a client error. */
-export class UnknownKindError extends Error {
-  readonly code = 'UNKNOWN_KIND';
+export class UnknownKindError extends CodedError<'DKC_API_UNKNOWN_KIND'> {
+  override name = 'UnknownKindError';
   constructor(readonly kind: string) {
-    super(`no validation rules for kind ${JSON.stringify(kind)}`);
-    this.name = 'UnknownKindError';
+    super('DKC_API_UNKNOWN_KIND', `no validation rules for kind ${JSON.stringify(kind)}`);
   }
 }
 

@@ -5,7 +5,8 @@
 // from the agent wins and the next pass decides again on fresh data.
 
 import type { Lease, Node } from '../../api/types.js';
-import { ApiError, Informer, type KubeObject, type RestClient } from '../../client/index.js';
+import { ApiError, type KubeObject, type RestClient } from '../../client/index.js';
+import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
 import type { Registry } from '../../util/prom.js';
@@ -13,6 +14,7 @@ import type { RunningController } from '../types.js';
 import { conditionsForSilentNode, observeHealth, silentTooLong, taintsFor, type NodeHealth } from './health.js';
 import { logs } from './messages.js';
 import { registerNodeMetrics } from './metrics.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** kube-controller-manager's --node-monitor-period. */
 const MAX_MONITOR_PERIOD_MS = 5_000;
@@ -26,6 +28,8 @@ export interface NodeLifecycleOptions {
   gracePeriodMs: number;
   /** kube_node_status_condition goes here until the controller stops. */
   metrics?: Registry;
+  /** The process's shared informers (the host's); the controller makes and stops its own when none are given. */
+  informers?: SharedInformerFactory;
 }
 
 // The API types, as the informer holds them.
@@ -38,8 +42,10 @@ function nodePath(name: string): string {
 
 export class NodeLifecycle implements RunningController {
   private readonly o: NodeLifecycleOptions;
-  private readonly nodes: Informer<NodeObject>;
-  private readonly leases: Informer<LeaseObject>;
+  private readonly nodes: InformerLike<NodeObject>;
+  private readonly leases: InformerLike<LeaseObject>;
+  /** The informers this controller made because its host shared none; stopped with it. */
+  private readonly ownInformers: SharedInformerFactory | undefined;
   private readonly health = new Map<string, NodeHealth>();
   private readonly periodMs: number;
   private timer: TimerHandle | undefined;
@@ -55,9 +61,10 @@ export class NodeLifecycle implements RunningController {
   constructor(options: NodeLifecycleOptions) {
     this.o = options;
     this.periodMs = Math.max(100, Math.min(MAX_MONITOR_PERIOD_MS, Math.floor(options.gracePeriodMs / 4)));
-    const informerOptions = { timers: options.clock };
-    this.nodes = new Informer<NodeObject>(options.client, '/api/v1/nodes', informerOptions);
-    this.leases = new Informer<LeaseObject>(options.client, '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', informerOptions);
+    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
+    const informers = options.informers ?? this.ownInformers!;
+    this.nodes = informers.informer<NodeObject>('/api/v1/nodes');
+    this.leases = informers.informer<LeaseObject>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases');
     const changed = (n: NodeObject): void => {
       this.dirty.add(n.metadata.name ?? '');
       this.schedule(EVENT_DEBOUNCE_MS);
@@ -118,7 +125,7 @@ export class NodeLifecycle implements RunningController {
       } catch (err) {
         if (this.stopped) return;
         if (err instanceof ApiError && (err.code === 409 || err.code === 404)) continue; // the next pass decides again
-        klog.error(logs.updateFailed(node.metadata.name ?? '', (err as Error).message));
+        klog.error(logs.updateFailed(node.metadata.name ?? '', errorMessage(err)));
       }
     }
   }
@@ -151,6 +158,7 @@ export class NodeLifecycle implements RunningController {
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await Promise.all([this.nodes.stop(), this.leases.stop()]);
+    await this.ownInformers?.stop();
     await this.pass?.catch(() => undefined);
   }
 }

@@ -1,21 +1,27 @@
 // The rollout controller: informers on NodeConfigRollouts, Nodes and ConfigMaps feed a work queue keyed by rollout;
-// (and on the nodes' Leases, their heartbeats) one worker asks the plan what to do and does it through the API, in an
+// (and on the nodes' Leases, their heartbeats, and on the channel's records: NodeConfigs where the API server drops
+// the Node's fields) one worker asks the plan what to do and does it through the API, in an
 // order that keeps every crash harmless: the record of what each node about to change runs now (in the rollout's
-// status), then the node patches (each naming the rollout in the same write as the new source), then the rollout's
+// status), then the node patches (each naming the rollout in the same write as the new source, on the Node or its
+// NodeConfig as the channel says: ./assignment.ts), then the rollout's
 // own spec (pauseAfterCanary, its finalizer), then its status (with the resourceVersion it was computed from, so a
 // stale view is refused rather than written), then events, and last the removal of a deleted rollout's finalizer.
 // Timers for soak, heartbeats and deadlines run on the injected clock.
 
 import { deepEqual } from '../../api/equal.js';
 import type { ConfigMap, Lease, Node } from '../../api/types.js';
-import { EventRecorder } from '../../agent/node/events.js';
-import { NODE_LEASE_NAMESPACE } from '../../agent/node/lease.js';
-import { Informer, isApiError, type RestClient } from '../../client/index.js';
+import { EventRecorder } from '../../client/events.js';
+import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
+import type { ConfigChannel } from '../../client/channel.js';
+import { isApiError, type RestClient } from '../../client/index.js';
+import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
 import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
+import { CompatibilityJudge } from './compat.js';
+import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentChannel, type Cached } from './assignment.js';
 import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
@@ -32,8 +38,9 @@ import {
   rolloutReference,
   type NodeConfigRollout,
   type RolloutStatus,
-} from './resource.js';
+} from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** What the controller needs of the API client. */
 export type RolloutClient = Pick<RestClient, 'list' | 'watch' | 'get' | 'patch' | 'update' | 'create'>;
@@ -47,6 +54,10 @@ export interface RolloutControllerOptions {
   retryInitialMs?: number;
   /** dkc_rollout_nodes and dkc_rollout_phase go here until the controller stops. */
   metrics?: Registry;
+  /** Where assignments live (found once at start: ./findchannel.ts); the Node by default. */
+  channel?: ConfigChannel;
+  /** The process's shared informers (the host's); the controller makes and stops its own when none are given. */
+  informers?: SharedInformerFactory;
 }
 
 /** Whether an update of a rollout leaves what its users asked for as it was (only its status, or nothing, changed). */
@@ -58,14 +69,11 @@ function sameIntent(old: NodeConfigRollout, r: NodeConfigRollout): boolean {
   );
 }
 
-/** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
-type Cached<T extends { metadata: object }> = T & { metadata: T['metadata'] & { [k: string]: unknown } };
 type CachedNode = Cached<Node>;
 type CachedRollout = Cached<NodeConfigRollout>;
 type CachedConfigMap = Cached<ConfigMap>;
 type CachedLease = Cached<Lease>;
 
-const NODES_PATH = '/api/v1/nodes';
 const CONFIGMAPS_PATH = '/api/v1/configmaps';
 const LEASES_PATH = `/apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`;
 const RETRY_MAX_MS = 10_000;
@@ -87,15 +95,16 @@ export class RolloutController {
   private readonly client: RolloutClient;
   private readonly clock: Clock;
   private readonly queue: WorkQueue;
-  private readonly rollouts: Informer<CachedRollout>;
-  private readonly nodes: Informer<CachedNode>;
-  private readonly configMaps: Informer<CachedConfigMap>;
-  private readonly leases: Informer<CachedLease>;
+  private readonly rollouts: InformerLike<CachedRollout>;
+  private readonly nodes: InformerLike<CachedNode>;
+  private readonly configMaps: InformerLike<CachedConfigMap>;
+  private readonly leases: InformerLike<CachedLease>;
   /** When this controller started: the plan counts no soak time from before it. */
   private readonly startedAt: Date;
-  private readonly writtenNodes = new WrittenObjects<CachedNode>();
+  private readonly assignments: AssignmentChannel;
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
+  private readonly compatibility = new CompatibilityJudge();
   private readonly failures = new Map<string, number>();
   /** Per rollout: when its last look ended and how long it took (monotonic ms). */
   private readonly lastLook = new Map<string, { endedAt: number; tookMs: number }>();
@@ -106,17 +115,21 @@ export class RolloutController {
   private loop: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private readonly removeMetrics: () => void;
+  /** The informers this controller made because its host shared none; stopped with it. */
+  private readonly ownInformers: SharedInformerFactory | undefined;
 
   constructor(options: RolloutControllerOptions) {
     this.client = options.client;
     this.clock = options.clock;
     this.retryInitialMs = options.retryInitialMs ?? 100;
     this.queue = new WorkQueue(options.clock);
-    const informerOptions = { timers: options.clock };
-    this.rollouts = new Informer<CachedRollout>(options.client, ROLLOUTS_PATH, informerOptions);
-    this.nodes = new Informer<CachedNode>(options.client, NODES_PATH, informerOptions);
-    this.configMaps = new Informer<CachedConfigMap>(options.client, CONFIGMAPS_PATH, informerOptions);
-    this.leases = new Informer<CachedLease>(options.client, LEASES_PATH, informerOptions);
+    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
+    const informers = options.informers ?? this.ownInformers!;
+    this.rollouts = informers.informer<CachedRollout>(ROLLOUTS_PATH);
+    this.nodes = informers.informer<CachedNode>(NODES_PATH);
+    this.configMaps = informers.informer<CachedConfigMap>(CONFIGMAPS_PATH);
+    this.leases = informers.informer<CachedLease>(LEASES_PATH);
+    this.assignments = options.channel === 'nodeconfig' ? new NodeConfigChannel(options.client, informers) : new NodeChannel(options.client);
     this.startedAt = options.clock.now();
     this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
     this.wire();
@@ -128,7 +141,7 @@ export class RolloutController {
   }
 
   /**
-   * Starts the informers and, once all four have listed, the worker. Resolves at once: a cluster without the CRD
+   * Starts the informers and, once all have listed, the worker. Resolves at once: a cluster without the CRD
    * yet keeps the rollouts informer retrying, and must not keep the host from starting its other controllers.
    */
   start(): Promise<void> {
@@ -155,12 +168,13 @@ export class RolloutController {
     this.abort.abort();
     this.queue.shutDown();
     await Promise.all(this.informers().map((i) => i.stop()));
+    await this.ownInformers?.stop();
     await this.loop;
     await this.events.stop();
   }
 
-  private informers(): Informer<{ metadata: { name?: string } }>[] {
-    return [this.rollouts, this.nodes, this.configMaps, this.leases] as Informer<{ metadata: { name?: string } }>[];
+  private informers(): InformerLike<{ metadata: { name?: string } }>[] {
+    return [this.rollouts, this.nodes, this.configMaps, this.leases, ...this.assignments.informers] as InformerLike<{ metadata: { name?: string } }>[];
   }
 
   private wire(): void {
@@ -180,9 +194,10 @@ export class RolloutController {
     this.nodes.on('add', everyActive);
     this.nodes.on('update', everyActive);
     this.nodes.on('delete', (n) => {
-      this.writtenNodes.forget(n.metadata?.name ?? '');
+      this.assignments.forget(n.metadata?.name ?? '');
       everyActive();
     });
+    this.assignments.onChange(everyActive);
     const byConfigMap = (cm: CachedConfigMap): void => {
       for (const r of this.rollouts.store.list()) {
         const refs = [r.spec?.configSource?.configMap, ...layersOf(r).map((l) => l.configMap)];
@@ -207,7 +222,7 @@ export class RolloutController {
     this.leases.on('update', (_old, l) => byLease(l));
     this.leases.on('delete', byLease);
     for (const i of this.informers()) {
-      i.on('error', (err) => klog.v(2, logs.informer(i.path, (err as Error).message)));
+      i.on('error', (err) => klog.v(2, logs.informer(i.path, errorMessage(err))));
     }
   }
 
@@ -239,7 +254,7 @@ export class RolloutController {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
         const conflict = isApiError(err) && err.status.code === 409;
-        if (!conflict) klog.warning(logs.retrying(key, (err as Error).message));
+        if (!conflict) klog.warning(logs.retrying(key, errorMessage(err)));
         this.queue.addAfter(key, backoffDelay({ initialMs: this.retryInitialMs, maxMs: RETRY_MAX_MS, jitter: 0.2 }, n));
       } finally {
         const endedAt = this.clock.monotonicMs();
@@ -258,10 +273,7 @@ export class RolloutController {
 
   private currentNodes(): Node[] {
     const out: Node[] = [];
-    for (const seen of this.nodes.store.list()) {
-      const n = this.writtenNodes.view(seen.metadata.name ?? '', seen);
-      if (n) out.push(n);
-    }
+    for (const seen of this.nodes.store.list()) out.push(this.assignments.view(seen));
     return out;
   }
 
@@ -283,6 +295,11 @@ export class RolloutController {
     const ref = (layered !== undefined ? renderedSource(layered) : desiredSource(rollout.spec))?.configMap;
     const cm = rendering && 'configMap' in rendering ? rendering.configMap : ref ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`) : undefined;
     const configMap = cm?.metadata.uid !== undefined ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' } : undefined;
+    // Only a rollout still starting nodes asks which of them its target does not suit.
+    if (cm && ref && needsWork(rollout) && rollout.spec?.revert !== true && !isDeleting(rollout)) {
+      const incompatible = this.compatibility.judge(cm, ref.kubeletConfigKey, input.nodes);
+      if (incompatible.size > 0) input.incompatible = incompatible;
+    }
     const plan = planRollout({ ...input, configMap });
     await this.apply(rollout, plan);
     return plan.requeueAfterMs;
@@ -353,9 +370,7 @@ export class RolloutController {
     if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
     await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
-      const seen = this.nodes.store.get(p.node);
-      const node = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
-      this.writtenNodes.record(p.node, node, seen);
+      await this.assignments.write(p, this.nodes.store.get(p.node), signal);
       if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
       else klog.info(logs.nodeReleased(name, p.node, p.patch.metadata.annotations[ROLLOUT_ANNOTATION] ?? null));
     });

@@ -7,7 +7,7 @@ import type { ConfigMap, NodeConfigSource } from '../../api/types.js';
 import { encode, KubeletConfigError, LayerError, render, type Layer } from '../../kubeletconfig/index.js';
 import { configMapHash } from './confighash.js';
 import { conditionMessages, conditionReasons } from './messages.js';
-import type { LayerRef, NodeConfigRollout } from './resource.js';
+import type { LayerRef, NodeConfigRollout } from '../../api/dkc/rollout.js';
 
 export const RENDERED_NAMESPACE = 'kube-system';
 /** The key of the rendered ConfigMap that holds the KubeletConfiguration. */

@@ -51,6 +51,7 @@ export const conditionReasons = {
   renderFailed: 'RenderFailed',
   invalidSpec: 'InvalidSpec',
   nodesNotReady: 'NodesNotReady',
+  incompatibleNodes: 'IncompatibleNodes',
 } as const;
 
 export const conditionMessages = {
@@ -80,6 +81,10 @@ export const conditionMessages = {
   nodesNotReady: (waiting: readonly string[], deadlineSeconds: number): string =>
     `no node can start: ${waiting.join(', ')} not Ready with a fresh heartbeat for more than ${deadlineSeconds}s; ` +
     'the rollout changes a waiting node once it is, and finishes once none is left in the selector',
+  /** Appended to the complete message when selected nodes were left out for their kubelet version. */
+  leftOut: (n: number): string => (n === 0 ? '' : `; ${nodeCount(n)} left out: their kubelet cannot run the config (status.incompatible)`),
+  incompatibleNodes: (which: string): string =>
+    `no node starts: the config does not suit the kubelet of some selected nodes (${which}); set spec.strategy.skipIncompatible to leave them out`,
   notFailed: 'no failure',
   notComplete: 'the rollout has not completed',
 };
@@ -98,6 +103,7 @@ export const eventMessages = {
   succeeded: (succeeded: number, total: number, deleted: number): string =>
     `Rollout succeeded: ${succeeded} of ${total} nodes run the new config${deleted > 0 ? ` (${deleted} deleted during the rollout)` : ''}`,
   nodeDeleted: (node: string): string => `Node ${node} was deleted during the rollout`,
+  nodeIncompatible: (node: string, version: string, reason: string): string => `Node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   nodeNotRestored: (node: string, message: string): string => `Node ${node} ${message}`,
   released: (nodes: readonly string[]): string =>
     `Rollout deleted: ${nodeCount(nodes.length)} keep its config source and are no longer held by it: ${nodes.join(', ')}`,
@@ -114,4 +120,9 @@ export const logs = {
   rendered: (rollout: string, configMap: string): string => `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,
   retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,
   informer: (path: string, err: string): string => `rollout controller: ${path}: ${err}`,
+};
+
+/** The assignment channel's own words (./assignment.ts, ./findchannel.ts). */
+export const channelMessages = {
+  nodeGone: (node: string): string => `node ${node} is gone: no NodeConfig is created for it`,
 };

@@ -3,7 +3,7 @@
 
 import type { Registry } from '../../util/prom.js';
 import { collectedGauge, type Sample } from '../metrics.js';
-import type { NodeConfigRollout, NodeState, Phase } from './resource.js';
+import type { NodeConfigRollout, NodeState, Phase } from '../../api/dkc/rollout.js';
 
 export const NODE_STATES: readonly NodeState[] = ['Pending', 'InFlight', 'Succeeded', 'Failed', 'Reverted', 'Overridden'];
 export const PHASES: readonly Phase[] = ['Pending', 'Progressing', 'Paused', 'Succeeded', 'Halted', 'Reverting', 'Reverted'];

@@ -5,10 +5,10 @@
 // what the last one would have, and nothing the node or a patcher of nodes writes decides what an undo assigns.
 
 import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
-import { syncError } from '../../agent/dynamicconfig/errors.js';
+import { syncError } from '../../api/configstatus.js';
 import { isFresh, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
-import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from './resource.js';
+import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from '../../api/dkc/rollout.js';
 
 /** What the rollout wants on each node, and when. */
 export interface NodeTarget {

@@ -8,6 +8,7 @@
 
 import type { Lease, Node, NodeConfigSource } from '../../api/types.js';
 import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
+import { describeIncompatible, reasonOf, type Incompatibility } from '../../nodepolicy/compat.js';
 import { heartbeatOf } from './heartbeat.js';
 import { isLayered, renderedSource } from './layers.js';
 import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
@@ -32,11 +33,13 @@ import {
   type NodeConfigRollout,
   type NodeProgress,
   type Phase,
+  type IncompatibleNode,
   type PreviousRecord,
   type RolloutCondition,
   type RolloutFailure,
   type RolloutStatus,
-} from './resource.js';
+} from '../../api/dkc/rollout.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface PlanInput {
   rollout: NodeConfigRollout;
@@ -56,6 +59,12 @@ export interface PlanInput {
    * why the layers cannot be rendered. Unused once status.renderedConfigMap is recorded (the rollout keeps to it).
    */
   rendered?: { name: string } | { failure: { reason: string; message: string } };
+  /**
+   * The nodes whose kubelet minor cannot run the target config, by node name (src/nodepolicy/compat.ts, judged by
+   * the controller on the target's bytes); absent when every node can, or the target is not known yet. A selected
+   * node among them that this rollout has not changed is never started.
+   */
+  incompatible?: ReadonlyMap<string, Incompatibility>;
 }
 
 export interface NodePatch {
@@ -81,6 +90,7 @@ export type EventReason =
   | 'NodeSucceeded'
   | 'NodeFailed'
   | 'NodeWaiting'
+  | 'NodeIncompatible'
   | 'NodeDeleted'
   | 'NodeNotRestored'
   | 'NodesReleased'
@@ -178,6 +188,8 @@ interface Outcome {
   blocked?: { reason: string; message: string };
   /** Nodes held unchanged until they are Ready with a fresh heartbeat; `stalled` once nothing else can move for longer than the deadline. */
   waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number };
+  /** Selected nodes left out for their kubelet version; undefined keeps the status's earlier list. */
+  incompatible?: readonly Incompatibility[];
 }
 
 interface Counts {
@@ -204,7 +216,7 @@ function countsOf(entries: readonly [string, NodeProgress][]): Counts {
   };
 }
 
-function conditionsFor(o: Outcome, counts: Counts, old: RolloutStatus | undefined): ConditionSpec[] {
+function conditionsFor(o: Outcome, counts: Counts, old: RolloutStatus | undefined, incompatible: number): ConditionSpec[] {
   const progressing: Record<Phase, ConditionSpec> = {
     Pending: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.pending, message: conditionMessages.progressing(counts.done, counts.total) },
     Progressing: { type: 'Progressing', status: 'True', reason: conditionReasons.progressing, message: conditionMessages.progressing(counts.done, counts.total) },
@@ -213,7 +225,7 @@ function conditionsFor(o: Outcome, counts: Counts, old: RolloutStatus | undefine
       type: 'Progressing',
       status: 'False',
       reason: conditionReasons.complete,
-      message: conditionMessages.complete(counts.succeeded, counts.total, counts.deleted),
+      message: conditionMessages.complete(counts.succeeded, counts.total, counts.deleted) + conditionMessages.leftOut(incompatible),
     },
     Halted: { type: 'Progressing', status: 'False', reason: conditionReasons.halted, message: o.failure?.message ?? conditionMessages.notComplete },
     Reverting: { type: 'Progressing', status: 'True', reason: conditionReasons.reverting, message: o.failure?.message ?? conditionMessages.undo },
@@ -261,6 +273,7 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
     .filter(([, p]) => p.reason !== undefined)
     .map(([node, p]) => ({ node, reason: (p.reason ?? 'Overridden') as RolloutFailure['reason'], message: p.message ?? '' }));
   const counts = countsOf(entries);
+  const incompatible = outcome.incompatible ? outcome.incompatible.map(incompatibleRecord) : (old?.incompatible ?? []);
   const status: RolloutStatus = {
     phase: outcome.phase,
     observedGeneration: input.rollout.metadata.generation ?? 0,
@@ -270,14 +283,23 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
     failedNodes: failures.length,
     waitingNodes: entries.filter(([, p]) => p.waitingReason !== undefined).length,
     failures,
-    conditions: mergeConditions(old?.conditions, conditionsFor(outcome, counts, old), now),
+    conditions: mergeConditions(old?.conditions, conditionsFor(outcome, counts, old, incompatible.length), now),
     startTime: old?.startTime ?? now,
     nodes: Object.fromEntries(entries),
   };
   // Absent rather than null until the rollout finishes (metav1.Time's omitempty), so a write reads back unchanged.
   if (isFinishedPhase(outcome.phase)) status.completionTime = old?.phase === outcome.phase ? (old.completionTime ?? now) : now;
   if (currentBatch !== undefined) status.currentBatch = currentBatch;
+  // Absent while there are none, so a rollout over one kubelet version keeps the status it always had.
+  if (incompatible.length > 0) {
+    status.incompatibleNodes = incompatible.length;
+    status.incompatible = incompatible;
+  }
   return status;
+}
+
+function incompatibleRecord(i: Incompatibility): IncompatibleNode {
+  return { node: i.node, kubeletVersion: i.version, reason: reasonOf(i) };
 }
 
 // ---- events ---------------------------------------------------------------------------------------------------
@@ -307,6 +329,10 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
       events.push({ type: 'Normal', reason: 'NodeWaiting', message: eventMessages.nodeWaiting(name, waitingMessages[p.waitingReason]) });
     }
   }
+  const seen = new Set((old?.incompatible ?? []).map((i) => i.node));
+  for (const i of status.incompatible ?? []) {
+    if (!seen.has(i.node)) events.push({ type: 'Warning', reason: 'NodeIncompatible', message: eventMessages.nodeIncompatible(i.node, i.kubeletVersion, i.reason) });
+  }
   if (status.phase !== old?.phase) {
     const why = status.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message ?? '';
     if (status.phase === 'Halted') events.push({ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) });
@@ -321,7 +347,7 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
   return events;
 }
 
-function finish(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined, rest: Partial<Plan> = {}): Plan {
+function finishPlan(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined, rest: Partial<Plan> = {}): Plan {
   const status = buildStatus(input, nodes, outcome, currentBatch);
   return { nodePatches: [], ...rest, status, events: eventsFor(input, status, desiredSource(input.rollout.spec)) };
 }
@@ -467,7 +493,7 @@ function planRevert(input: PlanInput): Plan {
   }
   // Every node still to restore is patched in this step; the status is written only once all patches took, so
   // Reverted is true when it is written (and a failed patch means another look, with whatever is left).
-  return finish(input, nodes, { phase: 'Reverted' }, input.rollout.status?.currentBatch, { nodePatches: patches });
+  return finishPlan(input, nodes, { phase: 'Reverted' }, input.rollout.status?.currentBatch, { nodePatches: patches });
 }
 
 /**
@@ -536,6 +562,8 @@ interface Evaluated {
   strategy: Strategy;
   /** Nodes in flight, and the other nodes of the rollout that are down now. */
   unavailable: number;
+  /** Selected nodes left out, unchanged, because their kubelet cannot run the target. */
+  incompatible: Incompatibility[];
 }
 
 /**
@@ -569,10 +597,17 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
   const recoveredBatch = currentBatch === undefined ? (strategy.canary > 0 ? 0 : 1) : currentBatch + 1;
   const nodes: Record<string, NodeProgress> = {};
   let unavailable = 0;
+  const incompatible: Incompatibility[] = [];
   for (const n of tracked) {
     const prev = r.status?.nodes?.[nameOf(n)];
     let p = stepNode(n, prev, target, recoveredBatch);
     if (p.state === 'Pending' && !selected(n)) continue;
+    // Never started, so never failed: a node this rollout has not changed whose kubelet cannot run the target.
+    const unsuited = p.state === 'Pending' ? input.incompatible?.get(nameOf(n)) : undefined;
+    if (unsuited !== undefined) {
+      incompatible.push(unsuited);
+      continue;
+    }
     if (p.state === 'Pending') p = holdIfDown(p, prev, n, target);
     nodes[nameOf(n)] = p;
     if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
@@ -584,7 +619,7 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
     // Gone: a node this rollout had changed (or counted) stays in the record, never silently dropped.
     nodes[name] = p.state === 'InFlight' || p.state === 'Succeeded' ? deletedRecord(p) : p;
   }
-  return { target, tracked, nodes, currentBatch, strategy, unavailable };
+  return { target, tracked, nodes, currentBatch, strategy, unavailable, incompatible };
 }
 
 /** Why nothing may start now (a conflict, a missing ConfigMap, a pause), or undefined when nodes may start. */
@@ -628,7 +663,7 @@ function planLayered(input: PlanInput): Plan {
   const name = renderedName(input);
   const unfinished = r.spec?.revert !== true && old?.phase !== 'Reverting' && !isFinished(r);
   const failure = unfinished && old?.renderedConfigMap === undefined ? layeredSpecFailure(input, name) : undefined;
-  if (failure) return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  if (failure) return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   return withRendered(planSource(asSourceRollout(input, name)), name, old);
 }
 
@@ -676,11 +711,13 @@ function planSource(input: PlanInput): Plan {
   try {
     reqs = selectorRequirements(r.spec?.nodeSelector);
   } catch (err) {
-    const failure = { reason: conditionReasons.invalidSelector, message: conditionMessages.invalidSelector((err as Error).message) };
-    return finish(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+    const failure = { reason: conditionReasons.invalidSelector, message: conditionMessages.invalidSelector(errorMessage(err)) };
+    return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   }
   const e = evaluate(input, reqs);
   const { nodes, strategy } = e;
+  const finish = (nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined, rest: Partial<Plan> = {}): Plan =>
+    finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible }, currentBatch, rest);
   const later = (): Pick<Plan, 'requeueAfterMs'> => {
     const due = Object.entries(nodes)
       .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
@@ -692,18 +729,25 @@ function planSource(input: PlanInput): Plan {
   const failedCount = Object.values(nodes).filter((p) => p.reason !== undefined).length;
   if (failedCount > strategy.maxFailures) {
     const failure = { reason: conditionReasons.failures, message: conditionMessages.failures(failedCount, strategy.maxFailures) };
-    if (r.spec?.failurePolicy === 'Halt') return finish(input, nodes, { phase: 'Halted', failure }, e.currentBatch);
+    if (r.spec?.failurePolicy === 'Halt') return finish(nodes, { phase: 'Halted', failure }, e.currentBatch);
     // Reverting is recorded before any node is restored; the next look (at once) restores them.
-    return { ...finish(input, nodes, { phase: 'Reverting', failure }, e.currentBatch), requeueAfterMs: 0 };
+    return { ...finish(nodes, { phase: 'Reverting', failure }, e.currentBatch), requeueAfterMs: 0 };
+  }
+  // Without skipIncompatible, a rollout that would leave nodes out does not start (admission refuses it where it
+  // runs; this is the same answer on an API server without it). Once started, later joiners are left out.
+  const changedAny = Object.values(nodes).some((p) => p.updatedAt !== undefined);
+  if (e.incompatible.length > 0 && r.spec?.strategy?.skipIncompatible !== true && e.currentBatch === undefined && !changedAny) {
+    const blocked = { reason: conditionReasons.incompatibleNodes, message: conditionMessages.incompatibleNodes(describeIncompatible(e.incompatible)) };
+    return { ...finish(nodes, { phase: 'Pending', blocked }, e.currentBatch), ...later() };
   }
   const pending = e.tracked.filter((n) => nodes[nameOf(n)]?.state === 'Pending');
-  if (pending.length === 0 && !Object.values(nodes).some((p) => p.state === 'InFlight')) return finish(input, nodes, { phase: 'Succeeded' }, e.currentBatch);
+  if (pending.length === 0 && !Object.values(nodes).some((p) => p.state === 'InFlight')) return finish(nodes, { phase: 'Succeeded' }, e.currentBatch);
 
   const blocked = obstacle(input, e, pending);
-  if (blocked) return { ...finish(input, nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
+  if (blocked) return { ...finish(nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
   if (canarySettled(nodes, e.currentBatch) && r.spec?.strategy?.pauseAfterCanary === true && r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined) {
     const rolloutPatch: RolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true } };
-    return { ...finish(input, nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
+    return { ...finish(nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
   }
   const startable = pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
   const { batch, start } = nextBatch(nodes, startable, e.currentBatch, strategy, e.unavailable);
@@ -716,8 +760,8 @@ function planSource(input: PlanInput): Plan {
   }
   const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
   const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
-  const intent = patches.length > 0 ? { intent: buildStatus(input, before, outcome, e.currentBatch) } : {};
-  return { ...finish(input, nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }), ...later() };
+  const intent = patches.length > 0 ? { intent: buildStatus(input, before, { ...outcome, incompatible: e.incompatible }, e.currentBatch) } : {};
+  return { ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }), ...later() };
 }
 
 /**

@@ -32,6 +32,11 @@ export class WrittenObjects<T extends KubeObject> {
     return w.obj;
   }
 
+  /** Our last write of `key` whatever the informer holds: an object we created that it has not delivered yet. */
+  peek(key: string): T | undefined {
+    return this.written.get(key)?.obj;
+  }
+
   /** The object is gone: nothing we wrote about it matters any more. */
   forget(key: string): void {
     this.written.delete(key);

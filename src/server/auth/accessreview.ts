@@ -6,7 +6,7 @@ import { errors } from '../../api/errors.js';
 import { field, type FieldError } from '../../api/field.js';
 import type { KubeObject } from '../../api/types.js';
 import type { AuthorizationAttributes, Authorizer, UserInfo } from '../authz.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 

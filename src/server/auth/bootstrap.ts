@@ -9,7 +9,7 @@ import { StatusError } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
 import { klog } from '../../util/klog.js';
 import type { UserInfo } from '../authz.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import type { ResourceStorage, WriteContext } from '../resources.js';
 import { clusterRoleSelectors } from './aggregation.js';
 import { rulesOf } from './rbac.js';

@@ -10,7 +10,7 @@ import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
-import { GROUP as ROLLOUT_GROUP } from '../../controllers/rollout/resource.js';
+import { GROUP as ROLLOUT_GROUP } from '../../api/dkc/rollout.js';
 import { cannotClause, type AdmissionAttributes, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer } from '../authz.js';
 import { configMapRefOf } from '../policy/configs.js';
 

@@ -8,10 +8,16 @@
 // assigns to which nodes (configSource, layers, nodeSelector) or setting or clearing spec.revert (which assigns the
 // nodes' previous sources back), needs the same right, for every node (the nodes a selector picks change over time).
 // Pausing, resuming and the strategy's numbers steer a rollout already admitted and need only the rollout's own verbs.
+//
+// Where the server drops the Node's fields (an emulated 1.24 or later) a node is assigned through its NodeConfig, and
+// `update nodeconfigs` is the permission to assign: the kind itself, which RBAC already checks on every NodeConfig
+// write. A rollout there needs that right instead of nodes/configsource.
 
+import { DKC_GROUP, DKC_VERSION, NODE_CONFIGS, NODE_CONFIGS_PATH } from '../../api/dkc/nodeconfig.js';
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
-import { GROUP as ROLLOUT_GROUP } from '../../controllers/rollout/resource.js';
+import type { ConfigChannel } from '../../api/dkc/channel.js';
+import { GROUP as ROLLOUT_GROUP } from '../../api/dkc/rollout.js';
 import type { AdmissionAttributes, AdmissionPlugin, AuthorizationAttributes, Authorizer } from '../authz.js';
 import { cannotClause, forbiddenError } from '../authz.js';
 import { specOf } from './configreferences.js';
@@ -21,10 +27,12 @@ export const CONFIGSOURCE_SUBRESOURCE = 'configsource';
 const WHY = 'changing spec.configSource requires update on nodes/configsource';
 /** The fields of a NodeConfigRollout that decide what it assigns to which nodes. */
 export const ROLLOUT_ASSIGNING_FIELDS = ['configSource', 'layers', 'nodeSelector', 'revert'] as const;
+/** The permission to assign on each channel, as the messages name it. */
+const ASSIGN_PERMISSION: Record<ConfigChannel, string> = { node: `nodes/${CONFIGSOURCE_SUBRESOURCE}`, nodeconfig: NODE_CONFIGS };
 const ROLLOUT_WHY = {
-  create: 'a NodeConfigRollout assigns config to the nodes it selects, which requires update on nodes/configsource',
-  change: (fields: readonly string[]) =>
-    `changing ${fields.map((f) => `spec.${f}`).join(', ')} of a NodeConfigRollout assigns config to nodes, which requires update on nodes/configsource`,
+  create: (channel: ConfigChannel) => `a NodeConfigRollout assigns config to the nodes it selects, which requires update on ${ASSIGN_PERMISSION[channel]}`,
+  change: (fields: readonly string[], channel: ConfigChannel) =>
+    `changing ${fields.map((f) => `spec.${f}`).join(', ')} of a NodeConfigRollout assigns config to nodes, which requires update on ${ASSIGN_PERMISSION[channel]}`,
 };
 
 function configSourceOf(obj: unknown): unknown {
@@ -70,21 +78,38 @@ function assignAttributes(a: AdmissionAttributes, node: string): AuthorizationAt
   };
 }
 
-async function checkRollout(authorizer: Authorizer, a: AdmissionAttributes): Promise<void> {
+/** `update nodeconfigs`, every NodeConfig: what assigning through the NodeConfig channel takes. */
+function assignNodeConfigsAttributes(a: AdmissionAttributes): AuthorizationAttributes {
+  return {
+    user: a.user,
+    verb: 'update',
+    isResourceRequest: true,
+    path: NODE_CONFIGS_PATH,
+    apiGroup: DKC_GROUP,
+    apiVersion: DKC_VERSION,
+    resource: NODE_CONFIGS,
+    subresource: '',
+    namespace: '',
+    name: '',
+  };
+}
+
+async function checkRollout(authorizer: Authorizer, a: AdmissionAttributes, channel: ConfigChannel): Promise<void> {
   const assignment = rolloutAssignment(a);
   if (!assignment) return;
-  const attrs = assignAttributes(a, '');
+  const attrs = channel === 'nodeconfig' ? assignNodeConfigsAttributes(a) : assignAttributes(a, '');
   const d = await authorizer.authorize(attrs);
   if (d.decision === 'allow') return;
-  const why = 'create' in assignment ? ROLLOUT_WHY.create : ROLLOUT_WHY.change(assignment.fields);
+  const why = 'create' in assignment ? ROLLOUT_WHY.create(channel) : ROLLOUT_WHY.change(assignment.fields, channel);
   throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, `${cannotClause(attrs)}: ${d.reason ? `${why} (${d.reason})` : why}`);
 }
 
-export function configSourcePermission(authorizer: Authorizer): AdmissionPlugin {
+/** The plugin, for a server whose nodes are assigned on `channel`. */
+export function configSourcePermission(authorizer: Authorizer, channel: ConfigChannel = 'node'): AdmissionPlugin {
   return {
     name: 'NodeConfigSource',
     async validate(a) {
-      await checkRollout(authorizer, a);
+      await checkRollout(authorizer, a, channel);
       const change = changesConfigSource(a);
       if (!change) return;
       if (change.next === null && nodeIdentity(a.user).isNode) return;

@@ -1,21 +1,24 @@
 // The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
 // NodeRestriction, RBAC's escalation check, the nodes/configsource permission, `get` on every ConfigMap a request
-// names as config (before NodeConfigPolicy reads them) and NodeConfigPolicy admission, plus the hook that keeps the
-// node graph in step with the server's own node writes, and what runs beside the server once it has started: the
-// default roles brought up to this version's, and ClusterRole aggregation. The caches are reached lazily because the
+// names as config (before NodeConfigPolicy and the kubelet-version check read them), NodeConfigPolicy admission and
+// KubeletVersionCompatibility, plus the hook that keeps the node graph in step with the server's own node writes, and
+// what runs beside the server once it has started: the default roles brought up to this version's, and ClusterRole
+// aggregation. The caches are reached lazily because the
 // API server creates them after its authorizer has been chosen.
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import type { KubeObject } from '../../api/types.js';
 import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads, type UserInfo } from '../authz.js';
 import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admission.js';
+import { kubeletVersionCompatibility } from '../kubeletcompat/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import type { ResourceStorage } from '../resources.js';
 import type { WatchCache } from '../watchcache.js';
 import { ClusterRoleAggregator } from './aggregation.js';
 import { reconcileDefaultRoles } from './bootstrap.js';
 import { configMapReferences } from './configreferences.js';
+import type { ConfigChannel } from '../../api/dkc/channel.js';
 import { configSourcePermission } from './configsource.js';
 import { rbacEscalation } from './escalation.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
@@ -57,6 +60,8 @@ export interface PolicyHost {
 export interface AuthorizationOptions {
   /** The Node authorizer's Node → ConfigMap edge (from spec.configSource); releases from 1.24 on have none. */
   nodeConfigSourceEdge?: boolean;
+  /** Where nodes are assigned config: the Node (the default), or its NodeConfig where Nodes drop their fields. */
+  assignmentChannel?: ConfigChannel;
 }
 
 export interface ClusterAuthorization {
@@ -110,10 +115,11 @@ export function clusterAuthorization(
       ...(modes.includes('Node') ? [nodeRestriction] : []),
       nodeConfigValidation,
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
-      configSourcePermission(authorizer),
+      configSourcePermission(authorizer, options.assignmentChannel),
       configMapReferences(authorizer),
       nodeConfigRevertRecord,
-      nodeConfigPolicy(reads),
+      nodeConfigPolicy(reads, options.assignmentChannel),
+      kubeletVersionCompatibility(reads, options.assignmentChannel),
     ],
     graph,
     nodeConfigGraph,

@@ -5,13 +5,13 @@
 // operator chose to grant.
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
+import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
 import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from '../authz.js';
 import { messages } from './messages.js';
 import type { NodeGraph } from './nodegraph.js';
 
 export const NODES_GROUP = 'system:nodes';
 export const NODE_USER_PREFIX = 'system:node:';
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** `{ isNode, nodeName }` as upstream's NodeIdentity: both the group and the user-name prefix are required. */
 export function nodeIdentity(user: UserInfo): { isNode: boolean; nodeName: string } {

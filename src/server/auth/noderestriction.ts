@@ -9,7 +9,8 @@ import { errors } from '../../api/errors.js';
 import { deepEqual } from '../../api/equal.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../authz.js';
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
-import { NODE_LEASE_NAMESPACE, nodeIdentity } from './nodeauthorizer.js';
+import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
+import { nodeIdentity } from './nodeauthorizer.js';
 import { nodeConfigRefusal } from './nodeconfigrestriction.js';
 
 function configSourceOf(obj: unknown): unknown {

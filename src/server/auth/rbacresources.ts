@@ -12,9 +12,9 @@
 // `kube-system/dkc-controller` is written by the controllers' own Role only, scoped to that name.
 
 import type { KubeObject } from '../../api/types.js';
-import { CONTROLLER_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../controllers/identity.js';
+import { CONTROLLER_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
-import type { ResourceDef, TableColumn } from '../registry.js';
+import type { ResourceDef, TableColumn } from '../resourcedef.js';
 import { withAggregatedRules } from './aggregation.js';
 import { CONFIGSOURCE_SUBRESOURCE } from './configsource.js';
 import type { PolicyRule, Subject } from './rbac.js';

@@ -3,7 +3,7 @@
 
 import type { KubeObject } from '../../api/types.js';
 import type { Authorizer, UserInfo } from '../authz.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import { accessReviewResources, answerAccessReview, checkReviewTypeMeta } from './accessreview.js';
 import { answerRulesReview, selfSubjectRulesReviews } from './rulesreview.js';
 import { answerSelfSubjectReview, selfSubjectReviews } from './selfsubjectreview.js';

@@ -7,7 +7,7 @@ import { errors } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
 import { aggregate } from '../../kubeletconfig/errors.js';
 import type { Authorizer, RuleSet, UserInfo } from '../authz.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import { AUTHORIZATION_GROUP, obj, reviewDef, s } from './accessreview.js';
 import { messages } from './messages.js';
 

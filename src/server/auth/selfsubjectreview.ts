@@ -4,7 +4,7 @@
 
 import type { KubeObject } from '../../api/types.js';
 import type { UserInfo } from '../authz.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import { reviewDef } from './accessreview.js';
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';

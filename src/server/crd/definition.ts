@@ -6,7 +6,7 @@ import type { KubeObject } from '../../api/types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/objectmeta.js';
 import { isDNS1123Subdomain } from '../../api/validation/names.js';
 import { age } from '../../api/humanize.js';
-import type { ResourceDef, TableColumn, Verb } from '../registry.js';
+import type { ResourceDef, TableColumn, Verb } from '../resourcedef.js';
 import { compileSchema, evaluateColumn, JsonPathError, parseJsonPath } from './schema.js';
 import type { Crd, CrdVersion, PrinterColumn } from './types.js';
 import { validateCrdCreate, validateCrdUpdate } from './validation.js';

@@ -8,6 +8,7 @@ import { humanDuration } from '../../api/humanize.js';
 import { goPrint } from './gotext.js';
 import { columnText } from './messages.js';
 import { isPlainObject } from './nodes.js';
+import { CodedError } from '../../util/errors.js';
 
 type Literal = string | number | boolean;
 type Operand = { kind: 'path'; steps: Step[] } | { kind: 'literal'; value: Literal };
@@ -21,8 +22,12 @@ export type Step =
   | { kind: 'slice'; start?: number; end?: number; step?: number }
   | { kind: 'filter'; filter: Filter };
 
-export class JsonPathError extends Error {
+/** A JSONPath expression (a CRD's additionalPrinterColumns) that does not parse or cannot be evaluated. */
+export class JsonPathError extends CodedError<'DKC_SERVER_INVALID_JSONPATH'> {
   override readonly name = 'JsonPathError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DKC_SERVER_INVALID_JSONPATH', message, options);
+  }
 }
 
 /** A field name; `\.` escapes a dot inside it (`.metadata.labels.app\.kubernetes\.io/name`). */

@@ -50,9 +50,9 @@ export async function migrateLegacyObjects(store: Store, moves: readonly LegacyM
         } catch (err) {
           if (!(err instanceof StoreError)) throw err;
           // Moved by another replica since the list (or deleted): nothing left to do.
-          if (err.code === 'not-found') continue;
+          if (err.code === 'DKC_STORE_NOT_FOUND') continue;
           // Only a server of the old layout writing beside this one leaves both keys; the new key is the one served.
-          if (err.code === 'key-exists') {
+          if (err.code === 'DKC_STORE_KEY_EXISTS') {
             klog.warning(msg.migrationBothKeys(kv.key, to));
             continue;
           }

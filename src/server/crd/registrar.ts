@@ -12,7 +12,7 @@ import type { Store } from '../../storage/store.js';
 import { klog } from '../../util/klog.js';
 import type { UserInfo } from '../authz.js';
 import { KeyQueue } from '../keyqueue.js';
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import type { ResourceStorage, WriteContext } from '../resources.js';
 import { buildSelection } from '../selection.js';
 import { approvalCondition } from './approval.js';

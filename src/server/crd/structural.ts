@@ -10,6 +10,7 @@ import { pruneValue } from './prune.js';
 import { goRegExp } from './regexp.js';
 import { compileValidator, translate } from './validate.js';
 import { asNode, isEmbedded, isIntOrString, isPlainObject, preservesUnknown, type SchemaNode } from './nodes.js';
+import { errorMessage } from '../../util/errors.js';
 
 type Level = 'root' | 'item' | 'field';
 
@@ -202,7 +203,7 @@ function defaultChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
     const validate = compileValidator(n);
     if (!validate(value)) errs.push(...translate(validate.errors, value, `${path}.default`));
   } catch (e) {
-    errs.push(field.invalid(path, '', (e as Error).message));
+    errs.push(field.invalid(path, '', errorMessage(e)));
   }
 }
 

@@ -7,7 +7,8 @@
 import type { KubeObject } from '../../api/types.js';
 import { nodeWarnings } from '../../api/validation/core.js';
 import type { Node } from '../../api/types.js';
-import { nodes, type ResourceDef, type ResourceStrategy } from '../registry.js';
+import { nodes } from '../registry.js';
+import type { ResourceDef, ResourceStrategy } from '../resourcedef.js';
 import { configSourceWarning, keepsNodeConfigSource, type KubeVersion } from './version.js';
 
 type Fields = Record<string, unknown>;

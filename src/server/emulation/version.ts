@@ -4,6 +4,7 @@
 // Node → ConfigMap edge, and /version reports the release. Pure.
 
 import { messages } from './messages.js';
+import { CodedError } from '../../util/errors.js';
 
 export interface KubeVersion {
   major: number;
@@ -16,8 +17,12 @@ export const NEWEST_EMULATED: KubeVersion = { major: 1, minor: 36 };
 /** The release whose kube-apiserver behaviour dkc has by default. */
 export const DEFAULT_VERSION: KubeVersion = OLDEST_EMULATED;
 
-export class EmulatedVersionError extends Error {
-  readonly code = 'invalid-emulated-version';
+/** --emulated-version is not a release dkc knows the behaviour of. */
+export class EmulatedVersionError extends CodedError<'DKC_SERVER_INVALID_EMULATED_VERSION'> {
+  override name = 'EmulatedVersionError';
+  constructor(message: string) {
+    super('DKC_SERVER_INVALID_EMULATED_VERSION', message);
+  }
 }
 
 /** `1.31` → { major: 1, minor: 31 }; anything else, or a release outside what dkc knows, is one line of error. */

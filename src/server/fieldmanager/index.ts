@@ -1,7 +1,7 @@
 // Server-side apply and managedFields for the served resources: one FieldManager per resource, typed from the one
 // schema source (built-in kinds) or from the CRD version's schema (custom kinds).
 
-import type { ResourceDef } from '../registry.js';
+import type { ResourceDef } from '../resourcedef.js';
 import { FieldManager } from './manager.js';
 import { builtinKindType, customKindType } from './types.js';
 

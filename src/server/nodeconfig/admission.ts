@@ -10,7 +10,7 @@ import { DKC_GROUP, NODE_CONFIGS, type NodeConfig } from '../../api/dkc/nodeconf
 import { validateNodeConfig } from '../../api/dkc/validation.js';
 import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
-import { CONTROLLER_USER } from '../../controllers/identity.js';
+import { CONTROLLER_USER } from '../../api/dkc/identity.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../authz.js';
 import { messages } from './messages.js';
 

@@ -3,34 +3,28 @@
 // Nothing else ever escapes an engine: a request body can be anything, and the server must answer
 // with a Status rather than fall over.
 
-/**
- * Stable failure categories, and the HTTP status the API server answers with:
- *
- * | code             | HTTP | reason     | meaning                                                          |
- * |------------------|------|------------|------------------------------------------------------------------|
- * | `invalid-patch`  | 400  | BadRequest | the patch body is malformed for its content type (wrong shape,   |
- * |                  |      |            | unknown op or directive, bad pointer, missing merge key, limits) |
- * | `patch-conflict` | 422  | Invalid    | a well-formed patch does not fit the object it is applied to     |
- * | `test-failed`    | 422  | Invalid    | a JSON-patch `test` operation did not hold                       |
- * | `missing-path`   | 422  | Invalid    | a JSON-patch operation refers to a location that does not exist  |
- */
-export type PatchErrorCode = 'invalid-patch' | 'patch-conflict' | 'test-failed' | 'missing-path';
+import { CodedError, errorMessage } from '../../util/errors.js';
+
+/** Stable failure categories; patchErrorHttpStatus is the HTTP status the API server answers each with. */
+export type PatchErrorCode =
+  /** The patch body is malformed for its content type (400 BadRequest). */
+  | 'DKC_PATCH_INVALID'
+  /** A well-formed patch does not fit the object it is applied to (422 Invalid). */
+  | 'DKC_PATCH_CONFLICT'
+  /** A JSON-patch `test` operation did not hold (422 Invalid). */
+  | 'DKC_PATCH_TEST_FAILED'
+  /** A JSON-patch operation refers to a location that does not exist (422 Invalid). */
+  | 'DKC_PATCH_MISSING_PATH';
 
 export const patchErrorHttpStatus: Readonly<Record<PatchErrorCode, 400 | 422>> = {
-  'invalid-patch': 400,
-  'patch-conflict': 422,
-  'test-failed': 422,
-  'missing-path': 422,
+  DKC_PATCH_INVALID: 400,
+  DKC_PATCH_CONFLICT: 422,
+  DKC_PATCH_TEST_FAILED: 422,
+  DKC_PATCH_MISSING_PATH: 422,
 };
 
-export class PatchError extends Error {
+export class PatchError extends CodedError<PatchErrorCode> {
   override readonly name = 'PatchError';
-  readonly code: PatchErrorCode;
-
-  constructor(code: PatchErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 
   /** 400 for malformed patches, 422 for patches that cannot be applied to this object. */
   get httpStatus(): 400 | 422 {
@@ -44,10 +38,10 @@ export function isPatchError(err: unknown): err is PatchError {
 
 /**
  * Last line of defence for the "only PatchError escapes" contract: anything else thrown while
- * applying a patch becomes an 'invalid-patch' error that keeps the original as its cause.
+ * applying a patch becomes an 'DKC_PATCH_INVALID' error that keeps the original as its cause.
  */
 export function toPatchError(err: unknown): PatchError {
   if (err instanceof PatchError) return err;
-  const detail = err instanceof Error ? err.message : String(err);
-  return new PatchError('invalid-patch', `the patch could not be applied: ${detail}`, { cause: err });
+  const detail = errorMessage(err);
+  return new PatchError('DKC_PATCH_INVALID', `the patch could not be applied: ${detail}`, { cause: err });
 }

@@ -38,7 +38,7 @@ export function applyPatch(contentType: PatchContentType, original: JsonObject, 
     case 'strategic':
       return applyStrategicMergePatch(original, patch, kind);
     default:
-      throw new PatchError('invalid-patch', `unsupported patch type ${JSON.stringify(String(contentType))}`);
+      throw new PatchError('DKC_PATCH_INVALID', `unsupported patch type ${JSON.stringify(String(contentType))}`);
   }
 }
 

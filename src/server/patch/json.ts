@@ -48,7 +48,7 @@ export function deleteOwn(obj: JsonObject, key: string): void {
 }
 
 function depthError(what: string): PatchError {
-  return new PatchError('invalid-patch', `${what} is nested deeper than ${MAX_DEPTH} levels`);
+  return new PatchError('DKC_PATCH_INVALID', `${what} is nested deeper than ${MAX_DEPTH} levels`);
 }
 
 /**
@@ -113,7 +113,7 @@ export function exceedsDepth(v: JsonValue, limit = MAX_DEPTH): boolean {
  * Validates an untrusted value as JSON and returns a private deep copy the engines may mutate.
  * Accepts only what JSON.parse can produce: plain objects, dense arrays, strings, finite numbers,
  * booleans and null. Anything else, nesting beyond MAX_DEPTH (which also catches cycles), or a
- * value that throws while being read, is reported as an 'invalid-patch' PatchError.
+ * value that throws while being read, is reported as an 'DKC_PATCH_INVALID' PatchError.
  */
 export function importJson(value: unknown, what: string): JsonValue {
   const path: string[] = [];
@@ -121,7 +121,7 @@ export function importJson(value: unknown, what: string): JsonValue {
     return importAt(value, 0, path, what);
   } catch (err) {
     if (err instanceof PatchError) throw err;
-    throw new PatchError('invalid-patch', `${what} could not be read as JSON`, { cause: err });
+    throw new PatchError('DKC_PATCH_INVALID', `${what} could not be read as JSON`, { cause: err });
   }
 }
 
@@ -136,11 +136,11 @@ function importAt(v: unknown, depth: number, path: string[], what: string): Json
       return v;
     case 'number':
       if (Number.isFinite(v)) return v;
-      throw new PatchError('invalid-patch', `${what} is not valid JSON: non-finite number at "${pointerOf(path)}"`);
+      throw new PatchError('DKC_PATCH_INVALID', `${what} is not valid JSON: non-finite number at "${pointerOf(path)}"`);
     case 'object':
       break;
     default:
-      throw new PatchError('invalid-patch', `${what} is not valid JSON: ${typeof v} at "${pointerOf(path)}"`);
+      throw new PatchError('DKC_PATCH_INVALID', `${what} is not valid JSON: ${typeof v} at "${pointerOf(path)}"`);
   }
   if (v === null) return null;
   if (depth >= MAX_DEPTH) throw depthError(what);
@@ -148,7 +148,7 @@ function importAt(v: unknown, depth: number, path: string[], what: string): Json
     const src: unknown[] = v;
     const out: JsonValue[] = new Array<JsonValue>(src.length);
     for (let i = 0; i < src.length; i++) {
-      if (!(i in src)) throw new PatchError('invalid-patch', `${what} is not valid JSON: sparse array at "${pointerOf(path)}"`);
+      if (!(i in src)) throw new PatchError('DKC_PATCH_INVALID', `${what} is not valid JSON: sparse array at "${pointerOf(path)}"`);
       path.push(String(i));
       out[i] = importAt(src[i], depth + 1, path, what);
       path.pop();
@@ -157,7 +157,7 @@ function importAt(v: unknown, depth: number, path: string[], what: string): Json
   }
   const proto: unknown = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) {
-    throw new PatchError('invalid-patch', `${what} is not valid JSON: non-plain object at "${pointerOf(path)}"`);
+    throw new PatchError('DKC_PATCH_INVALID', `${what} is not valid JSON: non-plain object at "${pointerOf(path)}"`);
   }
   const src = v as Record<string, unknown>;
   const out: JsonObject = {};
@@ -193,7 +193,7 @@ export function jsonKind(v: JsonValue | undefined): string {
 export function importObject(original: unknown): JsonObject {
   const doc = importJson(original, 'the object being patched');
   if (!isJsonObject(doc)) {
-    throw new PatchError('invalid-patch', `the object being patched must be a JSON object, got ${jsonKind(doc)}`);
+    throw new PatchError('DKC_PATCH_INVALID', `the object being patched must be a JSON object, got ${jsonKind(doc)}`);
   }
   return doc;
 }

@@ -50,10 +50,10 @@ export function applyJsonPatch(original: JsonObject, patch: unknown): JsonObject
     const budget: CloneBudget = { size: 0 };
     for (const op of ops) root = applyOperation(root, op, budget);
     if (!isJsonObject(root)) {
-      throw new PatchError('invalid-patch', `the patched document must be a JSON object, got ${jsonKind(root)}`);
+      throw new PatchError('DKC_PATCH_INVALID', `the patched document must be a JSON object, got ${jsonKind(root)}`);
     }
     if (exceedsDepth(root)) {
-      throw new PatchError('invalid-patch', `the patched document is nested deeper than ${MAX_DEPTH} levels`);
+      throw new PatchError('DKC_PATCH_INVALID', `the patched document is nested deeper than ${MAX_DEPTH} levels`);
     }
     return root;
   } catch (err) {
@@ -61,19 +61,19 @@ export function applyJsonPatch(original: JsonObject, patch: unknown): JsonObject
   }
 }
 
-/** Validates a JSON-patch body and decodes it into operations; throws 'invalid-patch' on any defect. */
+/** Validates a JSON-patch body and decodes it into operations; throws 'DKC_PATCH_INVALID' on any defect. */
 export function parseJsonPatch(patch: unknown): JsonPatchOperation[] {
   const body = importJson(patch, 'the JSON patch');
   if (!Array.isArray(body)) {
     throw new PatchError(
-      'invalid-patch',
+      'DKC_PATCH_INVALID',
       `a JSON patch must be a JSON array of operations, got ${jsonKind(body)}` +
         (isJsonObject(body) ? ' (was a merge patch sent with the json-patch content type?)' : ''),
     );
   }
   if (body.length > MAX_JSON_PATCH_OPERATIONS) {
     throw new PatchError(
-      'invalid-patch',
+      'DKC_PATCH_INVALID',
       `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${body.length}`,
     );
   }
@@ -82,28 +82,28 @@ export function parseJsonPatch(patch: unknown): JsonPatchOperation[] {
 
 function parseOperation(raw: JsonValue, i: number): JsonPatchOperation {
   const where = `JSON patch operation ${i}`;
-  if (!isJsonObject(raw)) throw new PatchError('invalid-patch', `${where} must be a JSON object, got ${jsonKind(raw)}`);
+  if (!isJsonObject(raw)) throw new PatchError('DKC_PATCH_INVALID', `${where} must be a JSON object, got ${jsonKind(raw)}`);
   const op = getOwn(raw, 'op');
-  if (typeof op !== 'string') throw new PatchError('invalid-patch', `${where} has no "op" member of type string`);
-  if (!opNames.has(op)) throw new PatchError('invalid-patch', `${where}: Unexpected kind: ${clip(op)}`);
+  if (typeof op !== 'string') throw new PatchError('DKC_PATCH_INVALID', `${where} has no "op" member of type string`);
+  if (!opNames.has(op)) throw new PatchError('DKC_PATCH_INVALID', `${where}: Unexpected kind: ${clip(op)}`);
   const name = op as JsonPatchOpName;
   const path = getOwn(raw, 'path');
-  if (typeof path !== 'string') throw new PatchError('invalid-patch', `${where} ("${name}") has no "path" member of type string`);
+  if (typeof path !== 'string') throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "path" member of type string`);
   const pathTokens = parsePointer(path, `${where} ("${name}") path`);
   switch (name) {
     case 'add':
     case 'replace':
     case 'test': {
-      if (!hasOwn(raw, 'value')) throw new PatchError('invalid-patch', `${where} ("${name}") has no "value" member`);
+      if (!hasOwn(raw, 'value')) throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "value" member`);
       return { op: name, path, pathTokens, value: raw['value'] as JsonValue };
     }
     case 'move':
     case 'copy': {
       const from = getOwn(raw, 'from');
-      if (typeof from !== 'string') throw new PatchError('invalid-patch', `${where} ("${name}") has no "from" member of type string`);
+      if (typeof from !== 'string') throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "from" member of type string`);
       const fromTokens = parsePointer(from, `${where} ("${name}") from`);
       if (name === 'move' && fromTokens.length < pathTokens.length && isPrefix(fromTokens, pathTokens)) {
-        throw new PatchError('invalid-patch', `${where}: cannot move ${JSON.stringify(clip(from))} into its own child ${JSON.stringify(clip(path))}`);
+        throw new PatchError('DKC_PATCH_INVALID', `${where}: cannot move ${JSON.stringify(clip(from))} into its own child ${JSON.stringify(clip(path))}`);
       }
       return { op: name, path, pathTokens, from, fromTokens };
     }
@@ -115,9 +115,9 @@ function parseOperation(raw: JsonValue, i: number): JsonPatchOperation {
 /** Decodes an RFC 6901 pointer into reference tokens ("" is the whole document). */
 export function parsePointer(pointer: string, what = 'JSON pointer'): string[] {
   if (pointer === '') return [];
-  if (pointer[0] !== '/') throw new PatchError('invalid-patch', `${what} ${JSON.stringify(clip(pointer))} must be empty or start with "/"`);
+  if (pointer[0] !== '/') throw new PatchError('DKC_PATCH_INVALID', `${what} ${JSON.stringify(clip(pointer))} must be empty or start with "/"`);
   if (/~(?![01])/.test(pointer)) {
-    throw new PatchError('invalid-patch', `${what} ${JSON.stringify(clip(pointer))} has "~" not followed by "0" or "1"`);
+    throw new PatchError('DKC_PATCH_INVALID', `${what} ${JSON.stringify(clip(pointer))} has "~" not followed by "0" or "1"`);
   }
   return pointer
     .slice(1)
@@ -162,7 +162,7 @@ function containerAt(root: JsonValue, tokens: readonly string[]): Container | un
 }
 
 function missing(op: string, what: 'path' | 'key' | 'from path', pointer: string): PatchError {
-  return new PatchError('missing-path', `${op} operation does not apply: doc is missing ${what}: ${JSON.stringify(clip(pointer))}: missing value`);
+  return new PatchError('DKC_PATCH_MISSING_PATH', `${op} operation does not apply: doc is missing ${what}: ${JSON.stringify(clip(pointer))}: missing value`);
 }
 
 function addAt(root: JsonValue, tokens: readonly string[], value: JsonValue, opName: string, pointer: string): JsonValue {
@@ -204,7 +204,7 @@ function applyOperation(root: JsonValue, op: JsonPatchOperation, budget: CloneBu
     case 'add':
       return addAt(root, op.pathTokens, op.value as JsonValue, 'add', op.path);
     case 'remove': {
-      if (op.pathTokens.length === 0) throw new PatchError('invalid-patch', 'remove operation cannot remove the whole document');
+      if (op.pathTokens.length === 0) throw new PatchError('DKC_PATCH_INVALID', 'remove operation cannot remove the whole document');
       if (removeAt(root, op.pathTokens) === undefined) throw missing('remove', 'path', op.path);
       return root;
     }
@@ -238,7 +238,7 @@ function applyOperation(root: JsonValue, op: JsonPatchOperation, budget: CloneBu
       const value = cloneJson(source, budget, 'the copied value');
       if (budget.size > MAX_ACCUMULATED_COPY_SIZE) {
         throw new PatchError(
-          'invalid-patch',
+          'DKC_PATCH_INVALID',
           `Unable to complete the copy, the accumulated size increase of copy is ${budget.size}, exceeding the limit ${MAX_ACCUMULATED_COPY_SIZE}`,
         );
       }
@@ -247,10 +247,10 @@ function applyOperation(root: JsonValue, op: JsonPatchOperation, budget: CloneBu
     case 'test': {
       const actual = lookup(root, op.pathTokens);
       if (actual === undefined) {
-        throw new PatchError('test-failed', `testing value ${JSON.stringify(clip(op.path))} failed: test failed (the path does not exist)`);
+        throw new PatchError('DKC_PATCH_TEST_FAILED', `testing value ${JSON.stringify(clip(op.path))} failed: test failed (the path does not exist)`);
       }
       if (!jsonEqual(actual, op.value as JsonValue)) {
-        throw new PatchError('test-failed', `testing value ${JSON.stringify(clip(op.path))} failed: test failed`);
+        throw new PatchError('DKC_PATCH_TEST_FAILED', `testing value ${JSON.stringify(clip(op.path))} failed: test failed`);
       }
       return root;
     }

@@ -21,7 +21,7 @@ export function applyMergePatch(original: JsonObject, patch: unknown): JsonObjec
     const doc = importObject(original);
     const p = importJson(patch, 'the merge patch');
     if (!isJsonObject(p)) {
-      throw new PatchError('invalid-patch', `a merge patch must be a JSON object, got ${jsonKind(p)}`);
+      throw new PatchError('DKC_PATCH_INVALID', `a merge patch must be a JSON object, got ${jsonKind(p)}`);
     }
     return mergeInto(doc, p);
   } catch (err) {

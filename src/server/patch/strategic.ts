@@ -51,11 +51,11 @@ export function applyStrategicMergePatchWithMeta(original: JsonObject, patch: un
 }
 
 function invalid(message: string): PatchError {
-  return new PatchError('invalid-patch', message);
+  return new PatchError('DKC_PATCH_INVALID', message);
 }
 
 function conflict(message: string): PatchError {
-  return new PatchError('patch-conflict', message);
+  return new PatchError('DKC_PATCH_CONFLICT', message);
 }
 
 function badPatchType(directive: JsonValue, where: JsonObject): PatchError {

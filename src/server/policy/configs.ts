@@ -8,9 +8,11 @@
 
 import type { ConfigMap, ConfigMapNodeConfigSource, KubeObject, Node } from '../../api/types.js';
 import { API_VERSION, KIND, type KubeletConfiguration, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
+import { deepEqual } from '../../api/equal.js';
 import { klog } from '../../util/klog.js';
 import type { ServerReads } from '../authz.js';
 import { messages } from './messages.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type ConfigMapRef = Pick<ConfigMapNodeConfigSource, 'namespace' | 'name' | 'kubeletConfigKey'>;
 
@@ -38,23 +40,49 @@ function payload(cm: ConfigMap, key: string): string | Uint8Array | undefined {
   return undefined;
 }
 
+/**
+ * The ConfigMap an admission request writes, when what a kubelet reads may change: a create, or an update of data or
+ * binaryData (a write that keeps both, labels or annotations only, is not judged); undefined otherwise.
+ */
+export function kubeletPayloadWrite(object: unknown, oldObject: unknown, operation: string): ConfigMap | undefined {
+  const cm = object as ConfigMap | undefined;
+  if (!cm) return undefined;
+  if (operation === 'UPDATE') {
+    const old = oldObject as ConfigMap | undefined;
+    if (deepEqual(cm.data ?? {}, old?.data ?? {}) && deepEqual(cm.binaryData ?? {}, old?.binaryData ?? {})) return undefined;
+  }
+  return cm;
+}
+
 export class ConfigReader {
-  private readonly layers = new Map<string, Promise<Layer | undefined>>();
+  private readonly layerReads = new Map<string, Promise<Layer | undefined>>();
 
   constructor(private readonly reads: ServerReads) {}
 
   /** A ConfigMap's key as a layer; undefined when the ConfigMap or the key is missing. */
   private layer(ref: ConfigMapRef): Promise<Layer | undefined> {
     const id = `${ref.namespace}/${ref.name}:${ref.kubeletConfigKey}`;
-    let p = this.layers.get(id);
+    let p = this.layerReads.get(id);
     if (!p) {
       p = this.reads.get('', 'configmaps', ref.namespace, ref.name).then((cm) => {
         const bytes = cm ? payload(cm as ConfigMap, ref.kubeletConfigKey) : undefined;
         return bytes === undefined ? undefined : { name: `cm/${id}`, bytes };
       });
-      this.layers.set(id, p);
+      this.layerReads.set(id, p);
     }
     return p;
+  }
+
+  /** The layers `refs` name, as bytes (the first is the base); undefined when any ConfigMap or key is missing. */
+  async layers(refs: readonly ConfigMapRef[]): Promise<Layer[] | undefined> {
+    const layers = await Promise.all(refs.map((r) => this.layer(r)));
+    return refs.length === 0 || layers.some((l) => l === undefined) ? undefined : (layers as Layer[]);
+  }
+
+  /** A ConfigMap object's key (one being written, not yet stored) as a layer; undefined when it has no such key. */
+  static layerOf(cm: ConfigMap, key: string): Layer | undefined {
+    const bytes = payload(cm, key);
+    return bytes === undefined ? undefined : { name: `cm/${cm.metadata.namespace ?? ''}/${cm.metadata.name ?? ''}:${key}`, bytes };
   }
 
   /** The decoded, defaulted config of a ConfigMap; undefined when it is missing or does not decode. */
@@ -75,11 +103,10 @@ export class ConfigReader {
 
   /** Layers merged in order with drop-in semantics (the first is the base); undefined when any is missing or bad. */
   async rendered(refs: readonly ConfigMapRef[], kv: KubeletVersion): Promise<KubeletConfiguration | undefined> {
-    if (refs.length === 0) return undefined;
-    const layers = await Promise.all(refs.map((r) => this.layer(r)));
-    if (layers.some((l) => l === undefined)) return undefined;
+    const layers = await this.layers(refs);
+    if (!layers) return undefined;
     try {
-      const [base, ...dropIns] = layers as Layer[];
+      const [base, ...dropIns] = layers;
       return kv.render(base!, dropIns).config;
     } catch {
       return undefined;
@@ -101,7 +128,7 @@ export class ConfigReader {
       if (!isRecord(body.kubeletconfig)) throw new Error('no kubeletconfig object in the answer');
       return kv.load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
     } catch (err) {
-      klog.info(messages.configzFallback(name, (err as Error).message));
+      klog.info(messages.configzFallback(name, errorMessage(err)));
       return kv.defaults();
     }
   }

@@ -5,6 +5,7 @@
 
 import { backoffDelay } from '../../util/backoff.js';
 import { failure, HttpError, withQuery } from './http.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface Meta {
   metadata: { name?: string; namespace?: string; resourceVersion?: string };
@@ -98,7 +99,7 @@ export function listWatch<T extends Meta>(
         // A watch cut short may have missed events the server no longer holds: list again once it is back.
         rv = undefined;
         failures++;
-        handlers.connection({ state: 'retrying', why: (err as Error).message });
+        handlers.connection({ state: 'retrying', why: errorMessage(err) });
         await delay(backoffDelay(BACKOFF, failures), abort.signal);
       }
     }

@@ -19,6 +19,8 @@ export interface NodeIssue {
 export interface NodeView {
   name: string;
   node: Node;
+  /** What the node reports in status.nodeInfo.kubeletVersion (`v1.30.0`); '' when it reports none. */
+  kubeletVersion: string;
   groupKey: string;
   issues: NodeIssue[];
 }
@@ -106,8 +108,14 @@ export function nodeIssues(node: Node): NodeIssue[] {
   return out;
 }
 
+/** The kubelet version a node reports, as it reports it; '' for none. */
+export function kubeletVersionOf(node: Node): string {
+  const v = node.status?.nodeInfo?.kubeletVersion;
+  return typeof v === 'string' ? v : '';
+}
+
 export function nodeView(node: Node): NodeView {
-  return { name: node.metadata.name ?? '', node, groupKey: sourceKey(node.status?.config?.active), issues: nodeIssues(node) };
+  return { name: node.metadata.name ?? '', node, kubeletVersion: kubeletVersionOf(node), groupKey: sourceKey(node.status?.config?.active), issues: nodeIssues(node) };
 }
 
 export function matchesState(view: NodeView, filter: StateFilter): boolean {

@@ -1,7 +1,15 @@
-// The rollouts page's decisions: each batch's progress from the rollout's per-node status, and which of the
-// `dkc rollout` actions make sense in a phase (the page still lets the API have the last word).
+// The rollouts page's decisions: each batch's progress from the rollout's per-node status, the nodes left out for
+// their kubelet version, and which of the `dkc rollout` actions make sense in a phase (the page still lets the API
+// have the last word).
 
-import type { NodeProgress, RolloutPhase, RolloutStatus } from '../../workflow/rollout/types.js';
+import type { NodeProgress, Phase, RolloutStatus } from '../../api/dkc/rollout.js';
+
+/** The nodes a rollout left out for their kubelet version, one entry per version and reason, oldest version first. */
+export interface LeftOut {
+  kubeletVersion: string;
+  reason: string;
+  nodes: string[];
+}
 
 export interface BatchProgress {
   /** 0 is the canary. */
@@ -38,10 +46,24 @@ export function pendingNodes(status: RolloutStatus | undefined): number {
   return Object.values(status?.nodes ?? {}).filter((p) => p.batch === undefined || p.state === 'Pending').length;
 }
 
-const FINAL: ReadonlySet<RolloutPhase> = new Set(['Succeeded', 'Halted', 'Reverted']);
+/** status.incompatible grouped by kubelet version and reason (a fleet has many nodes and few versions). */
+export function leftOut(status: RolloutStatus | undefined): LeftOut[] {
+  const groups = new Map<string, LeftOut>();
+  for (const i of status?.incompatible ?? []) {
+    const key = `${i.kubeletVersion}\u0000${i.reason}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { kubeletVersion: i.kubeletVersion, reason: i.reason, nodes: [] }));
+    g.nodes.push(i.node);
+  }
+  const minor = (v: string): number => Number(v.split('.')[1] ?? NaN) || 0;
+  for (const g of groups.values()) g.nodes.sort();
+  return [...groups.values()].sort((a, b) => minor(a.kubeletVersion) - minor(b.kubeletVersion) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+}
+
+const FINAL: ReadonlySet<Phase> = new Set(['Succeeded', 'Halted', 'Reverted']);
 
 /** Which buttons are enabled: pause while it runs, resume while paused, undo until it has been reverted. */
-export function availableActions(phase: RolloutPhase | undefined, paused: boolean): { pause: boolean; resume: boolean; undo: boolean } {
+export function availableActions(phase: Phase | undefined, paused: boolean): { pause: boolean; resume: boolean; undo: boolean } {
   const final = phase !== undefined && FINAL.has(phase);
   return { pause: !paused && !final, resume: paused && !final, undo: phase !== 'Reverted' && phase !== 'Reverting' };
 }

@@ -1,5 +1,5 @@
-// The fleet: every node (those a label selector matches, filtered by the API server) grouped by the config it runs,
-// with counts, and the nodes needing attention marked with a word and their reason, not only a colour.
+// The fleet: every node (those a label selector matches, filtered by the API server) grouped by the config it runs
+// (its status.config, or its NodeConfig's on that channel), with counts, and the nodes needing attention marked with a word and their reason, not only a colour.
 
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -10,7 +10,9 @@ import { issueLabels, stateFilterLabels } from '../model/text.js';
 import { ConnectionLine } from './app.js';
 import { text } from './text.js';
 import { useVirtualList } from './virtual.js';
-import { listWatch, type Connection } from '../live/watch.js';
+import { watchAssignedNodes } from '../live/assigned.js';
+import type { Connection } from '../live/watch.js';
+import { useChannel } from './channel.js';
 
 const GROUP_HEIGHT = 52;
 const NODE_HEIGHT = 36;
@@ -30,6 +32,7 @@ function NodeRow({ view, group }: { view: NodeView; group: ConfigGroup }): VNode
   const all = view.issues.map((i) => `${i.label}: ${i.reason}`).join('\n');
   return html`<div class=${`node${first ? ' attention' : ''}`} data-node=${view.name} data-group=${group.title} data-issues=${view.issues.map((i) => i.kind).join(' ')} title=${all || undefined}>
     <a href=${`#/nodes/${encodeURIComponent(view.name)}`}>${view.name}</a>
+    <span class="kubelet" data-kubelet-version=${view.kubeletVersion}>${text.fleet.kubelet(view.kubeletVersion)}</span>
     ${view.issues.length === 0 ? html`<span class="badge badge-ok">${text.fleet.ok}</span>` : view.issues.map((i) => html`<span class=${`badge badge-${i.kind}`}>${i.label}</span>`)}
     ${first ? html`<span class="reason">${first.reason}</span>` : null}
   </div>`;
@@ -58,7 +61,11 @@ export function FleetPage(): VNode {
   const [nodes, setNodes] = useState<{ items: ReadonlyMap<string, Node> }>({ items: new Map() });
   const [connection, setConnection] = useState<Connection>({ state: 'connecting' });
   // The map is the watch's own, changed in place: a new wrapper object tells preact it changed.
-  useEffect(() => listWatch<Node>('/api/v1/nodes', { labelSelector: selector }, { items: (items) => setNodes({ items }), connection: setConnection }), [selector]);
+  const channel = useChannel();
+  useEffect(
+    () => (channel === undefined ? undefined : watchAssignedNodes(channel, { labelSelector: selector }, {}, { items: (items) => setNodes({ items }), connection: setConnection })),
+    [selector, channel],
+  );
   const all = useMemo(() => groupNodes(nodes.items.values()), [nodes]);
   const groups = useMemo(() => (filter === 'all' ? all : groupNodes(nodes.items.values(), filter)), [all, filter]);
   const rows = useMemo(() => fleetRows(groups), [groups]);

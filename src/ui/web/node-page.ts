@@ -1,4 +1,4 @@
-// One node: its status.config, conditions, newest config events, the config it runs (/configz through the API's node
+// One node: its status.config (its NodeConfig's on that channel), conditions, newest config events, the config it runs (/configz through the API's node
 // proxy) and, field by field, how that differs from its assigned ConfigMap (computed by dkc ui with dkc config
 // diff's code). The node and its events are watched; /configz and the diff are read again when the node's config
 // status changes.
@@ -8,12 +8,14 @@ import { useEffect, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import type { Event, Node, NodeConfigSource } from '../../api/types.js';
 import type { NodeDiff } from '../model/diff.js';
-import { nodeIssues, sourceTitle } from '../model/fleet.js';
+import { kubeletVersionOf, nodeIssues, sourceTitle } from '../model/fleet.js';
 import { configEvents, eventTime } from '../model/node.js';
 import { ConnectionLine } from './app.js';
 import { getJSON } from '../live/http.js';
 import { text } from './text.js';
+import { watchAssignedNodes } from '../live/assigned.js';
 import { listWatch, type Connection } from '../live/watch.js';
+import { useChannel } from './channel.js';
 
 type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'failed'; message: string };
 
@@ -27,6 +29,7 @@ function ConfigStatus({ node }: { node: Node }): VNode {
   const config = node.status?.config;
   return html`<h3>${text.node.status}</h3>
     <table class="kv">
+      <tr><th scope="row">${text.node.kubeletVersion}</th><td data-kubelet-version>${kubeletVersionOf(node) || text.node.none}</td></tr>
       <tr><th scope="row">${text.node.assigned}</th>${sourceCell(config?.assigned)}</tr>
       <tr><th scope="row">${text.node.active}</th>${sourceCell(config?.active, true)}</tr>
       <tr><th scope="row">${text.node.lastKnownGood}</th>${sourceCell(config?.lastKnownGood)}</tr>
@@ -84,10 +87,12 @@ export function NodePage({ name }: { name: string }): VNode {
   const [node, setNode] = useState<Node | null | undefined>(undefined);
   const [events, setEvents] = useState<{ items: ReadonlyMap<string, Event> }>({ items: new Map() });
   const [connection, setConnection] = useState<Connection>({ state: 'connecting' });
-  useEffect(
-    () => listWatch<Node>('/api/v1/nodes', { fieldSelector: `metadata.name=${name}` }, { items: (m) => setNode([...m.values()][0] ?? null), connection: setConnection }),
-    [name],
-  );
+  const channel = useChannel();
+  useEffect(() => {
+    if (channel === undefined) return undefined;
+    const byName = { fieldSelector: `metadata.name=${name}` };
+    return watchAssignedNodes(channel, byName, byName, { items: (m) => setNode([...m.values()][0] ?? null), connection: setConnection });
+  }, [name, channel]);
   useEffect(
     () => listWatch<Event>('/api/v1/events', { fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}` }, { items: (items) => setEvents({ items }), connection: () => undefined }),
     [name],

@@ -1,14 +1,15 @@
-// Every NodeConfigRollout: its phase, a progress bar per batch, its failures with node and message, and the buttons
-// of `dkc rollout pause|resume|undo`, which dkc ui's server carries out with dkc rollout's own code and the user's
-// credentials; a refusal (403 and the like) is shown in the API server's words.
+// Every NodeConfigRollout: its phase, a progress bar per batch, its failures with node and message, the nodes left
+// out for their kubelet version, and the buttons of `dkc rollout pause|resume|undo`, which dkc ui's server carries
+// out with dkc rollout's own code and the user's credentials; a refusal (403 and the like) is shown in the API
+// server's words.
 
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import type { NodeConfigRollout } from '../../workflow/rollout/types.js';
 import { SPEC_CHANGES, type SpecCommand } from '../../workflow/rollout/changes.js';
-import { ROLLOUTS_PATH } from '../../controllers/rollout/resource.js';
-import { availableActions, batchProgress, pendingNodes } from '../model/rollout.js';
+import { ROLLOUTS_PATH } from '../../api/dkc/rollout.js';
+import { availableActions, batchProgress, leftOut, pendingNodes } from '../model/rollout.js';
 import { ConnectionLine } from './app.js';
 import { postJSON } from '../live/http.js';
 import { text } from './text.js';
@@ -28,6 +29,17 @@ function Batches({ rollout }: { rollout: NodeConfigRollout }): VNode {
     })}
     ${pending > 0 ? html`<li class="pending">${text.rollouts.pending(pending)}</li>` : null}
   </ol>`;
+}
+
+/** The selected nodes the controller left out because their kubelet version cannot run the config. */
+function LeftOut({ rollout }: { rollout: NodeConfigRollout }): VNode | null {
+  const groups = leftOut(rollout.status);
+  if (groups.length === 0) return null;
+  const count = groups.reduce((n, g) => n + g.nodes.length, 0);
+  return html`<h4>${text.rollouts.leftOut(count)}</h4>
+    <ul class="incompatible" data-incompatible=${count}>${groups.map(
+      (g) => html`<li data-kubelet-version=${g.kubeletVersion}><strong>${text.rollouts.leftOutGroup(g.kubeletVersion, g.reason)}</strong> ${g.nodes.join(', ')}</li>`,
+    )}</ul>`;
 }
 
 function RolloutCard({ rollout }: { rollout: NodeConfigRollout }): VNode {
@@ -60,6 +72,7 @@ function RolloutCard({ rollout }: { rollout: NodeConfigRollout }): VNode {
     ${failures.length > 0
       ? html`<h4>${text.rollouts.failures}</h4><ul class="failures">${failures.map((f) => html`<li><strong>${f.node}</strong> ${f.reason ? html`(${f.reason})` : null}: ${f.message}</li>`)}</ul>`
       : null}
+    <${LeftOut} rollout=${rollout} />
     <div class="actions">
       <button type="button" disabled=${busy || !can.pause} onClick=${() => act('pause')}>${text.rollouts.pause}</button>
       <button type="button" disabled=${busy || !can.resume} onClick=${() => act('resume')}>${text.rollouts.resume}</button>

@@ -16,6 +16,7 @@ export const text = {
     uid: (uid: string, rv: string) => `uid ${uid}, resourceVersion ${rv}`,
     empty: 'No node matches.',
     list: 'Nodes grouped by active config',
+    kubelet: (version: string) => `kubelet ${version || 'unknown'}`,
     ok: 'OK',
   },
   node: {
@@ -25,6 +26,7 @@ export const text = {
     assigned: 'Assigned',
     active: 'Active',
     lastKnownGood: 'Last known good',
+    kubeletVersion: 'Kubelet version',
     error: 'Error',
     none: '—',
     conditions: 'Conditions',
@@ -50,6 +52,8 @@ export const text = {
     batchText: (succeeded: number, total: number, failed: number, inFlight: number) =>
       `${succeeded}/${total} succeeded${failed ? `, ${failed} failed` : ''}${inFlight ? `, ${inFlight} in flight` : ''}`,
     failures: 'Failures',
+    leftOut: (n: number) => `Left out: ${n} node${n === 1 ? '' : 's'} whose kubelet cannot run the config`,
+    leftOutGroup: (version: string, reason: string) => `kubelet ${version}: ${reason}`,
     pause: 'Pause',
     resume: 'Resume',
     undo: 'Undo',

@@ -1,6 +1,7 @@
 // `dkc config diff`, `lint` and `render`: each reads its sources, runs the KubeletConfiguration library's pure
 // functions, prints, and returns the exit code. diff answers as diff(1) does — 0 equal, 1 different, 2 trouble;
-// lint 0 clean, 1 errors (and with --strict, warnings or a disruptive or dangerous change); render 0 or 1.
+// lint 0 clean, 1 errors (and with --strict, warnings or a disruptive or dangerous change); render 0. A failure of
+// lint or render exits with the code the CLI gives the error (Io.exitCodeOfError).
 
 import { homedir } from 'node:os';
 import { RestClient } from '../../client/index.js';
@@ -26,6 +27,8 @@ export interface Io {
   /** stdout is a terminal: colour the output. */
   tty: boolean;
   env: Readonly<Record<string, string | undefined>>;
+  /** The exit code a failure ends the command with (the CLI chooses it: src/cli/exit.ts). */
+  exitCodeOfError(err: unknown): number;
 }
 
 export interface ConnectionFlags {
@@ -52,10 +55,11 @@ export interface RenderFlags extends ConnectionFlags, VersionFlags {
   output?: 'yaml' | 'json';
 }
 
-export type ExitCode = 0 | 1 | 2;
+/** The codes above, or an error's exit code. */
+export type ExitCode = number;
 
-export function processIo(): Io {
-  return { stdout: process.stdout, stderr: process.stderr, tty: process.stdout.isTTY === true, env: process.env };
+export function processIo(exitCodeOfError: (err: unknown) => number): Io {
+  return { stdout: process.stdout, stderr: process.stderr, tty: process.stdout.isTTY === true, env: process.env, exitCodeOfError };
 }
 
 /** The API client, connected as kubectl would on first use only: files alone need no kubeconfig. */
@@ -70,14 +74,14 @@ function lazyClient(io: Io, flags: ConnectionFlags): { get: ClientSource; close(
   };
 }
 
-/** Runs `body`, turning a failure into its line on stderr and `failure` as the exit code. */
-async function guarded(io: Io, flags: ConnectionFlags, failure: ExitCode, body: (client: ClientSource) => Promise<ExitCode>): Promise<ExitCode> {
+/** Runs `body`, turning a failure into its line on stderr and `failure` as the exit code (else the error's own). */
+async function guarded(io: Io, flags: ConnectionFlags, failure: ExitCode | undefined, body: (client: ClientSource) => Promise<ExitCode>): Promise<ExitCode> {
   const conn = lazyClient(io, flags);
   try {
     return await body(conn.get);
   } catch (err) {
     io.stderr.write((err instanceof LayerError ? messages.problem(err.source, err.message) : errorLine(err)) + '\n');
-    return failure;
+    return failure ?? io.exitCodeOfError(err);
   } finally {
     conn.close();
   }
@@ -144,7 +148,7 @@ export function lintFails(report: LintReport, strict: boolean): boolean {
 }
 
 export async function lint(io: Io, source: string, flags: LintFlags): Promise<ExitCode> {
-  return guarded(io, flags, 1, async (client) => {
+  return guarded(io, flags, undefined, async (client) => {
     const layer = await readSource(parseSource(source), client);
     const against = flags.against ? await readSource(parseSource(flags.against), client) : undefined;
     const kv = kubeletOf(flags.kubeletVersion, against, layer);
@@ -169,7 +173,7 @@ export async function lint(io: Io, source: string, flags: LintFlags): Promise<Ex
 }
 
 export async function render(io: Io, base: string, dropIns: readonly string[], flags: RenderFlags): Promise<ExitCode> {
-  return guarded(io, flags, 1, async (client) => {
+  return guarded(io, flags, undefined, async (client) => {
     const kv = kubeletVersion(flags.kubeletVersion);
     const layer = await readSource(parseSource(base), client);
     const layers = (await Promise.all(dropIns.map((d) => readDropIns(parseSource(d), client)))).flat();

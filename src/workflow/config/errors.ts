@@ -7,15 +7,15 @@ import { configMapMessages, errorLine as kubectlErrorLine } from '../kubectl.js'
 
 export type ConfigErrorCode =
   /** A SOURCE argument is neither a file, `cm/NS/NAME[:KEY]` nor `node/NAME`. */
-  | 'invalid-source'
+  | 'DKC_CONFIG_INVALID_SOURCE'
   /** A file or directory could not be read. */
-  | 'read-failed'
+  | 'DKC_CONFIG_READ_FAILED'
   /** The ConfigMap does not exist. */
-  | 'configmap-not-found'
+  | 'DKC_CONFIG_CONFIGMAP_NOT_FOUND'
   /** The ConfigMap lacks the key, or has several and none was named. */
-  | 'configmap-key'
+  | 'DKC_CONFIG_CONFIGMAP_KEY'
   /** The node does not exist, or its /configz did not answer through the API's node proxy. */
-  | 'node-configz';
+  | 'DKC_CONFIG_NODE_CONFIGZ';
 
 export class ConfigCommandError extends CodedError<ConfigErrorCode> {
   override name = 'ConfigCommandError';

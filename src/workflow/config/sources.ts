@@ -12,6 +12,7 @@ import type { ConfigMap, Node } from '../../api/types.js';
 import { readConfigFlags, type NodeConfigFlags } from '../../nodepolicy/flags.js';
 import { configMapKeys, getConfigMap } from '../kubectl.js';
 import { ConfigCommandError, messages } from './errors.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type SourceRef =
   | { readonly kind: 'file'; readonly path: string }
@@ -32,16 +33,16 @@ export function parseSource(s: string): SourceRef {
     const colon = rest.indexOf(':');
     const [nsName, key] = colon < 0 ? [rest, undefined] : [rest.slice(0, colon), rest.slice(colon + 1)];
     const parts = nsName.split('/');
-    if (parts.length !== 2 || parts.some((p) => p === '') || key === '') throw new ConfigCommandError('invalid-source', messages.invalidSource(s));
+    if (parts.length !== 2 || parts.some((p) => p === '') || key === '') throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
     return key === undefined ? { kind: 'configmap', namespace: parts[0]!, name: parts[1]! } : { kind: 'configmap', namespace: parts[0]!, name: parts[1]!, key };
   }
   const node = NODE_PREFIXES.find((p) => s.startsWith(p));
   if (node) {
     const name = s.slice(node.length);
-    if (name === '' || name.includes('/')) throw new ConfigCommandError('invalid-source', messages.invalidSource(s));
+    if (name === '' || name.includes('/')) throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
     return { kind: 'node', name };
   }
-  if (s === '') throw new ConfigCommandError('invalid-source', messages.invalidSource(s));
+  if (s === '') throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
   return { kind: 'file', path: s };
 }
 
@@ -73,15 +74,15 @@ export function chooseKey(cm: Pick<ConfigMap, 'data' | 'binaryData'>, ref: Extra
   const keys = configMapKeys(cm);
   const key = ref.key ?? (keys.includes(DEFAULT_KEY) || keys.length !== 1 ? DEFAULT_KEY : keys[0]!);
   if (!keys.includes(key)) {
-    if (ref.key === undefined && keys.length > 1) throw new ConfigCommandError('configmap-key', messages.configMapWhichKey(ref.namespace, ref.name, keys));
-    throw new ConfigCommandError('configmap-key', messages.configMapNoKey(ref.namespace, ref.name, key, keys));
+    if (ref.key === undefined && keys.length > 1) throw new ConfigCommandError('DKC_CONFIG_CONFIGMAP_KEY', messages.configMapWhichKey(ref.namespace, ref.name, keys));
+    throw new ConfigCommandError('DKC_CONFIG_CONFIGMAP_KEY', messages.configMapNoKey(ref.namespace, ref.name, key, keys));
   }
   return { key, bytes: Object.hasOwn(data, key) ? data[key]! : Buffer.from(binary[key]!, 'base64') };
 }
 
 async function readConfigMap(ref: Extract<SourceRef, { kind: 'configmap' }>, client: ClientSource): Promise<Layer> {
   const cm = await getConfigMap(await client(), ref.namespace, ref.name);
-  if (!cm) throw new ConfigCommandError('configmap-not-found', messages.configMapNotFound(ref.namespace, ref.name));
+  if (!cm) throw new ConfigCommandError('DKC_CONFIG_CONFIGMAP_NOT_FOUND', messages.configMapNotFound(ref.namespace, ref.name));
   const { key, bytes } = chooseKey(cm, ref);
   return { name: sourceName(ref, key), bytes };
 }
@@ -94,16 +95,16 @@ async function readNode(ref: Extract<SourceRef, { kind: 'node' }>, client: Clien
   try {
     node = await c.get<Node>(`/api/v1/nodes/${encodeURIComponent(ref.name)}`);
   } catch (err) {
-    if (isApiError(err, 404)) throw new ConfigCommandError('node-configz', messages.nodeNotFound(ref.name), { cause: err });
+    if (isApiError(err, 404)) throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.nodeNotFound(ref.name), { cause: err });
     throw err;
   }
   try {
     body = await c.get<{ kubeletconfig?: unknown }>(`/api/v1/nodes/${encodeURIComponent(ref.name)}/proxy/configz`);
   } catch (err) {
-    throw new ConfigCommandError('node-configz', messages.configzFailed(ref.name, (err as Error).message), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.configzFailed(ref.name, errorMessage(err)), { cause: err });
   }
   const config = body?.kubeletconfig;
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new ConfigCommandError('node-configz', messages.configzShape(ref.name));
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.configzShape(ref.name));
   const flags = readConfigFlags(node.metadata?.annotations);
   const layer: SourceLayer = { name: sourceName(ref), bytes: JSON.stringify({ kind: KIND, apiVersion: API_VERSION, ...config }), kubelet: nodeKubeletVersion(node) };
   return flags ? { ...layer, flags } : layer;
@@ -113,7 +114,7 @@ async function readPath(path: string): Promise<Uint8Array> {
   try {
     return await readFile(path);
   } catch (err) {
-    throw new ConfigCommandError('read-failed', messages.readFailed(path, (err as Error).message), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(path, errorMessage(err)), { cause: err });
   }
 }
 
@@ -148,14 +149,14 @@ export async function readDropIns(ref: SourceRef, client: ClientSource): Promise
   try {
     isDir = (await stat(ref.path)).isDirectory();
   } catch (err) {
-    throw new ConfigCommandError('read-failed', messages.readFailed(ref.path, (err as Error).message), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(ref.path, errorMessage(err)), { cause: err });
   }
   if (!isDir) return [await readSource(ref, client)];
   let files: string[];
   try {
     files = await dropInFiles(ref.path);
   } catch (err) {
-    throw new ConfigCommandError('read-failed', messages.readFailed(ref.path, (err as Error).message), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(ref.path, errorMessage(err)), { cause: err });
   }
   return Promise.all(files.map(async (f) => ({ name: f, bytes: await readPath(f) })));
 }

@@ -1,6 +1,6 @@
 // The `dkc rollout` subcommands: each one connects as kubectl would, makes its requests, prints, and returns the exit
-// code — 0 done (status: Succeeded), 1 an error or a rollout Halted or Reverted, 2 not finished in time. Errors are
-// one line on stderr.
+// code — 0 done (status: Succeeded), 1 a rollout Halted or Reverted, 2 not finished in time, and for an error the code
+// the CLI gives it (Io.exitCodeOfError). Errors are one line on stderr.
 
 import { homedir } from 'node:os';
 import { RestClient } from '../../client/index.js';
@@ -13,7 +13,8 @@ import { follow } from './follow.js';
 import { exitCodeFor, progressBar, progressLines } from './render.js';
 import { buildRollout, parseTimeout, type StartFlags } from './spec.js';
 import { renderTable } from './table.js';
-import type { NodeConfigRollout, RolloutStatus } from './types.js';
+import type { RolloutStatus } from '../../api/dkc/rollout.js';
+import type { NodeConfigRollout } from './types.js';
 
 export interface Io {
   stdout: { write(text: string): unknown };
@@ -22,6 +23,8 @@ export interface Io {
   tty: boolean;
   clock: Clock;
   env: Readonly<Record<string, string | undefined>>;
+  /** The exit code a failure ends the command with (the CLI chooses it: src/cli/exit.ts). */
+  exitCodeOfError(err: unknown): number;
 }
 
 export interface ConnectionFlags {
@@ -29,12 +32,13 @@ export interface ConnectionFlags {
   context?: string;
 }
 
-export type ExitCode = 0 | 1 | 2;
+/** 0, 1 and 2 as above, or an error's exit code. */
+export type ExitCode = number;
 
 export const EXIT_TIMEOUT = 2;
 
-export function processIo(): Io {
-  return { stdout: process.stdout, stderr: process.stderr, tty: process.stdout.isTTY === true, clock: systemClock, env: process.env };
+export function processIo(exitCodeOfError: (err: unknown) => number): Io {
+  return { stdout: process.stdout, stderr: process.stderr, tty: process.stdout.isTTY === true, clock: systemClock, env: process.env, exitCodeOfError };
 }
 
 async function connect(io: Io, flags: ConnectionFlags): Promise<RestClient> {
@@ -42,7 +46,7 @@ async function connect(io: Io, flags: ConnectionFlags): Promise<RestClient> {
   return new RestClient(config);
 }
 
-/** Runs `body` with a client, turning any failure into its one line on stderr and exit code 1. */
+/** Runs `body` with a client, turning any failure into its one line on stderr and its exit code. */
 async function withClient(io: Io, flags: ConnectionFlags, body: (client: RestClient) => Promise<ExitCode>): Promise<ExitCode> {
   let client: RestClient | undefined;
   try {
@@ -50,7 +54,7 @@ async function withClient(io: Io, flags: ConnectionFlags, body: (client: RestCli
     return await body(client);
   } catch (err) {
     io.stderr.write(errorLine(err) + '\n');
-    return 1;
+    return io.exitCodeOfError(err);
   } finally {
     client?.close();
   }
@@ -62,7 +66,7 @@ export async function start(io: Io, name: string, flags: StartFlags & Connection
     rollout = buildRollout(name, flags);
   } catch (err) {
     io.stderr.write(errorLine(err) + '\n');
-    return 1;
+    return io.exitCodeOfError(err);
   }
   return withClient(io, flags, async (client) => {
     await checkConfigMap(client, rollout.spec.configSource!.configMap!);
@@ -113,7 +117,7 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
     timeoutMs = parseTimeout('--timeout', flags.timeout ?? '10m');
   } catch (err) {
     io.stderr.write(errorLine(err) + '\n');
-    return 1;
+    return io.exitCodeOfError(err);
   }
   return withClient(io, flags, async (client) => {
     const printer = new StatusPrinter(io, name);
@@ -134,7 +138,7 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
       },
     });
     printer.done();
-    if (end === 'deleted') throw new RolloutError('rollout-deleted', messages.rolloutDeleted(name));
+    if (end === 'deleted') throw new RolloutError('DKC_ROLLOUT_DELETED', messages.rolloutDeleted(name));
     if (end === 'timeout') {
       io.stderr.write(`error: ${messages.timedOut}\n`);
       return EXIT_TIMEOUT;

@@ -7,15 +7,15 @@ import { configMapMessages, errorLine as kubectlErrorLine } from '../kubectl.js'
 
 export type RolloutErrorCode =
   /** A flag has a value the command cannot use. */
-  | 'invalid-flag'
+  | 'DKC_ROLLOUT_INVALID_FLAG'
   /** The ConfigMap named by --configmap does not exist. */
-  | 'configmap-not-found'
+  | 'DKC_ROLLOUT_CONFIGMAP_NOT_FOUND'
   /** The ConfigMap exists but lacks the key named by --key. */
-  | 'configmap-key-missing'
+  | 'DKC_ROLLOUT_CONFIGMAP_KEY_MISSING'
   /** --selector (or the empty selector) matches no node. */
-  | 'no-matching-nodes'
+  | 'DKC_ROLLOUT_NO_MATCHING_NODES'
   /** The rollout was deleted while `status --watch` followed it. */
-  | 'rollout-deleted';
+  | 'DKC_ROLLOUT_DELETED';
 
 export class RolloutError extends CodedError<RolloutErrorCode> {
   override name = 'RolloutError';
@@ -57,6 +57,7 @@ export const progress = {
   nodeFailed: (node: string, reason: string, message: string) => `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,
   nodeWaiting: (node: string, reason: string) => `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
   nodeDeleted: (node: string) => `node ${node} was deleted during the rollout`,
+  nodeIncompatible: (node: string, version: string, reason: string) => `node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   /** What an undo did: only the nodes put back on what the rollout found count as restored. */
   restored: (restored: number, notRestored: number) =>
     ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored${notRestored > 0 ? `, ${notRestored} not restored` : ''})`,
@@ -79,7 +80,7 @@ export const progress = {
         return `${base} is ${phase}${detail}`;
     }
   },
-  counts: (succeeded: number, target: number, failed: number) =>
-    ` (${succeeded} of ${target} nodes succeeded${failed ? `, ${failed} failed` : ''})`,
+  counts: (succeeded: number, target: number, failed: number, incompatible = 0) =>
+    ` (${succeeded} of ${target} nodes succeeded${failed ? `, ${failed} failed` : ''}${incompatible ? `, ${incompatible} left out as incompatible` : ''})`,
   noResources: 'No resources found',
 } as const;

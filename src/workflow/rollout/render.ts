@@ -1,12 +1,13 @@
 // What `dkc rollout status` shows, as pure functions of the rollout's status: the lines a change between two
-// observed states adds (a line per batch started, per node failed or deleted, per phase reached), the live progress bar drawn
-// on a terminal, and the exit code a phase means.
+// observed states adds (a line per node left out for its kubelet version, per batch started, per node failed or
+// deleted, per phase reached), the live progress bar drawn on a terminal, and the exit code a phase means.
 
 import { progress } from './errors.js';
-import { FINAL_PHASES, type NodeConfigRollout, type RolloutPhase, type RolloutStatus } from './types.js';
+import type { Phase, RolloutStatus } from '../../api/dkc/rollout.js';
+import { FINAL_PHASES, type NodeConfigRollout } from './types.js';
 
 /** 0 Succeeded, 1 Halted or Reverted; undefined while the rollout can still move. */
-export function exitCodeForPhase(phase: RolloutPhase | undefined): 0 | 1 | undefined {
+export function exitCodeForPhase(phase: Phase | undefined): 0 | 1 | undefined {
   if (phase === undefined || !FINAL_PHASES.has(phase)) return undefined;
   return phase === 'Succeeded' ? 0 : 1;
 }
@@ -70,8 +71,14 @@ function deletedLines(prev: RolloutStatus | undefined, next: RolloutStatus): str
     .map((node) => progress.nodeDeleted(node));
 }
 
+/** A line per selected node newly left out because its kubelet cannot run the config. */
+function incompatibleLines(prev: RolloutStatus | undefined, next: RolloutStatus | undefined): string[] {
+  const seen = new Set((prev?.incompatible ?? []).map((i) => i.node));
+  return (next?.incompatible ?? []).filter((i) => !seen.has(i.node)).map((i) => progress.nodeIncompatible(i.node, i.kubeletVersion, i.reason));
+}
+
 function counts(s: RolloutStatus): string {
-  return progress.counts(s.succeededNodes ?? 0, s.targetNodes ?? 0, s.failedNodes ?? 0);
+  return progress.counts(s.succeededNodes ?? 0, s.targetNodes ?? 0, s.failedNodes ?? 0, s.incompatibleNodes ?? 0);
 }
 
 /** Why the rollout stopped: the Failed condition's message (a Conflict names the other rollout). */
@@ -105,10 +112,11 @@ function phaseDetail(s: RolloutStatus): string {
  */
 export function progressLines(name: string, prev: RolloutStatus | undefined, next: RolloutStatus | undefined, first = false): string[] {
   if (next?.phase === undefined || next.phase === 'Pending') {
-    return first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
+    const waiting = first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
+    return [...waiting, ...incompatibleLines(prev, next)];
   }
   const rendered = next.renderedConfigMap !== undefined && next.renderedConfigMap !== prev?.renderedConfigMap ? [progress.rendered(next.renderedConfigMap)] : [];
-  const lines = [...rendered, ...batchLines(prev, next), ...failureLines(prev, next), ...deletedLines(prev, next), ...waitingLines(prev, next)];
+  const lines = [...rendered, ...incompatibleLines(prev, next), ...batchLines(prev, next), ...failureLines(prev, next), ...deletedLines(prev, next), ...waitingLines(prev, next)];
   if (next.phase !== prev?.phase) lines.push(progress.phase(name, next.phase, phaseDetail(next)));
   return lines;
 }

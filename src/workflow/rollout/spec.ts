@@ -5,7 +5,9 @@
 import { parseLabelSelector, type LabelRequirement } from '../../api/selectors.js';
 import { Duration } from '../../kubeletconfig/values.js';
 import { messages, RolloutError } from './errors.js';
-import { GROUP, KIND, VERSION, type ConfigMapRef, type IntOrPercent, type LabelSelectorRequirement, type NodeConfigRollout, type NodeSelector, type RolloutSpec } from './types.js';
+import { GROUP, KIND, VERSION, type IntOrString, type LabelSelector, type LabelSelectorRequirement } from '../../api/dkc/rollout.js';
+import type { ConfigMapRef, NodeConfigRollout, RolloutSpec } from './types.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface StartFlags {
   configmap: string;
@@ -18,12 +20,13 @@ export interface StartFlags {
   maxFailures?: string;
   haltOnFailure?: boolean;
   pauseAfterCanary?: boolean;
+  skipIncompatible?: boolean;
 }
 
 export const DEFAULT_KEY = 'kubelet';
 
 function invalid(flag: string, value: string, why: string): RolloutError {
-  return new RolloutError('invalid-flag', messages.invalidFlag(flag, value, why));
+  return new RolloutError('DKC_ROLLOUT_INVALID_FLAG', messages.invalidFlag(flag, value, why));
 }
 
 /** `--configmap NS/NAME` and `--key` → the configSource's configMap. */
@@ -35,7 +38,7 @@ export function parseConfigMapRef(value: string, key: string = DEFAULT_KEY): Con
 }
 
 /** `3` → 3, `25%` → "25%": the CRD's int-or-string with the same pattern as its schema. */
-export function parseIntOrPercent(flag: string, value: string): IntOrPercent {
+export function parseIntOrPercent(flag: string, value: string): IntOrString {
   const m = /^(0|[1-9][0-9]*)(%?)$/.exec(value.trim());
   if (!m) throw invalid(flag, value, messages.notIntOrPercent);
   const n = Number(m[1]);
@@ -55,7 +58,7 @@ export function parseSeconds(flag: string, value: string, min: number): number {
   try {
     d = Duration.parse(value);
   } catch (err) {
-    throw invalid(flag, value, (err as Error).message);
+    throw invalid(flag, value, errorMessage(err));
   }
   if (d.sign() < 0) throw invalid(flag, value, messages.negativeDuration);
   if (d.nanoseconds % 1_000_000_000n !== 0n) throw invalid(flag, value, messages.notWholeSeconds);
@@ -71,7 +74,7 @@ export function parseTimeout(flag: string, value: string): number {
   try {
     d = Duration.parse(value);
   } catch (err) {
-    throw invalid(flag, value, (err as Error).message);
+    throw invalid(flag, value, errorMessage(err));
   }
   if (d.sign() <= 0) throw invalid(flag, value, messages.notPositiveDuration);
   return d.toMilliseconds();
@@ -93,14 +96,14 @@ function toExpression(r: LabelRequirement, selector: string): LabelSelectorRequi
 }
 
 /** kubectl's selector syntax (`pool=blue,zone in (a,b),!legacy`) → metav1.LabelSelector; "" selects every node. */
-export function parseNodeSelector(selector: string): NodeSelector {
+export function parseNodeSelector(selector: string): LabelSelector {
   let reqs: LabelRequirement[];
   try {
     reqs = parseLabelSelector(selector);
   } catch (err) {
-    throw invalid('--selector', selector, (err as Error).message);
+    throw invalid('--selector', selector, errorMessage(err));
   }
-  const out: NodeSelector = {};
+  const out: LabelSelector = {};
   for (const r of reqs) {
     if (r.operator === '=' || r.operator === '==') (out.matchLabels ??= {})[r.key] = r.values[0]!;
     else (out.matchExpressions ??= []).push(toExpression(r, selector));
@@ -118,6 +121,7 @@ function buildSpec(flags: StartFlags): RolloutSpec {
   if (flags.maxUnavailable !== undefined) strategy.maxUnavailable = parseIntOrPercent('--max-unavailable', flags.maxUnavailable);
   if (flags.soak !== undefined) strategy.soakSeconds = parseSeconds('--soak', flags.soak, 0);
   if (flags.pauseAfterCanary) strategy.pauseAfterCanary = true;
+  if (flags.skipIncompatible) strategy.skipIncompatible = true;
   if (Object.keys(strategy).length > 0) spec.strategy = strategy;
   if (flags.deadline !== undefined) spec.progressDeadlineSeconds = parseSeconds('--deadline', flags.deadline, 1);
   if (flags.maxFailures !== undefined) spec.maxFailures = parseCount('--max-failures', flags.maxFailures);
@@ -125,7 +129,7 @@ function buildSpec(flags: StartFlags): RolloutSpec {
   return spec;
 }
 
-/** The object `dkc rollout start NAME …` creates. Throws RolloutError('invalid-flag') for the first bad flag. */
+/** The object `dkc rollout start NAME …` creates. Throws RolloutError('DKC_ROLLOUT_INVALID_FLAG') for the first bad flag. */
 export function buildRollout(name: string, flags: StartFlags): NodeConfigRollout {
   return { apiVersion: `${GROUP}/${VERSION}`, kind: KIND, metadata: { name }, spec: buildSpec(flags) };
 }

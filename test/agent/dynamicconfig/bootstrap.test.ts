@@ -1,10 +1,11 @@
-// The boot decision, one table row per line of upstream's state table (dkc-upstream.md §2.12) plus dkc's crash-loop
-// rollback, and the health-gated promotion rule.
+// The boot decision, one table row per outcome of upstream's Bootstrap (pkg/kubelet/kubeletconfig/controller.go: the
+// assigned config if it loads and validates, else last-known-good, else the local config; a last-known-good that fails
+// too is fatal) plus dkc's crash-loop rollback, and the health-gated form of upstream's checkTrial promotion.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideBoot, shouldPromote, type BootInput, type LoadOutcome } from '../../../src/agent/dynamicconfig/bootstrap.js';
-import { CrashLoopError, InternalError, LoadError, ValidateError } from '../../../src/agent/dynamicconfig/errors.js';
+import { CrashLoopError, InternalError, LoadError, ValidateError } from '../../../src/api/configstatus.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 
 const src = (name: string, rv = '1'): NodeConfigSource => ({ configMap: { name, namespace: 'kube-system', kubeletConfigKey: 'kubelet', uid: `uid-${name}`, resourceVersion: rv } });

@@ -13,9 +13,9 @@ import { configureLogging } from '../../../src/util/klog.js';
 import type { CallOptions, ListOptions, PatchType, WatchOptions } from '../../../src/client/rest.js';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
 import { DynamicConfigController, type ControllerClient } from '../../../src/agent/dynamicconfig/controller.js';
-import type { ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 import { noGauges } from './fixtures/gauges.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const dirs: string[] = [];
 const controllers: DynamicConfigController<number>[] = [];
@@ -96,11 +96,7 @@ configureLogging({ sink: (line) => void logged.push(line) });
 async function synced(c: DynamicConfigController<number>, api: Api, until: () => boolean): Promise<number> {
   let exits = 0;
   c.startSync({ client: api, emitEvent: async () => undefined, exit: () => void exits++ });
-  const deadline = Date.now() + 10_000;
-  while (!until()) {
-    if (Date.now() > deadline) throw new Error('no download');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor('the download', until, { timeoutMs: 10_000, stepMs: 10 });
   await c.status.flushed();
   return exits;
 }

@@ -21,10 +21,10 @@ import {
   type ControllerOptions,
   type ConfigMapPayload,
 } from '../../../src/agent/dynamicconfig/controller.js';
-import type { ConfigGauges } from '../../../src/agent/dynamicconfig/status.js';
 import { fieldSelectorValue, requestPath, serializeSource, type MaybeSource, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
-import { MAX_LOG_MESSAGE } from '../../../src/agent/dynamicconfig/log.js';
+import { MAX_LOG_MESSAGE } from '../../../src/util/clip.js';
 import { noGauges } from './fixtures/gauges.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const INTERNAL = 'failed to sync: internal failure, see Kubelet log for details';
 const LoadError = 'failed to load config, see Kubelet log for details';
@@ -43,18 +43,6 @@ after(async () => {
 // Every log line of the controller, for the tests that assert on what it says.
 const logLines: string[] = [];
 configureLogging({ sink: (line) => logLines.push(line) });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 function source(name: string, uid: string, rv: string): NodeConfigSource {
   return { configMap: { namespace: 'kube-system', name, uid, resourceVersion: rv, kubeletConfigKey: 'kubelet' } };
@@ -190,7 +178,7 @@ describe('DynamicConfigController: boot and sync', () => {
     const api = new FakeApi();
     const rec = syncRecorder();
     c.startSync({ client: api, ...rec });
-    await eventually(() => (api.patches.length > 0 ? true : undefined), 'a status patch');
+    await waitFor('a status patch', () => (api.patches.length > 0 ? true : undefined), { timeoutMs: 5_000 });
     assert.deepEqual(api.patches[0], { config: { assigned: null, active: null, lastKnownGood: null, error: null } });
     assert.deepEqual(rec.events, []);
   });
@@ -204,7 +192,7 @@ describe('DynamicConfigController: boot and sync', () => {
     api.nodeSource = { configMap: { namespace: 'kube-system', name: 'cm-1', kubeletConfigKey: 'kubelet' } };
     const rec = syncRecorder();
     c.startSync({ client: api, ...rec });
-    await eventually(() => (rec.exits() > 0 ? true : undefined), 'the exit');
+    await waitFor('the exit', () => (rec.exits() > 0 ? true : undefined), { timeoutMs: 5_000 });
     assert.deepEqual(rec.events, ['Kubelet restarting to use /api/v1/namespaces/kube-system/configmaps/cm-1, UID: u1, ResourceVersion: 5, KubeletConfigKey: kubelet']);
     assert.deepEqual(await c.store.assigned(), source('cm-1', 'u1', '5'));
 
@@ -226,10 +214,10 @@ describe('DynamicConfigController: boot and sync', () => {
     const rec = syncRecorder();
     c.startSync({ client: api, ...rec });
     // The first sync finds what already runs: no restart, status published without error.
-    await eventually(() => (api.patches.some((p) => p.config['active'] !== null) ? true : undefined), 'status with the active config');
+    await waitFor('status with the active config', () => (api.patches.some((p) => p.config['active'] !== null) ? true : undefined), { timeoutMs: 5_000 });
     assert.equal(rec.exits(), 0);
     api.setNodeSource(undefined);
-    await eventually(() => (rec.exits() > 0 ? true : undefined), 'the exit');
+    await waitFor('the exit', () => (rec.exits() > 0 ? true : undefined), { timeoutMs: 5_000 });
     assert.deepEqual(rec.events, ['Kubelet restarting to use local config']);
     assert.equal(await c.store.assigned(), undefined);
   });
@@ -240,23 +228,26 @@ describe('DynamicConfigController: health-gated trial', () => {
     const dir = await tempDir();
     const a = source('cm-1', 'u1', '5');
     await seed(dir, { assigned: [a, '120'] });
-    const c = controller(dir, { trialMs: 150, trialCheckMs: 20 });
+    let now = Date.now();
+    const c = controller(dir, { trialMs: 150, trialCheckMs: 20, clock: () => now });
     await c.bootstrap();
     const api = new FakeApi();
     api.configMaps.set('kube-system/cm-1', { uid: 'u1', resourceVersion: '5', data: { kubelet: '120' } });
     api.nodeSource = { configMap: { namespace: 'kube-system', name: 'cm-1', kubeletConfigKey: 'kubelet' } };
     c.startSync({ client: api, ...syncRecorder() });
-    // Health probes before the start-up is complete do not count.
+    // Health probes before the start-up is complete do not count: long after the trial, nothing is promoted.
     await c.markHealthy();
-    await sleep(400);
+    now += 60_000;
+    await c.checkTrial();
     assert.equal(await c.store.lastKnownGood(), undefined, 'not promoted before start-up completed');
     assert.equal(c.reachedHealth, false);
     await c.startupComplete();
     assert.equal(c.reachedHealth, true);
     assert.equal(await c.store.startsWithoutHealthy(a), 0);
-    await eventually(async () => ((await c.store.lastKnownGood()) ? true : undefined), 'the promotion');
+    now += 151; // a whole trial healthy
+    await waitFor('the promotion', async () => ((await c.store.lastKnownGood()) ? true : undefined), { timeoutMs: 5_000 });
     // The status follows the checkpoint store's write: on a loaded machine, a moment later.
-    await eventually(() => c.status.current().lastKnownGood, 'the promotion in the status');
+    await waitFor('the promotion in the status', () => c.status.current().lastKnownGood, { timeoutMs: 5_000 });
     assert.deepEqual(c.status.current().lastKnownGood, a);
   });
 
@@ -345,7 +336,7 @@ describe('DynamicConfigController: /healthz and the sync loop', () => {
     api.hangGets = true; // the download of the new source never answers: the sync is stuck in it
     c.startSync({ client: api, ...syncRecorder() });
     assert.deepEqual(c.healthz(), { ok: true });
-    await eventually(() => (c.healthz().ok ? undefined : true), '/healthz to fail', 3_000);
+    await waitFor('/healthz to fail', () => (c.healthz().ok ? undefined : true), { timeoutMs: 3_000 });
     assert.deepEqual(c.healthz(), { ok: false, reason: SYNC_LOOP_UNHEALTHY });
     await c.startupComplete();
     assert.equal(c.reachedHealth, false, 'an unhealthy agent does not reset the crash count');
@@ -353,12 +344,20 @@ describe('DynamicConfigController: /healthz and the sync loop', () => {
 
   it('a sync loop that keeps ticking stays healthy', async () => {
     const dir = await tempDir();
-    // The threshold leaves room for a loaded machine's event-loop stalls; a loop that stops ticking still passes it.
-    const c = controller(dir, { syncLoopPeriodMs: () => 20, syncLoopThresholdMs: 1000 });
+    let now = Date.now();
+    let ticks = 0;
+    const c = controller(dir, { syncLoopPeriodMs: () => (ticks++, 20), syncLoopThresholdMs: 1000, clock: () => now });
     await c.bootstrap();
-    c.startSync({ client: new FakeApi(), ...syncRecorder() });
-    await sleep(1500);
-    assert.deepEqual(c.healthz(), { ok: true });
+    const api = new FakeApi();
+    c.startSync({ client: api, ...syncRecorder() });
+    await waitFor('the first sync', () => api.patches.length > 0, { timeoutMs: 5_000 });
+    // 1.8 s pass on the controller's clock, longer than the threshold, with the loop ticking in between.
+    for (let step = 0; step < 2; step++) {
+      now += 900;
+      const seen = ticks;
+      await waitFor('two ticks of the sync loop', () => ticks >= seen + 2, { timeoutMs: 5_000 });
+      assert.deepEqual(c.healthz(), { ok: true }, `after ${(step + 1) * 900} ms`);
+    }
   });
 });
 
@@ -371,7 +370,7 @@ describe('DynamicConfigController: informer failures', () => {
     api.nodeListError = new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 403, reason: 'Forbidden', message: 'nodes is forbidden' });
     const before = logLines.length;
     c.startSync({ client: api, ...syncRecorder() });
-    await eventually(() => (api.lastPublishedError() === INTERNAL ? true : undefined), 'the internal sync error in status.config');
+    await waitFor('the internal sync error in status.config', () => (api.lastPublishedError() === INTERNAL ? true : undefined), { timeoutMs: 5_000 });
     assert.ok(api.nodeLists >= 2, `the list was retried (${api.nodeLists} lists)`);
     const lines = logLines.slice(before).filter((l) => l.includes('failed to list or watch Node "node-a"'));
     assert.equal(lines.length, 1, `one line per interval, not one per failure:\n${lines.join('')}`);
@@ -379,7 +378,7 @@ describe('DynamicConfigController: informer failures', () => {
 
     // The list recovers: the sync runs and clears the error.
     api.nodeListError = undefined;
-    await eventually(() => (api.patches.length > 0 && api.lastPublishedError() === null ? true : undefined), 'the error cleared', 20_000);
+    await waitFor('the error cleared', () => (api.patches.length > 0 && api.lastPublishedError() === null ? true : undefined), { timeoutMs: 20_000 });
   });
 });
 
@@ -457,7 +456,7 @@ describe('DynamicConfigController: a self-healing store', () => {
     api.nodeSource = { configMap: { namespace: 'kube-system', name: 'cm-1', kubeletConfigKey: 'kubelet' } };
     const rec = syncRecorder();
     c.startSync({ client: api, ...rec });
-    await eventually(() => (rec.exits() > 0 ? true : undefined), 'the restart');
+    await waitFor('the restart', () => (rec.exits() > 0 ? true : undefined), { timeoutMs: 5_000 });
     assert.ok(await store.exists(a));
     assert.deepEqual(await controller(dir).bootstrap(), { use: 'assigned', config: 120 });
   });
@@ -485,7 +484,7 @@ describe('DynamicConfigController: restart path', () => {
     let exited = 0;
     const started = Date.now();
     c.startSync({ client: api, emitEvent: () => new Promise<void>(() => undefined), exit: () => void (exited = Date.now()) });
-    await eventually(() => (exited ? true : undefined), 'the exit', 3_000);
+    await waitFor('the exit', () => (exited ? true : undefined), { timeoutMs: 3_000 });
     assert.ok(exited - started < 2_000, `exited after ${exited - started} ms`);
     assert.ok(logLines.some((l) => l.includes('failed to send event, error: no answer within 100 ms')));
   });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { decideBoot } from '../../../src/agent/dynamicconfig/bootstrap.js';
-import { policyError, ValidateError } from '../../../src/agent/dynamicconfig/errors.js';
+import { policyError, ValidateError } from '../../../src/api/configstatus.js';
 import { PolicyGate, policiesPath } from '../../../src/agent/dynamicconfig/policy.js';
 import { informerPolicyFeed, PolicyWatch, sharedPolicyFeed, type PolicyFeed } from '../../../src/agent/dynamicconfig/policywatch.js';
 import { ApiError, type KubeObject, type ListWatcher } from '../../../src/client/index.js';

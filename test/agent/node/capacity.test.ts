@@ -123,7 +123,7 @@ describe('computeAllocatable', () => {
     for (const [partial, re] of cases) {
       assert.throws(
         () => computeAllocatable(cap, setDefaults(partial)),
-        (err: unknown) => isNodeAgentError(err, 'RESERVATION_INVALID') && re.test(err.message),
+        (err: unknown) => isNodeAgentError(err, 'DKC_NODE_RESERVATION_INVALID') && re.test(err.message),
         JSON.stringify(partial),
       );
     }
@@ -167,7 +167,7 @@ describe('--capacity', () => {
     it(`refuses ${JSON.stringify(flag)} in one line`, () => {
       assert.throws(
         () => parseCapacityFlag(flag),
-        (err: unknown) => isNodeAgentError(err, 'CAPACITY_INVALID') && err.message === message && !err.message.includes('\n'),
+        (err: unknown) => isNodeAgentError(err, 'DKC_NODE_CAPACITY_INVALID') && err.message === message && !err.message.includes('\n'),
       );
     });
   }

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Event } from '../../../src/api/types.js';
 import { Duration, setDefaults } from '../../../src/kubeletconfig/index.js';
-import { buildEvent, createEventDirectly, eventRateLimits, EventRecorder, heartbeatTimeoutMs, kubeAPIRateLimiter, nodeReference, type EventSink } from '../../../src/agent/node/index.js';
+import { buildEvent, createEventDirectly, EventRecorder, nodeReference, type EventSink } from '../../../src/client/events.js';
+import { eventRateLimits, heartbeatTimeoutMs, kubeAPIRateLimiter } from '../../../src/agent/node/index.js';
 import { FakeClock } from './fakeclock.js';
 
 /** Records every create; answers at once unless told to hang. */

@@ -1,7 +1,7 @@
 // A clock whose time moves only when a test says so; timers fire in due order during advance().
 
 import type { Timers } from '../../../src/client/index.js';
-import type { Clock, TimerHandle } from '../../../src/agent/node/index.js';
+import { systemClock, type Clock, type TimerHandle } from '../../../src/agent/node/index.js';
 
 export class FakeClock implements Clock {
   private t: number;
@@ -51,5 +51,32 @@ export class FakeClock implements Clock {
   /** The same clock, for the client's TokenBucket. */
   get asTimers(): Timers {
     return this;
+  }
+}
+
+/** The system clock, keeping count of the timers set on it and not yet fired or cleared. */
+export class TimerCountingClock implements Clock {
+  readonly pending = new Set<TimerHandle>();
+
+  now(): Date {
+    return systemClock.now();
+  }
+
+  monotonicMs(): number {
+    return systemClock.monotonicMs();
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const handle = systemClock.setTimeout(() => {
+      this.pending.delete(handle);
+      fn();
+    }, ms);
+    this.pending.add(handle);
+    return handle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.pending.delete(handle);
+    systemClock.clearTimeout(handle);
   }
 }

@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,7 +21,7 @@ import {
   type MetricsRegistry,
 } from '../../../src/agent/node/index.js';
 import { httpGet, type Reply } from '../../helpers/http.js';
-import { repoRoot } from '../../helpers/server.js';
+import { repoRoot } from '../../helpers/paths.js';
 import { freePort } from './netutil.js';
 
 
@@ -211,12 +210,12 @@ describe('start failures', () => {
     const taken = (blocker.address() as net.AddressInfo).port;
     try {
       await assert.rejects(start(config({ port: taken, authentication: { anonymous: { enabled: true } } })), (err: unknown) =>
-        isNodeAgentError(err, 'LISTEN_ADDRESS_IN_USE') && err.message === `kubelet server: listen tcp 127.0.0.1:${taken}: bind: address already in use`,
+        isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') && err.message === `kubelet server: listen tcp 127.0.0.1:${taken}: bind: address already in use`,
       );
       // The HTTPS server started, then the healthz port failed: the HTTPS port must be released again.
       const httpsPort = await freePort();
       await assert.rejects(start(config({ port: httpsPort, healthzPort: taken })), (err: unknown) =>
-        isNodeAgentError(err, 'LISTEN_ADDRESS_IN_USE') && /^healthz server: /.test(err.message),
+        isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') && /^healthz server: /.test(err.message),
       );
       const probe = net.createServer();
       await new Promise<void>((resolve, reject) => {
@@ -231,20 +230,20 @@ describe('start failures', () => {
 
   it('rejects an address that is not on this host', async () => {
     await assert.rejects(start(config({ address: '192.0.2.1' })), (err: unknown) =>
-      isNodeAgentError(err, 'LISTEN_ADDRESS_NOT_AVAILABLE') && /listen tcp 192\.0\.2\.1:0: bind: cannot assign requested address/.test(err.message),
+      isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE') && /listen tcp 192\.0\.2\.1:0: bind: cannot assign requested address/.test(err.message),
     );
   });
 
   it('rejects missing certificate and CA files, naming the file', async () => {
     const missing = join(dir, 'nope.crt');
     await assert.rejects(start(config({ tlsCertFile: missing, tlsPrivateKeyFile: missing })), (err: unknown) =>
-      isNodeAgentError(err, 'SERVING_CERT_INVALID') && err.message.includes(missing),
+      isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && err.message.includes(missing),
     );
     await assert.rejects(start(config({ tlsCertFile: missing })), (err: unknown) =>
-      isNodeAgentError(err, 'SERVING_CERT_INVALID') && /must be set together/.test(err.message),
+      isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && /must be set together/.test(err.message),
     );
     await assert.rejects(start(config({ authentication: { x509: { clientCAFile: missing } } })), (err: unknown) =>
-      isNodeAgentError(err, 'CLIENT_CA_INVALID') && err.message.includes(missing),
+      isNodeAgentError(err, 'DKC_NODE_CLIENT_CA_INVALID') && err.message.includes(missing),
     );
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createMetricsRegistry, gauge, promClientLoadMillis, renderMetrics } from '../../../src/agent/node/index.js';
-import { repoRoot } from '../../helpers/server.js';
+import { repoRoot } from '../../helpers/paths.js';
 
 describe('metrics registry', () => {
   it('keeps registries apart and renders Prometheus text', async () => {

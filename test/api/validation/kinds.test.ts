@@ -169,7 +169,7 @@ describe('generic entry', () => {
   });
 
   test('an unknown kind is a wiring error', () => {
-    assert.throws(() => validateCreate('Secret', { metadata: { name: 'x' } }), (e: unknown) => e instanceof UnknownKindError && e.code === 'UNKNOWN_KIND');
+    assert.throws(() => validateCreate('Secret', { metadata: { name: 'x' } }), (e: unknown) => e instanceof UnknownKindError && e.code === 'DKC_API_UNKNOWN_KIND');
     assert.throws(() => validateCreate('toString', { metadata: { name: 'x' } }), UnknownKindError);
   });
 

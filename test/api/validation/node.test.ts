@@ -45,7 +45,8 @@ function updateMessage(next: Node, opts: { subresource?: 'status' } = {}): strin
 
 const good = { namespace: 'kube-system', name: 'my-node-config-abc', kubeletConfigKey: 'kubelet' };
 
-describe('Node spec.configSource on update (dkc-upstream §1.2)', () => {
+// Upstream: pkg/apis/core/validation/validation.go, ValidateNodeUpdate → validateNodeConfigSourceSpec.
+describe('Node spec.configSource on update', () => {
   test('a valid ConfigMap reference is accepted', () => {
     assert.equal(updateMessage(withSource({ configMap: good })), '');
   });

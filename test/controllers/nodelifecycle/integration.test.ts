@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import type { Lease, Node } from '../../../src/api/types.js';
 import { RestClient } from '../../../src/client/index.js';
 import { Supervisor } from '../../../src/supervisor/index.js';
-import { defaultLocalConfig, startCluster, type Cluster, type ClusterNode } from '../../../src/up/cluster.js';
+import { defaultLocalConfig } from '../../../src/agent/localconfig.js';
+import { startCluster, type Cluster, type ClusterNode } from '../../../src/up/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -58,7 +59,8 @@ describe('node lifecycle controller', () => {
       return ready(last)?.status === 'True' ? last : undefined;
     });
     assert.equal(tainted(live), false);
-    // A live agent renews its Lease: it is never marked, however long it runs past the grace period.
+    // A live agent renews its Lease: it is never marked, however long it runs past the grace period. A soak in wall
+    // time (the controller and the agent are other processes, on their own clocks): the pause paces the samples.
     const watchUntil = Date.now() + GRACE_MS + 2_000;
     while (Date.now() < watchUntil) {
       last = await admin.get<Node>(path);

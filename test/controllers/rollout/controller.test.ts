@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
 import { rolloutController } from '../../../src/controllers/rollout/index.js';
 import { RolloutController } from '../../../src/controllers/rollout/controller.js';
-import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/controllers/rollout/resource.js';
+import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/api/dkc/rollout.js';
 import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../agent/node/fakeclock.js';

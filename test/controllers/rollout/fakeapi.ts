@@ -1,4 +1,5 @@
-// An in-memory API for the controller tests: nodes, ConfigMaps, node Leases, NodeConfigRollouts (with /status) and
+// An in-memory API for the controller tests: nodes, ConfigMaps, node Leases, NodeConfigRollouts (with /status),
+// NodeConfigs (with /status; created as the controller creates them), /version and the dkc.io group's discovery, and
 // events, with resourceVersions, 409 on a stale resourceVersion, JSON merge patch, deletion with finalizers, and
 // list+watch through the client's real WatchStream. Every write is recorded, and a test awaits the write that makes a
 // condition true instead of sleeping.
@@ -21,9 +22,10 @@ const COLLECTIONS: Record<string, string> = {
   '/api/v1/configmaps': 'configmaps',
   '/apis/dkc.io/v1alpha1/nodeconfigrollouts': 'rollouts',
   '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases': 'leases',
+  '/apis/dkc.io/v1alpha1/nodeconfigs': 'nodeconfigs',
 };
 
-type Kind = 'nodes' | 'configmaps' | 'rollouts' | 'leases';
+type Kind = 'nodes' | 'configmaps' | 'rollouts' | 'leases' | 'nodeconfigs';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
@@ -61,7 +63,7 @@ const CONFIGMAP_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/;
 
 export class FakeApi implements RolloutClient {
   private rv = 1;
-  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map(), leases: new Map() };
+  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map(), leases: new Map(), nodeconfigs: new Map() };
   private readonly history: { rv: number; kind: string; type: 'ADDED' | 'MODIFIED' | 'DELETED'; obj: Obj }[] = [];
   private readonly watchers = new Set<{ kind: string; out: PassThrough }>();
   private readonly waiters: { pred: () => boolean; resolve: () => void }[] = [];
@@ -71,6 +73,12 @@ export class FakeApi implements RolloutClient {
   beforeWrite: (w: Write) => void | Promise<void> = () => undefined;
   /** Called after a node changed (the simulated agents react here). */
   onNodeChange: (node: Obj) => void = () => undefined;
+  /** Called after a NodeConfig changed or was created (the simulated agents of the NodeConfig channel react here). */
+  onNodeConfigChange: (nc: Obj) => void = () => undefined;
+  /** What /version answers: dkc server's default release unless a test emulates another. */
+  version = { major: '1', minor: '22', gitVersion: 'v1.22.17-dkc.0' };
+  /** Whether the dkc.io group lists nodeconfigs. */
+  servesNodeConfigs = true;
 
   // ---- test side ----------------------------------------------------------------------------------------------
 
@@ -124,7 +132,7 @@ export class FakeApi implements RolloutClient {
 
   list<T>(path: string, _options?: ListOptions): Promise<T> {
     const kind = COLLECTIONS[path];
-    if (!kind) return Promise.reject(notFound(path));
+    if (!kind || (kind === 'nodeconfigs' && !this.servesNodeConfigs)) return Promise.reject(notFound(path));
     return Promise.resolve({ metadata: { resourceVersion: String(this.rv) }, items: [...this.stores[kind]!.values()].map(clone) } as T);
   }
 
@@ -141,6 +149,12 @@ export class FakeApi implements RolloutClient {
   }
 
   get<T>(path: string, _options: CallOptions = {}): Promise<T> {
+    if (path === '/version') return Promise.resolve(clone(this.version) as T);
+    if (path === '/apis/dkc.io/v1alpha1') {
+      const names = ['nodeconfigrollouts', 'nodeconfigpolicies', ...(this.servesNodeConfigs ? ['nodeconfigs', 'nodeconfigs/status'] : [])];
+      return Promise.resolve({ kind: 'APIResourceList', groupVersion: 'dkc.io/v1alpha1', resources: names.map((name) => ({ name })) } as T);
+    }
+    if (path === '/apis/dkc.io/v1alpha1/nodeconfigs' && !this.servesNodeConfigs) return Promise.reject(notFound(path));
     const m = CONFIGMAP_PATH.exec(path);
     const o = m ? this.stores['configmaps']!.get(`${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`) : undefined;
     return o ? Promise.resolve(clone(o) as T) : Promise.reject(notFound(path));
@@ -152,6 +166,7 @@ export class FakeApi implements RolloutClient {
       if (want !== undefined && want !== current.metadata.resourceVersion) throw conflict(path);
       const next = mergePatch(current, patch) as Obj;
       // A patch of the main resource leaves status alone, as the status subresource splits them.
+      if (path.includes('/nodeconfigs/')) next['status'] = current['status'];
       if (path.includes('nodeconfigrollouts')) {
         next['status'] = current['status'];
         const specChanged = JSON.stringify(next['spec']) !== JSON.stringify(current['spec']);
@@ -177,6 +192,7 @@ export class FakeApi implements RolloutClient {
     this.writes.push(w);
     const cm = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(path);
     if (cm) return this.createConfigMap<T>(body as Obj);
+    if (path === '/apis/dkc.io/v1alpha1/nodeconfigs') return this.createNodeConfig<T>(body as Obj);
     this.events.push(clone(body as Obj));
     this.settle();
     return clone(body) as T;
@@ -190,12 +206,20 @@ export class FakeApi implements RolloutClient {
     return this.put('configmaps', { ...body, metadata: { ...body.metadata, uid: `uid-${key}` } }) as T;
   }
 
+  private createNodeConfig<T>(body: Obj): T {
+    const key = this.keyOf('nodeconfigs', body);
+    if (this.stores['nodeconfigs']!.has(key)) throw alreadyExists(key);
+    const created = this.put('nodeconfigs', { ...body, metadata: { ...body.metadata, uid: `uid-nc-${key}` } });
+    this.onNodeConfigChange(clone(created));
+    return created as T;
+  }
+
   private keyOf(kind: string, obj: Obj): string {
     return kind === 'configmaps' || kind === 'leases' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');
   }
 
   private locate(path: string): { kind: string; name: string } {
-    const m = /^(\/api\/v1\/nodes|\/apis\/dkc\.io\/v1alpha1\/nodeconfigrollouts)\/([^/]+)(\/status)?$/.exec(path);
+    const m = /^(\/api\/v1\/nodes|\/apis\/dkc\.io\/v1alpha1\/nodeconfigrollouts|\/apis\/dkc\.io\/v1alpha1\/nodeconfigs)\/([^/]+)(\/status)?$/.exec(path);
     if (!m) throw notFound(path);
     return { kind: COLLECTIONS[m[1]!]!, name: decodeURIComponent(m[2]!) };
   }
@@ -217,6 +241,7 @@ export class FakeApi implements RolloutClient {
     this.stores[kind]!.set(name, next);
     this.emit(kind, 'MODIFIED', next);
     if (kind === 'nodes') this.onNodeChange(clone(next));
+    if (kind === 'nodeconfigs') this.onNodeConfigChange(clone(next));
     return clone(next) as T;
   }
 

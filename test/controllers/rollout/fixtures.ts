@@ -9,7 +9,7 @@ import {
   type NodeProgress,
   type RolloutSpec,
   type RolloutStatus,
-} from '../../../src/controllers/rollout/resource.js';
+} from '../../../src/api/dkc/rollout.js';
 
 export const T0 = Date.UTC(2026, 0, 10, 12, 0, 0);
 export const at = (seconds: number): Date => new Date(T0 + seconds * 1000);

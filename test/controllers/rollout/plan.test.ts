@@ -13,7 +13,7 @@ import {
   ROLLOUT_FINALIZER,
   type NodeProgress,
   type RolloutStatus,
-} from '../../../src/controllers/rollout/resource.js';
+} from '../../../src/api/dkc/rollout.js';
 import { CM, NEW, NEW_ACTIVE, OLD, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';
 
 const blue = (n: number): Node[] => Array.from({ length: n }, (_, i) => node(`node-${i + 1}`));

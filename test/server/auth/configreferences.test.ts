@@ -1,6 +1,6 @@
 // Which requests name ConfigMaps as config (each needs get on them, as the requesting user) and which rollout writes
 // assign config (they need update on nodes/configsource): the pure halves of the two admission checks. The end to
-// end behaviour through kubectl is in test/security/rollout-references.test.ts.
+// end behaviour through kubectl is in test/security/rollout-references.e2e.test.ts.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,7 +9,8 @@ import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes, AuthorizationAttributes, Authorizer, UserInfo } from '../../../src/server/authz.js';
 import { configMapReferences, namedConfigMaps } from '../../../src/server/auth/configreferences.js';
 import { configSourcePermission, rolloutAssignment } from '../../../src/server/auth/configsource.js';
-import { nodes, type ResourceDef } from '../../../src/server/registry.js';
+import { nodes } from '../../../src/server/registry.js';
+import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const rollouts = { group: 'dkc.io', plural: 'nodeconfigrollouts' } as ResourceDef;
 const user: UserInfo = { name: 'mallory', groups: ['system:authenticated'] };

@@ -19,7 +19,7 @@ import { answerReview } from '../../../src/server/auth/reviews.js';
 import { selfSubjectRulesReviews } from '../../../src/server/auth/rulesreview.js';
 import { selfSubjectReviews } from '../../../src/server/auth/selfsubjectreview.js';
 import { compactString, describeMissing, uncovered } from '../../../src/server/auth/rulecover.js';
-import type { ResourceDef } from '../../../src/server/registry.js';
+import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const RBAC = 'rbac.authorization.k8s.io';
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>

@@ -3,7 +3,7 @@
 // today's server, puts their keys back where the old layout had them, and starts the server on that store: every
 // object is served again (kubectl), now under its own prefix, none left behind, the built-ins untouched, and a second
 // start has nothing to move. Over etcd, two replicas starting together on such a store move each object once.
-// Run once per backend (migration.test.ts: SQLite, migration.etcd.test.ts: etcd).
+// Run once per backend (migration.e2e.test.ts: SQLite, migration.etcd.e2e.test.ts: etcd).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -423,7 +423,7 @@ describe('the NodeConfigRollout CRD (deploy/crds)', () => {
     assert.deepEqual(s.prune(obj), []);
     s.applyDefaults(obj);
     const spec = obj['spec'] as Record<string, unknown>;
-    assert.deepEqual(spec['strategy'], { canary: 1, maxUnavailable: 1, soakSeconds: 0, pauseAfterCanary: false });
+    assert.deepEqual(spec['strategy'], { canary: 1, maxUnavailable: 1, soakSeconds: 0, pauseAfterCanary: false, skipIncompatible: false });
     assert.equal(spec['progressDeadlineSeconds'], 120);
     assert.equal(spec['failurePolicy'], 'Revert');
     assert.deepEqual(s.validate(obj), []);

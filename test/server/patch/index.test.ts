@@ -25,7 +25,7 @@ describe('patch entry point', () => {
   });
 
   it('maps error codes to 400 for malformed patches and 422 otherwise', () => {
-    const expected: Record<PatchErrorCode, number> = { 'invalid-patch': 400, 'patch-conflict': 422, 'test-failed': 422, 'missing-path': 422 };
+    const expected: Record<PatchErrorCode, number> = { 'DKC_PATCH_INVALID': 400, 'DKC_PATCH_CONFLICT': 422, 'DKC_PATCH_TEST_FAILED': 422, 'DKC_PATCH_MISSING_PATH': 422 };
     assert.deepEqual({ ...patchErrorHttpStatus }, expected);
     for (const code of Object.keys(expected) as PatchErrorCode[]) {
       const err = new PatchError(code, 'm');
@@ -48,12 +48,12 @@ describe('patch entry point', () => {
       }
       return 'no error';
     };
-    assert.equal(codeOf(() => applyPatch('json', node, { spec: {} }, 'Node')), 'invalid-patch');
-    assert.equal(codeOf(() => applyPatch('json', node, [{ op: 'remove', path: '/spec/foo' }], 'Node')), 'missing-path');
-    assert.equal(codeOf(() => applyPatch('json', node, [{ op: 'test', path: '/metadata/name', value: 'm' }], 'Node')), 'test-failed');
-    assert.equal(codeOf(() => applyPatch('merge', node, [], 'Node')), 'invalid-patch');
-    assert.equal(codeOf(() => applyPatch('strategic', node, { spec: { $patch: 'x' } }, 'Node')), 'invalid-patch');
-    assert.equal(codeOf(() => applyPatch('strategic', { spec: { podCIDRs: [{}] } }, { spec: { podCIDRs: ['a'] } }, 'Node')), 'patch-conflict');
+    assert.equal(codeOf(() => applyPatch('json', node, { spec: {} }, 'Node')), 'DKC_PATCH_INVALID');
+    assert.equal(codeOf(() => applyPatch('json', node, [{ op: 'remove', path: '/spec/foo' }], 'Node')), 'DKC_PATCH_MISSING_PATH');
+    assert.equal(codeOf(() => applyPatch('json', node, [{ op: 'test', path: '/metadata/name', value: 'm' }], 'Node')), 'DKC_PATCH_TEST_FAILED');
+    assert.equal(codeOf(() => applyPatch('merge', node, [], 'Node')), 'DKC_PATCH_INVALID');
+    assert.equal(codeOf(() => applyPatch('strategic', node, { spec: { $patch: 'x' } }, 'Node')), 'DKC_PATCH_INVALID');
+    assert.equal(codeOf(() => applyPatch('strategic', { spec: { podCIDRs: [{}] } }, { spec: { podCIDRs: ['a'] } }, 'Node')), 'DKC_PATCH_CONFLICT');
     assert.equal(codeOf(() => applyPatch('strategic', node, { spec: { unschedulable: true } }, 'Node')), 'no error');
   });
 
@@ -67,7 +67,7 @@ describe('patch entry point', () => {
     const hostile = new Proxy({}, { ownKeys: () => { throw new RangeError('nope'); } });
     assert.throws(() => applyPatch('merge', {}, hostile, 'Node'), (err: unknown) => {
       assert.ok(err instanceof PatchError);
-      assert.equal(err.code, 'invalid-patch');
+      assert.equal(err.code, 'DKC_PATCH_INVALID');
       assert.ok(err.cause instanceof RangeError);
       return true;
     });

@@ -74,7 +74,7 @@ describe('RFC 6902 appendix A', () => {
     );
   });
   it('A.9 reports a failing test', () => {
-    throwsPatch(() => apply({ baz: 'qux' }, [{ op: 'test', path: '/baz', value: 'bar' }]), 'test-failed', /testing value "\/baz" failed: test failed/);
+    throwsPatch(() => apply({ baz: 'qux' }, [{ op: 'test', path: '/baz', value: 'bar' }]), 'DKC_PATCH_TEST_FAILED', /testing value "\/baz" failed: test failed/);
   });
   it('A.10 adds a nested member object', () => {
     assert.deepEqual(apply({ foo: 'bar' }, [{ op: 'add', path: '/child', value: { grandchild: {} } }]), { foo: 'bar', child: { grandchild: {} } });
@@ -83,18 +83,18 @@ describe('RFC 6902 appendix A', () => {
     assert.deepEqual(apply({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }]), { foo: 'bar', baz: 'qux' });
   });
   it('A.12 refuses to add to a nonexistent target', () => {
-    throwsPatch(() => apply({ foo: 'bar' }, [{ op: 'add', path: '/baz/bat', value: 'qux' }]), 'missing-path', /doc is missing path: "\/baz\/bat"/);
+    throwsPatch(() => apply({ foo: 'bar' }, [{ op: 'add', path: '/baz/bat', value: 'qux' }]), 'DKC_PATCH_MISSING_PATH', /doc is missing path: "\/baz\/bat"/);
   });
   it('A.13 (duplicate "op", as parsed: the last one wins) removes a missing member and fails', () => {
     const parsed = JSON.parse('[{ "op": "add", "path": "/baz", "value": "qux", "op": "remove" }]') as JsonValue;
-    throwsPatch(() => apply({ foo: 'bar' }, parsed), 'missing-path');
+    throwsPatch(() => apply({ foo: 'bar' }, parsed), 'DKC_PATCH_MISSING_PATH');
   });
   it('A.14 decodes ~ escapes in the right order', () => {
     const doc = { '/': 9, '~1': 10 };
     assert.deepEqual(apply(doc, [{ op: 'test', path: '/~01', value: 10 }]), doc);
   });
   it('A.15 does not equate strings and numbers', () => {
-    throwsPatch(() => apply({ '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: '10' }]), 'test-failed');
+    throwsPatch(() => apply({ '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: '10' }]), 'DKC_PATCH_TEST_FAILED');
   });
   it('A.16 adds an array value', () => {
     assert.deepEqual(apply({ foo: ['bar'] }, [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }]), { foo: ['bar', ['abc', 'def']] });
@@ -106,9 +106,9 @@ describe('pointers and indices', () => {
     assert.deepEqual(parsePointer(''), []);
     assert.deepEqual(parsePointer('/'), ['']);
     assert.deepEqual(parsePointer('/a~1b/m~0n/~01'), ['a/b', 'm~n', '~1']);
-    throwsPatch(() => parsePointer('a/b'), 'invalid-patch');
-    throwsPatch(() => parsePointer('/a~2'), 'invalid-patch');
-    throwsPatch(() => parsePointer('/a~'), 'invalid-patch');
+    throwsPatch(() => parsePointer('a/b'), 'DKC_PATCH_INVALID');
+    throwsPatch(() => parsePointer('/a~2'), 'DKC_PATCH_INVALID');
+    throwsPatch(() => parsePointer('/a~'), 'DKC_PATCH_INVALID');
   });
 
   it('addresses annotation keys with "/" through ~1', () => {
@@ -123,20 +123,20 @@ describe('pointers and indices', () => {
   it('appends with "-" and inserts at index == length, but not past it', () => {
     assert.deepEqual(apply({ a: [1] }, [{ op: 'add', path: '/a/1', value: 2 }]), { a: [1, 2] });
     assert.deepEqual(apply({ a: [] }, [{ op: 'add', path: '/a/-', value: 1 }]), { a: [1] });
-    throwsPatch(() => apply({ a: [1] }, [{ op: 'add', path: '/a/3', value: 2 }]), 'missing-path');
+    throwsPatch(() => apply({ a: [1] }, [{ op: 'add', path: '/a/3', value: 2 }]), 'DKC_PATCH_MISSING_PATH');
   });
 
   it('rejects non-canonical and out-of-range indices', () => {
-    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'add', path: '/a/01', value: 0 }]), 'missing-path');
-    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'remove', path: '/a/2' }]), 'missing-path');
-    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'remove', path: '/a/-' }]), 'missing-path');
-    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'replace', path: '/a/x', value: 0 }]), 'missing-path');
-    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'remove', path: '/a/-1' }]), 'missing-path');
+    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'add', path: '/a/01', value: 0 }]), 'DKC_PATCH_MISSING_PATH');
+    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'remove', path: '/a/2' }]), 'DKC_PATCH_MISSING_PATH');
+    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'remove', path: '/a/-' }]), 'DKC_PATCH_MISSING_PATH');
+    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'replace', path: '/a/x', value: 0 }]), 'DKC_PATCH_MISSING_PATH');
+    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'remove', path: '/a/-1' }]), 'DKC_PATCH_MISSING_PATH');
   });
 
   it('treats members named like Object.prototype properties as ordinary keys', () => {
-    throwsPatch(() => apply({}, [{ op: 'remove', path: '/toString' }]), 'missing-path');
-    throwsPatch(() => apply({}, [{ op: 'test', path: '/constructor', value: null }]), 'test-failed');
+    throwsPatch(() => apply({}, [{ op: 'remove', path: '/toString' }]), 'DKC_PATCH_MISSING_PATH');
+    throwsPatch(() => apply({}, [{ op: 'test', path: '/constructor', value: null }]), 'DKC_PATCH_TEST_FAILED');
     const out = apply({}, [{ op: 'add', path: '/__proto__', value: { polluted: true } }]);
     assert.ok(Object.prototype.hasOwnProperty.call(out, '__proto__'));
     assert.equal(Object.getPrototypeOf(out), Object.prototype);
@@ -147,8 +147,8 @@ describe('pointers and indices', () => {
   it('replaces and tests the whole document with the empty pointer', () => {
     assert.deepEqual(apply({ a: 1 }, [{ op: 'replace', path: '', value: { b: 2 } }]), { b: 2 });
     assert.deepEqual(apply({ a: 1 }, [{ op: 'test', path: '', value: { a: 1 } }]), { a: 1 });
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'replace', path: '', value: [1] }]), 'invalid-patch', /must be a JSON object/);
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'remove', path: '' }]), 'invalid-patch');
+    throwsPatch(() => apply({ a: 1 }, [{ op: 'replace', path: '', value: [1] }]), 'DKC_PATCH_INVALID', /must be a JSON object/);
+    throwsPatch(() => apply({ a: 1 }, [{ op: 'remove', path: '' }]), 'DKC_PATCH_INVALID');
   });
 });
 
@@ -157,7 +157,7 @@ describe('operations', () => {
     const out = apply({ a: 1, b: 2, c: 3 }, [{ op: 'replace', path: '/b', value: null }]);
     assert.deepEqual(Object.keys(out), ['a', 'b', 'c']);
     assert.equal(out['b'], null);
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'replace', path: '/spec/foo', value: 1 }]), 'missing-path', /replace operation does not apply: doc is missing key: "\/spec\/foo"/);
+    throwsPatch(() => apply({ a: 1 }, [{ op: 'replace', path: '/spec/foo', value: 1 }]), 'DKC_PATCH_MISSING_PATH', /replace operation does not apply: doc is missing key: "\/spec\/foo"/);
   });
 
   it('add replaces an existing member', () => {
@@ -174,15 +174,15 @@ describe('operations', () => {
 
   it('move onto itself is a no-op, into its own child is malformed', () => {
     assert.deepEqual(apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a' }]), { a: { b: 1 } });
-    throwsPatch(() => apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/b/c' }]), 'invalid-patch', /own child/);
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'move', from: '', path: '/x' }]), 'invalid-patch');
+    throwsPatch(() => apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/b/c' }]), 'DKC_PATCH_INVALID', /own child/);
+    throwsPatch(() => apply({ a: 1 }, [{ op: 'move', from: '', path: '/x' }]), 'DKC_PATCH_INVALID');
     // A sibling sharing a name prefix is not a child.
     assert.deepEqual(apply({ a: 1 }, [{ op: 'move', from: '/a', path: '/ab' }]), { ab: 1 });
   });
 
   it('move and copy need an existing source', () => {
-    throwsPatch(() => apply({}, [{ op: 'move', from: '/nope', path: '/x' }]), 'missing-path', /doc is missing from path: "\/nope"/);
-    throwsPatch(() => apply({}, [{ op: 'copy', from: '/nope', path: '/x' }]), 'missing-path');
+    throwsPatch(() => apply({}, [{ op: 'move', from: '/nope', path: '/x' }]), 'DKC_PATCH_MISSING_PATH', /doc is missing from path: "\/nope"/);
+    throwsPatch(() => apply({}, [{ op: 'copy', from: '/nope', path: '/x' }]), 'DKC_PATCH_MISSING_PATH');
   });
 
   it('test compares structurally, ignoring member order', () => {
@@ -192,10 +192,10 @@ describe('operations', () => {
       { op: 'remove', path: '/spec/configSource' },
     ];
     assert.deepEqual(apply(doc, patch), { spec: {} });
-    throwsPatch(() => apply(doc, [{ op: 'test', path: '/spec/configSource/configMap', value: { name: 'c' } }]), 'test-failed');
-    throwsPatch(() => apply(doc, [{ op: 'test', path: '/spec/missing', value: null }]), 'test-failed');
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'test', path: '/a', value: 1.5 }]), 'test-failed');
-    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'test', path: '/a', value: [2, 1] }]), 'test-failed');
+    throwsPatch(() => apply(doc, [{ op: 'test', path: '/spec/configSource/configMap', value: { name: 'c' } }]), 'DKC_PATCH_TEST_FAILED');
+    throwsPatch(() => apply(doc, [{ op: 'test', path: '/spec/missing', value: null }]), 'DKC_PATCH_TEST_FAILED');
+    throwsPatch(() => apply({ a: 1 }, [{ op: 'test', path: '/a', value: 1.5 }]), 'DKC_PATCH_TEST_FAILED');
+    throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'test', path: '/a', value: [2, 1] }]), 'DKC_PATCH_TEST_FAILED');
   });
 
   it('is atomic: a failing operation leaves no partial result and the input untouched', () => {
@@ -207,7 +207,7 @@ describe('operations', () => {
           { op: 'add', path: '/metadata/labels/b', value: '2' },
           { op: 'test', path: '/metadata/labels/a', value: 'other' },
         ]),
-      'test-failed',
+      'DKC_PATCH_TEST_FAILED',
     );
     assert.deepEqual(doc, snapshot);
   });
@@ -234,16 +234,16 @@ describe('operations', () => {
 
 describe('malformed JSON patches', () => {
   it('rejects an object body (client-node default content type) with a hint', () => {
-    throwsPatch(() => apply({}, { spec: { unschedulable: true } }), 'invalid-patch', /must be a JSON array of operations, got an object/);
+    throwsPatch(() => apply({}, { spec: { unschedulable: true } }), 'DKC_PATCH_INVALID', /must be a JSON array of operations, got an object/);
   });
 
   it('rejects other non-array bodies', () => {
-    for (const body of [null, 'add', 3, true]) throwsPatch(() => apply({}, body), 'invalid-patch');
+    for (const body of [null, 'add', 3, true]) throwsPatch(() => apply({}, body), 'DKC_PATCH_INVALID');
   });
 
   it('validates every operation before applying any', () => {
     // The first operation would fail its test; the malformed second one is what gets reported.
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }, { op: 'add', value: 1 }]), 'invalid-patch');
+    throwsPatch(() => apply({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }, { op: 'add', value: 1 }]), 'DKC_PATCH_INVALID');
   });
 
   it('rejects operations with missing or mistyped members', () => {
@@ -261,8 +261,8 @@ describe('malformed JSON patches', () => {
       [{ op: 'ADD', path: '/a', value: 1 }],
       [{ op: 'add', path: 'a', value: 1 }],
     ];
-    for (const patch of cases) throwsPatch(() => apply({ a: 0 }, patch), 'invalid-patch');
-    throwsPatch(() => apply({}, [{ op: 'frobnicate', path: '/a' }]), 'invalid-patch', /Unexpected kind: frobnicate/);
+    for (const patch of cases) throwsPatch(() => apply({ a: 0 }, patch), 'DKC_PATCH_INVALID');
+    throwsPatch(() => apply({}, [{ op: 'frobnicate', path: '/a' }]), 'DKC_PATCH_INVALID', /Unexpected kind: frobnicate/);
   });
 
   it('accepts null as an explicit value', () => {
@@ -277,14 +277,14 @@ describe('malformed JSON patches', () => {
 describe('limits', () => {
   it('caps the number of operations', () => {
     const ops = Array.from({ length: MAX_JSON_PATCH_OPERATIONS + 1 }, () => ({ op: 'test', path: '', value: {} }));
-    throwsPatch(() => applyJsonPatch({}, ops), 'invalid-patch', /maximum operations/);
+    throwsPatch(() => applyJsonPatch({}, ops), 'DKC_PATCH_INVALID', /maximum operations/);
     assert.deepEqual(applyJsonPatch({}, ops.slice(1)), {});
   });
 
   it('stops copy amplification', () => {
     // Each copy of the whole document into a new member doubles its size.
     const ops = Array.from({ length: 40 }, (_, i) => ({ op: 'copy', from: '', path: `/c${i}` }));
-    throwsPatch(() => applyJsonPatch({ seed: 'x'.repeat(100) }, ops), 'invalid-patch', /accumulated size/);
+    throwsPatch(() => applyJsonPatch({ seed: 'x'.repeat(100) }, ops), 'DKC_PATCH_INVALID', /accumulated size/);
   });
 
   it('rejects results nested deeper than the limit, however they were built', () => {
@@ -293,13 +293,13 @@ describe('limits', () => {
     // The patch itself is exactly MAX_DEPTH deep (array, operation, value), and so is this result.
     const ok = applyJsonPatch({ b: {} }, [{ op: 'add', path: '/b/a', value }]);
     assert.ok(ok['b']);
-    throwsPatch(() => applyJsonPatch({ b: { c: {} } }, [{ op: 'add', path: '/b/c/a', value }]), 'invalid-patch', /deeper than 100/);
-    throwsPatch(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: { v: value } }]), 'invalid-patch', /deeper than 100/);
+    throwsPatch(() => applyJsonPatch({ b: { c: {} } }, [{ op: 'add', path: '/b/c/a', value }]), 'DKC_PATCH_INVALID', /deeper than 100/);
+    throwsPatch(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: { v: value } }]), 'DKC_PATCH_INVALID', /deeper than 100/);
     // Moving a subtree under its sibling, repeatedly, deepens the document one level per operation.
     const ops: JsonValue[] = [];
     for (let i = 0; i < 200; i++) {
       ops.push({ op: 'add', path: '/n', value: {} }, { op: 'move', from: '/t', path: '/n/t' }, { op: 'move', from: '/n', path: '/t' });
     }
-    throwsPatch(() => applyJsonPatch({ t: {} }, ops), 'invalid-patch', /deeper than 100/);
+    throwsPatch(() => applyJsonPatch({ t: {} }, ops), 'DKC_PATCH_INVALID', /deeper than 100/);
   });
 });

@@ -21,7 +21,7 @@ function rejects(patch: unknown, message?: RegExp): void {
     () => applyMergePatch({ a: 'foo' }, patch),
     (err: unknown) => {
       assert.ok(err instanceof PatchError, `expected a PatchError, got ${String(err)}`);
-      assert.equal(err.code, 'invalid-patch');
+      assert.equal(err.code, 'DKC_PATCH_INVALID');
       assert.equal(err.httpStatus, 400);
       if (message) assert.match(err.message, message);
       return true;

@@ -170,12 +170,12 @@ describe('$retainKeys', () => {
   });
 
   it('rejects a patch that sets a key it does not retain', () => {
-    throwsPatch(() => smp({ m: { a: 1 } }, { m: { $retainKeys: ['a'], b: 2 } }, 'Thing'), 'invalid-patch', /retainKeys/);
+    throwsPatch(() => smp({ m: { a: 1 } }, { m: { $retainKeys: ['a'], b: 2 } }, 'Thing'), 'DKC_PATCH_INVALID', /retainKeys/);
   });
 
   it('rejects a $retainKeys that is not a list of strings', () => {
-    throwsPatch(() => smp({ m: {} }, { m: { $retainKeys: 'a' } }, 'Thing'), 'invalid-patch', /retainKeys/);
-    throwsPatch(() => smp({ m: {} }, { m: { $retainKeys: [1] } }, 'Thing'), 'invalid-patch', /retainKeys/);
+    throwsPatch(() => smp({ m: {} }, { m: { $retainKeys: 'a' } }, 'Thing'), 'DKC_PATCH_INVALID', /retainKeys/);
+    throwsPatch(() => smp({ m: {} }, { m: { $retainKeys: [1] } }, 'Thing'), 'DKC_PATCH_INVALID', /retainKeys/);
   });
 });
 
@@ -430,84 +430,84 @@ describe('directive keys never reach the result', () => {
 describe('malformed strategic patches', () => {
   it('rejects non-object bodies', () => {
     for (const body of [[], [{ op: 'add' }], 'x', 1, null, true]) {
-      throwsPatch(() => smp(node(), body), 'invalid-patch', /must be a JSON object/);
+      throwsPatch(() => smp(node(), body), 'DKC_PATCH_INVALID', /must be a JSON object/);
     }
   });
 
   it('rejects unknown $patch values on maps and list elements', () => {
-    throwsPatch(() => smp(node(), { spec: { $patch: 'remove' } }), 'invalid-patch', /unknown patch type: "remove"/);
-    throwsPatch(() => smp(node(), { spec: { $patch: 1 } }), 'invalid-patch', /unknown patch type/);
-    throwsPatch(() => smp(node(), { status: { conditions: [{ type: 'Ready', $patch: 'nuke' }] } }), 'invalid-patch', /unknown patch type/);
-    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ $patch: 'nuke' }] } }), 'invalid-patch', /unknown patch type/);
+    throwsPatch(() => smp(node(), { spec: { $patch: 'remove' } }), 'DKC_PATCH_INVALID', /unknown patch type: "remove"/);
+    throwsPatch(() => smp(node(), { spec: { $patch: 1 } }), 'DKC_PATCH_INVALID', /unknown patch type/);
+    throwsPatch(() => smp(node(), { status: { conditions: [{ type: 'Ready', $patch: 'nuke' }] } }), 'DKC_PATCH_INVALID', /unknown patch type/);
+    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ $patch: 'nuke' }] } }), 'DKC_PATCH_INVALID', /unknown patch type/);
   });
 
   it('rejects merge-list elements without the merge key', () => {
-    throwsPatch(() => smp(node(), { status: { conditions: [{ status: 'True' }] } }), 'invalid-patch', /does not contain declared merge key: type/);
-    throwsPatch(() => smp(node(), { status: { conditions: [{ $patch: 'delete' }] } }), 'invalid-patch', /merge key: type/);
-    throwsPatch(() => smp(node(), { metadata: { ownerReferences: [{ name: 'x' }] } }), 'invalid-patch', /merge key: uid/);
+    throwsPatch(() => smp(node(), { status: { conditions: [{ status: 'True' }] } }), 'DKC_PATCH_INVALID', /does not contain declared merge key: type/);
+    throwsPatch(() => smp(node(), { status: { conditions: [{ $patch: 'delete' }] } }), 'DKC_PATCH_INVALID', /merge key: type/);
+    throwsPatch(() => smp(node(), { metadata: { ownerReferences: [{ name: 'x' }] } }), 'DKC_PATCH_INVALID', /merge key: uid/);
   });
 
   it('rejects elements of the wrong kind in merge lists', () => {
-    throwsPatch(() => smp(node(), { status: { conditions: ['Ready'] } }), 'invalid-patch');
-    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ cidr: 'x' }] } }), 'invalid-patch');
-    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ $patch: 'delete' }] } }), 'invalid-patch', /deleteFromPrimitiveList/);
-    throwsPatch(() => smp(node(), { spec: { podCIDRs: [['x']] } }), 'patch-conflict', /lists of lists/);
-    throwsPatch(() => smp(node(), { status: { conditions: [[{ type: 'x' }]] } }), 'patch-conflict', /lists of lists/);
+    throwsPatch(() => smp(node(), { status: { conditions: ['Ready'] } }), 'DKC_PATCH_INVALID');
+    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ cidr: 'x' }] } }), 'DKC_PATCH_INVALID');
+    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ $patch: 'delete' }] } }), 'DKC_PATCH_INVALID', /deleteFromPrimitiveList/);
+    throwsPatch(() => smp(node(), { spec: { podCIDRs: [['x']] } }), 'DKC_PATCH_CONFLICT', /lists of lists/);
+    throwsPatch(() => smp(node(), { status: { conditions: [[{ type: 'x' }]] } }), 'DKC_PATCH_CONFLICT', /lists of lists/);
   });
 
   it('reports a merge list whose stored elements do not fit as a conflict', () => {
-    throwsPatch(() => smp({ status: { conditions: ['Ready'] } }, { status: { conditions: [{ type: 'Ready' }] } }), 'patch-conflict');
-    throwsPatch(() => smp({ spec: { podCIDRs: [{ a: 1 }] } }, { spec: { podCIDRs: ['x'] } }), 'patch-conflict');
+    throwsPatch(() => smp({ status: { conditions: ['Ready'] } }, { status: { conditions: [{ type: 'Ready' }] } }), 'DKC_PATCH_CONFLICT');
+    throwsPatch(() => smp({ spec: { podCIDRs: [{ a: 1 }] } }, { spec: { podCIDRs: ['x'] } }), 'DKC_PATCH_CONFLICT');
   });
 
   it('rejects bad $setElementOrder lists', () => {
-    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': 'a' } }), 'invalid-patch', /setElementOrder/);
-    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/taints': {} } }), 'invalid-patch', /setElementOrder/);
-    throwsPatch(() => smp(node(), { status: { '$setElementOrder/conditions': [{ status: 'x' }] } }), 'invalid-patch', /merge key: type/);
-    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': [{ a: 1 }] } }), 'invalid-patch');
+    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': 'a' } }), 'DKC_PATCH_INVALID', /setElementOrder/);
+    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/taints': {} } }), 'DKC_PATCH_INVALID', /setElementOrder/);
+    throwsPatch(() => smp(node(), { status: { '$setElementOrder/conditions': [{ status: 'x' }] } }), 'DKC_PATCH_INVALID', /merge key: type/);
+    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': [{ a: 1 }] } }), 'DKC_PATCH_INVALID');
     throwsPatch(
       () => smp(node(), { spec: { '$setElementOrder/podCIDRs': ['a'], podCIDRs: ['b'] } }),
-      'invalid-patch',
+      'DKC_PATCH_INVALID',
       /doesn't match \$setElementOrder\/podCIDRs list/,
     );
     throwsPatch(
       () => smp(node(), { spec: { '$setElementOrder/podCIDRs': ['a', 'b'], podCIDRs: ['b', 'a'] } }),
-      'invalid-patch',
+      'DKC_PATCH_INVALID',
       /doesn't match/,
     );
-    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': ['a'], podCIDRs: 'a' } }), 'invalid-patch');
+    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': ['a'], podCIDRs: 'a' } }), 'DKC_PATCH_INVALID');
   });
 
   it('rejects malformed directive keys', () => {
-    throwsPatch(() => smp(node(), { spec: { $setElementOrder: ['a'] } }), 'invalid-patch', /malformed directive key/);
-    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/': ['a'] } }), 'invalid-patch');
-    throwsPatch(() => smp(node(), { spec: { '$deleteFromPrimitiveListpodCIDRs': ['a'] } }), 'invalid-patch');
+    throwsPatch(() => smp(node(), { spec: { $setElementOrder: ['a'] } }), 'DKC_PATCH_INVALID', /malformed directive key/);
+    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/': ['a'] } }), 'DKC_PATCH_INVALID');
+    throwsPatch(() => smp(node(), { spec: { '$deleteFromPrimitiveListpodCIDRs': ['a'] } }), 'DKC_PATCH_INVALID');
   });
 
   it('rejects bad $deleteFromPrimitiveList values', () => {
-    throwsPatch(() => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': 'a' } }), 'invalid-patch', /primitive list/);
-    throwsPatch(() => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': [{ a: 1 }] } }), 'invalid-patch', /primitive list/);
+    throwsPatch(() => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': 'a' } }), 'DKC_PATCH_INVALID', /primitive list/);
+    throwsPatch(() => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': [{ a: 1 }] } }), 'DKC_PATCH_INVALID', /primitive list/);
   });
 
   it('rejects non-JSON values and excessive nesting', () => {
-    throwsPatch(() => applyStrategicMergePatch(node(), { a: undefined }, 'Node'), 'invalid-patch');
-    throwsPatch(() => applyStrategicMergePatch(node(), { a: Number.NaN }, 'Node'), 'invalid-patch');
-    throwsPatch(() => applyStrategicMergePatch(node(), { a: new Date() }, 'Node'), 'invalid-patch');
-    throwsPatch(() => applyStrategicMergePatch(node(), { a: () => 1 }, 'Node'), 'invalid-patch');
-    throwsPatch(() => applyStrategicMergePatch(node(), { a: 1n }, 'Node'), 'invalid-patch');
+    throwsPatch(() => applyStrategicMergePatch(node(), { a: undefined }, 'Node'), 'DKC_PATCH_INVALID');
+    throwsPatch(() => applyStrategicMergePatch(node(), { a: Number.NaN }, 'Node'), 'DKC_PATCH_INVALID');
+    throwsPatch(() => applyStrategicMergePatch(node(), { a: new Date() }, 'Node'), 'DKC_PATCH_INVALID');
+    throwsPatch(() => applyStrategicMergePatch(node(), { a: () => 1 }, 'Node'), 'DKC_PATCH_INVALID');
+    throwsPatch(() => applyStrategicMergePatch(node(), { a: 1n }, 'Node'), 'DKC_PATCH_INVALID');
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;
-    throwsPatch(() => applyStrategicMergePatch(node(), cyclic, 'Node'), 'invalid-patch', /deeper than 100/);
+    throwsPatch(() => applyStrategicMergePatch(node(), cyclic, 'Node'), 'DKC_PATCH_INVALID', /deeper than 100/);
     let deep: JsonValue = {};
     for (let i = 1; i < MAX_DEPTH; i++) deep = { d: deep };
     assert.ok(applyStrategicMergePatch({}, deep, 'Node'));
-    throwsPatch(() => applyStrategicMergePatch({}, { d: deep }, 'Node'), 'invalid-patch', /deeper than 100/);
-    throwsPatch(() => applyStrategicMergePatch({ d: deep } as JsonObject, {}, 'Node'), 'invalid-patch', /object being patched/);
+    throwsPatch(() => applyStrategicMergePatch({}, { d: deep }, 'Node'), 'DKC_PATCH_INVALID', /deeper than 100/);
+    throwsPatch(() => applyStrategicMergePatch({ d: deep } as JsonObject, {}, 'Node'), 'DKC_PATCH_INVALID', /object being patched/);
   });
 
   it('reports a throwing getter as a PatchError', () => {
     const hostile = Object.defineProperty({}, 'x', { enumerable: true, get: () => { throw new Error('boom'); } });
-    throwsPatch(() => applyStrategicMergePatch(node(), hostile, 'Node'), 'invalid-patch', /could not be read/);
+    throwsPatch(() => applyStrategicMergePatch(node(), hostile, 'Node'), 'DKC_PATCH_INVALID', /could not be read/);
   });
 });
 
@@ -532,7 +532,7 @@ describe('schema and entry point', () => {
     assert.deepEqual(applyPatch('strategic', doc, { spec: { podCIDRs: ['b'] } }, 'Node'), { spec: { podCIDRs: ['b', 'a'] } });
     assert.deepEqual(applyPatch('merge', doc, { spec: { podCIDRs: ['b'] } }, 'Node'), { spec: { podCIDRs: ['b'] } });
     assert.deepEqual(applyPatch('json', doc, [{ op: 'add', path: '/spec/podCIDRs/-', value: 'b' }], 'Node'), { spec: { podCIDRs: ['a', 'b'] } });
-    throwsPatch(() => applyPatch('apply' as unknown as 'json', doc, {}, 'Node'), 'invalid-patch', /unsupported patch type/);
+    throwsPatch(() => applyPatch('apply' as unknown as 'json', doc, {}, 'Node'), 'DKC_PATCH_INVALID', /unsupported patch type/);
   });
 
   it('never mutates inputs, even through merge lists and fresh values', () => {

@@ -11,7 +11,7 @@ import { CONFIG_FLAGS_ANNOTATION } from '../../../src/nodepolicy/flags.js';
 import { nodeConfigPolicy } from '../../../src/server/policy/admission.js';
 import { ConfigReader, configMapRefOf } from '../../../src/server/policy/configs.js';
 import { nodes } from '../../../src/server/registry.js';
-import type { ResourceDef } from '../../../src/server/registry.js';
+import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const doc = (extra: string) => `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${extra}`;
 const cm = (name: string, text: string, binary = false): KubeObject => ({
@@ -28,11 +28,11 @@ class FakeReads implements ServerReads {
       throw new Error('connection refused');
     },
   ) {}
-  get(group: string, plural: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  get(_group: string, plural: string, namespace: string, name: string): Promise<KubeObject | undefined> {
     this.calls.push(`get ${plural} ${name}`);
     return Promise.resolve((this.objects.configMaps ?? []).find((o) => o.metadata.name === name && o.metadata.namespace === namespace));
   }
-  list(group: string, plural: string): Promise<KubeObject[]> {
+  list(_group: string, plural: string): Promise<KubeObject[]> {
     this.calls.push(`list ${plural}`);
     return Promise.resolve(plural === 'nodes' ? (this.objects.nodes ?? []) : (this.objects.policies ?? []));
   }
@@ -128,7 +128,7 @@ describe('NodeConfigPolicy admission', () => {
 
   it('a missing target ConfigMap is not a policy matter', async () => {
     const plugin = nodeConfigPolicy(() => new FakeReads({ policies: [policy('p', 'Deny')], configMaps }));
-    await plugin.validate!(attrs(node('n1', ref('absent')), node('n1', null)));
+    await assert.doesNotReject(async () => plugin.validate!(attrs(node('n1', ref('absent')), node('n1', null))));
   });
 
   it('judges a rollout for every node it selects, rendering layers; later writes that keep the target are not judged', async () => {

@@ -9,7 +9,7 @@ test('sources: ConfigMaps with and without a key, nodes, files', () => {
   assert.deepEqual(parseSource('./cm/a/b'), { kind: 'file', path: './cm/a/b' });
   assert.deepEqual(parseSource('kubelet.yaml'), { kind: 'file', path: 'kubelet.yaml' });
   for (const bad of ['cm/onlyname', 'cm/a/b/c', 'cm//b', 'cm/a/b:', 'node/', 'node/a/b', '']) {
-    assert.throws(() => parseSource(bad), (e: unknown) => e instanceof ConfigCommandError && e.code === 'invalid-source', bad);
+    assert.throws(() => parseSource(bad), (e: unknown) => e instanceof ConfigCommandError && e.code === 'DKC_CONFIG_INVALID_SOURCE', bad);
   }
   assert.equal(sourceName(parseSource('cm/ns/x')), 'cm/ns/x:kubelet');
 });

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { exitCodeFor, exitCodeForPhase, progressBar, progressLines } from '../../../src/workflow/rollout/render.js';
-import type { RolloutStatus } from '../../../src/workflow/rollout/types.js';
+import type { RolloutStatus } from '../../../src/api/dkc/rollout.js';
 
 const pending: RolloutStatus = { phase: 'Pending' };
 const canary: RolloutStatus = {
@@ -35,6 +35,25 @@ describe('progressLines', () => {
     assert.deepEqual(progressLines('r', undefined, undefined, true), ['Waiting for nodeconfigrollout "r" to start...']);
     assert.deepEqual(progressLines('r', undefined, pending, true), ['Waiting for nodeconfigrollout "r" to start...']);
     assert.deepEqual(progressLines('r', undefined, pending), [], 'not again on the next event');
+  });
+
+  it('names each node left out for its kubelet version once, while it waits to start and as it goes', () => {
+    const incompatible = [
+      { node: 'old-1', kubeletVersion: '1.22', reason: 'unknown field singleProcessOOMKill' },
+      { node: 'old-2', kubeletVersion: '1.30', reason: 'unknown field singleProcessOOMKill' },
+    ];
+    const blocked: RolloutStatus = { phase: 'Pending', incompatibleNodes: 1, incompatible: incompatible.slice(0, 1) };
+    assert.deepEqual(progressLines('r', undefined, blocked, true), [
+      'Waiting for nodeconfigrollout "r" to start...',
+      'node old-1 left out: its kubelet 1.22 cannot run the config (unknown field singleProcessOOMKill)',
+    ]);
+    const done: RolloutStatus = { ...succeeded,  incompatibleNodes: 2, incompatible };
+    assert.deepEqual(progressLines('r', blocked, done), [
+      'node old-2 left out: its kubelet 1.30 cannot run the config (unknown field singleProcessOOMKill)',
+      'canary started: node-1',
+      'batch 1 started: node-2, node-3',
+      'nodeconfigrollout "r" successfully rolled out (3 of 3 nodes succeeded, 2 left out as incompatible)',
+    ]);
   });
 
   it('prints a line per batch as it starts, then the phase reached, each once', () => {

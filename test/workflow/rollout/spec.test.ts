@@ -7,7 +7,7 @@ import { RolloutError } from '../../../src/workflow/rollout/errors.js';
 import { buildRollout, parseIntOrPercent, parseNodeSelector, parseSeconds, parseTimeout } from '../../../src/workflow/rollout/spec.js';
 
 function refused(fn: () => unknown, message: RegExp): void {
-  assert.throws(fn, (err: unknown) => err instanceof RolloutError && err.code === 'invalid-flag' && message.test(err.message));
+  assert.throws(fn, (err: unknown) => err instanceof RolloutError && err.code === 'DKC_ROLLOUT_INVALID_FLAG' && message.test(err.message));
 }
 
 describe('buildRollout', () => {
@@ -35,11 +35,12 @@ describe('buildRollout', () => {
       maxFailures: '1',
       haltOnFailure: true,
       pauseAfterCanary: true,
+      skipIncompatible: true,
     });
     assert.deepEqual(r.spec, {
       configSource: { configMap: { namespace: 'kube-system', name: 'cm', kubeletConfigKey: 'config' } },
       nodeSelector: { matchLabels: { pool: 'blue' } },
-      strategy: { canary: '25%', maxUnavailable: 2, soakSeconds: 30, pauseAfterCanary: true },
+      strategy: { canary: '25%', maxUnavailable: 2, soakSeconds: 30, pauseAfterCanary: true, skipIncompatible: true },
       progressDeadlineSeconds: 120,
       maxFailures: 1,
       failurePolicy: 'Halt',

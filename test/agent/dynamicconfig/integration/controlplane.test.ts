@@ -11,13 +11,13 @@ import {
   payloadFor,
   sourceOf,
   startHarness,
-  until,
   ValidateError,
   waitForNewProcess,
   type ConfigStatus,
   type Detached,
   type Harness,
 } from './harness.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 describe('dynamic config while the control plane is down', { timeout: 180_000 }, () => {
   let h: Harness;
@@ -44,13 +44,13 @@ describe('dynamic config while the control plane is down', { timeout: 180_000 },
 
   async function waitForDirectConfigz(maxPods: number): Promise<void> {
     let last: unknown;
-    await until(
+    await waitFor(
+      async () => `the agent's own /configz: expected maxPods ${maxPods}, last saw ${String(last)}\n${await h.logTail(node)}`,
       async () => {
         const kc = await h.directConfigz(node);
         last = kc['maxPods'];
         return kc['maxPods'] === maxPods ? true : undefined;
       },
-      async () => `the agent's own /configz: expected maxPods ${maxPods}, last saw ${String(last)}\n${await h.logTail(node)}`,
     );
   }
 

@@ -17,13 +17,13 @@ import {
   restartMessage,
   sourceOf,
   startHarness,
-  until,
   ValidateError,
   waitForNewProcess,
   type ConfigStatus,
   type Harness,
   type Source,
 } from './harness.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 const BACKOFF = { initialMs: 50, maxMs: 500 };
 const TRIAL_MS = 2_000;
@@ -33,7 +33,10 @@ function crashesOf(h: Harness, node: ClusterNode, since: number): number {
   return h.exits.slice(since).filter((e) => e.name === node.name && e.outcome === 'crash').length;
 }
 
-/** Observes status.config for `ms` and fails if it ever differs from `expected` (the trial must not promote). */
+/**
+ * Observes status.config for `ms` and fails if it ever differs from `expected` (the trial must not promote). A soak in
+ * wall time (the trial runs in the agent process, on its own clock); the pause paces the samples.
+ */
 async function holds(h: Harness, node: ClusterNode, expected: ConfigStatus, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
@@ -212,7 +215,7 @@ describe('a config that validates but fails the start-up, and what counts as hea
     for (let i = 0; i < 4; i++) {
       pid = await waitForNewProcess(h, node, pid);
       // Its listeners answer: bootstrap (and the start ledger) are done, registration cannot be.
-      await until(async () => ((await h.directConfigz(node).catch(() => undefined)) ? true : undefined), () => h.logTail(node), 20_000);
+      await waitFor(() => h.logTail(node), async () => ((await h.directConfigz(node).catch(() => undefined)) ? true : undefined), { timeoutMs: 20_000 });
       if (i < 3) process.kill(pid, 'SIGKILL');
     }
     await d.startServer();

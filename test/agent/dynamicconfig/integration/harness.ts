@@ -1,7 +1,8 @@
 // Shared plumbing for the dynamic config integration tests: a real `dkc server` and real `dkc agent` processes
 // under dkc's supervisor (startCluster), an admin client, and the observations the tests assert on —
-// Node.status.config, the kubelet_node_config_* series of /metrics and /configz (both through the API server's
-// node proxy), the newest KubeletConfigChanged event, and the supervisor's record of the agent's processes.
+// status.config (the Node's, or the NodeConfig's on that channel), the kubelet_node_config_* series of /metrics and
+// /configz (both through the API server's node proxy), the newest KubeletConfigChanged event, and the supervisor's
+// record of the agent's processes.
 // Every wait is bounded polling of observable state; a failed wait says what it last saw and shows the tail of
 // the node's agent.log, because the agent's log is where the controller explains itself.
 
@@ -15,6 +16,9 @@ import { dkcBin, startCluster, type Cluster, type ClusterNode } from '../../../.
 import { Supervisor, type BackoffOptions, type ExitEvent, type StartEvent } from '../../../../src/supervisor/index.js';
 import { startFleet, type Fleet, type NodeEvent } from '../../../../src/fleet/index.js';
 import { configureLogging } from '../../../../src/util/klog.js';
+import type { ConfigChannel } from '../../../../src/client/channel.js';
+import { NODE_CONFIGS_PATH } from '../../../../src/api/dkc/nodeconfig.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 export const KEY = 'kubelet';
 export const NS = 'default';
@@ -52,27 +56,6 @@ interface EventObject {
 export interface MetricSeries {
   labels: Record<string, string>;
   value: number;
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Bounded polling: returns the first non-undefined result of `probe`, or throws `describe()`'s message. */
-export async function until<T>(probe: () => Promise<T | undefined>, describe: () => Promise<string> | string, timeoutMs = 20_000, stepMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-      lastError = undefined;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() >= deadline) break;
-    await sleep(stepMs);
-  }
-  const why = await describe();
-  throw new Error(`timed out after ${timeoutMs} ms: ${why}${lastError ? `\nlast probe error: ${(lastError as Error).message}` : ''}`);
 }
 
 function normaliseSource(s: unknown): Source | undefined {
@@ -116,7 +99,10 @@ export function restartMessage(s: Source | undefined): string {
   return `Kubelet restarting to use ${apiPathOf(s)}, UID: ${c.uid}, ResourceVersion: ${c.resourceVersion}, KubeletConfigKey: ${c.kubeletConfigKey}`;
 }
 
-/** The one series each labelled gauge must have for `s` (§2.10). */
+/**
+ * The one series each labelled gauge must have for `s`: upstream's configLabels, whose old series
+ * SetAssignedConfig, SetActiveConfig and SetLastKnownGoodConfig delete (pkg/kubelet/metrics/metrics.go).
+ */
 export function metricLabelsOf(s: Source | undefined): Record<string, string> {
   if (!s) return { node_config_source: 'local', node_config_uid: '', node_config_resource_version: '', node_config_kubelet_key: '' };
   return {
@@ -210,17 +196,30 @@ export interface HarnessOptions {
    * a fleet in this test's process (`fleet`), restarted in-process; the harness observes both the same way.
    */
   host?: 'process' | 'fleet';
+  /**
+   * Where assignments and status.config live: the Node (`node`, the default, on dkc server's default 1.22 behaviour)
+   * or the node's NodeConfig (`nodeconfig`, on `dkc server --emulated-version 1.31`, which drops the Node's fields).
+   * The agents find the channel themselves; the harness assigns and reads through the same one.
+   */
+  channel?: ConfigChannel;
   nodes?: number;
   agentArgs?: string[];
   serverArgs?: string[];
   backoff?: BackoffOptions;
 }
 
+/** The API server flags that make `channel` the cluster's. */
+const CHANNEL_SERVER_ARGS: Readonly<Record<ConfigChannel, readonly string[]>> = { node: [], nodeconfig: ['--emulated-version', '1.31'] };
+
 /** The local config's maxPods (the KubeletConfiguration default): payloads use other values to tell configs apart. */
 export const LOCAL_MAX_PODS = 110;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = await mkdtemp(join(tmpdir(), 'dkc-dynconfig-it-'));
+  const channel = options.channel ?? 'node';
+  const serverArgs = [...CHANNEL_SERVER_ARGS[channel], ...(options.serverArgs ?? [])];
+  /** The object that carries `node`'s assignment and status.config on the harness's channel. */
+  const assignmentPath = (node: ClusterNode): string => (channel === 'node' ? `/api/v1/nodes/${node.name}` : `${NODE_CONFIGS_PATH}/${node.name}`);
   let cluster: Cluster;
   try {
     cluster = await startCluster({
@@ -228,7 +227,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       nodes: options.host === 'fleet' ? 0 : (options.nodes ?? 1),
       port: 0,
       agentArgs: options.agentArgs ?? [],
-      ...(options.serverArgs ? { serverArgs: options.serverArgs } : {}),
+      ...(serverArgs.length > 0 ? { serverArgs } : {}),
       ...(options.backoff ? { backoff: options.backoff } : {}),
     });
   } catch (err) {
@@ -272,7 +271,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 
   const configStatus = async (node: ClusterNode): Promise<ConfigStatus> => {
-    const n = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node.name}`);
+    const n = await admin.get<{ status?: { config?: unknown } }>(assignmentPath(node));
     return normaliseStatus(n.status?.config);
   };
   const configz = async (node: ClusterNode): Promise<Record<string, unknown>> => {
@@ -322,12 +321,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async assign(node, ref) {
       const configSource = ref ? { configMap: { namespace: ref.namespace ?? NS, name: ref.name, kubeletConfigKey: ref.key ?? KEY } } : null;
-      await admin.patch(`/api/v1/nodes/${node.name}`, 'merge', { spec: { configSource } });
+      await admin.patch(assignmentPath(node), 'merge', { spec: { configSource } });
     },
     configStatus,
     async waitForStatus(node, expected, timeoutMs = 20_000) {
       let last: ConfigStatus | string = '(never read)';
-      await until(
+      await waitFor(
+        () => context(node, `status.config of ${node.name}\n  expected: ${JSON.stringify(expected)}\n  last seen: ${JSON.stringify(last)}`),
         async () => {
           try {
             last = await configStatus(node);
@@ -337,45 +337,44 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           }
           return isDeepStrictEqual(last, expected) ? true : undefined;
         },
-        () => context(node, `status.config of ${node.name}\n  expected: ${JSON.stringify(expected)}\n  last seen: ${JSON.stringify(last)}`),
-        timeoutMs,
+        { timeoutMs },
       );
     },
     configz,
     async waitForConfigz(node, check, what) {
       let last: unknown = '(never read)';
-      return until(
+      return waitFor(
+        () => context(node, `/configz of ${node.name}: expected ${what}; last seen: ${JSON.stringify(last).slice(0, 400)}`),
         async () => {
           const kc = await configz(node);
           last = kc;
           return check(kc) ? kc : undefined;
         },
-        () => context(node, `/configz of ${node.name}: expected ${what}; last seen: ${JSON.stringify(last).slice(0, 400)}`),
       );
     },
     metrics,
     async waitForMetrics(node, status) {
       const want = expectedMetrics(status);
       let last: unknown = '(never read)';
-      await until(
+      await waitFor(
+        () => context(node, `kubelet_node_config_* of ${node.name}\n  expected: ${JSON.stringify(want)}\n  last seen: ${JSON.stringify(last)}`),
         async () => {
           const got = await metrics(node);
           last = got;
           return isDeepStrictEqual(got, want) ? true : undefined;
         },
-        () => context(node, `kubelet_node_config_* of ${node.name}\n  expected: ${JSON.stringify(want)}\n  last seen: ${JSON.stringify(last)}`),
       );
     },
     newestConfigChangedEvent,
     async waitForNewestEvent(node, message) {
       let last: string | undefined;
-      await until(
+      await waitFor(
+        () => context(node, `newest KubeletConfigChanged event of ${node.name}\n  expected: ${message}\n  last seen: ${last}`),
         async () => {
           const e = await newestConfigChangedEvent(node);
           last = e?.message;
           return e?.message === message ? true : undefined;
         },
-        () => context(node, `newest KubeletConfigChanged event of ${node.name}\n  expected: ${message}\n  last seen: ${last}`),
       );
     },
     async expectState(node, expected, maxPods) {
@@ -412,16 +411,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           server.add({
             name: 'server',
             command: process.execPath,
-            args: [dkcBin, 'server', '--data-dir', cluster.dataDir, '--port', port],
+            args: [dkcBin, 'server', '--data-dir', cluster.dataDir, '--port', port, ...serverArgs],
             logFile: join(cluster.dataDir, 'server.log'),
             restart: 'always',
           });
           server.start();
           // The server writes its kubeconfig once it serves.
-          await until(
-            async () => ((await stat(cluster.kubeconfig).catch(() => undefined)) ? true : undefined),
+          await waitFor(
             () => `the server did not come back; see ${join(cluster.dataDir, 'server.log')}`,
-            30_000,
+            async () => ((await stat(cluster.kubeconfig).catch(() => undefined)) ? true : undefined),
+            { timeoutMs: 30_000 },
           );
         },
         async stopServer() {
@@ -463,15 +462,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   try {
     // Ready = registered, status.config published (non-nil, as upstream's first sync always writes), /configz served.
     for (const node of nodes) {
-      await until(
+      await waitFor(
+        () => context(node, `${node.name} did not register and publish status.config`),
         async () => {
-          const n = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node.name}`);
+          const n = await admin.get<{ status?: { config?: unknown } }>(assignmentPath(node));
           if (n.status?.config === undefined || n.status.config === null) return undefined;
           await configz(node);
           return true;
         },
-        () => context(node, `${node.name} did not register and publish status.config`),
-        30_000,
+        { timeoutMs: 30_000 },
       );
     }
   } catch (err) {
@@ -523,12 +522,12 @@ async function startHarnessFleet(cluster: Cluster, options: HarnessOptions, star
 
 /** Waits until `node`'s agent is running in a process other than `oldPid` (it exited and was restarted). */
 export async function waitForNewProcess(h: Harness, node: ClusterNode, oldPid: number | undefined, timeoutMs = 20_000): Promise<number> {
-  return until(
+  return waitFor(
+    async () => `${node.name} still runs in pid ${oldPid}\n${await h.logTail(node)}`,
     async () => {
       const pid = h.pid(node);
       return pid !== undefined && pid !== oldPid ? pid : undefined;
     },
-    async () => `${node.name} still runs in pid ${oldPid}\n${await h.logTail(node)}`,
-    timeoutMs,
+    { timeoutMs },
   );
 }

@@ -6,8 +6,9 @@
 
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { payloadFor, sourceOf, startHarness, until, type Harness } from './harness.js';
+import { payloadFor, sourceOf, startHarness, type Harness } from './harness.js';
 import type { ClusterNode } from '../../../../src/up/cluster.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 const CHANGES = 5;
 const BOUND_MS = 5_000;
@@ -34,14 +35,13 @@ it(`a config change becomes status.config.active within ${BOUND_MS / 1000} s (ma
     await h.assign(node, { name: cm.metadata.name });
     const t0 = performance.now();
     // Waits past the bound, so that a failure reports how long the change really took.
-    await until(
+    await waitFor(
+      async () => `change ${i} never became active:\n${await h.logTail(node)}`,
       async () => {
         const s = await h.configStatus(node).catch(() => undefined);
         return s?.active?.configMap.uid === want.configMap.uid && s.active.configMap.resourceVersion === want.configMap.resourceVersion ? true : undefined;
       },
-      async () => `change ${i} never became active:\n${await h.logTail(node)}`,
-      30_000,
-      10,
+      { timeoutMs: 30_000, stepMs: 10 },
     );
     took.push(Math.round(performance.now() - t0));
   }

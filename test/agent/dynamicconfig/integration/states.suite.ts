@@ -1,11 +1,14 @@
-// Every row of upstream's state table (dkc-upstream.md §2.12) and every step of the sync algorithm (§2.5), walked
-// through by one agent against a real API server, on either host: a real agent process under dkc's supervisor
-// (states.test.ts) or a simulated node of a fleet (states-fleet.test.ts). Both run these same cases and must give the
-// same observations. Each step changes what the
-// operator controls (a ConfigMap, spec.configSource) and then asserts everything an operator can observe: status.config,
-// the four kubelet_node_config_* gauges (exactly one series each), /configz, the newest KubeletConfigChanged event,
-// and whether the agent restarted (a new process, or a new instance in the fleet). The steps build on each other (last-known-good carries over), so they run
-// in order on one node.
+// Every outcome of upstream's boot decision and trial (pkg/kubelet/kubeletconfig/controller.go: Bootstrap,
+// loadConfig, checkTrial) and every step of its sync algorithm (pkg/kubelet/kubeletconfig/configsync.go:
+// syncConfigSource), walked through by one agent against a real API server, on either host — a real agent process
+// under dkc's supervisor (states*.test.ts) or a simulated node of a fleet (states-fleet*.test.ts) — and on either
+// assignment channel: the Node (dkc server's default) or the node's NodeConfig (`dkc server --emulated-version 1.31`,
+// which drops the Node's fields). All four run these same cases and must give the same observations. Each step
+// changes what the operator controls (a ConfigMap, spec.configSource of the Node or the NodeConfig) and then asserts
+// everything an operator can observe: status.config (where the channel keeps it), the four kubelet_node_config_*
+// gauges (exactly one series each), /configz, the newest KubeletConfigChanged event (about the Node on both channels,
+// as upstream's), and whether the agent restarted (a new process, or a new instance in the fleet). The steps build on
+// each other (last-known-good carries over), so they run in order on one node.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +22,6 @@ import {
   sourceOf,
   startHarness,
   SyncDownloadError,
-  until,
   ValidateError,
   waitForNewProcess,
   type ConfigMapObject,
@@ -28,12 +30,15 @@ import {
   type Source,
 } from './harness.js';
 import type { ClusterNode } from '../../../../src/up/cluster.js';
+import type { ConfigChannel } from '../../../../src/client/channel.js';
+import { isApiError } from '../../../../src/client/index.js';
+import { waitFor } from '../../../helpers/wait.js';
 
 const TRIAL = '2s';
 
-/** The state table on the agent host `host` (see HarnessOptions.host). */
-export function stateTableSuite(title: string, host: HarnessOptions['host']): void {
-describe(`dynamic config state table, real server and ${title}`, { timeout: 240_000 }, () => {
+/** The state table on the agent host `host` and the assignment channel `channel` (see HarnessOptions). */
+export function stateTableSuite(title: string, host: HarnessOptions['host'], channel: ConfigChannel = 'node'): void {
+describe(`dynamic config state table, real server and ${title}, ${channel === 'node' ? 'Node' : 'NodeConfig'} channel`, { timeout: 240_000 }, () => {
   let h: Harness;
   let node: ClusterNode;
   // The state carried between steps.
@@ -42,7 +47,7 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
 
   before(async () => {
     // A small crash backoff: the fatal row below has the agent exit 1 until its checkpoint is repaired.
-    h = await startHarness({ host, nodes: 1, agentArgs: [`--dynamic-config-trial-duration=${TRIAL}`], backoff: { initialMs: 50, maxMs: 500 } });
+    h = await startHarness({ host, channel, nodes: 1, agentArgs: [`--dynamic-config-trial-duration=${TRIAL}`], backoff: { initialMs: 50, maxMs: 500 } });
     node = h.node('node-1');
   });
   after(async () => {
@@ -71,6 +76,19 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
     // Bootstrap created the store layout even for the local config.
     assert.equal(await readFile(join(node.dynamicConfigDir, 'store', 'meta', 'assigned'), 'utf8'), '');
     assert.equal(await readFile(join(node.dynamicConfigDir, 'store', 'meta', 'last-known-good'), 'utf8'), '');
+  });
+
+  it('the agent says in one log line which channel it found; on the NodeConfig channel it created its NodeConfig, owned by its Node', async () => {
+    const said = (await readFile(node.logFile, 'utf8')).split('\n').filter((l) => l.includes('] config channel: '));
+    assert.equal(said.length, 1, said.join('\n'));
+    assert.equal(/^I.*\] config channel: (\S+) /.exec(said[0]!)?.[1], channel === 'node' ? 'Node' : 'NodeConfig', said[0]);
+    const nodeConfig = h.admin.get<{ metadata: { ownerReferences?: unknown[] } }>(`/apis/dkc.io/v1alpha1/nodeconfigs/${node.name}`);
+    if (channel === 'node') {
+      await assert.rejects(nodeConfig, (err) => isApiError(err, 404));
+      return;
+    }
+    const owner = await h.admin.get<{ metadata: { uid: string } }>(`/api/v1/nodes/${node.name}`);
+    assert.deepEqual((await nodeConfig).metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: node.name, uid: owner.metadata.uid }]);
   });
 
   it('assigned loads and validates: A active, LKG nil, then A promoted to last-known-good after the trial', async () => {
@@ -117,7 +135,8 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
   it('a failed assigned config is never promoted, however long it is assigned', async () => {
     const s = await h.configStatus(node);
     const assignedSince = Date.now();
-    // Observe across more than a whole trial: the last-known-good must stay A.
+    // Observe across more than a whole trial: the last-known-good must stay A. A soak in wall time (the trial runs in
+    // the agent process, on its own clock); the pause paces the samples.
     while (Date.now() - assignedSince < 3_000) {
       assert.deepEqual((await h.configStatus(node)).lastKnownGood, good);
       await new Promise((r) => setTimeout(r, 200));
@@ -193,9 +212,9 @@ describe(`dynamic config state table, real server and ${title}`, { timeout: 240_
     const logOffset = (await readFile(node.logFile, 'utf8')).length;
     await h.assign(node, { name: 'undecodable-3' });
     await h.waitForNewestEvent(node, restartMessage(bad));
-    await until(
-      async () => (h.exits.slice(exitsBefore).filter((x) => x.name === node.name && x.code === 1).length >= 2 ? true : undefined),
+    await waitFor(
       async () => `the agent did not exit 1 twice\n${await h.logTail(node)}`,
+      async () => (h.exits.slice(exitsBefore).filter((x) => x.name === node.name && x.code === 1).length >= 2 ? true : undefined),
     );
     const log = (await readFile(node.logFile, 'utf8')).slice(logOffset);
     assert.match(log, /failed to determine a valid configuration, error: failed to load config, see Kubelet log for details, error: /);

@@ -1,0 +1,162 @@
+// Where the rollout controller reads and writes a node's assignment: the Node itself (spec.configSource,
+// status.config and the dkc.io/rollout annotation on the Node), or the node's NodeConfig (the same three on the
+// NodeConfig named after it) where the API server drops the Node's fields. One interface, two implementations, chosen
+// once at start: the plan sees every node as a Node whose assignment fields come from the channel's record
+// (`assignmentView`), and hands back patches the channel writes where it keeps them. Health (the Node's conditions,
+// its Lease), labels and everything else stay the Node's.
+
+import { NODE_CONFIGS_PATH, newNodeConfig, nodeConfigName, type NodeConfig } from '../../api/dkc/nodeconfig.js';
+import type { Node } from '../../api/types.js';
+import type { ConfigChannel } from '../../client/channel.js';
+import type { RestClient } from '../../client/index.js';
+import type { InformerLike, SharedInformerFactory } from '../../client/sharedinformers.js';
+import type { NodePatch } from './plan.js';
+import { channelMessages as messages } from './messages.js';
+import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION } from '../../api/dkc/rollout.js';
+import { WrittenObjects } from './written.js';
+
+export const NODES_PATH = '/api/v1/nodes';
+
+/** An API object as the client's informer holds it (its metadata open to fields the client does not name). */
+export type Cached<T extends { metadata: object }> = T & { metadata: T['metadata'] & { [k: string]: unknown } };
+type CachedNode = Cached<Node>;
+type CachedNodeConfig = Cached<NodeConfig>;
+
+export type AssignmentClient = Pick<RestClient, 'list' | 'watch' | 'patch' | 'create'>;
+
+/** What the controller needs of a channel. */
+export interface AssignmentChannel {
+  readonly channel: ConfigChannel;
+  /** The informers the channel reads besides the Nodes' (started, synced and stopped with the controller's). */
+  readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
+  /** Calls `changed` whenever an assignment record changes (beyond the Node events the controller follows itself). */
+  onChange(changed: () => void): void;
+  /** The node as the plan sees it: its assignment fields, rollout annotation and resourceVersion from the channel's record. */
+  view(node: Node): Node;
+  /**
+   * Writes one of the plan's node patches where the channel keeps assignments, conditioned on the view's
+   * resourceVersion; `node` is the informer's Node now (undefined once it is gone: the write then fails, and the
+   * rollout is looked at again).
+   */
+  write(p: NodePatch, node: Node | undefined, signal: AbortSignal): Promise<void>;
+  /** The node is gone: what was written about it no longer matters. */
+  forget(node: string): void;
+}
+
+/** The annotations the controller owns on an assignment record; on the NodeConfig channel a Node's copies mean nothing. */
+const OWN_ANNOTATIONS = [ROLLOUT_ANNOTATION, LEGACY_PREVIOUS_SOURCE_ANNOTATION];
+
+/**
+ * The Node as the plan sees it on the NodeConfig channel: spec.configSource, status.config, the controller's
+ * annotations and the resourceVersion a write is conditioned on are the NodeConfig's (nothing assigned, no
+ * resourceVersion, when the node has none yet); labels, conditions and the rest are the Node's. Pure.
+ */
+export function assignmentView(node: Node, nc: NodeConfig | undefined): Node {
+  const annotations: Record<string, string> = { ...(node.metadata.annotations ?? {}) };
+  for (const k of OWN_ANNOTATIONS) {
+    delete annotations[k];
+    const v = nc?.metadata.annotations?.[k];
+    if (v !== undefined) annotations[k] = v;
+  }
+  const metadata = { ...node.metadata, annotations };
+  delete metadata.resourceVersion;
+  if (nc?.metadata.resourceVersion !== undefined) metadata.resourceVersion = nc.metadata.resourceVersion;
+  const spec = { ...(node.spec ?? {}) };
+  delete spec.configSource;
+  const source = nc?.spec?.configSource;
+  if (source) spec.configSource = source;
+  const status = { ...(node.status ?? {}) };
+  delete status.config;
+  const config = nc?.status?.config;
+  if (config) status.config = config;
+  return { ...node, metadata, spec, status };
+}
+
+/**
+ * The NodeConfig a plan's patch creates when the node has none: the node's own (owned by it), assigned the patch's
+ * source and annotated as the patch says (a null, a removal, is simply left out). Pure.
+ */
+export function createdNodeConfig(node: Node, p: NodePatch): NodeConfig {
+  const nc = newNodeConfig(node);
+  const annotations = Object.fromEntries(Object.entries(p.patch.metadata.annotations).filter((e): e is [string, string] => e[1] !== null));
+  if (Object.keys(annotations).length > 0) nc.metadata.annotations = annotations;
+  nc.spec = p.patch.spec?.configSource ? { configSource: p.patch.spec.configSource } : {};
+  return nc;
+}
+
+/** The Node channel: the plan's patches go to the Node, as they always have. */
+export class NodeChannel implements AssignmentChannel {
+  readonly channel = 'node' as const;
+  readonly informers = [];
+  private readonly written = new WrittenObjects<CachedNode>();
+
+  constructor(private readonly client: AssignmentClient) {}
+
+  onChange(): void {
+    // Every change is a Node change, which the controller follows itself.
+  }
+
+  view(node: Node): Node {
+    return this.written.view(node.metadata.name ?? '', node as CachedNode) ?? node;
+  }
+
+  async write(p: NodePatch, seen: Node | undefined, signal: AbortSignal): Promise<void> {
+    const answer = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
+    this.written.record(p.node, answer, seen as CachedNode | undefined);
+  }
+
+  forget(node: string): void {
+    this.written.forget(node);
+  }
+}
+
+/** The NodeConfig channel: the plan's patches go to the node's NodeConfig, created when it has none. */
+export class NodeConfigChannel implements AssignmentChannel {
+  readonly channel = 'nodeconfig' as const;
+  readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
+  private readonly nodeConfigs: InformerLike<CachedNodeConfig>;
+  private readonly written = new WrittenObjects<CachedNodeConfig>();
+
+  constructor(
+    private readonly client: AssignmentClient,
+    informers: SharedInformerFactory,
+  ) {
+    this.nodeConfigs = informers.informer<CachedNodeConfig>(NODE_CONFIGS_PATH);
+    this.nodeConfigs.on('delete', (nc) => this.written.forget(nc.metadata.name ?? ''));
+    this.informers = [this.nodeConfigs as InformerLike<{ metadata: { name?: string } }>];
+  }
+
+  onChange(changed: () => void): void {
+    this.nodeConfigs.on('add', changed);
+    this.nodeConfigs.on('update', changed);
+    this.nodeConfigs.on('delete', changed);
+  }
+
+  private current(node: string): CachedNodeConfig | undefined {
+    const name = nodeConfigName(node);
+    const seen = this.nodeConfigs.store.get(name);
+    // One we created that the informer has not delivered yet exists all the same.
+    return seen === undefined ? this.written.peek(name) : this.written.view(name, seen);
+  }
+
+  view(node: Node): Node {
+    return assignmentView(node, this.current(node.metadata.name ?? ''));
+  }
+
+  async write(p: NodePatch, node: Node | undefined, signal: AbortSignal): Promise<void> {
+    const name = nodeConfigName(p.node);
+    const seen = this.nodeConfigs.store.get(name);
+    // No NodeConfig yet (the view has no resourceVersion): create it, owned by the Node; one created meanwhile
+    // answers 409, and the rollout is looked at again.
+    if (p.resourceVersion === '' && !node) throw new Error(messages.nodeGone(p.node));
+    const answer =
+      p.resourceVersion === '' && node
+        ? await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, createdNodeConfig(node, p), { signal })
+        : await this.client.patch<CachedNodeConfig>(`${NODE_CONFIGS_PATH}/${encodeURIComponent(name)}`, 'merge', p.patch, { signal });
+    this.written.record(name, answer, seen);
+  }
+
+  forget(node: string): void {
+    this.written.forget(nodeConfigName(node));
+  }
+}

@@ -1,0 +1,551 @@
+// `dkc node-daemon`: upstream's dynamic config controller pointed at a real kubelet. It follows the node's assignment
+// (its NodeConfig, or its Node where the server keeps spec.configSource) with the agent's sync loop, checkpoint store
+// and status manager; where the agent would restart itself, the daemon writes the kubelet's file and runs the
+// kubelet's restart command, then holds the config to a health gate (healthz within the start timeout, healthy for
+// the trial, the Node not NotReady) and puts back last-known-good, or the node's original files, when it fails.
+// It knows the kubelet only by its public contract: its files, its restart command, its healthz, its Node.
+//
+// Crash safety: the node's original file is kept (once) before the first change; a journal written before and after
+// each change says whether the kubelet was restarted with what is on disk; every write is atomic. A daemon killed at
+// any instant starts again, decides again from its records, and restarts the kubelet only when the journal does not
+// show that the kubelet already runs what the file holds.
+
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { dirname, resolve } from 'node:path';
+import { CrashLoopError, InternalError, LoadError, syncError } from '../api/configstatus.js';
+import type { Node, NodeConfigSource } from '../api/types.js';
+import { createEventDirectly, nodeReference } from '../client/events.js';
+import { isApiError } from '../client/errors.js';
+import { Informer, RestClient, type KubeObject } from '../client/index.js';
+import { kubeletVersion, parseKubeletVersion, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import { configureLogging } from '../util/klog.js';
+import { CheckpointStore } from '../agent/dynamicconfig/checkpoint.js';
+import type { AssignmentChannel, AssignmentObject, AssignmentWatch } from '../agent/dynamicconfig/assignment.js';
+import { discoveryThrough, findAssignmentChannel, prepareChannel } from '../agent/dynamicconfig/findchannel.js';
+import { log, logError, logWarning } from '../agent/dynamicconfig/log.js';
+import { REJECTED_REASON, rejectionMessage } from '../agent/dynamicconfig/rejection.js';
+import { describeSource, fieldSelectorValue, requestPath, restartMessage, sourcesEqual, type ConfigMapNodeConfigSource } from '../agent/dynamicconfig/source.js';
+import { ConfigStatusManager, configGauges } from '../agent/dynamicconfig/status.js';
+import { ConfigSync } from '../agent/dynamicconfig/sync.js';
+import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
+import { readDropIns } from '../agent/configdir.js';
+import { decideAction, decideTarget, healthy, judgeHealth, type Target } from './decide.js';
+import { DaemonFiles, digestOf, originalContent, removeStaleTemps, setKubeletFile } from './files.js';
+import { parseNodeDaemonFlags, type NodeDaemonFlags } from './flags.js';
+import { messages } from './messages.js';
+import { validateCandidate } from './validate.js';
+
+export const CONFIG_CHANGED_REASON = 'KubeletConfigChanged';
+/** The events' source component. */
+export const COMPONENT = 'dkc-node-daemon';
+
+interface ConfigMapObject extends KubeObject {
+  data?: Record<string, string>;
+}
+
+/** The health gate of the config the kubelet was last restarted with. */
+interface Gate {
+  target: Target;
+  digest: string;
+  restartedAt: number;
+  becameHealthy: boolean;
+  healthySince: number | undefined;
+  unhealthySince: number | undefined;
+  lastProblem: string;
+  done: boolean;
+}
+
+export interface RunningDaemon {
+  nodeName: string;
+  /** The address of /metrics and /healthz, when served. */
+  metricsAddress?: string;
+  stop(): Promise<void>;
+}
+
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((r) => {
+    const t = setTimeout(r, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+  });
+
+/** Runs the restart command through a shell; rejects with its exit status and last line of output. */
+export function runRestartCommand(command: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out = (out + b.toString('utf8')).slice(-2000)));
+    child.stderr.on('data', (b: Buffer) => (out = (out + b.toString('utf8')).slice(-2000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return resolvePromise();
+      const last = out.trim().split('\n').at(-1) ?? '';
+      reject(new Error(`${JSON.stringify(command)} exited with ${code === null ? `signal ${signal ?? ''}` : `status ${code}`}${last ? `: ${last}` : ''}`));
+    });
+  });
+}
+
+/** GETs the kubelet's healthz; resolves with undefined when healthy, else with what was wrong. */
+async function probeHealthz(url: string, timeoutMs: number): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await res.text()).trim();
+    return res.status === 200 ? undefined : `HTTP ${res.status}${body ? `: ${body.slice(0, 200)}` : ''}`;
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return cause?.code ?? cause?.message ?? messageOf(err);
+  }
+}
+
+export class NodeDaemon {
+  private readonly store: CheckpointStore;
+  private readonly files: DaemonFiles;
+  private readonly registry = createMetricsRegistry();
+  readonly status: ConfigStatusManager;
+  private readonly abort = new AbortController();
+  private queue: Promise<void> = Promise.resolve();
+  private gate: Gate | undefined;
+  private channel: AssignmentChannel | undefined;
+  private assignment: AssignmentWatch | undefined;
+  private nodeInformer: Informer<AssignmentObject> | undefined;
+  private cmInformer: Informer<ConfigMapObject> | undefined;
+  private cmRef: ConfigMapNodeConfigSource | undefined;
+  private sync: ConfigSync | undefined;
+  private kubelet: KubeletVersion | undefined;
+  private healthTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private metricsServer: Server | undefined;
+  private lastRejection = '';
+  private probing = false;
+
+  constructor(
+    readonly flags: NodeDaemonFlags,
+    private readonly client: RestClient,
+  ) {
+    const dir = resolve(flags.dynamicConfigDir);
+    this.store = new CheckpointStore(dir);
+    this.files = new DaemonFiles(dir);
+    this.status = new ConfigStatusManager(configGauges(this.registry));
+  }
+
+  /** The kubelet's file the daemon sets: its drop-in, or the --config file. */
+  get managedPath(): string {
+    return this.flags.applyAs === 'dropin' ? resolve(this.flags.kubeletConfigDir, this.flags.dropInName) : resolve(this.flags.kubeletConfig);
+  }
+
+  /** Serialises every change of the kubelet's file and of the gate. */
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(() => (this.abort.signal.aborted ? undefined : step()));
+    this.queue = run.catch((err: unknown) => logError(`${InternalError}, error: ${messageOf(err)}`));
+    return this.queue;
+  }
+
+  async start(): Promise<void> {
+    const { flags, client } = this;
+    const signal = this.abort.signal;
+    await this.files.initialize();
+    await this.store.initialize();
+    // A daemon killed during a write leaves the write's temp file beside the kubelet's file: never read, removed now.
+    for (const name of await removeStaleTemps(this.managedPath)) log(messages.removedTemp(name));
+    if (flags.metricsBindAddress) await this.serveMetrics(flags.metricsBindAddress);
+    const node = await this.waitForNode();
+    let version = flags.kubeletVersion;
+    if (version === undefined) {
+      const reported = node.status?.nodeInfo?.kubeletVersion ?? '';
+      try {
+        version = parseKubeletVersion(reported);
+      } catch (err) {
+        throw new Error(messages.badNodeVersion(flags.nodeName, reported, messageOf(err)), { cause: err });
+      }
+    }
+    this.kubelet = kubeletVersion(version);
+    log(messages.starting(flags.nodeName, flags.applyAs));
+    this.channel = await findAssignmentChannel({ client, nodeName: flags.nodeName, choice: flags.configChannel, discover: discoveryThrough(client), signal });
+    await prepareChannel({ channel: Promise.resolve(this.channel), client, nodeName: flags.nodeName, node, signal });
+    const channel = this.channel;
+    this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
+
+    // What the records say now is applied (or found applied) before the assignment is followed.
+    await this.enqueue(() => this.reconcile());
+
+    const nodeInformer = new Informer<AssignmentObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(flags.nodeName)}` });
+    this.nodeInformer = nodeInformer;
+    nodeInformer.on('error', (err) => logWarning(`failed to list or watch Node ${JSON.stringify(flags.nodeName)}, error: ${messageOf(err)}`));
+    this.assignment = channel.watch(client, flags.nodeName, nodeInformer, {
+      added: (src) => this.assignmentSeen(src ?? undefined),
+      updated: (_, src) => this.assignmentSeen(src ?? undefined),
+      deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
+      failed: (err) => logWarning(`failed to list or watch ${this.assignment?.what ?? 'the assignment'}, error: ${messageOf(err)}`),
+    });
+    nodeInformer.start();
+    const tick = () => 10_000 + Math.random() * 2_000;
+    this.sync = new ConfigSync({
+      store: this.store,
+      status: this.status,
+      nodeConfigSource: () => {
+        if (!this.assignment) throw new Error('the assignment is not followed yet');
+        return this.assignment.source();
+      },
+      download: async (ref) => {
+        const cached = this.cmRef?.namespace === ref.namespace && this.cmRef.name === ref.name ? this.cmInformer?.store.get(`${ref.namespace}/${ref.name}`) : undefined;
+        const cm = cached ?? (await client.get<ConfigMapObject>(requestPath(ref)));
+        const meta = cm.metadata ?? {};
+        return {
+          ...(typeof meta.uid === 'string' && meta.uid ? { uid: meta.uid } : {}),
+          ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+          data: cm.data ?? {},
+        };
+      },
+      // Where the agent exits to run a new config, the daemon applies it to the kubelet.
+      restart: () =>
+        this.enqueue(async () => {
+          this.status.setErrorOverride('');
+          await this.reconcile();
+        }),
+      retryDelayMs: tick,
+      ready: async () => (await this.assignment?.whenSynced()) ?? false,
+      loopPeriodMs: tick,
+    });
+    this.sync.startLoop();
+    this.sync.poke();
+    this.healthTimer = setInterval(() => void this.checkHealth(), flags.probeIntervalMs);
+  }
+
+  private assignmentSeen(src: NodeConfigSource | undefined): void {
+    this.followConfigMap(src?.configMap ?? undefined);
+    this.sync?.poke();
+  }
+
+  /** Watches the assigned ConfigMap, so that an edit of it is synced at once. */
+  private followConfigMap(ref: ConfigMapNodeConfigSource | undefined): void {
+    if (ref && this.cmRef && ref.namespace === this.cmRef.namespace && ref.name === this.cmRef.name) return;
+    void this.cmInformer?.stop();
+    this.cmInformer = undefined;
+    this.cmRef = ref;
+    if (!ref) return;
+    const informer = new Informer<ConfigMapObject>(this.client, `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`, {
+      fieldSelector: `metadata.name=${fieldSelectorValue(ref.name)}`,
+    });
+    informer.on('add', () => this.sync?.poke());
+    informer.on('update', (a, b) => {
+      if (a.metadata?.resourceVersion !== b.metadata?.resourceVersion) this.sync?.poke();
+    });
+    informer.on('delete', () => this.sync?.poke());
+    informer.on('error', () => undefined); // the sync reports what it cannot download
+    this.cmInformer = informer;
+    informer.start();
+  }
+
+  private async waitForNode(): Promise<Node> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.client.get<Node>(`/api/v1/nodes/${encodeURIComponent(this.flags.nodeName)}`, { signal: this.abort.signal });
+      } catch (err) {
+        if (this.abort.signal.aborted) throw err;
+        if (attempt === 1 || attempt % 20 === 0) log(messages.waitingForNode(this.flags.nodeName, isApiError(err, 404) ? 'not found' : messageOf(err)));
+      }
+      await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)), this.abort.signal);
+    }
+  }
+
+  /** The candidate config as the kubelet would read it, validated for its version. */
+  private async validate(payload: { bytes: Uint8Array; path: string }): Promise<ReturnType<typeof validateCandidate>> {
+    const { flags } = this;
+    const configPath = resolve(flags.kubeletConfig);
+    const others = await readDropIns(resolve(flags.kubeletConfigDir), new Set([this.managedPath]));
+    const dropIns = others.map((d) => ({ fileName: d.relative, layer: { bytes: d.bytes, name: d.path } as Layer }));
+    let base: Layer | undefined;
+    if (flags.applyAs === 'dropin') {
+      const bytes = await this.files.current(configPath);
+      if (bytes) base = { bytes, name: configPath, dir: dirname(configPath) };
+    }
+    return validateCandidate(this.kubelet!, {
+      mode: flags.applyAs,
+      payload: { bytes: payload.bytes, name: payload.path },
+      ...(base ? { base } : {}),
+      configDir: dirname(configPath),
+      dropIns,
+      dropInName: flags.dropInName,
+    });
+  }
+
+  /** Decides what the kubelet should run, and brings the kubelet's file and process there. */
+  private async reconcile(): Promise<void> {
+    const assigned = (await this.store.readRecordOrQuarantine('assigned', new Date())).source;
+    const lastKnownGood = (await this.store.readRecordOrQuarantine('last-known-good', new Date())).source;
+    let failed = await this.files.failed();
+    if (failed && !sourcesEqual(failed.source, assigned)) {
+      await this.files.setFailed(undefined);
+      failed = undefined;
+    }
+    let assignedPayload: { bytes: Uint8Array; path: string } | undefined;
+    let assignedValidation: ReturnType<typeof validateCandidate> | undefined;
+    if (assigned) {
+      try {
+        assignedPayload = await this.store.load(assigned);
+        assignedValidation = await this.validate(assignedPayload);
+      } catch (err) {
+        assignedValidation = { ok: false, reason: LoadError, detail: messageOf(err) };
+      }
+    }
+    const target = decideTarget({ assigned, lastKnownGood, assignedValidation, failed });
+    this.status.setAssigned(target.status.assigned);
+    this.status.setLastKnownGood(target.status.lastKnownGood);
+    this.status.setError(target.status.error);
+    if (target.rejected) this.reportRejection(assigned!, target);
+    else this.lastRejection = '';
+
+    // The content the kubelet's file must hold.
+    const path = this.managedPath;
+    let bytes: Uint8Array | undefined;
+    let mode = 0o644;
+    let what: string;
+    if (target.use === 'original') {
+      what = messages.what.original;
+      const original = await this.files.original(path);
+      if (!original) {
+        // Never changed by dkc: the kubelet runs the node's own files already.
+        this.status.setActive(undefined);
+        this.gate = undefined;
+        return;
+      }
+      ({ bytes, mode } = originalContent(original));
+    } else {
+      const src = target.source!;
+      what = target.use === 'assigned' ? messages.what.assigned(src) : messages.what.lastKnownGood(src);
+      bytes = target.use === 'assigned' && assignedPayload ? assignedPayload.bytes : (await this.store.load(src)).bytes;
+    }
+    const digest = digestOf(bytes);
+    const journal = await this.files.journal();
+    const action = decideAction({ desired: digest, onDisk: digestOf(await this.files.current(path)), journal });
+    // Active: what the kubelet runs once healthy; last-known-good and the node's files are trusted as soon as the
+    // kubelet's file holds them (never before: a status saying "back on your own files" must be true on disk).
+    const trusted = target.use !== 'assigned';
+    if (!trusted && !sourcesEqual(this.status.current().active, target.source)) this.status.setActive(undefined);
+
+    if (action === 'none') {
+      if (trusted) this.status.setActive(target.source);
+      if (this.gate?.digest !== digest) {
+        log(messages.resumed(what));
+        this.gate = this.newGate(target, digest, journal?.restartedAt ?? Date.now());
+      } else {
+        this.gate.target = target;
+      }
+      return;
+    }
+    if (target.use !== 'assigned' && target.rejected) log(messages.rollingBack(what));
+    if (action === 'write-and-restart') {
+      if (await this.files.keepOriginal(path)) log(messages.keptOriginal(path));
+      await this.files.setJournal({ digest, restarted: false });
+      await setKubeletFile(path, bytes, mode);
+      log(bytes === undefined ? messages.removed(path) : messages.wrote(path, what));
+    } else {
+      log(messages.resumedRestart(what));
+      if (journal?.digest !== digest || journal.restarted) await this.files.setJournal({ digest, restarted: false });
+    }
+    if (trusted) this.status.setActive(target.source);
+    this.gate = undefined;
+    const event = restartMessage(target.source);
+    await createEventDirectly(this.client, { involvedObject: nodeReference(this.flags.nodeName), type: 'Normal', reason: CONFIG_CHANGED_REASON, message: event, host: this.flags.nodeName, component: COMPONENT }).catch(
+      (err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`),
+    );
+    log(messages.restarting(this.flags.kubeletRestartCommand));
+    try {
+      await runRestartCommand(this.flags.kubeletRestartCommand, this.flags.startTimeoutMs);
+    } catch (err) {
+      logError(messages.restartFailed(messageOf(err)));
+      this.status.setErrorOverride(syncError(InternalError));
+      this.retryLater();
+      return;
+    }
+    const restartedAt = Date.now();
+    await this.files.setJournal({ digest, restarted: true, restartedAt });
+    this.gate = this.newGate(target, digest, restartedAt);
+  }
+
+  private newGate(target: Target, digest: string, restartedAt: number): Gate {
+    return { target, digest, restartedAt, becameHealthy: false, healthySince: undefined, unhealthySince: undefined, lastProblem: '', done: false };
+  }
+
+  private retryLater(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.enqueue(() => this.reconcile());
+    }, 5_000);
+  }
+
+  private reportRejection(assigned: NodeConfigSource, target: Target): void {
+    const r = target.rejected!;
+    const key = `${JSON.stringify(assigned)}|${r.reason}|${r.detail}`;
+    if (key === this.lastRejection) return;
+    this.lastRejection = key;
+    logError(messages.rejected(r.reason, r.detail));
+    const stage = r.reason === CrashLoopError ? 'crashloop' : r.reason === LoadError ? 'load' : 'validate';
+    const message = rejectionMessage({ assigned, stage, detail: r.detail, runs: target.use === 'last-known-good' ? 'last-known-good' : 'local' });
+    void createEventDirectly(this.client, { involvedObject: nodeReference(this.flags.nodeName), type: 'Warning', reason: REJECTED_REASON, message, host: this.flags.nodeName, component: COMPONENT }).catch(
+      (err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`),
+    );
+  }
+
+  private nodeReady(): string | undefined {
+    const node = this.nodeInformer?.store.get(this.flags.nodeName) as Node | undefined;
+    return node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  }
+
+  /** One probe of the kubelet, and what the gate makes of it. */
+  private async checkHealth(): Promise<void> {
+    const gate = this.gate;
+    if (!gate || gate.done || this.probing) return;
+    this.probing = true;
+    try {
+      const problem = await probeHealthz(this.flags.kubeletHealthzURL, Math.min(5_000, this.flags.startTimeoutMs));
+      const ready = this.nodeReady();
+      if (this.gate !== gate) return;
+      const now = Date.now();
+      if (healthy({ healthz: problem === undefined, ready })) {
+        gate.unhealthySince = undefined;
+        gate.healthySince ??= now;
+        if (!gate.becameHealthy) {
+          gate.becameHealthy = true;
+          const t = gate.target;
+          log(messages.healthy(t.source ? describeSource(t.source) : messages.what.original));
+          if (t.use === 'assigned') this.status.setActive(t.source);
+        }
+      } else {
+        gate.lastProblem = problem ?? messages.notReady(ready ?? '');
+        gate.healthySince = undefined;
+        if (gate.becameHealthy) gate.unhealthySince ??= now;
+      }
+      const verdict = judgeHealth({ now, ...gate, startTimeoutMs: this.flags.startTimeoutMs, trialMs: this.flags.trialMs, trial: gate.target.trial });
+      if (verdict.kind === 'passed') {
+        gate.done = true;
+        if (gate.target.trial) await this.enqueue(() => this.promote(gate));
+      } else if (verdict.kind === 'failed') {
+        gate.done = true;
+        const seconds = Math.round(this.flags.startTimeoutMs / 1000);
+        const cause =
+          verdict.cause === 'start-timeout'
+            ? messages.startTimeout(this.flags.kubeletHealthzURL, seconds, gate.lastProblem)
+            : messages.unhealthy(this.flags.kubeletHealthzURL, seconds, gate.lastProblem);
+        if (gate.target.use !== 'assigned') {
+          logError(cause);
+          return;
+        }
+        await this.enqueue(async () => {
+          if (this.gate !== gate) return;
+          await this.files.setFailed({ source: gate.target.source!, cause });
+          await this.reconcile();
+        });
+      }
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async promote(gate: Gate): Promise<void> {
+    if (this.gate !== gate) return;
+    const src = gate.target.source!;
+    const promoted = await this.store.exclusive(async (records) => {
+      const assigned = await records.assigned();
+      if (!sourcesEqual(assigned, src)) return false;
+      if (sourcesEqual(await records.lastKnownGood(), src)) return false;
+      await records.setLastKnownGood(src);
+      return true;
+    });
+    if (!promoted) return;
+    this.status.setLastKnownGood(src);
+    log(messages.promoted(src));
+  }
+
+  private async serveMetrics(address: string): Promise<void> {
+    const i = address.lastIndexOf(':');
+    const host = address.slice(0, i);
+    const port = Number(address.slice(i + 1));
+    const server = createServer((req, res) => {
+      if (req.url === '/metrics') {
+        void renderMetrics(this.registry).then(({ contentType, body }) => {
+          res.writeHead(200, { 'Content-Type': contentType });
+          res.end(body);
+        });
+        return;
+      }
+      if (req.url === '/healthz') {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end('ok');
+        return;
+      }
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('404 page not found\n');
+    });
+    await new Promise<void>((r, reject) => {
+      server.once('error', reject);
+      server.listen(port, host.replace(/^\[|\]$/g, ''), () => r());
+    });
+    this.metricsServer = server;
+  }
+
+  metricsAddress(): string | undefined {
+    const a = this.metricsServer?.address();
+    return a && typeof a === 'object' ? `${a.address}:${a.port}` : undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.sync?.stop();
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.assignment?.stop();
+    await this.nodeInformer?.stop();
+    await this.cmInformer?.stop();
+    this.status.stop();
+    await new Promise<void>((r) => (this.metricsServer ? this.metricsServer.close(() => r()) : r()));
+    this.client.close();
+  }
+}
+
+export async function runNodeDaemon(argv: readonly string[]): Promise<RunningDaemon> {
+  const flags = parseNodeDaemonFlags(argv);
+  configureLogging({ verbosity: flags.verbosity });
+  const client = await RestClient.fromKubeconfig(flags.kubeconfig);
+  const daemon = new NodeDaemon(flags, client);
+  try {
+    await daemon.start();
+  } catch (err) {
+    await daemon.stop();
+    throw err;
+  }
+  const address = daemon.metricsAddress();
+  return { nodeName: flags.nodeName, ...(address ? { metricsAddress: address } : {}), stop: () => daemon.stop() };
+}
+
+/** `dkc node-daemon`: runs until SIGTERM or SIGINT; a failed start prints one line and exits 1. */
+export async function runNodeDaemonCommand(argv: readonly string[]): Promise<void> {
+  let daemon: RunningDaemon;
+  try {
+    daemon = await runNodeDaemon(argv);
+  } catch (err) {
+    const message = messageOf(err).split('\n')[0]!;
+    logError(message);
+    process.stderr.write(`dkc node-daemon: ${message}\n`);
+    process.exit(1);
+  }
+  await new Promise<void>((r) => {
+    process.once('SIGINT', () => r());
+    process.once('SIGTERM', () => r());
+  });
+  await daemon.stop();
+  process.exit(0);
+}
+
+

@@ -1,0 +1,121 @@
+// The node daemon's decisions, as pure functions over what it read: which config the kubelet should run (the boot
+// decision of upstream's controller, with the kubelet's own files in place of its local config), what to do to the
+// kubelet's file to get there after any crash of the daemon, and whether a kubelet under trial has passed or failed.
+// The caller does the I/O (records, checkpoints, validation, the file on disk, healthz, the Node) and passes results in.
+
+import { CrashLoopError } from '../api/configstatus.js';
+import type { NodeConfigSource } from '../api/types.js';
+import { sourcesEqual } from '../agent/dynamicconfig/source.js';
+
+/** The outcome of validating a checkpoint for the node's kubelet. */
+export type Validation = { ok: true } | { ok: false; reason: string; detail: string };
+
+export interface TargetInput {
+  assigned?: NodeConfigSource | undefined;
+  lastKnownGood?: NodeConfigSource | undefined;
+  /** Present when `assigned` is set. */
+  assignedValidation?: Validation | undefined;
+  /** The source that failed its health gate on this node, and why (kept across restarts of the daemon). */
+  failed?: { source: NodeConfigSource; cause: string } | undefined;
+}
+
+export type TargetUse = 'assigned' | 'last-known-good' | 'original';
+
+export interface TargetStatus {
+  assigned?: NodeConfigSource;
+  lastKnownGood?: NodeConfigSource;
+  error: string;
+}
+
+export interface Target {
+  use: TargetUse;
+  /** The checkpoint to write; absent for the node's original files. */
+  source?: NodeConfigSource;
+  status: TargetStatus;
+  /** The assigned config must pass the health-gated trial before it becomes last-known-good. */
+  trial: boolean;
+  /** Why the assigned config is not run, for the log and the Warning event. */
+  rejected?: { reason: string; detail: string };
+}
+
+/** Which config the kubelet should run. */
+export function decideTarget(input: TargetInput): Target {
+  const { assigned, lastKnownGood } = input;
+  const status: TargetStatus = { error: '' };
+  if (assigned) status.assigned = assigned;
+  if (lastKnownGood) status.lastKnownGood = lastKnownGood;
+  if (!assigned) return { use: 'original', status, trial: false };
+  let rejected: { reason: string; detail: string } | undefined;
+  const v = input.assignedValidation;
+  if (!v) rejected = { reason: CrashLoopError, detail: 'the assigned config was not validated' };
+  else if (!v.ok) rejected = { reason: v.reason, detail: v.detail };
+  else if (input.failed && sourcesEqual(input.failed.source, assigned)) rejected = { reason: CrashLoopError, detail: input.failed.cause };
+  if (!rejected) {
+    const trial = !(lastKnownGood && sourcesEqual(lastKnownGood, assigned));
+    return { use: 'assigned', source: assigned, status, trial };
+  }
+  status.error = rejected.reason;
+  // A last-known-good equal to the rejected assignment is no refuge: the node's own files are.
+  if (lastKnownGood && !sourcesEqual(lastKnownGood, assigned)) return { use: 'last-known-good', source: lastKnownGood, status, trial: false, rejected };
+  return { use: 'original', status, trial: false, rejected };
+}
+
+/** What the daemon last did to the kubelet, as its journal records it (written before and after each step). */
+export interface Journal {
+  /** Digest of the content the kubelet's file was set to ('absent' when removed). */
+  digest: string;
+  /** The restart command finished after that content was written. */
+  restarted: boolean;
+  /** When the restart finished (ms since the epoch). */
+  restartedAt?: number;
+}
+
+export type Action = 'none' | 'restart' | 'write-and-restart';
+
+/**
+ * What to do so that the kubelet runs `desired` (a digest), from what is on disk and what the journal says. A file
+ * that already holds the desired content was written by an earlier run: the kubelet needs a restart only when that
+ * run did not finish its restart command (it may still run the previous content).
+ */
+export function decideAction(input: { desired: string; onDisk: string; journal: Journal | undefined }): Action {
+  if (input.onDisk !== input.desired) return 'write-and-restart';
+  const j = input.journal;
+  if (!j || j.digest !== input.desired || !j.restarted) return 'restart';
+  return 'none';
+}
+
+export interface GateInput {
+  now: number;
+  /** When the kubelet was last restarted with this config. */
+  restartedAt: number;
+  /** Since when the kubelet has been healthy without interruption (undefined: not healthy now). */
+  healthySince: number | undefined;
+  /** Since when it has been unhealthy without interruption, after having been healthy (undefined: healthy, or never was). */
+  unhealthySince: number | undefined;
+  /** It has been healthy at least once since the restart. */
+  becameHealthy: boolean;
+  startTimeoutMs: number;
+  trialMs: number;
+  /** Only an assigned config is trialled; other targets pass once healthy. */
+  trial: boolean;
+}
+
+export type GateVerdict = { kind: 'starting' } | { kind: 'trial' } | { kind: 'passed' } | { kind: 'failed'; cause: 'start-timeout' | 'unhealthy' };
+
+/**
+ * The health gate: the kubelet must become healthy within the start timeout; under trial it must then stay healthy
+ * until the trial has run since it became healthy. A kubelet that goes unhealthy during the trial gets the start
+ * timeout to come back (systemd restarting it) before the trial fails.
+ */
+export function judgeHealth(g: GateInput): GateVerdict {
+  if (!g.becameHealthy) return g.now - g.restartedAt > g.startTimeoutMs ? { kind: 'failed', cause: 'start-timeout' } : { kind: 'starting' };
+  if (!g.trial) return { kind: 'passed' };
+  if (g.unhealthySince !== undefined) return g.now - g.unhealthySince > g.startTimeoutMs ? { kind: 'failed', cause: 'unhealthy' } : { kind: 'trial' };
+  if (g.healthySince !== undefined && g.now - Math.max(g.restartedAt, g.healthySince) >= g.trialMs) return { kind: 'passed' };
+  return { kind: 'trial' };
+}
+
+/** Health as the daemon sees it: healthz answers, and the Node, when it has a Ready condition, is not NotReady. */
+export function healthy(h: { healthz: boolean; ready: string | undefined }): boolean {
+  return h.healthz && (h.ready === undefined || h.ready === 'True');
+}

@@ -1,0 +1,41 @@
+// Every line `dkc node-daemon` shows a person: flag errors, log lines (prefixed as the kubelet's config controller
+// prefixed its own) and the causes it reports with a rolled-back config.
+
+import { describeSource, type NodeConfigSource } from '../agent/dynamicconfig/source.js';
+
+export const messages = {
+  unknownFlag: (name: string) => `unknown flag: --${name}`,
+  needsArgument: (name: string) => `flag needs an argument: --${name}`,
+  unexpectedArgument: (arg: string) => `unexpected argument ${JSON.stringify(arg)}`,
+  badDuration: (name: string, value: string, why: string) => `invalid argument "${value}" for "--${name}" flag: ${why}`,
+  badApplyAs: (value: string) => `invalid argument "${value}" for "--apply-as" flag: must be dropin or replace`,
+  badVersion: (value: string, why: string) => `invalid argument ${JSON.stringify(value)} for "--kubelet-version" flag: ${why}`,
+  badNodeVersion: (node: string, value: string, why: string) =>
+    `cannot tell the kubelet version of Node ${JSON.stringify(node)} from status.nodeInfo.kubeletVersion ${JSON.stringify(value)} (${why}); set --kubelet-version`,
+  emptyFlag: (name: string) => `--${name} must not be empty`,
+  badAddress: (value: string) => `invalid argument "${value}" for "--metrics-bind-address" flag: want host:port, or 0 to disable`,
+
+  starting: (node: string, mode: string) => `starting for node ${JSON.stringify(node)}, applying assigned configs as ${mode}`,
+  waitingForNode: (node: string, why: string) => `waiting for Node ${JSON.stringify(node)} to be registered by its kubelet: ${why}`,
+  keptOriginal: (path: string) => `kept the node's original ${path} before changing it for the first time`,
+  wrote: (path: string, what: string) => `wrote ${path} (${what})`,
+  removedTemp: (name: string) => `removed ${name}, left by a write that did not finish`,
+  removed: (path: string) => `removed ${path} (the node had none before)`,
+  restarting: (command: string) => `restarting the kubelet: ${command}`,
+  restartFailed: (why: string) => `the kubelet restart command failed: ${why}`,
+  resumed: (what: string) => `the kubelet already runs ${what}: not restarting it`,
+  resumedRestart: (what: string) => `${what} was written but the kubelet restart may not have finished: restarting it`,
+  healthy: (what: string) => `the kubelet is healthy on ${what}`,
+  promoted: (src: NodeConfigSource) => `updated last-known-good config to ${describeSource(src)}`,
+  rejected: (reason: string, detail: string) => `${reason}, error: ${detail}`,
+  rollingBack: (what: string) => `rolling the kubelet back to ${what}`,
+  startTimeout: (url: string, seconds: number, last: string) => `the kubelet did not become healthy within ${seconds}s of its restart (${url}: ${last})`,
+  unhealthy: (url: string, seconds: number, last: string) => `the kubelet stopped being healthy during its trial and did not recover within ${seconds}s (${url}: ${last})`,
+  notReady: (status: string) => `Node Ready=${status}`,
+  invalidOriginal: (path: string, why: string) => `the record of the node's original files ${path} is unreadable: ${why}`,
+  what: {
+    assigned: (src: NodeConfigSource) => `assigned config ${describeSource(src)}`,
+    lastKnownGood: (src: NodeConfigSource) => `last-known-good config ${describeSource(src)}`,
+    original: "the node's original kubelet config",
+  },
+};

@@ -1,0 +1,100 @@
+// deploy/node-daemon/ checked offline, since no kube-apiserver or kubelet runs here: every manifest validates against
+// upstream's schema for its kind (kubernetes-models, generated from Kubernetes' OpenAPI); the DaemonSet is what the
+// daemon needs on a host (privileged, host PID and network, the kubelet's files and the checkpoints from host paths,
+// the restart through the host's systemd); the flags of the DaemonSet and of the systemd unit are flags
+// `dkc node-daemon` accepts, with the values the docs give; the RoleBinding names the Role beside it.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { DaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { parseNodeDaemonFlags } from '../../src/nodedaemon/flags.js';
+import { repoRoot } from '../helpers/server.js';
+
+const DIR = join(repoRoot, 'deploy/node-daemon');
+type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
+
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'v1/ServiceAccount': ServiceAccount,
+  'apps/v1/DaemonSet': DaemonSet,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+};
+
+async function docs(file: string): Promise<Doc[]> {
+  return parseAllDocuments(await readFile(join(DIR, file), 'utf8')).map((d) => {
+    assert.deepEqual(d.errors, [], `${file}: YAML errors`);
+    return d.toJS() as Doc;
+  });
+}
+
+function validate(doc: Doc): void {
+  const Model = MODELS[`${doc.apiVersion}/${doc.kind}`];
+  assert.ok(Model, `no schema for ${doc.apiVersion} ${doc.kind}`);
+  new Model(doc as never).validate();
+}
+
+interface PodSpec {
+  hostPID?: boolean;
+  hostNetwork?: boolean;
+  containers: { command: string[]; args: string[]; securityContext?: { privileged?: boolean }; volumeMounts: { name: string; mountPath: string }[] }[];
+  volumes: { name: string; hostPath?: { path: string } }[];
+}
+
+describe('deploy/node-daemon/', () => {
+  it("every document validates against upstream's schema for its kind, and a broken one does not", async () => {
+    const all = [...(await docs('daemonset.yaml')), ...(await docs('rbac.yaml'))];
+    assert.deepEqual(all.map((d) => d.kind), ['ServiceAccount', 'DaemonSet', 'Role', 'RoleBinding']);
+    for (const d of all) validate(d);
+    const broken = structuredClone(all[1]!) as Doc & { spec: { template: { spec: { hostPID: unknown } } } };
+    broken.spec.template.spec.hostPID = 'yes';
+    assert.throws(() => validate(broken), /hostPID/);
+  });
+
+  it('the DaemonSet runs privileged in the host PID and network namespaces, with the host paths the daemon uses', async () => {
+    const ds = (await docs('daemonset.yaml'))[1] as Doc & { spec: { template: { spec: PodSpec } } };
+    const pod = ds.spec.template.spec;
+    const c = pod.containers[0]!;
+    assert.deepEqual([pod.hostPID, pod.hostNetwork, c.securityContext?.privileged], [true, true, true]);
+    const hostPath = (mount: string) => {
+      const m = c.volumeMounts.find((v) => mount.startsWith(v.mountPath));
+      return pod.volumes.find((v) => v.name === m?.name)?.hostPath?.path;
+    };
+    const flags = parseNodeDaemonFlags(c.args.map((a) => a.replace('$(NODE_NAME)', 'node-1')));
+    assert.equal(flags.nodeName, 'node-1');
+    assert.equal(flags.applyAs, 'dropin');
+    assert.match(flags.kubeletRestartCommand, /^nsenter --target 1 .*-- systemctl restart kubelet$/);
+    for (const path of [flags.kubeconfig, flags.kubeletConfig, flags.kubeletConfigDir, flags.dynamicConfigDir]) {
+      assert.ok(hostPath(path) !== undefined && path.startsWith(hostPath(path)!), `${path} comes from the host`);
+    }
+    assert.deepEqual(c.command, ['dkc', 'node-daemon']);
+  });
+
+  it('the RoleBinding grants its Role to the nodes, read-only on ConfigMaps', async () => {
+    const [role, binding] = (await docs('rbac.yaml')) as (Doc & { rules?: { verbs: string[] }[]; roleRef?: { name: string }; subjects?: { name: string }[] })[];
+    assert.equal(binding!.roleRef?.name, role!.metadata.name);
+    assert.deepEqual(binding!.subjects?.map((s) => s.name), ['system:nodes']);
+    assert.deepEqual(role!.rules?.flatMap((r) => r.verbs), ['get', 'list', 'watch']);
+  });
+
+  it("the systemd unit's ExecStart is a dkc node-daemon command line with the documented defaults", async () => {
+    const unit = await readFile(join(DIR, 'dkc-node-daemon.service'), 'utf8');
+    const start = unit.indexOf('\nExecStart=') + 1;
+    const lines: string[] = [];
+    for (const line of unit.slice(start + 'ExecStart='.length).split('\n')) {
+      lines.push(line.replace(/\\$/, '').trim());
+      if (!line.endsWith('\\')) break;
+    }
+    const exec = lines.join(' ');
+    const words = [...exec.matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replace(/"/g, ''));
+    assert.deepEqual(words.slice(0, 2), ['/usr/local/bin/dkc', 'node-daemon']);
+    const flags = parseNodeDaemonFlags(words.slice(2), () => 'host-1');
+    const defaults = parseNodeDaemonFlags([], () => 'host-1');
+    assert.deepEqual(flags, defaults, 'the unit spells out the defaults');
+  });
+});

@@ -1,0 +1,306 @@
+// The manifests a cluster admin applies for NodeConfig on a real cluster — the dkc.io CRDs (deploy/crds/), the nodes'
+// RBAC and the ValidatingAdmissionPolicies (deploy/nodeconfig/) — checked offline, since no kube-apiserver runs here:
+// - each validates against upstream's schema for its kind (the npm package kubernetes-models, generated from
+//   Kubernetes' OpenAPI), and the bindings name what exists;
+// - each policy's CEL, evaluated with @bufbuild/cel against sample requests, gives the verdicts dkc server gives the
+//   same requests with its own code (Node authorizer, NodeRestriction, the revert-record admission) — a node's own
+//   status update allowed, another node's refused, and so on;
+// - the CRD's x-kubernetes-validations give, for sample sources, exactly the errors of upstream's rules that dkc
+//   server reports (the fields upstream requires or forbids);
+// - the CRDs and the RBAC are accepted by `kubectl apply --dry-run=server` against dkc server.
+
+import assert from 'node:assert/strict';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { ValidatingAdmissionPolicy } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy';
+import { ValidatingAdmissionPolicyBinding } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding';
+import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
+import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { defaultClusterRoles, defaultRoles } from '../../src/server/auth/rbacresources.js';
+import { validateNodeConfig, type NodeConfig } from '../../src/api/dkc/index.js';
+import type { AdmissionAttributes } from '../../src/server/authz.js';
+import { NodeAuthorizer } from '../../src/server/auth/nodeauthorizer.js';
+import { NodeGraph } from '../../src/server/auth/nodegraph.js';
+import { nodeConfigRefusal } from '../../src/server/auth/nodeconfigrestriction.js';
+import { writesRevertRecord } from '../../src/server/nodeconfig/admission.js';
+import { CONTROLLER_USER } from '../../src/api/dkc/identity.js';
+import type { ResourceDef } from '../../src/server/resourcedef.js';
+import { kubectl, type Kubectl } from '../helpers/kubectl.js';
+import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
+import { admit, crdRuleErrors, type AdmissionRequest } from './cel.js';
+
+type Doc = { apiVersion: string; kind: string; metadata: { name: string }; [k: string]: unknown };
+
+const CRD_DIR = join(repoRoot, 'deploy/crds');
+const NODECONFIG_DIR = join(repoRoot, 'deploy/nodeconfig');
+const CONTROLLER_DIR = join(repoRoot, 'deploy/controller');
+
+async function docsIn(dir: string): Promise<{ file: string; doc: Doc }[]> {
+  const out: { file: string; doc: Doc }[] = [];
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort()) {
+    for (const d of parseAllDocuments(await readFile(join(dir, file), 'utf8'))) {
+      assert.deepEqual(d.errors, [], `${file}: YAML errors`);
+      out.push({ file, doc: d.toJS() as Doc });
+    }
+  }
+  return out;
+}
+
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': CustomResourceDefinition,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'v1/ServiceAccount': ServiceAccount,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': ValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': ValidatingAdmissionPolicyBinding,
+};
+
+describe("deploy/: the manifests against upstream's schemas (kubernetes-models)", () => {
+  it('every document validates as its kind', async () => {
+    const docs = [...(await docsIn(CRD_DIR)), ...(await docsIn(NODECONFIG_DIR)), ...(await docsIn(CONTROLLER_DIR))];
+    assert.ok(docs.length >= 7, `found ${docs.length} documents`);
+    for (const { file, doc } of docs) {
+      const Model = MODELS[`${doc.apiVersion}/${doc.kind}`];
+      assert.ok(Model, `${file}: no schema for ${doc.apiVersion} ${doc.kind}`);
+      assert.doesNotThrow(() => new Model(doc as never).validate(), `${file}: ${doc.kind} ${doc.metadata.name}`);
+    }
+  });
+
+  it('each binding names a policy or role shipped beside it, and every policy is bound', async () => {
+    const docs = (await docsIn(NODECONFIG_DIR)).map((d) => d.doc);
+    const named = (kind: string) => docs.filter((d) => d.kind === kind).map((d) => d.metadata.name).sort();
+    const policies = named('ValidatingAdmissionPolicy');
+    const bound = docs.filter((d) => d.kind === 'ValidatingAdmissionPolicyBinding').map((d) => (d['spec'] as { policyName: string }).policyName).sort();
+    assert.deepEqual(bound, policies);
+    for (const d of docs.filter((x) => x.kind === 'ValidatingAdmissionPolicyBinding')) {
+      assert.deepEqual((d['spec'] as { validationActions: string[] }).validationActions, ['Deny']);
+    }
+    const roles = named('ClusterRole');
+    for (const d of docs.filter((x) => x.kind === 'ClusterRoleBinding')) assert.ok(roles.includes((d['roleRef'] as { name: string }).name));
+  });
+});
+
+// ---- the policies' CEL against sample requests, beside dkc server's own decisions ----
+
+const SOURCE = { configMap: { namespace: 'kube-system', name: 'cfg-a', kubeletConfigKey: 'kubelet' } };
+const ACTIVE = { configMap: { ...SOURCE.configMap, uid: 'u-a', resourceVersion: '1' } };
+const owned = (node: string, extra: object = {}) => ({ name: node, uid: `uid-${node}`, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node, uid: `uid-${node}`, ...extra }] });
+const nc = (name: string, spec: object = {}, status: object = {}, meta: object = owned(name)) => ({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfig', metadata: { ...meta }, spec, status });
+const STORED = nc('node-1', { configSource: SOURCE });
+const STORED_WITH_RECORD = nc('node-1', { configSource: SOURCE }, { previous: { configSource: {}, rollout: 'r0' } });
+
+const node = (n: string) => ({ username: `system:node:${n}`, groups: ['system:nodes', 'system:authenticated'] });
+const ADMIN = { username: 'admin', groups: ['system:masters', 'system:authenticated'] };
+const CONTROLLER = { username: CONTROLLER_USER, groups: ['system:authenticated'] };
+
+interface Sample {
+  what: string;
+  user: { username: string; groups: string[] };
+  operation: AdmissionRequest['operation'];
+  subResource?: string;
+  name: string;
+  object?: object;
+  oldObject?: object;
+  /** On a real cluster, RBAC (deploy/nodeconfig/rbac.yaml for nodes; admins and the controller hold their verbs) and the policies. */
+  allowed: boolean;
+}
+
+const samples: Sample[] = [
+  { what: "a node's own status update", user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: nc('node-1', { configSource: SOURCE }, { config: { active: ACTIVE } }), oldObject: STORED, allowed: true },
+  { what: "another node's status update", user: node('node-2'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: nc('node-1', { configSource: SOURCE }, { config: { error: 'x' } }), oldObject: STORED, allowed: false },
+  { what: 'a node creating its own, owned by itself', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1'), allowed: true },
+  { what: "a node creating another node's", user: node('node-1'), operation: 'CREATE', name: 'node-2', object: nc('node-2'), allowed: false },
+  { what: 'a node creating its own with a configSource', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1', { configSource: SOURCE }), allowed: false },
+  { what: 'a node creating its own owned by another node', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1', {}, {}, { name: 'node-1', ownerReferences: owned('node-2').ownerReferences }), allowed: false },
+  { what: 'a node creating its own with blockOwnerDeletion', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1', {}, {}, owned('node-1', { blockOwnerDeletion: true })), allowed: false },
+  { what: 'a node changing its own spec', user: node('node-1'), operation: 'UPDATE', name: 'node-1', object: nc('node-1', { configSource: { configMap: { ...SOURCE.configMap, name: 'cfg-b' } } }), oldObject: STORED, allowed: false },
+  { what: 'a node deleting its own', user: node('node-1'), operation: 'DELETE', name: 'node-1', oldObject: STORED, allowed: false },
+  { what: 'a node writing the revert record in its status', user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED_WITH_RECORD, oldObject: STORED, allowed: false },
+  { what: 'a node removing the revert record', user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED, oldObject: STORED_WITH_RECORD, allowed: false },
+  { what: 'a node reporting status beside the record, which it leaves alone', user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: nc('node-1', { configSource: SOURCE }, { previous: { configSource: {}, rollout: 'r0' }, config: { error: 'x' } }), oldObject: STORED_WITH_RECORD, allowed: true },
+  { what: 'the admin assigning config', user: ADMIN, operation: 'UPDATE', name: 'node-1', object: nc('node-1', { configSource: { configMap: { ...SOURCE.configMap, name: 'cfg-b' } } }), oldObject: STORED, allowed: true },
+  { what: 'the admin writing the revert record', user: ADMIN, operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED_WITH_RECORD, oldObject: STORED, allowed: false },
+  { what: 'the admin creating one with a revert record', user: ADMIN, operation: 'CREATE', name: 'node-1', object: STORED_WITH_RECORD, allowed: false },
+  { what: 'the controller writing the revert record', user: CONTROLLER, operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED_WITH_RECORD, oldObject: STORED, allowed: true },
+  { what: 'the controller creating one for a node', user: CONTROLLER, operation: 'CREATE', name: 'node-3', object: nc('node-3', { configSource: SOURCE }), allowed: true },
+];
+
+type RbacRule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+
+/** Real-cluster RBAC as the shipped file grants it to nodes; others hold their verbs. */
+function rbacAllows(rules: RbacRule[], s: Sample): boolean {
+  if (!s.user.groups.includes('system:nodes')) return true;
+  const verb = s.operation === 'CREATE' ? 'create' : s.operation === 'DELETE' ? 'delete' : 'update';
+  const resource = s.subResource ? `nodeconfigs/${s.subResource}` : 'nodeconfigs';
+  return rules.some((r) => r.apiGroups.includes('dkc.io') && r.resources.includes(resource) && r.verbs.includes(verb));
+}
+
+/** What dkc server decides with its own code: the Node authorizer (nodes only), NodeRestriction, the revert record. */
+function dkcAllows(s: Sample): boolean {
+  const isNode = s.user.groups.includes('system:nodes');
+  const nodeName = s.user.username.slice('system:node:'.length);
+  const verb = s.operation === 'CREATE' ? 'create' : s.operation === 'DELETE' ? 'delete' : 'update';
+  if (isNode) {
+    const authorizer = new NodeAuthorizer(new NodeGraph());
+    const attrs = { user: { name: s.user.username, groups: s.user.groups }, verb, isResourceRequest: true, path: '', apiGroup: 'dkc.io', apiVersion: 'v1alpha1', resource: 'nodeconfigs', subresource: s.subResource ?? '', namespace: '', name: s.operation === 'CREATE' ? '' : s.name };
+    if (authorizer.authorize(attrs).decision !== 'allow') return false;
+  }
+  const a: AdmissionAttributes = {
+    user: { name: s.user.username, groups: s.user.groups },
+    operation: s.operation,
+    resource: { group: 'dkc.io', plural: 'nodeconfigs', kind: 'NodeConfig' } as ResourceDef,
+    subresource: s.subResource ?? '',
+    namespace: '',
+    name: s.name,
+    ...(s.object ? { object: structuredClone(s.object) as NodeConfig } : {}),
+    ...(s.oldObject ? { oldObject: structuredClone(s.oldObject) as NodeConfig } : {}),
+    dryRun: false,
+  };
+  if (isNode && nodeConfigRefusal(nodeName, a)) return false;
+  return !(writesRevertRecord(a) && s.user.username !== CONTROLLER_USER);
+}
+
+type Rule = { apiGroups?: string[]; resources?: string[]; verbs?: string[]; resourceNames?: string[] };
+/** Rules as comparable lines, one per group × resource × name, with their verbs sorted. */
+const ruleLines = (rules: Rule[]): string[] =>
+  rules
+    .flatMap((r) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => (r.resourceNames ?? ['*']).map((n) => `${g}/${res}/${n}: ${[...(r.verbs ?? [])].sort().join(',')}`))))
+    .sort();
+
+describe('deploy/controller/rbac.yaml: the rollout controller on a real cluster', () => {
+  it("holds exactly dkc server's own controller rights, less nodes/configsource (which only dkc server has)", async () => {
+    const docs = (await docsIn(CONTROLLER_DIR)).map((d) => d.doc);
+    const shipped = (kind: string, ns?: string): string[] =>
+      ruleLines(docs.filter((d) => d.kind === kind && (ns === undefined || (d.metadata as { namespace?: string }).namespace === ns)).flatMap((d) => d['rules'] as Rule[]));
+    const own = (objs: KubeObjectLike[], ns?: string): string[] =>
+      ruleLines(objs.filter((o) => o.metadata.name === CONTROLLER_USER && (ns === undefined || o.metadata.namespace === ns)).flatMap((o) => o.rules));
+    const withoutConfigSource = (lines: string[]) => lines.filter((l) => !l.startsWith('/nodes/configsource/'));
+    assert.deepEqual(shipped('ClusterRole'), withoutConfigSource(own(defaultClusterRoles as unknown as KubeObjectLike[])));
+    for (const ns of ['kube-system', 'kube-node-lease']) assert.deepEqual(shipped('Role', ns), own(defaultRoles as unknown as KubeObjectLike[], ns), ns);
+    const subjects = docs.filter((d) => d.kind.endsWith('Binding')).map((d) => JSON.stringify(d['subjects']));
+    assert.deepEqual([...new Set(subjects)], [JSON.stringify([{ kind: 'ServiceAccount', name: 'dkc-controller', namespace: 'kube-system' }])]);
+    // The ServiceAccount is the one the revert-record policy lets write status.previous.
+    assert.match(await readFile(join(NODECONFIG_DIR, 'policy.yaml'), 'utf8'), /'system:serviceaccount:kube-system:dkc-controller'/);
+  });
+});
+
+type KubeObjectLike = { metadata: { name?: string; namespace?: string }; rules: Rule[] };
+
+describe('deploy/nodeconfig/policy.yaml: the policies’ CEL (@bufbuild/cel) against sample requests', () => {
+  let policies: { name: string; binding: string; policy: Parameters<typeof admit>[0] }[] = [];
+  let nodeRules: RbacRule[] = [];
+
+  before(async () => {
+    const docs = (await docsIn(NODECONFIG_DIR)).map((d) => d.doc);
+    policies = docs
+      .filter((d) => d.kind === 'ValidatingAdmissionPolicy')
+      .map((d) => ({
+        name: d.metadata.name,
+        binding: docs.find((b) => b.kind === 'ValidatingAdmissionPolicyBinding' && (b['spec'] as { policyName: string }).policyName === d.metadata.name)!.metadata.name,
+        policy: d as unknown as Parameters<typeof admit>[0],
+      }));
+    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding' && (d['subjects'] as { name: string }[]).some((x) => x.name === 'system:nodes'))!;
+    nodeRules = (docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === (binding['roleRef'] as { name: string }).name)!['rules'] as RbacRule[]);
+  });
+
+  const verdict = (s: Sample) => {
+    const req: AdmissionRequest = {
+      userInfo: s.user,
+      operation: s.operation,
+      resource: { group: 'dkc.io', resource: 'nodeconfigs' },
+      subResource: s.subResource ?? '',
+      name: s.name,
+      object: (s.object ?? null) as never,
+      oldObject: (s.oldObject ?? null) as never,
+    };
+    const denials = policies.map((p) => admit(p.policy, p.binding, req)).flatMap((r) => (r.matched && r.denied ? [r.denied] : []));
+    return { allowed: rbacAllows(nodeRules, s) && denials.length === 0, denials };
+  };
+
+  for (const s of samples) {
+    it(`${s.what}: ${s.allowed ? 'allowed' : 'refused'} on a real cluster and on dkc server`, () => {
+      const real = verdict(s);
+      assert.equal(real.allowed, s.allowed, `real cluster: ${real.denials.join('; ') || 'RBAC'}`);
+      assert.equal(dkcAllows(s), s.allowed, 'dkc server');
+    });
+  }
+
+  it("refuses with kube-apiserver's wording, naming the policy and its binding", () => {
+    const s = samples.find((x) => x.what === "another node's status update")!;
+    assert.deepEqual(verdict(s).denials, [
+      "ValidatingAdmissionPolicy 'dkc.io-nodeconfig-node' with binding 'dkc.io-nodeconfig-node' denied request: a node may write only the NodeConfig named after it",
+    ]);
+  });
+});
+
+// ---- the CRD's CEL rules against upstream's validation, as dkc server runs it ----
+
+describe("deploy/crds/nodeconfigs.dkc.io.yaml: x-kubernetes-validations give upstream's messages", () => {
+  let schema: Record<string, unknown> = {};
+
+  before(async () => {
+    const crd = (await docsIn(CRD_DIR)).find((d) => d.doc.metadata.name === 'nodeconfigs.dkc.io')!.doc as unknown as {
+      spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+    };
+    schema = crd.spec.versions[0]!.schema.openAPIV3Schema;
+  });
+
+  const cm = (fields: object) => ({ configMap: fields });
+  const objects: [string, object][] = [
+    ['a valid assignment and status', nc('n', { configSource: SOURCE }, { config: { assigned: ACTIVE, active: ACTIVE, lastKnownGood: ACTIVE } })],
+    ['an empty source', nc('n', { configSource: {} })],
+    ['an empty configMap', nc('n', { configSource: cm({}) })],
+    ['empty names', nc('n', { configSource: cm({ namespace: '', name: '', kubeletConfigKey: '' }) })],
+    ['uid and resourceVersion in spec', nc('n', { configSource: cm({ ...SOURCE.configMap, uid: 'u', resourceVersion: '1' }) })],
+    ['a status source without uid and resourceVersion', nc('n', {}, { config: { active: SOURCE, lastKnownGood: {} } })],
+  ];
+
+  for (const [what, obj] of objects) {
+    it(`${what}: the same required and forbidden fields, with the same messages`, () => {
+      const fromCel = crdRuleErrors(schema, obj);
+      const fromUpstream = validateNodeConfig(obj as NodeConfig);
+      // The format rules (names, keys) are dkc server's alone; upstream's required, forbidden and one-of rules are both's.
+      const shared = fromUpstream.filter((e) => e.type !== 'FieldValueInvalid' || e.detail === 'exactly one reference subfield must be non-nil');
+      const expected = shared.map((e) => (e.type === 'FieldValueInvalid' ? `${e.field}: Invalid value: "object": ${e.detail}` : e.toString()));
+      assert.deepEqual([...fromCel].sort(), [...expected].sort());
+      if (what.startsWith('a valid')) assert.deepEqual(fromUpstream, []);
+      else assert.ok(fromCel.length > 0);
+    });
+  }
+});
+
+// ---- the same manifests sent to dkc server ----
+
+describe('deploy/: kubectl apply --dry-run=server against dkc server', () => {
+  let server: RunningServer | undefined;
+  let k: Kubectl | undefined;
+
+  before(async () => {
+    server = await startServer(['--emulated-version', '1.31']);
+    k = await kubectl('1.32', server.kubeconfig);
+  });
+
+  after(async () => {
+    await k?.cleanup();
+    await server?.cleanup();
+  });
+
+  it('accepts the dkc.io CRDs, the nodes’ RBAC and the controller’s', async () => {
+    const r = await k!.run(['apply', '--dry-run=server', '-f', CRD_DIR, '-f', join(NODECONFIG_DIR, 'rbac.yaml'), '-f', join(CONTROLLER_DIR, 'rbac.yaml')]);
+    assert.equal(r.code, 0, r.stderr);
+    for (const name of ['nodeconfigpolicies.dkc.io', 'nodeconfigrollouts.dkc.io', 'nodeconfigs.dkc.io']) {
+      assert.match(r.stdout, new RegExp(`customresourcedefinition.apiextensions.k8s.io/${name.replace(/\./g, '\\.')} (configured|unchanged) \\(server dry run\\)`));
+    }
+    assert.match(r.stdout, /clusterrole\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/);
+    assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/);
+    assert.match(r.stdout, /role\.rbac\.authorization\.k8s\.io\/dkc:controller created \(server dry run\)/);
+  });
+});

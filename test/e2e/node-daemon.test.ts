@@ -1,0 +1,264 @@
+// The node-daemon topology end to end: `dkc up --emulated-version 1.31` as it runs a modern cluster — per node, the
+// agent as a plain kubelet (dynamic config off, --config and --config-dir) and a `dkc node-daemon` beside it that
+// restarts it through the supervisor's control socket (`dkc restart <node>`). Rollouts go through the nodes'
+// NodeConfigs: a good config reaches every kubelet (its /configz shows it), a config the kubelet refuses (it exits)
+// and one it starts with but that leaves it unhealthy (its healthz moves away) both end Reverted, the node back on
+// last-known-good and the error reported; a reset puts the node's own files back; `--apply-as replace` replaces the
+// --config file and restores it byte for byte; and `kill -9` of the daemon at random moments of its work (20 trials)
+// never leaves a half-written kubelet file, never loses the node's original, and a daemon that comes back to a
+// kubelet already on the right config does not restart it.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NODE_CONFIGS_PATH, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
+import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
+import type { ConfigMap, NodeConfigSource } from '../../src/api/types.js';
+import { RestClient } from '../../src/client/index.js';
+import { startCluster, type Cluster, type ClusterNode } from '../../src/up/cluster.js';
+import { kubeletSource } from '../helpers/nodeconfig.js';
+import { prng } from '../helpers/prng.js';
+import { waitFor } from '../helpers/wait.js';
+
+const CRASH_LOOP_ERROR = 'failed to start with assigned config, see Kubelet log for details';
+const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+const NODES = ['node-1', 'node-2', 'node-3'];
+
+async function configMap(admin: RestClient, name: string, body: string): Promise<ConfigMap> {
+  return admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'kube-system' },
+    data: { kubelet: body },
+  });
+}
+
+/** The kubelet's /configz through the API server's node proxy; empty while the kubelet is restarting. */
+async function configz(admin: RestClient, node: string): Promise<Record<string, unknown>> {
+  try {
+    return (await admin.get<{ kubeletconfig: Record<string, unknown> }>(`/api/v1/nodes/${node}/proxy/configz`)).kubeletconfig;
+  } catch {
+    return {};
+  }
+}
+
+const nodeConfig = (admin: RestClient, name: string) => admin.get<NodeConfig>(`${NODE_CONFIGS_PATH}/${name}`);
+
+async function assign(admin: RestClient, node: string, src: NodeConfigSource | null): Promise<void> {
+  await admin.patch(`${NODE_CONFIGS_PATH}/${node}`, 'merge', { spec: { configSource: src } });
+}
+
+/** Waits until the node's NodeConfig reports `cm` (or the node's own files, for undefined) active without error. */
+async function waitActive(admin: RestClient, node: string, cm: ConfigMap | undefined, timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    `${node} active on ${cm?.metadata.name ?? 'its own files'}`,
+    async () => {
+      const cfg = (await nodeConfig(admin, node)).status?.config;
+      if (cfg?.error) return undefined;
+      const active = cfg?.active?.configMap;
+      if (!cm) return active ? undefined : true;
+      return active && active.name === cm.metadata.name && active.resourceVersion === cm.metadata.resourceVersion ? true : undefined;
+    },
+    timeoutMs,
+    50,
+  );
+}
+
+/** No temp file of an atomic write left beside the kubelet's files. */
+async function noTempFiles(dir: string): Promise<void> {
+  const left = (await readdir(dir)).filter((f) => f.includes('.tmp-'));
+  assert.deepEqual(left, [], `temp files left in ${dir}`);
+}
+
+function startRollout(admin: RestClient, name: string, configMapName: string): Promise<unknown> {
+  return admin.create(ROLLOUTS_PATH, {
+    apiVersion: 'dkc.io/v1alpha1',
+    kind: 'NodeConfigRollout',
+    metadata: { name },
+    spec: { configSource: kubeletSource(configMapName), nodeSelector: { matchLabels: {} }, failurePolicy: 'Revert', soakSeconds: 1 },
+  });
+}
+
+async function waitRollout(admin: RestClient, name: string, phase: string, timeoutMs = 60_000): Promise<NodeConfigRollout> {
+  return waitFor(
+    `rollout ${name} ${phase}`,
+    async () => {
+      const r = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
+      return r.status?.phase === phase ? r : undefined;
+    },
+    timeoutMs,
+    100,
+  );
+}
+
+async function newCluster(work: string, applyAs: 'dropin' | 'replace', nodes: number): Promise<{ cluster: Cluster; admin: RestClient }> {
+  const cluster = await startCluster({
+    dataDir: join(work, applyAs),
+    nodes,
+    port: 0,
+    serverArgs: ['--emulated-version', '1.31'],
+    kubeletVersions: ['1.31'],
+    backoff: { initialMs: 50, maxMs: 500 },
+    nodeDaemon: { applyAs, startTimeout: '4s', trial: '1500ms', probeInterval: '100ms' },
+  });
+  const admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
+  await waitFor(
+    `${nodes} nodes Ready, each with its NodeConfig`,
+    async () => {
+      const ncs = (await admin.list<{ items: NodeConfig[] }>(NODE_CONFIGS_PATH)).items;
+      const nodesReady = (await admin.list<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes')).items.filter((n) =>
+        n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
+      return ncs.length === nodes && nodesReady.length === nodes ? true : undefined;
+    },
+    30_000,
+  );
+  return { cluster, admin };
+}
+
+let work = '';
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'dkc-nd-'));
+});
+after(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('dkc node-daemon --apply-as dropin, three nodes on an emulated kube-apiserver 1.31', { concurrency: false }, () => {
+  let cluster: Cluster | undefined;
+  let admin: RestClient;
+  let good: ConfigMap;
+  const node = (name: string): ClusterNode => cluster!.nodes.find((n) => n.name === name)!;
+
+  before(async () => {
+    ({ cluster, admin } = await newCluster(work, 'dropin', 3));
+    good = await configMap(admin, 'good', `${HEADER}eventRecordQPS: 7\n`);
+    await configMap(admin, 'refused', `${HEADER}tlsCertFile: /nonexistent/kubelet.crt\ntlsPrivateKeyFile: /nonexistent/kubelet.key\n`);
+    await configMap(admin, 'unhealthy', `${HEADER}healthzBindAddress: 127.0.0.2\n`);
+  });
+  after(async () => {
+    admin?.close();
+    await cluster?.stop(5_000);
+  });
+
+  it('a good config reaches every kubelet as one drop-in over its own file, and becomes last-known-good', async () => {
+    const before = await readFile(node('node-1').config, 'utf8');
+    await startRollout(admin, 'good', 'good');
+    await waitRollout(admin, 'good', 'Succeeded');
+    for (const n of NODES) {
+      assert.equal((await configz(admin, n))['eventRecordQPS'], 7, `${n}: /configz`);
+      assert.equal(await readFile(join(node(n).daemon!.configDir, '90-dkc.conf'), 'utf8'), good.data!['kubelet'], `${n}: the drop-in is the assigned payload`);
+      await waitFor(`${n} last-known-good`, async () => ((await nodeConfig(admin, n)).status?.config?.lastKnownGood?.configMap?.name === 'good' ? true : undefined), 15_000);
+    }
+    assert.equal(await readFile(node('node-1').config, 'utf8'), before, "the node's own --config file is never touched");
+    const metrics = await (await fetch(`http://127.0.0.1:${node('node-1').daemon!.metricsPort}/metrics`)).text();
+    assert.match(metrics, new RegExp(`^kubelet_node_config_active\\{node_config_source="/api/v1/namespaces/kube-system/configmaps/good",node_config_uid="${good.metadata.uid}",`, 'm'));
+    assert.match(metrics, /^kubelet_node_config_error 0$/m);
+    const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
+    assert.match(log, /kubelet config controller: updated last-known-good config to /);
+  });
+
+  for (const bad of ['refused', 'unhealthy'] as const) {
+    it(`a config the kubelet ${bad === 'refused' ? 'refuses (it exits)' : 'starts with but stays unhealthy on'} ends Reverted, the node on last-known-good with the error reported`, async () => {
+      const seen: string[] = [];
+      await startRollout(admin, bad, bad);
+      const r = await waitFor(
+        `rollout ${bad} Reverted`,
+        async () => {
+          const cfg = (await nodeConfig(admin, 'node-1')).status?.config;
+          if (cfg?.assigned?.configMap?.name === bad && cfg.error) seen.push(cfg.error);
+          const ro = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${bad}`);
+          return ro.status?.phase === 'Reverted' ? ro : undefined;
+        },
+        60_000,
+        50,
+      );
+      assert.ok(seen.includes(CRASH_LOOP_ERROR), `node-1 reported: ${JSON.stringify(seen)}`);
+      assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason, f.message]), [['node-1', 'ConfigError', CRASH_LOOP_ERROR]]);
+      for (const n of NODES) await waitActive(admin, n, good);
+      await waitFor('node-1 running last-known-good again (/configz)', async () => ((await configz(admin, 'node-1'))['eventRecordQPS'] === 7 ? true : undefined), 15_000);
+      const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
+      assert.match(log, bad === 'refused' ? /the kubelet did not become healthy within 4s of its restart/ : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/);
+      const events = await admin.list<{ items: { reason?: string; message?: string; involvedObject?: { name?: string } }[] }>('/api/v1/namespaces/default/events');
+      assert.ok(
+        events.items.some((e) => e.reason === 'KubeletConfigRejected' && e.involvedObject?.name === 'node-1' && e.message?.includes(`ConfigMap kube-system/${bad}`) && e.message.includes('did not become healthy')),
+        'a Warning event names the config and the cause',
+      );
+    });
+  }
+
+  it("a reset puts the node's own files back: the drop-in is removed and the kubelet restarted on them", async () => {
+    await assign(admin, 'node-3', null);
+    await waitActive(admin, 'node-3', undefined);
+    await waitFor('node-3 on its own files', async () => ((await configz(admin, 'node-3'))['eventRecordQPS'] === 50 ? true : undefined), 15_000);
+    assert.deepEqual((await readdir(node('node-3').daemon!.configDir)).sort(), [], 'the drop-in is gone, nothing else left');
+  });
+});
+
+describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { concurrency: false }, () => {
+  let cluster: Cluster | undefined;
+  let admin: RestClient;
+  let a: ConfigMap;
+  let b: ConfigMap;
+  let n: ClusterNode;
+
+  before(async () => {
+    ({ cluster, admin } = await newCluster(work, 'replace', 1));
+    n = cluster.nodes[0]!;
+    const local = await readFile(n.config, 'utf8');
+    a = await configMap(admin, 'a', `${local.trimEnd()}\neventRecordQPS: 11\n`);
+    b = await configMap(admin, 'b', `${local.trimEnd()}\neventRecordQPS: 12\n`);
+  });
+  after(async () => {
+    admin?.close();
+    await cluster?.stop(5_000);
+  });
+
+  it('replaces the --config file with the assigned config, and a reset restores the original byte for byte', async () => {
+    const original = await readFile(n.config);
+    await assign(admin, n.name, kubeletSource('a'));
+    await waitActive(admin, n.name, a);
+    assert.equal(await readFile(n.config, 'utf8'), a.data!['kubelet']);
+    assert.equal((await configz(admin, n.name))['eventRecordQPS'], 11);
+    await assign(admin, n.name, null);
+    await waitActive(admin, n.name, undefined);
+    assert.deepEqual(await readFile(n.config), original);
+    await waitFor('the kubelet back on its own file', async () => ((await configz(admin, n.name))['eventRecordQPS'] === 50 ? true : undefined), 15_000);
+  });
+
+  it('kill -9 of the daemon at random moments of its work, 20 trials: every change lands, whole, the original kept', async () => {
+    const original = await readFile(n.config);
+    const random = prng(28);
+    const daemon = n.daemon!.name;
+    for (let trial = 0; trial < 20; trial++) {
+      const cm = trial % 2 === 0 ? a : b;
+      await assign(admin, n.name, kubeletSource(cm.metadata.name!));
+      // From the assignment through download, checkpoint, write, restart and the health gate (about 1.5 s in all).
+      await new Promise((r) => setTimeout(r, Math.floor(random() * 1500)));
+      const pid = cluster!.supervisor.pidOf(daemon);
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+      await waitActive(admin, n.name, cm, 30_000);
+      const onDisk = await readFile(n.config, 'utf8');
+      assert.equal(onDisk, cm.data!['kubelet'], `trial ${trial}: the --config file is the assigned config, whole`);
+      await waitFor(`trial ${trial}: /configz`, async () => ((await configz(admin, n.name))['eventRecordQPS'] === (cm === a ? 11 : 12) ? true : undefined), 10_000);
+      await noTempFiles(join(n.config, '..'));
+    }
+    const kept = JSON.parse(await readFile(join(n.dynamicConfigDir, 'node-daemon', 'original.json'), 'utf8')) as { files: Record<string, { data: string }> };
+    assert.deepEqual(Buffer.from(kept.files[n.config]!.data, 'base64'), original, "the node's original file is kept as it was");
+  });
+
+  it('a daemon that comes back to a kubelet already on the right config does not restart it', async () => {
+    await waitFor('last-known-good b', async () => ((await nodeConfig(admin, n.name)).status?.config?.lastKnownGood?.configMap?.name === 'b' ? true : undefined), 15_000);
+    const kubelet = cluster!.supervisor.pidOf(n.name);
+    const daemon = cluster!.supervisor.pidOf(n.daemon!.name)!;
+    process.kill(daemon, 'SIGKILL');
+    await waitFor('the daemon back, saying so', async () => {
+      const log = await readFile(n.daemon!.logFile, 'utf8');
+      const now = cluster!.supervisor.pidOf(n.daemon!.name);
+      return now !== undefined && now !== daemon && log.split('\n').some((l) => l.includes(`] kubelet config controller: the kubelet already runs assigned config`) && l.includes(` ${now} `)) ? true : undefined;
+    }, 15_000);
+    assert.equal(cluster!.supervisor.pidOf(n.name), kubelet, 'the kubelet was not restarted');
+  });
+});
