@@ -1,8 +1,8 @@
 // Server-side apply from clients no one here wrote, as they apply against kube-apiserver: the official Python client's
-// dynamic client (`server_side_apply`) and @kubernetes/client-node (`KubernetesObjectApi.patch` with
-// PatchStrategy.ServerSideApply). Each applies (creating), applies again (changing), is refused with kube-apiserver's
-// conflict when a second field manager changes a field the first owns, and takes it when forced — on a ConfigMap and
-// on a NodeConfigPolicy.
+// dynamic client (`server_side_apply`), @kubernetes/client-node (`KubernetesObjectApi.patch` with
+// PatchStrategy.ServerSideApply) and kubernetes-fluent-client (`K8s(kind).Apply`, always as field manager "pepr").
+// Each applies (creating), applies again (changing), is refused with kube-apiserver's conflict when it changes a field
+// another field manager owns, and takes it when forced — on a ConfigMap, and the first two on a NodeConfigPolicy.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
+import { K8s, kind } from 'kubernetes-fluent-client';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -82,5 +83,28 @@ describe('server-side apply from other clients', () => {
     // A second manager adds to the set without conflict: items are owned one by one.
     const merged = await apply(policy({ allowedFields: ['eventRecordQPS'] }), 'js-other');
     assert.deepEqual(merged.spec?.['allowedFields'], ['maxPods', 'eventRecordQPS']);
+  });
+  it('kubernetes-fluent-client: apply, apply again, a conflict, forced', async () => {
+    // The client reads the default kubeconfig (KUBECONFIG) on every call.
+    process.env['KUBECONFIG'] = server.kubeconfig;
+    const cm = (data: Record<string, string>) => ({ metadata: { name: 'fluent-apply', namespace: 'default' }, data });
+    const created = await K8s(kind.ConfigMap).Apply(cm({ a: '1' }));
+    assert.deepEqual(owners(created as Obj), { 'pepr/Apply': { 'f:data': { 'f:a': {} } } });
+    assert.deepEqual((await K8s(kind.ConfigMap).Apply(cm({ a: '2', b: '1' }))).data, { a: '2', b: '1' });
+
+    // Another manager takes .data.a; the client's next apply of it is kube-apiserver's 409, until it forces.
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(server.kubeconfig);
+    const other = { apiVersion: 'v1', kind: 'ConfigMap', ...cm({ a: '3' }) };
+    await k8s.KubernetesObjectApi.makeApiClient(kc).patch(other, undefined, undefined, 'fluent-other', true, k8s.PatchStrategy.ServerSideApply);
+    const refused = await K8s(kind.ConfigMap).Apply(cm({ a: '4', b: '1' })).then(
+      () => assert.fail('the conflicting apply went through'),
+      (err: { status: number; data: { message?: string } }) => err,
+    );
+    assert.equal(refused.status, 409);
+    assert.equal(refused.data.message, 'Apply failed with 1 conflict: conflict with "fluent-other": .data.a');
+    const forced = await K8s(kind.ConfigMap).Apply(cm({ a: '4', b: '1' }), { force: true });
+    assert.deepEqual(forced.data, { a: '4', b: '1' });
+    assert.deepEqual(Object.keys(owners(forced as Obj)), ['pepr/Apply']);
   });
 });
