@@ -91,7 +91,7 @@ async function settle(): Promise<void> {
 function maxInFlight(api: FakeApi): number {
   let max = 0;
   for (const w of api.writes) {
-    if (w.method !== 'PUT') continue;
+    if (!w.path.endsWith('/status')) continue;
     const nodes = (w.body as NodeConfigRollout).status?.nodes ?? {};
     max = Math.max(max, Object.values(nodes).filter((p) => p.state === 'InFlight').length);
   }
@@ -190,7 +190,7 @@ describe('RolloutController', () => {
     const reached = new Promise<void>((resolve) => {
       api.beforeWrite = (w) => {
         const nodes = (w.body as NodeConfigRollout | undefined)?.status?.nodes;
-        if (w.method === 'PUT' && nodes?.['node-2']?.state === 'InFlight' && held === undefined) {
+        if (w.path.endsWith('/status') && nodes?.['node-2']?.state === 'InFlight' && held === undefined) {
           resolve();
           return new Promise<void>((r) => (held = r));
         }
@@ -316,11 +316,11 @@ describe('RolloutController', () => {
   async function batchedRollout(clock: FakeClock): Promise<{ api: FakeApi; statusWrites: () => number }> {
     const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } }, clock.now());
     api.beforeWrite = (w) => {
-      if (w.method === 'PUT') clock.advance(100);
+      if (w.path.endsWith('/status')) clock.advance(100);
     };
     simulateAgents(api);
     await start(api, clock);
-    const statusWrites = (): number => api.writes.filter((w) => w.method === 'PUT').length;
+    const statusWrites = (): number => api.writes.filter((w) => w.path.endsWith('/status')).length;
     await api.waitFor(() => statusWrites() > 1, 'the first look');
     await settle();
     return { api, statusWrites };
