@@ -42,6 +42,12 @@ const RSS_SAMPLES = 10;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 const DURATIONS = 'apiserver_request_duration_seconds';
 
+interface NodeSize {
+  bytes: number;
+  managedFieldsPercent: number;
+  byManager: Record<string, number>;
+}
+
 interface Figures {
   nodes: number;
   /** With the CPU each side used meanwhile (% of one core): what bounds the rate. */
@@ -62,8 +68,11 @@ interface Figures {
     /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
     apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
   };
-  /** After the rollout: a Node's stored bytes, and the share managedFields add to it (medians over the nodes). */
-  nodeSize: { bytes: number; managedFieldsPercent: number };
+  /**
+   * After the rollout: a Node's stored bytes, the share managedFields add to it, and their bytes by manager and
+   * operation (`manager/Operation[/subresource]`) (medians over the nodes).
+   */
+  nodeSize: NodeSize;
   /** What the chart shows, to redraw it. */
   chart?: RolloutSeries;
 }
@@ -280,16 +289,22 @@ async function runOne(n: number): Promise<Figures> {
   }
 }
 
-/** Each Node as the server stores it (no resourceVersion), with and without managedFields: the medians. */
-function storedNodeSize(items: { metadata: Record<string, unknown> }[]): { bytes: number; managedFieldsPercent: number } {
+/** Each Node as the server stores it (no resourceVersion), with and without managedFields, and each entry's bytes: the medians. */
+function storedNodeSize(items: { metadata: Record<string, unknown> }[]): NodeSize {
+  const entries = new Map<string, number[]>();
   const sizes = items.map((n) => {
     const { resourceVersion: _rv, ...stored } = n.metadata;
-    const { managedFields: _mf, ...bare } = stored;
+    const { managedFields, ...bare } = stored;
+    for (const e of (managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[]) {
+      const key = [e.manager, e.operation, e.subresource].filter((x) => x !== undefined).join('/');
+      entries.set(key, [...(entries.get(key) ?? []), JSON.stringify(e).length]);
+    }
     const full = JSON.stringify({ ...n, metadata: stored }).length;
     const without = JSON.stringify({ ...n, metadata: bare }).length;
     return { full, added: ((full - without) / without) * 100 };
   });
-  return { bytes: pct(sizes.map((s) => s.full), 50), managedFieldsPercent: pct(sizes.map((s) => s.added), 50) };
+  const byManager = Object.fromEntries([...entries].map(([k, v]) => [k, pct(v, 50)]));
+  return { bytes: pct(sizes.map((s) => s.full), 50), managedFieldsPercent: pct(sizes.map((s) => s.added), 50), byManager };
 }
 
 async function writeChartOrSay(series: Parameters<typeof writeChart>[0], base: string): Promise<string> {
@@ -324,6 +339,10 @@ function table(all: Figures[]): string {
     ['rollout: fleet event-loop p99, ms', (f) => f1(f.rollout.fleetEventLoopP99Ms)],
     ['node: stored bytes (median)', (f) => f0(f.nodeSize.bytes)],
     ['node: managedFields add, % (goal ≤ 30)', (f) => f0(f.nodeSize.managedFieldsPercent)],
+    ...[...new Set(all.flatMap((f) => Object.keys(f.nodeSize.byManager ?? {})))].map((m): [string, (f: Figures) => string] => [
+      `node: managedFields bytes, ${m}`,
+      (f) => (f.nodeSize.byManager?.[m] !== undefined ? f0(f.nodeSize.byManager[m]) : '-'),
+    ]),
     ...verbs.map((v): [string, (f: Figures) => string] => [`rollout: API ${v} p99, ms (n)`, (f) => {
       const x = f.rollout.apiP99MsByVerb[v];
       return x ? `${f0(x.p99Ms)} (${x.requests})` : '-';
