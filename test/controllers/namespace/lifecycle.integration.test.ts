@@ -171,6 +171,9 @@ describe('namespace lifecycle', () => {
     await assert.rejects(admin.get(`${nsPath('fin')}/finalize`), (e: unknown) => e instanceof ApiError && e.code === 405);
     const v1 = await admin.get<{ resources: { name: string; verbs: string[] }[] }>('/api/v1');
     assert.deepEqual(v1.resources.find((r) => r.name === 'namespaces/finalize')?.verbs, ['update']);
+    const doc = await admin.get<{ paths: Record<string, Record<string, { operationId?: string }>> }>('/openapi/v3/api/v1');
+    const finalize = doc.paths['/api/v1/namespaces/{name}/finalize'] ?? {};
+    assert.deepEqual([finalize['put']?.operationId, 'get' in finalize], ['replaceCoreV1NamespaceFinalize', false]);
     // Finalized before it was deleted: the first delete still only marks it (kube's namespace registry does the
     // same), the controller has nothing left to remove, and the next delete is the one that removes it.
     await admin.update(`${nsPath('fin')}/finalize`, { ...put, spec: { finalizers: [] } });
