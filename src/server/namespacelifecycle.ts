@@ -1,5 +1,7 @@
 // A Namespace's lifecycle as kube-apiserver's namespace registry and its NamespaceLifecycle admission plugin keep it
-// (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/ and the namespace design doc): a
+// (https://kubernetes.io/docs/tasks/administer-cluster/namespaces/#deleting-a-namespace: "this delete is
+// asynchronous, so for a time you will see the namespace in the Terminating state"; the NamespaceLifecycle plugin in
+// https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/): a
 // namespace is created Active with the `kubernetes` finalizer in spec.finalizers; its first DELETE only marks it
 // (deletionTimestamp, phase Terminating) and it stays while spec.finalizers names anything; spec.finalizers changes
 // only through the /finalize subresource; once spec.finalizers and metadata.finalizers are both empty, the namespace

@@ -1,8 +1,11 @@
 // Namespace deletion with real processes: a `dkc server` running its namespace controller, driven through the API
-// and kubectl 1.32, compared with what kubernetes.io documents ("Namespaces" and "Finalizers" concepts, and the
-// namespace design doc): a deleted namespace turns Terminating and stays readable, everything in it is deleted, the
-// `kubernetes` finalizer goes once nothing is left and the namespace with it; an object held by a finalizer keeps the
-// namespace Terminating with NamespaceFinalizersRemaining until released; nothing new may be created meanwhile.
+// and kubectl 1.32, compared with what kubernetes.io documents
+// (https://kubernetes.io/docs/tasks/administer-cluster/namespaces/#deleting-a-namespace,
+// https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/ and the NamespaceLifecycle admission
+// plugin in https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/): a deleted namespace
+// turns Terminating and stays readable, everything in it is deleted, the `kubernetes` finalizer goes once nothing is
+// left and the namespace with it; an object held by a finalizer keeps the namespace Terminating with
+// NamespaceFinalizersRemaining until released; nothing new may be created meanwhile.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
