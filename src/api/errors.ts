@@ -150,6 +150,10 @@ export const errors = {
   methodNotAllowed(verb: string, kind: string): StatusError {
     return make(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind ${JSON.stringify(kind)}`);
   },
+  /** A method not served on a path that is served (GET of a namespace's /finalize). */
+  methodNotAllowedOnPath(): StatusError {
+    return make(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  },
   notAcceptable(message: string): StatusError {
     return make(406, 'NotAcceptable', message);
   },

@@ -22,6 +22,10 @@ import type { Selection } from './selection.js';
 import { checkFields, type FieldValidation } from './fieldvalidation.js';
 import { builtinKeyPrefix, customKeyPrefix } from './crd/keys.js';
 import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.js';
+import { refuseCreateInTerminating } from './namespacelifecycle.js';
+
+/** A namespace as stored, or undefined when there is none of that name. */
+export type NamespaceLookup = (namespace: string) => Promise<KubeObject | undefined>;
 
 export interface WriteContext {
   user: UserInfo;
@@ -145,7 +149,7 @@ export class ResourceStorage {
     private readonly store: Store,
     readonly cache: WatchCache,
     private readonly admission: AdmissionPlugin[],
-    private readonly namespaceExists: (ns: string) => Promise<boolean>,
+    private readonly namespaceOf: NamespaceLookup,
   ) {
     this.prefix = keyPrefix(def);
     this.qualified = { group: def.group, name: def.plural };
@@ -330,9 +334,16 @@ export class ResourceStorage {
     else checkFields(this.def.group, this.def.kind, obj, 'Ignore');
   }
 
-  private async requireNamespace(namespace: string): Promise<void> {
+  /**
+   * The NamespaceLifecycle admission plugin's part of a create, which kube-apiserver runs before validation: the
+   * namespace must exist and must not be Terminating.
+   */
+  private async admitToNamespace(namespace: string, name: string): Promise<void> {
     if (!this.def.namespaced) return;
-    if (!(await this.namespaceExists(namespace))) throw errors.notFound({ group: '', name: 'namespaces' }, namespace);
+    const ns = await this.namespaceOf(namespace);
+    if (!ns) throw errors.notFound({ group: '', name: 'namespaces' }, namespace);
+    const refused = refuseCreateInTerminating(this.qualified, name, namespace, ns);
+    if (refused) throw refused;
   }
 
   async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
@@ -351,6 +362,7 @@ export class ResourceStorage {
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
     this.checkFields(obj, ctx);
     const requested = this.applyStrategy(obj, undefined, '', ctx, true);
+    await this.admitToNamespace(namespace, meta.name ?? '');
     const generate = !meta.name && !!meta.generateName;
     for (let attempt = 0; attempt < 8; attempt++) {
       if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
@@ -362,7 +374,6 @@ export class ResourceStorage {
       this.fillStructs(obj);
       const errs = this.validateCreate(obj);
       if (errs.length) throw errors.invalid(this.kindRef, meta.name ?? '', errs);
-      await this.requireNamespace(namespace);
       await runAdmission(this.admission, {
         user: ctx.user,
         operation: 'CREATE',
@@ -448,7 +459,7 @@ export class ResourceStorage {
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
-      if (deletedByUpdate(next, current)) {
+      if (deletedByUpdate(next, current) && (this.def.deletion?.mayGoByUpdate(next) ?? true)) {
         // Its last finalizer removed: the object goes, and the answer is the object as it was stored.
         if (ctx.dryRun) return current;
         try {
@@ -504,6 +515,7 @@ export class ResourceStorage {
     }
     next.apiVersion = apiVersionOf(this.def);
     next.kind = this.def.kind;
+    this.def.prepareForUpdate?.(next, current, subresource);
     this.fillStructs(next);
     next.metadata.resourceVersion = curMeta.resourceVersion;
     if (this.def.generation) next.metadata.generation = nextGeneration(next, current);
@@ -604,9 +616,13 @@ export class ResourceStorage {
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
-      if (pendingFinalizers(current)) {
+      const now = rfc3339(new Date());
+      // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers).
+      const own = this.def.deletion?.onDelete(current, now);
+      if (own && 'keep' in own) return current;
+      const marked = own ? own.store : pendingFinalizers(current) ? markDeleting(current, now) : undefined;
+      if (marked) {
         // Finalizers pending: marked, kept until the last is removed (a repeated delete changes nothing).
-        const marked = markDeleting(current, rfc3339(new Date()));
         if (ctx.dryRun || deepEqual(marked, current)) return marked;
         try {
           return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision));
