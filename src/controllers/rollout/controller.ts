@@ -22,10 +22,10 @@ import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
 import { CompatibilityJudge } from './compat.js';
 import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentChannel, type Cached } from './assignment.js';
-import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
+import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, renderingKubelet, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
-import { planRollout, renderedName, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
+import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
 import { WorkQueue } from './queue.js';
 import {
   API_VERSION,
@@ -321,7 +321,8 @@ export class RolloutController {
       const cm = await this.configMapNow(ref.namespace, ref.name);
       if (cm) layers.set(`${ref.namespace}/${ref.name}`, cm);
     }
-    const out = renderRollout(rollout.metadata.name ?? '', layersOf(rollout), (ns, n) => layers.get(`${ns}/${n}`));
+    const kubelet = renderingKubelet(this.currentNodes().filter((n) => selects(rollout, n)));
+    const out = renderRollout(rollout.metadata.name ?? '', layersOf(rollout), (ns, n) => layers.get(`${ns}/${n}`), kubelet);
     if ('failure' in out) return out;
     const name = out.configMap.metadata.name ?? '';
     let cm = await this.configMapNow(RENDERED_NAMESPACE, name);

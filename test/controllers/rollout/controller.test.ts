@@ -126,6 +126,23 @@ describe('RolloutController with layers', () => {
     }
   });
 
+  it("renders as the selected nodes' kubelet minor: a field newer than 1.22 reaches 1.32 nodes", async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    for (const n of ['node-1', 'node-2']) {
+      const current = api.read('nodes', n) as unknown as Node;
+      api.put('nodes', { ...current, status: { ...current.status, nodeInfo: { kubeletVersion: 'v1.32.4' } } } as never);
+    }
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    api.put('configmaps', layer('pool', 'singleProcessOOMKill: true\n'));
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const name = (api.read('rollouts', 'r1') as NodeConfigRollout).status?.renderedConfigMap ?? '';
+    const text = (api.read('configmaps', `kube-system/${name}`)!['data'] as Record<string, string>)['kubelet'] ?? '';
+    assert.match(text, /^singleProcessOOMKill: true$/m);
+    assert.doesNotMatch(text, /eventRecordQPS/, 'no default of any minor is written');
+  });
+
   it('a missing layer halts the rollout with LayerNotFound and changes no node', async () => {
     const api = cluster(2, { configSource: undefined, layers: LAYERS });
     api.put('configmaps', layer('base', 'maxPods: 50\n'));
