@@ -81,7 +81,7 @@ function startRollout(admin: RestClient, name: string, configMapName: string): P
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     metadata: { name },
-    spec: { configSource: kubeletSource(configMapName), nodeSelector: { matchLabels: {} }, failurePolicy: 'Revert', soakSeconds: 1 },
+    spec: { configSource: kubeletSource(configMapName), nodeSelector: { matchLabels: {} }, failurePolicy: 'Revert', strategy: { soakSeconds: 1 } },
   });
 }
 
