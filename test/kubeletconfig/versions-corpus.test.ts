@@ -5,7 +5,7 @@
 // its lenient decode, with a warning), D = pkg/kubelet/apis/config/v1beta1/defaults.go (commit 030891da) and the
 // types.go "Default:" doc comments, G = the gate history in scripts/kubelet-versions/feature-gates.txt (whose header
 // names its upstream documents by letter: z, y, x the versioned gate lists of 1.36, 1.34, 1.33, w the website's gate
-// pages, r its removed-gates page), C = CHANGELOG-1.30 (swap behaviour NoSwap replaced UnlimitedSwap).
+// pages and the 1.31 gate list, r its removed-gates page), C = CHANGELOG-1.30 (swap behaviour NoSwap replaced UnlimitedSwap).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +40,8 @@ const CASES: Case[] = [
   { name: 'healthzPort out of range', yaml: 'healthzPort: 65536\n', source: 'V', invalid: { error: 'healthzPort (--healthz-port) 65536 must be between 1 and 65535, inclusive' } },
   { name: 'cpuCFSQuotaPeriod without its gate', yaml: 'cpuCFSQuotaPeriod: 50ms\n', source: 'V, G (z: CustomCPUCFSQuotaPeriod alpha, off, until GA, on, in 1.36)', invalid: { to: 35, error: 'requires feature gate CustomCPUCFSQuotaPeriod' } },
   { name: 'cpuCFSQuotaPeriod with its gate', yaml: 'cpuCFSQuotaPeriod: 50ms\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\n', source: 'V, G' },
+  { name: 'cpuCFSQuotaPeriod of 500µs: below 1ms from 1.26', yaml: 'cpuCFSQuotaPeriod: 500us\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\n', source: 'V, CHANGELOG-1.26 API Change: minimum cpuCFSQuotaPeriod set to 1ms (kubernetes/kubernetes#112123)', invalid: { from: 26, error: 'cpuCFSQuotaPeriod (--cpu-cfs-quota-period) 500µs must be between 1ms and 1sec, inclusive' } },
+  { name: 'cpuCFSQuotaPeriod over 1s, in each minor\'s words', yaml: 'cpuCFSQuotaPeriod: 2s\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\n', source: 'V, CHANGELOG-1.26 (kubernetes/kubernetes#112123)', invalid: [{ to: 25, error: 'must be between 1usec and 1sec, inclusive' }, { from: 26, error: 'must be between 1ms and 1sec, inclusive' }] },
   { name: 'imageGCHighThresholdPercent over 100', yaml: 'imageGCHighThresholdPercent: 101\n', source: 'V', invalid: { error: 'imageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive' } },
   { name: 'imageGC low not below high', yaml: 'imageGCHighThresholdPercent: 60\nimageGCLowThresholdPercent: 60\n', source: 'V', invalid: { error: 'must be less than imageGCHighThresholdPercent' } },
   { name: 'iptablesDropBit over 31', yaml: 'iptablesDropBit: 32\n', source: 'V', invalid: { error: 'iptablesDropBit (--iptables-drop-bit) 32 must be between 0 and 31, inclusive' } },
@@ -59,6 +61,9 @@ const CASES: Case[] = [
   { name: 'ImageMaximumGCAge gate, new in 1.29', yaml: 'featureGates:\n  ImageMaximumGCAge: true\n', source: 'G (y: alpha from 1.29)', invalid: { to: 28, error: 'unrecognized feature gate: ImageMaximumGCAge' } },
   { name: 'KubeletCrashLoopBackOffMax gate, new in 1.32', yaml: 'featureGates:\n  KubeletCrashLoopBackOffMax: false\n', source: 'G (y: alpha from 1.32)', invalid: { to: 31, error: 'unrecognized feature gate: KubeletCrashLoopBackOffMax' } },
   { name: 'PodHostIPs gate, 1.28 to 1.31', yaml: 'featureGates:\n  PodHostIPs: true\n', source: 'G (w: alpha 1.28, GA 1.30, removed after 1.31)', invalid: [{ to: 27, error: 'unrecognized feature gate: PodHostIPs' }, { from: 32, error: 'unrecognized feature gate: PodHostIPs' }] },
+  { name: 'ZeroLimitedNominalConcurrencyShares gate, 1.29 to 1.31', yaml: 'featureGates:\n  ZeroLimitedNominalConcurrencyShares: true\n', source: 'G (w: website feature-gates/ZeroLimitedNominalConcurrencyShares.md: beta 1.29, GA 1.30, toVersion 1.31, removed)', invalid: [{ to: 28, error: 'unrecognized feature gate: ZeroLimitedNominalConcurrencyShares' }, { from: 32, error: 'unrecognized feature gate: ZeroLimitedNominalConcurrencyShares' }] },
+  { name: 'AppArmorFields gate, 1.30 to 1.32', yaml: 'featureGates:\n  AppArmorFields: true\n', source: 'G (w: website feature-gates/AppArmorFields.md: beta 1.30, GA 1.31; in the 1.31 list, not in x)', invalid: [{ to: 29, error: 'unrecognized feature gate: AppArmorFields' }, { from: 33, error: 'unrecognized feature gate: AppArmorFields' }] },
+  { name: 'DRAControlPlaneController gate, 1.31 only', yaml: 'featureGates:\n  DRAControlPlaneController: true\n', source: 'G (w: website feature-gates/DRAControlPlaneController.md: alpha, toVersion 1.31, removed; the v1.31 release post: the gate is new in 1.31)', invalid: [{ to: 30, error: 'unrecognized feature gate: DRAControlPlaneController' }, { from: 32, error: 'unrecognized feature gate: DRAControlPlaneController' }] },
   { name: 'CPUManager off: locked on from 1.26, gone after 1.33', yaml: 'featureGates:\n  CPUManager: false\n', source: 'G (x: GA, locked, from 1.26; not in the 1.34 list)', invalid: [{ from: 26, to: 33, error: 'cannot set feature gate CPUManager to false, feature is locked to true' }, { from: 34, error: 'unrecognized feature gate: CPUManager' }] },
   { name: 'AnyVolumeDataSource gate, removed after 1.35', yaml: 'featureGates:\n  AnyVolumeDataSource: true\n', source: 'G (y: beta from 1.24; in the 1.35 list, not in z)', invalid: { from: 36, error: 'unrecognized feature gate: AnyVolumeDataSource' } },
   { name: 'StaleControllerConsistencyJob gate, new in 1.36', yaml: 'featureGates:\n  StaleControllerConsistencyJob: true\n', source: 'G (z: beta from 1.36)', invalid: { to: 35, error: 'unrecognized feature gate: StaleControllerConsistencyJob' } },

@@ -319,6 +319,7 @@ export default function table(): VersionTable {
       ['WinDSR', false, 'Alpha', false, 'z'],
       ['WinOverlay', true, 'Beta', false, 'z'],
       ['WindowsHostNetwork', false, 'Alpha', false, 'z'],
+      ['ZeroLimitedNominalConcurrencyShares', false, 'Beta', false, 'w'],
       ['AllAlpha', false, 'Alpha', false, 'component-base'],
       ['AllBeta', false, 'Beta', false, 'component-base'],
     ],

@@ -185,6 +185,7 @@ export default function table(): VersionTable {
       ['AnonymousAuthConfigurableEndpoints', true, 'Beta', false, 'z'],
       ['AnyVolumeDataSource', true, 'Beta', false, 'y'],
       ['AppArmor', true, 'GA', true, 'w'],
+      ['AppArmorFields', true, 'GA', true, 'w'],
       ['AuthorizeNodeWithSelectors', true, 'Beta', false, 'z'],
       ['AuthorizeWithSelectors', true, 'Beta', false, 'z'],
       ['BtreeWatchCache', true, 'Beta', false, 'z'],
