@@ -16,6 +16,7 @@ import { ControllerManager, type ControllerName } from './manager.js';
 export interface InProcessOptions {
   names: readonly ControllerName[];
   gracePeriodMs: number;
+  namespaceSyncPeriodMs?: number;
   /** The server's own URL, its serving certificate signed by `ca`. */
   url: string;
   /** The cluster CA; without its key no certificate can be issued, and no controller runs. */
@@ -49,7 +50,15 @@ export async function startInProcessControllers(o: InProcessOptions): Promise<{ 
   const deadIdentities = o.exclusiveDataDir ? await takeOverIdentity(o.exclusiveDataDir, identity) : [];
   const cert = await issueCert({ certPem: o.ca.certPem, keyPem: o.ca.keyPem }, { commonName: CONTROLLER_USER, usages: ['client'] });
   const client = new RestClient({ server: o.url, ca: o.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
-  const manager = new ControllerManager({ client, controllers: o.names, nodeMonitorGracePeriodMs: o.gracePeriodMs, identity, deadIdentities, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const manager = new ControllerManager({
+    client,
+    controllers: o.names,
+    nodeMonitorGracePeriodMs: o.gracePeriodMs,
+    ...(o.namespaceSyncPeriodMs !== undefined ? { namespaceSyncPeriodMs: o.namespaceSyncPeriodMs } : {}),
+    identity,
+    deadIdentities,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+  });
   klog.info(`controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER} with leader election identity ${identity}`);
   manager.start();
   return {
