@@ -121,10 +121,10 @@ export function mergeLayers(layers: readonly Layer[], as: Pick<RenderAs, 'decode
     try {
       const d = as.decode(layer.bytes, { source: layer.name, dropNulls: true });
       warnings.push(...d.warnings.map((w) => ({ ...w, source: layer.name })));
-      config = mergeStruct(as.schema, config, d.config as unknown as Obj);
+      config = mergeStruct(as.schema, config, d.config);
     } catch (e) {
       layerError(layer, e);
     }
   }
-  return { config: config as PartialKubeletConfiguration, warnings };
+  return { config, warnings };
 }

@@ -618,7 +618,7 @@ export class ResourceStorage {
     const pinned = patchNamesResourceVersion('apply', config);
     const applyTo = (current: KubeObject | undefined): KubeObject => {
       try {
-        return fm.apply(current, config as Record<string, unknown>, manager, ctx.force === true, subresource);
+        return fm.apply(current, config, manager, ctx.force === true, subresource);
       } catch (err) {
         if (!(err instanceof ApplyError)) throw err;
         if (err.code === 409) throw errors.applyConflict(err.message, err.causes.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })));

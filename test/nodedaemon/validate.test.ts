@@ -14,7 +14,7 @@ import { judgeCandidate, type Candidate, type PolicyContext } from '../../src/no
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const OWN = `${HEADER}containerLogMaxFiles: 4\n`;
 const layer = (name: string, body: string): Layer => ({ bytes: body, name, dir: '/etc/kubernetes' });
-const policy = (name: string, spec: Record<string, unknown>) => ({ ...readPolicy({ metadata: { name }, spec } as Parameters<typeof readPolicy>[0]), selector: [] });
+const policy = (name: string, spec: Record<string, unknown>) => ({ ...readPolicy({ metadata: { name }, spec }), selector: [] });
 const FIELDS = policy('fields', { allowedFields: ['eventRecordQPS'] });
 const BOUNDS = policy('bounds', { bounds: { maxPods: { maximum: 150 } } });
 /** The kubelet's config flags as its Node publishes them. */

@@ -14,7 +14,7 @@ import {
 
 const NOW = '2024-05-01T10:00:00Z';
 const ns = (spec: unknown, status: unknown, meta: Record<string, unknown> = {}): KubeObject =>
-  ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', ...meta }, ...(spec === undefined ? {} : { spec }), ...(status === undefined ? {} : { status }) }) as KubeObject;
+  ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', ...meta }, ...(spec === undefined ? {} : { spec }), ...(status === undefined ? {} : { status }) });
 
 describe('namespace create and update', () => {
   const creates: [string, unknown, string[]][] = [

@@ -43,7 +43,7 @@ export class NamespaceController implements RunningController {
   /** Consecutive failed passes per namespace, for the backoff. */
   private readonly failures = new Map<string, number>();
   private worker: Promise<void> | undefined;
-  private resync: TimerHandle | undefined;
+  private resync: TimerHandle = undefined;
   private stopped = false;
 
   constructor(options: NamespaceControllerOptions) {

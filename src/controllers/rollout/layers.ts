@@ -67,7 +67,7 @@ export function renderingKubelet(nodes: readonly Node[]): KubeletVersion {
     const kv = nodeKubeletVersion(n);
     if (!newest || kv.minor > newest.minor) newest = kv;
   }
-  return newest ?? kubeletVersion(KUBELET_VERSIONS[KUBELET_VERSIONS.length - 1]!);
+  return newest ?? kubeletVersion(KUBELET_VERSIONS[KUBELET_VERSIONS.length - 1]);
 }
 
 /**

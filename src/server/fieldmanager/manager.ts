@@ -160,11 +160,11 @@ export class FieldManager {
    * stored object's managedFields stay (upstream's UpdateNoErrors).
    */
   update(live: KubeObject | undefined, next: KubeObject, manager: string, subresource: string): ManagedFieldsEntry[] | undefined {
-    const liveObj = (live ?? this.empty()) as JsonObject;
+    const liveObj = live ?? this.empty();
     try {
-      const managed = this.decodeLiveOrNew(liveObj, next as JsonObject, subresource !== '');
+      const managed = this.decodeLiveOrNew(liveObj, next, subresource !== '');
       if (managed.fields.size === 0 && live !== undefined) return undefined;
-      this.recordUpdate(liveObj, next as JsonObject, managed, manager, subresource);
+      this.recordUpdate(liveObj, next, managed, manager, subresource);
       return encodeManagedFields(managed);
     } catch {
       return live?.metadata.managedFields as ManagedFieldsEntry[] | undefined;
@@ -251,7 +251,7 @@ export class FieldManager {
    */
   apply(live: KubeObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string): KubeObject {
     this.checkKind(config);
-    const liveObj = (live ?? this.empty()) as JsonObject;
+    const liveObj = live ?? this.empty();
     let managed: Managed;
     try {
       managed = decodeManagedFields((liveObj['metadata'] as KubeObject['metadata'] | undefined)?.managedFields, true);
@@ -265,7 +265,7 @@ export class FieldManager {
     const entries = encodeManagedFields(result.managed);
     if (entries) metadata['managedFields'] = entries;
     else delete metadata['managedFields'];
-    return { ...object, metadata } as KubeObject;
+    return { ...object, metadata };
   }
 
   private checkKind(config: JsonObject): void {

@@ -3,6 +3,8 @@
 // in, and how a path reads in a conflict message (`.spec.containers[name="app"].image`). A path element is its
 // serialized string, so a field set can be FieldsV1's own JSON object.
 
+import { anyText } from '../../util/text.js';
+
 /** The key of a FieldsV1 node that marks the node itself as a member of the set. */
 export const SELF = '.';
 
@@ -188,7 +190,7 @@ function show(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return `[${v.map(show).join(',')}]`;
   if (typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}=${show(x)}`).join('');
-  return String(v);
+  return anyText(v);
 }
 
 /** A path element as a conflict message writes it: `.name`, `[type="Ready"]`, `[="x"]`, `[0]`. */

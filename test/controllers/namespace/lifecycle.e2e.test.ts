@@ -86,7 +86,7 @@ describe('namespace lifecycle', () => {
     const watched = (async () => {
       for await (const e of stream) {
         if (e.type === 'ERROR' || e.type === 'BOOKMARK') continue;
-        seen.push(e.object as Ns);
+        seen.push(e.object);
         if (e.type === 'DELETED') return;
       }
     })();

@@ -55,7 +55,7 @@ async function call<T = Obj>(
     return { code: r.status, body: r.body, warnings: w === undefined ? [] : (Array.isArray(w) ? w : [w]) };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    return { code: err.code, body: undefined as T, status: err.status as unknown as Status, warnings: [] };
+    return { code: err.code, body: undefined as T, status: err.status, warnings: [] };
   }
 }
 
@@ -197,7 +197,7 @@ describe('managedFields', () => {
     const status = await call('PUT', '/api/v1/nodes/split/status', { body: { ...node, metadata: { name: 'split', labels: { a: '2' } }, spec: {}, status: { phase: 'Running' } }, query: { fieldManager: 'agent' } });
     assert.equal(status.body.metadata.labels?.['a'], '1');
     assert.equal(status.body.spec?.['unschedulable'], true);
-    const agent = status.body.metadata.managedFields?.find((e) => e.manager === 'agent')!;
+    const agent = entry(status.body, 'agent')!;
     assert.deepEqual([agent.subresource, agent.fieldsV1], ['status', { 'f:status': { 'f:phase': {} } }]);
     const main = await apply('/api/v1/nodes/split', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'split' }, spec: { unschedulable: false }, status: { phase: 'Failed' } }, 'ops', { force: 'true' });
     assert.equal(main.code, 200);
@@ -206,7 +206,7 @@ describe('managedFields', () => {
     const onStatus = await apply('/api/v1/nodes/split/status', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'split' }, spec: { unschedulable: true }, status: { phase: 'Failed' } }, 'checker', { force: 'true' });
     assert.equal(onStatus.body.spec?.['unschedulable'], false);
     assert.equal(onStatus.body.status?.['phase'], 'Failed');
-    const checker = onStatus.body.metadata.managedFields?.find((e) => e.manager === 'checker')!;
+    const checker = entry(onStatus.body, 'checker')!;
     assert.deepEqual([checker.operation, checker.subresource, checker.fieldsV1], ['Apply', 'status', { 'f:status': { 'f:phase': {} } }]);
   });
 

@@ -249,7 +249,7 @@ test('apply, apply and update sequences end where the documented rules say (R1â€
         if (op.kind === 'apply') {
           const accepted = modelApply(model, op.who, op.config, op.force);
           try {
-            live = fm.apply(live, toObject(op.config) as unknown as Record<string, unknown>, op.who, op.force, '');
+            live = fm.apply(live, toObject(op.config), op.who, op.force, '');
             assert.ok(accepted, `the apply by ${op.who} of ${show(op.config)} went through, but the rules find a conflict`);
           } catch (err) {
             if (!(err instanceof ApplyError) || err.code !== 409) throw err;
