@@ -213,8 +213,11 @@ function atoi(s: string): { v: bigint } | { err: string } {
   return { v };
 }
 
-/** cpuset.Parse's verdict on a CPU list such as "0-3,8"; undefined when it parses. */
-export function cpuSetError(s: string): string | undefined {
+/**
+ * cpuset.Parse's verdict on a CPU list such as "0-3,8"; undefined when it parses. From 1.27 a reversed range says
+ * `>` where it said `>=` (the kubelet's cpuset package at k8s v1.26.7 and v1.27.7, which 1.28 moved to k8s.io/utils).
+ */
+export function cpuSetError(s: string, minor = 22): string | undefined {
   if (s === '') return undefined;
   for (const r of s.split(',')) {
     const bounds = r.split('-');
@@ -226,7 +229,7 @@ export function cpuSetError(s: string): string | undefined {
       if ('err' in a) return a.err;
       const b = atoi(bounds[1]!);
       if ('err' in b) return b.err;
-      if (a.v > b.v) return `invalid range ${goQuote(r)} (${a.v} >= ${b.v})`;
+      if (a.v > b.v) return `invalid range ${goQuote(r)} (${a.v} ${minor >= 27 ? '>' : '>='} ${b.v})`;
     }
     // three or more dashes: upstream silently ignores the element
   }
@@ -396,28 +399,34 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
     }
   } else if (on('NodeSwap')) {
     if (!['', 'LimitedSwap', 'UnlimitedSwap'].includes(swap)) {
-      e.push(`${IC} MemorySwap.SwapBehavior ${swap} must be one of: LimitedSwap, UnlimitedSwap`);
+      e.push(
+        reworded
+          ? `${IC} memorySwap.swapBehavior ${goQuote(swap)} must be one of: "", "LimitedSwap", or "UnlimitedSwap"`
+          : `${IC} MemorySwap.SwapBehavior ${swap} must be one of: LimitedSwap, UnlimitedSwap`,
+      );
     }
   } else if (swap !== '') {
-    e.push(`${IC} MemorySwap.SwapBehavior cannot be set when NodeSwap feature flag is disabled`);
+    e.push(`${IC} ${reworded ? 'memorySwap.swapBehavior' : 'MemorySwap.SwapBehavior'} cannot be set when NodeSwap feature flag is disabled`);
   }
+  // 1.24 quotes the enforcement keys Go's way (kubernetes/kubernetes#105360).
+  const key = (k: string) => (reworded ? goQuote(k) : `'${k}'`);
   for (const val of enforce) {
     switch (val) {
       case 'pods':
         break;
       case 'system-reserved':
         if (kc.systemReservedCgroup === '') {
-          e.push(`${IC} systemReservedCgroup (--system-reserved-cgroup) must be specified when 'system-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
+          e.push(`${IC} systemReservedCgroup (--system-reserved-cgroup) must be specified when ${key('system-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
         }
         break;
       case 'kube-reserved':
         if (kc.kubeReservedCgroup === '') {
-          e.push(`${IC} kubeReservedCgroup (--kube-reserved-cgroup) must be specified when 'kube-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
+          e.push(`${IC} kubeReservedCgroup (--kube-reserved-cgroup) must be specified when ${key('kube-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
         }
         break;
       case 'none':
         if (enforce.length > 1) {
-          e.push(`${IC} enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when 'none' is specified`);
+          e.push(`${IC} enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when ${key('none')} is specified`);
         }
         break;
       default:
@@ -433,10 +442,16 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   }
   if (kc.reservedSystemCPUs !== '') {
     if (kc.systemReservedCgroup !== '' || kc.kubeReservedCgroup !== '') {
-      e.push(`can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)`);
+      e.push(`${reworded ? `${IC} ` : ''}can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)`);
     }
-    const cpuErr = cpuSetError(kc.reservedSystemCPUs);
-    if (cpuErr !== undefined) e.push(`unable to parse reservedSystemCPUs (--reserved-cpus), error: ${cpuErr}`);
+    const cpuErr = cpuSetError(kc.reservedSystemCPUs, minor);
+    if (cpuErr !== undefined) {
+      e.push(
+        reworded
+          ? `${IC} unable to parse reservedSystemCPUs (--reserved-cpus) ${kc.reservedSystemCPUs}, error: ${cpuErr}`
+          : `unable to parse reservedSystemCPUs (--reserved-cpus), error: ${cpuErr}`,
+      );
+    }
   }
   e.push(...validateReservedMemory(kc));
   if (o.platform === 'windows') {
