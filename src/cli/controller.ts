@@ -7,7 +7,7 @@ export function registerControllerCommand(program: Command): void {
     .description('run the controllers (rollout, node lifecycle), leader-elected, against the API in a kubeconfig')
     .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
-    .option('--controllers <names>', 'controllers to run (rollout, nodelifecycle; empty for none)', 'rollout,nodelifecycle')
+    .option('--controllers <names>', 'controllers to run (rollout, nodelifecycle, garbagecollector; empty for none)', 'rollout,nodelifecycle,garbagecollector')
     .option('--metrics-bind-address <host:port>', 'serve the controllers\' /metrics on plain HTTP at this address (0 for none)', '0')
     .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
     .option('--config-channel <channel>', 'where nodes are assigned config: auto (found from the API server), node (Node.spec.configSource) or nodeconfig (NodeConfig)', 'auto')

@@ -16,7 +16,7 @@ import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './lea
 import type { ControllerFactory, RunningController } from './types.js';
 import { errorMessage } from '../util/errors.js';
 
-export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle'] as const;
+export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle', 'garbagecollector'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** kube-controller-manager's --node-monitor-grace-period default. */
@@ -46,9 +46,10 @@ export function parseDurationFlag(flag: string, value: string): number {
   return ms;
 }
 
-/** The factories by name; the rollout controller is loaded only when enabled. */
+/** The factories by name; each controller is loaded only when enabled. */
 export async function loadFactory(name: ControllerName, opts: { nodeMonitorGracePeriodMs: number; configChannel?: ConfigChannel | undefined }): Promise<ControllerFactory> {
   if (name === 'rollout') return (await import('./rollout/index.js')).rolloutControllerOn(opts.configChannel);
+  if (name === 'garbagecollector') return (await import('./garbagecollector/index.js')).garbageCollectorController();
   return (await import('./nodelifecycle/index.js')).nodeLifecycleController({ gracePeriodMs: opts.nodeMonitorGracePeriodMs });
 }
 

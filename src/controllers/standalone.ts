@@ -26,7 +26,7 @@ export interface ControllerCommandOptions {
 }
 
 export async function runControllerCommand(opts: ControllerCommandOptions): Promise<void> {
-  const names = parseControllers(opts.controllers ?? 'rollout,nodelifecycle');
+  const names = parseControllers(opts.controllers ?? 'rollout,nodelifecycle,garbagecollector');
   const gracePeriodMs = parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD);
   const bind = parseBindAddress(opts.metricsBindAddress ?? '0');
   const choice = parseChannelChoice(opts.configChannel ?? 'auto');

@@ -227,7 +227,7 @@ async function controllerSettings(opts: ServerCommandOptions): Promise<Controlle
   const { parseControllers, parseDurationFlag, DEFAULT_NODE_MONITOR_GRACE_PERIOD } = await import('../controllers/manager.js');
   try {
     return {
-      names: parseControllers(opts.controllers ?? 'rollout,nodelifecycle'),
+      names: parseControllers(opts.controllers ?? 'rollout,nodelifecycle,garbagecollector'),
       gracePeriodMs: parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD),
     };
   } catch (err) {

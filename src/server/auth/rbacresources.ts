@@ -188,6 +188,9 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
+    // The garbage collector, as kube-controller-manager's (system:controller:generic-garbage-collector): it watches
+    // every resource, removes owner references and its finalizers, and deletes what has no owner left.
+    rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
   ]),
 ]);
 
@@ -216,7 +219,8 @@ export const defaultRoles: KubeObject[] = [
   controllerRole(LEADER_LEASE_NAMESPACE, [
     rule(['create'], ['coordination.k8s.io'], ['leases']),
     rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], [LEADER_LEASE_NAME]),
-    rule(['create'], [''], ['configmaps']),
+    // Rendered ConfigMaps: created, and a rendered one found already made taken over (its owner set to the rollout).
+    rule(['create', 'patch'], [''], ['configmaps']),
   ]),
   // The node lifecycle controller reads the nodes' Leases; the nodes write them.
   controllerRole('kube-node-lease', [rule(READ, ['coordination.k8s.io'], ['leases'])]),
