@@ -20,7 +20,7 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
@@ -94,7 +94,12 @@ const WARM_UP_JSON = JSON.stringify({
   logging: { format: 'text' },
 });
 
-if (readFileSync(entry, 'utf8').startsWith(GENERATED)) throw new Error(`${entry} is already the generated loader: run tsc first`);
+// An incremental tsc leaves an unchanged entry as this script replaced it: tsc's own output, kept beside it, comes back.
+if (readFileSync(entry, 'utf8').startsWith(GENERATED)) {
+  const kept = join(dir, 'index.modules.js');
+  if (!existsSync(kept)) throw new Error(`${entry} is already the generated loader and ${kept} is gone: delete dist/ and build again`);
+  writeAtomically(entry, readFileSync(kept, 'utf8'));
+}
 // The names to re-export are exactly those of the compiled entry, taken before it is replaced.
 const compiled = await import(pathToFileURL(entry).href);
 const names = Object.keys(compiled).filter((n) => n !== 'codeCache' && n !== 'yamlCodeCache');
