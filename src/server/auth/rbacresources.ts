@@ -12,7 +12,7 @@
 // `kube-system/dkc-controller` is written by the controllers' own Role only, scoped to that name.
 
 import type { KubeObject } from '../../api/types.js';
-import { CONTROLLER_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../api/dkc/identity.js';
+import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../resourcedef.js';
 import { withAggregatedRules } from './aggregation.js';
@@ -27,7 +27,7 @@ const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
 export const NODE_CONFIG_OPERATOR = 'dkc:node-config-operator';
 /** The controllers' identity (the CN of the certificate the server issues them) and the name of its roles. */
-export { CONTROLLER_USER };
+export { CONTROLLER_USER, GARBAGE_COLLECTOR_USER };
 /** Members of this group get the operator's rights through the default bindings. */
 export const NODE_CONFIG_OPERATORS_GROUP = 'dkc:node-config-operators';
 
@@ -188,10 +188,11 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
-    // The garbage collector, as kube-controller-manager's (system:controller:generic-garbage-collector): it watches
-    // every resource, removes owner references and its finalizers, and deletes what has no owner left.
-    rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
   ]),
+  // The garbage collector, its own user as kube-controller-manager's system:controller:generic-garbage-collector:
+  // it watches every resource, removes owner references and its finalizers, and deletes what has no owner left. It
+  // records OwnerRefInvalidNamespace events, which kube's role grants too.
+  clusterRole(GARBAGE_COLLECTOR_USER, [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events'])]),
 ]);
 
 function controllerRole(namespace: string, rules: PolicyRule[]): KubeObject {
@@ -219,7 +220,9 @@ export const defaultRoles: KubeObject[] = [
   controllerRole(LEADER_LEASE_NAMESPACE, [
     rule(['create'], ['coordination.k8s.io'], ['leases']),
     rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], [LEADER_LEASE_NAME]),
-    // Rendered ConfigMaps: created, and a rendered one found already made taken over (its owner set to the rollout).
+    // Rendered ConfigMaps: created; patch because the rollout controller takes over a rendered one it finds already
+    // made (by a rollout of that name deleted since) by setting its owner reference to the live rollout, so that the
+    // garbage collector keeps it while the rollout lives.
     rule(['create', 'patch'], [''], ['configmaps']),
   ]),
   // The node lifecycle controller reads the nodes' Leases; the nodes write them.
@@ -253,6 +256,7 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   // The node proxy authenticates to agents as this user; agents ask the server whether it may (kubeadm binds the same).
   clusterBinding('dkc:kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [{ kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER }]),
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
+  clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: GARBAGE_COLLECTOR_USER }]),
 ];
 
 export const defaultRoleBindings: KubeObject[] = [

@@ -10,15 +10,21 @@
 // - "Namespaced owners must exist in the same namespace as the dependent. If it does not, the owner reference is
 //   treated as absent", with a Warning event of reason OwnerRefInvalidNamespace about the dependent.
 // A Node's Lease is owned by the Node (a namespaced dependent of a cluster-scoped owner) and goes with it.
+// The collector acts as its own user (as kube-controller-manager's generic-garbage-collector), seen in the audit log.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GARBAGE_COLLECTOR_USER } from '../../../src/api/dkc/identity.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { kubectl, type Kubectl } from '../../helpers/kubectl.js';
 import { waitFor } from '../../helpers/wait.js';
 
 let server: RunningServer;
 let k: Kubectl;
+let work = '';
 
 interface Owner {
   apiVersion: string;
@@ -51,14 +57,23 @@ async function meta(kind: string, name: string, ns = 'default'): Promise<{ delet
 
 const gone = (kind: string, name: string, ns = 'default') => waitFor(`${kind} ${ns}/${name} deleted`, async () => !(await exists(kind, name, ns)), { timeoutMs: 15_000 });
 
+/** Who the audit log says sent each request matching `verb`, `resource` and `name`. */
+async function auditedUsers(verb: string, resource: string, name: string): Promise<string[]> {
+  const lines = (await readFile(join(work, 'audit.log'), 'utf8')).split('\n').filter((l) => l !== '');
+  type Ev = { verb: string; user: { username: string }; objectRef?: { resource?: string; name?: string } };
+  return lines.map((l) => JSON.parse(l) as Ev).filter((e) => e.verb === verb && e.objectRef?.resource === resource && e.objectRef.name === name).map((e) => e.user.username);
+}
+
 before(async () => {
-  server = await startServer();
+  work = await mkdtemp(join(tmpdir(), 'dkc-gc-'));
+  server = await startServer(['--audit-log-path', join(work, 'audit.log')]);
   k = await kubectl('1.32', server.kubeconfig);
 });
 
 after(async () => {
   await k?.cleanup();
   await server?.cleanup();
+  if (work) await rm(work, { recursive: true, force: true });
 });
 
 describe('the garbage collector with kubectl 1.32', () => {
@@ -71,6 +86,12 @@ describe('the garbage collector with kubectl 1.32', () => {
     assert.equal(await exists('cm', 'bg-a'), false);
     await gone('cm', 'bg-b');
     await gone('cm', 'bg-c');
+    // The audit log is written as the response goes: read it once the delete is in.
+    const deleters = await waitFor('the audit event of bg-b deleted', async () => {
+      const users = await auditedUsers('delete', 'configmaps', 'bg-b');
+      return users.length > 0 && users;
+    });
+    assert.deepEqual(deleters, [GARBAGE_COLLECTOR_USER], 'deleted by the collector as its own user');
     // An object with another owner left loses only its reference to the one gone.
     await waitFor('bg-keep to lose its reference to bg-a', async () => ((await meta('cm', 'bg-keep')).ownerReferences ?? []).length === 1);
   });

@@ -25,6 +25,7 @@ import {
   defaultRoleBindings,
   defaultRoles,
   CONTROLLER_USER,
+  GARBAGE_COLLECTOR_USER,
   NODE_CONFIG_OPERATOR,
 } from '../../../src/server/auth/rbacresources.js';
 import { leases, nodes } from '../../../src/server/registry.js';
@@ -236,12 +237,12 @@ describe('RBAC', () => {
     const leader = { ...coordination, namespace: 'kube-system', name: 'dkc-controller' };
     for (const verb of ['get', 'update']) assert.ok(can(verb, 'leases', leader), `leader lease ${verb}`);
     assert.ok(can('create', 'leases', { ...coordination, namespace: 'kube-system' }));
+    assert.ok(!can('update', 'leases', { ...leader, name: 'other' }), 'another lease in kube-system');
     for (const verb of ['get', 'list', 'watch']) assert.ok(can(verb, 'leases', { ...coordination, namespace: 'kube-node-lease' }), `node leases ${verb}`);
-    assert.ok(!can('create', 'leases', { ...coordination, namespace: 'kube-node-lease', name: 'n' }), 'node leases create');
-    // The garbage collector reads, patches and deletes any object (kube's generic-garbage-collector role), but
-    // creates nothing.
-    assert.ok(can('delete', 'leases', leader));
-    assert.ok(can('delete', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    for (const verb of ['create', 'update']) assert.ok(!can(verb, 'leases', { ...coordination, namespace: 'kube-node-lease', name: 'n' }), `node leases ${verb}`);
+    assert.ok(!can('get', 'leases', { ...coordination, namespace: 'default' }), 'leases elsewhere');
+    assert.ok(!can('delete', 'leases', leader));
+    assert.ok(!can('delete', 'nodes', { name: 'n' }));
     assert.ok(!can('create', 'nodes'));
     assert.ok(!can('create', 'nodeconfigrollouts', dkc));
     // Rendered layers are created in kube-system only; layers are read anywhere.
@@ -250,8 +251,38 @@ describe('RBAC', () => {
     // Rendered layers are created in kube-system only; layers are read anywhere.
     assert.ok(can('get', 'configmaps', { namespace: 'pools' }));
     for (const ns of ['default', 'kube-node-lease']) assert.ok(!can('create', 'configmaps', { namespace: ns }), `configmaps create in ${ns}`);
-    assert.ok(!can('create', 'configmaps', { namespace: 'default' }));
-    assert.ok(!can('create', 'clusterrolebindings', { apiGroup: 'rbac.authorization.k8s.io' }));
+    // A rendered ConfigMap found already made is taken over by a patch of its owner reference.
+    assert.ok(can('patch', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('patch', 'configmaps', { namespace: 'default', name: 'c' }));
+    assert.ok(!can('delete', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('update', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('get', 'secrets', { namespace: 'kube-system' }));
+    assert.ok(!can('get', 'nodes', { name: 'n', subresource: 'proxy' }));
+    // The garbage collector's rights are its own user's: this identity deletes nothing of anyone's.
+    const rbacGroup = { apiGroup: 'rbac.authorization.k8s.io' };
+    assert.ok(!can('delete', 'secrets', { namespace: 'kube-system', name: 's' }), 'delete a Secret');
+    assert.ok(!can('delete', 'clusterroles', { ...rbacGroup, name: 'cluster-admin' }), 'delete a ClusterRole');
+    assert.ok(!can('delete', 'nodeconfigrollouts', { ...dkc, name: 'r' }), 'delete a rollout');
+    assert.ok(!can('list', 'secrets'), 'list Secrets');
+  });
+
+  it('the garbage collector (its own user) reads, patches and deletes any object, and creates only events', () => {
+    const gc: UserInfo = { name: GARBAGE_COLLECTOR_USER, groups: ['system:authenticated'] };
+    const rbac = new RbacAuthorizer(staticRbacSource(defaults));
+    const can = (verb: string, resource: string, extra: Partial<AuthorizationAttributes> = {}) => rbac.authorize(attrs(gc, verb, resource, extra)).decision === 'allow';
+    const targets: [string, Partial<AuthorizationAttributes>][] = [
+      ['secrets', { namespace: 'kube-system', name: 's' }],
+      ['clusterroles', { apiGroup: 'rbac.authorization.k8s.io', name: 'r' }],
+      ['nodeconfigrollouts', { apiGroup: 'dkc.io', apiVersion: 'v1alpha1', name: 'r' }],
+      ['widgets', { apiGroup: 'example.com', namespace: 'default', name: 'w' }],
+    ];
+    for (const [resource, extra] of targets) {
+      for (const verb of ['get', 'list', 'watch', 'patch', 'update', 'delete']) assert.ok(can(verb, resource, extra), `${resource} ${verb}`);
+      for (const verb of ['create', 'deletecollection', 'escalate', 'bind']) assert.ok(!can(verb, resource, extra), `${resource} ${verb}`);
+    }
+    for (const apiGroup of ['', 'events.k8s.io']) assert.ok(can('create', 'events', { apiGroup, namespace: 'default' }), `events in "${apiGroup}"`);
+    // Not the other controllers' identity: no leader Lease to create.
+    assert.ok(!can('create', 'leases', { apiGroup: 'coordination.k8s.io', namespace: 'kube-system' }));
   });
 
   it('validates RBAC objects and keeps roleRef immutable', () => {
