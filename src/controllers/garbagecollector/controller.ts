@@ -31,7 +31,7 @@ import {
 } from './decide.js';
 import { OwnerGraph, type GraphNode } from './graph.js';
 import { logs } from './messages.js';
-import { collectable, collectionPath, objectPath, ResourceMap, type DiscoveredResource, type GcResource } from './resources.js';
+import { collectable, collectionPath, discovered, objectPath, ResourceMap, type CrdNames, type DiscoveredResource, type GcResource } from './resources.js';
 
 export const COMPONENT = 'garbage-collector-controller';
 /** kube-controller-manager re-reads discovery this often for new resources. */
@@ -107,7 +107,10 @@ export class GarbageCollector implements RunningController {
       m.informer.on('update', (old, obj) => this.observe(r, old, obj));
       m.informer.on('delete', (obj) => this.forget(obj));
       if (r.group === 'apiextensions.k8s.io' && r.resource === 'customresourcedefinitions') {
-        m.informer.on('add', () => this.rediscoverSoon());
+        // A CRD discovery has listed already (all of them, on the first list) changes nothing to watch.
+        m.informer.on('add', (crd) => {
+          if (!discovered(this.resources.resources, crd as CrdNames)) this.rediscoverSoon();
+        });
         m.informer.on('update', () => this.rediscoverSoon());
         m.informer.on('delete', () => this.rediscoverSoon());
       }

@@ -61,3 +61,18 @@ export class ResourceMap {
     return this.byKind.get(`${groupOf(apiVersion)}/${kind}`);
   }
 }
+
+/** The parts of a CustomResourceDefinition that say which resource it serves. */
+export interface CrdNames {
+  spec?: { group?: string; names?: { plural?: string } };
+}
+
+/**
+ * Whether discovery already found the resource a CustomResourceDefinition serves (its group and plural): the
+ * informer's first list hands over every CRD that discovery has just seen, and those need no discovery again.
+ */
+export function discovered(resources: readonly GcResource[], crd: CrdNames): boolean {
+  const group = crd.spec?.group;
+  const plural = crd.spec?.names?.plural;
+  return group !== undefined && plural !== undefined && resources.some((r) => r.group === group && r.resource === plural);
+}

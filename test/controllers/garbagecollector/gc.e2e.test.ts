@@ -57,11 +57,16 @@ async function meta(kind: string, name: string, ns = 'default'): Promise<{ delet
 
 const gone = (kind: string, name: string, ns = 'default') => waitFor(`${kind} ${ns}/${name} deleted`, async () => !(await exists(kind, name, ns)), { timeoutMs: 15_000 });
 
+type AuditEvent = { verb: string; requestURI: string; requestReceivedTimestamp: string; user: { username: string }; objectRef?: { resource?: string; name?: string } };
+
+async function audited(): Promise<AuditEvent[]> {
+  const lines = (await readFile(join(work, 'audit.log'), 'utf8')).split('\n').filter((l) => l !== '');
+  return lines.map((l) => JSON.parse(l) as AuditEvent);
+}
+
 /** Who the audit log says sent each request matching `verb`, `resource` and `name`. */
 async function auditedUsers(verb: string, resource: string, name: string): Promise<string[]> {
-  const lines = (await readFile(join(work, 'audit.log'), 'utf8')).split('\n').filter((l) => l !== '');
-  type Ev = { verb: string; user: { username: string }; objectRef?: { resource?: string; name?: string } };
-  return lines.map((l) => JSON.parse(l) as Ev).filter((e) => e.verb === verb && e.objectRef?.resource === resource && e.objectRef.name === name).map((e) => e.user.username);
+  return (await audited()).filter((e) => e.verb === verb && e.objectRef?.resource === resource && e.objectRef.name === name).map((e) => e.user.username);
 }
 
 before(async () => {
@@ -94,6 +99,14 @@ describe('the garbage collector with kubectl 1.32', () => {
     assert.deepEqual(deleters, [GARBAGE_COLLECTOR_USER], 'deleted by the collector as its own user');
     // An object with another owner left loses only its reference to the one gone.
     await waitFor('bg-keep to lose its reference to bg-a', async () => ((await meta('cm', 'bg-keep')).ownerReferences ?? []).length === 1);
+  });
+
+  it('discovers once as it starts: the CustomResourceDefinitions its informer first lists are those discovery found', async () => {
+    // By now the collector has acted (the test above); its next discovery is the resync, 30 s after the first.
+    const discoveries = (await audited()).filter((e) => e.user.username === GARBAGE_COLLECTOR_USER && e.requestURI === '/apis');
+    const first = Date.parse(discoveries[0]!.requestReceivedTimestamp.replace(/0{3}Z$/, 'Z'));
+    const early = discoveries.filter((e) => Date.parse(e.requestReceivedTimestamp.replace(/0{3}Z$/, 'Z')) - first < 20_000);
+    assert.equal(early.length, 1);
   });
 
   it('--cascade=foreground: the owner waits, marked, for its blocking dependents three levels down; kubectl wait --for=delete sees it go', async () => {
