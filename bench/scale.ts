@@ -9,7 +9,8 @@
 //                  propagation (the controller records the node InFlight → its status.config.active is the new
 //                  config) p50/p99, API request latency p99 by verb from the server's apiserver_request_duration_seconds
 //                  (between scrapes before and after the rollout), and a chart of nodes succeeded over time with server
-//                  CPU on a second axis (bench/out/scale-<N>.svg and .png).
+//                  CPU on a second axis (bench/out/scale-<N>.svg and .png);
+//   node size      after the rollout, a Node's stored form and what its managedFields add to it (median over nodes).
 // Prints a summary table and writes the figures to bench/out/scale.json (after each N, before its chart). The fleet
 // processes' logs go to bench/out/scale-<N>-fleet-<i>.log.
 // Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--nodes-per-process 5000] [--no-png]
@@ -41,6 +42,12 @@ const RSS_SAMPLES = 10;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 const DURATIONS = 'apiserver_request_duration_seconds';
 
+interface NodeSize {
+  bytes: number;
+  managedFieldsPercent: number;
+  byManager: Record<string, number>;
+}
+
 interface Figures {
   nodes: number;
   /** With the CPU each side used meanwhile (% of one core): what bounds the rate. */
@@ -61,6 +68,11 @@ interface Figures {
     /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
     apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
   };
+  /**
+   * After the rollout: a Node's stored bytes, the share managedFields add to it, and their bytes by manager and
+   * operation (`manager/Operation[/subresource]`) (medians over the nodes).
+   */
+  nodeSize: NodeSize;
   /** What the chart shows, to redraw it. */
   chart?: RolloutSeries;
 }
@@ -225,6 +237,7 @@ async function runOne(n: number): Promise<Figures> {
     progress(n, `rollout ${phase} after ${(wall / 1000).toFixed(1)} s`);
     const metricsAfter = await scrape(client);
     const fleetRollout = await fleet.stats(true);
+    const nodeSize = storedNodeSize((await client.list<{ items: { metadata: Record<string, unknown> }[] }>('/api/v1/nodes')).items);
     await Promise.all([nodes.stop(), rollouts.stop()]);
 
     const propagation = [...inFlightAt.keys()].filter((k) => activeAt.has(k)).map((k) => Math.max(0, activeAt.get(k)! - inFlightAt.get(k)!));
@@ -243,6 +256,7 @@ async function runOne(n: number): Promise<Figures> {
       },
       steady,
       fleetProcesses: processes,
+      nodeSize,
       rollout: {
         phase,
         wallSeconds: wall / 1000,
@@ -275,6 +289,24 @@ async function runOne(n: number): Promise<Figures> {
   }
 }
 
+/** Each Node as the server stores it (no resourceVersion), with and without managedFields, and each entry's bytes: the medians. */
+function storedNodeSize(items: { metadata: Record<string, unknown> }[]): NodeSize {
+  const entries = new Map<string, number[]>();
+  const sizes = items.map((n) => {
+    const { resourceVersion: _rv, ...stored } = n.metadata;
+    const { managedFields, ...bare } = stored;
+    for (const e of (managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[]) {
+      const key = [e.manager, e.operation, e.subresource].filter((x) => x !== undefined).join('/');
+      entries.set(key, [...(entries.get(key) ?? []), JSON.stringify(e).length]);
+    }
+    const full = JSON.stringify({ ...n, metadata: stored }).length;
+    const without = JSON.stringify({ ...n, metadata: bare }).length;
+    return { full, added: ((full - without) / without) * 100 };
+  });
+  const byManager = Object.fromEntries([...entries].map(([k, v]) => [k, pct(v, 50)]));
+  return { bytes: pct(sizes.map((s) => s.full), 50), managedFieldsPercent: pct(sizes.map((s) => s.added), 50), byManager };
+}
+
 async function writeChartOrSay(series: Parameters<typeof writeChart>[0], base: string): Promise<string> {
   if (!PNG) {
     const { renderSvg, rolloutChartSpec } = await import('./chart.js');
@@ -305,6 +337,12 @@ function table(all: Figures[]): string {
     ['rollout: fleet CPU, % of one core', (f) => f0(f.rollout.fleetCpuPercent)],
     ['rollout: bench (its watches) CPU, %', (f) => f0(f.rollout.benchCpuPercent)],
     ['rollout: fleet event-loop p99, ms', (f) => f1(f.rollout.fleetEventLoopP99Ms)],
+    ['node: stored bytes (median)', (f) => f0(f.nodeSize.bytes)],
+    ['node: managedFields add, % (goal ≤ 30)', (f) => f0(f.nodeSize.managedFieldsPercent)],
+    ...[...new Set(all.flatMap((f) => Object.keys(f.nodeSize.byManager ?? {})))].map((m): [string, (f: Figures) => string] => [
+      `node: managedFields bytes, ${m}`,
+      (f) => (f.nodeSize.byManager?.[m] !== undefined ? f0(f.nodeSize.byManager[m]) : '-'),
+    ]),
     ...verbs.map((v): [string, (f: Figures) => string] => [`rollout: API ${v} p99, ms (n)`, (f) => {
       const x = f.rollout.apiP99MsByVerb[v];
       return x ? `${f0(x.p99Ms)} (${x.requests})` : '-';

@@ -5,9 +5,14 @@
 //     group commit reaches (docs/adr/0001-sqlite-group-commit.md).
 //  2. Delivery latency of one change to 1,000 and to 5,000 concurrent watchers (p50/p99 over watchers and changes).
 //  3. List latency for 5,000 nodes (JSON and Table).
+//  4. Server-side apply against a JSON merge patch of the same Node (labels, spec and an agent's status, as a node
+//     registers): the server's CPU per request (/proc/<pid>/stat) and the requests per second, 8 clients each
+//     changing its own Node, the merge patch measured first in the same run; the ratio is what DESIGN.md §7 targets
+//     (≤ 2). And what managedFields add to such a Node's stored form.
 // Usage: node dist/bench/server.js [--quick]
 
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +166,89 @@ async function listLatency(kubeconfig: string, nodes: number, rounds: number): P
   return { json, table };
 }
 
+/** CPU seconds (user + system) a process has used, from /proc (USER_HZ = 100). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** A Node as an agent registers it: labels, an annotation, and its status (conditions, addresses, capacity, info). */
+function benchNode(name: string): Record<string, unknown> {
+  const condition = (type: string, status: string, reason: string) => ({
+    type,
+    status,
+    lastHeartbeatTime: '2030-01-01T00:00:00Z',
+    lastTransitionTime: '2030-01-01T00:00:00Z',
+    reason,
+    message: `kubelet ${reason}`,
+  });
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name, 'node-role.kubernetes.io/worker': '', pool: 'blue' },
+      annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+    },
+    spec: { podCIDR: '10.0.0.0/24', podCIDRs: ['10.0.0.0/24'] },
+    status: {
+      conditions: [condition('MemoryPressure', 'False', 'HasSufficientMemory'), condition('DiskPressure', 'False', 'HasNoDiskPressure'), condition('Ready', 'True', 'KubeletReady')],
+      addresses: [{ type: 'InternalIP', address: '10.1.2.3' }, { type: 'Hostname', address: name }],
+      capacity: { cpu: '8', memory: '32Gi', pods: '110' },
+      allocatable: { cpu: '8', memory: '31Gi', pods: '110' },
+      nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6.1.0', osImage: 'Debian GNU/Linux 12', containerRuntimeVersion: 'dkc://0.1.0', kubeletVersion: 'v1.22.17', kubeProxyVersion: 'v1.22.17', operatingSystem: 'linux', architecture: 'amd64' },
+    },
+  };
+}
+
+/**
+ * `rounds` changes of one label of each of `concurrency` Nodes, as a JSON merge patch or as a server-side apply of the
+ * node's labels and spec by one field manager; returns the server's CPU milliseconds per request and requests/s.
+ */
+async function patchCost(kubeconfig: string, pid: number, kind: 'merge' | 'apply', rounds: number, concurrency: number): Promise<{ cpuMs: number; rate: number }> {
+  const clients = await Promise.all(Array.from({ length: concurrency }, () => RestClient.fromKubeconfig(kubeconfig)));
+  try {
+    const name = (c: number) => `bench-${kind}-${c}`;
+    await Promise.all(clients.map((cl, c) => cl.create('/api/v1/nodes', benchNode(name(c)))));
+    const send = (cl: RestClient, c: number, i: number): Promise<unknown> => {
+      if (kind === 'merge') return cl.patch(`/api/v1/nodes/${name(c)}`, 'merge', { metadata: { labels: { generation: String(i) } } });
+      const node = benchNode(name(c)) as { metadata: { labels: Record<string, string> }; spec: unknown };
+      const config = { apiVersion: 'v1', kind: 'Node', metadata: { name: name(c), labels: { ...node.metadata.labels, generation: String(i) } }, spec: node.spec };
+      return cl.request({ method: 'PATCH', path: `/api/v1/nodes/${name(c)}`, query: { fieldManager: 'bench', force: 'true' }, body: JSON.stringify(config), contentType: 'application/apply-patch+yaml' });
+    };
+    const cpu0 = cpuSeconds(pid);
+    const t0 = performance.now();
+    await Promise.all(clients.map(async (cl, c) => {
+      for (let i = 0; i < rounds; i++) await send(cl, c, i);
+    }));
+    const secs = (performance.now() - t0) / 1000;
+    const requests = rounds * concurrency;
+    return { cpuMs: ((cpuSeconds(pid) - cpu0) * 1000) / requests, rate: requests / secs };
+  } finally {
+    for (const cl of clients) cl.close();
+  }
+}
+
+/** What managedFields add to a Node's stored form once registration and a status write have recorded their fields. */
+async function managedFieldsShare(kubeconfig: string): Promise<{ withFields: number; without: number }> {
+  const client = await RestClient.fromKubeconfig(kubeconfig);
+  try {
+    const name = 'bench-size';
+    await client.request({ method: 'POST', path: '/api/v1/nodes', query: { fieldManager: 'kubelet' }, body: benchNode(name) });
+    const status = (benchNode(name) as { status: { conditions: { lastHeartbeatTime: string }[] } }).status;
+    for (const c of status.conditions) c.lastHeartbeatTime = '2030-01-01T00:00:10Z';
+    await client.request({ method: 'PATCH', path: `/api/v1/nodes/${name}/status`, query: { fieldManager: 'kubelet' }, body: { status }, contentType: 'application/strategic-merge-patch+json' });
+    await client.request({ method: 'PATCH', path: `/api/v1/nodes/${name}`, query: { fieldManager: 'dkc-controller' }, body: { spec: { configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } } } }, contentType: 'application/merge-patch+json' });
+    const node = await client.get<{ metadata: Record<string, unknown> }>(`/api/v1/nodes/${name}`);
+    const { resourceVersion: _rv, ...stored } = node.metadata;
+    const { managedFields: _mf, ...bare } = stored;
+    return { withFields: JSON.stringify({ ...node, metadata: stored }).length, without: JSON.stringify({ ...node, metadata: bare }).length };
+  } finally {
+    client.close();
+  }
+}
+
 async function main(): Promise<void> {
   const server = await startServer(['--watch-cache-size', '1000']);
   try {
@@ -181,6 +269,15 @@ async function main(): Promise<void> {
     const nodes = quick ? 500 : 5000;
     const l = await listLatency(server.kubeconfig, nodes, 10);
     console.log(`list ${nodes} nodes: JSON p50 ${ms(pct(l.json, 50))} p99 ${ms(pct(l.json, 99))}; Table p50 ${ms(pct(l.table, 50))} p99 ${ms(pct(l.table, 99))}`);
+    const rounds = quick ? 50 : 300;
+    const merge = await patchCost(server.kubeconfig, server.proc.pid!, 'merge', rounds, writers);
+    const applied = await patchCost(server.kubeconfig, server.proc.pid!, 'apply', rounds, writers);
+    console.log(
+      `server-side apply vs merge patch of the same Node (${writers} clients, ${rounds} changes each): server CPU ${applied.cpuMs.toFixed(2)} vs ${merge.cpuMs.toFixed(2)} ms/request ` +
+        `→ ratio ${(applied.cpuMs / merge.cpuMs).toFixed(2)} (goal ≤ 2); ${applied.rate.toFixed(0)} vs ${merge.rate.toFixed(0)} requests/s`,
+    );
+    const size = await managedFieldsShare(server.kubeconfig);
+    console.log(`a registered Node's stored form: ${size.withFields} bytes, ${size.without} without managedFields → managedFields add ${(((size.withFields - size.without) / size.without) * 100).toFixed(0)} % (goal ≤ 30 %)`);
     const rss = Number((await import('node:fs')).readFileSync(`/proc/${server.proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
     console.log(`server RSS after the run: ${(rss / 1024).toFixed(0)} MB`);
   } finally {

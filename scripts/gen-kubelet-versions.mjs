@@ -9,7 +9,8 @@
 //   --component-base DIR  k8s.io/component-base at the same tag: logs/api/v1 and config/v1alpha1 (logging),
 //                         tracing/api/v1 (tracing)
 //   --api DIR             k8s.io/api at the same tag: core/v1 Taint (registerWithTaints)
-//   scripts/kubelet-versions/feature-gates.txt, the gate history (its own header names where each line came from)
+//   scripts/kubelet-versions/feature-gates.txt, the gate history (its own header names where each line came from:
+//                         upstream's versioned gate lists at four commits, and the website's gate pages)
 //
 // A new kubelet minor: fetch the three repositories again, run this with --to 1.NN, commit the new table, add the
 // minor's hand-written rules (defaults the doc comments do not state, validation) to src/kubeletconfig/rules.ts.
@@ -191,8 +192,9 @@ function gateHistory() {
   const out = new Map();
   for (const line of lines) {
     if (line.startsWith('#') || line.trim() === '') continue;
-    const [name, specs, last, source] = line.trim().split(/\s+/);
+    const [name, specs, last, source, first] = line.trim().split(/\s+/);
     out.set(name, {
+      first: first === undefined ? 0 : minor(first),
       specs: specs.split(',').map((s) => {
         const [v, st, d, l] = s.split(':');
         return { from: minor(v), stage: STAGE[st], def: d === 't', locked: l === 'L' };
@@ -218,21 +220,14 @@ function gates122() {
 
 function gatesFor(n, history, base) {
   const out = [];
-  const seen = new Set();
   for (const [name, h] of history) {
-    if (n > h.last) continue;
+    if (n > h.last || n < h.first) continue;
     const spec = [...h.specs].reverse().find((s) => s.from <= n);
     if (!spec) continue;
     let locked = spec.locked;
-    // The removed-gates page says nothing of locks: a GA gate is locked unless the 1.22 table knew it unlocked at GA.
-    if (h.source === 'r' && spec.stage === 'GA') locked = !(base.get(name)?.stage === 'GA' && !base.get(name).locked);
+    // The website's pages say nothing of locks: a GA gate is locked unless the 1.22 table knew it unlocked at GA.
+    if ((h.source === 'r' || h.source === 'w') && spec.stage === 'GA') locked = !(base.get(name)?.stage === 'GA' && !base.get(name).locked);
     out.push([name, spec.def, spec.stage, locked, h.source]);
-    seen.add(name);
-  }
-  for (const [name, g] of base) {
-    if (seen.has(name) || history.has(name) || name === 'AllAlpha' || name === 'AllBeta') continue;
-    if (n > 33) continue;
-    out.push([name, g.def, g.stage, g.locked, 'inferred']);
   }
   out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   out.push(['AllAlpha', false, 'Alpha', false, 'component-base'], ['AllBeta', false, 'Beta', false, 'component-base']);
@@ -245,6 +240,9 @@ function gatesFor(n, history, base) {
 const q = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const history = gateHistory();
 const base = gates122();
+// The history must account for every gate the 1.22 table knows: a gap would be a guess.
+const unaccounted = [...base.keys()].filter((g) => !history.has(g) && g !== 'AllAlpha' && g !== 'AllBeta');
+if (unaccounted.length > 0) throw new Error(`scripts/kubelet-versions/feature-gates.txt has no line for the 1.22 gates ${unaccounted.join(', ')}`);
 const all = [];
 for (let n = FIRST; n <= LAST; n++) all.push({ n, ...collect(n) });
 const since = new Map();
@@ -262,8 +260,7 @@ for (const { n, rows, sources } of all) {
     "//   columns: JSON path ([] marks a list's items), Go field, value kind, flags (p pointer, a no omitempty), Go type",
     '//   of a struct, the minor that introduced the field, and the default its doc comment states (\'\' when none).',
     '// gates: the feature gates that kubelet registers, from scripts/kubelet-versions/feature-gates.txt; columns: name,',
-    "//   default, stage, locked, source (y, r: the documents named in that file's header; component-base; inferred: a",
-    '//   1.22 gate neither document lists, kept at its 1.22 stage until 1.33).',
+    "//   default, stage, locked, source (z, y, x, w, r: the documents named in that file's header; component-base).",
     '',
     "import type { VersionTable } from './table.js';",
     '',

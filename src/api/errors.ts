@@ -125,6 +125,14 @@ export const errors = {
       causes,
     });
   },
+  /** A server-side apply refused because other managers hold fields it would change; the causes name each one. */
+  applyConflict(message: string, causes: StatusCause[]): StatusError {
+    return make(409, 'Conflict', message, { causes });
+  },
+  /** A failure kube-apiserver reports as a bare error: 500 with no reason (kubectl prints "Error from server: …"). */
+  unknown(message: string): StatusError {
+    return new StatusError({ message, code: 500 });
+  },
   /** 422 for a request that is well-formed but cannot be applied (e.g. a JSON patch whose test op fails). */
   invalidMessage(message: string): StatusError {
     return make(422, 'Invalid', message, { causes: [{ message }] });
@@ -149,6 +157,10 @@ export const errors = {
   },
   methodNotAllowed(verb: string, kind: string): StatusError {
     return make(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind ${JSON.stringify(kind)}`);
+  },
+  /** A method not served on a path that is served (GET of a namespace's /finalize). */
+  methodNotAllowedOnPath(): StatusError {
+    return make(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   },
   notAcceptable(message: string): StatusError {
     return make(406, 'NotAcceptable', message);

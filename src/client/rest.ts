@@ -60,12 +60,14 @@ export interface WatchOptions {
   query?: Query;
 }
 
-export type PatchType = 'merge' | 'strategic' | 'json';
+/** `apply` is server-side apply: the body is the applier's whole intent (JSON is YAML), query fieldManager required. */
+export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
 
 export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   merge: 'application/merge-patch+json',
   strategic: 'application/strategic-merge-patch+json',
   json: 'application/json-patch+json',
+  apply: 'application/apply-patch+yaml',
 };
 
 export interface RestClientOptions {

@@ -9,7 +9,9 @@ export type ControllerErrorCode =
   /** A duration flag does not parse or is out of range. */
   | 'DKC_CONTROLLER_INVALID_DURATION'
   /** --metrics-bind-address is not host:port. */
-  | 'DKC_CONTROLLER_INVALID_BIND_ADDRESS';
+  | 'DKC_CONTROLLER_INVALID_BIND_ADDRESS'
+  /** The rollout controller's apply of a node assignment conflicts with a field another manager applies. */
+  | 'DKC_CONTROLLER_FIELD_CONFLICT';
 
 export class ControllerError extends CodedError<ControllerErrorCode> {
   override name = 'ControllerError';

@@ -18,6 +18,7 @@ import { ControllerManager, type ControllerName } from './manager.js';
 export interface InProcessOptions {
   names: readonly ControllerName[];
   gracePeriodMs: number;
+  namespaceSyncPeriodMs?: number;
   /** The server's own URL, its serving certificate signed by `ca`. */
   url: string;
   /** The cluster CA; without its key no certificate can be issued, and no controller runs. */
@@ -65,7 +66,16 @@ export async function startInProcessControllers(o: InProcessOptions): Promise<{ 
     const user = OWN_IDENTITIES[name];
     if (user !== undefined) clients[name] = await clientAs(withKey, user);
   }
-  const manager = new ControllerManager({ client, clients, controllers: o.names, nodeMonitorGracePeriodMs: o.gracePeriodMs, identity, deadIdentities, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const manager = new ControllerManager({
+    client,
+    clients,
+    controllers: o.names,
+    nodeMonitorGracePeriodMs: o.gracePeriodMs,
+    ...(o.namespaceSyncPeriodMs !== undefined ? { namespaceSyncPeriodMs: o.namespaceSyncPeriodMs } : {}),
+    identity,
+    deadIdentities,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+  });
   const own = o.names.filter((n) => clients[n] !== undefined).map((n) => `, ${n} as ${OWN_IDENTITIES[n]}`);
   klog.info(`controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER}${own.join('')} with leader election identity ${identity}`);
   manager.start();

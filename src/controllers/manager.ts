@@ -18,11 +18,16 @@ import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './lea
 import type { ControllerFactory, RunningController } from './types.js';
 import { errorMessage } from '../util/errors.js';
 
-export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle', 'garbagecollector'] as const;
+export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle', 'namespace', 'garbagecollector'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
+
+/** `--controllers` when not given: all of them. */
+export const DEFAULT_CONTROLLERS = CONTROLLER_NAMES.join(',');
 
 /** kube-controller-manager's --node-monitor-grace-period default. */
 export const DEFAULT_NODE_MONITOR_GRACE_PERIOD = '40s';
+/** kube-controller-manager's --namespace-sync-period default. */
+export const DEFAULT_NAMESPACE_SYNC_PERIOD = '5m';
 
 /** Between attempts to start a controller that failed to start. */
 const START_BACKOFF = { initialMs: 1_000, maxMs: 30_000, jitter: 0.2 };
@@ -48,20 +53,30 @@ export function parseDurationFlag(flag: string, value: string): number {
   return ms;
 }
 
+/** The timings of the controllers that have flags for them. */
+export interface ControllerTimings {
+  nodeMonitorGracePeriodMs: number;
+  /** --namespace-sync-period; absent, kube's 5 minutes. */
+  namespaceSyncPeriodMs?: number;
+}
+
 /** The factories by name; each controller is loaded only when enabled. */
-export async function loadFactory(name: ControllerName, opts: { nodeMonitorGracePeriodMs: number; configChannel?: ConfigChannel | undefined }): Promise<ControllerFactory> {
+export async function loadFactory(name: ControllerName, opts: ControllerTimings & { configChannel?: ConfigChannel | undefined }): Promise<ControllerFactory> {
   if (name === 'rollout') return (await import('./rollout/index.js')).rolloutControllerOn(opts.configChannel);
   if (name === 'garbagecollector') return (await import('./garbagecollector/index.js')).garbageCollectorController();
+  if (name === 'namespace') {
+    const syncPeriodMs = opts.namespaceSyncPeriodMs ?? parseDurationFlag('--namespace-sync-period', DEFAULT_NAMESPACE_SYNC_PERIOD);
+    return (await import('./namespace/index.js')).namespaceController({ syncPeriodMs });
+  }
   return (await import('./nodelifecycle/index.js')).nodeLifecycleController({ gracePeriodMs: opts.nodeMonitorGracePeriodMs });
 }
 
-export interface ControllerManagerOptions {
+export interface ControllerManagerOptions extends ControllerTimings {
   /** The manager's own: the leader election, and the controllers `clients` names none for. */
   client: RestClient;
   /** A controller's own identity, where it needs rights the others must not have (the garbage collector). */
   clients?: Partial<Record<ControllerName, RestClient>>;
   controllers: readonly ControllerName[];
-  nodeMonitorGracePeriodMs: number;
   /** The config channel the host found (`dkc controller`); absent, the rollout controller finds it as it starts. */
   configChannel?: ConfigChannel;
   clock?: Clock;
@@ -137,7 +152,7 @@ export class ControllerManager {
     klog.info(logs.startingController(name));
     for (let failures = 1; !signal.aborted; failures++) {
       try {
-        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { nodeMonitorGracePeriodMs: this.o.nodeMonitorGracePeriodMs, configChannel: this.o.configChannel }));
+        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { ...this.timings(), configChannel: this.o.configChannel }));
         if (signal.aborted) return undefined;
         return await factory({ client, clock: this.clock, signal, informers, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
       } catch (err) {
@@ -148,6 +163,11 @@ export class ControllerManager {
       }
     }
     return undefined;
+  }
+
+  private timings(): ControllerTimings {
+    const { nodeMonitorGracePeriodMs, namespaceSyncPeriodMs } = this.o;
+    return { nodeMonitorGracePeriodMs, ...(namespaceSyncPeriodMs !== undefined ? { namespaceSyncPeriodMs } : {}) };
   }
 
   private async stopControllers(): Promise<void> {

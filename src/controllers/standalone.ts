@@ -11,7 +11,7 @@ import { loadClientConfig } from '../client/loadingrules.js';
 import { klog } from '../util/klog.js';
 import { newRegistry } from '../util/prom.js';
 import { logs } from './errors.js';
-import { ControllerManager, DEFAULT_NODE_MONITOR_GRACE_PERIOD, parseControllers, parseDurationFlag } from './manager.js';
+import { ControllerManager, DEFAULT_CONTROLLERS, DEFAULT_NAMESPACE_SYNC_PERIOD, DEFAULT_NODE_MONITOR_GRACE_PERIOD, parseControllers, parseDurationFlag } from './manager.js';
 import { parseBindAddress, serveMetrics } from './metricsserver.js';
 
 export interface ControllerCommandOptions {
@@ -19,6 +19,7 @@ export interface ControllerCommandOptions {
   context?: string;
   controllers?: string;
   nodeMonitorGracePeriod?: string;
+  namespaceSyncPeriod?: string;
   /** host:port for plain-HTTP /metrics; "0" for none (the default). */
   metricsBindAddress?: string;
   /** auto (the default), node or nodeconfig. */
@@ -26,8 +27,9 @@ export interface ControllerCommandOptions {
 }
 
 export async function runControllerCommand(opts: ControllerCommandOptions): Promise<void> {
-  const names = parseControllers(opts.controllers ?? 'rollout,nodelifecycle,garbagecollector');
+  const names = parseControllers(opts.controllers ?? DEFAULT_CONTROLLERS);
   const gracePeriodMs = parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD);
+  const namespaceSyncPeriodMs = parseDurationFlag('--namespace-sync-period', opts.namespaceSyncPeriod ?? DEFAULT_NAMESPACE_SYNC_PERIOD);
   const bind = parseBindAddress(opts.metricsBindAddress ?? '0');
   const choice = parseChannelChoice(opts.configChannel ?? 'auto');
   const config = await loadClientConfig({ explicitPath: opts.kubeconfig, env: process.env['KUBECONFIG'], home: homedir(), context: opts.context });
@@ -48,6 +50,7 @@ export async function runControllerCommand(opts: ControllerCommandOptions): Prom
     client,
     controllers: names,
     nodeMonitorGracePeriodMs: gracePeriodMs,
+    namespaceSyncPeriodMs,
     ...(configChannel ? { configChannel } : {}),
     ...(registry ? { metrics: registry } : {}),
   });

@@ -102,3 +102,29 @@ export function render(base: Layer, dropIns: readonly Layer[], as: RenderAs = { 
   }
   return { config, warnings };
 }
+
+/** What the layers set, merged by the rules above: no layer is defaulted, and no relative path resolved. */
+export interface MergeResult {
+  config: PartialKubeletConfiguration;
+  warnings: LayerWarning[];
+}
+
+/**
+ * The layers merged in order with nothing added: only what they say, each decoded as `as` decodes (a null sets
+ * nothing), for a config that each kubelet then defaults as its own minor, as it would its own --config file.
+ * Throws LayerError naming the bad layer.
+ */
+export function mergeLayers(layers: readonly Layer[], as: Pick<RenderAs, 'decode' | 'schema'> = { decode, schema: kubeletConfigurationSpec }): MergeResult {
+  const warnings: LayerWarning[] = [];
+  let config: Obj = {};
+  for (const layer of layers) {
+    try {
+      const d = as.decode(layer.bytes, { source: layer.name, dropNulls: true });
+      warnings.push(...d.warnings.map((w) => ({ ...w, source: layer.name })));
+      config = mergeStruct(as.schema, config, d.config as unknown as Obj);
+    } catch (e) {
+      layerError(layer, e);
+    }
+  }
+  return { config: config as PartialKubeletConfiguration, warnings };
+}

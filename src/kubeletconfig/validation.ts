@@ -191,6 +191,7 @@ export interface ValidationResult {
 
 const IC = 'invalid configuration:';
 const MICROSECOND = 1000n;
+const MILLISECOND = 1_000_000n;
 const SECOND = 1_000_000_000n;
 const DEFAULT_CFS_PERIOD = 100_000_000n;
 
@@ -276,8 +277,11 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   if (!on('CustomCPUCFSQuotaPeriod') && cfs !== DEFAULT_CFS_PERIOD) {
     e.push(`${IC} cpuCFSQuotaPeriod ${durText(kc.cpuCFSQuotaPeriod)} requires feature gate CustomCPUCFSQuotaPeriod`);
   }
-  if (on('CustomCPUCFSQuotaPeriod') && (cfs < MICROSECOND || cfs > SECOND)) {
-    e.push(`${IC} cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${durText(kc.cpuCFSQuotaPeriod)} must be between 1usec and 1sec, inclusive`);
+  // 1.26 raised the minimum from 1µs to 1ms, and the message with it (kubernetes/kubernetes#112123, CHANGELOG-1.26).
+  const cfsMin = minor >= 26 ? MILLISECOND : MICROSECOND;
+  if (on('CustomCPUCFSQuotaPeriod') && (cfs < cfsMin || cfs > SECOND)) {
+    const range = minor >= 26 ? '1ms' : '1usec';
+    e.push(`${IC} cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${durText(kc.cpuCFSQuotaPeriod)} must be between ${range} and 1sec, inclusive`);
   }
   if (outside(kc.imageGCHighThresholdPercent, 0, 100)) {
     e.push(`${IC} imageGCHighThresholdPercent (--image-gc-high-threshold) ${kc.imageGCHighThresholdPercent} must be between 0 and 100, inclusive`);

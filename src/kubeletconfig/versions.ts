@@ -33,7 +33,7 @@ import {
   type StructSpec,
 } from './codec.js';
 import { aggregate, DecodeError, distinct, ErrorCodes, KubeletConfigError } from './errors.js';
-import { render, type Layer, type RenderResult } from './dropin.js';
+import { mergeLayers, render, type Layer, type MergeResult, type RenderResult } from './dropin.js';
 import { effectiveConfig as effectiveConfig122, type EffectiveConfigInput, type EffectiveConfigResult, type KubeletBehaviour } from './flags.js';
 import { applyLaterDefaults, laterRules, type AnyKubeletConfiguration } from './rules.js';
 import type { JSONValue, KubeletConfiguration, PartialKubeletConfiguration } from './types.js';
@@ -305,6 +305,11 @@ export class KubeletVersion {
   /** The precedence merge and validation of flags.ts, as this minor. */
   effectiveConfig(input: EffectiveConfigInput): EffectiveConfigResult {
     return effectiveConfig122(this.isBase ? input : { ...input, kubelet: this.behaviour() });
+  }
+
+  /** What the layers set, merged in order as this minor decodes them, without defaults (dropin.ts mergeLayers). */
+  mergeLayers(layers: readonly Layer[]): MergeResult {
+    return mergeLayers(layers, { decode: (b, o) => this.decode(b, o), schema: this.schema() });
   }
 
   /** A base and its --config-dir drop-ins merged as this minor reads them (`dkc config render`). */

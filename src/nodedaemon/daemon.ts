@@ -5,6 +5,10 @@
 // the trial, the Node not NotReady) and puts back last-known-good, or the node's original files, when it fails.
 // It knows the kubelet only by its public contract: its files, its restart command, its healthz, its Node.
 //
+// A config is judged as the agent judges its own: for the kubelet's minor, then by the NodeConfigPolicies that govern
+// the node (kept current by the agent's policy watch, and written down for the next start); a refused config is
+// reported as the agent reports it (status.config.error, a KubeletConfigRejected event) and the kubelet is not touched.
+//
 // Crash safety: the node's original file is kept (once) before the first change; a journal written before and after
 // each change says whether the kubelet was restarted with what is on disk; every write is atomic. A daemon killed at
 // any instant starts again, decides again from its records, and restarts the kubelet only when the journal does not
@@ -24,17 +28,20 @@ import { CheckpointStore } from '../agent/dynamicconfig/checkpoint.js';
 import type { AssignmentChannel, AssignmentObject, AssignmentWatch } from '../agent/dynamicconfig/assignment.js';
 import { discoveryThrough, findAssignmentChannel, prepareChannel } from '../agent/dynamicconfig/findchannel.js';
 import { log, logError, logWarning } from '../agent/dynamicconfig/log.js';
+import { PolicySnapshot } from '../agent/dynamicconfig/policy.js';
+import { informerPolicyFeed, PolicyWatch } from '../agent/dynamicconfig/policywatch.js';
 import { REJECTED_REASON, rejectionMessage } from '../agent/dynamicconfig/rejection.js';
 import { describeSource, fieldSelectorValue, requestPath, restartMessage, sourcesEqual, type ConfigMapNodeConfigSource } from '../agent/dynamicconfig/source.js';
 import { ConfigStatusManager, configGauges } from '../agent/dynamicconfig/status.js';
 import { ConfigSync } from '../agent/dynamicconfig/sync.js';
 import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
 import { readDropIns } from '../agent/configdir.js';
-import { decideAction, decideTarget, healthy, judgeHealth, type Target } from './decide.js';
+import { readConfigFlags } from '../nodepolicy/flags.js';
+import { decideAction, decideTarget, healthy, judgeHealth, type Target, type Validation } from './decide.js';
 import { DaemonFiles, digestOf, originalContent, removeStaleTemps, setKubeletFile } from './files.js';
 import { parseNodeDaemonFlags, type NodeDaemonFlags } from './flags.js';
 import { messages } from './messages.js';
-import { validateCandidate } from './validate.js';
+import { judgeCandidate } from './validate.js';
 
 export const CONFIG_CHANGED_REASON = 'KubeletConfigChanged';
 /** The events' source component. */
@@ -122,6 +129,10 @@ export class NodeDaemon {
   private cmRef: ConfigMapNodeConfigSource | undefined;
   private sync: ConfigSync | undefined;
   private kubelet: KubeletVersion | undefined;
+  /** The Node as last seen (its labels select policies; its annotation names the kubelet's config flags). */
+  private node: Node | undefined;
+  private policies: PolicySnapshot | undefined;
+  private policyWatch: PolicyWatch | undefined;
   private healthTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private metricsServer: Server | undefined;
@@ -169,6 +180,9 @@ export class NodeDaemon {
       }
     }
     this.kubelet = kubeletVersion(version);
+    this.node = node;
+    // The policies as the last run saw them, until the watch lists them: a start asks the server nothing for them.
+    this.policies = await PolicySnapshot.load(resolve(flags.dynamicConfigDir));
     log(messages.starting(flags.nodeName, flags.applyAs));
     this.channel = await findAssignmentChannel({ client, nodeName: flags.nodeName, choice: flags.configChannel, discover: discoveryThrough(client), signal });
     await prepareChannel({ channel: Promise.resolve(this.channel), client, nodeName: flags.nodeName, node, signal });
@@ -181,6 +195,7 @@ export class NodeDaemon {
     const nodeInformer = new Informer<AssignmentObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(flags.nodeName)}` });
     this.nodeInformer = nodeInformer;
     nodeInformer.on('error', (err) => logWarning(`failed to list or watch Node ${JSON.stringify(flags.nodeName)}, error: ${messageOf(err)}`));
+    this.watchPolicies(nodeInformer);
     this.assignment = channel.watch(client, flags.nodeName, nodeInformer, {
       added: (src) => this.assignmentSeen(src ?? undefined),
       updated: (_, src) => this.assignmentSeen(src ?? undefined),
@@ -213,12 +228,27 @@ export class NodeDaemon {
           await this.reconcile();
         }),
       retryDelayMs: tick,
-      ready: async () => (await this.assignment?.whenSynced()) ?? false,
+      // A new assignment waits for the object that carries it and for the policies that govern the node now.
+      ready: async () => ((await this.assignment?.whenSynced()) ?? false) && ((await this.policyWatch?.ready()) ?? false),
       loopPeriodMs: tick,
     });
     this.sync.startLoop();
     this.sync.poke();
     this.healthTimer = setInterval(() => void this.checkHealth(), flags.probeIntervalMs);
+  }
+
+  /** Keeps the governing policies current from the server and the Node's labels; a change is decided again. */
+  private watchPolicies(nodeInformer: Informer<AssignmentObject>): void {
+    const feed = informerPolicyFeed(this.client, (err) => logWarning(`failed to list or watch NodeConfigPolicies, error: ${messageOf(err)}`));
+    const watch = new PolicyWatch(this.policies!, feed, () => void this.enqueue(() => this.reconcile()));
+    this.policyWatch = watch;
+    const seen = (node: AssignmentObject) => {
+      this.node = node as Node;
+      watch.setLabels((node.metadata?.['labels'] as Record<string, string> | undefined) ?? {});
+    };
+    nodeInformer.on('add', seen);
+    nodeInformer.on('update', (_, node) => seen(node));
+    watch.start();
   }
 
   private assignmentSeen(src: NodeConfigSource | undefined): void {
@@ -258,25 +288,37 @@ export class NodeDaemon {
     }
   }
 
-  /** The candidate config as the kubelet would read it, validated for its version. */
-  private async validate(payload: { bytes: Uint8Array; path: string }): Promise<ReturnType<typeof validateCandidate>> {
+  /**
+   * The candidate config as the kubelet would read it, validated for its version, then judged by the policies that
+   * govern the node against the node's own files.
+   */
+  private async judge(payload: { bytes: Uint8Array; path: string }): Promise<Validation> {
     const { flags } = this;
+    const kubelet = this.kubelet!;
     const configPath = resolve(flags.kubeletConfig);
     const others = await readDropIns(resolve(flags.kubeletConfigDir), new Set([this.managedPath]));
     const dropIns = others.map((d) => ({ fileName: d.relative, layer: { bytes: d.bytes, name: d.path } as Layer }));
-    let base: Layer | undefined;
-    if (flags.applyAs === 'dropin') {
-      const bytes = await this.files.current(configPath);
-      if (bytes) base = { bytes, name: configPath, dir: dirname(configPath) };
+    const current = await this.files.current(configPath);
+    const fileLayer = (bytes: Uint8Array | undefined): Layer | undefined => (bytes ? { bytes, name: configPath, dir: dirname(configPath) } : undefined);
+    const base = flags.applyAs === 'dropin' ? fileLayer(current) : undefined;
+    // The node's own --config file: as it is (dropin mode never changes it), or as it was before dkc replaced it.
+    const kept = flags.applyAs === 'replace' ? await this.files.original(configPath) : undefined;
+    return judgeCandidate(
+      kubelet,
+      { mode: flags.applyAs, payload: { bytes: payload.bytes, name: payload.path }, ...(base ? { base } : {}), configDir: dirname(configPath), dropIns, dropInName: flags.dropInName },
+      { governing: this.policies?.governing ?? [], ownBase: fileLayer(kept ? originalContent(kept).bytes : current), flags: readConfigFlags(this.node?.metadata.annotations) },
+    );
+  }
+
+  /** Whether a policy that governs the node denies `source` (a config that does not load is not denied: broken). */
+  private async deniedByPolicies(source: NodeConfigSource): Promise<boolean> {
+    if ((this.policies?.governing.length ?? 0) === 0) return false;
+    try {
+      const v = await this.judge(await this.store.load(source));
+      return !v.ok && v.stage === 'policy';
+    } catch {
+      return false;
     }
-    return validateCandidate(this.kubelet!, {
-      mode: flags.applyAs,
-      payload: { bytes: payload.bytes, name: payload.path },
-      ...(base ? { base } : {}),
-      configDir: dirname(configPath),
-      dropIns,
-      dropInName: flags.dropInName,
-    });
   }
 
   /** Decides what the kubelet should run, and brings the kubelet's file and process there. */
@@ -289,16 +331,17 @@ export class NodeDaemon {
       failed = undefined;
     }
     let assignedPayload: { bytes: Uint8Array; path: string } | undefined;
-    let assignedValidation: ReturnType<typeof validateCandidate> | undefined;
+    let assignedValidation: Validation | undefined;
     if (assigned) {
       try {
         assignedPayload = await this.store.load(assigned);
-        assignedValidation = await this.validate(assignedPayload);
+        assignedValidation = await this.judge(assignedPayload);
       } catch (err) {
         assignedValidation = { ok: false, reason: LoadError, detail: messageOf(err) };
       }
     }
-    const target = decideTarget({ assigned, lastKnownGood, assignedValidation, failed });
+    const lastKnownGoodDenied = assigned && lastKnownGood && !sourcesEqual(assigned, lastKnownGood) ? await this.deniedByPolicies(lastKnownGood) : false;
+    const target = decideTarget({ assigned, lastKnownGood, assignedValidation, failed, lastKnownGoodDenied });
     this.status.setAssigned(target.status.assigned);
     this.status.setLastKnownGood(target.status.lastKnownGood);
     this.status.setError(target.status.error);
@@ -391,7 +434,7 @@ export class NodeDaemon {
     if (key === this.lastRejection) return;
     this.lastRejection = key;
     logError(messages.rejected(r.reason, r.detail));
-    const stage = r.reason === CrashLoopError ? 'crashloop' : r.reason === LoadError ? 'load' : 'validate';
+    const stage = r.stage ?? (r.reason === CrashLoopError ? 'crashloop' : r.reason === LoadError ? 'load' : 'validate');
     const message = rejectionMessage({ assigned, stage, detail: r.detail, runs: target.use === 'last-known-good' ? 'last-known-good' : 'local' });
     void createEventDirectly(this.client, { involvedObject: nodeReference(this.flags.nodeName), type: 'Warning', reason: REJECTED_REASON, message, host: this.flags.nodeName, component: COMPONENT }).catch(
       (err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`),
@@ -503,6 +546,7 @@ export class NodeDaemon {
   async stop(): Promise<void> {
     this.abort.abort();
     this.sync?.stop();
+    this.policyWatch?.stop();
     if (this.healthTimer) clearInterval(this.healthTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.assignment?.stop();

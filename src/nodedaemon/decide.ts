@@ -6,9 +6,17 @@
 import { CrashLoopError } from '../api/configstatus.js';
 import type { NodeConfigSource } from '../api/types.js';
 import { sourcesEqual } from '../agent/dynamicconfig/source.js';
+import type { FailureStage } from '../agent/dynamicconfig/configok.js';
 
-/** The outcome of validating a checkpoint for the node's kubelet. */
-export type Validation = { ok: true } | { ok: false; reason: string; detail: string };
+/** A reason not to run a config: status.config.error, the cause, and the stage that refused it (for the event). */
+export interface Refusal {
+  reason: string;
+  detail: string;
+  stage?: FailureStage;
+}
+
+/** The outcome of judging a checkpoint for the node's kubelet: validation, then the NodeConfigPolicies. */
+export type Validation = { ok: true } | ({ ok: false } & Refusal);
 
 export interface TargetInput {
   assigned?: NodeConfigSource | undefined;
@@ -17,6 +25,8 @@ export interface TargetInput {
   assignedValidation?: Validation | undefined;
   /** The source that failed its health gate on this node, and why (kept across restarts of the daemon). */
   failed?: { source: NodeConfigSource; cause: string } | undefined;
+  /** A NodeConfigPolicy that governs the node now denies `lastKnownGood` (it is not broken: no refuge either). */
+  lastKnownGoodDenied?: boolean | undefined;
 }
 
 export type TargetUse = 'assigned' | 'last-known-good' | 'original';
@@ -35,7 +45,7 @@ export interface Target {
   /** The assigned config must pass the health-gated trial before it becomes last-known-good. */
   trial: boolean;
   /** Why the assigned config is not run, for the log and the Warning event. */
-  rejected?: { reason: string; detail: string };
+  rejected?: Refusal;
 }
 
 /** Which config the kubelet should run. */
@@ -45,18 +55,18 @@ export function decideTarget(input: TargetInput): Target {
   if (assigned) status.assigned = assigned;
   if (lastKnownGood) status.lastKnownGood = lastKnownGood;
   if (!assigned) return { use: 'original', status, trial: false };
-  let rejected: { reason: string; detail: string } | undefined;
+  let rejected: Refusal | undefined;
   const v = input.assignedValidation;
   if (!v) rejected = { reason: CrashLoopError, detail: 'the assigned config was not validated' };
-  else if (!v.ok) rejected = { reason: v.reason, detail: v.detail };
-  else if (input.failed && sourcesEqual(input.failed.source, assigned)) rejected = { reason: CrashLoopError, detail: input.failed.cause };
+  else if (!v.ok) rejected = { reason: v.reason, detail: v.detail, ...(v.stage ? { stage: v.stage } : {}) };
+  else if (input.failed && sourcesEqual(input.failed.source, assigned)) rejected = { reason: CrashLoopError, detail: input.failed.cause, stage: 'crashloop' };
   if (!rejected) {
     const trial = !(lastKnownGood && sourcesEqual(lastKnownGood, assigned));
     return { use: 'assigned', source: assigned, status, trial };
   }
   status.error = rejected.reason;
-  // A last-known-good equal to the rejected assignment is no refuge: the node's own files are.
-  if (lastKnownGood && !sourcesEqual(lastKnownGood, assigned)) return { use: 'last-known-good', source: lastKnownGood, status, trial: false, rejected };
+  // A last-known-good equal to the rejected assignment is no refuge, nor one a policy denies: the node's own files are.
+  if (lastKnownGood && !sourcesEqual(lastKnownGood, assigned) && !input.lastKnownGoodDenied) return { use: 'last-known-good', source: lastKnownGood, status, trial: false, rejected };
   return { use: 'original', status, trial: false, rejected };
 }
 

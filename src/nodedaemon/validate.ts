@@ -1,11 +1,22 @@
 // Whether an assigned config is one the node's kubelet will accept, judged as that kubelet reads its files: with
 // `--apply-as dropin`, the node's own --config file with every drop-in of --config-dir merged over it in file-name
 // order, the daemon's own drop-in among them; with `replace`, the assigned config as the --config file under the same
-// drop-ins. Decode, defaults, the minor's validation and its start-up checks. Pure: the caller reads the files.
+// drop-ins. Decode, defaults, the minor's validation and its start-up checks. Then whether the NodeConfigPolicies
+// that govern the node allow it: the node's own config (its files as they were before dkc, the same drop-ins) against
+// the candidate, both under the kubelet's config flags as its Node publishes them — the comparison admission and the
+// agent make (nodeRefusal, src/nodepolicy/verdict.ts). Pure: the caller reads the files and the policies.
 
 import { LoadError, ValidateError } from '../api/configstatus.js';
-import { KubeletConfigError, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import { KubeletConfigError, type KubeletConfiguration, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import { effectiveChange, type NodeConfigFlags } from '../nodepolicy/flags.js';
+import type { NodeConfigPolicy } from '../nodepolicy/spec.js';
+import { nodeRefusal } from '../nodepolicy/verdict.js';
 import type { Validation } from './decide.js';
+
+const EMPTY = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+
+/** A candidate that validates, with the config the kubelet would run. */
+export type CandidateCheck = { ok: true; config: KubeletConfiguration } | Exclude<Validation, { ok: true }>;
 
 export interface Candidate {
   mode: 'dropin' | 'replace';
@@ -21,11 +32,11 @@ export interface Candidate {
   dropInName: string;
 }
 
-export function validateCandidate(kubelet: KubeletVersion, c: Candidate): Validation {
+export function validateCandidate(kubelet: KubeletVersion, c: Candidate): CandidateCheck {
   let base: Layer;
   let dropIns: Layer[];
   if (c.mode === 'dropin') {
-    base = c.base ?? { bytes: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n', name: '(defaults)', dir: c.configDir };
+    base = c.base ?? { bytes: EMPTY, name: '(defaults)', dir: c.configDir };
     const ours = { fileName: c.dropInName, layer: { bytes: c.payload.bytes, name: c.payload.name } };
     dropIns = [...c.dropIns, ours].sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0)).map((d) => d.layer);
   } else {
@@ -43,5 +54,39 @@ export function validateCandidate(kubelet: KubeletVersion, c: Candidate): Valida
   if (v.errors.length > 0) return { ok: false, reason: ValidateError, detail: v.errors.join('; ') };
   const s = kubelet.validateStartup(config);
   if (s.errors.length > 0) return { ok: false, reason: ValidateError, detail: s.errors.join('; ') };
-  return { ok: true };
+  return { ok: true, config };
+}
+
+/** What the policies judge by: the governing Deny policies, the node's own --config file, the kubelet's config flags. */
+export interface PolicyContext {
+  governing: readonly NodeConfigPolicy[];
+  /** The --config file as the node had it before dkc (absent: none, defaults). */
+  ownBase?: Layer | undefined;
+  /** The kubelet's config flags as its Node publishes them (undefined: not published). */
+  flags: NodeConfigFlags | undefined;
+}
+
+/** The node's own config as its kubelet reads it without dkc; a node whose own files do not load: the defaults. */
+function ownConfig(kubelet: KubeletVersion, base: Layer | undefined, c: Candidate): KubeletConfiguration {
+  const defaults = { bytes: EMPTY, name: '(defaults)', dir: c.configDir };
+  try {
+    return kubelet.render(base ?? defaults, c.dropIns.map((d) => d.layer)).config;
+  } catch (err) {
+    if (!(err instanceof KubeletConfigError)) throw err;
+    return kubelet.render(defaults, []).config;
+  }
+}
+
+/**
+ * The whole verdict on a candidate: valid for the kubelet's minor (validateCandidate), then allowed by the policies
+ * that govern the node — the node's own config (its own --config file under the other drop-ins) against the candidate
+ * as the kubelet would run it, both under its config flags.
+ */
+export function judgeCandidate(kubelet: KubeletVersion, c: Candidate, policies: PolicyContext): Validation {
+  const checked = validateCandidate(kubelet, c);
+  if (!checked.ok) return checked;
+  if (policies.governing.length === 0) return { ok: true };
+  const own = ownConfig(kubelet, policies.ownBase, c);
+  const denied = nodeRefusal(policies.governing, effectiveChange(own, checked.config, policies.flags), kubelet.schema());
+  return denied ? { ok: false, reason: denied.reason, detail: denied.detail, stage: 'policy' } : { ok: true };
 }

@@ -13,7 +13,7 @@ import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
 import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
-import { decodeObjectBody, decodePatchBody, readBody } from './body.js';
+import { decodeApplyBody, decodeObjectBody, decodePatchBody, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { defaultRegistry, type Registry } from './registry.js';
@@ -24,9 +24,11 @@ import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import type { ServedResource } from './openapi-paths.js';
 import { acceptedPatchMediaTypes, patchTypeOf } from './patchtypes.js';
+import { writeOptions } from './writeoptions.js';
 import { firstQuery, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
 import { toTable, wantsTable } from './tables.js';
-import { WatchCache } from './watchcache.js';
+import { decodeObject, WatchCache } from './watchcache.js';
+import { FINALIZE_SUBRESOURCE } from './namespacelifecycle.js';
 import { WatchLimits } from './watchlimits.js';
 import { parseWatchRequest, WatchSession } from './watchsession.js';
 import { ApiMetrics } from './metrics.js';
@@ -79,7 +81,7 @@ function servedResource(d: ResourceDef): ServedResource {
     kind: d.kind,
     namespaced: d.namespaced,
     verbs: d.verbs,
-    subresources: [...(d.statusSubresource ? ['status'] : []), ...(d.proxySubresource ? ['proxy'] : [])],
+    subresources: [...(d.statusSubresource ? ['status'] : []), ...(d.proxySubresource ? ['proxy'] : []), ...(d.finalizeSubresource ? [FINALIZE_SUBRESOURCE] : [])],
     patchTypes: acceptedPatchMediaTypes(d.custom !== undefined),
     ...(d.custom ? { schema: d.custom.openapi } : {}),
   };
@@ -193,8 +195,10 @@ export class ApiServer {
     const transform = def.custom ? (o: KubeObject) => presentCustom(def, o) : undefined;
     const cache = new WatchCache(store, keyPrefix(def), this.options.watchCacheSize ?? 1000, transform);
     return new ResourceStorage(def, store, cache, this.options.admission ?? [], async (ns) => {
-      if (!namespaces) return true;
-      return (await store.get(`${keyPrefix(namespaces)}${ns}`)) !== undefined;
+      // Without namespaces served, any namespace is taken to exist (and to be Active).
+      if (!namespaces) return { metadata: { name: ns } };
+      const kv = await store.get(`${keyPrefix(namespaces)}${ns}`);
+      return kv ? decodeObject(kv.value, kv.modRevision) : undefined;
     });
   }
 
@@ -530,7 +534,12 @@ export class ApiServer {
     if (def.namespaced && !info.namespace && info.name) throw errors.notFoundPath();
     if (info.subresource) {
       if (info.subresource === 'proxy' && def.proxySubresource) return this.handleProxy(req, res, url, info, storage);
-      if (info.subresource !== 'status' || !def.statusSubresource || info.rest.length) throw errors.notFoundPath();
+      if (info.subresource === FINALIZE_SUBRESOURCE && def.finalizeSubresource && !info.rest.length) {
+        // PUT is the only method served there, as kube-apiserver serves it.
+        if (info.verb !== 'update') throw errors.methodNotAllowedOnPath();
+      } else if (info.subresource !== 'status' || !def.statusSubresource || info.rest.length) {
+        throw errors.notFoundPath();
+      }
     }
     const q = url.searchParams;
     const ctx = writeContext(q, user);
@@ -587,24 +596,30 @@ export class ApiServer {
     return this.writeJson(res, 200, listOf(def, result.items, listMeta), accept);
   }
 
-  private async createOne({ req, res, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+  private async createOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
     if (info.name || info.subresource) throw errors.methodNotAllowed('create', def.kind);
+    ctx.fieldManager = writeOptions('create', undefined, q, req.headers['user-agent']).fieldManager;
     const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
     const created = await this.afterWrite(def, await storage.create(namespace, body as KubeObject, ctx), ctx);
     return this.writeJson(res, 201, created, accept, ctx.warnings);
   }
 
-  private async updateOne({ req, res, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+  private async updateOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+    ctx.fieldManager = writeOptions('update', undefined, q, req.headers['user-agent']).fieldManager;
     const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
     const updated = await this.afterWrite(def, await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx), ctx);
     return this.writeJson(res, 200, updated, accept, ctx.warnings);
   }
 
-  private async patchOne({ req, res, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+  private async patchOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
     const kind = patchTypeOf(req.headers['content-type'], def.custom !== undefined);
-    const patch = decodePatchBody(await readBody(req));
+    const raw = await readBody(req);
+    Object.assign(ctx, writeOptions('patch', kind, q, req.headers['user-agent']));
+    // Server-side apply creates a missing object, which needs create as well as patch (kube-apiserver's rule).
+    if (kind === 'apply') ctx.authorizeCreate = () => this.authorize(ctx.user, { ...info, verb: 'create' }, q);
+    const patch = kind === 'apply' ? await decodeApplyBody(raw, ctx.fieldValidation ?? 'Warn', (ctx.warnings ??= [])) : decodePatchBody(raw);
     const patched = await this.afterWrite(def, await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx), ctx);
-    return this.writeJson(res, 200, patched, accept, ctx.warnings);
+    return this.writeJson(res, ctx.created ? 201 : 200, patched, accept, ctx.warnings);
   }
 
   private async deleteOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
@@ -639,7 +654,7 @@ export class ApiServer {
   private async afterWrite(def: ResourceDef, obj: KubeObject, ctx: WriteContext): Promise<KubeObject> {
     if (ctx.dryRun) return obj;
     if (ctx.deleted) {
-      await this.afterDelete(def, obj, ctx);
+      await this.afterDelete(def, obj);
       return obj;
     }
     this.options.afterWrite?.(def, obj, false);
@@ -647,22 +662,13 @@ export class ApiServer {
     return obj;
   }
 
-  /** What follows an object's removal from storage, by a delete or by the update that removed its last finalizer. */
-  private async afterDelete(def: ResourceDef, obj: KubeObject, ctx: WriteContext): Promise<void> {
+  /**
+   * What follows an object's removal from storage, by a delete or by the update that removed its last finalizer. A
+   * namespace's content is not touched here: the namespace controller removed it before the namespace could go.
+   */
+  private async afterDelete(def: ResourceDef, obj: KubeObject): Promise<void> {
     this.options.afterWrite?.(def, obj, true);
-    if (def.plural === 'namespaces') await this.deleteNamespaceContents(obj.metadata.name ?? '', ctx);
     if (def === customResourceDefinitions) await this.crds?.deleteObjects(obj);
-  }
-
-  /** A namespace's objects go with it (kube-apiserver's namespace controller does this asynchronously). */
-  private async deleteNamespaceContents(namespace: string, ctx: WriteContext): Promise<void> {
-    for (const [def, storage] of this.storages) {
-      if (!def.namespaced || !def.verbs.includes('delete')) continue;
-      const { items } = await storage.list(namespace, { selection: buildSelection(def, undefined, undefined, namespace) });
-      for (const o of items) {
-        await storage.delete(namespace, o.metadata.name ?? '', {}, ctx).catch(() => undefined);
-      }
-    }
   }
 
   private async handleProxy(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, storage: ResourceStorage): Promise<void> {

@@ -88,6 +88,45 @@ export function decodePatchBody(buf: Buffer): unknown {
   return patch;
 }
 
+const GO_KIND: Readonly<Record<string, string>> = { object: 'array', string: 'string', number: 'number', boolean: 'bool' };
+
+/**
+ * A server-side apply body (YAML, of which JSON is a part) as kube-apiserver reads it: an object, repeated keys
+ * allowed (the last wins); with fieldValidation Strict a repeated key is a 400, with Warn a warning.
+ */
+export async function decodeApplyBody(buf: Buffer, fieldValidation: 'Strict' | 'Warn' | 'Ignore', warnings: string[]): Promise<Record<string, unknown>> {
+  const text = buf.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const { parseDocument } = await import('yaml');
+    const doc = parseDocument(text, { uniqueKeys: false });
+    const fatal = doc.errors[0];
+    if (fatal) throw errors.badRequest(`error decoding YAML: ${fatal.message.split('\n')[0]}`);
+    if (fieldValidation !== 'Ignore') {
+      const repeated = parseDocument(text, { uniqueKeys: true }).errors[0];
+      if (repeated) {
+        const detail = repeated.message.split('\n')[0]!;
+        if (fieldValidation === 'Strict') throw errors.badRequest(`error strict decoding YAML: ${detail}`);
+        warnings.push(detail);
+      }
+    }
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      throw errors.badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  checkDepth(value, 'the patch');
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    const kind = GO_KIND[Array.isArray(value) ? 'object' : typeof value] ?? 'value';
+    throw errors.badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
+  }
+  return value as Record<string, unknown>;
+}
+
 /** Deeper request bodies are refused before any recursive walk: every later step (patching, validation, cloning) recurses. */
 export const MAX_BODY_DEPTH = 1000;
 

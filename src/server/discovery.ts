@@ -62,6 +62,9 @@ function resourceEntries(def: ResourceDef): object[] {
   if (def.proxySubresource) {
     out.push({ name: `${def.plural}/proxy`, singularName: '', namespaced: def.namespaced, kind: `${def.kind}ProxyOptions`, verbs: ['create', 'delete', 'get', 'patch', 'update'] });
   }
+  if (def.finalizeSubresource) {
+    out.push({ name: `${def.plural}/finalize`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: ['update'] });
+  }
   if (def.statusSubresource && def.verbs.includes('update')) {
     out.push({ name: `${def.plural}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: ['get', 'patch', 'update'] });
   } else if (def.statusSubresource) {

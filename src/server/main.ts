@@ -36,10 +36,12 @@ export interface ServerCommandOptions {
   /** Comma-separated: Node, RBAC, AlwaysAllow (system:masters is always allowed). */
   authorizationMode?: string;
   auditLogPath?: string;
-  /** Comma-separated controllers to run in-process (rollout, nodelifecycle); '' for none. Default both. */
+  /** Comma-separated controllers to run in-process (rollout, nodelifecycle, namespace); '' for none. Default all. */
   controllers?: string;
   /** --node-monitor-grace-period, e.g. 40s. */
   nodeMonitorGracePeriod?: string;
+  /** --namespace-sync-period, e.g. 5m. */
+  namespaceSyncPeriod?: string;
   /** Comma-separated admission plugins to turn off, by name (NodeRestriction, NodeConfigPolicy, …). */
   disableAdmissionPlugins?: string;
 }
@@ -220,15 +222,16 @@ async function emulatedVersionOf(opts: ServerCommandOptions): Promise<import('./
   }
 }
 
-type ControllerSettings = { names: import('../controllers/manager.js').ControllerName[]; gracePeriodMs: number };
+type ControllerSettings = { names: import('../controllers/manager.js').ControllerName[]; gracePeriodMs: number; namespaceSyncPeriodMs: number };
 
 /** The in-process controllers the flags ask for, checked before anything starts. */
 async function controllerSettings(opts: ServerCommandOptions): Promise<ControllerSettings> {
-  const { parseControllers, parseDurationFlag, DEFAULT_NODE_MONITOR_GRACE_PERIOD } = await import('../controllers/manager.js');
+  const m = await import('../controllers/manager.js');
   try {
     return {
-      names: parseControllers(opts.controllers ?? 'rollout,nodelifecycle,garbagecollector'),
-      gracePeriodMs: parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD),
+      names: m.parseControllers(opts.controllers ?? m.DEFAULT_CONTROLLERS),
+      gracePeriodMs: m.parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? m.DEFAULT_NODE_MONITOR_GRACE_PERIOD),
+      namespaceSyncPeriodMs: m.parseDurationFlag('--namespace-sync-period', opts.namespaceSyncPeriod ?? m.DEFAULT_NAMESPACE_SYNC_PERIOD),
     };
   } catch (err) {
     throw new ServerConfigError(errorMessage(err), { cause: err });

@@ -13,7 +13,7 @@ export type ResourceInfo = {
   namespaced: boolean;
   /** Discovery verbs: get, list, watch, create, update, patch, delete, deletecollection. */
   verbs: string[];
-  /** e.g. ["status", "proxy"] */
+  /** e.g. ["status", "proxy"], ["status", "finalize"] */
   subresources: string[];
   /** The media types its patch operations accept (patchtypes.ts decides them; the documents list exactly these). */
   patchTypes: readonly string[];
@@ -319,6 +319,12 @@ export function addResourcePaths(
     // Status follows the main resource's read and write verbs, as upstream serves it.
     const statusOps = itemOps('Status', 'status', new Set(['get', 'update', 'patch'].filter((v) => verbs.has(v))));
     if (Object.keys(statusOps).length > 0) paths[`${item}/status`] = { ...statusOps, parameters: itemParams };
+  }
+
+  if (resource.subresources.includes('finalize')) {
+    // A namespace's /finalize: PUT only, the one write of spec.finalizers.
+    const finalizeOps = itemOps('Finalize', 'finalize', new Set(['update']));
+    paths[`${item}/finalize`] = { ...finalizeOps, parameters: itemParams };
   }
 
   if (resource.subresources.includes('proxy')) {

@@ -2,7 +2,7 @@
 // and /openapi/v3 and /openapi/v2 list exactly these for the endpoint's patch operation, so that a client choosing its
 // patch from the documents (kubectl apply asks whether a kind takes strategic merge patch) picks one that is accepted.
 // As kube-apiserver: built-in kinds take strategic merge patch; custom kinds do not, their fields having no patch
-// strategies. Server-side apply (application/apply-patch+yaml) is not served, so it is neither accepted nor listed.
+// strategies. Both take server-side apply (application/apply-patch+yaml).
 
 import { errors } from '../api/errors.js';
 import { patchContentTypeOf, type PatchContentType } from './patch/index.js';
@@ -13,10 +13,11 @@ const MEDIA_TYPES: Readonly<Record<PatchContentType, string>> = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
   strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
 };
 
-const BUILT_IN: readonly PatchContentType[] = ['json', 'merge', 'strategic'];
-const CUSTOM: readonly PatchContentType[] = ['json', 'merge'];
+const BUILT_IN: readonly PatchContentType[] = ['json', 'merge', 'strategic', 'apply'];
+const CUSTOM: readonly PatchContentType[] = ['json', 'merge', 'apply'];
 
 /** The patch types of a built-in kind's endpoints (custom = false) or a custom kind's (custom = true). */
 export function acceptedPatchTypes(custom: boolean): readonly PatchContentType[] {

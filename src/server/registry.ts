@@ -8,6 +8,7 @@ import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import type { ResourceDef, TableColumn } from './resourcedef.js';
+import { namespaceDeletion, namespaceMayGo, prepareNamespaceCreate, prepareNamespaceUpdate } from './namespacelifecycle.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {
@@ -191,12 +192,10 @@ export const namespaces: ResourceDef = {
   fields: { 'status.phase': (o) => str(dig(o, 'status.phase')) ?? '' },
   columns: [nameCol, col('Status', 'The status of the namespace'), ageCol],
   row: (o, now) => [o.metadata.name, str(dig(o, 'status.phase')) ?? '', created(o, now)],
-  prepareForCreate(o) {
-    const spec = (o['spec'] as Record<string, unknown> | undefined) ?? {};
-    if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
-    o['spec'] = spec;
-    o['status'] = { phase: 'Active' };
-  },
+  prepareForCreate: prepareNamespaceCreate,
+  prepareForUpdate: prepareNamespaceUpdate,
+  finalizeSubresource: true,
+  deletion: { onDelete: namespaceDeletion, mayGoByUpdate: namespaceMayGo },
   builtin: ['default', 'kube-system', 'kube-public', 'kube-node-lease'].map((name) => ({
     apiVersion: 'v1',
     kind: 'Namespace',

@@ -37,6 +37,12 @@ export interface ResourceDef {
   structFields?: string[];
   /** Create-time defaults the API server fills in (PrepareForCreate). */
   prepareForCreate?(obj: KubeObject): void;
+  /** Update-time resets beyond the generic ones (PrepareForUpdate), by subresource ('' for the main resource). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, subresource: string): void;
+  /** `/finalize`, written by PUT only: the one way to change a Namespace's spec.finalizers. */
+  finalizeSubresource?: boolean;
+  /** A DELETE of this kind where kube-apiserver's differs from the generic one (Namespaces). */
+  deletion?: DeletionStrategy;
   /** Objects that exist from the first start. */
   builtin?: KubeObject[];
   /** Objects of this resource that may not be deleted, with kube-apiserver's reason. */
@@ -54,6 +60,19 @@ export interface ResourceDef {
   custom?: CustomResourceBehaviour;
   /** What the emulated release's registry strategy does beyond the generic rules (a Node at 1.24 and later). */
   strategy?: ResourceStrategy;
+}
+
+/**
+ * What a DELETE does: store this object and keep it (marked for deletion), answer the object unchanged, or undefined
+ * for the generic rule (gone, or marked while metadata.finalizers names anything).
+ */
+export type DeleteDecision = { store: KubeObject } | { keep: true } | undefined;
+
+export interface DeletionStrategy {
+  /** `now` is an RFC 3339 time. */
+  onDelete(current: KubeObject, now: string): DeleteDecision;
+  /** Whether an update of an object being deleted may remove it, beyond the generic rule (no metadata.finalizers). */
+  mayGoByUpdate(next: KubeObject): boolean;
 }
 
 /** kube-apiserver's PrepareForCreate/PrepareForUpdate resets and WarningsOnCreate/OnUpdate, where they differ by release. */

@@ -20,9 +20,15 @@ import type { FieldError } from '../api/field.js';
 import { decodeObject, type WatchCache } from './watchcache.js';
 import type { Selection } from './selection.js';
 import { checkFields, type FieldValidation } from './fieldvalidation.js';
+import { ApplyError, fieldManagerFor, type ManagedFieldsEntry } from './fieldmanager/index.js';
+import { applyText } from './fieldmanager/messages.js';
 import { builtinKeyPrefix, customKeyPrefix } from './crd/keys.js';
 import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.js';
 import { finalizersForDelete, preconditionFailure, type DeleteOptions } from './deletion.js';
+import { refuseCreateInTerminating } from './namespacelifecycle.js';
+
+/** A namespace as stored, or undefined when there is none of that name. */
+export type NamespaceLookup = (namespace: string) => Promise<KubeObject | undefined>;
 
 export interface WriteContext {
   user: UserInfo;
@@ -31,6 +37,17 @@ export interface WriteContext {
   fieldValidation?: FieldValidation;
   /** Warnings for the response's `Warning` headers. */
   warnings?: string[];
+  /**
+   * Who makes the write, as managedFields records it (the request's fieldManager, else its user agent's program);
+   * the server's own writes leave it out.
+   */
+  fieldManager?: string;
+  /** Server-side apply: take the fields other managers hold instead of refusing with a conflict. */
+  force?: boolean;
+  /** Server-side apply that would create the object: refuses unless the requester may also create it. */
+  authorizeCreate?: () => Promise<void>;
+  /** Set by a server-side apply that created the object. */
+  created?: boolean;
   /**
    * Set by a write that removed the object from storage: a delete of an object without finalizers, or an update
    * that removed the last finalizer of an object being deleted. A delete that only marked it leaves this unset.
@@ -41,6 +58,8 @@ export interface WriteContext {
 export type PatchType = PatchContentType;
 
 const encoder = new TextEncoder();
+/** The field manager of the server's own writes (default namespaces, its CRDs and their status). */
+const SERVER_MANAGER = 'dkc-server';
 const MAX_UPDATE_ATTEMPTS = 16;
 
 /** Whether a patch sets or tests metadata.resourceVersion (a precondition), in any of the three patch types. */
@@ -135,6 +154,9 @@ function nextGeneration(next: KubeObject, current: KubeObject): number {
   return deepEqual(a, b) ? gen : gen + 1;
 }
 
+/** An apply found no object to apply to: it creates one. */
+class MissingObject extends Error {}
+
 export class ResourceStorage {
   readonly prefix: string;
   readonly qualified: { group: string; name: string };
@@ -146,7 +168,7 @@ export class ResourceStorage {
     private readonly store: Store,
     readonly cache: WatchCache,
     private readonly admission: AdmissionPlugin[],
-    private readonly namespaceExists: (ns: string) => Promise<boolean>,
+    private readonly namespaceOf: NamespaceLookup,
   ) {
     this.prefix = keyPrefix(def);
     this.qualified = { group: def.group, name: def.plural };
@@ -331,12 +353,24 @@ export class ResourceStorage {
     else checkFields(this.def.group, this.def.kind, obj, 'Ignore');
   }
 
-  private async requireNamespace(namespace: string): Promise<void> {
+  /**
+   * The NamespaceLifecycle admission plugin's part of a create, which kube-apiserver runs before validation: the
+   * namespace must exist and must not be Terminating.
+   */
+  private async admitToNamespace(namespace: string, name: string): Promise<void> {
     if (!this.def.namespaced) return;
-    if (!(await this.namespaceExists(namespace))) throw errors.notFound({ group: '', name: 'namespaces' }, namespace);
+    const ns = await this.namespaceOf(namespace);
+    if (!ns) throw errors.notFound({ group: '', name: 'namespaces' }, namespace);
+    const refused = refuseCreateInTerminating(this.qualified, name, namespace, ns);
+    if (refused) throw refused;
   }
 
   async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    return this.createObject(namespace, input, ctx);
+  }
+
+  /** `applied`: the managedFields a server-side apply worked out (else the create's own are recorded). */
+  private async createObject(namespace: string, input: KubeObject, ctx: WriteContext, applied?: { managedFields: ManagedFieldsEntry[] | undefined }): Promise<KubeObject> {
     if (!this.def.verbs.includes('create')) throw errors.methodNotAllowed('create', this.def.kind);
     this.checkTypeMeta(input);
     const meta = { ...(input.metadata ?? {}) };
@@ -351,7 +385,11 @@ export class ResourceStorage {
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
     this.checkFields(obj, ctx);
+    const managedFields = applied ? applied.managedFields : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? SERVER_MANAGER, '');
+    if (managedFields) meta.managedFields = managedFields;
+    else delete meta.managedFields;
     const requested = this.applyStrategy(obj, undefined, '', ctx, true);
+    await this.admitToNamespace(namespace, meta.name ?? '');
     const generate = !meta.name && !!meta.generateName;
     for (let attempt = 0; attempt < 8; attempt++) {
       if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
@@ -363,7 +401,6 @@ export class ResourceStorage {
       this.fillStructs(obj);
       const errs = this.validateCreate(obj);
       if (errs.length) throw errors.invalid(this.kindRef, meta.name ?? '', errs);
-      await this.requireNamespace(namespace);
       await runAdmission(this.admission, {
         user: ctx.user,
         operation: 'CREATE',
@@ -404,11 +441,13 @@ export class ResourceStorage {
     subresource: string,
     ctx: WriteContext,
     mutate: (current: KubeObject) => KubeObject,
+    applied = false,
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
-    return this.writes.run(key, () => this.updateLoop(key, namespace, name, subresource, ctx, mutate));
+    return this.writes.run(key, () => this.updateLoop(key, namespace, name, subresource, ctx, mutate, applied));
   }
 
+  /** `applied`: `mutate` is a server-side apply, whose result already carries its managedFields. */
   private async updateLoop(
     key: string,
     namespace: string,
@@ -416,6 +455,7 @@ export class ResourceStorage {
     subresource: string,
     ctx: WriteContext,
     mutate: (current: KubeObject) => KubeObject,
+    applied: boolean,
   ): Promise<KubeObject> {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       let kv: KeyValue | undefined;
@@ -424,15 +464,18 @@ export class ResourceStorage {
       } catch (err) {
         throw this.storeError(err, name);
       }
-      if (!kv) throw errors.notFound(this.qualified, name);
+      if (!kv) throw applied && !subresource ? new MissingObject() : errors.notFound(this.qualified, name);
       const current = this.decode(kv);
-      const desired = mutate(structuredClone(current));
+      const desired = mutate(current);
       this.checkTypeMeta(desired);
       if (attempt === 0) this.checkFields(desired, ctx, subresource);
       else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
+      const managedFields = applied ? desired.metadata.managedFields : fieldManagerFor(this.def).update(current, desired, ctx.fieldManager ?? SERVER_MANAGER, subresource);
       const next = this.prepareForUpdate(desired, current, subresource);
+      if (managedFields) next.metadata.managedFields = managedFields;
+      else delete next.metadata.managedFields;
       const requested = this.applyStrategy(next, current, subresource, ctx, attempt === 0);
       const errs = this.validateUpdate(next, current);
       if (errs.length) throw errors.invalid(this.kindRef, name, errs);
@@ -449,7 +492,7 @@ export class ResourceStorage {
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
-      if (deletedByUpdate(next, current)) {
+      if (deletedByUpdate(next, current) && (this.def.deletion?.mayGoByUpdate(next) ?? true)) {
         // Its last finalizer removed: the object goes, and the answer is the object as it was stored.
         if (ctx.dryRun) return current;
         try {
@@ -505,6 +548,7 @@ export class ResourceStorage {
     }
     next.apiVersion = apiVersionOf(this.def);
     next.kind = this.def.kind;
+    this.def.prepareForUpdate?.(next, current, subresource);
     this.fillStructs(next);
     next.metadata.resourceVersion = curMeta.resourceVersion;
     if (this.def.generation) next.metadata.generation = nextGeneration(next, current);
@@ -533,6 +577,7 @@ export class ResourceStorage {
     if (!acceptedPatchTypes(this.def.custom !== undefined).includes(type)) {
       throw errors.unsupportedMediaTypeFor(type, acceptedPatchMediaTypes(this.def.custom !== undefined));
     }
+    if (type === 'apply') return this.apply(namespace, name, patch as KubeObject, subresource, ctx);
     // As kube-apiserver: a patch that names no resourceVersion is applied again to the fresh object when a concurrent
     // write wins the race; one that names it is a precondition, and a stale one is a 409.
     const pinned = patchNamesResourceVersion(type, patch);
@@ -559,6 +604,57 @@ export class ResourceStorage {
       if (!pinned) delete obj.metadata.resourceVersion;
       return obj;
     });
+  }
+
+  /**
+   * Server-side apply of `config` by ctx.fieldManager: merged into the stored object by the managers' field sets, or
+   * creating the object when it does not exist (not through a subresource; the requester must be allowed to create).
+   */
+  private async apply(namespace: string, name: string, config: KubeObject, subresource: string, ctx: WriteContext): Promise<KubeObject> {
+    const fm = fieldManagerFor(this.def);
+    const manager = ctx.fieldManager ?? SERVER_MANAGER;
+    const pinned = patchNamesResourceVersion('apply', config);
+    const applyTo = (current: KubeObject | undefined): KubeObject => {
+      try {
+        return fm.apply(current, config as Record<string, unknown>, manager, ctx.force === true, subresource);
+      } catch (err) {
+        if (!(err instanceof ApplyError)) throw err;
+        if (err.code === 409) throw errors.applyConflict(err.message, err.causes.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })));
+        throw err.code === 400 ? errors.badRequest(err.message) : errors.unknown(err.message);
+      }
+    };
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      try {
+        return await this.guaranteedUpdate(namespace, name, subresource, ctx, (current) => {
+          const obj = applyTo(current);
+          const objName = obj.metadata?.name ?? '';
+          if (objName !== name) throw errors.badRequest(applyText.nameMismatch(String(objName), name));
+          if (!pinned) delete obj.metadata.resourceVersion;
+          return obj;
+        }, true);
+      } catch (err) {
+        if (!(err instanceof MissingObject)) throw err;
+      }
+      const obj = applyTo(undefined);
+      const meta = obj.metadata;
+      if (meta.uid) throw errors.conflict(this.qualified, name, applyText.uidMismatch(meta.uid));
+      delete meta.creationTimestamp;
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      delete meta.selfLink;
+      if ((meta.name ?? '') !== name) throw errors.badRequest(applyText.nameMismatch(meta.name ?? '', name));
+      await ctx.authorizeCreate?.();
+      try {
+        const created = await this.createObject(namespace, obj, ctx, { managedFields: meta.managedFields as ManagedFieldsEntry[] | undefined });
+        ctx.created = true;
+        return created;
+      } catch (err) {
+        // Created by someone else meanwhile: apply to theirs.
+        if (err instanceof StatusError && err.code === 409 && err.reason === 'AlreadyExists') continue;
+        throw err;
+      }
+    }
+    throw errors.conflict(this.qualified, name, 'too many concurrent updates; please try again');
   }
 
   /**
@@ -596,9 +692,13 @@ export class ResourceStorage {
       const finalizers = finalizersForDelete(current.metadata.finalizers ?? [], options);
       const held = finalizers === undefined ? current : { ...current, metadata: { ...current.metadata, finalizers } };
       if (finalizers !== undefined && finalizers.length === 0) delete held.metadata.finalizers;
-      if (pendingFinalizers(held)) {
+      const now = rfc3339(new Date());
+      // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers).
+      const own = this.def.deletion?.onDelete(held, now);
+      if (own && 'keep' in own) return current;
+      const marked = own ? own.store : pendingFinalizers(held) ? markDeleting(held, now) : undefined;
+      if (marked) {
         // Finalizers pending: marked, kept until the last is removed (a repeated delete changes nothing).
-        const marked = markDeleting(held, rfc3339(new Date()));
         if (ctx.dryRun || deepEqual(marked, current)) return marked;
         try {
           return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision));

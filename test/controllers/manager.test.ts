@@ -131,7 +131,7 @@ describe('controller manager', () => {
   it('parses its flags', () => {
     assert.deepEqual(parseControllers('rollout,nodelifecycle'), ['rollout', 'nodelifecycle']);
     assert.deepEqual(parseControllers(''), []);
-    assert.throws(() => parseControllers('rollout,gc'), /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, garbagecollector\)/);
+    assert.throws(() => parseControllers('rollout,gc'), /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, namespace, garbagecollector\)/);
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '40s'), 40_000);
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '1m30s'), 90_000);
     assert.throws(() => parseDurationFlag('--node-monitor-grace-period', 'soon'), /invalid --node-monitor-grace-period "soon"/);

@@ -2,7 +2,7 @@
 // upstream's schema for its kind (kubernetes-models, generated from Kubernetes' OpenAPI); the DaemonSet is what the
 // daemon needs on a host (privileged, host PID and network, the kubelet's files and the checkpoints from host paths,
 // the restart through the host's systemd); the flags of the DaemonSet and of the systemd unit are flags
-// `dkc node-daemon` accepts, with the values the docs give; the RoleBinding names the Role beside it.
+// `dkc node-daemon` accepts, with the values the docs give; each binding names the role beside it, read-only.
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -11,6 +11,8 @@ import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { DaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { parseNodeDaemonFlags } from '../../src/nodedaemon/flags.js';
@@ -24,6 +26,8 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'apps/v1/DaemonSet': DaemonSet,
   'rbac.authorization.k8s.io/v1/Role': Role,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
 };
 
 async function docs(file: string): Promise<Doc[]> {
@@ -49,7 +53,7 @@ interface PodSpec {
 describe('deploy/node-daemon/', () => {
   it("every document validates against upstream's schema for its kind, and a broken one does not", async () => {
     const all = [...(await docs('daemonset.yaml')), ...(await docs('rbac.yaml'))];
-    assert.deepEqual(all.map((d) => d.kind), ['ServiceAccount', 'DaemonSet', 'Role', 'RoleBinding']);
+    assert.deepEqual(all.map((d) => d.kind), ['ServiceAccount', 'DaemonSet', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
     for (const d of all) validate(d);
     const broken = structuredClone(all[1]!) as Doc & { spec: { template: { spec: { hostPID: unknown } } } };
     broken.spec.template.spec.hostPID = 'yes';
@@ -75,11 +79,14 @@ describe('deploy/node-daemon/', () => {
     assert.deepEqual(c.command, ['dkc', 'node-daemon']);
   });
 
-  it('the RoleBinding grants its Role to the nodes, read-only on ConfigMaps', async () => {
-    const [role, binding] = (await docs('rbac.yaml')) as (Doc & { rules?: { verbs: string[] }[]; roleRef?: { name: string }; subjects?: { name: string }[] })[];
-    assert.equal(binding!.roleRef?.name, role!.metadata.name);
-    assert.deepEqual(binding!.subjects?.map((s) => s.name), ['system:nodes']);
-    assert.deepEqual(role!.rules?.flatMap((r) => r.verbs), ['get', 'list', 'watch']);
+  it('each binding grants the role beside it to the nodes, read-only on ConfigMaps and NodeConfigPolicies', async () => {
+    type RBAC = Doc & { rules?: { resources: string[]; verbs: string[] }[]; roleRef?: { kind: string; name: string }; subjects?: { name: string }[] };
+    const [role, binding, clusterRole, clusterBinding] = (await docs('rbac.yaml')) as RBAC[];
+    for (const [r, b, resource] of [[role!, binding!, 'configmaps'], [clusterRole!, clusterBinding!, 'nodeconfigpolicies']] as const) {
+      assert.deepEqual([b.roleRef?.kind, b.roleRef?.name], [r.kind, r.metadata.name]);
+      assert.deepEqual(b.subjects?.map((s) => s.name), ['system:nodes']);
+      assert.deepEqual(r.rules?.map((x) => [x.resources, x.verbs]), [[[resource], ['get', 'list', 'watch']]]);
+    }
   });
 
   it("the systemd unit's ExecStart is a dkc node-daemon command line with the documented defaults", async () => {

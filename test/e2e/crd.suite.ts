@@ -99,8 +99,8 @@ export function crdSuite(storage: StorageBackend): void {
         assert.equal(w1.metadata.generation, 3);
         const r = await k.run(['-n', ns, 'patch', 'wd', 'w1', '-p', '{"spec":{"replicas":2}}']);
         assert.notEqual(r.code, 0);
-        // The 415 names the patch types the endpoint accepts (server-side apply is not served, so not named).
-        assert.match(r.stderr, /the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json$/m);
+        // The 415 names the patch types the endpoint accepts, as kube-apiserver's does for a custom kind.
+        assert.match(r.stderr, /the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml$/m);
       });
 
       it('refuses schema violations with 422 and field paths', async () => {

@@ -3,7 +3,9 @@
 // restarts it through the supervisor's control socket (`dkc restart <node>`). Rollouts go through the nodes'
 // NodeConfigs: a good config reaches every kubelet (its /configz shows it), a config the kubelet refuses (it exits)
 // and one it starts with but that leaves it unhealthy (its healthz moves away) both end Reverted, the node back on
-// last-known-good and the error reported; a reset puts the node's own files back; `--apply-as replace` replaces the
+// last-known-good and the error reported; a reset puts the node's own files back; a config a NodeConfigPolicy
+// denies, assigned past admission (the API server enforces none, as a kube-apiserver with the CRD installed), is
+// refused by the daemon as the agent refuses it and the kubelet is not touched; `--apply-as replace` replaces the
 // --config file and restores it byte for byte; and `kill -9` of the daemon at random moments of its work (20 trials)
 // never leaves a half-written kubelet file, never loses the node's original, and a daemon that comes back to a
 // kubelet already on the right config does not restart it.
@@ -14,6 +16,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_CONFIGS_PATH, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
+import { POLICY_GROUP, POLICY_PLURAL } from '../../src/api/dkc/policy.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import type { ConfigMap, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
@@ -25,6 +28,7 @@ import { waitFor } from '../helpers/wait.js';
 const CRASH_LOOP_ERROR = 'failed to start with assigned config, see Kubelet log for details';
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const NODES = ['node-1', 'node-2', 'node-3'];
+const DENIED = 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details';
 
 async function configMap(admin: RestClient, name: string, body: string): Promise<ConfigMap> {
   return admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
@@ -77,7 +81,7 @@ function startRollout(admin: RestClient, name: string, configMapName: string): P
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     metadata: { name },
-    spec: { configSource: kubeletSource(configMapName), nodeSelector: { matchLabels: {} }, failurePolicy: 'Revert', soakSeconds: 1 },
+    spec: { configSource: kubeletSource(configMapName), nodeSelector: { matchLabels: {} }, failurePolicy: 'Revert', strategy: { soakSeconds: 1 } },
   });
 }
 
@@ -93,12 +97,12 @@ async function waitRollout(admin: RestClient, name: string, phase: string, timeo
   );
 }
 
-async function newCluster(work: string, applyAs: 'dropin' | 'replace', nodes: number): Promise<{ cluster: Cluster; admin: RestClient }> {
+async function newCluster(work: string, applyAs: 'dropin' | 'replace', nodes: number, serverArgs: string[] = []): Promise<{ cluster: Cluster; admin: RestClient }> {
   const cluster = await startCluster({
     dataDir: join(work, applyAs),
     nodes,
     port: 0,
-    serverArgs: ['--emulated-version', '1.31'],
+    serverArgs: ['--emulated-version', '1.31', ...serverArgs],
     kubeletVersions: ['1.31'],
     backoff: { initialMs: 50, maxMs: 500 },
     nodeDaemon: { applyAs, startTimeout: '4s', trial: '1500ms', probeInterval: '100ms' },
@@ -133,7 +137,8 @@ describe('dkc node-daemon --apply-as dropin, three nodes on an emulated kube-api
   const node = (name: string): ClusterNode => cluster!.nodes.find((n) => n.name === name)!;
 
   before(async () => {
-    ({ cluster, admin } = await newCluster(work, 'dropin', 3));
+    // No policy admission: the daemon is what keeps a denied config from the kubelet.
+    ({ cluster, admin } = await newCluster(work, 'dropin', 3, ['--disable-admission-plugins=NodeConfigPolicy']));
     good = await configMap(admin, 'good', `${HEADER}eventRecordQPS: 7\n`);
     await configMap(admin, 'refused', `${HEADER}tlsCertFile: /nonexistent/kubelet.crt\ntlsPrivateKeyFile: /nonexistent/kubelet.key\n`);
     await configMap(admin, 'unhealthy', `${HEADER}healthzBindAddress: 127.0.0.2\n`);
@@ -194,6 +199,34 @@ describe('dkc node-daemon --apply-as dropin, three nodes on an emulated kube-api
     await waitActive(admin, 'node-3', undefined);
     await waitFor('node-3 on its own files', async () => ((await configz(admin, 'node-3'))['eventRecordQPS'] === 50 ? true : undefined), 15_000);
     assert.deepEqual((await readdir(node('node-3').daemon!.configDir)).sort(), [], 'the drop-in is gone, nothing else left');
+  });
+
+  it('a config a NodeConfigPolicy denies is refused as the agent refuses it, and the kubelet is not touched', async () => {
+    await admin.patch('/api/v1/nodes/node-3', 'merge', { metadata: { labels: { pool: 'blue' } } });
+    await admin.create(`/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`, {
+      apiVersion: 'dkc.io/v1alpha1',
+      kind: 'NodeConfigPolicy',
+      metadata: { name: 'blue-deny' },
+      spec: { nodeSelector: { matchLabels: { pool: 'blue' } }, allowedFields: ['eventRecordQPS'], enforcement: 'Deny' },
+    });
+    // The daemon has taken the policy once it has written it down for its next start.
+    const snapshot = join(node('node-3').dynamicConfigDir, 'store', 'meta', 'policies');
+    await waitFor('node-3 governed by blue-deny', async () => ((await readFile(snapshot, 'utf8').catch(() => '')).includes('"blue-deny"') ? true : undefined), 15_000, 50);
+    await configMap(admin, 'denied', `${HEADER}containerLogMaxFiles: 7\n`);
+    const kubelet = cluster!.supervisor.pidOf('node-3');
+    await assign(admin, 'node-3', kubeletSource('denied'));
+    await waitFor('node-3 refusing denied', async () => {
+      const cfg = (await nodeConfig(admin, 'node-3')).status?.config;
+      return cfg?.assigned?.configMap?.name === 'denied' && cfg.error === DENIED && !cfg.active ? true : undefined;
+    }, 15_000, 50);
+    const events = await admin.list<{ items: { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }[] }>('/api/v1/namespaces/default/events');
+    const rejected = events.items.find((e) => e.reason === 'KubeletConfigRejected' && e.involvedObject?.name === 'node-3' && e.message?.includes('kube-system/denied'));
+    assert.equal(rejected?.type, 'Warning');
+    assert.match(rejected.message ?? '', /is denied by a NodeConfigPolicy; running the local config: NodeConfigPolicy "blue-deny": containerLogMaxFiles \(not in allowedFields\)$/);
+    assert.match(await readFile(node('node-3').daemon!.logFile, 'utf8'), /kubelet config controller: config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details, error: NodeConfigPolicy "blue-deny": containerLogMaxFiles/);
+    assert.deepEqual(await readdir(node('node-3').daemon!.configDir), [], 'no drop-in written');
+    assert.equal(cluster!.supervisor.pidOf('node-3'), kubelet, 'the kubelet was not restarted');
+    assert.equal((await configz(admin, 'node-3'))['containerLogMaxFiles'], 5);
   });
 });
 

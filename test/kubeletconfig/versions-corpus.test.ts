@@ -4,11 +4,19 @@
 // appearance in config/v1beta1/types.go of k8s.io/kubelet (tag v0.NN.0: a field a minor does not know is ignored by
 // its lenient decode, with a warning), D = pkg/kubelet/apis/config/v1beta1/defaults.go (commit 030891da) and the
 // types.go "Default:" doc comments, G = the gate history in scripts/kubelet-versions/feature-gates.txt (whose header
-// names its two upstream documents), C = CHANGELOG-1.30 (swap behaviour NoSwap replaced UnlimitedSwap).
+// names its upstream documents by letter: z, y, x the versioned gate lists of 1.36, 1.34, 1.33, w the website's gate
+// pages and the 1.31 gate list, r its removed-gates page), C = CHANGELOG-1.30 (swap behaviour NoSwap replaced UnlimitedSwap).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KUBELET_MINORS, kubeletVersion } from '../../src/kubeletconfig/index.js';
+
+/** The minors from..to refuse a config, with a text every refusal contains. */
+interface Refusal {
+  from?: number;
+  to?: number;
+  error: string;
+}
 
 interface Case {
   name: string;
@@ -16,8 +24,8 @@ interface Case {
   yaml: string;
   /** Where the verdict comes from. */
   source: string;
-  /** The minors that refuse it, with a text every refusal contains; every other minor accepts it. */
-  invalid?: { from?: number; to?: number; error: string };
+  /** The minors that refuse it (one range, or several), each with its text; every other minor accepts it. */
+  invalid?: Refusal | Refusal[];
   /** A top-level field minors before `since` do not know (reported in unknownFields, not an error). */
   field?: { name: string; since: number };
 }
@@ -30,8 +38,10 @@ const CASES: Case[] = [
   { name: 'eventBurst negative', yaml: 'eventBurst: -10\n', source: 'V', invalid: { error: 'eventBurst (--event-burst) -10 must not be a negative number' } },
   { name: 'eventRecordQPS negative', yaml: 'eventRecordQPS: -10\n', source: 'V', invalid: { error: 'eventRecordQPS (--event-qps) -10 must not be a negative number' } },
   { name: 'healthzPort out of range', yaml: 'healthzPort: 65536\n', source: 'V', invalid: { error: 'healthzPort (--healthz-port) 65536 must be between 1 and 65535, inclusive' } },
-  { name: 'cpuCFSQuotaPeriod without its gate', yaml: 'cpuCFSQuotaPeriod: 50ms\n', source: 'V, G: CustomCPUCFSQuotaPeriod is alpha, off, in every minor', invalid: { error: 'requires feature gate CustomCPUCFSQuotaPeriod' } },
+  { name: 'cpuCFSQuotaPeriod without its gate', yaml: 'cpuCFSQuotaPeriod: 50ms\n', source: 'V, G (z: CustomCPUCFSQuotaPeriod alpha, off, until GA, on, in 1.36)', invalid: { to: 35, error: 'requires feature gate CustomCPUCFSQuotaPeriod' } },
   { name: 'cpuCFSQuotaPeriod with its gate', yaml: 'cpuCFSQuotaPeriod: 50ms\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\n', source: 'V, G' },
+  { name: 'cpuCFSQuotaPeriod of 500µs: below 1ms from 1.26', yaml: 'cpuCFSQuotaPeriod: 500us\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\n', source: 'V, CHANGELOG-1.26 API Change: minimum cpuCFSQuotaPeriod set to 1ms (kubernetes/kubernetes#112123)', invalid: { from: 26, error: 'cpuCFSQuotaPeriod (--cpu-cfs-quota-period) 500µs must be between 1ms and 1sec, inclusive' } },
+  { name: 'cpuCFSQuotaPeriod over 1s, in each minor\'s words', yaml: 'cpuCFSQuotaPeriod: 2s\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\n', source: 'V, CHANGELOG-1.26 (kubernetes/kubernetes#112123)', invalid: [{ to: 25, error: 'must be between 1usec and 1sec, inclusive' }, { from: 26, error: 'must be between 1ms and 1sec, inclusive' }] },
   { name: 'imageGCHighThresholdPercent over 100', yaml: 'imageGCHighThresholdPercent: 101\n', source: 'V', invalid: { error: 'imageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive' } },
   { name: 'imageGC low not below high', yaml: 'imageGCHighThresholdPercent: 60\nimageGCLowThresholdPercent: 60\n', source: 'V', invalid: { error: 'must be less than imageGCHighThresholdPercent' } },
   { name: 'iptablesDropBit over 31', yaml: 'iptablesDropBit: 32\n', source: 'V', invalid: { error: 'iptablesDropBit (--iptables-drop-bit) 32 must be between 0 and 31, inclusive' } },
@@ -50,6 +60,15 @@ const CASES: Case[] = [
   { name: 'SeccompDefault gate, removed after 1.28', yaml: 'featureGates:\n  SeccompDefault: true\n', source: 'G (r: last minor 1.28)', invalid: { from: 29, error: 'unrecognized feature gate: SeccompDefault' } },
   { name: 'ImageMaximumGCAge gate, new in 1.29', yaml: 'featureGates:\n  ImageMaximumGCAge: true\n', source: 'G (y: alpha from 1.29)', invalid: { to: 28, error: 'unrecognized feature gate: ImageMaximumGCAge' } },
   { name: 'KubeletCrashLoopBackOffMax gate, new in 1.32', yaml: 'featureGates:\n  KubeletCrashLoopBackOffMax: false\n', source: 'G (y: alpha from 1.32)', invalid: { to: 31, error: 'unrecognized feature gate: KubeletCrashLoopBackOffMax' } },
+  { name: 'PodHostIPs gate, 1.28 to 1.31', yaml: 'featureGates:\n  PodHostIPs: true\n', source: 'G (w: alpha 1.28, GA 1.30, removed after 1.31)', invalid: [{ to: 27, error: 'unrecognized feature gate: PodHostIPs' }, { from: 32, error: 'unrecognized feature gate: PodHostIPs' }] },
+  { name: 'ZeroLimitedNominalConcurrencyShares gate, 1.29 to 1.31', yaml: 'featureGates:\n  ZeroLimitedNominalConcurrencyShares: true\n', source: 'G (w: website feature-gates/ZeroLimitedNominalConcurrencyShares.md: beta 1.29, GA 1.30, toVersion 1.31, removed)', invalid: [{ to: 28, error: 'unrecognized feature gate: ZeroLimitedNominalConcurrencyShares' }, { from: 32, error: 'unrecognized feature gate: ZeroLimitedNominalConcurrencyShares' }] },
+  { name: 'AppArmorFields gate, 1.30 to 1.32', yaml: 'featureGates:\n  AppArmorFields: true\n', source: 'G (w: website feature-gates/AppArmorFields.md: beta 1.30, GA 1.31; in the 1.31 list, not in x)', invalid: [{ to: 29, error: 'unrecognized feature gate: AppArmorFields' }, { from: 33, error: 'unrecognized feature gate: AppArmorFields' }] },
+  { name: 'DRAControlPlaneController gate, 1.31 only', yaml: 'featureGates:\n  DRAControlPlaneController: true\n', source: 'G (w: website feature-gates/DRAControlPlaneController.md: alpha, toVersion 1.31, removed; the v1.31 release post: the gate is new in 1.31)', invalid: [{ to: 30, error: 'unrecognized feature gate: DRAControlPlaneController' }, { from: 32, error: 'unrecognized feature gate: DRAControlPlaneController' }] },
+  { name: 'CPUManager off: locked on from 1.26, gone after 1.33', yaml: 'featureGates:\n  CPUManager: false\n', source: 'G (x: GA, locked, from 1.26; not in the 1.34 list)', invalid: [{ from: 26, to: 33, error: 'cannot set feature gate CPUManager to false, feature is locked to true' }, { from: 34, error: 'unrecognized feature gate: CPUManager' }] },
+  { name: 'AnyVolumeDataSource gate, removed after 1.35', yaml: 'featureGates:\n  AnyVolumeDataSource: true\n', source: 'G (y: beta from 1.24; in the 1.35 list, not in z)', invalid: { from: 36, error: 'unrecognized feature gate: AnyVolumeDataSource' } },
+  { name: 'StaleControllerConsistencyJob gate, new in 1.36', yaml: 'featureGates:\n  StaleControllerConsistencyJob: true\n', source: 'G (z: beta from 1.36)', invalid: { to: 35, error: 'unrecognized feature gate: StaleControllerConsistencyJob' } },
+  { name: 'AllowDNSOnlyNodeCSR gate, registered from 1.31', yaml: 'featureGates:\n  AllowDNSOnlyNodeCSR: true\n', source: 'G (z: GA since 1.0, deprecated 1.31, the gate added then)', invalid: { to: 30, error: 'unrecognized feature gate: AllowDNSOnlyNodeCSR' } },
+  { name: 'KubeletPSI off: new in 1.33, locked on from 1.36', yaml: 'featureGates:\n  KubeletPSI: false\n', source: 'G (z: alpha 1.33, beta 1.34, GA locked 1.36)', invalid: [{ to: 32, error: 'unrecognized feature gate: KubeletPSI' }, { from: 36, error: 'cannot set feature gate KubeletPSI to false, feature is locked to true' }] },
   { name: 'NodeSwap locked on from 1.34', yaml: 'featureGates:\n  NodeSwap: false\n', source: 'G (y: GA, locked, from 1.34)', invalid: { from: 34, error: 'cannot set feature gate NodeSwap to false, feature is locked to true' } },
   { name: 'UnlimitedSwap, gone in 1.30', yaml: 'memorySwap:\n  swapBehavior: UnlimitedSwap\nfeatureGates:\n  NodeSwap: true\n', source: 'V, C: 1.30 replaced UnlimitedSwap by NoSwap', invalid: { from: 30, error: 'memorySwap.swapBehavior "UnlimitedSwap" must be one of' } },
   { name: 'NoSwap, new in 1.30', yaml: 'memorySwap:\n  swapBehavior: NoSwap\nfeatureGates:\n  NodeSwap: true\n', source: 'V, C', invalid: { to: 29, error: 'MemorySwap.SwapBehavior NoSwap must be one of: LimitedSwap, UnlimitedSwap' } },
@@ -60,7 +79,7 @@ const CASES: Case[] = [
   { name: 'maxParallelImagePulls zero', yaml: 'maxParallelImagePulls: 0\n', source: 'V, T v0.27.0', invalid: { from: 27, error: 'maxParallelImagePulls 0 must be a positive number' }, field: { name: 'maxParallelImagePulls', since: 27 } },
   { name: 'maxParallelImagePulls with serialized pulls', yaml: 'maxParallelImagePulls: 3\nserializeImagePulls: true\n', source: 'V, T v0.27.0', invalid: { from: 27, error: 'maxParallelImagePulls cannot be larger than 1' }, field: { name: 'maxParallelImagePulls', since: 27 } },
   { name: 'maxParallelImagePulls alone (serializeImagePulls defaults off)', yaml: 'maxParallelImagePulls: 3\n', source: 'D: serializeImagePulls follows maxParallelImagePulls', field: { name: 'maxParallelImagePulls', since: 27 } },
-  { name: 'enableSystemLogQuery without NodeLogQuery', yaml: 'enableSystemLogQuery: true\n', source: 'V, G (NodeLogQuery off by default)', invalid: { from: 27, error: 'NodeLogQuery feature gate is required for enableSystemLogQuery' }, field: { name: 'enableSystemLogQuery', since: 27 } },
+  { name: 'enableSystemLogQuery without NodeLogQuery', yaml: 'enableSystemLogQuery: true\n', source: 'V, G (z: NodeLogQuery alpha 1.27, beta off 1.30, GA on 1.36)', invalid: { from: 27, to: 35, error: 'NodeLogQuery feature gate is required for enableSystemLogQuery' }, field: { name: 'enableSystemLogQuery', since: 27 } },
   { name: 'imageMaximumGCAge without its gate (1.29 alpha)', yaml: 'imageMaximumGCAge: 12h\nfeatureGates:\n  ImageMaximumGCAge: false\n', source: 'V, G', invalid: { error: 'ImageMaximumGCAge' }, field: { name: 'imageMaximumGCAge', since: 29 } },
   { name: 'imageMaximumGCAge on by default from 1.30', yaml: 'imageMaximumGCAge: 12h\n', source: 'V, G (beta, on, from 1.30)', invalid: { from: 29, to: 29, error: 'ImageMaximumGCAge feature gate is required' }, field: { name: 'imageMaximumGCAge', since: 29 } },
   { name: 'imageMaximumGCAge not above imageMinimumGCAge', yaml: 'imageMaximumGCAge: 1m\nimageMinimumGCAge: 2m\n', source: 'V', invalid: { from: 29, error: 'must be greater than imageMinimumGCAge' }, field: { name: 'imageMaximumGCAge', since: 29 } },
@@ -69,9 +88,9 @@ const CASES: Case[] = [
   { name: 'podLogsDir relative', yaml: 'podLogsDir: var/log/pods\n', source: 'V, T v0.30.0', invalid: { from: 30, error: 'must be absolute path' }, field: { name: 'podLogsDir', since: 30 } },
   { name: 'podLogsDir not normalized', yaml: 'podLogsDir: /var/log/../log/pods\n', source: 'V', invalid: { from: 30, error: 'must be normalized' }, field: { name: 'podLogsDir', since: 30 } },
   { name: 'failCgroupV1 (1.31)', yaml: 'failCgroupV1: false\n', source: 'T v0.31.0', field: { name: 'failCgroupV1', since: 31 } },
-  { name: 'crashLoopBackOff without its gate', yaml: 'crashLoopBackOff:\n  maxContainerRestartPeriod: 60s\n', source: 'V, G (KubeletCrashLoopBackOffMax alpha, off)', invalid: { from: 32, error: 'FeatureGate KubeletCrashLoopBackOffMax not enabled' }, field: { name: 'crashLoopBackOff', since: 32 } },
+  { name: 'crashLoopBackOff without its gate', yaml: 'crashLoopBackOff:\n  maxContainerRestartPeriod: 60s\n', source: 'V, G (z: KubeletCrashLoopBackOffMax alpha, off, from 1.32; beta, on, from 1.35)', invalid: { from: 32, to: 34, error: 'FeatureGate KubeletCrashLoopBackOffMax not enabled' }, field: { name: 'crashLoopBackOff', since: 32 } },
   { name: 'crashLoopBackOff above 300s', yaml: 'crashLoopBackOff:\n  maxContainerRestartPeriod: 400s\nfeatureGates:\n  KubeletCrashLoopBackOffMax: true\n', source: 'V, G', invalid: { error: '' }, field: { name: 'crashLoopBackOff', since: 32 } },
-  { name: 'imagePullCredentialsVerificationPolicy without its gate', yaml: 'imagePullCredentialsVerificationPolicy: AlwaysVerify\n', source: 'V, G (KubeletEnsureSecretPulledImages alpha, off)', invalid: { from: 33, error: 'must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled' }, field: { name: 'imagePullCredentialsVerificationPolicy', since: 33 } },
+  { name: 'imagePullCredentialsVerificationPolicy without its gate', yaml: 'imagePullCredentialsVerificationPolicy: AlwaysVerify\n', source: 'V, G (z: KubeletEnsureSecretPulledImages alpha, off, from 1.33; beta, on, from 1.35)', invalid: { from: 33, to: 34, error: 'must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled' }, field: { name: 'imagePullCredentialsVerificationPolicy', since: 33 } },
   { name: 'userNamespaces (1.33)', yaml: 'userNamespaces:\n  idsPerPod: 65536\n', source: 'T v0.33.0', field: { name: 'userNamespaces', since: 33 } },
   { name: 'memoryReservationPolicy TieredReservation without MemoryQoS', yaml: 'memoryReservationPolicy: TieredReservation\n', source: 'V, T v0.36.0', invalid: { from: 36, error: 'requires MemoryQoS feature gate to be enabled' }, field: { name: 'memoryReservationPolicy', since: 36 } },
   { name: 'tlsCurvePreferences (1.36)', yaml: 'tlsCurvePreferences: [23, 29]\n', source: 'T v0.36.0', field: { name: 'tlsCurvePreferences', since: 36 } },
@@ -83,8 +102,8 @@ function expected(c: Case, minor: number): { ok: boolean; error?: string } {
   if (c.name === 'crashLoopBackOff above 300s') {
     return minor < 32 ? { ok: false, error: 'unrecognized feature gate: KubeletCrashLoopBackOffMax' } : { ok: false, error: 'must be set between 1s and 300s' };
   }
-  if (inv && minor >= (inv.from ?? 0) && minor <= (inv.to ?? 99)) return { ok: false, error: inv.error };
-  return { ok: true };
+  const refusal = (Array.isArray(inv) ? inv : inv ? [inv] : []).find((r) => minor >= (r.from ?? 0) && minor <= (r.to ?? 99));
+  return refusal ? { ok: false, error: refusal.error } : { ok: true };
 }
 
 test(`the corpus: ${CASES.length} configs, each judged by every kubelet minor`, () => {

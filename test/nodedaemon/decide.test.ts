@@ -3,7 +3,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CrashLoopError, LoadError, ValidateError } from '../../src/api/configstatus.js';
+import { CrashLoopError, LoadError, policyError, ValidateError } from '../../src/api/configstatus.js';
 import type { NodeConfigSource } from '../../src/api/types.js';
 import { decideAction, decideTarget, healthy, judgeHealth, type GateInput, type TargetInput } from '../../src/nodedaemon/decide.js';
 
@@ -11,6 +11,7 @@ const src = (name: string, rv = '1'): NodeConfigSource => ({ configMap: { namesp
 const A = src('a');
 const B = src('b');
 const OK = { ok: true as const };
+const DENIED = { ok: false as const, reason: policyError(['p']), detail: 'NodeConfigPolicy "p": maxPods (not in allowedFields)', stage: 'policy' as const };
 
 describe('decideTarget', () => {
   const rows: [string, TargetInput, { use: string; source?: NodeConfigSource; error: string; trial: boolean }][] = [
@@ -39,6 +40,21 @@ describe('decideTarget', () => {
       { use: 'assigned', source: B, error: '', trial: true },
     ],
     [
+      'an assignment a NodeConfigPolicy denies, with a last-known-good: last-known-good, the policy named',
+      { assigned: B, lastKnownGood: A, assignedValidation: DENIED },
+      { use: 'last-known-good', source: A, error: DENIED.reason, trial: false },
+    ],
+    [
+      'an assignment a NodeConfigPolicy denies, and last-known-good denied too: the node\'s own files, the policy named',
+      { assigned: B, lastKnownGood: A, assignedValidation: DENIED, lastKnownGoodDenied: true },
+      { use: 'original', error: DENIED.reason, trial: false },
+    ],
+    [
+      'a last-known-good the policies deny does not matter while the assignment runs',
+      { assigned: B, lastKnownGood: A, assignedValidation: OK, lastKnownGoodDenied: true },
+      { use: 'assigned', source: B, error: '', trial: true },
+    ],
+    [
       'a failed assignment equal to last-known-good: the node\'s own files',
       { assigned: A, lastKnownGood: A, assignedValidation: OK, failed: { source: A, cause: 'timeout' } },
       { use: 'original', error: CrashLoopError, trial: false },
@@ -51,6 +67,7 @@ describe('decideTarget', () => {
       assert.deepEqual(t.status.assigned, input.assigned);
       assert.deepEqual(t.status.lastKnownGood, input.lastKnownGood);
       assert.equal(t.rejected !== undefined, want.error !== '');
+      if (input.assignedValidation === DENIED) assert.deepEqual(t.rejected, { reason: DENIED.reason, detail: DENIED.detail, stage: 'policy' }, 'the event says a policy denied it');
     });
   }
 });

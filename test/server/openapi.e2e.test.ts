@@ -200,9 +200,10 @@ test('/openapi/v2 publishes each endpoint\'s patch operation with the patch type
   const widgets = '/apis/example.dkc.io/v1/namespaces/{namespace}/widgets/{name}';
   assert.deepEqual(Object.keys(doc.paths), ['/api/v1/nodes/{name}', '/api/v1/nodes/{name}/status', widgets, `${widgets}/status`]);
   const patch = (path: string): Json => obj(doc.paths[path]?.patch);
-  assert.deepEqual(patch(widgets).consumes, ['application/json-patch+json', 'application/merge-patch+json']);
-  assert.deepEqual(patch(`${widgets}/status`).consumes, ['application/json-patch+json', 'application/merge-patch+json']);
-  assert.deepEqual(patch('/api/v1/nodes/{name}').consumes, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+  const apply = 'application/apply-patch+yaml';
+  assert.deepEqual(patch(widgets).consumes, [apply, 'application/json-patch+json', 'application/merge-patch+json']);
+  assert.deepEqual(patch(`${widgets}/status`).consumes, [apply, 'application/json-patch+json', 'application/merge-patch+json']);
+  assert.deepEqual(patch('/api/v1/nodes/{name}').consumes, [apply, 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
   assert.deepEqual(patch(widgets)['x-kubernetes-group-version-kind'], { group: 'example.dkc.io', version: 'v1', kind: 'Widget' });
   assert.equal(patch(widgets)['x-kubernetes-action'], 'patch');
   assert.equal(patch(widgets).operationId, 'patchExampleV1NamespacedWidget');

@@ -19,6 +19,8 @@ import { apiPath, describeSource, parseSource, serializeSource, sourceNameErrors
 import { AsyncMutex } from './mutex.js';
 import { isConfigMapKey } from '../../api/validation/names.js';
 import { CodedError, errorMessage } from '../../util/errors.js';
+import { goQuote } from '../../gotext/quote.js';
+import { errnoCode, goBase, goErrnoText, goModeString, goPathErrorText } from '../../gotext/os.js';
 
 export const STORE_DIR = 'store';
 export const META_DIR = 'meta';
@@ -104,79 +106,14 @@ export interface LoadedCheckpoint {
 // ---------------------------------------------------------------------------------------------------
 // Go's renderings of filesystem failures, since upstream's messages embed them.
 
-/** strconv.Quote for the strings these messages quote (paths, file keys). */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (cp >= 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp < 0xa0) && !(cp >= 0xd800 && cp <= 0xdfff)) out += ch;
-    else if (cp === 0x0a) out += '\\n';
-    else if (cp === 0x09) out += '\\t';
-    else if (cp === 0x0d) out += '\\r';
-    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
-    else out += cp <= 0xff ? '\\x' + cp.toString(16).padStart(2, '0') : '\\u' + cp.toString(16).padStart(4, '0');
-  }
-  return out + '"';
-}
-
-// Go's syscall.Errno texts where they differ from (or are missing in) libuv's.
-const ERRNO_TEXT: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOTDIR: 'not a directory',
-  EISDIR: 'is a directory',
-  ELOOP: 'too many levels of symbolic links',
-  ENAMETOOLONG: 'file name too long',
-  EEXIST: 'file exists',
-  ENOTEMPTY: 'directory not empty',
-  ENOSPC: 'no space left on device',
-  EROFS: 'read-only file system',
-  EIO: 'input/output error',
-  EMFILE: 'too many open files',
-  EDQUOT: 'disk quota exceeded',
-  EXDEV: 'invalid cross-device link',
-  // Node refuses some paths (a NUL byte) before the kernel sees them; Go gets EINVAL for the same.
-  ERR_INVALID_ARG_VALUE: 'invalid argument',
-};
-
-function errnoCode(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
-}
-
-/** os.PathError's text: `<op> <path>: <errno text>`, the op taken from the failed syscall. */
+/** os.PathError's text for a failed filesystem call; a CheckpointError already says what failed. */
 function goPathError(e: unknown, path: string, op: string): string {
-  if (e instanceof CheckpointError) return e.message;
-  const code = errnoCode(e);
-  const syscall = typeof e === 'object' && e !== null ? (e as { syscall?: unknown }).syscall : undefined;
-  const realOp = syscall === 'scandir' ? 'open' : typeof syscall === 'string' ? syscall : op;
-  const text = (code && ERRNO_TEXT[code]) ?? (errorMessage(e));
-  return `${realOp} ${path}: ${text}`;
+  return e instanceof CheckpointError ? e.message : goPathErrorText(e, path, op);
 }
 
 function ioError(e: unknown, path: string, op: string): CheckpointError {
   if (e instanceof CheckpointError) return e;
   return new CheckpointError(CheckpointErrorCodes.IO, goPathError(e, path, op), { cause: e });
-}
-
-/** FileMode.String() of Go, for "expected dir at …, but mode is …". */
-function goModeString(st: Stats): string {
-  const fmt = st.mode & 0o170000;
-  let out = '';
-  if (fmt === 0o040000) out += 'd';
-  if (fmt === 0o120000) out += 'L';
-  if (fmt === 0o060000 || fmt === 0o020000) out += 'D';
-  if (fmt === 0o010000) out += 'p';
-  if (fmt === 0o140000) out += 'S';
-  if (st.mode & 0o4000) out += 'u';
-  if (st.mode & 0o2000) out += 'g';
-  if (fmt === 0o020000) out += 'c';
-  if (st.mode & 0o1000) out += 't';
-  if (out === '') out = '-';
-  const rwx = 'rwxrwxrwx';
-  for (let i = 0; i < 9; i++) out += st.mode & (1 << (8 - i)) ? rwx[i] : '-';
-  return out;
 }
 
 async function statOrUndefined(path: string): Promise<Stats | undefined> {
@@ -198,7 +135,7 @@ async function dirExists(path: string): Promise<boolean> {
   }
   if (st === undefined) return false;
   if (st.isDirectory()) return true;
-  throw new CheckpointError(CheckpointErrorCodes.NotDirectory, `expected dir at ${goQuote(path)}, but mode is ${goQuote(goModeString(st))}`);
+  throw new CheckpointError(CheckpointErrorCodes.NotDirectory, `expected dir at ${goQuote(path)}, but mode is ${goQuote(goModeString(st.mode))}`);
 }
 
 /** Makes a directory's entries (a rename, a new child) durable. */
@@ -236,7 +173,7 @@ async function ensureFile(path: string): Promise<void> {
   }
   if (st !== undefined) {
     if (st.isFile()) return;
-    throw new CheckpointError(CheckpointErrorCodes.NotRegularFile, `expected regular file at ${goQuote(path)}, but mode is ${goQuote(goModeString(st))}`);
+    throw new CheckpointError(CheckpointErrorCodes.NotRegularFile, `expected regular file at ${goQuote(path)}, but mode is ${goQuote(goModeString(st.mode))}`);
   }
   try {
     const fh = await open(path, 'wx', RECORD_MODE);
@@ -245,14 +182,6 @@ async function ensureFile(path: string): Promise<void> {
     // Someone created it between the stat and the open: it exists, which is all we want.
     if (errnoCode(e) !== 'EEXIST') throw ioError(e, path, 'open');
   }
-}
-
-/** Go's filepath.Base on a Unix path. */
-function goBase(p: string): string {
-  if (p === '') return '.';
-  const trimmed = p.replace(/\/+$/, '');
-  if (trimmed === '') return '/';
-  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
 
 /** utilfiles.WriteTempDir's checks on data keys, in upstream's order and words. */
@@ -418,7 +347,7 @@ export class CheckpointStore {
         const code = errnoCode(e);
         // A concurrent save of the same checkpoint won the race; its content is the same ConfigMap version.
         if ((code === 'ENOTEMPTY' || code === 'EEXIST') && (await dirExists(target))) return false;
-        throw new CheckpointError(CheckpointErrorCodes.IO, `rename ${tmp} ${target}: ${(code && ERRNO_TEXT[code]) ?? String(e)}`, { cause: e });
+        throw new CheckpointError(CheckpointErrorCodes.IO, `rename ${tmp} ${target}: ${goErrnoText(e)}`, { cause: e });
       }
       placed = true;
       await fsyncDir(uidDir, this.fs);

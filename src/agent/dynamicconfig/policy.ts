@@ -9,29 +9,23 @@
 // relabels and policy changes could reach is judged the same way (ADR 22).
 //
 // Boot reads the governing policies from `<dynamic-config-dir>/store/meta/policies`, written by the running agent
-// whenever they change (policywatch.ts), so boot makes no request of its own.
+// whenever they change (policywatch.ts), so boot makes no request of its own. The node daemon keeps the same
+// snapshot (PolicySnapshot) and judges by the same verdict (nodeRefusal), against the kubelet's own files.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeletConfiguration, ParsedKubeletFlags } from '../../kubeletconfig/index.js';
-import { evaluate, type ConfigSchema, type Violation } from '../../nodepolicy/evaluate.js';
+import type { ConfigSchema } from '../../nodepolicy/evaluate.js';
 import { effectiveChange, ownConfigFlags, type NodeConfigFlags } from '../../nodepolicy/flags.js';
-import { messages } from '../../nodepolicy/messages.js';
 import type { NodeConfigPolicy } from '../../nodepolicy/spec.js';
+import { nodeRefusal, type PolicyDenial } from '../../nodepolicy/verdict.js';
 import { writeFileAtomic } from '../../util/atomicfile.js';
 import { META_DIR, STORE_DIR } from './checkpoint.js';
-import { policyError, type PolicyError } from '../../api/configstatus.js';
 import { logError } from './log.js';
 import { errorMessage } from '../../util/errors.js';
 
 export const POLICIES_FILE = 'policies';
-
-/** Why a config is denied: the status text naming the policies, and the fields for the log (no values). */
-export interface PolicyDenial {
-  reason: PolicyError;
-  detail: string;
-}
 
 /** A governing policy as the snapshot keeps it: its selector is no longer needed (it selects this node). */
 type Kept = Omit<NodeConfigPolicy, 'selector'>;
@@ -78,14 +72,49 @@ async function readSnapshot(path: string): Promise<NodeConfigPolicy[]> {
   return [];
 }
 
+/**
+ * The Deny policies that govern the node, as last seen: read from the snapshot at boot, taken from the watch while
+ * running (policywatch.ts) and written down for the next boot whenever they change.
+ */
+export class PolicySnapshot {
+  private constructor(
+    private readonly path: string,
+    private policies: NodeConfigPolicy[],
+  ) {}
+
+  /** The snapshot the last run wrote under a --dynamic-config-dir. */
+  static async load(dynamicConfigDir: string): Promise<PolicySnapshot> {
+    const path = policiesPath(dynamicConfigDir);
+    return new PolicySnapshot(path, await readSnapshot(path));
+  }
+
+  /** The governing Deny policies, by name. */
+  get governing(): readonly NodeConfigPolicy[] {
+    return this.policies;
+  }
+
+  /** Takes the Deny policies that govern the node now; true when they changed (then they are also written to disk). */
+  async update(governing: readonly NodeConfigPolicy[]): Promise<boolean> {
+    const next = governing.filter((p) => p.enforcement === 'Deny').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (deepEqual(next.map(keep), this.policies.map(keep))) return false;
+    this.policies = next.map((p) => ({ ...p, selector: [] }));
+    try {
+      await writeFileAtomic(this.path, JSON.stringify({ policies: next.map(keep) }) + '\n');
+    } catch (err) {
+      logError(`failed to record the NodeConfigPolicies that govern the node in ${this.path}, error: ${errorMessage(err)}`);
+    }
+    return true;
+  }
+}
+
+/** The agent's gate: the snapshot's policies judged against the local config, both under the agent's own flags. */
 export class PolicyGate {
   private readonly flags: NodeConfigFlags;
 
   private constructor(
-    private readonly path: string,
+    private readonly snapshot: PolicySnapshot,
     private readonly local: KubeletConfiguration,
     flags: ParsedKubeletFlags,
-    private governing: NodeConfigPolicy[],
     private readonly schema: ConfigSchema | undefined,
   ) {
     this.flags = ownConfigFlags(flags);
@@ -96,31 +125,16 @@ export class PolicyGate {
    * node's kubelet minor's (KubeletVersion.schema(); 1.22's when absent).
    */
   static async load(dynamicConfigDir: string, local: KubeletConfiguration, flags: ParsedKubeletFlags, schema?: ConfigSchema): Promise<PolicyGate> {
-    const path = policiesPath(dynamicConfigDir);
-    return new PolicyGate(path, local, flags, await readSnapshot(path), schema);
+    return new PolicyGate(await PolicySnapshot.load(dynamicConfigDir), local, flags, schema);
   }
 
   /** The Deny policies a config violates, or undefined when none governs or all allow it. Pure. */
   judge(candidate: KubeletConfiguration): PolicyDenial | undefined {
-    if (this.governing.length === 0) return undefined;
-    const denied = evaluate(this.governing, {}, effectiveChange(this.local, candidate, this.flags), this.schema).filter((v) => v.enforcement === 'Deny');
-    if (denied.length === 0) return undefined;
-    const byPolicy = new Map<string, Violation[]>();
-    for (const v of denied) byPolicy.set(v.policy, [...(byPolicy.get(v.policy) ?? []), v]);
-    const names = [...byPolicy.keys()].sort();
-    return { reason: policyError(names), detail: names.map((p) => messages.refused(p, byPolicy.get(p)!)).join('; ') };
+    return nodeRefusal(this.snapshot.governing, effectiveChange(this.local, candidate, this.flags), this.schema);
   }
 
-  /** Takes the Deny policies that govern the node now; true when they changed (then they are also written to disk). */
-  async update(governing: readonly NodeConfigPolicy[]): Promise<boolean> {
-    const next = governing.filter((p) => p.enforcement === 'Deny').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    if (deepEqual(next.map(keep), this.governing.map(keep))) return false;
-    this.governing = next.map((p) => ({ ...p, selector: [] }));
-    try {
-      await writeFileAtomic(this.path, JSON.stringify({ policies: next.map(keep) }) + '\n');
-    } catch (err) {
-      logError(`failed to record the NodeConfigPolicies that govern the node in ${this.path}, error: ${errorMessage(err)}`);
-    }
-    return true;
+  /** Takes the Deny policies that govern the node now (PolicySnapshot.update). */
+  update(governing: readonly NodeConfigPolicy[]): Promise<boolean> {
+    return this.snapshot.update(governing);
   }
 }

@@ -13,9 +13,8 @@ import { matchesLabels, type Labels } from '../../api/selectors.js';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject as ApiObject } from '../../api/types.js';
 import { POLICY_GROUP, POLICY_PLURAL } from '../../api/dkc/policy.js';
-import { readPolicy } from '../../nodepolicy/spec.js';
+import { readPolicy, type NodeConfigPolicy } from '../../nodepolicy/spec.js';
 import { logError } from './log.js';
-import type { PolicyGate } from './policy.js';
 import { errorMessage } from '../../util/errors.js';
 
 export const POLICIES_PATH = `/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`;
@@ -105,6 +104,12 @@ export function sharedPolicyFeed(open: () => PolicyFeed): () => PolicyFeed {
   };
 }
 
+/** What the watch keeps current: a PolicySnapshot, or the agent's PolicyGate over one. */
+export interface GoverningPolicies {
+  /** Takes the policies that govern the node now; true when the Deny ones changed. */
+  update(governing: readonly NodeConfigPolicy[]): Promise<boolean>;
+}
+
 export class PolicyWatch {
   private labels: Labels | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -114,7 +119,7 @@ export class PolicyWatch {
   private resolveFirst!: (ok: boolean) => void;
 
   constructor(
-    private readonly gate: PolicyGate,
+    private readonly gate: GoverningPolicies,
     private readonly feed: PolicyFeed,
     /** The governing Deny policies changed (after the first look, whose change is reported too). */
     private readonly changed: () => void,

@@ -5,7 +5,7 @@
 // (`assignmentView`), and hands back patches the channel writes where it keeps them. Health (the Node's conditions,
 // its Lease), labels and everything else stay the Node's.
 
-import { NODE_CONFIGS_PATH, newNodeConfig, nodeConfigName, type NodeConfig } from '../../api/dkc/nodeconfig.js';
+import { DKC_API_VERSION, NODE_CONFIGS_PATH, NODE_CONFIG_KIND, newNodeConfig, nodeConfigName, type NodeConfig } from '../../api/dkc/nodeconfig.js';
 import type { Node } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
 import type { RestClient } from '../../client/index.js';
@@ -14,6 +14,7 @@ import type { NodePatch } from './plan.js';
 import { channelMessages as messages } from './messages.js';
 import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION } from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
+import { FIELD_MANAGER, appliedAssignment, applyAssignment } from './apply.js';
 
 export const NODES_PATH = '/api/v1/nodes';
 
@@ -101,7 +102,8 @@ export class NodeChannel implements AssignmentChannel {
   }
 
   async write(p: NodePatch, seen: Node | undefined, signal: AbortSignal): Promise<void> {
-    const answer = await this.client.patch<CachedNode>(`${NODES_PATH}/${encodeURIComponent(p.node)}`, 'merge', p.patch, { signal });
+    const config = appliedAssignment({ apiVersion: 'v1', kind: 'Node', name: p.node }, p, seen && this.view(seen));
+    const answer = await applyAssignment<CachedNode>(this.client, `${NODES_PATH}/${encodeURIComponent(p.node)}`, config, p, signal);
     this.written.record(p.node, answer, seen as CachedNode | undefined);
   }
 
@@ -149,10 +151,14 @@ export class NodeConfigChannel implements AssignmentChannel {
     // No NodeConfig yet (the view has no resourceVersion): create it, owned by the Node; one created meanwhile
     // answers 409, and the rollout is looked at again.
     if (p.resourceVersion === '' && !node) throw new Error(messages.nodeGone(p.node));
+    const current = this.current(p.node);
+    // The owner reference is applied with the rest: one the controller stopped applying would go.
+    const owners = current?.metadata.ownerReferences ?? (node ? newNodeConfig(node).metadata.ownerReferences : undefined);
+    const config = appliedAssignment({ apiVersion: DKC_API_VERSION, kind: NODE_CONFIG_KIND, name }, p, current, owners ? { ownerReferences: owners } : {});
     const answer =
       p.resourceVersion === '' && node
-        ? await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, createdNodeConfig(node, p), { signal })
-        : await this.client.patch<CachedNodeConfig>(`${NODE_CONFIGS_PATH}/${encodeURIComponent(name)}`, 'merge', p.patch, { signal });
+        ? await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, createdNodeConfig(node, p), { signal, query: { fieldManager: FIELD_MANAGER } })
+        : await applyAssignment<CachedNodeConfig>(this.client, `${NODE_CONFIGS_PATH}/${encodeURIComponent(name)}`, config, p, signal);
     this.written.record(name, answer, seen);
   }
 

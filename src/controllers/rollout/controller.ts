@@ -22,13 +22,15 @@ import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
 import { CompatibilityJudge } from './compat.js';
 import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentChannel, type Cached } from './assignment.js';
-import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, type RenderOutcome } from './layers.js';
+import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, renderingKubelet, type RenderOutcome } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
-import { planRollout, renderedName, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
+import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
 import { WorkQueue } from './queue.js';
 import {
+  API_VERSION,
   COMPONENT,
+  KIND,
   ROLLOUT_ANNOTATION,
   ROLLOUTS_PATH,
   desiredSource,
@@ -41,6 +43,7 @@ import {
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
+import { FIELD_MANAGER, isAssignmentConflict } from './apply.js';
 import { errorMessage } from '../../util/errors.js';
 
 /** What the controller needs of the API client. */
@@ -319,7 +322,8 @@ export class RolloutController {
       const cm = await this.configMapNow(ref.namespace, ref.name);
       if (cm) layers.set(`${ref.namespace}/${ref.name}`, cm);
     }
-    const out = renderRollout(rollout.metadata.name ?? '', layersOf(rollout), (ns, n) => layers.get(`${ns}/${n}`));
+    const kubelet = renderingKubelet(this.currentNodes().filter((n) => selects(rollout, n)));
+    const out = renderRollout(rollout.metadata.name ?? '', layersOf(rollout), (ns, n) => layers.get(`${ns}/${n}`), kubelet);
     if ('failure' in out) return out;
     const name = out.configMap.metadata.name ?? '';
     const owner = rolloutOwnerReference(rollout);
@@ -327,7 +331,7 @@ export class RolloutController {
     if (!cm) {
       try {
         const owned = { ...out.configMap, metadata: { ...out.configMap.metadata, ownerReferences: [owner] } };
-        cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, owned, { signal: this.abort.signal });
+        cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, owned, { signal: this.abort.signal, query: { fieldManager: FIELD_MANAGER } });
         klog.info(logs.rendered(rollout.metadata.name ?? '', name));
       } catch (err) {
         // Created meanwhile (by a previous leader): the same name is the same content, checked below.
@@ -351,7 +355,7 @@ export class RolloutController {
     const kept = refs.filter((r) => !(r.kind === owner.kind && r.name === owner.name && r.apiVersion === owner.apiVersion));
     const path = `/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps/${encodeURIComponent(cm.metadata.name ?? '')}`;
     const patch = { metadata: { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion, ownerReferences: [...kept, owner] } };
-    return this.client.patch<CachedConfigMap>(path, 'merge', patch, { signal: this.abort.signal });
+    return this.client.patch<CachedConfigMap>(path, 'merge', patch, { signal: this.abort.signal, query: { fieldManager: FIELD_MANAGER } });
   }
 
   /** A ConfigMap from the cache, or from the API when the cache has not seen it (yet): one just created is not missing. */
@@ -371,23 +375,34 @@ export class RolloutController {
     const signal = this.abort.signal;
     const path = `${ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
     let current = rollout;
+    const query = { fieldManager: FIELD_MANAGER };
     const writeStatus = async (status: RolloutStatus): Promise<void> => {
       if (deepEqual(status, current.status ?? {})) return;
       const seen = this.rollouts.store.get(name);
-      current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status }, { signal });
+      // The status is the controller's report: applied with force, and written whole when the apply left fields
+      // another manager recorded (a status from before managedFields), so it is exactly what the plan says.
+      const applied = { apiVersion: API_VERSION, kind: KIND, metadata: { name, resourceVersion: current.metadata.resourceVersion }, status };
+      current = await this.client.patch<CachedRollout>(`${path}/status`, 'apply', applied, { signal, query: { ...query, force: 'true' } });
+      if (!deepEqual(status, current.status ?? {})) current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status }, { signal, query });
       this.writtenRollouts.record(name, current, seen);
     };
     const patchRollout = async (patch: RolloutPatch): Promise<void> => {
       const body = { ...patch, metadata: { ...patch.metadata, resourceVersion: current.metadata.resourceVersion } };
       const seen = this.rollouts.store.get(name);
-      current = await this.client.patch<CachedRollout>(path, 'merge', body, { signal });
+      current = await this.client.patch<CachedRollout>(path, 'merge', body, { signal, query });
       this.writtenRollouts.record(name, current, seen);
     };
     // What each node runs now is in the rollout's status before any of them changes.
     if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
     await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
-      await this.assignments.write(p, this.nodes.store.get(p.node), signal);
+      try {
+        await this.assignments.write(p, this.nodes.store.get(p.node), signal);
+      } catch (err) {
+        // Another applier declares the node's assignment: said on the rollout, and the look fails (retried, backing off).
+        if (isAssignmentConflict(err)) this.events.record(rolloutReference(current), 'Warning', 'NodeConflict', err.message);
+        throw err;
+      }
       if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
       else klog.info(logs.nodeReleased(name, p.node, p.patch.metadata.annotations[ROLLOUT_ANNOTATION] ?? null));
     });

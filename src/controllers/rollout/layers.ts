@@ -1,10 +1,16 @@
 // A layered rollout's one ConfigMap: the layers (first = base, then drop-ins, with the kubelet's --config-dir
 // merge) rendered into an immutable ConfigMap in kube-system, named `<rollout>-<hash>` by kubectl's --append-hash
 // hash of its content, so the same layers always give the same name and creating it twice is harmless. Nodes are
-// then assigned that ConfigMap like any other: they receive one whole object, as with upstream's configSource. Pure.
+// then assigned that ConfigMap like any other: they receive one whole object, as with upstream's configSource.
+//
+// The layers are decoded as the newest kubelet minor among the selected nodes decodes them, so that no field a
+// selected kubelet knows is dropped, and the ConfigMap holds only what the layers set, never a minor's defaults:
+// each kubelet defaults it as its own minor, as it does its own --config file. A node whose minor does not know a
+// field the layers set is then incompatible with the rendered ConfigMap, and is judged so (ADR 28). Pure.
 
-import type { ConfigMap, NodeConfigSource } from '../../api/types.js';
-import { encode, KubeletConfigError, LayerError, render, type Layer } from '../../kubeletconfig/index.js';
+import type { ConfigMap, Node, NodeConfigSource } from '../../api/types.js';
+import { KUBELET_VERSIONS, KubeletConfigError, LayerError, kubeletVersion, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
+import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
 import { configMapHash } from './confighash.js';
 import { conditionMessages, conditionReasons } from './messages.js';
 import type { LayerRef, NodeConfigRollout } from '../../api/dkc/rollout.js';
@@ -52,16 +58,29 @@ function readLayers(refs: readonly LayerRef[], get: (namespace: string, name: st
 }
 
 /**
- * The ConfigMap `rollout`'s layers render to, looked up with `get` (the controller's informer cache), or the
- * reason it cannot be rendered: a missing layer or key, or a layer that does not decode.
+ * The kubelet minor that renders the layers for these (selected) nodes: the newest among them; with none selected,
+ * the newest the library knows.
  */
-export function renderRollout(rollout: string, refs: readonly LayerRef[], get: (namespace: string, name: string) => ConfigMap | undefined): RenderOutcome {
+export function renderingKubelet(nodes: readonly Node[]): KubeletVersion {
+  let newest: KubeletVersion | undefined;
+  for (const n of nodes) {
+    const kv = nodeKubeletVersion(n);
+    if (!newest || kv.minor > newest.minor) newest = kv;
+  }
+  return newest ?? kubeletVersion(KUBELET_VERSIONS[KUBELET_VERSIONS.length - 1]!);
+}
+
+/**
+ * The ConfigMap `rollout`'s layers render to as `kubelet` decodes them (renderingKubelet), looked up with `get` (the
+ * controller's informer cache), or the reason it cannot be rendered: a missing layer or key, or a layer that does
+ * not decode.
+ */
+export function renderRollout(rollout: string, refs: readonly LayerRef[], get: (namespace: string, name: string) => ConfigMap | undefined, kubelet: KubeletVersion): RenderOutcome {
   const layers = readLayers(refs, get);
   if (!Array.isArray(layers)) return layers;
   let text: string;
   try {
-    const [base, ...dropIns] = layers;
-    text = encode(render(base!, dropIns).config, 'yaml');
+    text = kubelet.encode(kubelet.mergeLayers(layers).config, 'yaml');
   } catch (err) {
     if (!(err instanceof KubeletConfigError)) throw err;
     const source = err instanceof LayerError ? err.source : '';

@@ -125,4 +125,5 @@ export const logs = {
 /** The assignment channel's own words (./assignment.ts, ./findchannel.ts). */
 export const channelMessages = {
   nodeGone: (node: string): string => `node ${node} is gone: no NodeConfig is created for it`,
+  fieldConflict: (node: string, conflict: string): string => `node ${node} not assigned: its assignment is applied by another field manager (${conflict})`,
 };

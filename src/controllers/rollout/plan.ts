@@ -136,7 +136,8 @@ export function selectorRequirements(sel: LabelSelector | undefined): LabelRequi
   return reqs;
 }
 
-function selects(r: NodeConfigRollout, node: Node): boolean {
+/** Whether the rollout's nodeSelector selects the node (an invalid selector selects none). */
+export function selects(r: NodeConfigRollout, node: Node): boolean {
   try {
     return matchesLabels(selectorRequirements(r.spec?.nodeSelector), node.metadata.labels);
   } catch {

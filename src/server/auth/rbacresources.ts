@@ -173,7 +173,7 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     // that channel's nodes/configsource.
     rule([...READ, 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
   ]),
-  // The rollout and node lifecycle controllers: exactly what they read and write. Leases only in the namespaces
+  // The rollout, node lifecycle and namespace controllers: exactly what they read and write. Leases only in the namespaces
   // they use (the Roles below): the leader election Lease in kube-system, the nodes' Leases in kube-node-lease.
   clusterRole(CONTROLLER_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
@@ -188,6 +188,11 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
+    // The namespace controller: follows namespaces, records Terminating and the deletion conditions, removes its
+    // finalizer through /finalize, and deletes whatever a terminating namespace holds, of any kind, built in or custom.
+    rule(READ, [''], ['namespaces']),
+    rule(['update'], [''], ['namespaces/status', 'namespaces/finalize']),
+    rule(['list', 'delete', 'deletecollection'], ['*'], ['*']),
   ]),
   // The garbage collector, its own user as kube-controller-manager's system:controller:generic-garbage-collector:
   // it watches every resource, removes owner references and its finalizers, and deletes what has no owner left. It

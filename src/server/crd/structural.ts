@@ -65,6 +65,9 @@ function listTypeChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   }
   if (keys.length > 0 && listType === undefined) errs.push(field.required(`${path}.x-kubernetes-list-type`, text.listMapKeysNeedMap));
   else if (keys.length > 0 && listType !== 'map') errs.push(field.invalid(`${path}.x-kubernetes-list-type`, listType, text.listMapKeysNeedMap));
+  if ((listType === 'set' || listType === 'map') && asNode(n['items'])?.['nullable'] === true) {
+    errs.push(field.forbidden(`${path}.items.nullable`, text.listItemsNullable(listType)));
+  }
   if (listType === 'map') listMapChecks(n, keys, path, errs);
 }
 
@@ -83,6 +86,7 @@ function listMapChecks(n: SchemaNode, keys: string[], path: string, errs: FieldE
     return;
   }
   const props = asNode(items['properties']) ?? {};
+  const required = new Set(Array.isArray(items['required']) ? (items['required'] as unknown[]).map(String) : []);
   const seen = new Set<string>();
   for (const k of keys) {
     const prop = asNode(props[k]);
@@ -90,6 +94,9 @@ function listMapChecks(n: SchemaNode, keys: string[], path: string, errs: FieldE
     else if (typeOf(prop) === 'array' || typeOf(prop) === 'object') {
       errs.push(field.invalid(`${path}.items.properties[${k}].type`, typeOf(items), text.mapKeyScalar));
     }
+    // Server-side apply identifies an item by its keys, so each item must have them.
+    if (prop && !required.has(k) && prop['default'] === undefined) errs.push(field.required(`${path}.items.properties[${k}].default`, text.mapKeyDefault));
+    if (prop && prop['nullable'] === true) errs.push(field.forbidden(`${path}.items.properties[${k}].nullable`, text.mapKeyNullable));
     if (seen.has(k)) errs.push(invalidGo(`${path}.x-kubernetes-list-map-keys`, keys, goStringSlice(keys), text.mapKeysDuplicate));
     seen.add(k);
   }

@@ -1,6 +1,8 @@
 // Entry point of the patch engines: picks the engine for a PATCH request's content type and applies
 // it to the stored object. All engines are pure: they return a new object, never touch their inputs,
 // and report every failure as a PatchError (see errors.ts for how codes map to HTTP statuses).
+// Server-side apply (application/apply-patch+yaml) is a patch type too, but no engine here: it merges by the
+// managers' field sets (../fieldmanager).
 
 import { PatchError } from './errors.js';
 import { applyJsonPatch } from './jsonpatch.js';
@@ -8,12 +10,13 @@ import type { JsonObject } from './json.js';
 import { applyMergePatch } from './mergepatch.js';
 import { applyStrategicMergePatch } from './strategic.js';
 
-export type PatchContentType = 'json' | 'merge' | 'strategic';
+export type PatchContentType = 'json' | 'merge' | 'strategic' | 'apply';
 
 const mediaTypes: Readonly<Record<string, PatchContentType>> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
 };
 
 /** Maps a Content-Type header (parameters allowed) to its patch type; undefined if it is not one. */

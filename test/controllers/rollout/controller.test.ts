@@ -91,7 +91,7 @@ async function settle(): Promise<void> {
 function maxInFlight(api: FakeApi): number {
   let max = 0;
   for (const w of api.writes) {
-    if (w.method !== 'PUT') continue;
+    if (!w.path.endsWith('/status')) continue;
     const nodes = (w.body as NodeConfigRollout).status?.nodes ?? {};
     max = Math.max(max, Object.values(nodes).filter((p) => p.state === 'InFlight').length);
   }
@@ -124,6 +124,23 @@ describe('RolloutController with layers', () => {
     for (const n of ['node-1', 'node-2']) {
       assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
     }
+  });
+
+  it("renders as the selected nodes' kubelet minor: a field newer than 1.22 reaches 1.32 nodes", async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    for (const n of ['node-1', 'node-2']) {
+      const current = api.read('nodes', n) as unknown as Node;
+      api.put('nodes', { ...current, status: { ...current.status, nodeInfo: { kubeletVersion: 'v1.32.4' } } } as never);
+    }
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    api.put('configmaps', layer('pool', 'singleProcessOOMKill: true\n'));
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const name = (api.read('rollouts', 'r1') as NodeConfigRollout).status?.renderedConfigMap ?? '';
+    const text = (api.read('configmaps', `kube-system/${name}`)!['data'] as Record<string, string>)['kubelet'] ?? '';
+    assert.match(text, /^singleProcessOOMKill: true$/m);
+    assert.doesNotMatch(text, /eventRecordQPS/, 'no default of any minor is written');
   });
 
   it('a missing layer halts the rollout with LayerNotFound and changes no node', async () => {
@@ -190,7 +207,7 @@ describe('RolloutController', () => {
     const reached = new Promise<void>((resolve) => {
       api.beforeWrite = (w) => {
         const nodes = (w.body as NodeConfigRollout | undefined)?.status?.nodes;
-        if (w.method === 'PUT' && nodes?.['node-2']?.state === 'InFlight' && held === undefined) {
+        if (w.path.endsWith('/status') && nodes?.['node-2']?.state === 'InFlight' && held === undefined) {
           resolve();
           return new Promise<void>((r) => (held = r));
         }
@@ -316,11 +333,11 @@ describe('RolloutController', () => {
   async function batchedRollout(clock: FakeClock): Promise<{ api: FakeApi; statusWrites: () => number }> {
     const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } }, clock.now());
     api.beforeWrite = (w) => {
-      if (w.method === 'PUT') clock.advance(100);
+      if (w.path.endsWith('/status')) clock.advance(100);
     };
     simulateAgents(api);
     await start(api, clock);
-    const statusWrites = (): number => api.writes.filter((w) => w.method === 'PUT').length;
+    const statusWrites = (): number => api.writes.filter((w) => w.path.endsWith('/status')).length;
     await api.waitFor(() => statusWrites() > 1, 'the first look');
     await settle();
     return { api, statusWrites };

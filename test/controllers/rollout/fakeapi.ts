@@ -1,6 +1,7 @@
 // An in-memory API for the controller tests: nodes, ConfigMaps, node Leases, NodeConfigRollouts (with /status),
 // NodeConfigs (with /status; created as the controller creates them), /version and the dkc.io group's discovery, and
-// events, with resourceVersions, 409 on a stale resourceVersion, JSON merge patch, deletion with finalizers, and
+// events, with resourceVersions, 409 on a stale resourceVersion, JSON merge patch, server-side apply as one field
+// manager's (what it applied before and omits now goes; a /status apply replaces the status), deletion with finalizers, and
 // list+watch through the client's real WatchStream. Every write is recorded, and a test awaits the write that makes a
 // condition true instead of sleeping.
 
@@ -15,6 +16,20 @@ export interface Write {
   method: 'PATCH' | 'PUT' | 'POST';
   path: string;
   body: unknown;
+  /** A PATCH's type ('merge', 'apply'). */
+  type?: string;
+}
+
+/** What `prev` (the last applied config) had and `next` omits, removed from `target`. */
+function pruneOmitted(target: unknown, prev: unknown, next: unknown): unknown {
+  const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isMap(target) || !isMap(prev)) return target;
+  const out = { ...target };
+  for (const [k, v] of Object.entries(prev)) {
+    if (!isMap(next) || next[k] === undefined) delete out[k];
+    else out[k] = pruneOmitted(out[k], v, next[k]);
+  }
+  return out;
 }
 
 const COLLECTIONS: Record<string, string> = {
@@ -68,6 +83,8 @@ export class FakeApi implements RolloutClient {
   private readonly watchers = new Set<{ kind: string; out: PassThrough }>();
   private readonly waiters: { pred: () => boolean; resolve: () => void }[] = [];
   readonly writes: Write[] = [];
+  /** The last config applied to each object (by path), what the next apply's omissions are measured against. */
+  private readonly applied = new Map<string, unknown>();
   readonly events: Obj[] = [];
   /** Called before a write is applied; throw to refuse it, or return a promise to hold it. */
   beforeWrite: (w: Write) => void | Promise<void> = () => undefined;
@@ -160,11 +177,14 @@ export class FakeApi implements RolloutClient {
     return o ? Promise.resolve(clone(o) as T) : Promise.reject(notFound(path));
   }
 
-  async patch<T>(path: string, _type: string, patch: unknown, options: CallOptions = {}): Promise<T> {
-    return this.write<T>({ method: 'PATCH', path, body: patch }, options, (current) => {
+  async patch<T>(path: string, type: string, patch: unknown, options: CallOptions = {}): Promise<T> {
+    return this.write<T>({ method: 'PATCH', path, body: patch, type }, options, (current) => {
       const want = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
       if (want !== undefined && want !== current.metadata.resourceVersion) throw conflict(path);
-      const next = mergePatch(current, patch) as Obj;
+      if (type === 'apply' && path.endsWith('/status')) return { ...current, status: clone((patch as Obj)['status']) };
+      const base = type === 'apply' ? (pruneOmitted(current, this.applied.get(path), patch) as Obj) : current;
+      if (type === 'apply') this.applied.set(path, clone(patch));
+      const next = mergePatch(base, patch) as Obj;
       // A patch of the main resource leaves status alone, as the status subresource splits them.
       if (path.includes('/nodeconfigs/')) next['status'] = current['status'];
       if (path.includes('nodeconfigrollouts')) {

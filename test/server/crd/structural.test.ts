@@ -99,6 +99,30 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
     ]);
   });
 
+  it('a map list names keys every item has (required or defaulted, never null), and set and map items are not nullable', () => {
+    const keyed = (items: Record<string, unknown>) => ({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name', 'port'], items });
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            ok: keyed({ type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', default: 80 } } }),
+            optionalKey: keyed({ type: 'object', required: ['port'], properties: { name: { type: 'string' }, port: { type: 'integer' } } }),
+            nullableKey: keyed({ type: 'object', required: ['name', 'port'], properties: { name: { type: 'string', nullable: true }, port: { type: 'integer' } } }),
+            nullableItems: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', nullable: true } },
+          },
+        },
+      },
+    };
+    const p = `${BASE}.properties[spec].properties`;
+    assert.deepEqual(check(schema), [
+      `${p}[nullableItems].items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is set`,
+      `${p}[nullableKey].items.properties[name].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable`,
+      `${p}[optionalKey].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+    ]);
+  });
+
   it('Go patterns that JavaScript reads differently are not refused', () => {
     assert.deepEqual(check({ type: 'object', properties: { a: { type: 'string', pattern: '(?i)^[a-z\\_]+$' } } }), []);
   });
@@ -131,6 +155,8 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
       `${BASE}.properties[metadata].properties[name].default: Forbidden: must not be set in top-level metadata`,
       `${p}[badList].x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"`,
       `${p}[keysNoType].x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty`,
+      `${p}[mapBadKeys].items.properties[sub].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+      `${p}[mapBadKeys].items.properties[sub].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
       `${p}[mapBadKeys].items.properties[sub].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map`,
       `${p}[mapBadKeys].items.properties[sub].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map`,
       `${p}[mapBadKeys].x-kubernetes-list-map-keys: Invalid value: []string{"nope", "sub", "sub"}: entries must all be names of item properties`,

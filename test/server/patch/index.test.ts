@@ -18,7 +18,7 @@ describe('patch entry point', () => {
     assert.equal(patchContentTypeOf('application/json-patch+json'), 'json');
     assert.equal(patchContentTypeOf('application/merge-patch+json; charset=utf-8'), 'merge');
     assert.equal(patchContentTypeOf('Application/Strategic-Merge-Patch+JSON'), 'strategic');
-    assert.equal(patchContentTypeOf('application/apply-patch+yaml'), undefined);
+    assert.equal(patchContentTypeOf('application/apply-patch+yaml'), 'apply');
     assert.equal(patchContentTypeOf('application/json'), undefined);
     assert.equal(patchContentTypeOf('toString'), undefined);
     assert.equal(patchContentTypeOf(''), undefined);

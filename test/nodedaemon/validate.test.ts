@@ -1,0 +1,89 @@
+// The node daemon's verdict on an assigned config, as a table: valid for the kubelet's minor, then allowed by the
+// NodeConfigPolicies that govern the node, judged as admission and the agent judge (the node's own config against the
+// candidate, both under the kubelet's published config flags), with the kubelet's files as it reads them.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { policyError, ValidateError } from '../../src/api/configstatus.js';
+import { kubeletVersion, parseKubeletFlags, type Layer } from '../../src/kubeletconfig/index.js';
+import { configFlagsAnnotation, CONFIG_FLAGS_ANNOTATION, readConfigFlags } from '../../src/nodepolicy/flags.js';
+import { readPolicy } from '../../src/nodepolicy/spec.js';
+import type { Validation } from '../../src/nodedaemon/decide.js';
+import { judgeCandidate, type Candidate, type PolicyContext } from '../../src/nodedaemon/validate.js';
+
+const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+const OWN = `${HEADER}containerLogMaxFiles: 4\n`;
+const layer = (name: string, body: string): Layer => ({ bytes: body, name, dir: '/etc/kubernetes' });
+const policy = (name: string, spec: Record<string, unknown>) => ({ ...readPolicy({ metadata: { name }, spec } as Parameters<typeof readPolicy>[0]), selector: [] });
+const FIELDS = policy('fields', { allowedFields: ['eventRecordQPS'] });
+const BOUNDS = policy('bounds', { bounds: { maxPods: { maximum: 150 } } });
+/** The kubelet's config flags as its Node publishes them. */
+const FLAGS = readConfigFlags({ [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(parseKubeletFlags(['--max-pods=120'])) });
+const DENIED = (...names: string[]) => policyError(names);
+
+/** A replace-mode candidate: the payload becomes the --config file. */
+const replace = (payload: string): Candidate => ({ mode: 'replace', payload: { bytes: Buffer.from(payload), name: 'payload' }, configDir: '/etc/kubernetes', dropIns: [], dropInName: '90-dkc.conf' });
+
+/** A dropin-mode candidate over the node's own file and `dropIns` (name, body). */
+function dropin(payload: string, dropIns: [string, string][] = []): Candidate {
+  return {
+    mode: 'dropin',
+    payload: { bytes: Buffer.from(payload), name: 'payload' },
+    base: layer('/etc/kubernetes/config.yaml', OWN),
+    configDir: '/etc/kubernetes',
+    dropIns: dropIns.map(([fileName, body]) => ({ fileName, layer: layer(`/etc/kubernetes/conf.d/${fileName}`, body) })),
+    dropInName: '90-dkc.conf',
+  };
+}
+
+describe('judgeCandidate: the kubelet minor, then the NodeConfigPolicies that govern the node', () => {
+  const kubelet = kubeletVersion('1.31');
+  const own = layer('/etc/kubernetes/config.yaml', OWN);
+  const rows: [string, Candidate, PolicyContext, Validation][] = [
+    ['no policy governs: valid is enough', dropin(`${HEADER}maxPods: 300\n`), { governing: [], ownBase: own, flags: undefined }, { ok: true }],
+    ['an allowed field changed', dropin(`${HEADER}eventRecordQPS: 7\n`), { governing: [FIELDS], ownBase: own, flags: undefined }, { ok: true }],
+    ["the node's own values restated are no change", dropin(`${OWN}eventRecordQPS: 7\n`), { governing: [FIELDS], ownBase: own, flags: undefined }, { ok: true }],
+    [
+      'a field outside allowedFields: denied, the policy named, no value quoted',
+      dropin(`${HEADER}containerLogMaxFiles: 7\n`),
+      { governing: [FIELDS], ownBase: own, flags: undefined },
+      { ok: false, reason: DENIED('fields'), detail: 'NodeConfigPolicy "fields": containerLogMaxFiles (not in allowedFields)', stage: 'policy' },
+    ],
+    [
+      "another drop-in's value is the node's own: no change",
+      dropin(`${HEADER}eventRecordQPS: 7\n`, [['10-site.conf', `${HEADER}containerLogMaxFiles: 9\n`]]),
+      { governing: [FIELDS], ownBase: own, flags: undefined },
+      { ok: true },
+    ],
+    [
+      'every denying policy named, in name order',
+      dropin(`${HEADER}maxPods: 300\n`),
+      { governing: [FIELDS, BOUNDS], ownBase: own, flags: undefined },
+      {
+        ok: false,
+        reason: DENIED('bounds', 'fields'),
+        detail: 'NodeConfigPolicy "bounds": maxPods (above the maximum 150); NodeConfigPolicy "fields": maxPods (not in allowedFields)',
+        stage: 'policy',
+      },
+    ],
+    ['a field the kubelet\'s flags hold is no change, and runs at the flag\'s value', dropin(`${HEADER}maxPods: 300\n`), { governing: [FIELDS, BOUNDS], ownBase: own, flags: FLAGS }, { ok: true }],
+    [
+      'replace mode: judged against the --config file as the node had it',
+      replace(`${OWN}eventRecordQPS: 7\n`),
+      { governing: [FIELDS], ownBase: own, flags: undefined },
+      { ok: true },
+    ],
+    [
+      'replace mode without the original: the defaults are the baseline',
+      replace(`${OWN}eventRecordQPS: 7\n`),
+      { governing: [FIELDS], flags: undefined },
+      { ok: false, reason: DENIED('fields'), detail: 'NodeConfigPolicy "fields": containerLogMaxFiles (not in allowedFields)', stage: 'policy' },
+    ],
+  ];
+  for (const [name, candidate, policies, want] of rows) it(name, () => assert.deepEqual(judgeCandidate(kubelet, candidate, policies), want));
+
+  it('an invalid config is refused by validation before any policy is asked', () => {
+    const v = judgeCandidate(kubelet, dropin(`${HEADER}eventRecordQPS: -1\n`), { governing: [FIELDS], ownBase: own, flags: undefined });
+    assert.equal(v.ok ? '' : v.reason, ValidateError);
+  });
+});
