@@ -2,7 +2,8 @@
 // client certificate for system:dkc:controller issued from the cluster CA for this process's lifetime (never written),
 // so the controllers hold exactly the rights RBAC gives that identity, as they would against any API server. A
 // controller that needs other rights runs as its own user, with a certificate of its own (kube-controller-manager's
-// --use-service-account-credentials): the garbage collector, whose rights on every resource no other controller has.
+// --use-service-account-credentials): the garbage collector and the namespace controller, whose rights on every
+// resource no other controller has.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { issueCert } from '../pki/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
-import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER } from '../api/dkc/identity.js';
+import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER } from '../api/dkc/identity.js';
 import { leaderIdentity } from './leaderelection.js';
 import { ControllerManager, type ControllerName } from './manager.js';
 
@@ -42,7 +43,7 @@ export async function takeOverIdentity(dataDir: string, identity: string): Promi
 }
 
 /** The controllers that run as a user of their own; the others, and the leader election, as CONTROLLER_USER. */
-export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = { garbagecollector: GARBAGE_COLLECTOR_USER };
+export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = { garbagecollector: GARBAGE_COLLECTOR_USER, namespace: NAMESPACE_CONTROLLER_USER };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */
 async function clientAs(o: InProcessOptions & { ca: { keyPem: string } }, user: string): Promise<RestClient> {

@@ -74,7 +74,7 @@ export async function loadFactory(name: ControllerName, opts: ControllerTimings 
 export interface ControllerManagerOptions extends ControllerTimings {
   /** The manager's own: the leader election, and the controllers `clients` names none for. */
   client: RestClient;
-  /** A controller's own identity, where it needs rights the others must not have (the garbage collector). */
+  /** A controller's own identity, where it needs rights the others must not have (the garbage collector, the namespace controller). */
   clients?: Partial<Record<ControllerName, RestClient>>;
   controllers: readonly ControllerName[];
   /** The config channel the host found (`dkc controller`); absent, the rollout controller finds it as it starts. */

@@ -12,7 +12,7 @@
 // `kube-system/dkc-controller` is written by the controllers' own Role only, scoped to that name.
 
 import type { KubeObject } from '../../api/types.js';
-import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../api/dkc/identity.js';
+import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE, NAMESPACE_CONTROLLER_USER } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../resourcedef.js';
 import { withAggregatedRules } from './aggregation.js';
@@ -27,7 +27,7 @@ const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
 export const NODE_CONFIG_OPERATOR = 'dkc:node-config-operator';
 /** The controllers' identity (the CN of the certificate the server issues them) and the name of its roles. */
-export { CONTROLLER_USER, GARBAGE_COLLECTOR_USER };
+export { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER };
 /** Members of this group get the operator's rights through the default bindings. */
 export const NODE_CONFIG_OPERATORS_GROUP = 'dkc:node-config-operators';
 
@@ -173,7 +173,7 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     // that channel's nodes/configsource.
     rule([...READ, 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
   ]),
-  // The rollout, node lifecycle and namespace controllers: exactly what they read and write. Leases only in the namespaces
+  // The rollout and node lifecycle controllers: exactly what they read and write. Leases only in the namespaces
   // they use (the Roles below): the leader election Lease in kube-system, the nodes' Leases in kube-node-lease.
   clusterRole(CONTROLLER_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
@@ -188,8 +188,12 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
-    // The namespace controller: follows namespaces, records Terminating and the deletion conditions, removes its
-    // finalizer through /finalize, and deletes whatever a terminating namespace holds, of any kind, built in or custom.
+  ]),
+  // The namespace controller, its own user as kube-controller-manager's system:controller:namespace-controller:
+  // follows namespaces, records Terminating and the deletion conditions, removes its finalizer through /finalize, and
+  // lists and deletes whatever a terminating namespace holds, of any kind, built in or custom (kube's role, less the
+  // get on every resource, which it does not use). RBAC cannot say "namespaced resources only": no other identity has this.
+  clusterRole(NAMESPACE_CONTROLLER_USER, [
     rule(READ, [''], ['namespaces']),
     rule(['update'], [''], ['namespaces/status', 'namespaces/finalize']),
     rule(['list', 'delete', 'deletecollection'], ['*'], ['*']),
@@ -262,6 +266,7 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding('dkc:kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [{ kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER }]),
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
   clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: GARBAGE_COLLECTOR_USER }]),
+  clusterBinding(NAMESPACE_CONTROLLER_USER, NAMESPACE_CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: NAMESPACE_CONTROLLER_USER }]),
 ];
 
 export const defaultRoleBindings: KubeObject[] = [
