@@ -24,7 +24,7 @@ export function registerServerCommand(program: Command): void {
     .option('--authorization-mode <modes>', 'ordered authorizers: Node, RBAC, AlwaysAllow (system:masters is always allowed)', 'Node,RBAC')
     .option('--disable-admission-plugins <names>', 'admission plugins to turn off: NodeRestriction, RBACEscalation, NodeConfigSource, ConfigMapReferences, NodeConfigPolicy')
     .option('--audit-log-path <file>', 'append one JSON audit event per request to this file')
-    .option('--controllers <names>', 'controllers to run in-process, leader-elected (rollout, nodelifecycle, namespace; empty for none)', 'rollout,nodelifecycle,namespace')
+    .option('--controllers <names>', 'controllers to run in-process, leader-elected (rollout, nodelifecycle, namespace, garbagecollector; empty for none)', 'rollout,nodelifecycle,namespace,garbagecollector')
     .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
     .option('--namespace-sync-period <duration>', 'how often the namespace controller looks again at every namespace being deleted', '5m')
     .option('--emulated-version <major.minor>', 'behave as this kube-apiserver release (1.22–1.36): from 1.24, Nodes drop spec.configSource and status.config (default: 1.22 with Dynamic Kubelet Configuration on)')

@@ -1,6 +1,9 @@
 // The controllers hosted inside `dkc server`: the manager as a client of the server's own address, authenticated by a
 // client certificate for system:dkc:controller issued from the cluster CA for this process's lifetime (never written),
-// so the controllers hold exactly the rights RBAC gives that identity, as they would against any API server.
+// so the controllers hold exactly the rights RBAC gives that identity, as they would against any API server. A
+// controller that needs other rights runs as its own user, with a certificate of its own (kube-controller-manager's
+// --use-service-account-credentials): the garbage collector and the namespace controller, whose rights on every
+// resource no other controller has.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +12,7 @@ import { issueCert } from '../pki/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
-import { CONTROLLER_USER } from '../api/dkc/identity.js';
+import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER } from '../api/dkc/identity.js';
 import { leaderIdentity } from './leaderelection.js';
 import { ControllerManager, type ControllerName } from './manager.js';
 
@@ -39,6 +42,15 @@ export async function takeOverIdentity(dataDir: string, identity: string): Promi
   return previous === '' ? [] : [previous];
 }
 
+/** The controllers that run as a user of their own; the others, and the leader election, as CONTROLLER_USER. */
+export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = { garbagecollector: GARBAGE_COLLECTOR_USER, namespace: NAMESPACE_CONTROLLER_USER };
+
+/** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */
+async function clientAs(o: InProcessOptions & { ca: { keyPem: string } }, user: string): Promise<RestClient> {
+  const cert = await issueCert({ certPem: o.ca.certPem, keyPem: o.ca.keyPem }, { commonName: user, usages: ['client'] });
+  return new RestClient({ server: o.url, ca: o.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
+}
+
 /** Starts the leader-elected manager; undefined when there is nothing to run. */
 export async function startInProcessControllers(o: InProcessOptions): Promise<{ stop(): Promise<void> } | undefined> {
   if (o.names.length === 0) return undefined;
@@ -48,10 +60,16 @@ export async function startInProcessControllers(o: InProcessOptions): Promise<{ 
   }
   const identity = leaderIdentity();
   const deadIdentities = o.exclusiveDataDir ? await takeOverIdentity(o.exclusiveDataDir, identity) : [];
-  const cert = await issueCert({ certPem: o.ca.certPem, keyPem: o.ca.keyPem }, { commonName: CONTROLLER_USER, usages: ['client'] });
-  const client = new RestClient({ server: o.url, ca: o.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
+  const withKey = { ...o, ca: { certPem: o.ca.certPem, keyPem: o.ca.keyPem } };
+  const client = await clientAs(withKey, CONTROLLER_USER);
+  const clients: Partial<Record<ControllerName, RestClient>> = {};
+  for (const name of o.names) {
+    const user = OWN_IDENTITIES[name];
+    if (user !== undefined) clients[name] = await clientAs(withKey, user);
+  }
   const manager = new ControllerManager({
     client,
+    clients,
     controllers: o.names,
     nodeMonitorGracePeriodMs: o.gracePeriodMs,
     ...(o.namespaceSyncPeriodMs !== undefined ? { namespaceSyncPeriodMs: o.namespaceSyncPeriodMs } : {}),
@@ -59,12 +77,13 @@ export async function startInProcessControllers(o: InProcessOptions): Promise<{ 
     deadIdentities,
     ...(o.metrics ? { metrics: o.metrics } : {}),
   });
-  klog.info(`controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER} with leader election identity ${identity}`);
+  const own = o.names.filter((n) => clients[n] !== undefined).map((n) => `, ${n} as ${OWN_IDENTITIES[n]}`);
+  klog.info(`controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER}${own.join('')} with leader election identity ${identity}`);
   manager.start();
   return {
     async stop() {
       await manager.stop();
-      client.close();
+      for (const c of [client, ...Object.values(clients)]) c.close();
     },
   };
 }

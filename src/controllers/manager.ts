@@ -1,6 +1,8 @@
 // The controller manager: campaigns for the Lease kube-system/dkc-controller and, while it leads, runs the enabled
 // controllers with one AbortSignal that fires the instant leadership ends. Hosted in-process by `dkc server` or on
-// its own by `dkc controller`; either way it acts only through its API client, as system:dkc:controller.
+// its own by `dkc controller`; either way it acts only through its API clients: its own (system:dkc:controller) for
+// the election and every controller without an identity of its own, and a controller's own client where the host
+// gives one (as kube-controller-manager's --use-service-account-credentials), with informers opened by that client.
 
 import type { ConfigChannel } from '../client/channel.js';
 import type { RestClient } from '../client/index.js';
@@ -16,7 +18,7 @@ import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './lea
 import type { ControllerFactory, RunningController } from './types.js';
 import { errorMessage } from '../util/errors.js';
 
-export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle', 'namespace'] as const;
+export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle', 'namespace', 'garbagecollector'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** `--controllers` when not given: all of them. */
@@ -61,6 +63,7 @@ export interface ControllerTimings {
 /** The factories by name; each controller is loaded only when enabled. */
 export async function loadFactory(name: ControllerName, opts: ControllerTimings & { configChannel?: ConfigChannel | undefined }): Promise<ControllerFactory> {
   if (name === 'rollout') return (await import('./rollout/index.js')).rolloutControllerOn(opts.configChannel);
+  if (name === 'garbagecollector') return (await import('./garbagecollector/index.js')).garbageCollectorController();
   if (name === 'namespace') {
     const syncPeriodMs = opts.namespaceSyncPeriodMs ?? parseDurationFlag('--namespace-sync-period', DEFAULT_NAMESPACE_SYNC_PERIOD);
     return (await import('./namespace/index.js')).namespaceController({ syncPeriodMs });
@@ -69,7 +72,10 @@ export async function loadFactory(name: ControllerName, opts: ControllerTimings 
 }
 
 export interface ControllerManagerOptions extends ControllerTimings {
+  /** The manager's own: the leader election, and the controllers `clients` names none for. */
   client: RestClient;
+  /** A controller's own identity, where it needs rights the others must not have (the garbage collector, the namespace controller). */
+  clients?: Partial<Record<ControllerName, RestClient>>;
   controllers: readonly ControllerName[];
   /** The config channel the host found (`dkc controller`); absent, the rollout controller finds it as it starts. */
   configChannel?: ConfigChannel;
@@ -92,8 +98,8 @@ export class ControllerManager {
   private readonly stopping = new AbortController();
   private readonly elector: LeaderElector;
   private running: { name: string; controller: Promise<RunningController | undefined> }[] = [];
-  /** This leadership term's informers, shared by its controllers; stopped after them. */
-  private informers: SharedInformerFactory | undefined;
+  /** This leadership term's informers, one factory per client (identity), shared by its controllers; stopped after them. */
+  private informers = new Map<RestClient, SharedInformerFactory>();
   private loop: Promise<void> | undefined;
 
   constructor(options: ControllerManagerOptions) {
@@ -130,18 +136,25 @@ export class ControllerManager {
   }
 
   private startControllers(signal: AbortSignal): void {
-    const informers = (this.informers = new SharedInformerFactory(this.o.client, { timers: this.clock }));
-    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal, informers) }));
+    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal, this.o.clients?.[name] ?? this.o.client) }));
+  }
+
+  /** The term's informers for `client`: a controller watches with its own identity's rights, never another's. */
+  private informersOf(client: RestClient): SharedInformerFactory {
+    let factory = this.informers.get(client);
+    if (!factory) this.informers.set(client, (factory = new SharedInformerFactory(client, { timers: this.clock })));
+    return factory;
   }
 
   /** Starts one controller, retrying with backoff while it fails to start (say, its CRD is not served yet). */
-  private async startOne(name: ControllerName, signal: AbortSignal, informers: SharedInformerFactory): Promise<RunningController | undefined> {
+  private async startOne(name: ControllerName, signal: AbortSignal, client: RestClient): Promise<RunningController | undefined> {
+    const informers = this.informersOf(client);
     klog.info(logs.startingController(name));
     for (let failures = 1; !signal.aborted; failures++) {
       try {
         const factory = this.o.factories?.[name] ?? (await loadFactory(name, { ...this.timings(), configChannel: this.o.configChannel }));
         if (signal.aborted) return undefined;
-        return await factory({ client: this.o.client, clock: this.clock, signal, informers, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
+        return await factory({ client, clock: this.clock, signal, informers, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
       } catch (err) {
         if (signal.aborted) return undefined;
         klog.error(logs.controllerFailed(name, errorMessage(err)));
@@ -160,9 +173,9 @@ export class ControllerManager {
   private async stopControllers(): Promise<void> {
     klog.info(logs.stoppedLeading());
     const running = this.running;
-    const informers = this.informers;
+    const informers = [...this.informers.values()];
     this.running = [];
-    this.informers = undefined;
+    this.informers = new Map();
     await Promise.all(
       running.map(async ({ name, controller }) => {
         try {
@@ -172,6 +185,6 @@ export class ControllerManager {
         }
       }),
     );
-    await informers?.stop();
+    await Promise.all(informers.map((f) => f.stop()));
   }
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../util/clock.js';
 import type { Registry } from '../util/prom.js';
 
 export interface ControllerContext {
-  /** Authenticated as the controller's identity (system:dkc:controller). */
+  /** Authenticated as the controller's identity (system:dkc:controller, or the controller's own where it has one). */
   client: RestClient;
   clock: Clock;
   /** Aborted when leadership is lost or the host stops: the controller stops acting at once. */
@@ -16,8 +16,8 @@ export interface ControllerContext {
   /** Where the controller's metrics go while it runs (removed again when it stops); none when absent. */
   metrics?: Registry;
   /**
-   * One informer per resource for every controller of this leadership term (client-go's shared informer factory):
-   * the host stops it once they have all stopped. A controller given none makes its own.
+   * One informer per resource for every controller of this leadership term (client-go's shared informer factory),
+   * opened with `client`: the host stops it once they have all stopped. A controller given none makes its own.
    */
   informers?: SharedInformerFactory;
 }

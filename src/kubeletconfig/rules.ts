@@ -132,7 +132,9 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
       const badKey = key === '' || key.length > 316 || !QUALIFIED_NAME.test(key);
       const badValue = value.length > 63 || !LABEL_VALUE.test(value);
       if (badKey || badValue || !TAINT_EFFECTS.includes(anyText(t['effect'] ?? ''))) e.push(`invalid taint: ${taintText(t)}`);
-      if (t['timeAdded'] !== undefined && t['timeAdded'] !== null) e.push(`${IC} taint.TimeAdded is not nil`);
+      // 1.24 gave the message its prefix and the field's path (kubernetes/kubernetes#105360).
+      const timeAdded = minor >= 24 ? `${IC} taint.TimeAdded is not nil` : 'taint TimeAdded is not nil';
+      if (t['timeAdded'] !== undefined && t['timeAdded'] !== null) e.push(timeAdded);
     }
     const byPriority = (c['shutdownGracePeriodByPodPriority'] as unknown[] | undefined) ?? [];
     const plain = ns(kc.shutdownGracePeriod) > 0n || ns(kc.shutdownGracePeriodCriticalPods) > 0n;

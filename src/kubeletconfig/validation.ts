@@ -213,8 +213,11 @@ function atoi(s: string): { v: bigint } | { err: string } {
   return { v };
 }
 
-/** cpuset.Parse's verdict on a CPU list such as "0-3,8"; undefined when it parses. */
-export function cpuSetError(s: string): string | undefined {
+/**
+ * cpuset.Parse's verdict on a CPU list such as "0-3,8"; undefined when it parses. From 1.27 a reversed range says
+ * `>` where it said `>=` (the kubelet's cpuset package at k8s v1.26.7 and v1.27.7, which 1.28 moved to k8s.io/utils).
+ */
+export function cpuSetError(s: string, minor = 22): string | undefined {
   if (s === '') return undefined;
   for (const r of s.split(',')) {
     const bounds = r.split('-');
@@ -226,7 +229,7 @@ export function cpuSetError(s: string): string | undefined {
       if ('err' in a) return a.err;
       const b = atoi(bounds[1]!);
       if ('err' in b) return b.err;
-      if (a.v > b.v) return `invalid range ${goQuote(r)} (${a.v} >= ${b.v})`;
+      if (a.v > b.v) return `invalid range ${goQuote(r)} (${a.v} ${minor >= 27 ? '>' : '>='} ${b.v})`;
     }
     // three or more dashes: upstream silently ignores the element
   }
@@ -254,11 +257,77 @@ function validateReservedMemory(kc: KubeletConfiguration): string[] {
   return errors;
 }
 
+const TOPOLOGY_POLICIES = ['none', 'best-effort', 'restricted', 'single-numa-node'];
+
+/**
+ * topologyManagerPolicy and topologyManagerScope. 1.24 reworded the value checks (kubernetes/kubernetes#105360); 1.27,
+ * where TopologyManager went GA and locked on, dropped the gate checks (kubernetes/kubernetes#116093).
+ */
+function topologyRules(kc: KubeletConfiguration, on: (gate: string) => boolean, minor: number): string[] {
+  const e: string[] = [];
+  const policy = kc.topologyManagerPolicy;
+  const scope = kc.topologyManagerScope;
+  const gated = minor < 27 && !on('TopologyManager');
+  if (gated && policy !== 'none') e.push(`${IC} topologyManagerPolicy ${policy} requires feature gate TopologyManager`);
+  if (!TOPOLOGY_POLICIES.includes(policy)) {
+    e.push(
+      minor >= 24
+        ? `${IC} topologyManagerPolicy (--topology-manager-policy) ${goQuote(policy)} must be one of: [${TOPOLOGY_POLICIES.map(goQuote).join(' ')}]`
+        : `${IC} topologyManagerPolicy non-allowable value: ${policy}`,
+    );
+  }
+  if (gated && scope !== 'container') e.push(`${IC} topologyManagerScope ${scope} requires feature gate TopologyManager`);
+  if (scope !== 'container' && scope !== 'pod') {
+    e.push(
+      minor >= 24
+        ? `${IC} topologyManagerScope (--topology-manager-scope) ${goQuote(scope)} must be one of: "container", or "pod"`
+        : `${IC} topologyManagerScope non-allowable value: ${scope}`,
+    );
+  }
+  return e;
+}
+
+/**
+ * shutdownGracePeriod and shutdownGracePeriodCriticalPods. Until 1.23 one message covers the signs and the order;
+ * from 1.24 each check has its own, with the fields' JSON names (kubernetes/kubernetes#105360).
+ */
+function shutdownRules(kc: KubeletConfiguration, on: (gate: string) => boolean, minor: number): string[] {
+  const e: string[] = [];
+  const total = ns(kc.shutdownGracePeriod);
+  const critical = ns(kc.shutdownGracePeriodCriticalPods);
+  const t = durText(kc.shutdownGracePeriod);
+  const c = durText(kc.shutdownGracePeriodCriticalPods);
+  const belowSecond = (d: bigint) => d > 0n && d < SECOND;
+  if (on('GracefulNodeShutdown') && minor >= 24) {
+    if (critical > total) e.push(`${IC} shutdownGracePeriodCriticalPods ${c} must be <= shutdownGracePeriod ${t}`);
+    if (total < 0n || belowSecond(total)) e.push(`${IC} shutdownGracePeriod ${t} must be either zero or otherwise >= 1 sec`);
+    if (critical < 0n || belowSecond(critical)) e.push(`${IC} shutdownGracePeriodCriticalPods ${c} must be either zero or otherwise >= 1 sec`);
+  } else if (on('GracefulNodeShutdown')) {
+    if (total < 0n || critical < 0n || critical > total) {
+      e.push(
+        `${IC} ShutdownGracePeriod ${t} must be >= 0, ShutdownGracePeriodCriticalPods ${c} must be >= 0, and ShutdownGracePeriodCriticalPods ${c} must be <= ShutdownGracePeriod ${t}`,
+      );
+    }
+    if (belowSecond(total)) e.push(`${IC} ShutdownGracePeriod ${t} must be either zero or otherwise >= 1 sec`);
+    if (belowSecond(critical)) e.push(`${IC} ShutdownGracePeriodCriticalPods ${c} must be either zero or otherwise >= 1 sec`);
+  }
+  if (!on('GracefulNodeShutdown') && (total > 0n || critical > 0n)) {
+    e.push(
+      minor >= 24
+        ? `${IC} specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown`
+        : `${IC} Specifying ShutdownGracePeriod or ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown`,
+    );
+  }
+  return e;
+}
+
 /** The 1.22 rules; later minors (rules.ts) run them too, with `o.version` naming the minor. */
 export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: ValidateOptions): string[] {
   const e: string[] = [];
   const on = (g: string) => gates.on(g);
   const minor = o.version?.minor ?? 22;
+  // 1.24 reworded several messages: flag and value added, lowercase field names (kubernetes/kubernetes#105360).
+  const reworded = minor >= 24;
   const enforce = kc.enforceNodeAllocatable ?? [];
 
   if (!(kc.nodeLeaseDurationSeconds > 0)) e.push(`${IC} nodeLeaseDurationSeconds must be greater than 0`);
@@ -275,7 +344,8 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   }
   const cfs = ns(kc.cpuCFSQuotaPeriod);
   if (!on('CustomCPUCFSQuotaPeriod') && cfs !== DEFAULT_CFS_PERIOD) {
-    e.push(`${IC} cpuCFSQuotaPeriod ${durText(kc.cpuCFSQuotaPeriod)} requires feature gate CustomCPUCFSQuotaPeriod`);
+    const flag = reworded ? ' (--cpu-cfs-quota-period)' : '';
+    e.push(`${IC} cpuCFSQuotaPeriod${flag} ${durText(kc.cpuCFSQuotaPeriod)} requires feature gate CustomCPUCFSQuotaPeriod`);
   }
   // 1.26 raised the minimum from 1µs to 1ms, and the message with it (kubernetes/kubernetes#112123, CHANGELOG-1.26).
   const cfsMin = minor >= 26 ? MILLISECOND : MICROSECOND;
@@ -300,7 +370,10 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   }
   if (kc.kubeAPIBurst < 0) e.push(`${IC} kubeAPIBurst (--kube-api-burst) ${kc.kubeAPIBurst} must not be a negative number`);
   if (kc.kubeAPIQPS < 0) e.push(`${IC} kubeAPIQPS (--kube-api-qps) ${kc.kubeAPIQPS} must not be a negative number`);
-  if (kc.nodeStatusMaxImages < -1) e.push(`${IC} nodeStatusMaxImages (--node-status-max-images) must be -1 or greater`);
+  if (kc.nodeStatusMaxImages < -1) {
+    const value = reworded ? ` ${kc.nodeStatusMaxImages}` : '';
+    e.push(`${IC} nodeStatusMaxImages (--node-status-max-images)${value} must be -1 or greater`);
+  }
   if (kc.maxOpenFiles < 0) e.push(`${IC} maxOpenFiles (--max-open-files) ${kc.maxOpenFiles} must not be a negative number`);
   if (kc.maxPods < 0) e.push(`${IC} maxPods (--max-pods) ${kc.maxPods} must not be a negative number`);
   if (outside(kc.oomScoreAdj, -1000, 1000)) e.push(`${IC} oomScoreAdj (--oom-score-adj) ${kc.oomScoreAdj} must be between -1000 and 1000, inclusive`);
@@ -314,34 +387,8 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   if (kc.serverTLSBootstrap && !on('RotateKubeletServerCertificate')) {
     e.push(`${IC} serverTLSBootstrap ${kc.serverTLSBootstrap} requires feature gate RotateKubeletServerCertificate`);
   }
-  if (kc.topologyManagerPolicy !== 'none' && !on('TopologyManager')) {
-    e.push(`${IC} topologyManagerPolicy ${kc.topologyManagerPolicy} requires feature gate TopologyManager`);
-  }
-  if (!['none', 'best-effort', 'restricted', 'single-numa-node'].includes(kc.topologyManagerPolicy)) {
-    e.push(`${IC} topologyManagerPolicy non-allowable value: ${kc.topologyManagerPolicy}`);
-  }
-  if (kc.topologyManagerScope !== 'container' && !on('TopologyManager')) {
-    e.push(`${IC} topologyManagerScope ${kc.topologyManagerScope} requires feature gate TopologyManager`);
-  }
-  if (!['container', 'pod'].includes(kc.topologyManagerScope)) {
-    e.push(`${IC} topologyManagerScope non-allowable value: ${kc.topologyManagerScope}`);
-  }
-  const total = ns(kc.shutdownGracePeriod);
-  const critical = ns(kc.shutdownGracePeriodCriticalPods);
-  const totalText = durText(kc.shutdownGracePeriod);
-  const criticalText = durText(kc.shutdownGracePeriodCriticalPods);
-  if (on('GracefulNodeShutdown')) {
-    if (total < 0n || critical < 0n || critical > total) {
-      e.push(
-        `${IC} ShutdownGracePeriod ${totalText} must be >= 0, ShutdownGracePeriodCriticalPods ${criticalText} must be >= 0, and ShutdownGracePeriodCriticalPods ${criticalText} must be <= ShutdownGracePeriod ${totalText}`,
-      );
-    }
-    if (total > 0n && total < SECOND) e.push(`${IC} ShutdownGracePeriod ${totalText} must be either zero or otherwise >= 1 sec`);
-    if (critical > 0n && critical < SECOND) e.push(`${IC} ShutdownGracePeriodCriticalPods ${criticalText} must be either zero or otherwise >= 1 sec`);
-  }
-  if (!on('GracefulNodeShutdown') && (total > 0n || critical > 0n)) {
-    e.push(`${IC} Specifying ShutdownGracePeriod or ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown`);
-  }
+  e.push(...topologyRules(kc, on, minor));
+  e.push(...shutdownRules(kc, on, minor));
   const swap = kc.memorySwap?.swapBehavior ?? '';
   if (minor >= 30) {
     // 1.30 replaced UnlimitedSwap with NoSwap (CHANGELOG-1.30, KEP-2400); the wording is upstream's newest.
@@ -352,28 +399,34 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
     }
   } else if (on('NodeSwap')) {
     if (!['', 'LimitedSwap', 'UnlimitedSwap'].includes(swap)) {
-      e.push(`${IC} MemorySwap.SwapBehavior ${swap} must be one of: LimitedSwap, UnlimitedSwap`);
+      e.push(
+        reworded
+          ? `${IC} memorySwap.swapBehavior ${goQuote(swap)} must be one of: "", "LimitedSwap", or "UnlimitedSwap"`
+          : `${IC} MemorySwap.SwapBehavior ${swap} must be one of: LimitedSwap, UnlimitedSwap`,
+      );
     }
   } else if (swap !== '') {
-    e.push(`${IC} MemorySwap.SwapBehavior cannot be set when NodeSwap feature flag is disabled`);
+    e.push(`${IC} ${reworded ? 'memorySwap.swapBehavior' : 'MemorySwap.SwapBehavior'} cannot be set when NodeSwap feature flag is disabled`);
   }
+  // 1.24 quotes the enforcement keys Go's way (kubernetes/kubernetes#105360).
+  const key = (k: string) => (reworded ? goQuote(k) : `'${k}'`);
   for (const val of enforce) {
     switch (val) {
       case 'pods':
         break;
       case 'system-reserved':
         if (kc.systemReservedCgroup === '') {
-          e.push(`${IC} systemReservedCgroup (--system-reserved-cgroup) must be specified when 'system-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
+          e.push(`${IC} systemReservedCgroup (--system-reserved-cgroup) must be specified when ${key('system-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
         }
         break;
       case 'kube-reserved':
         if (kc.kubeReservedCgroup === '') {
-          e.push(`${IC} kubeReservedCgroup (--kube-reserved-cgroup) must be specified when 'kube-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
+          e.push(`${IC} kubeReservedCgroup (--kube-reserved-cgroup) must be specified when ${key('kube-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
         }
         break;
       case 'none':
         if (enforce.length > 1) {
-          e.push(`${IC} enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when 'none' is specified`);
+          e.push(`${IC} enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when ${key('none')} is specified`);
         }
         break;
       default:
@@ -389,10 +442,16 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   }
   if (kc.reservedSystemCPUs !== '') {
     if (kc.systemReservedCgroup !== '' || kc.kubeReservedCgroup !== '') {
-      e.push(`can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)`);
+      e.push(`${reworded ? `${IC} ` : ''}can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)`);
     }
-    const cpuErr = cpuSetError(kc.reservedSystemCPUs);
-    if (cpuErr !== undefined) e.push(`unable to parse reservedSystemCPUs (--reserved-cpus), error: ${cpuErr}`);
+    const cpuErr = cpuSetError(kc.reservedSystemCPUs, minor);
+    if (cpuErr !== undefined) {
+      e.push(
+        reworded
+          ? `${IC} unable to parse reservedSystemCPUs (--reserved-cpus) ${kc.reservedSystemCPUs}, error: ${cpuErr}`
+          : `unable to parse reservedSystemCPUs (--reserved-cpus), error: ${cpuErr}`,
+      );
+    }
   }
   e.push(...validateReservedMemory(kc));
   if (o.platform === 'windows') {

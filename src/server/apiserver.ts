@@ -39,6 +39,7 @@ import type { AuditLog } from './auth/audit.js';
 import { impersonate, stripImpersonationHeaders } from './auth/impersonation.js';
 import { nodesAt } from './emulation/nodes.js';
 import { gitVersion, type KubeVersion } from './emulation/version.js';
+import { deleteOptionsOf, type DeleteOptions } from './deletion.js';
 
 export interface ApiServerOptions {
   store: Store;
@@ -621,21 +622,29 @@ export class ApiServer {
     return this.writeJson(res, ctx.created ? 201 : 200, patched, accept, ctx.warnings);
   }
 
-  private async deleteOne({ req, res, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
-    const raw = await readBody(req);
-    const options = raw.length ? await decodeObjectBody(raw, req.headers['content-type'] || JSON_TYPE) : {};
-    const pre = (options['preconditions'] ?? {}) as { uid?: string; resourceVersion?: string };
-    if (options['dryRun']) ctx.dryRun = true;
+  private async deleteOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
+    const options = await this.deleteOptions(req, q, ctx);
     // An object with finalizers is only marked (ctx.deleted stays unset): it goes when its last one is removed.
-    const deleted = await this.afterWrite(def, await storage.delete(namespace, info.name, pre, ctx), ctx);
-    return this.writeJson(res, 200, deleted, accept);
+    const deleted = await this.afterWrite(def, await storage.delete(namespace, info.name, options, ctx), ctx);
+    // As kube-apiserver: 202 for an object kept for its dependents when the client asked with orphanDependents=false.
+    const code = !ctx.deleted && !ctx.dryRun && options.orphanDependents === false ? 202 : 200;
+    return this.writeJson(res, code, deleted, accept);
   }
 
   private async deleteAll({ req, res, q, def, storage, namespace, accept, ctx }: ResourceCall): Promise<void> {
-    await readBody(req);
+    const options = await this.deleteOptions(req, q, ctx);
     const selection = buildSelection(def, firstQuery(q, 'labelSelector'), firstQuery(q, 'fieldSelector'), namespace);
-    const deleted = await storage.deleteCollection(namespace, selection, ctx);
+    const deleted = await storage.deleteCollection(namespace, selection, options, ctx);
     return this.writeJson(res, 200, listOf(def, deleted, {}), accept);
+  }
+
+  /** The request's DeleteOptions (body, else query); a dryRun asked for anywhere (body or query) is honoured. */
+  private async deleteOptions(req: IncomingMessage, q: URLSearchParams, ctx: WriteContext): Promise<DeleteOptions> {
+    const raw = await readBody(req);
+    const body = raw.length ? await decodeObjectBody(raw, req.headers['content-type'] || JSON_TYPE) : undefined;
+    const options = deleteOptionsOf(body, q);
+    if (options.dryRun === true) ctx.dryRun = true;
+    return options;
   }
 
   /**

@@ -24,6 +24,7 @@ import { ApplyError, fieldManagerFor, type ManagedFieldsEntry } from './fieldman
 import { applyText } from './fieldmanager/messages.js';
 import { builtinKeyPrefix, customKeyPrefix } from './crd/keys.js';
 import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.js';
+import { finalizersForDelete, preconditionFailure, type DeleteOptions } from './deletion.js';
 import { refuseCreateInTerminating } from './namespacelifecycle.js';
 
 /** A namespace as stored, or undefined when there is none of that name. */
@@ -659,12 +660,12 @@ export class ResourceStorage {
     throw errors.conflict(this.qualified, name, 'too many concurrent updates; please try again');
   }
 
-  async delete(
-    namespace: string,
-    name: string,
-    preconditions: { uid?: string; resourceVersion?: string },
-    ctx: WriteContext,
-  ): Promise<KubeObject> {
+  /**
+   * kube-apiserver's Store.Delete for kinds without graceful deletion: preconditions checked, admission asked, then the
+   * finalizers the options call for (`orphan`, `foregroundDeletion`) set; an object left with finalizers is marked
+   * (deletionTimestamp) and kept, any other is removed.
+   */
+  async delete(namespace: string, name: string, options: DeleteOptions, ctx: WriteContext): Promise<KubeObject> {
     if (!this.def.verbs.includes('delete')) throw errors.methodNotAllowed('delete', this.def.kind);
     const why = this.def.undeletable?.[name];
     if (why) throw errors.forbidden(this.qualified, name, why);
@@ -678,20 +679,8 @@ export class ResourceStorage {
       }
       if (!kv) throw errors.notFound(this.qualified, name);
       const current = this.decode(kv);
-      if (preconditions.uid && preconditions.uid !== current.metadata.uid) {
-        throw errors.conflict(
-          this.qualified,
-          name,
-          `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
-        );
-      }
-      if (preconditions.resourceVersion && preconditions.resourceVersion !== current.metadata.resourceVersion) {
-        throw errors.conflict(
-          this.qualified,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
-        );
-      }
+      const failed = preconditionFailure(options, current.metadata);
+      if (failed !== undefined) throw errors.conflict(this.kindRef, name, failed);
       await runAdmission(this.admission, {
         user: ctx.user,
         operation: 'DELETE',
@@ -703,11 +692,14 @@ export class ResourceStorage {
         dryRun: ctx.dryRun,
         warnings: (ctx.warnings ??= []),
       });
+      const finalizers = finalizersForDelete(current.metadata.finalizers ?? [], options);
+      const held = finalizers === undefined ? current : { ...current, metadata: { ...current.metadata, finalizers } };
+      if (finalizers !== undefined && finalizers.length === 0) delete held.metadata.finalizers;
       const now = rfc3339(new Date());
       // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers).
-      const own = this.def.deletion?.onDelete(current, now);
+      const own = this.def.deletion?.onDelete(held, now);
       if (own && 'keep' in own) return current;
-      const marked = own ? own.store : pendingFinalizers(current) ? markDeleting(current, now) : undefined;
+      const marked = own ? own.store : pendingFinalizers(held) ? markDeleting(held, now) : undefined;
       if (marked) {
         // Finalizers pending: marked, kept until the last is removed (a repeated delete changes nothing).
         if (ctx.dryRun || deepEqual(marked, current)) return marked;
@@ -733,13 +725,13 @@ export class ResourceStorage {
   }
 
   /** Delete every object in scope that matches; returns the deleted objects. */
-  async deleteCollection(namespace: string, selection: Selection, ctx: WriteContext): Promise<KubeObject[]> {
+  async deleteCollection(namespace: string, selection: Selection, options: DeleteOptions, ctx: WriteContext): Promise<KubeObject[]> {
     if (!this.def.verbs.includes('deletecollection')) throw errors.methodNotAllowed('deletecollection', this.def.kind);
     const { items } = await this.list(namespace, { selection });
     const deleted: KubeObject[] = [];
     for (const o of items) {
       try {
-        deleted.push(await this.delete(o.metadata.namespace ?? '', o.metadata.name ?? '', {}, ctx));
+        deleted.push(await this.delete(o.metadata.namespace ?? '', o.metadata.name ?? '', options, ctx));
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) continue;
         throw err;

@@ -102,7 +102,7 @@ describe('controller hosting', () => {
   it('bad flags are one line and exit 3 (a usage error), for dkc controller and dkc server alike', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [dkcBin, ...args], { encoding: 'utf8' });
     const unknown = run('controller', '--controllers=rollout,gc', '--kubeconfig', '/nonexistent');
-    assert.deepEqual([unknown.status, unknown.stderr], [3, 'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle, namespace)\n']);
+    assert.deepEqual([unknown.status, unknown.stderr], [3, 'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle, namespace, garbagecollector)\n']);
     const grace = run('server', '--data-dir', '/nonexistent/dkc', '--node-monitor-grace-period', 'soon');
     assert.deepEqual([grace.status, grace.stderr], [3, 'dkc: invalid --node-monitor-grace-period "soon": must be a positive duration such as 40s or 1m\n']);
     const channel = run('controller', '--config-channel', 'nodes', '--kubeconfig', '/nonexistent');

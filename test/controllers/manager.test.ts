@@ -92,6 +92,32 @@ describe('controller manager', () => {
     await manager.stop();
   });
 
+  it("hands a controller with an identity of its own its client, and informers opened by that client, not the others'", async () => {
+    const clock = new FakeClock();
+    const api = new FakeLeases();
+    const gcApi = new FakeLeases();
+    const [rollout, lifecycle, gc] = [recording(), recording(), recording()];
+    const manager = new ControllerManager({
+      client: api as unknown as RestClient,
+      clients: { garbagecollector: gcApi as unknown as RestClient },
+      controllers: ['rollout', 'nodelifecycle', 'garbagecollector'],
+      nodeMonitorGracePeriodMs: 40_000,
+      clock,
+      factories: { rollout: rollout.factory, nodelifecycle: lifecycle.factory, garbagecollector: gc.factory },
+    });
+    manager.start();
+    await flush();
+    const [r, l, g] = [rollout.contexts[0]!, lifecycle.contexts[0]!, gc.contexts[0]!];
+    assert.equal(r.client, api);
+    assert.equal(l.client, api);
+    assert.equal(g.client, gcApi, 'the garbage collector acts as its own user');
+    assert.equal(r.informers, l.informers, 'controllers of one identity share informers');
+    assert.notEqual(g.informers, r.informers, "the garbage collector watches with its own rights, not the manager's");
+    assert.equal(gcApi.lease('dkc-controller'), undefined, 'the election is the manager’s own');
+    await manager.stop();
+    assert.deepEqual([rollout.stops, lifecycle.stops, gc.stops], [[0], [0], [0]]);
+  });
+
   it('does not campaign with no controller enabled', async () => {
     const clock = new FakeClock();
     const api = new FakeLeases();
@@ -105,7 +131,7 @@ describe('controller manager', () => {
   it('parses its flags', () => {
     assert.deepEqual(parseControllers('rollout,nodelifecycle'), ['rollout', 'nodelifecycle']);
     assert.deepEqual(parseControllers(''), []);
-    assert.throws(() => parseControllers('rollout,gc'), /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, namespace\)/);
+    assert.throws(() => parseControllers('rollout,gc'), /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, namespace, garbagecollector\)/);
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '40s'), 40_000);
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '1m30s'), 90_000);
     assert.throws(() => parseDurationFlag('--node-monitor-grace-period', 'soon'), /invalid --node-monitor-grace-period "soon"/);

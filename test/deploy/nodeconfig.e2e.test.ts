@@ -29,7 +29,7 @@ import { NodeAuthorizer } from '../../src/server/auth/nodeauthorizer.js';
 import { NodeGraph } from '../../src/server/auth/nodegraph.js';
 import { nodeConfigRefusal } from '../../src/server/auth/nodeconfigrestriction.js';
 import { writesRevertRecord } from '../../src/server/nodeconfig/admission.js';
-import { CONTROLLER_USER } from '../../src/api/dkc/identity.js';
+import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER } from '../../src/api/dkc/identity.js';
 import type { ResourceDef } from '../../src/server/resourcedef.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
@@ -175,15 +175,24 @@ const ruleLines = (rules: Rule[]): string[] =>
     .flatMap((r) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => (r.resourceNames ?? ['*']).map((n) => `${g}/${res}/${n}: ${[...(r.verbs ?? [])].sort().join(',')}`))))
     .sort();
 
-describe('deploy/controller/rbac.yaml: the rollout controller on a real cluster', () => {
-  it("holds exactly dkc server's own controller rights, less nodes/configsource (which only dkc server has)", async () => {
+describe('deploy/controller/: the rollout controller on a real cluster', () => {
+  it("holds exactly dkc server's own controller rights, less nodes/configsource (which only dkc server has), and the collector's and the namespace controller's apart", async () => {
     const docs = (await docsIn(CONTROLLER_DIR)).map((d) => d.doc);
-    const shipped = (kind: string, ns?: string): string[] =>
-      ruleLines(docs.filter((d) => d.kind === kind && (ns === undefined || (d.metadata as { namespace?: string }).namespace === ns)).flatMap((d) => d['rules'] as Rule[]));
-    const own = (objs: KubeObjectLike[], ns?: string): string[] =>
-      ruleLines(objs.filter((o) => o.metadata.name === CONTROLLER_USER && (ns === undefined || o.metadata.namespace === ns)).flatMap((o) => o.rules));
+    const shipped = (kind: string, ns?: string, name = 'dkc:controller'): string[] =>
+      ruleLines(docs.filter((d) => d.kind === kind && d.metadata.name === name && (ns === undefined || (d.metadata as { namespace?: string }).namespace === ns)).flatMap((d) => d['rules'] as Rule[]));
+    const own = (objs: KubeObjectLike[], ns?: string, user = CONTROLLER_USER): string[] =>
+      ruleLines(objs.filter((o) => o.metadata.name === user && (ns === undefined || o.metadata.namespace === ns)).flatMap((o) => o.rules));
     const withoutConfigSource = (lines: string[]) => lines.filter((l) => !l.startsWith('/nodes/configsource/'));
     assert.deepEqual(shipped('ClusterRole'), withoutConfigSource(own(defaultClusterRoles as unknown as KubeObjectLike[])));
+    // The garbage collector's and the namespace controller's rights, apart (garbagecollector.yaml, namespace.yaml):
+    // the server's users of theirs, to the rule.
+    const apart = { 'dkc:controller:generic-garbage-collector': GARBAGE_COLLECTOR_USER, 'dkc:controller:namespace-controller': NAMESPACE_CONTROLLER_USER };
+    for (const [name, user] of Object.entries(apart)) {
+      assert.deepEqual(shipped('ClusterRole', undefined, name), own(defaultClusterRoles as unknown as KubeObjectLike[], undefined, user), name);
+      const binding = docs.find((d) => d.kind === 'ClusterRoleBinding' && d.metadata.name === name);
+      assert.deepEqual(binding?.['roleRef'], { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, name);
+    }
+    assert.deepEqual(docs.filter((d) => d.kind === 'ClusterRole').map((d) => d.metadata.name).sort(), ['dkc:controller', ...Object.keys(apart)].sort());
     for (const ns of ['kube-system', 'kube-node-lease']) assert.deepEqual(shipped('Role', ns), own(defaultRoles as unknown as KubeObjectLike[], ns), ns);
     const subjects = docs.filter((d) => d.kind.endsWith('Binding')).map((d) => JSON.stringify(d['subjects']));
     assert.deepEqual([...new Set(subjects)], [JSON.stringify([{ kind: 'ServiceAccount', name: 'dkc-controller', namespace: 'kube-system' }])]);

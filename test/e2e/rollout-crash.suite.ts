@@ -108,7 +108,7 @@ after(async () => {
 });
 
 describe(`kill -9 of the rollout controller mid-rollout (${target === 'controller' ? 'dkc controller' : 'dkc server, the controller inside'})`, () => {
-  it(`${TRIALS} trials, good and bad configs, end Succeeded or Reverted with every node right`, { timeout: 240_000 }, async (t) => {
+  it(`${TRIALS} trials, good and bad configs, end Succeeded or Reverted with every node right`, { timeout: 360_000 }, async (t) => {
     const seed = Number(process.env['DKC_CRASH_SEED'] ?? Date.now() % 100_000);
     const random = prng(seed);
     let totalKills = 0;

@@ -196,7 +196,7 @@ export function apiSuite(storage: StorageBackend): void {
 
     it('delete returns the object and honours preconditions', async () => {
       const cm = await api.create<Obj>(cmPath('default'), { metadata: { name: 'del' }, data: { a: '1' } });
-      await expectStatus(api.delete(`${cmPath('default')}/del`, { body: { preconditions: { uid: 'not-the-uid' } } }), 409, /Precondition failed: UID in precondition: not-the-uid/);
+      await expectStatus(api.delete(`${cmPath('default')}/del`, { body: { preconditions: { uid: 'not-the-uid' } } }), 409, /^Operation cannot be fulfilled on ConfigMap "del": the UID in the precondition \(not-the-uid\) does not match the UID in record \(.+\)\. The object might have been deleted and then recreated$/);
       const deleted = await api.delete<Obj>(`${cmPath('default')}/del`, { body: { preconditions: { uid: cm.metadata.uid } } });
       assert.equal(deleted.metadata.name, 'del');
       assert.equal(deleted.kind, 'ConfigMap');

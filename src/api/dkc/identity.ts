@@ -2,5 +2,15 @@
 // exactly what they use, admission knows it) and the Lease they elect a leader on. Constants only.
 
 export const CONTROLLER_USER = 'system:dkc:controller';
+/**
+ * The garbage collector's own user inside `dkc server` (as kube-controller-manager's generic-garbage-collector with
+ * --use-service-account-credentials): it reads and deletes any object, rights no other controller may hold.
+ */
+export const GARBAGE_COLLECTOR_USER = 'system:dkc:controller:generic-garbage-collector';
+/**
+ * The namespace controller's own user inside `dkc server` (as kube-controller-manager's namespace-controller): it lists
+ * and deletes objects of any kind in a namespace being deleted, rights no other controller may hold.
+ */
+export const NAMESPACE_CONTROLLER_USER = 'system:dkc:controller:namespace-controller';
 export const LEADER_LEASE_NAMESPACE = 'kube-system';
 export const LEADER_LEASE_NAME = 'dkc-controller';

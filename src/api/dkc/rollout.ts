@@ -2,7 +2,7 @@
 // everyone else reads it: the Node annotation that names the rollout holding a node, the finalizer, the event
 // source, and the strategy's numbers. Pure: no I/O.
 
-import type { KubeObject, NodeConfigSource, ObjectReference, Time } from '../types.js';
+import type { KubeObject, NodeConfigSource, ObjectReference, OwnerReference, Time } from '../types.js';
 
 export const GROUP = 'dkc.io';
 export const VERSION = 'v1alpha1';
@@ -193,6 +193,14 @@ export function rolloutReference(r: NodeConfigRollout): ObjectReference {
   if (r.metadata.uid !== undefined) ref.uid = r.metadata.uid;
   if (r.metadata.resourceVersion !== undefined) ref.resourceVersion = r.metadata.resourceVersion;
   return ref;
+}
+
+/**
+ * The owner reference a rollout's rendered ConfigMap carries, as a controller marks what it made: deleting the
+ * rollout has the garbage collector delete the ConfigMap.
+ */
+export function rolloutOwnerReference(r: NodeConfigRollout): OwnerReference {
+  return { apiVersion: API_VERSION, kind: KIND, name: r.metadata.name ?? '', uid: r.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
 }
 
 /**

@@ -9,7 +9,7 @@
 // Timers for soak, heartbeats and deadlines run on the injected clock.
 
 import { deepEqual } from '../../api/equal.js';
-import type { ConfigMap, Lease, Node } from '../../api/types.js';
+import type { ConfigMap, Lease, Node, OwnerReference } from '../../api/types.js';
 import { EventRecorder } from '../../client/events.js';
 import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
@@ -37,6 +37,7 @@ import {
   isDeleting,
   isFinished,
   needsWork,
+  rolloutOwnerReference,
   rolloutReference,
   type NodeConfigRollout,
   type RolloutStatus,
@@ -325,10 +326,12 @@ export class RolloutController {
     const out = renderRollout(rollout.metadata.name ?? '', layersOf(rollout), (ns, n) => layers.get(`${ns}/${n}`), kubelet);
     if ('failure' in out) return out;
     const name = out.configMap.metadata.name ?? '';
+    const owner = rolloutOwnerReference(rollout);
     let cm = await this.configMapNow(RENDERED_NAMESPACE, name);
     if (!cm) {
       try {
-        cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, out.configMap, { signal: this.abort.signal, query: { fieldManager: FIELD_MANAGER } });
+        const owned = { ...out.configMap, metadata: { ...out.configMap.metadata, ownerReferences: [owner] } };
+        cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, owned, { signal: this.abort.signal, query: { fieldManager: FIELD_MANAGER } });
         klog.info(logs.rendered(rollout.metadata.name ?? '', name));
       } catch (err) {
         // Created meanwhile (by a previous leader): the same name is the same content, checked below.
@@ -338,7 +341,21 @@ export class RolloutController {
       }
     }
     if (!deepEqual(cm.data ?? {}, out.configMap.data)) return { failure: { reason: conditionReasons.renderFailed, message: conditionMessages.renderedConflict(`${RENDERED_NAMESPACE}/${name}`) } };
-    return { configMap: cm };
+    return { configMap: await this.adopt(cm, owner) };
+  }
+
+  /**
+   * A rendered ConfigMap found already made (by a rollout of the same name deleted since, or before rendered
+   * ConfigMaps had owners) is taken over: its owner becomes this rollout, so the garbage collector keeps it while
+   * the rollout lives and deletes it after. Pinned to the version read: a concurrent change is a 409, retried.
+   */
+  private async adopt(cm: CachedConfigMap, owner: OwnerReference): Promise<CachedConfigMap> {
+    const refs = cm.metadata.ownerReferences ?? [];
+    if (refs.some((r) => r.uid === owner.uid)) return cm;
+    const kept = refs.filter((r) => !(r.kind === owner.kind && r.name === owner.name && r.apiVersion === owner.apiVersion));
+    const path = `/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps/${encodeURIComponent(cm.metadata.name ?? '')}`;
+    const patch = { metadata: { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion, ownerReferences: [...kept, owner] } };
+    return this.client.patch<CachedConfigMap>(path, 'merge', patch, { signal: this.abort.signal, query: { fieldManager: FIELD_MANAGER } });
   }
 
   /** A ConfigMap from the cache, or from the API when the cache has not seen it (yet): one just created is not missing. */

@@ -12,7 +12,7 @@
 // `kube-system/dkc-controller` is written by the controllers' own Role only, scoped to that name.
 
 import type { KubeObject } from '../../api/types.js';
-import { CONTROLLER_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../../api/dkc/identity.js';
+import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE, NAMESPACE_CONTROLLER_USER } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../resourcedef.js';
 import { withAggregatedRules } from './aggregation.js';
@@ -27,7 +27,7 @@ const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
 export const NODE_CONFIG_OPERATOR = 'dkc:node-config-operator';
 /** The controllers' identity (the CN of the certificate the server issues them) and the name of its roles. */
-export { CONTROLLER_USER };
+export { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER };
 /** Members of this group get the operator's rights through the default bindings. */
 export const NODE_CONFIG_OPERATORS_GROUP = 'dkc:node-config-operators';
 
@@ -173,7 +173,7 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     // that channel's nodes/configsource.
     rule([...READ, 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
   ]),
-  // The rollout, node lifecycle and namespace controllers: exactly what they read and write. Leases only in the namespaces
+  // The rollout and node lifecycle controllers: exactly what they read and write. Leases only in the namespaces
   // they use (the Roles below): the leader election Lease in kube-system, the nodes' Leases in kube-node-lease.
   clusterRole(CONTROLLER_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
@@ -188,12 +188,20 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
-    // The namespace controller: follows namespaces, records Terminating and the deletion conditions, removes its
-    // finalizer through /finalize, and deletes whatever a terminating namespace holds, of any kind, built in or custom.
+  ]),
+  // The namespace controller, its own user as kube-controller-manager's system:controller:namespace-controller:
+  // follows namespaces, records Terminating and the deletion conditions, removes its finalizer through /finalize, and
+  // lists and deletes whatever a terminating namespace holds, of any kind, built in or custom (kube's role, less the
+  // get on every resource, which it does not use). RBAC cannot say "namespaced resources only": no other identity has this.
+  clusterRole(NAMESPACE_CONTROLLER_USER, [
     rule(READ, [''], ['namespaces']),
     rule(['update'], [''], ['namespaces/status', 'namespaces/finalize']),
     rule(['list', 'delete', 'deletecollection'], ['*'], ['*']),
   ]),
+  // The garbage collector, its own user as kube-controller-manager's system:controller:generic-garbage-collector:
+  // it watches every resource, removes owner references and its finalizers, and deletes what has no owner left. It
+  // records OwnerRefInvalidNamespace events, which kube's role grants too.
+  clusterRole(GARBAGE_COLLECTOR_USER, [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events'])]),
 ]);
 
 function controllerRole(namespace: string, rules: PolicyRule[]): KubeObject {
@@ -221,7 +229,10 @@ export const defaultRoles: KubeObject[] = [
   controllerRole(LEADER_LEASE_NAMESPACE, [
     rule(['create'], ['coordination.k8s.io'], ['leases']),
     rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], [LEADER_LEASE_NAME]),
-    rule(['create'], [''], ['configmaps']),
+    // Rendered ConfigMaps: created; patch because the rollout controller takes over a rendered one it finds already
+    // made (by a rollout of that name deleted since) by setting its owner reference to the live rollout, so that the
+    // garbage collector keeps it while the rollout lives.
+    rule(['create', 'patch'], [''], ['configmaps']),
   ]),
   // The node lifecycle controller reads the nodes' Leases; the nodes write them.
   controllerRole('kube-node-lease', [rule(READ, ['coordination.k8s.io'], ['leases'])]),
@@ -254,6 +265,8 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   // The node proxy authenticates to agents as this user; agents ask the server whether it may (kubeadm binds the same).
   clusterBinding('dkc:kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [{ kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER }]),
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
+  clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: GARBAGE_COLLECTOR_USER }]),
+  clusterBinding(NAMESPACE_CONTROLLER_USER, NAMESPACE_CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: NAMESPACE_CONTROLLER_USER }]),
 ];
 
 export const defaultRoleBindings: KubeObject[] = [

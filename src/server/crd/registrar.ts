@@ -196,7 +196,7 @@ export class CrdRegistrar {
     const version = (crd.spec?.versions ?? []).find((v) => v.storage);
     if (!version) return 0;
     const def = customResourceDef(crd, version);
-    const deleted = await this.host.detachedStorage(def).deleteCollection('', buildSelection(def, undefined, undefined, ''), systemWrite());
+    const deleted = await this.host.detachedStorage(def).deleteCollection('', buildSelection(def, undefined, undefined, ''), {}, systemWrite());
     return deleted.length;
   }
 }

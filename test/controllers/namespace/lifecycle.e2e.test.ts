@@ -9,6 +9,10 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NAMESPACE_CONTROLLER_USER } from '../../../src/api/dkc/identity.js';
 import type { KubeObject, Namespace, NamespaceCondition } from '../../../src/api/types.js';
 import { ApiError, RestClient } from '../../../src/client/index.js';
 import { kubectl, type Kubectl } from '../../helpers/kubectl.js';
@@ -16,6 +20,7 @@ import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
 
 let server: RunningServer | undefined;
+let work: string | undefined;
 let admin: RestClient;
 let k: Kubectl | undefined;
 
@@ -60,7 +65,8 @@ async function count(ns: string): Promise<number> {
 
 before(async () => {
   // Only the namespace controller, looking again at terminating namespaces every second (kube's default is 5 minutes).
-  server = await startServer(['--controllers', 'namespace', '--namespace-sync-period', '1s']);
+  work = await mkdtemp(join(tmpdir(), 'dkc-ns-'));
+  server = await startServer(['--controllers', 'namespace', '--namespace-sync-period', '1s', '--audit-log-path', join(work, 'audit.log')]);
   admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 10_000 });
   k = await kubectl('1.32', server.kubeconfig);
   await admin.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd);
@@ -70,7 +76,19 @@ after(async () => {
   admin?.close();
   await k?.cleanup();
   await server?.cleanup();
+  if (work) await rm(work, { recursive: true, force: true });
 });
+
+type AuditEvent = { verb: string; user: { username: string }; objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string } };
+
+/** Who the audit log says wrote in or to namespace `ns`: `[verb resource/subresource, user]`, without repeats. */
+async function writersIn(ns: string): Promise<string[][]> {
+  const lines = (await readFile(join(work!, 'audit.log'), 'utf8')).split('\n').filter((l) => l !== '');
+  const events = lines.map((l) => JSON.parse(l) as AuditEvent);
+  const mine = events.filter((e) => ['update', 'delete', 'deletecollection'].includes(e.verb) && (e.objectRef?.namespace === ns || (e.objectRef?.resource === 'namespaces' && e.objectRef.name === ns)));
+  const rows = mine.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}\t${e.user.username}`);
+  return [...new Set(rows)].sort().map((r) => r.split('\t'));
+}
 
 describe('namespace lifecycle', () => {
   it('a namespace with 100 objects goes Terminating, is emptied, loses its finalizer and goes (kubectl delete, kubectl wait --for=delete)', async () => {
@@ -101,6 +119,14 @@ describe('namespace lifecycle', () => {
     }
     await assert.rejects(admin.get(nsPath('big')), (e: unknown) => e instanceof ApiError && e.code === 404);
     assert.equal(await count('big'), 0, 'every object of every kind went before the namespace');
+    // The controller acted as its own user, never as the other controllers' identity; the delete was kubectl's.
+    const writers = await waitFor('the audit event of /finalize', async () => {
+      const rows = await writersIn('big');
+      return rows.some(([what]) => what === 'update namespaces/finalize') && rows;
+    });
+    const users = new Set(writers.filter(([what]) => what !== 'delete namespaces').map(([, user]) => user));
+    assert.deepEqual([...users], [NAMESPACE_CONTROLLER_USER], JSON.stringify(writers));
+    assert.ok(writers.some(([what, user]) => what === 'deletecollection widgets' && user === NAMESPACE_CONTROLLER_USER), JSON.stringify(writers));
 
     // Terminating before anything else changed; the five conditions written, all False; then the namespace gone.
     const terminating = seen.find((ns) => ns.status?.phase === 'Terminating');

@@ -25,6 +25,8 @@ import {
   defaultRoleBindings,
   defaultRoles,
   CONTROLLER_USER,
+  GARBAGE_COLLECTOR_USER,
+  NAMESPACE_CONTROLLER_USER,
   NODE_CONFIG_OPERATOR,
 } from '../../../src/server/auth/rbacresources.js';
 import { leases, nodes } from '../../../src/server/registry.js';
@@ -247,21 +249,62 @@ describe('RBAC', () => {
     // Rendered layers are created in kube-system only; layers are read anywhere.
     assert.ok(can('get', 'configmaps', { namespace: 'pools' }));
     for (const ns of ['default', 'kube-node-lease']) assert.ok(!can('create', 'configmaps', { namespace: ns }), `configmaps create in ${ns}`);
-    // Rendered layers are created in kube-system only; layers are read anywhere.
-    assert.ok(can('get', 'configmaps', { namespace: 'pools' }));
-    for (const ns of ['default', 'kube-node-lease']) assert.ok(!can('create', 'configmaps', { namespace: ns }), `configmaps create in ${ns}`);
+    // A rendered ConfigMap found already made is taken over by a patch of its owner reference.
+    assert.ok(can('patch', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('patch', 'configmaps', { namespace: 'default', name: 'c' }));
     assert.ok(!can('update', 'configmaps', { namespace: 'kube-system', name: 'c' }));
     assert.ok(!can('get', 'secrets', { namespace: 'kube-system' }));
     assert.ok(!can('get', 'nodes', { name: 'n', subresource: 'proxy' }));
-    // The namespace controller: follows namespaces, writes their status and /finalize, and lists and deletes what a
-    // terminating namespace holds, of any kind (custom ones too), as kube's namespace controller may; it reads no
-    // object by name and changes none otherwise.
+    // The garbage collector's and the namespace controller's rights are their own users': this identity deletes
+    // nothing of anyone's, lists nothing it does not use, and leaves namespaces alone.
+    const rbacGroup = { apiGroup: 'rbac.authorization.k8s.io' };
+    assert.ok(!can('delete', 'configmaps', { namespace: 'kube-system', name: 'c' }));
+    assert.ok(!can('delete', 'secrets', { namespace: 'kube-system', name: 's' }), 'delete a Secret');
+    assert.ok(!can('delete', 'clusterroles', { ...rbacGroup, name: 'cluster-admin' }), 'delete a ClusterRole');
+    assert.ok(!can('delete', 'nodeconfigrollouts', { ...dkc, name: 'r' }), 'delete a rollout');
+    assert.ok(!can('deletecollection', 'configmaps', { namespace: 'default' }), 'deletecollection');
+    assert.ok(!can('list', 'secrets'), 'list Secrets');
+    assert.ok(!can('list', 'widgets', { apiGroup: 'example.com', namespace: 'x' }), 'list a custom resource');
+    for (const verb of ['get', 'list', 'watch']) assert.ok(!can(verb, 'namespaces'), `namespaces ${verb}`);
+    for (const sub of ['status', 'finalize']) assert.ok(!can('update', 'namespaces', { name: 'n', subresource: sub }), `namespaces/${sub}`);
+  });
+
+  it('the namespace controller (its own user) follows namespaces and lists and deletes what they hold, and nothing more', () => {
+    const nsc: UserInfo = { name: NAMESPACE_CONTROLLER_USER, groups: ['system:authenticated'] };
+    const rbac = new RbacAuthorizer(staticRbacSource(defaults));
+    const can = (verb: string, resource: string, extra: Partial<AuthorizationAttributes> = {}) => rbac.authorize(attrs(nsc, verb, resource, extra)).decision === 'allow';
+    // Follows namespaces, writes their status and /finalize, and lists and deletes what a terminating namespace holds,
+    // of any kind (custom ones too), as kube's namespace controller may; it reads no object by name and changes none
+    // otherwise.
     for (const verb of ['get', 'list', 'watch']) assert.ok(can(verb, 'namespaces'), `namespaces ${verb}`);
     for (const sub of ['status', 'finalize']) assert.ok(can('update', 'namespaces', { name: 'n', subresource: sub }), `namespaces/${sub}`);
     assert.ok(!can('update', 'namespaces', { name: 'n' }));
     const widgets = { apiGroup: 'example.com', namespace: 'x' };
     for (const verb of ['list', 'delete', 'deletecollection']) assert.ok(can(verb, 'widgets', widgets), `widgets ${verb}`);
     for (const verb of ['get', 'create', 'update', 'patch']) assert.ok(!can(verb, 'widgets', { ...widgets, name: 'w' }), `widgets ${verb}`);
+    // Not the other controllers' identity: no leader Lease, no node, no rollout.
+    assert.ok(!can('create', 'leases', { apiGroup: 'coordination.k8s.io', namespace: 'kube-system' }));
+    assert.ok(!can('patch', 'nodes', { name: 'n' }));
+    assert.ok(!can('update', 'nodeconfigrollouts', { apiGroup: 'dkc.io', apiVersion: 'v1alpha1', name: 'r' }));
+  });
+
+  it('the garbage collector (its own user) reads, patches and deletes any object, and creates only events', () => {
+    const gc: UserInfo = { name: GARBAGE_COLLECTOR_USER, groups: ['system:authenticated'] };
+    const rbac = new RbacAuthorizer(staticRbacSource(defaults));
+    const can = (verb: string, resource: string, extra: Partial<AuthorizationAttributes> = {}) => rbac.authorize(attrs(gc, verb, resource, extra)).decision === 'allow';
+    const targets: [string, Partial<AuthorizationAttributes>][] = [
+      ['secrets', { namespace: 'kube-system', name: 's' }],
+      ['clusterroles', { apiGroup: 'rbac.authorization.k8s.io', name: 'r' }],
+      ['nodeconfigrollouts', { apiGroup: 'dkc.io', apiVersion: 'v1alpha1', name: 'r' }],
+      ['widgets', { apiGroup: 'example.com', namespace: 'default', name: 'w' }],
+    ];
+    for (const [resource, extra] of targets) {
+      for (const verb of ['get', 'list', 'watch', 'patch', 'update', 'delete']) assert.ok(can(verb, resource, extra), `${resource} ${verb}`);
+      for (const verb of ['create', 'deletecollection', 'escalate', 'bind']) assert.ok(!can(verb, resource, extra), `${resource} ${verb}`);
+    }
+    for (const apiGroup of ['', 'events.k8s.io']) assert.ok(can('create', 'events', { apiGroup, namespace: 'default' }), `events in "${apiGroup}"`);
+    // Not the other controllers' identity: no leader Lease to create.
+    assert.ok(!can('create', 'leases', { apiGroup: 'coordination.k8s.io', namespace: 'kube-system' }));
   });
 
   it('validates RBAC objects and keeps roleRef immutable', () => {
