@@ -73,8 +73,8 @@ export class GarbageCollector implements RunningController {
   private readonly failures = new Map<string, number>();
   private readonly reported = new Set<string>();
   private readonly timers = new Set<TimerHandle>();
-  private resyncTimer: TimerHandle | undefined;
-  private rediscovery: TimerHandle | undefined;
+  private resyncTimer: TimerHandle = undefined;
+  private rediscovery: TimerHandle = undefined;
   private working: Promise<void> | undefined;
   private synced = false;
   private stopped = false;
