@@ -279,15 +279,35 @@ function finishFlags(flags: AgentFlags): AgentFlags {
   return flags;
 }
 
+/** The minor --kubelet-version names, read ahead so the kubelet flags are that kubelet's; 1.22 when absent or bad. */
+function kubeletMinorOf(argv: readonly string[]): number {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    const arg = argv[i]!.replace(/_/g, '-');
+    if (arg.startsWith('--kubelet-version=')) value = arg.slice('--kubelet-version='.length);
+    else if (arg === '--kubelet-version') value = argv[i + 1];
+  }
+  try {
+    return value === undefined ? 22 : Number(parseKubeletVersion(value).split('.')[1]);
+  } catch {
+    return 22; // finishFlags reports it
+  }
+}
+
 export function parseAgentFlags(argv: readonly string[]): AgentFlags {
   const flags = defaultAgentFlags();
   let kubeletParsed: ParsedKubeletFlags;
   try {
-    kubeletParsed = parseKubeletFlags(argv);
+    kubeletParsed = parseKubeletFlags(argv, kubeletMinorOf(argv));
   } catch (err) {
     throw new AgentFlagError(errorMessage(err), { cause: err });
   }
   flags.kubelet = { given: kubeletParsed.given, rest: [] };
+  // A flag the agent has of its own that a later kubelet made a config flag (--register-node from 1.23) sets both.
+  for (const g of kubeletParsed.given) {
+    const own = agentFlags[g.name];
+    if (own) setFlag(flags, g.name, own, g.value);
+  }
   const rest = kubeletParsed.rest;
   for (let i = 0; i < rest.length; ) {
     const { name, spec, value, next } = readFlag(rest, i);

@@ -5,6 +5,7 @@
 import { cloneConfig, type DecodeWarning, flagsOnlyDefaults, load, type LoadOptions, type LoadResult } from './codec.js';
 import { DecodeError, DurationError, FeatureGateError, FlagError, QuantityError } from './errors.js';
 import type { KubeletConfiguration, MemoryReservation } from './types.js';
+import { ADDED_FLAGS, EARLIER_NON_CONFIG_FLAGS, type FlagType, REMOVED_FLAGS } from './flag-history.js';
 import { FeatureGates, validate, type ValidateOptions, type ValidationResult } from './validation.js';
 import { Duration, goQuote, Quantity, setOwn } from './values.js';
 import { errorMessage } from '../util/errors.js';
@@ -15,21 +16,6 @@ import { errorMessage } from '../util/errors.js';
 // and accumulates after). Only flags actually given override anything — kubeletConfigFlagPrecedence
 // re-parses the original command line onto the loaded config — and --feature-gates then gets back every
 // gate of the loaded config it did not name.
-
-type FlagType =
-  | 'bool'
-  | 'int32'
-  | 'int64'
-  | 'string'
-  | 'ip'
-  | 'duration'
-  | 'stringSlice'
-  | 'mapStringString'
-  | 'mapStringStringNoSplit'
-  | 'langleMap'
-  | 'colonMultimap'
-  | 'mapStringBool'
-  | 'reservedMemory';
 
 export interface KubeletFlagSpec {
   /** Flag name without dashes, e.g. `event-qps`. */
@@ -143,6 +129,46 @@ const TABLE: ReadonlyArray<readonly [string, string, FlagType]> = [
 export const KUBELET_FLAGS: ReadonlyMap<string, KubeletFlagSpec> = new Map(
   TABLE.map(([name, field, type]) => [name, { name, field, type }] as const),
 );
+
+/** The minor whose flags apply when none is named: the library's own, 1.22. */
+const BASE_MINOR = 22;
+
+interface FlagLife {
+  readonly spec: KubeletFlagSpec;
+  readonly since: number;
+  readonly last: number;
+}
+
+/** Every config flag of any minor, with the minors that register it (flag-history.ts). */
+const FLAG_LIVES: ReadonlyMap<string, FlagLife> = (() => {
+  const removed = new Map(REMOVED_FLAGS.map(([name, last]) => [name, last] as const));
+  const out = new Map<string, FlagLife>();
+  for (const spec of KUBELET_FLAGS.values()) out.set(spec.name, { spec, since: BASE_MINOR, last: removed.get(spec.name) ?? Infinity });
+  for (const [name, field, type, since] of ADDED_FLAGS) out.set(name, { spec: { name, field, type }, since, last: Infinity });
+  return out;
+})();
+
+/** What kubelet 1.`minor` makes of a flag name that is a config flag of some minor. */
+export type FlagStanding = 'config' | 'unknown' | 'other';
+
+/**
+ * `config`: that kubelet's config flag; `unknown`: a config flag of other minors only, which that kubelet refuses;
+ * `other`: no config flag of any minor, or one that kubelet registers outside its config (left to the caller).
+ */
+export function kubeletFlagStanding(name: string, minor: number = BASE_MINOR): FlagStanding {
+  const life = FLAG_LIVES.get(name);
+  if (!life) return 'other';
+  if (minor >= life.since && minor <= life.last) return 'config';
+  const nonConfigUntil = EARLIER_NON_CONFIG_FLAGS.get(name);
+  return nonConfigUntil !== undefined && minor <= nonConfigUntil ? 'other' : 'unknown';
+}
+
+/** The config flags kubelet 1.`minor` registers, keyed by name. */
+export function kubeletFlagsOf(minor: number = BASE_MINOR): ReadonlyMap<string, KubeletFlagSpec> {
+  const out = new Map<string, KubeletFlagSpec>();
+  for (const [name, life] of FLAG_LIVES) if (minor >= life.since && minor <= life.last) out.set(name, life.spec);
+  return out;
+}
 
 export interface GivenFlag {
   readonly name: string;
@@ -448,7 +474,7 @@ function applyAll(config: KubeletConfiguration, given: readonly GivenFlag[]): Ku
   const original = config.featureGates;
   const st: SetState = { initialized: new Set(), detached: new Set() };
   for (const g of given) {
-    const spec = KUBELET_FLAGS.get(g.name)!;
+    const spec = FLAG_LIVES.get(g.name)!.spec;
     try {
       setFlag(out, spec, g.value, st);
     } catch (e) {
@@ -465,10 +491,11 @@ function applyAll(config: KubeletConfiguration, given: readonly GivenFlag[]): Ku
 
 /**
  * Parses a kubelet command line with pflag's rules (`--name=value`, `--name value`, bare `--bool-flag`,
- * `_` normalised to `-`, `--` ends flags). Config flags are collected; anything else is left in `rest`.
- * Throws FlagError with pflag's message when a config flag's value is invalid or missing.
+ * `_` normalised to `-`, `--` ends flags), as kubelet 1.`minor` (default 1.22). Its config flags are collected;
+ * anything else is left in `rest`. Throws FlagError with pflag's message when a config flag's value is invalid or
+ * missing, or when the flag is a config flag of other minors that this kubelet does not register.
  */
-export function parseKubeletFlags(argv: readonly string[]): ParsedKubeletFlags {
+export function parseKubeletFlags(argv: readonly string[], minor: number = BASE_MINOR): ParsedKubeletFlags {
   const given: GivenFlag[] = [];
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -484,7 +511,9 @@ export function parseKubeletFlags(argv: readonly string[]): ParsedKubeletFlags {
     const eq = arg.indexOf('=');
     const rawName = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
     const name = rawName.replace(/_/g, '-');
-    const spec = KUBELET_FLAGS.get(name);
+    const standing = kubeletFlagStanding(name, minor);
+    if (standing === 'unknown') throw new FlagError(`--${rawName}`, `unknown flag: --${rawName}`);
+    const spec = standing === 'config' ? FLAG_LIVES.get(name)?.spec : undefined;
     if (!spec) {
       rest.push(arg);
       continue;
@@ -527,6 +556,8 @@ export interface ConfigSource {
 
 /** How a kubelet minor loads, validates and gates a config; 1.22's own functions when not given. */
 export interface KubeletBehaviour {
+  /** The minor (`22` for 1.22): whose flags a command line is parsed with. */
+  readonly minor: number;
   load(bytes: Uint8Array | string, options: LoadOptions): LoadResult;
   validate(config: KubeletConfiguration, options: ValidateOptions): ValidationResult;
   gates(): FeatureGates;
@@ -534,6 +565,7 @@ export interface KubeletBehaviour {
 }
 
 const BASE_BEHAVIOUR: KubeletBehaviour = {
+  minor: BASE_MINOR,
   load,
   validate,
   gates: () => FeatureGates.defaults(),
@@ -605,15 +637,15 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigRes
     return r.gates;
   };
 
+  const kubelet = input.kubelet ?? BASE_BEHAVIOUR;
   let flags: ParsedKubeletFlags;
   try {
-    flags = Array.isArray(input.flags) ? parseKubeletFlags(input.flags) : (input.flags as ParsedKubeletFlags);
+    flags = Array.isArray(input.flags) ? parseKubeletFlags(input.flags, kubelet.minor) : (input.flags as ParsedKubeletFlags);
   } catch (e) {
     if (e instanceof FlagError) return fail('flags', 'flags', [e.message]);
     throw e;
   }
 
-  const kubelet = input.kubelet ?? BASE_BEHAVIOUR;
   // 1. The flags-only baseline, and the gates it sets before any file is read.
   const baseline = applyKubeletFlags(kubelet.flagsOnlyDefaults(), flags);
   let gates: FeatureGates;

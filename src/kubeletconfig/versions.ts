@@ -347,6 +347,7 @@ export class KubeletVersion {
   /** What flags.ts's effectiveConfig needs to act as this minor. */
   behaviour(): KubeletBehaviour {
     return {
+      minor: this.minor,
       load: (bytes, opts) => this.load(bytes, opts),
       validate: (config, opts) => this.validate(config, opts),
       gates: () => this.featureGates(),
