@@ -24,7 +24,25 @@ const LAYERS = {
   fleet: ['agent', 'api', 'client', 'pki', 'supervisor', 'util', 'gotext'],
   nodedaemon: ['agent', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'util', 'gotext'],
   up: ['agent', 'server', 'api', 'client', 'kubeletconfig', 'pki', 'storage', 'supervisor', 'util', 'gotext'],
-  cli: ['agent', 'controllers', 'fleet', 'nodedaemon', 'server', 'ui', 'up', 'workflow', 'api', 'client', 'kubeletconfig', 'nodepolicy', 'pki', 'storage', 'supervisor', 'util', 'gotext'],
+  cli: [
+    'agent',
+    'controllers',
+    'fleet',
+    'nodedaemon',
+    'server',
+    'ui',
+    'up',
+    'workflow',
+    'api',
+    'client',
+    'kubeletconfig',
+    'nodepolicy',
+    'pki',
+    'storage',
+    'supervisor',
+    'util',
+    'gotext',
+  ],
 };
 // Exceptions, each with its reason.
 const EXCEPTIONS = [
@@ -51,7 +69,10 @@ function layerRules(folder, allowed) {
 }
 
 const layers = [
-  ...Object.entries(LAYERS).map(([folder, allowed]) => ({ files: [`src/${folder}/**/*.ts`], rules: layerRules(folder, allowed) })),
+  ...Object.entries(LAYERS).map(([folder, allowed]) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: layerRules(folder, allowed),
+  })),
   ...EXCEPTIONS.map(({ files, folder, also }) => ({ files, rules: layerRules(folder, [...LAYERS[folder], ...also]) })),
 ];
 
@@ -78,7 +99,13 @@ export default tseslint.config(
       // an interface imposes, a field left out of a rest copy, a value iterated for its count).
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
       ],
       // A let that closures read before its one assignment stays a let: as a const, an early call would throw.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
@@ -87,7 +114,11 @@ export default tseslint.config(
       // node:test's test/describe/it return promises the runner itself awaits and reports.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after'] },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',

@@ -20,7 +20,13 @@ export function rolloutChartSpec(s: RolloutSeries): Record<string, unknown> {
     ...s.serverCpu.map(([t, c]) => ({ t, value: c, series: 'server CPU (% of one core)' })),
   ];
   const x = { field: 't', type: 'quantitative', title: 'seconds since the rollout was created' };
-  const color = { field: 'series', type: 'nominal', title: null, scale: { range: ['#1f77b4', '#d62728'] }, legend: { orient: 'bottom', labelLimit: 0 } };
+  const color = {
+    field: 'series',
+    type: 'nominal',
+    title: null,
+    scale: { range: ['#1f77b4', '#d62728'] },
+    legend: { orient: 'bottom', labelLimit: 0 },
+  };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: s.title,
@@ -66,7 +72,11 @@ export async function renderSvg(spec: Record<string, unknown>): Promise<string> 
 /** An SVG drawn at its own size by headless chromium, as PNG bytes. */
 export async function svgToPng(svg: string, chromium = '/usr/bin/chromium'): Promise<Uint8Array> {
   const puppeteer = (await import('puppeteer-core')).default;
-  const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   try {
     const page = await browser.newPage();
     await page.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);

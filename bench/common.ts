@@ -10,7 +10,12 @@ export function pct(values: number[], p: number): number {
 export const ms = (n: number): string => `${n.toFixed(1)} ms`;
 
 /** `n` ConfigMaps created then updated through the API by `concurrency` clients; returns writes per second. */
-export async function serverWriteRate(kubeconfig: string, n: number, concurrency: number, prefix = 'bench'): Promise<number> {
+export async function serverWriteRate(
+  kubeconfig: string,
+  n: number,
+  concurrency: number,
+  prefix = 'bench',
+): Promise<number> {
   const clients = await Promise.all(Array.from({ length: concurrency }, () => RestClient.fromKubeconfig(kubeconfig)));
   const path = '/api/v1/namespaces/default/configmaps';
   let next = 0;
@@ -22,7 +27,10 @@ export async function serverWriteRate(kubeconfig: string, n: number, concurrency
           const i = next++;
           if (i >= n) return;
           await c.create(path, { metadata: { name: `${prefix}-${i}` }, data: { k: 'v'.repeat(64) } });
-          await c.update(`${path}/${prefix}-${i}`, { metadata: { name: `${prefix}-${i}` }, data: { k: 'w'.repeat(64) } });
+          await c.update(`${path}/${prefix}-${i}`, {
+            metadata: { name: `${prefix}-${i}` },
+            data: { k: 'w'.repeat(64) },
+          });
         }
       }),
     );

@@ -16,10 +16,11 @@ const quick = process.argv.includes('--quick');
 const CONCURRENCY = 16;
 const serverWriteRate = (kubeconfig: string, n: number, run: string) => writeRate(kubeconfig, n, CONCURRENCY, run);
 
-
 async function rawPutRate(endpoints: string[], n: number): Promise<number> {
   const client = new Etcd3({ hosts: endpoints });
-  const value = Buffer.from(JSON.stringify({ metadata: { name: 'x', namespace: 'default' }, data: { k: 'v'.repeat(64) } }));
+  const value = Buffer.from(
+    JSON.stringify({ metadata: { name: 'x', namespace: 'default' }, data: { k: 'v'.repeat(64) } }),
+  );
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -37,15 +38,23 @@ async function rawPutRate(endpoints: string[], n: number): Promise<number> {
   return (2 * n) / secs;
 }
 
-
-async function crossReplicaLatency(writerKubeconfig: string, watcherKubeconfig: string, watchers: number, changes: number): Promise<number[]> {
+async function crossReplicaLatency(
+  writerKubeconfig: string,
+  watcherKubeconfig: string,
+  watchers: number,
+  changes: number,
+): Promise<number[]> {
   const path = '/api/v1/namespaces/default/configmaps';
   const writer = await RestClient.fromKubeconfig(writerKubeconfig);
   await writer.create(path, { metadata: { name: 'latency' }, data: { n: '0' } });
   const sentAt = new Map<string, number>();
   const samples: number[] = [];
   const client = await RestClient.fromKubeconfig(watcherKubeconfig);
-  const streams = await Promise.all(Array.from({ length: watchers }, () => client.watch<{ data?: Record<string, string> }>(path, { fieldSelector: 'metadata.name=latency' })));
+  const streams = await Promise.all(
+    Array.from({ length: watchers }, () =>
+      client.watch<{ data?: Record<string, string> }>(path, { fieldSelector: 'metadata.name=latency' }),
+    ),
+  );
   let seen = 0;
   let done: () => void = () => undefined;
   const allSeen = new Promise<void>((r) => (done = r));

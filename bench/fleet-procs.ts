@@ -26,10 +26,15 @@ interface Worker {
 }
 
 function startWorker(args: WorkerArgs): Worker {
-  const child = fork(WORKER, [JSON.stringify(args)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, UV_THREADPOOL_SIZE: process.env['UV_THREADPOOL_SIZE'] ?? '16' } });
+  const child = fork(WORKER, [JSON.stringify(args)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, UV_THREADPOOL_SIZE: process.env['UV_THREADPOOL_SIZE'] ?? '16' },
+  });
   const waiting = new Map<string, ((m: WorkerMessage) => void)[]>();
   const unclaimed = new Map<string, WorkerMessage[]>();
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`fleet process ${child.pid} exited (${code})`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`fleet process ${child.pid} exited (${code})`))),
+  );
   exited.catch(() => undefined);
   child.on('message', (m: WorkerMessage) => {
     if (m.type === 'failed') process.stderr.write(`fleet process ${child.pid} failed: ${m.error}\n`);
@@ -43,32 +48,50 @@ function startWorker(args: WorkerArgs): Worker {
     next: (type) => {
       const early = unclaimed.get(type)?.shift();
       if (early) return Promise.resolve(early);
-      return Promise.race([new Promise<WorkerMessage>((resolve) => waiting.set(type, [...(waiting.get(type) ?? []), resolve])), exited]);
+      return Promise.race([
+        new Promise<WorkerMessage>((resolve) => waiting.set(type, [...(waiting.get(type) ?? []), resolve])),
+        exited,
+      ]);
     },
   };
 }
 
-export async function forkFleet(options: Omit<FleetOptions, 'onEvent'>, processes: number, logBase: string, readyTimeoutMs: number): Promise<ForkedFleet> {
+export async function forkFleet(
+  options: Omit<FleetOptions, 'onEvent'>,
+  processes: number,
+  logBase: string,
+  readyTimeoutMs: number,
+): Promise<ForkedFleet> {
   const per = Math.ceil(options.nodes / processes);
   const workers: Worker[] = [];
   for (let i = 0, first = 1; first <= options.nodes; i++, first += per) {
     const nodes = Math.min(per, options.nodes - first + 1);
     const dataDir = join(options.dataDir, `p${i}`);
-    workers.push(startWorker({ options: { ...options, nodes, firstIndex: first, dataDir }, logFile: `${logBase}-${i}.log`, readyTimeoutMs }));
+    workers.push(
+      startWorker({
+        options: { ...options, nodes, firstIndex: first, dataDir },
+        logFile: `${logBase}-${i}.log`,
+        readyTimeoutMs,
+      }),
+    );
   }
   const started = await Promise.all(workers.map((w) => w.next('started')));
   const dataDir = (started[0] as Extract<WorkerMessage, { type: 'started' }>).dataDir;
-  const ready = Promise.all(workers.map((w) => w.next('ready'))).then((all) => all.every((m) => m.type === 'ready' && m.ok));
+  const ready = Promise.all(workers.map((w) => w.next('ready'))).then((all) =>
+    all.every((m) => m.type === 'ready' && m.ok),
+  );
   return {
     dataDir,
     pids: workers.map((w) => w.child.pid!),
     ready,
     async stats(reset) {
-      const all = await Promise.all(workers.map(async (w) => {
-        const reply = w.next('stats');
-        w.child.send({ type: 'stats', reset } satisfies WorkerRequest);
-        return ((await reply) as Extract<WorkerMessage, { type: 'stats' }>).stats;
-      }));
+      const all = await Promise.all(
+        workers.map(async (w) => {
+          const reply = w.next('stats');
+          w.child.send({ type: 'stats', reset } satisfies WorkerRequest);
+          return ((await reply) as Extract<WorkerMessage, { type: 'stats' }>).stats;
+        }),
+      );
       const rss = all.reduce((a, s) => a + s.rssBytes, 0);
       const perNodeTotal = all.reduce((a, s, i) => a + s.rssPerNodeBytes * workers[i]!.nodes, 0);
       return {
@@ -81,14 +104,16 @@ export async function forkFleet(options: Omit<FleetOptions, 'onEvent'>, processe
       };
     },
     async stop() {
-      await Promise.all(workers.map(async (w) => {
-        if (w.child.exitCode !== null || !w.child.connected) return;
-        const done = w.next('stopped').catch(() => undefined);
-        w.child.send({ type: 'stop' } satisfies WorkerRequest);
-        const timer = setTimeout(() => w.child.kill('SIGKILL'), 60_000);
-        await done;
-        clearTimeout(timer);
-      }));
+      await Promise.all(
+        workers.map(async (w) => {
+          if (w.child.exitCode !== null || !w.child.connected) return;
+          const done = w.next('stopped').catch(() => undefined);
+          w.child.send({ type: 'stop' } satisfies WorkerRequest);
+          const timer = setTimeout(() => w.child.kill('SIGKILL'), 60_000);
+          await done;
+          clearTimeout(timer);
+        }),
+      );
     },
   };
 }

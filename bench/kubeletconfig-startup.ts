@@ -85,10 +85,10 @@ volumeStatsAggPeriod: 0s
 `;
 
 /** A YAML anchor forces the fallback to the full YAML parser; measured to show what that path costs. */
-const WITH_ANCHOR = REALISTIC.replace('kubeReserved:\n  cpu: 100m\n  memory: 256Mi\n', 'kubeReserved: &r\n  cpu: 100m\n  memory: 256Mi\n').replace(
-  'systemReserved:\n  cpu: 100m\n  memory: 512Mi\n',
-  'systemReserved: *r\n',
-);
+const WITH_ANCHOR = REALISTIC.replace(
+  'kubeReserved:\n  cpu: 100m\n  memory: 256Mi\n',
+  'kubeReserved: &r\n  cpu: 100m\n  memory: 256Mi\n',
+).replace('systemReserved:\n  cpu: 100m\n  memory: 512Mi\n', 'systemReserved: *r\n');
 
 interface Sample {
   /** performance.now() from before the import to after the checks. */
@@ -163,7 +163,8 @@ writeFileSync(join(scratch, 'empty.js'), 'export default 0;\n');
 const BASELINE = emptyImport('data:text/javascript,export default 0');
 const BASELINE_FILE = emptyImport(pathToFileURL(join(scratch, 'empty.js')).href);
 // The loader and its script without the code cache: V8 compiles the script as it would any other.
-for (const f of readdirSync(libraryDir)) if (f === 'index.js' || /^bundle-[0-9a-f]+\.js$/.test(f)) copyFileSync(join(libraryDir, f), join(scratch, f));
+for (const f of readdirSync(libraryDir))
+  if (f === 'index.js' || /^bundle-[0-9a-f]+\.js$/.test(f)) copyFileSync(join(libraryDir, f), join(scratch, f));
 const uncached = pathToFileURL(join(scratch, 'index.js')).href;
 
 function stats(xs: number[]): { median: number; p90: number } {
@@ -203,23 +204,39 @@ interface Stat {
 const line = (label: string, xs: Sample[]): Stat => {
   const w = stats(xs.map((x) => x.wall));
   const c = stats(xs.map((x) => x.cpu));
-  console.log(`  ${label.padEnd(44)} wall median ${fmt(w.median)} p90 ${fmt(w.p90)} | cpu median ${fmt(c.median)} p90 ${fmt(c.p90)}`);
+  console.log(
+    `  ${label.padEnd(44)} wall median ${fmt(w.median)} p90 ${fmt(w.p90)} | cpu median ${fmt(c.median)} p90 ${fmt(c.p90)}`,
+  );
   return { w, c };
 };
 console.log(
   `kubeletconfig start-up, ${runs} fresh processes each (import → load → validate → validateStartup); ` +
     `1-min load average ${load0.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`,
 );
-const [l, la, nc, sep, sepa, b, v22, v31, v36, bf] = variants.map((v) => line(v.label, v.samples)) as [Stat, Stat, Stat, Stat, Stat, Stat, Stat, Stat, Stat, Stat];
+const [l, la, nc, sep, sepa, b, v22, v31, v36, bf] = variants.map((v) => line(v.label, v.samples)) as [
+  Stat,
+  Stat,
+  Stat,
+  Stat,
+  Stat,
+  Stat,
+  Stat,
+  Stat,
+  Stat,
+  Stat,
+];
 const how = (xs: Sample[]) => [...new Set(xs.map((x) => x.cache))].join('/');
 console.log(
   `  code cache (library/yaml): ${how(lib)} (library), ${how(anchor)} (anchor), ${how(noCache)} (without), ${how(separate)} (separate modules)`,
 );
-const ratio = (x: Stat, y: Stat) => `wall ${(x.w.median / y.w.median).toFixed(2)}x, cpu ${(x.c.median / y.c.median).toFixed(2)}x`;
+const ratio = (x: Stat, y: Stat) =>
+  `wall ${(x.w.median / y.w.median).toFixed(2)}x, cpu ${(x.c.median / y.c.median).toFixed(2)}x`;
 console.log(`  library vs without code cache: ${ratio(l, nc)}; vs separate modules: ${ratio(l, sep)}`);
 console.log(`  YAML with an anchor, library vs separate modules: ${ratio(la, sepa)}`);
 console.log(`  ratio vs in-memory import: ${ratio(l, b)}; vs empty file import: ${ratio(l, bf)}`);
-console.log(`  library minus empty file import (median): wall ${fmt(l.w.median - bf.w.median)}, cpu ${fmt(l.c.median - bf.c.median)}`);
+console.log(
+  `  library minus empty file import (median): wall ${fmt(l.w.median - bf.w.median)}, cpu ${fmt(l.c.median - bf.c.median)}`,
+);
 console.log(
   `  kubelet versions vs 1.22 (same run): 1.31 ${ratio(v31, v22)}, 1.36 ${ratio(v36, v22)}; ` +
     `wall medians 1.22 ${fmt(v22.w.median)}, 1.31 ${fmt(v31.w.median)}, 1.36 ${fmt(v36.w.median)}; ` +

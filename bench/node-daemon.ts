@@ -20,7 +20,8 @@ import { RestClient } from '../src/client/index.js';
 import { startCluster } from '../src/up/cluster.js';
 import { pct } from './common.js';
 
-const argValue = (name: string): string | undefined => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const argValue = (name: string): string | undefined =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
 function intArg(name: string, d: number): number {
   const v = argValue(name);
   const n = v === undefined ? d : Number(v);
@@ -74,20 +75,38 @@ try {
     60_000 + NODES * 10_000,
   );
   process.stdout.write(`${NODES} nodes Ready in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-  for (const [name, qps] of [['a', 11], ['b', 12], ['c', 13]] as const) {
-    await admin.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${HEADER}eventRecordQPS: ${qps}\n` } });
+  for (const [name, qps] of [
+    ['a', 11],
+    ['b', 12],
+    ['c', 13],
+  ] as const) {
+    await admin.create('/api/v1/namespaces/kube-system/configmaps', {
+      metadata: { name, namespace: 'kube-system' },
+      data: { kubelet: `${HEADER}eventRecordQPS: ${qps}\n` },
+    });
   }
-  const configz = async (node: string) => (await admin.get<{ kubeletconfig: { eventRecordQPS?: number } }>(`/api/v1/nodes/${node}/proxy/configz`)).kubeletconfig.eventRecordQPS;
+  const configz = async (node: string) =>
+    (await admin.get<{ kubeletconfig: { eventRecordQPS?: number } }>(`/api/v1/nodes/${node}/proxy/configz`))
+      .kubeletconfig.eventRecordQPS;
   const times: number[] = [];
   for (let i = 0; i < CHANGES; i++) {
     const [name, qps] = i % 2 === 0 ? (['a', 11] as const) : (['b', 12] as const);
     const before = cluster.supervisor.pidOf('node-1');
     const t = performance.now();
-    await admin.patch(`${NODE_CONFIGS_PATH}/node-1`, 'merge', { spec: { configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } } });
-    await until(`change ${i}`, async () => (cluster.supervisor.pidOf('node-1') !== before && (await configz('node-1')) === qps ? true : undefined), 60_000);
+    await admin.patch(`${NODE_CONFIGS_PATH}/node-1`, 'merge', {
+      spec: { configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } },
+    });
+    await until(
+      `change ${i}`,
+      async () =>
+        cluster.supervisor.pidOf('node-1') !== before && (await configz('node-1')) === qps ? true : undefined,
+      60_000,
+    );
     times.push(performance.now() - t);
   }
-  process.stdout.write(`assignment → kubelet restarted with the new config (${CHANGES} changes, 1 node of ${NODES}): p50 ${pct(times, 50).toFixed(0)} ms, p99 ${pct(times, 99).toFixed(0)} ms\n`);
+  process.stdout.write(
+    `assignment → kubelet restarted with the new config (${CHANGES} changes, 1 node of ${NODES}): p50 ${pct(times, 50).toFixed(0)} ms, p99 ${pct(times, 99).toFixed(0)} ms\n`,
+  );
 
   const r0 = performance.now();
   await admin.create(ROLLOUTS_PATH, {
@@ -105,13 +124,16 @@ try {
     async () => {
       const ro = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/c`);
       const phase = ro.status?.phase;
-      if (phase === 'Reverted' || phase === 'Halted') throw new Stop(`rollout c ${phase}: ${JSON.stringify(ro.status?.failures ?? [])}`);
+      if (phase === 'Reverted' || phase === 'Halted')
+        throw new Stop(`rollout c ${phase}: ${JSON.stringify(ro.status?.failures ?? [])}`);
       return phase === 'Succeeded' ? ro : undefined;
     },
     120_000 + NODES * 15_000,
   );
   const seconds = ((performance.now() - r0) / 1000).toFixed(1);
-  process.stdout.write(`rollout over ${NODES} nodes (canary 1, max-unavailable ${MAX_UNAVAILABLE}, soak 0): ${seconds} s, ${r.status?.succeededNodes ?? 0} succeeded\n`);
+  process.stdout.write(
+    `rollout over ${NODES} nodes (canary 1, max-unavailable ${MAX_UNAVAILABLE}, soak 0): ${seconds} s, ${r.status?.succeededNodes ?? 0} succeeded\n`,
+  );
 } finally {
   admin.close();
   await cluster.stop(5_000);

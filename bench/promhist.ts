@@ -28,7 +28,11 @@ export function parseBuckets(text: string, name: string, by: string): Buckets {
 }
 
 /** Requests observed between the two scrapes and the q-quantile in seconds, per label value (only values with requests). */
-export function quantilesBetween(before: Buckets, after: Buckets, q: number): Map<string, { count: number; quantile: number }> {
+export function quantilesBetween(
+  before: Buckets,
+  after: Buckets,
+  q: number,
+): Map<string, { count: number; quantile: number }> {
   const result = new Map<string, { count: number; quantile: number }>();
   for (const [key, series] of after) {
     const prev = before.get(key);

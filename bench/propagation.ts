@@ -19,13 +19,20 @@ const CHANGES = changesArg > 0 ? Number(process.argv[changesArg + 1]) : 50;
 /** Extra agent flags after `--`, e.g. `-- --kube-api-qps=50`. */
 const extraAgentArgs = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 
-
 /** klog `I1121 22:39:40.743000   29935 file.ts:1] msg` → epoch ms (local time, current year). */
 function klogTime(line: string): number | undefined {
   const m = /^[IWE](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{6})/.exec(line);
   if (!m) return undefined;
   const now = new Date();
-  return new Date(now.getFullYear(), Number(m[1]) - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]) / 1000).getTime();
+  return new Date(
+    now.getFullYear(),
+    Number(m[1]) - 1,
+    Number(m[2]),
+    Number(m[3]),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6]) / 1000,
+  ).getTime();
 }
 
 function bareNodeStartMs(runs: number): number {
@@ -51,7 +58,13 @@ interface Phases {
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'dkc-bench-prop-'));
   // Fifty changes in a row are far more clean exits than the supervisor allows by default before spacing them out.
-  const cluster = await startCluster({ dataDir: work, nodes: 1, port: 0, agentArgs: ['--v=2', ...extraAgentArgs], backoff: { cleanExitBurst: 1_000 } });
+  const cluster = await startCluster({
+    dataDir: work,
+    nodes: 1,
+    port: 0,
+    agentArgs: ['--v=2', ...extraAgentArgs],
+    backoff: { cleanExitBurst: 1_000 },
+  });
   const starts: { pid: number; at: number }[] = [];
   const exits: { pid: number; at: number }[] = [];
   cluster.supervisor.on('start', (e: { name: string; pid: number }) => {
@@ -67,30 +80,41 @@ async function main(): Promise<void> {
   const restartToServing: number[] = [];
   try {
     for (let i = 0; i < 200; i++) {
-      const n = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>('/api/v1/nodes/node-1').catch(() => undefined);
+      const n = await client
+        .get<{ status?: { conditions?: { type: string; status: string }[] } }>('/api/v1/nodes/node-1')
+        .catch(() => undefined);
       if (n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const local = await readFile(node.config, 'utf8');
     for (let i = 0; i < CHANGES; i++) {
       const name = `prop-${i}`;
-      const cm = await client.create<{ metadata: { uid: string; resourceVersion: string } }>('/api/v1/namespaces/kube-system/configmaps', {
-        metadata: { name },
-        data: { kubelet: `${local}eventRecordQPS: ${i + 1}\n` },
+      const cm = await client.create<{ metadata: { uid: string; resourceVersion: string } }>(
+        '/api/v1/namespaces/kube-system/configmaps',
+        {
+          metadata: { name },
+          data: { kubelet: `${local}eventRecordQPS: ${i + 1}\n` },
+        },
+      );
+      const listed = await client.list<{ metadata: { resourceVersion: string } }>('/api/v1/nodes', {
+        fieldSelector: 'metadata.name=node-1',
       });
-      const listed = await client.list<{ metadata: { resourceVersion: string } }>('/api/v1/nodes', { fieldSelector: 'metadata.name=node-1' });
-      const watch = await client.watch<{ status?: { config?: { active?: { configMap?: { uid?: string; resourceVersion?: string } } } } }>('/api/v1/nodes', {
+      const watch = await client.watch<{
+        status?: { config?: { active?: { configMap?: { uid?: string; resourceVersion?: string } } } };
+      }>('/api/v1/nodes', {
         fieldSelector: 'metadata.name=node-1',
         resourceVersion: listed.metadata.resourceVersion,
       });
       const startsBefore = starts.length;
       const exitsBefore = exits.length;
-      await client.patch('/api/v1/nodes/node-1', 'merge', { spec: { configSource: { configMap: { name, namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } } });
+      await client.patch('/api/v1/nodes/node-1', 'merge', {
+        spec: { configSource: { configMap: { name, namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } },
+      });
       const t0 = Date.now();
       let tStatus = 0;
       const timeout = setTimeout(() => watch.close(), 20_000);
       for await (const ev of watch) {
-        const a = ev.type === 'MODIFIED' ? (ev.object).status?.config?.active?.configMap : undefined;
+        const a = ev.type === 'MODIFIED' ? ev.object.status?.config?.active?.configMap : undefined;
         if (a?.uid === cm.metadata.uid && a.resourceVersion === cm.metadata.resourceVersion) {
           tStatus = Date.now();
           break;
@@ -127,10 +151,26 @@ async function main(): Promise<void> {
     }
     const bare = bareNodeStartMs(10);
     const pid = cluster.supervisor.pidOf('node-1');
-    const rss = pid ? Number((await readFile(`/proc/${pid}/status`, 'utf8')).match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024 : NaN;
-    const line = (k: keyof Phases) => `${k.padEnd(13)} p50 ${pct(results.map((r) => r[k]), 50).toFixed(0).padStart(5)} ms   p99 ${pct(results.map((r) => r[k]), 99).toFixed(0).padStart(5)} ms`;
-    console.log(`config propagation over ${results.length} changes (PATCH acknowledged → status.config.active is the new config):`);
-    for (const k of ['total', 'detect', 'checkpoint', 'exit', 'processStart', 'serving', 'status'] as (keyof Phases)[]) console.log(`  ${line(k)}`);
+    const rss = pid
+      ? Number((await readFile(`/proc/${pid}/status`, 'utf8')).match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024
+      : NaN;
+    const line = (k: keyof Phases) =>
+      `${k.padEnd(13)} p50 ${pct(
+        results.map((r) => r[k]),
+        50,
+      )
+        .toFixed(0)
+        .padStart(5)} ms   p99 ${pct(
+        results.map((r) => r[k]),
+        99,
+      )
+        .toFixed(0)
+        .padStart(5)} ms`;
+    console.log(
+      `config propagation over ${results.length} changes (PATCH acknowledged → status.config.active is the new config):`,
+    );
+    for (const k of ['total', 'detect', 'checkpoint', 'exit', 'processStart', 'serving', 'status'] as (keyof Phases)[])
+      console.log(`  ${line(k)}`);
     const r2s = pct(restartToServing, 50);
     console.log(
       `agent restart (old process exited) → serving: p50 ${r2s.toFixed(0)} ms p99 ${pct(restartToServing, 99).toFixed(0)} ms vs bare \`node -e 0\` ${bare.toFixed(0)} ms in this run → ratio ${(r2s / bare).toFixed(2)} (target ≤ 1.5)`,

@@ -41,12 +41,18 @@ async function main(): Promise<void> {
     const local = await readFile(cluster.nodes[0]!.config, 'utf8');
     const cmPath = '/api/v1/namespaces/kube-system/configmaps';
     const createConfig = async (name: string, qps: number): Promise<void> => {
-      await client.create(cmPath, { metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${local.trimEnd()}\neventRecordQPS: ${qps}\n` } });
+      await client.create(cmPath, {
+        metadata: { name, namespace: 'kube-system' },
+        data: { kubelet: `${local.trimEnd()}\neventRecordQPS: ${qps}\n` },
+      });
     };
     await until(
       async () => {
         const list = await client.list<{ items: Node[] }>('/api/v1/nodes');
-        return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === NODES ? true : undefined;
+        return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+          .length === NODES
+          ? true
+          : undefined;
       },
       120_000,
       `${NODES} nodes Ready`,
@@ -56,9 +62,18 @@ async function main(): Promise<void> {
     for (let i = 0; i < PROPAGATION_SAMPLES; i++) {
       const name = `prop-${i}`;
       await createConfig(name, 10 + i);
-      await client.patch('/api/v1/nodes/node-1', 'merge', { spec: { configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } } });
+      await client.patch('/api/v1/nodes/node-1', 'merge', {
+        spec: { configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } },
+      });
       const acked = performance.now();
-      await until(async () => ((await client.get<Node>('/api/v1/nodes/node-1')).status?.config?.active?.configMap?.name === name ? true : undefined), 30_000, name);
+      await until(
+        async () =>
+          (await client.get<Node>('/api/v1/nodes/node-1')).status?.config?.active?.configMap?.name === name
+            ? true
+            : undefined,
+        30_000,
+        name,
+      );
       samples.push(performance.now() - acked);
     }
     const p50 = pct(samples, 50);
@@ -69,7 +84,8 @@ async function main(): Promise<void> {
     const succeededAt = new Map<string, number>();
     const nodes = new Informer<Node & { metadata: { [k: string]: unknown } }>(client, '/api/v1/nodes');
     const onNode = (n: Node): void => {
-      if (n.status?.config?.active?.configMap?.name === 'rollout-target' && !activeAt.has(n.metadata.name!)) activeAt.set(n.metadata.name!, performance.now());
+      if (n.status?.config?.active?.configMap?.name === 'rollout-target' && !activeAt.has(n.metadata.name!))
+        activeAt.set(n.metadata.name!, performance.now());
     };
     nodes.on('add', onNode);
     nodes.on('update', (_o, n) => onNode(n));
@@ -84,17 +100,25 @@ async function main(): Promise<void> {
     rollouts.start();
     await Promise.all([nodes.whenSynced(), rollouts.whenSynced()]);
     const t0 = performance.now();
-    await client.create(ROLLOUTS_PATH, newRollout('bench', {
-      configSource: { configMap: { namespace: 'kube-system', name: 'rollout-target', kubeletConfigKey: 'kubelet' } },
-      nodeSelector: {},
-      strategy: { canary: 1, maxUnavailable: MAX_UNAVAILABLE },
-    }));
+    await client.create(
+      ROLLOUTS_PATH,
+      newRollout('bench', {
+        configSource: { configMap: { namespace: 'kube-system', name: 'rollout-target', kubeletConfigKey: 'kubelet' } },
+        nodeSelector: {},
+        strategy: { canary: 1, maxUnavailable: MAX_UNAVAILABLE },
+      }),
+    );
     let maxInFlight = 0;
     const done = await until(
       async () => {
         const r = await client.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/bench`);
-        maxInFlight = Math.max(maxInFlight, Object.values(r.status?.nodes ?? {}).filter((p) => p.state === 'InFlight').length);
-        return r.status?.phase === 'Succeeded' || r.status?.phase === 'Halted' || r.status?.phase === 'Reverted' ? r : undefined;
+        maxInFlight = Math.max(
+          maxInFlight,
+          Object.values(r.status?.nodes ?? {}).filter((p) => p.state === 'InFlight').length,
+        );
+        return r.status?.phase === 'Succeeded' || r.status?.phase === 'Halted' || r.status?.phase === 'Reverted'
+          ? r
+          : undefined;
       },
       600_000,
       'the rollout to finish',
@@ -110,10 +134,18 @@ async function main(): Promise<void> {
     // The controller's reaction: from a recorded success to the next node recorded in flight.
     const reactions = starts.slice(1).map((s) => s - Math.max(...successes.filter((x) => x <= s), t0));
     const batches = 1 + Math.ceil((NODES - 1) / MAX_UNAVAILABLE);
-    console.log(`single-node propagation (node-1, ${samples.length} changes): p50 ${p50.toFixed(0)} ms, p99 ${pct(samples, 99).toFixed(0)} ms`);
-    console.log(`rollout over ${NODES} agents, canary 1, maxUnavailable ${MAX_UNAVAILABLE}: ${done.status?.phase} in ${wall.toFixed(0)} ms, ${done.status?.succeededNodes}/${NODES} succeeded, at most ${maxInFlight} in flight`);
-    console.log(`per node: switched → active p50 ${pct(switchToActive, 50).toFixed(0)} ms (p99 ${pct(switchToActive, 99).toFixed(0)}); active → recorded succeeded p50 ${pct(activeToRecorded, 50).toFixed(0)} ms (p99 ${pct(activeToRecorded, 99).toFixed(0)}); success → next start p50 ${pct(reactions, 50).toFixed(0)} ms`);
-    console.log(`batches × propagation p50 = ${batches} × ${p50.toFixed(0)} = ${(batches * p50).toFixed(0)} ms; controller overhead ${(wall - batches * p50).toFixed(0)} ms (${(wall / (batches * p50)).toFixed(2)}×)`);
+    console.log(
+      `single-node propagation (node-1, ${samples.length} changes): p50 ${p50.toFixed(0)} ms, p99 ${pct(samples, 99).toFixed(0)} ms`,
+    );
+    console.log(
+      `rollout over ${NODES} agents, canary 1, maxUnavailable ${MAX_UNAVAILABLE}: ${done.status?.phase} in ${wall.toFixed(0)} ms, ${done.status?.succeededNodes}/${NODES} succeeded, at most ${maxInFlight} in flight`,
+    );
+    console.log(
+      `per node: switched → active p50 ${pct(switchToActive, 50).toFixed(0)} ms (p99 ${pct(switchToActive, 99).toFixed(0)}); active → recorded succeeded p50 ${pct(activeToRecorded, 50).toFixed(0)} ms (p99 ${pct(activeToRecorded, 99).toFixed(0)}); success → next start p50 ${pct(reactions, 50).toFixed(0)} ms`,
+    );
+    console.log(
+      `batches × propagation p50 = ${batches} × ${p50.toFixed(0)} = ${(batches * p50).toFixed(0)} ms; controller overhead ${(wall - batches * p50).toFixed(0)} ms (${(wall / (batches * p50)).toFixed(2)}×)`,
+    );
   } finally {
     client.close();
     await cluster.stop(10_000);

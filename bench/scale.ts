@@ -51,8 +51,21 @@ interface NodeSize {
 interface Figures {
   nodes: number;
   /** With the CPU each side used meanwhile (% of one core): what bounds the rate. */
-  registration: { seconds: number; nodesPerSecond: number; ready: boolean; serverCpuPercent: number; fleetCpuPercent: number };
-  steady: { serverCpuPercent: number; serverRssMB: number; fleetCpuPercent: number; fleetRssPerNodeKB: number; fleetEventLoopP99Ms: number; seconds: number };
+  registration: {
+    seconds: number;
+    nodesPerSecond: number;
+    ready: boolean;
+    serverCpuPercent: number;
+    fleetCpuPercent: number;
+  };
+  steady: {
+    serverCpuPercent: number;
+    serverRssMB: number;
+    fleetCpuPercent: number;
+    fleetRssPerNodeKB: number;
+    fleetEventLoopP99Ms: number;
+    seconds: number;
+  };
   fleetProcesses: number;
   rollout: {
     phase: string;
@@ -94,7 +107,12 @@ async function rssMB(pid: number): Promise<number> {
 }
 
 /** Samples processes' CPU (summed) every CPU_SAMPLE_MS: [ms since `origin`, % of one core over the sample]. */
-function cpuSampler(pids: readonly number[]): { series: [number, number][]; between(from: number, to: number): number; stop(): void; origin: number } {
+function cpuSampler(pids: readonly number[]): {
+  series: [number, number][];
+  between(from: number, to: number): number;
+  stop(): void;
+  origin: number;
+} {
   const series: [number, number][] = [];
   const origin = performance.now();
   const total = (): number => pids.reduce((a, pid) => a + cpuSeconds(pid), 0);
@@ -130,7 +148,11 @@ async function scrape(client: RestClient): Promise<string> {
   }
 }
 
-async function waitUntil(cond: () => boolean, timeoutMs: number, onChange: (wake: () => void) => void): Promise<boolean> {
+async function waitUntil(
+  cond: () => boolean,
+  timeoutMs: number,
+  onChange: (wake: () => void) => void,
+): Promise<boolean> {
   if (cond()) return true;
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(cond()), timeoutMs);
@@ -157,7 +179,12 @@ async function runOne(n: number): Promise<Figures> {
   const processes = Math.max(1, Math.ceil(n / PER_PROCESS));
   progress(n, `server pid ${serverPid}; starting ${n} simulated nodes in ${processes} process(es)`);
   const fleetStart = performance.now();
-  const fleet = await forkFleet({ kubeconfig: cluster.kubeconfig, nodes: n, dataDir: join(work, 'fleet'), port: 0 }, processes, join(OUT, `scale-${n}-fleet`), 900_000);
+  const fleet = await forkFleet(
+    { kubeconfig: cluster.kubeconfig, nodes: n, dataDir: join(work, 'fleet'), port: 0 },
+    processes,
+    join(OUT, `scale-${n}-fleet`),
+    900_000,
+  );
   const fleetCpu = cpuSampler(fleet.pids);
   const benchCpu = cpuSampler([process.pid]);
   progress(n, `fleet pid(s) ${fleet.pids.join(', ')}`);
@@ -166,7 +193,10 @@ async function runOne(n: number): Promise<Figures> {
     const ready = await fleet.ready;
     const regSeconds = (performance.now() - fleetStart) / 1000;
     await fleet.stats(true);
-    progress(n, `${ready ? 'all' : 'not all'} Ready after ${regSeconds.toFixed(1)} s; steady state for ${STEADY_MS / 1000} s`);
+    progress(
+      n,
+      `${ready ? 'all' : 'not all'} Ready after ${regSeconds.toFixed(1)} s; steady state for ${STEADY_MS / 1000} s`,
+    );
 
     // Steady state: every node heartbeating (status and Lease) at the default cadence.
     // The fleet's RSS is sampled through the window and its median taken: one reading depends on where the garbage
@@ -201,7 +231,8 @@ async function runOne(n: number): Promise<Figures> {
     let wake: () => void = () => undefined;
     const nodes = new Informer<Node & { metadata: { [k: string]: unknown } }>(client, '/api/v1/nodes');
     const onNode = (node: Node): void => {
-      if (node.status?.config?.active?.configMap?.name === 'scale-target' && !activeAt.has(node.metadata.name!)) activeAt.set(node.metadata.name!, performance.now());
+      if (node.status?.config?.active?.configMap?.name === 'scale-target' && !activeAt.has(node.metadata.name!))
+        activeAt.set(node.metadata.name!, performance.now());
     };
     nodes.on('add', onNode);
     nodes.on('update', (_o, node) => onNode(node));
@@ -231,18 +262,37 @@ async function runOne(n: number): Promise<Figures> {
         strategy: { maxUnavailable: '10%' },
       }),
     );
-    const ticker = setInterval(() => progress(n, `rollout ${phase || 'Pending'}: ${succeededAt.size}/${n} succeeded after ${((performance.now() - t0) / 1000).toFixed(0)} s`), 10_000);
-    await waitUntil(() => ['Succeeded', 'Halted', 'Reverted'].includes(phase), 900_000, (w) => (wake = w)).finally(() => clearInterval(ticker));
+    const ticker = setInterval(
+      () =>
+        progress(
+          n,
+          `rollout ${phase || 'Pending'}: ${succeededAt.size}/${n} succeeded after ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        ),
+      10_000,
+    );
+    await waitUntil(
+      () => ['Succeeded', 'Halted', 'Reverted'].includes(phase),
+      900_000,
+      (w) => (wake = w),
+    ).finally(() => clearInterval(ticker));
     const wall = performance.now() - t0;
     progress(n, `rollout ${phase} after ${(wall / 1000).toFixed(1)} s`);
     const metricsAfter = await scrape(client);
     const fleetRollout = await fleet.stats(true);
-    const nodeSize = storedNodeSize((await client.list<{ items: { metadata: Record<string, unknown> }[] }>('/api/v1/nodes')).items);
+    const nodeSize = storedNodeSize(
+      (await client.list<{ items: { metadata: Record<string, unknown> }[] }>('/api/v1/nodes')).items,
+    );
     await Promise.all([nodes.stop(), rollouts.stop()]);
 
-    const propagation = [...inFlightAt.keys()].filter((k) => activeAt.has(k)).map((k) => Math.max(0, activeAt.get(k)! - inFlightAt.get(k)!));
+    const propagation = [...inFlightAt.keys()]
+      .filter((k) => activeAt.has(k))
+      .map((k) => Math.max(0, activeAt.get(k)! - inFlightAt.get(k)!));
     // Long-running requests (WATCH, CONNECT) last as long as the client keeps them; kube's latency SLO leaves them out too.
-    const byVerb = quantilesBetween(parseBuckets(metricsBefore, DURATIONS, 'verb'), parseBuckets(metricsAfter, DURATIONS, 'verb'), 0.99);
+    const byVerb = quantilesBetween(
+      parseBuckets(metricsBefore, DURATIONS, 'verb'),
+      parseBuckets(metricsAfter, DURATIONS, 'verb'),
+      0.99,
+    );
     for (const longRunning of ['WATCH', 'WATCHLIST', 'CONNECT']) byVerb.delete(longRunning);
     const successes = [...succeededAt.values()].sort((a, b) => a - b);
     const figures: Figures = {
@@ -267,7 +317,9 @@ async function runOne(n: number): Promise<Figures> {
         fleetCpuPercent: fleetCpu.between(t0, t0 + wall),
         benchCpuPercent: benchCpu.between(t0, t0 + wall),
         fleetEventLoopP99Ms: fleetRollout.eventLoopDelayP99Ms,
-        apiP99MsByVerb: Object.fromEntries([...byVerb].map(([verb, v]) => [verb, { requests: v.count, p99Ms: v.quantile * 1000 }])),
+        apiP99MsByVerb: Object.fromEntries(
+          [...byVerb].map(([verb, v]) => [verb, { requests: v.count, p99Ms: v.quantile * 1000 }]),
+        ),
       },
     };
     const sec = (t: number): number => Math.round((t - t0) / 10) / 100;
@@ -275,7 +327,9 @@ async function runOne(n: number): Promise<Figures> {
       title: `NodeConfigRollout over ${n} simulated nodes, maxUnavailable 10 %`,
       nodes: n,
       succeeded: [[0, 0], ...successes.map((t, i): [number, number] => [sec(t), i + 1])],
-      serverCpu: cpu.series.filter(([t]) => t + cpu.origin >= t0 && t + cpu.origin <= t0 + wall + 2_000).map(([t, c]): [number, number] => [sec(t + cpu.origin), Math.round(c)]),
+      serverCpu: cpu.series
+        .filter(([t]) => t + cpu.origin >= t0 && t + cpu.origin <= t0 + wall + 2_000)
+        .map(([t, c]): [number, number] => [sec(t + cpu.origin), Math.round(c)]),
     };
     return figures;
   } finally {
@@ -304,7 +358,17 @@ function storedNodeSize(items: { metadata: Record<string, unknown> }[]): NodeSiz
     return { full, added: ((full - without) / without) * 100 };
   });
   const byManager = Object.fromEntries([...entries].map(([k, v]) => [k, pct(v, 50)]));
-  return { bytes: pct(sizes.map((s) => s.full), 50), managedFieldsPercent: pct(sizes.map((s) => s.added), 50), byManager };
+  return {
+    bytes: pct(
+      sizes.map((s) => s.full),
+      50,
+    ),
+    managedFieldsPercent: pct(
+      sizes.map((s) => s.added),
+      50,
+    ),
+    byManager,
+  };
 }
 
 async function writeChartOrSay(series: Parameters<typeof writeChart>[0], base: string): Promise<string> {
@@ -324,7 +388,10 @@ function table(all: Figures[]): string {
   const rows: [string, (f: Figures) => string][] = [
     ['registration: N Ready, s', (f) => `${f1(f.registration.seconds)}${f.registration.ready ? '' : ' (not all)'}`],
     ['registration: nodes/s (goal ≥ 500)', (f) => f0(f.registration.nodesPerSecond)],
-    ['registration: server / fleet CPU, %', (f) => `${f0(f.registration.serverCpuPercent)} / ${f0(f.registration.fleetCpuPercent)}`],
+    [
+      'registration: server / fleet CPU, %',
+      (f) => `${f0(f.registration.serverCpuPercent)} / ${f0(f.registration.fleetCpuPercent)}`,
+    ],
     ['steady: server CPU, % of one core', (f) => f0(f.steady.serverCpuPercent)],
     ['steady: server RSS, MB', (f) => f0(f.steady.serverRssMB)],
     ['steady: fleet CPU, % of one core', (f) => f0(f.steady.fleetCpuPercent)],
@@ -332,26 +399,36 @@ function table(all: Figures[]): string {
     ['steady: fleet event-loop p99, ms (≤ 50)', (f) => f1(f.steady.fleetEventLoopP99Ms)],
     ['rollout: phase', (f) => `${f.rollout.phase} ${f.rollout.succeeded}/${f.nodes}`],
     ['rollout: wall, s (goal ≤ 60 at 5,000)', (f) => f1(f.rollout.wallSeconds)],
-    ['rollout: propagation p50 / p99, ms', (f) => `${f0(f.rollout.propagationP50Ms)} / ${f0(f.rollout.propagationP99Ms)}`],
+    [
+      'rollout: propagation p50 / p99, ms',
+      (f) => `${f0(f.rollout.propagationP50Ms)} / ${f0(f.rollout.propagationP99Ms)}`,
+    ],
     ['rollout: server CPU, % of one core', (f) => f0(f.rollout.serverCpuPercent)],
     ['rollout: fleet CPU, % of one core', (f) => f0(f.rollout.fleetCpuPercent)],
     ['rollout: bench (its watches) CPU, %', (f) => f0(f.rollout.benchCpuPercent)],
     ['rollout: fleet event-loop p99, ms', (f) => f1(f.rollout.fleetEventLoopP99Ms)],
     ['node: stored bytes (median)', (f) => f0(f.nodeSize.bytes)],
     ['node: managedFields add, % (goal ≤ 30)', (f) => f0(f.nodeSize.managedFieldsPercent)],
-    ...[...new Set(all.flatMap((f) => Object.keys(f.nodeSize.byManager ?? {})))].map((m): [string, (f: Figures) => string] => [
-      `node: managedFields bytes, ${m}`,
-      (f) => (f.nodeSize.byManager?.[m] !== undefined ? f0(f.nodeSize.byManager[m]) : '-'),
+    ...[...new Set(all.flatMap((f) => Object.keys(f.nodeSize.byManager ?? {})))].map(
+      (m): [string, (f: Figures) => string] => [
+        `node: managedFields bytes, ${m}`,
+        (f) => (f.nodeSize.byManager?.[m] !== undefined ? f0(f.nodeSize.byManager[m]) : '-'),
+      ],
+    ),
+    ...verbs.map((v): [string, (f: Figures) => string] => [
+      `rollout: API ${v} p99, ms (n)`,
+      (f) => {
+        const x = f.rollout.apiP99MsByVerb[v];
+        return x ? `${f0(x.p99Ms)} (${x.requests})` : '-';
+      },
     ]),
-    ...verbs.map((v): [string, (f: Figures) => string] => [`rollout: API ${v} p99, ms (n)`, (f) => {
-      const x = f.rollout.apiP99MsByVerb[v];
-      return x ? `${f0(x.p99Ms)} (${x.requests})` : '-';
-    }]),
   ];
   if (verbs.length === 0) rows.push(['rollout: API p99 by verb', () => 'n/a (no /metrics)']);
   const w0 = Math.max(...rows.map(([k]) => k.length));
   const head = `${''.padEnd(w0)}  ${all.map((f) => `N=${f.nodes}`.padStart(16)).join('')}`;
-  return [head, ...rows.map(([k, get]) => `${k.padEnd(w0)}  ${all.map((f) => get(f).padStart(16)).join('')}`)].join('\n');
+  return [head, ...rows.map(([k, get]) => `${k.padEnd(w0)}  ${all.map((f) => get(f).padStart(16)).join('')}`)].join(
+    '\n',
+  );
 }
 
 async function main(): Promise<void> {
@@ -360,7 +437,14 @@ async function main(): Promise<void> {
   for (const n of SIZES) {
     const figures = await runOne(n);
     all.push(figures);
-    await writeFile(join(OUT, 'scale.json'), JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, runs: all }, null, 2));
+    await writeFile(
+      join(OUT, 'scale.json'),
+      JSON.stringify(
+        { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, runs: all },
+        null,
+        2,
+      ),
+    );
     console.log(`N=${n}: ${await writeChartOrSay(figures.chart!, join(OUT, `scale-${n}`))}`);
   }
   console.log(table(all));

@@ -25,7 +25,6 @@ const quick = process.argv.includes('--quick');
 /** How long a watcher has to deliver one change before it counts as missed. */
 const DELIVERY_TIMEOUT_MS = 30_000;
 
-
 /**
  * The stored form of one benchmark ConfigMap as the server writes it (metadata the server adds, managedFields of a
  * create or an update), so the baseline writes rows of the same size.
@@ -41,7 +40,16 @@ function storedConfigMap(i: number, data: string): Uint8Array {
         namespace: 'default',
         uid: '3f0c8c1e-5a43-4d5c-9a4e-2b7f6f0e9d1a',
         creationTimestamp: now,
-        managedFields: [{ manager: 'dkc', operation: 'Update', apiVersion: 'v1', time: now, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:k': {} } } }],
+        managedFields: [
+          {
+            manager: 'dkc',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: now,
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:data': { '.': {}, 'f:k': {} } },
+          },
+        ],
       },
       data: { k: data },
     }),
@@ -68,8 +76,17 @@ async function rawSqliteRate(n: number, writers: number): Promise<number> {
     `);
     db.close();
     const counter = new SharedArrayBuffer(4);
-    const job = { path, counter, keys: n, created: storedConfigMap(0, 'v'.repeat(64)), updated: storedConfigMap(0, 'w'.repeat(64)) };
-    const threads = Array.from({ length: writers }, () => new Worker(new URL('./sqlite-writer.js', import.meta.url), { workerData: job }));
+    const job = {
+      path,
+      counter,
+      keys: n,
+      created: storedConfigMap(0, 'v'.repeat(64)),
+      updated: storedConfigMap(0, 'w'.repeat(64)),
+    };
+    const threads = Array.from(
+      { length: writers },
+      () => new Worker(new URL('./sqlite-writer.js', import.meta.url), { workerData: job }),
+    );
     await Promise.all(threads.map((w) => new Promise((r) => w.once('message', r))));
     const t0 = performance.now();
     const counts = await Promise.all(
@@ -95,11 +112,17 @@ async function rawSqliteRate(n: number, writers: number): Promise<number> {
  * delivered a change within DELIVERY_TIMEOUT_MS of it (or whose stream ended) counts as a missed delivery: a failure,
  * not a dropped sample. Percentiles are over every expected delivery, a missed one counting as infinitely late.
  */
-async function watchLatency(kubeconfig: string, watchers: number, changes: number): Promise<{ p50: number; p99: number; max: number; missed: number; expected: number }> {
+async function watchLatency(
+  kubeconfig: string,
+  watchers: number,
+  changes: number,
+): Promise<{ p50: number; p99: number; max: number; missed: number; expected: number }> {
   const client = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs: 0 });
   const target = `fanout-${watchers}`;
   await client.create('/api/v1/namespaces/default/configmaps', { metadata: { name: target }, data: { v: '0' } });
-  const listed = await client.list<{ metadata: { resourceVersion: string } }>('/api/v1/namespaces/default/configmaps', { fieldSelector: `metadata.name=${target}` });
+  const listed = await client.list<{ metadata: { resourceVersion: string } }>('/api/v1/namespaces/default/configmaps', {
+    fieldSelector: `metadata.name=${target}`,
+  });
   const latencies: number[] = [];
   let current = 0;
   let sentAt = 0;
@@ -107,7 +130,10 @@ async function watchLatency(kubeconfig: string, watchers: number, changes: numbe
   let onAllReceived: () => void = () => undefined;
   const streams = [];
   for (let i = 0; i < watchers; i++) {
-    const s = await client.watch<{ data?: { v?: string } }>('/api/v1/namespaces/default/configmaps', { resourceVersion: listed.metadata.resourceVersion, fieldSelector: `metadata.name=${target}` });
+    const s = await client.watch<{ data?: { v?: string } }>('/api/v1/namespaces/default/configmaps', {
+      resourceVersion: listed.metadata.resourceVersion,
+      fieldSelector: `metadata.name=${target}`,
+    });
     streams.push(s);
     void (async () => {
       for await (const ev of s) {
@@ -136,7 +162,11 @@ async function watchLatency(kubeconfig: string, watchers: number, changes: numbe
   return { p50: pct(all, 50), p99: pct(all, 99), max: Math.max(...all), missed, expected: watchers * changes };
 }
 
-async function listLatency(kubeconfig: string, nodes: number, rounds: number): Promise<{ json: number[]; table: number[] }> {
+async function listLatency(
+  kubeconfig: string,
+  nodes: number,
+  rounds: number,
+): Promise<{ json: number[]; table: number[] }> {
   const clients = await Promise.all(Array.from({ length: 8 }, () => RestClient.fromKubeconfig(kubeconfig)));
   let next = 0;
   await Promise.all(
@@ -146,7 +176,10 @@ async function listLatency(kubeconfig: string, nodes: number, rounds: number): P
         if (i >= nodes) return;
         await c.create('/api/v1/nodes', {
           metadata: { name: `bench-node-${i}`, labels: { 'kubernetes.io/hostname': `bench-node-${i}` } },
-          status: { conditions: [{ type: 'Ready', status: 'True' }], addresses: [{ type: 'InternalIP', address: '127.0.0.1' }] },
+          status: {
+            conditions: [{ type: 'Ready', status: 'True' }],
+            addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+          },
         });
       }
     }),
@@ -159,7 +192,11 @@ async function listLatency(kubeconfig: string, nodes: number, rounds: number): P
     await c.request({ method: 'GET', path: '/api/v1/nodes' });
     json.push(performance.now() - t0);
     t0 = performance.now();
-    await c.request({ method: 'GET', path: '/api/v1/nodes', accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    await c.request({
+      method: 'GET',
+      path: '/api/v1/nodes',
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
     table.push(performance.now() - t0);
   }
   for (const cl of clients) cl.close();
@@ -188,16 +225,40 @@ function benchNode(name: string): Record<string, unknown> {
     kind: 'Node',
     metadata: {
       name,
-      labels: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name, 'node-role.kubernetes.io/worker': '', pool: 'blue' },
+      labels: {
+        'kubernetes.io/arch': 'amd64',
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/hostname': name,
+        'node-role.kubernetes.io/worker': '',
+        pool: 'blue',
+      },
       annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
     },
     spec: { podCIDR: '10.0.0.0/24', podCIDRs: ['10.0.0.0/24'] },
     status: {
-      conditions: [condition('MemoryPressure', 'False', 'HasSufficientMemory'), condition('DiskPressure', 'False', 'HasNoDiskPressure'), condition('Ready', 'True', 'KubeletReady')],
-      addresses: [{ type: 'InternalIP', address: '10.1.2.3' }, { type: 'Hostname', address: name }],
+      conditions: [
+        condition('MemoryPressure', 'False', 'HasSufficientMemory'),
+        condition('DiskPressure', 'False', 'HasNoDiskPressure'),
+        condition('Ready', 'True', 'KubeletReady'),
+      ],
+      addresses: [
+        { type: 'InternalIP', address: '10.1.2.3' },
+        { type: 'Hostname', address: name },
+      ],
       capacity: { cpu: '8', memory: '32Gi', pods: '110' },
       allocatable: { cpu: '8', memory: '31Gi', pods: '110' },
-      nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6.1.0', osImage: 'Debian GNU/Linux 12', containerRuntimeVersion: 'dkc://0.1.0', kubeletVersion: 'v1.22.17', kubeProxyVersion: 'v1.22.17', operatingSystem: 'linux', architecture: 'amd64' },
+      nodeInfo: {
+        machineID: 'm',
+        systemUUID: 's',
+        bootID: 'b',
+        kernelVersion: '6.1.0',
+        osImage: 'Debian GNU/Linux 12',
+        containerRuntimeVersion: 'dkc://0.1.0',
+        kubeletVersion: 'v1.22.17',
+        kubeProxyVersion: 'v1.22.17',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
     },
   };
 }
@@ -206,22 +267,42 @@ function benchNode(name: string): Record<string, unknown> {
  * `rounds` changes of one label of each of `concurrency` Nodes, as a JSON merge patch or as a server-side apply of the
  * node's labels and spec by one field manager; returns the server's CPU milliseconds per request and requests/s.
  */
-async function patchCost(kubeconfig: string, pid: number, kind: 'merge' | 'apply', rounds: number, concurrency: number): Promise<{ cpuMs: number; rate: number }> {
+async function patchCost(
+  kubeconfig: string,
+  pid: number,
+  kind: 'merge' | 'apply',
+  rounds: number,
+  concurrency: number,
+): Promise<{ cpuMs: number; rate: number }> {
   const clients = await Promise.all(Array.from({ length: concurrency }, () => RestClient.fromKubeconfig(kubeconfig)));
   try {
     const name = (c: number) => `bench-${kind}-${c}`;
     await Promise.all(clients.map((cl, c) => cl.create('/api/v1/nodes', benchNode(name(c)))));
     const send = (cl: RestClient, c: number, i: number): Promise<unknown> => {
-      if (kind === 'merge') return cl.patch(`/api/v1/nodes/${name(c)}`, 'merge', { metadata: { labels: { generation: String(i) } } });
+      if (kind === 'merge')
+        return cl.patch(`/api/v1/nodes/${name(c)}`, 'merge', { metadata: { labels: { generation: String(i) } } });
       const node = benchNode(name(c)) as { metadata: { labels: Record<string, string> }; spec: unknown };
-      const config = { apiVersion: 'v1', kind: 'Node', metadata: { name: name(c), labels: { ...node.metadata.labels, generation: String(i) } }, spec: node.spec };
-      return cl.request({ method: 'PATCH', path: `/api/v1/nodes/${name(c)}`, query: { fieldManager: 'bench', force: 'true' }, body: JSON.stringify(config), contentType: 'application/apply-patch+yaml' });
+      const config = {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: name(c), labels: { ...node.metadata.labels, generation: String(i) } },
+        spec: node.spec,
+      };
+      return cl.request({
+        method: 'PATCH',
+        path: `/api/v1/nodes/${name(c)}`,
+        query: { fieldManager: 'bench', force: 'true' },
+        body: JSON.stringify(config),
+        contentType: 'application/apply-patch+yaml',
+      });
     };
     const cpu0 = cpuSeconds(pid);
     const t0 = performance.now();
-    await Promise.all(clients.map(async (cl, c) => {
-      for (let i = 0; i < rounds; i++) await send(cl, c, i);
-    }));
+    await Promise.all(
+      clients.map(async (cl, c) => {
+        for (let i = 0; i < rounds; i++) await send(cl, c, i);
+      }),
+    );
     const secs = (performance.now() - t0) / 1000;
     const requests = rounds * concurrency;
     return { cpuMs: ((cpuSeconds(pid) - cpu0) * 1000) / requests, rate: requests / secs };
@@ -235,15 +316,37 @@ async function managedFieldsShare(kubeconfig: string): Promise<{ withFields: num
   const client = await RestClient.fromKubeconfig(kubeconfig);
   try {
     const name = 'bench-size';
-    await client.request({ method: 'POST', path: '/api/v1/nodes', query: { fieldManager: 'kubelet' }, body: benchNode(name) });
+    await client.request({
+      method: 'POST',
+      path: '/api/v1/nodes',
+      query: { fieldManager: 'kubelet' },
+      body: benchNode(name),
+    });
     const status = (benchNode(name) as { status: { conditions: { lastHeartbeatTime: string }[] } }).status;
     for (const c of status.conditions) c.lastHeartbeatTime = '2030-01-01T00:00:10Z';
-    await client.request({ method: 'PATCH', path: `/api/v1/nodes/${name}/status`, query: { fieldManager: 'kubelet' }, body: { status }, contentType: 'application/strategic-merge-patch+json' });
-    await client.request({ method: 'PATCH', path: `/api/v1/nodes/${name}`, query: { fieldManager: 'dkc-controller' }, body: { spec: { configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } } } }, contentType: 'application/merge-patch+json' });
+    await client.request({
+      method: 'PATCH',
+      path: `/api/v1/nodes/${name}/status`,
+      query: { fieldManager: 'kubelet' },
+      body: { status },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    await client.request({
+      method: 'PATCH',
+      path: `/api/v1/nodes/${name}`,
+      query: { fieldManager: 'dkc-controller' },
+      body: {
+        spec: { configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } } },
+      },
+      contentType: 'application/merge-patch+json',
+    });
     const node = await client.get<{ metadata: Record<string, unknown> }>(`/api/v1/nodes/${name}`);
     const { resourceVersion: _rv, ...stored } = node.metadata;
     const { managedFields: _mf, ...bare } = stored;
-    return { withFields: JSON.stringify({ ...node, metadata: stored }).length, without: JSON.stringify({ ...node, metadata: bare }).length };
+    return {
+      withFields: JSON.stringify({ ...node, metadata: stored }).length,
+      without: JSON.stringify({ ...node, metadata: bare }).length,
+    };
   } finally {
     client.close();
   }
@@ -262,13 +365,18 @@ async function main(): Promise<void> {
     );
     for (const w of quick ? [200] : [1000, 5000]) {
       const r = await watchLatency(server.kubeconfig, w, quick ? 3 : 5);
-      const verdict = r.missed > 0 ? ` — FAILED: ${r.missed} of ${r.expected} deliveries never arrived within ${DELIVERY_TIMEOUT_MS / 1000} s` : `, none of ${r.expected} missed`;
+      const verdict =
+        r.missed > 0
+          ? ` — FAILED: ${r.missed} of ${r.expected} deliveries never arrived within ${DELIVERY_TIMEOUT_MS / 1000} s`
+          : `, none of ${r.expected} missed`;
       console.log(`watch fan-out to ${w} watchers: p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}${verdict}`);
       if (r.missed > 0) process.exitCode = 1;
     }
     const nodes = quick ? 500 : 5000;
     const l = await listLatency(server.kubeconfig, nodes, 10);
-    console.log(`list ${nodes} nodes: JSON p50 ${ms(pct(l.json, 50))} p99 ${ms(pct(l.json, 99))}; Table p50 ${ms(pct(l.table, 50))} p99 ${ms(pct(l.table, 99))}`);
+    console.log(
+      `list ${nodes} nodes: JSON p50 ${ms(pct(l.json, 50))} p99 ${ms(pct(l.json, 99))}; Table p50 ${ms(pct(l.table, 50))} p99 ${ms(pct(l.table, 99))}`,
+    );
     const rounds = quick ? 50 : 300;
     const merge = await patchCost(server.kubeconfig, server.proc.pid!, 'merge', rounds, writers);
     const applied = await patchCost(server.kubeconfig, server.proc.pid!, 'apply', rounds, writers);
@@ -277,8 +385,13 @@ async function main(): Promise<void> {
         `→ ratio ${(applied.cpuMs / merge.cpuMs).toFixed(2)} (goal ≤ 2); ${applied.rate.toFixed(0)} vs ${merge.rate.toFixed(0)} requests/s`,
     );
     const size = await managedFieldsShare(server.kubeconfig);
-    console.log(`a registered Node's stored form: ${size.withFields} bytes, ${size.without} without managedFields → managedFields add ${(((size.withFields - size.without) / size.without) * 100).toFixed(0)} % (goal ≤ 30 %)`);
-    const rss = Number((await import('node:fs')).readFileSync(`/proc/${server.proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
+    console.log(
+      `a registered Node's stored form: ${size.withFields} bytes, ${size.without} without managedFields → managedFields add ${(((size.withFields - size.without) / size.without) * 100).toFixed(0)} % (goal ≤ 30 %)`,
+    );
+    const rss = Number(
+      (await import('node:fs')).readFileSync(`/proc/${server.proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ??
+        0,
+    );
     console.log(`server RSS after the run: ${(rss / 1024).toFixed(0)} MB`);
   } finally {
     await server.cleanup();

@@ -22,11 +22,18 @@ const SLICE = 250;
 
 /** A value the size of a small serialized Kubernetes object. */
 function value(i: number): Buffer {
-  const body = JSON.stringify({ kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'default' }, data: { pad: 'x'.repeat(400) } });
+  const body = JSON.stringify({
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${i}`, namespace: 'default' },
+    data: { pad: 'x'.repeat(400) },
+  });
   return Buffer.from(body);
 }
 
-function openRaw(path: string, lockingMode: 'NORMAL' | 'EXCLUSIVE'): { db: Database.Database; insert: Database.Statement<[string, Buffer]> } {
+function openRaw(
+  path: string,
+  lockingMode: 'NORMAL' | 'EXCLUSIVE',
+): { db: Database.Database; insert: Database.Statement<[string, Buffer]> } {
   const db = new Database(path);
   db.pragma(`locking_mode = ${lockingMode}`);
   db.pragma('journal_mode = WAL');
@@ -44,7 +51,10 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 function openStore(path: string): { store: SqliteStore; watch: Watch; delivered: () => number } {
   const store = SqliteStore.open({ path });
   let delivered = 0;
-  const watch = store.watch('/registry/', 0, { onEvents: (events) => (delivered += events.length), onError: () => undefined });
+  const watch = store.watch('/registry/', 0, {
+    onEvents: (events) => (delivered += events.length),
+    onError: () => undefined,
+  });
   return { store, watch, delivered: () => delivered };
 }
 
@@ -124,8 +134,12 @@ try {
     `store, ${CLIENTS} writers: create ${fmt(rate(N, ms.concurrentCreate))}, update with CAS ${fmt(rate(N, ms.concurrentUpdate))}, overall ${fmt(concurrentAll)}` +
       ` (${(stats.writes / stats.batches).toFixed(1)} writes/transaction, largest ${stats.largestBatch})`,
   );
-  console.log(`ratio store/raw, 1 writer:   ${(singleAll / baseline).toFixed(2)} against the faster raw loop (target >= 0.50)`);
-  console.log(`ratio store/raw, ${CLIENTS} writers: ${(concurrentAll / baseline).toFixed(2)} against the faster raw loop (target >= 0.50)`);
+  console.log(
+    `ratio store/raw, 1 writer:   ${(singleAll / baseline).toFixed(2)} against the faster raw loop (target >= 0.50)`,
+  );
+  console.log(
+    `ratio store/raw, ${CLIENTS} writers: ${(concurrentAll / baseline).toFixed(2)} against the faster raw loop (target >= 0.50)`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -34,38 +34,68 @@ async function main(): Promise<void> {
   const call = (method: string, path: string, body?: unknown) =>
     new Promise<number>((resolve, reject) => {
       const u = new URL(path, server.url);
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, headers: { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method,
+          ca: pki.ca.certPem,
+          cert: pki.admin.certPem,
+          key: pki.admin.keyPem,
+          headers: { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
   const reqs: ClientRequest[] = [];
   try {
     const big = 'x'.repeat(1024 * 1024);
-    const created = await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'big' }, data: { big } });
+    const created = await call('POST', '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'big' },
+      data: { big },
+    });
     if (created !== 201) throw new Error(`creating the ConfigMap answered ${created}`);
     let opened = 0;
     let refused = 0;
     await Promise.all(
-      Array.from({ length: watchers }, () =>
-        new Promise<void>((resolve) => {
-          const u = new URL('/api/v1/namespaces/default/configmaps?watch=true', server.url);
-          const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, agent: false }, (res) => {
-            res.pause(); // a slow client: nothing is read
-            if (res.statusCode === 200) opened++;
-            else refused++;
-            resolve();
-          });
-          req.on('error', () => resolve());
-          reqs.push(req);
-          req.end();
-        }),
+      Array.from(
+        { length: watchers },
+        () =>
+          new Promise<void>((resolve) => {
+            const u = new URL('/api/v1/namespaces/default/configmaps?watch=true', server.url);
+            const req = request(
+              {
+                host: u.hostname,
+                port: u.port,
+                path: u.pathname + u.search,
+                ca: pki.ca.certPem,
+                cert: pki.admin.certPem,
+                key: pki.admin.keyPem,
+                agent: false,
+              },
+              (res) => {
+                res.pause(); // a slow client: nothing is read
+                if (res.statusCode === 200) opened++;
+                else refused++;
+                resolve();
+              },
+            );
+            req.on('error', () => resolve());
+            reqs.push(req);
+            req.end();
+          }),
       ),
     );
     for (let i = 0; i < changes; i++) {
-      const code = await call('PATCH', '/api/v1/namespaces/default/configmaps/big', { data: { big: String(i) + big.slice(1) } });
+      const code = await call('PATCH', '/api/v1/namespaces/default/configmaps/big', {
+        data: { big: String(i) + big.slice(1) },
+      });
       if (code !== 200) throw new Error(`a change answered ${code}`);
     }
     await new Promise((r) => setTimeout(r, 2000)); // let the fan-out settle

@@ -97,13 +97,15 @@ const WARM_UP_JSON = JSON.stringify({
 // An incremental tsc leaves an unchanged entry as this script replaced it: tsc's own output, kept beside it, comes back.
 if (readFileSync(entry, 'utf8').startsWith(GENERATED)) {
   const kept = join(dir, 'index.modules.js');
-  if (!existsSync(kept)) throw new Error(`${entry} is already the generated loader and ${kept} is gone: delete dist/ and build again`);
+  if (!existsSync(kept))
+    throw new Error(`${entry} is already the generated loader and ${kept} is gone: delete dist/ and build again`);
   writeAtomically(entry, readFileSync(kept, 'utf8'));
 }
 // The names to re-export are exactly those of the compiled entry, taken before it is replaced.
 const compiled = await import(pathToFileURL(entry).href);
 const names = Object.keys(compiled).filter((n) => n !== 'codeCache' && n !== 'yamlCodeCache');
-if (names.length === 0 || !('load' in compiled)) throw new Error(`${entry} is not the compiled library (run tsc first)`);
+if (names.length === 0 || !('load' in compiled))
+  throw new Error(`${entry} is not the compiled library (run tsc first)`);
 
 const common = {
   bundle: true,
@@ -125,7 +127,11 @@ const library = await bundle('bundle', {
   define: { 'import.meta.url': '__libraryUrl' },
   banner: { js: HEAD },
 });
-const yaml = await bundle('yaml', { ...common, entryPoints: [createRequire(import.meta.url).resolve('yaml')], banner: { js: YAML_HEAD } });
+const yaml = await bundle('yaml', {
+  ...common,
+  entryPoints: [createRequire(import.meta.url).resolve('yaml')],
+  banner: { js: YAML_HEAD },
+});
 
 // Run what the agent runs on start (and what `dkc config validate` runs), so the functions it needs are compiled
 // before the cache is taken; anything else stays lazy and is compiled on first use as usual.
@@ -134,9 +140,13 @@ const loadYaml = () => (yamlExports ??= yaml.run());
 warmUp(library.run(pathToFileURL(join(dir, `${library.base}.js`)).href, loadYaml));
 if (!yamlExports) throw new Error('the warm-up did not load the full YAML reader');
 
-for (const f of readdirSync(dir)) if (/^(bundle|yaml)-[0-9a-f]+\.(js|v8cache|v8cache\.copy)$/.test(f)) rmSync(join(dir, f));
+for (const f of readdirSync(dir))
+  if (/^(bundle|yaml)-[0-9a-f]+\.(js|v8cache|v8cache\.copy)$/.test(f)) rmSync(join(dir, f));
 // tsc's entry is kept beside the loader, for comparison (bench/kubeletconfig-startup.ts) and debugging.
-writeFileSync(join(dir, 'index.modules.js'), readFileSync(entry, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'));
+writeFileSync(
+  join(dir, 'index.modules.js'),
+  readFileSync(entry, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'),
+);
 rmSync(`${entry}.map`, { force: true });
 for (const part of [library, yaml]) part.write();
 writeAtomically(entry, loader(library.base, yaml.base, names));
@@ -151,7 +161,8 @@ await bundleAgent();
  */
 async function bundleAgent() {
   const cliDir = fileURLToPath(new URL('../dist/src/cli/', import.meta.url));
-  const keepApart = (path, kind) => kind === 'dynamic-import' || path === 'yaml' || /(^|\/)kubeletconfig\/index\.js$/.test(path);
+  const keepApart = (path, kind) =>
+    kind === 'dynamic-import' || path === 'yaml' || /(^|\/)kubeletconfig\/index\.js$/.test(path);
   const out = await build({
     entryPoints: [join(cliDir, 'agent.js')],
     bundle: true,
@@ -162,7 +173,9 @@ async function bundleAgent() {
     legalComments: 'none',
     logLevel: 'warning',
     packages: 'external',
-    banner: { js: `${GENERATED} from src/cli/agent.ts and what it imports: see that module and docs/adr on the agent start path.` },
+    banner: {
+      js: `${GENERATED} from src/cli/agent.ts and what it imports: see that module and docs/adr on the agent start path.`,
+    },
     plugins: [
       {
         name: 'keep-apart',
@@ -215,10 +228,26 @@ function warmUp(kc) {
     const { config } = kc.load(new TextEncoder().encode(doc), { dir: '/etc/kubernetes' });
     check(kc.validate(config).errors, kc.validateStartup(config).errors);
   }
-  const flags = kc.parseKubeletFlags(['--kube-api-qps=50', '--feature-gates=NodeSwap=false,DynamicKubeletConfig=true', '--max-pods', '200']);
-  const file = { bytes: new TextEncoder().encode(WARM_UP_YAML), dir: '/etc/kubernetes', name: '/etc/kubernetes/kubelet.yaml' };
-  const dynamic = { bytes: new TextEncoder().encode(WARM_UP_JSON), dir: '/var/lib/dkc/store/checkpoints/uid/1', name: 'kubelet' };
-  for (const input of [{ file, flags }, { file, dynamic, flags }]) {
+  const flags = kc.parseKubeletFlags([
+    '--kube-api-qps=50',
+    '--feature-gates=NodeSwap=false,DynamicKubeletConfig=true',
+    '--max-pods',
+    '200',
+  ]);
+  const file = {
+    bytes: new TextEncoder().encode(WARM_UP_YAML),
+    dir: '/etc/kubernetes',
+    name: '/etc/kubernetes/kubelet.yaml',
+  };
+  const dynamic = {
+    bytes: new TextEncoder().encode(WARM_UP_JSON),
+    dir: '/var/lib/dkc/store/checkpoints/uid/1',
+    name: 'kubelet',
+  };
+  for (const input of [
+    { file, flags },
+    { file, dynamic, flags },
+  ]) {
     const r = kc.effectiveConfig(input);
     if (!r.ok) throw new Error(`warm-up config rejected: ${r.errors.join('; ')}`);
     check(kc.validateStartup(r.config, { featureGates: r.featureGates }).errors);

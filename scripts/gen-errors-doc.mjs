@@ -15,7 +15,8 @@ const docPath = join(root, 'docs/errors.md');
 
 const CODE = /^DKC_([A-Z0-9]+)_[A-Z0-9_]+$/;
 // /** meaning */ then `| 'CODE'`, `Name: 'CODE',` or `export class X extends CodedError<'CODE'>`.
-const ENTRY = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(?:\|\s*'(DKC_[A-Z0-9_]+)'|\w+:\s*'(DKC_[A-Z0-9_]+)'|export class \w+ extends CodedError<'(DKC_[A-Z0-9_]+)'>)/g;
+const ENTRY =
+  /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(?:\|\s*'(DKC_[A-Z0-9_]+)'|\w+:\s*'(DKC_[A-Z0-9_]+)'|export class \w+ extends CodedError<'(DKC_[A-Z0-9_]+)'>)/g;
 
 function sourcesUnder(dir) {
   const out = [];
@@ -34,7 +35,11 @@ export function catalogue() {
     const text = readFileSync(join(root, file), 'utf8');
     for (const m of text.matchAll(ENTRY)) {
       const code = m[2] ?? m[3] ?? m[4];
-      const meaning = m[1].split('\n').map((l) => l.replace(/^\s*\*?\s?/, '').trim()).filter(Boolean).join(' ');
+      const meaning = m[1]
+        .split('\n')
+        .map((l) => l.replace(/^\s*\*?\s?/, '').trim())
+        .filter(Boolean)
+        .join(' ');
       const area = CODE.exec(code)?.[1];
       if (!area) throw new Error(`${file}: ${code} is not spelled DKC_<AREA>_<NAME>`);
       const seen = entries.get(code);
@@ -52,7 +57,8 @@ export async function render() {
   const entries = catalogue();
   const known = new Set(entries.map((e) => e.code));
   const stale = exit.exitCodeTable().filter((code) => !known.has(code));
-  if (stale.length > 0) throw new Error(`src/cli/exit.ts gives an exit code to codes no catalogue defines: ${stale.join(', ')}`);
+  if (stale.length > 0)
+    throw new Error(`src/cli/exit.ts gives an exit code to codes no catalogue defines: ${stale.join(', ')}`);
   const lines = [
     '# Errors and exit codes',
     '',
@@ -60,7 +66,7 @@ export async function render() {
     '',
     'Every error dkc raises carries a stable code, `DKC_<AREA>_<NAME>`, for programs, and a message for people; a',
     'command prints the message on one line of stderr and exits with the code below. Errors from the API server are',
-    "answered as Kubernetes does, with a `Status` (its HTTP code and reason), and a command exits by that code.",
+    'answered as Kubernetes does, with a `Status` (its HTTP code and reason), and a command exits by that code.',
     '',
     '## Exit codes',
     '',
@@ -68,7 +74,7 @@ export async function render() {
     '|-----------|---------|',
     ...Object.entries(exit.ExitCodes).map(([name, value]) => `| ${value} | ${cell(exit.exitCodeMeanings[name])} |`),
     '',
-    "2 is left to the commands that give it a meaning of their own: `dkc rollout status` exits 2 when the rollout has",
+    '2 is left to the commands that give it a meaning of their own: `dkc rollout status` exits 2 when the rollout has',
     'not finished, and `dkc config diff` exits 2 on any trouble, as diff(1). A command-line parse error (an unknown flag,',
     'a missing argument) exits 3. `dkc agent` exits 0 to restart with a new config and 1 when it cannot go on, whatever',
     'the error: its supervisor tells only those apart. An answer of the API server exits by its HTTP code: 404 and 410',
@@ -79,7 +85,9 @@ export async function render() {
     '',
     '| Code | Area | Meaning | Exit code |',
     '|------|------|---------|-----------|',
-    ...entries.map((e) => `| \`${e.code}\` | ${e.area} | ${cell(e.meaning)} | ${exit.ExitCodes[exit.exitCodeOfCode(e.code)]} |`),
+    ...entries.map(
+      (e) => `| \`${e.code}\` | ${e.area} | ${cell(e.meaning)} | ${exit.ExitCodes[exit.exitCodeOfCode(e.code)]} |`,
+    ),
     '',
   ];
   return lines.join('\n');
@@ -95,7 +103,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       // missing: stale
     }
     if (current !== text) {
-      process.stderr.write(`${relative(root, docPath)} is stale: run node scripts/gen-errors-doc.mjs after npm run build\n`);
+      process.stderr.write(
+        `${relative(root, docPath)} is stale: run node scripts/gen-errors-doc.mjs after npm run build\n`,
+      );
       process.exit(1);
     }
   } else {

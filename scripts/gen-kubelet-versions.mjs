@@ -71,7 +71,8 @@ function goStructs(src) {
       if (f) fields.push({ go: f[1], type: f[2], tag: f[3], comment });
       else {
         const inline = /^([\w.]+)\s+`json:",inline"`/.exec(t);
-        if (inline && inline[1] !== 'metav1.TypeMeta') fields.push({ go: inline[1], type: inline[1], tag: ',inline', comment });
+        if (inline && inline[1] !== 'metav1.TypeMeta')
+          fields.push({ go: inline[1], type: inline[1], tag: ',inline', comment });
       }
       comment = [];
     }
@@ -131,12 +132,23 @@ function collect(n) {
   const kAliases = goAliases(kubelet);
   const external = new Map();
   const sources = [`k8s.io/kubelet config/v1beta1/types.go at ${tag} (commit ${commitOf(repos.kubelet, tag)})`];
-  const cbFiles = ['logs/api/v1/types.go', 'config/v1alpha1/types.go', 'tracing/api/v1/types.go'].filter((p) => has(repos.componentBase, tag, p));
+  const cbFiles = ['logs/api/v1/types.go', 'config/v1alpha1/types.go', 'tracing/api/v1/types.go'].filter((p) =>
+    has(repos.componentBase, tag, p),
+  );
   const cbSource = (p) => goStructs(show(repos.componentBase, tag, p));
   for (const p of cbFiles) {
     const structs = cbSource(p);
-    const prefix = p.startsWith('logs/') ? 'logsapi' : p.startsWith('tracing/') ? 'tracingapi' : 'componentbaseconfigv1alpha1';
-    for (const [name, fields] of structs) external.set(`${prefix}.${name}`, { goType: `${p.startsWith('config/') ? 'v1alpha1' : 'v1'}.${name}`, fields, prefix });
+    const prefix = p.startsWith('logs/')
+      ? 'logsapi'
+      : p.startsWith('tracing/')
+        ? 'tracingapi'
+        : 'componentbaseconfigv1alpha1';
+    for (const [name, fields] of structs)
+      external.set(`${prefix}.${name}`, {
+        goType: `${p.startsWith('config/') ? 'v1alpha1' : 'v1'}.${name}`,
+        fields,
+        prefix,
+      });
     for (const [name, under] of goAliases(show(repos.componentBase, tag, p))) kAliases.set(`${prefix}.${name}`, under);
   }
   sources.push(`k8s.io/component-base ${cbFiles.join(', ')} at ${tag} (commit ${commitOf(repos.componentBase, tag)})`);
@@ -164,15 +176,29 @@ function collect(n) {
       }
       const [json, ...opts] = f.tag.split(',');
       if (json === '-' || json === '') continue;
-      const typeForKind = prefix && !f.type.includes('.') && !/^(\*|\[\]|map)/.test(f.type) && kAliases.has(`${prefix}.${f.type}`) ? `${prefix}.${f.type}` : f.type;
+      const typeForKind =
+        prefix && !f.type.includes('.') && !/^(\*|\[\]|map)/.test(f.type) && kAliases.has(`${prefix}.${f.type}`)
+          ? `${prefix}.${f.type}`
+          : f.type;
       const k = kindOf(typeForKind.replace(/^\*/, '') === f.type.replace(/^\*/, '') ? f.type : typeForKind, {
         aliases: kAliases,
         structOf: (t) => (prefix && !t.includes('.') ? resolve(t, prefix) : resolve(t, '')) ?? resolve(t, prefix),
       });
       const flags = (f.type.startsWith('*') ? 'p' : '') + (opts.includes('omitempty') ? '' : 'a');
       const p = path === '' ? json : `${path}.${json}`;
-      const s = k.struct ? (prefix && !k.struct.includes('.') ? resolve(k.struct, prefix) : resolve(k.struct, '')) : undefined;
-      rows.push({ path: p, go: f.go, kind: k.kind, flags, goType: s ? s.goType : '', def: documentedDefault(f.comment) });
+      const s = k.struct
+        ? prefix && !k.struct.includes('.')
+          ? resolve(k.struct, prefix)
+          : resolve(k.struct, '')
+        : undefined;
+      rows.push({
+        path: p,
+        go: f.go,
+        kind: k.kind,
+        flags,
+        goType: s ? s.goType : '',
+        def: documentedDefault(f.comment),
+      });
       if (s) walk(s.fields, k.kind === 'struct' ? p : `${p}[]`, s.prefix);
       void pkg;
     }
@@ -226,7 +252,8 @@ function gatesFor(n, history, base) {
     if (!spec) continue;
     let locked = spec.locked;
     // The website's pages say nothing of locks: a GA gate is locked unless the 1.22 table knew it unlocked at GA.
-    if ((h.source === 'r' || h.source === 'w') && spec.stage === 'GA') locked = !(base.get(name)?.stage === 'GA' && !base.get(name).locked);
+    if ((h.source === 'r' || h.source === 'w') && spec.stage === 'GA')
+      locked = !(base.get(name)?.stage === 'GA' && !base.get(name).locked);
     out.push([name, spec.def, spec.stage, locked, h.source]);
   }
   out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
@@ -242,7 +269,10 @@ const history = gateHistory();
 const base = gates122();
 // The history must account for every gate the 1.22 table knows: a gap would be a guess.
 const unaccounted = [...base.keys()].filter((g) => !history.has(g) && g !== 'AllAlpha' && g !== 'AllBeta');
-if (unaccounted.length > 0) throw new Error(`scripts/kubelet-versions/feature-gates.txt has no line for the 1.22 gates ${unaccounted.join(', ')}`);
+if (unaccounted.length > 0)
+  throw new Error(
+    `scripts/kubelet-versions/feature-gates.txt has no line for the 1.22 gates ${unaccounted.join(', ')}`,
+  );
 const all = [];
 for (let n = FIRST; n <= LAST; n++) all.push({ n, ...collect(n) });
 const since = new Map();
@@ -258,7 +288,7 @@ for (const { n, rows, sources } of all) {
     '// fields: KubeletConfiguration v1beta1 as that kubelet decodes it, from',
     ...sources.map((s) => `//   ${s}`),
     "//   columns: JSON path ([] marks a list's items), Go field, value kind, flags (p pointer, a no omitempty), Go type",
-    '//   of a struct, the minor that introduced the field, and the default its doc comment states (\'\' when none).',
+    "//   of a struct, the minor that introduced the field, and the default its doc comment states ('' when none).",
     '// gates: the feature gates that kubelet registers, from scripts/kubelet-versions/feature-gates.txt; columns: name,',
     "//   default, stage, locked, source (z, y, x, w, r: the documents named in that file's header; component-base).",
     '',
@@ -268,7 +298,10 @@ for (const { n, rows, sources } of all) {
     '  return {',
     `    version: '1.${n}',`,
     '    fields: [',
-    ...rows.map((r) => `      [${[r.path, r.go, r.kind, r.flags, r.goType].map(q).join(', ')}, ${since.get(r.path)}, ${q(r.def)}],`),
+    ...rows.map(
+      (r) =>
+        `      [${[r.path, r.go, r.kind, r.flags, r.goType].map(q).join(', ')}, ${since.get(r.path)}, ${q(r.def)}],`,
+    ),
     '    ],',
     '    gates: [',
     ...gates.map((g) => `      [${q(g[0])}, ${g[1]}, ${q(g[2])}, ${g[3]}, ${q(g[4])}],`),

@@ -56,8 +56,16 @@ const extraRoots = [
 // merge knows) are kept; element types beyond them are opaque objects.
 const subsets = {
   'k8s.io.api.core.v1.PodSpec': [
-    'containers', 'initContainers', 'ephemeralContainers', 'volumes', 'imagePullSecrets', 'hostAliases',
-    'topologySpreadConstraints', 'resourceClaims', 'schedulingGates', 'nodeName',
+    'containers',
+    'initContainers',
+    'ephemeralContainers',
+    'volumes',
+    'imagePullSecrets',
+    'hostAliases',
+    'topologySpreadConstraints',
+    'resourceClaims',
+    'schedulingGates',
+    'nodeName',
   ],
   'k8s.io.api.core.v1.PodStatus': ['conditions', 'podIPs', 'hostIPs', 'phase', 'hostIP', 'podIP'],
   'k8s.io.api.core.v1.Container': ['name', 'image', 'ports', 'env', 'volumeMounts', 'volumeDevices'],
@@ -65,15 +73,30 @@ const subsets = {
 };
 const opaque = new Set(
   [
-    'Volume', 'LocalObjectReference', 'HostAlias', 'TopologySpreadConstraint', 'PodResourceClaim', 'PodSchedulingGate',
-    'PodCondition', 'PodIP', 'HostIP', 'ContainerPort', 'EnvVar', 'VolumeMount', 'VolumeDevice',
+    'Volume',
+    'LocalObjectReference',
+    'HostAlias',
+    'TopologySpreadConstraint',
+    'PodResourceClaim',
+    'PodSchedulingGate',
+    'PodCondition',
+    'PodIP',
+    'HostIP',
+    'ContainerPort',
+    'EnvVar',
+    'VolumeMount',
+    'VolumeDevice',
   ].map((t) => `k8s.io.api.core.v1.${t}`),
 );
 /** Whose wire form differs from their JSON form; rendered by hand in the decoder and the documents. */
 const special = new Set(
-  ['apis.meta.v1.Time', 'apis.meta.v1.MicroTime', 'apis.meta.v1.FieldsV1', 'apis.meta.v1.Patch', 'api.resource.Quantity'].map(
-    (t) => `k8s.io.apimachinery.pkg.${t}`,
-  ),
+  [
+    'apis.meta.v1.Time',
+    'apis.meta.v1.MicroTime',
+    'apis.meta.v1.FieldsV1',
+    'apis.meta.v1.Patch',
+    'api.resource.Quantity',
+  ].map((t) => `k8s.io.apimachinery.pkg.${t}`),
 );
 
 // ---------------------------------------------------------------------------------------------------
@@ -112,7 +135,19 @@ export function parseProto(text, pkg) {
   return messages;
 }
 
-const SCALARS = new Set(['string', 'bool', 'int32', 'int64', 'bytes', 'double', 'float', 'uint32', 'uint64', 'sint32', 'sint64']);
+const SCALARS = new Set([
+  'string',
+  'bool',
+  'int32',
+  'int64',
+  'bytes',
+  'double',
+  'float',
+  'uint32',
+  'uint64',
+  'sint32',
+  'sint64',
+]);
 
 function qualify(type, pkg) {
   if (SCALARS.has(type)) return type;
@@ -127,7 +162,8 @@ function qualify(type, pkg) {
 function parseGo(dir) {
   const structs = new Map();
   for (const file of readdirSync(dir)) {
-    if (!file.endsWith('.go') || file.endsWith('_test.go') || file.startsWith('zz_') || file.startsWith('generated')) continue;
+    if (!file.endsWith('.go') || file.endsWith('_test.go') || file.startsWith('zz_') || file.startsWith('generated'))
+      continue;
     parseGoSource(readFileSync(join(dir, file), 'utf8'), structs);
   }
   return structs;
@@ -190,7 +226,8 @@ const goStructs = new Map();
 
 function readPackages(packages) {
   for (const [pkg, dir] of Object.entries(packages)) {
-    for (const [name, message] of parseProto(readFileSync(join(dir, 'generated.proto'), 'utf8'), pkg)) messages.set(name, message);
+    for (const [name, message] of parseProto(readFileSync(join(dir, 'generated.proto'), 'utf8'), pkg))
+      messages.set(name, message);
     goStructs.set(pkg, parseGo(dir));
   }
 }
@@ -210,7 +247,12 @@ function typeFacts(protoName) {
   const entry = { proto: protoName };
   types[def] = entry;
   if (special.has(protoName) || pkg === 'k8s.io.apimachinery.pkg.runtime') {
-    entry.wire = message.fields.map((f) => ({ name: f.name, id: f.id, type: scalarOrDef(f.type), ...(f.repeated ? { list: true } : {}) }));
+    entry.wire = message.fields.map((f) => ({
+      name: f.name,
+      id: f.id,
+      type: scalarOrDef(f.type),
+      ...(f.repeated ? { list: true } : {}),
+    }));
     for (const f of message.fields) if (!SCALARS.has(f.type)) typeFacts(f.type);
     if (special.has(protoName)) entry.special = true;
     return;
@@ -240,7 +282,8 @@ function typeFacts(protoName) {
     const [jsonName, ...options] = (goField.tags.json ?? '').split(',');
     if (keep && !keep.includes(jsonName)) continue;
     const number = Number(pb.split(',')[1]);
-    if (number !== wireField.id) throw new Error(`${protoName}.${protoField}: Go says ${number}, proto says ${wireField.id}`);
+    if (number !== wireField.id)
+      throw new Error(`${protoName}.${protoField}: Go says ${number}, proto says ${wireField.id}`);
     const fact = { name: jsonName, id: wireField.id, type: scalarOrDef(wireField.type) };
     if (wireField.repeated) fact.list = true;
     if (wireField.map) fact.map = true;
@@ -309,7 +352,7 @@ function main(argv) {
   // A TypeScript data module (one line per kind and per type), so the build needs no JSON loader and a
   // change of upstream shows as a readable diff.
   const lines = [
-    '// Generated by scripts/gen-schema.mjs from upstream\'s generated.proto and Go types; do not edit.',
+    "// Generated by scripts/gen-schema.mjs from upstream's generated.proto and Go types; do not edit.",
     "import type { SchemaFacts } from './facts.js';",
     '',
     'export const facts: SchemaFacts = {',
@@ -318,7 +361,9 @@ function main(argv) {
     ...kinds.map((k) => `    ${JSON.stringify(k)},`),
     '  ],',
     '  types: {',
-    ...Object.keys(types).sort().map((name) => `    ${JSON.stringify(name)}: ${JSON.stringify(types[name])},`),
+    ...Object.keys(types)
+      .sort()
+      .map((name) => `    ${JSON.stringify(name)}: ${JSON.stringify(types[name])},`),
     '  },',
     '};',
     '',
@@ -328,4 +373,5 @@ function main(argv) {
   console.log(`${kinds.length} kinds, ${Object.keys(types).length} types → ${target.pathname}`);
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main(process.argv.slice(2));

@@ -42,8 +42,14 @@ if (files.length === 0) {
 // ones. DKC_TEST_CONCURRENCY overrides it (1 runs the files one by one).
 const concurrency = Number(process.env['DKC_TEST_CONCURRENCY'] ?? 3);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
-  console.error(`DKC_TEST_CONCURRENCY must be a whole number of at least 1, not '${process.env['DKC_TEST_CONCURRENCY']}'`);
+  console.error(
+    `DKC_TEST_CONCURRENCY must be a whole number of at least 1, not '${process.env['DKC_TEST_CONCURRENCY']}'`,
+  );
   process.exit(2);
 }
-const res = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files], { stdio: 'inherit' });
+const res = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],
+  { stdio: 'inherit' },
+);
 process.exit(res.status ?? 1);

@@ -77,7 +77,6 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
-
 async function readLocalConfig(flags: AgentFlags, kubelet: KubeletVersion): Promise<ConfigSource | undefined> {
   let file: ConfigSource | undefined;
   if (flags.config) {
@@ -85,7 +84,9 @@ async function readLocalConfig(flags: AgentFlags, kubelet: KubeletVersion): Prom
     try {
       file = { bytes: await readFile(path), dir: dirname(path), name: flags.config };
     } catch (err) {
-      throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${errorMessage(err)}`, { cause: err });
+      throw new AgentStartError(`failed to load Kubelet config file ${flags.config}, error: ${errorMessage(err)}`, {
+        cause: err,
+      });
     }
   }
   if (!flags.configDir) return file;
@@ -93,7 +94,11 @@ async function readLocalConfig(flags: AgentFlags, kubelet: KubeletVersion): Prom
 }
 
 /** --config with the drop-ins of --config-dir merged over it (KEP-3983), as one file: what the kubelet reads. */
-async function mergeConfigDir(configDir: string, file: ConfigSource | undefined, kubelet: KubeletVersion): Promise<ConfigSource | undefined> {
+async function mergeConfigDir(
+  configDir: string,
+  file: ConfigSource | undefined,
+  kubelet: KubeletVersion,
+): Promise<ConfigSource | undefined> {
   const dir = resolve(configDir);
   let dropIns;
   try {
@@ -102,14 +107,28 @@ async function mergeConfigDir(configDir: string, file: ConfigSource | undefined,
     throw new AgentStartError(errorMessage(err), { cause: err });
   }
   if (dropIns.length === 0) return file;
-  const base = file ?? { bytes: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n', dir: process.cwd(), name: '(defaults)' };
+  const base = file ?? {
+    bytes: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n',
+    dir: process.cwd(),
+    name: '(defaults)',
+  };
   try {
-    const merged = kubelet.render({ bytes: base.bytes, dir: base.dir, name: base.name ?? '' }, dropIns.map((d) => ({ bytes: d.bytes, name: d.path })));
+    const merged = kubelet.render(
+      { bytes: base.bytes, dir: base.dir, name: base.name ?? '' },
+      dropIns.map((d) => ({ bytes: d.bytes, name: d.path })),
+    );
     for (const w of merged.warnings) klog.warning(`${w.source}: ${w.message}`);
-    return { bytes: kubelet.encode(merged.config), dir: base.dir, ...(base.name !== undefined ? { name: base.name } : {}) };
+    return {
+      bytes: kubelet.encode(merged.config),
+      dir: base.dir,
+      ...(base.name !== undefined ? { name: base.name } : {}),
+    };
   } catch (err) {
     if (!(err instanceof LayerError)) throw err;
-    const message = err.source === base.name ? err.message : configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(err.source, err.message)));
+    const message =
+      err.source === base.name
+        ? err.message
+        : configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(err.source, err.message)));
     throw new AgentStartError(message, { cause: err });
   }
 }
@@ -130,7 +149,9 @@ async function loadLocalConfig(flags: AgentFlags): Promise<LocalConfig> {
   // The kubelet decodes leniently after its strict pass fails, and says so: a typo must not go unnoticed.
   for (const w of local.warnings) if (w.layer === 'file' && w.detail) klog.warning(`${file?.name ?? ''}: ${w.message}`);
   if (!local.ok) {
-    throw new AgentStartError(`failed to validate the local kubelet configuration (${local.layer}): ${local.errors.join('; ')}`);
+    throw new AgentStartError(
+      `failed to validate the local kubelet configuration (${local.layer}): ${local.errors.join('; ')}`,
+    );
   }
   // Flags are checked before anything starts: a bad one must fail the start, not a config's trial.
   let capacityFlag: ReturnType<typeof parseCapacityFlag> | undefined;
@@ -143,17 +164,34 @@ async function loadLocalConfig(flags: AgentFlags): Promise<LocalConfig> {
 }
 
 /** How the controller judges a checkpoint: it must load, validate, pass start-up checks and the node's policies. */
-function checkpointEvaluator(flags: AgentFlags, { kubelet, file }: LocalConfig, policyGate: PolicyGate): (payload: CheckpointPayload) => LoadOutcome<EffectiveConfigSuccess> {
+function checkpointEvaluator(
+  flags: AgentFlags,
+  { kubelet, file }: LocalConfig,
+  policyGate: PolicyGate,
+): (payload: CheckpointPayload) => LoadOutcome<EffectiveConfigSuccess> {
   return (payload) => {
-    const r = kubelet.effectiveConfig({ ...(file ? { file } : {}), dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path }, flags: flags.kubelet });
+    const r = kubelet.effectiveConfig({
+      ...(file ? { file } : {}),
+      dynamic: { bytes: payload.bytes, dir: payload.dir, name: payload.path },
+      flags: flags.kubelet,
+    });
     if (!r.ok) {
-      const reason = r.layer !== 'dynamic' ? InternalError : r.stage === 'decode' ? LoadError : r.stage === 'validation' ? ValidateError : InternalError;
+      const reason =
+        r.layer !== 'dynamic'
+          ? InternalError
+          : r.stage === 'decode'
+            ? LoadError
+            : r.stage === 'validation'
+              ? ValidateError
+              : InternalError;
       return { ok: false, reason, detail: r.errors.join('; '), stage: r.stage === 'decode' ? 'parse' : 'validate' };
     }
     const startup = kubelet.validateStartup(r.config, { featureGates: r.featureGates });
-    if (startup.errors.length) return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
+    if (startup.errors.length)
+      return { ok: false, reason: ValidateError, detail: startup.errors.join('; '), stage: 'validate' };
     // What decoding left out (unknown fields, kubeletconfig/v1alpha1 fields v1beta1 no longer has) is worth a line.
-    for (const w of r.warnings) if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
+    for (const w of r.warnings)
+      if (w.layer === 'dynamic' && w.detail) klog.warning(`kubelet config controller: ${payload.path}: ${w.message}`);
     const denied = policyGate.judge(r.config);
     if (denied) return { ok: false, reason: denied.reason, detail: denied.detail, stage: 'policy' };
     return { ok: true, config: r };
@@ -174,10 +212,17 @@ async function bootDynamicConfig(
   const { kubelet, file, local } = localConfig;
   // Kubelets from 1.26 on no longer register the gate; dkc's dynamic config then needs none.
   if (local.featureGates.knows('DynamicKubeletConfig') && !local.featureGates.enabled('DynamicKubeletConfig')) {
-    throw new AgentStartError('the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag');
+    throw new AgentStartError(
+      'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag',
+    );
   }
   // The NodeConfigPolicies that govern the node, as the last run saw them: boot asks the server nothing.
-  const policyGate = await PolicyGate.load(resolve(flags.dynamicConfigDir), local.config, flags.kubelet, kubelet.schema());
+  const policyGate = await PolicyGate.load(
+    resolve(flags.dynamicConfigDir),
+    local.config,
+    flags.kubelet,
+    kubelet.schema(),
+  );
   const controller = new DynamicConfigController<EffectiveConfigSuccess>({
     dynamicConfigDir: resolve(flags.dynamicConfigDir),
     nodeName,
@@ -191,7 +236,11 @@ async function bootDynamicConfig(
   // A checkpoint missing from disk is downloaded again at boot when the API server answers quickly.
   const fetchClient = apiServer?.withOptions({ timeoutMs: BOOT_FETCH_TIMEOUT_MS });
   try {
-    const boot = await controller.bootstrap(fetchClient ? { fetchConfigMap: async (ref) => configMapPayload(await fetchClient.get<ConfigMapObject>(requestPath(ref))) } : {});
+    const boot = await controller.bootstrap(
+      fetchClient
+        ? { fetchConfigMap: async (ref) => configMapPayload(await fetchClient.get<ConfigMapObject>(requestPath(ref))) }
+        : {},
+    );
     return { controller, chosen: boot.config ?? local };
   } catch (err) {
     apiServer?.close();
@@ -217,7 +266,8 @@ interface ServeContext {
 async function serveEndpoints(ctx: ServeContext): Promise<AgentServers> {
   const { flags, config, apiServer, controller, logFile } = ctx;
   // Webhook authorization needs the API server; a standalone agent keeps authentication alone.
-  const sarClient = apiServer && config.authorization.mode === 'Webhook' ? apiServer.withOptions({ timeoutMs: 10_000 }) : undefined;
+  const sarClient =
+    apiServer && config.authorization.mode === 'Webhook' ? apiServer.withOptions({ timeoutMs: 10_000 }) : undefined;
   const webhook = sarClient
     ? new WebhookAuthorizer({
         client: sarClient,
@@ -228,7 +278,8 @@ async function serveEndpoints(ctx: ServeContext): Promise<AgentServers> {
   try {
     return await ctx.host.serve({
       config,
-      certDir: flags.certDir ?? join(flags.dynamicConfigDir ? resolve(flags.dynamicConfigDir, '..') : process.cwd(), 'pki'),
+      certDir:
+        flags.certDir ?? join(flags.dynamicConfigDir ? resolve(flags.dynamicConfigDir, '..') : process.cwd(), 'pki'),
       nodeName: ctx.nodeName,
       nodeIPs: [ctx.nodeIP],
       configz: () => ctx.configz,
@@ -267,7 +318,9 @@ class AgentLifecycle {
     // The trial is health-gated: the agent probes its own listener and its /healthz checks for as long as it runs,
     // and any failed probe restarts the trial clock. Probes count only once the whole start-up is done (startUpDone).
     this.probeHost = servers.address === '0.0.0.0' || servers.address === '::' ? '127.0.0.1' : servers.address;
-    this.healthTimer = controller ? setInterval(() => void this.probe(), Math.min(10_000, Math.max(200, trialMs / 8))) : undefined;
+    this.healthTimer = controller
+      ? setInterval(() => void this.probe(), Math.min(10_000, Math.max(200, trialMs / 8)))
+      : undefined;
     this.healthTimer?.unref();
   }
 
@@ -370,7 +423,9 @@ async function nodeStatus(ctx: ClusterContext): Promise<ReturnType<typeof status
     system,
     // Without --kubelet-version the node reports what it always has.
     ...(flags.kubeletVersion ? { kubeletVersion: ctx.kubelet.gitVersion } : {}),
-    ...(controller ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => controller.configOKConditions(previous) } : {}),
+    ...(controller
+      ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => controller.configOKConditions(previous) }
+      : {}),
   });
 }
 
@@ -397,10 +452,21 @@ function findChannel(ctx: ClusterContext, client: RestClient): ReturnType<typeof
  * status.config early is what makes a config change visible quickly. On a first boot its status write waits for the
  * Node (it retries).
  */
-function startConfigSync(ctx: ClusterContext, client: RestClient, eventClient: RestClient, channel: ReturnType<typeof findChannel>): void {
+function startConfigSync(
+  ctx: ClusterContext,
+  client: RestClient,
+  eventClient: RestClient,
+  channel: ReturnType<typeof findChannel>,
+): void {
   const { nodeName } = ctx;
   const emit = async (type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> => {
-    await createEventDirectly(eventClient, { involvedObject: nodeReference(nodeName), type, reason, message, host: nodeName });
+    await createEventDirectly(eventClient, {
+      involvedObject: nodeReference(nodeName),
+      type,
+      reason,
+      message,
+      host: nodeName,
+    });
   };
   ctx.controller?.startSync({
     client,
@@ -442,7 +508,12 @@ async function registerAndHeartbeat(
   }
   controller?.status.retryNow();
   reporter.start();
-  const lease = new LeaseRenewer({ client: heartbeatClient, nodeName, leaseDurationSeconds: ctx.config.nodeLeaseDurationSeconds, ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}) });
+  const lease = new LeaseRenewer({
+    client: heartbeatClient,
+    nodeName,
+    leaseDurationSeconds: ctx.config.nodeLeaseDurationSeconds,
+    ...(node?.metadata?.uid ? { nodeUID: node.metadata.uid } : {}),
+  });
   lease.start();
   lifecycle.onStop({ name: 'stopping the Lease', run: () => lease.stop() });
 }
@@ -486,7 +557,8 @@ async function joinCluster(ctx: ClusterContext): Promise<void> {
 
 /** The process host logs to stderr and, with --log-file, to that file; a fleet keeps its process-wide logging. */
 function setUpLogging(flags: AgentFlags, host: AgentHost): ReturnType<typeof openLogFile> | undefined {
-  const logFile = host.ownsLogging && flags.logFile !== undefined ? openLogFile(flags.logFile, flags.logToStderr) : undefined;
+  const logFile =
+    host.ownsLogging && flags.logFile !== undefined ? openLogFile(flags.logFile, flags.logToStderr) : undefined;
   if (host.ownsLogging) configureLogging({ verbosity: flags.verbosity, ...(logFile ? { sink: logFile.sink } : {}) });
   klog.v(2, `dkc agent starting, pid ${process.pid}, ${Math.round(process.uptime() * 1000)} ms after process start`);
   return logFile;
@@ -517,16 +589,49 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = kubelet.toConfigzJSON(config);
-  const servers = await serveEndpoints({ flags, host, config, nodeName, nodeIP, registry, controller, apiServer, logFile, configz });
+  const servers = await serveEndpoints({
+    flags,
+    host,
+    config,
+    nodeName,
+    nodeIP,
+    registry,
+    controller,
+    apiServer,
+    logFile,
+    configz,
+  });
   klog.info(`serving on https://${servers.address}:${servers.ports.https}`, { node: nodeName });
   const lifecycle = new AgentLifecycle(controller, servers, apiServer, flags.trialMs);
   if (apiServer) {
-    await joinCluster({ flags, host, kubelet, config, nodeName, nodeIP, servers, controller, capacityFlag, apiServer, lifecycle });
+    await joinCluster({
+      flags,
+      host,
+      kubelet,
+      config,
+      nodeName,
+      nodeIP,
+      servers,
+      controller,
+      capacityFlag,
+      apiServer,
+      lifecycle,
+    });
   } else {
     klog.warning('no --kubeconfig: running standalone, without the API server');
     await lifecycle.startUpDone();
   }
 
+  return runningAgent(nodeName, config, servers, lifecycle);
+}
+
+/** What the caller holds of a started agent: its identity, its config and servers, and its lifecycle's ends. */
+function runningAgent(
+  nodeName: string,
+  config: RunningAgent['config'],
+  servers: RunningAgent['servers'],
+  lifecycle: AgentLifecycle,
+): RunningAgent {
   return {
     nodeName,
     config,
@@ -573,7 +678,12 @@ export async function runShutdown(steps: readonly ShutdownStep[], stepMs: number
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), stepMs)));
     try {
-      const r = await Promise.race([Promise.resolve().then(() => step.run()).then(() => 'done' as const), late]);
+      const r = await Promise.race([
+        Promise.resolve()
+          .then(() => step.run())
+          .then(() => 'done' as const),
+        late,
+      ]);
       if (r === 'late') klog.warning(`shutdown: ${step.name} did not finish within ${stepMs} ms; going on without it`);
     } catch (err) {
       klog.warning(`shutdown: ${step.name}: ${errorMessage(err)}`);

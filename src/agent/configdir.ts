@@ -57,9 +57,17 @@ export async function readDropIns(dir: string, skip: ReadonlySet<string> = new S
       try {
         bytes = await readFile(path);
       } catch (err) {
-        throw new ConfigDirError(configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(path, errorMessage(err)))), { cause: err });
+        throw new ConfigDirError(
+          configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(path, errorMessage(err)))),
+          { cause: err },
+        );
       }
-      if (bytes.length === 0) throw new ConfigDirError(configDirMessages.merge(configDirMessages.walk(dir, configDirMessages.load(path, configDirMessages.empty(path)))));
+      if (bytes.length === 0)
+        throw new ConfigDirError(
+          configDirMessages.merge(
+            configDirMessages.walk(dir, configDirMessages.load(path, configDirMessages.empty(path))),
+          ),
+        );
       out.push({ path, relative, bytes });
     }
   };

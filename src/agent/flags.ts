@@ -3,7 +3,13 @@
 // (kubeconfig, local config file, dynamic config dir, node identity) plus dkc's additions.
 
 import { join } from 'node:path';
-import { Duration, KUBELET_FLAGS, parseKubeletFlags, parseKubeletVersion, type ParsedKubeletFlags } from '../kubeletconfig/index.js';
+import {
+  Duration,
+  KUBELET_FLAGS,
+  parseKubeletFlags,
+  parseKubeletVersion,
+  type ParsedKubeletFlags,
+} from '../kubeletconfig/index.js';
 import { CHANNEL_CHOICES, parseChannelChoice, type ChannelChoice } from '../client/channel.js';
 import { CodedError, errorMessage } from '../util/errors.js';
 
@@ -63,14 +69,26 @@ interface AgentFlagSpec {
 }
 
 const agentFlags: Record<string, AgentFlagSpec> = {
-  kubeconfig: { key: 'kubeconfig', kind: 'string', group: 'kubelet', value: 'string', help: 'kubeconfig for the API server; without it the agent runs standalone' },
-  config: { key: 'config', kind: 'string', group: 'kubelet', value: 'string', help: 'the local KubeletConfiguration file' },
+  kubeconfig: {
+    key: 'kubeconfig',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: 'kubeconfig for the API server; without it the agent runs standalone',
+  },
+  config: {
+    key: 'config',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: 'the local KubeletConfiguration file',
+  },
   'config-dir': {
     key: 'configDir',
     kind: 'string',
     group: 'kubelet',
     value: 'string',
-    help: 'drop-ins (*.conf, in file-name order) merged over --config, as the kubelet\'s --config-dir',
+    help: "drop-ins (*.conf, in file-name order) merged over --config, as the kubelet's --config-dir",
   },
   'dynamic-config-dir': {
     key: 'dynamicConfigDir',
@@ -79,11 +97,43 @@ const agentFlags: Record<string, AgentFlagSpec> = {
     value: 'string',
     help: 'where downloaded configs are checkpointed; turns on dynamic config (needs --feature-gates=DynamicKubeletConfig=true)',
   },
-  'hostname-override': { key: 'hostnameOverride', kind: 'string', group: 'kubelet', value: 'string', help: "the node's name instead of the host name" },
-  'node-ip': { key: 'nodeIP', kind: 'string', group: 'kubelet', value: 'string', help: "the node's IP address reported in its status" },
-  'node-labels': { key: 'nodeLabels', kind: 'labels', group: 'kubelet', value: 'key=value,...', help: 'labels to register the node with' },
-  'register-node': { key: 'registerNode', kind: 'bool', group: 'kubelet', value: 'bool', help: 'register the node with the API server', default: 'true' },
-  'root-dir': { key: 'rootDir', kind: 'string', group: 'kubelet', value: 'string', help: "the agent's own files", default: DEFAULT_ROOT_DIR },
+  'hostname-override': {
+    key: 'hostnameOverride',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: "the node's name instead of the host name",
+  },
+  'node-ip': {
+    key: 'nodeIP',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: "the node's IP address reported in its status",
+  },
+  'node-labels': {
+    key: 'nodeLabels',
+    kind: 'labels',
+    group: 'kubelet',
+    value: 'key=value,...',
+    help: 'labels to register the node with',
+  },
+  'register-node': {
+    key: 'registerNode',
+    kind: 'bool',
+    group: 'kubelet',
+    value: 'bool',
+    help: 'register the node with the API server',
+    default: 'true',
+  },
+  'root-dir': {
+    key: 'rootDir',
+    kind: 'string',
+    group: 'kubelet',
+    value: 'string',
+    help: "the agent's own files",
+    default: DEFAULT_ROOT_DIR,
+  },
   'cert-dir': {
     key: 'certDir',
     kind: 'string',
@@ -108,13 +158,19 @@ const agentFlags: Record<string, AgentFlagSpec> = {
     help: 'log to standard error; with --log-file, false writes to the file only',
     default: 'true',
   },
-  capacity: { key: 'capacity', kind: 'string', group: 'dkc', value: 'cpu=4,memory=8Gi,pods=110', help: "the node's reported capacity" },
+  capacity: {
+    key: 'capacity',
+    kind: 'string',
+    group: 'dkc',
+    value: 'cpu=4,memory=8Gi,pods=110',
+    help: "the node's reported capacity",
+  },
   'kubelet-version': {
     key: 'kubeletVersion',
     kind: 'string',
     group: 'dkc',
     value: '1.MINOR',
-    help: "the kubelet to behave as: its config fields, defaults, validation and feature gates, and the version the node reports",
+    help: 'the kubelet to behave as: its config fields, defaults, validation and feature gates, and the version the node reports',
     default: '1.22',
   },
   'config-channel': {
@@ -186,9 +242,15 @@ export function agentHelp(): string {
 
 function parseLabels(s: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new AgentFlagError(`invalid argument "${s}" for "--node-labels" flag: ${part} must be formatted as key=value`);
+    if (eq <= 0)
+      throw new AgentFlagError(
+        `invalid argument "${s}" for "--node-labels" flag: ${part} must be formatted as key=value`,
+      );
     out[part.slice(0, eq)] = part.slice(eq + 1);
   }
   return out;
@@ -210,7 +272,10 @@ function defaultAgentFlags(): AgentFlags {
 }
 
 /** The flag at `rest[i]`, its spec and its value; `next` is the index after it (past a separate value). */
-function readFlag(rest: readonly string[], i: number): { name: string; spec: AgentFlagSpec; value: string; next: number } {
+function readFlag(
+  rest: readonly string[],
+  i: number,
+): { name: string; spec: AgentFlagSpec; value: string; next: number } {
   const arg = rest[i]!;
   if (!arg.startsWith('-')) throw new AgentFlagError(`unexpected argument ${JSON.stringify(arg)}`);
   const body = arg.replace(/^--?/, '');
@@ -233,11 +298,17 @@ function setFlag(flags: AgentFlags, name: string, spec: AgentFlagSpec, value: st
       record[spec.key] = value;
       break;
     case 'bool':
-      if (!['true', 'false', '1', '0'].includes(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`);
+      if (!['true', 'false', '1', '0'].includes(value))
+        throw new AgentFlagError(
+          `invalid argument "${value}" for "--${name}" flag: strconv.ParseBool: parsing "${value}": invalid syntax`,
+        );
       record[spec.key] = value === 'true' || value === '1';
       break;
     case 'int': {
-      if (!/^-?\d+$/.test(value)) throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: strconv.ParseInt: parsing "${value}": invalid syntax`);
+      if (!/^-?\d+$/.test(value))
+        throw new AgentFlagError(
+          `invalid argument "${value}" for "--${name}" flag: strconv.ParseInt: parsing "${value}": invalid syntax`,
+        );
       record[spec.key] = Number(value);
       break;
     }
@@ -249,7 +320,9 @@ function setFlag(flags: AgentFlags, name: string, spec: AgentFlagSpec, value: st
       try {
         d = Duration.parse(value);
       } catch (err) {
-        throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${errorMessage(err)}`, { cause: err });
+        throw new AgentFlagError(`invalid argument "${value}" for "--${name}" flag: ${errorMessage(err)}`, {
+          cause: err,
+        });
       }
       record[spec.key] = d.toMilliseconds();
       break;
@@ -263,7 +336,10 @@ function finishFlags(flags: AgentFlags): AgentFlags {
     try {
       flags.kubeletVersion = parseKubeletVersion(flags.kubeletVersion);
     } catch (err) {
-      throw new AgentFlagError(`invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${errorMessage(err)}`, { cause: err });
+      throw new AgentFlagError(
+        `invalid argument ${JSON.stringify(flags.kubeletVersion)} for "--kubelet-version" flag: ${errorMessage(err)}`,
+        { cause: err },
+      );
     }
   }
   try {
@@ -271,7 +347,8 @@ function finishFlags(flags: AgentFlags): AgentFlags {
   } catch (err) {
     throw new AgentFlagError(errorMessage(err), { cause: err });
   }
-  if (flags.crashLoopThreshold < 0) throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');
+  if (flags.crashLoopThreshold < 0)
+    throw new AgentFlagError('--dynamic-config-crash-loop-threshold must not be negative');
   if (flags.logFile === '') throw new AgentFlagError('--log-file must not be empty');
   if (flags.rootDir === '') throw new AgentFlagError('--root-dir must not be empty');
   // As the kubelet: the serving certificate lives under the root dir, never in whatever directory the agent runs in.
@@ -309,7 +386,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     if (own) setFlag(flags, g.name, own, g.value);
   }
   const rest = kubeletParsed.rest;
-  for (let i = 0; i < rest.length; ) {
+  for (let i = 0; i < rest.length;) {
     const { name, spec, value, next } = readFlag(rest, i);
     setFlag(flags, name, spec, value);
     i = next;

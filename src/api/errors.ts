@@ -75,7 +75,13 @@ export class StatusError extends Error {
   }
 }
 
-function make(code: number, reason: StatusReason, message: string, details?: StatusDetails, cause?: unknown): StatusError {
+function make(
+  code: number,
+  reason: StatusReason,
+  message: string,
+  details?: StatusDetails,
+  cause?: unknown,
+): StatusError {
   const s: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status'> = { message, reason, code };
   if (details) s.details = details;
   return new StatusError(s, cause === undefined ? undefined : { cause });
@@ -103,14 +109,23 @@ export const errors = {
     });
   },
   conflict(resource: GroupName, name: string, why: string): StatusError {
-    return make(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(resource)} ${JSON.stringify(name)}: ${why}`, {
-      name,
-      ...(resource.group ? { group: resource.group } : {}),
-      kind: resource.name,
-    });
+    return make(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualified(resource)} ${JSON.stringify(name)}: ${why}`,
+      {
+        name,
+        ...(resource.group ? { group: resource.group } : {}),
+        kind: resource.name,
+      },
+    );
   },
   staleResourceVersion(resource: GroupName, name: string): StatusError {
-    return errors.conflict(resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    return errors.conflict(
+      resource,
+      name,
+      'the object has been modified; please apply your changes to the latest version and try again',
+    );
   },
   invalid(kind: GroupName, name: string, errs: FieldError[]): StatusError {
     const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: e.body(), field: e.field }));
@@ -184,7 +199,11 @@ export const errors = {
   },
   /** 415 naming the media types this endpoint accepts (the patch endpoints). */
   unsupportedMediaTypeFor(_contentType: string, accepted: string[]): StatusError {
-    return make(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+    return make(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    );
   },
   tooManyRequests(message: string, retryAfterSeconds = 1): StatusError {
     return make(429, 'TooManyRequests', message, { retryAfterSeconds });

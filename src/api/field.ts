@@ -27,7 +27,12 @@ const typeText: Record<FieldErrorType, string> = {
 };
 
 /** Types whose rendering omits the offending value. */
-const valueless = new Set<FieldErrorType>(['FieldValueRequired', 'FieldValueForbidden', 'FieldValueTooLong', 'InternalError']);
+const valueless = new Set<FieldErrorType>([
+  'FieldValueRequired',
+  'FieldValueForbidden',
+  'FieldValueTooLong',
+  'InternalError',
+]);
 
 export { goQuote };
 
@@ -64,10 +69,16 @@ export const field = {
   invalid: (path: string, value: unknown, detail = '') => new FieldError('FieldValueInvalid', path, value, detail),
   forbidden: (path: string, detail = '') => new FieldError('FieldValueForbidden', path, '', detail),
   notSupported: (path: string, value: unknown, valid: string[]) =>
-    new FieldError('FieldValueNotSupported', path, value, valid.length ? `supported values: ${valid.map(goQuote).join(', ')}` : ''),
+    new FieldError(
+      'FieldValueNotSupported',
+      path,
+      value,
+      valid.length ? `supported values: ${valid.map(goQuote).join(', ')}` : '',
+    ),
   duplicate: (path: string, value: unknown) => new FieldError('FieldValueDuplicate', path, value, ''),
   notFound: (path: string, value: unknown) => new FieldError('FieldValueNotFound', path, value, ''),
-  tooLong: (path: string, max: number) => new FieldError('FieldValueTooLong', path, '', `must have at most ${max} bytes`),
+  tooLong: (path: string, max: number) =>
+    new FieldError('FieldValueTooLong', path, '', `must have at most ${max} bytes`),
   tooMany: (path: string, actual: number, max: number) =>
     new FieldError('FieldValueTooMany', path, actual, `must have at most ${max} items`),
   internal: (path: string, err: Error) => new FieldError('InternalError', path, '', err.message),

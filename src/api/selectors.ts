@@ -148,7 +148,11 @@ class LabelParser {
           try {
             r = this.parseRequirement();
           } catch (e) {
-            throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `unable to parse requirement: ${errorMessage(e)}`, { cause: e });
+            throw new SelectorError(
+              'DKC_API_LABEL_SELECTOR_SYNTAX',
+              `unable to parse requirement: ${errorMessage(e)}`,
+              { cause: e },
+            );
           }
           reqs.push(r);
           const next = this.take(Ctx.Values);
@@ -156,16 +160,25 @@ class LabelParser {
           if (next.tok === Tok.Comma) {
             const after = this.look(Ctx.Values);
             if (after.tok !== Tok.Identifier && after.tok !== Tok.DoesNotExist) {
-              throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `found '${after.lit}', expected: identifier after ','`);
+              throw new SelectorError(
+                'DKC_API_LABEL_SELECTOR_SYNTAX',
+                `found '${after.lit}', expected: identifier after ','`,
+              );
             }
             break;
           }
-          throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `found '${next.lit}', expected: ',' or 'end of string'`);
+          throw new SelectorError(
+            'DKC_API_LABEL_SELECTOR_SYNTAX',
+            `found '${next.lit}', expected: ',' or 'end of string'`,
+          );
         }
         case Tok.EndOfString:
           return reqs;
         default:
-          throw new SelectorError('DKC_API_LABEL_SELECTOR_SYNTAX', `found '${lit}', expected: !, identifier, or 'end of string'`);
+          throw new SelectorError(
+            'DKC_API_LABEL_SELECTOR_SYNTAX',
+            `found '${lit}', expected: !, identifier, or 'end of string'`,
+          );
       }
     }
   }
@@ -297,12 +310,14 @@ export function newLabelRequirement(key: string, operator: LabelOperator, values
     case 'gt':
     case 'lt':
       if (vals.length !== 1) throw new Error("for 'Gt', 'Lt' operators, exactly one value is required");
-      for (const v of vals) if (!INT64.test(v)) throw new Error("for 'Gt', 'Lt' operators, the value must be an integer");
+      for (const v of vals)
+        if (!INT64.test(v)) throw new Error("for 'Gt', 'Lt' operators, the value must be an integer");
       break;
   }
   for (const v of vals) {
     const errs = isValidLabelValue(v);
-    if (errs.length) throw new Error(`invalid label value: ${JSON.stringify(v)}: at key: ${JSON.stringify(key)}: ${errs.join('; ')}`);
+    if (errs.length)
+      throw new Error(`invalid label value: ${JSON.stringify(v)}: at key: ${JSON.stringify(key)}: ${errs.join('; ')}`);
   }
   return { key, operator, values: vals };
 }
@@ -316,14 +331,18 @@ export function parseLabelSelector(selector: string): LabelSelector {
   return reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-
 /** metav1.LabelSelector, as objects carry it (a rollout's or a policy's nodeSelector). */
 export interface ObjectLabelSelector {
   matchLabels?: Readonly<Record<string, string>>;
   matchExpressions?: readonly { key: string; operator: string; values?: readonly string[] }[];
 }
 
-const OBJECT_SELECTOR_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+const OBJECT_SELECTOR_OPERATORS: Readonly<Record<string, LabelOperator>> = {
+  In: 'in',
+  NotIn: 'notin',
+  Exists: 'exists',
+  DoesNotExist: '!',
+};
 
 /** metav1.LabelSelectorAsSelector: the requirements of an object's selector (none selects everything); throws on an invalid one. */
 export function objectSelectorRequirements(sel: ObjectLabelSelector | undefined): LabelSelector {
@@ -445,17 +464,25 @@ export function unescapeFieldValue(s: string): string {
   for (const c of s) {
     if (inSlash) {
       if (c === '\\' || c === ',' || c === '=') out += c;
-      else throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', `invalid field selector: invalid escape sequence: \\${c}`);
+      else
+        throw new SelectorError(
+          'DKC_API_FIELD_SELECTOR_SYNTAX',
+          `invalid field selector: invalid escape sequence: \\${c}`,
+        );
       inSlash = false;
       continue;
     }
     if (c === '\\') inSlash = true;
     else if (c === ',' || c === '=') {
       // Go prints the rune with %v, i.e. as its code point number.
-      throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+      throw new SelectorError(
+        'DKC_API_FIELD_SELECTOR_SYNTAX',
+        `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`,
+      );
     } else out += c;
   }
-  if (inSlash) throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', 'invalid field selector: invalid escape sequence: \\');
+  if (inSlash)
+    throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', 'invalid field selector: invalid escape sequence: \\');
   return out;
 }
 
@@ -474,7 +501,11 @@ export function parseFieldSelector(selector: string): FieldRequirement[] {
   for (const part of parts) {
     if (part === '') continue;
     const t = splitTerm(part);
-    if (!t) throw new SelectorError('DKC_API_FIELD_SELECTOR_SYNTAX', `invalid selector: '${selector}'; can't understand '${part}'`);
+    if (!t)
+      throw new SelectorError(
+        'DKC_API_FIELD_SELECTOR_SYNTAX',
+        `invalid selector: '${selector}'; can't understand '${part}'`,
+      );
     const value = unescapeFieldValue(t.rhs);
     reqs.push({ field: t.lhs, operator: t.op === '!=' ? '!=' : '=', value });
   }
@@ -482,7 +513,10 @@ export function parseFieldSelector(selector: string): FieldRequirement[] {
 }
 
 /** A missing field reads as "", as upstream's fields.Set does. */
-export function matchesFields(reqs: readonly FieldRequirement[], getter: (fieldPath: string) => string | undefined): boolean {
+export function matchesFields(
+  reqs: readonly FieldRequirement[],
+  getter: (fieldPath: string) => string | undefined,
+): boolean {
   return reqs.every((r) => {
     const v = getter(r.field) ?? '';
     return r.operator === '=' ? v === r.value : v !== r.value;

@@ -87,7 +87,10 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
     return;
   }
 
-  const result = kv.effectiveConfig({ file: { bytes, dir: path.dirname(path.resolve(file)), name: file }, flags: argv });
+  const result = kv.effectiveConfig({
+    file: { bytes, dir: path.dirname(path.resolve(file)), name: file },
+    flags: argv,
+  });
   // --strict: what the kubelet's strict decode refuses (unknown and duplicate fields) is an error, not a warning.
   const strictErrors = opts.strict ? result.warnings.filter((w) => w.detail !== undefined) : [];
   for (const w of result.warnings) (strictErrors.includes(w) ? err : warn)(w.message);
@@ -115,7 +118,10 @@ async function runValidate(file: string, opts: ValidateOptions): Promise<void> {
 type Library = typeof import('../kubeletconfig/index.js');
 
 /** The kubelet minor a command acts as, or undefined after printing why there is none (a usage error). */
-function kubeletVersionOrExit(kc: Library, version: string | undefined): import('../kubeletconfig/index.js').KubeletVersion | undefined {
+function kubeletVersionOrExit(
+  kc: Library,
+  version: string | undefined,
+): import('../kubeletconfig/index.js').KubeletVersion | undefined {
   try {
     return kc.kubeletVersion(version);
   } catch (e) {
@@ -130,11 +136,15 @@ const VERSION_HELP = 'the kubelet version to judge by, 1.22 to the newest (defau
 
 function connection(cmd: Command): Command {
   return cmd
-    .option('--kubeconfig <file>', 'path to the kubeconfig file, for cm/ and node/ sources (default: $KUBECONFIG, then ~/.kube/config)')
+    .option(
+      '--kubeconfig <file>',
+      'path to the kubeconfig file, for cm/ and node/ sources (default: $KUBECONFIG, then ~/.kube/config)',
+    )
     .option('--context <name>', 'the kubeconfig context to use');
 }
 
-const SOURCE_HELP = 'a file, cm/NAMESPACE/NAME[:KEY] (a ConfigMap; KEY defaults to kubelet) or node/NAME (what the node runs)';
+const SOURCE_HELP =
+  'a file, cm/NAMESPACE/NAME[:KEY] (a ConfigMap; KEY defaults to kubelet) or node/NAME (what the node runs)';
 
 async function run(body: (m: typeof import('../workflow/config/index.js')) => Promise<number>): Promise<void> {
   const m = await import('../workflow/config/index.js');
@@ -162,21 +172,33 @@ function registerWorkflowCommands(config: Command): void {
   connection(config.command('render'))
     .description("merge drop-ins over a base config in order, as the kubelet's --config-dir does, and print the result")
     .argument('<base>', SOURCE_HELP)
-    .argument('[dropins...]', 'drop-in configs, in order: files, directories (their .conf files, in lexical order) or cm/NAMESPACE/NAME[:KEY]')
+    .argument(
+      '[dropins...]',
+      'drop-in configs, in order: files, directories (their .conf files, in lexical order) or cm/NAMESPACE/NAME[:KEY]',
+    )
     .option('--kubelet-version <version>', VERSION_HELP)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-    .action((base: string, dropIns: string[], opts: RenderFlags & ConnectionFlags) => run((m) => m.render(m.processIo(exitCodeFor), base, dropIns, opts)));
+    .action((base: string, dropIns: string[], opts: RenderFlags & ConnectionFlags) =>
+      run((m) => m.render(m.processIo(exitCodeFor), base, dropIns, opts)),
+    );
 }
 
 export function registerConfigCommands(program: Command): void {
-  const config = program.command('config').description('KubeletConfiguration: validate, lint, diff and render configs before a rollout; print defaults');
+  const config = program
+    .command('config')
+    .description('KubeletConfiguration: validate, lint, diff and render configs before a rollout; print defaults');
 
   config
     .command('validate')
-    .description('decode, default, apply kubelet flags and validate a KubeletConfiguration exactly as the kubelet of --kubelet-version would')
+    .description(
+      'decode, default, apply kubelet flags and validate a KubeletConfiguration exactly as the kubelet of --kubelet-version would',
+    )
     .argument('<file>', 'KubeletConfiguration file (YAML or JSON)')
     .option('--kubelet-version <version>', VERSION_HELP)
-    .option('--flags <flags>', 'kubelet command-line flags applied on top of the file, e.g. "--max-pods=50 --feature-gates=A=true"')
+    .option(
+      '--flags <flags>',
+      'kubelet command-line flags applied on top of the file, e.g. "--max-pods=50 --feature-gates=A=true"',
+    )
     .addOption(new Option('-o, --output <format>', 'print the effective configuration').choices(['yaml', 'json']))
     .option('--strict', 'unknown and duplicate fields are errors, not warnings')
     .action(async (file: string, opts: ValidateOptions) => {

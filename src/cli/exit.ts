@@ -18,9 +18,12 @@ export const exitCodeMeanings: Readonly<Record<ExitCodeName, string>> = {
   failure:
     'A failure no other row describes; also the negative answer of a command that has one (a rollout Halted or Reverted, configs that differ, a config with problems).',
   usage: 'A flag, argument or file the command cannot use: nothing was done. Fix the call.',
-  notFound: 'What the command names does not exist: a ConfigMap or its key, a node, a rollout, nodes matching a selector.',
-  refused: 'The API server refused the request: unauthorized, forbidden, conflict, invalid (a 4xx answer other than 404, 410 and 429).',
-  unavailable: 'Nothing answered in time: the API server (or etcd) is unreachable, overloaded or failing (no answer, 429, 5xx). Try again later.',
+  notFound:
+    'What the command names does not exist: a ConfigMap or its key, a node, a rollout, nodes matching a selector.',
+  refused:
+    'The API server refused the request: unauthorized, forbidden, conflict, invalid (a 4xx answer other than 404, 410 and 429).',
+  unavailable:
+    'Nothing answered in time: the API server (or etcd) is unreachable, overloaded or failing (no answer, 429, 5xx). Try again later.',
 };
 
 /** The error codes whose exit code is not 1. A code not listed exits 1, or as its cause does when it wraps one. */

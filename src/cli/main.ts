@@ -34,7 +34,7 @@ export async function main(argv: string[]): Promise<void> {
   registerUiCommand(program);
   program
     .command('restart <name>')
-    .description('restart one process that dkc up supervises (a node\'s kubelet: its name), as systemctl restart does')
+    .description("restart one process that dkc up supervises (a node's kubelet: its name), as systemctl restart does")
     .option('--data-dir <dir>', 'the data directory of the dkc up to ask', '.dkc')
     .action(async (name: string, opts: { dataDir: string }) => {
       const path = await import('node:path');
@@ -48,11 +48,13 @@ export async function main(argv: string[]): Promise<void> {
     });
   program
     .command('node-daemon')
-    .description('apply the config assigned to a node to its kubelet, health-gated (`dkc node-daemon --help` lists the flags)')
+    .description(
+      'apply the config assigned to a node to its kubelet, health-gated (`dkc node-daemon --help` lists the flags)',
+    )
     .allowUnknownOption();
   program
     .command('agent')
-    .description('run the node agent (the kubelet\'s flag names; `dkc agent --help` lists them)')
+    .description("run the node agent (the kubelet's flag names; `dkc agent --help` lists them)")
     .allowUnknownOption();
   try {
     await program.parseAsync(argv, { from: 'user' });

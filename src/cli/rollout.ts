@@ -17,7 +17,9 @@ async function run(body: (m: typeof import('../workflow/rollout/index.js')) => P
 }
 
 export function registerRolloutCommands(program: Command): void {
-  const rollout = program.command('rollout').description('roll a node configuration out over a fleet: canary, batches, soak, halt or revert');
+  const rollout = program
+    .command('rollout')
+    .description('roll a node configuration out over a fleet: canary, batches, soak, halt or revert');
 
   connection(rollout.command('start'))
     .description('create a NodeConfigRollout of a ConfigMap to the nodes a selector matches')
@@ -27,16 +29,26 @@ export function registerRolloutCommands(program: Command): void {
     .option('--selector <selector>', 'label selector of the nodes, e.g. pool=blue,zone!=a (default: every node)')
     .option('--canary <n|n%>', 'nodes in the first batch (default 1)')
     .option('--max-unavailable <n|n%>', 'nodes switching at once after the canary (default 1)')
-    .option('--soak <duration>', 'how long a node must hold the config, Ready, to count as succeeded, e.g. 30s (default 0s)')
+    .option(
+      '--soak <duration>',
+      'how long a node must hold the config, Ready, to count as succeeded, e.g. 30s (default 0s)',
+    )
     .option('--deadline <duration>', 'a node not succeeded this long after its change has failed, e.g. 2m (default 2m)')
     .option('--max-failures <n>', 'failed nodes tolerated before the failure policy applies (default 0)')
     .option('--halt-on-failure', 'on too many failures, stop and leave the nodes as they are (default: revert them)')
     .option('--pause-after-canary', 'pause once the canary batch has succeeded')
-    .option('--skip-incompatible', "leave out (and report) the selected nodes whose kubelet version cannot run the config, instead of refusing")
-    .action((name: string, opts: StartFlags & ConnectionFlags) => run((m) => m.start(m.processIo(exitCodeFor), name, opts)));
+    .option(
+      '--skip-incompatible',
+      'leave out (and report) the selected nodes whose kubelet version cannot run the config, instead of refusing',
+    )
+    .action((name: string, opts: StartFlags & ConnectionFlags) =>
+      run((m) => m.start(m.processIo(exitCodeFor), name, opts)),
+    );
 
   connection(rollout.command('status'))
-    .description('show a rollout\'s progress; exit 0 Succeeded, 1 Halted or Reverted, 2 not finished (or --timeout passed)')
+    .description(
+      "show a rollout's progress; exit 0 Succeeded, 1 Halted or Reverted, 2 not finished (or --timeout passed)",
+    )
     .argument('<name>', 'name of the rollout')
     .option('-w, --watch', 'follow the rollout until it finishes')
     .option('--timeout <duration>', 'with --watch, how long to wait before giving up', '10m')
@@ -45,13 +57,18 @@ export function registerRolloutCommands(program: Command): void {
   const spec: [SpecCommand, string][] = [
     ['pause', 'pause a rollout: no node starts, nodes in flight finish'],
     ['resume', 'resume a paused rollout'],
-    ['undo', 'put every node the rollout changed, and still holds, back on the config source it ran before (others are reported Overridden)'],
+    [
+      'undo',
+      'put every node the rollout changed, and still holds, back on the config source it ran before (others are reported Overridden)',
+    ],
   ];
   for (const [verb, description] of spec) {
     connection(rollout.command(verb))
       .description(description)
       .argument('<name>', 'name of the rollout')
-      .action((name: string, opts: ConnectionFlags) => run((m) => m.changeSpec(m.processIo(exitCodeFor), verb, name, opts)));
+      .action((name: string, opts: ConnectionFlags) =>
+        run((m) => m.changeSpec(m.processIo(exitCodeFor), verb, name, opts)),
+      );
   }
 
   connection(rollout.command('list'))

@@ -2,7 +2,14 @@
 // and whether nodeconfigs.dkc.io is served), asked once. The decision itself is the API's (src/api/dkc/channel.ts).
 
 import { DKC_API_VERSION, NODE_CONFIGS } from '../api/dkc/nodeconfig.js';
-import { chooseChannel, serverVersionOf, type ChannelChoice, type ChannelDecision, type ChannelFacts, type VersionInfo } from '../api/dkc/channel.js';
+import {
+  chooseChannel,
+  serverVersionOf,
+  type ChannelChoice,
+  type ChannelDecision,
+  type ChannelFacts,
+  type VersionInfo,
+} from '../api/dkc/channel.js';
 import { isApiError } from './errors.js';
 import type { RestClient } from './rest.js';
 
@@ -24,6 +31,10 @@ export async function channelFacts(client: RestClient, signal?: AbortSignal): Pr
 }
 
 /** Finds the channel once, as a component does at start. */
-export async function discoverChannel(client: RestClient, choice: ChannelChoice = 'auto', signal?: AbortSignal): Promise<ChannelDecision> {
+export async function discoverChannel(
+  client: RestClient,
+  choice: ChannelChoice = 'auto',
+  signal?: AbortSignal,
+): Promise<ChannelDecision> {
   return chooseChannel(await channelFacts(client, signal), choice);
 }

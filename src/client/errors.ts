@@ -74,7 +74,10 @@ const GENERIC: Record<number, [reason: string, message: string]> = {
   429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
   500: ['InternalError', 'an error on the server has prevented the request from succeeding'],
   503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
-  504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
+  504: [
+    'Timeout',
+    'the server was unable to return a response in the time allotted, but may still be processing the request',
+  ],
 };
 
 export function reasonForCode(code: number): string {
@@ -107,9 +110,18 @@ export function statusFromResponse(code: number, body: unknown, retryAfter?: str
   const generic = GENERIC[code];
   const text = typeof body === 'string' ? body.trim().slice(0, 1024) : '';
   let message = generic?.[1] ?? `the server responded with status ${code}`;
-  if (code === 500 && text) message = `an error on the server (${JSON.stringify(text)}) has prevented the request from succeeding`;
+  if (code === 500 && text)
+    message = `an error on the server (${JSON.stringify(text)}) has prevented the request from succeeding`;
   else if (!generic && text) message = text;
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code, reason: reasonForCode(code), message };
+  const s: Status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    code,
+    reason: reasonForCode(code),
+    message,
+  };
   const seconds = retryAfter === undefined ? NaN : Number.parseInt(retryAfter, 10);
   if (Number.isInteger(seconds) && seconds > 0) s.details = { retryAfterSeconds: seconds };
   return s;

@@ -89,7 +89,11 @@ export async function createEventDirectly(
 ): Promise<Event> {
   const now = spec.now ?? new Date();
   const event = buildEvent({ ...spec, now, unixNanos: directNamer.next(now) });
-  return client.create<Event>(eventsPath(event.metadata.namespace!), event, options.signal ? { signal: options.signal } : {});
+  return client.create<Event>(
+    eventsPath(event.metadata.namespace!),
+    event,
+    options.signal ? { signal: options.signal } : {},
+  );
 }
 
 export interface EventRecorderOptions {
@@ -132,7 +136,9 @@ export class EventRecorder {
     this.clock = options.clock ?? systemClock;
     this.maxInFlight = options.maxInFlight ?? 100;
     this.limiter =
-      options.qps > 0 ? new TokenBucket(options.qps, Math.max(1, Math.trunc(options.burst)), options.timers ?? systemTimers) : undefined;
+      options.qps > 0
+        ? new TokenBucket(options.qps, Math.max(1, Math.trunc(options.burst)), options.timers ?? systemTimers)
+        : undefined;
   }
 
   /** Events dropped so far (rate limit, in-flight cap, after stop). */
@@ -155,7 +161,16 @@ export class EventRecorder {
     if (this.limiter !== undefined && !this.limiter.tryAcquire()) return drop('rate limit exceeded');
     if (this.inFlight.size >= this.maxInFlight) return drop('too many events in flight');
     const now = this.clock.now();
-    const event = buildEvent({ involvedObject, type, reason, message, host: this.host, component: this.component, now, unixNanos: this.namer.next(now) });
+    const event = buildEvent({
+      involvedObject,
+      type,
+      reason,
+      message,
+      host: this.host,
+      component: this.component,
+      now,
+      unixNanos: this.namer.next(now),
+    });
     const p: Promise<void> = this.client
       .create(eventsPath(event.metadata.namespace!), event)
       .then(

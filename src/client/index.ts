@@ -1,7 +1,15 @@
 // dkc's Kubernetes client: kubeconfig loading, a REST client with watch, informers and rate limiting.
 // Depends on node built-ins only (plus `yaml`, loaded lazily for YAML kubeconfigs).
 
-export { ApiError, ClientError, isApiError, isResourceExpired, reasonForCode, statusFromResponse, type ClientErrorCode } from './errors.js';
+export {
+  ApiError,
+  ClientError,
+  isApiError,
+  isResourceExpired,
+  reasonForCode,
+  statusFromResponse,
+  type ClientErrorCode,
+} from './errors.js';
 export { loadKubeconfig, resolveKubeconfig, type ClientConfig, type LoadKubeconfigOptions } from './kubeconfig.js';
 export {
   PATCH_CONTENT_TYPES,

@@ -185,7 +185,11 @@ export class Informer<T extends KubeObject> {
   /** Delay before retry number `failures` (≥ 1). */
   backoffDelay(failures: number): number {
     const b = this.options.backoff ?? {};
-    return backoffDelay({ initialMs: b.initialMs ?? 200, maxMs: b.maxMs ?? 10_000, factor: b.factor, jitter: b.jitter ?? 0.2 }, failures, this.random);
+    return backoffDelay(
+      { initialMs: b.initialMs ?? 200, maxMs: b.maxMs ?? 10_000, factor: b.factor, jitter: b.jitter ?? 0.2 },
+      failures,
+      this.random,
+    );
   }
 
   private sleep(ms: number): Promise<void> {

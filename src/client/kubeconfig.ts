@@ -65,7 +65,9 @@ async function readReferenced(file: string, baseDir: string, what: string): Prom
   try {
     return await readFile(full, 'utf8');
   } catch (err) {
-    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read ${what} ${full}: ${errorMessage(err)}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read ${what} ${full}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -76,7 +78,13 @@ function decodeData(value: string, where: string, path: string): string {
 }
 
 /** `*-data` wins over the file path, as in client-go. */
-async function dataOrFile(d: Dict, key: string, where: string, path: string, baseDir: string): Promise<string | undefined> {
+async function dataOrFile(
+  d: Dict,
+  key: string,
+  where: string,
+  path: string,
+  baseDir: string,
+): Promise<string | undefined> {
   const data = str(d, `${key}-data`, where, path);
   if (data !== undefined) return decodeData(data, `${where}.${key}-data`, path);
   const file = str(d, key, where, path);
@@ -87,7 +95,12 @@ async function dataOrFile(d: Dict, key: string, where: string, path: string, bas
  * Resolves a parsed kubeconfig document. `baseDir` is where relative file references point (the
  * kubeconfig's directory); `path` only names the file in error messages.
  */
-export async function resolveKubeconfig(doc: unknown, baseDir: string, path: string, options: LoadKubeconfigOptions = {}): Promise<ClientConfig> {
+export async function resolveKubeconfig(
+  doc: unknown,
+  baseDir: string,
+  path: string,
+  options: LoadKubeconfigOptions = {},
+): Promise<ClientConfig> {
   if (!isDict(doc)) throw invalid(path, 'not a mapping');
   const contextName = options.context ?? str(doc, 'current-context', 'kubeconfig', path);
   if (!contextName) throw invalid(path, 'no current-context is set and no context was given');
@@ -112,7 +125,10 @@ export async function resolveKubeconfig(doc: unknown, baseDir: string, path: str
 
   for (const plugin of ['exec', 'auth-provider', 'username', 'password']) {
     if (user[plugin] !== undefined && user[plugin] !== null) {
-      throw new ClientError('DKC_CLIENT_KUBECONFIG_UNSUPPORTED', `kubeconfig ${path}: ${uw} uses ${plugin}, which dkc does not support`);
+      throw new ClientError(
+        'DKC_CLIENT_KUBECONFIG_UNSUPPORTED',
+        `kubeconfig ${path}: ${uw} uses ${plugin}, which dkc does not support`,
+      );
     }
   }
 
@@ -124,7 +140,8 @@ export async function resolveKubeconfig(doc: unknown, baseDir: string, path: str
   if (sni !== undefined) cfg.tlsServerName = sni;
   const cert = await dataOrFile(user, 'client-certificate', uw, path, baseDir);
   const key = await dataOrFile(user, 'client-key', uw, path, baseDir);
-  if ((cert === undefined) !== (key === undefined)) throw invalid(path, `${uw} has a client certificate without a key, or a key without a certificate`);
+  if ((cert === undefined) !== (key === undefined))
+    throw invalid(path, `${uw} has a client certificate without a key, or a key without a certificate`);
   if (cert !== undefined && key !== undefined) {
     cfg.cert = cert;
     cfg.key = key;
@@ -146,7 +163,9 @@ export async function loadKubeconfig(path: string, options: LoadKubeconfigOption
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   let doc: unknown;
   try {
@@ -154,7 +173,9 @@ export async function loadKubeconfig(path: string, options: LoadKubeconfigOption
     if (text.trimStart().startsWith('{')) doc = JSON.parse(text);
     else doc = (await import('yaml')).parse(text);
   } catch (err) {
-    throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   return resolveKubeconfig(doc, dirname(resolve(path)), path, options);
 }

@@ -44,7 +44,8 @@ function absolutize(doc: Dict, dir: string): void {
     for (const entry of Array.isArray(doc[list]) ? (doc[list] as unknown[]) : []) {
       const body = isDict(entry) ? entry[item] : undefined;
       if (!isDict(body)) continue;
-      for (const f of fields) if (typeof body[f] === 'string' && body[f] !== '' && !isAbsolute(body[f])) body[f] = resolve(dir, body[f]);
+      for (const f of fields)
+        if (typeof body[f] === 'string' && body[f] !== '' && !isAbsolute(body[f])) body[f] = resolve(dir, body[f]);
     }
   }
 }
@@ -53,7 +54,8 @@ function absolutize(doc: Dict, dir: string): void {
 export function mergeKubeconfigs(docs: readonly Dict[]): Dict {
   const merged: Dict = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [] };
   for (const doc of docs) {
-    if (!merged['current-context'] && typeof doc['current-context'] === 'string' && doc['current-context']) merged['current-context'] = doc['current-context'];
+    if (!merged['current-context'] && typeof doc['current-context'] === 'string' && doc['current-context'])
+      merged['current-context'] = doc['current-context'];
     for (const list of ['clusters', 'users', 'contexts']) {
       const into = merged[list] as Dict[];
       for (const entry of Array.isArray(doc[list]) ? (doc[list] as unknown[]) : []) {
@@ -70,13 +72,17 @@ async function readDoc(path: string): Promise<Dict | undefined> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `cannot read kubeconfig ${path}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   let doc: unknown;
   try {
     doc = (await import('yaml')).parse(text);
   } catch (err) {
-    throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${errorMessage(err)}`, { cause: err });
+    throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   if (doc === null || doc === undefined) return {};
   if (!isDict(doc)) throw new ClientError('DKC_CLIENT_KUBECONFIG_INVALID', `invalid kubeconfig ${path}: not a mapping`);
@@ -99,7 +105,10 @@ export async function loadClientConfig(rules: LoadingRules): Promise<ClientConfi
   }
   if (docs.length === 0) {
     const where = rules.env ? `KUBECONFIG=${rules.env}` : paths[0]!;
-    throw new ClientError('DKC_CLIENT_KUBECONFIG_READ', `no kubeconfig found (${where}): pass --kubeconfig or set KUBECONFIG`);
+    throw new ClientError(
+      'DKC_CLIENT_KUBECONFIG_READ',
+      `no kubeconfig found (${where}): pass --kubeconfig or set KUBECONFIG`,
+    );
   }
   return resolveKubeconfig(mergeKubeconfigs(docs), process.cwd(), found.join(delimiter), options);
 }

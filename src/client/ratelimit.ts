@@ -29,8 +29,10 @@ export class TokenBucket implements RateLimiter {
   private readonly timers: Timers;
 
   constructor(qps: number, burst: number, timers: Timers = systemTimers) {
-    if (!(Number.isFinite(qps) && qps > 0)) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `qps must be a positive number, got ${qps}`);
-    if (!(Number.isInteger(burst) && burst >= 1)) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `burst must be an integer ≥ 1, got ${burst}`);
+    if (!(Number.isFinite(qps) && qps > 0))
+      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `qps must be a positive number, got ${qps}`);
+    if (!(Number.isInteger(burst) && burst >= 1))
+      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `burst must be an integer ≥ 1, got ${burst}`);
     this.qps = qps;
     this.burst = burst;
     this.tokens = burst;

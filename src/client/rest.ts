@@ -129,7 +129,8 @@ function tlsAgentOptions(config: ClientConfig): https.AgentOptions {
  */
 export function connectionPool(config: ClientConfig, maxSockets?: number): ConnectionPool {
   const bound: https.AgentOptions = maxSockets !== undefined ? { maxSockets } : {};
-  if (new URL(config.server).protocol !== 'https:') return { transport: http, agent: new http.Agent({ keepAlive: true, ...bound }) };
+  if (new URL(config.server).protocol !== 'https:')
+    return { transport: http, agent: new http.Agent({ keepAlive: true, ...bound }) };
   return { transport: https, agent: new https.Agent({ ...tlsAgentOptions(config), ...bound }) };
 }
 
@@ -145,7 +146,11 @@ export function sharedConnectionPool(config: ClientConfig, requestSockets: numbe
   }
   const bound = { maxSockets: requestSockets, maxFreeSockets: requestSockets };
   if (new URL(config.server).protocol !== 'https:') {
-    return { transport: http, agent: new http.Agent({ keepAlive: true, ...bound }), watchAgent: new http.Agent({ keepAlive: true }) };
+    return {
+      transport: http,
+      agent: new http.Agent({ keepAlive: true, ...bound }),
+      watchAgent: new http.Agent({ keepAlive: true }),
+    };
   }
   const options = tlsAgentOptions(config);
   return { transport: https, agent: new https.Agent({ ...options, ...bound }), watchAgent: new https.Agent(options) };
@@ -162,12 +167,18 @@ export class RestClient {
   private readonly ownRequests: Set<http.ClientRequest> | undefined;
 
   /** `shared` is for withOptions only: the connections and own requests of the client being derived from. */
-  constructor(config: ClientConfig, options: RestClientOptions = {}, shared?: { pool: ConnectionPool; ownRequests: Set<http.ClientRequest> | undefined }) {
+  constructor(
+    config: ClientConfig,
+    options: RestClientOptions = {},
+    shared?: { pool: ConnectionPool; ownRequests: Set<http.ClientRequest> | undefined },
+  ) {
     let base: URL;
     try {
       base = new URL(config.server);
     } catch (err) {
-      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `server ${JSON.stringify(config.server)} is not a URL`, { cause: err });
+      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `server ${JSON.stringify(config.server)} is not a URL`, {
+        cause: err,
+      });
     }
     if (base.protocol !== 'https:' && base.protocol !== 'http:') {
       throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `server ${config.server} must be an http(s) URL`);
@@ -177,14 +188,18 @@ export class RestClient {
     this.rateLimiter = options.rateLimiter;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.userAgent = options.userAgent ?? `dkc/0.1.0 (${process.platform}/${process.arch})`;
-    if (options.pool && (config.cert !== undefined || config.key !== undefined)) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
+    if (options.pool && (config.cert !== undefined || config.key !== undefined))
+      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', CERT_OVER_SHARED_POOL);
     // A client over another's connections ends only its own requests when closed; one with its own pool, the pool.
     this.pool = shared?.pool ?? options.pool ?? connectionPool(config, options.maxSockets);
     this.ownRequests = shared ? shared.ownRequests : options.pool ? new Set() : undefined;
   }
 
   /** A client for the kubeconfig at `path` (its current context unless `kubeconfig.context` says otherwise). */
-  static async fromKubeconfig(path: string, options: RestClientOptions & { kubeconfig?: LoadKubeconfigOptions } = {}): Promise<RestClient> {
+  static async fromKubeconfig(
+    path: string,
+    options: RestClientOptions & { kubeconfig?: LoadKubeconfigOptions } = {},
+  ): Promise<RestClient> {
     return new RestClient(await loadKubeconfig(path, options.kubeconfig), options);
   }
 
@@ -193,7 +208,11 @@ export class RestClient {
    * (the kubelet's API, event and heartbeat clients differ only in these). Closing either closes the connections.
    */
   withOptions(options: Pick<RestClientOptions, 'rateLimiter' | 'timeoutMs'>): RestClient {
-    return new RestClient(this.config, { ...options, userAgent: this.userAgent }, { pool: this.pool, ownRequests: this.ownRequests });
+    return new RestClient(
+      this.config,
+      { ...options, userAgent: this.userAgent },
+      { pool: this.pool, ownRequests: this.ownRequests },
+    );
   }
 
   /** Closes idle connections and refuses to reuse the others; open watches are cut. Over a shared pool: ends this client's requests. */
@@ -207,7 +226,8 @@ export class RestClient {
 
   /** The full URL for an API path, keeping any path prefix of the server URL. */
   url(path: string, query?: Query): URL {
-    if (!path.startsWith('/')) throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `path must start with "/": ${path}`);
+    if (!path.startsWith('/'))
+      throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `path must start with "/": ${path}`);
     const u = new URL(this.base.href);
     u.pathname = this.base.pathname.replace(/\/+$/, '') + path;
     u.search = '';
@@ -219,7 +239,12 @@ export class RestClient {
     return u;
   }
 
-  private async open(req: RequestOptions, signal: AbortSignal | undefined, describe: () => ClientError, watch = false): Promise<IncomingMessage> {
+  private async open(
+    req: RequestOptions,
+    signal: AbortSignal | undefined,
+    describe: () => ClientError,
+    watch = false,
+  ): Promise<IncomingMessage> {
     if (!watch && this.rateLimiter) await this.rateLimiter.acquire(signal);
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
@@ -237,7 +262,11 @@ export class RestClient {
       headers['content-length'] = String(payload.byteLength);
     }
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const options: http.RequestOptions = { method: req.method, headers, agent: watch ? (this.pool.watchAgent ?? this.pool.agent) : this.pool.agent };
+      const options: http.RequestOptions = {
+        method: req.method,
+        headers,
+        agent: watch ? (this.pool.watchAgent ?? this.pool.agent) : this.pool.agent,
+      };
       if (signal) options.signal = signal;
       const r = this.pool.transport.request(url, options, resolve);
       r.on('error', (err) => reject(signal?.aborted ? describe() : connectionError(req, url, err)));
@@ -279,7 +308,9 @@ export class RestClient {
         body = JSON.parse(text);
       } catch (err) {
         if (status >= 200 && status < 300) {
-          throw new ClientError('DKC_CLIENT_RESPONSE_DECODE', `${req.method} ${req.path}: response is not valid JSON`, { cause: err });
+          throw new ClientError('DKC_CLIENT_RESPONSE_DECODE', `${req.method} ${req.path}: response is not valid JSON`, {
+            cause: err,
+          });
         }
       }
     }
@@ -342,7 +373,8 @@ export class RestClient {
     };
     const req: RequestOptions = { method: 'GET', path, query };
     const signal = options.signal;
-    const describe = (): ClientError => new ClientError('DKC_CLIENT_ABORTED', `watch ${path}: aborted`, { cause: signal?.reason });
+    const describe = (): ClientError =>
+      new ClientError('DKC_CLIENT_ABORTED', `watch ${path}: aborted`, { cause: signal?.reason });
     if (signal?.aborted) throw describe();
     const res = await this.open(req, signal, describe, true);
     const status = res.statusCode ?? 0;
@@ -382,5 +414,7 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 }
 
 function connectionError(req: RequestOptions, url: URL, err: Error): ClientError {
-  return new ClientError('DKC_CLIENT_CONNECTION', `${req.method} ${url.origin}${url.pathname}: ${err.message}`, { cause: err });
+  return new ClientError('DKC_CLIENT_CONNECTION', `${req.method} ${url.origin}${url.pathname}: ${err.message}`, {
+    cause: err,
+  });
 }

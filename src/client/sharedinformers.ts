@@ -5,7 +5,14 @@
 // owner stops the informers. A handler added once the informer has synced is first given every object in the cache
 // as an add, as client-go's AddEventHandler does, so a late user sees what an early one saw.
 
-import { Informer, type InformerHandlers, type InformerOptions, type InformerStore, type KubeObject, type ListWatcher } from './informer.js';
+import {
+  Informer,
+  type InformerHandlers,
+  type InformerOptions,
+  type InformerStore,
+  type KubeObject,
+  type ListWatcher,
+} from './informer.js';
 
 /** What a user of an informer, shared or not, may do with it. */
 export interface InformerLike<T extends KubeObject> {
@@ -83,7 +90,11 @@ export class SharedInformerFactory {
     if (this.stopped) throw new Error(`informer factory stopped: cannot hand out ${path}`);
     const key = `${path}?${selectors.fieldSelector ?? ''}&${selectors.labelSelector ?? ''}`;
     let informer = this.informers.get(key);
-    if (!informer) this.informers.set(key, (informer = new Informer<KubeObject>(this.client, path, { ...this.options, ...selectors })));
+    if (!informer)
+      this.informers.set(
+        key,
+        (informer = new Informer<KubeObject>(this.client, path, { ...this.options, ...selectors })),
+      );
     return new SharedInformer(informer as unknown as Informer<T>);
   }
 

@@ -13,8 +13,7 @@ import { errorMessage } from '../util/errors.js';
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export type WatchEvent<T> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T }
-  | { type: 'ERROR'; object: Status };
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T } | { type: 'ERROR'; object: Status };
 
 const TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
@@ -100,7 +99,9 @@ export class WatchStream<T> implements AsyncIterable<WatchEvent<T>> {
         }
       } catch (err) {
         if (this.closed || this.signal?.aborted) return;
-        throw new ClientError('DKC_CLIENT_WATCH_STREAM', `watch stream broke off: ${errorMessage(err)}`, { cause: err });
+        throw new ClientError('DKC_CLIENT_WATCH_STREAM', `watch stream broke off: ${errorMessage(err)}`, {
+          cause: err,
+        });
       }
       if (this.closed || this.signal?.aborted) return;
       for (const ev of decoder.end()) yield ev;

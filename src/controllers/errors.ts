@@ -20,8 +20,10 @@ export class ControllerError extends CodedError<ControllerErrorCode> {
 export const messages = {
   unknownController: (name: string, known: readonly string[]) =>
     `unknown controller ${JSON.stringify(name)} in --controllers (known: ${known.join(', ')})`,
-  invalidBindAddress: (value: string) => `invalid --metrics-bind-address ${JSON.stringify(value)}: must be host:port, or 0 for none`,
-  invalidDuration: (flag: string, value: string) => `invalid ${flag} ${JSON.stringify(value)}: must be a positive duration such as 40s or 1m`,
+  invalidBindAddress: (value: string) =>
+    `invalid --metrics-bind-address ${JSON.stringify(value)}: must be host:port, or 0 for none`,
+  invalidDuration: (flag: string, value: string) =>
+    `invalid ${flag} ${JSON.stringify(value)}: must be a positive duration such as 40s or 1m`,
 };
 
 export const logs = {

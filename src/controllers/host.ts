@@ -43,19 +43,30 @@ export async function takeOverIdentity(dataDir: string, identity: string): Promi
 }
 
 /** The controllers that run as a user of their own; the others, and the leader election, as CONTROLLER_USER. */
-export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = { garbagecollector: GARBAGE_COLLECTOR_USER, namespace: NAMESPACE_CONTROLLER_USER };
+export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
+  garbagecollector: GARBAGE_COLLECTOR_USER,
+  namespace: NAMESPACE_CONTROLLER_USER,
+};
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */
 async function clientAs(o: InProcessOptions & { ca: { keyPem: string } }, user: string): Promise<RestClient> {
-  const cert = await issueCert({ certPem: o.ca.certPem, keyPem: o.ca.keyPem }, { commonName: user, usages: ['client'] });
-  return new RestClient({ server: o.url, ca: o.ca.certPem, cert: cert.certPem, key: cert.keyPem }, { userAgent: 'dkc-controller' });
+  const cert = await issueCert(
+    { certPem: o.ca.certPem, keyPem: o.ca.keyPem },
+    { commonName: user, usages: ['client'] },
+  );
+  return new RestClient(
+    { server: o.url, ca: o.ca.certPem, cert: cert.certPem, key: cert.keyPem },
+    { userAgent: 'dkc-controller' },
+  );
 }
 
 /** Starts the leader-elected manager; undefined when there is nothing to run. */
 export async function startInProcessControllers(o: InProcessOptions): Promise<{ stop(): Promise<void> } | undefined> {
   if (o.names.length === 0) return undefined;
   if (o.ca.keyPem === undefined) {
-    klog.warning('not running the controllers: the cluster CA key is not in this data dir, so no client certificate can be issued for them');
+    klog.warning(
+      'not running the controllers: the cluster CA key is not in this data dir, so no client certificate can be issued for them',
+    );
     return undefined;
   }
   const identity = leaderIdentity();
@@ -78,7 +89,9 @@ export async function startInProcessControllers(o: InProcessOptions): Promise<{ 
     ...(o.metrics ? { metrics: o.metrics } : {}),
   });
   const own = o.names.filter((n) => clients[n] !== undefined).map((n) => `, ${n} as ${OWN_IDENTITIES[n]}`);
-  klog.info(`controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER}${own.join('')} with leader election identity ${identity}`);
+  klog.info(
+    `controllers [${o.names.join(', ')}] run as ${CONTROLLER_USER}${own.join('')} with leader election identity ${identity}`,
+  );
   manager.start();
   return {
     async stop() {

@@ -65,7 +65,12 @@ function collectionPath(namespace: string): string {
 }
 
 /** The record a successful acquire or renew writes: transitions and acquireTime kept only while we hold it. */
-export function acquiredSpec(current: LeaseSpec | undefined, identity: string, leaseDurationMs: number, now: Date): LeaseSpec {
+export function acquiredSpec(
+  current: LeaseSpec | undefined,
+  identity: string,
+  leaseDurationMs: number,
+  now: Date,
+): LeaseSpec {
   const stamp = formatMicroTime(now);
   const ours = current?.holderIdentity === identity;
   return {
@@ -73,14 +78,21 @@ export function acquiredSpec(current: LeaseSpec | undefined, identity: string, l
     leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
     acquireTime: ours ? (current?.acquireTime ?? stamp) : stamp,
     renewTime: stamp,
-    leaseTransitions: current === undefined ? 0 : ours ? (current.leaseTransitions ?? 0) : (current.leaseTransitions ?? 0) + 1,
+    leaseTransitions:
+      current === undefined ? 0 : ours ? (current.leaseTransitions ?? 0) : (current.leaseTransitions ?? 0) + 1,
   };
 }
 
 /** What release writes: no holder, a one-second duration, transitions kept (client-go's release()). */
 export function releasedSpec(current: LeaseSpec | undefined, now: Date): LeaseSpec {
   const stamp = formatMicroTime(now);
-  return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaseTransitions: current?.leaseTransitions ?? 0 };
+  return {
+    holderIdentity: '',
+    leaseDurationSeconds: 1,
+    acquireTime: stamp,
+    renewTime: stamp,
+    leaseTransitions: current?.leaseTransitions ?? 0,
+  };
 }
 
 /**
@@ -103,7 +115,8 @@ export function heldByOther(
 type Attempt = 'acquired' | 'held' | 'failed';
 
 export class LeaderElector {
-  private readonly o: Required<Omit<LeaderElectionOptions, 'onNewLeader' | 'deadIdentities'>> & Pick<LeaderElectionOptions, 'onNewLeader' | 'deadIdentities'>;
+  private readonly o: Required<Omit<LeaderElectionOptions, 'onNewLeader' | 'deadIdentities'>> &
+    Pick<LeaderElectionOptions, 'onNewLeader' | 'deadIdentities'>;
   private observedRaw: string | undefined;
   private observedAtMs = 0;
   private observed: Lease | undefined;
@@ -225,8 +238,14 @@ export class LeaderElector {
       return this.wrote(await this.createOrHeld(fresh, signal));
     }
     this.observe(current);
-    if (heldByOther(current.spec, this.o.identity, this.observedAtMs, this.o.clock.monotonicMs(), this.o.deadIdentities)) return 'held';
-    const next: Lease = { ...current, spec: { ...current.spec, ...acquiredSpec(current.spec, this.o.identity, this.o.leaseDurationMs, now) } };
+    if (
+      heldByOther(current.spec, this.o.identity, this.observedAtMs, this.o.clock.monotonicMs(), this.o.deadIdentities)
+    )
+      return 'held';
+    const next: Lease = {
+      ...current,
+      spec: { ...current.spec, ...acquiredSpec(current.spec, this.o.identity, this.o.leaseDurationMs, now) },
+    };
     try {
       return this.wrote(await this.o.client.update<Lease>(path, next, { signal }));
     } catch (err) {
@@ -273,7 +292,9 @@ export class LeaderElector {
     const next: Lease = { ...current, spec: { ...current.spec, ...releasedSpec(current.spec, this.o.clock.now()) } };
     const budget = this.budget(this.o.renewDeadlineMs);
     try {
-      this.observe(await this.o.client.update<Lease>(leasePath(this.o.namespace, this.o.name), next, { signal: budget.signal }));
+      this.observe(
+        await this.o.client.update<Lease>(leasePath(this.o.namespace, this.o.name), next, { signal: budget.signal }),
+      );
     } catch (err) {
       klog.error(logs.releaseFailed(errorMessage(err)));
     } finally {

@@ -34,9 +34,13 @@ const START_BACKOFF = { initialMs: 1_000, maxMs: 30_000, jitter: 0.2 };
 
 /** `--controllers` as given: comma-separated names, '' for none. */
 export function parseControllers(flag: string): ControllerName[] {
-  const names = flag.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = flag
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const n of names) {
-    if (!(CONTROLLER_NAMES as readonly string[]).includes(n)) throw new ControllerError('DKC_CONTROLLER_UNKNOWN', messages.unknownController(n, CONTROLLER_NAMES));
+    if (!(CONTROLLER_NAMES as readonly string[]).includes(n))
+      throw new ControllerError('DKC_CONTROLLER_UNKNOWN', messages.unknownController(n, CONTROLLER_NAMES));
   }
   return [...new Set(names)] as ControllerName[];
 }
@@ -61,14 +65,20 @@ export interface ControllerTimings {
 }
 
 /** The factories by name; each controller is loaded only when enabled. */
-export async function loadFactory(name: ControllerName, opts: ControllerTimings & { configChannel?: ConfigChannel | undefined }): Promise<ControllerFactory> {
+export async function loadFactory(
+  name: ControllerName,
+  opts: ControllerTimings & { configChannel?: ConfigChannel | undefined },
+): Promise<ControllerFactory> {
   if (name === 'rollout') return (await import('./rollout/index.js')).rolloutControllerOn(opts.configChannel);
   if (name === 'garbagecollector') return (await import('./garbagecollector/index.js')).garbageCollectorController();
   if (name === 'namespace') {
-    const syncPeriodMs = opts.namespaceSyncPeriodMs ?? parseDurationFlag('--namespace-sync-period', DEFAULT_NAMESPACE_SYNC_PERIOD);
+    const syncPeriodMs =
+      opts.namespaceSyncPeriodMs ?? parseDurationFlag('--namespace-sync-period', DEFAULT_NAMESPACE_SYNC_PERIOD);
     return (await import('./namespace/index.js')).namespaceController({ syncPeriodMs });
   }
-  return (await import('./nodelifecycle/index.js')).nodeLifecycleController({ gracePeriodMs: opts.nodeMonitorGracePeriodMs });
+  return (await import('./nodelifecycle/index.js')).nodeLifecycleController({
+    gracePeriodMs: opts.nodeMonitorGracePeriodMs,
+  });
 }
 
 export interface ControllerManagerOptions extends ControllerTimings {
@@ -136,7 +146,10 @@ export class ControllerManager {
   }
 
   private startControllers(signal: AbortSignal): void {
-    this.running = this.o.controllers.map((name) => ({ name, controller: this.startOne(name, signal, this.o.clients?.[name] ?? this.o.client) }));
+    this.running = this.o.controllers.map((name) => ({
+      name,
+      controller: this.startOne(name, signal, this.o.clients?.[name] ?? this.o.client),
+    }));
   }
 
   /** The term's informers for `client`: a controller watches with its own identity's rights, never another's. */
@@ -147,14 +160,26 @@ export class ControllerManager {
   }
 
   /** Starts one controller, retrying with backoff while it fails to start (say, its CRD is not served yet). */
-  private async startOne(name: ControllerName, signal: AbortSignal, client: RestClient): Promise<RunningController | undefined> {
+  private async startOne(
+    name: ControllerName,
+    signal: AbortSignal,
+    client: RestClient,
+  ): Promise<RunningController | undefined> {
     const informers = this.informersOf(client);
     klog.info(logs.startingController(name));
     for (let failures = 1; !signal.aborted; failures++) {
       try {
-        const factory = this.o.factories?.[name] ?? (await loadFactory(name, { ...this.timings(), configChannel: this.o.configChannel }));
+        const factory =
+          this.o.factories?.[name] ??
+          (await loadFactory(name, { ...this.timings(), configChannel: this.o.configChannel }));
         if (signal.aborted) return undefined;
-        return await factory({ client, clock: this.clock, signal, informers, ...(this.o.metrics ? { metrics: this.o.metrics } : {}) });
+        return await factory({
+          client,
+          clock: this.clock,
+          signal,
+          informers,
+          ...(this.o.metrics ? { metrics: this.o.metrics } : {}),
+        });
       } catch (err) {
         if (signal.aborted) return undefined;
         klog.error(logs.controllerFailed(name, errorMessage(err)));

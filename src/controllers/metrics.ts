@@ -7,7 +7,13 @@ import { promPart, type Registry } from '../util/prom.js';
 export type Sample<L extends string> = readonly [labels: Readonly<Record<L, string>>, value: number];
 
 /** A gauge whose series are exactly `samples()` at each scrape; returns what removes it again. */
-export function collectedGauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[], samples: () => Iterable<Sample<L>>): () => void {
+export function collectedGauge<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  samples: () => Iterable<Sample<L>>,
+): () => void {
   const Gauge = promPart('Gauge');
   // A controller of an earlier term that has not finished stopping gives way: the newest one's cache is current.
   registry.removeSingleMetric(name);

@@ -13,7 +13,8 @@ export function parseBindAddress(flag: string): { host: string; port: number } |
   if (flag === '0' || flag === '') return undefined;
   const m = /^(\[[^\]]+\]|[^:]*):(\d+)$/.exec(flag);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535) throw new ControllerError('DKC_CONTROLLER_INVALID_BIND_ADDRESS', messages.invalidBindAddress(flag));
+  if (!m || port > 65535)
+    throw new ControllerError('DKC_CONTROLLER_INVALID_BIND_ADDRESS', messages.invalidBindAddress(flag));
   const host = m[1]!.replace(/^\[|\]$/g, '');
   return { host: host === '' ? '0.0.0.0' : host, port };
 }

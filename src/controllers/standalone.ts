@@ -11,7 +11,14 @@ import { loadClientConfig } from '../client/loadingrules.js';
 import { klog } from '../util/klog.js';
 import { newRegistry } from '../util/prom.js';
 import { logs } from './errors.js';
-import { ControllerManager, DEFAULT_CONTROLLERS, DEFAULT_NAMESPACE_SYNC_PERIOD, DEFAULT_NODE_MONITOR_GRACE_PERIOD, parseControllers, parseDurationFlag } from './manager.js';
+import {
+  ControllerManager,
+  DEFAULT_CONTROLLERS,
+  DEFAULT_NAMESPACE_SYNC_PERIOD,
+  DEFAULT_NODE_MONITOR_GRACE_PERIOD,
+  parseControllers,
+  parseDurationFlag,
+} from './manager.js';
 import { parseBindAddress, serveMetrics } from './metricsserver.js';
 
 export interface ControllerCommandOptions {
@@ -28,11 +35,22 @@ export interface ControllerCommandOptions {
 
 export async function runControllerCommand(opts: ControllerCommandOptions): Promise<void> {
   const names = parseControllers(opts.controllers ?? DEFAULT_CONTROLLERS);
-  const gracePeriodMs = parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD);
-  const namespaceSyncPeriodMs = parseDurationFlag('--namespace-sync-period', opts.namespaceSyncPeriod ?? DEFAULT_NAMESPACE_SYNC_PERIOD);
+  const gracePeriodMs = parseDurationFlag(
+    '--node-monitor-grace-period',
+    opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD,
+  );
+  const namespaceSyncPeriodMs = parseDurationFlag(
+    '--namespace-sync-period',
+    opts.namespaceSyncPeriod ?? DEFAULT_NAMESPACE_SYNC_PERIOD,
+  );
   const bind = parseBindAddress(opts.metricsBindAddress ?? '0');
   const choice = parseChannelChoice(opts.configChannel ?? 'auto');
-  const config = await loadClientConfig({ explicitPath: opts.kubeconfig, env: process.env['KUBECONFIG'], home: homedir(), context: opts.context });
+  const config = await loadClientConfig({
+    explicitPath: opts.kubeconfig,
+    env: process.env['KUBECONFIG'],
+    home: homedir(),
+    context: opts.context,
+  });
   const client = new RestClient(config, { userAgent: 'dkc-controller' });
   let configChannel: ConfigChannel | undefined;
   if (names.includes('rollout')) {

@@ -11,7 +11,8 @@ const LAST = (127 << 24) | 0xfffffe;
 /** The loopback address of the node numbered `index` (1-based). */
 export function nodeAddress(index: number): string {
   const n = FIRST + index;
-  if (!Number.isInteger(index) || index < 1 || n > LAST) throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.tooManyNodes(index));
+  if (!Number.isInteger(index) || index < 1 || n > LAST)
+    throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.tooManyNodes(index));
   return [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
@@ -34,5 +35,9 @@ export interface FleetMember {
 /** The members numbered first … first+count-1. */
 export function fleetMembers(prefix: string, first: number, count: number): FleetMember[] {
   if (count > 0) nodeAddress(first + count - 1);
-  return Array.from({ length: count }, (_, i) => ({ index: first + i, name: nodeName(prefix, first + i), address: nodeAddress(first + i) }));
+  return Array.from({ length: count }, (_, i) => ({
+    index: first + i,
+    name: nodeName(prefix, first + i),
+    address: nodeAddress(first + i),
+  }));
 }

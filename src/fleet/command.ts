@@ -25,15 +25,23 @@ export interface FleetCommandOptions {
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidInt(flag, v, min, max));
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidInt(flag, v, min, max));
   return Number(v);
 }
 
 function labels(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of (text ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of (text ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new FleetError('DKC_FLEET_INVALID_OPTION', `invalid --node-labels ${JSON.stringify(text)}: ${part} must be formatted as key=value`);
+    if (eq <= 0)
+      throw new FleetError(
+        'DKC_FLEET_INVALID_OPTION',
+        `invalid --node-labels ${JSON.stringify(text)}: ${part} must be formatted as key=value`,
+      );
     out[part.slice(0, eq)] = part.slice(eq + 1);
   }
   return out;
@@ -43,11 +51,22 @@ function labels(text: string | undefined): Record<string, string> {
 function statsLine(fleet: Fleet): string {
   const s = fleet.stats(true);
   const mb = (b: number): string => (b / 1048576).toFixed(0);
-  return messages.stats(mb(s.rssBytes), (s.rssPerNodeBytes / 1024).toFixed(0), mb(s.heapUsedBytes), s.eventLoopDelayP99Ms.toFixed(1), s.eventLoopDelayMaxMs.toFixed(1));
+  return messages.stats(
+    mb(s.rssBytes),
+    (s.rssPerNodeBytes / 1024).toFixed(0),
+    mb(s.heapUsedBytes),
+    s.eventLoopDelayP99Ms.toFixed(1),
+    s.eventLoopDelayMaxMs.toFixed(1),
+  );
 }
 
 /** Prints the progress line whenever it changes, and the fleet's cost every `statsEveryMs`, until stopped. */
-function reportProgress(fleet: Fleet, started: number, statsEveryMs: number, write: (line: string) => void): () => void {
+function reportProgress(
+  fleet: Fleet,
+  started: number,
+  statsEveryMs: number,
+  write: (line: string) => void,
+): () => void {
   let last = '';
   let announced = false;
   let lastStats = performance.now();
@@ -75,10 +94,13 @@ function reportProgress(fleet: Fleet, started: number, statsEveryMs: number, wri
 
 export async function runFleetCommand(opts: FleetCommandOptions): Promise<void> {
   const kubeconfig = opts.kubeconfig ?? process.env['KUBECONFIG'];
-  if (!kubeconfig) throw new FleetError('DKC_FLEET_INVALID_OPTION', 'a kubeconfig is required: pass --kubeconfig or set KUBECONFIG');
+  if (!kubeconfig)
+    throw new FleetError('DKC_FLEET_INVALID_OPTION', 'a kubeconfig is required: pass --kubeconfig or set KUBECONFIG');
   const nodes = int('--nodes', opts.nodes, 0, 60_000);
-  if (!validPrefix(opts.namePrefix)) throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidPrefix(opts.namePrefix));
-  if (opts.credentials !== 'token' && opts.credentials !== 'certificate') throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidCredentials(opts.credentials));
+  if (!validPrefix(opts.namePrefix))
+    throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidPrefix(opts.namePrefix));
+  if (opts.credentials !== 'token' && opts.credentials !== 'certificate')
+    throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidCredentials(opts.credentials));
   configureLogging({ verbosity: int('--v', opts.v, 0, 10) });
   const started = performance.now();
   const fleet = await startFleet({
@@ -97,7 +119,12 @@ export async function runFleetCommand(opts: FleetCommandOptions): Promise<void> 
     startConcurrency: int('--start-concurrency', opts.startConcurrency, 1, 10_000),
   });
   const write = (line: string): void => void process.stdout.write(`${line}\n`);
-  const stopReporting = reportProgress(fleet, started, int('--stats-interval', opts.statsInterval, 0, 86_400) * 1000, write);
+  const stopReporting = reportProgress(
+    fleet,
+    started,
+    int('--stats-interval', opts.statsInterval, 0, 86_400) * 1000,
+    write,
+  );
   await new Promise<void>((resolve) => {
     const onSignal = (sig: string): void => {
       process.off('SIGINT', onInt);

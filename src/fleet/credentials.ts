@@ -51,14 +51,25 @@ async function readCA(certFile: string, keyFile: string): Promise<{ certPem: str
 function stillValid(certPem: string, ca: X509Certificate, key: KeyObject, user: string): boolean {
   try {
     const cert = new X509Certificate(certPem);
-    return cert.subject.includes(`CN=${user}`) && cert.checkIssued(ca) && cert.verify(ca.publicKey) && cert.checkPrivateKey(key) && Date.parse(cert.validTo) > Date.now();
+    return (
+      cert.subject.includes(`CN=${user}`) &&
+      cert.checkIssued(ca) &&
+      cert.verify(ca.publicKey) &&
+      cert.checkPrivateKey(key) &&
+      Date.parse(cert.validTo) > Date.now()
+    );
   } catch {
     return false;
   }
 }
 
 /** A credential source for the fleet in `dataDir`, issuing with the CA in `caCertFile`/`caKeyFile`. */
-export async function fleetCredentials(dataDir: string, caCertFile: string, caKeyFile: string, kind: CredentialKind = 'token'): Promise<CredentialSource> {
+export async function fleetCredentials(
+  dataDir: string,
+  caCertFile: string,
+  caKeyFile: string,
+  kind: CredentialKind = 'token',
+): Promise<CredentialSource> {
   const ca = await readCA(caCertFile, caKeyFile);
   if (kind === 'token') {
     const { nodeTokenSigner } = await import('../pki/nodetoken.js');
@@ -66,14 +77,19 @@ export async function fleetCredentials(dataDir: string, caCertFile: string, caKe
     try {
       sign = nodeTokenSigner(ca.keyPem);
     } catch (err) {
-      throw new FleetError('DKC_FLEET_CA_UNREADABLE', messages.caUnreadable(caKeyFile, errorMessage(err)), { cause: err });
+      throw new FleetError('DKC_FLEET_CA_UNREADABLE', messages.caUnreadable(caKeyFile, errorMessage(err)), {
+        cause: err,
+      });
     }
     return { credential: async (name) => ({ token: sign(name, Math.floor(Date.now() / 1000), TOKEN_TTL_SECONDS) }) };
   }
   return certificateCredentials(dataDir, ca);
 }
 
-async function certificateCredentials(dataDir: string, ca: { certPem: string; keyPem: string }): Promise<CredentialSource> {
+async function certificateCredentials(
+  dataDir: string,
+  ca: { certPem: string; keyPem: string },
+): Promise<CredentialSource> {
   const pki = await import('../pki/index.js');
   const issuer: LeafIssuer = await pki.leafIssuer(ca);
   const keyFile = join(dataDir, 'pki', 'client.key');
@@ -99,8 +115,12 @@ async function certificateCredentials(dataDir: string, ca: { certPem: string; ke
       const user = `system:node:${name}`;
       const certFile = join(dir, 'pki', 'client.crt');
       const existing = await readOptional(certFile);
-      if (existing !== undefined && stillValid(existing, caX509, keyObject, user)) return { certPem: existing, keyPem: shared.keyPem };
-      const issued = await issuer.issue({ commonName: user, organizations: ['system:nodes'], usages: ['client'] }, shared);
+      if (existing !== undefined && stillValid(existing, caX509, keyObject, user))
+        return { certPem: existing, keyPem: shared.keyPem };
+      const issued = await issuer.issue(
+        { commonName: user, organizations: ['system:nodes'], usages: ['client'] },
+        shared,
+      );
       await mkdir(join(dir, 'pki'), { recursive: true });
       await writeFileAtomic(certFile, issued.certPem, 0o644);
       return issued;
@@ -111,7 +131,14 @@ async function certificateCredentials(dataDir: string, ca: { certPem: string; ke
 /** The public half of a stored P-256 key, as WebCrypto needs it to put it into certificates. */
 async function importLeafKey(keyPem: string): Promise<LeafKeyPair> {
   const jwk = createPrivateKey(keyPem).export({ format: 'jwk' });
-  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || jwk.x === undefined || jwk.y === undefined) throw new Error('not a P-256 key');
-  const publicKey = await globalThis.crypto.subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || jwk.x === undefined || jwk.y === undefined)
+    throw new Error('not a P-256 key');
+  const publicKey = await globalThis.crypto.subtle.importKey(
+    'jwk',
+    { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y },
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    true,
+    ['verify'],
+  );
   return { publicKey, keyPem };
 }

@@ -82,7 +82,17 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-function nodeArgv(m: FleetMember, o: { dataDir: string; configFile: string; port: number; labels?: Readonly<Record<string, string>>; capacity?: string; agentArgs?: readonly string[] }): string[] {
+function nodeArgv(
+  m: FleetMember,
+  o: {
+    dataDir: string;
+    configFile: string;
+    port: number;
+    labels?: Readonly<Record<string, string>>;
+    capacity?: string;
+    agentArgs?: readonly string[];
+  },
+): string[] {
   const dir = join(o.dataDir, m.name);
   const labels = Object.entries(o.labels ?? {}).map(([k, v]) => `${k}=${v}`);
   return [
@@ -125,7 +135,8 @@ async function checkTokensAccepted(server: ClientConfig, node: string, credentia
   try {
     await probe.get(`/api/v1/nodes/${node}`);
   } catch (err) {
-    if (err instanceof ApiError && err.status.code === 401) throw new FleetError('DKC_FLEET_TOKENS_REFUSED', messages.tokensRefused(server.server));
+    if (err instanceof ApiError && err.status.code === 401)
+      throw new FleetError('DKC_FLEET_TOKENS_REFUSED', messages.tokensRefused(server.server));
     // 404 (not registered yet) or 403: the token was accepted; anything else shows up again as the nodes start.
   } finally {
     probe.close();
@@ -171,7 +182,11 @@ interface ServerAccess {
   pool: ReturnType<typeof sharedConnectionPool> | undefined;
 }
 
-async function serverAccess(options: FleetOptions, dataDir: string, members: readonly FleetMember[]): Promise<ServerAccess> {
+async function serverAccess(
+  options: FleetOptions,
+  dataDir: string,
+  members: readonly FleetMember[],
+): Promise<ServerAccess> {
   const pkiDir = join(dirname(resolve(options.kubeconfig)), 'pki');
   const caCert = options.caCert ?? join(pkiDir, 'ca.crt');
   const caKey = options.caKey ?? join(pkiDir, 'ca.key');
@@ -188,12 +203,22 @@ async function serverAccess(options: FleetOptions, dataDir: string, members: rea
 }
 
 /** The nodes' local config file and the one kubelet listener they share (bound on the first node's address). */
-async function startServing(options: FleetOptions, dataDir: string, members: readonly FleetMember[], access: ServerAccess): Promise<{ configFile: string; listener: SharedListener }> {
+async function startServing(
+  options: FleetOptions,
+  dataDir: string,
+  members: readonly FleetMember[],
+  access: ServerAccess,
+): Promise<{ configFile: string; listener: SharedListener }> {
   const configFile = join(dataDir, 'config.yaml');
   await writeFile(configFile, options.localConfig ?? defaultLocalConfig({ caFile: access.caCert }));
   const { selfSignedServing } = await import('../pki/index.js');
   const serving = await selfSignedServing(['dkc-fleet'], ['127.0.0.1']);
-  const servingCert = { certPem: serving.certPem, keyPem: serving.keyPem, certFile: join(dataDir, 'pki', 'serving.crt'), keyFile: join(dataDir, 'pki', 'serving.key') };
+  const servingCert = {
+    certPem: serving.certPem,
+    keyPem: serving.keyPem,
+    certFile: join(dataDir, 'pki', 'serving.crt'),
+    keyFile: join(dataDir, 'pki', 'serving.key'),
+  };
   await writeFileAtomic(servingCert.keyFile, servingCert.keyPem, 0o600);
   await writeFileAtomic(servingCert.certFile, servingCert.certPem, 0o644);
   const listener = new SharedListener({ port: options.port ?? 10250, servingCert, clientCA: access.caPem });
@@ -221,7 +246,10 @@ class FleetHost {
     const policyReader = () => (this.policyClient ??= this.nodeClient(members[0]!));
     this.policyFeed = sharedPolicyFeed(() =>
       informerPolicyFeed(
-        { list: async (path, o) => (await policyReader()).list(path, o), watch: async (path, o) => (await policyReader()).watch(path, o) },
+        {
+          list: async (path, o) => (await policyReader()).list(path, o),
+          watch: async (path, o) => (await policyReader()).watch(path, o),
+        },
         (err) => klog.error(messages.policiesFailed(errorMessage(err))),
       ),
     );
@@ -230,7 +258,9 @@ class FleetHost {
   private async nodeClient(m: FleetMember): Promise<RestClient> {
     const { server, pool } = this.access;
     const c = await this.access.credentials.credential(m.name, join(this.dataDir, m.name));
-    return 'token' in c ? new RestClient({ ...server, token: c.token }, pool ? { pool } : {}) : new RestClient({ ...server, cert: c.certPem, key: c.keyPem });
+    return 'token' in c
+      ? new RestClient({ ...server, token: c.token }, pool ? { pool } : {})
+      : new RestClient({ ...server, cert: c.certPem, key: c.keyPem });
   }
 
   forNode(m: FleetMember): AgentHost {

@@ -28,7 +28,13 @@ export class SharedListener {
   constructor(private readonly options: SharedListenerOptions) {
     this.port = options.port;
     this.server = https.createServer(
-      { cert: options.servingCert.certPem, key: options.servingCert.keyPem, requestCert: true, rejectUnauthorized: false, ca: options.clientCA },
+      {
+        cert: options.servingCert.certPem,
+        key: options.servingCert.keyPem,
+        requestCert: true,
+        rejectUnauthorized: false,
+        ca: options.clientCA,
+      },
       (req, res) => {
         const route = this.routes.get(req.socket.localAddress ?? '');
         if (route) return route(req, res);
@@ -69,7 +75,11 @@ export class SharedListener {
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', (err) => {
         this.listeners.delete(address);
-        reject(new FleetError('DKC_FLEET_LISTEN_FAILED', messages.listenFailed(address, this.port, err.message), { cause: err }));
+        reject(
+          new FleetError('DKC_FLEET_LISTEN_FAILED', messages.listenFailed(address, this.port, err.message), {
+            cause: err,
+          }),
+        );
       });
       tcp.listen(this.port, address, () => {
         if (this.port === 0) this.port = (tcp.address() as net.AddressInfo).port;
@@ -93,7 +103,8 @@ export class SharedListener {
       // The agent's health probe, without a connection: thousands of nodes connecting to themselves every few seconds
       // cost the fleet a socket pair each time, for what this process knows already.
       probe: async () => {
-        if (this.routes.get(address) !== handler || !this.listeners.get(address)?.listening) throw new FleetError('DKC_FLEET_LISTEN_FAILED', messages.notListening(address, this.port));
+        if (this.routes.get(address) !== handler || !this.listeners.get(address)?.listening)
+          throw new FleetError('DKC_FLEET_LISTEN_FAILED', messages.notListening(address, this.port));
       },
       stop: async () => {
         if (this.routes.get(address) !== handler) return;
@@ -108,7 +119,9 @@ export class SharedListener {
   async close(): Promise<void> {
     this.routes.clear();
     for (const s of this.sockets) s.destroy();
-    await Promise.all([...this.listeners.values()].map((l) => new Promise<void>((resolve) => l.close(() => resolve()))));
+    await Promise.all(
+      [...this.listeners.values()].map((l) => new Promise<void>((resolve) => l.close(() => resolve()))),
+    );
     this.listeners.clear();
   }
 }

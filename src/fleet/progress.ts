@@ -24,7 +24,11 @@ export class ProgressTracker {
   private readonly waiters = new Set<(more: boolean) => void>();
   private readonly registrationWaiters = new Map<string, () => void>();
 
-  constructor(client: RestClient, private readonly names: ReadonlySet<string>, private readonly sinceMs: number) {
+  constructor(
+    client: RestClient,
+    private readonly names: ReadonlySet<string>,
+    private readonly sinceMs: number,
+  ) {
     this.informer = new Informer(client, '/api/v1/nodes');
     const seen = (n: NodeLike): void => this.observe(n);
     this.informer.on('add', seen);

@@ -24,7 +24,9 @@ const ERRNO_TEXT: Readonly<Record<string, string>> = {
 
 /** The error code (ENOENT, ...) of a failed Node.js filesystem call. */
 export function errnoCode(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
+  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string'
+    ? (e as { code: string }).code
+    : undefined;
 }
 
 /** syscall.Errno's text for a failed call; the error's own message when Go's is not known. */

@@ -4,7 +4,18 @@
 // start-up time on each agent restart.
 
 import { DecodeError, DurationError, EncodeError, ErrorCodes, QuantityError } from './errors.js';
-import { childPath, firstChar, type JNode, JSONSyntaxError, jsonTypeName, parseJSON, parseYAML, writeJSON, writeYAML, YAMLSyntaxError } from './text.js';
+import {
+  childPath,
+  firstChar,
+  type JNode,
+  JSONSyntaxError,
+  jsonTypeName,
+  parseJSON,
+  parseYAML,
+  writeJSON,
+  writeYAML,
+  YAMLSyntaxError,
+} from './text.js';
 import { suggestName } from './suggest.js';
 import { convertV1alpha1, V1ALPHA1_GROUP, V1ALPHA1_VERSION } from './v1alpha1.js';
 import type { JSONValue, KubeletConfiguration, MemoryReservation, PartialKubeletConfiguration } from './types.js';
@@ -54,7 +65,12 @@ export interface FieldSpec {
 }
 
 /** Builds a field of a schema (versions.ts builds later minors' schemas with it). */
-export function fieldSpec(json: string, go: string, kind: FieldKind, o: { ptr?: boolean; always?: boolean; struct?: StructSpec } = {}): FieldSpec {
+export function fieldSpec(
+  json: string,
+  go: string,
+  kind: FieldKind,
+  o: { ptr?: boolean; always?: boolean; struct?: StructSpec } = {},
+): FieldSpec {
   return f(json, go, kind, o);
 }
 
@@ -88,7 +104,9 @@ function struct(goType: string, fields: FieldSpec[]): StructSpec {
 const PTR = { ptr: true };
 
 const authenticationSpec = struct('v1beta1.KubeletAuthentication', [
-  f('x509', 'X509', 'struct', { struct: struct('v1beta1.KubeletX509Authentication', [f('clientCAFile', 'ClientCAFile', 'string')]) }),
+  f('x509', 'X509', 'struct', {
+    struct: struct('v1beta1.KubeletX509Authentication', [f('clientCAFile', 'ClientCAFile', 'string')]),
+  }),
   f('webhook', 'Webhook', 'struct', {
     struct: struct('v1beta1.KubeletWebhookAuthentication', [
       f('enabled', 'Enabled', 'bool', PTR),
@@ -266,12 +284,16 @@ export interface DecodeOptions {
 function withoutNulls(node: JNode): JNode {
   if (node.t === 'arr') return { ...node, items: node.items.map(withoutNulls) };
   if (node.t !== 'obj') return node;
-  return { ...node, entries: node.entries.filter(([, v]) => v.t !== 'null').map(([k, v]) => [k, withoutNulls(v)] as const) };
+  return {
+    ...node,
+    entries: node.entries.filter(([, v]) => v.t !== 'null').map(([k, v]) => [k, withoutNulls(v)] as const),
+  };
 }
 
 /** The scheme name apimachinery derives from the call site of runtime.NewScheme() in the kubelet. */
 const SCHEME_NAME = 'pkg/kubelet/apis/config/scheme/scheme.go:32';
-const SNIFF_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+const SNIFF_STRUCT =
+  'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -279,7 +301,10 @@ class TypeErr extends Error {}
 
 /** encoding/json's case folding for the kind/apiVersion sniff, including its Kelvin-sign and long-s rules. */
 function foldKey(k: string): string {
-  return k.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return k
+    .replace(/\u212a/g, 'k')
+    .replace(/\u017f/g, 's')
+    .replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
 function sniff(node: JNode): { kind: string; apiVersion: string } {
@@ -315,7 +340,8 @@ function sniff(node: JNode): { kind: string; apiVersion: string } {
 // only when they have the shape of a Kubernetes type (`Pod`, `apps/v1`) — the answer to "what did I point at?" —
 // and otherwise stand as NOT_SHOWN.
 const KIND_SHAPE = /^[A-Z][A-Za-z0-9]{0,62}$/;
-const API_VERSION_SHAPE = /^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*\/)?v[0-9]+(?:(?:alpha|beta)[0-9]+)?$/;
+const API_VERSION_SHAPE =
+  /^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*\/)?v[0-9]+(?:(?:alpha|beta)[0-9]+)?$/;
 const NOT_SHOWN = '(not shown)';
 
 function shownTypeMeta(value: string, shape: RegExp): string {
@@ -330,7 +356,10 @@ function parseGroupVersion(gv: string): { group: string; version: string } {
     const i = gv.indexOf('/');
     return { group: gv.slice(0, i), version: gv.slice(i + 1) };
   }
-  throw new DecodeError(ErrorCodes.BadGroupVersion, `unexpected GroupVersion string: ${shownTypeMeta(gv, API_VERSION_SHAPE)}`);
+  throw new DecodeError(
+    ErrorCodes.BadGroupVersion,
+    `unexpected GroupVersion string: ${shownTypeMeta(gv, API_VERSION_SHAPE)}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -382,7 +411,13 @@ function decodeDuration(node: JNode): Duration {
 function decodeQuantity(node: JNode): Quantity {
   if (node.t === 'null') return Quantity.zero();
   const token =
-    node.t === 'num' ? node.raw : node.t === 'str' ? `"${node.raw ?? node.v}"` : node.t === 'bool' ? String(node.v) : firstChar(node);
+    node.t === 'num'
+      ? node.raw
+      : node.t === 'str'
+        ? `"${node.raw ?? node.v}"`
+        : node.t === 'bool'
+          ? String(node.v)
+          : firstChar(node);
   try {
     return Quantity.fromJSONToken(token);
   } catch (e) {
@@ -418,10 +453,22 @@ function unknownField(spec: StructSpec, path: string, key: string, top: boolean)
   const meant = suggestName(key, known);
   if (meant === undefined) return { code: 'UnknownField', path: p, message: `unknown field ${goQuote(p)}` };
   const suggestion = childPath(path, meant);
-  return { code: 'UnknownField', path: p, message: `unknown field ${goQuote(p)}, did you mean ${goQuote(suggestion)}?`, suggestion };
+  return {
+    code: 'UnknownField',
+    path: p,
+    message: `unknown field ${goQuote(p)}, did you mean ${goQuote(suggestion)}?`,
+    suggestion,
+  };
 }
 
-function decodeStruct(spec: StructSpec, node: JNode, target: Target, path: string, warnings: DecodeWarning[], top: boolean): void {
+function decodeStruct(
+  spec: StructSpec,
+  node: JNode,
+  target: Target,
+  path: string,
+  warnings: DecodeWarning[],
+  top: boolean,
+): void {
   if (node.t === 'null') return;
   if (node.t !== 'obj') throw new TypeErr(`readObjectStart: expect { or n, but found ${firstChar(node)}`);
   for (const [k, v] of node.entries) {
@@ -547,7 +594,9 @@ export function decode(data: Uint8Array | string, options: DecodeOptions = {}): 
 export function decodeAs(schema: StructSpec, data: Uint8Array | string, options: DecodeOptions = {}): DecodeResult {
   const text = toText(data);
   if (text.length === 0) {
-    throw new DecodeError(ErrorCodes.EmptyData, `kubelet config file ${goQuote(options.source ?? '')} was empty`, { prefix: false });
+    throw new DecodeError(ErrorCodes.EmptyData, `kubelet config file ${goQuote(options.source ?? '')} was empty`, {
+      prefix: false,
+    });
   }
   const isJSON = text[LEADING_GO_SPACE.exec(text)![0].length] === '{';
   let tree: JNode;
@@ -555,11 +604,17 @@ export function decodeAs(schema: StructSpec, data: Uint8Array | string, options:
   try {
     ({ node: tree, duplicates } = isJSON ? parseJSON(text) : parseYAML(text));
   } catch (e) {
-    if (e instanceof JSONSyntaxError) throw new DecodeError(ErrorCodes.Syntax, `couldn't get version/kind; json parse error: ${e.message}`, { cause: e });
-    if (e instanceof YAMLSyntaxError) throw new DecodeError(ErrorCodes.Syntax, `error converting YAML to JSON: ${e.message}`, { cause: e });
+    if (e instanceof JSONSyntaxError)
+      throw new DecodeError(ErrorCodes.Syntax, `couldn't get version/kind; json parse error: ${e.message}`, {
+        cause: e,
+      });
+    if (e instanceof YAMLSyntaxError)
+      throw new DecodeError(ErrorCodes.Syntax, `error converting YAML to JSON: ${e.message}`, { cause: e });
     // Pathological nesting exhausts the stack; report it as the syntax error it is rather than crash.
     if (e instanceof RangeError) {
-      const detail = isJSON ? "couldn't get version/kind; json parse error: exceeded max depth" : 'error converting YAML to JSON: yaml: exceeded max depth';
+      const detail = isJSON
+        ? "couldn't get version/kind; json parse error: exceeded max depth"
+        : 'error converting YAML to JSON: yaml: exceeded max depth';
       throw new DecodeError(ErrorCodes.Syntax, detail, { cause: e });
     }
     throw e;
@@ -579,7 +634,8 @@ export function decodeAs(schema: StructSpec, data: Uint8Array | string, options:
   const where = options.source ? ` in ${goQuote(options.source)}` : '';
   if (kind === '') throw new DecodeError(ErrorCodes.MissingKind, `Object 'Kind' is missing${where}`);
   if (gv.version === '') throw new DecodeError(ErrorCodes.MissingVersion, `Object 'apiVersion' is missing${where}`);
-  const registered = gv.group === GROUP && gv.version === VERSION && (kind === KIND || kind === 'SerializedNodeConfigSource');
+  const registered =
+    gv.group === GROUP && gv.version === VERSION && (kind === KIND || kind === 'SerializedNodeConfigSource');
   if (!registered) {
     const gvText = gv.group ? `${gv.group}/${gv.version}` : gv.version;
     throw new DecodeError(
@@ -595,7 +651,11 @@ export function decodeAs(schema: StructSpec, data: Uint8Array | string, options:
   }
 
   if (options.dropNulls) tree = withoutNulls(tree);
-  const warnings: DecodeWarning[] = duplicates.map((p) => ({ code: 'DuplicateField', path: p, message: `duplicate field ${goQuote(p)}` }));
+  const warnings: DecodeWarning[] = duplicates.map((p) => ({
+    code: 'DuplicateField',
+    path: p,
+    message: `duplicate field ${goQuote(p)}`,
+  }));
   warnings.push(...converted);
   const config: Target = {};
   try {
@@ -784,7 +844,9 @@ export function setDefaults(c: PartialKubeletConfiguration): KubeletConfiguratio
     showHiddenMetricsForVersion: c.showHiddenMetricsForVersion ?? '',
     systemReservedCgroup: c.systemReservedCgroup ?? '',
     kubeReservedCgroup: c.kubeReservedCgroup ?? '',
-    enforceNodeAllocatable: c.enforceNodeAllocatable ? [...c.enforceNodeAllocatable] : [...KubeletDefaults.enforceNodeAllocatable],
+    enforceNodeAllocatable: c.enforceNodeAllocatable
+      ? [...c.enforceNodeAllocatable]
+      : [...KubeletDefaults.enforceNodeAllocatable],
     volumePluginDir: str(c.volumePluginDir, KubeletDefaults.volumePluginDir),
     providerID: c.providerID ?? '',
     kernelMemcgNotification: c.kernelMemcgNotification ?? false,
@@ -931,7 +993,12 @@ type Obj = Record<string, unknown>;
 const strNode = (v: string): JNode => ({ t: 'str', v });
 
 function mapNode<T>(m: Record<string, T>, value: (x: T) => JNode): JNode {
-  return { t: 'obj', entries: Object.keys(m).sort(compareGoStrings).map((k) => [k, value(m[k]!)] as const) };
+  return {
+    t: 'obj',
+    entries: Object.keys(m)
+      .sort(compareGoStrings)
+      .map((k) => [k, value(m[k]!)] as const),
+  };
 }
 
 function numNode(v: number): JNode {
@@ -990,14 +1057,22 @@ function structNode(spec: StructSpec, o: Obj): JNode {
 }
 
 /** The document tree of a config, optionally with the kind/apiVersion envelope. */
-function toTree(config: KubeletConfiguration | PartialKubeletConfiguration, envelope: boolean, schema: StructSpec = kubeletConfigurationSpec): JNode {
+function toTree(
+  config: KubeletConfiguration | PartialKubeletConfiguration,
+  envelope: boolean,
+  schema: StructSpec = kubeletConfigurationSpec,
+): JNode {
   const body = structNode(schema, config as unknown as Obj);
   if (!envelope || body.t !== 'obj') return body;
   return { t: 'obj', entries: [['kind', strNode(KIND)], ['apiVersion', strNode(API_VERSION)], ...body.entries] };
 }
 
 /** The config as a file the kubelet reads back to the same config: YAML (default) or indented JSON. */
-export function encode(config: KubeletConfiguration | PartialKubeletConfiguration, format: EncodeFormat = 'yaml', schema: StructSpec = kubeletConfigurationSpec): string {
+export function encode(
+  config: KubeletConfiguration | PartialKubeletConfiguration,
+  format: EncodeFormat = 'yaml',
+  schema: StructSpec = kubeletConfigurationSpec,
+): string {
   const tree = toTree(config, true, schema);
   return format === 'json' ? writeJSON(tree, 2) + '\n' : writeYAML(tree);
 }
@@ -1033,13 +1108,17 @@ function toPlain(n: JNode): JSONValue {
       return n.items.map(toPlain);
     case 'obj': {
       const o: { [key: string]: JSONValue } = {};
-      for (const [k, v] of n.entries) Object.defineProperty(o, k, { value: toPlain(v), enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of n.entries)
+        Object.defineProperty(o, k, { value: toPlain(v), enumerable: true, writable: true, configurable: true });
       return o;
     }
   }
 }
 
 /** The encoded form as a plain JSON value (Durations and Quantities as strings), with the envelope. */
-export function toJSONObject(config: KubeletConfiguration | PartialKubeletConfiguration, schema: StructSpec = kubeletConfigurationSpec): { [key: string]: JSONValue } {
+export function toJSONObject(
+  config: KubeletConfiguration | PartialKubeletConfiguration,
+  schema: StructSpec = kubeletConfigurationSpec,
+): { [key: string]: JSONValue } {
   return toPlain(toTree(config, true, schema)) as { [key: string]: JSONValue };
 }

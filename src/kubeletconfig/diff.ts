@@ -19,7 +19,8 @@ export interface FieldChange {
 
 type JSONObject = { [key: string]: JSONValue };
 
-const isObject = (v: JSONValue | undefined): v is JSONObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: JSONValue | undefined): v is JSONObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -39,7 +40,9 @@ function sameValue(a: JSONValue, b: JSONValue): boolean {
 
 /** A map or struct present on one side only is listed by its leaves, unless it is empty. */
 const descends = (a: JSONValue | undefined, b: JSONValue | undefined): boolean =>
-  (isObject(a) && isObject(b)) || (a === undefined && isObject(b) && Object.keys(b).length > 0) || (b === undefined && isObject(a) && Object.keys(a).length > 0);
+  (isObject(a) && isObject(b)) ||
+  (a === undefined && isObject(b) && Object.keys(b).length > 0) ||
+  (b === undefined && isObject(a) && Object.keys(a).length > 0);
 
 /** Both key lists in one, each key where its own side puts it (both sides follow Go struct order, or sort). */
 function union(a: readonly string[], b: readonly string[]): string[] {
@@ -57,7 +60,8 @@ function walk(a: JSONValue | undefined, b: JSONValue | undefined, keys: string[]
   if (descends(a, b)) {
     const [oa, ob] = [isObject(a) ? a : {}, isObject(b) ? b : {}];
     const names = union(Object.keys(oa), Object.keys(ob));
-    for (const k of names) walk(Object.hasOwn(oa, k) ? oa[k] : undefined, Object.hasOwn(ob, k) ? ob[k] : undefined, [...keys, k], out);
+    for (const k of names)
+      walk(Object.hasOwn(oa, k) ? oa[k] : undefined, Object.hasOwn(ob, k) ? ob[k] : undefined, [...keys, k], out);
     return;
   }
   if (a !== undefined && b !== undefined && sameValue(a, b)) return;

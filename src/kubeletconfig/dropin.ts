@@ -11,7 +11,17 @@
 // Its relative paths stay as written: the kubelet resolves only the base file's. A null in a drop-in changes
 // nothing, as with the kubelet, whose merge cannot delete what the base set.
 
-import { decode, kubeletConfigurationSpec, load, type DecodeOptions, type DecodeResult, type DecodeWarning, type LoadOptions, type LoadResult, type StructSpec } from './codec.js';
+import {
+  decode,
+  kubeletConfigurationSpec,
+  load,
+  type DecodeOptions,
+  type DecodeResult,
+  type DecodeWarning,
+  type LoadOptions,
+  type LoadResult,
+  type StructSpec,
+} from './codec.js';
 import { KubeletConfigError, LayerError } from './errors.js';
 import type { KubeletConfiguration, PartialKubeletConfiguration } from './types.js';
 
@@ -43,7 +53,8 @@ function copy<T>(v: T): T {
   if (Array.isArray(v)) return v.map((x: unknown) => copy(x)) as T;
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Obj = {};
-    for (const [k, x] of Object.entries(v as Obj)) Object.defineProperty(out, k, { value: copy(x), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v as Obj))
+      Object.defineProperty(out, k, { value: copy(x), enumerable: true, writable: true, configurable: true });
     return out as T;
   }
   return v; // scalars, and the immutable Duration and Quantity values
@@ -56,14 +67,19 @@ export function mergeStruct(spec: StructSpec, under: Obj, over: Obj): Obj {
     const v = over[f.json];
     if (v === undefined) continue;
     if (f.kind === 'struct') out[f.json] = mergeStruct(f.struct!, (under[f.json] as Obj | undefined) ?? {}, v as Obj);
-    else if (MAP_KINDS.has(f.kind)) out[f.json] = { ...copy((under[f.json] as Obj | undefined) ?? {}), ...copy(v as Obj) };
+    else if (MAP_KINDS.has(f.kind))
+      out[f.json] = { ...copy((under[f.json] as Obj | undefined) ?? {}), ...copy(v as Obj) };
     else out[f.json] = copy(v);
   }
   return out;
 }
 
 /** A drop-in over a loaded config; `schema` is another kubelet minor's (versions.ts). */
-export function applyDropIn(config: KubeletConfiguration, dropIn: PartialKubeletConfiguration, schema: StructSpec = kubeletConfigurationSpec): KubeletConfiguration {
+export function applyDropIn(
+  config: KubeletConfiguration,
+  dropIn: PartialKubeletConfiguration,
+  schema: StructSpec = kubeletConfigurationSpec,
+): KubeletConfiguration {
   return mergeStruct(schema, config as unknown as Obj, dropIn) as unknown as KubeletConfiguration;
 }
 
@@ -80,12 +96,20 @@ function layerError(layer: Layer, e: unknown): never {
 }
 
 /** The effective config of a base and its drop-ins, in the order given. Throws LayerError naming the bad layer. */
-export function render(base: Layer, dropIns: readonly Layer[], as: RenderAs = { load, decode, schema: kubeletConfigurationSpec }): RenderResult {
+export function render(
+  base: Layer,
+  dropIns: readonly Layer[],
+  as: RenderAs = { load, decode, schema: kubeletConfigurationSpec },
+): RenderResult {
   const warnings: LayerWarning[] = [];
-  const note = (layer: Layer, ws: readonly DecodeWarning[]) => warnings.push(...ws.map((w) => ({ ...w, source: layer.name })));
+  const note = (layer: Layer, ws: readonly DecodeWarning[]) =>
+    warnings.push(...ws.map((w) => ({ ...w, source: layer.name })));
   let config: KubeletConfiguration;
   try {
-    const loaded = as.load(base.bytes, base.dir === undefined ? { source: base.name } : { dir: base.dir, source: base.name });
+    const loaded = as.load(
+      base.bytes,
+      base.dir === undefined ? { source: base.name } : { dir: base.dir, source: base.name },
+    );
     note(base, loaded.warnings);
     config = loaded.config;
   } catch (e) {
@@ -114,7 +138,10 @@ export interface MergeResult {
  * nothing), for a config that each kubelet then defaults as its own minor, as it would its own --config file.
  * Throws LayerError naming the bad layer.
  */
-export function mergeLayers(layers: readonly Layer[], as: Pick<RenderAs, 'decode' | 'schema'> = { decode, schema: kubeletConfigurationSpec }): MergeResult {
+export function mergeLayers(
+  layers: readonly Layer[],
+  as: Pick<RenderAs, 'decode' | 'schema'> = { decode, schema: kubeletConfigurationSpec },
+): MergeResult {
   const warnings: LayerWarning[] = [];
   let config: Obj = {};
   for (const layer of layers) {

@@ -27,11 +27,41 @@ export type FlagType =
 export type AddedFlag = readonly [name: string, field: string, type: FlagType, since: number, source: string];
 
 export const ADDED_FLAGS: readonly AddedFlag[] = [
-  ['register-node', 'registerNode', 'bool', 23, 'options.go at v1.23.15 (kubeedge v1.13.0); at v1.22.6 a KubeletFlags flag'],
-  ['local-storage-capacity-isolation', 'localStorageCapacityIsolation', 'bool', 25, 'options.go at v1.26.7 (kubeedge v1.15.0), not at v1.24.14; its field is new in k8s.io/kubelet v0.25.0'],
-  ['topology-manager-policy-options', 'topologyManagerPolicyOptions', 'mapStringString', 26, 'options.go at v1.26.7 (kubeedge v1.15.0), not at v1.24.14; its field is new in k8s.io/kubelet v0.26.0'],
-  ['container-runtime-endpoint', 'containerRuntimeEndpoint', 'string', 27, 'options.go at v1.27.7 (kubeedge v1.16.0); at v1.26.7 a KubeletFlags flag'],
-  ['image-service-endpoint', 'imageServiceEndpoint', 'string', 27, 'options.go at v1.27.7 (kubeedge v1.16.0); at v1.26.7 a KubeletFlags flag'],
+  [
+    'register-node',
+    'registerNode',
+    'bool',
+    23,
+    'options.go at v1.23.15 (kubeedge v1.13.0); at v1.22.6 a KubeletFlags flag',
+  ],
+  [
+    'local-storage-capacity-isolation',
+    'localStorageCapacityIsolation',
+    'bool',
+    25,
+    'options.go at v1.26.7 (kubeedge v1.15.0), not at v1.24.14; its field is new in k8s.io/kubelet v0.25.0',
+  ],
+  [
+    'topology-manager-policy-options',
+    'topologyManagerPolicyOptions',
+    'mapStringString',
+    26,
+    'options.go at v1.26.7 (kubeedge v1.15.0), not at v1.24.14; its field is new in k8s.io/kubelet v0.26.0',
+  ],
+  [
+    'container-runtime-endpoint',
+    'containerRuntimeEndpoint',
+    'string',
+    27,
+    'options.go at v1.27.7 (kubeedge v1.16.0); at v1.26.7 a KubeletFlags flag',
+  ],
+  [
+    'image-service-endpoint',
+    'imageServiceEndpoint',
+    'string',
+    27,
+    'options.go at v1.27.7 (kubeedge v1.16.0); at v1.26.7 a KubeletFlags flag',
+  ],
   ['fail-cgroupv1', 'failCgroupV1', 'bool', 31, 'options.go at v1.31.12 (kubeedge v1.22.0), not at v1.30.7'],
 ];
 
@@ -39,8 +69,16 @@ export const ADDED_FLAGS: readonly AddedFlag[] = [
 export type RemovedFlag = readonly [name: string, last: number, source: string];
 
 export const REMOVED_FLAGS: readonly RemovedFlag[] = [
-  ['experimental-logging-sanitization', 23, 'k8s.io/component-base logs/config.go BindLoggingFlags at v0.23.0 binds it, at v0.24.0 not'],
-  ['experimental-kernel-memcg-notification', 24, 'options.go at v1.24.14 (kubeedge v1.14.0), not at v1.26.7; kubernetes/kubernetes#109388 (merged 2022-06-03, 1.25)'],
+  [
+    'experimental-logging-sanitization',
+    23,
+    'k8s.io/component-base logs/config.go BindLoggingFlags at v0.23.0 binds it, at v0.24.0 not',
+  ],
+  [
+    'experimental-kernel-memcg-notification',
+    24,
+    'options.go at v1.24.14 (kubeedge v1.14.0), not at v1.26.7; kubernetes/kubernetes#109388 (merged 2022-06-03, 1.25)',
+  ],
 ];
 
 /**

@@ -2,7 +2,14 @@
 // with pflag's semantics, and effectiveConfig, the one function that decides which configuration a node
 // runs (defaults ← file or dynamic config ← flags).
 
-import { cloneConfig, type DecodeWarning, flagsOnlyDefaults, load, type LoadOptions, type LoadResult } from './codec.js';
+import {
+  cloneConfig,
+  type DecodeWarning,
+  flagsOnlyDefaults,
+  load,
+  type LoadOptions,
+  type LoadResult,
+} from './codec.js';
 import { DecodeError, DurationError, FeatureGateError, FlagError, QuantityError } from './errors.js';
 import type { KubeletConfiguration, MemoryReservation } from './types.js';
 import { ADDED_FLAGS, EARLIER_NON_CONFIG_FLAGS, type FlagType, REMOVED_FLAGS } from './flag-history.js';
@@ -143,8 +150,10 @@ interface FlagLife {
 const FLAG_LIVES: ReadonlyMap<string, FlagLife> = (() => {
   const removed = new Map(REMOVED_FLAGS.map(([name, last]) => [name, last] as const));
   const out = new Map<string, FlagLife>();
-  for (const spec of KUBELET_FLAGS.values()) out.set(spec.name, { spec, since: BASE_MINOR, last: removed.get(spec.name) ?? Infinity });
-  for (const [name, field, type, since] of ADDED_FLAGS) out.set(name, { spec: { name, field, type }, since, last: Infinity });
+  for (const spec of KUBELET_FLAGS.values())
+    out.set(spec.name, { spec, since: BASE_MINOR, last: removed.get(spec.name) ?? Infinity });
+  for (const [name, field, type, since] of ADDED_FLAGS)
+    out.set(name, { spec: { name, field, type }, since, last: Infinity });
   return out;
 })();
 
@@ -187,8 +196,18 @@ export interface ParsedKubeletFlags {
 // Value parsers with Go's error texts.
 
 const PARSE_BOOL: Readonly<Record<string, boolean>> = {
-  '1': true, t: true, T: true, TRUE: true, true: true, True: true,
-  '0': false, f: false, F: false, FALSE: false, false: false, False: false,
+  '1': true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
 };
 
 function parseBool(s: string): boolean {
@@ -301,7 +320,8 @@ function readCSV(val: string): string[] {
       let field = '';
       let j = i + 1;
       for (;;) {
-        if (j >= val.length) throw new Error(`parse error on line 1, column ${j + 1}: extraneous or missing " in quoted-field`);
+        if (j >= val.length)
+          throw new Error(`parse error on line 1, column ${j + 1}: extraneous or missing " in quoted-field`);
         if (val[j] === '"') {
           if (val[j + 1] === '"') {
             field += '"';
@@ -314,7 +334,8 @@ function readCSV(val: string): string[] {
         field += val[j];
         j++;
       }
-      if (j < val.length && val[j] !== ',') throw new Error(`parse error on line 1, column ${j + 1}: extraneous or missing " in quoted-field`);
+      if (j < val.length && val[j] !== ',')
+        throw new Error(`parse error on line 1, column ${j + 1}: extraneous or missing " in quoted-field`);
       out.push(field);
       if (j >= val.length) return out;
       i = j + 1;
@@ -392,7 +413,9 @@ function setReservedMemory(obj: Obj, key: string, spec: KubeletFlagSpec, st: Set
   for (const reservation of s.split(';')) {
     const parts = reservation.split(':');
     if (parts.length !== 2) {
-      throw new Error(`the reserved memory has incorrect format, expected numaNodeID:type=quantity[,type=quantity...], got ${reservation}`);
+      throw new Error(
+        `the reserved memory has incorrect format, expected numaNodeID:type=quantity[,type=quantity...], got ${reservation}`,
+      );
     }
     if (!/^[+-]?[0-9]+$/.test(parts[0]!) || BigInt(parts[0]!) > (1n << 63n) - 1n || BigInt(parts[0]!) < -(1n << 63n)) {
       throw new Error(`failed to convert the NUMA node ID, exptected integer, got ${parts[0]}`);
@@ -400,14 +423,17 @@ function setReservedMemory(obj: Obj, key: string, spec: KubeletFlagSpec, st: Set
     const entry: MemoryReservation = { numaNode: Number(BigInt.asIntN(32, BigInt(parts[0]!))), limits: {} };
     for (const typed of parts[1]!.split(',')) {
       const limit = typed.split('=');
-      if (limit.length !== 2) throw new Error(`the reserved limit has incorrect value, expected type=quantatity, got ${typed}`);
+      if (limit.length !== 2)
+        throw new Error(`the reserved limit has incorrect value, expected type=quantatity, got ${typed}`);
       const name = limit[0]!;
-      if (name !== 'memory' && !name.startsWith('hugepages-')) throw new Error(`memory type conversion error, unknown type: ${goQuote(name)}`);
+      if (name !== 'memory' && !name.startsWith('hugepages-'))
+        throw new Error(`memory type conversion error, unknown type: ${goQuote(name)}`);
       let q: Quantity;
       try {
         q = Quantity.parse(limit[1]!);
       } catch (e) {
-        if (e instanceof QuantityError) throw new Error(`failed to parse the quantatity, expected quantatity, got ${limit[1]}`);
+        if (e instanceof QuantityError)
+          throw new Error(`failed to parse the quantatity, expected quantatity, got ${limit[1]}`);
         throw e;
       }
       setOwn(entry.limits!, name, q);
@@ -478,7 +504,11 @@ function applyAll(config: KubeletConfiguration, given: readonly GivenFlag[]): Ku
     try {
       setFlag(out, spec, g.value, st);
     } catch (e) {
-      throw new FlagError(`--${g.name}`, `invalid argument ${goQuote(g.value)} for ${goQuote(`--${g.name}`)} flag: ${errorMessage(e)}`, { cause: e });
+      throw new FlagError(
+        `--${g.name}`,
+        `invalid argument ${goQuote(g.value)} for ${goQuote(`--${g.name}`)} flag: ${errorMessage(e)}`,
+        { cause: e },
+      );
     }
   }
   if (original && out.featureGates !== original) {
@@ -619,12 +649,17 @@ export interface EffectiveConfigFailure {
 
 export type EffectiveConfigResult = EffectiveConfigSuccess | EffectiveConfigFailure;
 
-const DKC_GATE_MESSAGE = 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
+const DKC_GATE_MESSAGE =
+  'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
 
 /** Builds and validates the effective configuration. Never throws for bad input; returns the errors. */
 export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigResult {
   const warnings: ConfigWarning[] = [];
-  const fail = (layer: ConfigLayer, stage: EffectiveConfigFailure['stage'], errors: string[]): EffectiveConfigFailure => ({
+  const fail = (
+    layer: ConfigLayer,
+    stage: EffectiveConfigFailure['stage'],
+    errors: string[],
+  ): EffectiveConfigFailure => ({
     ok: false,
     layer,
     stage,
@@ -640,7 +675,9 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigRes
   const kubelet = input.kubelet ?? BASE_BEHAVIOUR;
   let flags: ParsedKubeletFlags;
   try {
-    flags = Array.isArray(input.flags) ? parseKubeletFlags(input.flags, kubelet.minor) : (input.flags as ParsedKubeletFlags);
+    flags = Array.isArray(input.flags)
+      ? parseKubeletFlags(input.flags, kubelet.minor)
+      : (input.flags as ParsedKubeletFlags);
   } catch (e) {
     if (e instanceof FlagError) return fail('flags', 'flags', [e.message]);
     throw e;
@@ -656,11 +693,15 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigRes
     throw e;
   }
   // A kubelet that no longer registers the gate has no dynamic config of its own: dkc's stands in for it ungated.
-  if (input.dynamic && gates.knows('DynamicKubeletConfig') && !gates.enabled('DynamicKubeletConfig')) return fail('flags', 'flags', [DKC_GATE_MESSAGE]);
+  if (input.dynamic && gates.knows('DynamicKubeletConfig') && !gates.enabled('DynamicKubeletConfig'))
+    return fail('flags', 'flags', [DKC_GATE_MESSAGE]);
 
   const layer = (src: ConfigSource, which: ConfigLayer): KubeletConfiguration | EffectiveConfigFailure => {
     try {
-      const loaded = kubelet.load(src.bytes, src.name === undefined ? { dir: src.dir } : { dir: src.dir, source: src.name });
+      const loaded = kubelet.load(
+        src.bytes,
+        src.name === undefined ? { dir: src.dir } : { dir: src.dir, source: src.name },
+      );
       for (const w of loaded.warnings) warnings.push({ layer: which, message: w.message, detail: w });
       return applyKubeletFlags(loaded.config, flags);
     } catch (e) {
@@ -677,7 +718,8 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfigRes
   const localCheck = kubelet.validate(local, { ...input.validation, featureGates: baseGates });
   if (localCheck.errors.length > 0) return fail(localLayer, 'validation', localCheck.errors);
   gates = setGates(baseGates, local.featureGates, localLayer);
-  if (!input.dynamic) return { ok: true, config: local, source: localLayer, featureGates: gates, warnings, rest: flags.rest };
+  if (!input.dynamic)
+    return { ok: true, config: local, source: localLayer, featureGates: gates, warnings, rest: flags.rest };
 
   // 3. A dynamic config replaces the local one, under the same flags, against the accumulated gates.
   const dynamic = layer(input.dynamic, 'dynamic');

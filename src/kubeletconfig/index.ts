@@ -86,9 +86,26 @@ export {
   type LoadResult,
   type EncodeFormat,
 } from './codec.js';
-export { FIELD_SAFETY, LATER_FIELD_SAFETY, SAFETY_CLASSES, safetyOf, fieldsBySafetyClass, type SafetyClass, type FieldSafety } from './safety.js';
+export {
+  FIELD_SAFETY,
+  LATER_FIELD_SAFETY,
+  SAFETY_CLASSES,
+  safetyOf,
+  fieldsBySafetyClass,
+  type SafetyClass,
+  type FieldSafety,
+} from './safety.js';
 export { diffConfigs, diffEncoded, formatPath, type FieldChange } from './diff.js';
-export { render, mergeLayers, applyDropIn, DROPIN_EXTENSION, type Layer, type LayerWarning, type MergeResult, type RenderResult } from './dropin.js';
+export {
+  render,
+  mergeLayers,
+  applyDropIn,
+  DROPIN_EXTENSION,
+  type Layer,
+  type LayerWarning,
+  type MergeResult,
+  type RenderResult,
+} from './dropin.js';
 export { suggestName } from './suggest.js';
 export {
   validate,

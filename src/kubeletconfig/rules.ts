@@ -31,7 +31,12 @@ const d = (s: string): Duration => {
  * The defaults minor `minor` sets beyond 1.22's (applied after them, on a copy). `given` is what the payload said;
  * `on` answers for the gates the config will run with (defaults.go consults them for two fields).
  */
-export function applyLaterDefaults(minor: number, given: PartialKubeletConfiguration, out: AnyKubeletConfiguration, on: (gate: string) => boolean): void {
+export function applyLaterDefaults(
+  minor: number,
+  given: PartialKubeletConfiguration,
+  out: AnyKubeletConfiguration,
+  on: (gate: string) => boolean,
+): void {
   const g = given as Obj;
   const o = out as Obj;
   const unsetPtr = (k: string) => g[k] === undefined;
@@ -45,7 +50,11 @@ export function applyLaterDefaults(minor: number, given: PartialKubeletConfigura
     // logsapi's SetRecommendedLoggingConfiguration (component-base): text, flush every 5s, verbosity 0.
     const logging = { ...((g['logging'] as Obj | undefined) ?? {}) };
     if (logging['format'] === undefined || logging['format'] === '') logging['format'] = 'text';
-    if (logging['flushFrequency'] === undefined || logging['flushFrequency'] === 0 || logging['flushFrequency'] === '0s') {
+    if (
+      logging['flushFrequency'] === undefined ||
+      logging['flushFrequency'] === 0 ||
+      logging['flushFrequency'] === '0s'
+    ) {
       // time.Duration (nanoseconds) until 1.25, TimeOrMetaDuration (a duration string) from 1.26.
       logging['flushFrequency'] = minor >= 26 ? '5s' : 5_000_000_000;
     }
@@ -60,7 +69,8 @@ export function applyLaterDefaults(minor: number, given: PartialKubeletConfigura
     if (unsetPtr('kubeAPIQPS')) o['kubeAPIQPS'] = 50;
     if (unsetValue('kubeAPIBurst')) o['kubeAPIBurst'] = 100;
     if (unsetPtr('memoryThrottlingFactor')) o['memoryThrottlingFactor'] = 0.9;
-    if (unsetValue('containerRuntimeEndpoint')) o['containerRuntimeEndpoint'] = 'unix:///run/containerd/containerd.sock';
+    if (unsetValue('containerRuntimeEndpoint'))
+      o['containerRuntimeEndpoint'] = 'unix:///run/containerd/containerd.sock';
     // serializeImagePulls defaults to false when maxParallelImagePulls allows parallel pulls.
     const parallel = g['maxParallelImagePulls'] as number | undefined;
     if (unsetPtr('serializeImagePulls')) o['serializeImagePulls'] = parallel === undefined || parallel < 2;
@@ -92,7 +102,8 @@ const ns = (v: unknown): bigint => (v instanceof Duration ? v.nanoseconds : 0n);
 const text = (v: unknown): string => (v instanceof Duration ? v : Duration.zero).toString();
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
-const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const QUALIFIED_NAME =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 function taintText(t: Obj): string {
@@ -112,17 +123,23 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
     if (ns(maxAge) !== 0n && !on('ImageMaximumGCAge')) {
       e.push(`${IC} ImageMaximumGCAge feature gate is required for Kubelet configuration option imageMaximumGCAge`);
     }
-    if (ns(kc.imageMinimumGCAge) < 0n) e.push(`${IC} imageMinimumGCAge ${text(kc.imageMinimumGCAge)} must not be negative`);
+    if (ns(kc.imageMinimumGCAge) < 0n)
+      e.push(`${IC} imageMinimumGCAge ${text(kc.imageMinimumGCAge)} must not be negative`);
     if (ns(maxAge) < 0n) e.push(`${IC} imageMaximumGCAge ${text(maxAge)} must not be negative`);
     if (ns(maxAge) > 0n && ns(maxAge) <= ns(kc.imageMinimumGCAge)) {
-      e.push(`${IC} imageMaximumGCAge ${text(maxAge)} must be greater than imageMinimumGCAge ${text(kc.imageMinimumGCAge)}`);
+      e.push(
+        `${IC} imageMaximumGCAge ${text(maxAge)} must be greater than imageMinimumGCAge ${text(kc.imageMinimumGCAge)}`,
+      );
     }
   }
   if (minor >= 27) {
     const parallel = c['maxParallelImagePulls'] as number | undefined;
-    if (parallel !== undefined && parallel < 1) e.push(`${IC} maxParallelImagePulls ${parallel} must be a positive number`);
+    if (parallel !== undefined && parallel < 1)
+      e.push(`${IC} maxParallelImagePulls ${parallel} must be a positive number`);
     if (kc.serializeImagePulls && parallel !== undefined && parallel > 1) {
-      e.push(`${IC} maxParallelImagePulls cannot be larger than 1 unless SerializeImagePulls (--serialize-image-pulls) is set to false`);
+      e.push(
+        `${IC} maxParallelImagePulls cannot be larger than 1 unless SerializeImagePulls (--serialize-image-pulls) is set to false`,
+      );
     }
   }
   if (minor >= 23) {
@@ -131,7 +148,8 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
       const value = anyText(t['value'] ?? '');
       const badKey = key === '' || key.length > 316 || !QUALIFIED_NAME.test(key);
       const badValue = value.length > 63 || !LABEL_VALUE.test(value);
-      if (badKey || badValue || !TAINT_EFFECTS.includes(anyText(t['effect'] ?? ''))) e.push(`invalid taint: ${taintText(t)}`);
+      if (badKey || badValue || !TAINT_EFFECTS.includes(anyText(t['effect'] ?? '')))
+        e.push(`invalid taint: ${taintText(t)}`);
       // 1.24 gave the message its prefix and the field's path (kubernetes/kubernetes#105360).
       const timeAdded = minor >= 24 ? `${IC} taint.TimeAdded is not nil` : 'taint TimeAdded is not nil';
       if (t['timeAdded'] !== undefined && t['timeAdded'] !== null) e.push(timeAdded);
@@ -142,19 +160,28 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
       e.push(`${IC} Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time`);
     }
     if (!on('GracefulNodeShutdownBasedOnPodPriority') && byPriority.length !== 0) {
-      e.push(`${IC} Specifying shutdownGracePeriodByPodPriority requires feature gate GracefulNodeShutdownBasedOnPodPriority`);
+      e.push(
+        `${IC} Specifying shutdownGracePeriodByPodPriority requires feature gate GracefulNodeShutdownBasedOnPodPriority`,
+      );
     }
   }
   if (minor >= 32) {
     const period = ((c['crashLoopBackOff'] as Obj | undefined) ?? {})['maxContainerRestartPeriod'];
     if (on('KubeletCrashLoopBackOffMax')) {
-      if (period === undefined) e.push(`${IC} FeatureGate KubeletCrashLoopBackOffMax is enabled, CrashLoopBackOff.MaxContainerRestartPeriod must be set`);
+      if (period === undefined)
+        e.push(
+          `${IC} FeatureGate KubeletCrashLoopBackOffMax is enabled, CrashLoopBackOff.MaxContainerRestartPeriod must be set`,
+        );
       else if (ns(period) < SECOND || ns(period) > 300n * SECOND) {
         const seconds = Number(ns(period)) / 1e9;
-        e.push(`${IC} CrashLoopBackOff.MaxContainerRestartPeriod (got: ${seconds} seconds) must be set between 1s and 300s`);
+        e.push(
+          `${IC} CrashLoopBackOff.MaxContainerRestartPeriod (got: ${seconds} seconds) must be set between 1s and 300s`,
+        );
       }
     } else if (period !== undefined) {
-      e.push(`${IC} FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set`);
+      e.push(
+        `${IC} FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set`,
+      );
     }
   }
   if (minor >= 33) {
@@ -168,11 +195,19 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
         );
       }
       if (allow.length > 0 && policy !== 'NeverVerifyAllowlistedImages') {
-        e.push(`${IC} can't set \`preloadedImagesVerificationAllowlist\` if \`imagePullCredentialsVertificationPolicy\` is not "NeverVerifyAllowlistedImages"`);
+        e.push(
+          `${IC} can't set \`preloadedImagesVerificationAllowlist\` if \`imagePullCredentialsVertificationPolicy\` is not "NeverVerifyAllowlistedImages"`,
+        );
       }
     } else {
-      if (policy.length > 0) e.push(`${IC} \`imagePullCredentialsVerificationPolicy\` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled`);
-      if (allow.length > 0) e.push(`${IC} \`preloadedImagesVerificationAllowlist\` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled`);
+      if (policy.length > 0)
+        e.push(
+          `${IC} \`imagePullCredentialsVerificationPolicy\` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled`,
+        );
+      if (allow.length > 0)
+        e.push(
+          `${IC} \`preloadedImagesVerificationAllowlist\` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled`,
+        );
     }
   }
   if (minor >= 36) {
@@ -181,18 +216,23 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
       e.push(`${IC} memoryReservationPolicy ${goQuote(policy)} requires MemoryQoS feature gate to be enabled`);
     }
     if (policy !== 'None' && policy !== 'TieredReservation') {
-      e.push(`${IC} option ${goQuote(policy)} specified for memoryReservationPolicy. Valid options are "None" or "TieredReservation"`);
+      e.push(
+        `${IC} option ${goQuote(policy)} specified for memoryReservationPolicy. Valid options are "None" or "TieredReservation"`,
+      );
     }
   }
   if (minor >= 27) {
     if (c['containerRuntimeEndpoint'] === '' || c['containerRuntimeEndpoint'] === undefined) {
       e.push(`${IC} the containerRuntimeEndpoint was not specified or empty`);
     }
-    if (c['enableSystemLogQuery'] === true && !on('NodeLogQuery')) e.push(`${IC} NodeLogQuery feature gate is required for enableSystemLogQuery`);
-    if (c['enableSystemLogQuery'] === true && !kc.enableSystemLogHandler) e.push(`${IC} enableSystemLogHandler is required for enableSystemLogQuery`);
+    if (c['enableSystemLogQuery'] === true && !on('NodeLogQuery'))
+      e.push(`${IC} NodeLogQuery feature gate is required for enableSystemLogQuery`);
+    if (c['enableSystemLogQuery'] === true && !kc.enableSystemLogHandler)
+      e.push(`${IC} enableSystemLogHandler is required for enableSystemLogQuery`);
   }
   if (minor >= 30) {
-    if (((c['containerLogMaxWorkers'] as number | undefined) ?? 0) < 1) e.push(`${IC} containerLogMaxWorkers must be greater than or equal to 1`);
+    if (((c['containerLogMaxWorkers'] as number | undefined) ?? 0) < 1)
+      e.push(`${IC} containerLogMaxWorkers must be greater than or equal to 1`);
     if (ns(c['containerLogMonitorInterval']) < 3n * SECOND) {
       e.push(`${IC} containerLogMonitorInterval must be a positive time duration greater than or equal to 3s`);
     }
@@ -201,7 +241,8 @@ export function laterRules(minor: number, kc: AnyKubeletConfiguration, gates: Fe
     if (!dir.startsWith('/')) e.push(`${IC} pod logs path ${goQuote(dir)} must be absolute path`);
     if (!isClean(dir)) e.push(`${IC} pod logs path ${goQuote(dir)} must be normalized`);
     // upstream's own spelling
-    if ([...dir].some((ch) => ch.codePointAt(0)! > 0x7f)) e.push(`${IC} pod logs path ${goQuote(dir)} mut contains ASCII characters only`);
+    if ([...dir].some((ch) => ch.codePointAt(0)! > 0x7f))
+      e.push(`${IC} pod logs path ${goQuote(dir)} mut contains ASCII characters only`);
   }
   return e;
 }

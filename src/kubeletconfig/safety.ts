@@ -33,7 +33,8 @@ const RESERVATION = 'changes node allocatable; a larger reservation may need a c
 const NEW_PODS_DNS = 'only pods started afterwards see it; drain so that all pods on the node agree';
 const IPTABLES = 'pod networking depends on it; must match kube-proxy on the node';
 const STATUS_TIMING = 'near the node monitor grace period the node turns NotReady and its pods are evicted';
-const TLS = 'the API server reaches the node over this TLS server; a mistake breaks logs, exec and /configz through the proxy';
+const TLS =
+  'the API server reaches the node over this TLS server; a mistake breaks logs, exec and /configz through the proxy';
 
 const TABLE: Readonly<Record<keyof KubeletConfiguration, Entry>> = {
   enableServer: ['dangerous', 'without the server the API server cannot reach the node (logs, exec, /configz)'],
@@ -50,9 +51,18 @@ const TABLE: Readonly<Record<keyof KubeletConfiguration, Entry>> = {
   tlsPrivateKeyFile: ['dangerous', TLS],
   tlsCipherSuites: ['dangerous', 'clients without a common cipher suite can no longer connect'],
   tlsMinVersion: ['dangerous', 'clients below the minimum TLS version can no longer connect'],
-  rotateCertificates: ['dangerous', 'without rotation the client certificate expires and the node loses the API server'],
-  serverTLSBootstrap: ['dangerous', 'the serving certificate then waits for an approved CSR; until then the server cannot start'],
-  authentication: ['dangerous', 'who may call the node; removing clientCAFile makes /configz through the API proxy answer 401'],
+  rotateCertificates: [
+    'dangerous',
+    'without rotation the client certificate expires and the node loses the API server',
+  ],
+  serverTLSBootstrap: [
+    'dangerous',
+    'the serving certificate then waits for an approved CSR; until then the server cannot start',
+  ],
+  authentication: [
+    'dangerous',
+    'who may call the node; removing clientCAFile makes /configz through the API proxy answer 401',
+  ],
   authorization: ['dangerous', 'AlwaysAllow opens every endpoint of the node to anyone authenticated'],
   registryPullQPS: ['safe', 'only throttles image pulls'],
   registryBurst: ['safe', 'only throttles image pulls'],
@@ -107,7 +117,10 @@ const TABLE: Readonly<Record<keyof KubeletConfiguration, Entry>> = {
   evictionMaxPodGracePeriod: ['disruptive', 'how long evicted pods get to stop'],
   evictionMinimumReclaim: ['disruptive', EVICTION],
   podsPerCore: ['safe', 'takes effect on restart; running pods stay even above a lower limit'],
-  enableControllerAttachDetach: ['disruptive', 'volumes attached under the old mode may not detach unless the node is drained'],
+  enableControllerAttachDetach: [
+    'disruptive',
+    'volumes attached under the old mode may not detach unless the node is drained',
+  ],
   protectKernelDefaults: ['disruptive', 'the agent refuses to start when kernel tunables differ from what it expects'],
   makeIPTablesUtilChains: ['disruptive', IPTABLES],
   iptablesMasqueradeBit: ['disruptive', IPTABLES],
@@ -136,7 +149,10 @@ const TABLE: Readonly<Record<keyof KubeletConfiguration, Entry>> = {
   reservedMemory: ['disruptive', CPU_STATE],
   enableProfilingHandler: ['safe', 'turns the profiling endpoints on or off; behind authentication'],
   enableDebugFlagsHandler: ['safe', 'turns the debug flags endpoint on or off; behind authentication'],
-  seccompDefault: ['disruptive', 'pods started afterwards run under the RuntimeDefault seccomp profile, which can break them'],
+  seccompDefault: [
+    'disruptive',
+    'pods started afterwards run under the RuntimeDefault seccomp profile, which can break them',
+  ],
   memoryThrottlingFactor: ['disruptive', 'changes memory throttling of containers started afterwards'],
 };
 
@@ -145,8 +161,14 @@ const TABLE: Readonly<Record<keyof KubeletConfiguration, Entry>> = {
  * in neither table fails test/kubeletconfig/versions.test.ts.
  */
 const LATER: Readonly<Record<string, Entry>> = {
-  shutdownGracePeriodByPodPriority: ['disruptive', 'how long pods of each priority get to stop when the node shuts down'],
-  registerWithTaints: ['disruptive', 'taints the node registers with; only a new registration applies them, and they repel pods'],
+  shutdownGracePeriodByPodPriority: [
+    'disruptive',
+    'how long pods of each priority get to stop when the node shuts down',
+  ],
+  registerWithTaints: [
+    'disruptive',
+    'taints the node registers with; only a new registration applies them, and they repel pods',
+  ],
   registerNode: ['dangerous', 'without registration the node is not in the cluster'],
   tracing: ['safe', "only where the agent's own traces are sent"],
   localStorageCapacityIsolation: ['disruptive', 'turns ephemeral-storage accounting, and evictions for it, on or off'],
@@ -180,10 +202,14 @@ function entry(field: string, [cls, reason]: Entry): FieldSafety {
 }
 
 /** The class of every 1.22 field, in the table's order (Go struct order). */
-export const FIELD_SAFETY: ReadonlyMap<string, FieldSafety> = new Map(Object.entries(TABLE).map(([k, v]) => [k, entry(k, v)] as const));
+export const FIELD_SAFETY: ReadonlyMap<string, FieldSafety> = new Map(
+  Object.entries(TABLE).map(([k, v]) => [k, entry(k, v)] as const),
+);
 
 /** The class of every field a minor after 1.22 added. */
-export const LATER_FIELD_SAFETY: ReadonlyMap<string, FieldSafety> = new Map(Object.entries(LATER).map(([k, v]) => [k, entry(k, v)] as const));
+export const LATER_FIELD_SAFETY: ReadonlyMap<string, FieldSafety> = new Map(
+  Object.entries(LATER).map(([k, v]) => [k, entry(k, v)] as const),
+);
 
 /**
  * The class of a field or of a path inside one (`evictionHard["memory.available"]` → evictionHard,

@@ -66,7 +66,6 @@ export function childPath(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-
 export class JSONSyntaxError extends CodedError<typeof ErrorCodes.Syntax> {
   constructor(message: string, options?: { cause?: unknown }) {
     super(ErrorCodes.Syntax, message, options);
@@ -161,7 +160,16 @@ export function parseJSON(text: string): ParsedJSON {
         i++;
         if (i >= n) eof();
         const e = text[i]!;
-        const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+        const simple: Record<string, string> = {
+          '"': '"',
+          '\\': '\\',
+          '/': '/',
+          b: '\b',
+          f: '\f',
+          n: '\n',
+          r: '\r',
+          t: '\t',
+        };
         if (e in simple) {
           out += simple[e];
           i++;
@@ -378,8 +386,23 @@ function readDoubleQuoted(s: string, start: number): { v: string; end: number } 
     }
     const e = s[i + 1];
     const simple: Record<string, string> = {
-      '0': '\0', a: '\x07', b: '\b', t: '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ',
-      '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
+      '0': '\0',
+      a: '\x07',
+      b: '\b',
+      t: '\t',
+      n: '\n',
+      v: '\v',
+      f: '\f',
+      r: '\r',
+      e: '\x1b',
+      ' ': ' ',
+      '"': '"',
+      '/': '/',
+      '\\': '\\',
+      N: '\u0085',
+      _: '\u00a0',
+      L: '\u2028',
+      P: '\u2029',
     };
     if (e !== undefined && e in simple) {
       out += simple[e];
@@ -437,7 +460,8 @@ function readKey(text: string): { key: YScalar; rest: string } | undefined {
     const { node, end } = readQuoted(text, 0);
     let p = end;
     while (text[p] === ' ') p++;
-    if (text[p] === ':' && (p + 1 === text.length || text[p + 1] === ' ')) return { key: node, rest: text.slice(p + 1) };
+    if (text[p] === ':' && (p + 1 === text.length || text[p + 1] === ' '))
+      return { key: node, rest: text.slice(p + 1) };
     return undefined;
   }
   // A flow collection used as a key is legal YAML but never a KubeletConfiguration; readInline rejects the
@@ -471,7 +495,14 @@ function readFlow(s: string, pos: number): { node: YNode; end: number } {
       p++;
     }
     const v = s.slice(start, p).trimEnd();
-    if (v === '' || PLAIN_START_FORBIDDEN.has(v[0]!) || v[0] === '?' || v[0] === ':' || (v[0] === '-' && (v.length === 1 || v[1] === ' '))) bail();
+    if (
+      v === '' ||
+      PLAIN_START_FORBIDDEN.has(v[0]!) ||
+      v[0] === '?' ||
+      v[0] === ':' ||
+      (v[0] === '-' && (v.length === 1 || v[1] === ' '))
+    )
+      bail();
     if (!forKey && s[p] === ':') bail();
     return { node: { t: 'scalar', v, plain: true }, end: p };
   };
@@ -535,7 +566,8 @@ function readInline(text: string): YNode {
     expectEnd(text, end);
     return node;
   }
-  if (PLAIN_START_FORBIDDEN.has(c) || ((c === '?' || c === ':' || c === '-') && (text.length === 1 || text[1] === ' '))) bail();
+  if (PLAIN_START_FORBIDDEN.has(c) || ((c === '?' || c === ':' || c === '-') && (text.length === 1 || text[1] === ' ')))
+    bail();
   let end = text.length;
   const hash = text.indexOf(' #');
   if (hash >= 0) end = hash;
@@ -659,7 +691,11 @@ declare const __loadYaml: (() => unknown) | undefined;
 let yamlModule: YamlModule | undefined;
 function yamlLib(): YamlModule {
   // node:module is looked up only here: importing it statically costs every process that never needs it.
-  yamlModule ??= (typeof __loadYaml === 'function' ? __loadYaml() : process.getBuiltinModule('node:module').createRequire(import.meta.url)('yaml')) as YamlModule;
+  yamlModule ??= (
+    typeof __loadYaml === 'function'
+      ? __loadYaml()
+      : process.getBuiltinModule('node:module').createRequire(import.meta.url)('yaml')
+  ) as YamlModule;
   return yamlModule;
 }
 
@@ -722,10 +758,17 @@ const YAML_CODE_TEXTS: Readonly<Record<string, string>> = {
 };
 
 /** A `yaml` package error as go-yaml's `yaml: line N: …`, quoting nothing of the document. */
-export function yamlErrorText(err: { code: string; message: string; linePos?: ReadonlyArray<{ line: number }> | undefined }): string {
+export function yamlErrorText(err: {
+  code: string;
+  message: string;
+  linePos?: ReadonlyArray<{ line: number }> | undefined;
+}): string {
   const line = err.linePos?.[0]?.line;
   const text = err.message.split(/ at line \d+, column \d+/)[0]!.split('\n')[0]!;
-  const shown = YAML_FIXED_MESSAGES.has(text) || YAML_TOKEN_TYPE_MESSAGE.test(text) ? text : (YAML_CODE_TEXTS[err.code] ?? 'syntax error');
+  const shown =
+    YAML_FIXED_MESSAGES.has(text) || YAML_TOKEN_TYPE_MESSAGE.test(text)
+      ? text
+      : (YAML_CODE_TEXTS[err.code] ?? 'syntax error');
   return `yaml: ${line !== undefined ? `line ${line}: ` : ''}${shown}`;
 }
 
@@ -748,7 +791,9 @@ function fullParse(src: string): YNode | null {
     }
     if (Y.isScalar(node)) {
       const v = node.value === null || node.value === undefined ? '' : anyText(node.value);
-      const s: YScalar = node.tag ? { t: 'scalar', v, plain: node.type === 'PLAIN', tag: node.tag } : { t: 'scalar', v, plain: node.type === 'PLAIN' };
+      const s: YScalar = node.tag
+        ? { t: 'scalar', v, plain: node.type === 'PLAIN', tag: node.tag }
+        : { t: 'scalar', v, plain: node.type === 'PLAIN' };
       memo.set(node, s);
       return s;
     }
@@ -785,8 +830,10 @@ const MAX_UINT64 = (1n << 64n) - 1n;
 
 const RESOLVE_MAP: ReadonlyMap<string, Resolved> = (() => {
   const m = new Map<string, Resolved>();
-  for (const s of ['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']) m.set(s, { k: 'bool', v: true });
-  for (const s of ['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']) m.set(s, { k: 'bool', v: false });
+  for (const s of ['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON'])
+    m.set(s, { k: 'bool', v: true });
+  for (const s of ['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'])
+    m.set(s, { k: 'bool', v: false });
   for (const s of ['', '~', 'null', 'Null', 'NULL']) m.set(s, { k: 'null' });
   for (const s of ['.nan', '.NaN', '.NAN']) m.set(s, { k: 'float', v: NaN });
   for (const s of ['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF']) m.set(s, { k: 'float', v: Infinity });
@@ -894,7 +941,9 @@ function resolveScalar(n: YScalar): Resolved {
   if (ok) return short === 'float' && r.k === 'int' ? { k: 'float', v: Number(r.v) } : r;
   if (short === 'map' || short === 'seq' || short === 'merge') return r;
   // go-yaml quotes the value too; here the tags say what was wrong without the document's text.
-  throw new YAMLSyntaxError(`yaml: cannot decode !!${r.k === 'int' ? 'int' : r.k === 'float' ? 'float' : r.k === 'bool' ? 'bool' : r.k === 'null' ? 'null' : 'str'} as a !!${short}`);
+  throw new YAMLSyntaxError(
+    `yaml: cannot decode !!${r.k === 'int' ? 'int' : r.k === 'float' ? 'float' : r.k === 'bool' ? 'bool' : r.k === 'null' ? 'null' : 'str'} as a !!${short}`,
+  );
 }
 
 function resolvedToJNode(r: Resolved): JNode {
@@ -1052,8 +1101,9 @@ function needsQuotes(s: string): boolean {
  * escaped as well.
  */
 function quote(s: string): string {
-  return JSON.stringify(s).replace(/[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) =>
-    `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  return JSON.stringify(s).replace(
+    /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
 

@@ -30,26 +30,108 @@ const RENAMED: ReadonlyMap<string, string> = new Map([
  * v1alpha1/types.go). Those v1beta1 also has are kept; the others have no counterpart and are warned about.
  */
 const V1ALPHA1_FIELDS: ReadonlySet<string> = new Set([
-  'configTrialDuration', 'crashLoopThreshold', 'podManifestPath', 'syncFrequency', 'fileCheckFrequency',
-  'httpCheckFrequency', 'manifestURL', 'manifestURLHeader', 'enableServer', 'address', 'port', 'readOnlyPort',
-  'tlsCertFile', 'tlsPrivateKeyFile', 'tlsCipherSuites', 'tlsMinVersion', 'authentication', 'authorization',
-  'seccompProfileRoot', 'allowPrivileged', 'hostNetworkSources', 'hostPIDSources', 'hostIPCSources', 'registryPullQPS',
-  'registryBurst', 'eventRecordQPS', 'eventBurst', 'enableDebuggingHandlers', 'enableContentionProfiling',
-  'minimumGCAge', 'maxPerPodContainerCount', 'maxContainerCount', 'cAdvisorPort', 'healthzPort', 'healthzBindAddress',
-  'oomScoreAdj', 'registerNode', 'clusterDomain', 'masterServiceNamespace', 'clusterDNS',
-  'streamingConnectionIdleTimeout', 'nodeStatusUpdateFrequency', 'imageMinimumGCAge', 'imageGCHighThresholdPercent',
-  'imageGCLowThresholdPercent', 'volumeStatsAggPeriod', 'volumePluginDir', 'kubeletCgroups', 'runtimeCgroups',
-  'systemCgroups', 'cgroupRoot', 'cgroupsPerQOS', 'cgroupDriver', 'cpuManagerPolicy', 'cpuManagerReconcilePeriod',
-  'containerRuntime', 'remoteRuntimeEndpoint', 'remoteImageEndpoint', 'runtimeRequestTimeout',
-  'experimentalMounterPath', 'lockFilePath', 'exitOnLockContention', 'hairpinMode', 'maxPods', 'podCIDR',
-  'resolvConf', 'cpuCFSQuota', 'containerized', 'maxOpenFiles', 'registerSchedulable', 'registerWithTaints',
-  'contentType', 'kubeAPIQPS', 'kubeAPIBurst', 'serializeImagePulls', 'nodeLabels', 'nonMasqueradeCIDR',
-  'enableCustomMetrics', 'evictionHard', 'evictionSoft', 'evictionSoftGracePeriod', 'evictionPressureTransitionPeriod',
-  'evictionMaxPodGracePeriod', 'evictionMinimumReclaim', 'experimentalKernelMemcgNotification', 'podsPerCore',
-  'enableControllerAttachDetach', 'experimentalQOSReserved', 'protectKernelDefaults', 'makeIPTablesUtilChains',
-  'iptablesMasqueradeBit', 'iptablesDropBit', 'allowedUnsafeSysctls', 'featureGates', 'failSwapOn',
-  'experimentalCheckNodeCapabilitiesBeforeMount', 'keepTerminatedPodVolumes', 'systemReserved', 'kubeReserved',
-  'systemReservedCgroup', 'kubeReservedCgroup', 'enforceNodeAllocatable',
+  'configTrialDuration',
+  'crashLoopThreshold',
+  'podManifestPath',
+  'syncFrequency',
+  'fileCheckFrequency',
+  'httpCheckFrequency',
+  'manifestURL',
+  'manifestURLHeader',
+  'enableServer',
+  'address',
+  'port',
+  'readOnlyPort',
+  'tlsCertFile',
+  'tlsPrivateKeyFile',
+  'tlsCipherSuites',
+  'tlsMinVersion',
+  'authentication',
+  'authorization',
+  'seccompProfileRoot',
+  'allowPrivileged',
+  'hostNetworkSources',
+  'hostPIDSources',
+  'hostIPCSources',
+  'registryPullQPS',
+  'registryBurst',
+  'eventRecordQPS',
+  'eventBurst',
+  'enableDebuggingHandlers',
+  'enableContentionProfiling',
+  'minimumGCAge',
+  'maxPerPodContainerCount',
+  'maxContainerCount',
+  'cAdvisorPort',
+  'healthzPort',
+  'healthzBindAddress',
+  'oomScoreAdj',
+  'registerNode',
+  'clusterDomain',
+  'masterServiceNamespace',
+  'clusterDNS',
+  'streamingConnectionIdleTimeout',
+  'nodeStatusUpdateFrequency',
+  'imageMinimumGCAge',
+  'imageGCHighThresholdPercent',
+  'imageGCLowThresholdPercent',
+  'volumeStatsAggPeriod',
+  'volumePluginDir',
+  'kubeletCgroups',
+  'runtimeCgroups',
+  'systemCgroups',
+  'cgroupRoot',
+  'cgroupsPerQOS',
+  'cgroupDriver',
+  'cpuManagerPolicy',
+  'cpuManagerReconcilePeriod',
+  'containerRuntime',
+  'remoteRuntimeEndpoint',
+  'remoteImageEndpoint',
+  'runtimeRequestTimeout',
+  'experimentalMounterPath',
+  'lockFilePath',
+  'exitOnLockContention',
+  'hairpinMode',
+  'maxPods',
+  'podCIDR',
+  'resolvConf',
+  'cpuCFSQuota',
+  'containerized',
+  'maxOpenFiles',
+  'registerSchedulable',
+  'registerWithTaints',
+  'contentType',
+  'kubeAPIQPS',
+  'kubeAPIBurst',
+  'serializeImagePulls',
+  'nodeLabels',
+  'nonMasqueradeCIDR',
+  'enableCustomMetrics',
+  'evictionHard',
+  'evictionSoft',
+  'evictionSoftGracePeriod',
+  'evictionPressureTransitionPeriod',
+  'evictionMaxPodGracePeriod',
+  'evictionMinimumReclaim',
+  'experimentalKernelMemcgNotification',
+  'podsPerCore',
+  'enableControllerAttachDetach',
+  'experimentalQOSReserved',
+  'protectKernelDefaults',
+  'makeIPTablesUtilChains',
+  'iptablesMasqueradeBit',
+  'iptablesDropBit',
+  'allowedUnsafeSysctls',
+  'featureGates',
+  'failSwapOn',
+  'experimentalCheckNodeCapabilitiesBeforeMount',
+  'keepTerminatedPodVolumes',
+  'systemReserved',
+  'kubeReserved',
+  'systemReservedCgroup',
+  'kubeReservedCgroup',
+  'enforceNodeAllocatable',
   'experimentalNodeAllocatableIgnoreEvictionThreshold',
 ]);
 
@@ -113,14 +195,27 @@ function convertValue(key: string, value: JNode): JNode {
   return value;
 }
 
-function convertField(key: string, value: JNode, v1beta1Fields: ReadonlySet<string>, warnings: ConversionWarning[]): readonly [string, JNode] | undefined {
+function convertField(
+  key: string,
+  value: JNode,
+  v1beta1Fields: ReadonlySet<string>,
+  warnings: ConversionWarning[],
+): readonly [string, JNode] | undefined {
   if (!V1ALPHA1_FIELDS.has(key)) {
-    warnings.push({ code: 'UnknownField', path: key, message: `unknown field ${JSON.stringify(key)} in kubeletconfig/v1alpha1 is ignored` });
+    warnings.push({
+      code: 'UnknownField',
+      path: key,
+      message: `unknown field ${JSON.stringify(key)} in kubeletconfig/v1alpha1 is ignored`,
+    });
     return undefined;
   }
   const name = RENAMED.get(key) ?? key;
   if (v1beta1Fields.has(name)) return [name, convertValue(key, value)];
-  warnings.push({ code: 'DroppedField', path: key, message: `field ${JSON.stringify(key)} of kubeletconfig/v1alpha1 has no kubelet.config.k8s.io/v1beta1 counterpart and is ignored` });
+  warnings.push({
+    code: 'DroppedField',
+    path: key,
+    message: `field ${JSON.stringify(key)} of kubeletconfig/v1alpha1 has no kubelet.config.k8s.io/v1beta1 counterpart and is ignored`,
+  });
   return undefined;
 }
 
@@ -128,7 +223,11 @@ function convertField(key: string, value: JNode, v1beta1Fields: ReadonlySet<stri
  * The v1beta1 document for a v1alpha1 one: kind and apiVersion rewritten, every top-level field converted. Nested
  * structs (authentication, authorization) kept their shape, so the v1beta1 decoder checks them as usual.
  */
-export function convertV1alpha1(tree: JNode, apiVersion: string, v1beta1Fields: ReadonlySet<string>): { tree: JNode; warnings: ConversionWarning[] } {
+export function convertV1alpha1(
+  tree: JNode,
+  apiVersion: string,
+  v1beta1Fields: ReadonlySet<string>,
+): { tree: JNode; warnings: ConversionWarning[] } {
   const warnings: ConversionWarning[] = [];
   if (tree.t !== 'obj') return { tree, warnings };
   const entries: (readonly [string, JNode])[] = [];

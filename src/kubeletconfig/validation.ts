@@ -84,7 +84,10 @@ export class FeatureGates {
   /** The gates this kubelet registers: 1.22's unless another minor's table was given. */
   private readonly known: ReadonlyMap<string, FeatureSpec>;
 
-  private constructor(explicit: ReadonlyMap<string, boolean>, known: ReadonlyMap<string, FeatureSpec> = KNOWN_FEATURES) {
+  private constructor(
+    explicit: ReadonlyMap<string, boolean>,
+    known: ReadonlyMap<string, FeatureSpec> = KNOWN_FEATURES,
+  ) {
     this.explicit = explicit;
     this.known = known;
   }
@@ -142,8 +145,10 @@ export class FeatureGates {
           if (s.stage === stage && !enabled.has(s.name)) enabled.set(s.name, value);
         }
       }
-      if (spec.stage === 'Deprecated') warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
-      else if (spec.stage === 'GA') warnings.push(`Setting GA feature gate ${name}=${value}. It will be removed in a future release.`);
+      if (spec.stage === 'Deprecated')
+        warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
+      else if (spec.stage === 'GA')
+        warnings.push(`Setting GA feature gate ${name}=${value}. It will be removed in a future release.`);
     }
     return { gates: new FeatureGates(enabled, this.known), warnings };
   }
@@ -209,7 +214,8 @@ const outside = (v: number, lo: number, hi: number) => !(v >= lo && v <= hi);
 function atoi(s: string): { v: bigint } | { err: string } {
   if (!/^[+-]?[0-9]+$/.test(s)) return { err: `strconv.Atoi: parsing ${goQuote(s)}: invalid syntax` };
   const v = BigInt(s);
-  if (v > (1n << 63n) - 1n || v < -(1n << 63n)) return { err: `strconv.Atoi: parsing ${goQuote(s)}: value out of range` };
+  if (v > (1n << 63n) - 1n || v < -(1n << 63n))
+    return { err: `strconv.Atoi: parsing ${goQuote(s)}: value out of range` };
   return { v };
 }
 
@@ -247,10 +253,14 @@ function validateReservedMemory(kc: KubeletConfiguration): string[] {
     for (const name of Object.keys(limits).sort()) {
       const q = limits[name]!;
       if (name !== 'memory' && !name.startsWith('hugepages-')) {
-        errors.push(`the limit type ${goQuote(name)} for NUMA node ${node} is not supported, only [memory hugepages-<HugePageSize>] is accepted`);
+        errors.push(
+          `the limit type ${goQuote(name)} for NUMA node ${node} is not supported, only [memory hugepages-<HugePageSize>] is accepted`,
+        );
       }
-      if (q.isZero()) errors.push(`reserved memory may not be zero for NUMA node ${node} and resource ${goQuote(name)}`);
-      if (seen.get(node)!.has(name)) errors.push(`the reserved memory has a duplicate value for NUMA node ${node} and resource ${goQuote(name)}`);
+      if (q.isZero())
+        errors.push(`reserved memory may not be zero for NUMA node ${node} and resource ${goQuote(name)}`);
+      if (seen.get(node)!.has(name))
+        errors.push(`the reserved memory has a duplicate value for NUMA node ${node} and resource ${goQuote(name)}`);
       seen.get(node)!.add(name);
     }
   }
@@ -276,7 +286,8 @@ function topologyRules(kc: KubeletConfiguration, on: (gate: string) => boolean, 
         : `${IC} topologyManagerPolicy non-allowable value: ${policy}`,
     );
   }
-  if (gated && scope !== 'container') e.push(`${IC} topologyManagerScope ${scope} requires feature gate TopologyManager`);
+  if (gated && scope !== 'container')
+    e.push(`${IC} topologyManagerScope ${scope} requires feature gate TopologyManager`);
   if (scope !== 'container' && scope !== 'pod') {
     e.push(
       minor >= 24
@@ -300,8 +311,10 @@ function shutdownRules(kc: KubeletConfiguration, on: (gate: string) => boolean, 
   const belowSecond = (d: bigint) => d > 0n && d < SECOND;
   if (on('GracefulNodeShutdown') && minor >= 24) {
     if (critical > total) e.push(`${IC} shutdownGracePeriodCriticalPods ${c} must be <= shutdownGracePeriod ${t}`);
-    if (total < 0n || belowSecond(total)) e.push(`${IC} shutdownGracePeriod ${t} must be either zero or otherwise >= 1 sec`);
-    if (critical < 0n || belowSecond(critical)) e.push(`${IC} shutdownGracePeriodCriticalPods ${c} must be either zero or otherwise >= 1 sec`);
+    if (total < 0n || belowSecond(total))
+      e.push(`${IC} shutdownGracePeriod ${t} must be either zero or otherwise >= 1 sec`);
+    if (critical < 0n || belowSecond(critical))
+      e.push(`${IC} shutdownGracePeriodCriticalPods ${c} must be either zero or otherwise >= 1 sec`);
   } else if (on('GracefulNodeShutdown')) {
     if (total < 0n || critical < 0n || critical > total) {
       e.push(
@@ -309,7 +322,8 @@ function shutdownRules(kc: KubeletConfiguration, on: (gate: string) => boolean, 
       );
     }
     if (belowSecond(total)) e.push(`${IC} ShutdownGracePeriod ${t} must be either zero or otherwise >= 1 sec`);
-    if (belowSecond(critical)) e.push(`${IC} ShutdownGracePeriodCriticalPods ${c} must be either zero or otherwise >= 1 sec`);
+    if (belowSecond(critical))
+      e.push(`${IC} ShutdownGracePeriodCriticalPods ${c} must be either zero or otherwise >= 1 sec`);
   }
   if (!on('GracefulNodeShutdown') && (total > 0n || critical > 0n)) {
     e.push(
@@ -332,58 +346,77 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
 
   if (!(kc.nodeLeaseDurationSeconds > 0)) e.push(`${IC} nodeLeaseDurationSeconds must be greater than 0`);
   if (!kc.cgroupsPerQOS && enforce.length > 0) {
-    e.push(`${IC} enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true`);
+    e.push(
+      `${IC} enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true`,
+    );
   }
   if (kc.systemCgroups !== '' && kc.cgroupRoot === '') {
     e.push(`${IC} systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified`);
   }
   if (kc.eventBurst < 0) e.push(`${IC} eventBurst (--event-burst) ${kc.eventBurst} must not be a negative number`);
-  if (kc.eventRecordQPS < 0) e.push(`${IC} eventRecordQPS (--event-qps) ${kc.eventRecordQPS} must not be a negative number`);
+  if (kc.eventRecordQPS < 0)
+    e.push(`${IC} eventRecordQPS (--event-qps) ${kc.eventRecordQPS} must not be a negative number`);
   if (kc.healthzPort !== 0 && outside(kc.healthzPort, 1, 65535)) {
     e.push(`${IC} healthzPort (--healthz-port) ${kc.healthzPort} must be between 1 and 65535, inclusive`);
   }
   const cfs = ns(kc.cpuCFSQuotaPeriod);
   if (!on('CustomCPUCFSQuotaPeriod') && cfs !== DEFAULT_CFS_PERIOD) {
     const flag = reworded ? ' (--cpu-cfs-quota-period)' : '';
-    e.push(`${IC} cpuCFSQuotaPeriod${flag} ${durText(kc.cpuCFSQuotaPeriod)} requires feature gate CustomCPUCFSQuotaPeriod`);
+    e.push(
+      `${IC} cpuCFSQuotaPeriod${flag} ${durText(kc.cpuCFSQuotaPeriod)} requires feature gate CustomCPUCFSQuotaPeriod`,
+    );
   }
   // 1.26 raised the minimum from 1µs to 1ms, and the message with it (kubernetes/kubernetes#112123, CHANGELOG-1.26).
   const cfsMin = minor >= 26 ? MILLISECOND : MICROSECOND;
   if (on('CustomCPUCFSQuotaPeriod') && (cfs < cfsMin || cfs > SECOND)) {
     const range = minor >= 26 ? '1ms' : '1usec';
-    e.push(`${IC} cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${durText(kc.cpuCFSQuotaPeriod)} must be between ${range} and 1sec, inclusive`);
+    e.push(
+      `${IC} cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${durText(kc.cpuCFSQuotaPeriod)} must be between ${range} and 1sec, inclusive`,
+    );
   }
   if (outside(kc.imageGCHighThresholdPercent, 0, 100)) {
-    e.push(`${IC} imageGCHighThresholdPercent (--image-gc-high-threshold) ${kc.imageGCHighThresholdPercent} must be between 0 and 100, inclusive`);
+    e.push(
+      `${IC} imageGCHighThresholdPercent (--image-gc-high-threshold) ${kc.imageGCHighThresholdPercent} must be between 0 and 100, inclusive`,
+    );
   }
   if (outside(kc.imageGCLowThresholdPercent, 0, 100)) {
-    e.push(`${IC} imageGCLowThresholdPercent (--image-gc-low-threshold) ${kc.imageGCLowThresholdPercent} must be between 0 and 100, inclusive`);
+    e.push(
+      `${IC} imageGCLowThresholdPercent (--image-gc-low-threshold) ${kc.imageGCLowThresholdPercent} must be between 0 and 100, inclusive`,
+    );
   }
   if (kc.imageGCLowThresholdPercent >= kc.imageGCHighThresholdPercent) {
     e.push(
       `${IC} imageGCLowThresholdPercent (--image-gc-low-threshold) ${kc.imageGCLowThresholdPercent} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${kc.imageGCHighThresholdPercent}`,
     );
   }
-  if (outside(kc.iptablesDropBit, 0, 31)) e.push(`${IC} iptablesDropBit (--iptables-drop-bit) ${kc.iptablesDropBit} must be between 0 and 31, inclusive`);
+  if (outside(kc.iptablesDropBit, 0, 31))
+    e.push(`${IC} iptablesDropBit (--iptables-drop-bit) ${kc.iptablesDropBit} must be between 0 and 31, inclusive`);
   if (outside(kc.iptablesMasqueradeBit, 0, 31)) {
-    e.push(`${IC} iptablesMasqueradeBit (--iptables-masquerade-bit) ${kc.iptablesMasqueradeBit} must be between 0 and 31, inclusive`);
+    e.push(
+      `${IC} iptablesMasqueradeBit (--iptables-masquerade-bit) ${kc.iptablesMasqueradeBit} must be between 0 and 31, inclusive`,
+    );
   }
-  if (kc.kubeAPIBurst < 0) e.push(`${IC} kubeAPIBurst (--kube-api-burst) ${kc.kubeAPIBurst} must not be a negative number`);
+  if (kc.kubeAPIBurst < 0)
+    e.push(`${IC} kubeAPIBurst (--kube-api-burst) ${kc.kubeAPIBurst} must not be a negative number`);
   if (kc.kubeAPIQPS < 0) e.push(`${IC} kubeAPIQPS (--kube-api-qps) ${kc.kubeAPIQPS} must not be a negative number`);
   if (kc.nodeStatusMaxImages < -1) {
     const value = reworded ? ` ${kc.nodeStatusMaxImages}` : '';
     e.push(`${IC} nodeStatusMaxImages (--node-status-max-images)${value} must be -1 or greater`);
   }
-  if (kc.maxOpenFiles < 0) e.push(`${IC} maxOpenFiles (--max-open-files) ${kc.maxOpenFiles} must not be a negative number`);
+  if (kc.maxOpenFiles < 0)
+    e.push(`${IC} maxOpenFiles (--max-open-files) ${kc.maxOpenFiles} must not be a negative number`);
   if (kc.maxPods < 0) e.push(`${IC} maxPods (--max-pods) ${kc.maxPods} must not be a negative number`);
-  if (outside(kc.oomScoreAdj, -1000, 1000)) e.push(`${IC} oomScoreAdj (--oom-score-adj) ${kc.oomScoreAdj} must be between -1000 and 1000, inclusive`);
+  if (outside(kc.oomScoreAdj, -1000, 1000))
+    e.push(`${IC} oomScoreAdj (--oom-score-adj) ${kc.oomScoreAdj} must be between -1000 and 1000, inclusive`);
   if (kc.podsPerCore < 0) e.push(`${IC} podsPerCore (--pods-per-core) ${kc.podsPerCore} must not be a negative number`);
   if (outside(kc.port, 1, 65535)) e.push(`${IC} port (--port) ${kc.port} must be between 1 and 65535, inclusive`);
   if (kc.readOnlyPort !== 0 && outside(kc.readOnlyPort, 1, 65535)) {
     e.push(`${IC} readOnlyPort (--read-only-port) ${kc.readOnlyPort} must be between 0 and 65535, inclusive`);
   }
-  if (kc.registryBurst < 0) e.push(`${IC} registryBurst (--registry-burst) ${kc.registryBurst} must not be a negative number`);
-  if (kc.registryPullQPS < 0) e.push(`${IC} registryPullQPS (--registry-qps) ${kc.registryPullQPS} must not be a negative number`);
+  if (kc.registryBurst < 0)
+    e.push(`${IC} registryBurst (--registry-burst) ${kc.registryBurst} must not be a negative number`);
+  if (kc.registryPullQPS < 0)
+    e.push(`${IC} registryPullQPS (--registry-qps) ${kc.registryPullQPS} must not be a negative number`);
   if (kc.serverTLSBootstrap && !on('RotateKubeletServerCertificate')) {
     e.push(`${IC} serverTLSBootstrap ${kc.serverTLSBootstrap} requires feature gate RotateKubeletServerCertificate`);
   }
@@ -406,7 +439,9 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
       );
     }
   } else if (swap !== '') {
-    e.push(`${IC} ${reworded ? 'memorySwap.swapBehavior' : 'MemorySwap.SwapBehavior'} cannot be set when NodeSwap feature flag is disabled`);
+    e.push(
+      `${IC} ${reworded ? 'memorySwap.swapBehavior' : 'MemorySwap.SwapBehavior'} cannot be set when NodeSwap feature flag is disabled`,
+    );
   }
   // 1.24 quotes the enforcement keys Go's way (kubernetes/kubernetes#105360).
   const key = (k: string) => (reworded ? goQuote(k) : `'${k}'`);
@@ -416,17 +451,23 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
         break;
       case 'system-reserved':
         if (kc.systemReservedCgroup === '') {
-          e.push(`${IC} systemReservedCgroup (--system-reserved-cgroup) must be specified when ${key('system-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
+          e.push(
+            `${IC} systemReservedCgroup (--system-reserved-cgroup) must be specified when ${key('system-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`,
+          );
         }
         break;
       case 'kube-reserved':
         if (kc.kubeReservedCgroup === '') {
-          e.push(`${IC} kubeReservedCgroup (--kube-reserved-cgroup) must be specified when ${key('kube-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`);
+          e.push(
+            `${IC} kubeReservedCgroup (--kube-reserved-cgroup) must be specified when ${key('kube-reserved')} contained in enforceNodeAllocatable (--enforce-node-allocatable)`,
+          );
         }
         break;
       case 'none':
         if (enforce.length > 1) {
-          e.push(`${IC} enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when ${key('none')} is specified`);
+          e.push(
+            `${IC} enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when ${key('none')} is specified`,
+          );
         }
         break;
       default:
@@ -442,7 +483,9 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   }
   if (kc.reservedSystemCPUs !== '') {
     if (kc.systemReservedCgroup !== '' || kc.kubeReservedCgroup !== '') {
-      e.push(`${reworded ? `${IC} ` : ''}can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)`);
+      e.push(
+        `${reworded ? `${IC} ` : ''}can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)`,
+      );
     }
     const cpuErr = cpuSetError(kc.reservedSystemCPUs, minor);
     if (cpuErr !== undefined) {
@@ -455,14 +498,17 @@ export function rules(kc: KubeletConfiguration, gates: FeatureGates, o: Validate
   }
   e.push(...validateReservedMemory(kc));
   if (o.platform === 'windows') {
-    const msg = (field: string, flag: string, value: string) => `${IC} ${field} (${flag}) ${value} is not supported on Windows`;
+    const msg = (field: string, flag: string, value: string) =>
+      `${IC} ${field} (${flag}) ${value} is not supported on Windows`;
     if (kc.cgroupsPerQOS) e.push(msg('CgroupsPerQOS', '--cgroups-per-qos', String(kc.cgroupsPerQOS)));
     if (enforce.length > 0) e.push(msg('EnforceNodeAllocatable', '--enforce-node-allocatable', goSliceString(enforce)));
   }
   const version = o.version ?? { major: 1, minor: 22 };
   const hiddenMetrics = `${version.major}.${version.minor - 1}`;
   if (kc.showHiddenMetricsForVersion !== '' && kc.showHiddenMetricsForVersion !== hiddenMetrics) {
-    e.push(`--show-hidden-metrics-for-version must be omitted or have the value '${hiddenMetrics}'. Only the previous minor version is allowed`);
+    e.push(
+      `--show-hidden-metrics-for-version must be omitted or have the value '${hiddenMetrics}'. Only the previous minor version is allowed`,
+    );
   }
   const format = kc.logging?.format ?? '';
   if (format !== 'text') {
@@ -541,7 +587,12 @@ const INSECURE_CIPHERS = [
 ];
 export const TLS_CIPHER_SUITES: ReadonlySet<string> = new Set([...SECURE_CIPHERS, ...INSECURE_CIPHERS]);
 export const INSECURE_TLS_CIPHER_SUITES: ReadonlySet<string> = new Set(INSECURE_CIPHERS);
-export const TLS_VERSIONS: ReadonlySet<string> = new Set(['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']);
+export const TLS_VERSIONS: ReadonlySet<string> = new Set([
+  'VersionTLS10',
+  'VersionTLS11',
+  'VersionTLS12',
+  'VersionTLS13',
+]);
 
 export interface StartupOptions {
   /** Gates of the process before the config's own featureGates; defaults to 1.22's defaults. */
@@ -557,8 +608,18 @@ export interface StartupCheckResult {
 }
 
 const PARSE_BOOL: Record<string, boolean> = {
-  '1': true, t: true, T: true, TRUE: true, true: true, True: true,
-  '0': false, f: false, F: false, FALSE: false, false: false, False: false,
+  '1': true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
 };
 
 /** parseResourceList for --system-reserved / --kube-reserved: the first failure, as upstream returns it. */
@@ -597,7 +658,10 @@ export const EVICTION_SIGNALS: ReadonlySet<string> = new Set([
  * `100%` disable the threshold (no threshold), other percentages become a float32 fraction, anything else a
  * positive quantity. The one parser both the agent's start-up and `dkc config validate` use.
  */
-export function parseEvictionThreshold(signal: string, value: string): { threshold?: EvictionThreshold; error?: string } {
+export function parseEvictionThreshold(
+  signal: string,
+  value: string,
+): { threshold?: EvictionThreshold; error?: string } {
   if (!EVICTION_SIGNALS.has(signal)) return { error: `unsupported eviction signal ${signal}` };
   if (value.endsWith('%')) {
     if (value === '0%' || value === '100%') return {};
@@ -648,7 +712,8 @@ export function validateStartup(config: KubeletConfiguration, options: StartupOp
   }
   if (errors.length === 0) {
     for (const name of config.tlsCipherSuites ?? []) {
-      if (INSECURE_TLS_CIPHER_SUITES.has(name)) warnings.push(`Use of insecure cipher detected. cipher=${goQuote(name)}`);
+      if (INSECURE_TLS_CIPHER_SUITES.has(name))
+        warnings.push(`Use of insecure cipher detected. cipher=${goQuote(name)}`);
     }
   }
   if (config.tlsMinVersion !== '' && !TLS_VERSIONS.has(config.tlsMinVersion)) {
@@ -669,7 +734,9 @@ export function validateStartup(config: KubeletConfiguration, options: StartupOp
   if (on('CPUManager')) {
     const opts = config.cpuManagerPolicyOptions;
     if (!on('CPUManagerPolicyOptions') && opts !== undefined) {
-      errors.push(`CPU Manager policy options ${goMapString(opts)} require feature gates "CPUManager", "CPUManagerPolicyOptions" enabled`);
+      errors.push(
+        `CPU Manager policy options ${goMapString(opts)} require feature gates "CPUManager", "CPUManagerPolicyOptions" enabled`,
+      );
     }
     if (config.cpuManagerPolicy !== 'none' && config.cpuManagerPolicy !== 'static') {
       errors.push(`unknown policy: "${config.cpuManagerPolicy}"`);

@@ -100,7 +100,8 @@ export function goJSONString(s: string): string {
     else if (c === 0x0a) out += '\\n';
     else if (c === 0x0d) out += '\\r';
     else if (c === 0x09) out += '\\t';
-    else if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) out += '\\u' + hex(c, 4);
+    else if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029)
+      out += '\\u' + hex(c, 4);
     else if (c >= 0xd800 && c <= 0xdbff) {
       const next = s.charCodeAt(i + 1);
       if (next >= 0xdc00 && next <= 0xdfff) {
@@ -281,11 +282,16 @@ export class Duration {
       if (!pre && !post) throw invalid();
       let k = 0;
       while (k < s.length && s[k] !== '.' && !isDigit(s[k])) k++;
-      if (k === 0) throw new DurationError(`time: missing unit in duration ${timeQuote(text)}`, 'time: missing unit in duration');
+      if (k === 0)
+        throw new DurationError(`time: missing unit in duration ${timeQuote(text)}`, 'time: missing unit in duration');
       const u = s.slice(0, k);
       s = s.slice(k);
       const unit = UNITS.get(u);
-      if (unit === undefined) throw new DurationError(`time: unknown unit ${timeQuote(u)} in duration ${timeQuote(text)}`, 'time: unknown unit in duration');
+      if (unit === undefined)
+        throw new DurationError(
+          `time: unknown unit ${timeQuote(u)} in duration ${timeQuote(text)}`,
+          'time: unknown unit in duration',
+        );
       if (v > MAX_INT64 / unit) throw invalid();
       v *= unit;
       if (f > 0n) {
@@ -376,8 +382,7 @@ export class Duration {
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
-const FORMAT_WRONG =
-  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const NUMERIC_WRONG = 'unable to parse numeric part of quantity';
 const SUFFIX_WRONG = "unable to parse quantity's suffix";
 
@@ -544,7 +549,7 @@ export class Quantity {
     if (!m) throw new QuantityError(NUMERIC_WRONG);
     const intPart = m[1] ?? '';
     const fracPart = m[1] !== undefined ? m[2]! : m[3]!;
-    let unscaled = BigInt((intPart + fracPart) || '0');
+    let unscaled = BigInt(intPart + fracPart || '0');
     let sc = fracPart.length;
     if (base === 10) sc -= exponent;
     else unscaled *= 1n << BigInt(exponent);

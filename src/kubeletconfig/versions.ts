@@ -34,7 +34,12 @@ import {
 } from './codec.js';
 import { aggregate, DecodeError, distinct, ErrorCodes, KubeletConfigError } from './errors.js';
 import { mergeLayers, render, type Layer, type MergeResult, type RenderResult } from './dropin.js';
-import { effectiveConfig as effectiveConfig122, type EffectiveConfigInput, type EffectiveConfigResult, type KubeletBehaviour } from './flags.js';
+import {
+  effectiveConfig as effectiveConfig122,
+  type EffectiveConfigInput,
+  type EffectiveConfigResult,
+  type KubeletBehaviour,
+} from './flags.js';
 import { applyLaterDefaults, laterRules, type AnyKubeletConfiguration } from './rules.js';
 import type { JSONValue, KubeletConfiguration, PartialKubeletConfiguration } from './types.js';
 import {
@@ -86,7 +91,9 @@ const TABLES: Readonly<Record<number, () => VersionTable>> = {
   36: table36,
 };
 
-export const KUBELET_MINORS: readonly number[] = Object.keys(TABLES).map(Number).sort((a, b) => a - b);
+export const KUBELET_MINORS: readonly number[] = Object.keys(TABLES)
+  .map(Number)
+  .sort((a, b) => a - b);
 /** The newest kubelet minor the library knows: what `dkc config` judges against unless told otherwise. */
 export const NEWEST_KUBELET_VERSION = `1.${KUBELET_MINORS[KUBELET_MINORS.length - 1]!}`;
 /** The minor of the library's own hand-written code, and the agent's default. */
@@ -105,10 +112,15 @@ export class KubeletVersionError extends KubeletConfigError {
 /** `1.31`, `v1.31`, `1.31.4`, `v1.31.0` → `1.31`. Throws KubeletVersionError. */
 export function parseKubeletVersion(text: string): string {
   const m = /^v?1\.(\d{1,3})(?:\.\d+)?$/.exec(text.trim());
-  if (!m) throw new KubeletVersionError(`invalid kubelet version ${JSON.stringify(text)}: want 1.MINOR, e.g. ${NEWEST_KUBELET_VERSION}`);
+  if (!m)
+    throw new KubeletVersionError(
+      `invalid kubelet version ${JSON.stringify(text)}: want 1.MINOR, e.g. ${NEWEST_KUBELET_VERSION}`,
+    );
   const minor = Number(m[1]);
   if (!TABLES[minor]) {
-    throw new KubeletVersionError(`unsupported kubelet version ${JSON.stringify(text)}: known versions are ${KUBELET_VERSIONS[0]} to ${NEWEST_KUBELET_VERSION}`);
+    throw new KubeletVersionError(
+      `unsupported kubelet version ${JSON.stringify(text)}: known versions are ${KUBELET_VERSIONS[0]} to ${NEWEST_KUBELET_VERSION}`,
+    );
   }
   return `1.${minor}`;
 }
@@ -158,8 +170,10 @@ function schemaFrom(rows: readonly FieldRow[]): StructSpec {
       const json = path.slice(path.lastIndexOf('.') + 1);
       const ptr = flags.includes('p');
       const always = flags.includes('a');
-      if (kind === 'struct') fields.push(fieldSpec(json, go, 'struct', { ptr, always, struct: build(path, structType) }));
-      else if (kind === 'structList' || kind === 'reservedMemory') fields.push(fieldSpec(json, go, kind, { ptr, always, struct: build(`${path}[]`, structType) }));
+      if (kind === 'struct')
+        fields.push(fieldSpec(json, go, 'struct', { ptr, always, struct: build(path, structType) }));
+      else if (kind === 'structList' || kind === 'reservedMemory')
+        fields.push(fieldSpec(json, go, kind, { ptr, always, struct: build(`${path}[]`, structType) }));
       else fields.push(fieldSpec(json, go, kind, { ptr, always }));
     }
     return structSpec(goType, fields);
@@ -178,7 +192,8 @@ function pathsOf(value: unknown, prefix: string, out: string[]): void {
     const p = prefix === '' ? k : `${prefix}.${k}`;
     out.push(p);
     const v = (value as Record<string, unknown>)[k];
-    if (v !== null && typeof v === 'object' && (Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype)) pathsOf(v, p, out);
+    if (v !== null && typeof v === 'object' && (Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype))
+      pathsOf(v, p, out);
   }
 }
 
@@ -213,7 +228,15 @@ export class KubeletVersion {
     return (this.fieldMap ??= new Map(
       this.table().fields.map(([path, go, kind, flags, , since, def]) => [
         path,
-        { path, go, kind, pointer: flags.includes('p'), always: flags.includes('a'), since: `1.${since}`, documentedDefault: def },
+        {
+          path,
+          go,
+          kind,
+          pointer: flags.includes('p'),
+          always: flags.includes('a'),
+          since: `1.${since}`,
+          documentedDefault: def,
+        },
       ]),
     ));
   }
@@ -232,7 +255,11 @@ export class KubeletVersion {
   knownFeatures(): ReadonlyMap<string, FeatureSpec> {
     return (this.gateSpecs ??= this.isBase
       ? KNOWN_FEATURES
-      : new Map(this.table().gates.map(([name, def, stage, locked]) => [name, { name, default: def, stage, locked }] as const)));
+      : new Map(
+          this.table().gates.map(
+            ([name, def, stage, locked]) => [name, { name, default: def, stage, locked }] as const,
+          ),
+        ));
   }
 
   /** The default gate state of this kubelet. */
@@ -263,7 +290,13 @@ export class KubeletVersion {
     const opts = options.source === undefined ? {} : { source: options.source };
     const { config, warnings } = this.decode(data, opts);
     const defaulted = this.setDefaults(config);
-    return { config: options.dir === undefined ? defaulted : (resolveRelativePaths(defaulted, options.dir) as AnyKubeletConfiguration), warnings };
+    return {
+      config:
+        options.dir === undefined
+          ? defaulted
+          : (resolveRelativePaths(defaulted, options.dir) as AnyKubeletConfiguration),
+      warnings,
+    };
   }
 
   /** The defaults of this minor as a complete config (`dkc config defaults`). */
@@ -290,7 +323,10 @@ export class KubeletVersion {
     try {
       const g = effectiveFeatureGates(config.featureGates, options.featureGates ?? this.featureGates());
       if ('error' in g) return { errors: [g.error], message: g.error };
-      const errors = distinct([...rules122(config, g.gates, { ...options, version }), ...laterRules(this.minor, config as AnyKubeletConfiguration, g.gates)]);
+      const errors = distinct([
+        ...rules122(config, g.gates, { ...options, version }),
+        ...laterRules(this.minor, config as AnyKubeletConfiguration, g.gates),
+      ]);
       return { errors, message: aggregate(errors) };
     } catch (e) {
       const msg = `invalid configuration: cannot be validated: ${(e as Error)?.message ?? String(e)}`;
@@ -299,7 +335,10 @@ export class KubeletVersion {
   }
 
   validateStartup(config: KubeletConfiguration, options: StartupOptions = {}): StartupCheckResult {
-    return validateStartup122(config, { featureGates: options.featureGates ?? this.featureGates(), version: { major: 1, minor: this.minor } });
+    return validateStartup122(config, {
+      featureGates: options.featureGates ?? this.featureGates(),
+      version: { major: 1, minor: this.minor },
+    });
   }
 
   /** The precedence merge and validation of flags.ts, as this minor. */
@@ -314,7 +353,13 @@ export class KubeletVersion {
 
   /** A base and its --config-dir drop-ins merged as this minor reads them (`dkc config render`). */
   render(base: Layer, dropIns: readonly Layer[]): RenderResult {
-    return this.isBase ? render(base, dropIns) : render(base, dropIns, { load: (b, o) => this.load(b, o), decode: (b, o) => this.decode(b, o), schema: this.schema() });
+    return this.isBase
+      ? render(base, dropIns)
+      : render(base, dropIns, {
+          load: (b, o) => this.load(b, o),
+          decode: (b, o) => this.decode(b, o),
+          schema: this.schema(),
+        });
   }
 
   /** The paths of a decoded payload (or any JSON-shaped config) this minor has no field for. */
@@ -341,7 +386,13 @@ export class KubeletVersion {
     const v = this.validate(config, { featureGates: gates });
     if (v.errors.length > 0) return { ok: false, errors: v.errors, warnings, unknownFields, config };
     const s = this.validateStartup(config, { featureGates: gates });
-    return { ok: s.errors.length === 0, errors: s.errors, warnings: [...warnings, ...s.warnings], unknownFields, config };
+    return {
+      ok: s.errors.length === 0,
+      errors: s.errors,
+      warnings: [...warnings, ...s.warnings],
+      unknownFields,
+      config,
+    };
   }
 
   /** What flags.ts's effectiveConfig needs to act as this minor. */
@@ -374,10 +425,22 @@ function isMapEntry(path: string, known: ReadonlyMap<string, FieldInfo>): boolea
 
 /** A deep copy that keeps Durations and Quantities (immutable) as they are. */
 function structuredCloneKeep<T>(v: T): T {
-  if (v === null || typeof v !== 'object' || 'nanoseconds' in (v as object) || !(Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype)) return v;
+  if (
+    v === null ||
+    typeof v !== 'object' ||
+    'nanoseconds' in (v as object) ||
+    !(Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype)
+  )
+    return v;
   if (Array.isArray(v)) return v.map((x: unknown) => structuredCloneKeep(x)) as T;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: structuredCloneKeep((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(v))
+    Object.defineProperty(out, k, {
+      value: structuredCloneKeep((v as Record<string, unknown>)[k]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out as T;
 }
 

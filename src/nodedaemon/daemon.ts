@@ -31,7 +31,14 @@ import { log, logError, logWarning } from '../agent/dynamicconfig/log.js';
 import { PolicySnapshot } from '../agent/dynamicconfig/policy.js';
 import { informerPolicyFeed, PolicyWatch } from '../agent/dynamicconfig/policywatch.js';
 import { REJECTED_REASON, rejectionMessage } from '../agent/dynamicconfig/rejection.js';
-import { describeSource, fieldSelectorValue, requestPath, restartMessage, sourcesEqual, type ConfigMapNodeConfigSource } from '../agent/dynamicconfig/source.js';
+import {
+  describeSource,
+  fieldSelectorValue,
+  requestPath,
+  restartMessage,
+  sourcesEqual,
+  type ConfigMapNodeConfigSource,
+} from '../agent/dynamicconfig/source.js';
 import { ConfigStatusManager, configGauges } from '../agent/dynamicconfig/status.js';
 import { ConfigSync } from '../agent/dynamicconfig/sync.js';
 import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
@@ -70,7 +77,6 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -97,7 +103,11 @@ export function runRestartCommand(command: string, timeoutMs: number): Promise<v
       clearTimeout(timer);
       if (code === 0) return resolvePromise();
       const last = out.trim().split('\n').at(-1) ?? '';
-      reject(new Error(`${JSON.stringify(command)} exited with ${code === null ? `signal ${signal ?? ''}` : `status ${code}`}${last ? `: ${last}` : ''}`));
+      reject(
+        new Error(
+          `${JSON.stringify(command)} exited with ${code === null ? `signal ${signal ?? ''}` : `status ${code}`}${last ? `: ${last}` : ''}`,
+        ),
+      );
     });
   });
 }
@@ -151,7 +161,9 @@ export class NodeDaemon {
 
   /** The kubelet's file the daemon sets: its drop-in, or the --config file. */
   get managedPath(): string {
-    return this.flags.applyAs === 'dropin' ? resolve(this.flags.kubeletConfigDir, this.flags.dropInName) : resolve(this.flags.kubeletConfig);
+    return this.flags.applyAs === 'dropin'
+      ? resolve(this.flags.kubeletConfigDir, this.flags.dropInName)
+      : resolve(this.flags.kubeletConfig);
   }
 
   /** Serialises every change of the kubelet's file and of the gate. */
@@ -184,7 +196,13 @@ export class NodeDaemon {
     // The policies as the last run saw them, until the watch lists them: a start asks the server nothing for them.
     this.policies = await PolicySnapshot.load(resolve(flags.dynamicConfigDir));
     log(messages.starting(flags.nodeName, flags.applyAs));
-    this.channel = await findAssignmentChannel({ client, nodeName: flags.nodeName, choice: flags.configChannel, discover: discoveryThrough(client), signal });
+    this.channel = await findAssignmentChannel({
+      client,
+      nodeName: flags.nodeName,
+      choice: flags.configChannel,
+      discover: discoveryThrough(client),
+      signal,
+    });
     await prepareChannel({ channel: Promise.resolve(this.channel), client, nodeName: flags.nodeName, node, signal });
     const channel = this.channel;
     this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
@@ -192,15 +210,20 @@ export class NodeDaemon {
     // What the records say now is applied (or found applied) before the assignment is followed.
     await this.enqueue(() => this.reconcile());
 
-    const nodeInformer = new Informer<AssignmentObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(flags.nodeName)}` });
+    const nodeInformer = new Informer<AssignmentObject>(client, '/api/v1/nodes', {
+      fieldSelector: `metadata.name=${fieldSelectorValue(flags.nodeName)}`,
+    });
     this.nodeInformer = nodeInformer;
-    nodeInformer.on('error', (err) => logWarning(`failed to list or watch Node ${JSON.stringify(flags.nodeName)}, error: ${messageOf(err)}`));
+    nodeInformer.on('error', (err) =>
+      logWarning(`failed to list or watch Node ${JSON.stringify(flags.nodeName)}, error: ${messageOf(err)}`),
+    );
     this.watchPolicies(nodeInformer);
     this.assignment = channel.watch(client, flags.nodeName, nodeInformer, {
       added: (src) => this.assignmentSeen(src ?? undefined),
       updated: (_, src) => this.assignmentSeen(src ?? undefined),
       deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
-      failed: (err) => logWarning(`failed to list or watch ${this.assignment?.what ?? 'the assignment'}, error: ${messageOf(err)}`),
+      failed: (err) =>
+        logWarning(`failed to list or watch ${this.assignment?.what ?? 'the assignment'}, error: ${messageOf(err)}`),
     });
     nodeInformer.start();
     const tick = () => 10_000 + Math.random() * 2_000;
@@ -212,7 +235,10 @@ export class NodeDaemon {
         return this.assignment.source();
       },
       download: async (ref) => {
-        const cached = this.cmRef?.namespace === ref.namespace && this.cmRef.name === ref.name ? this.cmInformer?.store.get(`${ref.namespace}/${ref.name}`) : undefined;
+        const cached =
+          this.cmRef?.namespace === ref.namespace && this.cmRef.name === ref.name
+            ? this.cmInformer?.store.get(`${ref.namespace}/${ref.name}`)
+            : undefined;
         const cm = cached ?? (await client.get<ConfigMapObject>(requestPath(ref)));
         const meta = cm.metadata ?? {};
         return {
@@ -229,7 +255,8 @@ export class NodeDaemon {
         }),
       retryDelayMs: tick,
       // A new assignment waits for the object that carries it and for the policies that govern the node now.
-      ready: async () => ((await this.assignment?.whenSynced()) ?? false) && ((await this.policyWatch?.ready()) ?? false),
+      ready: async () =>
+        ((await this.assignment?.whenSynced()) ?? false) && ((await this.policyWatch?.ready()) ?? false),
       loopPeriodMs: tick,
     });
     this.sync.startLoop();
@@ -239,7 +266,9 @@ export class NodeDaemon {
 
   /** Keeps the governing policies current from the server and the Node's labels; a change is decided again. */
   private watchPolicies(nodeInformer: Informer<AssignmentObject>): void {
-    const feed = informerPolicyFeed(this.client, (err) => logWarning(`failed to list or watch NodeConfigPolicies, error: ${messageOf(err)}`));
+    const feed = informerPolicyFeed(this.client, (err) =>
+      logWarning(`failed to list or watch NodeConfigPolicies, error: ${messageOf(err)}`),
+    );
     const watch = new PolicyWatch(this.policies!, feed, () => void this.enqueue(() => this.reconcile()));
     this.policyWatch = watch;
     const seen = (node: AssignmentObject) => {
@@ -263,9 +292,13 @@ export class NodeDaemon {
     this.cmInformer = undefined;
     this.cmRef = ref;
     if (!ref) return;
-    const informer = new Informer<ConfigMapObject>(this.client, `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`, {
-      fieldSelector: `metadata.name=${fieldSelectorValue(ref.name)}`,
-    });
+    const informer = new Informer<ConfigMapObject>(
+      this.client,
+      `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`,
+      {
+        fieldSelector: `metadata.name=${fieldSelectorValue(ref.name)}`,
+      },
+    );
     informer.on('add', () => this.sync?.poke());
     informer.on('update', (a, b) => {
       if (a.metadata?.resourceVersion !== b.metadata?.resourceVersion) this.sync?.poke();
@@ -279,10 +312,13 @@ export class NodeDaemon {
   private async waitForNode(): Promise<Node> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.client.get<Node>(`/api/v1/nodes/${encodeURIComponent(this.flags.nodeName)}`, { signal: this.abort.signal });
+        return await this.client.get<Node>(`/api/v1/nodes/${encodeURIComponent(this.flags.nodeName)}`, {
+          signal: this.abort.signal,
+        });
       } catch (err) {
         if (this.abort.signal.aborted) throw err;
-        if (attempt === 1 || attempt % 20 === 0) log(messages.waitingForNode(this.flags.nodeName, isApiError(err, 404) ? 'not found' : messageOf(err)));
+        if (attempt === 1 || attempt % 20 === 0)
+          log(messages.waitingForNode(this.flags.nodeName, isApiError(err, 404) ? 'not found' : messageOf(err)));
       }
       await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)), this.abort.signal);
     }
@@ -299,14 +335,26 @@ export class NodeDaemon {
     const others = await readDropIns(resolve(flags.kubeletConfigDir), new Set([this.managedPath]));
     const dropIns = others.map((d) => ({ fileName: d.relative, layer: { bytes: d.bytes, name: d.path } }));
     const current = await this.files.current(configPath);
-    const fileLayer = (bytes: Uint8Array | undefined): Layer | undefined => (bytes ? { bytes, name: configPath, dir: dirname(configPath) } : undefined);
+    const fileLayer = (bytes: Uint8Array | undefined): Layer | undefined =>
+      bytes ? { bytes, name: configPath, dir: dirname(configPath) } : undefined;
     const base = flags.applyAs === 'dropin' ? fileLayer(current) : undefined;
     // The node's own --config file: as it is (dropin mode never changes it), or as it was before dkc replaced it.
     const kept = flags.applyAs === 'replace' ? await this.files.original(configPath) : undefined;
     return judgeCandidate(
       kubelet,
-      { mode: flags.applyAs, payload: { bytes: payload.bytes, name: payload.path }, ...(base ? { base } : {}), configDir: dirname(configPath), dropIns, dropInName: flags.dropInName },
-      { governing: this.policies?.governing ?? [], ownBase: fileLayer(kept ? originalContent(kept).bytes : current), flags: readConfigFlags(this.node?.metadata.annotations) },
+      {
+        mode: flags.applyAs,
+        payload: { bytes: payload.bytes, name: payload.path },
+        ...(base ? { base } : {}),
+        configDir: dirname(configPath),
+        dropIns,
+        dropInName: flags.dropInName,
+      },
+      {
+        governing: this.policies?.governing ?? [],
+        ownBase: fileLayer(kept ? originalContent(kept).bytes : current),
+        flags: readConfigFlags(this.node?.metadata.annotations),
+      },
     );
   }
 
@@ -340,7 +388,10 @@ export class NodeDaemon {
         assignedValidation = { ok: false, reason: LoadError, detail: messageOf(err) };
       }
     }
-    const lastKnownGoodDenied = assigned && lastKnownGood && !sourcesEqual(assigned, lastKnownGood) ? await this.deniedByPolicies(lastKnownGood) : false;
+    const lastKnownGoodDenied =
+      assigned && lastKnownGood && !sourcesEqual(assigned, lastKnownGood)
+        ? await this.deniedByPolicies(lastKnownGood)
+        : false;
     const target = decideTarget({ assigned, lastKnownGood, assignedValidation, failed, lastKnownGoodDenied });
     this.status.setAssigned(target.status.assigned);
     this.status.setLastKnownGood(target.status.lastKnownGood);
@@ -399,9 +450,14 @@ export class NodeDaemon {
     if (trusted) this.status.setActive(target.source);
     this.gate = undefined;
     const event = restartMessage(target.source);
-    await createEventDirectly(this.client, { involvedObject: nodeReference(this.flags.nodeName), type: 'Normal', reason: CONFIG_CHANGED_REASON, message: event, host: this.flags.nodeName, component: COMPONENT }).catch(
-      (err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`),
-    );
+    await createEventDirectly(this.client, {
+      involvedObject: nodeReference(this.flags.nodeName),
+      type: 'Normal',
+      reason: CONFIG_CHANGED_REASON,
+      message: event,
+      host: this.flags.nodeName,
+      component: COMPONENT,
+    }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
     log(messages.restarting(this.flags.kubeletRestartCommand));
     try {
       await runRestartCommand(this.flags.kubeletRestartCommand, this.flags.startTimeoutMs);
@@ -417,7 +473,16 @@ export class NodeDaemon {
   }
 
   private newGate(target: Target, digest: string, restartedAt: number): Gate {
-    return { target, digest, restartedAt, becameHealthy: false, healthySince: undefined, unhealthySince: undefined, lastProblem: '', done: false };
+    return {
+      target,
+      digest,
+      restartedAt,
+      becameHealthy: false,
+      healthySince: undefined,
+      unhealthySince: undefined,
+      lastProblem: '',
+      done: false,
+    };
   }
 
   private retryLater(): void {
@@ -435,10 +500,20 @@ export class NodeDaemon {
     this.lastRejection = key;
     logError(messages.rejected(r.reason, r.detail));
     const stage = r.stage ?? (r.reason === CrashLoopError ? 'crashloop' : r.reason === LoadError ? 'load' : 'validate');
-    const message = rejectionMessage({ assigned, stage, detail: r.detail, runs: target.use === 'last-known-good' ? 'last-known-good' : 'local' });
-    void createEventDirectly(this.client, { involvedObject: nodeReference(this.flags.nodeName), type: 'Warning', reason: REJECTED_REASON, message, host: this.flags.nodeName, component: COMPONENT }).catch(
-      (err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`),
-    );
+    const message = rejectionMessage({
+      assigned,
+      stage,
+      detail: r.detail,
+      runs: target.use === 'last-known-good' ? 'last-known-good' : 'local',
+    });
+    void createEventDirectly(this.client, {
+      involvedObject: nodeReference(this.flags.nodeName),
+      type: 'Warning',
+      reason: REJECTED_REASON,
+      message,
+      host: this.flags.nodeName,
+      component: COMPONENT,
+    }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
   }
 
   private nodeReady(): string | undefined {
@@ -470,7 +545,13 @@ export class NodeDaemon {
         gate.healthySince = undefined;
         if (gate.becameHealthy) gate.unhealthySince ??= now;
       }
-      const verdict = judgeHealth({ now, ...gate, startTimeoutMs: this.flags.startTimeoutMs, trialMs: this.flags.trialMs, trial: gate.target.trial });
+      const verdict = judgeHealth({
+        now,
+        ...gate,
+        startTimeoutMs: this.flags.startTimeoutMs,
+        trialMs: this.flags.trialMs,
+        trial: gate.target.trial,
+      });
       if (verdict.kind === 'passed') {
         gate.done = true;
         if (gate.target.trial) await this.enqueue(() => this.promote(gate));
@@ -591,5 +672,3 @@ export async function runNodeDaemonCommand(argv: readonly string[]): Promise<voi
   await daemon.stop();
   process.exit(0);
 }
-
-

@@ -59,14 +59,16 @@ export function decideTarget(input: TargetInput): Target {
   const v = input.assignedValidation;
   if (!v) rejected = { reason: CrashLoopError, detail: 'the assigned config was not validated' };
   else if (!v.ok) rejected = { reason: v.reason, detail: v.detail, ...(v.stage ? { stage: v.stage } : {}) };
-  else if (input.failed && sourcesEqual(input.failed.source, assigned)) rejected = { reason: CrashLoopError, detail: input.failed.cause, stage: 'crashloop' };
+  else if (input.failed && sourcesEqual(input.failed.source, assigned))
+    rejected = { reason: CrashLoopError, detail: input.failed.cause, stage: 'crashloop' };
   if (!rejected) {
     const trial = !(lastKnownGood && sourcesEqual(lastKnownGood, assigned));
     return { use: 'assigned', source: assigned, status, trial };
   }
   status.error = rejected.reason;
   // A last-known-good equal to the rejected assignment is no refuge, nor one a policy denies: the node's own files are.
-  if (lastKnownGood && !sourcesEqual(lastKnownGood, assigned) && !input.lastKnownGoodDenied) return { use: 'last-known-good', source: lastKnownGood, status, trial: false, rejected };
+  if (lastKnownGood && !sourcesEqual(lastKnownGood, assigned) && !input.lastKnownGoodDenied)
+    return { use: 'last-known-good', source: lastKnownGood, status, trial: false, rejected };
   return { use: 'original', status, trial: false, rejected };
 }
 
@@ -110,7 +112,11 @@ export interface GateInput {
   trial: boolean;
 }
 
-export type GateVerdict = { kind: 'starting' } | { kind: 'trial' } | { kind: 'passed' } | { kind: 'failed'; cause: 'start-timeout' | 'unhealthy' };
+export type GateVerdict =
+  | { kind: 'starting' }
+  | { kind: 'trial' }
+  | { kind: 'passed' }
+  | { kind: 'failed'; cause: 'start-timeout' | 'unhealthy' };
 
 /**
  * The health gate: the kubelet must become healthy within the start timeout; under trial it must then stay healthy
@@ -118,10 +124,13 @@ export type GateVerdict = { kind: 'starting' } | { kind: 'trial' } | { kind: 'pa
  * timeout to come back (systemd restarting it) before the trial fails.
  */
 export function judgeHealth(g: GateInput): GateVerdict {
-  if (!g.becameHealthy) return g.now - g.restartedAt > g.startTimeoutMs ? { kind: 'failed', cause: 'start-timeout' } : { kind: 'starting' };
+  if (!g.becameHealthy)
+    return g.now - g.restartedAt > g.startTimeoutMs ? { kind: 'failed', cause: 'start-timeout' } : { kind: 'starting' };
   if (!g.trial) return { kind: 'passed' };
-  if (g.unhealthySince !== undefined) return g.now - g.unhealthySince > g.startTimeoutMs ? { kind: 'failed', cause: 'unhealthy' } : { kind: 'trial' };
-  if (g.healthySince !== undefined && g.now - Math.max(g.restartedAt, g.healthySince) >= g.trialMs) return { kind: 'passed' };
+  if (g.unhealthySince !== undefined)
+    return g.now - g.unhealthySince > g.startTimeoutMs ? { kind: 'failed', cause: 'unhealthy' } : { kind: 'trial' };
+  if (g.healthySince !== undefined && g.now - Math.max(g.restartedAt, g.healthySince) >= g.trialMs)
+    return { kind: 'passed' };
   return { kind: 'trial' };
 }
 

@@ -50,10 +50,34 @@ interface Spec {
 }
 
 const SPECS: Record<string, Spec> = {
-  kubeconfig: { key: 'kubeconfig', kind: 'string', value: 'string', help: "credentials for the API server; by default the node's own", default: '/etc/kubernetes/kubelet.conf' },
-  'node-name': { key: 'nodeName', kind: 'string', value: 'string', help: 'the node whose kubelet this daemon manages', default: 'the host name' },
-  'kubelet-config': { key: 'kubeletConfig', kind: 'string', value: 'string', help: "the kubelet's --config file", default: '/var/lib/kubelet/config.yaml' },
-  'kubelet-config-dir': { key: 'kubeletConfigDir', kind: 'string', value: 'string', help: "the kubelet's --config-dir (drop-ins)", default: '/etc/kubernetes/kubelet.conf.d' },
+  kubeconfig: {
+    key: 'kubeconfig',
+    kind: 'string',
+    value: 'string',
+    help: "credentials for the API server; by default the node's own",
+    default: '/etc/kubernetes/kubelet.conf',
+  },
+  'node-name': {
+    key: 'nodeName',
+    kind: 'string',
+    value: 'string',
+    help: 'the node whose kubelet this daemon manages',
+    default: 'the host name',
+  },
+  'kubelet-config': {
+    key: 'kubeletConfig',
+    kind: 'string',
+    value: 'string',
+    help: "the kubelet's --config file",
+    default: '/var/lib/kubelet/config.yaml',
+  },
+  'kubelet-config-dir': {
+    key: 'kubeletConfigDir',
+    kind: 'string',
+    value: 'string',
+    help: "the kubelet's --config-dir (drop-ins)",
+    default: '/etc/kubernetes/kubelet.conf.d',
+  },
   'apply-as': {
     key: 'applyAs',
     kind: 'string',
@@ -61,16 +85,76 @@ const SPECS: Record<string, Spec> = {
     help: "dropin: the assigned config is one drop-in over the node's own file; replace: it replaces the --config file",
     default: 'dropin',
   },
-  'kubelet-restart-command': { key: 'kubeletRestartCommand', kind: 'string', value: 'string', help: 'run through a shell to restart the kubelet', default: 'systemctl restart kubelet' },
-  'kubelet-healthz-url': { key: 'kubeletHealthzURL', kind: 'string', value: 'string', help: "the kubelet's health endpoint", default: 'http://127.0.0.1:10248/healthz' },
-  'dynamic-config-dir': { key: 'dynamicConfigDir', kind: 'string', value: 'string', help: 'checkpoints (upstream layout) and the daemon\'s records', default: '/var/lib/dkc/dynamic-config' },
-  'kubelet-version': { key: 'kubeletVersion', kind: 'string', value: '1.MINOR', help: "the kubelet whose fields and rules configs are validated against", default: "the Node's status.nodeInfo.kubeletVersion" },
-  'kubelet-start-timeout': { key: 'startTimeoutMs', kind: 'duration', value: 'duration', help: 'how long the kubelet has to become healthy after a restart', default: '60s' },
-  'dynamic-config-trial-duration': { key: 'trialMs', kind: 'duration', value: 'duration', help: 'how long an assigned config must stay healthy before it becomes last-known-good', default: '10m' },
-  'metrics-bind-address': { key: 'metricsBindAddress', kind: 'string', value: 'host:port', help: "the daemon's /metrics and /healthz; 0 disables them", default: '127.0.0.1:10262' },
-  'config-channel': { key: 'configChannel', kind: 'string', value: CHANNEL_CHOICES.join('|'), help: "where the node's assignment lives; auto asks the API server", default: 'auto' },
-  'drop-in-name': { key: 'dropInName', kind: 'string', value: 'string', help: 'the drop-in file the daemon owns in --kubelet-config-dir', default: '90-dkc.conf' },
-  'health-probe-interval': { key: 'probeIntervalMs', kind: 'duration', value: 'duration', help: 'how often the kubelet\'s healthz is probed', default: '1s' },
+  'kubelet-restart-command': {
+    key: 'kubeletRestartCommand',
+    kind: 'string',
+    value: 'string',
+    help: 'run through a shell to restart the kubelet',
+    default: 'systemctl restart kubelet',
+  },
+  'kubelet-healthz-url': {
+    key: 'kubeletHealthzURL',
+    kind: 'string',
+    value: 'string',
+    help: "the kubelet's health endpoint",
+    default: 'http://127.0.0.1:10248/healthz',
+  },
+  'dynamic-config-dir': {
+    key: 'dynamicConfigDir',
+    kind: 'string',
+    value: 'string',
+    help: "checkpoints (upstream layout) and the daemon's records",
+    default: '/var/lib/dkc/dynamic-config',
+  },
+  'kubelet-version': {
+    key: 'kubeletVersion',
+    kind: 'string',
+    value: '1.MINOR',
+    help: 'the kubelet whose fields and rules configs are validated against',
+    default: "the Node's status.nodeInfo.kubeletVersion",
+  },
+  'kubelet-start-timeout': {
+    key: 'startTimeoutMs',
+    kind: 'duration',
+    value: 'duration',
+    help: 'how long the kubelet has to become healthy after a restart',
+    default: '60s',
+  },
+  'dynamic-config-trial-duration': {
+    key: 'trialMs',
+    kind: 'duration',
+    value: 'duration',
+    help: 'how long an assigned config must stay healthy before it becomes last-known-good',
+    default: '10m',
+  },
+  'metrics-bind-address': {
+    key: 'metricsBindAddress',
+    kind: 'string',
+    value: 'host:port',
+    help: "the daemon's /metrics and /healthz; 0 disables them",
+    default: '127.0.0.1:10262',
+  },
+  'config-channel': {
+    key: 'configChannel',
+    kind: 'string',
+    value: CHANNEL_CHOICES.join('|'),
+    help: "where the node's assignment lives; auto asks the API server",
+    default: 'auto',
+  },
+  'drop-in-name': {
+    key: 'dropInName',
+    kind: 'string',
+    value: 'string',
+    help: 'the drop-in file the daemon owns in --kubelet-config-dir',
+    default: '90-dkc.conf',
+  },
+  'health-probe-interval': {
+    key: 'probeIntervalMs',
+    kind: 'duration',
+    value: 'duration',
+    help: "how often the kubelet's healthz is probed",
+    default: '1s',
+  },
   v: { key: 'verbosity', kind: 'int', value: 'int', help: 'log verbosity', default: '0' },
 };
 
@@ -83,7 +167,7 @@ export function nodeDaemonHelp(): string {
   return [
     'Usage: dkc node-daemon [flags]',
     '',
-    "Runs beside a kubelet and applies the config assigned to its node: downloads and checkpoints it, writes it as a",
+    'Runs beside a kubelet and applies the config assigned to its node: downloads and checkpoints it, writes it as a',
     'drop-in (or over --config), restarts the kubelet, and keeps it only if the kubelet stays healthy for the trial.',
     '',
     'Flags:',
@@ -130,7 +214,10 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
     }
     if (spec.kind === 'string') record[spec.key] = value;
     else if (spec.kind === 'int') {
-      if (!/^\d+$/.test(value)) throw new NodeDaemonFlagError(messages.badDuration(name, value, `strconv.ParseInt: parsing "${value}": invalid syntax`));
+      if (!/^\d+$/.test(value))
+        throw new NodeDaemonFlagError(
+          messages.badDuration(name, value, `strconv.ParseInt: parsing "${value}": invalid syntax`),
+        );
       record[spec.key] = Number(value);
     } else {
       try {
@@ -140,7 +227,8 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
       }
     }
   }
-  if (flags.applyAs !== 'dropin' && flags.applyAs !== 'replace') throw new NodeDaemonFlagError(messages.badApplyAs(flags.applyAs));
+  if (flags.applyAs !== 'dropin' && flags.applyAs !== 'replace')
+    throw new NodeDaemonFlagError(messages.badApplyAs(flags.applyAs));
   if (flags.kubeletVersion !== undefined) {
     try {
       flags.kubeletVersion = parseKubeletVersion(flags.kubeletVersion);
@@ -154,8 +242,17 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
     throw new NodeDaemonFlagError(errorMessage(err), { cause: err });
   }
   if (flags.metricsBindAddress === '0') delete flags.metricsBindAddress;
-  else if (flags.metricsBindAddress !== undefined && !/^.+:\d{1,5}$/.test(flags.metricsBindAddress)) throw new NodeDaemonFlagError(messages.badAddress(flags.metricsBindAddress));
-  for (const name of ['kubeconfig', 'kubelet-config', 'kubelet-config-dir', 'kubelet-restart-command', 'kubelet-healthz-url', 'dynamic-config-dir', 'drop-in-name'] as const) {
+  else if (flags.metricsBindAddress !== undefined && !/^.+:\d{1,5}$/.test(flags.metricsBindAddress))
+    throw new NodeDaemonFlagError(messages.badAddress(flags.metricsBindAddress));
+  for (const name of [
+    'kubeconfig',
+    'kubelet-config',
+    'kubelet-config-dir',
+    'kubelet-restart-command',
+    'kubelet-healthz-url',
+    'dynamic-config-dir',
+    'drop-in-name',
+  ] as const) {
     if (record[SPECS[name]!.key] === '') throw new NodeDaemonFlagError(messages.emptyFlag(name));
   }
   if (flags.nodeName === '') flags.nodeName = host().toLowerCase();

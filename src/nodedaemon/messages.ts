@@ -9,14 +9,18 @@ export const messages = {
   unexpectedArgument: (arg: string) => `unexpected argument ${JSON.stringify(arg)}`,
   badDuration: (name: string, value: string, why: string) => `invalid argument "${value}" for "--${name}" flag: ${why}`,
   badApplyAs: (value: string) => `invalid argument "${value}" for "--apply-as" flag: must be dropin or replace`,
-  badVersion: (value: string, why: string) => `invalid argument ${JSON.stringify(value)} for "--kubelet-version" flag: ${why}`,
+  badVersion: (value: string, why: string) =>
+    `invalid argument ${JSON.stringify(value)} for "--kubelet-version" flag: ${why}`,
   badNodeVersion: (node: string, value: string, why: string) =>
     `cannot tell the kubelet version of Node ${JSON.stringify(node)} from status.nodeInfo.kubeletVersion ${JSON.stringify(value)} (${why}); set --kubelet-version`,
   emptyFlag: (name: string) => `--${name} must not be empty`,
-  badAddress: (value: string) => `invalid argument "${value}" for "--metrics-bind-address" flag: want host:port, or 0 to disable`,
+  badAddress: (value: string) =>
+    `invalid argument "${value}" for "--metrics-bind-address" flag: want host:port, or 0 to disable`,
 
-  starting: (node: string, mode: string) => `starting for node ${JSON.stringify(node)}, applying assigned configs as ${mode}`,
-  waitingForNode: (node: string, why: string) => `waiting for Node ${JSON.stringify(node)} to be registered by its kubelet: ${why}`,
+  starting: (node: string, mode: string) =>
+    `starting for node ${JSON.stringify(node)}, applying assigned configs as ${mode}`,
+  waitingForNode: (node: string, why: string) =>
+    `waiting for Node ${JSON.stringify(node)} to be registered by its kubelet: ${why}`,
   keptOriginal: (path: string) => `kept the node's original ${path} before changing it for the first time`,
   wrote: (path: string, what: string) => `wrote ${path} (${what})`,
   removedTemp: (name: string) => `removed ${name}, left by a write that did not finish`,
@@ -29,10 +33,13 @@ export const messages = {
   promoted: (src: NodeConfigSource) => `updated last-known-good config to ${describeSource(src)}`,
   rejected: (reason: string, detail: string) => `${reason}, error: ${detail}`,
   rollingBack: (what: string) => `rolling the kubelet back to ${what}`,
-  startTimeout: (url: string, seconds: number, last: string) => `the kubelet did not become healthy within ${seconds}s of its restart (${url}: ${last})`,
-  unhealthy: (url: string, seconds: number, last: string) => `the kubelet stopped being healthy during its trial and did not recover within ${seconds}s (${url}: ${last})`,
+  startTimeout: (url: string, seconds: number, last: string) =>
+    `the kubelet did not become healthy within ${seconds}s of its restart (${url}: ${last})`,
+  unhealthy: (url: string, seconds: number, last: string) =>
+    `the kubelet stopped being healthy during its trial and did not recover within ${seconds}s (${url}: ${last})`,
   notReady: (status: string) => `Node Ready=${status}`,
-  invalidOriginal: (path: string, why: string) => `the record of the node's original files ${path} is unreadable: ${why}`,
+  invalidOriginal: (path: string, why: string) =>
+    `the record of the node's original files ${path} is unreadable: ${why}`,
   what: {
     assigned: (src: NodeConfigSource) => `assigned config ${describeSource(src)}`,
     lastKnownGood: (src: NodeConfigSource) => `last-known-good config ${describeSource(src)}`,

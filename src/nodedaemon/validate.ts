@@ -7,7 +7,12 @@
 // agent make (nodeRefusal, src/nodepolicy/verdict.ts). Pure: the caller reads the files and the policies.
 
 import { LoadError, ValidateError } from '../api/configstatus.js';
-import { KubeletConfigError, type KubeletConfiguration, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import {
+  KubeletConfigError,
+  type KubeletConfiguration,
+  type KubeletVersion,
+  type Layer,
+} from '../kubeletconfig/index.js';
 import { effectiveChange, type NodeConfigFlags } from '../nodepolicy/flags.js';
 import type { NodeConfigPolicy } from '../nodepolicy/spec.js';
 import { nodeRefusal } from '../nodepolicy/verdict.js';
@@ -38,7 +43,9 @@ export function validateCandidate(kubelet: KubeletVersion, c: Candidate): Candid
   if (c.mode === 'dropin') {
     base = c.base ?? { bytes: EMPTY, name: '(defaults)', dir: c.configDir };
     const ours = { fileName: c.dropInName, layer: { bytes: c.payload.bytes, name: c.payload.name } };
-    dropIns = [...c.dropIns, ours].sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0)).map((d) => d.layer);
+    dropIns = [...c.dropIns, ours]
+      .sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0))
+      .map((d) => d.layer);
   } else {
     base = { bytes: c.payload.bytes, name: c.payload.name, dir: c.configDir };
     dropIns = c.dropIns.map((d) => d.layer);
@@ -70,7 +77,10 @@ export interface PolicyContext {
 function ownConfig(kubelet: KubeletVersion, base: Layer | undefined, c: Candidate): KubeletConfiguration {
   const defaults = { bytes: EMPTY, name: '(defaults)', dir: c.configDir };
   try {
-    return kubelet.render(base ?? defaults, c.dropIns.map((d) => d.layer)).config;
+    return kubelet.render(
+      base ?? defaults,
+      c.dropIns.map((d) => d.layer),
+    ).config;
   } catch (err) {
     if (!(err instanceof KubeletConfigError)) throw err;
     return kubelet.render(defaults, []).config;
@@ -87,6 +97,10 @@ export function judgeCandidate(kubelet: KubeletVersion, c: Candidate, policies: 
   if (!checked.ok) return checked;
   if (policies.governing.length === 0) return { ok: true };
   const own = ownConfig(kubelet, policies.ownBase, c);
-  const denied = nodeRefusal(policies.governing, effectiveChange(own, checked.config, policies.flags), kubelet.schema());
+  const denied = nodeRefusal(
+    policies.governing,
+    effectiveChange(own, checked.config, policies.flags),
+    kubelet.schema(),
+  );
   return denied ? { ok: false, reason: denied.reason, detail: denied.detail, stage: 'policy' } : { ok: true };
 }

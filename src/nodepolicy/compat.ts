@@ -4,7 +4,13 @@
 // arrived or went). A config no minor accepts is not a matter of versions: it is just invalid, and goes the way of
 // every invalid config (the node reports it, a rollout reverts). Pure; each minor is asked once.
 
-import { KUBELET_VERSIONS, kubeletVersion, type ConfigCheck, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import {
+  KUBELET_VERSIONS,
+  kubeletVersion,
+  type ConfigCheck,
+  type KubeletVersion,
+  type Layer,
+} from '../kubeletconfig/index.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface NodeKubelet {
@@ -54,11 +60,15 @@ export function checksOf(config: string | readonly Layer[]): VersionCheck {
 }
 
 /** The nodes of `nodes` whose kubelet the config does not suit, in the order given. */
-export function incompatibleNodes(config: string | readonly Layer[] | VersionCheck, nodes: readonly NodeKubelet[]): Incompatibility[] {
+export function incompatibleNodes(
+  config: string | readonly Layer[] | VersionCheck,
+  nodes: readonly NodeKubelet[],
+): Incompatibility[] {
   const check = typeof config === 'function' ? config : checksOf(config);
   const newest = check(KUBELET_VERSIONS[KUBELET_VERSIONS.length - 1]!);
   // A field no minor knows is a typo, not a version matter: the newest minor knows every field that exists.
-  const knownSomewhere = (field: string): boolean => !newest.unknownFields.includes(field) || KUBELET_VERSIONS.some((v) => !check(v).unknownFields.includes(field));
+  const knownSomewhere = (field: string): boolean =>
+    !newest.unknownFields.includes(field) || KUBELET_VERSIONS.some((v) => !check(v).unknownFields.includes(field));
   let acceptedSomewhere: boolean | undefined;
   const accepted = (): boolean => (acceptedSomewhere ??= KUBELET_VERSIONS.some((v) => check(v).ok));
   const out: Incompatibility[] = [];
@@ -66,7 +76,8 @@ export function incompatibleNodes(config: string | readonly Layer[] | VersionChe
     const c = check(kubelet.version);
     const unknownFields = c.unknownFields.filter(knownSomewhere);
     const errors = !c.ok && accepted() ? c.errors : [];
-    if (unknownFields.length > 0 || errors.length > 0) out.push({ node, version: kubelet.version, unknownFields, errors });
+    if (unknownFields.length > 0 || errors.length > 0)
+      out.push({ node, version: kubelet.version, unknownFields, errors });
   }
   return out;
 }

@@ -30,7 +30,8 @@ export interface Violation {
 
 type Leaf = { keys: string[]; value: JSONValue };
 
-const isObject = (v: JSONValue | undefined): v is { [key: string]: JSONValue } => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: JSONValue | undefined): v is { [key: string]: JSONValue } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Every leaf of an encoded config (lists are leaves, as the kubelet replaces a list whole). */
 function leaves(v: JSONValue, keys: string[] = [], out: Leaf[] = []): Leaf[] {
@@ -78,7 +79,10 @@ export function compareToBound(value: JSONValue, bound: BoundValue): -1 | 0 | 1 
   return qa && qb ? qa.cmp(qb) : undefined;
 }
 
-function boundReason(value: JSONValue, bound: { minimum?: BoundValue; maximum?: BoundValue }): ViolationReason | undefined {
+function boundReason(
+  value: JSONValue,
+  bound: { minimum?: BoundValue; maximum?: BoundValue },
+): ViolationReason | undefined {
   for (const [which, limit] of [['minimum', bound.minimum] as const, ['maximum', bound.maximum] as const]) {
     if (limit === undefined) continue;
     const c = compareToBound(value, limit);
@@ -89,7 +93,13 @@ function boundReason(value: JSONValue, bound: { minimum?: BoundValue; maximum?: 
   return undefined;
 }
 
-function violation(p: NodeConfigPolicy, keys: readonly string[], old: JSONValue | undefined, next: JSONValue | undefined, reason: ViolationReason): Violation {
+function violation(
+  p: NodeConfigPolicy,
+  keys: readonly string[],
+  old: JSONValue | undefined,
+  next: JSONValue | undefined,
+  reason: ViolationReason,
+): Violation {
   const v: Violation = { policy: p.name, enforcement: p.enforcement, path: formatPath(keys), reason };
   if (old !== undefined) v.old = old;
   if (next !== undefined) v.new = next;
@@ -113,7 +123,10 @@ function boundViolations(p: NodeConfigPolicy, current: Leaf[], target: Leaf[]): 
  * The policies that govern a node with these labels. Given several label sets (a Node before and after a request
  * that also relabels it), a policy that selects any of them governs: a relabel cannot step out of a policy.
  */
-export function governing(policies: readonly NodeConfigPolicy[], labels: Labels | readonly Labels[]): NodeConfigPolicy[] {
+export function governing(
+  policies: readonly NodeConfigPolicy[],
+  labels: Labels | readonly Labels[],
+): NodeConfigPolicy[] {
   const sets: readonly Labels[] = Array.isArray(labels) ? labels : [labels as Labels];
   return policies.filter((p) => sets.some((l) => matchesLabels(p.selector, l)));
 }
@@ -122,7 +135,12 @@ export function governing(policies: readonly NodeConfigPolicy[], labels: Labels 
 export type ConfigSchema = Parameters<typeof toJSONObject>[1];
 
 /** Every violation of the governing policies by a change (effectiveChange: the flags already applied), policy by policy. */
-export function evaluate(policies: readonly NodeConfigPolicy[], labels: Labels | readonly Labels[], change: EffectiveChange, schema?: ConfigSchema): Violation[] {
+export function evaluate(
+  policies: readonly NodeConfigPolicy[],
+  labels: Labels | readonly Labels[],
+  change: EffectiveChange,
+  schema?: ConfigSchema,
+): Violation[] {
   const mine = governing(policies, labels);
   if (mine.length === 0) return [];
   const [before, after] = [toJSONObject(change.before, schema), toJSONObject(change.after, schema)];
@@ -131,7 +149,9 @@ export function evaluate(policies: readonly NodeConfigPolicy[], labels: Labels |
   const out: Violation[] = [];
   for (const p of mine) {
     if (p.allowedFields) {
-      for (const c of changes) if (!fieldAllowed(p.allowedFields, c.keys)) out.push(violation(p, c.keys, c.old, c.new, { kind: 'not-allowed' }));
+      for (const c of changes)
+        if (!fieldAllowed(p.allowedFields, c.keys))
+          out.push(violation(p, c.keys, c.old, c.new, { kind: 'not-allowed' }));
     }
     out.push(...boundViolations(p, currentLeaves, targetLeaves));
   }

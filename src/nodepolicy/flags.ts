@@ -59,12 +59,15 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
  * A node's config flags from its annotations; undefined when there is no record or it cannot be read (then no field
  * is held by a flag, and a comparison lists more changes, never fewer).
  */
-export function readConfigFlags(annotations: Readonly<Record<string, string>> | undefined): NodeConfigFlags | undefined {
+export function readConfigFlags(
+  annotations: Readonly<Record<string, string>> | undefined,
+): NodeConfigFlags | undefined {
   const text = annotations?.[CONFIG_FLAGS_ANNOTATION];
   if (text === undefined) return undefined;
   try {
     const record = JSON.parse(text) as Partial<FlagsRecord> | null;
-    if (!record || !isStringArray(record.flags) || (record.withheld !== undefined && !isStringArray(record.withheld))) return undefined;
+    if (!record || !isStringArray(record.flags) || (record.withheld !== undefined && !isStringArray(record.withheld)))
+      return undefined;
     const given = parseKubeletFlags(record.flags);
     if (given.rest.length > 0) return undefined;
     const withheld: string[] = [];
@@ -101,7 +104,11 @@ function setAt(config: KubeletConfiguration, path: string, value: unknown): void
 }
 
 /** What a node runs with its flags over `config`; a withheld flag's field keeps `held`'s value. */
-function underFlags(config: KubeletConfiguration, flags: NodeConfigFlags | undefined, held?: KubeletConfiguration): KubeletConfiguration {
+function underFlags(
+  config: KubeletConfiguration,
+  flags: NodeConfigFlags | undefined,
+  held?: KubeletConfiguration,
+): KubeletConfiguration {
   if (!flags) return config;
   const out = applyKubeletFlags(config, flags.given);
   if (held) for (const path of flags.withheld) setAt(out, path, valueAt(held, path));
@@ -120,13 +127,22 @@ export interface EffectiveChange {
  * them again to an effective config, such as a /configz answer, changes nothing). Without flags (no record), the
  * configs as they are.
  */
-export function effectiveChange(running: KubeletConfiguration, target: KubeletConfiguration, flags: NodeConfigFlags | undefined): EffectiveChange {
+export function effectiveChange(
+  running: KubeletConfiguration,
+  target: KubeletConfiguration,
+  flags: NodeConfigFlags | undefined,
+): EffectiveChange {
   const before = underFlags(running, flags);
   return { before, after: underFlags(target, flags, before) };
 }
 
 /** The changed leaves of effectiveChange, as `dkc config diff` lists them; `schema` is a kubelet minor's (the 1.22 one by default). */
-export function configChanges(running: KubeletConfiguration, target: KubeletConfiguration, flags: NodeConfigFlags | undefined, schema?: Parameters<typeof diffConfigs>[2]): FieldChange[] {
+export function configChanges(
+  running: KubeletConfiguration,
+  target: KubeletConfiguration,
+  flags: NodeConfigFlags | undefined,
+  schema?: Parameters<typeof diffConfigs>[2],
+): FieldChange[] {
   const { before, after } = effectiveChange(running, target, flags);
   return diffConfigs(before, after, schema);
 }

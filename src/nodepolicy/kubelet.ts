@@ -6,7 +6,8 @@ import { BASE_KUBELET_VERSION, kubeletVersion, type KubeletVersion } from '../ku
 
 /** The kubelet minor a Node reports, as the library's KubeletVersion. */
 export function nodeKubeletVersion(node: object | undefined): KubeletVersion {
-  const reported = (node as { status?: { nodeInfo?: { kubeletVersion?: unknown } } } | undefined)?.status?.nodeInfo?.kubeletVersion;
+  const reported = (node as { status?: { nodeInfo?: { kubeletVersion?: unknown } } } | undefined)?.status?.nodeInfo
+    ?.kubeletVersion;
   const minor = typeof reported === 'string' ? /^v?(1\.\d+)(?:\.|$)/.exec(reported)?.[1] : undefined;
   try {
     return kubeletVersion(minor ?? BASE_KUBELET_VERSION);

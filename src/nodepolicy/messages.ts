@@ -28,15 +28,18 @@ function reasonText(r: ViolationReason): string {
 
 export const messages = {
   /** `maxPods: 110 -> 300 (above the maximum 250)` */
-  violation: (v: Violation): string => `${v.path}: ${valueText(v.old)} -> ${valueText(v.new)} (${reasonText(v.reason)})`,
+  violation: (v: Violation): string =>
+    `${v.path}: ${valueText(v.old)} -> ${valueText(v.new)} (${reasonText(v.reason)})`,
   /** One policy's violations on one node, as a clause of the 403 message. */
   denied: (policy: string, node: string, violations: readonly Violation[]): string =>
     `NodeConfigPolicy ${JSON.stringify(policy)} denies the config change on node ${JSON.stringify(node)}: ${violations.map(messages.violation).join(', ')}`,
   more: (n: number): string => `and ${n} more`,
   /** One violation of a Warn policy, as a response warning. */
-  warning: (node: string, v: Violation): string => `NodeConfigPolicy ${JSON.stringify(v.policy)} (Warn) on node ${JSON.stringify(node)}: ${messages.violation(v)}`,
+  warning: (node: string, v: Violation): string =>
+    `NodeConfigPolicy ${JSON.stringify(v.policy)} (Warn) on node ${JSON.stringify(node)}: ${messages.violation(v)}`,
   /** `maxPods (above the maximum 250)`: a violation without its values. */
   field: (v: Violation): string => `${v.path} (${reasonText(v.reason)})`,
   /** One policy's violations, as the agent logs and reports them. */
-  refused: (policy: string, violations: readonly Violation[]): string => `NodeConfigPolicy ${JSON.stringify(policy)}: ${violations.map(messages.field).join(', ')}`,
+  refused: (policy: string, violations: readonly Violation[]): string =>
+    `NodeConfigPolicy ${JSON.stringify(policy)}: ${violations.map(messages.field).join(', ')}`,
 };

@@ -19,7 +19,8 @@ export interface NodeConfigPolicy {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const isBoundValue = (v: unknown): v is BoundValue => (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string';
+const isBoundValue = (v: unknown): v is BoundValue =>
+  (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string';
 
 function readBounds(raw: unknown): Record<string, Bound> {
   const out: Record<string, Bound> = {};
@@ -36,7 +37,7 @@ function readBounds(raw: unknown): Record<string, Bound> {
 
 function readSelector(raw: unknown): LabelRequirement[] {
   try {
-    return objectSelectorRequirements(isRecord(raw) ? (raw) : undefined);
+    return objectSelectorRequirements(isRecord(raw) ? raw : undefined);
   } catch {
     return [];
   }

@@ -22,7 +22,9 @@ export interface Verdict {
 }
 
 function capped(lines: string[]): string[] {
-  return lines.length <= MAX_REPORTED ? lines : [...lines.slice(0, MAX_REPORTED), messages.more(lines.length - MAX_REPORTED)];
+  return lines.length <= MAX_REPORTED
+    ? lines
+    : [...lines.slice(0, MAX_REPORTED), messages.more(lines.length - MAX_REPORTED)];
 }
 
 /** One clause per (policy, node) with Deny violations. */
@@ -30,7 +32,14 @@ function denyClauses(found: readonly NodeViolations[]): string[] {
   const clauses: string[] = [];
   for (const { node, violations } of found) {
     const policies = [...new Set(violations.filter((v) => v.enforcement === 'Deny').map((v) => v.policy))];
-    for (const p of policies) clauses.push(messages.denied(p, node, violations.filter((v) => v.policy === p)));
+    for (const p of policies)
+      clauses.push(
+        messages.denied(
+          p,
+          node,
+          violations.filter((v) => v.policy === p),
+        ),
+      );
   }
   return clauses;
 }
@@ -52,7 +61,11 @@ export interface PolicyDenial {
  * The node's verdict on a change (effectiveChange: from its own config to the candidate, both as it runs them) under
  * the policies that govern it; undefined when no Deny policy is violated. Policies are named in name order.
  */
-export function nodeRefusal(governing: readonly NodeConfigPolicy[], change: EffectiveChange, schema?: ConfigSchema): PolicyDenial | undefined {
+export function nodeRefusal(
+  governing: readonly NodeConfigPolicy[],
+  change: EffectiveChange,
+  schema?: ConfigSchema,
+): PolicyDenial | undefined {
   if (governing.length === 0) return undefined;
   const denied = evaluate(governing, {}, change, schema).filter((v) => v.enforcement === 'Deny');
   if (denied.length === 0) return undefined;

@@ -101,7 +101,7 @@ function pemOf(der: ArrayBuffer, tag: string): string {
 }
 
 async function newLeafKeys(): Promise<CryptoKeyPair> {
-  return (await subtle.generateKey(LEAF_KEY_ALGORITHM, true, ['sign', 'verify']));
+  return await subtle.generateKey(LEAF_KEY_ALGORITHM, true, ['sign', 'verify']);
 }
 
 async function privateKeyPem(key: CryptoKey): Promise<string> {
@@ -152,7 +152,9 @@ function parseCert(certPemOrDer: string | Uint8Array, what: string): x509.X509Ce
     return new x509.X509Certificate(Uint8Array.from(certPemOrDer));
   } catch (err) {
     if (err instanceof PkiError) throw err;
-    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, { cause: err });
+    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -163,7 +165,9 @@ export function assertKeyMatchesCert(certPem: string, keyPem: string, what = 'ce
     cert = new NodeX509(firstPemBlock(certPem, what));
   } catch (err) {
     if (err instanceof PkiError) throw err;
-    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, { cause: err });
+    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   if (!cert.checkPrivateKey(nodePrivateKey(keyPem))) {
     throw new PkiError('DKC_PKI_KEY_MISMATCH', `${what}: the private key does not match the certificate`);

@@ -12,7 +12,14 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate as NodeX509 } from 'node:crypto';
 import { writeFileAtomic } from '../util/atomicfile.js';
-import { assertKeyMatchesCert, createCA, issueCert, parseCertIdentity, type CertKeyPem, type IssueOptions } from './certs.js';
+import {
+  assertKeyMatchesCert,
+  createCA,
+  issueCert,
+  parseCertIdentity,
+  type CertKeyPem,
+  type IssueOptions,
+} from './certs.js';
 import { PkiError } from './errors.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -127,7 +134,9 @@ function assertIssuedBy(caPem: string, leafPem: string, what: string): void {
     ca = new NodeX509(caPem);
     leaf = new NodeX509(leafPem);
   } catch (err) {
-    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, { cause: err });
+    throw new PkiError('DKC_PKI_INVALID_PEM', `${what}: cannot parse certificate: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   if (!leaf.checkIssued(ca) || !leaf.verify(ca.publicKey)) {
     throw new PkiError('DKC_PKI_KEY_MISMATCH', `${what} was not issued by the CA in ca.crt`);
@@ -172,7 +181,10 @@ async function acquireLock(dir: string, timeoutMs: number): Promise<() => Promis
       continue;
     }
     if (Date.now() >= deadline) {
-      throw new PkiError('DKC_PKI_LOCKED', `${lockPath} is held by process ${Number.isInteger(holder) ? holder : '(unknown)'}`);
+      throw new PkiError(
+        'DKC_PKI_LOCKED',
+        `${lockPath} is held by process ${Number.isInteger(holder) ? holder : '(unknown)'}`,
+      );
     }
     await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
   }
@@ -201,7 +213,11 @@ async function complete(dir: string, s: OnDisk, options: ClusterPKIOptions, crea
     // Leaves without their CA cannot be verified by anyone: refuse rather than mint a CA that did not
     // sign them.
     const orphan = LEAVES.find((n) => s.leaves[n].cert !== undefined);
-    if (orphan) throw new PkiError('DKC_PKI_INCOMPLETE', `${join(dir, `${orphan}.crt`)} exists but ${join(dir, 'ca.crt')} does not`);
+    if (orphan)
+      throw new PkiError(
+        'DKC_PKI_INCOMPLETE',
+        `${join(dir, `${orphan}.crt`)} exists but ${join(dir, 'ca.crt')} does not`,
+      );
     const ca = await createCA(CA_COMMON_NAME);
     await write('ca.key', ca.keyPem, KEY_MODE);
     await write('ca.crt', ca.certPem, CERT_MODE);
@@ -213,7 +229,10 @@ async function complete(dir: string, s: OnDisk, options: ClusterPKIOptions, crea
     const leaf = s.leaves[n];
     if (leaf.cert !== undefined && leaf.key !== undefined) continue;
     if (leaf.cert !== undefined) {
-      throw new PkiError('DKC_PKI_INCOMPLETE', `${join(dir, `${n}.crt`)} exists but its key ${join(dir, `${n}.key`)} does not`);
+      throw new PkiError(
+        'DKC_PKI_INCOMPLETE',
+        `${join(dir, `${n}.crt`)} exists but its key ${join(dir, `${n}.key`)} does not`,
+      );
     }
     // A key without its certificate is what a crash between the two writes leaves; it is replaced.
     if (s.caKey === undefined) {

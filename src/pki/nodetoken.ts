@@ -29,14 +29,21 @@ export interface NodeTokenClaims {
 }
 
 /** A signer of node tokens with the CA key in `caKeyPem` (P-256). */
-export function nodeTokenSigner(caKeyPem: string): (nodeName: string, nowSeconds: number, ttlSeconds: number) => string {
+export function nodeTokenSigner(
+  caKeyPem: string,
+): (nodeName: string, nowSeconds: number, ttlSeconds: number) => string {
   const key = createPrivateKey(caKeyPem);
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
     throw new Error('node tokens need a P-256 CA key');
   }
   return (nodeName, nowSeconds, ttlSeconds) => {
     if (!NODE_NAME.test(nodeName)) throw new Error(`${JSON.stringify(nodeName)} is not a valid node name`);
-    const claims: NodeTokenClaims = { iss: NODE_TOKEN_ISSUER, sub: `${NODE_USER_PREFIX}${nodeName}`, iat: nowSeconds, exp: nowSeconds + ttlSeconds };
+    const claims: NodeTokenClaims = {
+      iss: NODE_TOKEN_ISSUER,
+      sub: `${NODE_USER_PREFIX}${nodeName}`,
+      iat: nowSeconds,
+      exp: nowSeconds + ttlSeconds,
+    };
     const input = `${HEADER}.${b64url(JSON.stringify(claims))}`;
     return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
   };
@@ -50,12 +57,13 @@ export function nodeTokenKeys(caBundlePem: string): KeyObject[] {
     .filter((k) => k.asymmetricKeyType === 'ec' && k.asymmetricKeyDetails?.namedCurve === 'prime256v1');
 }
 
-export type NodeTokenCheck = { ok: true; node: string; user: string; expiresAt: number } | { ok: false; reason: string };
+export type NodeTokenCheck =
+  { ok: true; node: string; user: string; expiresAt: number } | { ok: false; reason: string };
 
 function decodeClaims(part: string): Partial<NodeTokenClaims> | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return typeof v === 'object' && v !== null ? (v) : undefined;
+    return typeof v === 'object' && v !== null ? v : undefined;
   } catch {
     return undefined;
   }
@@ -67,11 +75,19 @@ export function checkNodeToken(token: string, keys: readonly KeyObject[], nowSec
   if (parts.length !== 3 || parts[0] !== HEADER) return { ok: false, reason: 'not a node token' };
   const signature = Buffer.from(parts[2]!, 'base64url');
   const input = Buffer.from(`${parts[0]}.${parts[1]}`);
-  if (signature.length !== 64 || !keys.some((key) => verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature))) {
+  if (
+    signature.length !== 64 ||
+    !keys.some((key) => verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature))
+  ) {
     return { ok: false, reason: 'signature not from the cluster CA' };
   }
   const c = decodeClaims(parts[1]!);
-  if (c?.iss !== NODE_TOKEN_ISSUER || typeof c.sub !== 'string' || typeof c.exp !== 'number' || typeof c.iat !== 'number') {
+  if (
+    c?.iss !== NODE_TOKEN_ISSUER ||
+    typeof c.sub !== 'string' ||
+    typeof c.exp !== 'number' ||
+    typeof c.iat !== 'number'
+  ) {
     return { ok: false, reason: 'malformed claims' };
   }
   const node = c.sub.startsWith(NODE_USER_PREFIX) ? c.sub.slice(NODE_USER_PREFIX.length) : '';

@@ -29,7 +29,8 @@ if (typeof R['getMetadata'] !== 'function') {
   R['defineMetadata'] = (key, value, target, prop) => {
     bagOf(target as object, prop as PropertyKey | undefined, true)!.set(key, value);
   };
-  R['getOwnMetadata'] = (key, target, prop) => bagOf(target as object, prop as PropertyKey | undefined, false)?.get(key);
+  R['getOwnMetadata'] = (key, target, prop) =>
+    bagOf(target as object, prop as PropertyKey | undefined, false)?.get(key);
   R['getMetadata'] = (key, target, prop) => {
     // Metadata is inherited along the prototype chain, as in the reflect-metadata proposal.
     for (let o: object | null = target as object; o; o = Object.getPrototypeOf(o) as object | null) {

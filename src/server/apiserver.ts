@@ -12,7 +12,15 @@ import type { Store } from '../storage/store.js';
 import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
-import { alwaysAllow, forbiddenError, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer, type ServerReads, type UserInfo } from './authz.js';
+import {
+  alwaysAllow,
+  forbiddenError,
+  type AdmissionPlugin,
+  type AuthorizationAttributes,
+  type Authorizer,
+  type ServerReads,
+  type UserInfo,
+} from './authz.js';
 import { decodeApplyBody, decodeObjectBody, decodePatchBody, readBody } from './body.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
@@ -70,7 +78,15 @@ export interface ApiServerOptions {
 const JSON_TYPE = 'application/json';
 export const DEFAULT_MAX_WATCHES_PER_USER = 1000;
 export const DEFAULT_WATCH_BUFFER_BUDGET = 256 * 1024 * 1024;
-const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/ping', '/livez/ping', '/readyz/ping']);
+const publicPaths = new Set([
+  '/healthz',
+  '/livez',
+  '/readyz',
+  '/version',
+  '/healthz/ping',
+  '/livez/ping',
+  '/readyz/ping',
+]);
 
 /** A served resource as the OpenAPI documents describe it, with the patch types its PATCH handler accepts. */
 function servedResource(d: ResourceDef): ServedResource {
@@ -81,12 +97,15 @@ function servedResource(d: ResourceDef): ServedResource {
     kind: d.kind,
     namespaced: d.namespaced,
     verbs: d.verbs,
-    subresources: [...(d.statusSubresource ? ['status'] : []), ...(d.proxySubresource ? ['proxy'] : []), ...(d.finalizeSubresource ? [FINALIZE_SUBRESOURCE] : [])],
+    subresources: [
+      ...(d.statusSubresource ? ['status'] : []),
+      ...(d.proxySubresource ? ['proxy'] : []),
+      ...(d.finalizeSubresource ? [FINALIZE_SUBRESOURCE] : []),
+    ],
     patchTypes: acceptedPatchMediaTypes(d.custom !== undefined),
     ...(d.custom ? { schema: d.custom.openapi } : {}),
   };
 }
-
 
 /** One resource request, as the verb handlers take it. */
 interface ResourceCall {
@@ -105,13 +124,25 @@ interface ResourceCall {
 /** dryRun (only "All"), fieldValidation and the warnings a write collects; a bad dryRun is a 400. */
 function writeContext(q: URLSearchParams, user: UserInfo): WriteContext {
   const dryRun = q.getAll('dryRun');
-  for (const d of dryRun) if (d !== 'All') throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(d)}, supported values are: "All"`);
-  return { user, dryRun: dryRun.length > 0, fieldValidation: parseFieldValidation(q.get('fieldValidation')), warnings: [] };
+  for (const d of dryRun)
+    if (d !== 'All')
+      throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(d)}, supported values are: "All"`);
+  return {
+    user,
+    dryRun: dryRun.length > 0,
+    fieldValidation: parseFieldValidation(q.get('fieldValidation')),
+    warnings: [],
+  };
 }
 
 /** A list of `items` as the API answers it: kind `<Kind>List`, items without their own kind and apiVersion. */
 function listOf(def: ResourceDef, items: KubeObject[], metadata: object): object {
-  return { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata, items: items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest) };
+  return {
+    kind: `${def.kind}List`,
+    apiVersion: apiVersionOf(def),
+    metadata,
+    items: items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest),
+  };
 }
 
 export class ApiServer {
@@ -222,7 +253,10 @@ export class ApiServer {
   /** Installs (creates or updates) CustomResourceDefinitions as the server itself, and serves them at once. */
   async installCrds(crds: KubeObject[]): Promise<void> {
     const { installCrds } = await import('./crd/install.js');
-    await installCrds({ crdStorage: () => this.storages.get(customResourceDefinitions), reconcileCrd: (o) => this.crds!.reconcile(o) }, crds);
+    await installCrds(
+      { crdStorage: () => this.storages.get(customResourceDefinitions), reconcileCrd: (o) => this.crds!.reconcile(o) },
+      crds,
+    );
   }
 
   /** The generic storage of a served resource (in-process callers: the CRD registrar). */
@@ -282,7 +316,8 @@ export class ApiServer {
 
   /** Objects per served resource, named as kube-apiserver's apiserver_storage_objects names them (plural.group). */
   private *objectCounts(): Iterable<readonly [string, number]> {
-    for (const [def, storage] of this.storages) yield [def.group ? `${def.plural}.${def.group}` : def.plural, storage.cache.size];
+    for (const [def, storage] of this.storages)
+      yield [def.group ? `${def.plural}.${def.group}` : def.plural, storage.cache.size];
   }
 
   private served(group: string, plural: string): [ResourceDef, ResourceStorage] | undefined {
@@ -405,7 +440,13 @@ export class ApiServer {
    * Answers with `value` as JSON, or YAML when asked. Rendering can fail (YAML of a deeply nested value overflows
    * the stack): the returned promise then rejects, and the caller's catch answers 500 — never an unhandled rejection.
    */
-  private async writeJson(res: ServerResponse, code: number, value: unknown, accept?: string, warnings: string[] = []): Promise<void> {
+  private async writeJson(
+    res: ServerResponse,
+    code: number,
+    value: unknown,
+    accept?: string,
+    warnings: string[] = [],
+  ): Promise<void> {
     const headers: Record<string, string | number | string[]> = { 'Cache-Control': 'no-cache, private' };
     if (warnings.length) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
     let body: string;
@@ -425,10 +466,19 @@ export class ApiServer {
     if (!accept) return;
     const ok = accept.split(',').some((p) => {
       const t = p.split(';')[0]!.trim().toLowerCase();
-      return t === '*/*' || t === 'application/*' || t === 'application/json' || t === 'application/yaml' || t === 'application/vnd.kubernetes.protobuf' || t === '';
+      return (
+        t === '*/*' ||
+        t === 'application/*' ||
+        t === 'application/json' ||
+        t === 'application/yaml' ||
+        t === 'application/vnd.kubernetes.protobuf' ||
+        t === ''
+      );
     });
     if (!ok) {
-      throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+      throw errors.notAcceptable(
+        'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+      );
     }
   }
 
@@ -443,7 +493,10 @@ export class ApiServer {
       case '/livez/ping':
       case '/readyz/ping': {
         const ready = this.caches.every((c) => c.isReady);
-        res.writeHead(ready ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        res.writeHead(ready ? 200 : 500, {
+          'Content-Type': 'text/plain; charset=utf-8',
+          'X-Content-Type-Options': 'nosniff',
+        });
         res.end(ready ? 'ok' : 'watch caches not ready');
         return;
       }
@@ -451,7 +504,11 @@ export class ApiServer {
         return this.writeJson(res, 200, versionInfo(this.options.emulatedVersion));
       case '/metrics': {
         const { contentType, body } = await this.metrics.render();
-        res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
+        res.writeHead(200, {
+          'Content-Type': contentType,
+          'Content-Length': Buffer.byteLength(body),
+          'Cache-Control': 'no-cache, private',
+        });
         res.end(body);
         return;
       }
@@ -463,7 +520,13 @@ export class ApiServer {
         return this.serveOpenapiV2(req, res);
       case '/openapi/v3': {
         const oa = await this.loadOpenapi();
-        return this.writeJson(res, 200, oa.openapiV3Root(this.registry.groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version))));
+        return this.writeJson(
+          res,
+          200,
+          oa.openapiV3Root(
+            this.registry.groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)),
+          ),
+        );
       }
       default:
         break;
@@ -475,7 +538,10 @@ export class ApiServer {
   /** The OpenAPI v2 document as protobuf; a client holding the current one gets 304 Not Modified, as from kube-apiserver. */
   private async serveOpenapiV2(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const oa = await this.loadOpenapi();
-    const { body, etag } = oa.openapiV2Protobuf(this.registry.all.map(servedResource), gitVersion(this.options.emulatedVersion));
+    const { body, etag } = oa.openapiV2Protobuf(
+      this.registry.all.map(servedResource),
+      gitVersion(this.options.emulatedVersion),
+    );
     const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim());
     if (held.includes(etag) || held.includes('*')) {
       res.writeHead(304, { ETag: etag });
@@ -493,7 +559,15 @@ export class ApiServer {
       if (gv) {
         const oa = await this.loadOpenapi();
         const resources = this.registry.inGroupVersion(gv.group, gv.version).map(servedResource);
-        await this.writeJson(res, 200, oa.openapiV3Document(gv.group ? `${gv.group}/${gv.version}` : gv.version, resources, gitVersion(this.options.emulatedVersion)));
+        await this.writeJson(
+          res,
+          200,
+          oa.openapiV3Document(
+            gv.group ? `${gv.group}/${gv.version}` : gv.version,
+            resources,
+            gitVersion(this.options.emulatedVersion),
+          ),
+        );
         return true;
       }
     }
@@ -521,13 +595,24 @@ export class ApiServer {
     return this.openapi;
   }
 
-  private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
+  private async handleResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    info: RequestInfo,
+    user: UserInfo,
+  ): Promise<void> {
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw errors.notFoundPath();
     if (isReview(def)) {
       if (info.verb !== 'create' || info.name || info.subresource) throw errors.methodNotAllowed(info.verb, def.kind);
       const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-      return this.writeJson(res, 201, await answerReview(def, info.namespace, body, user, this.authorizer), req.headers['accept']);
+      return this.writeJson(
+        res,
+        201,
+        await answerReview(def, info.namespace, body, user, this.authorizer),
+        req.headers['accept'],
+      );
     }
     const storage = this.storages.get(def)!;
     if (def.namespaced === false && info.namespace && info.resource !== 'namespaces') throw errors.notFoundPath();
@@ -544,7 +629,17 @@ export class ApiServer {
     const q = url.searchParams;
     const ctx = writeContext(q, user);
     if (info.verb === 'watch') return this.handleWatch(req, res, q, info, def, storage, user);
-    const call: ResourceCall = { req, res, q, info, def, storage, namespace: def.namespaced ? info.namespace : '', accept: req.headers['accept'], ctx };
+    const call: ResourceCall = {
+      req,
+      res,
+      q,
+      info,
+      def,
+      storage,
+      namespace: def.namespaced ? info.namespace : '',
+      accept: req.headers['accept'],
+      ctx,
+    };
     return this.verbHandler(info.verb, def)(call);
   }
 
@@ -573,7 +668,8 @@ export class ApiServer {
   private async getOne({ res, def, storage, namespace, info, accept }: ResourceCall): Promise<void> {
     this.checkAcceptable(accept);
     const obj = await storage.get(namespace, info.name);
-    if (wantsTable(accept)) return this.writeJson(res, 200, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }));
+    if (wantsTable(accept))
+      return this.writeJson(res, 200, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }));
     return this.writeJson(res, 200, obj, accept);
   }
 
@@ -607,7 +703,11 @@ export class ApiServer {
   private async updateOne({ req, res, q, def, storage, namespace, info, accept, ctx }: ResourceCall): Promise<void> {
     ctx.fieldManager = writeOptions('update', undefined, q, req.headers['user-agent']).fieldManager;
     const body = await decodeObjectBody(await readBody(req), req.headers['content-type']);
-    const updated = await this.afterWrite(def, await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx), ctx);
+    const updated = await this.afterWrite(
+      def,
+      await storage.update(namespace, info.name, body as KubeObject, info.subresource, ctx),
+      ctx,
+    );
     return this.writeJson(res, 200, updated, accept, ctx.warnings);
   }
 
@@ -617,8 +717,15 @@ export class ApiServer {
     Object.assign(ctx, writeOptions('patch', kind, q, req.headers['user-agent']));
     // Server-side apply creates a missing object, which needs create as well as patch (kube-apiserver's rule).
     if (kind === 'apply') ctx.authorizeCreate = () => this.authorize(ctx.user, { ...info, verb: 'create' }, q);
-    const patch = kind === 'apply' ? await decodeApplyBody(raw, ctx.fieldValidation ?? 'Warn', (ctx.warnings ??= [])) : decodePatchBody(raw);
-    const patched = await this.afterWrite(def, await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx), ctx);
+    const patch =
+      kind === 'apply'
+        ? await decodeApplyBody(raw, ctx.fieldValidation ?? 'Warn', (ctx.warnings ??= []))
+        : decodePatchBody(raw);
+    const patched = await this.afterWrite(
+      def,
+      await storage.patch(namespace, info.name, kind, patch, info.subresource, ctx),
+      ctx,
+    );
     return this.writeJson(res, ctx.created ? 201 : 200, patched, accept, ctx.warnings);
   }
 
@@ -671,7 +778,13 @@ export class ApiServer {
     if (def === customResourceDefinitions) await this.crds?.deleteObjects(obj);
   }
 
-  private async handleProxy(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, storage: ResourceStorage): Promise<void> {
+  private async handleProxy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    info: RequestInfo,
+    storage: ResourceStorage,
+  ): Promise<void> {
     const node = await storage.get('', info.name);
     const target = nodeEndpoint(node, info.port);
     const marker = '/proxy';
@@ -680,9 +793,22 @@ export class ApiServer {
     await this.proxy.forward(req, res, target, rest || '/', url.search);
   }
 
-  private async handleWatch(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, def: ResourceDef, storage: ResourceStorage, user: UserInfo): Promise<void> {
+  private async handleWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    q: URLSearchParams,
+    info: RequestInfo,
+    def: ResourceDef,
+    storage: ResourceStorage,
+    user: UserInfo,
+  ): Promise<void> {
     const request = parseWatchRequest(q, info, def, req.headers['accept'], this.minRequestTimeout);
-    const server = { limits: this.watchLimits, active: this.activeWatches, bufferLimit: this.watchBufferLimit, bookmarkIntervalMs: this.bookmarkIntervalMs };
+    const server = {
+      limits: this.watchLimits,
+      active: this.activeWatches,
+      bufferLimit: this.watchBufferLimit,
+      bookmarkIntervalMs: this.bookmarkIntervalMs,
+    };
     await new WatchSession(server, def, storage, request).run(req, res, user.name);
   }
 }

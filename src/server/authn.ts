@@ -50,7 +50,12 @@ export function parseTokenFile(text: string): Map<string, UserInfo> {
     if (fields.length < 3 || !fields[0] || !fields[1]) {
       throw new TokenFileError(`token file line ${idx + 1}: expected token,user,uid[,"groups"]`);
     }
-    const groups = fields[3] ? fields[3].split(',').map((g) => g.trim()).filter(Boolean) : [];
+    const groups = fields[3]
+      ? fields[3]
+          .split(',')
+          .map((g) => g.trim())
+          .filter(Boolean)
+      : [];
     tokens.set(fields[0], { name: fields[1], uid: fields[2] ?? '', groups });
   });
   return tokens;
@@ -133,7 +138,8 @@ export class Authenticator {
     const check = checkNodeToken(token, this.nodeTokenKeys, now);
     if (!check.ok) return undefined;
     const user = withAuthenticated({ name: check.user, groups: [NODES_GROUP] });
-    if (this.verifiedNodeTokens.size >= MAX_VERIFIED_NODE_TOKENS) this.verifiedNodeTokens.delete(this.verifiedNodeTokens.keys().next().value!);
+    if (this.verifiedNodeTokens.size >= MAX_VERIFIED_NODE_TOKENS)
+      this.verifiedNodeTokens.delete(this.verifiedNodeTokens.keys().next().value!);
     this.verifiedNodeTokens.set(token, { user, expiresAt: check.expiresAt });
     return { ...user, groups: [...user.groups] };
   }

@@ -109,9 +109,15 @@ export function cannotClause(attrs: AuthorizationAttributes): string {
 export function forbiddenError(attrs: AuthorizationAttributes, reason: string): StatusError {
   const suffix = reason ? `: ${reason}` : '';
   if (!attrs.isResourceRequest) {
-    return errors.forbiddenMessage(`forbidden: User ${JSON.stringify(attrs.user.name)} cannot ${attrs.verb} path ${JSON.stringify(attrs.path)}${suffix}`);
+    return errors.forbiddenMessage(
+      `forbidden: User ${JSON.stringify(attrs.user.name)} cannot ${attrs.verb} path ${JSON.stringify(attrs.path)}${suffix}`,
+    );
   }
-  return errors.forbidden({ group: attrs.apiGroup, name: attrs.resource }, attrs.name, `${cannotClause(attrs)}${suffix}`);
+  return errors.forbidden(
+    { group: attrs.apiGroup, name: attrs.resource },
+    attrs.name,
+    `${cannotClause(attrs)}${suffix}`,
+  );
 }
 
 export interface AdmissionAttributes {

@@ -71,7 +71,9 @@ export async function decodeObjectBody(buf: Buffer, contentType: string | undefi
   }
   checkDepth(value, 'the body of the request');
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw errors.badRequest(`the body of the request must be an object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
+    throw errors.badRequest(
+      `the body of the request must be an object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`,
+    );
   }
   const obj = value as Record<string, unknown>;
   if (obj['metadata'] === undefined || obj['metadata'] === null) obj['metadata'] = {};
@@ -88,13 +90,22 @@ export function decodePatchBody(buf: Buffer): unknown {
   return patch;
 }
 
-const GO_KIND: Readonly<Record<string, string>> = { object: 'array', string: 'string', number: 'number', boolean: 'bool' };
+const GO_KIND: Readonly<Record<string, string>> = {
+  object: 'array',
+  string: 'string',
+  number: 'number',
+  boolean: 'bool',
+};
 
 /**
  * A server-side apply body (YAML, of which JSON is a part) as kube-apiserver reads it: an object, repeated keys
  * allowed (the last wins); with fieldValidation Strict a repeated key is a 400, with Warn a warning.
  */
-export async function decodeApplyBody(buf: Buffer, fieldValidation: 'Strict' | 'Warn' | 'Ignore', warnings: string[]): Promise<Record<string, unknown>> {
+export async function decodeApplyBody(
+  buf: Buffer,
+  fieldValidation: 'Strict' | 'Warn' | 'Ignore',
+  warnings: string[],
+): Promise<Record<string, unknown>> {
   const text = buf.toString('utf8');
   let value: unknown;
   try {
@@ -122,14 +133,15 @@ export async function decodeApplyBody(buf: Buffer, fieldValidation: 'Strict' | '
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     const kind = GO_KIND[Array.isArray(value) ? 'object' : typeof value] ?? 'value';
-    throw errors.badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
+    throw errors.badRequest(
+      `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`,
+    );
   }
   return value as Record<string, unknown>;
 }
 
 /** Deeper request bodies are refused before any recursive walk: every later step (patching, validation, cloning) recurses. */
 export const MAX_BODY_DEPTH = 1000;
-
 
 /** The nesting depth of a JSON value, up to `limit + 1` (iterative: safe for any input). */
 export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
@@ -146,7 +158,6 @@ export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
 }
 
 export function checkDepth(value: unknown, what: string): void {
-  if (jsonDepth(value) > MAX_BODY_DEPTH) throw errors.badRequest(`${what} is nested more than ${MAX_BODY_DEPTH} levels deep`);
+  if (jsonDepth(value) > MAX_BODY_DEPTH)
+    throw errors.badRequest(`${what} is nested more than ${MAX_BODY_DEPTH} levels deep`);
 }
-
-

@@ -44,7 +44,10 @@ function fromBody(body: Record<string, unknown>): { options: DeleteOptions; dryR
     const p = pre as Record<string, unknown>;
     const uid = optionalString(p['uid'], 'preconditions.uid');
     const rv = optionalString(p['resourceVersion'], 'preconditions.resourceVersion');
-    options.preconditions = { ...(uid !== undefined ? { uid } : {}), ...(rv !== undefined ? { resourceVersion: rv } : {}) };
+    options.preconditions = {
+      ...(uid !== undefined ? { uid } : {}),
+      ...(rv !== undefined ? { resourceVersion: rv } : {}),
+    };
   }
   const policy = optionalString(body['propagationPolicy'], 'propagationPolicy');
   if (policy !== undefined) options.propagationPolicy = policy as PropagationPolicy;
@@ -59,7 +62,8 @@ function fromBody(body: Record<string, unknown>): { options: DeleteOptions; dryR
     options.gracePeriodSeconds = grace;
   }
   const dryRun = body['dryRun'];
-  if (dryRun !== undefined && dryRun !== null && (!Array.isArray(dryRun) || dryRun.some((d) => typeof d !== 'string'))) throw badBody('dryRun must be a list of strings');
+  if (dryRun !== undefined && dryRun !== null && (!Array.isArray(dryRun) || dryRun.some((d) => typeof d !== 'string')))
+    throw badBody('dryRun must be a list of strings');
   return { options, dryRun: (dryRun as string[] | undefined) ?? [] };
 }
 
@@ -69,12 +73,14 @@ function fromQuery(q: URLSearchParams): { options: DeleteOptions; dryRun: string
   if (policy !== null) options.propagationPolicy = policy as PropagationPolicy;
   const orphan = q.get('orphanDependents');
   if (orphan !== null) {
-    if (orphan !== 'true' && orphan !== 'false') throw errors.badRequest(`strconv.ParseBool: parsing ${JSON.stringify(orphan)}: invalid syntax`);
+    if (orphan !== 'true' && orphan !== 'false')
+      throw errors.badRequest(`strconv.ParseBool: parsing ${JSON.stringify(orphan)}: invalid syntax`);
     options.orphanDependents = orphan === 'true';
   }
   const grace = q.get('gracePeriodSeconds');
   if (grace !== null) {
-    if (!/^-?\d+$/.test(grace)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(grace)}: invalid syntax`);
+    if (!/^-?\d+$/.test(grace))
+      throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(grace)}: invalid syntax`);
     options.gracePeriodSeconds = Number(grace);
   }
   return { options, dryRun: q.getAll('dryRun') };
@@ -84,7 +90,13 @@ function fromQuery(q: URLSearchParams): { options: DeleteOptions; dryRun: string
 export function validateDeleteOptions(o: DeleteOptions, dryRun: readonly string[]): FieldError[] {
   const errs: FieldError[] = [];
   if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
-    errs.push(field.invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+    errs.push(
+      field.invalid(
+        'propagationPolicy',
+        o.propagationPolicy,
+        'orphanDependents and deletionPropagation cannot be both set',
+      ),
+    );
   }
   if (o.propagationPolicy !== undefined && !POLICIES.includes(o.propagationPolicy)) {
     errs.push(field.notSupported('propagationPolicy', o.propagationPolicy, [...POLICIES, 'nil']));
@@ -145,7 +157,10 @@ export function finalizersForDelete(finalizers: readonly string[], o: DeleteOpti
 }
 
 /** kube-apiserver's BeforeDelete preconditions, with its 409 wording (the resource named by its kind). */
-export function preconditionFailure(o: DeleteOptions, meta: { uid?: string | undefined; resourceVersion?: string | undefined }): string | undefined {
+export function preconditionFailure(
+  o: DeleteOptions,
+  meta: { uid?: string | undefined; resourceVersion?: string | undefined },
+): string | undefined {
   const p = o.preconditions;
   if (p?.uid !== undefined && p.uid !== (meta.uid ?? '')) {
     return `the UID in the precondition (${p.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`;

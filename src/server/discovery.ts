@@ -60,15 +60,39 @@ function resourceEntries(def: ResourceDef): object[] {
   if (def.categories?.length) main['categories'] = def.categories;
   const out: object[] = [main];
   if (def.proxySubresource) {
-    out.push({ name: `${def.plural}/proxy`, singularName: '', namespaced: def.namespaced, kind: `${def.kind}ProxyOptions`, verbs: ['create', 'delete', 'get', 'patch', 'update'] });
+    out.push({
+      name: `${def.plural}/proxy`,
+      singularName: '',
+      namespaced: def.namespaced,
+      kind: `${def.kind}ProxyOptions`,
+      verbs: ['create', 'delete', 'get', 'patch', 'update'],
+    });
   }
   if (def.finalizeSubresource) {
-    out.push({ name: `${def.plural}/finalize`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: ['update'] });
+    out.push({
+      name: `${def.plural}/finalize`,
+      singularName: '',
+      namespaced: def.namespaced,
+      kind: def.kind,
+      verbs: ['update'],
+    });
   }
   if (def.statusSubresource && def.verbs.includes('update')) {
-    out.push({ name: `${def.plural}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: ['get', 'patch', 'update'] });
+    out.push({
+      name: `${def.plural}/status`,
+      singularName: '',
+      namespaced: def.namespaced,
+      kind: def.kind,
+      verbs: ['get', 'patch', 'update'],
+    });
   } else if (def.statusSubresource) {
-    out.push({ name: `${def.plural}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: ['get'] });
+    out.push({
+      name: `${def.plural}/status`,
+      singularName: '',
+      namespaced: def.namespaced,
+      kind: def.kind,
+      verbs: ['get'],
+    });
   }
   return out;
 }

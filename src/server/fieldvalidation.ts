@@ -47,14 +47,16 @@ function prune(value: unknown, schema: JsonSchema | undefined, path: string, out
       const child = props[key];
       const p = path ? `${path}.${key}` : key;
       if (child) prune(obj[key], child, p, out, depth + 1);
-      else if (additional && typeof additional === 'object') prune(obj[key], additional as JsonSchema, p, out, depth + 1);
+      else if (additional && typeof additional === 'object')
+        prune(obj[key], additional as JsonSchema, p, out, depth + 1);
       else if (additional !== true) {
         out.push(p);
         delete obj[key];
       }
     }
   } else if (additional && typeof additional === 'object') {
-    for (const key of Object.keys(obj)) prune(obj[key], additional as JsonSchema, path ? `${path}.${key}` : key, out, depth + 1);
+    for (const key of Object.keys(obj))
+      prune(obj[key], additional as JsonSchema, path ? `${path}.${key}` : key, out, depth + 1);
   }
 }
 
@@ -73,7 +75,9 @@ function schemaFor(group: string, kind: string): JsonSchema | undefined {
 export function parseFieldValidation(value: string | null): FieldValidation {
   if (value === null || value === '') return 'Warn';
   if (value === 'Strict' || value === 'Warn' || value === 'Ignore') return value;
-  throw errors.badRequest(`invalid fieldValidation directive: ${value}; supported directives are: Strict, Warn, Ignore`);
+  throw errors.badRequest(
+    `invalid fieldValidation directive: ${value}; supported directives are: Strict, Warn, Ignore`,
+  );
 }
 
 /**

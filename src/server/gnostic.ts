@@ -85,9 +85,19 @@ const descriptor = {
               },
             },
             Info: { fields: { title: { id: 1, type: 'string' }, version: { id: 2, type: 'string' } } },
-            Paths: { fields: { vendorExtension: { id: 1, type: 'NamedAny', rule: 'repeated' }, path: { id: 2, type: 'NamedPathItem', rule: 'repeated' } } },
+            Paths: {
+              fields: {
+                vendorExtension: { id: 1, type: 'NamedAny', rule: 'repeated' },
+                path: { id: 2, type: 'NamedPathItem', rule: 'repeated' },
+              },
+            },
             NamedPathItem: { fields: { name: { id: 1, type: 'string' }, value: { id: 2, type: 'PathItem' } } },
-            PathItem: { fields: { patch: { id: 8, type: 'Operation' }, parameters: { id: 9, type: 'ParametersItem', rule: 'repeated' } } },
+            PathItem: {
+              fields: {
+                patch: { id: 8, type: 'Operation' },
+                parameters: { id: 9, type: 'ParametersItem', rule: 'repeated' },
+              },
+            },
             Operation: {
               fields: {
                 tags: { id: 1, type: 'string', rule: 'repeated' },
@@ -101,10 +111,16 @@ const descriptor = {
                 vendorExtension: { id: 13, type: 'NamedAny', rule: 'repeated' },
               },
             },
-            ParametersItem: { oneofs: { oneof: { oneof: ['parameter'] } }, fields: { parameter: { id: 1, type: 'Parameter' } } },
+            ParametersItem: {
+              oneofs: { oneof: { oneof: ['parameter'] } },
+              fields: { parameter: { id: 1, type: 'Parameter' } },
+            },
             Parameter: {
               oneofs: { oneof: { oneof: ['bodyParameter', 'nonBodyParameter'] } },
-              fields: { bodyParameter: { id: 1, type: 'BodyParameter' }, nonBodyParameter: { id: 2, type: 'NonBodyParameter' } },
+              fields: {
+                bodyParameter: { id: 1, type: 'BodyParameter' },
+                nonBodyParameter: { id: 2, type: 'NonBodyParameter' },
+              },
             },
             BodyParameter: {
               fields: {
@@ -117,7 +133,10 @@ const descriptor = {
             },
             NonBodyParameter: {
               oneofs: { oneof: { oneof: ['queryParameterSubSchema', 'pathParameterSubSchema'] } },
-              fields: { queryParameterSubSchema: { id: 3, type: 'QueryParameterSubSchema' }, pathParameterSubSchema: { id: 4, type: 'PathParameterSubSchema' } },
+              fields: {
+                queryParameterSubSchema: { id: 3, type: 'QueryParameterSubSchema' },
+                pathParameterSubSchema: { id: 4, type: 'PathParameterSubSchema' },
+              },
             },
             QueryParameterSubSchema: {
               fields: {
@@ -140,8 +159,13 @@ const descriptor = {
               },
             },
             Responses: { fields: { responseCode: { id: 1, type: 'NamedResponseValue', rule: 'repeated' } } },
-            NamedResponseValue: { fields: { name: { id: 1, type: 'string' }, value: { id: 2, type: 'ResponseValue' } } },
-            ResponseValue: { oneofs: { oneof: { oneof: ['response'] } }, fields: { response: { id: 1, type: 'Response' } } },
+            NamedResponseValue: {
+              fields: { name: { id: 1, type: 'string' }, value: { id: 2, type: 'ResponseValue' } },
+            },
+            ResponseValue: {
+              oneofs: { oneof: { oneof: ['response'] } },
+              fields: { response: { id: 1, type: 'Response' } },
+            },
             Response: { fields: { description: { id: 1, type: 'string' }, schema: { id: 2, type: 'SchemaItem' } } },
             SchemaItem: { oneofs: { oneof: { oneof: ['schema'] } }, fields: { schema: { id: 1, type: 'Schema' } } },
             Definitions: { fields: { additionalProperties: { id: 1, type: 'NamedSchema', rule: 'repeated' } } },
@@ -181,9 +205,25 @@ type Message = { [key: string]: unknown };
 const yaml = (value: unknown): Message => ({ yaml: `${JSON.stringify(value)}\n` });
 
 const COPIED = new Set([
-  'format', 'title', 'description', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties',
-  'required', 'discriminator', 'readOnly',
+  'format',
+  'title',
+  'description',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'discriminator',
+  'readOnly',
 ]);
 
 function isObject(v: unknown): v is SwaggerSchema {
@@ -200,7 +240,8 @@ function schemaMessage(s: SwaggerSchema): Message {
     else if (key === 'default' || key === 'example') out[key] = yaml(value);
     else if (key === 'enum' && Array.isArray(value)) out['enum'] = value.map(yaml);
     else if (key === 'type') out['type'] = { value: Array.isArray(value) ? value : [value] };
-    else if (key === 'items') out['items'] = { schema: (Array.isArray(value) ? value : [value]).filter(isObject).map(schemaMessage) };
+    else if (key === 'items')
+      out['items'] = { schema: (Array.isArray(value) ? value : [value]).filter(isObject).map(schemaMessage) };
     else if (key === 'allOf' && Array.isArray(value)) out['allOf'] = value.filter(isObject).map(schemaMessage);
     else if (key === 'properties' && isObject(value)) out['properties'] = { additionalProperties: namedSchemas(value) };
     else if (key === 'additionalProperties') {
@@ -224,16 +265,20 @@ const PARAMETER_FIELDS = ['required', 'in', 'description', 'name', 'type', 'uniq
 function parameterMessage(p: SwaggerSchema): Message[] {
   if (p['in'] === 'body') {
     const { schema: s, ...rest } = p;
-    const fields = Object.fromEntries(Object.entries(rest).filter(([k]) => PARAMETER_FIELDS.includes(k) && k !== 'type'));
+    const fields = Object.fromEntries(
+      Object.entries(rest).filter(([k]) => PARAMETER_FIELDS.includes(k) && k !== 'type'),
+    );
     return [{ parameter: { bodyParameter: { ...fields, ...(isObject(s) ? { schema: schemaMessage(s) } : {}) } } }];
   }
-  const sub = p['in'] === 'query' ? 'queryParameterSubSchema' : p['in'] === 'path' ? 'pathParameterSubSchema' : undefined;
+  const sub =
+    p['in'] === 'query' ? 'queryParameterSubSchema' : p['in'] === 'path' ? 'pathParameterSubSchema' : undefined;
   if (sub === undefined) return [];
   const fields = Object.fromEntries(Object.entries(p).filter(([k]) => PARAMETER_FIELDS.includes(k)));
   return [{ parameter: { nonBodyParameter: { [sub]: fields } } }];
 }
 
-const parameterMessages = (ps: unknown): Message[] => (Array.isArray(ps) ? ps.filter(isObject).flatMap(parameterMessage) : []);
+const parameterMessages = (ps: unknown): Message[] =>
+  Array.isArray(ps) ? ps.filter(isObject).flatMap(parameterMessage) : [];
 
 const OPERATION_FIELDS = ['tags', 'description', 'operationId', 'produces', 'consumes', 'schemes'];
 
@@ -246,10 +291,17 @@ function operationMessage(op: SwaggerSchema): Message {
       .filter((entry): entry is [string, SwaggerSchema] => isObject(entry[1]))
       .map(([code, r]) => ({
         name: code,
-        value: { response: { description: r['description'], ...(isObject(r['schema']) ? { schema: { schema: schemaMessage(r['schema']) } } : {}) } },
+        value: {
+          response: {
+            description: r['description'],
+            ...(isObject(r['schema']) ? { schema: { schema: schemaMessage(r['schema']) } } : {}),
+          },
+        },
       })),
   };
-  const extensions = Object.entries(op).filter(([k]) => k.startsWith('x-')).map(([name, value]) => ({ name, value: yaml(value) }));
+  const extensions = Object.entries(op)
+    .filter(([k]) => k.startsWith('x-'))
+    .map(([name, value]) => ({ name, value: yaml(value) }));
   if (extensions.length > 0) out['vendorExtension'] = extensions;
   return out;
 }
@@ -268,7 +320,9 @@ export function encodeSwaggerDocument(doc: SwaggerDocument): Uint8Array {
     swagger: doc.swagger,
     info: doc.info,
     paths: { path: Object.entries(doc.paths).map(([name, item]) => ({ name, value: pathItemMessage(item) })) },
-    ...(Object.keys(doc.definitions).length > 0 ? { definitions: { additionalProperties: namedSchemas(doc.definitions) } } : {}),
+    ...(Object.keys(doc.definitions).length > 0
+      ? { definitions: { additionalProperties: namedSchemas(doc.definitions) } }
+      : {}),
   };
   return type.encode(type.fromObject(message)).finish();
 }

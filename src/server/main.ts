@@ -56,13 +56,15 @@ export class ServerConfigError extends CodedError<'DKC_SERVER_INVALID_CONFIG'> {
 
 function parsePort(s: string): number {
   const n = Number(s);
-  if (!/^\d+$/.test(s) || n > 65535) throw new ServerConfigError(`invalid --port ${JSON.stringify(s)}: must be an integer in [0, 65535]`);
+  if (!/^\d+$/.test(s) || n > 65535)
+    throw new ServerConfigError(`invalid --port ${JSON.stringify(s)}: must be an integer in [0, 65535]`);
   return n;
 }
 
 function positiveInt(flag: string, s: string | undefined): number | undefined {
   if (s === undefined) return undefined;
-  if (!/^\d+$/.test(s) || Number(s) <= 0) throw new ServerConfigError(`invalid ${flag} ${JSON.stringify(s)}: must be a positive integer`);
+  if (!/^\d+$/.test(s) || Number(s) <= 0)
+    throw new ServerConfigError(`invalid ${flag} ${JSON.stringify(s)}: must be a positive integer`);
   return Number(s);
 }
 
@@ -71,10 +73,14 @@ async function storeConfig(opts: ServerCommandOptions, dataDir: string): Promise
   const kind = opts.storage ?? 'sqlite';
   if (kind === 'sqlite') return { kind: 'sqlite', path: join(dataDir, 'dkc.db') };
   if (kind !== 'etcd') throw new ServerConfigError(`invalid --storage ${JSON.stringify(kind)}: must be sqlite or etcd`);
-  const endpoints = (opts.etcdServers ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const endpoints = (opts.etcdServers ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
   if (endpoints.length === 0) throw new ServerConfigError('--storage etcd needs --etcd-servers URL[,URL...]');
   for (const u of endpoints) {
-    if (!/^https?:\/\/[^/]+\/?$/.test(u)) throw new ServerConfigError(`invalid --etcd-servers entry ${JSON.stringify(u)}: must be http(s)://host:port`);
+    if (!/^https?:\/\/[^/]+\/?$/.test(u))
+      throw new ServerConfigError(`invalid --etcd-servers entry ${JSON.stringify(u)}: must be http(s)://host:port`);
   }
   if ((opts.etcdCertfile === undefined) !== (opts.etcdKeyfile === undefined)) {
     throw new ServerConfigError('--etcd-certfile and --etcd-keyfile must be given together');
@@ -82,7 +88,9 @@ async function storeConfig(opts: ServerCommandOptions, dataDir: string): Promise
   if (opts.etcdCertfile && !opts.etcdCafile) throw new ServerConfigError('--etcd-certfile needs --etcd-cafile');
   const interval = opts.etcdCompactionInterval === undefined ? undefined : Number(opts.etcdCompactionInterval);
   if (interval !== undefined && !(/^\d+$/.test(opts.etcdCompactionInterval!) && Number.isSafeInteger(interval))) {
-    throw new ServerConfigError(`invalid --etcd-compaction-interval ${JSON.stringify(opts.etcdCompactionInterval)}: must be a non-negative integer of seconds`);
+    throw new ServerConfigError(
+      `invalid --etcd-compaction-interval ${JSON.stringify(opts.etcdCompactionInterval)}: must be a non-negative integer of seconds`,
+    );
   }
   return {
     kind: 'etcd',
@@ -92,7 +100,9 @@ async function storeConfig(opts: ServerCommandOptions, dataDir: string): Promise
       ? {
           tls: {
             caPem: await readFile(opts.etcdCafile),
-            ...(opts.etcdCertfile ? { certPem: await readFile(opts.etcdCertfile), keyPem: await readFile(opts.etcdKeyfile!) } : {}),
+            ...(opts.etcdCertfile
+              ? { certPem: await readFile(opts.etcdCertfile), keyPem: await readFile(opts.etcdKeyfile!) }
+              : {}),
           },
         }
       : {}),
@@ -107,7 +117,10 @@ async function storeConfig(opts: ServerCommandOptions, dataDir: string): Promise
  */
 async function refuseEmptiedDatabase(dataDir: string): Promise<void> {
   const db = join(dataDir, 'dkc.db');
-  const [dbStat, pkiStat] = await Promise.all([stat(db).catch(() => undefined), stat(join(dataDir, 'pki')).catch(() => undefined)]);
+  const [dbStat, pkiStat] = await Promise.all([
+    stat(db).catch(() => undefined),
+    stat(join(dataDir, 'pki')).catch(() => undefined),
+  ]);
   if (dbStat?.isFile() && dbStat.size === 0 && pkiStat?.isDirectory()) {
     throw new ServerConfigError(
       `${db} is empty (0 bytes) but ${join(dataDir, 'pki')} holds an existing cluster's certificates; refusing to start an empty cluster under them. ` +
@@ -118,12 +131,19 @@ async function refuseEmptiedDatabase(dataDir: string): Promise<void> {
 
 /** kube-apiserver's --disable-admission-plugins: the chain without the plugins named; an unknown name is an error. */
 export function withoutDisabledPlugins(plugins: AdmissionPlugin[], names: string | undefined): AdmissionPlugin[] {
-  const disabled = (names ?? '').split(',').map((n) => n.trim()).filter(Boolean);
-  for (const n of disabled) if (!plugins.some((p) => p.name === n)) throw new ServerConfigError(`disable-admission-plugins plugin ${JSON.stringify(n)} is unknown`);
+  const disabled = (names ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const n of disabled)
+    if (!plugins.some((p) => p.name === n))
+      throw new ServerConfigError(`disable-admission-plugins plugin ${JSON.stringify(n)} is unknown`);
   return plugins.filter((p) => !disabled.includes(p.name));
 }
 
-export async function startServer(opts: ServerCommandOptions): Promise<{ server: ApiServer; port: number; kubeconfig: string; stop(): Promise<void> }> {
+export async function startServer(
+  opts: ServerCommandOptions,
+): Promise<{ server: ApiServer; port: number; kubeconfig: string; stop(): Promise<void> }> {
   const dataDir = resolve(opts.dataDir);
   const port = parsePort(opts.port);
   if (!isIP(opts.bindAddress) && opts.bindAddress !== 'localhost') {
@@ -147,10 +167,15 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   let serverRef: ApiServer | undefined;
   const { keepsNodeConfigSource } = await import('./emulation/version.js');
   const keepsNodeFields = !emulatedVersion || keepsNodeConfigSource(emulatedVersion);
-  const authz = clusterAuthorization(modes, (group, plural) => serverRef?.cacheOf(group, plural), () => serverRef?.reads, {
-    nodeConfigSourceEdge: keepsNodeFields,
-    assignmentChannel: keepsNodeFields ? 'node' : 'nodeconfig',
-  });
+  const authz = clusterAuthorization(
+    modes,
+    (group, plural) => serverRef?.cacheOf(group, plural),
+    () => serverRef?.reads,
+    {
+      nodeConfigSourceEdge: keepsNodeFields,
+      assignmentChannel: keepsNodeFields ? 'node' : 'nodeconfig',
+    },
+  );
   const admission = withoutDisabledPlugins(authz.admission, opts.disableAdmissionPlugins);
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
   await mkdir(dataDir, { recursive: true });
@@ -160,7 +185,9 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   const ips = isIP(opts.bindAddress) && !['0.0.0.0', '::'].includes(opts.bindAddress) ? [opts.bindAddress] : [];
   const pki = await ensureClusterPKI(join(dataDir, 'pki'), { ips });
   const store = await openStore(await storeConfig(opts, dataDir));
-  const audit = opts.auditLogPath ? new (await import('./auth/audit.js')).AuditLog(resolve(opts.auditLogPath)) : undefined;
+  const audit = opts.auditLogPath
+    ? new (await import('./auth/audit.js')).AuditLog(resolve(opts.auditLogPath))
+    : undefined;
   const server = new ApiServer({
     authorizer: authz.authorizer,
     admission,
@@ -187,9 +214,16 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
   if (isIP(host) === 6) host = `[${host}]`;
   const url = `https://${host}:${addr.port}`;
   const kubeconfig = join(dataDir, 'kubeconfig');
-  await writeKubeconfig(kubeconfig, { server: url, caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
+  await writeKubeconfig(kubeconfig, {
+    server: url,
+    caPem: pki.ca.certPem,
+    certPem: pki.admin.certPem,
+    keyPem: pki.admin.keyPem,
+  });
   klog.info(`serving the API on ${url}; admin kubeconfig: ${kubeconfig}`);
-  const manager = await (await import('../controllers/host.js')).startInProcessControllers({
+  const manager = await (
+    await import('../controllers/host.js')
+  ).startInProcessControllers({
     ...controllers,
     url,
     ca: pki.ca,
@@ -212,7 +246,9 @@ export async function startServer(opts: ServerCommandOptions): Promise<{ server:
 }
 
 /** The release --emulated-version names, checked before anything starts. */
-async function emulatedVersionOf(opts: ServerCommandOptions): Promise<import('./emulation/version.js').KubeVersion | undefined> {
+async function emulatedVersionOf(
+  opts: ServerCommandOptions,
+): Promise<import('./emulation/version.js').KubeVersion | undefined> {
   if (opts.emulatedVersion === undefined) return undefined;
   const { parseEmulatedVersion } = await import('./emulation/version.js');
   try {
@@ -222,7 +258,11 @@ async function emulatedVersionOf(opts: ServerCommandOptions): Promise<import('./
   }
 }
 
-type ControllerSettings = { names: import('../controllers/manager.js').ControllerName[]; gracePeriodMs: number; namespaceSyncPeriodMs: number };
+type ControllerSettings = {
+  names: import('../controllers/manager.js').ControllerName[];
+  gracePeriodMs: number;
+  namespaceSyncPeriodMs: number;
+};
 
 /** The in-process controllers the flags ask for, checked before anything starts. */
 async function controllerSettings(opts: ServerCommandOptions): Promise<ControllerSettings> {
@@ -230,8 +270,14 @@ async function controllerSettings(opts: ServerCommandOptions): Promise<Controlle
   try {
     return {
       names: m.parseControllers(opts.controllers ?? m.DEFAULT_CONTROLLERS),
-      gracePeriodMs: m.parseDurationFlag('--node-monitor-grace-period', opts.nodeMonitorGracePeriod ?? m.DEFAULT_NODE_MONITOR_GRACE_PERIOD),
-      namespaceSyncPeriodMs: m.parseDurationFlag('--namespace-sync-period', opts.namespaceSyncPeriod ?? m.DEFAULT_NAMESPACE_SYNC_PERIOD),
+      gracePeriodMs: m.parseDurationFlag(
+        '--node-monitor-grace-period',
+        opts.nodeMonitorGracePeriod ?? m.DEFAULT_NODE_MONITOR_GRACE_PERIOD,
+      ),
+      namespaceSyncPeriodMs: m.parseDurationFlag(
+        '--namespace-sync-period',
+        opts.namespaceSyncPeriod ?? m.DEFAULT_NAMESPACE_SYNC_PERIOD,
+      ),
     };
   } catch (err) {
     throw new ServerConfigError(errorMessage(err), { cause: err });
@@ -251,7 +297,9 @@ function surviveUnhandledRejections(): void {
 export async function runServerCommand(opts: ServerCommandOptions): Promise<void> {
   surviveUnhandledRejections();
   const running = await startServer(opts);
-  process.stdout.write(`dkc server is ready. Use it with:\n  export KUBECONFIG=${running.kubeconfig}\n  kubectl get nodes\n`);
+  process.stdout.write(
+    `dkc server is ready. Use it with:\n  export KUBECONFIG=${running.kubeconfig}\n  kubectl get nodes\n`,
+  );
   await new Promise<void>((resolveStop) => {
     let stopping = false;
     const stop = (signal: string) => {

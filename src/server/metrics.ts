@@ -8,15 +8,40 @@
 // scrape time only.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { newRegistry, promPart, renderMetrics, type Counter, type Gauge, type Histogram, type Registry } from '../util/prom.js';
+import {
+  newRegistry,
+  promPart,
+  renderMetrics,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type Registry,
+} from '../util/prom.js';
 import type { RequestInfo } from './requestinfo.js';
 
 /** kube-apiserver's apiserver_request_duration_seconds buckets (an SLO metric: chosen to resolve both fast and slow calls). */
-export const REQUEST_DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+export const REQUEST_DURATION_BUCKETS = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
 
 const COMPONENT = 'apiserver';
 /** The verbs kube-apiserver reports; any other becomes "other". */
-const VALID_VERBS = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST']);
+const VALID_VERBS = new Set([
+  'APPLY',
+  'CONNECT',
+  'CREATE',
+  'DELETE',
+  'DELETECOLLECTION',
+  'GET',
+  'LIST',
+  'PATCH',
+  'POST',
+  'PROXY',
+  'PUT',
+  'UPDATE',
+  'WATCH',
+  'WATCHLIST',
+]);
 /** Subresources kube-apiserver serves by CONNECT, reported as such whatever the HTTP method. */
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
 const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -46,7 +71,12 @@ export function metricsScope(info: Pick<RequestInfo, 'name' | 'verb' | 'namespac
  * kube-apiserver's reported verb: the HTTP method upper-cased, GET of a collection as LIST, any watch as WATCH, a
  * server-side apply patch as APPLY, proxy and the other connect subresources as CONNECT.
  */
-export function metricsVerb(method: string, info: Pick<RequestInfo, 'verb' | 'subresource' | 'isResourceRequest'>, scope: string, contentType: string | undefined): string {
+export function metricsVerb(
+  method: string,
+  info: Pick<RequestInfo, 'verb' | 'subresource' | 'isResourceRequest'>,
+  scope: string,
+  contentType: string | undefined,
+): string {
   let verb = method.toUpperCase();
   if ((verb === 'GET' || verb === 'HEAD') && scope !== 'resource' && scope !== '') verb = 'LIST';
   else if (verb === 'HEAD') verb = 'GET';
@@ -73,7 +103,12 @@ export function requestKind(info: Pick<RequestInfo, 'verb'>): RequestKind {
   return info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' ? 'readOnly' : 'mutating';
 }
 
-export function requestLabels(method: string, info: RequestInfo, query: URLSearchParams, contentType: string | undefined): RequestLabels {
+export function requestLabels(
+  method: string,
+  info: RequestInfo,
+  query: URLSearchParams,
+  contentType: string | undefined,
+): RequestLabels {
   const scope = metricsScope(info);
   return {
     verb: metricsVerb(method, info, scope, contentType),
@@ -120,7 +155,16 @@ export class Watermark {
 }
 
 type RequestLabelName = keyof RequestLabels;
-const REQUEST_LABELS: RequestLabelName[] = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
+const REQUEST_LABELS: RequestLabelName[] = [
+  'verb',
+  'dry_run',
+  'group',
+  'version',
+  'resource',
+  'subresource',
+  'scope',
+  'component',
+];
 const LONG_RUNNING_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
 interface Series {

@@ -25,7 +25,8 @@ export const FINALIZE_SUBRESOURCE = 'finalize';
 
 type Fields = Record<string, unknown>;
 
-const record = (v: unknown): Fields | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Fields) : undefined);
+const record = (v: unknown): Fields | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Fields) : undefined;
 
 /** PrepareForCreate: the status is Active whatever was sent, and spec.finalizers holds `kubernetes` (added last). */
 export function prepareNamespaceCreate(ns: KubeObject): void {
@@ -80,12 +81,27 @@ export function namespaceMayGo(next: KubeObject): boolean {
  * The NamespaceLifecycle admission plugin's refusal of a create in a namespace that is Terminating: 403 naming the
  * object ("Unknown" when it has no name yet, as with generateName), with the NamespaceTerminating cause.
  */
-export function refuseCreateInTerminating(resource: GroupName, name: string, namespace: string, ns: KubeObject): StatusError | undefined {
+export function refuseCreateInTerminating(
+  resource: GroupName,
+  name: string,
+  namespace: string,
+  ns: KubeObject,
+): StatusError | undefined {
   if (namespacePhase(ns) !== NAMESPACE_TERMINATING) return undefined;
-  const err = errors.forbidden(resource, name || 'Unknown', `unable to create new content in namespace ${namespace} because it is being terminated`);
+  const err = errors.forbidden(
+    resource,
+    name || 'Unknown',
+    `unable to create new content in namespace ${namespace} because it is being terminated`,
+  );
   err.status.details = {
     ...err.status.details,
-    causes: [{ reason: NAMESPACE_TERMINATING_CAUSE, message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+    causes: [
+      {
+        reason: NAMESPACE_TERMINATING_CAUSE,
+        message: `namespace ${namespace} is being terminated`,
+        field: 'metadata.namespace',
+      },
+    ],
   };
   return err;
 }

@@ -64,12 +64,22 @@ function kindSchemaName(gv: GroupVersion, kind: string, extra: Record<string, Js
 const gvkOf = (gv: GroupVersion, kind: string) => [{ group: gv.group, version: gv.version, kind }];
 
 /** A CRD version's schema as kube-apiserver publishes it: metadata is ObjectMeta, and the kind is named. */
-function customSchemaName(gv: GroupVersion, kind: string, custom: { name: string; schema: JsonSchema }, extra: Record<string, JsonSchema>): string {
+function customSchemaName(
+  gv: GroupVersion,
+  kind: string,
+  custom: { name: string; schema: JsonSchema },
+  extra: Record<string, JsonSchema>,
+): string {
   const props = { ...((custom.schema['properties'] as Record<string, JsonSchema> | undefined) ?? {}) };
   props['apiVersion'] = { description: text.apiVersion, type: 'string' };
   props['kind'] = { description: text.kind, type: 'string' };
   props['metadata'] = { allOf: [ref(`${META}ObjectMeta`)], description: text.metadata };
-  extra[custom.name] = { ...custom.schema, type: 'object', properties: props, 'x-kubernetes-group-version-kind': gvkOf(gv, kind) };
+  extra[custom.name] = {
+    ...custom.schema,
+    type: 'object',
+    properties: props,
+    'x-kubernetes-group-version-kind': gvkOf(gv, kind),
+  };
   return custom.name;
 }
 
@@ -116,8 +126,14 @@ const pathParam = (name: string, description: string): JsonSchema => ({
 
 const params = {
   pretty: query('pretty', "If 'true', the output is pretty printed."),
-  dryRun: query('dryRun', 'When present, indicates that modifications should not be persisted. The only valid value is "All".'),
-  fieldManager: query('fieldManager', 'A name associated with the actor making these changes, recorded in managedFields.'),
+  dryRun: query(
+    'dryRun',
+    'When present, indicates that modifications should not be persisted. The only valid value is "All".',
+  ),
+  fieldManager: query(
+    'fieldManager',
+    'A name associated with the actor making these changes, recorded in managedFields.',
+  ),
   // Its presence on patch operations is what tells kubectl ≥1.27 that the server validates fields itself.
   fieldValidation: query(
     'fieldValidation',
@@ -131,7 +147,10 @@ const params = {
     type: 'integer',
     uniqueItems: true,
   }),
-  propagationPolicy: query('propagationPolicy', 'Garbage collection policy for dependents: "Orphan", "Background" or "Foreground".'),
+  propagationPolicy: query(
+    'propagationPolicy',
+    'Garbage collection policy for dependents: "Orphan", "Background" or "Foreground".',
+  ),
   list: [
     query('allowWatchBookmarks', 'Ask for BOOKMARK events on watches.', { type: 'boolean', uniqueItems: true }),
     query('continue', 'The continue token of a previous limited list.'),
@@ -141,7 +160,10 @@ const params = {
     query('resourceVersion', 'The resource version to list or watch from.'),
     query('resourceVersionMatch', 'How resourceVersion applies to a list.'),
     query('timeoutSeconds', 'Timeout of a list or watch call.', { type: 'integer', uniqueItems: true }),
-    query('watch', 'Watch for changes instead of listing, starting at resourceVersion.', { type: 'boolean', uniqueItems: true }),
+    query('watch', 'Watch for changes instead of listing, starting at resourceVersion.', {
+      type: 'boolean',
+      uniqueItems: true,
+    }),
   ],
 };
 
@@ -153,7 +175,10 @@ const jsonContent = (schema: JsonSchema): JsonSchema => ({
 const ok = (schema: JsonSchema, ...codes: string[]): JsonSchema => {
   const responses: JsonSchema = {};
   for (const code of codes) {
-    responses[code] = { description: code === '201' ? 'Created' : code === '202' ? 'Accepted' : 'OK', content: jsonContent(schema) };
+    responses[code] = {
+      description: code === '201' ? 'Created' : code === '202' ? 'Accepted' : 'OK',
+      content: jsonContent(schema),
+    };
   }
   responses['401'] = { description: 'Unauthorized' };
   return responses;
@@ -207,10 +232,18 @@ export function addResourcePaths(
   const scope = resource.namespaced ? `${base}/namespaces/{namespace}` : base;
   const collection = `${scope}/${plural}`;
   const item = `${collection}/{name}`;
-  const kindRef = ref(resource.schema ? customSchemaName(gv, resource.kind, resource.schema, extra) : kindSchemaName(gv, kind, extra));
-  const listRef = ref(resource.schema ? customListSchemaName(gv, resource.kind, resource.schema.name, extra) : kindSchemaName(gv, `${kind}List`, extra));
+  const kindRef = ref(
+    resource.schema ? customSchemaName(gv, resource.kind, resource.schema, extra) : kindSchemaName(gv, kind, extra),
+  );
+  const listRef = ref(
+    resource.schema
+      ? customListSchemaName(gv, resource.kind, resource.schema.name, extra)
+      : kindSchemaName(gv, `${kind}List`, extra),
+  );
   const statusRef = ref(`${META}Status`);
-  const scopeParams = resource.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
+  const scopeParams = resource.namespaced
+    ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')]
+    : [];
   const op = (spec: OperationSpec): JsonSchema => operation(tag, gv, spec);
 
   const collectionOps: Record<string, unknown> = {};
@@ -337,7 +370,10 @@ export function addResourcePaths(
           description: `connect ${method.toUpperCase()} requests to proxy of ${kind}`,
           action: 'connect',
           kind: proxyKind,
-          responses: { '200': { description: 'OK', content: { '*/*': { schema: { type: 'string' } } } }, '401': { description: 'Unauthorized' } },
+          responses: {
+            '200': { description: 'OK', content: { '*/*': { schema: { type: 'string' } } } },
+            '401': { description: 'Unauthorized' },
+          },
         });
       }
       return ops;
@@ -345,7 +381,11 @@ export function addResourcePaths(
     const proxyName = pathParam('name', `name of the ${proxyKind}`);
     paths[`${item}/proxy`] = {
       ...proxyOps(false),
-      parameters: [proxyName, ...scopeParams, query('path', `Path is the URL path to use for the current proxy request to the ${kind.toLowerCase()}.`)],
+      parameters: [
+        proxyName,
+        ...scopeParams,
+        query('path', `Path is the URL path to use for the current proxy request to the ${kind.toLowerCase()}.`),
+      ],
     };
     paths[`${item}/proxy/{path}`] = {
       ...proxyOps(true),

@@ -115,7 +115,10 @@ const apiVersionField: JsonSchema = {
     'The versioned schema of this representation of the object, e.g. "v1". Clients send it and the server fills it in on every object it returns.',
   type: 'string',
 };
-const kindField: JsonSchema = { description: 'The kind of REST resource this object represents, in CamelCase. Cannot be updated.', type: 'string' };
+const kindField: JsonSchema = {
+  description: 'The kind of REST resource this object represents, in CamelCase. Cannot be updated.',
+  type: 'string',
+};
 
 /** Definition name → group-version-kind, for every type that is a kind of its own. */
 function kindsByDefinition(): Map<string, Gvk> {

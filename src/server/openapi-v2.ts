@@ -49,8 +49,10 @@ function toV2(node: unknown): unknown {
   if (!isObject(node)) return node;
   const out: SwaggerSchema = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string') out[key] = value.startsWith(V3_REF) ? V2_REF + value.slice(V3_REF.length) : value;
-    else if (key === 'allOf' && Array.isArray(value) && value.length === 1 && isRefOnly(value[0])) Object.assign(out, toV2(value[0]));
+    if (key === '$ref' && typeof value === 'string')
+      out[key] = value.startsWith(V3_REF) ? V2_REF + value.slice(V3_REF.length) : value;
+    else if (key === 'allOf' && Array.isArray(value) && value.length === 1 && isRefOnly(value[0]))
+      Object.assign(out, toV2(value[0]));
     else out[key] = toV2(value);
   }
   return out;
@@ -122,7 +124,9 @@ function parameterV2(p: unknown): SwaggerSchema {
 function patchOperationV2(op: SwaggerSchema, defined: (name: string) => boolean): SwaggerSchema {
   const { requestBody, parameters, responses, ...rest } = op;
   const body = isObject(requestBody) && isObject(requestBody['content']) ? requestBody['content'] : {};
-  const bodySchema = Object.values(body).map((c) => (isObject(c) ? c['schema'] : undefined)).find(isV3Ref);
+  const bodySchema = Object.values(body)
+    .map((c) => (isObject(c) ? c['schema'] : undefined))
+    .find(isV3Ref);
   const produced = new Set<string>();
   const responsesV2: SwaggerSchema = {};
   for (const [code, response] of Object.entries(isObject(responses) ? responses : {})) {
@@ -149,7 +153,10 @@ function patchOperationV2(op: SwaggerSchema, defined: (name: string) => boolean)
 }
 
 /** The patch operation of every endpoint of `resources` that has one, by path, with the definitions they name. */
-function patchPaths(resources: readonly ServedResource[], definitions: Record<string, SwaggerSchema>): Record<string, SwaggerPathItem> {
+function patchPaths(
+  resources: readonly ServedResource[],
+  definitions: Record<string, SwaggerSchema>,
+): Record<string, SwaggerPathItem> {
   const v3: Record<string, Record<string, unknown>> = {};
   for (const r of resources) addResourcePaths(v3, { group: r.group, version: r.version }, r, {});
   const patchDefinition = `${META}Patch`;
@@ -176,11 +183,16 @@ function patchPaths(resources: readonly ServedResource[], definitions: Record<st
 export function openapiV2Document(resources: readonly ServedResource[], serverVersion: string): SwaggerDocument {
   const all: Record<string, SwaggerSchema> = {};
   for (const r of resources) {
-    if (r.schema !== undefined) Object.assign(all, customDefinitions({ group: r.group, version: r.version, kind: r.kind, ...r.schema }));
+    if (r.schema !== undefined)
+      Object.assign(all, customDefinitions({ group: r.group, version: r.version, kind: r.kind, ...r.schema }));
   }
   addReferenced(all);
   const paths = patchPaths(resources, all);
-  const definitions = Object.fromEntries(Object.keys(all).sort().map((name) => [name, all[name] as SwaggerSchema]));
+  const definitions = Object.fromEntries(
+    Object.keys(all)
+      .sort()
+      .map((name) => [name, all[name] as SwaggerSchema]),
+  );
   return { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion }, paths, definitions };
 }
 

@@ -57,7 +57,8 @@ export function openapiV3Root(groupVersions: string[], documents?: Readonly<Reco
   const byPath = [...groupVersions].sort((a, b) => (openapiV3PathFor(a) < openapiV3PathFor(b) ? -1 : 1));
   for (const gv of byPath) {
     const doc = documents !== undefined && Object.hasOwn(documents, gv) ? documents[gv] : undefined;
-    const hash = doc !== undefined ? openapiV3Hash(doc) : openapiV3Hash({ groupVersion: gv, schemas: schemaFingerprint });
+    const hash =
+      doc !== undefined ? openapiV3Hash(doc) : openapiV3Hash({ groupVersion: gv, schemas: schemaFingerprint });
     const path = openapiV3PathFor(gv);
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
   }
@@ -77,7 +78,11 @@ function reachableSchemas(roots: unknown, extra: Record<string, JsonSchema>): Re
         if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
           const name = value.slice('#/components/schemas/'.length);
           if (Object.hasOwn(out, name)) continue;
-          const schema = Object.hasOwn(extra, name) ? extra[name] : Object.hasOwn(schemas, name) ? schemas[name] : undefined;
+          const schema = Object.hasOwn(extra, name)
+            ? extra[name]
+            : Object.hasOwn(schemas, name)
+              ? schemas[name]
+              : undefined;
           if (schema === undefined) continue;
           out[name] = schema;
           pending.push(schema);
@@ -87,7 +92,11 @@ function reachableSchemas(roots: unknown, extra: Record<string, JsonSchema>): Re
       }
     }
   }
-  return Object.fromEntries(Object.keys(out).sort().map((name) => [name, out[name] as JsonSchema]));
+  return Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((name) => [name, out[name] as JsonSchema]),
+  );
 }
 
 /**
@@ -108,7 +117,11 @@ export function openapiV3Document(
   }
   // Status is what every failing operation returns, so it is published even if no operation names it.
   const roots: unknown[] = [paths, ref(`${META}Status`)];
-  const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p] as Record<string, unknown>]));
+  const sortedPaths = Object.fromEntries(
+    Object.keys(paths)
+      .sort()
+      .map((p) => [p, paths[p] as Record<string, unknown>]),
+  );
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: serverVersion },

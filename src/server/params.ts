@@ -29,12 +29,18 @@ export class ParamError extends CodedError<'DKC_SERVER_INVALID_PARAM'> {
 export function int64Param(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^[+-]?\d+$/.test(v)) throw new ParamError(`${name}: Invalid value: ${JSON.stringify(v)}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(v))
+    throw new ParamError(
+      `${name}: Invalid value: ${JSON.stringify(v)}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`,
+    );
   const n = BigInt(v);
   if (n > 9223372036854775807n || n < -9223372036854775808n) {
-    throw new ParamError(`${name}: Invalid value: ${JSON.stringify(v)}: strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+    throw new ParamError(
+      `${name}: Invalid value: ${JSON.stringify(v)}: strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`,
+    );
   }
-  if (n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER)) return n > 0n ? Number.MAX_SAFE_INTEGER : Number.MIN_SAFE_INTEGER;
+  if (n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER))
+    return n > 0n ? Number.MAX_SAFE_INTEGER : Number.MIN_SAFE_INTEGER;
   return Number(n);
 }
 
@@ -50,16 +56,30 @@ export function listResourceVersion(query: URLSearchParams): ListResourceVersion
   const rv = query.get('resourceVersion') ?? '';
   const matchParam = query.get('resourceVersionMatch') ?? '';
   if (matchParam !== '' && matchParam !== 'Exact' && matchParam !== 'NotOlderThan') {
-    throw new ParamError(`resourceVersionMatch: Unsupported value: ${JSON.stringify(matchParam)}: supported values: "Exact", "NotOlderThan"`);
+    throw new ParamError(
+      `resourceVersionMatch: Unsupported value: ${JSON.stringify(matchParam)}: supported values: "Exact", "NotOlderThan"`,
+    );
   }
-  if (matchParam !== '' && rv === '') throw new ParamError('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+  if (matchParam !== '' && rv === '')
+    throw new ParamError(
+      'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    );
   const match = matchParam === 'Exact' ? 'Exact' : 'NotOlderThan';
   if (rv === '' || rv === '0') {
-    if (match === 'Exact' && rv === '0') throw new ParamError('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+    if (match === 'Exact' && rv === '0')
+      throw new ParamError(
+        'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      );
     return { match };
   }
-  if (!/^\d+$/.test(rv)) throw new ParamError(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+  if (!/^\d+$/.test(rv))
+    throw new ParamError(
+      `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`,
+    );
   const n = Number(rv);
-  if (!Number.isSafeInteger(n)) throw new ParamError(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: value out of range`);
+  if (!Number.isSafeInteger(n))
+    throw new ParamError(
+      `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: value out of range`,
+    );
   return { revision: n, match };
 }

@@ -13,12 +13,7 @@ import { CodedError, errorMessage } from '../util/errors.js';
 
 /** Why a body was rejected; lets the HTTP layer choose between 400 and 415 without parsing messages. */
 export type ProtobufDecodeReason =
-  | 'BadPrefix'
-  | 'Malformed'
-  | 'MissingKind'
-  | 'MissingVersion'
-  | 'NotRegistered'
-  | 'UnsupportedEncoding';
+  'BadPrefix' | 'Malformed' | 'MissingKind' | 'MissingVersion' | 'NotRegistered' | 'UnsupportedEncoding';
 
 /** The only error decodeKubernetesProtobuf throws: a request body that is not the protobuf it claims to be. */
 export class ProtobufDecodeError extends CodedError<'DKC_SERVER_INVALID_PROTOBUF'> {
@@ -94,7 +89,7 @@ function descriptor(): Protobuf.INamespace {
     let ns = root;
     for (const part of parts.slice(0, -1)) {
       ns.nested ??= {};
-      ns = (ns.nested[part] ??= { nested: {} });
+      ns = ns.nested[part] ??= { nested: {} };
     }
     ns.nested ??= {};
     ns.nested[parts[parts.length - 1] as string] = { fields: messageFields(t) };
@@ -210,11 +205,18 @@ function readMessage(r: Protobuf.Reader, type: Protobuf.Type, depth: number, int
       if (wireType !== WIRE_LEN) fail(`proto: wrong wireType = ${wireType} for field ${field.name}`);
       const sub = field.resolvedType as Protobuf.Type;
       if (field.repeated) {
-        pushTo(into, id, withinLength(r, () => readMessage(r, sub, depth + 1)));
+        pushTo(
+          into,
+          id,
+          withinLength(r, () => readMessage(r, sub, depth + 1)),
+        );
       } else {
         // A repeated occurrence of an embedded message merges into the first, as Go's Unmarshal does.
         const existing = into.get(id) as Wire | undefined;
-        into.set(id, withinLength(r, () => readMessage(r, sub, depth + 1, existing)));
+        into.set(
+          id,
+          withinLength(r, () => readMessage(r, sub, depth + 1, existing)),
+        );
       }
     }
   }
@@ -311,9 +313,9 @@ function renderValue(field: Protobuf.Field, raw: unknown): unknown {
 function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   const name = type.fullName.slice(1);
   if (TIME_TYPES.has(name)) return renderTime(wire, name.endsWith('MicroTime'));
-  if (name === QUANTITY) return (wire?.get(1)) || '0';
+  if (name === QUANTITY) return wire?.get(1) || '0';
   // A Go named slice, wrapped in a message with `items` on the wire.
-  if (EXTRA_VALUES.has(name)) return (wire?.get(1)) ?? [];
+  if (EXTRA_VALUES.has(name)) return wire?.get(1) ?? [];
   if (name === `${META}FieldsV1`) {
     const raw = wire?.get(1) as Uint8Array | undefined;
     if (raw === undefined || raw.length === 0) return {};
@@ -428,7 +430,10 @@ function decodeEnvelope(body: Uint8Array): DecodedObject {
   }
   const encoding = (unknown.get(3) as string | undefined) ?? '';
   if (encoding !== '') {
-    throw new ProtobufDecodeError('UnsupportedEncoding', `unsupported protobuf content encoding ${JSON.stringify(encoding)}`);
+    throw new ProtobufDecodeError(
+      'UnsupportedEncoding',
+      `unsupported protobuf content encoding ${JSON.stringify(encoding)}`,
+    );
   }
   const message = registeredMessage(apiVersion, kind);
   if (message === undefined) {

@@ -27,7 +27,8 @@ export interface KubeletClientCredentials {
 export const proxyMessages = {
   /** kube-apiserver's answer for a proxy target it will not reach (proxyutil.ErrAddressNotAllowed). */
   addressNotAllowed: 'address not allowed',
-  notKubeletPort: (node: string, port: number) => `port ${port} is not the kubelet port of node ${JSON.stringify(node)}`,
+  notKubeletPort: (node: string, port: number) =>
+    `port ${port} is not the kubelet port of node ${JSON.stringify(node)}`,
   noAddresses: 'no preferred addresses found; known addresses: []',
   noPort: (node: string) => `no kubelet port known for node ${JSON.stringify(node)}`,
   unreachable: (why: string) => `error trying to reach service: ${why}`,
@@ -43,7 +44,18 @@ export interface ProxyTarget {
   kubeletPort: number;
 }
 
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'authorization', 'host']);
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'authorization',
+  'host',
+]);
 
 export function nodeEndpoint(node: KubeObject, portOverride?: string): ProxyTarget {
   const addresses = (dig(node, 'status.addresses') as { type?: string; address?: string }[] | undefined) ?? [];
@@ -70,7 +82,11 @@ export function nodeEndpoint(node: KubeObject, portOverride?: string): ProxyTarg
 /** An address in one canonical form: IPv4 (also IPv4-mapped IPv6) dotted, IPv6 as eight full groups; else undefined. */
 export function canonicalIp(ip: string): string | undefined {
   const bare = ip.replace(/%.*$/, '');
-  if (isIP(bare) === 4) return bare.split('.').map((o) => String(Number(o))).join('.');
+  if (isIP(bare) === 4)
+    return bare
+      .split('.')
+      .map((o) => String(Number(o)))
+      .join('.');
   if (isIP(bare) !== 6) return undefined;
   const groups = ipv6Groups(bare.toLowerCase());
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
@@ -113,7 +129,13 @@ export function isGlobalUnicast(ip: string): boolean {
   if (a === undefined) return false;
   if (a.includes('.')) {
     const [o1, o2] = a.split('.').map(Number) as [number, number];
-    return !(o1 === 0 || o1 === 127 || (o1 === 169 && o2 === 254) || (o1 >= 224 && o1 <= 239) || a === '255.255.255.255');
+    return !(
+      o1 === 0 ||
+      o1 === 127 ||
+      (o1 === 169 && o2 === 254) ||
+      (o1 >= 224 && o1 <= 239) ||
+      a === '255.255.255.255'
+    );
   }
   const first = parseInt(a.split(':')[0]!, 16);
   const unspecified = a === '0:0:0:0:0:0:0:0';
@@ -124,7 +146,12 @@ export function isGlobalUnicast(ip: string): boolean {
  * Whether connecting to `ip:port` would reach the API server listening on `listen` (its bound address and port).
  * A wildcard bind answers on every address of the host, `localAddresses` (all interface addresses).
  */
-export function isOwnAddress(ip: string, port: number, listen: { address: string; port: number }, localAddresses: readonly string[]): boolean {
+export function isOwnAddress(
+  ip: string,
+  port: number,
+  listen: { address: string; port: number },
+  localAddresses: readonly string[],
+): boolean {
   if (port !== listen.port) return false;
   const a = canonicalIp(ip);
   const bound = canonicalIp(listen.address);
@@ -142,7 +169,12 @@ export function isOwnAddress(ip: string, port: number, listen: { address: string
  * from its own host alone, so its nodes are local processes (dkc up's agents, dkc fleet's loopback addresses); a server
  * on any other address refuses loopback targets as kube-apiserver does.
  */
-export function isProxyable(ip: string, port: number, listen: { address: string; port: number } | undefined, localAddresses: readonly string[]): boolean {
+export function isProxyable(
+  ip: string,
+  port: number,
+  listen: { address: string; port: number } | undefined,
+  localAddresses: readonly string[],
+): boolean {
   const a = canonicalIp(ip);
   if (a === undefined) return false;
   if (listen && isOwnAddress(a, port, listen, localAddresses)) return false;
@@ -165,7 +197,13 @@ export class NodeProxy {
   constructor(creds: KubeletClientCredentials) {
     // Kubelet serving certificates are self-signed per node unless configured, and kube-apiserver does not verify
     // them without --kubelet-certificate-authority; the same holds here.
-    this.agent = new https.Agent({ cert: creds.certPem, key: creds.keyPem, rejectUnauthorized: false, keepAlive: true, maxSockets: 64 });
+    this.agent = new https.Agent({
+      cert: creds.certPem,
+      key: creds.keyPem,
+      rejectUnauthorized: false,
+      keepAlive: true,
+      maxSockets: 64,
+    });
   }
 
   /** Tells the proxy the API server's own listening address, which it then refuses as a target. */
@@ -180,7 +218,9 @@ export class NodeProxy {
   async resolveTarget(target: ProxyTarget): Promise<{ host: string; port: number }> {
     let ips: string[];
     try {
-      ips = isIP(target.host.replace(/%.*$/, '')) ? [target.host] : (await lookup(target.host, { all: true })).map((r) => r.address);
+      ips = isIP(target.host.replace(/%.*$/, ''))
+        ? [target.host]
+        : (await lookup(target.host, { all: true })).map((r) => r.address);
     } catch (err) {
       throw errors.serviceUnavailable(proxyMessages.unreachable(errorMessage(err)));
     }
@@ -188,11 +228,18 @@ export class NodeProxy {
     if (ips.length === 0 || ips.some((ip) => !isProxyable(ip, target.port, this.listening, locals))) {
       throw errors.badRequest(proxyMessages.addressNotAllowed);
     }
-    if (target.port !== target.kubeletPort) throw errors.badRequest(proxyMessages.notKubeletPort(target.node, target.port));
+    if (target.port !== target.kubeletPort)
+      throw errors.badRequest(proxyMessages.notKubeletPort(target.node, target.port));
     return { host: ips[0]!, port: target.port };
   }
 
-  async forward(req: IncomingMessage, res: ServerResponse, to: ProxyTarget, path: string, search: string): Promise<void> {
+  async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    to: ProxyTarget,
+    path: string,
+    search: string,
+  ): Promise<void> {
     const target = await this.resolveTarget(to);
     return new Promise((resolve) => {
       const headers: Record<string, string | string[]> = {};
@@ -240,16 +287,19 @@ export class NodeProxy {
   async get(to: ProxyTarget, path: string, timeoutMs: number): Promise<string> {
     const target = await this.resolveTarget(to);
     return new Promise((resolve, reject) => {
-      const req = https.request({ host: target.host, port: target.port, method: 'GET', path, agent: this.agent, timeout: timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode === 200) resolve(body);
-          else reject(new Error(`GET ${path} answered ${res.statusCode ?? 0}`));
-        });
-      });
+      const req = https.request(
+        { host: target.host, port: target.port, method: 'GET', path, agent: this.agent, timeout: timeoutMs },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode === 200) resolve(body);
+            else reject(new Error(`GET ${path} answered ${res.statusCode ?? 0}`));
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.on('error', reject);
       req.end();

@@ -8,7 +8,12 @@ import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import type { ResourceDef, TableColumn } from './resourcedef.js';
-import { namespaceDeletion, namespaceMayGo, prepareNamespaceCreate, prepareNamespaceUpdate } from './namespacelifecycle.js';
+import {
+  namespaceDeletion,
+  namespaceMayGo,
+  prepareNamespaceCreate,
+  prepareNamespaceUpdate,
+} from './namespacelifecycle.js';
 import { anyText } from '../util/text.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
@@ -35,7 +40,10 @@ const col = (name: string, description: string, opts: Partial<TableColumn> = {})
   ...opts,
 });
 const nameCol = col('Name', 'Name must be unique within a namespace.', { format: 'name' });
-const ageCol = col('Age', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+const ageCol = col(
+  'Age',
+  'CreationTimestamp is a timestamp representing the server time when this object was created.',
+);
 const created = (o: KubeObject, now: number) => age(o.metadata?.creationTimestamp, now);
 
 interface NodeCondition {
@@ -50,7 +58,9 @@ interface NodeAddress {
 function nodeStatus(o: KubeObject): string {
   const conditions = (dig(o, 'status.conditions') as NodeCondition[] | undefined) ?? [];
   const ready = Array.isArray(conditions) ? conditions.find((c) => c && c.type === 'Ready') : undefined;
-  const parts = [!ready ? 'Unknown' : ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown'];
+  const parts = [
+    !ready ? 'Unknown' : ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown',
+  ];
   if (dig(o, 'spec.unschedulable') === true) parts.push('SchedulingDisabled');
   return parts.join(',');
 }
@@ -93,11 +103,23 @@ export const nodes: ResourceDef = {
     col('Roles', 'The roles of the node'),
     ageCol,
     col('Version', 'Kubelet Version reported by the node.'),
-    col('Internal-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', { priority: 1 }),
-    col('External-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', { priority: 1 }),
-    col('OS-Image', 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', { priority: 1 }),
-    col('Kernel-Version', "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", { priority: 1 }),
-    col('Container-Runtime', 'Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).', { priority: 1 }),
+    col('Internal-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', {
+      priority: 1,
+    }),
+    col('External-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', {
+      priority: 1,
+    }),
+    col('OS-Image', 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', {
+      priority: 1,
+    }),
+    col('Kernel-Version', "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", {
+      priority: 1,
+    }),
+    col(
+      'Container-Runtime',
+      'Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+      { priority: 1 },
+    ),
   ],
   row: (o, now) => [
     o.metadata.name,
@@ -128,7 +150,8 @@ export const configmaps: ResourceDef = {
   columns: [nameCol, col('Data', 'Data contains the configuration data.', { type: 'integer' }), ageCol],
   row: (o, now) => [
     o.metadata.name,
-    Object.keys((o['data'] as object | undefined) ?? {}).length + Object.keys((o['binaryData'] as object | undefined) ?? {}).length,
+    Object.keys((o['data'] as object | undefined) ?? {}).length +
+      Object.keys((o['binaryData'] as object | undefined) ?? {}).length,
     created(o, now),
   ],
 };
@@ -140,7 +163,8 @@ function eventObject(o: KubeObject): string {
 }
 
 function eventLastSeen(o: KubeObject, now: number): string {
-  const last = dig(o, 'lastTimestamp') ?? dig(o, 'eventTime') ?? dig(o, 'series.lastObservedTime') ?? o.metadata.creationTimestamp;
+  const last =
+    dig(o, 'lastTimestamp') ?? dig(o, 'eventTime') ?? dig(o, 'series.lastObservedTime') ?? o.metadata.creationTimestamp;
   return age(last, now);
 }
 
@@ -171,11 +195,20 @@ export const events: ResourceDef = {
   columns: [
     col('Last Seen', 'Time of the last occurrence'),
     col('Type', 'Type of this event (Normal, Warning), new types could be added in the future'),
-    col('Reason', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
+    col(
+      'Reason',
+      "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    ),
     col('Object', 'The object that this event is about.'),
     col('Message', 'A human-readable description of the status of this operation.'),
   ],
-  row: (o, now) => [eventLastSeen(o, now), str(o['type']) ?? '', str(o['reason']) ?? '', eventObject(o), str(o['message']) ?? ''],
+  row: (o, now) => [
+    eventLastSeen(o, now),
+    str(o['type']) ?? '',
+    str(o['reason']) ?? '',
+    eventObject(o),
+    str(o['message']) ?? '',
+  ],
 };
 
 export const namespaces: ResourceDef = {
@@ -295,5 +328,15 @@ export class Registry {
 
 /** The built-in resources; `nodeDef` stands in for `nodes` when an emulated release treats Nodes differently. */
 export function defaultRegistry(nodeDef: ResourceDef = nodes): Registry {
-  return new Registry([namespaces, nodeDef, configmaps, events, pods, leases, ...rbacResources, ...reviewResources, customResourceDefinitions]);
+  return new Registry([
+    namespaces,
+    nodeDef,
+    configmaps,
+    events,
+    pods,
+    leases,
+    ...rbacResources,
+    ...reviewResources,
+    customResourceDefinitions,
+  ]);
 }

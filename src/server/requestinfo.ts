@@ -52,7 +52,10 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     name: '',
     rest: [],
   };
-  const parts = pathname.split('/').filter((s) => s !== '').map(decodeSegment);
+  const parts = pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeSegment);
   let i = 0;
   if (parts[0] === 'api') {
     info.apiPrefix = 'api';

@@ -65,10 +65,13 @@ const MAX_UPDATE_ATTEMPTS = 16;
 /** Whether a patch sets or tests metadata.resourceVersion (a precondition), in any of the three patch types. */
 export function patchNamesResourceVersion(type: PatchType, patch: unknown): boolean {
   if (type === 'json') {
-    return Array.isArray(patch) && patch.some((op) => {
-      const path = (op as { path?: unknown })?.path;
-      return typeof path === 'string' && /^\/metadata(\/resourceVersion)?$/.test(path);
-    });
+    return (
+      Array.isArray(patch) &&
+      patch.some((op) => {
+        const path = (op as { path?: unknown })?.path;
+        return typeof path === 'string' && /^\/metadata(\/resourceVersion)?$/.test(path);
+      })
+    );
   }
   const meta = (patch as { metadata?: unknown } | null)?.metadata;
   return meta !== null && typeof meta === 'object' && 'resourceVersion' in meta;
@@ -250,7 +253,12 @@ export class ResourceStorage {
         .snapshot()
         .filter((o) => !this.def.namespaced || !namespace || o.metadata.namespace === namespace)
         .filter(matches)
-        .sort((a, b) => (this.key(a.metadata.namespace ?? '', a.metadata.name ?? '') < this.key(b.metadata.namespace ?? '', b.metadata.name ?? '') ? -1 : 1))
+        .sort((a, b) =>
+          this.key(a.metadata.namespace ?? '', a.metadata.name ?? '') <
+          this.key(b.metadata.namespace ?? '', b.metadata.name ?? '')
+            ? -1
+            : 1,
+        )
         .map((o) => this.withType(o));
       return { items, resourceVersion: String(this.cache.currentRevision) };
     }
@@ -267,7 +275,10 @@ export class ResourceStorage {
     let more = false;
     // A selection pinned to one name reads that one key, as kube's registry does (a non-recursive GetList on the
     // key): each node agent lists its own Node this way, and reading all N Nodes for it made registration O(N²).
-    const single = opts.continueToken || (this.def.namespaced && !namespace) || opts.selection.name === undefined ? undefined : this.key(namespace, opts.selection.name);
+    const single =
+      opts.continueToken || (this.def.namespaced && !namespace) || opts.selection.name === undefined
+        ? undefined
+        : this.key(namespace, opts.selection.name);
     try {
       if (single !== undefined) {
         // The key is the first one with itself as prefix; a longer key is another object's name.
@@ -316,10 +327,14 @@ export class ResourceStorage {
   private checkTypeMeta(obj: KubeObject): void {
     const apiVersion = apiVersionOf(this.def);
     if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== this.def.kind) {
-      throw errors.badRequest(`the API version in the data (${obj.apiVersion ?? ''}) does not match the expected API version (${apiVersion}) or the kind in the data (${obj.kind}) does not match the expected kind (${this.def.kind})`);
+      throw errors.badRequest(
+        `the API version in the data (${obj.apiVersion ?? ''}) does not match the expected API version (${apiVersion}) or the kind in the data (${obj.kind}) does not match the expected kind (${this.def.kind})`,
+      );
     }
     if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion) {
-      throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion})`);
+      throw errors.badRequest(
+        `the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion})`,
+      );
     }
   }
 
@@ -338,7 +353,13 @@ export class ResourceStorage {
    * The emulated release's resets (a Node's fields it no longer keeps), with its warnings for the main resource on the
    * first attempt. Returns the object as requested, for admission, when there is a strategy.
    */
-  private applyStrategy(obj: KubeObject, old: KubeObject | undefined, subresource: string, ctx: WriteContext, first: boolean): KubeObject | undefined {
+  private applyStrategy(
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    subresource: string,
+    ctx: WriteContext,
+    first: boolean,
+  ): KubeObject | undefined {
     const strategy = this.def.strategy;
     if (!strategy) return undefined;
     const requested = structuredClone(obj);
@@ -370,13 +391,20 @@ export class ResourceStorage {
   }
 
   /** `applied`: the managedFields a server-side apply worked out (else the create's own are recorded). */
-  private async createObject(namespace: string, input: KubeObject, ctx: WriteContext, applied?: { managedFields: ManagedFieldsEntry[] | undefined }): Promise<KubeObject> {
+  private async createObject(
+    namespace: string,
+    input: KubeObject,
+    ctx: WriteContext,
+    applied?: { managedFields: ManagedFieldsEntry[] | undefined },
+  ): Promise<KubeObject> {
     if (!this.def.verbs.includes('create')) throw errors.methodNotAllowed('create', this.def.kind);
     this.checkTypeMeta(input);
     const meta = { ...(input.metadata ?? {}) };
     if (this.def.namespaced) {
       if (meta.namespace && meta.namespace !== namespace) {
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       meta.namespace = namespace;
     } else {
@@ -385,7 +413,9 @@ export class ResourceStorage {
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
     this.checkFields(obj, ctx);
-    const managedFields = applied ? applied.managedFields : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? SERVER_MANAGER, '');
+    const managedFields = applied
+      ? applied.managedFields
+      : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? SERVER_MANAGER, '');
     if (managedFields) meta.managedFields = managedFields;
     else delete meta.managedFields;
     const requested = this.applyStrategy(obj, undefined, '', ctx, true);
@@ -472,7 +502,9 @@ export class ResourceStorage {
       else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
-      const managedFields = applied ? desired.metadata.managedFields : fieldManagerFor(this.def).update(current, desired, ctx.fieldManager ?? SERVER_MANAGER, subresource);
+      const managedFields = applied
+        ? desired.metadata.managedFields
+        : fieldManagerFor(this.def).update(current, desired, ctx.fieldManager ?? SERVER_MANAGER, subresource);
       const next = this.prepareForUpdate(desired, current, subresource);
       if (managedFields) next.metadata.managedFields = managedFields;
       else delete next.metadata.managedFields;
@@ -501,7 +533,8 @@ export class ResourceStorage {
           return this.withType(decodeObject(deleted.value, deleted.modRevision));
         } catch (err) {
           if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT' && !pinned) continue;
-          if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND') throw errors.notFound(this.qualified, name);
+          if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND')
+            throw errors.notFound(this.qualified, name);
           throw this.storeError(err, name);
         }
       }
@@ -512,7 +545,8 @@ export class ResourceStorage {
         return this.decode(written);
       } catch (err) {
         if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT' && !pinned) continue;
-        if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND') throw errors.notFound(this.qualified, name);
+        if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND')
+          throw errors.notFound(this.qualified, name);
         throw this.storeError(err, name);
       }
     }
@@ -540,7 +574,11 @@ export class ResourceStorage {
       else delete meta.creationTimestamp;
       if (curMeta.deletionTimestamp) meta.deletionTimestamp = curMeta.deletionTimestamp;
       const grace = curMeta.deletionGracePeriodSeconds;
-      if (grace !== undefined && grace !== null && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) {
+      if (
+        grace !== undefined &&
+        grace !== null &&
+        (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)
+      ) {
         meta.deletionGracePeriodSeconds = grace;
       }
       const namespace = this.def.namespaced ? meta.namespace || curMeta.namespace : undefined;
@@ -558,7 +596,13 @@ export class ResourceStorage {
     return next;
   }
 
-  async update(namespace: string, name: string, input: KubeObject, subresource: string, ctx: WriteContext): Promise<KubeObject> {
+  async update(
+    namespace: string,
+    name: string,
+    input: KubeObject,
+    subresource: string,
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
     if (!this.def.verbs.includes('update')) throw errors.methodNotAllowed('update', this.def.kind);
     const bodyName = input.metadata?.name;
     if (bodyName && bodyName !== name) {
@@ -574,7 +618,14 @@ export class ResourceStorage {
     });
   }
 
-  async patch(namespace: string, name: string, type: PatchType, patch: unknown, subresource: string, ctx: WriteContext): Promise<KubeObject> {
+  async patch(
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    subresource: string,
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
     if (!this.def.verbs.includes('patch')) throw errors.methodNotAllowed('patch', this.def.kind);
     // The handler refuses what the endpoint does not accept; callers inside the server are held to the same.
     if (!acceptedPatchTypes(this.def.custom !== undefined).includes(type)) {
@@ -595,13 +646,16 @@ export class ResourceStorage {
         throw err;
       }
       const obj = patched as unknown as KubeObject;
-      if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest('the patch must produce an object');
+      if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+        throw errors.badRequest('the patch must produce an object');
       if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
       // As kube-apiserver's checkName: a patch that removes the name (a root "$patch: delete" empties the object)
       // is refused, not stored as an emptied object.
       const patchedName = obj.metadata.name ?? '';
       if (patchedName !== name) {
-        throw errors.badRequest(`the name of the object (${String(patchedName)}) does not match the name on the URL (${name})`);
+        throw errors.badRequest(
+          `the name of the object (${String(patchedName)}) does not match the name on the URL (${name})`,
+        );
       }
       obj.metadata.name = name;
       if (!pinned) delete obj.metadata.resourceVersion;
@@ -613,7 +667,13 @@ export class ResourceStorage {
    * Server-side apply of `config` by ctx.fieldManager: merged into the stored object by the managers' field sets, or
    * creating the object when it does not exist (not through a subresource; the requester must be allowed to create).
    */
-  private async apply(namespace: string, name: string, config: KubeObject, subresource: string, ctx: WriteContext): Promise<KubeObject> {
+  private async apply(
+    namespace: string,
+    name: string,
+    config: KubeObject,
+    subresource: string,
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
     const fm = fieldManagerFor(this.def);
     const manager = ctx.fieldManager ?? SERVER_MANAGER;
     const pinned = patchNamesResourceVersion('apply', config);
@@ -622,19 +682,34 @@ export class ResourceStorage {
         return fm.apply(current, config, manager, ctx.force === true, subresource);
       } catch (err) {
         if (!(err instanceof ApplyError)) throw err;
-        if (err.code === 409) throw errors.applyConflict(err.message, err.causes.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })));
+        if (err.code === 409)
+          throw errors.applyConflict(
+            err.message,
+            err.causes.map((c) => ({
+              reason: 'FieldManagerConflict',
+              message: `conflict with ${c.manager}`,
+              field: c.field,
+            })),
+          );
         throw err.code === 400 ? errors.badRequest(err.message) : errors.unknown(err.message);
       }
     };
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       try {
-        return await this.guaranteedUpdate(namespace, name, subresource, ctx, (current) => {
-          const obj = applyTo(current);
-          const objName = obj.metadata?.name ?? '';
-          if (objName !== name) throw errors.badRequest(applyText.nameMismatch(String(objName), name));
-          if (!pinned) delete obj.metadata.resourceVersion;
-          return obj;
-        }, true);
+        return await this.guaranteedUpdate(
+          namespace,
+          name,
+          subresource,
+          ctx,
+          (current) => {
+            const obj = applyTo(current);
+            const objName = obj.metadata?.name ?? '';
+            if (objName !== name) throw errors.badRequest(applyText.nameMismatch(String(objName), name));
+            if (!pinned) delete obj.metadata.resourceVersion;
+            return obj;
+          },
+          true,
+        );
       } catch (err) {
         if (!(err instanceof MissingObject)) throw err;
       }
@@ -648,7 +723,9 @@ export class ResourceStorage {
       if ((meta.name ?? '') !== name) throw errors.badRequest(applyText.nameMismatch(meta.name ?? '', name));
       await ctx.authorizeCreate?.();
       try {
-        const created = await this.createObject(namespace, obj, ctx, { managedFields: meta.managedFields as ManagedFieldsEntry[] | undefined });
+        const created = await this.createObject(namespace, obj, ctx, {
+          managedFields: meta.managedFields as ManagedFieldsEntry[] | undefined,
+        });
         ctx.created = true;
         return created;
       } catch (err) {
@@ -707,7 +784,8 @@ export class ResourceStorage {
           return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision));
         } catch (err) {
           if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT') continue;
-          if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND') throw errors.notFound(this.qualified, name);
+          if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND')
+            throw errors.notFound(this.qualified, name);
           throw this.storeError(err, name);
         }
       }
@@ -725,7 +803,12 @@ export class ResourceStorage {
   }
 
   /** Delete every object in scope that matches; returns the deleted objects. */
-  async deleteCollection(namespace: string, selection: Selection, options: DeleteOptions, ctx: WriteContext): Promise<KubeObject[]> {
+  async deleteCollection(
+    namespace: string,
+    selection: Selection,
+    options: DeleteOptions,
+    ctx: WriteContext,
+  ): Promise<KubeObject[]> {
     if (!this.def.verbs.includes('deletecollection')) throw errors.methodNotAllowed('deletecollection', this.def.kind);
     const { items } = await this.list(namespace, { selection });
     const deleted: KubeObject[] = [];

@@ -3,7 +3,14 @@
 // registry's extra fields), with kube-apiserver's `field label not supported` error for others.
 
 import { errors } from '../api/errors.js';
-import { checkSupportedFields, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from '../api/selectors.js';
+import {
+  checkSupportedFields,
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorError,
+} from '../api/selectors.js';
 import type { KubeObject } from '../api/types.js';
 import type { ResourceDef } from './resourcedef.js';
 
@@ -16,7 +23,12 @@ export interface Selection {
   readonly name?: string;
 }
 
-export function buildSelection(def: ResourceDef, labelSelector: string | undefined, fieldSelector: string | undefined, namespace: string): Selection {
+export function buildSelection(
+  def: ResourceDef,
+  labelSelector: string | undefined,
+  fieldSelector: string | undefined,
+  namespace: string,
+): Selection {
   try {
     const labels = labelSelector ? parseLabelSelector(labelSelector) : [];
     const fields = fieldSelector ? parseFieldSelector(fieldSelector) : [];

@@ -57,7 +57,9 @@ function goType(r: Resolved): string {
       return `[]${goType(resolve((s['items'] as JsonSchema) ?? {}))}`;
     case 'object': {
       const add = s['additionalProperties'];
-      return add && typeof add === 'object' ? `map[string]${goType(resolve(add as JsonSchema))}` : 'map[string]interface {}';
+      return add && typeof add === 'object'
+        ? `map[string]${goType(resolve(add as JsonSchema))}`
+        : 'map[string]interface {}';
     }
     default:
       return 'interface {}';
@@ -73,7 +75,9 @@ interface Context {
 class TypeMismatch extends Error {}
 
 function mismatch(value: unknown, r: Resolved, ctx: Context): TypeMismatch {
-  return new TypeMismatch(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${ctx.struct}.${ctx.path} of type ${goType(r)}`);
+  return new TypeMismatch(
+    `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${ctx.struct}.${ctx.path} of type ${goType(r)}`,
+  );
 }
 
 function check(value: unknown, schema: JsonSchema, ctx: Context, name?: string): void {
@@ -82,7 +86,12 @@ function check(value: unknown, schema: JsonSchema, ctx: Context, name?: string):
   const s = r.schema;
   const oneOf = s['oneOf'];
   if (Array.isArray(oneOf)) {
-    if (!(oneOf as JsonSchema[]).some((alt) => alt['type'] === jsonKind(value) || (alt['type'] === 'number' && typeof value === 'number'))) throw mismatch(value, r, ctx);
+    if (
+      !(oneOf as JsonSchema[]).some(
+        (alt) => alt['type'] === jsonKind(value) || (alt['type'] === 'number' && typeof value === 'number'),
+      )
+    )
+      throw mismatch(value, r, ctx);
     return;
   }
   switch (s['type']) {
@@ -97,7 +106,8 @@ function check(value: unknown, schema: JsonSchema, ctx: Context, name?: string):
       return;
     case 'integer': {
       const bound = s['format'] === 'int32' ? 2 ** 31 : 2 ** 63;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value >= bound || value < -bound) throw mismatch(value, r, ctx);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value >= bound || value < -bound)
+        throw mismatch(value, r, ctx);
       return;
     }
     case 'array': {
@@ -140,7 +150,10 @@ export function checkTypes(obj: unknown, definition: string, kind: string, versi
   try {
     check(obj, { $ref: `${REF_PREFIX}${definition}` }, { struct: kind, path: '' });
   } catch (err) {
-    if (err instanceof TypeMismatch) throw errors.badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
+    if (err instanceof TypeMismatch)
+      throw errors.badRequest(
+        `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`,
+      );
     throw err;
   }
 }

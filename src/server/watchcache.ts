@@ -115,7 +115,7 @@ export class WatchCache {
     this.ready = false;
     this.storeWatch?.cancel();
     this.terminateAll();
-    for (let failures = 0; !this.stopped; ) {
+    for (let failures = 0; !this.stopped;) {
       try {
         await this.start();
         if (failures > 0) klog.info(`watch cache of ${this.prefix} relisted after ${failures} failed attempts`);
@@ -123,7 +123,9 @@ export class WatchCache {
       } catch (err) {
         failures++;
         const delay = backoffDelay(RELIST_BACKOFF, failures);
-        klog.error(`relisting ${this.prefix} failed (attempt ${failures}): ${errorMessage(err)}; retrying in ${Math.round(delay)} ms`);
+        klog.error(
+          `relisting ${this.prefix} failed (attempt ${failures}): ${errorMessage(err)}; retrying in ${Math.round(delay)} ms`,
+        );
         await new Promise((r) => setTimeout(r, delay));
       }
     }
@@ -226,7 +228,13 @@ export class WatchCache {
           // than stay there while the revision moves past it.
           klog.error(`undecodable value at ${ev.kv.key}, removed from the watch cache: ${errorMessage(err)}`);
           this.objects.delete(ev.kv.key);
-          if (prev) out.push({ type: 'DELETED', object: { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rv) } }, prev, rv });
+          if (prev)
+            out.push({
+              type: 'DELETED',
+              object: { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rv) } },
+              prev,
+              rv,
+            });
           this.revision = rv;
           continue;
         }
@@ -312,7 +320,11 @@ export class WatchCache {
       } else if (now) {
         batch.push({ type: 'ADDED', object: e.object, rv: e.rv });
       } else if (before) {
-        batch.push({ type: 'DELETED', object: { ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rv) } }, rv: e.rv });
+        batch.push({
+          type: 'DELETED',
+          object: { ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rv) } },
+          rv: e.rv,
+        });
       }
     }
     if (batch.length === 0) return;
@@ -333,7 +345,10 @@ export class WatchCache {
     if (fromRevision === undefined) {
       const initial = [...this.objects.values()].filter((o) => sink.matches(o));
       this.addWatcher(sink, this.revision);
-      if (initial.length) sink.deliver(initial.map((o) => ({ type: 'ADDED' as const, object: o, rv: Number(o.metadata.resourceVersion) })));
+      if (initial.length)
+        sink.deliver(
+          initial.map((o) => ({ type: 'ADDED' as const, object: o, rv: Number(o.metadata.resourceVersion) })),
+        );
     } else {
       if (fromRevision < this.historyStart) {
         throw errors.expired(`too old resource version: ${fromRevision} (${this.historyStart})`);

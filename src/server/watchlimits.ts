@@ -33,7 +33,10 @@ export class WatchLimits {
   admit(user: string, drop: () => void): WatchEntry {
     const n = this.perUser.get(user) ?? 0;
     if (n >= this.options.maxWatchesPerUser) {
-      throw errors.tooManyRequests(`too many concurrent watches for user ${JSON.stringify(user)} (at most ${this.options.maxWatchesPerUser}); retry later`, 1);
+      throw errors.tooManyRequests(
+        `too many concurrent watches for user ${JSON.stringify(user)} (at most ${this.options.maxWatchesPerUser}); retry later`,
+        1,
+      );
     }
     this.perUser.set(user, n + 1);
     const entry: WatchEntry = { user, buffered: 0, drop };

@@ -28,22 +28,33 @@ export interface WatchRequest {
 }
 
 /** What a watch request asks for; a resourceVersion that is not a revision is a 400. */
-export function parseWatchRequest(q: URLSearchParams, info: RequestInfo, def: ResourceDef, accept: string | undefined, minRequestTimeoutSeconds: number): WatchRequest {
+export function parseWatchRequest(
+  q: URLSearchParams,
+  info: RequestInfo,
+  def: ResourceDef,
+  accept: string | undefined,
+  minRequestTimeoutSeconds: number,
+): WatchRequest {
   const namespace = def.namespaced ? info.namespace : '';
   let fieldSelector = firstQuery(q, 'fieldSelector');
-  if (info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
+  if (info.name)
+    fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${info.name}` : `metadata.name=${info.name}`;
   const selection = buildSelection(def, firstQuery(q, 'labelSelector'), fieldSelector, namespace);
   const rvParam = q.get('resourceVersion');
   let from: number | undefined;
   if (rvParam && rvParam !== '0') {
     from = Number(rvParam);
     if (!/^\d+$/.test(rvParam) || !Number.isSafeInteger(from)) {
-      throw errors.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rvParam)}: must be a non-negative integer`);
+      throw errors.badRequest(
+        `resourceVersion: Invalid value: ${JSON.stringify(rvParam)}: must be a non-negative integer`,
+      );
     }
   }
   const timeoutParam = q.get('timeoutSeconds');
   const timeoutSeconds =
-    timeoutParam !== null && /^\d+$/.test(timeoutParam) && Number(timeoutParam) > 0 ? Number(timeoutParam) : minRequestTimeoutSeconds * (1 + Math.random());
+    timeoutParam !== null && /^\d+$/.test(timeoutParam) && Number(timeoutParam) > 0
+      ? Number(timeoutParam)
+      : minRequestTimeoutSeconds * (1 + Math.random());
   return { selection, from, table: wantsTable(accept), bookmarks: boolParam(q, 'allowWatchBookmarks'), timeoutSeconds };
 }
 
@@ -84,10 +95,19 @@ export class WatchSession {
     // A client that saw a newer revision on another replica waits for this cache to catch up (504 after 3 s).
     if (this.w.from !== undefined) await this.storage.cache.waitForRevision(this.w.from);
     this.slot = this.server.limits.admit(user, () => {
-      klog.warning(`dropping a watcher of ${this.def.plural} that holds ${this.slot?.buffered ?? 0} bytes: watch buffers are over their budget`);
-      this.end(res, errors.expired("watch of a slow client dropped: the server's watch buffers are full; the client must relist"));
+      klog.warning(
+        `dropping a watcher of ${this.def.plural} that holds ${this.slot?.buffered ?? 0} bytes: watch buffers are over their budget`,
+      );
+      this.end(
+        res,
+        errors.expired("watch of a slow client dropped: the server's watch buffers are full; the client must relist"),
+      );
     });
-    res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, {
+      'Content-Type': JSON_TYPE,
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     res.flushHeaders();
     this.res = res;
     this.startTimers();
@@ -184,4 +204,5 @@ export class WatchSession {
   }
 }
 
-const encodeEvent = (type: EventType | 'BOOKMARK' | 'ERROR', object: unknown): string => JSON.stringify({ type, object }) + '\n';
+const encodeEvent = (type: EventType | 'BOOKMARK' | 'ERROR', object: unknown): string =>
+  JSON.stringify({ type, object }) + '\n';

@@ -41,19 +41,29 @@ function managerErrors(manager: string): FieldError[] {
   if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) out.push(field.tooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
   let position = 0;
   for (const ch of manager) {
-    if (!PRINTABLE.test(ch)) out.push(field.invalid('fieldManager', manager, optionsText.invalidCharacter(ch, position)));
+    if (!PRINTABLE.test(ch))
+      out.push(field.invalid('fieldManager', manager, optionsText.invalidCharacter(ch, position)));
     position += byteLength(ch);
   }
   return out;
 }
 
 /** The options of a write, or the 422 kube-apiserver answers for them. */
-export function writeOptions(verb: 'create' | 'update' | 'patch', patchType: PatchContentType | undefined, query: URLSearchParams, userAgent: string | undefined): WriteOptions {
+export function writeOptions(
+  verb: 'create' | 'update' | 'patch',
+  patchType: PatchContentType | undefined,
+  query: URLSearchParams,
+  userAgent: string | undefined,
+): WriteOptions {
   const requested = query.get('fieldManager') ?? '';
   const errs: FieldError[] = [];
-  if (verb === 'patch' && patchType !== 'apply' && query.has('force')) errs.push(field.forbidden('force', optionsText.forceNonApply));
+  if (verb === 'patch' && patchType !== 'apply' && query.has('force'))
+    errs.push(field.forbidden('force', optionsText.forceNonApply));
   if (patchType === 'apply' && requested === '') errs.push(field.required('fieldManager', optionsText.required));
   errs.push(...managerErrors(requested));
   if (errs.length > 0) throw errors.invalid({ group: 'meta.k8s.io', name: OPTIONS_KIND[verb] }, '', errs);
-  return { fieldManager: requested || managerFromUserAgent(userAgent), force: patchType === 'apply' && boolParam(query, 'force') };
+  return {
+    fieldManager: requested || managerFromUserAgent(userAgent),
+    force: patchType === 'apply' && boolParam(query, 'force'),
+  };
 }

@@ -47,7 +47,6 @@ export interface StartEtcdOptions {
   peerPort?: number;
 }
 
-
 function healthy(clientUrl: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(`${clientUrl}/health`, { timeout: 1_000 }, (res) => {
@@ -91,17 +90,28 @@ class Member implements EtcdMember {
   launch(): void {
     if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) return;
     const args = [
-      '--name', this.name,
-      '--data-dir', this.dataDir,
-      '--listen-client-urls', this.clientUrl,
-      '--advertise-client-urls', this.clientUrl,
-      '--listen-peer-urls', this.peerUrl,
-      '--initial-advertise-peer-urls', this.peerUrl,
-      '--initial-cluster', this.initialCluster,
-      '--initial-cluster-state', 'new',
-      '--initial-cluster-token', 'dkc',
-      '--logger', 'zap',
-      '--log-level', 'warn',
+      '--name',
+      this.name,
+      '--data-dir',
+      this.dataDir,
+      '--listen-client-urls',
+      this.clientUrl,
+      '--advertise-client-urls',
+      this.clientUrl,
+      '--listen-peer-urls',
+      this.peerUrl,
+      '--initial-advertise-peer-urls',
+      this.peerUrl,
+      '--initial-cluster',
+      this.initialCluster,
+      '--initial-cluster-state',
+      'new',
+      '--initial-cluster-token',
+      'dkc',
+      '--logger',
+      'zap',
+      '--log-level',
+      'warn',
     ];
     const proc = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     // Bounded: a long run must not grow the buffer without limit.
@@ -120,7 +130,9 @@ class Member implements EtcdMember {
     while (Date.now() < deadline) {
       const p = this.proc;
       if (!p || p.exitCode !== null || p.signalCode !== null) {
-        throw new Error(`etcd member ${this.name} exited (${p?.exitCode ?? p?.signalCode}):\n${this.output.slice(-4000)}`);
+        throw new Error(
+          `etcd member ${this.name} exited (${p?.exitCode ?? p?.signalCode}):\n${this.output.slice(-4000)}`,
+        );
       }
       if (await healthy(this.clientUrl)) return;
       await new Promise((r) => setTimeout(r, 100));
@@ -153,14 +165,20 @@ class Member implements EtcdMember {
 /** Starts `members` etcd members forming one cluster and waits until every member reports healthy. */
 export async function startEtcdCluster(options: StartEtcdOptions): Promise<EtcdCluster> {
   const count = options.members ?? 1;
-  if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`members must be a positive integer, got ${count}`);
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new RangeError(`members must be a positive integer, got ${count}`);
   const binary = options.binary ?? 'etcd';
   const specs: { name: string; clientUrl: string; peerUrl: string; dataDir: string }[] = [];
   for (let i = 0; i < count; i++) {
     const clientPort = count === 1 && options.clientPort ? options.clientPort : await freePort();
     const peerPort = count === 1 && options.peerPort ? options.peerPort : await freePort();
     const name = `etcd-${i}`;
-    specs.push({ name, clientUrl: `http://127.0.0.1:${clientPort}`, peerUrl: `http://127.0.0.1:${peerPort}`, dataDir: join(options.dir, name) });
+    specs.push({
+      name,
+      clientUrl: `http://127.0.0.1:${clientPort}`,
+      peerUrl: `http://127.0.0.1:${peerPort}`,
+      dataDir: join(options.dir, name),
+    });
   }
   const initialCluster = specs.map((s) => `${s.name}=${s.peerUrl}`).join(',');
   await mkdir(options.dir, { recursive: true });

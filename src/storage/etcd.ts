@@ -16,7 +16,20 @@
 // recorded in the key `compact_rev_key` with a compare-and-swap, and only the replica whose swap succeeds
 // asks etcd to compact. That key also answers compactedRevision(), which etcd itself does not expose.
 
-import { checkKey, checkMoveTarget, checkPrefix, checkRevision, StoreError, type KeyValue, type ListOptions, type ListResult, type Store, type Watch, type WatchEvent, type WatchHandlers } from './store.js';
+import {
+  checkKey,
+  checkMoveTarget,
+  checkPrefix,
+  checkRevision,
+  StoreError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Store,
+  type Watch,
+  type WatchEvent,
+  type WatchHandlers,
+} from './store.js';
 import { klog } from '../util/klog.js';
 import type * as Etcd3Module from 'etcd3';
 import { errorMessage } from '../util/errors.js';
@@ -96,7 +109,9 @@ class EtcdWatch implements Watch {
         stream.on('data', (res: Etcd3Module.IWatchResponse) => this.onResponse(stream, res));
         stream.on('error', (err: unknown) => this.broken(stream, err));
         stream.on('end', () => this.broken(stream, new Error('watch stream ended')));
-        stream.write({ create_request: { key: this.start, range_end: this.end, start_revision: this.after + 1, prev_kv: true } });
+        stream.write({
+          create_request: { key: this.start, range_end: this.end, start_revision: this.after + 1, prev_kv: true },
+        });
       })
       .catch((err: unknown) => this.broken(undefined, err));
   }
@@ -137,7 +152,13 @@ class EtcdWatch implements Watch {
       const compactRev = num(res.compact_revision);
       if (compactRev > 0) {
         this.store.noteCompacted(compactRev);
-        this.fail(new StoreError('DKC_STORE_COMPACTED', `the watch fell behind the compacted revision ${compactRev}`, compactRev));
+        this.fail(
+          new StoreError(
+            'DKC_STORE_COMPACTED',
+            `the watch fell behind the compacted revision ${compactRev}`,
+            compactRev,
+          ),
+        );
       } else {
         // Canceled for another reason (no leader, member shutting down): resume elsewhere.
         this.broken(stream, new Error(`watch canceled by etcd: ${res.cancel_reason || 'no reason given'}`));
@@ -182,7 +203,14 @@ class EtcdWatch implements Watch {
     const now = Date.now();
     this.failingSince ??= now;
     if (now - this.failingSince >= this.resumeTimeoutMs) {
-      this.fail(new StoreError('DKC_STORE_UNAVAILABLE', `etcd watch could not be resumed for ${this.resumeTimeoutMs} ms: ${errorMessage(err)}`, undefined, { cause: err }));
+      this.fail(
+        new StoreError(
+          'DKC_STORE_UNAVAILABLE',
+          `etcd watch could not be resumed for ${this.resumeTimeoutMs} ms: ${errorMessage(err)}`,
+          undefined,
+          { cause: err },
+        ),
+      );
       return;
     }
     const delay = Math.min(MAX_RESUME_BACKOFF_MS, 50 * 2 ** this.attempt++);
@@ -214,7 +242,8 @@ export class EtcdStore implements Store {
 
   /** Connects and checks that etcd answers (fails with 'DKC_STORE_UNAVAILABLE' otherwise). */
   static async open(options: EtcdStoreOptions): Promise<EtcdStore> {
-    if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new RangeError('at least one etcd endpoint is required');
+    if (!Array.isArray(options.endpoints) || options.endpoints.length === 0)
+      throw new RangeError('at least one etcd endpoint is required');
     const { Etcd3 } = await import('etcd3');
     const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const client = new Etcd3({
@@ -274,7 +303,8 @@ export class EtcdStore implements Store {
     this.assertOpen();
     checkPrefix(prefix);
     const limit = options.limit ?? 0;
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
     const at = options.revision ?? 0;
     checkRevision('revision', at, at > 0 ? this.knownCompacted : 0); // 0: the current revision
     const start = this.rangeStart(prefix);
@@ -391,8 +421,10 @@ export class EtcdStore implements Store {
       }
       // The source gone since the read (another mover took it, or a delete) is not found, whatever the target holds
       // now: it was not there when this move was asked for with the source still present.
-      if ((res.responses[0]?.response_range?.kvs ?? []).length === 0) throw new StoreError('DKC_STORE_NOT_FOUND', `key ${from} not found`);
-      if ((res.responses[1]?.response_range?.kvs ?? []).length > 0) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${to} already exists`);
+      if ((res.responses[0]?.response_range?.kvs ?? []).length === 0)
+        throw new StoreError('DKC_STORE_NOT_FOUND', `key ${from} not found`);
+      if ((res.responses[1]?.response_range?.kvs ?? []).length > 0)
+        throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${to} already exists`);
       // The source changed between the read and the transaction: read it again (the CAS, if any, decides then).
     }
   }
@@ -401,7 +433,14 @@ export class EtcdStore implements Store {
     this.assertOpen();
     checkPrefix(prefix);
     checkRevision('fromRevision', fromRevision, this.knownCompacted);
-    const w = new EtcdWatch(this, this.rangeStart(prefix), rangeEnd(this.etcdKey(prefix)), fromRevision, handlers, this.options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS);
+    const w = new EtcdWatch(
+      this,
+      this.rangeStart(prefix),
+      rangeEnd(this.etcdKey(prefix)),
+      fromRevision,
+      handlers,
+      this.options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS,
+    );
     this.watches.add(w);
     w.open();
     return w;
@@ -409,13 +448,15 @@ export class EtcdStore implements Store {
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    if (!Number.isSafeInteger(revision) || revision < 0) throw new RangeError(`revision must be a non-negative integer, got ${revision}`);
+    if (!Number.isSafeInteger(revision) || revision < 0)
+      throw new RangeError(`revision must be a non-negative integer, got ${revision}`);
     const marker = Buffer.from(COMPACT_REV_KEY);
     // Bounded: each round either wins the swap, finds a newer compaction, or lost to a concurrent replica.
     for (let round = 0; round < 10; round++) {
       const cur = await this.call(() => this.client.kv.range({ key: marker }));
       const current = num(cur.header.revision);
-      if (revision > current) throw new RangeError(`cannot compact at ${revision}, newer than the current revision ${current}`);
+      if (revision > current)
+        throw new RangeError(`cannot compact at ${revision}, newer than the current revision ${current}`);
       const kv = cur.kvs[0];
       const recorded = kv ? Number(kv.value.toString('utf8')) || 0 : 0;
       this.noteCompacted(recorded);
@@ -542,16 +583,24 @@ export class EtcdStore implements Store {
     if (err instanceof StoreError) return err;
     const msg = errorMessage(err);
     if (/required revision has been compacted/.test(msg)) {
-      return new StoreError('DKC_STORE_COMPACTED', `the revision asked for has been compacted (oldest available ${this.knownCompacted})`, this.knownCompacted, {
-        cause: err,
-      });
+      return new StoreError(
+        'DKC_STORE_COMPACTED',
+        `the revision asked for has been compacted (oldest available ${this.knownCompacted})`,
+        this.knownCompacted,
+        {
+          cause: err,
+        },
+      );
     }
-    if (/required revision is a future revision/.test(msg)) return new RangeError(`revision is newer than etcd's current revision: ${msg}`);
+    if (/required revision is a future revision/.test(msg))
+      return new RangeError(`revision is newer than etcd's current revision: ${msg}`);
     if (this.closed) return new StoreError('DKC_STORE_UNAVAILABLE', 'the store is closed', undefined, { cause: err });
     const name = (err as { name?: string } | null)?.name ?? '';
     if (
       /Unavailable|DeadlineExceeded|Cancelled|ClientClosed|BrokenCircuit|Isolated/.test(name) ||
-      /leader changed|no leader|timed out|too many requests|unavailable|connect|deadline|shutting down|not capable/i.test(msg)
+      /leader changed|no leader|timed out|too many requests|unavailable|connect|deadline|shutting down|not capable/i.test(
+        msg,
+      )
     ) {
       return new StoreError('DKC_STORE_UNAVAILABLE', `etcd is unavailable: ${msg}`, undefined, { cause: err });
     }
@@ -575,5 +624,3 @@ function rangeEnd(start: Buffer): Buffer {
   // Every key: etcd reads "\0" as "no upper bound".
   return Buffer.from([0]);
 }
-
-

@@ -32,7 +32,10 @@ export async function openStore(config: StoreConfig): Promise<Store> {
   switch (config.kind) {
     case 'sqlite': {
       const { openSqliteStore } = await import('./sqlite.js');
-      return openSqliteStore({ path: config.path, ...(config.historyLimit !== undefined ? { historyLimit: config.historyLimit } : {}) });
+      return openSqliteStore({
+        path: config.path,
+        ...(config.historyLimit !== undefined ? { historyLimit: config.historyLimit } : {}),
+      });
     }
     case 'etcd': {
       const { openEtcdStore } = await import('./etcd.js');

@@ -189,7 +189,9 @@ export class SqliteStore implements Store {
     options: SqliteStoreOptions,
   ) {
     this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-    this.retentionSlack = Number.isFinite(this.historyLimit) ? Math.max(1, Math.min(1_000, Math.floor(this.historyLimit / 10))) : 0;
+    this.retentionSlack = Number.isFinite(this.historyLimit)
+      ? Math.max(1, Math.min(1_000, Math.floor(this.historyLimit / 10)))
+      : 0;
     this.onHandlerError =
       options.onHandlerError ?? ((err) => klog.error(`storage: watch handler failed: ${errorMessage(err)}`));
 
@@ -221,7 +223,8 @@ export class SqliteStore implements Store {
       switch (w.kind) {
         case 'create': {
           const value = w.value!;
-          if (insertKv.run(key, value, rev, rev).changes === 0) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${key} already exists`);
+          if (insertKv.run(key, value, rev, rev).changes === 0)
+            throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${key} already exists`);
           insertHistory.run(rev, key, PUT, value, rev, null, null);
           const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
           return { kv, event: { type: 'put', kv } };
@@ -245,14 +248,19 @@ export class SqliteStore implements Store {
           // Two revisions in the one transaction: the put of the target, then the delete of the source.
           const to = w.target!;
           const cur = this.current(key, w.expected);
-          if (this.selectKv.get(to) !== undefined) throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${to} already exists`);
+          if (this.selectKv.get(to) !== undefined)
+            throw new StoreError('DKC_STORE_KEY_EXISTS', `key ${to} already exists`);
           insertKv.run(to, cur.value, rev, rev);
           insertHistory.run(rev, to, PUT, cur.value, rev, null, null);
           deleteKv.run(key);
           insertHistory.run(rev + 1, key, DELETE, null, cur.create_revision, cur.value, cur.mod_revision);
           const kv: KeyValue = { key: to, value: cur.value, createRevision: rev, modRevision: rev };
           const gone: KeyValue = { key, value: cur.value, createRevision: cur.create_revision, modRevision: rev + 1 };
-          return { kv, event: { type: 'put', kv }, then: { key, event: { type: 'delete', kv: gone, prevKv: toKeyValue(cur) } } };
+          return {
+            kv,
+            event: { type: 'put', kv },
+            then: { key, event: { type: 'delete', kv: gone, prevKv: toKeyValue(cur) } },
+          };
         }
       }
     };
@@ -293,11 +301,18 @@ export class SqliteStore implements Store {
       // shared-memory index is needed, since no other connection may use the file.
       db.pragma('locking_mode = EXCLUSIVE');
       const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (mode !== 'wal') throw new StoreError('DKC_STORE_INTERNAL', `cannot put ${options.path} in WAL mode (journal_mode is ${String(mode)})`);
+      if (mode !== 'wal')
+        throw new StoreError(
+          'DKC_STORE_INTERNAL',
+          `cannot put ${options.path} in WAL mode (journal_mode is ${String(mode)})`,
+        );
       db.pragma('synchronous = FULL');
       const version = db.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION) {
-        throw new StoreError('DKC_STORE_INTERNAL', `${options.path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}`);
+        throw new StoreError(
+          'DKC_STORE_INTERNAL',
+          `${options.path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}`,
+        );
       }
       // An immediate write transaction takes the exclusive lock now rather than at the first write, so a
       // second process fails here, before it has told anyone it is serving.
@@ -334,9 +349,13 @@ export class SqliteStore implements Store {
       if (err instanceof StoreError) throw err;
       const code = sqliteCode(err);
       if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-        throw new StoreError('DKC_STORE_UNAVAILABLE', `${options.path} is in use by another process`, undefined, { cause: err });
+        throw new StoreError('DKC_STORE_UNAVAILABLE', `${options.path} is in use by another process`, undefined, {
+          cause: err,
+        });
       }
-      throw new StoreError('DKC_STORE_UNAVAILABLE', `cannot open ${options.path}: ${errorMessage(err)}`, undefined, { cause: err });
+      throw new StoreError('DKC_STORE_UNAVAILABLE', `cannot open ${options.path}: ${errorMessage(err)}`, undefined, {
+        cause: err,
+      });
     }
   }
 
@@ -361,7 +380,8 @@ export class SqliteStore implements Store {
     this.assertOpen();
     checkPrefix(prefix);
     const limit = options.limit ?? 0;
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
     const at = options.revision || this.revision;
     checkRevision('revision', at, this.compacted);
     if (at > this.revision) throw new RangeError(`revision ${at} is newer than the current revision ${this.revision}`);
@@ -370,13 +390,18 @@ export class SqliteStore implements Store {
     const after = options.startAfter;
     const exclusive = after !== undefined && compareKeys(after, prefix) >= 0;
     const upper = prefixEnd(prefix);
-    const params: Record<string, string | number> = { lower: exclusive ? after : prefix, limit: limit > 0 ? limit + 1 : -1 };
+    const params: Record<string, string | number> = {
+      lower: exclusive ? after : prefix,
+      limit: limit > 0 ? limit + 1 : -1,
+    };
     if (upper !== undefined) params['upper'] = upper;
     const range = `key ${exclusive ? '>' : '>='} @lower${upper !== undefined ? ' AND key < @upper' : ''}`;
 
     let rows: KvRow[];
     if (at === this.revision) {
-      const stmt = this.statement(`SELECT key, value, create_revision, mod_revision FROM kv WHERE ${range} ORDER BY key LIMIT @limit`);
+      const stmt = this.statement(
+        `SELECT key, value, create_revision, mod_revision FROM kv WHERE ${range} ORDER BY key LIMIT @limit`,
+      );
       rows = this.run(() => stmt.all(params) as KvRow[]);
     } else {
       // The state at `at`: keys untouched since then, plus, for every key changed since, the value its
@@ -447,8 +472,10 @@ export class SqliteStore implements Store {
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    if (!Number.isSafeInteger(revision) || revision < 0) throw new RangeError(`revision must be a non-negative integer, got ${revision}`);
-    if (revision > this.revision) throw new RangeError(`cannot compact at ${revision}, newer than the current revision ${this.revision}`);
+    if (!Number.isSafeInteger(revision) || revision < 0)
+      throw new RangeError(`revision must be a non-negative integer, got ${revision}`);
+    if (revision > this.revision)
+      throw new RangeError(`cannot compact at ${revision}, newer than the current revision ${this.revision}`);
     this.compactTo(revision);
   }
 
@@ -468,7 +495,13 @@ export class SqliteStore implements Store {
 
   // ---- writes ----
 
-  private enqueue(kind: QueuedWrite['kind'], key: string, value: Uint8Array | undefined, expected: number | undefined, target?: string): Promise<KeyValue> {
+  private enqueue(
+    kind: QueuedWrite['kind'],
+    key: string,
+    value: Uint8Array | undefined,
+    expected: number | undefined,
+    target?: string,
+  ): Promise<KeyValue> {
     return new Promise<KeyValue>((resolve, reject) => {
       // Throwing here rejects the promise, as the checks of an async method would.
       this.assertOpen();
@@ -476,7 +509,16 @@ export class SqliteStore implements Store {
       if (target !== undefined) checkMoveTarget(key, target);
       const bytes = value === undefined ? undefined : ownCopy(value);
       const size = key.length + (target?.length ?? 0) + (bytes?.length ?? 0);
-      this.queue.push({ key, value: bytes, kind, expected, ...(target !== undefined ? { target } : {}), size, resolve, reject });
+      this.queue.push({
+        key,
+        value: bytes,
+        kind,
+        expected,
+        ...(target !== undefined ? { target } : {}),
+        size,
+        resolve,
+        reject,
+      });
       this.scheduleCommit();
     });
   }
@@ -563,7 +605,11 @@ export class SqliteStore implements Store {
     const cur = this.selectKv.get(key) as KvRow | undefined;
     if (!cur) throw new StoreError('DKC_STORE_NOT_FOUND', `key ${key} not found`);
     if (expected !== undefined && cur.mod_revision !== expected) {
-      throw new StoreError('DKC_STORE_CONFLICT', `key ${key} is at revision ${cur.mod_revision}, not ${expected}`, cur.mod_revision);
+      throw new StoreError(
+        'DKC_STORE_CONFLICT',
+        `key ${key} is at revision ${cur.mod_revision}, not ${expected}`,
+        cur.mod_revision,
+      );
     }
     return cur;
   }
@@ -607,7 +653,11 @@ export class SqliteStore implements Store {
     if (revision <= this.compacted) return;
     this.run(() => this.txCompact(revision));
     this.compacted = revision;
-    const err = new StoreError('DKC_STORE_COMPACTED', `the watch fell behind the compacted revision ${revision}`, revision);
+    const err = new StoreError(
+      'DKC_STORE_COMPACTED',
+      `the watch fell behind the compacted revision ${revision}`,
+      revision,
+    );
     for (const w of this.catchingUp) if (w.after < revision) this.end(w, err);
   }
 
@@ -616,7 +666,14 @@ export class SqliteStore implements Store {
   private catchUp(w: Watcher): void {
     if (w.state !== 'catching-up' || this.closed) return;
     if (w.after < this.compacted) {
-      this.end(w, new StoreError('DKC_STORE_COMPACTED', `the watch fell behind the compacted revision ${this.compacted}`, this.compacted));
+      this.end(
+        w,
+        new StoreError(
+          'DKC_STORE_COMPACTED',
+          `the watch fell behind the compacted revision ${this.compacted}`,
+          this.compacted,
+        ),
+      );
       return;
     }
     const upto = Math.min(this.revision, w.after + CATCH_UP_SPAN);
@@ -631,7 +688,12 @@ export class SqliteStore implements Store {
     try {
       rows = this.run(() => stmt.all(params) as HistoryRow[]);
     } catch (err) {
-      this.end(w, err instanceof StoreError ? err : new StoreError('DKC_STORE_INTERNAL', errorMessage(err), undefined, { cause: err }));
+      this.end(
+        w,
+        err instanceof StoreError
+          ? err
+          : new StoreError('DKC_STORE_INTERNAL', errorMessage(err), undefined, { cause: err }),
+      );
       return;
     }
     for (const row of rows) w.queue.push(toEvent(row));
@@ -767,12 +829,27 @@ function toEvent(row: HistoryRow): WatchEvent {
   const prevKv: KeyValue | undefined =
     row.prev_mod_revision === null
       ? undefined
-      : { key: row.key, value: row.prev_value!, createRevision: row.create_revision, modRevision: row.prev_mod_revision };
+      : {
+          key: row.key,
+          value: row.prev_value!,
+          createRevision: row.create_revision,
+          modRevision: row.prev_mod_revision,
+        };
   if (row.type === DELETE) {
-    const kv: KeyValue = { key: row.key, value: row.prev_value!, createRevision: row.create_revision, modRevision: row.revision };
+    const kv: KeyValue = {
+      key: row.key,
+      value: row.prev_value!,
+      createRevision: row.create_revision,
+      modRevision: row.revision,
+    };
     return prevKv ? { type: 'delete', kv, prevKv } : { type: 'delete', kv };
   }
-  const kv: KeyValue = { key: row.key, value: row.value!, createRevision: row.create_revision, modRevision: row.revision };
+  const kv: KeyValue = {
+    key: row.key,
+    value: row.value!,
+    createRevision: row.create_revision,
+    modRevision: row.revision,
+  };
   return prevKv ? { type: 'put', kv, prevKv } : { type: 'put', kv };
 }
 
@@ -780,8 +857,6 @@ function toEvent(row: HistoryRow): WatchEvent {
 function ownCopy(value: Uint8Array): Buffer {
   return Buffer.from(value);
 }
-
-
 
 /**
  * The smallest string greater than every string starting with `prefix`, in the order SQLite compares

@@ -15,8 +15,7 @@ export interface KeyValue {
 }
 
 export type WatchEvent =
-  | { type: 'put'; kv: KeyValue; prevKv?: KeyValue }
-  | { type: 'delete'; kv: KeyValue; prevKv?: KeyValue }; // kv.modRevision is the delete's revision; kv.value the deleted value
+  { type: 'put'; kv: KeyValue; prevKv?: KeyValue } | { type: 'delete'; kv: KeyValue; prevKv?: KeyValue }; // kv.modRevision is the delete's revision; kv.value the deleted value
 
 export interface ListOptions {
   /** Return at most this many items (0 or undefined = all). */
@@ -128,6 +127,12 @@ export function checkPrefix(prefix: string): void {
 
 /** A revision to read or watch from (`name` is the argument's name): a non-negative integer, not older than `compacted`. */
 export function checkRevision(name: string, revision: number, compacted: number): void {
-  if (!Number.isSafeInteger(revision) || revision < 0) throw new RangeError(`${name} must be a non-negative integer, got ${revision}`);
-  if (revision < compacted) throw new StoreError('DKC_STORE_COMPACTED', `revision ${revision} has been compacted (oldest available ${compacted})`, compacted);
+  if (!Number.isSafeInteger(revision) || revision < 0)
+    throw new RangeError(`${name} must be a non-negative integer, got ${revision}`);
+  if (revision < compacted)
+    throw new StoreError(
+      'DKC_STORE_COMPACTED',
+      `revision ${revision} has been compacted (oldest available ${compacted})`,
+      compacted,
+    );
 }

@@ -70,14 +70,16 @@ export function resolveBackoffOptions(options: BackoffOptions = {}): ResolvedBac
   finiteNonNeg('initialMs', o.initialMs);
   finiteNonNeg('maxMs', o.maxMs);
   finiteNonNeg('resetAfterMs', o.resetAfterMs);
-  if (!Number.isFinite(o.factor) || o.factor < 1) throw invalid(`backoff factor must be a finite number >= 1, got ${o.factor}`);
+  if (!Number.isFinite(o.factor) || o.factor < 1)
+    throw invalid(`backoff factor must be a finite number >= 1, got ${o.factor}`);
   if (o.maxMs < o.initialMs) throw invalid(`backoff maxMs (${o.maxMs}) must not be below initialMs (${o.initialMs})`);
   if (!(o.jitter >= 0 && o.jitter <= 1)) throw invalid(`backoff jitter must be within [0, 1], got ${o.jitter}`);
   if (typeof o.random !== 'function') throw invalid('backoff random must be a function');
   if (!isCount(o.crashLoopThreshold) || o.crashLoopThreshold < 1) {
     throw invalid(`backoff crashLoopThreshold must be an integer >= 1 or Infinity, got ${o.crashLoopThreshold}`);
   }
-  if (!isCount(o.cleanExitBurst)) throw invalid(`backoff cleanExitBurst must be an integer >= 0 or Infinity, got ${o.cleanExitBurst}`);
+  if (!isCount(o.cleanExitBurst))
+    throw invalid(`backoff cleanExitBurst must be an integer >= 0 or Infinity, got ${o.cleanExitBurst}`);
   if (!Number.isFinite(o.cleanExitWindowMs) || o.cleanExitWindowMs <= 0) {
     throw invalid(`backoff cleanExitWindowMs must be a finite number > 0, got ${o.cleanExitWindowMs}`);
   }
@@ -88,7 +90,10 @@ export function resolveBackoffOptions(options: BackoffOptions = {}): ResolvedBac
  * The un-jittered delay before the `attempt`-th consecutive restart (1-based): `initialMs × factor^(attempt−1)`,
  * capped at `maxMs`. Large attempts saturate at the cap instead of overflowing.
  */
-export function exponentialDelay(attempt: number, options: Pick<ResolvedBackoffOptions, 'initialMs' | 'factor' | 'maxMs'>): number {
+export function exponentialDelay(
+  attempt: number,
+  options: Pick<ResolvedBackoffOptions, 'initialMs' | 'factor' | 'maxMs'>,
+): number {
   if (attempt < 1 || options.initialMs === 0) return 0;
   // The project's one backoff rule; jitter is applied by RestartBackoff, with its own random source.
   return backoffDelay({ initialMs: options.initialMs, maxMs: options.maxMs, factor: options.factor }, attempt);
@@ -148,7 +153,12 @@ export class RestartBackoff {
         base = exponentialDelay(excess, o);
       }
     }
-    return { delayMs: this.#jitter(base), consecutiveCrashes: this.#consecutiveCrashes, crashLooping: this.crashLooping, throttled };
+    return {
+      delayMs: this.#jitter(base),
+      consecutiveCrashes: this.#consecutiveCrashes,
+      crashLooping: this.crashLooping,
+      throttled,
+    };
   }
 
   /** Forgets all history, as if the child had never run. */

@@ -32,5 +32,11 @@ export {
   type SignalForwardingOptions,
   type SignalSource,
 } from './signals.js';
-export { SUPERVISOR_FD_ENV, stopWhenSupervisorGone, supervisorFd, watchSupervisor, type SupervisorWatch } from './parentwatch.js';
+export {
+  SUPERVISOR_FD_ENV,
+  stopWhenSupervisorGone,
+  supervisorFd,
+  watchSupervisor,
+  type SupervisorWatch,
+} from './parentwatch.js';
 export { CONTROL_SOCKET, controlMessages, requestRestart, serveControl, type ControlServer } from './control.js';

@@ -72,11 +72,18 @@ export function installSignalForwarding(
     switch (classifySignal(firstAt, forced, at, coalesceMs)) {
       case 'stop':
         firstAt = at;
-        klog.info('Received signal, stopping all supervised processes', { signal, childSignal, gracePeriodMs: graceMs });
+        klog.info('Received signal, stopping all supervised processes', {
+          signal,
+          childSignal,
+          gracePeriodMs: graceMs,
+        });
         supervisor.stop(childSignal, graceMs).then(() => resolve(signal), reject);
         return;
       case 'repeat':
-        klog.info('Received the signal again right after the first, still stopping gracefully', { signal, sinceFirstMs: Math.round(at - firstAt!) });
+        klog.info('Received the signal again right after the first, still stopping gracefully', {
+          signal,
+          sinceFirstMs: Math.round(at - firstAt!),
+        });
         return;
       case 'force':
         forced = true;

@@ -188,15 +188,27 @@ export class Supervisor {
 
   /** Supervises one more child; once the supervisor has started, the child starts at once. */
   add(spec: ChildSpec): void {
-    if (this.#stopping) throw new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot add child "${spec.name}": the supervisor was stopped`);
-    if (typeof spec.name !== 'string' || spec.name === '') throw new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', 'child name must be a non-empty string');
+    if (this.#stopping)
+      throw new SupervisorError(
+        'DKC_SUPERVISOR_STOPPED',
+        `cannot add child "${spec.name}": the supervisor was stopped`,
+      );
+    if (typeof spec.name !== 'string' || spec.name === '')
+      throw new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', 'child name must be a non-empty string');
     if (typeof spec.command !== 'string' || spec.command === '') {
-      throw new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": command must be a non-empty string`);
+      throw new SupervisorError(
+        'DKC_SUPERVISOR_INVALID_ARGUMENT',
+        `child "${spec.name}": command must be a non-empty string`,
+      );
     }
     if (!POLICIES.includes(spec.restart)) {
-      throw new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `child "${spec.name}": restart must be one of ${POLICIES.join(', ')}, got ${String(spec.restart)}`);
+      throw new SupervisorError(
+        'DKC_SUPERVISOR_INVALID_ARGUMENT',
+        `child "${spec.name}": restart must be one of ${POLICIES.join(', ')}, got ${String(spec.restart)}`,
+      );
     }
-    if (this.#children.has(spec.name)) throw new SupervisorError('DKC_SUPERVISOR_DUPLICATE_CHILD', `a child named "${spec.name}" is already supervised`);
+    if (this.#children.has(spec.name))
+      throw new SupervisorError('DKC_SUPERVISOR_DUPLICATE_CHILD', `a child named "${spec.name}" is already supervised`);
     const frozen: Readonly<ChildSpec> = Object.freeze({
       ...spec,
       args: Object.freeze([...(spec.args ?? [])]),
@@ -239,7 +251,9 @@ export class Supervisor {
    */
   stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
     if (!(graceMs >= 0)) {
-      return Promise.reject(new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `stop grace period must be >= 0, got ${graceMs}`));
+      return Promise.reject(
+        new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `stop grace period must be >= 0, got ${graceMs}`),
+      );
     }
     const first = !this.#stopping;
     this.#stopping = true;
@@ -264,7 +278,11 @@ export class Supervisor {
       child.killTimer = setTimeout(() => {
         child.killTimer = null;
         if (child.proc !== proc) return;
-        klog.warning('Supervised process did not exit within its grace period, killing it', { name: child.spec.name, pid: child.pid, gracePeriodMs: graceMs });
+        klog.warning('Supervised process did not exit within its grace period, killing it', {
+          name: child.spec.name,
+          pid: child.pid,
+          gracePeriodMs: graceMs,
+        });
         this.#signal(child, 'SIGKILL');
       }, graceMs);
     }
@@ -285,8 +303,17 @@ export class Supervisor {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (this.#stopping) return Promise.reject(new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot restart child "${name}": the supervisor was stopped`));
-    if (!this.#started) return Promise.reject(new SupervisorError('DKC_SUPERVISOR_INVALID_ARGUMENT', `cannot restart child "${name}": the supervisor has not started`));
+    if (this.#stopping)
+      return Promise.reject(
+        new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot restart child "${name}": the supervisor was stopped`),
+      );
+    if (!this.#started)
+      return Promise.reject(
+        new SupervisorError(
+          'DKC_SUPERVISOR_INVALID_ARGUMENT',
+          `cannot restart child "${name}": the supervisor has not started`,
+        ),
+      );
     return new Promise<void>((resolve, reject) => {
       child.restartWaiters.push((err) => (err ? reject(err) : resolve()));
       if (child.proc === null) {
@@ -408,7 +435,13 @@ export class Supervisor {
     }
   }
 
-  #ended(child: Child, proc: ChildProcess | null, code: number | null, signal: NodeJS.Signals | null, error?: unknown): void {
+  #ended(
+    child: Child,
+    proc: ChildProcess | null,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    error?: unknown,
+  ): void {
     // Exactly one end per process: 'exit' and 'error' may both fire for a failed spawn.
     if (child.proc !== proc || (child.state !== 'running' && child.state !== 'stopping')) return;
     const now = this.#now();
@@ -420,7 +453,8 @@ export class Supervisor {
     child.killTimer = null;
     child.killAt = null;
 
-    const outcome: RunOutcome = child.state === 'stopping' || this.#stopping ? 'stopped' : error === undefined && code === 0 ? 'clean' : 'crash';
+    const outcome: RunOutcome =
+      child.state === 'stopping' || this.#stopping ? 'stopped' : error === undefined && code === 0 ? 'clean' : 'crash';
     const errorText = error === undefined ? undefined : errorMessage(error);
     if (outcome === 'crash') child.crashes++;
     let nextDelayMs: number | null = null;
@@ -428,7 +462,11 @@ export class Supervisor {
       const decision = child.backoff.afterExit(outcome, uptimeMs, now);
       const restart = child.spec.restart === 'always' || (child.spec.restart === 'on-failure' && outcome === 'crash');
       if (restart) nextDelayMs = decision.delayMs;
-      if (decision.crashLooping && outcome === 'crash' && decision.consecutiveCrashes === child.backoff.options.crashLoopThreshold) {
+      if (
+        decision.crashLooping &&
+        outcome === 'crash' &&
+        decision.consecutiveCrashes === child.backoff.options.crashLoopThreshold
+      ) {
         klog.warning('Supervised process is crash-looping, restarting it at the maximum backoff from now on', {
           name: child.spec.name,
           consecutiveCrashes: decision.consecutiveCrashes,
@@ -436,14 +474,28 @@ export class Supervisor {
         });
       }
       if (decision.throttled && restart) {
-        klog.warning('Supervised process exits cleanly too often, delaying its restart', { name: child.spec.name, delayMs: decision.delayMs });
+        klog.warning('Supervised process exits cleanly too often, delaying its restart', {
+          name: child.spec.name,
+          delayMs: decision.delayMs,
+        });
       }
     }
-    child.lastExit = { code, signal, outcome, uptimeMs, at: this.#wallClock(), ...(errorText !== undefined ? { error: errorText } : {}) };
+    child.lastExit = {
+      code,
+      signal,
+      outcome,
+      uptimeMs,
+      at: this.#wallClock(),
+      ...(errorText !== undefined ? { error: errorText } : {}),
+    };
     child.state = nextDelayMs !== null ? 'backoff' : outcome === 'stopped' ? 'stopped' : 'exited';
 
     const kv = { name: child.spec.name, pid, code, signal, uptimeMs: Math.round(uptimeMs), restartInMs: nextDelayMs };
-    if (outcome === 'crash') klog.warning(errorText !== undefined ? `Supervised process failed to start: ${errorText}` : 'Supervised process crashed', kv);
+    if (outcome === 'crash')
+      klog.warning(
+        errorText !== undefined ? `Supervised process failed to start: ${errorText}` : 'Supervised process crashed',
+        kv,
+      );
     else klog.info(outcome === 'clean' ? 'Supervised process exited cleanly' : 'Supervised process stopped', kv);
 
     this.#emit('exit', {
@@ -463,7 +515,13 @@ export class Supervisor {
 
     if (child.restartWaiters.length > 0) {
       if (this.#stopping) {
-        for (const w of child.restartWaiters.splice(0)) w(new SupervisorError('DKC_SUPERVISOR_STOPPED', `cannot restart child "${child.spec.name}": the supervisor was stopped`));
+        for (const w of child.restartWaiters.splice(0))
+          w(
+            new SupervisorError(
+              'DKC_SUPERVISOR_STOPPED',
+              `cannot restart child "${child.spec.name}": the supervisor was stopped`,
+            ),
+          );
       } else {
         this.#restarted(child);
         this.#settle();
@@ -493,7 +551,8 @@ export class Supervisor {
       process.kill(GROUPS ? -pid : pid, signal);
       return;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') klog.warning(`Cannot signal supervised process group: ${errorMessage(err)}`, { name: child.spec.name, pid });
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH')
+        klog.warning(`Cannot signal supervised process group: ${errorMessage(err)}`, { name: child.spec.name, pid });
     }
     // The group may already be gone while the leader is not yet reaped; signal the leader itself.
     try {
@@ -504,7 +563,8 @@ export class Supervisor {
   }
 
   #busy(): boolean {
-    for (const c of this.#children.values()) if (c.proc !== null || c.state === 'backoff' || c.state === 'running') return true;
+    for (const c of this.#children.values())
+      if (c.proc !== null || c.state === 'backoff' || c.state === 'running') return true;
     return false;
   }
 

@@ -27,10 +27,16 @@ export interface Answer {
 const text = (v: JSONValue | undefined): string | undefined => (v === undefined ? undefined : valueText(v));
 
 /** The source assigned to node `name`: its Node's, or on the NodeConfig channel its NodeConfig's (none without one). */
-async function assignedSource(client: RestClient, name: string, channel: ConfigChannel): Promise<NodeConfigSource | null | undefined> {
-  if (channel === 'node') return (await client.get<Node>(`/api/v1/nodes/${encodeURIComponent(name)}`)).spec?.configSource;
+async function assignedSource(
+  client: RestClient,
+  name: string,
+  channel: ConfigChannel,
+): Promise<NodeConfigSource | null | undefined> {
+  if (channel === 'node')
+    return (await client.get<Node>(`/api/v1/nodes/${encodeURIComponent(name)}`)).spec?.configSource;
   try {
-    return (await client.get<NodeConfig>(`${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(name))}`)).spec?.configSource;
+    return (await client.get<NodeConfig>(`${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(name))}`)).spec
+      ?.configSource;
   } catch (err) {
     if (isApiError(err, 404)) return undefined;
     throw err;
@@ -41,7 +47,11 @@ export async function nodeDiff(client: RestClient, name: string, channel: Config
   const source = await assignedSource(client, name, channel);
   const runningRef: SourceRef = { kind: 'node', name };
   if (!source?.configMap) {
-    return { running: `node/${name}`, changes: [], note: source?.configMapRef ? messages.legacySource(name) : messages.noConfigSource(name) };
+    return {
+      running: `node/${name}`,
+      changes: [],
+      note: source?.configMapRef ? messages.legacySource(name) : messages.noConfigSource(name),
+    };
   }
   const { namespace, name: cmName, kubeletConfigKey } = source.configMap;
   const assignedRef: SourceRef = { kind: 'configmap', namespace, name: cmName, key: kubeletConfigKey };
@@ -49,12 +59,19 @@ export async function nodeDiff(client: RestClient, name: string, channel: Config
   const [running, assigned] = await Promise.all([readSource(runningRef, get), readSource(assignedRef, get)]);
   // Both read as the node's kubelet minor reads them, as its NodeConfigPolicy compares them.
   const kv = running.kubelet ?? kubeletVersion(BASE_KUBELET_VERSION);
-  const [before, after] = [kv.load(running.bytes, { source: running.name }).config, kv.load(assigned.bytes, { source: assigned.name }).config];
+  const [before, after] = [
+    kv.load(running.bytes, { source: running.name }).config,
+    kv.load(assigned.bytes, { source: assigned.name }).config,
+  ];
   const changes = configChanges(before, after, running.flags, kv.schema());
   return {
     running: running.name,
     assigned: assigned.name,
-    changes: changes.map((c) => ({ path: c.path, ...optional('running', text(c.old)), ...optional('assigned', text(c.new)) })),
+    changes: changes.map((c) => ({
+      path: c.path,
+      ...optional('running', text(c.old)),
+      ...optional('assigned', text(c.new)),
+    })),
   };
 }
 

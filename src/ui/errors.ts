@@ -16,15 +16,21 @@ export class UiError extends CodedError<UiErrorCode> {
 
 export const messages = {
   serving: (url: string) => `Serving the fleet view on ${url}`,
-  hostRefused: (host: string) => `host ${JSON.stringify(host)} is not accepted: dkc ui serves loopback hosts only (see --accept-hosts)`,
-  originRefused: (origin: string) => `origin ${JSON.stringify(origin)} is not accepted: dkc ui answers only its own pages`,
+  hostRefused: (host: string) =>
+    `host ${JSON.stringify(host)} is not accepted: dkc ui serves loopback hosts only (see --accept-hosts)`,
+  originRefused: (origin: string) =>
+    `origin ${JSON.stringify(origin)} is not accepted: dkc ui answers only its own pages`,
   pathRefused: (path: string) => `path ${JSON.stringify(path)} is refused by dkc ui`,
   upstream: (why: string) => `the API server did not answer: ${why}`,
   notFound: (path: string) => `${path} not found`,
-  badAcceptHosts: (pattern: string, why: string) => `--accept-hosts: ${JSON.stringify(pattern)} is not a regular expression: ${why}`,
-  noConfigSource: (node: string) => `node ${JSON.stringify(node)} has no ConfigMap assigned (spec.configSource): it runs its local config`,
-  legacySource: (node: string) => `node ${JSON.stringify(node)} is assigned a configMapRef (the 1.8 alpha form): compare it with dkc config diff`,
+  badAcceptHosts: (pattern: string, why: string) =>
+    `--accept-hosts: ${JSON.stringify(pattern)} is not a regular expression: ${why}`,
+  noConfigSource: (node: string) =>
+    `node ${JSON.stringify(node)} has no ConfigMap assigned (spec.configSource): it runs its local config`,
+  legacySource: (node: string) =>
+    `node ${JSON.stringify(node)} is assigned a configMapRef (the 1.8 alpha form): compare it with dkc config diff`,
   badPort: (port: string) => `--port: ${JSON.stringify(port)} is not a port number (0-65535)`,
   methodNotAllowed: (method: string) => `method ${method} is not allowed here`,
-  channelFallback: (why: string) => `config channel: Node (spec.configSource, status.config) — the channel could not be found: ${why}`,
+  channelFallback: (why: string) =>
+    `config channel: Node (spec.configSource, status.config) — the channel could not be found: ${why}`,
 } as const;

@@ -38,7 +38,10 @@ export function hostOf(hostHeader: string): string {
 const accepted = (host: string, accept: readonly RegExp[]): boolean => accept.some((r) => r.test(host));
 
 /** Throws UiError('DKC_UI_HOST_REFUSED') unless Host, and Origin when there is one, name accepted hosts. */
-export function checkRequest(headers: { host?: string | undefined; origin?: string | undefined }, accept: readonly RegExp[]): void {
+export function checkRequest(
+  headers: { host?: string | undefined; origin?: string | undefined },
+  accept: readonly RegExp[],
+): void {
   const host = hostOf(headers.host ?? '');
   if (!accepted(host, accept)) throw new UiError('DKC_UI_HOST_REFUSED', messages.hostRefused(host));
   const origin = headers.origin;
@@ -50,7 +53,8 @@ export function checkRequest(headers: { host?: string | undefined; origin?: stri
     throw new UiError('DKC_UI_HOST_REFUSED', messages.originRefused(origin));
   }
   // The page's own origin only: same host and port as the request, so another local server's page is refused too.
-  if (originHost !== headers.host || !accepted(hostOf(originHost), accept)) throw new UiError('DKC_UI_HOST_REFUSED', messages.originRefused(origin));
+  if (originHost !== headers.host || !accepted(hostOf(originHost), accept))
+    throw new UiError('DKC_UI_HOST_REFUSED', messages.originRefused(origin));
 }
 
 export function checkPath(path: string): void {

@@ -42,7 +42,8 @@ export function apiProxy(config: ClientConfig): ApiProxy {
       url.search = search;
       const upstream = transport.request(url, { method: req.method ?? 'GET', headers, agent }, (answer) => {
         const out: http.OutgoingHttpHeaders = {};
-        for (const [k, v] of Object.entries(answer.headers)) if (!DROPPED.has(k) && k !== 'set-cookie' && v !== undefined) out[k] = v;
+        for (const [k, v] of Object.entries(answer.headers))
+          if (!DROPPED.has(k) && k !== 'set-cookie' && v !== undefined) out[k] = v;
         res.writeHead(answer.statusCode ?? 502, out);
         // A watch's headers go out at once, as the API server sends them, and its events as they come.
         res.flushHeaders();
@@ -54,7 +55,14 @@ export function apiProxy(config: ClientConfig): ApiProxy {
           res.destroy();
           return;
         }
-        const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'ServiceUnavailable', code: 503, message: messages.upstream(err.message) });
+        const body = JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'ServiceUnavailable',
+          code: 503,
+          message: messages.upstream(err.message),
+        });
         res.writeHead(503, { 'content-type': 'application/json' }).end(body);
       });
       // The page went away (a closed watch, a reload): so does the request to the API server.

@@ -42,7 +42,8 @@ const TYPES: Readonly<Record<string, string>> = {
 
 // The page loads only its own script and style and talks only to this server.
 const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
@@ -70,7 +71,17 @@ function send(res: http.ServerResponse, answer: Answer): void {
 }
 
 function refuse(res: http.ServerResponse, code: number, message: string): void {
-  send(res, { code, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: code === 403 ? 'Forbidden' : 'NotFound', message, code } });
+  send(res, {
+    code,
+    body: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: code === 403 ? 'Forbidden' : 'NotFound',
+      message,
+      code,
+    },
+  });
 }
 
 const isApiPath = (path: string): boolean => /^\/apis?(\/|$)/.test(path);
@@ -129,7 +140,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     }
     const asset = req.method === 'GET' || req.method === 'HEAD' ? assets.get(path) : undefined;
     if (!asset) return refuse(res, 404, messages.notFound(path));
-    res.writeHead(200, { 'content-type': asset.type, ...PAGE_HEADERS }).end(req.method === 'HEAD' ? undefined : asset.bytes);
+    res
+      .writeHead(200, { 'content-type': asset.type, ...PAGE_HEADERS })
+      .end(req.method === 'HEAD' ? undefined : asset.bytes);
   }
 
   const server = http.createServer(handle);

@@ -7,7 +7,13 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultLocalConfig } from '../agent/localconfig.js';
-import { CONTROL_SOCKET, Supervisor, serveControl, type BackoffOptions, type ControlServer } from '../supervisor/index.js';
+import {
+  CONTROL_SOCKET,
+  Supervisor,
+  serveControl,
+  type BackoffOptions,
+  type ControlServer,
+} from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { UpError, messages } from './errors.js';
 import { freePort } from '../util/net.js';
@@ -21,7 +27,10 @@ export const dkcBin = resolve(fileURLToPath(import.meta.url), '../../../../bin/d
  * start (`dkc: …`), else the last error klog line, else undefined.
  */
 export function serverStartupFailure(log: string): string | undefined {
-  const lines = log.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = log
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const fatal = lines.filter((l) => l.startsWith('dkc: ') || l.startsWith('dkc server: ')).at(-1);
   if (fatal) return fatal.slice(fatal.indexOf(': ') + 2);
   const klogError = lines.filter((l) => /^[EF]\d{4} /.test(l)).at(-1);
@@ -123,7 +132,6 @@ export interface Cluster {
   stop(graceMs?: number): Promise<void>;
 }
 
-
 async function exists(p: string): Promise<boolean> {
   try {
     await stat(p);
@@ -146,7 +154,12 @@ async function inodeOf(path: string): Promise<number | undefined> {
  * Waits for the server to write `path` anew. The server replaces it atomically (a new inode), so an earlier file
  * — another server's, should this one fail — is neither taken for this one's nor removed.
  */
-async function waitForNewFile(path: string, before: number | undefined, timeoutMs: number, failed: () => Promise<string | undefined>): Promise<void> {
+async function waitForNewFile(
+  path: string,
+  before: number | undefined,
+  timeoutMs: number,
+  failed: () => Promise<string | undefined>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const now = await inodeOf(path);
@@ -165,11 +178,23 @@ async function gateKnown(versions: readonly string[]): Promise<boolean[]> {
 }
 
 /** The supervised `dkc fleet` of `dkc up --simulated-nodes`: its state in <dataDir>/fleet, its log in fleet.log. */
-function fleetChild(dataDir: string, kubeconfig: string, nodes: number, agentArgs: readonly string[]): Parameters<Supervisor['add']>[0] {
+function fleetChild(
+  dataDir: string,
+  kubeconfig: string,
+  nodes: number,
+  agentArgs: readonly string[],
+): Parameters<Supervisor['add']>[0] {
   return {
     name: 'fleet',
     command: process.execPath,
-    args: [dkcBin, 'fleet', `--kubeconfig=${kubeconfig}`, `--nodes=${nodes}`, `--data-dir=${join(dataDir, 'fleet')}`, ...agentArgs.map((a) => `--agent-arg=${a}`)],
+    args: [
+      dkcBin,
+      'fleet',
+      `--kubeconfig=${kubeconfig}`,
+      `--nodes=${nodes}`,
+      `--data-dir=${join(dataDir, 'fleet')}`,
+      ...agentArgs.map((a) => `--agent-arg=${a}`),
+    ],
     logFile: join(dataDir, 'fleet.log'),
     restart: 'always',
     watchParent: true,
@@ -179,7 +204,13 @@ function fleetChild(dataDir: string, kubeconfig: string, nodes: number, agentArg
 }
 
 /** The cluster's own `dkc server`, supervised; resolves once it has written the admin kubeconfig anew. */
-async function startServer(supervisor: Supervisor, dataDir: string, port: number, kubeconfig: string, serverArgs: readonly string[]): Promise<void> {
+async function startServer(
+  supervisor: Supervisor,
+  dataDir: string,
+  port: number,
+  kubeconfig: string,
+  serverArgs: readonly string[],
+): Promise<void> {
   const serverLog = join(dataDir, 'server.log');
   // Only this run's lines explain this run's failure.
   const serverLogStart = await sizeOf(serverLog);
@@ -190,7 +221,9 @@ async function startServer(supervisor: Supervisor, dataDir: string, port: number
   const serverFailure = async (): Promise<string | undefined> => {
     if (!serverExit) return undefined;
     const reason = serverStartupFailure(await readFrom(serverLog, serverLogStart));
-    return reason ? messages.serverFailed(reason, serverLog) : messages.serverExited(serverExit.code, serverExit.signal, serverLog);
+    return reason
+      ? messages.serverFailed(reason, serverLog)
+      : messages.serverExited(serverExit.code, serverExit.signal, serverLog);
   };
   supervisor.add({
     name: 'server',
@@ -210,17 +243,27 @@ async function startServer(supervisor: Supervisor, dataDir: string, port: number
   }
 }
 
-type ClusterPKI = Awaited<ReturnType<typeof import('../pki/index.js')['ensureClusterPKI']>>;
+type ClusterPKI = Awaited<ReturnType<(typeof import('../pki/index.js'))['ensureClusterPKI']>>;
 type CA = { certPem: string; keyPem: string };
 
 /** The node's client certificate (issued once, kept across runs) and its kubeconfig for the server at `serverURL`. */
-async function writeNodeCredentials(dir: string, name: string, serverURL: string, pki: ClusterPKI, ca: CA): Promise<string> {
+async function writeNodeCredentials(
+  dir: string,
+  name: string,
+  serverURL: string,
+  pki: ClusterPKI,
+  ca: CA,
+): Promise<string> {
   const { issueCert, writeKubeconfig } = await import('../pki/index.js');
   await mkdir(join(dir, 'pki'), { recursive: true });
   const certFile = join(dir, 'pki', 'client.crt');
   const keyFile = join(dir, 'pki', 'client.key');
   if (!(await exists(certFile)) || !(await exists(keyFile))) {
-    const c = await issueCert(ca, { commonName: `system:node:${name}`, organizations: ['system:nodes'], usages: ['client'] });
+    const c = await issueCert(ca, {
+      commonName: `system:node:${name}`,
+      organizations: ['system:nodes'],
+      usages: ['client'],
+    });
     await writeFileAtomic(keyFile, c.keyPem, 0o600);
     await writeFileAtomic(certFile, c.certPem, 0o644);
   }
@@ -237,7 +280,13 @@ async function writeNodeCredentials(dir: string, name: string, serverURL: string
 }
 
 /** The agent's command line: per-node values as flags, so one ConfigMap can serve every node on the host. */
-function agentArgs(node: ClusterNode, nd: NodeDaemonOptions | undefined, version: string | undefined, gated: boolean, extra: readonly string[]): string[] {
+function agentArgs(
+  node: ClusterNode,
+  nd: NodeDaemonOptions | undefined,
+  version: string | undefined,
+  gated: boolean,
+  extra: readonly string[],
+): string[] {
   const configDir = join(node.dir, 'kubelet.conf.d');
   return [
     dkcBin,
@@ -245,7 +294,9 @@ function agentArgs(node: ClusterNode, nd: NodeDaemonOptions | undefined, version
     `--kubeconfig=${node.kubeconfig}`,
     `--config=${node.config}`,
     // As a modern kubelet: no dynamic config of its own; drop-ins beside --config.
-    ...(nd ? [`--config-dir=${configDir}`, `--root-dir=${node.dir}`] : [`--dynamic-config-dir=${node.dynamicConfigDir}`]),
+    ...(nd
+      ? [`--config-dir=${configDir}`, `--root-dir=${node.dir}`]
+      : [`--dynamic-config-dir=${node.dynamicConfigDir}`]),
     `--cert-dir=${join(node.dir, 'pki')}`,
     `--hostname-override=${node.name}`,
     '--node-ip=127.0.0.1',
@@ -305,7 +356,15 @@ interface NodePlan {
 }
 
 /** One node: its credentials, local config and ports, its agent (and daemon) added to the supervisor. */
-async function addNode(supervisor: Supervisor, options: ClusterOptions, dataDir: string, serverURL: string, pki: ClusterPKI, ca: CA, plan: NodePlan): Promise<ClusterNode> {
+async function addNode(
+  supervisor: Supervisor,
+  options: ClusterOptions,
+  dataDir: string,
+  serverURL: string,
+  pki: ClusterPKI,
+  ca: CA,
+  plan: NodePlan,
+): Promise<ClusterNode> {
   const { name } = plan;
   const dir = join(dataDir, 'nodes', name);
   const nodeKubeconfig = await writeNodeCredentials(dir, name, serverURL, pki, ca);
@@ -328,11 +387,25 @@ async function addNode(supervisor: Supervisor, options: ClusterOptions, dataDir:
   };
   const nd = options.nodeDaemon;
   node.args = agentArgs(node, nd, plan.version, plan.gated, options.agentArgs ?? []);
-  supervisor.add({ name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always', watchParent: true });
+  supervisor.add({
+    name,
+    command: process.execPath,
+    args: node.args,
+    logFile: node.logFile,
+    restart: 'always',
+    watchParent: true,
+  });
   if (nd) {
     const daemon = await nodeDaemon(node, nd, dataDir);
     node.daemon = daemon;
-    supervisor.add({ name: daemon.name, command: process.execPath, args: daemon.args, logFile: daemon.logFile, restart: 'always', watchParent: true });
+    supervisor.add({
+      name: daemon.name,
+      command: process.execPath,
+      args: daemon.args,
+      logFile: daemon.logFile,
+      restart: 'always',
+      watchParent: true,
+    });
   }
   return node;
 }
@@ -374,8 +447,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   if (!pki.ca.keyPem) throw new UpError('DKC_UP_CLUSTER_FAILED', messages.noCAKey(join(dataDir, 'pki')));
   const ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem };
   const nodes: ClusterNode[] = [];
-  for (const plan of await planNodes(options)) nodes.push(await addNode(supervisor, options, dataDir, serverURL, pki, ca, plan));
-  if ((options.simulatedNodes ?? 0) > 0) supervisor.add(fleetChild(dataDir, kubeconfig, options.simulatedNodes!, options.agentArgs ?? []));
+  for (const plan of await planNodes(options))
+    nodes.push(await addNode(supervisor, options, dataDir, serverURL, pki, ca, plan));
+  if ((options.simulatedNodes ?? 0) > 0)
+    supervisor.add(fleetChild(dataDir, kubeconfig, options.simulatedNodes!, options.agentArgs ?? []));
   supervisor.start();
   const control = options.nodeDaemon ? await startControl(supervisor, dataDir) : undefined;
   return {

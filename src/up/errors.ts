@@ -17,7 +17,8 @@ export class UpError extends CodedError<UpErrorCode> {
 }
 
 export const messages = {
-  invalidInt: (flag: string, v: string, min: number, max: number) => `invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`,
+  invalidInt: (flag: string, v: string, min: number, max: number) =>
+    `invalid ${flag} ${JSON.stringify(v)}: must be an integer in [${min}, ${max}]`,
   invalidStorage: (v: string) => `invalid --storage ${JSON.stringify(v)}: must be sqlite or etcd`,
   invalidKubeletVersion: (why: string) => `invalid --kubelet-version: ${why}`,
   invalidNodeDaemon: (v: string) => `invalid --node-daemon ${JSON.stringify(v)}: must be dropin, replace or off`,
@@ -25,7 +26,8 @@ export const messages = {
   lockFailed: (path: string, why: string) => `cannot lock the data dir (${path}): ${why}`,
   lockContended: (path: string) => `cannot lock the data dir: ${path} keeps changing hands`,
   serverFailed: (reason: string, log: string) => `the API server failed to start: ${reason} (log: ${log})`,
-  serverExited: (code: number | null, signal: string | null, log: string) => `dkc server exited (code ${code}, signal ${signal}); see ${log}`,
+  serverExited: (code: number | null, signal: string | null, log: string) =>
+    `dkc server exited (code ${code}, signal ${signal}); see ${log}`,
   serverNoKubeconfig: (path: string, ms: number) => `the API server did not write ${path} within ${ms} ms`,
   noCAKey: (pki: string) => `${pki} has no CA key; cannot issue node certificates`,
 } as const;

@@ -99,10 +99,14 @@ export function lockDataDir(dir: string): DataDirLock {
         linkSync(tmp, path);
         return lockHandle(path, me.pid);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new UpError('DKC_UP_DATA_DIR_LOCK_FAILED', messages.lockFailed(path, errorMessage(err)), { cause: err });
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw new UpError('DKC_UP_DATA_DIR_LOCK_FAILED', messages.lockFailed(path, errorMessage(err)), {
+            cause: err,
+          });
       }
       const owner = readOwner(path);
-      if (owner && owner.pid !== me.pid && ownerAlive(owner)) throw new UpError('DKC_UP_DATA_DIR_IN_USE', messages.dataDirInUse(dir, owner.pid));
+      if (owner && owner.pid !== me.pid && ownerAlive(owner))
+        throw new UpError('DKC_UP_DATA_DIR_IN_USE', messages.dataDirInUse(dir, owner.pid));
       // Stale (dead owner, unreadable content, or our own pid left by an earlier process): take it over.
       removeIfPresent(path);
     }

@@ -21,7 +21,11 @@ export interface LeaseLike {
 
 export interface NodeLike {
   metadata?: { name?: string };
-  status?: { conditions?: { type?: string; status?: string; lastHeartbeatTime?: string | null }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } }; config?: Record<string, unknown> };
+  status?: {
+    conditions?: { type?: string; status?: string; lastHeartbeatTime?: string | null }[];
+    daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
+    config?: Record<string, unknown>;
+  };
 }
 
 /**
@@ -39,7 +43,8 @@ export function reportedReadySince(node: NodeLike, lease: LeaseLike | undefined,
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidInt(flag, v, min, max));
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidInt(flag, v, min, max));
   return Number(v);
 }
 
@@ -79,7 +84,8 @@ export async function runUp(opts: UpOptions): Promise<void> {
   const versions = await kubeletVersions(opts.kubeletVersion);
   const started = Date.now();
   const storage = opts.storage ?? 'sqlite';
-  if (storage !== 'sqlite' && storage !== 'etcd') throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidStorage(storage));
+  if (storage !== 'sqlite' && storage !== 'etcd')
+    throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidStorage(storage));
   if (opts.emulatedVersion !== undefined) {
     const { parseEmulatedVersion } = await import('../server/emulation/version.js');
     try {
@@ -89,9 +95,11 @@ export async function runUp(opts: UpOptions): Promise<void> {
     }
   }
   const nodeDaemon = opts.nodeDaemon ?? (opts.emulatedVersion !== undefined ? 'dropin' : 'off');
-  if (nodeDaemon !== 'dropin' && nodeDaemon !== 'replace' && nodeDaemon !== 'off') throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidNodeDaemon(nodeDaemon));
+  if (nodeDaemon !== 'dropin' && nodeDaemon !== 'replace' && nodeDaemon !== 'off')
+    throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidNodeDaemon(nodeDaemon));
   // A modern cluster's kubelets are as new as its API server, unless told otherwise.
-  if (nodeDaemon !== 'off' && versions.length === 0 && opts.emulatedVersion !== undefined) versions.push(await kubeletVersions(opts.emulatedVersion).then((v) => v[0]!));
+  if (nodeDaemon !== 'off' && versions.length === 0 && opts.emulatedVersion !== undefined)
+    versions.push(await kubeletVersions(opts.emulatedVersion).then((v) => v[0]!));
   // Before anything in the data dir is touched: a second dkc up must not disturb a running cluster.
   const lock = lockDataDir(resolve(opts.dataDir));
   process.on('exit', lock.release);
@@ -103,14 +111,29 @@ export async function runUp(opts: UpOptions): Promise<void> {
   }
 }
 
-type LockedOptions = { dataDir: string; agentArg: string[]; versions: string[]; emulatedVersion?: string; nodeDaemon: 'dropin' | 'replace' | 'off' };
-type LocalEtcd = Awaited<ReturnType<typeof import('../storage/etcd-member.js')['startLocalEtcd']>>;
+type LockedOptions = {
+  dataDir: string;
+  agentArg: string[];
+  versions: string[];
+  emulatedVersion?: string;
+  nodeDaemon: 'dropin' | 'replace' | 'off';
+};
+type LocalEtcd = Awaited<ReturnType<(typeof import('../storage/etcd-member.js'))['startLocalEtcd']>>;
 type Cluster = Awaited<ReturnType<typeof startCluster>>;
 
 /** The cluster (and its etcd, with `--storage etcd`); etcd is stopped again when the cluster does not start. */
-async function startStack(opts: LockedOptions, nodes: number, simulated: number, port: number, storage: string): Promise<{ cluster: Cluster; etcd: LocalEtcd | undefined }> {
+async function startStack(
+  opts: LockedOptions,
+  nodes: number,
+  simulated: number,
+  port: number,
+  storage: string,
+): Promise<{ cluster: Cluster; etcd: LocalEtcd | undefined }> {
   // etcd is a child of this process too (not supervised): Ctrl-C reaches it through the process group.
-  const etcd = storage === 'etcd' ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd')) : undefined;
+  const etcd =
+    storage === 'etcd'
+      ? await (await import('../storage/etcd-member.js')).startLocalEtcd(join(opts.dataDir, 'etcd'))
+      : undefined;
   const serverArgs = [
     ...(etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : []),
     ...(opts.emulatedVersion !== undefined ? ['--emulated-version', opts.emulatedVersion] : []),
@@ -135,7 +158,13 @@ async function startStack(opts: LockedOptions, nodes: number, simulated: number,
 }
 
 /** Waits (up to 60 s, or until `stopping`) for each agent's node to report Ready this run, printing a line for each. */
-async function waitForNodes(client: RestClient, cluster: Cluster, nodes: number, started: number, stopping: () => boolean): Promise<void> {
+async function waitForNodes(
+  client: RestClient,
+  cluster: Cluster,
+  nodes: number,
+  started: number,
+  stopping: () => boolean,
+): Promise<void> {
   const deadline = Date.now() + 60_000;
   const reported = new Set<string>();
   // Ctrl-C while waiting for the nodes ends the wait too.
@@ -144,7 +173,11 @@ async function waitForNodes(client: RestClient, cluster: Cluster, nodes: number,
     const leases = await client.list<{ items: LeaseLike[] }>(NODE_LEASES).catch(() => ({ items: [] as LeaseLike[] }));
     for (const n of list.items) {
       const name = n.metadata?.name ?? '';
-      const ready = reportedReadySince(n, leases.items.find((l) => l.metadata?.name === name), started);
+      const ready = reportedReadySince(
+        n,
+        leases.items.find((l) => l.metadata?.name === name),
+        started,
+      );
       const node = cluster.nodes.find((x) => x.name === name);
       if (!ready || !node || reported.has(name)) continue;
       reported.add(name);
@@ -153,11 +186,20 @@ async function waitForNodes(client: RestClient, cluster: Cluster, nodes: number,
     if (reported.size < nodes) await new Promise((r) => setTimeout(r, 100));
   }
   if (reported.size < nodes && !stopping()) {
-    process.stdout.write(`warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`);
+    process.stdout.write(
+      `warning: ${nodes - reported.size} node(s) not Ready after 60 s; see their agent.log files under ${cluster.dataDir}/nodes\n`,
+    );
   }
 }
 
-async function runLocked(opts: LockedOptions, nodes: number, simulated: number, port: number, storage: string, started: number): Promise<void> {
+async function runLocked(
+  opts: LockedOptions,
+  nodes: number,
+  simulated: number,
+  port: number,
+  storage: string,
+  started: number,
+): Promise<void> {
   const { cluster, etcd } = await startStack(opts, nodes, simulated, port, storage);
   const forwarding = installSignalForwarding(cluster.supervisor, process);
   let stopping = false;
@@ -183,7 +225,13 @@ async function runLocked(opts: LockedOptions, nodes: number, simulated: number, 
 }
 
 /** Waits for the fleet's sim-1 … sim-N to report Ready (a second per list: there may be thousands), saying how many are. */
-async function waitForSimulated(client: RestClient, total: number, started: number, stopping: () => boolean, dataDir: string): Promise<void> {
+async function waitForSimulated(
+  client: RestClient,
+  total: number,
+  started: number,
+  stopping: () => boolean,
+  dataDir: string,
+): Promise<void> {
   const deadline = Date.now() + 60_000 + total * 20;
   let ready = 0;
   let shown = -1;
@@ -195,5 +243,6 @@ async function waitForSimulated(client: RestClient, total: number, started: numb
     if (ready >= total) return;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  if (ready < total && !stopping()) process.stdout.write(`warning: ${total - ready} simulated node(s) not Ready; see ${join(dataDir, 'fleet.log')}\n`);
+  if (ready < total && !stopping())
+    process.stdout.write(`warning: ${total - ready} simulated node(s) not Ready; see ${join(dataDir, 'fleet.log')}\n`);
 }

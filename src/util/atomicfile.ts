@@ -62,7 +62,12 @@ export async function fsyncDir(dir: string, fs: AtomicFs = nodeFs): Promise<void
  * Replaces `path` with `data` atomically and durably. The file gets exactly `mode` (the umask does not
  * apply), so keys written with 0o600 are never readable by others, not even for an instant.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number = DEFAULT_FILE_MODE, fs: AtomicFs = nodeFs): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  mode: number = DEFAULT_FILE_MODE,
+  fs: AtomicFs = nodeFs,
+): Promise<void> {
   const tmp = tempPathFor(path);
   const fh = await fs.open(tmp, 'wx', mode & 0o600);
   let renamed = false;

@@ -24,6 +24,10 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
 }
 
 /** mapBounded for calls run for their effect only. */
-export async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   await mapBounded(items, limit, fn);
 }

@@ -8,7 +8,11 @@ let format: LogFormat = 'text';
 let sink: (line: string) => void = (line) => process.stderr.write(line);
 let verbosity = 0;
 
-export function configureLogging(options: { format?: LogFormat; sink?: (line: string) => void; verbosity?: number }): void {
+export function configureLogging(options: {
+  format?: LogFormat;
+  sink?: (line: string) => void;
+  verbosity?: number;
+}): void {
   if (options.format) format = options.format;
   if (options.sink) sink = options.sink;
   if (options.verbosity !== undefined) verbosity = options.verbosity;

@@ -9,13 +9,20 @@ const q = (s: string): string => JSON.stringify(s);
 export const configMapMessages = {
   notFound: (ns: string, name: string) => `configmap ${q(name)} not found in namespace ${q(ns)}`,
   noKey: (ns: string, name: string, key: string, keys: readonly string[]) =>
-    `configmap ${ns}/${name} has no key ${q(key)}` + (keys.length ? ` (it has: ${keys.join(', ')})` : ' (it has no data)'),
+    `configmap ${ns}/${name} has no key ${q(key)}` +
+    (keys.length ? ` (it has: ${keys.join(', ')})` : ' (it has no data)'),
 } as const;
 
 /** The ConfigMap, or undefined when the server answers 404; other failures are thrown as they came. */
-export async function getConfigMap(client: RestClient, namespace: string, name: string): Promise<ConfigMap | undefined> {
+export async function getConfigMap(
+  client: RestClient,
+  namespace: string,
+  name: string,
+): Promise<ConfigMap | undefined> {
   try {
-    return await client.get<ConfigMap>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`);
+    return await client.get<ConfigMap>(
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`,
+    );
   } catch (err) {
     if (isApiError(err, 404)) return undefined;
     throw err;

@@ -20,15 +20,26 @@ after(async () => {
 });
 
 /** A dkc server with `args`, an admin client, and node-1's kubeconfig (its node certificate). */
-async function serverWithNode(args: string[]): Promise<{ server: RunningServer; admin: RestClient; kubeconfig: string }> {
+async function serverWithNode(
+  args: string[],
+): Promise<{ server: RunningServer; admin: RestClient; kubeconfig: string }> {
   const server = await startServer(args);
   cleanups.push(() => server.cleanup());
   const admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 10_000 });
   cleanups.push(async () => admin.close());
   const pki = await ensureClusterPKI(join(server.dataDir, 'pki'));
-  const cert = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! }, { commonName: 'system:node:node-1', organizations: ['system:nodes'], usages: ['client'] });
+  const cert = await issueCert(
+    { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! },
+    { commonName: 'system:node:node-1', organizations: ['system:nodes'], usages: ['client'] },
+  );
   const kubeconfig = join(server.dataDir, 'node-1.kubeconfig');
-  await writeKubeconfig(kubeconfig, { server: server.url, caPem: pki.ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem, user: 'node-1' });
+  await writeKubeconfig(kubeconfig, {
+    server: server.url,
+    caPem: pki.ca.certPem,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    user: 'node-1',
+  });
   return { server, admin, kubeconfig };
 }
 
@@ -64,31 +75,49 @@ describe('dkc agent --config-channel', { timeout: 120_000 }, () => {
     const r = await runDkc(['agent', '--config-channel=sideways'], { timeoutMs: 20_000 });
     assert.equal(r.code, 1);
     // As every bad flag: logged (to stderr, where logs go by default), then said as the command's one line.
-    assert.match(r.stderr, /\ndkc agent: invalid --config-channel "sideways": must be one of auto, node, nodeconfig\n$/);
+    assert.match(
+      r.stderr,
+      /\ndkc agent: invalid --config-channel "sideways": must be one of auto, node, nodeconfig\n$/,
+    );
     assert.doesNotMatch(r.stderr, /serving on/);
     const help = await runDkc(['agent', '--help']);
-    assert.match(help.stdout, /--config-channel auto\|node\|nodeconfig +where the node's config assignment lives.*\(default auto\)/);
+    assert.match(
+      help.stdout,
+      /--config-channel auto\|node\|nodeconfig +where the node's config assignment lives.*\(default auto\)/,
+    );
   });
 
   it('node, on a server that drops the Node fields (--emulated-version 1.31): exits 1 saying so in one line', async () => {
     const { kubeconfig } = await serverWithNode(['--emulated-version', '1.31']);
     const r = await runAgent(kubeconfig, ['--config-channel=node']);
-    const message = '--config-channel=node, but the API server (v1.31.0) drops Node.spec.configSource and Node.status.config: use nodeconfig (or auto)';
+    const message =
+      '--config-channel=node, but the API server (v1.31.0) drops Node.spec.configSource and Node.status.config: use nodeconfig (or auto)';
     assert.equal(r.code, 1, r.log);
     assert.equal(r.stderr, `dkc agent: ${message}\n`);
-    assert.ok(r.log.split('\n').some((l) => l.startsWith('E') && l.endsWith(`] ${message}`)), r.log);
+    assert.ok(
+      r.log.split('\n').some((l) => l.startsWith('E') && l.endsWith(`] ${message}`)),
+      r.log,
+    );
   });
 
   it("nodeconfig, while the node's own Node carries spec.configSource (a server before 1.24): refuses to mix, exits 1, creates no NodeConfig", async () => {
     const { admin, kubeconfig } = await serverWithNode([]);
     const source = { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } };
-    await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: { configSource: source } });
+    await admin.create('/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1' },
+      spec: { configSource: source },
+    });
     const r = await runAgent(kubeconfig, ['--config-channel=nodeconfig']);
     const message =
       "refusing to mix config channels: this cluster's channel is NodeConfig, but 1 Node(s) carry spec.configSource (node/node-1); move every assignment to one channel first";
     assert.equal(r.code, 1, r.log);
     assert.equal(r.stderr, `dkc agent: ${message}\n`);
-    assert.ok(r.log.split('\n').some((l) => l.startsWith('E') && l.endsWith(`] ${message}`)), r.log);
+    assert.ok(
+      r.log.split('\n').some((l) => l.startsWith('E') && l.endsWith(`] ${message}`)),
+      r.log,
+    );
     await assert.rejects(admin.get('/apis/dkc.io/v1alpha1/nodeconfigs/node-1'), (err) => isApiError(err, 404));
   });
 });

@@ -27,7 +27,11 @@ describe('heartbeats are not throttled by kubeAPIQPS', { timeout: 120_000 }, () 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dkc-heartbeat-'));
     auditLog = join(dir, 'audit.log');
-    h = await startHarness({ nodes: 1, agentArgs: ['--kube-api-qps=1', '--kube-api-burst=1'], serverArgs: ['--audit-log-path', auditLog] });
+    h = await startHarness({
+      nodes: 1,
+      agentArgs: ['--kube-api-qps=1', '--kube-api-burst=1'],
+      serverArgs: ['--audit-log-path', auditLog],
+    });
   });
   after(async () => {
     await h?.stop();
@@ -39,13 +43,25 @@ describe('heartbeats are not throttled by kubeAPIQPS', { timeout: 120_000 }, () 
     const lines = (await readFile(auditLog, 'utf8').catch(() => '')).split('\n').filter((l) => l.trim() !== '');
     const ev = lines
       .map((l) => JSON.parse(l) as AuditEvent)
-      .find((e) => e.verb === 'create' && e.user.username === 'system:node:node-1' && e.objectRef?.resource === resource && e.responseStatus.code === 201);
+      .find(
+        (e) =>
+          e.verb === 'create' &&
+          e.user.username === 'system:node:node-1' &&
+          e.objectRef?.resource === resource &&
+          e.responseStatus.code === 201,
+      );
     return ev ? Date.parse(ev.requestReceivedTimestamp) : undefined;
   }
 
   it('creates the Lease right after registering the Node, with a 1 QPS / burst 1 API budget', async () => {
-    const node = await waitFor(() => 'node-1 never created its Node', () => createdAt('nodes'));
-    const lease = await waitFor(() => 'node-1 never created its Lease', () => createdAt('leases'));
+    const node = await waitFor(
+      () => 'node-1 never created its Node',
+      () => createdAt('nodes'),
+    );
+    const lease = await waitFor(
+      () => 'node-1 never created its Lease',
+      () => createdAt('leases'),
+    );
     assert.ok(lease - node < 1_500, `the Lease was created ${lease - node} ms after the Node`);
   });
 });

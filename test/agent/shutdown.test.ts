@@ -34,7 +34,9 @@ describe('runShutdown', () => {
     const took = Date.now() - started;
     assert.deepEqual(ran, ['hang', 'throw', 'ok']);
     assert.ok(took >= 90 && took < 1_000, `took ${took} ms`);
-    assert.ok(lines.some((l) => l.includes('shutdown: flushing events did not finish within 100 ms; going on without it')));
+    assert.ok(
+      lines.some((l) => l.includes('shutdown: flushing events did not finish within 100 ms; going on without it')),
+    );
     assert.ok(lines.some((l) => l.includes('shutdown: stopping node status: boom')));
   });
 });

@@ -22,7 +22,11 @@ const QNAME =
 const LABEL_VALUE =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
-const r = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({ key, operator, values });
+const r = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({
+  key,
+  operator,
+  values,
+});
 
 describe('label selector parsing', () => {
   const cases: Array<[string, LabelRequirement[]]> = [
@@ -82,7 +86,8 @@ describe('label selector errors', () => {
     test(JSON.stringify(input), () => {
       assert.throws(
         () => parseLabelSelector(input),
-        (e: unknown) => e instanceof SelectorError && e.code === 'DKC_API_LABEL_SELECTOR_SYNTAX' && e.message === message,
+        (e: unknown) =>
+          e instanceof SelectorError && e.code === 'DKC_API_LABEL_SELECTOR_SYNTAX' && e.message === message,
         `expected ${message}`,
       );
     });
@@ -90,9 +95,18 @@ describe('label selector errors', () => {
 
   test('newLabelRequirement checks value counts', () => {
     assert.throws(() => newLabelRequirement('a', 'in', []), /for 'in', 'notin' operators, values set can't be empty/);
-    assert.throws(() => newLabelRequirement('a', '=', ['x', 'y']), /exact-match compatibility requires one single value/);
-    assert.throws(() => newLabelRequirement('a', 'exists', ['x']), /values set must be empty for exists and does not exist/);
-    assert.throws(() => newLabelRequirement('a', 'gt', ['1', '2']), /for 'Gt', 'Lt' operators, exactly one value is required/);
+    assert.throws(
+      () => newLabelRequirement('a', '=', ['x', 'y']),
+      /exact-match compatibility requires one single value/,
+    );
+    assert.throws(
+      () => newLabelRequirement('a', 'exists', ['x']),
+      /values set must be empty for exists and does not exist/,
+    );
+    assert.throws(
+      () => newLabelRequirement('a', 'gt', ['1', '2']),
+      /for 'Gt', 'Lt' operators, exactly one value is required/,
+    );
   });
 });
 
@@ -142,11 +156,18 @@ describe('label selector matching', () => {
   });
 
   test('canonical string form', () => {
-    assert.equal(labelSelectorString(parseLabelSelector(' b in (y,x) , a , !c, d!=e, f==g, n>3 ')), 'a,b in (x,y),!c,d!=e,f==g,n>3');
+    assert.equal(
+      labelSelectorString(parseLabelSelector(' b in (y,x) , a , !c, d!=e, f==g, n>3 ')),
+      'a,b in (x,y),!c,d!=e,f==g,n>3',
+    );
   });
 });
 
-const f = (field: string, operator: FieldRequirement['operator'], value: string): FieldRequirement => ({ field, operator, value });
+const f = (field: string, operator: FieldRequirement['operator'], value: string): FieldRequirement => ({
+  field,
+  operator,
+  value,
+});
 
 describe('field selector parsing', () => {
   const cases: Array<[string, FieldRequirement[]]> = [
@@ -168,14 +189,22 @@ describe('field selector parsing', () => {
   }
 
   test('kubectl describe node: terms in any order give the same requirements', () => {
-    const terms = ['involvedObject.uid=n1', 'involvedObject.name=n1', 'involvedObject.namespace=', 'involvedObject.kind=Node'];
+    const terms = [
+      'involvedObject.uid=n1',
+      'involvedObject.name=n1',
+      'involvedObject.namespace=',
+      'involvedObject.kind=Node',
+    ];
     const expected = [
       f('involvedObject.kind', '=', 'Node'),
       f('involvedObject.name', '=', 'n1'),
       f('involvedObject.namespace', '=', ''),
       f('involvedObject.uid', '=', 'n1'),
     ];
-    const perms = (xs: string[]): string[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p])));
+    const perms = (xs: string[]): string[][] =>
+      xs.length <= 1
+        ? [xs]
+        : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
     const all = perms(terms);
     assert.equal(all.length, 24);
     for (const p of all) assert.deepEqual(parseFieldSelector(p.join(',')), expected, p.join(','));
@@ -183,7 +212,11 @@ describe('field selector parsing', () => {
 
   test('kubectl describe node: pods on a node that are not finished', () => {
     const reqs = parseFieldSelector('status.phase!=Succeeded,spec.nodeName=n1,status.phase!=Failed');
-    assert.deepEqual(reqs, [f('spec.nodeName', '=', 'n1'), f('status.phase', '!=', 'Failed'), f('status.phase', '!=', 'Succeeded')]);
+    assert.deepEqual(reqs, [
+      f('spec.nodeName', '=', 'n1'),
+      f('status.phase', '!=', 'Failed'),
+      f('status.phase', '!=', 'Succeeded'),
+    ]);
     const pod = (node: string, phase: string) => (p: string) => ({ 'spec.nodeName': node, 'status.phase': phase })[p];
     assert.equal(matchesFields(reqs, pod('n1', 'Running')), true);
     assert.equal(matchesFields(reqs, pod('n1', 'Failed')), false);
@@ -193,13 +226,25 @@ describe('field selector parsing', () => {
 
   test('an empty value matches an empty or missing field', () => {
     const reqs = parseFieldSelector('involvedObject.namespace=,involvedObject.kind=Node');
-    assert.equal(matchesFields(reqs, (p) => ({ 'involvedObject.kind': 'Node' })[p]), true);
-    assert.equal(matchesFields(reqs, (p) => ({ 'involvedObject.kind': 'Node', 'involvedObject.namespace': '' })[p]), true);
-    assert.equal(matchesFields(reqs, (p) => ({ 'involvedObject.kind': 'Node', 'involvedObject.namespace': 'x' })[p]), false);
+    assert.equal(
+      matchesFields(reqs, (p) => ({ 'involvedObject.kind': 'Node' })[p]),
+      true,
+    );
+    assert.equal(
+      matchesFields(reqs, (p) => ({ 'involvedObject.kind': 'Node', 'involvedObject.namespace': '' })[p]),
+      true,
+    );
+    assert.equal(
+      matchesFields(reqs, (p) => ({ 'involvedObject.kind': 'Node', 'involvedObject.namespace': 'x' })[p]),
+      false,
+    );
   });
 
   test('no requirements match everything', () => {
-    assert.equal(matchesFields([], () => undefined), true);
+    assert.equal(
+      matchesFields([], () => undefined),
+      true,
+    );
   });
 });
 
@@ -216,7 +261,8 @@ describe('field selector errors', () => {
     test(JSON.stringify(input), () => {
       assert.throws(
         () => parseFieldSelector(input),
-        (e: unknown) => e instanceof SelectorError && e.code === 'DKC_API_FIELD_SELECTOR_SYNTAX' && e.message === message,
+        (e: unknown) =>
+          e instanceof SelectorError && e.code === 'DKC_API_FIELD_SELECTOR_SYNTAX' && e.message === message,
         `expected ${message}`,
       );
     });
@@ -227,7 +273,10 @@ describe('field selector errors', () => {
     assert.doesNotThrow(() => checkSupportedFields(reqs, ['metadata.name', 'spec.unschedulable']));
     assert.throws(
       () => checkSupportedFields(reqs, new Set(['metadata.name', 'metadata.namespace'])),
-      (e: unknown) => e instanceof SelectorError && e.code === 'DKC_API_FIELD_LABEL_NOT_SUPPORTED' && e.message === 'field label not supported: spec.unschedulable',
+      (e: unknown) =>
+        e instanceof SelectorError &&
+        e.code === 'DKC_API_FIELD_LABEL_NOT_SUPPORTED' &&
+        e.message === 'field label not supported: spec.unschedulable',
     );
   });
 });

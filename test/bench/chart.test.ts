@@ -26,7 +26,11 @@ describe('rollout chart', () => {
     const values = (spec['data'] as { values: { t: number; value: number; series: string }[] }).values;
     assert.deepEqual(
       values.filter((v) => v.series === 'nodes succeeded').map((v) => [v.t, v.value]),
-      [[0, 0], [1.5, 2], [3, 4]],
+      [
+        [0, 0],
+        [1.5, 2],
+        [3, 4],
+      ],
     );
     assert.equal(values.filter((v) => v.series.startsWith('server CPU')).length, 3);
     assert.deepEqual(spec['resolve'], { scale: { y: 'independent' } });
@@ -35,7 +39,12 @@ describe('rollout chart', () => {
   it('renders to SVG with both axis titles and the title', async () => {
     const svg = await renderSvg(rolloutChartSpec(series));
     assert.match(svg, /^<svg[^>]+width="\d+"/);
-    for (const text of ['rollout over 4 nodes', 'nodes succeeded', 'server CPU, % of one core', 'seconds since the rollout was created']) {
+    for (const text of [
+      'rollout over 4 nodes',
+      'nodes succeeded',
+      'server CPU, % of one core',
+      'seconds since the rollout was created',
+    ]) {
       assert.ok(svg.includes(text), `the SVG says "${text}"`);
     }
   });

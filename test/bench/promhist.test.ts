@@ -8,8 +8,12 @@ const scrape = (get: number[], patch: number[]): string =>
   [
     '# HELP apiserver_request_duration_seconds x',
     '# TYPE apiserver_request_duration_seconds histogram',
-    ...['0.1', '0.5', '1', '+Inf'].map((le, i) => `apiserver_request_duration_seconds_bucket{verb="GET",resource="nodes",le="${le}"} ${get[i]}`),
-    ...['0.1', '0.5', '1', '+Inf'].map((le, i) => `apiserver_request_duration_seconds_bucket{verb="PATCH",resource="nodes",le="${le}"} ${patch[i]}`),
+    ...['0.1', '0.5', '1', '+Inf'].map(
+      (le, i) => `apiserver_request_duration_seconds_bucket{verb="GET",resource="nodes",le="${le}"} ${get[i]}`,
+    ),
+    ...['0.1', '0.5', '1', '+Inf'].map(
+      (le, i) => `apiserver_request_duration_seconds_bucket{verb="PATCH",resource="nodes",le="${le}"} ${patch[i]}`,
+    ),
     `apiserver_request_duration_seconds_bucket{verb="PATCH",resource="leases",le="0.1"} 5`,
     `apiserver_request_duration_seconds_bucket{verb="PATCH",resource="leases",le="0.5"} 5`,
     `apiserver_request_duration_seconds_bucket{verb="PATCH",resource="leases",le="1"} 5`,
@@ -20,7 +24,11 @@ const scrape = (get: number[], patch: number[]): string =>
 describe('histogram quantiles between scrapes', () => {
   it('subtracts the first scrape, sums the other labels and interpolates within the bucket', () => {
     const before = parseBuckets(scrape([10, 10, 10, 10], [0, 0, 0, 0]), 'apiserver_request_duration_seconds', 'verb');
-    const after = parseBuckets(scrape([10, 10, 10, 10], [50, 90, 100, 100]), 'apiserver_request_duration_seconds', 'verb');
+    const after = parseBuckets(
+      scrape([10, 10, 10, 10], [50, 90, 100, 100]),
+      'apiserver_request_duration_seconds',
+      'verb',
+    );
     const q = quantilesBetween(before, after, 0.99);
     assert.equal(q.has('GET'), false, 'no GET between the scrapes');
     // The leases series is the same in both scrapes, so PATCH counts only the 100 new node patches.

@@ -69,15 +69,20 @@ describe('.ci/run on a fresh machine', () => {
 
   it('installs curl and jq with apt when they are missing', () => {
     const { bin, ran } = standIns({});
-    for (const tool of ['bash', 'dirname', 'node', 'g++', 'make', 'python3']) symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
+    for (const tool of ['bash', 'dirname', 'node', 'g++', 'make', 'python3'])
+      symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
     const r = ciRun(bin);
     // The stand-in apt-get fails, which stops the run right there.
     assert.equal(r.code, 1, r.stderr);
     assert.equal(readFileSync(ran, 'utf8'), 'apt-get update -qq\n');
     const { bin: bin2, ran: ran2 } = standIns({ 'apt-get': `echo apt-get "$@" >> ${join(bin, 'ran2')}; exit 0` });
-    for (const tool of ['bash', 'dirname', 'node', 'g++', 'make', 'python3']) symlinkSync(`/usr/bin/${tool}`, join(bin2, tool));
+    for (const tool of ['bash', 'dirname', 'node', 'g++', 'make', 'python3'])
+      symlinkSync(`/usr/bin/${tool}`, join(bin2, tool));
     ciRun(bin2);
-    assert.match(readFileSync(join(bin, 'ran2'), 'utf8'), /^apt-get update -qq\napt-get install -y -qq --no-install-recommends curl jq\n/);
+    assert.match(
+      readFileSync(join(bin, 'ran2'), 'utf8'),
+      /^apt-get update -qq\napt-get install -y -qq --no-install-recommends curl jq\n/,
+    );
     assert.ok(!existsSync(ran2));
   });
 

@@ -23,7 +23,10 @@ describe('dkc agent start path', () => {
     const r = await runDkc(['agent', '--config=/nonexistent/dkc-agent-entry.yaml', '--v=2']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^I\d{4} [\d:.]+\s+\d+ agent\.ts:\d+\] dkc agent starting/m);
-    assert.match(r.stderr, /^E\d{4} [\d:.]+\s+\d+ agent\.ts:\d+\] failed to load Kubelet config file \/nonexistent\/dkc-agent-entry\.yaml/m);
+    assert.match(
+      r.stderr,
+      /^E\d{4} [\d:.]+\s+\d+ agent\.ts:\d+\] failed to load Kubelet config file \/nonexistent\/dkc-agent-entry\.yaml/m,
+    );
     assert.doesNotMatch(r.stderr, /bundle/);
   });
 });

@@ -44,13 +44,27 @@ describe('dkc agent --help', () => {
     const own = at("\ndkc's own flags:");
     assert.ok(kubelet < config && config < own);
     const section = (from: number, to: number) => stdout.slice(from, to);
-    for (const f of ['--kubeconfig string', '--config string', '--dynamic-config-dir', '--hostname-override', '--root-dir string', '--cert-dir string', '--node-labels']) {
+    for (const f of [
+      '--kubeconfig string',
+      '--config string',
+      '--dynamic-config-dir',
+      '--hostname-override',
+      '--root-dir string',
+      '--cert-dir string',
+      '--node-labels',
+    ]) {
       assert.ok(section(kubelet, config).includes(f), f);
     }
     assert.match(section(kubelet, config), /--root-dir string .*\(default \/var\/lib\/kubelet\)/);
     assert.match(section(kubelet, config), /--cert-dir string .*\(default <root-dir>\/pki\)/);
-    for (const f of ['--max-pods int32', '--feature-gates mapStringBool', '--healthz-port int32', '--event-qps int32']) assert.ok(section(config, own).includes(f), f);
-    for (const f of ['--dynamic-config-trial-duration duration', '--dynamic-config-crash-loop-threshold int', '--capacity']) assert.ok(section(own, stdout.length).includes(f), f);
+    for (const f of ['--max-pods int32', '--feature-gates mapStringBool', '--healthz-port int32', '--event-qps int32'])
+      assert.ok(section(config, own).includes(f), f);
+    for (const f of [
+      '--dynamic-config-trial-duration duration',
+      '--dynamic-config-crash-loop-threshold int',
+      '--capacity',
+    ])
+      assert.ok(section(own, stdout.length).includes(f), f);
     assert.equal((await dkc('agent', '--kubeconfig=x', '-h')).stdout, stdout, '-h anywhere, as the kubelet');
   });
 });
@@ -69,15 +83,30 @@ describe('dkc agent run by hand', () => {
     const root = mkdtempSync(join(tmpdir(), 'dkc-agent-root-'));
     dirs.push(cwd, root);
     const port = await freePort();
-    const agent = spawn(process.execPath, [dkcBin, 'agent', `--root-dir=${root}`, '--address=127.0.0.1', `--port=${port}`, '--healthz-port=0', '--read-only-port=0'], {
-      cwd,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const agent = spawn(
+      process.execPath,
+      [
+        dkcBin,
+        'agent',
+        `--root-dir=${root}`,
+        '--address=127.0.0.1',
+        `--port=${port}`,
+        '--healthz-port=0',
+        '--read-only-port=0',
+      ],
+      {
+        cwd,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let log = '';
     agent.stderr.on('data', (d: Buffer) => (log += d.toString()));
     const exited = new Promise((r) => agent.once('exit', r));
     try {
-      await waitFor('the agent to serve', () => log.includes('serving on https://') || agent.exitCode !== null, { timeoutMs: 20_000, stepMs: 50 });
+      await waitFor('the agent to serve', () => log.includes('serving on https://') || agent.exitCode !== null, {
+        timeoutMs: 20_000,
+        stepMs: 50,
+      });
       assert.match(log, /serving on https:/);
       assert.ok(existsSync(join(root, 'pki', 'kubelet.key')), `${root}/pki/kubelet.key`);
       assert.ok(existsSync(join(root, 'pki', 'kubelet.crt')));
@@ -95,7 +124,12 @@ describe('running dkc from a clone', () => {
   // user's (a half-made entry there fails every later npx in that clone, as the README says).
   const cache = mkdtempSync(join(tmpdir(), 'dkc-npm-cache-'));
   after(() => rmSync(cache, { recursive: true, force: true }));
-  const env = { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_cache: cache };
+  const env = {
+    ...process.env,
+    npm_config_offline: 'true',
+    npm_config_update_notifier: 'false',
+    npm_config_cache: cache,
+  };
   for (const [cmd, args] of [
     ['npx', ['dkc', '--help']],
     ['npx', ['dkc', '--version']],

@@ -15,11 +15,15 @@ import { ServerConfigError } from '../../src/server/main.js';
 import { freePort } from '../../src/util/net.js';
 import { runDkc } from '../helpers/dkc.js';
 
-const status = (code: number, reason: string) => new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code, reason, message: reason });
+const status = (code: number, reason: string) =>
+  new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code, reason, message: reason });
 
 describe('exitCodeFor', () => {
   it('gives usage errors 3, whether commander or a module found them', () => {
-    assert.equal(exitCodeFor(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--bogus'")), ExitCodes.usage);
+    assert.equal(
+      exitCodeFor(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--bogus'")),
+      ExitCodes.usage,
+    );
     assert.equal(exitCodeFor(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)')), ExitCodes.ok);
     assert.equal(exitCodeFor(new RolloutError('DKC_ROLLOUT_INVALID_FLAG', 'bad')), 3);
     assert.equal(exitCodeFor(new ServerConfigError('bad')), 3);
@@ -28,9 +32,17 @@ describe('exitCodeFor', () => {
 
   it("maps the API server's answers by HTTP code: 404 and 410 not found, 429 and 5xx unavailable, other 4xx refused", () => {
     assert.deepEqual(
-      [[404, 'NotFound'], [410, 'Gone'], [401, 'Unauthorized'], [403, 'Forbidden'], [409, 'AlreadyExists'], [422, 'Invalid'], [429, 'TooManyRequests'], [500, 'InternalError'], [503, 'ServiceUnavailable']].map(
-        ([code, reason]) => exitCodeFor(status(code as number, reason as string)),
-      ),
+      [
+        [404, 'NotFound'],
+        [410, 'Gone'],
+        [401, 'Unauthorized'],
+        [403, 'Forbidden'],
+        [409, 'AlreadyExists'],
+        [422, 'Invalid'],
+        [429, 'TooManyRequests'],
+        [500, 'InternalError'],
+        [503, 'ServiceUnavailable'],
+      ].map(([code, reason]) => exitCodeFor(status(code as number, reason as string))),
       [4, 4, 5, 5, 5, 5, 6, 6, 6],
     );
   });
@@ -45,11 +57,19 @@ describe('exitCodeFor', () => {
   });
 
   it('lets an error with no exit code of its own exit as the error it wraps', () => {
-    const notFound = new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', 'node "x" not found', { cause: status(404, 'NotFound') });
+    const notFound = new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', 'node "x" not found', {
+      cause: status(404, 'NotFound'),
+    });
     assert.equal(exitCodeFor(notFound), ExitCodes.notFound);
-    assert.equal(exitCodeFor(new Error('wrapped', { cause: new ClientError('DKC_CLIENT_CONNECTION', 'refused') })), ExitCodes.unavailable);
+    assert.equal(
+      exitCodeFor(new Error('wrapped', { cause: new ClientError('DKC_CLIENT_CONNECTION', 'refused') })),
+      ExitCodes.unavailable,
+    );
     // Its own code wins when it has one.
-    assert.equal(exitCodeFor(new ServerConfigError('bad', { cause: new ClientError('DKC_CLIENT_CONNECTION', 'refused') })), ExitCodes.usage);
+    assert.equal(
+      exitCodeFor(new ServerConfigError('bad', { cause: new ClientError('DKC_CLIENT_CONNECTION', 'refused') })),
+      ExitCodes.usage,
+    );
   });
 });
 
@@ -83,12 +103,20 @@ describe('dkc exits with the code of its error, after one line on stderr', () =>
 
   it('3 for a flag value a command refuses, printed as `dkc: …`', async () => {
     const r = await runDkc(['server', '--data-dir', join(dir, 'server'), '--port', 'abc']);
-    assert.deepEqual(r, { code: 3, stdout: '', stderr: 'dkc: invalid --port "abc": must be an integer in [0, 65535]\n' });
+    assert.deepEqual(r, {
+      code: 3,
+      stdout: '',
+      stderr: 'dkc: invalid --port "abc": must be an integer in [0, 65535]\n',
+    });
   });
 
   it('6 when the API server does not answer, for dkc rollout and dkc config alike', async () => {
     const kubeconfig = await deadKubeconfig();
-    for (const args of [['rollout', 'list'], ['rollout', 'status', 'x'], ['config', 'lint', 'cm/kube-system/x']]) {
+    for (const args of [
+      ['rollout', 'list'],
+      ['rollout', 'status', 'x'],
+      ['config', 'lint', 'cm/kube-system/x'],
+    ]) {
       const r = await runDkc([...args, '--kubeconfig', kubeconfig]);
       assert.equal(r.code, 6, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stdout, '');
@@ -97,7 +125,14 @@ describe('dkc exits with the code of its error, after one line on stderr', () =>
   });
 
   it('keeps 2 for dkc config diff, which answers as diff(1) does', async () => {
-    const r = await runDkc(['config', 'diff', 'cm/kube-system/x', 'cm/kube-system/y', '--kubeconfig', await deadKubeconfig()]);
+    const r = await runDkc([
+      'config',
+      'diff',
+      'cm/kube-system/x',
+      'cm/kube-system/y',
+      '--kubeconfig',
+      await deadKubeconfig(),
+    ]);
     assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stderr.split('\n').length, 2, r.stderr);
   });

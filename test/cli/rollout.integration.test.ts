@@ -26,7 +26,10 @@ interface Running {
 const procs = new Set<ChildProcess>();
 
 function launch(args: string[], env: Record<string, string | undefined> = {}): Running {
-  const proc = spawn(process.execPath, [dkcBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: undefined, ...env } });
+  const proc = spawn(process.execPath, [dkcBin, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, KUBECONFIG: undefined, ...env },
+  });
   procs.add(proc);
   const out = { stdout: '', stderr: '' };
   const waiters: (() => void)[] = [];
@@ -44,7 +47,8 @@ function launch(args: string[], env: Record<string, string | undefined> = {}): R
   );
   const printed = async (text: string): Promise<void> => {
     while (!out.stdout.includes(text)) {
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`dkc exited before printing ${JSON.stringify(text)}: ${JSON.stringify(out)}`);
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`dkc exited before printing ${JSON.stringify(text)}: ${JSON.stringify(out)}`);
       await new Promise<void>((r) => waiters.push(r));
     }
   };
@@ -68,7 +72,10 @@ async function createRollout(name: string): Promise<void> {
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     metadata: { name },
-    spec: { configSource: { configMap: { namespace: 'kube-system', name: 'node-config', kubeletConfigKey: 'kubelet' } }, nodeSelector: {} },
+    spec: {
+      configSource: { configMap: { namespace: 'kube-system', name: 'node-config', kubeletConfigKey: 'kubelet' } },
+      nodeSelector: {},
+    },
   });
 }
 
@@ -80,7 +87,11 @@ before(async () => {
     metadata: { name: 'node-config', namespace: 'kube-system' },
     data: { kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 50\n' },
   });
-  for (const [name, pool] of [['node-1', 'blue'], ['node-2', 'blue'], ['node-3', 'green']] as const) {
+  for (const [name, pool] of [
+    ['node-1', 'blue'],
+    ['node-2', 'blue'],
+    ['node-3', 'green'],
+  ] as const) {
     await client.create('/api/v1/nodes', { metadata: { name, labels: { pool } } });
   }
 });
@@ -93,12 +104,41 @@ after(async () => {
 
 describe('dkc rollout start', () => {
   it('creates the NodeConfigRollout its flags describe', async () => {
-    const r = await dkc('rollout', 'start', 'blue-50', '--configmap', 'kube-system/node-config', '--selector', 'pool=blue', '--canary', '50%', '--max-unavailable', '2', '--soak', '30s', '--deadline', '2m', '--max-failures', '1', '--halt-on-failure', '--pause-after-canary', '--skip-incompatible');
+    const r = await dkc(
+      'rollout',
+      'start',
+      'blue-50',
+      '--configmap',
+      'kube-system/node-config',
+      '--selector',
+      'pool=blue',
+      '--canary',
+      '50%',
+      '--max-unavailable',
+      '2',
+      '--soak',
+      '30s',
+      '--deadline',
+      '2m',
+      '--max-failures',
+      '1',
+      '--halt-on-failure',
+      '--pause-after-canary',
+      '--skip-incompatible',
+    );
     assert.deepEqual(r, { code: 0, stdout: 'nodeconfigrollout.dkc.io/blue-50 created\n', stderr: '' });
     const obj = await client.get<NodeConfigRollout>(`${ROLLOUTS}/blue-50`);
-    assert.deepEqual(obj.spec.configSource, { configMap: { namespace: 'kube-system', name: 'node-config', kubeletConfigKey: 'kubelet' } });
+    assert.deepEqual(obj.spec.configSource, {
+      configMap: { namespace: 'kube-system', name: 'node-config', kubeletConfigKey: 'kubelet' },
+    });
     assert.deepEqual(obj.spec.nodeSelector, { matchLabels: { pool: 'blue' } });
-    assert.deepEqual(obj.spec.strategy, { canary: '50%', maxUnavailable: 2, soakSeconds: 30, pauseAfterCanary: true, skipIncompatible: true });
+    assert.deepEqual(obj.spec.strategy, {
+      canary: '50%',
+      maxUnavailable: 2,
+      soakSeconds: 30,
+      pauseAfterCanary: true,
+      skipIncompatible: true,
+    });
     assert.equal(obj.spec.progressDeadlineSeconds, 120);
     assert.equal(obj.spec.maxFailures, 1);
     assert.equal(obj.spec.failurePolicy, 'Halt');
@@ -108,11 +148,31 @@ describe('dkc rollout start', () => {
     // 3 a flag it cannot use, 4 something it names is not there, 5 the server said no.
     const cases: [string[], number, string][] = [
       [['--configmap', 'kube-system/absent'], 4, 'error: configmap "absent" not found in namespace "kube-system"\n'],
-      [['--configmap', 'kube-system/node-config', '--key', 'config'], 4, 'error: configmap kube-system/node-config has no key "config" (it has: kubelet)\n'],
-      [['--configmap', 'kube-system/node-config', '--selector', 'pool=red'], 4, 'error: no node matches the selector "pool=red"\n'],
-      [['--configmap', 'kube-system/node-config', '--soak', '30'], 3, 'error: invalid argument "30" for "--soak" flag: time: missing unit in duration "30"\n'],
-      [['--configmap', 'node-config'], 3, 'error: invalid argument "node-config" for "--configmap" flag: must be NAMESPACE/NAME\n'],
-      [['--configmap', 'kube-system/node-config', '--selector', 'pool=blue'], 5, 'Error from server (AlreadyExists): nodeconfigrollouts.dkc.io "blue-50" already exists\n'],
+      [
+        ['--configmap', 'kube-system/node-config', '--key', 'config'],
+        4,
+        'error: configmap kube-system/node-config has no key "config" (it has: kubelet)\n',
+      ],
+      [
+        ['--configmap', 'kube-system/node-config', '--selector', 'pool=red'],
+        4,
+        'error: no node matches the selector "pool=red"\n',
+      ],
+      [
+        ['--configmap', 'kube-system/node-config', '--soak', '30'],
+        3,
+        'error: invalid argument "30" for "--soak" flag: time: missing unit in duration "30"\n',
+      ],
+      [
+        ['--configmap', 'node-config'],
+        3,
+        'error: invalid argument "node-config" for "--configmap" flag: must be NAMESPACE/NAME\n',
+      ],
+      [
+        ['--configmap', 'kube-system/node-config', '--selector', 'pool=blue'],
+        5,
+        'Error from server (AlreadyExists): nodeconfigrollouts.dkc.io "blue-50" already exists\n',
+      ],
     ];
     for (const [flags, code, stderr] of cases) {
       const name = flags.includes('pool=blue') ? 'blue-50' : 'refused';
@@ -129,18 +189,34 @@ describe('dkc rollout pause, resume, undo', () => {
   it('patch spec.paused and spec.revert', async () => {
     await createRollout('knobs');
     const spec = async () => (await client.get<NodeConfigRollout>(`${ROLLOUTS}/knobs`)).spec;
-    assert.deepEqual(await dkc('rollout', 'pause', 'knobs'), { code: 0, stdout: 'nodeconfigrollout.dkc.io/knobs paused\n', stderr: '' });
+    assert.deepEqual(await dkc('rollout', 'pause', 'knobs'), {
+      code: 0,
+      stdout: 'nodeconfigrollout.dkc.io/knobs paused\n',
+      stderr: '',
+    });
     assert.equal((await spec()).paused, true);
-    assert.deepEqual(await dkc('rollout', 'resume', 'knobs'), { code: 0, stdout: 'nodeconfigrollout.dkc.io/knobs resumed\n', stderr: '' });
+    assert.deepEqual(await dkc('rollout', 'resume', 'knobs'), {
+      code: 0,
+      stdout: 'nodeconfigrollout.dkc.io/knobs resumed\n',
+      stderr: '',
+    });
     assert.equal((await spec()).paused, false);
-    assert.deepEqual(await dkc('rollout', 'undo', 'knobs'), { code: 0, stdout: 'nodeconfigrollout.dkc.io/knobs rolled back\n', stderr: '' });
+    assert.deepEqual(await dkc('rollout', 'undo', 'knobs'), {
+      code: 0,
+      stdout: 'nodeconfigrollout.dkc.io/knobs rolled back\n',
+      stderr: '',
+    });
     assert.equal((await spec()).revert, true);
   });
 
   it('name an unknown rollout as kubectl does, and exit 4 (not found)', async () => {
     for (const verb of ['pause', 'resume', 'undo', 'status']) {
       const r = await dkc('rollout', verb, 'nope');
-      assert.deepEqual(r, { code: 4, stdout: '', stderr: 'Error from server (NotFound): nodeconfigrollouts.dkc.io "nope" not found\n' }, verb);
+      assert.deepEqual(
+        r,
+        { code: 4, stdout: '', stderr: 'Error from server (NotFound): nodeconfigrollouts.dkc.io "nope" not found\n' },
+        verb,
+      );
     }
   });
 });
@@ -148,19 +224,35 @@ describe('dkc rollout pause, resume, undo', () => {
 describe('dkc rollout list', () => {
   it('prints the printer columns as a table, finding the server through KUBECONFIG', async () => {
     await createRollout('listed');
-    await setStatus('listed', { phase: 'Progressing', targetNodes: 3, updatedNodes: 2, succeededNodes: 1, failedNodes: 0 });
+    await setStatus('listed', {
+      phase: 'Progressing',
+      targetNodes: 3,
+      updatedNodes: 2,
+      succeededNodes: 1,
+      failedNodes: 0,
+    });
     const r = await launch(['rollout', 'list'], { KUBECONFIG: `/nonexistent:${server.kubeconfig}` }).exited;
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^NAME +PHASE +TARGET +UPDATED +SUCCEEDED +FAILED +AGE$/);
-    assert.ok(lines.some((l) => /^listed +Progressing +3 +2 +1 +0 +\d+s$/.test(l)), r.stdout);
-    assert.equal(lines.indexOf(lines.find((l) => l.startsWith('blue-50'))!) < lines.indexOf(lines.find((l) => l.startsWith('listed'))!), true);
+    assert.ok(
+      lines.some((l) => /^listed +Progressing +3 +2 +1 +0 +\d+s$/.test(l)),
+      r.stdout,
+    );
+    assert.equal(
+      lines.indexOf(lines.find((l) => l.startsWith('blue-50'))!) <
+        lines.indexOf(lines.find((l) => l.startsWith('listed'))!),
+      true,
+    );
   });
 
   it('says when there is no kubeconfig to use', async () => {
     const r = await launch(['rollout', 'list'], { HOME: '/nonexistent' }).exited;
     assert.equal(r.code, 3);
-    assert.equal(r.stderr, 'error: no kubeconfig found (/nonexistent/.kube/config): pass --kubeconfig or set KUBECONFIG\n');
+    assert.equal(
+      r.stderr,
+      'error: no kubeconfig found (/nonexistent/.kube/config): pass --kubeconfig or set KUBECONFIG\n',
+    );
   });
 });
 
@@ -183,10 +275,17 @@ describe('dkc rollout status', () => {
       stdout: 'canary started: node-1\nnodeconfigrollout "once" progressing (0 of 2 nodes succeeded)\n',
       stderr: '',
     });
-    await setStatus('once', { phase: 'Halted', failedNodes: 1, failures: [{ node: 'node-1', reason: 'NotReady', message: 'node is not Ready' }] });
+    await setStatus('once', {
+      phase: 'Halted',
+      failedNodes: 1,
+      failures: [{ node: 'node-1', reason: 'NotReady', message: 'node is not Ready' }],
+    });
     const halted = await dkc('rollout', 'status', 'once');
     assert.equal(halted.code, 1);
-    assert.match(halted.stdout, /^canary started: node-1\nnode node-1 failed \(NotReady\): node is not Ready\nnodeconfigrollout "once" halted \(0 of 2 nodes succeeded, 1 failed\)\n$/);
+    assert.match(
+      halted.stdout,
+      /^canary started: node-1\nnode node-1 failed \(NotReady\): node is not Ready\nnodeconfigrollout "once" halted \(0 of 2 nodes succeeded, 1 failed\)\n$/,
+    );
     await setStatus('once', { phase: 'Succeeded' });
     assert.equal((await dkc('rollout', 'status', 'once')).code, 0);
   });
@@ -204,7 +303,11 @@ describe('dkc rollout status', () => {
       nodes: { 'node-1': { state: 'Succeeded', batch: 0 }, 'node-2': { state: 'InFlight', batch: 1 } },
     });
     await w.printed('batch 1 started: node-2\n');
-    await setStatus('watched', { phase: 'Succeeded', succeededNodes: 2, nodes: { 'node-2': { state: 'Succeeded', batch: 1 } } });
+    await setStatus('watched', {
+      phase: 'Succeeded',
+      succeededNodes: 2,
+      nodes: { 'node-2': { state: 'Succeeded', batch: 1 } },
+    });
     const r = await w.exited;
     assert.deepEqual(r, {
       code: 0,
@@ -226,8 +329,12 @@ describe('dkc rollout status', () => {
     await setStatus('reverted', {
       phase: 'Reverting',
       failedNodes: 1,
-      failures: [{ node: 'node-1', reason: 'ConfigError', message: 'failed to validate config, see Kubelet log for details' }],
-      conditions: [{ type: 'Failed', status: 'True', reason: 'FailuresExceeded', message: '1 node failed, 0 tolerated' }],
+      failures: [
+        { node: 'node-1', reason: 'ConfigError', message: 'failed to validate config, see Kubelet log for details' },
+      ],
+      conditions: [
+        { type: 'Failed', status: 'True', reason: 'FailuresExceeded', message: '1 node failed, 0 tolerated' },
+      ],
       nodes: { 'node-1': { state: 'Failed', batch: 0 } },
     });
     await w.printed('reverting');
@@ -264,7 +371,9 @@ describe('dkc rollout status', () => {
   it('--watch draws a live progress bar on a terminal and clears it at the end', async () => {
     await createRollout('tty');
     await setStatus('tty', canary);
-    const cmd = [process.execPath, dkcBin, 'rollout', 'status', 'tty', '--watch', '--kubeconfig', server.kubeconfig].map((a) => `'${a}'`).join(' ');
+    const cmd = [process.execPath, dkcBin, 'rollout', 'status', 'tty', '--watch', '--kubeconfig', server.kubeconfig]
+      .map((a) => `'${a}'`)
+      .join(' ');
     const proc = spawn('script', ['-qefc', cmd, '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] });
     procs.add(proc);
     let out = '';
@@ -276,7 +385,11 @@ describe('dkc rollout status', () => {
       }),
     );
     await bar;
-    await setStatus('tty', { phase: 'Succeeded', succeededNodes: 2, nodes: { 'node-1': { state: 'Succeeded', batch: 0 } } });
+    await setStatus('tty', {
+      phase: 'Succeeded',
+      succeededNodes: 2,
+      nodes: { 'node-1': { state: 'Succeeded', batch: 0 } },
+    });
     assert.equal(await exited, 0);
     procs.delete(proc);
     assert.match(out, /\[\.+\] 0\/2 succeeded, 1 in flight, 0 failed {2}Progressing\r\x1b\[K/);

@@ -23,7 +23,12 @@ export async function makeTestPKI(): Promise<TestPKI> {
   return {
     ca,
     foreignCa,
-    serving: await issueCert(ca, { commonName: 'test-server', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usages: ['server'] }),
+    serving: await issueCert(ca, {
+      commonName: 'test-server',
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usages: ['server'],
+    }),
     client: await issueCert(ca, { commonName: 'tester', organizations: ['testers'], usages: ['client'] }),
     foreignClient: await issueCert(foreignCa, { commonName: 'intruder', usages: ['client'] }),
   };
@@ -52,7 +57,13 @@ export class ScriptedServer {
 
   constructor(pki: TestPKI) {
     this.server = https.createServer(
-      { cert: pki.serving.certPem, key: pki.serving.keyPem, ca: pki.ca.certPem, requestCert: true, rejectUnauthorized: false },
+      {
+        cert: pki.serving.certPem,
+        key: pki.serving.keyPem,
+        ca: pki.ca.certPem,
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
       (req, res) => void this.dispatch(req, res),
     );
   }
@@ -129,7 +140,10 @@ export function status(code: number, reason: string, message: string): Record<st
 }
 
 /** Starts a chunked watch response; returns a writer of events and an ender. */
-export function startWatch(res: ServerResponse): { send: (type: string, object: unknown) => Promise<void>; end: () => void } {
+export function startWatch(res: ServerResponse): {
+  send: (type: string, object: unknown) => Promise<void>;
+  end: () => void;
+} {
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
   res.flushHeaders();
   return {

@@ -19,7 +19,8 @@ let lists: Step[];
 let watches: Step[];
 
 function listOf(rv: string, items: Record<string, unknown>[]): Step {
-  return (_req, res) => json(res, 200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items });
+  return (_req, res) =>
+    json(res, 200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items });
 }
 
 /** A watch that stays open (after sending `events`) until the informer stops or the server closes. */
@@ -183,7 +184,7 @@ describe('Informer', () => {
       assert.equal(t1.ms, 200);
       assert.equal(rec.errors.length, 1);
       assert.ok(rec.errors[0] instanceof ApiError);
-      assert.equal((rec.errors[0]).code, 500);
+      assert.equal(rec.errors[0].code, 500);
       assert.equal(server.requests.length, 1, 'nothing is retried before the timer fires');
       timers.fire(t1);
       const t2 = await timers.next(isBackoff);
@@ -242,7 +243,11 @@ describe('Informer', () => {
     const jittered = newInformer(timers, () => 0.5);
     assert.equal(jittered.backoffDelay(1), 180);
     assert.equal(jittered.backoffDelay(10), 9000);
-    const custom = new Informer<KubeObject>(client, PATH, { timers, random: () => 0.999, backoff: { initialMs: 100, maxMs: 1000, jitter: 1 } });
+    const custom = new Informer<KubeObject>(client, PATH, {
+      timers,
+      random: () => 0.999,
+      backoff: { initialMs: 100, maxMs: 1000, jitter: 1 },
+    });
     assert.ok(custom.backoffDelay(3) > 0 && custom.backoffDelay(3) < 1);
   });
 

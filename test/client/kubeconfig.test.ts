@@ -37,7 +37,12 @@ interface WrittenKubeconfig {
 describe('writeKubeconfig → loadKubeconfig', () => {
   it('writes a v1 Config with base64 credentials that yaml parses as expected', async () => {
     const p = join(dir, 'admin.kubeconfig');
-    await writeKubeconfig(p, { server: server.url, caPem: pki.ca.certPem, certPem: pki.client.certPem, keyPem: pki.client.keyPem });
+    await writeKubeconfig(p, {
+      server: server.url,
+      caPem: pki.ca.certPem,
+      certPem: pki.client.certPem,
+      keyPem: pki.client.keyPem,
+    });
     assert.equal((await stat(p)).mode & 0o777, 0o600);
     const doc = parse(await readFile(p, 'utf8')) as WrittenKubeconfig;
     assert.equal(doc.apiVersion, 'v1');
@@ -46,7 +51,10 @@ describe('writeKubeconfig → loadKubeconfig', () => {
     assert.deepEqual(doc.contexts, [{ name: 'admin@dkc', context: { cluster: 'dkc', user: 'admin' } }]);
     assert.equal(doc.clusters[0].name, 'dkc');
     assert.equal(doc.clusters[0].cluster.server, server.url);
-    assert.equal(Buffer.from(doc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), pki.ca.certPem);
+    assert.equal(
+      Buffer.from(doc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(),
+      pki.ca.certPem,
+    );
     assert.equal(Buffer.from(doc.users[0].user['client-certificate-data'], 'base64').toString(), pki.client.certPem);
     assert.equal(Buffer.from(doc.users[0].user['client-key-data'], 'base64').toString(), pki.client.keyPem);
   });
@@ -125,7 +133,10 @@ describe('writeKubeconfig → loadKubeconfig', () => {
       kind: 'Config',
       clusters: [
         { name: 'one', cluster: { server: 'https://one.invalid:6443', 'insecure-skip-tls-verify': true } },
-        { name: 'two', cluster: { server: server.url, 'certificate-authority': 'certs/ca.crt', 'tls-server-name': 'localhost' } },
+        {
+          name: 'two',
+          cluster: { server: server.url, 'certificate-authority': 'certs/ca.crt', 'tls-server-name': 'localhost' },
+        },
       ],
       users: [{ name: 'me', user: { 'client-certificate': 'certs/me.crt', 'client-key': 'certs/me.key' } }],
       contexts: [
@@ -157,15 +168,33 @@ describe('writeKubeconfig → loadKubeconfig', () => {
     const bad = join(dir, 'bad.yaml');
     await writeFile(bad, 'clusters: [\n');
     await assert.rejects(loadKubeconfig(bad), code('DKC_CLIENT_KUBECONFIG_INVALID'));
-    const good = renderKubeconfig({ server: server.url, caPem: pki.ca.certPem, certPem: pki.client.certPem, keyPem: pki.client.keyPem });
+    const good = renderKubeconfig({
+      server: server.url,
+      caPem: pki.ca.certPem,
+      certPem: pki.client.certPem,
+      keyPem: pki.client.keyPem,
+    });
     const p = join(dir, 'ctx.yaml');
     await writeFile(p, good);
-    await assert.rejects(loadKubeconfig(p, { context: 'missing' }), (e: unknown) => code('DKC_CLIENT_KUBECONFIG_INVALID')(e) && /context "missing" not found/.test((e as Error).message));
+    await assert.rejects(
+      loadKubeconfig(p, { context: 'missing' }),
+      (e: unknown) =>
+        code('DKC_CLIENT_KUBECONFIG_INVALID')(e) && /context "missing" not found/.test((e as Error).message),
+    );
     const exec = join(dir, 'exec.yaml');
-    await writeFile(exec, good.replace(/client-certificate-data: .*\n\s*client-key-data: .*\n/, 'exec: {command: gke-gcloud-auth-plugin}\n'));
+    await writeFile(
+      exec,
+      good.replace(
+        /client-certificate-data: .*\n\s*client-key-data: .*\n/,
+        'exec: {command: gke-gcloud-auth-plugin}\n',
+      ),
+    );
     await assert.rejects(loadKubeconfig(exec), code('DKC_CLIENT_KUBECONFIG_UNSUPPORTED'));
     const missingFile = join(dir, 'missingfile.yaml');
-    await writeFile(missingFile, good.replace(/certificate-authority-data: .*/, 'certificate-authority: nowhere/ca.crt'));
+    await writeFile(
+      missingFile,
+      good.replace(/certificate-authority-data: .*/, 'certificate-authority: nowhere/ca.crt'),
+    );
     await assert.rejects(loadKubeconfig(missingFile), code('DKC_CLIENT_KUBECONFIG_READ'));
     const noServer = join(dir, 'noserver.yaml');
     await writeFile(noServer, good.replace(/server: .*/, 'server: ftp://x'));

@@ -50,7 +50,10 @@ describe('loadClientConfig', () => {
     const c = kubeconfig(join(root, 'c'), 'three', 'https://127.0.0.1:3333', { current: 'ctx-three' });
     const cfg = await loadClientConfig({ env: [join(root, 'missing'), a, b, c].join(':'), home: root });
     assert.equal(cfg.server, 'https://127.0.0.1:2222');
-    assert.equal((await loadClientConfig({ env: [a, b].join(':'), home: root, context: 'ctx-one' })).server, 'https://127.0.0.1:1111');
+    assert.equal(
+      (await loadClientConfig({ env: [a, b].join(':'), home: root, context: 'ctx-one' })).server,
+      'https://127.0.0.1:1111',
+    );
   });
 
   it('resolves relative file references against the file that holds them', async () => {
@@ -66,7 +69,13 @@ describe('loadClientConfig', () => {
     const home = join(root, 'home');
     kubeconfig(join(home, '.kube'), 'config', 'https://127.0.0.1:6666', { current: 'ctx-config' });
     assert.equal((await loadClientConfig({ home })).server, 'https://127.0.0.1:6666');
-    await assert.rejects(loadClientConfig({ home: join(root, 'nobody') }), /no kubeconfig found \(.*nobody\/\.kube\/config\): pass --kubeconfig or set KUBECONFIG/);
-    await assert.rejects(loadClientConfig({ explicitPath: join(root, 'absent'), env: kubeconfig(root, 'x', 'https://127.0.0.1:1'), home }), /cannot read kubeconfig .*absent/);
+    await assert.rejects(
+      loadClientConfig({ home: join(root, 'nobody') }),
+      /no kubeconfig found \(.*nobody\/\.kube\/config\): pass --kubeconfig or set KUBECONFIG/,
+    );
+    await assert.rejects(
+      loadClientConfig({ explicitPath: join(root, 'absent'), env: kubeconfig(root, 'x', 'https://127.0.0.1:1'), home }),
+      /cannot read kubeconfig .*absent/,
+    );
   });
 });

@@ -2,7 +2,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, ClientError, isApiError, RestClient, type ClientConfig, type RateLimiter } from '../../src/client/index.js';
+import {
+  ApiError,
+  ClientError,
+  isApiError,
+  RestClient,
+  type ClientConfig,
+  type RateLimiter,
+} from '../../src/client/index.js';
 import { json, makeTestPKI, ScriptedServer, status, type TestPKI } from './harness.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -82,8 +89,18 @@ describe('RestClient requests', () => {
 
   it('encodes list options and arbitrary query parameters', async () => {
     echo();
-    const r = await client.list<Echo>('/api/v1/nodes', { labelSelector: 'a=b,c', fieldSelector: 'metadata.name=n1', limit: 5, query: { pretty: true } });
-    assert.deepEqual(r.query, { pretty: 'true', labelSelector: 'a=b,c', fieldSelector: 'metadata.name=n1', limit: '5' });
+    const r = await client.list<Echo>('/api/v1/nodes', {
+      labelSelector: 'a=b,c',
+      fieldSelector: 'metadata.name=n1',
+      limit: 5,
+      query: { pretty: true },
+    });
+    assert.deepEqual(r.query, {
+      pretty: 'true',
+      labelSelector: 'a=b,c',
+      fieldSelector: 'metadata.name=n1',
+      limit: '5',
+    });
   });
 
   it('returns status, headers and the decoded body from request(), text when not JSON', async () => {
@@ -186,7 +203,11 @@ describe('RestClient errors', () => {
   it('keeps Status details (causes) for 422 Invalid and 409 Conflict', async () => {
     const invalid = {
       ...status(422, 'Invalid', 'ConfigMap "a" is invalid: data: Required value'),
-      details: { name: 'a', kind: 'ConfigMap', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'data' }] },
+      details: {
+        name: 'a',
+        kind: 'ConfigMap',
+        causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'data' }],
+      },
     };
     server.handler = (_req, res) => json(res, 422, invalid);
     await assert.rejects(client.create('/x', {}), (e: unknown) => {
@@ -216,7 +237,11 @@ describe('RestClient errors', () => {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('boom');
     };
-    await assert.rejects(client.get('/x'), { code: 500, reason: 'InternalError', message: 'an error on the server ("boom") has prevented the request from succeeding' });
+    await assert.rejects(client.get('/x'), {
+      code: 500,
+      reason: 'InternalError',
+      message: 'an error on the server ("boom") has prevented the request from succeeding',
+    });
   });
 
   it('fails with RESPONSE_DECODE on a 2xx body that is not the JSON it claims', async () => {
@@ -224,13 +249,19 @@ describe('RestClient errors', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{not json');
     };
-    await assert.rejects(client.get('/x'), (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_RESPONSE_DECODE');
+    await assert.rejects(
+      client.get('/x'),
+      (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_RESPONSE_DECODE',
+    );
   });
 
   it('fails with CONNECTION when the server is not trusted or not there', async () => {
     const untrusting = new RestClient({ ...config, ca: pki.foreignCa.certPem });
     try {
-      await assert.rejects(untrusting.get('/x'), (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_CONNECTION');
+      await assert.rejects(
+        untrusting.get('/x'),
+        (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_CONNECTION',
+      );
     } finally {
       untrusting.close();
     }
@@ -296,8 +327,14 @@ describe('RestClient over a shared pool of connections', () => {
       assert.deepEqual(await b.get('/x'), { auth: 'Bearer token-b' });
       for (const list of Object.values(pool.agent.freeSockets)) for (const s of list ?? []) sockets.add(s);
       assert.equal(sockets.size, 1, 'b reused the connection a opened');
-      const hangingA = a.get('/hang', { query: { who: 'a' } }).then(() => 'answered', (err: unknown) => err);
-      const hangingB = b.get('/hang', { query: { who: 'b' } }).then(() => 'answered', (err: unknown) => err);
+      const hangingA = a.get('/hang', { query: { who: 'a' } }).then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
+      const hangingB = b.get('/hang', { query: { who: 'b' } }).then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
       await server.waitForRequest((r) => r.url.searchParams.get('who') === 'b');
       a.withOptions({ timeoutMs: 5_000 }).close(); // a client derived from a is a: closing it ends a's requests
       assert.ok((await hangingA) instanceof ClientError);
@@ -334,7 +371,11 @@ describe('RestClient over a shared pool of connections', () => {
     try {
       const calls = Array.from({ length: 5 }, (_, i) => c.get('/held', { query: { i: String(i) } }));
       let answered = 0;
-      for (const call of calls) void call.then(() => answered++, () => undefined);
+      for (const call of calls)
+        void call.then(
+          () => answered++,
+          () => undefined,
+        );
       await waitFor('two requests held', () => held.length === 2, { timeoutMs: 5_000, stepMs: 10 });
       const stream = await c.watch('/api/v1/pods'); // not queued behind the held requests
       stream.close();
@@ -360,9 +401,15 @@ describe('RestClient over a shared pool of connections', () => {
     const { connectionPool } = await import('../../src/client/index.js');
     const pool = connectionPool({ server: config.server, ca: pki.ca.certPem });
     try {
-      assert.throws(() => new RestClient(config, { pool }), (err: unknown) => err instanceof ClientError && err.code === 'DKC_CLIENT_INVALID_ARGUMENT');
+      assert.throws(
+        () => new RestClient(config, { pool }),
+        (err: unknown) => err instanceof ClientError && err.code === 'DKC_CLIENT_INVALID_ARGUMENT',
+      );
       const { sharedConnectionPool } = await import('../../src/client/index.js');
-      assert.throws(() => sharedConnectionPool(config, 4), (err: unknown) => err instanceof ClientError && err.code === 'DKC_CLIENT_INVALID_ARGUMENT');
+      assert.throws(
+        () => sharedConnectionPool(config, 4),
+        (err: unknown) => err instanceof ClientError && err.code === 'DKC_CLIENT_INVALID_ARGUMENT',
+      );
     } finally {
       pool.agent.destroy();
     }

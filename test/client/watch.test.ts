@@ -46,8 +46,13 @@ describe('WatchDecoder', () => {
   });
 
   it('rejects lines that are not watch events', () => {
-    assert.throws(() => new WatchDecoder().push('nope\n'), (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_WATCH_DECODE');
-    assert.throws(() => new WatchDecoder().push('{"type":"WHATEVER","object":{}}\n'), { code: 'DKC_CLIENT_WATCH_DECODE' });
+    assert.throws(
+      () => new WatchDecoder().push('nope\n'),
+      (e: unknown) => e instanceof ClientError && e.code === 'DKC_CLIENT_WATCH_DECODE',
+    );
+    assert.throws(() => new WatchDecoder().push('{"type":"WHATEVER","object":{}}\n'), {
+      code: 'DKC_CLIENT_WATCH_DECODE',
+    });
     assert.throws(() => new WatchDecoder().push('{"type":"ADDED"}\n'), { code: 'DKC_CLIENT_WATCH_DECODE' });
   });
 });
@@ -68,8 +73,10 @@ describe('RestClient.watch', () => {
 
   it('sends the watch parameters and yields events written in odd pieces, ERROR included, until the server ends', async () => {
     const e1 = JSON.stringify({ type: 'ADDED', object: cm('a', '11') }) + '\n';
-    const e2 = JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { resourceVersion: '12' } } }) + '\n';
-    const e3 = JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version: 5 (12)') }) + '\n';
+    const e2 =
+      JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { resourceVersion: '12' } } }) + '\n';
+    const e3 =
+      JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version: 5 (12)') }) + '\n';
     server.handler = async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const pieces = [e1.slice(0, 7), e1.slice(7) + e2.slice(0, 3), e2.slice(3) + e3];

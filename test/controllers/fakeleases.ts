@@ -43,7 +43,8 @@ export class FakeLeases implements LeaseClient {
     await Promise.resolve();
     this.check(options);
     const found = this.items.get(path);
-    if (found === undefined) throw apiError(404, 'NotFound', `leases.coordination.k8s.io "${path.split('/').pop()}" not found`);
+    if (found === undefined)
+      throw apiError(404, 'NotFound', `leases.coordination.k8s.io "${path.split('/').pop()}" not found`);
     return structuredClone(found) as T;
   };
 
@@ -52,7 +53,8 @@ export class FakeLeases implements LeaseClient {
     this.check(options);
     const lease = body as Lease;
     const full = `${this.key(path)}/leases/${lease.metadata.name}`;
-    if (this.items.has(full)) throw apiError(409, 'AlreadyExists', `leases.coordination.k8s.io "${lease.metadata.name}" already exists`);
+    if (this.items.has(full))
+      throw apiError(409, 'AlreadyExists', `leases.coordination.k8s.io "${lease.metadata.name}" already exists`);
     this.writes++;
     return this.put(full, lease) as T;
   };
@@ -64,7 +66,11 @@ export class FakeLeases implements LeaseClient {
     const current = this.items.get(path);
     if (current === undefined) throw apiError(404, 'NotFound', 'not found');
     if (lease.metadata.resourceVersion !== current.metadata.resourceVersion) {
-      throw apiError(409, 'Conflict', 'the object has been modified; please apply your changes to the latest version and try again');
+      throw apiError(
+        409,
+        'Conflict',
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
     this.writes++;
     return this.put(path, lease) as T;

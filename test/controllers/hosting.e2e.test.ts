@@ -68,10 +68,18 @@ describe('controller hosting', () => {
 
     const dir = await mkdtemp(join(tmpdir(), 'dkc-controller-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const ca = { certPem: await readFile(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), keyPem: await readFile(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
+    const ca = {
+      certPem: await readFile(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'),
+      keyPem: await readFile(join(server.dataDir, 'pki', 'ca.key'), 'utf8'),
+    };
     const cert = await issueCert(ca, { commonName: 'system:dkc:controller', usages: ['client'] });
     const kubeconfig = join(dir, 'controller.kubeconfig');
-    await writeKubeconfig(kubeconfig, { server: server.url, caPem: ca.certPem, ...cert, user: 'system:dkc:controller' });
+    await writeKubeconfig(kubeconfig, {
+      server: server.url,
+      caPem: ca.certPem,
+      ...cert,
+      user: 'system:dkc:controller',
+    });
 
     let output = '';
     // Found through $KUBECONFIG, as kubectl finds it.
@@ -102,11 +110,23 @@ describe('controller hosting', () => {
   it('bad flags are one line and exit 3 (a usage error), for dkc controller and dkc server alike', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [dkcBin, ...args], { encoding: 'utf8' });
     const unknown = run('controller', '--controllers=rollout,gc', '--kubeconfig', '/nonexistent');
-    assert.deepEqual([unknown.status, unknown.stderr], [3, 'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle, namespace, garbagecollector)\n']);
+    assert.deepEqual(
+      [unknown.status, unknown.stderr],
+      [
+        3,
+        'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle, namespace, garbagecollector)\n',
+      ],
+    );
     const grace = run('server', '--data-dir', '/nonexistent/dkc', '--node-monitor-grace-period', 'soon');
-    assert.deepEqual([grace.status, grace.stderr], [3, 'dkc: invalid --node-monitor-grace-period "soon": must be a positive duration such as 40s or 1m\n']);
+    assert.deepEqual(
+      [grace.status, grace.stderr],
+      [3, 'dkc: invalid --node-monitor-grace-period "soon": must be a positive duration such as 40s or 1m\n'],
+    );
     const channel = run('controller', '--config-channel', 'nodes', '--kubeconfig', '/nonexistent');
-    assert.deepEqual([channel.status, channel.stderr], [3, 'dkc: invalid --config-channel "nodes": must be one of auto, node, nodeconfig\n']);
+    assert.deepEqual(
+      [channel.status, channel.stderr],
+      [3, 'dkc: invalid --config-channel "nodes": must be one of auto, node, nodeconfig\n'],
+    );
     const noKubeconfig = run('controller', '--kubeconfig', '/nonexistent/kubeconfig');
     assert.equal(noKubeconfig.status, 3);
     assert.match(noKubeconfig.stderr, /^dkc: cannot read kubeconfig \/nonexistent\/kubeconfig: ENOENT/);
@@ -118,12 +138,28 @@ describe('controller hosting', () => {
     const admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 5_000 });
     cleanups.push(async () => admin.close());
     const source = { configMap: { namespace: 'kube-system', name: 'c', kubeletConfigKey: 'kubelet' } };
-    await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, spec: { configSource: source } });
-    await admin.create('/apis/dkc.io/v1alpha1/nodeconfigs', { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'n2' }, spec: { configSource: source } });
-    const r = spawnSync(process.execPath, [dkcBin, 'controller', '--kubeconfig', server.kubeconfig], { encoding: 'utf8', timeout: 30_000 });
+    await admin.create('/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1' },
+      spec: { configSource: source },
+    });
+    await admin.create('/apis/dkc.io/v1alpha1/nodeconfigs', {
+      apiVersion: 'dkc.io/v1alpha1',
+      kind: 'NodeConfig',
+      metadata: { name: 'n2' },
+      spec: { configSource: source },
+    });
+    const r = spawnSync(process.execPath, [dkcBin, 'controller', '--kubeconfig', server.kubeconfig], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(r.status, 1, r.stderr);
     const lines = r.stderr.trimEnd().split('\n');
-    assert.match(lines[0]!, /config channel: Node \(spec\.configSource, status\.config\) — the API server \(v1\.22\.17-dkc\.0\) keeps the Node's fields$/);
+    assert.match(
+      lines[0]!,
+      /config channel: Node \(spec\.configSource, status\.config\) — the API server \(v1\.22\.17-dkc\.0\) keeps the Node's fields$/,
+    );
     assert.deepEqual(lines.slice(1), [
       "dkc: refusing to mix config channels: this cluster's channel is Node, but 1 NodeConfig(s) carry spec.configSource (nodeconfig/n2); move every assignment to one channel first",
     ]);
@@ -143,10 +179,15 @@ describe('controller hosting', () => {
     await server.restart();
     const restartedAt = Date.now();
     // Well inside the 15 s another process would have to wait for the dead holder's lease to expire.
-    const second = await waitFor('the restarted server to lead', async () => {
-      const h = (await admin.get<Lease>(LEASE)).spec?.holderIdentity;
-      return h && h !== first ? h : undefined;
-    }, 8_000, 100);
+    const second = await waitFor(
+      'the restarted server to lead',
+      async () => {
+        const h = (await admin.get<Lease>(LEASE)).spec?.holderIdentity;
+        return h && h !== first ? h : undefined;
+      },
+      8_000,
+      100,
+    );
     assert.equal(second, identity());
     assert.ok(Date.now() - restartedAt < 8_000);
     assert.equal((await admin.get<Lease>(LEASE)).spec?.leaseTransitions, 1);
@@ -164,7 +205,10 @@ describe('controller hosting', () => {
     const identityOf = (s: RunningServer) => /leader election identity (\S+)/.exec(s.log())?.[1];
     await waitFor('both replicas to name their identity', async () => (servers.every(identityOf) ? true : undefined));
 
-    const holder = await waitFor('a leader', async () => (await admin.get<Lease>(LEASE)).spec?.holderIdentity || undefined);
+    const holder = await waitFor(
+      'a leader',
+      async () => (await admin.get<Lease>(LEASE)).spec?.holderIdentity || undefined,
+    );
     const leader = servers.find((s) => identityOf(s) === holder);
     const follower = servers.find((s) => s !== leader)!;
     assert.ok(leader, `the holder ${holder} is one of the replicas`);
@@ -181,10 +225,15 @@ describe('controller hosting', () => {
     cleanups.push(async () => survivor.close());
     await leader.kill();
     // The follower waits out the 15 s lease (as it last saw it renewed), then takes it.
-    const next = await waitFor('the follower to take over', async () => {
-      const h = (await survivor.get<Lease>(LEASE)).spec?.holderIdentity;
-      return h && h !== holder ? h : undefined;
-    }, 30_000, 200);
+    const next = await waitFor(
+      'the follower to take over',
+      async () => {
+        const h = (await survivor.get<Lease>(LEASE)).spec?.holderIdentity;
+        return h && h !== holder ? h : undefined;
+      },
+      30_000,
+      200,
+    );
     assert.equal(next, identityOf(follower));
     const lease = await survivor.get<Lease>(LEASE);
     assert.equal(lease.spec?.leaseTransitions, 1);

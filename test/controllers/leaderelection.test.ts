@@ -42,7 +42,12 @@ interface Candidate {
   leaderSignal: AbortSignal | undefined;
 }
 
-function candidate(clock: FakeClock, api: FakeLeases, identity: string, extra: Partial<LeaderElectionOptions> = {}): Candidate {
+function candidate(
+  clock: FakeClock,
+  api: FakeLeases,
+  identity: string,
+  extra: Partial<LeaderElectionOptions> = {},
+): Candidate {
   const c = { started: 0, stopped: 0, leaderSignal: undefined } as Candidate;
   c.elector = new LeaderElector({
     client: api,
@@ -77,13 +82,19 @@ function otherHolds(api: FakeLeases, clock: FakeClock, holder: string): Lease {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name: NAME, namespace: NS },
-    spec: { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: clock.now().toISOString(), renewTime: clock.now().toISOString(), leaseTransitions: 3 },
+    spec: {
+      holderIdentity: holder,
+      leaseDurationSeconds: 15,
+      acquireTime: clock.now().toISOString(),
+      renewTime: clock.now().toISOString(),
+      leaseTransitions: 3,
+    },
   };
   return api.put(PATH, lease);
 }
 
 describe('leader election', () => {
-  it('acquires a missing Lease with client-go\'s record, then renews it every retry period', async () => {
+  it("acquires a missing Lease with client-go's record, then renews it every retry period", async () => {
     const clock = new FakeClock();
     const api = new FakeLeases();
     const a = candidate(clock, api, 'host-a_1');
@@ -103,14 +114,17 @@ describe('leader election', () => {
     assert.equal(later.spec?.holderIdentity, 'host-a_1');
     assert.equal(later.spec?.acquireTime, first.spec?.acquireTime, 'acquireTime kept while held');
     assert.equal(later.spec?.leaseTransitions, 0);
-    assert.ok(Date.parse(later.spec.renewTime!) >= Date.parse('2024-01-15T10:00:28Z'), `renewed late: ${later.spec?.renewTime}`);
+    assert.ok(
+      Date.parse(later.spec.renewTime!) >= Date.parse('2024-01-15T10:00:28Z'),
+      `renewed late: ${later.spec?.renewTime}`,
+    );
     assert.ok(api.writes >= 15, `about one renewal per 2 s, got ${api.writes} writes`);
     assert.equal(a.stopped, 0);
     assert.equal(a.leaderSignal?.aborted, false);
     await shutdown(clock, a);
   });
 
-  it('loses leadership when no renewal succeeds for renewDeadline, and aborts the leader\'s signal at that instant', async () => {
+  it("loses leadership when no renewal succeeds for renewDeadline, and aborts the leader's signal at that instant", async () => {
     const clock = new FakeClock();
     const api = new FakeLeases();
     const a = candidate(clock, api, 'host-a_1');
@@ -212,7 +226,10 @@ describe('leader election', () => {
   it('the record helpers follow client-go', () => {
     const now = new Date(Date.UTC(2024, 0, 1));
     assert.equal(acquiredSpec({ holderIdentity: 'x', leaseTransitions: 2 }, 'me', 15_000, now).leaseTransitions, 3);
-    assert.equal(acquiredSpec({ holderIdentity: 'me', leaseTransitions: 2, acquireTime: 'T0' }, 'me', 15_000, now).acquireTime, 'T0');
+    assert.equal(
+      acquiredSpec({ holderIdentity: 'me', leaseTransitions: 2, acquireTime: 'T0' }, 'me', 15_000, now).acquireTime,
+      'T0',
+    );
     assert.deepEqual(releasedSpec({ holderIdentity: 'me', leaseTransitions: 2 }, now), {
       holderIdentity: '',
       leaseDurationSeconds: 1,
@@ -223,6 +240,9 @@ describe('leader election', () => {
     assert.equal(heldByOther({ holderIdentity: '' }, 'me', 0, 0), false, 'a released lease is free');
     assert.equal(heldByOther({ holderIdentity: 'x', leaseDurationSeconds: 15 }, 'me', 0, 14_999), true);
     assert.equal(heldByOther({ holderIdentity: 'x', leaseDurationSeconds: 15 }, 'me', 0, 15_000), false);
-    assert.match(leaderIdentity(() => Buffer.from([0xab, 0xcd])), /^.+_abcd$/);
+    assert.match(
+      leaderIdentity(() => Buffer.from([0xab, 0xcd])),
+      /^.+_abcd$/,
+    );
   });
 });

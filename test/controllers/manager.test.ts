@@ -121,7 +121,12 @@ describe('controller manager', () => {
   it('does not campaign with no controller enabled', async () => {
     const clock = new FakeClock();
     const api = new FakeLeases();
-    const manager = new ControllerManager({ client: api as unknown as RestClient, controllers: [], nodeMonitorGracePeriodMs: 40_000, clock });
+    const manager = new ControllerManager({
+      client: api as unknown as RestClient,
+      controllers: [],
+      nodeMonitorGracePeriodMs: 40_000,
+      clock,
+    });
     manager.start();
     await flush();
     assert.equal(api.lease('dkc-controller'), undefined);
@@ -131,10 +136,16 @@ describe('controller manager', () => {
   it('parses its flags', () => {
     assert.deepEqual(parseControllers('rollout,nodelifecycle'), ['rollout', 'nodelifecycle']);
     assert.deepEqual(parseControllers(''), []);
-    assert.throws(() => parseControllers('rollout,gc'), /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, namespace, garbagecollector\)/);
+    assert.throws(
+      () => parseControllers('rollout,gc'),
+      /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, namespace, garbagecollector\)/,
+    );
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '40s'), 40_000);
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '1m30s'), 90_000);
-    assert.throws(() => parseDurationFlag('--node-monitor-grace-period', 'soon'), /invalid --node-monitor-grace-period "soon"/);
+    assert.throws(
+      () => parseDurationFlag('--node-monitor-grace-period', 'soon'),
+      /invalid --node-monitor-grace-period "soon"/,
+    );
     assert.throws(() => parseDurationFlag('--node-monitor-grace-period', '0s'), /must be a positive duration/);
   });
 });

@@ -15,17 +15,23 @@ import { newRegistry } from '../../src/util/prom.js';
 
 const rollout: NodeConfigRollout = {
   metadata: { name: 'r1' },
-  status: { phase: 'Progressing', nodes: { a: { state: 'Succeeded' }, b: { state: 'Succeeded' }, c: { state: 'InFlight' }, d: { state: 'Failed' } } },
+  status: {
+    phase: 'Progressing',
+    nodes: { a: { state: 'Succeeded' }, b: { state: 'Succeeded' }, c: { state: 'InFlight' }, d: { state: 'Failed' } },
+  },
 };
 
 describe('controller metric samples', () => {
-  it('counts a rollout\'s nodes by state, zeros included', () => {
+  it("counts a rollout's nodes by state, zeros included", () => {
     const byState = Object.fromEntries(rolloutNodeSamples([rollout]).map(([l, v]) => [l.state, v]));
     assert.deepEqual(byState, { Pending: 0, InFlight: 1, Succeeded: 2, Failed: 1, Reverted: 0, Overridden: 0 });
   });
 
   it('reports 1 for the current phase and 0 for the others; Pending before any status', () => {
-    const phases = (r: NodeConfigRollout) => rolloutPhaseSamples([r]).filter(([, v]) => v === 1).map(([l]) => l.phase);
+    const phases = (r: NodeConfigRollout) =>
+      rolloutPhaseSamples([r])
+        .filter(([, v]) => v === 1)
+        .map(([l]) => l.phase);
     assert.deepEqual(phases(rollout), ['Progressing']);
     assert.deepEqual(phases({ metadata: { name: 'new' } }), ['Pending']);
     assert.equal(rolloutPhaseSamples([rollout]).length, 7);
@@ -48,7 +54,11 @@ describe('collected gauges', () => {
     assert.match(await registry.metrics(), /x_total_things\{k="a"\} 2/);
     const removeNew = collectedGauge(registry, 'x_total_things', 'help', ['k'], () => [[{ k: 'b' }, 3]]);
     removeOld();
-    assert.match(await registry.metrics(), /x_total_things\{k="b"\} 3/, 'a stopping controller of an earlier term leaves the new one\'s gauge');
+    assert.match(
+      await registry.metrics(),
+      /x_total_things\{k="b"\} 3/,
+      "a stopping controller of an earlier term leaves the new one's gauge",
+    );
     removeNew();
     assert.doesNotMatch(await registry.metrics(), /x_total_things/);
   });
@@ -60,12 +70,17 @@ describe('dkc controller --metrics-bind-address', () => {
     assert.deepEqual(parseBindAddress('127.0.0.1:10257'), { host: '127.0.0.1', port: 10257 });
     assert.deepEqual(parseBindAddress(':8080'), { host: '0.0.0.0', port: 8080 });
     assert.deepEqual(parseBindAddress('[::1]:9'), { host: '::1', port: 9 });
-    assert.throws(() => parseBindAddress('localhost'), /invalid --metrics-bind-address "localhost": must be host:port, or 0 for none/);
+    assert.throws(
+      () => parseBindAddress('localhost'),
+      /invalid --metrics-bind-address "localhost": must be host:port, or 0 for none/,
+    );
   });
 
   it('serves the registry on /metrics', async () => {
     const registry = newRegistry();
-    collectedGauge(registry, 'dkc_rollout_phase', 'help', ['rollout', 'phase'], () => [[{ rollout: 'r', phase: 'Paused' }, 1]]);
+    collectedGauge(registry, 'dkc_rollout_phase', 'help', ['rollout', 'phase'], () => [
+      [{ rollout: 'r', phase: 'Paused' }, 1],
+    ]);
     const server = await serveMetrics(registry, { host: '127.0.0.1', port: 0 });
     try {
       const get = (path: string) =>
@@ -74,7 +89,9 @@ describe('dkc controller --metrics-bind-address', () => {
             let body = '';
             res.on('data', (d: Buffer) => (body += d.toString()));
             res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
-          }).on('error', reject).end();
+          })
+            .on('error', reject)
+            .end();
         });
       const ok = await get('/metrics');
       assert.equal(ok.code, 200);

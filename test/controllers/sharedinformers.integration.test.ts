@@ -62,13 +62,21 @@ describe('SharedInformerFactory', () => {
       b.on('add', (n) => seenB.push(n.metadata.name ?? ''));
       assert.deepEqual(seenB, ['node-a'], 'a handler added after the sync is given the cache');
       await admin!.create(NODES, node('node-b'));
-      await waitFor('node-b seen by both', async () => (seenA.includes('node-b') && seenB.includes('node-b') ? true : undefined), 10_000);
+      await waitFor(
+        'node-b seen by both',
+        async () => (seenA.includes('node-b') && seenB.includes('node-b') ? true : undefined),
+        10_000,
+      );
       assert.equal(client.lists.get(NODES), 1);
       assert.equal(factory.size, 1);
       // One user stops: its handlers go, the other's stay, the informer runs on.
       await b.stop();
       await admin!.create(NODES, node('node-c'));
-      await waitFor('node-c seen by the user still running', async () => (seenA.includes('node-c') ? true : undefined), 10_000);
+      await waitFor(
+        'node-c seen by the user still running',
+        async () => (seenA.includes('node-c') ? true : undefined),
+        10_000,
+      );
       assert.equal(seenB.includes('node-c'), false);
       assert.equal(a.store.has('node-c'), true);
     } finally {
@@ -102,11 +110,26 @@ describe('SharedInformerFactory', () => {
 describe('the controller manager shares informers between its controllers', () => {
   it('the rollout and node lifecycle controllers list the Nodes and the node Leases once between them', async () => {
     const client = await counting();
-    const manager = new ControllerManager({ client, controllers: ['rollout', 'nodelifecycle'], nodeMonitorGracePeriodMs: 40_000, configChannel: 'node', identity: 'shared-test' });
+    const manager = new ControllerManager({
+      client,
+      controllers: ['rollout', 'nodelifecycle'],
+      nodeMonitorGracePeriodMs: 40_000,
+      configChannel: 'node',
+      identity: 'shared-test',
+    });
     try {
       manager.start();
       const leases = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
-      await waitFor('both controllers listing', async () => (client.lists.has(NODES) && client.lists.has(leases) && client.lists.has('/apis/dkc.io/v1alpha1/nodeconfigrollouts') ? true : undefined), 20_000);
+      await waitFor(
+        'both controllers listing',
+        async () =>
+          client.lists.has(NODES) &&
+          client.lists.has(leases) &&
+          client.lists.has('/apis/dkc.io/v1alpha1/nodeconfigrollouts')
+            ? true
+            : undefined,
+        20_000,
+      );
       assert.equal(client.lists.get(NODES), 1, 'Nodes listed once');
       assert.equal(client.lists.get(leases), 1, 'node Leases listed once');
     } finally {

@@ -51,14 +51,27 @@ interface Policy {
 const matchesOne = (list: string[], value: string): boolean => list.includes('*') || list.includes(value);
 
 /** The policy's verdict: not matched, allowed, or denied with kube-apiserver's message (binding named as the policy). */
-export function admit(policy: Policy, binding: string, req: AdmissionRequest): { matched: false } | { matched: true; denied?: string } {
+export function admit(
+  policy: Policy,
+  binding: string,
+  req: AdmissionRequest,
+): { matched: false } | { matched: true; denied?: string } {
   const resource = req.subResource ? `${req.resource.resource}/${req.subResource}` : req.resource.resource;
   const matched = policy.spec.matchConstraints.resourceRules.some(
-    (r) => matchesOne(r.apiGroups, req.resource.group) && matchesOne(r.resources, resource) && matchesOne(r.operations, req.operation),
+    (r) =>
+      matchesOne(r.apiGroups, req.resource.group) &&
+      matchesOne(r.resources, resource) &&
+      matchesOne(r.operations, req.operation),
   );
   if (!matched) return { matched: false };
   const bindings = {
-    request: { userInfo: req.userInfo, operation: req.operation, name: req.name, subResource: req.subResource, resource: { ...req.resource, version: 'v1alpha1' } },
+    request: {
+      userInfo: req.userInfo,
+      operation: req.operation,
+      name: req.name,
+      subResource: req.subResource,
+      resource: { ...req.resource, version: 'v1alpha1' },
+    },
     object: req.object,
     oldObject: req.oldObject,
   };
@@ -71,7 +84,10 @@ export function admit(policy: Policy, binding: string, req: AdmissionRequest): {
     const r = evaluate(v.expression, bindings);
     if (r === true) continue;
     const message = r === false ? v.message : `expression '${v.expression}' resulted in error: ${r}`;
-    return { matched: true, denied: `ValidatingAdmissionPolicy '${policy.metadata.name}' with binding '${binding}' denied request: ${message}` };
+    return {
+      matched: true,
+      denied: `ValidatingAdmissionPolicy '${policy.metadata.name}' with binding '${binding}' denied request: ${message}`,
+    };
   }
   return { matched: true };
 }
@@ -83,7 +99,11 @@ interface Rule {
   reason?: 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueInvalid';
 }
 
-const TYPE_TEXT = { FieldValueRequired: 'Required value', FieldValueForbidden: 'Forbidden', FieldValueInvalid: 'Invalid value' } as const;
+const TYPE_TEXT = {
+  FieldValueRequired: 'Required value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueInvalid: 'Invalid value',
+} as const;
 
 /**
  * The errors a CRD's x-kubernetes-validations give `obj`, as kube-apiserver prints them: `<path>: Required value:
@@ -99,11 +119,16 @@ export function crdRuleErrors(schema: Obj, obj: unknown, path = ''): string[] {
     if (ok !== false) throw new Error(`rule ${r.rule} at ${path}: ${ok}`);
     const reason = r.reason ?? 'FieldValueInvalid';
     const at = `${path}${r.fieldPath ?? ''}`;
-    out.push(reason === 'FieldValueInvalid' ? `${at}: ${TYPE_TEXT[reason]}: "object": ${r.message}` : `${at}: ${TYPE_TEXT[reason]}: ${r.message}`);
+    out.push(
+      reason === 'FieldValueInvalid'
+        ? `${at}: ${TYPE_TEXT[reason]}: "object": ${r.message}`
+        : `${at}: ${TYPE_TEXT[reason]}: ${r.message}`,
+    );
   }
   const props = (schema['properties'] as Record<string, Obj> | undefined) ?? {};
   if (typeof obj === 'object' && !Array.isArray(obj)) {
-    for (const [k, sub] of Object.entries(props)) out.push(...crdRuleErrors(sub, (obj as Obj)[k], path ? `${path}.${k}` : k));
+    for (const [k, sub] of Object.entries(props))
+      out.push(...crdRuleErrors(sub, (obj as Obj)[k], path ? `${path}.${k}` : k));
   }
   return out;
 }

@@ -46,14 +46,22 @@ function validate(doc: Doc): void {
 interface PodSpec {
   hostPID?: boolean;
   hostNetwork?: boolean;
-  containers: { command: string[]; args: string[]; securityContext?: { privileged?: boolean }; volumeMounts: { name: string; mountPath: string }[] }[];
+  containers: {
+    command: string[];
+    args: string[];
+    securityContext?: { privileged?: boolean };
+    volumeMounts: { name: string; mountPath: string }[];
+  }[];
   volumes: { name: string; hostPath?: { path: string } }[];
 }
 
 describe('deploy/node-daemon/', () => {
   it("every document validates against upstream's schema for its kind, and a broken one does not", async () => {
     const all = [...(await docs('daemonset.yaml')), ...(await docs('rbac.yaml'))];
-    assert.deepEqual(all.map((d) => d.kind), ['ServiceAccount', 'DaemonSet', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
+    assert.deepEqual(
+      all.map((d) => d.kind),
+      ['ServiceAccount', 'DaemonSet', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'],
+    );
     for (const d of all) validate(d);
     const broken = structuredClone(all[1]!) as Doc & { spec: { template: { spec: { hostPID: unknown } } } };
     broken.spec.template.spec.hostPID = 'yes';
@@ -80,12 +88,25 @@ describe('deploy/node-daemon/', () => {
   });
 
   it('each binding grants the role beside it to the nodes, read-only on ConfigMaps and NodeConfigPolicies', async () => {
-    type RBAC = Doc & { rules?: { resources: string[]; verbs: string[] }[]; roleRef?: { kind: string; name: string }; subjects?: { name: string }[] };
+    type RBAC = Doc & {
+      rules?: { resources: string[]; verbs: string[] }[];
+      roleRef?: { kind: string; name: string };
+      subjects?: { name: string }[];
+    };
     const [role, binding, clusterRole, clusterBinding] = (await docs('rbac.yaml')) as RBAC[];
-    for (const [r, b, resource] of [[role!, binding!, 'configmaps'], [clusterRole!, clusterBinding!, 'nodeconfigpolicies']] as const) {
+    for (const [r, b, resource] of [
+      [role!, binding!, 'configmaps'],
+      [clusterRole!, clusterBinding!, 'nodeconfigpolicies'],
+    ] as const) {
       assert.deepEqual([b.roleRef?.kind, b.roleRef?.name], [r.kind, r.metadata.name]);
-      assert.deepEqual(b.subjects?.map((s) => s.name), ['system:nodes']);
-      assert.deepEqual(r.rules?.map((x) => [x.resources, x.verbs]), [[[resource], ['get', 'list', 'watch']]]);
+      assert.deepEqual(
+        b.subjects?.map((s) => s.name),
+        ['system:nodes'],
+      );
+      assert.deepEqual(
+        r.rules?.map((x) => [x.resources, x.verbs]),
+        [[[resource], ['get', 'list', 'watch']]],
+      );
     }
   });
 

@@ -76,15 +76,23 @@ describe("deploy/: the manifests against upstream's schemas (kubernetes-models)"
 
   it('each binding names a policy or role shipped beside it, and every policy is bound', async () => {
     const docs = (await docsIn(NODECONFIG_DIR)).map((d) => d.doc);
-    const named = (kind: string) => docs.filter((d) => d.kind === kind).map((d) => d.metadata.name).sort();
+    const named = (kind: string) =>
+      docs
+        .filter((d) => d.kind === kind)
+        .map((d) => d.metadata.name)
+        .sort();
     const policies = named('ValidatingAdmissionPolicy');
-    const bound = docs.filter((d) => d.kind === 'ValidatingAdmissionPolicyBinding').map((d) => (d['spec'] as { policyName: string }).policyName).sort();
+    const bound = docs
+      .filter((d) => d.kind === 'ValidatingAdmissionPolicyBinding')
+      .map((d) => (d['spec'] as { policyName: string }).policyName)
+      .sort();
     assert.deepEqual(bound, policies);
     for (const d of docs.filter((x) => x.kind === 'ValidatingAdmissionPolicyBinding')) {
       assert.deepEqual((d['spec'] as { validationActions: string[] }).validationActions, ['Deny']);
     }
     const roles = named('ClusterRole');
-    for (const d of docs.filter((x) => x.kind === 'ClusterRoleBinding')) assert.ok(roles.includes((d['roleRef'] as { name: string }).name));
+    for (const d of docs.filter((x) => x.kind === 'ClusterRoleBinding'))
+      assert.ok(roles.includes((d['roleRef'] as { name: string }).name));
   });
 });
 
@@ -92,8 +100,18 @@ describe("deploy/: the manifests against upstream's schemas (kubernetes-models)"
 
 const SOURCE = { configMap: { namespace: 'kube-system', name: 'cfg-a', kubeletConfigKey: 'kubelet' } };
 const ACTIVE = { configMap: { ...SOURCE.configMap, uid: 'u-a', resourceVersion: '1' } };
-const owned = (node: string, extra: object = {}) => ({ name: node, uid: `uid-${node}`, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node, uid: `uid-${node}`, ...extra }] });
-const nc = (name: string, spec: object = {}, status: object = {}, meta: object = owned(name)) => ({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfig', metadata: { ...meta }, spec, status });
+const owned = (node: string, extra: object = {}) => ({
+  name: node,
+  uid: `uid-${node}`,
+  ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node, uid: `uid-${node}`, ...extra }],
+});
+const nc = (name: string, spec: object = {}, status: object = {}, meta: object = owned(name)) => ({
+  apiVersion: 'dkc.io/v1alpha1',
+  kind: 'NodeConfig',
+  metadata: { ...meta },
+  spec,
+  status,
+});
 const STORED = nc('node-1', { configSource: SOURCE });
 const STORED_WITH_RECORD = nc('node-1', { configSource: SOURCE }, { previous: { configSource: {}, rollout: 'r0' } });
 
@@ -114,23 +132,162 @@ interface Sample {
 }
 
 const samples: Sample[] = [
-  { what: "a node's own status update", user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: nc('node-1', { configSource: SOURCE }, { config: { active: ACTIVE } }), oldObject: STORED, allowed: true },
-  { what: "another node's status update", user: node('node-2'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: nc('node-1', { configSource: SOURCE }, { config: { error: 'x' } }), oldObject: STORED, allowed: false },
-  { what: 'a node creating its own, owned by itself', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1'), allowed: true },
-  { what: "a node creating another node's", user: node('node-1'), operation: 'CREATE', name: 'node-2', object: nc('node-2'), allowed: false },
-  { what: 'a node creating its own with a configSource', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1', { configSource: SOURCE }), allowed: false },
-  { what: 'a node creating its own owned by another node', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1', {}, {}, { name: 'node-1', ownerReferences: owned('node-2').ownerReferences }), allowed: false },
-  { what: 'a node creating its own with blockOwnerDeletion', user: node('node-1'), operation: 'CREATE', name: 'node-1', object: nc('node-1', {}, {}, owned('node-1', { blockOwnerDeletion: true })), allowed: false },
-  { what: 'a node changing its own spec', user: node('node-1'), operation: 'UPDATE', name: 'node-1', object: nc('node-1', { configSource: { configMap: { ...SOURCE.configMap, name: 'cfg-b' } } }), oldObject: STORED, allowed: false },
-  { what: 'a node deleting its own', user: node('node-1'), operation: 'DELETE', name: 'node-1', oldObject: STORED, allowed: false },
-  { what: 'a node writing the revert record in its status', user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED_WITH_RECORD, oldObject: STORED, allowed: false },
-  { what: 'a node removing the revert record', user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED, oldObject: STORED_WITH_RECORD, allowed: false },
-  { what: 'a node reporting status beside the record, which it leaves alone', user: node('node-1'), operation: 'UPDATE', subResource: 'status', name: 'node-1', object: nc('node-1', { configSource: SOURCE }, { previous: { configSource: {}, rollout: 'r0' }, config: { error: 'x' } }), oldObject: STORED_WITH_RECORD, allowed: true },
-  { what: 'the admin assigning config', user: ADMIN, operation: 'UPDATE', name: 'node-1', object: nc('node-1', { configSource: { configMap: { ...SOURCE.configMap, name: 'cfg-b' } } }), oldObject: STORED, allowed: true },
-  { what: 'the admin writing the revert record', user: ADMIN, operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED_WITH_RECORD, oldObject: STORED, allowed: false },
-  { what: 'the admin creating one with a revert record', user: ADMIN, operation: 'CREATE', name: 'node-1', object: STORED_WITH_RECORD, allowed: false },
-  { what: 'the controller writing the revert record', user: CONTROLLER, operation: 'UPDATE', subResource: 'status', name: 'node-1', object: STORED_WITH_RECORD, oldObject: STORED, allowed: true },
-  { what: 'the controller creating one for a node', user: CONTROLLER, operation: 'CREATE', name: 'node-3', object: nc('node-3', { configSource: SOURCE }), allowed: true },
+  {
+    what: "a node's own status update",
+    user: node('node-1'),
+    operation: 'UPDATE',
+    subResource: 'status',
+    name: 'node-1',
+    object: nc('node-1', { configSource: SOURCE }, { config: { active: ACTIVE } }),
+    oldObject: STORED,
+    allowed: true,
+  },
+  {
+    what: "another node's status update",
+    user: node('node-2'),
+    operation: 'UPDATE',
+    subResource: 'status',
+    name: 'node-1',
+    object: nc('node-1', { configSource: SOURCE }, { config: { error: 'x' } }),
+    oldObject: STORED,
+    allowed: false,
+  },
+  {
+    what: 'a node creating its own, owned by itself',
+    user: node('node-1'),
+    operation: 'CREATE',
+    name: 'node-1',
+    object: nc('node-1'),
+    allowed: true,
+  },
+  {
+    what: "a node creating another node's",
+    user: node('node-1'),
+    operation: 'CREATE',
+    name: 'node-2',
+    object: nc('node-2'),
+    allowed: false,
+  },
+  {
+    what: 'a node creating its own with a configSource',
+    user: node('node-1'),
+    operation: 'CREATE',
+    name: 'node-1',
+    object: nc('node-1', { configSource: SOURCE }),
+    allowed: false,
+  },
+  {
+    what: 'a node creating its own owned by another node',
+    user: node('node-1'),
+    operation: 'CREATE',
+    name: 'node-1',
+    object: nc('node-1', {}, {}, { name: 'node-1', ownerReferences: owned('node-2').ownerReferences }),
+    allowed: false,
+  },
+  {
+    what: 'a node creating its own with blockOwnerDeletion',
+    user: node('node-1'),
+    operation: 'CREATE',
+    name: 'node-1',
+    object: nc('node-1', {}, {}, owned('node-1', { blockOwnerDeletion: true })),
+    allowed: false,
+  },
+  {
+    what: 'a node changing its own spec',
+    user: node('node-1'),
+    operation: 'UPDATE',
+    name: 'node-1',
+    object: nc('node-1', { configSource: { configMap: { ...SOURCE.configMap, name: 'cfg-b' } } }),
+    oldObject: STORED,
+    allowed: false,
+  },
+  {
+    what: 'a node deleting its own',
+    user: node('node-1'),
+    operation: 'DELETE',
+    name: 'node-1',
+    oldObject: STORED,
+    allowed: false,
+  },
+  {
+    what: 'a node writing the revert record in its status',
+    user: node('node-1'),
+    operation: 'UPDATE',
+    subResource: 'status',
+    name: 'node-1',
+    object: STORED_WITH_RECORD,
+    oldObject: STORED,
+    allowed: false,
+  },
+  {
+    what: 'a node removing the revert record',
+    user: node('node-1'),
+    operation: 'UPDATE',
+    subResource: 'status',
+    name: 'node-1',
+    object: STORED,
+    oldObject: STORED_WITH_RECORD,
+    allowed: false,
+  },
+  {
+    what: 'a node reporting status beside the record, which it leaves alone',
+    user: node('node-1'),
+    operation: 'UPDATE',
+    subResource: 'status',
+    name: 'node-1',
+    object: nc(
+      'node-1',
+      { configSource: SOURCE },
+      { previous: { configSource: {}, rollout: 'r0' }, config: { error: 'x' } },
+    ),
+    oldObject: STORED_WITH_RECORD,
+    allowed: true,
+  },
+  {
+    what: 'the admin assigning config',
+    user: ADMIN,
+    operation: 'UPDATE',
+    name: 'node-1',
+    object: nc('node-1', { configSource: { configMap: { ...SOURCE.configMap, name: 'cfg-b' } } }),
+    oldObject: STORED,
+    allowed: true,
+  },
+  {
+    what: 'the admin writing the revert record',
+    user: ADMIN,
+    operation: 'UPDATE',
+    subResource: 'status',
+    name: 'node-1',
+    object: STORED_WITH_RECORD,
+    oldObject: STORED,
+    allowed: false,
+  },
+  {
+    what: 'the admin creating one with a revert record',
+    user: ADMIN,
+    operation: 'CREATE',
+    name: 'node-1',
+    object: STORED_WITH_RECORD,
+    allowed: false,
+  },
+  {
+    what: 'the controller writing the revert record',
+    user: CONTROLLER,
+    operation: 'UPDATE',
+    subResource: 'status',
+    name: 'node-1',
+    object: STORED_WITH_RECORD,
+    oldObject: STORED,
+    allowed: true,
+  },
+  {
+    what: 'the controller creating one for a node',
+    user: CONTROLLER,
+    operation: 'CREATE',
+    name: 'node-3',
+    object: nc('node-3', { configSource: SOURCE }),
+    allowed: true,
+  },
 ];
 
 type RbacRule = { apiGroups: string[]; resources: string[]; verbs: string[] };
@@ -150,7 +307,18 @@ function dkcAllows(s: Sample): boolean {
   const verb = s.operation === 'CREATE' ? 'create' : s.operation === 'DELETE' ? 'delete' : 'update';
   if (isNode) {
     const authorizer = new NodeAuthorizer(new NodeGraph());
-    const attrs = { user: { name: s.user.username, groups: s.user.groups }, verb, isResourceRequest: true, path: '', apiGroup: 'dkc.io', apiVersion: 'v1alpha1', resource: 'nodeconfigs', subresource: s.subResource ?? '', namespace: '', name: s.operation === 'CREATE' ? '' : s.name };
+    const attrs = {
+      user: { name: s.user.username, groups: s.user.groups },
+      verb,
+      isResourceRequest: true,
+      path: '',
+      apiGroup: 'dkc.io',
+      apiVersion: 'v1alpha1',
+      resource: 'nodeconfigs',
+      subresource: s.subResource ?? '',
+      namespace: '',
+      name: s.operation === 'CREATE' ? '' : s.name,
+    };
     if (authorizer.authorize(attrs).decision !== 'allow') return false;
   }
   const a: AdmissionAttributes = {
@@ -172,32 +340,78 @@ type Rule = { apiGroups?: string[]; resources?: string[]; verbs?: string[]; reso
 /** Rules as comparable lines, one per group × resource × name, with their verbs sorted. */
 const ruleLines = (rules: Rule[]): string[] =>
   rules
-    .flatMap((r) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => (r.resourceNames ?? ['*']).map((n) => `${g}/${res}/${n}: ${[...(r.verbs ?? [])].sort().join(',')}`))))
+    .flatMap((r) =>
+      (r.apiGroups ?? []).flatMap((g) =>
+        (r.resources ?? []).flatMap((res) =>
+          (r.resourceNames ?? ['*']).map((n) => `${g}/${res}/${n}: ${[...(r.verbs ?? [])].sort().join(',')}`),
+        ),
+      ),
+    )
     .sort();
 
 describe('deploy/controller/: the rollout controller on a real cluster', () => {
   it("holds exactly dkc server's own controller rights, less nodes/configsource (which only dkc server has), and the collector's and the namespace controller's apart", async () => {
     const docs = (await docsIn(CONTROLLER_DIR)).map((d) => d.doc);
     const shipped = (kind: string, ns?: string, name = 'dkc:controller'): string[] =>
-      ruleLines(docs.filter((d) => d.kind === kind && d.metadata.name === name && (ns === undefined || (d.metadata as { namespace?: string }).namespace === ns)).flatMap((d) => d['rules'] as Rule[]));
+      ruleLines(
+        docs
+          .filter(
+            (d) =>
+              d.kind === kind &&
+              d.metadata.name === name &&
+              (ns === undefined || (d.metadata as { namespace?: string }).namespace === ns),
+          )
+          .flatMap((d) => d['rules'] as Rule[]),
+      );
     const own = (objs: KubeObjectLike[], ns?: string, user = CONTROLLER_USER): string[] =>
-      ruleLines(objs.filter((o) => o.metadata.name === user && (ns === undefined || o.metadata.namespace === ns)).flatMap((o) => o.rules));
+      ruleLines(
+        objs
+          .filter((o) => o.metadata.name === user && (ns === undefined || o.metadata.namespace === ns))
+          .flatMap((o) => o.rules),
+      );
     const withoutConfigSource = (lines: string[]) => lines.filter((l) => !l.startsWith('/nodes/configsource/'));
-    assert.deepEqual(shipped('ClusterRole'), withoutConfigSource(own(defaultClusterRoles as unknown as KubeObjectLike[])));
+    assert.deepEqual(
+      shipped('ClusterRole'),
+      withoutConfigSource(own(defaultClusterRoles as unknown as KubeObjectLike[])),
+    );
     // The garbage collector's and the namespace controller's rights, apart (garbagecollector.yaml, namespace.yaml):
     // the server's users of theirs, to the rule.
-    const apart = { 'dkc:controller:generic-garbage-collector': GARBAGE_COLLECTOR_USER, 'dkc:controller:namespace-controller': NAMESPACE_CONTROLLER_USER };
+    const apart = {
+      'dkc:controller:generic-garbage-collector': GARBAGE_COLLECTOR_USER,
+      'dkc:controller:namespace-controller': NAMESPACE_CONTROLLER_USER,
+    };
     for (const [name, user] of Object.entries(apart)) {
-      assert.deepEqual(shipped('ClusterRole', undefined, name), own(defaultClusterRoles as unknown as KubeObjectLike[], undefined, user), name);
+      assert.deepEqual(
+        shipped('ClusterRole', undefined, name),
+        own(defaultClusterRoles as unknown as KubeObjectLike[], undefined, user),
+        name,
+      );
       const binding = docs.find((d) => d.kind === 'ClusterRoleBinding' && d.metadata.name === name);
-      assert.deepEqual(binding?.['roleRef'], { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, name);
+      assert.deepEqual(
+        binding?.['roleRef'],
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        name,
+      );
     }
-    assert.deepEqual(docs.filter((d) => d.kind === 'ClusterRole').map((d) => d.metadata.name).sort(), ['dkc:controller', ...Object.keys(apart)].sort());
-    for (const ns of ['kube-system', 'kube-node-lease']) assert.deepEqual(shipped('Role', ns), own(defaultRoles as unknown as KubeObjectLike[], ns), ns);
+    assert.deepEqual(
+      docs
+        .filter((d) => d.kind === 'ClusterRole')
+        .map((d) => d.metadata.name)
+        .sort(),
+      ['dkc:controller', ...Object.keys(apart)].sort(),
+    );
+    for (const ns of ['kube-system', 'kube-node-lease'])
+      assert.deepEqual(shipped('Role', ns), own(defaultRoles as unknown as KubeObjectLike[], ns), ns);
     const subjects = docs.filter((d) => d.kind.endsWith('Binding')).map((d) => JSON.stringify(d['subjects']));
-    assert.deepEqual([...new Set(subjects)], [JSON.stringify([{ kind: 'ServiceAccount', name: 'dkc-controller', namespace: 'kube-system' }])]);
+    assert.deepEqual(
+      [...new Set(subjects)],
+      [JSON.stringify([{ kind: 'ServiceAccount', name: 'dkc-controller', namespace: 'kube-system' }])],
+    );
     // The ServiceAccount is the one the revert-record policy lets write status.previous.
-    assert.match(await readFile(join(NODECONFIG_DIR, 'policy.yaml'), 'utf8'), /'system:serviceaccount:kube-system:dkc-controller'/);
+    assert.match(
+      await readFile(join(NODECONFIG_DIR, 'policy.yaml'), 'utf8'),
+      /'system:serviceaccount:kube-system:dkc-controller'/,
+    );
   });
 });
 
@@ -213,11 +427,20 @@ describe('deploy/nodeconfig/policy.yaml: the policies’ CEL (@bufbuild/cel) aga
       .filter((d) => d.kind === 'ValidatingAdmissionPolicy')
       .map((d) => ({
         name: d.metadata.name,
-        binding: docs.find((b) => b.kind === 'ValidatingAdmissionPolicyBinding' && (b['spec'] as { policyName: string }).policyName === d.metadata.name)!.metadata.name,
+        binding: docs.find(
+          (b) =>
+            b.kind === 'ValidatingAdmissionPolicyBinding' &&
+            (b['spec'] as { policyName: string }).policyName === d.metadata.name,
+        )!.metadata.name,
         policy: d as unknown as Parameters<typeof admit>[0],
       }));
-    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding' && (d['subjects'] as { name: string }[]).some((x) => x.name === 'system:nodes'))!;
-    nodeRules = (docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === (binding['roleRef'] as { name: string }).name)!['rules'] as RbacRule[]);
+    const binding = docs.find(
+      (d) =>
+        d.kind === 'ClusterRoleBinding' && (d['subjects'] as { name: string }[]).some((x) => x.name === 'system:nodes'),
+    )!;
+    nodeRules = docs.find(
+      (d) => d.kind === 'ClusterRole' && d.metadata.name === (binding['roleRef'] as { name: string }).name,
+    )!['rules'] as RbacRule[];
   });
 
   const verdict = (s: Sample) => {
@@ -230,7 +453,9 @@ describe('deploy/nodeconfig/policy.yaml: the policies’ CEL (@bufbuild/cel) aga
       object: (s.object ?? null) as never,
       oldObject: (s.oldObject ?? null) as never,
     };
-    const denials = policies.map((p) => admit(p.policy, p.binding, req)).flatMap((r) => (r.matched && r.denied ? [r.denied] : []));
+    const denials = policies
+      .map((p) => admit(p.policy, p.binding, req))
+      .flatMap((r) => (r.matched && r.denied ? [r.denied] : []));
     return { allowed: rbacAllows(nodeRules, s) && denials.length === 0, denials };
   };
 
@@ -264,11 +489,17 @@ describe("deploy/crds/nodeconfigs.dkc.io.yaml: x-kubernetes-validations give ups
 
   const cm = (fields: object) => ({ configMap: fields });
   const objects: [string, object][] = [
-    ['a valid assignment and status', nc('n', { configSource: SOURCE }, { config: { assigned: ACTIVE, active: ACTIVE, lastKnownGood: ACTIVE } })],
+    [
+      'a valid assignment and status',
+      nc('n', { configSource: SOURCE }, { config: { assigned: ACTIVE, active: ACTIVE, lastKnownGood: ACTIVE } }),
+    ],
     ['an empty source', nc('n', { configSource: {} })],
     ['an empty configMap', nc('n', { configSource: cm({}) })],
     ['empty names', nc('n', { configSource: cm({ namespace: '', name: '', kubeletConfigKey: '' }) })],
-    ['uid and resourceVersion in spec', nc('n', { configSource: cm({ ...SOURCE.configMap, uid: 'u', resourceVersion: '1' }) })],
+    [
+      'uid and resourceVersion in spec',
+      nc('n', { configSource: cm({ ...SOURCE.configMap, uid: 'u', resourceVersion: '1' }) }),
+    ],
     ['a status source without uid and resourceVersion', nc('n', {}, { config: { active: SOURCE, lastKnownGood: {} } })],
   ];
 
@@ -277,8 +508,12 @@ describe("deploy/crds/nodeconfigs.dkc.io.yaml: x-kubernetes-validations give ups
       const fromCel = crdRuleErrors(schema, obj);
       const fromUpstream = validateNodeConfig(obj as NodeConfig);
       // The format rules (names, keys) are dkc server's alone; upstream's required, forbidden and one-of rules are both's.
-      const shared = fromUpstream.filter((e) => e.type !== 'FieldValueInvalid' || e.detail === 'exactly one reference subfield must be non-nil');
-      const expected = shared.map((e) => (e.type === 'FieldValueInvalid' ? `${e.field}: Invalid value: "object": ${e.detail}` : e.toString()));
+      const shared = fromUpstream.filter(
+        (e) => e.type !== 'FieldValueInvalid' || e.detail === 'exactly one reference subfield must be non-nil',
+      );
+      const expected = shared.map((e) =>
+        e.type === 'FieldValueInvalid' ? `${e.field}: Invalid value: "object": ${e.detail}` : e.toString(),
+      );
       assert.deepEqual([...fromCel].sort(), [...expected].sort());
       if (what.startsWith('a valid')) assert.deepEqual(fromUpstream, []);
       else assert.ok(fromCel.length > 0);
@@ -303,13 +538,30 @@ describe('deploy/: kubectl apply --dry-run=server against dkc server', () => {
   });
 
   it('accepts the dkc.io CRDs, the nodes’ RBAC and the controller’s', async () => {
-    const r = await k!.run(['apply', '--dry-run=server', '-f', CRD_DIR, '-f', join(NODECONFIG_DIR, 'rbac.yaml'), '-f', join(CONTROLLER_DIR, 'rbac.yaml')]);
+    const r = await k!.run([
+      'apply',
+      '--dry-run=server',
+      '-f',
+      CRD_DIR,
+      '-f',
+      join(NODECONFIG_DIR, 'rbac.yaml'),
+      '-f',
+      join(CONTROLLER_DIR, 'rbac.yaml'),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     for (const name of ['nodeconfigpolicies.dkc.io', 'nodeconfigrollouts.dkc.io', 'nodeconfigs.dkc.io']) {
-      assert.match(r.stdout, new RegExp(`customresourcedefinition.apiextensions.k8s.io/${name.replace(/\./g, '\\.')} (configured|unchanged) \\(server dry run\\)`));
+      assert.match(
+        r.stdout,
+        new RegExp(
+          `customresourcedefinition.apiextensions.k8s.io/${name.replace(/\./g, '\\.')} (configured|unchanged) \\(server dry run\\)`,
+        ),
+      );
     }
     assert.match(r.stdout, /clusterrole\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/);
-    assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/);
+    assert.match(
+      r.stdout,
+      /clusterrolebinding\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/,
+    );
     assert.match(r.stdout, /role\.rbac\.authorization\.k8s\.io\/dkc:controller created \(server dry run\)/);
   });
 });

@@ -19,7 +19,10 @@ export const SHIPPED_TOKEN = '/etc/prometheus/dkc/token';
 /** The path of `name` on PATH, or a failure that says how to get it (the tests are not skipped without it). */
 export function requireTool(name: string, debianPackage = 'prometheus'): string {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
-  if (!found) throw new Error(`${name} is not installed: scripts/test-deps.sh installs Debian's ${debianPackage} package, which has it`);
+  if (!found)
+    throw new Error(
+      `${name} is not installed: scripts/test-deps.sh installs Debian's ${debianPackage} package, which has it`,
+    );
   return found;
 }
 
@@ -43,7 +46,10 @@ export async function shippedConfig(): Promise<{ scrape_configs: ScrapeConfig[] 
 /** The shipped prometheus.yml with `s` applied. */
 export async function testConfig(s: Substitutions): Promise<string> {
   let text = await readFile(join(PROMETHEUS_DIR, 'prometheus.yml'), 'utf8');
-  text = text.replaceAll('DKC_SERVER', s.server).replaceAll(SHIPPED_CA, s.caFile).replaceAll(SHIPPED_TOKEN, s.tokenFile);
+  text = text
+    .replaceAll('DKC_SERVER', s.server)
+    .replaceAll(SHIPPED_CA, s.caFile)
+    .replaceAll(SHIPPED_TOKEN, s.tokenFile);
   const config = parse(text) as { global: Record<string, string>; scrape_configs: ScrapeConfig[] };
   if (s.interval) config.global = { ...config.global, scrape_interval: s.interval, evaluation_interval: s.interval };
   if (s.nodeDiscoveryUrl) {
@@ -74,6 +80,10 @@ export async function testRules(duration: string): Promise<string> {
 
 /** Every PromQL expression of the Grafana dashboard, with Grafana's $__rate_interval given a value. */
 export async function dashboardExpressions(rateInterval: string): Promise<{ panel: string; expr: string }[]> {
-  const dash = JSON.parse(await readFile(DASHBOARD, 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
-  return dash.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr.replaceAll('$__rate_interval', rateInterval) })));
+  const dash = JSON.parse(await readFile(DASHBOARD, 'utf8')) as {
+    panels: { title: string; targets?: { expr: string }[] }[];
+  };
+  return dash.panels.flatMap((p) =>
+    (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr.replaceAll('$__rate_interval', rateInterval) })),
+  );
 }

@@ -35,12 +35,24 @@ describe('deploy/prometheus with promtool', () => {
   });
 
   it('every alert has a summary, a description, a runbook and a unit test, and the unit tests pass', async () => {
-    const rules = parse(await readFile(join(PROMETHEUS_DIR, 'rules.yml'), 'utf8')) as { groups: { rules: { alert: string; annotations: Record<string, string> }[] }[] };
+    const rules = parse(await readFile(join(PROMETHEUS_DIR, 'rules.yml'), 'utf8')) as {
+      groups: { rules: { alert: string; annotations: Record<string, string> }[] }[];
+    };
     const alerts = rules.groups.flatMap((g) => g.rules);
-    assert.deepEqual(alerts.map((a) => a.alert).sort(), ['NodeConfigError', 'NodeConfigNotActive', 'NodeConfigRolloutHalted', 'NodeNotReady']);
-    for (const a of alerts) assert.deepEqual(Object.keys(a.annotations).sort(), ['description', 'runbook', 'summary'], a.alert);
-    const tests = parse(await readFile(join(PROMETHEUS_DIR, 'rules.test.yml'), 'utf8')) as { tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[] };
-    const firing = new Set(tests.tests.flatMap((t) => t.alert_rule_test.filter((c) => c.exp_alerts.length > 0).map((c) => c.alertname)));
+    assert.deepEqual(alerts.map((a) => a.alert).sort(), [
+      'NodeConfigError',
+      'NodeConfigNotActive',
+      'NodeConfigRolloutHalted',
+      'NodeNotReady',
+    ]);
+    for (const a of alerts)
+      assert.deepEqual(Object.keys(a.annotations).sort(), ['description', 'runbook', 'summary'], a.alert);
+    const tests = parse(await readFile(join(PROMETHEUS_DIR, 'rules.test.yml'), 'utf8')) as {
+      tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[];
+    };
+    const firing = new Set(
+      tests.tests.flatMap((t) => t.alert_rule_test.filter((c) => c.exp_alerts.length > 0).map((c) => c.alertname)),
+    );
     for (const a of alerts) assert.ok(firing.has(a.alert), `no unit test sees ${a.alert} fire`);
     const r = promtool(['test', 'rules', 'rules.test.yml'], PROMETHEUS_DIR);
     assert.equal(r.code, 0, r.out);
@@ -50,10 +62,17 @@ describe('deploy/prometheus with promtool', () => {
   it('prometheus.yml discovers nodes from dkc server and scrapes them through its node proxy', async () => {
     const config = await shippedConfig();
     const nodes = config.scrape_configs.find((c) => c.job_name === 'dkc-nodes')!;
-    assert.deepEqual((nodes['kubernetes_sd_configs'] as { role: string; api_server: string }[]).map((s) => [s.role, s.api_server]), [['node', 'https://DKC_SERVER']]);
+    assert.deepEqual(
+      (nodes['kubernetes_sd_configs'] as { role: string; api_server: string }[]).map((s) => [s.role, s.api_server]),
+      [['node', 'https://DKC_SERVER']],
+    );
     const relabel = nodes['relabel_configs'] as { target_label?: string; replacement?: string }[];
     assert.ok(relabel.some((r) => r.target_label === '__address__' && r.replacement === 'DKC_SERVER'));
-    assert.ok(relabel.some((r) => r.target_label === '__metrics_path__' && r.replacement === '/api/v1/nodes/${1}/proxy/metrics'));
+    assert.ok(
+      relabel.some(
+        (r) => r.target_label === '__metrics_path__' && r.replacement === '/api/v1/nodes/${1}/proxy/metrics',
+      ),
+    );
     assert.ok(config.scrape_configs.some((c) => c.job_name === 'dkc-server'));
   });
 
@@ -64,7 +83,12 @@ describe('deploy/prometheus with promtool', () => {
     await writeFile(token, 'token\n');
     await copyFile(join(PROMETHEUS_DIR, 'rules.yml'), join(dir, 'rules.yml'));
     // Debian's promtool has no Kubernetes discovery; the node job's discovery is the one thing replaced (promconfig.ts).
-    const text = await testConfig({ server: '127.0.0.1:6443', caFile: ca, tokenFile: token, nodeDiscoveryUrl: 'http://127.0.0.1:1/nodes' });
+    const text = await testConfig({
+      server: '127.0.0.1:6443',
+      caFile: ca,
+      tokenFile: token,
+      nodeDiscoveryUrl: 'http://127.0.0.1:1/nodes',
+    });
     await writeFile(join(dir, 'prometheus.yml'), text);
     const r = promtool(['check', 'config', 'prometheus.yml'], dir);
     assert.equal(r.code, 0, r.out);
@@ -75,7 +99,9 @@ describe('deploy/prometheus with promtool', () => {
     const exprs = await dashboardExpressions('1m');
     assert.ok(exprs.length >= 10);
     // A rules file of recording rules is what promtool parses PromQL in.
-    const recording = { groups: [{ name: 'dashboard', rules: exprs.map((e, i) => ({ record: `dashboard:expr_${i}`, expr: e.expr })) }] };
+    const recording = {
+      groups: [{ name: 'dashboard', rules: exprs.map((e, i) => ({ record: `dashboard:expr_${i}`, expr: e.expr })) }],
+    };
     await writeFile(join(dir, 'dashboard-rules.yml'), JSON.stringify(recording));
     const r = promtool(['check', 'rules', 'dashboard-rules.yml'], dir);
     assert.equal(r.code, 0, r.out);

@@ -74,11 +74,16 @@ export async function startVmagent(o: VmagentOptions): Promise<Vmagent> {
     },
   };
   try {
-    await waitFor('vmagent healthy', async () => {
-      if (child.exitCode !== null) throw new Error(`vmagent exited ${child.exitCode}: ${log}`);
-      const res = await fetch(`${url}/health`).catch(() => undefined);
-      return res?.ok ? true : undefined;
-    }, 30_000, 100);
+    await waitFor(
+      'vmagent healthy',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`vmagent exited ${child.exitCode}: ${log}`);
+        const res = await fetch(`${url}/health`).catch(() => undefined);
+        return res?.ok ? true : undefined;
+      },
+      30_000,
+      100,
+    );
   } catch (err) {
     await vmagent.stop();
     throw err;

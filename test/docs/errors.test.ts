@@ -25,7 +25,10 @@ describe('docs/errors.md', () => {
 
   it('lists every code with its area and exit code, as the catalogues and src/cli/exit.ts say', () => {
     const doc = readFileSync(join(repoRoot, 'docs/errors.md'), 'utf8');
-    assert.match(doc, /^\| `DKC_ROLLOUT_CONFIGMAP_NOT_FOUND` \| ROLLOUT \| The ConfigMap named by --configmap does not exist\. \| 4 \|$/m);
+    assert.match(
+      doc,
+      /^\| `DKC_ROLLOUT_CONFIGMAP_NOT_FOUND` \| ROLLOUT \| The ConfigMap named by --configmap does not exist\. \| 4 \|$/m,
+    );
     assert.match(doc, /^\| `DKC_CLIENT_CONNECTION` \| CLIENT \| .* \| 6 \|$/m);
     assert.match(doc, /^\| `DKC_KUBELETCONFIG_SYNTAX` \| KUBELETCONFIG \| .* \| 1 \|$/m);
     // The page and the script agree on what a stale page is: the --check run prints nothing when it is fresh.
@@ -36,7 +39,8 @@ describe('docs/errors.md', () => {
 describe('the error catalogues', () => {
   it('spell every code DKC_<AREA>_<NAME>', () => {
     // A catalogue entry: a /** meaning */ line, then a union member, a const-object property or a one-code class.
-    const entry = /\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*(?:\|\s*'([^']+)'|\w+:\s*'([^']+)'|export class \w+ extends CodedError<'([^']+)'>)/g;
+    const entry =
+      /\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*(?:\|\s*'([^']+)'|\w+:\s*'([^']+)'|export class \w+ extends CodedError<'([^']+)'>)/g;
     const bad: string[] = [];
     let codes = 0;
     for (const file of sourcesUnder('src')) {

@@ -113,10 +113,10 @@ describe('the checker', () => {
 
   it('reports a missing file, and a path outside the repository, with file and line', () => {
     const md = 'fine: [a](here.md)\nnot: [b](gone.md)\n![c](../../outside.png)\n';
-    assert.deepEqual(brokenLinks('docs/x.md', md, (p) => p === 'docs/here.md'), [
-      'docs/x.md:2: gone.md',
-      'docs/x.md:3: ../../outside.png',
-    ]);
+    assert.deepEqual(
+      brokenLinks('docs/x.md', md, (p) => p === 'docs/here.md'),
+      ['docs/x.md:2: gone.md', 'docs/x.md:3: ../../outside.png'],
+    );
   });
 });
 

@@ -46,10 +46,18 @@ spec:
 `,
     check: (obj) => {
       assert.deepEqual(obj.metadata.labels, { team: 'b' });
-      assert.deepEqual(obj.spec['configSource'], { configMap: { namespace: 'kube-system', name: 'cfg-b', kubeletConfigKey: 'kubelet' } });
+      assert.deepEqual(obj.spec['configSource'], {
+        configMap: { namespace: 'kube-system', name: 'cfg-b', kubeletConfigKey: 'kubelet' },
+      });
       assert.equal(obj.spec['progressDeadlineSeconds'], 300);
       // soakSeconds left the file, so apply removed it and the schema's default (0) stands.
-      assert.deepEqual(obj.spec['strategy'], { canary: 1, maxUnavailable: 3, pauseAfterCanary: false, soakSeconds: 0, skipIncompatible: false });
+      assert.deepEqual(obj.spec['strategy'], {
+        canary: 1,
+        maxUnavailable: 3,
+        pauseAfterCanary: false,
+        soakSeconds: 0,
+        skipIncompatible: false,
+      });
     },
   },
   {
@@ -107,7 +115,10 @@ for (const version of VERSIONS) {
         const k = await kubectl(version, server.kubeconfig);
         handles.push(k);
         const name = `${c.kind.toLowerCase()}-${version.replace('.', '-')}`;
-        assert.equal((await k.ok(['apply', '-f', '-'], { input: c.first(name) })).trim(), `${c.resource}/${name} created`);
+        assert.equal(
+          (await k.ok(['apply', '-f', '-'], { input: c.first(name) })).trim(),
+          `${c.resource}/${name} created`,
+        );
         const again = await k.run(['apply', '-f', '-'], { input: c.edited(name) });
         assert.equal(again.code, 0, again.stderr);
         // Nothing to warn of either: kubectl 1.32 warns when it tries a strategic merge patch for a kind whose fields
@@ -116,7 +127,10 @@ for (const version of VERSIONS) {
         assert.equal(again.stdout.trim(), `${c.resource}/${name} configured`);
         c.check(await client.get(`${c.path}/${name}`));
         // Applying the same file once more changes nothing.
-        assert.equal((await k.ok(['apply', '-f', '-'], { input: c.edited(name) })).trim(), `${c.resource}/${name} unchanged`);
+        assert.equal(
+          (await k.ok(['apply', '-f', '-'], { input: c.edited(name) })).trim(),
+          `${c.resource}/${name} unchanged`,
+        );
       });
     }
   });

@@ -30,7 +30,10 @@ describe('@kubernetes/client-node', () => {
   it('list, read, create, merge-patch, delete', async () => {
     const ns = await core.listNamespace();
     assert.ok(ns.items.some((n) => n.metadata?.name === 'kube-system'));
-    const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'js-cm' }, data: { a: '1' } } });
+    const created = await core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'js-cm' }, data: { a: '1' } },
+    });
     assert.equal(created.metadata?.name, 'js-cm');
     assert.equal(created.metadata?.namespace, 'default');
     assert.ok(created.metadata?.uid);
@@ -42,19 +45,34 @@ describe('@kubernetes/client-node', () => {
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
     );
     assert.deepEqual(patched.data, { a: '1', b: '2' });
-    const node = await core.createNode({ body: { metadata: { name: 'js-node' }, spec: { configSource: { configMap: { name: 'js-cm', namespace: 'default', kubeletConfigKey: 'kubelet' } } } } });
+    const node = await core.createNode({
+      body: {
+        metadata: { name: 'js-node' },
+        spec: { configSource: { configMap: { name: 'js-cm', namespace: 'default', kubeletConfigKey: 'kubelet' } } },
+      },
+    });
     assert.equal(node.spec?.configSource?.configMap?.kubeletConfigKey, 'kubelet');
     const list = await core.listNode();
     assert.ok(list.items.some((n) => n.metadata?.name === 'js-node'));
     await core.deleteNamespacedConfigMap({ name: 'js-cm', namespace: 'default' });
-    await assert.rejects(core.readNamespacedConfigMap({ name: 'js-cm', namespace: 'default' }), (err: unknown) => (err as { code?: number }).code === 404);
+    await assert.rejects(
+      core.readNamespacedConfigMap({ name: 'js-cm', namespace: 'default' }),
+      (err: unknown) => (err as { code?: number }).code === 404,
+    );
     // The client's default patch type is JSON patch: an object body is a client mistake, answered with a Status.
-    await assert.rejects(core.patchNode({ name: 'js-node', body: { metadata: { labels: { x: 'y' } } } }), (err: unknown) => (err as { code?: number }).code === 400);
+    await assert.rejects(
+      core.patchNode({ name: 'js-node', body: { metadata: { labels: { x: 'y' } } } }),
+      (err: unknown) => (err as { code?: number }).code === 400,
+    );
   });
 
   it('an informer on nodes relists after the server drops its watch with 410, and keeps receiving changes', async () => {
     await core.createNode({ body: { metadata: { name: 'inf-node', labels: { step: 'start' } } } });
-    const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'dist/test/e2e/fixtures/clientnode-informer.js'), server.kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [join(repoRoot, 'dist/test/e2e/fixtures/clientnode-informer.js'), server.kubeconfig],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const lines: { event: string; name?: string; labels?: Record<string, string> }[] = [];
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -65,25 +83,53 @@ describe('@kubernetes/client-node', () => {
         buf = buf.slice(i + 1);
       }
     });
-    const seen = (what: string) => () => `${what}; saw ${JSON.stringify(lines.slice(-10))}\n${server.log().slice(-2000)}`;
+    const seen = (what: string) => () =>
+      `${what}; saw ${JSON.stringify(lines.slice(-10))}\n${server.log().slice(-2000)}`;
     try {
-      await waitFor(seen('the initial add'), () => lines.some((l) => l.event === 'add' && l.name === 'inf-node'), { timeoutMs: 20_000, stepMs: 20 });
+      await waitFor(seen('the initial add'), () => lines.some((l) => l.event === 'add' && l.name === 'inf-node'), {
+        timeoutMs: 20_000,
+        stepMs: 20,
+      });
       // An update seen by the informer proves its watch is established (its list and add come before the watch).
-      await core.patchNode({ name: 'inf-node', body: { metadata: { labels: { step: 'live' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-      await waitFor(seen('the watch to deliver an update'), () => lines.some((l) => l.event === 'update' && l.labels?.['step'] === 'live'), { timeoutMs: 20_000, stepMs: 20 });
+      await core.patchNode(
+        { name: 'inf-node', body: { metadata: { labels: { step: 'live' } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      await waitFor(
+        seen('the watch to deliver an update'),
+        () => lines.some((l) => l.event === 'update' && l.labels?.['step'] === 'live'),
+        { timeoutMs: 20_000, stepMs: 20 },
+      );
       const listsBefore = lines.filter((l) => l.event === 'list').length;
       child.kill('SIGSTOP');
       // While the informer is paused, push more than the watch buffer limit plus the socket buffers through it.
       const blob = 'x'.repeat(200 * 1024);
       for (let i = 0; i < 300 && !server.log().includes('dropping a watcher'); i++) {
-        await core.patchNode({ name: 'inf-node', body: { metadata: { annotations: { blob: `${i}${blob}` } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+        await core.patchNode(
+          { name: 'inf-node', body: { metadata: { annotations: { blob: `${i}${blob}` } } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
       }
-      await waitFor(seen('the server to drop the paused watcher'), () => server.log().includes('dropping a watcher of nodes'), { timeoutMs: 10_000, stepMs: 20 });
+      await waitFor(
+        seen('the server to drop the paused watcher'),
+        () => server.log().includes('dropping a watcher of nodes'),
+        { timeoutMs: 10_000, stepMs: 20 },
+      );
       child.kill('SIGCONT');
-      await core.patchNode({ name: 'inf-node', body: { metadata: { labels: { step: 'after-drop' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-      await waitFor(seen('the change made after the drop'), () => lines.some((l) => (l.event === 'update' || l.event === 'add') && l.labels?.['step'] === 'after-drop'), { timeoutMs: 20_000, stepMs: 20 });
+      await core.patchNode(
+        { name: 'inf-node', body: { metadata: { labels: { step: 'after-drop' } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      await waitFor(
+        seen('the change made after the drop'),
+        () => lines.some((l) => (l.event === 'update' || l.event === 'add') && l.labels?.['step'] === 'after-drop'),
+        { timeoutMs: 20_000, stepMs: 20 },
+      );
       assert.ok(lines.filter((l) => l.event === 'list').length > listsBefore, 'the informer must have relisted');
-      assert.ok(!lines.some((l) => l.event === 'error'), `informer errors: ${JSON.stringify(lines.filter((l) => l.event === 'error'))}`);
+      assert.ok(
+        !lines.some((l) => l.event === 'error'),
+        `informer errors: ${JSON.stringify(lines.filter((l) => l.event === 'error'))}`,
+      );
     } finally {
       child.kill('SIGCONT');
       child.kill('SIGKILL');
@@ -93,25 +139,51 @@ describe('@kubernetes/client-node', () => {
   it('lists and watches a custom resource (NodeConfigRollout) through CustomObjectsApi and the generic Watch', async () => {
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
     const ref = { group: 'dkc.io', version: 'v1alpha1', plural: 'nodeconfigrollouts' };
-    await custom.createClusterCustomObject({ ...ref, body: { apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'js-ncr', labels: { from: 'js' } }, spec: { configSource: {} } } });
-    const list = (await custom.listClusterCustomObject({ ...ref, labelSelector: 'from=js' })) as { items: { metadata: { name: string }; spec: { failurePolicy?: string } }[] };
-    assert.deepEqual(list.items.map((i) => i.metadata.name), ['js-ncr']);
+    await custom.createClusterCustomObject({
+      ...ref,
+      body: {
+        apiVersion: 'dkc.io/v1alpha1',
+        kind: 'NodeConfigRollout',
+        metadata: { name: 'js-ncr', labels: { from: 'js' } },
+        spec: { configSource: {} },
+      },
+    });
+    const list = (await custom.listClusterCustomObject({ ...ref, labelSelector: 'from=js' })) as {
+      items: { metadata: { name: string }; spec: { failurePolicy?: string } }[];
+    };
+    assert.deepEqual(
+      list.items.map((i) => i.metadata.name),
+      ['js-ncr'],
+    );
     assert.equal(list.items[0]!.spec.failurePolicy, 'Revert');
     const seen: { type: string; paused?: boolean }[] = [];
     const watch = new k8s.Watch(kc);
     const req = await watch.watch(
       '/apis/dkc.io/v1alpha1/nodeconfigrollouts',
       { labelSelector: 'from=js' },
-      (type: string, obj: { spec?: { paused?: boolean } }) => seen.push({ type, ...(obj.spec?.paused !== undefined ? { paused: obj.spec.paused } : {}) }),
+      (type: string, obj: { spec?: { paused?: boolean } }) =>
+        seen.push({ type, ...(obj.spec?.paused !== undefined ? { paused: obj.spec.paused } : {}) }),
       () => undefined,
     );
     try {
       // One budget for both waits, as before; the assertion below says what was seen.
       const deadline = Date.now() + 10_000;
-      await waitFor('the ADDED event', () => seen.some((e) => e.type === 'ADDED'), { timeoutMs: 10_000, stepMs: 20 }).catch(() => undefined);
-      await custom.patchClusterCustomObject({ ...ref, name: 'js-ncr', body: { spec: { paused: true } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-      await waitFor('the MODIFIED event', () => seen.some((e) => e.type === 'MODIFIED' && e.paused === true), { timeoutMs: Math.max(0, deadline - Date.now()), stepMs: 20 }).catch(() => undefined);
-      assert.deepEqual(seen.slice(0, 2), [{ type: 'ADDED', paused: false }, { type: 'MODIFIED', paused: true }]);
+      await waitFor('the ADDED event', () => seen.some((e) => e.type === 'ADDED'), {
+        timeoutMs: 10_000,
+        stepMs: 20,
+      }).catch(() => undefined);
+      await custom.patchClusterCustomObject(
+        { ...ref, name: 'js-ncr', body: { spec: { paused: true } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      await waitFor('the MODIFIED event', () => seen.some((e) => e.type === 'MODIFIED' && e.paused === true), {
+        timeoutMs: Math.max(0, deadline - Date.now()),
+        stepMs: 20,
+      }).catch(() => undefined);
+      assert.deepEqual(seen.slice(0, 2), [
+        { type: 'ADDED', paused: false },
+        { type: 'MODIFIED', paused: true },
+      ]);
     } finally {
       req.abort();
     }

@@ -36,7 +36,10 @@ async function kubectl(args: string[]): Promise<string> {
   let last: unknown;
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
-      const { stdout } = await run(kubectlPath('1.32'), args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: work }, timeout: 20_000 });
+      const { stdout } = await run(kubectlPath('1.32'), args, {
+        env: { ...process.env, KUBECONFIG: kubeconfig, HOME: work },
+        timeout: 20_000,
+      });
       return stdout;
     } catch (err) {
       last = err;
@@ -56,12 +59,21 @@ before(async () => {
   admin = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs: 10_000 });
   // The agents' side: node certificates from the servers' CA, kubeconfigs pointing at the balancer.
   await cp(join(servers[0]!.dataDir, 'pki'), join(work, 'agents', 'pki'), { recursive: true });
-  cluster = await startCluster({ dataDir: join(work, 'agents'), nodes: NODES.length, port: 0, externalServerURL: lb.url });
+  cluster = await startCluster({
+    dataDir: join(work, 'agents'),
+    nodes: NODES.length,
+    port: 0,
+    externalServerURL: lb.url,
+  });
   await waitFor(
     'three Ready nodes',
     async () => {
-      const list = await admin.list<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes');
-      const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      const list = await admin.list<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>(
+        '/api/v1/nodes',
+      );
+      const ready = list.items.filter((n) =>
+        n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
       return ready.length === NODES.length ? true : undefined;
     },
     { timeoutMs: 60_000, stepMs: 100 },
@@ -81,7 +93,10 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
   it('a rollout survives SIGKILL of one etcd member and one server replica mid-way', async () => {
     const caFile = join(cluster.dataDir, 'pki', 'ca.crt');
     const kubelet = `${defaultLocalConfig({ caFile })}eventRecordQPS: 7\n`;
-    await admin.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'ha-config' }, data: { kubelet } });
+    await admin.create('/api/v1/namespaces/kube-system/configmaps', {
+      metadata: { name: 'ha-config' },
+      data: { kubelet },
+    });
 
     // A writer through the balancer for the whole rollout; only what it got a 201 for must survive.
     const acked = new Set<string>();
@@ -92,7 +107,10 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
       try {
         for (let i = 0; i < 100_000 && writing; i++) {
           try {
-            await client.create('/api/v1/namespaces/default/configmaps', { metadata: { name: `w-${i}` }, data: { i: String(i) } });
+            await client.create('/api/v1/namespaces/default/configmaps', {
+              metadata: { name: `w-${i}` },
+              data: { i: String(i) },
+            });
             acked.add(`w-${i}`);
           } catch (err) {
             if (err instanceof ApiError && err.code !== 503 && err.code !== 500 && err.code !== 409) throw err;
@@ -111,7 +129,11 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
         'node',
         node,
         '-p',
-        JSON.stringify({ spec: { configSource: { configMap: { name: 'ha-config', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } } }),
+        JSON.stringify({
+          spec: {
+            configSource: { configMap: { name: 'ha-config', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } },
+          },
+        }),
       ]);
     // Long-lived watches through the balancer (round-robin puts some on each replica); each re-watches from its
     // last resourceVersion when its stream ends, as an informer does.
@@ -119,12 +141,17 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
       Array.from({ length: 4 }, async () => {
         const client = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs: 10_000 });
         const state = { reconnects: 0, sawMarker: false, stop: false };
-        const from = (await client.list<{ metadata: { resourceVersion: string } }>('/api/v1/namespaces/kube-public/configmaps')).metadata.resourceVersion;
+        const from = (
+          await client.list<{ metadata: { resourceVersion: string } }>('/api/v1/namespaces/kube-public/configmaps')
+        ).metadata.resourceVersion;
         const loop = (async () => {
           let rv = from;
           for (let round = 0; round < 200 && !state.stop && !state.sawMarker; round++) {
             try {
-              const w = await client.watch<{ metadata: { name: string; resourceVersion: string } }>('/api/v1/namespaces/kube-public/configmaps', { resourceVersion: rv });
+              const w = await client.watch<{ metadata: { name: string; resourceVersion: string } }>(
+                '/api/v1/namespaces/kube-public/configmaps',
+                { resourceVersion: rv },
+              );
               for await (const ev of w) {
                 if (ev.type === 'ERROR') break;
                 const o = ev.object;
@@ -145,7 +172,10 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
     );
 
     await patch('node-1');
-    await waitFor('some acknowledged writes', async () => (acked.size >= 50 ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
+    await waitFor('some acknowledged writes', async () => (acked.size >= 50 ? true : undefined), {
+      timeoutMs: 30_000,
+      stepMs: 100,
+    });
     const killedAt = Date.now();
     await Promise.all([etcd.members[0]!.kill(), servers[0]!.kill()]);
     const ackedAtKill = acked.size;
@@ -156,13 +186,18 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
       await waitFor(
         `${node} to run ha-config`,
         async () => {
-          const n = await admin.get<{ status?: { config?: { active?: { configMap?: { name: string } }; error?: string } } }>(`/api/v1/nodes/${node}`);
+          const n = await admin.get<{
+            status?: { config?: { active?: { configMap?: { name: string } }; error?: string } };
+          }>(`/api/v1/nodes/${node}`);
           return n.status?.config?.active?.configMap?.name === 'ha-config' && !n.status.config.error ? true : undefined;
         },
         { timeoutMs: 90_000, stepMs: 100 },
       );
     }
-    await waitFor('writes after the kill', async () => (acked.size > ackedAtKill + 50 ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
+    await waitFor('writes after the kill', async () => (acked.size > ackedAtKill + 50 ? true : undefined), {
+      timeoutMs: 30_000,
+      stepMs: 100,
+    });
     writing = false;
     await writer;
 
@@ -174,7 +209,11 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
 
     // Watch clients on the killed replica came back through the balancer without missing the change after the kill.
     await admin.create('/api/v1/namespaces/kube-public/configmaps', { metadata: { name: 'after-kill' }, data: {} });
-    await waitFor('every watcher to see the change made after the kill', async () => (watchers.every((w) => w.state.sawMarker) ? true : undefined), { timeoutMs: 30_000, stepMs: 100 }).finally(() => {
+    await waitFor(
+      'every watcher to see the change made after the kill',
+      async () => (watchers.every((w) => w.state.sawMarker) ? true : undefined),
+      { timeoutMs: 30_000, stepMs: 100 },
+    ).finally(() => {
       for (const w of watchers) w.state.stop = true;
     });
     await Promise.all(watchers.map((w) => w.loop));
@@ -188,7 +227,9 @@ describe('two replicas over a 3-member etcd behind nginx', () => {
       await waitFor(
         `${node}'s lease renewed after the kill`,
         async () => {
-          const lease = await admin.get<{ spec: { renewTime: string } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`);
+          const lease = await admin.get<{ spec: { renewTime: string } }>(
+            `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`,
+          );
           return Date.parse(lease.spec.renewTime) > killedAt ? true : undefined;
         },
         { timeoutMs: 60_000, stepMs: 100 },

@@ -24,7 +24,8 @@ interface Configz {
 
 export function kubectlSuite(storage: StorageBackend): void {
   const execFileAsync = promisify(execFile);
-  const KUBELET_YAML = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionHard:\n  memory.available: "200Mi"\n';
+  const KUBELET_YAML =
+    'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionHard:\n  memory.available: "200Mi"\n';
 
   function nodeManifest(name: string, kubeletPort: number): string {
     return JSON.stringify({
@@ -38,7 +39,12 @@ export function kubectlSuite(storage: StorageBackend): void {
           { type: 'Hostname', address: name },
         ],
         daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } },
-        nodeInfo: { kubeletVersion: 'v1.22.17-dkc', osImage: 'Debian GNU/Linux 12', kernelVersion: '6.1.0', containerRuntimeVersion: 'dkc://0.1.0' },
+        nodeInfo: {
+          kubeletVersion: 'v1.22.17-dkc',
+          osImage: 'Debian GNU/Linux 12',
+          kernelVersion: '6.1.0',
+          containerRuntimeVersion: 'dkc://0.1.0',
+        },
       },
     });
   }
@@ -116,7 +122,8 @@ export function kubectlSuite(storage: StorageBackend): void {
         const no = await k.ok(['get', 'no']);
         assert.match(no, new RegExp(node));
         const ns = await k.ok(['get', 'ns']);
-        for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.match(ns, new RegExp(`^${n}\\s+Active`, 'm'));
+        for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+          assert.match(ns, new RegExp(`^${n}\\s+Active`, 'm'));
         const cm = await k.run(['get', 'cm', '-n', 'kube-public']);
         assert.equal(cm.code, 0, cm.stderr);
         assert.match(cm.stderr + cm.stdout, /No resources found in kube-public namespace\./);
@@ -136,20 +143,31 @@ export function kubectlSuite(storage: StorageBackend): void {
         assert.equal(j.status?.conditions?.[0]?.type, 'Ready');
         const wide = await k.ok(['get', 'nodes', '-o', 'wide']);
         assert.match(wide.split('\n')[0]!, /INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME/);
-        assert.match(wide, new RegExp(`${node}\\s+Ready.*127\\.0\\.0\\.1\\s+<none>\\s+Debian GNU/Linux 12\\s+6\\.1\\.0\\s+dkc://0\\.1\\.0`));
+        assert.match(
+          wide,
+          new RegExp(
+            `${node}\\s+Ready.*127\\.0\\.0\\.1\\s+<none>\\s+Debian GNU/Linux 12\\s+6\\.1\\.0\\s+dkc://0\\.1\\.0`,
+          ),
+        );
         const labels = await k.ok(['get', 'nodes', '--show-labels']);
         assert.match(labels, new RegExp(`${node}.*kubernetes.io/hostname=${node},tier=test`));
       });
 
       it('create -f with generateName, replace -f', async () => {
         const f = join(work, `gen-${v}.yaml`);
-        await writeFile(f, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: gen-${v}-\n  namespace: default\ndata:\n  a: "1"\n`);
+        await writeFile(
+          f,
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: gen-${v}-\n  namespace: default\ndata:\n  a: "1"\n`,
+        );
         const out = await k.ok(['create', '-f', f]);
         const m = new RegExp(`configmap/(gen-${v}-[a-z0-9]{5}) created`).exec(out);
         assert.ok(m, out);
         const name = m[1]!;
         const r = join(work, `replace-${v}.yaml`);
-        await writeFile(r, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  a: "2"\n  b: "3"\n`);
+        await writeFile(
+          r,
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  a: "2"\n  b: "3"\n`,
+        );
         assert.match(await k.ok(['replace', '-f', r]), new RegExp(`configmap/${name} replaced`));
         const got = JSON.parse(await k.ok(['get', 'cm', name, '-o', 'json'])) as ConfigMap;
         assert.deepEqual(got.data, { a: '2', b: '3' });
@@ -161,7 +179,17 @@ export function kubectlSuite(storage: StorageBackend): void {
         const f = join(work, 'kubelet.yaml');
         await writeFile(f, KUBELET_YAML);
         const name = `my-node-config-${v}`;
-        const out = await k.ok(['-n', 'kube-system', 'create', 'configmap', name, `--from-file=kubelet=${f}`, '--append-hash', '-o', 'yaml']);
+        const out = await k.ok([
+          '-n',
+          'kube-system',
+          'create',
+          'configmap',
+          name,
+          `--from-file=kubelet=${f}`,
+          '--append-hash',
+          '-o',
+          'yaml',
+        ]);
         const cm = parseYaml(out) as ConfigMap;
         assert.equal(cm['kind'], 'ConfigMap');
         assert.equal(cm['metadata']['namespace'], 'kube-system');
@@ -169,7 +197,15 @@ export function kubectlSuite(storage: StorageBackend): void {
         assert.equal(cm['data']?.['kubelet'], KUBELET_YAML);
         assert.ok(cm['metadata']['uid']);
         // The same content gives the same name, so a second create conflicts.
-        const again = await k.run(['-n', 'kube-system', 'create', 'configmap', name, `--from-file=kubelet=${f}`, '--append-hash']);
+        const again = await k.run([
+          '-n',
+          'kube-system',
+          'create',
+          'configmap',
+          name,
+          `--from-file=kubelet=${f}`,
+          '--append-hash',
+        ]);
         assert.notEqual(again.code, 0);
         assert.match(again.stderr, /already exists/);
         const del = await k.ok(['-n', 'kube-system', 'delete', 'configmap', cm['metadata']['name']!], {});
@@ -182,28 +218,84 @@ export function kubectlSuite(storage: StorageBackend): void {
       it('the reference tutorial name: my-node-config-k867md486d', async () => {
         if (version !== '1.32') {
           // Run on one version only: the name is the same on both, so the second create would conflict.
-          const dry = await k.ok(['-n', 'kube-system', 'create', 'configmap', 'my-node-config', `--from-file=kubelet=${join(work, 'kubelet.yaml')}`, '--append-hash', '--dry-run=client', '-o', 'name']);
+          const dry = await k.ok([
+            '-n',
+            'kube-system',
+            'create',
+            'configmap',
+            'my-node-config',
+            `--from-file=kubelet=${join(work, 'kubelet.yaml')}`,
+            '--append-hash',
+            '--dry-run=client',
+            '-o',
+            'name',
+          ]);
           assert.equal(dry.trim(), 'configmap/my-node-config-k867md486d');
           return;
         }
-        const out = await k.ok(['-n', 'kube-system', 'create', 'configmap', 'my-node-config', `--from-file=kubelet=${join(work, 'kubelet.yaml')}`, '--append-hash', '-o', 'yaml']);
+        const out = await k.ok([
+          '-n',
+          'kube-system',
+          'create',
+          'configmap',
+          'my-node-config',
+          `--from-file=kubelet=${join(work, 'kubelet.yaml')}`,
+          '--append-hash',
+          '-o',
+          'yaml',
+        ]);
         assert.equal((parseYaml(out) as ConfigMap)['metadata']['name'], 'my-node-config-k867md486d');
       });
 
       it('patch node: strategic, merge, json, and no-op', async () => {
-        const src = { spec: { configSource: { configMap: { name: 'my-node-config-k867md486d', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } } };
-        assert.match(await k.ok(['patch', 'node', node, '-p', JSON.stringify(src)]), new RegExp(`node/${node} patched\\n$`));
-        assert.match(await k.ok(['patch', 'node', node, '-p', JSON.stringify(src)]), new RegExp(`node/${node} patched \\(no change\\)`));
-        assert.match(await k.ok(['patch', 'node', node, '--type', 'merge', '-p', '{"metadata":{"labels":{"patched":"merge"}}}']), /patched/);
-        assert.match(await k.ok(['patch', 'node', node, '--type', 'json', '-p', '[{"op":"add","path":"/metadata/labels/jsonpatched","value":"yes"}]']), /patched/);
+        const src = {
+          spec: {
+            configSource: {
+              configMap: { name: 'my-node-config-k867md486d', namespace: 'kube-system', kubeletConfigKey: 'kubelet' },
+            },
+          },
+        };
+        assert.match(
+          await k.ok(['patch', 'node', node, '-p', JSON.stringify(src)]),
+          new RegExp(`node/${node} patched\\n$`),
+        );
+        assert.match(
+          await k.ok(['patch', 'node', node, '-p', JSON.stringify(src)]),
+          new RegExp(`node/${node} patched \\(no change\\)`),
+        );
+        assert.match(
+          await k.ok(['patch', 'node', node, '--type', 'merge', '-p', '{"metadata":{"labels":{"patched":"merge"}}}']),
+          /patched/,
+        );
+        assert.match(
+          await k.ok([
+            'patch',
+            'node',
+            node,
+            '--type',
+            'json',
+            '-p',
+            '[{"op":"add","path":"/metadata/labels/jsonpatched","value":"yes"}]',
+          ]),
+          /patched/,
+        );
         const j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
         assert.equal(j.metadata.labels?.['patched'], 'merge');
         assert.equal(j.metadata.labels?.['jsonpatched'], 'yes');
         assert.deepEqual(j.spec?.configSource, src.spec.configSource);
-        assert.match(await k.ok(['patch', 'node', node, '--type', 'merge', '-p', '{"spec":{"configSource":null}}']), /patched/);
+        assert.match(
+          await k.ok(['patch', 'node', node, '--type', 'merge', '-p', '{"spec":{"configSource":null}}']),
+          /patched/,
+        );
         const cleared = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
         assert.equal(cleared.spec?.configSource, undefined);
-        const bad = await k.run(['patch', 'node', node, '-p', '{"spec":{"configSource":{"configMap":{"name":"x","namespace":"kube-system","kubeletConfigKey":"kubelet","uid":"abc"}}}}']);
+        const bad = await k.run([
+          'patch',
+          'node',
+          node,
+          '-p',
+          '{"spec":{"configSource":{"configMap":{"name":"x","namespace":"kube-system","kubeletConfigKey":"kubelet","uid":"abc"}}}}',
+        ]);
         assert.equal(bad.code, 1);
         assert.match(bad.stderr, /spec\.configSource\.configMap\.uid: Forbidden: uid must not be set in spec/);
       });
@@ -211,18 +303,47 @@ export function kubectlSuite(storage: StorageBackend): void {
       it('every invalid configSource shape is refused with the exact message', async () => {
         const base = { name: 'c', namespace: 'kube-system', kubeletConfigKey: 'kubelet' };
         const shapes: [unknown, string][] = [
-          [{}, 'spec.configSource: Invalid value: core.NodeConfigSource{ConfigMap:(*core.ConfigMapNodeConfigSource)(nil)}: exactly one reference subfield must be non-nil'],
-          [{ configMap: { ...base, namespace: '' } }, 'spec.configSource.configMap.namespace: Required value: namespace must be set'],
+          [
+            {},
+            'spec.configSource: Invalid value: core.NodeConfigSource{ConfigMap:(*core.ConfigMapNodeConfigSource)(nil)}: exactly one reference subfield must be non-nil',
+          ],
+          [
+            { configMap: { ...base, namespace: '' } },
+            'spec.configSource.configMap.namespace: Required value: namespace must be set',
+          ],
           [{ configMap: { ...base, name: '' } }, 'spec.configSource.configMap.name: Required value: name must be set'],
-          [{ configMap: { ...base, kubeletConfigKey: '' } }, 'spec.configSource.configMap.kubeletConfigKey: Required value: kubeletConfigKey must be set'],
-          [{ configMap: { ...base, uid: 'u' } }, 'spec.configSource.configMap.uid: Forbidden: uid must not be set in spec'],
-          [{ configMap: { ...base, resourceVersion: '1' } }, 'spec.configSource.configMap.resourceVersion: Forbidden: resourceVersion must not be set in spec'],
-          [{ configMap: { ...base, namespace: '../baz' } }, 'spec.configSource.configMap.namespace: Invalid value: "../baz"'],
+          [
+            { configMap: { ...base, kubeletConfigKey: '' } },
+            'spec.configSource.configMap.kubeletConfigKey: Required value: kubeletConfigKey must be set',
+          ],
+          [
+            { configMap: { ...base, uid: 'u' } },
+            'spec.configSource.configMap.uid: Forbidden: uid must not be set in spec',
+          ],
+          [
+            { configMap: { ...base, resourceVersion: '1' } },
+            'spec.configSource.configMap.resourceVersion: Forbidden: resourceVersion must not be set in spec',
+          ],
+          [
+            { configMap: { ...base, namespace: '../baz' } },
+            'spec.configSource.configMap.namespace: Invalid value: "../baz"',
+          ],
           [{ configMap: { ...base, name: '../bar' } }, 'spec.configSource.configMap.name: Invalid value: "../bar"'],
-          [{ configMap: { ...base, kubeletConfigKey: '../qux' } }, 'spec.configSource.configMap.kubeletConfigKey: Invalid value: "../qux"'],
+          [
+            { configMap: { ...base, kubeletConfigKey: '../qux' } },
+            'spec.configSource.configMap.kubeletConfigKey: Invalid value: "../qux"',
+          ],
         ];
         for (const [source, message] of shapes) {
-          const r = await k.run(['patch', 'node', node, '--type', 'merge', '-p', JSON.stringify({ spec: { configSource: source } })]);
+          const r = await k.run([
+            'patch',
+            'node',
+            node,
+            '--type',
+            'merge',
+            '-p',
+            JSON.stringify({ spec: { configSource: source } }),
+          ]);
           assert.equal(r.code, 1, JSON.stringify(source));
           assert.ok(r.stderr.includes(`The Node "${node}" is invalid`), r.stderr);
           assert.ok(r.stderr.includes(message), `${JSON.stringify(source)}: ${r.stderr}`);
@@ -239,11 +360,16 @@ export function kubectlSuite(storage: StorageBackend): void {
         const out = await k.ok(['edit', 'node', node], { env: { KUBE_EDITOR: add } });
         assert.match(out, new RegExp(`node/${node} edited`));
         let j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
-        assert.deepEqual(j.spec?.configSource, { configMap: { kubeletConfigKey: 'kubelet', name: 'edited-config', namespace: 'kube-system' } });
+        assert.deepEqual(j.spec?.configSource, {
+          configMap: { kubeletConfigKey: 'kubelet', name: 'edited-config', namespace: 'kube-system' },
+        });
         const remove = join(work, `edit-remove-${v}.sh`);
         await writeFile(remove, `#!/bin/sh\nset -e\nsed -i '/configSource:/,/namespace: kube-system/d' "$1"\n`);
         await chmod(remove, 0o755);
-        assert.match(await k.ok(['edit', 'node', node], { env: { KUBE_EDITOR: remove } }), new RegExp(`node/${node} edited`));
+        assert.match(
+          await k.ok(['edit', 'node', node], { env: { KUBE_EDITOR: remove } }),
+          new RegExp(`node/${node} edited`),
+        );
         j = JSON.parse(await k.ok(['get', 'node', node, '-o', 'json'])) as Node;
         assert.equal(j.spec?.configSource, undefined);
         const unchanged = await k.run(['edit', 'node', node], { env: { KUBE_EDITOR: 'true' } });
@@ -254,7 +380,10 @@ export function kubectlSuite(storage: StorageBackend): void {
         const out = await k.ok(['describe', 'node', node]);
         assert.match(out, new RegExp(`Name:\\s+${node}`));
         assert.match(out, /^Labels:\s+\S+=\S+$/m);
-        assert.match(out, new RegExp(`^\\s+kubernetes\\.io/hostname=${node}$|^Labels:\\s+kubernetes\\.io/hostname=${node}$`, 'm'));
+        assert.match(
+          out,
+          new RegExp(`^\\s+kubernetes\\.io/hostname=${node}$|^Labels:\\s+kubernetes\\.io/hostname=${node}$`, 'm'),
+        );
         assert.match(out, /Ready\s+True/);
       });
 
@@ -284,7 +413,11 @@ export function kubectlSuite(storage: StorageBackend): void {
           const out = await waitForOutput(p, (o) => /Starting to serve on 127\.0\.0\.1:\d+/.test(o), 20_000);
           const port = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1]);
           // Async: the stand-in kubelet answers from this process's event loop.
-          const { stdout: body } = await execFileAsync('curl', ['-sf', `http://127.0.0.1:${port}/api/v1/nodes/${node}/proxy/configz?x=1`], { encoding: 'utf8', timeout: 20_000 });
+          const { stdout: body } = await execFileAsync(
+            'curl',
+            ['-sf', `http://127.0.0.1:${port}/api/v1/nodes/${node}/proxy/configz?x=1`],
+            { encoding: 'utf8', timeout: 20_000 },
+          );
           const parsed = JSON.parse(body) as Configz;
           assert.equal(parsed.kubeletconfig.eventRecordQPS, 5);
           assert.equal(parsed.kubeletconfig.seenPath, '/configz?x=1');
@@ -296,7 +429,8 @@ export function kubectlSuite(storage: StorageBackend): void {
       // Every `kubectl create <generator>` whose kind the server serves (namespace, configmap and the four RBAC
       // kinds). kubectl 1.32 posts these bodies in protobuf, 1.20 in JSON; the stored objects must be the same.
       describe('create generators', () => {
-        const getJson = async (args: string[]): Promise<KubeObject> => JSON.parse(await k.ok(['get', ...args, '-o', 'json'])) as KubeObject;
+        const getJson = async (args: string[]): Promise<KubeObject> =>
+          JSON.parse(await k.ok(['get', ...args, '-o', 'json'])) as KubeObject;
         const ns = `gen-${v}`;
 
         it('create namespace', async () => {
@@ -317,53 +451,120 @@ export function kubectlSuite(storage: StorageBackend): void {
           await writeFile(bin, Buffer.from([0xff, 0xfe, 0x00, 0x01]));
           const env = join(work, `vars-${v}.env`);
           await writeFile(env, 'ONE=1\nTWO=two words\n');
-          await k.ok(['-n', ns, 'create', 'configmap', 'lit', '--from-literal=k1=v1', '--from-literal=k2=with spaces', `--from-file=bin=${bin}`]);
+          await k.ok([
+            '-n',
+            ns,
+            'create',
+            'configmap',
+            'lit',
+            '--from-literal=k1=v1',
+            '--from-literal=k2=with spaces',
+            `--from-file=bin=${bin}`,
+          ]);
           const lit = await getJson(['-n', ns, 'configmap', 'lit']);
           assert.deepEqual(lit['data'], { k1: 'v1', k2: 'with spaces' });
           assert.deepEqual(lit['binaryData'], { bin: '//4AAQ==' });
           await k.ok(['-n', ns, 'create', 'configmap', 'dir', `--from-file=${dir}`]);
-          assert.deepEqual((await getJson(['-n', ns, 'configmap', 'dir']))['data'], { 'a.txt': 'alpha\n', 'b.yaml': 'b: 1\n' });
+          assert.deepEqual((await getJson(['-n', ns, 'configmap', 'dir']))['data'], {
+            'a.txt': 'alpha\n',
+            'b.yaml': 'b: 1\n',
+          });
           await k.ok(['-n', ns, 'create', 'configmap', 'env', `--from-env-file=${env}`]);
           assert.deepEqual((await getJson(['-n', ns, 'configmap', 'env']))['data'], { ONE: '1', TWO: 'two words' });
         });
 
         it('create configmap --append-hash names the object by its content', async () => {
-          const out = await k.ok(['-n', ns, 'create', 'configmap', 'hashed', '--from-literal=a=b', '--append-hash', '-o', 'name']);
+          const out = await k.ok([
+            '-n',
+            ns,
+            'create',
+            'configmap',
+            'hashed',
+            '--from-literal=a=b',
+            '--append-hash',
+            '-o',
+            'name',
+          ]);
           const name = out.trim().replace(/^configmap\//, '');
           assert.match(name, /^hashed-[a-z0-9]{10}$/);
           assert.deepEqual((await getJson(['-n', ns, 'configmap', name]))['data'], { a: 'b' });
         });
 
         it('create role with verbs, resources, a subresource and resource names', async () => {
-          const out = await k.ok(['-n', ns, 'create', 'role', 'reader', '--verb=get,list,watch', '--resource=configmaps,nodes/status,leases.coordination.k8s.io', '--resource-name=a', '--resource-name=b']);
+          const out = await k.ok([
+            '-n',
+            ns,
+            'create',
+            'role',
+            'reader',
+            '--verb=get,list,watch',
+            '--resource=configmaps,nodes/status,leases.coordination.k8s.io',
+            '--resource-name=a',
+            '--resource-name=b',
+          ]);
           assert.match(out, /role\.rbac\.authorization\.k8s\.io\/reader created/);
           const role = await getJson(['-n', ns, 'role', 'reader']);
           assert.equal(role['kind'], 'Role');
           assert.equal(role['metadata']['namespace'], ns);
           const rules = role['rules'] as Record<string, string[]>[];
           const byGroup = Object.fromEntries(rules.map((r) => [r['apiGroups']!.join(','), r]));
-          assert.deepEqual(byGroup[''], { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps', 'nodes/status'], resourceNames: ['a', 'b'] });
-          assert.deepEqual(byGroup['coordination.k8s.io'], { verbs: ['get', 'list', 'watch'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['a', 'b'] });
+          assert.deepEqual(byGroup[''], {
+            verbs: ['get', 'list', 'watch'],
+            apiGroups: [''],
+            resources: ['configmaps', 'nodes/status'],
+            resourceNames: ['a', 'b'],
+          });
+          assert.deepEqual(byGroup['coordination.k8s.io'], {
+            verbs: ['get', 'list', 'watch'],
+            apiGroups: ['coordination.k8s.io'],
+            resources: ['leases'],
+            resourceNames: ['a', 'b'],
+          });
         });
 
         it('create clusterrole with resources and with non-resource URLs', async () => {
           await k.ok(['create', 'clusterrole', `nodes-${v}`, '--verb=get,patch', '--resource=nodes']);
-          assert.deepEqual((await getJson(['clusterrole', `nodes-${v}`]))['rules'], [{ verbs: ['get', 'patch'], apiGroups: [''], resources: ['nodes'] }]);
-          await k.ok(['create', 'clusterrole', `health-${v}`, '--verb=get', '--non-resource-url=/healthz', '--non-resource-url=/version/*']);
-          assert.deepEqual((await getJson(['clusterrole', `health-${v}`]))['rules'], [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/version/*'] }]);
+          assert.deepEqual((await getJson(['clusterrole', `nodes-${v}`]))['rules'], [
+            { verbs: ['get', 'patch'], apiGroups: [''], resources: ['nodes'] },
+          ]);
+          await k.ok([
+            'create',
+            'clusterrole',
+            `health-${v}`,
+            '--verb=get',
+            '--non-resource-url=/healthz',
+            '--non-resource-url=/version/*',
+          ]);
+          assert.deepEqual((await getJson(['clusterrole', `health-${v}`]))['rules'], [
+            { verbs: ['get'], nonResourceURLs: ['/healthz', '/version/*'] },
+          ]);
         });
 
         it('create clusterrole --aggregation-rule stores the selectors (its selector matches nothing, so its rules stay as stored)', async () => {
           await k.ok(['create', 'clusterrole', `agg-${v}`, '--aggregation-rule=example.com/aggregate-to-agg=true']);
           const role = await getJson(['clusterrole', `agg-${v}`]);
-          assert.deepEqual(role['aggregationRule'], { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-agg': 'true' } }] });
+          assert.deepEqual(role['aggregationRule'], {
+            clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-agg': 'true' } }],
+          });
           // As stored: the JSON body (1.20) and the protobuf body (1.32) both give rules null, as Go writes a nil slice.
-          const raw = JSON.parse(await k.ok(['get', '--raw', `/apis/rbac.authorization.k8s.io/v1/clusterroles/agg-${v}`])) as Record<string, unknown>;
+          const raw = JSON.parse(
+            await k.ok(['get', '--raw', `/apis/rbac.authorization.k8s.io/v1/clusterroles/agg-${v}`]),
+          ) as Record<string, unknown>;
           assert.ok('rules' in raw && raw['rules'] === null, JSON.stringify(raw));
         });
 
         it('create rolebinding for a role and for a cluster role, with every subject kind', async () => {
-          await k.ok(['-n', ns, 'create', 'rolebinding', 'to-role', '--role=reader', '--user=alice', '--group=ops', '--serviceaccount=kube-system:agent']);
+          await k.ok([
+            '-n',
+            ns,
+            'create',
+            'rolebinding',
+            'to-role',
+            '--role=reader',
+            '--user=alice',
+            '--group=ops',
+            '--serviceaccount=kube-system:agent',
+          ]);
           const binding = await getJson(['-n', ns, 'rolebinding', 'to-role']);
           assert.deepEqual(binding['roleRef'], { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' });
           assert.deepEqual(binding['subjects'], [
@@ -372,16 +573,31 @@ export function kubectlSuite(storage: StorageBackend): void {
             { kind: 'ServiceAccount', name: 'agent', namespace: 'kube-system' },
           ]);
           await k.ok(['-n', ns, 'create', 'rolebinding', 'to-clusterrole', '--clusterrole=view', '--user=bob']);
-          assert.deepEqual((await getJson(['-n', ns, 'rolebinding', 'to-clusterrole']))['roleRef'], { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' });
+          assert.deepEqual((await getJson(['-n', ns, 'rolebinding', 'to-clusterrole']))['roleRef'], {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'ClusterRole',
+            name: 'view',
+          });
         });
 
         it('create clusterrolebinding, and the binding takes effect', async () => {
           const user = `gen-user-${v}`;
           const denied = await k.run(['auth', 'can-i', 'patch', 'nodes', `--as=${user}`]);
           assert.equal(denied.stdout.trim(), 'no');
-          await k.ok(['create', 'clusterrolebinding', `nodes-${v}`, `--clusterrole=nodes-${v}`, `--user=${user}`, '--group=g1']);
+          await k.ok([
+            'create',
+            'clusterrolebinding',
+            `nodes-${v}`,
+            `--clusterrole=nodes-${v}`,
+            `--user=${user}`,
+            '--group=g1',
+          ]);
           const binding = await getJson(['clusterrolebinding', `nodes-${v}`]);
-          assert.deepEqual(binding['roleRef'], { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `nodes-${v}` });
+          assert.deepEqual(binding['roleRef'], {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'ClusterRole',
+            name: `nodes-${v}`,
+          });
           assert.deepEqual(binding['subjects'], [
             { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user },
             { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'g1' },
@@ -389,10 +605,13 @@ export function kubectlSuite(storage: StorageBackend): void {
           assert.equal((await k.ok(['auth', 'can-i', 'patch', 'nodes', `--as=${user}`])).trim(), 'yes');
         });
 
-        it('a generator for a kind the server does not serve fails with the server\'s answer', async () => {
+        it("a generator for a kind the server does not serve fails with the server's answer", async () => {
           const r = await k.run(['-n', ns, 'create', 'serviceaccount', 'sa']);
           assert.notEqual(r.code, 0);
-          assert.match(r.stderr, /the server could not find the requested resource|doesn't have a resource type|no matches for kind/);
+          assert.match(
+            r.stderr,
+            /the server could not find the requested resource|doesn't have a resource type|no matches for kind/,
+          );
         });
       });
 

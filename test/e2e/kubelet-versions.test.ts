@@ -37,7 +37,10 @@ const rolloutManifest = (name: string, configMapName: string, strategy: Record<s
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     metadata: { name },
-    spec: { configSource: { configMap: { namespace: 'kube-system', name: configMapName, kubeletConfigKey: 'kubelet' } }, strategy: { maxUnavailable: 3, ...strategy } },
+    spec: {
+      configSource: { configMap: { namespace: 'kube-system', name: configMapName, kubeletConfigKey: 'kubelet' } },
+      strategy: { maxUnavailable: 3, ...strategy },
+    },
   });
 
 const dkc = (...args: string[]) => runDkc([...args, '--kubeconfig', cluster!.kubeconfig], { timeoutMs: 90_000 });
@@ -45,19 +48,31 @@ const dkc = (...args: string[]) => runDkc([...args, '--kubeconfig', cluster!.kub
 /** Each node's assigned ConfigMap (spec.configSource), '' for its local config. */
 async function assigned(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const n of NODES) out[n] = (await admin!.get<Node>(`/api/v1/nodes/${n}`)).spec?.configSource?.configMap?.name ?? '';
+  for (const n of NODES)
+    out[n] = (await admin!.get<Node>(`/api/v1/nodes/${n}`)).spec?.configSource?.configMap?.name ?? '';
   return out;
 }
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-kubelet-versions-'));
-  cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 3, port: 0, kubeletVersions: ['1.22', '1.30', '1.32'], localConfig: defaultLocalConfig });
+  cluster = await startCluster({
+    dataDir: join(work, 'cluster'),
+    nodes: 3,
+    port: 0,
+    kubeletVersions: ['1.22', '1.30', '1.32'],
+    localConfig: defaultLocalConfig,
+  });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   k = await kubectl('1.32', cluster.kubeconfig);
   const versions = await waitFor(
     'three Ready nodes reporting their kubelet versions',
     async () => {
-      const out = await k!.ok(['get', 'nodes', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.nodeInfo.kubeletVersion}={.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}']);
+      const out = await k!.ok([
+        'get',
+        'nodes',
+        '-o',
+        'jsonpath={range .items[*]}{.metadata.name}={.status.nodeInfo.kubeletVersion}={.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+      ]);
       const lines = out.trim().split('\n').filter(Boolean).sort();
       return lines.length === 3 && lines.every((l) => l.endsWith('=True')) ? lines : undefined;
     },
@@ -89,9 +104,22 @@ describe('rollouts on a fleet of kubelets 1.22, 1.30 and 1.32', { concurrency: f
     );
     const d = await dkc('rollout', 'start', 'oomkill', '--configmap', 'kube-system/oomkill', '--max-unavailable', '3');
     assert.equal(d.code, 5); // refused by the API server (docs/errors.md)
-    assert.match(d.stderr, /^Error from server \(Forbidden\): nodeconfigrollouts.dkc.io "oomkill" is forbidden: .*kubelet 1.22 \(node-1\): unknown field singleProcessOOMKill; kubelet 1.30 \(node-2\)/);
+    assert.match(
+      d.stderr,
+      /^Error from server \(Forbidden\): nodeconfigrollouts.dkc.io "oomkill" is forbidden: .*kubelet 1.22 \(node-1\): unknown field singleProcessOOMKill; kubelet 1.30 \(node-2\)/,
+    );
     // Nor may it be assigned to the 1.22 node directly.
-    const p = await k!.run(['patch', 'node', 'node-1', '-p', JSON.stringify({ spec: { configSource: { configMap: { namespace: 'kube-system', name: 'oomkill', kubeletConfigKey: 'kubelet' } } } })]);
+    const p = await k!.run([
+      'patch',
+      'node',
+      'node-1',
+      '-p',
+      JSON.stringify({
+        spec: {
+          configSource: { configMap: { namespace: 'kube-system', name: 'oomkill', kubeletConfigKey: 'kubelet' } },
+        },
+      }),
+    ]);
     assert.equal(p.code, 1);
     assert.equal(
       p.stderr.trim(),
@@ -101,18 +129,47 @@ describe('rollouts on a fleet of kubelets 1.22, 1.30 and 1.32', { concurrency: f
   });
 
   it('with --skip-incompatible it succeeds on the 1.32 node and reports the 1.22 and 1.30 nodes', async () => {
-    const start = await dkc('rollout', 'start', 'oomkill', '--configmap', 'kube-system/oomkill', '--max-unavailable', '3', '--skip-incompatible');
+    const start = await dkc(
+      'rollout',
+      'start',
+      'oomkill',
+      '--configmap',
+      'kube-system/oomkill',
+      '--max-unavailable',
+      '3',
+      '--skip-incompatible',
+    );
     assert.equal(start.code, 0, start.stderr);
     const status = await dkc('rollout', 'status', 'oomkill', '--watch', '--timeout', '60s');
     assert.equal(status.code, 0, status.stdout + status.stderr);
-    assert.match(status.stdout, /^node node-1 left out: its kubelet 1.22 cannot run the config \(unknown field singleProcessOOMKill\)$/m);
-    assert.match(status.stdout, /^node node-2 left out: its kubelet 1.30 cannot run the config \(unknown field singleProcessOOMKill\)$/m);
-    assert.match(status.stdout, /^nodeconfigrollout "oomkill" successfully rolled out \(1 of 1 nodes succeeded, 2 left out as incompatible\)$/m);
-    const left = await k!.ok(['get', 'ncr', 'oomkill', '-o', 'jsonpath={range .status.incompatible[*]}{.node}={.kubeletVersion}{"\\n"}{end}']);
+    assert.match(
+      status.stdout,
+      /^node node-1 left out: its kubelet 1.22 cannot run the config \(unknown field singleProcessOOMKill\)$/m,
+    );
+    assert.match(
+      status.stdout,
+      /^node node-2 left out: its kubelet 1.30 cannot run the config \(unknown field singleProcessOOMKill\)$/m,
+    );
+    assert.match(
+      status.stdout,
+      /^nodeconfigrollout "oomkill" successfully rolled out \(1 of 1 nodes succeeded, 2 left out as incompatible\)$/m,
+    );
+    const left = await k!.ok([
+      'get',
+      'ncr',
+      'oomkill',
+      '-o',
+      'jsonpath={range .status.incompatible[*]}{.node}={.kubeletVersion}{"\\n"}{end}',
+    ]);
     assert.deepEqual(left.trim().split('\n'), ['node-1=1.22', 'node-2=1.30']);
-    assert.equal(await k!.ok(['get', 'ncr', 'oomkill', '-o', 'jsonpath={.status.failedNodes}/{.status.incompatibleNodes}']), '0/2');
+    assert.equal(
+      await k!.ok(['get', 'ncr', 'oomkill', '-o', 'jsonpath={.status.failedNodes}/{.status.incompatibleNodes}']),
+      '0/2',
+    );
     assert.deepEqual(await assigned(), { 'node-1': '', 'node-2': '', 'node-3': 'oomkill' });
-    const configz = JSON.parse(await k!.ok(['get', '--raw', '/api/v1/nodes/node-3/proxy/configz'])) as { kubeletconfig: Record<string, unknown> };
+    const configz = JSON.parse(await k!.ok(['get', '--raw', '/api/v1/nodes/node-3/proxy/configz'])) as {
+      kubeletconfig: Record<string, unknown>;
+    };
     assert.equal(configz.kubeletconfig['singleProcessOOMKill'], true);
   });
 
@@ -125,9 +182,12 @@ describe('rollouts on a fleet of kubelets 1.22, 1.30 and 1.32', { concurrency: f
     assert.deepEqual(await assigned(), { 'node-1': 'everywhere', 'node-2': 'everywhere', 'node-3': 'everywhere' });
   });
 
-  it('dkc config lint --against node/N reads the config as node N\'s kubelet: unknown to 1.22, a change on 1.32 (from unset: its default depends on the cgroup version)', async () => {
+  it("dkc config lint --against node/N reads the config as node N's kubelet: unknown to 1.22, a change on 1.32 (from unset: its default depends on the cgroup version)", async () => {
     const file = join(work, 'oomkill-lint.yaml');
-    await writeFile(file, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsingleProcessOOMKill: true\n');
+    await writeFile(
+      file,
+      'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsingleProcessOOMKill: true\n',
+    );
     const old = await dkc('config', 'lint', file, '--against', 'node/node-1');
     assert.equal(old.code, 0, old.stderr);
     assert.equal(old.stderr, `${file}: warning: unknown field "singleProcessOOMKill"\n`);

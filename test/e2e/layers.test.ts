@@ -29,10 +29,18 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-layers-e2e-'));
   cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 2, port: 0 });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
-  await waitForConfigz(admin, cluster.nodes.map((n) => n.name));
+  await waitForConfigz(
+    admin,
+    cluster.nodes.map((n) => n.name),
+  );
   const local = await readFile(cluster.nodes[0]!.config, 'utf8');
   const create = (name: string, data: Record<string, string>) =>
-    admin.create('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+    admin.create('/api/v1/namespaces/default/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name },
+      data,
+    });
   await create('fleet-base', { kubelet: local + 'maxPods: 50\nevictionHard:\n  memory.available: 100Mi\n' });
   await create('pool-blue', { 'blue.conf': HEADER + 'maxPods: 80\nevictionHard:\n  nodefs.available: 5%\n' });
 });
@@ -45,16 +53,24 @@ after(async () => {
 
 async function rollOut(name: string): Promise<NodeConfigRollout> {
   await admin.create(ROLLOUTS_PATH, newRollout(name, { layers: LAYERS, strategy: { canary: 1, maxUnavailable: 2 } }));
-  const done = await waitFor(`rollout ${name} to finish`, async () => {
-    const r = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
-    return ['Succeeded', 'Halted', 'Reverted'].includes(r.status?.phase ?? '') ? r : undefined;
-  }, 90_000);
+  const done = await waitFor(
+    `rollout ${name} to finish`,
+    async () => {
+      const r = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
+      return ['Succeeded', 'Halted', 'Reverted'].includes(r.status?.phase ?? '') ? r : undefined;
+    },
+    90_000,
+  );
   assert.equal(done.status?.phase, 'Succeeded', JSON.stringify(done.status?.conditions));
   return done;
 }
 
 const rendered = async (): Promise<ConfigMap[]> =>
-  (await admin.list<{ items: ConfigMap[] }>('/api/v1/namespaces/kube-system/configmaps', { labelSelector: 'dkc.io/rendered-by=layered' })).items;
+  (
+    await admin.list<{ items: ConfigMap[] }>('/api/v1/namespaces/kube-system/configmaps', {
+      labelSelector: 'dkc.io/rendered-by=layered',
+    })
+  ).items;
 
 describe('a layered rollout', () => {
   let name = '';
@@ -64,7 +80,10 @@ describe('a layered rollout', () => {
     name = r.status?.renderedConfigMap ?? '';
     assert.match(name, /^layered-[0-9b-df-hj-np-z]{10}$/, 'the rollout name and a vowel-free 10-character hash');
     const cms = await rendered();
-    assert.deepEqual(cms.map((c) => c.metadata.name), [name]);
+    assert.deepEqual(
+      cms.map((c) => c.metadata.name),
+      [name],
+    );
     const cm = cms[0]!;
     assert.equal(cm.immutable, true);
     for (const n of cluster.nodes) {
@@ -75,7 +94,9 @@ describe('a layered rollout', () => {
         ['kube-system', name, 'kubelet', cm.metadata.uid, cm.metadata.resourceVersion],
         `${n.name} runs the rendered ConfigMap`,
       );
-      const configz = await admin.get<{ kubeletconfig: { maxPods: number; evictionHard: Record<string, string> } }>(`/api/v1/nodes/${n.name}/proxy/configz`);
+      const configz = await admin.get<{ kubeletconfig: { maxPods: number; evictionHard: Record<string, string> } }>(
+        `/api/v1/nodes/${n.name}/proxy/configz`,
+      );
       assert.equal(configz.kubeletconfig.maxPods, 80, 'the drop-in wins');
       assert.equal(configz.kubeletconfig.evictionHard['memory.available'], '100Mi', 'the base map key stays');
       assert.equal(configz.kubeletconfig.evictionHard['nodefs.available'], '5%', 'the drop-in map key is added');
@@ -86,13 +107,20 @@ describe('a layered rollout', () => {
     assert.notEqual(name, '');
     const uid = (await rendered())[0]!.metadata.uid;
     await admin.delete(`${ROLLOUTS_PATH}/layered`);
-    await waitFor('the rollout to be gone', async () => {
-      const left = await admin.get<{ items: NodeConfigRollout[] }>(ROLLOUTS_PATH);
-      return left.items.length === 0 ? true : undefined;
-    }, 10_000);
+    await waitFor(
+      'the rollout to be gone',
+      async () => {
+        const left = await admin.get<{ items: NodeConfigRollout[] }>(ROLLOUTS_PATH);
+        return left.items.length === 0 ? true : undefined;
+      },
+      10_000,
+    );
     const again = await rollOut('layered');
     assert.equal(again.status?.renderedConfigMap, name);
     const cms = await rendered();
-    assert.deepEqual(cms.map((c) => [c.metadata.name, c.metadata.uid]), [[name, uid]]);
+    assert.deepEqual(
+      cms.map((c) => [c.metadata.name, c.metadata.uid]),
+      [[name, uid]],
+    );
   });
 });

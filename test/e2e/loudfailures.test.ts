@@ -29,7 +29,14 @@ let ca: CertKeyPem;
 async function userKubeconfig(name: string, groups: string[]): Promise<{ path: string; cert: CertKeyPem }> {
   const cert = await issueCert(ca, { commonName: name, organizations: groups, usages: ['client'] });
   const path = join(work, `${name}.kubeconfig`);
-  await writeKubeconfig(path, { server: cluster.serverURL, caPem: ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem, user: name, format: 'json' });
+  await writeKubeconfig(path, {
+    server: cluster.serverURL,
+    caPem: ca.certPem,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    user: name,
+    format: 'json',
+  });
   return { path, cert };
 }
 
@@ -48,7 +55,9 @@ before(async () => {
     metadata: { name: 'bad-qps' },
     data: { kubelet: local + 'kubeAPIQPS: -1\n' },
   });
-  await admin.patch('/api/v1/nodes/node-1', 'merge', { spec: { configSource: { configMap: { namespace: 'kube-system', name: 'bad-qps', kubeletConfigKey: 'kubelet' } } } });
+  await admin.patch('/api/v1/nodes/node-1', 'merge', {
+    spec: { configSource: { configMap: { namespace: 'kube-system', name: 'bad-qps', kubeletConfigKey: 'kubelet' } } },
+  });
 });
 
 after(async () => {
@@ -60,14 +69,24 @@ after(async () => {
 
 describe('a rejected config', () => {
   it('keeps upstream’s status.config.error and records a Warning event with the real cause', async () => {
-    await waitFor('status.config.error', async () => {
-      const n = await admin.get<Node>('/api/v1/nodes/node-1');
-      return n.status?.config?.error === 'failed to validate config, see Kubelet log for details' ? n : undefined;
-    }, 60_000);
-    const event = await waitFor('the KubeletConfigRejected event', async () => {
-      const list = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events', { fieldSelector: 'involvedObject.name=node-1' });
-      return list.items.find((e) => e.reason === 'KubeletConfigRejected');
-    }, 30_000);
+    await waitFor(
+      'status.config.error',
+      async () => {
+        const n = await admin.get<Node>('/api/v1/nodes/node-1');
+        return n.status?.config?.error === 'failed to validate config, see Kubelet log for details' ? n : undefined;
+      },
+      60_000,
+    );
+    const event = await waitFor(
+      'the KubeletConfigRejected event',
+      async () => {
+        const list = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events', {
+          fieldSelector: 'involvedObject.name=node-1',
+        });
+        return list.items.find((e) => e.reason === 'KubeletConfigRejected');
+      },
+      30_000,
+    );
     assert.equal(event.type, 'Warning');
     assert.equal(event.involvedObject.kind, 'Node');
     const cm = bad.metadata;
@@ -80,19 +99,36 @@ describe('a rejected config', () => {
   });
 
   it('/logs/agent.log through the API server’s node proxy shows the agent’s lines about it', async () => {
-    const log = await waitFor('the rejection in the log', async () => {
-      const text = await k.ok(['get', '--raw', '/api/v1/nodes/node-1/proxy/logs/agent.log']);
-      return text.includes(VALIDATION) ? text : undefined;
-    }, 10_000);
-    assert.match(log, /^E\d{4} [\d:.]+ +\d+ \w+\.ts:\d+\] kubelet config controller: failed to validate config, see Kubelet log for details, error: invalid configuration: kubeAPIQPS/m);
-    assert.ok(log.split('\n').filter((l) => l.includes('kubelet config controller:')).length >= 2, 'the controller’s other lines are there too');
+    const log = await waitFor(
+      'the rejection in the log',
+      async () => {
+        const text = await k.ok(['get', '--raw', '/api/v1/nodes/node-1/proxy/logs/agent.log']);
+        return text.includes(VALIDATION) ? text : undefined;
+      },
+      10_000,
+    );
+    assert.match(
+      log,
+      /^E\d{4} [\d:.]+ +\d+ \w+\.ts:\d+\] kubelet config controller: failed to validate config, see Kubelet log for details, error: invalid configuration: kubeAPIQPS/m,
+    );
+    assert.ok(
+      log.split('\n').filter((l) => l.includes('kubelet config controller:')).length >= 2,
+      'the controller’s other lines are there too',
+    );
     const listing = await k.ok(['get', '--raw', '/api/v1/nodes/node-1/proxy/logs/']);
     assert.match(listing, /<a href="agent.log">agent.log<\/a>/);
   });
 
   it('refuses a path out of the log directory', async () => {
-    for (const path of ['/api/v1/nodes/node-1/proxy/logs/..%2fkubeconfig', '/api/v1/nodes/node-1/proxy/logs/%2e%2e/pki/client.key']) {
-      await assert.rejects(admin.get(path), (err: unknown) => isApiError(err) && err.status.code >= 400 && err.status.code < 500, path);
+    for (const path of [
+      '/api/v1/nodes/node-1/proxy/logs/..%2fkubeconfig',
+      '/api/v1/nodes/node-1/proxy/logs/%2e%2e/pki/client.key',
+    ]) {
+      await assert.rejects(
+        admin.get(path),
+        (err: unknown) => isApiError(err) && err.status.code >= 400 && err.status.code < 500,
+        path,
+      );
     }
   });
 
@@ -113,10 +149,21 @@ describe('a rejected config', () => {
       new Promise<number>((resolve, reject) => {
         const port = cluster.nodes[0]!.port;
         https
-          .get({ host: '127.0.0.1', port, path, cert: operator.cert.certPem, key: operator.cert.keyPem, rejectUnauthorized: false, agent: false }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          })
+          .get(
+            {
+              host: '127.0.0.1',
+              port,
+              path,
+              cert: operator.cert.certPem,
+              key: operator.cert.keyPem,
+              rejectUnauthorized: false,
+              agent: false,
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          )
           .on('error', reject);
       });
     assert.equal(await direct('/logs/agent.log'), 403);

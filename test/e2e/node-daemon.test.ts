@@ -42,7 +42,8 @@ async function configMap(admin: RestClient, name: string, body: string): Promise
 /** The kubelet's /configz through the API server's node proxy; empty while the kubelet is restarting. */
 async function configz(admin: RestClient, node: string): Promise<Record<string, unknown>> {
   try {
-    return (await admin.get<{ kubeletconfig: Record<string, unknown> }>(`/api/v1/nodes/${node}/proxy/configz`)).kubeletconfig;
+    return (await admin.get<{ kubeletconfig: Record<string, unknown> }>(`/api/v1/nodes/${node}/proxy/configz`))
+      .kubeletconfig;
   } catch {
     return {};
   }
@@ -55,7 +56,12 @@ async function assign(admin: RestClient, node: string, src: NodeConfigSource | n
 }
 
 /** Waits until the node's NodeConfig reports `cm` (or the node's own files, for undefined) active without error. */
-async function waitActive(admin: RestClient, node: string, cm: ConfigMap | undefined, timeoutMs = 30_000): Promise<void> {
+async function waitActive(
+  admin: RestClient,
+  node: string,
+  cm: ConfigMap | undefined,
+  timeoutMs = 30_000,
+): Promise<void> {
   await waitFor(
     `${node} active on ${cm?.metadata.name ?? 'its own files'}`,
     async () => {
@@ -63,7 +69,9 @@ async function waitActive(admin: RestClient, node: string, cm: ConfigMap | undef
       if (cfg?.error) return undefined;
       const active = cfg?.active?.configMap;
       if (!cm) return active ? undefined : true;
-      return active && active.name === cm.metadata.name && active.resourceVersion === cm.metadata.resourceVersion ? true : undefined;
+      return active && active.name === cm.metadata.name && active.resourceVersion === cm.metadata.resourceVersion
+        ? true
+        : undefined;
     },
     timeoutMs,
     50,
@@ -81,11 +89,21 @@ function startRollout(admin: RestClient, name: string, configMapName: string): P
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     metadata: { name },
-    spec: { configSource: kubeletSource(configMapName), nodeSelector: { matchLabels: {} }, failurePolicy: 'Revert', strategy: { soakSeconds: 1 } },
+    spec: {
+      configSource: kubeletSource(configMapName),
+      nodeSelector: { matchLabels: {} },
+      failurePolicy: 'Revert',
+      strategy: { soakSeconds: 1 },
+    },
   });
 }
 
-async function waitRollout(admin: RestClient, name: string, phase: string, timeoutMs = 60_000): Promise<NodeConfigRollout> {
+async function waitRollout(
+  admin: RestClient,
+  name: string,
+  phase: string,
+  timeoutMs = 60_000,
+): Promise<NodeConfigRollout> {
   return waitFor(
     `rollout ${name} ${phase}`,
     async () => {
@@ -97,7 +115,12 @@ async function waitRollout(admin: RestClient, name: string, phase: string, timeo
   );
 }
 
-async function newCluster(work: string, applyAs: 'dropin' | 'replace', nodes: number, serverArgs: string[] = []): Promise<{ cluster: Cluster; admin: RestClient }> {
+async function newCluster(
+  work: string,
+  applyAs: 'dropin' | 'replace',
+  nodes: number,
+  serverArgs: string[] = [],
+): Promise<{ cluster: Cluster; admin: RestClient }> {
   const cluster = await startCluster({
     dataDir: join(work, applyAs),
     nodes,
@@ -112,9 +135,9 @@ async function newCluster(work: string, applyAs: 'dropin' | 'replace', nodes: nu
     `${nodes} nodes Ready, each with its NodeConfig`,
     async () => {
       const ncs = (await admin.list<{ items: NodeConfig[] }>(NODE_CONFIGS_PATH)).items;
-      const nodesReady = (await admin.list<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes')).items.filter((n) =>
-        n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-      );
+      const nodesReady = (
+        await admin.list<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes')
+      ).items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
       return ncs.length === nodes && nodesReady.length === nodes ? true : undefined;
     },
     30_000,
@@ -130,105 +153,187 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('dkc node-daemon --apply-as dropin, three nodes on an emulated kube-apiserver 1.31', { concurrency: false }, () => {
-  let cluster: Cluster | undefined;
-  let admin: RestClient;
-  let good: ConfigMap;
-  const node = (name: string): ClusterNode => cluster!.nodes.find((n) => n.name === name)!;
+describe(
+  'dkc node-daemon --apply-as dropin, three nodes on an emulated kube-apiserver 1.31',
+  { concurrency: false },
+  () => {
+    let cluster: Cluster | undefined;
+    let admin: RestClient;
+    let good: ConfigMap;
+    const node = (name: string): ClusterNode => cluster!.nodes.find((n) => n.name === name)!;
 
-  before(async () => {
-    // No policy admission: the daemon is what keeps a denied config from the kubelet.
-    ({ cluster, admin } = await newCluster(work, 'dropin', 3, ['--disable-admission-plugins=NodeConfigPolicy']));
-    good = await configMap(admin, 'good', `${HEADER}eventRecordQPS: 7\n`);
-    await configMap(admin, 'refused', `${HEADER}tlsCertFile: /nonexistent/kubelet.crt\ntlsPrivateKeyFile: /nonexistent/kubelet.key\n`);
-    await configMap(admin, 'unhealthy', `${HEADER}healthzBindAddress: 127.0.0.2\n`);
-  });
-  after(async () => {
-    admin?.close();
-    await cluster?.stop(5_000);
-  });
+    before(async () => {
+      // No policy admission: the daemon is what keeps a denied config from the kubelet.
+      ({ cluster, admin } = await newCluster(work, 'dropin', 3, ['--disable-admission-plugins=NodeConfigPolicy']));
+      good = await configMap(admin, 'good', `${HEADER}eventRecordQPS: 7\n`);
+      await configMap(
+        admin,
+        'refused',
+        `${HEADER}tlsCertFile: /nonexistent/kubelet.crt\ntlsPrivateKeyFile: /nonexistent/kubelet.key\n`,
+      );
+      await configMap(admin, 'unhealthy', `${HEADER}healthzBindAddress: 127.0.0.2\n`);
+    });
+    after(async () => {
+      admin?.close();
+      await cluster?.stop(5_000);
+    });
 
-  it('a good config reaches every kubelet as one drop-in over its own file, and becomes last-known-good', async () => {
-    const before = await readFile(node('node-1').config, 'utf8');
-    await startRollout(admin, 'good', 'good');
-    await waitRollout(admin, 'good', 'Succeeded');
-    for (const n of NODES) {
-      assert.equal((await configz(admin, n))['eventRecordQPS'], 7, `${n}: /configz`);
-      assert.equal(await readFile(join(node(n).daemon!.configDir, '90-dkc.conf'), 'utf8'), good.data!['kubelet'], `${n}: the drop-in is the assigned payload`);
-      await waitFor(`${n} last-known-good`, async () => ((await nodeConfig(admin, n)).status?.config?.lastKnownGood?.configMap?.name === 'good' ? true : undefined), 15_000);
+    it('a good config reaches every kubelet as one drop-in over its own file, and becomes last-known-good', async () => {
+      const before = await readFile(node('node-1').config, 'utf8');
+      await startRollout(admin, 'good', 'good');
+      await waitRollout(admin, 'good', 'Succeeded');
+      for (const n of NODES) {
+        assert.equal((await configz(admin, n))['eventRecordQPS'], 7, `${n}: /configz`);
+        assert.equal(
+          await readFile(join(node(n).daemon!.configDir, '90-dkc.conf'), 'utf8'),
+          good.data!['kubelet'],
+          `${n}: the drop-in is the assigned payload`,
+        );
+        await waitFor(
+          `${n} last-known-good`,
+          async () =>
+            (await nodeConfig(admin, n)).status?.config?.lastKnownGood?.configMap?.name === 'good' ? true : undefined,
+          15_000,
+        );
+      }
+      assert.equal(
+        await readFile(node('node-1').config, 'utf8'),
+        before,
+        "the node's own --config file is never touched",
+      );
+      const metrics = await (await fetch(`http://127.0.0.1:${node('node-1').daemon!.metricsPort}/metrics`)).text();
+      assert.match(
+        metrics,
+        new RegExp(
+          `^kubelet_node_config_active\\{node_config_source="/api/v1/namespaces/kube-system/configmaps/good",node_config_uid="${good.metadata.uid}",`,
+          'm',
+        ),
+      );
+      assert.match(metrics, /^kubelet_node_config_error 0$/m);
+      const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
+      assert.match(log, /kubelet config controller: updated last-known-good config to /);
+    });
+
+    for (const bad of ['refused', 'unhealthy'] as const) {
+      it(`a config the kubelet ${bad === 'refused' ? 'refuses (it exits)' : 'starts with but stays unhealthy on'} ends Reverted, the node on last-known-good with the error reported`, async () => {
+        const seen: string[] = [];
+        await startRollout(admin, bad, bad);
+        const r = await waitFor(
+          `rollout ${bad} Reverted`,
+          async () => {
+            const cfg = (await nodeConfig(admin, 'node-1')).status?.config;
+            if (cfg?.assigned?.configMap?.name === bad && cfg.error) seen.push(cfg.error);
+            const ro = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${bad}`);
+            return ro.status?.phase === 'Reverted' ? ro : undefined;
+          },
+          60_000,
+          50,
+        );
+        assert.ok(seen.includes(CRASH_LOOP_ERROR), `node-1 reported: ${JSON.stringify(seen)}`);
+        assert.deepEqual(
+          r.status?.failures?.map((f) => [f.node, f.reason, f.message]),
+          [['node-1', 'ConfigError', CRASH_LOOP_ERROR]],
+        );
+        for (const n of NODES) await waitActive(admin, n, good);
+        await waitFor(
+          'node-1 running last-known-good again (/configz)',
+          async () => ((await configz(admin, 'node-1'))['eventRecordQPS'] === 7 ? true : undefined),
+          15_000,
+        );
+        const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
+        assert.match(
+          log,
+          bad === 'refused'
+            ? /the kubelet did not become healthy within 4s of its restart/
+            : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/,
+        );
+        const events = await admin.list<{
+          items: { reason?: string; message?: string; involvedObject?: { name?: string } }[];
+        }>('/api/v1/namespaces/default/events');
+        assert.ok(
+          events.items.some(
+            (e) =>
+              e.reason === 'KubeletConfigRejected' &&
+              e.involvedObject?.name === 'node-1' &&
+              e.message?.includes(`ConfigMap kube-system/${bad}`) &&
+              e.message.includes('did not become healthy'),
+          ),
+          'a Warning event names the config and the cause',
+        );
+      });
     }
-    assert.equal(await readFile(node('node-1').config, 'utf8'), before, "the node's own --config file is never touched");
-    const metrics = await (await fetch(`http://127.0.0.1:${node('node-1').daemon!.metricsPort}/metrics`)).text();
-    assert.match(metrics, new RegExp(`^kubelet_node_config_active\\{node_config_source="/api/v1/namespaces/kube-system/configmaps/good",node_config_uid="${good.metadata.uid}",`, 'm'));
-    assert.match(metrics, /^kubelet_node_config_error 0$/m);
-    const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
-    assert.match(log, /kubelet config controller: updated last-known-good config to /);
-  });
 
-  for (const bad of ['refused', 'unhealthy'] as const) {
-    it(`a config the kubelet ${bad === 'refused' ? 'refuses (it exits)' : 'starts with but stays unhealthy on'} ends Reverted, the node on last-known-good with the error reported`, async () => {
-      const seen: string[] = [];
-      await startRollout(admin, bad, bad);
-      const r = await waitFor(
-        `rollout ${bad} Reverted`,
-        async () => {
-          const cfg = (await nodeConfig(admin, 'node-1')).status?.config;
-          if (cfg?.assigned?.configMap?.name === bad && cfg.error) seen.push(cfg.error);
-          const ro = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${bad}`);
-          return ro.status?.phase === 'Reverted' ? ro : undefined;
+    it("a reset puts the node's own files back: the drop-in is removed and the kubelet restarted on them", async () => {
+      await assign(admin, 'node-3', null);
+      await waitActive(admin, 'node-3', undefined);
+      await waitFor(
+        'node-3 on its own files',
+        async () => ((await configz(admin, 'node-3'))['eventRecordQPS'] === 50 ? true : undefined),
+        15_000,
+      );
+      assert.deepEqual(
+        (await readdir(node('node-3').daemon!.configDir)).sort(),
+        [],
+        'the drop-in is gone, nothing else left',
+      );
+    });
+
+    it('a config a NodeConfigPolicy denies is refused as the agent refuses it, and the kubelet is not touched', async () => {
+      await admin.patch('/api/v1/nodes/node-3', 'merge', { metadata: { labels: { pool: 'blue' } } });
+      await admin.create(`/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`, {
+        apiVersion: 'dkc.io/v1alpha1',
+        kind: 'NodeConfigPolicy',
+        metadata: { name: 'blue-deny' },
+        spec: {
+          nodeSelector: { matchLabels: { pool: 'blue' } },
+          allowedFields: ['eventRecordQPS'],
+          enforcement: 'Deny',
         },
-        60_000,
+      });
+      // The daemon has taken the policy once it has written it down for its next start.
+      const snapshot = join(node('node-3').dynamicConfigDir, 'store', 'meta', 'policies');
+      await waitFor(
+        'node-3 governed by blue-deny',
+        async () => ((await readFile(snapshot, 'utf8').catch(() => '')).includes('"blue-deny"') ? true : undefined),
+        15_000,
         50,
       );
-      assert.ok(seen.includes(CRASH_LOOP_ERROR), `node-1 reported: ${JSON.stringify(seen)}`);
-      assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason, f.message]), [['node-1', 'ConfigError', CRASH_LOOP_ERROR]]);
-      for (const n of NODES) await waitActive(admin, n, good);
-      await waitFor('node-1 running last-known-good again (/configz)', async () => ((await configz(admin, 'node-1'))['eventRecordQPS'] === 7 ? true : undefined), 15_000);
-      const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
-      assert.match(log, bad === 'refused' ? /the kubelet did not become healthy within 4s of its restart/ : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/);
-      const events = await admin.list<{ items: { reason?: string; message?: string; involvedObject?: { name?: string } }[] }>('/api/v1/namespaces/default/events');
-      assert.ok(
-        events.items.some((e) => e.reason === 'KubeletConfigRejected' && e.involvedObject?.name === 'node-1' && e.message?.includes(`ConfigMap kube-system/${bad}`) && e.message.includes('did not become healthy')),
-        'a Warning event names the config and the cause',
+      await configMap(admin, 'denied', `${HEADER}containerLogMaxFiles: 7\n`);
+      const kubelet = cluster!.supervisor.pidOf('node-3');
+      await assign(admin, 'node-3', kubeletSource('denied'));
+      await waitFor(
+        'node-3 refusing denied',
+        async () => {
+          const cfg = (await nodeConfig(admin, 'node-3')).status?.config;
+          return cfg?.assigned?.configMap?.name === 'denied' && cfg.error === DENIED && !cfg.active ? true : undefined;
+        },
+        15_000,
+        50,
       );
+      const events = await admin.list<{
+        items: { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }[];
+      }>('/api/v1/namespaces/default/events');
+      const rejected = events.items.find(
+        (e) =>
+          e.reason === 'KubeletConfigRejected' &&
+          e.involvedObject?.name === 'node-3' &&
+          e.message?.includes('kube-system/denied'),
+      );
+      assert.equal(rejected?.type, 'Warning');
+      assert.match(
+        rejected.message ?? '',
+        /is denied by a NodeConfigPolicy; running the local config: NodeConfigPolicy "blue-deny": containerLogMaxFiles \(not in allowedFields\)$/,
+      );
+      assert.match(
+        await readFile(node('node-3').daemon!.logFile, 'utf8'),
+        /kubelet config controller: config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details, error: NodeConfigPolicy "blue-deny": containerLogMaxFiles/,
+      );
+      assert.deepEqual(await readdir(node('node-3').daemon!.configDir), [], 'no drop-in written');
+      assert.equal(cluster!.supervisor.pidOf('node-3'), kubelet, 'the kubelet was not restarted');
+      assert.equal((await configz(admin, 'node-3'))['containerLogMaxFiles'], 5);
     });
-  }
-
-  it("a reset puts the node's own files back: the drop-in is removed and the kubelet restarted on them", async () => {
-    await assign(admin, 'node-3', null);
-    await waitActive(admin, 'node-3', undefined);
-    await waitFor('node-3 on its own files', async () => ((await configz(admin, 'node-3'))['eventRecordQPS'] === 50 ? true : undefined), 15_000);
-    assert.deepEqual((await readdir(node('node-3').daemon!.configDir)).sort(), [], 'the drop-in is gone, nothing else left');
-  });
-
-  it('a config a NodeConfigPolicy denies is refused as the agent refuses it, and the kubelet is not touched', async () => {
-    await admin.patch('/api/v1/nodes/node-3', 'merge', { metadata: { labels: { pool: 'blue' } } });
-    await admin.create(`/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`, {
-      apiVersion: 'dkc.io/v1alpha1',
-      kind: 'NodeConfigPolicy',
-      metadata: { name: 'blue-deny' },
-      spec: { nodeSelector: { matchLabels: { pool: 'blue' } }, allowedFields: ['eventRecordQPS'], enforcement: 'Deny' },
-    });
-    // The daemon has taken the policy once it has written it down for its next start.
-    const snapshot = join(node('node-3').dynamicConfigDir, 'store', 'meta', 'policies');
-    await waitFor('node-3 governed by blue-deny', async () => ((await readFile(snapshot, 'utf8').catch(() => '')).includes('"blue-deny"') ? true : undefined), 15_000, 50);
-    await configMap(admin, 'denied', `${HEADER}containerLogMaxFiles: 7\n`);
-    const kubelet = cluster!.supervisor.pidOf('node-3');
-    await assign(admin, 'node-3', kubeletSource('denied'));
-    await waitFor('node-3 refusing denied', async () => {
-      const cfg = (await nodeConfig(admin, 'node-3')).status?.config;
-      return cfg?.assigned?.configMap?.name === 'denied' && cfg.error === DENIED && !cfg.active ? true : undefined;
-    }, 15_000, 50);
-    const events = await admin.list<{ items: { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }[] }>('/api/v1/namespaces/default/events');
-    const rejected = events.items.find((e) => e.reason === 'KubeletConfigRejected' && e.involvedObject?.name === 'node-3' && e.message?.includes('kube-system/denied'));
-    assert.equal(rejected?.type, 'Warning');
-    assert.match(rejected.message ?? '', /is denied by a NodeConfigPolicy; running the local config: NodeConfigPolicy "blue-deny": containerLogMaxFiles \(not in allowedFields\)$/);
-    assert.match(await readFile(node('node-3').daemon!.logFile, 'utf8'), /kubelet config controller: config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details, error: NodeConfigPolicy "blue-deny": containerLogMaxFiles/);
-    assert.deepEqual(await readdir(node('node-3').daemon!.configDir), [], 'no drop-in written');
-    assert.equal(cluster!.supervisor.pidOf('node-3'), kubelet, 'the kubelet was not restarted');
-    assert.equal((await configz(admin, 'node-3'))['containerLogMaxFiles'], 5);
-  });
-});
+  },
+);
 
 describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { concurrency: false }, () => {
   let cluster: Cluster | undefined;
@@ -258,7 +363,11 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
     await assign(admin, n.name, null);
     await waitActive(admin, n.name, undefined);
     assert.deepEqual(await readFile(n.config), original);
-    await waitFor('the kubelet back on its own file', async () => ((await configz(admin, n.name))['eventRecordQPS'] === 50 ? true : undefined), 15_000);
+    await waitFor(
+      'the kubelet back on its own file',
+      async () => ((await configz(admin, n.name))['eventRecordQPS'] === 50 ? true : undefined),
+      15_000,
+    );
   });
 
   it('kill -9 of the daemon at random moments of its work, 20 trials: every change lands, whole, the original kept', async () => {
@@ -275,23 +384,52 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
       await waitActive(admin, n.name, cm, 30_000);
       const onDisk = await readFile(n.config, 'utf8');
       assert.equal(onDisk, cm.data!['kubelet'], `trial ${trial}: the --config file is the assigned config, whole`);
-      await waitFor(`trial ${trial}: /configz`, async () => ((await configz(admin, n.name))['eventRecordQPS'] === (cm === a ? 11 : 12) ? true : undefined), 10_000);
+      await waitFor(
+        `trial ${trial}: /configz`,
+        async () => ((await configz(admin, n.name))['eventRecordQPS'] === (cm === a ? 11 : 12) ? true : undefined),
+        10_000,
+      );
       await noTempFiles(join(n.config, '..'));
     }
-    const kept = JSON.parse(await readFile(join(n.dynamicConfigDir, 'node-daemon', 'original.json'), 'utf8')) as { files: Record<string, { data: string }> };
-    assert.deepEqual(Buffer.from(kept.files[n.config]!.data, 'base64'), original, "the node's original file is kept as it was");
+    const kept = JSON.parse(await readFile(join(n.dynamicConfigDir, 'node-daemon', 'original.json'), 'utf8')) as {
+      files: Record<string, { data: string }>;
+    };
+    assert.deepEqual(
+      Buffer.from(kept.files[n.config]!.data, 'base64'),
+      original,
+      "the node's original file is kept as it was",
+    );
   });
 
   it('a daemon that comes back to a kubelet already on the right config does not restart it', async () => {
-    await waitFor('last-known-good b', async () => ((await nodeConfig(admin, n.name)).status?.config?.lastKnownGood?.configMap?.name === 'b' ? true : undefined), 15_000);
+    await waitFor(
+      'last-known-good b',
+      async () =>
+        (await nodeConfig(admin, n.name)).status?.config?.lastKnownGood?.configMap?.name === 'b' ? true : undefined,
+      15_000,
+    );
     const kubelet = cluster!.supervisor.pidOf(n.name);
     const daemon = cluster!.supervisor.pidOf(n.daemon!.name)!;
     process.kill(daemon, 'SIGKILL');
-    await waitFor('the daemon back, saying so', async () => {
-      const log = await readFile(n.daemon!.logFile, 'utf8');
-      const now = cluster!.supervisor.pidOf(n.daemon!.name);
-      return now !== undefined && now !== daemon && log.split('\n').some((l) => l.includes(`] kubelet config controller: the kubelet already runs assigned config`) && l.includes(` ${now} `)) ? true : undefined;
-    }, 15_000);
+    await waitFor(
+      'the daemon back, saying so',
+      async () => {
+        const log = await readFile(n.daemon!.logFile, 'utf8');
+        const now = cluster!.supervisor.pidOf(n.daemon!.name);
+        return now !== undefined &&
+          now !== daemon &&
+          log
+            .split('\n')
+            .some(
+              (l) =>
+                l.includes(`] kubelet config controller: the kubelet already runs assigned config`) &&
+                l.includes(` ${now} `),
+            )
+          ? true
+          : undefined;
+      },
+      15_000,
+    );
     assert.equal(cluster!.supervisor.pidOf(n.name), kubelet, 'the kubelet was not restarted');
   });
 });

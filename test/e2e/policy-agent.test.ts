@@ -29,7 +29,12 @@ spec:
 const POOL = 'node-restriction.kubernetes.io/pool';
 const POOL_LABEL = `${POOL}=blue`;
 const DENIED = 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details';
-const SOURCE = (name: string | null) => JSON.stringify({ spec: { configSource: name ? { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } : null } });
+const SOURCE = (name: string | null) =>
+  JSON.stringify({
+    spec: {
+      configSource: name ? { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } : null,
+    },
+  });
 
 let dir: string;
 let cluster: Cluster;
@@ -40,7 +45,12 @@ let localConfig: string;
 
 /** A ConfigMap manifest holding the node's local config with `extra` lines. */
 const manifest = (name: string, extra: string) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${localConfig.trimEnd()}\n${extra}\n` } });
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'kube-system' },
+    data: { kubelet: `${localConfig.trimEnd()}\n${extra}\n` },
+  });
 const ALLOWED = 'eventRecordQPS: 7';
 const FORBIDDEN = 'containerLogMaxFiles: 7';
 
@@ -51,10 +61,15 @@ const configz = async (): Promise<Record<string, unknown>> =>
 
 /** Waits for node-1's status.config to meet `check`, then for its /configz to answer. */
 async function waitStatus(what: string, check: (s: Status) => boolean): Promise<Status> {
-  const s = await waitFor(what, async () => {
-    const s = await statusOf();
-    return check(s) ? s : undefined;
-  }, 60_000, 100);
+  const s = await waitFor(
+    what,
+    async () => {
+      const s = await statusOf();
+      return check(s) ? s : undefined;
+    },
+    60_000,
+    100,
+  );
   await waitFor('node-1 /configz', () => configz(), 30_000, 100);
   return s;
 }
@@ -70,7 +85,10 @@ async function reset(): Promise<void> {
 
 /** What every case ends with: the denied ConfigMap is assigned, not running, and the policy is named. */
 async function deniedAndNotRunning(name: string): Promise<Status> {
-  const s = await waitStatus(`node-1 refusing ${name}`, (s) => s?.assigned?.configMap?.name === name && s.error === DENIED);
+  const s = await waitStatus(
+    `node-1 refusing ${name}`,
+    (s) => s?.assigned?.configMap?.name === name && s.error === DENIED,
+  );
   assert.equal((await configz())['containerLogMaxFiles'], 5, 'the denied value does not run');
   return s;
 }
@@ -108,18 +126,31 @@ describe('the agent judges what it runs by the NodeConfigPolicies that govern it
     assert.match(await nodeK.ok(['get', 'ncp']), /^NAME\s+ENFORCEMENT\s+AGE\nblue-deny\s+Deny\s/);
     const r = await nodeK.run(['delete', 'ncp', 'blue-deny']);
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /User "system:node:node-1" cannot delete resource "nodeconfigpolicies" in API group "dkc.io"/);
+    assert.match(
+      r.stderr,
+      /User "system:node:node-1" cannot delete resource "nodeconfigpolicies" in API group "dkc.io"/,
+    );
     const extra = 'node-restriction.kubernetes.io/extra';
-    for (const [args, key] of [[[`${POOL}-`], POOL], [[`${POOL}=green`, '--overwrite'], POOL], [[`${extra}=1`], extra]] as const) {
+    for (const [args, key] of [
+      [[`${POOL}-`], POOL],
+      [[`${POOL}=green`, '--overwrite'], POOL],
+      [[`${extra}=1`], extra],
+    ] as const) {
       const label = await nodeK.run(['label', 'node', 'node-1', ...args]);
-      assert.deepEqual([label.code, label.stderr.trim()], [1, `Error from server (Forbidden): nodes "node-1" is forbidden: is not allowed to modify labels: ${key}`]);
+      assert.deepEqual(
+        [label.code, label.stderr.trim()],
+        [1, `Error from server (Forbidden): nodes "node-1" is forbidden: is not allowed to modify labels: ${key}`],
+      );
     }
     await nodeK.ok(['label', 'node', 'node-1', 'team=own']);
   });
 
   it('(a) a ConfigMap assigned before it exists, then created with a denied field: not run, the policy named', async () => {
     await k.ok(['patch', 'node', 'node-1', '-p', SOURCE('late')]);
-    await waitStatus('node-1 failing to download late', (s) => s?.error === 'failed to sync: failed to download config, see Kubelet log for details');
+    await waitStatus(
+      'node-1 failing to download late',
+      (s) => s?.error === 'failed to sync: failed to download config, see Kubelet log for details',
+    );
     await k.ok(['create', '-f', '-'], { input: manifest('late', FORBIDDEN) });
     const s = await deniedAndNotRunning('late');
     assert.equal(s?.active, undefined, 'no last-known-good: the local config runs');
@@ -133,7 +164,10 @@ describe('the agent judges what it runs by the NodeConfigPolicies that govern it
     await k.ok(['label', 'node', 'node-1', `${POOL}-`]);
     await k.ok(['create', '-f', '-'], { input: manifest('unlabelled', FORBIDDEN) });
     await k.ok(['patch', 'node', 'node-1', '-p', SOURCE('unlabelled')]);
-    await waitStatus('node-1 running unlabelled while no policy governs it', (s) => activeName(s) === 'unlabelled' && !s?.error);
+    await waitStatus(
+      'node-1 running unlabelled while no policy governs it',
+      (s) => activeName(s) === 'unlabelled' && !s?.error,
+    );
     assert.equal((await configz())['containerLogMaxFiles'], 7);
     await k.ok(['label', 'node', 'node-1', POOL_LABEL]);
     const s = await deniedAndNotRunning('unlabelled');
@@ -144,7 +178,10 @@ describe('the agent judges what it runs by the NodeConfigPolicies that govern it
   it('(c) an allowed ConfigMap replaced with denied content: last-known-good runs, the policy named', async () => {
     await k.ok(['create', '-f', '-'], { input: manifest('replaced', ALLOWED) });
     await k.ok(['patch', 'node', 'node-1', '-p', SOURCE('replaced')]);
-    const good = await waitStatus('replaced@1 last-known-good', (s) => activeName(s) === 'replaced' && s?.lastKnownGood?.configMap?.name === 'replaced');
+    const good = await waitStatus(
+      'replaced@1 last-known-good',
+      (s) => activeName(s) === 'replaced' && s?.lastKnownGood?.configMap?.name === 'replaced',
+    );
     const rv = good?.active?.configMap?.resourceVersion;
     const file = join(dir, 'replaced.json');
     await writeFile(file, manifest('replaced', `${ALLOWED}\n${FORBIDDEN}`));
@@ -160,10 +197,27 @@ describe('the agent judges what it runs by the NodeConfigPolicies that govern it
     await k.ok(['create', '-f', '-'], { input: manifest('tightened', 'maxPods: 100') });
     await k.ok(['patch', 'node', 'node-1', '-p', SOURCE('tightened')]);
     await waitStatus('node-1 running tightened', (s) => activeName(s) === 'tightened' && !s?.error);
-    await k.ok(['patch', 'ncp', 'blue-deny', '--type=merge', '-p', JSON.stringify({ spec: { allowedFields: ['eventRecordQPS'] } })]);
-    await waitStatus('node-1 leaving tightened', (s) => s?.assigned?.configMap?.name === 'tightened' && activeName(s) !== 'tightened' && s?.error === DENIED);
+    await k.ok([
+      'patch',
+      'ncp',
+      'blue-deny',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { allowedFields: ['eventRecordQPS'] } }),
+    ]);
+    await waitStatus(
+      'node-1 leaving tightened',
+      (s) => s?.assigned?.configMap?.name === 'tightened' && activeName(s) !== 'tightened' && s?.error === DENIED,
+    );
     assert.equal((await configz())['maxPods'], 110);
-    await k.ok(['patch', 'ncp', 'blue-deny', '--type=merge', '-p', JSON.stringify({ spec: { allowedFields: ['maxPods', 'eventRecordQPS'] } })]);
+    await k.ok([
+      'patch',
+      'ncp',
+      'blue-deny',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { allowedFields: ['maxPods', 'eventRecordQPS'] } }),
+    ]);
     await waitStatus('node-1 running tightened again', (s) => activeName(s) === 'tightened' && !s?.error);
     await reset();
   });

@@ -33,30 +33,54 @@ interface Row {
 
 const cm = (name: string) => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
 const assign = (name: string) => JSON.stringify({ spec: { configSource: cm(name) } });
-const kubelet = (maxPods: number) => JSON.stringify({ kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', maxPods });
+const kubelet = (maxPods: number) =>
+  JSON.stringify({ kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', maxPods });
 const denied = (resource: string, name: string, node: string, change: string) =>
   `${resource} "${name}" is forbidden: NodeConfigPolicy "blue-deny" denies the config change on node "${node}": maxPods: ${change}`;
 const rollout = (name: string, config: string) =>
-  JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name }, spec: { configSource: cm(config), nodeSelector: { matchLabels: { pool: 'blue' } } } });
+  JSON.stringify({
+    apiVersion: 'dkc.io/v1alpha1',
+    kind: 'NodeConfigRollout',
+    metadata: { name },
+    spec: { configSource: cm(config), nodeSelector: { matchLabels: { pool: 'blue' } } },
+  });
 
 const table: Row[] = [
   // A NodeConfig's assignment, judged as a Node's: update, and create.
-  { who: 'admin', tries: `patch nodeconfig node-1 --type=merge -p ${assign('big')}`, gets: `refused: ${denied('nodeconfigs.dkc.io', 'node-1', 'node-1', '110 -> 300 (above the maximum 250)')}` },
+  {
+    who: 'admin',
+    tries: `patch nodeconfig node-1 --type=merge -p ${assign('big')}`,
+    gets: `refused: ${denied('nodeconfigs.dkc.io', 'node-1', 'node-1', '110 -> 300 (above the maximum 250)')}`,
+  },
   {
     who: 'admin',
     tries: 'create -f -',
-    stdin: JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfig', metadata: { name: 'node-3' }, spec: { configSource: cm('big') } }),
+    stdin: JSON.stringify({
+      apiVersion: 'dkc.io/v1alpha1',
+      kind: 'NodeConfig',
+      metadata: { name: 'node-3' },
+      spec: { configSource: cm('big') },
+    }),
     gets: `refused: ${denied('nodeconfigs.dkc.io', 'node-3', 'node-3', '110 -> 300 (above the maximum 250)')}`,
   },
-  { who: 'admin', tries: `patch nodeconfig node-1 --type=merge -p ${assign('fits')}`, gets: 'nodeconfig.dkc.io/node-1 patched' },
+  {
+    who: 'admin',
+    tries: `patch nodeconfig node-1 --type=merge -p ${assign('fits')}`,
+    gets: 'nodeconfig.dkc.io/node-1 patched',
+  },
   {
     who: 'admin',
     tries: `patch nodeconfig node-2 --type=merge -p ${assign('big')}`,
-    warns: 'Warning: NodeConfigPolicy "green-warn" (Warn) on node "node-2": maxPods: 110 -> 300 (above the maximum 150)',
+    warns:
+      'Warning: NodeConfigPolicy "green-warn" (Warn) on node "node-2": maxPods: 110 -> 300 (above the maximum 150)',
     gets: 'nodeconfig.dkc.io/node-2 patched',
   },
   // A relabel that brings node-2's NodeConfig assignment under the Deny policy, and a ConfigMap change under it.
-  { who: 'admin', tries: 'label node node-2 pool=blue --overwrite', gets: `refused: ${denied('nodes', 'node-2', 'node-2', '110 -> 300 (above the maximum 250)')}` },
+  {
+    who: 'admin',
+    tries: 'label node node-2 pool=blue --overwrite',
+    gets: `refused: ${denied('nodes', 'node-2', 'node-2', '110 -> 300 (above the maximum 250)')}`,
+  },
   { who: 'admin', tries: 'label node node-2 team=x', gets: 'node/node-2 labeled' },
   {
     who: 'admin',
@@ -72,7 +96,12 @@ const table: Row[] = [
       'refused: nodeconfigrollouts.dkc.io "r1" is forbidden: User "alice" cannot update resource "nodeconfigs" in API group "dkc.io" at the cluster scope: ' +
       'a NodeConfigRollout assigns config to the nodes it selects, which requires update on nodeconfigs',
   },
-  { who: 'olga', tries: 'create -f -', stdin: rollout('r1', 'big'), gets: `refused: ${denied('nodeconfigrollouts.dkc.io', 'r1', 'node-1', '110 -> 300 (above the maximum 250)')}` },
+  {
+    who: 'olga',
+    tries: 'create -f -',
+    stdin: rollout('r1', 'big'),
+    gets: `refused: ${denied('nodeconfigrollouts.dkc.io', 'r1', 'node-1', '110 -> 300 (above the maximum 250)')}`,
+  },
   { who: 'olga', tries: 'create -f -', stdin: rollout('r1', 'fits'), gets: 'nodeconfigrollout.dkc.io/r1 created' },
 ];
 
@@ -182,7 +211,9 @@ after(async () => {
 describe('NodeConfigPolicy and the permission to assign on the NodeConfig channel (dkc server --emulated-version 1.31, kubectl 1.32)', () => {
   for (const row of table) {
     it(`${people[row.who]}: kubectl ${row.tries.slice(0, 90)} → ${row.gets.slice(0, 120)}`, async () => {
-      const r = await handles.get(row.who)!.run(row.tries.split(' '), row.stdin === undefined ? {} : { input: row.stdin });
+      const r = await handles
+        .get(row.who)!
+        .run(row.tries.split(' '), row.stdin === undefined ? {} : { input: row.stdin });
       if (row.gets.startsWith('refused: ')) {
         assert.notEqual(r.code, 0, `expected a refusal, kubectl printed: ${r.stdout}`);
         assert.ok(r.stderr.includes(row.gets.slice('refused: '.length)), `kubectl printed:\n${r.stderr}`);

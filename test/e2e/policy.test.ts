@@ -30,18 +30,34 @@ const handles: Kubectl[] = [];
 type Config = Record<string, unknown>;
 const configz = new Map<string, Config>();
 
-const source = (name: string | null) => ({ spec: { configSource: name ? { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } : null } });
+const source = (name: string | null) => ({
+  spec: { configSource: name ? { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } : null },
+});
 const patchArg = (name: string) => JSON.stringify(source(name));
 
 /** A ConfigMap holding the node's running config with `changes` laid over it. */
 async function configMap(name: string, node: string, changes: Config): Promise<void> {
-  const body = { kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', ...configz.get(node), ...changes };
+  const body = {
+    kind: 'KubeletConfiguration',
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    ...configz.get(node),
+    ...changes,
+  };
   await admin.create(NS, { metadata: { name }, data: { kubelet: JSON.stringify(body) } });
 }
 
 /** A drop-in layer: only the fields it sets. */
 async function dropIn(name: string, changes: Config): Promise<void> {
-  await admin.create(NS, { metadata: { name }, data: { kubelet: JSON.stringify({ kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', ...changes }) } });
+  await admin.create(NS, {
+    metadata: { name },
+    data: {
+      kubelet: JSON.stringify({
+        kind: 'KubeletConfiguration',
+        apiVersion: 'kubelet.config.k8s.io/v1beta1',
+        ...changes,
+      }),
+    },
+  });
 }
 
 type NodeStatus = { status?: { config?: { active?: { configMap?: { name?: string } } } } };
@@ -50,7 +66,10 @@ type NodeStatus = { status?: { config?: { active?: { configMap?: { name?: string
 async function waitActive(node: string, name: string | undefined): Promise<void> {
   await waitFor(
     `${node} running ${name ?? 'its local config'}`,
-    async () => ((await admin.get<NodeStatus>(`/api/v1/nodes/${node}`)).status?.config?.active?.configMap?.name === name ? true : undefined),
+    async () =>
+      (await admin.get<NodeStatus>(`/api/v1/nodes/${node}`)).status?.config?.active?.configMap?.name === name
+        ? true
+        : undefined,
     60_000,
     100,
   );
@@ -67,7 +86,13 @@ async function runsThenReset(node: string, name: string): Promise<void> {
 async function userKubeconfig(name: string, organizations: string[] = []): Promise<string> {
   const cert = await issueCert(ca, { commonName: name, organizations, usages: ['client'] });
   const path = join(dir, `${name}.kubeconfig`);
-  await writeKubeconfig(path, { server: cluster.serverURL, caPem: ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem, user: name });
+  await writeKubeconfig(path, {
+    server: cluster.serverURL,
+    caPem: ca.certPem,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    user: name,
+  });
   return path;
 }
 
@@ -112,10 +137,24 @@ before(async () => {
   const pki = await ensureClusterPKI(join(dir, 'pki'));
   ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! };
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 10_000 });
-  for (const [node, pool] of [['node-1', 'blue'], ['node-2', 'green']] as const) {
-    await waitFor(`${node} reports status.config`, async () => ((await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node}`)).status?.config ? true : undefined), 30_000, 100);
+  for (const [node, pool] of [
+    ['node-1', 'blue'],
+    ['node-2', 'green'],
+  ] as const) {
+    await waitFor(
+      `${node} reports status.config`,
+      async () =>
+        (await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${node}`)).status?.config ? true : undefined,
+      30_000,
+      100,
+    );
     await admin.patch(`/api/v1/nodes/${node}`, 'merge', { metadata: { labels: { pool } } });
-    const body = await waitFor(`${node}'s /configz`, async () => admin.get<{ kubeletconfig: Config }>(`/api/v1/nodes/${node}/proxy/configz`).catch(() => undefined), 30_000, 100);
+    const body = await waitFor(
+      `${node}'s /configz`,
+      async () => admin.get<{ kubeletconfig: Config }>(`/api/v1/nodes/${node}/proxy/configz`).catch(() => undefined),
+      30_000,
+      100,
+    );
     configz.set(node, body.kubeletconfig);
   }
   await configMap('over', 'node-1', { maxPods: 300, containerLogMaxFiles: 7 });
@@ -124,7 +163,10 @@ before(async () => {
   await dropIn('layer-maxpods', { maxPods: 300 });
   await configMap('warn-1.32', 'node-2', { maxPods: 200 });
   await configMap('warn-1.20', 'node-2', { maxPods: 180 });
-  for (const [version, maxPods] of [['1.32', 120], ['1.20', 130]] as const) {
+  for (const [version, maxPods] of [
+    ['1.32', 120],
+    ['1.20', 130],
+  ] as const) {
     await configMap(`free-${version}`, 'node-1', { maxPods });
     await configMap(`ops-${version}`, 'node-2', { maxPods });
   }
@@ -148,7 +190,12 @@ describe('with no NodeConfigPolicy nothing changes', () => {
       await runsThenReset('node-1', `free-${version}`);
       // Paused, so that the controller changes no node; kubectl 1.20 offers no server dry run for this kind.
       const name = `free-${version.replace('.', '-')}`;
-      const r = await k.run(['create', '-f', '-'], { input: rollout(name, '  paused: true\n  configSource: {configMap: {namespace: kube-system, name: over, kubeletConfigKey: kubelet}}\n') });
+      const r = await k.run(['create', '-f', '-'], {
+        input: rollout(
+          name,
+          '  paused: true\n  configSource: {configMap: {namespace: kube-system, name: over, kubeletConfigKey: kubelet}}\n',
+        ),
+      });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stderr, '');
       await k.ok(['delete', 'ncr', name]);
@@ -160,7 +207,10 @@ describe('NodeConfigPolicy', () => {
   before(async () => {
     const k = await kubectlFor('1.32', cluster.kubeconfig);
     await k.ok(['apply', '-f', '-'], { input: POLICIES });
-    assert.match(await k.ok(['get', 'ncp']), /^NAME\s+ENFORCEMENT\s+AGE\nblue-deny\s+Deny\s+\S+\ngreen-warn\s+Warn\s+\S+\n$/);
+    assert.match(
+      await k.ok(['get', 'ncp']),
+      /^NAME\s+ENFORCEMENT\s+AGE\nblue-deny\s+Deny\s+\S+\ngreen-warn\s+Warn\s+\S+\n$/,
+    );
   });
 
   let warnOld = 110;
@@ -182,7 +232,10 @@ describe('NodeConfigPolicy', () => {
       it('Deny: bounds, below the minimum; within them the change passes', async () => {
         const low = await k.run(['patch', 'node', 'node-1', '-p', patchArg('low')]);
         assert.notEqual(low.code, 0);
-        assert.match(low.stderr, /NodeConfigPolicy "blue-deny" denies the config change on node "node-1": maxPods: 110 -> 5 \(below the minimum 10\)\n$/);
+        assert.match(
+          low.stderr,
+          /NodeConfigPolicy "blue-deny" denies the config change on node "node-1": maxPods: 110 -> 5 \(below the minimum 10\)\n$/,
+        );
         const within = await k.run(['patch', 'node', 'node-1', '-p', patchArg('within')]);
         assert.equal(within.code, 0, within.stderr);
         assert.equal(within.stderr, '');
@@ -202,7 +255,9 @@ describe('NodeConfigPolicy', () => {
             '',
           ].join('\n'),
         );
-        const r = await k.run(['edit', 'node', 'node-1', '-o', 'json'], { env: { KUBE_EDITOR: `${process.execPath} ${editor}`, TMPDIR: join(dir, 'tmp') } });
+        const r = await k.run(['edit', 'node', 'node-1', '-o', 'json'], {
+          env: { KUBE_EDITOR: `${process.execPath} ${editor}`, TMPDIR: join(dir, 'tmp') },
+        });
         assert.notEqual(r.code, 0);
         assert.ok(r.stderr.includes(DENIED_OVER), r.stderr);
       });
@@ -216,16 +271,27 @@ describe('NodeConfigPolicy', () => {
 
       it('Deny: a NodeConfigRollout that would violate it is refused, with configSource or with layers', async () => {
         const suffix = version.replace('.', '-');
-        const direct = await k.run(['apply', '-f', '-'], { input: rollout(`over-${suffix}`, '  configSource: {configMap: {namespace: kube-system, name: over, kubeletConfigKey: kubelet}}\n') });
+        const direct = await k.run(['apply', '-f', '-'], {
+          input: rollout(
+            `over-${suffix}`,
+            '  configSource: {configMap: {namespace: kube-system, name: over, kubeletConfigKey: kubelet}}\n',
+          ),
+        });
         assert.notEqual(direct.code, 0);
         assert.ok(
-          direct.stderr.includes(`nodeconfigrollouts.dkc.io "over-${suffix}" is forbidden: NodeConfigPolicy "blue-deny" denies the config change on node "node-1": containerLogMaxFiles: 5 -> 7`),
+          direct.stderr.includes(
+            `nodeconfigrollouts.dkc.io "over-${suffix}" is forbidden: NodeConfigPolicy "blue-deny" denies the config change on node "node-1": containerLogMaxFiles: 5 -> 7`,
+          ),
           direct.stderr,
         );
-        const layers = '  layers:\n  - configMap: {namespace: kube-system, name: within, kubeletConfigKey: kubelet}\n  - configMap: {namespace: kube-system, name: layer-maxpods, kubeletConfigKey: kubelet}\n';
+        const layers =
+          '  layers:\n  - configMap: {namespace: kube-system, name: within, kubeletConfigKey: kubelet}\n  - configMap: {namespace: kube-system, name: layer-maxpods, kubeletConfigKey: kubelet}\n';
         const layered = await k.run(['create', '-f', '-'], { input: rollout(`layered-${suffix}`, layers) });
         assert.notEqual(layered.code, 0);
-        assert.match(layered.stderr, /denies the config change on node "node-1": maxPods: 110 -> 300 \(above the maximum 250\)\n$/);
+        assert.match(
+          layered.stderr,
+          /denies the config change on node "node-1": maxPods: 110 -> 300 \(above the maximum 250\)\n$/,
+        );
         assert.equal((await k.run(['get', 'ncr', `layered-${suffix}`])).code, 1, 'nothing was stored');
       });
 
@@ -234,7 +300,10 @@ describe('NodeConfigPolicy', () => {
         const next = version === '1.32' ? 200 : 180;
         const r = await k.run(['patch', 'node', 'node-2', '-p', patchArg(cm)]);
         assert.equal(r.code, 0, r.stderr);
-        assert.equal(r.stderr, `Warning: NodeConfigPolicy "green-warn" (Warn) on node "node-2": maxPods: ${warnOld} -> ${next} (above the maximum 150)\n`);
+        assert.equal(
+          r.stderr,
+          `Warning: NodeConfigPolicy "green-warn" (Warn) on node "node-2": maxPods: ${warnOld} -> ${next} (above the maximum 150)\n`,
+        );
         assert.match(r.stdout, /node\/node-2 patched/);
         await waitActive('node-2', cm);
         warnOld = next;
@@ -248,26 +317,52 @@ describe("the node's flags hold their fields, and the order of requests does not
   let local: string;
   /** A ConfigMap holding node-1's local config file with `extra` lines: what an operator writes for a whole fleet. */
   const fleetMap = (name: string, extra: string) =>
-    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'kube-system' }, data: { kubelet: `${local.trimEnd()}\n${extra}\n` } });
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'kube-system' },
+      data: { kubelet: `${local.trimEnd()}\n${extra}\n` },
+    });
   /** kubectl's line for a refused request; `when` is what create and replace put before the server's message. */
   const denied = (kind: string, name: string, clause: string, when = '') =>
     `Error from server (Forbidden): ${when}${kind} "${name}" is forbidden: NodeConfigPolicy "blue-deny" denies the config change on node "node-1": ${clause}`;
-  const dkc = (...args: string[]) => runDkc(args, { env: { ...process.env, KUBECONFIG: cluster.kubeconfig, HOME: dir } });
-  const nodeStatus = async () => (await admin.get<{ status?: { config?: { active?: { configMap?: { name?: string } }; error?: string } } }>('/api/v1/nodes/node-1')).status?.config;
+  const dkc = (...args: string[]) =>
+    runDkc(args, { env: { ...process.env, KUBECONFIG: cluster.kubeconfig, HOME: dir } });
+  const nodeStatus = async () =>
+    (
+      await admin.get<{ status?: { config?: { active?: { configMap?: { name?: string } }; error?: string } } }>(
+        '/api/v1/nodes/node-1',
+      )
+    ).status?.config;
 
   before(async () => {
     k = await kubectlFor('1.32', cluster.kubeconfig);
     local = await readFile(cluster.nodes[0]!.config, 'utf8');
   });
 
-  it("the agent records its config flags on its Node, and no one else may change them", async () => {
+  it('the agent records its config flags on its Node, and no one else may change them', async () => {
     const n = cluster.nodes[0]!;
-    const record = JSON.parse(await k.ok(['get', 'node', 'node-1', '-o', 'jsonpath={.metadata.annotations.dkc\\.io/config-flags}'])) as { flags: string[] };
+    const record = JSON.parse(
+      await k.ok(['get', 'node', 'node-1', '-o', 'jsonpath={.metadata.annotations.dkc\\.io/config-flags}']),
+    ) as { flags: string[] };
     assert.deepEqual(record, {
-      flags: ['--address=127.0.0.1', `--port=${n.port}`, `--healthz-port=${n.healthzPort}`, '--healthz-bind-address=127.0.0.1', '--feature-gates=DynamicKubeletConfig=true'],
+      flags: [
+        '--address=127.0.0.1',
+        `--port=${n.port}`,
+        `--healthz-port=${n.healthzPort}`,
+        '--healthz-bind-address=127.0.0.1',
+        '--feature-gates=DynamicKubeletConfig=true',
+      ],
     });
-    const refused = 'Error from server (Forbidden): nodes "node-1" is forbidden: only node "node-1" may set the annotation dkc.io/config-flags on its Node';
-    const forged = await k.run(['annotate', 'node', 'node-1', '--overwrite', `dkc.io/config-flags={"flags":["--max-pods=300"]}`]);
+    const refused =
+      'Error from server (Forbidden): nodes "node-1" is forbidden: only node "node-1" may set the annotation dkc.io/config-flags on its Node';
+    const forged = await k.run([
+      'annotate',
+      'node',
+      'node-1',
+      '--overwrite',
+      `dkc.io/config-flags={"flags":["--max-pods=300"]}`,
+    ]);
     assert.deepEqual([forged.code, forged.stderr.trim()], [1, refused]);
     const removed = await k.run(['annotate', 'node', 'node-1', 'dkc.io/config-flags-']);
     assert.deepEqual([removed.code, removed.stderr.trim()], [1, refused]);
@@ -275,20 +370,38 @@ describe("the node's flags hold their fields, and the order of requests does not
 
   it('a fleet-wide ConfigMap (the local config plus eventRecordQPS) under allowedFields [eventRecordQPS]: lint, diff and admission agree', async () => {
     await k.ok(['apply', '-f', '-'], {
-      input: 'apiVersion: dkc.io/v1alpha1\nkind: NodeConfigPolicy\nmetadata: {name: fleet-qps}\nspec:\n  nodeSelector: {matchLabels: {pool: blue}}\n  allowedFields: [eventRecordQPS]\n',
+      input:
+        'apiVersion: dkc.io/v1alpha1\nkind: NodeConfigPolicy\nmetadata: {name: fleet-qps}\nspec:\n  nodeSelector: {matchLabels: {pool: blue}}\n  allowedFields: [eventRecordQPS]\n',
     });
     await k.ok(['create', '-f', '-'], { input: fleetMap('fleet-wide', 'eventRecordQPS: 7') });
     await k.ok(['create', '-f', '-'], { input: fleetMap('fleet-pods', 'eventRecordQPS: 7\nmaxPods: 120') });
     const lint = await dkc('config', 'lint', 'cm/kube-system/fleet-wide', '--against', 'node/node-1');
     assert.equal(lint.code, 0, lint.stderr);
-    assert.deepEqual(lint.stdout.split('\n').filter(Boolean).map((l) => l.replace(/\s+\(.*$/, '')), ['safe       eventRecordQPS: 5 -> 7']);
+    assert.deepEqual(
+      lint.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.replace(/\s+\(.*$/, '')),
+      ['safe       eventRecordQPS: 5 -> 7'],
+    );
     const diff = await dkc('config', 'diff', 'node/node-1', 'cm/kube-system/fleet-wide');
     assert.deepEqual([diff.code, diff.stdout], [1, '- eventRecordQPS: 5\n+ eventRecordQPS: 7\n']);
     const lintPods = await dkc('config', 'lint', 'cm/kube-system/fleet-pods', '--against', 'node/node-1', '-o', 'json');
-    assert.deepEqual((JSON.parse(lintPods.stdout) as { changes: { path: string }[] }).changes.map((c) => c.path), ['eventRecordQPS', 'maxPods']);
+    assert.deepEqual(
+      (JSON.parse(lintPods.stdout) as { changes: { path: string }[] }).changes.map((c) => c.path),
+      ['eventRecordQPS', 'maxPods'],
+    );
     const refused = await k.run(['patch', 'node', 'node-1', '-p', patchArg('fleet-pods')]);
-    assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): nodes "node-1" is forbidden: NodeConfigPolicy "fleet-qps" denies the config change on node "node-1": maxPods: 110 -> 120 (not in allowedFields)');
-    const r = await k.run(['create', '-f', '-'], { input: rollout('fleet-wide', '  paused: true\n  configSource: {configMap: {namespace: kube-system, name: fleet-wide, kubeletConfigKey: kubelet}}\n') });
+    assert.equal(
+      refused.stderr.trim(),
+      'Error from server (Forbidden): nodes "node-1" is forbidden: NodeConfigPolicy "fleet-qps" denies the config change on node "node-1": maxPods: 110 -> 120 (not in allowedFields)',
+    );
+    const r = await k.run(['create', '-f', '-'], {
+      input: rollout(
+        'fleet-wide',
+        '  paused: true\n  configSource: {configMap: {namespace: kube-system, name: fleet-wide, kubeletConfigKey: kubelet}}\n',
+      ),
+    });
     assert.deepEqual([r.code, r.stderr], [0, '']);
     await k.ok(['delete', 'ncr', 'fleet-wide']);
     const patched = await k.run(['patch', 'node', 'node-1', '-p', patchArg('fleet-wide')]);
@@ -300,9 +413,24 @@ describe("the node's flags hold their fields, and the order of requests does not
   });
 
   it('(a) a ConfigMap assigned before it exists: creating it with a denied field is refused', async () => {
-    assert.equal((await k.run(['patch', 'node', 'node-1', '-p', patchArg('late')])).code, 0, 'a missing target is no policy matter');
+    assert.equal(
+      (await k.run(['patch', 'node', 'node-1', '-p', patchArg('late')])).code,
+      0,
+      'a missing target is no policy matter',
+    );
     const r = await k.run(['create', '-f', '-'], { input: fleetMap('late', 'containerLogMaxFiles: 7') });
-    assert.deepEqual([r.code, r.stderr.trim()], [1, denied('configmaps', 'late', 'containerLogMaxFiles: 5 -> 7 (not in allowedFields)', 'error when creating "STDIN": ')]);
+    assert.deepEqual(
+      [r.code, r.stderr.trim()],
+      [
+        1,
+        denied(
+          'configmaps',
+          'late',
+          'containerLogMaxFiles: 5 -> 7 (not in allowedFields)',
+          'error when creating "STDIN": ',
+        ),
+      ],
+    );
     assert.equal((await k.run(['get', 'cm', '-n', 'kube-system', 'late'])).code, 1, 'nothing was stored');
     await admin.patch('/api/v1/nodes/node-1', 'merge', source(null));
   });
@@ -314,7 +442,18 @@ describe("the node's flags hold their fields, and the order of requests does not
     const file = join(dir, 'replaced.json');
     await writeFile(file, fleetMap('replaced', 'eventRecordQPS: 7\ncontainerLogMaxFiles: 7'));
     const r = await k.run(['replace', '-f', file]);
-    assert.deepEqual([r.code, r.stderr.trim()], [1, denied('configmaps', 'replaced', 'containerLogMaxFiles: 5 -> 7 (not in allowedFields)', `error when replacing "${file}": `)]);
+    assert.deepEqual(
+      [r.code, r.stderr.trim()],
+      [
+        1,
+        denied(
+          'configmaps',
+          'replaced',
+          'containerLogMaxFiles: 5 -> 7 (not in allowedFields)',
+          `error when replacing "${file}": `,
+        ),
+      ],
+    );
     await k.ok(['label', 'cm', '-n', 'kube-system', 'replaced', 'checked=yes']);
     assert.equal((await nodeStatus())?.error, undefined);
     await runsThenReset('node-1', 'replaced');
@@ -327,16 +466,31 @@ describe("the node's flags hold their fields, and the order of requests does not
     await k.ok(['patch', 'node', 'node-1', '-p', patchArg('big')]);
     await waitActive('node-1', 'big');
     const r = await k.run(['label', 'node', 'node-1', 'pool=blue']);
-    assert.deepEqual([r.code, r.stderr.trim()], [1, denied('nodes', 'node-1', 'maxPods: 300 -> 300 (above the maximum 250)')]);
+    assert.deepEqual(
+      [r.code, r.stderr.trim()],
+      [1, denied('nodes', 'node-1', 'maxPods: 300 -> 300 (above the maximum 250)')],
+    );
     await k.ok(['patch', 'node', 'node-1', '-p', patchArg('files')]);
     await waitActive('node-1', 'files');
     await k.ok(['label', 'node', 'node-1', 'pool=blue']);
-    await waitFor('node-1 leaving files', async () => {
-      const s = await nodeStatus();
-      return s?.error === 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details' && s.active?.configMap?.name !== 'files' ? true : undefined;
-    }, 60_000, 100);
+    await waitFor(
+      'node-1 leaving files',
+      async () => {
+        const s = await nodeStatus();
+        return s?.error === 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details' &&
+          s.active?.configMap?.name !== 'files'
+          ? true
+          : undefined;
+      },
+      60_000,
+      100,
+    );
     await waitFor('node-1 /configz', () => admin.get('/api/v1/nodes/node-1/proxy/configz'), 30_000, 100);
-    assert.equal((await admin.get<{ kubeletconfig: { containerLogMaxFiles: number } }>('/api/v1/nodes/node-1/proxy/configz')).kubeletconfig.containerLogMaxFiles, 5);
+    assert.equal(
+      (await admin.get<{ kubeletconfig: { containerLogMaxFiles: number } }>('/api/v1/nodes/node-1/proxy/configz'))
+        .kubeletconfig.containerLogMaxFiles,
+      5,
+    );
     await admin.patch('/api/v1/nodes/node-1', 'merge', source(null));
     await waitActive('node-1', undefined);
   });
@@ -360,7 +514,15 @@ describe('nodes/configsource: a permission of its own', () => {
       assert.equal(await canI(cluster.kubeconfig), 'yes');
       assert.equal(await canI(await userKubeconfig(`oscar-${version}`, ['dkc:node-config-operators'])), 'yes');
       const eddie = await userKubeconfig('eddie');
-      await waitFor('eddie’s bindings in force', async () => ((await (await kubectlFor(version, eddie)).run(['auth', 'can-i', 'patch', 'nodes'])).stdout.trim() === 'yes' ? true : undefined), 10_000, 100);
+      await waitFor(
+        'eddie’s bindings in force',
+        async () =>
+          (await (await kubectlFor(version, eddie)).run(['auth', 'can-i', 'patch', 'nodes'])).stdout.trim() === 'yes'
+            ? true
+            : undefined,
+        10_000,
+        100,
+      );
       assert.equal(await canI(eddie), 'no');
       assert.equal(await canI(cluster.nodes[0]!.kubeconfig), 'no');
     });

@@ -30,12 +30,30 @@ after(async () => {
 describe('the official Python client', () => {
   it('lists, watches, patches spec.configSource and reads the typed status.config', async () => {
     await api.create('/api/v1/nodes', { metadata: { name: 'py-node' } });
-    const active = { configMap: { name: 'py-config', namespace: 'kube-system', uid: 'u-1', resourceVersion: '7', kubeletConfigKey: 'kubelet' } };
-    await api.patch('/api/v1/nodes/py-node/status', 'merge', { status: { config: { active, assigned: active, lastKnownGood: active } } });
+    const active = {
+      configMap: {
+        name: 'py-config',
+        namespace: 'kube-system',
+        uid: 'u-1',
+        resourceVersion: '7',
+        kubeletConfigKey: 'kubelet',
+      },
+    };
+    await api.patch('/api/v1/nodes/py-node/status', 'merge', {
+      status: { config: { active, assigned: active, lastKnownGood: active } },
+    });
     const { stdout } = await run(python, [script, server.kubeconfig, 'py-node'], { timeout: 60_000 });
-    const out = JSON.parse(stdout) as { listed: string[]; events: [string, string][]; assigned_in_spec: string; active: Record<string, string> };
+    const out = JSON.parse(stdout) as {
+      listed: string[];
+      events: [string, string][];
+      assigned_in_spec: string;
+      active: Record<string, string>;
+    };
     assert.deepEqual(out.listed, ['py-node']);
-    assert.deepEqual(out.events, [['ADDED', 'py-node'], ['MODIFIED', 'py-node']]);
+    assert.deepEqual(out.events, [
+      ['ADDED', 'py-node'],
+      ['MODIFIED', 'py-node'],
+    ]);
     assert.equal(out.assigned_in_spec, 'py-config');
     assert.deepEqual(out.active, { name: 'py-config', uid: 'u-1', resourceVersion: '7' });
     const node = await api.get<{ spec: { configSource?: { configMap?: { name: string } } } }>('/api/v1/nodes/py-node');

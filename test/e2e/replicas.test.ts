@@ -40,7 +40,11 @@ after(async () => {
 });
 
 /** Collects events of a watch until `pred` holds on them, or fails after `ms`. */
-async function collectUntil(w: AsyncIterable<WatchEvent<Cm>> & { close(): void }, pred: (evs: WatchEvent<Cm>[]) => boolean, ms: number): Promise<WatchEvent<Cm>[]> {
+async function collectUntil(
+  w: AsyncIterable<WatchEvent<Cm>> & { close(): void },
+  pred: (evs: WatchEvent<Cm>[]) => boolean,
+  ms: number,
+): Promise<WatchEvent<Cm>[]> {
   const got: WatchEvent<Cm>[] = [];
   const timer = setTimeout(() => w.close(), ms);
   try {
@@ -63,32 +67,46 @@ describe('replicas over one etcd', () => {
     await a.create(path, { metadata: { name: 'fo-next' }, data: {} });
     const got = await collectUntil(w, (evs) => evs.some((e) => (e.object as Cm).metadata?.name === 'fo-next'), 10_000);
     w.close();
-    assert.deepEqual(got.map((e) => [e.type, (e.object as Cm).metadata.name]), [['ADDED', 'fo-next']]);
+    assert.deepEqual(
+      got.map((e) => [e.type, (e.object as Cm).metadata.name]),
+      [['ADDED', 'fo-next']],
+    );
   });
 
   it('a watch on B from a resourceVersion no replica has reached is 504 Too large resource version', async () => {
     const listed = await a.list<Cm>(path);
-    await assert.rejects(b.watch<Cm>(path, { resourceVersion: String(Number(listed.metadata.resourceVersion) + 10_000) }), (err: unknown) => {
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.code, 504);
-      assert.equal(err.status.details?.causes?.[0]?.reason, 'ResourceVersionTooLarge');
-      return true;
-    });
+    await assert.rejects(
+      b.watch<Cm>(path, { resourceVersion: String(Number(listed.metadata.resourceVersion) + 10_000) }),
+      (err: unknown) => {
+        assert.ok(err instanceof ApiError);
+        assert.equal(err.code, 504);
+        assert.equal(err.status.details?.causes?.[0]?.reason, 'ResourceVersionTooLarge');
+        return true;
+      },
+    );
   });
 
   it('patches without a resourceVersion through both replicas at once all land (re-applied on conflict)', async () => {
     await a.create(path, { metadata: { name: 'both-patch' }, data: {} });
     const results = await Promise.allSettled(
-      Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).patch(`${path}/both-patch`, 'merge', { data: { [`k${i}`]: String(i) } })),
+      Array.from({ length: 120 }, (_, i) =>
+        (i % 2 ? a : b).patch(`${path}/both-patch`, 'merge', { data: { [`k${i}`]: String(i) } }),
+      ),
     );
-    assert.deepEqual(results.filter((r) => r.status === 'rejected').map((r) => String((r).reason)), []);
+    assert.deepEqual(
+      results.filter((r) => r.status === 'rejected').map((r) => String(r.reason)),
+      [],
+    );
     const cm = await a.get<Cm>(`${path}/both-patch`);
     assert.equal(Object.keys(cm.data ?? {}).length, 120);
   });
 
   it('a watcher on B sees every write through A, in order, without gap, across a compaction', async () => {
     const first = await a.create<Cm>(path, { metadata: { name: 'cont' }, data: { n: '0' } });
-    const w = await b.watch<Cm>(path, { resourceVersion: first.metadata.resourceVersion, fieldSelector: 'metadata.name=cont' });
+    const w = await b.watch<Cm>(path, {
+      resourceVersion: first.metadata.resourceVersion,
+      fieldSelector: 'metadata.name=cont',
+    });
     const acked: string[] = [];
     const writes = (async () => {
       for (let i = 1; i <= 200; i++) {
@@ -106,7 +124,10 @@ describe('replicas over one etcd', () => {
       events.map((e) => e.type),
       Array(200).fill('MODIFIED'),
     );
-    assert.deepEqual(events.map((e) => (e.object as Cm).metadata.resourceVersion), acked);
+    assert.deepEqual(
+      events.map((e) => (e.object as Cm).metadata.resourceVersion),
+      acked,
+    );
     assert.deepEqual(
       events.map((e) => (e.object as Cm).data?.['n']),
       Array.from({ length: 200 }, (_, i) => String(i + 1)),
@@ -114,19 +135,34 @@ describe('replicas over one etcd', () => {
     assert.ok((await store.compactedRevision()) > Number(first.metadata.resourceVersion));
 
     // Resuming on B from before the compactions: served from B's watch cache, still complete.
-    const again = await b.watch<Cm>(path, { resourceVersion: first.metadata.resourceVersion, fieldSelector: 'metadata.name=cont' });
+    const again = await b.watch<Cm>(path, {
+      resourceVersion: first.metadata.resourceVersion,
+      fieldSelector: 'metadata.name=cont',
+    });
     const replay = await collectUntil(again, (evs) => evs.length >= 200, 20_000);
     again.close();
-    assert.deepEqual(replay.map((e) => (e.object as Cm).metadata.resourceVersion), acked);
+    assert.deepEqual(
+      replay.map((e) => (e.object as Cm).metadata.resourceVersion),
+      acked,
+    );
   });
 
   it('a paginated list started on A continues on B; a token older than a compaction gets 410', async () => {
     for (let i = 0; i < 6; i++) await a.create(path, { metadata: { name: `page-${i}` }, data: {} });
-    const p1 = await a.list<{ items: Cm[]; metadata: { continue?: string; resourceVersion: string } }>(path, { limit: 3 });
+    const p1 = await a.list<{ items: Cm[]; metadata: { continue?: string; resourceVersion: string } }>(path, {
+      limit: 3,
+    });
     assert.ok(p1.metadata.continue);
     await a.create(path, { metadata: { name: 'page-late' }, data: {} });
-    const p2 = await b.list<{ items: Cm[]; metadata: { continue?: string; resourceVersion: string } }>(path, { limit: 100, continue: p1.metadata.continue });
-    assert.equal(p2.metadata.resourceVersion, p1.metadata.resourceVersion, 'the same consistent revision on both replicas');
+    const p2 = await b.list<{ items: Cm[]; metadata: { continue?: string; resourceVersion: string } }>(path, {
+      limit: 100,
+      continue: p1.metadata.continue,
+    });
+    assert.equal(
+      p2.metadata.resourceVersion,
+      p1.metadata.resourceVersion,
+      'the same consistent revision on both replicas',
+    );
     const names = [...p1.items, ...p2.items].map((o) => o.metadata.name);
     assert.ok(!names.includes('page-late'));
     for (let i = 0; i < 6; i++) assert.ok(names.includes(`page-${i}`));

@@ -31,159 +31,202 @@ const LEASE = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/dkc-co
 export type CrashTarget = 'controller' | 'server';
 
 export function rolloutCrashSuite(target: CrashTarget): void {
-let work = '';
-let cluster: Cluster | undefined;
-let admin: RestClient;
-let controller: ChildProcess | undefined;
-let controllerLog = '';
-let server: RunningServer | undefined;
-let localConfig = '';
+  let work = '';
+  let cluster: Cluster | undefined;
+  let admin: RestClient;
+  let controller: ChildProcess | undefined;
+  let controllerLog = '';
+  let server: RunningServer | undefined;
+  let localConfig = '';
 
-function startController(): void {
-  const child = spawn(process.execPath, [dkcBin, 'controller', '--kubeconfig', cluster!.kubeconfig, '--controllers=rollout'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (d: Buffer) => (controllerLog += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (controllerLog += d.toString()));
-  controller = child;
-}
-
-async function killServer(): Promise<void> {
-  await server!.kill();
-  await server!.restart();
-}
-
-async function killController(): Promise<void> {
-  const c = controller;
-  if (!c || c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise((r) => c.once('exit', r));
-  c.kill('SIGKILL');
-  await exited;
-}
-
-/** The next controller need not wait out the dead one's Lease: deleting it stands in for the expiry. */
-async function deleteLease(): Promise<void> {
-  try {
-    await admin.delete(LEASE);
-  } catch (err) {
-    if (!isApiError(err) || err.status.code !== 404) throw err;
+  function startController(): void {
+    const child = spawn(
+      process.execPath,
+      [dkcBin, 'controller', '--kubeconfig', cluster!.kubeconfig, '--controllers=rollout'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout.on('data', (d: Buffer) => (controllerLog += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (controllerLog += d.toString()));
+    controller = child;
   }
-}
 
-const sourceOf = (n: Node): NodeConfigSource | null => (n.spec?.configSource?.configMap ? n.spec.configSource : null);
-
-async function nodes(): Promise<Map<string, Node>> {
-  const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
-  return new Map(list.items.map((n) => [n.metadata.name!, n]));
-}
-
-before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'dkc-rollout-crash-'));
-  if (target === 'server') {
-    // The server is this test's own process, so that it can be killed and started again; the agents use its CA.
-    server = await startServer([], { dataDir: join(work, 'server') });
-    await cp(join(server.dataDir, 'pki'), join(work, 'cluster', 'pki'), { recursive: true });
-    cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 6, port: 0, externalServerURL: server.url });
-    admin = await RestClient.fromKubeconfig(server.kubeconfig);
-  } else {
-    cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 6, port: 0, serverArgs: ['--controllers='] });
-    admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
+  async function killServer(): Promise<void> {
+    await server!.kill();
+    await server!.restart();
   }
-  localConfig = await readFile(cluster.nodes[0]!.config, 'utf8');
-  await waitFor(
-    'six nodes Ready',
-    async () => {
-      const ready = [...(await nodes()).values()].filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      return ready.length === 6 ? true : undefined;
-    },
-    30_000,
-  );
-  if (target === 'controller') startController();
-});
 
-after(async () => {
-  await killController();
-  admin?.close();
-  await cluster?.stop(5_000);
-  await server?.cleanup();
-  if (work) await rm(work, { recursive: true, force: true });
-});
+  async function killController(): Promise<void> {
+    const c = controller;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGKILL');
+    await exited;
+  }
 
-describe(`kill -9 of the rollout controller mid-rollout (${target === 'controller' ? 'dkc controller' : 'dkc server, the controller inside'})`, () => {
-  it(`${TRIALS} trials, good and bad configs, end Succeeded or Reverted with every node right`, { timeout: 360_000 }, async (t) => {
-    const seed = Number(process.env['DKC_CRASH_SEED'] ?? Date.now() % 100_000);
-    const random = prng(seed);
-    let totalKills = 0;
-    let midRollout = 0;
-    for (let trial = 1; trial <= TRIALS; trial++) {
-      const started = Date.now();
-      const bad = trial % 2 === 0;
-      const name = `t-${trial}`;
-      const cm = await admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
-        metadata: { name, namespace: 'kube-system' },
-        data: { kubelet: `${localConfig.trimEnd()}\n${bad ? 'kubeAPIQPS: -1' : `eventRecordQPS: ${trial}`}\n` },
-      });
-      const before = new Map([...(await nodes())].map(([n, node]) => [n, sourceOf(node)]));
-      await admin.create(ROLLOUTS_PATH, {
-        apiVersion: 'dkc.io/v1alpha1',
-        kind: 'NodeConfigRollout',
-        metadata: { name },
-        spec: { configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } }, nodeSelector: {}, strategy: { canary: 1, maxUnavailable: 2 }, progressDeadlineSeconds: 60 },
-      });
-      // A server restart outlasts a six-node rollout, so a second kill of the server would find it finished.
-      const kills = target === 'server' ? 1 : 1 + Math.floor(random() * 2);
-      for (let k = 0; k < kills; k++) {
-        // A random moment is the point here: the kill must land anywhere in the rollout.
-        await new Promise((r) => setTimeout(r, Math.floor(random() * (bad ? 600 : 1500))));
-        const phase = (await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status?.phase;
-        const moving = phase !== 'Succeeded' && phase !== 'Reverted';
-        // A second kill is for a rollout still moving; one that has finished (a refused config ends in well under a
-        // second) has nothing left to interrupt. The first kill always lands, and the guard below counts it.
-        if (k > 0 && !moving) break;
-        if (moving) midRollout++;
-        totalKills++;
-        if (target === 'server') {
-          await killServer();
-        } else {
-          await killController();
-          await deleteLease();
-          startController();
-        }
-      }
-      const want = bad ? 'Reverted' : 'Succeeded';
-      const what = `trial ${trial} (seed ${seed}) ${want}`;
-      await waitFor(what, async () => ((await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status?.phase === want ? true : undefined), 60_000).catch(
-        async (err: Error) => {
-          const log = target === 'controller' ? controllerLog : server!.log();
-          const state = JSON.stringify((await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status);
-          throw new Error(`${err.message}\nrollout status: ${state}\ncontroller log:\n${log.slice(-4000)}`);
-        },
-      );
-      const after = await nodes();
-      const recorded = (await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status?.nodes ?? {};
-      for (const n of NODES) {
-        const node = after.get(n)!;
-        const annotations = node.metadata.annotations ?? {};
-        if (bad) {
-          assert.deepEqual(sourceOf(node), before.get(n), `${what}: ${n} back on its exact previous source`);
-          assert.notEqual(annotations[ROLLOUT_ANNOTATION], name, `${what}: ${n} no longer annotated`);
-        } else {
-          assert.deepEqual(sourceOf(node), { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } }, `${what}: ${n} on the new config`);
-          assert.equal(annotations[ROLLOUT_ANNOTATION], name);
-          const previous = recorded[n]?.previous?.configSource;
-          assert.deepEqual(previous, recordSource(before.get(n) ?? null), `${what}: ${n} switched once (previous source as before the trial)`);
-          const active = await waitFor(`${n} active on ${name}`, async () => {
-            const a = (await admin.get<Node>(`/api/v1/nodes/${n}`)).status?.config?.active?.configMap;
-            return a?.name === name ? a : undefined;
-          });
-          assert.equal(active.resourceVersion, cm.metadata.resourceVersion);
-        }
-      }
-      t.diagnostic(`trial ${trial} (${bad ? 'refused config' : 'good config'}): ${Date.now() - started} ms`);
-      const r = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
-      if (!bad) assert.equal(r.status?.succeededNodes, 6, `${what}: all six succeeded`);
-      else assert.deepEqual(r.status?.failures?.map((f) => f.reason), ['ConfigError'], `${what}: the canary failed, nothing else`);
+  /** The next controller need not wait out the dead one's Lease: deleting it stands in for the expiry. */
+  async function deleteLease(): Promise<void> {
+    try {
+      await admin.delete(LEASE);
+    } catch (err) {
+      if (!isApiError(err) || err.status.code !== 404) throw err;
     }
-    // Guards the test's meaning: most kills must land while a rollout is still moving.
-    assert.ok(midRollout * 2 >= totalKills, `only ${midRollout} of ${totalKills} kills landed mid-rollout`);
+  }
+
+  const sourceOf = (n: Node): NodeConfigSource | null => (n.spec?.configSource?.configMap ? n.spec.configSource : null);
+
+  async function nodes(): Promise<Map<string, Node>> {
+    const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
+    return new Map(list.items.map((n) => [n.metadata.name!, n]));
+  }
+
+  before(async () => {
+    work = await mkdtemp(join(tmpdir(), 'dkc-rollout-crash-'));
+    if (target === 'server') {
+      // The server is this test's own process, so that it can be killed and started again; the agents use its CA.
+      server = await startServer([], { dataDir: join(work, 'server') });
+      await cp(join(server.dataDir, 'pki'), join(work, 'cluster', 'pki'), { recursive: true });
+      cluster = await startCluster({
+        dataDir: join(work, 'cluster'),
+        nodes: 6,
+        port: 0,
+        externalServerURL: server.url,
+      });
+      admin = await RestClient.fromKubeconfig(server.kubeconfig);
+    } else {
+      cluster = await startCluster({
+        dataDir: join(work, 'cluster'),
+        nodes: 6,
+        port: 0,
+        serverArgs: ['--controllers='],
+      });
+      admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
+    }
+    localConfig = await readFile(cluster.nodes[0]!.config, 'utf8');
+    await waitFor(
+      'six nodes Ready',
+      async () => {
+        const ready = [...(await nodes()).values()].filter((n) =>
+          n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        );
+        return ready.length === 6 ? true : undefined;
+      },
+      30_000,
+    );
+    if (target === 'controller') startController();
   });
-});
+
+  after(async () => {
+    await killController();
+    admin?.close();
+    await cluster?.stop(5_000);
+    await server?.cleanup();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  describe(`kill -9 of the rollout controller mid-rollout (${target === 'controller' ? 'dkc controller' : 'dkc server, the controller inside'})`, () => {
+    it(
+      `${TRIALS} trials, good and bad configs, end Succeeded or Reverted with every node right`,
+      { timeout: 360_000 },
+      async (t) => {
+        const seed = Number(process.env['DKC_CRASH_SEED'] ?? Date.now() % 100_000);
+        const random = prng(seed);
+        let totalKills = 0;
+        let midRollout = 0;
+        for (let trial = 1; trial <= TRIALS; trial++) {
+          const started = Date.now();
+          const bad = trial % 2 === 0;
+          const name = `t-${trial}`;
+          const cm = await admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
+            metadata: { name, namespace: 'kube-system' },
+            data: { kubelet: `${localConfig.trimEnd()}\n${bad ? 'kubeAPIQPS: -1' : `eventRecordQPS: ${trial}`}\n` },
+          });
+          const before = new Map([...(await nodes())].map(([n, node]) => [n, sourceOf(node)]));
+          await admin.create(ROLLOUTS_PATH, {
+            apiVersion: 'dkc.io/v1alpha1',
+            kind: 'NodeConfigRollout',
+            metadata: { name },
+            spec: {
+              configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } },
+              nodeSelector: {},
+              strategy: { canary: 1, maxUnavailable: 2 },
+              progressDeadlineSeconds: 60,
+            },
+          });
+          // A server restart outlasts a six-node rollout, so a second kill of the server would find it finished.
+          const kills = target === 'server' ? 1 : 1 + Math.floor(random() * 2);
+          for (let k = 0; k < kills; k++) {
+            // A random moment is the point here: the kill must land anywhere in the rollout.
+            await new Promise((r) => setTimeout(r, Math.floor(random() * (bad ? 600 : 1500))));
+            const phase = (await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status?.phase;
+            const moving = phase !== 'Succeeded' && phase !== 'Reverted';
+            // A second kill is for a rollout still moving; one that has finished (a refused config ends in well under a
+            // second) has nothing left to interrupt. The first kill always lands, and the guard below counts it.
+            if (k > 0 && !moving) break;
+            if (moving) midRollout++;
+            totalKills++;
+            if (target === 'server') {
+              await killServer();
+            } else {
+              await killController();
+              await deleteLease();
+              startController();
+            }
+          }
+          const want = bad ? 'Reverted' : 'Succeeded';
+          const what = `trial ${trial} (seed ${seed}) ${want}`;
+          await waitFor(
+            what,
+            async () =>
+              (await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status?.phase === want
+                ? true
+                : undefined,
+            60_000,
+          ).catch(async (err: Error) => {
+            const log = target === 'controller' ? controllerLog : server!.log();
+            const state = JSON.stringify((await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status);
+            throw new Error(`${err.message}\nrollout status: ${state}\ncontroller log:\n${log.slice(-4000)}`);
+          });
+          const after = await nodes();
+          const recorded = (await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`)).status?.nodes ?? {};
+          for (const n of NODES) {
+            const node = after.get(n)!;
+            const annotations = node.metadata.annotations ?? {};
+            if (bad) {
+              assert.deepEqual(sourceOf(node), before.get(n), `${what}: ${n} back on its exact previous source`);
+              assert.notEqual(annotations[ROLLOUT_ANNOTATION], name, `${what}: ${n} no longer annotated`);
+            } else {
+              assert.deepEqual(
+                sourceOf(node),
+                { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } },
+                `${what}: ${n} on the new config`,
+              );
+              assert.equal(annotations[ROLLOUT_ANNOTATION], name);
+              const previous = recorded[n]?.previous?.configSource;
+              assert.deepEqual(
+                previous,
+                recordSource(before.get(n) ?? null),
+                `${what}: ${n} switched once (previous source as before the trial)`,
+              );
+              const active = await waitFor(`${n} active on ${name}`, async () => {
+                const a = (await admin.get<Node>(`/api/v1/nodes/${n}`)).status?.config?.active?.configMap;
+                return a?.name === name ? a : undefined;
+              });
+              assert.equal(active.resourceVersion, cm.metadata.resourceVersion);
+            }
+          }
+          t.diagnostic(`trial ${trial} (${bad ? 'refused config' : 'good config'}): ${Date.now() - started} ms`);
+          const r = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
+          if (!bad) assert.equal(r.status?.succeededNodes, 6, `${what}: all six succeeded`);
+          else
+            assert.deepEqual(
+              r.status?.failures?.map((f) => f.reason),
+              ['ConfigError'],
+              `${what}: the canary failed, nothing else`,
+            );
+        }
+        // Guards the test's meaning: most kills must land while a rollout is still moving.
+        assert.ok(midRollout * 2 >= totalKills, `only ${midRollout} of ${totalKills} kills landed mid-rollout`);
+      },
+    );
+  });
 }

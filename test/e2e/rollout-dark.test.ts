@@ -33,7 +33,10 @@ before(async () => {
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   await waitFor('two nodes Ready', async () => {
     const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
-    return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === 2 ? true : undefined;
+    return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+      .length === 2
+      ? true
+      : undefined;
   });
 });
 
@@ -51,32 +54,49 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-it('a node whose agent goes dark fails as NotReady at the deadline; the rollout halts', { timeout: 60_000 }, async () => {
-  await admin.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'cfg', namespace: 'kube-system' }, data: { kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' } });
-  // A valid config: an invalid one would be reported (ConfigError) by the new agent unless it is frozen first.
-  await admin.create(ROLLOUTS_PATH, newRollout('dark', {
-    configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } },
-    nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-2' } },
-    // A soak longer than the deadline: the node cannot succeed before it is frozen, and a soak it stops
-    // heartbeating in counts for nothing.
-    strategy: { soakSeconds: 30 },
-    progressDeadlineSeconds: 8,
-    failurePolicy: 'Halt',
-  }));
-  await waitFor('node-2 changed', async () => ((await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/dark`)).status?.nodes?.['node-2']?.state === 'InFlight' ? true : undefined));
-  // The agent may be between its exit (to run the new config) and its next start.
-  frozen = await waitFor('node-2 agent running', async () => cluster!.supervisor.pidOf('node-2'));
-  process.kill(frozen, 'SIGSTOP');
-  const r = await waitFor(
-    'the rollout to halt',
-    async () => {
-      const got = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/dark`);
-      return got.status?.phase === 'Halted' ? got : undefined;
-    },
-    30_000,
-  );
-  assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-2', 'NotReady']]);
-  assert.match(r.status?.failures?.[0]?.message ?? '', /Ready=Unknown/);
-  const node = await admin.get<Node>('/api/v1/nodes/node-2');
-  assert.equal(node.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'NodeStatusUnknown');
-});
+it(
+  'a node whose agent goes dark fails as NotReady at the deadline; the rollout halts',
+  { timeout: 60_000 },
+  async () => {
+    await admin.create('/api/v1/namespaces/kube-system/configmaps', {
+      metadata: { name: 'cfg', namespace: 'kube-system' },
+      data: { kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' },
+    });
+    // A valid config: an invalid one would be reported (ConfigError) by the new agent unless it is frozen first.
+    await admin.create(
+      ROLLOUTS_PATH,
+      newRollout('dark', {
+        configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } },
+        nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-2' } },
+        // A soak longer than the deadline: the node cannot succeed before it is frozen, and a soak it stops
+        // heartbeating in counts for nothing.
+        strategy: { soakSeconds: 30 },
+        progressDeadlineSeconds: 8,
+        failurePolicy: 'Halt',
+      }),
+    );
+    await waitFor('node-2 changed', async () =>
+      (await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/dark`)).status?.nodes?.['node-2']?.state === 'InFlight'
+        ? true
+        : undefined,
+    );
+    // The agent may be between its exit (to run the new config) and its next start.
+    frozen = await waitFor('node-2 agent running', async () => cluster!.supervisor.pidOf('node-2'));
+    process.kill(frozen, 'SIGSTOP');
+    const r = await waitFor(
+      'the rollout to halt',
+      async () => {
+        const got = await admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/dark`);
+        return got.status?.phase === 'Halted' ? got : undefined;
+      },
+      30_000,
+    );
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason]),
+      [['node-2', 'NotReady']],
+    );
+    assert.match(r.status?.failures?.[0]?.message ?? '', /Ready=Unknown/);
+    const node = await admin.get<Node>('/api/v1/nodes/node-2');
+    assert.equal(node.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'NodeStatusUnknown');
+  },
+);

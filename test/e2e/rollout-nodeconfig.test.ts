@@ -31,7 +31,8 @@ let admin: RestClient;
 let k: Kubectl | undefined;
 
 const nodeConfig = (name: string): Promise<NodeConfig> => admin.get<NodeConfig>(`${NODE_CONFIGS_PATH}/${name}`);
-const getRollout = (name: string): Promise<NodeConfigRollout> => admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
+const getRollout = (name: string): Promise<NodeConfigRollout> =>
+  admin.get<NodeConfigRollout>(`${ROLLOUTS_PATH}/${name}`);
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-rollout-nc-'));
@@ -50,7 +51,9 @@ before(async () => {
     async () => {
       const nodes = (await admin.list<{ items: Node[] }>('/api/v1/nodes')).items;
       const ready = nodes.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      const reporting = (await admin.list<{ items: NodeConfig[] }>(NODE_CONFIGS_PATH)).items.filter((nc) => nc.status?.config !== undefined);
+      const reporting = (await admin.list<{ items: NodeConfig[] }>(NODE_CONFIGS_PATH)).items.filter(
+        (nc) => nc.status?.config !== undefined,
+      );
       return ready.length === 4 && reporting.length === 4 ? true : undefined;
     },
     30_000,
@@ -78,31 +81,76 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
 
   it('dkc rollout start and status: canary then a batch of two, Succeeded, every NodeConfig assigned and active', async () => {
     const kc = ['--kubeconfig', cluster!.kubeconfig];
-    const started = await runDkc(['rollout', 'start', 'good', '--configmap', 'kube-system/good', '--selector', 'pool=blue', '--canary', '1', '--max-unavailable', '2', '--soak', '1s', ...kc]);
+    const started = await runDkc([
+      'rollout',
+      'start',
+      'good',
+      '--configmap',
+      'kube-system/good',
+      '--selector',
+      'pool=blue',
+      '--canary',
+      '1',
+      '--max-unavailable',
+      '2',
+      '--soak',
+      '1s',
+      ...kc,
+    ]);
     assert.equal(started.code, 0, started.stderr);
-    const status = await runDkc(['rollout', 'status', 'good', '--watch', '--timeout', '2m', ...kc], { timeoutMs: 150_000 });
+    const status = await runDkc(['rollout', 'status', 'good', '--watch', '--timeout', '2m', ...kc], {
+      timeoutMs: 150_000,
+    });
     assert.equal(status.code, 0, `${status.stdout}\n${status.stderr}`);
-    assert.match(status.stdout, /^canary started: node-1\n(.*\n)*batch 1 started: node-2, node-3\n(.*\n)*nodeconfigrollout "good" successfully rolled out \(3 of 3 nodes succeeded\)\n$/);
+    assert.match(
+      status.stdout,
+      /^canary started: node-1\n(.*\n)*batch 1 started: node-2, node-3\n(.*\n)*nodeconfigrollout "good" successfully rolled out \(3 of 3 nodes succeeded\)\n$/,
+    );
     const cm = await admin.get<ConfigMap>('/api/v1/namespaces/kube-system/configmaps/good');
     const r = await getRollout('good');
     assert.deepEqual([r.status?.targetNodes, r.status?.succeededNodes, r.status?.failedNodes], [3, 3, 0]);
-    assert.deepEqual(BLUE.map((n) => r.status?.nodes?.[n]?.batch), [0, 1, 1]);
+    assert.deepEqual(
+      BLUE.map((n) => r.status?.nodes?.[n]?.batch),
+      [0, 1, 1],
+    );
     for (const n of BLUE) {
       const nc = await nodeConfig(n);
       assert.deepEqual(nc.spec?.configSource, kubeletSource('good'), `${n}: assigned through its NodeConfig`);
       assert.equal(nc.metadata.annotations?.[ROLLOUT_ANNOTATION], 'good');
       const active = nc.status?.config?.active?.configMap;
-      assert.deepEqual([active?.name, active?.uid, active?.resourceVersion, nc.status?.config?.error ?? ''], ['good', cm.metadata.uid, cm.metadata.resourceVersion, ''], `${n}: runs it`);
-      assert.deepEqual(r.status?.nodes?.[n]?.previous, { configSource: {} }, `${n}: the revert record, in the rollout's status`);
-      assert.equal((await admin.get<Node>(`/api/v1/nodes/${n}`)).spec?.configSource, undefined, `${n}: its Node carries nothing`);
+      assert.deepEqual(
+        [active?.name, active?.uid, active?.resourceVersion, nc.status?.config?.error ?? ''],
+        ['good', cm.metadata.uid, cm.metadata.resourceVersion, ''],
+        `${n}: runs it`,
+      );
+      assert.deepEqual(
+        r.status?.nodes?.[n]?.previous,
+        { configSource: {} },
+        `${n}: the revert record, in the rollout's status`,
+      );
+      assert.equal(
+        (await admin.get<Node>(`/api/v1/nodes/${n}`)).spec?.configSource,
+        undefined,
+        `${n}: its Node carries nothing`,
+      );
     }
-    assert.equal((await nodeConfig('node-4')).spec?.configSource, undefined, 'a node the selector leaves out is not touched');
+    assert.equal(
+      (await nodeConfig('node-4')).spec?.configSource,
+      undefined,
+      'a node the selector leaves out is not touched',
+    );
     // The metrics the Prometheus rules and the Grafana dashboard (deploy/) read, under the same names.
     const controller = await k!.ok(['get', '--raw', '/metrics']);
     assert.match(controller, /^dkc_rollout_phase\{rollout="good",phase="Succeeded"\} 1$/m);
     assert.match(controller, /^dkc_rollout_nodes\{rollout="good",state="Succeeded"\} 3$/m);
     const agent = await k!.ok(['get', '--raw', '/api/v1/nodes/node-1/proxy/metrics']);
-    assert.match(agent, new RegExp(`^kubelet_node_config_active\\{node_config_source="/api/v1/namespaces/kube-system/configmaps/good",node_config_uid="${cm.metadata.uid}",`, 'm'));
+    assert.match(
+      agent,
+      new RegExp(
+        `^kubelet_node_config_active\\{node_config_source="/api/v1/namespaces/kube-system/configmaps/good",node_config_uid="${cm.metadata.uid}",`,
+        'm',
+      ),
+    );
     assert.match(agent, /^kubelet_node_config_error 0$/m);
     const table = await runDkc(['rollout', 'list', ...kc]);
     assert.match(table.stdout, /good\s+Succeeded\s+3\s+3\s+3\s+0/);
@@ -111,9 +159,22 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
   it('dkc config lint --against node/N reads what the node runs', async () => {
     const file = join(work, 'candidate.yaml');
     await writeFile(file, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\neventRecordQPS: 9\n');
-    const r = await runDkc(['config', 'lint', file, '--against', 'node/node-1', '--kubeconfig', cluster!.kubeconfig, '-o', 'json']);
+    const r = await runDkc([
+      'config',
+      'lint',
+      file,
+      '--against',
+      'node/node-1',
+      '--kubeconfig',
+      cluster!.kubeconfig,
+      '-o',
+      'json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as { against: string; changes: { path: string; old?: unknown; new?: unknown }[] };
+    const report = JSON.parse(r.stdout) as {
+      against: string;
+      changes: { path: string; old?: unknown; new?: unknown }[];
+    };
     assert.equal(report.against, 'node/node-1');
     const qps = report.changes.find((c) => c.path === 'eventRecordQPS');
     assert.deepEqual([qps?.old, qps?.new], [7, 9], 'node-1 runs good (eventRecordQPS 7)');
@@ -125,7 +186,11 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
       apiVersion: 'dkc.io/v1alpha1',
       kind: 'NodeConfigRollout',
       metadata: { name: 'bad' },
-      spec: { configSource: kubeletSource('bad'), nodeSelector: { matchLabels: { pool: 'blue' } }, failurePolicy: 'Revert' },
+      spec: {
+        configSource: kubeletSource('bad'),
+        nodeSelector: { matchLabels: { pool: 'blue' } },
+        failurePolicy: 'Revert',
+      },
     });
     await waitFor(
       'rollout bad Reverted',
@@ -139,17 +204,32 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
     );
     assert.ok(seen.includes(VALIDATE_ERROR), `node-1's NodeConfig reported: ${JSON.stringify(seen)}`);
     const r = await getRollout('bad');
-    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason, f.message]), [['node-1', 'ConfigError', VALIDATE_ERROR]]);
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason, f.message]),
+      [['node-1', 'ConfigError', VALIDATE_ERROR]],
+    );
     const status = await runDkc(['rollout', 'status', 'bad', '--kubeconfig', cluster!.kubeconfig]);
     assert.equal(status.code, 1, status.stdout);
     for (const n of BLUE) {
       const nc = await nodeConfig(n);
-      assert.deepEqual(nc.spec?.configSource, kubeletSource('good'), `${n}: on good again (the canary put back, the others never changed)`);
-      assert.equal(nc.metadata.annotations?.[ROLLOUT_ANNOTATION], 'good', `${n}: held again by the rollout that held it before`);
+      assert.deepEqual(
+        nc.spec?.configSource,
+        kubeletSource('good'),
+        `${n}: on good again (the canary put back, the others never changed)`,
+      );
+      assert.equal(
+        nc.metadata.annotations?.[ROLLOUT_ANNOTATION],
+        'good',
+        `${n}: held again by the rollout that held it before`,
+      );
     }
-    await waitFor('node-1 running good again, without error', async () => {
-      const cfg = (await nodeConfig('node-1')).status?.config;
-      return cfg?.active?.configMap?.name === 'good' && !cfg.error ? true : undefined;
-    }, 30_000);
+    await waitFor(
+      'node-1 running good again, without error',
+      async () => {
+        const cfg = (await nodeConfig('node-1')).status?.config;
+        return cfg?.active?.configMap?.name === 'good' && !cfg.error ? true : undefined;
+      },
+      30_000,
+    );
   });
 });

@@ -55,38 +55,58 @@ async function rollout(name: string): Promise<NodeConfigRollout> {
 }
 
 /** Each node's spec.configSource (null: its local config) and the rollout that holds it. */
-async function nodesNow(names: readonly string[] = NODES): Promise<Record<string, { source: string; holder: string | null }>> {
+async function nodesNow(
+  names: readonly string[] = NODES,
+): Promise<Record<string, { source: string; holder: string | null }>> {
   const list = JSON.parse(await k.ok(['get', 'nodes', '-o', 'json'])) as { items: Node[] };
   const out: Record<string, { source: string; holder: string | null }> = {};
   for (const n of list.items) {
     const name = n.metadata.name ?? '';
     if (!names.includes(name)) continue;
-    out[name] = { source: n.spec?.configSource?.configMap?.name ?? 'local', holder: n.metadata.annotations?.[ROLLOUT_ANNOTATION] ?? null };
+    out[name] = {
+      source: n.spec?.configSource?.configMap?.name ?? 'local',
+      holder: n.metadata.annotations?.[ROLLOUT_ANNOTATION] ?? null,
+    };
   }
   return out;
 }
 
-const expect = (entries: [readonly string[], string, string | null][]): Record<string, { source: string; holder: string | null }> =>
+const expect = (
+  entries: [readonly string[], string, string | null][],
+): Record<string, { source: string; holder: string | null }> =>
   Object.fromEntries(entries.flatMap(([names, source, holder]) => names.map((n) => [n, { source, holder }])));
 
 /** The rollout's events (reason → messages), waiting until `reason` is among them. */
 async function eventsOf(name: string, reason: string): Promise<Map<string, string[]>> {
-  return waitFor(`event ${reason} of ${name}`, async () => {
-    const list = JSON.parse(await k.ok(['get', 'events', '-n', 'default', '-o', 'json'])) as { items: Event[] };
-    const out = new Map<string, string[]>();
-    for (const e of list.items) {
-      if (e.involvedObject.kind !== 'NodeConfigRollout' || e.involvedObject.name !== name) continue;
-      out.set(e.reason ?? '', [...(out.get(e.reason ?? '') ?? []), e.message ?? '']);
-    }
-    return out.has(reason) ? out : undefined;
-  }, 30_000);
+  return waitFor(
+    `event ${reason} of ${name}`,
+    async () => {
+      const list = JSON.parse(await k.ok(['get', 'events', '-n', 'default', '-o', 'json'])) as { items: Event[] };
+      const out = new Map<string, string[]>();
+      for (const e of list.items) {
+        if (e.involvedObject.kind !== 'NodeConfigRollout' || e.involvedObject.name !== name) continue;
+        out.set(e.reason ?? '', [...(out.get(e.reason ?? '') ?? []), e.message ?? '']);
+      }
+      return out.has(reason) ? out : undefined;
+    },
+    30_000,
+  );
 }
 
-const condition = (r: NodeConfigRollout, type: string): string | undefined => r.status?.conditions?.find((c) => c.type === type)?.message;
+const condition = (r: NodeConfigRollout, type: string): string | undefined =>
+  r.status?.conditions?.find((c) => c.type === type)?.message;
 
 /** Puts every node back on its local config, through kubectl, before a scenario. */
 async function resetNodes(): Promise<void> {
-  for (const n of NODES) await k.ok(['patch', 'node', n, '--type=merge', '-p', JSON.stringify({ metadata: { annotations: { [ROLLOUT_ANNOTATION]: null } }, spec: { configSource: null } })]);
+  for (const n of NODES)
+    await k.ok([
+      'patch',
+      'node',
+      n,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ metadata: { annotations: { [ROLLOUT_ANNOTATION]: null } }, spec: { configSource: null } }),
+    ]);
 }
 
 before(async () => {
@@ -99,13 +119,20 @@ before(async () => {
     'five nodes Ready',
     async () => {
       const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
-      const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      const ready = list.items.filter((n) =>
+        n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
       return ready.length === NODES.length ? true : undefined;
     },
     60_000,
   );
   for (const n of SET_B) await k.ok(['label', 'node', n, 'set=b']);
-  for (const [name, qps] of [['m60', 6], ['m70', 7], ['m80', 8]] as const) await kubeletConfigMap(admin, localConfig, name, `eventRecordQPS: ${qps}`);
+  for (const [name, qps] of [
+    ['m60', 6],
+    ['m70', 7],
+    ['m80', 8],
+  ] as const)
+    await kubeletConfigMap(admin, localConfig, name, `eventRecordQPS: ${qps}`);
 });
 
 after(async () => {
@@ -121,7 +148,13 @@ describe('undo after later rollouts, on a 5-node cluster', { concurrency: false 
     assert.equal((await finished('ra')).code, 0);
     await start('rc', 'm70', '--selector', 'set=b', '--max-unavailable', '2');
     assert.equal((await finished('rc')).code, 0);
-    assert.deepEqual(await nodesNow(), expect([[['node-1', 'node-2', 'node-3'], 'm60', 'ra'], [SET_B, 'm70', 'rc']]));
+    assert.deepEqual(
+      await nodesNow(),
+      expect([
+        [['node-1', 'node-2', 'node-3'], 'm60', 'ra'],
+        [SET_B, 'm70', 'rc'],
+      ]),
+    );
 
     const rc = await undo('rc');
     assert.equal(rc.code, 1, 'Reverted exits 1');
@@ -132,9 +165,14 @@ describe('undo after later rollouts, on a 5-node cluster', { concurrency: false 
     assert.match(ra.stdout, /nodeconfigrollout "ra" reverted \(5 nodes restored\)\n$/);
     assert.deepEqual(await nodesNow(), expect([[NODES, 'local', null]]), 'all five on what ra found');
     const r = await rollout('ra');
-    assert.deepEqual(NODES.map((n) => r.status?.nodes?.[n]?.state), ['Reverted', 'Reverted', 'Reverted', 'Reverted', 'Reverted']);
+    assert.deepEqual(
+      NODES.map((n) => r.status?.nodes?.[n]?.state),
+      ['Reverted', 'Reverted', 'Reverted', 'Reverted', 'Reverted'],
+    );
     assert.equal(condition(r, 'Progressing'), 'every node this rollout changed is back on its previous config source');
-    assert.deepEqual((await eventsOf('ra', 'RolloutReverted')).get('RolloutReverted'), ['Rollout reverted: 5 nodes restored to their previous config source']);
+    assert.deepEqual((await eventsOf('ra', 'RolloutReverted')).get('RolloutReverted'), [
+      'Rollout reverted: 5 nodes restored to their previous config source',
+    ]);
   });
 
   it('ra2 then rc2, undone oldest first: node-4/5 are Overridden in ra2, not Reverted; undo rc2 puts them on m60', async () => {
@@ -145,25 +183,59 @@ describe('undo after later rollouts, on a 5-node cluster', { concurrency: false 
     assert.equal((await finished('rc2')).code, 0);
 
     const ra2 = await undo('ra2');
-    assert.match(ra2.stdout, /node node-4 failed \(Overridden\): not restored: spec\.configSource was changed since this rollout set it \(now ConfigMap kube-system\/m70 \(key kubelet\), rollout rc2\)\n/);
+    assert.match(
+      ra2.stdout,
+      /node node-4 failed \(Overridden\): not restored: spec\.configSource was changed since this rollout set it \(now ConfigMap kube-system\/m70 \(key kubelet\), rollout rc2\)\n/,
+    );
     assert.match(ra2.stdout, /nodeconfigrollout "ra2" reverted \(3 nodes restored, 2 not restored\)\n$/);
-    assert.deepEqual(await nodesNow(), expect([[['node-1', 'node-2', 'node-3'], 'local', null], [SET_B, 'm70', 'rc2']]));
+    assert.deepEqual(
+      await nodesNow(),
+      expect([
+        [['node-1', 'node-2', 'node-3'], 'local', null],
+        [SET_B, 'm70', 'rc2'],
+      ]),
+    );
     const r = await rollout('ra2');
-    assert.deepEqual(NODES.map((n) => r.status?.nodes?.[n]?.state), ['Reverted', 'Reverted', 'Reverted', 'Overridden', 'Overridden']);
-    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-4', 'Overridden'], ['node-5', 'Overridden']]);
-    assert.equal(condition(r, 'Progressing'), '3 of 5 nodes this rollout changed are back on their previous config source; 2 not (see status.nodes)');
+    assert.deepEqual(
+      NODES.map((n) => r.status?.nodes?.[n]?.state),
+      ['Reverted', 'Reverted', 'Reverted', 'Overridden', 'Overridden'],
+    );
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason]),
+      [
+        ['node-4', 'Overridden'],
+        ['node-5', 'Overridden'],
+      ],
+    );
+    assert.equal(
+      condition(r, 'Progressing'),
+      '3 of 5 nodes this rollout changed are back on their previous config source; 2 not (see status.nodes)',
+    );
     const events = await eventsOf('ra2', 'RolloutReverted');
-    assert.deepEqual(events.get('RolloutReverted'), ['Rollout reverted: 3 nodes restored to their previous config source, 2 not restored (see status.nodes)']);
+    assert.deepEqual(events.get('RolloutReverted'), [
+      'Rollout reverted: 3 nodes restored to their previous config source, 2 not restored (see status.nodes)',
+    ]);
 
     const rc2 = await undo('rc2');
     assert.match(rc2.stdout, /nodeconfigrollout "rc2" reverted \(2 nodes restored\)\n$/);
-    assert.deepEqual(await nodesNow(), expect([[['node-1', 'node-2', 'node-3'], 'local', null], [SET_B, 'm60', null]]), 'what rc2 found; ra2 let go of them');
+    assert.deepEqual(
+      await nodesNow(),
+      expect([
+        [['node-1', 'node-2', 'node-3'], 'local', null],
+        [SET_B, 'm60', null],
+      ]),
+      'what rc2 found; ra2 let go of them',
+    );
   });
 
   it('a rollout deleted mid-flight (kubectl delete) is undone before it goes; a finished one deleted lets go of its nodes', async () => {
     await resetNodes();
     await start('rd', 'm80', '--soak', '5m');
-    await waitFor('the canary soaking', async () => ((await rollout('rd')).status?.nodes?.['node-1']?.state === 'InFlight' ? true : undefined), 60_000);
+    await waitFor(
+      'the canary soaking',
+      async () => ((await rollout('rd')).status?.nodes?.['node-1']?.state === 'InFlight' ? true : undefined),
+      60_000,
+    );
     assert.deepEqual((await nodesNow(['node-1']))['node-1'], { source: 'm80', holder: 'rd' });
     const uid = (await rollout('rd')).metadata.uid;
     // kubectl waits for the object to be gone: the controller undoes it and removes its finalizer.
@@ -171,7 +243,9 @@ describe('undo after later rollouts, on a 5-node cluster', { concurrency: false 
     assert.match((await k.run(['get', 'ncr', 'rd'])).stderr, /NotFound/);
     assert.deepEqual(await nodesNow(), expect([[NODES, 'local', null]]));
     const list = JSON.parse(await k.ok(['get', 'events', '-n', 'default', '-o', 'json'])) as { items: Event[] };
-    const reverted = list.items.filter((e) => e.involvedObject.uid === uid && e.reason === 'RolloutReverted').map((e) => e.message);
+    const reverted = list.items
+      .filter((e) => e.involvedObject.uid === uid && e.reason === 'RolloutReverted')
+      .map((e) => e.message);
     assert.deepEqual(reverted, ['Rollout reverted: 1 node restored to their previous config source']);
 
     await start('re', 'm80', '--selector', 'set=b', '--max-unavailable', '2');
@@ -183,10 +257,14 @@ describe('undo after later rollouts, on a 5-node cluster', { concurrency: false 
   it('a Node deleted mid-flight stays in the status as Deleted, with an event; the rollout ends 4 of 5', async () => {
     await resetNodes();
     await start('rf', 'm60', '--canary', '0', '--max-unavailable', '5', '--soak', '20s');
-    await waitFor('all five in flight', async () => {
-      const nodes = (await rollout('rf')).status?.nodes ?? {};
-      return NODES.every((n) => nodes[n]?.state === 'InFlight') ? true : undefined;
-    }, 60_000);
+    await waitFor(
+      'all five in flight',
+      async () => {
+        const nodes = (await rollout('rf')).status?.nodes ?? {};
+        return NODES.every((n) => nodes[n]?.state === 'InFlight') ? true : undefined;
+      },
+      60_000,
+    );
     await k.ok(['delete', 'node', 'node-3']);
     const rf = await finished('rf');
     assert.equal(rf.code, 0, rf.stdout + rf.stderr);
@@ -201,4 +279,3 @@ describe('undo after later rollouts, on a 5-node cluster', { concurrency: false 
     assert.deepEqual(await nodesNow(live), expect([[live, 'm60', 'rf']]));
   });
 });
-

@@ -35,7 +35,8 @@ const OTHERS = ['node-4', 'node-5', 'node-6'];
 
 const source = kubeletSource;
 
-const configMap = (name: string, extra: string): Promise<ConfigMap> => kubeletConfigMap(admin, localConfig, name, extra);
+const configMap = (name: string, extra: string): Promise<ConfigMap> =>
+  kubeletConfigMap(admin, localConfig, name, extra);
 
 async function getNode(name: string): Promise<Node> {
   return admin.get<Node>(`/api/v1/nodes/${name}`);
@@ -97,7 +98,9 @@ before(async () => {
     'six nodes Ready',
     async () => {
       const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
-      const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      const ready = list.items.filter((n) =>
+        n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
       return ready.length === 6 ? true : undefined;
     },
     30_000,
@@ -108,7 +111,10 @@ before(async () => {
   await configMap('good-3', 'eventRecordQPS: 9');
   await configMap('bad', 'kubeAPIQPS: -1');
   // Decodes and validates, but the HTTPS listener cannot start: the agent crash-loops until it rolls back.
-  await configMap('crashloop', 'tlsCertFile: /nonexistent/dkc-e2e/serving.crt\ntlsPrivateKeyFile: /nonexistent/dkc-e2e/serving.key');
+  await configMap(
+    'crashloop',
+    'tlsCertFile: /nonexistent/dkc-e2e/serving.crt\ntlsPrivateKeyFile: /nonexistent/dkc-e2e/serving.key',
+  );
 });
 
 after(async () => {
@@ -120,7 +126,11 @@ after(async () => {
 describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => {
   it('a good config reaches exactly the blue nodes, one at a time, and Succeeds', async () => {
     const untouched = await specsOf(OTHERS);
-    await createRollout('good', { configSource: source('good'), nodeSelector: { matchLabels: { pool: 'blue' } }, strategy: { canary: 1, maxUnavailable: 1, soakSeconds: 2 } });
+    await createRollout('good', {
+      configSource: source('good'),
+      nodeSelector: { matchLabels: { pool: 'blue' } },
+      strategy: { canary: 1, maxUnavailable: 1, soakSeconds: 2 },
+    });
     const samples = await untilPhase('good', 'Succeeded');
     for (const s of samples) {
       const flying = Object.values(s.status?.nodes ?? {}).filter((p) => p.state === 'InFlight').length;
@@ -130,37 +140,68 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
     const r = await getRollout('good');
     for (const n of BLUE) {
       const node = await getNode(n);
-      assert.deepEqual(node.status?.config?.active, { configMap: { ...source('good').configMap!, uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion } });
+      assert.deepEqual(node.status?.config?.active, {
+        configMap: { ...source('good').configMap!, uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion },
+      });
       assert.equal(node.metadata.annotations?.[ROLLOUT_ANNOTATION], 'good');
-      assert.deepEqual(r.status?.nodes?.[n]?.previous, { configSource: {} }, `${n}: its local config, recorded in the rollout's status`);
+      assert.deepEqual(
+        r.status?.nodes?.[n]?.previous,
+        { configSource: {} },
+        `${n}: its local config, recorded in the rollout's status`,
+      );
     }
     assert.deepEqual(await specsOf(OTHERS), untouched);
-    assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [3, 3, 3, 0]);
+    assert.deepEqual(
+      [r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes],
+      [3, 3, 3, 0],
+    );
     const reasons = await waitFor('the RolloutSucceeded event', async () => {
       const list = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
-      const ours = list.items.filter((e) => e.involvedObject.kind === 'NodeConfigRollout' && e.involvedObject.name === 'good');
+      const ours = list.items.filter(
+        (e) => e.involvedObject.kind === 'NodeConfigRollout' && e.involvedObject.name === 'good',
+      );
       for (const e of ours) assert.equal(e.source?.component, 'dkc-rollout-controller');
       const seen = ours.map((e) => e.reason ?? '');
       return seen.includes('RolloutSucceeded') ? seen : undefined;
     });
-    for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded']) assert.ok(reasons.includes(want), `event ${want}`);
+    for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded'])
+      assert.ok(reasons.includes(want), `event ${want}`);
     assert.equal(reasons.filter((x) => x === 'BatchStarted').length, 3, 'a batch per node with maxUnavailable 1');
   });
 
   it('a config the canary refuses (kubeAPIQPS: -1) with Revert: Reverted, the canary back on its exact previous source', async () => {
     const before = await specsOf(BLUE);
-    await createRollout('bad-revert', { configSource: source('bad'), nodeSelector: { matchLabels: { pool: 'blue' } }, failurePolicy: 'Revert' });
+    await createRollout('bad-revert', {
+      configSource: source('bad'),
+      nodeSelector: { matchLabels: { pool: 'blue' } },
+      failurePolicy: 'Revert',
+    });
     await untilPhase('bad-revert', 'Reverted');
     const r = await getRollout('bad-revert');
-    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason]),
+      [['node-1', 'ConfigError']],
+    );
     const after = await specsOf(BLUE);
-    assert.deepEqual(after['node-1'], before['node-1'], 'the canary restored, and held again by the rollout that held it before');
-    assert.deepEqual([after['node-2'], after['node-3']], [before['node-2'], before['node-3']], 'the other blue nodes untouched');
+    assert.deepEqual(
+      after['node-1'],
+      before['node-1'],
+      'the canary restored, and held again by the rollout that held it before',
+    );
+    assert.deepEqual(
+      [after['node-2'], after['node-3']],
+      [before['node-2'], before['node-3']],
+      'the other blue nodes untouched',
+    );
   });
 
   it('the same with Halt: Halted, the canary left on the bad config, nothing else touched; undo restores it', async () => {
     const before = await specsOf(BLUE);
-    await createRollout('bad-halt', { configSource: source('bad'), nodeSelector: { matchLabels: { pool: 'blue' } }, failurePolicy: 'Halt' });
+    await createRollout('bad-halt', {
+      configSource: source('bad'),
+      nodeSelector: { matchLabels: { pool: 'blue' } },
+      failurePolicy: 'Halt',
+    });
     await untilPhase('bad-halt', 'Halted');
     const canary = await getNode('node-1');
     assert.deepEqual(canary.spec?.configSource, source('bad'));
@@ -175,10 +216,16 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
 
   it('a crash-looping config: the agent rolls back, the canary fails with ConfigError, the rollout reverts', async () => {
     const before = await specsOf(BLUE);
-    await createRollout('crashloop', { configSource: source('crashloop'), nodeSelector: { matchLabels: { pool: 'blue' } } });
+    await createRollout('crashloop', {
+      configSource: source('crashloop'),
+      nodeSelector: { matchLabels: { pool: 'blue' } },
+    });
     await untilPhase('crashloop', 'Reverted', 60_000);
     const r = await getRollout('crashloop');
-    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason]),
+      [['node-1', 'ConfigError']],
+    );
     assert.match(r.status?.failures?.[0]?.message ?? '', /failed to start with assigned config/);
     const after = await specsOf(BLUE);
     assert.deepEqual(after['node-1'], before['node-1']);
@@ -192,10 +239,17 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
     });
     await untilPhase('paused', 'Paused');
     assert.equal((await getRollout('paused')).spec?.paused, true);
-    assert.equal((await getNode('node-2')).metadata.annotations?.[ROLLOUT_ANNOTATION], 'good', 'nothing started after the canary');
+    assert.equal(
+      (await getNode('node-2')).metadata.annotations?.[ROLLOUT_ANNOTATION],
+      'good',
+      'nothing started after the canary',
+    );
 
     const before = await specsOf([...BLUE, ...OTHERS]);
-    await createRollout('conflict', { configSource: source('good-3'), nodeSelector: { matchLabels: { pool: 'blue' } } });
+    await createRollout('conflict', {
+      configSource: source('good-3'),
+      nodeSelector: { matchLabels: { pool: 'blue' } },
+    });
     await untilPhase('conflict', 'Halted');
     const failed = (await getRollout('conflict')).status?.conditions?.find((c) => c.type === 'Failed');
     assert.equal(failed?.reason, 'Conflict');
@@ -217,12 +271,17 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
       strategy: { canary: 1, maxUnavailable: 1, soakSeconds: 1 },
       maxFailures: 1,
     });
-    await waitFor('the canary to succeed', async () => ((await getRollout('override')).status?.nodes?.['node-1']?.state === 'Succeeded' ? true : undefined));
+    await waitFor('the canary to succeed', async () =>
+      (await getRollout('override')).status?.nodes?.['node-1']?.state === 'Succeeded' ? true : undefined,
+    );
     await admin.patch('/api/v1/nodes/node-1', 'merge', { spec: { configSource: source('good') } });
     await untilPhase('override', 'Succeeded');
     const r = await getRollout('override');
     assert.equal(r.status?.nodes?.['node-1']?.state, 'Overridden');
-    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'Overridden']]);
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason]),
+      [['node-1', 'Overridden']],
+    );
     assert.deepEqual((await getNode('node-1')).spec?.configSource, source('good'), 'the hand-made change stands');
   });
 });

@@ -27,7 +27,12 @@ interface Entry {
 }
 
 interface Obj {
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string>; managedFields?: Entry[] };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    managedFields?: Entry[];
+  };
   [k: string]: unknown;
 }
 
@@ -40,7 +45,10 @@ function fieldPaths(fields: Record<string, unknown>, prefix = ''): string[] {
     const body = k.slice(2);
     let step: string;
     if (kind === 'f:') step = `.${body}`;
-    else if (kind === 'k:') step = `[${Object.entries(JSON.parse(body) as Record<string, unknown>).map(([n, x]) => `${n}=${JSON.stringify(x)}`).join(',')}]`;
+    else if (kind === 'k:')
+      step = `[${Object.entries(JSON.parse(body) as Record<string, unknown>)
+        .map(([n, x]) => `${n}=${JSON.stringify(x)}`)
+        .join(',')}]`;
     else if (kind === 'v:') step = `[=${JSON.stringify(JSON.parse(body))}]`;
     else step = `[${body}]`;
     const child = v as Record<string, unknown>;
@@ -98,17 +106,28 @@ interface Scenario {
 }
 
 const cm = (name: string, data: Record<string, string>, labels?: Record<string, string>): string =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', ...(labels ? { labels } : {}) }, data });
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default', ...(labels ? { labels } : {}) },
+    data,
+  });
 
 const rollout = (name: string, spec: Record<string, unknown>): string =>
   JSON.stringify({
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     metadata: { name },
-    spec: { paused: true, configSource: { configMap: { namespace: 'kube-system', name: 'cfg-a', kubeletConfigKey: 'kubelet' } }, nodeSelector: { matchLabels: { pool: 'nowhere' } }, ...spec },
+    spec: {
+      paused: true,
+      configSource: { configMap: { namespace: 'kube-system', name: 'cfg-a', kubeletConfigKey: 'kubelet' } },
+      nodeSelector: { matchLabels: { pool: 'nowhere' } },
+      ...spec,
+    },
   });
 
-const policy = (name: string, spec: Record<string, unknown>): string => JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigPolicy', metadata: { name }, spec });
+const policy = (name: string, spec: Record<string, unknown>): string =>
+  JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigPolicy', metadata: { name }, spec });
 
 const conflictHelp = /Please review the fields above--they currently have other managers/;
 
@@ -144,7 +163,7 @@ const SCENARIOS: Scenario[] = [
         stderr: /^error: Apply failed with 2 conflicts: conflicts with "kubectl":\n- \.data\.a\n- \.data\.b\n/,
       },
       {
-        what: '--force-conflicts takes the field: its value is the new manager\'s, and kubectl no longer owns it',
+        what: "--force-conflicts takes the field: its value is the new manager's, and kubectl no longer owns it",
         args: ['apply', '--server-side', '--field-manager', 'ops', '--force-conflicts', '-f', '-'],
         input: cm('ssa-cm', { a: 'x' }),
         code: 0,
@@ -171,14 +190,19 @@ const SCENARIOS: Scenario[] = [
         what: 'kubectl label is an update: it owns the label it set (kubectl-label, Update)',
         args: ['label', 'configmap', 'ssa-cm', 'team=blue'],
         code: 0,
-        owners: { 'kubectl/Apply': ['.data.d'], 'kubectl-label/Update': ['.metadata.labels', '.metadata.labels.team'], 'ops/Apply': ['.data.a', '.data.b'] },
+        owners: {
+          'kubectl/Apply': ['.data.d'],
+          'kubectl-label/Update': ['.metadata.labels', '.metadata.labels.team'],
+          'ops/Apply': ['.data.a', '.data.b'],
+        },
       },
       {
         what: 'an apply changing that label conflicts with the updater, named "using" its apiVersion',
         args: ['apply', '--server-side', '--field-manager', 'ops', '-f', '-'],
         input: cm('ssa-cm', { a: 'x', b: '2' }, { team: 'red' }),
         code: 1,
-        stderr: /^error: Apply failed with 1 conflict: conflict with "kubectl-label" using v1: \.metadata\.labels\.team\n/,
+        stderr:
+          /^error: Apply failed with 1 conflict: conflict with "kubectl-label" using v1: \.metadata\.labels\.team\n/,
       },
       {
         what: 'kubectl diff --server-side shows a change (exit 1) and stores nothing',
@@ -218,7 +242,13 @@ const SCENARIOS: Scenario[] = [
         code: 0,
         stdout: 'configmap/csa-cm created\n',
         owners: {
-          'kubectl-client-side-apply/Update': ['.data', '.data.a', '.data.b', '.metadata.annotations', '.metadata.annotations.kubectl.kubernetes.io/last-applied-configuration'],
+          'kubectl-client-side-apply/Update': [
+            '.data',
+            '.data.a',
+            '.data.b',
+            '.metadata.annotations',
+            '.metadata.annotations.kubectl.kubernetes.io/last-applied-configuration',
+          ],
         },
       },
       {
@@ -243,9 +273,16 @@ const SCENARIOS: Scenario[] = [
       },
       {
         what: 'the last-applied annotation follows the server-side apply',
-        args: ['get', 'configmap', 'csa-cm', '-o', 'jsonpath={.metadata.annotations.kubectl\\.kubernetes\\.io/last-applied-configuration}'],
+        args: [
+          'get',
+          'configmap',
+          'csa-cm',
+          '-o',
+          'jsonpath={.metadata.annotations.kubectl\\.kubernetes\\.io/last-applied-configuration}',
+        ],
         code: 0,
-        stdout: '{"apiVersion":"v1","data":{"a":"1","c":"3"},"kind":"ConfigMap","metadata":{"name":"csa-cm","namespace":"default"}}\n',
+        stdout:
+          '{"apiVersion":"v1","data":{"a":"1","c":"3"},"kind":"ConfigMap","metadata":{"name":"csa-cm","namespace":"default"}}\n',
       },
       {
         what: 'client-side apply again: c, dropped, goes; d is added',
@@ -256,7 +293,10 @@ const SCENARIOS: Scenario[] = [
         values: { 'data.a': '1', 'data.c': undefined, 'data.d': '4' },
         owners: {
           'kubectl/Apply': ['.data.a'],
-          'kubectl-client-side-apply/Update': ['.data.d', '.metadata.annotations.kubectl.kubernetes.io/last-applied-configuration'],
+          'kubectl-client-side-apply/Update': [
+            '.data.d',
+            '.metadata.annotations.kubectl.kubernetes.io/last-applied-configuration',
+          ],
         },
       },
     ],
@@ -270,10 +310,19 @@ const SCENARIOS: Scenario[] = [
       {
         what: 'apply --server-side creates the rollout; the schema fills the defaults, which no one owns',
         args: ['apply', '--server-side', '-f', '-'],
-        input: rollout('ssa-rollout', { strategy: { maxUnavailable: 2 }, progressDeadlineSeconds: 300, maxFailures: 1 }),
+        input: rollout('ssa-rollout', {
+          strategy: { maxUnavailable: 2 },
+          progressDeadlineSeconds: 300,
+          maxFailures: 1,
+        }),
         code: 0,
         stdout: 'nodeconfigrollout.dkc.io/ssa-rollout serverside-applied\n',
-        values: { 'spec.strategy.maxUnavailable': 2, 'spec.strategy.canary': 1, 'spec.progressDeadlineSeconds': 300, 'spec.maxFailures': 1 },
+        values: {
+          'spec.strategy.maxUnavailable': 2,
+          'spec.strategy.canary': 1,
+          'spec.progressDeadlineSeconds': 300,
+          'spec.maxFailures': 1,
+        },
         owners: {
           'kubectl/Apply': [
             '.spec.configSource.configMap.kubeletConfigKey',
@@ -297,7 +346,10 @@ const SCENARIOS: Scenario[] = [
       {
         what: 'forced, it takes the fields it changes (the selector, atomic, as one field) and shares the others',
         args: ['apply', '--server-side', '--field-manager', 'ops', '--force-conflicts', '-f', '-'],
-        input: rollout('ssa-rollout', { nodeSelector: { matchLabels: { pool: 'blue' } }, strategy: { maxUnavailable: 3 } }),
+        input: rollout('ssa-rollout', {
+          nodeSelector: { matchLabels: { pool: 'blue' } },
+          strategy: { maxUnavailable: 3 },
+        }),
         code: 0,
         values: { 'spec.strategy.maxUnavailable': 3, 'spec.nodeSelector': { matchLabels: { pool: 'blue' } } },
         owners: {
@@ -322,42 +374,84 @@ const SCENARIOS: Scenario[] = [
       {
         what: 'kubectl drops maxFailures: it goes back to its default',
         args: ['apply', '--server-side', '-f', '-'],
-        input: JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'ssa-rollout' }, spec: { progressDeadlineSeconds: 300 } }),
+        input: JSON.stringify({
+          apiVersion: 'dkc.io/v1alpha1',
+          kind: 'NodeConfigRollout',
+          metadata: { name: 'ssa-rollout' },
+          spec: { progressDeadlineSeconds: 300 },
+        }),
         code: 0,
         values: { 'spec.maxFailures': 0, 'spec.progressDeadlineSeconds': 300 },
       },
       {
         what: 'two managers each apply a status condition: the list merges by type',
         args: ['apply', '--server-side', '--subresource=status', '--field-manager', 'checker-a', '-f', '-'],
-        input: JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'ssa-rollout' }, status: { conditions: [{ type: 'CheckA', status: 'True' }] } }),
+        input: JSON.stringify({
+          apiVersion: 'dkc.io/v1alpha1',
+          kind: 'NodeConfigRollout',
+          metadata: { name: 'ssa-rollout' },
+          status: { conditions: [{ type: 'CheckA', status: 'True' }] },
+        }),
         code: 0,
       },
       {
         what: '(the second condition)',
         args: ['apply', '--server-side', '--subresource=status', '--field-manager', 'checker-b', '-f', '-'],
-        input: JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'ssa-rollout' }, status: { conditions: [{ type: 'CheckB', status: 'False' }] } }),
+        input: JSON.stringify({
+          apiVersion: 'dkc.io/v1alpha1',
+          kind: 'NodeConfigRollout',
+          metadata: { name: 'ssa-rollout' },
+          status: { conditions: [{ type: 'CheckB', status: 'False' }] },
+        }),
         code: 0,
-        values: { 'status.conditions': [{ type: 'CheckA', status: 'True' }, { type: 'CheckB', status: 'False' }] },
+        values: {
+          'status.conditions': [
+            { type: 'CheckA', status: 'True' },
+            { type: 'CheckB', status: 'False' },
+          ],
+        },
       },
       {
         what: 'an update of status through the subresource (kubectl patch --subresource=status)',
-        args: ['patch', 'nodeconfigrollout', 'ssa-rollout', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Paused"}}'],
+        args: [
+          'patch',
+          'nodeconfigrollout',
+          'ssa-rollout',
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          '{"status":{"phase":"Paused"}}',
+        ],
         code: 0,
       },
       {
         what: 'an apply changing that field names the updater with its subresource and apiVersion',
         args: ['apply', '--server-side', '--subresource=status', '--field-manager', 'checker-a', '-f', '-'],
-        input: JSON.stringify({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'ssa-rollout' }, status: { phase: 'Halted', conditions: [{ type: 'CheckA', status: 'True' }] } }),
+        input: JSON.stringify({
+          apiVersion: 'dkc.io/v1alpha1',
+          kind: 'NodeConfigRollout',
+          metadata: { name: 'ssa-rollout' },
+          status: { phase: 'Halted', conditions: [{ type: 'CheckA', status: 'True' }] },
+        }),
         code: 1,
-        stderr: /^error: Apply failed with 1 conflict: conflict with "kubectl-patch" with subresource "status" using dkc\.io\/v1alpha1: \.status\.phase\n/,
+        stderr:
+          /^error: Apply failed with 1 conflict: conflict with "kubectl-patch" with subresource "status" using dkc\.io\/v1alpha1: \.status\.phase\n/,
       },
       {
         what: 'the status managers own their own condition, by its key; spec and status managers stay apart',
         args: ['get', 'nodeconfigrollout', 'ssa-rollout', '-o', 'name'],
         code: 0,
         owners: {
-          'checker-a/Apply/status': ['.status.conditions[type="CheckA"]', '.status.conditions[type="CheckA"].status', '.status.conditions[type="CheckA"].type'],
-          'checker-b/Apply/status': ['.status.conditions[type="CheckB"]', '.status.conditions[type="CheckB"].status', '.status.conditions[type="CheckB"].type'],
+          'checker-a/Apply/status': [
+            '.status.conditions[type="CheckA"]',
+            '.status.conditions[type="CheckA"].status',
+            '.status.conditions[type="CheckA"].type',
+          ],
+          'checker-b/Apply/status': [
+            '.status.conditions[type="CheckB"]',
+            '.status.conditions[type="CheckB"].status',
+            '.status.conditions[type="CheckB"].type',
+          ],
           'kubectl/Apply': ['.spec.progressDeadlineSeconds'],
           'kubectl-patch/Update/status': ['.status.phase'],
           'ops/Apply': [
@@ -373,7 +467,10 @@ const SCENARIOS: Scenario[] = [
       {
         what: 'kubectl diff --server-side on a custom kind: exit 1 with a change',
         args: ['diff', '--server-side', '--field-manager', 'ops', '-f', '-'],
-        input: rollout('ssa-rollout', { nodeSelector: { matchLabels: { pool: 'blue' } }, strategy: { maxUnavailable: 4 } }),
+        input: rollout('ssa-rollout', {
+          nodeSelector: { matchLabels: { pool: 'blue' } },
+          strategy: { maxUnavailable: 4 },
+        }),
         code: 1,
         stdout: /^-    maxUnavailable: 3\n\+    maxUnavailable: 4$/m,
         values: { 'spec.strategy.maxUnavailable': 3 },
@@ -389,11 +486,21 @@ const SCENARIOS: Scenario[] = [
       {
         what: 'apply --server-side creates the policy; set items and map keys are owned one by one',
         args: ['apply', '--server-side', '-f', '-'],
-        input: policy('ssa-policy', { allowedFields: ['maxPods'], bounds: { maxPods: { minimum: 10, maximum: 250 } }, enforcement: 'Deny' }),
+        input: policy('ssa-policy', {
+          allowedFields: ['maxPods'],
+          bounds: { maxPods: { minimum: 10, maximum: 250 } },
+          enforcement: 'Deny',
+        }),
         code: 0,
         stdout: 'nodeconfigpolicy.dkc.io/ssa-policy serverside-applied\n',
         owners: {
-          'kubectl/Apply': ['.spec.allowedFields[="maxPods"]', '.spec.bounds.maxPods', '.spec.bounds.maxPods.maximum', '.spec.bounds.maxPods.minimum', '.spec.enforcement'],
+          'kubectl/Apply': [
+            '.spec.allowedFields[="maxPods"]',
+            '.spec.bounds.maxPods',
+            '.spec.bounds.maxPods.maximum',
+            '.spec.bounds.maxPods.minimum',
+            '.spec.enforcement',
+          ],
         },
       },
       {
@@ -401,24 +508,38 @@ const SCENARIOS: Scenario[] = [
         args: ['apply', '--server-side', '--field-manager', 'tuning', '-f', '-'],
         input: policy('ssa-policy', { allowedFields: ['eventRecordQPS'], bounds: { eventRecordQPS: { maximum: 50 } } }),
         code: 0,
-        values: { 'spec.allowedFields': ['maxPods', 'eventRecordQPS'], 'spec.bounds': { maxPods: { minimum: 10, maximum: 250 }, eventRecordQPS: { maximum: 50 } } },
+        values: {
+          'spec.allowedFields': ['maxPods', 'eventRecordQPS'],
+          'spec.bounds': { maxPods: { minimum: 10, maximum: 250 }, eventRecordQPS: { maximum: 50 } },
+        },
       },
       {
         what: 'and conflicts on a bound kubectl set',
         args: ['apply', '--server-side', '--field-manager', 'tuning', '-f', '-'],
-        input: policy('ssa-policy', { allowedFields: ['eventRecordQPS'], bounds: { eventRecordQPS: { maximum: 50 }, maxPods: { maximum: 110 } } }),
+        input: policy('ssa-policy', {
+          allowedFields: ['eventRecordQPS'],
+          bounds: { eventRecordQPS: { maximum: 50 }, maxPods: { maximum: 110 } },
+        }),
         code: 1,
         stderr: /^error: Apply failed with 1 conflict: conflict with "kubectl": \.spec\.bounds\.maxPods\.maximum\n/,
       },
       {
-        what: 'kubectl drops its set item and its bound minimum: they go, the other manager\'s stay; enforcement goes back to its default',
+        what: "kubectl drops its set item and its bound minimum: they go, the other manager's stay; enforcement goes back to its default",
         args: ['apply', '--server-side', '-f', '-'],
         input: policy('ssa-policy', { bounds: { maxPods: { maximum: 250 } } }),
         code: 0,
-        values: { 'spec.allowedFields': ['eventRecordQPS'], 'spec.bounds': { maxPods: { maximum: 250 }, eventRecordQPS: { maximum: 50 } }, 'spec.enforcement': 'Deny' },
+        values: {
+          'spec.allowedFields': ['eventRecordQPS'],
+          'spec.bounds': { maxPods: { maximum: 250 }, eventRecordQPS: { maximum: 50 } },
+          'spec.enforcement': 'Deny',
+        },
         owners: {
           'kubectl/Apply': ['.spec.bounds.maxPods', '.spec.bounds.maxPods.maximum'],
-          'tuning/Apply': ['.spec.allowedFields[="eventRecordQPS"]', '.spec.bounds.eventRecordQPS', '.spec.bounds.eventRecordQPS.maximum'],
+          'tuning/Apply': [
+            '.spec.allowedFields[="eventRecordQPS"]',
+            '.spec.bounds.eventRecordQPS',
+            '.spec.bounds.eventRecordQPS.maximum',
+          ],
         },
       },
       {
@@ -440,7 +561,10 @@ before(async () => {
   server = await startServer(['--controllers', '']);
   client = await RestClient.fromKubeconfig(server.kubeconfig);
   k = await kubectl('1.32', server.kubeconfig);
-  await client.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'cfg-a', namespace: 'kube-system' }, data: { kubelet: 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n' } });
+  await client.create('/api/v1/namespaces/kube-system/configmaps', {
+    metadata: { name: 'cfg-a', namespace: 'kube-system' },
+    data: { kubelet: 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n' },
+  });
 });
 
 after(async () => {

@@ -39,10 +39,14 @@ let proxyPort = 0;
 let env: NodeJS.ProcessEnv;
 
 async function sh(script: string): Promise<string> {
-  const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: work, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
+    cwd: work,
+    env,
+    timeout: 60_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout;
 }
-
 
 async function nodeConfig(name: string): Promise<NodeConfigStatus | undefined> {
   const n = await admin.get<{ status?: { config?: NodeConfigStatus } }>(`/api/v1/nodes/${name}`);
@@ -50,7 +54,11 @@ async function nodeConfig(name: string): Promise<NodeConfigStatus | undefined> {
 }
 
 async function configz(name: string): Promise<Record<string, unknown>> {
-  return (JSON.parse(await sh(`curl -sSL "http://localhost:${proxyPort}/api/v1/nodes/${name}/proxy/configz"`)) as { kubeletconfig: Record<string, unknown> }).kubeletconfig;
+  return (
+    JSON.parse(await sh(`curl -sSL "http://localhost:${proxyPort}/api/v1/nodes/${name}/proxy/configz"`)) as {
+      kubeletconfig: Record<string, unknown>;
+    }
+  ).kubeletconfig;
 }
 
 before(async () => {
@@ -62,8 +70,12 @@ before(async () => {
   env = { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: cluster.kubeconfig, HOME: work };
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   await waitFor('both nodes Ready', async () => {
-    const list = await admin.list<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes');
-    const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+    const list = await admin.list<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>(
+      '/api/v1/nodes',
+    );
+    const ready = list.items.filter((n) =>
+      n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
     return ready.length === 2 ? true : undefined;
   });
   proxy = spawn(kubectlPath('1.32'), ['proxy', '--port=0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -99,7 +111,9 @@ describe('reconfigure a node’s kubelet in a live cluster', () => {
     const before = await configz(NODE_NAME);
     assert.equal(before['eventRecordQPS'], 5);
     await sh(`sed -i 's/"eventRecordQPS": 5/"eventRecordQPS": 7/' kubelet_configz_${NODE_NAME}`);
-    const yaml = await sh(`kubectl -n kube-system create configmap my-node-config --from-file=kubelet=kubelet_configz_${NODE_NAME} --append-hash -o yaml`);
+    const yaml = await sh(
+      `kubectl -n kube-system create configmap my-node-config --from-file=kubelet=kubelet_configz_${NODE_NAME} --append-hash -o yaml`,
+    );
     const m = /name: (my-node-config-[a-z0-9]{10})/.exec(yaml);
     assert.ok(m, yaml);
     firstConfigMap = m[1]!;
@@ -111,18 +125,24 @@ describe('reconfigure a node’s kubelet in a live cluster', () => {
       `kubectl patch node ${NODE_NAME} -p "{\\"spec\\":{\\"configSource\\":{\\"configMap\\":{\\"name\\":\\"${firstConfigMap}\\",\\"namespace\\":\\"kube-system\\",\\"kubeletConfigKey\\":\\"kubelet\\"}}}}"`,
     );
     const status = await waitFor('node-1 to run the new config', async () => {
-      const s = JSON.parse(await sh(`kubectl get no ${NODE_NAME} -o json | jq '.status.config'`)) as NodeConfigStatus | null;
+      const s = JSON.parse(
+        await sh(`kubectl get no ${NODE_NAME} -o json | jq '.status.config'`),
+      ) as NodeConfigStatus | null;
       return s?.active?.configMap.name === firstConfigMap ? s : undefined;
     });
     assert.deepEqual(status.assigned, status.active);
     assert.equal(status.error, undefined);
-    const cm = await admin.get<{ metadata: { uid: string; resourceVersion: string } }>(`/api/v1/namespaces/kube-system/configmaps/${firstConfigMap}`);
+    const cm = await admin.get<{ metadata: { uid: string; resourceVersion: string } }>(
+      `/api/v1/namespaces/kube-system/configmaps/${firstConfigMap}`,
+    );
     assert.equal(status.active!.configMap.uid, cm.metadata.uid);
     assert.equal(status.active!.configMap.resourceVersion, cm.metadata.resourceVersion);
     assert.equal(status.active!.configMap.kubeletConfigKey, 'kubelet');
     const after = await waitFor('/configz to answer', async () => configz(NODE_NAME));
     assert.equal(after['eventRecordQPS'], 7);
-    const events = await sh(`kubectl get events --field-selector involvedObject.name=${NODE_NAME},reason=KubeletConfigChanged -o json`);
+    const events = await sh(
+      `kubectl get events --field-selector involvedObject.name=${NODE_NAME},reason=KubeletConfigChanged -o json`,
+    );
     const messages = ((JSON.parse(events) as { items: unknown }).items as { message: string }[]).map((e) => e.message);
     assert.ok(
       messages.includes(
@@ -140,7 +160,9 @@ describe('reconfigure a node’s kubelet in a live cluster', () => {
 
   it('kubectl edit node switches to a second ConfigMap', async () => {
     await sh(`sed -i 's/"eventRecordQPS": 7/"eventRecordQPS": 9/' kubelet_configz_${NODE_NAME}`);
-    const yaml = await sh(`kubectl -n kube-system create configmap my-node-config --from-file=kubelet=kubelet_configz_${NODE_NAME} --append-hash -o yaml`);
+    const yaml = await sh(
+      `kubectl -n kube-system create configmap my-node-config --from-file=kubelet=kubelet_configz_${NODE_NAME} --append-hash -o yaml`,
+    );
     const second = /name: (my-node-config-[a-z0-9]{10})/.exec(yaml)![1]!;
     assert.notEqual(second, firstConfigMap);
     const editor = join(work, 'editor.sh');
@@ -148,7 +170,9 @@ describe('reconfigure a node’s kubelet in a live cluster', () => {
     await chmod(editor, 0o755);
     const out = await sh(`KUBE_EDITOR=${editor} kubectl edit node ${NODE_NAME}`);
     assert.match(out, /node\/node-1 edited/);
-    await waitFor('node-1 to run the second config', async () => ((await nodeConfig(NODE_NAME))?.active?.configMap.name === second ? true : undefined));
+    await waitFor('node-1 to run the second config', async () =>
+      (await nodeConfig(NODE_NAME))?.active?.configMap.name === second ? true : undefined,
+    );
     assert.equal((await waitFor('/configz', async () => configz(NODE_NAME)))['eventRecordQPS'], 9);
   });
 
@@ -159,7 +183,13 @@ describe('reconfigure a node’s kubelet in a live cluster', () => {
       return s !== undefined && Object.keys(s).length === 0 ? true : undefined;
     });
     assert.equal((await waitFor('/configz', async () => configz(NODE_NAME)))['eventRecordQPS'], 5);
-    const events = (JSON.parse(await sh(`kubectl get events --field-selector involvedObject.name=${NODE_NAME},reason=KubeletConfigChanged -o json`)) as { items: unknown }).items as { message: string }[];
+    const events = (
+      JSON.parse(
+        await sh(
+          `kubectl get events --field-selector involvedObject.name=${NODE_NAME},reason=KubeletConfigChanged -o json`,
+        ),
+      ) as { items: unknown }
+    ).items as { message: string }[];
     assert.ok(events.some((e) => e.message === 'Kubelet restarting to use local config'));
   });
 });

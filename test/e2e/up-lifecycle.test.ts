@@ -52,7 +52,9 @@ async function processesMentioning(...needles: string[]): Promise<number[]> {
 
 async function waitForNone(what: string, timeoutMs: number, ...needles: string[]): Promise<number> {
   const t0 = performance.now();
-  await waitFor(what, async () => (await processesMentioning(...needles)).length === 0, { timeoutMs }).catch(() => undefined);
+  await waitFor(what, async () => (await processesMentioning(...needles)).length === 0, { timeoutMs }).catch(
+    () => undefined,
+  );
   assert.deepEqual(await processesMentioning(...needles), [], `${what} still running after ${timeoutMs} ms`);
   return performance.now() - t0;
 }
@@ -73,7 +75,11 @@ async function startUp(args: string[], waitUp = true): Promise<Up> {
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const up: Up = { proc, pid: proc.pid!, out: () => out, exited };
   if (waitUp) {
-    await waitFor('dkc up to say the cluster is up, or to exit', () => out.includes('dkc cluster is up') || proc.exitCode !== null, { timeoutMs: 30_000 }).catch(() => undefined);
+    await waitFor(
+      'dkc up to say the cluster is up, or to exit',
+      () => out.includes('dkc cluster is up') || proc.exitCode !== null,
+      { timeoutMs: 30_000 },
+    ).catch(() => undefined);
     assert.match(out, /dkc cluster is up/);
   }
   return up;
@@ -100,14 +106,21 @@ describe('dkc up', () => {
     const kubelet = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 42\n';
     const client = await RestClient.fromKubeconfig(join(dir, 'kubeconfig'));
     try {
-      await client.create('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'node-2-config' }, data: { kubelet } });
+      await client.create('/api/v1/namespaces/kube-system/configmaps', {
+        metadata: { name: 'node-2-config' },
+        data: { kubelet },
+      });
       await client.patch('/api/v1/nodes/node-2', 'merge', {
-        spec: { configSource: { configMap: { name: 'node-2-config', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } },
+        spec: {
+          configSource: { configMap: { name: 'node-2-config', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } },
+        },
       });
       let active: string | undefined;
       await waitFor(
         'node-2 to run its downloaded config',
-        async () => (active = (await client.get<NodeStatus>('/api/v1/nodes/node-2')).status?.config?.active?.configMap?.name) === 'node-2-config',
+        async () =>
+          (active = (await client.get<NodeStatus>('/api/v1/nodes/node-2')).status?.config?.active?.configMap?.name) ===
+          'node-2-config',
         { timeoutMs: 30_000, stepMs: 100 },
       ).catch(() => undefined);
       assert.equal(active, 'node-2-config', 'node-2 runs its downloaded config');
@@ -137,11 +150,18 @@ describe('dkc up', () => {
     assert.equal(await exitWithin(up, 5000), 0, up.out());
     await waitFor('node-1 to be killed', () => !isRunning(frozen), { timeoutMs: 5000 });
 
-    const stopped = (name: string) => up.out().split('\n').find((l) => l.includes('Supervised process stopped') && l.includes(`name="${name}"`)) ?? '';
+    const stopped = (name: string) =>
+      up
+        .out()
+        .split('\n')
+        .find((l) => l.includes('Supervised process stopped') && l.includes(`name="${name}"`)) ?? '';
     assert.match(stopped('server'), /code=0 signal=null/, up.out());
     assert.match(stopped('node-2'), /code=0 signal=null/, up.out());
     assert.match(stopped('node-1'), /signal="?SIGKILL/, up.out());
-    assert.match(await readFile(join(dir, 'nodes', 'node-2', 'logs', 'agent.log'), 'utf8'), /received SIGTERM, shutting down[\s\S]*stopped/);
+    assert.match(
+      await readFile(join(dir, 'nodes', 'node-2', 'logs', 'agent.log'), 'utf8'),
+      /received SIGTERM, shutting down[\s\S]*stopped/,
+    );
     // The checkpoint and the record of what is assigned survived the stop whole.
     const store = join(dir, 'nodes', 'node-2', 'dynamic-config', 'store');
     assert.match(await readFile(join(store, 'meta', 'assigned'), 'utf8'), /node-2-config/);
@@ -160,8 +180,17 @@ describe('dkc up', () => {
     let out = '';
     npm.stdout.on('data', (d: Buffer) => (out += d.toString()));
     npm.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const up: Up = { proc: npm, pid: npm.pid!, out: () => out, exited: new Promise((r) => npm.once('exit', (code) => r(code))) };
-    await waitFor('dkc up to say the cluster is up, or npm to exit', () => out.includes('dkc cluster is up') || npm.exitCode !== null, { timeoutMs: 30_000 }).catch(() => undefined);
+    const up: Up = {
+      proc: npm,
+      pid: npm.pid!,
+      out: () => out,
+      exited: new Promise((r) => npm.once('exit', (code) => r(code))),
+    };
+    await waitFor(
+      'dkc up to say the cluster is up, or npm to exit',
+      () => out.includes('dkc cluster is up') || npm.exitCode !== null,
+      { timeoutMs: 30_000 },
+    ).catch(() => undefined);
     assert.match(out, /dkc cluster is up/);
     // What a terminal does on Ctrl-C: SIGINT to the foreground process group (npm and the dkc up it runs).
     process.kill(-npm.pid!, 'SIGINT');
@@ -169,7 +198,8 @@ describe('dkc up', () => {
     await waitForNone('the cluster', 15_000, dkcBin, dir);
     assert.doesNotMatch(out, /killing all supervised processes/, out);
     for (const name of ['server', 'node-1']) {
-      const line = out.split('\n').find((l) => l.includes('Supervised process stopped') && l.includes(`name="${name}"`)) ?? '';
+      const line =
+        out.split('\n').find((l) => l.includes('Supervised process stopped') && l.includes(`name="${name}"`)) ?? '';
       assert.match(line, /code=0 signal=null/, out);
     }
   });
@@ -201,7 +231,8 @@ describe('dkc up', () => {
     process.kill(first.pid, 'SIGKILL');
     await first.exited;
     const goneIn = await waitForNone('children of the SIGKILLed dkc up', 5000, dkcBin, dir);
-    for (const n of ['node-1', 'node-2']) assert.match(await readFile(join(dir, 'nodes', n, 'logs', 'agent.log'), 'utf8'), /the supervisor is gone/);
+    for (const n of ['node-1', 'node-2'])
+      assert.match(await readFile(join(dir, 'nodes', n, 'logs', 'agent.log'), 'utf8'), /the supervisor is gone/);
     assert.match(await readFile(join(dir, 'server.log'), 'utf8'), /the supervisor is gone/);
     assert.ok(goneIn < 5000, `children gone ${goneIn.toFixed(0)} ms after SIGKILL`);
 
@@ -227,15 +258,30 @@ describe('dkc up', () => {
     }
 
     // A database another process holds: a dkc server run by hand on the same dir keeps running, kubeconfig and all.
-    const byHand = spawn(process.execPath, [dkcBin, 'server', '--data-dir', join(dir, 'by-hand'), '--port', '0'], { stdio: 'ignore' });
+    const byHand = spawn(process.execPath, [dkcBin, 'server', '--data-dir', join(dir, 'by-hand'), '--port', '0'], {
+      stdio: 'ignore',
+    });
     const byHandExit = new Promise((r) => byHand.once('exit', r));
     try {
-      await waitFor('the server run by hand to write its kubeconfig, or to exit', async () => byHand.exitCode !== null || (await stat(join(dir, 'by-hand', 'kubeconfig')).then(() => true, () => false)), { timeoutMs: 30_000 }).catch(() => undefined);
+      await waitFor(
+        'the server run by hand to write its kubeconfig, or to exit',
+        async () =>
+          byHand.exitCode !== null ||
+          (await stat(join(dir, 'by-hand', 'kubeconfig')).then(
+            () => true,
+            () => false,
+          )),
+        { timeoutMs: 30_000 },
+      ).catch(() => undefined);
       const kubeconfig = await readFile(join(dir, 'by-hand', 'kubeconfig'), 'utf8');
       const busy = await startUp(['--data-dir', join(dir, 'by-hand'), '--nodes', '0', '--port', '0'], false);
       assert.notEqual(await exitWithin(busy, 30_000), 0);
       assert.match(busy.out(), /^dkc: the API server failed to start: .*dkc\.db is in use by another process/m);
-      assert.equal(await readFile(join(dir, 'by-hand', 'kubeconfig'), 'utf8'), kubeconfig, "the running server's kubeconfig stays");
+      assert.equal(
+        await readFile(join(dir, 'by-hand', 'kubeconfig'), 'utf8'),
+        kubeconfig,
+        "the running server's kubeconfig stays",
+      );
       assert.equal(byHand.exitCode, null);
     } finally {
       byHand.kill('SIGTERM');
@@ -257,7 +303,10 @@ describe('dkc up', () => {
     await rm(join(dir, 'emptied', 'dkc.db-wal'), { force: true });
     const emptied = await startUp(['--data-dir', join(dir, 'emptied'), '--nodes', '0', '--port', '0'], false);
     assert.notEqual(await exitWithin(emptied, 20_000), 0);
-    assert.match(emptied.out(), /^dkc: the API server failed to start: .*dkc\.db is empty \(0 bytes\).*Restore dkc\.db from a backup/m);
+    assert.match(
+      emptied.out(),
+      /^dkc: the API server failed to start: .*dkc\.db is empty \(0 bytes\).*Restore dkc\.db from a backup/m,
+    );
   });
 });
 
@@ -267,7 +316,16 @@ describe('dkc server', () => {
     // First start: creates pki/ and the database; it is then stopped and the database truncated.
     const first = spawn(process.execPath, [dkcBin, 'server', '--data-dir', dir, '--port', '0'], { stdio: 'ignore' });
     const firstExit = new Promise((r) => first.once('exit', r));
-    await waitFor('the first start to write its kubeconfig, or to exit', async () => first.exitCode !== null || (await stat(join(dir, 'kubeconfig')).then(() => true, () => false)), { timeoutMs: 30_000 }).catch(() => undefined);
+    await waitFor(
+      'the first start to write its kubeconfig, or to exit',
+      async () =>
+        first.exitCode !== null ||
+        (await stat(join(dir, 'kubeconfig')).then(
+          () => true,
+          () => false,
+        )),
+      { timeoutMs: 30_000 },
+    ).catch(() => undefined);
     assert.equal(first.exitCode, null, 'the first start succeeds');
     first.kill('SIGTERM');
     await firstExit;
@@ -275,13 +333,24 @@ describe('dkc server', () => {
     await rm(join(dir, 'dkc.db-wal'), { force: true });
     await rm(join(dir, 'kubeconfig'), { force: true });
 
-    const second = spawn(process.execPath, [dkcBin, 'server', '--data-dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const second = spawn(process.execPath, [dkcBin, 'server', '--data-dir', dir, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     second.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await Promise.race([new Promise((r) => second.once('exit', r)), new Promise((r) => setTimeout(() => r('timeout'), 15_000))]);
+    const code = await Promise.race([
+      new Promise((r) => second.once('exit', r)),
+      new Promise((r) => setTimeout(() => r('timeout'), 15_000)),
+    ]);
     if (code === 'timeout') second.kill('SIGKILL');
     assert.equal(code, 3, err); // a file the command cannot use (docs/errors.md)
-    assert.match(err, new RegExp(`^dkc: ${join(dir, 'dkc.db')} is empty \\(0 bytes\\) but ${join(dir, 'pki')} holds an existing cluster's certificates`, 'm'));
+    assert.match(
+      err,
+      new RegExp(
+        `^dkc: ${join(dir, 'dkc.db')} is empty \\(0 bytes\\) but ${join(dir, 'pki')} holds an existing cluster's certificates`,
+        'm',
+      ),
+    );
     assert.match(err, /Restore dkc\.db from a backup, or start over by removing/);
     assert.equal((await stat(join(dir, 'dkc.db'))).size, 0, 'the database is left for recovery');
     await assert.rejects(stat(join(dir, 'kubeconfig')), /ENOENT/, 'no kubeconfig for an empty cluster');

@@ -45,14 +45,21 @@ async function startUp(command: string, args: string[], cwd?: string): Promise<R
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   // The callers assert on what was said; a wait that runs out leaves that to them.
-  await waitFor('dkc up to say the cluster is up, or to exit', () => out.includes('dkc cluster is up') || child.exitCode !== null, { timeoutMs: 30_000 }).catch(() => undefined);
+  await waitFor(
+    'dkc up to say the cluster is up, or to exit',
+    () => out.includes('dkc cluster is up') || child.exitCode !== null,
+    { timeoutMs: 30_000 },
+  ).catch(() => undefined);
   return { out: () => out, exited, child };
 }
 
 /** Sends `signal`, waits up to 20 s for the exit (then SIGKILL), and returns the exit code. */
 async function stop(r: Running, signal: NodeJS.Signals): Promise<number | null | 'timeout'> {
   r.child.kill(signal);
-  const code = await Promise.race([r.exited, new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), 20_000))]);
+  const code = await Promise.race([
+    r.exited,
+    new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), 20_000)),
+  ]);
   if (code === 'timeout') r.child.kill('SIGKILL');
   return code;
 }
@@ -66,8 +73,13 @@ it('dkc up brings up 3 Ready nodes within 15 s and Ctrl-C leaves nothing behind'
     assert.match(up.out(), /dkc cluster is up \(3 nodes/);
     const client = await RestClient.fromKubeconfig(join(dataDir, 'kubeconfig'));
     try {
-      const nodes = await client.list<{ items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes');
-      const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name).sort();
+      const nodes = await client.list<{
+        items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+      }>('/api/v1/nodes');
+      const ready = nodes.items
+        .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        .map((n) => n.metadata.name)
+        .sort();
       assert.deepEqual(ready, ['node-1', 'node-2', 'node-3']);
     } finally {
       client.close();
@@ -90,7 +102,11 @@ it('npm start runs dkc up in place of its shell: stopping npm (SIGTERM to its PI
   // .dkc and port 6443 stay untouched.
   const dir = await mkdtemp(join(tmpdir(), 'dkc-npm-start-'));
   try {
-    const npm = await startUp('npm', ['start', '--silent', '--', '--data-dir', dir, '--nodes', '1', '--port', '0'], resolve(dkcBin, '../..'));
+    const npm = await startUp(
+      'npm',
+      ['start', '--silent', '--', '--data-dir', dir, '--nodes', '1', '--port', '0'],
+      resolve(dkcBin, '../..'),
+    );
     let code: number | null | 'timeout' = 'timeout';
     try {
       assert.match(npm.out(), /dkc cluster is up \(1 node/);
@@ -99,7 +115,10 @@ it('npm start runs dkc up in place of its shell: stopping npm (SIGTERM to its PI
       code = await stop(npm, 'SIGTERM');
     }
     assert.notEqual(code, 'timeout', npm.out());
-    await waitFor('no process left', async () => (await processesMentioning(dir)).length === 0, { timeoutMs: 15_000, stepMs: 100 }).catch(() => undefined);
+    await waitFor('no process left', async () => (await processesMentioning(dir)).length === 0, {
+      timeoutMs: 15_000,
+      stepMs: 100,
+    }).catch(() => undefined);
     assert.deepEqual(await processesMentioning(dir), [], `left behind after npm stopped:\n${npm.out()}`);
   } finally {
     for (const pid of await processesMentioning(dir)) process.kill(pid, 'SIGKILL');
@@ -110,7 +129,18 @@ it('npm start runs dkc up in place of its shell: stopping npm (SIGTERM to its PI
 it('dkc up --emulated-version 1.31 runs the cluster as that release: its /version, Nodes without configSource, NodeConfigs served', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'dkc-up-emulated-'));
   try {
-    const up = await startUp(process.execPath, [dkcBin, 'up', '--data-dir', dir, '--nodes', '1', '--port', '0', '--emulated-version', '1.31']);
+    const up = await startUp(process.execPath, [
+      dkcBin,
+      'up',
+      '--data-dir',
+      dir,
+      '--nodes',
+      '1',
+      '--port',
+      '0',
+      '--emulated-version',
+      '1.31',
+    ]);
     let code: number | null | 'timeout' = 'timeout';
     try {
       assert.match(up.out(), /dkc cluster is up \(1 node/);
@@ -118,7 +148,9 @@ it('dkc up --emulated-version 1.31 runs the cluster as that release: its /versio
       try {
         assert.equal((await client.get<{ gitVersion: string }>('/version')).gitVersion, 'v1.31.0');
         const source = { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } };
-        const node = await client.patch<{ spec: Record<string, unknown> }>('/api/v1/nodes/node-1', 'merge', { spec: { configSource: source } });
+        const node = await client.patch<{ spec: Record<string, unknown> }>('/api/v1/nodes/node-1', 'merge', {
+          spec: { configSource: source },
+        });
         assert.equal(node.spec['configSource'], undefined);
         await client.list('/apis/dkc.io/v1alpha1/nodeconfigs');
       } finally {

@@ -48,16 +48,39 @@ after(async () => {
 describe('dkc up --simulated-nodes and dkc fleet', { concurrency: false, timeout: 120_000 }, () => {
   it('dkc up runs a fleet beside its agent and reports the simulated nodes Ready', async () => {
     up = run(['up', '--data-dir', join(work, 'up'), '--nodes', '1', '--simulated-nodes', '5', '--port', '0']);
-    await waitFor('dkc up to report its cluster', async () => (up!.out().includes('Press Ctrl-C to stop.') ? true : undefined), 60_000, 100);
+    await waitFor(
+      'dkc up to report its cluster',
+      async () => (up!.out().includes('Press Ctrl-C to stop.') ? true : undefined),
+      60_000,
+      100,
+    );
     assert.match(up.out(), /simulated nodes: 5\/5 Ready/);
     assert.match(up.out(), /dkc cluster is up \(1 node and 5 simulated in/);
   });
 
   it('dkc fleet prints its progress until every node is Ready and stops cleanly on SIGINT (nodes on client certificates)', async () => {
     const kubeconfig = join(work, 'up', 'kubeconfig');
-    const fleet = run(['fleet', '--kubeconfig', kubeconfig, '--nodes', '4', '--name-prefix', 'extra-', '--data-dir', join(work, 'extra'), '--port', '0', '--credentials=certificate']);
+    const fleet = run([
+      'fleet',
+      '--kubeconfig',
+      kubeconfig,
+      '--nodes',
+      '4',
+      '--name-prefix',
+      'extra-',
+      '--data-dir',
+      join(work, 'extra'),
+      '--port',
+      '0',
+      '--credentials=certificate',
+    ]);
     try {
-      await waitFor('every extra node Ready', async () => (fleet.out().includes('4 nodes Ready in') ? true : undefined), 60_000, 100);
+      await waitFor(
+        'every extra node Ready',
+        async () => (fleet.out().includes('4 nodes Ready in') ? true : undefined),
+        60_000,
+        100,
+      );
       assert.match(fleet.out(), /4\/4 registered, 4 Ready/);
       const admin = await RestClient.fromKubeconfig(kubeconfig);
       try {
@@ -72,7 +95,10 @@ describe('dkc up --simulated-nodes and dkc fleet', { concurrency: false, timeout
     assert.equal(await fleet.exited, 0);
     assert.match(fleet.out(), /received SIGINT, stopping the fleet\nfleet of 4 nodes stopped\n$/);
     // Each node authenticated with the certificate issued to it.
-    assert.equal(parseCertIdentity(await readFile(join(work, 'extra', 'extra-4', 'pki', 'client.crt'), 'utf8')).commonName, 'system:node:extra-4');
+    assert.equal(
+      parseCertIdentity(await readFile(join(work, 'extra', 'extra-4', 'pki', 'client.crt'), 'utf8')).commonName,
+      'system:node:extra-4',
+    );
   });
 
   it('dkc fleet says at once, in one line, when the API server refuses its node tokens, and exits 5 (refused)', async () => {
@@ -80,9 +106,28 @@ describe('dkc up --simulated-nodes and dkc fleet', { concurrency: false, timeout
     await writeFile(join(work, 'other.crt'), other.certPem);
     await writeFile(join(work, 'other.key'), other.keyPem);
     const kubeconfig = join(work, 'up', 'kubeconfig');
-    const fleet = run(['fleet', '--kubeconfig', kubeconfig, '--nodes', '2', '--name-prefix', 'refused-', '--data-dir', join(work, 'refused'), '--port', '0', '--ca-cert', join(work, 'other.crt'), '--ca-key', join(work, 'other.key')]);
+    const fleet = run([
+      'fleet',
+      '--kubeconfig',
+      kubeconfig,
+      '--nodes',
+      '2',
+      '--name-prefix',
+      'refused-',
+      '--data-dir',
+      join(work, 'refused'),
+      '--port',
+      '0',
+      '--ca-cert',
+      join(work, 'other.crt'),
+      '--ca-key',
+      join(work, 'other.key'),
+    ]);
     assert.equal(await fleet.exited, 5);
-    assert.match(fleet.err(), /^dkc: the API server https:\/\/127\.0\.0\.1:\d+ refuses dkc node tokens \(401 Unauthorized\).*use --credentials=certificate\n$/);
+    assert.match(
+      fleet.err(),
+      /^dkc: the API server https:\/\/127\.0\.0\.1:\d+ refuses dkc node tokens \(401 Unauthorized\).*use --credentials=certificate\n$/,
+    );
   });
 
   it('dkc up stops its fleet with everything else on Ctrl-C', async () => {

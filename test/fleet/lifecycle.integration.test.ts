@@ -31,7 +31,11 @@ function handles(): Record<string, number> {
 }
 
 async function metricsOf(node: string): Promise<string> {
-  const res = await admin.request<string>({ method: 'GET', path: `/api/v1/nodes/${node}/proxy/metrics`, accept: 'text/plain' });
+  const res = await admin.request<string>({
+    method: 'GET',
+    path: `/api/v1/nodes/${node}/proxy/metrics`,
+    accept: 'text/plain',
+  });
   return String(res.body);
 }
 
@@ -49,73 +53,115 @@ before(async () => {
 
 after(() => stopFleetCluster({ fleet, admin, cluster, work }));
 
-describe('a simulated node restarts in-process and the fleet stops cleanly', { concurrency: false, timeout: 120_000 }, () => {
-  it('a config assigned to one node restarts only that node, from the same checkpoint directory', async () => {
-    const local = await readFile(join(work, 'fleet', 'config.yaml'), 'utf8');
-    const cm = await admin.create<ConfigMap>('/api/v1/namespaces/default/configmaps', {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'life', namespace: 'default' },
-      data: { kubelet: `${local.trimEnd()}\nmaxPods: 77\n` },
-    });
-    await admin.patch('/api/v1/nodes/sim-2', 'merge', { spec: { configSource: { configMap: { namespace: 'default', name: 'life', kubeletConfigKey: 'kubelet' } } } });
-    await waitFor('sim-2 runs the assigned config', async () => {
-      const n = await admin.get<Node>('/api/v1/nodes/sim-2');
-      return n.status?.config?.active?.configMap?.uid === cm.metadata.uid ? true : undefined;
-    });
-    assert.deepEqual(fleet!.nodes.map((n) => n.instance), [1, 2, 1]);
-    const checkpoint = join(work, 'fleet', 'sim-2', 'dynamic-config', 'store', 'checkpoints', cm.metadata.uid!, cm.metadata.resourceVersion!, 'kubelet');
-    assert.equal(await readFile(checkpoint, 'utf8'), cm.data!['kubelet']);
-    const kc = await admin.get<{ kubeletconfig: { maxPods: number } } | string>('/api/v1/nodes/sim-2/proxy/configz');
-    assert.equal((typeof kc === 'string' ? (JSON.parse(kc) as { kubeletconfig: { maxPods: number } }) : kc).kubeletconfig.maxPods, 77);
-  });
-
-  it("each node's /metrics is its own: the assigned node's gauges name the ConfigMap, the others' the local config", async () => {
-    assert.match(await metricsOf('sim-2'), /kubelet_node_config_active\{node_config_source="\/api\/v1\/namespaces\/default\/configmaps\/life"/);
-    for (const other of ['sim-1', 'sim-3']) {
-      const text = await metricsOf(other);
-      assert.match(text, /kubelet_node_config_active\{node_config_source="local"/);
-      assert.doesNotMatch(text, /configmaps\/life/);
-    }
-  });
-
-  it('a connection to a node becomes TLS only once its client speaks: a probe that connects and closes costs none', async () => {
-    const node = fleet!.node('sim-1');
-    const tlsConnections: string[] = [];
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with its server as this (Reflect.apply below) and put back
-    const emit = https.Server.prototype.emit;
-    https.Server.prototype.emit = function (this: https.Server, event: string | symbol, ...args: unknown[]): boolean {
-      if (event === 'connection') tlsConnections.push((args[0] as Socket).localAddress ?? '');
-      return Reflect.apply(emit, this, [event, ...args]) as boolean;
-    } as typeof emit;
-    try {
-      for (let i = 0; i < 5; i++) {
-        await new Promise<void>((resolve, reject) => {
-          const probe = connect({ host: node.address, port: fleet!.port }, () => probe.end());
-          probe.once('close', () => resolve());
-          probe.once('error', reject);
-        });
-      }
-      assert.deepEqual(tlsConnections.filter((a) => a === node.address), []);
-      await new Promise<void>((resolve, reject) => {
-        const client = tls.connect({ host: node.address, port: fleet!.port, rejectUnauthorized: false }, () => client.end());
-        client.once('close', () => resolve());
-        client.once('error', reject);
+describe(
+  'a simulated node restarts in-process and the fleet stops cleanly',
+  { concurrency: false, timeout: 120_000 },
+  () => {
+    it('a config assigned to one node restarts only that node, from the same checkpoint directory', async () => {
+      const local = await readFile(join(work, 'fleet', 'config.yaml'), 'utf8');
+      const cm = await admin.create<ConfigMap>('/api/v1/namespaces/default/configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'life', namespace: 'default' },
+        data: { kubelet: `${local.trimEnd()}\nmaxPods: 77\n` },
       });
-      assert.deepEqual(tlsConnections.filter((a) => a === node.address), [node.address], 'a client that speaks TLS');
-    } finally {
-      https.Server.prototype.emit = emit;
-    }
-  });
+      await admin.patch('/api/v1/nodes/sim-2', 'merge', {
+        spec: { configSource: { configMap: { namespace: 'default', name: 'life', kubeletConfigKey: 'kubelet' } } },
+      });
+      await waitFor('sim-2 runs the assigned config', async () => {
+        const n = await admin.get<Node>('/api/v1/nodes/sim-2');
+        return n.status?.config?.active?.configMap?.uid === cm.metadata.uid ? true : undefined;
+      });
+      assert.deepEqual(
+        fleet!.nodes.map((n) => n.instance),
+        [1, 2, 1],
+      );
+      const checkpoint = join(
+        work,
+        'fleet',
+        'sim-2',
+        'dynamic-config',
+        'store',
+        'checkpoints',
+        cm.metadata.uid!,
+        cm.metadata.resourceVersion!,
+        'kubelet',
+      );
+      assert.equal(await readFile(checkpoint, 'utf8'), cm.data!['kubelet']);
+      const kc = await admin.get<{ kubeletconfig: { maxPods: number } } | string>('/api/v1/nodes/sim-2/proxy/configz');
+      assert.equal(
+        (typeof kc === 'string' ? (JSON.parse(kc) as { kubeletconfig: { maxPods: number } }) : kc).kubeletconfig
+          .maxPods,
+        77,
+      );
+    });
 
-  it('stopping the fleet closes every listener, connection and timer it opened', async () => {
-    const running = handles();
-    assert.ok((running['TCPServerWrap'] ?? 0) >= (baseline['TCPServerWrap'] ?? 0) + 3, 'one listener per node address');
-    await fleet!.stop();
-    await waitFor('the fleet\'s handles to close', async () => {
-      const now = handles();
-      const extra = Object.entries(now).filter(([k, v]) => v > (baseline[k] ?? 0));
-      return extra.length === 0 ? true : undefined;
-    }, 5_000);
-  });
-});
+    it("each node's /metrics is its own: the assigned node's gauges name the ConfigMap, the others' the local config", async () => {
+      assert.match(
+        await metricsOf('sim-2'),
+        /kubelet_node_config_active\{node_config_source="\/api\/v1\/namespaces\/default\/configmaps\/life"/,
+      );
+      for (const other of ['sim-1', 'sim-3']) {
+        const text = await metricsOf(other);
+        assert.match(text, /kubelet_node_config_active\{node_config_source="local"/);
+        assert.doesNotMatch(text, /configmaps\/life/);
+      }
+    });
+
+    it('a connection to a node becomes TLS only once its client speaks: a probe that connects and closes costs none', async () => {
+      const node = fleet!.node('sim-1');
+      const tlsConnections: string[] = [];
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with its server as this (Reflect.apply below) and put back
+      const emit = https.Server.prototype.emit;
+      https.Server.prototype.emit = function (this: https.Server, event: string | symbol, ...args: unknown[]): boolean {
+        if (event === 'connection') tlsConnections.push((args[0] as Socket).localAddress ?? '');
+        return Reflect.apply(emit, this, [event, ...args]) as boolean;
+      } as typeof emit;
+      try {
+        for (let i = 0; i < 5; i++) {
+          await new Promise<void>((resolve, reject) => {
+            const probe = connect({ host: node.address, port: fleet!.port }, () => probe.end());
+            probe.once('close', () => resolve());
+            probe.once('error', reject);
+          });
+        }
+        assert.deepEqual(
+          tlsConnections.filter((a) => a === node.address),
+          [],
+        );
+        await new Promise<void>((resolve, reject) => {
+          const client = tls.connect({ host: node.address, port: fleet!.port, rejectUnauthorized: false }, () =>
+            client.end(),
+          );
+          client.once('close', () => resolve());
+          client.once('error', reject);
+        });
+        assert.deepEqual(
+          tlsConnections.filter((a) => a === node.address),
+          [node.address],
+          'a client that speaks TLS',
+        );
+      } finally {
+        https.Server.prototype.emit = emit;
+      }
+    });
+
+    it('stopping the fleet closes every listener, connection and timer it opened', async () => {
+      const running = handles();
+      assert.ok(
+        (running['TCPServerWrap'] ?? 0) >= (baseline['TCPServerWrap'] ?? 0) + 3,
+        'one listener per node address',
+      );
+      await fleet!.stop();
+      await waitFor(
+        "the fleet's handles to close",
+        async () => {
+          const now = handles();
+          const extra = Object.entries(now).filter(([k, v]) => v > (baseline[k] ?? 0));
+          return extra.length === 0 ? true : undefined;
+        },
+        5_000,
+      );
+    });
+  },
+);

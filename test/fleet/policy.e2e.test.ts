@@ -30,14 +30,26 @@ let k: Kubectl | undefined;
 /** Active policy watches, from the server's apiserver_longrunning_requests. */
 async function policyWatches(): Promise<number> {
   const text = (await admin.request<string>({ method: 'GET', path: '/metrics', accept: 'text/plain' })).body;
-  const line = text.split('\n').find((l) => l.startsWith('apiserver_longrunning_requests{') && l.includes('verb="WATCH"') && l.includes('resource="nodeconfigpolicies"'));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('apiserver_longrunning_requests{') &&
+        l.includes('verb="WATCH"') &&
+        l.includes('resource="nodeconfigpolicies"'),
+    );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-fleet-policy-'));
   configureLogging({ sink: (line) => void (line.startsWith('I') ? undefined : process.stderr.write(line)) });
-  cluster = await startCluster({ dataDir: join(work, 'cluster'), nodes: 0, port: 0, serverArgs: ['--disable-admission-plugins=NodeConfigPolicy'] });
+  cluster = await startCluster({
+    dataDir: join(work, 'cluster'),
+    nodes: 0,
+    port: 0,
+    serverArgs: ['--disable-admission-plugins=NodeConfigPolicy'],
+  });
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   k = await kubectl('1.32', cluster.kubeconfig);
   await k.ok(['apply', '-f', '-'], {
@@ -52,18 +64,34 @@ after(async () => {
 
 it('governed simulated nodes refuse a denied config with the policy named; the others run it; one watch for the fleet', async () => {
   const watchesBefore = await policyWatches();
-  fleet = await startFleet({ kubeconfig: cluster!.kubeconfig, nodes: NODES.length, dataDir: join(work, 'fleet'), port: 0 });
+  fleet = await startFleet({
+    kubeconfig: cluster!.kubeconfig,
+    nodes: NODES.length,
+    dataDir: join(work, 'fleet'),
+    port: 0,
+  });
   assert.equal(await fleet.ready(60_000), true);
   for (const n of GOVERNED) await k!.ok(['label', 'node', n, `${POOL}=blue`]);
   const local = await readFile(join(work, 'fleet', 'config.yaml'), 'utf8');
   await kubeletConfigMap(admin, local, 'denied', 'eventRecordQPS: 7\ncontainerLogMaxFiles: 7');
-  for (const n of NODES) await admin.patch(`/api/v1/nodes/${n}`, 'merge', { spec: { configSource: kubeletSource('denied') } });
+  for (const n of NODES)
+    await admin.patch(`/api/v1/nodes/${n}`, 'merge', { spec: { configSource: kubeletSource('denied') } });
   for (const n of NODES) {
-    await waitFor(`${n} deciding`, async () => {
-      const s = (await admin.get<Node>(`/api/v1/nodes/${n}`)).status?.config;
-      if (GOVERNED.has(n)) return s?.assigned?.configMap?.name === 'denied' && s.error === 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details' && !s.active ? true : undefined;
-      return s?.active?.configMap?.name === 'denied' && !s.error ? true : undefined;
-    }, 60_000, 100);
+    await waitFor(
+      `${n} deciding`,
+      async () => {
+        const s = (await admin.get<Node>(`/api/v1/nodes/${n}`)).status?.config;
+        if (GOVERNED.has(n))
+          return s?.assigned?.configMap?.name === 'denied' &&
+            s.error === 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details' &&
+            !s.active
+            ? true
+            : undefined;
+        return s?.active?.configMap?.name === 'denied' && !s.error ? true : undefined;
+      },
+      60_000,
+      100,
+    );
   }
   assert.equal(await policyWatches(), watchesBefore + 1, 'the fleet shares one watch on NodeConfigPolicies');
 });

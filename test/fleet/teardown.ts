@@ -7,7 +7,12 @@ import type { Fleet } from '../../src/fleet/index.js';
 import type { Cluster } from '../../src/up/cluster.js';
 import { configureLogging } from '../../src/util/klog.js';
 
-export async function stopFleetCluster(s: { fleet: Fleet | undefined; admin: RestClient | undefined; cluster: Cluster | undefined; work: string }): Promise<void> {
+export async function stopFleetCluster(s: {
+  fleet: Fleet | undefined;
+  admin: RestClient | undefined;
+  cluster: Cluster | undefined;
+  work: string;
+}): Promise<void> {
   await s.fleet?.stop();
   s.admin?.close();
   await s.cluster?.stop(5_000);

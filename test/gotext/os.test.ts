@@ -5,7 +5,14 @@ import { goBase, goErrnoText, goModeString, goPathErrorText } from '../../src/go
 describe('Go renderings of filesystem failures', () => {
   it('path.Base', () => {
     // Go: path.Base("") == ".", path.Base("///") == "/", path.Base("a/b/") == "b".
-    for (const [p, want] of [['', '.'], ['///', '/'], ['a/b/', 'b'], ['/x', 'x'], ['kubelet', 'kubelet']] as const) assert.equal(goBase(p), want, p);
+    for (const [p, want] of [
+      ['', '.'],
+      ['///', '/'],
+      ['a/b/', 'b'],
+      ['/x', 'x'],
+      ['kubelet', 'kubelet'],
+    ] as const)
+      assert.equal(goBase(p), want, p);
   });
 
   it('fs.FileMode.String()', () => {
@@ -18,7 +25,10 @@ describe('Go renderings of filesystem failures', () => {
   });
 
   it("os.PathError: the syscall's op and Go's errno text", () => {
-    const enoent = Object.assign(new Error("ENOENT: no such file or directory, open '/x'"), { code: 'ENOENT', syscall: 'open' });
+    const enoent = Object.assign(new Error("ENOENT: no such file or directory, open '/x'"), {
+      code: 'ENOENT',
+      syscall: 'open',
+    });
     assert.equal(goPathErrorText(enoent, '/x', 'stat'), 'open /x: no such file or directory');
     const scandir = Object.assign(new Error('EACCES'), { code: 'EACCES', syscall: 'scandir' });
     assert.equal(goPathErrorText(scandir, '/d', 'readdir'), 'open /d: permission denied');

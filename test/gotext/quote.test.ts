@@ -30,5 +30,8 @@ test('the API field errors and the kubelet library quote with the same function'
   assert.equal(apiQuote, goQuote);
   assert.equal(kubeletQuote, goQuote);
   assert.equal(field.invalid('metadata.name', 'a\x07\vb').toString(), 'metadata.name: Invalid value: "a\\a\\vb"');
-  assert.equal(field.notSupported('spec.mode', 'x', ['a\tb']).toString(), 'spec.mode: Unsupported value: "x": supported values: "a\\tb"');
+  assert.equal(
+    field.notSupported('spec.mode', 'x', ['a\tb']).toString(),
+    'spec.mode: Unsupported value: "x": supported values: "a\\tb"',
+  );
 });

@@ -8,7 +8,9 @@ import { startEtcdCluster, type EtcdCluster } from '../../src/storage/etcd-membe
 
 export type { EtcdCluster, EtcdMember } from '../../src/storage/etcd-member.js';
 
-export async function startEtcd(options: { members?: number } = {}): Promise<EtcdCluster & { dir: string; cleanup(): Promise<void> }> {
+export async function startEtcd(
+  options: { members?: number } = {},
+): Promise<EtcdCluster & { dir: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'dkc-etcd-'));
   const cluster = await startEtcdCluster({ dir, members: options.members ?? 1 });
   return Object.assign(cluster, { dir, cleanup: () => cluster.stop({ removeData: true }) });

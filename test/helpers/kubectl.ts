@@ -31,7 +31,10 @@ export interface KubectlResult {
 
 export interface Kubectl {
   version: KubectlVersion;
-  run(args: string[], options?: { input?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<KubectlResult>;
+  run(
+    args: string[],
+    options?: { input?: string; env?: Record<string, string>; timeoutMs?: number },
+  ): Promise<KubectlResult>;
   /** Runs and fails the test with kubectl's stderr unless it exits 0. */
   ok(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<string>;
   /** Starts a long-running kubectl (watch, proxy); the caller kills it. */
@@ -43,7 +46,12 @@ export async function kubectl(version: KubectlVersion, kubeconfig: string): Prom
   const bin = kubectlPath(version);
   const cacheDir = await mkdtemp(join(tmpdir(), `dkc-kubectl-${version}-`));
   const base = ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir];
-  const env = (extra?: Record<string, string>) => ({ ...process.env, HOME: cacheDir, KUBECONFIG: kubeconfig, ...extra });
+  const env = (extra?: Record<string, string>) => ({
+    ...process.env,
+    HOME: cacheDir,
+    KUBECONFIG: kubeconfig,
+    ...extra,
+  });
   const k: Kubectl = {
     version,
     run(args, options = {}) {
@@ -64,7 +72,8 @@ export async function kubectl(version: KubectlVersion, kubeconfig: string): Prom
     },
     async ok(args, options) {
       const r = await k.run(args, options);
-      if (r.code !== 0) throw new Error(`kubectl ${version} ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+      if (r.code !== 0)
+        throw new Error(`kubectl ${version} ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
       return r.stdout;
     },
     spawn(args) {

@@ -5,10 +5,17 @@ import type { ConfigMap, NodeConfigSource } from '../../src/api/types.js';
 import type { RestClient } from '../../src/client/index.js';
 import { waitFor } from './wait.js';
 
-export const kubeletSource = (name: string): NodeConfigSource => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+export const kubeletSource = (name: string): NodeConfigSource => ({
+  configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' },
+});
 
 /** Creates kube-system/`name` with key `kubelet`: `localConfig` with `extra` lines appended. */
-export function kubeletConfigMap(client: RestClient, localConfig: string, name: string, extra: string): Promise<ConfigMap> {
+export function kubeletConfigMap(
+  client: RestClient,
+  localConfig: string,
+  name: string,
+  extra: string,
+): Promise<ConfigMap> {
   return client.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -19,8 +26,12 @@ export function kubeletConfigMap(client: RestClient, localConfig: string, name: 
 
 /** Resolves once every node in `names` answers /configz through the API server's node proxy. */
 export async function waitForConfigz(client: RestClient, names: readonly string[], timeoutMs = 30_000): Promise<void> {
-  await waitFor(`${names.join(', ')} to serve /configz`, async () => {
-    for (const n of names) await client.get(`/api/v1/nodes/${n}/proxy/configz`);
-    return true;
-  }, timeoutMs);
+  await waitFor(
+    `${names.join(', ')} to serve /configz`,
+    async () => {
+      for (const n of names) await client.get(`/api/v1/nodes/${n}/proxy/configz`);
+      return true;
+    },
+    timeoutMs,
+  );
 }

@@ -12,7 +12,11 @@ import { freePort } from '../../src/util/net.js';
 import { startServer, type RunningServer } from './server.js';
 import { waitFor } from './wait.js';
 
-export async function startReplicas(count: number, etcd: { endpoints: string[] }, extraArgs: string[] = []): Promise<RunningServer[]> {
+export async function startReplicas(
+  count: number,
+  etcd: { endpoints: string[] },
+  extraArgs: string[] = [],
+): Promise<RunningServer[]> {
   const servers: RunningServer[] = [];
   try {
     servers.push(await startServer(extraArgs, { etcd }));
@@ -79,9 +83,13 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5
 `;
   await writeFile(join(dir, 'nginx.conf'), conf);
   let output = '';
-  const proc: ChildProcess = spawn('/usr/sbin/nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc: ChildProcess = spawn(
+    '/usr/sbin/nginx',
+    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const stop = async () => {
@@ -91,7 +99,11 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5
     }
     await rm(dir, { recursive: true, force: true });
   };
-  const state = await waitFor('nginx to listen', async () => (proc.exitCode !== null ? 'exited' : (await listening(port)) ? 'listening' : undefined), { timeoutMs: 10_000 }).catch(() => 'silent');
+  const state = await waitFor(
+    'nginx to listen',
+    async () => (proc.exitCode !== null ? 'exited' : (await listening(port)) ? 'listening' : undefined),
+    { timeoutMs: 10_000 },
+  ).catch(() => 'silent');
   if (state !== 'listening') {
     await stop();
     throw new Error(`nginx did not start: ${output}`);

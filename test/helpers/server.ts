@@ -38,7 +38,13 @@ function waitExit(p: ChildProcess): Promise<void> {
 async function waitForFile(path: string, proc: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
   const state = await waitFor(
     `dkc server to write ${path}`,
-    async () => (proc.exitCode !== null ? 'exited' : await stat(path).then(() => 'written', () => undefined)),
+    async () =>
+      proc.exitCode !== null
+        ? 'exited'
+        : await stat(path).then(
+            () => 'written',
+            () => undefined,
+          ),
     { timeoutMs, stepMs: 25 },
   ).catch(() => 'silent');
   if (state === 'exited') throw new Error(`dkc server exited with ${proc.exitCode}:\n${log()}`);
@@ -69,9 +75,13 @@ export async function startServer(extraArgs: string[] = [], options: StartServer
   let port = 0;
   const launch = async (): Promise<ChildProcess> => {
     await rm(kubeconfig, { force: true });
-    const proc = spawn(process.execPath, [options.bin ?? dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...extraArgs], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [options.bin ?? dkcBin, 'server', '--data-dir', dataDir, '--port', String(port), ...extraArgs],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
     proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
     await waitForFile(kubeconfig, proc, () => output, 30_000);

@@ -25,11 +25,26 @@ export type WaitWhat = string | (() => Awaitable<string>);
 const DEFAULT_TIMEOUT_MS = 20_000;
 const DEFAULT_STEP_MS = 50;
 
-export async function waitFor<T>(what: WaitWhat, probe: () => Awaitable<T | undefined | false>, options?: WaitOptions): Promise<T>;
+export async function waitFor<T>(
+  what: WaitWhat,
+  probe: () => Awaitable<T | undefined | false>,
+  options?: WaitOptions,
+): Promise<T>;
 /** The positional form, kept for existing callers: `waitFor(what, probe, timeoutMs, stepMs)`. */
-export async function waitFor<T>(what: WaitWhat, probe: () => Awaitable<T | undefined | false>, timeoutMs?: number, stepMs?: number): Promise<T>;
-export async function waitFor<T>(what: WaitWhat, probe: () => Awaitable<T | undefined | false>, options: WaitOptions | number = {}, step?: number): Promise<T> {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, stepMs = DEFAULT_STEP_MS } = typeof options === 'number' ? { timeoutMs: options, stepMs: step } : options;
+export async function waitFor<T>(
+  what: WaitWhat,
+  probe: () => Awaitable<T | undefined | false>,
+  timeoutMs?: number,
+  stepMs?: number,
+): Promise<T>;
+export async function waitFor<T>(
+  what: WaitWhat,
+  probe: () => Awaitable<T | undefined | false>,
+  options: WaitOptions | number = {},
+  step?: number,
+): Promise<T> {
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, stepMs = DEFAULT_STEP_MS } =
+    typeof options === 'number' ? { timeoutMs: options, stepMs: step } : options;
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -52,7 +67,10 @@ async function beforeDeadline<T>(p: Promise<T>, deadline: number, what: WaitWhat
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`a probe${typeof what === 'string' ? ` for ${what}` : ''} did not answer before the deadline`)),
+      () =>
+        reject(
+          new Error(`a probe${typeof what === 'string' ? ` for ${what}` : ''} did not answer before the deadline`),
+        ),
       Math.max(0, deadline - Date.now()),
     );
   });

@@ -33,7 +33,11 @@ test('validate: a field 1.30 added is unknown to 1.29 (a warning) and validated 
     stderr: `${f}: warning: unknown field "containerLogMaxWorkers"\n`,
   });
   const refusal = `${f}: invalid configuration: containerLogMaxWorkers must be greater than or equal to 1\n`;
-  assert.deepEqual(await dkc('config', 'validate', f, '--kubelet-version', 'v1.30.2'), { code: 1, stdout: '', stderr: refusal });
+  assert.deepEqual(await dkc('config', 'validate', f, '--kubelet-version', 'v1.30.2'), {
+    code: 1,
+    stdout: '',
+    stderr: refusal,
+  });
   assert.deepEqual(await dkc('config', 'validate', f), { code: 1, stdout: '', stderr: refusal });
 });
 
@@ -41,7 +45,11 @@ test('validate: a gate the kubelet removed is the error that kubelet gives', asy
   const f = join(dir, 'gate.yaml');
   await writeFile(f, `${HEADER}featureGates:\n  DynamicKubeletConfig: true\n`);
   assert.equal((await dkc('config', 'validate', f, '--kubelet-version', '1.25')).code, 0);
-  assert.deepEqual(await dkc('config', 'validate', f, '--kubelet-version', '1.26'), { code: 1, stdout: '', stderr: `${f}: unrecognized feature gate: DynamicKubeletConfig\n` });
+  assert.deepEqual(await dkc('config', 'validate', f, '--kubelet-version', '1.26'), {
+    code: 1,
+    stdout: '',
+    stderr: `${f}: unrecognized feature gate: DynamicKubeletConfig\n`,
+  });
 });
 
 test('defaults and lint follow the kubelet version; an unknown version is refused', async () => {

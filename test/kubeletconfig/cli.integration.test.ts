@@ -38,7 +38,10 @@ test('-o yaml / -o json print the effective config, flags applied', async () => 
   assert.equal(y.code, 0, y.stderr);
   assert.match(y.stdout, /^maxPods: 60$/m);
   assert.match(y.stdout, /^ {2}NodeSwap: true$/m);
-  assert.ok(y.stdout.includes(`staticPodPath: ${join(dir, 'manifests')}\n`), 'relative paths resolved against the file directory');
+  assert.ok(
+    y.stdout.includes(`staticPodPath: ${join(dir, 'manifests')}\n`),
+    'relative paths resolved against the file directory',
+  );
   const j = await dkc('config', 'validate', f, '-o', 'json');
   assert.equal(j.code, 0);
   const parsed = JSON.parse(j.stdout) as Record<string, unknown>;
@@ -89,12 +92,18 @@ test('start-up checks run too; bad flags and missing files fail', async () => {
   assert.equal(evicted.code, 1);
   assert.equal(evicted.stderr, `${ev}: unsupported eviction signal foo.bar\n`);
   const pct = await file('eviction-pct.yaml', `${HEADER}evictionHard:\n  memory.available: "120%"\n`);
-  assert.equal((await dkc('config', 'validate', pct)).stderr, `${pct}: eviction percentage threshold memory.available must be <= 100%: 120%\n`);
+  assert.equal(
+    (await dkc('config', 'validate', pct)).stderr,
+    `${pct}: eviction percentage threshold memory.available must be <= 100%: 120%\n`,
+  );
 
   const g = await file('ok.yaml', HEADER);
   const flag = await dkc('config', 'validate', g, '--flags', '--max-pods=many');
   assert.equal(flag.code, 1);
-  assert.equal(flag.stderr, `${g}: invalid argument "many" for "--max-pods" flag: strconv.ParseInt: parsing "many": invalid syntax\n`);
+  assert.equal(
+    flag.stderr,
+    `${g}: invalid argument "many" for "--max-pods" flag: strconv.ParseInt: parsing "many": invalid syntax\n`,
+  );
 
   const gate = await dkc('config', 'validate', g, '--flags', '--feature-gates=NoSuchGate=true');
   assert.equal(gate.stderr, `${g}: unrecognized feature gate: NoSuchGate\n`);
@@ -104,7 +113,10 @@ test('start-up checks run too; bad flags and missing files fail', async () => {
   assert.match(missing.stderr, /absent\.yaml: failed to read kubelet config file ".*absent\.yaml", error: ENOENT/);
 
   const empty = await file('empty.yaml', '');
-  assert.equal((await dkc('config', 'validate', empty)).stderr, `${empty}: kubelet config file ${JSON.stringify(empty)} was empty\n`);
+  assert.equal(
+    (await dkc('config', 'validate', empty)).stderr,
+    `${empty}: kubelet config file ${JSON.stringify(empty)} was empty\n`,
+  );
 });
 
 test('dkc config defaults prints a complete config that validates', async () => {

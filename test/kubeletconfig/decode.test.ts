@@ -19,7 +19,10 @@ test('missing kind: the source is named where apimachinery quotes the whole text
   const e = decodeError(data);
   assert.equal(e.code, ErrorCodes.MissingKind);
   assert.equal(e.message, "failed to decode: Object 'Kind' is missing");
-  assert.equal(decodeError(data, 'cm/kube-system/x:kubelet').message, `failed to decode: Object 'Kind' is missing in "cm/kube-system/x:kubelet"`);
+  assert.equal(
+    decodeError(data, 'cm/kube-system/x:kubelet').message,
+    `failed to decode: Object 'Kind' is missing in "cm/kube-system/x:kubelet"`,
+  );
   assert.equal(decodeError('port: 1\n').code, ErrorCodes.MissingKind);
 });
 
@@ -27,7 +30,10 @@ test('missing apiVersion', () => {
   const e = decodeError('kind: KubeletConfiguration\nport: 1\n', '/etc/kubernetes/kubelet.yaml');
   assert.equal(e.code, ErrorCodes.MissingVersion);
   assert.equal(e.message, `failed to decode: Object 'apiVersion' is missing in "/etc/kubernetes/kubelet.yaml"`);
-  assert.equal(decodeError('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/\n').code, ErrorCodes.MissingVersion);
+  assert.equal(
+    decodeError('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/\n').code,
+    ErrorCodes.MissingVersion,
+  );
 });
 
 test('wrong group or version is not registered in the kubelet config scheme', () => {
@@ -76,7 +82,10 @@ test('SerializedNodeConfigSource decodes but is not a KubeletConfiguration', () 
 test('{0xdeadbeef} is a JSON syntax error in encoding/json words', () => {
   const e = decodeError('{0xdeadbeef}');
   assert.equal(e.code, ErrorCodes.Syntax);
-  assert.equal(e.message, "failed to decode: couldn't get version/kind; json parse error: invalid character '0' looking for beginning of object key string");
+  assert.equal(
+    e.message,
+    "failed to decode: couldn't get version/kind; json parse error: invalid character '0' looking for beginning of object key string",
+  );
 });
 
 test('other JSON syntax errors', () => {
@@ -92,13 +101,19 @@ test('other JSON syntax errors', () => {
     ['{"a": ', 'unexpected end of JSON input'],
     ['{"a": "\\q"}', "invalid character 'q' in string escape code"],
   ];
-  for (const [data, msg] of cases) assert.equal(decodeError(data).detail, `couldn't get version/kind; json parse error: ${msg}`, data);
+  for (const [data, msg] of cases)
+    assert.equal(decodeError(data).detail, `couldn't get version/kind; json parse error: ${msg}`, data);
 });
 
 test('a JSON number for a Duration is a type error (fatal)', () => {
-  const e = decodeError('{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","syncFrequency":90}');
+  const e = decodeError(
+    '{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","syncFrequency":90}',
+  );
   assert.equal(e.code, ErrorCodes.FieldType);
-  assert.equal(e.message, 'failed to decode: v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: json: cannot unmarshal number into Go value of type string');
+  assert.equal(
+    e.message,
+    'failed to decode: v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: json: cannot unmarshal number into Go value of type string',
+  );
   assert.equal(decodeError(`${HEADER}syncFrequency: 90\n`).message, e.message, 'YAML numbers are JSON numbers too');
 });
 
@@ -107,10 +122,22 @@ test('Durations use Go syntax and Go errors', () => {
   assert.equal(ok.syncFrequency.toString(), '1m30s');
   assert.equal(ok.fileCheckFrequency.toString(), '100ms');
   assert.equal(ok.httpCheckFrequency.toString(), '1h30m0s');
-  assert.equal(decodeError(`${HEADER}syncFrequency: 5 minutes\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: unknown unit in duration');
-  assert.equal(decodeError(`${HEADER}syncFrequency: ""\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: invalid duration');
-  assert.equal(decodeError(`${HEADER}syncFrequency: 10\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: json: cannot unmarshal number into Go value of type string');
-  assert.equal(decodeError(`${HEADER}syncFrequency: "10"\n`).detail, 'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: missing unit in duration');
+  assert.equal(
+    decodeError(`${HEADER}syncFrequency: 5 minutes\n`).detail,
+    'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: unknown unit in duration',
+  );
+  assert.equal(
+    decodeError(`${HEADER}syncFrequency: ""\n`).detail,
+    'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: invalid duration',
+  );
+  assert.equal(
+    decodeError(`${HEADER}syncFrequency: 10\n`).detail,
+    'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: json: cannot unmarshal number into Go value of type string',
+  );
+  assert.equal(
+    decodeError(`${HEADER}syncFrequency: "10"\n`).detail,
+    'v1beta1.KubeletConfiguration.SyncFrequency: unmarshalerDecoder: time: missing unit in duration',
+  );
   assert.equal(
     decodeError(`${HEADER}authentication:\n  webhook:\n    cacheTTL: 10\n`).detail,
     'v1beta1.KubeletConfiguration.Authentication: v1beta1.KubeletAuthentication.Webhook: v1beta1.KubeletWebhookAuthentication.CacheTTL: unmarshalerDecoder: json: cannot unmarshal number into Go value of type string',
@@ -122,23 +149,48 @@ test('an invalid quantity is a fatal decode error; valid ones keep exact values'
     decodeError(`${HEADER}reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1.5.5Gi\n`).detail,
     "v1beta1.KubeletConfiguration.ReservedMemory: []v1beta1.MemoryReservation: v1beta1.MemoryReservation.Limits: unmarshalerDecoder: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
   );
-  assert.match(decodeError(`${HEADER}reservedMemory:\n- limits:\n    memory: 1ki\n`).detail, /unable to parse quantity's suffix$/);
-  const c = load(`${HEADER}reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1073741825\n    hugepages-2Mi: "2Gi"\n    hugepages-1Gi: 1e3\n`).config;
+  assert.match(
+    decodeError(`${HEADER}reservedMemory:\n- limits:\n    memory: 1ki\n`).detail,
+    /unable to parse quantity's suffix$/,
+  );
+  const c = load(
+    `${HEADER}reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1073741825\n    hugepages-2Mi: "2Gi"\n    hugepages-1Gi: 1e3\n`,
+  ).config;
   const limits = c.reservedMemory![0]!.limits!;
   assert.equal(limits['memory']!.value(), 1073741825n);
   assert.equal(limits['hugepages-2Mi']!.value(), 2147483648n);
   assert.equal(limits['hugepages-1Gi']!.toString(), '1k', 'YAML 1e3 is a float: it reaches the codec as JSON 1000');
-  const json = load('{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","reservedMemory":[{"numaNode":0,"limits":{"memory":1e3}}]}').config;
+  const json = load(
+    '{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","reservedMemory":[{"numaNode":0,"limits":{"memory":1e3}}]}',
+  ).config;
   assert.equal(json.reservedMemory![0]!.limits!['memory']!.toString(), '1e3', 'a JSON 1e3 keeps its exponent form');
 });
 
 test('type mismatches are fatal', () => {
-  assert.equal(decodeError(`${HEADER}port: "10250"\n`).detail, 'v1beta1.KubeletConfiguration.Port: readUint32: unexpected character: \ufffd');
-  assert.equal(decodeError(`${HEADER}port: 99999999999\n`).detail, 'v1beta1.KubeletConfiguration.Port: readUint32: overflow');
-  assert.equal(decodeError(`${HEADER}enableServer: "true"\n`).detail, 'v1beta1.KubeletConfiguration.EnableServer: ReadBool: expect t or f, but found "');
-  assert.equal(decodeError(`${HEADER}featureGates:\n  NodeSwap: "yes"\n`).detail, 'v1beta1.KubeletConfiguration.FeatureGates: ReadBool: expect t or f, but found "');
-  assert.equal(decodeError(`${HEADER}clusterDomain: 5\n`).detail, 'v1beta1.KubeletConfiguration.ClusterDomain: ReadString: expects " or n, but found 5');
-  assert.equal(decodeError(`${HEADER}clusterDNS: 10.0.0.1\n`).detail, 'v1beta1.KubeletConfiguration.ClusterDNS: []string: ReadArrayCB: expect [ or n, but found "');
+  assert.equal(
+    decodeError(`${HEADER}port: "10250"\n`).detail,
+    'v1beta1.KubeletConfiguration.Port: readUint32: unexpected character: \ufffd',
+  );
+  assert.equal(
+    decodeError(`${HEADER}port: 99999999999\n`).detail,
+    'v1beta1.KubeletConfiguration.Port: readUint32: overflow',
+  );
+  assert.equal(
+    decodeError(`${HEADER}enableServer: "true"\n`).detail,
+    'v1beta1.KubeletConfiguration.EnableServer: ReadBool: expect t or f, but found "',
+  );
+  assert.equal(
+    decodeError(`${HEADER}featureGates:\n  NodeSwap: "yes"\n`).detail,
+    'v1beta1.KubeletConfiguration.FeatureGates: ReadBool: expect t or f, but found "',
+  );
+  assert.equal(
+    decodeError(`${HEADER}clusterDomain: 5\n`).detail,
+    'v1beta1.KubeletConfiguration.ClusterDomain: ReadString: expects " or n, but found 5',
+  );
+  assert.equal(
+    decodeError(`${HEADER}clusterDNS: 10.0.0.1\n`).detail,
+    'v1beta1.KubeletConfiguration.ClusterDNS: []string: ReadArrayCB: expect [ or n, but found "',
+  );
   assert.equal(
     decodeError('{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","maxPods":110.0}').detail,
     'v1beta1.KubeletConfiguration.MaxPods: readUint32: unexpected character: .',
@@ -146,7 +198,9 @@ test('type mismatches are fatal', () => {
 });
 
 test('YAML 1.1 scalars resolve as the kubelet resolves them', () => {
-  const c = decode(`${HEADER}enableServer: no\nfailSwapOn: on\nmaxPods: 0x20\nport: 10250.0\nkubeAPIBurst: 1_000\n`).config;
+  const c = decode(
+    `${HEADER}enableServer: no\nfailSwapOn: on\nmaxPods: 0x20\nport: 10250.0\nkubeAPIBurst: 1_000\n`,
+  ).config;
   assert.equal(c.enableServer, false);
   assert.equal(c.failSwapOn, true);
   assert.equal(c.maxPods, 32);
@@ -160,7 +214,11 @@ test('unknown fields are warnings and the config still decodes', () => {
   assert.equal(r.config.port, 10250, 'keys are case-sensitive: Port does not set port');
   assert.deepEqual(
     r.warnings.map((w) => w.message),
-    ['unknown field "Port", did you mean "port"?', 'unknown field "authentication.webhook.bogus"', 'unknown field "foo"'],
+    [
+      'unknown field "Port", did you mean "port"?',
+      'unknown field "authentication.webhook.bogus"',
+      'unknown field "foo"',
+    ],
   );
 });
 
@@ -168,7 +226,9 @@ test('duplicate fields are warnings; the last occurrence wins', () => {
   const y = load(`${HEADER}maxPods: 10\nmaxPods: 20\n`);
   assert.equal(y.config.maxPods, 20);
   assert.deepEqual(y.warnings, [{ code: 'DuplicateField', path: 'maxPods', message: 'duplicate field "maxPods"' }]);
-  const j = load('{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","maxPods":10,"maxPods":20}');
+  const j = load(
+    '{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","maxPods":10,"maxPods":20}',
+  );
   assert.equal(j.config.maxPods, 20);
   assert.equal(j.warnings[0]!.code, 'DuplicateField');
 });
@@ -184,8 +244,14 @@ test('a repeated JSON object merges into the same struct, as Go decodes it', () 
 test('kind and apiVersion are sniffed case-insensitively, but then are unknown fields', () => {
   const r = load('Kind: KubeletConfiguration\nAPIVERSION: kubelet.config.k8s.io/v1beta1\nmaxPods: 7\n');
   assert.equal(r.config.maxPods, 7);
-  assert.deepEqual(r.warnings.map((w) => w.path), ['APIVERSION', 'Kind']);
-  assert.deepEqual(r.warnings.map((w) => w.suggestion), ['apiVersion', 'kind']);
+  assert.deepEqual(
+    r.warnings.map((w) => w.path),
+    ['APIVERSION', 'Kind'],
+  );
+  assert.deepEqual(
+    r.warnings.map((w) => w.suggestion),
+    ['apiVersion', 'kind'],
+  );
 });
 
 test('YAML with anchors, aliases and merge keys', () => {
@@ -213,16 +279,25 @@ test('an empty file, a whitespace-only file and a comment-only file', () => {
   assert.equal(empty.code, ErrorCodes.EmptyData);
   assert.equal(empty.message, 'kubelet config file "/etc/kubernetes/kubelet.yaml" was empty');
   assert.equal(decodeError('\n').message, "failed to decode: Object 'Kind' is missing");
-  assert.equal(decodeError('# nothing here\n', 'kubelet.yaml').message, `failed to decode: Object 'Kind' is missing in "kubelet.yaml"`);
+  assert.equal(
+    decodeError('# nothing here\n', 'kubelet.yaml').message,
+    `failed to decode: Object 'Kind' is missing in "kubelet.yaml"`,
+  );
 });
 
 test('YAML syntax errors and non-object documents', () => {
-  assert.match(decodeError('kind: KubeletConfiguration\n  bad: [\n').detail, /^error converting YAML to JSON: yaml: line \d+: /);
+  assert.match(
+    decodeError('kind: KubeletConfiguration\n  bad: [\n').detail,
+    /^error converting YAML to JSON: yaml: line \d+: /,
+  );
   assert.equal(
     decodeError('- a\n- b\n').detail,
     `couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
   );
-  assert.equal(decodeError('kind: 5\n').detail, "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string");
+  assert.equal(
+    decodeError('kind: 5\n').detail,
+    "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string",
+  );
 });
 
 test('bytes are accepted as well as strings', () => {
@@ -239,9 +314,12 @@ test('int64 fields beyond the exactly representable range are rejected rather th
 });
 
 test('relative paths resolve against the directory of the payload', () => {
-  const c = load(`${HEADER}staticPodPath: manifests/\ntlsCertFile: ../pki/kubelet.crt\ntlsPrivateKeyFile: /abs/key\nauthentication:\n  x509:\n    clientCAFile: ./ca.crt\n`, {
-    dir: '/etc/kubernetes',
-  }).config;
+  const c = load(
+    `${HEADER}staticPodPath: manifests/\ntlsCertFile: ../pki/kubelet.crt\ntlsPrivateKeyFile: /abs/key\nauthentication:\n  x509:\n    clientCAFile: ./ca.crt\n`,
+    {
+      dir: '/etc/kubernetes',
+    },
+  ).config;
   assert.equal(c.staticPodPath, '/etc/kubernetes/manifests');
   assert.equal(c.tlsCertFile, '/etc/pki/kubelet.crt');
   assert.equal(c.tlsPrivateKeyFile, '/abs/key');
@@ -256,6 +334,9 @@ test('pathological payloads fail as syntax errors instead of crashing or hanging
   const deepJSON = `{"kind":"KubeletConfiguration","a":${'['.repeat(100000)}${']'.repeat(100000)}}`;
   assert.equal(decodeError(deepJSON).detail, "couldn't get version/kind; json parse error: exceeded max depth");
   let laughs = `${HEADER}a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n`;
-  for (let i = 1; i < 9; i++) laughs += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]\n`;
+  for (let i = 1; i < 9; i++)
+    laughs += `a${i}: &a${i} [${Array(10)
+      .fill(`*a${i - 1}`)
+      .join(', ')}]\n`;
   assert.equal(decodeError(laughs).detail, 'error converting YAML to JSON: yaml: document contains excessive aliasing');
 });

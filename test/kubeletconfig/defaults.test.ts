@@ -39,7 +39,11 @@ const EXPECTED: Record<string, unknown> = {
   tlsMinVersion: '',
   rotateCertificates: false,
   serverTLSBootstrap: false,
-  authentication: { x509: { clientCAFile: '' }, webhook: { enabled: true, cacheTTL: '2m0s' }, anonymous: { enabled: false } },
+  authentication: {
+    x509: { clientCAFile: '' },
+    webhook: { enabled: true, cacheTTL: '2m0s' },
+    anonymous: { enabled: false },
+  },
   authorization: { mode: 'Webhook', webhook: { cacheAuthorizedTTL: '5m0s', cacheUnauthorizedTTL: '30s' } },
   registryPullQPS: 5,
   registryBurst: 10,
@@ -87,7 +91,12 @@ const EXPECTED: Record<string, unknown> = {
   kubeAPIQPS: 5,
   kubeAPIBurst: 10,
   serializeImagePulls: true,
-  evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
+  evictionHard: {
+    'memory.available': '100Mi',
+    'nodefs.available': '10%',
+    'nodefs.inodesFree': '5%',
+    'imagefs.available': '15%',
+  },
   evictionSoft: undefined,
   evictionSoftGracePeriod: undefined,
   evictionPressureTransitionPeriod: '5m0s',
@@ -221,7 +230,9 @@ test('a negative podPidsLimit is rewritten to -1; positive values stay', () => {
 });
 
 test('reservedMemory limits are rounded up to milli precision', () => {
-  const c = load(`${HEADER}reservedMemory:\n- numaNode: 1\n  limits:\n    memory: 1n\n    hugepages-2Mi: "-1n"\n    hugepages-1Gi: 2Gi\n`).config;
+  const c = load(
+    `${HEADER}reservedMemory:\n- numaNode: 1\n  limits:\n    memory: 1n\n    hugepages-2Mi: "-1n"\n    hugepages-1Gi: 2Gi\n`,
+  ).config;
   const limits = c.reservedMemory![0]!.limits!;
   assert.equal(limits['memory']!.toString(), '1m');
   assert.equal(limits['hugepages-2Mi']!.toString(), '-1m', 'away from zero');
@@ -229,7 +240,9 @@ test('reservedMemory limits are rounded up to milli precision', () => {
 });
 
 test('partial nested objects are completed field by field', () => {
-  const c = load(`${HEADER}authentication:\n  anonymous:\n    enabled: true\nauthorization:\n  mode: AlwaysAllow\n`).config;
+  const c = load(
+    `${HEADER}authentication:\n  anonymous:\n    enabled: true\nauthorization:\n  mode: AlwaysAllow\n`,
+  ).config;
   assert.equal(c.authentication.anonymous.enabled, true);
   assert.equal(c.authentication.webhook.enabled, true);
   assert.equal(c.authentication.webhook.cacheTTL.toString(), '2m0s');

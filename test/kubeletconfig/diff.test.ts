@@ -12,7 +12,9 @@ test('a default spelled out is no difference; Durations compare by value', () =>
 test('changed leaves, in YAML path form, with both values', () => {
   const changes = diffConfigs(
     cfg('maxPods: 110\nauthentication:\n  webhook:\n    enabled: true\n'),
-    cfg('maxPods: 50\nauthentication:\n  webhook:\n    enabled: false\nevictionHard:\n  memory.available: 200Mi\nclusterDNS: [10.0.0.10]\n'),
+    cfg(
+      'maxPods: 50\nauthentication:\n  webhook:\n    enabled: false\nevictionHard:\n  memory.available: 200Mi\nclusterDNS: [10.0.0.10]\n',
+    ),
   );
   assert.deepEqual(
     changes.map((c) => [c.path, c.old, c.new]),
@@ -31,7 +33,13 @@ test('changed leaves, in YAML path form, with both values', () => {
 
 test('a list is one leaf; an empty map against none is a difference', () => {
   const changes = diffConfigs(cfg('clusterDNS: [a, b]\n'), cfg('clusterDNS: [a]\nevictionSoft: {}\n'));
-  assert.deepEqual(changes.map((c) => [c.path, c.old, c.new]), [['clusterDNS', ['a', 'b'], ['a']], ['evictionSoft', undefined, {}]]);
+  assert.deepEqual(
+    changes.map((c) => [c.path, c.old, c.new]),
+    [
+      ['clusterDNS', ['a', 'b'], ['a']],
+      ['evictionSoft', undefined, {}],
+    ],
+  );
 });
 
 test('path form quotes keys a dot would make ambiguous', () => {

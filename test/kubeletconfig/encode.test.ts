@@ -15,7 +15,9 @@ import { parseYAML, writeJSON, yamlKeyLess } from '../../src/kubeletconfig/text.
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
 test('encode writes kind/apiVersion and reads back to the same config, in both formats', () => {
-  const c = load(`${HEADER}maxPods: 42\neventRecordQPS: 0\nsyncFrequency: 90s\nfeatureGates:\n  NodeSwap: true\nreservedMemory:\n- numaNode: 1\n  limits:\n    memory: 1.5Gi\n`).config;
+  const c = load(
+    `${HEADER}maxPods: 42\neventRecordQPS: 0\nsyncFrequency: 90s\nfeatureGates:\n  NodeSwap: true\nreservedMemory:\n- numaNode: 1\n  limits:\n    memory: 1.5Gi\n`,
+  ).config;
   for (const format of ['yaml', 'json'] as const) {
     const text = encode(c, format);
     const back = load(text).config;
@@ -26,7 +28,10 @@ test('encode writes kind/apiVersion and reads back to the same config, in both f
     assert.equal(back.reservedMemory![0]!.limits!['memory']!.toString(), '1536Mi');
   }
   assert.match(encode(c, 'yaml'), /^address: 0\.0\.0\.0\napiVersion: kubelet\.config\.k8s\.io\/v1beta1\n/);
-  assert.match(encode(c, 'json'), /^\{\n  "kind": "KubeletConfiguration",\n  "apiVersion": "kubelet\.config\.k8s\.io\/v1beta1",\n  "enableServer": true,/);
+  assert.match(
+    encode(c, 'json'),
+    /^\{\n  "kind": "KubeletConfiguration",\n  "apiVersion": "kubelet\.config\.k8s\.io\/v1beta1",\n  "enableServer": true,/,
+  );
 });
 
 test('omitempty: zero value fields are omitted, pointer fields and Durations always written', () => {
@@ -38,7 +43,11 @@ test('omitempty: zero value fields are omitted, pointer fields and Durations alw
   assert.equal(obj['seccompDefault'], false, 'pointer false kept');
   assert.equal(obj['shutdownGracePeriod'], '0s', 'Durations are structs: always written');
   assert.deepEqual(obj['memorySwap'], {});
-  assert.deepEqual(obj['authentication'], { x509: {}, webhook: { enabled: true, cacheTTL: '2m0s' }, anonymous: { enabled: false } });
+  assert.deepEqual(obj['authentication'], {
+    x509: {},
+    webhook: { enabled: true, cacheTTL: '2m0s' },
+    anonymous: { enabled: false },
+  });
 });
 
 test('an empty evictionHard or enforceNodeAllocatable survives a round trip (empty is not absent)', () => {
@@ -50,7 +59,18 @@ test('an empty evictionHard or enforceNodeAllocatable survives a round trip (emp
 
 test('strings a YAML 1.1 reader would retype are quoted', () => {
   const c = setDefaults({
-    cpuManagerPolicyOptions: { 'full-pcpus-only': 'true', a: 'yes', b: 'on', c: '0777', d: '1e3', e: '', f: '- x', g: 'a: b', h: '~', i: 'é' },
+    cpuManagerPolicyOptions: {
+      'full-pcpus-only': 'true',
+      a: 'yes',
+      b: 'on',
+      c: '0777',
+      d: '1e3',
+      e: '',
+      f: '- x',
+      g: 'a: b',
+      h: '~',
+      i: 'é',
+    },
     featureGates: { NodeSwap: true },
   });
   const text = encode(c);
@@ -67,7 +87,11 @@ test('strings a YAML 1.1 reader would retype are quoted', () => {
 });
 
 test('Quantities keep their spelling where apimachinery does; a YAML-looking float quantity stays a string', () => {
-  const c = setDefaults({ reservedMemory: [{ numaNode: 0, limits: { memory: Quantity.parse('1e3'), 'hugepages-2Mi': Quantity.parse('2048Ki') } }] });
+  const c = setDefaults({
+    reservedMemory: [
+      { numaNode: 0, limits: { memory: Quantity.parse('1e3'), 'hugepages-2Mi': Quantity.parse('2048Ki') } },
+    ],
+  });
   const text = encode(c);
   assert.match(text, /memory: "1e3"/);
   assert.match(text, /hugepages-2Mi: 2Mi/);
@@ -132,7 +156,9 @@ test('fast YAML reader and full YAML reader agree', () => {
 });
 
 test('the fast reader handles a realistic config without loading the YAML library', () => {
-  const text = encode(setDefaults({ clusterDNS: ['10.96.0.10'], featureGates: { NodeSwap: true }, systemReserved: { cpu: '100m' } }));
+  const text = encode(
+    setDefaults({ clusterDNS: ['10.96.0.10'], featureGates: { NodeSwap: true }, systemReserved: { cpu: '100m' } }),
+  );
   assert.equal(parseYAML(text).usedFullParser, false);
   assert.equal(parseYAML('a: &x 1\nb: *x\n').usedFullParser, true);
 });

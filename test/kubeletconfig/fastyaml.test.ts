@@ -14,13 +14,69 @@ const RUNS = 3000;
 
 // Plain scalars go-yaml v2 resolves to something other than a string, and strings that look close to them.
 const PLAIN_TOKENS = [
-  '1', '-1', '+1', '0', '007', '0777', '0x1F', '0b101', '1_000', '1.5', '-1.5e-7', '1e3', '.5', '5.', '.inf', '-.Inf', '.NaN',
-  'true', 'False', 'yes', 'No', 'on', 'OFF', 'y', 'n', 'null', 'Null', '~', '2001-12-14', '12:30:00', '1Gi', '100m', '10s',
-  'memory.available', 'http://x:80/y', 'a b', 'a  b', 'a:b', 'a#b', 'a-b', 'a,b', 'a?', 'x=y', 'é', '日本', '-a', '.a',
-  '<<', '=', '100Mi', 'systemd', 'cgroupfs',
+  '1',
+  '-1',
+  '+1',
+  '0',
+  '007',
+  '0777',
+  '0x1F',
+  '0b101',
+  '1_000',
+  '1.5',
+  '-1.5e-7',
+  '1e3',
+  '.5',
+  '5.',
+  '.inf',
+  '-.Inf',
+  '.NaN',
+  'true',
+  'False',
+  'yes',
+  'No',
+  'on',
+  'OFF',
+  'y',
+  'n',
+  'null',
+  'Null',
+  '~',
+  '2001-12-14',
+  '12:30:00',
+  '1Gi',
+  '100m',
+  '10s',
+  'memory.available',
+  'http://x:80/y',
+  'a b',
+  'a  b',
+  'a:b',
+  'a#b',
+  'a-b',
+  'a,b',
+  'a?',
+  'x=y',
+  'é',
+  '日本',
+  '-a',
+  '.a',
+  '<<',
+  '=',
+  '100Mi',
+  'systemd',
+  'cgroupfs',
 ];
 const PLAIN_UNITS = [...'abcxyz019 .:/#-_,?=+~é[]{}\'"!&*|>%@`<\\'];
-const QUOTED_UNITS = [...'ab z09 .:#-\'"\\/\n\t\r{}[],!&*|%@`~<é\u00a0\u2028\u0085\u{1f600}\u0007', '\\x41', '\\u00e9', '\\e', '\\0', '\\N', '\\_'];
+const QUOTED_UNITS = [
+  ...'ab z09 .:#-\'"\\/\n\t\r{}[],!&*|%@`~<é\u00a0\u2028\u0085\u{1f600}\u0007',
+  '\\x41',
+  '\\u00e9',
+  '\\e',
+  '\\0',
+  '\\N',
+  '\\_',
+];
 
 const plainText = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...PLAIN_TOKENS) },
@@ -30,7 +86,8 @@ const quotedText = fc.string({ unit: fc.constantFrom(...QUOTED_UNITS), maxLength
 
 const singleQuoted = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 // Mostly JSON's escapes (all valid in YAML); the units above also carry YAML-only ones such as \x41, \e, \N.
-const doubleQuoted = (s: string): string => `"${s.replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\r/g, '\\r')}"`;
+const doubleQuoted = (s: string): string =>
+  `"${s.replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\r/g, '\\r')}"`;
 
 const scalar: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: plainText },
@@ -39,17 +96,40 @@ const scalar: fc.Arbitrary<string> = fc.oneof(
 );
 
 // One-line flow collections: [a, "b", {c: d}], {}, [].
-const flowScalar = fc.oneof(fc.constantFrom('1', 'a', 'true', '~', 'x y', '0x10', 'a:b', '-1', 'é'), quotedText.map(singleQuoted), quotedText.map(doubleQuoted));
+const flowScalar = fc.oneof(
+  fc.constantFrom('1', 'a', 'true', '~', 'x y', '0x10', 'a:b', '-1', 'é'),
+  quotedText.map(singleQuoted),
+  quotedText.map(doubleQuoted),
+);
 const { flow } = fc.letrec<{ flow: string; item: string }>((tie) => ({
   flow: fc.oneof(
     fc.array(tie('item'), { maxLength: 3 }).map((items) => `[${items.join(', ')}]`),
-    fc.array(fc.tuple(fc.oneof(flowScalar, fc.constantFrom('k', 'cpu')), tie('item')), { maxLength: 3 }).map((es) => `{${es.map(([k, v]) => `${k}: ${v}`).join(', ')}}`),
+    fc
+      .array(fc.tuple(fc.oneof(flowScalar, fc.constantFrom('k', 'cpu')), tie('item')), { maxLength: 3 })
+      .map((es) => `{${es.map(([k, v]) => `${k}: ${v}`).join(', ')}}`),
   ),
   item: fc.oneof({ depthSize: 'small', maxDepth: 2 }, flowScalar, tie('flow')),
 }));
 
 const key = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('a', 'b', 'kind', 'apiVersion', 'evictionHard', 'memory.available', 'cpu', '1', 'true', 'x y', 'on', 'null', 'é') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      'a',
+      'b',
+      'kind',
+      'apiVersion',
+      'evictionHard',
+      'memory.available',
+      'cpu',
+      '1',
+      'true',
+      'x y',
+      'on',
+      'null',
+      'é',
+    ),
+  },
   { weight: 1, arbitrary: plainText },
   { weight: 1, arbitrary: quotedText.map(singleQuoted) },
   { weight: 1, arbitrary: quotedText.map(doubleQuoted) },
@@ -67,8 +147,12 @@ const { node } = fc.letrec<{ node: Node; map: Node; seq: Node; leaf: Node }>((ti
     { weight: 1, arbitrary: flow.map((text): Node => ({ kind: 'inline', text })) },
     { weight: 1, arbitrary: fc.constant<Node>({ kind: 'empty' }) },
   ),
-  map: fc.array(fc.tuple(key, tie('node')), { minLength: 1, maxLength: 4 }).map((entries): Node => ({ kind: 'map', entries })),
-  seq: fc.record({ items: fc.array(tie('node'), { minLength: 1, maxLength: 3 }), underKeySameIndent: fc.boolean() }).map((s): Node => ({ kind: 'seq', ...s })),
+  map: fc
+    .array(fc.tuple(key, tie('node')), { minLength: 1, maxLength: 4 })
+    .map((entries): Node => ({ kind: 'map', entries })),
+  seq: fc
+    .record({ items: fc.array(tie('node'), { minLength: 1, maxLength: 3 }), underKeySameIndent: fc.boolean() })
+    .map((s): Node => ({ kind: 'seq', ...s })),
   node: fc.oneof({ depthSize: 'small', maxDepth: 3, withCrossShrink: true }, tie('leaf'), tie('map'), tie('seq')),
 }));
 
@@ -110,7 +194,10 @@ function block(n: Node, indent: number, style: Style, out: string[]): void {
 /** A document as header + body + footer (what may follow the first document). */
 const parts = fc
   .record({
-    root: fc.oneof(node.filter((n) => n.kind === 'map' || n.kind === 'seq'), node),
+    root: fc.oneof(
+      node.filter((n) => n.kind === 'map' || n.kind === 'seq'),
+      node,
+    ),
     width: fc.constantFrom(1, 2, 4),
     comment: fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
     header: fc.constantFrom('', '---\n', '--- # doc\n', '# head\n\n'),
@@ -131,12 +218,10 @@ const documents = parts.map(({ head, footer }) => head + footer);
 // it is left out: the kubelet's go-yaml reads only the first document, while the `yaml` package also reports
 // syntax errors in later ones; the fast reader follows go-yaml there.)
 const DAMAGE = [...':-#\'"[]{},&*!|>%@` \t\n', ': ', ' #', '- ', '  '];
-const damaged = fc
-  .tuple(parts, fc.nat(), fc.constantFrom(...DAMAGE))
-  .map(([{ head, footer }, at, ch]) => {
-    const i = at % (head.length + 1);
-    return head.slice(0, i) + ch + head.slice(i) + footer.replace(/^(\.\.\.|---)\r?\n[^]*$/, '$1\n');
-  });
+const damaged = fc.tuple(parts, fc.nat(), fc.constantFrom(...DAMAGE)).map(([{ head, footer }, at, ch]) => {
+  const i = at % (head.length + 1);
+  return head.slice(0, i) + ch + head.slice(i) + footer.replace(/^(\.\.\.|---)\r?\n[^]*$/, '$1\n');
+});
 
 type Outcome = { ok: true; json: string; duplicates: string[]; fast: boolean } | { ok: false; error: string };
 
@@ -156,10 +241,17 @@ function agree(doc: string): boolean {
   const full = read(doc, true);
   if (!fast.ok) {
     // Errors raised after reading (conversion to the tree) are the same code on both paths.
-    assert.equal(full.ok, false, `fast path failed (${fast.error}) where the full reader accepted ${JSON.stringify(doc)}`);
+    assert.equal(
+      full.ok,
+      false,
+      `fast path failed (${fast.error}) where the full reader accepted ${JSON.stringify(doc)}`,
+    );
     return true;
   }
-  assert.ok(full.ok, `fast reader accepted what the full reader rejects (${full.ok ? '' : full.error}): ${JSON.stringify(doc)}`);
+  assert.ok(
+    full.ok,
+    `fast reader accepted what the full reader rejects (${full.ok ? '' : full.error}): ${JSON.stringify(doc)}`,
+  );
   assert.equal(fast.json, full.json, JSON.stringify(doc));
   assert.deepEqual(fast.duplicates, full.duplicates, JSON.stringify(doc));
   return true;

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FeatureGateError, FeatureGates, KNOWN_FEATURES, effectiveFeatureGates } from '../../src/kubeletconfig/index.js';
+import {
+  FeatureGateError,
+  FeatureGates,
+  KNOWN_FEATURES,
+  effectiveFeatureGates,
+} from '../../src/kubeletconfig/index.js';
 
 test('the 1.22 gate list: defaults, stages and locks of the gates validation consults', () => {
   const expect: Array<[string, boolean, string, boolean]> = [
@@ -30,13 +35,18 @@ test('the 1.22 gate list: defaults, stages and locks of the gates validation con
 });
 
 test('unknown gate', () => {
-  assert.throws(() => FeatureGates.defaults().setFromMap({ Bogus: true }), (e: unknown) => e instanceof FeatureGateError && e.message === 'unrecognized feature gate: Bogus');
+  assert.throws(
+    () => FeatureGates.defaults().setFromMap({ Bogus: true }),
+    (e: unknown) => e instanceof FeatureGateError && e.message === 'unrecognized feature gate: Bogus',
+  );
   assert.deepEqual(effectiveFeatureGates({ Bogus: false }), { error: 'unrecognized feature gate: Bogus' });
 });
 
 test('locked gate: setting the default is fine, the other value is an error', () => {
   assert.equal(FeatureGates.defaults().setFromMap({ Sysctls: true }).gates.enabled('Sysctls'), true);
-  assert.throws(() => FeatureGates.defaults().setFromMap({ Sysctls: false }), { message: 'cannot set feature gate Sysctls to false, feature is locked to true' });
+  assert.throws(() => FeatureGates.defaults().setFromMap({ Sysctls: false }), {
+    message: 'cannot set feature gate Sysctls to false, feature is locked to true',
+  });
 });
 
 test('setting deprecated and GA gates produces the kubelet warnings', () => {
@@ -59,7 +69,12 @@ test('merging is per key and states are immutable', () => {
 });
 
 test('AllAlpha and AllBeta fill only gates not explicitly set', () => {
-  const g = FeatureGates.defaults().setFromMap({ AllAlpha: true, NodeSwap: false, AllBeta: false, TopologyManager: true }).gates;
+  const g = FeatureGates.defaults().setFromMap({
+    AllAlpha: true,
+    NodeSwap: false,
+    AllBeta: false,
+    TopologyManager: true,
+  }).gates;
   assert.equal(g.enabled('MemoryQoS'), true);
   assert.equal(g.enabled('NodeSwap'), false);
   assert.equal(g.enabled('CPUManager'), false);

@@ -97,7 +97,11 @@ async function copyCache(dir: string, base: string, damaged = false): Promise<vo
 
 function only(pattern: RegExp, files: string[]): string {
   const found = files.filter((f) => pattern.test(f));
-  assert.equal(found.length, 1, `expected one script matching ${pattern} in ${LIB} (run npm run build): ${found.join(', ')}`);
+  assert.equal(
+    found.length,
+    1,
+    `expected one script matching ${pattern} in ${LIB} (run npm run build): ${found.join(', ')}`,
+  );
   return found[0]!.slice(0, -'.js'.length);
 }
 
@@ -122,7 +126,10 @@ test('the built library loads its code from the cache and computes what the sepa
   assert.match(built.configz, /"maxPods":150/);
   assert.match(built.configz, /"staticPodPath":"\/etc\/kubernetes\/manifests"/);
   assert.equal(built.invalid, reference.invalid);
-  assert.match(built.invalid, /^\[invalid configuration: healthzPort .*, invalid configuration: port \(--port\) 70000 must be between 1 and 65535, inclusive\]$/);
+  assert.match(
+    built.invalid,
+    /^\[invalid configuration: healthzPort .*, invalid configuration: port \(--port\) 70000 must be between 1 and 65535, inclusive\]$/,
+  );
 });
 
 test('the yaml package is loaded only for a document that needs it, from its own script and cache', async () => {
@@ -130,17 +137,28 @@ test('the yaml package is loaded only for a document that needs it, from its own
   assert.deepEqual(built.yamlCodeCache, ['unused', 'accepted']);
   assert.deepEqual(reference.yamlCodeCache, ['none', 'none']);
   assert.equal(built.anchored, reference.anchored);
-  assert.match(built.anchored, /"systemReserved":\{"cpu":"300m","memory":"2Gi"\},"kubeReserved":\{"cpu":"300m","memory":"2Gi"\}/);
+  assert.match(
+    built.anchored,
+    /"systemReserved":\{"cpu":"300m","memory":"2Gi"\},"kubeReserved":\{"cpu":"300m","memory":"2Gi"\}/,
+  );
   assert.match(built.anchored, /"providerID":"node-7\\n"/);
 });
 
 test('each script is named by the hash of its text, so a cache only ever meets the source it was made from', async () => {
-  for (const [prefix, base] of [['bundle', bundle], ['yaml', yaml]]) {
+  for (const [prefix, base] of [
+    ['bundle', bundle],
+    ['yaml', yaml],
+  ]) {
     const text = await readFile(join(LIB, `${base}.js`));
     assert.equal(`${prefix}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, base);
   }
   // Both packed sources are strict-mode code: the directive must open each script's function body.
-  for (const base of [bundle, yaml]) assert.match(await readFile(join(LIB, `${base}.js`), 'utf8'), /^\(function \([\w, ]*\) \{\n(['"])use strict\1;/, base);
+  for (const base of [bundle, yaml])
+    assert.match(
+      await readFile(join(LIB, `${base}.js`), 'utf8'),
+      /^\(function \([\w, ]*\) \{\n(['"])use strict\1;/,
+      base,
+    );
   const caches = (await readdir(LIB)).filter((f) => f.includes('.v8cache')).sort();
   assert.deepEqual(caches, [`${bundle}.v8cache`, `${bundle}.v8cache.copy`, `${yaml}.v8cache`, `${yaml}.v8cache.copy`]);
 });

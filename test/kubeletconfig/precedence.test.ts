@@ -5,7 +5,10 @@ import { anyText } from '../../src/util/text.js';
 
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const file = (body: string, dir = '/etc/kubernetes') => ({ bytes: HEADER + body, dir, name: `${dir}/kubelet.yaml` });
-const dynamic = (body: string, dir = '/var/lib/kubelet/dynamic-config/store/checkpoints/uid/1') => ({ bytes: HEADER + body, dir });
+const dynamic = (body: string, dir = '/var/lib/kubelet/dynamic-config/store/checkpoints/uid/1') => ({
+  bytes: HEADER + body,
+  dir,
+});
 const DKC_ON = '--feature-gates=DynamicKubeletConfig=true';
 
 interface Row {
@@ -27,7 +30,12 @@ const ROWS: Row[] = [
     name: 'defaults only (flags-only start keeps the legacy defaults)',
     input: { flags: [] },
     source: 'flags',
-    expect: { maxPods: 110, readOnlyPort: 10255, 'authorization.mode': 'AlwaysAllow', 'authentication.anonymous.enabled': true },
+    expect: {
+      maxPods: 110,
+      readOnlyPort: 10255,
+      'authorization.mode': 'AlwaysAllow',
+      'authentication.anonymous.enabled': true,
+    },
   },
   {
     name: 'flags over defaults',
@@ -39,7 +47,12 @@ const ROWS: Row[] = [
     name: 'file over defaults; no legacy defaults with a file',
     input: { file: file('maxPods: 30\n'), flags: [] },
     source: 'file',
-    expect: { maxPods: 30, readOnlyPort: 0, 'authorization.mode': 'Webhook', 'authentication.anonymous.enabled': false },
+    expect: {
+      maxPods: 30,
+      readOnlyPort: 0,
+      'authorization.mode': 'Webhook',
+      'authentication.anonymous.enabled': false,
+    },
   },
   {
     name: 'flags over file',
@@ -61,25 +74,40 @@ const ROWS: Row[] = [
   },
   {
     name: 'flags over dynamic',
-    input: { file: file('maxPods: 30\n'), dynamic: dynamic('maxPods: 50\neventRecordQPS: 3\n'), flags: [DKC_ON, '--max-pods=60'] },
+    input: {
+      file: file('maxPods: 30\n'),
+      dynamic: dynamic('maxPods: 50\neventRecordQPS: 3\n'),
+      flags: [DKC_ON, '--max-pods=60'],
+    },
     source: 'dynamic',
     expect: { maxPods: 60, eventRecordQPS: 3 },
   },
   {
     name: 'feature gates: flag keys win, file-only keys kept',
-    input: { file: file('featureGates:\n  CPUManager: false\n  MemoryQoS: true\n'), flags: ['--feature-gates=CPUManager=true,NodeSwap=true'] },
+    input: {
+      file: file('featureGates:\n  CPUManager: false\n  MemoryQoS: true\n'),
+      flags: ['--feature-gates=CPUManager=true,NodeSwap=true'],
+    },
     source: 'file',
     expect: { featureGates: { CPUManager: true, NodeSwap: true, MemoryQoS: true } },
   },
   {
     name: 'feature gates: flags merged onto the dynamic config too',
-    input: { file: file(''), dynamic: dynamic('featureGates:\n  MemoryQoS: true\n'), flags: ['--feature-gates=DynamicKubeletConfig=true,NodeSwap=true'] },
+    input: {
+      file: file(''),
+      dynamic: dynamic('featureGates:\n  MemoryQoS: true\n'),
+      flags: ['--feature-gates=DynamicKubeletConfig=true,NodeSwap=true'],
+    },
     source: 'dynamic',
     expect: { featureGates: { DynamicKubeletConfig: true, NodeSwap: true, MemoryQoS: true } },
   },
   {
     name: 'relative paths resolve against the directory of their own layer',
-    input: { file: file('staticPodPath: manifests\n', '/etc/kubernetes'), dynamic: dynamic('tlsCertFile: pki/cert\n', '/ckpt/uid/7'), flags: [DKC_ON] },
+    input: {
+      file: file('staticPodPath: manifests\n', '/etc/kubernetes'),
+      dynamic: dynamic('tlsCertFile: pki/cert\n', '/ckpt/uid/7'),
+      flags: [DKC_ON],
+    },
     source: 'dynamic',
     expect: { tlsCertFile: '/ckpt/uid/7/pki/cert', staticPodPath: '' },
   },
@@ -117,7 +145,9 @@ test('gates enabled by the local file stay enabled while a dynamic config is val
   assert.equal(r.featureGates.enabled('CustomCPUCFSQuotaPeriod'), true);
   const alone = effectiveConfig({ file: file(''), dynamic: dynamic('cpuCFSQuotaPeriod: 20ms\n'), flags: [DKC_ON] });
   assert.ok(!alone.ok);
-  assert.deepEqual(alone.errors, ['invalid configuration: cpuCFSQuotaPeriod 20ms requires feature gate CustomCPUCFSQuotaPeriod']);
+  assert.deepEqual(alone.errors, [
+    'invalid configuration: cpuCFSQuotaPeriod 20ms requires feature gate CustomCPUCFSQuotaPeriod',
+  ]);
 });
 
 test('failures name the layer and the stage', () => {
@@ -125,10 +155,18 @@ test('failures name the layer and the stage', () => {
   assert.deepEqual(badFlag.ok ? null : [badFlag.layer, badFlag.stage], ['flags', 'flags']);
 
   const badGate = effectiveConfig({ flags: ['--feature-gates=Nope=true'] });
-  assert.deepEqual(badGate.ok ? null : [badGate.layer, badGate.stage, badGate.errors], ['flags', 'featureGates', ['unrecognized feature gate: Nope']]);
+  assert.deepEqual(badGate.ok ? null : [badGate.layer, badGate.stage, badGate.errors], [
+    'flags',
+    'featureGates',
+    ['unrecognized feature gate: Nope'],
+  ]);
 
   const badFile = effectiveConfig({ file: { bytes: 'port: 1\n', dir: '/x', name: '/x/kubelet.yaml' }, flags: [] });
-  assert.deepEqual(badFile.ok ? null : [badFile.layer, badFile.stage, badFile.errors], ['file', 'decode', [`failed to decode: Object 'Kind' is missing in "/x/kubelet.yaml"`]]);
+  assert.deepEqual(badFile.ok ? null : [badFile.layer, badFile.stage, badFile.errors], [
+    'file',
+    'decode',
+    [`failed to decode: Object 'Kind' is missing in "/x/kubelet.yaml"`],
+  ]);
 
   const invalidLocal = effectiveConfig({ file: file('maxPods: 5\n'), flags: ['--kube-api-qps=-1'] });
   assert.deepEqual(invalidLocal.ok ? null : [invalidLocal.layer, invalidLocal.stage, invalidLocal.errors], [
@@ -140,14 +178,24 @@ test('failures name the layer and the stage', () => {
   const invalidDynamic = effectiveConfig({ file: file(''), dynamic: dynamic('kubeAPIQPS: -1\n'), flags: [DKC_ON] });
   assert.deepEqual(invalidDynamic.ok ? null : [invalidDynamic.layer, invalidDynamic.stage], ['dynamic', 'validation']);
 
-  const undecodable = effectiveConfig({ file: file(''), dynamic: { bytes: '{0xdeadbeef}', dir: '/c' }, flags: [DKC_ON] });
+  const undecodable = effectiveConfig({
+    file: file(''),
+    dynamic: { bytes: '{0xdeadbeef}', dir: '/c' },
+    flags: [DKC_ON],
+  });
   assert.deepEqual(undecodable.ok ? null : [undecodable.layer, undecodable.stage], ['dynamic', 'decode']);
 });
 
 test('a dynamic config needs the DynamicKubeletConfig gate on the command line', () => {
-  const r = effectiveConfig({ file: file('featureGates:\n  DynamicKubeletConfig: true\n'), dynamic: dynamic(''), flags: [] });
+  const r = effectiveConfig({
+    file: file('featureGates:\n  DynamicKubeletConfig: true\n'),
+    dynamic: dynamic(''),
+    flags: [],
+  });
   assert.ok(!r.ok);
-  assert.deepEqual(r.errors, ['the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag']);
+  assert.deepEqual(r.errors, [
+    'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag',
+  ]);
 });
 
 test('an invalid local config fails even when a dynamic config is given (it is the implicit last-known-good)', () => {
@@ -156,7 +204,11 @@ test('an invalid local config fails even when a dynamic config is given (it is t
 });
 
 test('warnings from every layer are reported, and non-config arguments are handed back', () => {
-  const r = effectiveConfig({ file: file('foo: 1\n'), dynamic: dynamic('bar: 2\n'), flags: [DKC_ON, '--kubeconfig=/k'] });
+  const r = effectiveConfig({
+    file: file('foo: 1\n'),
+    dynamic: dynamic('bar: 2\n'),
+    flags: [DKC_ON, '--kubeconfig=/k'],
+  });
   assert.ok(r.ok);
   assert.deepEqual(
     r.warnings.map((w) => [w.layer, w.message]),

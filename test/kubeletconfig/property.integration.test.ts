@@ -17,11 +17,24 @@ import {
 import { kubeletConfigurationSpec, type FieldSpec, type StructSpec } from '../../src/kubeletconfig/codec.js';
 
 // Characters chosen to stress YAML and JSON quoting, plus any valid Unicode scalar.
-const SPECIAL = [...'\n\t\r\0"\'\\#:- {}[],&*!|>%@`?~.<\u0085\u00a0\u2028\u2029\ufeff\u007f', '<<', '---', '...', 'yes', 'null', '0x1F', '1e3', '0777'];
+const SPECIAL = [
+  ...'\n\t\r\0"\'\\#:- {}[],&*!|>%@`?~.<\u0085\u00a0\u2028\u2029\ufeff\u007f',
+  '<<',
+  '---',
+  '...',
+  'yes',
+  'null',
+  '0x1F',
+  '1e3',
+  '0777',
+];
 const char = fc.oneof(
   fc.constantFrom(...SPECIAL),
   fc.constantFrom(...'abcxyzABC0189._/='),
-  fc.integer({ min: 0x20, max: 0x10ffff }).filter((c) => c < 0xd800 || c > 0xdfff).map((c) => String.fromCodePoint(c)),
+  fc
+    .integer({ min: 0x20, max: 0x10ffff })
+    .filter((c) => c < 0xd800 || c > 0xdfff)
+    .map((c) => String.fromCodePoint(c)),
 );
 const str = fc.string({ unit: char, maxLength: 8 });
 const key = fc.oneof(str, fc.constantFrom('memory.available', 'cpu', 'memory', '__proto__', 'true', '1'));
@@ -31,21 +44,51 @@ const quantityText = fc
     fc.constantFrom('', '+', '-'),
     fc.stringMatching(/^[0-9]{0,22}$/),
     fc.option(fc.stringMatching(/^[0-9]{0,12}$/), { nil: undefined }),
-    fc.constantFrom('', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'e3', 'E-7', 'e+40', 'e-12'),
+    fc.constantFrom(
+      '',
+      'n',
+      'u',
+      'm',
+      'k',
+      'M',
+      'G',
+      'T',
+      'P',
+      'E',
+      'Ki',
+      'Mi',
+      'Gi',
+      'Ti',
+      'Pi',
+      'Ei',
+      'e3',
+      'E-7',
+      'e+40',
+      'e-12',
+    ),
   )
   .map(([sign, int, frac, suffix]) => `${sign}${int || '0'}${frac === undefined ? '' : '.' + frac}${suffix}`);
 const quantity = quantityText.map((s) => Quantity.parse(s));
 
-const duration = fc.oneof(
-  fc.bigInt({ min: -(1n << 63n) + 1n, max: (1n << 63n) - 1n }),
-  fc.bigInt({ min: -5_000_000_000n, max: 5_000_000_000n }),
-  fc.constantFrom(0n, 100_000_000n, 1_000n, 999n),
-).map((ns) => Duration.fromNanoseconds(ns));
+const duration = fc
+  .oneof(
+    fc.bigInt({ min: -(1n << 63n) + 1n, max: (1n << 63n) - 1n }),
+    fc.bigInt({ min: -5_000_000_000n, max: 5_000_000_000n }),
+    fc.constantFrom(0n, 100_000_000n, 1_000n, 999n),
+  )
+  .map((ns) => Duration.fromNanoseconds(ns));
 
 const int32 = fc.oneof(fc.integer({ min: -3, max: 70000 }), fc.constantFrom(0, -1, 2147483647, -2147483648));
-const int64 = fc.oneof(fc.integer({ min: -3, max: 2_000_000 }), fc.constantFrom(Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER));
+const int64 = fc.oneof(
+  fc.integer({ min: -3, max: 2_000_000 }),
+  fc.constantFrom(Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER),
+);
 const float = fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0));
-const gateName = fc.constantFrom(...[...KNOWN_FEATURES.keys()].filter((n) => !KNOWN_FEATURES.get(n)!.locked), 'NodeLease', 'NotAGate');
+const gateName = fc.constantFrom(
+  ...[...KNOWN_FEATURES.keys()].filter((n) => !KNOWN_FEATURES.get(n)!.locked),
+  'NodeLease',
+  'NotAGate',
+);
 
 function arb(f: FieldSpec): fc.Arbitrary<unknown> {
   switch (f.kind) {
@@ -75,7 +118,13 @@ function arb(f: FieldSpec): fc.Arbitrary<unknown> {
       return structArb(f.struct!);
     case 'reservedMemory':
       return fc.array(
-        fc.record({ numaNode: fc.integer({ min: -1, max: 3 }), limits: fc.dictionary(fc.constantFrom('memory', 'hugepages-1Gi', 'x'), quantity, { maxKeys: 2 }) }, { requiredKeys: ['numaNode'] }),
+        fc.record(
+          {
+            numaNode: fc.integer({ min: -1, max: 3 }),
+            limits: fc.dictionary(fc.constantFrom('memory', 'hugepages-1Gi', 'x'), quantity, { maxKeys: 2 }),
+          },
+          { requiredKeys: ['numaNode'] },
+        ),
         { maxLength: 3 },
       );
     default:

@@ -63,7 +63,10 @@ for (const [what, doc] of DOCUMENTS) {
       assert.ok(!e.message.includes('\n'), `one line: ${e.message}`);
     }
     const base = { name: 'cm/kube-system/base:kubelet', bytes: `${HEADER}maxPods: 10\n` };
-    for (const layers of [[{ name: 'cm/victim/app-secrets:kubelet', bytes: doc }], [base, { name: 'cm/victim/app-secrets:kubelet', bytes: doc }]]) {
+    for (const layers of [
+      [{ name: 'cm/victim/app-secrets:kubelet', bytes: doc }],
+      [base, { name: 'cm/victim/app-secrets:kubelet', bytes: doc }],
+    ]) {
       const e = failure(() => render(layers[0]!, layers.slice(1)));
       assert.ok(!e.message.includes(MARKER), e.message);
     }
@@ -72,15 +75,49 @@ for (const [what, doc] of DOCUMENTS) {
 
 test('a YAML syntax error says which line', () => {
   const e = failure(() => decode(`a: 1\nb:\n\tpassword: ${MARKER}\n`));
-  assert.equal(e.message, 'failed to decode: error converting YAML to JSON: yaml: line 3: Tabs are not allowed as indentation');
+  assert.equal(
+    e.message,
+    'failed to decode: error converting YAML to JSON: yaml: line 3: Tabs are not allowed as indentation',
+  );
 });
 
 test('no document built around the secret is quoted by its decode error', () => {
   // Fragments of YAML and JSON syntax around the marker, in any order: whatever fails, fails without it.
   const piece = fc.constantFrom(
-    MARKER, `"${MARKER}`, `'${MARKER}'`, `!${MARKER}`, `&${MARKER}`, `*${MARKER}`, `%${MARKER}`, `@${MARKER}`, `|${MARKER}`,
-    ': ', '\n', '\n  ', '\n\t', '- ', '{', '}', '[', ']', ',', '"', "'", '#', '?', '---\n', 'kind: ', 'apiVersion: ', 'v1', 'KubeletConfiguration',
-    'kubelet.config.k8s.io/v1beta1', 'syncFrequency: ', 'maxPods: ', '\\', '!!int ', '!!str ',
+    MARKER,
+    `"${MARKER}`,
+    `'${MARKER}'`,
+    `!${MARKER}`,
+    `&${MARKER}`,
+    `*${MARKER}`,
+    `%${MARKER}`,
+    `@${MARKER}`,
+    `|${MARKER}`,
+    ': ',
+    '\n',
+    '\n  ',
+    '\n\t',
+    '- ',
+    '{',
+    '}',
+    '[',
+    ']',
+    ',',
+    '"',
+    "'",
+    '#',
+    '?',
+    '---\n',
+    'kind: ',
+    'apiVersion: ',
+    'v1',
+    'KubeletConfiguration',
+    'kubelet.config.k8s.io/v1beta1',
+    'syncFrequency: ',
+    'maxPods: ',
+    '\\',
+    '!!int ',
+    '!!str ',
   );
   fc.assert(
     fc.property(fc.array(piece, { minLength: 1, maxLength: 14 }), (pieces) => {

@@ -3,7 +3,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIELD_NAMES, FIELD_SAFETY, SAFETY_CLASSES, fieldsBySafetyClass, safetyOf } from '../../src/kubeletconfig/index.js';
+import {
+  FIELD_NAMES,
+  FIELD_SAFETY,
+  SAFETY_CLASSES,
+  fieldsBySafetyClass,
+  safetyOf,
+} from '../../src/kubeletconfig/index.js';
 
 test('every v1beta1 field has a class and a one-line reason, and the table has no other entry', () => {
   const missing = FIELD_NAMES.filter((f) => !FIELD_SAFETY.has(f));
@@ -20,10 +26,24 @@ test('every v1beta1 field has a class and a one-line reason, and the table has n
 
 test('the classes the issue names', () => {
   for (const f of ['maxPods', 'eventRecordQPS', 'kubeAPIQPS']) assert.equal(safetyOf(f)?.class, 'safe', f);
-  for (const f of ['cgroupDriver', 'cpuManagerPolicy', 'memoryManagerPolicy', 'topologyManagerPolicy', 'evictionHard']) {
+  for (const f of [
+    'cgroupDriver',
+    'cpuManagerPolicy',
+    'memoryManagerPolicy',
+    'topologyManagerPolicy',
+    'evictionHard',
+  ]) {
     assert.equal(safetyOf(f)?.class, 'disruptive', f);
   }
-  for (const f of ['authentication', 'tlsCertFile', 'tlsPrivateKeyFile', 'address', 'port', 'readOnlyPort', 'staticPodPath']) {
+  for (const f of [
+    'authentication',
+    'tlsCertFile',
+    'tlsPrivateKeyFile',
+    'address',
+    'port',
+    'readOnlyPort',
+    'staticPodPath',
+  ]) {
     assert.equal(safetyOf(f)?.class, 'dangerous', f);
   }
 });

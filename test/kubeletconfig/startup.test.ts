@@ -40,7 +40,10 @@ test('authorization mode', () => {
 });
 
 test('reserved resources: kube-reserved is checked before system-reserved', () => {
-  assert.deepEqual(startup((c) => (c.systemReserved = { cpu: '100m', memory: '1Gi', 'ephemeral-storage': '1Gi', pid: '100' })).errors, []);
+  assert.deepEqual(
+    startup((c) => (c.systemReserved = { cpu: '100m', memory: '1Gi', 'ephemeral-storage': '1Gi', pid: '100' })).errors,
+    [],
+  );
   assert.deepEqual(startup((c) => ((c.systemReserved = { gpu: '1' }), (c.kubeReserved = { memory: '-1Gi' }))).errors, [
     'resource quantity for "memory" cannot be negative: -1Gi',
     'cannot reserve "gpu" resource',
@@ -53,19 +56,36 @@ test('reserved resources: kube-reserved is checked before system-reserved', () =
 test('manager policies and their gates', () => {
   assert.deepEqual(startup((c) => (c.cpuManagerPolicy = 'static')).errors, []);
   assert.deepEqual(startup((c) => (c.cpuManagerPolicy = 'exclusive')).errors, ['unknown policy: "exclusive"']);
-  assert.deepEqual(startup((c) => ((c.cpuManagerPolicy = 'exclusive'), (c.featureGates = { CPUManager: false }))).errors, []);
+  assert.deepEqual(
+    startup((c) => ((c.cpuManagerPolicy = 'exclusive'), (c.featureGates = { CPUManager: false }))).errors,
+    [],
+  );
   assert.deepEqual(startup((c) => (c.memoryManagerPolicy = 'static')).errors, ['unknown policy: "static"']);
   assert.deepEqual(startup((c) => (c.cpuManagerPolicyOptions = { 'full-pcpus-only': 'true', b: 'x' })).errors, [
     'CPU Manager policy options map[b:x full-pcpus-only:true] require feature gates "CPUManager", "CPUManagerPolicyOptions" enabled',
   ]);
   const gates = FeatureGates.defaults().setFromMap({ CPUManagerPolicyOptions: true }).gates;
-  assert.deepEqual(startup((c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'full-pcpus-only': 'true' })), gates).errors, []);
-  assert.deepEqual(startup((c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'full-pcpus-only': 'maybe' })), gates).errors, [
-    'bad value for option "full-pcpus-only": strconv.ParseBool: parsing "maybe": invalid syntax',
-  ]);
-  assert.deepEqual(startup((c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'align-by-socket': 'true' })), gates).errors, [
-    'unsupported cpumanager option: "align-by-socket" (true)',
-  ]);
+  assert.deepEqual(
+    startup(
+      (c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'full-pcpus-only': 'true' })),
+      gates,
+    ).errors,
+    [],
+  );
+  assert.deepEqual(
+    startup(
+      (c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'full-pcpus-only': 'maybe' })),
+      gates,
+    ).errors,
+    ['bad value for option "full-pcpus-only": strconv.ParseBool: parsing "maybe": invalid syntax'],
+  );
+  assert.deepEqual(
+    startup(
+      (c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'align-by-socket': 'true' })),
+      gates,
+    ).errors,
+    ['unsupported cpumanager option: "align-by-socket" (true)'],
+  );
 });
 
 test('seccompDefault needs its gate; the configmap strategy must be known', () => {
@@ -73,7 +93,9 @@ test('seccompDefault needs its gate; the configmap strategy must be known', () =
     'the SeccompDefault feature gate must be enabled in order to use the SeccompDefault configuration',
   ]);
   assert.deepEqual(startup((c) => ((c.seccompDefault = true), (c.featureGates = { SeccompDefault: true }))).errors, []);
-  assert.deepEqual(startup((c) => (c.configMapAndSecretChangeDetectionStrategy = 'Poll')).errors, ['unknown configmap and secret manager mode: Poll']);
+  assert.deepEqual(startup((c) => (c.configMapAndSecretChangeDetectionStrategy = 'Poll')).errors, [
+    'unknown configmap and secret manager mode: Poll',
+  ]);
 });
 
 test('all failures are reported together', () => {

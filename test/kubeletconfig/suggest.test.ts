@@ -23,12 +23,17 @@ test('near misses name the field meant; far ones name nothing', () => {
 });
 
 test('decode warnings carry the suggestion, at the level of the struct the typo is in', () => {
-  const { config, warnings } = decode(HEADER + 'maxPodz: 50\nauthentication:\n  webhook:\n    enabeld: false\nbogus: 1\n');
+  const { config, warnings } = decode(
+    HEADER + 'maxPodz: 50\nauthentication:\n  webhook:\n    enabeld: false\nbogus: 1\n',
+  );
   assert.equal(config.maxPods, undefined, 'the typo is still ignored, as the kubelet ignores it');
   assert.deepEqual(
     warnings.map((w) => [w.message, w.suggestion]),
     [
-      ['unknown field "authentication.webhook.enabeld", did you mean "authentication.webhook.enabled"?', 'authentication.webhook.enabled'],
+      [
+        'unknown field "authentication.webhook.enabeld", did you mean "authentication.webhook.enabled"?',
+        'authentication.webhook.enabled',
+      ],
       ['unknown field "bogus"', undefined],
       ['unknown field "maxPodz", did you mean "maxPods"?', 'maxPods'],
     ],

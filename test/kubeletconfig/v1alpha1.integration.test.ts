@@ -15,7 +15,9 @@ const ALPHA = 'apiVersion: kubeletconfig/v1alpha1\nkind: KubeletConfiguration\n'
 
 describe('decode: kubeletconfig/v1alpha1', () => {
   test('kept fields keep their values; renamed ones move; no warnings for either', () => {
-    const r = decode(`${ALPHA}eventRecordQPS: 7\nmaxPods: 50\npodManifestPath: /etc/manifests\nmanifestURL: http://x/m\n`);
+    const r = decode(
+      `${ALPHA}eventRecordQPS: 7\nmaxPods: 50\npodManifestPath: /etc/manifests\nmanifestURL: http://x/m\n`,
+    );
     assert.equal(r.config.eventRecordQPS, 7);
     assert.equal(r.config.maxPods, 50);
     assert.equal(r.config.staticPodPath, '/etc/manifests');
@@ -24,7 +26,9 @@ describe('decode: kubeletconfig/v1alpha1', () => {
   });
 
   test('1.8’s renamed QoS reservation and its one-string manifest URL header; fields both versions have are kept', () => {
-    const r = decode(`${ALPHA}experimentalQOSReserved: {memory: 50%}\nmanifestURLHeader: "X-Token:abc,X-Token:def,Accept:a/b"\nallowedUnsafeSysctls: [net.core.somaxconn]\nvolumePluginDir: /x\n`);
+    const r = decode(
+      `${ALPHA}experimentalQOSReserved: {memory: 50%}\nmanifestURLHeader: "X-Token:abc,X-Token:def,Accept:a/b"\nallowedUnsafeSysctls: [net.core.somaxconn]\nvolumePluginDir: /x\n`,
+    );
     assert.deepEqual(r.config.qosReserved, { memory: '50%' });
     assert.deepEqual(r.config.staticPodURLHeader, { 'X-Token': ['abc', 'def'], Accept: ['a/b'] });
     assert.deepEqual(r.config.allowedUnsafeSysctls, ['net.core.somaxconn']);
@@ -33,7 +37,9 @@ describe('decode: kubeletconfig/v1alpha1', () => {
   });
 
   test('1.8 string forms: eviction thresholds and feature gates become maps', () => {
-    const r = decode(`${ALPHA}evictionHard: "memory.available<100Mi,nodefs.available<10%"\nevictionSoftGracePeriod: "memory.available=30s"\nfeatureGates: "DynamicKubeletConfig=true,NodeSwap=false"\n`);
+    const r = decode(
+      `${ALPHA}evictionHard: "memory.available<100Mi,nodefs.available<10%"\nevictionSoftGracePeriod: "memory.available=30s"\nfeatureGates: "DynamicKubeletConfig=true,NodeSwap=false"\n`,
+    );
     assert.deepEqual(r.config.evictionHard, { 'memory.available': '100Mi', 'nodefs.available': '10%' });
     assert.equal(r.config.evictionSoftGracePeriod?.['memory.available']?.toString(), '30s');
     assert.deepEqual(r.config.featureGates, { DynamicKubeletConfig: true, NodeSwap: false });
@@ -43,18 +49,17 @@ describe('decode: kubeletconfig/v1alpha1', () => {
     const r = decode(`${ALPHA}configTrialDuration: 10m\ncAdvisorPort: 4194\nstaticPodPath: /x\neventBurst: 20\n`);
     assert.equal(r.config.eventBurst, 20);
     assert.equal(r.config.staticPodPath, undefined);
-    assert.deepEqual(
-      r.warnings.map((w) => [w.code, w.path]).sort(),
-      [
-        ['DroppedField', 'cAdvisorPort'],
-        ['DroppedField', 'configTrialDuration'],
-        ['UnknownField', 'staticPodPath'],
-      ],
-    );
+    assert.deepEqual(r.warnings.map((w) => [w.code, w.path]).sort(), [
+      ['DroppedField', 'cAdvisorPort'],
+      ['DroppedField', 'configTrialDuration'],
+      ['UnknownField', 'staticPodPath'],
+    ]);
   });
 
   test('JSON as jq writes it (the 1.8 task relabels /configz output)', () => {
-    const r = load('{\n  "eventRecordQPS": 9,\n  "kind": "KubeletConfiguration",\n  "apiVersion": "kubeletconfig/v1alpha1"\n}\n');
+    const r = load(
+      '{\n  "eventRecordQPS": 9,\n  "kind": "KubeletConfiguration",\n  "apiVersion": "kubeletconfig/v1alpha1"\n}\n',
+    );
     assert.equal(r.config.eventRecordQPS, 9);
     assert.deepEqual(r.warnings, []);
   });
@@ -62,11 +67,17 @@ describe('decode: kubeletconfig/v1alpha1', () => {
   test('type errors and validation errors are v1beta1’s', () => {
     assert.throws(() => decode(`${ALPHA}eventRecordQPS: many\n`), /v1beta1\.KubeletConfiguration\.EventRecordQPS/);
     const bad = validate(load(`${ALPHA}eventRecordQPS: -1\n`).config);
-    assert.ok(bad.errors.some((e) => e.includes('eventRecordQPS')), bad.message);
+    assert.ok(
+      bad.errors.some((e) => e.includes('eventRecordQPS')),
+      bad.message,
+    );
   });
 
   test('other kinds and versions of the old group are still refused', () => {
-    assert.throws(() => decode('apiVersion: kubeletconfig/v1alpha2\nkind: KubeletConfiguration\n'), /no kind "KubeletConfiguration" is registered for version "kubeletconfig\/v1alpha2"/);
+    assert.throws(
+      () => decode('apiVersion: kubeletconfig/v1alpha2\nkind: KubeletConfiguration\n'),
+      /no kind "KubeletConfiguration" is registered for version "kubeletconfig\/v1alpha2"/,
+    );
   });
 });
 

@@ -32,7 +32,12 @@ interface Rule {
 const IC = 'invalid configuration:';
 
 const RULES: Rule[] = [
-  { id: 'V1', fail: (c) => (c.nodeLeaseDurationSeconds = 0), message: `${IC} nodeLeaseDurationSeconds must be greater than 0`, pass: (c) => (c.nodeLeaseDurationSeconds = 1) },
+  {
+    id: 'V1',
+    fail: (c) => (c.nodeLeaseDurationSeconds = 0),
+    message: `${IC} nodeLeaseDurationSeconds must be greater than 0`,
+    pass: (c) => (c.nodeLeaseDurationSeconds = 1),
+  },
   {
     id: 'V2',
     fail: (c) => ((c.cgroupsPerQOS = false), (c.enforceNodeAllocatable = ['pods'])),
@@ -45,8 +50,18 @@ const RULES: Rule[] = [
     message: `${IC} systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified`,
     pass: (c) => ((c.systemCgroups = '/system'), (c.cgroupRoot = '/')),
   },
-  { id: 'V4', fail: (c) => (c.eventBurst = -1), message: `${IC} eventBurst (--event-burst) -1 must not be a negative number`, pass: (c) => (c.eventBurst = 0) },
-  { id: 'V5', fail: (c) => (c.eventRecordQPS = -2), message: `${IC} eventRecordQPS (--event-qps) -2 must not be a negative number`, pass: (c) => (c.eventRecordQPS = 0) },
+  {
+    id: 'V4',
+    fail: (c) => (c.eventBurst = -1),
+    message: `${IC} eventBurst (--event-burst) -1 must not be a negative number`,
+    pass: (c) => (c.eventBurst = 0),
+  },
+  {
+    id: 'V5',
+    fail: (c) => (c.eventRecordQPS = -2),
+    message: `${IC} eventRecordQPS (--event-qps) -2 must not be a negative number`,
+    pass: (c) => (c.eventRecordQPS = 0),
+  },
   {
     id: 'V6',
     fail: (c) => (c.healthzPort = 65536),
@@ -95,32 +110,72 @@ const RULES: Rule[] = [
     message: `${IC} iptablesMasqueradeBit (--iptables-masquerade-bit) -1 must be between 0 and 31, inclusive`,
     pass: (c) => (c.iptablesMasqueradeBit = 0),
   },
-  { id: 'V14', fail: (c) => (c.kubeAPIBurst = -1), message: `${IC} kubeAPIBurst (--kube-api-burst) -1 must not be a negative number`, pass: (c) => (c.kubeAPIBurst = 0) },
-  { id: 'V15', fail: (c) => (c.kubeAPIQPS = -1), message: `${IC} kubeAPIQPS (--kube-api-qps) -1 must not be a negative number`, pass: (c) => (c.kubeAPIQPS = 0) },
+  {
+    id: 'V14',
+    fail: (c) => (c.kubeAPIBurst = -1),
+    message: `${IC} kubeAPIBurst (--kube-api-burst) -1 must not be a negative number`,
+    pass: (c) => (c.kubeAPIBurst = 0),
+  },
+  {
+    id: 'V15',
+    fail: (c) => (c.kubeAPIQPS = -1),
+    message: `${IC} kubeAPIQPS (--kube-api-qps) -1 must not be a negative number`,
+    pass: (c) => (c.kubeAPIQPS = 0),
+  },
   {
     id: 'V16',
     fail: (c) => (c.nodeStatusMaxImages = -2),
     message: `${IC} nodeStatusMaxImages (--node-status-max-images) must be -1 or greater`,
     pass: (c) => (c.nodeStatusMaxImages = -1),
   },
-  { id: 'V17', fail: (c) => (c.maxOpenFiles = -5), message: `${IC} maxOpenFiles (--max-open-files) -5 must not be a negative number`, pass: (c) => (c.maxOpenFiles = 0) },
-  { id: 'V18', fail: (c) => (c.maxPods = -1), message: `${IC} maxPods (--max-pods) -1 must not be a negative number`, pass: (c) => (c.maxPods = 0) },
+  {
+    id: 'V17',
+    fail: (c) => (c.maxOpenFiles = -5),
+    message: `${IC} maxOpenFiles (--max-open-files) -5 must not be a negative number`,
+    pass: (c) => (c.maxOpenFiles = 0),
+  },
+  {
+    id: 'V18',
+    fail: (c) => (c.maxPods = -1),
+    message: `${IC} maxPods (--max-pods) -1 must not be a negative number`,
+    pass: (c) => (c.maxPods = 0),
+  },
   {
     id: 'V19',
     fail: (c) => (c.oomScoreAdj = 1001),
     message: `${IC} oomScoreAdj (--oom-score-adj) 1001 must be between -1000 and 1000, inclusive`,
     pass: (c) => (c.oomScoreAdj = -1000),
   },
-  { id: 'V20', fail: (c) => (c.podsPerCore = -1), message: `${IC} podsPerCore (--pods-per-core) -1 must not be a negative number`, pass: (c) => (c.podsPerCore = 0) },
-  { id: 'V21', fail: (c) => (c.port = 0), message: `${IC} port (--port) 0 must be between 1 and 65535, inclusive`, pass: (c) => (c.port = 65535) },
+  {
+    id: 'V20',
+    fail: (c) => (c.podsPerCore = -1),
+    message: `${IC} podsPerCore (--pods-per-core) -1 must not be a negative number`,
+    pass: (c) => (c.podsPerCore = 0),
+  },
+  {
+    id: 'V21',
+    fail: (c) => (c.port = 0),
+    message: `${IC} port (--port) 0 must be between 1 and 65535, inclusive`,
+    pass: (c) => (c.port = 65535),
+  },
   {
     id: 'V22',
     fail: (c) => (c.readOnlyPort = -1),
     message: `${IC} readOnlyPort (--read-only-port) -1 must be between 0 and 65535, inclusive`,
     pass: (c) => (c.readOnlyPort = 0),
   },
-  { id: 'V23', fail: (c) => (c.registryBurst = -1), message: `${IC} registryBurst (--registry-burst) -1 must not be a negative number`, pass: (c) => (c.registryBurst = 0) },
-  { id: 'V24', fail: (c) => (c.registryPullQPS = -1), message: `${IC} registryPullQPS (--registry-qps) -1 must not be a negative number`, pass: (c) => (c.registryPullQPS = 0) },
+  {
+    id: 'V23',
+    fail: (c) => (c.registryBurst = -1),
+    message: `${IC} registryBurst (--registry-burst) -1 must not be a negative number`,
+    pass: (c) => (c.registryBurst = 0),
+  },
+  {
+    id: 'V24',
+    fail: (c) => (c.registryPullQPS = -1),
+    message: `${IC} registryPullQPS (--registry-qps) -1 must not be a negative number`,
+    pass: (c) => (c.registryPullQPS = 0),
+  },
   {
     id: 'V25',
     fail: (c) => ((c.serverTLSBootstrap = true), (c.featureGates = { RotateKubeletServerCertificate: false })),
@@ -265,7 +320,11 @@ const RULES: Rule[] = [
   {
     id: 'V47',
     // A non-empty list fails V2 (cgroupsPerQOS off) or V46 (on) as well on Windows.
-    fail: (c) => ((c.cgroupsPerQOS = false), (c.enforceNodeAllocatable = ['pods', 'kube-reserved']), (c.kubeReservedCgroup = '/kube')),
+    fail: (c) => (
+      (c.cgroupsPerQOS = false),
+      (c.enforceNodeAllocatable = ['pods', 'kube-reserved']),
+      (c.kubeReservedCgroup = '/kube')
+    ),
     message: `${IC} EnforceNodeAllocatable (--enforce-node-allocatable) [pods kube-reserved] is not supported on Windows`,
     all: [
       `${IC} enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true`,
@@ -352,7 +411,10 @@ test('two identical messages aggregate to the message alone', () => {
 });
 
 test('Windows rules flatten into the aggregate', () => {
-  const res = validate(cfg((x) => (x.maxPods = -1)), { platform: 'windows' });
+  const res = validate(
+    cfg((x) => (x.maxPods = -1)),
+    { platform: 'windows' },
+  );
   assert.deepEqual(res.errors, [
     `${IC} maxPods (--max-pods) -1 must not be a negative number`,
     `${IC} CgroupsPerQOS (--cgroups-per-qos) true is not supported on Windows`,
@@ -362,7 +424,10 @@ test('Windows rules flatten into the aggregate', () => {
 
 test('an unknown feature gate is returned alone, before any rule runs', () => {
   const res = validate(cfg((x) => ((x.featureGates = { NoSuchGate: true }), (x.maxPods = -1))));
-  assert.deepEqual(res, { errors: ['unrecognized feature gate: NoSuchGate'], message: 'unrecognized feature gate: NoSuchGate' });
+  assert.deepEqual(res, {
+    errors: ['unrecognized feature gate: NoSuchGate'],
+    message: 'unrecognized feature gate: NoSuchGate',
+  });
 });
 
 test('a locked gate set against its lock', () => {
@@ -376,18 +441,28 @@ test('gate-dependent rules use the effective gates: process gates plus the confi
   const processGates = FeatureGates.defaults().setFromMap({ CustomCPUCFSQuotaPeriod: true }).gates;
   assert.deepEqual(validate(c, { featureGates: processGates }).errors, []);
   const off = cfg((x) => ((x.cpuCFSQuotaPeriod = d('50ms')), (x.featureGates = { CustomCPUCFSQuotaPeriod: false })));
-  assert.equal(validate(off, { featureGates: processGates }).errors.length, 1, 'the config gates override the process gates');
+  assert.equal(
+    validate(off, { featureGates: processGates }).errors.length,
+    1,
+    'the config gates override the process gates',
+  );
 });
 
 test('AllAlpha turns on alpha gates the rules consult', () => {
   const c = cfg((x) => ((x.memorySwap.swapBehavior = 'bogus'), (x.featureGates = { AllAlpha: true })));
-  assert.deepEqual(validate(c).errors, [`${IC} MemorySwap.SwapBehavior bogus must be one of: LimitedSwap, UnlimitedSwap`]);
+  assert.deepEqual(validate(c).errors, [
+    `${IC} MemorySwap.SwapBehavior bogus must be one of: LimitedSwap, UnlimitedSwap`,
+  ]);
 });
 
 test('reserved CPU list parsing', () => {
   const msg = (s: string) => validate(cfg((x) => (x.reservedSystemCPUs = s))).errors;
-  assert.deepEqual(msg('3-1'), [`unable to parse reservedSystemCPUs (--reserved-cpus), error: invalid range "3-1" (3 >= 1)`]);
-  assert.deepEqual(msg('0,'), [`unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "": invalid syntax`]);
+  assert.deepEqual(msg('3-1'), [
+    `unable to parse reservedSystemCPUs (--reserved-cpus), error: invalid range "3-1" (3 >= 1)`,
+  ]);
+  assert.deepEqual(msg('0,'), [
+    `unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "": invalid syntax`,
+  ]);
   assert.deepEqual(msg('99999999999999999999'), [
     `unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "99999999999999999999": value out of range`,
   ]);
@@ -401,7 +476,12 @@ test('durations in messages use Go formatting', () => {
 });
 
 test('validate never throws, even on a malformed object', () => {
-  const broken = { ...setDefaults({}), memorySwap: undefined, logging: undefined, cpuCFSQuotaPeriod: undefined } as unknown as KubeletConfiguration;
+  const broken = {
+    ...setDefaults({}),
+    memorySwap: undefined,
+    logging: undefined,
+    cpuCFSQuotaPeriod: undefined,
+  } as unknown as KubeletConfiguration;
   const res = validate(broken);
   assert.ok(Array.isArray(res.errors));
   const garbage = validate(null as unknown as KubeletConfiguration);

@@ -35,7 +35,11 @@ test('Duration.parse errors carry Go texts', () => {
     ['1\u00e9s', 'time: unknown unit "\\xc3\\xa9s" in duration "1\\xc3\\xa9s"'],
   ];
   for (const [s, msg] of cases) {
-    assert.throws(() => Duration.parse(s), (e: unknown) => e instanceof DurationError && e.message === msg, s);
+    assert.throws(
+      () => Duration.parse(s),
+      (e: unknown) => e instanceof DurationError && e.message === msg,
+      s,
+    );
   }
 });
 
@@ -119,7 +123,11 @@ test('Quantity errors carry apimachinery texts', () => {
     ['e-10', 'unable to parse numeric part of quantity'],
   ];
   for (const [s, msg] of cases) {
-    assert.throws(() => Quantity.parse(s), (e: unknown) => e instanceof QuantityError && e.message === msg, s);
+    assert.throws(
+      () => Quantity.parse(s),
+      (e: unknown) => e instanceof QuantityError && e.message === msg,
+      s,
+    );
   }
 });
 

@@ -37,13 +37,17 @@ test('the generated 1.22 table states what the hand-written 1.22 codec decodes a
   // The codec writes every struct that is not a pointer whatever its tag says, so `a` on a struct changes nothing.
   const fromTable = kubeletVersion('1.22')
     .table()
-    .fields.map(([path, go, kind, flags]) => `${path} ${go} ${kind} ${kind === 'struct' ? flags.replace('a', '') : flags}`);
+    .fields.map(
+      ([path, go, kind, flags]) => `${path} ${go} ${kind} ${kind === 'struct' ? flags.replace('a', '') : flags}`,
+    );
   assert.deepEqual(fromTable, flat(kubeletConfigurationSpec, '', []));
 });
 
 test('every field of every minor has a lint class', () => {
   for (const v of KUBELET_VERSIONS) {
-    const missing = kubeletVersion(v).fieldNames().filter((f) => safetyOf(f) === undefined);
+    const missing = kubeletVersion(v)
+      .fieldNames()
+      .filter((f) => safetyOf(f) === undefined);
     assert.deepEqual(missing, [], `kubelet ${v} has fields without a safety class`);
   }
 });
@@ -72,14 +76,26 @@ test('later minors: new fields, changed defaults, gates', () => {
   assert.equal(kubeletVersion('1.25').featureGates().knows('DynamicKubeletConfig'), true);
   // A minor encodes the fields it knows and keeps them through a round trip.
   const kv = kubeletVersion('1.32');
-  const text = kv.encode(kv.load('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncontainerLogMaxWorkers: 3\n').config);
+  const text = kv.encode(
+    kv.load('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncontainerLogMaxWorkers: 3\n')
+      .config,
+  );
   assert.match(text, /^containerLogMaxWorkers: 3$/m);
   assert.doesNotMatch(kubeletVersion('1.22').encode(kv.defaults()), /containerLogMaxWorkers/);
 });
 
 test('unknownFields names what a minor does not know, map keys aside', () => {
-  const cfg = { maxPods: 10, evictionHard: { 'memory.available': '1Gi' }, podLogsDir: '/x', crashLoopBackOff: { maxContainerRestartPeriod: '10s' } };
-  assert.deepEqual(kubeletVersion('1.29').unknownFields(cfg), ['podLogsDir', 'crashLoopBackOff', 'crashLoopBackOff.maxContainerRestartPeriod']);
+  const cfg = {
+    maxPods: 10,
+    evictionHard: { 'memory.available': '1Gi' },
+    podLogsDir: '/x',
+    crashLoopBackOff: { maxContainerRestartPeriod: '10s' },
+  };
+  assert.deepEqual(kubeletVersion('1.29').unknownFields(cfg), [
+    'podLogsDir',
+    'crashLoopBackOff',
+    'crashLoopBackOff.maxContainerRestartPeriod',
+  ]);
   assert.deepEqual(kubeletVersion('1.32').unknownFields(cfg), []);
 });
 
@@ -87,7 +103,10 @@ test('version text: 1.31, v1.31, v1.31.4; anything else is refused with the rang
   assert.equal(parseKubeletVersion('1.31'), '1.31');
   assert.equal(parseKubeletVersion('v1.31.4'), '1.31');
   assert.equal(kubeletVersion('v1.30.0').gitVersion, 'v1.30.0');
-  assert.throws(() => parseKubeletVersion('1.21'), (e: unknown) => e instanceof KubeletVersionError && /known versions are 1\.22 to 1\.36/.test(e.message));
+  assert.throws(
+    () => parseKubeletVersion('1.21'),
+    (e: unknown) => e instanceof KubeletVersionError && /known versions are 1\.22 to 1\.36/.test(e.message),
+  );
   assert.throws(() => parseKubeletVersion('latest'), KubeletVersionError);
   assert.strictEqual(kubeletVersion('1.31'), kubeletVersion('v1.31.2'));
 });

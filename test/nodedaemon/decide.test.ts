@@ -5,27 +5,53 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CrashLoopError, LoadError, policyError, ValidateError } from '../../src/api/configstatus.js';
 import type { NodeConfigSource } from '../../src/api/types.js';
-import { decideAction, decideTarget, healthy, judgeHealth, type GateInput, type TargetInput } from '../../src/nodedaemon/decide.js';
+import {
+  decideAction,
+  decideTarget,
+  healthy,
+  judgeHealth,
+  type GateInput,
+  type TargetInput,
+} from '../../src/nodedaemon/decide.js';
 
-const src = (name: string, rv = '1'): NodeConfigSource => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet', uid: `uid-${name}`, resourceVersion: rv } });
+const src = (name: string, rv = '1'): NodeConfigSource => ({
+  configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet', uid: `uid-${name}`, resourceVersion: rv },
+});
 const A = src('a');
 const B = src('b');
 const OK = { ok: true as const };
-const DENIED = { ok: false as const, reason: policyError(['p']), detail: 'NodeConfigPolicy "p": maxPods (not in allowedFields)', stage: 'policy' as const };
+const DENIED = {
+  ok: false as const,
+  reason: policyError(['p']),
+  detail: 'NodeConfigPolicy "p": maxPods (not in allowedFields)',
+  stage: 'policy' as const,
+};
 
 describe('decideTarget', () => {
   const rows: [string, TargetInput, { use: string; source?: NodeConfigSource; error: string; trial: boolean }][] = [
-    ['nothing assigned: the node\'s own files', {}, { use: 'original', error: '', trial: false }],
-    ['nothing assigned, a last-known-good left: still the node\'s own files (a reset)', { lastKnownGood: A }, { use: 'original', error: '', trial: false }],
-    ['a valid assignment: run it, on trial', { assigned: A, assignedValidation: OK }, { use: 'assigned', source: A, error: '', trial: true }],
-    ['a valid assignment that is already last-known-good: no trial', { assigned: A, lastKnownGood: A, assignedValidation: OK }, { use: 'assigned', source: A, error: '', trial: false }],
+    ["nothing assigned: the node's own files", {}, { use: 'original', error: '', trial: false }],
+    [
+      "nothing assigned, a last-known-good left: still the node's own files (a reset)",
+      { lastKnownGood: A },
+      { use: 'original', error: '', trial: false },
+    ],
+    [
+      'a valid assignment: run it, on trial',
+      { assigned: A, assignedValidation: OK },
+      { use: 'assigned', source: A, error: '', trial: true },
+    ],
+    [
+      'a valid assignment that is already last-known-good: no trial',
+      { assigned: A, lastKnownGood: A, assignedValidation: OK },
+      { use: 'assigned', source: A, error: '', trial: false },
+    ],
     [
       'an invalid assignment with a last-known-good: last-known-good, the validate error',
       { assigned: B, lastKnownGood: A, assignedValidation: { ok: false, reason: ValidateError, detail: 'x' } },
       { use: 'last-known-good', source: A, error: ValidateError, trial: false },
     ],
     [
-      'an undecodable assignment without a last-known-good: the node\'s own files, the load error',
+      "an undecodable assignment without a last-known-good: the node's own files, the load error",
       { assigned: B, assignedValidation: { ok: false, reason: LoadError, detail: 'x' } },
       { use: 'original', error: LoadError, trial: false },
     ],
@@ -45,7 +71,7 @@ describe('decideTarget', () => {
       { use: 'last-known-good', source: A, error: DENIED.reason, trial: false },
     ],
     [
-      'an assignment a NodeConfigPolicy denies, and last-known-good denied too: the node\'s own files, the policy named',
+      "an assignment a NodeConfigPolicy denies, and last-known-good denied too: the node's own files, the policy named",
       { assigned: B, lastKnownGood: A, assignedValidation: DENIED, lastKnownGoodDenied: true },
       { use: 'original', error: DENIED.reason, trial: false },
     ],
@@ -55,7 +81,7 @@ describe('decideTarget', () => {
       { use: 'assigned', source: B, error: '', trial: true },
     ],
     [
-      'a failed assignment equal to last-known-good: the node\'s own files',
+      "a failed assignment equal to last-known-good: the node's own files",
       { assigned: A, lastKnownGood: A, assignedValidation: OK, failed: { source: A, cause: 'timeout' } },
       { use: 'original', error: CrashLoopError, trial: false },
     ],
@@ -63,38 +89,91 @@ describe('decideTarget', () => {
   for (const [name, input, want] of rows) {
     it(name, () => {
       const t = decideTarget(input);
-      assert.deepEqual({ use: t.use, ...(t.source ? { source: t.source } : {}), error: t.status.error, trial: t.trial }, want);
+      assert.deepEqual(
+        { use: t.use, ...(t.source ? { source: t.source } : {}), error: t.status.error, trial: t.trial },
+        want,
+      );
       assert.deepEqual(t.status.assigned, input.assigned);
       assert.deepEqual(t.status.lastKnownGood, input.lastKnownGood);
       assert.equal(t.rejected !== undefined, want.error !== '');
-      if (input.assignedValidation === DENIED) assert.deepEqual(t.rejected, { reason: DENIED.reason, detail: DENIED.detail, stage: 'policy' }, 'the event says a policy denied it');
+      if (input.assignedValidation === DENIED)
+        assert.deepEqual(
+          t.rejected,
+          { reason: DENIED.reason, detail: DENIED.detail, stage: 'policy' },
+          'the event says a policy denied it',
+        );
     });
   }
 });
 
 describe('decideAction: resuming after a kill -9 at any step', () => {
   const rows: [string, Parameters<typeof decideAction>[0], string][] = [
-    ['the file differs (killed before the write, or a new config): write and restart', { desired: 'd2', onDisk: 'd1', journal: { digest: 'd1', restarted: true } }, 'write-and-restart'],
-    ['the file is written, the restart not recorded (killed after the write): restart', { desired: 'd2', onDisk: 'd2', journal: { digest: 'd2', restarted: false } }, 'restart'],
-    ['the file is written, the journal older (killed between journal and write)', { desired: 'd2', onDisk: 'd2', journal: { digest: 'd1', restarted: true } }, 'restart'],
+    [
+      'the file differs (killed before the write, or a new config): write and restart',
+      { desired: 'd2', onDisk: 'd1', journal: { digest: 'd1', restarted: true } },
+      'write-and-restart',
+    ],
+    [
+      'the file is written, the restart not recorded (killed after the write): restart',
+      { desired: 'd2', onDisk: 'd2', journal: { digest: 'd2', restarted: false } },
+      'restart',
+    ],
+    [
+      'the file is written, the journal older (killed between journal and write)',
+      { desired: 'd2', onDisk: 'd2', journal: { digest: 'd1', restarted: true } },
+      'restart',
+    ],
     ['no journal at all, the file right: restart once', { desired: 'd2', onDisk: 'd2', journal: undefined }, 'restart'],
-    ['written and restarted: nothing', { desired: 'd2', onDisk: 'd2', journal: { digest: 'd2', restarted: true, restartedAt: 1 } }, 'none'],
-    ['a removed file that must be removed, restarted: nothing', { desired: 'absent', onDisk: 'absent', journal: { digest: 'absent', restarted: true } }, 'none'],
+    [
+      'written and restarted: nothing',
+      { desired: 'd2', onDisk: 'd2', journal: { digest: 'd2', restarted: true, restartedAt: 1 } },
+      'none',
+    ],
+    [
+      'a removed file that must be removed, restarted: nothing',
+      { desired: 'absent', onDisk: 'absent', journal: { digest: 'absent', restarted: true } },
+      'none',
+    ],
   ];
   for (const [name, input, want] of rows) it(name, () => assert.equal(decideAction(input), want));
 });
 
 describe('judgeHealth', () => {
-  const base: GateInput = { now: 0, restartedAt: 0, healthySince: undefined, unhealthySince: undefined, becameHealthy: false, startTimeoutMs: 60_000, trialMs: 600_000, trial: true };
+  const base: GateInput = {
+    now: 0,
+    restartedAt: 0,
+    healthySince: undefined,
+    unhealthySince: undefined,
+    becameHealthy: false,
+    startTimeoutMs: 60_000,
+    trialMs: 600_000,
+    trial: true,
+  };
   const rows: [string, Partial<GateInput>, string][] = [
     ['not yet healthy, within the start timeout', { now: 59_000 }, 'starting'],
     ['not healthy when the start timeout has passed', { now: 60_001 }, 'failed:start-timeout'],
     ['healthy, the trial running', { now: 100_000, becameHealthy: true, healthySince: 10_000 }, 'trial'],
     ['healthy for the whole trial', { now: 610_000, becameHealthy: true, healthySince: 10_000 }, 'passed'],
-    ['unhealthy during the trial, within the start timeout', { now: 100_000, becameHealthy: true, unhealthySince: 50_000 }, 'trial'],
-    ['unhealthy during the trial for longer than the start timeout', { now: 120_000, becameHealthy: true, unhealthySince: 50_000 }, 'failed:unhealthy'],
-    ['the trial counts from the last time it became healthy', { now: 610_000, becameHealthy: true, healthySince: 20_000 }, 'trial'],
-    ['no trial (last-known-good, own files): passed once healthy', { now: 1_000, becameHealthy: true, healthySince: 1_000, trial: false }, 'passed'],
+    [
+      'unhealthy during the trial, within the start timeout',
+      { now: 100_000, becameHealthy: true, unhealthySince: 50_000 },
+      'trial',
+    ],
+    [
+      'unhealthy during the trial for longer than the start timeout',
+      { now: 120_000, becameHealthy: true, unhealthySince: 50_000 },
+      'failed:unhealthy',
+    ],
+    [
+      'the trial counts from the last time it became healthy',
+      { now: 610_000, becameHealthy: true, healthySince: 20_000 },
+      'trial',
+    ],
+    [
+      'no trial (last-known-good, own files): passed once healthy',
+      { now: 1_000, becameHealthy: true, healthySince: 1_000, trial: false },
+      'passed',
+    ],
   ];
   for (const [name, input, want] of rows) {
     it(name, () => {

@@ -14,15 +14,26 @@ import { judgeCandidate, type Candidate, type PolicyContext } from '../../src/no
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const OWN = `${HEADER}containerLogMaxFiles: 4\n`;
 const layer = (name: string, body: string): Layer => ({ bytes: body, name, dir: '/etc/kubernetes' });
-const policy = (name: string, spec: Record<string, unknown>) => ({ ...readPolicy({ metadata: { name }, spec }), selector: [] });
+const policy = (name: string, spec: Record<string, unknown>) => ({
+  ...readPolicy({ metadata: { name }, spec }),
+  selector: [],
+});
 const FIELDS = policy('fields', { allowedFields: ['eventRecordQPS'] });
 const BOUNDS = policy('bounds', { bounds: { maxPods: { maximum: 150 } } });
 /** The kubelet's config flags as its Node publishes them. */
-const FLAGS = readConfigFlags({ [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(parseKubeletFlags(['--max-pods=120'])) });
+const FLAGS = readConfigFlags({
+  [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(parseKubeletFlags(['--max-pods=120'])),
+});
 const DENIED = (...names: string[]) => policyError(names);
 
 /** A replace-mode candidate: the payload becomes the --config file. */
-const replace = (payload: string): Candidate => ({ mode: 'replace', payload: { bytes: Buffer.from(payload), name: 'payload' }, configDir: '/etc/kubernetes', dropIns: [], dropInName: '90-dkc.conf' });
+const replace = (payload: string): Candidate => ({
+  mode: 'replace',
+  payload: { bytes: Buffer.from(payload), name: 'payload' },
+  configDir: '/etc/kubernetes',
+  dropIns: [],
+  dropInName: '90-dkc.conf',
+});
 
 /** A dropin-mode candidate over the node's own file and `dropIns` (name, body). */
 function dropin(payload: string, dropIns: [string, string][] = []): Candidate {
@@ -31,7 +42,10 @@ function dropin(payload: string, dropIns: [string, string][] = []): Candidate {
     payload: { bytes: Buffer.from(payload), name: 'payload' },
     base: layer('/etc/kubernetes/config.yaml', OWN),
     configDir: '/etc/kubernetes',
-    dropIns: dropIns.map(([fileName, body]) => ({ fileName, layer: layer(`/etc/kubernetes/conf.d/${fileName}`, body) })),
+    dropIns: dropIns.map(([fileName, body]) => ({
+      fileName,
+      layer: layer(`/etc/kubernetes/conf.d/${fileName}`, body),
+    })),
     dropInName: '90-dkc.conf',
   };
 }
@@ -40,14 +54,34 @@ describe('judgeCandidate: the kubelet minor, then the NodeConfigPolicies that go
   const kubelet = kubeletVersion('1.31');
   const own = layer('/etc/kubernetes/config.yaml', OWN);
   const rows: [string, Candidate, PolicyContext, Validation][] = [
-    ['no policy governs: valid is enough', dropin(`${HEADER}maxPods: 300\n`), { governing: [], ownBase: own, flags: undefined }, { ok: true }],
-    ['an allowed field changed', dropin(`${HEADER}eventRecordQPS: 7\n`), { governing: [FIELDS], ownBase: own, flags: undefined }, { ok: true }],
-    ["the node's own values restated are no change", dropin(`${OWN}eventRecordQPS: 7\n`), { governing: [FIELDS], ownBase: own, flags: undefined }, { ok: true }],
+    [
+      'no policy governs: valid is enough',
+      dropin(`${HEADER}maxPods: 300\n`),
+      { governing: [], ownBase: own, flags: undefined },
+      { ok: true },
+    ],
+    [
+      'an allowed field changed',
+      dropin(`${HEADER}eventRecordQPS: 7\n`),
+      { governing: [FIELDS], ownBase: own, flags: undefined },
+      { ok: true },
+    ],
+    [
+      "the node's own values restated are no change",
+      dropin(`${OWN}eventRecordQPS: 7\n`),
+      { governing: [FIELDS], ownBase: own, flags: undefined },
+      { ok: true },
+    ],
     [
       'a field outside allowedFields: denied, the policy named, no value quoted',
       dropin(`${HEADER}containerLogMaxFiles: 7\n`),
       { governing: [FIELDS], ownBase: own, flags: undefined },
-      { ok: false, reason: DENIED('fields'), detail: 'NodeConfigPolicy "fields": containerLogMaxFiles (not in allowedFields)', stage: 'policy' },
+      {
+        ok: false,
+        reason: DENIED('fields'),
+        detail: 'NodeConfigPolicy "fields": containerLogMaxFiles (not in allowedFields)',
+        stage: 'policy',
+      },
     ],
     [
       "another drop-in's value is the node's own: no change",
@@ -62,11 +96,17 @@ describe('judgeCandidate: the kubelet minor, then the NodeConfigPolicies that go
       {
         ok: false,
         reason: DENIED('bounds', 'fields'),
-        detail: 'NodeConfigPolicy "bounds": maxPods (above the maximum 150); NodeConfigPolicy "fields": maxPods (not in allowedFields)',
+        detail:
+          'NodeConfigPolicy "bounds": maxPods (above the maximum 150); NodeConfigPolicy "fields": maxPods (not in allowedFields)',
         stage: 'policy',
       },
     ],
-    ['a field the kubelet\'s flags hold is no change, and runs at the flag\'s value', dropin(`${HEADER}maxPods: 300\n`), { governing: [FIELDS, BOUNDS], ownBase: own, flags: FLAGS }, { ok: true }],
+    [
+      "a field the kubelet's flags hold is no change, and runs at the flag's value",
+      dropin(`${HEADER}maxPods: 300\n`),
+      { governing: [FIELDS, BOUNDS], ownBase: own, flags: FLAGS },
+      { ok: true },
+    ],
     [
       'replace mode: judged against the --config file as the node had it',
       replace(`${OWN}eventRecordQPS: 7\n`),
@@ -77,13 +117,23 @@ describe('judgeCandidate: the kubelet minor, then the NodeConfigPolicies that go
       'replace mode without the original: the defaults are the baseline',
       replace(`${OWN}eventRecordQPS: 7\n`),
       { governing: [FIELDS], flags: undefined },
-      { ok: false, reason: DENIED('fields'), detail: 'NodeConfigPolicy "fields": containerLogMaxFiles (not in allowedFields)', stage: 'policy' },
+      {
+        ok: false,
+        reason: DENIED('fields'),
+        detail: 'NodeConfigPolicy "fields": containerLogMaxFiles (not in allowedFields)',
+        stage: 'policy',
+      },
     ],
   ];
-  for (const [name, candidate, policies, want] of rows) it(name, () => assert.deepEqual(judgeCandidate(kubelet, candidate, policies), want));
+  for (const [name, candidate, policies, want] of rows)
+    it(name, () => assert.deepEqual(judgeCandidate(kubelet, candidate, policies), want));
 
   it('an invalid config is refused by validation before any policy is asked', () => {
-    const v = judgeCandidate(kubelet, dropin(`${HEADER}eventRecordQPS: -1\n`), { governing: [FIELDS], ownBase: own, flags: undefined });
+    const v = judgeCandidate(kubelet, dropin(`${HEADER}eventRecordQPS: -1\n`), {
+      governing: [FIELDS],
+      ownBase: own,
+      flags: undefined,
+    });
     assert.equal(v.ok ? '' : v.reason, ValidateError);
   });
 });

@@ -18,7 +18,11 @@ const incompatible = (body: string): Record<string, string[]> =>
 
 describe('incompatibleNodes', () => {
   it('a field introduced in 1.32 (singleProcessOOMKill, types.go at v0.32.0): every node older than 1.32', () => {
-    assert.deepEqual(incompatible('singleProcessOOMKill: true\n'), { 'node-1': ['singleProcessOOMKill'], 'node-2': ['singleProcessOOMKill'], 'node-4': ['singleProcessOOMKill'] });
+    assert.deepEqual(incompatible('singleProcessOOMKill: true\n'), {
+      'node-1': ['singleProcessOOMKill'],
+      'node-2': ['singleProcessOOMKill'],
+      'node-4': ['singleProcessOOMKill'],
+    });
   });
 
   it('a field introduced in 1.30 (containerLogMaxWorkers, types.go at v0.30.0): only the 1.22 node', () => {
@@ -27,7 +31,10 @@ describe('incompatibleNodes', () => {
 
   it('a gate removed in 1.26 (DynamicKubeletConfig, kube_features.go): refused by the newer nodes, in their words', () => {
     const got = incompatibleNodes(`${HEAD}featureGates:\n  DynamicKubeletConfig: true\n`, fleet);
-    assert.deepEqual(got.map((i) => i.node), ['node-2', 'node-3', 'node-4']);
+    assert.deepEqual(
+      got.map((i) => i.node),
+      ['node-2', 'node-3', 'node-4'],
+    );
     for (const i of got) assert.match(i.errors.join('\n'), /unrecognized feature gate: DynamicKubeletConfig/);
   });
 
@@ -42,12 +49,18 @@ describe('incompatibleNodes', () => {
       { name: 'cm/kube-system/base:kubelet', bytes: `${HEAD}kubeAPIQPS: 20\n` },
       { name: 'cm/kube-system/logs:kubelet', bytes: `${HEAD}containerLogMaxWorkers: 2\n` },
     ];
-    assert.deepEqual(incompatibleNodes(layers, fleet).map((i) => [i.node, i.unknownFields]), [['node-1', ['containerLogMaxWorkers']]]);
+    assert.deepEqual(
+      incompatibleNodes(layers, fleet).map((i) => [i.node, i.unknownFields]),
+      [['node-1', ['containerLogMaxWorkers']]],
+    );
     assert.deepEqual(incompatibleNodes(layers.slice(0, 1), fleet), []);
   });
 
   it('names each minor once, oldest first, with its nodes', () => {
     const line = describeIncompatible(incompatibleNodes(`${HEAD}singleProcessOOMKill: true\n`, fleet));
-    assert.equal(line, 'kubelet 1.22 (node-1): unknown field singleProcessOOMKill; kubelet 1.30 (node-2, node-4): unknown field singleProcessOOMKill');
+    assert.equal(
+      line,
+      'kubelet 1.22 (node-1): unknown field singleProcessOOMKill; kubelet 1.30 (node-2, node-4): unknown field singleProcessOOMKill',
+    );
   });
 });

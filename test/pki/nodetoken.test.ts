@@ -25,7 +25,12 @@ describe('node tokens', () => {
   it('name one node, as system:node:<name>, until they expire', () => {
     const token = nodeTokenSigner(ca.keyPem)('sim-1', NOW, 3600);
     const keys = nodeTokenKeys(ca.certPem);
-    assert.deepEqual(checkNodeToken(token, keys, NOW), { ok: true, node: 'sim-1', user: 'system:node:sim-1', expiresAt: NOW + 3600 });
+    assert.deepEqual(checkNodeToken(token, keys, NOW), {
+      ok: true,
+      node: 'sim-1',
+      user: 'system:node:sim-1',
+      expiresAt: NOW + 3600,
+    });
     assert.deepEqual(checkNodeToken(token, keys, NOW + 3600), { ok: false, reason: 'expired' });
     assert.deepEqual(checkNodeToken(token, keys, NOW - 3600), { ok: false, reason: 'issued in the future' });
   });
@@ -35,14 +40,40 @@ describe('node tokens', () => {
     const foreign = nodeTokenSigner(other.keyPem)('sim-1', NOW, 3600);
     assert.deepEqual(checkNodeToken(foreign, keys, NOW), { ok: false, reason: 'signature not from the cluster CA' });
     const [h, , s] = nodeTokenSigner(ca.keyPem)('sim-1', NOW, 3600).split('.');
-    const claims = Buffer.from(JSON.stringify({ iss: 'dkc.io/node-token', sub: 'system:node:sim-2', iat: NOW, exp: NOW + 3600 })).toString('base64url');
+    const claims = Buffer.from(
+      JSON.stringify({ iss: 'dkc.io/node-token', sub: 'system:node:sim-2', iat: NOW, exp: NOW + 3600 }),
+    ).toString('base64url');
     assert.equal(checkNodeToken(`${h}.${claims}.${s}`, keys, NOW).ok, false);
     const header = { alg: 'ES256', typ: 'JWT' };
-    assert.deepEqual(checkNodeToken(forge(header, { iss: 'dkc.io/node-token', sub: 'admin', iat: NOW, exp: NOW + 60 }, ca.keyPem), keys, NOW), { ok: false, reason: 'the subject is not a node' });
-    assert.deepEqual(checkNodeToken(forge(header, { iss: 'elsewhere', sub: 'system:node:a', iat: NOW, exp: NOW + 60 }, ca.keyPem), keys, NOW), { ok: false, reason: 'malformed claims' });
-    assert.deepEqual(checkNodeToken(forge({ alg: 'none' }, { iss: 'dkc.io/node-token', sub: 'system:node:a', iat: NOW, exp: NOW + 60 }, ca.keyPem), keys, NOW), { ok: false, reason: 'not a node token' });
+    assert.deepEqual(
+      checkNodeToken(
+        forge(header, { iss: 'dkc.io/node-token', sub: 'admin', iat: NOW, exp: NOW + 60 }, ca.keyPem),
+        keys,
+        NOW,
+      ),
+      { ok: false, reason: 'the subject is not a node' },
+    );
+    assert.deepEqual(
+      checkNodeToken(
+        forge(header, { iss: 'elsewhere', sub: 'system:node:a', iat: NOW, exp: NOW + 60 }, ca.keyPem),
+        keys,
+        NOW,
+      ),
+      { ok: false, reason: 'malformed claims' },
+    );
+    assert.deepEqual(
+      checkNodeToken(
+        forge({ alg: 'none' }, { iss: 'dkc.io/node-token', sub: 'system:node:a', iat: NOW, exp: NOW + 60 }, ca.keyPem),
+        keys,
+        NOW,
+      ),
+      { ok: false, reason: 'not a node token' },
+    );
     assert.throws(() => nodeTokenSigner(ca.keyPem)('Not_A_Node', NOW, 60), /not a valid node name/);
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
     assert.throws(() => nodeTokenSigner(rsa), /P-256/);
   });
 
@@ -54,7 +85,8 @@ describe('node tokens', () => {
 });
 
 describe('Authenticator and node tokens', () => {
-  const request = (token: string): IncomingMessage => ({ socket: { authorized: false }, headers: { authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
+  const request = (token: string): IncomingMessage =>
+    ({ socket: { authorized: false }, headers: { authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
 
   it('authenticates a node token as the node in system:nodes, and only until it expires, cached or not', () => {
     let now = NOW;
@@ -73,6 +105,9 @@ describe('Authenticator and node tokens', () => {
   it('refuses node tokens when it trusts no CA for them, and tokens of another CA', () => {
     const token = nodeTokenSigner(ca.keyPem)('sim-7', NOW, 100);
     assert.equal(new Authenticator(new Map(), [], () => NOW).authenticate(request(token)), undefined);
-    assert.equal(new Authenticator(new Map(), nodeTokenKeys(other.certPem), () => NOW).authenticate(request(token)), undefined);
+    assert.equal(
+      new Authenticator(new Map(), nodeTokenKeys(other.certPem), () => NOW).authenticate(request(token)),
+      undefined,
+    );
   });
 });

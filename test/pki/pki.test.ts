@@ -100,12 +100,23 @@ describe('createCA / issueCert', () => {
   });
 
   it('issues client certificates whose subject carries the user (CN) and groups (O)', async () => {
-    const leaf = await issueCert(ca, { commonName: 'alice', organizations: ['system:masters', 'dev'], usages: ['client'], days: 7 });
+    const leaf = await issueCert(ca, {
+      commonName: 'alice',
+      organizations: ['system:masters', 'dev'],
+      usages: ['client'],
+      days: 7,
+    });
     const c = new X509Certificate(leaf.certPem);
     assert.deepEqual(c.keyUsage, [CLIENT_AUTH]);
     assert.equal(c.subjectAltName, undefined);
-    assert.deepEqual(parseCertIdentity(leaf.certPem), { commonName: 'alice', organizations: ['system:masters', 'dev'] });
-    assert.deepEqual(parseCertIdentity(new Uint8Array(c.raw)), { commonName: 'alice', organizations: ['system:masters', 'dev'] });
+    assert.deepEqual(parseCertIdentity(leaf.certPem), {
+      commonName: 'alice',
+      organizations: ['system:masters', 'dev'],
+    });
+    assert.deepEqual(parseCertIdentity(new Uint8Array(c.raw)), {
+      commonName: 'alice',
+      organizations: ['system:masters', 'dev'],
+    });
     const days = (Date.parse(c.validTo) - Date.now()) / 86_400_000;
     assert.ok(days > 6.9 && days < 7.1);
   });
@@ -118,26 +129,41 @@ describe('createCA / issueCert', () => {
   });
 
   it('rejects bad arguments with PKI_INVALID_ARGUMENT and bad PEM with PKI_INVALID_PEM', async () => {
-    await assert.rejects(issueCert(ca, { commonName: 'x', ipAddresses: ['not-an-ip'], usages: ['server'] }), (e: unknown) => {
-      assert.ok(e instanceof PkiError);
-      assert.equal(e.code, 'DKC_PKI_INVALID_ARGUMENT');
-      return true;
-    });
+    await assert.rejects(
+      issueCert(ca, { commonName: 'x', ipAddresses: ['not-an-ip'], usages: ['server'] }),
+      (e: unknown) => {
+        assert.ok(e instanceof PkiError);
+        assert.equal(e.code, 'DKC_PKI_INVALID_ARGUMENT');
+        return true;
+      },
+    );
     await assert.rejects(issueCert(ca, { commonName: '', usages: ['client'] }), { code: 'DKC_PKI_INVALID_ARGUMENT' });
     await assert.rejects(issueCert(ca, { commonName: 'x', usages: [] }), { code: 'DKC_PKI_INVALID_ARGUMENT' });
-    await assert.rejects(issueCert({ certPem: 'junk', keyPem: ca.keyPem }, { commonName: 'x', usages: ['client'] }), { code: 'DKC_PKI_INVALID_PEM' });
-    await assert.rejects(issueCert({ certPem: ca.certPem, keyPem: 'junk' }, { commonName: 'x', usages: ['client'] }), { code: 'DKC_PKI_INVALID_PEM' });
+    await assert.rejects(issueCert({ certPem: 'junk', keyPem: ca.keyPem }, { commonName: 'x', usages: ['client'] }), {
+      code: 'DKC_PKI_INVALID_PEM',
+    });
+    await assert.rejects(issueCert({ certPem: ca.certPem, keyPem: 'junk' }, { commonName: 'x', usages: ['client'] }), {
+      code: 'DKC_PKI_INVALID_PEM',
+    });
     assert.throws(() => parseCertIdentity('nothing here'), { code: 'DKC_PKI_INVALID_PEM' });
   });
 
   it('signs with an existing RSA CA', async () => {
-    const alg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
-    const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify']));
+    const alg = {
+      name: 'RSASSA-PKCS1-v1_5',
+      hash: 'SHA-256',
+      publicExponent: new Uint8Array([1, 0, 1]),
+      modulusLength: 2048,
+    };
+    const keys = await crypto.subtle.generateKey(alg, true, ['sign', 'verify']);
     const rsaCa = await x509.X509CertificateGenerator.createSelfSigned({
       name: 'CN=rsa-ca',
       keys,
       signingAlgorithm: alg,
-      extensions: [new x509.BasicConstraintsExtension(true, undefined, true), await x509.SubjectKeyIdentifierExtension.create(keys.publicKey)],
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      ],
     });
     const keyPem = x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
     const leaf = await issueCert({ certPem: rsaCa.toString('pem'), keyPem }, { commonName: 'n', usages: ['client'] });
@@ -198,14 +224,22 @@ describe('mutual TLS with issued certificates', () => {
 
   before(async () => {
     ca = await createCA('mtls-ca');
-    const serving = await issueCert(ca, { commonName: 'srv', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usages: ['server'] });
+    const serving = await issueCert(ca, {
+      commonName: 'srv',
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usages: ['server'],
+    });
     client = await issueCert(ca, { commonName: 'bob', organizations: ['ops'], usages: ['client'] });
     foreign = await issueCert(await createCA('evil-ca'), { commonName: 'mallory', usages: ['client'] });
-    server = https.createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
-      seen.push(`${String(peer.subject.CN)}/${String(peer.subject.O)}`);
-      res.end('hello');
-    });
+    server = https.createServer(
+      { cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+        seen.push(`${String(peer.subject.CN)}/${String(peer.subject.O)}`);
+        res.end('hello');
+      },
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
   });
@@ -298,13 +332,20 @@ describe('ensureClusterPKI', () => {
   it('replaces a node-proxy certificate in system:masters left by an earlier version, and nothing else', async () => {
     const d = join(dir, 'upgrade');
     const first = await ensureClusterPKI(d);
-    const old = await issueCert(first.ca as CertKeyPem, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'], usages: ['client'] });
+    const old = await issueCert(first.ca as CertKeyPem, {
+      commonName: 'kube-apiserver-kubelet-client',
+      organizations: ['system:masters'],
+      usages: ['client'],
+    });
     await writeFile(join(d, 'apiserver-kubelet-client.key'), old.keyPem, { mode: 0o600 });
     await writeFile(join(d, 'apiserver-kubelet-client.crt'), old.certPem);
     const before = await snapshot(d);
     const pki = await ensureClusterPKI(d);
     assert.deepEqual([...pki.created].sort(), ['apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key']);
-    assert.deepEqual(parseCertIdentity(pki.apiserverKubeletClient.certPem), { commonName: 'kube-apiserver-kubelet-client', organizations: [] });
+    assert.deepEqual(parseCertIdentity(pki.apiserverKubeletClient.certPem), {
+      commonName: 'kube-apiserver-kubelet-client',
+      organizations: [],
+    });
     assert.equal(await readFile(join(d, 'apiserver-kubelet-client.crt'), 'utf8'), pki.apiserverKubeletClient.certPem);
     const after = await snapshot(d);
     for (const f of FILES) if (!f.startsWith('apiserver-kubelet-client')) assert.equal(after[f], before[f], f);
@@ -360,7 +401,10 @@ describe('ensureClusterPKI', () => {
     const d1 = join(dir, 'orphan');
     await ensureClusterPKI(d1);
     await unlink(join(d1, 'ca.crt'));
-    await assert.rejects(ensureClusterPKI(d1), (e: unknown) => e instanceof PkiError && e.code === 'DKC_PKI_INCOMPLETE');
+    await assert.rejects(
+      ensureClusterPKI(d1),
+      (e: unknown) => e instanceof PkiError && e.code === 'DKC_PKI_INCOMPLETE',
+    );
 
     const d2 = join(dir, 'nokeyleaf');
     await ensureClusterPKI(d2);

@@ -117,5 +117,8 @@ test('parseGoSource reads JSON tags, pointers, patch tags and the markers above 
   assert.equal(status?.fields[2]?.goType, '*NodeConfigStatus');
   // Markers belong to the field right below them only.
   assert.equal(status?.fields[2]?.markers['listType'], undefined);
-  assert.equal(status?.fields[3]?.tags['protobuf'], 'bytes,1,rep,name=capacity,casttype=ResourceList,castkey=ResourceName');
+  assert.equal(
+    status?.fields[3]?.tags['protobuf'],
+    'bytes,1,rep,name=capacity,casttype=ResourceList,castkey=ResourceName',
+  );
 });

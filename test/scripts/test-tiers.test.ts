@@ -11,7 +11,9 @@ import { repoRoot } from '../helpers/paths.js';
 
 type Tier = 'unit' | 'integration' | 'e2e';
 // The script is plain JavaScript outside the TypeScript build; a computed specifier keeps tsc from resolving it.
-const tiers = (await import(new URL('../../../scripts/test-tiers.mjs', import.meta.url).href)) as { tierOf(file: string): Tier };
+const tiers = (await import(new URL('../../../scripts/test-tiers.mjs', import.meta.url).href)) as {
+  tierOf(file: string): Tier;
+};
 
 /** What a module needs, for the modules and packages that start processes: the tiers they are allowed in. */
 const NEEDS: Record<string, { why: string; allowed: readonly Tier[] }> = {
@@ -56,7 +58,8 @@ function importsOf(file: string): { modules: string[]; names: string[] } {
     if (spec.startsWith('.')) {
       const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
       modules.push(existsSync(target) ? rel(target) : rel(resolve(dirname(file), spec)));
-      if (rel(target).startsWith('src/')) names.push(...clause.split(/[\s{},]+/).filter((n) => DKC_PROCESS_NAMES.includes(n)));
+      if (rel(target).startsWith('src/'))
+        names.push(...clause.split(/[\s{},]+/).filter((n) => DKC_PROCESS_NAMES.includes(n)));
     } else modules.push(spec);
   }
   return { modules, names };
@@ -84,14 +87,17 @@ function violations(file: string, tier: Tier): string[] {
   const chains = reach(file);
   for (const [module, need] of Object.entries(NEEDS)) {
     const chain = chains.get(module);
-    if (chain && !need.allowed.includes(tier)) out.push(`${rel(file)} is ${an(tier)} test but ${need.why}: ${chain.join(' -> ')}`);
+    if (chain && !need.allowed.includes(tier))
+      out.push(`${rel(file)} is ${an(tier)} test but ${need.why}: ${chain.join(' -> ')}`);
   }
   const direct = importsOf(file);
   for (const [module, need] of Object.entries(DIRECT_ONLY)) {
-    if (direct.modules.includes(module) && !need.allowed.includes(tier)) out.push(`${rel(file)} is ${an(tier)} test but ${need.why}: it imports ${module}`);
+    if (direct.modules.includes(module) && !need.allowed.includes(tier))
+      out.push(`${rel(file)} is ${an(tier)} test but ${need.why}: it imports ${module}`);
   }
   if (tier === 'unit') {
-    for (const name of direct.names) out.push(`${rel(file)} is a unit test but imports ${name}, which runs dkc processes`);
+    for (const name of direct.names)
+      out.push(`${rel(file)} is a unit test but imports ${name}, which runs dkc processes`);
     if (BIN_DKC.test(readFileSync(file, 'utf8'))) out.push(`${rel(file)} is a unit test but runs bin/dkc`);
   }
   return out;
@@ -109,18 +115,32 @@ describe('test tiers', () => {
     assert.equal(tiers.tierOf('test/server/hardening.integration.test.ts'), 'integration');
     assert.equal(tiers.tierOf('test/server/api.etcd.e2e.test.ts'), 'e2e');
     assert.equal(tiers.tierOf('test/e2e/integration/x.test.ts'), 'e2e', 'e2e wins over integration');
-    assert.equal(tiers.tierOf('test/server/reintegration.test.ts'), 'unit', 'a word that merely contains the tier is not one');
+    assert.equal(
+      tiers.tierOf('test/server/reintegration.test.ts'),
+      'unit',
+      'a word that merely contains the tier is not one',
+    );
   });
 
   it('a file that reaches a process-starting helper is named for a tier that allows it', () => {
     assert.deepEqual(violations(join(repoRoot, 'test/server/hardening.integration.test.ts'), 'unit').length > 0, true);
     assert.deepEqual(violations(join(repoRoot, 'test/server/hardening.integration.test.ts'), 'integration'), []);
-    assert.match(violations(join(repoRoot, 'test/server/finalizers.e2e.test.ts'), 'integration').join('\n'), /runs kubectl: test\/server\/finalizers\.e2e\.test\.ts -> test\/helpers\/kubectl\.ts/);
-    assert.match(violations(join(repoRoot, 'test/fleet/lifecycle.integration.test.ts'), 'unit').join('\n'), /imports startCluster/);
+    assert.match(
+      violations(join(repoRoot, 'test/server/finalizers.e2e.test.ts'), 'integration').join('\n'),
+      /runs kubectl: test\/server\/finalizers\.e2e\.test\.ts -> test\/helpers\/kubectl\.ts/,
+    );
+    assert.match(
+      violations(join(repoRoot, 'test/fleet/lifecycle.integration.test.ts'), 'unit').join('\n'),
+      /imports startCluster/,
+    );
   });
 
   it('no test file is in a tier its imports do not allow', () => {
     const found = testFiles(join(repoRoot, 'test')).flatMap((f) => violations(f, tiers.tierOf(rel(f))));
-    assert.deepEqual(found, [], `rename these (name.integration.test.ts or name.e2e.test.ts), or move them under integration/ or e2e/:\n${found.join('\n')}`);
+    assert.deepEqual(
+      found,
+      [],
+      `rename these (name.integration.test.ts or name.e2e.test.ts), or move them under integration/ or e2e/:\n${found.join('\n')}`,
+    );
   });
 });

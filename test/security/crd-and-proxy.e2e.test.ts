@@ -51,7 +51,13 @@ async function attempt(who: Who, args: string[], ok: (stdout: string) => string,
   return out.replaceAll(String(apiPort), '<API port>').replaceAll(String(node2Port), "<node-2's port>");
 }
 
-function crd(group: string, plural: string, kind: string, scope: 'Cluster' | 'Namespaced', annotations: Record<string, string>): string {
+function crd(
+  group: string,
+  plural: string,
+  kind: string,
+  scope: 'Cluster' | 'Namespaced',
+  annotations: Record<string, string>,
+): string {
   return JSON.stringify({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -60,7 +66,14 @@ function crd(group: string, plural: string, kind: string, scope: 'Cluster' | 'Na
       group,
       scope,
       names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
     },
   });
 }
@@ -70,7 +83,9 @@ async function names(resource: string): Promise<string> {
 }
 
 async function condition(name: string, type: string): Promise<string> {
-  const got = JSON.parse(await k('admin').ok(['get', 'crd', name, '-o', 'json'])) as { status?: { conditions?: { type: string; status: string; reason: string }[] } };
+  const got = JSON.parse(await k('admin').ok(['get', 'crd', name, '-o', 'json'])) as {
+    status?: { conditions?: { type: string; status: string; reason: string }[] };
+  };
   const c = got.status?.conditions?.find((x) => x.type === type);
   return c ? `${type}=${c.status} (${c.reason})` : `no ${type}`;
 }
@@ -79,7 +94,12 @@ async function condition(name: string, type: string): Promise<string> {
 async function collide(group: string, plural: string, kind: string, scope: 'Cluster' | 'Namespaced'): Promise<string> {
   const resource = `${plural}.${group}`;
   const before = await names(resource);
-  const created = await attempt('crd-admin', ['create', '-f', '-'], () => '', crd(group, plural, kind, scope, { 'api-approved.kubernetes.io': 'unapproved, a name taken on purpose' }));
+  const created = await attempt(
+    'crd-admin',
+    ['create', '-f', '-'],
+    () => '',
+    crd(group, plural, kind, scope, { 'api-approved.kubernetes.io': 'unapproved, a name taken on purpose' }),
+  );
   if (created) return created;
   const accepted = await condition(resource, 'NamesAccepted');
   const deleted = await attempt('crd-admin', ['delete', 'crd', resource], () => '');
@@ -122,25 +142,39 @@ const table: Row[] = [
   {
     who: 'crd-admin',
     tries: 'creates CRD widgets.example.k8s.io without the api-approved.kubernetes.io annotation',
-    gets:
-      'The CustomResourceDefinition "widgets.example.k8s.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
-    run: () => attempt('crd-admin', ['create', '-f', '-'], () => 'created', crd('example.k8s.io', 'widgets', 'Widget', 'Namespaced', {})),
+    gets: 'The CustomResourceDefinition "widgets.example.k8s.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+    run: () =>
+      attempt(
+        'crd-admin',
+        ['create', '-f', '-'],
+        () => 'created',
+        crd('example.k8s.io', 'widgets', 'Widget', 'Namespaced', {}),
+      ),
   },
   {
     who: 'crd-admin',
     tries: 'creates CRD widgets.kubernetes.io with api-approved.kubernetes.io: "approved"',
-    gets:
-      'The CustomResourceDefinition "widgets.kubernetes.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Invalid value: "approved": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
-    run: () => attempt('crd-admin', ['create', '-f', '-'], () => 'created', crd('kubernetes.io', 'widgets', 'Widget', 'Namespaced', { 'api-approved.kubernetes.io': 'approved' })),
+    gets: 'The CustomResourceDefinition "widgets.kubernetes.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Invalid value: "approved": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+    run: () =>
+      attempt(
+        'crd-admin',
+        ['create', '-f', '-'],
+        () => 'created',
+        crd('kubernetes.io', 'widgets', 'Widget', 'Namespaced', { 'api-approved.kubernetes.io': 'approved' }),
+      ),
   },
   {
     who: 'crd-admin',
     tries: 'creates CRD gadgets.example.k8s.io with api-approved.kubernetes.io set to the URL of its API review',
     gets: 'created; KubernetesAPIApprovalPolicyConformant=True (ApprovedAnnotation)',
     run: async () => {
-      const input = crd('example.k8s.io', 'gadgets', 'Gadget', 'Namespaced', { 'api-approved.kubernetes.io': APPROVAL_REVIEW });
+      const input = crd('example.k8s.io', 'gadgets', 'Gadget', 'Namespaced', {
+        'api-approved.kubernetes.io': APPROVAL_REVIEW,
+      });
       const created = await attempt('crd-admin', ['create', '-f', '-'], () => 'created', input);
-      return created === 'created' ? `created; ${await condition('gadgets.example.k8s.io', 'KubernetesAPIApprovalPolicyConformant')}` : created;
+      return created === 'created'
+        ? `created; ${await condition('gadgets.example.k8s.io', 'KubernetesAPIApprovalPolicyConformant')}`
+        : created;
     },
   },
   {
@@ -155,15 +189,23 @@ const table: Row[] = [
         spec: { nodeSelector: { matchLabels: { pool: 'nobody' } }, configSource: {} },
         status: { phase: 'Succeeded' },
       };
-      return attempt('rollout-author', ['create', '-f', '-', '-o', 'json'], (out) => {
-        const status = (JSON.parse(out) as { status?: { phase?: string } }).status;
-        return status === undefined ? 'created without a status' : `created with status.phase ${status.phase ?? '(none)'}`;
-      }, JSON.stringify(forged));
+      return attempt(
+        'rollout-author',
+        ['create', '-f', '-', '-o', 'json'],
+        (out) => {
+          const status = (JSON.parse(out) as { status?: { phase?: string } }).status;
+          return status === undefined
+            ? 'created without a status'
+            : `created with status.phase ${status.phase ?? '(none)'}`;
+        },
+        JSON.stringify(forged),
+      );
     },
   },
   {
     who: 'node rogue, then oscar',
-    tries: "rogue registers at 0.0.0.0 with the API port as kubelet port; oscar GETs nodes/rogue/proxy/api/v1/nodes/node-2/proxy/configz",
+    tries:
+      'rogue registers at 0.0.0.0 with the API port as kubelet port; oscar GETs nodes/rogue/proxy/api/v1/nodes/node-2/proxy/configz',
     gets: 'Error from server (BadRequest): address not allowed',
     run: async () => {
       await rogueRegisters('0.0.0.0', apiPort);
@@ -211,11 +253,27 @@ before(async () => {
   for (const [who, cn, organizations] of identities) {
     const cert = await issueCert(ca, { commonName: cn, organizations, usages: ['client'] });
     const kubeconfig = join(dir, `${who}.kubeconfig`);
-    await writeKubeconfig(kubeconfig, { server: cluster.serverURL, caPem: pki.ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem, user: cn });
+    await writeKubeconfig(kubeconfig, {
+      server: cluster.serverURL,
+      caPem: pki.ca.certPem,
+      certPem: cert.certPem,
+      keyPem: cert.keyPem,
+      user: cn,
+    });
     as.set(who, await kubectl('1.32', kubeconfig));
   }
   const grants = [
-    { name: 'crd-admin', user: 'crd-admin', rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['create', 'get', 'list', 'watch', 'delete'] }] },
+    {
+      name: 'crd-admin',
+      user: 'crd-admin',
+      rules: [
+        {
+          apiGroups: ['apiextensions.k8s.io'],
+          resources: ['customresourcedefinitions'],
+          verbs: ['create', 'get', 'list', 'watch', 'delete'],
+        },
+      ],
+    },
     {
       name: 'rollout-author',
       user: 'rollout-author',
@@ -224,14 +282,30 @@ before(async () => {
         { apiGroups: [''], resources: ['nodes/configsource'], verbs: ['update'] },
       ],
     },
-    { name: 'olga', user: 'olga', rules: [{ apiGroups: [''], resources: ['nodes/proxy'], resourceNames: ['node-1'], verbs: ['get'] }] },
+    {
+      name: 'olga',
+      user: 'olga',
+      rules: [{ apiGroups: [''], resources: ['nodes/proxy'], resourceNames: ['node-1'], verbs: ['get'] }],
+    },
   ];
   for (const g of grants) {
-    await k('admin').ok(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: g.name }, rules: g.rules }) });
+    await k('admin').ok(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: g.name },
+        rules: g.rules,
+      }),
+    });
     await k('admin').ok(['create', 'clusterrolebinding', g.name, `--clusterrole=${g.name}`, `--user=${g.user}`]);
   }
   for (const n of cluster.nodes) {
-    await waitFor(`${n.name} serving /configz through the proxy`, async () => ((await k('admin').run(['get', '--raw', `/api/v1/nodes/${n.name}/proxy/configz`])).code === 0 ? true : undefined), 60_000);
+    await waitFor(
+      `${n.name} serving /configz through the proxy`,
+      async () =>
+        (await k('admin').run(['get', '--raw', `/api/v1/nodes/${n.name}/proxy/configz`])).code === 0 ? true : undefined,
+      60_000,
+    );
   }
 });
 

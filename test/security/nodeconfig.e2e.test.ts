@@ -36,10 +36,13 @@ interface Row {
 
 const cm = (name: string) => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
 const assign = (name: string) => JSON.stringify({ spec: { configSource: cm(name) } });
-const active = JSON.stringify({ status: { config: { active: { configMap: { ...cm('cfg-a').configMap, uid: 'u-a', resourceVersion: '1' } } } } });
+const active = JSON.stringify({
+  status: { config: { active: { configMap: { ...cm('cfg-a').configMap, uid: 'u-a', resourceVersion: '1' } } } },
+});
 const record = JSON.stringify({ status: { previous: { configSource: cm('cfg-b'), rollout: 'r1' } } });
 
-const RECORD_REFUSED = 'status.previous is the rollout controller\'s revert record: only "system:dkc:controller" may write it';
+const RECORD_REFUSED =
+  'status.previous is the rollout controller\'s revert record: only "system:dkc:controller" may write it';
 const cannot = (user: string, verb: string, resource: string, name: string, why: string) =>
   `nodeconfigs.dkc.io${name ? ` "${name}"` : ''} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "dkc.io" at the cluster scope: ${why}`;
 const NOT_OWN = 'can only access the node config with the same name as the requesting node';
@@ -65,28 +68,44 @@ const table: Row[] = [
     stdin: { nodeConfig: 'node-2', owner: 'node-2' },
     gets: 'refused: nodeconfigs.dkc.io "node-2" is forbidden: node "node-1" is not allowed to modify nodeconfig "node-2"',
   },
-  { who: 'node1', tries: 'create -f -', stdin: { nodeConfig: 'node-1', owner: 'node-1' }, gets: 'nodeconfig.dkc.io/node-1 created' },
-  { who: 'node2', tries: 'create -f -', stdin: { nodeConfig: 'node-2', owner: 'node-2' }, gets: 'nodeconfig.dkc.io/node-2 created' },
+  {
+    who: 'node1',
+    tries: 'create -f -',
+    stdin: { nodeConfig: 'node-1', owner: 'node-1' },
+    gets: 'nodeconfig.dkc.io/node-1 created',
+  },
+  {
+    who: 'node2',
+    tries: 'create -f -',
+    stdin: { nodeConfig: 'node-2', owner: 'node-2' },
+    gets: 'nodeconfig.dkc.io/node-2 created',
+  },
 
   // The operator's tutorial, with nodeconfig for node: assign, read back, see the columns.
-  { who: 'admin', tries: `patch nodeconfig node-1 --type=merge -p ${assign('cfg-a')}`, gets: 'nodeconfig.dkc.io/node-1 patched' },
+  {
+    who: 'admin',
+    tries: `patch nodeconfig node-1 --type=merge -p ${assign('cfg-a')}`,
+    gets: 'nodeconfig.dkc.io/node-1 patched',
+  },
   { who: 'admin', tries: 'get nc', gets: 'NAME ASSIGNED ACTIVE ERROR AGE\nnode-1 cfg-a ' },
   { who: 'admin', tries: 'get nc -o wide', gets: 'NAME ASSIGNED ACTIVE LAST-KNOWN-GOOD ERROR AGE\nnode-1 cfg-a ' },
   // Invalid sources are refused with upstream's messages for Node.spec.configSource.
   {
     who: 'admin',
-    tries: 'patch nodeconfig node-1 --type=merge -p {"spec":{"configSource":{"configMap":{"namespace":"kube-system","name":"","uid":"x","kubeletConfigKey":"kubelet"}}}}',
+    tries:
+      'patch nodeconfig node-1 --type=merge -p {"spec":{"configSource":{"configMap":{"namespace":"kube-system","name":"","uid":"x","kubeletConfigKey":"kubelet"}}}}',
     gets:
       'refused: The NodeConfig "node-1" is invalid: \n* spec.configSource.configMap.uid: Forbidden: uid must not be set in spec\n' +
       '* spec.configSource.configMap.name: Required value: name must be set',
   },
   {
     who: 'admin',
-    tries: 'patch nodeconfig node-1 --type=merge -p {"spec":{"configSource":{"configMap":{"namespace":"kube-system","name":"Bad_Name","kubeletConfigKey":"../kubelet"}}}}',
+    tries:
+      'patch nodeconfig node-1 --type=merge -p {"spec":{"configSource":{"configMap":{"namespace":"kube-system","name":"Bad_Name","kubeletConfigKey":"../kubelet"}}}}',
     gets:
       'refused: The NodeConfig "node-1" is invalid: \n' +
-      '* spec.configSource.configMap.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')\n' +
-      '* spec.configSource.configMap.kubeletConfigKey: Invalid value: "../kubelet": a valid config key must consist of alphanumeric characters, \'-\', \'_\' or \'.\' (e.g. \'key.name\',  or \'KEY_NAME\',  or \'key-name\', regex used for validation is \'[-._a-zA-Z0-9]+\')',
+      "* spec.configSource.configMap.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\n" +
+      "* spec.configSource.configMap.kubeletConfigKey: Invalid value: \"../kubelet\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
   },
   {
     who: 'admin',
@@ -96,9 +115,21 @@ const table: Row[] = [
 
   // A node reads its own NodeConfig only, and the ConfigMap that one names.
   { who: 'node1', tries: 'get nc node-1 -o jsonpath={.spec.configSource.configMap.name}', gets: 'cfg-a' },
-  { who: 'node1', tries: 'get nc --field-selector metadata.name=node-1', gets: 'NAME ASSIGNED ACTIVE ERROR AGE\nnode-1 cfg-a ' },
-  { who: 'node1', tries: 'get nc node-2', gets: `refused: ${cannot('system:node:node-1', 'get', 'nodeconfigs', 'node-2', NOT_OWN)}` },
-  { who: 'node1', tries: 'get nc', gets: `refused: ${cannot('system:node:node-1', 'list', 'nodeconfigs', '', NOT_OWN)}` },
+  {
+    who: 'node1',
+    tries: 'get nc --field-selector metadata.name=node-1',
+    gets: 'NAME ASSIGNED ACTIVE ERROR AGE\nnode-1 cfg-a ',
+  },
+  {
+    who: 'node1',
+    tries: 'get nc node-2',
+    gets: `refused: ${cannot('system:node:node-1', 'get', 'nodeconfigs', 'node-2', NOT_OWN)}`,
+  },
+  {
+    who: 'node1',
+    tries: 'get nc',
+    gets: `refused: ${cannot('system:node:node-1', 'list', 'nodeconfigs', '', NOT_OWN)}`,
+  },
   { who: 'node1', tries: 'get configmap cfg-a -n kube-system -o name', gets: 'configmap/cfg-a' },
   {
     who: 'node2',
@@ -107,16 +138,44 @@ const table: Row[] = [
   },
 
   // A node writes its status, never what it is assigned, never another node's.
-  { who: 'node1', tries: `patch nc node-1 --subresource=status --type=merge -p ${active}`, gets: 'nodeconfig.dkc.io/node-1 patched' },
+  {
+    who: 'node1',
+    tries: `patch nc node-1 --subresource=status --type=merge -p ${active}`,
+    gets: 'nodeconfig.dkc.io/node-1 patched',
+  },
   { who: 'admin', tries: 'get nc node-1', gets: 'NAME ASSIGNED ACTIVE ERROR AGE\nnode-1 cfg-a cfg-a ' },
-  { who: 'node1', tries: `patch nc node-1 --type=merge -p ${assign('cfg-b')}`, gets: `refused: ${cannot('system:node:node-1', 'patch', 'nodeconfigs', 'node-1', VERBS)}` },
-  { who: 'node1', tries: `patch nc node-2 --subresource=status --type=merge -p ${active}`, gets: `refused: ${cannot('system:node:node-1', 'get', 'nodeconfigs/status', 'node-2', NOT_OWN)}` },
-  { who: 'node1', tries: 'delete nc node-1', gets: `refused: ${cannot('system:node:node-1', 'delete', 'nodeconfigs', 'node-1', VERBS)}` },
+  {
+    who: 'node1',
+    tries: `patch nc node-1 --type=merge -p ${assign('cfg-b')}`,
+    gets: `refused: ${cannot('system:node:node-1', 'patch', 'nodeconfigs', 'node-1', VERBS)}`,
+  },
+  {
+    who: 'node1',
+    tries: `patch nc node-2 --subresource=status --type=merge -p ${active}`,
+    gets: `refused: ${cannot('system:node:node-1', 'get', 'nodeconfigs/status', 'node-2', NOT_OWN)}`,
+  },
+  {
+    who: 'node1',
+    tries: 'delete nc node-1',
+    gets: `refused: ${cannot('system:node:node-1', 'delete', 'nodeconfigs', 'node-1', VERBS)}`,
+  },
 
   // The revert record decides what a revert assigns: the controller's alone — not the node's, not even the admin's.
-  { who: 'node1', tries: `patch nc node-1 --subresource=status --type=merge -p ${record}`, gets: `refused: nodeconfigs.dkc.io "node-1" is forbidden: ${RECORD_REFUSED}` },
-  { who: 'admin', tries: `patch nc node-1 --subresource=status --type=merge -p ${record}`, gets: `refused: nodeconfigs.dkc.io "node-1" is forbidden: ${RECORD_REFUSED}` },
-  { who: 'admin', tries: `patch nc node-1 --subresource=status --type=merge -p ${record} --as=system:dkc:controller`, gets: 'nodeconfig.dkc.io/node-1 patched' },
+  {
+    who: 'node1',
+    tries: `patch nc node-1 --subresource=status --type=merge -p ${record}`,
+    gets: `refused: nodeconfigs.dkc.io "node-1" is forbidden: ${RECORD_REFUSED}`,
+  },
+  {
+    who: 'admin',
+    tries: `patch nc node-1 --subresource=status --type=merge -p ${record}`,
+    gets: `refused: nodeconfigs.dkc.io "node-1" is forbidden: ${RECORD_REFUSED}`,
+  },
+  {
+    who: 'admin',
+    tries: `patch nc node-1 --subresource=status --type=merge -p ${record} --as=system:dkc:controller`,
+    gets: 'nodeconfig.dkc.io/node-1 patched',
+  },
   // ...and it is no read path: node-1 still reads only what its spec names.
   {
     who: 'node1',
@@ -180,7 +239,10 @@ async function stdinFor(row: Row): Promise<string | undefined> {
   return JSON.stringify({
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfig',
-    metadata: { name: row.stdin.nodeConfig, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: row.stdin.owner, uid: owner.metadata.uid }] },
+    metadata: {
+      name: row.stdin.nodeConfig,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: row.stdin.owner, uid: owner.metadata.uid }],
+    },
     spec: row.stdin.assigns ? { configSource: cm('cfg-a') } : {},
   });
 }
@@ -193,10 +255,22 @@ before(async () => {
   admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 10_000 });
   const pki = await ensureClusterPKI(join(server.dataDir, 'pki'));
   kubeconfigs.set('admin', server.kubeconfig);
-  for (const [who, node] of [['node1', 'node-1'], ['node2', 'node-2']] as const) {
-    const cert = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! }, { commonName: `system:node:${node}`, organizations: ['system:nodes'], usages: ['client'] });
+  for (const [who, node] of [
+    ['node1', 'node-1'],
+    ['node2', 'node-2'],
+  ] as const) {
+    const cert = await issueCert(
+      { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! },
+      { commonName: `system:node:${node}`, organizations: ['system:nodes'], usages: ['client'] },
+    );
     const path = join(server.dataDir, `${node}.kubeconfig`);
-    await writeKubeconfig(path, { server: server.url, caPem: pki.ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem, user: node });
+    await writeKubeconfig(path, {
+      server: server.url,
+      caPem: pki.ca.certPem,
+      certPem: cert.certPem,
+      keyPem: cert.keyPem,
+      user: node,
+    });
     kubeconfigs.set(who, path);
   }
   const danPath = join(server.dataDir, 'dan.kubeconfig');

@@ -54,15 +54,29 @@ const cannot = (user: string, verb: string) =>
 
 const table: Row[] = [
   // Granting: only what you hold, or what `bind` / `escalate` lets you grant.
-  { who: 'alice', tries: '-n kube-system create rolebinding alice-admin --clusterrole=cluster-admin --user=alice', gets: `refused: ${DENIED_CLUSTER_ADMIN}` },
-  { who: 'bob', tries: '-n team create rolebinding bob-view --clusterrole=view --user=bob', gets: 'rolebinding.rbac.authorization.k8s.io/bob-view created', then: '-n team delete rolebinding bob-view' },
+  {
+    who: 'alice',
+    tries: '-n kube-system create rolebinding alice-admin --clusterrole=cluster-admin --user=alice',
+    gets: `refused: ${DENIED_CLUSTER_ADMIN}`,
+  },
+  {
+    who: 'bob',
+    tries: '-n team create rolebinding bob-view --clusterrole=view --user=bob',
+    gets: 'rolebinding.rbac.authorization.k8s.io/bob-view created',
+    then: '-n team delete rolebinding bob-view',
+  },
   {
     who: 'bob',
     tries: '-n team create rolebinding bob-edit --clusterrole=edit --user=bob',
     // edit holds view's rules as well as its own, so the verbs repeat, as kube-apiserver prints them.
     gets: `refused: ${notHeld('rolebindings', 'bob-edit', 'bob', '{APIGroups:[""], Resources:["configmaps"], Verbs:["get" "list" "watch" "create" "delete" "deletecollection" "patch" "update" "get" "list" "watch"]}')}`,
   },
-  { who: 'carol', tries: '-n team create role anything --verb=* --resource=configmaps', gets: 'role.rbac.authorization.k8s.io/anything created', then: '-n team delete role anything' },
+  {
+    who: 'carol',
+    tries: '-n team create role anything --verb=* --resource=configmaps',
+    gets: 'role.rbac.authorization.k8s.io/anything created',
+    then: '-n team delete role anything',
+  },
   {
     who: 'dave',
     tries: '-n team create role anything --verb=* --resource=configmaps',
@@ -83,8 +97,18 @@ const table: Row[] = [
   },
 
   // The controllers' leader Lease: theirs alone.
-  { who: 'erin', tries: '-n kube-system replace -f -', stdin: 'the leader Lease as stored', gets: `refused: ${cannot('erin', 'update')}` },
-  { who: 'kim', tries: '-n kube-system replace -f -', stdin: 'the leader Lease as stored', gets: `refused: ${cannot('kim', 'update')}` },
+  {
+    who: 'erin',
+    tries: '-n kube-system replace -f -',
+    stdin: 'the leader Lease as stored',
+    gets: `refused: ${cannot('erin', 'update')}`,
+  },
+  {
+    who: 'kim',
+    tries: '-n kube-system replace -f -',
+    stdin: 'the leader Lease as stored',
+    gets: `refused: ${cannot('kim', 'update')}`,
+  },
   { who: 'kim', tries: '-n kube-system delete lease dkc-controller', gets: `refused: ${cannot('kim', 'delete')}` },
   {
     who: 'kim',
@@ -104,8 +128,17 @@ const table: Row[] = [
     )}`,
   },
   { who: 'admin', tries: '-n kube-system auth can-i update leases/dkc-controller --as=erin', gets: 'no' },
-  { who: 'admin', tries: '-n kube-system auth can-i update leases/dkc-controller --as=system:dkc:controller', gets: 'yes' },
-  { who: 'admin', tries: '-n kube-system replace -f - --as=system:dkc:controller', stdin: 'the leader Lease as stored', gets: 'lease.coordination.k8s.io/dkc-controller replaced' },
+  {
+    who: 'admin',
+    tries: '-n kube-system auth can-i update leases/dkc-controller --as=system:dkc:controller',
+    gets: 'yes',
+  },
+  {
+    who: 'admin',
+    tries: '-n kube-system replace -f - --as=system:dkc:controller',
+    stdin: 'the leader Lease as stored',
+    gets: 'lease.coordination.k8s.io/dkc-controller replaced',
+  },
 
   // The default roles: view reads rollouts and policies; edit and admin do not assign config; the operator does.
   { who: 'admin', tries: 'auth can-i list nodeconfigrollouts.dkc.io --as=victor', gets: 'yes' },
@@ -115,16 +148,52 @@ const table: Row[] = [
   { who: 'admin', tries: 'auth can-i update nodes/configsource --as=eddie', gets: 'no' },
   { who: 'admin', tries: 'auth can-i create nodeconfigrollouts.dkc.io --as=adam', gets: 'no' },
   { who: 'admin', tries: 'auth can-i update nodes/configsource --as=adam', gets: 'no' },
-  { who: 'admin', tries: 'auth can-i update nodes/configsource --as=olivia --as-group=dkc:node-config-operators', gets: 'yes' },
-  { who: 'admin', tries: 'auth can-i create nodeconfigrollouts.dkc.io --as=olivia --as-group=dkc:node-config-operators', gets: 'yes' },
+  {
+    who: 'admin',
+    tries: 'auth can-i update nodes/configsource --as=olivia --as-group=dkc:node-config-operators',
+    gets: 'yes',
+  },
+  {
+    who: 'admin',
+    tries: 'auth can-i create nodeconfigrollouts.dkc.io --as=olivia --as-group=dkc:node-config-operators',
+    gets: 'yes',
+  },
 
   // Who am I, and what may I do: every authenticated user may ask, and finds both in discovery.
-  { who: 'alice', tries: 'api-resources --api-group=authentication.k8s.io', gets: 'selfsubjectreviews authentication.k8s.io/v1 false SelfSubjectReview' },
-  { who: 'alice', tries: 'api-resources --api-group=authorization.k8s.io', gets: 'selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview' },
-  { who: 'admin', tries: 'auth whoami', gets: 'ATTRIBUTE VALUE\nUsername admin\nGroups [system:masters system:authenticated]', only: '1.32' },
-  { who: 'alice', tries: 'auth whoami', gets: 'ATTRIBUTE VALUE\nUsername alice\nUID alice-uid\nGroups [system:authenticated]', only: '1.32' },
-  { who: 'node', tries: 'auth whoami', gets: 'ATTRIBUTE VALUE\nUsername system:node:node-1\nGroups [system:nodes system:authenticated]', only: '1.32' },
-  { who: 'admin', tries: 'auth whoami --as=alice', gets: 'ATTRIBUTE VALUE\nUsername alice\nGroups [system:authenticated]', only: '1.32' },
+  {
+    who: 'alice',
+    tries: 'api-resources --api-group=authentication.k8s.io',
+    gets: 'selfsubjectreviews authentication.k8s.io/v1 false SelfSubjectReview',
+  },
+  {
+    who: 'alice',
+    tries: 'api-resources --api-group=authorization.k8s.io',
+    gets: 'selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview',
+  },
+  {
+    who: 'admin',
+    tries: 'auth whoami',
+    gets: 'ATTRIBUTE VALUE\nUsername admin\nGroups [system:masters system:authenticated]',
+    only: '1.32',
+  },
+  {
+    who: 'alice',
+    tries: 'auth whoami',
+    gets: 'ATTRIBUTE VALUE\nUsername alice\nUID alice-uid\nGroups [system:authenticated]',
+    only: '1.32',
+  },
+  {
+    who: 'node',
+    tries: 'auth whoami',
+    gets: 'ATTRIBUTE VALUE\nUsername system:node:node-1\nGroups [system:nodes system:authenticated]',
+    only: '1.32',
+  },
+  {
+    who: 'admin',
+    tries: 'auth whoami --as=alice',
+    gets: 'ATTRIBUTE VALUE\nUsername alice\nGroups [system:authenticated]',
+    only: '1.32',
+  },
   { who: 'admin', tries: 'auth can-i --list', gets: '*.* [] [] [*]\n [*] [] [*]' },
   {
     who: 'alice',
@@ -133,8 +202,16 @@ const table: Row[] = [
       'selfsubjectreviews.authentication.k8s.io [] [] [create]\nselfsubjectaccessreviews.authorization.k8s.io [] [] [create]\n' +
       'selfsubjectrulesreviews.authorization.k8s.io [] [] [create]\nrolebindings.rbac.authorization.k8s.io [] [] [create]',
   },
-  { who: 'admin', tries: '-n kube-system auth can-i --list --as=alice', gets: 'rolebindings.rbac.authorization.k8s.io [] [] [create]' },
-  { who: 'node', tries: 'auth can-i --list', gets: 'warning: the list may be incomplete: node authorizer does not support user rule resolution' },
+  {
+    who: 'admin',
+    tries: '-n kube-system auth can-i --list --as=alice',
+    gets: 'rolebindings.rbac.authorization.k8s.io [] [] [create]',
+  },
+  {
+    who: 'node',
+    tries: 'auth can-i --list',
+    gets: 'warning: the list may be incomplete: node authorizer does not support user rule resolution',
+  },
   { who: 'node', tries: 'auth can-i --list', gets: 'subjectaccessreviews.authorization.k8s.io [] [] [create]' },
 ];
 
@@ -195,7 +272,9 @@ const squeeze = (text: string) => text.replace(/[ \t]+/g, ' ').replace(/ $/gm, '
 
 async function stdinFor(row: Row): Promise<string | undefined> {
   if (!row.stdin) return undefined;
-  const lease = await admin.get<{ metadata: Record<string, unknown> }>('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/dkc-controller');
+  const lease = await admin.get<{ metadata: Record<string, unknown> }>(
+    '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/dkc-controller',
+  );
   // As stored, less the version it was read at: the controllers renew it meanwhile.
   delete lease.metadata['resourceVersion'];
   return JSON.stringify(lease);
@@ -214,15 +293,28 @@ before(async () => {
     await writeTokenKubeconfig(path, { server: server.url, caPem: pki.ca.certPem, token: `${u}-token`, user: u });
     kubeconfigs.set(u, path);
   }
-  const nodeCert = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! }, { commonName: 'system:node:node-1', organizations: ['system:nodes'], usages: ['client'] });
+  const nodeCert = await issueCert(
+    { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! },
+    { commonName: 'system:node:node-1', organizations: ['system:nodes'], usages: ['client'] },
+  );
   const nodePath = join(server.dataDir, 'node-1.kubeconfig');
-  await writeKubeconfig(nodePath, { server: server.url, caPem: pki.ca.certPem, certPem: nodeCert.certPem, keyPem: nodeCert.keyPem, user: 'node-1' });
+  await writeKubeconfig(nodePath, {
+    server: server.url,
+    caPem: pki.ca.certPem,
+    certPem: nodeCert.certPem,
+    keyPem: nodeCert.keyPem,
+    user: 'node-1',
+  });
   kubeconfigs.set('node', nodePath);
   const k = await kubectl('1.32', server.kubeconfig);
   handles.push(k);
   await k.ok(['apply', '-f', '-'], { input: BINDINGS });
   await waitFor('the controllers to take their Lease', async () =>
-    (await admin.get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/dkc-controller').catch(() => undefined)) ? true : undefined,
+    (await admin
+      .get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/dkc-controller')
+      .catch(() => undefined))
+      ? true
+      : undefined,
   );
 });
 
@@ -274,14 +366,17 @@ describe('ClusterRole aggregation', () => {
   it('a ClusterRole labelled aggregate-to-view joins view, edit and admin, and leaves them when it goes', async () => {
     const k = await kubectl('1.32', kubeconfigs.get('admin')!);
     handles.push(k);
-    const canList = async (who: string) => (await k.run(['-n', 'team', 'auth', 'can-i', 'list', 'leases', `--as=${who}`])).stdout.trim();
+    const canList = async (who: string) =>
+      (await k.run(['-n', 'team', 'auth', 'can-i', 'list', 'leases', `--as=${who}`])).stdout.trim();
     for (const who of ['victor', 'eddie', 'adam']) assert.equal(await canList(who), 'no', `${who} before`);
     const leaseReaders =
       'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: lease-readers\n  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}\n' +
       'rules: [{apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, list]}]\n';
     await k.ok(['apply', '-f', '-'], { input: leaseReaders });
-    for (const who of ['victor', 'eddie', 'adam']) await waitFor(`${who} may list leases`, async () => ((await canList(who)) === 'yes' ? true : undefined));
+    for (const who of ['victor', 'eddie', 'adam'])
+      await waitFor(`${who} may list leases`, async () => ((await canList(who)) === 'yes' ? true : undefined));
     await k.ok(['delete', 'clusterrole', 'lease-readers']);
-    for (const who of ['victor', 'eddie', 'adam']) await waitFor(`${who} may no longer list leases`, async () => ((await canList(who)) === 'no' ? true : undefined));
+    for (const who of ['victor', 'eddie', 'adam'])
+      await waitFor(`${who} may no longer list leases`, async () => ((await canList(who)) === 'no' ? true : undefined));
   });
 });

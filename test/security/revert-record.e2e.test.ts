@@ -11,7 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
+import {
+  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
+  ROLLOUT_ANNOTATION,
+  type NodeConfigRollout,
+} from '../../src/api/dkc/rollout.js';
 import { ensureClusterPKI, issueCert, writeKubeconfig } from '../../src/pki/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc } from '../helpers/dkc.js';
@@ -78,7 +82,15 @@ async function dkcRollout(...args: string[]): Promise<{ code: number; stdout: st
 
 /** Starts `name` over the nodes labelled sec=`label` and waits for `phase` (`dkc rollout status -w`). */
 async function rolloutTo(name: string, configMap: string, label: string, ...flags: string[]): Promise<void> {
-  const started = await dkcRollout('start', name, '--configmap', `kube-system/${configMap}`, '--selector', `sec=${label}`, ...flags);
+  const started = await dkcRollout(
+    'start',
+    name,
+    '--configmap',
+    `kube-system/${configMap}`,
+    '--selector',
+    `sec=${label}`,
+    ...flags,
+  );
   assert.equal(started.code, 0, started.stderr);
 }
 
@@ -92,14 +104,29 @@ const previousAnnotation = `${LEGACY_PREVIOUS_SOURCE_ANNOTATION}=${JSON.stringif
 
 async function nodeSteersItsOwnRevert(): Promise<void> {
   await rolloutTo('sec-node', 'sec-good', 'one', '--soak', '5m');
-  await waitFor('node-1 running the rollout’s config, soaking', async () => ((await rolloutNamed('sec-node')).status?.nodes?.['node-1']?.readySince ? true : undefined), 60_000);
+  await waitFor(
+    'node-1 running the rollout’s config, soaking',
+    async () => ((await rolloutNamed('sec-node')).status?.nodes?.['node-1']?.readySince ? true : undefined),
+    60_000,
+  );
   await node1.ok(['annotate', 'node', 'node-1', '--overwrite', previousAnnotation]);
-  await node1.ok(['patch', 'node', 'node-1', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { config: { error: 'failed to validate config, see Kubelet log for details' } } })]);
+  await node1.ok([
+    'patch',
+    'node',
+    'node-1',
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { config: { error: 'failed to validate config, see Kubelet log for details' } } }),
+  ]);
   const done = await dkcRollout('status', 'sec-node', '--watch', '--timeout', '120s');
   assert.equal(done.code, 1, done.stdout + done.stderr);
   const r = await rolloutNamed('sec-node');
   assert.equal(r.status?.phase, 'Reverted');
-  assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
+  assert.deepEqual(
+    r.status?.failures?.map((f) => [f.node, f.reason]),
+    [['node-1', 'ConfigError']],
+  );
   assert.equal(await sourceOf('node-1'), null, 'node-1 back on its local config');
   const read = await node1.run(['get', 'configmap', '-n', 'victim', 'app-secrets']);
   assert.notEqual(read.code, 0);
@@ -107,7 +134,14 @@ async function nodeSteersItsOwnRevert(): Promise<void> {
 }
 
 async function patcherAssignsDirectly(): Promise<void> {
-  const r = await mallory.run(['patch', 'node', 'node-2', '--type=merge', '-p', JSON.stringify({ spec: { configSource: VICTIM } })]);
+  const r = await mallory.run([
+    'patch',
+    'node',
+    'node-2',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { configSource: VICTIM } }),
+  ]);
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /Forbidden.*changing spec\.configSource requires update on nodes\/configsource/);
   assert.equal(await sourceOf('node-2'), null);
@@ -126,19 +160,44 @@ async function patcherSteersAnUndo(): Promise<void> {
 async function patcherClaimsANodeForARollout(): Promise<void> {
   await rolloutTo('sec-claim', 'sec-good-2', 'one');
   assert.equal((await dkcRollout('status', 'sec-claim', '--watch', '--timeout', '120s')).code, 0);
-  await operator.ok(['patch', 'node', 'node-2', '--type=merge', '-p', JSON.stringify({ spec: { configSource: SOURCE('sec-good-2') } })]);
-  await mallory.ok(['annotate', 'node', 'node-2', '--overwrite', previousAnnotation, `${ROLLOUT_ANNOTATION}=sec-claim`]);
+  await operator.ok([
+    'patch',
+    'node',
+    'node-2',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { configSource: SOURCE('sec-good-2') } }),
+  ]);
+  await mallory.ok([
+    'annotate',
+    'node',
+    'node-2',
+    '--overwrite',
+    previousAnnotation,
+    `${ROLLOUT_ANNOTATION}=sec-claim`,
+  ]);
   await undo('sec-claim');
   assert.equal(await sourceOf('node-1'), null, 'node-1, which the rollout changed, restored');
   assert.deepEqual(await sourceOf('node-2'), SOURCE('sec-good-2'), 'node-2 left on its config');
   const r = await rolloutNamed('sec-claim');
-  assert.deepEqual([r.status?.nodes?.['node-2']?.state, r.status?.nodes?.['node-2']?.reason], ['NotRestored', 'NoRecord']);
+  assert.deepEqual(
+    [r.status?.nodes?.['node-2']?.state, r.status?.nodes?.['node-2']?.reason],
+    ['NotRestored', 'NoRecord'],
+  );
 }
 
 /** Each row starts from both nodes on their local config, no rollout marks on them. */
 async function resetNodes(): Promise<void> {
   const clear = { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null };
-  for (const n of ['node-1', 'node-2']) await operator.ok(['patch', 'node', n, '--type=merge', '-p', JSON.stringify({ metadata: { annotations: clear }, spec: { configSource: null } })]);
+  for (const n of ['node-1', 'node-2'])
+    await operator.ok([
+      'patch',
+      'node',
+      n,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ metadata: { annotations: clear }, spec: { configSource: null } }),
+    ]);
 }
 
 before(async () => {
@@ -148,21 +207,44 @@ before(async () => {
   operator = await kubectl('1.32', cluster.kubeconfig);
   node1 = await kubectl('1.32', cluster.nodes[0]!.kubeconfig);
   const pki = await ensureClusterPKI(join(work, 'cluster', 'pki'));
-  const cert = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! }, { commonName: 'mallory', organizations: [], usages: ['client'] });
+  const cert = await issueCert(
+    { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! },
+    { commonName: 'mallory', organizations: [], usages: ['client'] },
+  );
   const malloryConfig = join(work, 'mallory.kubeconfig');
-  await writeKubeconfig(malloryConfig, { server: cluster.serverURL, caPem: pki.ca.certPem, certPem: cert.certPem, keyPem: cert.keyPem, user: 'mallory' });
+  await writeKubeconfig(malloryConfig, {
+    server: cluster.serverURL,
+    caPem: pki.ca.certPem,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    user: 'mallory',
+  });
   mallory = await kubectl('1.32', malloryConfig);
   await operator.ok(['create', 'clusterrole', 'node-patcher', '--verb=get,list,patch', '--resource=nodes']);
   await operator.ok(['create', 'clusterrolebinding', 'node-patcher', '--clusterrole=node-patcher', '--user=mallory']);
   await operator.ok(['create', 'namespace', 'victim']);
-  await operator.ok(['create', 'configmap', 'app-secrets', '-n', 'victim', '--from-literal=kubelet=not a kubelet config']);
+  await operator.ok([
+    'create',
+    'configmap',
+    'app-secrets',
+    '-n',
+    'victim',
+    '--from-literal=kubelet=not a kubelet config',
+  ]);
   const localConfig = await readFile(cluster.nodes[0]!.config, 'utf8');
   await kubeletConfigMap(admin, localConfig, 'sec-good', 'eventRecordQPS: 6');
   await kubeletConfigMap(admin, localConfig, 'sec-good-2', 'eventRecordQPS: 7');
-  await waitFor('both nodes Ready', async () => {
-    const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
-    return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === 2 ? true : undefined;
-  }, 60_000);
+  await waitFor(
+    'both nodes Ready',
+    async () => {
+      const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
+      return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        .length === 2
+        ? true
+        : undefined;
+    },
+    60_000,
+  );
   await operator.ok(['label', 'node', 'node-1', 'sec=one']);
   await operator.ok(['label', 'node', 'node-2', 'sec=two']);
 });

@@ -32,9 +32,11 @@ const ncr = (name: string, spec: string, target = 'none') =>
   `apiVersion: dkc.io/v1alpha1\nkind: NodeConfigRollout\nmetadata: {name: ${name}}\nspec:\n  nodeSelector: {matchLabels: {target: ${target}}}\n${spec}`;
 const ref = (ns: string, name: string) => `{configMap: {namespace: ${ns}, name: ${name}, kubeletConfigKey: kubelet}}`;
 const refJson = (ns: string, name: string) => ({ configMap: { namespace: ns, name, kubeletConfigKey: 'kubelet' } });
-const cannotGet = (user: string, ns: string) => `User "${user}" cannot get resource "configmaps" in API group "" in the namespace "${ns}"`;
+const cannotGet = (user: string, ns: string) =>
+  `User "${user}" cannot get resource "configmaps" in API group "" in the namespace "${ns}"`;
 const NAMING = 'and naming a ConfigMap as config requires get on it';
-const cannotAssign = (user: string) => `User "${user}" cannot update resource "nodes/configsource" in API group "" at the cluster scope`;
+const cannotAssign = (user: string) =>
+  `User "${user}" cannot update resource "nodes/configsource" in API group "" at the cluster scope`;
 
 interface Row {
   who: string;
@@ -65,11 +67,27 @@ const TABLE: Row[] = [
     gets: '403 naming spec.layers[1] and victim/app-secrets; nothing stored, nothing rendered',
     as: 'mallory',
     kubectl: ['create', '-f', '-'],
-    input: ncr('steal-layer', `  layers:\n  - ${ref('kube-system', 'base-two')}\n  - ${ref('victim', 'app-secrets')}\n`, 'two'),
+    input: ncr(
+      'steal-layer',
+      `  layers:\n  - ${ref('kube-system', 'base-two')}\n  - ${ref('victim', 'app-secrets')}\n`,
+      'two',
+    ),
     refused: `nodeconfigrollouts.dkc.io "steal-layer" is forbidden: ${cannotGet('mallory', 'victim')}: spec.layers[1] names ConfigMap victim/app-secrets, ${NAMING}`,
     then: async () => {
       assert.equal((await run('admin', ['get', 'ncr', 'steal-layer'])).code, 1, 'nothing stored');
-      assert.equal(await run('admin', ['get', 'configmaps', '-n', 'kube-system', '-l', 'dkc.io/rendered-by=steal-layer', '-o', 'name']).then((r) => r.stdout), '');
+      assert.equal(
+        await run('admin', [
+          'get',
+          'configmaps',
+          '-n',
+          'kube-system',
+          '-l',
+          'dkc.io/rendered-by=steal-layer',
+          '-o',
+          'name',
+        ]).then((r) => r.stdout),
+        '',
+      );
     },
   },
   {
@@ -79,12 +97,16 @@ const TABLE: Row[] = [
     as: 'mallory',
     version: '1.20',
     kubectl: ['create', '-f', '-'],
-    input: ncr('steal-layer', `  layers:\n  - ${ref('kube-system', 'base-two')}\n  - ${ref('victim', 'app-secrets')}\n`, 'two'),
+    input: ncr(
+      'steal-layer',
+      `  layers:\n  - ${ref('kube-system', 'base-two')}\n  - ${ref('victim', 'app-secrets')}\n`,
+      'two',
+    ),
     refused: `nodeconfigrollouts.dkc.io "steal-layer" is forbidden: ${cannotGet('mallory', 'victim')}: spec.layers[1] names ConfigMap victim/app-secrets, ${NAMING}`,
   },
   {
     who: USERS.mallory,
-    tries: "a rollout whose configSource is victim/team-b-kubelet, onto node-2",
+    tries: 'a rollout whose configSource is victim/team-b-kubelet, onto node-2',
     gets: '403 naming spec.configSource and victim/team-b-kubelet; node-2 keeps its config',
     as: 'mallory',
     kubectl: ['create', '-f', '-'],
@@ -105,7 +127,16 @@ const TABLE: Row[] = [
     tries: 'that rollout patched to layers ending in victim/app-secrets',
     gets: '403 naming spec.layers[1]',
     as: 'mallory',
-    kubectl: ['patch', 'ncr', 'mine', '--type=merge', '-p', JSON.stringify({ spec: { configSource: null, layers: [refJson('kube-system', 'base-two'), refJson('victim', 'app-secrets')] } })],
+    kubectl: [
+      'patch',
+      'ncr',
+      'mine',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        spec: { configSource: null, layers: [refJson('kube-system', 'base-two'), refJson('victim', 'app-secrets')] },
+      }),
+    ],
     refused: `nodeconfigrollouts.dkc.io "mine" is forbidden: ${cannotGet('mallory', 'victim')}: spec.layers[1] names ConfigMap victim/app-secrets, ${NAMING}`,
   },
   {
@@ -113,7 +144,13 @@ const TABLE: Row[] = [
     tries: 'kubectl patch node node-2 onto victim/team-b-kubelet directly',
     gets: '403 naming spec.configSource',
     as: 'mallory',
-    kubectl: ['patch', 'node', 'node-2', '-p', JSON.stringify({ spec: { configSource: refJson('victim', 'team-b-kubelet') } })],
+    kubectl: [
+      'patch',
+      'node',
+      'node-2',
+      '-p',
+      JSON.stringify({ spec: { configSource: refJson('victim', 'team-b-kubelet') } }),
+    ],
     refused: `nodes "node-2" is forbidden: ${cannotGet('mallory', 'victim')}: spec.configSource names ConfigMap victim/team-b-kubelet, ${NAMING}`,
   },
   {
@@ -140,7 +177,14 @@ const TABLE: Row[] = [
     tries: "an operator's paused rollout pointed at node-2 (its nodeSelector)",
     gets: '403: update on nodes/configsource',
     as: 'rita',
-    kubectl: ['patch', 'ncr', 'held', '--type=merge', '-p', JSON.stringify({ spec: { nodeSelector: { matchLabels: { target: 'two' } } } })],
+    kubectl: [
+      'patch',
+      'ncr',
+      'held',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { nodeSelector: { matchLabels: { target: 'two' } } } }),
+    ],
     refused: `nodeconfigrollouts.dkc.io "held" is forbidden: ${cannotAssign('rita')}: changing spec.nodeSelector of a NodeConfigRollout assigns config to nodes, which requires update on nodes/configsource`,
   },
   {
@@ -166,7 +210,12 @@ const TABLE: Row[] = [
     kubectl: ['create', '-f', '-'],
     input: ncr('olivia-base', `  configSource: ${ref('kube-system', 'base-two')}\n`, 'two'),
     then: async () => {
-      await waitFor('olivia-base Succeeded', async () => ((await rolloutPhase('olivia-base')) === 'Succeeded' ? true : undefined), 90_000, 200);
+      await waitFor(
+        'olivia-base Succeeded',
+        async () => ((await rolloutPhase('olivia-base')) === 'Succeeded' ? true : undefined),
+        90_000,
+        200,
+      );
       const node = await admin.get<Node>('/api/v1/nodes/node-2');
       assert.equal(node.status?.config?.active?.configMap?.name, 'base-two');
     },
@@ -209,7 +258,8 @@ const LEAK_TABLE: Array<{ who: string; tries: string; gets: string }> = [
   },
   {
     who: 'anyone who may read them',
-    tries: 'kubectl get/describe of rollouts, nodes and events; the agents’ logs (files and /logs/ through the node proxy); the server log; the audit log',
+    tries:
+      'kubectl get/describe of rollouts, nodes and events; the agents’ logs (files and /logs/ through the node proxy); the server log; the audit log',
     gets: 'the data appears in none of them',
   },
 ];
@@ -311,13 +361,33 @@ before(async () => {
   await k.ok(['create', 'namespace', 'victim']);
   const victimLocal = await readFile(cluster.nodes[1]!.config, 'utf8');
   await k.ok(['create', 'configmap', 'app-secrets', '-n', 'victim', `--from-literal=kubelet=password: ${MARKER}\n`]);
-  await k.ok(['create', 'configmap', 'team-b-kubelet', '-n', 'victim', `--from-literal=kubelet=${victimLocal}maxPods: 17\n`]);
+  await k.ok([
+    'create',
+    'configmap',
+    'team-b-kubelet',
+    '-n',
+    'victim',
+    `--from-literal=kubelet=${victimLocal}maxPods: 17\n`,
+  ]);
   await k.ok(['create', 'configmap', 'base-two', '-n', 'kube-system', `--from-literal=kubelet=${victimLocal}`]);
-  for (const [name, data] of Object.entries(LEAKY)) await k.ok(['create', 'configmap', name, '-n', 'kube-system', `--from-literal=kubelet=${data}`]);
-  await k.ok(['create', '-f', '-'], { input: ncr('held', `  paused: true\n  configSource: ${ref('kube-system', 'base-two')}\n`) });
+  for (const [name, data] of Object.entries(LEAKY))
+    await k.ok(['create', 'configmap', name, '-n', 'kube-system', `--from-literal=kubelet=${data}`]);
+  await k.ok(['create', '-f', '-'], {
+    input: ncr('held', `  paused: true\n  configSource: ${ref('kube-system', 'base-two')}\n`),
+  });
   // RBAC follows its objects through the watch cache: wait until each user's last binding is in force.
-  for (const [u, verb, what] of [['mallory', 'get', 'configmaps -n kube-system'], ['rita', 'get', 'configmaps -n victim'], ['olivia', 'get', 'configmaps -n kube-system']] as const) {
-    await waitFor(`${u}'s bindings`, async () => ((await run(u, ['auth', 'can-i', verb, ...what.split(' ')])).stdout.trim() === 'yes' ? true : undefined), 10_000, 100);
+  for (const [u, verb, what] of [
+    ['mallory', 'get', 'configmaps -n kube-system'],
+    ['rita', 'get', 'configmaps -n victim'],
+    ['olivia', 'get', 'configmaps -n kube-system'],
+  ] as const) {
+    await waitFor(
+      `${u}'s bindings`,
+      async () =>
+        (await run(u, ['auth', 'can-i', verb, ...what.split(' ')])).stdout.trim() === 'yes' ? true : undefined,
+      10_000,
+      100,
+    );
   }
 });
 
@@ -352,33 +422,78 @@ describe("no surface quotes a ConfigMap's data", () => {
     const k = await kubectlAs('admin');
     // Layered rollouts: each ConfigMap as the base, and as a drop-in over a good base.
     for (const name of names) {
-      await k.ok(['create', '-f', '-'], { input: ncr(layeredName(name, 0), `  layers:\n  - ${ref('kube-system', name)}\n`) });
-      await k.ok(['create', '-f', '-'], { input: ncr(layeredName(name, 1), `  layers:\n  - ${ref('kube-system', 'base-two')}\n  - ${ref('kube-system', name)}\n`) });
+      await k.ok(['create', '-f', '-'], {
+        input: ncr(layeredName(name, 0), `  layers:\n  - ${ref('kube-system', name)}\n`),
+      });
+      await k.ok(['create', '-f', '-'], {
+        input: ncr(
+          layeredName(name, 1),
+          `  layers:\n  - ${ref('kube-system', 'base-two')}\n  - ${ref('kube-system', name)}\n`,
+        ),
+      });
     }
     // node-1 pointed at each in turn, each rejected before the next.
     for (const name of names) {
-      await k.ok(['patch', 'node', 'node-1', '-p', JSON.stringify({ spec: { configSource: refJson('kube-system', name) } })]);
-      await waitFor(`node-1 rejects ${name}`, async () => {
-        const events = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events', { fieldSelector: 'involvedObject.name=node-1' });
-        if (!events.items.some((e) => e.reason === 'KubeletConfigRejected' && e.message?.includes(`ConfigMap kube-system/${name} `))) return undefined;
-        const config = (await admin.get<Node>('/api/v1/nodes/node-1')).status?.config;
-        // upstream's string, which names no payload
-        return config?.assigned?.configMap?.name === name && config.error === 'failed to load config, see Kubelet log for details' ? true : undefined;
-      }, 60_000, 200);
+      await k.ok([
+        'patch',
+        'node',
+        'node-1',
+        '-p',
+        JSON.stringify({ spec: { configSource: refJson('kube-system', name) } }),
+      ]);
+      await waitFor(
+        `node-1 rejects ${name}`,
+        async () => {
+          const events = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events', {
+            fieldSelector: 'involvedObject.name=node-1',
+          });
+          if (
+            !events.items.some(
+              (e) => e.reason === 'KubeletConfigRejected' && e.message?.includes(`ConfigMap kube-system/${name} `),
+            )
+          )
+            return undefined;
+          const config = (await admin.get<Node>('/api/v1/nodes/node-1')).status?.config;
+          // upstream's string, which names no payload
+          return config?.assigned?.configMap?.name === name &&
+            config.error === 'failed to load config, see Kubelet log for details'
+            ? true
+            : undefined;
+        },
+        60_000,
+        200,
+      );
     }
     // A rollout onto node-2 of a ConfigMap that is no KubeletConfiguration.
-    await k.ok(['create', '-f', '-'], { input: ncr('leak-source', `  configSource: ${ref('kube-system', 'leak-app-secrets')}\n`, 'two') });
-    await waitFor('leak-source to stop', async () => (['Halted', 'Reverted'].includes((await rolloutPhase('leak-source')) ?? '') ? true : undefined), 90_000, 200);
+    await k.ok(['create', '-f', '-'], {
+      input: ncr('leak-source', `  configSource: ${ref('kube-system', 'leak-app-secrets')}\n`, 'two'),
+    });
+    await waitFor(
+      'leak-source to stop',
+      async () => (['Halted', 'Reverted'].includes((await rolloutPhase('leak-source')) ?? '') ? true : undefined),
+      90_000,
+      200,
+    );
     for (const name of names) {
       for (const i of [0, 1]) {
-        const r = await waitFor(`${layeredName(name, i)} halted`, async () => {
-          const got = await admin.get<{ status?: { phase?: string; conditions?: Array<{ reason?: string; message?: string }> } }>(
-            `/apis/dkc.io/v1alpha1/nodeconfigrollouts/${layeredName(name, i)}`,
-          );
-          return got.status?.phase === 'Halted' ? got : undefined;
-        }, 30_000, 100);
+        const r = await waitFor(
+          `${layeredName(name, i)} halted`,
+          async () => {
+            const got = await admin.get<{
+              status?: { phase?: string; conditions?: Array<{ reason?: string; message?: string }> };
+            }>(`/apis/dkc.io/v1alpha1/nodeconfigrollouts/${layeredName(name, i)}`);
+            return got.status?.phase === 'Halted' ? got : undefined;
+          },
+          30_000,
+          100,
+        );
         const failed = r.status?.conditions?.find((c) => c.reason === 'RenderFailed');
-        assert.ok(failed?.message?.startsWith(`the layers cannot be rendered: cm/kube-system/${name}:kubelet: failed to decode: `), JSON.stringify(r.status));
+        assert.ok(
+          failed?.message?.startsWith(
+            `the layers cannot be rendered: cm/kube-system/${name}:kubelet: failed to decode: `,
+          ),
+          JSON.stringify(r.status),
+        );
       }
     }
 
@@ -407,12 +522,20 @@ describe("no surface quotes a ConfigMap's data", () => {
     surfaces.push(['server.log', await readFile(join(cluster.dataDir, 'server.log'), 'utf8')]);
     surfaces.push(['audit.log', await readFile(join(work, 'audit.log'), 'utf8')]);
 
-    assert.ok(surfaces.find(([what]) => what === 'kubectl get events -A -o yaml')![1].includes('KubeletConfigRejected'), 'the events were read');
+    assert.ok(
+      surfaces.find(([what]) => what === 'kubectl get events -A -o yaml')![1].includes('KubeletConfigRejected'),
+      'the events were read',
+    );
     const quoting = surfaces.filter(([, text]) => text.includes(MARKER));
     assert.deepEqual(
       quoting.map(([what]) => what),
       [],
-      quoting.map(([what, text]) => `${what}: …${text.slice(Math.max(0, text.indexOf(MARKER) - 160), text.indexOf(MARKER) + 60)}…`).join('\n'),
+      quoting
+        .map(
+          ([what, text]) =>
+            `${what}: …${text.slice(Math.max(0, text.indexOf(MARKER) - 160), text.indexOf(MARKER) + 60)}…`,
+        )
+        .join('\n'),
     );
   });
 });

@@ -7,7 +7,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../src/api/errors.js';
-import { deleteOptionsOf, finalizersForDelete, preconditionFailure, type DeleteOptions } from '../../src/server/deletion.js';
+import {
+  deleteOptionsOf,
+  finalizersForDelete,
+  preconditionFailure,
+  type DeleteOptions,
+} from '../../src/server/deletion.js';
 
 describe('finalizersForDelete', () => {
   const rows: [string, string[], DeleteOptions, string[] | undefined][] = [
@@ -16,12 +21,27 @@ describe('finalizersForDelete', () => {
     ['Orphan adds orphan', ['example.com/hold'], { propagationPolicy: 'Orphan' }, ['example.com/hold', 'orphan']],
     ['orphanDependents=true is Orphan', [], { orphanDependents: true }, ['orphan']],
     ['orphanDependents=false removes orphan', ['orphan'], { orphanDependents: false }, []],
-    ['Background explicitly removes both', ['a.io/x', 'foregroundDeletion'], { propagationPolicy: 'Background' }, ['a.io/x']],
+    [
+      'Background explicitly removes both',
+      ['a.io/x', 'foregroundDeletion'],
+      { propagationPolicy: 'Background' },
+      ['a.io/x'],
+    ],
     ['no policy keeps the one already set (foreground)', ['foregroundDeletion'], {}, undefined],
     ['no policy keeps the one already set (orphan)', ['orphan', 'a.io/x'], {}, undefined],
-    ['a second delete may switch Foreground to Orphan', ['foregroundDeletion'], { propagationPolicy: 'Orphan' }, ['orphan']],
+    [
+      'a second delete may switch Foreground to Orphan',
+      ['foregroundDeletion'],
+      { propagationPolicy: 'Orphan' },
+      ['orphan'],
+    ],
     ['the same policy again changes nothing', ['a.io/x', 'orphan'], { propagationPolicy: 'Orphan' }, undefined],
-    ['other finalizers are kept, in order', ['b.io/y', 'a.io/x'], { propagationPolicy: 'Foreground' }, ['b.io/y', 'a.io/x', 'foregroundDeletion']],
+    [
+      'other finalizers are kept, in order',
+      ['b.io/y', 'a.io/x'],
+      { propagationPolicy: 'Foreground' },
+      ['b.io/y', 'a.io/x', 'foregroundDeletion'],
+    ],
   ];
   for (const [what, finalizers, options, want] of rows) {
     it(what, () => assert.deepEqual(finalizersForDelete(finalizers, options), want));
@@ -34,10 +54,16 @@ describe('deleteOptionsOf', () => {
     assert.throws(f, (e: unknown) => e instanceof StatusError && e.code === 422 && e.message === message);
 
   it('reads the body, else the query (kubectl 1.20 sends a body; curl users a query)', () => {
-    assert.deepEqual(deleteOptionsOf({ kind: 'DeleteOptions', propagationPolicy: 'Foreground', preconditions: { uid: 'u' } }, q('propagationPolicy=Orphan')), {
-      propagationPolicy: 'Foreground',
-      preconditions: { uid: 'u' },
-    });
+    assert.deepEqual(
+      deleteOptionsOf(
+        { kind: 'DeleteOptions', propagationPolicy: 'Foreground', preconditions: { uid: 'u' } },
+        q('propagationPolicy=Orphan'),
+      ),
+      {
+        propagationPolicy: 'Foreground',
+        preconditions: { uid: 'u' },
+      },
+    );
     assert.deepEqual(deleteOptionsOf(undefined, q('propagationPolicy=Orphan&gracePeriodSeconds=-5&dryRun=All')), {
       propagationPolicy: 'Orphan',
       gracePeriodSeconds: 1,
@@ -55,7 +81,10 @@ describe('deleteOptionsOf', () => {
       () => deleteOptionsOf({ propagationPolicy: 'Orphan', orphanDependents: true }, q('')),
       'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set',
     );
-    assert.throws(() => deleteOptionsOf(undefined, q('orphanDependents=maybe')), (e: unknown) => e instanceof StatusError && e.code === 400);
+    assert.throws(
+      () => deleteOptionsOf(undefined, q('orphanDependents=maybe')),
+      (e: unknown) => e instanceof StatusError && e.code === 400,
+    );
   });
 });
 

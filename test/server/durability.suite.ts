@@ -33,7 +33,10 @@ export function durabilitySuite(storage: StorageBackend): void {
     const loop = (async () => {
       for (let i = 0; i < 100_000 && !stop; i++) {
         try {
-          const cm = await writer.create<{ metadata: { resourceVersion: string } }>(path, { metadata: { name: `d-${i}` }, data: { i: String(i) } });
+          const cm = await writer.create<{ metadata: { resourceVersion: string } }>(path, {
+            metadata: { name: `d-${i}` },
+            data: { i: String(i) },
+          });
           acked.set(`d-${i}`, Number(cm.metadata.resourceVersion));
         } catch (err) {
           if (err instanceof ApiError) throw err;
@@ -42,7 +45,9 @@ export function durabilitySuite(storage: StorageBackend): void {
       }
     })();
     // The assertion after the kill says how many there were.
-    await waitFor('300 acknowledged creates', () => acked.size >= 300, { timeoutMs: 30_000, stepMs: 5 }).catch(() => undefined);
+    await waitFor('300 acknowledged creates', () => acked.size >= 300, { timeoutMs: 30_000, stepMs: 5 }).catch(
+      () => undefined,
+    );
     await server.kill();
     await loop;
     stop = true;
@@ -53,11 +58,18 @@ export function durabilitySuite(storage: StorageBackend): void {
     if (storage === 'sqlite') assertDurableSqlite(server.log(), 2);
     const reader = await RestClient.fromKubeconfig(server.kubeconfig);
     try {
-      const list = await reader.list<{ items: { metadata: { name: string; resourceVersion: string } }[]; metadata: { resourceVersion: string } }>(path);
+      const list = await reader.list<{
+        items: { metadata: { name: string; resourceVersion: string } }[];
+        metadata: { resourceVersion: string };
+      }>(path);
       const present = new Map(list.items.map((o) => [o.metadata.name, Number(o.metadata.resourceVersion)]));
-      for (const [name, rv] of acked) assert.equal(present.get(name), rv, `${name} (acknowledged at resourceVersion ${rv})`);
+      for (const [name, rv] of acked)
+        assert.equal(present.get(name), rv, `${name} (acknowledged at resourceVersion ${rv})`);
       const maxAcked = Math.max(...acked.values());
-      const next = await reader.create<{ metadata: { resourceVersion: string } }>(path, { metadata: { name: 'after-restart' }, data: {} });
+      const next = await reader.create<{ metadata: { resourceVersion: string } }>(path, {
+        metadata: { name: 'after-restart' },
+        data: {},
+      });
       assert.ok(Number(next.metadata.resourceVersion) > maxAcked);
       assert.ok(Number(list.metadata.resourceVersion) >= maxAcked);
     } finally {

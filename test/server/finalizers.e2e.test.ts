@@ -19,7 +19,19 @@ const CRD = {
     group: 'example.com',
     scope: 'Namespaced',
     names: { kind: 'Hold', plural: 'holds', singular: 'hold', listKind: 'HoldList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } },
+          },
+        },
+      },
+    ],
   },
 };
 
@@ -58,37 +70,80 @@ for (const version of ['1.32', '1.20'] as KubectlVersion[]) {
     });
 
     const cases = [
-      { kind: 'configmap', body: (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, finalizers: ['example.com/hold'] }, data: { a: '1' } }) },
-      { kind: 'hold', body: (name: string) => ({ apiVersion: 'example.com/v1', kind: 'Hold', metadata: { name, finalizers: ['example.com/hold'] }, spec: { n: 1 } }) },
+      {
+        kind: 'configmap',
+        body: (name: string) => ({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, finalizers: ['example.com/hold'] },
+          data: { a: '1' },
+        }),
+      },
+      {
+        kind: 'hold',
+        body: (name: string) => ({
+          apiVersion: 'example.com/v1',
+          kind: 'Hold',
+          metadata: { name, finalizers: ['example.com/hold'] },
+          spec: { n: 1 },
+        }),
+      },
     ];
     for (const c of cases) {
       it(`a ${c.kind} with a finalizer is marked on delete, kept until the finalizer goes, then deleted`, async () => {
         const name = `${c.kind}-${version.replace('.', '-')}`;
         await k.ok(['create', '-f', '-'], { input: JSON.stringify(c.body(name)) });
-        const get = async (): Promise<Meta> => (JSON.parse(await k.ok(['get', c.kind, name, '-o', 'json'])) as { metadata: Meta }).metadata;
+        const get = async (): Promise<Meta> =>
+          (JSON.parse(await k.ok(['get', c.kind, name, '-o', 'json'])) as { metadata: Meta }).metadata;
         const created = await get();
 
-        const watch = k.spawn(['get', c.kind, name, '--watch', '--output-watch-events', '-o', 'jsonpath={.type}{"\\n"}']);
+        const watch = k.spawn([
+          'get',
+          c.kind,
+          name,
+          '--watch',
+          '--output-watch-events',
+          '-o',
+          'jsonpath={.type}{"\\n"}',
+        ]);
         let seen = '';
         watch.stdout!.on('data', (d: Buffer) => (seen += d.toString()));
         try {
-          assert.match(await k.ok(['delete', c.kind, name, '--wait=false']), new RegExp(`^${c.kind}(\\.example\\.com)? "${name}" deleted`));
+          assert.match(
+            await k.ok(['delete', c.kind, name, '--wait=false']),
+            new RegExp(`^${c.kind}(\\.example\\.com)? "${name}" deleted`),
+          );
           const marked = await get();
           assert.ok(marked.deletionTimestamp, 'deletionTimestamp set');
           assert.equal(marked.deletionGracePeriodSeconds, 0);
           assert.deepEqual(marked.finalizers, ['example.com/hold']);
-          if (c.kind === 'hold') assert.equal(marked.generation, (created.generation ?? 0) + 1, 'the generation bumped once');
+          if (c.kind === 'hold')
+            assert.equal(marked.generation, (created.generation ?? 0) + 1, 'the generation bumped once');
 
           await k.ok(['delete', c.kind, name, '--wait=false']);
           assert.equal((await get()).resourceVersion, marked.resourceVersion, 'a second delete changes nothing');
 
-          const more = await k.run(['patch', c.kind, name, '--type=merge', '-p', JSON.stringify({ metadata: { finalizers: ['example.com/hold', 'example.com/more'] } })]);
+          const more = await k.run([
+            'patch',
+            c.kind,
+            name,
+            '--type=merge',
+            '-p',
+            JSON.stringify({ metadata: { finalizers: ['example.com/hold', 'example.com/more'] } }),
+          ]);
           assert.notEqual(more.code, 0);
-          assert.match(more.stderr, /metadata\.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers \[\]string\{"example\.com\/more"\}/);
+          assert.match(
+            more.stderr,
+            /metadata\.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers \[\]string\{"example\.com\/more"\}/,
+          );
 
           const labelled = await k.run(['label', c.kind, name, 'still=writable']);
           assert.equal(labelled.code, 0, labelled.stderr);
-          assert.equal((await get()).deletionTimestamp, marked.deletionTimestamp, 'an update keeps the deletionTimestamp');
+          assert.equal(
+            (await get()).deletionTimestamp,
+            marked.deletionTimestamp,
+            'an update keeps the deletionTimestamp',
+          );
 
           await k.ok(['patch', c.kind, name, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
           const gone = await k.run(['get', c.kind, name]);

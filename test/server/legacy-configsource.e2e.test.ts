@@ -13,7 +13,9 @@ let k: Kubectl;
 before(async () => {
   server = await startServer();
   k = await kubectl('1.32', server.kubeconfig);
-  await k.ok(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'alpha-node' } }) });
+  await k.ok(['create', '-f', '-'], {
+    input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'alpha-node' } }),
+  });
 });
 
 after(async () => {
@@ -25,21 +27,46 @@ describe('spec.configSource.configMapRef on a real server', () => {
   const ref = { name: 'my-node-config-abc', namespace: 'kube-system', uid: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 
   it('is stored and returned as sent, with a Warning pointing to configMap', async () => {
-    const r = await k.run(['patch', 'node', 'alpha-node', '-p', JSON.stringify({ spec: { configSource: { configMapRef: ref } } })]);
+    const r = await k.run([
+      'patch',
+      'node',
+      'alpha-node',
+      '-p',
+      JSON.stringify({ spec: { configSource: { configMapRef: ref } } }),
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /^Warning: spec\.configSource\.configMapRef: deprecated .*use spec\.configSource\.configMap/m);
-    const node = JSON.parse(await k.ok(['get', 'node', 'alpha-node', '-o', 'json'])) as { spec: { configSource: unknown } };
+    assert.match(
+      r.stderr,
+      /^Warning: spec\.configSource\.configMapRef: deprecated .*use spec\.configSource\.configMap/m,
+    );
+    const node = JSON.parse(await k.ok(['get', 'node', 'alpha-node', '-o', 'json'])) as {
+      spec: { configSource: unknown };
+    };
     assert.deepEqual(node.spec.configSource, { configMapRef: ref });
   });
 
   it('a status write of that Node carries no Warning', async () => {
-    const r = await k.run(['patch', 'node', 'alpha-node', '--subresource=status', '--type=merge', '-p', '{"status":{"config":null}}']);
+    const r = await k.run([
+      'patch',
+      'node',
+      'alpha-node',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"config":null}}',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /Warning/);
   });
 
   it('a partial reference is refused in upstream’s words', async () => {
-    const r = await k.run(['patch', 'node', 'alpha-node', '-p', JSON.stringify({ spec: { configSource: { configMapRef: { name: 'x', namespace: 'kube-system', uid: '' } } } })]);
+    const r = await k.run([
+      'patch',
+      'node',
+      'alpha-node',
+      '-p',
+      JSON.stringify({ spec: { configSource: { configMapRef: { name: 'x', namespace: 'kube-system', uid: '' } } } }),
+    ]);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /spec\.configSource\.configMapRef\.uid: Required value: uid must be set/);
   });

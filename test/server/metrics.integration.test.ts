@@ -119,14 +119,38 @@ describe('dkc server /metrics', () => {
     await admin.patch(`${cms}/m1`, 'merge', { data: { a: '2' } });
     const exp = parseExposition(await monitor.get<string>('/metrics'));
     const base = { group: '', version: 'v1', resource: 'configmaps', subresource: '', component: 'apiserver' };
-    assert.deepEqual(series(exp, 'apiserver_request_total', { ...base, verb: 'POST', scope: 'resource', dry_run: '', code: '201' }), [1]);
-    assert.deepEqual(series(exp, 'apiserver_request_total', { ...base, verb: 'POST', scope: 'resource', dry_run: 'All', code: '201' }), [1]);
-    assert.deepEqual(series(exp, 'apiserver_request_total', { ...base, verb: 'GET', scope: 'resource', code: '200' }), [1]);
-    assert.deepEqual(series(exp, 'apiserver_request_total', { ...base, verb: 'GET', scope: 'resource', code: '404' }), [1]);
-    assert.deepEqual(series(exp, 'apiserver_request_total', { ...base, verb: 'LIST', scope: 'namespace', code: '200' }), [1]);
-    assert.deepEqual(series(exp, 'apiserver_request_total', { ...base, verb: 'PATCH', scope: 'resource', code: '200' }), [1]);
-    assert.deepEqual(series(exp, 'apiserver_request_duration_seconds_count', { ...base, verb: 'GET', scope: 'resource' }), [2]);
-    assert.deepEqual(series(exp, 'apiserver_request_duration_seconds_bucket', { ...base, verb: 'GET', scope: 'resource', le: '60' }), [2]);
+    assert.deepEqual(
+      series(exp, 'apiserver_request_total', { ...base, verb: 'POST', scope: 'resource', dry_run: '', code: '201' }),
+      [1],
+    );
+    assert.deepEqual(
+      series(exp, 'apiserver_request_total', { ...base, verb: 'POST', scope: 'resource', dry_run: 'All', code: '201' }),
+      [1],
+    );
+    assert.deepEqual(
+      series(exp, 'apiserver_request_total', { ...base, verb: 'GET', scope: 'resource', code: '200' }),
+      [1],
+    );
+    assert.deepEqual(
+      series(exp, 'apiserver_request_total', { ...base, verb: 'GET', scope: 'resource', code: '404' }),
+      [1],
+    );
+    assert.deepEqual(
+      series(exp, 'apiserver_request_total', { ...base, verb: 'LIST', scope: 'namespace', code: '200' }),
+      [1],
+    );
+    assert.deepEqual(
+      series(exp, 'apiserver_request_total', { ...base, verb: 'PATCH', scope: 'resource', code: '200' }),
+      [1],
+    );
+    assert.deepEqual(
+      series(exp, 'apiserver_request_duration_seconds_count', { ...base, verb: 'GET', scope: 'resource' }),
+      [2],
+    );
+    assert.deepEqual(
+      series(exp, 'apiserver_request_duration_seconds_bucket', { ...base, verb: 'GET', scope: 'resource', le: '60' }),
+      [2],
+    );
     assert.equal(series(exp, 'apiserver_request_total', { resource: 'nosuchthings' }).length, 0);
   });
 
@@ -135,7 +159,10 @@ describe('dkc server /metrics', () => {
     const stream = await admin.watch('/api/v1/namespaces', { signal: ac.signal });
     try {
       const exp = parseExposition(await monitor.get<string>('/metrics'));
-      assert.deepEqual(series(exp, 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'namespaces', scope: 'cluster' }), [1]);
+      assert.deepEqual(
+        series(exp, 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'namespaces', scope: 'cluster' }),
+        [1],
+      );
       assert.equal(series(exp, 'apiserver_current_inflight_requests', { request_kind: 'readOnly' }).length, 1);
       assert.equal(series(exp, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }).length, 1);
       const namespaces = (await admin.list<{ items: unknown[] }>('/api/v1/namespaces')).items.length;
@@ -148,7 +175,10 @@ describe('dkc server /metrics', () => {
   });
 
   it('serves /metrics to system:monitoring and refuses others', async () => {
-    await assert.rejects(stranger.get('/metrics'), (err: unknown) => err instanceof ApiError && err.status.code === 403);
+    await assert.rejects(
+      stranger.get('/metrics'),
+      (err: unknown) => err instanceof ApiError && err.status.code === 403,
+    );
     assert.match(await admin.get<string>('/metrics'), /^# HELP apiserver_request_total /m);
   });
 });

@@ -13,15 +13,24 @@ import {
 } from '../../src/server/namespacelifecycle.js';
 
 const NOW = '2024-05-01T10:00:00Z';
-const ns = (spec: unknown, status: unknown, meta: Record<string, unknown> = {}): KubeObject =>
-  ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', ...meta }, ...(spec === undefined ? {} : { spec }), ...(status === undefined ? {} : { status }) });
+const ns = (spec: unknown, status: unknown, meta: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name: 'team', ...meta },
+  ...(spec === undefined ? {} : { spec }),
+  ...(status === undefined ? {} : { status }),
+});
 
 describe('namespace create and update', () => {
   const creates: [string, unknown, string[]][] = [
     ['no spec', undefined, ['kubernetes']],
     ['an empty list', { finalizers: [] }, ['kubernetes']],
     ['another finalizer', { finalizers: ['example.com/mine'] }, ['example.com/mine', 'kubernetes']],
-    ['kubernetes already there', { finalizers: ['kubernetes', 'example.com/mine'] }, ['kubernetes', 'example.com/mine']],
+    [
+      'kubernetes already there',
+      { finalizers: ['kubernetes', 'example.com/mine'] },
+      ['kubernetes', 'example.com/mine'],
+    ],
   ];
   for (const [what, spec, want] of creates) {
     it(`create with ${what}: spec.finalizers ${JSON.stringify(want)}, status Active whatever was sent`, () => {
@@ -52,24 +61,44 @@ describe('namespace delete', () => {
     for (const finalizers of [['kubernetes'], []]) {
       const d = namespaceDeletion(ns({ finalizers }, { phase: 'Active' }), NOW);
       assert.ok(d && 'store' in d);
-      assert.deepEqual([d.store.metadata.deletionTimestamp, d.store['status'], d.store['spec'], d.store.metadata.deletionGracePeriodSeconds], [NOW, { phase: 'Terminating' }, { finalizers }, undefined]);
+      assert.deepEqual(
+        [
+          d.store.metadata.deletionTimestamp,
+          d.store['status'],
+          d.store['spec'],
+          d.store.metadata.deletionGracePeriodSeconds,
+        ],
+        [NOW, { phase: 'Terminating' }, { finalizers }, undefined],
+      );
     }
   });
 
   it('a later delete changes nothing while spec.finalizers names anything, and is the generic delete once empty', () => {
     const marked = { deletionTimestamp: '2024-05-01T09:00:00Z' };
-    assert.deepEqual(namespaceDeletion(ns({ finalizers: ['kubernetes'] }, { phase: 'Terminating' }, marked), NOW), { keep: true });
+    assert.deepEqual(namespaceDeletion(ns({ finalizers: ['kubernetes'] }, { phase: 'Terminating' }, marked), NOW), {
+      keep: true,
+    });
     assert.equal(namespaceDeletion(ns({ finalizers: [] }, { phase: 'Terminating' }, marked), NOW), undefined);
   });
 
   it('an update removes it only once spec.finalizers is empty', () => {
-    assert.deepEqual([namespaceMayGo(ns({ finalizers: ['kubernetes'] }, undefined)), namespaceMayGo(ns({ finalizers: [] }, undefined)), namespaceMayGo(ns(undefined, undefined))], [false, true, true]);
+    assert.deepEqual(
+      [
+        namespaceMayGo(ns({ finalizers: ['kubernetes'] }, undefined)),
+        namespaceMayGo(ns({ finalizers: [] }, undefined)),
+        namespaceMayGo(ns(undefined, undefined)),
+      ],
+      [false, true, true],
+    );
   });
 });
 
 describe('NamespaceLifecycle admission', () => {
   it('refuses a create in a terminating namespace as kube-apiserver does, naming the object ("Unknown" without a name)', () => {
-    assert.equal(refuseCreateInTerminating({ group: '', name: 'configmaps' }, 'c', 'team', ns({}, { phase: 'Active' })), undefined);
+    assert.equal(
+      refuseCreateInTerminating({ group: '', name: 'configmaps' }, 'c', 'team', ns({}, { phase: 'Active' })),
+      undefined,
+    );
     const terminating = ns({}, { phase: 'Terminating' });
     const named = refuseCreateInTerminating({ group: 'example.com', name: 'widgets' }, 'w', 'team', terminating)!;
     assert.deepEqual(named.status, {
@@ -77,16 +106,26 @@ describe('NamespaceLifecycle admission', () => {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'widgets.example.com "w" is forbidden: unable to create new content in namespace team because it is being terminated',
+      message:
+        'widgets.example.com "w" is forbidden: unable to create new content in namespace team because it is being terminated',
       reason: 'Forbidden',
       code: 403,
       details: {
         name: 'w',
         group: 'example.com',
         kind: 'widgets',
-        causes: [{ reason: 'NamespaceTerminating', message: 'namespace team is being terminated', field: 'metadata.namespace' }],
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: 'namespace team is being terminated',
+            field: 'metadata.namespace',
+          },
+        ],
       },
     });
-    assert.equal(refuseCreateInTerminating({ group: '', name: 'configmaps' }, '', 'team', terminating)!.message, 'configmaps "Unknown" is forbidden: unable to create new content in namespace team because it is being terminated');
+    assert.equal(
+      refuseCreateInTerminating({ group: '', name: 'configmaps' }, '', 'team', terminating)!.message,
+      'configmaps "Unknown" is forbidden: unable to create new content in namespace team because it is being terminated',
+    );
   });
 });

@@ -30,13 +30,54 @@ const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 
 /** The reference /api/v1 discovery list. */
 const discoveryV1 = [
-  { name: 'nodes', singularName: 'node', namespaced: false, kind: 'Node', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['no'] },
-  { name: 'nodes/proxy', singularName: '', namespaced: false, kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+  {
+    name: 'nodes',
+    singularName: 'node',
+    namespaced: false,
+    kind: 'Node',
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    shortNames: ['no'],
+  },
+  {
+    name: 'nodes/proxy',
+    singularName: '',
+    namespaced: false,
+    kind: 'NodeProxyOptions',
+    verbs: ['create', 'delete', 'get', 'patch', 'update'],
+  },
   { name: 'nodes/status', singularName: '', namespaced: false, kind: 'Node', verbs: ['get', 'patch', 'update'] },
-  { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'] },
-  { name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ev'] },
-  { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'], shortNames: ['po'] },
-  { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list', 'watch'], shortNames: ['ns'] },
+  {
+    name: 'configmaps',
+    singularName: 'configmap',
+    namespaced: true,
+    kind: 'ConfigMap',
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    shortNames: ['cm'],
+  },
+  {
+    name: 'events',
+    singularName: 'event',
+    namespaced: true,
+    kind: 'Event',
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    shortNames: ['ev'],
+  },
+  {
+    name: 'pods',
+    singularName: 'pod',
+    namespaced: true,
+    kind: 'Pod',
+    verbs: ['get', 'list', 'watch'],
+    shortNames: ['po'],
+  },
+  {
+    name: 'namespaces',
+    singularName: 'namespace',
+    namespaced: false,
+    kind: 'Namespace',
+    verbs: ['get', 'list', 'watch'],
+    shortNames: ['ns'],
+  },
 ];
 
 const coreResources: ResourceInfo[] = discoveryV1
@@ -51,7 +92,14 @@ const coreResources: ResourceInfo[] = discoveryV1
   }));
 
 const leaseResources: ResourceInfo[] = [
-  { plural: 'leases', kind: 'Lease', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: [], patchTypes: acceptedPatchMediaTypes(false) },
+  {
+    plural: 'leases',
+    kind: 'Lease',
+    namespaced: true,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [],
+    patchTypes: acceptedPatchMediaTypes(false),
+  },
 ];
 
 type Json = Record<string, unknown>;
@@ -60,7 +108,8 @@ const obj = (v: unknown): Json => {
   return v as Json;
 };
 const schemaOf = (doc: OpenApiV3Document, name: string): Json => obj(doc.components.schemas[name]);
-const propOf = (doc: OpenApiV3Document, name: string, prop: string): Json => obj(obj(schemaOf(doc, name).properties)[prop]);
+const propOf = (doc: OpenApiV3Document, name: string, prop: string): Json =>
+  obj(obj(schemaOf(doc, name).properties)[prop]);
 const params = (op: Json): Json[] => ((op.parameters as Json[] | undefined) ?? []).map(obj);
 
 function allRefs(node: unknown, out: string[] = []): string[] {
@@ -89,7 +138,13 @@ test('/openapi/v2 encodes gnostic openapi_v2.Document with its field numbers, ex
     info: { title: 'K', version: 'v' },
     paths: {},
     definitions: {
-      A: { type: 'object', required: ['b'], properties: { b: { $ref: '#/definitions/C', description: 'd' } }, nullable: true, 'x-g': [{ k: 1 }] },
+      A: {
+        type: 'object',
+        required: ['b'],
+        properties: { b: { $ref: '#/definitions/C', description: 'd' } },
+        nullable: true,
+        'x-g': [{ k: 1 }],
+      },
     },
   });
   const schemaB = [...str(1, '#/definitions/C'), ...str(4, 'd')];
@@ -110,9 +165,13 @@ test('/openapi/v2 encodes gnostic openapi_v2.Document with its field numbers, ex
   assert.ok(!OPENAPI_V2_CONTENT_TYPE.includes('@'));
 });
 
-const bool = (field: number): number[] => [field < 16 ? (field << 3) : ((field << 3) & 0x7f) | 0x80, ...(field < 16 ? [] : [field >>> 4]), 1];
+const bool = (field: number): number[] => [
+  field < 16 ? field << 3 : ((field << 3) & 0x7f) | 0x80,
+  ...(field < 16 ? [] : [field >>> 4]),
+  1,
+];
 
-test('/openapi/v2 encodes a path item\'s patch operation and parameters with gnostic\'s field numbers', () => {
+test("/openapi/v2 encodes a path item's patch operation and parameters with gnostic's field numbers", () => {
   const bytes = encodeSwaggerDocument({
     swagger: '2.0',
     info: { title: 'K', version: 'v' },
@@ -135,8 +194,18 @@ test('/openapi/v2 encodes a path item\'s patch operation and parameters with gno
   });
   const body = ld(1, ld(1, [...str(2, 'body'), ...str(3, 'body'), ...bool(4), ...ld(5, str(1, '#/definitions/P'))]));
   const query = ld(1, ld(2, ld(3, [...str(2, 'query'), ...str(4, 'q'), ...str(6, 'string'), ...bool(20)])));
-  const response = ld(1, [...str(1, '200'), ...ld(2, ld(1, [...str(1, 'OK'), ...ld(2, ld(1, str(1, '#/definitions/P')))]))]);
-  const operation = [...str(5, 'o'), ...str(7, 'a'), ...ld(8, body), ...ld(8, query), ...ld(9, response), ...ld(13, [...str(1, 'x-k'), ...ld(2, str(2, '{"a":1}\n'))])];
+  const response = ld(1, [
+    ...str(1, '200'),
+    ...ld(2, ld(1, [...str(1, 'OK'), ...ld(2, ld(1, str(1, '#/definitions/P')))])),
+  ]);
+  const operation = [
+    ...str(5, 'o'),
+    ...str(7, 'a'),
+    ...ld(8, body),
+    ...ld(8, query),
+    ...ld(9, response),
+    ...ld(13, [...str(1, 'x-k'), ...ld(2, str(2, '{"a":1}\n'))]),
+  ];
   const path = ld(1, ld(2, ld(4, [...bool(1), ...str(2, 'path'), ...str(4, 'name'), ...str(5, 'string')])));
   const expected = [
     ...str(1, '2.0'),
@@ -161,7 +230,14 @@ const widgetKind: ServedResource = {
       type: 'object',
       properties: {
         metadata: { type: 'object' },
-        spec: { type: 'object', required: ['size'], properties: { size: { type: 'string', enum: ['small'] }, port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+        spec: {
+          type: 'object',
+          required: ['size'],
+          properties: {
+            size: { type: 'string', enum: ['small'] },
+            port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+          },
+        },
       },
     },
   },
@@ -173,45 +249,99 @@ test('/openapi/v2 carries each custom kind with its list and the built-in defini
   const names = Object.keys(doc.definitions);
   assert.deepEqual(names, [...names].sort());
   const widget = obj(doc.definitions['io.dkc.example.v1.Widget']);
-  assert.deepEqual(widget['x-kubernetes-group-version-kind'], [{ group: 'example.dkc.io', version: 'v1', kind: 'Widget' }]);
+  assert.deepEqual(widget['x-kubernetes-group-version-kind'], [
+    { group: 'example.dkc.io', version: 'v1', kind: 'Widget' },
+  ]);
   const props = obj(widget.properties);
   assert.deepEqual(Object.keys(props).sort(), ['apiVersion', 'kind', 'metadata', 'spec']);
   assert.equal(obj(props.metadata).$ref, `#/definitions/${META}ObjectMeta`);
   assert.deepEqual(obj(obj(obj(props.spec).properties).port), { 'x-kubernetes-int-or-string': true });
   const list = obj(doc.definitions['io.dkc.example.v1.WidgetList']);
-  assert.deepEqual(list['x-kubernetes-group-version-kind'], [{ group: 'example.dkc.io', version: 'v1', kind: 'WidgetList' }]);
+  assert.deepEqual(list['x-kubernetes-group-version-kind'], [
+    { group: 'example.dkc.io', version: 'v1', kind: 'WidgetList' },
+  ]);
   assert.equal(obj(obj(obj(list.properties).items).items).$ref, '#/definitions/io.dkc.example.v1.Widget');
   // Built-in kinds are left to the server's validation: kubectl 1.20 validates every kind it finds here.
-  assert.ok(names.includes(`${META}ObjectMeta`) && names.includes(`${META}ListMeta`) && names.includes(`${META}ManagedFieldsEntry`));
-  assert.deepEqual(names.filter((n) => n.startsWith('io.k8s.') && obj(doc.definitions[n])['x-kubernetes-group-version-kind'] !== undefined), []);
+  assert.ok(
+    names.includes(`${META}ObjectMeta`) &&
+      names.includes(`${META}ListMeta`) &&
+      names.includes(`${META}ManagedFieldsEntry`),
+  );
+  assert.deepEqual(
+    names.filter(
+      (n) => n.startsWith('io.k8s.') && obj(doc.definitions[n])['x-kubernetes-group-version-kind'] !== undefined,
+    ),
+    [],
+  );
   // kubectl refuses the whole document over one dangling reference, and reads neither allOf nor oneOf.
   for (const r of allRefs(doc.definitions)) {
     assert.ok(r.startsWith('#/definitions/') && names.includes(r.slice('#/definitions/'.length)), r);
   }
   const text = JSON.stringify(doc.definitions);
   assert.doesNotMatch(text, /"(allOf|oneOf|anyOf)"/);
-  assert.equal(obj(obj(obj(doc.definitions[`${META}ObjectMeta`]).properties).creationTimestamp).$ref, `#/definitions/${META}Time`);
+  assert.equal(
+    obj(obj(obj(doc.definitions[`${META}ObjectMeta`]).properties).creationTimestamp).$ref,
+    `#/definitions/${META}Time`,
+  );
   assert.deepEqual(openapiV2Document([], 'v1').definitions, {});
 });
 
-test('/openapi/v2 publishes each endpoint\'s patch operation with the patch types it accepts, its references resolved', () => {
-  const nodes: ServedResource = { ...(coreResources.find((r) => r.plural === 'nodes') as ResourceInfo), group: '', version: 'v1' };
+test("/openapi/v2 publishes each endpoint's patch operation with the patch types it accepts, its references resolved", () => {
+  const nodes: ServedResource = {
+    ...(coreResources.find((r) => r.plural === 'nodes') as ResourceInfo),
+    group: '',
+    version: 'v1',
+  };
   const doc = openapiV2Document([widgetKind, nodes], 'v1');
   const widgets = '/apis/example.dkc.io/v1/namespaces/{namespace}/widgets/{name}';
-  assert.deepEqual(Object.keys(doc.paths), ['/api/v1/nodes/{name}', '/api/v1/nodes/{name}/status', widgets, `${widgets}/status`]);
+  assert.deepEqual(Object.keys(doc.paths), [
+    '/api/v1/nodes/{name}',
+    '/api/v1/nodes/{name}/status',
+    widgets,
+    `${widgets}/status`,
+  ]);
   const patch = (path: string): Json => obj(doc.paths[path]?.patch);
   const apply = 'application/apply-patch+yaml';
   assert.deepEqual(patch(widgets).consumes, [apply, 'application/json-patch+json', 'application/merge-patch+json']);
-  assert.deepEqual(patch(`${widgets}/status`).consumes, [apply, 'application/json-patch+json', 'application/merge-patch+json']);
-  assert.deepEqual(patch('/api/v1/nodes/{name}').consumes, [apply, 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
-  assert.deepEqual(patch(widgets)['x-kubernetes-group-version-kind'], { group: 'example.dkc.io', version: 'v1', kind: 'Widget' });
+  assert.deepEqual(patch(`${widgets}/status`).consumes, [
+    apply,
+    'application/json-patch+json',
+    'application/merge-patch+json',
+  ]);
+  assert.deepEqual(patch('/api/v1/nodes/{name}').consumes, [
+    apply,
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    'application/strategic-merge-patch+json',
+  ]);
+  assert.deepEqual(patch(widgets)['x-kubernetes-group-version-kind'], {
+    group: 'example.dkc.io',
+    version: 'v1',
+    kind: 'Widget',
+  });
   assert.equal(patch(widgets)['x-kubernetes-action'], 'patch');
   assert.equal(patch(widgets).operationId, 'patchExampleV1NamespacedWidget');
-  assert.deepEqual(params(patch(widgets))[0], { name: 'body', in: 'body', required: true, schema: { $ref: `#/definitions/${META}Patch` } });
-  assert.ok(params(patch(widgets)).some((p) => p.name === 'fieldValidation' && p.in === 'query' && p.type === 'string'));
-  assert.deepEqual(doc.paths[widgets]?.parameters?.map((p) => [p.name, p.in, p.type]), [['name', 'path', 'string'], ['namespace', 'path', 'string'], ['pretty', 'query', 'string']]);
+  assert.deepEqual(params(patch(widgets))[0], {
+    name: 'body',
+    in: 'body',
+    required: true,
+    schema: { $ref: `#/definitions/${META}Patch` },
+  });
+  assert.ok(
+    params(patch(widgets)).some((p) => p.name === 'fieldValidation' && p.in === 'query' && p.type === 'string'),
+  );
+  assert.deepEqual(
+    doc.paths[widgets]?.parameters?.map((p) => [p.name, p.in, p.type]),
+    [
+      ['name', 'path', 'string'],
+      ['namespace', 'path', 'string'],
+      ['pretty', 'query', 'string'],
+    ],
+  );
   // A response names its kind where the document defines it (the custom kinds), and nothing it does not define.
-  assert.deepEqual(obj(obj(patch(widgets).responses)['200']).schema, { $ref: '#/definitions/io.dkc.example.v1.Widget' });
+  assert.deepEqual(obj(obj(patch(widgets).responses)['200']).schema, {
+    $ref: '#/definitions/io.dkc.example.v1.Widget',
+  });
   assert.deepEqual(obj(obj(patch('/api/v1/nodes/{name}').responses)['200']), { description: 'OK' });
   for (const r of allRefs(doc.paths)) assert.ok(Object.hasOwn(doc.definitions, r.slice('#/definitions/'.length)), r);
   assert.deepEqual(openapiV2Document([], 'v1').paths, {});
@@ -224,7 +354,18 @@ test('/openapi/v2 bytes and entity tag follow the custom kinds, and stay put whi
   const withWidget = openapiV2Protobuf([widgetKind], 'v1');
   assert.notEqual(withWidget.etag, none.etag);
   assert.ok(withWidget.body.length > none.body.length);
-  const changed = openapiV2Protobuf([{ ...widgetKind, schema: { name: 'io.dkc.example.v1.Widget', schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }], 'v1');
+  const changed = openapiV2Protobuf(
+    [
+      {
+        ...widgetKind,
+        schema: {
+          name: 'io.dkc.example.v1.Widget',
+          schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    ],
+    'v1',
+  );
   assert.notEqual(changed.etag, withWidget.etag);
   assert.equal(openapiV2Protobuf([], 'v1').etag, none.etag);
 });
@@ -235,23 +376,35 @@ test('/openapi/v3 lists each group-version under its path with a content hash', 
   const root = openapiV3Root(['v1', 'coordination.k8s.io/v1']);
   assert.deepEqual(Object.keys(root.paths), ['api/v1', 'apis/coordination.k8s.io/v1']);
   for (const [path, entry] of Object.entries(root.paths)) {
-    assert.match(entry.serverRelativeURL, new RegExp(`^/openapi/v3/${path.replace(/\./g, '\\.')}\\?hash=[0-9A-F]{128}$`));
+    assert.match(
+      entry.serverRelativeURL,
+      new RegExp(`^/openapi/v3/${path.replace(/\./g, '\\.')}\\?hash=[0-9A-F]{128}$`),
+    );
   }
   assert.deepEqual(openapiV3Root(['v1', 'coordination.k8s.io/v1']), root, 'stable across calls');
   assert.deepEqual(openapiV3Root(['coordination.k8s.io/v1', 'v1']), root, 'independent of input order');
-  assert.notEqual(root.paths['api/v1']?.serverRelativeURL.split('=')[1], root.paths['apis/coordination.k8s.io/v1']?.serverRelativeURL.split('=')[1]);
+  assert.notEqual(
+    root.paths['api/v1']?.serverRelativeURL.split('=')[1],
+    root.paths['apis/coordination.k8s.io/v1']?.serverRelativeURL.split('=')[1],
+  );
   assert.equal(openapiV3PathFor('v1'), 'api/v1');
   assert.equal(openapiV3PathFor('coordination.k8s.io/v1'), 'apis/coordination.k8s.io/v1');
 });
 
 test('/openapi/v3 hashes the documents it is given, so a changed document gets a new URL', () => {
   const full = openapiV3Document('v1', coreResources);
-  const fewer = openapiV3Document('v1', coreResources.filter((r) => r.plural !== 'pods'));
+  const fewer = openapiV3Document(
+    'v1',
+    coreResources.filter((r) => r.plural !== 'pods'),
+  );
   const a = openapiV3Root(['v1'], { v1: full }).paths['api/v1']?.serverRelativeURL;
   const b = openapiV3Root(['v1'], { v1: fewer }).paths['api/v1']?.serverRelativeURL;
   assert.equal(a, `/openapi/v3/api/v1?hash=${openapiV3Hash(full)}`);
   assert.notEqual(a, b);
-  assert.equal(openapiV3Root(['v1'], { v1: openapiV3Document('v1', coreResources) }).paths['api/v1']?.serverRelativeURL, a);
+  assert.equal(
+    openapiV3Root(['v1'], { v1: openapiV3Document('v1', coreResources) }).paths['api/v1']?.serverRelativeURL,
+    a,
+  );
 });
 
 // --- /openapi/v3/api/v1 -------------------------------------------------------------------------------
@@ -266,10 +419,31 @@ test('the v1 document is OpenAPI 3.0 with every referenced schema present', () =
     assert.ok(doc.components.schemas[r.slice('#/components/schemas/'.length)], `dangling ${r}`);
   }
   for (const name of [
-    'Node', 'NodeList', 'NodeSpec', 'NodeStatus', 'NodeConfigSource', 'ConfigMapNodeConfigSource', 'NodeConfigStatus',
-    'NodeCondition', 'NodeAddress', 'NodeSystemInfo', 'NodeDaemonEndpoints', 'DaemonEndpoint', 'Taint', 'ConfigMap',
-    'ConfigMapList', 'Namespace', 'NamespaceList', 'NamespaceSpec', 'NamespaceStatus', 'Event', 'EventList', 'EventSource',
-    'ObjectReference', 'Pod', 'PodList',
+    'Node',
+    'NodeList',
+    'NodeSpec',
+    'NodeStatus',
+    'NodeConfigSource',
+    'ConfigMapNodeConfigSource',
+    'NodeConfigStatus',
+    'NodeCondition',
+    'NodeAddress',
+    'NodeSystemInfo',
+    'NodeDaemonEndpoints',
+    'DaemonEndpoint',
+    'Taint',
+    'ConfigMap',
+    'ConfigMapList',
+    'Namespace',
+    'NamespaceList',
+    'NamespaceSpec',
+    'NamespaceStatus',
+    'Event',
+    'EventList',
+    'EventSource',
+    'ObjectReference',
+    'Pod',
+    'PodList',
   ]) {
     assert.ok(doc.components.schemas[`${CORE}${name}`], `missing ${CORE}${name}`);
   }
@@ -292,22 +466,41 @@ test('every schema and every property carries a description', () => {
 });
 
 test('top-level kinds carry x-kubernetes-group-version-kind', () => {
-  assert.deepEqual(schemaOf(doc, `${CORE}Node`)['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'Node' }]);
-  assert.deepEqual(schemaOf(doc, `${CORE}ConfigMapList`)['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'ConfigMapList' }]);
-  assert.deepEqual(schemaOf(doc, `${META}Status`)['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'Status' }]);
+  assert.deepEqual(schemaOf(doc, `${CORE}Node`)['x-kubernetes-group-version-kind'], [
+    { group: '', version: 'v1', kind: 'Node' },
+  ]);
+  assert.deepEqual(schemaOf(doc, `${CORE}ConfigMapList`)['x-kubernetes-group-version-kind'], [
+    { group: '', version: 'v1', kind: 'ConfigMapList' },
+  ]);
+  assert.deepEqual(schemaOf(doc, `${META}Status`)['x-kubernetes-group-version-kind'], [
+    { group: '', version: 'v1', kind: 'Status' },
+  ]);
   assert.equal(schemaOf(doc, `${CORE}NodeSpec`)['x-kubernetes-group-version-kind'], undefined);
 });
 
 test('the configSource schemas say what is required, forbidden and deprecated', () => {
   const ref = schemaOf(doc, `${CORE}ConfigMapNodeConfigSource`);
   assert.deepEqual(ref.required, ['namespace', 'name', 'kubeletConfigKey']);
-  assert.match(propOf(doc, `${CORE}ConfigMapNodeConfigSource`, 'uid').description as string, /uid must not be set in spec.*required in status/s);
-  assert.match(propOf(doc, `${CORE}ConfigMapNodeConfigSource`, 'resourceVersion').description as string, /Forbidden in spec.*required in status/s);
+  assert.match(
+    propOf(doc, `${CORE}ConfigMapNodeConfigSource`, 'uid').description as string,
+    /uid must not be set in spec.*required in status/s,
+  );
+  assert.match(
+    propOf(doc, `${CORE}ConfigMapNodeConfigSource`, 'resourceVersion').description as string,
+    /Forbidden in spec.*required in status/s,
+  );
   const configSource = propOf(doc, `${CORE}NodeSpec`, 'configSource');
   assert.deepEqual(configSource.allOf, [{ $ref: `#/components/schemas/${CORE}NodeConfigSource` }]);
   assert.match(configSource.description as string, /deprecated/);
-  assert.deepEqual(propOf(doc, `${CORE}NodeStatus`, 'config').allOf, [{ $ref: `#/components/schemas/${CORE}NodeConfigStatus` }]);
-  assert.deepEqual(Object.keys(obj(schemaOf(doc, `${CORE}NodeConfigStatus`).properties)).sort(), ['active', 'assigned', 'error', 'lastKnownGood']);
+  assert.deepEqual(propOf(doc, `${CORE}NodeStatus`, 'config').allOf, [
+    { $ref: `#/components/schemas/${CORE}NodeConfigStatus` },
+  ]);
+  assert.deepEqual(Object.keys(obj(schemaOf(doc, `${CORE}NodeConfigStatus`).properties)).sort(), [
+    'active',
+    'assigned',
+    'error',
+    'lastKnownGood',
+  ]);
 });
 
 test('merge-list extensions match upstream for the lists strategic merge patch touches', () => {
@@ -327,9 +520,19 @@ test('merge-list extensions match upstream for the lists strategic merge patch t
 
 test('paths follow the verbs: item, collection, all-namespaces, status and proxy', () => {
   const node = obj(doc.paths['/api/v1/nodes/{name}']);
-  assert.deepEqual(Object.keys(node).filter((k) => k !== 'parameters').sort(), ['delete', 'get', 'patch', 'put']);
+  assert.deepEqual(
+    Object.keys(node)
+      .filter((k) => k !== 'parameters')
+      .sort(),
+    ['delete', 'get', 'patch', 'put'],
+  );
   assert.deepEqual(Object.keys(obj(doc.paths['/api/v1/nodes'])).sort(), ['get', 'parameters', 'post']);
-  assert.deepEqual(Object.keys(obj(doc.paths['/api/v1/nodes/{name}/status'])).sort(), ['get', 'parameters', 'patch', 'put']);
+  assert.deepEqual(Object.keys(obj(doc.paths['/api/v1/nodes/{name}/status'])).sort(), [
+    'get',
+    'parameters',
+    'patch',
+    'put',
+  ]);
   assert.ok(doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}']);
   assert.ok(obj(doc.paths['/api/v1/namespaces/{namespace}/configmaps']).delete, 'deletecollection');
   assert.ok(obj(doc.paths['/api/v1/configmaps']).get, 'list across namespaces');
@@ -344,7 +547,10 @@ test('paths follow the verbs: item, collection, all-namespaces, status and proxy
   assert.equal(patch.operationId, 'patchCoreV1Node');
   assert.ok(obj(obj(patch.requestBody).content)['application/strategic-merge-patch+json']);
   assert.equal(obj(obj(node.get)).operationId, 'readCoreV1Node');
-  assert.equal(obj(obj(doc.paths['/api/v1/namespaces/{namespace}/configmaps']).get).operationId, 'listCoreV1NamespacedConfigMap');
+  assert.equal(
+    obj(obj(doc.paths['/api/v1/namespaces/{namespace}/configmaps']).get).operationId,
+    'listCoreV1NamespacedConfigMap',
+  );
 
   const proxy = obj(doc.paths['/api/v1/nodes/{name}/proxy/{path}']);
   const proxyGet = obj(proxy.get);
@@ -375,7 +581,11 @@ test('the coordination.k8s.io/v1 document serves leases', () => {
   const leases = openapiV3Document('coordination.k8s.io/v1', leaseResources);
   const item = obj(leases.paths['/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}']);
   const patch = obj(item.patch);
-  assert.deepEqual(patch['x-kubernetes-group-version-kind'], { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' });
+  assert.deepEqual(patch['x-kubernetes-group-version-kind'], {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+  });
   assert.equal(patch.operationId, 'patchCoordinationV1NamespacedLease');
   assert.deepEqual(schemaOf(leases, 'io.k8s.api.coordination.v1.Lease')['x-kubernetes-group-version-kind'], [
     { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' },
@@ -386,7 +596,16 @@ test('the coordination.k8s.io/v1 document serves leases', () => {
 });
 
 test('a kind without a known schema still gets a minimal one', () => {
-  const d = openapiV3Document('v1', [{ plural: 'secrets', kind: 'Secret', namespaced: true, verbs: ['get', 'list'], subresources: [], patchTypes: acceptedPatchMediaTypes(false) }]);
+  const d = openapiV3Document('v1', [
+    {
+      plural: 'secrets',
+      kind: 'Secret',
+      namespaced: true,
+      verbs: ['get', 'list'],
+      subresources: [],
+      patchTypes: acceptedPatchMediaTypes(false),
+    },
+  ]);
   const secret = schemaOf(d, `${CORE}Secret`);
   assert.deepEqual(secret['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'Secret' }]);
   assert.ok(obj(secret.properties).metadata);
@@ -431,7 +650,11 @@ async function startStub(): Promise<Stub> {
       const port = (server.address() as AddressInfo).port;
       switch (url.pathname) {
         case '/api':
-          return json(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] });
+          return json(200, {
+            kind: 'APIVersions',
+            versions: ['v1'],
+            serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }],
+          });
         case '/apis':
           return json(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
         case '/api/v1':
@@ -454,7 +677,15 @@ async function startStub(): Promise<Stub> {
           }
           return json(200, node());
         default:
-          return json(404, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'not found', reason: 'NotFound', code: 404 });
+          return json(404, {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: 'not found',
+            reason: 'NotFound',
+            code: 404,
+          });
       }
     });
   });
@@ -525,12 +756,20 @@ test('kubectl 1.32 edit validates through openapi v3 and never fetches v2', asyn
   const k = await kubectl('1.32', stub.kubeconfig);
   const from = stub.requests.length;
   try {
-    const out = await k.ok(['edit', 'node', 'n1'], { env: { KUBE_EDITOR: "sed -i 's#podCIDR: .*#podCIDR: 10.9.0.0/24#'" } });
+    const out = await k.ok(['edit', 'node', 'n1'], {
+      env: { KUBE_EDITOR: "sed -i 's#podCIDR: .*#podCIDR: 10.9.0.0/24#'" },
+    });
     assert.match(out, /node\/n1 edited/);
     const seen = stub.requests.slice(from);
-    assert.ok(seen.some((r) => r.startsWith('GET /openapi/v3/api/v1?hash=')), seen.join('\n'));
+    assert.ok(
+      seen.some((r) => r.startsWith('GET /openapi/v3/api/v1?hash=')),
+      seen.join('\n'),
+    );
     assert.ok(!seen.some((r) => r.startsWith('GET /openapi/v2')), seen.join('\n'));
-    assert.ok(seen.some((r) => r.startsWith('PATCH /api/v1/nodes/n1?') && r.includes('fieldValidation=Strict')), seen.join('\n'));
+    assert.ok(
+      seen.some((r) => r.startsWith('PATCH /api/v1/nodes/n1?') && r.includes('fieldValidation=Strict')),
+      seen.join('\n'),
+    );
   } finally {
     await k.cleanup();
   }
@@ -540,11 +779,19 @@ test('kubectl 1.20 edit accepts the protobuf /openapi/v2 answer', async () => {
   const k = await kubectl('1.20', stub.kubeconfig);
   const from = stub.requests.length;
   try {
-    const out = await k.ok(['edit', 'node', 'n1'], { env: { KUBE_EDITOR: "sed -i 's#podCIDR: .*#podCIDR: 10.8.0.0/24#'" } });
+    const out = await k.ok(['edit', 'node', 'n1'], {
+      env: { KUBE_EDITOR: "sed -i 's#podCIDR: .*#podCIDR: 10.8.0.0/24#'" },
+    });
     assert.match(out, /node\/n1 edited/);
     const seen = stub.requests.slice(from);
-    assert.ok(seen.some((r) => r.startsWith('GET /openapi/v2')), seen.join('\n'));
-    assert.ok(seen.some((r) => r.includes('{"spec":{"podCIDR":"10.8.0.0/24"}}')), seen.join('\n'));
+    assert.ok(
+      seen.some((r) => r.startsWith('GET /openapi/v2')),
+      seen.join('\n'),
+    );
+    assert.ok(
+      seen.some((r) => r.includes('{"spec":{"podCIDR":"10.8.0.0/24"}}')),
+      seen.join('\n'),
+    );
   } finally {
     await k.cleanup();
   }

@@ -31,8 +31,16 @@ describe('int64Param and listResourceVersion', () => {
   it('reads resourceVersion and resourceVersionMatch', () => {
     assert.deepEqual(listResourceVersion(q('')), { match: 'NotOlderThan' });
     assert.deepEqual(listResourceVersion(q('resourceVersion=0')), { match: 'NotOlderThan' });
-    assert.deepEqual(listResourceVersion(q('resourceVersion=12&resourceVersionMatch=Exact')), { revision: 12, match: 'Exact' });
-    for (const bad of ['resourceVersion=abc', 'resourceVersion=-5', 'resourceVersionMatch=Exact', 'resourceVersion=1&resourceVersionMatch=x']) {
+    assert.deepEqual(listResourceVersion(q('resourceVersion=12&resourceVersionMatch=Exact')), {
+      revision: 12,
+      match: 'Exact',
+    });
+    for (const bad of [
+      'resourceVersion=abc',
+      'resourceVersion=-5',
+      'resourceVersionMatch=Exact',
+      'resourceVersion=1&resourceVersionMatch=x',
+    ]) {
       assert.throws(() => listResourceVersion(q(bad)), ParamError, bad);
     }
   });

@@ -57,11 +57,18 @@ let client: RestClient;
 async function v2Bytes(): Promise<Buffer> {
   const config = await loadKubeconfig(server.kubeconfig);
   return new Promise((resolve, reject) => {
-    const options = { ca: config.ca, cert: config.cert, key: config.key, headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } };
+    const options = {
+      ca: config.ca,
+      cert: config.cert,
+      key: config.key,
+      headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
+    };
     request(`${config.server}/openapi/v2`, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`/openapi/v2: ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`/openapi/v2: ${res.statusCode}`)),
+      );
     })
       .on('error', reject)
       .end();
@@ -72,21 +79,28 @@ async function v2Bytes(): Promise<Buffer> {
 async function v2Consumes(): Promise<Map<string, string[]>> {
   const pb = createRequire(import.meta.url)('protobufjs/light.js') as typeof Protobuf;
   const type = pb.Root.fromJSON(v2Descriptor).lookupType('Document');
-  const doc = type.toObject(type.decode(await v2Bytes()), { arrays: true }) as { paths?: { path: { name: string; value: { patch?: { consumes: string[] } } }[] } };
-  return new Map((doc.paths?.path ?? []).flatMap((p) => (p.value.patch ? [[p.name, p.value.patch.consumes] as const] : [])));
+  const doc = type.toObject(type.decode(await v2Bytes()), { arrays: true }) as {
+    paths?: { path: { name: string; value: { patch?: { consumes: string[] } } }[] };
+  };
+  return new Map(
+    (doc.paths?.path ?? []).flatMap((p) => (p.value.patch ? [[p.name, p.value.patch.consumes] as const] : [])),
+  );
 }
 
 /** The patch types of each path in /openapi/v3's document for `groupVersion`. */
 async function v3Consumes(groupVersion: string): Promise<Map<string, string[]>> {
   const root = await client.get<{ paths: Record<string, { serverRelativeURL: string }> }>('/openapi/v3');
-  const url = root.paths[groupVersion.includes('/') ? `apis/${groupVersion}` : `api/${groupVersion}`]!.serverRelativeURL;
+  const url =
+    root.paths[groupVersion.includes('/') ? `apis/${groupVersion}` : `api/${groupVersion}`]!.serverRelativeURL;
   const [path, query] = url.split('?');
   type Operation = { 'x-kubernetes-action': string; requestBody?: { content: Record<string, unknown> } };
   const doc = await client.get<{ paths: Record<string, { patch?: Operation }> }>(path!, {
     query: Object.fromEntries(new URLSearchParams(query)),
   });
   // A proxy's PATCH is a connect operation, forwarded to the node: not a patch of an object.
-  const patches = Object.entries(doc.paths).flatMap(([p, { patch }]) => (patch?.['x-kubernetes-action'] === 'patch' ? [[p, patch] as const] : []));
+  const patches = Object.entries(doc.paths).flatMap(([p, { patch }]) =>
+    patch?.['x-kubernetes-action'] === 'patch' ? [[p, patch] as const] : [],
+  );
   return new Map(patches.map(([p, patch]) => [p, Object.keys(patch.requestBody?.content ?? {})]));
 }
 
@@ -119,7 +133,13 @@ async function patchEndpoints(): Promise<Map<string, Endpoint[]>> {
 async function patchStatus(path: string, contentType: string): Promise<{ code: number; message: string }> {
   const query = contentType === APPLY ? { fieldManager: 'patchtypes-test' } : undefined;
   try {
-    await client.request({ method: 'PATCH', path, body: BODY[contentType] ?? '{}', contentType, ...(query ? { query } : {}) });
+    await client.request({
+      method: 'PATCH',
+      path,
+      body: BODY[contentType] ?? '{}',
+      contentType,
+      ...(query ? { query } : {}),
+    });
   } catch (err) {
     const { code, message } = (err as ApiError).status;
     return { code: code ?? 0, message: message ?? '' };
@@ -145,18 +165,40 @@ test('each patch endpoint lists in /openapi/v3 and /openapi/v2 exactly the patch
     for (const e of found) {
       const listed = v3.get(e.template);
       assert.ok(listed, `${e.template} has a patch operation in /openapi/v3`);
-      assert.deepEqual([...(v2.get(e.template) ?? [])].sort(), [...listed].sort(), `${e.template}: /openapi/v2 lists what /openapi/v3 lists`);
+      assert.deepEqual(
+        [...(v2.get(e.template) ?? [])].sort(),
+        [...listed].sort(),
+        `${e.template}: /openapi/v2 lists what /openapi/v3 lists`,
+      );
       for (const type of CANDIDATES) {
         const status = await patchStatus(e.missing, type);
         if (listed.includes(type) && type === APPLY && !e.template.endsWith('/status')) {
           // An apply would create the object; this one names no kind, as kube-apiserver answers it.
-          assert.deepEqual(status, { code: 400, message: 'invalid object type: /, Kind=' }, `${e.template} lists ${type}, so an apply reaches the object`);
+          assert.deepEqual(
+            status,
+            { code: 400, message: 'invalid object type: /, Kind=' },
+            `${e.template} lists ${type}, so an apply reaches the object`,
+          );
         } else if (listed.includes(type)) {
-          assert.equal(status.code, 404, `${e.template} lists ${type}, so a patch of that type reaches the object: ${status.message}`);
+          assert.equal(
+            status.code,
+            404,
+            `${e.template} lists ${type}, so a patch of that type reaches the object: ${status.message}`,
+          );
         } else {
           assert.equal(status.code, 415, `${e.template} does not list ${type}, so it refuses it: ${status.message}`);
-          assert.match(status.message, /^the body of the request was in an unknown format - accepted media types include: /);
-          assert.deepEqual(status.message.replace(/^.*include: /, '').split(', ').sort(), [...listed].sort(), `${e.template}: the 415 names what the documents list`);
+          assert.match(
+            status.message,
+            /^the body of the request was in an unknown format - accepted media types include: /,
+          );
+          assert.deepEqual(
+            status.message
+              .replace(/^.*include: /, '')
+              .split(', ')
+              .sort(),
+            [...listed].sort(),
+            `${e.template}: the 415 names what the documents list`,
+          );
         }
       }
     }
@@ -164,9 +206,20 @@ test('each patch endpoint lists in /openapi/v3 and /openapi/v2 exactly the patch
   // What is served: strategic merge patch for the built-in kinds, not for the custom ones, and server-side apply for
   // both (as kube-apiserver).
   const nodes = (await v3Consumes('v1')).get('/api/v1/nodes/{name}');
-  assert.deepEqual(nodes, [APPLY, 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+  assert.deepEqual(nodes, [
+    APPLY,
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    'application/strategic-merge-patch+json',
+  ]);
   const rollouts = (await v3Consumes('dkc.io/v1alpha1')).get('/apis/dkc.io/v1alpha1/nodeconfigrollouts/{name}');
   assert.deepEqual(rollouts, [APPLY, 'application/json-patch+json', 'application/merge-patch+json']);
-  assert.deepEqual((await v3Consumes('dkc.io/v1alpha1')).get('/apis/dkc.io/v1alpha1/nodeconfigrollouts/{name}/status'), rollouts);
-  assert.ok([...byVersion.values()].flat().some((e) => e.template.endsWith('/status')), 'status subresources are among the endpoints');
+  assert.deepEqual(
+    (await v3Consumes('dkc.io/v1alpha1')).get('/apis/dkc.io/v1alpha1/nodeconfigrollouts/{name}/status'),
+    rollouts,
+  );
+  assert.ok(
+    [...byVersion.values()].flat().some((e) => e.template.endsWith('/status')),
+    'status subresources are among the endpoints',
+  );
 });

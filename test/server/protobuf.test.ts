@@ -110,7 +110,13 @@ test('decodes the Namespace body kubectl 1.32 sends for create namespace', () =>
   const decoded = decodeKubernetesProtobuf(fixture('namespace-foo.kubectl-1.32.pb'));
   assert.equal(decoded.kind, 'Namespace');
   // The same body kubectl 1.31 posts as JSON, minus `creationTimestamp: null`.
-  assert.deepEqual(decoded.object, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'foo' }, spec: {}, status: {} });
+  assert.deepEqual(decoded.object, {
+    kind: 'Namespace',
+    apiVersion: 'v1',
+    metadata: { name: 'foo' },
+    spec: {},
+    status: {},
+  });
 });
 
 test('a body hand-assembled from the documented layout equals the captured one and decodes alike', () => {
@@ -128,14 +134,57 @@ test('a body hand-assembled from the documented layout equals the captured one a
   const body = envelopeBytes('v1', 'ConfigMap', configMap, [...ld(3, ''), ...ld(4, '')]);
   // The documented first bytes.
   const documented = [
-    0x6b, 0x38, 0x73, 0x00, 0x0a, 0x0f, 0x0a, 0x02, 0x76, 0x31, 0x12, 0x09, ...bytesOf('ConfigMap'), 0x12, 0xb2, 0x01,
-    0x0a, 0x34, 0x0a, 0x19, ...bytesOf('my-node-config-k867md486d'), 0x12, 0x00, 0x1a, 0x0b, ...bytesOf('kube-system'),
-    0x22, 0x00, 0x2a, 0x00, 0x32, 0x00, 0x38, 0x00, 0x42, 0x00, 0x12, 0x7a, 0x0a, 0x07, ...bytesOf('kubelet'), 0x12, 0x6f,
+    0x6b,
+    0x38,
+    0x73,
+    0x00,
+    0x0a,
+    0x0f,
+    0x0a,
+    0x02,
+    0x76,
+    0x31,
+    0x12,
+    0x09,
+    ...bytesOf('ConfigMap'),
+    0x12,
+    0xb2,
+    0x01,
+    0x0a,
+    0x34,
+    0x0a,
+    0x19,
+    ...bytesOf('my-node-config-k867md486d'),
+    0x12,
+    0x00,
+    0x1a,
+    0x0b,
+    ...bytesOf('kube-system'),
+    0x22,
+    0x00,
+    0x2a,
+    0x00,
+    0x32,
+    0x00,
+    0x38,
+    0x00,
+    0x42,
+    0x00,
+    0x12,
+    0x7a,
+    0x0a,
+    0x07,
+    ...bytesOf('kubelet'),
+    0x12,
+    0x6f,
   ];
   assert.deepEqual([...body.subarray(0, documented.length)], documented);
   assert.deepEqual([...body.subarray(body.length - 4)], [0x1a, 0x00, 0x22, 0x00]);
   assert.deepEqual(Buffer.from(body), fixture('configmap-kubelet.kubectl-1.32.pb'));
-  assert.deepEqual(decodeKubernetesProtobuf(body).object, decodeKubernetesProtobuf(fixture('configmap-kubelet.kubectl-1.32.pb')).object);
+  assert.deepEqual(
+    decodeKubernetesProtobuf(body).object,
+    decodeKubernetesProtobuf(fixture('configmap-kubelet.kubectl-1.32.pb')).object,
+  );
 });
 
 test('a body encoded with the schema reproduces the captured request byte for byte', () => {
@@ -194,7 +243,10 @@ test('round-trips data and binaryData, labels, annotations and immutable', () =>
   });
   // encoding/json writes map keys sorted.
   assert.deepEqual(Object.keys(object.data as object), ['a', 'b.yaml', 'empty']);
-  assert.deepEqual(Buffer.from((object.binaryData as Record<string, string>).blob as string, 'base64'), Buffer.from(binary));
+  assert.deepEqual(
+    Buffer.from((object.binaryData as Record<string, string>).blob as string, 'base64'),
+    Buffer.from(binary),
+  );
 });
 
 test('immutable: false is kept because it is a pointer in Go; absent immutable is left out', () => {
@@ -238,8 +290,20 @@ test('unknown fields are skipped, including groups', () => {
     ...tag(97, 3), // start group
     ...vi(1, 1),
     ...tag(97, 4), // end group
-    ...tag(96, 5), 1, 2, 3, 4, // fixed32
-    ...tag(95, 1), 1, 2, 3, 4, 5, 6, 7, 8, // fixed64
+    ...tag(96, 5),
+    1,
+    2,
+    3,
+    4, // fixed32
+    ...tag(95, 1),
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8, // fixed64
     ...ld(2, [...ld(1, 'k'), ...ld(2, 'v')]),
   ]);
   assert.deepEqual(decodeKubernetesProtobuf(body).object.data, { k: 'v' });
@@ -303,7 +367,9 @@ test('a Node with configSource, taints and status decodes with Go JSON semantics
       podCIDR: '10.244.0.0/24',
       podCIDRs: ['10.244.0.0/24', 'fd00::/64'],
       taints: [{ key: 'k', effect: 'NoSchedule' }],
-      configSource: { configMap: { namespace: 'kube-system', name: 'my-node-config-k867md486d', kubeletConfigKey: 'kubelet' } },
+      configSource: {
+        configMap: { namespace: 'kube-system', name: 'my-node-config-k867md486d', kubeletConfigKey: 'kubelet' },
+      },
     },
     status: {
       capacity: { cpu: { string: '4' }, memory: { string: '8Gi' } },
@@ -312,7 +378,15 @@ test('a Node with configSource, taints and status decodes with Go JSON semantics
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: { kubeletVersion: 'v1.20.2', architecture: 'amd64' },
       config: {
-        assigned: { configMap: { namespace: 'kube-system', name: 'c', uid: 'u', resourceVersion: '7', kubeletConfigKey: 'kubelet' } },
+        assigned: {
+          configMap: {
+            namespace: 'kube-system',
+            name: 'c',
+            uid: 'u',
+            resourceVersion: '7',
+            kubeletConfigKey: 'kubelet',
+          },
+        },
         error: 'failed to load',
       },
     },
@@ -327,7 +401,9 @@ test('a Node with configSource, taints and status decodes with Go JSON semantics
       podCIDR: '10.244.0.0/24',
       podCIDRs: ['10.244.0.0/24', 'fd00::/64'],
       taints: [{ key: 'k', effect: 'NoSchedule' }],
-      configSource: { configMap: { namespace: 'kube-system', name: 'my-node-config-k867md486d', kubeletConfigKey: 'kubelet' } },
+      configSource: {
+        configMap: { namespace: 'kube-system', name: 'my-node-config-k867md486d', kubeletConfigKey: 'kubelet' },
+      },
     },
     status: {
       capacity: { cpu: '4', memory: '8Gi' },
@@ -348,7 +424,15 @@ test('a Node with configSource, taints and status decodes with Go JSON semantics
         architecture: 'amd64',
       },
       config: {
-        assigned: { configMap: { namespace: 'kube-system', name: 'c', uid: 'u', resourceVersion: '7', kubeletConfigKey: 'kubelet' } },
+        assigned: {
+          configMap: {
+            namespace: 'kube-system',
+            name: 'c',
+            uid: 'u',
+            resourceVersion: '7',
+            kubeletConfigKey: 'kubelet',
+          },
+        },
         error: 'failed to load',
       },
     },
@@ -417,19 +501,39 @@ test('rejects a body without the k8s\\0 prefix', () => {
 
 test('rejects an unregistered kind or version in the apiserver wording', () => {
   expectDecodeError(envelopeBytes('v1', 'Foo', []), 'NotRegistered', 'no kind "Foo" is registered for version "v1"');
-  expectDecodeError(envelopeBytes('v2', 'ConfigMap', []), 'NotRegistered', 'no kind "ConfigMap" is registered for version "v2"');
-  expectDecodeError(envelopeBytes('v1', 'toString', []), 'NotRegistered', 'no kind "toString" is registered for version "v1"');
+  expectDecodeError(
+    envelopeBytes('v2', 'ConfigMap', []),
+    'NotRegistered',
+    'no kind "ConfigMap" is registered for version "v2"',
+  );
+  expectDecodeError(
+    envelopeBytes('v1', 'toString', []),
+    'NotRegistered',
+    'no kind "toString" is registered for version "v1"',
+  );
   expectDecodeError(envelopeBytes('__proto__', 'ConfigMap', []), 'NotRegistered');
-  expectDecodeError(envelopeBytes('v1', 'Lease', []), 'NotRegistered', 'no kind "Lease" is registered for version "v1"');
+  expectDecodeError(
+    envelopeBytes('v1', 'Lease', []),
+    'NotRegistered',
+    'no kind "Lease" is registered for version "v1"',
+  );
 });
 
 test('rejects an envelope without kind or apiVersion', () => {
-  expectDecodeError(Uint8Array.from(MAGIC), 'MissingKind', `Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:"", Kind:""}'`);
+  expectDecodeError(
+    Uint8Array.from(MAGIC),
+    'MissingKind',
+    `Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:"", Kind:""}'`,
+  );
   expectDecodeError(envelopeBytes('', 'ConfigMap', []), 'MissingVersion', /Object 'apiVersion' is missing/);
 });
 
 test('rejects a compressed payload', () => {
-  expectDecodeError(envelopeBytes('v1', 'ConfigMap', [], ld(3, 'gzip')), 'UnsupportedEncoding', 'unsupported protobuf content encoding "gzip"');
+  expectDecodeError(
+    envelopeBytes('v1', 'ConfigMap', [], ld(3, 'gzip')),
+    'UnsupportedEncoding',
+    'unsupported protobuf content encoding "gzip"',
+  );
 });
 
 test('rejects every truncation that cuts into a length-delimited field', () => {
@@ -444,9 +548,17 @@ test('rejects every truncation that cuts into a length-delimited field', () => {
 
 test('rejects wrong wire types instead of misreading them', () => {
   // metadata.name (a string) sent as a varint.
-  expectDecodeError(envelopeBytes('v1', 'ConfigMap', ld(1, vi(1, 5))), 'Malformed', /wrong wireType = 0 for field name/);
+  expectDecodeError(
+    envelopeBytes('v1', 'ConfigMap', ld(1, vi(1, 5))),
+    'Malformed',
+    /wrong wireType = 0 for field name/,
+  );
   // immutable (a bool) sent length-delimited.
-  expectDecodeError(envelopeBytes('v1', 'ConfigMap', ld(4, 'x')), 'Malformed', /wrong wireType = 2 for field immutable/);
+  expectDecodeError(
+    envelopeBytes('v1', 'ConfigMap', ld(4, 'x')),
+    'Malformed',
+    /wrong wireType = 2 for field immutable/,
+  );
   // a field number of zero.
   expectDecodeError(envelopeBytes('v1', 'ConfigMap', [0x02, 0x00]), 'Malformed', /illegal tag 0/);
   // an end-group tag with no group open.
@@ -504,12 +616,17 @@ function decodesOrRejectsCleanly(body: Uint8Array): void {
 }
 
 test('random bytes only ever yield a result or a ProtobufDecodeError', () => {
-  fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => decodesOrRejectsCleanly(bytes)), { numRuns: 2000 });
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => decodesOrRejectsCleanly(bytes)),
+    { numRuns: 2000 },
+  );
 });
 
 test('random bytes behind the k8s\\0 prefix only ever yield a result or a ProtobufDecodeError', () => {
   fc.assert(
-    fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => decodesOrRejectsCleanly(Uint8Array.from([...MAGIC, ...bytes]))),
+    fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) =>
+      decodesOrRejectsCleanly(Uint8Array.from([...MAGIC, ...bytes])),
+    ),
     { numRuns: 2000 },
   );
 });
@@ -543,7 +660,9 @@ test('random well-formed field trees in a valid envelope only ever yield a resul
       { depthSize: 'small' },
       fc.tuple(fc.integer({ min: 1, max: 20 }), fc.nat()).map(([id, v]) => [...tag(id, 0), ...varint(v)]),
       fc.tuple(fc.integer({ min: 1, max: 20 }), fc.uint8Array({ maxLength: 20 })).map(([id, b]) => ld(id, b)),
-      fc.tuple(fc.integer({ min: 1, max: 20 }), fc.array(tie('f'), { maxLength: 4 })).map(([id, fs]) => ld(id, fs.flat())),
+      fc
+        .tuple(fc.integer({ min: 1, max: 20 }), fc.array(tie('f'), { maxLength: 4 }))
+        .map(([id, fs]) => ld(id, fs.flat())),
     ),
   })).f;
   const kinds = fc.constantFrom(...fuzzKinds);

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { StatusError } from '../../src/api/errors.js';
 import type { KubeObject } from '../../src/api/types.js';
-import { canonicalIp, isOwnAddress, isProxyable, NodeProxy, nodeEndpoint, type ProxyTarget } from '../../src/server/proxy.js';
+import {
+  canonicalIp,
+  isOwnAddress,
+  isProxyable,
+  NodeProxy,
+  nodeEndpoint,
+  type ProxyTarget,
+} from '../../src/server/proxy.js';
 
 describe('isOwnAddress', () => {
   const locals = ['127.0.0.1', '::1', '10.1.2.3', 'fe80::1'];
@@ -44,7 +51,7 @@ describe('canonicalIp', () => {
   for (const [ip, want] of cases) it(`${ip} → ${String(want)}`, () => assert.equal(canonicalIp(ip), want));
 });
 
-describe('isProxyable: IsProxyableIP, the server\'s own listener, and loopback only for a server on loopback', () => {
+describe("isProxyable: IsProxyableIP, the server's own listener, and loopback only for a server on loopback", () => {
   const locals = ['127.0.0.1', '::1', '10.1.2.3'];
   const onLoopback = { address: '127.0.0.1', port: 6443 };
   const onAll = { address: '0.0.0.0', port: 6443 };
@@ -103,8 +110,11 @@ describe('NodeProxy.resolveTarget', () => {
     assert.fail('expected a refusal');
   }
 
-  it('reaches the node\'s own kubelet port', async () => {
-    assert.deepEqual(await proxy.resolveTarget({ node: 'node-1', host: '127.0.0.1', port: 10250, kubeletPort: 10250 }), { host: '127.0.0.1', port: 10250 });
+  it("reaches the node's own kubelet port", async () => {
+    assert.deepEqual(
+      await proxy.resolveTarget({ node: 'node-1', host: '127.0.0.1', port: 10250, kubeletPort: 10250 }),
+      { host: '127.0.0.1', port: 10250 },
+    );
   });
 
   it('refuses a port the node does not advertise as its kubelet port, with 400', async () => {
@@ -117,20 +127,35 @@ describe('NodeProxy.resolveTarget', () => {
     const err = await refusal({ node: 'node-1', host: '127.0.0.1', port: 6443, kubeletPort: 10250 });
     assert.equal(err.code, 400);
     assert.equal(err.message, 'address not allowed');
-    assert.equal((await refusal({ node: 'n', host: '0.0.0.0', port: 10250, kubeletPort: 10250 })).message, 'address not allowed');
+    assert.equal(
+      (await refusal({ node: 'n', host: '0.0.0.0', port: 10250, kubeletPort: 10250 })).message,
+      'address not allowed',
+    );
   });
 
   it('checks every address a host name resolves to', async () => {
     // localhost resolves to loopback only: allowed for a server on loopback, but not at the server's own port.
-    assert.equal((await proxy.resolveTarget({ node: 'n', host: 'localhost', port: 10250, kubeletPort: 10250 })).port, 10250);
-    assert.equal((await refusal({ node: 'n', host: 'localhost', port: 6443, kubeletPort: 6443 })).message, 'address not allowed');
+    assert.equal(
+      (await proxy.resolveTarget({ node: 'n', host: 'localhost', port: 10250, kubeletPort: 10250 })).port,
+      10250,
+    );
+    assert.equal(
+      (await refusal({ node: 'n', host: 'localhost', port: 6443, kubeletPort: 6443 })).message,
+      'address not allowed',
+    );
   });
 });
 
 describe('nodeEndpoint', () => {
   const node = (status: Record<string, unknown>): KubeObject => ({ metadata: { name: 'node-1' }, status });
   it('aims at the preferred address and the advertised kubelet port, or at the port asked for', () => {
-    const n = node({ addresses: [{ type: 'Hostname', address: 'h' }, { type: 'InternalIP', address: '10.0.0.5' }], daemonEndpoints: { kubeletEndpoint: { Port: 10250 } } });
+    const n = node({
+      addresses: [
+        { type: 'Hostname', address: 'h' },
+        { type: 'InternalIP', address: '10.0.0.5' },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    });
     assert.deepEqual(nodeEndpoint(n), { node: 'node-1', host: '10.0.0.5', port: 10250, kubeletPort: 10250 });
     assert.deepEqual(nodeEndpoint(n, '10255'), { node: 'node-1', host: '10.0.0.5', port: 10255, kubeletPort: 10250 });
   });

@@ -11,7 +11,18 @@ describe('parseRequestInfo: the old node proxy path', () => {
   test('same attributes as the subresource form, and the target path as sent', () => {
     const legacy = parseRequestInfo('GET', '/api/v1/proxy/nodes/node-1/configz', q);
     const current = parseRequestInfo('GET', '/api/v1/nodes/node-1/proxy/configz', q);
-    for (const k of ['isResourceRequest', 'verb', 'apiPrefix', 'apiGroup', 'apiVersion', 'namespace', 'resource', 'subresource', 'name', 'rest'] as const) {
+    for (const k of [
+      'isResourceRequest',
+      'verb',
+      'apiPrefix',
+      'apiGroup',
+      'apiVersion',
+      'namespace',
+      'resource',
+      'subresource',
+      'name',
+      'rest',
+    ] as const) {
       assert.deepEqual(legacy[k], current[k], k);
     }
     assert.equal(legacy.resource, 'nodes');

@@ -23,7 +23,10 @@ function encode(protoName: string, value: Record<string, unknown>): Uint8Array {
 }
 
 function envelope(apiVersion: string, kind: string, protoName: string, value: Record<string, unknown>): Uint8Array {
-  const unknown = encode('k8s.io.apimachinery.pkg.runtime.Unknown', { typeMeta: { apiVersion, kind }, raw: encode(protoName, value) });
+  const unknown = encode('k8s.io.apimachinery.pkg.runtime.Unknown', {
+    typeMeta: { apiVersion, kind },
+    raw: encode(protoName, value),
+  });
   return Uint8Array.from([...MAGIC, ...unknown]);
 }
 
@@ -107,13 +110,18 @@ function structSample(definition: string, depth: number): Sample {
 
 // CustomResourceDefinitions are the exception: kubectl and client-go's apiextensions clients send them as JSON, and
 // their Go types are not among the schema facts (k8s.io/api), so a protobuf CRD body is refused with 415.
-const bodyKinds = defaultRegistry().all.filter((d) => (d.verbs.includes('create') || d.verbs.includes('update')) && d.group !== 'apiextensions.k8s.io');
+const bodyKinds = defaultRegistry().all.filter(
+  (d) => (d.verbs.includes('create') || d.verbs.includes('update')) && d.group !== 'apiextensions.k8s.io',
+);
 
 test('every kind the server accepts in a create or update body is registered for protobuf', () => {
   assert.ok(bodyKinds.some((d) => d.kind === 'Role') && bodyKinds.some((d) => d.kind === 'ClusterRoleBinding'));
   for (const def of bodyKinds) {
     const apiVersion = apiVersionOf(def);
-    const body = Uint8Array.from([...MAGIC, ...encode('k8s.io.apimachinery.pkg.runtime.Unknown', { typeMeta: { apiVersion, kind: def.kind } })]);
+    const body = Uint8Array.from([
+      ...MAGIC,
+      ...encode('k8s.io.apimachinery.pkg.runtime.Unknown', { typeMeta: { apiVersion, kind: def.kind } }),
+    ]);
     try {
       const decoded = decodeKubernetesProtobuf(body);
       assert.equal(decoded.kind, def.kind);
@@ -130,8 +138,14 @@ test('an object of every body kind with every field set decodes from protobuf to
     assert.ok(kind, `no schema facts for ${def.kind}`);
     const sample = structSample(kind.type, 0);
     const apiVersion = apiVersionOf(def);
-    const decoded = decodeKubernetesProtobuf(envelope(apiVersion, def.kind, typeFact(kind.type).proto, sample.wire as Record<string, unknown>));
-    assert.deepEqual(decoded.object, { kind: def.kind, apiVersion, ...(sample.json as object) }, `${apiVersion} ${def.kind}`);
+    const decoded = decodeKubernetesProtobuf(
+      envelope(apiVersion, def.kind, typeFact(kind.type).proto, sample.wire as Record<string, unknown>),
+    );
+    assert.deepEqual(
+      decoded.object,
+      { kind: def.kind, apiVersion, ...(sample.json as object) },
+      `${apiVersion} ${def.kind}`,
+    );
   }
 });
 
@@ -140,7 +154,10 @@ test('a kubectl create role body decodes to the Role kubectl 1.20 posts as JSON'
     { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'] },
     { verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'] },
   ];
-  const body = envelope('rbac.authorization.k8s.io/v1', 'Role', 'k8s.io.api.rbac.v1.Role', { metadata: { name: 'reader', namespace: 'ns' }, rules });
+  const body = envelope('rbac.authorization.k8s.io/v1', 'Role', 'k8s.io.api.rbac.v1.Role', {
+    metadata: { name: 'reader', namespace: 'ns' },
+    rules,
+  });
   assert.deepEqual(decodeKubernetesProtobuf(body).object, {
     kind: 'Role',
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -161,10 +178,18 @@ test('a kubectl create clusterrolebinding body keeps roleRef and the subjects in
     roleRef,
   });
   const { object } = decodeKubernetesProtobuf(body);
-  assert.deepEqual(object, { kind: 'ClusterRoleBinding', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'b' }, subjects, roleRef });
+  assert.deepEqual(object, {
+    kind: 'ClusterRoleBinding',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: { name: 'b' },
+    subjects,
+    roleRef,
+  });
   // RoleRef has no omitempty: an empty one is written whole, as Go writes it.
   const empty = decodeKubernetesProtobuf(
-    envelope('rbac.authorization.k8s.io/v1', 'RoleBinding', 'k8s.io.api.rbac.v1.RoleBinding', { metadata: { name: 'e' } }),
+    envelope('rbac.authorization.k8s.io/v1', 'RoleBinding', 'k8s.io.api.rbac.v1.RoleBinding', {
+      metadata: { name: 'e' },
+    }),
   );
   assert.deepEqual(empty.object.roleRef, { apiGroup: '', kind: '', name: '' });
 });
@@ -184,13 +209,18 @@ test('a list without omitempty and without elements is null, as Go writes it and
   });
   // An omitempty list stays absent.
   const binding = decodeKubernetesProtobuf(
-    envelope('rbac.authorization.k8s.io/v1', 'RoleBinding', 'k8s.io.api.rbac.v1.RoleBinding', { metadata: { name: 'b' } }),
+    envelope('rbac.authorization.k8s.io/v1', 'RoleBinding', 'k8s.io.api.rbac.v1.RoleBinding', {
+      metadata: { name: 'b' },
+    }),
   );
   assert.equal('subjects' in binding.object, false);
 });
 
 test('read-only kinds whose schema is cut short are not decodable, and say so in the apiserver wording', () => {
-  assert.throws(() => decodeKubernetesProtobuf(envelope('v1', 'Pod', 'k8s.io.api.core.v1.Pod', {})), /no kind "Pod" is registered for version "v1"/);
+  assert.throws(
+    () => decodeKubernetesProtobuf(envelope('v1', 'Pod', 'k8s.io.api.core.v1.Pod', {})),
+    /no kind "Pod" is registered for version "v1"/,
+  );
 });
 
 test('every published type and field has a description of our own', () => {
@@ -198,13 +228,17 @@ test('every published type and field has a description of our own', () => {
     if (t.proto.startsWith('k8s.io.apimachinery.pkg.runtime.')) continue;
     const entry = descriptions[definition];
     assert.ok(entry && typeof entry[''] === 'string' && entry[''].length > 10, `${definition} has no description`);
-    for (const f of t.fields ?? []) assert.ok(typeof entry[f.name] === 'string', `${definition}.${f.name} has no description`);
+    for (const f of t.fields ?? [])
+      assert.ok(typeof entry[f.name] === 'string', `${definition}.${f.name} has no description`);
     assert.ok(schemas[definition], `${definition} is not published`);
   }
 });
 
 test('the RBAC schemas carry upstream structure: required fields, atomic lists and structs', () => {
-  const rule = schemas['io.k8s.api.rbac.v1.PolicyRule'] as { required: string[]; properties: Record<string, Record<string, unknown>> };
+  const rule = schemas['io.k8s.api.rbac.v1.PolicyRule'] as {
+    required: string[];
+    properties: Record<string, Record<string, unknown>>;
+  };
   assert.deepEqual(rule.required, ['verbs']);
   assert.equal(rule.properties['verbs']?.['x-kubernetes-list-type'], 'atomic');
   const binding = schemas['io.k8s.api.rbac.v1.RoleBinding'] as { required: string[] };

@@ -28,7 +28,17 @@ function call(method: string, path: string, body?: unknown): Promise<{ status: n
   return new Promise((resolve, reject) => {
     const u = new URL(path, base);
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, headers: { 'content-type': 'application/json' }, timeout: 20_000 },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        ca: pki.ca.certPem,
+        cert: pki.admin.certPem,
+        key: pki.admin.keyPem,
+        headers: { 'content-type': 'application/json' },
+        timeout: 20_000,
+      },
       (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
@@ -77,7 +87,8 @@ describe('watchers of one name', () => {
         if (name !== undefined) offered.push(o.metadata.name ?? '');
         return name === undefined || o.metadata.name === name;
       },
-      deliver: (evs: { type: EventType; object: { metadata: { name?: string } } }[]) => into.push(...evs.map((e) => `${e.type} ${e.object.metadata.name}`)),
+      deliver: (evs: { type: EventType; object: { metadata: { name?: string } } }[]) =>
+        into.push(...evs.map((e) => `${e.type} ${e.object.metadata.name}`)),
       terminate: () => undefined,
     });
     const all: string[] = [];
@@ -88,7 +99,10 @@ describe('watchers of one name', () => {
       await store.delete(`/test/named/n-7`);
       await waitFor('the cache applied the writes', async () => (all.length === 12 ? true : undefined), 5_000);
       assert.deepEqual(got, ['ADDED n-7', 'MODIFIED n-7', 'DELETED n-7']);
-      assert.ok(offered.every((n) => n === 'n-7'), `matched against ${[...new Set(offered)].join(', ')}`);
+      assert.ok(
+        offered.every((n) => n === 'n-7'),
+        `matched against ${[...new Set(offered)].join(', ')}`,
+      );
       handles[0]!.cancel();
       await store.create('/test/named/n-7', enc({ metadata: { name: 'n-7' } }));
       await waitFor('the cache applied the write', async () => (all.length === 13 ? true : undefined), 5_000);
@@ -109,12 +123,26 @@ describe('changes since a revision', () => {
     try {
       const start = cache.currentRevision;
       for (const n of ['a', 'b']) await store.create(`/test/since/${n}`, enc({ metadata: { name: n } }));
-      await waitFor('the cache applied the writes', async () => (cache.currentRevision >= start + 2 ? true : undefined), 5_000);
-      assert.deepEqual(cache.changesSince(start)?.map((c) => `${c.type} ${c.object.metadata.name}`), ['ADDED a', 'ADDED b']);
-      assert.deepEqual(cache.changesSince(start + 1)?.map((c) => c.object.metadata.name), ['b']);
+      await waitFor(
+        'the cache applied the writes',
+        async () => (cache.currentRevision >= start + 2 ? true : undefined),
+        5_000,
+      );
+      assert.deepEqual(
+        cache.changesSince(start)?.map((c) => `${c.type} ${c.object.metadata.name}`),
+        ['ADDED a', 'ADDED b'],
+      );
+      assert.deepEqual(
+        cache.changesSince(start + 1)?.map((c) => c.object.metadata.name),
+        ['b'],
+      );
       assert.deepEqual(cache.changesSince(start + 2), []);
       for (const n of ['c', 'd', 'e']) await store.create(`/test/since/${n}`, enc({ metadata: { name: n } }));
-      await waitFor('the cache applied the writes', async () => (cache.currentRevision >= start + 5 ? true : undefined), 5_000);
+      await waitFor(
+        'the cache applied the writes',
+        async () => (cache.currentRevision >= start + 5 ? true : undefined),
+        5_000,
+      );
       assert.equal(cache.changesSince(start), undefined);
     } finally {
       cache.stop();
@@ -125,12 +153,22 @@ describe('changes since a revision', () => {
 describe('watcher bookkeeping', () => {
   it('a watch dropped for an initial state beyond the buffer limit leaves no watcher behind', async () => {
     const big = 'x'.repeat(200 * 1024);
-    assert.equal((await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'big' }, data: { big } })).status, 201);
+    assert.equal(
+      (await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'big' }, data: { big } }))
+        .status,
+      201,
+    );
     const baseline = server.watcherCount();
     for (let round = 1; round <= 3; round++) {
-      const answers = await Promise.all(Array.from({ length: 10 }, () => call('GET', '/api/v1/namespaces/default/configmaps?watch=true')));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => call('GET', '/api/v1/namespaces/default/configmaps?watch=true')),
+      );
       for (const a of answers) assert.match(a.body, /"type":"ERROR".*"code":410/);
-      await waitFor(`no watcher left after round ${round}`, async () => (server.watcherCount() === baseline ? true : undefined), 5_000);
+      await waitFor(
+        `no watcher left after round ${round}`,
+        async () => (server.watcherCount() === baseline ? true : undefined),
+        5_000,
+      );
     }
     assert.equal(server.watcherCount(), baseline);
   });
@@ -145,9 +183,17 @@ describe('resourceVersions newer than the cache', () => {
     try {
       const start = cache.currentRevision;
       const got: { type: EventType; rv: number }[] = [];
-      const handle = cache.watch(start + 2, { matches: () => true, deliver: (evs) => got.push(...evs.map((e) => ({ type: e.type, rv: e.rv }))), terminate: () => undefined });
+      const handle = cache.watch(start + 2, {
+        matches: () => true,
+        deliver: (evs) => got.push(...evs.map((e) => ({ type: e.type, rv: e.rv }))),
+        terminate: () => undefined,
+      });
       for (const n of ['a', 'b', 'c']) await store.create(`/test/floor/${n}`, enc({ metadata: { name: n } }));
-      await waitFor('the cache applied the writes', async () => (cache.currentRevision >= start + 3 ? true : undefined), 5_000);
+      await waitFor(
+        'the cache applied the writes',
+        async () => (cache.currentRevision >= start + 3 ? true : undefined),
+        5_000,
+      );
       handle.cancel();
       assert.deepEqual(got, [{ type: 'ADDED', rv: start + 3 }]);
     } finally {
@@ -168,7 +214,9 @@ describe('resourceVersions newer than the cache', () => {
         assert.equal(err.code, 504);
         assert.equal(err.status.reason, 'Timeout');
         assert.match(err.status.message ?? '', /^Timeout: Too large resource version: \d+, current: \d+$/);
-        assert.deepEqual(err.status.details?.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+        assert.deepEqual(err.status.details?.causes, [
+          { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
+        ]);
         assert.equal(err.status.details?.retryAfterSeconds, 1);
         return true;
       });
@@ -178,7 +226,9 @@ describe('resourceVersions newer than the cache', () => {
   });
 
   it('a watch from a future resourceVersion gets 504 instead of hanging', async () => {
-    const list = JSON.parse((await call('GET', '/api/v1/namespaces/default/configmaps')).body) as { metadata: { resourceVersion: string } };
+    const list = JSON.parse((await call('GET', '/api/v1/namespaces/default/configmaps')).body) as {
+      metadata: { resourceVersion: string };
+    };
     const future = Number(list.metadata.resourceVersion) + 1000;
     const t0 = Date.now();
     const r = await call('GET', `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${future}`);
@@ -214,11 +264,21 @@ describe('watch cache restart', () => {
       failLists = 3;
       handlers!.onError(new StoreError('DKC_STORE_UNAVAILABLE', 'watch stream broke'));
       assert.equal(cache.isReady, false, 'not ready while relisting');
-      assert.deepEqual(cache.snapshot().map((o) => o.metadata.name), ['a'], 'readers keep the last complete state');
+      assert.deepEqual(
+        cache.snapshot().map((o) => o.metadata.name),
+        ['a'],
+        'readers keep the last complete state',
+      );
       await store.create('/test/restart/b', enc({ metadata: { name: 'b' } }));
       await waitFor('relisted', async () => (cache.isReady ? true : undefined), 10_000);
       assert.equal(failLists, 0, 'every failed relist was retried');
-      assert.deepEqual(cache.snapshot().map((o) => o.metadata.name).sort(), ['a', 'b']);
+      assert.deepEqual(
+        cache
+          .snapshot()
+          .map((o) => o.metadata.name)
+          .sort(),
+        ['a', 'b'],
+      );
     } finally {
       cache.stop();
     }
@@ -230,7 +290,11 @@ describe('watch cache restart', () => {
     await cache.start();
     try {
       const kv = await store.update('/test/garbage/g', new TextEncoder().encode('{not json'));
-      await waitFor('the cache applied the write', async () => (cache.currentRevision >= kv.modRevision ? true : undefined), 5_000);
+      await waitFor(
+        'the cache applied the write',
+        async () => (cache.currentRevision >= kv.modRevision ? true : undefined),
+        5_000,
+      );
       assert.deepEqual(cache.snapshot(), []);
     } finally {
       cache.stop();
@@ -239,27 +303,40 @@ describe('watch cache restart', () => {
 });
 
 /** Opens a watch as `cert` and keeps its response unread (paused) until closed. */
-function openWatch(path: string, cert: { certPem: string; keyPem: string }): Promise<{ status: number; headers: Record<string, unknown>; close(): void; firstLine(): Promise<string> }> {
+function openWatch(
+  path: string,
+  cert: { certPem: string; keyPem: string },
+): Promise<{ status: number; headers: Record<string, unknown>; close(): void; firstLine(): Promise<string> }> {
   return new Promise((resolve, reject) => {
     const u = new URL(path, base);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, ca: pki.ca.certPem, cert: cert.certPem, key: cert.keyPem }, (res) => {
-      res.pause();
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        close: () => req.destroy(),
-        firstLine: () =>
-          new Promise((r) => {
-            let text = '';
-            res.on('data', (d: Buffer) => {
-              text += d.toString();
-              const i = text.indexOf('\n');
-              if (i >= 0) r(text.slice(0, i));
-            });
-            res.resume();
-          }),
-      });
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        ca: pki.ca.certPem,
+        cert: cert.certPem,
+        key: cert.keyPem,
+      },
+      (res) => {
+        res.pause();
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          close: () => req.destroy(),
+          firstLine: () =>
+            new Promise((r) => {
+              let text = '';
+              res.on('data', (d: Buffer) => {
+                text += d.toString();
+                const i = text.indexOf('\n');
+                if (i >= 0) r(text.slice(0, i));
+              });
+              res.resume();
+            }),
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -268,11 +345,23 @@ function openWatch(path: string, cert: { certPem: string; keyPem: string }): Pro
 describe('what watches may cost', () => {
   it('each event is encoded once, however many watchers receive it', async () => {
     const before = server.watcherCount();
-    const watches = await Promise.all(Array.from({ length: 20 }, () => openWatch('/api/v1/namespaces/default/configmaps?watch=true&labelSelector=shared%3Dyes', pki.admin)));
+    const watches = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        openWatch('/api/v1/namespaces/default/configmaps?watch=true&labelSelector=shared%3Dyes', pki.admin),
+      ),
+    );
     try {
       await waitFor('20 watchers', async () => (server.watcherCount() === before + 20 ? true : undefined), 5_000);
       const c0 = watchEncodeCount();
-      assert.equal((await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'shared', labels: { shared: 'yes' } }, data: { v: 'x'.repeat(10_000) } })).status, 201);
+      assert.equal(
+        (
+          await call('POST', '/api/v1/namespaces/default/configmaps', {
+            metadata: { name: 'shared', labels: { shared: 'yes' } },
+            data: { v: 'x'.repeat(10_000) },
+          })
+        ).status,
+        201,
+      );
       const lines = await Promise.all(watches.map((w) => w.firstLine()));
       for (const l of lines) assert.match(l, /^\{"type":"ADDED","object":\{.*"name":"shared"/);
       assert.equal(watchEncodeCount() - c0, 1);
@@ -282,7 +371,10 @@ describe('what watches may cost', () => {
   });
 
   it('a user holding the most watches allowed gets 429 with Retry-After, until one ends', async () => {
-    const walter = await issueCert({ certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! }, { commonName: 'walter', organizations: ['system:masters'], usages: ['client'] });
+    const walter = await issueCert(
+      { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! },
+      { commonName: 'walter', organizations: ['system:masters'], usages: ['client'] },
+    );
     const held = await Promise.all(Array.from({ length: 25 }, () => openWatch('/api/v1/nodes?watch=true', walter)));
     try {
       for (const w of held) assert.equal(w.status, 200);
@@ -294,7 +386,11 @@ describe('what watches may cost', () => {
       assert.equal(other.status, 200, 'the limit is per user');
       other.close();
       held.pop()!.close();
-      await waitFor('a slot freed', async () => (server.watchLimits.watchesOf('walter') === 24 ? true : undefined), 5_000);
+      await waitFor(
+        'a slot freed',
+        async () => (server.watchLimits.watchesOf('walter') === 24 ? true : undefined),
+        5_000,
+      );
       const again = await openWatch('/api/v1/nodes?watch=true', walter);
       assert.equal(again.status, 200);
       held.push(again);
@@ -316,6 +412,9 @@ describe('what watches may cost', () => {
     assert.deepEqual(dropped, ['b']);
     assert.equal(limits.bufferedBytes, 40);
     assert.equal(limits.watchesOf('u'), 2);
-    assert.deepEqual(chooseVictims([{ buffered: 5 }, { buffered: 50 }, { buffered: 40 }], 95, 10).map((e) => e.buffered), [50, 40]);
+    assert.deepEqual(
+      chooseVictims([{ buffered: 5 }, { buffered: 50 }, { buffered: 40 }], 95, 10).map((e) => e.buffered),
+      [50, 40],
+    );
   });
 });

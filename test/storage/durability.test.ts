@@ -115,7 +115,10 @@ test('every acknowledged write survives SIGKILL of the writing process', async (
     const counter = await store.get('/dur/counter');
     assert.ok(counter);
     const value = Number(Buffer.from(counter.value).toString());
-    assert.ok(value >= second.counter && value <= second.counter + 1, `counter ${value}, acknowledged ${second.counter}`);
+    assert.ok(
+      value >= second.counter && value <= second.counter + 1,
+      `counter ${value}, acknowledged ${second.counter}`,
+    );
 
     const listed = await store.list('/dur/');
     const current = await store.currentRevision();

@@ -74,7 +74,15 @@ class Collector {
     try {
       await new Promise<void>((resolve, reject) => {
         this.waiters.push({ pred, resolve });
-        timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${this.events.length} events, ${this.errors.length} errors`)), ms);
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `timed out waiting for ${what}; got ${this.events.length} events, ${this.errors.length} errors`,
+              ),
+            ),
+          ms,
+        );
       });
     } finally {
       clearTimeout(timer);
@@ -133,7 +141,13 @@ describe('writes and revisions', () => {
     assert.equal(await s.get('/old/a'), undefined);
     assert.equal(dec((await s.get('/new/a'))!.value), 'A2');
     await watch.until(() => watch.events.length === 2, 'the move');
-    assert.deepEqual(watch.events.map((e) => [e.type, e.kv.key, e.kv.modRevision]), [['put', '/new/a', moved.modRevision], ['delete', '/old/a', moved.modRevision]]);
+    assert.deepEqual(
+      watch.events.map((e) => [e.type, e.kv.key, e.kv.modRevision]),
+      [
+        ['put', '/new/a', moved.modRevision],
+        ['delete', '/old/a', moved.modRevision],
+      ],
+    );
     assert.equal(watch.events[1]!.kv.createRevision, c.createRevision);
 
     await s.create('/from', enc('f'));
@@ -157,7 +171,9 @@ describe('writes and revisions', () => {
       listed.flatMap((kv) => [a, b].map((s) => s.move(kv.key, kv.key.replace('/old/', '/new/'), kv.modRevision))),
     );
     assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, keys.length);
-    for (const o of outcomes) if (o.status === 'rejected') assert.ok(['DKC_STORE_NOT_FOUND', 'DKC_STORE_KEY_EXISTS'].includes((o.reason as StoreError).code));
+    for (const o of outcomes)
+      if (o.status === 'rejected')
+        assert.ok(['DKC_STORE_NOT_FOUND', 'DKC_STORE_KEY_EXISTS'].includes((o.reason as StoreError).code));
     assert.equal((await a.list('/old/')).items.length, 0);
     assert.equal((await a.list('/new/')).items.length, keys.length);
     // A replica that listed before the move, after a user deleted the moved object: the stale move is refused.
@@ -169,9 +185,12 @@ describe('writes and revisions', () => {
   test('concurrent CAS updates of one key: exactly one wins per revision', async () => {
     const s = await newStore();
     const base = await s.create('/k', enc('0'));
-    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => s.update('/k', enc(String(i)), base.modRevision)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => s.update('/k', enc(String(i)), base.modRevision)),
+    );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as StoreError).code, 'DKC_STORE_CONFLICT');
+    for (const r of results)
+      if (r.status === 'rejected') assert.equal((r.reason as StoreError).code, 'DKC_STORE_CONFLICT');
   });
 });
 
@@ -191,23 +210,36 @@ describe('list', () => {
     const pages: string[] = [];
     let after: string | undefined;
     for (let i = 0; i < 10; i++) {
-      const page = await s.list('/p/', { limit: 2, revision: rev, ...(after !== undefined ? { startAfter: after } : {}) });
+      const page = await s.list('/p/', {
+        limit: 2,
+        revision: rev,
+        ...(after !== undefined ? { startAfter: after } : {}),
+      });
       assert.equal(page.revision, rev);
       pages.push(...page.items.map((kv) => kv.key));
       if (!page.more) break;
       after = page.items.at(-1)!.key;
     }
-    assert.deepEqual(pages, all.items.map((kv) => kv.key));
+    assert.deepEqual(
+      pages,
+      all.items.map((kv) => kv.key),
+    );
 
     // Changes after `rev` do not show in a read at `rev`.
     await s.update('/p/a', enc('changed'));
     await s.delete('/p/b');
     await s.create('/p/new', enc('n'));
     const old = await s.list('/p/', { revision: rev });
-    assert.deepEqual(old.items.map((kv) => kv.key), all.items.map((kv) => kv.key));
+    assert.deepEqual(
+      old.items.map((kv) => kv.key),
+      all.items.map((kv) => kv.key),
+    );
     assert.equal(dec(old.items[0]!.value), '/p/a');
     const now = await s.list('/p/');
-    assert.deepEqual(now.items.map((kv) => kv.key), ['/p/a', '/p/c', '/p/new', '/p/z', '/p/é']);
+    assert.deepEqual(
+      now.items.map((kv) => kv.key),
+      ['/p/a', '/p/c', '/p/new', '/p/z', '/p/é'],
+    );
     assert.ok(now.revision > rev);
     // A future revision is a programming error, as in the SQLite store.
     await assert.rejects(s.list('/p/', { revision: now.revision + 1000 }), RangeError);
@@ -220,7 +252,10 @@ describe('list', () => {
     await s.create('/y', enc('2'));
     await other.create('/x', enc('not mine'));
     const all = await s.list('');
-    assert.deepEqual(all.items.map((kv) => kv.key), ['/x', '/y']);
+    assert.deepEqual(
+      all.items.map((kv) => kv.key),
+      ['/x', '/y'],
+    );
   });
 });
 
@@ -275,7 +310,10 @@ describe('watch', () => {
     await s.compact(compactedAt);
     assert.ok((await s.compactedRevision()) >= compactedAt);
     await rejectsWith(s.list('/c/', { revision: early.modRevision }), 'DKC_STORE_COMPACTED');
-    assert.throws(() => s.watch('/c/', early.modRevision, { onEvents() {}, onError() {} }), (e: unknown) => e instanceof StoreError && e.code === 'DKC_STORE_COMPACTED');
+    assert.throws(
+      () => s.watch('/c/', early.modRevision, { onEvents() {}, onError() {} }),
+      (e: unknown) => e instanceof StoreError && e.code === 'DKC_STORE_COMPACTED',
+    );
     for (let i = 11; i <= 20; i++) last = (await s.update('/c/0', enc(String(i)))).modRevision;
     await c.until(() => c.revisions().at(-1) === last, 'writes after compaction');
     assert.equal(c.events.length, 20);
@@ -330,7 +368,12 @@ describe('3-member cluster', () => {
   after(async () => cluster?.cleanup());
 
   test('writes and a watch carry on when a member is SIGKILLed; the member rejoins', async () => {
-    const store = (await EtcdStore.open({ endpoints: cluster.endpoints, prefix: '/ha', compactionIntervalMs: 0, requestTimeoutMs: 5_000 }));
+    const store = await EtcdStore.open({
+      endpoints: cluster.endpoints,
+      prefix: '/ha',
+      compactionIntervalMs: 0,
+      requestTimeoutMs: 5_000,
+    });
     open.push(store);
     const c = new Collector();
     store.watch('/k/', await store.currentRevision(), c.handlers);
@@ -339,10 +382,15 @@ describe('3-member cluster', () => {
       // Retried like a client would: a request caught by the kill may fail, but never half-succeed silently.
       for (let attempt = 0; attempt < 50; attempt++) {
         try {
-          acked.push((await store.update(`/k/${i}`, enc(String(i)), undefined).catch(async (e) => {
-            if (e instanceof StoreError && e.code === 'DKC_STORE_NOT_FOUND') return store.create(`/k/${i}`, enc(String(i)));
-            throw e;
-          })).modRevision);
+          acked.push(
+            (
+              await store.update(`/k/${i}`, enc(String(i)), undefined).catch(async (e) => {
+                if (e instanceof StoreError && e.code === 'DKC_STORE_NOT_FOUND')
+                  return store.create(`/k/${i}`, enc(String(i)));
+                throw e;
+              })
+            ).modRevision,
+          );
           return;
         } catch (err) {
           if (!(err instanceof StoreError && err.code === 'DKC_STORE_UNAVAILABLE')) throw err;
@@ -356,7 +404,10 @@ describe('3-member cluster', () => {
     for (let i = 20; i < 60; i++) await write(i);
     await cluster.members[0]!.start();
     for (let i = 60; i < 80; i++) await write(i);
-    await c.until(() => c.events.length >= acked.length && c.revisions().at(-1) === acked.at(-1), 'every acknowledged write');
+    await c.until(
+      () => c.events.length >= acked.length && c.revisions().at(-1) === acked.at(-1),
+      'every acknowledged write',
+    );
     assert.equal(c.errors.length, 0);
     const revs = c.revisions();
     for (let i = 1; i < revs.length; i++) assert.ok(revs[i]! > revs[i - 1]!);

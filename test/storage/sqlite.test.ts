@@ -15,7 +15,14 @@ import {
   SqliteStore,
   type SqliteStoreOptions,
 } from '../../src/storage/sqlite.js';
-import { openStore, StoreError, type KeyValue, type Store, type WatchEvent, type WatchHandlers } from '../../src/storage/index.js';
+import {
+  openStore,
+  StoreError,
+  type KeyValue,
+  type Store,
+  type WatchEvent,
+  type WatchHandlers,
+} from '../../src/storage/index.js';
 import { prng } from '../helpers/prng.js';
 
 let dir: string;
@@ -93,7 +100,15 @@ class Collector {
     try {
       await new Promise<void>((resolve, reject) => {
         this.waiters.push({ pred, resolve });
-        timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${this.events.length} events, ${this.errors.length} errors`)), ms);
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `timed out waiting for ${what}; got ${this.events.length} events, ${this.errors.length} errors`,
+              ),
+            ),
+          ms,
+        );
       });
     } finally {
       clearTimeout(timer);
@@ -172,18 +187,30 @@ describe('writes and revisions', () => {
     const a = await s.create('/old/a', enc('A'));
     await s.update('/old/a', enc('A2'));
     const moved = await s.move('/old/a', '/new/a', 2);
-    assert.deepEqual({ ...moved, value: dec(moved.value) }, { key: '/new/a', value: 'A2', createRevision: 3, modRevision: 3 });
+    assert.deepEqual(
+      { ...moved, value: dec(moved.value) },
+      { key: '/new/a', value: 'A2', createRevision: 3, modRevision: 3 },
+    );
     assert.equal(await s.currentRevision(), 4, 'the put and the delete take a revision each');
     assert.equal(await s.get('/old/a'), undefined);
     assert.equal(dec((await s.get('/new/a'))!.value), 'A2');
     await live.until(() => live.events.length === 4, 'the move');
     const [put, del] = live.events.slice(2);
     assert.deepEqual([put!.type, put!.kv.key, put!.kv.modRevision], ['put', '/new/a', 3]);
-    assert.deepEqual([del!.type, del!.kv.key, del!.kv.modRevision, del!.kv.createRevision, dec(del!.kv.value)], ['delete', '/old/a', 4, a.createRevision, 'A2']);
+    assert.deepEqual(
+      [del!.type, del!.kv.key, del!.kv.modRevision, del!.kv.createRevision, dec(del!.kv.value)],
+      ['delete', '/old/a', 4, a.createRevision, 'A2'],
+    );
     const replay = new Collector();
     s.watch('/', 2, replay.handlers);
     await replay.until(() => replay.events.length === 2, 'the replayed move');
-    assert.deepEqual(replay.events.map((e) => [e.type, e.kv.key, e.kv.modRevision]), [['put', '/new/a', 3], ['delete', '/old/a', 4]]);
+    assert.deepEqual(
+      replay.events.map((e) => [e.type, e.kv.key, e.kv.modRevision]),
+      [
+        ['put', '/new/a', 3],
+        ['delete', '/old/a', 4],
+      ],
+    );
     const next = await s.create('/n', enc('x'));
     assert.equal(next.modRevision, 5);
   });
@@ -275,11 +302,34 @@ describe('writes and revisions', () => {
 describe('list', () => {
   // Code points chosen where UTF-8 byte order and UTF-16 order disagree, or where a naive prefix
   // upper bound would go wrong (last code point of a byte length, the surrogate gap, U+10FFFF).
-  const alphabet = ['a', 'b', '/', '-', '.', '\u007f', '\u0080', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1f600}', '\u{10ffff}'];
+  const alphabet = [
+    'a',
+    'b',
+    '/',
+    '-',
+    '.',
+    '\u007f',
+    '\u0080',
+    '\u07ff',
+    '\u0800',
+    '\ud7ff',
+    '\ue000',
+    '\uffff',
+    '\u{10000}',
+    '\u{1f600}',
+    '\u{10ffff}',
+  ];
 
   test('prefixes match exactly the keys that start with them, in UTF-8 byte order', async () => {
     const s = await newStore();
-    const fixed = ['/registry/nodes/a', '/registry/nodes/b', '/registry/nodes-x/a', '/registry/nodes', '/registry/nodez', '/registry/nodes0'];
+    const fixed = [
+      '/registry/nodes/a',
+      '/registry/nodes/b',
+      '/registry/nodes-x/a',
+      '/registry/nodes',
+      '/registry/nodez',
+      '/registry/nodes0',
+    ];
     const rand = prng(7);
     const keys = new Set(fixed);
     for (let i = 0; keys.size < 150 && i < 10_000; i++) {
@@ -290,7 +340,17 @@ describe('list', () => {
     }
     for (const k of keys) await s.create(k, enc(k));
 
-    const prefixes = new Set<string>(['', '/', '/registry/nodes/', '/registry/nodes', '/registry/node', '/p/', '/q/', '/p/\u{10ffff}', '/p/\u{10ffff}\u{10ffff}']);
+    const prefixes = new Set<string>([
+      '',
+      '/',
+      '/registry/nodes/',
+      '/registry/nodes',
+      '/registry/node',
+      '/p/',
+      '/q/',
+      '/p/\u{10ffff}',
+      '/p/\u{10ffff}\u{10ffff}',
+    ]);
     for (const k of keys) {
       const cps = Array.from(k);
       for (let n = 0; n <= cps.length; n++) prefixes.add(cps.slice(0, n).join(''));
@@ -366,7 +426,8 @@ describe('list', () => {
       [...snapshots[rev]!.values()]
         .sort((a, b) => byteOrder(a.key, b.key))
         .map((kv) => `${kv.key}=${dec(kv.value)}@${kv.createRevision}/${kv.modRevision}`);
-    const show = (items: KeyValue[]): string[] => items.map((kv) => `${kv.key}=${dec(kv.value)}@${kv.createRevision}/${kv.modRevision}`);
+    const show = (items: KeyValue[]): string[] =>
+      items.map((kv) => `${kv.key}=${dec(kv.value)}@${kv.createRevision}/${kv.modRevision}`);
 
     // Revision 0 means "current" in ListOptions, so the walk through the past starts at 1.
     for (let rev = 1; rev <= 300; rev++) {
@@ -451,8 +512,16 @@ describe('watch', () => {
     s.watch('/e/', 0, replay.handlers);
     await replay.until(() => replay.events.length === 3, 'replayed events');
     assert.deepEqual(
-      replay.events.map((e) => ({ ...e, kv: { ...e.kv, value: dec(e.kv.value) }, prevKv: e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) } })),
-      c.events.map((e) => ({ ...e, kv: { ...e.kv, value: dec(e.kv.value) }, prevKv: e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) } })),
+      replay.events.map((e) => ({
+        ...e,
+        kv: { ...e.kv, value: dec(e.kv.value) },
+        prevKv: e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) },
+      })),
+      c.events.map((e) => ({
+        ...e,
+        kv: { ...e.kv, value: dec(e.kv.value) },
+        prevKv: e.prevKv && { ...e.prevKv, value: dec(e.prevKv.value) },
+      })),
     );
   });
 
@@ -592,7 +661,10 @@ describe('watch', () => {
     await lagging.until(() => lagging.errors.length === 1, 'the compaction error');
     assert.equal(lagging.errors[0]!.code, 'DKC_STORE_COMPACTED');
     assert.equal(lagging.errors[0]!.revision, 4000);
-    assert.ok(lagging.revisions().every((r, i) => r === 11 + i), 'whatever arrived before the error is gapless');
+    assert.ok(
+      lagging.revisions().every((r, i) => r === 11 + i),
+      'whatever arrived before the error is gapless',
+    );
 
     await s.create('/lag/after', enc('v'));
     await live.until(() => live.events.length === 1, 'the live watcher carries on');
@@ -659,7 +731,10 @@ describe('group commit', () => {
       done.map((kv) => kv.modRevision),
       range(2, 101),
     );
-    assert.deepEqual(seenAfterAck, range(0, 99).map((i) => `v${i}`));
+    assert.deepEqual(
+      seenAfterAck,
+      range(0, 99).map((i) => `v${i}`),
+    );
     const after = s.stats();
     assert.equal(after.batches - before.batches, 1, 'one transaction for the whole turn');
     assert.equal(after.writes - before.writes, 100);
@@ -773,7 +848,11 @@ describe('group commit', () => {
       ops.push(op);
     }
     const issue = (s: Store, op: Op): Promise<KeyValue> =>
-      op.kind === 'create' ? s.create(op.key, enc(op.value)) : op.kind === 'update' ? s.update(op.key, enc(op.value), op.expected) : s.delete(op.key, op.expected);
+      op.kind === 'create'
+        ? s.create(op.key, enc(op.value))
+        : op.kind === 'update'
+          ? s.update(op.key, enc(op.value), op.expected)
+          : s.delete(op.key, op.expected);
     const show = (r: PromiseSettledResult<KeyValue>): string =>
       r.status === 'fulfilled'
         ? `${dec(r.value.value)} ${r.value.createRevision}/${r.value.modRevision}`
@@ -789,7 +868,7 @@ describe('group commit', () => {
     const burstWatch = new Collector();
     burst.watch('/m/', 0, burstWatch.handlers);
     const pending: Promise<KeyValue>[] = [];
-    for (let i = 0; i < ops.length; ) {
+    for (let i = 0; i < ops.length;) {
       // Bursts from a single write up to more than one batch holds.
       const size = rand() < 0.1 ? MAX_BATCH_OPERATIONS + 10 : 1 + Math.floor(rand() * 40);
       for (const op of ops.slice(i, i + size)) {
@@ -805,15 +884,22 @@ describe('group commit', () => {
     const refused = sequential.filter((r) => /^DKC_STORE_(KEY_EXISTS|NOT_FOUND|CONFLICT) /.test(r)).length;
     assert.ok(refused > 300 && refused < 1200, `${refused} of ${ops.length} writes refused`);
     assert.deepEqual(batched, sequential);
-    assert.ok(burst.stats().batches < one.stats().batches / 4, `${burst.stats().batches} batches for ${ops.length} writes`);
+    assert.ok(
+      burst.stats().batches < one.stats().batches / 4,
+      `${burst.stats().batches} batches for ${ops.length} writes`,
+    );
 
-    const state = async (s: Store): Promise<string[]> => (await s.list('/m/')).items.map((kv) => `${kv.key}=${dec(kv.value)}@${kv.modRevision}`);
+    const state = async (s: Store): Promise<string[]> =>
+      (await s.list('/m/')).items.map((kv) => `${kv.key}=${dec(kv.value)}@${kv.modRevision}`);
     assert.deepEqual(await state(burst), await state(one));
     assert.equal(await burst.currentRevision(), await one.currentRevision());
     const last = await one.currentRevision();
     await oneWatch.until(() => oneWatch.revisions().at(-1) === last, 'every event, one at a time');
     await burstWatch.until(() => burstWatch.revisions().at(-1) === last, 'every event, in bursts');
-    const events = (c: Collector): string[] => c.events.map((e) => `${e.type} ${e.kv.key}=${dec(e.kv.value)}@${e.kv.modRevision}/${String(e.prevKv?.modRevision)}`);
+    const events = (c: Collector): string[] =>
+      c.events.map(
+        (e) => `${e.type} ${e.kv.key}=${dec(e.kv.value)}@${e.kv.modRevision}/${String(e.prevKv?.modRevision)}`,
+      );
     assert.deepEqual(events(burstWatch), events(oneWatch));
     assert.deepEqual(burstWatch.revisions(), range(1, last));
   });
@@ -838,7 +924,16 @@ describe('group commit', () => {
         ? `${dec(r.value.value)} ${r.value.createRevision}/${r.value.modRevision}`
         : `${(r.reason as StoreError).code}${(r.reason as StoreError).revision !== undefined ? ` at ${(r.reason as StoreError).revision}` : ''}`,
     );
-    assert.deepEqual(outcome, ['one 2/2', 'two 2/3', 'DKC_STORE_CONFLICT at 3', 'three 2/4', 'three 2/5', 'DKC_STORE_NOT_FOUND', 'again 6/6', 'DKC_STORE_KEY_EXISTS']);
+    assert.deepEqual(outcome, [
+      'one 2/2',
+      'two 2/3',
+      'DKC_STORE_CONFLICT at 3',
+      'three 2/4',
+      'three 2/5',
+      'DKC_STORE_NOT_FOUND',
+      'again 6/6',
+      'DKC_STORE_KEY_EXISTS',
+    ]);
     const k = await s.get('/k');
     assert.deepEqual(k && { value: dec(k.value), createRevision: k.createRevision, modRevision: k.modRevision }, {
       value: 'again',
@@ -881,7 +976,10 @@ describe('group commit', () => {
       range(start + 1, start + committed.length),
     );
     await all.until(() => all.events.length === committed.length, 'every committed write');
-    await onlyO.until(() => onlyO.events.length === committed.filter((kv) => kv.key.startsWith('/o/')).length, 'writes under /o/');
+    await onlyO.until(
+      () => onlyO.events.length === committed.filter((kv) => kv.key.startsWith('/o/')).length,
+      'writes under /o/',
+    );
     const show = (e: WatchEvent): string => `${e.type} ${e.kv.key}=${dec(e.kv.value)}@${e.kv.modRevision}`;
     const expected = committed.map((kv) => `${kv.key}@${kv.modRevision}`);
     assert.deepEqual(
@@ -936,7 +1034,9 @@ describe('group commit', () => {
     await first.close();
     // A trigger makes SQLite itself fail the write of one key, inside the batch's transaction.
     const db = new Database(path);
-    db.exec(`CREATE TRIGGER boom BEFORE INSERT ON history WHEN NEW.key = '/boom' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    db.exec(
+      `CREATE TRIGGER boom BEFORE INSERT ON history WHEN NEW.key = '/boom' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+    );
     db.close();
 
     const s = newSqliteStore(path);

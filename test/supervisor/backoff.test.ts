@@ -3,7 +3,12 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_BACKOFF, RestartBackoff, exponentialDelay, resolveBackoffOptions } from '../../src/supervisor/backoff.js';
+import {
+  DEFAULT_BACKOFF,
+  RestartBackoff,
+  exponentialDelay,
+  resolveBackoffOptions,
+} from '../../src/supervisor/backoff.js';
 import { SupervisorError } from '../../src/supervisor/errors.js';
 
 const noJitter = { jitter: 0 };
@@ -79,7 +84,13 @@ describe('RestartBackoff', () => {
   });
 
   it('restarts clean exits at once until they exceed the burst within the window', () => {
-    const b = new RestartBackoff({ ...noJitter, initialMs: 50, maxMs: 400, cleanExitBurst: 3, cleanExitWindowMs: 1000 });
+    const b = new RestartBackoff({
+      ...noJitter,
+      initialMs: 50,
+      maxMs: 400,
+      cleanExitBurst: 3,
+      cleanExitWindowMs: 1000,
+    });
     const at = (t: number) => b.afterExit('clean', 5, t);
     assert.deepEqual(
       [0, 10, 20].map((t) => at(t).delayMs),
@@ -138,6 +149,9 @@ describe('RestartBackoff', () => {
         JSON.stringify(o),
       );
     }
-    assert.doesNotThrow(() => new RestartBackoff({ initialMs: 0, maxMs: 0, cleanExitBurst: Number.POSITIVE_INFINITY, crashLoopThreshold: 1 }));
+    assert.doesNotThrow(
+      () =>
+        new RestartBackoff({ initialMs: 0, maxMs: 0, cleanExitBurst: Number.POSITIVE_INFINITY, crashLoopThreshold: 1 }),
+    );
   });
 });

@@ -72,7 +72,10 @@ describe('Supervisor.restart and the control socket', () => {
       assert.notEqual(sup.pidOf('node-1'), first);
       const bad = await runDkc(['restart', 'node-9', '--data-dir', dir]);
       assert.deepEqual([bad.code, bad.stderr], [1, 'dkc restart: no child named "node-9" is supervised\n']);
-      await assert.rejects(requestRestart(join(dir, 'nothing.sock'), 'node-1'), /^Error: cannot reach the supervisor on .*nothing\.sock: connect ENOENT/);
+      await assert.rejects(
+        requestRestart(join(dir, 'nothing.sock'), 'node-1'),
+        /^Error: cannot reach the supervisor on .*nothing\.sock: connect ENOENT/,
+      );
     } finally {
       await control.close();
       await sup.stop('SIGTERM', 2_000);

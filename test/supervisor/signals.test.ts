@@ -116,9 +116,15 @@ async function startFixture(mode: 'plain' | 'stubborn', graceMs: number): Promis
     if (stderr.length < 100_000) stderr += chunk;
   });
   // 'exit', not 'close': a leaked child would hold the pipes open, and that must fail an assertion, not hang.
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => p.once('exit', (code, sig) => resolve([code, sig])));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    p.once('exit', (code, sig) => resolve([code, sig])),
+  );
   const pidFiles = ['server', 'agent'].map((n) => join(dir, `${n}.pid`));
-  await waitFor('both children ready', () => events.filter((e) => e['event'] === 'child-ready').length === 2 && pidFiles.every(existsSync), { timeoutMs: 15_000 });
+  await waitFor(
+    'both children ready',
+    () => events.filter((e) => e['event'] === 'child-ready').length === 2 && pidFiles.every(existsSync),
+    { timeoutMs: 15_000 },
+  );
   const childPids = pidFiles.map((f) => Number(readFileSync(f, 'utf8')));
   for (const pid of childPids) {
     assert.ok(isAlive(pid), `child ${pid} runs`);
@@ -138,12 +144,19 @@ async function awaitExit(f: Fixture, t0: number): Promise<FixtureRun> {
 }
 
 /** Runs the fixture until its two children are ready, sends `signals` (the next one after `betweenMs`), awaits its exit. */
-async function runFixture(mode: 'plain' | 'stubborn', graceMs: number, signals: NodeJS.Signals[], betweenMs = 0): Promise<FixtureRun> {
+async function runFixture(
+  mode: 'plain' | 'stubborn',
+  graceMs: number,
+  signals: NodeJS.Signals[],
+  betweenMs = 0,
+): Promise<FixtureRun> {
   const f = await startFixture(mode, graceMs);
   const t0 = performance.now();
   for (const [i, sig] of signals.entries()) {
     if (i > 0) {
-      await waitFor('the first signal to be handled', () => f.stderr().includes('Received signal'), { timeoutMs: 5000 });
+      await waitFor('the first signal to be handled', () => f.stderr().includes('Received signal'), {
+        timeoutMs: 5000,
+      });
       await new Promise((r) => setTimeout(r, betweenMs));
     }
     f.proc.kill(sig);
@@ -158,10 +171,13 @@ describe('a supervising process under signal forwarding', () => {
     assert.equal(run.code, 0);
     for (const pid of run.childPids) assert.throws(() => process.kill(pid, 0), /ESRCH/, `child ${pid} is gone`);
     const exits = run.events.filter((e) => e['event'] === 'exit');
-    assert.deepEqual(exits.map((e) => [e['signal'], e['outcome']]), [
-      ['SIGTERM', 'stopped'],
-      ['SIGTERM', 'stopped'],
-    ]);
+    assert.deepEqual(
+      exits.map((e) => [e['signal'], e['outcome']]),
+      [
+        ['SIGTERM', 'stopped'],
+        ['SIGTERM', 'stopped'],
+      ],
+    );
     assert.deepEqual(run.events.at(-1), { event: 'stopped', signal: 'SIGINT' });
     assert.equal(run.events.filter((e) => e['event'] === 'start').length, 2, 'nothing restarted during the stop');
     t.diagnostic(`SIGINT → supervisor exited 0 after ${run.stopMs.toFixed(1)} ms`);
@@ -179,7 +195,10 @@ describe('a supervising process under signal forwarding', () => {
     assert.equal(run.code, 0);
     for (const pid of run.childPids) assert.ok(!isAlive(pid), `child ${pid} is gone`);
     const exits = run.events.filter((e) => e['event'] === 'exit');
-    assert.deepEqual(exits.map((e) => e['signal']), ['SIGKILL', 'SIGKILL']);
+    assert.deepEqual(
+      exits.map((e) => e['signal']),
+      ['SIGKILL', 'SIGKILL'],
+    );
     assert.ok(run.stopMs < 10_000, `stopped in ${run.stopMs.toFixed(0)} ms, far below the 60 s grace period`);
     t.diagnostic(`SIGINT, SIGINT 1.2 s later → supervisor exited 0 after ${run.stopMs.toFixed(1)} ms`);
   });
@@ -191,7 +210,9 @@ describe('a supervising process under signal forwarding', () => {
     // The 10 ms gap between the two signals is the input under test, not a wait for anything.
     await new Promise((r) => setTimeout(r, 10));
     f.proc.kill('SIGINT');
-    await waitFor('the second signal to be handled', () => f.stderr().includes('Received the signal again'), { timeoutMs: 5000 });
+    await waitFor('the second signal to be handled', () => f.stderr().includes('Received the signal again'), {
+      timeoutMs: 5000,
+    });
     // Past the window: had the second signal forced the stop, the children would be gone by now. The window (1 s) is
     // measured by the fixture process on its own clock, and the third signal below must come after it: outlasting it
     // in real time is the behaviour under test, not a stand-in for an event.
@@ -203,7 +224,10 @@ describe('a supervising process under signal forwarding', () => {
     assert.equal(run.code, 0);
     for (const pid of run.childPids) assert.ok(!isAlive(pid), `child ${pid} is gone`);
     const exits = run.events.filter((e) => e['event'] === 'exit');
-    assert.deepEqual(exits.map((e) => e['signal']), ['SIGKILL', 'SIGKILL']);
+    assert.deepEqual(
+      exits.map((e) => e['signal']),
+      ['SIGKILL', 'SIGKILL'],
+    );
     assert.ok(run.stopMs < 10_000, `stopped in ${run.stopMs.toFixed(0)} ms, far below the 60 s grace period`);
   });
 
@@ -211,7 +235,8 @@ describe('a supervising process under signal forwarding', () => {
     const run = await runFixture('plain', 10_000, ['SIGUSR2']);
     assert.equal(run.code, 1);
     // The children were SIGKILLed from the dying process's exit hook; they are gone or about to be reaped.
-    for (const pid of run.childPids) await waitFor(`child ${pid} to be gone`, () => !isRunning(pid), { timeoutMs: 5000 });
+    for (const pid of run.childPids)
+      await waitFor(`child ${pid} to be gone`, () => !isRunning(pid), { timeoutMs: 5000 });
   });
 
   it('without a second Ctrl-C, children that ignore the signal are killed after the grace period', async (t) => {

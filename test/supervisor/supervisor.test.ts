@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Supervisor, type ChildSpec } from '../../src/supervisor/supervisor.js';
 import { SupervisorError } from '../../src/supervisor/errors.js';
-import { Recorder, captureLogs, isAlive, isRunning, killIfStill, nodeScript, noteProcess, type StartedProcess } from './helpers.js';
+import {
+  Recorder,
+  captureLogs,
+  isAlive,
+  isRunning,
+  killIfStill,
+  nodeScript,
+  noteProcess,
+  type StartedProcess,
+} from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
 
 const logs = captureLogs();
@@ -68,7 +77,12 @@ describe('Supervisor restarts', () => {
       assert.ok(gap < 150, `exit 0 → restart took ${gap.toFixed(1)} ms`);
     }
     const cycle = (starts[3]!.t - starts[0]!.t) / 3;
-    t.diagnostic(`exit 0 → next start: ${clean.slice(0, 3).map((e, i) => (starts[i + 1]!.t - e.t).toFixed(1)).join(', ')} ms; full cycle (boot, exit, restart) ${cycle.toFixed(1)} ms`);
+    t.diagnostic(
+      `exit 0 → next start: ${clean
+        .slice(0, 3)
+        .map((e, i) => (starts[i + 1]!.t - e.t).toFixed(1))
+        .join(', ')} ms; full cycle (boot, exit, restart) ${cycle.toFixed(1)} ms`,
+    );
     const st = s.status()[0]!;
     assert.equal(st.crashes, 0);
     assert.ok(st.restarts >= 3);
@@ -76,7 +90,11 @@ describe('Supervisor restarts', () => {
   });
 
   it('paces clean exits like crashes once they exceed the burst', async () => {
-    const s = track(new Supervisor({ backoff: { jitter: 0, initialMs: 30, maxMs: 120, cleanExitBurst: 2, cleanExitWindowMs: 60_000 } }));
+    const s = track(
+      new Supervisor({
+        backoff: { jitter: 0, initialMs: 30, maxMs: 120, cleanExitBurst: 2, cleanExitWindowMs: 60_000 },
+      }),
+    );
     const rec = new Recorder(s);
     s.add(child('agent', 'process.exit(0)'));
     s.start();
@@ -90,7 +108,9 @@ describe('Supervisor restarts', () => {
   });
 
   it('restarts a crashing child after a backoff that grows and is capped', async (t) => {
-    const s = track(new Supervisor({ backoff: { jitter: 0, initialMs: 40, factor: 2, maxMs: 160, resetAfterMs: 60_000 } }));
+    const s = track(
+      new Supervisor({ backoff: { jitter: 0, initialMs: 40, factor: 2, maxMs: 160, resetAfterMs: 60_000 } }),
+    );
     const rec = new Recorder(s);
     s.add(child('agent', 'process.exit(3)'));
     s.start();
@@ -110,9 +130,14 @@ describe('Supervisor restarts', () => {
     const gaps = exits.map((e, i) => rec.starts[i + 1]!.t - e.t);
     for (const [i, gap] of gaps.entries()) {
       const want = exits[i]!.nextDelayMs!;
-      assert.ok(gap >= want - EARLY_MS && gap < want + LATE_MS, `restart ${i + 1}: waited ${gap.toFixed(1)} ms, backoff ${want} ms`);
+      assert.ok(
+        gap >= want - EARLY_MS && gap < want + LATE_MS,
+        `restart ${i + 1}: waited ${gap.toFixed(1)} ms, backoff ${want} ms`,
+      );
     }
-    t.diagnostic(`crash backoff 40 ms ×2 cap 160 ms: observed restart delays ${gaps.map((g) => g.toFixed(1)).join(', ')} ms`);
+    t.diagnostic(
+      `crash backoff 40 ms ×2 cap 160 ms: observed restart delays ${gaps.map((g) => g.toFixed(1)).join(', ')} ms`,
+    );
     const st = s.status()[0]!;
     assert.ok(st.crashes >= 5);
     assert.ok(st.restarts >= 5);
@@ -161,7 +186,9 @@ describe('Supervisor restarts', () => {
   });
 
   it('backs off at the cap once crash-looping, and says so', async () => {
-    const s = track(new Supervisor({ backoff: { jitter: 0, initialMs: 20, factor: 2, maxMs: 150, crashLoopThreshold: 2 } }));
+    const s = track(
+      new Supervisor({ backoff: { jitter: 0, initialMs: 20, factor: 2, maxMs: 150, crashLoopThreshold: 2 } }),
+    );
     const rec = new Recorder(s);
     s.add(child('agent', 'process.exit(2)'));
     s.start();
@@ -265,7 +292,13 @@ describe('Supervisor restart policies', () => {
     assert.equal(st.lastExit, null);
     await s.stop();
     const final = s.status()[0]!;
-    assert.deepEqual(final.lastExit, { code: null, signal: 'SIGTERM', outcome: 'stopped', uptimeMs: 1500, at: new Date(0) });
+    assert.deepEqual(final.lastExit, {
+      code: null,
+      signal: 'SIGTERM',
+      outcome: 'stopped',
+      uptimeMs: 1500,
+      at: new Date(0),
+    });
   });
 
   it('reports misuse with stable codes', async () => {
@@ -274,7 +307,10 @@ describe('Supervisor restart policies', () => {
     s.add(child('a', '0'));
     assert.throws(() => s.add(child('a', '0')), code('DKC_SUPERVISOR_DUPLICATE_CHILD'));
     assert.throws(() => s.add(child('', '0')), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
-    assert.throws(() => s.add({ name: 'b', command: 'x', restart: 'sometimes' as 'always' }), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
+    assert.throws(
+      () => s.add({ name: 'b', command: 'x', restart: 'sometimes' as 'always' }),
+      code('DKC_SUPERVISOR_INVALID_ARGUMENT'),
+    );
     assert.throws(() => s.pidOf('nobody'), code('DKC_SUPERVISOR_UNKNOWN_CHILD'));
     assert.throws(() => new Supervisor({ backoff: { factor: 0 } }), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
     await assert.rejects(s.stop('SIGTERM', -1), code('DKC_SUPERVISOR_INVALID_ARGUMENT'));
@@ -329,10 +365,20 @@ describe('Supervisor stop', () => {
     const ready = join(dir, 'stubborn.log');
     const s = track(new Supervisor());
     const rec = new Recorder(s);
-    s.add(child('stubborn', "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready'); setInterval(() => {}, 1000)", { logFile: ready }));
+    s.add(
+      child(
+        'stubborn',
+        "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready'); setInterval(() => {}, 1000)",
+        { logFile: ready },
+      ),
+    );
     s.add(child('polite', 'setInterval(() => {}, 1000)'));
     s.start();
-    await waitFor('the stubborn child to install its handler', () => existsSync(ready) && readFileSync(ready, 'utf8').includes('ready'), { timeoutMs: 10_000 });
+    await waitFor(
+      'the stubborn child to install its handler',
+      () => existsSync(ready) && readFileSync(ready, 'utf8').includes('ready'),
+      { timeoutMs: 10_000 },
+    );
     const pids = [s.pidOf('stubborn')!, s.pidOf('polite')!];
     const t0 = performance.now();
     await s.stop('SIGTERM', 300);
@@ -340,8 +386,15 @@ describe('Supervisor stop', () => {
     for (const p of pids) assert.ok(!isAlive(p), `pid ${p} is gone`);
     assert.equal(rec.exitsOf('stubborn')[0]!.signal, 'SIGKILL');
     assert.equal(rec.exitsOf('polite')[0]!.signal, 'SIGTERM');
-    assert.ok(took >= 300 - EARLY_MS && took < 300 + 1500, `stop took ${took.toFixed(1)} ms with a 300 ms grace period`);
-    await waitFor('the SIGTERM to have reached the child', () => readFileSync(ready, 'utf8').includes('ignoring SIGTERM'), { timeoutMs: 2000 });
+    assert.ok(
+      took >= 300 - EARLY_MS && took < 300 + 1500,
+      `stop took ${took.toFixed(1)} ms with a 300 ms grace period`,
+    );
+    await waitFor(
+      'the SIGTERM to have reached the child',
+      () => readFileSync(ready, 'utf8').includes('ignoring SIGTERM'),
+      { timeoutMs: 2000 },
+    );
     assert.ok(logs.some((l) => l.includes('did not exit within its grace period')));
     t.diagnostic(`stop() with a SIGTERM-ignoring child, grace 300 ms: ${took.toFixed(1)} ms`);
   });
@@ -356,7 +409,9 @@ describe('Supervisor stop', () => {
     const s = track(new Supervisor());
     s.add(child('parent', script, { env: { PIDFILE: pidFile } }));
     s.start();
-    await waitFor('the grandchild pid', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeoutMs: 10_000 });
+    await waitFor('the grandchild pid', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', {
+      timeoutMs: 10_000,
+    });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     extraPids.add(noteProcess(grandchild));
     assert.ok(isRunning(grandchild));
@@ -371,7 +426,11 @@ describe('Supervisor log files', () => {
     const logFile = join(dir, 'logs', 'nested', 'agent.log');
     const s = track(new Supervisor({ backoff: { jitter: 0 } }));
     const rec = new Recorder(s);
-    s.add(child('agent', 'console.log("out " + process.pid); console.error("err " + process.pid); process.exit(0)', { logFile }));
+    s.add(
+      child('agent', 'console.log("out " + process.pid); console.error("err " + process.pid); process.exit(0)', {
+        logFile,
+      }),
+    );
     s.start();
     await rec.until(() => rec.exits.length >= 3, 'three runs');
     await s.stop();
@@ -426,19 +485,26 @@ describe('Supervisor parent pipe', () => {
       console.log(w ? 'watching' : 'none');
       setInterval(() => console.log('tick'), 20);
     });`;
-    const p = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], env: { ...process.env, DKC_SUPERVISOR_FD: '3' } });
+    const p = spawn(process.execPath, ['-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
+      env: { ...process.env, DKC_SUPERVISOR_FD: '3' },
+    });
     extraPids.add(noteProcess(p.pid!));
     let said = '';
     p.stdout!.on('data', (d: Buffer) => (said += d.toString()));
     const exited = new Promise((r) => p.once('exit', r));
     await waitFor('the child to watch', () => said.includes('watching'), { timeoutMs: 10_000 });
     // The child's own timer fires several times while the pipe is open: each turn of its event loop was a chance to stop.
-    await waitFor('five turns of the child\'s event loop', () => said.split('tick').length > 5, { timeoutMs: 10_000 });
+    await waitFor("five turns of the child's event loop", () => said.split('tick').length > 5, { timeoutMs: 10_000 });
     assert.ok(!existsSync(marker), 'an open pipe is no reason to stop');
     assert.equal(p.exitCode, null, 'the child still runs');
     // What the kernel does when the supervisor dies: our end of the pipe closes.
     (p.stdio[3] as import('node:net').Socket).destroy();
     await exited;
-    assert.equal(readFileSync(marker, 'utf8'), 'undefined', 'fired once, and the variable was removed for its own children');
+    assert.equal(
+      readFileSync(marker, 'utf8'),
+      'undefined',
+      'fired once, and the variable was removed for its own children',
+    );
   });
 });

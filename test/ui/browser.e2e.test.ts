@@ -39,7 +39,10 @@ let page: Page;
 const consoleErrors: string[] = [];
 
 function chromiumPath(): string {
-  return process.env['DKC_CHROMIUM'] ?? execFileSync('bash', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+  return (
+    process.env['DKC_CHROMIUM'] ??
+    execFileSync('bash', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim()
+  );
 }
 
 async function configMap(name: string, extra: string, local: string): Promise<void> {
@@ -51,17 +54,25 @@ async function configMap(name: string, extra: string, local: string): Promise<vo
   });
 }
 
-const assign = (name: string) => JSON.stringify({ spec: { configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } } });
+const assign = (name: string) =>
+  JSON.stringify({
+    spec: { configSource: { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } },
+  });
 
 async function activeOf(name: string): Promise<string | undefined> {
   const node = await admin.get<Node>(`/api/v1/nodes/${name}`);
   return node.status?.config?.active?.configMap?.name;
 }
 
-
 /** Each node row's group, as the page shows it. */
 function groupsOnPage(): Promise<Record<string, string>> {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>('[data-node]')].map((e) => [e.dataset['node'], e.dataset['group']] as [string, string])));
+  return page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll<HTMLElement>('[data-node]')].map(
+        (e) => [e.dataset['node'], e.dataset['group']] as [string, string],
+      ),
+    ),
+  );
 }
 
 /** A POST from the page's own origin, as its buttons send it. */
@@ -88,10 +99,17 @@ before(async () => {
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig);
   k = await kubectl('1.32', cluster.kubeconfig);
   const local = await readFile(cluster.nodes[0]!.config, 'utf8');
-  await waitFor('three nodes Ready', async () => {
-    const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
-    return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === 3 ? true : undefined;
-  }, 30_000);
+  await waitFor(
+    'three nodes Ready',
+    async () => {
+      const list = await admin.list<{ items: Node[] }>('/api/v1/nodes');
+      return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        .length === 3
+        ? true
+        : undefined;
+    },
+    30_000,
+  );
   await configMap('blue', 'eventRecordQPS: 7', local);
   await configMap('green', 'eventRecordQPS: 8', local);
   await configMap('bad', 'kubeAPIQPS: -1', local);
@@ -130,11 +148,13 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
   it('refuses a foreign Host or Origin and never serves the credentials', async () => {
     const get = (headers: Record<string, string>, path = '/api/v1/nodes') =>
       new Promise<{ code: number; body: string }>((resolve, reject) => {
-        http.get(new URL(path, url), { headers }, (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
-        }).on('error', reject);
+        http
+          .get(new URL(path, url), { headers }, (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+          })
+          .on('error', reject);
       });
     const host = new URL(url).host;
     assert.equal((await get({})).code, 200);
@@ -152,18 +172,30 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     await page.waitForFunction(() => document.querySelectorAll('[data-node]').length === 3);
     assert.deepEqual(await groupsOnPage(), { 'node-1': BLUE, 'node-2': LOCAL, 'node-3': LOCAL });
     const headers = await page.$$eval('[data-group-key]', (els) =>
-      els.map((e) => ['.group-title', '.group-count', '.group-version'].map((c) => e.querySelector(c)?.textContent ?? '')),
+      els.map((e) =>
+        ['.group-title', '.group-count', '.group-version'].map((c) => e.querySelector(c)?.textContent ?? ''),
+      ),
     );
     assert.equal(headers.length, 2);
     assert.deepEqual(headers[0], [LOCAL, '2 nodes', '']);
     assert.deepEqual(headers[1]!.slice(0, 2), [BLUE, '1 node']);
-    const blue = await admin.get<{ metadata: { uid: string; resourceVersion: string } }>('/api/v1/namespaces/kube-system/configmaps/blue');
+    const blue = await admin.get<{ metadata: { uid: string; resourceVersion: string } }>(
+      '/api/v1/namespaces/kube-system/configmaps/blue',
+    );
     assert.equal(headers[1]![2], `uid ${blue.metadata.uid}, resourceVersion ${blue.metadata.resourceVersion}`);
     // Each node's kubelet version, as it reports it.
-    const versions = await page.$$eval('[data-node] [data-kubelet-version]', (els) => els.map((e) => [e.closest<HTMLElement>('[data-node]')!.dataset['node'], e.textContent]));
-    const reported = (await admin.list<{ items: Node[] }>('/api/v1/nodes')).items.map((n) => [n.metadata.name, `kubelet ${n.status?.nodeInfo?.kubeletVersion ?? ''}`]);
+    const versions = await page.$$eval('[data-node] [data-kubelet-version]', (els) =>
+      els.map((e) => [e.closest<HTMLElement>('[data-node]')!.dataset['node'], e.textContent]),
+    );
+    const reported = (await admin.list<{ items: Node[] }>('/api/v1/nodes')).items.map((n) => [
+      n.metadata.name,
+      `kubelet ${n.status?.nodeInfo?.kubeletVersion ?? ''}`,
+    ]);
     assert.deepEqual(versions.sort(), reported.sort());
-    assert.ok(reported.every(([, v]) => /^kubelet v1\.22\./.test(v ?? '')), JSON.stringify(reported));
+    assert.ok(
+      reported.every(([, v]) => /^kubelet v1\.22\./.test(v ?? '')),
+      JSON.stringify(reported),
+    );
     await page.waitForSelector('[data-connection="live"]');
     await screenshot('fleet');
   });
@@ -172,25 +204,40 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     const started = performance.now();
     await k!.ok(['patch', 'node', 'node-2', '-p', assign('blue')]);
     const patched = performance.now();
-    await page.waitForFunction((want) => document.querySelector<HTMLElement>('[data-node="node-2"]')?.dataset['group'] === want, { timeout: 10_000 }, BLUE);
+    await page.waitForFunction(
+      (want) => document.querySelector<HTMLElement>('[data-node="node-2"]')?.dataset['group'] === want,
+      { timeout: 10_000 },
+      BLUE,
+    );
     const moved = performance.now() - patched;
     assert.equal(await activeOf('node-2'), 'blue');
     assert.deepEqual(await groupsOnPage(), { 'node-1': BLUE, 'node-2': BLUE, 'node-3': LOCAL });
-    console.log(`# node-2 moved on the page ${moved.toFixed(0)} ms after kubectl patch returned (${(patched - started).toFixed(0)} ms for kubectl itself)`);
+    console.log(
+      `# node-2 moved on the page ${moved.toFixed(0)} ms after kubectl patch returned (${(patched - started).toFixed(0)} ms for kubectl itself)`,
+    );
     assert.ok(moved <= 2_000, `the page showed the move after ${moved.toFixed(0)} ms`);
     await screenshot('fleet-moved');
   });
 
   it('a bad config shows its error on the fleet and on the node page, with the diff against the ConfigMap', async () => {
     await k!.ok(['patch', 'node', 'node-3', '-p', assign('bad')]);
-    const error = await waitFor('node-3 reporting a config error', async () => (await admin.get<Node>('/api/v1/nodes/node-3')).status?.config?.error || undefined);
-    await page.waitForFunction(() => document.querySelector<HTMLElement>('[data-node="node-3"]')?.dataset['issues']?.split(' ').includes('error'));
+    const error = await waitFor(
+      'node-3 reporting a config error',
+      async () => (await admin.get<Node>('/api/v1/nodes/node-3')).status?.config?.error || undefined,
+    );
+    await page.waitForFunction(() =>
+      document.querySelector<HTMLElement>('[data-node="node-3"]')?.dataset['issues']?.split(' ').includes('error'),
+    );
     const row = await page.$eval('[data-node="node-3"]', (e) => e.textContent ?? '');
     assert.ok(row.includes('Config error') && row.includes(error), row);
     await screenshot('fleet-error');
 
     await page.goto(`${url}#/nodes/node-3`, { waitUntil: 'load' });
-    await page.waitForFunction((want) => document.querySelector('[data-config-error]')?.textContent === want, {}, error);
+    await page.waitForFunction(
+      (want) => document.querySelector('[data-config-error]')?.textContent === want,
+      {},
+      error,
+    );
     await page.waitForFunction(() => document.querySelector('.diff')?.textContent?.includes('kubeAPIQPS'));
     const diff = await page.$eval('.diff', (e) => e.textContent ?? '');
     assert.match(diff, /- kubeAPIQPS: 5\b/);
@@ -202,7 +249,19 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
   });
 
   it('a rollout started with dkc rollout start shows its progress, and the Pause button pauses it', async () => {
-    const r = await runDkc(['rollout', 'start', 'ui-roll', '--configmap', 'kube-system/green', '--selector', 'ui-test=roll', '--soak', '60s', '--kubeconfig', cluster!.kubeconfig]);
+    const r = await runDkc([
+      'rollout',
+      'start',
+      'ui-roll',
+      '--configmap',
+      'kube-system/green',
+      '--selector',
+      'ui-test=roll',
+      '--soak',
+      '60s',
+      '--kubeconfig',
+      cluster!.kubeconfig,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     await page.goto(`${url}#/rollouts`, { waitUntil: 'load' });
     await page.waitForSelector('[data-rollout="ui-roll"][data-phase="Progressing"] [data-batch="0"] progress');
@@ -223,11 +282,24 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     const local = await readFile(cluster!.nodes[0]!.config, 'utf8');
     await configMap('oomkill', 'singleProcessOOMKill: true', local);
     await k!.ok(['label', 'node', 'node-3', 'ui-old=yes']);
-    const r = await runDkc(['rollout', 'start', 'ui-newer', '--configmap', 'kube-system/oomkill', '--selector', 'ui-old=yes', '--skip-incompatible', '--kubeconfig', cluster!.kubeconfig]);
+    const r = await runDkc([
+      'rollout',
+      'start',
+      'ui-newer',
+      '--configmap',
+      'kube-system/oomkill',
+      '--selector',
+      'ui-old=yes',
+      '--skip-incompatible',
+      '--kubeconfig',
+      cluster!.kubeconfig,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     await page.goto(`${url}#/rollouts`, { waitUntil: 'load' });
     await page.waitForSelector('[data-rollout="ui-newer"] [data-incompatible="1"]');
-    const left = await page.$eval('[data-rollout="ui-newer"] .incompatible', (e) => e.textContent?.replace(/\s+/g, ' ').trim());
+    const left = await page.$eval('[data-rollout="ui-newer"] .incompatible', (e) =>
+      e.textContent?.replace(/\s+/g, ' ').trim(),
+    );
     assert.equal(left, 'kubelet 1.22: unknown field singleProcessOOMKill node-3');
     await screenshot('rollout-incompatible');
   });
@@ -238,7 +310,10 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     assert.equal(answer.code, 403);
     const status = JSON.parse(answer.body) as { reason?: string; message?: string };
     assert.equal(status.reason, 'Forbidden');
-    assert.match(status.message ?? '', /^nodeconfigrollouts\.dkc\.io "ui-roll" is forbidden: User "system:node:node-1" cannot patch resource "nodeconfigrollouts"/);
+    assert.match(
+      status.message ?? '',
+      /^nodeconfigrollouts\.dkc\.io "ui-roll" is forbidden: User "system:node:node-1" cannot patch resource "nodeconfigrollouts"/,
+    );
     assert.equal(await k!.ok(['get', 'nodeconfigrollout', 'ui-roll', '-o', 'jsonpath={.spec.paused}']), 'true');
   });
 
@@ -254,13 +329,30 @@ describe('dkc ui in a real browser against a local cluster', { concurrency: fals
     assert.ok(pid !== undefined);
     process.kill(pid, 'SIGKILL');
     await page.waitForSelector('[data-connection="retrying"]', { timeout: 10_000 });
-    await waitFor('the server back', async () => (cluster!.supervisor.pidOf('server') !== pid && (await admin.get('/readyz').then(() => true, () => undefined))) || undefined, 30_000);
+    await waitFor(
+      'the server back',
+      async () =>
+        (cluster!.supervisor.pidOf('server') !== pid &&
+          (await admin.get('/readyz').then(
+            () => true,
+            () => undefined,
+          ))) ||
+        undefined,
+      30_000,
+    );
     await page.waitForSelector('[data-connection="live"]', { timeout: 15_000 });
     await k!.ok(['patch', 'node', 'node-2', '-p', assign('green')]);
-    await page.waitForFunction(() => document.querySelector<HTMLElement>('[data-node="node-2"]')?.dataset['group'] === 'kube-system/green:kubelet', { timeout: 10_000 });
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLElement>('[data-node="node-2"]')?.dataset['group'] === 'kube-system/green:kubelet',
+      { timeout: 10_000 },
+    );
     await screenshot('fleet-after-restart');
     // While the server was down, the browser reports the failed requests themselves; the page threw nothing.
     const outage = consoleErrors.slice(before);
-    assert.deepEqual(outage.filter((e) => !e.startsWith('console: Failed to load resource')), []);
+    assert.deepEqual(
+      outage.filter((e) => !e.startsWith('console: Failed to load resource')),
+      [],
+    );
   });
 });

@@ -15,7 +15,8 @@ describe('dkc ui host checks', () => {
   });
 
   it('accepts loopback hosts and refuses others (DNS rebinding)', () => {
-    for (const host of ['localhost:8080', '127.0.0.1:8080', '[::1]:8080']) assert.doesNotThrow(() => checkRequest({ host }, accept));
+    for (const host of ['localhost:8080', '127.0.0.1:8080', '[::1]:8080'])
+      assert.doesNotThrow(() => checkRequest({ host }, accept));
     for (const host of ['evil.example:8080', '127.0.0.1.evil.example', '10.0.0.1:8080', '']) {
       assert.throws(() => checkRequest({ host }, accept), { code: 'DKC_UI_HOST_REFUSED' });
     }
@@ -24,7 +25,11 @@ describe('dkc ui host checks', () => {
   it("accepts the page's own Origin only (CSRF)", () => {
     assert.doesNotThrow(() => checkRequest({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }, accept));
     for (const origin of ['http://evil.example', 'http://127.0.0.1:9999', 'null', 'http://localhost:8080']) {
-      assert.throws(() => checkRequest({ host: '127.0.0.1:8080', origin }, accept), { code: 'DKC_UI_HOST_REFUSED' }, origin);
+      assert.throws(
+        () => checkRequest({ host: '127.0.0.1:8080', origin }, accept),
+        { code: 'DKC_UI_HOST_REFUSED' },
+        origin,
+      );
     }
   });
 

@@ -4,18 +4,41 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Event, Node, NodeCondition, NodeConfigSource } from '../../src/api/types.js';
-import { fleetRows, groupNodes, kubeletVersionOf, LOCAL_GROUP, matchesState, nodeIssues, nodeView, sourceKey } from '../../src/ui/model/fleet.js';
+import {
+  fleetRows,
+  groupNodes,
+  kubeletVersionOf,
+  LOCAL_GROUP,
+  matchesState,
+  nodeIssues,
+  nodeView,
+  sourceKey,
+} from '../../src/ui/model/fleet.js';
 import { availableActions, batchProgress, leftOut, pendingNodes } from '../../src/ui/model/rollout.js';
 import { configEvents } from '../../src/ui/model/node.js';
 import { assignedNodes, withNodeConfig } from '../../src/ui/model/assignment.js';
 import type { NodeConfig } from '../../src/api/dkc/nodeconfig.js';
 
 const cm = (name: string, rv?: string, uid = `uid-${name}`): NodeConfigSource => ({
-  configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet', ...(rv ? { uid, resourceVersion: rv } : {}) },
+  configMap: {
+    namespace: 'kube-system',
+    name,
+    kubeletConfigKey: 'kubelet',
+    ...(rv ? { uid, resourceVersion: rv } : {}),
+  },
 });
 const ready: NodeCondition = { type: 'Ready', status: 'True', reason: 'KubeletReady' };
 
-function node(name: string, o: { spec?: NodeConfigSource; assigned?: NodeConfigSource; active?: NodeConfigSource; error?: string; ready?: NodeCondition | null } = {}): Node {
+function node(
+  name: string,
+  o: {
+    spec?: NodeConfigSource;
+    assigned?: NodeConfigSource;
+    active?: NodeConfigSource;
+    error?: string;
+    ready?: NodeCondition | null;
+  } = {},
+): Node {
   const config: Record<string, unknown> = {};
   if (o.assigned) config['assigned'] = o.assigned;
   if (o.active) config['active'] = o.active;
@@ -57,12 +80,21 @@ describe('fleet grouping', () => {
     const n = node('n1', { spec: cm('green'), assigned: cm('blue', '7'), active: cm('blue', '7') });
     const view = nodeView(n);
     assert.equal(view.groupKey, sourceKey(cm('blue', '7')));
-    assert.deepEqual(view.issues, [{ kind: 'not-active', label: 'Assigned ≠ active', reason: 'assigned kube-system/green:kubelet, active kube-system/blue:kubelet' }]);
+    assert.deepEqual(view.issues, [
+      {
+        kind: 'not-active',
+        label: 'Assigned ≠ active',
+        reason: 'assigned kube-system/green:kubelet, active kube-system/blue:kubelet',
+      },
+    ]);
   });
 
   it('a newer resourceVersion downloaded but not yet running is assigned ≠ active too', () => {
     const issues = nodeIssues(node('n1', { spec: cm('blue'), assigned: cm('blue', '9'), active: cm('blue', '7') }));
-    assert.deepEqual(issues.map((i) => i.reason), ['assigned kube-system/blue:kubelet resourceVersion 9, active kube-system/blue:kubelet resourceVersion 7']);
+    assert.deepEqual(
+      issues.map((i) => i.reason),
+      ['assigned kube-system/blue:kubelet resourceVersion 9, active kube-system/blue:kubelet resourceVersion 7'],
+    );
   });
 
   it('status.config.error and NotReady/Unknown stand out with their reasons, the error first', () => {
@@ -80,8 +112,17 @@ describe('fleet grouping', () => {
         ['not-active', 'Assigned ≠ active', 'assigned kube-system/bad:kubelet, active local config (no ConfigMap)'],
       ],
     );
-    const lost = node('n2', { ready: { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' } });
-    assert.deepEqual(nodeIssues(lost), [{ kind: 'unknown', label: 'Unknown', reason: 'NodeStatusUnknown: Kubelet stopped posting node status.' }]);
+    const lost = node('n2', {
+      ready: {
+        type: 'Ready',
+        status: 'Unknown',
+        reason: 'NodeStatusUnknown',
+        message: 'Kubelet stopped posting node status.',
+      },
+    });
+    assert.deepEqual(nodeIssues(lost), [
+      { kind: 'unknown', label: 'Unknown', reason: 'NodeStatusUnknown: Kubelet stopped posting node status.' },
+    ]);
     assert.equal(nodeIssues(node('n3', { ready: null }))[0]?.kind, 'unknown');
     assert.deepEqual(nodeIssues(node('n4')), []);
   });
@@ -94,7 +135,8 @@ describe('fleet grouping', () => {
     ];
     const [local] = groupNodes(nodes);
     assert.deepEqual(local!.counts, { 'not-active': 1, error: 1, 'not-ready': 0, unknown: 1 });
-    const names = (f: Parameters<typeof groupNodes>[1]) => groupNodes(nodes, f).flatMap((g) => g.nodes.map((v) => v.name));
+    const names = (f: Parameters<typeof groupNodes>[1]) =>
+      groupNodes(nodes, f).flatMap((g) => g.nodes.map((v) => v.name));
     assert.deepEqual(names('all'), ['down', 'err', 'ok']);
     assert.deepEqual(names('attention'), ['down', 'err']);
     assert.deepEqual(names('error'), ['err']);
@@ -104,21 +146,31 @@ describe('fleet grouping', () => {
   });
 
   it('lays the groups out as rows, each header before its nodes, at fleet scale', () => {
-    const nodes = Array.from({ length: 5000 }, (_, i) => node(`node-${String(i).padStart(4, '0')}`, i % 2 ? {} : { spec: cm('blue'), assigned: cm('blue', '7'), active: cm('blue', '7') }));
+    const nodes = Array.from({ length: 5000 }, (_, i) =>
+      node(
+        `node-${String(i).padStart(4, '0')}`,
+        i % 2 ? {} : { spec: cm('blue'), assigned: cm('blue', '7'), active: cm('blue', '7') },
+      ),
+    );
     const started = performance.now();
     const rows = fleetRows(groupNodes(nodes));
     const ms = performance.now() - started;
     assert.equal(rows.length, 5002);
     assert.deepEqual([rows[0]!.kind, rows[1]!.kind, rows[2501]!.kind], ['group', 'node', 'group']);
     const second = rows[2502]!;
-    assert.ok(second.kind === 'node' && second.group.title === 'kube-system/blue:kubelet' && second.view.name === 'node-0000');
+    assert.ok(
+      second.kind === 'node' && second.group.title === 'kube-system/blue:kubelet' && second.view.name === 'node-0000',
+    );
     assert.ok(ms < 1000, `grouping 5,000 nodes took ${ms.toFixed(0)} ms`);
   });
 });
 
 describe('kubelet versions', () => {
   it("each node's view carries the version it reports, '' when it reports none", () => {
-    const reporting = { ...node('a'), status: { ...node('a').status, nodeInfo: { kubeletVersion: 'v1.30.0' } } } as Node;
+    const reporting = {
+      ...node('a'),
+      status: { ...node('a').status, nodeInfo: { kubeletVersion: 'v1.30.0' } },
+    } as Node;
     assert.equal(nodeView(reporting).kubeletVersion, 'v1.30.0');
     assert.equal(kubeletVersionOf(node('b')), '');
   });
@@ -171,13 +223,21 @@ describe('rollout progress', () => {
 
 describe('node events', () => {
   it('keeps the config events, newest first', () => {
-    const ev = (name: string, reason: string, at: string): Event => ({ metadata: { name }, involvedObject: { kind: 'Node', name: 'n1' }, reason, lastTimestamp: at });
+    const ev = (name: string, reason: string, at: string): Event => ({
+      metadata: { name },
+      involvedObject: { kind: 'Node', name: 'n1' },
+      reason,
+      lastTimestamp: at,
+    });
     const events = [
       ev('a', 'KubeletConfigChanged', '2024-01-01T00:00:01Z'),
       ev('b', 'NodeReady', '2024-01-01T00:00:03Z'),
       ev('c', 'KubeletConfigChanged', '2024-01-01T00:00:02Z'),
     ];
-    assert.deepEqual(configEvents(events).map((e) => e.metadata.name), ['c', 'a']);
+    assert.deepEqual(
+      configEvents(events).map((e) => e.metadata.name),
+      ['c', 'a'],
+    );
     assert.equal(configEvents(events, 1).length, 1);
   });
 });
@@ -203,7 +263,11 @@ describe('assignments on the NodeConfig channel', () => {
         ['kube-system/blue:kubelet', ['n1']],
       ],
     );
-    assert.deepEqual(nodeIssues(withNodeConfig(node('n3'), nc('n3', cm('blue')))).map((i) => i.kind), ['not-active'], 'assigned through its NodeConfig, not active yet');
+    assert.deepEqual(
+      nodeIssues(withNodeConfig(node('n3'), nc('n3', cm('blue')))).map((i) => i.kind),
+      ['not-active'],
+      'assigned through its NodeConfig, not active yet',
+    );
     assert.equal(assignedNodes('node', nodes, ncs), nodes, 'on the Node channel the Nodes as they are');
   });
 });

@@ -28,12 +28,15 @@ async function createNodes(client: RestClient): Promise<void> {
   const worker = async (): Promise<void> => {
     while (next < names.length) {
       const i = next++;
-      await client.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: names[i], labels: { pool: i % 2 ? 'odd' : 'even' } } });
+      await client.create('/api/v1/nodes', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: names[i], labels: { pool: i % 2 ? 'odd' : 'even' } },
+      });
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));
 }
-
 
 const summary = (): Promise<string> => page.$eval('[data-summary]', (e) => e.textContent ?? '');
 
@@ -47,8 +50,15 @@ before(async () => {
     client.close();
   }
   url = await startUi(server.kubeconfig, (p) => (ui = p));
-  const executablePath = process.env['DKC_CHROMIUM'] ?? execFileSync('bash', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
-  browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'], defaultViewport: { width: 1280, height: 800 } });
+  const executablePath =
+    process.env['DKC_CHROMIUM'] ??
+    execFileSync('bash', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+  browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+    defaultViewport: { width: 1280, height: 800 },
+  });
   page = await browser.newPage();
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
@@ -70,7 +80,11 @@ describe('the fleet page at 5,000 nodes', { concurrency: false }, () => {
   it('counts every node but keeps only the rows in view in the page', async () => {
     const started = performance.now();
     await page.goto(url, { waitUntil: 'load' });
-    await page.waitForFunction((n) => document.querySelector('[data-summary]')?.textContent?.startsWith(`${n} nodes`), { timeout: 20_000 }, NODES);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-summary]')?.textContent?.startsWith(`${n} nodes`),
+      { timeout: 20_000 },
+      NODES,
+    );
     const ms = performance.now() - started;
     console.log(`# 5,000 nodes listed and shown in ${ms.toFixed(0)} ms`);
     const rows = await page.$$eval('[data-node]', (els) => els.length);
@@ -84,7 +98,11 @@ describe('the fleet page at 5,000 nodes', { concurrency: false }, () => {
   it('filters by a label selector on the server', async () => {
     await page.type('#selector', 'pool=odd');
     await page.click('.controls button[type="submit"]');
-    await page.waitForFunction((n) => document.querySelector('[data-summary]')?.textContent?.startsWith(`${n} nodes`), { timeout: 20_000 }, NODES / 2);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-summary]')?.textContent?.startsWith(`${n} nodes`),
+      { timeout: 20_000 },
+      NODES / 2,
+    );
     assert.match(await summary(), /^2500 nodes in 1 config, 2500 needing attention$/);
     const shown = await page.$$eval('[data-node]', (els) => els.map((e) => (e as HTMLElement).dataset['node']));
     assert.ok(shown.length > 0 && shown.every((n) => Number(n!.slice(5)) % 2 === 1), shown.join(' '));

@@ -5,7 +5,9 @@ import { dkcBin } from '../../src/up/cluster.js';
 
 /** Starts `dkc ui`, hands its process to `track` at once (so a failed start is still cleaned up), resolves its URL. */
 export function startUi(kubeconfig: string, track: (p: ChildProcess) => void): Promise<string> {
-  const p = spawn(process.execPath, [dkcBin, 'ui', '--kubeconfig', kubeconfig, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [dkcBin, 'ui', '--kubeconfig', kubeconfig, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   track(p);
   let out = '';
   return new Promise((resolve, reject) => {

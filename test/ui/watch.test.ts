@@ -12,15 +12,22 @@ import { listWatch, type Meta } from '../../src/ui/live/watch.js';
 type Step = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 const node = (name: string, rv: string): Meta => ({ metadata: { name, resourceVersion: rv } });
-const list = (rv: string, ...items: Meta[]): Step => (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ metadata: { resourceVersion: rv }, items }));
+const list =
+  (rv: string, ...items: Meta[]): Step =>
+  (_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ metadata: { resourceVersion: rv }, items }));
 const event = (type: string, object: unknown): string => JSON.stringify({ type, object }) + '\n';
 /** A watch answering `lines`, then ending (`end`), cutting the connection (`cut`) or staying open (`hold`). */
-const watch = (lines: string[], then: 'end' | 'cut' | 'hold'): Step => (_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  for (const l of lines) res.write(l);
-  if (then === 'end') res.end();
-  else if (then === 'cut') setTimeout(() => res.destroy(), 20);
-};
+const watch =
+  (lines: string[], then: 'end' | 'cut' | 'hold'): Step =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    for (const l of lines) res.write(l);
+    if (then === 'end') res.end();
+    else if (then === 'cut') setTimeout(() => res.destroy(), 20);
+  };
 
 let stops: (() => void)[] = [];
 let servers: http.Server[] = [];
@@ -56,19 +63,29 @@ async function scripted(steps: Step[]): Promise<{ base: string; queries: URLSear
 function run(base: string): { until(want: string[]): Promise<void> } {
   let names: string[] = [];
   const waiting: { want: string; resolve: () => void }[] = [];
-  const fetchAt: typeof fetch = (input, init) => fetch(new URL(input instanceof Request ? input.url : input, base), init);
+  const fetchAt: typeof fetch = (input, init) =>
+    fetch(new URL(input instanceof Request ? input.url : input, base), init);
   stops.push(
-    listWatch<Meta>('/api/v1/nodes', { labelSelector: 'pool=a' }, {
-      items: (m) => {
-        names = [...m.values()].map((o) => o.metadata.name!).sort();
-        for (const w of waiting.splice(0)) if (w.want === names.join()) w.resolve();
-        else waiting.push(w);
+    listWatch<Meta>(
+      '/api/v1/nodes',
+      { labelSelector: 'pool=a' },
+      {
+        items: (m) => {
+          names = [...m.values()].map((o) => o.metadata.name!).sort();
+          for (const w of waiting.splice(0))
+            if (w.want === names.join()) w.resolve();
+            else waiting.push(w);
+        },
+        connection: () => undefined,
       },
-      connection: () => undefined,
-    }, fetchAt),
+      fetchAt,
+    ),
   );
   return {
-    until: (want) => (names.join() === want.join() ? Promise.resolve() : new Promise((resolve) => waiting.push({ want: want.join(), resolve }))),
+    until: (want) =>
+      names.join() === want.join()
+        ? Promise.resolve()
+        : new Promise((resolve) => waiting.push({ want: want.join(), resolve })),
   };
 }
 
@@ -76,7 +93,11 @@ const shape = (q: URLSearchParams): string => (q.get('watch') ? `watch@${q.get('
 
 describe('the page list-watch', () => {
   it('resumes a watch the server ended from the last resourceVersion, without listing again', async () => {
-    const api = await scripted([list('10', node('a', '5')), watch([event('ADDED', node('b', '11'))], 'end'), watch([event('DELETED', node('a', '12'))], 'hold')]);
+    const api = await scripted([
+      list('10', node('a', '5')),
+      watch([event('ADDED', node('b', '11'))], 'end'),
+      watch([event('DELETED', node('a', '12'))], 'hold'),
+    ]);
     const lw = run(api.base);
     await api.done;
     await lw.until(['b']);
@@ -85,10 +106,14 @@ describe('the page list-watch', () => {
   });
 
   it('lists again on 410 Gone, as an ERROR event and as the answer, and holds exactly the new list', async () => {
-    const gone = (_req: http.IncomingMessage, res: http.ServerResponse): void => void res.writeHead(410, { 'content-type': 'application/json' }).end('{"kind":"Status","code":410}');
+    const gone = (_req: http.IncomingMessage, res: http.ServerResponse): void =>
+      void res.writeHead(410, { 'content-type': 'application/json' }).end('{"kind":"Status","code":410}');
     const api = await scripted([
       list('10', node('a', '5')),
-      watch([event('ADDED', node('b', '11')), event('ERROR', { kind: 'Status', code: 410, reason: 'Expired' })], 'hold'),
+      watch(
+        [event('ADDED', node('b', '11')), event('ERROR', { kind: 'Status', code: 410, reason: 'Expired' })],
+        'hold',
+      ),
       list('20', node('a', '5'), node('c', '19')),
       gone,
       list('30', node('d', '29')),
@@ -101,7 +126,12 @@ describe('the page list-watch', () => {
   });
 
   it('lists again after the connection is cut mid-watch (a server restart)', async () => {
-    const api = await scripted([list('10', node('a', '5')), watch([event('ADDED', node('b', '11'))], 'cut'), list('40', node('e', '39')), watch([], 'hold')]);
+    const api = await scripted([
+      list('10', node('a', '5')),
+      watch([event('ADDED', node('b', '11'))], 'cut'),
+      list('40', node('e', '39')),
+      watch([], 'hold'),
+    ]);
     const lw = run(api.base);
     await api.done;
     await lw.until(['e']);

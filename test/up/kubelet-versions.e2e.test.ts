@@ -44,7 +44,10 @@ test('dkc up --kubelet-version 1.22,1.30,1.36: each node runs as its kubelet and
       '-o',
       'jsonpath={range .items[*]}{.metadata.name}={.status.nodeInfo.kubeletVersion}={.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
     ]);
-    const lines = r.stdout.trim().split('\n').filter((l) => l.startsWith('kv-'));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('kv-'));
     return lines.length === 3 && lines.every((l) => l.endsWith('=True')) ? lines.sort() : undefined;
   });
   assert.deepEqual(versions, ['kv-1=v1.22.0=True', 'kv-2=v1.30.0=True', 'kv-3=v1.36.0=True']);

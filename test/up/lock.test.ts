@@ -28,14 +28,43 @@ describe('parseLockOwner and ownerAlive', () => {
   it('reads a pid and start time; rejects anything else', () => {
     assert.deepEqual(parseLockOwner('{"pid":12,"startTime":"345"}\n'), { pid: 12, startTime: '345' });
     assert.deepEqual(parseLockOwner('{"pid":12}'), { pid: 12 });
-    for (const bad of ['', '12', '{"pid":0}', '{"pid":"12"}', '{"pid":1.5}', '{']) assert.equal(parseLockOwner(bad), undefined, bad);
+    for (const bad of ['', '12', '{"pid":0}', '{"pid":"12"}', '{"pid":1.5}', '{'])
+      assert.equal(parseLockOwner(bad), undefined, bad);
   });
 
   it('an owner lives while its pid exists and started when recorded; a reused pid is not the owner', () => {
-    assert.equal(ownerAlive({ pid: 7, startTime: '100' }, () => true, () => '100'), true);
-    assert.equal(ownerAlive({ pid: 7, startTime: '100' }, () => true, () => '999'), false);
-    assert.equal(ownerAlive({ pid: 7, startTime: '100' }, () => false, () => '100'), false);
-    assert.equal(ownerAlive({ pid: 7 }, () => true, () => '999'), true);
+    assert.equal(
+      ownerAlive(
+        { pid: 7, startTime: '100' },
+        () => true,
+        () => '100',
+      ),
+      true,
+    );
+    assert.equal(
+      ownerAlive(
+        { pid: 7, startTime: '100' },
+        () => true,
+        () => '999',
+      ),
+      false,
+    );
+    assert.equal(
+      ownerAlive(
+        { pid: 7, startTime: '100' },
+        () => false,
+        () => '100',
+      ),
+      false,
+    );
+    assert.equal(
+      ownerAlive(
+        { pid: 7 },
+        () => true,
+        () => '999',
+      ),
+      true,
+    );
     assert.equal(ownerAlive({ pid: process.pid, startTime: processStartTime(process.pid)! }), true);
     assert.equal(ownerAlive({ pid: deadPid() }), false);
   });
@@ -48,7 +77,10 @@ describe('lockDataDir', () => {
     try {
       const pid = holder.pid!;
       writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, startTime: processStartTime(pid) }));
-      assert.throws(() => lockDataDir(dir), { code: 'DKC_UP_DATA_DIR_IN_USE', message: `data dir ${dir} is in use by dkc (pid ${pid})` });
+      assert.throws(() => lockDataDir(dir), {
+        code: 'DKC_UP_DATA_DIR_IN_USE',
+        message: `data dir ${dir} is in use by dkc (pid ${pid})`,
+      });
     } finally {
       holder.kill('SIGKILL');
       await new Promise((r) => holder.once('exit', r));
@@ -60,7 +92,11 @@ describe('lockDataDir', () => {
   });
 
   it('takes over a lock left by a dead pid, by a reused pid, or with unreadable content', () => {
-    for (const stale of [JSON.stringify({ pid: deadPid() }), JSON.stringify({ pid: process.ppid, startTime: 'not-when-it-started' }), 'garbage']) {
+    for (const stale of [
+      JSON.stringify({ pid: deadPid() }),
+      JSON.stringify({ pid: process.ppid, startTime: 'not-when-it-started' }),
+      'garbage',
+    ]) {
       const dir = tempDir();
       writeFileSync(join(dir, LOCK_FILE), stale);
       const lock = lockDataDir(dir);

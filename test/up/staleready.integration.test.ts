@@ -30,7 +30,9 @@ after(async () => {
 function up(dataDir: string, ...extra: string[]): { proc: ChildProcess; out(): string; err(): string } {
   let out = '';
   let err = '';
-  const proc = spawn(process.execPath, [dkcBin, 'up', '--data-dir', dataDir, '--nodes', '1', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [dkcBin, 'up', '--data-dir', dataDir, '--nodes', '1', '--port', '0', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   procs.push(proc);
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -39,29 +41,43 @@ function up(dataDir: string, ...extra: string[]): { proc: ChildProcess; out(): s
 
 const node = (status: string, lastHeartbeatTime?: string): NodeLike => ({
   metadata: { name: 'n' },
-  status: { conditions: [{ type: 'Ready', status, ...(lastHeartbeatTime !== undefined ? { lastHeartbeatTime } : {}) }] },
+  status: {
+    conditions: [{ type: 'Ready', status, ...(lastHeartbeatTime !== undefined ? { lastHeartbeatTime } : {}) }],
+  },
 });
 
 const lease = (renewTime: string): LeaseLike => ({ metadata: { name: 'n' }, spec: { renewTime } });
 
 describe('dkc up and a stale Ready condition', () => {
-  it('counts a Ready=True only when its heartbeat and the node\'s Lease are from this run', () => {
+  it("counts a Ready=True only when its heartbeat and the node's Lease are from this run", () => {
     const since = Date.parse('2024-01-15T10:00:00.700Z');
     const fresh = lease('2024-01-15T10:00:00.750000Z');
-    assert.equal(reportedReadySince(node('True', '2024-01-15T10:00:00Z'), fresh, since), true, 'same second: metav1.Time has no fraction');
+    assert.equal(
+      reportedReadySince(node('True', '2024-01-15T10:00:00Z'), fresh, since),
+      true,
+      'same second: metav1.Time has no fraction',
+    );
     assert.equal(reportedReadySince(node('True', '2024-01-15T10:00:05Z'), fresh, since), true);
-    assert.equal(reportedReadySince(node('True', '2024-01-15T10:00:00Z'), lease('2024-01-15T10:00:00.600000Z'), since), false, 'the Lease of a run before');
+    assert.equal(
+      reportedReadySince(node('True', '2024-01-15T10:00:00Z'), lease('2024-01-15T10:00:00.600000Z'), since),
+      false,
+      'the Lease of a run before',
+    );
     assert.equal(reportedReadySince(node('True', '2024-01-15T10:00:05Z'), undefined, since), false);
     assert.equal(reportedReadySince(node('True', '2024-01-15T09:59:59Z'), fresh, since), false);
     assert.equal(reportedReadySince(node('True'), fresh, since), false);
     assert.equal(reportedReadySince(node('Unknown', '2024-01-15T10:00:05Z'), fresh, since), false);
   });
 
-  it('does not print a node Ready from an earlier run while this run\'s agent has not reported', async () => {
+  it("does not print a node Ready from an earlier run while this run's agent has not reported", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'dkc-up-stale-'));
     dirs.push(dataDir);
     const first = up(dataDir);
-    await waitFor('the first run to be up', async () => (/dkc cluster is up/.test(first.out()) ? true : undefined), 60_000);
+    await waitFor(
+      'the first run to be up',
+      async () => (/dkc cluster is up/.test(first.out()) ? true : undefined),
+      60_000,
+    );
     assert.match(first.out(), /node-1: Ready/);
     first.proc.kill('SIGINT');
     await exited(first.proc);
@@ -70,7 +86,8 @@ describe('dkc up and a stale Ready condition', () => {
     const second = up(dataDir, '--agent-arg=--kubeconfig=/nonexistent/kubeconfig');
     await waitFor(
       'the agent to have failed twice',
-      async () => ((second.err().match(/Supervised process crashed name="node-1"/g) ?? []).length >= 2 ? true : undefined),
+      async () =>
+        (second.err().match(/Supervised process crashed name="node-1"/g) ?? []).length >= 2 ? true : undefined,
       60_000,
     );
     assert.doesNotMatch(second.out(), /node-1: Ready/, second.out());

@@ -14,7 +14,10 @@ describe('forEachBounded', () => {
       done.push(i);
     });
     assert.equal(most, 4);
-    assert.deepEqual(done.sort((a, b) => a - b), [...Array(20).keys()]);
+    assert.deepEqual(
+      done.sort((a, b) => a - b),
+      [...Array(20).keys()],
+    );
   });
 
   it('attempts every item even when some fail, then rejects with the first failure', async () => {

@@ -55,14 +55,23 @@ export interface AssignmentChannel {
    * it keeps on either channel (the node's labels decide its policies) and whose failures and deletion it reports
    * itself: the Node channel reads the assignment from it, the NodeConfig channel watches the node's NodeConfig.
    */
-  watch(client: ListWatcher, nodeName: string, node: Informer<AssignmentObject>, handlers: AssignmentHandlers): AssignmentWatch;
+  watch(
+    client: ListWatcher,
+    nodeName: string,
+    node: Informer<AssignmentObject>,
+    handlers: AssignmentHandlers,
+  ): AssignmentWatch;
   /** Writes status.config (every field; an absent one as null) through the status subresource of the object. */
   publish(client: Pick<AssignmentClient, 'patch'>, nodeName: string, config: NodeConfigStatus): Promise<void>;
   /**
    * Once the node's Node is registered: what else the channel needs before an assignment can reach the node. The
    * NodeConfig channel creates the node's NodeConfig when it is absent.
    */
-  registered(client: Pick<AssignmentClient, 'create'>, node: { metadata: ObjectMeta }, options?: CallOptions): Promise<void>;
+  registered(
+    client: Pick<AssignmentClient, 'create'>,
+    node: { metadata: ObjectMeta },
+    options?: CallOptions,
+  ): Promise<void>;
 }
 
 export const messages = {
@@ -101,7 +110,9 @@ function informerWatch(
   const off = [
     informer.on('add', (o) => handlers.added(sourceOf(o))),
     informer.on('update', (a, b) => handlers.updated(sourceOf(a), sourceOf(b))),
-    ...(owned ? [informer.on('delete', () => handlers.deleted()), informer.on('error', (err) => handlers.failed(err))] : []),
+    ...(owned
+      ? [informer.on('delete', () => handlers.deleted()), informer.on('error', (err) => handlers.failed(err))]
+      : []),
   ];
   if (owned) informer.start();
   return {
@@ -135,11 +146,17 @@ export const nodeConfigChannel: AssignmentChannel = {
   kind: 'nodeconfig',
   watch: (client, nodeName, _node, handlers) => {
     const name = nodeConfigName(nodeName);
-    const informer = new Informer<AssignmentObject>(client, NODE_CONFIGS_PATH, { fieldSelector: `metadata.name=${fieldSelectorValue(name)}` });
+    const informer = new Informer<AssignmentObject>(client, NODE_CONFIGS_PATH, {
+      fieldSelector: `metadata.name=${fieldSelectorValue(name)}`,
+    });
     return informerWatch(informer, name, messages.nodeConfig(name), handlers, true);
   },
   publish: async (client, nodeName, config) => {
-    await client.patch(`${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(nodeName))}/status`, 'merge', statusBody(config));
+    await client.patch(
+      `${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(nodeName))}/status`,
+      'merge',
+      statusBody(config),
+    );
   },
   registered: async (client, node, options) => {
     try {
@@ -151,4 +168,7 @@ export const nodeConfigChannel: AssignmentChannel = {
   },
 };
 
-export const assignmentChannels: Readonly<Record<ConfigChannel, AssignmentChannel>> = { node: nodeChannel, nodeconfig: nodeConfigChannel };
+export const assignmentChannels: Readonly<Record<ConfigChannel, AssignmentChannel>> = {
+  node: nodeChannel,
+  nodeconfig: nodeConfigChannel,
+};

@@ -9,7 +9,8 @@ import type { BootErrorReason } from './errors.js';
 import type { FailureStage } from './configok.js';
 
 /** The outcome of loading one checkpointed config: decode + flags + validation. */
-export type LoadOutcome<C> = { ok: true; config: C } | { ok: false; reason: BootErrorReason; detail: string; stage?: FailureStage };
+export type LoadOutcome<C> =
+  { ok: true; config: C } | { ok: false; reason: BootErrorReason; detail: string; stage?: FailureStage };
 
 export interface BootInput<C> {
   assigned?: NodeConfigSource;
@@ -53,7 +54,11 @@ export function decideBoot<C>(input: BootInput<C>): BootDecision<C> {
   if (lastKnownGood) status.lastKnownGood = lastKnownGood;
   if (!assigned) return { kind: 'run', use: 'local', status, startTrial: false };
 
-  let outcome = input.assignedOutcome ?? { ok: false as const, reason: CrashLoopError, detail: 'assigned config was not loaded' };
+  let outcome = input.assignedOutcome ?? {
+    ok: false as const,
+    reason: CrashLoopError,
+    detail: 'assigned config was not loaded',
+  };
   if (outcome.ok && input.crashLoopThreshold > 0 && input.startsWithoutHealthy >= input.crashLoopThreshold) {
     outcome = {
       ok: false,
@@ -67,14 +72,23 @@ export function decideBoot<C>(input: BootInput<C>): BootDecision<C> {
     return { kind: 'run', use: 'assigned', config: outcome.config, status, startTrial: true };
   }
 
-  const rejected = { reason: outcome.reason, detail: outcome.detail, ...(outcome.stage ? { stage: outcome.stage } : {}) };
+  const rejected = {
+    reason: outcome.reason,
+    detail: outcome.detail,
+    ...(outcome.stage ? { stage: outcome.stage } : {}),
+  };
   status.error = outcome.reason;
   if (!lastKnownGood) return { kind: 'run', use: 'local', status, startTrial: false, rejected };
   const lkg = input.lastKnownGoodOutcome;
   // A last-known-good that a NodeConfigPolicy now denies is not broken: the node falls back to its local config.
-  if (lkg && !lkg.ok && lkg.stage === 'policy') return { kind: 'run', use: 'local', status, startTrial: false, rejected };
+  if (lkg && !lkg.ok && lkg.stage === 'policy')
+    return { kind: 'run', use: 'local', status, startTrial: false, rejected };
   if (!lkg || !lkg.ok) {
-    return { kind: 'fatal', message: lkg && !lkg.ok ? `${lkg.reason}, error: ${lkg.detail}` : 'last-known-good config was not loaded', status };
+    return {
+      kind: 'fatal',
+      message: lkg && !lkg.ok ? `${lkg.reason}, error: ${lkg.detail}` : 'last-known-good config was not loaded',
+      status,
+    };
   }
   status.active = lastKnownGood;
   return { kind: 'run', use: 'last-known-good', config: lkg.config, status, startTrial: false, rejected };

@@ -15,7 +15,15 @@ import type { Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { nodeFs, writeFileAtomic, type AtomicFileHandle, type AtomicFs } from '../../util/atomicfile.js';
 import { StartLedger, START_RECORD_FILE } from './crashloop.js';
-import { apiPath, describeSource, parseSource, serializeSource, sourceNameErrors, type MaybeSource, type NodeConfigSource } from './source.js';
+import {
+  apiPath,
+  describeSource,
+  parseSource,
+  serializeSource,
+  sourceNameErrors,
+  type MaybeSource,
+  type NodeConfigSource,
+} from './source.js';
 import { AsyncMutex } from './mutex.js';
 import { isConfigMapKey } from '../../api/validation/names.js';
 import { CodedError, errorMessage } from '../../util/errors.js';
@@ -135,7 +143,10 @@ async function dirExists(path: string): Promise<boolean> {
   }
   if (st === undefined) return false;
   if (st.isDirectory()) return true;
-  throw new CheckpointError(CheckpointErrorCodes.NotDirectory, `expected dir at ${goQuote(path)}, but mode is ${goQuote(goModeString(st.mode))}`);
+  throw new CheckpointError(
+    CheckpointErrorCodes.NotDirectory,
+    `expected dir at ${goQuote(path)}, but mode is ${goQuote(goModeString(st.mode))}`,
+  );
 }
 
 /** Makes a directory's entries (a rename, a new child) durable. */
@@ -173,7 +184,10 @@ async function ensureFile(path: string): Promise<void> {
   }
   if (st !== undefined) {
     if (st.isFile()) return;
-    throw new CheckpointError(CheckpointErrorCodes.NotRegularFile, `expected regular file at ${goQuote(path)}, but mode is ${goQuote(goModeString(st.mode))}`);
+    throw new CheckpointError(
+      CheckpointErrorCodes.NotRegularFile,
+      `expected regular file at ${goQuote(path)}, but mode is ${goQuote(goModeString(st.mode))}`,
+    );
   }
   try {
     const fh = await open(path, 'wx', RECORD_MODE);
@@ -190,7 +204,8 @@ function validateFileKey(name: string): void {
   if (name === '') throw fail(`invalid file key: must not be empty: ${goQuote(name)}`);
   if (name !== goBase(name)) throw fail(`invalid file key ${goQuote(name)}, only base names are allowed`);
   if (name === '.' || name === '..') throw fail(`invalid file key, may not be '.' or '..'`);
-  if (Buffer.byteLength(name, 'utf8') > 255) throw fail(`invalid file key ${goQuote(name)}, must be less than 255 characters`);
+  if (Buffer.byteLength(name, 'utf8') > 255)
+    throw fail(`invalid file key ${goQuote(name)}, must be less than 255 characters`);
 }
 
 /** A UID or ResourceVersion must stay one directory level: the API never produces others, but disk can. */
@@ -214,7 +229,10 @@ export class CheckpointStore {
   readonly lock = new AsyncMutex();
 
   /** `dynamicConfigDir` is the --dynamic-config-dir value; a relative one resolves against the cwd, as filepath.Abs does. */
-  constructor(dynamicConfigDir: string, private readonly fs: AtomicFs = nodeFs) {
+  constructor(
+    dynamicConfigDir: string,
+    private readonly fs: AtomicFs = nodeFs,
+  ) {
     this.dir = join(resolve(dynamicConfigDir), STORE_DIR);
     this.metaDir = join(this.dir, META_DIR);
     this.checkpointsDir = join(this.dir, CHECKPOINTS_DIR);
@@ -253,7 +271,9 @@ export class CheckpointStore {
       throw ioError(e, this.metaDir, 'open');
     });
     await Promise.all(
-      metaEntries.filter((n) => ATOMIC_TEMP_FILE.test(n)).map((n) => unlink(join(this.metaDir, n)).catch(() => undefined)),
+      metaEntries
+        .filter((n) => ATOMIC_TEMP_FILE.test(n))
+        .map((n) => unlink(join(this.metaDir, n)).catch(() => undefined)),
     );
     const uids = await readdir(this.checkpointsDir, { withFileTypes: true }).catch((e: unknown) => {
       throw ioError(e, this.checkpointsDir, 'open');
@@ -265,7 +285,9 @@ export class CheckpointStore {
           const uidDir = join(this.checkpointsDir, d.name);
           const entries = await readdir(uidDir).catch(() => [] as string[]);
           await Promise.all(
-            entries.filter((n) => n.startsWith(TMP_TAG)).map((n) => rm(join(uidDir, n), { recursive: true, force: true }).catch(() => undefined)),
+            entries
+              .filter((n) => n.startsWith(TMP_TAG))
+              .map((n) => rm(join(uidDir, n), { recursive: true, force: true }).catch(() => undefined)),
           );
         }),
     );
@@ -303,9 +325,13 @@ export class CheckpointStore {
 
   private async saveLocked(payload: CheckpointPayload): Promise<boolean> {
     // Upstream refuses a UID/RV-less payload when building it, before the store looks at file names.
-    if (!payload.uid) throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty UID');
+    if (!payload.uid)
+      throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty UID');
     if (!payload.resourceVersion) {
-      throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty ResourceVersion');
+      throw new CheckpointError(
+        CheckpointErrorCodes.AmbiguousSource,
+        'ConfigMap must have a non-empty ResourceVersion',
+      );
     }
     for (const name of Object.keys(payload.files)) validateFileKey(name);
     const target = this.checkpointPath(payload.uid, payload.resourceVersion);
@@ -365,7 +391,10 @@ export class CheckpointStore {
     // The key becomes a file name: a record from disk may hold anything, so it must be a ConfigMap key first.
     const keyErrors = isConfigMapKey(src.configMap?.kubeletConfigKey ?? '');
     if (keyErrors.length > 0) {
-      throw new CheckpointError(CheckpointErrorCodes.InvalidFileKey, `invalid kubeletConfigKey ${goQuote(src.configMap?.kubeletConfigKey ?? '')}: ${keyErrors.join('; ')}`);
+      throw new CheckpointError(
+        CheckpointErrorCodes.InvalidFileKey,
+        `invalid kubeletConfigKey ${goQuote(src.configMap?.kubeletConfigKey ?? '')}: ${keyErrors.join('; ')}`,
+      );
     }
     if (!(await this.exists(src))) {
       throw new CheckpointError(CheckpointErrorCodes.NotFound, `no checkpoint for source ${describeSource(src)}`);
@@ -377,11 +406,16 @@ export class CheckpointStore {
     try {
       bytes = await readFile(path);
     } catch (e) {
-      throw new CheckpointError(CheckpointErrorCodes.Read, `failed to read kubelet config file ${goQuote(path)}, error: ${goPathError(e, path, 'open')}`, {
-        cause: e,
-      });
+      throw new CheckpointError(
+        CheckpointErrorCodes.Read,
+        `failed to read kubelet config file ${goQuote(path)}, error: ${goPathError(e, path, 'open')}`,
+        {
+          cause: e,
+        },
+      );
     }
-    if (bytes.length === 0) throw new CheckpointError(CheckpointErrorCodes.Empty, `kubelet config file ${goQuote(path)} was empty`);
+    if (bytes.length === 0)
+      throw new CheckpointError(CheckpointErrorCodes.Empty, `kubelet config file ${goQuote(path)} was empty`);
     return { bytes, dir, path };
   }
 
@@ -480,16 +514,24 @@ export class CheckpointStore {
     try {
       await this.writeLastKnownGood(undefined);
     } catch (e) {
-      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset last-known-good UID in checkpoint store, error: ${errorMessage(e)}`, {
-        cause: e,
-      });
+      throw new CheckpointError(
+        CheckpointErrorCodes.Reset,
+        `failed to reset last-known-good UID in checkpoint store, error: ${errorMessage(e)}`,
+        {
+          cause: e,
+        },
+      );
     }
     try {
       await this.writeAssigned(undefined);
     } catch (e) {
-      throw new CheckpointError(CheckpointErrorCodes.Reset, `failed to reset assigned UID in checkpoint store, error: ${errorMessage(e)}`, {
-        cause: e,
-      });
+      throw new CheckpointError(
+        CheckpointErrorCodes.Reset,
+        `failed to reset assigned UID in checkpoint store, error: ${errorMessage(e)}`,
+        {
+          cause: e,
+        },
+      );
     }
     return assigned !== undefined;
   }
@@ -528,7 +570,8 @@ export class CheckpointStore {
       throw new CheckpointError(CheckpointErrorCodes.Record, errorMessage(e), { cause: e });
     }
     const invalid = src ? sourceNameErrors(src) : [];
-    if (invalid.length > 0) throw new CheckpointError(CheckpointErrorCodes.Record, `invalid record ${goQuote(path)}: ${invalid.join('; ')}`);
+    if (invalid.length > 0)
+      throw new CheckpointError(CheckpointErrorCodes.Record, `invalid record ${goQuote(path)}: ${invalid.join('; ')}`);
     return src;
   }
 
@@ -538,10 +581,16 @@ export class CheckpointStore {
       // apiPath() refuses a source with no known subfield before the UID/RV checks can misreport it.
       apiPath(src);
       if (!src.configMap!.uid) {
-        throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'failed to write RemoteConfigSource, empty UID is ambiguous');
+        throw new CheckpointError(
+          CheckpointErrorCodes.AmbiguousSource,
+          'failed to write RemoteConfigSource, empty UID is ambiguous',
+        );
       }
       if (!src.configMap!.resourceVersion) {
-        throw new CheckpointError(CheckpointErrorCodes.AmbiguousSource, 'failed to write RemoteConfigSource, empty ResourceVersion is ambiguous');
+        throw new CheckpointError(
+          CheckpointErrorCodes.AmbiguousSource,
+          'failed to write RemoteConfigSource, empty ResourceVersion is ambiguous',
+        );
       }
       data = serializeSource(src);
     }

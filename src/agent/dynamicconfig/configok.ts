@@ -34,7 +34,8 @@ const FAILURE_REASONS: Record<FailureStage, (uid: string) => string> = {
 };
 
 /** The 1.8 sync-failure reasons (status.FailSyncReason*), for the condition; status.config keeps its own texts. */
-export const FailSyncReasonAllNilSubfields = 'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil';
+export const FailSyncReasonAllNilSubfields =
+  'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil';
 export const FailSyncReasonInformer = 'failed to read Node from informer object cache';
 export const FailSyncReasonReset = 'failed to reset to local (default or init) config';
 export function failSyncReasonDownload(name: string, namespace: string): string {
@@ -75,7 +76,8 @@ export function configOK(input: ConfigOKInput): ConfigOKCondition {
   const local = input.initConfig
     ? { cur: CurInitMessage, lkg: LkgInitMessage, ok: CurInitOKReason }
     : { cur: CurDefaultMessage, lkg: LkgDefaultMessage, ok: CurDefaultOKReason };
-  if (input.use === 'assigned') return { message: curRemoteMessage(uidOf(input.assigned)), reason: CurRemoteOKReason, status: 'True' };
+  if (input.use === 'assigned')
+    return { message: curRemoteMessage(uidOf(input.assigned)), reason: CurRemoteOKReason, status: 'True' };
   if (input.rejected === undefined || !input.assigned) return { message: local.cur, reason: local.ok, status: 'True' };
   const reason = FAILURE_REASONS[input.rejected](uidOf(input.assigned));
   const message = input.use === 'last-known-good' ? lkgRemoteMessage(uidOf(input.lastKnownGood)) : local.lkg;
@@ -88,7 +90,11 @@ export function configOK(input: ConfigOKInput): ConfigOKCondition {
  */
 export function withFailedSync(c: ConfigOKCondition, syncReason: string): ConfigOKCondition {
   if (syncReason === '') return c;
-  return { message: c.message, reason: `failed to sync, desired config unclear, reason: ${syncReason}`, status: 'Unknown' };
+  return {
+    message: c.message,
+    reason: `failed to sync, desired config unclear, reason: ${syncReason}`,
+    status: 'Unknown',
+  };
 }
 
 /**
@@ -96,7 +102,11 @@ export function withFailedSync(c: ConfigOKCondition, syncReason: string): Config
  * condition the Node carries unless the status or the message changed.
  */
 export function conditionAt(c: ConfigOKCondition, previous: NodeCondition | undefined, now: string): NodeCondition {
-  const same = previous !== undefined && previous.status === c.status && previous.message === c.message && typeof previous.lastTransitionTime === 'string';
+  const same =
+    previous !== undefined &&
+    previous.status === c.status &&
+    previous.message === c.message &&
+    typeof previous.lastTransitionTime === 'string';
   return {
     type: CONFIG_OK,
     status: c.status,

@@ -37,7 +37,13 @@ import { ConfigSync } from './sync.js';
 import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.js';
 import type { PolicyGate } from './policy.js';
 import { informerPolicyFeed, PolicyWatch, type PolicyFeed } from './policywatch.js';
-import { nodeChannel, type AssignmentChannel, type AssignmentHandlers, type AssignmentObject, type AssignmentWatch } from './assignment.js';
+import {
+  nodeChannel,
+  type AssignmentChannel,
+  type AssignmentHandlers,
+  type AssignmentObject,
+  type AssignmentWatch,
+} from './assignment.js';
 import { errorMessage } from '../../util/errors.js';
 
 export interface CheckpointPayload {
@@ -247,14 +253,18 @@ export class DynamicConfigController<C> {
     try {
       const got = await opts.fetchConfigMap(cm);
       if (got.uid !== cm.uid || got.resourceVersion !== cm.resourceVersion) {
-        logWarning(`the checkpoint of ${describeSource(src)} is missing and the ConfigMap has changed (UID: ${got.uid ?? ''}, ResourceVersion: ${got.resourceVersion ?? ''})`);
+        logWarning(
+          `the checkpoint of ${describeSource(src)} is missing and the ConfigMap has changed (UID: ${got.uid ?? ''}, ResourceVersion: ${got.resourceVersion ?? ''})`,
+        );
         return false;
       }
       await this.store.save({ uid: cm.uid!, resourceVersion: cm.resourceVersion!, files: got.data ?? {} });
       log(`the checkpoint of ${describeSource(src)} was missing; downloaded it again`);
       return true;
     } catch (err) {
-      logWarning(`the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${errorMessage(err)}`);
+      logWarning(
+        `the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${errorMessage(err)}`,
+      );
       return false;
     }
   }
@@ -273,21 +283,34 @@ export class DynamicConfigController<C> {
     this.assignedAtBoot = assigned;
     if (assigned) this.assignedCheckpointMissing = !(await this.ensureCheckpoint(assigned, opts));
     if (lastKnownGood && !(await this.ensureCheckpoint(lastKnownGood, opts))) {
-      logError(`the last-known-good checkpoint of ${describeSource(lastKnownGood)} is missing; falling back to the local config instead`);
+      logError(
+        `the last-known-good checkpoint of ${describeSource(lastKnownGood)} is missing; falling back to the local config instead`,
+      );
       lastKnownGood = undefined;
-      await this.store.setLastKnownGood(undefined).catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${errorMessage(err)}`));
+      await this.store
+        .setLastKnownGood(undefined)
+        .catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${errorMessage(err)}`));
     }
     if (!assigned) {
-      this.decision = decideBoot<C>({ startsWithoutHealthy: 0, crashLoopThreshold: this.options.crashLoopThreshold, ...(lastKnownGood ? { lastKnownGood } : {}) });
+      this.decision = decideBoot<C>({
+        startsWithoutHealthy: 0,
+        crashLoopThreshold: this.options.crashLoopThreshold,
+        ...(lastKnownGood ? { lastKnownGood } : {}),
+      });
       this.applyStatus(this.decision.status);
       return { use: 'local' };
     }
-    const records: BootRecords = { assigned, lastKnownGood, startsWithoutHealthy: await this.store.startsWithoutHealthy(assigned) };
+    const records: BootRecords = {
+      assigned,
+      lastKnownGood,
+      startsWithoutHealthy: await this.store.startsWithoutHealthy(assigned),
+    };
     this.bootRecords = records;
     const d = await this.decide(records);
     this.decision = d;
     this.applyStatus(d.status);
-    if (d.kind === 'fatal') throw new BootstrapError(`failed to determine a valid configuration, error: ${clip(d.message)}`);
+    if (d.kind === 'fatal')
+      throw new BootstrapError(`failed to determine a valid configuration, error: ${clip(d.message)}`);
     if (d.rejected) logError(`${d.rejected.reason}, error: ${d.rejected.detail}`);
     if (d.use === 'assigned') {
       try {
@@ -337,8 +360,13 @@ export class DynamicConfigController<C> {
       return;
     }
     if (d.rejected) logError(`${d.rejected.reason}, error: ${d.rejected.detail}`);
-    log(`the NodeConfigPolicies that govern the node changed: restarting to use the ${d.use === 'assigned' ? 'assigned' : d.use === 'local' ? 'local' : 'last-known-good'} config`);
-    await this.restart(d.use === 'assigned' ? r.assigned : d.use === 'last-known-good' ? r.lastKnownGood : undefined, opts);
+    log(
+      `the NodeConfigPolicies that govern the node changed: restarting to use the ${d.use === 'assigned' ? 'assigned' : d.use === 'local' ? 'local' : 'last-known-good'} config`,
+    );
+    await this.restart(
+      d.use === 'assigned' ? r.assigned : d.use === 'last-known-good' ? r.lastKnownGood : undefined,
+      opts,
+    );
   }
 
   private applyStatus(s: NodeConfigStatus): void {
@@ -353,7 +381,9 @@ export class DynamicConfigController<C> {
         use: d.use,
         assigned: s.assigned,
         lastKnownGood: s.lastKnownGood,
-        rejected: d.rejected ? (d.rejected.stage ?? (d.rejected.reason === LoadError ? 'load' : 'validate')) : undefined,
+        rejected: d.rejected
+          ? (d.rejected.stage ?? (d.rejected.reason === LoadError ? 'load' : 'validate'))
+          : undefined,
         initConfig: this.options.initConfig ?? false,
       }),
     );
@@ -390,7 +420,9 @@ export class DynamicConfigController<C> {
     if (this.healthySince === undefined) this.healthySince = this.clock();
     if (!this.recordedHealthy && this.runsAssigned()) {
       this.recordedHealthy = true;
-      this.healthyWrite = this.store.recordHealthy(this.assignedAtBoot).catch((err: unknown) => this.ledgerFailed('the health of the assigned config', err));
+      this.healthyWrite = this.store
+        .recordHealthy(this.assignedAtBoot)
+        .catch((err: unknown) => this.ledgerFailed('the health of the assigned config', err));
     }
     await this.healthyWrite;
   }
@@ -432,7 +464,9 @@ export class DynamicConfigController<C> {
     const channel = opts.channel ?? Promise.resolve(nodeChannel);
     const rejected = this.rejection();
     if (rejected && opts.emitWarning) {
-      opts.emitWarning(REJECTED_REASON, rejectionMessage(rejected)).catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`));
+      opts
+        .emitWarning(REJECTED_REASON, rejectionMessage(rejected))
+        .catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`));
     }
     this.status.start({ publish: async (config) => (await channel).publish(client, nodeName, config) });
     this.sync = this.newConfigSync(opts);
@@ -465,7 +499,12 @@ export class DynamicConfigController<C> {
         return this.assignment.source();
       },
       download: async (ref) => {
-        if (this.configMapInformer && this.configMapRef && this.configMapRef.namespace === ref.namespace && this.configMapRef.name === ref.name) {
+        if (
+          this.configMapInformer &&
+          this.configMapRef &&
+          this.configMapRef.namespace === ref.namespace &&
+          this.configMapRef.name === ref.name
+        ) {
           const cached = this.configMapInformer.store.get(`${ref.namespace}/${ref.name}`);
           if (cached) return payloadOf(cached);
         }
@@ -475,7 +514,8 @@ export class DynamicConfigController<C> {
       retryDelayMs: this.options.syncRetryMs ?? tick,
       // A new assignment waits for the object that carries it and, with a policy gate, for the policies that govern
       // the node.
-      ready: async () => (await this.assignmentSynced()) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
+      ready: async () =>
+        (await this.assignmentSynced()) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
       restoredNeedsRestart: (resolved) => this.assignedCheckpointMissing && sourcesEqual(resolved, this.assignedAtBoot),
       clock: this.clock,
       loopPeriodMs: this.options.syncLoopPeriodMs ?? tick,
@@ -491,18 +531,29 @@ export class DynamicConfigController<C> {
 
   /** The node's own Node, on either channel (started once the channel is known): its labels decide which policies govern it. */
   private newNodeInformer(client: ControllerClient, nodeName: string): Informer<NodeObject> {
-    const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', { fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}` });
+    const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', {
+      fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}`,
+    });
     this.nodeInformer = nodeInformer;
     const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, this.informerLogIntervalMs, this.clock);
     nodeInformer.on('error', (err) => nodeFailures.failed(err));
-    nodeInformer.on('add', (node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
-    nodeInformer.on('update', (_, node) => this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined));
+    nodeInformer.on('add', (node) =>
+      this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined),
+    );
+    nodeInformer.on('update', (_, node) =>
+      this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined),
+    );
     nodeInformer.on('delete', () => log('Node was deleted'));
     return nodeInformer;
   }
 
   /** Once the channel settles: watches the assignment on it (poking the sync on a change) and starts the node informer. */
-  private followAssignment(channel: Promise<AssignmentChannel>, client: ControllerClient, nodeName: string, nodeInformer: Informer<NodeObject>): Promise<AssignmentWatch | undefined> {
+  private followAssignment(
+    channel: Promise<AssignmentChannel>,
+    client: ControllerClient,
+    nodeName: string,
+    nodeInformer: Informer<NodeObject>,
+  ): Promise<AssignmentWatch | undefined> {
     let assignmentFailures: FailureLog | undefined;
     const handlers: AssignmentHandlers = {
       added: (source) => {
@@ -552,11 +603,19 @@ export class DynamicConfigController<C> {
   private startConfigMapInformer(assigned: ConfigMapNodeConfigSource): void {
     const client = this.syncOptions!.client;
     this.configMapRef = assigned;
-    const cmInformer = new Informer<ConfigMapObject>(client, `/api/v1/namespaces/${encodeURIComponent(assigned.namespace)}/configmaps`, {
-      fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
-    });
+    const cmInformer = new Informer<ConfigMapObject>(
+      client,
+      `/api/v1/namespaces/${encodeURIComponent(assigned.namespace)}/configmaps`,
+      {
+        fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
+      },
+    );
     this.configMapInformer = cmInformer;
-    const cmFailures = new FailureLog(`assigned ConfigMap ${assigned.namespace}/${assigned.name}`, this.options.informerLogIntervalMs ?? 30_000, this.clock);
+    const cmFailures = new FailureLog(
+      `assigned ConfigMap ${assigned.namespace}/${assigned.name}`,
+      this.options.informerLogIntervalMs ?? 30_000,
+      this.clock,
+    );
     cmInformer.on('error', (err) => void this.configMapInformerFailed(cmInformer, cmFailures, err));
     cmInformer.on('add', () => this.sync?.poke());
     cmInformer.on('update', (oldObj, newObj) => {
@@ -587,7 +646,11 @@ export class DynamicConfigController<C> {
   }
 
   /** An informer failure is reported unless the assignment turned out to name its ConfigMap with a configMapRef. */
-  private async configMapInformerFailed(informer: Informer<ConfigMapObject>, failures: FailureLog, err: unknown): Promise<void> {
+  private async configMapInformerFailed(
+    informer: Informer<ConfigMapObject>,
+    failures: FailureLog,
+    err: unknown,
+  ): Promise<void> {
     if (!(await this.assignmentSynced())) return;
     if (this.configMapInformer !== informer) return;
     failures.failed(err);
@@ -626,7 +689,15 @@ export class DynamicConfigController<C> {
   async checkTrial(): Promise<void> {
     try {
       const modified = (await this.store.assignedModified()).getTime();
-      if (!shouldPromote({ now: this.clock(), assignedModified: modified, healthySince: this.healthySince, trialMs: this.options.trialMs })) return;
+      if (
+        !shouldPromote({
+          now: this.clock(),
+          assignedModified: modified,
+          healthySince: this.healthySince,
+          trialMs: this.options.trialMs,
+        })
+      )
+        return;
     } catch (err) {
       logError(`failed to check trial period for assigned config, error: ${errorMessage(err)}`);
       return;
@@ -664,7 +735,9 @@ export class DynamicConfigController<C> {
       });
       try {
         await Promise.race([
-          opts.emitEvent(message).catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`)),
+          opts
+            .emitEvent(message)
+            .catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`)),
           timedOut,
         ]);
       } finally {

@@ -32,9 +32,15 @@ function decode(text: string): StartRecord {
     const cm = (r.source as { configMap?: unknown }).configMap;
     if (typeof cm !== 'object' || cm === null) return NO_RECORD;
     const f = cm as Record<string, unknown>;
-    const str = (k: string) => (typeof f[k] === 'string' ? (f[k]) : '');
+    const str = (k: string) => (typeof f[k] === 'string' ? f[k] : '');
     source = cloneSource({
-      configMap: { namespace: str('namespace'), name: str('name'), uid: str('uid'), resourceVersion: str('resourceVersion'), kubeletConfigKey: str('kubeletConfigKey') },
+      configMap: {
+        namespace: str('namespace'),
+        name: str('name'),
+        uid: str('uid'),
+        resourceVersion: str('resourceVersion'),
+        kubeletConfigKey: str('kubeletConfigKey'),
+      },
     });
   }
   return { source, startsWithoutHealthy: n };
@@ -94,7 +100,10 @@ export class StartLedger {
   async recordCleanStop(src: MaybeSource): Promise<void> {
     const cur = await this.read();
     if (!sourcesEqual(cur.source, src) || cur.startsWithoutHealthy === 0) return;
-    await this.write({ source: src ? cloneSource(src) : undefined, startsWithoutHealthy: cur.startsWithoutHealthy - 1 });
+    await this.write({
+      source: src ? cloneSource(src) : undefined,
+      startsWithoutHealthy: cur.startsWithoutHealthy - 1,
+    });
   }
 
   /** Consecutive unhealthy starts of `src`; zero when the ledger is counting another source. */

@@ -4,7 +4,8 @@
 import type { CrashLoopError, InternalError, LoadError, PolicyError, ValidateError } from '../../api/configstatus.js';
 import { CodedError } from '../../util/errors.js';
 
-export type BootErrorReason = typeof LoadError | typeof ValidateError | typeof InternalError | typeof CrashLoopError | PolicyError;
+export type BootErrorReason =
+  typeof LoadError | typeof ValidateError | typeof InternalError | typeof CrashLoopError | PolicyError;
 
 /** Bootstrap could not determine a valid configuration: the agent must exit (upstream's fatal path). */
 export class BootstrapError extends CodedError<'DKC_AGENT_BOOTSTRAP_FAILED'> {

@@ -6,7 +6,13 @@
 // (a ConfigChannelError: forced to one the server lacks, or mixed) is for the agent to refuse.
 
 import type { Node } from '../../api/types.js';
-import { ConfigChannelError, discoverChannel, mixedChannels, type ChannelChoice, type ChannelDecision } from '../../client/channel.js';
+import {
+  ConfigChannelError,
+  discoverChannel,
+  mixedChannels,
+  type ChannelChoice,
+  type ChannelDecision,
+} from '../../client/channel.js';
 import { isApiError } from '../../client/errors.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { sleep, systemClock, type Clock } from '../../util/clock.js';
@@ -31,8 +37,10 @@ interface Retrying {
 
 export const messages = {
   discoveryFailed: (err: string) => `failed to find the config channel, will try again: ${err}`,
-  nodeFailed: (err: string) => `failed to read the node's own Node to check for a Node assignment, will try again: ${err}`,
-  prepareFailed: (channel: string, err: string) => `failed to prepare the ${channel} config channel, will try again: ${err}`,
+  nodeFailed: (err: string) =>
+    `failed to read the node's own Node to check for a Node assignment, will try again: ${err}`,
+  prepareFailed: (channel: string, err: string) =>
+    `failed to prepare the ${channel} config channel, will try again: ${err}`,
   stopped: 'the agent stopped before its config channel was found',
 };
 
@@ -112,7 +120,10 @@ export async function findAssignmentChannel(o: FindChannelOptions): Promise<Assi
       },
       messages.nodeFailed,
     );
-    const mixed = mixedChannels(decision.channel, { nodes: node?.spec?.configSource ? [o.nodeName] : [], nodeConfigs: [] });
+    const mixed = mixedChannels(decision.channel, {
+      nodes: node?.spec?.configSource ? [o.nodeName] : [],
+      nodeConfigs: [],
+    });
     if (mixed) throw mixed;
   }
   return assignmentChannels[decision.channel];
@@ -135,7 +146,8 @@ export async function prepareChannel(o: PrepareChannelOptions): Promise<void> {
   await untilAnswered(
     o,
     async () => {
-      const node = o.node ?? (await o.client.get<Node>(`/api/v1/nodes/${encodeURIComponent(o.nodeName)}`, { signal: o.signal }));
+      const node =
+        o.node ?? (await o.client.get<Node>(`/api/v1/nodes/${encodeURIComponent(o.nodeName)}`, { signal: o.signal }));
       await channel.registered(o.client, node, { signal: o.signal });
     },
     (err) => messages.prepareFailed(channel.kind, err),

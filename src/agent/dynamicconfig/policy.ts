@@ -42,7 +42,12 @@ function restore(raw: unknown): NodeConfigPolicy | undefined {
   if (!isRecord(raw) || typeof raw['name'] !== 'string' || !isRecord(raw['bounds'])) return undefined;
   const fields = raw['allowedFields'];
   if (fields !== undefined && !(Array.isArray(fields) && fields.every((f) => typeof f === 'string'))) return undefined;
-  const p: NodeConfigPolicy = { name: raw['name'], selector: [], bounds: raw['bounds'] as NodeConfigPolicy['bounds'], enforcement: raw['enforcement'] === 'Warn' ? 'Warn' : 'Deny' };
+  const p: NodeConfigPolicy = {
+    name: raw['name'],
+    selector: [],
+    bounds: raw['bounds'] as NodeConfigPolicy['bounds'],
+    enforcement: raw['enforcement'] === 'Warn' ? 'Warn' : 'Deny',
+  };
   if (fields !== undefined) p.allowedFields = fields;
   return p;
 }
@@ -58,7 +63,10 @@ async function readSnapshot(path: string): Promise<NodeConfigPolicy[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logError(`cannot read ${path}, judging configs by no NodeConfigPolicy until the policies are listed, error: ${errorMessage(err)}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      logError(
+        `cannot read ${path}, judging configs by no NodeConfigPolicy until the policies are listed, error: ${errorMessage(err)}`,
+      );
     return [];
   }
   try {
@@ -95,13 +103,17 @@ export class PolicySnapshot {
 
   /** Takes the Deny policies that govern the node now; true when they changed (then they are also written to disk). */
   async update(governing: readonly NodeConfigPolicy[]): Promise<boolean> {
-    const next = governing.filter((p) => p.enforcement === 'Deny').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const next = governing
+      .filter((p) => p.enforcement === 'Deny')
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (deepEqual(next.map(keep), this.policies.map(keep))) return false;
     this.policies = next.map((p) => ({ ...p, selector: [] }));
     try {
       await writeFileAtomic(this.path, JSON.stringify({ policies: next.map(keep) }) + '\n');
     } catch (err) {
-      logError(`failed to record the NodeConfigPolicies that govern the node in ${this.path}, error: ${errorMessage(err)}`);
+      logError(
+        `failed to record the NodeConfigPolicies that govern the node in ${this.path}, error: ${errorMessage(err)}`,
+      );
     }
     return true;
   }
@@ -124,7 +136,12 @@ export class PolicyGate {
    * The gate over the snapshot the agent last wrote; `local` is the local config with the flags applied, `schema` the
    * node's kubelet minor's (KubeletVersion.schema(); 1.22's when absent).
    */
-  static async load(dynamicConfigDir: string, local: KubeletConfiguration, flags: ParsedKubeletFlags, schema?: ConfigSchema): Promise<PolicyGate> {
+  static async load(
+    dynamicConfigDir: string,
+    local: KubeletConfiguration,
+    flags: ParsedKubeletFlags,
+    schema?: ConfigSchema,
+  ): Promise<PolicyGate> {
     return new PolicyGate(await PolicySnapshot.load(dynamicConfigDir), local, flags, schema);
   }
 

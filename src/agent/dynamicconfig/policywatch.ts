@@ -155,7 +155,9 @@ export class PolicyWatch {
       const objects = this.feed.current();
       const labels = this.labels;
       if (this.stopped || objects === undefined || labels === undefined) return;
-      const governing = objects.map((o) => readPolicy({ ...o, metadata: o.metadata ?? {} })).filter((p) => matchesLabels(p.selector, labels));
+      const governing = objects
+        .map((o) => readPolicy({ ...o, metadata: o.metadata ?? {} }))
+        .filter((p) => matchesLabels(p.selector, labels));
       let changed = false;
       try {
         changed = await this.gate.update(governing);

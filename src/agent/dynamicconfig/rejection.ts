@@ -49,5 +49,8 @@ export function rejectionMessage(r: Rejection): string {
   const cm = r.assigned.configMap;
   const what = `ConfigMap ${cm?.namespace ?? ''}/${cm?.name ?? ''} (key ${cm?.kubeletConfigKey ?? ''}, UID: ${cm?.uid ?? ''}, ResourceVersion: ${cm?.resourceVersion ?? ''})`;
   const instead = r.runs === 'local' ? 'the local config' : 'the last-known-good config';
-  return truncateUtf8(`${what} ${STAGE_WORDS[r.stage ?? 'load']}; running ${instead}: ${r.detail}`, MAX_REJECTION_BYTES);
+  return truncateUtf8(
+    `${what} ${STAGE_WORDS[r.stage ?? 'load']}; running ${instead}: ${r.detail}`,
+    MAX_REJECTION_BYTES,
+  );
 }

@@ -40,7 +40,8 @@ export class SourceError extends CodedError<SourceErrorCode> {
 }
 
 /** status.AllNilSubfieldsError, the reason upstream reports for a source with no known subfield. */
-export const ALL_NIL_SUBFIELDS_ERROR = 'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil';
+export const ALL_NIL_SUBFIELDS_ERROR =
+  'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil';
 
 // Upstream appends the %#v rendering of the offending source; with only one known subfield, an all-nil
 // source always prints the same way.
@@ -65,7 +66,8 @@ function configMapOf(src: NodeConfigSource): ConfigMapNodeConfigSource {
  */
 export function sourcesEqual(a: MaybeSource, b: MaybeSource): boolean {
   if (a == null || b == null) return a == null && b == null;
-  if (a.configMapRef != null || b.configMapRef != null) return refsEqual(a.configMapRef, b.configMapRef) && a.configMap == null && b.configMap == null;
+  if (a.configMapRef != null || b.configMapRef != null)
+    return refsEqual(a.configMapRef, b.configMapRef) && a.configMap == null && b.configMap == null;
   const x = a.configMap;
   const y = b.configMap;
   if (x == null || y == null) return x == null && y == null;
@@ -97,7 +99,8 @@ export const PARTIAL_OBJECT_REFERENCE = 'invalid ObjectReference, all of UID, Na
  * of the same ConfigMap does not restart.
  */
 export function refAsConfigMap(ref: ObjectReference): ConfigMapNodeConfigSource {
-  if (!ref.name || !ref.namespace || !ref.uid) throw new SourceError(SourceErrorCodes.PartialReference, PARTIAL_OBJECT_REFERENCE);
+  if (!ref.name || !ref.namespace || !ref.uid)
+    throw new SourceError(SourceErrorCodes.PartialReference, PARTIAL_OBJECT_REFERENCE);
   return { namespace: ref.namespace, name: ref.name, uid: ref.uid, kubeletConfigKey: CONFIG_MAP_REF_KEY };
 }
 
@@ -147,8 +150,14 @@ export function sourceNameErrors(src: NodeConfigSource): string[] {
   field('namespace', cm.namespace ?? '', isDNS1123Label(cm.namespace ?? ''));
   field('name', cm.name ?? '', isDNS1123Subdomain(cm.name ?? ''));
   field('kubeletConfigKey', cm.kubeletConfigKey ?? '', isConfigMapKey(cm.kubeletConfigKey ?? ''));
-  for (const [name, value] of [['uid', cm.uid], ['resourceVersion', cm.resourceVersion]] as const) {
-    if (value !== undefined && (value === '.' || value === '..' || value.includes('/') || value.includes('\0') || value.length > 255)) {
+  for (const [name, value] of [
+    ['uid', cm.uid],
+    ['resourceVersion', cm.resourceVersion],
+  ] as const) {
+    if (
+      value !== undefined &&
+      (value === '.' || value === '..' || value.includes('/') || value.includes('\0') || value.length > 255)
+    ) {
       field(name, value, ['must be a single path component']);
     }
   }
@@ -187,10 +196,18 @@ export type NodeConfigMetricLabels = {
 /** Label values of the kubelet_node_config_{assigned,active,last_known_good} series for a source. */
 export function metricLabels(src: MaybeSource): NodeConfigMetricLabels {
   if (src == null) {
-    return { node_config_source: 'local', node_config_uid: '', node_config_resource_version: '', node_config_kubelet_key: '' };
+    return {
+      node_config_source: 'local',
+      node_config_uid: '',
+      node_config_resource_version: '',
+      node_config_kubelet_key: '',
+    };
   }
   if (!src.configMap) {
-    throw new SourceError(SourceErrorCodes.Unrecognized, 'unrecognized config source type, all source subfields were nil');
+    throw new SourceError(
+      SourceErrorCodes.Unrecognized,
+      'unrecognized config source type, all source subfields were nil',
+    );
   }
   const cm = src.configMap;
   return {
@@ -206,10 +223,44 @@ export function metricLabels(src: MaybeSource): NodeConfigMetricLabels {
 
 // go-yaml v2 resolves these plain scalars to bool, null or float; a string spelled like one is quoted.
 const RESOLVE_MAP = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO',
-  'true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'on', 'On', 'ON', 'off', 'Off', 'OFF',
-  '~', 'null', 'Null', 'NULL',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  'on',
+  'On',
+  'ON',
+  'off',
+  'Off',
+  'OFF',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
 ]);
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
@@ -292,8 +343,20 @@ function plainAllowed(s: string): boolean {
 }
 
 const DQ_ESCAPES: Record<number, string> = {
-  0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r', 0x1b: 'e',
-  0x22: '"', 0x5c: '\\', 0x85: 'N', 0x2028: 'L', 0x2029: 'P',
+  0x00: '0',
+  0x07: 'a',
+  0x08: 'b',
+  0x09: 't',
+  0x0a: 'n',
+  0x0b: 'v',
+  0x0c: 'f',
+  0x0d: 'r',
+  0x1b: 'e',
+  0x22: '"',
+  0x5c: '\\',
+  0x85: 'N',
+  0x2028: 'L',
+  0x2029: 'P',
 };
 
 function doubleQuoted(s: string): string {
@@ -402,7 +465,11 @@ function parseCanonical(text: string): NodeConfigSource | undefined {
 }
 
 function decodeError(detail: string, cause?: unknown): SourceError {
-  return new SourceError(SourceErrorCodes.Decode, `failed to decode, error: ${detail}`, cause === undefined ? undefined : { cause });
+  return new SourceError(
+    SourceErrorCodes.Decode,
+    `failed to decode, error: ${detail}`,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 function jsonKind(v: unknown): string {
@@ -436,7 +503,8 @@ export function parseSource(text: string): NodeConfigSource | undefined {
   if (canonical) return canonical;
   // go-yaml v2 reads YAML 1.1 (so `y` is a bool there too) and lets a repeated key win silently.
   const doc = loadYaml().parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false });
-  if (doc.errors.length > 0) throw decodeError(`error converting YAML to JSON: yaml: ${doc.errors[0]!.message}`, doc.errors[0]);
+  if (doc.errors.length > 0)
+    throw decodeError(`error converting YAML to JSON: yaml: ${doc.errors[0]!.message}`, doc.errors[0]);
   const top: unknown = doc.toJS({ maxAliasCount: 100 });
   const head = isRecord(top) ? top : {};
   const kind = typeof head['kind'] === 'string' ? head['kind'] : '';
@@ -446,7 +514,9 @@ export function parseSource(text: string): NodeConfigSource | undefined {
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   if (version === '') throw decodeError(`Object 'apiVersion' is missing in '${text}'`);
   if (apiVersion !== SERIALIZED_API_VERSION || (kind !== SERIALIZED_KIND && !OTHER_REGISTERED_KINDS.has(kind))) {
-    throw decodeError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme ${JSON.stringify(SCHEME_NAME)}`);
+    throw decodeError(
+      `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme ${JSON.stringify(SCHEME_NAME)}`,
+    );
   }
   if (kind !== SERIALIZED_KIND) {
     throw new SourceError(
@@ -457,7 +527,9 @@ export function parseSource(text: string): NodeConfigSource | undefined {
   const source = head['source'];
   if (source === undefined || source === null) throw new SourceError(SourceErrorCodes.AllNil, ALL_NIL_DETAIL);
   if (!isRecord(source)) {
-    throw decodeError(`json: cannot unmarshal ${jsonKind(source)} into Go struct field SerializedNodeConfigSource.source of type v1.NodeConfigSource`);
+    throw decodeError(
+      `json: cannot unmarshal ${jsonKind(source)} into Go struct field SerializedNodeConfigSource.source of type v1.NodeConfigSource`,
+    );
   }
   const cmRaw = source['configMap'];
   if (cmRaw === undefined || cmRaw === null) throw new SourceError(SourceErrorCodes.AllNil, ALL_NIL_DETAIL);

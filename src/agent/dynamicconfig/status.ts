@@ -9,7 +9,6 @@ import { metricLabels, type NodeConfigSource } from './source.js';
 import { errorMessage } from '../../util/errors.js';
 import { gauge, type MetricsRegistry } from '../node/metrics.js';
 
-
 /** status.config's fields as the controller sets them: undefined clears one. */
 type StatusFields = { [K in keyof NodeConfigStatus]?: NodeConfigStatus[K] | undefined };
 
@@ -40,11 +39,21 @@ export function configGauges(registry: MetricsRegistry): ConfigGauges {
     const g = gauge(registry, name, help, labels);
     return { set: (l: Record<string, string>, v: number) => g.set(l, v), reset: () => g.reset() };
   };
-  const err = gauge(registry, 'kubelet_node_config_error', 'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.');
+  const err = gauge(
+    registry,
+    'kubelet_node_config_error',
+    'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.',
+  );
   return {
-    assigned: vec('kubelet_node_config_assigned', "The node's understanding of intended config. The count is always 1."),
+    assigned: vec(
+      'kubelet_node_config_assigned',
+      "The node's understanding of intended config. The count is always 1.",
+    ),
     active: vec('kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.'),
-    lastKnownGood: vec('kubelet_node_config_last_known_good', 'The config source the node will fall back to when it encounters certain errors. The count is always 1.'),
+    lastKnownGood: vec(
+      'kubelet_node_config_last_known_good',
+      'The config source the node will fall back to when it encounters certain errors. The count is always 1.',
+    ),
     error: { set: (v: number) => err.set(v) },
   };
 }

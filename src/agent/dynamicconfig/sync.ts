@@ -15,7 +15,14 @@ import {
   failSyncReasonDownload,
   failSyncReasonSetCurrent,
 } from './configok.js';
-import { describeSource, refAsConfigMap, sourcesEqual, uidMismatch, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
+import {
+  describeSource,
+  refAsConfigMap,
+  sourcesEqual,
+  uidMismatch,
+  type ConfigMapNodeConfigSource,
+  type NodeConfigSource,
+} from './source.js';
 import type { ConfigStatusManager } from './status.js';
 import { errorMessage } from '../../util/errors.js';
 
@@ -59,7 +66,6 @@ export interface SyncDeps {
   /** Delay until the loop's next tick (upstream: 10 s, jitter 0.2). */
   loopPeriodMs?(): number;
 }
-
 
 export class ConfigSync {
   private poked = false;
@@ -215,7 +221,11 @@ export class ConfigSync {
   }
 
   /** The ConfigMap the source names and the source resolved to its UID and resourceVersion; undefined after a failure. */
-  private async downloadSource(source: NodeConfigSource): Promise<{ cm: DownloadedConfigMap & { uid: string; resourceVersion: string }; resolved: NodeConfigSource } | undefined> {
+  private async downloadSource(
+    source: NodeConfigSource,
+  ): Promise<
+    { cm: DownloadedConfigMap & { uid: string; resourceVersion: string }; resolved: NodeConfigSource } | undefined
+  > {
     let ref: ConfigMapNodeConfigSource;
     try {
       ref = referenceOf(source);
@@ -228,7 +238,11 @@ export class ConfigSync {
     try {
       cm = await this.deps.download(ref);
     } catch (err) {
-      this.fail(DownloadError, new Error(`failed to download ${described}: ${errorMessage(err)}`), failSyncReasonDownload(ref.name, ref.namespace));
+      this.fail(
+        DownloadError,
+        new Error(`failed to download ${described}: ${errorMessage(err)}`),
+        failSyncReasonDownload(ref.name, ref.namespace),
+      );
       return undefined;
     }
     // A configMapRef pins the object: the ConfigMap now under its name may be another one (1.8's UID check).
@@ -239,14 +253,22 @@ export class ConfigSync {
     }
     const { uid, resourceVersion } = cm;
     if (!uid) return void this.fail(InternalError, new Error('ConfigMap must have a non-empty UID'));
-    if (!resourceVersion) return void this.fail(InternalError, new Error('ConfigMap must have a non-empty ResourceVersion'));
+    if (!resourceVersion)
+      return void this.fail(InternalError, new Error('ConfigMap must have a non-empty ResourceVersion'));
     return { cm: { ...cm, uid, resourceVersion }, resolved: { configMap: { ...ref, uid, resourceVersion } } };
   }
 
   /** Whether a new checkpoint was written; undefined after a failure. */
-  private async checkpoint(cm: DownloadedConfigMap & { uid: string; resourceVersion: string }, resolved: NodeConfigSource): Promise<boolean | undefined> {
+  private async checkpoint(
+    cm: DownloadedConfigMap & { uid: string; resourceVersion: string },
+    resolved: NodeConfigSource,
+  ): Promise<boolean | undefined> {
     try {
-      const saved = await this.deps.store.save({ uid: cm.uid, resourceVersion: cm.resourceVersion, files: cm.data ?? {} });
+      const saved = await this.deps.store.save({
+        uid: cm.uid,
+        resourceVersion: cm.resourceVersion,
+        files: cm.data ?? {},
+      });
       if (!saved) log(`checkpoint already exists for ${describeSource(resolved)}`);
       return saved;
     } catch (err) {

@@ -30,12 +30,19 @@ export interface MachineResources {
 }
 
 /** The config fields allocatable depends on. */
-export type AllocatableConfig = Pick<KubeletConfiguration, 'maxPods' | 'podsPerCore' | 'kubeReserved' | 'systemReserved' | 'evictionHard'>;
+export type AllocatableConfig = Pick<
+  KubeletConfiguration,
+  'maxPods' | 'podsPerCore' | 'kubeReserved' | 'systemReserved' | 'evictionHard'
+>;
 
 const FLAG_EXAMPLE = 'cpu=4,memory=8Gi,pods=110';
 
 function capacityError(message: string, cause?: unknown): NodeAgentError {
-  return new NodeAgentError('DKC_NODE_CAPACITY_INVALID', `invalid --capacity: ${message}`, cause === undefined ? undefined : { cause });
+  return new NodeAgentError(
+    'DKC_NODE_CAPACITY_INVALID',
+    `invalid --capacity: ${message}`,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 function isCapacityResource(name: string): name is CapacityResource {
@@ -79,7 +86,10 @@ export function mergeCapacity(machine: MachineResources, flag: MachineResources 
 }
 
 /** Pods the config allows: maxPods, or min(maxPods, podsPerCore × cores) when podsPerCore > 0. */
-export function podsFromConfig(cpu: Quantity | undefined, config: Pick<KubeletConfiguration, 'maxPods' | 'podsPerCore'>): Quantity {
+export function podsFromConfig(
+  cpu: Quantity | undefined,
+  config: Pick<KubeletConfiguration, 'maxPods' | 'podsPerCore'>,
+): Quantity {
   let pods = BigInt(Math.max(0, Math.trunc(config.maxPods)));
   if (config.podsPerCore > 0 && cpu !== undefined) {
     // The kubelet multiplies whole cores; Quantity.Value() rounds a fractional cpu up, as Go's does.
@@ -93,7 +103,10 @@ export function podsFromConfig(cpu: Quantity | undefined, config: Pick<KubeletCo
  * Node capacity: cpu, memory and ephemeral-storage as the machine (or `--capacity`) has them, and pods from
  * `--capacity` when given, else from maxPods/podsPerCore as the kubelet reports it.
  */
-export function computeCapacity(machine: MachineResources, config: Pick<KubeletConfiguration, 'maxPods' | 'podsPerCore'>): ResourceList {
+export function computeCapacity(
+  machine: MachineResources,
+  config: Pick<KubeletConfiguration, 'maxPods' | 'podsPerCore'>,
+): ResourceList {
   const out: ResourceList = {};
   for (const name of CAPACITY_RESOURCES) {
     const q = name === 'pods' ? (machine.pods ?? podsFromConfig(machine.cpu, config)) : machine[name];
@@ -110,7 +123,10 @@ function reservationError(message: string, cause?: unknown): NodeAgentError {
 }
 
 /** parseResourceList of the kubelet's start-up, with its messages, prefixed by the field that held the value. */
-export function parseReservation(field: 'kubeReserved' | 'systemReserved', m: Record<string, string> | undefined): ResourceList {
+export function parseReservation(
+  field: 'kubeReserved' | 'systemReserved',
+  m: Record<string, string> | undefined,
+): ResourceList {
   const out: ResourceList = {};
   for (const [name, value] of Object.entries(m ?? {})) {
     if (!RESERVABLE.has(name)) throw reservationError(`${field}: cannot reserve ${JSON.stringify(name)} resource`);
@@ -120,7 +136,10 @@ export function parseReservation(field: 'kubeReserved' | 'systemReserved', m: Re
     } catch (err) {
       throw reservationError(`${field}: ${name}=${JSON.stringify(value)}: ${errorMessage(err)}`, err);
     }
-    if (q.sign() < 0) throw reservationError(`${field}: resource quantity for ${JSON.stringify(name)} cannot be negative: ${q.toString()}`);
+    if (q.sign() < 0)
+      throw reservationError(
+        `${field}: resource quantity for ${JSON.stringify(name)} cannot be negative: ${q.toString()}`,
+      );
     out[name] = q;
   }
   return out;

@@ -67,7 +67,15 @@ export function parseOSRelease(text: string): string {
 
 /** Go's GOARCH names for Node's process.arch. */
 export function goArch(arch: string = process.arch): string {
-  const map: Record<string, string> = { x64: 'amd64', ia32: '386', arm: 'arm', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
+  const map: Record<string, string> = {
+    x64: 'amd64',
+    ia32: '386',
+    arm: 'arm',
+    arm64: 'arm64',
+    ppc64: 'ppc64le',
+    s390x: 's390x',
+    riscv64: 'riscv64',
+  };
   return map[arch] ?? arch;
 }
 
@@ -107,7 +115,10 @@ export function hostname(): string {
  * The InternalIP to report when `--node-ip` is not given: the serving address when it is a specific one,
  * otherwise the first non-internal IPv4 address of the host, else loopback.
  */
-export function defaultNodeIP(address?: string, interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): string {
+export function defaultNodeIP(
+  address?: string,
+  interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
+): string {
   if (address !== undefined && isIP(address) !== 0 && address !== '0.0.0.0' && address !== '::') return address;
   for (const list of Object.values(interfaces)) {
     for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;

@@ -20,7 +20,14 @@ import { errorMessage } from '../../util/errors.js';
 
 export type AgentServerConfig = Pick<
   KubeletConfiguration,
-  'address' | 'port' | 'readOnlyPort' | 'healthzPort' | 'healthzBindAddress' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'tlsMinVersion'
+  | 'address'
+  | 'port'
+  | 'readOnlyPort'
+  | 'healthzPort'
+  | 'healthzBindAddress'
+  | 'tlsCertFile'
+  | 'tlsPrivateKeyFile'
+  | 'tlsMinVersion'
 > & {
   authentication: { anonymous: { enabled: boolean }; x509: { clientCAFile: string } };
   /** `Webhook` asks `authorize` about every request on the HTTPS port; `AlwaysAllow` lets every authenticated caller in. */
@@ -158,7 +165,14 @@ function podsRoute(): Route {
   };
 }
 
-const VERBS: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+const VERBS: Record<string, string> = {
+  GET: 'get',
+  HEAD: 'get',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
 
 function isSubpath(path: string, base: string): boolean {
   return path === base || path.startsWith(`${base}/`);
@@ -234,7 +248,13 @@ function dispatch(
   };
 }
 
-function serve(routes: Record<string, Route>, name: string, req: http.IncomingMessage, res: http.ServerResponse, fallback?: Fallback): void {
+function serve(
+  routes: Record<string, Route>,
+  name: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  fallback?: Fallback,
+): void {
   const path = pathOf(req);
   let route = Object.prototype.hasOwnProperty.call(routes, path) ? routes[path] : undefined;
   if (route === undefined && fallback !== undefined) route = (rq, rs) => fallback(rq, rs, path);
@@ -260,9 +280,15 @@ function listenError(what: string, host: string, port: number, err: NodeJS.Errno
   const where = `listen tcp ${hostPort(host, port)}`;
   switch (err.code) {
     case 'EADDRINUSE':
-      return new NodeAgentError('DKC_NODE_LISTEN_ADDRESS_IN_USE', `${what}: ${where}: bind: address already in use`, { cause: err });
+      return new NodeAgentError('DKC_NODE_LISTEN_ADDRESS_IN_USE', `${what}: ${where}: bind: address already in use`, {
+        cause: err,
+      });
     case 'EADDRNOTAVAIL':
-      return new NodeAgentError('DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE', `${what}: ${where}: bind: cannot assign requested address`, { cause: err });
+      return new NodeAgentError(
+        'DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE',
+        `${what}: ${where}: bind: cannot assign requested address`,
+        { cause: err },
+      );
     case 'EACCES':
       return new NodeAgentError('DKC_NODE_LISTEN_FAILED', `${what}: ${where}: bind: permission denied`, { cause: err });
     default:
@@ -283,7 +309,13 @@ function listen(server: http.Server, what: string, host: string, port: number): 
     } catch (err) {
       // Synchronous refusals: an out-of-range port, a malformed address.
       server.off('error', onError);
-      reject(new NodeAgentError('DKC_NODE_LISTEN_FAILED', `${what}: listen tcp ${hostPort(host, port)}: ${errorMessage(err)}`, { cause: err }));
+      reject(
+        new NodeAgentError(
+          'DKC_NODE_LISTEN_FAILED',
+          `${what}: listen tcp ${hostPort(host, port)}: ${errorMessage(err)}`,
+          { cause: err },
+        ),
+      );
     }
   });
 }
@@ -312,7 +344,9 @@ async function readClientCA(file: string): Promise<string | undefined> {
   try {
     pem = await readFile(file, 'utf8');
   } catch (err) {
-    throw new NodeAgentError('DKC_NODE_CLIENT_CA_INVALID', `cannot read clientCAFile ${file}: ${errorMessage(err)}`, { cause: err });
+    throw new NodeAgentError('DKC_NODE_CLIENT_CA_INVALID', `cannot read clientCAFile ${file}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new NodeAgentError('DKC_NODE_CLIENT_CA_INVALID', `clientCAFile ${file} holds no PEM certificate`);
@@ -347,11 +381,16 @@ function parseBundle(pem: string): X509Certificate[] {
  * The request listener of one node's HTTPS endpoints (/configz, /healthz, /metrics, /pods) behind the kubelet's
  * authentication and authorization rules, for a listener of the node's own or one shared by many nodes.
  */
-export async function createAgentHandler(options: AgentHandlerOptions): Promise<{ handler: http.RequestListener; clientCA: string | undefined }> {
+export async function createAgentHandler(
+  options: AgentHandlerOptions,
+): Promise<{ handler: http.RequestListener; clientCA: string | undefined }> {
   const { config } = options;
   const clientCA = await readClientCA(config.authentication.x509.clientCAFile);
   const anonymous = config.authentication.anonymous.enabled;
-  const ownCAs = clientCA !== undefined && options.handshakeCA !== undefined && clientCA !== options.handshakeCA ? parseBundle(clientCA) : undefined;
+  const ownCAs =
+    clientCA !== undefined && options.handshakeCA !== undefined && clientCA !== options.handshakeCA
+      ? parseBundle(clientCA)
+      : undefined;
   const signedByOwnCA = (req: http.IncomingMessage): boolean => {
     if (ownCAs === undefined) return true;
     const peer = (req.socket as TLSSocket).getPeerX509Certificate();
@@ -362,27 +401,37 @@ export async function createAgentHandler(options: AgentHandlerOptions): Promise<
     return clientCA !== undefined && (req.socket as TLSSocket).authorized === true && signedByOwnCA(req);
   };
   const ask = options.authorize;
-  const authorizeRequest: Gate | undefined = config.authorization?.mode !== 'Webhook' || ask === undefined
-    ? undefined
-    : async (req, res) => {
-        const user = (signedByOwnCA(req) ? certificateUser(req) : undefined) ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-        const attrs = requestAttributes(req.method ?? 'GET', pathOf(req), options.nodeName);
-        const shown = `user=${user.name}, verb=${attrs.verb}, resource=${attrs.resource}, subresource=${attrs.subresource}`;
-        let allowed: boolean;
-        try {
-          allowed = await ask(user, attrs);
-        } catch (err) {
-          klog.error(`Authorization error (${shown}): ${errorMessage(err)}`);
-          textError(res, 500, `Authorization error (${shown})`);
-          return false;
-        }
-        if (!allowed) textError(res, 403, `Forbidden (${shown})`);
-        return allowed;
-      };
+  const authorizeRequest: Gate | undefined =
+    config.authorization?.mode !== 'Webhook' || ask === undefined
+      ? undefined
+      : async (req, res) => {
+          const user = (signedByOwnCA(req) ? certificateUser(req) : undefined) ?? {
+            name: 'system:anonymous',
+            groups: ['system:unauthenticated'],
+          };
+          const attrs = requestAttributes(req.method ?? 'GET', pathOf(req), options.nodeName);
+          const shown = `user=${user.name}, verb=${attrs.verb}, resource=${attrs.resource}, subresource=${attrs.subresource}`;
+          let allowed: boolean;
+          try {
+            allowed = await ask(user, attrs);
+          } catch (err) {
+            klog.error(`Authorization error (${shown}): ${errorMessage(err)}`);
+            textError(res, 500, `Authorization error (${shown})`);
+            return false;
+          }
+          if (!allowed) textError(res, 403, `Forbidden (${shown})`);
+          return allowed;
+        };
   const healthz = healthzRoute(options.healthz);
   const metrics = metricsRoute(options.metrics);
   const handler = dispatch(
-    { '/configz': configzRoute(options.configz), '/healthz': healthz, '/metrics': metrics, '/pods': podsRoute(), '/pods/': podsRoute() },
+    {
+      '/configz': configzRoute(options.configz),
+      '/healthz': healthz,
+      '/metrics': metrics,
+      '/pods': podsRoute(),
+      '/pods/': podsRoute(),
+    },
     'kubelet server',
     authenticate,
     authorizeRequest,

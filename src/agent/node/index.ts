@@ -23,7 +23,18 @@ export {
   type MachineResources,
   type ResourceList,
 } from './capacity.js';
-export { hostCapacity, hostCPUAndMemory, ephemeralStorageOf, readHostSystemInfo, hostname, defaultNodeIP, goArch, goOS, parseOSRelease, type HostSystemInfo } from './host.js';
+export {
+  hostCapacity,
+  hostCPUAndMemory,
+  ephemeralStorageOf,
+  readHostSystemInfo,
+  hostname,
+  defaultNodeIP,
+  goArch,
+  goOS,
+  parseOSRelease,
+  type HostSystemInfo,
+} from './host.js';
 export {
   KUBELET_VERSION,
   KUBE_PROXY_VERSION,
@@ -52,11 +63,41 @@ export {
   type RegisterNodeOptions,
   type RegistrationClient,
 } from './registration.js';
-export { NodeStatusReporter, statusSource, statusPatch, type NodeStatusReporterOptions, type StatusClient, type StatusSource, type SyncOutcome } from './statusreporter.js';
-export { LeaseRenewer, renewedLease, leasePath, RENEW_INTERVAL_FRACTION, type LeaseClient, type LeaseRenewerOptions, type RenewOutcome } from './lease.js';
+export {
+  NodeStatusReporter,
+  statusSource,
+  statusPatch,
+  type NodeStatusReporterOptions,
+  type StatusClient,
+  type StatusSource,
+  type SyncOutcome,
+} from './statusreporter.js';
+export {
+  LeaseRenewer,
+  renewedLease,
+  leasePath,
+  RENEW_INTERVAL_FRACTION,
+  type LeaseClient,
+  type LeaseRenewerOptions,
+  type RenewOutcome,
+} from './lease.js';
 export { kubeAPIRateLimiter, eventRateLimits, heartbeatTimeoutMs } from './ratelimits.js';
-export { createMetricsRegistry, gauge, renderMetrics, promClientLoadMillis, type MetricsRegistry, type MetricsRegistryOptions, type Gauge } from './metrics.js';
-export { loadOrCreateServingCert, SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, type ServingCert, type ServingCertOptions } from './servingcert.js';
+export {
+  createMetricsRegistry,
+  gauge,
+  renderMetrics,
+  promClientLoadMillis,
+  type MetricsRegistry,
+  type MetricsRegistryOptions,
+  type Gauge,
+} from './metrics.js';
+export {
+  loadOrCreateServingCert,
+  SELF_SIGNED_CERT_FILE,
+  SELF_SIGNED_KEY_FILE,
+  type ServingCert,
+  type ServingCertOptions,
+} from './servingcert.js';
 export {
   startAgentServers,
   createAgentHandler,

@@ -41,10 +41,21 @@ function nodeOwner(nodeName: string, uid: string): OwnerReference {
  * The Lease to write at `now`: `base` (the stored copy) with holder, duration and renewTime set, and the
  * Node as owner when no owner is recorded yet and the Node's uid is known. Pure.
  */
-export function renewedLease(base: Lease | undefined, nodeName: string, leaseDurationSeconds: number, now: Date, nodeUID: string | undefined): Lease {
+export function renewedLease(
+  base: Lease | undefined,
+  nodeName: string,
+  leaseDurationSeconds: number,
+  now: Date,
+  nodeUID: string | undefined,
+): Lease {
   const lease: Lease = base
     ? { ...base, metadata: { ...base.metadata }, spec: { ...(base.spec ?? {}) } }
-    : { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: nodeName, namespace: NODE_LEASE_NAMESPACE }, spec: {} };
+    : {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: nodeName, namespace: NODE_LEASE_NAMESPACE },
+        spec: {},
+      };
   lease.spec = { ...lease.spec, holderIdentity: nodeName, leaseDurationSeconds, renewTime: formatMicroTime(now) };
   if ((lease.metadata.ownerReferences ?? []).length === 0 && nodeUID !== undefined && nodeUID !== '') {
     lease.metadata.ownerReferences = [nodeOwner(nodeName, nodeUID)];
@@ -75,7 +86,10 @@ export class LeaseRenewer {
     this.durationSeconds = options.leaseDurationSeconds;
     this.nodeUID = options.nodeUID;
     this.clock = options.clock ?? systemClock;
-    this.intervalMs = Math.max(1, options.renewIntervalMs ?? options.leaseDurationSeconds * 1000 * RENEW_INTERVAL_FRACTION);
+    this.intervalMs = Math.max(
+      1,
+      options.renewIntervalMs ?? options.leaseDurationSeconds * 1000 * RENEW_INTERVAL_FRACTION,
+    );
   }
 
   /** The Lease as last written or read. */
@@ -97,7 +111,10 @@ export class LeaseRenewer {
   private async tick(): Promise<void> {
     const outcome = await this.renewNow();
     if (this.stopped) return;
-    const delay = outcome === 'failed' ? backoffDelay({ initialMs: MIN_RETRY_MS, maxMs: this.intervalMs }, this.failures) : this.intervalMs;
+    const delay =
+      outcome === 'failed'
+        ? backoffDelay({ initialMs: MIN_RETRY_MS, maxMs: this.intervalMs }, this.failures)
+        : this.intervalMs;
     this.timer = this.clock.setTimeout(() => void this.tick(), delay);
   }
 
@@ -131,11 +148,16 @@ export class LeaseRenewer {
     }
     const fresh = renewedLease(undefined, this.nodeName, this.durationSeconds, this.clock.now(), this.nodeUID);
     try {
-      const lease = await this.client.create<Lease>(`/apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`, fresh, { signal });
+      const lease = await this.client.create<Lease>(
+        `/apis/coordination.k8s.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`,
+        fresh,
+        { signal },
+      );
       return { lease, created: true };
     } catch (err) {
       // Created by someone else in between: renew theirs.
-      if (err instanceof ApiError && err.code === 409) return { lease: await this.client.get<Lease>(path, { signal }), created: false };
+      if (err instanceof ApiError && err.code === 409)
+        return { lease: await this.client.get<Lease>(path, { signal }), created: false };
       throw err;
     }
   }

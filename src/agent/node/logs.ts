@@ -13,7 +13,13 @@ export const LOGS_PREFIX = '/logs/';
 
 type Reply = (code: number, text: string) => void;
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' };
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&#34;',
+  "'": '&#39;',
+};
 const escapeHTML = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 const TEXT_EXTENSIONS = new Set(['', '.log', '.txt', '.out', '.err']);
 
@@ -47,7 +53,9 @@ export function directoryListing(entries: readonly { name: string; dir: boolean 
 }
 
 /** The handler for every path under /logs/, serving `dir`. */
-export function logsRoute(dir: string): (req: http.IncomingMessage, res: http.ServerResponse, urlPath: string) => Promise<void> {
+export function logsRoute(
+  dir: string,
+): (req: http.IncomingMessage, res: http.ServerResponse, urlPath: string) => Promise<void> {
   return async (req, res, urlPath) => {
     const reply: Reply = (code, text) => {
       res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
@@ -79,7 +87,11 @@ export function logsRoute(dir: string): (req: http.IncomingMessage, res: http.Se
     }
     if (!info.isFile()) return reply(404, '404 page not found');
     const type = TEXT_EXTENSIONS.has(extname(target)) ? 'text/plain; charset=utf-8' : 'application/octet-stream';
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': String(info.size), 'X-Content-Type-Options': 'nosniff' });
+    res.writeHead(200, {
+      'Content-Type': type,
+      'Content-Length': String(info.size),
+      'X-Content-Type-Options': 'nosniff',
+    });
     if (req.method === 'HEAD' || info.size === 0) return void res.end();
     // What exists when the request arrives: a log still being written is sent up to its size then.
     await new Promise<void>((resolve, reject) => {

@@ -22,7 +22,12 @@ export function createMetricsRegistry(options: MetricsRegistryOptions = {}): Met
 }
 
 /** A gauge registered in `registry` only. */
-export function gauge<T extends string = string>(registry: MetricsRegistry, name: string, help: string, labelNames: readonly T[] = []): Gauge<T> {
+export function gauge<T extends string = string>(
+  registry: MetricsRegistry,
+  name: string,
+  help: string,
+  labelNames: readonly T[] = [],
+): Gauge<T> {
   const GaugeClass = promPart('Gauge');
   return new GaugeClass<T>({ name, help, labelNames, registers: [registry] });
 }

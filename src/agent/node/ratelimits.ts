@@ -9,7 +9,10 @@ const CLIENT_GO_DEFAULT_QPS = 5;
 const CLIENT_GO_DEFAULT_BURST = 10;
 
 /** The limiter for the agent's RestClient (RestClientOptions.rateLimiter). */
-export function kubeAPIRateLimiter(config: Pick<KubeletConfiguration, 'kubeAPIQPS' | 'kubeAPIBurst'>, timers: Timers = systemTimers): TokenBucket {
+export function kubeAPIRateLimiter(
+  config: Pick<KubeletConfiguration, 'kubeAPIQPS' | 'kubeAPIBurst'>,
+  timers: Timers = systemTimers,
+): TokenBucket {
   const qps = config.kubeAPIQPS > 0 ? config.kubeAPIQPS : CLIENT_GO_DEFAULT_QPS;
   const burst = config.kubeAPIBurst > 0 ? Math.trunc(config.kubeAPIBurst) : CLIENT_GO_DEFAULT_BURST;
   return new TokenBucket(qps, burst, timers);
@@ -19,11 +22,16 @@ export function kubeAPIRateLimiter(config: Pick<KubeletConfiguration, 'kubeAPIQP
  * The heartbeat client's per-request timeout: nodeStatusUpdateFrequency, capped at the lease duration (the
  * kubelet's heartbeat client has no rate limit and this timeout).
  */
-export function heartbeatTimeoutMs(config: Pick<KubeletConfiguration, 'nodeStatusUpdateFrequency' | 'nodeLeaseDurationSeconds'>): number {
+export function heartbeatTimeoutMs(
+  config: Pick<KubeletConfiguration, 'nodeStatusUpdateFrequency' | 'nodeLeaseDurationSeconds'>,
+): number {
   return Math.min(config.nodeStatusUpdateFrequency.toMilliseconds(), config.nodeLeaseDurationSeconds * 1000);
 }
 
 /** The event recorder's limits, for EventRecorderOptions: qps 0 disables limiting. */
-export function eventRateLimits(config: Pick<KubeletConfiguration, 'eventRecordQPS' | 'eventBurst'>): { qps: number; burst: number } {
+export function eventRateLimits(config: Pick<KubeletConfiguration, 'eventRecordQPS' | 'eventBurst'>): {
+  qps: number;
+  burst: number;
+} {
   return { qps: Math.max(0, config.eventRecordQPS), burst: Math.max(1, Math.trunc(config.eventBurst)) };
 }

@@ -89,8 +89,14 @@ export function buildInitialNode(identity: NodeIdentity, status?: Partial<OwnNod
  * The merge patch that brings an existing Node's labels and annotations in line with what this agent
  * owns, or undefined when nothing differs. Labels others added are left alone. Pure.
  */
-export function reconcilePatch(existing: Node, desired: Node): { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } } | undefined {
-  const diff = (have: Record<string, string> | undefined, want: Record<string, string> | undefined): Record<string, string> | undefined => {
+export function reconcilePatch(
+  existing: Node,
+  desired: Node,
+): { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } } | undefined {
+  const diff = (
+    have: Record<string, string> | undefined,
+    want: Record<string, string> | undefined,
+  ): Record<string, string> | undefined => {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(want ?? {})) if (have?.[k] !== v) out[k] = v;
     return Object.keys(out).length > 0 ? out : undefined;
@@ -139,7 +145,8 @@ export async function registerNode(client: RegistrationClient, options: Register
   const node = buildInitialNode(options, options.status);
   const backoff = { initialMs: options.initialDelayMs ?? 100, maxMs: options.maxDelayMs ?? 7000 };
   const attempts = options.maxAttempts ?? Infinity;
-  const aborted = (): NodeAgentError => new NodeAgentError('DKC_NODE_ABORTED', `registration of node ${JSON.stringify(options.nodeName)} was aborted`);
+  const aborted = (): NodeAgentError =>
+    new NodeAgentError('DKC_NODE_ABORTED', `registration of node ${JSON.stringify(options.nodeName)} was aborted`);
   for (let attempt = 1; ; attempt++) {
     if (options.signal?.aborted) throw aborted();
     try {
@@ -147,7 +154,11 @@ export async function registerNode(client: RegistrationClient, options: Register
     } catch (err) {
       if (options.signal?.aborted) throw aborted();
       if (isPermanent(err)) {
-        throw new NodeAgentError('DKC_NODE_REGISTRATION_REJECTED', `unable to register node ${JSON.stringify(options.nodeName)} with API server: ${errorMessage(err)}`, { cause: err });
+        throw new NodeAgentError(
+          'DKC_NODE_REGISTRATION_REJECTED',
+          `unable to register node ${JSON.stringify(options.nodeName)} with API server: ${errorMessage(err)}`,
+          { cause: err },
+        );
       }
       klog.error(`Unable to register node with API server: ${errorMessage(err)}`, { node: options.nodeName });
       if (attempt >= attempts) throw err;

@@ -98,7 +98,11 @@ export async function loadOrCreateServingCert(options: ServingCertOptions): Prom
     const { selfSignedServing } = await import('../../pki/index.js');
     minted = await selfSignedServing(hostnames, ips);
   } catch (err) {
-    throw new NodeAgentError('DKC_NODE_SERVING_CERT_GENERATE', `cannot create a self-signed serving certificate: ${errorMessage(err)}`, { cause: err });
+    throw new NodeAgentError(
+      'DKC_NODE_SERVING_CERT_GENERATE',
+      `cannot create a self-signed serving certificate: ${errorMessage(err)}`,
+      { cause: err },
+    );
   }
   try {
     await mkdir(options.certDir, { recursive: true, mode: 0o755 });
@@ -107,7 +111,11 @@ export async function loadOrCreateServingCert(options: ServingCertOptions): Prom
     await writeFileAtomic(keyFile, minted.keyPem, 0o600);
     await writeFileAtomic(certFile, minted.certPem, 0o644);
   } catch (err) {
-    throw new NodeAgentError('DKC_NODE_SERVING_CERT_GENERATE', `cannot write the self-signed serving certificate to ${options.certDir}: ${errorMessage(err)}`, { cause: err });
+    throw new NodeAgentError(
+      'DKC_NODE_SERVING_CERT_GENERATE',
+      `cannot write the self-signed serving certificate to ${options.certDir}: ${errorMessage(err)}`,
+      { cause: err },
+    );
   }
   klog.info('Generated self-signed serving certificate', { cert: certFile, key: keyFile });
   return { certPem: minted.certPem, keyPem: minted.keyPem, certFile, keyFile, generated: true };

@@ -26,7 +26,14 @@ export interface OwnNodeStatus {
 }
 
 /** The status fields OwnNodeStatus covers, for callers that must patch exactly these. */
-export const OWN_STATUS_FIELDS = ['conditions', 'addresses', 'capacity', 'allocatable', 'daemonEndpoints', 'nodeInfo'] as const;
+export const OWN_STATUS_FIELDS = [
+  'conditions',
+  'addresses',
+  'capacity',
+  'allocatable',
+  'daemonEndpoints',
+  'nodeInfo',
+] as const;
 
 export interface NodeStatusInput {
   /** The kubelet's serving port, advertised as daemonEndpoints.kubeletEndpoint.Port. */
@@ -62,9 +69,24 @@ interface ConditionSpec {
 function desiredConditions(input: NodeStatusInput): ConditionSpec[] {
   // The kubelet's setter order, which is also what `kubectl describe node` shows.
   return [
-    { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
-    { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
-    { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
+    {
+      type: 'MemoryPressure',
+      status: 'False',
+      reason: 'KubeletHasSufficientMemory',
+      message: 'kubelet has sufficient memory available',
+    },
+    {
+      type: 'DiskPressure',
+      status: 'False',
+      reason: 'KubeletHasNoDiskPressure',
+      message: 'kubelet has no disk pressure',
+    },
+    {
+      type: 'PIDPressure',
+      status: 'False',
+      reason: 'KubeletHasSufficientPID',
+      message: 'kubelet has sufficient PID available',
+    },
     input.ready
       ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }
       : { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: input.reason ?? 'kubelet is not ready' },
@@ -136,7 +158,10 @@ export function nodeStatusChanged(before: Partial<OwnNodeStatus> | undefined, af
  * The node status events the kubelet records when a condition appears or flips (NodeReady, NodeNotReady,
  * NodeHasSufficientMemory, …), in condition order.
  */
-export function conditionEvents(previous: readonly NodeCondition[] | undefined, next: readonly NodeCondition[]): string[] {
+export function conditionEvents(
+  previous: readonly NodeCondition[] | undefined,
+  next: readonly NodeCondition[],
+): string[] {
   const before = new Map((previous ?? []).map((c) => [c.type, c.status]));
   const names: Record<string, [whenTrue: string, whenFalse: string]> = {
     MemoryPressure: ['NodeHasInsufficientMemory', 'NodeHasSufficientMemory'],

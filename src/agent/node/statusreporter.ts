@@ -12,7 +12,14 @@ import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { klog } from '../../util/klog.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { nodeReference, type EventRecorder } from '../../client/events.js';
-import { buildNodeStatus, conditionEvents, nodeStatusChanged, pickOwnStatus, type NodeStatusInput, type OwnNodeStatus } from './status.js';
+import {
+  buildNodeStatus,
+  conditionEvents,
+  nodeStatusChanged,
+  pickOwnStatus,
+  type NodeStatusInput,
+  type OwnNodeStatus,
+} from './status.js';
 import { errorMessage } from '../../util/errors.js';
 
 export type StatusClient = Pick<RestClient, 'get' | 'patch'>;
@@ -50,8 +57,14 @@ export interface NodeStatusReporterOptions {
 export type SyncOutcome = 'patched' | 'unchanged' | 'failed' | 'stopped';
 
 /** The merge patch for `next`: its own fields only, with resources that disappeared set to null. */
-export function statusPatch(previous: Partial<OwnNodeStatus> | undefined, next: OwnNodeStatus): { status: Record<string, unknown> } {
-  const withRemovals = (before: Record<string, string> | undefined, after: Record<string, string>): Record<string, string | null> => {
+export function statusPatch(
+  previous: Partial<OwnNodeStatus> | undefined,
+  next: OwnNodeStatus,
+): { status: Record<string, unknown> } {
+  const withRemovals = (
+    before: Record<string, string> | undefined,
+    after: Record<string, string>,
+  ): Record<string, string | null> => {
     const out: Record<string, string | null> = { ...after };
     for (const k of Object.keys(before ?? {})) if (!(k in after)) out[k] = null;
     return out;
@@ -138,7 +151,9 @@ export class NodeStatusReporter {
     } catch (err) {
       if (this.stopped) return 'stopped';
       const notFound = err instanceof ApiError && err.code === 404;
-      klog.error(`Error updating node status, will retry: ${notFound ? `node "${this.nodeName}" not found` : errorMessage(err)}`);
+      klog.error(
+        `Error updating node status, will retry: ${notFound ? `node "${this.nodeName}" not found` : errorMessage(err)}`,
+      );
       return 'failed';
     }
   }
@@ -146,7 +161,12 @@ export class NodeStatusReporter {
   private recordConditionEvents(previous: readonly NodeCondition[] | undefined, next: readonly NodeCondition[]): void {
     if (this.recorder === undefined) return;
     for (const reason of conditionEvents(previous, next)) {
-      this.recorder.record(nodeReference(this.nodeName), 'Normal', reason, `Node ${this.nodeName} status is now: ${reason}`);
+      this.recorder.record(
+        nodeReference(this.nodeName),
+        'Normal',
+        reason,
+        `Node ${this.nodeName} status is now: ${reason}`,
+      );
     }
   }
 

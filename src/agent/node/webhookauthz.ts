@@ -37,7 +37,14 @@ export class WebhookAuthorizer {
     // /configz directly. (The API server's node-proxy identity is not in this group: RBAC's system:kubelet-api-admin
     // is what lets it through.)
     if (user.groups.includes(MASTERS_GROUP)) return true;
-    const key = JSON.stringify([user.name, [...user.groups].sort(), attrs.verb, attrs.resource, attrs.subresource, attrs.name]);
+    const key = JSON.stringify([
+      user.name,
+      [...user.groups].sort(),
+      attrs.verb,
+      attrs.resource,
+      attrs.subresource,
+      attrs.name,
+    ]);
     const hit = this.cache.get(key);
     const now = this.now();
     if (hit && hit.expires > now) return hit.allowed;
@@ -47,11 +54,21 @@ export class WebhookAuthorizer {
       spec: {
         user: user.name,
         groups: user.groups,
-        resourceAttributes: { verb: attrs.verb, group: '', version: 'v1', resource: attrs.resource, subresource: attrs.subresource, name: attrs.name },
+        resourceAttributes: {
+          verb: attrs.verb,
+          group: '',
+          version: 'v1',
+          resource: attrs.resource,
+          subresource: attrs.subresource,
+          name: attrs.name,
+        },
       },
     };
     // A failed review is not cached: the next request asks again instead of being refused for a TTL.
-    const answer = await this.options.client.create<SubjectAccessReviewStatus>('/apis/authorization.k8s.io/v1/subjectaccessreviews', review);
+    const answer = await this.options.client.create<SubjectAccessReviewStatus>(
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      review,
+    );
     const allowed = answer?.status?.allowed === true;
     const ttl = allowed ? this.options.authorizedTTLMs : this.options.unauthorizedTTLMs;
     if (ttl > 0) {

@@ -51,7 +51,10 @@ const messages = {
   forced: 'forced by --config-channel',
   oldServer: (v: string) => `the API server (${v}) keeps the Node's fields`,
   newServer: (v: string) => `the API server (${v}) drops the Node's spec.configSource and status.config`,
-  noVersion: (served: boolean) => (served ? `the API server serves ${NODE_CONFIG_CRD} and did not say its version` : `the API server did not say its version`),
+  noVersion: (served: boolean) =>
+    served
+      ? `the API server serves ${NODE_CONFIG_CRD} and did not say its version`
+      : `the API server did not say its version`,
   crdMissing: (v: string) =>
     `the API server (${v}) drops Node.spec.configSource and Node.status.config, and ${NODE_CONFIG_CRD} is not served: ` +
     `apply deploy/crds/${NODE_CONFIG_CRD}.yaml (kubectl apply -f deploy/crds/) and start again`,
@@ -67,7 +70,8 @@ const messages = {
 /** `--config-channel`'s value, checked: one line of error for anything else. */
 export function parseChannelChoice(text: string): ChannelChoice {
   const v = text.trim() as ChannelChoice;
-  if (!CHANNEL_CHOICES.includes(v)) throw new ConfigChannelError(messages.unknownChoice(text), 'DKC_CHANNEL_INVALID_CHOICE');
+  if (!CHANNEL_CHOICES.includes(v))
+    throw new ConfigChannelError(messages.unknownChoice(text), 'DKC_CHANNEL_INVALID_CHOICE');
   return v;
 }
 
@@ -110,7 +114,10 @@ export interface AssignmentsSeen {
 export function mixedChannels(channel: ConfigChannel, seen: AssignmentsSeen): ConfigChannelError | undefined {
   const others = channel === 'node' ? seen.nodeConfigs : seen.nodes;
   if (others.length === 0) return undefined;
-  const what = channel === 'node' ? `${others.length} NodeConfig(s) carry spec.configSource` : `${others.length} Node(s) carry spec.configSource`;
+  const what =
+    channel === 'node'
+      ? `${others.length} NodeConfig(s) carry spec.configSource`
+      : `${others.length} Node(s) carry spec.configSource`;
   const example = channel === 'node' ? `nodeconfig/${others[0]}` : `node/${others[0]}`;
   return new ConfigChannelError(messages.mixed(channel, what, example));
 }

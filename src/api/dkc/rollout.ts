@@ -34,7 +34,8 @@ export const ROLLOUT_FINALIZER = 'dkc.io/release-nodes';
 export const PAUSED_AFTER_CANARY_ANNOTATION = 'dkc.io/paused-after-canary';
 
 export type Phase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
-export type NodeState = 'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden' | 'Deleted' | 'NotRestored';
+export type NodeState =
+  'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden' | 'Deleted' | 'NotRestored';
 export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden' | 'NoRecord';
 /** Why a node not yet changed waits: its Ready condition is not True, or its heartbeat (Lease) is stale. */
 export type WaitingReason = 'NotReady' | 'HeartbeatStale';
@@ -200,7 +201,14 @@ export function rolloutReference(r: NodeConfigRollout): ObjectReference {
  * rollout has the garbage collector delete the ConfigMap.
  */
 export function rolloutOwnerReference(r: NodeConfigRollout): OwnerReference {
-  return { apiVersion: API_VERSION, kind: KIND, name: r.metadata.name ?? '', uid: r.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    name: r.metadata.name ?? '',
+    uid: r.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /**
@@ -255,7 +263,8 @@ export function sourceOfRecord(rec: RecordedSource | undefined): NodeConfigSourc
   if (cm === undefined) return null;
   if (cm === null || typeof cm !== 'object') return undefined;
   const { namespace, name, kubeletConfigKey } = cm;
-  if (typeof namespace !== 'string' || typeof name !== 'string' || typeof kubeletConfigKey !== 'string') return undefined;
+  if (typeof namespace !== 'string' || typeof name !== 'string' || typeof kubeletConfigKey !== 'string')
+    return undefined;
   if (namespace === '' || name === '' || kubeletConfigKey === '') return undefined;
   return { configMap: { namespace, name, kubeletConfigKey } };
 }

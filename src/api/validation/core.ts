@@ -4,7 +4,18 @@
 // upstream's order, so aggregated 422 messages read exactly like kube-apiserver's.
 
 import { field, type FieldError } from '../field.js';
-import type { ConfigMap, ConfigMapNodeConfigSource, Event, Namespace, Node, NodeConfigSource, NodeConfigStatus, ObjectReference, Pod, Taint } from '../types.js';
+import type {
+  ConfigMap,
+  ConfigMapNodeConfigSource,
+  Event,
+  Namespace,
+  Node,
+  NodeConfigSource,
+  NodeConfigStatus,
+  ObjectReference,
+  Pod,
+  Taint,
+} from '../types.js';
 import { duplicateGo, goNilPointer, invalidGo } from './goprint.js';
 import {
   byteLength,
@@ -51,7 +62,9 @@ function validateConfigMapNodeConfigSource(source: ConfigMapNodeConfigSource, pa
   const errs: FieldError[] = [];
   const namespace = str(source.namespace);
   if (namespace === '') errs.push(field.required(`${path}.namespace`, 'namespace must be set'));
-  else for (const m of validateNamespaceName(namespace, false)) errs.push(field.invalid(`${path}.namespace`, namespace, m));
+  else
+    for (const m of validateNamespaceName(namespace, false))
+      errs.push(field.invalid(`${path}.namespace`, namespace, m));
 
   const name = str(source.name);
   if (name === '') errs.push(field.required(`${path}.name`, 'name must be set'));
@@ -67,7 +80,8 @@ function validateConfigMapNodeConfigSourceSpec(source: ConfigMapNodeConfigSource
   const errs: FieldError[] = [];
   // The node resolves uid/resourceVersion itself; pinning them in spec would make the reference stale.
   if (str(source.uid) !== '') errs.push(field.forbidden(`${path}.uid`, 'uid must not be set in spec'));
-  if (str(source.resourceVersion) !== '') errs.push(field.forbidden(`${path}.resourceVersion`, 'resourceVersion must not be set in spec'));
+  if (str(source.resourceVersion) !== '')
+    errs.push(field.forbidden(`${path}.resourceVersion`, 'resourceVersion must not be set in spec'));
   return [...errs, ...validateConfigMapNodeConfigSource(source, path)];
 }
 
@@ -75,7 +89,8 @@ function validateConfigMapNodeConfigSourceStatus(source: ConfigMapNodeConfigSour
   const errs: FieldError[] = [];
   // Status reports exactly which version was downloaded, so both identifiers are mandatory there.
   if (str(source.uid) === '') errs.push(field.required(`${path}.uid`, 'uid must be set in status'));
-  if (str(source.resourceVersion) === '') errs.push(field.required(`${path}.resourceVersion`, 'resourceVersion must be set in status'));
+  if (str(source.resourceVersion) === '')
+    errs.push(field.required(`${path}.resourceVersion`, 'resourceVersion must be set in status'));
   return [...errs, ...validateConfigMapNodeConfigSource(source, path)];
 }
 
@@ -87,7 +102,9 @@ function validateConfigMapRef(ref: ObjectReference, path: string): FieldError[] 
   const errs: FieldError[] = [];
   const namespace = str(ref.namespace);
   if (namespace === '') errs.push(field.required(`${path}.namespace`, 'namespace must be set'));
-  else for (const m of validateNamespaceName(namespace, false)) errs.push(field.invalid(`${path}.namespace`, namespace, m));
+  else
+    for (const m of validateNamespaceName(namespace, false))
+      errs.push(field.invalid(`${path}.namespace`, namespace, m));
 
   const name = str(ref.name);
   if (name === '') errs.push(field.required(`${path}.name`, 'name must be set'));
@@ -146,7 +163,8 @@ export function validateNodeConfigStatus(status: NodeConfigStatus, path = 'statu
   const errs: FieldError[] = [];
   for (const sub of ['assigned', 'active', 'lastKnownGood'] as const) {
     const src = status[sub];
-    if (isObject(src)) errs.push(...validateNodeConfigSource(src, `${path}.${sub}`, validateConfigMapNodeConfigSourceStatus));
+    if (isObject(src))
+      errs.push(...validateNodeConfigSource(src, `${path}.${sub}`, validateConfigMapNodeConfigSourceStatus));
   }
   return errs;
 }
@@ -228,7 +246,13 @@ export function validateNodeUpdate(node: Node, old: Node): FieldError[] {
     const address = str(a?.address);
     const k = `${type}\u0000${address}`;
     if (seen.has(k)) {
-      errs.push(duplicateGo(`status.addresses[${i}]`, a, `core.NodeAddress{Type:${JSON.stringify(type)}, Address:${JSON.stringify(address)}}`));
+      errs.push(
+        duplicateGo(
+          `status.addresses[${i}]`,
+          a,
+          `core.NodeAddress{Type:${JSON.stringify(type)}, Address:${JSON.stringify(address)}}`,
+        ),
+      );
     }
     seen.add(k);
   });
@@ -249,7 +273,8 @@ export function validateNodeUpdate(node: Node, old: Node): FieldError[] {
   errs.push(...validateNodeConfigFields(node));
   errs.push(...validateNodeTaints(node.spec?.taints, 'metadata.taints'));
 
-  if (str(node.spec?.externalID) !== str(old.spec?.externalID)) errs.push(field.forbidden('spec.externalID', 'may not be updated'));
+  if (str(node.spec?.externalID) !== str(old.spec?.externalID))
+    errs.push(field.forbidden('spec.externalID', 'may not be updated'));
   return errs;
 }
 
@@ -274,7 +299,8 @@ export function validateConfigMap(cm: ConfigMap): FieldError[] {
   let total = 0;
   for (const [key, value] of entries(cm.data)) {
     for (const m of isConfigMapKey(key)) errs.push(field.invalid(`data[${key}]`, key, m));
-    if (Object.prototype.hasOwnProperty.call(binary, key)) errs.push(field.invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+    if (Object.prototype.hasOwnProperty.call(binary, key))
+      errs.push(field.invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
     total += byteLength(value);
   }
   for (const [key, value] of entries(cm.binaryData)) {
@@ -309,7 +335,8 @@ export function validateConfigMapUpdate(cm: ConfigMap, old: ConfigMap): FieldErr
 export function validateNamespace(ns: Namespace): FieldError[] {
   const errs = validateCoreObjectMeta(ns.metadata, false, validateNamespaceName);
   const finalizers = ns.spec?.finalizers;
-  if (Array.isArray(finalizers)) for (const f of finalizers) errs.push(...validateFinalizerName(str(f), 'spec.finalizers'));
+  if (Array.isArray(finalizers))
+    for (const f of finalizers) errs.push(...validateFinalizerName(str(f), 'spec.finalizers'));
   return errs;
 }
 
@@ -354,14 +381,18 @@ export function validateEvent(ev: Event): FieldError[] {
     const instance = str(ev.reportingInstance);
     if (instance === '') errs.push(field.required('reportingInstance'));
     if (byteLength(instance) > EVENT_REPORTING_INSTANCE_LENGTH_LIMIT) {
-      errs.push(field.invalid('reportingInstance', '', `can have at most ${EVENT_REPORTING_INSTANCE_LENGTH_LIMIT} characters`));
+      errs.push(
+        field.invalid('reportingInstance', '', `can have at most ${EVENT_REPORTING_INSTANCE_LENGTH_LIMIT} characters`),
+      );
     }
     const action = str(ev.action);
     if (action === '') errs.push(field.required('action'));
-    if (byteLength(action) > EVENT_ACTION_LENGTH_LIMIT) errs.push(field.invalid('action', '', `can have at most ${EVENT_ACTION_LENGTH_LIMIT} characters`));
+    if (byteLength(action) > EVENT_ACTION_LENGTH_LIMIT)
+      errs.push(field.invalid('action', '', `can have at most ${EVENT_ACTION_LENGTH_LIMIT} characters`));
     const reason = str(ev.reason);
     if (reason === '') errs.push(field.required('reason'));
-    if (byteLength(reason) > EVENT_REASON_LENGTH_LIMIT) errs.push(field.invalid('reason', '', `can have at most ${EVENT_REASON_LENGTH_LIMIT} characters`));
+    if (byteLength(reason) > EVENT_REASON_LENGTH_LIMIT)
+      errs.push(field.invalid('reason', '', `can have at most ${EVENT_REASON_LENGTH_LIMIT} characters`));
     if (byteLength(str(ev.message)) > EVENT_NOTE_LENGTH_LIMIT) {
       errs.push(field.invalid('message', '', `can have at most ${EVENT_NOTE_LENGTH_LIMIT} characters`));
     }
@@ -380,7 +411,8 @@ export function validateEventUpdate(ev: Event, _old: Event): FieldError[] {
 export function validatePod(pod: Pod): FieldError[] {
   const errs = validateCoreObjectMeta(pod.metadata, true, nameIsDNSSubdomain);
   const nodeName = str(pod.spec?.nodeName);
-  if (nodeName !== '') for (const m of validateNodeName(nodeName, false)) errs.push(field.invalid('spec.nodeName', nodeName, m));
+  if (nodeName !== '')
+    for (const m of validateNodeName(nodeName, false)) errs.push(field.invalid('spec.nodeName', nodeName, m));
   return errs;
 }
 

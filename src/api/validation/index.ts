@@ -20,7 +20,13 @@ import {
   validatePodUpdate,
 } from './core.js';
 import { validatePathSegmentName } from './names.js';
-import { validateBindingUpdate, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac.js';
+import {
+  validateBindingUpdate,
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateRole,
+  validateRoleBinding,
+} from './rbac.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { CodedError } from '../../util/errors.js';
 
@@ -30,7 +36,17 @@ export * from './core.js';
 export * from './coordination.js';
 export { GoValueFieldError, goStringSlice, goTimeString } from './goprint.js';
 
-export type ValidatedKind = 'Node' | 'ConfigMap' | 'Namespace' | 'Event' | 'Lease' | 'Pod' | 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding';
+export type ValidatedKind =
+  | 'Node'
+  | 'ConfigMap'
+  | 'Namespace'
+  | 'Event'
+  | 'Lease'
+  | 'Pod'
+  | 'Role'
+  | 'ClusterRole'
+  | 'RoleBinding'
+  | 'ClusterRoleBinding';
 
 export interface UpdateOptions {
   /** `status` selects the status strategy (for Node: ValidateNodeUpdate alone, without ValidateNode). */
@@ -48,9 +64,7 @@ const rules: Record<ValidatedKind, KindRules> = {
     namespaced: false,
     create: (o) => validateNode(o),
     update: (o, old, opts) =>
-      opts.subresource === 'status'
-        ? validateNodeUpdate(o, old)
-        : [...validateNode(o), ...validateNodeUpdate(o, old)],
+      opts.subresource === 'status' ? validateNodeUpdate(o, old) : [...validateNode(o), ...validateNodeUpdate(o, old)],
   },
   ConfigMap: {
     namespaced: true,
@@ -79,7 +93,11 @@ const rules: Record<ValidatedKind, KindRules> = {
   },
   Role: { namespaced: true, create: validateRole, update: (o) => validateRole(o) },
   ClusterRole: { namespaced: false, create: validateClusterRole, update: (o) => validateClusterRole(o) },
-  RoleBinding: { namespaced: true, create: validateRoleBinding, update: (o, old) => validateBindingUpdate(o, old, validateRoleBinding) },
+  RoleBinding: {
+    namespaced: true,
+    create: validateRoleBinding,
+    update: (o, old) => validateBindingUpdate(o, old, validateRoleBinding),
+  },
   ClusterRoleBinding: {
     namespaced: false,
     create: validateClusterRoleBinding,

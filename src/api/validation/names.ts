@@ -83,7 +83,8 @@ export function isDNS1123Label(value: string): string[] {
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
+  if (!dns1123SubdomainRe.test(value))
+    errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
   return errs;
 }
 
@@ -124,7 +125,8 @@ export function isValidLabelValue(value: string): string[] {
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!configMapKeyRe.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
+  if (!configMapKeyRe.test(value))
+    errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
   if (value === '.') errs.push("must not be '.'");
   else if (value === '..') errs.push("must not be '..'");
   else if (value.startsWith('..')) errs.push("must not start with '..'");
@@ -163,7 +165,8 @@ function maskTrailingDash(name: string): string {
   return name;
 }
 
-export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSSubdomain: NameValidator = (name, prefix) =>
+  isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
 export const validatePathSegmentName: NameValidator = (name, prefix) =>
   prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name);

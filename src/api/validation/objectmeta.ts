@@ -72,7 +72,8 @@ export function validateOwnerReferences(refs: unknown, path: string): FieldError
     const ref = raw ?? {};
     const apiVersion = str(ref.apiVersion);
     const kind = str(ref.kind);
-    if (!apiVersionHasVersion(apiVersion)) errs.push(field.invalid(`${path}.apiVersion`, apiVersion, 'version must not be empty'));
+    if (!apiVersionHasVersion(apiVersion))
+      errs.push(field.invalid(`${path}.apiVersion`, apiVersion, 'version must not be empty'));
     if (kind === '') errs.push(field.invalid(`${path}.kind`, kind, 'kind must not be empty'));
     if (str(ref.name) === '') errs.push(field.invalid(`${path}.name`, str(ref.name), 'name must not be empty'));
     if (str(ref.uid) === '') errs.push(field.invalid(`${path}.uid`, str(ref.uid), 'uid must not be empty'));
@@ -100,7 +101,14 @@ export function validateFinalizers(finalizers: unknown, path: string): FieldErro
   const list = stringList(finalizers);
   for (const f of list) for (const m of isQualifiedName(f)) errs.push(field.invalid(path, f, m));
   if (list.includes(FINALIZER_ORPHAN) && list.includes(FINALIZER_FOREGROUND)) {
-    errs.push(invalidGo(path, list, goStringSlice(list), `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`));
+    errs.push(
+      invalidGo(
+        path,
+        list,
+        goStringSlice(list),
+        `finalizer ${FINALIZER_ORPHAN} and ${FINALIZER_FOREGROUND} cannot be both set`,
+      ),
+    );
   }
   return errs;
 }
@@ -189,7 +197,11 @@ function optNumber(v: unknown): number | undefined {
 }
 
 /** apimachinery's ValidateObjectMetaUpdate. */
-export function validateObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMeta: ObjectMeta | undefined, path = 'metadata'): FieldError[] {
+export function validateObjectMetaUpdate(
+  newMeta: ObjectMeta | undefined,
+  oldMeta: ObjectMeta | undefined,
+  path = 'metadata',
+): FieldError[] {
   const n = newMeta ?? {};
   const o = oldMeta ?? {};
   const errs: FieldError[] = [];
@@ -210,13 +222,21 @@ export function validateObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMet
   if (rv === '') errs.push(field.invalid(`${path}.resourceVersion`, rv, 'must be specified for an update'));
 
   const newGen = optNumber(n.generation) ?? 0;
-  if (newGen < (optNumber(o.generation) ?? 0)) errs.push(field.invalid(`${path}.generation`, newGen, 'must not be decremented'));
+  if (newGen < (optNumber(o.generation) ?? 0))
+    errs.push(field.invalid(`${path}.generation`, newGen, 'must not be decremented'));
 
   for (const key of ['name', 'namespace', 'uid'] as const) {
     if (str(n[key]) !== str(o[key])) errs.push(field.invalid(`${path}.${key}`, str(n[key]), FIELD_IMMUTABLE_ERROR_MSG));
   }
   if (!sameTime(n.creationTimestamp, o.creationTimestamp)) {
-    errs.push(invalidGo(`${path}.creationTimestamp`, n.creationTimestamp, goTimeString(n.creationTimestamp), FIELD_IMMUTABLE_ERROR_MSG));
+    errs.push(
+      invalidGo(
+        `${path}.creationTimestamp`,
+        n.creationTimestamp,
+        goTimeString(n.creationTimestamp),
+        FIELD_IMMUTABLE_ERROR_MSG,
+      ),
+    );
   }
   if (!sameTime(n.deletionTimestamp, o.deletionTimestamp)) {
     const text = n.deletionTimestamp ? goTimeString(n.deletionTimestamp) : 'null';
@@ -234,7 +254,11 @@ export function validateObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMet
 }
 
 /** core's ValidateObjectMetaUpdate: the generic checks plus the finalizer-name rule. */
-export function validateCoreObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMeta: ObjectMeta | undefined, path = 'metadata'): FieldError[] {
+export function validateCoreObjectMetaUpdate(
+  newMeta: ObjectMeta | undefined,
+  oldMeta: ObjectMeta | undefined,
+  path = 'metadata',
+): FieldError[] {
   const errs = validateObjectMetaUpdate(newMeta, oldMeta, path);
   for (const f of stringList(newMeta?.finalizers)) errs.push(...validateKubeFinalizerName(f, `${path}.finalizers`));
   return errs;

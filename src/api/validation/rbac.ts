@@ -13,9 +13,11 @@ function strings(v: unknown): string[] {
 
 function validateRule(rule: unknown, path: string, namespaced: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  if (rule === null || typeof rule !== 'object' || Array.isArray(rule)) return [field.invalid(path, rule, 'must be an object')];
+  if (rule === null || typeof rule !== 'object' || Array.isArray(rule))
+    return [field.invalid(path, rule, 'must be an object')];
   const r = rule as Record<string, unknown>;
-  if (strings(r['verbs']).length === 0) errs.push(field.required(`${path}.verbs`, 'verbs must contain at least one value'));
+  if (strings(r['verbs']).length === 0)
+    errs.push(field.required(`${path}.verbs`, 'verbs must contain at least one value'));
   const urls = strings(r['nonResourceURLs']);
   if (urls.length) {
     if (namespaced) {
@@ -23,12 +25,19 @@ function validateRule(rule: unknown, path: string, namespaced: boolean): FieldEr
       return errs;
     }
     if (strings(r['apiGroups']).length || strings(r['resources']).length || strings(r['resourceNames']).length) {
-      errs.push(field.forbidden(`${path}.nonResourceURLs`, 'rules cannot apply to both regular resources and non-resource URLs'));
+      errs.push(
+        field.forbidden(
+          `${path}.nonResourceURLs`,
+          'rules cannot apply to both regular resources and non-resource URLs',
+        ),
+      );
     }
     return errs;
   }
-  if (strings(r['apiGroups']).length === 0) errs.push(field.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
-  if (strings(r['resources']).length === 0) errs.push(field.required(`${path}.resources`, 'resource rules must supply at least one resource'));
+  if (strings(r['apiGroups']).length === 0)
+    errs.push(field.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+  if (strings(r['resources']).length === 0)
+    errs.push(field.required(`${path}.resources`, 'resource rules must supply at least one resource'));
   return errs;
 }
 
@@ -69,7 +78,8 @@ function validateSubjects(obj: KubeObject, clusterScoped: boolean): FieldError[]
         break;
       case 'User':
       case 'Group':
-        if (group !== '' && group !== RBAC_GROUP) errs.push(field.notSupported(`${path}.apiGroup`, group, [RBAC_GROUP]));
+        if (group !== '' && group !== RBAC_GROUP)
+          errs.push(field.notSupported(`${path}.apiGroup`, group, [RBAC_GROUP]));
         break;
       default:
         errs.push(field.notSupported(`${path}.kind`, kind, ['ServiceAccount', 'User', 'Group']));
@@ -95,7 +105,11 @@ export function validateClusterRoleBinding(obj: KubeObject): FieldError[] {
 }
 
 /** roleRef is immutable: a binding means one role for its whole life, as upstream enforces. */
-export function validateBindingUpdate(obj: KubeObject, old: KubeObject, create: (o: KubeObject) => FieldError[]): FieldError[] {
+export function validateBindingUpdate(
+  obj: KubeObject,
+  old: KubeObject,
+  create: (o: KubeObject) => FieldError[],
+): FieldError[] {
   const errs = create(obj);
   if (JSON.stringify(obj['roleRef'] ?? null) !== JSON.stringify(old['roleRef'] ?? null)) {
     errs.push(field.invalid('roleRef', obj['roleRef'], 'cannot change roleRef'));

@@ -31,7 +31,16 @@ import {
 } from './decide.js';
 import { OwnerGraph, type GraphNode } from './graph.js';
 import { logs } from './messages.js';
-import { collectable, collectionPath, discovered, objectPath, ResourceMap, type CrdNames, type DiscoveredResource, type GcResource } from './resources.js';
+import {
+  collectable,
+  collectionPath,
+  discovered,
+  objectPath,
+  ResourceMap,
+  type CrdNames,
+  type DiscoveredResource,
+  type GcResource,
+} from './resources.js';
 
 export const COMPONENT = 'garbage-collector-controller';
 /** kube-controller-manager re-reads discovery this often for new resources. */
@@ -46,7 +55,17 @@ export interface GarbageCollectorOptions {
   resyncMs?: number;
 }
 
-type Obj = KubeObject & { metadata: { uid?: string; name?: string; namespace?: string; resourceVersion?: string; ownerReferences?: OwnerReference[]; finalizers?: string[]; deletionTimestamp?: string } };
+type Obj = KubeObject & {
+  metadata: {
+    uid?: string;
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    ownerReferences?: OwnerReference[];
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
+};
 
 interface Monitor {
   resource: GcResource;
@@ -83,7 +102,14 @@ export class GarbageCollector implements RunningController {
     this.o = options;
     if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
     this.informers = options.informers ?? this.ownInformers!;
-    this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
+    this.events = new EventRecorder({
+      client: options.client,
+      host: '',
+      component: COMPONENT,
+      qps: 0,
+      burst: 0,
+      clock: options.clock,
+    });
     if (options.signal.aborted) this.stopped = true;
     else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
@@ -123,7 +149,8 @@ export class GarbageCollector implements RunningController {
     if (!this.synced) {
       this.synced = true;
       klog.info(logs.synced(this.monitors.size, this.graph.size));
-      for (const n of this.graph.all()) if (n.meta.ownerReferences.length > 0 || isDeleting(n.meta)) this.enqueueNode(n);
+      for (const n of this.graph.all())
+        if (n.meta.ownerReferences.length > 0 || isDeleting(n.meta)) this.enqueueNode(n);
     }
     this.kick();
   }
@@ -175,7 +202,12 @@ export class GarbageCollector implements RunningController {
       namespace: m.namespace ?? '',
       name: m.name ?? '',
       resourceVersion: m.resourceVersion ?? '',
-      meta: { uid: m.uid, deletionTimestamp: m.deletionTimestamp, finalizers: m.finalizers ?? [], ownerReferences: m.ownerReferences ?? [] },
+      meta: {
+        uid: m.uid,
+        deletionTimestamp: m.deletionTimestamp,
+        finalizers: m.finalizers ?? [],
+        ownerReferences: m.ownerReferences ?? [],
+      },
     };
   }
 
@@ -187,14 +219,19 @@ export class GarbageCollector implements RunningController {
     const ownersChanged = !deepEqual(prev?.meta.ownerReferences ?? [], refs);
     if (refs.length > 0 && (prev === undefined || ownersChanged)) this.enqueue(node.uid);
     // An owner deleting in the foreground may be unblocked by a dependent that let go of it.
-    if (ownersChanged) for (const ref of prev?.meta.ownerReferences ?? []) if (!blocksOwner(node.meta, ref.uid)) this.enqueueIfDeletingDependents(ref.uid);
+    if (ownersChanged)
+      for (const ref of prev?.meta.ownerReferences ?? [])
+        if (!blocksOwner(node.meta, ref.uid)) this.enqueueIfDeletingDependents(ref.uid);
     if (isOrphaning(node.meta)) this.enqueueOrphan(node.uid);
     if (isDeletingDependents(node.meta)) {
       this.enqueue(node.uid);
-      if (prev === undefined || !isDeletingDependents(prev.meta)) for (const d of this.graph.dependentsOf(node.uid)) this.enqueue(d.uid);
+      if (prev === undefined || !isDeletingDependents(prev.meta))
+        for (const d of this.graph.dependentsOf(node.uid)) this.enqueue(d.uid);
     }
     // Dependents that named this uid before it was seen: their references may now resolve otherwise.
-    if (prev === undefined) for (const d of this.graph.dependentsOf(node.uid)) if (d.namespace !== node.namespace && r.namespaced) this.enqueue(d.uid);
+    if (prev === undefined)
+      for (const d of this.graph.dependentsOf(node.uid))
+        if (d.namespace !== node.namespace && r.namespaced) this.enqueue(d.uid);
   }
 
   private forget(obj: Obj): void {
@@ -260,11 +297,14 @@ export class GarbageCollector implements RunningController {
     this.failures.set(id, n);
     const conflict = err instanceof ApiError && err.status.code === 409;
     if (!conflict) klog.error(logs.itemFailed(this.describe(uid), errorMessage(err)));
-    const t = this.o.clock.setTimeout(() => {
-      this.timers.delete(t);
-      if (kind === 'o') this.enqueueOrphan(uid);
-      else this.enqueue(uid);
-    }, backoffDelay(RETRY, n));
+    const t = this.o.clock.setTimeout(
+      () => {
+        this.timers.delete(t);
+        if (kind === 'o') this.enqueueOrphan(uid);
+        else this.enqueue(uid);
+      },
+      backoffDelay(RETRY, n),
+    );
     this.timers.add(t);
   }
 
@@ -280,7 +320,8 @@ export class GarbageCollector implements RunningController {
     if (isDeletingDependents(node.meta)) {
       const blocking = this.graph.dependentsOf(uid).filter((d) => blocksOwner(d.meta, uid));
       const action = decideForegroundOwner(node.meta, blocking.length);
-      if (action.do === 'nothing') for (const d of blocking) if (!isDeletingDependents(d.meta)) this.attemptToDelete.add(d.uid);
+      if (action.do === 'nothing')
+        for (const d of blocking) if (!isDeletingDependents(d.meta)) this.attemptToDelete.add(d.uid);
       return this.carryOut(node, action);
     }
     if (isDeleting(node.meta) || node.meta.ownerReferences.length === 0) return;
@@ -305,7 +346,11 @@ export class GarbageCollector implements RunningController {
     if (seen && seen.name === ref.name && seen.resource.kind === r.kind) return ownerState(ref, seen.meta);
     try {
       const owner = await this.o.client.get<Obj>(objectPath(r, dep.namespace, ref.name), { signal: this.o.signal });
-      return ownerState(ref, { uid: owner.metadata.uid, deletionTimestamp: owner.metadata.deletionTimestamp, finalizers: owner.metadata.finalizers ?? [] });
+      return ownerState(ref, {
+        uid: owner.metadata.uid,
+        deletionTimestamp: owner.metadata.deletionTimestamp,
+        finalizers: owner.metadata.finalizers ?? [],
+      });
     } catch (err) {
       if (err instanceof ApiError && err.status.code === 404) return 'absent';
       throw err;
@@ -316,7 +361,13 @@ export class GarbageCollector implements RunningController {
     const key = `${dep.uid}/${ref.uid}`;
     if (this.reported.has(key)) return;
     this.reported.add(key);
-    const involved: ObjectReference = { kind: dep.resource.kind, apiVersion: apiVersionOf(dep.resource), name: dep.name, uid: dep.uid, ...(dep.namespace ? { namespace: dep.namespace } : {}) };
+    const involved: ObjectReference = {
+      kind: dep.resource.kind,
+      apiVersion: apiVersionOf(dep.resource),
+      name: dep.name,
+      uid: dep.uid,
+      ...(dep.namespace ? { namespace: dep.namespace } : {}),
+    };
     this.events.record(involved, 'Warning', INVALID_NAMESPACE_REASON, invalidNamespaceMessage(ref, dep.namespace));
   }
 
@@ -336,13 +387,26 @@ export class GarbageCollector implements RunningController {
     try {
       if (action.do === 'delete') {
         klog.info(logs.deleting(this.describe(node.uid), action.policy));
-        await this.o.client.delete(path, { signal, body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: action.policy, preconditions: pin } });
+        await this.o.client.delete(path, {
+          signal,
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: action.policy, preconditions: pin },
+        });
       } else if (action.do === 'removeOwners') {
         const left = withoutOwners(node.meta.ownerReferences, action.uids);
-        await this.o.client.patch(path, 'merge', { metadata: { ...pin, ownerReferences: left.length ? left : null } }, { signal });
+        await this.o.client.patch(
+          path,
+          'merge',
+          { metadata: { ...pin, ownerReferences: left.length ? left : null } },
+          { signal },
+        );
       } else {
         const left = withoutFinalizer(node.meta.finalizers ?? [], action.finalizer);
-        await this.o.client.patch(path, 'merge', { metadata: { ...pin, finalizers: left.length ? left : null } }, { signal });
+        await this.o.client.patch(
+          path,
+          'merge',
+          { metadata: { ...pin, finalizers: left.length ? left : null } },
+          { signal },
+        );
       }
     } catch (err) {
       // Gone already: nothing left to do. A conflict: the informer brings the new version, looked at again.
@@ -353,7 +417,8 @@ export class GarbageCollector implements RunningController {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of [this.resyncTimer, this.rediscovery, ...this.timers]) if (t !== undefined) this.o.clock.clearTimeout(t);
+    for (const t of [this.resyncTimer, this.rediscovery, ...this.timers])
+      if (t !== undefined) this.o.clock.clearTimeout(t);
     this.timers.clear();
     await Promise.all([...this.monitors.values()].map((m) => m.informer.stop()));
     await this.ownInformers?.stop();

@@ -75,7 +75,11 @@ export function ownerState(ref: OwnerReference, found: ObjectMetaView | undefine
  * attemptToDeleteItem for an object not being deleted: `owners` gives each owner reference's state (by uid),
  * `hasDependents` whether anything names this object as its owner.
  */
-export function decideDependent(obj: ObjectMetaView, owners: ReadonlyMap<string, OwnerState>, hasDependents: boolean): Action {
+export function decideDependent(
+  obj: ObjectMetaView,
+  owners: ReadonlyMap<string, OwnerState>,
+  hasDependents: boolean,
+): Action {
   if (isDeleting(obj)) return { do: 'nothing' };
   const refs = obj.ownerReferences ?? [];
   if (refs.length === 0) return { do: 'nothing' };

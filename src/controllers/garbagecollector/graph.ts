@@ -40,7 +40,8 @@ export class OwnerGraph {
       if (!set) this.dependents.set(ref.uid, (set = new Set()));
       set.add(node.uid);
     }
-    for (const ref of prev?.meta.ownerReferences ?? []) if (this.dependents.get(ref.uid)?.size === 0) this.dependents.delete(ref.uid);
+    for (const ref of prev?.meta.ownerReferences ?? [])
+      if (this.dependents.get(ref.uid)?.size === 0) this.dependents.delete(ref.uid);
     this.nodes.set(node.uid, node);
     return prev;
   }

@@ -8,7 +8,10 @@ export { decideDependent, decideForegroundOwner, ownerState, type Action, type O
 
 export function garbageCollectorController(opts: { resyncMs?: number } = {}): ControllerFactory {
   return async (ctx) => {
-    const controller = new GarbageCollector({ ...ctx, ...(opts.resyncMs !== undefined ? { resyncMs: opts.resyncMs } : {}) });
+    const controller = new GarbageCollector({
+      ...ctx,
+      ...(opts.resyncMs !== undefined ? { resyncMs: opts.resyncMs } : {}),
+    });
     await controller.start();
     return controller;
   };

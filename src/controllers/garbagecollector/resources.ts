@@ -24,7 +24,10 @@ const NEEDED_VERBS = ['list', 'watch', 'delete'];
 /** The collectable resources of one group version's APIResourceList. */
 export function collectable(group: string, version: string, resources: readonly DiscoveredResource[]): GcResource[] {
   return resources
-    .filter((r) => !r.name.includes('/') && !IGNORED.has(`${group}/${r.name}`) && NEEDED_VERBS.every((v) => r.verbs.includes(v)))
+    .filter(
+      (r) =>
+        !r.name.includes('/') && !IGNORED.has(`${group}/${r.name}`) && NEEDED_VERBS.every((v) => r.verbs.includes(v)),
+    )
     .map((r) => ({ group, version, resource: r.name, kind: r.kind, namespaced: r.namespaced }));
 }
 
@@ -74,5 +77,7 @@ export interface CrdNames {
 export function discovered(resources: readonly GcResource[], crd: CrdNames): boolean {
   const group = crd.spec?.group;
   const plural = crd.spec?.names?.plural;
-  return group !== undefined && plural !== undefined && resources.some((r) => r.group === group && r.resource === plural);
+  return (
+    group !== undefined && plural !== undefined && resources.some((r) => r.group === group && r.resource === plural)
+  );
 }

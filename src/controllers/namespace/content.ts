@@ -20,14 +20,20 @@ export interface Remainder {
 }
 
 /** What the objects of `gvr` still in `namespace` after its deletes mean. */
-export function remainderOf(namespace: string, gvr: GroupVersionResource, left: readonly { metadata?: { [field: string]: unknown } }[]): Remainder {
+export function remainderOf(
+  namespace: string,
+  gvr: GroupVersionResource,
+  left: readonly { metadata?: { [field: string]: unknown } }[],
+): Remainder {
   if (left.length === 0) return { estimateSeconds: 0, count: 0, finalizers: {} };
   const finalizers: Record<string, number> = {};
   for (const o of left) {
     const named = o.metadata?.['finalizers'];
-    for (const f of Array.isArray(named) ? named : []) if (typeof f === 'string') finalizers[f] = (finalizers[f] ?? 0) + 1;
+    for (const f of Array.isArray(named) ? named : [])
+      if (typeof f === 'string') finalizers[f] = (finalizers[f] ?? 0) + 1;
   }
-  if (Object.keys(finalizers).length > 0) return { estimateSeconds: FINALIZER_ESTIMATE_SECONDS, count: left.length, finalizers };
+  if (Object.keys(finalizers).length > 0)
+    return { estimateSeconds: FINALIZER_ESTIMATE_SECONDS, count: left.length, finalizers };
   return { estimateSeconds: 0, count: left.length, finalizers, error: unexpectedRemainderMessage(namespace, gvr) };
 }
 

@@ -32,7 +32,8 @@ export interface NamespaceControllerOptions {
   informers?: SharedInformerFactory;
 }
 
-const deleting = (ns: NamespaceObject): boolean => typeof ns.metadata.deletionTimestamp === 'string' && ns.metadata.deletionTimestamp !== '';
+const deleting = (ns: NamespaceObject): boolean =>
+  typeof ns.metadata.deletionTimestamp === 'string' && ns.metadata.deletionTimestamp !== '';
 
 export class NamespaceController implements RunningController {
   private readonly o: NamespaceControllerOptions;

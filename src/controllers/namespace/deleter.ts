@@ -4,7 +4,12 @@
 // write the five deletion conditions, and once nothing is left remove the `kubernetes` finalizer through /finalize
 // (the API server then removes the namespace). The decisions are in conditions.ts, content.ts and discovery.ts.
 
-import { FINALIZER_KUBERNETES, NAMESPACE_TERMINATING, namespacePhase, namespaceSpecFinalizers } from '../../api/namespace.js';
+import {
+  FINALIZER_KUBERNETES,
+  NAMESPACE_TERMINATING,
+  namespacePhase,
+  namespaceSpecFinalizers,
+} from '../../api/namespace.js';
 import type { Namespace } from '../../api/types.js';
 import { isApiError, type KubeObject, type RestClient } from '../../client/index.js';
 import { formatTime, type Clock } from '../../util/clock.js';
@@ -39,7 +44,8 @@ export class ContentRemainingError extends Error {
 }
 
 const nsPath = (name: string): string => `/api/v1/namespaces/${encodeURIComponent(name)}`;
-const gvPath = (groupVersion: string): string => (groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`);
+const gvPath = (groupVersion: string): string =>
+  groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`;
 /** 404 and 405: the resource does not serve the operation after all (the deleter then does without it). */
 const notServed = (err: unknown): boolean => isApiError(err, 404) || isApiError(err, 405);
 
@@ -76,7 +82,10 @@ export class NamespacedResourcesDeleter {
   }
 
   /** Runs `write` on the freshest namespace until no conflict, a bounded number of times; undefined once it is gone. */
-  private async retryOnConflict(ns: NamespaceObject, write: (ns: NamespaceObject) => Promise<NamespaceObject>): Promise<NamespaceObject | undefined> {
+  private async retryOnConflict(
+    ns: NamespaceObject,
+    write: (ns: NamespaceObject) => Promise<NamespaceObject>,
+  ): Promise<NamespaceObject | undefined> {
     let latest = ns;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -95,20 +104,28 @@ export class NamespacedResourcesDeleter {
   private async markTerminating(ns: NamespaceObject): Promise<NamespaceObject> {
     if (!ns.metadata.deletionTimestamp || namespacePhase(ns) === NAMESPACE_TERMINATING) return ns;
     const status = { ...ns.status, phase: NAMESPACE_TERMINATING };
-    return this.client.update<NamespaceObject>(`${nsPath(ns.metadata.name ?? '')}/status`, { ...ns, status }, { signal: this.signal });
+    return this.client.update<NamespaceObject>(
+      `${nsPath(ns.metadata.name ?? '')}/status`,
+      { ...ns, status },
+      { signal: this.signal },
+    );
   }
 
   /** Removes this deleter's token from spec.finalizers through /finalize (the namespace goes when none is left). */
   private async finalize(ns: NamespaceObject): Promise<NamespaceObject> {
     const spec = { ...ns.spec, finalizers: finalizersWithout(namespaceSpecFinalizers(ns), this.token) };
     const body = { apiVersion: 'v1', kind: 'Namespace', metadata: ns.metadata, spec };
-    const out = await this.client.update<NamespaceObject>(`${nsPath(ns.metadata.name ?? '')}/finalize`, body, { signal: this.signal });
+    const out = await this.client.update<NamespaceObject>(`${nsPath(ns.metadata.name ?? '')}/finalize`, body, {
+      signal: this.signal,
+    });
     klog.info(logs.finalized(ns.metadata.name ?? '', spec.finalizers));
     return out;
   }
 
   /** Deletes what the namespace holds; reports what is left, the failures, and the namespace as last written. */
-  private async deleteAllContent(ns: NamespaceObject): Promise<{ estimateSeconds: number; errors: string[]; namespace: NamespaceObject }> {
+  private async deleteAllContent(
+    ns: NamespaceObject,
+  ): Promise<{ estimateSeconds: number; errors: string[]; namespace: NamespaceObject }> {
     const name = ns.metadata.name ?? '';
     const pass: DeletionPass = { contentFailures: [], remaining: [], finalizers: {} };
     const errors: string[] = [];
@@ -118,7 +135,12 @@ export class NamespacedResourcesDeleter {
     if ('error' in deletable) errors.push((pass.groupVersionFailure = deletable.error));
     let estimateSeconds = 0;
     for (const gvr of 'error' in deletable ? [] : deletable.resources) {
-      const left = await this.deleteResource(name, gvr).catch((err: unknown): Remainder => ({ estimateSeconds: 0, count: 0, finalizers: {}, error: errorMessage(err) }));
+      const left = await this.deleteResource(name, gvr).catch((err: unknown): Remainder => ({
+        estimateSeconds: 0,
+        count: 0,
+        finalizers: {},
+        error: errorMessage(err),
+      }));
       if (left.error !== undefined) {
         errors.push(left.error);
         pass.contentFailures.push(left.error);
@@ -133,22 +155,30 @@ export class NamespacedResourcesDeleter {
     if (changed) {
       // As kube's deleter: a failure to record the conditions is logged, and the pass goes on.
       const body = { ...ns, status: { ...ns.status, conditions } };
-      namespace = await this.client.update<NamespaceObject>(`${nsPath(name)}/status`, body, { signal: this.signal }).catch((err: unknown) => {
-        klog.error(logs.conditionsFailed(name, errorMessage(err)));
-        return ns;
-      });
+      namespace = await this.client
+        .update<NamespaceObject>(`${nsPath(name)}/status`, body, { signal: this.signal })
+        .catch((err: unknown) => {
+          klog.error(logs.conditionsFailed(name, errorMessage(err)));
+          return ns;
+        });
     }
     return { estimateSeconds, errors, namespace };
   }
 
   /** Every namespaced resource in its group's preferred version; a failure names the group versions that failed. */
-  private async discover(): Promise<{ lists: { groupVersion: string; resources: DiscoveredResource[] }[]; failure?: string }> {
+  private async discover(): Promise<{
+    lists: { groupVersion: string; resources: DiscoveredResource[] }[];
+    failure?: string;
+  }> {
     let groups: DiscoveredGroup[];
     try {
       const core = await this.client.get<{ versions?: string[] }>('/api', { signal: this.signal });
       const apis = await this.client.get<{ groups?: DiscoveredGroup[] }>('/apis', { signal: this.signal });
       const versions = (core.versions ?? []).map((v) => ({ groupVersion: v, version: v }));
-      groups = [{ name: '', versions, ...(versions[0] ? { preferredVersion: versions[0] } : {}) }, ...(apis.groups ?? [])];
+      groups = [
+        { name: '', versions, ...(versions[0] ? { preferredVersion: versions[0] } : {}) },
+        ...(apis.groups ?? []),
+      ];
     } catch (err) {
       return { lists: [], failure: errorMessage(err) };
     }
@@ -166,7 +196,9 @@ export class NamespacedResourcesDeleter {
       }),
     );
     const preferred = preferredNamespacedResources(groups, lists);
-    return Object.keys(failed).length > 0 ? { lists: preferred, failure: discoveryFailureMessage(failed) } : { lists: preferred };
+    return Object.keys(failed).length > 0
+      ? { lists: preferred, failure: discoveryFailureMessage(failed) }
+      : { lists: preferred };
   }
 
   /** Deletes `gvr`'s objects in `namespace`, then reads what is left. */
@@ -181,9 +213,11 @@ export class NamespacedResourcesDeleter {
     }
     if (!deleted) {
       for (const o of (await this.listOrUndefined(path, gvr)) ?? []) {
-        await this.client.delete(`${path}/${encodeURIComponent(o.metadata?.name ?? '')}`, { body: BACKGROUND, signal: this.signal }).catch((err: unknown) => {
-          if (!notServed(err)) throw err;
-        });
+        await this.client
+          .delete(`${path}/${encodeURIComponent(o.metadata?.name ?? '')}`, { body: BACKGROUND, signal: this.signal })
+          .catch((err: unknown) => {
+            if (!notServed(err)) throw err;
+          });
       }
     }
     const left = await this.listOrUndefined(path, gvr);

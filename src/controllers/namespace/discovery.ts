@@ -47,7 +47,10 @@ export function discoveryFailureMessage(failed: Record<string, string>): string 
  * The namespaced resources in each group's preferred version (a resource served only in another version is taken
  * from the first version listing it), grouped by group version as discovered.
  */
-export function preferredNamespacedResources(groups: readonly DiscoveredGroup[], lists: ResourceLists): { groupVersion: string; resources: DiscoveredResource[] }[] {
+export function preferredNamespacedResources(
+  groups: readonly DiscoveredGroup[],
+  lists: ResourceLists,
+): { groupVersion: string; resources: DiscoveredResource[] }[] {
   const chosen = new Map<string, { groupVersion: string; resource: DiscoveredResource }>();
   const order: string[] = [];
   for (const group of groups) {
@@ -65,7 +68,9 @@ export function preferredNamespacedResources(groups: readonly DiscoveredGroup[],
   }
   return order.map((groupVersion) => ({
     groupVersion,
-    resources: [...chosen.values()].filter((c) => c.groupVersion === groupVersion && c.resource.namespaced).map((c) => c.resource),
+    resources: [...chosen.values()]
+      .filter((c) => c.groupVersion === groupVersion && c.resource.namespaced)
+      .map((c) => c.resource),
   }));
 }
 
@@ -82,14 +87,17 @@ export function parseGroupVersion(gv: string): { group: string; version: string 
  * The resources that take delete, with their verbs; a group version with any of them that does not parse fails them
  * all (as discovery.GroupVersionResources does).
  */
-export function deletableResources(lists: readonly { groupVersion: string; resources: DiscoveredResource[] }[]): { resources: DeletableResource[] } | { error: string } {
+export function deletableResources(
+  lists: readonly { groupVersion: string; resources: DiscoveredResource[] }[],
+): { resources: DeletableResource[] } | { error: string } {
   const out: DeletableResource[] = [];
   for (const list of lists) {
     const deletable = list.resources.filter((r) => r.verbs.includes('delete'));
     if (deletable.length === 0) continue;
     const gv = parseGroupVersion(list.groupVersion);
     if ('error' in gv) return { error: gv.error };
-    for (const r of deletable) out.push({ group: gv.group, version: gv.version, resource: r.name, verbs: [...r.verbs] });
+    for (const r of deletable)
+      out.push({ group: gv.group, version: gv.version, resource: r.name, verbs: [...r.verbs] });
   }
   return { resources: out };
 }

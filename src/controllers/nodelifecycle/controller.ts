@@ -141,12 +141,21 @@ export class NodeLifecycle implements RunningController {
       const conditions = conditionsForSilentNode(node, this.o.clock.now());
       if (conditions !== undefined) {
         klog.info(logs.markedUnknown(name, nowMs - health.probeMs));
-        node = await this.o.client.update<Node>(`${nodePath(name)}/status`, { ...node, status: { ...node.status, conditions } }, { signal: this.o.signal });
+        node = await this.o.client.update<Node>(
+          `${nodePath(name)}/status`,
+          { ...node, status: { ...node.status, conditions } },
+          { signal: this.o.signal },
+        );
       }
     }
     const taints = taintsFor(node, this.o.clock.now());
     if (taints === undefined || this.stopped) return;
-    klog.info(logs.taintsChanged(name, taints.map((t) => `${t.key}:${t.effect}`)));
+    klog.info(
+      logs.taintsChanged(
+        name,
+        taints.map((t) => `${t.key}:${t.effect}`),
+      ),
+    );
     const patch = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } };
     await this.o.client.patch(nodePath(name), 'merge', patch, { signal: this.o.signal });
   }

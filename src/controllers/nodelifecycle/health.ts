@@ -39,7 +39,12 @@ function after(a: string | undefined | null, b: string | undefined | null): bool
  * changed or the Lease was renewed since the last observation. A node seen for the first time gets a full grace
  * period from now, so a controller that just took over does not condemn every node at once.
  */
-export function observeHealth(previous: NodeHealth | undefined, node: Node, lease: Lease | undefined, nowMs: number): NodeHealth {
+export function observeHealth(
+  previous: NodeHealth | undefined,
+  node: Node,
+  lease: Lease | undefined,
+  nowMs: number,
+): NodeHealth {
   const readyHeartbeat = readyCondition(node)?.lastHeartbeatTime ?? undefined;
   const leaseRenewTime = lease?.spec?.renewTime ?? undefined;
   if (previous === undefined) return { probeMs: nowMs, readyHeartbeat, leaseRenewTime };
@@ -66,10 +71,23 @@ export function conditionsForSilentNode(node: Node, now: Date): NodeCondition[] 
     const i = conditions.findIndex((c) => c.type === type);
     if (i < 0) {
       const heartbeat = node.metadata.creationTimestamp ?? stamp;
-      conditions.push({ type, status: 'Unknown', reason: REASON_NEVER_UPDATED, message: MESSAGE_NEVER_UPDATED, lastHeartbeatTime: heartbeat, lastTransitionTime: stamp });
+      conditions.push({
+        type,
+        status: 'Unknown',
+        reason: REASON_NEVER_UPDATED,
+        message: MESSAGE_NEVER_UPDATED,
+        lastHeartbeatTime: heartbeat,
+        lastTransitionTime: stamp,
+      });
       changed = true;
     } else if (conditions[i]!.status !== 'Unknown') {
-      conditions[i] = { ...conditions[i]!, status: 'Unknown', reason: REASON_STATUS_UNKNOWN, message: MESSAGE_STATUS_UNKNOWN, lastTransitionTime: stamp };
+      conditions[i] = {
+        ...conditions[i]!,
+        status: 'Unknown',
+        reason: REASON_STATUS_UNKNOWN,
+        message: MESSAGE_STATUS_UNKNOWN,
+        lastTransitionTime: stamp,
+      };
       changed = true;
     }
   }
@@ -97,6 +115,7 @@ export function taintsFor(node: Node, now: Date): Taint[] | undefined {
   const want = readinessTaintKey(node);
   const kept = current.filter((t) => !isReadinessTaint(t) || t.key === want);
   const has = want !== undefined && kept.some((t) => t.key === want && t.effect === 'NoSchedule');
-  const next = has || want === undefined ? kept : [...kept, { key: want, effect: 'NoSchedule', timeAdded: formatTime(now) }];
+  const next =
+    has || want === undefined ? kept : [...kept, { key: want, effect: 'NoSchedule', timeAdded: formatTime(now) }];
   return next.length === current.length && next.every((t, i) => t === current[i]) ? undefined : next;
 }

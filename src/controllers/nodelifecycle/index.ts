@@ -5,7 +5,15 @@
 import type { ControllerFactory } from '../types.js';
 import { NodeLifecycle } from './controller.js';
 
-export { conditionsForSilentNode, observeHealth, silentTooLong, taintsFor, TAINT_NOT_READY, TAINT_UNREACHABLE, type NodeHealth } from './health.js';
+export {
+  conditionsForSilentNode,
+  observeHealth,
+  silentTooLong,
+  taintsFor,
+  TAINT_NOT_READY,
+  TAINT_UNREACHABLE,
+  type NodeHealth,
+} from './health.js';
 
 export function nodeLifecycleController(opts: { gracePeriodMs: number }): ControllerFactory {
   return async (ctx) => {

@@ -14,12 +14,19 @@ export function nodeConditionSamples(nodes: readonly Node[]): Sample<'node' | 'c
   for (const n of nodes) {
     for (const c of n.status?.conditions ?? []) {
       const current = String(c.status).toLowerCase();
-      for (const status of STATUSES) out.push([{ node: n.metadata?.name ?? '', condition: c.type, status }, status === current ? 1 : 0]);
+      for (const status of STATUSES)
+        out.push([{ node: n.metadata?.name ?? '', condition: c.type, status }, status === current ? 1 : 0]);
     }
   }
   return out;
 }
 
 export function registerNodeMetrics(registry: Registry, nodes: () => readonly Node[]): () => void {
-  return collectedGauge(registry, 'kube_node_status_condition', 'The condition of a cluster node.', ['node', 'condition', 'status'], () => nodeConditionSamples(nodes()));
+  return collectedGauge(
+    registry,
+    'kube_node_status_condition',
+    'The condition of a cluster node.',
+    ['node', 'condition', 'status'],
+    () => nodeConditionSamples(nodes()),
+  );
 }

@@ -28,7 +28,12 @@ type Assigned = { metadata: Meta; spec?: { configSource?: unknown } };
  * controller goes on owning it: a source it stopped applying would go). `extra` adds fields the object must keep
  * (a NodeConfig's owner reference). Pure.
  */
-export function appliedAssignment(head: { apiVersion: string; kind: string; name: string }, p: NodePatch, seen: Assigned | undefined, extra: Json = {}): Json {
+export function appliedAssignment(
+  head: { apiVersion: string; kind: string; name: string },
+  p: NodePatch,
+  seen: Assigned | undefined,
+  extra: Json = {},
+): Json {
   const holder = p.patch.metadata.annotations[ROLLOUT_ANNOTATION];
   const metadata: Json = { name: head.name, ...extra };
   if (p.resourceVersion !== '') metadata['resourceVersion'] = p.resourceVersion;
@@ -45,10 +50,16 @@ export function appliedAssignment(head: { apiVersion: string; kind: string; name
  */
 export function leftOver(p: NodePatch, answer: Assigned): Json | undefined {
   const annotations: Record<string, null> = {};
-  for (const [k, v] of Object.entries(p.patch.metadata.annotations)) if (v === null && answer.metadata.annotations?.[k] !== undefined) annotations[k] = null;
+  for (const [k, v] of Object.entries(p.patch.metadata.annotations))
+    if (v === null && answer.metadata.annotations?.[k] !== undefined) annotations[k] = null;
   const source = p.patch.spec !== undefined && p.patch.spec.configSource === null && answer.spec?.configSource != null;
   if (Object.keys(annotations).length === 0 && !source) return undefined;
-  const out: Json = { metadata: { resourceVersion: answer.metadata.resourceVersion, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) } };
+  const out: Json = {
+    metadata: {
+      resourceVersion: answer.metadata.resourceVersion,
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    },
+  };
   if (source) out['spec'] = { configSource: null };
   return out;
 }
@@ -65,7 +76,8 @@ export function appliedByOthers(removal: Json, answer: Assigned): string[] {
     for (const path of paths) {
       let at: unknown = e.fieldsV1;
       for (const step of path) at = at !== null && typeof at === 'object' ? (at as Json)[step] : undefined;
-      if (at !== undefined) out.push(`conflict with ${JSON.stringify(e.manager)}: .${path.map((s) => s.slice(2)).join('.')}`);
+      if (at !== undefined)
+        out.push(`conflict with ${JSON.stringify(e.manager)}: .${path.map((s) => s.slice(2)).join('.')}`);
     }
   }
   return out;
@@ -79,7 +91,12 @@ export function appliedByOthers(removal: Json, answer: Assigned): string[] {
 export function fieldConflict(status: Status): { byApplier: boolean } | undefined {
   const causes = (status.details?.causes ?? []).filter((c) => c.reason === 'FieldManagerConflict');
   if (status.code !== 409 || causes.length === 0) return undefined;
-  return { byApplier: causes.some((c) => !/^conflict with "(?:[^"\\]|\\.)*"(?: with subresource "(?:[^"\\]|\\.)*")? using \S+$/.test(c.message ?? '')) };
+  return {
+    byApplier: causes.some(
+      (c) =>
+        !/^conflict with "(?:[^"\\]|\\.)*"(?: with subresource "(?:[^"\\]|\\.)*")? using \S+$/.test(c.message ?? ''),
+    ),
+  };
 }
 
 type ApplyClient = Pick<RestClient, 'patch'>;
@@ -89,21 +106,36 @@ type ApplyClient = Pick<RestClient, 'patch'>;
  * one with an applier throws AssignmentConflict. Then what `p` removes and the apply could not is removed by a merge
  * patch, unless an applier declares it (AssignmentConflict again).
  */
-export async function applyAssignment<T extends Assigned>(client: ApplyClient, path: string, config: Json, p: NodePatch, signal: AbortSignal): Promise<T> {
-  const apply = (force: boolean) => client.patch<T>(path, 'apply', config, { signal, query: { fieldManager: FIELD_MANAGER, ...(force ? { force: 'true' } : {}) } });
+export async function applyAssignment<T extends Assigned>(
+  client: ApplyClient,
+  path: string,
+  config: Json,
+  p: NodePatch,
+  signal: AbortSignal,
+): Promise<T> {
+  const apply = (force: boolean) =>
+    client.patch<T>(path, 'apply', config, {
+      signal,
+      query: { fieldManager: FIELD_MANAGER, ...(force ? { force: 'true' } : {}) },
+    });
   let answer: T;
   try {
     answer = await apply(false);
   } catch (err) {
     const conflict = isApiError(err) ? fieldConflict(err.status) : undefined;
     if (!conflict || !isApiError(err)) throw err;
-    if (conflict.byApplier) throw new ControllerError('DKC_CONTROLLER_FIELD_CONFLICT', messages.fieldConflict(p.node, err.status.message ?? ''));
+    if (conflict.byApplier)
+      throw new ControllerError(
+        'DKC_CONTROLLER_FIELD_CONFLICT',
+        messages.fieldConflict(p.node, err.status.message ?? ''),
+      );
     answer = await apply(true);
   }
   const removal = leftOver(p, answer);
   if (removal === undefined) return answer;
   const held = appliedByOthers(removal, answer);
-  if (held.length > 0) throw new ControllerError('DKC_CONTROLLER_FIELD_CONFLICT', messages.fieldConflict(p.node, held.join('; ')));
+  if (held.length > 0)
+    throw new ControllerError('DKC_CONTROLLER_FIELD_CONFLICT', messages.fieldConflict(p.node, held.join('; ')));
   return client.patch<T>(path, 'merge', removal, { signal, query: { fieldManager: FIELD_MANAGER } });
 }
 

@@ -5,7 +5,14 @@
 // (`assignmentView`), and hands back patches the channel writes where it keeps them. Health (the Node's conditions,
 // its Lease), labels and everything else stay the Node's.
 
-import { DKC_API_VERSION, NODE_CONFIGS_PATH, NODE_CONFIG_KIND, newNodeConfig, nodeConfigName, type NodeConfig } from '../../api/dkc/nodeconfig.js';
+import {
+  DKC_API_VERSION,
+  NODE_CONFIGS_PATH,
+  NODE_CONFIG_KIND,
+  newNodeConfig,
+  nodeConfigName,
+  type NodeConfig,
+} from '../../api/dkc/nodeconfig.js';
 import type { Node } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
 import type { RestClient } from '../../client/index.js';
@@ -79,7 +86,9 @@ export function assignmentView(node: Node, nc: NodeConfig | undefined): Node {
  */
 export function createdNodeConfig(node: Node, p: NodePatch): NodeConfig {
   const nc = newNodeConfig(node);
-  const annotations = Object.fromEntries(Object.entries(p.patch.metadata.annotations).filter((e): e is [string, string] => e[1] !== null));
+  const annotations = Object.fromEntries(
+    Object.entries(p.patch.metadata.annotations).filter((e): e is [string, string] => e[1] !== null),
+  );
   if (Object.keys(annotations).length > 0) nc.metadata.annotations = annotations;
   nc.spec = p.patch.spec?.configSource ? { configSource: p.patch.spec.configSource } : {};
   return nc;
@@ -103,7 +112,13 @@ export class NodeChannel implements AssignmentChannel {
 
   async write(p: NodePatch, seen: Node | undefined, signal: AbortSignal): Promise<void> {
     const config = appliedAssignment({ apiVersion: 'v1', kind: 'Node', name: p.node }, p, seen && this.view(seen));
-    const answer = await applyAssignment<CachedNode>(this.client, `${NODES_PATH}/${encodeURIComponent(p.node)}`, config, p, signal);
+    const answer = await applyAssignment<CachedNode>(
+      this.client,
+      `${NODES_PATH}/${encodeURIComponent(p.node)}`,
+      config,
+      p,
+      signal,
+    );
     this.written.record(p.node, answer, seen as CachedNode | undefined);
   }
 
@@ -153,12 +168,27 @@ export class NodeConfigChannel implements AssignmentChannel {
     if (p.resourceVersion === '' && !node) throw new Error(messages.nodeGone(p.node));
     const current = this.current(p.node);
     // The owner reference is applied with the rest: one the controller stopped applying would go.
-    const owners = current?.metadata.ownerReferences ?? (node ? newNodeConfig(node).metadata.ownerReferences : undefined);
-    const config = appliedAssignment({ apiVersion: DKC_API_VERSION, kind: NODE_CONFIG_KIND, name }, p, current, owners ? { ownerReferences: owners } : {});
+    const owners =
+      current?.metadata.ownerReferences ?? (node ? newNodeConfig(node).metadata.ownerReferences : undefined);
+    const config = appliedAssignment(
+      { apiVersion: DKC_API_VERSION, kind: NODE_CONFIG_KIND, name },
+      p,
+      current,
+      owners ? { ownerReferences: owners } : {},
+    );
     const answer =
       p.resourceVersion === '' && node
-        ? await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, createdNodeConfig(node, p), { signal, query: { fieldManager: FIELD_MANAGER } })
-        : await applyAssignment<CachedNodeConfig>(this.client, `${NODE_CONFIGS_PATH}/${encodeURIComponent(name)}`, config, p, signal);
+        ? await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, createdNodeConfig(node, p), {
+            signal,
+            query: { fieldManager: FIELD_MANAGER },
+          })
+        : await applyAssignment<CachedNodeConfig>(
+            this.client,
+            `${NODE_CONFIGS_PATH}/${encodeURIComponent(name)}`,
+            config,
+            p,
+            signal,
+          );
     this.written.record(name, answer, seen);
   }
 

@@ -13,7 +13,8 @@ const REMEMBERED = 64;
 /** The text under `key`, from data or binaryData, as the agent reads it; undefined when it has none. */
 function payload(cm: ConfigMap, key: string): string | undefined {
   if (cm.data && Object.hasOwn(cm.data, key)) return cm.data[key];
-  if (cm.binaryData && Object.hasOwn(cm.binaryData, key)) return Buffer.from(cm.binaryData[key]!, 'base64').toString('utf8');
+  if (cm.binaryData && Object.hasOwn(cm.binaryData, key))
+    return Buffer.from(cm.binaryData[key]!, 'base64').toString('utf8');
   return undefined;
 }
 

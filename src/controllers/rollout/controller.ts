@@ -22,7 +22,15 @@ import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
 import { CompatibilityJudge } from './compat.js';
 import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentChannel, type Cached } from './assignment.js';
-import { RENDERED_NAMESPACE, isLayered, layersOf, renderRollout, renderedSource, renderingKubelet, type RenderOutcome } from './layers.js';
+import {
+  RENDERED_NAMESPACE,
+  isLayered,
+  layersOf,
+  renderRollout,
+  renderedSource,
+  renderingKubelet,
+  type RenderOutcome,
+} from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
 import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
@@ -133,9 +141,19 @@ export class RolloutController {
     this.nodes = informers.informer<CachedNode>(NODES_PATH);
     this.configMaps = informers.informer<CachedConfigMap>(CONFIGMAPS_PATH);
     this.leases = informers.informer<CachedLease>(LEASES_PATH);
-    this.assignments = options.channel === 'nodeconfig' ? new NodeConfigChannel(options.client, informers) : new NodeChannel(options.client);
+    this.assignments =
+      options.channel === 'nodeconfig'
+        ? new NodeConfigChannel(options.client, informers)
+        : new NodeChannel(options.client);
     this.startedAt = options.clock.now();
-    this.events = new EventRecorder({ client: options.client, host: '', component: COMPONENT, qps: 0, burst: 0, clock: options.clock });
+    this.events = new EventRecorder({
+      client: options.client,
+      host: '',
+      component: COMPONENT,
+      qps: 0,
+      burst: 0,
+      clock: options.clock,
+    });
     this.wire();
     const metrics = options.metrics;
     this.removeMetrics = metrics ? registerRolloutMetrics(metrics, () => this.rollouts.store.list()) : () => undefined;
@@ -178,7 +196,9 @@ export class RolloutController {
   }
 
   private informers(): InformerLike<{ metadata: { name?: string } }>[] {
-    return [this.rollouts, this.nodes, this.configMaps, this.leases, ...this.assignments.informers] as InformerLike<{ metadata: { name?: string } }>[];
+    return [this.rollouts, this.nodes, this.configMaps, this.leases, ...this.assignments.informers] as InformerLike<{
+      metadata: { name?: string };
+    }>[];
   }
 
   private wire(): void {
@@ -207,7 +227,9 @@ export class RolloutController {
         const refs = [r.spec?.configSource?.configMap, ...layersOf(r).map((l) => l.configMap)];
         const rendered = r.status?.renderedConfigMap;
         if (rendered !== undefined) refs.push(renderedSource(rendered).configMap);
-        const uses = refs.some((ref) => ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name);
+        const uses = refs.some(
+          (ref) => ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name,
+        );
         if (uses && needsWork(r)) batched(r);
       }
     };
@@ -237,7 +259,9 @@ export class RolloutController {
       return;
     }
     const last = this.lastLook.get(key);
-    const wait = last ? last.endedAt + Math.min(LOOK_BATCH_MAX_MS, LOOK_BATCH_FACTOR * last.tookMs) - this.clock.monotonicMs() : 0;
+    const wait = last
+      ? last.endedAt + Math.min(LOOK_BATCH_MAX_MS, LOOK_BATCH_FACTOR * last.tookMs) - this.clock.monotonicMs()
+      : 0;
     if (wait > 0) this.queue.addAfter(key, wait);
     else this.queue.add(key);
   }
@@ -294,11 +318,20 @@ export class RolloutController {
       leases: { get: (node) => this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node}`) },
       startedAt: this.startedAt,
     };
-    if (rendering) input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
+    if (rendering)
+      input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
     const layered = isLayered(rollout) ? renderedName(input) : undefined;
     const ref = (layered !== undefined ? renderedSource(layered) : desiredSource(rollout.spec))?.configMap;
-    const cm = rendering && 'configMap' in rendering ? rendering.configMap : ref ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`) : undefined;
-    const configMap = cm?.metadata.uid !== undefined ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' } : undefined;
+    const cm =
+      rendering && 'configMap' in rendering
+        ? rendering.configMap
+        : ref
+          ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`)
+          : undefined;
+    const configMap =
+      cm?.metadata.uid !== undefined
+        ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' }
+        : undefined;
     // Only a rollout still starting nodes asks which of them its target does not suit.
     if (cm && ref && needsWork(rollout) && rollout.spec?.revert !== true && !isDeleting(rollout)) {
       const incompatible = this.compatibility.judge(cm, ref.kubeletConfigKey, input.nodes);
@@ -315,7 +348,14 @@ export class RolloutController {
    */
   private async render(rollout: CachedRollout): Promise<RenderOutcome | undefined> {
     const spec = rollout.spec;
-    if (!isLayered(rollout) || rollout.status?.renderedConfigMap !== undefined || isFinished(rollout) || spec?.revert === true || isDeleting(rollout)) return undefined;
+    if (
+      !isLayered(rollout) ||
+      rollout.status?.renderedConfigMap !== undefined ||
+      isFinished(rollout) ||
+      spec?.revert === true ||
+      isDeleting(rollout)
+    )
+      return undefined;
     if (spec?.configSource !== undefined && spec.configSource !== null) return undefined;
     const layers = new Map<string, ConfigMap>();
     for (const { configMap: ref } of layersOf(rollout)) {
@@ -323,7 +363,12 @@ export class RolloutController {
       if (cm) layers.set(`${ref.namespace}/${ref.name}`, cm);
     }
     const kubelet = renderingKubelet(this.currentNodes().filter((n) => selects(rollout, n)));
-    const out = renderRollout(rollout.metadata.name ?? '', layersOf(rollout), (ns, n) => layers.get(`${ns}/${n}`), kubelet);
+    const out = renderRollout(
+      rollout.metadata.name ?? '',
+      layersOf(rollout),
+      (ns, n) => layers.get(`${ns}/${n}`),
+      kubelet,
+    );
     if ('failure' in out) return out;
     const name = out.configMap.metadata.name ?? '';
     const owner = rolloutOwnerReference(rollout);
@@ -331,7 +376,10 @@ export class RolloutController {
     if (!cm) {
       try {
         const owned = { ...out.configMap, metadata: { ...out.configMap.metadata, ownerReferences: [owner] } };
-        cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, owned, { signal: this.abort.signal, query: { fieldManager: FIELD_MANAGER } });
+        cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, owned, {
+          signal: this.abort.signal,
+          query: { fieldManager: FIELD_MANAGER },
+        });
         klog.info(logs.rendered(rollout.metadata.name ?? '', name));
       } catch (err) {
         // Created meanwhile (by a previous leader): the same name is the same content, checked below.
@@ -340,7 +388,13 @@ export class RolloutController {
         if (!cm) throw err;
       }
     }
-    if (!deepEqual(cm.data ?? {}, out.configMap.data)) return { failure: { reason: conditionReasons.renderFailed, message: conditionMessages.renderedConflict(`${RENDERED_NAMESPACE}/${name}`) } };
+    if (!deepEqual(cm.data ?? {}, out.configMap.data))
+      return {
+        failure: {
+          reason: conditionReasons.renderFailed,
+          message: conditionMessages.renderedConflict(`${RENDERED_NAMESPACE}/${name}`),
+        },
+      };
     return { configMap: await this.adopt(cm, owner) };
   }
 
@@ -352,10 +406,21 @@ export class RolloutController {
   private async adopt(cm: CachedConfigMap, owner: OwnerReference): Promise<CachedConfigMap> {
     const refs = cm.metadata.ownerReferences ?? [];
     if (refs.some((r) => r.uid === owner.uid)) return cm;
-    const kept = refs.filter((r) => !(r.kind === owner.kind && r.name === owner.name && r.apiVersion === owner.apiVersion));
+    const kept = refs.filter(
+      (r) => !(r.kind === owner.kind && r.name === owner.name && r.apiVersion === owner.apiVersion),
+    );
     const path = `/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps/${encodeURIComponent(cm.metadata.name ?? '')}`;
-    const patch = { metadata: { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion, ownerReferences: [...kept, owner] } };
-    return this.client.patch<CachedConfigMap>(path, 'merge', patch, { signal: this.abort.signal, query: { fieldManager: FIELD_MANAGER } });
+    const patch = {
+      metadata: {
+        uid: cm.metadata.uid,
+        resourceVersion: cm.metadata.resourceVersion,
+        ownerReferences: [...kept, owner],
+      },
+    };
+    return this.client.patch<CachedConfigMap>(path, 'merge', patch, {
+      signal: this.abort.signal,
+      query: { fieldManager: FIELD_MANAGER },
+    });
   }
 
   /** A ConfigMap from the cache, or from the API when the cache has not seen it (yet): one just created is not missing. */
@@ -363,7 +428,10 @@ export class RolloutController {
     const cached = this.configMaps.store.get(`${namespace}/${name}`);
     if (cached) return cached;
     try {
-      return await this.client.get<CachedConfigMap>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`, { signal: this.abort.signal });
+      return await this.client.get<CachedConfigMap>(
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`,
+        { signal: this.abort.signal },
+      );
     } catch (err) {
       if (isApiError(err) && err.status.code === 404) return undefined;
       throw err;
@@ -381,9 +449,18 @@ export class RolloutController {
       const seen = this.rollouts.store.get(name);
       // The status is the controller's report: applied with force, and written whole when the apply left fields
       // another manager recorded (a status from before managedFields), so it is exactly what the plan says.
-      const applied = { apiVersion: API_VERSION, kind: KIND, metadata: { name, resourceVersion: current.metadata.resourceVersion }, status };
-      current = await this.client.patch<CachedRollout>(`${path}/status`, 'apply', applied, { signal, query: { ...query, force: 'true' } });
-      if (!deepEqual(status, current.status ?? {})) current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status }, { signal, query });
+      const applied = {
+        apiVersion: API_VERSION,
+        kind: KIND,
+        metadata: { name, resourceVersion: current.metadata.resourceVersion },
+        status,
+      };
+      current = await this.client.patch<CachedRollout>(`${path}/status`, 'apply', applied, {
+        signal,
+        query: { ...query, force: 'true' },
+      });
+      if (!deepEqual(status, current.status ?? {}))
+        current = await this.client.update<CachedRollout>(`${path}/status`, { ...current, status }, { signal, query });
       this.writtenRollouts.record(name, current, seen);
     };
     const patchRollout = async (patch: RolloutPatch): Promise<void> => {
@@ -400,7 +477,8 @@ export class RolloutController {
         await this.assignments.write(p, this.nodes.store.get(p.node), signal);
       } catch (err) {
         // Another applier declares the node's assignment: said on the rollout, and the look fails (retried, backing off).
-        if (isAssignmentConflict(err)) this.events.record(rolloutReference(current), 'Warning', 'NodeConflict', err.message);
+        if (isAssignmentConflict(err))
+          this.events.record(rolloutReference(current), 'Warning', 'NodeConflict', err.message);
         throw err;
       }
       if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
@@ -408,7 +486,8 @@ export class RolloutController {
     });
     if (plan.rolloutPatch) await patchRollout(plan.rolloutPatch);
     await writeStatus(plan.status);
-    if (current.status?.phase !== rollout.status?.phase) klog.info(logs.phase(name, rollout.status?.phase, current.status?.phase));
+    if (current.status?.phase !== rollout.status?.phase)
+      klog.info(logs.phase(name, rollout.status?.phase, current.status?.phase));
     const ref = rolloutReference(current);
     for (const e of plan.events) this.events.record(ref, e.type, e.reason, e.message);
     if (plan.finalize) {

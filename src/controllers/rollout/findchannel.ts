@@ -4,7 +4,13 @@
 
 import { NODE_CONFIGS_PATH, type NodeConfig } from '../../api/dkc/nodeconfig.js';
 import type { Node } from '../../api/types.js';
-import { discoverChannel, mixedChannels, type AssignmentsSeen, type ChannelChoice, type ConfigChannel } from '../../client/channel.js';
+import {
+  discoverChannel,
+  mixedChannels,
+  type AssignmentsSeen,
+  type ChannelChoice,
+  type ConfigChannel,
+} from '../../client/channel.js';
 import { isApiError, type RestClient } from '../../client/index.js';
 import { klog } from '../../util/klog.js';
 import { NODES_PATH } from './assignment.js';
@@ -12,8 +18,12 @@ import { NODES_PATH } from './assignment.js';
 type Lister = Pick<RestClient, 'get' | 'list'>;
 
 /** The names of the objects that carry a spec.configSource. Pure. */
-export function assignedNames(items: readonly { metadata: { name?: string }; spec?: { configSource?: unknown } | null }[]): string[] {
-  return items.filter((o) => o.spec?.configSource !== undefined && o.spec.configSource !== null).map((o) => o.metadata.name ?? '');
+export function assignedNames(
+  items: readonly { metadata: { name?: string }; spec?: { configSource?: unknown } | null }[],
+): string[] {
+  return items
+    .filter((o) => o.spec?.configSource !== undefined && o.spec.configSource !== null)
+    .map((o) => o.metadata.name ?? '');
 }
 
 /** The Nodes and NodeConfigs that carry an assignment now (no NodeConfigs where the kind is not served). */
@@ -30,7 +40,11 @@ export async function assignmentsSeen(client: Lister, signal?: AbortSignal): Pro
 }
 
 /** Finds the channel, says it in one log line, and refuses (a ConfigChannelError) a cluster that mixes channels. */
-export async function findChannel(client: RestClient, choice: ChannelChoice = 'auto', signal?: AbortSignal): Promise<ConfigChannel> {
+export async function findChannel(
+  client: RestClient,
+  choice: ChannelChoice = 'auto',
+  signal?: AbortSignal,
+): Promise<ConfigChannel> {
   const decision = await discoverChannel(client, choice, signal);
   klog.info(decision.says);
   const mixed = mixedChannels(decision.channel, await assignmentsSeen(client, signal));

@@ -11,7 +11,14 @@ import { findChannel } from './findchannel.js';
 export function rolloutControllerOn(channel?: ConfigChannel): ControllerFactory {
   return async (ctx) => {
     const on = channel ?? (await findChannel(ctx.client, 'auto', ctx.signal));
-    const controller = new RolloutController({ client: ctx.client, clock: ctx.clock, signal: ctx.signal, channel: on, ...(ctx.metrics ? { metrics: ctx.metrics } : {}), ...(ctx.informers ? { informers: ctx.informers } : {}) });
+    const controller = new RolloutController({
+      client: ctx.client,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      channel: on,
+      ...(ctx.metrics ? { metrics: ctx.metrics } : {}),
+      ...(ctx.informers ? { informers: ctx.informers } : {}),
+    });
     await controller.start();
     return { stop: () => controller.stop() };
   };

@@ -9,7 +9,14 @@
 // field the layers set is then incompatible with the rendered ConfigMap, and is judged so (ADR 28). Pure.
 
 import type { ConfigMap, Node, NodeConfigSource } from '../../api/types.js';
-import { KUBELET_VERSIONS, KubeletConfigError, LayerError, kubeletVersion, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
+import {
+  KUBELET_VERSIONS,
+  KubeletConfigError,
+  LayerError,
+  kubeletVersion,
+  type KubeletVersion,
+  type Layer,
+} from '../../kubeletconfig/index.js';
 import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
 import { configMapHash } from './confighash.js';
 import { conditionMessages, conditionReasons } from './messages.js';
@@ -42,15 +49,26 @@ function layerName(ref: LayerRef): string {
 }
 
 /** The layers' bytes, or why one cannot be read. */
-function readLayers(refs: readonly LayerRef[], get: (namespace: string, name: string) => ConfigMap | undefined): Layer[] | RenderOutcome {
+function readLayers(
+  refs: readonly LayerRef[],
+  get: (namespace: string, name: string) => ConfigMap | undefined,
+): Layer[] | RenderOutcome {
   const layers: Layer[] = [];
   for (const ref of refs) {
     const { namespace, name, kubeletConfigKey } = ref.configMap;
     const cm = get(namespace, name);
-    if (!cm) return { failure: { reason: conditionReasons.layerNotFound, message: conditionMessages.layerNotFound(namespace, name) } };
+    if (!cm)
+      return {
+        failure: { reason: conditionReasons.layerNotFound, message: conditionMessages.layerNotFound(namespace, name) },
+      };
     const bytes = cm.data?.[kubeletConfigKey];
     if (bytes === undefined) {
-      return { failure: { reason: conditionReasons.layerNotFound, message: conditionMessages.layerKeyNotFound(namespace, name, kubeletConfigKey) } };
+      return {
+        failure: {
+          reason: conditionReasons.layerNotFound,
+          message: conditionMessages.layerKeyNotFound(namespace, name, kubeletConfigKey),
+        },
+      };
     }
     layers.push({ bytes, name: layerName(ref) });
   }
@@ -75,7 +93,12 @@ export function renderingKubelet(nodes: readonly Node[]): KubeletVersion {
  * controller's informer cache), or the reason it cannot be rendered: a missing layer or key, or a layer that does
  * not decode.
  */
-export function renderRollout(rollout: string, refs: readonly LayerRef[], get: (namespace: string, name: string) => ConfigMap | undefined, kubelet: KubeletVersion): RenderOutcome {
+export function renderRollout(
+  rollout: string,
+  refs: readonly LayerRef[],
+  get: (namespace: string, name: string) => ConfigMap | undefined,
+  kubelet: KubeletVersion,
+): RenderOutcome {
   const layers = readLayers(refs, get);
   if (!Array.isArray(layers)) return layers;
   let text: string;
@@ -84,9 +107,22 @@ export function renderRollout(rollout: string, refs: readonly LayerRef[], get: (
   } catch (err) {
     if (!(err instanceof KubeletConfigError)) throw err;
     const source = err instanceof LayerError ? err.source : '';
-    return { failure: { reason: conditionReasons.renderFailed, message: conditionMessages.renderFailed(source, err.message) } };
+    return {
+      failure: { reason: conditionReasons.renderFailed, message: conditionMessages.renderFailed(source, err.message) },
+    };
   }
-  const content: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: rollout }, data: { [RENDERED_KEY]: text }, immutable: true };
+  const content: ConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: rollout },
+    data: { [RENDERED_KEY]: text },
+    immutable: true,
+  };
   const name = `${rollout}-${configMapHash(content)}`;
-  return { configMap: { ...content, metadata: { name, namespace: RENDERED_NAMESPACE, labels: { [RENDERED_BY_LABEL]: rollout } } } };
+  return {
+    configMap: {
+      ...content,
+      metadata: { name, namespace: RENDERED_NAMESPACE, labels: { [RENDERED_BY_LABEL]: rollout } },
+    },
+  };
 }

@@ -16,14 +16,16 @@ function nodeCount(n: number): string {
 
 export const failureMessages = {
   notReady: (condition: string): string => `node is not Ready after the change (Ready=${condition})`,
-  notActive: (deadlineSeconds: number): string => `the new config was not active, without error and Ready, within ${deadlineSeconds}s`,
+  notActive: (deadlineSeconds: number): string =>
+    `the new config was not active, without error and Ready, within ${deadlineSeconds}s`,
   overridden: 'spec.configSource was changed by someone else during the rollout',
   heartbeatStale: (renewTime: string | undefined): string =>
     `node stopped heartbeating after the change (its Lease was ${renewTime === undefined ? 'never renewed' : `last renewed at ${renewTime}`})`,
   /** An undo found the node moved on since this rollout set it: it stays where it is. */
   overriddenSince: (now: NodeConfigSource | null, holder: string | undefined): string =>
     `not restored: spec.configSource was changed since this rollout set it (now ${describeSource(now)}${holder === undefined ? '' : `, rollout ${holder}`})`,
-  noRecord: "not restored: this rollout's status holds no record of the node's previous config source, so it is left as it is",
+  noRecord:
+    "not restored: this rollout's status holds no record of the node's previous config source, so it is left as it is",
   deleted: 'the Node was deleted during the rollout',
 };
 
@@ -59,7 +61,8 @@ export const conditionMessages = {
   paused: 'the rollout is paused: no node starts until it is resumed',
   complete: (succeeded: number, total: number, deleted: number): string =>
     `${succeeded} of ${total} nodes run the new config${deleted > 0 ? ` (${deleted} deleted during the rollout)` : ''}`,
-  failures: (failed: number, maxFailures: number): string => `${failed} nodes failed, more than maxFailures (${maxFailures})`,
+  failures: (failed: number, maxFailures: number): string =>
+    `${failed} nodes failed, more than maxFailures (${maxFailures})`,
   conflict: (node: string, other: string): string => `node ${node} is held by rollout ${other}, which has not finished`,
   undo: 'spec.revert is set: restoring every node this rollout changed',
   reverted: (restored: number, notRestored: number): string =>
@@ -68,11 +71,14 @@ export const conditionMessages = {
       : `${restored} of ${restored + notRestored} nodes this rollout changed are back on their previous config source; ${notRestored} not (see status.nodes)`,
   invalidSelector: (err: string): string => `spec.nodeSelector is invalid: ${err}`,
   invalidOperator: (op: string): string => `${JSON.stringify(op)} is not a valid label selector operator`,
-  configMapNotFound: (ns: string, name: string): string => `ConfigMap ${ns}/${name} not found: no node starts until it exists`,
-  layerNotFound: (ns: string, name: string): string => `layer ConfigMap ${ns}/${name} not found: the layers cannot be rendered`,
+  configMapNotFound: (ns: string, name: string): string =>
+    `ConfigMap ${ns}/${name} not found: no node starts until it exists`,
+  layerNotFound: (ns: string, name: string): string =>
+    `layer ConfigMap ${ns}/${name} not found: the layers cannot be rendered`,
   layerKeyNotFound: (ns: string, name: string, key: string): string =>
     `layer ConfigMap ${ns}/${name} has no key ${JSON.stringify(key)}: the layers cannot be rendered`,
-  renderFailed: (layer: string, err: string): string => `the layers cannot be rendered: ${layer === '' ? '' : `${layer}: `}${err}`,
+  renderFailed: (layer: string, err: string): string =>
+    `the layers cannot be rendered: ${layer === '' ? '' : `${layer}: `}${err}`,
   renderedConflict: (name: string): string => `ConfigMap ${name} exists with other content than the layers render to`,
   notRendered: 'the layers have not been rendered',
   bothSources: 'spec.configSource and spec.layers are mutually exclusive: set exactly one',
@@ -82,7 +88,8 @@ export const conditionMessages = {
     `no node can start: ${waiting.join(', ')} not Ready with a fresh heartbeat for more than ${deadlineSeconds}s; ` +
     'the rollout changes a waiting node once it is, and finishes once none is left in the selector',
   /** Appended to the complete message when selected nodes were left out for their kubelet version. */
-  leftOut: (n: number): string => (n === 0 ? '' : `; ${nodeCount(n)} left out: their kubelet cannot run the config (status.incompatible)`),
+  leftOut: (n: number): string =>
+    n === 0 ? '' : `; ${nodeCount(n)} left out: their kubelet cannot run the config (status.incompatible)`,
   incompatibleNodes: (which: string): string =>
     `no node starts: the config does not suit the kubelet of some selected nodes (${which}); set spec.strategy.skipIncompatible to leave them out`,
   notFailed: 'no failure',
@@ -90,20 +97,23 @@ export const conditionMessages = {
 };
 
 export const eventMessages = {
-  started: (src: NodeConfigSource | null, targets: number): string => `Rolling out ${describeSource(src)} to ${targets} nodes`,
+  started: (src: NodeConfigSource | null, targets: number): string =>
+    `Rolling out ${describeSource(src)} to ${targets} nodes`,
   batchStarted: (batch: number, nodes: readonly string[]): string =>
     `${batch === 0 ? 'Canary batch' : `Batch ${batch}`} started: ${nodes.join(', ')}`,
   nodeSucceeded: (node: string, changed: boolean): string =>
     changed ? `Node ${node} runs the new config` : `Node ${node} already ran the new config`,
   nodeFailed: (node: string, reason: string, message: string): string => `Node ${node} failed (${reason}): ${message}`,
-  nodeWaiting: (node: string, why: string): string => `Node ${node} ${why}: it waits, unchanged, until it is Ready with a fresh heartbeat`,
+  nodeWaiting: (node: string, why: string): string =>
+    `Node ${node} ${why}: it waits, unchanged, until it is Ready with a fresh heartbeat`,
   halted: (why: string): string => `Rollout halted: ${why}`,
   reverted: (restored: number, notRestored: number): string =>
     `Rollout reverted: ${nodeCount(restored)} restored to their previous config source${notRestored > 0 ? `, ${notRestored} not restored (see status.nodes)` : ''}`,
   succeeded: (succeeded: number, total: number, deleted: number): string =>
     `Rollout succeeded: ${succeeded} of ${total} nodes run the new config${deleted > 0 ? ` (${deleted} deleted during the rollout)` : ''}`,
   nodeDeleted: (node: string): string => `Node ${node} was deleted during the rollout`,
-  nodeIncompatible: (node: string, version: string, reason: string): string => `Node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
+  nodeIncompatible: (node: string, version: string, reason: string): string =>
+    `Node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   nodeNotRestored: (node: string, message: string): string => `Node ${node} ${message}`,
   released: (nodes: readonly string[]): string =>
     `Rollout deleted: ${nodeCount(nodes.length)} keep its config source and are no longer held by it: ${nodes.join(', ')}`,
@@ -117,7 +127,8 @@ export const logs = {
   finalized: (rollout: string): string => `rollout controller: rollout ${rollout}: deleted, its nodes let go`,
   phase: (rollout: string, from: string | undefined, to: string | undefined): string =>
     `rollout controller: rollout ${rollout}: ${from ?? 'new'} -> ${to ?? ''}`,
-  rendered: (rollout: string, configMap: string): string => `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,
+  rendered: (rollout: string, configMap: string): string =>
+    `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,
   retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,
   informer: (path: string, err: string): string => `rollout controller: ${path}: ${err}`,
 };
@@ -125,5 +136,6 @@ export const logs = {
 /** The assignment channel's own words (./assignment.ts, ./findchannel.ts). */
 export const channelMessages = {
   nodeGone: (node: string): string => `node ${node} is gone: no NodeConfig is created for it`,
-  fieldConflict: (node: string, conflict: string): string => `node ${node} not assigned: its assignment is applied by another field manager (${conflict})`,
+  fieldConflict: (node: string, conflict: string): string =>
+    `node ${node} not assigned: its assignment is applied by another field manager (${conflict})`,
 };

@@ -5,8 +5,23 @@ import type { Registry } from '../../util/prom.js';
 import { collectedGauge, type Sample } from '../metrics.js';
 import type { NodeConfigRollout, NodeState, Phase } from '../../api/dkc/rollout.js';
 
-export const NODE_STATES: readonly NodeState[] = ['Pending', 'InFlight', 'Succeeded', 'Failed', 'Reverted', 'Overridden'];
-export const PHASES: readonly Phase[] = ['Pending', 'Progressing', 'Paused', 'Succeeded', 'Halted', 'Reverting', 'Reverted'];
+export const NODE_STATES: readonly NodeState[] = [
+  'Pending',
+  'InFlight',
+  'Succeeded',
+  'Failed',
+  'Reverted',
+  'Overridden',
+];
+export const PHASES: readonly Phase[] = [
+  'Pending',
+  'Progressing',
+  'Paused',
+  'Succeeded',
+  'Halted',
+  'Reverting',
+  'Reverted',
+];
 
 /** dkc_rollout_nodes: every state of every rollout, zeros included, so a ratio of two states is always defined. */
 export function rolloutNodeSamples(rollouts: readonly NodeConfigRollout[]): Sample<'rollout' | 'state'>[] {
@@ -30,9 +45,19 @@ export function rolloutPhaseSamples(rollouts: readonly NodeConfigRollout[]): Sam
 }
 
 export function registerRolloutMetrics(registry: Registry, rollouts: () => readonly NodeConfigRollout[]): () => void {
-  const removeNodes = collectedGauge(registry, 'dkc_rollout_nodes', 'Nodes of each NodeConfigRollout by state.', ['rollout', 'state'], () => rolloutNodeSamples(rollouts()));
-  const removePhase = collectedGauge(registry, 'dkc_rollout_phase', 'The phase of each NodeConfigRollout: 1 for the current phase, 0 for the others.', ['rollout', 'phase'], () =>
-    rolloutPhaseSamples(rollouts()),
+  const removeNodes = collectedGauge(
+    registry,
+    'dkc_rollout_nodes',
+    'Nodes of each NodeConfigRollout by state.',
+    ['rollout', 'state'],
+    () => rolloutNodeSamples(rollouts()),
+  );
+  const removePhase = collectedGauge(
+    registry,
+    'dkc_rollout_phase',
+    'The phase of each NodeConfigRollout: 1 for the current phase, 0 for the others.',
+    ['rollout', 'phase'],
+    () => rolloutPhaseSamples(rollouts()),
   );
   return () => {
     removeNodes();

@@ -27,7 +27,10 @@ export interface NodeTarget {
 }
 
 /** A ConfigMap reference compared by what names it (namespace, name, key), as spec.configSource carries it. */
-function sameRef(a: ConfigMapNodeConfigSource | null | undefined, b: ConfigMapNodeConfigSource | null | undefined): boolean {
+function sameRef(
+  a: ConfigMapNodeConfigSource | null | undefined,
+  b: ConfigMapNodeConfigSource | null | undefined,
+): boolean {
   if (!a || !b) return !a && !b;
   return a.namespace === b.namespace && a.name === b.name && a.kubeletConfigKey === b.kubeletConfigKey;
 }
@@ -61,7 +64,11 @@ function activeOnTarget(node: Node, t: NodeTarget): boolean {
   const active = node.status?.config?.active?.configMap;
   if (!t.desired?.configMap) return !active;
   if (!t.configMap || !active) return false;
-  return sameRef(active, t.desired.configMap) && active.uid === t.configMap.uid && active.resourceVersion === t.configMap.resourceVersion;
+  return (
+    sameRef(active, t.desired.configMap) &&
+    active.uid === t.configMap.uid &&
+    active.resourceVersion === t.configMap.resourceVersion
+  );
 }
 
 /** Upstream's status prefix for a failed sync (e.g. a download the Node authorizer has not yet allowed): retried by the agent. */
@@ -77,7 +84,12 @@ function configError(node: Node, t: NodeTarget, transient = false): string | und
   const cfg = node.status?.config;
   const assigned = cfg?.assigned?.configMap;
   if (!cfg?.error || !sameRef(assigned, t.desired?.configMap)) return undefined;
-  if (assigned && t.configMap && (assigned.uid !== t.configMap.uid || assigned.resourceVersion !== t.configMap.resourceVersion)) return undefined;
+  if (
+    assigned &&
+    t.configMap &&
+    (assigned.uid !== t.configMap.uid || assigned.resourceVersion !== t.configMap.resourceVersion)
+  )
+    return undefined;
   if (!transient && cfg.error.startsWith(SYNC_FAILURE)) return undefined;
   return cfg.error;
 }
@@ -126,7 +138,8 @@ function soak(node: Node, prev: NodeProgress, t: NodeTarget, h: Heartbeat): { si
 
 /** One step for a node this rollout has changed and is waiting on. */
 function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgress {
-  if (!isMine(node, t.rollout) || !specOnTarget(node, t.desired)) return failed(prev, 'Overridden', failureMessages.overridden);
+  if (!isMine(node, t.rollout) || !specOnTarget(node, t.desired))
+    return failed(prev, 'Overridden', failureMessages.overridden);
   const err = configError(node, t);
   if (err !== undefined) return failed(prev, 'ConfigError', err);
   const now = t.now.getTime();
@@ -161,18 +174,32 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
  * The node's next record. `recoveredBatch` is the batch a node gets when it turns out to have been changed by this
  * rollout although the record says Pending: the last leader patched it and stopped before writing status.
  */
-export function stepNode(node: Node, prev: NodeProgress | undefined, t: NodeTarget, recoveredBatch: number): NodeProgress {
+export function stepNode(
+  node: Node,
+  prev: NodeProgress | undefined,
+  t: NodeTarget,
+  recoveredBatch: number,
+): NodeProgress {
   const record = prev ?? { state: 'Pending' };
   switch (record.state) {
     case 'Pending':
       // Recorded as about to change (its previous source written first) and found changed: the patch took.
       if (record.previous !== undefined && isMine(node, t.rollout) && specOnTarget(node, t.desired)) {
-        const recovered: NodeProgress = { state: 'InFlight', batch: recoveredBatch, updatedAt: formatTimeCeil(t.now.getTime()), previous: record.previous };
+        const recovered: NodeProgress = {
+          state: 'InFlight',
+          batch: recoveredBatch,
+          updatedAt: formatTimeCeil(t.now.getTime()),
+          previous: record.previous,
+        };
         return stepInFlight(node, recovered, t);
       }
       // Already on the target without a change of ours (a dkc.io/rollout naming us is no proof that we made one),
       // healthy with a fresh heartbeat.
-      if (specOnTarget(node, t.desired) && healthyOnTarget(node, t) && isFresh(t.heartbeat(node.metadata.name ?? ''), t.now.getTime())) {
+      if (
+        specOnTarget(node, t.desired) &&
+        healthyOnTarget(node, t) &&
+        isFresh(t.heartbeat(node.metadata.name ?? ''), t.now.getTime())
+      ) {
         return { state: 'Succeeded' };
       }
       return { state: 'Pending' };
@@ -191,7 +218,11 @@ export function stepNode(node: Node, prev: NodeProgress | undefined, t: NodeTarg
 
 /** Whether this rollout set the node's spec.configSource and has not yet handed it back: what an undo restores. */
 export function changedByUs(p: NodeProgress | undefined): boolean {
-  return p !== undefined && p.updatedAt !== undefined && (p.state === 'InFlight' || p.state === 'Succeeded' || p.state === 'Failed');
+  return (
+    p !== undefined &&
+    p.updatedAt !== undefined &&
+    (p.state === 'InFlight' || p.state === 'Succeeded' || p.state === 'Failed')
+  );
 }
 
 /**

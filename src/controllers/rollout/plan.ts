@@ -12,7 +12,17 @@ import { describeIncompatible, reasonOf, type Incompatibility } from '../../node
 import { heartbeatOf } from './heartbeat.js';
 import { isLayered, renderedSource } from './layers.js';
 import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
-import { changedByUs, isMine, nextDeadlineMs, ownerOf, specOnTarget, specSource, stepNode, unavailableReason, type NodeTarget } from './nodeview.js';
+import {
+  changedByUs,
+  isMine,
+  nextDeadlineMs,
+  ownerOf,
+  specOnTarget,
+  specSource,
+  stepNode,
+  unavailableReason,
+  type NodeTarget,
+} from './nodeview.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
@@ -75,7 +85,10 @@ export interface NodePatch {
    * A JSON merge patch: the dkc.io/rollout annotation and spec.configSource together, so that both or neither
    * change; without spec, the node is only handed back or released (its source stays).
    */
-  patch: { metadata: { resourceVersion: string; annotations: Record<string, string | null> }; spec?: { configSource: NodeConfigSource | null } };
+  patch: {
+    metadata: { resourceVersion: string; annotations: Record<string, string | null> };
+    spec?: { configSource: NodeConfigSource | null };
+  };
 }
 
 /** A JSON merge patch of the rollout itself; the controller adds the resourceVersion it read as a precondition. */
@@ -122,7 +135,12 @@ export interface Plan {
   requeueAfterMs?: number;
 }
 
-const SELECTOR_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+const SELECTOR_OPERATORS: Readonly<Record<string, LabelOperator>> = {
+  In: 'in',
+  NotIn: 'notin',
+  Exists: 'exists',
+  DoesNotExist: '!',
+};
 
 /** metav1.LabelSelector as requirements; throws on an invalid one. */
 export function selectorRequirements(sel: LabelSelector | undefined): LabelRequirement[] {
@@ -165,7 +183,14 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
     if (name === myName || name === undefined) continue;
     if (!needsWork(o)) continue;
     if (ownerOf(node) === name) return name;
-    if (o.spec?.revert !== true && o.status?.phase !== 'Reverting' && !isDeleting(o) && olderThan(o, me) && selects(o, node)) return name;
+    if (
+      o.spec?.revert !== true &&
+      o.status?.phase !== 'Reverting' &&
+      !isDeleting(o) &&
+      olderThan(o, me) &&
+      selects(o, node)
+    )
+      return name;
   }
   return undefined;
 }
@@ -174,10 +199,18 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
 
 type ConditionSpec = Omit<RolloutCondition, 'lastTransitionTime'>;
 
-function mergeConditions(old: readonly RolloutCondition[] | undefined, next: readonly ConditionSpec[], now: string): RolloutCondition[] {
+function mergeConditions(
+  old: readonly RolloutCondition[] | undefined,
+  next: readonly ConditionSpec[],
+  now: string,
+): RolloutCondition[] {
   return next.map((c) => {
     const prev = old?.find((o) => o.type === c.type);
-    return { ...c, lastTransitionTime: prev?.lastTransitionTime !== undefined && prev.status === c.status ? prev.lastTransitionTime : now };
+    return {
+      ...c,
+      lastTransitionTime:
+        prev?.lastTransitionTime !== undefined && prev.status === c.status ? prev.lastTransitionTime : now,
+    };
   });
 }
 
@@ -213,30 +246,75 @@ function countsOf(entries: readonly [string, NodeProgress][]): Counts {
     succeeded: by((p) => p.state === 'Succeeded'),
     deleted: by((p) => p.state === 'Deleted'),
     restored: by((p) => p.state === 'Reverted'),
-    notRestored: by((p) => p.state === 'NotRestored' || ((p.state === 'Overridden' || p.state === 'Deleted') && p.updatedAt !== undefined)),
+    notRestored: by(
+      (p) =>
+        p.state === 'NotRestored' || ((p.state === 'Overridden' || p.state === 'Deleted') && p.updatedAt !== undefined),
+    ),
   };
 }
 
-function conditionsFor(o: Outcome, counts: Counts, old: RolloutStatus | undefined, incompatible: number): ConditionSpec[] {
+function conditionsFor(
+  o: Outcome,
+  counts: Counts,
+  old: RolloutStatus | undefined,
+  incompatible: number,
+): ConditionSpec[] {
   const progressing: Record<Phase, ConditionSpec> = {
-    Pending: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.pending, message: conditionMessages.progressing(counts.done, counts.total) },
-    Progressing: { type: 'Progressing', status: 'True', reason: conditionReasons.progressing, message: conditionMessages.progressing(counts.done, counts.total) },
-    Paused: { type: 'Progressing', status: 'Unknown', reason: conditionReasons.paused, message: conditionMessages.paused },
+    Pending: {
+      type: 'Progressing',
+      status: 'Unknown',
+      reason: conditionReasons.pending,
+      message: conditionMessages.progressing(counts.done, counts.total),
+    },
+    Progressing: {
+      type: 'Progressing',
+      status: 'True',
+      reason: conditionReasons.progressing,
+      message: conditionMessages.progressing(counts.done, counts.total),
+    },
+    Paused: {
+      type: 'Progressing',
+      status: 'Unknown',
+      reason: conditionReasons.paused,
+      message: conditionMessages.paused,
+    },
     Succeeded: {
       type: 'Progressing',
       status: 'False',
       reason: conditionReasons.complete,
-      message: conditionMessages.complete(counts.succeeded, counts.total, counts.deleted) + conditionMessages.leftOut(incompatible),
+      message:
+        conditionMessages.complete(counts.succeeded, counts.total, counts.deleted) +
+        conditionMessages.leftOut(incompatible),
     },
-    Halted: { type: 'Progressing', status: 'False', reason: conditionReasons.halted, message: o.failure?.message ?? conditionMessages.notComplete },
-    Reverting: { type: 'Progressing', status: 'True', reason: conditionReasons.reverting, message: o.failure?.message ?? conditionMessages.undo },
-    Reverted: { type: 'Progressing', status: 'False', reason: conditionReasons.reverted, message: conditionMessages.reverted(counts.restored, counts.notRestored) },
+    Halted: {
+      type: 'Progressing',
+      status: 'False',
+      reason: conditionReasons.halted,
+      message: o.failure?.message ?? conditionMessages.notComplete,
+    },
+    Reverting: {
+      type: 'Progressing',
+      status: 'True',
+      reason: conditionReasons.reverting,
+      message: o.failure?.message ?? conditionMessages.undo,
+    },
+    Reverted: {
+      type: 'Progressing',
+      status: 'False',
+      reason: conditionReasons.reverted,
+      message: conditionMessages.reverted(counts.restored, counts.notRestored),
+    },
   };
   let p = progressing[o.phase];
   const w = o.waiting;
   if (o.phase === 'Progressing' && w !== undefined && w.nodes.length > 0) {
     p = w.stalled
-      ? { type: 'Progressing', status: 'False', reason: conditionReasons.nodesNotReady, message: conditionMessages.nodesNotReady(w.nodes, w.deadlineSeconds) }
+      ? {
+          type: 'Progressing',
+          status: 'False',
+          reason: conditionReasons.nodesNotReady,
+          message: conditionMessages.nodesNotReady(w.nodes, w.deadlineSeconds),
+        }
       : { ...p, message: conditionMessages.waiting(counts.done, counts.total, w.nodes) };
   }
   if (o.blocked) p = { type: 'Progressing', status: 'False', ...o.blocked };
@@ -262,7 +340,12 @@ function withoutWaiting(p: NodeProgress): NodeProgress {
   return next;
 }
 
-function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined): RolloutStatus {
+function buildStatus(
+  input: PlanInput,
+  nodes: Record<string, NodeProgress>,
+  outcome: Outcome,
+  currentBatch: number | undefined,
+): RolloutStatus {
   const old = input.rollout.status;
   const now = formatTime(input.now.getTime());
   const starting = outcome.phase === 'Pending' || outcome.phase === 'Progressing' || outcome.phase === 'Paused';
@@ -272,7 +355,11 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
   const failures: RolloutFailure[] = entries
     // A failed node keeps its reason when it is reverted: the status still says why the rollout stopped.
     .filter(([, p]) => p.reason !== undefined)
-    .map(([node, p]) => ({ node, reason: (p.reason ?? 'Overridden') as RolloutFailure['reason'], message: p.message ?? '' }));
+    .map(([node, p]) => ({
+      node,
+      reason: (p.reason ?? 'Overridden') as RolloutFailure['reason'],
+      message: p.message ?? '',
+    }));
   const counts = countsOf(entries);
   const incompatible = outcome.incompatible ? outcome.incompatible.map(incompatibleRecord) : (old?.incompatible ?? []);
   const status: RolloutStatus = {
@@ -289,7 +376,8 @@ function buildStatus(input: PlanInput, nodes: Record<string, NodeProgress>, outc
     nodes: Object.fromEntries(entries),
   };
   // Absent rather than null until the rollout finishes (metav1.Time's omitempty), so a write reads back unchanged.
-  if (isFinishedPhase(outcome.phase)) status.completionTime = old?.phase === outcome.phase ? (old.completionTime ?? now) : now;
+  if (isFinishedPhase(outcome.phase))
+    status.completionTime = old?.phase === outcome.phase ? (old.completionTime ?? now) : now;
   if (currentBatch !== undefined) status.currentBatch = currentBatch;
   // Absent while there are none, so a rollout over one kubelet version keeps the status it always had.
   if (incompatible.length > 0) {
@@ -308,47 +396,92 @@ function incompatibleRecord(i: Incompatibility): IncompatibleNode {
 function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigSource | null): RolloutEvent[] {
   const old = input.rollout.status;
   const events: RolloutEvent[] = [];
-  if (!old?.startTime) events.push({ type: 'Normal', reason: 'RolloutStarted', message: eventMessages.started(desired, status.targetNodes ?? 0) });
+  if (!old?.startTime)
+    events.push({
+      type: 'Normal',
+      reason: 'RolloutStarted',
+      message: eventMessages.started(desired, status.targetNodes ?? 0),
+    });
   const nodes = status.nodes ?? {};
   if (status.currentBatch !== undefined && status.currentBatch !== old?.currentBatch) {
     const batch = status.currentBatch;
     const members = Object.keys(nodes).filter((n) => nodes[n]!.batch === batch);
-    if (members.length > 0) events.push({ type: 'Normal', reason: 'BatchStarted', message: eventMessages.batchStarted(batch, members) });
+    if (members.length > 0)
+      events.push({ type: 'Normal', reason: 'BatchStarted', message: eventMessages.batchStarted(batch, members) });
   }
   for (const [name, p] of Object.entries(nodes)) {
     const before = old?.nodes?.[name]?.state;
     if (p.state === before) continue;
-    if (p.state === 'Succeeded') events.push({ type: 'Normal', reason: 'NodeSucceeded', message: eventMessages.nodeSucceeded(name, p.updatedAt !== undefined) });
+    if (p.state === 'Succeeded')
+      events.push({
+        type: 'Normal',
+        reason: 'NodeSucceeded',
+        message: eventMessages.nodeSucceeded(name, p.updatedAt !== undefined),
+      });
     if (p.state === 'Failed' || p.state === 'Overridden') {
-      events.push({ type: 'Warning', reason: 'NodeFailed', message: eventMessages.nodeFailed(name, p.reason ?? '', p.message ?? '') });
+      events.push({
+        type: 'Warning',
+        reason: 'NodeFailed',
+        message: eventMessages.nodeFailed(name, p.reason ?? '', p.message ?? ''),
+      });
     }
-    if (p.state === 'Deleted') events.push({ type: 'Warning', reason: 'NodeDeleted', message: eventMessages.nodeDeleted(name) });
-    if (p.state === 'NotRestored') events.push({ type: 'Warning', reason: 'NodeNotRestored', message: eventMessages.nodeNotRestored(name, p.message ?? '') });
+    if (p.state === 'Deleted')
+      events.push({ type: 'Warning', reason: 'NodeDeleted', message: eventMessages.nodeDeleted(name) });
+    if (p.state === 'NotRestored')
+      events.push({
+        type: 'Warning',
+        reason: 'NodeNotRestored',
+        message: eventMessages.nodeNotRestored(name, p.message ?? ''),
+      });
   }
   for (const [name, p] of Object.entries(nodes)) {
     if (p.waitingReason !== undefined && old?.nodes?.[name]?.waitingReason === undefined) {
-      events.push({ type: 'Normal', reason: 'NodeWaiting', message: eventMessages.nodeWaiting(name, waitingMessages[p.waitingReason]) });
+      events.push({
+        type: 'Normal',
+        reason: 'NodeWaiting',
+        message: eventMessages.nodeWaiting(name, waitingMessages[p.waitingReason]),
+      });
     }
   }
   const seen = new Set((old?.incompatible ?? []).map((i) => i.node));
   for (const i of status.incompatible ?? []) {
-    if (!seen.has(i.node)) events.push({ type: 'Warning', reason: 'NodeIncompatible', message: eventMessages.nodeIncompatible(i.node, i.kubeletVersion, i.reason) });
+    if (!seen.has(i.node))
+      events.push({
+        type: 'Warning',
+        reason: 'NodeIncompatible',
+        message: eventMessages.nodeIncompatible(i.node, i.kubeletVersion, i.reason),
+      });
   }
   if (status.phase !== old?.phase) {
     const why = status.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message ?? '';
-    if (status.phase === 'Halted') events.push({ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) });
+    if (status.phase === 'Halted')
+      events.push({ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) });
     const counts = countsOf(Object.entries(nodes));
     if (status.phase === 'Succeeded') {
-      events.push({ type: 'Normal', reason: 'RolloutSucceeded', message: eventMessages.succeeded(counts.succeeded, counts.total, counts.deleted) });
+      events.push({
+        type: 'Normal',
+        reason: 'RolloutSucceeded',
+        message: eventMessages.succeeded(counts.succeeded, counts.total, counts.deleted),
+      });
     }
     if (status.phase === 'Reverted') {
-      events.push({ type: counts.notRestored > 0 ? 'Warning' : 'Normal', reason: 'RolloutReverted', message: eventMessages.reverted(counts.restored, counts.notRestored) });
+      events.push({
+        type: counts.notRestored > 0 ? 'Warning' : 'Normal',
+        reason: 'RolloutReverted',
+        message: eventMessages.reverted(counts.restored, counts.notRestored),
+      });
     }
   }
   return events;
 }
 
-function finishPlan(input: PlanInput, nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined, rest: Partial<Plan> = {}): Plan {
+function finishPlan(
+  input: PlanInput,
+  nodes: Record<string, NodeProgress>,
+  outcome: Outcome,
+  currentBatch: number | undefined,
+  rest: Partial<Plan> = {},
+): Plan {
   const status = buildStatus(input, nodes, outcome, currentBatch);
   return { nodePatches: [], ...rest, status, events: eventsFor(input, status, desiredSource(input.rollout.spec)) };
 }
@@ -358,7 +491,10 @@ function finishPlan(input: PlanInput, nodes: Record<string, NodeProgress>, outco
 /** What `node` runs now and who holds it: the record written before this rollout changes it. */
 function previousOf(node: Node): PreviousRecord {
   const holder = ownerOf(node);
-  return { configSource: recordSource(specSource(node)), ...(holder !== undefined && holder !== '' ? { rollout: holder } : {}) };
+  return {
+    configSource: recordSource(specSource(node)),
+    ...(holder !== undefined && holder !== '' ? { rollout: holder } : {}),
+  };
 }
 
 function startPatch(node: Node, rollout: string, desired: NodeConfigSource | null): NodePatch {
@@ -367,7 +503,10 @@ function startPatch(node: Node, rollout: string, desired: NodeConfigSource | nul
     node: nameOf(node),
     resourceVersion: rv,
     patch: {
-      metadata: { resourceVersion: rv, annotations: { [ROLLOUT_ANNOTATION]: rollout, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
+      metadata: {
+        resourceVersion: rv,
+        annotations: { [ROLLOUT_ANNOTATION]: rollout, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+      },
       spec: { configSource: desired },
     },
   };
@@ -377,7 +516,14 @@ function startPatch(node: Node, rollout: string, desired: NodeConfigSource | nul
 function letGoPatch(node: Node, holder: string | undefined, source?: NodeConfigSource | null): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
   const annotations = { [ROLLOUT_ANNOTATION]: holder ?? null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null };
-  return { node: nameOf(node), resourceVersion: rv, patch: { metadata: { resourceVersion: rv, annotations }, ...(source !== undefined ? { spec: { configSource: source } } : {}) } };
+  return {
+    node: nameOf(node),
+    resourceVersion: rv,
+    patch: {
+      metadata: { resourceVersion: rv, annotations },
+      ...(source !== undefined ? { spec: { configSource: source } } : {}),
+    },
+  };
 }
 
 /** The source `r` assigns: its configSource, or a layered rollout's rendered ConfigMap (undefined before it has one). */
@@ -400,19 +546,39 @@ function sameSource(a: NodeConfigSource | null | undefined, b: NodeConfigSource 
  * still claims it by its own record — not deleted, not undone, its status saying it changed the node, and the
  * source being restored its target. Otherwise nobody: the node is then on a source no rollout holds.
  */
-export function handBackTo(node: string, previous: PreviousRecord, others: readonly NodeConfigRollout[]): string | undefined {
+export function handBackTo(
+  node: string,
+  previous: PreviousRecord,
+  others: readonly NodeConfigRollout[],
+): string | undefined {
   const holder = previous.rollout;
   if (holder === undefined) return undefined;
   const o = others.find((x) => x.metadata.name === holder);
-  if (!o || isDeleting(o) || o.spec?.revert === true || o.status?.phase === 'Reverting' || o.status?.phase === 'Reverted') return undefined;
+  if (
+    !o ||
+    isDeleting(o) ||
+    o.spec?.revert === true ||
+    o.status?.phase === 'Reverting' ||
+    o.status?.phase === 'Reverted'
+  )
+    return undefined;
   const theirs = o.status?.nodes?.[node];
   if (!changedByUs(theirs) || theirs?.previous === undefined) return undefined;
   return sameSource(targetOf(o), sourceOfRecord(previous.configSource)) ? holder : undefined;
 }
 
-function notRestored(prev: NodeProgress | undefined, state: 'Overridden' | 'NotRestored', message: string): NodeProgress {
+function notRestored(
+  prev: NodeProgress | undefined,
+  state: 'Overridden' | 'NotRestored',
+  message: string,
+): NodeProgress {
   if (prev?.state === state) return prev;
-  const next: NodeProgress = { ...(prev ?? { state }), state, reason: state === 'Overridden' ? 'Overridden' : 'NoRecord', message };
+  const next: NodeProgress = {
+    ...(prev ?? { state }),
+    state,
+    reason: state === 'Overridden' ? 'Overridden' : 'NoRecord',
+    message,
+  };
   delete next.readySince;
   return next;
 }
@@ -437,7 +603,13 @@ interface RevertStep {
  * Overridden; one that carries this rollout's annotation on its target without a record of what it ran before
  * is NotRestored. Nothing is ever guessed.
  */
-function revertNode(input: PlanInput, name: string, node: Node | undefined, prev: NodeProgress | undefined, desired: NodeConfigSource | null): RevertStep {
+function revertNode(
+  input: PlanInput,
+  name: string,
+  node: Node | undefined,
+  prev: NodeProgress | undefined,
+  desired: NodeConfigSource | null,
+): RevertStep {
   const me = input.rollout.metadata.name ?? '';
   if (!node) {
     if (prev === undefined || prev.state === 'Pending') return {};
@@ -455,17 +627,29 @@ function revertNode(input: PlanInput, name: string, node: Node | undefined, prev
   const previous = record.previous;
   const source = sourceOfRecord(previous?.configSource);
   if (mine && onTarget) {
-    if (previous === undefined || source === undefined) return { record: notRestored(record, 'NotRestored', failureMessages.noRecord) };
+    if (previous === undefined || source === undefined)
+      return { record: notRestored(record, 'NotRestored', failureMessages.noRecord) };
     const holder = handBackTo(name, previous, input.others);
     return { record: { ...record, state: 'Reverted' }, patch: letGoPatch(node, holder, source) };
   }
   const holder = ownerOf(node);
   // Back where this rollout found it and let go of, as only its own restoring patch leaves a node: the last leader
   // restored it and stopped before recording so.
-  if (!mine && source !== undefined && specOnTarget(node, source) && (holder === undefined || holder === previous?.rollout)) {
+  if (
+    !mine &&
+    source !== undefined &&
+    specOnTarget(node, source) &&
+    (holder === undefined || holder === previous?.rollout)
+  ) {
     return { record: { ...record, state: 'Reverted' } };
   }
-  return { record: notRestored(record, 'Overridden', failureMessages.overriddenSince(specSource(node), holder === me ? undefined : holder)) };
+  return {
+    record: notRestored(
+      record,
+      'Overridden',
+      failureMessages.overriddenSince(specSource(node), holder === me ? undefined : holder),
+    ),
+  };
 }
 
 /**
@@ -510,11 +694,18 @@ function planDeletion(input: PlanInput): Plan {
   const me = r.metadata.name ?? '';
   const held = [...input.nodes].filter((n) => isMine(n, me)).sort(byName);
   if (held.length > 0) {
-    const events: RolloutEvent[] = [{ type: 'Normal', reason: 'NodesReleased', message: eventMessages.released(held.map(nameOf)) }];
+    const events: RolloutEvent[] = [
+      { type: 'Normal', reason: 'NodesReleased', message: eventMessages.released(held.map(nameOf)) },
+    ];
     return { nodePatches: held.map((n) => letGoPatch(n, undefined)), status: old ?? {}, events, requeueAfterMs: 0 };
   }
   const rest = (r.metadata.finalizers ?? []).filter((f) => f !== ROLLOUT_FINALIZER);
-  return { nodePatches: [], status: old ?? {}, events: [], finalize: { metadata: { finalizers: rest.length > 0 ? rest : null } } };
+  return {
+    nodePatches: [],
+    status: old ?? {},
+    events: [],
+    finalize: { metadata: { finalizers: rest.length > 0 ? rest : null } },
+  };
 }
 
 interface Strategy {
@@ -544,7 +735,13 @@ function canarySettled(nodes: Record<string, NodeProgress>, current: number | un
  * that is down takes a place a change would take. The canary may hold up to max(canary, maxUnavailable) down. Each
  * start is a new batch number; batch 0 is the canary.
  */
-function nextBatch(nodes: Record<string, NodeProgress>, startable: readonly Node[], current: number | undefined, s: Strategy, unavailable: number): { batch: number; start: Node[] } {
+function nextBatch(
+  nodes: Record<string, NodeProgress>,
+  startable: readonly Node[],
+  current: number | undefined,
+  s: Strategy,
+  unavailable: number,
+): { batch: number; start: Node[] } {
   if (current === undefined && s.canary > 0) {
     const room = Math.max(s.canary, s.maxUnavailable) - unavailable;
     return { batch: 0, start: startable.slice(0, Math.max(0, Math.min(s.canary, room))) };
@@ -612,7 +809,8 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
     if (p.state === 'Pending') p = holdIfDown(p, prev, n, target);
     nodes[nameOf(n)] = p;
     if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
-    if (p.state === 'InFlight' || unavailableReason(n, target.heartbeat(nameOf(n)), input.now.getTime()) !== undefined) unavailable++;
+    if (p.state === 'InFlight' || unavailableReason(n, target.heartbeat(nameOf(n)), input.now.getTime()) !== undefined)
+      unavailable++;
   }
   const present = new Set(input.nodes.map(nameOf));
   for (const [name, p] of Object.entries(r.status?.nodes ?? {})) {
@@ -627,11 +825,18 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
 function obstacle(input: PlanInput, e: Evaluated, pending: readonly Node[]): Outcome | undefined {
   for (const n of pending) {
     const holder = holderOf(input.rollout, n, input.others);
-    if (holder !== undefined) return { phase: 'Halted', failure: { reason: conditionReasons.conflict, message: conditionMessages.conflict(nameOf(n), holder) } };
+    if (holder !== undefined)
+      return {
+        phase: 'Halted',
+        failure: { reason: conditionReasons.conflict, message: conditionMessages.conflict(nameOf(n), holder) },
+      };
   }
   const cm = e.target.desired?.configMap;
   if (cm && input.configMap === undefined) {
-    const blocked = { reason: conditionReasons.configMapNotFound, message: conditionMessages.configMapNotFound(cm.namespace, cm.name) };
+    const blocked = {
+      reason: conditionReasons.configMapNotFound,
+      message: conditionMessages.configMapNotFound(cm.namespace, cm.name),
+    };
     return { phase: e.currentBatch === undefined ? 'Pending' : 'Progressing', blocked };
   }
   if (input.rollout.spec?.paused === true) return { phase: 'Paused' };
@@ -647,7 +852,8 @@ export function renderedName(input: Pick<PlanInput, 'rollout' | 'rendered'>): st
 /** Why a layered rollout not yet rendered cannot start, if it cannot. */
 function layeredSpecFailure(input: PlanInput, name: string | undefined): Outcome['failure'] {
   const spec = input.rollout.spec;
-  if (spec?.configSource !== undefined && spec.configSource !== null) return { reason: conditionReasons.invalidSpec, message: conditionMessages.bothSources };
+  if (spec?.configSource !== undefined && spec.configSource !== null)
+    return { reason: conditionReasons.invalidSpec, message: conditionMessages.bothSources };
   if (name !== undefined) return undefined;
   if (input.rendered && 'failure' in input.rendered) return input.rendered.failure;
   return { reason: conditionReasons.renderFailed, message: conditionMessages.notRendered };
@@ -693,7 +899,9 @@ export function planRollout(input: PlanInput): Plan {
   }
   // The finalizer first, in a look of its own: no node is changed by a rollout that could vanish without letting go of it.
   if (needsWork(r) && !hasFinalizer(r)) {
-    const rolloutPatch: RolloutPatch = { metadata: { finalizers: [...(r.metadata.finalizers ?? []), ROLLOUT_FINALIZER] } };
+    const rolloutPatch: RolloutPatch = {
+      metadata: { finalizers: [...(r.metadata.finalizers ?? []), ROLLOUT_FINALIZER] },
+    };
     return { nodePatches: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
   }
   return isLayered(r) ? planLayered(input) : planSource(input);
@@ -712,13 +920,20 @@ function planSource(input: PlanInput): Plan {
   try {
     reqs = selectorRequirements(r.spec?.nodeSelector);
   } catch (err) {
-    const failure = { reason: conditionReasons.invalidSelector, message: conditionMessages.invalidSelector(errorMessage(err)) };
+    const failure = {
+      reason: conditionReasons.invalidSelector,
+      message: conditionMessages.invalidSelector(errorMessage(err)),
+    };
     return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   }
   const e = evaluate(input, reqs);
   const { nodes, strategy } = e;
-  const finish = (nodes: Record<string, NodeProgress>, outcome: Outcome, currentBatch: number | undefined, rest: Partial<Plan> = {}): Plan =>
-    finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible }, currentBatch, rest);
+  const finish = (
+    nodes: Record<string, NodeProgress>,
+    outcome: Outcome,
+    currentBatch: number | undefined,
+    rest: Partial<Plan> = {},
+  ): Plan => finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible }, currentBatch, rest);
   const later = (): Pick<Plan, 'requeueAfterMs'> => {
     const due = Object.entries(nodes)
       .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
@@ -729,7 +944,10 @@ function planSource(input: PlanInput): Plan {
 
   const failedCount = Object.values(nodes).filter((p) => p.reason !== undefined).length;
   if (failedCount > strategy.maxFailures) {
-    const failure = { reason: conditionReasons.failures, message: conditionMessages.failures(failedCount, strategy.maxFailures) };
+    const failure = {
+      reason: conditionReasons.failures,
+      message: conditionMessages.failures(failedCount, strategy.maxFailures),
+    };
     if (r.spec?.failurePolicy === 'Halt') return finish(nodes, { phase: 'Halted', failure }, e.currentBatch);
     // Reverting is recorded before any node is restored; the next look (at once) restores them.
     return { ...finish(nodes, { phase: 'Reverting', failure }, e.currentBatch), requeueAfterMs: 0 };
@@ -737,17 +955,33 @@ function planSource(input: PlanInput): Plan {
   // Without skipIncompatible, a rollout that would leave nodes out does not start (admission refuses it where it
   // runs; this is the same answer on an API server without it). Once started, later joiners are left out.
   const changedAny = Object.values(nodes).some((p) => p.updatedAt !== undefined);
-  if (e.incompatible.length > 0 && r.spec?.strategy?.skipIncompatible !== true && e.currentBatch === undefined && !changedAny) {
-    const blocked = { reason: conditionReasons.incompatibleNodes, message: conditionMessages.incompatibleNodes(describeIncompatible(e.incompatible)) };
+  if (
+    e.incompatible.length > 0 &&
+    r.spec?.strategy?.skipIncompatible !== true &&
+    e.currentBatch === undefined &&
+    !changedAny
+  ) {
+    const blocked = {
+      reason: conditionReasons.incompatibleNodes,
+      message: conditionMessages.incompatibleNodes(describeIncompatible(e.incompatible)),
+    };
     return { ...finish(nodes, { phase: 'Pending', blocked }, e.currentBatch), ...later() };
   }
   const pending = e.tracked.filter((n) => nodes[nameOf(n)]?.state === 'Pending');
-  if (pending.length === 0 && !Object.values(nodes).some((p) => p.state === 'InFlight')) return finish(nodes, { phase: 'Succeeded' }, e.currentBatch);
+  if (pending.length === 0 && !Object.values(nodes).some((p) => p.state === 'InFlight'))
+    return finish(nodes, { phase: 'Succeeded' }, e.currentBatch);
 
   const blocked = obstacle(input, e, pending);
   if (blocked) return { ...finish(nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
-  if (canarySettled(nodes, e.currentBatch) && r.spec?.strategy?.pauseAfterCanary === true && r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined) {
-    const rolloutPatch: RolloutPatch = { metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }, spec: { paused: true } };
+  if (
+    canarySettled(nodes, e.currentBatch) &&
+    r.spec?.strategy?.pauseAfterCanary === true &&
+    r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined
+  ) {
+    const rolloutPatch: RolloutPatch = {
+      metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } },
+      spec: { paused: true },
+    };
     return { ...finish(nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
   }
   const startable = pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
@@ -761,8 +995,14 @@ function planSource(input: PlanInput): Plan {
   }
   const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
   const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
-  const intent = patches.length > 0 ? { intent: buildStatus(input, before, { ...outcome, incompatible: e.incompatible }, e.currentBatch) } : {};
-  return { ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }), ...later() };
+  const intent =
+    patches.length > 0
+      ? { intent: buildStatus(input, before, { ...outcome, incompatible: e.incompatible }, e.currentBatch) }
+      : {};
+  return {
+    ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }),
+    ...later(),
+  };
 }
 
 /**
@@ -775,7 +1015,11 @@ function waitingOutcome(nodes: Record<string, NodeProgress>, t: NodeTarget, now:
   const since = longestWaitSince(nodes);
   if (held.length === 0 || since === undefined) return undefined;
   const moving = Object.values(nodes).some((p) => p.state === 'InFlight');
-  return { nodes: held.map(([name]) => name), stalled: !moving && now.getTime() >= since + t.deadlineMs, deadlineSeconds: Math.round(t.deadlineMs / 1000) };
+  return {
+    nodes: held.map(([name]) => name),
+    stalled: !moving && now.getTime() >= since + t.deadlineMs,
+    deadlineSeconds: Math.round(t.deadlineMs / 1000),
+  };
 }
 
 /** Since when the node that has waited longest has waited (ms), if any waits. */

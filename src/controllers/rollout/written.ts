@@ -25,7 +25,10 @@ export class WrittenObjects<T extends KubeObject> {
   view(key: string, seen: T | undefined): T | undefined {
     const w = this.written.get(key);
     if (!w) return seen;
-    if (seen === undefined || caughtUp(seen.metadata?.resourceVersion, w.obj.metadata?.resourceVersion, w.seenAtWrite)) {
+    if (
+      seen === undefined ||
+      caughtUp(seen.metadata?.resourceVersion, w.obj.metadata?.resourceVersion, w.seenAtWrite)
+    ) {
       this.written.delete(key);
       return seen;
     }

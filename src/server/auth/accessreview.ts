@@ -52,8 +52,13 @@ export function s(v: unknown): string {
 /** A review's body must name its own kind and version, when it names one. */
 export function checkReviewTypeMeta(def: ResourceDef, body: Obj): void {
   const apiVersion = `${def.group}/${def.version}`;
-  if ((body['kind'] !== undefined && body['kind'] !== def.kind) || (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion)) {
-    throw errors.badRequest(`the API version in the data (${s(body['apiVersion'])}) does not match the expected API version (${apiVersion}) or the kind in the data (${s(body['kind'])}) does not match the expected kind (${def.kind})`);
+  if (
+    (body['kind'] !== undefined && body['kind'] !== def.kind) ||
+    (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion)
+  ) {
+    throw errors.badRequest(
+      `the API version in the data (${s(body['apiVersion'])}) does not match the expected API version (${apiVersion}) or the kind in the data (${s(body['kind'])}) does not match the expected kind (${def.kind})`,
+    );
   }
 }
 
@@ -102,15 +107,29 @@ function validate(def: ResourceDef, spec: Obj, namespace: string): FieldError[] 
   const errs: FieldError[] = [];
   const ra = spec['resourceAttributes'];
   const nra = spec['nonResourceAttributes'];
-  if (ra && nra) errs.push(field.invalid('spec.nonResourceAttributes', nra, 'cannot be specified in combination with resourceAttributes'));
-  if (!ra && !nra) errs.push(field.required('spec.resourceAttributes', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
-  if (def.kind !== 'SelfSubjectAccessReview' && !s(spec['user']) && !(Array.isArray(spec['groups']) && spec['groups'].length)) {
+  if (ra && nra)
+    errs.push(
+      field.invalid('spec.nonResourceAttributes', nra, 'cannot be specified in combination with resourceAttributes'),
+    );
+  if (!ra && !nra)
+    errs.push(
+      field.required(
+        'spec.resourceAttributes',
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
+    );
+  if (
+    def.kind !== 'SelfSubjectAccessReview' &&
+    !s(spec['user']) &&
+    !(Array.isArray(spec['groups']) && spec['groups'].length)
+  ) {
     errs.push(field.invalid('spec.user', s(spec['user']), '`spec.user` or `spec.groups` must be specified'));
   }
   if (def.kind === 'LocalSubjectAccessReview') {
     const attrNs = s(obj(ra)?.['namespace']);
     if (nra) errs.push(field.invalid('spec.nonResourceAttributes', nra, 'disallowed on this kind of request'));
-    if (ra && attrNs !== namespace) errs.push(field.invalid('spec.resourceAttributes.namespace', attrNs, 'must match metadata.namespace'));
+    if (ra && attrNs !== namespace)
+      errs.push(field.invalid('spec.resourceAttributes.namespace', attrNs, 'must match metadata.namespace'));
   }
   return errs;
 }
@@ -132,7 +151,9 @@ export async function answerAccessReview(
   if (def.kind === 'SelfSubjectAccessReview') {
     subject = requester;
   } else {
-    const groups = Array.isArray(spec['groups']) ? spec['groups'].filter((g): g is string => typeof g === 'string') : [];
+    const groups = Array.isArray(spec['groups'])
+      ? spec['groups'].filter((g): g is string => typeof g === 'string')
+      : [];
     subject = { name: s(spec['user']), groups, ...(s(spec['uid']) ? { uid: s(spec['uid']) } : {}) };
   }
   const attrs = reviewAttributes(spec, subject);

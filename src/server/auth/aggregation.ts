@@ -19,7 +19,12 @@ interface MetaLabelSelector {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
-const OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+const OPERATORS: Readonly<Record<string, LabelOperator>> = {
+  In: 'in',
+  NotIn: 'notin',
+  Exists: 'exists',
+  DoesNotExist: '!',
+};
 
 /** metav1.LabelSelectorAsSelector; an empty selector selects everything, an invalid one throws. */
 function asSelector(sel: MetaLabelSelector): LabelSelector {
@@ -52,7 +57,9 @@ export function aggregatedRules(role: KubeObject, all: readonly KubeObject[]): u
   const rules: unknown[] = [];
   for (const sel of selectors) {
     const selector = asSelector(sel);
-    const matching = all.filter((r) => r.metadata.name !== role.metadata.name && matchesLabels(selector, r.metadata.labels)).sort(byName);
+    const matching = all
+      .filter((r) => r.metadata.name !== role.metadata.name && matchesLabels(selector, r.metadata.labels))
+      .sort(byName);
     for (const r of matching) {
       for (const rule of Array.isArray(r['rules']) ? (r['rules'] as unknown[]) : []) {
         if (!rules.some((have) => deepEqual(have, rule))) rules.push(rule);
@@ -119,7 +126,10 @@ export class ClusterRoleAggregator {
       deliver: () => this.schedule(),
       terminate: () => {
         if (this.stopped) return;
-        this.retry = setTimeout(() => void this.start().catch((err: unknown) => klog.error(`ClusterRole aggregation: ${String(err)}`)), 1000);
+        this.retry = setTimeout(
+          () => void this.start().catch((err: unknown) => klog.error(`ClusterRole aggregation: ${String(err)}`)),
+          1000,
+        );
       },
     });
   }
@@ -144,7 +154,9 @@ export class ClusterRoleAggregator {
       if (this.stopped) return;
       if (!clusterRoleSelectors(role)) continue;
       await this.sync(role.metadata.name ?? '').catch((err: unknown) =>
-        klog.error(`ClusterRole ${role.metadata.name ?? ''}: aggregation failed: ${(err as Error)?.message ?? String(err)}`),
+        klog.error(
+          `ClusterRole ${role.metadata.name ?? ''}: aggregation failed: ${(err as Error)?.message ?? String(err)}`,
+        ),
       );
     }
   }

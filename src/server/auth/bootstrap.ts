@@ -31,7 +31,8 @@ export function reconcileRole(existing: KubeObject, expected: KubeObject): KubeO
     if (add.length) next['aggregationRule'] = { clusterRoleSelectors: [...have, ...add] };
   } else {
     const missing = uncovered(rulesOf(existing), rulesOf(expected));
-    if (missing.length) next['rules'] = [...(Array.isArray(existing['rules']) ? (existing['rules'] as unknown[]) : []), ...missing];
+    if (missing.length)
+      next['rules'] = [...(Array.isArray(existing['rules']) ? (existing['rules'] as unknown[]) : []), ...missing];
     if (existing['aggregationRule']) delete next['aggregationRule'];
   }
   return deepEqual(next, existing) ? undefined : next;

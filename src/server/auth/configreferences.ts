@@ -11,7 +11,13 @@ import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
 import { GROUP as ROLLOUT_GROUP } from '../../api/dkc/rollout.js';
-import { cannotClause, type AdmissionAttributes, type AdmissionPlugin, type AuthorizationAttributes, type Authorizer } from '../authz.js';
+import {
+  cannotClause,
+  type AdmissionAttributes,
+  type AdmissionPlugin,
+  type AuthorizationAttributes,
+  type Authorizer,
+} from '../authz.js';
 import { configMapRefOf } from '../policy/configs.js';
 
 export const ROLLOUT_PLURAL = 'nodeconfigrollouts';
@@ -31,7 +37,8 @@ export const messages = {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** An object's spec, {} when it has none. */
-export const specOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['spec']) ? o['spec'] : {});
+export const specOf = (o: KubeObject | undefined): Record<string, unknown> =>
+  o && isRecord(o['spec']) ? o['spec'] : {};
 
 /** The ConfigMap a NodeConfigSource (or a layer, which has the same `configMap`) names, in either form. */
 function sourceReference(source: unknown, field: string): ConfigMapReference[] {
@@ -41,13 +48,18 @@ function sourceReference(source: unknown, field: string): ConfigMapReference[] {
 
 function rolloutReferences(spec: Record<string, unknown>): ConfigMapReference[] {
   const layers = Array.isArray(spec['layers']) ? spec['layers'] : [];
-  return [...sourceReference(spec['configSource'], 'spec.configSource'), ...layers.flatMap((l, i) => sourceReference(l, `spec.layers[${i}]`))];
+  return [
+    ...sourceReference(spec['configSource'], 'spec.configSource'),
+    ...layers.flatMap((l, i) => sourceReference(l, `spec.layers[${i}]`)),
+  ];
 }
 
 /** A Node, or a NodeConfig, which names its ConfigMap in the same field. */
 const isNodes = (a: AdmissionAttributes): boolean =>
-  (a.resource.group === '' && a.resource.plural === 'nodes') || (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS);
-const isRollouts = (a: AdmissionAttributes): boolean => a.resource.group === ROLLOUT_GROUP && a.resource.plural === ROLLOUT_PLURAL;
+  (a.resource.group === '' && a.resource.plural === 'nodes') ||
+  (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS);
+const isRollouts = (a: AdmissionAttributes): boolean =>
+  a.resource.group === ROLLOUT_GROUP && a.resource.plural === ROLLOUT_PLURAL;
 
 /**
  * The ConfigMaps a request names anew: every one of a Node's configSource or a rollout's configSource and layers,
@@ -87,7 +99,11 @@ export function configMapReferences(authorizer: Authorizer): AdmissionPlugin {
         const d = await authorizer.authorize(attrs);
         if (d.decision === 'allow') continue;
         const why = messages.refused(ref);
-        throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, `${cannotClause(attrs)}: ${d.reason ? `${why} (${d.reason})` : why}`);
+        throw errors.forbidden(
+          { group: a.resource.group, name: a.resource.plural },
+          a.name,
+          `${cannotClause(attrs)}: ${d.reason ? `${why} (${d.reason})` : why}`,
+        );
       }
     },
   };

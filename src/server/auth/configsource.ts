@@ -28,9 +28,13 @@ const WHY = 'changing spec.configSource requires update on nodes/configsource';
 /** The fields of a NodeConfigRollout that decide what it assigns to which nodes. */
 export const ROLLOUT_ASSIGNING_FIELDS = ['configSource', 'layers', 'nodeSelector', 'revert'] as const;
 /** The permission to assign on each channel, as the messages name it. */
-const ASSIGN_PERMISSION: Record<ConfigChannel, string> = { node: `nodes/${CONFIGSOURCE_SUBRESOURCE}`, nodeconfig: NODE_CONFIGS };
+const ASSIGN_PERMISSION: Record<ConfigChannel, string> = {
+  node: `nodes/${CONFIGSOURCE_SUBRESOURCE}`,
+  nodeconfig: NODE_CONFIGS,
+};
 const ROLLOUT_WHY = {
-  create: (channel: ConfigChannel) => `a NodeConfigRollout assigns config to the nodes it selects, which requires update on ${ASSIGN_PERMISSION[channel]}`,
+  create: (channel: ConfigChannel) =>
+    `a NodeConfigRollout assigns config to the nodes it selects, which requires update on ${ASSIGN_PERMISSION[channel]}`,
   change: (fields: readonly string[], channel: ConfigChannel) =>
     `changing ${fields.map((f) => `spec.${f}`).join(', ')} of a NodeConfigRollout assigns config to nodes, which requires update on ${ASSIGN_PERMISSION[channel]}`,
 };
@@ -50,11 +54,13 @@ function changesConfigSource(a: AdmissionAttributes): { next: unknown } | undefi
 }
 
 /** Unset, null and (for revert) false all mean the same. */
-const fieldValue = (spec: Record<string, unknown>, f: (typeof ROLLOUT_ASSIGNING_FIELDS)[number]): unknown => (f === 'revert' ? spec[f] === true : (spec[f] ?? null));
+const fieldValue = (spec: Record<string, unknown>, f: (typeof ROLLOUT_ASSIGNING_FIELDS)[number]): unknown =>
+  f === 'revert' ? spec[f] === true : (spec[f] ?? null);
 
 /** Why a rollout request assigns config: it creates the rollout, or changes these fields; undefined when it does neither. */
 export function rolloutAssignment(a: AdmissionAttributes): { create: true } | { fields: string[] } | undefined {
-  if (a.resource.group !== ROLLOUT_GROUP || a.resource.plural !== 'nodeconfigrollouts' || a.subresource !== '') return undefined;
+  if (a.resource.group !== ROLLOUT_GROUP || a.resource.plural !== 'nodeconfigrollouts' || a.subresource !== '')
+    return undefined;
   if (a.operation === 'CREATE') return { create: true };
   if (a.operation !== 'UPDATE') return undefined;
   const spec = specOf(a.object);
@@ -101,7 +107,11 @@ async function checkRollout(authorizer: Authorizer, a: AdmissionAttributes, chan
   const d = await authorizer.authorize(attrs);
   if (d.decision === 'allow') return;
   const why = 'create' in assignment ? ROLLOUT_WHY.create(channel) : ROLLOUT_WHY.change(assignment.fields, channel);
-  throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, `${cannotClause(attrs)}: ${d.reason ? `${why} (${d.reason})` : why}`);
+  throw errors.forbidden(
+    { group: a.resource.group, name: a.resource.plural },
+    a.name,
+    `${cannotClause(attrs)}: ${d.reason ? `${why} (${d.reason})` : why}`,
+  );
 }
 
 /** The plugin, for a server whose nodes are assigned on `channel`. */

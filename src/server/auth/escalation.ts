@@ -11,7 +11,14 @@ import { deepEqual } from '../../api/equal.js';
 import { errors, type StatusError } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
 import { aggregate } from '../../kubeletconfig/errors.js';
-import type { AdmissionAttributes, AdmissionPlugin, AuthorizationAttributes, Authorizer, ServerReads, UserInfo } from '../authz.js';
+import type {
+  AdmissionAttributes,
+  AdmissionPlugin,
+  AuthorizationAttributes,
+  Authorizer,
+  ServerReads,
+  UserInfo,
+} from '../authz.js';
 import { messages } from './messages.js';
 import { rulesOf, type PolicyRule, type RbacRules, type RoleRef } from './rbac.js';
 import { RBAC_GROUP } from './rbacresources.js';
@@ -64,8 +71,16 @@ function groupResource(attrs: AdmissionAttributes) {
 }
 
 export function rbacEscalation(deps: EscalationDeps): AdmissionPlugin {
-  const allowed = async (attrs: AuthorizationAttributes): Promise<boolean> => (await deps.authorizer.authorize(attrs)).decision === 'allow';
-  const request = (user: UserInfo, verb: string, resource: string, namespace: string, name: string, apiGroup = RBAC_GROUP): AuthorizationAttributes => ({
+  const allowed = async (attrs: AuthorizationAttributes): Promise<boolean> =>
+    (await deps.authorizer.authorize(attrs)).decision === 'allow';
+  const request = (
+    user: UserInfo,
+    verb: string,
+    resource: string,
+    namespace: string,
+    name: string,
+    apiGroup = RBAC_GROUP,
+  ): AuthorizationAttributes => ({
     user,
     verb,
     isResourceRequest: true,
@@ -90,7 +105,8 @@ export function rbacEscalation(deps: EscalationDeps): AdmissionPlugin {
 
   /** The rules of the role a binding names, read from the store: a missing role is a 404, as upstream's. */
   const referencedRules = async (ref: RoleRef, bindingNamespace: string): Promise<PolicyRule[]> => {
-    if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') throw errors.badRequest(messages.unsupportedRoleRefKind(ref.kind));
+    if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole')
+      throw errors.badRequest(messages.unsupportedRoleRefKind(ref.kind));
     const plural = ref.kind === 'Role' ? 'roles' : 'clusterroles';
     const ns = ref.kind === 'Role' ? bindingNamespace : '';
     const role = await deps.reads()?.get(RBAC_GROUP, plural, ns, ref.name);
@@ -98,7 +114,8 @@ export function rbacEscalation(deps: EscalationDeps): AdmissionPlugin {
     return rulesOf(role);
   };
 
-  const forbidden = (attrs: AdmissionAttributes, why: string): StatusError => errors.forbidden(groupResource(attrs), attrs.name, why);
+  const forbidden = (attrs: AdmissionAttributes, why: string): StatusError =>
+    errors.forbidden(groupResource(attrs), attrs.name, why);
 
   async function checkRole(attrs: AdmissionAttributes, obj: KubeObject): Promise<void> {
     const name = attrs.operation === 'CREATE' ? '' : attrs.name;
@@ -107,14 +124,19 @@ export function rbacEscalation(deps: EscalationDeps): AdmissionPlugin {
     if (why) throw forbidden(attrs, why);
     // An aggregationRule may gather any rule there is, and keeps a role from being tightened: cluster-admin's alone.
     if (hasAggregationRule(obj) || hasAggregationRule(attrs.oldObject)) {
-      if (notHeld(attrs.user, attrs.namespace, FULL_AUTHORITY)) throw forbidden(attrs, messages.aggregationRuleNeedsClusterAdmin);
+      if (notHeld(attrs.user, attrs.namespace, FULL_AUTHORITY))
+        throw forbidden(attrs, messages.aggregationRuleNeedsClusterAdmin);
     }
   }
 
   async function checkBinding(attrs: AdmissionAttributes, obj: KubeObject): Promise<void> {
     const ref = (obj['roleRef'] ?? {}) as RoleRef;
     const resource = ref.kind === 'ClusterRole' ? 'clusterroles' : ref.kind === 'Role' ? 'roles' : '';
-    if (resource && (await allowed(request(attrs.user, 'bind', resource, attrs.namespace, ref.name, ref.apiGroup ?? '')))) return;
+    if (
+      resource &&
+      (await allowed(request(attrs.user, 'bind', resource, attrs.namespace, ref.name, ref.apiGroup ?? '')))
+    )
+      return;
     const why = notHeld(attrs.user, attrs.namespace, await referencedRules(ref, attrs.namespace));
     if (why) throw forbidden(attrs, why);
   }
@@ -127,7 +149,8 @@ export function rbacEscalation(deps: EscalationDeps): AdmissionPlugin {
       const plural = attrs.resource.plural;
       if (!ROLE_KINDS.has(plural) && !BINDING_KINDS.has(plural)) return;
       if (deps.exempt(attrs.user)) return;
-      if (attrs.operation === 'UPDATE' && attrs.oldObject && onlyGarbageCollectionFields(attrs.object, attrs.oldObject)) return;
+      if (attrs.operation === 'UPDATE' && attrs.oldObject && onlyGarbageCollectionFields(attrs.object, attrs.oldObject))
+        return;
       if (ROLE_KINDS.has(plural)) await checkRole(attrs, attrs.object);
       else await checkBinding(attrs, attrs.object);
     },

@@ -23,8 +23,26 @@ function headerValues(req: IncomingMessage, name: string): string[] {
   return (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter((x) => x !== '');
 }
 
-function attrs(user: UserInfo, resource: string, name: string, apiGroup = '', namespace = '', subresource = ''): AuthorizationAttributes {
-  return { user, verb: 'impersonate', isResourceRequest: true, path: '', apiGroup, apiVersion: '', resource, subresource, namespace, name };
+function attrs(
+  user: UserInfo,
+  resource: string,
+  name: string,
+  apiGroup = '',
+  namespace = '',
+  subresource = '',
+): AuthorizationAttributes {
+  return {
+    user,
+    verb: 'impersonate',
+    isResourceRequest: true,
+    path: '',
+    apiGroup,
+    apiVersion: '',
+    resource,
+    subresource,
+    namespace,
+    name,
+  };
 }
 
 /** %-decoded as kube-apiserver does; a malformed escape keeps the key as sent (never a 500). */
@@ -37,15 +55,25 @@ function unescapeExtraKey(encoded: string): string {
 }
 
 /** The identity to serve the request as; undefined when the request asks for no impersonation. */
-export async function impersonate(req: IncomingMessage, requester: UserInfo, authorizer: Authorizer): Promise<Impersonated | undefined> {
+export async function impersonate(
+  req: IncomingMessage,
+  requester: UserInfo,
+  authorizer: Authorizer,
+): Promise<Impersonated | undefined> {
   const userHeader = req.headers['impersonate-user'];
-  const userName = typeof userHeader === 'string' ? userHeader.trim() : Array.isArray(userHeader) ? (userHeader[0] ?? '').trim() : undefined;
+  const userName =
+    typeof userHeader === 'string'
+      ? userHeader.trim()
+      : Array.isArray(userHeader)
+        ? (userHeader[0] ?? '').trim()
+        : undefined;
   const groups = headerValues(req, 'impersonate-group');
   const uidHeader = req.headers['impersonate-uid'];
   const uid = typeof uidHeader === 'string' ? uidHeader : undefined;
   const extras: [string, string[]][] = [];
   for (const h of Object.keys(req.headers)) {
-    if (h.startsWith('impersonate-extra-')) extras.push([unescapeExtraKey(h.slice('impersonate-extra-'.length)), headerValues(req, h)]);
+    if (h.startsWith('impersonate-extra-'))
+      extras.push([unescapeExtraKey(h.slice('impersonate-extra-'.length)), headerValues(req, h)]);
   }
   if (userName === undefined) {
     if (groups.length || uid !== undefined || extras.length) {
@@ -67,19 +95,26 @@ export async function impersonate(req: IncomingMessage, requester: UserInfo, aut
   }
   for (const g of groups) checks.push(attrs(requester, 'groups', g));
   if (uid !== undefined) checks.push(attrs(requester, 'uids', uid, 'authentication.k8s.io'));
-  for (const [key, values] of extras) for (const v of values) checks.push(attrs(requester, 'userextras', v, 'authentication.k8s.io', '', key));
+  for (const [key, values] of extras)
+    for (const v of values) checks.push(attrs(requester, 'userextras', v, 'authentication.k8s.io', '', key));
   for (const c of checks) {
     const d = await authorizer.authorize(c);
     if (d.decision !== 'allow') throw forbiddenError(c, d.reason);
   }
   if (userName !== 'system:anonymous') {
-    if (!finalGroups.includes('system:authenticated') && !finalGroups.includes('system:unauthenticated')) finalGroups.push('system:authenticated');
+    if (!finalGroups.includes('system:authenticated') && !finalGroups.includes('system:unauthenticated'))
+      finalGroups.push('system:authenticated');
   } else if (!finalGroups.includes('system:unauthenticated')) {
     finalGroups.push('system:unauthenticated');
   }
   const extra: Record<string, string[]> = {};
   for (const [key, values] of extras) extra[key] = [...(extra[key] ?? []), ...values];
-  const user: UserInfo = { name: userName, groups: finalGroups, ...(uid ? { uid } : {}), ...(extras.length ? { extra } : {}) };
+  const user: UserInfo = {
+    name: userName,
+    groups: finalGroups,
+    ...(uid ? { uid } : {}),
+    ...(extras.length ? { extra } : {}),
+  };
   return { user, impersonator: requester };
 }
 

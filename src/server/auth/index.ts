@@ -8,7 +8,15 @@
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import type { KubeObject } from '../../api/types.js';
-import { alwaysAllow, authorizerChain, type AdmissionPlugin, type Authorizer, type Decision, type ServerReads, type UserInfo } from '../authz.js';
+import {
+  alwaysAllow,
+  authorizerChain,
+  type AdmissionPlugin,
+  type Authorizer,
+  type Decision,
+  type ServerReads,
+  type UserInfo,
+} from '../authz.js';
 import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admission.js';
 import { kubeletVersionCompatibility } from '../kubeletcompat/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
@@ -31,7 +39,8 @@ export const MASTERS_GROUP = 'system:masters';
 
 /** Members of system:masters are allowed everything, before any other authorizer is asked (upstream's privileged group). */
 export const mastersAuthorizer: Authorizer = {
-  authorize: (a): Decision => (isPrivileged(a.user) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' }),
+  authorize: (a): Decision =>
+    isPrivileged(a.user) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' },
 };
 
 export function isPrivileged(user: UserInfo): boolean {
@@ -41,7 +50,10 @@ export function isPrivileged(user: UserInfo): boolean {
 export type AuthorizationMode = 'AlwaysAllow' | 'Node' | 'RBAC';
 
 export function parseAuthorizationModes(text: string): AuthorizationMode[] {
-  const modes = text.split(',').map((m) => m.trim()).filter(Boolean);
+  const modes = text
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   if (modes.length === 0) throw new Error('--authorization-mode must name at least one mode');
   for (const m of modes) {
     if (m !== 'AlwaysAllow' && m !== 'Node' && m !== 'RBAC') {
@@ -85,7 +97,11 @@ export function clusterAuthorization(
 ): ClusterAuthorization {
   const objects = (group: string, plural: string) => cacheOf(group, plural)?.snapshot() ?? [];
   const rev = (group: string, plural: string) => cacheOf(group, plural)?.currentRevision ?? 0;
-  const graph = new NodeGraph({ revision: () => rev('', 'nodes'), nodes: () => objects('', 'nodes'), changesSince: (r) => cacheOf('', 'nodes')?.changesSince(r) });
+  const graph = new NodeGraph({
+    revision: () => rev('', 'nodes'),
+    nodes: () => objects('', 'nodes'),
+    changesSince: (r) => cacheOf('', 'nodes')?.changesSince(r),
+  });
   // A NodeConfig names its ConfigMap where a Node does (spec.configSource.configMap), under the node's name.
   const nodeConfigGraph = new NodeGraph({
     revision: () => rev(DKC_GROUP, NODE_CONFIGS),
@@ -95,7 +111,8 @@ export function clusterAuthorization(
   const edges = options.nodeConfigSourceEdge === false ? [nodeConfigGraph] : [graph, nodeConfigGraph];
   // The rules each user holds: the RBAC authorizer's, and the escalation check's whichever modes are on.
   const rbacRules = new RbacRules({
-    revision: () => ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'].map((p) => rev(RBAC_GROUP, p)).join('/'),
+    revision: () =>
+      ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'].map((p) => rev(RBAC_GROUP, p)).join('/'),
     roles: () => objects(RBAC_GROUP, 'roles'),
     clusterRoles: () => objects(RBAC_GROUP, 'clusterroles'),
     roleBindings: () => objects(RBAC_GROUP, 'rolebindings'),

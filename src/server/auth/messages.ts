@@ -10,9 +10,11 @@ const plural = (kind: string): string => `${kind.toLowerCase()}s`;
 
 export const messages = {
   /** What the RBAC authorizer's listers say of a binding's missing role (its rule listing's evaluation error). */
-  roleNotFoundInCache: (m: MissingRole): string => `${singular(m.kind)}.rbac.authorization.k8s.io ${goQuote(m.name)} not found`,
+  roleNotFoundInCache: (m: MissingRole): string =>
+    `${singular(m.kind)}.rbac.authorization.k8s.io ${goQuote(m.name)} not found`,
   /** What the storage says of a missing role when the escalation check resolves the user's rules. */
-  roleNotFoundInStore: (m: MissingRole): string => `${plural(m.kind)}.rbac.authorization.k8s.io ${goQuote(m.name)} not found`,
+  roleNotFoundInStore: (m: MissingRole): string =>
+    `${plural(m.kind)}.rbac.authorization.k8s.io ${goQuote(m.name)} not found`,
   /** ConfirmNoEscalation's refusal; `missing` is already one described rule a line. */
   notCurrentlyHeld: (user: string, groups: readonly string[], missing: string): string =>
     `user ${goQuote(user)} (groups=${goStrings(groups)}) is attempting to grant RBAC permissions not currently held:\n${missing}`,

@@ -15,7 +15,8 @@ export const NODE_USER_PREFIX = 'system:node:';
 
 /** `{ isNode, nodeName }` as upstream's NodeIdentity: both the group and the user-name prefix are required. */
 export function nodeIdentity(user: UserInfo): { isNode: boolean; nodeName: string } {
-  if (!user.groups.includes(NODES_GROUP) || !user.name.startsWith(NODE_USER_PREFIX)) return { isNode: false, nodeName: '' };
+  if (!user.groups.includes(NODES_GROUP) || !user.name.startsWith(NODE_USER_PREFIX))
+    return { isNode: false, nodeName: '' };
   return { isNode: true, nodeName: user.name.slice(NODE_USER_PREFIX.length) };
 }
 
@@ -35,7 +36,8 @@ function nodeRulesAllow(a: AuthorizationAttributes): boolean {
     return ['create', 'update', 'patch'].includes(verb);
   }
   // dkc: the agent judges an assigned config by the NodeConfigPolicies that govern it before it runs it.
-  if (group === 'dkc.io' && resource === 'nodeconfigpolicies' && subresource === '') return ['get', 'list', 'watch'].includes(verb);
+  if (group === 'dkc.io' && resource === 'nodeconfigpolicies' && subresource === '')
+    return ['get', 'list', 'watch'].includes(verb);
   return false;
 }
 
@@ -69,7 +71,8 @@ export class NodeAuthorizer implements Authorizer {
   }
 
   private readNamespacedObject(nodeName: string, a: AuthorizationAttributes): Decision {
-    if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch') return noOpinion('can only read resources of this type');
+    if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch')
+      return noOpinion('can only read resources of this type');
     if (a.subresource) return noOpinion('cannot read subresource');
     if (!a.namespace) return noOpinion('can only read namespaced object of this type');
     // kube-apiserver takes a list's or watch's object name from its `metadata.name=` field selector.
@@ -99,10 +102,12 @@ export class NodeAuthorizer implements Authorizer {
     if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) {
       return noOpinion('can only get, create, update, patch, or delete a node lease');
     }
-    if (a.namespace !== NODE_LEASE_NAMESPACE) return noOpinion(`can only access leases in the ${NODE_LEASE_NAMESPACE} namespace`);
+    if (a.namespace !== NODE_LEASE_NAMESPACE)
+      return noOpinion(`can only access leases in the ${NODE_LEASE_NAMESPACE} namespace`);
     if (a.subresource) return noOpinion('cannot modify node lease status');
     // A create carries its name in the body; NodeRestriction checks it.
-    if (a.verb !== 'create' && a.name !== nodeName) return noOpinion('can only access node lease with the same name as the requesting node');
+    if (a.verb !== 'create' && a.name !== nodeName)
+      return noOpinion('can only access node lease with the same name as the requesting node');
     return allow;
   }
 }

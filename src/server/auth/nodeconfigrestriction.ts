@@ -13,15 +13,18 @@ const q = goQuote;
 
 export const nodeConfigRestrictionMessages = {
   otherNode: (node: string, name: string): string => `node ${q(node)} is not allowed to modify nodeconfig ${q(name)}`,
-  createWithSource: (node: string): string => `node ${q(node)} is not allowed to create a nodeconfig with a non-nil configSource`,
-  ownerNotSelf: (node: string): string => `node ${q(node)} can only create a nodeconfig with a single owner reference set to itself`,
+  createWithSource: (node: string): string =>
+    `node ${q(node)} is not allowed to create a nodeconfig with a non-nil configSource`,
+  ownerNotSelf: (node: string): string =>
+    `node ${q(node)} can only create a nodeconfig with a single owner reference set to itself`,
   blockOwnerDeletion: (node: string): string => `node ${q(node)} must not set blockOwnerDeletion on an owner reference`,
   spec: (node: string): string => `node ${q(node)} is not allowed to modify the spec of its nodeconfig`,
   ownerReferences: (node: string): string => `node ${q(node)} is not allowed to modify ownerReferences`,
 };
 const m = nodeConfigRestrictionMessages;
 
-const record = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const record = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const specOf = (obj: unknown): Record<string, unknown> => record(record(obj)['spec']);
 /** Absent and null are one: nothing assigned. */
 const configSourceOf = (obj: unknown): unknown => specOf(obj)['configSource'] ?? null;
@@ -37,7 +40,8 @@ export function nodeConfigRefusal(nodeName: string, a: AdmissionAttributes): str
     if (configSourceOf(a.object) !== null) return m.createWithSource(nodeName);
     const owners = ownersOf(a.object);
     const owner = owners[0];
-    if (owners.length !== 1 || !owner || owner.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== nodeName) return m.ownerNotSelf(nodeName);
+    if (owners.length !== 1 || !owner || owner.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== nodeName)
+      return m.ownerNotSelf(nodeName);
     if (owner.blockOwnerDeletion === true) return m.blockOwnerDeletion(nodeName);
     return undefined;
   }

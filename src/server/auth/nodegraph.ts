@@ -30,9 +30,11 @@ export interface NodeSource {
 }
 
 export function configMapRefOf(node: KubeObject | undefined): ConfigMapRef | undefined {
-  const spec = node?.['spec'] as { configSource?: { configMap?: { namespace?: unknown; name?: unknown } | null } | null } | undefined;
+  const spec = node?.['spec'] as
+    { configSource?: { configMap?: { namespace?: unknown; name?: unknown } | null } | null } | undefined;
   const cm = spec?.configSource?.configMap;
-  if (!cm || typeof cm.name !== 'string' || typeof cm.namespace !== 'string' || !cm.name || !cm.namespace) return undefined;
+  if (!cm || typeof cm.name !== 'string' || typeof cm.namespace !== 'string' || !cm.name || !cm.namespace)
+    return undefined;
   return { namespace: cm.namespace, name: cm.name };
 }
 

@@ -27,12 +27,15 @@ function restrictedLabel(key: string): boolean {
   return domain === RESTRICTED_LABEL_DOMAIN || domain.endsWith(`.${RESTRICTED_LABEL_DOMAIN}`);
 }
 
-const labelsOf = (obj: unknown): Record<string, string> => (obj as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels ?? {};
+const labelsOf = (obj: unknown): Record<string, string> =>
+  (obj as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels ?? {};
 
 /** The restricted labels added, changed or removed between `prev` and `next`, sorted (upstream's getForbiddenLabels for that domain). */
 function forbiddenLabels(next: Record<string, string>, prev: Record<string, string>): string[] {
   const keys = new Set([...Object.keys(next), ...Object.keys(prev)]);
-  return [...keys].filter((k) => restrictedLabel(k) && (!Object.hasOwn(next, k) || !Object.hasOwn(prev, k) || next[k] !== prev[k])).sort();
+  return [...keys]
+    .filter((k) => restrictedLabel(k) && (!Object.hasOwn(next, k) || !Object.hasOwn(prev, k) || next[k] !== prev[k]))
+    .sort();
 }
 
 export const nodeRestriction: AdmissionPlugin = {
@@ -44,7 +47,8 @@ export const nodeRestriction: AdmissionPlugin = {
     const forbid = (why: string) => errors.forbidden(resource, a.name, why);
     if (a.resource.group === '' && a.resource.plural === 'nodes') {
       if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
-      if (a.name !== nodeName) throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to modify node ${JSON.stringify(a.name)}`);
+      if (a.name !== nodeName)
+        throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to modify node ${JSON.stringify(a.name)}`);
       // What the node asked for: a release that drops configSource would otherwise hide the attempt (kube's
       // NodeRestriction runs before the strategy's resets).
       const asked = a.requested ?? a.object;
@@ -53,12 +57,18 @@ export const nodeRestriction: AdmissionPlugin = {
       }
       const labels = forbiddenLabels(labelsOf(a.object), a.operation === 'UPDATE' ? labelsOf(a.oldObject) : {});
       if (labels.length > 0) {
-        throw forbid(a.operation === 'CREATE' ? `node ${JSON.stringify(nodeName)} is not allowed to set the following labels: ${labels.join(', ')}` : `is not allowed to modify labels: ${labels.join(', ')}`);
+        throw forbid(
+          a.operation === 'CREATE'
+            ? `node ${JSON.stringify(nodeName)} is not allowed to set the following labels: ${labels.join(', ')}`
+            : `is not allowed to modify labels: ${labels.join(', ')}`,
+        );
       }
       if (a.operation === 'UPDATE') {
         const next = configSourceOf(asked);
         if (next !== null && !deepEqual(next, configSourceOf(a.oldObject))) {
-          throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to update configSource to a new non-nil configSource`);
+          throw forbid(
+            `node ${JSON.stringify(nodeName)} is not allowed to update configSource to a new non-nil configSource`,
+          );
         }
       }
       return;
@@ -70,9 +80,14 @@ export const nodeRestriction: AdmissionPlugin = {
       if (why) throw forbid(why);
       return;
     }
-    if (a.resource.group === 'coordination.k8s.io' && a.resource.plural === 'leases' && a.namespace === NODE_LEASE_NAMESPACE) {
+    if (
+      a.resource.group === 'coordination.k8s.io' &&
+      a.resource.plural === 'leases' &&
+      a.namespace === NODE_LEASE_NAMESPACE
+    ) {
       if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
-      if (a.operation === 'CREATE' && a.name !== nodeName) throw forbid(`can only access node lease with the same name as ${nodeName}`);
+      if (a.operation === 'CREATE' && a.name !== nodeName)
+        throw forbid(`can only access node lease with the same name as ${nodeName}`);
     }
   },
 };

@@ -65,7 +65,15 @@ export function rulesOf(obj: KubeObject | undefined): PolicyRule[] {
 function subjectsOf(obj: KubeObject): Subject[] {
   const raw = obj['subjects'];
   if (!Array.isArray(raw)) return [];
-  return raw.filter((s: unknown): s is Subject => s !== null && typeof s === 'object' && 'kind' in s && typeof s.kind === 'string' && 'name' in s && typeof s.name === 'string');
+  return raw.filter(
+    (s: unknown): s is Subject =>
+      s !== null &&
+      typeof s === 'object' &&
+      'kind' in s &&
+      typeof s.kind === 'string' &&
+      'name' in s &&
+      typeof s.name === 'string',
+  );
 }
 
 function roleRefOf(obj: KubeObject): RoleRef | undefined {
@@ -174,7 +182,8 @@ class RbacIndex {
 
   allows(attrs: AuthorizationAttributes): boolean {
     const visit = (b: BindingEntry): boolean =>
-      b.subjects.some((s) => appliesTo(attrs.user, s, b.namespace)) && (this.rulesFor(b) ?? []).some((r) => ruleAllows(attrs, r));
+      b.subjects.some((s) => appliesTo(attrs.user, s, b.namespace)) &&
+      (this.rulesFor(b) ?? []).some((r) => ruleAllows(attrs, r));
     if (this.clusterBindings.some(visit)) return true;
     if (!attrs.namespace) return false;
     return (this.bindings.get(attrs.namespace) ?? []).some(visit);
@@ -236,10 +245,20 @@ export class RbacAuthorizer implements Authorizer {
   /** As upstream's RBAC authorizer: resource and URL rules apart, complete, a missing role reported as an error. */
   rulesFor(user: UserInfo, namespace: string): RuleSet {
     const { rules, missing } = this.rules.resolve(user, namespace);
-    const set: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false, errors: missing.map(messages.roleNotFoundInCache) };
+    const set: RuleSet = {
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: false,
+      errors: missing.map(messages.roleNotFoundInCache),
+    };
     for (const r of rules) {
       if (r.resources?.length) {
-        set.resourceRules.push({ verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources, resourceNames: r.resourceNames ?? [] });
+        set.resourceRules.push({
+          verbs: r.verbs,
+          apiGroups: r.apiGroups ?? [],
+          resources: r.resources,
+          resourceNames: r.resourceNames ?? [],
+        });
       }
       if (r.nonResourceURLs?.length) set.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
     }

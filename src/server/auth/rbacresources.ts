@@ -12,7 +12,13 @@
 // `kube-system/dkc-controller` is written by the controllers' own Role only, scoped to that name.
 
 import type { KubeObject } from '../../api/types.js';
-import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE, NAMESPACE_CONTROLLER_USER } from '../../api/dkc/identity.js';
+import {
+  CONTROLLER_USER,
+  GARBAGE_COLLECTOR_USER,
+  LEADER_LEASE_NAME,
+  LEADER_LEASE_NAMESPACE,
+  NAMESPACE_CONTROLLER_USER,
+} from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../resourcedef.js';
 import { withAggregatedRules } from './aggregation.js';
@@ -21,7 +27,16 @@ import type { PolicyRule, Subject } from './rbac.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const RBAC_API_VERSION = `${RBAC_GROUP}/v1`;
-const ALL_VERBS: ResourceDef['verbs'] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const ALL_VERBS: ResourceDef['verbs'] = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
 const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
@@ -31,11 +46,23 @@ export { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER };
 /** Members of this group get the operator's rights through the default bindings. */
 export const NODE_CONFIG_OPERATORS_GROUP = 'dkc:node-config-operators';
 
-const column = (name: string, description: string, format = ''): TableColumn => ({ name, type: 'string', format, description, priority: 0 });
+const column = (name: string, description: string, format = ''): TableColumn => ({
+  name,
+  type: 'string',
+  format,
+  description,
+  priority: 0,
+});
 const nameCol = column('Name', 'Name must be unique within a namespace.', 'name');
-const createdAt = column('Created At', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+const createdAt = column(
+  'Created At',
+  'CreationTimestamp is a timestamp representing the server time when this object was created.',
+);
 const roleCol = column('Role', 'Role');
-const ageCol = column('Age', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+const ageCol = column(
+  'Age',
+  'CreationTimestamp is a timestamp representing the server time when this object was created.',
+);
 const usersCol = { ...column('Users', 'Users in the roleBinding'), priority: 1 };
 const groupsCol = { ...column('Groups', 'Groups in the roleBinding'), priority: 1 };
 const saCol = { ...column('ServiceAccounts', 'ServiceAccounts in the roleBinding'), priority: 1 };
@@ -82,7 +109,14 @@ function bindingDef(kind: 'RoleBinding' | 'ClusterRoleBinding', plural: string, 
   return {
     ...rbacDef(kind, plural, namespaced),
     columns: [nameCol, roleCol, ageCol, usersCol, groupsCol, saCol],
-    row: (o, now) => [o.metadata.name, roleRef(o), age(o.metadata.creationTimestamp, now), subjects(o, 'User'), subjects(o, 'Group'), subjects(o, 'ServiceAccount')],
+    row: (o, now) => [
+      o.metadata.name,
+      roleRef(o),
+      age(o.metadata.creationTimestamp, now),
+      subjects(o, 'User'),
+      subjects(o, 'Group'),
+      subjects(o, 'ServiceAccount'),
+    ],
     prepareForCreate(o) {
       // Upstream defaults the subject's apiGroup for users and groups; evaluation does not depend on it.
       if (!Array.isArray(o['subjects'])) return;
@@ -101,14 +135,21 @@ export const KUBELET_API_CLIENT_USER = 'kube-apiserver-kubelet-client';
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 
 /** The label a ClusterRole carries to have its rules aggregated into `view`, `edit` or `admin`. */
-export const aggregateTo = (role: 'admin' | 'edit' | 'view'): string => `rbac.authorization.k8s.io/aggregate-to-${role}`;
+export const aggregateTo = (role: 'admin' | 'edit' | 'view'): string =>
+  `rbac.authorization.k8s.io/aggregate-to-${role}`;
 
-function clusterRole(name: string, rules: PolicyRule[], extra: { labels?: Record<string, string>; aggregates?: 'admin' | 'edit' | 'view' } = {}): KubeObject {
+function clusterRole(
+  name: string,
+  rules: PolicyRule[],
+  extra: { labels?: Record<string, string>; aggregates?: 'admin' | 'edit' | 'view' } = {},
+): KubeObject {
   return {
     apiVersion: RBAC_API_VERSION,
     kind: 'ClusterRole',
     metadata: { name, labels: { ...BOOTSTRAP_LABELS, ...extra.labels }, annotations: { ...AUTOUPDATE } },
-    ...(extra.aggregates ? { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [aggregateTo(extra.aggregates)]: 'true' } }] } } : {}),
+    ...(extra.aggregates
+      ? { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [aggregateTo(extra.aggregates)]: 'true' } }] } }
+      : {}),
     rules,
   };
 }
@@ -127,26 +168,70 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   clusterRole('view', [], { aggregates: 'view', labels: aggregated('edit') }),
   clusterRole(
     'system:aggregate-to-admin',
-    [rule([...READ, ...WRITE], [RBAC_GROUP], ['roles', 'rolebindings']), rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews'])],
+    [
+      rule([...READ, ...WRITE], [RBAC_GROUP], ['roles', 'rolebindings']),
+      rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
+    ],
     { labels: aggregated('admin') },
   ),
-  clusterRole('system:aggregate-to-edit', [rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods'])], { labels: aggregated('edit') }),
-  clusterRole('system:aggregate-to-view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces'])], { labels: aggregated('view') }),
-  // Viewers see rollouts and policies (cluster-scoped: through a ClusterRoleBinding); writing a rollout assigns
-  // config, which no aggregated role grants.
-  clusterRole('dkc:aggregate-to-view', [rule(READ, ['dkc.io'], ['nodeconfigrollouts', 'nodeconfigrollouts/status', 'nodeconfigpolicies', 'nodeconfigs', 'nodeconfigs/status'])], {
+  clusterRole('system:aggregate-to-edit', [rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods'])], {
+    labels: aggregated('edit'),
+  }),
+  clusterRole('system:aggregate-to-view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces'])], {
     labels: aggregated('view'),
   }),
+  // Viewers see rollouts and policies (cluster-scoped: through a ClusterRoleBinding); writing a rollout assigns
+  // config, which no aggregated role grants.
+  clusterRole(
+    'dkc:aggregate-to-view',
+    [
+      rule(
+        READ,
+        ['dkc.io'],
+        ['nodeconfigrollouts', 'nodeconfigrollouts/status', 'nodeconfigpolicies', 'nodeconfigs', 'nodeconfigs/status'],
+      ),
+    ],
+    {
+      labels: aggregated('view'),
+    },
+  ),
   clusterRole('system:basic-user', [
     rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
     rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
   ]),
   clusterRole('system:discovery', [
-    { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/', '/healthz', '/livez', '/readyz'] },
+    {
+      verbs: ['get'],
+      nonResourceURLs: [
+        '/api',
+        '/api/*',
+        '/apis',
+        '/apis/*',
+        '/openapi',
+        '/openapi/*',
+        '/version',
+        '/version/',
+        '/healthz',
+        '/livez',
+        '/readyz',
+      ],
+    },
   ]),
   // Health and metrics endpoints for monitoring systems, as upstream's bootstrap policy grants the group of that name.
   clusterRole('system:monitoring', [
-    { verbs: ['get'], nonResourceURLs: ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'] },
+    {
+      verbs: ['get'],
+      nonResourceURLs: [
+        '/metrics',
+        '/metrics/slis',
+        '/livez',
+        '/readyz',
+        '/healthz',
+        '/livez/*',
+        '/readyz/*',
+        '/healthz/*',
+      ],
+    },
   ]),
   clusterRole('system:auth-delegator', [
     rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
@@ -201,7 +286,10 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   // The garbage collector, its own user as kube-controller-manager's system:controller:generic-garbage-collector:
   // it watches every resource, removes owner references and its finalizers, and deletes what has no owner left. It
   // records OwnerRefInvalidNamespace events, which kube's role grants too.
-  clusterRole(GARBAGE_COLLECTOR_USER, [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events'])]),
+  clusterRole(GARBAGE_COLLECTOR_USER, [
+    rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
 ]);
 
 function controllerRole(namespace: string, rules: PolicyRule[]): KubeObject {
@@ -239,7 +327,12 @@ export const defaultRoles: KubeObject[] = [
   {
     apiVersion: RBAC_API_VERSION,
     kind: 'Role',
-    metadata: { name: NODE_CONFIG_OPERATOR, namespace: 'kube-system', labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
+    metadata: {
+      name: NODE_CONFIG_OPERATOR,
+      namespace: 'kube-system',
+      labels: { ...BOOTSTRAP_LABELS },
+      annotations: { ...AUTOUPDATE },
+    },
     rules: [rule(['get', 'list', 'watch', 'create'], [''], ['configmaps'])],
   },
 ];
@@ -263,10 +356,16 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding('dkc:nodes-auth-delegator', 'system:auth-delegator', [group('system:nodes')]),
   clusterBinding(NODE_CONFIG_OPERATOR, NODE_CONFIG_OPERATOR, [group(NODE_CONFIG_OPERATORS_GROUP)]),
   // The node proxy authenticates to agents as this user; agents ask the server whether it may (kubeadm binds the same).
-  clusterBinding('dkc:kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [{ kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER }]),
+  clusterBinding('dkc:kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER },
+  ]),
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
-  clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: GARBAGE_COLLECTOR_USER }]),
-  clusterBinding(NAMESPACE_CONTROLLER_USER, NAMESPACE_CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: NAMESPACE_CONTROLLER_USER }]),
+  clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: GARBAGE_COLLECTOR_USER },
+  ]),
+  clusterBinding(NAMESPACE_CONTROLLER_USER, NAMESPACE_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: NAMESPACE_CONTROLLER_USER },
+  ]),
 ];
 
 export const defaultRoleBindings: KubeObject[] = [
@@ -275,15 +374,29 @@ export const defaultRoleBindings: KubeObject[] = [
   {
     apiVersion: RBAC_API_VERSION,
     kind: 'RoleBinding',
-    metadata: { name: NODE_CONFIG_OPERATOR, namespace: 'kube-system', labels: { ...BOOTSTRAP_LABELS }, annotations: { ...AUTOUPDATE } },
+    metadata: {
+      name: NODE_CONFIG_OPERATOR,
+      namespace: 'kube-system',
+      labels: { ...BOOTSTRAP_LABELS },
+      annotations: { ...AUTOUPDATE },
+    },
     roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: NODE_CONFIG_OPERATOR },
     subjects: [group(NODE_CONFIG_OPERATORS_GROUP)],
   },
 ];
 
 export const roles: ResourceDef = { ...roleDef('Role', 'roles', true), builtin: defaultRoles };
-export const clusterroles: ResourceDef = { ...roleDef('ClusterRole', 'clusterroles', false), builtin: defaultClusterRoles };
-export const rolebindings: ResourceDef = { ...bindingDef('RoleBinding', 'rolebindings', true), builtin: defaultRoleBindings };
-export const clusterrolebindings: ResourceDef = { ...bindingDef('ClusterRoleBinding', 'clusterrolebindings', false), builtin: defaultClusterRoleBindings };
+export const clusterroles: ResourceDef = {
+  ...roleDef('ClusterRole', 'clusterroles', false),
+  builtin: defaultClusterRoles,
+};
+export const rolebindings: ResourceDef = {
+  ...bindingDef('RoleBinding', 'rolebindings', true),
+  builtin: defaultRoleBindings,
+};
+export const clusterrolebindings: ResourceDef = {
+  ...bindingDef('ClusterRoleBinding', 'clusterrolebindings', false),
+  builtin: defaultClusterRoleBindings,
+};
 
 export const rbacResources: ResourceDef[] = [clusterroles, clusterrolebindings, roles, rolebindings];

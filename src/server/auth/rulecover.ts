@@ -17,7 +17,8 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
       for (const verb of rule.verbs) {
         const names = rule.resourceNames ?? [];
         if (names.length) {
-          for (const name of names) atoms.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
+          for (const name of names)
+            atoms.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
         } else {
           atoms.push({ apiGroups: [group], resources: [resource], verbs: [verb] });
         }
@@ -42,7 +43,8 @@ function resourcesCover(owned: readonly string[], wanted: readonly string[]): bo
   });
 }
 
-const urlCovers = (owned: string, wanted: string): boolean => owned === wanted || (owned.endsWith('*') && wanted.startsWith(owned.replace(/\*+$/, '')));
+const urlCovers = (owned: string, wanted: string): boolean =>
+  owned === wanted || (owned.endsWith('*') && wanted.startsWith(owned.replace(/\*+$/, '')));
 
 /** Does `owner` (any rule) cover `atom` (one of breakdownRule's)? */
 function ruleCovers(owner: PolicyRule, atom: PolicyRule): boolean {
@@ -52,7 +54,8 @@ function ruleCovers(owner: PolicyRule, atom: PolicyRule): boolean {
   const urls = (atom.nonResourceURLs ?? []).every((u) => (owner.nonResourceURLs ?? []).some((o) => urlCovers(o, u)));
   const ownerNames = owner.resourceNames ?? [];
   const atomNames = atom.resourceNames ?? [];
-  const names = atomNames.length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, atomNames);
+  const names =
+    atomNames.length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, atomNames);
   return verbs && groups && resources && urls && names;
 }
 
@@ -67,7 +70,10 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const simple = new Map<string, PolicyRule>();
   for (const r of rules) {
     const isSimple =
-      !(r.resourceNames ?? []).length && !(r.nonResourceURLs ?? []).length && (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1;
+      !(r.resourceNames ?? []).length &&
+      !(r.nonResourceURLs ?? []).length &&
+      (r.apiGroups ?? []).length === 1 &&
+      (r.resources ?? []).length === 1;
     if (!isSimple) {
       out.push(r);
       continue;

@@ -11,9 +11,15 @@ import type { ResourceDef } from '../resourcedef.js';
 import { AUTHORIZATION_GROUP, obj, reviewDef, s } from './accessreview.js';
 import { messages } from './messages.js';
 
-export const selfSubjectRulesReviews: ResourceDef = reviewDef(AUTHORIZATION_GROUP, 'SelfSubjectRulesReview', 'selfsubjectrulesreviews', false);
+export const selfSubjectRulesReviews: ResourceDef = reviewDef(
+  AUTHORIZATION_GROUP,
+  'SelfSubjectRulesReview',
+  'selfsubjectrulesreviews',
+  false,
+);
 
-const nonEmpty = <K extends string>(key: K, list: string[]): Partial<Record<K, string[]>> => (list.length ? ({ [key]: list } as Record<K, string[]>) : {});
+const nonEmpty = <K extends string>(key: K, list: string[]): Partial<Record<K, string[]>> =>
+  list.length ? ({ [key]: list } as Record<K, string[]>) : {};
 
 /** The review's status as upstream serializes it: empty lists left out of each rule, the errors as one aggregate. */
 export function rulesReviewStatus(set: RuleSet): Record<string, unknown> {
@@ -24,16 +30,28 @@ export function rulesReviewStatus(set: RuleSet): Record<string, unknown> {
       ...nonEmpty('resources', r.resources),
       ...nonEmpty('resourceNames', r.resourceNames),
     })),
-    nonResourceRules: set.nonResourceRules.map((r) => ({ verbs: r.verbs, ...nonEmpty('nonResourceURLs', r.nonResourceURLs) })),
+    nonResourceRules: set.nonResourceRules.map((r) => ({
+      verbs: r.verbs,
+      ...nonEmpty('nonResourceURLs', r.nonResourceURLs),
+    })),
     incomplete: set.incomplete,
     ...(set.errors.length ? { evaluationError: aggregate(set.errors) } : {}),
   };
 }
 
-export async function answerRulesReview(body: Record<string, unknown>, requester: UserInfo, authorizer: Authorizer): Promise<KubeObject> {
+export async function answerRulesReview(
+  body: Record<string, unknown>,
+  requester: UserInfo,
+  authorizer: Authorizer,
+): Promise<KubeObject> {
   const namespace = s(obj(body['spec'])?.['namespace']);
   if (!namespace) throw errors.badRequest(messages.noNamespace);
-  const set: RuleSet = (await authorizer.rulesFor?.(requester, namespace)) ?? { resourceRules: [], nonResourceRules: [], incomplete: true, errors: [] };
+  const set: RuleSet = (await authorizer.rulesFor?.(requester, namespace)) ?? {
+    resourceRules: [],
+    nonResourceRules: [],
+    incomplete: true,
+    errors: [],
+  };
   return {
     kind: selfSubjectRulesReviews.kind,
     apiVersion: `${AUTHORIZATION_GROUP}/v1`,

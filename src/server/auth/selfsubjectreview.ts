@@ -9,7 +9,12 @@ import { reviewDef } from './accessreview.js';
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
 
-export const selfSubjectReviews: ResourceDef = reviewDef(AUTHENTICATION_GROUP, 'SelfSubjectReview', 'selfsubjectreviews', false);
+export const selfSubjectReviews: ResourceDef = reviewDef(
+  AUTHENTICATION_GROUP,
+  'SelfSubjectReview',
+  'selfsubjectreviews',
+  false,
+);
 
 export function answerSelfSubjectReview(requester: UserInfo, now: Date): KubeObject {
   const extra = requester.extra ?? {};

@@ -14,7 +14,9 @@ const ANNOTATION_PATH = `metadata.annotations[${API_APPROVED_ANNOTATION}]`;
 export type ApprovalState = 'Invalid' | 'Approved' | 'Bypassed' | 'Missing';
 
 export function isProtectedGroup(group: string): boolean {
-  return group === 'k8s.io' || group.endsWith('.k8s.io') || group === 'kubernetes.io' || group.endsWith('.kubernetes.io');
+  return (
+    group === 'k8s.io' || group.endsWith('.k8s.io') || group === 'kubernetes.io' || group.endsWith('.kubernetes.io')
+  );
 }
 
 // Characters Go's net/url leaves unescaped in a host (shouldEscape in encodeHost mode); bytes ≥ 0x80 pass as well.
@@ -44,7 +46,10 @@ export function isApprovalURL(s: string): boolean {
 }
 
 /** The annotation's state and the reason kube-apiserver gives for it. */
-export function approvalState(annotations: Record<string, string> | undefined): { state: ApprovalState; reason: string } {
+export function approvalState(annotations: Record<string, string> | undefined): {
+  state: ApprovalState;
+  reason: string;
+} {
   const value = annotations?.[API_APPROVED_ANNOTATION] ?? '';
   if (value === '') return { state: 'Missing', reason: msg.approval.missing };
   if (value.startsWith('unapproved')) return { state: 'Bypassed', reason: msg.approval.bypassed(value) };
@@ -53,17 +58,25 @@ export function approvalState(annotations: Record<string, string> | undefined): 
 }
 
 /** The approval rule of CRD validation; `old` is the stored CRD on update. */
-export function validateApproval(group: string, annotations: Record<string, string> | undefined, old?: Record<string, string>): FieldError[] {
+export function validateApproval(
+  group: string,
+  annotations: Record<string, string> | undefined,
+  old?: Record<string, string>,
+): FieldError[] {
   if (!isProtectedGroup(group)) return [];
   const { state, reason } = approvalState(annotations);
   if (old !== undefined && approvalState(old).state === state) return [];
   if (state === 'Missing') return [field.required(ANNOTATION_PATH, reason)];
-  if (state === 'Invalid') return [field.invalid(ANNOTATION_PATH, annotations?.[API_APPROVED_ANNOTATION] ?? '', reason)];
+  if (state === 'Invalid')
+    return [field.invalid(ANNOTATION_PATH, annotations?.[API_APPROVED_ANNOTATION] ?? '', reason)];
   return [];
 }
 
 /** The KubernetesAPIApprovalPolicyConformant condition (status, reason, message), or none outside protected groups. */
-export function approvalCondition(group: string, annotations: Record<string, string> | undefined): Omit<CrdCondition, 'type' | 'lastTransitionTime'> | undefined {
+export function approvalCondition(
+  group: string,
+  annotations: Record<string, string> | undefined,
+): Omit<CrdCondition, 'type' | 'lastTransitionTime'> | undefined {
   if (!isProtectedGroup(group)) return undefined;
   const { state, reason } = approvalState(annotations);
   const byState: Record<ApprovalState, [CrdCondition['status'], string]> = {

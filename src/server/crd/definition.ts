@@ -13,7 +13,13 @@ import { validateCrdCreate, validateCrdUpdate } from './validation.js';
 
 const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-const column = (name: string, type: TableColumn['type'], description: string, priority = 0, format = ''): TableColumn => ({
+const column = (
+  name: string,
+  type: TableColumn['type'],
+  description: string,
+  priority = 0,
+  format = '',
+): TableColumn => ({
   name,
   type,
   format,
@@ -49,9 +55,21 @@ export const customResourceDefinitions: ResourceDef = {
 };
 
 function versionColumns(columns: PrinterColumn[]): TableColumn[] {
-  if (columns.length === 0) return [NAME, column('Age', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created.')];
-  const type = (t: string | undefined): TableColumn['type'] => (t === 'integer' || t === 'number' || t === 'boolean' || t === 'date' ? t : 'string');
-  return [NAME, ...columns.map((c) => column(c.name ?? '', type(c.type), c.description ?? '', c.priority ?? 0, c.format ?? ''))];
+  if (columns.length === 0)
+    return [
+      NAME,
+      column(
+        'Age',
+        'date',
+        'CreationTimestamp is a timestamp representing the server time when this object was created.',
+      ),
+    ];
+  const type = (t: string | undefined): TableColumn['type'] =>
+    t === 'integer' || t === 'number' || t === 'boolean' || t === 'date' ? t : 'string';
+  return [
+    NAME,
+    ...columns.map((c) => column(c.name ?? '', type(c.type), c.description ?? '', c.priority ?? 0, c.format ?? '')),
+  ];
 }
 
 /** Parsed once per CRD version; a path that does not parse gives empty cells, as kube-apiserver's convertor does. */
@@ -76,12 +94,16 @@ export function customResourceDef(crd: Crd, version: CrdVersion): ResourceDef {
   const group = crd.spec.group ?? '';
   const kind = names.kind ?? '';
   const namespaced = crd.spec.scope === 'Namespaced';
-  const openAPIV3Schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const openAPIV3Schema = version.schema?.openAPIV3Schema ?? {
+    type: 'object',
+    'x-kubernetes-preserve-unknown-fields': true,
+  };
   const schema = compileSchema(openAPIV3Schema);
   const storage = (crd.spec.versions ?? []).find((v) => v.storage)?.name ?? version.name ?? '';
   const printer = version.additionalPrinterColumns ?? [];
   const cells = printer.map(cellRenderer);
-  const validateMeta = (obj: KubeObject): FieldError[] => validateObjectMeta(obj.metadata, namespaced, (n) => isDNS1123Subdomain(n));
+  const validateMeta = (obj: KubeObject): FieldError[] =>
+    validateObjectMeta(obj.metadata, namespaced, (n) => isDNS1123Subdomain(n));
   const body = (obj: KubeObject) => obj as unknown as Record<string, unknown>;
   const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
   return {
@@ -102,10 +124,17 @@ export function customResourceDef(crd: Crd, version: CrdVersion): ResourceDef {
     // With a status subresource, status is written through it only: a create cannot set it (kube-apiserver's
     // customresource strategy), or a forged status would be taken for the controller's.
     ...(statusSubresource ? { prepareForCreate: (obj: KubeObject) => void delete obj['status'] } : {}),
-    row: (o, now) => (printer.length === 0 ? [o.metadata.name, age(o.metadata.creationTimestamp, now)] : [o.metadata.name, ...cells.map((cell) => cell(o, now))]),
+    row: (o, now) =>
+      printer.length === 0
+        ? [o.metadata.name, age(o.metadata.creationTimestamp, now)]
+        : [o.metadata.name, ...cells.map((cell) => cell(o, now))],
     validation: {
       create: (obj) => [...validateMeta(obj), ...schema.validate(body(obj))],
-      update: (obj, old) => [...validateMeta(obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata), ...schema.validate(body(obj))],
+      update: (obj, old) => [
+        ...validateMeta(obj),
+        ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+        ...schema.validate(body(obj)),
+      ],
     },
     custom: {
       crdUid: crd.metadata.uid ?? '',

@@ -42,7 +42,10 @@ function embeddedErrors(x: Record<string, unknown>, path: string): FieldError[] 
   if ('kind' in x) errs.push(...kindErrors(x['kind'], `${path}.kind`));
   const meta = x['metadata'];
   if (isPlainObject(meta)) {
-    const m = { ...meta, name: typeof meta['name'] === 'string' && meta['name'] ? meta['name'] : 'fakename' } as ObjectMeta;
+    const m = {
+      ...meta,
+      name: typeof meta['name'] === 'string' && meta['name'] ? meta['name'] : 'fakename',
+    } as ObjectMeta;
     const namespaced = typeof meta['namespace'] === 'string' && meta['namespace'] !== '';
     errs.push(...validateObjectMeta(m, namespaced, validatePathSegmentName, `${path}.metadata`));
   }

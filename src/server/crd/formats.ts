@@ -7,7 +7,10 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 type Check = (s: string) => boolean;
 
-const rx = (re: RegExp): Check => (s) => re.test(s);
+const rx =
+  (re: RegExp): Check =>
+  (s) =>
+    re.test(s);
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const UUID3 = /^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
@@ -27,7 +30,16 @@ const MAC =
 const TIME_OF_DAY = /^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$/;
 const GO_DURATION = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
 const HUMAN_DURATION = /(\d+)\s*([A-Za-zµ]+)/g;
-const DURATION_UNITS = [['ns', 'nano'], ['us', 'µs', 'micro'], ['ms', 'milli'], ['s', 'sec'], ['m', 'min'], ['h', 'hr', 'hour'], ['d', 'day'], ['w', 'wk', 'week']];
+const DURATION_UNITS = [
+  ['ns', 'nano'],
+  ['us', 'µs', 'micro'],
+  ['ms', 'milli'],
+  ['s', 'sec'],
+  ['m', 'min'],
+  ['h', 'hr', 'hour'],
+  ['d', 'day'],
+  ['w', 'wk', 'week'],
+];
 
 function ipv4(s: string): boolean {
   return SLOPPY_V4.test(s) || (isIPv6(s) && s.includes('.'));

@@ -19,7 +19,10 @@ export function goPrint(v: unknown): string {
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(goPrint).join(' ')}]`;
   const o = v as Record<string, unknown>;
-  return `map[${Object.keys(o).sort().map((k) => `${k}:${goPrint(o[k])}`).join(' ')}]`;
+  return `map[${Object.keys(o)
+    .sort()
+    .map((k) => `${k}:${goPrint(o[k])}`)
+    .join(' ')}]`;
 }
 
 /** `%#v` of a decoded JSON value: `map[string]interface {}{"a":1}`, `[]interface {}{"x"}`, `interface {}(nil)`. */
@@ -30,7 +33,9 @@ export function goSharpV(v: unknown): string {
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
   if (!isPlainObject(v)) return anyText(v);
-  const body = Object.keys(v).sort().map((k) => `${goQuote(k)}:${goSharpV(v[k])}`);
+  const body = Object.keys(v)
+    .sort()
+    .map((k) => `${goQuote(k)}:${goSharpV(v[k])}`);
   return `map[string]interface {}{${body.join(', ')}}`;
 }
 
@@ -41,6 +46,7 @@ export function goSharpV(v: unknown): string {
 export function goRendered(err: FieldError): FieldError {
   const v = err.badValue;
   if (v === null || v === undefined) return new FieldError(err.type, err.field, 'null', err.detail);
-  if (isPlainObject(v) || Array.isArray(v)) return new GoValueFieldError(err.type, err.field, v, goSharpV(v), err.detail);
+  if (isPlainObject(v) || Array.isArray(v))
+    return new GoValueFieldError(err.type, err.field, v, goSharpV(v), err.detail);
   return err;
 }

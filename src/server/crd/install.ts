@@ -20,7 +20,12 @@ export interface CrdInstallHost {
   reconcileCrd(obj: KubeObject): Promise<KubeObject>;
 }
 
-const system = (): WriteContext => ({ user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, fieldValidation: 'Strict', warnings: [] });
+const system = (): WriteContext => ({
+  user: { name: 'system:apiserver', groups: ['system:masters'] },
+  dryRun: false,
+  fieldValidation: 'Strict',
+  warnings: [],
+});
 
 /** Every CustomResourceDefinition document of the YAML files in `dir`, in file-name order. */
 export async function readCrdManifests(dir: string): Promise<KubeObject[]> {
@@ -32,7 +37,8 @@ export async function readCrdManifests(dir: string): Promise<KubeObject[]> {
       if (doc.errors.length) throw new Error(msg.installFailed(f, doc.errors[0]!.message));
       const obj = doc.toJS() as KubeObject | null;
       if (obj === null) continue;
-      if (obj.apiVersion !== 'apiextensions.k8s.io/v1' || obj.kind !== 'CustomResourceDefinition') throw new Error(msg.notACrd(f));
+      if (obj.apiVersion !== 'apiextensions.k8s.io/v1' || obj.kind !== 'CustomResourceDefinition')
+        throw new Error(msg.notACrd(f));
       out.push(obj);
     }
   }

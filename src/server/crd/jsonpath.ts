@@ -179,7 +179,12 @@ function apply(step: Step, v: unknown, out: unknown[]): void {
       return recursive(v, step.name, out);
     case 'wildcard':
       if (Array.isArray(v)) out.push(...(v as unknown[]));
-      else if (isPlainObject(v)) out.push(...Object.keys(v).sort().map((k) => v[k]));
+      else if (isPlainObject(v))
+        out.push(
+          ...Object.keys(v)
+            .sort()
+            .map((k) => v[k]),
+        );
       return;
     case 'index':
       if (Array.isArray(v)) {

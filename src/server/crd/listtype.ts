@@ -17,7 +17,11 @@ function identity(v: unknown): string {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (!isPlainObject(v)) return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys(v[k])]),
+  );
 }
 
 /** Indexes of second appearances, each repeated value once. */
@@ -34,7 +38,8 @@ function repeats(values: unknown[]): number[] {
 }
 
 function duplicate(path: string, v: unknown): FieldError {
-  if (isPlainObject(v) || Array.isArray(v)) return new GoValueFieldError('FieldValueDuplicate', path, v, goSharpV(v), '');
+  if (isPlainObject(v) || Array.isArray(v))
+    return new GoValueFieldError('FieldValueDuplicate', path, v, goSharpV(v), '');
   return field.duplicate(path, v);
 }
 
@@ -51,7 +56,9 @@ function mapKeys(list: unknown[], keys: string[]): unknown[] {
 function listMapErrors(path: string, s: SchemaNode, list: unknown[]): FieldError[] {
   const bad = list.findIndex((x) => x !== null && !isPlainObject(x));
   if (bad >= 0) return [field.invalid(`${path}[${bad}]`, list[bad], text.mapItemsObjects)];
-  const keyNames = Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as unknown[]).map(String) : [];
+  const keyNames = Array.isArray(s['x-kubernetes-list-map-keys'])
+    ? (s['x-kubernetes-list-map-keys'] as unknown[]).map(String)
+    : [];
   const keys = mapKeys(list, keyNames);
   return repeats(keys.map((k) => (k === UNSPECIFIED ? {} : k))).map((i) => {
     const k = keys[i];

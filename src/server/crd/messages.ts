@@ -14,9 +14,13 @@ export const validationText = {
   pattern: (path: string, pattern: string) => `${path} in ${IN} should match '${pattern}'`,
   multipleOf: (path: string, factor: string) => `${path} in ${IN} should be a multiple of ${factor}`,
   maximum: (path: string, max: string, exclusive: boolean) =>
-    exclusive ? `${path} in ${IN} should be less than ${max}` : `${path} in ${IN} should be less than or equal to ${max}`,
+    exclusive
+      ? `${path} in ${IN} should be less than ${max}`
+      : `${path} in ${IN} should be less than or equal to ${max}`,
   minimum: (path: string, min: string, exclusive: boolean) =>
-    exclusive ? `${path} in ${IN} should be greater than ${min}` : `${path} in ${IN} should be greater than or equal to ${min}`,
+    exclusive
+      ? `${path} in ${IN} should be greater than ${min}`
+      : `${path} in ${IN} should be greater than or equal to ${min}`,
   minItems: (path: string, min: number) => `${path} in ${IN} should have at least ${min} items`,
   minProperties: (path: string, min: number) => `${path} in ${IN} should have at least ${min} properties`,
   unique: (path: string) => `${path} in ${IN} shouldn't contain duplicates`,
@@ -80,11 +84,13 @@ export const structuralText = {
   intOrStringExcludes: 'must be false if x-kubernetes-int-or-string is true',
   embeddedType: 'must be object if x-kubernetes-embedded-resource is true',
   embeddedAdditional: 'must not be used if x-kubernetes-embedded-resource is set',
-  embeddedProperties: 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+  embeddedProperties:
+    'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
   preserveFalse: 'must be true or undefined',
   mustBeString: 'must be string',
   mustBeObject: 'must be object',
-  metadataRestricted: 'must not specify anything other than name and generateName, but metadata is implicitly specified',
+  metadataRestricted:
+    'must not specify anything other than name and generateName, but metadata is implicitly specified',
   nestedEmpty: 'must be empty to be structural',
   nestedUndefined: 'must be undefined to be structural',
   nestedFalse: 'must be false to be structural',
@@ -96,7 +102,8 @@ export const structuralText = {
 
 /** CustomResourceDefinition serving: the CRD's own validation, its conditions, installing the shipped ones. */
 export const msg = {
-  dns1035: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  dns1035:
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
   kindIsListKind: 'kind and listKind may not be the same or have the same name',
   schemaRequired: 'schemas are required',
   versionsRequired: 'must have exactly one version marked as storage version',
@@ -121,7 +128,8 @@ export const msg = {
     bypassed: (value: string) => `not approved: ${goQuote(value)}`,
     approved: (value: string) => `approved in ${value}`,
   },
-  migrated: (count: number, crd: string, prefix: string) => `moved ${count} ${crd} object(s) to their own keys under ${prefix}`,
+  migrated: (count: number, crd: string, prefix: string) =>
+    `moved ${count} ${crd} object(s) to their own keys under ${prefix}`,
   migrationBothKeys: (legacy: string, current: string) =>
     `${legacy} and ${current} both exist: serving ${current} and leaving ${legacy} alone (a server of an older version is writing to this store)`,
 };

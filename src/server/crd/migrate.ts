@@ -20,7 +20,10 @@ export interface LegacyMove {
 const PAGE = 500;
 
 /** The legacy prefixes of these CRDs' objects and where they move, leaving out every built-in's prefix. */
-export function legacyMoves(crds: readonly Crd[], builtins: readonly { group: string; plural: string }[]): LegacyMove[] {
+export function legacyMoves(
+  crds: readonly Crd[],
+  builtins: readonly { group: string; plural: string }[],
+): LegacyMove[] {
   const taken = new Set(builtins.map((b) => builtinKeyPrefix(b.group, b.plural)));
   const out: LegacyMove[] = [];
   for (const crd of crds) {

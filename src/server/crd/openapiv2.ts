@@ -10,9 +10,29 @@ type Schema = Record<string, unknown>;
 
 /** The keywords a structural schema keeps (apiextensions-apiserver's Structural), besides its x-kubernetes-* ones. */
 const STRUCTURAL = new Set([
-  'type', 'title', 'description', 'default', 'format', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum', 'maxProperties',
-  'minProperties', 'required', 'items', 'properties', 'additionalProperties',
+  'type',
+  'title',
+  'description',
+  'default',
+  'format',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'multipleOf',
+  'enum',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'properties',
+  'additionalProperties',
 ]);
 
 /** The metadata, apiVersion and kind properties of a kind or an embedded resource, given by the caller. */
@@ -41,7 +61,9 @@ function filterNode(n: SchemaNode): Schema {
   if (props !== undefined) {
     out['properties'] = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, filterNode(v)]));
     if (Array.isArray(out['required'])) {
-      const required = out['required'].filter((f) => !(typeof f === 'string' && props[f] !== undefined && isNullable(props[f])));
+      const required = out['required'].filter(
+        (f) => !(typeof f === 'string' && props[f] !== undefined && isNullable(props[f])),
+      );
       if (required.length > 0) out['required'] = required;
       else delete out['required'];
     }

@@ -23,9 +23,22 @@ const child = (path: string, key: string): string => (path ? `${path}.${key}` : 
 
 /** ObjectMeta's fields (v1.22): what an embedded resource's metadata keeps when it is decoded as ObjectMeta. */
 const OBJECT_META_FIELDS = new Set([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers',
-  'clusterName', 'managedFields',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'clusterName',
+  'managedFields',
 ]);
 
 /** An embedded resource's metadata read as ObjectMeta: unknown fields go (and are reported), a null creationTimestamp too. */

@@ -90,7 +90,10 @@ export class CrdRegistrar {
       terminate: () => {
         if (this.stopped) return;
         // The cache is relisting: catch up from its new state once it is ready again.
-        this.retry = setTimeout(() => void this.start().catch((err: unknown) => klog.error(`CRD registrar: ${String(err)}`)), 1000);
+        this.retry = setTimeout(
+          () => void this.start().catch((err: unknown) => klog.error(`CRD registrar: ${String(err)}`)),
+          1000,
+        );
       },
     });
   }
@@ -131,12 +134,22 @@ export class CrdRegistrar {
     const cond = (type: string, ok: boolean, reason: string, message: string): CrdCondition => {
       const status = ok ? 'True' : 'False';
       const prev = old.find((c) => c.type === type);
-      const lastTransitionTime = prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
+      const lastTransitionTime =
+        prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
       return { type, status, lastTransitionTime, reason, message };
     };
     const approval = approvalCondition(crd.spec.group ?? '', crd.metadata.annotations);
     const conditions = [
-      ...(approval ? [cond('KubernetesAPIApprovalPolicyConformant', approval.status === 'True', approval.reason ?? '', approval.message ?? '')] : []),
+      ...(approval
+        ? [
+            cond(
+              'KubernetesAPIApprovalPolicyConformant',
+              approval.status === 'True',
+              approval.reason ?? '',
+              approval.message ?? '',
+            ),
+          ]
+        : []),
       conflict
         ? cond('NamesAccepted', false, 'NameConflict', conflict)
         : cond('NamesAccepted', true, msg.namesAccepted.reason, msg.namesAccepted.message),
@@ -147,7 +160,9 @@ export class CrdRegistrar {
     const storageVersion = (crd.spec.versions ?? []).find((v) => v.storage)?.name;
     const stored = [...(crd.status?.storedVersions ?? [])];
     if (!conflict && storageVersion && !stored.includes(storageVersion)) stored.push(storageVersion);
-    const acceptedNames: CrdNames = conflict ? (crd.status?.acceptedNames ?? { plural: '', kind: '' }) : acceptedNamesOf(crd.spec.names ?? {});
+    const acceptedNames: CrdNames = conflict
+      ? (crd.status?.acceptedNames ?? { plural: '', kind: '' })
+      : acceptedNamesOf(crd.spec.names ?? {});
     return { conditions, acceptedNames, storedVersions: stored };
   }
 
@@ -171,7 +186,9 @@ export class CrdRegistrar {
     const existing = this.mounted.get(name);
     const version = `${crd.metadata.uid ?? ''}/${crd.metadata.generation ?? 0}/${established ? 'established' : 'not'}`;
     if (existing && existing.version === version) return;
-    const defs = established ? (crd.spec.versions ?? []).filter((v) => v.served).map((v) => customResourceDef(crd, v)) : [];
+    const defs = established
+      ? (crd.spec.versions ?? []).filter((v) => v.served).map((v) => customResourceDef(crd, v))
+      : [];
     for (const def of existing?.defs ?? []) this.host.removeResource(def);
     for (const def of defs) await this.host.addResource(def);
     this.mounted.set(name, { version, uid: crd.metadata.uid ?? '', defs });
@@ -196,14 +213,21 @@ export class CrdRegistrar {
     const version = (crd.spec?.versions ?? []).find((v) => v.storage);
     if (!version) return 0;
     const def = customResourceDef(crd, version);
-    const deleted = await this.host.detachedStorage(def).deleteCollection('', buildSelection(def, undefined, undefined, ''), {}, systemWrite());
+    const deleted = await this.host
+      .detachedStorage(def)
+      .deleteCollection('', buildSelection(def, undefined, undefined, ''), {}, systemWrite());
     return deleted.length;
   }
 }
 
 function acceptedNamesOf(names: CrdNames): CrdNames {
   const kind = names.kind ?? '';
-  const out: CrdNames = { plural: names.plural ?? '', singular: names.singular || kind.toLowerCase(), kind, listKind: names.listKind || `${kind}List` };
+  const out: CrdNames = {
+    plural: names.plural ?? '',
+    singular: names.singular || kind.toLowerCase(),
+    kind,
+    listKind: names.listKind || `${kind}List`,
+  };
   if (names.shortNames?.length) out.shortNames = names.shortNames;
   if (names.categories?.length) out.categories = names.categories;
   return out;

@@ -59,5 +59,7 @@ class CompiledSchema implements CustomResourceSchema {
  * checks (validateStructural) are where a CRD is refused.
  */
 export function compileSchema(openAPIV3Schema: unknown): CustomResourceSchema {
-  return new CompiledSchema(asNode(openAPIV3Schema) ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+  return new CompiledSchema(
+    asNode(openAPIV3Schema) ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  );
 }

@@ -26,7 +26,8 @@ const UNSUPPORTED = ['id', 'additionalItems', 'patternProperties', 'definitions'
 
 function keywordChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   const type = typeOf(n);
-  if (type && !text.supportedTypes.includes(type)) errs.push(field.notSupported(`${path}.type`, type, text.supportedTypes));
+  if (type && !text.supportedTypes.includes(type))
+    errs.push(field.notSupported(`${path}.type`, type, text.supportedTypes));
   if (type === 'null') errs.push(field.forbidden(`${path}.type`, text.typeNull));
   for (const k of UNSUPPORTED) if (isSet(n[k])) errs.push(field.forbidden(`${path}.${k}`, text.notSupported(k)));
   if (n['$ref'] !== undefined) errs.push(field.forbidden(`${path}.$ref`, text.refForbidden));
@@ -42,7 +43,8 @@ function keywordChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   }
   const pattern = n['pattern'];
   const compiled = typeof pattern === 'string' ? goRegExp(pattern) : undefined;
-  if (compiled instanceof Error) errs.push(field.invalid(`${path}.pattern`, pattern, text.invalidPattern(compiled.message)));
+  if (compiled instanceof Error)
+    errs.push(field.invalid(`${path}.pattern`, pattern, text.invalidPattern(compiled.message)));
 }
 
 /** A keyword is set when present and not empty (Go's zero values count as absent). */
@@ -54,7 +56,9 @@ function listTypeChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   const type = typeOf(n);
   const listType = n['x-kubernetes-list-type'];
   const mapType = n['x-kubernetes-map-type'];
-  const keys = Array.isArray(n['x-kubernetes-list-map-keys']) ? (n['x-kubernetes-list-map-keys'] as unknown[]).map(String) : [];
+  const keys = Array.isArray(n['x-kubernetes-list-map-keys'])
+    ? (n['x-kubernetes-list-map-keys'] as unknown[]).map(String)
+    : [];
   if (mapType !== undefined && type !== 'object') errs.push(wrongType(path, type, text.mapTypeObject));
   if (mapType !== undefined && mapType !== 'atomic' && mapType !== 'granular') {
     errs.push(field.notSupported(`${path}.x-kubernetes-map-type`, mapType, ['atomic', 'granular']));
@@ -63,8 +67,10 @@ function listTypeChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   if (listType !== undefined && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
     errs.push(field.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
   }
-  if (keys.length > 0 && listType === undefined) errs.push(field.required(`${path}.x-kubernetes-list-type`, text.listMapKeysNeedMap));
-  else if (keys.length > 0 && listType !== 'map') errs.push(field.invalid(`${path}.x-kubernetes-list-type`, listType, text.listMapKeysNeedMap));
+  if (keys.length > 0 && listType === undefined)
+    errs.push(field.required(`${path}.x-kubernetes-list-type`, text.listMapKeysNeedMap));
+  else if (keys.length > 0 && listType !== 'map')
+    errs.push(field.invalid(`${path}.x-kubernetes-list-type`, listType, text.listMapKeysNeedMap));
   if ((listType === 'set' || listType === 'map') && asNode(n['items'])?.['nullable'] === true) {
     errs.push(field.forbidden(`${path}.items.nullable`, text.listItemsNullable(listType)));
   }
@@ -90,14 +96,18 @@ function listMapChecks(n: SchemaNode, keys: string[], path: string, errs: FieldE
   const seen = new Set<string>();
   for (const k of keys) {
     const prop = asNode(props[k]);
-    if (!prop) errs.push(invalidGo(`${path}.x-kubernetes-list-map-keys`, keys, goStringSlice(keys), text.mapKeysProperties));
+    if (!prop)
+      errs.push(invalidGo(`${path}.x-kubernetes-list-map-keys`, keys, goStringSlice(keys), text.mapKeysProperties));
     else if (typeOf(prop) === 'array' || typeOf(prop) === 'object') {
       errs.push(field.invalid(`${path}.items.properties[${k}].type`, typeOf(items), text.mapKeyScalar));
     }
     // Server-side apply identifies an item by its keys, so each item must have them.
-    if (prop && !required.has(k) && prop['default'] === undefined) errs.push(field.required(`${path}.items.properties[${k}].default`, text.mapKeyDefault));
-    if (prop && prop['nullable'] === true) errs.push(field.forbidden(`${path}.items.properties[${k}].nullable`, text.mapKeyNullable));
-    if (seen.has(k)) errs.push(invalidGo(`${path}.x-kubernetes-list-map-keys`, keys, goStringSlice(keys), text.mapKeysDuplicate));
+    if (prop && !required.has(k) && prop['default'] === undefined)
+      errs.push(field.required(`${path}.items.properties[${k}].default`, text.mapKeyDefault));
+    if (prop && prop['nullable'] === true)
+      errs.push(field.forbidden(`${path}.items.properties[${k}].nullable`, text.mapKeyNullable));
+    if (seen.has(k))
+      errs.push(invalidGo(`${path}.x-kubernetes-list-map-keys`, keys, goStringSlice(keys), text.mapKeysDuplicate));
     seen.add(k);
   }
 }
@@ -120,17 +130,24 @@ function extensionChecks(n: SchemaNode, lvl: Level, path: string, errs: FieldErr
   if (isIntOrString(n) && preservesUnknown(n)) {
     errs.push(field.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, true, text.intOrStringExcludes));
   }
-  if (isIntOrString(n) && isEmbedded(n)) errs.push(field.invalid(`${path}.x-kubernetes-embedded-resource`, true, text.intOrStringExcludes));
+  if (isIntOrString(n) && isEmbedded(n))
+    errs.push(field.invalid(`${path}.x-kubernetes-embedded-resource`, true, text.intOrStringExcludes));
   if (isEmbedded(n) && type !== 'object') {
-    errs.push(type ? field.invalid(`${path}.type`, type, text.embeddedType) : field.required(`${path}.type`, text.embeddedType));
+    errs.push(
+      type ? field.invalid(`${path}.type`, type, text.embeddedType) : field.required(`${path}.type`, text.embeddedType),
+    );
   } else if (!type && !isIntOrString(n) && !preservesUnknown(n)) {
     errs.push(field.required(`${path}.type`, TYPE_REQUIRED[lvl]));
   }
-  if (isEmbedded(n) && n['additionalProperties'] !== undefined) errs.push(field.forbidden(`${path}.additionalProperties`, text.embeddedAdditional));
-  if (lvl === 'root' && type && type !== 'object') errs.push(field.invalid(`${path}.type`, type, text.rootMustBeObject));
-  if (lvl === 'root' && n['additionalProperties'] !== undefined) errs.push(field.forbidden(`${path}.additionalProperties`, text.rootAdditional));
+  if (isEmbedded(n) && n['additionalProperties'] !== undefined)
+    errs.push(field.forbidden(`${path}.additionalProperties`, text.embeddedAdditional));
+  if (lvl === 'root' && type && type !== 'object')
+    errs.push(field.invalid(`${path}.type`, type, text.rootMustBeObject));
+  if (lvl === 'root' && n['additionalProperties'] !== undefined)
+    errs.push(field.forbidden(`${path}.additionalProperties`, text.rootAdditional));
   const noProperties = Object.keys(asNode(n['properties']) ?? {}).length === 0;
-  if (isEmbedded(n) && !preservesUnknown(n) && noProperties) errs.push(field.required(`${path}.properties`, text.embeddedProperties));
+  if (isEmbedded(n) && !preservesUnknown(n) && noProperties)
+    errs.push(field.required(`${path}.properties`, text.embeddedProperties));
 }
 
 /** apiVersion and kind are strings, and metadata at the root may restrict nothing but name and generateName. */
@@ -140,12 +157,14 @@ function metaChecks(n: SchemaNode, lvl: Level, path: string, errs: FieldError[])
   const checkMeta = lvl === 'root' || isEmbedded(n);
   for (const k of ['kind', 'apiVersion']) {
     const p = asNode(props[k]);
-    if (p && checkMeta && typeOf(p) !== 'string') errs.push(field.invalid(`${path}.properties[${k}].type`, typeOf(p), text.mustBeString));
+    if (p && checkMeta && typeOf(p) !== 'string')
+      errs.push(field.invalid(`${path}.properties[${k}].type`, typeOf(p), text.mustBeString));
   }
   const meta = asNode(props['metadata']);
   if (!meta) return;
   const metaPath = `${path}.properties[metadata]`;
-  if (checkMeta && typeOf(meta) !== 'object') errs.push(field.invalid(`${metaPath}.type`, typeOf(meta), text.mustBeObject));
+  if (checkMeta && typeOf(meta) !== 'object')
+    errs.push(field.invalid(`${metaPath}.type`, typeOf(meta), text.mustBeObject));
   if (lvl !== 'root') return;
   const rest = Object.keys(meta).filter((k) => k !== 'type' && k !== 'default' && k !== 'properties');
   const metaProps = Object.keys(asNode(meta['properties']) ?? {});
@@ -160,11 +179,22 @@ const INT_OR_STRING_ANY_OF = JSON.stringify([{ type: 'integer' }, { type: 'strin
 /** Schemas under allOf/anyOf/oneOf/not may only add value validations, never shape. */
 function nestedChecks(n: SchemaNode, path: string, errs: FieldError[]): void {
   if (n['type'] !== undefined) errs.push(field.forbidden(`${path}.type`, text.nestedEmpty));
-  for (const k of ['additionalProperties', 'default', 'externalDocs', 'x-kubernetes-list-type', 'x-kubernetes-map-type']) {
+  for (const k of [
+    'additionalProperties',
+    'default',
+    'externalDocs',
+    'x-kubernetes-list-type',
+    'x-kubernetes-map-type',
+  ]) {
     if (n[k] !== undefined) errs.push(field.forbidden(`${path}.${k}`, text.nestedUndefined));
   }
   for (const k of ['title', 'description']) if (n[k]) errs.push(field.forbidden(`${path}.${k}`, text.nestedEmpty));
-  for (const k of ['nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']) {
+  for (const k of [
+    'nullable',
+    'x-kubernetes-preserve-unknown-fields',
+    'x-kubernetes-embedded-resource',
+    'x-kubernetes-int-or-string',
+  ]) {
     if (n[k] === true) errs.push(field.forbidden(`${path}.${k}`, text.nestedFalse));
   }
   const props = asNode(n['properties']) ?? {};

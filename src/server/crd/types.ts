@@ -39,7 +39,14 @@ export interface CrdCondition {
 export interface Crd {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; uid?: string; resourceVersion?: string; generation?: number; creationTimestamp?: string; annotations?: Record<string, string> };
+  metadata: {
+    name?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string;
+    annotations?: Record<string, string>;
+  };
   spec: {
     group?: string;
     names?: CrdNames;

@@ -20,7 +20,14 @@ const KUBE_FORMAT = 'x-dkc-format';
 let shared: Ajv | undefined;
 function ajv(): Ajv {
   if (shared) return shared;
-  const a = new Ajv({ allErrors: true, strict: false, logger: false, verbose: true, validateSchema: false, code: { regExp: goPatternEngine } });
+  const a = new Ajv({
+    allErrors: true,
+    strict: false,
+    logger: false,
+    verbose: true,
+    validateSchema: false,
+    code: { regExp: goPatternEngine },
+  });
   for (const [name, check] of Object.entries(kubeFormats)) a.addFormat(name, { type: 'string', validate: check });
   shared = a;
   return a;
@@ -44,15 +51,21 @@ function copyValueKeywords(n: SchemaNode, out: Record<string, unknown>): void {
 }
 
 function convertType(n: SchemaNode, out: Record<string, unknown>): void {
-  const types = isIntOrString(n) ? ['integer', 'string'] : typeof n['type'] === 'string' && n['type'] ? [n['type']] : [];
+  const types = isIntOrString(n)
+    ? ['integer', 'string']
+    : typeof n['type'] === 'string' && n['type']
+      ? [n['type']]
+      : [];
   if (types.length === 0) return;
   out[KUBE_TYPE] = types.join(',');
   out['type'] = isNullable(n) ? [...types, 'null'] : types.length === 1 ? types[0] : types;
 }
 
 function convertBounds(n: SchemaNode, out: Record<string, unknown>): void {
-  if (typeof n['minimum'] === 'number') out[n['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = n['minimum'];
-  if (typeof n['maximum'] === 'number') out[n['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = n['maximum'];
+  if (typeof n['minimum'] === 'number')
+    out[n['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = n['minimum'];
+  if (typeof n['maximum'] === 'number')
+    out[n['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = n['maximum'];
 }
 
 /** The CRD schema node in ajv's dialect (draft 2019-09 keywords); descriptions, defaults and extensions dropped. */
@@ -100,7 +113,8 @@ export function compileValidator(root: SchemaNode): ValidateFunction {
 function goType(v: unknown): { type: string; format: string } {
   if (typeof v === 'boolean') return { type: 'boolean', format: '' };
   if (typeof v === 'string') return { type: 'string', format: '' };
-  if (typeof v === 'number') return Number.isInteger(v) ? { type: 'integer', format: 'int64' } : { type: 'number', format: 'float64' };
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? { type: 'integer', format: 'int64' } : { type: 'number', format: 'float64' };
   return Array.isArray(v) ? { type: 'array', format: '' } : { type: 'object', format: '' };
 }
 
@@ -109,7 +123,7 @@ function typeError(path: string, schema: Record<string, unknown>, v: unknown): F
   const want = anyText(schema[KUBE_TYPE] ?? '');
   if (v === null) return field.invalid(path, 'null', text.type(path, want, 'null'));
   const types = want.split(',');
-  const wantFormat = typeof schema[KUBE_FORMAT] === 'string' ? (schema[KUBE_FORMAT]) : '';
+  const wantFormat = typeof schema[KUBE_FORMAT] === 'string' ? schema[KUBE_FORMAT] : '';
   const got = goType(v);
   const numeric = types.includes('integer') || types.includes('number');
   const stringLike = got.type === 'string' || got.type === 'array';
@@ -148,21 +162,33 @@ type Translate = (e: ErrorObject, path: string, v: unknown) => FieldError | unde
 const translators: Record<string, Translate> = {
   type: (e, path, v) => typeError(path, e.parentSchema as Record<string, unknown>, v),
   required: (e, path) => field.required(child(path, String((e.params as { missingProperty: string }).missingProperty))),
-  enum: (e, path, v) => field.notSupported(path, v, enumValues((e.params as { allowedValues: unknown[] }).allowedValues)),
+  enum: (e, path, v) =>
+    field.notSupported(path, v, enumValues((e.params as { allowedValues: unknown[] }).allowedValues)),
   maxLength: (e, path, v) => new FieldError('FieldValueTooLong', path, v, text.tooLongDetail(limit(e))),
   minLength: (e, path, v) => field.invalid(path, v, text.tooShort(path, limit(e))),
-  pattern: (e, path, v) => field.invalid(path, v, text.pattern(path, String((e.params as { pattern: string }).pattern))),
-  format: (e, path, v) => field.invalid(path, v, text.type(path, String((e.parentSchema as Record<string, unknown>)[KUBE_FORMAT]), String(v))),
-  minimum: (e, path, v) => bound(e, v, false) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), false)),
-  exclusiveMinimum: (e, path, v) => bound(e, v, true) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), true)),
-  maximum: (e, path, v) => bound(e, v, false) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), false)),
-  exclusiveMaximum: (e, path, v) => bound(e, v, true) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), true)),
+  pattern: (e, path, v) =>
+    field.invalid(path, v, text.pattern(path, String((e.params as { pattern: string }).pattern))),
+  format: (e, path, v) =>
+    field.invalid(
+      path,
+      v,
+      text.type(path, String((e.parentSchema as Record<string, unknown>)[KUBE_FORMAT]), String(v)),
+    ),
+  minimum: (e, path, v) =>
+    bound(e, v, false) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), false)),
+  exclusiveMinimum: (e, path, v) =>
+    bound(e, v, true) && field.invalid(path, v, text.minimum(path, limitText(limit(e), v), true)),
+  maximum: (e, path, v) =>
+    bound(e, v, false) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), false)),
+  exclusiveMaximum: (e, path, v) =>
+    bound(e, v, true) && field.invalid(path, v, text.maximum(path, limitText(limit(e), v), true)),
   multipleOf: (e, path, v) =>
     field.invalid(path, v, text.multipleOf(path, limitText((e.params as { multipleOf: number }).multipleOf, v))),
   maxItems: (e, path, v) => field.tooMany(path, (v as unknown[]).length, limit(e)),
   minItems: (e, path, v) => field.invalid(path, (v as unknown[]).length, text.minItems(path, limit(e))),
   maxProperties: (e, path, v) => field.tooMany(path, Object.keys(v as object).length, limit(e)),
-  minProperties: (e, path, v) => field.invalid(path, Object.keys(v as object).length, text.minProperties(path, limit(e))),
+  minProperties: (e, path, v) =>
+    field.invalid(path, Object.keys(v as object).length, text.minProperties(path, limit(e))),
   uniqueItems: (_e, path) => field.invalid(path, '', text.unique(path)),
   additionalProperties: (e, path) => {
     const key = String((e.params as { additionalProperty: string }).additionalProperty);
@@ -200,9 +226,27 @@ function locate(root: unknown, pointer: string): { path: string; value: unknown 
 
 /** kube-openapi's order of checks on one value: type, combinators, string, format, number, array, enum, object. */
 const RANK: Record<string, number> = {
-  type: 0, anyOf: 1, oneOf: 1, not: 1, maxLength: 2, minLength: 3, pattern: 4, format: 5, multipleOf: 6,
-  minimum: 7, exclusiveMinimum: 7, maximum: 8, exclusiveMaximum: 8, maxItems: 9, minItems: 9, uniqueItems: 9,
-  enum: 10, minProperties: 11, maxProperties: 11, additionalProperties: 12, required: 13,
+  type: 0,
+  anyOf: 1,
+  oneOf: 1,
+  not: 1,
+  maxLength: 2,
+  minLength: 3,
+  pattern: 4,
+  format: 5,
+  multipleOf: 6,
+  minimum: 7,
+  exclusiveMinimum: 7,
+  maximum: 8,
+  exclusiveMaximum: 8,
+  maxItems: 9,
+  minItems: 9,
+  uniqueItems: 9,
+  enum: 10,
+  minProperties: 11,
+  maxProperties: 11,
+  additionalProperties: 12,
+  required: 13,
 };
 /** A branch's errors follow the summary of their alternative. */
 const rank = (e: ErrorObject): number => (branchOf(e) ? 1.5 : (RANK[e.keyword] ?? 14));

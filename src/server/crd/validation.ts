@@ -30,9 +30,11 @@ function validateNames(crd: Crd): FieldError[] {
   const plural = s(names.plural);
   if (!plural) errs.push(field.required(`${path}.plural`));
   else for (const m of isDNS1123Label(plural)) errs.push(field.invalid(`${path}.plural`, plural, m));
-  if (names.singular) for (const m of isDNS1123Label(names.singular)) errs.push(field.invalid(`${path}.singular`, names.singular, m));
+  if (names.singular)
+    for (const m of isDNS1123Label(names.singular)) errs.push(field.invalid(`${path}.singular`, names.singular, m));
   if (!s(names.kind)) errs.push(field.required(`${path}.kind`));
-  else if (names.kind === names.listKind) errs.push(field.invalid(`${path}.listKind`, names.listKind, msg.kindIsListKind));
+  else if (names.kind === names.listKind)
+    errs.push(field.invalid(`${path}.listKind`, names.listKind, msg.kindIsListKind));
   (names.shortNames ?? []).forEach((n, i) => {
     for (const m of isDNS1123Label(s(n))) errs.push(field.invalid(`${path}.shortNames[${i}]`, n, m));
   });
@@ -58,7 +60,8 @@ function validateVersion(v: CrdVersion, path: string): FieldError[] {
   if (!name) errs.push(field.required(`${path}.name`));
   else for (const m of isDNS1035Label(name)) errs.push(field.invalid(`${path}.name`, name, m));
   const schema = v.schema?.openAPIV3Schema;
-  if (schema === undefined || schema === null) errs.push(field.required(`${path}.schema.openAPIV3Schema`, msg.schemaRequired));
+  if (schema === undefined || schema === null)
+    errs.push(field.required(`${path}.schema.openAPIV3Schema`, msg.schemaRequired));
   else errs.push(...validateStructural(schema, `${path}.schema.openAPIV3Schema`));
   errs.push(...validateColumns(v.additionalPrinterColumns, `${path}.additionalPrinterColumns`));
   return errs;
@@ -74,8 +77,10 @@ function validateVersions(crd: Crd): FieldError[] {
     if (v?.name && seen.has(v.name)) errs.push(field.duplicate(`spec.versions[${i}].name`, v.name));
     if (v?.name) seen.add(v.name);
   });
-  if (versions.filter((v) => v?.storage === true).length !== 1) errs.push(field.invalid('spec.versions', versions, msg.oneStorageVersion));
-  if (!versions.some((v) => v?.served === true)) errs.push(field.invalid('spec.versions', versions, msg.oneServedVersion));
+  if (versions.filter((v) => v?.storage === true).length !== 1)
+    errs.push(field.invalid('spec.versions', versions, msg.oneStorageVersion));
+  if (!versions.some((v) => v?.served === true))
+    errs.push(field.invalid('spec.versions', versions, msg.oneServedVersion));
   return errs;
 }
 
@@ -92,20 +97,28 @@ function validateSpec(crd: Crd): FieldError[] {
   else if (!SCOPES.includes(scope)) errs.push(field.notSupported('spec.scope', scope, SCOPES));
   errs.push(...validateNames(crd), ...validateVersions(crd));
   const strategy = crd.spec.conversion?.strategy;
-  if (strategy !== undefined && strategy !== 'None') errs.push(field.notSupported('spec.conversion.strategy', strategy, ['None']));
+  if (strategy !== undefined && strategy !== 'None')
+    errs.push(field.notSupported('spec.conversion.strategy', strategy, ['None']));
   return errs;
 }
 
 function validateName(crd: Crd): FieldError[] {
   const want = `${s(crd.spec.names?.plural)}.${s(crd.spec.group)}`;
-  return crd.metadata.name === want ? [] : [field.invalid('metadata.name', crd.metadata.name ?? '', msg.nameIsPluralGroup)];
+  return crd.metadata.name === want
+    ? []
+    : [field.invalid('metadata.name', crd.metadata.name ?? '', msg.nameIsPluralGroup)];
 }
 
 export function validateCrdCreate(obj: KubeObject): FieldError[] {
   const crd = obj as unknown as Crd;
   crd.spec ??= {};
   const meta = validateObjectMeta(obj.metadata, false, (n) => isDNS1123Subdomain(n));
-  return [...meta, ...validateName(crd), ...validateSpec(crd), ...validateApproval(s(crd.spec.group), obj.metadata.annotations)];
+  return [
+    ...meta,
+    ...validateName(crd),
+    ...validateSpec(crd),
+    ...validateApproval(s(crd.spec.group), obj.metadata.annotations),
+  ];
 }
 
 export function validateCrdUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
@@ -121,10 +134,12 @@ export function validateCrdUpdate(obj: KubeObject, old: KubeObject): FieldError[
   ];
   if (crd.spec.group !== prev.spec?.group) errs.push(field.invalid('spec.group', crd.spec.group, msg.immutable));
   const stored = prev.status?.storedVersions ?? [];
-  if (stored.length && crd.spec.scope !== prev.spec?.scope) errs.push(field.invalid('spec.scope', crd.spec.scope, msg.immutable));
+  if (stored.length && crd.spec.scope !== prev.spec?.scope)
+    errs.push(field.invalid('spec.scope', crd.spec.scope, msg.immutable));
   const versions = new Set((crd.spec.versions ?? []).map((v) => v?.name));
   for (const v of crd.status?.storedVersions ?? []) {
-    if (!versions.has(v)) errs.push(field.invalid('status.storedVersions', crd.status?.storedVersions, msg.storedVersionMissing(v)));
+    if (!versions.has(v))
+      errs.push(field.invalid('status.storedVersions', crd.status?.storedVersions, msg.storedVersionMissing(v)));
   }
   return errs;
 }

@@ -151,7 +151,10 @@ function intersectChildren(a: FieldSet, b: FieldSet): FieldSet {
     if (k === SELF || !Object.hasOwn(b, k)) continue;
     const av = a[k]!;
     const bv = b[k]!;
-    const node = makeNode(isMember(av) && isMember(bv), hasChildren(av) && hasChildren(bv) ? intersectChildren(av, bv) : undefined);
+    const node = makeNode(
+      isMember(av) && isMember(bv),
+      hasChildren(av) && hasChildren(bv) ? intersectChildren(av, bv) : undefined,
+    );
     if (node !== undefined) out[k] = node;
   }
   return out;

@@ -106,7 +106,12 @@ export function decodeManagedFields(entries: unknown, trusted: boolean): Managed
     else if (trusted && isObject(raw)) set = knownSorted(raw as FieldSet);
     else set = fromFieldsV1(raw);
     if (set === undefined) throw new ManagedFieldsError(managedText.invalidSet(i));
-    const id = managerIdentifier({ manager: str(entry['manager']), operation, apiVersion, subresource: str(entry['subresource']) });
+    const id = managerIdentifier({
+      manager: str(entry['manager']),
+      operation,
+      apiVersion,
+      subresource: str(entry['subresource']),
+    });
     out.fields.set(id, { set, apiVersion, applied: operation === 'Apply' });
     const time = entry['time'];
     out.times.set(id, typeof time === 'string' && time ? time : undefined);
@@ -157,7 +162,13 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   for (const [id, vs] of managed.fields) {
     const time = managed.times.get(id);
     const stored = managed.stored?.get(id);
-    if (stored && stored.fieldsV1 === vs.set && stored.time === time && stored.apiVersion === vs.apiVersion && (stored.operation === 'Apply') === vs.applied) {
+    if (
+      stored &&
+      stored.fieldsV1 === vs.set &&
+      stored.time === time &&
+      stored.apiVersion === vs.apiVersion &&
+      (stored.operation === 'Apply') === vs.applied
+    ) {
       entries.push([stored, seconds(time)]);
       continue;
     }

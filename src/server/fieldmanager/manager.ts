@@ -116,7 +116,9 @@ function withoutManagedFields(obj: JsonObject): JsonObject {
 function goJsonSorted(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goJsonSorted).join(',')}]`;
   if (isObject(v)) {
-    const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+    const keys = Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${goJsonStringOf(k)}:${goJsonSorted(v[k])}`).join(',')}}`;
   }
   if (typeof v === 'string') return goJsonStringOf(v);
@@ -159,7 +161,12 @@ export class FieldManager {
    * (the object as the request would have it, before the server's own changes). Never fails: on any error the
    * stored object's managedFields stay (upstream's UpdateNoErrors).
    */
-  update(live: KubeObject | undefined, next: KubeObject, manager: string, subresource: string): ManagedFieldsEntry[] | undefined {
+  update(
+    live: KubeObject | undefined,
+    next: KubeObject,
+    manager: string,
+    subresource: string,
+  ): ManagedFieldsEntry[] | undefined {
     const liveObj = live ?? this.empty();
     try {
       const managed = this.decodeLiveOrNew(liveObj, next, subresource !== '');
@@ -183,7 +190,11 @@ export class FieldManager {
     const requested = (next['metadata'] as KubeObject['metadata'] | undefined)?.managedFields;
     if (isResetManagedFields(requested)) return emptyManaged();
     // A client that read the object and writes it back sends the stored managedFields (an agent renewing its Lease).
-    if (requested === undefined || deepEqual(requested, (live['metadata'] as KubeObject['metadata'] | undefined)?.managedFields)) return liveFields();
+    if (
+      requested === undefined ||
+      deepEqual(requested, (live['metadata'] as KubeObject['metadata'] | undefined)?.managedFields)
+    )
+      return liveFields();
     try {
       const m = decodeManagedFields(requested, false);
       if (m.fields.size > 0) return m;
@@ -194,8 +205,19 @@ export class FieldManager {
   }
 
   /** An update's steps below the decision whether to track it: record (system fields left out), time, cap. */
-  private recordUpdate(live: JsonObject, next: JsonObject, managed: Managed, manager: string, subresource: string): void {
-    const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: this.apiVersion, ...(subresource ? { subresource } : {}) });
+  private recordUpdate(
+    live: JsonObject,
+    next: JsonObject,
+    managed: Managed,
+    manager: string,
+    subresource: string,
+  ): void {
+    const id = managerIdentifier({
+      manager: manager || 'unknown',
+      operation: 'Update',
+      apiVersion: this.apiVersion,
+      ...(subresource ? { subresource } : {}),
+    });
     const cx = this.context(subresource, live, next);
     if (recordUpdate(cx, withoutManagedFields(live), withoutManagedFields(next), managed, id, STRIPPED)) {
       managed.times.set(id, secondPrecision(this.config.now()));
@@ -236,7 +258,11 @@ export class FieldManager {
         managed.fields.set(bucket, managed.fields.get(first)!);
         managed.fields.delete(first);
       }
-      managed.fields.set(bucket, { set: union(vs.set, managed.fields.get(bucket)!.set), apiVersion: vs.apiVersion, applied: false });
+      managed.fields.set(bucket, {
+        set: union(vs.set, managed.fields.get(bucket)!.set),
+        apiVersion: vs.apiVersion,
+        applied: false,
+      });
       managed.fields.delete(id);
       length--;
       managed.times.set(bucket, time);
@@ -249,7 +275,13 @@ export class FieldManager {
    * The object after `manager` applies `config` to `live` (undefined: the object does not exist yet), with its
    * managedFields; undefined object fields mean nothing but managedFields changed. Throws ApplyError.
    */
-  apply(live: KubeObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string): KubeObject {
+  apply(
+    live: KubeObject | undefined,
+    config: JsonObject,
+    manager: string,
+    force: boolean,
+    subresource: string,
+  ): KubeObject {
     this.checkKind(config);
     const liveObj = live ?? this.empty();
     let managed: Managed;
@@ -273,12 +305,20 @@ export class FieldManager {
     const kind = typeof config['kind'] === 'string' ? config['kind'] : '';
     if (apiVersion === this.apiVersion && kind === this.config.kind) return;
     const parts = apiVersion.split('/');
-    const [group, version] = parts.length === 1 ? ['', parts[0]!] : parts.length === 2 ? [parts[0]!, parts[1]!] : ['', ''];
+    const [group, version] =
+      parts.length === 1 ? ['', parts[0]!] : parts.length === 2 ? [parts[0]!, parts[1]!] : ['', ''];
     throw new ApplyError(400, applyText.invalidObjectType(`${group}/${version}, Kind=${kind}`));
   }
 
   /** kubectl's own applies may take what its client-side applies set, as the last-applied annotation records it. */
-  private applyForgivingLastApplied(live: JsonObject, config: JsonObject, managed: Managed, manager: string, force: boolean, subresource: string): { object: JsonObject; managed: Managed } {
+  private applyForgivingLastApplied(
+    live: JsonObject,
+    config: JsonObject,
+    managed: Managed,
+    manager: string,
+    force: boolean,
+    subresource: string,
+  ): { object: JsonObject; managed: Managed } {
     try {
       return this.applyTracked(live, config, cloneManaged(managed), manager, force, subresource);
     } catch (err) {
@@ -317,7 +357,14 @@ export class FieldManager {
   }
 
   /** An object no one manages gets its present fields recorded first, then the apply. */
-  private applyTracked(live: JsonObject, config: JsonObject, managed: Managed, manager: string, force: boolean, subresource: string): { object: JsonObject; managed: Managed } {
+  private applyTracked(
+    live: JsonObject,
+    config: JsonObject,
+    managed: Managed,
+    manager: string,
+    force: boolean,
+    subresource: string,
+  ): { object: JsonObject; managed: Managed } {
     if (managed.fields.size === 0) this.recordUpdate(this.empty(), live, managed, BEFORE_FIRST_APPLY, subresource);
     const meta = config['metadata'];
     if (isObject(meta) && meta['managedFields'] !== undefined && meta['managedFields'] !== null) {
@@ -330,7 +377,11 @@ export class FieldManager {
       if (!(err instanceof TypedValueError)) throw err;
       throw new ApplyError(500, applyText.typedPatch(this.describe(config), err.message));
     }
-    const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Apply', ...(subresource ? { subresource } : {}) });
+    const id = managerIdentifier({
+      manager: manager || 'unknown',
+      operation: 'Apply',
+      ...(subresource ? { subresource } : {}),
+    });
     const cx = this.context(subresource, live, config);
     const liveBare = withoutManagedFields(live);
     const next = recordApply(cx, liveBare, config, configSet, managed, id, force) as JsonObject | undefined;
@@ -356,7 +407,10 @@ export class FieldManager {
       .map(([id, set]) => ({ manager: printManager(parseIdentifier(id)), paths: paths(set).map(pathString) }));
     const count = groups.reduce((n, g) => n + g.paths.length, 0);
     const causes = groups.flatMap((g) => g.paths.map((field) => ({ manager: g.manager, field })));
-    const message = count === 1 ? applyText.oneConflict(groups[0]!.manager, groups[0]!.paths[0]!) : applyText.manyConflicts(count, groups);
+    const message =
+      count === 1
+        ? applyText.oneConflict(groups[0]!.manager, groups[0]!.paths[0]!)
+        : applyText.manyConflicts(count, groups);
     return new ApplyError(409, message, causes);
   }
 
@@ -375,7 +429,10 @@ export class FieldManager {
       if (Object.keys(annotations).length === 0) delete meta['annotations'];
     }
     const metadata = isObject(obj['metadata']) ? obj['metadata'] : {};
-    metadata['annotations'] = { ...(metadata['annotations'] as Record<string, string> | undefined), [LAST_APPLIED]: `${goJsonSorted(copy)}\n` };
+    metadata['annotations'] = {
+      ...(metadata['annotations'] as Record<string, string> | undefined),
+      [LAST_APPLIED]: `${goJsonSorted(copy)}\n`,
+    };
     obj['metadata'] = metadata;
   }
 }

@@ -25,7 +25,12 @@ export const typedText = {
 };
 
 /** A manager as conflict messages name it, from its identifier's fields (upstream's printManager). */
-export function printManager(m: { manager: string; operation: string; apiVersion?: string; subresource?: string }): string {
+export function printManager(m: {
+  manager: string;
+  operation: string;
+  apiVersion?: string;
+  subresource?: string;
+}): string {
   let s = goQuote(m.manager);
   if (m.subresource) s = `${s} with subresource ${goQuote(m.subresource)}`;
   if (m.operation === 'Update') return `${s} using ${m.apiVersion ?? ''}`;
@@ -43,8 +48,10 @@ export const applyText = {
   decodeManaged: (detail: string) => `failed to decode managed fields: ${detail}`,
   decodeYaml: (detail: string) => `error decoding YAML: ${detail}`,
   strictYaml: (detail: string) => `error strict decoding YAML: ${detail}`,
-  uidMismatch: (uid: string) => `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`,
-  nameMismatch: (body: string, url: string) => `the name of the object (${body}) does not match the name on the URL (${url})`,
+  uidMismatch: (uid: string) =>
+    `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`,
+  nameMismatch: (body: string, url: string) =>
+    `the name of the object (${body}) does not match the name on the URL (${url})`,
 };
 
 export const managedText = {

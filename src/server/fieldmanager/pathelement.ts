@@ -25,8 +25,15 @@ export function goJsonString(s: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || ch === '<' || ch === '>' || ch === '&' || c === 0x2028 || c === 0x2029) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+    else if (c < 0x20 || ch === '<' || ch === '>' || ch === '&' || c === 0x2028 || c === 0x2029)
+      out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else if (
+      c >= 0xd800 &&
+      c <= 0xdbff &&
+      i + 1 < s.length &&
+      s.charCodeAt(i + 1) >= 0xdc00 &&
+      s.charCodeAt(i + 1) <= 0xdfff
+    ) {
       out += ch + s[i + 1]!;
       i++;
     } else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd';
@@ -82,7 +89,11 @@ export function normalizeElement(pe: string): string | undefined {
   }
   if (pe[0] === 'v') return v !== null && typeof v === 'object' ? `v:${JSON.stringify(v)}` : valueElement(v as Scalar);
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  return keyElement(Object.entries(v).map(([name, x]) => [name, x !== null && typeof x === 'object' ? JSON.stringify(x) : (x as Scalar)] as const));
+  return keyElement(
+    Object.entries(v).map(
+      ([name, x]) => [name, x !== null && typeof x === 'object' ? JSON.stringify(x) : (x as Scalar)] as const,
+    ),
+  );
 }
 
 const parsed = new Map<string, unknown>();
@@ -189,7 +200,10 @@ function show(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return `[${v.map(show).join(',')}]`;
-  if (typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}=${show(x)}`).join('');
+  if (typeof v === 'object')
+    return Object.entries(v)
+      .map(([k, x]) => `${k}=${show(x)}`)
+      .join('');
   return anyText(v);
 }
 
@@ -199,7 +213,9 @@ export function elementString(pe: string): string {
     case 'f':
       return `.${pe.slice(2)}`;
     case 'k':
-      return `[${keyFields(pe).map(([k, v]) => `${k}=${show(v)}`).join(',')}]`;
+      return `[${keyFields(pe)
+        .map(([k, v]) => `${k}=${show(v)}`)
+        .join(',')}]`;
     case 'v':
       return `[=${show(payload(pe))}]`;
     case 'i':

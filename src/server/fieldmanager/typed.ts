@@ -239,7 +239,14 @@ class CompareWalker {
     const ls = l === undefined ? undefined : shapeOf(l, t);
     const rs = r === undefined ? undefined : shapeOf(r, t);
     // Null stands for an empty value of the other side's shape.
-    const shape = rs === undefined || rs === 'null' ? (ls === 'null' || ls === undefined ? rs ?? 'null' : ls) : ls === undefined || ls === 'null' || ls === rs ? rs : 'mismatch';
+    const shape =
+      rs === undefined || rs === 'null'
+        ? ls === 'null' || ls === undefined
+          ? (rs ?? 'null')
+          : ls
+        : ls === undefined || ls === 'null' || ls === rs
+          ? rs
+          : 'mismatch';
     if (shape === 'mismatch' && ls !== 'mismatch' && rs !== 'mismatch') {
       // A value that changed shape (possible only where the type allows several): the old value's items go, the
       // new one's arrive, and the value itself is modified.
@@ -267,7 +274,12 @@ class CompareWalker {
       if (lo) {
         for (const k in lo) {
           if (lo[k] === undefined) continue;
-          this.child(fieldElement(k), lo[k], ro && Object.hasOwn(ro, k) ? ro[k] : undefined, fieldTypeOf(t, k) ?? DEDUCED);
+          this.child(
+            fieldElement(k),
+            lo[k],
+            ro && Object.hasOwn(ro, k) ? ro[k] : undefined,
+            fieldTypeOf(t, k) ?? DEDUCED,
+          );
         }
       }
       if (ro) {
@@ -365,7 +377,14 @@ export function merge(l: Json, r: Json, t: SsaType): Json {
 function mergeShaped(l: Json, r: Json, t: SsaType): Json {
   const ls = l === undefined ? undefined : shapeOf(l, t);
   const rs = shapeOf(r, t);
-  const shape = rs === 'null' ? (ls === undefined || ls === 'null' ? 'null' : ls) : ls === undefined || ls === 'null' || ls === rs ? rs : 'mismatch';
+  const shape =
+    rs === 'null'
+      ? ls === undefined || ls === 'null'
+        ? 'null'
+        : ls
+      : ls === undefined || ls === 'null' || ls === rs
+        ? rs
+        : 'mismatch';
   if (shape === 'list' && !t.list!.atomic && !(isEmptyContainer(l) && isEmptyContainer(r))) {
     return mergeLists(Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], t.list!);
   }
@@ -481,7 +500,7 @@ function removeFrom(v: Json, s: FieldSet, t: SsaType): Json {
       }
       if (hasElement(s, pe)) continue;
       const sub = below(s, pe);
-      items.push(isEmptySet(sub) ? item : removeFrom(item, sub, list.element) ?? {});
+      items.push(isEmptySet(sub) ? item : (removeFrom(item, sub, list.element) ?? {}));
     }
     return items.length > 0 ? items : undefined;
   }

@@ -59,7 +59,12 @@ export const DEDUCED: SsaType = deduced();
 // ---- built-in kinds, from the schema facts -------------------------------------------------------------------
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
-const SPECIAL_SCALARS = new Set([`${META}Time`, `${META}MicroTime`, 'io.k8s.apimachinery.pkg.api.resource.Quantity', 'io.k8s.apimachinery.pkg.util.intstr.IntOrString']);
+const SPECIAL_SCALARS = new Set([
+  `${META}Time`,
+  `${META}MicroTime`,
+  'io.k8s.apimachinery.pkg.api.resource.Quantity',
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+]);
 const builtinTypes = new Map<string, SsaType>();
 
 function definitionType(definition: string): SsaType {
@@ -104,7 +109,14 @@ const TYPE_META: readonly [string, SsaType][] = [
 
 function withTypeMeta(t: SsaType): SsaType {
   const map = t.map!;
-  return { scalar: false, map: { atomic: false, fields: new Map([...TYPE_META, ...(map.fields ?? new Map())]), ...(map.element ? { element: map.element } : {}) } };
+  return {
+    scalar: false,
+    map: {
+      atomic: false,
+      fields: new Map([...TYPE_META, ...(map.fields ?? new Map())]),
+      ...(map.element ? { element: map.element } : {}),
+    },
+  };
 }
 
 const kindTypes = new Map<string, SsaType>();
@@ -150,12 +162,17 @@ function crdList(s: SchemaNode, preserve: boolean, depth: number): ListShape {
 function crdMap(s: SchemaNode, preserve: boolean, depth: number): MapShape {
   const props = isObject(s['properties']) ? s['properties'] : undefined;
   const fields = new Map<string, SsaType>();
-  if (props) for (const [k, v] of Object.entries(props)) if (isObject(v)) fields.set(k, crdType(v, preserve, depth + 1));
+  if (props)
+    for (const [k, v] of Object.entries(props)) if (isObject(v)) fields.set(k, crdType(v, preserve, depth + 1));
   const additional = s['additionalProperties'];
   let element: SsaType | undefined;
   if (isObject(additional)) element = crdType(additional, preserve, depth + 1);
   else if (additional === true || preserve || fields.size === 0) element = DEDUCED;
-  return { atomic: s['x-kubernetes-map-type'] === 'atomic', ...(fields.size ? { fields } : {}), ...(element ? { element } : {}) };
+  return {
+    atomic: s['x-kubernetes-map-type'] === 'atomic',
+    ...(fields.size ? { fields } : {}),
+    ...(element ? { element } : {}),
+  };
 }
 
 function crdType(s: SchemaNode, inheritedPreserve: boolean, depth: number): SsaType {
@@ -190,7 +207,10 @@ export function customKindType(openAPIV3Schema: Record<string, unknown>): SsaTyp
   fields.set('apiVersion', SCALAR);
   fields.set('kind', SCALAR);
   fields.set('metadata', definitionType(`${META}ObjectMeta`));
-  const t: SsaType = { scalar: false, map: { atomic: false, fields, ...(rootMap.element ? { element: rootMap.element } : {}) } };
+  const t: SsaType = {
+    scalar: false,
+    map: { atomic: false, fields, ...(rootMap.element ? { element: rootMap.element } : {}) },
+  };
   customTypes.set(openAPIV3Schema, t);
   return t;
 }

@@ -16,7 +16,15 @@ import {
   type FieldSet,
 } from './fieldset.js';
 import type { Managed, VersionedSet } from './managed.js';
-import { compare, ensureNamedFieldsAreMembers, jsonEqual, merge, removeItems, toFieldSet, type Comparison } from './typed.js';
+import {
+  compare,
+  ensureNamedFieldsAreMembers,
+  jsonEqual,
+  merge,
+  removeItems,
+  toFieldSet,
+  type Comparison,
+} from './typed.js';
 import type { SsaType } from './types.js';
 
 /** Fields of other managers an apply would change: manager identifier → the paths. */
@@ -60,8 +68,18 @@ function withoutIgnored(obj: unknown, ignored: FieldSet): unknown {
   return out ?? obj;
 }
 
-function takeChanged(cx: UpdaterContext, live: unknown, next: unknown, managed: Managed, workflow: string, force: boolean): Comparison {
-  const c = excludeIgnored(compare(withoutIgnored(live, cx.ignored), withoutIgnored(next, cx.ignored), cx.type), cx.ignored);
+function takeChanged(
+  cx: UpdaterContext,
+  live: unknown,
+  next: unknown,
+  managed: Managed,
+  workflow: string,
+  force: boolean,
+): Comparison {
+  const c = excludeIgnored(
+    compare(withoutIgnored(live, cx.ignored), withoutIgnored(next, cx.ignored), cx.type),
+    cx.ignored,
+  );
   const changed = union(c.modified, c.added);
   const conflicts = new Map<string, FieldSet>();
   if (!isEmptySet(changed)) {
@@ -90,7 +108,14 @@ function takeChanged(cx: UpdaterContext, live: unknown, next: unknown, managed: 
  * owned, less what the update removed — upstream's update under a stand-in manager merged into the real one.
  * `strip` holds fields no one owns. Returns whether the manager took anything (its entry's time then moves).
  */
-export function recordUpdate(cx: UpdaterContext, live: unknown, next: unknown, managed: Managed, manager: string, strip: FieldSet): boolean {
+export function recordUpdate(
+  cx: UpdaterContext,
+  live: unknown,
+  next: unknown,
+  managed: Managed,
+  manager: string,
+  strip: FieldSet,
+): boolean {
   const c = takeChanged(cx, live, next, managed, manager, true);
   const taken = difference(union(c.modified, c.added), strip);
   const previous = managed.fields.get(manager);
@@ -110,7 +135,15 @@ export function recordUpdate(cx: UpdaterContext, live: unknown, next: unknown, m
  * Merges an applied configuration into `live` for `manager`; returns the new object, or undefined when nothing
  * changes. Throws Conflicts unless `force`. Mutates `managed.fields`.
  */
-export function recordApply(cx: UpdaterContext, live: unknown, config: unknown, configSet: FieldSet, managed: Managed, manager: string, force: boolean): unknown {
+export function recordApply(
+  cx: UpdaterContext,
+  live: unknown,
+  config: unknown,
+  configSet: FieldSet,
+  managed: Managed,
+  manager: string,
+  force: boolean,
+): unknown {
   let next = merge(live, config, cx.type);
   const last = managed.fields.get(manager);
   const set = recursiveDifference(configSet, cx.ignored);
@@ -125,7 +158,13 @@ export function recordApply(cx: UpdaterContext, live: unknown, config: unknown, 
  * Removes what the manager applied last time and applies no more, unless someone still owns it (upstream's prune:
  * remove the last applied set, add back everything owned, add back everything that was not the manager's).
  */
-function prune(cx: UpdaterContext, merged: unknown, managed: Managed, applied: FieldSet, last: VersionedSet | undefined): unknown {
+function prune(
+  cx: UpdaterContext,
+  merged: unknown,
+  managed: Managed,
+  applied: FieldSet,
+  last: VersionedSet | undefined,
+): unknown {
   if (!last || isEmptySet(last.set)) return merged;
   const t = cx.type;
   const lastNamed = ensureNamedFieldsAreMembers(last.set, t);

@@ -19,7 +19,13 @@ import { deepEqual } from '../../api/equal.js';
 import { errors } from '../../api/errors.js';
 import type { KubeObject } from '../../api/types.js';
 import type { Layer } from '../../kubeletconfig/index.js';
-import { checksOf, describeIncompatible, incompatibleNodes, type Incompatibility, type NodeKubelet } from '../../nodepolicy/compat.js';
+import {
+  checksOf,
+  describeIncompatible,
+  incompatibleNodes,
+  type Incompatibility,
+  type NodeKubelet,
+} from '../../nodepolicy/compat.js';
 import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
 import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
 import { ROLLOUT_PLURAL } from '../auth/configreferences.js';
@@ -39,7 +45,10 @@ interface Judgement {
 }
 
 /** A Node's or a NodeConfig's spec.configSource: judged when it changes to a ConfigMap. */
-function assignment(a: AdmissionAttributes, node: (reads: ServerReads) => Promise<KubeObject | undefined>): Judgement | undefined {
+function assignment(
+  a: AdmissionAttributes,
+  node: (reads: ServerReads) => Promise<KubeObject | undefined>,
+): Judgement | undefined {
   const source = specOf(a.object)['configSource'] ?? null;
   const before = a.operation === 'UPDATE' ? (specOf(a.oldObject)['configSource'] ?? null) : null;
   const ref = configMapRefOf(source);
@@ -84,7 +93,8 @@ function rolloutChange(a: AdmissionAttributes): Judgement | undefined {
   const old = specOf(a.oldObject) as RolloutSpec;
   if (skipsIncompatible(spec)) return undefined;
   // Pause, resume and undo keep the target: a node that has changed since must not strand the rollout half way.
-  if (a.operation === 'UPDATE' && TARGET_FIELDS.every((f) => deepEqual(spec[f], old[f])) && !skipsIncompatible(old)) return undefined;
+  if (a.operation === 'UPDATE' && TARGET_FIELDS.every((f) => deepEqual(spec[f], old[f])) && !skipsIncompatible(old))
+    return undefined;
   const refs = rolloutTarget(spec);
   if (refs.length === 0) return undefined;
   return {
@@ -102,7 +112,8 @@ function judgementOf(a: AdmissionAttributes, channel: ConfigChannel): Judgement 
   if (a.subresource !== '' || a.operation === 'DELETE') return undefined;
   const { group, plural } = a.resource;
   if (group === '' && plural === 'nodes') return assignment(a, () => Promise.resolve(a.object));
-  if (group === DKC_GROUP && plural === NODE_CONFIGS) return assignment(a, (reads) => reads.get('', 'nodes', '', a.name));
+  if (group === DKC_GROUP && plural === NODE_CONFIGS)
+    return assignment(a, (reads) => reads.get('', 'nodes', '', a.name));
   if (group === '' && plural === 'configmaps') return configMapChange(a, channel);
   if (group === ROLLOUT_GROUP && plural === ROLLOUT_PLURAL) return rolloutChange(a);
   return undefined;
@@ -112,7 +123,10 @@ function judgementOf(a: AdmissionAttributes, channel: ConfigChannel): Judgement 
  * The plugin, for a server whose nodes are assigned on `channel`; `reads` is asked lazily because the API server
  * exists only after its admission chain.
  */
-export function kubeletVersionCompatibility(reads: () => ServerReads | undefined, channel: ConfigChannel = 'node'): AdmissionPlugin {
+export function kubeletVersionCompatibility(
+  reads: () => ServerReads | undefined,
+  channel: ConfigChannel = 'node',
+): AdmissionPlugin {
   return {
     name: 'KubeletVersionCompatibility',
     async validate(a) {
@@ -120,7 +134,12 @@ export function kubeletVersionCompatibility(reads: () => ServerReads | undefined
       const r = judgement ? reads() : undefined;
       if (!judgement || !r) return;
       const unsuited = await judgement.judge(r);
-      if (unsuited.length > 0) throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, judgement.refusal(describeIncompatible(unsuited)));
+      if (unsuited.length > 0)
+        throw errors.forbidden(
+          { group: a.resource.group, name: a.resource.plural },
+          a.name,
+          judgement.refusal(describeIncompatible(unsuited)),
+        );
     },
   };
 }

@@ -15,7 +15,9 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../authz.js';
 import { messages } from './messages.js';
 
 const isNodeConfigWrite = (a: AdmissionAttributes): boolean =>
-  a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS && (a.operation === 'CREATE' || a.operation === 'UPDATE');
+  a.resource.group === DKC_GROUP &&
+  a.resource.plural === NODE_CONFIGS &&
+  (a.operation === 'CREATE' || a.operation === 'UPDATE');
 
 /** The record as written: absent and null are one. */
 const previousOf = (obj: unknown): unknown => (obj as NodeConfig | undefined)?.status?.previous ?? null;
@@ -41,6 +43,10 @@ export const nodeConfigRevertRecord: AdmissionPlugin = {
   name: 'NodeConfigRevertRecord',
   validate(a) {
     if (!writesRevertRecord(a) || a.user.name === CONTROLLER_USER) return;
-    throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, messages.recordIsTheControllers(CONTROLLER_USER));
+    throw errors.forbidden(
+      { group: a.resource.group, name: a.resource.plural },
+      a.name,
+      messages.recordIsTheControllers(CONTROLLER_USER),
+    );
   },
 };

@@ -29,7 +29,12 @@ export function patchContentTypeOf(header: string): PatchContentType | undefined
  * Applies `patch` (the already-parsed request body) to `original`, an object of `kind`, with the
  * engine for `contentType`. Throws PatchError only.
  */
-export function applyPatch(contentType: PatchContentType, original: JsonObject, patch: unknown, kind: string): JsonObject {
+export function applyPatch(
+  contentType: PatchContentType,
+  original: JsonObject,
+  patch: unknown,
+  kind: string,
+): JsonObject {
   switch (contentType) {
     case 'json':
       return applyJsonPatch(original, patch);
@@ -44,7 +49,13 @@ export function applyPatch(contentType: PatchContentType, original: JsonObject, 
 
 export { PatchError, patchErrorHttpStatus, isPatchError, type PatchErrorCode } from './errors.js';
 export { MAX_DEPTH, type JsonArray, type JsonObject, type JsonPrimitive, type JsonValue } from './json.js';
-export { applyJsonPatch, parseJsonPatch, parsePointer, MAX_JSON_PATCH_OPERATIONS, MAX_ACCUMULATED_COPY_SIZE } from './jsonpatch.js';
+export {
+  applyJsonPatch,
+  parseJsonPatch,
+  parsePointer,
+  MAX_JSON_PATCH_OPERATIONS,
+  MAX_ACCUMULATED_COPY_SIZE,
+} from './jsonpatch.js';
 export type { JsonPatchOperation, JsonPatchOpName } from './jsonpatch.js';
 export { applyMergePatch } from './mergepatch.js';
 export { applyStrategicMergePatch, applyStrategicMergePatchWithMeta } from './strategic.js';

@@ -147,7 +147,8 @@ function importAt(v: unknown, depth: number, path: string[], what: string): Json
     const src: unknown[] = v;
     const out: JsonValue[] = new Array<JsonValue>(src.length);
     for (let i = 0; i < src.length; i++) {
-      if (!(i in src)) throw new PatchError('DKC_PATCH_INVALID', `${what} is not valid JSON: sparse array at "${pointerOf(path)}"`);
+      if (!(i in src))
+        throw new PatchError('DKC_PATCH_INVALID', `${what} is not valid JSON: sparse array at "${pointerOf(path)}"`);
       path.push(String(i));
       out[i] = importAt(src[i], depth + 1, path, what);
       path.pop();

@@ -82,28 +82,35 @@ export function parseJsonPatch(patch: unknown): JsonPatchOperation[] {
 
 function parseOperation(raw: JsonValue, i: number): JsonPatchOperation {
   const where = `JSON patch operation ${i}`;
-  if (!isJsonObject(raw)) throw new PatchError('DKC_PATCH_INVALID', `${where} must be a JSON object, got ${jsonKind(raw)}`);
+  if (!isJsonObject(raw))
+    throw new PatchError('DKC_PATCH_INVALID', `${where} must be a JSON object, got ${jsonKind(raw)}`);
   const op = getOwn(raw, 'op');
   if (typeof op !== 'string') throw new PatchError('DKC_PATCH_INVALID', `${where} has no "op" member of type string`);
   if (!opNames.has(op)) throw new PatchError('DKC_PATCH_INVALID', `${where}: Unexpected kind: ${clip(op)}`);
   const name = op as JsonPatchOpName;
   const path = getOwn(raw, 'path');
-  if (typeof path !== 'string') throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "path" member of type string`);
+  if (typeof path !== 'string')
+    throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "path" member of type string`);
   const pathTokens = parsePointer(path, `${where} ("${name}") path`);
   switch (name) {
     case 'add':
     case 'replace':
     case 'test': {
-      if (!hasOwn(raw, 'value')) throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "value" member`);
+      if (!hasOwn(raw, 'value'))
+        throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "value" member`);
       return { op: name, path, pathTokens, value: raw['value'] as JsonValue };
     }
     case 'move':
     case 'copy': {
       const from = getOwn(raw, 'from');
-      if (typeof from !== 'string') throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "from" member of type string`);
+      if (typeof from !== 'string')
+        throw new PatchError('DKC_PATCH_INVALID', `${where} ("${name}") has no "from" member of type string`);
       const fromTokens = parsePointer(from, `${where} ("${name}") from`);
       if (name === 'move' && fromTokens.length < pathTokens.length && isPrefix(fromTokens, pathTokens)) {
-        throw new PatchError('DKC_PATCH_INVALID', `${where}: cannot move ${JSON.stringify(clip(from))} into its own child ${JSON.stringify(clip(path))}`);
+        throw new PatchError(
+          'DKC_PATCH_INVALID',
+          `${where}: cannot move ${JSON.stringify(clip(from))} into its own child ${JSON.stringify(clip(path))}`,
+        );
       }
       return { op: name, path, pathTokens, from, fromTokens };
     }
@@ -115,9 +122,16 @@ function parseOperation(raw: JsonValue, i: number): JsonPatchOperation {
 /** Decodes an RFC 6901 pointer into reference tokens ("" is the whole document). */
 export function parsePointer(pointer: string, what = 'JSON pointer'): string[] {
   if (pointer === '') return [];
-  if (pointer[0] !== '/') throw new PatchError('DKC_PATCH_INVALID', `${what} ${JSON.stringify(clip(pointer))} must be empty or start with "/"`);
+  if (pointer[0] !== '/')
+    throw new PatchError(
+      'DKC_PATCH_INVALID',
+      `${what} ${JSON.stringify(clip(pointer))} must be empty or start with "/"`,
+    );
   if (/~(?![01])/.test(pointer)) {
-    throw new PatchError('DKC_PATCH_INVALID', `${what} ${JSON.stringify(clip(pointer))} has "~" not followed by "0" or "1"`);
+    throw new PatchError(
+      'DKC_PATCH_INVALID',
+      `${what} ${JSON.stringify(clip(pointer))} has "~" not followed by "0" or "1"`,
+    );
   }
   return pointer
     .slice(1)
@@ -162,10 +176,19 @@ function containerAt(root: JsonValue, tokens: readonly string[]): Container | un
 }
 
 function missing(op: string, what: 'path' | 'key' | 'from path', pointer: string): PatchError {
-  return new PatchError('DKC_PATCH_MISSING_PATH', `${op} operation does not apply: doc is missing ${what}: ${JSON.stringify(clip(pointer))}: missing value`);
+  return new PatchError(
+    'DKC_PATCH_MISSING_PATH',
+    `${op} operation does not apply: doc is missing ${what}: ${JSON.stringify(clip(pointer))}: missing value`,
+  );
 }
 
-function addAt(root: JsonValue, tokens: readonly string[], value: JsonValue, opName: string, pointer: string): JsonValue {
+function addAt(
+  root: JsonValue,
+  tokens: readonly string[],
+  value: JsonValue,
+  opName: string,
+  pointer: string,
+): JsonValue {
   if (tokens.length === 0) return value;
   const parent = containerAt(root, tokens.slice(0, -1));
   const last = tokens[tokens.length - 1] as string;
@@ -204,7 +227,8 @@ function applyOperation(root: JsonValue, op: JsonPatchOperation, budget: CloneBu
     case 'add':
       return addAt(root, op.pathTokens, op.value as JsonValue, 'add', op.path);
     case 'remove': {
-      if (op.pathTokens.length === 0) throw new PatchError('DKC_PATCH_INVALID', 'remove operation cannot remove the whole document');
+      if (op.pathTokens.length === 0)
+        throw new PatchError('DKC_PATCH_INVALID', 'remove operation cannot remove the whole document');
       if (removeAt(root, op.pathTokens) === undefined) throw missing('remove', 'path', op.path);
       return root;
     }
@@ -247,10 +271,16 @@ function applyOperation(root: JsonValue, op: JsonPatchOperation, budget: CloneBu
     case 'test': {
       const actual = lookup(root, op.pathTokens);
       if (actual === undefined) {
-        throw new PatchError('DKC_PATCH_TEST_FAILED', `testing value ${JSON.stringify(clip(op.path))} failed: test failed (the path does not exist)`);
+        throw new PatchError(
+          'DKC_PATCH_TEST_FAILED',
+          `testing value ${JSON.stringify(clip(op.path))} failed: test failed (the path does not exist)`,
+        );
       }
       if (!jsonEqual(actual, op.value as JsonValue)) {
-        throw new PatchError('DKC_PATCH_TEST_FAILED', `testing value ${JSON.stringify(clip(op.path))} failed: test failed`);
+        throw new PatchError(
+          'DKC_PATCH_TEST_FAILED',
+          `testing value ${JSON.stringify(clip(op.path))} failed: test failed`,
+        );
       }
       return root;
     }

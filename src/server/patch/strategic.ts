@@ -36,7 +36,11 @@ export function applyStrategicMergePatch(original: JsonObject, patch: unknown, k
 }
 
 /** Same, with explicit schema metadata for the object's root. Returns a new object; inputs are untouched. */
-export function applyStrategicMergePatchWithMeta(original: JsonObject, patch: unknown, meta: PatchMeta | undefined): JsonObject {
+export function applyStrategicMergePatchWithMeta(
+  original: JsonObject,
+  patch: unknown,
+  meta: PatchMeta | undefined,
+): JsonObject {
   try {
     const doc = importObject(original);
     const p = importJson(patch, 'the strategic merge patch');
@@ -110,14 +114,19 @@ function mergeMap(orig: JsonObject, patch: JsonObject, meta: PatchMeta | undefin
     const current = getOwn(orig, field);
     if (Array.isArray(current)) {
       const doomed = new KeyedPositions(undefined, values);
-      setOwn(orig, field, current.filter((v) => !isJsonScalar(v) || doomed.indexOf(v) < 0));
+      setOwn(
+        orig,
+        field,
+        current.filter((v) => !isJsonScalar(v) || doomed.indexOf(v) < 0),
+      );
     }
   }
 
   const ordered = applySetElementOrder(orig, p, meta);
 
   for (const key of Object.keys(p)) {
-    if (key === RETAIN_KEYS || key.startsWith(SET_ORDER) || key.startsWith(DELETE_PRIMITIVES) || ordered.has(key)) continue;
+    if (key === RETAIN_KEYS || key.startsWith(SET_ORDER) || key.startsWith(DELETE_PRIMITIVES) || ordered.has(key))
+      continue;
     const pv = p[key] as JsonValue;
     if (pv === null) {
       deleteOwn(orig, key);
@@ -130,7 +139,11 @@ function mergeMap(orig: JsonObject, patch: JsonObject, meta: PatchMeta | undefin
       if (merged === null) deleteOwn(orig, key);
       else setOwn(orig, key, merged);
     } else if (Array.isArray(ov) && Array.isArray(pv)) {
-      setOwn(orig, key, fieldMeta?.listStrategy === 'merge' ? mergeList(ov, pv, fieldMeta, key) : freshList(pv, fieldMeta));
+      setOwn(
+        orig,
+        key,
+        fieldMeta?.listStrategy === 'merge' ? mergeList(ov, pv, fieldMeta, key) : freshList(pv, fieldMeta),
+      );
     } else {
       // Absent, or of another JSON type: nothing to merge with, the patch value is taken.
       const fresh = freshValue(pv, fieldMeta, key);
@@ -153,9 +166,12 @@ function applyRetainKeys(orig: JsonObject, p: JsonObject): void {
   }
   const keep = new Set(list);
   for (const key of Object.keys(p)) {
-    if (key === RETAIN_KEYS || p[key] === null || key.startsWith(SET_ORDER) || key.startsWith(DELETE_PRIMITIVES)) continue;
+    if (key === RETAIN_KEYS || p[key] === null || key.startsWith(SET_ORDER) || key.startsWith(DELETE_PRIMITIVES))
+      continue;
     if (!keep.has(key)) {
-      throw invalid(`invalid patch format of retainKeys: field ${JSON.stringify(clip(key))} is patched but not listed in $retainKeys`);
+      throw invalid(
+        `invalid patch format of retainKeys: field ${JSON.stringify(clip(key))} is patched but not listed in $retainKeys`,
+      );
     }
   }
   for (const key of Object.keys(orig)) if (!keep.has(key)) delete orig[key];
@@ -172,14 +188,16 @@ function applySetElementOrder(orig: JsonObject, p: JsonObject, meta: PatchMeta |
     if (!key.startsWith(SET_ORDER)) continue;
     const field = directiveField(key, SET_ORDER, 'setElementOrder list');
     const order = p[key] as JsonValue;
-    if (!Array.isArray(order)) throw invalid(`invalid patch format of setElementOrder list: ${clip(key)} must be a list`);
+    if (!Array.isArray(order))
+      throw invalid(`invalid patch format of setElementOrder list: ${clip(key)} must be a list`);
     const fieldMeta = childMeta(meta, field);
     // Only merge lists have an order worth keeping; any other list is replaced by the patch anyway.
     if (fieldMeta?.listStrategy !== 'merge') continue;
     const mergeKey = fieldMeta.mergeKey;
     for (const item of order) {
       if (mergeKey === undefined) {
-        if (!isJsonScalar(item)) throw invalid(`invalid patch format of setElementOrder list: ${clip(key)} must list primitive values`);
+        if (!isJsonScalar(item))
+          throw invalid(`invalid patch format of setElementOrder list: ${clip(key)} must list primitive values`);
       } else if (!isJsonObject(item) || !hasOwn(item, mergeKey)) {
         throw noMergeKey(item, mergeKey);
       }
@@ -202,7 +220,12 @@ function applySetElementOrder(orig: JsonObject, p: JsonObject, meta: PatchMeta |
 }
 
 /** The patch list's ordinary elements must appear in the $setElementOrder list, in the same relative order. */
-function validateAgainstOrder(patchList: JsonValue[], order: JsonValue[], mergeKey: string | undefined, key: string): void {
+function validateAgainstOrder(
+  patchList: JsonValue[],
+  order: JsonValue[],
+  mergeKey: string | undefined,
+  key: string,
+): void {
   const regular = patchList.filter((e) => !isDirectiveElement(e));
   let pi = 0;
   for (let oi = 0; pi < regular.length && oi < order.length; oi++) {
@@ -211,7 +234,9 @@ function validateAgainstOrder(patchList: JsonValue[], order: JsonValue[], mergeK
     if (sameIdentity(item, order[oi] as JsonValue, mergeKey)) pi++;
   }
   if (pi < regular.length) {
-    throw invalid(`The order in patch list: ${describeJson(patchList)} doesn't match ${clip(key)} list: ${describeJson(order)}`);
+    throw invalid(
+      `The order in patch list: ${describeJson(patchList)} doesn't match ${clip(key)} list: ${describeJson(order)}`,
+    );
   }
 }
 
@@ -240,7 +265,9 @@ function identityEqual(a: JsonValue, b: JsonValue): boolean {
  */
 function mergeList(orig: JsonValue[], patch: JsonValue[], meta: PatchMeta, field: string): JsonValue[] {
   if (orig.length === 0 && patch.length === 0) return [];
-  return meta.mergeKey === undefined ? mergePrimitiveList(orig, patch, field) : mergeKeyedList(orig, patch, meta, meta.mergeKey, field);
+  return meta.mergeKey === undefined
+    ? mergePrimitiveList(orig, patch, field)
+    : mergeKeyedList(orig, patch, meta, meta.mergeKey, field);
 }
 
 function mergePrimitiveList(orig: JsonValue[], patch: JsonValue[], field: string): JsonValue[] {
@@ -255,7 +282,9 @@ function mergePrimitiveList(orig: JsonValue[], patch: JsonValue[], field: string
       const directive = e[PATCH] as JsonValue;
       if (directive === 'replace') replace = true;
       else if (directive === 'delete' || directive === 'merge') {
-        throw invalid(`${clip(field)} is a list of primitives: "$patch: ${directive}" elements are not supported there (use ${DELETE_PRIMITIVES}/${clip(field)} to remove values)`);
+        throw invalid(
+          `${clip(field)} is a list of primitives: "$patch: ${directive}" elements are not supported there (use ${DELETE_PRIMITIVES}/${clip(field)} to remove values)`,
+        );
       } else throw badPatchType(directive, e);
     } else {
       throw invalid(`${clip(field)} is a list of primitives, got element ${describeJson(e)}`);
@@ -263,9 +292,11 @@ function mergePrimitiveList(orig: JsonValue[], patch: JsonValue[], field: string
   }
   if (replace) return dedupe(items);
   if (!orig.every(isJsonScalar)) {
-    throw conflict(`list element types are not identical: ${clip(field)} holds non-primitive values and cannot be merged as a set`);
+    throw conflict(
+      `list element types are not identical: ${clip(field)} holds non-primitive values and cannot be merged as a set`,
+    );
   }
-  const merged = dedupe([...(orig), ...items]);
+  const merged = dedupe([...orig, ...items]);
   return orderElements(merged, items, orig, undefined);
 }
 
@@ -280,13 +311,20 @@ function dedupe(values: JsonPrimitive[]): JsonPrimitive[] {
   return out;
 }
 
-function mergeKeyedList(orig: JsonValue[], patch: JsonValue[], meta: PatchMeta, mergeKey: string, field: string): JsonValue[] {
+function mergeKeyedList(
+  orig: JsonValue[],
+  patch: JsonValue[],
+  meta: PatchMeta,
+  mergeKey: string,
+  field: string,
+): JsonValue[] {
   const deletions: JsonValue[] = [];
   const regular: JsonObject[] = [];
   let replace = false;
   for (const e of patch) {
     if (Array.isArray(e)) throw conflict(`${clip(field)}: lists of lists are not supported`);
-    if (!isJsonObject(e)) throw invalid(`${clip(field)} is a list of objects merged by "${mergeKey}", got element ${describeJson(e)}`);
+    if (!isJsonObject(e))
+      throw invalid(`${clip(field)} is a list of objects merged by "${mergeKey}", got element ${describeJson(e)}`);
     if (!hasOwn(e, PATCH)) {
       if (!hasOwn(e, mergeKey)) throw noMergeKey(e, mergeKey);
       regular.push(e);
@@ -311,7 +349,9 @@ function mergeKeyedList(orig: JsonValue[], patch: JsonValue[], meta: PatchMeta, 
     return out;
   }
   if (!orig.every(isJsonObject)) {
-    throw conflict(`list element types are not identical: ${clip(field)} holds non-object values and cannot be merged by "${mergeKey}"`);
+    throw conflict(
+      `list element types are not identical: ${clip(field)} holds non-object values and cannot be merged by "${mergeKey}"`,
+    );
   }
 
   const doomed = new KeyedPositions(undefined, deletions);
@@ -338,7 +378,12 @@ function mergeKeyedList(orig: JsonValue[], patch: JsonValue[], meta: PatchMeta, 
  * server-only ones keep theirs, and the two runs are interleaved using the original positions (so
  * an element new to the list lands ahead of the server-only ones it cannot be compared with).
  */
-function orderElements(merged: JsonValue[], order: JsonValue[], serverOrder: JsonValue[], mergeKey: string | undefined): JsonValue[] {
+function orderElements(
+  merged: JsonValue[],
+  order: JsonValue[],
+  serverOrder: JsonValue[],
+  mergeKey: string | undefined,
+): JsonValue[] {
   const orderPos = new KeyedPositions(mergeKey, order);
   const named: Array<{ e: JsonValue; at: number; seq: number }> = [];
   const serverOnly: JsonValue[] = [];
@@ -349,10 +394,20 @@ function orderElements(merged: JsonValue[], order: JsonValue[], serverOrder: Jso
   });
   named.sort((a, b) => a.at - b.at || a.seq - b.seq);
   // Server-only elements are already in their original relative order: every merge step keeps it.
-  return interleave(serverOnly, named.map((n) => n.e), serverOrder, mergeKey);
+  return interleave(
+    serverOnly,
+    named.map((n) => n.e),
+    serverOrder,
+    mergeKey,
+  );
 }
 
-function interleave(left: JsonValue[], right: JsonValue[], serverOrder: JsonValue[], mergeKey: string | undefined): JsonValue[] {
+function interleave(
+  left: JsonValue[],
+  right: JsonValue[],
+  serverOrder: JsonValue[],
+  mergeKey: string | undefined,
+): JsonValue[] {
   const pos = new KeyedPositions(mergeKey, serverOrder);
   const out: JsonValue[] = [];
   let i = 0;

@@ -40,7 +40,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const specOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['spec']) ? o['spec'] : {});
 const labelsOf = (o: KubeObject | undefined): Labels => o?.metadata.labels ?? {};
 const nameOf = (o: KubeObject): string => o.metadata.name ?? '';
-const statusOf = (o: KubeObject | undefined): Record<string, unknown> => (o && isRecord(o['status']) ? o['status'] : {});
+const statusOf = (o: KubeObject | undefined): Record<string, unknown> =>
+  o && isRecord(o['status']) ? o['status'] : {};
 
 /**
  * The Node as a policy judges it on the NodeConfig channel: what it is assigned (spec.configSource) and reports
@@ -112,7 +113,9 @@ function nodeRelabel(a: AdmissionAttributes): Judgement | undefined {
   return async (policies, reader, reads) => {
     const added = newlyGoverning(policies, now, old);
     if (added.length === 0) return [];
-    const stored = a.oldObject ? withNodeConfig(a.oldObject, await reads.get(DKC_GROUP, NODE_CONFIGS, '', a.name)) : undefined;
+    const stored = a.oldObject
+      ? withNodeConfig(a.oldObject, await reads.get(DKC_GROUP, NODE_CONFIGS, '', a.name))
+      : undefined;
     const ref = configMapRefOf(specOf(stored)['configSource']);
     if (!ref) return [];
     return judgeNode(added, now, a.name, stored, (kv) => reader.configMap(ref, kv), reader);
@@ -159,7 +162,8 @@ function nodeChange(a: AdmissionAttributes): Judgement | undefined {
   };
 }
 
-const namesConfigMap = (ref: ConfigMapRef | undefined, namespace: string, name: string): boolean => ref?.namespace === namespace && ref.name === name;
+const namesConfigMap = (ref: ConfigMapRef | undefined, namespace: string, name: string): boolean =>
+  ref?.namespace === namespace && ref.name === name;
 
 function configMapChange(a: AdmissionAttributes, channel: ConfigChannel): Judgement | undefined {
   // Only what the kubelet reads matters: a write that keeps data and binaryData (labels, annotations) is not judged.
@@ -168,11 +172,24 @@ function configMapChange(a: AdmissionAttributes, channel: ConfigChannel): Judgem
   return async (policies, reader, reads) => {
     const assigned = (await assignedNodes(reads, channel)).flatMap((n) => {
       const ref = configMapRefOf(specOf(n)['configSource']);
-      return ref && namesConfigMap(ref, a.namespace, a.name) && governing(policies, labelsOf(n)).length > 0 ? [{ node: n, key: ref.kubeletConfigKey }] : [];
+      return ref && namesConfigMap(ref, a.namespace, a.name) && governing(policies, labelsOf(n)).length > 0
+        ? [{ node: n, key: ref.kubeletConfigKey }]
+        : [];
     });
     const byKey = new Map<string, Target>();
-    const targetOf = (key: string): Target => byKey.get(key) ?? byKey.set(key, perMinor((kv) => ConfigReader.decoded(cm, key, kv))).get(key)!;
-    return (await mapBounded(assigned, NODE_READ_CONCURRENCY, ({ node, key }) => judgeNode(policies, labelsOf(node), nameOf(node), node, targetOf(key), reader))).flat();
+    const targetOf = (key: string): Target =>
+      byKey.get(key) ??
+      byKey
+        .set(
+          key,
+          perMinor((kv) => ConfigReader.decoded(cm, key, kv)),
+        )
+        .get(key)!;
+    return (
+      await mapBounded(assigned, NODE_READ_CONCURRENCY, ({ node, key }) =>
+        judgeNode(policies, labelsOf(node), nameOf(node), node, targetOf(key), reader),
+      )
+    ).flat();
   };
 }
 
@@ -201,9 +218,15 @@ function rolloutChange(a: AdmissionAttributes, channel: ConfigChannel): Judgemen
   const refs = rolloutTarget(spec);
   if (refs.length === 0) return undefined;
   return async (policies, reader, reads) => {
-    const nodes = (await assignedNodes(reads, channel)).filter((n) => selects(spec, n) && governing(policies, labelsOf(n)).length > 0);
+    const nodes = (await assignedNodes(reads, channel)).filter(
+      (n) => selects(spec, n) && governing(policies, labelsOf(n)).length > 0,
+    );
     const target = perMinor((kv) => reader.rendered(refs, kv));
-    return (await mapBounded(nodes, NODE_READ_CONCURRENCY, (n) => judgeNode(policies, labelsOf(n), nameOf(n), n, target, reader))).flat();
+    return (
+      await mapBounded(nodes, NODE_READ_CONCURRENCY, (n) =>
+        judgeNode(policies, labelsOf(n), nameOf(n), n, target, reader),
+      )
+    ).flat();
   };
 }
 
@@ -211,8 +234,10 @@ function judgementOf(a: AdmissionAttributes, channel: ConfigChannel): Judgement 
   if (a.subresource !== '' || a.operation === 'DELETE') return undefined;
   // On the NodeConfig channel a Node keeps a source only if it carried one before: judged as ever; a relabel is judged
   // by what its NodeConfig assigns.
-  if (a.resource.group === '' && a.resource.plural === 'nodes') return channel === 'node' ? nodeChange(a) : (nodeChange(a) ?? nodeRelabel(a));
-  if (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS) return channel === 'nodeconfig' ? nodeConfigChange(a) : undefined;
+  if (a.resource.group === '' && a.resource.plural === 'nodes')
+    return channel === 'node' ? nodeChange(a) : (nodeChange(a) ?? nodeRelabel(a));
+  if (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS)
+    return channel === 'nodeconfig' ? nodeConfigChange(a) : undefined;
   if (a.resource.group === '' && a.resource.plural === 'configmaps') return configMapChange(a, channel);
   if (a.resource.group === POLICY_GROUP && a.resource.plural === 'nodeconfigrollouts') return rolloutChange(a, channel);
   return undefined;
@@ -222,7 +247,10 @@ function judgementOf(a: AdmissionAttributes, channel: ConfigChannel): Judgement 
  * The plugin, for a server whose nodes are assigned on `channel`; `reads` is asked lazily because the API server
  * exists only after its admission chain.
  */
-export function nodeConfigPolicy(reads: () => ServerReads | undefined, channel: ConfigChannel = 'node'): AdmissionPlugin {
+export function nodeConfigPolicy(
+  reads: () => ServerReads | undefined,
+  channel: ConfigChannel = 'node',
+): AdmissionPlugin {
   return {
     name: 'NodeConfigPolicy',
     async validate(a) {
@@ -233,7 +261,8 @@ export function nodeConfigPolicy(reads: () => ServerReads | undefined, channel: 
       const policies = (await r.list(POLICY_GROUP, POLICY_PLURAL)).map(readPolicy);
       if (policies.length === 0) return;
       const v = verdict(await judge(policies, new ConfigReader(r), r));
-      if (v.denied !== undefined) throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, v.denied);
+      if (v.denied !== undefined)
+        throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, v.denied);
       const sink = a.warnings;
       if (sink) for (const w of v.warnings) if (!sink.includes(w)) sink.push(w);
     },

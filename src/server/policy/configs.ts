@@ -7,7 +7,13 @@
 // and defaulted as the node's kubelet minor does (src/nodepolicy/kubelet.ts).
 
 import type { ConfigMap, ConfigMapNodeConfigSource, KubeObject, Node } from '../../api/types.js';
-import { API_VERSION, KIND, type KubeletConfiguration, type KubeletVersion, type Layer } from '../../kubeletconfig/index.js';
+import {
+  API_VERSION,
+  KIND,
+  type KubeletConfiguration,
+  type KubeletVersion,
+  type Layer,
+} from '../../kubeletconfig/index.js';
 import { deepEqual } from '../../api/equal.js';
 import { klog } from '../../util/klog.js';
 import type { ServerReads } from '../authz.js';
@@ -28,9 +34,11 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function configMapRefOf(source: unknown): ConfigMapRef | undefined {
   if (!isRecord(source)) return undefined;
   const cm = source['configMap'];
-  if (isRecord(cm) && str(cm['name'])) return { namespace: str(cm['namespace']), name: str(cm['name']), kubeletConfigKey: str(cm['kubeletConfigKey']) };
+  if (isRecord(cm) && str(cm['name']))
+    return { namespace: str(cm['namespace']), name: str(cm['name']), kubeletConfigKey: str(cm['kubeletConfigKey']) };
   const legacy = source['configMapRef'];
-  if (isRecord(legacy) && str(legacy['name'])) return { namespace: str(legacy['namespace']), name: str(legacy['name']), kubeletConfigKey: LEGACY_KEY };
+  if (isRecord(legacy) && str(legacy['name']))
+    return { namespace: str(legacy['namespace']), name: str(legacy['name']), kubeletConfigKey: LEGACY_KEY };
   return undefined;
 }
 
@@ -49,7 +57,8 @@ export function kubeletPayloadWrite(object: unknown, oldObject: unknown, operati
   if (!cm) return undefined;
   if (operation === 'UPDATE') {
     const old = oldObject as ConfigMap | undefined;
-    if (deepEqual(cm.data ?? {}, old?.data ?? {}) && deepEqual(cm.binaryData ?? {}, old?.binaryData ?? {})) return undefined;
+    if (deepEqual(cm.data ?? {}, old?.data ?? {}) && deepEqual(cm.binaryData ?? {}, old?.binaryData ?? {}))
+      return undefined;
   }
   return cm;
 }
@@ -82,7 +91,9 @@ export class ConfigReader {
   /** A ConfigMap object's key (one being written, not yet stored) as a layer; undefined when it has no such key. */
   static layerOf(cm: ConfigMap, key: string): Layer | undefined {
     const bytes = payload(cm, key);
-    return bytes === undefined ? undefined : { name: `cm/${cm.metadata.namespace ?? ''}/${cm.metadata.name ?? ''}:${key}`, bytes };
+    return bytes === undefined
+      ? undefined
+      : { name: `cm/${cm.metadata.namespace ?? ''}/${cm.metadata.name ?? ''}:${key}`, bytes };
   }
 
   /** The decoded, defaulted config of a ConfigMap; undefined when it is missing or does not decode. */
@@ -95,7 +106,8 @@ export class ConfigReader {
     const bytes = payload(cm, key);
     if (bytes === undefined) return undefined;
     try {
-      return kv.render({ name: `cm/${cm.metadata.namespace ?? ''}/${cm.metadata.name ?? ''}:${key}`, bytes }, []).config;
+      return kv.render({ name: `cm/${cm.metadata.namespace ?? ''}/${cm.metadata.name ?? ''}:${key}`, bytes }, [])
+        .config;
     } catch {
       return undefined;
     }
@@ -124,7 +136,9 @@ export class ConfigReader {
   private async configz(node: KubeObject, kv: KubeletVersion): Promise<KubeletConfiguration> {
     const name = node.metadata.name ?? '';
     try {
-      const body = JSON.parse(await this.reads.nodeGet(node, '/configz', CONFIGZ_TIMEOUT_MS)) as { kubeletconfig?: unknown };
+      const body = JSON.parse(await this.reads.nodeGet(node, '/configz', CONFIGZ_TIMEOUT_MS)) as {
+        kubeletconfig?: unknown;
+      };
       if (!isRecord(body.kubeletconfig)) throw new Error('no kubeletconfig object in the answer');
       return kv.load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
     } catch (err) {

@@ -11,7 +11,8 @@ import { nodeIdentity } from '../auth/nodeauthorizer.js';
 import type { AdmissionAttributes } from '../authz.js';
 import { messages } from './messages.js';
 
-const annotationOf = (o: KubeObject | undefined): string | undefined => o?.metadata.annotations?.[CONFIG_FLAGS_ANNOTATION];
+const annotationOf = (o: KubeObject | undefined): string | undefined =>
+  o?.metadata.annotations?.[CONFIG_FLAGS_ANNOTATION];
 
 /** Throws Forbidden when someone other than the node itself sets, changes or removes its config-flags annotation. */
 export function checkFlagsAnnotation(a: AdmissionAttributes): void {
@@ -19,5 +20,9 @@ export function checkFlagsAnnotation(a: AdmissionAttributes): void {
   if (annotationOf(a.object) === annotationOf(a.oldObject)) return;
   const { isNode, nodeName } = nodeIdentity(a.user);
   if (isNode && nodeName === a.name) return;
-  throw errors.forbidden({ group: '', name: 'nodes' }, a.name, messages.flagsAnnotation(a.name, CONFIG_FLAGS_ANNOTATION));
+  throw errors.forbidden(
+    { group: '', name: 'nodes' },
+    a.name,
+    messages.flagsAnnotation(a.name, CONFIG_FLAGS_ANNOTATION),
+  );
 }

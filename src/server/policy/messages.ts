@@ -4,5 +4,6 @@
 export const messages = {
   configzFallback: (node: string, why: string): string =>
     `NodeConfigPolicy: node ${JSON.stringify(node)} runs its local config and its /configz did not answer (${why}); comparing against the defaults`,
-  flagsAnnotation: (node: string, annotation: string): string => `only node ${JSON.stringify(node)} may set the annotation ${annotation} on its Node`,
+  flagsAnnotation: (node: string, annotation: string): string =>
+    `only node ${JSON.stringify(node)} may set the annotation ${annotation} on its Node`,
 };

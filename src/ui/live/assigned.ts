@@ -22,10 +22,20 @@ export function watchAssignedNodes(
   const show = (): void => {
     if (nodes !== undefined && nodeConfigs !== undefined) handlers.items(assignedNodes(channel, nodes, nodeConfigs));
   };
-  const stopNodes = listWatch<Node>('/api/v1/nodes', nodeQuery, { items: (m) => ((nodes = m), show()), connection: (c) => handlers.connection(c) }, fetch);
+  const stopNodes = listWatch<Node>(
+    '/api/v1/nodes',
+    nodeQuery,
+    { items: (m) => ((nodes = m), show()), connection: (c) => handlers.connection(c) },
+    fetch,
+  );
   const stopNodeConfigs =
     channel === 'nodeconfig'
-      ? listWatch<NodeConfig>(NODE_CONFIGS_PATH, nodeConfigQuery, { items: (m) => ((nodeConfigs = m), show()), connection: () => undefined }, fetch)
+      ? listWatch<NodeConfig>(
+          NODE_CONFIGS_PATH,
+          nodeConfigQuery,
+          { items: (m) => ((nodeConfigs = m), show()), connection: () => undefined },
+          fetch,
+        )
       : () => undefined;
   return () => {
     stopNodes();

@@ -24,7 +24,11 @@ export function withNodeConfig(node: Node, nc: NodeConfig | undefined): Node {
 }
 
 /** Every node of `nodes` as the page shows it on `channel`; the NodeConfigs keyed as the watch keys them (by name). */
-export function assignedNodes(channel: UiChannel, nodes: ReadonlyMap<string, Node>, nodeConfigs: ReadonlyMap<string, NodeConfig>): ReadonlyMap<string, Node> {
+export function assignedNodes(
+  channel: UiChannel,
+  nodes: ReadonlyMap<string, Node>,
+  nodeConfigs: ReadonlyMap<string, NodeConfig>,
+): ReadonlyMap<string, Node> {
   if (channel === 'node') return nodes;
   const byName = new Map([...nodeConfigs.values()].map((nc) => [nc.metadata.name ?? '', nc]));
   const out = new Map<string, Node>();

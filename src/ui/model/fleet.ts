@@ -115,7 +115,13 @@ export function kubeletVersionOf(node: Node): string {
 }
 
 export function nodeView(node: Node): NodeView {
-  return { name: node.metadata.name ?? '', node, kubeletVersion: kubeletVersionOf(node), groupKey: sourceKey(node.status?.config?.active), issues: nodeIssues(node) };
+  return {
+    name: node.metadata.name ?? '',
+    node,
+    kubeletVersion: kubeletVersionOf(node),
+    groupKey: sourceKey(node.status?.config?.active),
+    issues: nodeIssues(node),
+  };
 }
 
 export function matchesState(view: NodeView, filter: StateFilter): boolean {
@@ -158,8 +164,11 @@ export function groupNodes(nodes: Iterable<Node>, filter: StateFilter = 'all'): 
 }
 
 function compareGroups(a: ConfigGroup, b: ConfigGroup): number {
-  if (a.key === LOCAL_GROUP || b.key === LOCAL_GROUP) return a.key === LOCAL_GROUP ? (b.key === LOCAL_GROUP ? 0 : -1) : 1;
-  return compare(a.title, b.title) || compare(a.resourceVersion ?? '', b.resourceVersion ?? '') || compare(a.key, b.key);
+  if (a.key === LOCAL_GROUP || b.key === LOCAL_GROUP)
+    return a.key === LOCAL_GROUP ? (b.key === LOCAL_GROUP ? 0 : -1) : 1;
+  return (
+    compare(a.title, b.title) || compare(a.resourceVersion ?? '', b.resourceVersion ?? '') || compare(a.key, b.key)
+  );
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -57,13 +57,19 @@ export function leftOut(status: RolloutStatus | undefined): LeftOut[] {
   }
   const minor = (v: string): number => Number(v.split('.')[1] ?? NaN) || 0;
   for (const g of groups.values()) g.nodes.sort();
-  return [...groups.values()].sort((a, b) => minor(a.kubeletVersion) - minor(b.kubeletVersion) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  return [...groups.values()].sort(
+    (a, b) =>
+      minor(a.kubeletVersion) - minor(b.kubeletVersion) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0),
+  );
 }
 
 const FINAL: ReadonlySet<Phase> = new Set(['Succeeded', 'Halted', 'Reverted']);
 
 /** Which buttons are enabled: pause while it runs, resume while paused, undo until it has been reverted. */
-export function availableActions(phase: Phase | undefined, paused: boolean): { pause: boolean; resume: boolean; undo: boolean } {
+export function availableActions(
+  phase: Phase | undefined,
+  paused: boolean,
+): { pause: boolean; resume: boolean; undo: boolean } {
   const final = phase !== undefined && FINAL.has(phase);
   return { pause: !paused && !final, resume: paused && !final, undo: phase !== 'Reverted' && phase !== 'Reverting' };
 }

@@ -21,8 +21,14 @@ export function parseRoute(hash: string): Route {
 
 export function ConnectionLine({ connection }: { connection: Connection }): VNode {
   const words =
-    connection.state === 'live' ? text.live.live : connection.state === 'connecting' ? text.live.connecting : text.live.reconnecting(connection.why);
-  return html`<p class=${`connection ${connection.state}`} role="status" data-connection=${connection.state}>${words}</p>`;
+    connection.state === 'live'
+      ? text.live.live
+      : connection.state === 'connecting'
+        ? text.live.connecting
+        : text.live.reconnecting(connection.why);
+  return html`<p class=${`connection ${connection.state}`} role="status" data-connection=${connection.state}>
+    ${words}
+  </p>`;
 }
 
 export function App(): VNode {

@@ -15,7 +15,6 @@ import { postJSON } from '../live/http.js';
 import { text } from './text.js';
 import { listWatch, type Connection } from '../live/watch.js';
 
-
 function Batches({ rollout }: { rollout: NodeConfigRollout }): VNode {
   const pending = pendingNodes(rollout.status);
   return html`<ol class="batches">
@@ -37,9 +36,14 @@ function LeftOut({ rollout }: { rollout: NodeConfigRollout }): VNode | null {
   if (groups.length === 0) return null;
   const count = groups.reduce((n, g) => n + g.nodes.length, 0);
   return html`<h4>${text.rollouts.leftOut(count)}</h4>
-    <ul class="incompatible" data-incompatible=${count}>${groups.map(
-      (g) => html`<li data-kubelet-version=${g.kubeletVersion}><strong>${text.rollouts.leftOutGroup(g.kubeletVersion, g.reason)}</strong> ${g.nodes.join(', ')}</li>`,
-    )}</ul>`;
+    <ul class="incompatible" data-incompatible=${count}>
+      ${groups.map(
+        (g) =>
+          html`<li data-kubelet-version=${g.kubeletVersion}>
+            <strong>${text.rollouts.leftOutGroup(g.kubeletVersion, g.reason)}</strong> ${g.nodes.join(', ')}
+          </li>`,
+      )}
+    </ul>`;
 }
 
 function RolloutCard({ rollout }: { rollout: NodeConfigRollout }): VNode {
@@ -60,22 +64,36 @@ function RolloutCard({ rollout }: { rollout: NodeConfigRollout }): VNode {
   };
   const cm = rollout.spec.configSource?.configMap;
   const failures = status?.failures ?? [];
-  return html`<article class="rollout" data-rollout=${name} data-phase=${status?.phase ?? ''} aria-labelledby=${`rollout-${name}`}>
+  return html`<article
+    class="rollout"
+    data-rollout=${name}
+    data-phase=${status?.phase ?? ''}
+    aria-labelledby=${`rollout-${name}`}
+  >
     <h3 id=${`rollout-${name}`}>${name}</h3>
     <p>
-      <span class=${`badge phase-${(status?.phase ?? 'Pending').toLowerCase()}`}>${text.rollouts.phase}: ${status?.phase ?? 'Pending'}</span>
+      <span class=${`badge phase-${(status?.phase ?? 'Pending').toLowerCase()}`}
+        >${text.rollouts.phase}: ${status?.phase ?? 'Pending'}</span
+      >
       ${paused ? html` <span class="badge badge-paused">${text.rollouts.paused}</span>` : null}
       ${cm ? html` ${text.rollouts.source} <code>${cm.namespace}/${cm.name}:${cm.kubeletConfigKey}</code>` : null}
     </p>
     <p>${text.rollouts.nodes(status?.targetNodes ?? 0, status?.succeededNodes ?? 0, status?.failedNodes ?? 0)}</p>
     <${Batches} rollout=${rollout} />
-    ${failures.length > 0
-      ? html`<h4>${text.rollouts.failures}</h4><ul class="failures">${failures.map((f) => html`<li><strong>${f.node}</strong> ${f.reason ? html`(${f.reason})` : null}: ${f.message}</li>`)}</ul>`
-      : null}
+    ${
+      failures.length > 0
+        ? html`<h4>${text.rollouts.failures}</h4>
+            <ul class="failures">
+              ${failures.map((f) => html`<li><strong>${f.node}</strong> ${f.reason ? html`(${f.reason})` : null}: ${f.message}</li>`)}
+            </ul>`
+        : null
+    }
     <${LeftOut} rollout=${rollout} />
     <div class="actions">
       <button type="button" disabled=${busy || !can.pause} onClick=${() => act('pause')}>${text.rollouts.pause}</button>
-      <button type="button" disabled=${busy || !can.resume} onClick=${() => act('resume')}>${text.rollouts.resume}</button>
+      <button type="button" disabled=${busy || !can.resume} onClick=${() => act('resume')}>
+        ${text.rollouts.resume}
+      </button>
       <button type="button" disabled=${busy || !can.undo} onClick=${() => act('undo')}>${text.rollouts.undo}</button>
     </div>
     ${message ? html`<p class=${message.ok ? 'done' : 'error-text'} role=${message.ok ? 'status' : 'alert'}>${message.text}</p>` : null}
@@ -85,7 +103,15 @@ function RolloutCard({ rollout }: { rollout: NodeConfigRollout }): VNode {
 export function RolloutsPage(): VNode {
   const [rollouts, setRollouts] = useState<{ items: ReadonlyMap<string, NodeConfigRollout> }>({ items: new Map() });
   const [connection, setConnection] = useState<Connection>({ state: 'connecting' });
-  useEffect(() => listWatch<NodeConfigRollout>(ROLLOUTS_PATH, {}, { items: (items) => setRollouts({ items }), connection: setConnection }), []);
+  useEffect(
+    () =>
+      listWatch<NodeConfigRollout>(
+        ROLLOUTS_PATH,
+        {},
+        { items: (items) => setRollouts({ items }), connection: setConnection },
+      ),
+    [],
+  );
   const list = [...rollouts.items.values()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   return html`<section class="rollouts">
     <h2>${text.rollouts.heading}</h2>

@@ -46,7 +46,8 @@ export const text = {
     phase: 'Phase',
     paused: 'paused',
     source: 'ConfigMap',
-    nodes: (target: number, succeeded: number, failed: number) => `${succeeded} of ${target} nodes succeeded, ${failed} failed`,
+    nodes: (target: number, succeeded: number, failed: number) =>
+      `${succeeded} of ${target} nodes succeeded, ${failed} failed`,
     pending: (n: number) => `${n} node${n === 1 ? '' : 's'} waiting for a batch`,
     batch: (b: number) => (b === 0 ? 'Canary' : `Batch ${b}`),
     batchText: (succeeded: number, total: number, failed: number, inFlight: number) =>

@@ -1,7 +1,13 @@
 // A virtualised list for preact on @tanstack/virtual-core: only the rows in view (and a few either side) are in the
 // DOM, so the fleet page stays quick at thousands of nodes. The wiring follows @tanstack/react-virtual's own.
 
-import { elementScroll, observeElementOffset, observeElementRect, Virtualizer, type VirtualItem } from '@tanstack/virtual-core';
+import {
+  elementScroll,
+  observeElementOffset,
+  observeElementRect,
+  Virtualizer,
+  type VirtualItem,
+} from '@tanstack/virtual-core';
 import { useLayoutEffect, useReducer, useState } from 'preact/hooks';
 
 export interface VirtualList {
@@ -9,7 +15,11 @@ export interface VirtualList {
   totalSize: number;
 }
 
-export function useVirtualList(count: number, scroller: () => HTMLElement | null, estimateSize: (index: number) => number): VirtualList {
+export function useVirtualList(
+  count: number,
+  scroller: () => HTMLElement | null,
+  estimateSize: (index: number) => number,
+): VirtualList {
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const options = {
     count,

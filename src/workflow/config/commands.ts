@@ -59,7 +59,13 @@ export interface RenderFlags extends ConnectionFlags, VersionFlags {
 export type ExitCode = number;
 
 export function processIo(exitCodeOfError: (err: unknown) => number): Io {
-  return { stdout: process.stdout, stderr: process.stderr, tty: process.stdout.isTTY === true, env: process.env, exitCodeOfError };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    tty: process.stdout.isTTY === true,
+    env: process.env,
+    exitCodeOfError,
+  };
 }
 
 /** The API client, connected as kubectl would on first use only: files alone need no kubeconfig. */
@@ -67,15 +73,27 @@ function lazyClient(io: Io, flags: ConnectionFlags): { get: ClientSource; close(
   let client: Promise<RestClient> | undefined;
   return {
     get: () =>
-      (client ??= loadClientConfig({ explicitPath: flags.kubeconfig, env: io.env['KUBECONFIG'], home: homedir(), context: flags.context }).then(
-        (config) => new RestClient(config),
-      )),
-    close: () => void client?.then((c) => c.close(), () => undefined),
+      (client ??= loadClientConfig({
+        explicitPath: flags.kubeconfig,
+        env: io.env['KUBECONFIG'],
+        home: homedir(),
+        context: flags.context,
+      }).then((config) => new RestClient(config))),
+    close: () =>
+      void client?.then(
+        (c) => c.close(),
+        () => undefined,
+      ),
   };
 }
 
 /** Runs `body`, turning a failure into its line on stderr and `failure` as the exit code (else the error's own). */
-async function guarded(io: Io, flags: ConnectionFlags, failure: ExitCode | undefined, body: (client: ClientSource) => Promise<ExitCode>): Promise<ExitCode> {
+async function guarded(
+  io: Io,
+  flags: ConnectionFlags,
+  failure: ExitCode | undefined,
+  body: (client: ClientSource) => Promise<ExitCode>,
+): Promise<ExitCode> {
   const conn = lazyClient(io, flags);
   try {
     return await body(conn.get);
@@ -90,7 +108,10 @@ async function guarded(io: Io, flags: ConnectionFlags, failure: ExitCode | undef
 /** Decode and defaults, as the kubelet loads a config; decode warnings go to stderr. Throws LayerError. */
 function loadLayer(io: Io, layer: Layer, kv: KubeletVersion): KubeletConfiguration {
   try {
-    const r = kv.load(layer.bytes, layer.dir === undefined ? { source: layer.name } : { dir: layer.dir, source: layer.name });
+    const r = kv.load(
+      layer.bytes,
+      layer.dir === undefined ? { source: layer.name } : { dir: layer.dir, source: layer.name },
+    );
     for (const w of r.warnings) io.stderr.write(messages.warning(layer.name, w.message) + '\n');
     return r.config;
   } catch (e) {
@@ -125,7 +146,10 @@ export async function diff(io: Io, a: string, b: string, flags: DiffFlags): Prom
 }
 
 /** Everything `dkc config validate` reports about a layer: decode, defaults, validation and the start-up checks. */
-export function checkLayer(layer: Layer, kv: KubeletVersion = kubeletVersion()): { errors: string[]; warnings: string[] } {
+export function checkLayer(
+  layer: Layer,
+  kv: KubeletVersion = kubeletVersion(),
+): { errors: string[]; warnings: string[] } {
   const r = kv.effectiveConfig({ file: { bytes: layer.bytes, dir: layer.dir ?? '', name: layer.name }, flags: [] });
   const warnings = r.warnings.map((w) => w.message);
   if (!r.ok) return { errors: r.errors, warnings };
@@ -157,7 +181,14 @@ export async function lint(io: Io, source: string, flags: LintFlags): Promise<Ex
     let changes: ClassifiedChange[] = [];
     try {
       // Against a node: as it would run the source, its flags holding their fields (what NodeConfigPolicy compares).
-      changes = classify(configChanges(base, kv.load(layer.bytes, layer.dir === undefined ? {} : { dir: layer.dir }).config, against?.flags, kv.schema()));
+      changes = classify(
+        configChanges(
+          base,
+          kv.load(layer.bytes, layer.dir === undefined ? {} : { dir: layer.dir }).config,
+          against?.flags,
+          kv.schema(),
+        ),
+      );
     } catch (e) {
       if (!(e instanceof KubeletConfigError)) throw e; // already among the errors
     }

@@ -31,13 +31,15 @@ export const messages = {
   configMapWhichKey: (ns: string, name: string, keys: readonly string[]) =>
     `configmap ${ns}/${name} has several keys (${keys.join(', ')}) and none is "kubelet": name one as cm/${ns}/${name}:KEY`,
   nodeNotFound: (name: string) => `node ${q(name)} not found`,
-  configzFailed: (name: string, why: string) => `cannot read the config of node ${q(name)} from /configz through the API's node proxy: ${why}`,
+  configzFailed: (name: string, why: string) =>
+    `cannot read the config of node ${q(name)} from /configz through the API's node proxy: ${why}`,
   configzShape: (name: string) => `node ${q(name)} answered /configz without a kubeletconfig object`,
   /** A problem found in a source, on one line. */
   problem: (source: string, message: string) => `${source}: ${oneLine(message)}`,
   warning: (source: string, message: string) => `${source}: warning: ${oneLine(message)}`,
   unset: '(unset)',
-  lintChange: (cls: string, path: string, from: string, to: string, reason: string) => `${cls.padEnd(10)} ${path}: ${from} -> ${to}  (${reason})`,
+  lintChange: (cls: string, path: string, from: string, to: string, reason: string) =>
+    `${cls.padEnd(10)} ${path}: ${from} -> ${to}  (${reason})`,
   lintUnclassified: 'not a v1beta1 field',
 } as const;
 

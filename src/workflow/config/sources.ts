@@ -33,13 +33,17 @@ export function parseSource(s: string): SourceRef {
     const colon = rest.indexOf(':');
     const [nsName, key] = colon < 0 ? [rest, undefined] : [rest.slice(0, colon), rest.slice(colon + 1)];
     const parts = nsName.split('/');
-    if (parts.length !== 2 || parts.some((p) => p === '') || key === '') throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
-    return key === undefined ? { kind: 'configmap', namespace: parts[0]!, name: parts[1]! } : { kind: 'configmap', namespace: parts[0]!, name: parts[1]!, key };
+    if (parts.length !== 2 || parts.some((p) => p === '') || key === '')
+      throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
+    return key === undefined
+      ? { kind: 'configmap', namespace: parts[0]!, name: parts[1]! }
+      : { kind: 'configmap', namespace: parts[0]!, name: parts[1]!, key };
   }
   const node = NODE_PREFIXES.find((p) => s.startsWith(p));
   if (node) {
     const name = s.slice(node.length);
-    if (name === '' || name.includes('/')) throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
+    if (name === '' || name.includes('/'))
+      throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
     return { kind: 'node', name };
   }
   if (s === '') throw new ConfigCommandError('DKC_CONFIG_INVALID_SOURCE', messages.invalidSource(s));
@@ -68,21 +72,32 @@ export interface SourceLayer extends Layer {
 export type ClientSource = () => Promise<RestClient>;
 
 /** The key to read: the one named, else `kubelet`, else the only one there is. */
-export function chooseKey(cm: Pick<ConfigMap, 'data' | 'binaryData'>, ref: Extract<SourceRef, { kind: 'configmap' }>): { key: string; bytes: Uint8Array | string } {
+export function chooseKey(
+  cm: Pick<ConfigMap, 'data' | 'binaryData'>,
+  ref: Extract<SourceRef, { kind: 'configmap' }>,
+): { key: string; bytes: Uint8Array | string } {
   const data = cm.data ?? {};
   const binary = cm.binaryData ?? {};
   const keys = configMapKeys(cm);
   const key = ref.key ?? (keys.includes(DEFAULT_KEY) || keys.length !== 1 ? DEFAULT_KEY : keys[0]!);
   if (!keys.includes(key)) {
-    if (ref.key === undefined && keys.length > 1) throw new ConfigCommandError('DKC_CONFIG_CONFIGMAP_KEY', messages.configMapWhichKey(ref.namespace, ref.name, keys));
-    throw new ConfigCommandError('DKC_CONFIG_CONFIGMAP_KEY', messages.configMapNoKey(ref.namespace, ref.name, key, keys));
+    if (ref.key === undefined && keys.length > 1)
+      throw new ConfigCommandError(
+        'DKC_CONFIG_CONFIGMAP_KEY',
+        messages.configMapWhichKey(ref.namespace, ref.name, keys),
+      );
+    throw new ConfigCommandError(
+      'DKC_CONFIG_CONFIGMAP_KEY',
+      messages.configMapNoKey(ref.namespace, ref.name, key, keys),
+    );
   }
   return { key, bytes: Object.hasOwn(data, key) ? data[key]! : Buffer.from(binary[key]!, 'base64') };
 }
 
 async function readConfigMap(ref: Extract<SourceRef, { kind: 'configmap' }>, client: ClientSource): Promise<Layer> {
   const cm = await getConfigMap(await client(), ref.namespace, ref.name);
-  if (!cm) throw new ConfigCommandError('DKC_CONFIG_CONFIGMAP_NOT_FOUND', messages.configMapNotFound(ref.namespace, ref.name));
+  if (!cm)
+    throw new ConfigCommandError('DKC_CONFIG_CONFIGMAP_NOT_FOUND', messages.configMapNotFound(ref.namespace, ref.name));
   const { key, bytes } = chooseKey(cm, ref);
   return { name: sourceName(ref, key), bytes };
 }
@@ -95,18 +110,26 @@ async function readNode(ref: Extract<SourceRef, { kind: 'node' }>, client: Clien
   try {
     node = await c.get<Node>(`/api/v1/nodes/${encodeURIComponent(ref.name)}`);
   } catch (err) {
-    if (isApiError(err, 404)) throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.nodeNotFound(ref.name), { cause: err });
+    if (isApiError(err, 404))
+      throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.nodeNotFound(ref.name), { cause: err });
     throw err;
   }
   try {
     body = await c.get<{ kubeletconfig?: unknown }>(`/api/v1/nodes/${encodeURIComponent(ref.name)}/proxy/configz`);
   } catch (err) {
-    throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.configzFailed(ref.name, errorMessage(err)), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.configzFailed(ref.name, errorMessage(err)), {
+      cause: err,
+    });
   }
   const config = body?.kubeletconfig;
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.configzShape(ref.name));
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new ConfigCommandError('DKC_CONFIG_NODE_CONFIGZ', messages.configzShape(ref.name));
   const flags = readConfigFlags(node.metadata?.annotations);
-  const layer: SourceLayer = { name: sourceName(ref), bytes: JSON.stringify({ kind: KIND, apiVersion: API_VERSION, ...config }), kubelet: nodeKubeletVersion(node) };
+  const layer: SourceLayer = {
+    name: sourceName(ref),
+    bytes: JSON.stringify({ kind: KIND, apiVersion: API_VERSION, ...config }),
+    kubelet: nodeKubeletVersion(node),
+  };
   return flags ? { ...layer, flags } : layer;
 }
 
@@ -114,7 +137,9 @@ async function readPath(path: string): Promise<Uint8Array> {
   try {
     return await readFile(path);
   } catch (err) {
-    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(path, errorMessage(err)), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(path, errorMessage(err)), {
+      cause: err,
+    });
   }
 }
 
@@ -132,7 +157,9 @@ export async function readSource(ref: SourceRef, client: ClientSource): Promise<
 
 /** The `.conf` files under a directory, as filepath.WalkDir visits them: lexical order, subdirectories in place. */
 async function dropInFiles(dir: string): Promise<string[]> {
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   const out: string[] = [];
   for (const e of entries) {
     const p = join(dir, e.name);
@@ -149,14 +176,18 @@ export async function readDropIns(ref: SourceRef, client: ClientSource): Promise
   try {
     isDir = (await stat(ref.path)).isDirectory();
   } catch (err) {
-    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(ref.path, errorMessage(err)), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(ref.path, errorMessage(err)), {
+      cause: err,
+    });
   }
   if (!isDir) return [await readSource(ref, client)];
   let files: string[];
   try {
     files = await dropInFiles(ref.path);
   } catch (err) {
-    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(ref.path, errorMessage(err)), { cause: err });
+    throw new ConfigCommandError('DKC_CONFIG_READ_FAILED', messages.readFailed(ref.path, errorMessage(err)), {
+      cause: err,
+    });
   }
   return Promise.all(files.map(async (f) => ({ name: f, bytes: await readPath(f) })));
 }

@@ -9,17 +9,25 @@ import { collectionPath, objectPath, type ConfigMapRef, type NodeConfigRollout, 
 
 export async function checkConfigMap(client: RestClient, ref: ConfigMapRef): Promise<void> {
   const cm = await getConfigMap(client, ref.namespace, ref.name);
-  if (!cm) throw new RolloutError('DKC_ROLLOUT_CONFIGMAP_NOT_FOUND', messages.configMapNotFound(ref.namespace, ref.name));
+  if (!cm)
+    throw new RolloutError('DKC_ROLLOUT_CONFIGMAP_NOT_FOUND', messages.configMapNotFound(ref.namespace, ref.name));
   const keys = configMapKeys(cm);
   if (!keys.includes(ref.kubeletConfigKey)) {
-    throw new RolloutError('DKC_ROLLOUT_CONFIGMAP_KEY_MISSING', messages.configMapKeyMissing(ref.namespace, ref.name, ref.kubeletConfigKey, keys));
+    throw new RolloutError(
+      'DKC_ROLLOUT_CONFIGMAP_KEY_MISSING',
+      messages.configMapKeyMissing(ref.namespace, ref.name, ref.kubeletConfigKey, keys),
+    );
   }
 }
 
 /** Refuses a selector (kubectl syntax, "" for every node) that matches no node now. */
 export async function checkNodes(client: RestClient, selector: string): Promise<void> {
-  const list = await client.list<{ items?: unknown[] }>('/api/v1/nodes', { labelSelector: selector || undefined, limit: 1 });
-  if ((list.items ?? []).length === 0) throw new RolloutError('DKC_ROLLOUT_NO_MATCHING_NODES', messages.noMatchingNodes(selector));
+  const list = await client.list<{ items?: unknown[] }>('/api/v1/nodes', {
+    labelSelector: selector || undefined,
+    limit: 1,
+  });
+  if ((list.items ?? []).length === 0)
+    throw new RolloutError('DKC_ROLLOUT_NO_MATCHING_NODES', messages.noMatchingNodes(selector));
 }
 
 export function getRollout(client: RestClient, name: string): Promise<NodeConfigRollout> {

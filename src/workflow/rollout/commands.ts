@@ -38,16 +38,32 @@ export type ExitCode = number;
 export const EXIT_TIMEOUT = 2;
 
 export function processIo(exitCodeOfError: (err: unknown) => number): Io {
-  return { stdout: process.stdout, stderr: process.stderr, tty: process.stdout.isTTY === true, clock: systemClock, env: process.env, exitCodeOfError };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    tty: process.stdout.isTTY === true,
+    clock: systemClock,
+    env: process.env,
+    exitCodeOfError,
+  };
 }
 
 async function connect(io: Io, flags: ConnectionFlags): Promise<RestClient> {
-  const config = await loadClientConfig({ explicitPath: flags.kubeconfig, env: io.env['KUBECONFIG'], home: homedir(), context: flags.context });
+  const config = await loadClientConfig({
+    explicitPath: flags.kubeconfig,
+    env: io.env['KUBECONFIG'],
+    home: homedir(),
+    context: flags.context,
+  });
   return new RestClient(config);
 }
 
 /** Runs `body` with a client, turning any failure into its one line on stderr and its exit code. */
-async function withClient(io: Io, flags: ConnectionFlags, body: (client: RestClient) => Promise<ExitCode>): Promise<ExitCode> {
+async function withClient(
+  io: Io,
+  flags: ConnectionFlags,
+  body: (client: RestClient) => Promise<ExitCode>,
+): Promise<ExitCode> {
   let client: RestClient | undefined;
   try {
     client = await connect(io, flags);
@@ -147,7 +163,12 @@ export async function status(io: Io, name: string, flags: StatusFlags): Promise<
   });
 }
 
-export async function changeSpec(io: Io, command: SpecCommand, name: string, flags: ConnectionFlags): Promise<ExitCode> {
+export async function changeSpec(
+  io: Io,
+  command: SpecCommand,
+  name: string,
+  flags: ConnectionFlags,
+): Promise<ExitCode> {
   const done = SPEC_CHANGES[command][1];
   return withClient(io, flags, async (client) => {
     const patched = await applySpecChange(client, command, name);

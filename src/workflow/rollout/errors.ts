@@ -36,7 +36,8 @@ export const messages = {
   selectorOperator: (op: string) => `the ${q(op)} operator cannot be expressed in a nodeSelector`,
   configMapNotFound: configMapMessages.notFound,
   configMapKeyMissing: configMapMessages.noKey,
-  noMatchingNodes: (selector: string) => (selector ? `no node matches the selector ${q(selector)}` : 'there are no nodes to roll out to'),
+  noMatchingNodes: (selector: string) =>
+    selector ? `no node matches the selector ${q(selector)}` : 'there are no nodes to roll out to',
   rolloutDeleted: (name: string) => `nodeconfigrollout ${q(name)} was deleted`,
   timedOut: 'timed out waiting for the condition',
 } as const;
@@ -54,10 +55,13 @@ export const progress = {
   rendered: (configMap: string) => `layers rendered into ConfigMap kube-system/${configMap}`,
   batchStarted: (batch: number, nodes: readonly string[]) =>
     `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
-  nodeFailed: (node: string, reason: string, message: string) => `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,
-  nodeWaiting: (node: string, reason: string) => `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
+  nodeFailed: (node: string, reason: string, message: string) =>
+    `node ${node} failed (${reason})${message ? `: ${message}` : ''}`,
+  nodeWaiting: (node: string, reason: string) =>
+    `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
   nodeDeleted: (node: string) => `node ${node} was deleted during the rollout`,
-  nodeIncompatible: (node: string, version: string, reason: string) => `node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
+  nodeIncompatible: (node: string, version: string, reason: string) =>
+    `node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   /** What an undo did: only the nodes put back on what the rollout found count as restored. */
   restored: (restored: number, notRestored: number) =>
     ` (${restored} ${restored === 1 ? 'node' : 'nodes'} restored${notRestored > 0 ? `, ${notRestored} not restored` : ''})`,

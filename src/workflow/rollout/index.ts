@@ -1,6 +1,16 @@
 // The operator's rollout workflow (`dkc rollout`): flags → NodeConfigRollout, progress rendering, and the subcommands.
 
-export { changeSpec, list, processIo, start, status, type ConnectionFlags, type ExitCode, type Io, type StatusFlags } from './commands.js';
+export {
+  changeSpec,
+  list,
+  processIo,
+  start,
+  status,
+  type ConnectionFlags,
+  type ExitCode,
+  type Io,
+  type StatusFlags,
+} from './commands.js';
 export { applySpecChange, isSpecCommand, SPEC_CHANGES, type SpecCommand } from './actions.js';
 export { buildRollout, type StartFlags } from './spec.js';
 export { exitCodeFor, exitCodeForPhase, progressBar, progressLines } from './render.js';

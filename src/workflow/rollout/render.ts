@@ -74,7 +74,9 @@ function deletedLines(prev: RolloutStatus | undefined, next: RolloutStatus): str
 /** A line per selected node newly left out because its kubelet cannot run the config. */
 function incompatibleLines(prev: RolloutStatus | undefined, next: RolloutStatus | undefined): string[] {
   const seen = new Set((prev?.incompatible ?? []).map((i) => i.node));
-  return (next?.incompatible ?? []).filter((i) => !seen.has(i.node)).map((i) => progress.nodeIncompatible(i.node, i.kubeletVersion, i.reason));
+  return (next?.incompatible ?? [])
+    .filter((i) => !seen.has(i.node))
+    .map((i) => progress.nodeIncompatible(i.node, i.kubeletVersion, i.reason));
 }
 
 function counts(s: RolloutStatus): string {
@@ -98,7 +100,11 @@ function phaseDetail(s: RolloutStatus): string {
       const nodes = Object.values(s.nodes ?? {});
       const restored = nodes.filter((n) => n.state === 'Reverted').length;
       // Changed by this rollout and not put back: someone else changed it since, it was deleted, or it has no record.
-      const notRestored = nodes.filter((n) => n.state === 'NotRestored' || ((n.state === 'Overridden' || n.state === 'Deleted') && n.updatedAt !== undefined)).length;
+      const notRestored = nodes.filter(
+        (n) =>
+          n.state === 'NotRestored' ||
+          ((n.state === 'Overridden' || n.state === 'Deleted') && n.updatedAt !== undefined),
+      ).length;
       return progress.restored(restored, notRestored) + failedMessage(s);
     }
     default:
@@ -110,13 +116,29 @@ function phaseDetail(s: RolloutStatus): string {
  * The lines that the step from `prev` (undefined: nothing seen yet) to `next` adds, in the order things happen:
  * a layered rollout's rendered ConfigMap, batches started, nodes failed, nodes held back, then the phase reached.
  */
-export function progressLines(name: string, prev: RolloutStatus | undefined, next: RolloutStatus | undefined, first = false): string[] {
+export function progressLines(
+  name: string,
+  prev: RolloutStatus | undefined,
+  next: RolloutStatus | undefined,
+  first = false,
+): string[] {
   if (next?.phase === undefined || next.phase === 'Pending') {
-    const waiting = first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
+    const waiting =
+      first || (prev?.phase !== undefined && prev.phase !== 'Pending') ? [progress.waitingToStart(name)] : [];
     return [...waiting, ...incompatibleLines(prev, next)];
   }
-  const rendered = next.renderedConfigMap !== undefined && next.renderedConfigMap !== prev?.renderedConfigMap ? [progress.rendered(next.renderedConfigMap)] : [];
-  const lines = [...rendered, ...incompatibleLines(prev, next), ...batchLines(prev, next), ...failureLines(prev, next), ...deletedLines(prev, next), ...waitingLines(prev, next)];
+  const rendered =
+    next.renderedConfigMap !== undefined && next.renderedConfigMap !== prev?.renderedConfigMap
+      ? [progress.rendered(next.renderedConfigMap)]
+      : [];
+  const lines = [
+    ...rendered,
+    ...incompatibleLines(prev, next),
+    ...batchLines(prev, next),
+    ...failureLines(prev, next),
+    ...deletedLines(prev, next),
+    ...waitingLines(prev, next),
+  ];
   if (next.phase !== prev?.phase) lines.push(progress.phase(name, next.phase, phaseDetail(next)));
   return lines;
 }

@@ -5,7 +5,14 @@
 import { parseLabelSelector, type LabelRequirement } from '../../api/selectors.js';
 import { Duration } from '../../kubeletconfig/values.js';
 import { messages, RolloutError } from './errors.js';
-import { GROUP, KIND, VERSION, type IntOrString, type LabelSelector, type LabelSelectorRequirement } from '../../api/dkc/rollout.js';
+import {
+  GROUP,
+  KIND,
+  VERSION,
+  type IntOrString,
+  type LabelSelector,
+  type LabelSelectorRequirement,
+} from '../../api/dkc/rollout.js';
 import type { ConfigMapRef, NodeConfigRollout, RolloutSpec } from './types.js';
 import { errorMessage } from '../../util/errors.js';
 
@@ -118,7 +125,8 @@ function buildSpec(flags: StartFlags): RolloutSpec {
   };
   const strategy: NonNullable<RolloutSpec['strategy']> = {};
   if (flags.canary !== undefined) strategy.canary = parseIntOrPercent('--canary', flags.canary);
-  if (flags.maxUnavailable !== undefined) strategy.maxUnavailable = parseIntOrPercent('--max-unavailable', flags.maxUnavailable);
+  if (flags.maxUnavailable !== undefined)
+    strategy.maxUnavailable = parseIntOrPercent('--max-unavailable', flags.maxUnavailable);
   if (flags.soak !== undefined) strategy.soakSeconds = parseSeconds('--soak', flags.soak, 0);
   if (flags.pauseAfterCanary) strategy.pauseAfterCanary = true;
   if (flags.skipIncompatible) strategy.skipIncompatible = true;

@@ -16,7 +16,15 @@ function cell(v: unknown): string {
 
 export function row(r: NodeConfigRollout, nowMs: number): string[] {
   const s = r.status ?? {};
-  return [r.metadata.name, cell(s.phase), cell(s.targetNodes), cell(s.updatedNodes), cell(s.succeededNodes), cell(s.failedNodes), age(r.metadata.creationTimestamp, nowMs)];
+  return [
+    r.metadata.name,
+    cell(s.phase),
+    cell(s.targetNodes),
+    cell(s.updatedNodes),
+    cell(s.succeededNodes),
+    cell(s.failedNodes),
+    age(r.metadata.creationTimestamp, nowMs),
+  ];
 }
 
 /** Aligns rows as kubectl's tabwriter does; each line ends with a newline. */
@@ -29,6 +37,8 @@ export function layout(rows: readonly (readonly string[])[]): string {
 /** The table, rollouts sorted by name as the server lists them; empty string for no rollouts. */
 export function renderTable(items: readonly NodeConfigRollout[], nowMs: number): string {
   if (items.length === 0) return '';
-  const sorted = [...items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+  const sorted = [...items].sort((a, b) =>
+    a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0,
+  );
   return layout([[...COLUMNS], ...sorted.map((r) => row(r, nowMs))]);
 }

@@ -2,7 +2,14 @@
 // The names, the spec's parts, the phases and the status are the API's (src/api/dkc/rollout.ts); the status is
 // optional: a rollout the controller has not yet seen has none.
 
-import { GROUP, ROLLOUTS_PATH, type LabelSelector, type Phase, type RolloutStatus, type RolloutStrategy } from '../../api/dkc/rollout.js';
+import {
+  GROUP,
+  ROLLOUTS_PATH,
+  type LabelSelector,
+  type Phase,
+  type RolloutStatus,
+  type RolloutStrategy,
+} from '../../api/dkc/rollout.js';
 
 export const RESOURCE = 'nodeconfigrollouts';
 /** group/resource as kube-apiserver names it in messages (`nodeconfigrollouts.dkc.io "x" not found`). */
@@ -30,7 +37,13 @@ export interface RolloutSpec {
 export interface NodeConfigRollout {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; resourceVersion?: string; creationTimestamp?: string; generation?: number; [k: string]: unknown };
+  metadata: {
+    name: string;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    generation?: number;
+    [k: string]: unknown;
+  };
   spec: RolloutSpec;
   status?: RolloutStatus;
   [k: string]: unknown;

@@ -4,15 +4,26 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideBoot, shouldPromote, type BootInput, type LoadOutcome } from '../../../src/agent/dynamicconfig/bootstrap.js';
+import {
+  decideBoot,
+  shouldPromote,
+  type BootInput,
+  type LoadOutcome,
+} from '../../../src/agent/dynamicconfig/bootstrap.js';
 import { CrashLoopError, InternalError, LoadError, ValidateError } from '../../../src/api/configstatus.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 
-const src = (name: string, rv = '1'): NodeConfigSource => ({ configMap: { name, namespace: 'kube-system', kubeletConfigKey: 'kubelet', uid: `uid-${name}`, resourceVersion: rv } });
+const src = (name: string, rv = '1'): NodeConfigSource => ({
+  configMap: { name, namespace: 'kube-system', kubeletConfigKey: 'kubelet', uid: `uid-${name}`, resourceVersion: rv },
+});
 const A = src('a');
 const L = src('l');
 const ok = (config: string): LoadOutcome<string> => ({ ok: true, config });
-const bad = (reason: typeof LoadError | typeof ValidateError | typeof InternalError): LoadOutcome<string> => ({ ok: false, reason, detail: 'boom' });
+const bad = (reason: typeof LoadError | typeof ValidateError | typeof InternalError): LoadOutcome<string> => ({
+  ok: false,
+  reason,
+  detail: 'boom',
+});
 
 interface Row {
   name: string;
@@ -30,19 +41,138 @@ interface Row {
 const base = { startsWithoutHealthy: 0, crashLoopThreshold: 3 };
 const rows: Row[] = [
   { name: 'no assigned record: local', input: { ...base }, use: 'local', error: '', trial: false },
-  { name: 'no assigned record, stale LKG record: local, LKG reported', input: { ...base, lastKnownGood: L }, use: 'local', lkg: L, error: '', trial: false },
-  { name: 'assigned loads and validates, no LKG', input: { ...base, assigned: A, assignedOutcome: ok('A') }, use: 'assigned', config: 'A', assigned: A, active: A, error: '', trial: true },
-  { name: 'assigned loads and validates, previous LKG kept', input: { ...base, assigned: A, assignedOutcome: ok('A'), lastKnownGood: L }, use: 'assigned', config: 'A', assigned: A, active: A, lkg: L, error: '', trial: true },
-  { name: 'assigned fails to load, LKG nil: local', input: { ...base, assigned: A, assignedOutcome: bad(LoadError) }, use: 'local', assigned: A, error: LoadError, trial: false },
-  { name: 'assigned fails validation, LKG nil: local', input: { ...base, assigned: A, assignedOutcome: bad(ValidateError) }, use: 'local', assigned: A, error: ValidateError, trial: false },
-  { name: 'assigned fails internally, LKG nil: local', input: { ...base, assigned: A, assignedOutcome: bad(InternalError) }, use: 'local', assigned: A, error: InternalError, trial: false },
-  { name: 'assigned fails, LKG loads: LKG', input: { ...base, assigned: A, assignedOutcome: bad(ValidateError), lastKnownGood: L, lastKnownGoodOutcome: ok('L') }, use: 'last-known-good', config: 'L', assigned: A, active: L, lkg: L, error: ValidateError, trial: false },
-  { name: 'assigned fails, LKG fails: fatal', input: { ...base, assigned: A, assignedOutcome: bad(LoadError), lastKnownGood: L, lastKnownGoodOutcome: bad(LoadError) }, fatal: true },
-  { name: 'assigned fails, LKG not loaded yet: fatal until it is', input: { ...base, assigned: A, assignedOutcome: bad(LoadError), lastKnownGood: L }, fatal: true },
-  { name: 'crash loop at the threshold, LKG loads: LKG with the crash-loop error', input: { ...base, startsWithoutHealthy: 3, assigned: A, assignedOutcome: ok('A'), lastKnownGood: L, lastKnownGoodOutcome: ok('L') }, use: 'last-known-good', config: 'L', assigned: A, active: L, lkg: L, error: CrashLoopError, trial: false },
-  { name: 'crash loop at the threshold, no LKG: local', input: { ...base, startsWithoutHealthy: 5, assigned: A, assignedOutcome: ok('A') }, use: 'local', assigned: A, error: CrashLoopError, trial: false },
-  { name: 'below the threshold: assigned still tried', input: { ...base, startsWithoutHealthy: 2, assigned: A, assignedOutcome: ok('A') }, use: 'assigned', config: 'A', assigned: A, active: A, error: '', trial: true },
-  { name: 'threshold 0 disables crash-loop rollback', input: { startsWithoutHealthy: 99, crashLoopThreshold: 0, assigned: A, assignedOutcome: ok('A') }, use: 'assigned', config: 'A', assigned: A, active: A, error: '', trial: true },
+  {
+    name: 'no assigned record, stale LKG record: local, LKG reported',
+    input: { ...base, lastKnownGood: L },
+    use: 'local',
+    lkg: L,
+    error: '',
+    trial: false,
+  },
+  {
+    name: 'assigned loads and validates, no LKG',
+    input: { ...base, assigned: A, assignedOutcome: ok('A') },
+    use: 'assigned',
+    config: 'A',
+    assigned: A,
+    active: A,
+    error: '',
+    trial: true,
+  },
+  {
+    name: 'assigned loads and validates, previous LKG kept',
+    input: { ...base, assigned: A, assignedOutcome: ok('A'), lastKnownGood: L },
+    use: 'assigned',
+    config: 'A',
+    assigned: A,
+    active: A,
+    lkg: L,
+    error: '',
+    trial: true,
+  },
+  {
+    name: 'assigned fails to load, LKG nil: local',
+    input: { ...base, assigned: A, assignedOutcome: bad(LoadError) },
+    use: 'local',
+    assigned: A,
+    error: LoadError,
+    trial: false,
+  },
+  {
+    name: 'assigned fails validation, LKG nil: local',
+    input: { ...base, assigned: A, assignedOutcome: bad(ValidateError) },
+    use: 'local',
+    assigned: A,
+    error: ValidateError,
+    trial: false,
+  },
+  {
+    name: 'assigned fails internally, LKG nil: local',
+    input: { ...base, assigned: A, assignedOutcome: bad(InternalError) },
+    use: 'local',
+    assigned: A,
+    error: InternalError,
+    trial: false,
+  },
+  {
+    name: 'assigned fails, LKG loads: LKG',
+    input: {
+      ...base,
+      assigned: A,
+      assignedOutcome: bad(ValidateError),
+      lastKnownGood: L,
+      lastKnownGoodOutcome: ok('L'),
+    },
+    use: 'last-known-good',
+    config: 'L',
+    assigned: A,
+    active: L,
+    lkg: L,
+    error: ValidateError,
+    trial: false,
+  },
+  {
+    name: 'assigned fails, LKG fails: fatal',
+    input: {
+      ...base,
+      assigned: A,
+      assignedOutcome: bad(LoadError),
+      lastKnownGood: L,
+      lastKnownGoodOutcome: bad(LoadError),
+    },
+    fatal: true,
+  },
+  {
+    name: 'assigned fails, LKG not loaded yet: fatal until it is',
+    input: { ...base, assigned: A, assignedOutcome: bad(LoadError), lastKnownGood: L },
+    fatal: true,
+  },
+  {
+    name: 'crash loop at the threshold, LKG loads: LKG with the crash-loop error',
+    input: {
+      ...base,
+      startsWithoutHealthy: 3,
+      assigned: A,
+      assignedOutcome: ok('A'),
+      lastKnownGood: L,
+      lastKnownGoodOutcome: ok('L'),
+    },
+    use: 'last-known-good',
+    config: 'L',
+    assigned: A,
+    active: L,
+    lkg: L,
+    error: CrashLoopError,
+    trial: false,
+  },
+  {
+    name: 'crash loop at the threshold, no LKG: local',
+    input: { ...base, startsWithoutHealthy: 5, assigned: A, assignedOutcome: ok('A') },
+    use: 'local',
+    assigned: A,
+    error: CrashLoopError,
+    trial: false,
+  },
+  {
+    name: 'below the threshold: assigned still tried',
+    input: { ...base, startsWithoutHealthy: 2, assigned: A, assignedOutcome: ok('A') },
+    use: 'assigned',
+    config: 'A',
+    assigned: A,
+    active: A,
+    error: '',
+    trial: true,
+  },
+  {
+    name: 'threshold 0 disables crash-loop rollback',
+    input: { startsWithoutHealthy: 99, crashLoopThreshold: 0, assigned: A, assignedOutcome: ok('A') },
+    use: 'assigned',
+    config: 'A',
+    assigned: A,
+    active: A,
+    error: '',
+    trial: true,
+  },
 ];
 
 describe('decideBoot', () => {

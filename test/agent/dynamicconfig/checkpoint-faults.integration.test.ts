@@ -16,7 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
 import { StartLedger } from '../../../src/agent/dynamicconfig/crashloop.js';
 import { nodeFs, type AtomicFs } from '../../../src/util/atomicfile.js';
-import { parseSource, serializeSource, sourcesEqual, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
+import {
+  parseSource,
+  serializeSource,
+  sourcesEqual,
+  type NodeConfigSource,
+} from '../../../src/agent/dynamicconfig/source.js';
 import { assignedAt, filesAt, sourceAt, uidAt } from './fixtures/states.js';
 
 const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-writer.js');
@@ -67,7 +72,9 @@ function spawnWriter(dir: string, first: number): Writer {
       out += d;
       if (out.includes('running\n')) resolve();
     });
-    void exited.then(({ code, signal }) => reject(new Error(`writer exited before running (code ${code}, signal ${signal}): ${err}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`writer exited before running (code ${code}, signal ${signal}): ${err}`)),
+    );
   });
   running.catch(() => undefined);
   return { proc, running, exited, stderr: () => err };
@@ -132,13 +139,24 @@ async function verify(dir: string, b: number, figures: Figures): Promise<void> {
   const rec = await new StartLedger(ledgerPath).read();
   assert.equal(rec.startsWithoutHealthy, 1);
   const ledgerOk = which === 0 ? [assignedAt(j)] : [assignedAt(j), assignedAt(j + 1)];
-  assert.ok(ledgerOk.some((s) => sourcesEqual(rec.source, s)), `start ledger ${JSON.stringify(rec)} does not fit step ${j}`);
+  assert.ok(
+    ledgerOk.some((s) => sourcesEqual(rec.source, s)),
+    `start ledger ${JSON.stringify(rec)} does not fit step ${j}`,
+  );
   const ledgerNew = which === 1 && sourcesEqual(rec.source, assignedAt(j + 1));
   const nextSaved = await access(join(store.checkpointsDir, uidAt(j + 2), String(j + 2))).then(
     () => true,
     () => false,
   );
-  figures.phases[which === 0 ? 'before assigned' : !ledgerNew ? 'before ledger' : nextSaved ? 'before next last-known-good' : 'before next save']++;
+  figures.phases[
+    which === 0
+      ? 'before assigned'
+      : !ledgerNew
+        ? 'before ledger'
+        : nextSaved
+          ? 'before next last-known-good'
+          : 'before next save'
+  ]++;
 
   // Every checkpoint saved before that last-known-good write is complete; any later one that exists is too.
   for (let i = b - 1; i <= j + 1; i++) await assertCheckpoint(store, i);
@@ -168,18 +186,35 @@ async function verify(dir: string, b: number, figures: Figures): Promise<void> {
 async function recoverAndPrepare(dir: string, next: number): Promise<void> {
   const store = new CheckpointStore(dir);
   await store.initialize();
-  assert.deepEqual((await readdir(store.metaDir)).filter((n) => n.startsWith('.')), [], 'temp files left in meta/');
+  assert.deepEqual(
+    (await readdir(store.metaDir)).filter((n) => n.startsWith('.')),
+    [],
+    'temp files left in meta/',
+  );
   for (const uid of ALL_UIDS) {
     const entries = await readdir(join(store.checkpointsDir, uid)).catch(() => [] as string[]);
-    assert.deepEqual(entries.filter((n) => n.startsWith('tmp_')), [], `temp dirs left in checkpoints/${uid}`);
+    assert.deepEqual(
+      entries.filter((n) => n.startsWith('tmp_')),
+      [],
+      `temp dirs left in checkpoints/${uid}`,
+    );
   }
-  assert.equal(await store.save({ uid: uidAt(next - 1), resourceVersion: String(next - 1), files: filesAt(next - 1) }), true);
+  assert.equal(
+    await store.save({ uid: uidAt(next - 1), resourceVersion: String(next - 1), files: filesAt(next - 1) }),
+    true,
+  );
   await store.setLastKnownGood(sourceAt(next - 2));
   await store.setAssigned(assignedAt(next - 1));
   assert.equal(await store.recordStart(assignedAt(next - 1)), 1);
 }
 
-async function lane(root: string, firstTrial: number, maxDelayMs: number, budget: { left: number; deadline: number }, figures: Figures): Promise<void> {
+async function lane(
+  root: string,
+  firstTrial: number,
+  maxDelayMs: number,
+  budget: { left: number; deadline: number },
+  figures: Figures,
+): Promise<void> {
   try {
     await runLane(root, firstTrial, maxDelayMs, budget, figures);
   } catch (e) {
@@ -189,7 +224,13 @@ async function lane(root: string, firstTrial: number, maxDelayMs: number, budget
   }
 }
 
-async function runLane(root: string, firstTrial: number, maxDelayMs: number, budget: { left: number; deadline: number }, figures: Figures): Promise<void> {
+async function runLane(
+  root: string,
+  firstTrial: number,
+  maxDelayMs: number,
+  budget: { left: number; deadline: number },
+  figures: Figures,
+): Promise<void> {
   const dir = await mkdtemp(join(root, 'dkc-faults-'));
   dirs.push(dir);
   // Writers are started a few trials ahead (each idles until told to go), so their start-up, the bulk of
@@ -248,7 +289,11 @@ it(`survives SIGKILL at random instants (at least ${MIN_TRIALS} trials)`, { time
     `${name}: ${f.trials} trials, ${f.stepsCompleted} steps completed, killed ` +
     PHASES.map((p) => `${p}: ${f.phases[p]}`).join(', ') +
     `; torn temp dirs ${f.tornCheckpointDirs}, torn temp files ${f.tornMetaFiles} (all swept)`;
-  for (const msg of [`fault injection: ${total} trials in ${secs} s`, line(tmpdir(), disk), line(hasShm ? '/dev/shm' : tmpdir(), shm)]) {
+  for (const msg of [
+    `fault injection: ${total} trials in ${secs} s`,
+    line(tmpdir(), disk),
+    line(hasShm ? '/dev/shm' : tmpdir(), shm),
+  ]) {
     t.diagnostic(msg);
     console.log(msg);
   }
@@ -261,7 +306,8 @@ it(`survives SIGKILL at random instants (at least ${MIN_TRIALS} trials)`, { time
 
 /** nodeFs, logging each call with paths relative to `root` and temp names (random) replaced by <tmp>. */
 function recordingFs(root: string, log: string[]): AtomicFs {
-  const name = (p: string) => relative(root, p).replace(/(^|\/)(\.[^/]*\.tmp-[0-9]+-[0-9a-f]+|tmp_[^/]*)/g, '$1<tmp>') || '.';
+  const name = (p: string) =>
+    relative(root, p).replace(/(^|\/)(\.[^/]*\.tmp-[0-9]+-[0-9a-f]+|tmp_[^/]*)/g, '$1<tmp>') || '.';
   return {
     async open(path, flags, mode) {
       const fh = await nodeFs.open(path, flags, mode);
@@ -288,7 +334,12 @@ it('writes each checkpoint and record durably: data fsynced before the rename, t
 
   log.length = 0;
   assert.equal(await store.save({ uid: 'u1', resourceVersion: '7', files: { kubelet: 'a: 1\n', extra: '' } }), true);
-  const file = (f: string) => [`open checkpoints/u1/<tmp>/${f} wx`, `write checkpoints/u1/<tmp>/${f}`, `fsync checkpoints/u1/<tmp>/${f}`, `close checkpoints/u1/<tmp>/${f}`];
+  const file = (f: string) => [
+    `open checkpoints/u1/<tmp>/${f} wx`,
+    `write checkpoints/u1/<tmp>/${f}`,
+    `fsync checkpoints/u1/<tmp>/${f}`,
+    `close checkpoints/u1/<tmp>/${f}`,
+  ];
   const dirSync = (d: string) => [`open ${d} r`, `fsync ${d}`, `close ${d}`];
   assert.deepEqual(log, [
     ...dirSync('checkpoints'), // the new uid directory

@@ -9,15 +9,38 @@ import {
   CheckpointStore,
   type CheckpointErrorCode,
 } from '../../../src/agent/dynamicconfig/checkpoint.js';
-import { serializeSource, SourceError, type MaybeSource, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
+import {
+  serializeSource,
+  SourceError,
+  type MaybeSource,
+  type NodeConfigSource,
+} from '../../../src/agent/dynamicconfig/source.js';
 import { ref, REFERENCE_YAML } from './fixtures/reference.js';
 
 const other: NodeConfigSource = {
-  configMap: { namespace: 'kube-system', name: 'node-config-2', uid: 'uid-2', resourceVersion: '7', kubeletConfigKey: 'kubelet' },
+  configMap: {
+    namespace: 'kube-system',
+    name: 'node-config-2',
+    uid: 'uid-2',
+    resourceVersion: '7',
+    kubeletConfigKey: 'kubelet',
+  },
 };
 
-function src(uid: string | undefined, resourceVersion: string | undefined, kubeletConfigKey = 'kubelet'): NodeConfigSource {
-  return { configMap: { namespace: 'namespace', name: 'name', ...(uid !== undefined ? { uid } : {}), ...(resourceVersion !== undefined ? { resourceVersion } : {}), kubeletConfigKey } };
+function src(
+  uid: string | undefined,
+  resourceVersion: string | undefined,
+  kubeletConfigKey = 'kubelet',
+): NodeConfigSource {
+  return {
+    configMap: {
+      namespace: 'namespace',
+      name: 'name',
+      ...(uid !== undefined ? { uid } : {}),
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      kubeletConfigKey,
+    },
+  };
 }
 
 function isCheckpointError(code: CheckpointErrorCode, message: string | RegExp) {
@@ -71,7 +94,13 @@ describe('initialize', () => {
     const store = new CheckpointStore(dir);
     assert.equal(store.dir, join(dir, 'store'));
     await store.initialize();
-    assert.deepEqual(await tree(dir), ['store/', 'store/checkpoints/', 'store/meta/', 'store/meta/assigned', 'store/meta/last-known-good']);
+    assert.deepEqual(await tree(dir), [
+      'store/',
+      'store/checkpoints/',
+      'store/meta/',
+      'store/meta/assigned',
+      'store/meta/last-known-good',
+    ]);
     for (const d of ['store', 'store/meta', 'store/checkpoints']) {
       const st = await stat(join(dir, d));
       assert.equal(st.mode & 0o777, 0o755, d);
@@ -123,7 +152,10 @@ describe('initialize', () => {
     const store = new CheckpointStore(dir);
     await assert.rejects(
       store.initialize(),
-      isCheckpointError(CheckpointErrorCodes.NotRegularFile, `expected regular file at "${store.assignedPath}", but mode is "drwxr-xr-x"`),
+      isCheckpointError(
+        CheckpointErrorCodes.NotRegularFile,
+        `expected regular file at "${store.assignedPath}", but mode is "drwxr-xr-x"`,
+      ),
     );
   });
 
@@ -133,7 +165,10 @@ describe('initialize', () => {
     await writeFile(join(dir, 'store'), '');
     await assert.rejects(
       new CheckpointStore(dir).initialize(),
-      isCheckpointError(CheckpointErrorCodes.NotDirectory, `expected dir at "${join(dir, 'store')}", but mode is "-rw-r--r--"`),
+      isCheckpointError(
+        CheckpointErrorCodes.NotDirectory,
+        `expected dir at "${join(dir, 'store')}", but mode is "-rw-r--r--"`,
+      ),
     );
   });
 });
@@ -168,11 +203,17 @@ describe('assigned and last-known-good records', () => {
     for (const set of [store.setAssigned.bind(store), store.setLastKnownGood.bind(store)]) {
       await assert.rejects(
         set(src(undefined, '1')),
-        isCheckpointError(CheckpointErrorCodes.AmbiguousSource, 'failed to write RemoteConfigSource, empty UID is ambiguous'),
+        isCheckpointError(
+          CheckpointErrorCodes.AmbiguousSource,
+          'failed to write RemoteConfigSource, empty UID is ambiguous',
+        ),
       );
       await assert.rejects(
         set(src('uid', '')),
-        isCheckpointError(CheckpointErrorCodes.AmbiguousSource, 'failed to write RemoteConfigSource, empty ResourceVersion is ambiguous'),
+        isCheckpointError(
+          CheckpointErrorCodes.AmbiguousSource,
+          'failed to write RemoteConfigSource, empty ResourceVersion is ambiguous',
+        ),
       );
     }
     assert.equal(await readFile(store.assignedPath, 'utf8'), REFERENCE_YAML);
@@ -186,15 +227,30 @@ describe('assigned and last-known-good records', () => {
 
   it('an undecodable record is an error carrying the decoder’s text', async () => {
     const store = await freshStore();
-    await writeFile(store.assignedPath, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: SerializedNodeConfigSource\nsource: {}\n');
-    await assert.rejects(store.assigned(), isCheckpointError(CheckpointErrorCodes.Record, /^invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil/));
+    await writeFile(
+      store.assignedPath,
+      'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: SerializedNodeConfigSource\nsource: {}\n',
+    );
+    await assert.rejects(
+      store.assigned(),
+      isCheckpointError(
+        CheckpointErrorCodes.Record,
+        /^invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil/,
+      ),
+    );
     await writeFile(store.lastKnownGoodPath, 'kind: [');
-    await assert.rejects(store.lastKnownGood(), isCheckpointError(CheckpointErrorCodes.Record, /^failed to decode, error: /));
+    await assert.rejects(
+      store.lastKnownGood(),
+      isCheckpointError(CheckpointErrorCodes.Record, /^failed to decode, error: /),
+    );
   });
 
   it('a missing record file is an error in Go’s words', async () => {
     const store = new CheckpointStore(join(base, 'uninitialized'));
-    await assert.rejects(store.assigned(), isCheckpointError(CheckpointErrorCodes.Record, `open ${store.assignedPath}: no such file or directory`));
+    await assert.rejects(
+      store.assigned(),
+      isCheckpointError(CheckpointErrorCodes.Record, `open ${store.assignedPath}: no such file or directory`),
+    );
   });
 
   it('every setAssigned moves the mtime of meta/assigned', async () => {
@@ -266,27 +322,49 @@ describe('exists', () => {
 
   it('a UID or ResourceVersion that would leave the checkpoints directory is refused', async () => {
     const store = await freshStore();
-    for (const [u, r] of [['..', '1'], ['uid', '..'], ['a/b', '1'], ['uid', '.']]) {
-      await assert.rejects(store.exists(src(u, r)), (e: unknown) => e instanceof CheckpointError && e.code === CheckpointErrorCodes.InvalidPath);
+    for (const [u, r] of [
+      ['..', '1'],
+      ['uid', '..'],
+      ['a/b', '1'],
+      ['uid', '.'],
+    ]) {
+      await assert.rejects(
+        store.exists(src(u, r)),
+        (e: unknown) => e instanceof CheckpointError && e.code === CheckpointErrorCodes.InvalidPath,
+      );
     }
-    await assert.rejects(store.save({ uid: '../x', resourceVersion: '1', files: {} }), isCheckpointError(CheckpointErrorCodes.InvalidPath, 'invalid checkpoint path component "../x"'));
+    await assert.rejects(
+      store.save({ uid: '../x', resourceVersion: '1', files: {} }),
+      isCheckpointError(CheckpointErrorCodes.InvalidPath, 'invalid checkpoint path component "../x"'),
+    );
   });
 });
 
 describe('save', () => {
   it('writes exactly the data files, and nothing else', async () => {
     const store = await freshStore();
-    const files = { kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n', 'other.conf': 'x=1\n', empty: '', 'ünï': 'ß' };
+    const files = {
+      kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n',
+      'other.conf': 'x=1\n',
+      empty: '',
+      ünï: 'ß',
+    };
     assert.equal(await store.save({ uid: 'uid', resourceVersion: '1', files }), true);
     const dir = join(store.checkpointsDir, 'uid', '1');
-    assert.deepEqual(await tree(store.checkpointsDir), ['uid/', 'uid/1/', ...Object.keys(files).map((n) => `uid/1/${n}`)].sort());
+    assert.deepEqual(
+      await tree(store.checkpointsDir),
+      ['uid/', 'uid/1/', ...Object.keys(files).map((n) => `uid/1/${n}`)].sort(),
+    );
     for (const [name, content] of Object.entries(files)) assert.equal(await readFile(join(dir, name), 'utf8'), content);
   });
 
   it('never rewrites an existing checkpoint', async () => {
     const store = await freshStore();
     assert.equal(await store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'first' } }), true);
-    assert.equal(await store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'second', extra: 'x' } }), false);
+    assert.equal(
+      await store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'second', extra: 'x' } }),
+      false,
+    );
     assert.deepEqual(await readdir(join(store.checkpointsDir, 'uid', '1')), ['kubelet']);
     assert.equal(await readFile(join(store.checkpointsDir, 'uid', '1', 'kubelet'), 'utf8'), 'first');
     assert.equal(await store.save({ uid: 'uid', resourceVersion: '2', files: { kubelet: 'second' } }), true);
@@ -295,16 +373,30 @@ describe('save', () => {
 
   it('concurrent saves of one checkpoint produce one complete checkpoint', async () => {
     const store = await freshStore();
-    const results = await Promise.all(Array.from({ length: 4 }, () => store.save({ uid: 'uid', resourceVersion: '5', files: { kubelet: 'same', b: 'b' } })));
-    assert.equal(results.filter(Boolean).length, 1, `saves that reported writing the checkpoint: ${JSON.stringify(results)}`);
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        store.save({ uid: 'uid', resourceVersion: '5', files: { kubelet: 'same', b: 'b' } }),
+      ),
+    );
+    assert.equal(
+      results.filter(Boolean).length,
+      1,
+      `saves that reported writing the checkpoint: ${JSON.stringify(results)}`,
+    );
     assert.deepEqual(await tree(store.checkpointsDir), ['uid/', 'uid/5/', 'uid/5/b', 'uid/5/kubelet']);
   });
 
   it('concurrent saves of a checkpoint with no files: exactly one reports the write', async () => {
     // rename(2) replaces an empty directory, so here the file system does not pick the winner.
     const store = await freshStore();
-    const results = await Promise.all(Array.from({ length: 4 }, () => store.save({ uid: 'uid', resourceVersion: '6', files: {} })));
-    assert.equal(results.filter(Boolean).length, 1, `saves that reported writing the checkpoint: ${JSON.stringify(results)}`);
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => store.save({ uid: 'uid', resourceVersion: '6', files: {} })),
+    );
+    assert.equal(
+      results.filter(Boolean).length,
+      1,
+      `saves that reported writing the checkpoint: ${JSON.stringify(results)}`,
+    );
     assert.deepEqual(await tree(store.checkpointsDir), ['uid/', 'uid/6/']);
   });
 
@@ -332,7 +424,10 @@ describe('save', () => {
 
   it('needs a UID and a ResourceVersion', async () => {
     const store = await freshStore();
-    await assert.rejects(store.save({ uid: '', resourceVersion: '1', files: {} }), isCheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty UID'));
+    await assert.rejects(
+      store.save({ uid: '', resourceVersion: '1', files: {} }),
+      isCheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty UID'),
+    );
     await assert.rejects(
       store.save({ uid: 'u', resourceVersion: '', files: {} }),
       isCheckpointError(CheckpointErrorCodes.AmbiguousSource, 'ConfigMap must have a non-empty ResourceVersion'),
@@ -344,7 +439,10 @@ describe('save', () => {
     const store = await freshStore();
     // A key that passes upstream's checks but names a file no filesystem can create: the first file is
     // already written when the second fails.
-    await assert.rejects(store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'ok', 'a\0b': 'x' } }), (e: unknown) => e instanceof CheckpointError);
+    await assert.rejects(
+      store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'ok', 'a\0b': 'x' } }),
+      (e: unknown) => e instanceof CheckpointError,
+    );
     const entries = await readdir(store.checkpointsDir);
     for (const u of entries) assert.deepEqual(await readdir(join(store.checkpointsDir, u)), []);
   });
@@ -376,7 +474,10 @@ describe('load', () => {
 
   it('an ambiguous source fails as exists does', async () => {
     const store = await freshStore();
-    await assert.rejects(store.load(src('', 'x')), isCheckpointError(CheckpointErrorCodes.AmbiguousSource, /error: empty UID is ambiguous$/));
+    await assert.rejects(
+      store.load(src('', 'x')),
+      isCheckpointError(CheckpointErrorCodes.AmbiguousSource, /error: empty UID is ambiguous$/),
+    );
   });
 
   it('reports a missing, unreadable or empty kubelet file', async () => {
@@ -386,15 +487,24 @@ describe('load', () => {
     const missing = join(dir, 'kubelet');
     await assert.rejects(
       store.load(ref),
-      isCheckpointError(CheckpointErrorCodes.Read, `failed to read kubelet config file "${missing}", error: open ${missing}: no such file or directory`),
+      isCheckpointError(
+        CheckpointErrorCodes.Read,
+        `failed to read kubelet config file "${missing}", error: open ${missing}: no such file or directory`,
+      ),
     );
     const empty = join(dir, 'empty');
-    await assert.rejects(store.load(src('uid', '1', 'empty')), isCheckpointError(CheckpointErrorCodes.Empty, `kubelet config file "${empty}" was empty`));
+    await assert.rejects(
+      store.load(src('uid', '1', 'empty')),
+      isCheckpointError(CheckpointErrorCodes.Empty, `kubelet config file "${empty}" was empty`),
+    );
     await mkdir(join(dir, 'adir'));
     const adir = join(dir, 'adir');
     await assert.rejects(
       store.load(src('uid', '1', 'adir')),
-      isCheckpointError(CheckpointErrorCodes.Read, `failed to read kubelet config file "${adir}", error: read ${adir}: is a directory`),
+      isCheckpointError(
+        CheckpointErrorCodes.Read,
+        `failed to read kubelet config file "${adir}", error: read ${adir}: is a directory`,
+      ),
     );
   });
 });
@@ -438,7 +548,13 @@ describe('reset', () => {
     await store.setAssigned(ref);
     await store.setLastKnownGood(other);
     failAssigned = true;
-    await assert.rejects(store.reset(), isCheckpointError(CheckpointErrorCodes.Reset, 'failed to reset assigned UID in checkpoint store, error: disk on fire'));
+    await assert.rejects(
+      store.reset(),
+      isCheckpointError(
+        CheckpointErrorCodes.Reset,
+        'failed to reset assigned UID in checkpoint store, error: disk on fire',
+      ),
+    );
     assert.equal(await store.lastKnownGood(), undefined, 'last-known-good was already cleared');
     assert.deepEqual(await store.assigned(), ref);
   });
@@ -447,7 +563,10 @@ describe('reset', () => {
     const store = await freshStore();
     await store.setLastKnownGood(other);
     await writeFile(store.assignedPath, 'kind: [');
-    await assert.rejects(store.reset(), (e: unknown) => e instanceof CheckpointError && e.code === CheckpointErrorCodes.Record);
+    await assert.rejects(
+      store.reset(),
+      (e: unknown) => e instanceof CheckpointError && e.code === CheckpointErrorCodes.Record,
+    );
     assert.deepEqual(await store.lastKnownGood(), other);
   });
 });
@@ -485,7 +604,13 @@ describe('crash-loop accounting', () => {
   it('a damaged record counts as none and is replaced by the next start', async () => {
     const store = await freshStore();
     const path = join(store.metaDir, 'starts');
-    for (const junk of ['', '{', '[]', '{"source":null,"startsWithoutHealthy":-1}', '{"source":7,"startsWithoutHealthy":2}']) {
+    for (const junk of [
+      '',
+      '{',
+      '[]',
+      '{"source":null,"startsWithoutHealthy":-1}',
+      '{"source":7,"startsWithoutHealthy":2}',
+    ]) {
       await writeFile(path, junk);
       assert.equal(await store.startsWithoutHealthy(undefined), 0, junk);
     }

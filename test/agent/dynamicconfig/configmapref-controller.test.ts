@@ -29,7 +29,9 @@ after(async () => {
 });
 
 const UID = 'c0ffee00-0000-4000-8000-000000000001';
-const checkpointed: NodeConfigSource = { configMap: { namespace: 'kube-system', name: 'cm', uid: UID, resourceVersion: '5', kubeletConfigKey: 'kubelet' } };
+const checkpointed: NodeConfigSource = {
+  configMap: { namespace: 'kube-system', name: 'cm', uid: UID, resourceVersion: '5', kubeletConfigKey: 'kubelet' },
+};
 
 /** A Node whose spec.configSource is `spec`, one ConfigMap, and a record of the paths listed and fetched. */
 class Api implements ControllerClient {
@@ -43,10 +45,23 @@ class Api implements ControllerClient {
   ) {}
   async list<L>(path: string, _options?: ListOptions): Promise<L> {
     this.lists.push(path);
-    if (path === '/api/v1/nodes') return { metadata: { resourceVersion: '1' }, items: [{ metadata: { name: 'node-a', resourceVersion: '1' }, spec: { configSource: this.spec } }] } as L;
+    if (path === '/api/v1/nodes')
+      return {
+        metadata: { resourceVersion: '1' },
+        items: [{ metadata: { name: 'node-a', resourceVersion: '1' }, spec: { configSource: this.spec } }],
+      } as L;
     if (this.forbidListing) {
-      const message = 'configmaps is forbidden: User "system:node:node-a" cannot list resource "configmaps" in API group "" in the namespace "kube-system"';
-      throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 403, reason: 'Forbidden', message });
+      const message =
+        'configmaps is forbidden: User "system:node:node-a" cannot list resource "configmaps" in API group "" in the namespace "kube-system"';
+      throw new ApiError({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        code: 403,
+        reason: 'Forbidden',
+        message,
+      });
     }
     return { metadata: { resourceVersion: '1' }, items: [this.configMap()] } as L;
   }
@@ -65,7 +80,10 @@ class Api implements ControllerClient {
     return {} as T;
   }
   private configMap() {
-    return { metadata: { namespace: 'kube-system', name: 'cm', uid: UID, resourceVersion: '5' }, data: { kubelet: '120' } };
+    return {
+      metadata: { namespace: 'kube-system', name: 'cm', uid: UID, resourceVersion: '5' },
+      data: { kubelet: '120' },
+    };
   }
 }
 
@@ -110,7 +128,10 @@ describe('DynamicConfigController: a configMapRef on the Node', () => {
     assert.deepEqual(api.gets, ['/api/v1/namespaces/kube-system/configmaps/cm']);
     // At most the one list the informer sent before the Node was seen.
     assert.ok(api.lists.filter((p) => p.includes('configmaps')).length <= 1, api.lists.join(', '));
-    assert.deepEqual(logged.filter((l) => l.includes('failed to list or watch')), []);
+    assert.deepEqual(
+      logged.filter((l) => l.includes('failed to list or watch')),
+      [],
+    );
     assert.equal(c.status.current().error, undefined);
     const [cond] = c.configOKConditions(undefined);
     assert.equal(cond?.message, `using current (UID: "${UID}")`);

@@ -24,9 +24,13 @@ after(async () => {
 
 const UID = '6f1c3e0a-0000-4000-8000-00000000000a';
 const refSource: NodeConfigSource = { configMapRef: { name: 'cm', namespace: 'kube-system', uid: UID } };
-const resolved: NodeConfigSource = { configMap: { name: 'cm', namespace: 'kube-system', kubeletConfigKey: 'kubelet', uid: UID, resourceVersion: '7' } };
+const resolved: NodeConfigSource = {
+  configMap: { name: 'cm', namespace: 'kube-system', kubeletConfigKey: 'kubelet', uid: UID, resourceVersion: '7' },
+};
 
-async function setup(download: () => Promise<{ uid?: string; resourceVersion?: string; data?: Record<string, string> }>) {
+async function setup(
+  download: () => Promise<{ uid?: string; resourceVersion?: string; data?: Record<string, string> }>,
+) {
   const dir = await mkdtemp(join(tmpdir(), 'dkc-ref-'));
   dirs.push(dir);
   const store = new CheckpointStore(dir);
@@ -77,7 +81,10 @@ describe('ConfigSync: a configMapRef source', () => {
     const ctx = await setup(async () => {
       throw new Error('configmaps "cm" is forbidden');
     });
-    assert.equal(ctx.status.condition()?.condition.reason, 'failed to sync, desired config unclear, reason: could not download ConfigMap with name "cm" from namespace "kube-system"');
+    assert.equal(
+      ctx.status.condition()?.condition.reason,
+      'failed to sync, desired config unclear, reason: could not download ConfigMap with name "cm" from namespace "kube-system"',
+    );
   });
 
   it('sourcesEqual tells configMapRef sources apart (a changed uid is a change)', () => {
@@ -92,13 +99,41 @@ describe('ConfigOK', () => {
   const assigned = resolved;
   const lkg: NodeConfigSource = { configMap: { ...resolved.configMap!, uid: 'lkg-uid' } };
   const rows: [string, Parameters<typeof configOK>[0], [string, string, string]][] = [
-    ['default', { use: 'local', initConfig: false }, ['using current (default)', 'current is set to the local default, and no init config was provided', 'True']],
-    ['init', { use: 'local', initConfig: true }, ['using current (init)', 'current is set to the local default, and an init config was provided', 'True']],
-    ['remote', { use: 'assigned', assigned, initConfig: true }, [`using current (UID: "${UID}")`, 'passing all checks', 'True']],
-    ['lkg init, parse', { use: 'local', assigned, rejected: 'parse', initConfig: true }, ['using last-known-good (init)', `failed to parse current (UID: "${UID}")`, 'False']],
-    ['lkg default, load', { use: 'local', assigned, rejected: 'load', initConfig: false }, ['using last-known-good (default)', `failed to load current (UID: "${UID}")`, 'False']],
-    ['lkg remote, validate', { use: 'last-known-good', assigned, lastKnownGood: lkg, rejected: 'validate', initConfig: true }, ['using last-known-good (UID: "lkg-uid")', `failed to validate current (UID: "${UID}")`, 'False']],
-    ['crash loop', { use: 'local', assigned, rejected: 'crashloop', initConfig: true }, ['using last-known-good (init)', `current failed trial period due to crash loop (UID: "${UID}")`, 'False']],
+    [
+      'default',
+      { use: 'local', initConfig: false },
+      ['using current (default)', 'current is set to the local default, and no init config was provided', 'True'],
+    ],
+    [
+      'init',
+      { use: 'local', initConfig: true },
+      ['using current (init)', 'current is set to the local default, and an init config was provided', 'True'],
+    ],
+    [
+      'remote',
+      { use: 'assigned', assigned, initConfig: true },
+      [`using current (UID: "${UID}")`, 'passing all checks', 'True'],
+    ],
+    [
+      'lkg init, parse',
+      { use: 'local', assigned, rejected: 'parse', initConfig: true },
+      ['using last-known-good (init)', `failed to parse current (UID: "${UID}")`, 'False'],
+    ],
+    [
+      'lkg default, load',
+      { use: 'local', assigned, rejected: 'load', initConfig: false },
+      ['using last-known-good (default)', `failed to load current (UID: "${UID}")`, 'False'],
+    ],
+    [
+      'lkg remote, validate',
+      { use: 'last-known-good', assigned, lastKnownGood: lkg, rejected: 'validate', initConfig: true },
+      ['using last-known-good (UID: "lkg-uid")', `failed to validate current (UID: "${UID}")`, 'False'],
+    ],
+    [
+      'crash loop',
+      { use: 'local', assigned, rejected: 'crashloop', initConfig: true },
+      ['using last-known-good (init)', `current failed trial period due to crash loop (UID: "${UID}")`, 'False'],
+    ],
   ];
   for (const [name, input, [message, reason, status]] of rows) {
     it(name, () => assert.deepEqual(configOK(input), { message, reason, status }));
@@ -106,7 +141,11 @@ describe('ConfigOK', () => {
 
   it('a sync failure keeps the message and overlays reason and status; cleared, the condition is back', () => {
     const base = configOK({ use: 'assigned', assigned, initConfig: true });
-    assert.deepEqual(withFailedSync(base, 'x'), { message: base.message, reason: 'failed to sync, desired config unclear, reason: x', status: 'Unknown' });
+    assert.deepEqual(withFailedSync(base, 'x'), {
+      message: base.message,
+      reason: 'failed to sync, desired config unclear, reason: x',
+      status: 'Unknown',
+    });
     assert.equal(withFailedSync(base, ''), base);
   });
 

@@ -21,7 +21,13 @@ import {
   type ControllerOptions,
   type ConfigMapPayload,
 } from '../../../src/agent/dynamicconfig/controller.js';
-import { fieldSelectorValue, requestPath, serializeSource, type MaybeSource, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
+import {
+  fieldSelectorValue,
+  requestPath,
+  serializeSource,
+  type MaybeSource,
+  type NodeConfigSource,
+} from '../../../src/agent/dynamicconfig/source.js';
 import { MAX_LOG_MESSAGE } from '../../../src/util/clip.js';
 import { noGauges } from './fixtures/gauges.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -68,7 +74,10 @@ class FakeApi implements ControllerClient {
   constructor(readonly nodeName = 'node-a') {}
 
   private nodeObject() {
-    return { metadata: { name: this.nodeName, resourceVersion: '1' }, spec: this.nodeSource ? { configSource: this.nodeSource } : {} };
+    return {
+      metadata: { name: this.nodeName, resourceVersion: '1' },
+      spec: this.nodeSource ? { configSource: this.nodeSource } : {},
+    };
   }
 
   private cmObject(ns: string, name: string, cm: FakeConfigMap) {
@@ -82,7 +91,9 @@ class FakeApi implements ControllerClient {
       return { metadata: { resourceVersion: '1' }, items: [this.nodeObject()] } as L;
     }
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(path);
-    const items = [...this.configMaps].filter(([k]) => m && k.startsWith(`${decodeURIComponent(m[1]!)}/`)).map(([k, cm]) => this.cmObject(k.split('/')[0]!, k.split('/')[1]!, cm));
+    const items = [...this.configMaps]
+      .filter(([k]) => m && k.startsWith(`${decodeURIComponent(m[1]!)}/`))
+      .map(([k, cm]) => this.cmObject(k.split('/')[0]!, k.split('/')[1]!, cm));
     return { metadata: { resourceVersion: '1' }, items } as L;
   }
 
@@ -98,7 +109,16 @@ class FakeApi implements ControllerClient {
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(path);
     const key = m ? `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}` : '';
     const cm = this.configMaps.get(key);
-    if (!cm) throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 404, reason: 'NotFound', message: `configmaps "${key}" not found` });
+    if (!cm)
+      throw new ApiError({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        code: 404,
+        reason: 'NotFound',
+        message: `configmaps "${key}" not found`,
+      });
     return this.cmObject(key.split('/')[0]!, key.split('/')[1]!, cm) as T;
   }
 
@@ -122,7 +142,12 @@ class FakeApi implements ControllerClient {
 /** Payloads are a number (maxPods); `bad` fails validation. */
 function evaluate(payload: { bytes: Uint8Array }) {
   const text = Buffer.from(payload.bytes).toString();
-  if (text === 'bad') return { ok: false as const, reason: 'failed to validate config, see Kubelet log for details' as const, detail: 'bad payload' };
+  if (text === 'bad')
+    return {
+      ok: false as const,
+      reason: 'failed to validate config, see Kubelet log for details' as const,
+      detail: 'bad payload',
+    };
   return { ok: true as const, config: Number(text) };
 }
 
@@ -148,11 +173,18 @@ function controller(dir: string, extra: Partial<ControllerOptions<number>> = {})
 }
 
 /** A store with a checkpoint for `src` holding `payload`, recorded as assigned (and as last-known-good if asked). */
-async function seed(dir: string, records: { assigned?: [NodeConfigSource, string]; lastKnownGood?: [NodeConfigSource, string] }) {
+async function seed(
+  dir: string,
+  records: { assigned?: [NodeConfigSource, string]; lastKnownGood?: [NodeConfigSource, string] },
+) {
   const store = new CheckpointStore(dir);
   await store.initialize();
   for (const [src, payload] of [records.assigned, records.lastKnownGood].filter((x) => x !== undefined)) {
-    await store.save({ uid: src.configMap!.uid!, resourceVersion: src.configMap!.resourceVersion!, files: { kubelet: payload } });
+    await store.save({
+      uid: src.configMap!.uid!,
+      resourceVersion: src.configMap!.resourceVersion!,
+      files: { kubelet: payload },
+    });
   }
   if (records.assigned) await store.setAssigned(records.assigned[0]);
   if (records.lastKnownGood) await store.setLastKnownGood(records.lastKnownGood[0]);
@@ -193,7 +225,9 @@ describe('DynamicConfigController: boot and sync', () => {
     const rec = syncRecorder();
     c.startSync({ client: api, ...rec });
     await waitFor('the exit', () => (rec.exits() > 0 ? true : undefined), { timeoutMs: 5_000 });
-    assert.deepEqual(rec.events, ['Kubelet restarting to use /api/v1/namespaces/kube-system/configmaps/cm-1, UID: u1, ResourceVersion: 5, KubeletConfigKey: kubelet']);
+    assert.deepEqual(rec.events, [
+      'Kubelet restarting to use /api/v1/namespaces/kube-system/configmaps/cm-1, UID: u1, ResourceVersion: 5, KubeletConfigKey: kubelet',
+    ]);
     assert.deepEqual(await c.store.assigned(), source('cm-1', 'u1', '5'));
 
     // The next boot runs it and starts its trial.
@@ -214,7 +248,11 @@ describe('DynamicConfigController: boot and sync', () => {
     const rec = syncRecorder();
     c.startSync({ client: api, ...rec });
     // The first sync finds what already runs: no restart, status published without error.
-    await waitFor('status with the active config', () => (api.patches.some((p) => p.config['active'] !== null) ? true : undefined), { timeoutMs: 5_000 });
+    await waitFor(
+      'status with the active config',
+      () => (api.patches.some((p) => p.config['active'] !== null) ? true : undefined),
+      { timeoutMs: 5_000 },
+    );
     assert.equal(rec.exits(), 0);
     api.setNodeSource(undefined);
     await waitFor('the exit', () => (rec.exits() > 0 ? true : undefined), { timeoutMs: 5_000 });
@@ -245,7 +283,9 @@ describe('DynamicConfigController: health-gated trial', () => {
     assert.equal(c.reachedHealth, true);
     assert.equal(await c.store.startsWithoutHealthy(a), 0);
     now += 151; // a whole trial healthy
-    await waitFor('the promotion', async () => ((await c.store.lastKnownGood()) ? true : undefined), { timeoutMs: 5_000 });
+    await waitFor('the promotion', async () => ((await c.store.lastKnownGood()) ? true : undefined), {
+      timeoutMs: 5_000,
+    });
     // The status follows the checkpoint store's write: on a loaded machine, a moment later.
     await waitFor('the promotion in the status', () => c.status.current().lastKnownGood, { timeoutMs: 5_000 });
     assert.deepEqual(c.status.current().lastKnownGood, a);
@@ -313,7 +353,10 @@ describe('DynamicConfigController: store mutations are serialised', () => {
     const requested = store.lock.whenRequested();
     const promotion = c.checkTrial();
     // Either the promotion finishes while the reset is paused (it did not wait), or it queues on the lock.
-    const first = await Promise.race([promotion.then(() => 'promotion finished'), requested.then(() => 'promotion queued')]);
+    const first = await Promise.race([
+      promotion.then(() => 'promotion finished'),
+      requested.then(() => 'promotion queued'),
+    ]);
     store.release();
     assert.equal(await reset, true);
     await promotion;
@@ -367,18 +410,37 @@ describe('DynamicConfigController: informer failures', () => {
     const c = controller(dir, { informerSyncTimeoutMs: 300, informerLogIntervalMs: 60_000 });
     await c.bootstrap();
     const api = new FakeApi();
-    api.nodeListError = new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 403, reason: 'Forbidden', message: 'nodes is forbidden' });
+    api.nodeListError = new ApiError({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      code: 403,
+      reason: 'Forbidden',
+      message: 'nodes is forbidden',
+    });
     const before = logLines.length;
     c.startSync({ client: api, ...syncRecorder() });
-    await waitFor('the internal sync error in status.config', () => (api.lastPublishedError() === INTERNAL ? true : undefined), { timeoutMs: 5_000 });
+    await waitFor(
+      'the internal sync error in status.config',
+      () => (api.lastPublishedError() === INTERNAL ? true : undefined),
+      { timeoutMs: 5_000 },
+    );
     assert.ok(api.nodeLists >= 2, `the list was retried (${api.nodeLists} lists)`);
     const lines = logLines.slice(before).filter((l) => l.includes('failed to list or watch Node "node-a"'));
     assert.equal(lines.length, 1, `one line per interval, not one per failure:\n${lines.join('')}`);
-    assert.match(lines[0]!, /^E.*kubelet config controller: failed to list or watch Node "node-a", error: nodes is forbidden$/m);
+    assert.match(
+      lines[0]!,
+      /^E.*kubelet config controller: failed to list or watch Node "node-a", error: nodes is forbidden$/m,
+    );
 
     // The list recovers: the sync runs and clears the error.
     api.nodeListError = undefined;
-    await waitFor('the error cleared', () => (api.patches.length > 0 && api.lastPublishedError() === null ? true : undefined), { timeoutMs: 20_000 });
+    await waitFor(
+      'the error cleared',
+      () => (api.patches.length > 0 && api.lastPublishedError() === null ? true : undefined),
+      { timeoutMs: 20_000 },
+    );
   });
 });
 
@@ -393,7 +455,11 @@ describe('DynamicConfigController: a self-healing store', () => {
     assert.equal(kept.length, 1);
     assert.equal(await readFile(join(store.metaDir, kept[0]!), 'utf8'), '{{{ not yaml');
     assert.equal(await readFile(store.assignedPath, 'utf8'), '');
-    assert.ok(logLines.some((l) => l.startsWith('E') && l.includes('the assigned record is unreadable and is treated as absent')));
+    assert.ok(
+      logLines.some(
+        (l) => l.startsWith('E') && l.includes('the assigned record is unreadable and is treated as absent'),
+      ),
+    );
   });
 
   it('garbage in meta/last-known-good: the assigned config still runs', async () => {
@@ -409,13 +475,24 @@ describe('DynamicConfigController: a self-healing store', () => {
   it('a record naming a path outside the store (`..` in the key or namespace) is refused as unreadable', async () => {
     const dir = await tempDir();
     const store = await seed(dir, {});
-    const evil = { configMap: { namespace: 'kube-system', name: 'cm', uid: 'u1', resourceVersion: '5', kubeletConfigKey: '../../../../etc/hostname' } };
+    const evil = {
+      configMap: {
+        namespace: 'kube-system',
+        name: 'cm',
+        uid: 'u1',
+        resourceVersion: '5',
+        kubeletConfigKey: '../../../../etc/hostname',
+      },
+    };
     await writeFile(store.assignedPath, serializeSource(evil));
     const c = controller(dir);
     assert.deepEqual(await c.bootstrap(), { use: 'local' });
     assert.ok(logLines.some((l) => l.includes('kubeletConfigKey "../../../../etc/hostname"')));
     await assert.rejects(store.load(evil), /invalid kubeletConfigKey/);
-    await writeFile(store.assignedPath, serializeSource({ configMap: { ...evil.configMap, kubeletConfigKey: 'kubelet', namespace: '..' } }));
+    await writeFile(
+      store.assignedPath,
+      serializeSource({ configMap: { ...evil.configMap, kubeletConfigKey: 'kubelet', namespace: '..' } }),
+    );
     assert.deepEqual(await controller(dir).bootstrap(), { use: 'local' });
   });
 
@@ -483,7 +560,11 @@ describe('DynamicConfigController: restart path', () => {
     api.nodeSource = { configMap: { namespace: 'kube-system', name: 'cm-1', kubeletConfigKey: 'kubelet' } };
     let exited = 0;
     const started = Date.now();
-    c.startSync({ client: api, emitEvent: () => new Promise<void>(() => undefined), exit: () => void (exited = Date.now()) });
+    c.startSync({
+      client: api,
+      emitEvent: () => new Promise<void>(() => undefined),
+      exit: () => void (exited = Date.now()),
+    });
     await waitFor('the exit', () => (exited ? true : undefined), { timeoutMs: 3_000 });
     assert.ok(exited - started < 2_000, `exited after ${exited - started} ms`);
     assert.ok(logLines.some((l) => l.includes('failed to send event, error: no answer within 100 ms')));
@@ -492,14 +573,20 @@ describe('DynamicConfigController: restart path', () => {
 
 describe('dynamic config: what reaches a URL or a log line', () => {
   it('URL path segments and field selector values are escaped', () => {
-    assert.equal(requestPath({ namespace: 'a b', name: 'x/y', kubeletConfigKey: 'k' }), '/api/v1/namespaces/a%20b/configmaps/x%2Fy');
+    assert.equal(
+      requestPath({ namespace: 'a b', name: 'x/y', kubeletConfigKey: 'k' }),
+      '/api/v1/namespaces/a%20b/configmaps/x%2Fy',
+    );
     assert.equal(fieldSelectorValue('a,b=c\\d'), 'a\\,b\\=c\\\\d');
   });
 
   it('a huge unreadable record is quoted in the log by its first few hundred characters only', async () => {
     const dir = await tempDir();
     const store = await seed(dir, {});
-    await writeFile(store.assignedPath, `kind: X\napiVersion: kubelet.config.k8s.io/v1beta1\nsecret: ${'s'.repeat(100_000)}\n`);
+    await writeFile(
+      store.assignedPath,
+      `kind: X\napiVersion: kubelet.config.k8s.io/v1beta1\nsecret: ${'s'.repeat(100_000)}\n`,
+    );
     const before = logLines.length;
     await controller(dir).bootstrap();
     const lines = logLines.slice(before).filter((l) => l.includes('unreadable'));

@@ -9,11 +9,35 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/client/index.js';
 import { ConfigChannelError, type ChannelDecision } from '../../../src/client/channel.js';
 import { nodeChannel, nodeConfigChannel } from '../../../src/agent/dynamicconfig/assignment.js';
-import { findAssignmentChannel, prepareChannel, sharedDiscovery, type ChannelClient, type DiscoveryClient } from '../../../src/agent/dynamicconfig/findchannel.js';
+import {
+  findAssignmentChannel,
+  prepareChannel,
+  sharedDiscovery,
+  type ChannelClient,
+  type DiscoveryClient,
+} from '../../../src/agent/dynamicconfig/findchannel.js';
 import type { Clock } from '../../../src/util/clock.js';
 
-const notFound = () => new ApiError({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code: 404, reason: 'NotFound', message: 'nodes "node-1" not found' });
-const conflict = () => new ApiError({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code: 409, reason: 'AlreadyExists', message: 'already exists' });
+const notFound = () =>
+  new ApiError({
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    code: 404,
+    reason: 'NotFound',
+    message: 'nodes "node-1" not found',
+  });
+const conflict = () =>
+  new ApiError({
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    code: 409,
+    reason: 'AlreadyExists',
+    message: 'already exists',
+  });
 const refused = () => new Error('connect ECONNREFUSED 127.0.0.1:6443');
 
 /** A clock whose sleeps end at once, counting them. */
@@ -78,19 +102,36 @@ describe('findAssignmentChannel', () => {
 
   it('on the NodeConfig channel, a Node not registered yet assigns nothing', async () => {
     const client = scripted([notFound()]);
-    const channel = await findAssignmentChannel({ client, nodeName: 'node-1', choice: 'auto', discover: async () => decided('nodeconfig'), signal: new AbortController().signal });
+    const channel = await findAssignmentChannel({
+      client,
+      nodeName: 'node-1',
+      choice: 'auto',
+      discover: async () => decided('nodeconfig'),
+      signal: new AbortController().signal,
+    });
     assert.equal(channel, nodeConfigChannel);
     assert.deepEqual(client.gets, ['/api/v1/nodes/node-1']);
   });
 
   it('on the NodeConfig channel, a Node that carries spec.configSource is refused: channels do not mix', async () => {
-    const node = { metadata: { name: 'node-1' }, spec: { configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } } } };
+    const node = {
+      metadata: { name: 'node-1' },
+      spec: { configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } } },
+    };
     const client = scripted([refused(), node]);
     await assert.rejects(
-      findAssignmentChannel({ client, nodeName: 'node-1', choice: 'nodeconfig', discover: async () => decided('nodeconfig'), signal: new AbortController().signal, clock: instantClock() }),
+      findAssignmentChannel({
+        client,
+        nodeName: 'node-1',
+        choice: 'nodeconfig',
+        discover: async () => decided('nodeconfig'),
+        signal: new AbortController().signal,
+        clock: instantClock(),
+      }),
       (err) =>
         err instanceof ConfigChannelError &&
-        err.message === "refusing to mix config channels: this cluster's channel is NodeConfig, but 1 Node(s) carry spec.configSource (node/node-1); move every assignment to one channel first",
+        err.message ===
+          "refusing to mix config channels: this cluster's channel is NodeConfig, but 1 Node(s) carry spec.configSource (node/node-1); move every assignment to one channel first",
     );
     assert.equal(client.gets.length, 2, 'a failed read of the Node is asked again');
   });
@@ -174,12 +215,21 @@ describe('prepareChannel', () => {
 
   it("creates the node's NodeConfig on the NodeConfig channel, owned by its Node and assigning nothing", async () => {
     const client = scripted([]);
-    await prepareChannel({ channel: Promise.resolve(nodeConfigChannel), client, nodeName: 'node-1', node, signal: new AbortController().signal });
+    await prepareChannel({
+      channel: Promise.resolve(nodeConfigChannel),
+      client,
+      nodeName: 'node-1',
+      node,
+      signal: new AbortController().signal,
+    });
     assert.deepEqual(client.created, [
       {
         apiVersion: 'dkc.io/v1alpha1',
         kind: 'NodeConfig',
-        metadata: { name: 'node-1', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: 'uid-1' }] },
+        metadata: {
+          name: 'node-1',
+          ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: 'uid-1' }],
+        },
         spec: {},
       },
     ]);
@@ -190,13 +240,24 @@ describe('prepareChannel', () => {
     client.create = async () => {
       throw conflict();
     };
-    await prepareChannel({ channel: Promise.resolve(nodeConfigChannel), client, nodeName: 'node-1', signal: new AbortController().signal });
+    await prepareChannel({
+      channel: Promise.resolve(nodeConfigChannel),
+      client,
+      nodeName: 'node-1',
+      signal: new AbortController().signal,
+    });
     assert.deepEqual(client.gets, ['/api/v1/nodes/node-1']);
   });
 
   it('creates nothing on the Node channel', async () => {
     const client = scripted([]);
-    await prepareChannel({ channel: Promise.resolve(nodeChannel), client, nodeName: 'node-1', node, signal: new AbortController().signal });
+    await prepareChannel({
+      channel: Promise.resolve(nodeChannel),
+      client,
+      nodeName: 'node-1',
+      node,
+      signal: new AbortController().signal,
+    });
     assert.deepEqual(client.created, []);
   });
 });

@@ -10,7 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { decideBoot } from '../../../src/agent/dynamicconfig/bootstrap.js';
 import { policyError, ValidateError } from '../../../src/api/configstatus.js';
 import { PolicyGate, policiesPath } from '../../../src/agent/dynamicconfig/policy.js';
-import { informerPolicyFeed, PolicyWatch, sharedPolicyFeed, type PolicyFeed } from '../../../src/agent/dynamicconfig/policywatch.js';
+import {
+  informerPolicyFeed,
+  PolicyWatch,
+  sharedPolicyFeed,
+  type PolicyFeed,
+} from '../../../src/agent/dynamicconfig/policywatch.js';
 import { ApiError, type KubeObject, type ListWatcher } from '../../../src/client/index.js';
 import { effectiveConfig, parseKubeletFlags, type KubeletConfiguration } from '../../../src/kubeletconfig/index.js';
 import { readPolicy } from '../../../src/nodepolicy/spec.js';
@@ -21,12 +26,17 @@ const FLAGS = parseKubeletFlags(['--address=127.0.0.1', '--port=36001', '--featu
 const LOCAL = `${HEADER}authorization:\n  mode: Webhook\n`;
 /** A config as the agent runs it: the file, or the dynamic payload, under the flags. */
 const run = (dynamic?: string): KubeletConfiguration => {
-  const r = effectiveConfig({ file: { bytes: LOCAL, dir: '/' }, ...(dynamic ? { dynamic: { bytes: dynamic, dir: '/' } } : {}), flags: FLAGS });
+  const r = effectiveConfig({
+    file: { bytes: LOCAL, dir: '/' },
+    ...(dynamic ? { dynamic: { bytes: dynamic, dir: '/' } } : {}),
+    flags: FLAGS,
+  });
   assert.ok(r.ok, JSON.stringify(r));
   return r.config;
 };
 const policyObject = (name: string, spec: Record<string, unknown>): KubeObject => ({ metadata: { name }, spec });
-const policy = (name: string, spec: Record<string, unknown>) => readPolicy(policyObject(name, spec) as Parameters<typeof readPolicy>[0]);
+const policy = (name: string, spec: Record<string, unknown>) =>
+  readPolicy(policyObject(name, spec) as Parameters<typeof readPolicy>[0]);
 
 let dir: string;
 before(async () => {
@@ -47,8 +57,16 @@ describe('the policy gate', () => {
     const gate = await gateIn('judge');
     assert.equal(gate.judge(run(`${LOCAL}eventRecordQPS: 7\n`)), undefined, 'no policy: nothing denied');
     await gate.update([policy('fleet', { allowedFields: ['eventRecordQPS'] })]);
-    assert.equal(gate.judge(run(`${LOCAL}eventRecordQPS: 7\n`)), undefined, 'the fleet-wide config: only eventRecordQPS changes');
-    assert.equal(gate.judge(run(`${HEADER}authorization:\n  mode: Webhook\nport: 10250\neventRecordQPS: 7\n`)), undefined, 'a port the flags hold');
+    assert.equal(
+      gate.judge(run(`${LOCAL}eventRecordQPS: 7\n`)),
+      undefined,
+      'the fleet-wide config: only eventRecordQPS changes',
+    );
+    assert.equal(
+      gate.judge(run(`${HEADER}authorization:\n  mode: Webhook\nport: 10250\neventRecordQPS: 7\n`)),
+      undefined,
+      'a port the flags hold',
+    );
     assert.deepEqual(gate.judge(run(`${LOCAL}containerLogMaxFiles: 7\nmaxPods: 300\n`)), {
       reason: 'config denied by NodeConfigPolicy "fleet", see Kubelet log for details',
       detail: 'NodeConfigPolicy "fleet": maxPods (not in allowedFields), containerLogMaxFiles (not in allowedFields)',
@@ -64,16 +82,31 @@ describe('the policy gate', () => {
     ]);
     const denial = gate.judge(run(`${LOCAL}maxPods: 300\n`));
     assert.equal(denial?.reason, policyError(['a-fields', 'z-bounds']));
-    assert.equal(denial?.reason, 'config denied by NodeConfigPolicy "a-fields", "z-bounds", see Kubelet log for details');
-    assert.equal(denial?.detail, 'NodeConfigPolicy "a-fields": maxPods (not in allowedFields); NodeConfigPolicy "z-bounds": maxPods (above the maximum 250)');
+    assert.equal(
+      denial?.reason,
+      'config denied by NodeConfigPolicy "a-fields", "z-bounds", see Kubelet log for details',
+    );
+    assert.equal(
+      denial?.detail,
+      'NodeConfigPolicy "a-fields": maxPods (not in allowedFields); NodeConfigPolicy "z-bounds": maxPods (above the maximum 250)',
+    );
     assert.ok(!denial?.detail.includes('300'), 'the ConfigMap value is not quoted');
   });
 
   it('writes the governing Deny policies down when they change, and the next boot reads them', async () => {
     const gate = await gateIn('snapshot');
-    assert.equal(await gate.update([policy('p', { allowedFields: ['maxPods'] }), policy('w', { enforcement: 'Warn' })]), true);
-    assert.equal(await gate.update([policy('p', { allowedFields: ['maxPods'] })]), false, 'unchanged (a Warn policy is not kept)');
-    assert.deepEqual(JSON.parse(await readFile(policiesPath(join(dir, 'snapshot')), 'utf8')), { policies: [{ name: 'p', bounds: {}, enforcement: 'Deny', allowedFields: ['maxPods'] }] });
+    assert.equal(
+      await gate.update([policy('p', { allowedFields: ['maxPods'] }), policy('w', { enforcement: 'Warn' })]),
+      true,
+    );
+    assert.equal(
+      await gate.update([policy('p', { allowedFields: ['maxPods'] })]),
+      false,
+      'unchanged (a Warn policy is not kept)',
+    );
+    assert.deepEqual(JSON.parse(await readFile(policiesPath(join(dir, 'snapshot')), 'utf8')), {
+      policies: [{ name: 'p', bounds: {}, enforcement: 'Deny', allowedFields: ['maxPods'] }],
+    });
     const next = await PolicyGate.load(join(dir, 'snapshot'), run(), FLAGS);
     assert.equal(next.judge(run(`${LOCAL}containerLogMaxFiles: 7\n`))?.reason, policyError(['p']));
   });
@@ -83,25 +116,57 @@ describe('the policy gate', () => {
     await mkdir(dirname(policiesPath(d)), { recursive: true });
     await writeFile(policiesPath(d), '{"policies":[{"nope":1}]}');
     assert.equal((await PolicyGate.load(d, run(), FLAGS)).judge(run(`${LOCAL}maxPods: 1\n`)), undefined);
-    assert.equal((await PolicyGate.load(join(dir, 'absent'), run(), FLAGS)).judge(run(`${LOCAL}maxPods: 1\n`)), undefined);
+    assert.equal(
+      (await PolicyGate.load(join(dir, 'absent'), run(), FLAGS)).judge(run(`${LOCAL}maxPods: 1\n`)),
+      undefined,
+    );
   });
 });
 
 describe('the boot decision with a policy', () => {
-  const src = (name: string) => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet', uid: name, resourceVersion: '1' } });
-  const denied = { ok: false as const, reason: policyError(['p']), detail: 'NodeConfigPolicy "p": maxPods (not in allowedFields)', stage: 'policy' as const };
+  const src = (name: string) => ({
+    configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet', uid: name, resourceVersion: '1' },
+  });
+  const denied = {
+    ok: false as const,
+    reason: policyError(['p']),
+    detail: 'NodeConfigPolicy "p": maxPods (not in allowedFields)',
+    stage: 'policy' as const,
+  };
 
   it('an assigned config denied runs last-known-good, with the policy as the error', () => {
-    const d = decideBoot({ assigned: src('a'), assignedOutcome: denied, lastKnownGood: src('l'), lastKnownGoodOutcome: { ok: true, config: 'lkg' }, startsWithoutHealthy: 0, crashLoopThreshold: 3 });
+    const d = decideBoot({
+      assigned: src('a'),
+      assignedOutcome: denied,
+      lastKnownGood: src('l'),
+      lastKnownGoodOutcome: { ok: true, config: 'lkg' },
+      startsWithoutHealthy: 0,
+      crashLoopThreshold: 3,
+    });
     assert.equal(d.kind === 'run' && d.use, 'last-known-good');
     assert.equal(d.status.error, 'config denied by NodeConfigPolicy "p", see Kubelet log for details');
   });
 
   it('last-known-good denied as well: the local config runs (a broken last-known-good would be fatal)', () => {
-    const input = { assigned: src('a'), assignedOutcome: denied, lastKnownGood: src('l'), startsWithoutHealthy: 0, crashLoopThreshold: 3 };
+    const input = {
+      assigned: src('a'),
+      assignedOutcome: denied,
+      lastKnownGood: src('l'),
+      startsWithoutHealthy: 0,
+      crashLoopThreshold: 3,
+    };
     const d = decideBoot<string>({ ...input, lastKnownGoodOutcome: denied });
-    assert.deepEqual([d.kind, d.kind === 'run' && d.use, d.status.error, d.status.lastKnownGood], ['run', 'local', policyError(['p']), src('l')]);
-    assert.equal(decideBoot<string>({ ...input, lastKnownGoodOutcome: { ok: false, reason: ValidateError, detail: 'x', stage: 'validate' } }).kind, 'fatal');
+    assert.deepEqual(
+      [d.kind, d.kind === 'run' && d.use, d.status.error, d.status.lastKnownGood],
+      ['run', 'local', policyError(['p']), src('l')],
+    );
+    assert.equal(
+      decideBoot<string>({
+        ...input,
+        lastKnownGoodOutcome: { ok: false, reason: ValidateError, detail: 'x', stage: 'validate' },
+      }).kind,
+      'fatal',
+    );
   });
 });
 
@@ -168,7 +233,18 @@ describe('the policy watch', () => {
 
   it('an informer feed on a server that does not serve the kind has no policies; other failures keep it waiting', async () => {
     const failing = (code: number): ListWatcher => ({
-      list: () => Promise.reject(new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'no', reason: code === 404 ? 'NotFound' : 'Forbidden', code })),
+      list: () =>
+        Promise.reject(
+          new ApiError({
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: 'no',
+            reason: code === 404 ? 'NotFound' : 'Forbidden',
+            code,
+          }),
+        ),
       watch: () => Promise.reject(new Error('unreachable')),
     });
     const notServed = informerPolicyFeed(failing(404));
@@ -177,7 +253,10 @@ describe('the policy watch', () => {
     notServed.close();
     const errors: unknown[] = [];
     const forbidden = informerPolicyFeed(failing(403), (err) => errors.push(err));
-    const synced = await Promise.race([forbidden.whenSynced(), new Promise((r) => setTimeout(() => r('waiting'), 300))]);
+    const synced = await Promise.race([
+      forbidden.whenSynced(),
+      new Promise((r) => setTimeout(() => r('waiting'), 300)),
+    ]);
     assert.equal(synced, 'waiting');
     assert.equal(forbidden.current(), undefined);
     assert.ok(errors.length > 0);

@@ -5,16 +5,26 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_REJECTION_BYTES, rejectionMessage, truncateUtf8 } from '../../../src/agent/dynamicconfig/rejection.js';
 
-const assigned = { configMap: { namespace: 'kube-system', name: 'bad', kubeletConfigKey: 'kubelet', uid: 'u-1', resourceVersion: '42' } };
+const assigned = {
+  configMap: { namespace: 'kube-system', name: 'bad', kubeletConfigKey: 'kubelet', uid: 'u-1', resourceVersion: '42' },
+};
 
 describe('rejectionMessage', () => {
   it('names the ConfigMap, its uid and resourceVersion, the stage, the fallback and the cause', () => {
     assert.equal(
-      rejectionMessage({ assigned, stage: 'validate', detail: 'invalid configuration: kubeAPIQPS (--kube-api-qps) -1 must not be a negative number', runs: 'local' }),
+      rejectionMessage({
+        assigned,
+        stage: 'validate',
+        detail: 'invalid configuration: kubeAPIQPS (--kube-api-qps) -1 must not be a negative number',
+        runs: 'local',
+      }),
       'ConfigMap kube-system/bad (key kubelet, UID: u-1, ResourceVersion: 42) failed validation; running the local config: ' +
         'invalid configuration: kubeAPIQPS (--kube-api-qps) -1 must not be a negative number',
     );
-    assert.match(rejectionMessage({ assigned, stage: 'crashloop', detail: 'x', runs: 'last-known-good' }), /kept the agent from becoming healthy; running the last-known-good config: x$/);
+    assert.match(
+      rejectionMessage({ assigned, stage: 'crashloop', detail: 'x', runs: 'last-known-good' }),
+      /kept the agent from becoming healthy; running the last-known-good config: x$/,
+    );
     assert.match(rejectionMessage({ assigned, stage: 'parse', detail: 'y', runs: 'local' }), /could not be decoded/);
   });
 

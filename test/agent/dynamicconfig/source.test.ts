@@ -19,13 +19,13 @@ import {
 import type { ConfigMapNodeConfigSource } from '../../../src/api/types.js';
 import { ref, REFERENCE_YAML } from './fixtures/reference.js';
 
-
-
 const ALL_NIL =
   'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil, NodeConfigSource was: &v1.NodeConfigSource{ConfigMap:(*v1.ConfigMapNodeConfigSource)(nil)}';
 
 /** ref with some fields changed; an undefined one is left out, as a decoded object would have it. */
-function withCm(patch: { [K in keyof ConfigMapNodeConfigSource]?: ConfigMapNodeConfigSource[K] | undefined }): NodeConfigSource {
+function withCm(patch: {
+  [K in keyof ConfigMapNodeConfigSource]?: ConfigMapNodeConfigSource[K] | undefined;
+}): NodeConfigSource {
   const merged: Record<string, unknown> = { ...ref.configMap!, ...patch };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return { configMap: merged as unknown as ConfigMapNodeConfigSource };
@@ -63,7 +63,10 @@ describe('renderings', () => {
   });
   it('describeSource', () => {
     assert.equal(describeSource(ref), '/api/v1/namespaces/namespace/configmaps/name, UID: uid, ResourceVersion: 1');
-    assert.equal(describeSource(withCm({ uid: undefined, resourceVersion: undefined })), '/api/v1/namespaces/namespace/configmaps/name, UID: , ResourceVersion: ');
+    assert.equal(
+      describeSource(withCm({ uid: undefined, resourceVersion: undefined })),
+      '/api/v1/namespaces/namespace/configmaps/name, UID: , ResourceVersion: ',
+    );
   });
   it('restartMessage for local and remote sources', () => {
     assert.equal(restartMessage(undefined), 'Kubelet restarting to use local config');
@@ -79,7 +82,10 @@ describe('renderings', () => {
   });
   it('renderings refuse an all-nil source', () => {
     for (const f of [() => apiPath({}), () => describeSource({ configMap: null }), () => restartMessage({})]) {
-      assert.throws(f, (e: unknown) => e instanceof SourceError && e.code === SourceErrorCodes.AllNil && e.message === ALL_NIL);
+      assert.throws(
+        f,
+        (e: unknown) => e instanceof SourceError && e.code === SourceErrorCodes.AllNil && e.message === ALL_NIL,
+      );
     }
   });
 });
@@ -172,7 +178,7 @@ describe('serializeSource', () => {
     ['a#x', 'a#x'],
     ['a: b', "'a: b'"],
     ['a:b', 'a:b'],
-    ['it\'s', "it's"],
+    ["it's", "it's"],
     ["'q'", "'''q'''"],
     ['*x', "'*x'"],
     [' lead', "' lead'"],
@@ -203,7 +209,12 @@ describe('parseSource', () => {
   });
 
   it('round-trips', () => {
-    for (const src of [ref, withCm({ uid: '0', resourceVersion: 'true' }), withCm({ name: 'y', namespace: '2020-01-02' }), withCm({ uid: undefined })]) {
+    for (const src of [
+      ref,
+      withCm({ uid: '0', resourceVersion: 'true' }),
+      withCm({ name: 'y', namespace: '2020-01-02' }),
+      withCm({ uid: undefined }),
+    ]) {
       assert.deepEqual(parseSource(serializeSource(src)), cloneSource(src));
     }
     assert.deepEqual(parseSource(REFERENCE_YAML), ref);
@@ -225,13 +236,21 @@ source:
     newField: [1, 2]
 `;
     assert.deepEqual(parseSource(text), ref);
-    const json = JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'SerializedNodeConfigSource', source: ref, more: true });
+    const json = JSON.stringify({
+      apiVersion: 'kubelet.config.k8s.io/v1beta1',
+      kind: 'SerializedNodeConfigSource',
+      source: ref,
+      more: true,
+    });
     assert.deepEqual(parseSource(json), ref);
     assert.deepEqual(parseSource(REFERENCE_YAML.replace(/\n/g, '\r\n')), ref);
   });
 
   it('a null field reads as empty, as encoding/json leaves a Go string', () => {
-    assert.deepEqual(parseSource(REFERENCE_YAML.replace('uid: uid', 'uid: null')), cloneSource(withCm({ uid: undefined })));
+    assert.deepEqual(
+      parseSource(REFERENCE_YAML.replace('uid: uid', 'uid: null')),
+      cloneSource(withCm({ uid: undefined })),
+    );
   });
 
   it('an all-nil source is an error', () => {
@@ -241,7 +260,11 @@ source:
       'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: SerializedNodeConfigSource\nsource:\n  configMap:\n',
       'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: SerializedNodeConfigSource\nsource:\n  futureSource: {a: b}\n',
     ]) {
-      assert.throws(() => parseSource(text), (e: unknown) => e instanceof SourceError && e.code === SourceErrorCodes.AllNil && e.message === ALL_NIL, text);
+      assert.throws(
+        () => parseSource(text),
+        (e: unknown) => e instanceof SourceError && e.code === SourceErrorCodes.AllNil && e.message === ALL_NIL,
+        text,
+      );
     }
   });
 
@@ -251,17 +274,27 @@ source:
       (e: unknown) =>
         e instanceof SourceError &&
         e.code === SourceErrorCodes.WrongKind &&
-        e.message === 'failed to cast decoded remote config source to *k8s.io/kubernetes/pkg/kubelet/apis/kubeletconfig.SerializedNodeConfigSource',
+        e.message ===
+          'failed to cast decoded remote config source to *k8s.io/kubernetes/pkg/kubelet/apis/kubeletconfig.SerializedNodeConfigSource',
     );
   });
 
   it('undecodable records are decode errors', () => {
     const cases: Array<[string, string]> = [
-      ['apiVersion: v1\nkind: SerializedNodeConfigSource\n', 'failed to decode, error: no kind "SerializedNodeConfigSource" is registered for version "v1"'],
+      [
+        'apiVersion: v1\nkind: SerializedNodeConfigSource\n',
+        'failed to decode, error: no kind "SerializedNodeConfigSource" is registered for version "v1"',
+      ],
       ['kind: SerializedNodeConfigSource\n', "failed to decode, error: Object 'apiVersion' is missing in"],
       ['apiVersion: kubelet.config.k8s.io/v1beta1\n', "failed to decode, error: Object 'Kind' is missing in"],
-      [REFERENCE_YAML.replace('"1"', '1'), 'failed to decode, error: json: cannot unmarshal number into Go struct field ConfigMapNodeConfigSource.source.configMap.resourceVersion of type string'],
-      [REFERENCE_YAML.replace('name: name', 'name: yes'), 'failed to decode, error: json: cannot unmarshal bool into Go struct field ConfigMapNodeConfigSource.source.configMap.name of type string'],
+      [
+        REFERENCE_YAML.replace('"1"', '1'),
+        'failed to decode, error: json: cannot unmarshal number into Go struct field ConfigMapNodeConfigSource.source.configMap.resourceVersion of type string',
+      ],
+      [
+        REFERENCE_YAML.replace('name: name', 'name: yes'),
+        'failed to decode, error: json: cannot unmarshal bool into Go struct field ConfigMapNodeConfigSource.source.configMap.name of type string',
+      ],
       ['apiVersion: [', 'failed to decode, error: error converting YAML to JSON: yaml: '],
     ];
     for (const [text, prefix] of cases) {
@@ -287,7 +320,10 @@ describe('start-up cost', () => {
       const afterCanonical = loaded();
       parseSource(serializeSource(src).replace('kind:', '# hand-edited\\nkind:'));
       console.log(JSON.stringify([afterCanonical, loaded()]));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.deepEqual(JSON.parse(out), [false, true]);
   });
 });

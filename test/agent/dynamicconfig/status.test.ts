@@ -4,13 +4,23 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigStatusManager, type ConfigGauges, type LabelledGauge, type NodeConfigStatus } from '../../../src/agent/dynamicconfig/status.js';
+import {
+  ConfigStatusManager,
+  type ConfigGauges,
+  type LabelledGauge,
+  type NodeConfigStatus,
+} from '../../../src/agent/dynamicconfig/status.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 
 const src = (name: string, rv: string): NodeConfigSource => ({
   configMap: { namespace: 'kube-system', name, uid: `uid-${name}`, resourceVersion: rv, kubeletConfigKey: 'kubelet' },
 });
-const LOCAL = { node_config_source: 'local', node_config_uid: '', node_config_resource_version: '', node_config_kubelet_key: '' };
+const LOCAL = {
+  node_config_source: 'local',
+  node_config_uid: '',
+  node_config_resource_version: '',
+  node_config_kubelet_key: '',
+};
 const labelsOf = (s: NodeConfigSource) => ({
   node_config_source: `/api/v1/namespaces/kube-system/configmaps/${s.configMap!.name}`,
   node_config_uid: s.configMap!.uid!,
@@ -57,9 +67,10 @@ class Recorder {
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 describe('ConfigStatusManager', () => {
@@ -71,7 +82,8 @@ describe('ConfigStatusManager', () => {
     await withTimeout(m.flushed(), 2_000, 'first publish');
     m.stop();
     assert.deepEqual(rec.published, [{}]);
-    for (const gauge of [g.assigned, g.active, g.lastKnownGood]) assert.deepEqual(gauge.series, [{ labels: LOCAL, value: 1 }]);
+    for (const gauge of [g.assigned, g.active, g.lastKnownGood])
+      assert.deepEqual(gauge.series, [{ labels: LOCAL, value: 1 }]);
     assert.equal(error(), 0);
   });
 

@@ -101,12 +101,19 @@ describe('ConfigSync', () => {
     assert.equal(ctx.status.current().error, undefined);
   });
   it('a new resourceVersion of the same ConfigMap: restart', async () => {
-    const ctx = await setup({ source: { configMap: ref }, assigned: { configMap: { ...ref, uid: 'u1', resourceVersion: '6' } } });
+    const ctx = await setup({
+      source: { configMap: ref },
+      assigned: { configMap: { ...ref, uid: 'u1', resourceVersion: '6' } },
+    });
     await syncOnce(ctx);
     assert.deepEqual(ctx.restarts, [resolved]);
   });
   it('download failure: the download sync error, no restart, records untouched', async () => {
-    const ctx = await setup({ source: { configMap: ref }, assigned: resolved, download: async () => Promise.reject(new Error('configmaps "cm" not found')) });
+    const ctx = await setup({
+      source: { configMap: ref },
+      assigned: resolved,
+      download: async () => Promise.reject(new Error('configmaps "cm" not found')),
+    });
     await syncOnce(ctx);
     assert.deepEqual(ctx.restarts, []);
     assert.equal(ctx.status.current().error, 'failed to sync: failed to download config, see Kubelet log for details');
@@ -182,6 +189,9 @@ describe('ConfigSync', () => {
   it('a source with no subfield: the all-nil sync error', async () => {
     const ctx = await setup({ source: {} });
     await syncOnce(ctx);
-    assert.equal(ctx.status.current().error, 'failed to sync: invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil');
+    assert.equal(
+      ctx.status.current().error,
+      'failed to sync: invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil',
+    );
   });
 });

@@ -15,14 +15,26 @@ import { Quantity } from '../../../src/kubeletconfig/index.js';
 
 const SIM = 'cpu=4,memory=8Gi,pods=110,ephemeral-storage=100Gi';
 
-function allocatable(flag: string, partial: PartialKubeletConfiguration): { capacity: Record<string, string>; allocatable: Record<string, string> } {
+function allocatable(
+  flag: string,
+  partial: PartialKubeletConfiguration,
+): { capacity: Record<string, string>; allocatable: Record<string, string> } {
   const config = setDefaults(partial);
   const capacity = computeCapacity(parseCapacityFlag(flag), config);
-  return { capacity: formatResourceList(capacity), allocatable: formatResourceList(computeAllocatable(capacity, config)) };
+  return {
+    capacity: formatResourceList(capacity),
+    allocatable: formatResourceList(computeAllocatable(capacity, config)),
+  };
 }
 
 describe('computeAllocatable', () => {
-  const table: Array<{ name: string; flag?: string; config: PartialKubeletConfiguration; capacity?: Record<string, string>; want: Record<string, string> }> = [
+  const table: Array<{
+    name: string;
+    flag?: string;
+    config: PartialKubeletConfiguration;
+    capacity?: Record<string, string>;
+    want: Record<string, string>;
+  }> = [
     {
       name: 'defaults: 100Mi memory.available and 10% nodefs.available (float32 percentage, truncated bytes)',
       config: {},
@@ -40,13 +52,21 @@ describe('computeAllocatable', () => {
     },
     {
       name: 'reservations and thresholds add up',
-      config: { kubeReserved: { memory: '100Mi' }, systemReserved: { memory: '92Mi' }, evictionHard: { 'memory.available': '100Mi' } },
+      config: {
+        kubeReserved: { memory: '100Mi' },
+        systemReserved: { memory: '92Mi' },
+        evictionHard: { 'memory.available': '100Mi' },
+      },
       want: { cpu: '4', 'ephemeral-storage': '100Gi', memory: '7900Mi', pods: '110' },
     },
     {
       name: 'memory that is not a whole MiB is written in Ki, as kubelets report it',
       flag: 'cpu=4,memory=16318496Ki',
-      config: { kubeReserved: { memory: '100Mi' }, systemReserved: { memory: '92Mi' }, evictionHard: { 'memory.available': '100Mi' } },
+      config: {
+        kubeReserved: { memory: '100Mi' },
+        systemReserved: { memory: '92Mi' },
+        evictionHard: { 'memory.available': '100Mi' },
+      },
       want: { cpu: '4', memory: '16019488Ki', pods: '110' },
     },
     {
@@ -57,7 +77,14 @@ describe('computeAllocatable', () => {
     },
     {
       name: 'nodefs.available 15%, other signals do not reduce allocatable',
-      config: { evictionHard: { 'nodefs.available': '15%', 'imagefs.available': '50%', 'nodefs.inodesFree': '5%', 'pid.available': '10%' } },
+      config: {
+        evictionHard: {
+          'nodefs.available': '15%',
+          'imagefs.available': '50%',
+          'nodefs.inodesFree': '5%',
+          'pid.available': '10%',
+        },
+      },
       want: { cpu: '4', 'ephemeral-storage': '91268054400', memory: '8Gi', pods: '110' },
     },
     {
@@ -114,7 +141,10 @@ describe('computeAllocatable', () => {
     const cap = computeCapacity(parseCapacityFlag(SIM), setDefaults({}));
     const cases: Array<[PartialKubeletConfiguration, RegExp]> = [
       [{ kubeReserved: { gpu: '1' } }, /^kubeReserved: cannot reserve "gpu" resource$/],
-      [{ systemReserved: { memory: '-1Gi' } }, /^systemReserved: resource quantity for "memory" cannot be negative: -1Gi$/],
+      [
+        { systemReserved: { memory: '-1Gi' } },
+        /^systemReserved: resource quantity for "memory" cannot be negative: -1Gi$/,
+      ],
       [{ kubeReserved: { cpu: 'lots' } }, /^kubeReserved: cpu="lots": quantities must match/],
       [{ evictionHard: { 'memory.free': '1Gi' } }, /unsupported eviction signal memory\.free/],
       [{ evictionHard: { 'memory.available': '120%' } }, /must be <= 100%: 120%/],
@@ -147,9 +177,18 @@ describe('--capacity', () => {
   });
 
   it('replaces only the resources it names', () => {
-    const host = { cpu: Quantity.parse('16'), memory: Quantity.parse('64Gi'), 'ephemeral-storage': Quantity.parse('1Ti') };
+    const host = {
+      cpu: Quantity.parse('16'),
+      memory: Quantity.parse('64Gi'),
+      'ephemeral-storage': Quantity.parse('1Ti'),
+    };
     const merged = mergeCapacity(host, parseCapacityFlag('cpu=2'));
-    assert.deepEqual(formatResourceList(computeCapacity(merged, setDefaults({}))), { cpu: '2', 'ephemeral-storage': '1Ti', memory: '64Gi', pods: '110' });
+    assert.deepEqual(formatResourceList(computeCapacity(merged, setDefaults({}))), {
+      cpu: '2',
+      'ephemeral-storage': '1Ti',
+      memory: '64Gi',
+      pods: '110',
+    });
   });
 
   const bad: Array<[string, string]> = [
@@ -158,7 +197,10 @@ describe('--capacity', () => {
     ['cpu=4,,memory=1Gi', 'invalid --capacity: "" is not a resource=quantity pair (e.g. cpu=4,memory=8Gi,pods=110)'],
     ['gpu=1', 'invalid --capacity: unknown resource "gpu" (known: cpu, memory, pods, ephemeral-storage)'],
     ['cpu=4,cpu=2', 'invalid --capacity: cpu is given more than once'],
-    ['memory=8GB', `invalid --capacity: memory="8GB": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`],
+    [
+      'memory=8GB',
+      `invalid --capacity: memory="8GB": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+    ],
     ['memory=8Mii', `invalid --capacity: memory="8Mii": unable to parse quantity's suffix`],
     ['memory=-1Gi', 'invalid --capacity: memory=-1Gi must not be negative'],
     ['pods=1500m', 'invalid --capacity: pods=1500m must be a whole number'],
@@ -167,7 +209,8 @@ describe('--capacity', () => {
     it(`refuses ${JSON.stringify(flag)} in one line`, () => {
       assert.throws(
         () => parseCapacityFlag(flag),
-        (err: unknown) => isNodeAgentError(err, 'DKC_NODE_CAPACITY_INVALID') && err.message === message && !err.message.includes('\n'),
+        (err: unknown) =>
+          isNodeAgentError(err, 'DKC_NODE_CAPACITY_INVALID') && err.message === message && !err.message.includes('\n'),
       );
     });
   }

@@ -2,7 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Event } from '../../../src/api/types.js';
 import { Duration, setDefaults } from '../../../src/kubeletconfig/index.js';
-import { buildEvent, createEventDirectly, EventRecorder, nodeReference, type EventSink } from '../../../src/client/events.js';
+import {
+  buildEvent,
+  createEventDirectly,
+  EventRecorder,
+  nodeReference,
+  type EventSink,
+} from '../../../src/client/events.js';
 import { eventRateLimits, heartbeatTimeoutMs, kubeAPIRateLimiter } from '../../../src/agent/node/index.js';
 import { FakeClock } from './fakeclock.js';
 
@@ -29,8 +35,18 @@ describe('EventRecorder', () => {
   it('writes node events the way the kubelet does', async () => {
     const clock = new FakeClock(Date.UTC(2024, 0, 15, 10, 0, 0, 5));
     const fake = new FakeSink();
-    const rec = new EventRecorder({ client: fake.sink, host: 'node-a', qps: 5, burst: 10, clock, timers: clock.asTimers });
-    assert.equal(rec.record(nodeReference('node-a'), 'Normal', 'NodeReady', 'Node node-a status is now: NodeReady'), true);
+    const rec = new EventRecorder({
+      client: fake.sink,
+      host: 'node-a',
+      qps: 5,
+      burst: 10,
+      clock,
+      timers: clock.asTimers,
+    });
+    assert.equal(
+      rec.record(nodeReference('node-a'), 'Normal', 'NodeReady', 'Node node-a status is now: NodeReady'),
+      true,
+    );
     assert.equal(rec.record(nodeReference('node-a'), 'Normal', 'NodeReady', 'again'), true);
     await rec.flush();
     const [first, second] = fake.created;
@@ -61,9 +77,15 @@ describe('EventRecorder', () => {
     assert.deepEqual(results, [true, true, true, false, false, false]);
     assert.equal(rec.dropped, 3);
     clock.advance(500);
-    assert.deepEqual([rec.record(nodeReference('n'), 'Normal', 'R', 'a'), rec.record(nodeReference('n'), 'Normal', 'R', 'b')], [true, false]);
+    assert.deepEqual(
+      [rec.record(nodeReference('n'), 'Normal', 'R', 'a'), rec.record(nodeReference('n'), 'Normal', 'R', 'b')],
+      [true, false],
+    );
     await rec.flush();
-    assert.deepEqual(fake.created.map((c) => c.body.message), ['m0', 'm1', 'm2', 'a']);
+    assert.deepEqual(
+      fake.created.map((c) => c.body.message),
+      ['m0', 'm1', 'm2', 'a'],
+    );
   });
 
   it('treats eventRecordQPS 0 as unlimited', async () => {
@@ -100,7 +122,14 @@ describe('EventRecorder', () => {
   it('createEventDirectly bypasses any limit and reports failure to the caller', async () => {
     const fake = new FakeSink();
     const now = new Date(Date.UTC(2024, 0, 15));
-    const spec = { involvedObject: nodeReference('n'), type: 'Normal' as const, reason: 'KubeletConfigChanged', message: 'Kubelet restarting to use local config', host: 'n', now };
+    const spec = {
+      involvedObject: nodeReference('n'),
+      type: 'Normal' as const,
+      reason: 'KubeletConfigChanged',
+      message: 'Kubelet restarting to use local config',
+      host: 'n',
+      now,
+    };
     const ev = await createEventDirectly(fake.sink, spec);
     assert.equal(ev.reason, 'KubeletConfigChanged');
     assert.equal(ev.metadata.namespace, 'default');
@@ -109,7 +138,14 @@ describe('EventRecorder', () => {
   });
 
   it('builds events in the involved object namespace when it has one', () => {
-    const ev = buildEvent({ involvedObject: { kind: 'ConfigMap', name: 'c', namespace: 'kube-system' }, type: 'Warning', reason: 'R', message: 'M', host: 'n', now: new Date(0) });
+    const ev = buildEvent({
+      involvedObject: { kind: 'ConfigMap', name: 'c', namespace: 'kube-system' },
+      type: 'Warning',
+      reason: 'R',
+      message: 'M',
+      host: 'n',
+      now: new Date(0),
+    });
     assert.equal(ev.metadata.namespace, 'kube-system');
     assert.equal(ev.metadata.name, 'c.0');
   });
@@ -127,7 +163,12 @@ describe('kubeAPIRateLimiter', () => {
 describe('heartbeatTimeoutMs', () => {
   it('is nodeStatusUpdateFrequency, capped at the lease duration', () => {
     assert.equal(heartbeatTimeoutMs(setDefaults({})), 10_000);
-    assert.equal(heartbeatTimeoutMs(setDefaults({ nodeStatusUpdateFrequency: Duration.parse('1m'), nodeLeaseDurationSeconds: 40 })), 40_000);
+    assert.equal(
+      heartbeatTimeoutMs(
+        setDefaults({ nodeStatusUpdateFrequency: Duration.parse('1m'), nodeLeaseDurationSeconds: 40 }),
+      ),
+      40_000,
+    );
     assert.equal(heartbeatTimeoutMs(setDefaults({ nodeStatusUpdateFrequency: Duration.parse('2s500ms') })), 2_500);
   });
 });

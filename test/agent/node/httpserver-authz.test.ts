@@ -25,12 +25,20 @@ const asked: [RequestUser, RequestAttributes][] = [];
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dkc-agent-authz-'));
   const ca = await createCA('cluster-ca');
-  node2 = await issueCert(ca, { commonName: 'system:node:node-2', organizations: ['system:nodes'], usages: ['client'] });
+  node2 = await issueCert(ca, {
+    commonName: 'system:node:node-2',
+    organizations: ['system:nodes'],
+    usages: ['client'],
+  });
   admin = await issueCert(ca, { commonName: 'admin', organizations: ['system:masters'], usages: ['client'] });
   broken = await issueCert(ca, { commonName: 'broken', usages: ['client'] });
   const caFile = join(dir, 'ca.crt');
   await writeFile(caFile, ca.certPem);
-  const config = setDefaults({ address: '127.0.0.1', authentication: { anonymous: { enabled: false }, x509: { clientCAFile: caFile } }, authorization: { mode: 'Webhook' } });
+  const config = setDefaults({
+    address: '127.0.0.1',
+    authentication: { anonymous: { enabled: false }, x509: { clientCAFile: caFile } },
+    authorization: { mode: 'Webhook' },
+  });
   config.port = 0;
   config.readOnlyPort = 0;
   config.healthzPort = 0;

@@ -24,7 +24,6 @@ import { httpGet, type Reply } from '../../helpers/http.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { freePort } from './netutil.js';
 
-
 const get = (url: string, tls: { cert?: string; key?: string } = {}): Promise<Reply> => httpGet(url, tls);
 
 let dir: string;
@@ -68,8 +67,14 @@ before(async () => {
   caFile = join(dir, 'client-ca.crt');
   await writeFile(caFile, ca.certPem);
   metrics = createMetricsRegistry();
-  gauge(metrics, 'kubelet_node_config_error', 'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.').set(0);
-  gauge(metrics, 'kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.', ['node_config_source']).set({ node_config_source: 'local' }, 1);
+  gauge(
+    metrics,
+    'kubelet_node_config_error',
+    'This metric is true (1) if the node is experiencing a configuration-related error, false (0) otherwise.',
+  ).set(0);
+  gauge(metrics, 'kubelet_node_config_active', 'The config source the node is actively using. The count is always 1.', [
+    'node_config_source',
+  ]).set({ node_config_source: 'local' }, 1);
 });
 
 after(async () => {
@@ -102,7 +107,10 @@ describe('HTTPS server', () => {
       const { loadOrCreateServingCert } = await import(${JSON.stringify(join(repoRoot, 'dist/src/agent/node/servingcert.js'))});
       const c = await loadOrCreateServingCert({ tlsCertFile: '', tlsPrivateKeyFile: '', certDir: ${JSON.stringify(join(dir, 'pki'))}, hostnames: ['node-a'] });
       console.log(JSON.stringify({ generated: c.generated, pkiLoaded: typeof Reflect.getMetadata === 'function' }));`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout), { generated: false, pkiLoaded: false });
   });
@@ -150,7 +158,9 @@ describe('HTTPS server', () => {
   });
 
   it('checks client certificates against clientCAFile and refuses anonymous requests when disabled', async () => {
-    const s = await start(config({ authentication: { anonymous: { enabled: false }, x509: { clientCAFile: caFile } } }));
+    const s = await start(
+      config({ authentication: { anonymous: { enabled: false }, x509: { clientCAFile: caFile } } }),
+    );
     const base = `https://127.0.0.1:${s.ports.https}`;
     const anon = await get(`${base}/configz`);
     assert.deepEqual([anon.status, anon.body], [401, 'Unauthorized\n']);
@@ -163,22 +173,34 @@ describe('HTTPS server', () => {
 
   it('refuses everything without a client CA when anonymous is disabled, and lets anonymous in when enabled', async () => {
     const closed = await start(config({ authentication: { anonymous: { enabled: false } } }));
-    assert.equal((await get(`https://127.0.0.1:${closed.ports.https}/healthz`, { cert: client.certPem, key: client.keyPem })).status, 401);
-    const openToAll = await start(config({ authentication: { anonymous: { enabled: true }, x509: { clientCAFile: caFile } } }));
+    assert.equal(
+      (await get(`https://127.0.0.1:${closed.ports.https}/healthz`, { cert: client.certPem, key: client.keyPem }))
+        .status,
+      401,
+    );
+    const openToAll = await start(
+      config({ authentication: { anonymous: { enabled: true }, x509: { clientCAFile: caFile } } }),
+    );
     assert.equal((await get(`https://127.0.0.1:${openToAll.ports.https}/pods`)).status, 200);
   });
 
   it('uses tlsCertFile/tlsPrivateKeyFile when configured', async () => {
-    const serving = await issueCert(ca, { commonName: 'configured-serving', ipAddresses: ['127.0.0.1'], usages: ['server'] });
+    const serving = await issueCert(ca, {
+      commonName: 'configured-serving',
+      ipAddresses: ['127.0.0.1'],
+      usages: ['server'],
+    });
     const certFile = join(dir, 'serving.crt');
     const keyFile = join(dir, 'serving.key');
     await writeFile(certFile, serving.certPem);
     await writeFile(keyFile, serving.keyPem);
-    const s = await start(config({ tlsCertFile: certFile, tlsPrivateKeyFile: keyFile, authentication: { anonymous: { enabled: true } } }));
+    const s = await start(
+      config({ tlsCertFile: certFile, tlsPrivateKeyFile: keyFile, authentication: { anonymous: { enabled: true } } }),
+    );
     assert.equal(s.certGenerated, false);
     const subject = await new Promise<string>((resolve, reject) => {
       const req = https.get(`https://127.0.0.1:${s.ports.https}/healthz`, { ca: ca.certPem, agent: false }, (res) => {
-        resolve(String((res.socket as import("node:tls").TLSSocket).getPeerCertificate().subject.CN));
+        resolve(String((res.socket as import('node:tls').TLSSocket).getPeerCertificate().subject.CN));
         res.resume();
       });
       req.on('error', reject);
@@ -190,7 +212,9 @@ describe('HTTPS server', () => {
 describe('read-only and healthz ports', () => {
   it('serve plain HTTP: read-only has /healthz and /metrics, healthz only /healthz', async () => {
     const [ro, hz] = [await freePort(), await freePort()];
-    const s = await start(config({ readOnlyPort: ro, healthzPort: hz, authentication: { anonymous: { enabled: false } } }));
+    const s = await start(
+      config({ readOnlyPort: ro, healthzPort: hz, authentication: { anonymous: { enabled: false } } }),
+    );
     assert.deepEqual(s.ports, { https: s.ports.https, readOnly: ro, healthz: hz });
     const roBase = `http://127.0.0.1:${ro}`;
     assert.deepEqual([(await get(`${roBase}/healthz`)).status, (await get(`${roBase}/healthz`)).body], [200, 'ok']);
@@ -209,13 +233,18 @@ describe('start failures', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const taken = (blocker.address() as net.AddressInfo).port;
     try {
-      await assert.rejects(start(config({ port: taken, authentication: { anonymous: { enabled: true } } })), (err: unknown) =>
-        isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') && err.message === `kubelet server: listen tcp 127.0.0.1:${taken}: bind: address already in use`,
+      await assert.rejects(
+        start(config({ port: taken, authentication: { anonymous: { enabled: true } } })),
+        (err: unknown) =>
+          isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') &&
+          err.message === `kubelet server: listen tcp 127.0.0.1:${taken}: bind: address already in use`,
       );
       // The HTTPS server started, then the healthz port failed: the HTTPS port must be released again.
       const httpsPort = await freePort();
-      await assert.rejects(start(config({ port: httpsPort, healthzPort: taken })), (err: unknown) =>
-        isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') && /^healthz server: /.test(err.message),
+      await assert.rejects(
+        start(config({ port: httpsPort, healthzPort: taken })),
+        (err: unknown) =>
+          isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_IN_USE') && /^healthz server: /.test(err.message),
       );
       const probe = net.createServer();
       await new Promise<void>((resolve, reject) => {
@@ -229,21 +258,28 @@ describe('start failures', () => {
   });
 
   it('rejects an address that is not on this host', async () => {
-    await assert.rejects(start(config({ address: '192.0.2.1' })), (err: unknown) =>
-      isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE') && /listen tcp 192\.0\.2\.1:0: bind: cannot assign requested address/.test(err.message),
+    await assert.rejects(
+      start(config({ address: '192.0.2.1' })),
+      (err: unknown) =>
+        isNodeAgentError(err, 'DKC_NODE_LISTEN_ADDRESS_NOT_AVAILABLE') &&
+        /listen tcp 192\.0\.2\.1:0: bind: cannot assign requested address/.test(err.message),
     );
   });
 
   it('rejects missing certificate and CA files, naming the file', async () => {
     const missing = join(dir, 'nope.crt');
-    await assert.rejects(start(config({ tlsCertFile: missing, tlsPrivateKeyFile: missing })), (err: unknown) =>
-      isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && err.message.includes(missing),
+    await assert.rejects(
+      start(config({ tlsCertFile: missing, tlsPrivateKeyFile: missing })),
+      (err: unknown) => isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && err.message.includes(missing),
     );
-    await assert.rejects(start(config({ tlsCertFile: missing })), (err: unknown) =>
-      isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && /must be set together/.test(err.message),
+    await assert.rejects(
+      start(config({ tlsCertFile: missing })),
+      (err: unknown) =>
+        isNodeAgentError(err, 'DKC_NODE_SERVING_CERT_INVALID') && /must be set together/.test(err.message),
     );
-    await assert.rejects(start(config({ authentication: { x509: { clientCAFile: missing } } })), (err: unknown) =>
-      isNodeAgentError(err, 'DKC_NODE_CLIENT_CA_INVALID') && err.message.includes(missing),
+    await assert.rejects(
+      start(config({ authentication: { x509: { clientCAFile: missing } } })),
+      (err: unknown) => isNodeAgentError(err, 'DKC_NODE_CLIENT_CA_INVALID') && err.message.includes(missing),
     );
   });
 });

@@ -29,10 +29,28 @@ let server: RunningServer;
 let client: RestClient;
 let dead: RestClient;
 
-const system: HostSystemInfo = { machineID: 'm', systemUUID: 'u', bootID: 'b', kernelVersion: '6.1.0', osImage: 'Test OS', operatingSystem: 'linux', architecture: 'amd64' };
-const config = setDefaults({ nodeStatusUpdateFrequency: Duration.parse('10s'), nodeStatusReportFrequency: Duration.parse('1m') });
+const system: HostSystemInfo = {
+  machineID: 'm',
+  systemUUID: 'u',
+  bootID: 'b',
+  kernelVersion: '6.1.0',
+  osImage: 'Test OS',
+  operatingSystem: 'linux',
+  architecture: 'amd64',
+};
+const config = setDefaults({
+  nodeStatusUpdateFrequency: Duration.parse('10s'),
+  nodeStatusReportFrequency: Duration.parse('1m'),
+});
 const capacity = computeCapacity({ cpu: Quantity.parse('4'), memory: Quantity.parse('8Gi') }, config);
-const inputs = { config, capacity, allocatable: computeAllocatable(capacity, config), nodeIP: '127.0.0.1', hostname: 'h', system };
+const inputs = {
+  config,
+  capacity,
+  allocatable: computeAllocatable(capacity, config),
+  nodeIP: '127.0.0.1',
+  hostname: 'h',
+  system,
+};
 
 const nodePath = (name: string): string => `/api/v1/nodes/${name}`;
 
@@ -40,7 +58,10 @@ before(async () => {
   server = await startServer();
   client = await RestClient.fromKubeconfig(server.kubeconfig);
   // Nothing listens here: every request fails to connect.
-  dead = new RestClient({ server: `https://127.0.0.1:${await freePort()}`, insecureSkipTLSVerify: true }, { timeoutMs: 2000 });
+  dead = new RestClient(
+    { server: `https://127.0.0.1:${await freePort()}`, insecureSkipTLSVerify: true },
+    { timeoutMs: 2000 },
+  );
 });
 
 after(async () => {
@@ -76,8 +97,15 @@ describe('registerNode', () => {
 
   it('re-registration reconciles its labels and leaves other labels alone', async () => {
     const before = await client.get<Node>(nodePath('reg-a'));
-    await client.patch(nodePath('reg-a'), 'merge', { metadata: { labels: { 'kubernetes.io/hostname': 'wrong', 'example.com/team': 'x' } } });
-    const node = await registerNode(client, { nodeName: 'reg-a', labels: { 'example.com/zone': 'b' }, os: 'linux', arch: 'amd64' });
+    await client.patch(nodePath('reg-a'), 'merge', {
+      metadata: { labels: { 'kubernetes.io/hostname': 'wrong', 'example.com/team': 'x' } },
+    });
+    const node = await registerNode(client, {
+      nodeName: 'reg-a',
+      labels: { 'example.com/zone': 'b' },
+      os: 'linux',
+      arch: 'amd64',
+    });
     assert.equal(node.metadata.uid, before.metadata.uid);
     const labels = (await client.get<Node>(nodePath('reg-a'))).metadata.labels!;
     assert.equal(labels['kubernetes.io/hostname'], 'reg-a');
@@ -101,16 +129,33 @@ describe('registerNode', () => {
     assert.ok(Date.now() - t0 >= 30, 'waited between attempts');
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    await assert.rejects(registerNode(dead, { nodeName: 'reg-x', initialDelayMs: 10, maxDelayMs: 20, signal: ac.signal }), (err: unknown) =>
-      isNodeAgentError(err, 'DKC_NODE_ABORTED'),
+    await assert.rejects(
+      registerNode(dead, { nodeName: 'reg-x', initialDelayMs: 10, maxDelayMs: 20, signal: ac.signal }),
+      (err: unknown) => isNodeAgentError(err, 'DKC_NODE_ABORTED'),
     );
   });
 });
 
 describe('NodeStatusReporter', () => {
   const configStatus = {
-    active: { configMap: { namespace: 'kube-system', name: 'cfg', uid: 'uid-1', resourceVersion: '7', kubeletConfigKey: 'kubelet' } },
-    assigned: { configMap: { namespace: 'kube-system', name: 'cfg', uid: 'uid-1', resourceVersion: '7', kubeletConfigKey: 'kubelet' } },
+    active: {
+      configMap: {
+        namespace: 'kube-system',
+        name: 'cfg',
+        uid: 'uid-1',
+        resourceVersion: '7',
+        kubeletConfigKey: 'kubelet',
+      },
+    },
+    assigned: {
+      configMap: {
+        namespace: 'kube-system',
+        name: 'cfg',
+        uid: 'uid-1',
+        resourceVersion: '7',
+        kubeletConfigKey: 'kubelet',
+      },
+    },
     error: '',
   };
 
@@ -130,7 +175,13 @@ describe('NodeStatusReporter', () => {
         return client.patch(p, t, b, o);
       },
     };
-    const reporter = new NodeStatusReporter({ client: counting, nodeName: 'rep-a', config, status: statusSource(inputs, () => readiness), clock });
+    const reporter = new NodeStatusReporter({
+      client: counting,
+      nodeName: 'rep-a',
+      config,
+      status: statusSource(inputs, () => readiness),
+      clock,
+    });
     try {
       const t0 = clock.now();
       assert.equal(await reporter.syncNow(), 'patched');
@@ -147,7 +198,10 @@ describe('NodeStatusReporter', () => {
       readiness = { ok: false, reason: 'health check failed' };
       assert.equal(await reporter.syncNow(), 'patched');
       node = await client.get<Node>(nodePath('rep-a'));
-      assert.deepEqual([ready().status, ready().message, ready().lastTransitionTime], ['False', 'health check failed', '2024-01-15T10:00:10Z']);
+      assert.deepEqual(
+        [ready().status, ready().message, ready().lastTransitionTime],
+        ['False', 'health check failed', '2024-01-15T10:00:10Z'],
+      );
 
       clock.advance(30_000);
       assert.equal(await reporter.syncNow(), 'unchanged');
@@ -167,7 +221,10 @@ describe('NodeStatusReporter', () => {
 
   it('runs on its own timer and stops cleanly', async () => {
     await registerNode(client, { nodeName: 'rep-b' });
-    const fast = setDefaults({ nodeStatusUpdateFrequency: Duration.parse('40ms'), nodeStatusReportFrequency: Duration.parse('120ms') });
+    const fast = setDefaults({
+      nodeStatusUpdateFrequency: Duration.parse('40ms'),
+      nodeStatusReportFrequency: Duration.parse('120ms'),
+    });
     let patches = 0;
     const counting: StatusClient = {
       get: (p, o) => client.get(p, o),
@@ -177,17 +234,27 @@ describe('NodeStatusReporter', () => {
       },
     };
     const clock = new TimerCountingClock();
-    const reporter = new NodeStatusReporter({ client: counting, nodeName: 'rep-b', config: fast, status: statusSource(inputs), clock });
+    const reporter = new NodeStatusReporter({
+      client: counting,
+      nodeName: 'rep-b',
+      config: fast,
+      status: statusSource(inputs),
+      clock,
+    });
     reporter.start();
     try {
-      await waitFor(() => `heartbeats, got ${patches} patches`, () => patches >= 3, { timeoutMs: 5000 });
+      await waitFor(
+        () => `heartbeats, got ${patches} patches`,
+        () => patches >= 3,
+        { timeoutMs: 5000 },
+      );
     } finally {
       await reporter.stop();
     }
     assert.equal(clock.pending.size, 0, 'no timer left after stop: no patch can follow');
   });
 
-  it('compares with the server\'s copy, so conditions someone else changed are restored by the next report', async () => {
+  it("compares with the server's copy, so conditions someone else changed are restored by the next report", async () => {
     await registerNode(client, { nodeName: 'rep-c' });
     const clock = new FakeClock();
     const reporter = new NodeStatusReporter({ client, nodeName: 'rep-c', config, status: statusSource(inputs), clock });
@@ -195,13 +262,25 @@ describe('NodeStatusReporter', () => {
       assert.equal(await reporter.syncNow(), 'patched');
       // What the node lifecycle controller writes when the Lease goes stale.
       const node = await client.get<Node>(nodePath('rep-c'));
-      const unknown = node.status!.conditions!.map((c) => ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }));
+      const unknown = node.status!.conditions!.map((c) => ({
+        ...c,
+        status: 'Unknown',
+        reason: 'NodeStatusUnknown',
+        message: 'Kubelet stopped posting node status.',
+      }));
       await client.update(`${nodePath('rep-c')}/status`, { ...node, status: { ...node.status, conditions: unknown } });
       clock.advance(10_000);
-      assert.equal(await reporter.syncNow(), 'patched', 'no heartbeat is due: only the comparison with the server finds the change');
+      assert.equal(
+        await reporter.syncNow(),
+        'patched',
+        'no heartbeat is due: only the comparison with the server finds the change',
+      );
       const after = await client.get<Node>(nodePath('rep-c'));
       const ready = after.status!.conditions!.find((c) => c.type === 'Ready')!;
-      assert.deepEqual([ready.status, ready.reason, ready.lastTransitionTime], ['True', 'KubeletReady', '2024-01-15T10:00:10Z']);
+      assert.deepEqual(
+        [ready.status, ready.reason, ready.lastTransitionTime],
+        ['True', 'KubeletReady', '2024-01-15T10:00:10Z'],
+      );
       assert.ok(after.status!.conditions!.every((c) => c.status !== 'Unknown'));
     } finally {
       await reporter.stop();
@@ -209,7 +288,13 @@ describe('NodeStatusReporter', () => {
   });
 
   it('tolerates the server being down', async () => {
-    const reporter = new NodeStatusReporter({ client: dead, nodeName: 'rep-a', config, status: statusSource(inputs), clock: new FakeClock() });
+    const reporter = new NodeStatusReporter({
+      client: dead,
+      nodeName: 'rep-a',
+      config,
+      status: statusSource(inputs),
+      clock: new FakeClock(),
+    });
     assert.equal(await reporter.syncNow(), 'failed');
     await reporter.stop();
   });
@@ -228,7 +313,9 @@ describe('LeaseRenewer', () => {
       assert.equal(lease.spec?.holderIdentity, 'lease-a');
       assert.equal(lease.spec?.leaseDurationSeconds, 40);
       assert.equal(lease.spec?.renewTime, '2024-01-15T10:00:00.000000Z');
-      assert.deepEqual(lease.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: 'lease-a', uid: node.metadata.uid }]);
+      assert.deepEqual(lease.metadata.ownerReferences, [
+        { apiVersion: 'v1', kind: 'Node', name: 'lease-a', uid: node.metadata.uid },
+      ]);
 
       clock.advance(10_000);
       assert.equal(await renewer.renewNow(), 'renewed');
@@ -290,7 +377,12 @@ describe('LeaseRenewer', () => {
     } finally {
       await renewer.stop();
     }
-    const down = new LeaseRenewer({ client: dead, nodeName: 'lease-b', leaseDurationSeconds: 40, clock: new FakeClock() });
+    const down = new LeaseRenewer({
+      client: dead,
+      nodeName: 'lease-b',
+      leaseDurationSeconds: 40,
+      clock: new FakeClock(),
+    });
     assert.equal(await down.renewNow(), 'failed');
     await down.stop();
   });
@@ -299,8 +391,19 @@ describe('LeaseRenewer', () => {
 describe('events against the server', () => {
   it('records node events and creates the restart event directly', async () => {
     const recorder = new EventRecorder({ client, host: 'ev-a', qps: 5, burst: 2 });
-    assert.equal(recorder.record(nodeReference('ev-a'), 'Normal', 'NodeReady', 'Node ev-a status is now: NodeReady'), true);
-    assert.equal(recorder.record(nodeReference('ev-a'), 'Normal', 'NodeHasSufficientMemory', 'Node ev-a status is now: NodeHasSufficientMemory'), true);
+    assert.equal(
+      recorder.record(nodeReference('ev-a'), 'Normal', 'NodeReady', 'Node ev-a status is now: NodeReady'),
+      true,
+    );
+    assert.equal(
+      recorder.record(
+        nodeReference('ev-a'),
+        'Normal',
+        'NodeHasSufficientMemory',
+        'Node ev-a status is now: NodeHasSufficientMemory',
+      ),
+      true,
+    );
     assert.equal(recorder.record(nodeReference('ev-a'), 'Normal', 'Dropped', 'beyond the burst'), false);
     await recorder.stop();
     assert.equal(recorder.failed, 0);
@@ -313,7 +416,11 @@ describe('events against the server', () => {
     });
     const list = await client.list<KubeList<Event>>('/api/v1/namespaces/default/events');
     const mine = list.items.filter((e) => e.involvedObject.name === 'ev-a');
-    assert.deepEqual(mine.map((e) => e.reason).sort(), ['KubeletConfigChanged', 'NodeHasSufficientMemory', 'NodeReady']);
+    assert.deepEqual(mine.map((e) => e.reason).sort(), [
+      'KubeletConfigChanged',
+      'NodeHasSufficientMemory',
+      'NodeReady',
+    ]);
     for (const e of mine) {
       assert.match(e.metadata.name!, /^ev-a\.[0-9a-f]+$/);
       assert.deepEqual(e.source, { component: 'kubelet', host: 'ev-a' });
@@ -326,12 +433,20 @@ describe('events against the server', () => {
 describe('registration while the server restarts', () => {
   it('keeps retrying until the server is back', async () => {
     await server.stop();
-    const pending = registerNode(client, { nodeName: 'reg-late', initialDelayMs: 50, maxDelayMs: 200, maxAttempts: 200 });
+    const pending = registerNode(client, {
+      nodeName: 'reg-late',
+      initialDelayMs: 50,
+      maxDelayMs: 200,
+      maxAttempts: 200,
+    });
     await server.restart();
     const node = await pending;
     assert.equal(node.metadata.name, 'reg-late');
     const got = await client.get<Node>(nodePath('reg-late'));
     assert.equal(got.metadata.labels?.['kubernetes.io/hostname'], 'reg-late');
-    await assert.rejects(client.get(nodePath('never-registered')), (err: unknown) => err instanceof ApiError && err.code === 404);
+    await assert.rejects(
+      client.get(nodePath('never-registered')),
+      (err: unknown) => err instanceof ApiError && err.code === 404,
+    );
   });
 });

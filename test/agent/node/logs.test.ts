@@ -12,7 +12,6 @@ import type { RequestAttributes } from '../../../src/agent/node/httpserver.js';
 import { directoryListing, logPathSegments } from '../../../src/agent/node/logs.js';
 import { httpGet, type Reply } from '../../helpers/http.js';
 
-
 // The path goes as written (a URL would resolve its `..` segments before they reach the agent).
 const get = (port: number, path: string): Promise<Reply> => httpGet(`https://127.0.0.1:${port}/`, { path });
 
@@ -21,7 +20,11 @@ let logDir: string;
 const open: AgentServers[] = [];
 
 async function start(authorize?: (attrs: RequestAttributes) => boolean): Promise<number> {
-  const cfg = setDefaults({ address: '127.0.0.1', authentication: { anonymous: { enabled: true } }, authorization: { mode: authorize ? 'Webhook' : 'AlwaysAllow' } });
+  const cfg = setDefaults({
+    address: '127.0.0.1',
+    authentication: { anonymous: { enabled: true } },
+    authorization: { mode: authorize ? 'Webhook' : 'AlwaysAllow' },
+  });
   cfg.port = 0;
   cfg.readOnlyPort = 0;
   cfg.healthzPort = 0;
@@ -60,7 +63,10 @@ describe('/logs/', () => {
     const r = await get(port, '/logs/');
     assert.equal(r.status, 200);
     assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
-    assert.match(r.body, /<a href="agent.log">agent.log<\/a>\n<a href="escape.log">escape.log<\/a>\n<a href="old\/">old\/<\/a>\n<\/pre>/);
+    assert.match(
+      r.body,
+      /<a href="agent.log">agent.log<\/a>\n<a href="escape.log">escape.log<\/a>\n<a href="old\/">old\/<\/a>\n<\/pre>/,
+    );
     const bare = await get(port, '/logs');
     assert.deepEqual([bare.status, bare.headers['location']], [301, 'logs/']);
     const sub = await get(port, '/logs/old');
@@ -80,7 +86,13 @@ describe('/logs/', () => {
 
   it('refuses to leave the directory', async () => {
     const port = await start();
-    for (const path of ['/logs/../secret.key', '/logs/%2e%2e/secret.key', '/logs/old/..%2f..%2fsecret.key', '/logs/..%5csecret.key', '/logs/a%00b']) {
+    for (const path of [
+      '/logs/../secret.key',
+      '/logs/%2e%2e/secret.key',
+      '/logs/old/..%2f..%2fsecret.key',
+      '/logs/..%5csecret.key',
+      '/logs/a%00b',
+    ]) {
       const r = await get(port, path);
       assert.equal(r.status, 400, path);
       assert.doesNotMatch(r.body, /not for you/, path);
@@ -101,9 +113,20 @@ describe('/logs/', () => {
   });
 
   it('is not found when the agent has no log file', async () => {
-    const cfg = setDefaults({ address: '127.0.0.1', authentication: { anonymous: { enabled: true } }, authorization: { mode: 'AlwaysAllow' } });
+    const cfg = setDefaults({
+      address: '127.0.0.1',
+      authentication: { anonymous: { enabled: true } },
+      authorization: { mode: 'AlwaysAllow' },
+    });
     Object.assign(cfg, { port: 0, readOnlyPort: 0, healthzPort: 0 });
-    const s = await startAgentServers({ config: cfg, certDir: join(dir, 'pki'), nodeName: 'node-a', configz: () => '{}', healthz: () => ({ ok: true }), metrics: createMetricsRegistry() });
+    const s = await startAgentServers({
+      config: cfg,
+      certDir: join(dir, 'pki'),
+      nodeName: 'node-a',
+      configz: () => '{}',
+      healthz: () => ({ ok: true }),
+      metrics: createMetricsRegistry(),
+    });
     open.push(s);
     assert.equal((await get(s.ports.https, '/logs/')).status, 404);
   });
@@ -119,6 +142,9 @@ describe('logPathSegments and directoryListing', () => {
   });
 
   it('escapes names in the HTML', () => {
-    assert.match(directoryListing([{ name: '<b>&"', dir: false }]), /<a href="%3Cb%3E&amp;%22">&lt;b&gt;&amp;&#34;<\/a>/);
+    assert.match(
+      directoryListing([{ name: '<b>&"', dir: false }]),
+      /<a href="%3Cb%3E&amp;%22">&lt;b&gt;&amp;&#34;<\/a>/,
+    );
   });
 });

@@ -9,20 +9,28 @@ describe('metrics registry', () => {
   it('keeps registries apart and renders Prometheus text', async () => {
     const a = createMetricsRegistry();
     const b = createMetricsRegistry();
-    const g = gauge(a, 'kubelet_node_config_assigned', 'The node\'s understanding of intended config. The count is always 1.', [
-      'node_config_source',
-      'node_config_uid',
-      'node_config_resource_version',
-      'node_config_kubelet_key',
-    ]);
-    g.set({ node_config_source: 'local', node_config_uid: '', node_config_resource_version: '', node_config_kubelet_key: '' }, 1);
+    const g = gauge(
+      a,
+      'kubelet_node_config_assigned',
+      "The node's understanding of intended config. The count is always 1.",
+      ['node_config_source', 'node_config_uid', 'node_config_resource_version', 'node_config_kubelet_key'],
+    );
+    g.set(
+      {
+        node_config_source: 'local',
+        node_config_uid: '',
+        node_config_resource_version: '',
+        node_config_kubelet_key: '',
+      },
+      1,
+    );
     // The same name in another registry is another metric, as simulated nodes in one process need.
     gauge(b, 'kubelet_node_config_assigned', 'other', ['node_config_source']).set({ node_config_source: 'x' }, 1);
     const out = await renderMetrics(a);
     assert.match(out.contentType, /^text\/plain; version=0\.0\.4/);
     assert.equal(
       out.body,
-      '# HELP kubelet_node_config_assigned The node\'s understanding of intended config. The count is always 1.\n' +
+      "# HELP kubelet_node_config_assigned The node's understanding of intended config. The count is always 1.\n" +
         '# TYPE kubelet_node_config_assigned gauge\n' +
         'kubelet_node_config_assigned{node_config_source="local",node_config_uid="",node_config_resource_version="",node_config_kubelet_key=""} 1\n',
     );
@@ -45,7 +53,10 @@ describe('metrics registry', () => {
       const require = createRequire(${JSON.stringify(join(repoRoot, 'package.json'))});
       const loaded = Object.keys(require.cache).filter((k) => k.includes('node_modules'));
       console.log(JSON.stringify({ summary: loaded.some((k) => k.endsWith('lib/summary.js')), otel: loaded.some((k) => k.includes('@opentelemetry')), registry: loaded.some((k) => k.endsWith('lib/registry.js')) }));`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout), { summary: false, otel: false, registry: true });
   });

@@ -3,7 +3,12 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LeaseRenewer, registerNode, type LeaseClient, type RegistrationClient } from '../../../src/agent/node/index.js';
+import {
+  LeaseRenewer,
+  registerNode,
+  type LeaseClient,
+  type RegistrationClient,
+} from '../../../src/agent/node/index.js';
 import { FakeClock } from './fakeclock.js';
 
 const refused = (): Promise<never> => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'));
@@ -30,7 +35,11 @@ describe('retry delays of the node loops', () => {
   it('registration: 100 ms, doubling, capped at 7 s', async () => {
     const clock = new FakeClock();
     let attempts = 0;
-    const client = { create: () => (attempts++, refused()), get: refused, patch: refused } as unknown as RegistrationClient;
+    const client = {
+      create: () => (attempts++, refused()),
+      get: refused,
+      patch: refused,
+    } as unknown as RegistrationClient;
     const ac = new AbortController();
     const done = registerNode(client, { nodeName: 'n1', clock, signal: ac.signal }).catch((e: unknown) => e);
     await assertDelays(clock, () => attempts, [100, 200, 400, 800, 1600, 3200, 6400, 7000, 7000]);

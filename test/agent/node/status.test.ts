@@ -90,9 +90,14 @@ describe('buildNodeStatus', () => {
       assert.equal(c.lastHeartbeatTime, '2024-01-15T10:00:10Z');
       assert.equal(c.lastTransitionTime, '2024-01-15T10:00:00Z', c.type);
     }
-    const notReady = buildNodeStatus(input(t2, { previousConditions: second.conditions, ready: false, reason: 'config trial failed' }));
+    const notReady = buildNodeStatus(
+      input(t2, { previousConditions: second.conditions, ready: false, reason: 'config trial failed' }),
+    );
     const ready = notReady.conditions.find((c) => c.type === 'Ready')!;
-    assert.deepEqual([ready.status, ready.reason, ready.message, ready.lastTransitionTime], ['False', 'KubeletNotReady', 'config trial failed', '2024-01-15T10:00:20Z']);
+    assert.deepEqual(
+      [ready.status, ready.reason, ready.message, ready.lastTransitionTime],
+      ['False', 'KubeletNotReady', 'config trial failed', '2024-01-15T10:00:20Z'],
+    );
     const mem = notReady.conditions.find((c) => c.type === 'MemoryPressure')!;
     assert.equal(mem.lastTransitionTime, '2024-01-15T10:00:00Z');
   });
@@ -107,13 +112,27 @@ describe('buildNodeStatus', () => {
     const d = buildNodeStatus(input(t1, { previousConditions: a.conditions, config: { port: 10251 } }));
     assert.equal(nodeStatusChanged(a, d), true);
     // Key order from the server's JSON must not count as a change.
-    const reordered = JSON.parse(JSON.stringify({ nodeInfo: a.nodeInfo, allocatable: a.allocatable, capacity: a.capacity, daemonEndpoints: a.daemonEndpoints, addresses: a.addresses, conditions: a.conditions })) as Parameters<typeof nodeStatusChanged>[0];
+    const reordered = JSON.parse(
+      JSON.stringify({
+        nodeInfo: a.nodeInfo,
+        allocatable: a.allocatable,
+        capacity: a.capacity,
+        daemonEndpoints: a.daemonEndpoints,
+        addresses: a.addresses,
+        conditions: a.conditions,
+      }),
+    ) as Parameters<typeof nodeStatusChanged>[0];
     assert.equal(nodeStatusChanged(reordered, b), false);
   });
 
   it('names the condition events the kubelet records', () => {
     const a = buildNodeStatus(input(t0));
-    assert.deepEqual(conditionEvents(undefined, a.conditions), ['NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID', 'NodeReady']);
+    assert.deepEqual(conditionEvents(undefined, a.conditions), [
+      'NodeHasSufficientMemory',
+      'NodeHasNoDiskPressure',
+      'NodeHasSufficientPID',
+      'NodeReady',
+    ]);
     assert.deepEqual(conditionEvents(a.conditions, a.conditions), []);
     const b = buildNodeStatus(input(t1, { previousConditions: a.conditions, ready: false }));
     assert.deepEqual(conditionEvents(a.conditions, b.conditions), ['NodeNotReady']);
@@ -121,9 +140,18 @@ describe('buildNodeStatus', () => {
 
   it('patches only its own fields and nulls resources that disappeared', () => {
     const a = buildNodeStatus(input(t0));
-    const b = buildNodeStatus(input(t1, { capacity: { cpu: Quantity.parse('4') }, allocatable: { cpu: Quantity.parse('4') } }));
+    const b = buildNodeStatus(
+      input(t1, { capacity: { cpu: Quantity.parse('4') }, allocatable: { cpu: Quantity.parse('4') } }),
+    );
     const p = statusPatch(a, b);
-    assert.deepEqual(Object.keys(p.status).sort(), ['addresses', 'allocatable', 'capacity', 'conditions', 'daemonEndpoints', 'nodeInfo']);
+    assert.deepEqual(Object.keys(p.status).sort(), [
+      'addresses',
+      'allocatable',
+      'capacity',
+      'conditions',
+      'daemonEndpoints',
+      'nodeInfo',
+    ]);
     assert.deepEqual(p.status['capacity'], { cpu: '4', memory: null, pods: null });
   });
 });
@@ -135,7 +163,10 @@ describe('time formats', () => {
   });
 
   it('reads PRETTY_NAME from os-release', () => {
-    assert.equal(parseOSRelease('NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n'), 'Debian GNU/Linux 12 (bookworm)');
+    assert.equal(
+      parseOSRelease('NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n'),
+      'Debian GNU/Linux 12 (bookworm)',
+    );
     assert.equal(parseOSRelease('ID=alpine'), '');
   });
 });

@@ -16,7 +16,12 @@ function createMessage(obj: ConfigMap): string {
 
 describe('ConfigMap create', () => {
   test('a typical kubelet config map is valid', () => {
-    assert.equal(createMessage(cm({ data: { kubelet: 'kind: KubeletConfiguration\n', 'a.b_C-1': '' }, binaryData: { bin: 'AAEC' } })), '');
+    assert.equal(
+      createMessage(
+        cm({ data: { kubelet: 'kind: KubeletConfiguration\n', 'a.b_C-1': '' }, binaryData: { bin: 'AAEC' } }),
+      ),
+      '',
+    );
   });
 
   test('name must be a DNS-1123 subdomain', () => {
@@ -27,7 +32,10 @@ describe('ConfigMap create', () => {
   });
 
   test('namespace is required for a namespaced kind', () => {
-    assert.equal(createMessage(cm({ metadata: { name: 'c' } })), 'ConfigMap "c" is invalid: metadata.namespace: Required value');
+    assert.equal(
+      createMessage(cm({ metadata: { name: 'c' } })),
+      'ConfigMap "c" is invalid: metadata.namespace: Required value',
+    );
   });
 
   test('data key ../qux: two messages at data[../qux]', () => {
@@ -68,7 +76,10 @@ describe('ConfigMap create', () => {
   test('payload of exactly 1 MiB is accepted; one byte more is too long (path [])', () => {
     const limit = 1048576;
     assert.equal(createMessage(cm({ data: { a: 'x'.repeat(limit) } })), '');
-    assert.equal(createMessage(cm({ data: { a: 'x'.repeat(limit + 1) } })), 'ConfigMap "c" is invalid: []: Too long: must have at most 1048576 bytes');
+    assert.equal(
+      createMessage(cm({ data: { a: 'x'.repeat(limit + 1) } })),
+      'ConfigMap "c" is invalid: []: Too long: must have at most 1048576 bytes',
+    );
   });
 
   test('size sums data and decoded binaryData values (keys are not counted)', () => {
@@ -85,7 +96,10 @@ describe('ConfigMap create', () => {
 
   test('multi-byte characters count in UTF-8 bytes', () => {
     // 'é' is two bytes: 524289 of them exceed 1 MiB though the string length does not.
-    assert.equal(createMessage(cm({ data: { a: 'é'.repeat(524289) } })), 'ConfigMap "c" is invalid: []: Too long: must have at most 1048576 bytes');
+    assert.equal(
+      createMessage(cm({ data: { a: 'é'.repeat(524289) } })),
+      'ConfigMap "c" is invalid: []: Too long: must have at most 1048576 bytes',
+    );
   });
 });
 
@@ -122,14 +136,20 @@ describe('ConfigMap update', () => {
 
   test('binaryData of an immutable config map cannot change', () => {
     assert.equal(
-      updateMessage(stored({ binaryData: { b: 'AQ==' }, immutable: true }), stored({ binaryData: { b: 'AA==' }, immutable: true })),
+      updateMessage(
+        stored({ binaryData: { b: 'AQ==' }, immutable: true }),
+        stored({ binaryData: { b: 'AA==' }, immutable: true }),
+      ),
       'ConfigMap "c" is invalid: binaryData: Forbidden: field is immutable when `immutable` is set',
     );
   });
 
   test('immutable cannot be unset; all three errors aggregate in order', () => {
     assert.equal(
-      updateMessage(stored({ data: { a: '2' }, binaryData: {} }), stored({ data: { a: '1' }, binaryData: { b: 'AA==' }, immutable: true })),
+      updateMessage(
+        stored({ data: { a: '2' }, binaryData: {} }),
+        stored({ data: { a: '1' }, binaryData: { b: 'AA==' }, immutable: true }),
+      ),
       'ConfigMap "c" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: Forbidden: field is immutable when `immutable` is set, binaryData: Forbidden: field is immutable when `immutable` is set]',
     );
     assert.equal(

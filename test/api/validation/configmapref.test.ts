@@ -36,7 +36,10 @@ describe('Node spec.configSource.configMapRef', () => {
     test(`without ${missing}: Required value`, () => {
       const r: Record<string, string> = { ...ref };
       delete r[missing];
-      assert.equal(updateMessage(node({ configMapRef: r })), `${PREFIX}spec.configSource.configMapRef.${missing}: Required value: ${missing} must be set`);
+      assert.equal(
+        updateMessage(node({ configMapRef: r })),
+        `${PREFIX}spec.configSource.configMapRef.${missing}: Required value: ${missing} must be set`,
+      );
     });
   }
 
@@ -47,7 +50,9 @@ describe('Node spec.configSource.configMapRef', () => {
   });
 
   test('both configMapRef and configMap: exactly one reference subfield must be non-nil', () => {
-    const msg = updateMessage(node({ configMapRef: ref, configMap: { name: 'a', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } }));
+    const msg = updateMessage(
+      node({ configMapRef: ref, configMap: { name: 'a', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } }),
+    );
     assert.equal(
       msg,
       `${PREFIX}spec.configSource: Invalid value: core.NodeConfigSource{ConfigMapRef:(*core.ObjectReference)(0xc000000000), ConfigMap:(*core.ConfigMapNodeConfigSource)(0xc000000010)}: exactly one reference subfield must be non-nil`,
@@ -57,7 +62,10 @@ describe('Node spec.configSource.configMapRef', () => {
   test('a Warning names configMap as the replacement; none for the 1.22 form', () => {
     assert.deepEqual(warningsFor('Node', node({ configMapRef: ref })), [CONFIG_MAP_REF_WARNING]);
     assert.match(CONFIG_MAP_REF_WARNING, /^spec\.configSource\.configMapRef: .*spec\.configSource\.configMap\b/);
-    assert.deepEqual(warningsFor('Node', node({ configMap: { name: 'a', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } })), []);
+    assert.deepEqual(
+      warningsFor('Node', node({ configMap: { name: 'a', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } })),
+      [],
+    );
     assert.deepEqual(warningsFor('Node', node()), []);
     assert.deepEqual(warningsFor('ConfigMap', node({ configMapRef: ref })), []);
   });

@@ -23,10 +23,14 @@ describe('Namespace', () => {
   });
 
   test('spec.finalizers names', () => {
-    assert.deepEqual(validateCreate('Namespace', { metadata: { name: 'x' }, spec: { finalizers: ['kubernetes'] } }), []);
-    assert.deepEqual(strings(validateCreate('Namespace', { metadata: { name: 'x' }, spec: { finalizers: ['nope'] } })), [
-      'spec.finalizers: Invalid value: "nope": name is neither a standard finalizer name nor is it fully qualified',
-    ]);
+    assert.deepEqual(
+      validateCreate('Namespace', { metadata: { name: 'x' }, spec: { finalizers: ['kubernetes'] } }),
+      [],
+    );
+    assert.deepEqual(
+      strings(validateCreate('Namespace', { metadata: { name: 'x' }, spec: { finalizers: ['nope'] } })),
+      ['spec.finalizers: Invalid value: "nope": name is neither a standard finalizer name nor is it fully qualified'],
+    );
   });
 
   test('update: name immutable', () => {
@@ -38,10 +42,16 @@ describe('Namespace', () => {
 });
 
 describe('Lease', () => {
-  const lease = (spec: Lease['spec']): Lease => ({ metadata: { name: 'n1', namespace: 'kube-node-lease' }, ...(spec !== undefined ? { spec } : {}) });
+  const lease = (spec: Lease['spec']): Lease => ({
+    metadata: { name: 'n1', namespace: 'kube-node-lease' },
+    ...(spec !== undefined ? { spec } : {}),
+  });
 
   test('valid', () => {
-    assert.deepEqual(validateCreate('Lease', lease({ holderIdentity: 'n1', leaseDurationSeconds: 40, leaseTransitions: 0 })), []);
+    assert.deepEqual(
+      validateCreate('Lease', lease({ holderIdentity: 'n1', leaseDurationSeconds: 40, leaseTransitions: 0 })),
+      [],
+    );
   });
 
   test('leaseDurationSeconds must be > 0', () => {
@@ -63,7 +73,9 @@ describe('Lease', () => {
     old.metadata.resourceVersion = '9';
     const next = lease({ leaseDurationSeconds: 0 });
     next.metadata.resourceVersion = '9';
-    assert.deepEqual(strings(validateUpdate('Lease', next, old)), ['spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0']);
+    assert.deepEqual(strings(validateUpdate('Lease', next, old)), [
+      'spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0',
+    ]);
   });
 
   test('name must be a subdomain', () => {
@@ -96,10 +108,12 @@ describe('Event (core/v1 legacy rules)', () => {
     );
   });
 
-  test('a cluster-scoped object\'s event may not live in an arbitrary namespace', () => {
+  test("a cluster-scoped object's event may not live in an arbitrary namespace", () => {
     const e = ev({});
     e.metadata.namespace = 'team-a';
-    assert.deepEqual(strings(validateCreate('Event', e)), ['involvedObject.namespace: Invalid value: "": does not match event.namespace']);
+    assert.deepEqual(strings(validateCreate('Event', e)), [
+      'involvedObject.namespace: Invalid value: "": does not match event.namespace',
+    ]);
   });
 
   test('new-style events (eventTime set) must name their reporter and action', () => {
@@ -132,7 +146,9 @@ describe('Event (core/v1 legacy rules)', () => {
   test('metadata rules run once the event rules pass (path-segment names)', () => {
     const e = ev({});
     e.metadata.name = 'a/b';
-    assert.deepEqual(strings(validateCreate('Event', e)), ["metadata.name: Invalid value: \"a/b\": may not contain '/'"]);
+    assert.deepEqual(strings(validateCreate('Event', e)), [
+      'metadata.name: Invalid value: "a/b": may not contain \'/\'',
+    ]);
   });
 
   test('update keeps the legacy rules and metadata immutability', () => {
@@ -142,18 +158,24 @@ describe('Event (core/v1 legacy rules)', () => {
     next.metadata.resourceVersion = '3';
     assert.deepEqual(validateUpdate('Event', next, old), []);
     next.metadata.name = 'other';
-    assert.deepEqual(strings(validateUpdate('Event', next, old)), ['metadata.name: Invalid value: "other": field is immutable']);
+    assert.deepEqual(strings(validateUpdate('Event', next, old)), [
+      'metadata.name: Invalid value: "other": field is immutable',
+    ]);
   });
 });
 
 describe('Pod (minimal)', () => {
   test('valid', () => {
-    assert.deepEqual(validateCreate('Pod', { metadata: { name: 'p', namespace: 'default' }, spec: { nodeName: 'n1' } }), []);
+    assert.deepEqual(
+      validateCreate('Pod', { metadata: { name: 'p', namespace: 'default' }, spec: { nodeName: 'n1' } }),
+      [],
+    );
   });
   test('nodeName must be a node name', () => {
-    assert.deepEqual(strings(validateCreate('Pod', { metadata: { name: 'p', namespace: 'default' }, spec: { nodeName: 'N 1' } })), [
-      `spec.nodeName: Invalid value: "N 1": ${SUBDOMAIN_MSG}`,
-    ]);
+    assert.deepEqual(
+      strings(validateCreate('Pod', { metadata: { name: 'p', namespace: 'default' }, spec: { nodeName: 'N 1' } })),
+      [`spec.nodeName: Invalid value: "N 1": ${SUBDOMAIN_MSG}`],
+    );
   });
 });
 
@@ -169,7 +191,10 @@ describe('generic entry', () => {
   });
 
   test('an unknown kind is a wiring error', () => {
-    assert.throws(() => validateCreate('Secret', { metadata: { name: 'x' } }), (e: unknown) => e instanceof UnknownKindError && e.code === 'DKC_API_UNKNOWN_KIND');
+    assert.throws(
+      () => validateCreate('Secret', { metadata: { name: 'x' } }),
+      (e: unknown) => e instanceof UnknownKindError && e.code === 'DKC_API_UNKNOWN_KIND',
+    );
     assert.throws(() => validateCreate('toString', { metadata: { name: 'x' } }), UnknownKindError);
   });
 
@@ -177,7 +202,10 @@ describe('generic entry', () => {
     const errs = validateCreate('ConfigMap', { metadata: { name: 'c' }, data: { '..': '' } });
     const err = errors.invalid({ group: '', name: 'ConfigMap' }, 'c', errs);
     assert.equal(err.code, 422);
-    assert.equal(err.message, `ConfigMap "c" is invalid: [metadata.namespace: Required value, data[..]: Invalid value: "..": must not be '..']`);
+    assert.equal(
+      err.message,
+      `ConfigMap "c" is invalid: [metadata.namespace: Required value, data[..]: Invalid value: "..": must not be '..']`,
+    );
     assert.deepEqual(err.status.details, {
       name: 'c',
       kind: 'ConfigMap',

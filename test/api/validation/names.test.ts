@@ -30,8 +30,10 @@ describe('IsDNS1123Label', () => {
   for (const bad of ['', 'A', 'a.b', '-a', 'a-', 'a_b', '../baz']) {
     test(`invalid: ${JSON.stringify(bad)}`, () => assert.deepEqual(isDNS1123Label(bad), [LABEL_MSG]));
   }
-  test('too long and well-formed', () => assert.deepEqual(isDNS1123Label('a'.repeat(64)), ['must be no more than 63 characters']));
-  test('too long and malformed', () => assert.deepEqual(isDNS1123Label('A'.repeat(64)), ['must be no more than 63 characters', LABEL_MSG]));
+  test('too long and well-formed', () =>
+    assert.deepEqual(isDNS1123Label('a'.repeat(64)), ['must be no more than 63 characters']));
+  test('too long and malformed', () =>
+    assert.deepEqual(isDNS1123Label('A'.repeat(64)), ['must be no more than 63 characters', LABEL_MSG]));
 });
 
 describe('IsDNS1123Subdomain', () => {
@@ -41,16 +43,19 @@ describe('IsDNS1123Subdomain', () => {
   for (const bad of ['', 'A.b', 'a..b', '.a', 'a.', 'a_b', '../bar', 'a/b']) {
     test(`invalid: ${JSON.stringify(bad)}`, () => assert.deepEqual(isDNS1123Subdomain(bad), [SUBDOMAIN_MSG]));
   }
-  test('254 characters', () => assert.deepEqual(isDNS1123Subdomain('a'.repeat(254)), ['must be no more than 253 characters']));
+  test('254 characters', () =>
+    assert.deepEqual(isDNS1123Subdomain('a'.repeat(254)), ['must be no more than 253 characters']));
 });
 
 describe('IsQualifiedName', () => {
   for (const ok of ['a', 'A', 'a.b_c-D', 'example.com/MyName', 'k8s.io/x', 'a'.repeat(63)]) {
     test(`valid: ${ok.slice(0, 20)}`, () => assert.deepEqual(isQualifiedName(ok), []));
   }
-  test('empty name part', () => assert.deepEqual(isQualifiedName(''), ['name part must be non-empty', `name part ${QNAME_MSG}`]));
+  test('empty name part', () =>
+    assert.deepEqual(isQualifiedName(''), ['name part must be non-empty', `name part ${QNAME_MSG}`]));
   test('bad characters', () => assert.deepEqual(isQualifiedName('a b'), [`name part ${QNAME_MSG}`]));
-  test('name part too long', () => assert.deepEqual(isQualifiedName('a'.repeat(64)), ['name part must be no more than 63 characters']));
+  test('name part too long', () =>
+    assert.deepEqual(isQualifiedName('a'.repeat(64)), ['name part must be no more than 63 characters']));
   test('empty prefix', () => assert.deepEqual(isQualifiedName('/a'), ['prefix part must be non-empty']));
   test('bad prefix', () => assert.deepEqual(isQualifiedName('Example.com/a'), [`prefix part ${SUBDOMAIN_MSG}`]));
   test('empty name after prefix', () =>
@@ -81,7 +86,8 @@ describe('IsConfigMapKey', () => {
   test('..', () => assert.deepEqual(isConfigMapKey('..'), ["must not be '..'"]));
   test('..a', () => assert.deepEqual(isConfigMapKey('..a'), ["must not start with '..'"]));
   test('../qux', () => assert.deepEqual(isConfigMapKey('../qux'), [CONFIG_KEY_MSG, "must not start with '..'"]));
-  test('254 characters', () => assert.deepEqual(isConfigMapKey('k'.repeat(254)), ['must be no more than 253 characters']));
+  test('254 characters', () =>
+    assert.deepEqual(isConfigMapKey('k'.repeat(254)), ['must be no more than 253 characters']));
 });
 
 describe('name validators', () => {

@@ -58,7 +58,10 @@ describe('Node spec.configSource on update', () => {
 
   test('configSource: {} → exactly one reference subfield must be non-nil', () => {
     const msg = updateMessage(withSource({}));
-    assert.equal(msg, `${PREFIX}spec.configSource: Invalid value: ${NIL_SOURCE}: exactly one reference subfield must be non-nil`);
+    assert.equal(
+      msg,
+      `${PREFIX}spec.configSource: Invalid value: ${NIL_SOURCE}: exactly one reference subfield must be non-nil`,
+    );
     assert.ok(msg.endsWith('exactly one reference subfield must be non-nil'));
   });
 
@@ -70,8 +73,16 @@ describe('Node spec.configSource on update', () => {
   });
 
   const required: Array<[string, Record<string, string>, string]> = [
-    ['namespace', { name: 'bar', kubeletConfigKey: 'kubelet' }, 'spec.configSource.configMap.namespace: Required value: namespace must be set'],
-    ['name', { namespace: 'foo', kubeletConfigKey: 'kubelet' }, 'spec.configSource.configMap.name: Required value: name must be set'],
+    [
+      'namespace',
+      { name: 'bar', kubeletConfigKey: 'kubelet' },
+      'spec.configSource.configMap.namespace: Required value: namespace must be set',
+    ],
+    [
+      'name',
+      { namespace: 'foo', kubeletConfigKey: 'kubelet' },
+      'spec.configSource.configMap.name: Required value: name must be set',
+    ],
     [
       'kubeletConfigKey',
       { namespace: 'foo', name: 'bar' },
@@ -141,14 +152,22 @@ describe('Node spec.configSource on update', () => {
 
   test("kubeletConfigKey '.' and '..'", () => {
     const key = 'spec.configSource.configMap.kubeletConfigKey';
-    assert.equal(updateMessage(withSource({ configMap: { ...good, kubeletConfigKey: '.' } })), `${PREFIX}${key}: Invalid value: ".": must not be '.'`);
-    assert.equal(updateMessage(withSource({ configMap: { ...good, kubeletConfigKey: '..' } })), `${PREFIX}${key}: Invalid value: "..": must not be '..'`);
+    assert.equal(
+      updateMessage(withSource({ configMap: { ...good, kubeletConfigKey: '.' } })),
+      `${PREFIX}${key}: Invalid value: ".": must not be '.'`,
+    );
+    assert.equal(
+      updateMessage(withSource({ configMap: { ...good, kubeletConfigKey: '..' } })),
+      `${PREFIX}${key}: Invalid value: "..": must not be '..'`,
+    );
   });
 
   test('several errors aggregate in upstream order: uid, resourceVersion, namespace, name, key', () => {
     const p = 'spec.configSource.configMap';
     const msg = updateMessage(
-      withSource({ configMap: { uid: 'u', resourceVersion: '3', namespace: '../baz', name: '../bar', kubeletConfigKey: '../qux' } }),
+      withSource({
+        configMap: { uid: 'u', resourceVersion: '3', namespace: '../baz', name: '../bar', kubeletConfigKey: '../qux' },
+      }),
     );
     assert.equal(
       msg,
@@ -175,11 +194,19 @@ describe('Node spec.configSource on update', () => {
   });
 
   test('the Status carries one cause per field error', () => {
-    const errs = validateUpdate('Node', withSource({ configMap: { ...good, uid: 'x', resourceVersion: '1' } }), oldNode());
+    const errs = validateUpdate(
+      'Node',
+      withSource({ configMap: { ...good, uid: 'x', resourceVersion: '1' } }),
+      oldNode(),
+    );
     assert.deepEqual(
       errs.map((e) => ({ type: e.type, field: e.field, body: e.body() })),
       [
-        { type: 'FieldValueForbidden', field: 'spec.configSource.configMap.uid', body: 'Forbidden: uid must not be set in spec' },
+        {
+          type: 'FieldValueForbidden',
+          field: 'spec.configSource.configMap.uid',
+          body: 'Forbidden: uid must not be set in spec',
+        },
         {
           type: 'FieldValueForbidden',
           field: 'spec.configSource.configMap.resourceVersion',
@@ -190,7 +217,9 @@ describe('Node spec.configSource on update', () => {
   });
 
   test('validateNodeConfigSourceSpec can be called on its own with a custom path', () => {
-    assert.deepEqual(strings(validateNodeConfigSourceSpec({}, 'x')), [`x: Invalid value: ${NIL_SOURCE}: exactly one reference subfield must be non-nil`]);
+    assert.deepEqual(strings(validateNodeConfigSourceSpec({}, 'x')), [
+      `x: Invalid value: ${NIL_SOURCE}: exactly one reference subfield must be non-nil`,
+    ]);
   });
 });
 
@@ -199,7 +228,14 @@ describe('Node status.config on update', () => {
 
   test('complete references in assigned/active/lastKnownGood are accepted; error is free text', () => {
     assert.equal(
-      updateMessage(withStatusConfig({ assigned: { configMap: full }, active: { configMap: full }, lastKnownGood: { configMap: full }, error: 'anything at all ../' })),
+      updateMessage(
+        withStatusConfig({
+          assigned: { configMap: full },
+          active: { configMap: full },
+          lastKnownGood: { configMap: full },
+          error: 'anything at all ../',
+        }),
+      ),
       '',
     );
   });
@@ -269,7 +305,11 @@ describe('Node create', () => {
     for (const source of bad) {
       const onCreate = strings(validateCreate('Node', withSource(source)));
       assert.notDeepEqual(onCreate, [], JSON.stringify(source));
-      assert.deepEqual(onCreate, strings(validateUpdate('Node', withSource(source), oldNode())), JSON.stringify(source));
+      assert.deepEqual(
+        onCreate,
+        strings(validateUpdate('Node', withSource(source), oldNode())),
+        JSON.stringify(source),
+      );
     }
     assert.deepEqual(validateNode(withSource({ configMap: good })), []);
     const status = strings(validateCreate('Node', withStatusConfig({ active: {} })));
@@ -279,7 +319,10 @@ describe('Node create', () => {
 
   test('name must be a DNS-1123 subdomain', () => {
     const errs = validateCreate('Node', { metadata: { name: 'Node_1' } });
-    assert.equal(invalidMessage('Node', 'Node_1', errs), `Node "Node_1" is invalid: metadata.name: Invalid value: "Node_1": ${SUBDOMAIN_MSG}`);
+    assert.equal(
+      invalidMessage('Node', 'Node_1', errs),
+      `Node "Node_1" is invalid: metadata.name: Invalid value: "Node_1": ${SUBDOMAIN_MSG}`,
+    );
   });
 
   test('name longer than 253 characters', () => {
@@ -324,7 +367,15 @@ describe('Node create', () => {
   });
 
   test('the same taint key with different effects is fine', () => {
-    const n: Node = { metadata: { name: 'n1' }, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }, { key: 'k', effect: 'NoExecute' }] } };
+    const n: Node = {
+      metadata: { name: 'n1' },
+      spec: {
+        taints: [
+          { key: 'k', effect: 'NoSchedule' },
+          { key: 'k', effect: 'NoExecute' },
+        ],
+      },
+    };
     assert.deepEqual(validateCreate('Node', n), []);
   });
 });
@@ -337,7 +388,9 @@ describe('Node update: other immutable pieces', () => {
     assert.deepEqual(validateNodeUpdate(next, old), []);
     old.spec = { podCIDR: '10.0.0.0/24' };
     next.spec = { podCIDR: '10.0.1.0/24', podCIDRs: ['10.0.1.0/24'] };
-    assert.deepEqual(strings(validateNodeUpdate(next, old)), ['spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid']);
+    assert.deepEqual(strings(validateNodeUpdate(next, old)), [
+      'spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid',
+    ]);
   });
 
   test('providerID may be set once', () => {

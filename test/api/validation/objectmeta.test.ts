@@ -32,7 +32,11 @@ describe('ValidateObjectMeta', () => {
   });
 
   test('labels: bad key and bad value are both reported at metadata.labels', () => {
-    const errs = validateCoreObjectMeta({ name: 'a', labels: { 'bad key': 'ok', good: 'bad value', 'Example.com/x': '' } }, false, nameIsDNSSubdomain);
+    const errs = validateCoreObjectMeta(
+      { name: 'a', labels: { 'bad key': 'ok', good: 'bad value', 'Example.com/x': '' } },
+      false,
+      nameIsDNSSubdomain,
+    );
     assert.deepEqual(strings(errs), [
       `metadata.labels: Invalid value: "bad key": name part ${QNAME_MSG}`,
       `metadata.labels: Invalid value: "bad value": ${LABEL_VALUE_MSG}`,
@@ -49,18 +53,27 @@ describe('ValidateObjectMeta', () => {
   });
 
   test('annotation keys are case-insensitive qualified names', () => {
-    assert.deepEqual(validateCoreObjectMeta({ name: 'a', annotations: { 'Example.COM/Thing': 'x' } }, false, nameIsDNSSubdomain), []);
-    assert.deepEqual(strings(validateCoreObjectMeta({ name: 'a', annotations: { 'a b': 'x' } }, false, nameIsDNSSubdomain)), [
-      `metadata.annotations: Invalid value: "a b": name part ${QNAME_MSG}`,
-    ]);
+    assert.deepEqual(
+      validateCoreObjectMeta({ name: 'a', annotations: { 'Example.COM/Thing': 'x' } }, false, nameIsDNSSubdomain),
+      [],
+    );
+    assert.deepEqual(
+      strings(validateCoreObjectMeta({ name: 'a', annotations: { 'a b': 'x' } }, false, nameIsDNSSubdomain)),
+      [`metadata.annotations: Invalid value: "a b": name part ${QNAME_MSG}`],
+    );
   });
 
   test('annotations over 256 KiB in total', () => {
-    const meta: { name: string; annotations: Record<string, string> } = { name: 'a', annotations: { a: 'x'.repeat(262143) } };
+    const meta: { name: string; annotations: Record<string, string> } = {
+      name: 'a',
+      annotations: { a: 'x'.repeat(262143) },
+    };
     assert.deepEqual(validateCoreObjectMeta(meta, false, nameIsDNSSubdomain), []);
     meta.annotations.b = '';
     meta.annotations.a += 'x';
-    assert.deepEqual(strings(validateCoreObjectMeta(meta, false, nameIsDNSSubdomain)), ['metadata.annotations: Too long: must have at most 262144 bytes']);
+    assert.deepEqual(strings(validateCoreObjectMeta(meta, false, nameIsDNSSubdomain)), [
+      'metadata.annotations: Too long: must have at most 262144 bytes',
+    ]);
   });
 
   test('negative generation', () => {
@@ -70,13 +83,21 @@ describe('ValidateObjectMeta', () => {
   });
 
   test('finalizers: unqualified non-standard names, and orphan with foregroundDeletion', () => {
-    assert.deepEqual(validateCoreObjectMeta({ name: 'a', finalizers: ['kubernetes', 'example.com/x'] }, false, nameIsDNSSubdomain), []);
+    assert.deepEqual(
+      validateCoreObjectMeta({ name: 'a', finalizers: ['kubernetes', 'example.com/x'] }, false, nameIsDNSSubdomain),
+      [],
+    );
     assert.deepEqual(strings(validateCoreObjectMeta({ name: 'a', finalizers: ['foo'] }, false, nameIsDNSSubdomain)), [
       'metadata.finalizers: Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified',
     ]);
-    assert.deepEqual(strings(validateCoreObjectMeta({ name: 'a', finalizers: ['orphan', 'foregroundDeletion'] }, false, nameIsDNSSubdomain)), [
-      'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
-    ]);
+    assert.deepEqual(
+      strings(
+        validateCoreObjectMeta({ name: 'a', finalizers: ['orphan', 'foregroundDeletion'] }, false, nameIsDNSSubdomain),
+      ),
+      [
+        'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
+      ],
+    );
   });
 
   test('owner references need apiVersion, kind, name, uid and at most one controller', () => {
@@ -93,7 +114,11 @@ describe('ValidateObjectMeta', () => {
       'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
     ]);
     assert.equal(errs.length, 5);
-    assert.ok(errs[4]!.toString().endsWith('Only one reference can have Controller set to true. Found "true" in references for A/x and B/y'));
+    assert.ok(
+      errs[4]!
+        .toString()
+        .endsWith('Only one reference can have Controller set to true. Found "true" in references for A/x and B/y'),
+    );
   });
 });
 
@@ -135,9 +160,12 @@ describe('ValidateObjectMetaUpdate', () => {
 
   test('no new finalizers while deleting', () => {
     const deleting = { ...old, deletionTimestamp: '2024-05-01T00:00:00Z', finalizers: ['a.io/x'] };
-    assert.deepEqual(strings(validateObjectMetaUpdate({ ...deleting, finalizers: ['a.io/x', 'b.io/z', 'a.io/y'] }, deleting)), [
-      'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"a.io/y", "b.io/z"}',
-    ]);
+    assert.deepEqual(
+      strings(validateObjectMetaUpdate({ ...deleting, finalizers: ['a.io/x', 'b.io/z', 'a.io/y'] }, deleting)),
+      [
+        'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"a.io/y", "b.io/z"}',
+      ],
+    );
   });
 
   test('resourceVersion must be specified; generation must not go down', () => {

@@ -16,24 +16,94 @@ import {
 } from '../../../src/controllers/garbagecollector/decide.js';
 import type { OwnerReference } from '../../../src/api/types.js';
 
-const ref = (uid: string, block = false): OwnerReference => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `o-${uid}`, uid, ...(block ? { blockOwnerDeletion: true } : {}) });
-const obj = (owners: string[], extra: Partial<ObjectMetaView> = {}): ObjectMetaView => ({ uid: 'dep', ownerReferences: owners.map((u) => ref(u)), ...extra });
+const ref = (uid: string, block = false): OwnerReference => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  name: `o-${uid}`,
+  uid,
+  ...(block ? { blockOwnerDeletion: true } : {}),
+});
+const obj = (owners: string[], extra: Partial<ObjectMetaView> = {}): ObjectMetaView => ({
+  uid: 'dep',
+  ownerReferences: owners.map((u) => ref(u)),
+  ...extra,
+});
 const states = (s: Record<string, OwnerState>) => new Map(Object.entries(s));
 
 describe('decideDependent', () => {
   const rows: [string, ObjectMetaView, Record<string, OwnerState>, boolean, Action][] = [
     ['no owners: never collected', obj([]), {}, false, { do: 'nothing' }],
     ['its owner is there: kept', obj(['a']), { a: 'solid' }, false, { do: 'nothing' }],
-    ['its only owner is gone: deleted in the background (the default)', obj(['a']), { a: 'absent' }, false, { do: 'delete', policy: 'Background' }],
-    ['all owners gone: deleted', obj(['a', 'b']), { a: 'absent', b: 'absent' }, true, { do: 'delete', policy: 'Background' }],
-    ['one owner left: only the dangling reference goes', obj(['a', 'b']), { a: 'absent', b: 'solid' }, false, { do: 'removeOwners', uids: ['a'] }],
-    ['one owner left, another deleting in the foreground: that reference goes too', obj(['a', 'b', 'c']), { a: 'absent', b: 'solid', c: 'waiting' }, false, { do: 'removeOwners', uids: ['a', 'c'] }],
-    ['owner deleting in the foreground, no dependents of its own: deleted', obj(['a']), { a: 'waiting' }, false, { do: 'delete', policy: 'Background' }],
-    ['owner deleting in the foreground, dependents of its own: deleted in the foreground (the cascade goes down first)', obj(['a']), { a: 'waiting' }, true, { do: 'delete', policy: 'Foreground' }],
-    ['its own orphan finalizer is honoured', obj(['a'], { finalizers: ['orphan'] }), { a: 'absent' }, true, { do: 'delete', policy: 'Orphan' }],
-    ['its own foregroundDeletion finalizer is honoured', obj(['a'], { finalizers: ['foregroundDeletion'] }), { a: 'absent' }, true, { do: 'delete', policy: 'Foreground' }],
-    ['already being deleted: left to its finalizers', obj(['a'], { deletionTimestamp: '2024-01-01T00:00:00Z', finalizers: ['x.io/y'] }), { a: 'absent' }, false, { do: 'nothing' }],
-    ['a cluster-scoped object naming a namespaced owner: never collected', obj(['a']), { a: 'invalid' }, false, { do: 'nothing' }],
+    [
+      'its only owner is gone: deleted in the background (the default)',
+      obj(['a']),
+      { a: 'absent' },
+      false,
+      { do: 'delete', policy: 'Background' },
+    ],
+    [
+      'all owners gone: deleted',
+      obj(['a', 'b']),
+      { a: 'absent', b: 'absent' },
+      true,
+      { do: 'delete', policy: 'Background' },
+    ],
+    [
+      'one owner left: only the dangling reference goes',
+      obj(['a', 'b']),
+      { a: 'absent', b: 'solid' },
+      false,
+      { do: 'removeOwners', uids: ['a'] },
+    ],
+    [
+      'one owner left, another deleting in the foreground: that reference goes too',
+      obj(['a', 'b', 'c']),
+      { a: 'absent', b: 'solid', c: 'waiting' },
+      false,
+      { do: 'removeOwners', uids: ['a', 'c'] },
+    ],
+    [
+      'owner deleting in the foreground, no dependents of its own: deleted',
+      obj(['a']),
+      { a: 'waiting' },
+      false,
+      { do: 'delete', policy: 'Background' },
+    ],
+    [
+      'owner deleting in the foreground, dependents of its own: deleted in the foreground (the cascade goes down first)',
+      obj(['a']),
+      { a: 'waiting' },
+      true,
+      { do: 'delete', policy: 'Foreground' },
+    ],
+    [
+      'its own orphan finalizer is honoured',
+      obj(['a'], { finalizers: ['orphan'] }),
+      { a: 'absent' },
+      true,
+      { do: 'delete', policy: 'Orphan' },
+    ],
+    [
+      'its own foregroundDeletion finalizer is honoured',
+      obj(['a'], { finalizers: ['foregroundDeletion'] }),
+      { a: 'absent' },
+      true,
+      { do: 'delete', policy: 'Foreground' },
+    ],
+    [
+      'already being deleted: left to its finalizers',
+      obj(['a'], { deletionTimestamp: '2024-01-01T00:00:00Z', finalizers: ['x.io/y'] }),
+      { a: 'absent' },
+      false,
+      { do: 'nothing' },
+    ],
+    [
+      'a cluster-scoped object naming a namespaced owner: never collected',
+      obj(['a']),
+      { a: 'invalid' },
+      false,
+      { do: 'nothing' },
+    ],
   ];
   for (const [what, o, s, hasDependents, want] of rows) {
     it(what, () => assert.deepEqual(decideDependent(o, states(s), hasDependents), want));
@@ -45,7 +115,10 @@ describe('ownerState', () => {
     assert.equal(ownerState(ref('a'), undefined), 'absent');
     assert.equal(ownerState(ref('a'), { uid: 'a2' }), 'absent');
     assert.equal(ownerState(ref('a'), { uid: 'a' }), 'solid');
-    assert.equal(ownerState(ref('a'), { uid: 'a', deletionTimestamp: 't', finalizers: ['foregroundDeletion'] }), 'waiting');
+    assert.equal(
+      ownerState(ref('a'), { uid: 'a', deletionTimestamp: 't', finalizers: ['foregroundDeletion'] }),
+      'waiting',
+    );
     // Deleting, but not in the foreground (held by another finalizer): still an owner.
     assert.equal(ownerState(ref('a'), { uid: 'a', deletionTimestamp: 't', finalizers: ['x.io/y'] }), 'solid');
   });

@@ -35,9 +35,18 @@ interface Owner {
 }
 
 /** Creates a ConfigMap owned by `owners`; returns its owner reference for the next level. */
-async function cm(name: string, owners: Owner[], extra: { namespace?: string; finalizers?: string[] } = {}): Promise<Owner> {
+async function cm(
+  name: string,
+  owners: Owner[],
+  extra: { namespace?: string; finalizers?: string[] } = {},
+): Promise<Owner> {
   const ns = extra.namespace ?? 'default';
-  const meta = { name, namespace: ns, ownerReferences: owners, ...(extra.finalizers ? { finalizers: extra.finalizers } : {}) };
+  const meta = {
+    name,
+    namespace: ns,
+    ownerReferences: owners,
+    ...(extra.finalizers ? { finalizers: extra.finalizers } : {}),
+  };
   await k.ok(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta }) });
   const uid = await k.ok(['-n', ns, 'get', 'cm', name, '-o', 'jsonpath={.metadata.uid}']);
   return { apiVersion: 'v1', kind: 'ConfigMap', name, uid };
@@ -51,13 +60,24 @@ async function exists(kind: string, name: string, ns = 'default'): Promise<boole
   return r.code === 0;
 }
 
-async function meta(kind: string, name: string, ns = 'default'): Promise<{ deletionTimestamp?: string; finalizers?: string[]; ownerReferences?: Owner[] }> {
+async function meta(
+  kind: string,
+  name: string,
+  ns = 'default',
+): Promise<{ deletionTimestamp?: string; finalizers?: string[]; ownerReferences?: Owner[] }> {
   return JSON.parse(await k.ok(['-n', ns, 'get', kind, name, '-o', 'jsonpath={.metadata}'])) as never;
 }
 
-const gone = (kind: string, name: string, ns = 'default') => waitFor(`${kind} ${ns}/${name} deleted`, async () => !(await exists(kind, name, ns)), { timeoutMs: 15_000 });
+const gone = (kind: string, name: string, ns = 'default') =>
+  waitFor(`${kind} ${ns}/${name} deleted`, async () => !(await exists(kind, name, ns)), { timeoutMs: 15_000 });
 
-type AuditEvent = { verb: string; requestURI: string; requestReceivedTimestamp: string; user: { username: string }; objectRef?: { resource?: string; name?: string } };
+type AuditEvent = {
+  verb: string;
+  requestURI: string;
+  requestReceivedTimestamp: string;
+  user: { username: string };
+  objectRef?: { resource?: string; name?: string };
+};
 
 async function audited(): Promise<AuditEvent[]> {
   const lines = (await readFile(join(work, 'audit.log'), 'utf8')).split('\n').filter((l) => l !== '');
@@ -66,7 +86,9 @@ async function audited(): Promise<AuditEvent[]> {
 
 /** Who the audit log says sent each request matching `verb`, `resource` and `name`. */
 async function auditedUsers(verb: string, resource: string, name: string): Promise<string[]> {
-  return (await audited()).filter((e) => e.verb === verb && e.objectRef?.resource === resource && e.objectRef.name === name).map((e) => e.user.username);
+  return (await audited())
+    .filter((e) => e.verb === verb && e.objectRef?.resource === resource && e.objectRef.name === name)
+    .map((e) => e.user.username);
 }
 
 before(async () => {
@@ -86,7 +108,15 @@ describe('the garbage collector with kubectl 1.32', () => {
     const a = await cm('bg-a', []);
     const b = await cm('bg-b', [a]);
     await cm('bg-c', [b]);
-    await cm('bg-keep', [a, { apiVersion: 'v1', kind: 'Namespace', name: 'default', uid: await k.ok(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.uid}']) }]);
+    await cm('bg-keep', [
+      a,
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        name: 'default',
+        uid: await k.ok(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.uid}']),
+      },
+    ]);
     await k.ok(['delete', 'cm', 'bg-a']);
     assert.equal(await exists('cm', 'bg-a'), false);
     await gone('cm', 'bg-b');
@@ -98,14 +128,21 @@ describe('the garbage collector with kubectl 1.32', () => {
     });
     assert.deepEqual(deleters, [GARBAGE_COLLECTOR_USER], 'deleted by the collector as its own user');
     // An object with another owner left loses only its reference to the one gone.
-    await waitFor('bg-keep to lose its reference to bg-a', async () => ((await meta('cm', 'bg-keep')).ownerReferences ?? []).length === 1);
+    await waitFor(
+      'bg-keep to lose its reference to bg-a',
+      async () => ((await meta('cm', 'bg-keep')).ownerReferences ?? []).length === 1,
+    );
   });
 
   it('discovers once as it starts: the CustomResourceDefinitions its informer first lists are those discovery found', async () => {
     // By now the collector has acted (the test above); its next discovery is the resync, 30 s after the first.
-    const discoveries = (await audited()).filter((e) => e.user.username === GARBAGE_COLLECTOR_USER && e.requestURI === '/apis');
+    const discoveries = (await audited()).filter(
+      (e) => e.user.username === GARBAGE_COLLECTOR_USER && e.requestURI === '/apis',
+    );
     const first = Date.parse(discoveries[0]!.requestReceivedTimestamp.replace(/0{3}Z$/, 'Z'));
-    const early = discoveries.filter((e) => Date.parse(e.requestReceivedTimestamp.replace(/0{3}Z$/, 'Z')) - first < 20_000);
+    const early = discoveries.filter(
+      (e) => Date.parse(e.requestReceivedTimestamp.replace(/0{3}Z$/, 'Z')) - first < 20_000,
+    );
     assert.equal(early.length, 1);
   });
 
@@ -136,13 +173,27 @@ describe('the garbage collector with kubectl 1.32', () => {
     await k.ok(['delete', 'cm', 'or-a', '--cascade=orphan']);
     await gone('cm', 'or-a');
     assert.deepEqual((await meta('cm', 'or-b')).ownerReferences, undefined);
-    assert.deepEqual((await meta('cm', 'or-c')).ownerReferences?.map((o) => o.uid), [b.uid]);
+    assert.deepEqual(
+      (await meta('cm', 'or-c')).ownerReferences?.map((o) => o.uid),
+      [b.uid],
+    );
   });
 
   it("a Node deleted takes its Lease with it (the kubelet's ownerReference to the Node)", async () => {
-    await k.ok(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'gc-node' } }) });
+    await k.ok(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'gc-node' } }),
+    });
     const uid = await k.ok(['get', 'node', 'gc-node', '-o', 'jsonpath={.metadata.uid}']);
-    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'gc-node', namespace: 'kube-node-lease', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'gc-node', uid }] }, spec: { holderIdentity: 'gc-node' } };
+    const lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: 'gc-node',
+        namespace: 'kube-node-lease',
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'gc-node', uid }],
+      },
+      spec: { holderIdentity: 'gc-node' },
+    };
     await k.ok(['create', '-f', '-'], { input: JSON.stringify(lease) });
     await k.ok(['delete', 'node', 'gc-node']);
     await gone('lease', 'gc-node', 'kube-node-lease');
@@ -150,14 +201,30 @@ describe('the garbage collector with kubectl 1.32', () => {
 
   it('an owner in another namespace is absent: the dependent is collected, with an OwnerRefInvalidNamespace event', async () => {
     const owner = await cm('ns-owner', []);
-    const dep = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ns-dep', namespace: 'kube-public', ownerReferences: [owner] } };
+    const dep = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'ns-dep', namespace: 'kube-public', ownerReferences: [owner] },
+    };
     await k.ok(['create', '-f', '-'], { input: JSON.stringify(dep) });
     await gone('cm', 'ns-dep', 'kube-public');
     assert.equal(await exists('cm', 'ns-owner'), true);
     const events = await waitFor('the Warning event', async () => {
-      const out = await k.ok(['-n', 'kube-public', 'get', 'events', '--field-selector', 'reason=OwnerRefInvalidNamespace', '-o', 'jsonpath={.items[*].message}']);
+      const out = await k.ok([
+        '-n',
+        'kube-public',
+        'get',
+        'events',
+        '--field-selector',
+        'reason=OwnerRefInvalidNamespace',
+        '-o',
+        'jsonpath={.items[*].message}',
+      ]);
       return out || undefined;
     });
-    assert.equal(events, `ownerRef [v1/ConfigMap, namespace: kube-public, name: ns-owner, uid: ${owner.uid}] does not exist in namespace "kube-public"`);
+    assert.equal(
+      events,
+      `ownerRef [v1/ConfigMap, namespace: kube-public, name: ns-owner, uid: ${owner.uid}] does not exist in namespace "kube-public"`,
+    );
   });
 });

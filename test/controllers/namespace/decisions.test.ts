@@ -6,7 +6,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NamespaceCondition } from '../../../src/api/types.js';
 import { updateConditions, type DeletionPass } from '../../../src/controllers/namespace/conditions.js';
-import { collectionPath, finalizersWithout, remainderOf, requeueAfterMs } from '../../../src/controllers/namespace/content.js';
+import {
+  collectionPath,
+  finalizersWithout,
+  remainderOf,
+  requeueAfterMs,
+} from '../../../src/controllers/namespace/content.js';
 import {
   deletableResources,
   discoveryFailureMessage,
@@ -43,7 +48,15 @@ describe('namespace deletion conditions', () => {
   const cases: { what: string; pass: DeletionPass; expect: Record<number, string> }[] = [
     {
       what: 'content held by finalizers',
-      pass: { contentFailures: [], remaining: [{ gvr: widgets, count: 1 }, { gvr: cm, count: 2 }, { gvr: widgets, count: 0 }], finalizers: { 'b.io/x': 1, 'a.io/y': 2, 'c.io/gone': 0 } },
+      pass: {
+        contentFailures: [],
+        remaining: [
+          { gvr: widgets, count: 1 },
+          { gvr: cm, count: 2 },
+          { gvr: widgets, count: 0 },
+        ],
+        finalizers: { 'b.io/x': 1, 'a.io/y': 2, 'c.io/gone': 0 },
+      },
       expect: {
         3: 'NamespaceContentRemaining=True SomeResourcesRemain: Some resources are remaining: configmaps. has 2 resource instances, widgets.example.com has 1 resource instances',
         4: 'NamespaceFinalizersRemaining=True SomeFinalizersRemain: Some content in the namespace has finalizers remaining: a.io/y in 2 resource instances, b.io/x in 1 resource instances',
@@ -51,7 +64,13 @@ describe('namespace deletion conditions', () => {
     },
     {
       what: 'failures of discovery, parsing and deletion',
-      pass: { discoveryFailure: 'D', groupVersionFailure: 'unexpected GroupVersion string: a/b/c', contentFailures: ['zz failed', 'aa failed'], remaining: [], finalizers: {} },
+      pass: {
+        discoveryFailure: 'D',
+        groupVersionFailure: 'unexpected GroupVersion string: a/b/c',
+        contentFailures: ['zz failed', 'aa failed'],
+        remaining: [],
+        finalizers: {},
+      },
       expect: {
         0: 'NamespaceDeletionDiscoveryFailure=True DiscoveryFailed: D',
         1: 'NamespaceDeletionGroupVersionParsingFailure=True GroupVersionParsingFailed: unexpected GroupVersion string: a/b/c',
@@ -79,13 +98,20 @@ describe('namespace deletion conditions', () => {
     const next = updateConditions(held, { ...clean, finalizers: { 'a.io/y': 1 } }, NOW).conditions;
     assert.deepEqual(next[0], other);
     const f = next.find((x) => x.type === 'NamespaceFinalizersRemaining')!;
-    assert.deepEqual([f.message, f.lastTransitionTime], ['Some content in the namespace has finalizers remaining: a.io/y in 1 resource instances', EARLIER]);
+    assert.deepEqual(
+      [f.message, f.lastTransitionTime],
+      ['Some content in the namespace has finalizers remaining: a.io/y in 1 resource instances', EARLIER],
+    );
   });
 });
 
 describe('namespace controller discovery', () => {
   const groups: DiscoveredGroup[] = [
-    { name: '', versions: [{ groupVersion: 'v1', version: 'v1' }], preferredVersion: { groupVersion: 'v1', version: 'v1' } },
+    {
+      name: '',
+      versions: [{ groupVersion: 'v1', version: 'v1' }],
+      preferredVersion: { groupVersion: 'v1', version: 'v1' },
+    },
     {
       name: 'example.com',
       versions: [
@@ -96,39 +122,73 @@ describe('namespace controller discovery', () => {
     },
   ];
   const lists: ResourceLists = new Map([
-    ['v1', { groupVersion: 'v1', resources: [
-      { name: 'configmaps', namespaced: true, verbs: ['delete', 'deletecollection', 'list'] },
-      { name: 'pods', namespaced: true, verbs: ['get', 'list', 'watch'] },
-      { name: 'pods/status', namespaced: true, verbs: ['get'] },
-      { name: 'nodes', namespaced: false, verbs: ['delete', 'list'] },
-    ] }],
-    ['example.com/v2', { groupVersion: 'example.com/v2', resources: [{ name: 'widgets', namespaced: true, verbs: ['delete', 'list'] }] }],
-    ['example.com/v1', { groupVersion: 'example.com/v1', resources: [
-      { name: 'widgets', namespaced: true, verbs: ['delete', 'list'] },
-      { name: 'gadgets', namespaced: true, verbs: ['delete'] },
-    ] }],
+    [
+      'v1',
+      {
+        groupVersion: 'v1',
+        resources: [
+          { name: 'configmaps', namespaced: true, verbs: ['delete', 'deletecollection', 'list'] },
+          { name: 'pods', namespaced: true, verbs: ['get', 'list', 'watch'] },
+          { name: 'pods/status', namespaced: true, verbs: ['get'] },
+          { name: 'nodes', namespaced: false, verbs: ['delete', 'list'] },
+        ],
+      },
+    ],
+    [
+      'example.com/v2',
+      { groupVersion: 'example.com/v2', resources: [{ name: 'widgets', namespaced: true, verbs: ['delete', 'list'] }] },
+    ],
+    [
+      'example.com/v1',
+      {
+        groupVersion: 'example.com/v1',
+        resources: [
+          { name: 'widgets', namespaced: true, verbs: ['delete', 'list'] },
+          { name: 'gadgets', namespaced: true, verbs: ['delete'] },
+        ],
+      },
+    ],
   ]);
 
   it("takes each namespaced resource in its group's preferred version, or the first that has it; no subresources, nothing cluster-scoped", () => {
     assert.deepEqual(
       preferredNamespacedResources(groups, lists).map((l) => [l.groupVersion, l.resources.map((r) => r.name)]),
-      [['v1', ['configmaps', 'pods']], ['example.com/v2', ['widgets']], ['example.com/v1', ['gadgets']]],
+      [
+        ['v1', ['configmaps', 'pods']],
+        ['example.com/v2', ['widgets']],
+        ['example.com/v1', ['gadgets']],
+      ],
     );
     const withoutV2 = new Map([...lists].filter(([gv]) => gv !== 'example.com/v2'));
-    assert.deepEqual(preferredNamespacedResources(groups, withoutV2).at(-1)!.resources.map((r) => r.name), ['widgets', 'gadgets'], 'a version whose discovery failed is left out');
+    assert.deepEqual(
+      preferredNamespacedResources(groups, withoutV2)
+        .at(-1)!
+        .resources.map((r) => r.name),
+      ['widgets', 'gadgets'],
+      'a version whose discovery failed is left out',
+    );
   });
 
   it('keeps the resources that take delete, with their verbs; a group version that does not parse fails them all', () => {
     const found = deletableResources(preferredNamespacedResources(groups, lists));
     assert.ok(!('error' in found));
-    assert.deepEqual(found.resources.map((r) => [gvrString(r), r.verbs.includes('deletecollection')]), [
-      ['/v1, Resource=configmaps', true],
-      ['example.com/v2, Resource=widgets', false],
-      ['example.com/v1, Resource=gadgets', false],
-    ]);
+    assert.deepEqual(
+      found.resources.map((r) => [gvrString(r), r.verbs.includes('deletecollection')]),
+      [
+        ['/v1, Resource=configmaps', true],
+        ['example.com/v2, Resource=widgets', false],
+        ['example.com/v1, Resource=gadgets', false],
+      ],
+    );
     const bad = [{ groupVersion: 'a/b/c', resources: [{ name: 'x', namespaced: true, verbs: ['delete'] }] }];
-    assert.deepEqual(deletableResources([...preferredNamespacedResources(groups, lists), ...bad]), { error: 'unexpected GroupVersion string: a/b/c' });
-    assert.deepEqual(deletableResources([{ groupVersion: 'a/b/c', resources: [{ name: 'x', namespaced: true, verbs: ['get'] }] }]), { resources: [] }, 'nothing to delete there: not parsed');
+    assert.deepEqual(deletableResources([...preferredNamespacedResources(groups, lists), ...bad]), {
+      error: 'unexpected GroupVersion string: a/b/c',
+    });
+    assert.deepEqual(
+      deletableResources([{ groupVersion: 'a/b/c', resources: [{ name: 'x', namespaced: true, verbs: ['get'] }] }]),
+      { resources: [] },
+      'nothing to delete there: not parsed',
+    );
   });
 
   it('parses group versions as apimachinery does', () => {
@@ -142,7 +202,10 @@ describe('namespace controller discovery', () => {
 
   it("words a partial failure as client-go's ErrGroupDiscoveryFailed, groups sorted", () => {
     assert.equal(
-      discoveryFailureMessage({ 'z.io/v1': 'the server is currently unable to handle the request', 'metrics.k8s.io/v1beta1': 'stale GroupVersion discovery' }),
+      discoveryFailureMessage({
+        'z.io/v1': 'the server is currently unable to handle the request',
+        'metrics.k8s.io/v1beta1': 'stale GroupVersion discovery',
+      }),
       'Discovery failed for some groups, 2 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: stale GroupVersion discovery, z.io/v1: the server is currently unable to handle the request',
     );
   });
@@ -152,14 +215,30 @@ describe('namespace content', () => {
   const held = (...finalizers: string[]) => ({ metadata: { finalizers } });
   const rows: [string, Parameters<typeof remainderOf>[2], ReturnType<typeof remainderOf>][] = [
     ['nothing left', [], { estimateSeconds: 0, count: 0, finalizers: {} }],
-    ['objects held by finalizers: waited for, 15 s', [held('a.io/x'), held('a.io/x', 'b.io/y')], { estimateSeconds: 15, count: 2, finalizers: { 'a.io/x': 2, 'b.io/y': 1 } }],
-    ['an object no finalizer holds: an error', [{ metadata: {} }], { estimateSeconds: 0, count: 1, finalizers: {}, error: 'unexpected items still remain in namespace: ns for gvr: /v1, Resource=configmaps' }],
+    [
+      'objects held by finalizers: waited for, 15 s',
+      [held('a.io/x'), held('a.io/x', 'b.io/y')],
+      { estimateSeconds: 15, count: 2, finalizers: { 'a.io/x': 2, 'b.io/y': 1 } },
+    ],
+    [
+      'an object no finalizer holds: an error',
+      [{ metadata: {} }],
+      {
+        estimateSeconds: 0,
+        count: 1,
+        finalizers: {},
+        error: 'unexpected items still remain in namespace: ns for gvr: /v1, Resource=configmaps',
+      },
+    ],
   ];
   for (const [what, left, want] of rows) it(`${what}`, () => assert.deepEqual(remainderOf('ns', cm, left), want));
 
   it('looks again after half the estimate plus a second; /finalize gets the rest sorted, without repeats', () => {
     assert.deepEqual([requeueAfterMs(15), requeueAfterMs(0), requeueAfterMs(3)], [8_000, 1_000, 2_000]);
-    assert.deepEqual(finalizersWithout(['z.io/a', 'kubernetes', 'b.io/c', 'z.io/a'], 'kubernetes'), ['b.io/c', 'z.io/a']);
+    assert.deepEqual(finalizersWithout(['z.io/a', 'kubernetes', 'b.io/c', 'z.io/a'], 'kubernetes'), [
+      'b.io/c',
+      'z.io/a',
+    ]);
     assert.deepEqual(finalizersWithout(['kubernetes'], 'kubernetes'), []);
   });
 

@@ -3,7 +3,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Lease, Node } from '../../../src/api/types.js';
-import { conditionsForSilentNode, observeHealth, silentTooLong, taintsFor, TAINT_UNREACHABLE } from '../../../src/controllers/nodelifecycle/index.js';
+import {
+  conditionsForSilentNode,
+  observeHealth,
+  silentTooLong,
+  taintsFor,
+  TAINT_UNREACHABLE,
+} from '../../../src/controllers/nodelifecycle/index.js';
 
 const T0 = '2024-01-15T10:00:00Z';
 const NOW = new Date(Date.UTC(2024, 0, 15, 10, 5, 0));
@@ -27,7 +33,12 @@ function node(ready: string, extra: Partial<Node> = {}): Node {
   };
 }
 
-const lease = (renewTime: string): Lease => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n1' }, spec: { renewTime } });
+const lease = (renewTime: string): Lease => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name: 'n1' },
+  spec: { renewTime },
+});
 
 describe('node health', () => {
   it('probes at first sight, again only when the Lease is renewed or the Ready heartbeat moves', () => {
@@ -59,26 +70,39 @@ describe('node health', () => {
       lastHeartbeatTime: T0,
       lastTransitionTime: '2024-01-15T10:05:00Z',
     });
-    assert.deepEqual(next.find((c) => c.type === 'PIDPressure'), {
-      type: 'PIDPressure',
-      status: 'Unknown',
-      reason: 'NodeStatusNeverUpdated',
-      message: 'Kubelet never posted node status.',
-      lastHeartbeatTime: '2024-01-15T09:00:00Z',
-      lastTransitionTime: '2024-01-15T10:05:00Z',
-    });
+    assert.deepEqual(
+      next.find((c) => c.type === 'PIDPressure'),
+      {
+        type: 'PIDPressure',
+        status: 'Unknown',
+        reason: 'NodeStatusNeverUpdated',
+        message: 'Kubelet never posted node status.',
+        lastHeartbeatTime: '2024-01-15T09:00:00Z',
+        lastTransitionTime: '2024-01-15T10:05:00Z',
+      },
+    );
     assert.ok(next.every((c) => c.status === 'Unknown'));
-    assert.equal(conditionsForSilentNode({ ...n, status: { conditions: next } }, NOW), undefined, 'nothing left to change');
+    assert.equal(
+      conditionsForSilentNode({ ...n, status: { conditions: next } }, NOW),
+      undefined,
+      'nothing left to change',
+    );
   });
 
-  it('taints an Unknown node unreachable, keeps others\' taints, and removes the taint once Ready is True', () => {
+  it("taints an Unknown node unreachable, keeps others' taints, and removes the taint once Ready is True", () => {
     const foreign = { key: 'example.com/dedicated', value: 'x', effect: 'NoSchedule' };
     const unknown = node('Unknown', { spec: { taints: [foreign] } });
     const tainted = taintsFor(unknown, NOW)!;
-    assert.deepEqual(tainted, [foreign, { key: TAINT_UNREACHABLE, effect: 'NoSchedule', timeAdded: '2024-01-15T10:05:00Z' }]);
+    assert.deepEqual(tainted, [
+      foreign,
+      { key: TAINT_UNREACHABLE, effect: 'NoSchedule', timeAdded: '2024-01-15T10:05:00Z' },
+    ]);
     assert.equal(taintsFor({ ...unknown, spec: { taints: tainted } }, NOW), undefined, 'already tainted');
     assert.deepEqual(taintsFor({ ...node('True'), spec: { taints: tainted } }, NOW), [foreign]);
     assert.equal(taintsFor(node('True'), NOW), undefined);
-    assert.deepEqual(taintsFor({ ...node('False'), spec: { taints: tainted } }, NOW)?.map((t) => t.key), ['example.com/dedicated', 'node.kubernetes.io/not-ready']);
+    assert.deepEqual(
+      taintsFor({ ...node('False'), spec: { taints: tainted } }, NOW)?.map((t) => t.key),
+      ['example.com/dedicated', 'node.kubernetes.io/not-ready'],
+    );
   });
 });

@@ -42,15 +42,23 @@ after(async () => {
 
 // The agent renews its Lease every 0.5 s (a quarter of 2 s), well inside the grace period, as 10 s is inside 40 s;
 // it computes its status every second but, with nothing changed, writes it only every 5 minutes (as by default).
-const localConfig = (ctx: { caFile: string }) => `${defaultLocalConfig(ctx)}nodeLeaseDurationSeconds: 2\nnodeStatusUpdateFrequency: 1s\nnodeStatusReportFrequency: 5m\n`;
+const localConfig = (ctx: { caFile: string }) =>
+  `${defaultLocalConfig(ctx)}nodeLeaseDurationSeconds: 2\nnodeStatusUpdateFrequency: 1s\nnodeStatusReportFrequency: 5m\n`;
 
 function describeNode(n: Node | undefined): string {
   return JSON.stringify({ conditions: n?.status?.conditions, taints: n?.spec?.taints });
 }
 
 describe('node lifecycle controller', () => {
-  it('marks a silent node Unknown and unreachable, and the agent\'s return undoes both', async () => {
-    cluster = await startCluster({ dataDir: server.dataDir, nodes: 1, port: 0, externalServerURL: server.url, nodeNames: ['nl-1'], localConfig });
+  it("marks a silent node Unknown and unreachable, and the agent's return undoes both", async () => {
+    cluster = await startCluster({
+      dataDir: server.dataDir,
+      nodes: 1,
+      port: 0,
+      externalServerURL: server.url,
+      nodeNames: ['nl-1'],
+      localConfig,
+    });
     const node: ClusterNode = cluster.nodes[0]!;
     const path = `/api/v1/nodes/${node.name}`;
     let last: Node | undefined;
@@ -85,15 +93,28 @@ describe('node lifecycle controller', () => {
     for (const type of ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']) {
       const c = dark.status!.conditions!.find((x) => x.type === type)!;
       const was = before.status!.conditions!.find((x) => x.type === type)!;
-      assert.deepEqual([c.status, c.reason, c.message], ['Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'], type);
+      assert.deepEqual(
+        [c.status, c.reason, c.message],
+        ['Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'],
+        type,
+      );
       assert.equal(c.lastHeartbeatTime, was.lastHeartbeatTime, `${type}: the last heartbeat is kept`);
-      assert.ok(Date.parse(c.lastTransitionTime!) >= Math.floor(stoppedAt / 1000) * 1000, `${type}: transition time is now`);
+      assert.ok(
+        Date.parse(c.lastTransitionTime!) >= Math.floor(stoppedAt / 1000) * 1000,
+        `${type}: transition time is now`,
+      );
     }
     const taint = dark.spec!.taints!.find((t) => t.key === UNREACHABLE)!;
     assert.ok(taint.timeAdded, 'the taint records when it was added');
 
     restarted = new Supervisor();
-    restarted.add({ name: node.name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always' });
+    restarted.add({
+      name: node.name,
+      command: process.execPath,
+      args: node.args,
+      logFile: node.logFile,
+      restart: 'always',
+    });
     restarted.start();
     const back = await waitFor(
       `${node.name} Ready again without the taint (last: ${describeNode(last)})`,
@@ -104,12 +125,22 @@ describe('node lifecycle controller', () => {
       20_000,
       100,
     );
-    assert.ok(back.status!.conditions!.every((c) => c.status !== 'Unknown'), describeNode(back));
+    assert.ok(
+      back.status!.conditions!.every((c) => c.status !== 'Unknown'),
+      describeNode(back),
+    );
     assert.match(server.log(), /Node nl-1 hasn't been updated for/);
   });
 
   it('an agent that was frozen past the grace period restores its own conditions on its next status update', async () => {
-    paused = await startCluster({ dataDir: server.dataDir, nodes: 1, port: 0, externalServerURL: server.url, nodeNames: ['nl-2'], localConfig });
+    paused = await startCluster({
+      dataDir: server.dataDir,
+      nodes: 1,
+      port: 0,
+      externalServerURL: server.url,
+      nodeNames: ['nl-2'],
+      localConfig,
+    });
     const path = '/api/v1/nodes/nl-2';
     let last: Node | undefined;
     await waitFor('nl-2 Ready', async () => {
@@ -120,25 +151,40 @@ describe('node lifecycle controller', () => {
     // it, shown by its Lease renewed more than two seconds later.
     const settled = Date.now() + 2_000;
     await waitFor('nl-2 to renew its Lease for 2 s', async () => {
-      const lease = await admin.get<Lease>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/nl-2').catch(() => undefined);
+      const lease = await admin
+        .get<Lease>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/nl-2')
+        .catch(() => undefined);
       return Date.parse(lease?.spec?.renewTime ?? '') > settled ? true : undefined;
     });
     const pid = paused.supervisor.pidOf('nl-2')!;
     process.kill(pid, 'SIGSTOP');
     try {
-      await waitFor(`nl-2 Unknown (last: ${describeNode(last)})`, async () => {
-        last = await admin.get<Node>(path);
-        return ready(last)?.status === 'Unknown' && tainted(last) ? true : undefined;
-      }, GRACE_MS + 5_000, 100);
+      await waitFor(
+        `nl-2 Unknown (last: ${describeNode(last)})`,
+        async () => {
+          last = await admin.get<Node>(path);
+          return ready(last)?.status === 'Unknown' && tainted(last) ? true : undefined;
+        },
+        GRACE_MS + 5_000,
+        100,
+      );
     } finally {
       process.kill(pid, 'SIGCONT');
     }
     // The same process, not a new one: it must notice that the server's copy differs from what it last wrote.
-    const back = await waitFor(`nl-2 Ready again (last: ${describeNode(last)})`, async () => {
-      last = await admin.get<Node>(path);
-      return ready(last)?.status === 'True' && !tainted(last) ? last : undefined;
-    }, 10_000, 100);
+    const back = await waitFor(
+      `nl-2 Ready again (last: ${describeNode(last)})`,
+      async () => {
+        last = await admin.get<Node>(path);
+        return ready(last)?.status === 'True' && !tainted(last) ? last : undefined;
+      },
+      10_000,
+      100,
+    );
     assert.equal(paused.supervisor.pidOf('nl-2'), pid);
-    assert.ok(back.status!.conditions!.every((c) => c.status !== 'Unknown'), describeNode(back));
+    assert.ok(
+      back.status!.conditions!.every((c) => c.status !== 'Unknown'),
+      describeNode(back),
+    );
   });
 });

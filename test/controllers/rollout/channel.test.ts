@@ -22,7 +22,12 @@ afterEach(async () => {
   for (const c of running.splice(0)) await c.stop();
 });
 
-const CM_NEW = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'new', namespace: 'kube-system', uid: 'cm-uid' }, data: { kubelet: '{}' } };
+const CM_NEW = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'new', namespace: 'kube-system', uid: 'cm-uid' },
+  data: { kubelet: '{}' },
+};
 const V131 = { major: '1', minor: '31', gitVersion: 'v1.31.0' };
 
 /** A node as kube-apiserver 1.31 keeps it: no spec.configSource, no status.config. */
@@ -33,11 +38,20 @@ function modernNode(name: string, labels: Record<string, string> = { pool: 'blue
   return n;
 }
 
-function nodeConfig(name: string, source: NodeConfigSource | null, active: NodeConfigSource | null, annotations?: Record<string, string>): NodeConfig {
+function nodeConfig(
+  name: string,
+  source: NodeConfigSource | null,
+  active: NodeConfigSource | null,
+  annotations?: Record<string, string>,
+): NodeConfig {
   return {
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfig',
-    metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: `${name}-uid` }], ...(annotations ? { annotations } : {}) },
+    metadata: {
+      name,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: `${name}-uid` }],
+      ...(annotations ? { annotations } : {}),
+    },
     spec: source ? { configSource: source } : {},
     status: active ? { config: { assigned: active, active } } : {},
   };
@@ -53,10 +67,24 @@ function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = 
     setImmediate(() => {
       const current = api.read('nodeconfigs', nc.metadata.name!) as unknown as NodeConfig;
       const stored = cm ? api.read('configmaps', `${cm.namespace}/${cm.name}`) : undefined;
-      const src = cm && stored ? { configMap: { ...cm, uid: stored.metadata['uid'] as string, resourceVersion: stored.metadata.resourceVersion! } } : undefined;
+      const src =
+        cm && stored
+          ? {
+              configMap: {
+                ...cm,
+                uid: stored.metadata['uid'] as string,
+                resourceVersion: stored.metadata.resourceVersion!,
+              },
+            }
+          : undefined;
       let config: NonNullable<NonNullable<NodeConfig['status']>['config']>;
       if (!src) config = {};
-      else if (bad(src)) config = { assigned: src, active: current.status?.config?.active ?? null, error: 'failed to validate config, see Kubelet log for details' };
+      else if (bad(src))
+        config = {
+          assigned: src,
+          active: current.status?.config?.active ?? null,
+          error: 'failed to validate config, see Kubelet log for details',
+        };
       else config = { assigned: src, active: src };
       api.put('nodeconfigs', { ...current, status: { ...current.status, config } } as never);
     });
@@ -73,7 +101,8 @@ function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
   api.put('configmaps', CM_NEW);
   for (let i = 1; i <= n; i++) api.put('nodes', modernNode(`node-${i}`) as never);
   api.put('nodes', modernNode('green-1', { pool: 'green' }) as never);
-  for (const name of [...Array.from({ length: n }, (_, i) => `node-${i + 1}`), 'green-1']) api.put('leases', lease(name, new Date()) as never);
+  for (const name of [...Array.from({ length: n }, (_, i) => `node-${i + 1}`), 'green-1'])
+    api.put('leases', lease(name, new Date()) as never);
   api.put('nodeconfigs', nodeConfig('node-1', OLD, OLD_ACTIVE) as never);
   const r = rollout(spec);
   delete r.metadata.resourceVersion;
@@ -81,12 +110,19 @@ function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
   return api;
 }
 
-const phaseOf = (api: FakeApi): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
+const phaseOf = (api: FakeApi): string | undefined =>
+  (api.read('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
 const nodeConfigOf = (api: FakeApi, name: string): NodeConfig | undefined => api.read('nodeconfigs', name);
 const nodeWrites = (api: FakeApi): number => api.writes.filter((w) => w.path.startsWith('/api/v1/nodes')).length;
 
 async function start(api: FakeApi): Promise<RolloutController> {
-  const c = new RolloutController({ client: api, clock: systemClock, signal: new AbortController().signal, retryInitialMs: 5, channel: 'nodeconfig' });
+  const c = new RolloutController({
+    client: api,
+    clock: systemClock,
+    signal: new AbortController().signal,
+    retryInitialMs: 5,
+    channel: 'nodeconfig',
+  });
   running.push(c);
   await c.start();
   return c;
@@ -95,7 +131,10 @@ async function start(api: FakeApi): Promise<RolloutController> {
 describe('assignmentView', () => {
   it('takes the assignment, the rollout annotation and the resourceVersion from the NodeConfig, the rest from the Node', () => {
     const n = node('node-1', { source: OLD, owner: 'from-the-node', rv: '7' });
-    const nc = { ...nodeConfig('node-1', NEW, OLD_ACTIVE, { [ROLLOUT_ANNOTATION]: 'r1' }), metadata: { name: 'node-1', resourceVersion: '42', annotations: { [ROLLOUT_ANNOTATION]: 'r1' } } };
+    const nc = {
+      ...nodeConfig('node-1', NEW, OLD_ACTIVE, { [ROLLOUT_ANNOTATION]: 'r1' }),
+      metadata: { name: 'node-1', resourceVersion: '42', annotations: { [ROLLOUT_ANNOTATION]: 'r1' } },
+    };
     const v = assignmentView(n, nc);
     assert.deepEqual(v.spec?.configSource, NEW);
     assert.deepEqual(v.status?.config, { assigned: OLD_ACTIVE, active: OLD_ACTIVE });
@@ -117,9 +156,19 @@ describe('assignmentView', () => {
     const nc = createdNodeConfig(modernNode('node-2'), {
       node: 'node-2',
       resourceVersion: '',
-      patch: { metadata: { resourceVersion: '', annotations: { [ROLLOUT_ANNOTATION]: 'r1', 'dkc.io/previous-config-source': null } }, spec: { configSource: NEW } },
+      patch: {
+        metadata: {
+          resourceVersion: '',
+          annotations: { [ROLLOUT_ANNOTATION]: 'r1', 'dkc.io/previous-config-source': null },
+        },
+        spec: { configSource: NEW },
+      },
     });
-    assert.deepEqual(nc.metadata, { name: 'node-2', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'node-2', uid: 'node-2-uid' }], annotations: { [ROLLOUT_ANNOTATION]: 'r1' } });
+    assert.deepEqual(nc.metadata, {
+      name: 'node-2',
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'node-2', uid: 'node-2-uid' }],
+      annotations: { [ROLLOUT_ANNOTATION]: 'r1' },
+    });
     assert.deepEqual(nc.spec, { configSource: NEW });
   });
 });
@@ -136,14 +185,22 @@ describe('RolloutController on the NodeConfig channel', () => {
       assert.equal(nc?.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
       assert.equal(nc?.status?.config?.active?.configMap?.name, 'new');
     }
-    const creates = api.writes.filter((w) => w.method === 'POST' && w.path === '/apis/dkc.io/v1alpha1/nodeconfigs').map((w) => (w.body as NodeConfig).metadata.name);
+    const creates = api.writes
+      .filter((w) => w.method === 'POST' && w.path === '/apis/dkc.io/v1alpha1/nodeconfigs')
+      .map((w) => (w.body as NodeConfig).metadata.name);
     assert.deepEqual(creates.sort(), ['node-2', 'node-3', 'node-4']);
-    assert.deepEqual(nodeConfigOf(api, 'node-3')?.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: 'node-3', uid: 'node-3-uid' }]);
+    assert.deepEqual(nodeConfigOf(api, 'node-3')?.metadata.ownerReferences, [
+      { apiVersion: 'v1', kind: 'Node', name: 'node-3', uid: 'node-3-uid' },
+    ]);
     assert.equal(nodeConfigOf(api, 'green-1'), undefined, 'a node the selector leaves out gets nothing');
     assert.equal(nodeWrites(api), 0, 'no Node written');
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual([r.status?.targetNodes, r.status?.succeededNodes, r.status?.failedNodes], [4, 4, 0]);
-    assert.deepEqual(r.status?.nodes?.['node-1']?.previous, { configSource: OLD }, 'the revert record, in the rollout’s status');
+    assert.deepEqual(
+      r.status?.nodes?.['node-1']?.previous,
+      { configSource: OLD },
+      'the revert record, in the rollout’s status',
+    );
     assert.deepEqual(r.status?.nodes?.['node-2']?.previous, { configSource: {} });
     const batches = Object.values(r.status?.nodes ?? {}).map((p) => p.batch);
     assert.deepEqual(batches.sort(), [0, 1, 1, 2]);
@@ -159,7 +216,10 @@ describe('RolloutController on the NodeConfig channel', () => {
     assert.equal(canary?.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
     assert.equal(nodeConfigOf(api, 'node-2'), undefined, 'no other node touched');
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
-    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason, f.message]), [['node-1', 'ConfigError', 'failed to validate config, see Kubelet log for details']]);
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason, f.message]),
+      [['node-1', 'ConfigError', 'failed to validate config, see Kubelet log for details']],
+    );
     assert.equal(nodeWrites(api), 0);
   });
 
@@ -186,7 +246,10 @@ describe('the channel, found at start', () => {
     assert.equal(await findChannel(client(api), 'nodeconfig'), 'nodeconfig');
     api.version = V131;
     assert.equal(await findChannel(client(api)), 'nodeconfig');
-    await assert.rejects(findChannel(client(api), 'node'), /--config-channel=node, but the API server \(v1\.31\.0\) drops Node\.spec\.configSource/);
+    await assert.rejects(
+      findChannel(client(api), 'node'),
+      /--config-channel=node, but the API server \(v1\.31\.0\) drops Node\.spec\.configSource/,
+    );
   });
 
   it('refuses a cluster whose assignments live on both channels', async () => {
@@ -194,16 +257,24 @@ describe('the channel, found at start', () => {
     api.put('nodes', node('node-1') as never);
     api.put('nodeconfigs', nodeConfig('node-2', NEW, null) as never);
     await assert.rejects(findChannel(client(api)), {
-      message: 'refusing to mix config channels: this cluster\'s channel is Node, but 1 NodeConfig(s) carry spec.configSource (nodeconfig/node-2); move every assignment to one channel first',
+      message:
+        "refusing to mix config channels: this cluster's channel is Node, but 1 NodeConfig(s) carry spec.configSource (nodeconfig/node-2); move every assignment to one channel first",
     });
     api.version = V131;
-    await assert.rejects(findChannel(client(api)), { message: /^refusing to mix config channels: this cluster's channel is NodeConfig, but 1 Node\(s\) carry spec\.configSource \(node\/node-1\)/ });
+    await assert.rejects(findChannel(client(api)), {
+      message:
+        /^refusing to mix config channels: this cluster's channel is NodeConfig, but 1 Node\(s\) carry spec\.configSource \(node\/node-1\)/,
+    });
   });
 
   it('a host that found none leaves it to the controller, which assigns through NodeConfigs on a 1.31 server', async () => {
     const api = cluster(1);
     simulateAgents(api);
-    const c = await rolloutControllerOn()({ client: client(api), clock: systemClock, signal: new AbortController().signal });
+    const c = await rolloutControllerOn()({
+      client: client(api),
+      clock: systemClock,
+      signal: new AbortController().signal,
+    });
     running.push(c);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
     assert.deepEqual(nodeConfigOf(api, 'node-1')?.spec?.configSource, NEW);

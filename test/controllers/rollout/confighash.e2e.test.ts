@@ -16,9 +16,13 @@ import { kubectlPath } from '../../helpers/kubectl.js';
 const run = promisify(execFile);
 
 async function kubectlConfigMap(args: string[]): Promise<ConfigMap> {
-  const { stdout } = await run(kubectlPath('1.32'), ['create', 'configmap', 'x', ...args, '--append-hash', '--dry-run=client', '-o', 'json'], {
-    env: { ...process.env, KUBECONFIG: '/dev/null' },
-  });
+  const { stdout } = await run(
+    kubectlPath('1.32'),
+    ['create', 'configmap', 'x', ...args, '--append-hash', '--dry-run=client', '-o', 'json'],
+    {
+      env: { ...process.env, KUBECONFIG: '/dev/null' },
+    },
+  );
   return JSON.parse(stdout) as ConfigMap;
 }
 
@@ -45,7 +49,11 @@ describe('configMapHash', () => {
         const cm = await kubectlConfigMap(args);
         const name = cm.metadata.name ?? '';
         const suffix = name.slice(name.lastIndexOf('-') + 1);
-        assert.equal(configMapHash({ ...cm, metadata: { name: 'x' } }), suffix, `kubectl ${args.join(' ')} named it ${name}`);
+        assert.equal(
+          configMapHash({ ...cm, metadata: { name: 'x' } }),
+          suffix,
+          `kubectl ${args.join(' ')} named it ${name}`,
+        );
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -55,6 +63,9 @@ describe('configMapHash', () => {
   it('counts immutable, as kubectl does when the object sets it', () => {
     const cm = { metadata: { name: 'x' }, data: { k: 'v' } };
     assert.notEqual(configMapHash({ ...cm, immutable: true }), configMapHash(cm));
-    assert.equal(goJSON({ kind: 'ConfigMap', immutable: true, data: { k: 'v' }, name: 'x' }), '{"data":{"k":"v"},"immutable":true,"kind":"ConfigMap","name":"x"}');
+    assert.equal(
+      goJSON({ kind: 'ConfigMap', immutable: true, data: { k: 'v' }, name: 'x' }),
+      '{"data":{"k":"v"},"immutable":true,"kind":"ConfigMap","name":"x"}',
+    );
   });
 });

@@ -8,7 +8,11 @@ import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
 import { rolloutController } from '../../../src/controllers/rollout/index.js';
 import { RolloutController } from '../../../src/controllers/rollout/controller.js';
-import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../../src/api/dkc/rollout.js';
+import {
+  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
+  ROLLOUT_ANNOTATION,
+  type NodeConfigRollout,
+} from '../../../src/api/dkc/rollout.js';
 import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../agent/node/fakeclock.js';
@@ -20,7 +24,12 @@ afterEach(async () => {
   for (const c of running.splice(0)) await c.stop();
 });
 
-const CM_NEW = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'new', namespace: 'kube-system', uid: 'cm-uid' }, data: { kubelet: '{}' } };
+const CM_NEW = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'new', namespace: 'kube-system', uid: 'cm-uid' },
+  data: { kubelet: '{}' },
+};
 
 /** Agents that take any config but `bad`, which they refuse as the kubelet does (error set, previous config kept). */
 function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = () => false): void {
@@ -32,10 +41,24 @@ function simulateAgents(api: FakeApi, bad: (src: NodeConfigSource) => boolean = 
     setImmediate(() => {
       const current = api.read('nodes', node.metadata.name!) as unknown as Node;
       const stored = cm ? api.read('configmaps', `${cm.namespace}/${cm.name}`) : undefined;
-      const src = cm && stored ? { configMap: { ...cm, uid: stored.metadata['uid'] as string, resourceVersion: stored.metadata.resourceVersion! } } : undefined;
+      const src =
+        cm && stored
+          ? {
+              configMap: {
+                ...cm,
+                uid: stored.metadata['uid'] as string,
+                resourceVersion: stored.metadata.resourceVersion!,
+              },
+            }
+          : undefined;
       let config: NonNullable<NonNullable<Node['status']>['config']>;
       if (!src) config = {};
-      else if (bad(src)) config = { assigned: src, active: current.status?.config?.active ?? null, error: 'failed to validate config, see Kubelet log for details' };
+      else if (bad(src))
+        config = {
+          assigned: src,
+          active: current.status?.config?.active ?? null,
+          error: 'failed to validate config, see Kubelet log for details',
+        };
       else config = { assigned: src, active: src };
       api.put('nodes', { ...current, status: { ...current.status, config } } as never);
     });
@@ -61,7 +84,8 @@ function cluster(n: number, spec: SpecFields = {}, renewed = new Date()): FakeAp
   return api;
 }
 
-const phaseOf = (api: FakeApi): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
+const phaseOf = (api: FakeApi): string | undefined =>
+  (api.read('rollouts', 'r1') as NodeConfigRollout | undefined)?.status?.phase;
 
 async function start(api: FakeApi, clock = systemClock): Promise<RolloutController> {
   const ac = new AbortController();
@@ -71,7 +95,8 @@ async function start(api: FakeApi, clock = systemClock): Promise<RolloutControll
   return c;
 }
 
-const readySince = (api: FakeApi, name = 'node-1'): string | undefined => (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.[name]?.readySince;
+const readySince = (api: FakeApi, name = 'node-1'): string | undefined =>
+  (api.read('rollouts', 'r1') as NodeConfigRollout).status?.nodes?.[name]?.readySince;
 
 /** Moves `clock` on to `seconds` (from T0) in steps of at most 10 s, node-1 renewing its Lease after each, as an agent does. */
 async function heartbeatsUntil(api: FakeApi, clock: FakeClock, seconds: number): Promise<void> {
@@ -103,8 +128,14 @@ const LAYERS = [
   { configMap: { namespace: 'default', name: 'base', kubeletConfigKey: 'kubelet' } },
   { configMap: { namespace: 'default', name: 'pool', kubeletConfigKey: 'kubelet' } },
 ];
-const layer = (name: string, text: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `${name}-uid` }, data: { kubelet: HEADER + text } });
-const renderedCreates = (api: FakeApi) => api.writes.filter((w) => w.method === 'POST' && w.path === '/api/v1/namespaces/kube-system/configmaps');
+const layer = (name: string, text: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', uid: `${name}-uid` },
+  data: { kubelet: HEADER + text },
+});
+const renderedCreates = (api: FakeApi) =>
+  api.writes.filter((w) => w.method === 'POST' && w.path === '/api/v1/namespaces/kube-system/configmaps');
 
 describe('RolloutController with layers', () => {
   it('renders the layers into one ConfigMap, rolls it out and records it', async () => {
@@ -122,7 +153,9 @@ describe('RolloutController with layers', () => {
     assert.equal(cm['immutable'], true);
     assert.match((cm['data'] as Record<string, string>)['kubelet'] ?? '', /maxPods: 80/);
     for (const n of ['node-1', 'node-2']) {
-      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
+      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, {
+        configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' },
+      });
     }
   });
 
@@ -173,13 +206,28 @@ describe('RolloutController', () => {
     assert.equal(api.nodePatches('green-1').length, 0);
     assert.ok(maxInFlight(api) <= 2, `at most 2 in flight, saw ${maxInFlight(api)}`);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
-    assert.deepEqual([r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes], [5, 5, 5, 0]);
-    for (let i = 1; i <= 5; i++) assert.deepEqual(r.status?.nodes?.[`node-${i}`]?.previous, { configSource: OLD }, `node-${i}: what it ran, in the status`);
+    assert.deepEqual(
+      [r.status?.targetNodes, r.status?.updatedNodes, r.status?.succeededNodes, r.status?.failedNodes],
+      [5, 5, 5, 0],
+    );
+    for (let i = 1; i <= 5; i++)
+      assert.deepEqual(
+        r.status?.nodes?.[`node-${i}`]?.previous,
+        { configSource: OLD },
+        `node-${i}: what it ran, in the status`,
+      );
     await api.waitFor(() => api.events.some((e) => e['reason'] === 'RolloutSucceeded'), 'the RolloutSucceeded event');
     const reasons = new Set(api.events.map((e) => e['reason']));
-    for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded', 'RolloutSucceeded']) assert.ok(reasons.has(want), `event ${want}`);
+    for (const want of ['RolloutStarted', 'BatchStarted', 'NodeSucceeded', 'RolloutSucceeded'])
+      assert.ok(reasons.has(want), `event ${want}`);
     const ev = api.events[0]!;
-    assert.deepEqual(ev['involvedObject'], { kind: 'NodeConfigRollout', apiVersion: 'dkc.io/v1alpha1', name: 'r1', uid: 'r1-uid', resourceVersion: (ev['involvedObject'] as { resourceVersion: string }).resourceVersion });
+    assert.deepEqual(ev['involvedObject'], {
+      kind: 'NodeConfigRollout',
+      apiVersion: 'dkc.io/v1alpha1',
+      name: 'r1',
+      uid: 'r1-uid',
+      resourceVersion: (ev['involvedObject'] as { resourceVersion: string }).resourceVersion,
+    });
     assert.equal((ev['source'] as { component: string }).component, 'dkc-rollout-controller');
     assert.equal(ev.metadata.namespace, 'default');
   });
@@ -196,7 +244,10 @@ describe('RolloutController', () => {
     assert.equal(api.nodePatches('node-1').length, 2);
     assert.equal(api.nodePatches('node-2').length, 0);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
-    assert.deepEqual(r.status?.failures?.map((f) => [f.node, f.reason]), [['node-1', 'ConfigError']]);
+    assert.deepEqual(
+      r.status?.failures?.map((f) => [f.node, f.reason]),
+      [['node-1', 'ConfigError']],
+    );
   });
 
   it('stopped between a node patch and the status write, the next controller carries on without patching that node again', async () => {
@@ -273,7 +324,11 @@ describe('RolloutController', () => {
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted at the deadline');
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual(r.status?.failures, [
-      { node: 'node-1', reason: 'NotReady', message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(0).toISOString()})` },
+      {
+        node: 'node-1',
+        reason: 'NotReady',
+        message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(0).toISOString()})`,
+      },
     ]);
     assert.equal((api.read('nodes', 'node-1') as unknown as Node).status?.conditions?.[0]?.status, 'True');
     assert.deepEqual((api.read('nodes', 'node-1') as unknown as Node).spec?.configSource, OLD);
@@ -288,7 +343,12 @@ describe('RolloutController', () => {
     const active = { configMap: { ...NEW.configMap!, uid: 'cm-uid', resourceVersion: cm.metadata.resourceVersion! } };
     api.put('nodes', switched('node-1', { active, readyTransition: iso(-120) }) as never);
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
-    const status = { phase: 'Progressing' as const, startTime: iso(-110), currentBatch: 0, nodes: { 'node-1': { state: 'InFlight' as const, batch: 0, updatedAt: iso(-110), readySince: iso(-100) } } };
+    const status = {
+      phase: 'Progressing' as const,
+      startTime: iso(-110),
+      currentBatch: 0,
+      nodes: { 'node-1': { state: 'InFlight' as const, batch: 0, updatedAt: iso(-110), readySince: iso(-100) } },
+    };
     api.put('rollouts', { ...r, status } as never);
     simulateAgents(api);
     await start(api, clock);
@@ -309,18 +369,28 @@ describe('RolloutController', () => {
     simulateAgents(api);
     await start(api);
     const status = (): NodeConfigRollout['status'] => (api.read('rollouts', 'r1') as NodeConfigRollout).status;
-    await api.waitFor(() => ['node-1', 'node-2', 'node-3'].every((n) => status()?.nodes?.[n]?.state === 'Succeeded'), 'the three healthy nodes to succeed');
+    await api.waitFor(
+      () => ['node-1', 'node-2', 'node-3'].every((n) => status()?.nodes?.[n]?.state === 'Succeeded'),
+      'the three healthy nodes to succeed',
+    );
     await settle();
     const s = status()!;
     assert.equal(s.phase, 'Progressing');
     assert.deepEqual([s.targetNodes, s.succeededNodes, s.failedNodes, s.waitingNodes], [4, 3, 0, 1]);
-    assert.deepEqual(s.nodes?.['ghost'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: s.nodes?.['ghost']?.waitingSince });
+    assert.deepEqual(s.nodes?.['ghost'], {
+      state: 'Pending',
+      waitingReason: 'NotReady',
+      waitingSince: s.nodes?.['ghost']?.waitingSince,
+    });
     assert.equal(api.nodePatches('ghost').length, 0);
     assert.ok(maxInFlight(api) <= 1, 'the waiting node takes one of the two places maxUnavailable allows');
     const reasons = api.events.map((e) => e['reason']);
     assert.ok(reasons.includes('NodeWaiting'));
     assert.ok(!reasons.includes('NodeFailed'));
-    api.put('nodes', { ...api.read('nodes', 'ghost')!, metadata: { ...api.read('nodes', 'ghost')!.metadata, labels: {} } });
+    api.put('nodes', {
+      ...api.read('nodes', 'ghost')!,
+      metadata: { ...api.read('nodes', 'ghost')!.metadata, labels: {} },
+    });
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded once the waiting node left the selector');
     assert.deepEqual([status()?.targetNodes, status()?.succeededNodes, status()?.waitingNodes], [3, 3, 0]);
     assert.equal(api.nodePatches('ghost').length, 0);
@@ -380,13 +450,20 @@ describe('RolloutController', () => {
     const api = cluster(3);
     // No agents: the canary stays in flight, so the controller would keep working if it did not stop.
     const ac = new AbortController();
-    const handle = await rolloutController({ client: api as unknown as RestClient, clock: systemClock, signal: ac.signal });
+    const handle = await rolloutController({
+      client: api as unknown as RestClient,
+      clock: systemClock,
+      signal: ac.signal,
+    });
     running.push(handle);
     await api.waitFor(() => api.nodePatches('node-1').length === 1, 'the canary patch');
     ac.abort();
     await handle.stop();
     const writes = api.writes.length;
-    api.put('nodes', { ...(api.read('nodes', 'node-1') as object), status: { config: { active: OLD_ACTIVE } } } as never);
+    api.put('nodes', {
+      ...(api.read('nodes', 'node-1') as object),
+      status: { config: { active: OLD_ACTIVE } },
+    } as never);
     await new Promise((r) => setImmediate(r));
     assert.equal(api.writes.length, writes);
   });
@@ -443,6 +520,9 @@ describe('RolloutController and deletions', () => {
     const s = rolloutOf(api)!.status!;
     assert.equal(s.nodes?.['node-2']?.state, 'Deleted');
     assert.deepEqual([s.targetNodes, s.succeededNodes, s.failedNodes], [3, 2, 0]);
-    await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodeDeleted' && /node-2/.test(String(e['message']))), 'the NodeDeleted event');
+    await api.waitFor(
+      () => api.events.some((e) => e['reason'] === 'NodeDeleted' && /node-2/.test(String(e['message']))),
+      'the NodeDeleted event',
+    );
   });
 });

@@ -16,7 +16,8 @@ import { prng } from '../../helpers/prng.js';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target !== null && typeof target === 'object' ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    target !== null && typeof target === 'object' ? { ...(target as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);
@@ -36,9 +37,25 @@ function agentsReact(nodes: Map<string, Node>, bad: boolean): void {
     const cm = n.spec?.configSource?.configMap;
     const assigned = n.status?.config?.assigned?.configMap;
     if ((cm?.name ?? null) === (assigned?.name ?? null)) continue;
-    const src = cm ? { configMap: { ...cm, uid: cm.name === 'new' ? CM.uid : 'old-uid', resourceVersion: cm.name === 'new' ? CM.resourceVersion : '3' } } : null;
+    const src = cm
+      ? {
+          configMap: {
+            ...cm,
+            uid: cm.name === 'new' ? CM.uid : 'old-uid',
+            resourceVersion: cm.name === 'new' ? CM.resourceVersion : '3',
+          },
+        }
+      : null;
     const refused = bad && cm?.name === 'new';
-    const config = !src ? {} : refused ? { assigned: src, active: n.status?.config?.active ?? null, error: 'failed to validate config, see Kubelet log for details' } : { assigned: src, active: src };
+    const config = !src
+      ? {}
+      : refused
+        ? {
+            assigned: src,
+            active: n.status?.config?.active ?? null,
+            error: 'failed to validate config, see Kubelet log for details',
+          }
+        : { assigned: src, active: src };
     nodes.set(name, { ...n, status: { ...n.status, config } });
   }
 }
@@ -46,11 +63,16 @@ function agentsReact(nodes: Map<string, Node>, bad: boolean): void {
 function runTrial(t: Trial): void {
   const random = prng(t.seed);
   const nodes = new Map<string, Node>();
-  for (let i = 1; i <= 6; i++) nodes.set(`node-${i}`, node(`node-${i}`, { labels: { pool: i <= 4 ? 'blue' : 'green' }, rv: '1' }));
+  for (let i = 1; i <= 6; i++)
+    nodes.set(`node-${i}`, node(`node-${i}`, { labels: { pool: i <= 4 ? 'blue' : 'green' }, rv: '1' }));
   nodes.set('node-4', node('node-4', { source: null, rv: '1' }));
   const before = new Map([...nodes].map(([k, v]) => [k, structuredClone(v.spec?.configSource ?? null)]));
   // Created without the finalizer, as a user creates it: the controller's first look adds it.
-  let r: NodeConfigRollout = rollout({ strategy: { canary: 1, maxUnavailable: t.maxUnavailable, soakSeconds: 2 } }, undefined, { finalizers: [] });
+  let r: NodeConfigRollout = rollout(
+    { strategy: { canary: 1, maxUnavailable: t.maxUnavailable, soakSeconds: 2 } },
+    undefined,
+    { finalizers: [] },
+  );
   let rv = 1;
   let now = T0;
   let startedAt = T0;
@@ -59,17 +81,30 @@ function runTrial(t: Trial): void {
   const count = (m: Map<string, number>, k: string): number => m.set(k, (m.get(k) ?? 0) + 1).get(k)!;
   const applyNode = (p: NodePatch): void => {
     const n = nodes.get(p.node)!;
-    assert.equal(n.metadata.resourceVersion, p.resourceVersion, 'patches carry the resourceVersion they were planned on');
+    assert.equal(
+      n.metadata.resourceVersion,
+      p.resourceVersion,
+      'patches carry the resourceVersion they were planned on',
+    );
     const next = mergePatch(n, p.patch) as Node;
     next.metadata.resourceVersion = String(++rv);
     nodes.set(p.node, next);
-    const n2 = p.patch.metadata.annotations[ROLLOUT_ANNOTATION] === null ? count(restores, p.node) : count(starts, p.node);
+    const n2 =
+      p.patch.metadata.annotations[ROLLOUT_ANNOTATION] === null ? count(restores, p.node) : count(starts, p.node);
     assert.equal(n2, 1, `seed ${t.seed}: ${p.node} patched twice for the same step`);
   };
   for (let step = 0; step < 400 && !isFinished(r); step++) {
     // Every agent heartbeats; the controller that comes back after a crash is a new one (it starts now).
     const all = [...nodes.values()];
-    const plan = planRollout({ rollout: r, nodes: all, configMap: CM, others: [], now: new Date(now), leases: leasesFor(all, new Date(now)), startedAt: new Date(startedAt) });
+    const plan = planRollout({
+      rollout: r,
+      nodes: all,
+      configMap: CM,
+      others: [],
+      now: new Date(now),
+      leases: leasesFor(all, new Date(now)),
+      startedAt: new Date(startedAt),
+    });
     // Crash points: before the intent write (0), before patch i (1..n), before the spec patch (n+1), before the
     // status write (n+2); or none.
     const n = plan.nodePatches.length;
@@ -99,8 +134,16 @@ function runTrial(t: Trial): void {
   for (const [name, n] of nodes) {
     const blue = n.metadata.labels?.['pool'] === 'blue';
     if (t.bad || !blue) {
-      assert.deepEqual(n.spec?.configSource ?? null, before.get(name), `seed ${t.seed}: ${name} back on its exact previous source`);
-      assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined, `seed ${t.seed}: ${name} annotations removed`);
+      assert.deepEqual(
+        n.spec?.configSource ?? null,
+        before.get(name),
+        `seed ${t.seed}: ${name} back on its exact previous source`,
+      );
+      assert.equal(
+        n.metadata.annotations?.[ROLLOUT_ANNOTATION],
+        undefined,
+        `seed ${t.seed}: ${name} annotations removed`,
+      );
     } else {
       assert.deepEqual(n.spec?.configSource, NEW, `seed ${t.seed}: ${name} on the new config`);
       assert.deepEqual(n.status?.config?.active, NEW_ACTIVE);
@@ -108,7 +151,12 @@ function runTrial(t: Trial): void {
   }
   if (!t.bad) assert.equal(r.status?.succeededNodes, 4);
   for (const [name, p] of Object.entries(r.status?.nodes ?? {})) {
-    if (p.updatedAt !== undefined) assert.deepEqual(p.previous, { configSource: recordSource(before.get(name) ?? null) }, `seed ${t.seed}: ${name}'s record of what it ran`);
+    if (p.updatedAt !== undefined)
+      assert.deepEqual(
+        p.previous,
+        { configSource: recordSource(before.get(name) ?? null) },
+        `seed ${t.seed}: ${name}'s record of what it ran`,
+      );
   }
 }
 

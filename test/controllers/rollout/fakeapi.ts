@@ -7,10 +7,19 @@
 
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { ApiError, WatchStream, type CallOptions, type ListOptions, type WatchOptions } from '../../../src/client/index.js';
+import {
+  ApiError,
+  WatchStream,
+  type CallOptions,
+  type ListOptions,
+  type WatchOptions,
+} from '../../../src/client/index.js';
 import type { RolloutClient } from '../../../src/controllers/rollout/controller.js';
 
-type Obj = { metadata: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown }; [k: string]: unknown };
+type Obj = {
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+  [k: string]: unknown;
+};
 
 export interface Write {
   method: 'PATCH' | 'PUT' | 'POST';
@@ -44,7 +53,10 @@ type Kind = 'nodes' | 'configmaps' | 'rollouts' | 'leases' | 'nodeconfigs';
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);
@@ -67,18 +79,40 @@ function conflict(name: string): ApiError {
 }
 
 function notFound(name: string): ApiError {
-  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${name} not found`, reason: 'NotFound', code: 404 });
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${name} not found`,
+    reason: 'NotFound',
+    code: 404,
+  });
 }
 
 function alreadyExists(name: string): ApiError {
-  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${name} already exists`, reason: 'AlreadyExists', code: 409 });
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${name} already exists`,
+    reason: 'AlreadyExists',
+    code: 409,
+  });
 }
 
 const CONFIGMAP_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/;
 
 export class FakeApi implements RolloutClient {
   private rv = 1;
-  private readonly stores: Record<string, Map<string, Obj>> = { nodes: new Map(), configmaps: new Map(), rollouts: new Map(), leases: new Map(), nodeconfigs: new Map() };
+  private readonly stores: Record<string, Map<string, Obj>> = {
+    nodes: new Map(),
+    configmaps: new Map(),
+    rollouts: new Map(),
+    leases: new Map(),
+    nodeconfigs: new Map(),
+  };
   private readonly history: { rv: number; kind: string; type: 'ADDED' | 'MODIFIED' | 'DELETED'; obj: Obj }[] = [];
   private readonly watchers = new Set<{ kind: string; out: PassThrough }>();
   private readonly waiters: { pred: () => boolean; resolve: () => void }[] = [];
@@ -129,7 +163,15 @@ export class FakeApi implements RolloutClient {
     if (!o) return;
     if (((o.metadata['finalizers'] as string[] | undefined) ?? []).length === 0) return this.remove(kind, key);
     const generation = Number(o.metadata['generation'] ?? 0);
-    this.put(kind, { ...o, metadata: { ...o.metadata, deletionTimestamp: at, deletionGracePeriodSeconds: 0, ...(generation > 0 ? { generation: generation + 1 } : {}) } });
+    this.put(kind, {
+      ...o,
+      metadata: {
+        ...o.metadata,
+        deletionTimestamp: at,
+        deletionGracePeriodSeconds: 0,
+        ...(generation > 0 ? { generation: generation + 1 } : {}),
+      },
+    });
   }
 
   /** Resolves once `pred` holds (checked now and after every change); rejects after `ms` of real time. */
@@ -150,7 +192,10 @@ export class FakeApi implements RolloutClient {
   list<T>(path: string, _options?: ListOptions): Promise<T> {
     const kind = COLLECTIONS[path];
     if (!kind || (kind === 'nodeconfigs' && !this.servesNodeConfigs)) return Promise.reject(notFound(path));
-    return Promise.resolve({ metadata: { resourceVersion: String(this.rv) }, items: [...this.stores[kind]!.values()].map(clone) } as T);
+    return Promise.resolve({
+      metadata: { resourceVersion: String(this.rv) },
+      items: [...this.stores[kind]!.values()].map(clone),
+    } as T);
   }
 
   watch<T>(path: string, options: WatchOptions = {}): Promise<WatchStream<T>> {
@@ -158,7 +203,8 @@ export class FakeApi implements RolloutClient {
     if (!kind) return Promise.reject(notFound(path));
     const out = new PassThrough();
     const from = Number(options.resourceVersion ?? '0');
-    for (const h of this.history) if (h.kind === kind && h.rv > from) out.write(JSON.stringify({ type: h.type, object: h.obj }) + '\n');
+    for (const h of this.history)
+      if (h.kind === kind && h.rv > from) out.write(JSON.stringify({ type: h.type, object: h.obj }) + '\n');
     const w = { kind, out };
     this.watchers.add(w);
     out.on('close', () => this.watchers.delete(w));
@@ -168,12 +214,22 @@ export class FakeApi implements RolloutClient {
   get<T>(path: string, _options: CallOptions = {}): Promise<T> {
     if (path === '/version') return Promise.resolve(clone(this.version) as T);
     if (path === '/apis/dkc.io/v1alpha1') {
-      const names = ['nodeconfigrollouts', 'nodeconfigpolicies', ...(this.servesNodeConfigs ? ['nodeconfigs', 'nodeconfigs/status'] : [])];
-      return Promise.resolve({ kind: 'APIResourceList', groupVersion: 'dkc.io/v1alpha1', resources: names.map((name) => ({ name })) } as T);
+      const names = [
+        'nodeconfigrollouts',
+        'nodeconfigpolicies',
+        ...(this.servesNodeConfigs ? ['nodeconfigs', 'nodeconfigs/status'] : []),
+      ];
+      return Promise.resolve({
+        kind: 'APIResourceList',
+        groupVersion: 'dkc.io/v1alpha1',
+        resources: names.map((name) => ({ name })),
+      } as T);
     }
     if (path === '/apis/dkc.io/v1alpha1/nodeconfigs' && !this.servesNodeConfigs) return Promise.reject(notFound(path));
     const m = CONFIGMAP_PATH.exec(path);
-    const o = m ? this.stores['configmaps']!.get(`${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`) : undefined;
+    const o = m
+      ? this.stores['configmaps']!.get(`${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`)
+      : undefined;
     return o ? Promise.resolve(clone(o) as T) : Promise.reject(notFound(path));
   }
 
@@ -235,11 +291,16 @@ export class FakeApi implements RolloutClient {
   }
 
   private keyOf(kind: string, obj: Obj): string {
-    return kind === 'configmaps' || kind === 'leases' ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? '');
+    return kind === 'configmaps' || kind === 'leases'
+      ? `${obj.metadata.namespace}/${obj.metadata.name}`
+      : (obj.metadata.name ?? '');
   }
 
   private locate(path: string): { kind: string; name: string } {
-    const m = /^(\/api\/v1\/nodes|\/apis\/dkc\.io\/v1alpha1\/nodeconfigrollouts|\/apis\/dkc\.io\/v1alpha1\/nodeconfigs)\/([^/]+)(\/status)?$/.exec(path);
+    const m =
+      /^(\/api\/v1\/nodes|\/apis\/dkc\.io\/v1alpha1\/nodeconfigrollouts|\/apis\/dkc\.io\/v1alpha1\/nodeconfigs)\/([^/]+)(\/status)?$/.exec(
+        path,
+      );
     if (!m) throw notFound(path);
     return { kind: COLLECTIONS[m[1]!]!, name: decodeURIComponent(m[2]!) };
   }
@@ -252,7 +313,10 @@ export class FakeApi implements RolloutClient {
     if (!current) throw notFound(w.path);
     const next = change(clone(current));
     this.writes.push(w);
-    if (next.metadata['deletionTimestamp'] !== undefined && ((next.metadata['finalizers'] as string[] | undefined) ?? []).length === 0) {
+    if (
+      next.metadata['deletionTimestamp'] !== undefined &&
+      ((next.metadata['finalizers'] as string[] | undefined) ?? []).length === 0
+    ) {
       // The last finalizer removed from an object being deleted: it goes.
       this.remove(kind as 'rollouts', name);
       return clone(current) as T;

@@ -16,8 +16,12 @@ export const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
 export const iso = (seconds: number): string => at(seconds).toISOString().replace('.000Z', 'Z');
 
 export const CM = { uid: 'cm-uid', resourceVersion: '10' };
-export const NEW: NodeConfigSource = { configMap: { namespace: 'kube-system', name: 'new', kubeletConfigKey: 'kubelet' } };
-export const OLD: NodeConfigSource = { configMap: { namespace: 'kube-system', name: 'old', kubeletConfigKey: 'kubelet' } };
+export const NEW: NodeConfigSource = {
+  configMap: { namespace: 'kube-system', name: 'new', kubeletConfigKey: 'kubelet' },
+};
+export const OLD: NodeConfigSource = {
+  configMap: { namespace: 'kube-system', name: 'old', kubeletConfigKey: 'kubelet' },
+};
 /** NEW as status.config reports it: with the ConfigMap's uid and resourceVersion. */
 export const NEW_ACTIVE: NodeConfigSource = { configMap: { ...NEW.configMap!, ...CM } };
 export const OLD_ACTIVE: NodeConfigSource = { configMap: { ...OLD.configMap!, uid: 'old-uid', resourceVersion: '3' } };
@@ -49,7 +53,12 @@ export function node(name: string, o: NodeOptions = {}): Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, resourceVersion: o.rv ?? '100', labels: o.labels ?? { pool: 'blue' }, ...(Object.keys(annotations).length ? { annotations } : {}) },
+    metadata: {
+      name,
+      resourceVersion: o.rv ?? '100',
+      labels: o.labels ?? { pool: 'blue' },
+      ...(Object.keys(annotations).length ? { annotations } : {}),
+    },
     spec: source ? { configSource: source } : {},
     status: {
       conditions: [{ type: 'Ready', status: o.ready ?? 'True', lastTransitionTime: o.readyTransition ?? iso(-3600) }],
@@ -65,7 +74,10 @@ export function switched(name: string, o: NodeOptions = {}): Node {
 
 /** What a rollout records before it switches a node that ran OLD (or `source`), held by `holder`. */
 export function found(source: NodeConfigSource | null = OLD, holder?: string): NonNullable<NodeProgress['previous']> {
-  return { configSource: source?.configMap ? { configMap: { ...source.configMap } } : {}, ...(holder !== undefined ? { rollout: holder } : {}) };
+  return {
+    configSource: source?.configMap ? { configMap: { ...source.configMap } } : {},
+    ...(holder !== undefined ? { rollout: holder } : {}),
+  };
 }
 
 /** A spec's fields, where undefined leaves one out (of the defaults too), as a decoded object has it. */
@@ -75,12 +87,24 @@ function defined<T extends object>(fields: { [K in keyof T]?: T[K] | undefined }
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as T;
 }
 
-export function rollout(spec: SpecFields = {}, status?: RolloutStatus, meta: Partial<NodeConfigRollout['metadata']> = {}): NodeConfigRollout {
+export function rollout(
+  spec: SpecFields = {},
+  status?: RolloutStatus,
+  meta: Partial<NodeConfigRollout['metadata']> = {},
+): NodeConfigRollout {
   return {
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     // As the controller leaves it after its first look: with its finalizer.
-    metadata: { name: 'r1', uid: 'r1-uid', resourceVersion: '50', generation: 1, creationTimestamp: iso(-60), finalizers: [ROLLOUT_FINALIZER], ...meta },
+    metadata: {
+      name: 'r1',
+      uid: 'r1-uid',
+      resourceVersion: '50',
+      generation: 1,
+      creationTimestamp: iso(-60),
+      finalizers: [ROLLOUT_FINALIZER],
+      ...meta,
+    },
     spec: defined<RolloutSpec>({
       configSource: NEW,
       nodeSelector: { matchLabels: { pool: 'blue' } },
@@ -102,7 +126,11 @@ export function lease(name: string, renewed: Date, durationSeconds = 40): Lease 
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name, namespace: 'kube-node-lease' },
-    spec: { holderIdentity: name, leaseDurationSeconds: durationSeconds, renewTime: renewed.toISOString().replace('Z', '000Z') },
+    spec: {
+      holderIdentity: name,
+      leaseDurationSeconds: durationSeconds,
+      renewTime: renewed.toISOString().replace('Z', '000Z'),
+    },
   };
 }
 

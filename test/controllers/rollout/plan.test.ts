@@ -24,7 +24,13 @@ const inFlight = (batch: number, updated = 0, extra: Partial<NodeProgress> = {})
   previous: found(),
   ...extra,
 });
-const done = (batch: number, extra: Partial<NodeProgress> = {}): NodeProgress => ({ state: 'Succeeded', batch, updatedAt: iso(0), previous: found(), ...extra });
+const done = (batch: number, extra: Partial<NodeProgress> = {}): NodeProgress => ({
+  state: 'Succeeded',
+  batch,
+  updatedAt: iso(0),
+  previous: found(),
+  ...extra,
+});
 const progressing = (nodes: Record<string, NodeProgress>, currentBatch?: number): RolloutStatus => ({
   phase: 'Progressing',
   startTime: iso(0),
@@ -33,7 +39,15 @@ const progressing = (nodes: Record<string, NodeProgress>, currentBatch?: number)
 });
 /** Every node heartbeating at `now` unless `leases` says otherwise; the controller started an hour before. */
 const base = (over: Partial<PlanInput>): PlanInput => {
-  const input = { rollout: rollout(), nodes: blue(3), configMap: CM, others: [], now: at(10), startedAt: at(-3600), ...over };
+  const input = {
+    rollout: rollout(),
+    nodes: blue(3),
+    configMap: CM,
+    others: [],
+    now: at(10),
+    startedAt: at(-3600),
+    ...over,
+  };
   return { ...input, leases: over.leases ?? leasesFor(input.nodes, input.now) };
 };
 
@@ -52,13 +66,16 @@ interface Row {
   requeueAfterMs?: number;
 }
 
-const pendingAll = (names: string[]): Record<string, NodeProgress> => Object.fromEntries(names.map((n) => [n, { state: 'Pending' }]));
+const pendingAll = (names: string[]): Record<string, NodeProgress> =>
+  Object.fromEntries(names.map((n) => [n, { state: 'Pending' }]));
 
 const rows: Row[] = [
   // ---- order and batches
   {
     name: 'first look: the canary is the first node by name; the others wait',
-    input: base({ nodes: [node('node-3'), node('node-1'), node('node-2'), node('other', { labels: { pool: 'green' } })] }),
+    input: base({
+      nodes: [node('node-3'), node('node-1'), node('node-2'), node('other', { labels: { pool: 'green' } })],
+    }),
     patched: ['node-1'],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight', 'node-2': 'Pending', 'node-3': 'Pending' },
@@ -81,7 +98,10 @@ const rows: Row[] = [
   },
   {
     name: 'while the canary is in flight nothing else starts',
-    input: base({ nodes: [switched('node-1', { active: OLD }), node('node-2'), node('node-3')], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { active: OLD }), node('node-2'), node('node-3')],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight' },
@@ -89,7 +109,10 @@ const rows: Row[] = [
   },
   {
     name: 'the canary succeeds: it is recorded and batch 1 starts in the same look',
-    input: base({ nodes: [switched('node-1'), node('node-2'), node('node-3')], rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1'), node('node-2'), node('node-3')],
+      rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: ['node-2', 'node-3'],
     phase: 'Progressing',
     states: { 'node-1': 'Succeeded', 'node-2': 'InFlight', 'node-3': 'InFlight' },
@@ -100,7 +123,10 @@ const rows: Row[] = [
     name: 'maxUnavailable "50%" of 4 is 2: one in flight leaves one slot',
     input: base({
       nodes: [switched('node-1'), switched('node-2', { active: OLD }), node('node-3'), node('node-4')],
-      rollout: rollout({ strategy: { canary: 1, maxUnavailable: '50%' } }, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)),
+      rollout: rollout(
+        { strategy: { canary: 1, maxUnavailable: '50%' } },
+        progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1),
+      ),
     }),
     patched: ['node-3'],
     phase: 'Progressing',
@@ -108,13 +134,19 @@ const rows: Row[] = [
   },
   {
     name: 'maxUnavailable 0 still lets one node through',
-    input: base({ nodes: [switched('node-1'), node('node-2')], rollout: rollout({ strategy: { canary: 1, maxUnavailable: 0 } }, progressing({ 'node-1': done(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1'), node('node-2')],
+      rollout: rollout({ strategy: { canary: 1, maxUnavailable: 0 } }, progressing({ 'node-1': done(0) }, 0)),
+    }),
     patched: ['node-2'],
     phase: 'Progressing',
   },
   {
     name: 'all nodes succeeded: Succeeded',
-    input: base({ nodes: [switched('node-1'), switched('node-2')], rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)) }),
+    input: base({
+      nodes: [switched('node-1'), switched('node-2')],
+      rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)),
+    }),
     patched: [],
     phase: 'Succeeded',
     events: ['NodeSucceeded', 'RolloutSucceeded'],
@@ -151,7 +183,10 @@ const rows: Row[] = [
   // ---- success needs the ConfigMap's current identity, no error, Ready, for the soak time
   {
     name: 'active with an older resourceVersion of the ConfigMap is not yet success',
-    input: base({ nodes: [switched('node-1', { active: { configMap: { ...NEW.configMap!, uid: CM.uid, resourceVersion: '9' } } })], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { active: { configMap: { ...NEW.configMap!, uid: CM.uid, resourceVersion: '9' } } })],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight' },
@@ -159,7 +194,10 @@ const rows: Row[] = [
   },
   {
     name: 'not Ready: still in flight until the deadline',
-    input: base({ nodes: [switched('node-1', { ready: 'False' })], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { ready: 'False' })],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight' },
@@ -179,7 +217,14 @@ const rows: Row[] = [
   },
   {
     name: 'soak: healthy since readySince for soakSeconds: Succeeded',
-    input: base({ now: at(41), nodes: [switched('node-1')], rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }, 0)) }),
+    input: base({
+      now: at(41),
+      nodes: [switched('node-1')],
+      rollout: rollout(
+        { strategy: { canary: 1, soakSeconds: 30 } },
+        progressing({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }, 0),
+      ),
+    }),
     patched: [],
     phase: 'Succeeded',
   },
@@ -189,7 +234,10 @@ const rows: Row[] = [
       now: at(41),
       nodes: [switched('node-1', { readyTransition: iso(35) })],
       leases: leasesFor([node('node-1')], at(41), 80),
-      rollout: rollout({ strategy: { canary: 1, soakSeconds: 30 } }, progressing({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }, 0)),
+      rollout: rollout(
+        { strategy: { canary: 1, soakSeconds: 30 } },
+        progressing({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }, 0),
+      ),
     }),
     patched: [],
     phase: 'Progressing',
@@ -200,7 +248,13 @@ const rows: Row[] = [
   {
     name: 'ConfigError: the node reports an error for the rollout source',
     input: base({
-      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'failed to validate config, see Kubelet log for details' })],
+      nodes: [
+        switched('node-1', {
+          active: OLD,
+          assigned: NEW_ACTIVE,
+          error: 'failed to validate config, see Kubelet log for details',
+        }),
+      ],
       rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
     }),
     patched: [],
@@ -211,7 +265,12 @@ const rows: Row[] = [
   },
   {
     name: 'an error about another assigned source is not this rollout failing',
-    input: base({ nodes: [switched('node-1', { active: OLD, assigned: OLD, error: 'failed to load config, see Kubelet log for details' })], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [
+        switched('node-1', { active: OLD, assigned: OLD, error: 'failed to load config, see Kubelet log for details' }),
+      ],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight' },
@@ -219,7 +278,13 @@ const rows: Row[] = [
   {
     name: 'an error about an earlier version of the same ConfigMap is stale: still in flight',
     input: base({
-      nodes: [switched('node-1', { active: OLD, assigned: { configMap: { ...NEW.configMap!, uid: CM.uid, resourceVersion: '9' } }, error: 'failed to validate config, see Kubelet log for details' })],
+      nodes: [
+        switched('node-1', {
+          active: OLD,
+          assigned: { configMap: { ...NEW.configMap!, uid: CM.uid, resourceVersion: '9' } },
+          error: 'failed to validate config, see Kubelet log for details',
+        }),
+      ],
       rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
     }),
     patched: [],
@@ -228,21 +293,32 @@ const rows: Row[] = [
   },
   {
     name: 'NotActive: the deadline passes without the config active',
-    input: base({ now: at(120), nodes: [switched('node-1', { active: OLD })], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      now: at(120),
+      nodes: [switched('node-1', { active: OLD })],
+      rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Succeeded',
     reasons: { 'node-1': 'NotActive' },
   },
   {
     name: 'NotReady: the deadline passes with Ready not True',
-    input: base({ now: at(120), nodes: [switched('node-1', { ready: 'Unknown' })], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      now: at(120),
+      nodes: [switched('node-1', { ready: 'Unknown' })],
+      rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Succeeded',
     reasons: { 'node-1': 'NotReady' },
   },
   {
     name: 'Overridden: someone else changed an in-flight node; counted, not touched',
-    input: base({ nodes: [switched('node-1', { source: OLD }), node('node-2')], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { source: OLD }), node('node-2')],
+      rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: ['node-2'],
     phase: 'Progressing',
     states: { 'node-1': 'Overridden' },
@@ -250,7 +326,10 @@ const rows: Row[] = [
   },
   {
     name: 'Overridden: someone else changed a node that had succeeded',
-    input: base({ nodes: [switched('node-1', { source: OLD }), switched('node-2', { active: OLD })], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)) }),
+    input: base({
+      nodes: [switched('node-1', { source: OLD }), switched('node-2', { active: OLD })],
+      rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'Overridden', 'node-2': 'InFlight' },
@@ -258,7 +337,13 @@ const rows: Row[] = [
   {
     name: 'a failed sync (a download not yet allowed) is retried by the agent: not a failure before the deadline',
     input: base({
-      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'failed to sync: failed to download config, see Kubelet log for details' })],
+      nodes: [
+        switched('node-1', {
+          active: OLD,
+          assigned: NEW_ACTIVE,
+          error: 'failed to sync: failed to download config, see Kubelet log for details',
+        }),
+      ],
       rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
     }),
     patched: [],
@@ -266,10 +351,16 @@ const rows: Row[] = [
     states: { 'node-1': 'InFlight' },
   },
   {
-    name: 'a failed sync still there at the deadline: ConfigError in the agent\'s words',
+    name: "a failed sync still there at the deadline: ConfigError in the agent's words",
     input: base({
       now: at(301),
-      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'failed to sync: failed to download config, see Kubelet log for details' })],
+      nodes: [
+        switched('node-1', {
+          active: OLD,
+          assigned: NEW_ACTIVE,
+          error: 'failed to sync: failed to download config, see Kubelet log for details',
+        }),
+      ],
       rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
     }),
     patched: [],
@@ -279,20 +370,29 @@ const rows: Row[] = [
   },
   {
     name: 'failures within maxFailures: the rollout goes on',
-    input: base({ nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), node('node-2')], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), node('node-2')],
+      rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: ['node-2'],
     phase: 'Progressing',
   },
   {
     name: 'one failure more than maxFailures with Halt: Halted, nothing more starts, nodes left as they are',
-    input: base({ nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), node('node-2')], rollout: rollout({ failurePolicy: 'Halt' }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), node('node-2')],
+      rollout: rollout({ failurePolicy: 'Halt' }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Halted',
     events: ['NodeFailed', 'RolloutHalted'],
   },
   {
     name: 'one failure more than maxFailures with Revert: Reverting first (recorded before any node is restored)',
-    input: base({ nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), node('node-2')], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), node('node-2')],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Reverting',
     requeueAfterMs: 0,
@@ -305,7 +405,14 @@ const rows: Row[] = [
       rollout: rollout(
         {},
         {
-          ...progressing({ 'node-1': done(0), 'node-2': { state: 'Failed', batch: 1, updatedAt: iso(0), reason: 'ConfigError', previous: found(null) }, 'node-3': { state: 'Pending' } }, 1),
+          ...progressing(
+            {
+              'node-1': done(0),
+              'node-2': { state: 'Failed', batch: 1, updatedAt: iso(0), reason: 'ConfigError', previous: found(null) },
+              'node-3': { state: 'Pending' },
+            },
+            1,
+          ),
           phase: 'Reverting',
         },
       ),
@@ -331,7 +438,10 @@ const rows: Row[] = [
     name: 'Reverting: a node recorded as changed by an older controller (no previous source in the record) is NotRestored',
     input: base({
       nodes: [switched('node-1', { legacyPrevious: JSON.stringify(OLD) })],
-      rollout: rollout({}, { ...progressing({ 'node-1': { state: 'Succeeded', batch: 0, updatedAt: iso(0) } }, 0), phase: 'Reverting' }),
+      rollout: rollout(
+        {},
+        { ...progressing({ 'node-1': { state: 'Succeeded', batch: 0, updatedAt: iso(0) } }, 0), phase: 'Reverting' },
+      ),
     }),
     patched: [],
     phase: 'Reverted',
@@ -340,21 +450,33 @@ const rows: Row[] = [
   },
   {
     name: 'Reverting: a node someone else changed since is left alone',
-    input: base({ nodes: [switched('node-1', { source: OLD })], rollout: rollout({}, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Reverting' }) }),
+    input: base({
+      nodes: [switched('node-1', { source: OLD })],
+      rollout: rollout({}, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Reverting' }),
+    }),
     patched: [],
     phase: 'Reverted',
     states: { 'node-1': 'Overridden' },
   },
   {
     name: 'Reverting after a restart: a node already restored (annotation gone) is recorded as Reverted, not patched again',
-    input: base({ nodes: [node('node-1'), switched('node-2')], rollout: rollout({}, { ...progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1), phase: 'Reverting' }) }),
+    input: base({
+      nodes: [node('node-1'), switched('node-2')],
+      rollout: rollout({}, { ...progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1), phase: 'Reverting' }),
+    }),
     patched: ['node-2'],
     phase: 'Reverted',
     states: { 'node-1': 'Reverted', 'node-2': 'Reverted' },
   },
   {
     name: 'undo (spec.revert) of a Succeeded rollout restores its nodes',
-    input: base({ nodes: [switched('node-1'), switched('node-2')], rollout: rollout({ revert: true }, { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' }) }),
+    input: base({
+      nodes: [switched('node-1'), switched('node-2')],
+      rollout: rollout(
+        { revert: true },
+        { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' },
+      ),
+    }),
     patched: ['node-1', 'node-2'],
     phase: 'Reverted',
   },
@@ -366,21 +488,30 @@ const rows: Row[] = [
   },
   {
     name: 'a finished rollout does nothing, even with nodes changing around it',
-    input: base({ nodes: [node('node-1'), switched('node-2', { source: OLD })], rollout: rollout({}, { ...progressing({ 'node-2': done(0) }, 0), phase: 'Succeeded' }) }),
+    input: base({
+      nodes: [node('node-1'), switched('node-2', { source: OLD })],
+      rollout: rollout({}, { ...progressing({ 'node-2': done(0) }, 0), phase: 'Succeeded' }),
+    }),
     patched: [],
     phase: 'Succeeded',
   },
   // ---- pause
   {
     name: 'spec.paused: no node starts, in-flight nodes finish',
-    input: base({ nodes: [switched('node-1'), node('node-2')], rollout: rollout({ paused: true }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1'), node('node-2')],
+      rollout: rollout({ paused: true }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Paused',
     states: { 'node-1': 'Succeeded', 'node-2': 'Pending' },
   },
   {
     name: 'pauseAfterCanary: the canary succeeded, so the rollout pauses itself instead of starting batch 1',
-    input: base({ nodes: [switched('node-1'), node('node-2')], rollout: rollout({ strategy: { canary: 1, pauseAfterCanary: true } }, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1'), node('node-2')],
+      rollout: rollout({ strategy: { canary: 1, pauseAfterCanary: true } }, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Paused',
     pause: true,
@@ -389,7 +520,11 @@ const rows: Row[] = [
     name: 'pauseAfterCanary, resumed: the pause already happened, batch 1 starts',
     input: base({
       nodes: [switched('node-1'), node('node-2')],
-      rollout: rollout({ strategy: { canary: 1, pauseAfterCanary: true } }, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Paused' }, { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } }),
+      rollout: rollout(
+        { strategy: { canary: 1, pauseAfterCanary: true } },
+        { ...progressing({ 'node-1': done(0) }, 0), phase: 'Paused' },
+        { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } },
+      ),
     }),
     patched: ['node-2'],
     phase: 'Progressing',
@@ -398,13 +533,22 @@ const rows: Row[] = [
   // ---- membership
   {
     name: 'a node that starts matching mid-rollout joins',
-    input: base({ nodes: [switched('node-1'), node('node-2'), node('node-0')], rollout: rollout({ strategy: { canary: 1, maxUnavailable: 5 } }, progressing({ 'node-1': done(0), 'node-2': { state: 'Pending' } }, 0)) }),
+    input: base({
+      nodes: [switched('node-1'), node('node-2'), node('node-0')],
+      rollout: rollout(
+        { strategy: { canary: 1, maxUnavailable: 5 } },
+        progressing({ 'node-1': done(0), 'node-2': { state: 'Pending' } }, 0),
+      ),
+    }),
     patched: ['node-0', 'node-2'],
     phase: 'Progressing',
   },
   {
     name: 'a node deleted in flight stays in the record as Deleted',
-    input: base({ nodes: [switched('node-1')], rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)) }),
+    input: base({
+      nodes: [switched('node-1')],
+      rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)),
+    }),
     patched: [],
     phase: 'Succeeded',
     states: { 'node-2': 'Deleted' },
@@ -412,7 +556,10 @@ const rows: Row[] = [
   },
   {
     name: 'a changed node that stops matching stays tracked (it is still this rollout’s to revert)',
-    input: base({ nodes: [switched('node-1', { labels: {}, active: OLD })], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      nodes: [switched('node-1', { labels: {}, active: OLD })],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight' },
@@ -420,7 +567,10 @@ const rows: Row[] = [
   // ---- conflicts
   {
     name: 'a node held by another unfinished rollout: Halted (Conflict), nothing touched',
-    input: base({ nodes: [node('node-1', { owner: 'other', source: NEW }), node('node-2')], others: [rollout({}, { phase: 'Progressing' }, { name: 'other' })] }),
+    input: base({
+      nodes: [node('node-1', { owner: 'other', source: NEW }), node('node-2')],
+      others: [rollout({}, { phase: 'Progressing' }, { name: 'other' })],
+    }),
     patched: [],
     phase: 'Halted',
     events: ['RolloutStarted', 'RolloutHalted'],
@@ -439,14 +589,21 @@ const rows: Row[] = [
   },
   {
     name: 'a node changed by a finished rollout is free',
-    input: base({ nodes: [node('node-1', { owner: 'other' })], others: [rollout({}, { phase: 'Succeeded' }, { name: 'other', creationTimestamp: iso(-600) })] }),
+    input: base({
+      nodes: [node('node-1', { owner: 'other' })],
+      others: [rollout({}, { phase: 'Succeeded' }, { name: 'other', creationTimestamp: iso(-600) })],
+    }),
     patched: ['node-1'],
     phase: 'Progressing',
   },
   // ---- reset to local config
   {
     name: 'configSource {} resets the nodes to local config; nodes on local config already are done',
-    input: base({ rollout: rollout({ configSource: {} }), nodes: [node('node-1', { source: null }), node('node-2')], configMap: undefined }),
+    input: base({
+      rollout: rollout({ configSource: {} }),
+      nodes: [node('node-1', { source: null }), node('node-2')],
+      configMap: undefined,
+    }),
     patched: ['node-2'],
     phase: 'Progressing',
     states: { 'node-1': 'Succeeded', 'node-2': 'InFlight' },
@@ -460,7 +617,11 @@ const rows: Row[] = [
   },
   {
     name: 'the ConfigMap disappears mid-rollout: nothing more starts, nodes in flight are still judged',
-    input: base({ configMap: undefined, nodes: [switched('node-1'), node('node-2')], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    input: base({
+      configMap: undefined,
+      nodes: [switched('node-1'), node('node-2')],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    }),
     patched: [],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight', 'node-2': 'Pending' },
@@ -470,7 +631,10 @@ const rows: Row[] = [
     name: 'the last leader recorded the canary, patched it and stopped before writing status: recorded as in flight, not patched again',
     input: base({
       nodes: [switched('node-1', { active: OLD }), node('node-2')],
-      rollout: rollout({}, progressing({ ...pendingAll(['node-2']), 'node-1': { state: 'Pending', previous: found() } })),
+      rollout: rollout(
+        {},
+        progressing({ ...pendingAll(['node-2']), 'node-1': { state: 'Pending', previous: found() } }),
+      ),
     }),
     patched: [],
     phase: 'Progressing',
@@ -482,7 +646,13 @@ const rows: Row[] = [
     name: 'the same after batch 1 was patched: the recovered node is batch 2 and fills the only slot',
     input: base({
       nodes: [switched('node-1'), switched('node-2', { active: OLD }), node('node-3')],
-      rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': { state: 'Pending', previous: found() }, 'node-3': { state: 'Pending' } }, 0)),
+      rollout: rollout(
+        {},
+        progressing(
+          { 'node-1': done(0), 'node-2': { state: 'Pending', previous: found() }, 'node-3': { state: 'Pending' } },
+          0,
+        ),
+      ),
     }),
     patched: [],
     phase: 'Progressing',
@@ -491,7 +661,10 @@ const rows: Row[] = [
   },
   {
     name: 'a node that names this rollout (dkc.io/rollout) without a record of ours is not taken for one we changed',
-    input: base({ nodes: [switched('node-1', { active: OLD }), node('node-2')], rollout: rollout({}, progressing(pendingAll(['node-1', 'node-2']))) }),
+    input: base({
+      nodes: [switched('node-1', { active: OLD }), node('node-2')],
+      rollout: rollout({}, progressing(pendingAll(['node-1', 'node-2']))),
+    }),
     patched: ['node-1'],
     phase: 'Progressing',
     states: { 'node-1': 'InFlight', 'node-2': 'Pending' },
@@ -507,8 +680,10 @@ describe('planRollout', () => {
         row.patched,
       );
       assert.equal(plan.status.phase, row.phase);
-      for (const [n, state] of Object.entries(row.states ?? {})) assert.equal(plan.status.nodes?.[n]?.state, state, `state of ${n}`);
-      for (const [n, reason] of Object.entries(row.reasons ?? {})) assert.equal(plan.status.nodes?.[n]?.reason, reason, `reason of ${n}`);
+      for (const [n, state] of Object.entries(row.states ?? {}))
+        assert.equal(plan.status.nodes?.[n]?.state, state, `state of ${n}`);
+      for (const [n, reason] of Object.entries(row.reasons ?? {}))
+        assert.equal(plan.status.nodes?.[n]?.reason, reason, `reason of ${n}`);
       if (row.currentBatch !== undefined) assert.equal(plan.status.currentBatch, row.currentBatch);
       if (row.events) assert.deepEqual(plan.events.map((e) => e.reason).sort(), [...row.events].sort());
       assert.equal(plan.rolloutPatch !== undefined, row.pause === true);
@@ -524,7 +699,10 @@ describe('planRollout patches and status', () => {
       node: 'node-1',
       resourceVersion: '77',
       patch: {
-        metadata: { resourceVersion: '77', annotations: { [ROLLOUT_ANNOTATION]: 'r1', [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
+        metadata: {
+          resourceVersion: '77',
+          annotations: { [ROLLOUT_ANNOTATION]: 'r1', [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+        },
         spec: { configSource: NEW },
       },
     });
@@ -533,37 +711,82 @@ describe('planRollout patches and status', () => {
   it('a node without a source records {} as its previous source, and reverting restores no source', () => {
     const start = planRollout(base({ nodes: [node('node-1', { source: null })] }));
     assert.deepEqual(start.intent?.nodes?.['node-1'], { state: 'Pending', previous: { configSource: {} } });
-    const revert = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, progressing({ 'node-1': done(0, { previous: found(null) }) }, 0)) }));
+    const revert = planRollout(
+      base({
+        nodes: [switched('node-1')],
+        rollout: rollout({ revert: true }, progressing({ 'node-1': done(0, { previous: found(null) }) }, 0)),
+      }),
+    );
     assert.deepEqual(revert.nodePatches[0]!.patch, {
-      metadata: { resourceVersion: '100', annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } },
+      metadata: {
+        resourceVersion: '100',
+        annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+      },
       spec: { configSource: null },
     });
   });
 
   it('what a node runs is recorded before it is patched; a record whose patch never landed is replaced by what the node runs now', () => {
-    const stale = base({ rollout: rollout({}, progressing({ ...pendingAll(['node-2', 'node-3']), 'node-1': { state: 'Pending', previous: found(NEW) } })) });
+    const stale = base({
+      rollout: rollout(
+        {},
+        progressing({ ...pendingAll(['node-2', 'node-3']), 'node-1': { state: 'Pending', previous: found(NEW) } }),
+      ),
+    });
     const plan = planRollout(stale);
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-1']);
-    assert.deepEqual(plan.intent?.nodes?.['node-1'], { state: 'Pending', previous: found(OLD) }, 'written before the patch');
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-1'],
+    );
+    assert.deepEqual(
+      plan.intent?.nodes?.['node-1'],
+      { state: 'Pending', previous: found(OLD) },
+      'written before the patch',
+    );
     assert.equal(plan.intent?.nodes?.['node-1']?.updatedAt, undefined);
-    assert.deepEqual(plan.status.nodes?.['node-1'], { state: 'InFlight', batch: 0, updatedAt: iso(10), previous: found(OLD) });
+    assert.deepEqual(plan.status.nodes?.['node-1'], {
+      state: 'InFlight',
+      batch: 0,
+      updatedAt: iso(10),
+      previous: found(OLD),
+    });
   });
 
   it('a revert restores the exact previous source of the record', () => {
     const prev = { configMap: { namespace: 'ns', name: 'x', kubeletConfigKey: 'k' } };
-    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, { phase: 'Halted', nodes: { 'node-1': done(0, { previous: found(prev) }) } }) }));
+    const plan = planRollout(
+      base({
+        nodes: [switched('node-1')],
+        rollout: rollout(
+          { revert: true },
+          { phase: 'Halted', nodes: { 'node-1': done(0, { previous: found(prev) }) } },
+        ),
+      }),
+    );
     assert.deepEqual(plan.nodePatches[0]!.patch.spec?.configSource, prev);
   });
 
   it('an unreadable record is never guessed at: the node is left and reported', () => {
-    const bad = { configSource: { configMap: { namespace: 'ns', name: 7 } } } as unknown as NonNullable<NodeProgress['previous']>;
-    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, { phase: 'Halted', nodes: { 'node-1': done(0, { previous: bad }) } }) }));
+    const bad = { configSource: { configMap: { namespace: 'ns', name: 7 } } } as unknown as NonNullable<
+      NodeProgress['previous']
+    >;
+    const plan = planRollout(
+      base({
+        nodes: [switched('node-1')],
+        rollout: rollout({ revert: true }, { phase: 'Halted', nodes: { 'node-1': done(0, { previous: bad }) } }),
+      }),
+    );
     assert.deepEqual(plan.nodePatches, []);
     assert.equal(plan.status.nodes?.['node-1']?.state, 'NotRestored');
   });
 
   it('the conflict names the other rollout in the Failed condition', () => {
-    const plan = planRollout(base({ nodes: [node('node-1', { owner: 'other' })], others: [rollout({}, { phase: 'Paused' }, { name: 'other' })] }));
+    const plan = planRollout(
+      base({
+        nodes: [node('node-1', { owner: 'other' })],
+        others: [rollout({}, { phase: 'Paused' }, { name: 'other' })],
+      }),
+    );
     const failed = plan.status.conditions?.find((c) => c.type === 'Failed');
     assert.equal(failed?.status, 'True');
     assert.equal(failed?.reason, 'Conflict');
@@ -578,7 +801,13 @@ describe('planRollout patches and status', () => {
   });
 
   it('an invalid selector halts the rollout with the reason', () => {
-    const plan = planRollout(base({ rollout: rollout({ nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'Gt' as 'In', values: ['1'] }] } }) }));
+    const plan = planRollout(
+      base({
+        rollout: rollout({
+          nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'Gt' as 'In', values: ['1'] }] },
+        }),
+      }),
+    );
     assert.equal(plan.status.phase, 'Halted');
     assert.deepEqual(plan.nodePatches, []);
     const failed = plan.status.conditions?.find((c) => c.type === 'Failed');
@@ -589,8 +818,15 @@ describe('planRollout patches and status', () => {
   it('counts and failures reflect the nodes', () => {
     const plan = planRollout(
       base({
-        nodes: [switched('node-1'), switched('node-2', { active: OLD, assigned: NEW_ACTIVE, error: 'bad' }), node('node-3')],
-        rollout: rollout({ maxFailures: 1, strategy: { canary: 1, maxUnavailable: 1 } }, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)),
+        nodes: [
+          switched('node-1'),
+          switched('node-2', { active: OLD, assigned: NEW_ACTIVE, error: 'bad' }),
+          node('node-3'),
+        ],
+        rollout: rollout(
+          { maxFailures: 1, strategy: { canary: 1, maxUnavailable: 1 } },
+          progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1),
+        ),
       }),
     );
     const s = plan.status;
@@ -614,8 +850,15 @@ describe('planRollout patches and status', () => {
 
   it('conditions keep their transition time while their status holds', () => {
     const first = planRollout(base({}));
-    const later = planRollout(base({ now: at(500), rollout: rollout({}, first.status), nodes: [switched('node-1', { active: OLD }), node('node-2'), node('node-3')] }));
-    const t = (s: RolloutStatus): string | undefined => s.conditions?.find((c) => c.type === 'Progressing')?.lastTransitionTime;
+    const later = planRollout(
+      base({
+        now: at(500),
+        rollout: rollout({}, first.status),
+        nodes: [switched('node-1', { active: OLD }), node('node-2'), node('node-3')],
+      }),
+    );
+    const t = (s: RolloutStatus): string | undefined =>
+      s.conditions?.find((c) => c.type === 'Progressing')?.lastTransitionTime;
     assert.equal(t(later.status), t(first.status));
   });
 });
@@ -631,17 +874,29 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
   const progressingCondition = (st: RolloutStatus) => st.conditions?.find((c) => c.type === 'Progressing');
 
   it('a soak is over only at a heartbeat at or after its end', () => {
-    const input = base({ now: at(41), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const input = base({
+      now: at(41),
+      nodes: [switched('node-1')],
+      rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }),
+    });
     const unheard = planRollout({ ...input, leases: leasesFor(input.nodes, at(39.5)) });
     assert.equal(unheard.status.nodes?.['node-1']?.state, 'InFlight');
     assert.equal(unheard.status.nodes?.['node-1']?.readySince, iso(10));
-    assert.equal(unheard.requeueAfterMs, 18_501, 'no timer for the soak’s end, which has passed: the renewal is an event; the next timer is the lapse');
+    assert.equal(
+      unheard.requeueAfterMs,
+      18_501,
+      'no timer for the soak’s end, which has passed: the renewal is an event; the next timer is the lapse',
+    );
     const heard = planRollout({ ...input, leases: leasesFor(input.nodes, at(40)) });
     assert.equal(heard.status.nodes?.['node-1']?.state, 'Succeeded');
   });
 
   it('a heartbeat older than half the Lease’s duration stops the soak, Ready=True notwithstanding', () => {
-    const input = base({ now: at(41), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const input = base({
+      now: at(41),
+      nodes: [switched('node-1')],
+      rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }),
+    });
     const stale = planRollout({ ...input, leases: leasesFor(input.nodes, at(20)) });
     assert.equal(stale.status.phase, 'Progressing');
     assert.deepEqual(stale.status.nodes?.['node-1'], inFlight(0), 'in flight, its soak dropped');
@@ -652,55 +907,107 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
   });
 
   it('a node with no Lease never soaks', () => {
-    const plan = planRollout(base({ now: at(41), nodes: [switched('node-1')], leases: new Map(), rollout: soak30({ 'node-1': inFlight(0) }) }));
+    const plan = planRollout(
+      base({ now: at(41), nodes: [switched('node-1')], leases: new Map(), rollout: soak30({ 'node-1': inFlight(0) }) }),
+    );
     assert.deepEqual(plan.status.nodes?.['node-1'], inFlight(0));
   });
 
   it('looks again when a soaking node’s heartbeat would lapse, if that comes before the soak’s end', () => {
-    const input = base({ now: at(20), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const input = base({
+      now: at(20),
+      nodes: [switched('node-1')],
+      rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }),
+    });
     const plan = planRollout({ ...input, leases: leasesFor(input.nodes, at(15)) });
     assert.equal(plan.requeueAfterMs, 15_001);
   });
 
   it('a soak recorded before the controller started begins again at its first look', () => {
-    const input = base({ now: at(41), startedAt: at(35), nodes: [switched('node-1')], rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }) });
+    const input = base({
+      now: at(41),
+      startedAt: at(35),
+      nodes: [switched('node-1')],
+      rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }),
+    });
     const plan = planRollout(input);
     assert.equal(plan.status.nodes?.['node-1']?.state, 'InFlight');
     assert.equal(plan.status.nodes?.['node-1']?.readySince, iso(41));
     assert.equal(plan.requeueAfterMs, 20_001);
-    const later = planRollout({ ...input, now: at(71), leases: leasesFor(input.nodes, at(71)), rollout: soak30({ 'node-1': plan.status.nodes['node-1'] }) });
+    const later = planRollout({
+      ...input,
+      now: at(71),
+      leases: leasesFor(input.nodes, at(71)),
+      rollout: soak30({ 'node-1': plan.status.nodes['node-1'] }),
+    });
     assert.equal(later.status.nodes?.['node-1']?.state, 'Succeeded');
   });
 
   it('without a soak, a healthy node still needs a fresh heartbeat to succeed', () => {
-    const input = base({ nodes: [switched('node-1')], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) });
-    assert.equal(planRollout({ ...input, leases: leasesFor(input.nodes, at(-11)) }).status.nodes?.['node-1']?.state, 'InFlight');
+    const input = base({
+      nodes: [switched('node-1')],
+      rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)),
+    });
+    assert.equal(
+      planRollout({ ...input, leases: leasesFor(input.nodes, at(-11)) }).status.nodes?.['node-1']?.state,
+      'InFlight',
+    );
     assert.equal(planRollout(input).status.nodes?.['node-1']?.state, 'Succeeded');
   });
 
   it('a changed node whose heartbeat is stale at the deadline fails NotReady, saying when it last renewed', () => {
-    const input = base({ now: at(120), nodes: [switched('node-1')], rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)) });
+    const input = base({
+      now: at(120),
+      nodes: [switched('node-1')],
+      rollout: rollout({ maxFailures: 1 }, progressing({ 'node-1': inFlight(0) }, 0)),
+    });
     const plan = planRollout({ ...input, leases: leasesFor(input.nodes, at(5)) });
     assert.deepEqual(plan.status.failures, [
-      { node: 'node-1', reason: 'NotReady', message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(5).toISOString()})` },
+      {
+        node: 'node-1',
+        reason: 'NotReady',
+        message: `node stopped heartbeating after the change (its Lease was last renewed at ${at(5).toISOString()})`,
+      },
     ]);
     const none = planRollout({ ...input, leases: new Map() });
-    assert.equal(none.status.failures?.[0]?.message, 'node stopped heartbeating after the change (its Lease was never renewed)');
+    assert.equal(
+      none.status.failures?.[0]?.message,
+      'node stopped heartbeating after the change (its Lease was never renewed)',
+    );
   });
 
   it('a node not Ready is held: not changed, marked waiting, the next node is the canary', () => {
     const wide = rollout({ strategy: { canary: 1, maxUnavailable: 3 } });
-    const plan = planRollout(base({ nodes: [neverReady('node-1'), node('node-2'), node('node-3', { ready: 'False' })], rollout: wide }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-2']);
-    assert.deepEqual(plan.status.nodes?.['node-1'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(10) });
-    assert.deepEqual(plan.status.nodes?.['node-3'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(10) });
+    const plan = planRollout(
+      base({ nodes: [neverReady('node-1'), node('node-2'), node('node-3', { ready: 'False' })], rollout: wide }),
+    );
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-2'],
+    );
+    assert.deepEqual(plan.status.nodes?.['node-1'], {
+      state: 'Pending',
+      waitingReason: 'NotReady',
+      waitingSince: iso(10),
+    });
+    assert.deepEqual(plan.status.nodes?.['node-3'], {
+      state: 'Pending',
+      waitingReason: 'NotReady',
+      waitingSince: iso(10),
+    });
     assert.equal(plan.status.waitingNodes, 2);
     assert.equal(plan.status.failedNodes, 0);
     assert.deepEqual(
       plan.events.filter((e) => e.reason === 'NodeWaiting').map((e) => e.message),
-      ['Node node-1 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat', 'Node node-3 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat'],
+      [
+        'Node node-1 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat',
+        'Node node-3 is not Ready: it waits, unchanged, until it is Ready with a fresh heartbeat',
+      ],
     );
-    assert.equal(progressingCondition(plan.status)?.message, '0 of 3 nodes done; waiting, unchanged, for Ready and a fresh heartbeat: node-1, node-3');
+    assert.equal(
+      progressingCondition(plan.status)?.message,
+      '0 of 3 nodes done; waiting, unchanged, for Ready and a fresh heartbeat: node-1, node-3',
+    );
   });
 
   it('a node whose Ready=True nobody renews (a stale Lease, or none) is held as HeartbeatStale', () => {
@@ -709,21 +1016,43 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     leases.set('node-1', leasesFor(nodes, at(-11)).get('node-1')!);
     leases.delete('node-2');
     const plan = planRollout(base({ nodes, leases, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 3 } }) }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-3']);
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-3'],
+    );
     assert.equal(plan.status.nodes?.['node-1']?.waitingReason, 'HeartbeatStale');
     assert.equal(plan.status.nodes?.['node-2']?.waitingReason, 'HeartbeatStale');
-    assert.match(plan.events.find((e) => e.reason === 'NodeWaiting')?.message ?? '', /^Node node-1 has a stale heartbeat/);
+    assert.match(
+      plan.events.find((e) => e.reason === 'NodeWaiting')?.message ?? '',
+      /^Node node-1 has a stale heartbeat/,
+    );
   });
 
   it('a waiting node keeps its waitingSince and its event is not repeated; back up, it loses the mark and starts', () => {
-    const r = rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0), 'node-2': { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(5) } }, 0));
+    const r = rollout(
+      { strategy: { canary: 1, maxUnavailable: 2 } },
+      progressing(
+        { 'node-1': done(0), 'node-2': { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(5) } },
+        0,
+      ),
+    );
     const still = planRollout(base({ nodes: [switched('node-1'), node('node-2', { ready: 'Unknown' })], rollout: r }));
-    assert.deepEqual(still.status.nodes?.['node-2'], { state: 'Pending', waitingReason: 'NotReady', waitingSince: iso(5) });
+    assert.deepEqual(still.status.nodes?.['node-2'], {
+      state: 'Pending',
+      waitingReason: 'NotReady',
+      waitingSince: iso(5),
+    });
     assert.deepEqual(still.events, []);
     const back = planRollout(base({ nodes: [switched('node-1'), node('node-2')], rollout: r }));
-    assert.deepEqual(back.nodePatches.map((p) => p.node), ['node-2']);
+    assert.deepEqual(
+      back.nodePatches.map((p) => p.node),
+      ['node-2'],
+    );
     const started = back.status.nodes?.['node-2'];
-    assert.deepEqual([started?.state, started?.waitingReason, started?.waitingSince], ['InFlight', undefined, undefined]);
+    assert.deepEqual(
+      [started?.state, started?.waitingReason, started?.waitingSince],
+      ['InFlight', undefined, undefined],
+    );
     assert.equal(back.status.waitingNodes, 0);
   });
 
@@ -736,14 +1065,30 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
 
   it('maxUnavailable counts the nodes that are down: with 2 allowed and one down, one starts at a time', () => {
     const nodes = [switched('node-1'), neverReady('node-2'), node('node-3'), node('node-4')];
-    const plan = planRollout(base({ nodes, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)) }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-3']);
+    const plan = planRollout(
+      base({
+        nodes,
+        rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)),
+      }),
+    );
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-3'],
+    );
   });
 
   it('a node that succeeded and is down now counts too', () => {
     const nodes = [switched('node-1', { ready: 'Unknown' }), node('node-2'), node('node-3')];
-    const plan = planRollout(base({ nodes, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)) }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-2']);
+    const plan = planRollout(
+      base({
+        nodes,
+        rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }, progressing({ 'node-1': done(0) }, 0)),
+      }),
+    );
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-2'],
+    );
     assert.equal(plan.status.nodes?.['node-1']?.state, 'Succeeded');
   });
 
@@ -752,8 +1097,16 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     assert.deepEqual(plan.nodePatches, []);
     assert.equal(plan.status.phase, 'Progressing');
     assert.equal(plan.status.currentBatch, undefined);
-    const wider = planRollout(base({ nodes: [neverReady('node-1'), node('node-2')], rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }) }));
-    assert.deepEqual(wider.nodePatches.map((p) => p.node), ['node-2']);
+    const wider = planRollout(
+      base({
+        nodes: [neverReady('node-1'), node('node-2')],
+        rollout: rollout({ strategy: { canary: 1, maxUnavailable: 2 } }),
+      }),
+    );
+    assert.deepEqual(
+      wider.nodePatches.map((p) => p.node),
+      ['node-2'],
+    );
   });
 
   it('only waiting nodes left: not Succeeded; past the progress deadline the Progressing condition turns False (NodesNotReady), still waiting', () => {
@@ -769,7 +1122,10 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     assert.deepEqual(stalled.nodePatches, []);
     const c = progressingCondition(stalled.status);
     assert.deepEqual([c?.status, c?.reason], ['False', 'NodesNotReady']);
-    assert.equal(c?.message, 'no node can start: node-2 not Ready with a fresh heartbeat for more than 60s; the rollout changes a waiting node once it is, and finishes once none is left in the selector');
+    assert.equal(
+      c?.message,
+      'no node can start: node-2 not Ready with a fresh heartbeat for more than 60s; the rollout changes a waiting node once it is, and finishes once none is left in the selector',
+    );
     assert.equal(stalled.status.conditions?.find((x) => x.type === 'Complete')?.status, 'False');
     const gone = planRollout(base({ now: at(70), nodes: [switched('node-1')], rollout: r }));
     assert.equal(gone.status.phase, 'Succeeded', 'once the waiting node is gone (or left the selector)');
@@ -778,7 +1134,9 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
   it('a rollout that stops starting nodes (reverting) drops the waiting marks', () => {
     const waiting = { state: 'Pending' as const, waitingReason: 'NotReady' as const, waitingSince: iso(5) };
     const nodes = [switched('node-1', { active: OLD, assigned: NEW_ACTIVE, error: 'boom' }), neverReady('node-2')];
-    const plan = planRollout(base({ nodes, rollout: rollout({}, progressing({ 'node-1': inFlight(0), 'node-2': waiting }, 0)) }));
+    const plan = planRollout(
+      base({ nodes, rollout: rollout({}, progressing({ 'node-1': inFlight(0), 'node-2': waiting }, 0)) }),
+    );
     assert.equal(plan.status.phase, 'Reverting');
     assert.deepEqual(plan.status.nodes?.['node-2'], { state: 'Pending' });
     assert.equal(plan.status.waitingNodes, 0);
@@ -799,21 +1157,35 @@ describe('planRollout of layers', () => {
 
   it('rolls out the rendered ConfigMap and records its name', () => {
     const plan = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec?.configSource), [{ configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }]);
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.patch.spec?.configSource),
+      [{ configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }],
+    );
     assert.equal(plan.status.renderedConfigMap, 'r1-abc');
     assert.equal(plan.status.phase, 'Progressing');
   });
 
   it('keeps to the recorded ConfigMap, whatever a later rendering says', () => {
     const first = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
-    const nodes = [node('node-1', { source: { configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } } }), node('node-2'), node('node-3')];
-    const next = planRollout(base({ rollout: layered(first.status), nodes, rendered: { name: 'r1-other' }, now: at(11) }));
+    const nodes = [
+      node('node-1', {
+        source: { configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } },
+      }),
+      node('node-2'),
+      node('node-3'),
+    ];
+    const next = planRollout(
+      base({ rollout: layered(first.status), nodes, rendered: { name: 'r1-other' }, now: at(11) }),
+    );
     assert.equal(next.status.renderedConfigMap, 'r1-abc');
     assert.ok(next.nodePatches.every((p) => p.patch.spec?.configSource?.configMap?.name === 'r1-abc'));
   });
 
   it('a layer that cannot be rendered halts the rollout with the reason, before any node changes', () => {
-    const failure = { reason: 'LayerNotFound', message: 'layer ConfigMap default/pool not found: the layers cannot be rendered' };
+    const failure = {
+      reason: 'LayerNotFound',
+      message: 'layer ConfigMap default/pool not found: the layers cannot be rendered',
+    };
     const plan = planRollout(base({ rollout: layered(), rendered: { failure } }));
     assert.deepEqual(plan.nodePatches, []);
     assert.equal(plan.status.phase, 'Halted');
@@ -835,7 +1207,10 @@ describe('planRollout of layers', () => {
     const r = layered({ phase: 'Succeeded', renderedConfigMap: 'r1-abc', nodes: { 'node-1': done(0) } });
     r.spec!.revert = true;
     const plan = planRollout(base({ rollout: r, nodes: [moved] }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.patch.spec?.configSource), [OLD]);
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.patch.spec?.configSource),
+      [OLD],
+    );
     assert.equal(plan.status.phase, 'Reverted');
     assert.equal(plan.status.renderedConfigMap, 'r1-abc');
   });
@@ -847,72 +1222,165 @@ describe('the record of what each rollout found', () => {
   const M70 = cm('m70');
   const VICTIM = { configMap: { namespace: 'victim', name: 'app-secrets', kubeletConfigKey: 'kubelet' } };
   const names = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'];
-  const on = (src: typeof M60 | null, owner?: string) => (n: string): Node => node(n, { source: src, active: null, ...(owner !== undefined ? { owner } : {}) });
+  const on =
+    (src: typeof M60 | null, owner?: string) =>
+    (n: string): Node =>
+      node(n, { source: src, active: null, ...(owner !== undefined ? { owner } : {}) });
   /** ra2 moved all five from their local config to m60 and Succeeded. */
-  const ra2 = (spec = {}, nodes: Record<string, NodeProgress> = Object.fromEntries(names.map((n) => [n, done(0, { previous: found(null) })]))) =>
-    rollout({ configSource: M60, nodeSelector: {}, ...spec }, { phase: 'Succeeded', startTime: iso(0), nodes }, { name: 'ra2', creationTimestamp: iso(-600) });
+  const ra2 = (
+    spec = {},
+    nodes: Record<string, NodeProgress> = Object.fromEntries(names.map((n) => [n, done(0, { previous: found(null) })])),
+  ) =>
+    rollout(
+      { configSource: M60, nodeSelector: {}, ...spec },
+      { phase: 'Succeeded', startTime: iso(0), nodes },
+      { name: 'ra2', creationTimestamp: iso(-600) },
+    );
   /** rc2 moved node-4 and node-5 from ra2's m60 to m70 and Succeeded. */
   const rc2 = (spec = {}, state: NodeProgress['state'] = 'Succeeded') =>
     rollout(
       { configSource: M70, nodeSelector: { matchLabels: { pool: 'five' } }, ...spec },
-      { phase: state === 'Reverted' ? 'Reverted' : 'Succeeded', startTime: iso(0), nodes: { 'node-4': { ...done(0, { previous: found(M60, 'ra2') }), state }, 'node-5': { ...done(1, { previous: found(M60, 'ra2') }), state } } },
+      {
+        phase: state === 'Reverted' ? 'Reverted' : 'Succeeded',
+        startTime: iso(0),
+        nodes: {
+          'node-4': { ...done(0, { previous: found(M60, 'ra2') }), state },
+          'node-5': { ...done(1, { previous: found(M60, 'ra2') }), state },
+        },
+      },
       { name: 'rc2', creationTimestamp: iso(-300) },
     );
-  const labelled = (n: Node): Node => (['node-4', 'node-5'].includes(n.metadata.name!) ? { ...n, metadata: { ...n.metadata, labels: { pool: 'five' } } } : n);
+  const labelled = (n: Node): Node =>
+    ['node-4', 'node-5'].includes(n.metadata.name!)
+      ? { ...n, metadata: { ...n.metadata, labels: { pool: 'five' } } }
+      : n;
 
   it('a rollout taking nodes from a finished one records what they ran and who held them', () => {
     const nodes = names.map((n) => labelled(on(M60, 'ra2')(n)));
-    const plan = planRollout(base({ rollout: rollout({ configSource: M70, nodeSelector: { matchLabels: { pool: 'five' } } }, undefined, { name: 'rc2' }), nodes, others: [ra2()] }));
-    assert.deepEqual(plan.intent?.nodes?.['node-4'], { state: 'Pending', previous: { configSource: M60, rollout: 'ra2' } });
+    const plan = planRollout(
+      base({
+        rollout: rollout({ configSource: M70, nodeSelector: { matchLabels: { pool: 'five' } } }, undefined, {
+          name: 'rc2',
+        }),
+        nodes,
+        others: [ra2()],
+      }),
+    );
+    assert.deepEqual(plan.intent?.nodes?.['node-4'], {
+      state: 'Pending',
+      previous: { configSource: M60, rollout: 'ra2' },
+    });
     assert.deepEqual(plan.status.nodes?.['node-4']?.previous, { configSource: M60, rollout: 'ra2' });
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-4']);
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-4'],
+    );
   });
 
   it('undo rc2: node-4/5 go back to m60 and to ra2, whose own record still says what ra2 found', () => {
-    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')), ...['node-4', 'node-5'].map(on(M70, 'rc2'))].map(labelled);
+    const nodes = [
+      ...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')),
+      ...['node-4', 'node-5'].map(on(M70, 'rc2')),
+    ].map(labelled);
     const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource, p.patch.metadata.annotations[ROLLOUT_ANNOTATION]]),
+      plan.nodePatches.map((p) => [
+        p.node,
+        p.patch.spec?.configSource,
+        p.patch.metadata.annotations[ROLLOUT_ANNOTATION],
+      ]),
       [
         ['node-4', M60, 'ra2'],
         ['node-5', M60, 'ra2'],
       ],
     );
     assert.deepEqual(plan.status.nodes?.['node-4']?.state, 'Reverted');
-    assert.equal(plan.status.conditions?.find((c) => c.type === 'Progressing')?.message, 'every node this rollout changed is back on its previous config source');
+    assert.equal(
+      plan.status.conditions?.find((c) => c.type === 'Progressing')?.message,
+      'every node this rollout changed is back on its previous config source',
+    );
   });
 
   it('then undo ra2: all five back on their local config', () => {
     const nodes = names.map(on(M60, 'ra2'));
     const plan = planRollout(base({ rollout: ra2({ revert: true }), nodes, others: [rc2({}, 'Reverted')] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource, p.patch.metadata.annotations[ROLLOUT_ANNOTATION]]),
+      plan.nodePatches.map((p) => [
+        p.node,
+        p.patch.spec?.configSource,
+        p.patch.metadata.annotations[ROLLOUT_ANNOTATION],
+      ]),
       names.map((n) => [n, null, null]),
     );
-    assert.deepEqual(plan.events.map((e) => e.message), ['Rollout reverted: 5 nodes restored to their previous config source']);
+    assert.deepEqual(
+      plan.events.map((e) => e.message),
+      ['Rollout reverted: 5 nodes restored to their previous config source'],
+    );
   });
 
   it('undo ra2 while rc2 holds node-4/5: they are Overridden (state and reason), not Reverted, and not counted as restored', () => {
-    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')), ...['node-4', 'node-5'].map(on(M70, 'rc2'))].map(labelled);
+    const nodes = [
+      ...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')),
+      ...['node-4', 'node-5'].map(on(M70, 'rc2')),
+    ].map(labelled);
     const plan = planRollout(base({ rollout: ra2({ revert: true }), nodes, others: [rc2()] }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-1', 'node-2', 'node-3']);
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-1', 'node-2', 'node-3'],
+    );
     const s = plan.status;
-    assert.deepEqual(names.map((n) => s.nodes?.[n]?.state), ['Reverted', 'Reverted', 'Reverted', 'Overridden', 'Overridden']);
-    assert.deepEqual(s.failures?.map((f) => [f.node, f.reason]), [['node-4', 'Overridden'], ['node-5', 'Overridden']]);
+    assert.deepEqual(
+      names.map((n) => s.nodes?.[n]?.state),
+      ['Reverted', 'Reverted', 'Reverted', 'Overridden', 'Overridden'],
+    );
+    assert.deepEqual(
+      s.failures?.map((f) => [f.node, f.reason]),
+      [
+        ['node-4', 'Overridden'],
+        ['node-5', 'Overridden'],
+      ],
+    );
     assert.match(s.failures?.[0]?.message ?? '', /^not restored: .*ConfigMap kube-system\/m70 .*rollout rc2/);
-    assert.equal(s.conditions?.find((c) => c.type === 'Progressing')?.message, '3 of 5 nodes this rollout changed are back on their previous config source; 2 not (see status.nodes)');
+    assert.equal(
+      s.conditions?.find((c) => c.type === 'Progressing')?.message,
+      '3 of 5 nodes this rollout changed are back on their previous config source; 2 not (see status.nodes)',
+    );
     const reverted = plan.events.find((e) => e.reason === 'RolloutReverted');
-    assert.deepEqual([reverted?.type, reverted?.message], ['Warning', 'Rollout reverted: 3 nodes restored to their previous config source, 2 not restored (see status.nodes)']);
+    assert.deepEqual(
+      [reverted?.type, reverted?.message],
+      [
+        'Warning',
+        'Rollout reverted: 3 nodes restored to their previous config source, 2 not restored (see status.nodes)',
+      ],
+    );
   });
 
   it('then undo rc2: node-4/5 back on what rc2 found (m60), given back to nobody (ra2 let go of them)', () => {
     const overridden = { ...done(0, { previous: found(null) }), state: 'Overridden' as const, reason: 'Overridden' };
-    const ra2Undone = ra2({ revert: true }, { ...Object.fromEntries(['node-1', 'node-2', 'node-3'].map((n) => [n, { ...done(0, { previous: found(null) }), state: 'Reverted' as const }])), 'node-4': overridden, 'node-5': overridden });
+    const ra2Undone = ra2(
+      { revert: true },
+      {
+        ...Object.fromEntries(
+          ['node-1', 'node-2', 'node-3'].map((n) => [
+            n,
+            { ...done(0, { previous: found(null) }), state: 'Reverted' as const },
+          ]),
+        ),
+        'node-4': overridden,
+        'node-5': overridden,
+      },
+    );
     ra2Undone.status!.phase = 'Reverted';
-    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(null)), ...['node-4', 'node-5'].map(on(M70, 'rc2'))].map(labelled);
+    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(null)), ...['node-4', 'node-5'].map(on(M70, 'rc2'))].map(
+      labelled,
+    );
     const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2Undone] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource, p.patch.metadata.annotations[ROLLOUT_ANNOTATION]]),
+      plan.nodePatches.map((p) => [
+        p.node,
+        p.patch.spec?.configSource,
+        p.patch.metadata.annotations[ROLLOUT_ANNOTATION],
+      ]),
       [
         ['node-4', M60, null],
         ['node-5', M60, null],
@@ -921,15 +1389,27 @@ describe('the record of what each rollout found', () => {
   });
 
   it('an undo interrupted after its node patches: nodes back on what it found and given back are recorded Reverted, not patched again', () => {
-    const nodes = [...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')), on(M60, 'ra2')('node-4'), on(M70, 'rc2')('node-5')].map(labelled);
+    const nodes = [
+      ...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')),
+      on(M60, 'ra2')('node-4'),
+      on(M70, 'rc2')('node-5'),
+    ].map(labelled);
     const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.node), ['node-5']);
-    assert.deepEqual([plan.status.nodes?.['node-4']?.state, plan.status.nodes?.['node-5']?.state], ['Reverted', 'Reverted']);
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.node),
+      ['node-5'],
+    );
+    assert.deepEqual(
+      [plan.status.nodes?.['node-4']?.state, plan.status.nodes?.['node-5']?.state],
+      ['Reverted', 'Reverted'],
+    );
   });
 
   it('a node on what the rollout found but held by another rollout is Overridden, not taken for restored', () => {
     const nodes = [on(null, 'rd')('node-1')];
-    const plan = planRollout(base({ rollout: ra2({ revert: true }, { 'node-1': done(0, { previous: found(null) }) }), nodes }));
+    const plan = planRollout(
+      base({ rollout: ra2({ revert: true }, { 'node-1': done(0, { previous: found(null) }) }), nodes }),
+    );
     assert.deepEqual(plan.nodePatches, []);
     assert.equal(plan.status.nodes?.['node-1']?.state, 'Overridden');
   });
@@ -938,49 +1418,113 @@ describe('the record of what each rollout found', () => {
     const claim = ra2();
     assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [claim]), 'ra2');
     assert.equal(handBackTo('node-4', { configSource: M70, rollout: 'ra2' }, [claim]), undefined, 'not its target');
-    assert.equal(handBackTo('node-9', { configSource: M60, rollout: 'ra2' }, [claim]), undefined, 'not a node it changed');
-    assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [ra2({ revert: true })]), undefined, 'undone');
-    assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [{ ...claim, metadata: { ...claim.metadata, deletionTimestamp: iso(0) } }]), undefined, 'deleted');
+    assert.equal(
+      handBackTo('node-9', { configSource: M60, rollout: 'ra2' }, [claim]),
+      undefined,
+      'not a node it changed',
+    );
+    assert.equal(
+      handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [ra2({ revert: true })]),
+      undefined,
+      'undone',
+    );
+    assert.equal(
+      handBackTo('node-4', { configSource: M60, rollout: 'ra2' }, [
+        { ...claim, metadata: { ...claim.metadata, deletionTimestamp: iso(0) } },
+      ]),
+      undefined,
+      'deleted',
+    );
     assert.equal(handBackTo('node-4', { configSource: M60, rollout: 'gone' }, [claim]), undefined, 'no such rollout');
   });
 
   it('the dkc.io/previous-config-source annotation (node-writable) is never read: a revert assigns only what the record says', () => {
-    const forged = switched('node-1', { legacyPrevious: JSON.stringify(VICTIM), active: OLD, assigned: NEW_ACTIVE, error: 'failed to validate config, see Kubelet log for details' });
-    const failing = planRollout(base({ nodes: [forged], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }));
+    const forged = switched('node-1', {
+      legacyPrevious: JSON.stringify(VICTIM),
+      active: OLD,
+      assigned: NEW_ACTIVE,
+      error: 'failed to validate config, see Kubelet log for details',
+    });
+    const failing = planRollout(
+      base({ nodes: [forged], rollout: rollout({}, progressing({ 'node-1': inFlight(0) }, 0)) }),
+    );
     assert.equal(failing.status.phase, 'Reverting');
     const plan = planRollout(base({ nodes: [forged], rollout: rollout({}, failing.status) }));
-    assert.deepEqual(plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]), [['node-1', OLD]]);
-    assert.equal(plan.nodePatches[0]!.patch.metadata.annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION], null, 'and the stale annotation goes');
+    assert.deepEqual(
+      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]),
+      [['node-1', OLD]],
+    );
+    assert.equal(
+      plan.nodePatches[0]!.patch.metadata.annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION],
+      null,
+      'and the stale annotation goes',
+    );
   });
 
   it('a forged dkc.io/rollout names no holder to give a node back to: the record of that holder decides', () => {
     // node-1 named ra2 on itself before rc2 took it; ra2 never changed node-1 (its record has no entry for it).
-    const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes: [labelled(on(M70, 'rc2')('node-4'))], others: [ra2({}, {})] }));
-    assert.deepEqual(plan.nodePatches.map((p) => p.patch.metadata.annotations[ROLLOUT_ANNOTATION]), [null]);
+    const plan = planRollout(
+      base({ rollout: rc2({ revert: true }), nodes: [labelled(on(M70, 'rc2')('node-4'))], others: [ra2({}, {})] }),
+    );
+    assert.deepEqual(
+      plan.nodePatches.map((p) => p.patch.metadata.annotations[ROLLOUT_ANNOTATION]),
+      [null],
+    );
   });
 });
 
 describe('deleted nodes and deleted rollouts', () => {
   it('a node deleted while in flight is recorded Deleted with an event, not as a failure; the rollout says so when it ends', () => {
-    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)) }));
+    const plan = planRollout(
+      base({
+        nodes: [switched('node-1')],
+        rollout: rollout({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1)),
+      }),
+    );
     assert.equal(plan.status.phase, 'Succeeded');
-    assert.deepEqual(plan.status.nodes?.['node-2'], { ...inFlight(1), state: 'Deleted', message: 'the Node was deleted during the rollout' });
+    assert.deepEqual(plan.status.nodes?.['node-2'], {
+      ...inFlight(1),
+      state: 'Deleted',
+      message: 'the Node was deleted during the rollout',
+    });
     assert.deepEqual([plan.status.targetNodes, plan.status.succeededNodes, plan.status.failedNodes], [2, 1, 0]);
-    assert.deepEqual(plan.events.map((e) => [e.reason, e.message]), [
-      ['NodeDeleted', 'Node node-2 was deleted during the rollout'],
-      ['RolloutSucceeded', 'Rollout succeeded: 1 of 2 nodes run the new config (1 deleted during the rollout)'],
-    ]);
+    assert.deepEqual(
+      plan.events.map((e) => [e.reason, e.message]),
+      [
+        ['NodeDeleted', 'Node node-2 was deleted during the rollout'],
+        ['RolloutSucceeded', 'Rollout succeeded: 1 of 2 nodes run the new config (1 deleted during the rollout)'],
+      ],
+    );
   });
 
   it('a node deleted before it was changed just drops out', () => {
-    const plan = planRollout(base({ nodes: [switched('node-1', { active: OLD })], rollout: rollout({}, progressing({ 'node-1': inFlight(0), 'node-2': { state: 'Pending' } }, 0)) }));
+    const plan = planRollout(
+      base({
+        nodes: [switched('node-1', { active: OLD })],
+        rollout: rollout({}, progressing({ 'node-1': inFlight(0), 'node-2': { state: 'Pending' } }, 0)),
+      }),
+    );
     assert.deepEqual(Object.keys(plan.status.nodes ?? {}), ['node-1']);
   });
 
   it('an undo counts a deleted node as not restored', () => {
-    const plan = planRollout(base({ nodes: [switched('node-1')], rollout: rollout({ revert: true }, { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' }) }));
-    assert.deepEqual([plan.status.nodes?.['node-1']?.state, plan.status.nodes?.['node-2']?.state], ['Reverted', 'Deleted']);
-    assert.equal(plan.events.find((e) => e.reason === 'RolloutReverted')?.message, 'Rollout reverted: 1 node restored to their previous config source, 1 not restored (see status.nodes)');
+    const plan = planRollout(
+      base({
+        nodes: [switched('node-1')],
+        rollout: rollout(
+          { revert: true },
+          { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' },
+        ),
+      }),
+    );
+    assert.deepEqual(
+      [plan.status.nodes?.['node-1']?.state, plan.status.nodes?.['node-2']?.state],
+      ['Reverted', 'Deleted'],
+    );
+    assert.equal(
+      plan.events.find((e) => e.reason === 'RolloutReverted')?.message,
+      'Rollout reverted: 1 node restored to their previous config source, 1 not restored (see status.nodes)',
+    );
   });
 
   it('a rollout without the finalizer gets it before it changes any node', () => {
@@ -993,22 +1537,56 @@ describe('deleted nodes and deleted rollouts', () => {
   const deleting = (spec = {}, status?: RolloutStatus) => rollout(spec, status, { deletionTimestamp: iso(5) });
 
   it('a rollout deleted mid-flight is undone first: its nodes back on what it found', () => {
-    const plan = planRollout(base({ nodes: [switched('node-1'), switched('node-2', { active: OLD }), node('node-3')], rollout: deleting({}, progressing({ 'node-1': done(0), 'node-2': inFlight(1), 'node-3': { state: 'Pending' } }, 1)) }));
-    assert.deepEqual(plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]), [
-      ['node-1', OLD],
-      ['node-2', OLD],
-    ]);
+    const plan = planRollout(
+      base({
+        nodes: [switched('node-1'), switched('node-2', { active: OLD }), node('node-3')],
+        rollout: deleting(
+          {},
+          progressing({ 'node-1': done(0), 'node-2': inFlight(1), 'node-3': { state: 'Pending' } }, 1),
+        ),
+      }),
+    );
+    assert.deepEqual(
+      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]),
+      [
+        ['node-1', OLD],
+        ['node-2', OLD],
+      ],
+    );
     assert.equal(plan.status.phase, 'Reverted');
     assert.equal(plan.finalize, undefined, 'the finalizer stays until a look finds nothing left');
   });
 
   it('a finished rollout deleted: its nodes keep their source and are let go of; then the finalizer goes', () => {
     const status = { ...progressing({ 'node-1': done(0), 'node-2': done(1) }, 1), phase: 'Succeeded' as const };
-    const plan = planRollout(base({ nodes: [switched('node-1'), switched('node-2', { owner: 'later' })], rollout: deleting({}, status) }));
-    assert.deepEqual(plan.nodePatches.map((p) => [p.node, p.patch]), [['node-1', { metadata: { resourceVersion: '100', annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null } } }]]);
-    assert.deepEqual(plan.events.map((e) => e.reason), ['NodesReleased']);
+    const plan = planRollout(
+      base({ nodes: [switched('node-1'), switched('node-2', { owner: 'later' })], rollout: deleting({}, status) }),
+    );
+    assert.deepEqual(
+      plan.nodePatches.map((p) => [p.node, p.patch]),
+      [
+        [
+          'node-1',
+          {
+            metadata: {
+              resourceVersion: '100',
+              annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+            },
+          },
+        ],
+      ],
+    );
+    assert.deepEqual(
+      plan.events.map((e) => e.reason),
+      ['NodesReleased'],
+    );
     assert.equal(plan.finalize, undefined);
-    const after = planRollout(base({ nodes: [node('node-1', { source: NEW }), switched('node-2', { owner: 'later' })], rollout: deleting({}, status) }));
+    const after = planRollout(
+      base({
+        nodes: [node('node-1', { source: NEW }), switched('node-2', { owner: 'later' })],
+        rollout: deleting({}, status),
+      }),
+    );
     assert.deepEqual(after.nodePatches, []);
     assert.deepEqual(after.finalize, { metadata: { finalizers: null } });
     assert.equal(after.status, status, 'no status write for an object about to go');

@@ -65,7 +65,11 @@ describe('WrittenObjects', () => {
     w.record('n', obj('12'), obj('10'));
     assert.equal(w.view('n', obj('10'))?.metadata.resourceVersion, '12');
     assert.equal(w.view('n', obj('12'))?.metadata.resourceVersion, '12');
-    assert.equal(w.view('n', obj('11'))?.metadata.resourceVersion, '11', 'once caught up, the informer is the source again');
+    assert.equal(
+      w.view('n', obj('11'))?.metadata.resourceVersion,
+      '11',
+      'once caught up, the informer is the source again',
+    );
   });
 
   it('a newer change by someone else wins over our write', () => {

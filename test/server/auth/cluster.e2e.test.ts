@@ -42,7 +42,11 @@ async function outcome(p: Promise<unknown>): Promise<{ code: number; message: st
 }
 
 function assign(name: string | null) {
-  return { spec: { configSource: name ? { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } : null } };
+  return {
+    spec: {
+      configSource: name ? { configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } } : null,
+    },
+  };
 }
 
 interface RawResult {
@@ -51,7 +55,16 @@ interface RawResult {
 }
 
 /** One HTTPS request with exactly the credentials and headers given. */
-function raw(url: string, opts: { cert?: CertKeyPem; method?: string; headers?: Record<string, string | string[]>; body?: string; ca?: string } = {}): Promise<RawResult> {
+function raw(
+  url: string,
+  opts: {
+    cert?: CertKeyPem;
+    method?: string;
+    headers?: Record<string, string | string[]>;
+    body?: string;
+    ca?: string;
+  } = {},
+): Promise<RawResult> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const req = httpsRequest(
@@ -91,17 +104,27 @@ async function identity(cn: string, organizations: string[] = []): Promise<CertK
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dkc-auth-'));
-  cluster = await startCluster({ dataDir: dir, nodes: 2, port: 0, serverArgs: ['--audit-log-path', join(dir, 'audit.log')] });
+  cluster = await startCluster({
+    dataDir: dir,
+    nodes: 2,
+    port: 0,
+    serverArgs: ['--audit-log-path', join(dir, 'audit.log')],
+  });
   const pki = await ensureClusterPKI(join(dir, 'pki'));
   ca = { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem! };
   admin = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 10_000 });
   n1 = await RestClient.fromKubeconfig(cluster.nodes[0]!.kubeconfig, { timeoutMs: 10_000 });
-  for (const name of ['cfg-a', 'cfg-b']) await admin.create(NS, { metadata: { name }, data: { kubelet: kubelet(pki.paths.caCert) } });
+  for (const name of ['cfg-a', 'cfg-b'])
+    await admin.create(NS, { metadata: { name }, data: { kubelet: kubelet(pki.paths.caCert) } });
   for (const n of cluster.nodes) {
-    await waitFor(`${n.name} registered with status.config`, async () => {
-      const node = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${n.name}`);
-      return node.status?.config ? true : undefined;
-    }, { timeoutMs: 30_000, stepMs: 100 });
+    await waitFor(
+      `${n.name} registered with status.config`,
+      async () => {
+        const node = await admin.get<{ status?: { config?: unknown } }>(`/api/v1/nodes/${n.name}`);
+        return node.status?.config ? true : undefined;
+      },
+      { timeoutMs: 30_000, stepMs: 100 },
+    );
   }
   k = await kubectl('1.32', cluster.kubeconfig);
 });
@@ -130,7 +153,11 @@ describe('authorization matrix with real node certificates', () => {
     assert.equal((await outcome(n1.list(NS, { fieldSelector: 'metadata.name=cfg-b' }))).code, 403);
     const own = await n1.list<{ items: unknown[] }>(NS, { fieldSelector: 'metadata.name=cfg-a' });
     assert.equal(own.items.length, 1);
-    const watch = await n1.request<string>({ method: 'GET', path: NS, query: { watch: 'true', fieldSelector: 'metadata.name=cfg-a', timeoutSeconds: '1' } });
+    const watch = await n1.request<string>({
+      method: 'GET',
+      path: NS,
+      query: { watch: 'true', fieldSelector: 'metadata.name=cfg-a', timeoutSeconds: '1' },
+    });
     assert.equal(watch.status, 200);
     assert.match(typeof watch.body === 'string' ? watch.body : JSON.stringify(watch.body), /"type":"ADDED"/);
 
@@ -144,37 +171,63 @@ describe('authorization matrix with real node certificates', () => {
   });
 
   it('node-1 writes only its own Node, and never points itself at a new config', async () => {
-    const other = await outcome(n1.patch('/api/v1/nodes/node-2', 'merge', { metadata: { labels: { touched: 'yes' } } }));
+    const other = await outcome(
+      n1.patch('/api/v1/nodes/node-2', 'merge', { metadata: { labels: { touched: 'yes' } } }),
+    );
     assert.equal(other.code, 403);
     assert.equal(other.message, 'nodes "node-2" is forbidden: node "node-1" is not allowed to modify node "node-2"');
-    assert.equal((await outcome(n1.patch('/api/v1/nodes/node-2/status', 'merge', { status: { phase: 'x' } }))).code, 403);
-    assert.equal((await outcome(n1.patch('/api/v1/nodes/node-1/status', 'strategic', { status: { phase: 'Running' } }))).code, 200);
+    assert.equal(
+      (await outcome(n1.patch('/api/v1/nodes/node-2/status', 'merge', { status: { phase: 'x' } }))).code,
+      403,
+    );
+    assert.equal(
+      (await outcome(n1.patch('/api/v1/nodes/node-1/status', 'strategic', { status: { phase: 'Running' } }))).code,
+      200,
+    );
 
     const self = await outcome(n1.patch('/api/v1/nodes/node-1', 'merge', assign('cfg-b')));
     assert.equal(self.code, 403);
-    assert.equal(self.message, 'nodes "node-1" is forbidden: node "node-1" is not allowed to update configSource to a new non-nil configSource');
+    assert.equal(
+      self.message,
+      'nodes "node-1" is forbidden: node "node-1" is not allowed to update configSource to a new non-nil configSource',
+    );
     // Sending the current source back unchanged is allowed; so is clearing it.
     assert.equal((await outcome(n1.patch('/api/v1/nodes/node-1', 'merge', assign('cfg-a')))).code, 200);
     assert.equal((await outcome(n1.patch('/api/v1/nodes/node-1', 'merge', assign(null)))).code, 200);
     assert.equal((await outcome(n1.get(`${NS}/cfg-a`))).code, 403, 'clearing the source removes the edge at once');
     assert.equal((await outcome(n1.delete('/api/v1/nodes/node-2'))).code, 403);
-    assert.equal((await outcome(n1.get('/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication'))).code, 403);
+    assert.equal(
+      (await outcome(n1.get('/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication'))).code,
+      403,
+    );
   });
 
   it('the audit log says who pointed a node at which config', async () => {
     await admin.patch('/api/v1/nodes/node-2', 'merge', assign('cfg-b'));
-    const lines = await waitFor('the audit line', async () => {
-      const text = await readFile(join(dir, 'audit.log'), 'utf8');
-      const found = text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { verb: string; user: { username: string }; objectRef?: { resource: string; name?: string }; responseStatus: { code: number } })
-        .filter((e) => e.verb === 'patch' && e.objectRef?.resource === 'nodes' && e.objectRef.name === 'node-2');
-      // A line is written when its response has gone out, so the client may be a moment ahead of the file.
-      const byAdmin = found.some((e) => e.user.username === 'admin' && e.responseStatus.code === 200);
-      const byNode = found.some((e) => e.user.username === 'system:node:node-1' && e.responseStatus.code === 403);
-      return byAdmin && byNode ? found : undefined;
-    }, { timeoutMs: 30_000, stepMs: 100 });
+    const lines = await waitFor(
+      'the audit line',
+      async () => {
+        const text = await readFile(join(dir, 'audit.log'), 'utf8');
+        const found = text
+          .split('\n')
+          .filter(Boolean)
+          .map(
+            (l) =>
+              JSON.parse(l) as {
+                verb: string;
+                user: { username: string };
+                objectRef?: { resource: string; name?: string };
+                responseStatus: { code: number };
+              },
+          )
+          .filter((e) => e.verb === 'patch' && e.objectRef?.resource === 'nodes' && e.objectRef.name === 'node-2');
+        // A line is written when its response has gone out, so the client may be a moment ahead of the file.
+        const byAdmin = found.some((e) => e.user.username === 'admin' && e.responseStatus.code === 200);
+        const byNode = found.some((e) => e.user.username === 'system:node:node-1' && e.responseStatus.code === 403);
+        return byAdmin && byNode ? found : undefined;
+      },
+      { timeoutMs: 30_000, stepMs: 100 },
+    );
     assert.ok(lines.length >= 2);
   });
 });
@@ -186,7 +239,10 @@ describe('kubectl auth can-i and the node-config operator', () => {
     const answer = async (...args: string[]) => (await k.run(['auth', 'can-i', ...args, ...asNode])).stdout.trim();
     const can = async (...args: string[]) => (await answer(...args)).split(' ')[0];
     assert.equal(await can('get', 'configmaps/cfg-a', '-n', 'kube-system'), 'yes');
-    assert.equal(await answer('get', 'configmaps/cfg-b', '-n', 'kube-system'), "no - no relationship found between node 'node-1' and this object");
+    assert.equal(
+      await answer('get', 'configmaps/cfg-b', '-n', 'kube-system'),
+      "no - no relationship found between node 'node-1' and this object",
+    );
     assert.equal(await can('list', 'configmaps', '-n', 'kube-system'), 'no');
     assert.equal(await can('patch', 'nodes', '--subresource=status'), 'yes');
     assert.equal(await can('get', 'leases/node-1', '-n', 'kube-node-lease'), 'yes');
@@ -217,19 +273,54 @@ describe('kubectl auth can-i and the node-config operator', () => {
     await k.ok(['apply', '-f', join(dir, 'crb.yaml')]);
     const crbs = await k.ok(['get', 'clusterrolebindings', 'olivia-node-config']);
     assert.match(crbs, /^NAME\s+ROLE\s+AGE\nolivia-node-config\s+ClusterRole\/dkc:node-config-operator\s+\S+\n$/);
-    assert.match(await k.ok(['get', 'clusterroles', 'dkc:node-config-operator']), /^NAME\s+CREATED AT\ndkc:node-config-operator\s+\d{4}-\d\d-\d\dT/);
-    assert.match(await k.ok(['get', 'rolebindings', '-n', 'kube-system']), /olivia-node-config\s+Role\/dkc:node-config-operator/);
+    assert.match(
+      await k.ok(['get', 'clusterroles', 'dkc:node-config-operator']),
+      /^NAME\s+CREATED AT\ndkc:node-config-operator\s+\d{4}-\d\d-\d\dT/,
+    );
+    assert.match(
+      await k.ok(['get', 'rolebindings', '-n', 'kube-system']),
+      /olivia-node-config\s+Role\/dkc:node-config-operator/,
+    );
 
     const kc = join(dir, 'olivia.kubeconfig');
-    await writeKubeconfig(kc, { server: cluster.serverURL, caPem: ca.certPem, certPem: olivia.certPem, keyPem: olivia.keyPem, user: 'olivia' });
+    await writeKubeconfig(kc, {
+      server: cluster.serverURL,
+      caPem: ca.certPem,
+      certPem: olivia.certPem,
+      keyPem: olivia.keyPem,
+      user: 'olivia',
+    });
     const ko = await kubectl('1.32', kc);
     try {
       // RBAC follows the bindings through the watch cache, a moment after the write.
-      await waitFor('olivia’s bindings in force', async () => ((await ko.run(['auth', 'can-i', 'patch', 'nodes'])).stdout.trim() === 'yes' ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
-      const configz = JSON.parse(await ko.ok(['get', '--raw', '/api/v1/nodes/node-2/proxy/configz'])) as { kubeletconfig: Record<string, unknown> };
+      await waitFor(
+        'olivia’s bindings in force',
+        async () => ((await ko.run(['auth', 'can-i', 'patch', 'nodes'])).stdout.trim() === 'yes' ? true : undefined),
+        { timeoutMs: 30_000, stepMs: 100 },
+      );
+      const configz = JSON.parse(await ko.ok(['get', '--raw', '/api/v1/nodes/node-2/proxy/configz'])) as {
+        kubeletconfig: Record<string, unknown>;
+      };
       const file = join(dir, 'kubelet_configz_node-2');
-      await writeFile(file, JSON.stringify({ kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', ...configz.kubeletconfig }));
-      const created = await ko.ok(['-n', 'kube-system', 'create', 'configmap', 'my-node-config', `--from-file=kubelet=${file}`, '--append-hash', '-o', 'name']);
+      await writeFile(
+        file,
+        JSON.stringify({
+          kind: 'KubeletConfiguration',
+          apiVersion: 'kubelet.config.k8s.io/v1beta1',
+          ...configz.kubeletconfig,
+        }),
+      );
+      const created = await ko.ok([
+        '-n',
+        'kube-system',
+        'create',
+        'configmap',
+        'my-node-config',
+        `--from-file=kubelet=${file}`,
+        '--append-hash',
+        '-o',
+        'name',
+      ]);
       const cmName = created.trim().replace(/^configmap\//, '');
       await ko.ok(['patch', 'node', 'node-2', '-p', JSON.stringify(assign(cmName))]);
       await ko.ok(['get', 'node', 'node-2', '-o', 'json']);
@@ -237,15 +328,30 @@ describe('kubectl auth can-i and the node-config operator', () => {
 
       const del = await ko.run(['delete', 'node', 'node-2']);
       assert.notEqual(del.code, 0);
-      assert.match(del.stderr, /nodes "node-2" is forbidden: User "olivia" cannot delete resource "nodes" in API group "" at the cluster scope/);
+      assert.match(
+        del.stderr,
+        /nodes "node-2" is forbidden: User "olivia" cannot delete resource "nodes" in API group "" at the cluster scope/,
+      );
       const cms = await ko.run(['get', 'configmaps', '-n', 'default']);
       assert.notEqual(cms.code, 0);
-      assert.match(cms.stderr, /User "olivia" cannot list resource "configmaps" in API group "" in the namespace "default"/);
-      assert.equal((await ko.run(['auth', 'can-i', 'delete', 'configmaps', '-n', 'kube-system'])).stdout.trim().split(' ')[0], 'no');
-      assert.equal((await ko.run(['auth', 'can-i', 'patch', 'nodes', '--subresource=status'])).stdout.trim().split(' ')[0], 'no');
+      assert.match(
+        cms.stderr,
+        /User "olivia" cannot list resource "configmaps" in API group "" in the namespace "default"/,
+      );
+      assert.equal(
+        (await ko.run(['auth', 'can-i', 'delete', 'configmaps', '-n', 'kube-system'])).stdout.trim().split(' ')[0],
+        'no',
+      );
+      assert.equal(
+        (await ko.run(['auth', 'can-i', 'patch', 'nodes', '--subresource=status'])).stdout.trim().split(' ')[0],
+        'no',
+      );
       const imp = await ko.run(['get', 'nodes', '--as=admin', '--as-group=system:masters']);
       assert.notEqual(imp.code, 0);
-      assert.match(imp.stderr, /users "admin" is forbidden: User "olivia" cannot impersonate resource "users" in API group "" at the cluster scope/);
+      assert.match(
+        imp.stderr,
+        /users "admin" is forbidden: User "olivia" cannot impersonate resource "users" in API group "" at the cluster scope/,
+      );
     } finally {
       await ko.cleanup();
     }
@@ -258,11 +364,23 @@ describe('agent endpoint security', () => {
     const base = `https://127.0.0.1:${port}`;
     const pki = await ensureClusterPKI(join(dir, 'pki'));
     const adminCert = { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem };
-    await waitFor('node-1 serving', async () => ((await raw(`${base}/configz`, { cert: adminCert })).status === 200 ? true : undefined), { timeoutMs: 30_000, stepMs: 100 });
+    await waitFor(
+      'node-1 serving',
+      async () => ((await raw(`${base}/configz`, { cert: adminCert })).status === 200 ? true : undefined),
+      { timeoutMs: 30_000, stepMs: 100 },
+    );
     for (const path of ['/configz', '/metrics']) {
       assert.equal((await raw(`${base}${path}`)).status, 401, `${path} without a certificate`);
-      const foreign = await issueCert(await createCA('foreign'), { commonName: 'admin', organizations: ['system:masters'], usages: ['client'] });
-      assert.equal((await raw(`${base}${path}`, { cert: foreign })).status, 401, `${path} with an untrusted certificate`);
+      const foreign = await issueCert(await createCA('foreign'), {
+        commonName: 'admin',
+        organizations: ['system:masters'],
+        usages: ['client'],
+      });
+      assert.equal(
+        (await raw(`${base}${path}`, { cert: foreign })).status,
+        401,
+        `${path} with an untrusted certificate`,
+      );
       assert.equal((await raw(`${base}${path}`, { cert: adminCert })).status, 200);
     }
     const node2 = await identity('system:node:node-2', ['system:nodes']);
@@ -270,12 +388,18 @@ describe('agent endpoint security', () => {
     assert.equal(denied.status, 403);
     assert.equal(denied.body, 'Forbidden (user=system:node:node-2, verb=get, resource=nodes, subresource=proxy)\n');
     const olivia = await identity('olivia');
-    assert.equal((await raw(`${base}/configz`, { cert: olivia })).status, 200, 'nodes/proxy is granted to the operator');
+    assert.equal(
+      (await raw(`${base}/configz`, { cert: olivia })).status,
+      200,
+      'nodes/proxy is granted to the operator',
+    );
     const metrics = await raw(`${base}/metrics`, { cert: olivia });
     assert.equal(metrics.status, 403);
     assert.match(metrics.body, /subresource=metrics/);
 
-    const out = JSON.parse(await k.ok(['get', '--raw', '/api/v1/nodes/node-1/proxy/configz'])) as { kubeletconfig: { authorization: { mode: string } } };
+    const out = JSON.parse(await k.ok(['get', '--raw', '/api/v1/nodes/node-1/proxy/configz'])) as {
+      kubeletconfig: { authorization: { mode: string } };
+    };
     assert.equal(out.kubeletconfig.authorization.mode, 'Webhook');
   });
 });
@@ -294,7 +418,10 @@ describe('node proxy identity', () => {
     await admin.create('/api/v1/nodes', { metadata: { name: 'decoy' } });
     await admin.update('/api/v1/nodes/decoy/status', {
       metadata: { name: 'decoy' },
-      status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: Number(server.port) } } },
+      status: {
+        addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+        daemonEndpoints: { kubeletEndpoint: { Port: Number(server.port) } },
+      },
     });
     const decoy = await viaProxy('/api/v1/nodes/decoy/proxy/api/v1/namespaces');
     assert.equal(decoy.status, 400, decoy.body);
@@ -319,13 +446,30 @@ describe('fuzzed identities', () => {
     { method: 'GET', path: `${NS}/cfg-a` },
     { method: 'GET', path: `${NS}?fieldSelector=metadata.name%3Dcfg-a` },
     { method: 'GET', path: '/api/v1/nodes' },
-    { method: 'PATCH', path: '/api/v1/nodes/node-1', body: JSON.stringify(assign('cfg-b')), headers: { 'content-type': 'application/merge-patch+json' } },
-    { method: 'POST', path: '/api/v1/nodes', body: JSON.stringify({ metadata: { name: 'node-9' }, ...assign('cfg-a') }) },
-    { method: 'POST', path: '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', body: JSON.stringify({ metadata: { name: 'node-1' } }) },
+    {
+      method: 'PATCH',
+      path: '/api/v1/nodes/node-1',
+      body: JSON.stringify(assign('cfg-b')),
+      headers: { 'content-type': 'application/merge-patch+json' },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/nodes',
+      body: JSON.stringify({ metadata: { name: 'node-9' }, ...assign('cfg-a') }),
+    },
+    {
+      method: 'POST',
+      path: '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+      body: JSON.stringify({ metadata: { name: 'node-1' } }),
+    },
     { method: 'DELETE', path: '/api/v1/nodes/node-2' },
     { method: 'GET', path: '/api/v1/nodes/node-1/proxy/configz' },
     { method: 'GET', path: '/apis/rbac.authorization.k8s.io/v1/clusterroles' },
-    { method: 'GET', path: `${NS}/cfg-a`, headers: { 'Impersonate-User': 'admin', 'Impersonate-Group': 'system:masters' } },
+    {
+      method: 'GET',
+      path: `${NS}/cfg-a`,
+      headers: { 'Impersonate-User': 'admin', 'Impersonate-Group': 'system:masters' },
+    },
   ];
 
   it('odd certificate identities get 401/403 (or what a node may do), never 5xx', async () => {
@@ -343,10 +487,20 @@ describe('fuzzed identities', () => {
     for (const [cn, orgs] of odd) {
       const cert = await identity(cn, orgs.filter(Boolean));
       for (const p of probes) {
-        const r = await raw(`${api()}${p.path}`, { cert, method: p.method, ...(p.body ? { body: p.body } : {}), ...(p.headers ? { headers: p.headers } : {}) });
+        const r = await raw(`${api()}${p.path}`, {
+          cert,
+          method: p.method,
+          ...(p.body ? { body: p.body } : {}),
+          ...(p.headers ? { headers: p.headers } : {}),
+        });
         assert.ok(r.status < 500, `${cn} ${JSON.stringify(orgs)} ${p.method} ${p.path} → ${r.status} ${r.body}`);
         const fine = r.status === 401 || r.status === 403 || r.status === 404;
-        const nodeRead = p.method === 'GET' && p.path === '/api/v1/nodes' && orgs.includes('system:nodes') && cn.startsWith('system:node:') && cn !== 'system:node:';
+        const nodeRead =
+          p.method === 'GET' &&
+          p.path === '/api/v1/nodes' &&
+          orgs.includes('system:nodes') &&
+          cn.startsWith('system:node:') &&
+          cn !== 'system:node:';
         assert.ok(fine || nodeRead, `${cn} ${JSON.stringify(orgs)} ${p.method} ${p.path} → ${r.status} ${r.body}`);
       }
     }
@@ -357,8 +511,13 @@ describe('fuzzed identities', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          user: fc.option(fc.string({ maxLength: 40 }).filter((s) => /^[\x21-\x7e]*$/.test(s)), { nil: undefined }),
-          groups: fc.array(fc.constantFrom('system:masters', 'system:nodes', '', 'devs', 'system:authenticated'), { maxLength: 3 }),
+          user: fc.option(
+            fc.string({ maxLength: 40 }).filter((s) => /^[\x21-\x7e]*$/.test(s)),
+            { nil: undefined },
+          ),
+          groups: fc.array(fc.constantFrom('system:masters', 'system:nodes', '', 'devs', 'system:authenticated'), {
+            maxLength: 3,
+          }),
         }),
         async ({ user, groups }) => {
           const headers: Record<string, string | string[]> = {};
@@ -375,7 +534,11 @@ describe('fuzzed identities', () => {
 
   it('an unauthenticated caller gets 401 everywhere but the health endpoints', async () => {
     assert.equal((await raw(`${api()}/api/v1/nodes`)).status, 401);
-    assert.equal((await raw(`${api()}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, { method: 'POST', body: '{}' })).status, 401);
+    assert.equal(
+      (await raw(`${api()}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, { method: 'POST', body: '{}' }))
+        .status,
+      401,
+    );
     assert.equal((await raw(`${api()}/healthz`)).status, 200);
   });
 });

@@ -17,8 +17,24 @@ const user: UserInfo = { name: 'mallory', groups: ['system:authenticated'] };
 const cm = (namespace: string, name: string) => ({ configMap: { namespace, name, kubeletConfigKey: 'kubelet' } });
 const obj = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'r1' }, spec });
 
-function request(resource: ResourceDef, operation: 'CREATE' | 'UPDATE' | 'DELETE', object: KubeObject, oldObject?: KubeObject, subresource = ''): AdmissionAttributes {
-  return { user, operation, resource, subresource, namespace: '', name: object.metadata.name ?? '', object, ...(oldObject ? { oldObject } : {}), dryRun: false };
+function request(
+  resource: ResourceDef,
+  operation: 'CREATE' | 'UPDATE' | 'DELETE',
+  object: KubeObject,
+  oldObject?: KubeObject,
+  subresource = '',
+): AdmissionAttributes {
+  return {
+    user,
+    operation,
+    resource,
+    subresource,
+    namespace: '',
+    name: object.metadata.name ?? '',
+    object,
+    ...(oldObject ? { oldObject } : {}),
+    dryRun: false,
+  };
 }
 
 describe('namedConfigMaps', () => {
@@ -35,9 +51,14 @@ describe('namedConfigMaps', () => {
   });
 
   it('an update names them again only when configSource or layers change', () => {
-    const paused = obj({ ...layered.spec as object, paused: true });
+    const paused = obj({ ...(layered.spec as object), paused: true });
     assert.deepEqual(namedConfigMaps(request(rollouts, 'UPDATE', paused, layered)), []);
-    const rekeyed = obj({ layers: [cm('kube-system', 'base'), { configMap: { namespace: 'victim', name: 'app-secrets', kubeletConfigKey: 'other' } }] });
+    const rekeyed = obj({
+      layers: [
+        cm('kube-system', 'base'),
+        { configMap: { namespace: 'victim', name: 'app-secrets', kubeletConfigKey: 'other' } },
+      ],
+    });
     assert.equal(namedConfigMaps(request(rollouts, 'UPDATE', rekeyed, layered)).length, 2);
     assert.deepEqual(namedConfigMaps(request(rollouts, 'DELETE', layered)), []);
     assert.deepEqual(namedConfigMaps(request(rollouts, 'UPDATE', layered, layered, 'status')), []);
@@ -48,27 +69,56 @@ describe('namedConfigMaps', () => {
     assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: cm('victim', 'x') }), node({}))), [
       { field: 'spec.configSource', namespace: 'victim', name: 'x' },
     ]);
-    assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: { configMapRef: { namespace: 'victim', name: 'old' } } }), node({}))), [
-      { field: 'spec.configSource', namespace: 'victim', name: 'old' },
-    ]);
-    assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: cm('victim', 'x'), unschedulable: true }), node({ configSource: cm('victim', 'x') }))), []);
-    assert.deepEqual(namedConfigMaps(request(nodes, 'UPDATE', node({ configSource: null }), node({ configSource: cm('victim', 'x') }))), []);
+    assert.deepEqual(
+      namedConfigMaps(
+        request(
+          nodes,
+          'UPDATE',
+          node({ configSource: { configMapRef: { namespace: 'victim', name: 'old' } } }),
+          node({}),
+        ),
+      ),
+      [{ field: 'spec.configSource', namespace: 'victim', name: 'old' }],
+    );
+    assert.deepEqual(
+      namedConfigMaps(
+        request(
+          nodes,
+          'UPDATE',
+          node({ configSource: cm('victim', 'x'), unschedulable: true }),
+          node({ configSource: cm('victim', 'x') }),
+        ),
+      ),
+      [],
+    );
+    assert.deepEqual(
+      namedConfigMaps(
+        request(nodes, 'UPDATE', node({ configSource: null }), node({ configSource: cm('victim', 'x') })),
+      ),
+      [],
+    );
   });
 
   it('the plugin asks get on each as the requesting user and refuses naming the field and the ConfigMap', async () => {
     const asked: AuthorizationAttributes[] = [];
     const onlyKubeSystem: Authorizer = {
-      authorize: (a) => (asked.push(a), a.namespace === 'kube-system' ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' }),
+      authorize: (a) => (
+        asked.push(a),
+        a.namespace === 'kube-system' ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' }
+      ),
     };
-    await assert.rejects(Promise.resolve(configMapReferences(onlyKubeSystem).validate!(request(rollouts, 'CREATE', layered))), (err: unknown) => {
-      assert.ok(err instanceof StatusError);
-      assert.equal(err.code, 403);
-      assert.equal(
-        err.message,
-        'nodeconfigrollouts.dkc.io "r1" is forbidden: User "mallory" cannot get resource "configmaps" in API group "" in the namespace "victim": spec.layers[1] names ConfigMap victim/app-secrets, and naming a ConfigMap as config requires get on it',
-      );
-      return true;
-    });
+    await assert.rejects(
+      Promise.resolve(configMapReferences(onlyKubeSystem).validate!(request(rollouts, 'CREATE', layered))),
+      (err: unknown) => {
+        assert.ok(err instanceof StatusError);
+        assert.equal(err.code, 403);
+        assert.equal(
+          err.message,
+          'nodeconfigrollouts.dkc.io "r1" is forbidden: User "mallory" cannot get resource "configmaps" in API group "" in the namespace "victim": spec.layers[1] names ConfigMap victim/app-secrets, and naming a ConfigMap as config requires get on it',
+        );
+        return true;
+      },
+    );
     assert.deepEqual(
       asked.map((a) => [a.user.name, a.verb, a.resource, a.namespace, a.name]),
       [
@@ -80,8 +130,13 @@ describe('namedConfigMaps', () => {
 });
 
 describe('rolloutAssignment', () => {
-  const before = obj({ configSource: cm('kube-system', 'a'), nodeSelector: { matchLabels: { pool: 'blue' } }, strategy: { canary: 1 } });
-  const change = (spec: Record<string, unknown>) => rolloutAssignment(request(rollouts, 'UPDATE', obj({ ...(before.spec as object), ...spec }), before));
+  const before = obj({
+    configSource: cm('kube-system', 'a'),
+    nodeSelector: { matchLabels: { pool: 'blue' } },
+    strategy: { canary: 1 },
+  });
+  const change = (spec: Record<string, unknown>) =>
+    rolloutAssignment(request(rollouts, 'UPDATE', obj({ ...(before.spec as object), ...spec }), before));
 
   it('creating a rollout assigns; so does changing its target, its selector or revert', () => {
     assert.deepEqual(rolloutAssignment(request(rollouts, 'CREATE', before)), { create: true });
@@ -107,9 +162,15 @@ describe('rolloutAssignment', () => {
       message:
         'nodeconfigrollouts.dkc.io "r1" is forbidden: User "mallory" cannot update resource "nodes/configsource" in API group "" at the cluster scope: a NodeConfigRollout assigns config to the nodes it selects, which requires update on nodes/configsource',
     });
-    assert.deepEqual([asked[0]!.verb, asked[0]!.resource, asked[0]!.subresource, asked[0]!.name], ['update', 'nodes', 'configsource', '']);
+    assert.deepEqual(
+      [asked[0]!.verb, asked[0]!.resource, asked[0]!.subresource, asked[0]!.name],
+      ['update', 'nodes', 'configsource', ''],
+    );
     const undo = obj({ ...(before.spec as object), revert: true });
-    await assert.rejects(Promise.resolve(plugin.validate!(request(rollouts, 'UPDATE', undo, before))), /: changing spec\.revert of a NodeConfigRollout assigns config to nodes, which requires update on nodes\/configsource$/);
+    await assert.rejects(
+      Promise.resolve(plugin.validate!(request(rollouts, 'UPDATE', undo, before))),
+      /: changing spec\.revert of a NodeConfigRollout assigns config to nodes, which requires update on nodes\/configsource$/,
+    );
     await plugin.validate!(request(rollouts, 'UPDATE', obj({ ...(before.spec as object), paused: true }), before));
   });
 });

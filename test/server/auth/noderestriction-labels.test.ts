@@ -23,15 +23,43 @@ const as = (user: string, object: KubeObject, oldObject?: KubeObject): Admission
   dryRun: false,
 });
 const refused = (a: AdmissionAttributes, message: string) =>
-  assert.throws(() => nodeRestriction.validate!(a), (err: unknown) => err instanceof StatusError && err.code === 403 && err.message === message);
+  assert.throws(
+    () => nodeRestriction.validate!(a),
+    (err: unknown) => err instanceof StatusError && err.code === 403 && err.message === message,
+  );
 
 it('a node may not add, change or remove a node-restriction.kubernetes.io label; others may, and it may write its other labels', () => {
   const pool = 'node-restriction.kubernetes.io/pool';
   const before = node({ [pool]: 'blue', team: 'a' });
-  refused(as('system:node:n1', node({ team: 'a' }), before), `nodes "n1" is forbidden: is not allowed to modify labels: ${pool}`);
-  refused(as('system:node:n1', node({ [pool]: 'green', team: 'a' }), before), `nodes "n1" is forbidden: is not allowed to modify labels: ${pool}`);
-  refused(as('system:node:n1', node({ [pool]: 'blue', 'x.node-restriction.kubernetes.io/b': '1', 'a.node-restriction.kubernetes.io/c': '' }), before), 'nodes "n1" is forbidden: is not allowed to modify labels: a.node-restriction.kubernetes.io/c, x.node-restriction.kubernetes.io/b');
-  refused(as('system:node:n1', node({ [pool]: 'blue' })), `nodes "n1" is forbidden: node "n1" is not allowed to set the following labels: ${pool}`);
-  assert.equal(nodeRestriction.validate!(as('system:node:n1', node({ [pool]: 'blue', team: 'b', 'node-restriction.kubernetes.io.example/x': '1' }), before)), undefined);
+  refused(
+    as('system:node:n1', node({ team: 'a' }), before),
+    `nodes "n1" is forbidden: is not allowed to modify labels: ${pool}`,
+  );
+  refused(
+    as('system:node:n1', node({ [pool]: 'green', team: 'a' }), before),
+    `nodes "n1" is forbidden: is not allowed to modify labels: ${pool}`,
+  );
+  refused(
+    as(
+      'system:node:n1',
+      node({ [pool]: 'blue', 'x.node-restriction.kubernetes.io/b': '1', 'a.node-restriction.kubernetes.io/c': '' }),
+      before,
+    ),
+    'nodes "n1" is forbidden: is not allowed to modify labels: a.node-restriction.kubernetes.io/c, x.node-restriction.kubernetes.io/b',
+  );
+  refused(
+    as('system:node:n1', node({ [pool]: 'blue' })),
+    `nodes "n1" is forbidden: node "n1" is not allowed to set the following labels: ${pool}`,
+  );
+  assert.equal(
+    nodeRestriction.validate!(
+      as(
+        'system:node:n1',
+        node({ [pool]: 'blue', team: 'b', 'node-restriction.kubernetes.io.example/x': '1' }),
+        before,
+      ),
+    ),
+    undefined,
+  );
   assert.equal(nodeRestriction.validate!(as('admin', node({}), before)), undefined);
 });

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
-import { authorizerChain, type AdmissionAttributes, type ServerReads, type UserInfo } from '../../../src/server/authz.js';
+import {
+  authorizerChain,
+  type AdmissionAttributes,
+  type ServerReads,
+  type UserInfo,
+} from '../../../src/server/authz.js';
 import { aggregatedRules, withAggregatedRules } from '../../../src/server/auth/aggregation.js';
 import { reconcileRole } from '../../../src/server/auth/bootstrap.js';
 import { rbacEscalation } from '../../../src/server/auth/escalation.js';
@@ -14,7 +19,13 @@ import { isPrivileged, mastersAuthorizer } from '../../../src/server/auth/index.
 import { NodeAuthorizer } from '../../../src/server/auth/nodeauthorizer.js';
 import { NodeGraph } from '../../../src/server/auth/nodegraph.js';
 import { RbacAuthorizer, RbacRules, staticRbacSource, type PolicyRule } from '../../../src/server/auth/rbac.js';
-import { clusterrolebindings, clusterroles, defaultClusterRoles, rolebindings, roles } from '../../../src/server/auth/rbacresources.js';
+import {
+  clusterrolebindings,
+  clusterroles,
+  defaultClusterRoles,
+  rolebindings,
+  roles,
+} from '../../../src/server/auth/rbacresources.js';
 import { answerReview } from '../../../src/server/auth/reviews.js';
 import { selfSubjectRulesReviews } from '../../../src/server/auth/rulesreview.js';
 import { selfSubjectReviews } from '../../../src/server/auth/selfsubjectreview.js';
@@ -29,18 +40,42 @@ describe('rule coverage', () => {
   it('covers as upstream: wildcards, */subresource, resource names, URL prefixes', () => {
     assert.deepEqual(uncovered([r(['*'], ['*'], ['*'])], [r(['get'], [''], ['pods'], ['a'])]), []);
     assert.deepEqual(uncovered([r(['get'], [''], ['*/status'])], [r(['get'], [''], ['nodes/status'])]), []);
-    assert.deepEqual(uncovered([r(['get'], [''], ['*/status'])], [r(['get'], [''], ['nodes'])]), [r(['get'], [''], ['nodes'])]);
+    assert.deepEqual(uncovered([r(['get'], [''], ['*/status'])], [r(['get'], [''], ['nodes'])]), [
+      r(['get'], [''], ['nodes']),
+    ]);
     // A rule scoped to names covers those names only, never the whole resource.
-    assert.deepEqual(uncovered([r(['get'], [''], ['pods'], ['a'])], [r(['get'], [''], ['pods'])]), [r(['get'], [''], ['pods'])]);
+    assert.deepEqual(uncovered([r(['get'], [''], ['pods'], ['a'])], [r(['get'], [''], ['pods'])]), [
+      r(['get'], [''], ['pods']),
+    ]);
     assert.deepEqual(uncovered([r(['get'], [''], ['pods'], ['a', 'b'])], [r(['get'], [''], ['pods'], ['b'])]), []);
-    assert.deepEqual(uncovered([{ verbs: ['get'], nonResourceURLs: ['/apis/*'] }], [{ verbs: ['get'], nonResourceURLs: ['/apis/dkc.io'] }]), []);
-    assert.deepEqual(uncovered([{ verbs: ['get'], nonResourceURLs: ['/apis'] }], [{ verbs: ['get'], nonResourceURLs: ['/apis/x'] }]).length, 1);
+    assert.deepEqual(
+      uncovered(
+        [{ verbs: ['get'], nonResourceURLs: ['/apis/*'] }],
+        [{ verbs: ['get'], nonResourceURLs: ['/apis/dkc.io'] }],
+      ),
+      [],
+    );
+    assert.deepEqual(
+      uncovered([{ verbs: ['get'], nonResourceURLs: ['/apis'] }], [{ verbs: ['get'], nonResourceURLs: ['/apis/x'] }])
+        .length,
+      1,
+    );
     // One held rule must cover each atom whole: two partial rules do not add up across verbs of one atom.
-    assert.deepEqual(uncovered([r(['get'], [''], ['pods']), r(['list'], [''], ['pods'])], [r(['get', 'list'], [''], ['pods'])]), []);
+    assert.deepEqual(
+      uncovered([r(['get'], [''], ['pods']), r(['list'], [''], ['pods'])], [r(['get', 'list'], [''], ['pods'])]),
+      [],
+    );
   });
 
   it('prints the gap as kube-apiserver: compacted by group and resource, sorted, Go-quoted', () => {
-    const gap = uncovered([], [r(['get', 'list'], [''], ['pods']), r(['update'], ['apps'], ['deployments'], ['web']), { verbs: ['get'], nonResourceURLs: ['/metrics'] }]);
+    const gap = uncovered(
+      [],
+      [
+        r(['get', 'list'], [''], ['pods']),
+        r(['update'], ['apps'], ['deployments'], ['web']),
+        { verbs: ['get'], nonResourceURLs: ['/metrics'] },
+      ],
+    );
     assert.equal(
       describeMissing(gap),
       [
@@ -49,7 +84,10 @@ describe('rule coverage', () => {
         '{NonResourceURLs:["/metrics"], Verbs:["get"]}',
       ].join('\n'),
     );
-    assert.equal(compactString(r(['get'], [''], ['a"b\\c\n'])), '{APIGroups:[""], Resources:["a\\"b\\\\c\\n"], Verbs:["get"]}');
+    assert.equal(
+      compactString(r(['get'], [''], ['a"b\\c\n'])),
+      '{APIGroups:[""], Resources:["a\\"b\\\\c\\n"], Verbs:["get"]}',
+    );
   });
 });
 
@@ -57,7 +95,14 @@ describe('rule coverage', () => {
 
 const alice: UserInfo = { name: 'alice', groups: ['g', 'system:authenticated'] };
 
-function binding(kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleKind: string, role: string, user: string, namespace?: string): KubeObject {
+function binding(
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  name: string,
+  roleKind: string,
+  role: string,
+  user: string,
+  namespace?: string,
+): KubeObject {
   return {
     apiVersion: `${RBAC}/v1`,
     kind,
@@ -67,7 +112,13 @@ function binding(kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleK
   };
 }
 
-function roleObj(kind: 'Role' | 'ClusterRole', name: string, rules: PolicyRule[], namespace?: string, extra: Record<string, unknown> = {}): KubeObject {
+function roleObj(
+  kind: 'Role' | 'ClusterRole',
+  name: string,
+  rules: PolicyRule[],
+  namespace?: string,
+  extra: Record<string, unknown> = {},
+): KubeObject {
   return { apiVersion: `${RBAC}/v1`, kind, metadata: namespace ? { name, namespace } : { name }, rules, ...extra };
 }
 
@@ -76,11 +127,21 @@ function checker(objects: KubeObject[]) {
   const rules = new RbacRules(staticRbacSource(objects));
   const reads: ServerReads = {
     get: async (_g, plural, namespace, name) =>
-      objects.find((o) => `${(o.kind ?? '').toLowerCase()}s` === plural && (o.metadata.namespace ?? '') === namespace && o.metadata.name === name),
+      objects.find(
+        (o) =>
+          `${(o.kind ?? '').toLowerCase()}s` === plural &&
+          (o.metadata.namespace ?? '') === namespace &&
+          o.metadata.name === name,
+      ),
     list: async () => [],
     nodeGet: async () => '',
   };
-  const plugin = rbacEscalation({ authorizer: authorizerChain(mastersAuthorizer, new RbacAuthorizer(rules)), rules, reads: () => reads, exempt: isPrivileged });
+  const plugin = rbacEscalation({
+    authorizer: authorizerChain(mastersAuthorizer, new RbacAuthorizer(rules)),
+    rules,
+    reads: () => reads,
+    exempt: isPrivileged,
+  });
   return async (def: ResourceDef, object: KubeObject, opts: Partial<AdmissionAttributes> = {}): Promise<string> => {
     try {
       await plugin.validate!({
@@ -107,7 +168,12 @@ describe('RBAC escalation check', () => {
   const writer = roleObj('Role', 'rbac-writer', [r(['create', 'update'], [RBAC], ['roles', 'rolebindings'])], 'team');
 
   it('a role with rules she holds is allowed; one beyond them is refused with the missing rules', async () => {
-    const check = checker([writer, binding('RoleBinding', 'w', 'Role', 'rbac-writer', 'alice', 'team'), podReader, binding('RoleBinding', 'p', 'ClusterRole', 'pod-reader', 'alice', 'team')]);
+    const check = checker([
+      writer,
+      binding('RoleBinding', 'w', 'Role', 'rbac-writer', 'alice', 'team'),
+      podReader,
+      binding('RoleBinding', 'p', 'ClusterRole', 'pod-reader', 'alice', 'team'),
+    ]);
     assert.equal(await check(roles, roleObj('Role', 'mine', [r(['get'], [''], ['pods'])], 'team')), 'allowed');
     assert.equal(
       await check(roles, roleObj('Role', 'mine', [r(['get', 'delete'], [''], ['pods', 'secrets'])], 'team')),
@@ -115,35 +181,73 @@ describe('RBAC escalation check', () => {
         '{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete"]}',
     );
     // Rights held in one namespace are not held in another.
-    assert.match(await check(roles, roleObj('Role', 'mine', [r(['get'], [''], ['pods'])], 'other')), /^403 .*not currently held/);
+    assert.match(
+      await check(roles, roleObj('Role', 'mine', [r(['get'], [''], ['pods'])], 'other')),
+      /^403 .*not currently held/,
+    );
   });
 
   it('escalate on the kind lets her write any role; on create it is asked without a name, as upstream asks it', async () => {
     const escalator = (names?: string[]) =>
-      checker([roleObj('Role', 'esc', [r(['create', 'update', 'escalate'], [RBAC], ['roles'], names)], 'team'), binding('RoleBinding', 'e', 'Role', 'esc', 'alice', 'team')]);
+      checker([
+        roleObj('Role', 'esc', [r(['create', 'update', 'escalate'], [RBAC], ['roles'], names)], 'team'),
+        binding('RoleBinding', 'e', 'Role', 'esc', 'alice', 'team'),
+      ]);
     const wide = roleObj('Role', 'wide', [r(['*'], ['*'], ['*'])], 'team');
     assert.equal(await escalator()(roles, wide), 'allowed');
     assert.match(await escalator(['wide'])(roles, wide), /^403 /, 'a create names no object');
-    assert.equal(await escalator(['wide'])(roles, wide, { operation: 'UPDATE', oldObject: roleObj('Role', 'wide', [], 'team') }), 'allowed');
+    assert.equal(
+      await escalator(['wide'])(roles, wide, { operation: 'UPDATE', oldObject: roleObj('Role', 'wide', [], 'team') }),
+      'allowed',
+    );
   });
 
   it('a binding needs the role’s rules or bind on that role; a missing role is a 404', async () => {
-    const binder = roleObj('Role', 'binder', [r(['create'], [RBAC], ['rolebindings']), r(['bind'], [RBAC], ['clusterroles'], ['cluster-admin'])], 'team');
-    const admin = roleObj('ClusterRole', 'cluster-admin', [r(['*'], ['*'], ['*']), { verbs: ['*'], nonResourceURLs: ['*'] }]);
+    const binder = roleObj(
+      'Role',
+      'binder',
+      [r(['create'], [RBAC], ['rolebindings']), r(['bind'], [RBAC], ['clusterroles'], ['cluster-admin'])],
+      'team',
+    );
+    const admin = roleObj('ClusterRole', 'cluster-admin', [
+      r(['*'], ['*'], ['*']),
+      { verbs: ['*'], nonResourceURLs: ['*'] },
+    ]);
     const check = checker([binder, admin, podReader, binding('RoleBinding', 'b', 'Role', 'binder', 'alice', 'team')]);
-    assert.equal(await check(rolebindings, binding('RoleBinding', 'x', 'ClusterRole', 'cluster-admin', 'alice', 'team')), 'allowed');
-    assert.match(await check(rolebindings, binding('RoleBinding', 'x', 'ClusterRole', 'pod-reader', 'alice', 'team')), /^403 rolebindings\.rbac\.authorization\.k8s\.io "x" is forbidden: .*\n\{APIGroups:\[""\], Resources:\["pods"\], Verbs:\["get" "list"\]\}$/);
+    assert.equal(
+      await check(rolebindings, binding('RoleBinding', 'x', 'ClusterRole', 'cluster-admin', 'alice', 'team')),
+      'allowed',
+    );
+    assert.match(
+      await check(rolebindings, binding('RoleBinding', 'x', 'ClusterRole', 'pod-reader', 'alice', 'team')),
+      /^403 rolebindings\.rbac\.authorization\.k8s\.io "x" is forbidden: .*\n\{APIGroups:\[""\], Resources:\["pods"\], Verbs:\["get" "list"\]\}$/,
+    );
     // bind is granted in team only: a ClusterRoleBinding of the same role is refused.
-    assert.match(await check(clusterrolebindings, binding('ClusterRoleBinding', 'x', 'ClusterRole', 'cluster-admin', 'alice')), /^403 clusterrolebindings\.rbac\.authorization\.k8s\.io "x" is forbidden/);
-    assert.equal(await check(rolebindings, binding('RoleBinding', 'x', 'ClusterRole', 'nope', 'alice', 'team')), '404 clusterroles.rbac.authorization.k8s.io "nope" not found');
+    assert.match(
+      await check(clusterrolebindings, binding('ClusterRoleBinding', 'x', 'ClusterRole', 'cluster-admin', 'alice')),
+      /^403 clusterrolebindings\.rbac\.authorization\.k8s\.io "x" is forbidden/,
+    );
+    assert.equal(
+      await check(rolebindings, binding('RoleBinding', 'x', 'ClusterRole', 'nope', 'alice', 'team')),
+      '404 clusterroles.rbac.authorization.k8s.io "nope" not found',
+    );
   });
 
   it('an aggregationRule takes cluster-admin’s rights; her own missing roles are reported as resolution errors', async () => {
     // `*` verbs would include escalate, which lifts the check altogether (as upstream): create only.
     const almost = roleObj('ClusterRole', 'almost', [r(['create'], [RBAC], ['clusterroles'])]);
-    const check = checker([almost, binding('ClusterRoleBinding', 'a', 'ClusterRole', 'almost', 'alice'), binding('ClusterRoleBinding', 'gone', 'ClusterRole', 'gone', 'alice')]);
-    const aggregating = roleObj('ClusterRole', 'agg', [], undefined, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] } });
-    assert.equal(await check(clusterroles, aggregating), '403 clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule');
+    const check = checker([
+      almost,
+      binding('ClusterRoleBinding', 'a', 'ClusterRole', 'almost', 'alice'),
+      binding('ClusterRoleBinding', 'gone', 'ClusterRole', 'gone', 'alice'),
+    ]);
+    const aggregating = roleObj('ClusterRole', 'agg', [], undefined, {
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] },
+    });
+    assert.equal(
+      await check(clusterroles, aggregating),
+      '403 clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule',
+    );
     assert.equal(
       await check(clusterroles, roleObj('ClusterRole', 'urls', [{ verbs: ['get'], nonResourceURLs: ['/metrics'] }])),
       '403 clusterroles.rbac.authorization.k8s.io "urls" is forbidden: user "alice" (groups=["g" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n' +
@@ -156,8 +260,17 @@ describe('RBAC escalation check', () => {
     const wide = roleObj('Role', 'wide', [r(['*'], ['*'], ['*'])], 'team');
     assert.equal(await check(roles, wide, { user: { name: 'root', groups: ['system:masters'] } }), 'allowed');
     assert.match(await check(roles, wide), /^403 /);
-    const finalized = { ...wide, metadata: { ...wide.metadata, finalizers: ['example.com/keep'], resourceVersion: '9' } };
-    assert.equal(await check(roles, finalized, { operation: 'UPDATE', oldObject: { ...wide, metadata: { ...wide.metadata, resourceVersion: '8' } } }), 'allowed');
+    const finalized = {
+      ...wide,
+      metadata: { ...wide.metadata, finalizers: ['example.com/keep'], resourceVersion: '9' },
+    };
+    assert.equal(
+      await check(roles, finalized, {
+        operation: 'UPDATE',
+        oldObject: { ...wide, metadata: { ...wide.metadata, resourceVersion: '8' } },
+      }),
+      'allowed',
+    );
     const relabelled = { ...wide, metadata: { ...wide.metadata, labels: { a: 'b' } } };
     assert.match(await check(roles, relabelled, { operation: 'UPDATE', oldObject: wide }), /^403 /);
   });
@@ -166,32 +279,63 @@ describe('RBAC escalation check', () => {
 // --- aggregation and the default roles ----------------------------------------------------------------------------
 
 describe('ClusterRole aggregation', () => {
-  const labelled = (name: string, labels: Record<string, string>, rules: PolicyRule[]) => ({ ...roleObj('ClusterRole', name, rules), metadata: { name, labels } });
+  const labelled = (name: string, labels: Record<string, string>, rules: PolicyRule[]) => ({
+    ...roleObj('ClusterRole', name, rules),
+    metadata: { name, labels },
+  });
 
   it('gathers the selected roles’ rules by name, each once, never its own', () => {
-    const agg = { ...labelled('agg', { pick: 'yes' }, [r(['*'], ['*'], ['*'])]), aggregationRule: { clusterRoleSelectors: [{ matchLabels: { pick: 'yes' } }] } };
+    const agg = {
+      ...labelled('agg', { pick: 'yes' }, [r(['*'], ['*'], ['*'])]),
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { pick: 'yes' } }] },
+    };
     const b = labelled('b', { pick: 'yes' }, [r(['get'], [''], ['pods']), r(['list'], [''], ['pods'])]);
     const a = labelled('a', { pick: 'yes' }, [r(['list'], [''], ['pods'])]);
     const other = labelled('c', { pick: 'no' }, [r(['get'], [''], ['secrets'])]);
-    assert.deepEqual(aggregatedRules(agg, [agg, b, a, other]), [r(['list'], [''], ['pods']), r(['get'], [''], ['pods'])]);
+    assert.deepEqual(aggregatedRules(agg, [agg, b, a, other]), [
+      r(['list'], [''], ['pods']),
+      r(['get'], [''], ['pods']),
+    ]);
     assert.equal(aggregatedRules(b, [agg, b]), undefined, 'a role without aggregationRule aggregates nothing');
-    const exprs = { ...agg, aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: 'pick', operator: 'In', values: ['no'] }] }] } };
+    const exprs = {
+      ...agg,
+      aggregationRule: {
+        clusterRoleSelectors: [{ matchExpressions: [{ key: 'pick', operator: 'In', values: ['no'] }] }],
+      },
+    };
     assert.deepEqual(aggregatedRules(exprs, [exprs, b, other]), [r(['get'], [''], ['secrets'])]);
   });
 
   it('the default view feeds edit and edit feeds admin; dkc.io kinds are read, never written, through them', () => {
-    const rulesOf = (name: string) => defaultClusterRoles.find((x) => x.metadata.name === name)!['rules'] as PolicyRule[];
+    const rulesOf = (name: string) =>
+      defaultClusterRoles.find((x) => x.metadata.name === name)!['rules'] as PolicyRule[];
     const readRollouts = [r(['get', 'list', 'watch'], ['dkc.io'], ['nodeconfigrollouts', 'nodeconfigpolicies'])];
     for (const role of ['view', 'edit', 'admin']) {
       assert.deepEqual(uncovered(rulesOf(role), readRollouts), [], `${role} reads rollouts`);
-      assert.equal(uncovered(rulesOf(role), [r(['create'], ['dkc.io'], ['nodeconfigrollouts'])]).length, 1, `${role} creates no rollout`);
-      assert.equal(uncovered(rulesOf(role), [r(['update'], [''], ['nodes/configsource'])]).length, 1, `${role} assigns no config`);
-      assert.equal(uncovered(rulesOf(role), [r(['update'], ['coordination.k8s.io'], ['leases'])]).length, 1, `${role} writes no Lease`);
+      assert.equal(
+        uncovered(rulesOf(role), [r(['create'], ['dkc.io'], ['nodeconfigrollouts'])]).length,
+        1,
+        `${role} creates no rollout`,
+      );
+      assert.equal(
+        uncovered(rulesOf(role), [r(['update'], [''], ['nodes/configsource'])]).length,
+        1,
+        `${role} assigns no config`,
+      );
+      assert.equal(
+        uncovered(rulesOf(role), [r(['update'], ['coordination.k8s.io'], ['leases'])]).length,
+        1,
+        `${role} writes no Lease`,
+      );
     }
     assert.deepEqual(uncovered(rulesOf('admin'), rulesOf('edit')), []);
     assert.deepEqual(uncovered(rulesOf('edit'), rulesOf('view')), []);
     assert.deepEqual(uncovered(rulesOf('admin'), [r(['create'], [RBAC], ['rolebindings'])]), []);
-    assert.deepEqual(withAggregatedRules(defaultClusterRoles), defaultClusterRoles, 'the defaults are already aggregated');
+    assert.deepEqual(
+      withAggregatedRules(defaultClusterRoles),
+      defaultClusterRoles,
+      'the defaults are already aggregated',
+    );
   });
 
   it('an existing default role gains this version’s labels, rules and selectors, keeps its own, and one marked autoupdate=false is left alone', () => {
@@ -199,7 +343,11 @@ describe('ClusterRole aggregation', () => {
     const oldView: KubeObject = {
       apiVersion: `${RBAC}/v1`,
       kind: 'ClusterRole',
-      metadata: { name: 'view', labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults', mine: 'x' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } },
+      metadata: {
+        name: 'view',
+        labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults', mine: 'x' },
+        annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' },
+      },
       rules: [r(['get'], ['coordination.k8s.io'], ['leases'])],
     };
     const next = reconcileRole(oldView, expectedView)!;
@@ -208,9 +356,20 @@ describe('ClusterRole aggregation', () => {
     assert.deepEqual(next['rules'], oldView['rules'], 'an aggregating role’s rules are the aggregation’s to write');
     assert.equal(reconcileRole(next, expectedView), undefined);
     const basic = defaultClusterRoles.find((x) => x.metadata.name === 'system:basic-user')!;
-    const oldBasic = { ...basic, rules: [r(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])] };
-    assert.deepEqual(uncovered(reconcileRole(oldBasic, basic)!['rules'] as PolicyRule[], [r(['create'], ['authentication.k8s.io'], ['selfsubjectreviews'])]), []);
-    const pinned = { ...oldBasic, metadata: { ...oldBasic.metadata, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } } };
+    const oldBasic = {
+      ...basic,
+      rules: [r(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])],
+    };
+    assert.deepEqual(
+      uncovered(reconcileRole(oldBasic, basic)!['rules'] as PolicyRule[], [
+        r(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
+      ]),
+      [],
+    );
+    const pinned = {
+      ...oldBasic,
+      metadata: { ...oldBasic.metadata, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } },
+    };
     assert.equal(reconcileRole(pinned, basic), undefined);
   });
 });
@@ -223,8 +382,13 @@ describe('self reviews', () => {
     binding('ClusterRoleBinding', 'r', 'ClusterRole', 'reader', 'alice'),
     binding('RoleBinding', 'gone', 'Role', 'gone', 'alice', 'team'),
   ];
-  const chain = authorizerChain(mastersAuthorizer, new NodeAuthorizer(new NodeGraph({ revision: () => 0, nodes: () => [] })), new RbacAuthorizer(staticRbacSource(objects)));
-  const review = (body: Record<string, unknown>, user: UserInfo) => answerReview(selfSubjectRulesReviews, '', body, user, chain);
+  const chain = authorizerChain(
+    mastersAuthorizer,
+    new NodeAuthorizer(new NodeGraph({ revision: () => 0, nodes: () => [] })),
+    new RbacAuthorizer(staticRbacSource(objects)),
+  );
+  const review = (body: Record<string, unknown>, user: UserInfo) =>
+    answerReview(selfSubjectRulesReviews, '', body, user, chain);
 
   it('lists RBAC’s rules, resources and URLs apart, empty lists left out; a missing role is an evaluation error', async () => {
     const out = await review({ spec: { namespace: 'team' } }, alice);
@@ -240,7 +404,12 @@ describe('self reviews', () => {
   it('a node’s list is incomplete, as the Node authorizer cannot list the graph; a namespace is required', async () => {
     const node: UserInfo = { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] };
     const out = await review({ spec: { namespace: 'default' } }, node);
-    assert.deepEqual(out['status'], { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' });
+    assert.deepEqual(out['status'], {
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'node authorizer does not support user rule resolution',
+    });
     await assert.rejects(review({ spec: {} }, alice), { code: 400, message: 'no namespace on request' });
   });
 
@@ -253,6 +422,8 @@ describe('self reviews', () => {
       metadata: { creationTimestamp: '2026-01-02T03:04:05Z' },
       status: { userInfo: { username: 'alice', uid: 'u1', groups: ['g'], extra: { scopes: ['a', 'b'] } } },
     });
-    await assert.rejects(answerReview(selfSubjectReviews, '', { kind: 'SelfSubjectAccessReview' }, who, chain), { code: 400 });
+    await assert.rejects(answerReview(selfSubjectReviews, '', { kind: 'SelfSubjectAccessReview' }, who, chain), {
+      code: 400,
+    });
   });
 });

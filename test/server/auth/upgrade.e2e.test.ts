@@ -36,7 +36,16 @@ const previous = [
       { verbs: READ, apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
     ],
   },
-  { metadata: meta('system:basic-user'), rules: [{ verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] }] },
+  {
+    metadata: meta('system:basic-user'),
+    rules: [
+      {
+        verbs: ['create'],
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+      },
+    ],
+  },
 ];
 
 let server: RunningServer;
@@ -64,7 +73,12 @@ describe('upgrading a cluster made by an earlier version', () => {
     for (const role of previous) {
       const path = `/apis/${RBAC}/v1/clusterroles/${role.metadata.name}`;
       const stored = await admin.get<{ metadata: { resourceVersion: string } }>(path);
-      await admin.update(path, { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', ...role, metadata: { ...role.metadata, resourceVersion: stored.metadata.resourceVersion } });
+      await admin.update(path, {
+        apiVersion: `${RBAC}/v1`,
+        kind: 'ClusterRole',
+        ...role,
+        metadata: { ...role.metadata, resourceVersion: stored.metadata.resourceVersion },
+      });
     }
     // As the earlier version left them.
     assert.equal(await can('update', 'leases', '-n', 'kube-system', '--as=eddie'), 'yes');
@@ -79,9 +93,15 @@ describe('upgrading a cluster made by an earlier version', () => {
     assert.equal(await can('create', 'selfsubjectreviews.authentication.k8s.io', '--as=victor'), 'yes');
     assert.match(await k.ok(['auth', 'whoami', '--as=victor']), /Username\s+victor/);
     // edit now aggregates: its old Lease rule is replaced by the aggregated rules (the server writes them at once).
-    await waitFor('edit to lose its Lease rule', async () => ((await can('update', 'leases', '-n', 'kube-system', '--as=eddie')) === 'no' ? true : undefined));
-    const edit = await admin.get<{ aggregationRule?: unknown; metadata: { labels: Record<string, string> } }>(`/apis/${RBAC}/v1/clusterroles/edit`);
-    assert.deepEqual(edit.aggregationRule, { clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }] });
+    await waitFor('edit to lose its Lease rule', async () =>
+      (await can('update', 'leases', '-n', 'kube-system', '--as=eddie')) === 'no' ? true : undefined,
+    );
+    const edit = await admin.get<{ aggregationRule?: unknown; metadata: { labels: Record<string, string> } }>(
+      `/apis/${RBAC}/v1/clusterroles/edit`,
+    );
+    assert.deepEqual(edit.aggregationRule, {
+      clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }],
+    });
     assert.equal(edit.metadata.labels['rbac.authorization.k8s.io/aggregate-to-admin'], 'true');
   });
 });

@@ -3,7 +3,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approvalCondition, approvalState, isApprovalURL, isProtectedGroup, validateApproval } from '../../../src/server/crd/approval.js';
+import {
+  approvalCondition,
+  approvalState,
+  isApprovalURL,
+  isProtectedGroup,
+  validateApproval,
+} from '../../../src/server/crd/approval.js';
 
 const A = 'api-approved.kubernetes.io';
 const PR = 'https://github.com/kubernetes/enhancements/pull/1111';
@@ -20,7 +26,8 @@ describe('protected groups', () => {
     ['dkc.io', false],
     ['example.dkc.io', false],
   ];
-  for (const [group, protectedGroup] of cases) it(`${group} → ${protectedGroup}`, () => assert.equal(isProtectedGroup(group), protectedGroup));
+  for (const [group, protectedGroup] of cases)
+    it(`${group} → ${protectedGroup}`, () => assert.equal(isProtectedGroup(group), protectedGroup));
 });
 
 describe('the annotation as a URL (Go url.ParseRequestURI with a scheme and a host)', () => {
@@ -46,18 +53,26 @@ describe('the annotation as a URL (Go url.ParseRequestURI with a scheme and a ho
 });
 
 describe('approval states, conditions and validation', () => {
-  it('reads the four states with kube-apiserver\'s reasons', () => {
+  it("reads the four states with kube-apiserver's reasons", () => {
     assert.deepEqual(approvalState({}), {
       state: 'Missing',
-      reason: 'protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+      reason:
+        'protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
     });
-    assert.deepEqual(approvalState({ [A]: 'unapproved, experimental' }), { state: 'Bypassed', reason: 'not approved: "unapproved, experimental"' });
+    assert.deepEqual(approvalState({ [A]: 'unapproved, experimental' }), {
+      state: 'Bypassed',
+      reason: 'not approved: "unapproved, experimental"',
+    });
     assert.deepEqual(approvalState({ [A]: PR }), { state: 'Approved', reason: `approved in ${PR}` });
     assert.equal(approvalState({ [A]: 'approved' }).state, 'Invalid');
   });
 
   it('gives the KubernetesAPIApprovalPolicyConformant condition in protected groups only', () => {
-    assert.deepEqual(approvalCondition('example.k8s.io', { [A]: PR }), { status: 'True', reason: 'ApprovedAnnotation', message: `approved in ${PR}` });
+    assert.deepEqual(approvalCondition('example.k8s.io', { [A]: PR }), {
+      status: 'True',
+      reason: 'ApprovedAnnotation',
+      message: `approved in ${PR}`,
+    });
     assert.equal(approvalCondition('example.k8s.io', { [A]: 'unapproved' })?.reason, 'UnapprovedAnnotation');
     assert.equal(approvalCondition('example.k8s.io', {})?.reason, 'MissingAnnotation');
     assert.equal(approvalCondition('example.k8s.io', { [A]: 'x' })?.reason, 'InvalidAnnotation');
@@ -70,7 +85,12 @@ describe('approval states, conditions and validation', () => {
       validateApproval('example.k8s.io', {}).map(String).join(),
       'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
     );
-    assert.match(validateApproval('example.k8s.io', { [A]: 'x' }).map(String).join(), /^metadata\.annotations\[api-approved\.kubernetes\.io\]: Invalid value: "x": protected groups must have/);
+    assert.match(
+      validateApproval('example.k8s.io', { [A]: 'x' })
+        .map(String)
+        .join(),
+      /^metadata\.annotations\[api-approved\.kubernetes\.io\]: Invalid value: "x": protected groups must have/,
+    );
     assert.deepEqual(validateApproval('example.k8s.io', { [A]: 'unapproved' }), []);
     // A CRD stored before the rule keeps its state through updates.
     assert.deepEqual(validateApproval('example.k8s.io', {}, {}), []);

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { goPrint, goSharpV } from '../../../src/server/crd/gotext.js';
-import { evaluate, evaluateColumn, JsonPathError, parseJsonPath, validateSimpleJsonPath } from '../../../src/server/crd/jsonpath.js';
+import {
+  evaluate,
+  evaluateColumn,
+  JsonPathError,
+  parseJsonPath,
+  validateSimpleJsonPath,
+} from '../../../src/server/crd/jsonpath.js';
 
 const now = Date.parse('2026-01-01T01:00:00Z');
 const obj = {
@@ -71,13 +77,18 @@ describe('evaluateColumn: kubectl JSONPath as additionalPrinterColumns use it', 
 
   it('prints values as Go prints them', () => {
     assert.equal(goPrint([1, 2.5, 1e21, null]), '[1 2.5 1e+21 <nil>]');
-    assert.equal(goSharpV({ b: [1, 'x'], a: null, c: 1000000.5 }), 'map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}, "c":1.0000005e+06}');
+    assert.equal(
+      goSharpV({ b: [1, 'x'], a: null, c: 1000000.5 }),
+      'map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}, "c":1.0000005e+06}',
+    );
   });
 
-  it('a CRD\'s column path must start with a dot', () => {
+  it("a CRD's column path must start with a dot", () => {
     const at = 'spec.versions[0].additionalPrinterColumns[0].jsonPath';
     assert.deepEqual(validateSimpleJsonPath('.status.phase', at), []);
-    assert.deepEqual(validateSimpleJsonPath('status.phase', at).map(String), [`${at}: Invalid value: "status.phase": must be a simple json path starting with .`]);
+    assert.deepEqual(validateSimpleJsonPath('status.phase', at).map(String), [
+      `${at}: Invalid value: "status.phase": must be a simple json path starting with .`,
+    ]);
     assert.deepEqual(validateSimpleJsonPath('', at).map(String), [`${at}: Invalid value: "": must not be empty`]);
   });
 });

@@ -19,17 +19,37 @@ import { waitFor } from '../../helpers/wait.js';
 const CUSTOM_ROOT = '/registry/customresources/';
 const WIDGETS_CRD = join(repoRoot, 'test/e2e/fixtures/widgets-crd.yaml');
 
-const widget = (name: string) => ({ apiVersion: 'example.dkc.io/v1', kind: 'Widget', metadata: { name, namespace: 'legacy' }, spec: { size: 'small' } });
-const rollout = (name: string) => ({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name }, spec: { nodeSelector: { matchLabels: { pool: 'none' } }, configSource: {} } });
+const widget = (name: string) => ({
+  apiVersion: 'example.dkc.io/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: 'legacy' },
+  spec: { size: 'small' },
+});
+const rollout = (name: string) => ({
+  apiVersion: 'dkc.io/v1alpha1',
+  kind: 'NodeConfigRollout',
+  metadata: { name },
+  spec: { nodeSelector: { matchLabels: { pool: 'none' } }, configSource: {} },
+});
 const clash = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
-  metadata: { name: 'clusterroles.rbac.authorization.k8s.io', annotations: { 'api-approved.kubernetes.io': 'unapproved, a test of names' } },
+  metadata: {
+    name: 'clusterroles.rbac.authorization.k8s.io',
+    annotations: { 'api-approved.kubernetes.io': 'unapproved, a test of names' },
+  },
   spec: {
     group: 'rbac.authorization.k8s.io',
     scope: 'Cluster',
     names: { plural: 'clusterroles', singular: 'clusterrole', kind: 'ClusterRole' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
@@ -44,7 +64,9 @@ export function migrationSuite(storage: StorageBackend): void {
     let k: Kubectl;
     const extra: RunningServer[] = [];
     const openTheStore = () =>
-      storage === 'etcd' ? openStore({ kind: 'etcd', endpoints: etcd!.endpoints, compactionIntervalMs: 0 }) : openStore({ kind: 'sqlite', path: join(server.dataDir, 'dkc.db') });
+      storage === 'etcd'
+        ? openStore({ kind: 'etcd', endpoints: etcd!.endpoints, compactionIntervalMs: 0 })
+        : openStore({ kind: 'sqlite', path: join(server.dataDir, 'dkc.db') });
     let moved: string[] = [];
     let clusterRoles = '';
 
@@ -98,10 +120,23 @@ export function migrationSuite(storage: StorageBackend): void {
 
     it('a server started on it moves every object to its own keys and serves them; the built-ins stay where they are', async () => {
       const logged = await restartLogged();
-      assert.match(logged, /moved 3 widgets\.example\.dkc\.io object\(s\) to their own keys under \/registry\/customresources\/example\.dkc\.io\/widgets\//);
-      assert.equal((await k.ok(['-n', 'legacy', 'get', 'widgets', '-o', 'name'])).trim(), 'widget.example.dkc.io/w1\nwidget.example.dkc.io/w2\nwidget.example.dkc.io/w3');
-      assert.match(await k.ok(['get', 'ncr', '-o', 'name']), /nodeconfigrollout\.dkc\.io\/r1\nnodeconfigrollout\.dkc\.io\/r2/);
-      assert.equal(await k.ok(['get', 'clusterroles', '-o', 'name']), clusterRoles, 'the ClusterRoles are where they were, the colliding CRD notwithstanding');
+      assert.match(
+        logged,
+        /moved 3 widgets\.example\.dkc\.io object\(s\) to their own keys under \/registry\/customresources\/example\.dkc\.io\/widgets\//,
+      );
+      assert.equal(
+        (await k.ok(['-n', 'legacy', 'get', 'widgets', '-o', 'name'])).trim(),
+        'widget.example.dkc.io/w1\nwidget.example.dkc.io/w2\nwidget.example.dkc.io/w3',
+      );
+      assert.match(
+        await k.ok(['get', 'ncr', '-o', 'name']),
+        /nodeconfigrollout\.dkc\.io\/r1\nnodeconfigrollout\.dkc\.io\/r2/,
+      );
+      assert.equal(
+        await k.ok(['get', 'clusterroles', '-o', 'name']),
+        clusterRoles,
+        'the ClusterRoles are where they were, the colliding CRD notwithstanding',
+      );
       await withStoreOffline(async (store) => {
         assert.deepEqual(await keysUnder(store, CUSTOM_ROOT), moved);
         assert.deepEqual(await keysUnder(store, '/registry/example.dkc.io/'), []);
@@ -125,7 +160,8 @@ export function migrationSuite(storage: StorageBackend): void {
         extra.push(second);
         const k2 = await kubectl('1.32', second.kubeconfig);
         try {
-          for (const kc of [k, k2]) assert.equal((await kc.ok(['-n', 'legacy', 'get', 'widgets', '-o', 'name'])).trim().split('\n').length, 3);
+          for (const kc of [k, k2])
+            assert.equal((await kc.ok(['-n', 'legacy', 'get', 'widgets', '-o', 'name'])).trim().split('\n').length, 3);
         } finally {
           await k2.cleanup();
         }

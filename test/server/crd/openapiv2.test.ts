@@ -11,7 +11,11 @@ const meta: TypeMetaProperties = {
   metadata: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', description: 'm' },
 };
 
-const rootOf = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
+const rootOf = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 const published = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   crdSchemaForOpenApiV2(rootOf(properties, extra), meta);
 const prop = (s: Record<string, unknown>, name: string): unknown => (s['properties'] as Record<string, unknown>)[name];
@@ -22,7 +26,10 @@ test('the kind names its apiVersion, kind and metadata over whatever the CRD say
 });
 
 test('a root that preserves unknown fields is a bare object, so that kubectl accepts any field', () => {
-  const schema = rootOf({ spec: { type: 'object', properties: { a: { type: 'string' } } } }, { 'x-kubernetes-preserve-unknown-fields': true });
+  const schema = rootOf(
+    { spec: { type: 'object', properties: { a: { type: 'string' } } } },
+    { 'x-kubernetes-preserve-unknown-fields': true },
+  );
   assert.deepEqual(crdSchemaForOpenApiV2(schema, meta), { type: 'object' });
 });
 
@@ -52,9 +59,15 @@ test('junctors and keywords outside the structural schema go; value validations 
     'x-kubernetes-validations': [{ rule: 'self != ""' }],
   });
   // int-or-string keeps no type: kubectl accepts both.
-  assert.deepEqual(prop(published({ p: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } }), 'p'), {
-    'x-kubernetes-int-or-string': true,
-  });
+  assert.deepEqual(
+    prop(
+      published({ p: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } }),
+      'p',
+    ),
+    {
+      'x-kubernetes-int-or-string': true,
+    },
+  );
 });
 
 test('a nullable value is untyped and not required, since kubectl would refuse its null', () => {
@@ -98,17 +111,40 @@ test('preserved objects lose their properties and type, arrays without items the
 });
 
 test('an embedded resource names and requires its apiVersion and kind, unless it preserves unknown fields', () => {
-  const template = { type: 'object', 'x-kubernetes-embedded-resource': true, required: ['spec'], properties: { spec: { type: 'object' } } };
-  const loose = { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true };
+  const template = {
+    type: 'object',
+    'x-kubernetes-embedded-resource': true,
+    required: ['spec'],
+    properties: { spec: { type: 'object' } },
+  };
+  const loose = {
+    type: 'object',
+    'x-kubernetes-embedded-resource': true,
+    'x-kubernetes-preserve-unknown-fields': true,
+  };
   const out = published({ template, loose, list: { type: 'array', items: template } });
-  const expected = { ...template, required: ['spec', 'kind', 'apiVersion'], properties: { spec: { type: 'object' }, ...meta } };
+  const expected = {
+    ...template,
+    required: ['spec', 'kind', 'apiVersion'],
+    properties: { spec: { type: 'object' }, ...meta },
+  };
   assert.deepEqual(prop(out, 'template'), expected);
   assert.deepEqual(prop(out, 'list'), { type: 'array', items: expected });
-  assert.deepEqual(prop(out, 'loose'), { 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true });
+  assert.deepEqual(prop(out, 'loose'), {
+    'x-kubernetes-embedded-resource': true,
+    'x-kubernetes-preserve-unknown-fields': true,
+  });
 });
 
 test('the CRD schema itself is left as it was', () => {
-  const schema = rootOf({ spec: { type: 'object', nullable: true, 'x-kubernetes-embedded-resource': true, properties: { a: { type: 'string' } } } });
+  const schema = rootOf({
+    spec: {
+      type: 'object',
+      nullable: true,
+      'x-kubernetes-embedded-resource': true,
+      properties: { a: { type: 'string' } },
+    },
+  });
   const copy = structuredClone(schema);
   crdSchemaForOpenApiV2(schema, meta);
   assert.deepEqual(schema, copy);

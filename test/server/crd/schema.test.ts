@@ -47,58 +47,147 @@ const schema = {
   },
 };
 
-const base = (spec: Record<string, unknown>) => ({ apiVersion: 'x.io/v1', kind: 'X', metadata: { name: 'a' }, spec: { foo: 'f', ...spec } });
+const base = (spec: Record<string, unknown>) => ({
+  apiVersion: 'x.io/v1',
+  kind: 'X',
+  metadata: { name: 'a' },
+  spec: { foo: 'f', ...spec },
+});
 
 describe('validate: kube-apiserver field errors for every keyword', () => {
   const s = compileSchema(schema);
   const cases: [string, Record<string, unknown>, string[]][] = [
     ['a valid object', {}, []],
     ['required', { foo: undefined }, ['spec.foo: Required value']],
-    ['type', { replicas: 'string' }, ['spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"']],
-    ['type of a float for an integer', { replicas: 1.5 }, ['spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"']],
-    ['type of an object for a string', { foo: {} }, ['spec.foo: Invalid value: "object": spec.foo in body must be of type string: "object"']],
-    ['minimum', { replicas: 0 }, ['spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1']],
-    ['maximum', { replicas: 11 }, ['spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10']],
+    [
+      'type',
+      { replicas: 'string' },
+      ['spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"'],
+    ],
+    [
+      'type of a float for an integer',
+      { replicas: 1.5 },
+      ['spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"'],
+    ],
+    [
+      'type of an object for a string',
+      { foo: {} },
+      ['spec.foo: Invalid value: "object": spec.foo in body must be of type string: "object"'],
+    ],
+    [
+      'minimum',
+      { replicas: 0 },
+      ['spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1'],
+    ],
+    [
+      'maximum',
+      { replicas: 11 },
+      ['spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10'],
+    ],
     ['exclusive minimum', { ratio: 0 }, ['spec.ratio: Invalid value: 0: spec.ratio in body should be greater than 0']],
     ['exclusive maximum', { ratio: 1.5 }, ['spec.ratio: Invalid value: 1.5: spec.ratio in body should be less than 1']],
-    ['a float limit printed as Go prints a float64', { weight: 2000000.5 }, ['spec.weight: Invalid value: 2000000.5: spec.weight in body should be less than or equal to 1e+06']],
+    [
+      'a float limit printed as Go prints a float64',
+      { weight: 2000000.5 },
+      ['spec.weight: Invalid value: 2000000.5: spec.weight in body should be less than or equal to 1e+06'],
+    ],
     ['multipleOf', { step: 7 }, ['spec.step: Invalid value: 7: spec.step in body should be a multiple of 5']],
     ['fractional bounds on an integer are truncated, as Go converts them to int64', { half: 0 }, []],
-    ['fractional bounds, broken', { half: 3 }, ['spec.half: Invalid value: 3: spec.half in body should be less than or equal to 2']],
+    [
+      'fractional bounds, broken',
+      { half: 3 },
+      ['spec.half: Invalid value: 3: spec.half in body should be less than or equal to 2'],
+    ],
     ['enum', { policy: 'x' }, ['spec.policy: Unsupported value: "x": supported values: "Revert", "Halt"']],
     ['enum of numbers', { level: 3 }, ['spec.level: Unsupported value: 3: supported values: "1", "2"']],
     ['minLength', { name: 'a' }, ['spec.name: Invalid value: "a": spec.name in body should be at least 2 chars long']],
-    ['maxLength (the first failing string check only)', { name: 'ABCDEFG' }, ['spec.name: Too long: may not be longer than 5']],
-    ['pattern', { name: 'ABC' }, ["spec.name: Invalid value: \"ABC\": spec.name in body should match '^[a-z]+$'"]],
-    ['format date-time', { when: 'yesterday' }, ['spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"']],
-    ['format date-time with a number', { when: 5 }, ['spec.when: Invalid value: "int64": spec.when in body must be of type date-time: "int64"']],
-    ['format date', { day: '2026-02-30' }, ['spec.day: Invalid value: "2026-02-30": spec.day in body must be of type date: "2026-02-30"']],
-    ['format uuid', { uid: 'nope' }, ['spec.uid: Invalid value: "nope": spec.uid in body must be of type uuid: "nope"']],
-    ['valid formats', { when: '2026-01-01T10:00:00Z', day: '2024-02-29', uid: '123e4567-e89b-12d3-a456-426614174000' }, []],
+    [
+      'maxLength (the first failing string check only)',
+      { name: 'ABCDEFG' },
+      ['spec.name: Too long: may not be longer than 5'],
+    ],
+    ['pattern', { name: 'ABC' }, ['spec.name: Invalid value: "ABC": spec.name in body should match \'^[a-z]+$\'']],
+    [
+      'format date-time',
+      { when: 'yesterday' },
+      ['spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"'],
+    ],
+    [
+      'format date-time with a number',
+      { when: 5 },
+      ['spec.when: Invalid value: "int64": spec.when in body must be of type date-time: "int64"'],
+    ],
+    [
+      'format date',
+      { day: '2026-02-30' },
+      ['spec.day: Invalid value: "2026-02-30": spec.day in body must be of type date: "2026-02-30"'],
+    ],
+    [
+      'format uuid',
+      { uid: 'nope' },
+      ['spec.uid: Invalid value: "nope": spec.uid in body must be of type uuid: "nope"'],
+    ],
+    [
+      'valid formats',
+      { when: '2026-01-01T10:00:00Z', day: '2024-02-29', uid: '123e4567-e89b-12d3-a456-426614174000' },
+      [],
+    ],
     ['unknown formats and int32 on strings are not checked', { unknownFormat: '!', int32String: 'x' }, []],
     ['int-or-string accepts both', { canary: 3 }, []],
     ['int-or-string accepts a string', { canary: '30%' }, []],
-    ['int-or-string refuses the rest', { canary: true }, ['spec.canary: Invalid value: "boolean": spec.canary in body must be of type integer,string: "boolean"']],
-    ['int-or-string keeps string checks', { canary: 'half' }, ["spec.canary: Invalid value: \"half\": spec.canary in body should match '^[0-9]+%?$'"]],
+    [
+      'int-or-string refuses the rest',
+      { canary: true },
+      ['spec.canary: Invalid value: "boolean": spec.canary in body must be of type integer,string: "boolean"'],
+    ],
+    [
+      'int-or-string keeps string checks',
+      { canary: 'half' },
+      ['spec.canary: Invalid value: "half": spec.canary in body should match \'^[0-9]+%?$\''],
+    ],
     ['nullable', { opt: null }, []],
-    ['a nullable enum given null, printed as apimachinery prints nil', { mode: null }, ['spec.mode: Unsupported value: "null": supported values: "A", "B"']],
-    ['null where not nullable', { foo: null }, ['spec.foo: Invalid value: "null": spec.foo in body must be of type string: "null"']],
+    [
+      'a nullable enum given null, printed as apimachinery prints nil',
+      { mode: null },
+      ['spec.mode: Unsupported value: "null": supported values: "A", "B"'],
+    ],
+    [
+      'null where not nullable',
+      { foo: null },
+      ['spec.foo: Invalid value: "null": spec.foo in body must be of type string: "null"'],
+    ],
     ['minItems', { tags: [] }, ['spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items']],
     ['maxItems', { tags: ['a', 'b', 'c'] }, ['spec.tags: Too many: 3: must have at most 2 items']],
-    ['items', { tags: ['a', 1] }, ['spec.tags[1]: Invalid value: "integer": spec.tags[1] in body must be of type string: "integer"']],
-    ['minProperties', { labels: {} }, ['spec.labels: Invalid value: 0: spec.labels in body should have at least 1 properties']],
+    [
+      'items',
+      { tags: ['a', 1] },
+      ['spec.tags[1]: Invalid value: "integer": spec.tags[1] in body must be of type string: "integer"'],
+    ],
+    [
+      'minProperties',
+      { labels: {} },
+      ['spec.labels: Invalid value: 0: spec.labels in body should have at least 1 properties'],
+    ],
     ['maxProperties', { labels: { a: 1, b: 2, c: 3 } }, ['spec.labels: Too many: 3: must have at most 2 items']],
-    ['additionalProperties', { labels: { a: 'x' } }, ['spec.labels.a: Invalid value: "string": spec.labels.a in body must be of type integer: "string"']],
+    [
+      'additionalProperties',
+      { labels: { a: 'x' } },
+      ['spec.labels.a: Invalid value: "string": spec.labels.a in body must be of type integer: "string"'],
+    ],
     [
       'paths into arrays of objects',
       { entries: [{ name: 'a' }, {}, { name: '' }] },
-      ['spec.entries[1].name: Required value', 'spec.entries[2].name: Invalid value: "": spec.entries[2].name in body should be at least 1 chars long'],
+      [
+        'spec.entries[1].name: Required value',
+        'spec.entries[2].name: Invalid value: "": spec.entries[2].name in body should be at least 1 chars long',
+      ],
     ],
   ];
   for (const [name, spec, want] of cases) {
     it(name, () => {
       const obj = base(spec);
-      for (const [k, v] of Object.entries(obj.spec)) if (v === undefined) delete (obj.spec as Record<string, unknown>)[k];
+      for (const [k, v] of Object.entries(obj.spec))
+        if (v === undefined) delete (obj.spec as Record<string, unknown>)[k];
       assert.deepEqual(s.validate(obj).map(String), want);
     });
   }
@@ -130,7 +219,7 @@ describe('validate: junctors and Go patterns', () => {
     },
   });
 
-  it('anyOf, oneOf and not fail with an error without a field, and the first branch\'s errors', () => {
+  it("anyOf, oneOf and not fail with an error without a field, and the first branch's errors", () => {
     assert.deepEqual(s.validate({ spec: { a: 5, o: 3, n: 'x' } }).map(String), [
       '<nil>: Invalid value: "": "spec.a" must validate at least one schema (anyOf)',
       'spec.a: Invalid value: 5: spec.a in body should be greater than or equal to 10',
@@ -167,15 +256,15 @@ describe('validate: junctors and Go patterns', () => {
   it('each allOf schema reports its own first string failure', () => {
     assert.deepEqual(s.validate({ spec: { all: 'b' } }).map(String), [
       'spec.all: Invalid value: "b": spec.all in body should be at least 2 chars long',
-      "spec.all: Invalid value: \"b\": spec.all in body should match '^a'",
+      'spec.all: Invalid value: "b": spec.all in body should match \'^a\'',
     ]);
   });
 
   it('Go patterns: a leading (?i) and escapes JavaScript unicode mode refuses', () => {
     assert.deepEqual(s.validate({ spec: { ci: 'ABC', esc: 'a_b' } }), []);
     assert.deepEqual(s.validate({ spec: { ci: 'ABD', esc: 'A' } }).map(String), [
-      "spec.ci: Invalid value: \"ABD\": spec.ci in body should match '(?i)^abc$'",
-      "spec.esc: Invalid value: \"A\": spec.esc in body should match '^[a-z\\_]+$'",
+      'spec.ci: Invalid value: "ABD": spec.ci in body should match \'(?i)^abc$\'',
+      'spec.esc: Invalid value: "A": spec.esc in body should match \'^[a-z\\_]+$\'',
     ]);
   });
 });
@@ -187,8 +276,19 @@ describe('validate: embedded resources', () => {
       spec: {
         type: 'object',
         properties: {
-          template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
-          byName: { type: 'object', additionalProperties: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } },
+          template: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+          },
+          byName: {
+            type: 'object',
+            additionalProperties: {
+              type: 'object',
+              'x-kubernetes-embedded-resource': true,
+              'x-kubernetes-preserve-unknown-fields': true,
+            },
+          },
         },
       },
     },
@@ -202,17 +302,27 @@ describe('validate: embedded resources', () => {
   });
 
   it('a well-formed embedded object passes, without a name', () => {
-    assert.deepEqual(s.validate({ spec: { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { labels: { a: 'b' } } } } }), []);
+    assert.deepEqual(
+      s.validate({ spec: { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { labels: { a: 'b' } } } } }),
+      [],
+    );
   });
 
-  it('apiVersion and kind are required and well-formed; metadata is checked as an object\'s', () => {
-    assert.deepEqual(s.validate({ spec: { template: { metadata: { name: 'a/b' } }, byName: { x: { apiVersion: 'a/b/c', kind: 'Not_A_Kind' } } } }).map(String), [
-      'spec.template.apiVersion: Required value',
-      'spec.template.kind: Required value',
-      "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'",
-      'spec.byName[x].apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
-      "spec.byName[x].kind: Invalid value: \"Not_A_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-    ]);
+  it("apiVersion and kind are required and well-formed; metadata is checked as an object's", () => {
+    assert.deepEqual(
+      s
+        .validate({
+          spec: { template: { metadata: { name: 'a/b' } }, byName: { x: { apiVersion: 'a/b/c', kind: 'Not_A_Kind' } } },
+        })
+        .map(String),
+      [
+        'spec.template.apiVersion: Required value',
+        'spec.template.kind: Required value',
+        'spec.template.metadata.name: Invalid value: "a/b": may not contain \'/\'',
+        'spec.byName[x].apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
+        "spec.byName[x].kind: Invalid value: \"Not_A_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      ],
+    );
   });
 });
 
@@ -248,11 +358,15 @@ describe('validate: list types', () => {
     ]);
   });
 
-  it('a map reports repeated keys with Go\'s rendering of the key', () => {
+  it("a map reports repeated keys with Go's rendering of the key", () => {
     const obj = {
       spec: {
         ports: [{ name: 'http', port: 80 }, { name: 'http', port: 81 }, { port: 1 }, { port: 2 }],
-        routes: [{ host: 'a', path: '/' }, { host: 'a', path: '/x' }, { host: 'a', path: '/', extra: 1 }],
+        routes: [
+          { host: 'a', path: '/' },
+          { host: 'a', path: '/x' },
+          { host: 'a', path: '/', extra: 1 },
+        ],
       },
     };
     assert.deepEqual(s.validate(obj).map(String), [
@@ -270,7 +384,11 @@ describe('validate: list types', () => {
 describe('compileSchema', () => {
   it('compiles any schema; keywords of the wrong JSON type are ignored rather than thrown on', () => {
     const weird: unknown[] = [
-      { type: 'object', required: 'x', properties: { a: { minimum: '5', maxLength: 'x', enum: 'x', pattern: 5, allOf: 'x', format: 7 } } },
+      {
+        type: 'object',
+        required: 'x',
+        properties: { a: { minimum: '5', maxLength: 'x', enum: 'x', pattern: 5, allOf: 'x', format: 7 } },
+      },
       null,
       5,
       { properties: { a: null } },
@@ -290,9 +408,17 @@ describe('prune', () => {
           a: { type: 'string' },
           list: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
           map: { type: 'object', additionalProperties: { type: 'object', properties: { v: { type: 'integer' } } } },
-          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'object', properties: { k: { type: 'string' } } } } },
+          free: {
+            type: 'object',
+            'x-kubernetes-preserve-unknown-fields': true,
+            properties: { known: { type: 'object', properties: { k: { type: 'string' } } } },
+          },
           port: { 'x-kubernetes-int-or-string': true },
-          pod: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+          pod: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
         },
       },
     },
@@ -311,7 +437,13 @@ describe('prune', () => {
         map: { one: { v: 1, w: 2 } },
         free: { anything: { deep: 1 }, known: { k: 'x', z: 1 } },
         port: 8080,
-        pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', bogus: 1, creationTimestamp: null }, spec: { containers: [] }, junk: 1 },
+        pod: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p', bogus: 1, creationTimestamp: null },
+          spec: { containers: [] },
+          junk: 1,
+        },
       },
     };
     assert.deepEqual(s.prune(obj), [
@@ -343,7 +475,10 @@ describe('prune', () => {
   });
 
   it('additionalProperties: true keeps the keys but knows nothing inside their values', () => {
-    const loose = compileSchema({ type: 'object', properties: { spec: { type: 'object', additionalProperties: true } } });
+    const loose = compileSchema({
+      type: 'object',
+      properties: { spec: { type: 'object', additionalProperties: true } },
+    });
     const obj: Record<string, unknown> = { spec: { a: 1, b: { c: 1 }, l: [{ d: 1 }, 2] } };
     assert.deepEqual(loose.prune(obj), ['spec.b.c', 'spec.l[0].d']);
     assert.deepEqual(obj, { spec: { a: 1, b: {}, l: [{}, 2] } });
@@ -364,13 +499,23 @@ describe('applyDefaults', () => {
         type: 'object',
         default: {},
         properties: {
-          strategy: { type: 'object', default: {}, properties: { canary: { 'x-kubernetes-int-or-string': true, default: 1 }, pct: { 'x-kubernetes-int-or-string': true, default: '10%' } } },
+          strategy: {
+            type: 'object',
+            default: {},
+            properties: {
+              canary: { 'x-kubernetes-int-or-string': true, default: 1 },
+              pct: { 'x-kubernetes-int-or-string': true, default: '10%' },
+            },
+          },
           mode: { type: 'string', default: 'Auto' },
           nullable: { type: 'string', nullable: true, default: 'd' },
           noDefault: { type: 'string' },
           list: { type: 'array', items: { type: 'object', properties: { w: { type: 'integer', default: 5 } } } },
           nulls: { type: 'array', items: { type: 'object', default: { x: 1 } } },
-          map: { type: 'object', additionalProperties: { type: 'object', properties: { on: { type: 'boolean', default: true } } } },
+          map: {
+            type: 'object',
+            additionalProperties: { type: 'object', properties: { on: { type: 'boolean', default: true } } },
+          },
         },
       },
     },
@@ -383,17 +528,29 @@ describe('applyDefaults', () => {
   });
 
   it('keeps values that are there, defaults inside array items and additionalProperties', () => {
-    const obj: Record<string, unknown> = { spec: { mode: 'Manual', strategy: { canary: '50%' }, list: [{}, { w: 1 }], map: { a: {}, b: { on: false } } } };
+    const obj: Record<string, unknown> = {
+      spec: { mode: 'Manual', strategy: { canary: '50%' }, list: [{}, { w: 1 }], map: { a: {}, b: { on: false } } },
+    };
     s.applyDefaults(obj);
     assert.deepEqual(obj, {
-      spec: { mode: 'Manual', nullable: 'd', strategy: { canary: '50%', pct: '10%' }, list: [{ w: 5 }, { w: 1 }], map: { a: { on: true }, b: { on: false } } },
+      spec: {
+        mode: 'Manual',
+        nullable: 'd',
+        strategy: { canary: '50%', pct: '10%' },
+        list: [{ w: 5 }, { w: 1 }],
+        map: { a: { on: true }, b: { on: false } },
+      },
     });
   });
 
   it('a null where null is not allowed takes the default, or is dropped without one; a nullable null stays', () => {
-    const obj: Record<string, unknown> = { spec: { mode: null, noDefault: null, nullable: null, nulls: [null, { y: 2 }] } };
+    const obj: Record<string, unknown> = {
+      spec: { mode: null, noDefault: null, nullable: null, nulls: [null, { y: 2 }] },
+    };
     s.applyDefaults(obj);
-    assert.deepEqual(obj, { spec: { mode: 'Auto', nullable: null, nulls: [{ x: 1 }, { y: 2 }], strategy: { canary: 1, pct: '10%' } } });
+    assert.deepEqual(obj, {
+      spec: { mode: 'Auto', nullable: null, nulls: [{ x: 1 }, { y: 2 }], strategy: { canary: 1, pct: '10%' } },
+    });
   });
 
   it('each default is a copy', () => {
@@ -415,7 +572,11 @@ describe('the NodeConfigRollout CRD (deploy/crds)', () => {
     apiVersion: 'dkc.io/v1alpha1',
     kind: 'NodeConfigRollout',
     metadata: { name: 'r1' },
-    spec: { configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } }, nodeSelector: { matchLabels: { pool: 'a' } }, ...spec },
+    spec: {
+      configSource: { configMap: { namespace: 'kube-system', name: 'cfg', kubeletConfigKey: 'kubelet' } },
+      nodeSelector: { matchLabels: { pool: 'a' } },
+      ...spec,
+    },
   });
 
   it('a full rollout takes the documented defaults and is valid', () => {
@@ -423,7 +584,13 @@ describe('the NodeConfigRollout CRD (deploy/crds)', () => {
     assert.deepEqual(s.prune(obj), []);
     s.applyDefaults(obj);
     const spec = obj['spec'] as Record<string, unknown>;
-    assert.deepEqual(spec['strategy'], { canary: 1, maxUnavailable: 1, soakSeconds: 0, pauseAfterCanary: false, skipIncompatible: false });
+    assert.deepEqual(spec['strategy'], {
+      canary: 1,
+      maxUnavailable: 1,
+      soakSeconds: 0,
+      pauseAfterCanary: false,
+      skipIncompatible: false,
+    });
     assert.equal(spec['progressDeadlineSeconds'], 120);
     assert.equal(spec['failurePolicy'], 'Revert');
     assert.deepEqual(s.validate(obj), []);
@@ -438,7 +605,7 @@ describe('the NodeConfigRollout CRD (deploy/crds)', () => {
     s.applyDefaults(obj);
     assert.deepEqual(s.validate(obj).map(String), [
       'spec.configSource.configMap.kubeletConfigKey: Required value',
-      "spec.strategy.canary: Invalid value: \"lots\": spec.strategy.canary in body should match '^(0|[1-9][0-9]*)%?$'",
+      'spec.strategy.canary: Invalid value: "lots": spec.strategy.canary in body should match \'^(0|[1-9][0-9]*)%?$\'',
       'spec.failurePolicy: Unsupported value: "Foo": supported values: "Revert", "Halt"',
     ]);
   });
@@ -453,10 +620,16 @@ describe('the NodeConfigRollout CRD (deploy/crds)', () => {
     assert.deepEqual(s.validate(rollout({ layers })).map(String), [`${oneOf} Found 2 valid alternatives`]);
     const neither = rollout({});
     delete (neither['spec'] as Record<string, unknown>)['configSource'];
-    assert.deepEqual(s.validate(neither).map(String), [`${oneOf} Found none valid`, 'spec.configSource: Required value']);
+    assert.deepEqual(s.validate(neither).map(String), [
+      `${oneOf} Found none valid`,
+      'spec.configSource: Required value',
+    ]);
     const empty = rollout({ layers: [] });
     delete (empty['spec'] as Record<string, unknown>)['configSource'];
-    assert.match(s.validate(empty).map(String).join('\n'), /spec\.layers: Invalid value: 0: spec\.layers in body should have at least 1 items/);
+    assert.match(
+      s.validate(empty).map(String).join('\n'),
+      /spec\.layers: Invalid value: 0: spec\.layers in body should have at least 1 items/,
+    );
   });
 
   it('unknown spec fields are pruned with their paths', () => {

@@ -10,7 +10,13 @@ import { waitFor } from '../../helpers/wait.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-function crd(name: string, group: string, plural: string, kind: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function crd(
+  name: string,
+  group: string,
+  plural: string,
+  kind: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -19,7 +25,14 @@ function crd(name: string, group: string, plural: string, kind: string, extra: R
       group,
       scope: 'Cluster',
       names: { plural, singular: plural.replace(/s$/, ''), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
       ...extra,
     },
   };
@@ -62,19 +75,28 @@ describe('CustomResourceDefinition serving', () => {
     const bad = crd('things.example.dkc.io', 'example', 'things', 'Thing', { scope: 'Galaxy' });
     const err = await status(client.create(CRDS, bad));
     assert.equal(err.code, 422);
-    assert.match(err.message, /metadata\.name: Invalid value: "things\.example\.dkc\.io": must be spec\.names\.plural\+"\."\+spec\.group/);
+    assert.match(
+      err.message,
+      /metadata\.name: Invalid value: "things\.example\.dkc\.io": must be spec\.names\.plural\+"\."\+spec\.group/,
+    );
     assert.match(err.message, /spec\.group: Invalid value: "example": should be a domain with at least one dot/);
     assert.match(err.message, /spec\.scope: Unsupported value: "Galaxy": supported values: "Cluster", "Namespaced"/);
     const noStorage = crd('things.example.dkc.io', 'example.dkc.io', 'things', 'Thing');
-    ((noStorage['spec'] as { versions: { storage: boolean }[] }).versions[0]!).storage = false;
+    (noStorage['spec'] as { versions: { storage: boolean }[] }).versions[0]!.storage = false;
     const err2 = await status(client.create(CRDS, noStorage));
-    assert.match(err2.message, /spec\.versions: Invalid value: .*must have exactly one version marked as storage version/);
+    assert.match(
+      err2.message,
+      /spec\.versions: Invalid value: .*must have exactly one version marked as storage version/,
+    );
   });
 
   it('does not serve a CRD whose names another CRD of the group holds', async () => {
     await client.create(CRDS, crd('things.example.dkc.io', 'example.dkc.io', 'things', 'Thing'));
     await client.create('/apis/example.dkc.io/v1/things', { metadata: { name: 't1' } });
-    const clash = await client.create<CrdObject>(CRDS, crd('stuffs.example.dkc.io', 'example.dkc.io', 'stuffs', 'Thing'));
+    const clash = await client.create<CrdObject>(
+      CRDS,
+      crd('stuffs.example.dkc.io', 'example.dkc.io', 'stuffs', 'Thing'),
+    );
     const names = clash.status?.conditions?.find((c) => c.type === 'NamesAccepted');
     assert.equal(names?.status, 'False');
     assert.match(names?.message ?? '', /"Thing" is already in use/);
@@ -88,21 +110,30 @@ describe('CustomResourceDefinition serving', () => {
     await client.patch(`${CRDS}/things.example.dkc.io`, 'merge', { spec: { names: { shortNames: ['th'] } } });
     const after = await client.get<CrdObject>(`${CRDS}/things.example.dkc.io`);
     assert.equal(after.metadata.generation, (before.metadata.generation ?? 0) + 1);
-    const discovery = await client.get<{ resources: { name: string; shortNames?: string[] }[] }>('/apis/example.dkc.io/v1');
+    const discovery = await client.get<{ resources: { name: string; shortNames?: string[] }[] }>(
+      '/apis/example.dkc.io/v1',
+    );
     assert.deepEqual(discovery.resources.find((r) => r.name === 'things')?.shortNames, ['th']);
     // The objects survive a change of their CRD.
     assert.equal((await client.list<{ items: unknown[] }>('/apis/example.dkc.io/v1/things')).items.length, 1);
   });
 
   it('answers a dry-run CRD create without serving it', async () => {
-    await client.create(CRDS, crd('drys.example.dkc.io', 'example.dkc.io', 'drys', 'Dry'), { query: { dryRun: 'All' } });
+    await client.create(CRDS, crd('drys.example.dkc.io', 'example.dkc.io', 'drys', 'Dry'), {
+      query: { dryRun: 'All' },
+    });
     assert.equal((await status(client.list('/apis/example.dkc.io/v1/drys'))).code, 404);
     assert.equal((await status(client.get(`${CRDS}/drys.example.dkc.io`))).code, 404);
   });
 
   it('publishes the served custom kinds in /openapi/v2, tagged by content, and follows CRD changes', async () => {
     const v2 = (headers: Record<string, string> = {}) =>
-      client.request<string>({ method: 'GET', path: '/openapi/v2', accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf', headers });
+      client.request<string>({
+        method: 'GET',
+        path: '/openapi/v2',
+        accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+        headers,
+      });
     const first = await v2();
     assert.equal(first.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
     const etag = first.headers.etag ?? '';
@@ -111,7 +142,10 @@ describe('CustomResourceDefinition serving', () => {
     assert.equal((await status(v2({ 'if-none-match': etag }))).code, 304);
     assert.equal((await v2()).headers.etag, etag, 'the same document keeps its tag');
 
-    const gizmo = { type: 'object', properties: { spec: { type: 'object', properties: { colour: { type: 'string' } } } } };
+    const gizmo = {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { colour: { type: 'string' } } } },
+    };
     const gizmos = crd('gizmos.example.dkc.io', 'example.dkc.io', 'gizmos', 'Gizmo');
     (gizmos['spec'] as { versions: { schema: unknown }[] }).versions[0]!.schema = { openAPIV3Schema: gizmo };
     await client.create(CRDS, gizmos);

@@ -76,9 +76,14 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
       `${p}[weird].type: Unsupported value: "date": supported values: "array", "boolean", "integer", "number", "object", "string"`,
       `${BASE}.properties[spec].type: Required value: must not be empty for specified object fields`,
     ];
-    const patternErr = got.find((e) => e.startsWith(`${p}[tuple].pattern: Invalid value: "(": must be a valid regular expression, but isn't: `));
+    const patternErr = got.find((e) =>
+      e.startsWith(`${p}[tuple].pattern: Invalid value: "(": must be a valid regular expression, but isn't: `),
+    );
     assert.ok(patternErr, 'the invalid pattern is reported');
-    assert.deepEqual(got.filter((e) => e !== patternErr), want);
+    assert.deepEqual(
+      got.filter((e) => e !== patternErr),
+      want,
+    );
   });
 
   it('defaults must have no unknown fields and be valid against their own schema', () => {
@@ -100,17 +105,38 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
   });
 
   it('a map list names keys every item has (required or defaulted, never null), and set and map items are not nullable', () => {
-    const keyed = (items: Record<string, unknown>) => ({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name', 'port'], items });
+    const keyed = (items: Record<string, unknown>) => ({
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name', 'port'],
+      items,
+    });
     const schema = {
       type: 'object',
       properties: {
         spec: {
           type: 'object',
           properties: {
-            ok: keyed({ type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', default: 80 } } }),
-            optionalKey: keyed({ type: 'object', required: ['port'], properties: { name: { type: 'string' }, port: { type: 'integer' } } }),
-            nullableKey: keyed({ type: 'object', required: ['name', 'port'], properties: { name: { type: 'string', nullable: true }, port: { type: 'integer' } } }),
-            nullableItems: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', nullable: true } },
+            ok: keyed({
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string' }, port: { type: 'integer', default: 80 } },
+            }),
+            optionalKey: keyed({
+              type: 'object',
+              required: ['port'],
+              properties: { name: { type: 'string' }, port: { type: 'integer' } },
+            }),
+            nullableKey: keyed({
+              type: 'object',
+              required: ['name', 'port'],
+              properties: { name: { type: 'string', nullable: true }, port: { type: 'integer' } },
+            }),
+            nullableItems: {
+              type: 'array',
+              'x-kubernetes-list-type': 'set',
+              items: { type: 'string', nullable: true },
+            },
           },
         },
       },
@@ -140,10 +166,25 @@ describe('validateStructural: the CRD schema rules kube-apiserver enforces', () 
             badList: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'bag' },
             keysNoType: { type: 'array', items: item, 'x-kubernetes-list-map-keys': ['name'] },
             mapNoKeys: { type: 'array', items: item, 'x-kubernetes-list-type': 'map' },
-            mapBadKeys: { type: 'array', items: item, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['nope', 'sub', 'sub'] },
-            mapOfStrings: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a'] },
+            mapBadKeys: {
+              type: 'array',
+              items: item,
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['nope', 'sub', 'sub'],
+            },
+            mapOfStrings: {
+              type: 'array',
+              items: { type: 'string' },
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['a'],
+            },
             mapType: { type: 'string', 'x-kubernetes-map-type': 'loose' },
-            old: { type: 'object', patternProperties: { '^a': { type: 'string' } }, dependencies: { a: ['b'] }, id: 'x' },
+            old: {
+              type: 'object',
+              patternProperties: { '^a': { type: 'string' } },
+              dependencies: { a: ['b'] },
+              id: 'x',
+            },
             tuple: { type: 'array', items: [{ type: 'string' }] },
             nul: { type: 'null' },
           },

@@ -15,7 +15,13 @@ import {
   union,
   type FieldSet,
 } from '../../../src/server/fieldmanager/fieldset.js';
-import { elementString, fieldElement, keyElement, pathString, valueElement } from '../../../src/server/fieldmanager/pathelement.js';
+import {
+  elementString,
+  fieldElement,
+  keyElement,
+  pathString,
+  valueElement,
+} from '../../../src/server/fieldmanager/pathelement.js';
 
 const GOLDEN = [
   `{"f:aaa":{},"f:aab":{},"f:aac":{},"f:aad":{},"f:aae":{},"f:aaf":{},"k:{\\"name\\":\\"first\\"}":{},"k:{\\"name\\":\\"second\\"}":{},"k:{\\"port\\":443,\\"protocol\\":\\"tcp\\"}":{},"k:{\\"port\\":443,\\"protocol\\":\\"udp\\"}":{},"v:1":{},"v:2":{},"v:3":{},"v:\\"aa\\"":{},"v:\\"ab\\"":{},"v:true":{},"i:1":{},"i:2":{},"i:3":{},"i:4":{}}`,
@@ -41,8 +47,20 @@ describe('FieldsV1', () => {
   });
 
   it('keys, values and indexes sent in another form are read as upstream normalizes them', () => {
-    const sent = { 'f:aad': {}, 'f:aaa': {}, 'k:{ "protocol":"udp","port":443}': {}, 'k:{"name":"first"}': {}, 'v: 3': {}, 'v:"aa"': {}, 'i:4': {}, 'i:1': {} };
-    assert.equal(JSON.stringify(sorted(fromFieldsV1(sent)!)), '{"f:aaa":{},"f:aad":{},"k:{\\"name\\":\\"first\\"}":{},"k:{\\"port\\":443,\\"protocol\\":\\"udp\\"}":{},"v:3":{},"v:\\"aa\\"":{},"i:1":{},"i:4":{}}');
+    const sent = {
+      'f:aad': {},
+      'f:aaa': {},
+      'k:{ "protocol":"udp","port":443}': {},
+      'k:{"name":"first"}': {},
+      'v: 3': {},
+      'v:"aa"': {},
+      'i:4': {},
+      'i:1': {},
+    };
+    assert.equal(
+      JSON.stringify(sorted(fromFieldsV1(sent)!)),
+      '{"f:aaa":{},"f:aad":{},"k:{\\"name\\":\\"first\\"}":{},"k:{\\"port\\":443,\\"protocol\\":\\"udp\\"}":{},"v:3":{},"v:\\"aa\\"":{},"i:1":{},"i:4":{}}',
+    );
     assert.equal(fromFieldsV1({ 'k:{not json': {} }), undefined);
     assert.equal(fromFieldsV1([]), undefined);
     assert.deepEqual(fromFieldsV1({ 'x:unknown': {}, 'f:a': {} }), { 'f:a': {} });
@@ -50,11 +68,35 @@ describe('FieldsV1', () => {
 
   it('path elements are made and printed as structured-merge-diff makes and prints them', () => {
     assert.equal(keyElement([['type', 'Ready']]), 'k:{"type":"Ready"}');
-    assert.equal(keyElement([['protocol', 'TCP'], ['containerPort', 80]]), 'k:{"containerPort":80,"protocol":"TCP"}');
+    assert.equal(
+      keyElement([
+        ['protocol', 'TCP'],
+        ['containerPort', 80],
+      ]),
+      'k:{"containerPort":80,"protocol":"TCP"}',
+    );
     assert.equal(keyElement([['name', 'a<b&c>']]), 'k:{"name":"a\\u003cb\\u0026c\\u003e"}');
     assert.equal(valueElement('x'), 'v:"x"');
-    assert.equal(pathString([fieldElement('spec'), fieldElement('containers'), keyElement([['name', 'app']]), fieldElement('image')]), '.spec.containers[name="app"].image');
-    assert.equal(pathString([fieldElement('spec'), fieldElement('ports'), keyElement([['protocol', 'TCP'], ['containerPort', 80]])]), '.spec.ports[containerPort=80,protocol="TCP"]');
+    assert.equal(
+      pathString([
+        fieldElement('spec'),
+        fieldElement('containers'),
+        keyElement([['name', 'app']]),
+        fieldElement('image'),
+      ]),
+      '.spec.containers[name="app"].image',
+    );
+    assert.equal(
+      pathString([
+        fieldElement('spec'),
+        fieldElement('ports'),
+        keyElement([
+          ['protocol', 'TCP'],
+          ['containerPort', 80],
+        ]),
+      ]),
+      '.spec.ports[containerPort=80,protocol="TCP"]',
+    );
     assert.equal(elementString(valueElement('kubernetes')), '[="kubernetes"]');
     assert.equal(elementString('i:3'), '[3]');
   });
@@ -62,11 +104,21 @@ describe('FieldsV1', () => {
   it('set operations: union, intersection, difference, and a recursive difference that takes what is below a member', () => {
     const a = set('{"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}}');
     const b = set('{"f:data":{"f:b":{},"f:c":{}}}');
-    assert.deepEqual(paths(union(a, b)).map(pathString), ['.data', '.data.a', '.data.b', '.data.c', '.metadata.labels.x']);
+    assert.deepEqual(paths(union(a, b)).map(pathString), [
+      '.data',
+      '.data.a',
+      '.data.b',
+      '.data.c',
+      '.metadata.labels.x',
+    ]);
     assert.deepEqual(paths(intersection(a, b)).map(pathString), ['.data.b']);
     assert.deepEqual(paths(difference(a, b)).map(pathString), ['.data', '.data.a', '.metadata.labels.x']);
     assert.deepEqual(paths(recursiveDifference(a, set('{"f:data":{}}'))).map(pathString), ['.metadata.labels.x']);
-    assert.deepEqual(paths(difference(a, set('{"f:data":{}}'))).map(pathString), ['.data.a', '.data.b', '.metadata.labels.x']);
+    assert.deepEqual(paths(difference(a, set('{"f:data":{}}'))).map(pathString), [
+      '.data.a',
+      '.data.b',
+      '.metadata.labels.x',
+    ]);
     // A result equal to an input is that input: a manager whose fields did not change keeps its object.
     assert.equal(union(a, set('{"f:data":{"f:a":{}}}')), a);
     assert.equal(difference(a, set('{"f:spec":{}}')), a);

@@ -43,7 +43,11 @@ const schema = {
           type: 'array',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['name'],
-          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: { type: 'string' } } },
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, value: { type: 'string' } },
+          },
         },
         atomic: { type: 'array', items: { type: 'string' } },
       },
@@ -104,7 +108,12 @@ function toObject(f: Fields): KubeObject {
 
 function fieldsOf(o: KubeObject): Fields {
   const f: Fields = new Map();
-  const spec = (o['spec'] ?? {}) as { data?: Record<string, string>; tags?: string[]; items?: { name: string; value?: string }[]; atomic?: string[] };
+  const spec = (o['spec'] ?? {}) as {
+    data?: Record<string, string>;
+    tags?: string[];
+    items?: { name: string; value?: string }[];
+    atomic?: string[];
+  };
   for (const [k, v] of Object.entries(spec.data ?? {})) f.set(`data.${k}`, v);
   for (const [k, v] of Object.entries(o.metadata.labels ?? {})) f.set(`labels.${k}`, v);
   for (const t of spec.tags ?? []) f.set(`tags[${t}]`, t);
@@ -160,7 +169,9 @@ function removePath(m: Model, p: string): void {
 function modelApply(m: Model, who: Manager, config: Fields, force: boolean): boolean {
   const untracked = m.owners.size === 0;
   if (untracked) for (const p of m.values.keys()) owners(m, p).add('before-first-apply'); // R8
-  const conflict = [...config].some(([p, v]) => m.values.get(p) !== v && [...(m.owners.get(p) ?? [])].some((o) => o !== who));
+  const conflict = [...config].some(
+    ([p, v]) => m.values.get(p) !== v && [...(m.owners.get(p) ?? [])].some((o) => o !== who),
+  );
   if (conflict && !force) {
     if (untracked) m.owners.clear();
     return false;
@@ -204,10 +215,16 @@ const fieldsArb: fc.Arbitrary<Fields> = fc
     data: fc.dictionary(fc.constantFrom('a', 'b', 'c'), value, { maxKeys: 3 }),
     labels: fc.dictionary(fc.constantFrom('x', 'y'), value, { maxKeys: 2 }),
     tags: fc.uniqueArray(fc.constantFrom('t1', 't2', 't3'), { maxLength: 3 }),
-    items: fc.uniqueArray(fc.record({ name: fc.constantFrom('n1', 'n2'), value: fc.option(fc.constantFrom('v1', 'v2'), { nil: undefined }) }), {
-      maxLength: 2,
-      selector: (i) => i.name,
-    }),
+    items: fc.uniqueArray(
+      fc.record({
+        name: fc.constantFrom('n1', 'n2'),
+        value: fc.option(fc.constantFrom('v1', 'v2'), { nil: undefined }),
+      }),
+      {
+        maxLength: 2,
+        selector: (i) => i.name,
+      },
+    ),
     atomic: fc.option(fc.uniqueArray(fc.constantFrom('p', 'q'), { minLength: 1, maxLength: 2 }), { nil: undefined }),
   })
   .map((r) => {
@@ -226,7 +243,15 @@ const fieldsArb: fc.Arbitrary<Fields> = fc
 type Op = { kind: 'apply'; who: 'A' | 'B'; config: Fields; force: boolean } | { kind: 'update'; next: Fields };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('apply' as const), who: fc.constantFrom('A' as const, 'B' as const), config: fieldsArb, force: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('apply' as const),
+      who: fc.constantFrom('A' as const, 'B' as const),
+      config: fieldsArb,
+      force: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('update' as const), next: fieldsArb }) },
 );
 
@@ -244,16 +269,25 @@ test('apply, apply and update sequences end where the documented rules say (R1â€
       const created = toObject(initial);
       const mf = fm.update(undefined, created, 'creator', '');
       let live: KubeObject = { ...created, metadata: { ...created.metadata, ...(mf ? { managedFields: mf } : {}) } };
-      const model: Model = { values: new Map(initial), owners: new Map([...initial.keys()].map((p) => [p, new Set<Manager>(['creator'])])) };
+      const model: Model = {
+        values: new Map(initial),
+        owners: new Map([...initial.keys()].map((p) => [p, new Set<Manager>(['creator'])])),
+      };
       for (const op of ops) {
         if (op.kind === 'apply') {
           const accepted = modelApply(model, op.who, op.config, op.force);
           try {
             live = fm.apply(live, toObject(op.config), op.who, op.force, '');
-            assert.ok(accepted, `the apply by ${op.who} of ${show(op.config)} went through, but the rules find a conflict`);
+            assert.ok(
+              accepted,
+              `the apply by ${op.who} of ${show(op.config)} went through, but the rules find a conflict`,
+            );
           } catch (err) {
             if (!(err instanceof ApplyError) || err.code !== 409) throw err;
-            assert.ok(!accepted, `${op.who}'s apply of ${show(op.config)} conflicted (${err.message}), but the rules find none`);
+            assert.ok(
+              !accepted,
+              `${op.who}'s apply of ${show(op.config)} conflicted (${err.message}), but the rules find none`,
+            );
           }
         } else {
           modelUpdate(model, 'U', op.next);
@@ -261,7 +295,10 @@ test('apply, apply and update sequences end where the documented rules say (R1â€
           const managedFields = fm.update(live, next, 'U', '');
           live = { ...next, metadata: { ...next.metadata, ...(managedFields ? { managedFields } : {}) } };
         }
-        assert.ok(sameFields(fieldsOf(live), model.values), `fields after ${op.kind}: ${show(fieldsOf(live))}, rules: ${show(model.values)}`);
+        assert.ok(
+          sameFields(fieldsOf(live), model.values),
+          `fields after ${op.kind}: ${show(fieldsOf(live))}, rules: ${show(model.values)}`,
+        );
         const actual = ownersOf(live);
         assert.equal(show(actual), show(model.owners), `owners after ${op.kind}`);
       }

@@ -18,9 +18,17 @@ const NEWER = `${HEAD}singleProcessOOMKill: true\n`;
 const EVERYWHERE = `${HEAD}kubeAPIQPS: 20\n`;
 const NOWHERE = `${HEAD}kubeAPIQPS: -1\n`;
 
-const cm = (name: string, text: string): KubeObject => ({ metadata: { name, namespace: 'kube-system' }, data: { kubelet: text } });
+const cm = (name: string, text: string): KubeObject => ({
+  metadata: { name, namespace: 'kube-system' },
+  data: { kubelet: text },
+});
 const ref = (name: string) => ({ configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' } });
-const node = (name: string, version: string | undefined, source?: unknown, labels: Record<string, string> = { pool: 'a' }): KubeObject => ({
+const node = (
+  name: string,
+  version: string | undefined,
+  source?: unknown,
+  labels: Record<string, string> = { pool: 'a' },
+): KubeObject => ({
   metadata: { name, labels },
   spec: source ? { configSource: source } : {},
   status: version ? { nodeInfo: { kubeletVersion: version } } : {},
@@ -29,11 +37,15 @@ const FLEET = [node('node-1', 'v1.22.17-dkc'), node('node-2', 'v1.30.0'), node('
 
 class FakeReads implements ServerReads {
   readonly calls: string[] = [];
-  constructor(private readonly objects: { configMaps?: KubeObject[]; nodes?: KubeObject[]; nodeConfigs?: KubeObject[] }) {}
+  constructor(
+    private readonly objects: { configMaps?: KubeObject[]; nodes?: KubeObject[]; nodeConfigs?: KubeObject[] },
+  ) {}
   get(_group: string, plural: string, namespace: string, name: string): Promise<KubeObject | undefined> {
     this.calls.push(`get ${plural} ${name}`);
     const pool = plural === 'nodes' ? this.objects.nodes : this.objects.configMaps;
-    return Promise.resolve((pool ?? []).find((o) => o.metadata.name === name && (o.metadata.namespace ?? '') === namespace));
+    return Promise.resolve(
+      (pool ?? []).find((o) => o.metadata.name === name && (o.metadata.namespace ?? '') === namespace),
+    );
   }
   list(_group: string, plural: string): Promise<KubeObject[]> {
     this.calls.push(`list ${plural}`);
@@ -62,7 +74,10 @@ function attrs(object: KubeObject, oldObject: KubeObject | undefined, resource: 
   };
 }
 
-const rollout = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'r' }, spec: { configSource: ref('newer'), nodeSelector: {}, ...spec } });
+const rollout = (spec: Record<string, unknown>): KubeObject => ({
+  metadata: { name: 'r' },
+  spec: { configSource: ref('newer'), nodeSelector: {}, ...spec },
+});
 
 async function refused(reads: FakeReads, a: AdmissionAttributes): Promise<string> {
   const plugin = kubeletVersionCompatibility(() => reads);
@@ -77,7 +92,8 @@ async function refused(reads: FakeReads, a: AdmissionAttributes): Promise<string
   assert.fail('admitted');
 }
 
-const admits = (reads: FakeReads, a: AdmissionAttributes): Promise<void> => Promise.resolve(kubeletVersionCompatibility(() => reads).validate!(a));
+const admits = (reads: FakeReads, a: AdmissionAttributes): Promise<void> =>
+  Promise.resolve(kubeletVersionCompatibility(() => reads).validate!(a));
 
 describe('a NodeConfigRollout', () => {
   const reads = (text = NEWER): FakeReads => new FakeReads({ configMaps: [cm('newer', text)], nodes: FLEET });
@@ -106,9 +122,15 @@ describe('a NodeConfigRollout', () => {
   it('an update that keeps the target reads nothing; turning skipIncompatible off is judged again', async () => {
     const r = reads();
     const skipping = rollout({ strategy: { skipIncompatible: true } });
-    await admits(r, attrs({ ...skipping, spec: { ...skipping['spec'] as object, paused: true } }, skipping, rollouts));
+    await admits(
+      r,
+      attrs({ ...skipping, spec: { ...(skipping['spec'] as object), paused: true } }, skipping, rollouts),
+    );
     assert.deepEqual(r.calls, []);
-    await assert.rejects(admits(r, attrs(rollout({ strategy: { skipIncompatible: false } }), skipping, rollouts)), /kubelet 1.22 \(node-1\)/);
+    await assert.rejects(
+      admits(r, attrs(rollout({ strategy: { skipIncompatible: false } }), skipping, rollouts)),
+      /kubelet 1.22 \(node-1\)/,
+    );
   });
 });
 
@@ -126,15 +148,25 @@ describe('a direct assignment', () => {
 
   it("a NodeConfig's spec.configSource is judged by its Node's kubelet version", async () => {
     const reads = new FakeReads({ configMaps: [cm('newer', NEWER)], nodes: FLEET });
-    const nc = (name: string, source?: unknown): KubeObject => ({ metadata: { name }, spec: source ? { configSource: source } : {} });
-    assert.match(await refused(reads, attrs(nc('node-1', ref('newer')), nc('node-1'), nodeConfigs)), /^nodeconfigs.dkc.io "node-1" is forbidden: .*kubelet 1.22 \(node-1\): unknown field singleProcessOOMKill$/);
+    const nc = (name: string, source?: unknown): KubeObject => ({
+      metadata: { name },
+      spec: source ? { configSource: source } : {},
+    });
+    assert.match(
+      await refused(reads, attrs(nc('node-1', ref('newer')), nc('node-1'), nodeConfigs)),
+      /^nodeconfigs.dkc.io "node-1" is forbidden: .*kubelet 1.22 \(node-1\): unknown field singleProcessOOMKill$/,
+    );
     await admits(reads, attrs(nc('node-3', ref('newer')), nc('node-3'), nodeConfigs));
   });
 });
 
 describe('a ConfigMap change', () => {
   it('refused when a node assigned it cannot run the new content; a write that keeps the data reads nothing', async () => {
-    const assigned = [node('node-1', 'v1.22.17-dkc', ref('shared')), node('node-3', 'v1.32.0', ref('shared')), node('node-2', 'v1.30.0', ref('other'))];
+    const assigned = [
+      node('node-1', 'v1.22.17-dkc', ref('shared')),
+      node('node-3', 'v1.32.0', ref('shared')),
+      node('node-2', 'v1.30.0', ref('other')),
+    ];
     const reads = new FakeReads({ nodes: assigned });
     const old = cm('shared', EVERYWHERE);
     assert.equal(

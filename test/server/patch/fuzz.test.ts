@@ -21,19 +21,73 @@ import {
 const RUNS = 2000;
 
 const plainKeys = [
-  'metadata', 'spec', 'status', 'labels', 'finalizers', 'ownerReferences', 'uid', 'podCIDRs', 'taints',
-  'conditions', 'addresses', 'type', 'name', 'containers', 'env', 'a', 'b', '', '__proto__', 'toString', 'constructor',
+  'metadata',
+  'spec',
+  'status',
+  'labels',
+  'finalizers',
+  'ownerReferences',
+  'uid',
+  'podCIDRs',
+  'taints',
+  'conditions',
+  'addresses',
+  'type',
+  'name',
+  'containers',
+  'env',
+  'a',
+  'b',
+  '',
+  '__proto__',
+  'toString',
+  'constructor',
 ];
 const directiveKeys = [
-  '$patch', '$patch', '$retainKeys', '$setElementOrder/conditions', '$setElementOrder/podCIDRs', '$setElementOrder/finalizers',
-  '$setElementOrder/taints', '$setElementOrder/a', '$deleteFromPrimitiveList/podCIDRs', '$deleteFromPrimitiveList/finalizers',
-  '$deleteFromPrimitiveList/a', '$setElementOrder', '$deleteFromPrimitiveList/', '$other',
+  '$patch',
+  '$patch',
+  '$retainKeys',
+  '$setElementOrder/conditions',
+  '$setElementOrder/podCIDRs',
+  '$setElementOrder/finalizers',
+  '$setElementOrder/taints',
+  '$setElementOrder/a',
+  '$deleteFromPrimitiveList/podCIDRs',
+  '$deleteFromPrimitiveList/finalizers',
+  '$deleteFromPrimitiveList/a',
+  '$setElementOrder',
+  '$deleteFromPrimitiveList/',
+  '$other',
 ];
-const scalars: JsonValue[] = ['delete', 'replace', 'merge', 'Ready', 'MemoryPressure', 'a', 'b', 'u1', 'type', 'podCIDRs', '', 0, 1, -1.5, true, false, null];
+const scalars: JsonValue[] = [
+  'delete',
+  'replace',
+  'merge',
+  'Ready',
+  'MemoryPressure',
+  'a',
+  'b',
+  'u1',
+  'type',
+  'podCIDRs',
+  '',
+  0,
+  1,
+  -1.5,
+  true,
+  false,
+  null,
+];
 
 function jsonTree(keys: string[]): fc.Arbitrary<JsonValue> {
   const { value } = fc.letrec<{ value: JsonValue; array: JsonValue[]; object: Record<string, JsonValue> }>((tie) => ({
-    value: fc.oneof({ maxDepth: 5, depthSize: 'small', withCrossShrink: true }, fc.constantFrom(...scalars), fc.string({ maxLength: 4 }), tie('array'), tie('object')),
+    value: fc.oneof(
+      { maxDepth: 5, depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom(...scalars),
+      fc.string({ maxLength: 4 }),
+      tie('array'),
+      tie('object'),
+    ),
     array: fc.array(tie('value'), { maxLength: 4 }),
     object: fc.dictionary(fc.constantFrom(...keys), tie('value'), { maxKeys: 5 }),
   }));
@@ -43,10 +97,16 @@ function jsonTree(keys: string[]): fc.Arbitrary<JsonValue> {
 const anyObject = (keys: string[]): fc.Arbitrary<JsonObject> =>
   fc.dictionary(fc.constantFrom(...keys), jsonTree(keys), { maxKeys: 6, noNullPrototype: true });
 
-const originals = fc.oneof(anyObject(plainKeys), fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 5 }) as fc.Arbitrary<JsonObject>);
+const originals = fc.oneof(
+  anyObject(plainKeys),
+  fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 5 }) as fc.Arbitrary<JsonObject>,
+);
 // Plain keys weighted up so that about half of the generated strategic patches apply cleanly.
 const patchKeys = [...plainKeys, ...plainKeys, ...plainKeys, ...directiveKeys];
-const patchBodies = fc.oneof({ weight: 4, arbitrary: anyObject(patchKeys) }, { weight: 1, arbitrary: jsonTree(patchKeys) });
+const patchBodies = fc.oneof(
+  { weight: 4, arbitrary: anyObject(patchKeys) },
+  { weight: 1, arbitrary: jsonTree(patchKeys) },
+);
 const hostile = fc.anything({
   maxDepth: 4,
   withBigInt: true,
@@ -61,7 +121,24 @@ const hostile = fc.anything({
   withUnicodeString: true,
 });
 
-const pointerTokens = ['a', 'b', 'spec', 'podCIDRs', '0', '1', '2', '-', '01', '', '~0', '~1', '~', '~2', '__proto__', 'constructor'];
+const pointerTokens = [
+  'a',
+  'b',
+  'spec',
+  'podCIDRs',
+  '0',
+  '1',
+  '2',
+  '-',
+  '01',
+  '',
+  '~0',
+  '~1',
+  '~',
+  '~2',
+  '__proto__',
+  'constructor',
+];
 const pointer = fc.oneof(
   fc.array(fc.constantFrom(...pointerTokens), { maxLength: 4 }).map((t) => t.map((s) => '/' + s).join('')),
   fc.constantFrom('', '/', 'a', 'a/b', '/a~'),
@@ -75,7 +152,10 @@ const jsonPatchOp = fc.record(
   },
   { requiredKeys: ['op'] },
 );
-const jsonPatches = fc.oneof({ weight: 4, arbitrary: fc.array(jsonPatchOp, { maxLength: 6 }) }, { weight: 1, arbitrary: jsonTree(patchKeys) });
+const jsonPatches = fc.oneof(
+  { weight: 4, arbitrary: fc.array(jsonPatchOp, { maxLength: 6 }) },
+  { weight: 1, arbitrary: jsonTree(patchKeys) },
+);
 
 /** Runs fn and accepts a JSON object result or a PatchError; anything else fails the property. */
 function onlyPatchErrors(fn: () => JsonObject): JsonObject | undefined {
@@ -118,7 +198,8 @@ function depth(v: JsonValue): number {
 const directive = /^\$(patch|retainKeys|setElementOrder|deleteFromPrimitiveList)/;
 function hasDirectiveKey(v: JsonValue): boolean {
   if (Array.isArray(v)) return v.some(hasDirectiveKey);
-  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, c]) => directive.test(k) || hasDirectiveKey(c));
+  if (v !== null && typeof v === 'object')
+    return Object.entries(v).some(([k, c]) => directive.test(k) || hasDirectiveKey(c));
   return false;
 }
 
@@ -158,10 +239,15 @@ for (const [name, engine, patches] of engines) {
 describe('engine properties', () => {
   it('strategic results never carry directive keys (originals without them)', () => {
     fc.assert(
-      fc.property(anyObject(plainKeys), patchBodies, fc.constantFrom('Node', 'Pod', 'Namespace', 'Widget'), (original, patch, kind) => {
-        const out = onlyPatchErrors(() => applyStrategicMergePatch(original, patch, kind));
-        if (out !== undefined) assert.ok(!hasDirectiveKey(out), JSON.stringify(out));
-      }),
+      fc.property(
+        anyObject(plainKeys),
+        patchBodies,
+        fc.constantFrom('Node', 'Pod', 'Namespace', 'Widget'),
+        (original, patch, kind) => {
+          const out = onlyPatchErrors(() => applyStrategicMergePatch(original, patch, kind));
+          if (out !== undefined) assert.ok(!hasDirectiveKey(out), JSON.stringify(out));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -187,10 +273,16 @@ describe('engine properties', () => {
       ),
       object: fc.dictionary(fc.constantFrom(...simpleKeys), tie('value'), { maxKeys: 4, noNullPrototype: true }),
     }));
-    const obj = fc.dictionary(fc.constantFrom(...simpleKeys), value, { maxKeys: 4, noNullPrototype: true }) as fc.Arbitrary<JsonObject>;
+    const obj = fc.dictionary(fc.constantFrom(...simpleKeys), value, {
+      maxKeys: 4,
+      noNullPrototype: true,
+    }) as fc.Arbitrary<JsonObject>;
     fc.assert(
       fc.property(obj, obj, (original, patch) => {
-        assert.deepEqual(applyPatch('strategic', original, patch, 'Widget'), applyPatch('merge', original, patch, 'Widget'));
+        assert.deepEqual(
+          applyPatch('strategic', original, patch, 'Widget'),
+          applyPatch('merge', original, patch, 'Widget'),
+        );
       }),
       { numRuns: RUNS },
     );
@@ -199,7 +291,11 @@ describe('engine properties', () => {
   it('a JSON patch that only tests the document returns an equal document', () => {
     fc.assert(
       fc.property(originals, (original) => {
-        const ops = Object.keys(original).map((k) => ({ op: 'test', path: '/' + k.replace(/~/g, '~0').replace(/\//g, '~1'), value: original[k] }));
+        const ops = Object.keys(original).map((k) => ({
+          op: 'test',
+          path: '/' + k.replace(/~/g, '~0').replace(/\//g, '~1'),
+          value: original[k],
+        }));
         // Compared as JSON text: -0 and 0 are the same JSON number, and generated objects may lack a prototype.
         assert.equal(JSON.stringify(applyJsonPatch(original, ops)), JSON.stringify(original));
       }),

@@ -25,7 +25,12 @@ describe('patch entry point', () => {
   });
 
   it('maps error codes to 400 for malformed patches and 422 otherwise', () => {
-    const expected: Record<PatchErrorCode, number> = { 'DKC_PATCH_INVALID': 400, 'DKC_PATCH_CONFLICT': 422, 'DKC_PATCH_TEST_FAILED': 422, 'DKC_PATCH_MISSING_PATH': 422 };
+    const expected: Record<PatchErrorCode, number> = {
+      DKC_PATCH_INVALID: 400,
+      DKC_PATCH_CONFLICT: 422,
+      DKC_PATCH_TEST_FAILED: 422,
+      DKC_PATCH_MISSING_PATH: 422,
+    };
     assert.deepEqual({ ...patchErrorHttpStatus }, expected);
     for (const code of Object.keys(expected) as PatchErrorCode[]) {
       const err = new PatchError(code, 'm');
@@ -48,13 +53,34 @@ describe('patch entry point', () => {
       }
       return 'no error';
     };
-    assert.equal(codeOf(() => applyPatch('json', node, { spec: {} }, 'Node')), 'DKC_PATCH_INVALID');
-    assert.equal(codeOf(() => applyPatch('json', node, [{ op: 'remove', path: '/spec/foo' }], 'Node')), 'DKC_PATCH_MISSING_PATH');
-    assert.equal(codeOf(() => applyPatch('json', node, [{ op: 'test', path: '/metadata/name', value: 'm' }], 'Node')), 'DKC_PATCH_TEST_FAILED');
-    assert.equal(codeOf(() => applyPatch('merge', node, [], 'Node')), 'DKC_PATCH_INVALID');
-    assert.equal(codeOf(() => applyPatch('strategic', node, { spec: { $patch: 'x' } }, 'Node')), 'DKC_PATCH_INVALID');
-    assert.equal(codeOf(() => applyPatch('strategic', { spec: { podCIDRs: [{}] } }, { spec: { podCIDRs: ['a'] } }, 'Node')), 'DKC_PATCH_CONFLICT');
-    assert.equal(codeOf(() => applyPatch('strategic', node, { spec: { unschedulable: true } }, 'Node')), 'no error');
+    assert.equal(
+      codeOf(() => applyPatch('json', node, { spec: {} }, 'Node')),
+      'DKC_PATCH_INVALID',
+    );
+    assert.equal(
+      codeOf(() => applyPatch('json', node, [{ op: 'remove', path: '/spec/foo' }], 'Node')),
+      'DKC_PATCH_MISSING_PATH',
+    );
+    assert.equal(
+      codeOf(() => applyPatch('json', node, [{ op: 'test', path: '/metadata/name', value: 'm' }], 'Node')),
+      'DKC_PATCH_TEST_FAILED',
+    );
+    assert.equal(
+      codeOf(() => applyPatch('merge', node, [], 'Node')),
+      'DKC_PATCH_INVALID',
+    );
+    assert.equal(
+      codeOf(() => applyPatch('strategic', node, { spec: { $patch: 'x' } }, 'Node')),
+      'DKC_PATCH_INVALID',
+    );
+    assert.equal(
+      codeOf(() => applyPatch('strategic', { spec: { podCIDRs: [{}] } }, { spec: { podCIDRs: ['a'] } }, 'Node')),
+      'DKC_PATCH_CONFLICT',
+    );
+    assert.equal(
+      codeOf(() => applyPatch('strategic', node, { spec: { unschedulable: true } }, 'Node')),
+      'no error',
+    );
   });
 
   it('rejects an original that is not a JSON object', () => {
@@ -64,12 +90,22 @@ describe('patch entry point', () => {
   });
 
   it('keeps the error cause when a value cannot be read', () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new RangeError('nope'); } });
-    assert.throws(() => applyPatch('merge', {}, hostile, 'Node'), (err: unknown) => {
-      assert.ok(err instanceof PatchError);
-      assert.equal(err.code, 'DKC_PATCH_INVALID');
-      assert.ok(err.cause instanceof RangeError);
-      return true;
-    });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new RangeError('nope');
+        },
+      },
+    );
+    assert.throws(
+      () => applyPatch('merge', {}, hostile, 'Node'),
+      (err: unknown) => {
+        assert.ok(err instanceof PatchError);
+        assert.equal(err.code, 'DKC_PATCH_INVALID');
+        assert.ok(err.cause instanceof RangeError);
+        return true;
+      },
+    );
   });
 });

@@ -40,16 +40,23 @@ describe('RFC 6902 appendix A', () => {
     assert.deepEqual(apply({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux' }]), { baz: 'qux', foo: 'bar' });
   });
   it('A.2 adds an array element', () => {
-    assert.deepEqual(apply({ foo: ['bar', 'baz'] }, [{ op: 'add', path: '/foo/1', value: 'qux' }]), { foo: ['bar', 'qux', 'baz'] });
+    assert.deepEqual(apply({ foo: ['bar', 'baz'] }, [{ op: 'add', path: '/foo/1', value: 'qux' }]), {
+      foo: ['bar', 'qux', 'baz'],
+    });
   });
   it('A.3 removes an object member', () => {
     assert.deepEqual(apply({ baz: 'qux', foo: 'bar' }, [{ op: 'remove', path: '/baz' }]), { foo: 'bar' });
   });
   it('A.4 removes an array element', () => {
-    assert.deepEqual(apply({ foo: ['bar', 'qux', 'baz'] }, [{ op: 'remove', path: '/foo/1' }]), { foo: ['bar', 'baz'] });
+    assert.deepEqual(apply({ foo: ['bar', 'qux', 'baz'] }, [{ op: 'remove', path: '/foo/1' }]), {
+      foo: ['bar', 'baz'],
+    });
   });
   it('A.5 replaces a value', () => {
-    assert.deepEqual(apply({ baz: 'qux', foo: 'bar' }, [{ op: 'replace', path: '/baz', value: 'boo' }]), { baz: 'boo', foo: 'bar' });
+    assert.deepEqual(apply({ baz: 'qux', foo: 'bar' }, [{ op: 'replace', path: '/baz', value: 'boo' }]), {
+      baz: 'boo',
+      foo: 'bar',
+    });
   });
   it('A.6 moves a value', () => {
     const doc = { foo: { bar: 'baz', waldo: 'fred' }, qux: { corge: 'grault' } };
@@ -59,9 +66,12 @@ describe('RFC 6902 appendix A', () => {
     });
   });
   it('A.7 moves an array element', () => {
-    assert.deepEqual(apply({ foo: ['all', 'grass', 'cows', 'eat'] }, [{ op: 'move', from: '/foo/1', path: '/foo/3' }]), {
-      foo: ['all', 'cows', 'eat', 'grass'],
-    });
+    assert.deepEqual(
+      apply({ foo: ['all', 'grass', 'cows', 'eat'] }, [{ op: 'move', from: '/foo/1', path: '/foo/3' }]),
+      {
+        foo: ['all', 'cows', 'eat', 'grass'],
+      },
+    );
   });
   it('A.8 tests a value successfully', () => {
     const doc = { baz: 'qux', foo: ['a', 2, 'c'] };
@@ -74,16 +84,30 @@ describe('RFC 6902 appendix A', () => {
     );
   });
   it('A.9 reports a failing test', () => {
-    throwsPatch(() => apply({ baz: 'qux' }, [{ op: 'test', path: '/baz', value: 'bar' }]), 'DKC_PATCH_TEST_FAILED', /testing value "\/baz" failed: test failed/);
+    throwsPatch(
+      () => apply({ baz: 'qux' }, [{ op: 'test', path: '/baz', value: 'bar' }]),
+      'DKC_PATCH_TEST_FAILED',
+      /testing value "\/baz" failed: test failed/,
+    );
   });
   it('A.10 adds a nested member object', () => {
-    assert.deepEqual(apply({ foo: 'bar' }, [{ op: 'add', path: '/child', value: { grandchild: {} } }]), { foo: 'bar', child: { grandchild: {} } });
+    assert.deepEqual(apply({ foo: 'bar' }, [{ op: 'add', path: '/child', value: { grandchild: {} } }]), {
+      foo: 'bar',
+      child: { grandchild: {} },
+    });
   });
   it('A.11 ignores unrecognized elements', () => {
-    assert.deepEqual(apply({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }]), { foo: 'bar', baz: 'qux' });
+    assert.deepEqual(apply({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }]), {
+      foo: 'bar',
+      baz: 'qux',
+    });
   });
   it('A.12 refuses to add to a nonexistent target', () => {
-    throwsPatch(() => apply({ foo: 'bar' }, [{ op: 'add', path: '/baz/bat', value: 'qux' }]), 'DKC_PATCH_MISSING_PATH', /doc is missing path: "\/baz\/bat"/);
+    throwsPatch(
+      () => apply({ foo: 'bar' }, [{ op: 'add', path: '/baz/bat', value: 'qux' }]),
+      'DKC_PATCH_MISSING_PATH',
+      /doc is missing path: "\/baz\/bat"/,
+    );
   });
   it('A.13 (duplicate "op", as parsed: the last one wins) removes a missing member and fails', () => {
     const parsed = JSON.parse('[{ "op": "add", "path": "/baz", "value": "qux", "op": "remove" }]') as JsonValue;
@@ -94,10 +118,15 @@ describe('RFC 6902 appendix A', () => {
     assert.deepEqual(apply(doc, [{ op: 'test', path: '/~01', value: 10 }]), doc);
   });
   it('A.15 does not equate strings and numbers', () => {
-    throwsPatch(() => apply({ '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: '10' }]), 'DKC_PATCH_TEST_FAILED');
+    throwsPatch(
+      () => apply({ '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: '10' }]),
+      'DKC_PATCH_TEST_FAILED',
+    );
   });
   it('A.16 adds an array value', () => {
-    assert.deepEqual(apply({ foo: ['bar'] }, [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }]), { foo: ['bar', ['abc', 'def']] });
+    assert.deepEqual(apply({ foo: ['bar'] }, [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }]), {
+      foo: ['bar', ['abc', 'def']],
+    });
   });
 });
 
@@ -117,7 +146,9 @@ describe('pointers and indices', () => {
       { op: 'replace', path: '/metadata/annotations/node.alpha.kubernetes.io~1ttl', value: '30' },
       { op: 'add', path: '/metadata/annotations/example.com~1owner', value: 'me' },
     ]);
-    assert.deepEqual(out.metadata, { annotations: { 'node.alpha.kubernetes.io/ttl': '30', 'example.com/owner': 'me' } });
+    assert.deepEqual(out.metadata, {
+      annotations: { 'node.alpha.kubernetes.io/ttl': '30', 'example.com/owner': 'me' },
+    });
   });
 
   it('appends with "-" and inserts at index == length, but not past it', () => {
@@ -147,7 +178,11 @@ describe('pointers and indices', () => {
   it('replaces and tests the whole document with the empty pointer', () => {
     assert.deepEqual(apply({ a: 1 }, [{ op: 'replace', path: '', value: { b: 2 } }]), { b: 2 });
     assert.deepEqual(apply({ a: 1 }, [{ op: 'test', path: '', value: { a: 1 } }]), { a: 1 });
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'replace', path: '', value: [1] }]), 'DKC_PATCH_INVALID', /must be a JSON object/);
+    throwsPatch(
+      () => apply({ a: 1 }, [{ op: 'replace', path: '', value: [1] }]),
+      'DKC_PATCH_INVALID',
+      /must be a JSON object/,
+    );
     throwsPatch(() => apply({ a: 1 }, [{ op: 'remove', path: '' }]), 'DKC_PATCH_INVALID');
   });
 });
@@ -157,7 +192,11 @@ describe('operations', () => {
     const out = apply({ a: 1, b: 2, c: 3 }, [{ op: 'replace', path: '/b', value: null }]);
     assert.deepEqual(Object.keys(out), ['a', 'b', 'c']);
     assert.equal(out['b'], null);
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'replace', path: '/spec/foo', value: 1 }]), 'DKC_PATCH_MISSING_PATH', /replace operation does not apply: doc is missing key: "\/spec\/foo"/);
+    throwsPatch(
+      () => apply({ a: 1 }, [{ op: 'replace', path: '/spec/foo', value: 1 }]),
+      'DKC_PATCH_MISSING_PATH',
+      /replace operation does not apply: doc is missing key: "\/spec\/foo"/,
+    );
   });
 
   it('add replaces an existing member', () => {
@@ -174,25 +213,42 @@ describe('operations', () => {
 
   it('move onto itself is a no-op, into its own child is malformed', () => {
     assert.deepEqual(apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a' }]), { a: { b: 1 } });
-    throwsPatch(() => apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/b/c' }]), 'DKC_PATCH_INVALID', /own child/);
+    throwsPatch(
+      () => apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/b/c' }]),
+      'DKC_PATCH_INVALID',
+      /own child/,
+    );
     throwsPatch(() => apply({ a: 1 }, [{ op: 'move', from: '', path: '/x' }]), 'DKC_PATCH_INVALID');
     // A sibling sharing a name prefix is not a child.
     assert.deepEqual(apply({ a: 1 }, [{ op: 'move', from: '/a', path: '/ab' }]), { ab: 1 });
   });
 
   it('move and copy need an existing source', () => {
-    throwsPatch(() => apply({}, [{ op: 'move', from: '/nope', path: '/x' }]), 'DKC_PATCH_MISSING_PATH', /doc is missing from path: "\/nope"/);
+    throwsPatch(
+      () => apply({}, [{ op: 'move', from: '/nope', path: '/x' }]),
+      'DKC_PATCH_MISSING_PATH',
+      /doc is missing from path: "\/nope"/,
+    );
     throwsPatch(() => apply({}, [{ op: 'copy', from: '/nope', path: '/x' }]), 'DKC_PATCH_MISSING_PATH');
   });
 
   it('test compares structurally, ignoring member order', () => {
-    const doc = { spec: { configSource: { configMap: { name: 'c', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } } };
+    const doc = {
+      spec: { configSource: { configMap: { name: 'c', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } },
+    };
     const patch: JsonValue = [
-      { op: 'test', path: '/spec/configSource', value: { configMap: { kubeletConfigKey: 'kubelet', namespace: 'kube-system', name: 'c' } } },
+      {
+        op: 'test',
+        path: '/spec/configSource',
+        value: { configMap: { kubeletConfigKey: 'kubelet', namespace: 'kube-system', name: 'c' } },
+      },
       { op: 'remove', path: '/spec/configSource' },
     ];
     assert.deepEqual(apply(doc, patch), { spec: {} });
-    throwsPatch(() => apply(doc, [{ op: 'test', path: '/spec/configSource/configMap', value: { name: 'c' } }]), 'DKC_PATCH_TEST_FAILED');
+    throwsPatch(
+      () => apply(doc, [{ op: 'test', path: '/spec/configSource/configMap', value: { name: 'c' } }]),
+      'DKC_PATCH_TEST_FAILED',
+    );
     throwsPatch(() => apply(doc, [{ op: 'test', path: '/spec/missing', value: null }]), 'DKC_PATCH_TEST_FAILED');
     throwsPatch(() => apply({ a: 1 }, [{ op: 'test', path: '/a', value: 1.5 }]), 'DKC_PATCH_TEST_FAILED');
     throwsPatch(() => apply({ a: [1, 2] }, [{ op: 'test', path: '/a', value: [2, 1] }]), 'DKC_PATCH_TEST_FAILED');
@@ -234,7 +290,11 @@ describe('operations', () => {
 
 describe('malformed JSON patches', () => {
   it('rejects an object body (client-node default content type) with a hint', () => {
-    throwsPatch(() => apply({}, { spec: { unschedulable: true } }), 'DKC_PATCH_INVALID', /must be a JSON array of operations, got an object/);
+    throwsPatch(
+      () => apply({}, { spec: { unschedulable: true } }),
+      'DKC_PATCH_INVALID',
+      /must be a JSON array of operations, got an object/,
+    );
   });
 
   it('rejects other non-array bodies', () => {
@@ -243,7 +303,14 @@ describe('malformed JSON patches', () => {
 
   it('validates every operation before applying any', () => {
     // The first operation would fail its test; the malformed second one is what gets reported.
-    throwsPatch(() => apply({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }, { op: 'add', value: 1 }]), 'DKC_PATCH_INVALID');
+    throwsPatch(
+      () =>
+        apply({ a: 1 }, [
+          { op: 'test', path: '/a', value: 2 },
+          { op: 'add', value: 1 },
+        ]),
+      'DKC_PATCH_INVALID',
+    );
   });
 
   it('rejects operations with missing or mistyped members', () => {
@@ -262,7 +329,11 @@ describe('malformed JSON patches', () => {
       [{ op: 'add', path: 'a', value: 1 }],
     ];
     for (const patch of cases) throwsPatch(() => apply({ a: 0 }, patch), 'DKC_PATCH_INVALID');
-    throwsPatch(() => apply({}, [{ op: 'frobnicate', path: '/a' }]), 'DKC_PATCH_INVALID', /Unexpected kind: frobnicate/);
+    throwsPatch(
+      () => apply({}, [{ op: 'frobnicate', path: '/a' }]),
+      'DKC_PATCH_INVALID',
+      /Unexpected kind: frobnicate/,
+    );
   });
 
   it('accepts null as an explicit value', () => {
@@ -293,12 +364,24 @@ describe('limits', () => {
     // The patch itself is exactly MAX_DEPTH deep (array, operation, value), and so is this result.
     const ok = applyJsonPatch({ b: {} }, [{ op: 'add', path: '/b/a', value }]);
     assert.ok(ok['b']);
-    throwsPatch(() => applyJsonPatch({ b: { c: {} } }, [{ op: 'add', path: '/b/c/a', value }]), 'DKC_PATCH_INVALID', /deeper than 100/);
-    throwsPatch(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: { v: value } }]), 'DKC_PATCH_INVALID', /deeper than 100/);
+    throwsPatch(
+      () => applyJsonPatch({ b: { c: {} } }, [{ op: 'add', path: '/b/c/a', value }]),
+      'DKC_PATCH_INVALID',
+      /deeper than 100/,
+    );
+    throwsPatch(
+      () => applyJsonPatch({}, [{ op: 'add', path: '/a', value: { v: value } }]),
+      'DKC_PATCH_INVALID',
+      /deeper than 100/,
+    );
     // Moving a subtree under its sibling, repeatedly, deepens the document one level per operation.
     const ops: JsonValue[] = [];
     for (let i = 0; i < 200; i++) {
-      ops.push({ op: 'add', path: '/n', value: {} }, { op: 'move', from: '/t', path: '/n/t' }, { op: 'move', from: '/n', path: '/t' });
+      ops.push(
+        { op: 'add', path: '/n', value: {} },
+        { op: 'move', from: '/t', path: '/n/t' },
+        { op: 'move', from: '/n', path: '/t' },
+      );
     }
     throwsPatch(() => applyJsonPatch({ t: {} }, ops), 'DKC_PATCH_INVALID', /deeper than 100/);
   });

@@ -83,13 +83,26 @@ describe('Kubernetes usage', () => {
   it('clears spec.configSource with null (kubectl patch --type=merge)', () => {
     const node = {
       metadata: { name: 'n1' },
-      spec: { podCIDR: '10.0.0.0/24', configSource: { configMap: { name: 'c', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } } },
+      spec: {
+        podCIDR: '10.0.0.0/24',
+        configSource: { configMap: { name: 'c', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } },
+      },
     };
-    assert.deepEqual(merge(node, { spec: { configSource: null } }), { metadata: { name: 'n1' }, spec: { podCIDR: '10.0.0.0/24' } });
+    assert.deepEqual(merge(node, { spec: { configSource: null } }), {
+      metadata: { name: 'n1' },
+      spec: { podCIDR: '10.0.0.0/24' },
+    });
   });
 
   it('replaces lists wholesale, even merge lists of strategic patches', () => {
-    const node = { status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: 'False' }] } };
+    const node = {
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'MemoryPressure', status: 'False' },
+        ],
+      },
+    };
     assert.deepEqual(merge(node, { status: { conditions: [{ type: 'Ready', status: 'False' }] } }), {
       status: { conditions: [{ type: 'Ready', status: 'False' }] },
     });

@@ -84,7 +84,9 @@ describe('maps', () => {
       spec: { configSource: { configMap: { name: 'cfg-2', uid: null } }, unschedulable: true },
     });
     assert.deepEqual(get(out, 'metadata', 'labels'), { 'kubernetes.io/hostname': 'node-1', edited: 'yes' });
-    assert.deepEqual(get(out, 'spec', 'configSource'), { configMap: { name: 'cfg-2', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } });
+    assert.deepEqual(get(out, 'spec', 'configSource'), {
+      configMap: { name: 'cfg-2', namespace: 'kube-system', kubeletConfigKey: 'kubelet' },
+    });
     assert.equal(get(out, 'spec', 'unschedulable'), true);
     assert.equal(get(out, 'metadata', 'name'), 'node-1');
   });
@@ -92,7 +94,9 @@ describe('maps', () => {
   it('applies the kubectl edit patch from the reference', () => {
     const patch = {
       metadata: { labels: { edited: 'yes' } },
-      spec: { configSource: { configMap: { kubeletConfigKey: 'kubelet', name: 'edited-config', namespace: 'kube-system' } } },
+      spec: {
+        configSource: { configMap: { kubeletConfigKey: 'kubelet', name: 'edited-config', namespace: 'kube-system' } },
+      },
     };
     const out = smp(node(), patch);
     assert.equal(get(out, 'metadata', 'labels', 'edited'), 'yes');
@@ -110,7 +114,11 @@ describe('maps', () => {
   });
 
   it('replaces a value of another JSON type outright', () => {
-    assert.deepEqual(smp({ a: [1], b: 's', c: { x: 1 } }, { a: { k: 1 }, b: [1], c: 'flat' }, 'Thing'), { a: { k: 1 }, b: [1], c: 'flat' });
+    assert.deepEqual(smp({ a: [1], b: 's', c: { x: 1 } }, { a: { k: 1 }, b: [1], c: 'flat' }, 'Thing'), {
+      a: { k: 1 },
+      b: [1],
+      c: 'flat',
+    });
   });
 
   it('"$patch: replace" inside a map replaces the whole map', () => {
@@ -139,7 +147,10 @@ describe('maps', () => {
   });
 
   it('"$patch: replace" at the root replaces the object', () => {
-    assert.deepEqual(smp(node(), { $patch: 'replace', kind: 'Node', metadata: { name: 'n' } }), { kind: 'Node', metadata: { name: 'n' } });
+    assert.deepEqual(smp(node(), { $patch: 'replace', kind: 'Node', metadata: { name: 'n' } }), {
+      kind: 'Node',
+      metadata: { name: 'n' },
+    });
   });
 
   it('"$patch: merge" is the explicit default', () => {
@@ -154,9 +165,13 @@ describe('maps', () => {
 
 describe('$retainKeys', () => {
   it('keeps only the listed keys after merging', () => {
-    const out = smp({ spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 }, other: 1 } } }, {
-      spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } },
-    }, 'Thing');
+    const out = smp(
+      { spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 }, other: 1 } } },
+      {
+        spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } },
+      },
+      'Thing',
+    );
     assert.deepEqual(out, { spec: { strategy: { type: 'Recreate' } } });
   });
 
@@ -170,7 +185,11 @@ describe('$retainKeys', () => {
   });
 
   it('rejects a patch that sets a key it does not retain', () => {
-    throwsPatch(() => smp({ m: { a: 1 } }, { m: { $retainKeys: ['a'], b: 2 } }, 'Thing'), 'DKC_PATCH_INVALID', /retainKeys/);
+    throwsPatch(
+      () => smp({ m: { a: 1 } }, { m: { $retainKeys: ['a'], b: 2 } }, 'Thing'),
+      'DKC_PATCH_INVALID',
+      /retainKeys/,
+    );
   });
 
   it('rejects a $retainKeys that is not a list of strings', () => {
@@ -181,14 +200,18 @@ describe('$retainKeys', () => {
 
 describe('merge lists of primitives', () => {
   it('adds podCIDRs in the $setElementOrder order (kubectl edit)', () => {
-    const out = smp(node(), { spec: { '$setElementOrder/podCIDRs': ['10.244.0.0/24', 'fd00::/64'], podCIDRs: ['fd00::/64'] } });
+    const out = smp(node(), {
+      spec: { '$setElementOrder/podCIDRs': ['10.244.0.0/24', 'fd00::/64'], podCIDRs: ['fd00::/64'] },
+    });
     assert.deepEqual(get(out, 'spec', 'podCIDRs'), ['10.244.0.0/24', 'fd00::/64']);
     assert.deepEqual(get(out, 'spec', 'taints'), [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' }]);
   });
 
   it('reorders a set with $setElementOrder alone', () => {
     const doc = { spec: { podCIDRs: ['a', 'b', 'c'] } };
-    assert.deepEqual(smp(doc, { spec: { '$setElementOrder/podCIDRs': ['c', 'a', 'b'] } }), { spec: { podCIDRs: ['c', 'a', 'b'] } });
+    assert.deepEqual(smp(doc, { spec: { '$setElementOrder/podCIDRs': ['c', 'a', 'b'] } }), {
+      spec: { podCIDRs: ['c', 'a', 'b'] },
+    });
   });
 
   it('creates a list the original does not have, in the given order', () => {
@@ -223,11 +246,17 @@ describe('merge lists of primitives', () => {
   });
 
   it('$deleteFromPrimitiveList on a missing list changes nothing', () => {
-    assert.deepEqual(smp({ metadata: {} }, { metadata: { '$deleteFromPrimitiveList/finalizers': ['x'] } }, 'ConfigMap'), { metadata: {} });
+    assert.deepEqual(
+      smp({ metadata: {} }, { metadata: { '$deleteFromPrimitiveList/finalizers': ['x'] } }, 'ConfigMap'),
+      { metadata: {} },
+    );
   });
 
   it('$deleteFromPrimitiveList also works on lists without a merge strategy', () => {
-    assert.deepEqual(smp({ spec: { list: ['a', 'b', 'a'] } }, { spec: { '$deleteFromPrimitiveList/list': ['a'] } }, 'Thing'), { spec: { list: ['b'] } });
+    assert.deepEqual(
+      smp({ spec: { list: ['a', 'b', 'a'] } }, { spec: { '$deleteFromPrimitiveList/list': ['a'] } }, 'Thing'),
+      { spec: { list: ['b'] } },
+    );
   });
 
   it('"$patch: replace" element replaces a primitive merge list', () => {
@@ -280,7 +309,9 @@ describe('merge lists of objects', () => {
   });
 
   it('reorders conditions with $setElementOrder alone', () => {
-    const out = smp(node(), { status: { '$setElementOrder/conditions': [{ type: 'MemoryPressure' }, { type: 'Ready' }] } });
+    const out = smp(node(), {
+      status: { '$setElementOrder/conditions': [{ type: 'MemoryPressure' }, { type: 'Ready' }] },
+    });
     assert.deepEqual(
       (get(out, 'status', 'conditions') as JsonObject[]).map((c) => c['type']),
       ['MemoryPressure', 'Ready'],
@@ -290,21 +321,32 @@ describe('merge lists of objects', () => {
   it('interleaves server-only elements by their original position', () => {
     const doc = { status: { conditions: [{ type: 'A' }, { type: 'B' }, { type: 'C' }] } };
     const out = smp(doc, { status: { '$setElementOrder/conditions': [{ type: 'C' }, { type: 'A' }] } });
-    assert.deepEqual((get(out, 'status', 'conditions') as JsonObject[]).map((c) => c['type']), ['B', 'C', 'A']);
+    assert.deepEqual(
+      (get(out, 'status', 'conditions') as JsonObject[]).map((c) => c['type']),
+      ['B', 'C', 'A'],
+    );
     const out2 = smp(doc, { status: { '$setElementOrder/conditions': [{ type: 'A' }, { type: 'C' }] } });
-    assert.deepEqual((get(out2, 'status', 'conditions') as JsonObject[]).map((c) => c['type']), ['A', 'B', 'C']);
+    assert.deepEqual(
+      (get(out2, 'status', 'conditions') as JsonObject[]).map((c) => c['type']),
+      ['A', 'B', 'C'],
+    );
   });
 
   it('deletes a condition with "$patch: delete"', () => {
     const out = smp(node(), { status: { conditions: [{ type: 'Ready', $patch: 'delete' }] } });
-    assert.deepEqual(get(out, 'status', 'conditions'), [{ type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory' }]);
+    assert.deepEqual(get(out, 'status', 'conditions'), [
+      { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory' },
+    ]);
   });
 
   it('deletes, updates and orders in one patch (kubectl edit shape)', () => {
     const out = smp(node(), {
       status: {
         '$setElementOrder/addresses': [{ type: 'Hostname' }, { type: 'ExternalIP' }],
-        addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }, { type: 'InternalIP', $patch: 'delete' }],
+        addresses: [
+          { type: 'ExternalIP', address: '1.2.3.4' },
+          { type: 'InternalIP', $patch: 'delete' },
+        ],
       },
     });
     assert.deepEqual(get(out, 'status', 'addresses'), [
@@ -320,11 +362,25 @@ describe('merge lists of objects', () => {
 
   it('"$patch: merge" element merges like an ordinary one', () => {
     const out = smp(node(), { status: { conditions: [{ type: 'Ready', status: 'False', $patch: 'merge' }] } });
-    assert.deepEqual((get(out, 'status', 'conditions') as JsonObject[])[0], { type: 'Ready', status: 'False', reason: 'KubeletReady' });
+    assert.deepEqual((get(out, 'status', 'conditions') as JsonObject[])[0], {
+      type: 'Ready',
+      status: 'False',
+      reason: 'KubeletReady',
+    });
   });
 
   it('patch elements with the same key merge into one element', () => {
-    const out = smp({ status: {} }, { status: { conditions: [{ type: 'X', a: 1 }, { type: 'X', b: 2 }] } });
+    const out = smp(
+      { status: {} },
+      {
+        status: {
+          conditions: [
+            { type: 'X', a: 1 },
+            { type: 'X', b: 2 },
+          ],
+        },
+      },
+    );
     assert.deepEqual(out, { status: { conditions: [{ type: 'X', a: 1, b: 2 }] } });
   });
 
@@ -341,27 +397,64 @@ describe('merge lists of objects', () => {
       metadata: { name: 'p' },
       spec: {
         containers: [
-          { name: 'app', image: 'app:1', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], ports: [{ containerPort: 80, protocol: 'TCP' }] },
+          {
+            name: 'app',
+            image: 'app:1',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' },
+            ],
+            ports: [{ containerPort: 80, protocol: 'TCP' }],
+          },
           { name: 'sidecar', image: 'side:1' },
         ],
         tolerations: [{ key: 'a', operator: 'Exists' }],
       },
     };
-    const out = smp(pod, {
-      spec: {
-        containers: [{ name: 'app', image: 'app:2', env: [{ name: 'B', value: '3' }], ports: [{ containerPort: 80, name: 'http' }] }],
-        tolerations: [{ key: 'b', operator: 'Exists' }],
+    const out = smp(
+      pod,
+      {
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              image: 'app:2',
+              env: [{ name: 'B', value: '3' }],
+              ports: [{ containerPort: 80, name: 'http' }],
+            },
+          ],
+          tolerations: [{ key: 'b', operator: 'Exists' }],
+        },
       },
-    }, 'Pod');
+      'Pod',
+    );
     assert.deepEqual(get(out, 'spec', 'containers'), [
-      { name: 'app', image: 'app:2', env: [{ name: 'A', value: '1' }, { name: 'B', value: '3' }], ports: [{ containerPort: 80, protocol: 'TCP', name: 'http' }] },
+      {
+        name: 'app',
+        image: 'app:2',
+        env: [
+          { name: 'A', value: '1' },
+          { name: 'B', value: '3' },
+        ],
+        ports: [{ containerPort: 80, protocol: 'TCP', name: 'http' }],
+      },
       { name: 'sidecar', image: 'side:1' },
     ]);
     assert.deepEqual(get(out, 'spec', 'tolerations'), [{ key: 'b', operator: 'Exists' }]);
   });
 
   it('merges into a missing list', () => {
-    const out = smp({ status: {} }, { status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'Gone', $patch: 'delete' }] } });
+    const out = smp(
+      { status: {} },
+      {
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'True' },
+            { type: 'Gone', $patch: 'delete' },
+          ],
+        },
+      },
+    );
     assert.deepEqual(out, { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
   });
 
@@ -383,19 +476,34 @@ describe('replaced lists', () => {
   });
 
   it('replaces every list of a kind without a schema, even conditions', () => {
-    const doc = { status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'Other', status: 'True' }] } };
+    const doc = {
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'Other', status: 'True' },
+        ],
+      },
+    };
     const out = smp(doc, { status: { conditions: [{ type: 'Ready', status: 'False' }] } }, 'Widget');
     assert.deepEqual(out, { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
   });
 
   it('ignores $setElementOrder for a list that is not a merge list', () => {
-    const out = smp(node(), { spec: { '$setElementOrder/taints': [{ key: 'x' }], taints: [{ key: 'x', effect: 'NoSchedule' }] } });
+    const out = smp(node(), {
+      spec: { '$setElementOrder/taints': [{ key: 'x' }], taints: [{ key: 'x', effect: 'NoSchedule' }] },
+    });
     assert.deepEqual(get(out, 'spec', 'taints'), [{ key: 'x', effect: 'NoSchedule' }]);
     assert.ok(!Object.keys(get(out, 'spec') as JsonObject).some((k) => k.startsWith('$')));
   });
 
   it('cleans directives out of replaced lists', () => {
-    const out = smp({ l: [1] }, { l: [{ a: 1, b: null }, { $patch: 'delete', a: 2 }, { $patch: 'replace', c: 3 }, [{ $retainKeys: ['d'], d: 4 }]] }, 'Thing');
+    const out = smp(
+      { l: [1] },
+      {
+        l: [{ a: 1, b: null }, { $patch: 'delete', a: 2 }, { $patch: 'replace', c: 3 }, [{ $retainKeys: ['d'], d: 4 }]],
+      },
+      'Thing',
+    );
     assert.deepEqual(out, { l: [{ a: 1 }, { c: 3 }, [{ d: 4 }]] });
   });
 });
@@ -413,11 +521,24 @@ describe('directive keys never reach the result', () => {
   }
 
   it('in new subtrees, merge lists and nested maps', () => {
-    const out = smp({ metadata: { name: 'n' } }, {
-      metadata: { labels: { $patch: 'merge', a: 'b' }, '$setElementOrder/finalizers': ['x'], finalizers: ['x'] },
-      spec: { '$deleteFromPrimitiveList/podCIDRs': ['a'], '$setElementOrder/podCIDRs': ['b'], podCIDRs: ['b'], configSource: { $retainKeys: ['configMap'], configMap: { name: 'c' } } },
-      status: { conditions: [{ type: 'A', $patch: 'merge', nested: { $patch: 'replace', z: 1 } }, { type: 'B', $patch: 'delete' }] },
-    });
+    const out = smp(
+      { metadata: { name: 'n' } },
+      {
+        metadata: { labels: { $patch: 'merge', a: 'b' }, '$setElementOrder/finalizers': ['x'], finalizers: ['x'] },
+        spec: {
+          '$deleteFromPrimitiveList/podCIDRs': ['a'],
+          '$setElementOrder/podCIDRs': ['b'],
+          podCIDRs: ['b'],
+          configSource: { $retainKeys: ['configMap'], configMap: { name: 'c' } },
+        },
+        status: {
+          conditions: [
+            { type: 'A', $patch: 'merge', nested: { $patch: 'replace', z: 1 } },
+            { type: 'B', $patch: 'delete' },
+          ],
+        },
+      },
+    );
     assertClean(out);
     assert.deepEqual(out, {
       metadata: { name: 'n', labels: { a: 'b' }, finalizers: ['x'] },
@@ -437,33 +558,72 @@ describe('malformed strategic patches', () => {
   it('rejects unknown $patch values on maps and list elements', () => {
     throwsPatch(() => smp(node(), { spec: { $patch: 'remove' } }), 'DKC_PATCH_INVALID', /unknown patch type: "remove"/);
     throwsPatch(() => smp(node(), { spec: { $patch: 1 } }), 'DKC_PATCH_INVALID', /unknown patch type/);
-    throwsPatch(() => smp(node(), { status: { conditions: [{ type: 'Ready', $patch: 'nuke' }] } }), 'DKC_PATCH_INVALID', /unknown patch type/);
-    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ $patch: 'nuke' }] } }), 'DKC_PATCH_INVALID', /unknown patch type/);
+    throwsPatch(
+      () => smp(node(), { status: { conditions: [{ type: 'Ready', $patch: 'nuke' }] } }),
+      'DKC_PATCH_INVALID',
+      /unknown patch type/,
+    );
+    throwsPatch(
+      () => smp(node(), { spec: { podCIDRs: [{ $patch: 'nuke' }] } }),
+      'DKC_PATCH_INVALID',
+      /unknown patch type/,
+    );
   });
 
   it('rejects merge-list elements without the merge key', () => {
-    throwsPatch(() => smp(node(), { status: { conditions: [{ status: 'True' }] } }), 'DKC_PATCH_INVALID', /does not contain declared merge key: type/);
-    throwsPatch(() => smp(node(), { status: { conditions: [{ $patch: 'delete' }] } }), 'DKC_PATCH_INVALID', /merge key: type/);
-    throwsPatch(() => smp(node(), { metadata: { ownerReferences: [{ name: 'x' }] } }), 'DKC_PATCH_INVALID', /merge key: uid/);
+    throwsPatch(
+      () => smp(node(), { status: { conditions: [{ status: 'True' }] } }),
+      'DKC_PATCH_INVALID',
+      /does not contain declared merge key: type/,
+    );
+    throwsPatch(
+      () => smp(node(), { status: { conditions: [{ $patch: 'delete' }] } }),
+      'DKC_PATCH_INVALID',
+      /merge key: type/,
+    );
+    throwsPatch(
+      () => smp(node(), { metadata: { ownerReferences: [{ name: 'x' }] } }),
+      'DKC_PATCH_INVALID',
+      /merge key: uid/,
+    );
   });
 
   it('rejects elements of the wrong kind in merge lists', () => {
     throwsPatch(() => smp(node(), { status: { conditions: ['Ready'] } }), 'DKC_PATCH_INVALID');
     throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ cidr: 'x' }] } }), 'DKC_PATCH_INVALID');
-    throwsPatch(() => smp(node(), { spec: { podCIDRs: [{ $patch: 'delete' }] } }), 'DKC_PATCH_INVALID', /deleteFromPrimitiveList/);
+    throwsPatch(
+      () => smp(node(), { spec: { podCIDRs: [{ $patch: 'delete' }] } }),
+      'DKC_PATCH_INVALID',
+      /deleteFromPrimitiveList/,
+    );
     throwsPatch(() => smp(node(), { spec: { podCIDRs: [['x']] } }), 'DKC_PATCH_CONFLICT', /lists of lists/);
-    throwsPatch(() => smp(node(), { status: { conditions: [[{ type: 'x' }]] } }), 'DKC_PATCH_CONFLICT', /lists of lists/);
+    throwsPatch(
+      () => smp(node(), { status: { conditions: [[{ type: 'x' }]] } }),
+      'DKC_PATCH_CONFLICT',
+      /lists of lists/,
+    );
   });
 
   it('reports a merge list whose stored elements do not fit as a conflict', () => {
-    throwsPatch(() => smp({ status: { conditions: ['Ready'] } }, { status: { conditions: [{ type: 'Ready' }] } }), 'DKC_PATCH_CONFLICT');
+    throwsPatch(
+      () => smp({ status: { conditions: ['Ready'] } }, { status: { conditions: [{ type: 'Ready' }] } }),
+      'DKC_PATCH_CONFLICT',
+    );
     throwsPatch(() => smp({ spec: { podCIDRs: [{ a: 1 }] } }, { spec: { podCIDRs: ['x'] } }), 'DKC_PATCH_CONFLICT');
   });
 
   it('rejects bad $setElementOrder lists', () => {
-    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': 'a' } }), 'DKC_PATCH_INVALID', /setElementOrder/);
+    throwsPatch(
+      () => smp(node(), { spec: { '$setElementOrder/podCIDRs': 'a' } }),
+      'DKC_PATCH_INVALID',
+      /setElementOrder/,
+    );
     throwsPatch(() => smp(node(), { spec: { '$setElementOrder/taints': {} } }), 'DKC_PATCH_INVALID', /setElementOrder/);
-    throwsPatch(() => smp(node(), { status: { '$setElementOrder/conditions': [{ status: 'x' }] } }), 'DKC_PATCH_INVALID', /merge key: type/);
+    throwsPatch(
+      () => smp(node(), { status: { '$setElementOrder/conditions': [{ status: 'x' }] } }),
+      'DKC_PATCH_INVALID',
+      /merge key: type/,
+    );
     throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': [{ a: 1 }] } }), 'DKC_PATCH_INVALID');
     throwsPatch(
       () => smp(node(), { spec: { '$setElementOrder/podCIDRs': ['a'], podCIDRs: ['b'] } }),
@@ -475,18 +635,33 @@ describe('malformed strategic patches', () => {
       'DKC_PATCH_INVALID',
       /doesn't match/,
     );
-    throwsPatch(() => smp(node(), { spec: { '$setElementOrder/podCIDRs': ['a'], podCIDRs: 'a' } }), 'DKC_PATCH_INVALID');
+    throwsPatch(
+      () => smp(node(), { spec: { '$setElementOrder/podCIDRs': ['a'], podCIDRs: 'a' } }),
+      'DKC_PATCH_INVALID',
+    );
   });
 
   it('rejects malformed directive keys', () => {
-    throwsPatch(() => smp(node(), { spec: { $setElementOrder: ['a'] } }), 'DKC_PATCH_INVALID', /malformed directive key/);
+    throwsPatch(
+      () => smp(node(), { spec: { $setElementOrder: ['a'] } }),
+      'DKC_PATCH_INVALID',
+      /malformed directive key/,
+    );
     throwsPatch(() => smp(node(), { spec: { '$setElementOrder/': ['a'] } }), 'DKC_PATCH_INVALID');
-    throwsPatch(() => smp(node(), { spec: { '$deleteFromPrimitiveListpodCIDRs': ['a'] } }), 'DKC_PATCH_INVALID');
+    throwsPatch(() => smp(node(), { spec: { $deleteFromPrimitiveListpodCIDRs: ['a'] } }), 'DKC_PATCH_INVALID');
   });
 
   it('rejects bad $deleteFromPrimitiveList values', () => {
-    throwsPatch(() => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': 'a' } }), 'DKC_PATCH_INVALID', /primitive list/);
-    throwsPatch(() => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': [{ a: 1 }] } }), 'DKC_PATCH_INVALID', /primitive list/);
+    throwsPatch(
+      () => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': 'a' } }),
+      'DKC_PATCH_INVALID',
+      /primitive list/,
+    );
+    throwsPatch(
+      () => smp(node(), { metadata: { '$deleteFromPrimitiveList/finalizers': [{ a: 1 }] } }),
+      'DKC_PATCH_INVALID',
+      /primitive list/,
+    );
   });
 
   it('rejects non-JSON values and excessive nesting', () => {
@@ -506,7 +681,12 @@ describe('malformed strategic patches', () => {
   });
 
   it('reports a throwing getter as a PatchError', () => {
-    const hostile = Object.defineProperty({}, 'x', { enumerable: true, get: () => { throw new Error('boom'); } });
+    const hostile = Object.defineProperty({}, 'x', {
+      enumerable: true,
+      get: () => {
+        throw new Error('boom');
+      },
+    });
     throwsPatch(() => applyStrategicMergePatch(node(), hostile, 'Node'), 'DKC_PATCH_INVALID', /could not be read/);
   });
 });
@@ -523,15 +703,33 @@ describe('schema and entry point', () => {
 
   it('accepts explicit metadata', () => {
     const meta = { fields: { items: { listStrategy: 'merge' as const, mergeKey: 'id' } } };
-    const out = applyStrategicMergePatchWithMeta({ items: [{ id: 1, v: 'a' }, { id: 2, v: 'b' }] }, { items: [{ id: 2, v: 'c' }] }, meta);
-    assert.deepEqual(out, { items: [{ id: 1, v: 'a' }, { id: 2, v: 'c' }] });
+    const out = applyStrategicMergePatchWithMeta(
+      {
+        items: [
+          { id: 1, v: 'a' },
+          { id: 2, v: 'b' },
+        ],
+      },
+      { items: [{ id: 2, v: 'c' }] },
+      meta,
+    );
+    assert.deepEqual(out, {
+      items: [
+        { id: 1, v: 'a' },
+        { id: 2, v: 'c' },
+      ],
+    });
   });
 
   it('applyPatch dispatches by content type', () => {
     const doc = { spec: { podCIDRs: ['a'] } };
-    assert.deepEqual(applyPatch('strategic', doc, { spec: { podCIDRs: ['b'] } }, 'Node'), { spec: { podCIDRs: ['b', 'a'] } });
+    assert.deepEqual(applyPatch('strategic', doc, { spec: { podCIDRs: ['b'] } }, 'Node'), {
+      spec: { podCIDRs: ['b', 'a'] },
+    });
     assert.deepEqual(applyPatch('merge', doc, { spec: { podCIDRs: ['b'] } }, 'Node'), { spec: { podCIDRs: ['b'] } });
-    assert.deepEqual(applyPatch('json', doc, [{ op: 'add', path: '/spec/podCIDRs/-', value: 'b' }], 'Node'), { spec: { podCIDRs: ['a', 'b'] } });
+    assert.deepEqual(applyPatch('json', doc, [{ op: 'add', path: '/spec/podCIDRs/-', value: 'b' }], 'Node'), {
+      spec: { podCIDRs: ['a', 'b'] },
+    });
     throwsPatch(() => applyPatch('apply', doc, {}, 'Node'), 'DKC_PATCH_INVALID', /unsupported patch type/);
   });
 
@@ -539,8 +737,18 @@ describe('schema and entry point', () => {
     const doc = node();
     const patch = {
       metadata: { labels: { tier: null }, finalizers: ['z'] },
-      spec: { '$setElementOrder/podCIDRs': ['fd00::/64', '10.244.0.0/24'], podCIDRs: ['fd00::/64'], taints: [{ key: 'k' }] },
-      status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'MemoryPressure', $patch: 'delete' }], newMap: { a: { b: 1 } } },
+      spec: {
+        '$setElementOrder/podCIDRs': ['fd00::/64', '10.244.0.0/24'],
+        podCIDRs: ['fd00::/64'],
+        taints: [{ key: 'k' }],
+      },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False' },
+          { type: 'MemoryPressure', $patch: 'delete' },
+        ],
+        newMap: { a: { b: 1 } },
+      },
     };
     const docCopy = structuredClone(doc);
     const patchCopy = structuredClone(patch);
@@ -548,7 +756,7 @@ describe('schema and entry point', () => {
     assert.deepEqual(doc, docCopy);
     assert.deepEqual(patch, patchCopy);
     // Mutating the result does not reach back into either input.
-    ((get(out, 'status', 'newMap', 'a') as JsonObject))['b'] = 2;
+    (get(out, 'status', 'newMap', 'a') as JsonObject)['b'] = 2;
     (get(out, 'spec', 'taints') as JsonObject[]).push({ key: 'j' });
     assert.deepEqual(doc, docCopy);
     assert.deepEqual(patch, patchCopy);

@@ -14,8 +14,10 @@ import { readPolicy, type NodeConfigPolicy } from '../../../src/nodepolicy/spec.
 import { verdict } from '../../../src/nodepolicy/verdict.js';
 import { effectiveChange } from '../../../src/nodepolicy/flags.js';
 
-const config = (yaml: string): KubeletConfiguration => load(`apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${yaml}`).config;
-const policy = (name: string, spec: Record<string, unknown>): NodeConfigPolicy => readPolicy({ metadata: { name }, spec });
+const config = (yaml: string): KubeletConfiguration =>
+  load(`apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${yaml}`).config;
+const policy = (name: string, spec: Record<string, unknown>): NodeConfigPolicy =>
+  readPolicy({ metadata: { name }, spec });
 /** A change between two configs, no flags. */
 const change = (current: string, target: string) => effectiveChange(config(current), config(target), undefined);
 
@@ -25,13 +27,40 @@ const blue = policy('blue', {
   bounds: { maxPods: { minimum: 10, maximum: 250 } },
   enforcement: 'Deny',
 });
-const durations = policy('durations', { bounds: { syncFrequency: { minimum: '10s', maximum: '2m' }, 'evictionHard["memory.available"]': { minimum: '100Mi' } }, enforcement: 'Warn' });
+const durations = policy('durations', {
+  bounds: {
+    syncFrequency: { minimum: '10s', maximum: '2m' },
+    'evictionHard["memory.available"]': { minimum: '100Mi' },
+  },
+  enforcement: 'Warn',
+});
 
-type Row = { name: string; policies: NodeConfigPolicy[]; labels: Record<string, string>; current: string; target: string; want: Partial<Violation>[] };
+type Row = {
+  name: string;
+  policies: NodeConfigPolicy[];
+  labels: Record<string, string>;
+  current: string;
+  target: string;
+  want: Partial<Violation>[];
+};
 
 const rows: Row[] = [
-  { name: 'no policy: nothing to say', policies: [], labels: { pool: 'blue' }, current: '', target: 'maxPods: 999\ncpuManagerPolicy: static\n', want: [] },
-  { name: 'allowed field within bounds', policies: [blue], labels: { pool: 'blue' }, current: '', target: 'maxPods: 50\n', want: [] },
+  {
+    name: 'no policy: nothing to say',
+    policies: [],
+    labels: { pool: 'blue' },
+    current: '',
+    target: 'maxPods: 999\ncpuManagerPolicy: static\n',
+    want: [],
+  },
+  {
+    name: 'allowed field within bounds',
+    policies: [blue],
+    labels: { pool: 'blue' },
+    current: '',
+    target: 'maxPods: 50\n',
+    want: [],
+  },
   {
     name: 'spelling out a default is no change',
     policies: [policy('none', { allowedFields: [] })],
@@ -56,8 +85,22 @@ const rows: Row[] = [
     target: 'maxPods: 300\n',
     want: [{ path: 'maxPods', old: 60, new: 300, reason: { kind: 'above-maximum', bound: 250 } }],
   },
-  { name: 'below the minimum', policies: [blue], labels: { pool: 'blue' }, current: '', target: 'maxPods: 5\n', want: [{ path: 'maxPods', old: 110, new: 5, reason: { kind: 'below-minimum', bound: 10 } }] },
-  { name: 'a policy for another pool does not govern', policies: [blue], labels: { pool: 'green' }, current: '', target: 'maxPods: 300\ncpuManagerPolicy: static\n', want: [] },
+  {
+    name: 'below the minimum',
+    policies: [blue],
+    labels: { pool: 'blue' },
+    current: '',
+    target: 'maxPods: 5\n',
+    want: [{ path: 'maxPods', old: 110, new: 5, reason: { kind: 'below-minimum', bound: 10 } }],
+  },
+  {
+    name: 'a policy for another pool does not govern',
+    policies: [blue],
+    labels: { pool: 'green' },
+    current: '',
+    target: 'maxPods: 300\ncpuManagerPolicy: static\n',
+    want: [],
+  },
   {
     name: '"a.*" allows every key under a map',
     policies: [blue],
@@ -81,8 +124,19 @@ const rows: Row[] = [
     current: '',
     target: 'syncFrequency: 5s\nevictionHard:\n  memory.available: 50Mi\n',
     want: [
-      { enforcement: 'Warn', path: 'syncFrequency', old: '1m0s', new: '5s', reason: { kind: 'below-minimum', bound: '10s' } },
-      { enforcement: 'Warn', path: 'evictionHard["memory.available"]', new: '50Mi', reason: { kind: 'below-minimum', bound: '100Mi' } },
+      {
+        enforcement: 'Warn',
+        path: 'syncFrequency',
+        old: '1m0s',
+        new: '5s',
+        reason: { kind: 'below-minimum', bound: '10s' },
+      },
+      {
+        enforcement: 'Warn',
+        path: 'evictionHard["memory.available"]',
+        new: '50Mi',
+        reason: { kind: 'below-minimum', bound: '100Mi' },
+      },
     ],
   },
   {
@@ -95,7 +149,10 @@ const rows: Row[] = [
   },
   {
     name: 'every governing policy reports',
-    policies: [blue, policy('pods', { allowedFields: ['*'], bounds: { maxPods: { maximum: 100 } }, enforcement: 'Warn' })],
+    policies: [
+      blue,
+      policy('pods', { allowedFields: ['*'], bounds: { maxPods: { maximum: 100 } }, enforcement: 'Warn' }),
+    ],
     labels: { pool: 'blue' },
     current: '',
     target: 'maxPods: 200\n',
@@ -138,7 +195,10 @@ describe('NodeConfigPolicy decision', () => {
   });
 
   it('an unparsable selector governs every node (a mistake makes a policy stricter)', () => {
-    const p = policy('odd', { nodeSelector: { matchExpressions: [{ key: 'bad key!', operator: 'Exists' }] }, allowedFields: [] });
+    const p = policy('odd', {
+      nodeSelector: { matchExpressions: [{ key: 'bad key!', operator: 'Exists' }] },
+      allowedFields: [],
+    });
     assert.equal(evaluate([p], { any: 'node' }, change('', 'maxPods: 3\n')).length, 1);
   });
 });
@@ -157,7 +217,9 @@ describe('NodeConfigPolicy verdict', () => {
 
   it('Warn: one warning per violation, nothing refused', () => {
     assert.deepEqual(verdict([{ node: 'n2', violations: warn }]), {
-      warnings: ['NodeConfigPolicy "durations" (Warn) on node "n2": syncFrequency: "1m0s" -> "5s" (below the minimum 10s)'],
+      warnings: [
+        'NodeConfigPolicy "durations" (Warn) on node "n2": syncFrequency: "1m0s" -> "5s" (below the minimum 10s)',
+      ],
     });
   });
 
@@ -174,14 +236,31 @@ describe('nodes/configsource permission', () => {
   const onlyOperators: Authorizer = {
     authorize(a) {
       asked.push(a);
-      return a.user.groups.includes('operators') ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' };
+      return a.user.groups.includes('operators')
+        ? { decision: 'allow', reason: '' }
+        : { decision: 'no-opinion', reason: '' };
     },
   };
   const plugin = configSourcePermission(onlyOperators);
-  const node = (source: unknown, labels: Record<string, string> = {}): KubeObject => ({ metadata: { name: 'n1', labels }, spec: source === undefined ? {} : { configSource: source } });
+  const node = (source: unknown, labels: Record<string, string> = {}): KubeObject => ({
+    metadata: { name: 'n1', labels },
+    spec: source === undefined ? {} : { configSource: source },
+  });
   const src = { configMap: { namespace: 'kube-system', name: 'c', kubeletConfigKey: 'kubelet' } };
   const update = (user: UserInfo, from: KubeObject, to: KubeObject): Promise<void> =>
-    Promise.resolve(plugin.validate!({ user, operation: 'UPDATE', resource: nodes, subresource: '', namespace: '', name: 'n1', object: to, oldObject: from, dryRun: false }));
+    Promise.resolve(
+      plugin.validate!({
+        user,
+        operation: 'UPDATE',
+        resource: nodes,
+        subresource: '',
+        namespace: '',
+        name: 'n1',
+        object: to,
+        oldObject: from,
+        dryRun: false,
+      }),
+    );
   const bob: UserInfo = { name: 'bob', groups: ['system:authenticated'] };
 
   it('refuses a user without it, naming the missing permission', async () => {
@@ -210,6 +289,9 @@ describe('nodes/configsource permission', () => {
 
   it('a node may clear its own source (NodeRestriction decides the rest)', async () => {
     await update({ name: 'system:node:n1', groups: ['system:nodes'] }, node(src), node(undefined));
-    await assert.rejects(update({ name: 'system:node:n1', groups: ['system:nodes'] }, node(undefined), node(src)), /nodes\/configsource/);
+    await assert.rejects(
+      update({ name: 'system:node:n1', groups: ['system:nodes'] }, node(undefined), node(src)),
+      /nodes\/configsource/,
+    );
   });
 });

@@ -4,10 +4,20 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RolloutError } from '../../../src/workflow/rollout/errors.js';
-import { buildRollout, parseIntOrPercent, parseNodeSelector, parseSeconds, parseTimeout } from '../../../src/workflow/rollout/spec.js';
+import {
+  buildRollout,
+  parseIntOrPercent,
+  parseNodeSelector,
+  parseSeconds,
+  parseTimeout,
+} from '../../../src/workflow/rollout/spec.js';
 
 function refused(fn: () => unknown, message: RegExp): void {
-  assert.throws(fn, (err: unknown) => err instanceof RolloutError && err.code === 'DKC_ROLLOUT_INVALID_FLAG' && message.test(err.message));
+  assert.throws(
+    fn,
+    (err: unknown) =>
+      err instanceof RolloutError && err.code === 'DKC_ROLLOUT_INVALID_FLAG' && message.test(err.message),
+  );
 }
 
 describe('buildRollout', () => {
@@ -48,7 +58,8 @@ describe('buildRollout', () => {
   });
 
   it('refuses a --configmap that is not NAMESPACE/NAME, and an empty --key', () => {
-    for (const v of ['cm', '/cm', 'ns/', 'a/b/c', '']) refused(() => buildRollout('r', { configmap: v }), /for "--configmap" flag: must be NAMESPACE\/NAME$/);
+    for (const v of ['cm', '/cm', 'ns/', 'a/b/c', ''])
+      refused(() => buildRollout('r', { configmap: v }), /for "--configmap" flag: must be NAMESPACE\/NAME$/);
     refused(() => buildRollout('r', { configmap: 'a/b', key: '' }), /for "--key" flag: must not be empty/);
   });
 });
@@ -59,15 +70,23 @@ describe('flag values', () => {
     assert.equal(parseIntOrPercent('--canary', '3'), 3);
     assert.equal(parseIntOrPercent('--canary', '10%'), '10%');
     for (const v of ['-1', '1.5', '01', 'x', '%', '5%%', '99999999999']) {
-      refused(() => parseIntOrPercent('--canary', v), new RegExp(`^invalid argument "${v.replace(/[.%]/g, '\\$&')}" for "--canary" flag: must be a non-negative integer or a percentage`));
+      refused(
+        () => parseIntOrPercent('--canary', v),
+        new RegExp(
+          `^invalid argument "${v.replace(/[.%]/g, '\\$&')}" for "--canary" flag: must be a non-negative integer or a percentage`,
+        ),
+      );
     }
   });
 
-  it('reads durations with Go\'s rules, in whole seconds', () => {
+  it("reads durations with Go's rules, in whole seconds", () => {
     assert.equal(parseSeconds('--soak', '30s', 0), 30);
     assert.equal(parseSeconds('--soak', '0', 0), 0);
     assert.equal(parseSeconds('--deadline', '1h2m3s', 1), 3723);
-    refused(() => parseSeconds('--soak', '30', 0), /^invalid argument "30" for "--soak" flag: time: missing unit in duration "30"$/);
+    refused(
+      () => parseSeconds('--soak', '30', 0),
+      /^invalid argument "30" for "--soak" flag: time: missing unit in duration "30"$/,
+    );
     refused(() => parseSeconds('--soak', '1.5s', 0), /must be a whole number of seconds/);
     refused(() => parseSeconds('--soak', '-1s', 0), /must not be negative/);
     refused(() => parseSeconds('--deadline', '0s', 1), /must be at least 1s/);

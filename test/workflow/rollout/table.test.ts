@@ -27,7 +27,13 @@ describe('renderTable', () => {
   });
 
   it('gives every column but the last at least 6 characters, 3 of them padding', () => {
-    assert.equal(layout([['A', 'B', 'C'], ['abcd', 'x', 'yyyyyyyyy']]), 'A      B     C\nabcd   x     yyyyyyyyy\n');
+    assert.equal(
+      layout([
+        ['A', 'B', 'C'],
+        ['abcd', 'x', 'yyyyyyyyy'],
+      ]),
+      'A      B     C\nabcd   x     yyyyyyyyy\n',
+    );
     assert.equal(renderTable([], 0), '');
   });
 });

@@ -45,7 +45,8 @@ describe('dynamic config while the control plane is down', { timeout: 180_000 },
   async function waitForDirectConfigz(maxPods: number): Promise<void> {
     let last: unknown;
     await waitFor(
-      async () => `the agent's own /configz: expected maxPods ${maxPods}, last saw ${String(last)}\n${await h.logTail(node)}`,
+      async () =>
+        `the agent's own /configz: expected maxPods ${maxPods}, last saw ${String(last)}\n${await h.logTail(node)}`,
       async () => {
         const kc = await h.directConfigz(node);
         last = kc['maxPods'];
@@ -74,7 +75,10 @@ describe('dynamic config while the control plane is down', { timeout: 180_000 },
     const logOffset = (await readFile(node.logFile, 'utf8')).length;
     detached.startAgent(node);
     await waitForDirectConfigz(121);
-    assert.match(await logSince(logOffset), /kubelet config controller: using assigned config \/api\/v1\/namespaces\/default\/configmaps\/cp-a/);
+    assert.match(
+      await logSince(logOffset),
+      /kubelet config controller: using assigned config \/api\/v1\/namespaces\/default\/configmaps\/cp-a/,
+    );
 
     // A restart with the server still away: the checkpoint is all the agent has, and all it needs.
     await restartAgent();
@@ -88,7 +92,9 @@ describe('dynamic config while the control plane is down', { timeout: 180_000 },
 
   it('boots on the last-known-good when the assigned config fails, without the server', async () => {
     const good = (await h.configStatus(node)).active!;
-    const cm = await h.createConfigMap('cp-invalid', { kubelet: await payloadFor(node, 'maxPods: 122', 'kubeAPIQPS: -1') });
+    const cm = await h.createConfigMap('cp-invalid', {
+      kubelet: await payloadFor(node, 'maxPods: 122', 'kubeAPIQPS: -1'),
+    });
     const b = sourceOf(cm);
     await h.assign(node, { name: 'cp-invalid' });
     const expected: ConfigStatus = { assigned: b, active: good, lastKnownGood: good, error: ValidateError };
@@ -101,7 +107,10 @@ describe('dynamic config while the control plane is down', { timeout: 180_000 },
     await waitForDirectConfigz(121);
     const log = await logSince(logOffset);
     assert.match(log, /kubelet config controller: failed to validate config, see Kubelet log for details, error: /);
-    assert.match(log, /kubelet config controller: using last-known-good config \/api\/v1\/namespaces\/default\/configmaps\/cp-a/);
+    assert.match(
+      log,
+      /kubelet config controller: using last-known-good config \/api\/v1\/namespaces\/default\/configmaps\/cp-a/,
+    );
 
     await detached.startServer();
     await h.expectState(node, expected, 121);

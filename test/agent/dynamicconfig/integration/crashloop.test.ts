@@ -51,7 +51,11 @@ describe('crash-loop rollback, default threshold (3)', { timeout: 180_000 }, () 
   let good: Source;
 
   before(async () => {
-    h = await startHarness({ nodes: 1, agentArgs: [`--dynamic-config-trial-duration=${TRIAL_MS}ms`], backoff: BACKOFF });
+    h = await startHarness({
+      nodes: 1,
+      agentArgs: [`--dynamic-config-trial-duration=${TRIAL_MS}ms`],
+      backoff: BACKOFF,
+    });
     node = h.node('node-1');
   });
   after(async () => {
@@ -69,7 +73,10 @@ describe('crash-loop rollback, default threshold (3)', { timeout: 180_000 }, () 
     const startedAt = Date.now();
     await h.expectState(node, { assigned: good, active: good, lastKnownGood: good }, 131);
     // The agent became healthy after it started, so the promotion is at least a trial after the state above.
-    assert.ok(Date.now() - startedAt >= TRIAL_MS - 500, `promoted after ${Date.now() - startedAt} ms, trial is ${TRIAL_MS} ms`);
+    assert.ok(
+      Date.now() - startedAt >= TRIAL_MS - 500,
+      `promoted after ${Date.now() - startedAt} ms, trial is ${TRIAL_MS} ms`,
+    );
   });
 
   it('a config that keeps the agent from starting is rolled back after exactly 3 failed starts', async () => {
@@ -84,8 +91,14 @@ describe('crash-loop rollback, default threshold (3)', { timeout: 180_000 }, () 
     assert.equal(crashesOf(h, node, exitsBefore), 3, 'three starts with the assigned config, each failing');
     const log = (await readFile(node.logFile, 'utf8')).slice(logOffset);
     assert.match(log, /failed to start the kubelet endpoints/);
-    assert.match(log, /kubelet config controller: failed to start with assigned config, see Kubelet log for details, error: the assigned config started 3 times without becoming healthy/);
-    assert.match(log, /kubelet config controller: using last-known-good config \/api\/v1\/namespaces\/default\/configmaps\/cl-good/);
+    assert.match(
+      log,
+      /kubelet config controller: failed to start with assigned config, see Kubelet log for details, error: the assigned config started 3 times without becoming healthy/,
+    );
+    assert.match(
+      log,
+      /kubelet config controller: using last-known-good config \/api\/v1\/namespaces\/default\/configmaps\/cl-good/,
+    );
 
     // Health-gated trial: the crashing config never ran healthy, so a whole trial later it is still not last-known-good.
     await holds(h, node, expected, TRIAL_MS + 1_000);
@@ -104,7 +117,9 @@ describe('crash-loop rollback, default threshold (3)', { timeout: 180_000 }, () 
   });
 
   it('fixing the ConfigMap in place assigns a new resourceVersion that starts, clears the error and graduates', async () => {
-    const cm = await h.admin.get<{ metadata: { name: string; namespace: string; uid: string; resourceVersion: string } }>('/api/v1/namespaces/default/configmaps/cl-crash');
+    const cm = await h.admin.get<{
+      metadata: { name: string; namespace: string; uid: string; resourceVersion: string };
+    }>('/api/v1/namespaces/default/configmaps/cl-crash');
     const fixed = await h.updateConfigMap(cm, { data: { kubelet: await payloadFor(node, 'maxPods: 133') } });
     const f = sourceOf(fixed);
     await h.waitForNewestEvent(node, restartMessage(f));
@@ -189,7 +204,9 @@ describe('a config that validates but fails the start-up, and what counts as hea
   });
 
   it('an eviction signal start-up refuses is rolled back like a validation failure, and a new assignment is still picked up', async () => {
-    const cm = await h.createConfigMap('crash-evict', { kubelet: await payloadFor(node, 'evictionHard:', '  foo.bar: "10%"') });
+    const cm = await h.createConfigMap('crash-evict', {
+      kubelet: await payloadFor(node, 'evictionHard:', '  foo.bar: "10%"'),
+    });
     const bad = sourceOf(cm);
     const exitsBefore = h.exits.length;
     await h.assign(node, { name: 'crash-evict' });
@@ -197,10 +214,15 @@ describe('a config that validates but fails the start-up, and what counts as hea
     await h.expectState(node, { assigned: bad, error: ValidateError }, LOCAL_MAX_PODS);
     assert.equal(crashesOf(h, node, exitsBefore), 0, 'the agent never crashes on it');
     const log = await readFile(node.logFile, 'utf8');
-    assert.match(log, /kubelet config controller: failed to validate config, see Kubelet log for details, error: unsupported eviction signal foo\.bar/);
+    assert.match(
+      log,
+      /kubelet config controller: failed to validate config, see Kubelet log for details, error: unsupported eviction signal foo\.bar/,
+    );
 
     // The agent runs and syncs: a fixed config reaches it.
-    const fixed = await h.createConfigMap('fixed-evict', { kubelet: await payloadFor(node, 'maxPods: 151', 'evictionHard:', '  memory.available: "10%"') });
+    const fixed = await h.createConfigMap('fixed-evict', {
+      kubelet: await payloadFor(node, 'maxPods: 151', 'evictionHard:', '  memory.available: "10%"'),
+    });
     await h.assign(node, { name: 'fixed-evict' });
     await h.expectState(node, { assigned: sourceOf(fixed), active: sourceOf(fixed) }, 151);
   });
@@ -215,7 +237,11 @@ describe('a config that validates but fails the start-up, and what counts as hea
     for (let i = 0; i < 4; i++) {
       pid = await waitForNewProcess(h, node, pid);
       // Its listeners answer: bootstrap (and the start ledger) are done, registration cannot be.
-      await waitFor(() => h.logTail(node), async () => ((await h.directConfigz(node).catch(() => undefined)) ? true : undefined), { timeoutMs: 20_000 });
+      await waitFor(
+        () => h.logTail(node),
+        async () => ((await h.directConfigz(node).catch(() => undefined)) ? true : undefined),
+        { timeoutMs: 20_000 },
+      );
       if (i < 3) process.kill(pid, 'SIGKILL');
     }
     await d.startServer();

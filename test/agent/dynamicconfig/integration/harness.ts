@@ -62,9 +62,15 @@ function normaliseSource(s: unknown): Source | undefined {
   if (!s || typeof s !== 'object') return undefined;
   const cm = (s as { configMap?: Record<string, unknown> }).configMap;
   if (!cm) return undefined;
-  const str = (k: string) => (typeof cm[k] === 'string' ? (cm[k]) : '');
+  const str = (k: string) => (typeof cm[k] === 'string' ? cm[k] : '');
   return {
-    configMap: { namespace: str('namespace'), name: str('name'), uid: str('uid'), resourceVersion: str('resourceVersion'), kubeletConfigKey: str('kubeletConfigKey') },
+    configMap: {
+      namespace: str('namespace'),
+      name: str('name'),
+      uid: str('uid'),
+      resourceVersion: str('resourceVersion'),
+      kubeletConfigKey: str('kubeletConfigKey'),
+    },
   };
 }
 
@@ -84,7 +90,13 @@ export function normaliseStatus(config: unknown): ConfigStatus {
 /** The source that names `cm` (as downloaded: uid and resourceVersion filled in). */
 export function sourceOf(cm: ConfigMapObject, key = KEY): Source {
   return {
-    configMap: { namespace: cm.metadata.namespace, name: cm.metadata.name, uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion, kubeletConfigKey: key },
+    configMap: {
+      namespace: cm.metadata.namespace,
+      name: cm.metadata.name,
+      uid: cm.metadata.uid,
+      resourceVersion: cm.metadata.resourceVersion,
+      kubeletConfigKey: key,
+    },
   };
 }
 
@@ -104,7 +116,13 @@ export function restartMessage(s: Source | undefined): string {
  * SetAssignedConfig, SetActiveConfig and SetLastKnownGoodConfig delete (pkg/kubelet/metrics/metrics.go).
  */
 export function metricLabelsOf(s: Source | undefined): Record<string, string> {
-  if (!s) return { node_config_source: 'local', node_config_uid: '', node_config_resource_version: '', node_config_kubelet_key: '' };
+  if (!s)
+    return {
+      node_config_source: 'local',
+      node_config_uid: '',
+      node_config_resource_version: '',
+      node_config_kubelet_key: '',
+    };
   return {
     node_config_source: apiPathOf(s),
     node_config_uid: s.configMap.uid,
@@ -134,7 +152,8 @@ export function parseConfigMetrics(text: string): Record<string, MetricSeries[]>
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = unescapeLabel(l[2]!);
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = unescapeLabel(l[2]!);
     (out[m[1]!] ??= []).push({ labels, value: Number(m[3]) });
   }
   return out;
@@ -155,14 +174,21 @@ export interface Harness {
   node(name: string): ClusterNode;
   logTail(node: ClusterNode, lines?: number): Promise<string>;
   createConfigMap(name: string, data: Record<string, string>, namespace?: string): Promise<ConfigMapObject>;
-  updateConfigMap(cm: ConfigMapObject, change: { data?: Record<string, string>; labels?: Record<string, string> }): Promise<ConfigMapObject>;
+  updateConfigMap(
+    cm: ConfigMapObject,
+    change: { data?: Record<string, string>; labels?: Record<string, string> },
+  ): Promise<ConfigMapObject>;
   deleteConfigMap(name: string, namespace?: string): Promise<void>;
   /** Merge-patches spec.configSource; undefined resets the node to its local config. */
   assign(node: ClusterNode, ref: { name: string; namespace?: string; key?: string } | undefined): Promise<void>;
   configStatus(node: ClusterNode): Promise<ConfigStatus>;
   waitForStatus(node: ClusterNode, expected: ConfigStatus, timeoutMs?: number): Promise<void>;
   configz(node: ClusterNode): Promise<Record<string, unknown>>;
-  waitForConfigz(node: ClusterNode, check: (kc: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  waitForConfigz(
+    node: ClusterNode,
+    check: (kc: Record<string, unknown>) => boolean,
+    what: string,
+  ): Promise<Record<string, unknown>>;
   metrics(node: ClusterNode): Promise<Record<string, MetricSeries[]>>;
   waitForMetrics(node: ClusterNode, status: ConfigStatus): Promise<void>;
   newestConfigChangedEvent(node: ClusterNode): Promise<EventObject | undefined>;
@@ -209,7 +235,10 @@ export interface HarnessOptions {
 }
 
 /** The API server flags that make `channel` the cluster's. */
-const CHANNEL_SERVER_ARGS: Readonly<Record<ConfigChannel, readonly string[]>> = { node: [], nodeconfig: ['--emulated-version', '1.31'] };
+const CHANNEL_SERVER_ARGS: Readonly<Record<ConfigChannel, readonly string[]>> = {
+  node: [],
+  nodeconfig: ['--emulated-version', '1.31'],
+};
 
 /** The local config's maxPods (the KubeletConfiguration default): payloads use other values to tell configs apart. */
 export const LOCAL_MAX_PODS = 110;
@@ -219,7 +248,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const channel = options.channel ?? 'node';
   const serverArgs = [...CHANNEL_SERVER_ARGS[channel], ...(options.serverArgs ?? [])];
   /** The object that carries `node`'s assignment and status.config on the harness's channel. */
-  const assignmentPath = (node: ClusterNode): string => (channel === 'node' ? `/api/v1/nodes/${node.name}` : `${NODE_CONFIGS_PATH}/${node.name}`);
+  const assignmentPath = (node: ClusterNode): string =>
+    channel === 'node' ? `/api/v1/nodes/${node.name}` : `${NODE_CONFIGS_PATH}/${node.name}`;
   let cluster: Cluster;
   try {
     cluster = await startCluster({
@@ -260,7 +290,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logTail = async (node: ClusterNode, lines = 40): Promise<string> => {
     try {
       const text = await readFile(node.logFile, 'utf8');
-      return text.split('\n').slice(-lines - 1).join('\n');
+      return text
+        .split('\n')
+        .slice(-lines - 1)
+        .join('\n');
     } catch (err) {
       return `(no log: ${(err as Error).message})`;
     }
@@ -277,11 +310,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const configz = async (node: ClusterNode): Promise<Record<string, unknown>> => {
     const body = await admin.get<unknown>(`/api/v1/nodes/${node.name}/proxy/configz`);
     const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { kubeletconfig?: Record<string, unknown> };
-    if (!parsed.kubeletconfig) throw new Error(`/configz has no kubeletconfig: ${JSON.stringify(parsed).slice(0, 200)}`);
+    if (!parsed.kubeletconfig)
+      throw new Error(`/configz has no kubeletconfig: ${JSON.stringify(parsed).slice(0, 200)}`);
     return parsed.kubeletconfig;
   };
   const metrics = async (node: ClusterNode): Promise<Record<string, MetricSeries[]>> => {
-    const res = await admin.request<string>({ method: 'GET', path: `/api/v1/nodes/${node.name}/proxy/metrics`, accept: 'text/plain' });
+    const res = await admin.request<string>({
+      method: 'GET',
+      path: `/api/v1/nodes/${node.name}/proxy/metrics`,
+      accept: 'text/plain',
+    });
     return parseConfigMetrics(typeof res.body === 'string' ? res.body : String(res.body));
   };
   const newestConfigChangedEvent = async (node: ClusterNode): Promise<EventObject | undefined> => {
@@ -308,26 +346,41 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     logTail,
     async createConfigMap(name, data, namespace = NS) {
-      return admin.create<ConfigMapObject>(`/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+      return admin.create<ConfigMapObject>(`/api/v1/namespaces/${namespace}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace },
+        data,
+      });
     },
     async updateConfigMap(cm, change) {
       const patch: Record<string, unknown> = {};
       if (change.data) patch['data'] = change.data;
       if (change.labels) patch['metadata'] = { labels: change.labels };
-      return admin.patch<ConfigMapObject>(`/api/v1/namespaces/${cm.metadata.namespace}/configmaps/${cm.metadata.name}`, 'merge', patch);
+      return admin.patch<ConfigMapObject>(
+        `/api/v1/namespaces/${cm.metadata.namespace}/configmaps/${cm.metadata.name}`,
+        'merge',
+        patch,
+      );
     },
     async deleteConfigMap(name, namespace = NS) {
       await admin.delete(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
     },
     async assign(node, ref) {
-      const configSource = ref ? { configMap: { namespace: ref.namespace ?? NS, name: ref.name, kubeletConfigKey: ref.key ?? KEY } } : null;
+      const configSource = ref
+        ? { configMap: { namespace: ref.namespace ?? NS, name: ref.name, kubeletConfigKey: ref.key ?? KEY } }
+        : null;
       await admin.patch(assignmentPath(node), 'merge', { spec: { configSource } });
     },
     configStatus,
     async waitForStatus(node, expected, timeoutMs = 20_000) {
       let last: ConfigStatus | string = '(never read)';
       await waitFor(
-        () => context(node, `status.config of ${node.name}\n  expected: ${JSON.stringify(expected)}\n  last seen: ${JSON.stringify(last)}`),
+        () =>
+          context(
+            node,
+            `status.config of ${node.name}\n  expected: ${JSON.stringify(expected)}\n  last seen: ${JSON.stringify(last)}`,
+          ),
         async () => {
           try {
             last = await configStatus(node);
@@ -344,7 +397,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async waitForConfigz(node, check, what) {
       let last: unknown = '(never read)';
       return waitFor(
-        () => context(node, `/configz of ${node.name}: expected ${what}; last seen: ${JSON.stringify(last).slice(0, 400)}`),
+        () =>
+          context(node, `/configz of ${node.name}: expected ${what}; last seen: ${JSON.stringify(last).slice(0, 400)}`),
         async () => {
           const kc = await configz(node);
           last = kc;
@@ -357,7 +411,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const want = expectedMetrics(status);
       let last: unknown = '(never read)';
       await waitFor(
-        () => context(node, `kubelet_node_config_* of ${node.name}\n  expected: ${JSON.stringify(want)}\n  last seen: ${JSON.stringify(last)}`),
+        () =>
+          context(
+            node,
+            `kubelet_node_config_* of ${node.name}\n  expected: ${JSON.stringify(want)}\n  last seen: ${JSON.stringify(last)}`,
+          ),
         async () => {
           const got = await metrics(node);
           last = got;
@@ -369,7 +427,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async waitForNewestEvent(node, message) {
       let last: string | undefined;
       await waitFor(
-        () => context(node, `newest KubeletConfigChanged event of ${node.name}\n  expected: ${message}\n  last seen: ${last}`),
+        () =>
+          context(
+            node,
+            `newest KubeletConfigChanged event of ${node.name}\n  expected: ${message}\n  last seen: ${last}`,
+          ),
         async () => {
           const e = await newestConfigChangedEvent(node);
           last = e?.message;
@@ -428,7 +490,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           server = undefined;
         },
         startAgent(node) {
-          agents.add({ name: node.name, command: process.execPath, args: node.args, logFile: node.logFile, restart: 'always' });
+          agents.add({
+            name: node.name,
+            command: process.execPath,
+            args: node.args,
+            logFile: node.logFile,
+            restart: 'always',
+          });
           agents.start();
         },
       };
@@ -437,11 +505,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const cfg = await loadKubeconfig(cluster.kubeconfig).catch(() => admin.config);
       // The agent serves a self-signed certificate; what matters here is what it serves, not who it is.
       const address = fleet ? fleet.node(node.name).address : '127.0.0.1';
-      const direct = new RestClient({ ...cfg, server: `https://${address}:${node.port}`, insecureSkipTLSVerify: true }, { timeoutMs: 5_000 });
+      const direct = new RestClient(
+        { ...cfg, server: `https://${address}:${node.port}`, insecureSkipTLSVerify: true },
+        { timeoutMs: 5_000 },
+      );
       try {
         const body = await direct.get<unknown>('/configz');
-        const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { kubeletconfig?: Record<string, unknown> };
-        if (!parsed.kubeletconfig) throw new Error(`/configz has no kubeletconfig: ${JSON.stringify(parsed).slice(0, 200)}`);
+        const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as {
+          kubeletconfig?: Record<string, unknown>;
+        };
+        if (!parsed.kubeletconfig)
+          throw new Error(`/configz has no kubeletconfig: ${JSON.stringify(parsed).slice(0, 200)}`);
         return parsed.kubeletconfig;
       } finally {
         direct.close();
@@ -485,13 +559,27 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
  * host names its agents), their log lines in <dataDir>/fleet.log, and their instance starts and failed starts recorded
  * as the supervisor records processes (an instance number for a pid, a failed start as an exit 1).
  */
-async function startHarnessFleet(cluster: Cluster, options: HarnessOptions, starts: StartEvent[], exits: ExitEvent[]): Promise<{ fleet: Fleet; nodes: ClusterNode[] }> {
+async function startHarnessFleet(
+  cluster: Cluster,
+  options: HarnessOptions,
+  starts: StartEvent[],
+  exits: ExitEvent[],
+): Promise<{ fleet: Fleet; nodes: ClusterNode[] }> {
   const logFile = join(cluster.dataDir, 'fleet.log');
   configureLogging({ sink: (line) => appendFileSync(logFile, line) });
   let crashes = 0;
   const onEvent = (e: NodeEvent): void => {
     if (e.type === 'start') starts.push({ name: e.node, pid: e.instance, restarts: e.instance - 1 });
-    const exit = { name: e.node, pid: null, signal: null, uptimeMs: 0, restarts: 0, consecutiveCrashes: 0, crashLooping: false, nextDelayMs: null };
+    const exit = {
+      name: e.node,
+      pid: null,
+      signal: null,
+      uptimeMs: 0,
+      restarts: 0,
+      consecutiveCrashes: 0,
+      crashLooping: false,
+      nextDelayMs: null,
+    };
     if (e.type === 'failed') exits.push({ ...exit, code: 1, outcome: 'crash', crashes: ++crashes });
     if (e.type === 'exit' && e.why === 'restart') exits.push({ ...exit, code: 0, outcome: 'clean', crashes });
   };
@@ -521,7 +609,12 @@ async function startHarnessFleet(cluster: Cluster, options: HarnessOptions, star
 }
 
 /** Waits until `node`'s agent is running in a process other than `oldPid` (it exited and was restarted). */
-export async function waitForNewProcess(h: Harness, node: ClusterNode, oldPid: number | undefined, timeoutMs = 20_000): Promise<number> {
+export async function waitForNewProcess(
+  h: Harness,
+  node: ClusterNode,
+  oldPid: number | undefined,
+  timeoutMs = 20_000,
+): Promise<number> {
   return waitFor(
     async () => `${node.name} still runs in pid ${oldPid}\n${await h.logTail(node)}`,
     async () => {

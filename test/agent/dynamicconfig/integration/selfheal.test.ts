@@ -22,7 +22,11 @@ describe('a damaged checkpoint store heals itself', { timeout: 180_000 }, () => 
   let meta: string;
 
   before(async () => {
-    h = await startHarness({ nodes: 1, agentArgs: ['--dynamic-config-trial-duration=1s'], backoff: { initialMs: 50, maxMs: 500 } });
+    h = await startHarness({
+      nodes: 1,
+      agentArgs: ['--dynamic-config-trial-duration=1s'],
+      backoff: { initialMs: 50, maxMs: 500 },
+    });
     node = h.node('node-1');
     meta = join(node.dynamicConfigDir, 'store', 'meta');
     a = sourceOf(await h.createConfigMap('heal-a', { kubelet: await payloadFor(node, 'maxPods: 161') }));
@@ -49,7 +53,14 @@ describe('a damaged checkpoint store heals itself', { timeout: 180_000 }, () => 
       await waitForNewProcess(h, node, pid);
       // The Node's status still shows b from before: first see the new process set the garbage aside, so that the
       // state checked below is the one it synced back, not the old one.
-      const ok = await waitFor('the unreadable record set aside', async () => ((await setAside()) ? true : undefined), 10_000).then(() => true, () => false);
+      const ok = await waitFor(
+        'the unreadable record set aside',
+        async () => ((await setAside()) ? true : undefined),
+        10_000,
+      ).then(
+        () => true,
+        () => false,
+      );
       if (ok) break;
       assert.ok(attempt < 3, 'the unreadable record was never set aside');
     }
@@ -60,7 +71,10 @@ describe('a damaged checkpoint store heals itself', { timeout: 180_000 }, () => 
     const kept = (await readdir(meta)).filter((n) => n.startsWith('assigned.corrupt-'));
     assert.equal(kept.length, 1);
     assert.equal(await readFile(join(meta, kept[0]!), 'utf8'), '\u0000\u0001 not a record {{{');
-    assert.match(await readFile(node.logFile, 'utf8'), /kubelet config controller: the assigned record is unreadable and is treated as absent/);
+    assert.match(
+      await readFile(node.logFile, 'utf8'),
+      /kubelet config controller: the assigned record is unreadable and is treated as absent/,
+    );
   });
 
   it('every checkpoint deleted: the assigned one is downloaded again at boot, the unreachable last-known-good is dropped', async () => {
@@ -75,7 +89,13 @@ describe('a damaged checkpoint store heals itself', { timeout: 180_000 }, () => 
     await h.expectState(node, { assigned: b, active: b, lastKnownGood: b }, 162);
     assert.equal(crashesOf(h, node, exitsBefore), 0);
     const log = await readFile(node.logFile, 'utf8');
-    assert.match(log, /the checkpoint of \/api\/v1\/namespaces\/default\/configmaps\/heal-b, .* was missing; downloaded it again/);
-    assert.match(log, /the last-known-good checkpoint of \/api\/v1\/namespaces\/default\/configmaps\/heal-a, .* is missing; falling back to the local config instead/);
+    assert.match(
+      log,
+      /the checkpoint of \/api\/v1\/namespaces\/default\/configmaps\/heal-b, .* was missing; downloaded it again/,
+    );
+    assert.match(
+      log,
+      /the last-known-good checkpoint of \/api\/v1\/namespaces\/default\/configmaps\/heal-a, .* is missing; falling back to the local config instead/,
+    );
   });
 });
