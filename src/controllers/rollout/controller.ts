@@ -28,6 +28,7 @@ import {
   layersOf,
   renderRollout,
   renderedSource,
+  renderedStillInUse,
   renderingKubelet,
   type RenderOutcome,
 } from './layers.js';
@@ -423,6 +424,27 @@ export class RolloutController {
     });
   }
 
+  /** A deleted rollout's rendered ConfigMaps that nodes still use are let go of (renderedStillInUse), pinned to the version read. */
+  private async keepRenderedInUse(rollout: NodeConfigRollout): Promise<void> {
+    const uid = rollout.metadata.uid ?? '';
+    for (const cm of renderedStillInUse(uid, this.configMaps.store.list(), this.currentNodes())) {
+      const path = `/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps/${encodeURIComponent(cm.metadata.name ?? '')}`;
+      const refs = (cm.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
+      const patch = {
+        metadata: {
+          uid: cm.metadata.uid,
+          resourceVersion: cm.metadata.resourceVersion,
+          ownerReferences: refs.length > 0 ? refs : null,
+        },
+      };
+      await this.client.patch(path, 'merge', patch, {
+        signal: this.abort.signal,
+        query: { fieldManager: FIELD_MANAGER },
+      });
+      klog.info(logs.renderedKept(rollout.metadata.name ?? '', cm.metadata.name ?? ''));
+    }
+  }
+
   /** A ConfigMap from the cache, or from the API when the cache has not seen it (yet): one just created is not missing. */
   private async configMapNow(namespace: string, name: string): Promise<CachedConfigMap | undefined> {
     const cached = this.configMaps.store.get(`${namespace}/${name}`);
@@ -491,6 +513,7 @@ export class RolloutController {
     const ref = rolloutReference(current);
     for (const e of plan.events) this.events.record(ref, e.type, e.reason, e.message);
     if (plan.finalize) {
+      await this.keepRenderedInUse(current);
       await patchRollout(plan.finalize);
       klog.info(logs.finalized(name));
     }

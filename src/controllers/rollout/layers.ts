@@ -126,3 +126,30 @@ export function renderRollout(
     },
   };
 }
+
+/**
+ * The ConfigMaps a deleted rollout rendered that some node still runs or is assigned: before its finalizer goes they
+ * lose their owner reference to it, so the garbage collector does not delete a config from under the nodes (a node
+ * whose source is gone reports an error and can no longer restart onto it). Unused ones keep the reference and go
+ * with the rollout. Pure: `rollout` is the rollout's uid, `configMaps` what the controller has seen in the rendered
+ * namespace.
+ */
+export function renderedStillInUse(
+  rolloutUid: string,
+  configMaps: readonly ConfigMap[],
+  nodes: readonly Node[],
+): ConfigMap[] {
+  const used = new Set<string>();
+  for (const n of nodes) {
+    for (const src of [n.spec?.configSource, n.status?.config?.active, n.status?.config?.lastKnownGood]) {
+      const ref = src?.configMap;
+      if (ref?.namespace === RENDERED_NAMESPACE) used.add(ref.name);
+    }
+  }
+  return configMaps.filter(
+    (cm) =>
+      cm.metadata.namespace === RENDERED_NAMESPACE &&
+      used.has(cm.metadata.name ?? '') &&
+      (cm.metadata.ownerReferences ?? []).some((r) => r.uid === rolloutUid),
+  );
+}

@@ -129,6 +129,8 @@ export const logs = {
     `rollout controller: rollout ${rollout}: ${from ?? 'new'} -> ${to ?? ''}`,
   rendered: (rollout: string, configMap: string): string =>
     `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,
+  renderedKept: (rollout: string, configMap: string): string =>
+    `rollout controller: rollout ${rollout} deleted: ConfigMap kube-system/${configMap} it rendered is kept, nodes still use it`,
   retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,
   informer: (path: string, err: string): string => `rollout controller: ${path}: ${err}`,
 };

@@ -9,6 +9,7 @@ import { configMapHash } from '../../../src/controllers/rollout/confighash.js';
 import {
   RENDERED_BY_LABEL,
   renderRollout as render,
+  renderedStillInUse,
   renderingKubelet,
 } from '../../../src/controllers/rollout/layers.js';
 import { KUBELET_VERSIONS, kubeletVersion, load } from '../../../src/kubeletconfig/index.js';
@@ -109,5 +110,47 @@ describe("renderRollout as the selected nodes' kubelets", () => {
       /singleProcessOOMKill|containerLogMaxWorkers/,
       '1.22 does not know them',
     );
+  });
+});
+
+describe('renderedStillInUse', () => {
+  const cm = (name: string, owners: string[], namespace = 'kube-system'): ConfigMap => ({
+    metadata: {
+      name,
+      namespace,
+      ownerReferences: owners.map((uid) => ({
+        apiVersion: 'dkc.io/v1alpha1',
+        kind: 'NodeConfigRollout',
+        name: 'r',
+        uid,
+      })),
+    },
+  });
+  const source = (name: string, namespace = 'kube-system') => ({
+    configMap: { namespace, name, kubeletConfigKey: 'kubelet' },
+  });
+  const nodes: Node[] = [
+    { metadata: { name: 'n1' }, spec: { configSource: source('assigned') } },
+    { metadata: { name: 'n2' }, status: { config: { active: source('active'), lastKnownGood: source('lkg') } } },
+    { metadata: { name: 'n3' }, spec: { configSource: source('elsewhere', 'default') } },
+  ];
+
+  it('keeps what a node is assigned, runs or falls back to, and only what the deleted rollout owns', () => {
+    const seen = [
+      cm('assigned', ['u1']),
+      cm('active', ['u1', 'other']),
+      cm('lkg', ['u1']),
+      cm('unused', ['u1']),
+      cm('someone-elses', ['u2']),
+      cm('elsewhere', ['u1'], 'default'),
+    ];
+    assert.deepEqual(
+      renderedStillInUse('u1', seen, nodes).map((c) => c.metadata.name),
+      ['assigned', 'active', 'lkg'],
+    );
+  });
+
+  it('lets everything go when no node uses it', () => {
+    assert.deepEqual(renderedStillInUse('u1', [cm('a', ['u1'])], []), []);
   });
 });
