@@ -1,9 +1,10 @@
 // Runs the compiled test files (dist/test/**/*.test.js) with node's built-in test runner.
-// Usage: node scripts/run-tests.mjs [--unit | --integration | --e2e]... [path-filter...]
+// Usage: node scripts/run-tests.mjs [--unit | --integration | --e2e]... [--with-checks] [path-filter...]
 // With no tier flag every tier runs (what `npm test` does); scripts/test-tiers.mjs says which file is in which tier.
+// --with-checks runs `npm run lint` and `npm run format:check` beside the tests, as `npm test` does.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { TIERS, tierOf } from './test-tiers.mjs';
 
 const TIER_ORDER = ['e2e', 'integration', 'unit'];
@@ -17,8 +18,10 @@ function walk(dir, out) {
   return out;
 }
 
+const CHECKS = '--with-checks';
 const args = process.argv.slice(2);
-const tiers = args.filter((a) => a.startsWith('--')).map((a) => a.slice(2));
+const withChecks = args.includes(CHECKS);
+const tiers = args.filter((a) => a.startsWith('--') && a !== CHECKS).map((a) => a.slice(2));
 const unknown = tiers.filter((t) => !TIERS.includes(t));
 if (unknown.length > 0) {
   console.error(`unknown option --${unknown[0]}: the tiers are ${TIERS.map((t) => `--${t}`).join(', ')}`);
@@ -47,9 +50,31 @@ if (!Number.isInteger(concurrency) || concurrency < 1) {
   );
   process.exit(2);
 }
-const res = spawnSync(
+/** Runs a command to its end; resolves with its exit status and, when `capture`, what it printed. */
+function run(command, argv, capture) {
+  return new Promise((resolve) => {
+    const child = spawn(command, argv, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    let output = '';
+    if (capture) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => (output += d));
+    child.on('error', (err) => resolve({ status: 1, output: `${output}${err.message}\n` }));
+    child.on('close', (status) => resolve({ status: status ?? 1, output }));
+  });
+}
+
+// Lint and the format check take about a minute of CPU and find nothing the tests need first: they run beside the
+// tests (whose first files, the e2e ones, mostly wait), their output is printed when the tests end, and either
+// failing fails the run.
+const checks = withChecks
+  ? run('sh', ['-c', 'npm run --silent lint && npm run --silent format:check'], true)
+  : undefined;
+const tests = run(
   process.execPath,
   ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],
-  { stdio: 'inherit' },
+  false,
 );
-process.exit(res.status ?? 1);
+const [testResult, checkResult] = await Promise.all([tests, checks]);
+if (checkResult) {
+  process.stdout.write(checkResult.output);
+  console.log(checkResult.status === 0 ? '# lint and format check passed' : '# lint or format check FAILED');
+}
+process.exit(testResult.status !== 0 ? testResult.status : (checkResult?.status ?? 0));

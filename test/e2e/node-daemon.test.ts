@@ -93,7 +93,9 @@ function startRollout(admin: RestClient, name: string, configMapName: string): P
       configSource: kubeletSource(configMapName),
       nodeSelector: { matchLabels: {} },
       failurePolicy: 'Revert',
-      strategy: { soakSeconds: 1 },
+      // No soak: the daemon's own trial is what gates the kubelet's health here, and a rollout soak waits for the
+      // next heartbeat after it (up to 10 s with the default 40 s Lease) on every batch.
+      strategy: { soakSeconds: 0 },
     },
   });
 }
