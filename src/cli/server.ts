@@ -1,8 +1,9 @@
 // `dkc server`: the control plane.
 import type { Command } from 'commander';
+import { controllerPeriodOptions, controllersOption } from './controlleroptions.js';
 
 export function registerServerCommand(program: Command): void {
-  program
+  const command = program
     .command('server')
     .description('run the Kubernetes-compatible API server')
     .requiredOption('--data-dir <dir>', 'directory for the database, PKI and admin kubeconfig')
@@ -51,22 +52,8 @@ export function registerServerCommand(program: Command): void {
       '--disable-admission-plugins <names>',
       'admission plugins to turn off: NodeRestriction, RBACEscalation, NodeConfigSource, ConfigMapReferences, NodeConfigPolicy',
     )
-    .option('--audit-log-path <file>', 'append one JSON audit event per request to this file')
-    .option(
-      '--controllers <names>',
-      'controllers to run in-process, leader-elected (rollout, nodelifecycle, namespace, garbagecollector; empty for none)',
-      'rollout,nodelifecycle,namespace,garbagecollector',
-    )
-    .option(
-      '--node-monitor-grace-period <duration>',
-      'how long a node may go without renewing its Lease before it is marked Unknown',
-      '40s',
-    )
-    .option(
-      '--namespace-sync-period <duration>',
-      'how often the namespace controller looks again at every namespace being deleted',
-      '5m',
-    )
+    .option('--audit-log-path <file>', 'append one JSON audit event per request to this file');
+  controllerPeriodOptions(controllersOption(command, 'controllers to run in-process, leader-elected'))
     .option(
       '--emulated-version <major.minor>',
       'behave as this kube-apiserver release (1.22–1.36): from 1.24, Nodes drop spec.configSource and status.config (default: 1.22 with Dynamic Kubelet Configuration on)',

@@ -18,16 +18,15 @@ import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './lea
 import type { ControllerFactory, RunningController } from './types.js';
 import { errorMessage } from '../util/errors.js';
 
-export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle', 'namespace', 'garbagecollector'] as const;
-export type ControllerName = (typeof CONTROLLER_NAMES)[number];
+import { CONTROLLER_NAMES, DEFAULT_NAMESPACE_SYNC_PERIOD, type ControllerName } from './names.js';
 
-/** `--controllers` when not given: all of them. */
-export const DEFAULT_CONTROLLERS = CONTROLLER_NAMES.join(',');
-
-/** kube-controller-manager's --node-monitor-grace-period default. */
-export const DEFAULT_NODE_MONITOR_GRACE_PERIOD = '40s';
-/** kube-controller-manager's --namespace-sync-period default. */
-export const DEFAULT_NAMESPACE_SYNC_PERIOD = '5m';
+export {
+  CONTROLLER_NAMES,
+  DEFAULT_CONTROLLERS,
+  DEFAULT_NAMESPACE_SYNC_PERIOD,
+  DEFAULT_NODE_MONITOR_GRACE_PERIOD,
+  type ControllerName,
+} from './names.js';
 
 /** Between attempts to start a controller that failed to start. */
 const START_BACKOFF = { initialMs: 1_000, maxMs: 30_000, jitter: 0.2 };

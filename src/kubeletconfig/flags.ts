@@ -14,7 +14,7 @@ import { DecodeError, DurationError, FeatureGateError, FlagError, QuantityError 
 import type { KubeletConfiguration, MemoryReservation } from './types.js';
 import { ADDED_FLAGS, EARLIER_NON_CONFIG_FLAGS, type FlagType, REMOVED_FLAGS } from './flag-history.js';
 import { FeatureGates, validate, type ValidateOptions, type ValidationResult } from './validation.js';
-import { Duration, goQuote, Quantity, setOwn } from './values.js';
+import { Duration, goQuote, PARSE_BOOL, Quantity, setOwn } from './values.js';
 import { errorMessage } from '../util/errors.js';
 
 // =========================================================================================================
@@ -194,21 +194,6 @@ export interface ParsedKubeletFlags {
 
 // ---------------------------------------------------------------------------------------------------------
 // Value parsers with Go's error texts.
-
-const PARSE_BOOL: Readonly<Record<string, boolean>> = {
-  '1': true,
-  t: true,
-  T: true,
-  TRUE: true,
-  true: true,
-  True: true,
-  '0': false,
-  f: false,
-  F: false,
-  FALSE: false,
-  false: false,
-  False: false,
-};
 
 function parseBool(s: string): boolean {
   const v = PARSE_BOOL[s];

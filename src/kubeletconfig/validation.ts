@@ -6,7 +6,7 @@
 
 import { aggregate, distinct, FeatureGateError, QuantityError } from './errors.js';
 import type { KubeletConfiguration } from './types.js';
-import { Duration, goFloatG, goMapString, goQuote, goSliceString, Quantity } from './values.js';
+import { Duration, goFloatG, goMapString, goQuote, goSliceString, PARSE_BOOL, Quantity } from './values.js';
 
 // =========================================================================================================
 // The feature gates a 1.22 kubelet process knows (kube gates, the generic apiserver gates registered in the
@@ -606,21 +606,6 @@ export interface StartupCheckResult {
   /** Things the kubelet only logs (insecure cipher suites). */
   warnings: string[];
 }
-
-const PARSE_BOOL: Record<string, boolean> = {
-  '1': true,
-  t: true,
-  T: true,
-  TRUE: true,
-  true: true,
-  True: true,
-  '0': false,
-  f: false,
-  F: false,
-  FALSE: false,
-  false: false,
-  False: false,
-};
 
 /** parseResourceList for --system-reserved / --kube-reserved: the first failure, as upstream returns it. */
 function reservedError(m: Readonly<Record<string, string>> | undefined): string | undefined {

@@ -697,3 +697,19 @@ export class Quantity {
     return `${neg ? '-' : ''}${m}${suffix}`;
   }
 }
+
+/** strconv.ParseBool's accepted spellings and their values. */
+export const PARSE_BOOL: Readonly<Record<string, boolean>> = {
+  '1': true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
+};
