@@ -10,7 +10,8 @@
 //                  config) p50/p99, API request latency p99 by verb from the server's apiserver_request_duration_seconds
 //                  (between scrapes before and after the rollout), and a chart of nodes succeeded over time with server
 //                  CPU on a second axis (bench/out/scale-<N>.svg and .png);
-//   node size      after the rollout, a Node's stored form and what its managedFields add to it (median over nodes).
+//   node size      after the rollout, a Node's bytes in the store (the server's SQLite file) and what its managedFields
+//                  add to it, against the same Node stored without them (median over nodes).
 // Prints a summary table and writes the figures to bench/out/scale.json (after each N, before its chart). The fleet
 // processes' logs go to bench/out/scale-<N>-fleet-<i>.log.
 // Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--nodes-per-process 5000] [--no-png]
@@ -23,6 +24,8 @@ import type { Node } from '../src/api/types.js';
 import { Informer, RestClient } from '../src/client/index.js';
 import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../src/api/dkc/rollout.js';
 import { startCluster } from '../src/up/cluster.js';
+import { builtinKeyPrefix } from '../src/server/crd/keys.js';
+import Database from 'better-sqlite3';
 import { writeChart, type RolloutSeries } from './chart.js';
 import { forkFleet } from './fleet-procs.js';
 import { pct } from './common.js';
@@ -175,6 +178,7 @@ async function runOne(n: number): Promise<Figures> {
   const serverPid = cluster.supervisor.pidOf('server');
   if (!serverPid) throw new Error('dkc server is not running');
   const cpu = cpuSampler([serverPid]);
+  let result: Figures | undefined;
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig, { timeoutMs: 60_000 });
   const processes = Math.max(1, Math.ceil(n / PER_PROCESS));
   progress(n, `server pid ${serverPid}; starting ${n} simulated nodes in ${processes} process(es)`);
@@ -279,9 +283,6 @@ async function runOne(n: number): Promise<Figures> {
     progress(n, `rollout ${phase} after ${(wall / 1000).toFixed(1)} s`);
     const metricsAfter = await scrape(client);
     const fleetRollout = await fleet.stats(true);
-    const nodeSize = storedNodeSize(
-      (await client.list<{ items: { metadata: Record<string, unknown> }[] }>('/api/v1/nodes')).items,
-    );
     await Promise.all([nodes.stop(), rollouts.stop()]);
 
     const propagation = [...inFlightAt.keys()]
@@ -306,7 +307,7 @@ async function runOne(n: number): Promise<Figures> {
       },
       steady,
       fleetProcesses: processes,
-      nodeSize,
+      nodeSize: { bytes: 0, managedFieldsPercent: 0, byManager: {} },
       rollout: {
         phase,
         wallSeconds: wall / 1000,
@@ -331,7 +332,7 @@ async function runOne(n: number): Promise<Figures> {
         .filter(([t]) => t + cpu.origin >= t0 && t + cpu.origin <= t0 + wall + 2_000)
         .map(([t, c]): [number, number] => [sec(t + cpu.origin), Math.round(c)]),
     };
-    return figures;
+    result = figures;
   } finally {
     cpu.stop();
     fleetCpu.stop();
@@ -339,25 +340,35 @@ async function runOne(n: number): Promise<Figures> {
     client.close();
     await fleet.stop();
     await cluster.stop(10_000);
+    // The Nodes as the store holds them, read once the server has let go of its database.
+    if (result) result.nodeSize = storedNodeSize(join(work, 'up', 'dkc.db'));
     await rm(work, { recursive: true, force: true });
   }
+  return result;
 }
 
-/** Each Node as the server stores it (no resourceVersion), with and without managedFields, and each entry's bytes: the medians. */
-function storedNodeSize(items: { metadata: Record<string, unknown> }[]): NodeSize {
+/**
+ * Each Node's bytes in the store (the SQLite file the server wrote), against the same object stored without its
+ * managedFields, and each stored entry's bytes by manager: the medians.
+ */
+function storedNodeSize(dbPath: string): NodeSize {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  const prefix = builtinKeyPrefix('', 'nodes');
+  const rows = db
+    .prepare<[string, string], { value: Buffer }>('SELECT value FROM kv WHERE key >= ? AND key < ?')
+    .all(prefix, `${prefix}\uffff`);
+  db.close();
   const entries = new Map<string, number[]>();
-  const sizes = items.map((n) => {
-    const { resourceVersion: _rv, ...stored } = n.metadata;
-    const { managedFields, ...bare } = stored;
-    for (const e of (managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[]) {
-      const key = [e.manager, e.operation, e.subresource].filter((x) => x !== undefined).join('/');
-      entries.set(key, [...(entries.get(key) ?? []), JSON.stringify(e).length]);
+  const sizes = rows.map(({ value }) => {
+    const stored = JSON.parse(value.toString('utf8')) as { metadata: Record<string, unknown> };
+    const { managedFields, ...bare } = stored.metadata;
+    for (const e of (managedFields ?? []) as unknown[]) {
+      const key = storedEntryKey(e);
+      entries.set(key, [...(entries.get(key) ?? []), Buffer.byteLength(JSON.stringify(e))]);
     }
-    const full = JSON.stringify({ ...n, metadata: stored }).length;
-    const without = JSON.stringify({ ...n, metadata: bare }).length;
-    return { full, added: ((full - without) / without) * 100 };
+    const without = Buffer.byteLength(JSON.stringify({ ...stored, metadata: bare }));
+    return { full: value.length, added: ((value.length - without) / without) * 100 };
   });
-  const byManager = Object.fromEntries([...entries].map(([k, v]) => [k, pct(v, 50)]));
   return {
     bytes: pct(
       sizes.map((s) => s.full),
@@ -367,8 +378,20 @@ function storedNodeSize(items: { metadata: Record<string, unknown> }[]): NodeSiz
       sizes.map((s) => s.added),
       50,
     ),
-    byManager,
+    byManager: Object.fromEntries([...entries].map(([k, v]) => [k, pct(v, 50)])),
   };
+}
+
+/** manager/operation[/subresource] of a stored entry, in either of its stored forms (ADR 32). */
+function storedEntryKey(e: unknown): string {
+  const parts = Array.isArray(e)
+    ? [e[0], e[1], e[5]]
+    : [
+        (e as Record<string, unknown>)['manager'],
+        (e as Record<string, unknown>)['operation'],
+        (e as Record<string, unknown>)['subresource'],
+      ];
+  return parts.filter((x) => x !== undefined && x !== '').join('/');
 }
 
 async function writeChartOrSay(series: Parameters<typeof writeChart>[0], base: string): Promise<string> {

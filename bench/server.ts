@@ -20,6 +20,7 @@ import { Worker } from 'node:worker_threads';
 import { RestClient } from '../src/client/index.js';
 import { startServer } from '../test/helpers/server.js';
 import { ms, pct, serverWriteRate } from './common.js';
+import { storedManagedFields } from '../src/server/fieldmanager/storedform.js';
 
 const quick = process.argv.includes('--quick');
 /** How long a watcher has to deliver one change before it counts as missed. */
@@ -32,28 +33,37 @@ const DELIVERY_TIMEOUT_MS = 30_000;
 function storedConfigMap(i: number, data: string): Uint8Array {
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return Buffer.from(
-    JSON.stringify({
-      kind: 'ConfigMap',
-      apiVersion: 'v1',
-      metadata: {
-        name: `bench-${i}`,
-        namespace: 'default',
-        uid: '3f0c8c1e-5a43-4d5c-9a4e-2b7f6f0e9d1a',
-        creationTimestamp: now,
-        managedFields: [
-          {
-            manager: 'dkc',
-            operation: 'Update',
-            apiVersion: 'v1',
-            time: now,
-            fieldsType: 'FieldsV1',
-            fieldsV1: { 'f:data': { '.': {}, 'f:k': {} } },
-          },
-        ],
-      },
-      data: { k: data },
-    }),
+    JSON.stringify(
+      asStored({
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: {
+          name: `bench-${i}`,
+          namespace: 'default',
+          uid: '3f0c8c1e-5a43-4d5c-9a4e-2b7f6f0e9d1a',
+          creationTimestamp: now,
+          managedFields: [
+            {
+              manager: 'dkc',
+              operation: 'Update',
+              apiVersion: 'v1',
+              time: now,
+              fieldsType: 'FieldsV1',
+              fieldsV1: { 'f:data': { '.': {}, 'f:k': {} } },
+            },
+          ],
+        },
+        data: { k: data },
+      }),
+    ),
   );
+}
+
+/** The object with its managedFields in the form the server stores (ADR 32). */
+function asStored<T extends { metadata: Record<string, unknown> }>(obj: T): T {
+  const stored = { ...obj, metadata: { ...obj.metadata } };
+  stored.metadata['managedFields'] = storedManagedFields(stored);
+  return stored;
 }
 
 /**
@@ -311,7 +321,7 @@ async function patchCost(
   }
 }
 
-/** What managedFields add to a Node's stored form once registration and a status write have recorded their fields. */
+/** What managedFields add to a Node's stored form (ADR 32) once registration and a status write have recorded their fields. */
 async function managedFieldsShare(kubeconfig: string): Promise<{ withFields: number; without: number }> {
   const client = await RestClient.fromKubeconfig(kubeconfig);
   try {
@@ -344,7 +354,7 @@ async function managedFieldsShare(kubeconfig: string): Promise<{ withFields: num
     const { resourceVersion: _rv, ...stored } = node.metadata;
     const { managedFields: _mf, ...bare } = stored;
     return {
-      withFields: JSON.stringify({ ...node, metadata: stored }).length,
+      withFields: JSON.stringify(asStored({ ...node, metadata: stored })).length,
       without: JSON.stringify({ ...node, metadata: bare }).length,
     };
   } finally {

@@ -26,6 +26,7 @@ import { builtinKeyPrefix, customKeyPrefix } from './crd/keys.js';
 import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.js';
 import { finalizersForDelete, preconditionFailure, type DeleteOptions } from './deletion.js';
 import { refuseCreateInTerminating } from './namespacelifecycle.js';
+import { storedManagedFields } from './fieldmanager/storedform.js';
 
 /** A namespace as stored, or undefined when there is none of that name. */
 export type NamespaceLookup = (namespace: string) => Promise<KubeObject | undefined>;
@@ -198,7 +199,9 @@ export class ResourceStorage {
   private encode(obj: KubeObject): Uint8Array {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
     const apiVersion = this.def.custom?.storageApiVersion ?? apiVersionOf(this.def);
-    return encoder.encode(JSON.stringify({ ...obj, apiVersion, kind: this.def.kind, metadata: meta }));
+    const stored = { ...obj, apiVersion, kind: this.def.kind, metadata: meta };
+    if (meta.managedFields) meta.managedFields = storedManagedFields(stored) as typeof meta.managedFields;
+    return encoder.encode(JSON.stringify(stored));
   }
 
   private validateCreate(obj: KubeObject): FieldError[] {

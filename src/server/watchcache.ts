@@ -9,6 +9,7 @@ import type { Store, Watch, WatchEvent as StoreWatchEvent } from '../storage/sto
 import { klog } from '../util/klog.js';
 import { backoffDelay, type ExponentialBackoff } from '../util/backoff.js';
 import { errorMessage } from '../util/errors.js';
+import { expandStoredManagedFields } from './fieldmanager/storedform.js';
 
 const RELIST_BACKOFF: ExponentialBackoff = { initialMs: 100, maxMs: 5_000, jitter: 0.2 };
 /** How often a reader waiting for a revision asks the store how far it is. */
@@ -45,6 +46,7 @@ export interface WatcherHandle {
 
 export function decodeObject(value: Uint8Array, rv: number): KubeObject {
   const obj = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as KubeObject;
+  expandStoredManagedFields(obj);
   obj.metadata.resourceVersion = String(rv);
   return obj;
 }

@@ -2,15 +2,18 @@
 // (fieldManager required for apply, force for apply only, the manager of a write that names none), what an apply
 // refuses and with which status, an apply that creates (201, dry run, status subresource, create permission),
 // resetting managedFields, an object no one manages, spec and status managers kept apart, the cap of ten update
-// managers, and repeated keys in an applied YAML document.
+// managers, repeated keys in an applied YAML document, and managedFields in the store's compact form (ADR 32).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { ApiError, RestClient } from '../../../src/client/index.js';
 import type { Status } from '../../../src/api/errors.js';
 import { kubectl, type Kubectl } from '../../helpers/kubectl.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { builtinKeyPrefix } from '../../../src/server/crd/keys.js';
 
 const APPLY = 'application/apply-patch+yaml';
 const CMS = '/api/v1/namespaces/default/configmaps';
@@ -395,5 +398,44 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: patricia}]
     });
     assert.equal(change.code, 0, change.stderr);
     assert.equal((await call('GET', `${CMS}/existing`)).body.data?.['a'], '2');
+  });
+});
+
+describe('managedFields in the store', () => {
+  it("are kept in the compact stored form and read back as kube's entries, across a restart", async () => {
+    await call('PATCH', `${CMS}/stored-form`, {
+      body: JSON.stringify(cm('stored-form', { a: '1', b: '2' })),
+      contentType: APPLY,
+      query: { fieldManager: 'gitops' },
+    });
+    await call('PATCH', `${CMS}/stored-form`, {
+      body: { metadata: { labels: { team: 'x' } } },
+      contentType: 'application/merge-patch+json',
+      query: { fieldManager: 'labeller' },
+    });
+    const before = (await call('GET', `${CMS}/stored-form`)).body.metadata.managedFields;
+    assert.equal(before?.length, 2);
+    await server.stop();
+    const db = new Database(join(server.dataDir, 'dkc.db'), { readonly: true, fileMustExist: true });
+    let stored: unknown[];
+    try {
+      const row = db
+        .prepare<[string], { value: Buffer }>('SELECT value FROM kv WHERE key = ?')
+        .get(`${builtinKeyPrefix('', 'configmaps')}default/stored-form`);
+      stored = (JSON.parse(row!.value.toString('utf8')) as { metadata: { managedFields: unknown[] } }).metadata
+        .managedFields;
+    } finally {
+      db.close();
+    }
+    assert.deepEqual(
+      stored.map((e) => (Array.isArray(e) ? [e[0], e[1], e[4]] : e)),
+      [
+        ['gitops', 'Apply', 'data*'],
+        ['labeller', 'Update', 'metadata(labels*.)'],
+      ],
+    );
+    await server.restart();
+    const after = (await call('GET', `${CMS}/stored-form`)).body.metadata.managedFields;
+    assert.equal(JSON.stringify(after), JSON.stringify(before));
   });
 });

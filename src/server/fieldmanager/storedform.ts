@@ -1,0 +1,243 @@
+// managedFields as the store keeps them (ADR 32). Everywhere else — requests, responses, watch events, the field
+// manager — an entry is kube's ManagedFieldsEntry; in the stored bytes it is a compact array
+// `[manager, operation, apiVersion, time, fields, subresource?]`, with the time in Unix seconds and the FieldsV1 set
+// written as a path trie in one string, where a subtree that holds exactly every field of the object below it is
+// written as `name*` (or `name*.` when each of its inner nodes is a member too). kube-apiserver keeps the entries in
+// protobuf, whose field numbers stand in for the key names; this form does the same for JSON and also leans on the
+// object the entries describe, so the fields a manager owns are not spelled twice.
+//
+// The compact form is exact: an entry is stored compact only when expanding it again gives the very same JSON text,
+// and is kept as it was otherwise (an entry written by an older server, an unusual time). Reading either form gives
+// the same entries, so stored objects of both forms live side by side.
+
+import { formatTime } from '../../util/clock.js';
+import { sorted, type FieldSet } from './fieldset.js';
+import { SELF } from './pathelement.js';
+
+type Json = Record<string, unknown>;
+type CompactEntry =
+  [string, string, string, number | string, string] | [string, string, string, number | string, string, string];
+
+const ENTRY_KEYS = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'];
+const SPECIAL = /[\\,()*]/g;
+const SIMPLE = /^[A-Za-z0-9._/-]+$/;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The object the fields are read against: as stored, without its managedFields and resourceVersion. */
+function fieldsView(obj: Json): Json {
+  const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
+  const { managedFields: _m, resourceVersion: _rv, ...rest } = meta;
+  return { ...obj, metadata: rest };
+}
+
+/** Every field of `value` as a FieldSet (JSON's view: undefined members are absent), "." on inner nodes if `dots`. */
+function fieldsOf(value: Json, dots: boolean): FieldSet {
+  const out: FieldSet = {};
+  let inner = false;
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    out[`f:${k}`] = isObject(v) ? fieldsOf(v, dots) : {};
+    inner = true;
+  }
+  if (dots && inner) out[SELF] = {};
+  return out;
+}
+
+/** Whether `set` is exactly `fieldsOf(value, dots)`, without building it. */
+function isFieldsOf(set: FieldSet, value: Json, dots: boolean): boolean {
+  let n = 0;
+  for (const k in value) {
+    const v = value[k];
+    if (v === undefined) continue;
+    n++;
+    const child = set[`f:${k}`];
+    if (child === undefined) return false;
+    if (isObject(v) ? !isFieldsOf(child, v, dots) : !isLeaf(child)) return false;
+  }
+  if (dots && n > 0) {
+    const self = set[SELF];
+    if (self === undefined || !isLeaf(self)) return false;
+    n++;
+  }
+  for (const _ in set) n--;
+  return n === 0;
+}
+
+function isLeaf(set: FieldSet): boolean {
+  for (const _ in set) return false;
+  return true;
+}
+
+function nameOf(pe: string): string {
+  if (pe === SELF) return SELF;
+  const field = pe.startsWith('f:') ? pe.slice(2) : undefined;
+  if (field !== undefined && field !== '' && !/^[.~@]/.test(field)) return field.replace(SPECIAL, '\\$&');
+  if (pe.startsWith('k:')) {
+    const key = simpleKey(pe);
+    if (key) return `@${key[0]}=${key[1]}`;
+  }
+  return `~${pe}`.replace(SPECIAL, '\\$&');
+}
+
+/** A list element's key of one string field, both plain words: `k:{"type":"Ready"}` → ['type', 'Ready']. */
+function simpleKey(pe: string): [string, string] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(pe.slice(2));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed)) return undefined;
+  const entries = Object.entries(parsed);
+  if (entries.length !== 1) return undefined;
+  const [field, value] = entries[0]!;
+  if (typeof value !== 'string' || !SIMPLE.test(field) || !SIMPLE.test(value)) return undefined;
+  return `k:${JSON.stringify({ [field]: value })}` === pe ? [field, value] : undefined;
+}
+
+function elementOf(name: string): string {
+  if (name === SELF) return SELF;
+  if (name.startsWith('~')) return name.slice(1);
+  if (name.startsWith('@')) {
+    const eq = name.indexOf('=');
+    return `k:${JSON.stringify({ [name.slice(1, eq)]: name.slice(eq + 1) })}`;
+  }
+  return `f:${name}`;
+}
+
+/** The object's value below a field, when it is an object the shorthand can read. */
+function below(value: Json | undefined, pe: string): Json | undefined {
+  if (!value || !pe.startsWith('f:')) return undefined;
+  const v = value[pe.slice(2)];
+  return isObject(v) ? v : undefined;
+}
+
+function writeSet(set: FieldSet, value: Json | undefined): string {
+  const parts: string[] = [];
+  for (const [pe, child] of Object.entries(set)) {
+    const name = nameOf(pe);
+    const sub = below(value, pe);
+    if (isLeaf(child)) {
+      parts.push(name);
+    } else if (sub && isFieldsOf(child, sub, true)) {
+      parts.push(`${name}*.`);
+    } else if (sub && isFieldsOf(child, sub, false)) {
+      parts.push(`${name}*`);
+    } else {
+      parts.push(`${name}(${writeSet(child, sub)})`);
+    }
+  }
+  return parts.join(',');
+}
+
+class TrieReader {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  read(value: Json | undefined): FieldSet {
+    const set = this.readList(value);
+    if (this.pos !== this.text.length) throw this.corrupt();
+    return sorted(set);
+  }
+
+  private readList(value: Json | undefined): FieldSet {
+    const set: FieldSet = {};
+    if (this.text[this.pos] === ')' || this.pos === this.text.length) return set;
+    for (;;) {
+      const pe = elementOf(this.readName());
+      set[pe] = this.readNode(below(value, pe));
+      if (this.text[this.pos] !== ',') return set;
+      this.pos++;
+    }
+  }
+
+  private readNode(sub: Json | undefined): FieldSet {
+    const c = this.text[this.pos];
+    if (c === '*') {
+      this.pos++;
+      const dots = this.text[this.pos] === SELF;
+      if (dots) this.pos++;
+      if (!sub) throw this.corrupt();
+      return fieldsOf(sub, dots);
+    }
+    if (c !== '(') return {};
+    this.pos++;
+    const children = this.readList(sub);
+    if (this.text[this.pos] !== ')') throw this.corrupt();
+    this.pos++;
+    return children;
+  }
+
+  private readName(): string {
+    let name = '';
+    while (this.pos < this.text.length) {
+      const c = this.text[this.pos]!;
+      if (c === ',' || c === '(' || c === ')' || c === '*') break;
+      if (c === '\\') this.pos++;
+      name += this.text[this.pos] ?? '';
+      this.pos++;
+    }
+    if (name === '') throw this.corrupt();
+    return name;
+  }
+
+  private corrupt(): Error {
+    return new Error(`stored managedFields are corrupt at offset ${this.pos} of ${JSON.stringify(this.text)}`);
+  }
+}
+
+function compactTime(time: unknown): number | string | undefined {
+  if (typeof time !== 'string') return undefined;
+  const ms = Date.parse(time);
+  return Number.isFinite(ms) && formatTime(new Date(ms)) === time ? ms / 1000 : time;
+}
+
+function expandEntry(e: CompactEntry, view: Json): Json {
+  const [manager, operation, apiVersion, time, fields, subresource] = e;
+  return {
+    ...(manager !== '' ? { manager } : {}),
+    operation,
+    apiVersion,
+    ...(time !== '' ? { time: typeof time === 'number' ? formatTime(new Date(time * 1000)) : time } : {}),
+    fieldsType: 'FieldsV1',
+    fieldsV1: new TrieReader(fields).read(view),
+    ...(subresource !== undefined ? { subresource } : {}),
+  };
+}
+
+/** The entry's compact form, or the entry itself when the compact form would not give it back exactly. */
+function compactEntry(entry: unknown, view: Json): unknown {
+  if (!isObject(entry) || !isObject(entry['fieldsV1']) || entry['fieldsType'] !== 'FieldsV1') return entry;
+  const keys = Object.keys(entry);
+  const order = keys.map((k) => ENTRY_KEYS.indexOf(k));
+  if (order.some((o, i) => o < 0 || (i > 0 && o <= order[i - 1]!))) return entry;
+  const { manager = '', operation, apiVersion, time, subresource } = entry;
+  if (typeof manager !== 'string' || typeof operation !== 'string' || typeof apiVersion !== 'string') return entry;
+  if (subresource !== undefined && typeof subresource !== 'string') return entry;
+  const t = time === undefined ? '' : compactTime(time);
+  if (t === undefined) return entry;
+  const head = [manager, operation, apiVersion, t, writeSet(entry['fieldsV1'] as FieldSet, view)] as const;
+  const compact: CompactEntry = subresource === undefined ? [...head] : [...head, subresource];
+  return JSON.stringify(expandEntry(compact, view)) === JSON.stringify(entry) ? compact : entry;
+}
+
+/** The managedFields to store for the object `stored` (as it will be stored, its managedFields included). */
+export function storedManagedFields(stored: Json): unknown {
+  const entries = isObject(stored['metadata']) ? stored['metadata']['managedFields'] : undefined;
+  if (!Array.isArray(entries)) return entries;
+  const view = fieldsView(stored);
+  return entries.map((e) => compactEntry(e, view));
+}
+
+/** Turns the stored managedFields of a freshly decoded object back into kube's entries, in place. */
+export function expandStoredManagedFields(obj: Json): void {
+  const meta = obj['metadata'];
+  if (!isObject(meta) || !Array.isArray(meta['managedFields'])) return;
+  const entries = meta['managedFields'] as unknown[];
+  if (!entries.some(Array.isArray)) return;
+  const view = fieldsView(obj);
+  meta['managedFields'] = entries.map((e) => (Array.isArray(e) ? expandEntry(e as CompactEntry, view) : e));
+}
