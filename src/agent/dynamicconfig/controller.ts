@@ -18,7 +18,7 @@ import { decideBoot, type BootDecision, type LoadOutcome } from './bootstrap.js'
 import { LoadError } from '../../api/configstatus.js';
 import { BootstrapError } from './errors.js';
 import { CONFIG_OK, conditionAt, configOK } from './configok.js';
-import { formatTime } from '../node/clock.js';
+import { formatTime } from '../../util/clock.js';
 import type { NodeCondition } from '../../api/types.js';
 import { clip } from '../../util/clip.js';
 import { log, logError, logWarning } from './log.js';
