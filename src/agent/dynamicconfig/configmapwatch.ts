@@ -9,6 +9,7 @@
 
 import type { ListWatcher } from '../../client/informer.js';
 import { Informer, type KubeObject as ClientObject } from '../../client/index.js';
+import type { Clock } from '../../util/clock.js';
 import { FailureLog } from './failurelog.js';
 import { log } from './log.js';
 import { fieldSelectorValue, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
@@ -41,7 +42,7 @@ export interface ConfigMapWatchDeps {
   poke(): void;
   /** Resolves true once the object that carries the assignment has been listed; false if it never will be. */
   assignmentSynced(): Promise<boolean>;
-  clock: () => number;
+  clock: Clock;
   logIntervalMs: number;
 }
 

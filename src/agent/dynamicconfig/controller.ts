@@ -18,7 +18,7 @@ import { decideBoot, type BootDecision, type LoadOutcome } from './bootstrap.js'
 import { LoadError } from '../../api/configstatus.js';
 import { BootstrapError } from './errors.js';
 import { CONFIG_OK, conditionAt, configOK } from './configok.js';
-import { formatTime } from '../../util/clock.js';
+import { formatTime, systemClock, type Clock } from '../../util/clock.js';
 import type { NodeCondition } from '../../api/types.js';
 import { clip } from '../../util/clip.js';
 import { log, logError, logWarning } from './log.js';
@@ -52,7 +52,8 @@ export interface ControllerOptions<C> {
   /** Decode, apply flags and validate a checkpointed payload (the kubelet's loadConfig). */
   evaluate(payload: CheckpointPayload): LoadOutcome<C>;
   gauges: ConfigGauges;
-  clock?: () => number;
+  /** Wall time for the trial and the records, monotonic time for the sync loop's health; the system clock. */
+  clock?: Clock;
   random?: () => number;
   /** A store to use instead of one over dynamicConfigDir (tests wrap it). */
   store?: CheckpointStore;
@@ -123,7 +124,7 @@ export interface HealthzResult {
 export class DynamicConfigController<C> {
   readonly store: CheckpointStore;
   readonly status: ConfigStatusManager;
-  private readonly clock: () => number;
+  private readonly clock: Clock;
   private readonly boot = new BootState<C>();
   private readonly trial: HealthTrial;
   private session: SyncSession | undefined;
@@ -131,7 +132,7 @@ export class DynamicConfigController<C> {
   constructor(private readonly options: ControllerOptions<C>) {
     this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
     this.status = new ConfigStatusManager(options.gauges, undefined, options.clock);
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     this.trial = new HealthTrial({
       store: this.store,
       status: this.status,
@@ -155,7 +156,7 @@ export class DynamicConfigController<C> {
 
   /** A record, or undefined when it is absent or unreadable (an unreadable one is set aside and logged loudly). */
   private async readRecord(which: 'assigned' | 'last-known-good'): Promise<NodeConfigSource | undefined> {
-    const r = await this.store.readRecordOrQuarantine(which, new Date(this.clock()));
+    const r = await this.store.readRecordOrQuarantine(which, this.clock.now());
     if (r.error) {
       const kept = r.keptAs ? `kept a copy as ${r.keptAs}` : `could not set it aside: ${errorMessage(r.clearError)}`;
       logError(`the ${which} record is unreadable and is treated as absent (${kept}), error: ${errorMessage(r.error)}`);
@@ -312,7 +313,8 @@ export class DynamicConfigController<C> {
   healthz(): HealthzResult {
     const last = this.session?.sync.lastLoopAt();
     const threshold = this.options.syncLoopThresholdMs ?? 5 * 60_000;
-    if (last !== undefined && this.clock() - last > threshold) return { ok: false, reason: SYNC_LOOP_UNHEALTHY };
+    if (last !== undefined && this.clock.monotonicMs() - last > threshold)
+      return { ok: false, reason: SYNC_LOOP_UNHEALTHY };
     return { ok: true };
   }
 

@@ -1,6 +1,7 @@
 // The controller's informers fail quietly by design (they retry on their own): each failure is logged, but a list
 // that keeps failing writes one line per interval, counting the failures it held back, not one line per retry.
 
+import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { logError } from './log.js';
 
@@ -11,11 +12,11 @@ export class FailureLog {
   constructor(
     private readonly what: string,
     private readonly intervalMs: number,
-    private readonly clock: () => number,
+    private readonly clock: Clock,
   ) {}
 
   failed(err: unknown): void {
-    const now = this.clock();
+    const now = this.clock.monotonicMs();
     if (this.lastLogged !== undefined && now - this.lastLogged < this.intervalMs) {
       this.suppressed++;
       return;

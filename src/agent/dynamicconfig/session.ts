@@ -5,6 +5,7 @@
 
 import { Informer } from '../../client/index.js';
 import { syncError, InternalError } from '../../api/configstatus.js';
+import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import type { CheckpointStore } from './checkpoint.js';
 import type { BootState } from './bootstate.js';
@@ -36,7 +37,7 @@ export interface SessionDeps {
   store: CheckpointStore;
   status: ConfigStatusManager;
   boot: BootState<unknown>;
-  clock: () => number;
+  clock: Clock;
   /** The governing NodeConfigPolicies changed. */
   recheckPolicies(): void;
 }

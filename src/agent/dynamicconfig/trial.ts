@@ -8,6 +8,7 @@ import type { CheckpointStore } from './checkpoint.js';
 import { shouldPromote } from './bootstrap.js';
 import type { BootState } from './bootstate.js';
 import { InternalError } from '../../api/configstatus.js';
+import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { log, logError } from './log.js';
 import { describeSource, sourcesEqual } from './source.js';
@@ -23,7 +24,8 @@ export interface TrialDeps {
   store: CheckpointStore;
   status: ConfigStatusManager;
   boot: BootState<unknown>;
-  clock: () => number;
+  /** Wall time: the trial starts at the later of the assigned record's mtime and the first healthy probe. */
+  clock: Clock;
   trialMs: number;
   /** Interval of the trial check; min(10 s, trial / 4). */
   trialCheckMs: number | undefined;
@@ -32,7 +34,7 @@ export interface TrialDeps {
 }
 
 export class HealthTrial {
-  /** When the agent last became healthy; undefined while it is not. */
+  /** When the agent last became healthy (wall ms); undefined while it is not. */
   private healthySince: number | undefined;
   /** The agent has finished its whole start-up: from now on health checks count. */
   private startedUp = false;
@@ -60,7 +62,7 @@ export class HealthTrial {
       this.markUnhealthy();
       return;
     }
-    if (this.healthySince === undefined) this.healthySince = this.deps.clock();
+    if (this.healthySince === undefined) this.healthySince = this.deps.clock.now().getTime();
     const assigned = this.deps.boot.runsAssigned();
     if (!this.recordedHealthy && assigned) {
       this.recordedHealthy = true;
@@ -110,7 +112,7 @@ export class HealthTrial {
     try {
       const modified = (await this.deps.store.assignedModified()).getTime();
       const input = {
-        now: this.deps.clock(),
+        now: this.deps.clock.now().getTime(),
         assignedModified: modified,
         healthySince: this.healthySince,
         trialMs: this.deps.trialMs,
