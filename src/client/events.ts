@@ -9,7 +9,6 @@ import { formatTime, systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import { TokenBucket } from './ratelimit.js';
 import type { RestClient } from './rest.js';
-import { systemTimers, type Timers } from './timers.js';
 import { errorMessage } from '../util/errors.js';
 
 export type EventType = 'Normal' | 'Warning';
@@ -105,9 +104,8 @@ export interface EventRecorderOptions {
   qps: number;
   /** eventBurst; used only when qps > 0. */
   burst: number;
+  /** Stamps the events (wall side) and drives the token bucket's refill (monotonic side). */
   clock?: Clock;
-  /** Drives the token bucket's refill; a monotonic clock. */
-  timers?: Timers;
   /** Events posting at once; more are dropped rather than queued without bound while the server is slow. */
   maxInFlight?: number;
 }
@@ -136,9 +134,7 @@ export class EventRecorder {
     this.clock = options.clock ?? systemClock;
     this.maxInFlight = options.maxInFlight ?? 100;
     this.limiter =
-      options.qps > 0
-        ? new TokenBucket(options.qps, Math.max(1, Math.trunc(options.burst)), options.timers ?? systemTimers)
-        : undefined;
+      options.qps > 0 ? new TokenBucket(options.qps, Math.max(1, Math.trunc(options.burst)), this.clock) : undefined;
   }
 
   /** Events dropped so far (rate limit, in-flight cap, after stop). */

@@ -39,7 +39,6 @@ export {
   type ListWatcher,
 } from './informer.js';
 export { TokenBucket, type RateLimiter } from './ratelimit.js';
-export { systemTimers, type TimerHandle, type Timers } from './timers.js';
 export {
   CHANNEL_CHOICES,
   ConfigChannelError,

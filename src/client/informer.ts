@@ -10,7 +10,7 @@ import type { Status } from '../api/errors.js';
 import { backoffDelay } from '../util/backoff.js';
 import { ApiError, isApiError, isResourceExpired } from './errors.js';
 import type { ListOptions, WatchOptions } from './rest.js';
-import { systemTimers, type TimerHandle, type Timers } from './timers.js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import type { WatchStream } from './watch.js';
 
 /** The part of an object the informer relies on. */
@@ -44,7 +44,7 @@ export interface BackoffOptions {
 export interface InformerOptions {
   fieldSelector?: string;
   labelSelector?: string;
-  timers?: Timers;
+  clock?: Clock;
   /** Source of randomness in [0, 1) for jitter and watch timeouts; Math.random. */
   random?: () => number;
   backoff?: BackoffOptions;
@@ -106,7 +106,7 @@ export class Informer<T extends KubeObject> {
   readonly path: string;
   private readonly client: ListWatcher;
   private readonly options: InformerOptions;
-  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly random: () => number;
   private readonly cache = new MapStore<T>();
   private readonly listeners: Listeners<T> = { add: new Set(), update: new Set(), delete: new Set(), error: new Set() };
@@ -124,7 +124,7 @@ export class Informer<T extends KubeObject> {
     this.client = client;
     this.path = path;
     this.options = options;
-    this.timers = options.timers ?? systemTimers;
+    this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
   }
 
@@ -165,7 +165,7 @@ export class Informer<T extends KubeObject> {
     this.stopped = true;
     this.abort.abort();
     this.stream?.close();
-    if (this.sleepTimer !== undefined) this.timers.clearTimeout(this.sleepTimer);
+    if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
     this.wake?.();
     for (const w of this.syncWaiters.splice(0)) w(false);
     await this.loop;
@@ -195,7 +195,7 @@ export class Informer<T extends KubeObject> {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       this.wake = resolve;
-      this.sleepTimer = this.timers.setTimeout(() => {
+      this.sleepTimer = this.clock.setTimeout(() => {
         this.sleepTimer = undefined;
         resolve();
       }, ms);
@@ -280,12 +280,12 @@ export class Informer<T extends KubeObject> {
         };
         if (this.options.fieldSelector !== undefined) watchOptions.fieldSelector = this.options.fieldSelector;
         if (this.options.labelSelector !== undefined) watchOptions.labelSelector = this.options.labelSelector;
-        const started = this.timers.monotonicMs();
+        const started = this.clock.monotonicMs();
         const stream = await this.client.watch<T>(this.path, watchOptions);
         this.stream = stream;
         // Guards against a half-open connection: a server that vanished without a FIN would otherwise
         // keep this watch open forever. The server ends healthy watches at timeoutSeconds itself.
-        const watchdog = this.timers.setTimeout(() => stream.close(), (watchOptions.timeoutSeconds! + 30) * 1000);
+        const watchdog = this.clock.setTimeout(() => stream.close(), (watchOptions.timeoutSeconds! + 30) * 1000);
         let events = 0;
         let expired: Status | undefined;
         try {
@@ -304,7 +304,7 @@ export class Informer<T extends KubeObject> {
             this.apply(ev.type, ev.object);
           }
         } finally {
-          this.timers.clearTimeout(watchdog);
+          this.clock.clearTimeout(watchdog);
           stream.close();
           this.stream = undefined;
         }
@@ -314,7 +314,7 @@ export class Informer<T extends KubeObject> {
           if (freshList) failures++;
           continue;
         }
-        if (events === 0 && this.timers.monotonicMs() - started < minWatchMs) failures++;
+        if (events === 0 && this.clock.monotonicMs() - started < minWatchMs) failures++;
         else if (events === 0) failures = 0;
       } catch (err) {
         if (this.stopped) break;

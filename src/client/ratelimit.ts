@@ -3,7 +3,7 @@
 // token bucket.
 
 import { ClientError } from './errors.js';
-import { systemTimers, type Timers } from './timers.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** What RestClient calls before every request; resolve to proceed, reject to fail the request. */
 export interface RateLimiter {
@@ -26,9 +26,9 @@ export class TokenBucket implements RateLimiter {
   readonly burst: number;
   private tokens: number;
   private last: number;
-  private readonly timers: Timers;
+  private readonly clock: Clock;
 
-  constructor(qps: number, burst: number, timers: Timers = systemTimers) {
+  constructor(qps: number, burst: number, clock: Clock = systemClock) {
     if (!(Number.isFinite(qps) && qps > 0))
       throw new ClientError('DKC_CLIENT_INVALID_ARGUMENT', `qps must be a positive number, got ${qps}`);
     if (!(Number.isInteger(burst) && burst >= 1))
@@ -36,12 +36,12 @@ export class TokenBucket implements RateLimiter {
     this.qps = qps;
     this.burst = burst;
     this.tokens = burst;
-    this.timers = timers;
-    this.last = timers.monotonicMs();
+    this.clock = clock;
+    this.last = clock.monotonicMs();
   }
 
   private refill(): void {
-    const now = this.timers.monotonicMs();
+    const now = this.clock.monotonicMs();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.qps) / 1000);
     this.last = now;
   }
@@ -63,11 +63,11 @@ export class TokenBucket implements RateLimiter {
     const waitMs = (-this.tokens * 1000) / this.qps;
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
-        this.timers.clearTimeout(handle);
+        this.clock.clearTimeout(handle);
         this.tokens = Math.min(this.burst, this.tokens + 1);
         reject(aborted(signal!));
       };
-      const handle = this.timers.setTimeout(() => {
+      const handle = this.clock.setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       }, waitMs);

@@ -154,7 +154,7 @@ export class ControllerManager {
   /** The term's informers for `client`: a controller watches with its own identity's rights, never another's. */
   private informersOf(client: RestClient): SharedInformerFactory {
     let factory = this.informers.get(client);
-    if (!factory) this.informers.set(client, (factory = new SharedInformerFactory(client, { timers: this.clock })));
+    if (!factory) this.informers.set(client, (factory = new SharedInformerFactory(client, { clock: this.clock })));
     return factory;
   }
 

@@ -5,6 +5,7 @@ import { configureLogging } from '../util/klog.js';
 import { validPrefix } from './addresses.js';
 import { FleetError, messages } from './errors.js';
 import { startFleet, type Fleet } from './fleet.js';
+import { systemClock } from '../util/clock.js';
 
 export interface FleetCommandOptions {
   kubeconfig?: string;
@@ -69,10 +70,10 @@ function reportProgress(
 ): () => void {
   let last = '';
   let announced = false;
-  let lastStats = performance.now();
+  let lastStats = systemClock.monotonicMs();
   const tick = (): void => {
-    if (statsEveryMs > 0 && performance.now() - lastStats >= statsEveryMs) {
-      lastStats = performance.now();
+    if (statsEveryMs > 0 && systemClock.monotonicMs() - lastStats >= statsEveryMs) {
+      lastStats = systemClock.monotonicMs();
       write(statsLine(fleet));
     }
     const p = fleet.progress();
@@ -81,7 +82,7 @@ function reportProgress(
     last = line;
     if (!announced && p.ready === p.total) {
       announced = true;
-      const s = (performance.now() - started) / 1000;
+      const s = (systemClock.monotonicMs() - started) / 1000;
       write(messages.allReady(p.total, s.toFixed(1), (p.total / s).toFixed(0)));
     }
   };
@@ -102,7 +103,7 @@ export async function runFleetCommand(opts: FleetCommandOptions): Promise<void> 
   if (opts.credentials !== 'token' && opts.credentials !== 'certificate')
     throw new FleetError('DKC_FLEET_INVALID_OPTION', messages.invalidCredentials(opts.credentials));
   configureLogging({ verbosity: int('--v', opts.v, 0, 10) });
-  const started = performance.now();
+  const started = systemClock.monotonicMs();
   const fleet = await startFleet({
     kubeconfig,
     nodes,

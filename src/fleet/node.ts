@@ -11,6 +11,7 @@ import { RestartBackoff, type BackoffOptions } from '../supervisor/backoff.js';
 import { klog } from '../util/klog.js';
 import { messages } from './errors.js';
 import { errorMessage } from '../util/errors.js';
+import { systemClock } from '../util/clock.js';
 
 export type NodeEvent =
   | { type: 'start'; node: string; instance: number }
@@ -93,7 +94,7 @@ export class SimulatedNode {
   private async run(firstStarted: () => void): Promise<void> {
     const backoff = new RestartBackoff(this.options.backoff ?? {});
     while (!this.stopping) {
-      const began = performance.now();
+      const began = systemClock.monotonicMs();
       let agent: RunningAgent;
       try {
         agent = await runAgent(this.options.argv, this.options.host);
@@ -103,7 +104,7 @@ export class SimulatedNode {
         klog.error(messages.nodeStartFailed(this.name, this.lastError));
         this.emit({ type: 'failed', node: this.name, error: this.lastError });
         firstStarted();
-        const now = performance.now();
+        const now = systemClock.monotonicMs();
         await this.sleep(backoff.afterExit('crash', now - began, now).delayMs);
         continue;
       }
@@ -116,7 +117,7 @@ export class SimulatedNode {
       this.current = undefined;
       this.emit({ type: 'exit', node: this.name, instance, why });
       if (why === 'stopped') break;
-      const now = performance.now();
+      const now = systemClock.monotonicMs();
       if (why === 'failed') {
         // The instance could not go on (its config channel, say): as an agent's exit 1, a crash.
         this.failures++;

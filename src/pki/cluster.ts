@@ -22,6 +22,7 @@ import {
 } from './certs.js';
 import { PkiError } from './errors.js';
 import { errorMessage } from '../util/errors.js';
+import { systemClock } from '../util/clock.js';
 
 export interface ClusterPKIOptions {
   /** Extra DNS names for the API server's serving certificate. */
@@ -155,7 +156,7 @@ function isAlive(pid: number): boolean {
 /** Takes `dir/.lock`, breaking it when its holder has died; returns the release function. */
 async function acquireLock(dir: string, timeoutMs: number): Promise<() => Promise<void>> {
   const lockPath = join(dir, '.lock');
-  const deadline = Date.now() + timeoutMs;
+  const deadline = systemClock.monotonicMs() + timeoutMs;
   for (;;) {
     try {
       const fh = await open(lockPath, 'wx', 0o600);
@@ -172,7 +173,9 @@ async function acquireLock(dir: string, timeoutMs: number): Promise<() => Promis
     const st = await stat(lockPath).catch(() => undefined);
     // An empty lock file is one being written right now, unless it has been empty for long: then its
     // writer died between creating and writing it.
-    const stale = Number.isInteger(holder) ? !isAlive(holder) : st !== undefined && Date.now() - st.mtimeMs > 10_000;
+    const stale = Number.isInteger(holder)
+      ? !isAlive(holder)
+      : st !== undefined && systemClock.now().getTime() - st.mtimeMs > 10_000;
     if (stale) {
       // Two processes breaking the same stale lock at the same instant could both proceed. That takes a
       // creator that crashed mid-way plus two simultaneous starters; it is accepted rather than paid for
@@ -180,7 +183,7 @@ async function acquireLock(dir: string, timeoutMs: number): Promise<() => Promis
       await unlink(lockPath).catch(() => undefined);
       continue;
     }
-    if (Date.now() >= deadline) {
+    if (systemClock.monotonicMs() >= deadline) {
       throw new PkiError(
         'DKC_PKI_LOCKED',
         `${lockPath} is held by process ${Number.isInteger(holder) ? holder : '(unknown)'}`,

@@ -8,6 +8,7 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { timingSafeEqual, type KeyObject } from 'node:crypto';
 import { NODES_GROUP, checkNodeToken } from '../pki/nodetoken.js';
 import type { UserInfo } from './authz.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { CodedError } from '../util/errors.js';
 
 /** A --token-auth-file that cannot be read as kube-apiserver's CSV. */
@@ -96,7 +97,8 @@ export class Authenticator {
     private readonly tokens: Map<string, UserInfo> = new Map(),
     /** Keys that sign node tokens (the client CA's P-256 keys); none: node tokens are refused. */
     private readonly nodeTokenKeys: readonly KeyObject[] = [],
-    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+    /** Wall time, for the node tokens' validity. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The request's identity, or undefined when it presents no valid credential. */
@@ -131,7 +133,7 @@ export class Authenticator {
 
   private nodeTokenUser(token: string): UserInfo | undefined {
     if (this.nodeTokenKeys.length === 0) return undefined;
-    const now = this.nowSeconds();
+    const now = Math.floor(this.clock.now().getTime() / 1000);
     const known = this.verifiedNodeTokens.get(token);
     if (known && known.expiresAt > now) return { ...known.user, groups: [...known.user.groups] };
     this.verifiedNodeTokens.delete(token);

@@ -18,6 +18,7 @@ import {
   type Registry,
 } from '../util/prom.js';
 import type { RequestInfo } from './requestinfo.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** kube-apiserver's apiserver_request_duration_seconds buckets (an SLO metric: chosen to resolve both fast and slow calls). */
 export const REQUEST_DURATION_BUCKETS = [
@@ -132,7 +133,7 @@ export class Watermark {
   private maxThisSecond = 0;
   private maxLastSecond = 0;
 
-  constructor(private readonly nowMs: () => number) {}
+  constructor(private readonly clock: Clock) {}
 
   add(delta: number): void {
     this.roll();
@@ -146,7 +147,7 @@ export class Watermark {
   }
 
   private roll(): void {
-    const s = Math.floor(this.nowMs() / 1000);
+    const s = Math.floor(this.clock.monotonicMs() / 1000);
     if (s === this.second) return;
     this.maxLastSecond = s === this.second + 1 ? this.maxThisSecond : this.current;
     this.maxThisSecond = this.current;
@@ -176,7 +177,8 @@ interface Series {
 export interface ApiMetricsOptions {
   /** Stored objects per resource ("nodes", "leases.coordination.k8s.io"), read at scrape time. */
   objectCounts: () => Iterable<readonly [resource: string, count: number]>;
-  nowMs?: () => number;
+  /** Times requests and rolls the in-flight watermarks on its monotonic side; the system clock by default. */
+  clock?: Clock;
 }
 
 export class ApiMetrics {
@@ -186,10 +188,10 @@ export class ApiMetrics {
   private readonly longRunning: Gauge<(typeof LONG_RUNNING_LABELS)[number]>;
   private readonly inflight: Record<RequestKind, Watermark>;
   private readonly series = new Map<string, Series>();
-  private readonly nowMs: () => number;
+  private readonly clock: Clock;
 
   constructor(options: ApiMetricsOptions) {
-    this.nowMs = options.nowMs ?? (() => performance.now());
+    this.clock = options.clock ?? systemClock;
     this.registry = newRegistry();
     const registers = [this.registry];
     const Counter = promPart('Counter');
@@ -214,7 +216,7 @@ export class ApiMetrics {
       labelNames: LONG_RUNNING_LABELS,
       registers,
     });
-    this.inflight = { readOnly: new Watermark(this.nowMs), mutating: new Watermark(this.nowMs) };
+    this.inflight = { readOnly: new Watermark(this.clock), mutating: new Watermark(this.clock) };
     const inflight = this.inflight;
     new Gauge({
       name: 'apiserver_current_inflight_requests',
@@ -264,13 +266,13 @@ export class ApiMetrics {
         series.byCode.set(res.statusCode, counter);
       }
       counter.inc();
-      series.duration.observe((this.nowMs() - startedMs) / 1000);
+      series.duration.observe((this.clock.monotonicMs() - startedMs) / 1000);
     });
   }
 
   /** The current time on the clock `track` expects. */
   now(): number {
-    return this.nowMs();
+    return this.clock.monotonicMs();
   }
 
   render(): Promise<{ contentType: string; body: string }> {

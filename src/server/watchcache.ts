@@ -9,6 +9,7 @@ import type { Store, Watch, WatchEvent as StoreWatchEvent } from '../storage/sto
 import { klog } from '../util/klog.js';
 import { backoffDelay, type ExponentialBackoff } from '../util/backoff.js';
 import { errorMessage } from '../util/errors.js';
+import { systemClock } from '../util/clock.js';
 import { expandStoredManagedFields } from './fieldmanager/storedform.js';
 
 const RELIST_BACKOFF: ExponentialBackoff = { initialMs: 100, maxMs: 5_000, jitter: 0.2 };
@@ -147,12 +148,12 @@ export class WatchCache {
    * resource version" (retry after 1 s).
    */
   async waitForRevision(rv: number, timeoutMs = 3000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = systemClock.monotonicMs() + timeoutMs;
     let current = this.revision;
     while (rv > this.revision) {
       current = Math.max(this.revision, await this.store.currentRevision());
       if (rv <= current) return;
-      const left = deadline - Date.now();
+      const left = deadline - systemClock.monotonicMs();
       if (left <= 0) throw errors.tooLargeResourceVersion(rv, current);
       await this.revisionOrTimeout(rv, Math.min(left, REVISION_POLL_MS));
     }

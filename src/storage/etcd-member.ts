@@ -7,6 +7,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { freePort } from '../util/net.js';
 import { join } from 'node:path';
 import { request } from 'node:http';
+import { systemClock } from '../util/clock.js';
 
 export interface EtcdMember {
   readonly name: string;
@@ -126,8 +127,8 @@ class Member implements EtcdMember {
   }
 
   async waitHealthy(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
+    const deadline = systemClock.monotonicMs() + timeoutMs;
+    while (systemClock.monotonicMs() < deadline) {
       const p = this.proc;
       if (!p || p.exitCode !== null || p.signalCode !== null) {
         throw new Error(

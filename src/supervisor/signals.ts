@@ -7,6 +7,7 @@
 // after that window is an operator's impatient second Ctrl-C, and that one escalates to SIGKILL rather than
 // leaving the operator waiting out the grace period.
 
+import { systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import type { Supervisor } from './supervisor.js';
 
@@ -25,8 +26,8 @@ export interface SignalForwardingOptions {
   childSignal?: NodeJS.Signals;
   /** Further signals within this long after the first repeat it rather than force the stop. Default 1 s. */
   coalesceMs?: number;
-  /** A monotonic clock in milliseconds. Default `performance.now`. */
-  now?: () => number;
+  /** Times the signals on its monotonic side; the system clock by default. */
+  clock?: Clock;
 }
 
 export interface SignalForwarding {
@@ -57,7 +58,7 @@ export function installSignalForwarding(
   const graceMs = options.graceMs ?? 10_000;
   const childSignal = options.childSignal ?? 'SIGTERM';
   const coalesceMs = options.coalesceMs ?? 1000;
-  const now = options.now ?? (() => performance.now());
+  const clock = options.clock ?? systemClock;
   let firstAt: number | null = null;
   let forced = false;
   let resolve!: (signal: NodeJS.Signals) => void;
@@ -68,7 +69,7 @@ export function installSignalForwarding(
   });
 
   const onSignal = (signal: NodeJS.Signals): void => {
-    const at = now();
+    const at = clock.monotonicMs();
     switch (classifySignal(firstAt, forced, at, coalesceMs)) {
       case 'stop':
         firstAt = at;

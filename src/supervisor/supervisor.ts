@@ -16,6 +16,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Socket } from 'node:net';
+import { systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import { SUPERVISOR_FD_ENV } from './parentwatch.js';
 import { RestartBackoff, resolveBackoffOptions, type BackoffOptions } from './backoff.js';
@@ -119,10 +120,8 @@ export interface ChildStatus {
 export interface SupervisorOptions {
   /** Backoff for every child that does not bring its own. */
   backoff?: BackoffOptions;
-  /** A monotonic clock in milliseconds, for uptimes and pacing. Default `performance.now`. */
-  now?: () => number;
-  /** Wall-clock time for `lastExit.at`. Default `new Date()`. */
-  wallClock?: () => Date;
+  /** Monotonic time for uptimes and pacing, wall time for `lastExit.at`; the system clock by default. */
+  clock?: Clock;
 }
 
 interface Child {
@@ -153,8 +152,7 @@ export class Supervisor {
   readonly #children = new Map<string, Child>();
   readonly #events = new EventEmitter();
   readonly #backoff: BackoffOptions;
-  readonly #now: () => number;
-  readonly #wallClock: () => Date;
+  readonly #clock: Clock;
   #started = false;
   #stopping = false;
   #drainWaiters: (() => void)[] = [];
@@ -167,8 +165,7 @@ export class Supervisor {
     // Validate once here so a bad option fails at construction, not at the first crash.
     resolveBackoffOptions(options.backoff);
     this.#backoff = { ...options.backoff };
-    this.#now = options.now ?? (() => performance.now());
-    this.#wallClock = options.wallClock ?? (() => new Date());
+    this.#clock = options.clock ?? systemClock;
   }
 
   on<K extends keyof SupervisorEvents>(event: K, listener: (ev: SupervisorEvents[K]) => void): this {
@@ -270,7 +267,7 @@ export class Supervisor {
       child.state = 'stopping';
       this.#signal(child, signal);
       if (signal === 'SIGKILL') continue;
-      const deadline = this.#now() + graceMs;
+      const deadline = this.#clock.monotonicMs() + graceMs;
       if (child.killAt !== null && child.killAt <= deadline) continue;
       if (child.killTimer) clearTimeout(child.killTimer);
       child.killAt = deadline;
@@ -328,7 +325,7 @@ export class Supervisor {
       child.state = 'stopping';
       this.#signal(child, 'SIGTERM');
       const proc = child.proc;
-      child.killAt = this.#now() + graceMs;
+      child.killAt = this.#clock.monotonicMs() + graceMs;
       child.killTimer = setTimeout(() => {
         child.killTimer = null;
         if (child.proc === proc) this.#signal(child, 'SIGKILL');
@@ -352,7 +349,7 @@ export class Supervisor {
 
   /** One entry per child, in the order they were added. */
   status(): ChildStatus[] {
-    const now = this.#now();
+    const now = this.#clock.monotonicMs();
     return [...this.#children.values()].map((c) => ({
       name: c.spec.name,
       state: c.state,
@@ -386,7 +383,7 @@ export class Supervisor {
     const { spec } = child;
     if (child.state !== 'pending') child.restarts++;
     child.state = 'running';
-    child.startedAt = this.#now();
+    child.startedAt = this.#clock.monotonicMs();
     let logFd: number | undefined;
     let proc: ChildProcess;
     try {
@@ -444,7 +441,7 @@ export class Supervisor {
   ): void {
     // Exactly one end per process: 'exit' and 'error' may both fire for a failed spawn.
     if (child.proc !== proc || (child.state !== 'running' && child.state !== 'stopping')) return;
-    const now = this.#now();
+    const now = this.#clock.monotonicMs();
     const pid = child.pid;
     const uptimeMs = now - child.startedAt;
     child.proc = null;
@@ -485,7 +482,7 @@ export class Supervisor {
       signal,
       outcome,
       uptimeMs,
-      at: this.#wallClock(),
+      at: this.#clock.now(),
       ...(errorText !== undefined ? { error: errorText } : {}),
     };
     child.state = nextDelayMs !== null ? 'backoff' : outcome === 'stopped' ? 'stopped' : 'exited';

@@ -17,6 +17,7 @@ import {
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { UpError, messages } from './errors.js';
 import { freePort } from '../util/net.js';
+import { systemClock } from '../util/clock.js';
 
 export { freePort };
 
@@ -160,8 +161,8 @@ async function waitForNewFile(
   timeoutMs: number,
   failed: () => Promise<string | undefined>,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const deadline = systemClock.monotonicMs() + timeoutMs;
+  while (systemClock.monotonicMs() < deadline) {
     const now = await inodeOf(path);
     if (now !== undefined && now !== before) return;
     const why = await failed();

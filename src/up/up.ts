@@ -9,6 +9,7 @@ import { startCluster } from './cluster.js';
 import { UpError, messages } from './errors.js';
 import { lockDataDir } from './lock.js';
 import { errorMessage } from '../util/errors.js';
+import { systemClock } from '../util/clock.js';
 
 export { UpError };
 
@@ -82,7 +83,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
   const simulated = int('--simulated-nodes', opts.simulatedNodes ?? '0', 0, 60_000);
   const port = int('--port', opts.port, 0, 65535);
   const versions = await kubeletVersions(opts.kubeletVersion);
-  const started = Date.now();
+  const started = systemClock.monotonicMs();
   const storage = opts.storage ?? 'sqlite';
   if (storage !== 'sqlite' && storage !== 'etcd')
     throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidStorage(storage));
@@ -165,10 +166,10 @@ async function waitForNodes(
   started: number,
   stopping: () => boolean,
 ): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = systemClock.monotonicMs() + 60_000;
   const reported = new Set<string>();
   // Ctrl-C while waiting for the nodes ends the wait too.
-  while (reported.size < nodes && Date.now() < deadline && !stopping()) {
+  while (reported.size < nodes && systemClock.monotonicMs() < deadline && !stopping()) {
     const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
     const leases = await client.list<{ items: LeaseLike[] }>(NODE_LEASES).catch(() => ({ items: [] as LeaseLike[] }));
     for (const n of list.items) {
@@ -213,7 +214,7 @@ async function runLocked(
   }
   if (!stopping) {
     process.stdout.write(
-      `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'}${simulated > 0 ? ` and ${simulated} simulated` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s). Use it with:\n` +
+      `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'}${simulated > 0 ? ` and ${simulated} simulated` : ''} in ${((systemClock.monotonicMs() - started) / 1000).toFixed(1)} s). Use it with:\n` +
         `  export KUBECONFIG=${cluster.kubeconfig}\n` +
         `  kubectl get nodes\n` +
         `Press Ctrl-C to stop.\n`,
@@ -232,10 +233,10 @@ async function waitForSimulated(
   stopping: () => boolean,
   dataDir: string,
 ): Promise<void> {
-  const deadline = Date.now() + 60_000 + total * 20;
+  const deadline = systemClock.monotonicMs() + 60_000 + total * 20;
   let ready = 0;
   let shown = -1;
-  while (!stopping() && Date.now() < deadline) {
+  while (!stopping() && systemClock.monotonicMs() < deadline) {
     const list = await client.list<{ items: NodeLike[] }>('/api/v1/nodes').catch(() => ({ items: [] as NodeLike[] }));
     ready = list.items.filter((n) => /^sim-\d+$/.test(n.metadata?.name ?? '') && readySince(n, started)).length;
     if (ready !== shown) process.stdout.write(`simulated nodes: ${ready}/${total} Ready\n`);

@@ -6,7 +6,7 @@ import * as https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCA, issueCert, type CertKeyPem } from '../../src/pki/index.js';
-import type { TimerHandle, Timers } from '../../src/client/index.js';
+import type { Clock, TimerHandle } from '../../src/util/clock.js';
 
 export interface TestPKI {
   ca: CertKeyPem;
@@ -167,7 +167,7 @@ interface FakeTimer {
 }
 
 /** Timers under the test's control: nothing fires until `fire` is called. */
-export class FakeTimers implements Timers {
+export class FakeTimers implements Clock {
   private t = 0;
   private seq = 0;
   readonly scheduled: FakeTimer[] = [];

@@ -80,7 +80,7 @@ class Recorder {
 }
 
 function newInformer(timers: FakeTimers, random = () => 0): Informer<KubeObject> {
-  return new Informer<KubeObject>(client, PATH, { timers, random, watchTimeoutSeconds: WATCH_TIMEOUT });
+  return new Informer<KubeObject>(client, PATH, { clock: timers, random, watchTimeoutSeconds: WATCH_TIMEOUT });
 }
 
 describe('Informer', () => {
@@ -244,7 +244,7 @@ describe('Informer', () => {
     assert.equal(jittered.backoffDelay(1), 180);
     assert.equal(jittered.backoffDelay(10), 9000);
     const custom = new Informer<KubeObject>(client, PATH, {
-      timers,
+      clock: timers,
       random: () => 0.999,
       backoff: { initialMs: 100, maxMs: 1000, jitter: 1 },
     });

@@ -13,7 +13,7 @@ import {
   releasedSpec,
   type LeaderElectionOptions,
 } from '../../src/controllers/leaderelection.js';
-import { FakeClock } from '../agent/node/fakeclock.js';
+import { FakeClock } from '../helpers/fakeclock.js';
 import { FakeLeases } from './fakeleases.js';
 
 const NS = 'kube-system';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { RestClient } from '../../src/client/index.js';
 import { ControllerManager, parseControllers, parseDurationFlag } from '../../src/controllers/manager.js';
 import type { ControllerContext, ControllerFactory } from '../../src/controllers/types.js';
-import { FakeClock } from '../agent/node/fakeclock.js';
+import { FakeClock } from '../helpers/fakeclock.js';
 import { FakeLeases } from './fakeleases.js';
 
 async function flush(): Promise<void> {

@@ -6,6 +6,7 @@ import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { createCA, type CertKeyPem } from '../../src/pki/index.js';
 import { checkNodeToken, nodeTokenKeys, nodeTokenSigner } from '../../src/pki/nodetoken.js';
 import { Authenticator } from '../../src/server/authn.js';
+import { FakeClock } from '../helpers/fakeclock.js';
 
 const NOW = 1_900_000_000;
 let ca: CertKeyPem;
@@ -89,8 +90,8 @@ describe('Authenticator and node tokens', () => {
     ({ socket: { authorized: false }, headers: { authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
 
   it('authenticates a node token as the node in system:nodes, and only until it expires, cached or not', () => {
-    let now = NOW;
-    const authn = new Authenticator(new Map(), nodeTokenKeys(ca.certPem), () => now);
+    const clock = new FakeClock(NOW * 1000);
+    const authn = new Authenticator(new Map(), nodeTokenKeys(ca.certPem), clock);
     const token = nodeTokenSigner(ca.keyPem)('sim-7', NOW, 100);
     const want = { name: 'system:node:sim-7', groups: ['system:nodes', 'system:authenticated'] };
     assert.deepEqual(authn.authenticate(request(token)), want);
@@ -98,15 +99,17 @@ describe('Authenticator and node tokens', () => {
     assert.deepEqual(cached, want);
     cached.groups.push('system:masters');
     assert.deepEqual(authn.authenticate(request(token)), want);
-    now = NOW + 100;
+    clock.advance(100_000);
     assert.equal(authn.authenticate(request(token)), undefined);
   });
 
   it('refuses node tokens when it trusts no CA for them, and tokens of another CA', () => {
     const token = nodeTokenSigner(ca.keyPem)('sim-7', NOW, 100);
-    assert.equal(new Authenticator(new Map(), [], () => NOW).authenticate(request(token)), undefined);
+    assert.equal(new Authenticator(new Map(), [], new FakeClock(NOW * 1000)).authenticate(request(token)), undefined);
     assert.equal(
-      new Authenticator(new Map(), nodeTokenKeys(other.certPem), () => NOW).authenticate(request(token)),
+      new Authenticator(new Map(), nodeTokenKeys(other.certPem), new FakeClock(NOW * 1000)).authenticate(
+        request(token),
+      ),
       undefined,
     );
   });

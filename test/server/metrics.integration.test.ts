@@ -10,6 +10,7 @@ import { ApiError, RestClient } from '../../src/client/index.js';
 import { dryRunLabel, metricsScope, metricsVerb, Watermark } from '../../src/server/metrics.js';
 import { parseRequestInfo } from '../../src/server/requestinfo.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
+import { FakeClock } from '../helpers/fakeclock.js';
 
 function verbOf(method: string, path: string, contentType?: string): string {
   const u = new URL(path, 'https://x');
@@ -69,17 +70,17 @@ describe('kube-apiserver metric labels', () => {
   });
 
   it('keeps the highest inflight count of the last second', () => {
-    let now = 10_000;
-    const w = new Watermark(() => now);
+    const clock = new FakeClock(10_000);
+    const w = new Watermark(clock);
     w.add(1);
     w.add(1);
     w.add(-1);
     assert.equal(w.read(), 2);
-    now += 1000;
+    clock.advance(1000);
     assert.equal(w.read(), 2, 'the last whole second still counts');
-    now += 1000;
+    clock.advance(1000);
     assert.equal(w.read(), 1, 'then only what is in flight');
-    now += 5000;
+    clock.advance(5000);
     w.add(-1);
     assert.equal(w.read(), 1, 'a second after a gap starts from what was current');
   });

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { classifySignal, installSignalForwarding } from '../../src/supervisor/signals.js';
 import { captureLogs, isAlive, isRunning, killIfStill, noteProcess, type StartedProcess } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
+import { FakeClock } from '../helpers/fakeclock.js';
 
 captureLogs();
 const fixture = fileURLToPath(new URL('./fixtures/forwarding.js', import.meta.url));
@@ -51,18 +52,18 @@ describe('installSignalForwarding', () => {
   it('stops with SIGTERM on the first signal, treats a copy 10 ms later as the same, forces on a later one', async () => {
     const proc = new EventEmitter();
     const sup = new FakeSupervisor();
-    let clock = 1000;
-    const fwd = installSignalForwarding(sup, proc, { graceMs: 1234, now: () => clock });
+    const clock = new FakeClock(1000);
+    const fwd = installSignalForwarding(sup, proc, { graceMs: 1234, clock });
     let resolved: NodeJS.Signals | null = null;
     void fwd.stopped.then((s) => (resolved = s));
     proc.emit('SIGINT', 'SIGINT');
     assert.deepEqual(sup.calls, [['SIGTERM', 1234]]);
-    clock += 10;
+    clock.advance(10);
     proc.emit('SIGINT', 'SIGINT');
-    clock += 500;
+    clock.advance(500);
     proc.emit('SIGTERM', 'SIGTERM');
     assert.deepEqual(sup.calls, [['SIGTERM', 1234]], 'copies within 1 s of the first do not force');
-    clock += 1000;
+    clock.advance(1000);
     proc.emit('SIGINT', 'SIGINT');
     proc.emit('SIGTERM', 'SIGTERM');
     assert.deepEqual(sup.calls, [

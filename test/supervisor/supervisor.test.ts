@@ -19,6 +19,7 @@ import {
   type StartedProcess,
 } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
+import { FakeClock } from '../helpers/fakeclock.js';
 
 const logs = captureLogs();
 let dir: string;
@@ -277,13 +278,13 @@ describe('Supervisor restart policies', () => {
   });
 
   it('starts a child added after start() at once, and reports it in status()', async () => {
-    let t = 0;
-    const s = track(new Supervisor({ now: () => t, wallClock: () => new Date(0) }));
+    const clock = new FakeClock(0);
+    const s = track(new Supervisor({ clock }));
     const rec = new Recorder(s);
     s.start();
     s.add(child('late', 'setInterval(() => {}, 1000)'));
     await rec.until(() => rec.starts.length === 1, 'the late start');
-    t = 1500;
+    clock.advance(1500);
     const st = s.status()[0]!;
     assert.equal(st.state, 'running');
     assert.equal(st.pid, rec.starts[0]!.pid);
@@ -297,7 +298,7 @@ describe('Supervisor restart policies', () => {
       signal: 'SIGTERM',
       outcome: 'stopped',
       uptimeMs: 1500,
-      at: new Date(0),
+      at: new Date(1500), // the injected clock's wall side
     });
   });
 

@@ -12,50 +12,33 @@
 // should run is not what it runs (policy.ts, policywatch.ts).
 
 import type { ListWatcher } from '../../client/informer.js';
-import { Informer, type KubeObject as ClientObject } from '../../client/index.js';
 import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore } from './checkpoint.js';
-import { decideBoot, shouldPromote, type BootDecision, type LoadOutcome } from './bootstrap.js';
-import { InternalError, LoadError, syncError } from '../../api/configstatus.js';
+import { decideBoot, type BootDecision, type LoadOutcome } from './bootstrap.js';
+import { LoadError } from '../../api/configstatus.js';
 import { BootstrapError } from './errors.js';
-import { CONFIG_OK, conditionAt, configOK, FailSyncReasonInformer } from './configok.js';
-import { formatTime } from '../node/clock.js';
+import { CONFIG_OK, conditionAt, configOK } from './configok.js';
+import { formatTime, systemClock, type Clock } from '../../util/clock.js';
 import type { NodeCondition } from '../../api/types.js';
 import { clip } from '../../util/clip.js';
 import { log, logError, logWarning } from './log.js';
-import {
-  describeSource,
-  fieldSelectorValue,
-  requestPath,
-  restartMessage,
-  sourcesEqual,
-  type ConfigMapNodeConfigSource,
-  type NodeConfigSource,
-} from './source.js';
+import { describeSource, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
 import { ConfigStatusManager, type ConfigGauges, type NodeConfigStatus } from './status.js';
-import { ConfigSync } from './sync.js';
 import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.js';
 import type { PolicyGate } from './policy.js';
-import { informerPolicyFeed, PolicyWatch, type PolicyFeed } from './policywatch.js';
-import {
-  nodeChannel,
-  type AssignmentChannel,
-  type AssignmentHandlers,
-  type AssignmentObject,
-  type AssignmentWatch,
-} from './assignment.js';
+import type { PolicyFeed } from './policywatch.js';
+import type { AssignmentChannel } from './assignment.js';
 import { errorMessage } from '../../util/errors.js';
+import { BootState, type BootRecords } from './bootstate.js';
+import type { ConfigMapPayload } from './configmapwatch.js';
+import { HealthTrial, ledgerFailed } from './trial.js';
+import { SyncSession } from './session.js';
 
 export interface CheckpointPayload {
   bytes: Uint8Array;
   dir: string;
   path: string;
 }
-
-const messages = {
-  channelNotFound: 'the config channel has not been found yet',
-  noChannelYet: "the node's assignment (its config channel not found yet)",
-};
 
 /** Upstream's syncLoop health check text. */
 export const SYNC_LOOP_UNHEALTHY = 'sync Loop took longer than expected';
@@ -69,7 +52,8 @@ export interface ControllerOptions<C> {
   /** Decode, apply flags and validate a checkpointed payload (the kubelet's loadConfig). */
   evaluate(payload: CheckpointPayload): LoadOutcome<C>;
   gauges: ConfigGauges;
-  clock?: () => number;
+  /** Wall time for the trial and the records, monotonic time for the sync loop's health; the system clock. */
+  clock?: Clock;
   random?: () => number;
   /** A store to use instead of one over dynamicConfigDir (tests wrap it). */
   store?: CheckpointStore;
@@ -117,12 +101,7 @@ export interface SyncOptions {
   channel?: Promise<AssignmentChannel>;
 }
 
-/** The parts of a ConfigMap a checkpoint needs. */
-export interface ConfigMapPayload {
-  uid?: string;
-  resourceVersion?: string;
-  data?: Record<string, string>;
-}
+export type { ConfigMapPayload } from './configmapwatch.js';
 
 export interface BootstrapOptions {
   /**
@@ -137,84 +116,32 @@ export interface HealthzResult {
   reason?: string;
 }
 
-type NodeObject = AssignmentObject;
-
-interface ConfigMapObject extends ClientObject {
-  data?: Record<string, string>;
-}
-
-function payloadOf(o: ConfigMapObject): ConfigMapPayload {
-  const meta = o.metadata ?? {};
-  return {
-    ...(typeof meta.uid === 'string' && meta.uid ? { uid: meta.uid } : {}),
-    ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
-    data: o.data ?? {},
-  };
-}
-
-/** Logs an informer's failures: the first at once, then at most one line per interval counting the rest. */
-class FailureLog {
-  private lastLogged: number | undefined;
-  private suppressed = 0;
-  constructor(
-    private readonly what: string,
-    private readonly intervalMs: number,
-    private readonly clock: () => number,
-  ) {}
-
-  failed(err: unknown): void {
-    const now = this.clock();
-    if (this.lastLogged !== undefined && now - this.lastLogged < this.intervalMs) {
-      this.suppressed++;
-      return;
-    }
-    const more = this.suppressed > 0 ? ` (${this.suppressed} more failures since the last report)` : '';
-    this.suppressed = 0;
-    this.lastLogged = now;
-    logError(`failed to list or watch ${this.what}${more}, error: ${errorMessage(err)}`);
-  }
-}
-
-/** What bootstrap decided from, to decide again when the governing policies change. */
-interface BootRecords {
-  assigned: NodeConfigSource | undefined;
-  lastKnownGood: NodeConfigSource | undefined;
-  startsWithoutHealthy: number;
-}
-
+/**
+ * The controller's state is three groups, each with one owner: what this boot decided and from what (`boot`, written
+ * by bootstrap, its decision again by the policy recheck), the health-gated trial of the config it runs (`trial`,
+ * fed by the agent's health signals), and the sync with its watches (`session`, from startSync to stop).
+ */
 export class DynamicConfigController<C> {
   readonly store: CheckpointStore;
   readonly status: ConfigStatusManager;
-  private readonly clock: () => number;
-  private decision: BootDecision<C> | undefined;
-  private assignedAtBoot: NodeConfigSource | undefined;
-  /** The assigned config was rejected at boot because its checkpoint was missing (a re-download restarts). */
-  private assignedCheckpointMissing = false;
-  private healthySince: number | undefined;
-  private startedUp = false;
-  private recordedHealthy = false;
-  private trialTimer: NodeJS.Timeout | undefined;
-  private informerWatchdog: NodeJS.Timeout | undefined;
-  private nodeInformer: Informer<NodeObject> | undefined;
-  /** The node's assignment, once its channel is found. */
-  private assignment: AssignmentWatch | undefined;
-  /** Settles with the assignment watch once the channel is found (undefined when it is not, or the sync stopped). */
-  private following: Promise<AssignmentWatch | undefined> = Promise.resolve(undefined);
-  private stopped = false;
-  private configMapInformer: Informer<ConfigMapObject> | undefined;
-  private configMapRef: ConfigMapNodeConfigSource | undefined;
-  private sync: ConfigSync | undefined;
-  private restarting: Promise<void> | undefined;
-  private informerErrorReported = false;
-  private healthyWrite: Promise<void> | undefined;
-  private syncOptions: SyncOptions | undefined;
-  private bootRecords: BootRecords | undefined;
-  private policyWatch: PolicyWatch | undefined;
+  private readonly clock: Clock;
+  private readonly boot = new BootState<C>();
+  private readonly trial: HealthTrial;
+  private session: SyncSession | undefined;
 
   constructor(private readonly options: ControllerOptions<C>) {
     this.store = options.store ?? new CheckpointStore(options.dynamicConfigDir);
     this.status = new ConfigStatusManager(options.gauges, undefined, options.clock);
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    this.trial = new HealthTrial({
+      store: this.store,
+      status: this.status,
+      boot: this.boot,
+      clock: this.clock,
+      trialMs: options.trialMs,
+      trialCheckMs: options.trialCheckMs,
+      healthy: () => this.healthz().ok,
+    });
   }
 
   private async loadOutcome(src: NodeConfigSource): Promise<LoadOutcome<C>> {
@@ -229,7 +156,7 @@ export class DynamicConfigController<C> {
 
   /** A record, or undefined when it is absent or unreadable (an unreadable one is set aside and logged loudly). */
   private async readRecord(which: 'assigned' | 'last-known-good'): Promise<NodeConfigSource | undefined> {
-    const r = await this.store.readRecordOrQuarantine(which, new Date(this.clock()));
+    const r = await this.store.readRecordOrQuarantine(which, this.clock.now());
     if (r.error) {
       const kept = r.keptAs ? `kept a copy as ${r.keptAs}` : `could not set it aside: ${errorMessage(r.clearError)}`;
       logError(`the ${which} record is unreadable and is treated as absent (${kept}), error: ${errorMessage(r.error)}`);
@@ -269,19 +196,13 @@ export class DynamicConfigController<C> {
     }
   }
 
-  /** The start ledger is best-effort: a meta/ that cannot be written must not keep a valid config from running. */
-  private ledgerFailed(what: string, err: unknown): void {
-    logError(`${what} could not be recorded, crash-loop accounting is suspended, error: ${errorMessage(err)}`);
-    if (!this.status.current().error) this.status.setError(InternalError);
-  }
-
   /** Decides what to run. Returns undefined for the local config; throws BootstrapError when nothing valid exists. */
   async bootstrap(opts: BootstrapOptions = {}): Promise<{ use: 'local' | 'assigned' | 'last-known-good'; config?: C }> {
     await this.store.initialize();
     const assigned = await this.readRecord('assigned');
     let lastKnownGood = await this.readRecord('last-known-good');
-    this.assignedAtBoot = assigned;
-    if (assigned) this.assignedCheckpointMissing = !(await this.ensureCheckpoint(assigned, opts));
+    this.boot.assignedAtBoot = assigned;
+    if (assigned) this.boot.assignedCheckpointMissing = !(await this.ensureCheckpoint(assigned, opts));
     if (lastKnownGood && !(await this.ensureCheckpoint(lastKnownGood, opts))) {
       logError(
         `the last-known-good checkpoint of ${describeSource(lastKnownGood)} is missing; falling back to the local config instead`,
@@ -292,12 +213,12 @@ export class DynamicConfigController<C> {
         .catch((err: unknown) => logError(`failed to clear the last-known-good record, error: ${errorMessage(err)}`));
     }
     if (!assigned) {
-      this.decision = decideBoot<C>({
+      this.boot.decision = decideBoot<C>({
         startsWithoutHealthy: 0,
         crashLoopThreshold: this.options.crashLoopThreshold,
         ...(lastKnownGood ? { lastKnownGood } : {}),
       });
-      this.applyStatus(this.decision.status);
+      this.applyStatus(this.boot.decision.status);
       return { use: 'local' };
     }
     const records: BootRecords = {
@@ -305,9 +226,9 @@ export class DynamicConfigController<C> {
       lastKnownGood,
       startsWithoutHealthy: await this.store.startsWithoutHealthy(assigned),
     };
-    this.bootRecords = records;
+    this.boot.records = records;
     const d = await this.decide(records);
-    this.decision = d;
+    this.boot.decision = d;
     this.applyStatus(d.status);
     if (d.kind === 'fatal')
       throw new BootstrapError(`failed to determine a valid configuration, error: ${clip(d.message)}`);
@@ -316,7 +237,7 @@ export class DynamicConfigController<C> {
       try {
         await this.store.recordStart(assigned);
       } catch (err) {
-        this.ledgerFailed('the start of the assigned config', err);
+        ledgerFailed(this.status, 'the start of the assigned config', err);
       }
       log(`using assigned config ${describeSource(assigned)}`);
     } else if (d.use === 'last-known-good' && lastKnownGood) {
@@ -346,15 +267,15 @@ export class DynamicConfigController<C> {
    * longer is — restart to run it; otherwise only the reason shown may change.
    */
   private async recheckPolicies(): Promise<void> {
-    const r = this.bootRecords;
-    const now = this.decision;
-    const opts = this.syncOptions;
-    if (!r?.assigned || now?.kind !== 'run' || !opts) return;
+    const r = this.boot.records;
+    const now = this.boot.decision;
+    const session = this.session;
+    if (!r?.assigned || now?.kind !== 'run' || !session) return;
     const d = await this.decide(r);
     if (d.kind !== 'run') return;
     if (d.use === now.use) {
       if (d.status.error !== now.status.error) {
-        this.decision = d;
+        this.boot.decision = d;
         this.applyStatus(d.status);
       }
       return;
@@ -363,9 +284,8 @@ export class DynamicConfigController<C> {
     log(
       `the NodeConfigPolicies that govern the node changed: restarting to use the ${d.use === 'assigned' ? 'assigned' : d.use === 'local' ? 'local' : 'last-known-good'} config`,
     );
-    await this.restart(
+    await session.restart(
       d.use === 'assigned' ? r.assigned : d.use === 'last-known-good' ? r.lastKnownGood : undefined,
-      opts,
     );
   }
 
@@ -374,7 +294,7 @@ export class DynamicConfigController<C> {
     this.status.setActive(s.active);
     this.status.setLastKnownGood(s.lastKnownGood);
     this.status.setError(s.error ?? '');
-    const d = this.decision;
+    const d = this.boot.decision;
     if (d?.kind !== 'run') return;
     this.status.setConfigOK(
       configOK({
@@ -389,15 +309,12 @@ export class DynamicConfigController<C> {
     );
   }
 
-  private runsAssigned(): boolean {
-    return this.decision?.kind === 'run' && this.decision.use === 'assigned' && this.assignedAtBoot !== undefined;
-  }
-
   /** The controller's part of /healthz: the sync loop has run within its threshold (once it has started). */
   healthz(): HealthzResult {
-    const last = this.sync?.lastLoopAt();
+    const last = this.session?.sync.lastLoopAt();
     const threshold = this.options.syncLoopThresholdMs ?? 5 * 60_000;
-    if (last !== undefined && this.clock() - last > threshold) return { ok: false, reason: SYNC_LOOP_UNHEALTHY };
+    if (last !== undefined && this.clock.monotonicMs() - last > threshold)
+      return { ok: false, reason: SYNC_LOOP_UNHEALTHY };
     return { ok: true };
   }
 
@@ -405,255 +322,59 @@ export class DynamicConfigController<C> {
    * The agent has finished its whole start-up (capacity, registration and status, sync started). From now on a
    * passing health check counts: the first one resets the crash-loop count of the config this boot runs.
    */
-  async startupComplete(): Promise<void> {
-    this.startedUp = true;
-    await this.markHealthy();
+  startupComplete(): Promise<void> {
+    return this.trial.startupComplete();
   }
 
   /** A health probe passed (the listener answers). Counts only after start-up and while /healthz passes. */
-  async markHealthy(): Promise<void> {
-    if (!this.startedUp) return;
-    if (!this.healthz().ok) {
-      this.markUnhealthy();
-      return;
-    }
-    if (this.healthySince === undefined) this.healthySince = this.clock();
-    if (!this.recordedHealthy && this.runsAssigned()) {
-      this.recordedHealthy = true;
-      this.healthyWrite = this.store
-        .recordHealthy(this.assignedAtBoot)
-        .catch((err: unknown) => this.ledgerFailed('the health of the assigned config', err));
-    }
-    await this.healthyWrite;
+  markHealthy(): Promise<void> {
+    return this.trial.markHealthy();
   }
 
   markUnhealthy(): void {
-    this.healthySince = undefined;
+    this.trial.markUnhealthy();
   }
 
   /** Whether the config this boot runs has been recorded healthy. */
   get reachedHealth(): boolean {
-    return this.recordedHealthy;
+    return this.trial.reachedHealth;
   }
 
   /**
    * The agent stops on purpose (a signal, or to switch config). A start that had not yet reached health did not
    * crash either, so it no longer counts against the assigned config.
    */
-  async stoppedCleanly(): Promise<void> {
-    // A healthy record still being written must reach the disk before the process exits.
-    if (this.healthyWrite) return this.healthyWrite;
-    if (this.recordedHealthy || !this.runsAssigned()) return;
-    try {
-      await this.store.recordCleanStop(this.assignedAtBoot);
-    } catch (err) {
-      logError(`failed to record a clean stop, error: ${errorMessage(err)}`);
-    }
+  stoppedCleanly(): Promise<void> {
+    return this.trial.stoppedCleanly();
+  }
+
+  /** Promotes the assigned config to last-known-good once its health-gated trial has passed. */
+  checkTrial(): Promise<void> {
+    return this.trial.check();
   }
 
   /** Why this boot rejected the assigned config (load, validation or crash loop), or undefined when it did not. */
   rejection(): Rejection | undefined {
-    const d = this.decision;
-    if (d?.kind !== 'run' || !d.rejected || !this.assignedAtBoot || d.use === 'assigned') return undefined;
-    return { assigned: this.assignedAtBoot, stage: d.rejected.stage, detail: d.rejected.detail, runs: d.use };
+    return this.boot.rejection();
   }
 
   startSync(opts: SyncOptions): void {
-    const { client } = opts;
-    const nodeName = this.options.nodeName;
-    const channel = opts.channel ?? Promise.resolve(nodeChannel);
     const rejected = this.rejection();
     if (rejected && opts.emitWarning) {
       opts
         .emitWarning(REJECTED_REASON, rejectionMessage(rejected))
         .catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`));
     }
-    this.status.start({ publish: async (config) => (await channel).publish(client, nodeName, config) });
-    this.sync = this.newConfigSync(opts);
-    if (this.options.policyGate) this.startPolicyWatch(this.options.policyGate, opts);
-    const nodeInformer = this.newNodeInformer(client, nodeName);
-    this.following = this.followAssignment(channel, client, nodeName, nodeInformer);
-    this.watchInitialSync();
-
-    this.syncOptions = opts;
-    if (this.assignedAtBoot?.configMap) this.startConfigMapInformer(this.assignedAtBoot.configMap);
-    else log('local source is assigned, will not start remote config source informer');
-    this.sync.startLoop();
-    this.startTrialTimer();
-  }
-
-  private get informerLogIntervalMs(): number {
-    return this.options.informerLogIntervalMs ?? 30_000;
-  }
-
-  /** The sync loop: the assignment from the channel's watch, the ConfigMap from its informer's cache when it holds it. */
-  private newConfigSync(opts: SyncOptions): ConfigSync {
-    const { client } = opts;
-    const random = this.options.random ?? Math.random;
-    const tick = () => 10_000 + random() * 2_000;
-    return new ConfigSync({
+    const deps = {
+      options: this.options,
       store: this.store,
       status: this.status,
-      nodeConfigSource: () => {
-        if (!this.assignment) throw new Error(messages.channelNotFound);
-        return this.assignment.source();
-      },
-      download: async (ref) => {
-        if (
-          this.configMapInformer &&
-          this.configMapRef &&
-          this.configMapRef.namespace === ref.namespace &&
-          this.configMapRef.name === ref.name
-        ) {
-          const cached = this.configMapInformer.store.get(`${ref.namespace}/${ref.name}`);
-          if (cached) return payloadOf(cached);
-        }
-        return payloadOf(await client.get<ConfigMapObject>(requestPath(ref)));
-      },
-      restart: (source) => this.restart(source, opts),
-      retryDelayMs: this.options.syncRetryMs ?? tick,
-      // A new assignment waits for the object that carries it and, with a policy gate, for the policies that govern
-      // the node.
-      ready: async () =>
-        (await this.assignmentSynced()) && (await (this.policyWatch?.ready() ?? Promise.resolve(true))),
-      restoredNeedsRestart: (resolved) => this.assignedCheckpointMissing && sourcesEqual(resolved, this.assignedAtBoot),
+      boot: this.boot,
       clock: this.clock,
-      loopPeriodMs: this.options.syncLoopPeriodMs ?? tick,
-    });
-  }
-
-  private startPolicyWatch(gate: PolicyGate, opts: SyncOptions): void {
-    const policyFailures = new FailureLog('NodeConfigPolicies', this.informerLogIntervalMs, this.clock);
-    const feed = opts.policyFeed ?? informerPolicyFeed(opts.client, (err) => policyFailures.failed(err));
-    this.policyWatch = new PolicyWatch(gate, feed, () => void this.recheckPolicies());
-    this.policyWatch.start();
-  }
-
-  /** The node's own Node, on either channel (started once the channel is known): its labels decide which policies govern it. */
-  private newNodeInformer(client: ControllerClient, nodeName: string): Informer<NodeObject> {
-    const nodeInformer = new Informer<NodeObject>(client, '/api/v1/nodes', {
-      fieldSelector: `metadata.name=${fieldSelectorValue(nodeName)}`,
-    });
-    this.nodeInformer = nodeInformer;
-    const nodeFailures = new FailureLog(`Node ${JSON.stringify(nodeName)}`, this.informerLogIntervalMs, this.clock);
-    nodeInformer.on('error', (err) => nodeFailures.failed(err));
-    nodeInformer.on('add', (node) =>
-      this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined),
-    );
-    nodeInformer.on('update', (_, node) =>
-      this.policyWatch?.setLabels(node.metadata?.['labels'] as Record<string, string> | undefined),
-    );
-    nodeInformer.on('delete', () => log('Node was deleted'));
-    return nodeInformer;
-  }
-
-  /** Once the channel settles: watches the assignment on it (poking the sync on a change) and starts the node informer. */
-  private followAssignment(
-    channel: Promise<AssignmentChannel>,
-    client: ControllerClient,
-    nodeName: string,
-    nodeInformer: Informer<NodeObject>,
-  ): Promise<AssignmentWatch | undefined> {
-    let assignmentFailures: FailureLog | undefined;
-    const handlers: AssignmentHandlers = {
-      added: (source) => {
-        this.followConfigMap(source);
-        if (this.informerErrorReported) {
-          // The assignment could be listed after all: what the watchdog reported no longer holds (the sync reports anew).
-          this.informerErrorReported = false;
-          this.status.setErrorOverride('');
-        }
-        this.sync?.poke();
-      },
-      updated: (before, after) => {
-        this.followConfigMap(after);
-        if (!sourcesEqual(before, after)) this.sync?.poke();
-      },
-      deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
-      failed: (err) => assignmentFailures?.failed(err),
+      recheckPolicies: () => void this.recheckPolicies(),
     };
-    return channel.then(
-      (ch) => {
-        if (this.stopped) return undefined;
-        const watch = ch.watch(client, nodeName, nodeInformer, handlers);
-        assignmentFailures = new FailureLog(watch.what, this.informerLogIntervalMs, this.clock);
-        this.assignment = watch;
-        nodeInformer.start();
-        return watch;
-      },
-      () => undefined,
-    );
-  }
-
-  /** A boot that started a trial checks it periodically until it ends. */
-  private startTrialTimer(): void {
-    if (this.decision?.kind !== 'run' || !this.decision.startTrial) return;
-    const every = this.options.trialCheckMs ?? Math.min(10_000, Math.max(100, this.options.trialMs / 4));
-    const check = () => void this.checkTrial();
-    this.trialTimer = setInterval(check, every);
-    check();
-  }
-
-  /** Resolves true once the object that carries the assignment has been listed; false if it never will be. */
-  private async assignmentSynced(): Promise<boolean> {
-    const watch = await this.following;
-    return watch ? watch.whenSynced() : false;
-  }
-
-  private startConfigMapInformer(assigned: ConfigMapNodeConfigSource): void {
-    const client = this.syncOptions!.client;
-    this.configMapRef = assigned;
-    const cmInformer = new Informer<ConfigMapObject>(
-      client,
-      `/api/v1/namespaces/${encodeURIComponent(assigned.namespace)}/configmaps`,
-      {
-        fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
-      },
-    );
-    this.configMapInformer = cmInformer;
-    const cmFailures = new FailureLog(
-      `assigned ConfigMap ${assigned.namespace}/${assigned.name}`,
-      this.options.informerLogIntervalMs ?? 30_000,
-      this.clock,
-    );
-    cmInformer.on('error', (err) => void this.configMapInformerFailed(cmInformer, cmFailures, err));
-    cmInformer.on('add', () => this.sync?.poke());
-    cmInformer.on('update', (oldObj, newObj) => {
-      if (oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion) this.sync?.poke();
-    });
-    cmInformer.on('delete', () => {
-      log('assigned ConfigMap was deleted');
-      this.sync?.poke();
-    });
-    cmInformer.start();
-  }
-
-  /**
-   * A 1.8-alpha configMapRef is followed with GETs only: its reader may hold nothing but `get` on that one ConfigMap
-   * (the role the 1.8 task grants by hand), so a list or watch would be refused again and again. The ConfigMap
-   * informer (started at once, as the 1.22 form needs it) stops when the Node shows a configMapRef, and starts again
-   * when it shows the 1.22 form.
-   */
-  private followConfigMap(source: NodeConfigSource | null | undefined): void {
-    const assigned = this.assignedAtBoot?.configMap;
-    if (!assigned || !this.syncOptions) return;
-    if (source?.configMapRef) {
-      void this.configMapInformer?.stop(); // the informer loop catches its own errors: stop() never rejects
-      this.configMapInformer = undefined;
-    } else if (!this.configMapInformer) {
-      this.startConfigMapInformer(assigned);
-    }
-  }
-
-  /** An informer failure is reported unless the assignment turned out to name its ConfigMap with a configMapRef. */
-  private async configMapInformerFailed(
-    informer: Informer<ConfigMapObject>,
-    failures: FailureLog,
-    err: unknown,
-  ): Promise<void> {
-    if (!(await this.assignmentSynced())) return;
-    if (this.configMapInformer !== informer) return;
-    failures.failed(err);
+    this.session = new SyncSession(deps, opts);
+    this.trial.start();
   }
 
   /**
@@ -667,97 +388,9 @@ export class DynamicConfigController<C> {
     return [conditionAt(c.condition, onNode, formatTime(new Date(c.changedAt)))];
   }
 
-  /**
-   * An assignment that cannot be listed (403, TLS, a server that is gone) would leave the agent on its boot config
-   * with nothing to show for it: after a bounded wait, status.config reports the internal sync error, as upstream's
-   * sync does when the Node is not in its cache. The next successful sync clears it.
-   */
-  private watchInitialSync(): void {
-    const timeout = this.options.informerSyncTimeoutMs ?? 30_000;
-    this.informerWatchdog = setTimeout(() => {
-      this.informerWatchdog = undefined;
-      if (this.assignment?.hasSynced()) return;
-      const what = this.assignment ? `the ${this.assignment.what}` : messages.noChannelYet;
-      logError(`${InternalError}, error: ${what} could not be listed within ${Math.round(timeout / 1000)} s`);
-      this.informerErrorReported = true;
-      this.status.setErrorOverride(syncError(InternalError), FailSyncReasonInformer);
-    }, timeout);
-    this.informerWatchdog.unref?.();
-  }
-
-  /** Promotes the assigned config to last-known-good once its health-gated trial has passed. */
-  async checkTrial(): Promise<void> {
-    try {
-      const modified = (await this.store.assignedModified()).getTime();
-      if (
-        !shouldPromote({
-          now: this.clock(),
-          assignedModified: modified,
-          healthySince: this.healthySince,
-          trialMs: this.options.trialMs,
-        })
-      )
-        return;
-    } catch (err) {
-      logError(`failed to check trial period for assigned config, error: ${errorMessage(err)}`);
-      return;
-    }
-    try {
-      // Read, decide and write under the store's lock: a reset must not land in between.
-      const promoted = await this.store.exclusive(async (records) => {
-        const assigned = await records.assigned();
-        const lkg = await records.lastKnownGood();
-        if (!assigned || (lkg && sourcesEqual(assigned, lkg))) return undefined;
-        // Only the config this boot loaded and trialled may graduate.
-        if (!sourcesEqual(assigned, this.assignedAtBoot)) return undefined;
-        await records.setLastKnownGood(assigned);
-        return assigned;
-      });
-      if (!promoted) return;
-      this.status.setLastKnownGood(promoted);
-      log(`updated last-known-good config to ${describeSource(promoted)}`);
-    } catch (err) {
-      logError(`failed to set last-known-good to assigned config, error: ${errorMessage(err)}`);
-    }
-  }
-
-  /** Emits KubeletConfigChanged (bounded wait) and exits; a second request joins the first. */
-  private restart(source: NodeConfigSource | undefined, opts: SyncOptions): Promise<void> {
-    this.restarting ??= (async () => {
-      const message = restartMessage(source);
-      const timeoutMs = this.options.restartEventTimeoutMs ?? 5_000;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          logError(`failed to send event, error: no answer within ${timeoutMs} ms`);
-          resolve();
-        }, timeoutMs);
-      });
-      try {
-        await Promise.race([
-          opts
-            .emitEvent(message)
-            .catch((err: unknown) => logError(`failed to send event, error: ${errorMessage(err)}`)),
-          timedOut,
-        ]);
-      } finally {
-        clearTimeout(timer);
-      }
-      log(message);
-      await opts.exit();
-    })();
-    return this.restarting;
-  }
-
   stop(): void {
-    this.stopped = true;
-    this.sync?.stop();
-    this.policyWatch?.stop();
-    void this.assignment?.stop(); // the informer loops catch their own errors: stop() never rejects
-    void this.nodeInformer?.stop();
-    void this.configMapInformer?.stop();
+    this.session?.stop();
     this.status.stop();
-    if (this.trialTimer) clearInterval(this.trialTimer);
-    if (this.informerWatchdog) clearTimeout(this.informerWatchdog);
+    this.trial.stop();
   }
 }

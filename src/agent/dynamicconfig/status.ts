@@ -6,6 +6,7 @@
 import { klog } from '../../util/klog.js';
 import { withFailedSync, type ConfigOKCondition } from './configok.js';
 import { metricLabels, type NodeConfigSource } from './source.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { gauge, type MetricsRegistry } from '../node/metrics.js';
 
@@ -87,7 +88,7 @@ export class ConfigStatusManager {
   constructor(
     private readonly gauges: ConfigGauges,
     private readonly retryMs = 2_000,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private publisher: StatusPublisher | undefined;
@@ -121,7 +122,7 @@ export class ConfigStatusManager {
     this.markDirty();
   }
 
-  /** The ConfigOK condition now (undefined before the boot decision), and when it last changed (ms). */
+  /** The ConfigOK condition now (undefined before the boot decision), and when it last changed (wall ms). */
   condition(): { condition: ConfigOKCondition; changedAt: number } | undefined {
     if (!this.configOK) return undefined;
     return { condition: withFailedSync(this.configOK, this.syncReason), changedAt: this.conditionChangedAt };
@@ -136,7 +137,7 @@ export class ConfigStatusManager {
     const before = JSON.stringify(this.condition()?.condition);
     change();
     if (JSON.stringify(this.condition()?.condition) === before) return;
-    this.conditionChangedAt = this.clock();
+    this.conditionChangedAt = this.clock.now().getTime();
     for (const l of this.conditionListeners) l();
   }
 

@@ -24,6 +24,7 @@ import {
   type NodeConfigSource,
 } from './source.js';
 import type { ConfigStatusManager } from './status.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 
 /** A ConfigMap as the sync reads it. */
@@ -61,8 +62,8 @@ export interface SyncDeps {
    * true when the boot fell back because that checkpoint was missing (self-healing, beyond upstream).
    */
   restoredNeedsRestart?(resolved: NodeConfigSource): boolean;
-  /** Milliseconds since the epoch; Date.now. */
-  clock?(): number;
+  /** Times the loop's liveness on its monotonic side; the system clock by default. */
+  clock?: Clock;
   /** Delay until the loop's next tick (upstream: 10 s, jitter 0.2). */
   loopPeriodMs?(): number;
 }
@@ -124,13 +125,13 @@ export class ConfigSync {
     this.loopTimer.unref?.();
   }
 
-  /** When the loop last ran free (a tick with no sync in flight, or a finished sync); undefined before startLoop(). */
+  /** When the loop last ran free (a tick with no sync in flight, or a finished sync), on the clock's monotonic side; undefined before startLoop(). */
   lastLoopAt(): number | undefined {
     return this.lastLoop;
   }
 
   private now(): number {
-    return this.deps.clock?.() ?? Date.now();
+    return (this.deps.clock ?? systemClock).monotonicMs();
   }
 
   /** Resolves once no sync is running or queued (a retry waiting for its timer does not count). */

@@ -4,7 +4,6 @@
 // and config as arguments.
 
 export { NodeAgentError, isNodeAgentError, type NodeAgentErrorCode } from './errors.js';
-export { systemClock, formatTime, formatMicroTime, type Clock, type TimerHandle } from './clock.js';
 export {
   CAPACITY_RESOURCES,
   parseCapacityFlag,

@@ -7,7 +7,7 @@ import { NODE_LEASE_NAMESPACE, type Lease, type Node, type OwnerReference } from
 import { ApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { klog } from '../../util/klog.js';
-import { formatMicroTime, systemClock, type Clock, type TimerHandle } from './clock.js';
+import { formatMicroTime, systemClock, type Clock, type TimerHandle } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 
 export type LeaseClient = Pick<RestClient, 'get' | 'create' | 'update'>;

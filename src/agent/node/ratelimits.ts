@@ -2,7 +2,8 @@
 // kubeAPIQPS/kubeAPIBurst (client-go substitutes 5/10 for zero), events at eventRecordQPS/eventBurst where 0 QPS
 // means unlimited, and heartbeats (node status, Lease) unthrottled but with a timeout.
 
-import { TokenBucket, systemTimers, type Timers } from '../../client/index.js';
+import { TokenBucket } from '../../client/index.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 
 const CLIENT_GO_DEFAULT_QPS = 5;
@@ -11,11 +12,11 @@ const CLIENT_GO_DEFAULT_BURST = 10;
 /** The limiter for the agent's RestClient (RestClientOptions.rateLimiter). */
 export function kubeAPIRateLimiter(
   config: Pick<KubeletConfiguration, 'kubeAPIQPS' | 'kubeAPIBurst'>,
-  timers: Timers = systemTimers,
+  clock: Clock = systemClock,
 ): TokenBucket {
   const qps = config.kubeAPIQPS > 0 ? config.kubeAPIQPS : CLIENT_GO_DEFAULT_QPS;
   const burst = config.kubeAPIBurst > 0 ? Math.trunc(config.kubeAPIBurst) : CLIENT_GO_DEFAULT_BURST;
-  return new TokenBucket(qps, burst, timers);
+  return new TokenBucket(qps, burst, clock);
 }
 
 /**

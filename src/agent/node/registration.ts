@@ -7,7 +7,7 @@ import type { Node } from '../../api/types.js';
 import { ApiError, type RestClient } from '../../client/index.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { klog } from '../../util/klog.js';
-import { sleep, systemClock, type Clock } from './clock.js';
+import { sleep, systemClock, type Clock } from '../../util/clock.js';
 import { NodeAgentError } from './errors.js';
 import { goArch, goOS } from './host.js';
 import type { OwnNodeStatus } from './status.js';

@@ -6,7 +6,7 @@
 import { deepEqual } from '../../api/equal.js';
 import type { NodeAddress, NodeCondition, NodeDaemonEndpoints, NodeSystemInfo } from '../../api/types.js';
 import { formatResourceList, type ResourceList } from './capacity.js';
-import { formatTime } from './clock.js';
+import { formatTime } from '../../util/clock.js';
 import type { HostSystemInfo } from './host.js';
 
 /** What this agent reports as its kubelet version: the upstream release it mirrors, marked as dkc. */

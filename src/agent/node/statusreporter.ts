@@ -10,7 +10,7 @@ import type { Node, NodeCondition } from '../../api/types.js';
 import { ApiError, type RestClient } from '../../client/index.js';
 import type { KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { klog } from '../../util/klog.js';
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../util/clock.js';
 import { nodeReference, type EventRecorder } from '../../client/events.js';
 import {
   buildNodeStatus,

@@ -4,13 +4,15 @@
 // every few seconds costs the API server one review per TTL, not one per request.
 
 import type { RestClient } from '../../client/index.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import type { RequestAttributes, RequestUser } from './httpserver.js';
 
 export interface WebhookAuthorizerOptions {
   client: Pick<RestClient, 'create'>;
   authorizedTTLMs: number;
   unauthorizedTTLMs: number;
-  now?: () => number;
+  /** Expires cached decisions on its monotonic side; the system clock by default. */
+  clock?: Clock;
   /** Bound on cached decisions; the oldest go first. */
   maxEntries?: number;
 }
@@ -23,11 +25,11 @@ interface SubjectAccessReviewStatus {
 
 export class WebhookAuthorizer {
   private readonly cache = new Map<string, { allowed: boolean; expires: number }>();
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly maxEntries: number;
 
   constructor(private readonly options: WebhookAuthorizerOptions) {
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     this.maxEntries = options.maxEntries ?? 4096;
   }
 
@@ -46,7 +48,7 @@ export class WebhookAuthorizer {
       attrs.name,
     ]);
     const hit = this.cache.get(key);
-    const now = this.now();
+    const now = this.clock.monotonicMs();
     if (hit && hit.expires > now) return hit.allowed;
     const review = {
       apiVersion: 'authorization.k8s.io/v1',

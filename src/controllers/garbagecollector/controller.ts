@@ -100,7 +100,7 @@ export class GarbageCollector implements RunningController {
 
   constructor(options: GarbageCollectorOptions) {
     this.o = options;
-    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
+    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { clock: options.clock });
     this.informers = options.informers ?? this.ownInformers!;
     this.events = new EventRecorder({
       client: options.client,

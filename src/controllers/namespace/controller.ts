@@ -49,7 +49,7 @@ export class NamespaceController implements RunningController {
 
   constructor(options: NamespaceControllerOptions) {
     this.o = options;
-    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
+    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { clock: options.clock });
     this.namespaces = (options.informers ?? this.ownInformers!).informer<NamespaceObject>('/api/v1/namespaces');
     this.queue = new WorkQueue(options.clock);
     this.deleter = new NamespacedResourcesDeleter(options.client, options.clock, options.signal);

@@ -61,7 +61,7 @@ export class NodeLifecycle implements RunningController {
   constructor(options: NodeLifecycleOptions) {
     this.o = options;
     this.periodMs = Math.max(100, Math.min(MAX_MONITOR_PERIOD_MS, Math.floor(options.gracePeriodMs / 4)));
-    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
+    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { clock: options.clock });
     const informers = options.informers ?? this.ownInformers!;
     this.nodes = informers.informer<NodeObject>('/api/v1/nodes');
     this.leases = informers.informer<LeaseObject>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases');

@@ -136,7 +136,7 @@ export class RolloutController {
     this.clock = options.clock;
     this.retryInitialMs = options.retryInitialMs ?? 100;
     this.queue = new WorkQueue(options.clock);
-    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { timers: options.clock });
+    if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { clock: options.clock });
     const informers = options.informers ?? this.ownInformers!;
     this.rollouts = informers.informer<CachedRollout>(ROLLOUTS_PATH);
     this.nodes = informers.informer<CachedNode>(NODES_PATH);

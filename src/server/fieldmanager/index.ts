@@ -1,6 +1,7 @@
 // Server-side apply and managedFields for the served resources: one FieldManager per resource, typed from the one
 // schema source (built-in kinds) or from the CRD version's schema (custom kinds).
 
+import { systemClock } from '../../util/clock.js';
 import type { ResourceDef } from '../resourcedef.js';
 import { FieldManager } from './manager.js';
 import { builtinKindType, customKindType } from './types.js';
@@ -27,7 +28,7 @@ export function fieldManagerFor(def: ResourceDef): FieldManager {
       for (const f of def.structFields ?? []) o[f] = {};
       return o;
     },
-    now: () => new Date(),
+    clock: systemClock,
   });
   managers.set(def, fm);
   return fm;

@@ -26,6 +26,7 @@ import {
   type Managed,
   type ManagedFieldsEntry,
 } from './managed.js';
+import type { Clock } from '../../util/clock.js';
 import { applyText, printManager } from './messages.js';
 import { compare, toFieldSet, TypedValueError } from './typed.js';
 import type { SsaType } from './types.js';
@@ -80,7 +81,8 @@ export interface FieldManagerConfig {
   readonly statusSubresource: boolean;
   /** The object a create starts from (the kind's empty object, as Go would write it). */
   readonly emptyObject: () => JsonObject;
-  readonly now: () => Date;
+  /** Stamps managedFields' times (wall side). */
+  readonly clock: Clock;
 }
 
 function isObject(v: unknown): v is JsonObject {
@@ -220,7 +222,7 @@ export class FieldManager {
     });
     const cx = this.context(subresource, live, next);
     if (recordUpdate(cx, withoutManagedFields(live), withoutManagedFields(next), managed, id, STRIPPED)) {
-      managed.times.set(id, secondPrecision(this.config.now()));
+      managed.times.set(id, secondPrecision(this.config.clock.now()));
     }
     dropEmpty(managed);
     this.capUpdateManagers(managed);
@@ -387,7 +389,7 @@ export class FieldManager {
     const next = recordApply(cx, liveBare, config, configSet, managed, id, force) as JsonObject | undefined;
     this.strip(managed, id);
     dropEmpty(managed);
-    if (next !== undefined) managed.times.set(id, secondPrecision(this.config.now()));
+    if (next !== undefined) managed.times.set(id, secondPrecision(this.config.clock.now()));
     return { object: next ?? structuredClone(liveBare), managed };
   }
 

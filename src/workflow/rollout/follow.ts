@@ -22,7 +22,7 @@ export interface FollowOptions {
 export async function follow(opts: FollowOptions): Promise<FollowEnd> {
   const informer = new Informer<NodeConfigRollout>(opts.client, collectionPath(), {
     fieldSelector: `metadata.name=${opts.name}`,
-    timers: opts.clock,
+    clock: opts.clock,
   });
   let timer: unknown;
   const end = new Promise<FollowEnd>((resolve) => {

@@ -12,6 +12,7 @@ import { ConfigSync } from '../../../src/agent/dynamicconfig/sync.js';
 import { conditionAt, configOK, withFailedSync } from '../../../src/agent/dynamicconfig/configok.js';
 import { sourcesEqual, type NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 import { noGauges } from './fixtures/gauges.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 
 const dirs: string[] = [];
 const syncs: ConfigSync[] = [];
@@ -163,13 +164,13 @@ describe('ConfigOK', () => {
   });
 
   it('the status manager stamps a change, notifies once per change, and not for a repeat', () => {
-    let now = 1_000;
-    const m = new ConfigStatusManager(noGauges, 2_000, () => now);
+    const clock = new FakeClock(1_000);
+    const m = new ConfigStatusManager(noGauges, 2_000, clock);
     let calls = 0;
     m.onConditionChange(() => calls++);
     m.setConfigOK(configOK({ use: 'local', initConfig: true }));
     assert.equal(m.condition()?.changedAt, 1_000);
-    now = 2_000;
+    clock.advance(1_000);
     m.setConfigOK(configOK({ use: 'local', initConfig: true }));
     assert.equal(calls, 1);
     m.setErrorOverride('failed to sync: x', 'why');

@@ -31,6 +31,7 @@ import {
 import { MAX_LOG_MESSAGE } from '../../../src/util/clip.js';
 import { noGauges } from './fixtures/gauges.js';
 import { waitFor } from '../../helpers/wait.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 
 const INTERNAL = 'failed to sync: internal failure, see Kubelet log for details';
 const LoadError = 'failed to load config, see Kubelet log for details';
@@ -266,8 +267,8 @@ describe('DynamicConfigController: health-gated trial', () => {
     const dir = await tempDir();
     const a = source('cm-1', 'u1', '5');
     await seed(dir, { assigned: [a, '120'] });
-    let now = Date.now();
-    const c = controller(dir, { trialMs: 150, trialCheckMs: 20, clock: () => now });
+    const clock = new FakeClock(Date.now());
+    const c = controller(dir, { trialMs: 150, trialCheckMs: 20, clock });
     await c.bootstrap();
     const api = new FakeApi();
     api.configMaps.set('kube-system/cm-1', { uid: 'u1', resourceVersion: '5', data: { kubelet: '120' } });
@@ -275,14 +276,14 @@ describe('DynamicConfigController: health-gated trial', () => {
     c.startSync({ client: api, ...syncRecorder() });
     // Health probes before the start-up is complete do not count: long after the trial, nothing is promoted.
     await c.markHealthy();
-    now += 60_000;
+    clock.advance(60_000);
     await c.checkTrial();
     assert.equal(await c.store.lastKnownGood(), undefined, 'not promoted before start-up completed');
     assert.equal(c.reachedHealth, false);
     await c.startupComplete();
     assert.equal(c.reachedHealth, true);
     assert.equal(await c.store.startsWithoutHealthy(a), 0);
-    now += 151; // a whole trial healthy
+    clock.advance(151); // a whole trial healthy
     await waitFor('the promotion', async () => ((await c.store.lastKnownGood()) ? true : undefined), {
       timeoutMs: 5_000,
     });
@@ -342,11 +343,11 @@ describe('DynamicConfigController: store mutations are serialised', () => {
     const a = source('cm-1', 'u1', '5');
     await seed(dir, { assigned: [a, '120'] });
     const store = new PausingStore(dir);
-    let now = Date.now();
-    const c = controller(dir, { store, trialMs: 1_000, clock: () => now });
+    const clock = new FakeClock(Date.now());
+    const c = controller(dir, { store, trialMs: 1_000, clock });
     await c.bootstrap();
     await c.startupComplete();
-    now += 60_000; // the trial has passed
+    clock.advance(60_000); // the trial has passed
 
     const reset = store.reset();
     await store.paused; // last-known-good cleared, assigned not yet
@@ -387,16 +388,16 @@ describe('DynamicConfigController: /healthz and the sync loop', () => {
 
   it('a sync loop that keeps ticking stays healthy', async () => {
     const dir = await tempDir();
-    let now = Date.now();
+    const clock = new FakeClock(Date.now());
     let ticks = 0;
-    const c = controller(dir, { syncLoopPeriodMs: () => (ticks++, 20), syncLoopThresholdMs: 1000, clock: () => now });
+    const c = controller(dir, { syncLoopPeriodMs: () => (ticks++, 20), syncLoopThresholdMs: 1000, clock });
     await c.bootstrap();
     const api = new FakeApi();
     c.startSync({ client: api, ...syncRecorder() });
     await waitFor('the first sync', () => api.patches.length > 0, { timeoutMs: 5_000 });
     // 1.8 s pass on the controller's clock, longer than the threshold, with the loop ticking in between.
     for (let step = 0; step < 2; step++) {
-      now += 900;
+      clock.advance(900);
       const seen = ticks;
       await waitFor('two ticks of the sync loop', () => ticks >= seen + 2, { timeoutMs: 5_000 });
       assert.deepEqual(c.healthz(), { ok: true }, `after ${(step + 1) * 900} ms`);

@@ -10,7 +10,7 @@ import {
   type EventSink,
 } from '../../../src/client/events.js';
 import { eventRateLimits, heartbeatTimeoutMs, kubeAPIRateLimiter } from '../../../src/agent/node/index.js';
-import { FakeClock } from './fakeclock.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 
 /** Records every create; answers at once unless told to hang. */
 class FakeSink {
@@ -41,7 +41,6 @@ describe('EventRecorder', () => {
       qps: 5,
       burst: 10,
       clock,
-      timers: clock.asTimers,
     });
     assert.equal(
       rec.record(nodeReference('node-a'), 'Normal', 'NodeReady', 'Node node-a status is now: NodeReady'),
@@ -72,7 +71,7 @@ describe('EventRecorder', () => {
   it('passes a burst, drops beyond it, and refills at qps', async () => {
     const clock = new FakeClock();
     const fake = new FakeSink();
-    const rec = new EventRecorder({ client: fake.sink, host: 'n', qps: 2, burst: 3, clock, timers: clock.asTimers });
+    const rec = new EventRecorder({ client: fake.sink, host: 'n', qps: 2, burst: 3, clock });
     const results = Array.from({ length: 6 }, (_, i) => rec.record(nodeReference('n'), 'Normal', 'R', `m${i}`));
     assert.deepEqual(results, [true, true, true, false, false, false]);
     assert.equal(rec.dropped, 3);

@@ -9,7 +9,6 @@ import {
   buildNodeStatus,
   computeAllocatable,
   computeCapacity,
-  formatMicroTime,
   isNodeAgentError,
   LeaseRenewer,
   leasePath,
@@ -19,9 +18,10 @@ import {
   type HostSystemInfo,
   type StatusClient,
 } from '../../../src/agent/node/index.js';
+import { formatMicroTime } from '../../../src/util/clock.js';
 import { createEventDirectly, EventRecorder, nodeReference } from '../../../src/client/events.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
-import { FakeClock, TimerCountingClock } from './fakeclock.js';
+import { FakeClock, TimerCountingClock } from '../../helpers/fakeclock.js';
 import { freePort } from './netutil.js';
 import { waitFor } from '../../helpers/wait.js';
 

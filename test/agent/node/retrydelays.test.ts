@@ -9,7 +9,7 @@ import {
   type LeaseClient,
   type RegistrationClient,
 } from '../../../src/agent/node/index.js';
-import { FakeClock } from './fakeclock.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 
 const refused = (): Promise<never> => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'));
 

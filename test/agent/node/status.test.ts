@@ -6,14 +6,13 @@ import {
   conditionEvents,
   computeAllocatable,
   computeCapacity,
-  formatMicroTime,
-  formatTime,
   nodeStatusChanged,
   parseOSRelease,
   statusPatch,
   type HostSystemInfo,
   type NodeStatusInput,
 } from '../../../src/agent/node/index.js';
+import { formatMicroTime, formatTime } from '../../../src/util/clock.js';
 
 const system: HostSystemInfo = {
   machineID: 'm-1',

@@ -15,7 +15,7 @@ import {
 } from '../../../src/api/dkc/rollout.js';
 import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
-import { FakeClock } from '../../agent/node/fakeclock.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 import { FakeApi } from './fakeapi.js';
 import { NEW, OLD, OLD_ACTIVE, at, iso, lease, node, rollout, switched, type SpecFields } from './fixtures.js';
 

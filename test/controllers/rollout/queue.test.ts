@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkQueue } from '../../../src/controllers/rollout/queue.js';
 import { WrittenObjects } from '../../../src/controllers/rollout/written.js';
-import { FakeClock } from '../../agent/node/fakeclock.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 
 describe('WorkQueue', () => {
   it('a key added several times before it is taken is processed once', async () => {

@@ -36,6 +36,7 @@ import {
 } from '../../../src/server/auth/rbacresources.js';
 import { leases, nodes } from '../../../src/server/registry.js';
 import { parseRequestInfo } from '../../../src/server/requestinfo.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 
 const node1: UserInfo = { name: 'system:node:node-1', groups: ['system:nodes', 'system:authenticated'] };
 
@@ -679,7 +680,9 @@ describe('agent webhook authorization', () => {
   });
 
   it('caches allowed answers for the authorized TTL and refusals for the unauthorized TTL', async () => {
-    let now = 0;
+    const clock = new FakeClock(0);
+    /** Moves the clock to `ms`. */
+    const at = (ms: number): void => clock.advance(ms - clock.monotonicMs());
     let calls = 0;
     let answer = true;
     const w = new WebhookAuthorizer({
@@ -691,24 +694,24 @@ describe('agent webhook authorization', () => {
       },
       authorizedTTLMs: 300_000,
       unauthorizedTTLMs: 30_000,
-      now: () => now,
+      clock,
     });
     const u = { name: 'system:node:node-2', groups: ['system:nodes'] };
     const a = requestAttributes('GET', '/configz', 'n');
     assert.equal(await w.authorize({ name: 'admin', groups: ['system:masters'] }, a), true);
     assert.equal(calls, 0, 'system:masters is known to be allowed without a review');
     assert.equal(await w.authorize(u, a), true);
-    now = 299_000;
+    at(299_000);
     assert.equal(await w.authorize(u, a), true);
     assert.equal(calls, 1);
     answer = false;
-    now = 300_001;
+    at(300_001);
     assert.equal(await w.authorize(u, a), false);
-    now = 329_000;
+    at(329_000);
     assert.equal(await w.authorize(u, a), false);
     assert.equal(calls, 2);
     answer = true;
-    now = 330_002;
+    at(330_002);
     assert.equal(await w.authorize(u, a), true);
     assert.equal(calls, 3);
   });

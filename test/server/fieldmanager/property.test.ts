@@ -30,6 +30,7 @@ import { customKindType } from '../../../src/server/fieldmanager/types.js';
 import { paths as setPaths, type FieldSet } from '../../../src/server/fieldmanager/fieldset.js';
 import { pathString } from '../../../src/server/fieldmanager/pathelement.js';
 import type { KubeObject } from '../../../src/api/types.js';
+import { FakeClock } from '../../helpers/fakeclock.js';
 
 const schema = {
   type: 'object',
@@ -56,7 +57,6 @@ const schema = {
 };
 
 const API_VERSION = 'test.dkc.io/v1';
-let clock = Date.parse('2030-01-01T00:00:00Z');
 const fm = new FieldManager({
   type: customKindType(schema),
   group: 'test.dkc.io',
@@ -64,7 +64,7 @@ const fm = new FieldManager({
   kind: 'Widget',
   statusSubresource: false,
   emptyObject: () => ({ apiVersion: API_VERSION, kind: 'Widget' }),
-  now: () => new Date((clock += 1000)),
+  clock: new FakeClock(Date.parse('2030-01-01T00:00:00Z')),
 });
 
 type Manager = 'creator' | 'A' | 'B' | 'U' | 'before-first-apply';

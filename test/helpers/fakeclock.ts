@@ -1,7 +1,6 @@
 // A clock whose time moves only when a test says so; timers fire in due order during advance().
 
-import type { Timers } from '../../../src/client/index.js';
-import { systemClock, type Clock, type TimerHandle } from '../../../src/agent/node/index.js';
+import { systemClock, type Clock, type TimerHandle } from '../../src/util/clock.js';
 
 export class FakeClock implements Clock {
   private t: number;
@@ -46,11 +45,6 @@ export class FakeClock implements Clock {
 
   get pendingTimers(): number {
     return this.timers.size;
-  }
-
-  /** The same clock, for the client's TokenBucket. */
-  get asTimers(): Timers {
-    return this;
   }
 }
 
