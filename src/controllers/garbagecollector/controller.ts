@@ -6,7 +6,7 @@
 import type { ObjectReference, OwnerReference } from '../../api/types.js';
 import { ApiError, type KubeObject, type RestClient } from '../../client/index.js';
 import { discover, preferredResources } from '../../client/discovery.js';
-import { EventRecorder } from '../../client/events.js';
+import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
@@ -95,14 +95,7 @@ export class GarbageCollector implements RunningController {
     this.o = options;
     if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { clock: options.clock });
     this.informers = options.informers ?? this.ownInformers!;
-    this.events = new EventRecorder({
-      client: options.client,
-      host: '',
-      component: COMPONENT,
-      qps: 0,
-      burst: 0,
-      clock: options.clock,
-    });
+    this.events = controllerEventRecorder(options.client, COMPONENT, options.clock);
     if (options.signal.aborted) this.stopped = true;
     else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
