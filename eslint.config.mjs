@@ -51,7 +51,7 @@ const EXCEPTIONS = [
 ];
 
 // The time is read through the one Clock (src/util/clock.ts; docs/architecture.md, "Time"): src/ never calls
-// Date.now() or an argument-less new Date() itself. The files that may, each with its reason:
+// Date.now(), performance.now(), Date() or an argument-less new Date() itself. The files that may, with their reasons:
 const DIRECT_TIME_READS = [
   // The one time source: systemClock is where the process reads the system's clocks.
   { file: 'src/util/clock.ts', folder: 'util' },
@@ -62,7 +62,9 @@ const timeMessage =
   'read the time from a Clock (src/util/clock.ts): clock.now() for timestamps, clock.monotonicMs() for durations';
 const timeSelectors = [
   { selector: "MemberExpression[object.name='Date'][property.name='now']", message: timeMessage },
+  { selector: "MemberExpression[object.name='performance'][property.name='now']", message: timeMessage },
   { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: timeMessage },
+  { selector: "CallExpression[callee.name='Date']", message: timeMessage },
 ];
 
 /**
