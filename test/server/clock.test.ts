@@ -144,7 +144,10 @@ describe('the API server on its clock', () => {
     };
     const created = await json<Obj>('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     const conditions = created.status?.conditions ?? [];
-    assert.ok(conditions.some((c) => c.type === 'Established'), JSON.stringify(conditions));
+    assert.ok(
+      conditions.some((c) => c.type === 'Established'),
+      JSON.stringify(conditions),
+    );
     for (const c of conditions) assert.equal(c.lastTransitionTime, '2024-01-15T10:06:30Z', c.type);
   });
 });
