@@ -110,6 +110,11 @@ export interface EventRecorderOptions {
   maxInFlight?: number;
 }
 
+/** A controller's recorder: its component as the source, no host, no rate limit of its own (the client has one). */
+export function controllerEventRecorder(client: EventSink, component: string, clock: Clock): EventRecorder {
+  return new EventRecorder({ client, host: '', component, qps: 0, burst: 0, clock });
+}
+
 /**
  * Records events asynchronously. `record` returns at once: true when the event was handed to the API
  * client, false when it was dropped (rate limit, too many in flight, recorder stopped).

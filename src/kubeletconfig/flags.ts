@@ -14,7 +14,7 @@ import { DecodeError, DurationError, FeatureGateError, FlagError, QuantityError 
 import type { KubeletConfiguration, MemoryReservation } from './types.js';
 import { ADDED_FLAGS, EARLIER_NON_CONFIG_FLAGS, type FlagType, REMOVED_FLAGS } from './flag-history.js';
 import { FeatureGates, validate, type ValidateOptions, type ValidationResult } from './validation.js';
-import { Duration, goQuote, PARSE_BOOL, Quantity, setOwn } from './values.js';
+import { Duration, goParseBool, goQuote, Quantity, setOwn } from './values.js';
 import { errorMessage } from '../util/errors.js';
 
 // =========================================================================================================
@@ -196,7 +196,7 @@ export interface ParsedKubeletFlags {
 // Value parsers with Go's error texts.
 
 function parseBool(s: string): boolean {
-  const v = PARSE_BOOL[s];
+  const v = goParseBool(s);
   if (v === undefined) throw new Error(`strconv.ParseBool: parsing ${goQuote(s)}: invalid syntax`);
   return v;
 }

@@ -6,7 +6,7 @@
 
 import { aggregate, distinct, FeatureGateError, QuantityError } from './errors.js';
 import type { KubeletConfiguration } from './types.js';
-import { Duration, goFloatG, goMapString, goQuote, goSliceString, PARSE_BOOL, Quantity } from './values.js';
+import { Duration, goFloatG, goMapString, goQuote, goSliceString, goParseBool, Quantity } from './values.js';
 
 // =========================================================================================================
 // The feature gates a 1.22 kubelet process knows (kube gates, the generic apiserver gates registered in the
@@ -733,7 +733,7 @@ export function validateStartup(config: KubeletConfiguration, options: StartupOp
           errors.push(`unsupported cpumanager option: ${goQuote(k)} (${v})`);
           break;
         }
-        if (!(v in PARSE_BOOL)) {
+        if (goParseBool(v) === undefined) {
           errors.push(`bad value for option ${goQuote(k)}: strconv.ParseBool: parsing ${goQuote(v)}: invalid syntax`);
           break;
         }

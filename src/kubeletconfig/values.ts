@@ -699,17 +699,12 @@ export class Quantity {
 }
 
 /** strconv.ParseBool's accepted spellings and their values. */
-export const PARSE_BOOL: Readonly<Record<string, boolean>> = {
-  '1': true,
-  t: true,
-  T: true,
-  TRUE: true,
-  true: true,
-  True: true,
-  '0': false,
-  f: false,
-  F: false,
-  FALSE: false,
-  false: false,
-  False: false,
-};
+const PARSE_BOOL: ReadonlyMap<string, boolean> = new Map([
+  ...['1', 't', 'T', 'TRUE', 'true', 'True'].map((s) => [s, true] as const),
+  ...['0', 'f', 'F', 'FALSE', 'false', 'False'].map((s) => [s, false] as const),
+]);
+
+/** strconv.ParseBool: the value of one of its spellings, undefined for anything else. */
+export function goParseBool(s: string): boolean | undefined {
+  return PARSE_BOOL.get(s);
+}

@@ -248,6 +248,11 @@ test('invalid values fail with pflag messages', () => {
     flagError(['--enable-server=maybe']),
     'invalid argument "maybe" for "--enable-server" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
   );
+  // An inherited property of a plain object is no spelling of a bool.
+  assert.equal(
+    flagError(['--enable-server=constructor']),
+    'invalid argument "constructor" for "--enable-server" flag: strconv.ParseBool: parsing "constructor": invalid syntax',
+  );
   assert.equal(
     flagError(['--sync-frequency=10']),
     'invalid argument "10" for "--sync-frequency" flag: time: missing unit in duration "10"',

@@ -81,6 +81,13 @@ test('manager policies and their gates', () => {
   );
   assert.deepEqual(
     startup(
+      (c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'full-pcpus-only': 'constructor' })),
+      gates,
+    ).errors,
+    ['bad value for option "full-pcpus-only": strconv.ParseBool: parsing "constructor": invalid syntax'],
+  );
+  assert.deepEqual(
+    startup(
       (c) => ((c.cpuManagerPolicy = 'static'), (c.cpuManagerPolicyOptions = { 'align-by-socket': 'true' })),
       gates,
     ).errors,

@@ -5,7 +5,8 @@
 
 import type { ObjectReference, OwnerReference } from '../../api/types.js';
 import { ApiError, type KubeObject, type RestClient } from '../../client/index.js';
-import { EventRecorder } from '../../client/events.js';
+import { discover, preferredResources } from '../../client/discovery.js';
+import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
@@ -32,13 +33,12 @@ import {
 import { OwnerGraph, type GraphNode } from './graph.js';
 import { logs } from './messages.js';
 import {
-  collectable,
+  collectableResources,
   collectionPath,
   discovered,
   objectPath,
   ResourceMap,
   type CrdNames,
-  type DiscoveredResource,
   type GcResource,
 } from './resources.js';
 
@@ -72,13 +72,6 @@ interface Monitor {
   informer: InformerLike<Obj>;
 }
 
-interface GroupList {
-  groups?: { name: string; preferredVersion?: { version: string } }[];
-}
-interface ResourceList {
-  resources?: DiscoveredResource[];
-}
-
 export class GarbageCollector implements RunningController {
   private readonly o: GarbageCollectorOptions;
   private readonly graph = new OwnerGraph();
@@ -102,14 +95,7 @@ export class GarbageCollector implements RunningController {
     this.o = options;
     if (!options.informers) this.ownInformers = new SharedInformerFactory(options.client, { clock: options.clock });
     this.informers = options.informers ?? this.ownInformers!;
-    this.events = new EventRecorder({
-      client: options.client,
-      host: '',
-      component: COMPONENT,
-      qps: 0,
-      burst: 0,
-      clock: options.clock,
-    });
+    this.events = controllerEventRecorder(options.client, COMPONENT, options.clock);
     if (options.signal.aborted) this.stopped = true;
     else options.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
@@ -156,22 +142,12 @@ export class GarbageCollector implements RunningController {
   }
 
   private async discover(): Promise<GcResource[]> {
-    const signal = this.o.signal;
-    const core = await this.o.client.get<ResourceList>('/api/v1', { signal });
-    const out = collectable('', 'v1', core.resources ?? []);
-    const groups = await this.o.client.get<GroupList>('/apis', { signal });
-    for (const g of groups.groups ?? []) {
-      const version = g.preferredVersion?.version;
-      if (!version) continue;
-      try {
-        const list = await this.o.client.get<ResourceList>(`/apis/${g.name}/${version}`, { signal });
-        out.push(...collectable(g.name, version, list.resources ?? []));
-      } catch (err) {
-        // A group that went between the two reads: the next discovery sees it as it is.
-        if (!(err instanceof ApiError && err.status.code === 404)) throw err;
-      }
+    const found = await discover(this.o.client, this.o.signal);
+    for (const err of found.failed.values()) {
+      // A group that went between the two reads: the next discovery sees it as it is.
+      if (!(err instanceof ApiError && err.status.code === 404)) throw err;
     }
-    return out;
+    return collectableResources(preferredResources(found.groups, found.lists));
   }
 
   private rediscoverSoon(): void {

@@ -2,6 +2,8 @@
 // custom, cluster-scoped or namespaced, in each group's preferred version, that can be listed, watched and deleted —
 // less Events, which kube's collector ignores too. And where an owner reference's kind lives. Pure.
 
+import type { DiscoveredResource, ResourceList } from '../../client/discovery.js';
+
 export interface GcResource {
   group: string;
   version: string;
@@ -9,13 +11,6 @@ export interface GcResource {
   resource: string;
   kind: string;
   namespaced: boolean;
-}
-
-export interface DiscoveredResource {
-  name: string;
-  kind: string;
-  namespaced: boolean;
-  verbs: readonly string[];
 }
 
 const IGNORED = new Set(['/events', 'events.k8s.io/events']);
@@ -28,7 +23,17 @@ export function collectable(group: string, version: string, resources: readonly 
       (r) =>
         !r.name.includes('/') && !IGNORED.has(`${group}/${r.name}`) && NEEDED_VERBS.every((v) => r.verbs.includes(v)),
     )
-    .map((r) => ({ group, version, resource: r.name, kind: r.kind, namespaced: r.namespaced }));
+    .map((r) => ({ group, version, resource: r.name, kind: r.kind ?? '', namespaced: r.namespaced }));
+}
+
+/** The collectable resources of the preferred resource lists (client-go's ServerPreferredResources). */
+export function collectableResources(lists: readonly ResourceList[]): GcResource[] {
+  return lists.flatMap((l) => {
+    const slash = l.groupVersion.indexOf('/');
+    const [group, version] =
+      slash < 0 ? ['', l.groupVersion] : [l.groupVersion.slice(0, slash), l.groupVersion.slice(slash + 1)];
+    return collectable(group, version, l.resources);
+  });
 }
 
 function prefix(r: GcResource): string {

@@ -22,10 +22,8 @@ import {
   discoveryFailureMessage,
   preferredNamespacedResources,
   type DeletableResource,
-  type DiscoveredGroup,
-  type DiscoveredResource,
-  type ResourceLists,
 } from './discovery.js';
+import { discover, type Discovery, type ResourceList } from '../../client/discovery.js';
 import { logs } from './messages.js';
 
 type NamespaceObject = Namespace & KubeObject;
@@ -44,8 +42,6 @@ export class ContentRemainingError extends Error {
 }
 
 const nsPath = (name: string): string => `/api/v1/namespaces/${encodeURIComponent(name)}`;
-const gvPath = (groupVersion: string): string =>
-  groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`;
 /** 404 and 405: the resource does not serve the operation after all (the deleter then does without it). */
 const notServed = (err: unknown): boolean => isApiError(err, 404) || isApiError(err, 405);
 
@@ -166,39 +162,17 @@ export class NamespacedResourcesDeleter {
   }
 
   /** Every namespaced resource in its group's preferred version; a failure names the group versions that failed. */
-  private async discover(): Promise<{
-    lists: { groupVersion: string; resources: DiscoveredResource[] }[];
-    failure?: string;
-  }> {
-    let groups: DiscoveredGroup[];
+  private async discover(): Promise<{ lists: ResourceList[]; failure?: string }> {
+    let found: Discovery;
     try {
-      const core = await this.client.get<{ versions?: string[] }>('/api', { signal: this.signal });
-      const apis = await this.client.get<{ groups?: DiscoveredGroup[] }>('/apis', { signal: this.signal });
-      const versions = (core.versions ?? []).map((v) => ({ groupVersion: v, version: v }));
-      groups = [
-        { name: '', versions, ...(versions[0] ? { preferredVersion: versions[0] } : {}) },
-        ...(apis.groups ?? []),
-      ];
+      found = await discover(this.client, this.signal);
     } catch (err) {
       return { lists: [], failure: errorMessage(err) };
     }
-    const lists: ResourceLists = new Map();
-    const failed: Record<string, string> = {};
-    const groupVersions = groups.flatMap((g) => g.versions.map((v) => v.groupVersion));
-    await Promise.all(
-      groupVersions.map(async (gv) => {
-        try {
-          const list = await this.client.get<{ resources?: DiscoveredResource[] }>(gvPath(gv), { signal: this.signal });
-          lists.set(gv, { groupVersion: gv, resources: list.resources ?? [] });
-        } catch (err) {
-          failed[gv] = errorMessage(err);
-        }
-      }),
-    );
-    const preferred = preferredNamespacedResources(groups, lists);
-    return Object.keys(failed).length > 0
-      ? { lists: preferred, failure: discoveryFailureMessage(failed) }
-      : { lists: preferred };
+    const lists = preferredNamespacedResources(found.groups, found.lists);
+    if (found.failed.size === 0) return { lists };
+    const failed = Object.fromEntries([...found.failed].map(([gv, err]) => [gv, errorMessage(err)]));
+    return { lists, failure: discoveryFailureMessage(failed) };
   }
 
   /** Deletes `gvr`'s objects in `namespace`, then reads what is left. */

@@ -1,7 +1,15 @@
 // Which resources a terminating namespace may hold, found as kube's namespace controller finds them (client-go's
 // ServerPreferredNamespacedResources, then the ones that take delete): every namespaced resource of every group, built
 // in or custom, in its group's preferred version, subresources left out. A group version whose discovery fails is left
-// out and named in the failure; a group version that does not parse fails the whole set. Pure: the controller fetches.
+// out and named in the failure; a group version that does not parse fails the whole set. Pure: the controller fetches
+// through src/client/discovery.ts.
+
+import {
+  preferredResources,
+  type DiscoveredGroup,
+  type ResourceList,
+  type ResourceLists,
+} from '../../client/discovery.js';
 
 export interface GroupVersionResource {
   group: string;
@@ -14,21 +22,7 @@ export interface DeletableResource extends GroupVersionResource {
   verbs: string[];
 }
 
-/** An APIGroup of /apis (the core group: name '' and version v1, from /api). */
-export interface DiscoveredGroup {
-  name: string;
-  versions: { groupVersion: string; version: string }[];
-  preferredVersion?: { groupVersion: string; version: string };
-}
-
-export interface DiscoveredResource {
-  name: string;
-  namespaced: boolean;
-  verbs: string[];
-}
-
-/** An APIResourceList, by groupVersion. */
-export type ResourceLists = Map<string, { groupVersion: string; resources: DiscoveredResource[] }>;
+export type { DiscoveredGroup, DiscoveredResource, ResourceLists } from '../../client/discovery.js';
 
 /** "group/version, Resource=resource", as Go prints a GroupVersionResource. */
 export function gvrString(gvr: GroupVersionResource): string {
@@ -43,35 +37,9 @@ export function discoveryFailureMessage(failed: Record<string, string>): string 
   return `Discovery failed for some groups, ${groups.length} failing: unable to retrieve the complete list of server APIs: ${groups.join(', ')}`;
 }
 
-/**
- * The namespaced resources in each group's preferred version (a resource served only in another version is taken
- * from the first version listing it), grouped by group version as discovered.
- */
-export function preferredNamespacedResources(
-  groups: readonly DiscoveredGroup[],
-  lists: ResourceLists,
-): { groupVersion: string; resources: DiscoveredResource[] }[] {
-  const chosen = new Map<string, { groupVersion: string; resource: DiscoveredResource }>();
-  const order: string[] = [];
-  for (const group of groups) {
-    for (const v of group.versions) {
-      const list = lists.get(v.groupVersion);
-      if (!list) continue;
-      if (!order.includes(v.groupVersion)) order.push(v.groupVersion);
-      for (const r of list.resources) {
-        if (r.name.includes('/')) continue;
-        const key = `${group.name}/${r.name}`;
-        if (chosen.has(key) && v.version !== group.preferredVersion?.version) continue;
-        chosen.set(key, { groupVersion: v.groupVersion, resource: r });
-      }
-    }
-  }
-  return order.map((groupVersion) => ({
-    groupVersion,
-    resources: [...chosen.values()]
-      .filter((c) => c.groupVersion === groupVersion && c.resource.namespaced)
-      .map((c) => c.resource),
-  }));
+/** The namespaced resources in each group's preferred version, grouped by group version as discovered. */
+export function preferredNamespacedResources(groups: readonly DiscoveredGroup[], lists: ResourceLists): ResourceList[] {
+  return preferredResources(groups, lists).map((l) => ({ ...l, resources: l.resources.filter((r) => r.namespaced) }));
 }
 
 /** apimachinery's ParseGroupVersion: "v1", "group/version"; more than one slash does not parse. */
@@ -88,7 +56,7 @@ export function parseGroupVersion(gv: string): { group: string; version: string 
  * all (as discovery.GroupVersionResources does).
  */
 export function deletableResources(
-  lists: readonly { groupVersion: string; resources: DiscoveredResource[] }[],
+  lists: readonly ResourceList[],
 ): { resources: DeletableResource[] } | { error: string } {
   const out: DeletableResource[] = [];
   for (const list of lists) {

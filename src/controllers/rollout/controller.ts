@@ -10,7 +10,7 @@
 
 import { deepEqual } from '../../api/equal.js';
 import type { ConfigMap, Lease, Node, OwnerReference } from '../../api/types.js';
-import { EventRecorder } from '../../client/events.js';
+import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
 import { isApiError, type RestClient } from '../../client/index.js';
@@ -147,14 +147,7 @@ export class RolloutController {
         ? new NodeConfigChannel(options.client, informers)
         : new NodeChannel(options.client);
     this.startedAt = options.clock.now();
-    this.events = new EventRecorder({
-      client: options.client,
-      host: '',
-      component: COMPONENT,
-      qps: 0,
-      burst: 0,
-      clock: options.clock,
-    });
+    this.events = controllerEventRecorder(options.client, COMPONENT, options.clock);
     this.wire();
     const metrics = options.metrics;
     this.removeMetrics = metrics ? registerRolloutMetrics(metrics, () => this.rollouts.store.list()) : () => undefined;

@@ -15,6 +15,8 @@ import {
   type OwnerState,
 } from '../../../src/controllers/garbagecollector/decide.js';
 import type { OwnerReference } from '../../../src/api/types.js';
+import { collectableResources } from '../../../src/controllers/garbagecollector/resources.js';
+import { preferredResources } from '../../../src/client/discovery.js';
 
 const ref = (uid: string, block = false): OwnerReference => ({
   apiVersion: 'v1',
@@ -146,3 +148,47 @@ describe('invalidNamespaceMessage', () => {
     );
   });
 });
+
+describe('the resources the collector watches', () => {
+  it("are the preferred version's resources that can be listed, watched and deleted, less Events and subresources", () => {
+    const lists = preferredResources(
+      [
+        { name: '', versions: [{ groupVersion: 'v1', version: 'v1' }] },
+        {
+          name: 'dkc.io',
+          versions: [
+            { groupVersion: 'dkc.io/v1', version: 'v1' },
+            { groupVersion: 'dkc.io/v1alpha1', version: 'v1alpha1' },
+          ],
+          preferredVersion: { groupVersion: 'dkc.io/v1', version: 'v1' },
+        },
+      ],
+      new Map([
+        [
+          'v1',
+          { groupVersion: 'v1', resources: [res('configmaps', true), res('events', true), res('nodes/status', false)] },
+        ],
+        ['dkc.io/v1', { groupVersion: 'dkc.io/v1', resources: [res('nodeconfigrollouts', false)] }],
+        [
+          'dkc.io/v1alpha1',
+          {
+            groupVersion: 'dkc.io/v1alpha1',
+            resources: [
+              res('nodeconfigrollouts', false),
+              res('oldkinds', true),
+              { ...res('views', true), verbs: ['get', 'list'] },
+            ],
+          },
+        ],
+      ]),
+    );
+    assert.deepEqual(
+      collectableResources(lists).map((r) => `${r.group}/${r.version}/${r.resource}`),
+      ['/v1/configmaps', 'dkc.io/v1/nodeconfigrollouts', 'dkc.io/v1alpha1/oldkinds'],
+    );
+  });
+});
+
+function res(name: string, namespaced: boolean): { name: string; kind: string; namespaced: boolean; verbs: string[] } {
+  return { name, kind: name, namespaced, verbs: ['list', 'watch', 'delete', 'get'] };
+}
