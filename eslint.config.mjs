@@ -50,10 +50,32 @@ const EXCEPTIONS = [
   { files: ['src/server/main.ts'], folder: 'server', also: ['controllers'] },
 ];
 
-/** The rules that keep `folder` to `allowed`: a relative import that climbs out of it into another folder of src/. */
-function layerRules(folder, allowed) {
+// The time is read through the one Clock (src/util/clock.ts; docs/architecture.md, "Time"): src/ never calls
+// Date.now(), performance.now(), Date() or an argument-less new Date() itself. The files that may, with their reasons:
+const DIRECT_TIME_READS = [
+  // The one time source: systemClock is where the process reads the system's clocks.
+  { file: 'src/util/clock.ts', folder: 'util' },
+  // Logging stamps each line with the moment it is written, as klog does; it takes no clock (every module logs).
+  { file: 'src/util/klog.ts', folder: 'util' },
+];
+const timeMessage =
+  'read the time from a Clock (src/util/clock.ts): clock.now() for timestamps, clock.monotonicMs() for durations';
+const timeSelectors = [
+  { selector: "MemberExpression[object.name='Date'][property.name='now']", message: timeMessage },
+  { selector: "MemberExpression[object.name='performance'][property.name='now']", message: timeMessage },
+  { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: timeMessage },
+  { selector: "CallExpression[callee.name='Date']", message: timeMessage },
+];
+
+/**
+ * The rules that keep `folder` to `allowed` (a relative import that climbs out of it into another folder of src/),
+ * and, unless `readsTime`, that keep it from reading the time directly. One rule set per file: ESLint's flat config
+ * replaces a rule's options, never merges them, so both restrictions share one no-restricted-syntax.
+ */
+function layerRules(folder, allowed, readsTime = false) {
   const refused = Object.keys(LAYERS).filter((f) => f !== folder && !allowed.includes(f));
-  if (refused.length === 0) return {};
+  const time = readsTime ? [] : timeSelectors;
+  if (refused.length === 0) return time.length === 0 ? {} : { 'no-restricted-syntax': ['error', ...time] };
   // Imports are relative: `../` as often as needed, then a top-level folder of src/ (no folder below src/<x>/ shares
   // a name with one). \x2F is `/`, which a selector's regular expression cannot contain.
   const source = `^(\\.\\.\\x2F)+(${refused.join('|')})\\x2F`;
@@ -64,6 +86,7 @@ function layerRules(folder, allowed) {
       'error',
       { selector: `ImportExpression > Literal[value=/${source}/]`, message },
       { selector: `TSImportType Literal[value=/${source}/]`, message },
+      ...time,
     ],
   };
 }
@@ -74,6 +97,8 @@ const layers = [
     rules: layerRules(folder, allowed),
   })),
   ...EXCEPTIONS.map(({ files, folder, also }) => ({ files, rules: layerRules(folder, [...LAYERS[folder], ...also]) })),
+  // Neither list names a file twice: a file in both would need the exception's imports here too.
+  ...DIRECT_TIME_READS.map(({ file, folder }) => ({ files: [file], rules: layerRules(folder, LAYERS[folder], true) })),
 ];
 
 // typescript-eslint's recommendedTypeChecked rules (its configs also set the parser and plugin, which the block below

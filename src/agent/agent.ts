@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { configureLogging, klog } from '../util/klog.js';
+import { systemClock } from '../util/clock.js';
 import {
   BASE_KUBELET_VERSION,
   kubeletVersion,
@@ -495,7 +496,7 @@ async function registerAndHeartbeat(
         // The config flags, so that whoever compares this node's config with a target sees what it would run.
         annotations: { [CONFIG_FLAGS_ANNOTATION]: configFlagsAnnotation(flags.kubelet) },
         signal: lifecycle.abort.signal,
-        status: source(new Date(), undefined),
+        status: source(systemClock.now(), undefined),
       })
     : undefined;
   if (lifecycle.stopped) return;

@@ -86,7 +86,7 @@ export async function createEventDirectly(
   spec: Omit<EventSpec, 'now' | 'unixNanos'> & { now?: Date },
   options: { signal?: AbortSignal } = {},
 ): Promise<Event> {
-  const now = spec.now ?? new Date();
+  const now = spec.now ?? systemClock.now();
   const event = buildEvent({ ...spec, now, unixNanos: directNamer.next(now) });
   return client.create<Event>(
     eventsPath(event.metadata.namespace!),

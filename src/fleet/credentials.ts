@@ -15,6 +15,7 @@ import { writeFileAtomic } from '../util/atomicfile.js';
 import type { LeafIssuer, LeafKeyPair } from '../pki/index.js';
 import { FleetError, messages } from './errors.js';
 import { errorMessage } from '../util/errors.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 export type NodeCredential = { certPem: string; keyPem: string } | { token: string };
 
@@ -47,8 +48,11 @@ async function readCA(certFile: string, keyFile: string): Promise<{ certPem: str
   return { certPem: await read(certFile), keyPem: await read(keyFile) };
 }
 
-/** Whether `certPem` was issued by `ca` for `key` and names `user` (a stale certificate from another cluster does not). */
-function stillValid(certPem: string, ca: X509Certificate, key: KeyObject, user: string): boolean {
+/**
+ * Whether `certPem` was issued by `ca` for `key`, names `user` (a stale certificate from another cluster does not) and
+ * has not expired at `now`.
+ */
+function stillValid(certPem: string, ca: X509Certificate, key: KeyObject, user: string, now: Date): boolean {
   try {
     const cert = new X509Certificate(certPem);
     return (
@@ -56,7 +60,7 @@ function stillValid(certPem: string, ca: X509Certificate, key: KeyObject, user: 
       cert.checkIssued(ca) &&
       cert.verify(ca.publicKey) &&
       cert.checkPrivateKey(key) &&
-      Date.parse(cert.validTo) > Date.now()
+      Date.parse(cert.validTo) > now.getTime()
     );
   } catch {
     return false;
@@ -69,6 +73,8 @@ export async function fleetCredentials(
   caCertFile: string,
   caKeyFile: string,
   kind: CredentialKind = 'token',
+  /** Wall time, for the tokens' issue time and the certificates' validity. */
+  clock: Clock = systemClock,
 ): Promise<CredentialSource> {
   const ca = await readCA(caCertFile, caKeyFile);
   if (kind === 'token') {
@@ -81,14 +87,17 @@ export async function fleetCredentials(
         cause: err,
       });
     }
-    return { credential: async (name) => ({ token: sign(name, Math.floor(Date.now() / 1000), TOKEN_TTL_SECONDS) }) };
+    return {
+      credential: async (name) => ({ token: sign(name, Math.floor(clock.now().getTime() / 1000), TOKEN_TTL_SECONDS) }),
+    };
   }
-  return certificateCredentials(dataDir, ca);
+  return certificateCredentials(dataDir, ca, clock);
 }
 
 async function certificateCredentials(
   dataDir: string,
   ca: { certPem: string; keyPem: string },
+  clock: Clock,
 ): Promise<CredentialSource> {
   const pki = await import('../pki/index.js');
   const issuer: LeafIssuer = await pki.leafIssuer(ca);
@@ -115,10 +124,11 @@ async function certificateCredentials(
       const user = `system:node:${name}`;
       const certFile = join(dir, 'pki', 'client.crt');
       const existing = await readOptional(certFile);
-      if (existing !== undefined && stillValid(existing, caX509, keyObject, user))
+      const now = clock.now();
+      if (existing !== undefined && stillValid(existing, caX509, keyObject, user, now))
         return { certPem: existing, keyPem: shared.keyPem };
       const issued = await issuer.issue(
-        { commonName: user, organizations: ['system:nodes'], usages: ['client'] },
+        { commonName: user, organizations: ['system:nodes'], usages: ['client'], now },
         shared,
       );
       await mkdir(join(dir, 'pki'), { recursive: true });

@@ -24,6 +24,7 @@ import { SharedListener } from './listener.js';
 import { SimulatedNode, type NodeEvent } from './node.js';
 import { ProgressTracker, type FleetProgress } from './progress.js';
 import { errorMessage } from '../util/errors.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 export interface FleetOptions {
   /** A kubeconfig for the API server (its URL and CA); its user watches the Nodes for progress. */
@@ -54,6 +55,8 @@ export interface FleetOptions {
   /** Restart pacing, as the supervisor's for `dkc up`'s agents. */
   backoff?: BackoffOptions;
   onEvent?: (e: NodeEvent) => void;
+  /** Wall time, for the node credentials and the progress tracker's start; the system clock by default. */
+  clock?: Clock;
 }
 
 export interface FleetStats {
@@ -194,7 +197,7 @@ async function serverAccess(
   const { token: _token, cert: _cert, key: _key, ...server } = await loadKubeconfig(options.kubeconfig);
   const adminConfig: ClientConfig = await loadKubeconfig(options.kubeconfig);
   const kind = options.credentials ?? 'token';
-  const credentials = await fleetCredentials(dataDir, caCert, caKey, kind);
+  const credentials = await fleetCredentials(dataDir, caCert, caKey, kind, options.clock ?? systemClock);
   const caPem = await readFile(caCert, 'utf8');
   // Token-authenticated nodes share the fleet's connections; certificates cannot.
   const pool = kind === 'token' ? sharedConnectionPool(server, REQUEST_CONNECTIONS) : undefined;
@@ -328,7 +331,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const byName = new Map(nodes.map((n) => [n.name, n]));
 
   const admin = new RestClient(access.adminConfig, { timeoutMs: 30_000 });
-  const tracker = new ProgressTracker(admin, new Set(byName.keys()), Date.now());
+  const tracker = new ProgressTracker(admin, new Set(byName.keys()), (options.clock ?? systemClock).now().getTime());
   tracker.start();
   const starter = new NodeStarter(nodes, options.startConcurrency ?? 64, tracker);
 

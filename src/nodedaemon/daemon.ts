@@ -23,6 +23,7 @@ import { createEventDirectly, nodeReference } from '../client/events.js';
 import { isApiError } from '../client/errors.js';
 import { Informer, RestClient, type KubeObject } from '../client/index.js';
 import { kubeletVersion, parseKubeletVersion, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { configureLogging } from '../util/klog.js';
 import { CheckpointStore } from '../agent/dynamicconfig/checkpoint.js';
 import type { AssignmentChannel, AssignmentObject, AssignmentWatch } from '../agent/dynamicconfig/assignment.js';
@@ -58,7 +59,10 @@ interface ConfigMapObject extends KubeObject {
   data?: Record<string, string>;
 }
 
-/** The health gate of the config the kubelet was last restarted with. */
+/**
+ * The health gate of the config the kubelet was last restarted with. Its times are wall-clock epoch milliseconds:
+ * restartedAt comes from the journal, which outlives the daemon's process.
+ */
 interface Gate {
   target: Target;
   digest: string;
@@ -152,11 +156,13 @@ export class NodeDaemon {
   constructor(
     readonly flags: NodeDaemonFlags,
     private readonly client: RestClient,
+    /** Wall time for the records, the journal and the health gate; the status manager and sync loop run on it too. */
+    private readonly clock: Clock = systemClock,
   ) {
     const dir = resolve(flags.dynamicConfigDir);
     this.store = new CheckpointStore(dir);
     this.files = new DaemonFiles(dir);
-    this.status = new ConfigStatusManager(configGauges(this.registry));
+    this.status = new ConfigStatusManager(configGauges(this.registry), undefined, clock);
   }
 
   /** The kubelet's file the daemon sets: its drop-in, or the --config file. */
@@ -258,6 +264,7 @@ export class NodeDaemon {
       ready: async () =>
         ((await this.assignment?.whenSynced()) ?? false) && ((await this.policyWatch?.ready()) ?? false),
       loopPeriodMs: tick,
+      clock: this.clock,
     });
     this.sync.startLoop();
     this.sync.poke();
@@ -371,8 +378,8 @@ export class NodeDaemon {
 
   /** Decides what the kubelet should run, and brings the kubelet's file and process there. */
   private async reconcile(): Promise<void> {
-    const assigned = (await this.store.readRecordOrQuarantine('assigned', new Date())).source;
-    const lastKnownGood = (await this.store.readRecordOrQuarantine('last-known-good', new Date())).source;
+    const assigned = (await this.store.readRecordOrQuarantine('assigned', this.clock.now())).source;
+    const lastKnownGood = (await this.store.readRecordOrQuarantine('last-known-good', this.clock.now())).source;
     let failed = await this.files.failed();
     if (failed && !sourcesEqual(failed.source, assigned)) {
       await this.files.setFailed(undefined);
@@ -431,7 +438,7 @@ export class NodeDaemon {
       if (trusted) this.status.setActive(target.source);
       if (this.gate?.digest !== digest) {
         log(messages.resumed(what));
-        this.gate = this.newGate(target, digest, journal?.restartedAt ?? Date.now());
+        this.gate = this.newGate(target, digest, journal?.restartedAt ?? this.clock.now().getTime());
       } else {
         this.gate.target = target;
       }
@@ -457,6 +464,7 @@ export class NodeDaemon {
       message: event,
       host: this.flags.nodeName,
       component: COMPONENT,
+      now: this.clock.now(),
     }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
     log(messages.restarting(this.flags.kubeletRestartCommand));
     try {
@@ -467,7 +475,7 @@ export class NodeDaemon {
       this.retryLater();
       return;
     }
-    const restartedAt = Date.now();
+    const restartedAt = this.clock.now().getTime();
     await this.files.setJournal({ digest, restarted: true, restartedAt });
     this.gate = this.newGate(target, digest, restartedAt);
   }
@@ -513,6 +521,7 @@ export class NodeDaemon {
       message,
       host: this.flags.nodeName,
       component: COMPONENT,
+      now: this.clock.now(),
     }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
   }
 
@@ -530,7 +539,7 @@ export class NodeDaemon {
       const problem = await probeHealthz(this.flags.kubeletHealthzURL, Math.min(5_000, this.flags.startTimeoutMs));
       const ready = this.nodeReady();
       if (this.gate !== gate) return;
-      const now = Date.now();
+      const now = this.clock.now().getTime();
       if (healthy({ healthz: problem === undefined, ready })) {
         gate.unhealthySince = undefined;
         gate.healthySince ??= now;

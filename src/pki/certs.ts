@@ -12,6 +12,7 @@ import { createPrivateKey, randomBytes, X509Certificate as NodeX509, type KeyObj
 import { isIP } from 'node:net';
 import { PkiError } from './errors.js';
 import { errorMessage } from '../util/errors.js';
+import { systemClock } from '../util/clock.js';
 
 x509.cryptoProvider.set(globalThis.crypto);
 
@@ -83,7 +84,7 @@ function randomSerial(): string {
 
 function validity(now: Date | undefined, days: number): { notBefore: Date; notAfter: Date } {
   if (!Number.isFinite(days) || days <= 0) throw invalid(`validity must be a positive number of days, got ${days}`);
-  const t = (now ?? new Date()).getTime();
+  const t = (now ?? systemClock.now()).getTime();
   return { notBefore: new Date(t - BACKDATE_MS), notAfter: new Date(t + days * DAY_MS) };
 }
 
@@ -294,7 +295,7 @@ export async function selfSignedServing(
 ): Promise<SelfSignedServing> {
   const host = hostnames[0] ?? ips[0];
   if (!host) throw invalid('a serving certificate needs at least one hostname or IP address');
-  const now = options.now ?? new Date();
+  const now = options.now ?? systemClock.now();
   const unix = Math.floor(now.getTime() / 1000);
   const ca = await createCA(`${host}-ca@${unix}`, { now, days: options.days ?? LEAF_DAYS });
   const leaf = await issueCert(ca, {

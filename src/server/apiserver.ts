@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { errors, StatusError, toStatusError } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
 import type { Store } from '../storage/store.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
@@ -27,7 +28,7 @@ import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { defaultRegistry, type Registry } from './registry.js';
 import { apiVersionOf, type ResourceDef } from './resourcedef.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
-import { ResourceStorage, keyPrefix, presentCustom, type WriteContext } from './resources.js';
+import { ResourceStorage, keyPrefix, presentCustom, type NamespaceLookup, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import type { ServedResource } from './openapi-paths.js';
@@ -73,6 +74,12 @@ export interface ApiServerOptions {
   audit?: AuditLog;
   /** `--emulated-version`: behave as this kube-apiserver release (Nodes, /version); absent, dkc's default. */
   emulatedVersion?: KubeVersion;
+  /**
+   * The server's one time source: objects' creation and deletion timestamps, managedFields' and conditions' times,
+   * tables' ages, node tokens' validity, the audit's request-received stamp, request metrics. The system clock by
+   * default.
+   */
+  clock?: Clock;
 }
 
 const JSON_TYPE = 'application/json';
@@ -164,10 +171,12 @@ export class ApiServer {
   private readonly crds?: CrdRegistrar;
   /** /metrics: kube-apiserver's request and storage metrics; in-process controllers add theirs to its registry. */
   readonly metrics: ApiMetrics;
+  private readonly clock: Clock;
 
   constructor(private readonly options: ApiServerOptions) {
+    this.clock = options.clock ?? systemClock;
     this.registry = options.registry ?? defaultRegistry(nodesAt(options.emulatedVersion));
-    this.authn = new Authenticator(options.tokens, nodeTokenKeys(options.tls.caPem));
+    this.authn = new Authenticator(options.tokens, nodeTokenKeys(options.tls.caPem), this.clock);
     this.authorizer = options.authorizer ?? alwaysAllow;
     this.proxy = new NodeProxy(options.kubeletClient);
     this.watchBufferLimit = options.watchBufferLimit ?? 16 * 1024 * 1024;
@@ -178,8 +187,9 @@ export class ApiServer {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.minRequestTimeout = options.minRequestTimeoutSeconds ?? 1800;
     for (const def of this.registry.all) this.mount(def);
-    this.metrics = new ApiMetrics({ objectCounts: () => this.objectCounts() });
-    if (this.registry.all.includes(customResourceDefinitions)) this.crds = new CrdRegistrar(this, options.store);
+    this.metrics = new ApiMetrics({ objectCounts: () => this.objectCounts(), clock: this.clock });
+    if (this.registry.all.includes(customResourceDefinitions))
+      this.crds = new CrdRegistrar(this, options.store, this.clock);
     this.server = https.createServer(
       {
         ca: options.tls.caPem,
@@ -225,12 +235,13 @@ export class ApiServer {
     const namespaces = this.registry.lookup('', 'v1', 'namespaces');
     const transform = def.custom ? (o: KubeObject) => presentCustom(def, o) : undefined;
     const cache = new WatchCache(store, keyPrefix(def), this.options.watchCacheSize ?? 1000, transform);
-    return new ResourceStorage(def, store, cache, this.options.admission ?? [], async (ns) => {
+    const namespaceOf: NamespaceLookup = async (ns) => {
       // Without namespaces served, any namespace is taken to exist (and to be Active).
       if (!namespaces) return { metadata: { name: ns } };
       const kv = await store.get(`${keyPrefix(namespaces)}${ns}`);
       return kv ? decodeObject(kv.value, kv.modRevision) : undefined;
-    });
+    };
+    return new ResourceStorage(def, store, cache, this.options.admission ?? [], namespaceOf, this.clock);
   }
 
   /** Serves a resource from now on (an established CustomResourceDefinition's version); resolves once its cache is filled. */
@@ -357,7 +368,7 @@ export class ApiServer {
     let impersonator: UserInfo | undefined;
     if (this.options.audit) {
       const audit = this.options.audit;
-      const received = new Date();
+      const received = this.clock.now();
       res.once('close', () => {
         audit.record({
           ...(impersonator && user ? { user: impersonator, impersonatedUser: user } : user ? { user } : {}),
@@ -610,7 +621,7 @@ export class ApiServer {
       return this.writeJson(
         res,
         201,
-        await answerReview(def, info.namespace, body, user, this.authorizer),
+        await answerReview(def, info.namespace, body, user, this.authorizer, this.clock.now()),
         req.headers['accept'],
       );
     }
@@ -669,7 +680,11 @@ export class ApiServer {
     this.checkAcceptable(accept);
     const obj = await storage.get(namespace, info.name);
     if (wantsTable(accept))
-      return this.writeJson(res, 200, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }));
+      return this.writeJson(
+        res,
+        200,
+        toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, this.clock.now().getTime()),
+      );
     return this.writeJson(res, 200, obj, accept);
   }
 
@@ -688,7 +703,8 @@ export class ApiServer {
     });
     const listMeta: { resourceVersion: string; continue?: string } = { resourceVersion: result.resourceVersion };
     if (result.continue) listMeta.continue = result.continue;
-    if (wantsTable(accept)) return this.writeJson(res, 200, toTable(def, result.items, listMeta));
+    if (wantsTable(accept))
+      return this.writeJson(res, 200, toTable(def, result.items, listMeta, this.clock.now().getTime()));
     return this.writeJson(res, 200, listOf(def, result.items, listMeta), accept);
   }
 
@@ -808,6 +824,7 @@ export class ApiServer {
       active: this.activeWatches,
       bufferLimit: this.watchBufferLimit,
       bookmarkIntervalMs: this.bookmarkIntervalMs,
+      clock: this.clock,
     };
     await new WatchSession(server, def, storage, request).run(req, res, user.name);
   }

@@ -27,6 +27,7 @@ import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.j
 import { finalizersForDelete, preconditionFailure, type DeleteOptions } from './deletion.js';
 import { refuseCreateInTerminating } from './namespacelifecycle.js';
 import { storedManagedFields } from './fieldmanager/storedform.js';
+import { formatTime, systemClock, type Clock } from '../util/clock.js';
 
 /** A namespace as stored, or undefined when there is none of that name. */
 export type NamespaceLookup = (namespace: string) => Promise<KubeObject | undefined>;
@@ -80,10 +81,6 @@ export function patchNamesResourceVersion(type: PatchType, patch: unknown): bool
 
 export function keyPrefix(def: ResourceDef): string {
   return def.custom ? customKeyPrefix(def.group, def.plural) : builtinKeyPrefix(def.group, def.plural);
-}
-
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -173,6 +170,8 @@ export class ResourceStorage {
     readonly cache: WatchCache,
     private readonly admission: AdmissionPlugin[],
     private readonly namespaceOf: NamespaceLookup,
+    /** Wall time, for creationTimestamp, deletionTimestamp and managedFields' times. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.prefix = keyPrefix(def);
     this.qualified = { group: def.group, name: def.plural };
@@ -418,7 +417,7 @@ export class ResourceStorage {
     this.checkFields(obj, ctx);
     const managedFields = applied
       ? applied.managedFields
-      : fieldManagerFor(this.def).update(undefined, obj, ctx.fieldManager ?? SERVER_MANAGER, '');
+      : fieldManagerFor(this.def, this.clock).update(undefined, obj, ctx.fieldManager ?? SERVER_MANAGER, '');
     if (managedFields) meta.managedFields = managedFields;
     else delete meta.managedFields;
     const requested = this.applyStrategy(obj, undefined, '', ctx, true);
@@ -427,7 +426,7 @@ export class ResourceStorage {
     for (let attempt = 0; attempt < 8; attempt++) {
       if (generate) meta.name = `${meta.generateName}${randomSuffix()}`;
       meta.uid = randomUUID();
-      meta.creationTimestamp = rfc3339(new Date());
+      meta.creationTimestamp = formatTime(this.clock.now());
       delete meta.deletionTimestamp;
       if (this.def.generation) meta.generation = 1;
       this.def.prepareForCreate?.(obj);
@@ -507,7 +506,12 @@ export class ResourceStorage {
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
       const managedFields = applied
         ? desired.metadata.managedFields
-        : fieldManagerFor(this.def).update(current, desired, ctx.fieldManager ?? SERVER_MANAGER, subresource);
+        : fieldManagerFor(this.def, this.clock).update(
+            current,
+            desired,
+            ctx.fieldManager ?? SERVER_MANAGER,
+            subresource,
+          );
       const next = this.prepareForUpdate(desired, current, subresource);
       if (managedFields) next.metadata.managedFields = managedFields;
       else delete next.metadata.managedFields;
@@ -677,7 +681,7 @@ export class ResourceStorage {
     subresource: string,
     ctx: WriteContext,
   ): Promise<KubeObject> {
-    const fm = fieldManagerFor(this.def);
+    const fm = fieldManagerFor(this.def, this.clock);
     const manager = ctx.fieldManager ?? SERVER_MANAGER;
     const pinned = patchNamesResourceVersion('apply', config);
     const applyTo = (current: KubeObject | undefined): KubeObject => {
@@ -775,7 +779,7 @@ export class ResourceStorage {
       const finalizers = finalizersForDelete(current.metadata.finalizers ?? [], options);
       const held = finalizers === undefined ? current : { ...current, metadata: { ...current.metadata, finalizers } };
       if (finalizers !== undefined && finalizers.length === 0) delete held.metadata.finalizers;
-      const now = rfc3339(new Date());
+      const now = formatTime(this.clock.now());
       // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers).
       const own = this.def.deletion?.onDelete(held, now);
       if (own && 'keep' in own) return current;

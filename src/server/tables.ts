@@ -12,6 +12,7 @@ export function wantsTable(accept: string | undefined): boolean {
   });
 }
 
+/** One row; `now` is the wall time in epoch milliseconds that ages (the AGE column) count from. */
 export function tableRow(def: ResourceDef, obj: KubeObject, now: number): object {
   const { managedFields: _mf, ...metadata } = obj.metadata as KubeObject['metadata'] & { managedFields?: unknown };
   return {
@@ -24,8 +25,8 @@ export function toTable(
   def: ResourceDef,
   objects: KubeObject[],
   listMeta: { resourceVersion?: string; continue?: string },
+  now: number,
   includeColumns = true,
-  now = Date.now(),
 ): object {
   return {
     kind: 'Table',

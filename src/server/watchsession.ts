@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, toStatusError, type StatusError } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
+import type { Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import type { RequestInfo } from './requestinfo.js';
 import type { ResourceStorage } from './resources.js';
@@ -66,6 +67,8 @@ export interface WatchServer {
   /** Bytes a client may fall behind before it is dropped. */
   bufferLimit: number;
   bookmarkIntervalMs: number;
+  /** Wall time, for the table rows' ages. */
+  clock: Clock;
 }
 
 type Sent = { type: EventType; object: KubeObject; rv: number };
@@ -176,7 +179,7 @@ export class WatchSession {
       apiVersion: 'meta.k8s.io/v1',
       metadata: { resourceVersion: typed.metadata.resourceVersion },
       columnDefinitions: this.firstRow ? this.def.columns : [],
-      rows: [tableRow(this.def, typed, Date.now())],
+      rows: [tableRow(this.def, typed, this.server.clock.now().getTime())],
     };
     this.firstRow = false;
     return encodeEvent(type, t);

@@ -30,6 +30,7 @@ import {
   type WatchEvent,
   type WatchHandlers,
 } from './store.js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import type * as Etcd3Module from 'etcd3';
 import { errorMessage } from '../util/errors.js';
@@ -59,6 +60,8 @@ export interface EtcdStoreOptions {
   watchResumeTimeoutMs?: number;
   /** Receives what a watch handler threw. Default: logged. */
   onHandlerError?: (err: unknown) => void;
+  /** Times a broken watch's resume window and backoff (monotonic side). Default: the system clock. */
+  clock?: Clock;
 }
 
 export const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60_000;
@@ -82,7 +85,7 @@ class EtcdWatch implements Watch {
   private after: number;
   private failingSince: number | undefined;
   private attempt = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private retryTimer: TimerHandle = undefined;
 
   constructor(
     private readonly store: EtcdStore,
@@ -91,6 +94,7 @@ class EtcdWatch implements Watch {
     fromRevision: number,
     private readonly handlers: WatchHandlers,
     private readonly resumeTimeoutMs: number,
+    private readonly clock: Clock,
   ) {
     this.after = fromRevision;
   }
@@ -133,7 +137,7 @@ class EtcdWatch implements Watch {
   }
 
   private close(): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const s = this.stream;
     this.stream = undefined;
@@ -200,7 +204,7 @@ class EtcdWatch implements Watch {
       this.fail(new StoreError('DKC_STORE_UNAVAILABLE', 'the store was closed'));
       return;
     }
-    const now = Date.now();
+    const now = this.clock.monotonicMs();
     this.failingSince ??= now;
     if (now - this.failingSince >= this.resumeTimeoutMs) {
       this.fail(
@@ -215,7 +219,7 @@ class EtcdWatch implements Watch {
     }
     const delay = Math.min(MAX_RESUME_BACKOFF_MS, 50 * 2 ** this.attempt++);
     klog.warning(`etcd watch broke (${errorMessage(err)}); resuming after revision ${this.after} in ${delay} ms`);
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       this.open();
     }, delay);
@@ -257,7 +261,8 @@ export class EtcdStore implements Store {
             },
           }
         : {}),
-      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+      // gRPC takes a deadline in epoch milliseconds: the system's wall time by its contract, never a test's clock.
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: systemClock.now().getTime() + timeout }),
     });
     const store = new EtcdStore(client, options);
     try {
@@ -440,6 +445,7 @@ export class EtcdStore implements Store {
       fromRevision,
       handlers,
       this.options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS,
+      this.options.clock ?? systemClock,
     );
     this.watches.add(w);
     w.open();

@@ -5,6 +5,7 @@
 
 import { createRequire } from 'node:module';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { systemClock } from './clock.js';
 
 export type { Counter, Gauge, Histogram, Registry };
 
@@ -32,7 +33,7 @@ const FILES: Record<keyof PromParts, string> = {
 export function promPart<K extends keyof PromParts>(name: K): PromParts[K] {
   const have = loaded[name];
   if (have !== undefined) return have;
-  const start = performance.now();
+  const start = systemClock.monotonicMs();
   let part: PromParts[K];
   try {
     part = require(FILES[name]) as PromParts[K];
@@ -40,21 +41,21 @@ export function promPart<K extends keyof PromParts>(name: K): PromParts[K] {
     // A prom-client whose file layout moved: the entry point has the same classes, only slower to load.
     part = (require('prom-client') as PromParts)[name];
   }
-  loadMillis += performance.now() - start;
+  loadMillis += systemClock.monotonicMs() - start;
   loaded = { ...loaded, [name]: part };
   return part;
 }
 
 /** prom-client's process_* and nodejs_* collectors (tens of ms to load). */
 export function collectDefaultMetrics(registry: Registry, prefix?: string): void {
-  const start = performance.now();
+  const start = systemClock.monotonicMs();
   let collect: CollectDefaultMetrics;
   try {
     collect = require('prom-client/lib/defaultMetrics') as CollectDefaultMetrics;
   } catch {
     collect = (require('prom-client') as { collectDefaultMetrics: CollectDefaultMetrics }).collectDefaultMetrics;
   }
-  loadMillis += performance.now() - start;
+  loadMillis += systemClock.monotonicMs() - start;
   collect(prefix === undefined ? { register: registry } : { register: registry, prefix });
 }
 

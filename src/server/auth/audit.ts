@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { UserInfo } from '../authz.js';
 import type { RequestInfo } from '../requestinfo.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 
 export interface AuditRecord {
   user?: UserInfo;
@@ -24,7 +25,7 @@ function userJson(u: UserInfo): Record<string, unknown> {
   return { username: u.name, ...(u.uid ? { uid: u.uid } : {}), groups: u.groups };
 }
 
-export function auditEvent(r: AuditRecord, now = new Date()): Record<string, unknown> {
+export function auditEvent(r: AuditRecord, now = systemClock.now()): Record<string, unknown> {
   const ev: Record<string, unknown> = {
     kind: 'Event',
     apiVersion: 'audit.k8s.io/v1',
@@ -58,7 +59,11 @@ export function auditEvent(r: AuditRecord, now = new Date()): Record<string, unk
 export class AuditLog {
   private readonly out: WriteStream;
 
-  constructor(path: string) {
+  constructor(
+    path: string,
+    /** Wall time, for each event's stageTimestamp. */
+    private readonly clock: Clock = systemClock,
+  ) {
     // Appending keeps the history across restarts, as a log file that rotation tools manage should.
     this.out = createWriteStream(path, { flags: 'a', mode: 0o600 });
     this.out.on('error', () => {
@@ -67,7 +72,7 @@ export class AuditLog {
   }
 
   record(r: AuditRecord): void {
-    this.out.write(JSON.stringify(auditEvent(r)) + '\n');
+    this.out.write(JSON.stringify(auditEvent(r, this.clock.now())) + '\n');
   }
 
   close(): Promise<void> {

@@ -7,6 +7,7 @@ import type { ResourceDef } from '../resourcedef.js';
 import { accessReviewResources, answerAccessReview, checkReviewTypeMeta } from './accessreview.js';
 import { answerRulesReview, selfSubjectRulesReviews } from './rulesreview.js';
 import { answerSelfSubjectReview, selfSubjectReviews } from './selfsubjectreview.js';
+import { systemClock } from '../../util/clock.js';
 
 export const reviewResources: ResourceDef[] = [...accessReviewResources, selfSubjectRulesReviews, selfSubjectReviews];
 
@@ -21,7 +22,7 @@ export async function answerReview(
   body: Record<string, unknown>,
   requester: UserInfo,
   authorizer: Authorizer,
-  now: Date = new Date(),
+  now: Date = systemClock.now(),
 ): Promise<KubeObject> {
   if (def.group === selfSubjectRulesReviews.group && def.plural === selfSubjectRulesReviews.plural) {
     checkReviewTypeMeta(def, body);

@@ -9,6 +9,7 @@ import { StatusError } from '../../api/errors.js';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject } from '../../api/types.js';
 import type { Store } from '../../storage/store.js';
+import { formatTime, systemClock, type Clock } from '../../util/clock.js';
 import { klog } from '../../util/klog.js';
 import type { UserInfo } from '../authz.js';
 import { KeyQueue } from '../keyqueue.js';
@@ -52,6 +53,8 @@ export class CrdRegistrar {
   constructor(
     private readonly host: ResourceHost,
     private readonly store: Store,
+    /** Wall time, for the conditions' lastTransitionTime. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private get storage(): ResourceStorage {
@@ -129,7 +132,7 @@ export class CrdRegistrar {
   /** Conditions as apiextensions-apiserver's controllers write them: lastTransitionTime moves only with status. */
   private desiredStatus(crd: Crd): NonNullable<Crd['status']> {
     const conflict = this.nameConflict(crd);
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = formatTime(this.clock.now());
     const old = crd.status?.conditions ?? [];
     const cond = (type: string, ok: boolean, reason: string, message: string): CrdCondition => {
       const status = ok ? 'True' : 'False';

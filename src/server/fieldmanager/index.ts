@@ -1,7 +1,7 @@
 // Server-side apply and managedFields for the served resources: one FieldManager per resource, typed from the one
 // schema source (built-in kinds) or from the CRD version's schema (custom kinds).
 
-import { systemClock } from '../../util/clock.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import type { ResourceDef } from '../resourcedef.js';
 import { FieldManager } from './manager.js';
 import { builtinKindType, customKindType } from './types.js';
@@ -9,10 +9,12 @@ import { builtinKindType, customKindType } from './types.js';
 export { ApplyError, FieldManager, LAST_APPLIED, type FieldManagerConfig } from './manager.js';
 export type { ManagedFieldsEntry } from './managed.js';
 
-const managers = new WeakMap<ResourceDef, FieldManager>();
+const managersByClock = new WeakMap<Clock, WeakMap<ResourceDef, FieldManager>>();
 
-/** The field manager of a served resource (built once per resource definition). */
-export function fieldManagerFor(def: ResourceDef): FieldManager {
+/** The field manager of a served resource on `clock` (built once per resource definition and clock). */
+export function fieldManagerFor(def: ResourceDef, clock: Clock = systemClock): FieldManager {
+  let managers = managersByClock.get(clock);
+  if (!managers) managersByClock.set(clock, (managers = new WeakMap()));
   let fm = managers.get(def);
   if (fm) return fm;
   const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
@@ -28,7 +30,7 @@ export function fieldManagerFor(def: ResourceDef): FieldManager {
       for (const f of def.structFields ?? []) o[f] = {};
       return o;
     },
-    clock: systemClock,
+    clock,
   });
   managers.set(def, fm);
   return fm;
