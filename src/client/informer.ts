@@ -4,7 +4,11 @@
 // server no longer has history that old (410 Gone, as an ERROR event or as the watch's answer) the only
 // way to catch up is a fresh list, whose differences from the cache become add/update/delete events.
 // Failures are retried forever with capped, jittered exponential backoff: an agent must outlive any API
-// server outage.
+// server outage. The backoff counts failures in a row: a watch that ran for at least minWatchDurationMs before it
+// broke off ends the run (the server was there; the outage that broke it is a new one and starts from the first
+// delay), and a 410 on a watch resumed after such a break relists at once (the server answered; the restarted
+// server has no history that old), so an informer reconnects within a delay or two of every server restart however
+// many restarts came before.
 
 import type { Status } from '../api/errors.js';
 import { backoffDelay } from '../util/backoff.js';
@@ -261,6 +265,8 @@ export class Informer<T extends KubeObject> {
     let freshList = false;
     const minWatchMs = this.options.minWatchDurationMs ?? 1000;
     while (!this.stopped) {
+      // When the watch of this round was opened; undefined until it is.
+      let opened: number | undefined;
       if (failures > 0) {
         await this.sleep(this.backoffDelay(failures));
         if (this.stopped) break;
@@ -283,6 +289,7 @@ export class Informer<T extends KubeObject> {
         const started = this.clock.monotonicMs();
         const stream = await this.client.watch<T>(this.path, watchOptions);
         this.stream = stream;
+        opened = started;
         // Guards against a half-open connection: a server that vanished without a FIN would otherwise
         // keep this watch open forever. The server ends healthy watches at timeoutSeconds itself.
         const watchdog = this.clock.setTimeout(() => stream.close(), (watchOptions.timeoutSeconds! + 30) * 1000);
@@ -311,7 +318,7 @@ export class Informer<T extends KubeObject> {
         if (this.stopped) break;
         if (expired) {
           needList = true;
-          if (freshList) failures++;
+          failures = freshList ? failures + 1 : 0;
           continue;
         }
         if (events === 0 && this.clock.monotonicMs() - started < minWatchMs) failures++;
@@ -320,9 +327,10 @@ export class Informer<T extends KubeObject> {
         if (this.stopped) break;
         if (isApiError(err) && isResourceExpired(err.status)) {
           needList = true;
-          if (freshList) failures++;
+          failures = freshList ? failures + 1 : 0;
           continue;
         }
+        if (opened !== undefined && this.timers.monotonicMs() - opened >= minWatchMs) failures = 0;
         failures++;
         this.emit('error', err);
       }

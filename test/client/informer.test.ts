@@ -233,6 +233,73 @@ describe('Informer', () => {
     }
   });
 
+  it('a watch that ran healthy before it broke off starts the backoff again from 200 ms, whatever failed before it', async () => {
+    const timers = new FakeTimers();
+    const boom = (): Step => (_req, res) => json(res, 500, status(500, 'InternalError', 'etcdserver: leader changed'));
+    let breakOff: () => void = () => undefined;
+    lists = [listOf('5', [])];
+    watches = [
+      boom(),
+      boom(),
+      (_req, res) => {
+        startWatch(res);
+        breakOff = () => void res.socket?.destroy(); // the server killed mid-watch: no clean end
+      },
+    ];
+    const inf = newInformer(timers);
+    inf.start();
+    try {
+      for (const ms of [200, 400]) {
+        const t = await timers.next(isBackoff);
+        assert.equal(t.ms, ms);
+        timers.fire(t);
+      }
+      await server.waitForRequest(isWatch, 3);
+      timers.advance(1000); // the watch stays open (quiet) for minWatchDurationMs
+      breakOff();
+      const t3 = await timers.next(isBackoff);
+      assert.equal(t3.ms, 200, 'a new outage: not the 800 ms of a third failure in a row');
+    } finally {
+      await inf.stop();
+    }
+  });
+
+  it('a resumed watch refused with 410 (a restarted server) relists at once, without the backoff of the failures before', async () => {
+    const timers = new FakeTimers();
+    const refused = (): Step => (_req, res) => void res.socket?.destroy();
+    lists = [listOf('50', [cm('a', '50')]), listOf('60', [cm('a', '55')])];
+    watches = [
+      async (_req, res) => {
+        const w = startWatch(res);
+        await w.send('MODIFIED', cm('a', '51'));
+        res.socket?.destroy(); // the server killed: it is down for three tries, then back without that history
+      },
+      refused(),
+      refused(),
+      (_req, res) => json(res, 410, status(410, 'Expired', 'too old resource version: 51 (58)')),
+    ];
+    const inf = newInformer(timers);
+    const rec = new Recorder(inf);
+    inf.start();
+    try {
+      for (const ms of [200, 400, 800]) {
+        const t = await timers.next(isBackoff);
+        assert.equal(t.ms, ms);
+        timers.fire(t);
+      }
+      const next = await Promise.race([
+        server.waitForRequest(isList, 2).then(() => 'relist'),
+        timers.next(isBackoff).then((t) => `backoff ${t.ms} ms`),
+      ]);
+      assert.equal(next, 'relist');
+      const w = await server.waitForRequest(isWatch, 5);
+      assert.equal(w.url.searchParams.get('resourceVersion'), '60');
+      assert.deepEqual(rec.log, ['add ns/a 50', 'update ns/a 50->51', 'update ns/a 51->55']);
+    } finally {
+      await inf.stop();
+    }
+  });
+
   it('computes capped, jittered delays', () => {
     const timers = new FakeTimers();
     const inf = newInformer(timers);

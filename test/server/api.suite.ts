@@ -342,6 +342,10 @@ export function apiSuite(storage: StorageBackend): void {
                 } catch (err) {
                   if (err instanceof ApiError && err.code === 409) {
                     conflicts++;
+                    // A jittered backoff doubling from 4 ms to 256 ms (client-go's retry.DefaultBackoff grows too) keeps
+                    // the contention, but no retry re-reads at once in lockstep with the other 19 to lose again: each
+                    // conflict still marks an update a server without the resourceVersion check would have lost.
+                    await new Promise((r) => setTimeout(r, Math.random() * 2 ** Math.min(attempt + 2, 8)));
                     continue;
                   }
                   throw err;

@@ -1,7 +1,10 @@
 // The sync loop (upstream's configsync.go): when poked by the Node or ConfigMap informer, it reads the Node's
 // spec.configSource, downloads the referenced ConfigMap, checkpoints its payload, records it as assigned and, when
 // what should run differs from what runs, asks the agent to restart. Failures set a `failed to sync: …` override on
-// the status and retry on the next tick; a reset to local clears both records.
+// the status and retry on the next tick; a reset to local clears both records. Beyond upstream: a download the API
+// server did not answer at all (it is down or restarting) is retried with the informers' backoff, 200 ms doubling up
+// to the tick, so a node assigned a config just before the server went away picks it up as soon as the server is back
+// rather than up to a tick later (the informers, which reconnect by then, bring no change that would poke it).
 
 import { klog } from '../../util/klog.js';
 import { log, logError } from './log.js';
@@ -26,6 +29,16 @@ import {
 import type { ConfigStatusManager } from './status.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
+import { backoffDelay } from '../../util/backoff.js';
+import { ClientError } from '../../client/errors.js';
+
+/** Retries of a download the API server did not answer: the informers' backoff, capped by the tick. */
+const UNANSWERED_RETRY = { initialMs: 200, maxMs: 10_000, jitter: 0.2 } as const;
+
+/** The request got no answer from the API server (refused, reset, timed out), as opposed to one it refused. */
+export function serverDidNotAnswer(err: unknown): boolean {
+  return err instanceof ClientError && (err.code === 'DKC_CLIENT_CONNECTION' || err.code === 'DKC_CLIENT_TIMEOUT');
+}
 
 /** A ConfigMap as the sync reads it. */
 export interface DownloadedConfigMap {
@@ -76,6 +89,8 @@ export class ConfigSync {
   private readonly idleWaiters: (() => void)[] = [];
   private loopTimer: NodeJS.Timeout | undefined;
   private lastLoop: number | undefined;
+  /** Downloads in a row that the API server did not answer: the backoff's count. */
+  private unanswered = 0;
 
   constructor(private readonly deps: SyncDeps) {}
 
@@ -170,16 +185,22 @@ export class ConfigSync {
     this.settle();
   }
 
-  /** `conditionReason`: how the ConfigOK condition words the failure (1.8's reasons); the error's text otherwise. */
-  private fail(reason: string, err: unknown, conditionReason?: string): void {
+  /**
+   * `conditionReason`: how the ConfigOK condition words the failure (1.8's reasons); the error's text otherwise.
+   * `unanswered`: the API server gave no answer, so the retry backs off from 200 ms instead of waiting a whole tick.
+   */
+  private fail(reason: string, err: unknown, conditionReason?: string, unanswered = false): void {
     const msg = errorMessage(err);
     logError(`${reason}, error: ${msg}`);
     this.deps.status.setErrorOverride(syncError(reason), conditionReason ?? msg);
+    this.unanswered = unanswered ? this.unanswered + 1 : 0;
     if (this.stopped || this.retryTimer) return;
+    const tick = this.deps.retryDelayMs();
+    const delay = unanswered ? Math.min(tick, backoffDelay(UNANSWERED_RETRY, this.unanswered)) : tick;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.poke();
-    }, this.deps.retryDelayMs());
+    }, delay);
   }
 
   private async syncConfigSource(): Promise<void> {
@@ -243,9 +264,11 @@ export class ConfigSync {
         DownloadError,
         new Error(`failed to download ${described}: ${errorMessage(err)}`),
         failSyncReasonDownload(ref.name, ref.namespace),
+        serverDidNotAnswer(err),
       );
       return undefined;
     }
+    this.unanswered = 0;
     // A configMapRef pins the object: the ConfigMap now under its name may be another one (1.8's UID check).
     if (source.configMapRef && cm.uid !== ref.uid) {
       const mismatch = uidMismatch(ref.uid ?? '', cm.uid ?? '');

@@ -11,6 +11,7 @@ import { ConfigStatusManager } from '../../../src/agent/dynamicconfig/status.js'
 import { ConfigSync } from '../../../src/agent/dynamicconfig/sync.js';
 import type { NodeConfigSource } from '../../../src/agent/dynamicconfig/source.js';
 import { noGauges } from './fixtures/gauges.js';
+import { ApiError, ClientError, statusFromResponse } from '../../../src/client/errors.js';
 
 const dirs: string[] = [];
 // A failed assertion must not leave a sync retrying (its timer would keep the test process alive).
@@ -146,6 +147,48 @@ describe('ConfigSync', () => {
     await ctx.sync.idle();
     ctx.sync.stop();
     assert.deepEqual(ctx.restarts, [{ configMap: { ...ref, name: 'cm2', uid: 'u2', resourceVersion: '9' } }]);
+  });
+  it('a download the API server did not answer (it is restarting) is retried after 200 ms, not the retry delay (60 s here)', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let downloads = 0;
+    const ctx = await setup({
+      source: { configMap: ref },
+      download: async () => {
+        if (++downloads > 2) return { uid: 'u1', resourceVersion: '7', data: { kubelet: 'payload' } };
+        throw new ClientError('DKC_CLIENT_CONNECTION', 'GET https://127.0.0.1:6443/api: connect ECONNREFUSED');
+      },
+    });
+    ctx.sync.poke();
+    await ctx.sync.idle();
+    assert.equal(downloads, 1);
+    assert.equal(ctx.status.current().error, 'failed to sync: failed to download config, see Kubelet log for details');
+    t.mock.timers.tick(200); // the first retry: 200 ms less up to a fifth at random
+    await ctx.sync.idle();
+    assert.equal(downloads, 2, 'retried after at most 200 ms');
+    t.mock.timers.tick(400); // the second: doubled
+    await ctx.sync.idle();
+    assert.equal(downloads, 3, 'retried again after at most 400 ms');
+    assert.deepEqual(ctx.restarts, [resolved]);
+  });
+  it('a download the API server refused waits for the retry delay (60 s here): only an unanswered one backs off', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let downloads = 0;
+    const ctx = await setup({
+      source: { configMap: ref },
+      download: async () => {
+        if (++downloads > 1) return { uid: 'u1', resourceVersion: '7', data: { kubelet: 'payload' } };
+        throw new ApiError(statusFromResponse(404, { message: 'configmaps "cm" not found' }));
+      },
+    });
+    ctx.sync.poke();
+    await ctx.sync.idle();
+    t.mock.timers.tick(59_999);
+    await ctx.sync.idle();
+    assert.equal(downloads, 1, 'no retry before the retry delay');
+    t.mock.timers.tick(1);
+    await ctx.sync.idle();
+    assert.equal(downloads, 2);
+    assert.deepEqual(ctx.restarts, [resolved]);
   });
   it('a poke before the Node is cached (the ConfigMap informer listed first) waits for it: no internal failure', async () => {
     let cached = false;
