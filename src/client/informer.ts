@@ -330,7 +330,7 @@ export class Informer<T extends KubeObject> {
           failures = freshList ? failures + 1 : 0;
           continue;
         }
-        if (opened !== undefined && this.timers.monotonicMs() - opened >= minWatchMs) failures = 0;
+        if (opened !== undefined && this.clock.monotonicMs() - opened >= minWatchMs) failures = 0;
         failures++;
         this.emit('error', err);
       }
