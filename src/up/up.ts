@@ -83,7 +83,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
   const simulated = int('--simulated-nodes', opts.simulatedNodes ?? '0', 0, 60_000);
   const port = int('--port', opts.port, 0, 65535);
   const versions = await kubeletVersions(opts.kubeletVersion);
-  const started = systemClock.monotonicMs();
+  const started = startClock();
   const storage = opts.storage ?? 'sqlite';
   if (storage !== 'sqlite' && storage !== 'etcd')
     throw new UpError('DKC_UP_INVALID_OPTION', messages.invalidStorage(storage));
@@ -158,6 +158,19 @@ async function startStack(
   }
 }
 
+/**
+ * When the run started: on the wall clock, to tell this run's reports (API timestamps) from an earlier run's, and on
+ * the monotonic clock, for how long it took.
+ */
+interface Started {
+  wallMs: number;
+  monotonicMs: number;
+}
+
+function startClock(): Started {
+  return { wallMs: systemClock.now().getTime(), monotonicMs: systemClock.monotonicMs() };
+}
+
 /** Waits (up to 60 s, or until `stopping`) for each agent's node to report Ready this run, printing a line for each. */
 async function waitForNodes(
   client: RestClient,
@@ -199,7 +212,7 @@ async function runLocked(
   simulated: number,
   port: number,
   storage: string,
-  started: number,
+  started: Started,
 ): Promise<void> {
   const { cluster, etcd } = await startStack(opts, nodes, simulated, port, storage);
   const forwarding = installSignalForwarding(cluster.supervisor, process);
@@ -207,14 +220,15 @@ async function runLocked(
   void forwarding.stopped.then(() => (stopping = true));
   const client = await RestClient.fromKubeconfig(cluster.kubeconfig);
   try {
-    await waitForNodes(client, cluster, nodes, started, () => stopping);
-    if (simulated > 0 && !stopping) await waitForSimulated(client, simulated, started, () => stopping, cluster.dataDir);
+    await waitForNodes(client, cluster, nodes, started.wallMs, () => stopping);
+    if (simulated > 0 && !stopping)
+      await waitForSimulated(client, simulated, started.wallMs, () => stopping, cluster.dataDir);
   } finally {
     client.close();
   }
   if (!stopping) {
     process.stdout.write(
-      `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'}${simulated > 0 ? ` and ${simulated} simulated` : ''} in ${((systemClock.monotonicMs() - started) / 1000).toFixed(1)} s). Use it with:\n` +
+      `dkc cluster is up (${nodes} node${nodes === 1 ? '' : 's'}${simulated > 0 ? ` and ${simulated} simulated` : ''} in ${((systemClock.monotonicMs() - started.monotonicMs) / 1000).toFixed(1)} s). Use it with:\n` +
         `  export KUBECONFIG=${cluster.kubeconfig}\n` +
         `  kubectl get nodes\n` +
         `Press Ctrl-C to stop.\n`,
