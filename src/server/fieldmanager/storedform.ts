@@ -11,7 +11,7 @@
 // the same entries, so stored objects of both forms live side by side.
 
 import { formatTime } from '../../util/clock.js';
-import { sorted, type FieldSet } from './fieldset.js';
+import type { FieldSet } from './fieldset.js';
 import { SELF } from './pathelement.js';
 
 type Json = Record<string, unknown>;
@@ -21,6 +21,8 @@ type CompactEntry =
 const ENTRY_KEYS = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'];
 const SPECIAL = /[\\,()*]/g;
 const SIMPLE = /^[A-Za-z0-9._/-]+$/;
+/** Where a name in the trie ends (or an escape begins). */
+const NAME_END = /[\\,()*]/g;
 
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,16 +35,18 @@ function fieldsView(obj: Json): Json {
   return { ...obj, metadata: rest };
 }
 
-/** Every field of `value` as a FieldSet (JSON's view: undefined members are absent), "." on inner nodes if `dots`. */
+/**
+ * Every field of `value` as a FieldSet (JSON's view: undefined members are absent), "." on inner nodes if `dots`; in
+ * FieldsV1's order ("." first, then the fields by name), as the set it stands for was stored.
+ */
 function fieldsOf(value: Json, dots: boolean): FieldSet {
+  const names = Object.keys(value).filter((k) => value[k] !== undefined);
   const out: FieldSet = {};
-  let inner = false;
-  for (const [k, v] of Object.entries(value)) {
-    if (v === undefined) continue;
+  if (dots && names.length > 0) out[SELF] = {};
+  for (const k of names.sort()) {
+    const v = value[k];
     out[`f:${k}`] = isObject(v) ? fieldsOf(v, dots) : {};
-    inner = true;
   }
-  if (dots && inner) out[SELF] = {};
   return out;
 }
 
@@ -137,10 +141,11 @@ class TrieReader {
   private pos = 0;
   constructor(private readonly text: string) {}
 
+  /** The set, in the order it was written (the encoder wrote it in FieldsV1's order and checked it reads back so). */
   read(value: Json | undefined): FieldSet {
     const set = this.readList(value);
     if (this.pos !== this.text.length) throw this.corrupt();
-    return sorted(set);
+    return set;
   }
 
   private readList(value: Json | undefined): FieldSet {
@@ -173,12 +178,14 @@ class TrieReader {
 
   private readName(): string {
     let name = '';
-    while (this.pos < this.text.length) {
-      const c = this.text[this.pos]!;
-      if (c === ',' || c === '(' || c === ')' || c === '*') break;
-      if (c === '\\') this.pos++;
-      name += this.text[this.pos] ?? '';
-      this.pos++;
+    for (;;) {
+      NAME_END.lastIndex = this.pos;
+      const end = NAME_END.exec(this.text)?.index ?? this.text.length;
+      name += this.text.slice(this.pos, end);
+      this.pos = end;
+      if (this.text[end] !== '\\') break;
+      name += this.text[end + 1] ?? '';
+      this.pos = end + 2;
     }
     if (name === '') throw this.corrupt();
     return name;
@@ -217,11 +224,24 @@ function compactEntry(entry: unknown, view: Json): unknown {
   const { manager = '', operation, apiVersion, time, subresource } = entry;
   if (typeof manager !== 'string' || typeof operation !== 'string' || typeof apiVersion !== 'string') return entry;
   if (subresource !== undefined && typeof subresource !== 'string') return entry;
+  // An empty manager or time would read back as absent.
+  if (entry['manager'] === '' || time === '') return entry;
   const t = time === undefined ? '' : compactTime(time);
   if (t === undefined) return entry;
   const head = [manager, operation, apiVersion, t, writeSet(entry['fieldsV1'] as FieldSet, view)] as const;
   const compact: CompactEntry = subresource === undefined ? [...head] : [...head, subresource];
-  return JSON.stringify(expandEntry(compact, view)) === JSON.stringify(entry) ? compact : entry;
+  // The head reads back as it was by construction; the set is checked, keys in order, as its JSON would be.
+  return sameSet(new TrieReader(compact[4]).read(view), entry['fieldsV1']) ? compact : entry;
+}
+
+/** Whether `read` is `original`, key for key in the same order (what their JSON texts being equal means for sets). */
+function sameSet(read: FieldSet, original: unknown): boolean {
+  if (!isObject(original)) return false;
+  const a = Object.keys(read);
+  const b = Object.keys(original);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] || !sameSet(read[a[i]!]!, original[b[i]!])) return false;
+  return true;
 }
 
 /** The managedFields to store for the object `stored` (as it will be stored, its managedFields included). */

@@ -119,7 +119,6 @@ describe('managedFields in the stored form', () => {
 
   it('keeps an entry as it was when the compact form would not give it back exactly', () => {
     const odd = [
-      { ...ENTRIES[0], fieldsV1: { 'f:spec': {}, 'f:metadata': {} } }, // not in FieldsV1's order
       { ...ENTRIES[0], time: 1795704445 }, // a time that is no string
       { ...ENTRIES[0], fieldsType: 'FieldsV2' },
       { fieldsV1: {}, ...ENTRIES[0] }, // keys not in Go's order
@@ -130,6 +129,11 @@ describe('managedFields in the stored form', () => {
     const { stored, read } = storeAndRead(obj);
     assert.deepEqual(managed(stored), odd);
     assert.equal(JSON.stringify(read), JSON.stringify(obj));
+    // A set out of FieldsV1's order reads back in its own order.
+    const unsorted = withEntries(NODE, [
+      { ...ENTRIES[0], fieldsV1: { 'f:spec': { 'f:b': {}, 'f:a': {} }, 'f:metadata': {} } },
+    ]);
+    assert.equal(JSON.stringify(storeAndRead(unsorted).read), JSON.stringify(unsorted));
     // A time of another precision is kept as written, inside the compact form.
     const fine = withEntries(NODE, [{ ...ENTRIES[0], time: '2026-11-26T14:47:25.5Z' }]);
     const again = storeAndRead(fine);
