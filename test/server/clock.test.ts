@@ -12,6 +12,7 @@ import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import { openStore, type Store } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/fakeclock.js';
+import { widgetCrd } from '../helpers/crds.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const clock = new FakeClock(Date.UTC(2024, 0, 15, 10, 0, 0));
@@ -124,25 +125,9 @@ describe('the API server on its clock', () => {
   });
 
   it("times a CustomResourceDefinition's conditions by its time", async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    };
-    const created = await json<Obj>('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+    const created = await json<Obj>('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: widgetCrd,
+    });
     const conditions = created.status?.conditions ?? [];
     assert.ok(
       conditions.some((c) => c.type === 'Established'),

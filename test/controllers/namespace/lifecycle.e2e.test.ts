@@ -18,6 +18,8 @@ import { ApiError, RestClient } from '../../../src/client/index.js';
 import { kubectl, type Kubectl } from '../../helpers/kubectl.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+// A namespaced custom kind, so the controller has to find it by discovery.
+import { widgetCrd } from '../../helpers/crds.js';
 
 let server: RunningServer | undefined;
 let work: string | undefined;
@@ -30,26 +32,6 @@ const nsPath = (name: string) => `/api/v1/namespaces/${name}`;
 const condition = (ns: Ns | undefined, type: string): NamespaceCondition | undefined =>
   ns?.status?.conditions?.find((c) => c.type === type);
 const brief = (c: NamespaceCondition | undefined) => (c ? [c.status, c.reason, c.message] : undefined);
-
-/** A namespaced custom kind, so the controller has to find it by discovery. */
-const widgetCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
 
 /** 100 objects of five kinds, one of them custom: [collection path, object][] */
 function content(ns: string): [string, object][] {
