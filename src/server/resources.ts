@@ -27,6 +27,7 @@ import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.j
 import { finalizersForDelete, preconditionFailure, type DeleteOptions } from './deletion.js';
 import { refuseCreateInTerminating } from './namespacelifecycle.js';
 import { storedManagedFields } from './fieldmanager/storedform.js';
+import { backoffDelay, type ExponentialBackoff } from '../util/backoff.js';
 import { formatTime, systemClock, type Clock } from '../util/clock.js';
 
 /** A namespace as stored, or undefined when there is none of that name. */
@@ -63,6 +64,9 @@ const encoder = new TextEncoder();
 /** The field manager of the server's own writes (default namespaces, its CRDs and their status). */
 const SERVER_MANAGER = 'dkc-server';
 const MAX_UPDATE_ATTEMPTS = 16;
+/** Between an update's later attempts after conflicts: a random share of 2, 4, … up to 100 ms (< 1 s in all). */
+const CONFLICT_BACKOFF: ExponentialBackoff = { initialMs: 2, maxMs: 100, jitter: 1 };
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether a patch sets or tests metadata.resourceVersion (a precondition), in any of the three patch types. */
 export function patchNamesResourceVersion(type: PatchType, patch: unknown): boolean {
@@ -490,6 +494,9 @@ export class ResourceStorage {
     applied: boolean,
   ): Promise<KubeObject> {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      // Writers that lost the same race twice spread out instead of meeting again at once (a hot object written
+      // through several replicas); the first retry is immediate, as kube-apiserver's.
+      if (attempt > 1) await pause(backoffDelay(CONFLICT_BACKOFF, attempt - 1));
       let kv: KeyValue | undefined;
       try {
         kv = await this.store.get(key);
