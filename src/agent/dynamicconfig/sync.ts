@@ -30,15 +30,8 @@ import type { ConfigStatusManager } from './status.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { backoffDelay } from '../../util/backoff.js';
-import { ClientError } from '../../client/errors.js';
-
-/** Retries of a download the API server did not answer: the informers' backoff, capped by the tick. */
-const UNANSWERED_RETRY = { initialMs: 200, maxMs: 10_000, jitter: 0.2 } as const;
-
-/** The request got no answer from the API server (refused, reset, timed out), as opposed to one it refused. */
-export function serverDidNotAnswer(err: unknown): boolean {
-  return err instanceof ClientError && (err.code === 'DKC_CLIENT_CONNECTION' || err.code === 'DKC_CLIENT_TIMEOUT');
-}
+import { isUnanswered } from '../../client/errors.js';
+import { INFORMER_BACKOFF } from '../../client/informer.js';
 
 /** A ConfigMap as the sync reads it. */
 export interface DownloadedConfigMap {
@@ -196,7 +189,7 @@ export class ConfigSync {
     this.unanswered = unanswered ? this.unanswered + 1 : 0;
     if (this.stopped || this.retryTimer) return;
     const tick = this.deps.retryDelayMs();
-    const delay = unanswered ? Math.min(tick, backoffDelay(UNANSWERED_RETRY, this.unanswered)) : tick;
+    const delay = unanswered ? Math.min(tick, backoffDelay(INFORMER_BACKOFF, this.unanswered)) : tick;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.poke();
@@ -264,7 +257,7 @@ export class ConfigSync {
         DownloadError,
         new Error(`failed to download ${described}: ${errorMessage(err)}`),
         failSyncReasonDownload(ref.name, ref.namespace),
-        serverDidNotAnswer(err),
+        isUnanswered(err),
       );
       return undefined;
     }

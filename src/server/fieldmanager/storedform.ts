@@ -11,7 +11,7 @@
 // the same entries, so stored objects of both forms live side by side.
 
 import { formatTime } from '../../util/clock.js';
-import type { FieldSet } from './fieldset.js';
+import { isEmptySet, type FieldSet } from './fieldset.js';
 import { SELF } from './pathelement.js';
 
 type Json = Record<string, unknown>;
@@ -59,20 +59,15 @@ function isFieldsOf(set: FieldSet, value: Json, dots: boolean): boolean {
     n++;
     const child = set[`f:${k}`];
     if (child === undefined) return false;
-    if (isObject(v) ? !isFieldsOf(child, v, dots) : !isLeaf(child)) return false;
+    if (isObject(v) ? !isFieldsOf(child, v, dots) : !isEmptySet(child)) return false;
   }
   if (dots && n > 0) {
     const self = set[SELF];
-    if (self === undefined || !isLeaf(self)) return false;
+    if (self === undefined || !isEmptySet(self)) return false;
     n++;
   }
   for (const _ in set) n--;
   return n === 0;
-}
-
-function isLeaf(set: FieldSet): boolean {
-  for (const _ in set) return false;
-  return true;
 }
 
 function nameOf(pe: string): string {
@@ -113,7 +108,7 @@ function elementOf(name: string): string {
 }
 
 /** The object's value below a field, when it is an object the shorthand can read. */
-function below(value: Json | undefined, pe: string): Json | undefined {
+function valueBelow(value: Json | undefined, pe: string): Json | undefined {
   if (!value || !pe.startsWith('f:')) return undefined;
   const v = value[pe.slice(2)];
   return isObject(v) ? v : undefined;
@@ -123,8 +118,8 @@ function writeSet(set: FieldSet, value: Json | undefined): string {
   const parts: string[] = [];
   for (const [pe, child] of Object.entries(set)) {
     const name = nameOf(pe);
-    const sub = below(value, pe);
-    if (isLeaf(child)) {
+    const sub = valueBelow(value, pe);
+    if (isEmptySet(child)) {
       parts.push(name);
     } else if (sub && isFieldsOf(child, sub, true)) {
       parts.push(`${name}*.`);
@@ -153,7 +148,7 @@ class TrieReader {
     if (this.text[this.pos] === ')' || this.pos === this.text.length) return set;
     for (;;) {
       const pe = elementOf(this.readName());
-      set[pe] = this.readNode(below(value, pe));
+      set[pe] = this.readNode(valueBelow(value, pe));
       if (this.text[this.pos] !== ',') return set;
       this.pos++;
     }
