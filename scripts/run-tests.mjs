@@ -69,7 +69,17 @@ const checks = withChecks
   : undefined;
 const tests = run(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-timeout=300000',
+    // TAP as it runs, then the failures again in one place at the end (scripts/failures-reporter.mjs).
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${new URL('./failures-reporter.mjs', import.meta.url).pathname}`,
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
   false,
 );
 const [testResult, checkResult] = await Promise.all([tests, checks]);
