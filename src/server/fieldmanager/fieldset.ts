@@ -60,6 +60,18 @@ function childrenOf(node: FieldSet): FieldSet {
   return out;
 }
 
+/**
+ * The nodes `insert` has given a child. Whether an object is empty takes a walk over all its keys once it holds many
+ * (V8 enumerates a large object's keys before the first one), so building the set of a map with thousands of keys
+ * asked it once per key; a node remembered here is known not to be empty.
+ */
+const parents = new WeakSet<FieldSet>();
+
+/** Whether a node insert is building is empty (a member leaf so far). */
+function isLeaf(node: FieldSet): boolean {
+  return !parents.has(node) && isEmpty(node);
+}
+
 /** Adds a path in place (for sets a walk is building; never call it on a shared set). */
 export function insert(s: FieldSet, path: readonly string[]): void {
   if (path.length === 0) return;
@@ -70,6 +82,7 @@ export function insert(s: FieldSet, path: readonly string[]): void {
     if (next === undefined) {
       next = {};
       cur[pe] = next;
+      parents.add(next);
       // A fresh node gets its child at once, so it never reads as a member leaf.
       cur = next;
       const child = path[i + 1]!;
@@ -79,13 +92,14 @@ export function insert(s: FieldSet, path: readonly string[]): void {
       }
       continue;
     }
-    if (isEmpty(next)) next[SELF] = {};
+    if (isLeaf(next)) next[SELF] = {};
+    parents.add(next);
     cur = next;
   }
   const last = path[path.length - 1]!;
   const existing = cur[last];
   if (existing === undefined) cur[last] = {};
-  else if (!isEmpty(existing) && !Object.hasOwn(existing, SELF)) existing[SELF] = {};
+  else if (!Object.hasOwn(existing, SELF) && !isLeaf(existing)) existing[SELF] = {};
 }
 
 export function has(s: FieldSet, path: readonly string[]): boolean {

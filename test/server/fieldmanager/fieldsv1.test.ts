@@ -7,7 +7,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   difference,
+  emptySet,
   fromFieldsV1,
+  insert,
   intersection,
   paths,
   recursiveDifference,
@@ -122,5 +124,29 @@ describe('FieldsV1', () => {
     // A result equal to an input is that input: a manager whose fields did not change keeps its object.
     assert.equal(union(a, set('{"f:data":{"f:a":{}}}')), a);
     assert.equal(difference(a, set('{"f:spec":{}}')), a);
+  });
+
+  it('insert keeps a member that gains paths below it a member, and marks a node with paths below it as added', () => {
+    const s = emptySet();
+    insert(s, ['f:a']);
+    insert(s, ['f:a', 'f:b']);
+    insert(s, ['f:x', 'f:y']);
+    insert(s, ['f:x']);
+    insert(s, ['f:x', 'f:z']);
+    assert.equal(JSON.stringify(sorted(s)), '{"f:a":{".":{},"f:b":{}},"f:x":{".":{},"f:y":{},"f:z":{}}}');
+  });
+
+  it('builds the set of a map with 8,000 keys in linear time (a rollout status naming 8,000 nodes)', () => {
+    // Asking whether a node is empty walks all its keys once it holds many; asked at every insert below a big map,
+    // this took 7 s here (quadratic) against 12 ms.
+    const s = emptySet();
+    const began = performance.now();
+    for (let i = 0; i < 8000; i++) {
+      insert(s, ['f:status', 'f:nodes', `f:node-${i}`, 'f:state']);
+      insert(s, ['f:status', 'f:nodes', `f:node-${i}`, 'f:batch']);
+    }
+    const tookMs = performance.now() - began;
+    assert.equal(paths(s).length, 16000);
+    assert.ok(tookMs < 1000, `took ${Math.round(tookMs)} ms`);
   });
 });
