@@ -99,7 +99,9 @@ const NODE_WRITES_IN_FLIGHT = 16;
  * (--endpoint-updates-batch-period), but by how long the last look took: a look prompted by them waits until
  * LOOK_BATCH_FACTOR times that has passed since the last one ended, at most LOOK_BATCH_MAX_MS. A rollout over a few
  * nodes is looked at again within milliseconds; one over thousands, whose every look plans every node and rewrites a
- * status naming each, spends at most a fifth of its time looking instead of once per heartbeat.
+ * status naming each, spends at most a fifth of its time looking instead of once per heartbeat. The node assignments
+ * a look writes are the rollout's progress, not the cost of looking: their time does not count, or a batch of a
+ * thousand nodes would wait the longest period before its nodes' answers were seen.
  */
 const LOOK_BATCH_FACTOR = 4;
 const LOOK_BATCH_MAX_MS = 2_000;
@@ -119,8 +121,10 @@ export class RolloutController {
   private readonly events: EventRecorder;
   private readonly compatibility = new CompatibilityJudge();
   private readonly failures = new Map<string, number>();
-  /** Per rollout: when its last look ended and how long it took (monotonic ms). */
+  /** Per rollout: when its last look ended and how long it took without its node writes (monotonic ms). */
   private readonly lastLook = new Map<string, { endedAt: number; tookMs: number }>();
+  /** How long the current look's node assignments took to write (monotonic ms). */
+  private nodeWritesMs = 0;
   /** The rollout being looked at, and whether a batched change of it arrived meanwhile. */
   private looking: { key: string; changed: boolean } | undefined;
   private readonly abort = new AbortController();
@@ -266,6 +270,7 @@ export class RolloutController {
       if (key === undefined) return;
       const began = this.clock.monotonicMs();
       this.looking = { key, changed: false };
+      this.nodeWritesMs = 0;
       try {
         const requeueAfterMs = await this.sync(key);
         this.failures.delete(key);
@@ -280,7 +285,7 @@ export class RolloutController {
         this.queue.addAfter(key, backoffDelay({ initialMs: this.retryInitialMs, maxMs: RETRY_MAX_MS, jitter: 0.2 }, n));
       } finally {
         const endedAt = this.clock.monotonicMs();
-        this.lastLook.set(key, { endedAt, tookMs: endedAt - began });
+        this.lastLook.set(key, { endedAt, tookMs: Math.max(0, endedAt - began - this.nodeWritesMs) });
         const changed = this.looking.changed;
         this.looking = undefined;
         if (changed) this.addBatched(key);
@@ -487,6 +492,7 @@ export class RolloutController {
     // What each node runs now is in the rollout's status before any of them changes.
     if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
+    const writesBegan = this.clock.monotonicMs();
     await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
       try {
         await this.assignments.write(p, this.nodes.store.get(p.node), signal);
@@ -498,6 +504,8 @@ export class RolloutController {
       }
       if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
       else klog.info(logs.nodeReleased(name, p.node, p.patch.metadata.annotations[ROLLOUT_ANNOTATION] ?? null));
+    }).finally(() => {
+      this.nodeWritesMs = this.clock.monotonicMs() - writesBegan;
     });
     if (plan.rolloutPatch) await patchRollout(plan.rolloutPatch);
     await writeStatus(plan.status);

@@ -397,13 +397,18 @@ describe('RolloutController', () => {
   });
 
   /**
-   * A rollout of 20 nodes at once whose every status write takes 100 ms of `clock`: its first look writes twice (what
-   * the nodes run, then the batch in flight), so its looks are batched by 800 ms.
+   * A rollout of 20 nodes at once whose every status write takes 100 ms of `clock` (and every node write
+   * `nodeWriteMs`): its first look writes its status twice (what the nodes run, then the batch in flight), so its looks
+   * are batched by 800 ms.
    */
-  async function batchedRollout(clock: FakeClock): Promise<{ api: FakeApi; statusWrites: () => number }> {
+  async function batchedRollout(
+    clock: FakeClock,
+    nodeWriteMs = 0,
+  ): Promise<{ api: FakeApi; statusWrites: () => number }> {
     const api = cluster(20, { strategy: { canary: 0, maxUnavailable: 20, soakSeconds: 0 } }, clock.now());
     api.beforeWrite = (w) => {
       if (w.path.endsWith('/status')) clock.advance(100);
+      else if (w.path.startsWith('/api/v1/nodes/')) clock.advance(nodeWriteMs);
     };
     simulateAgents(api);
     await start(api, clock);
@@ -419,6 +424,17 @@ describe('RolloutController', () => {
     assert.equal(statusWrites(), 2, 'the agents answered within the batch period: no second look yet');
     assert.equal(phaseOf(api), 'Progressing');
     clock.advance(799);
+    await settle();
+    assert.equal(statusWrites(), 2);
+    clock.advance(1);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded once the batch period passed');
+  });
+
+  it('does not count the time of the node assignments a look writes towards the batch period', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const { api, statusWrites } = await batchedRollout(clock, 50);
+    assert.equal(statusWrites(), 2, 'no second look yet');
+    clock.advance(799); // the look took 1,200 ms, 1,000 of them the 20 node writes: the period is 4 × 200 ms
     await settle();
     assert.equal(statusWrites(), 2);
     clock.advance(1);
