@@ -3,24 +3,14 @@
 // watches, all follow a fake clock that moves only when the test says so.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
-import { ApiServer } from '../../src/server/apiserver.js';
-import { openStore, type Store } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/fakeclock.js';
 import { widgetCrd } from '../helpers/crds.js';
+import { startInProcessServer, type InProcessServer } from '../helpers/inprocessserver.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const clock = new FakeClock(Date.UTC(2024, 0, 15, 10, 0, 0));
-let dir: string;
-let store: Store;
-let server: ApiServer;
-let pki: ClusterPKI;
-let base: string;
+let api: InProcessServer;
 
 interface Obj {
   metadata: {
@@ -35,70 +25,14 @@ interface Table {
   rows: { cells: unknown[]; object: { metadata: { name: string } } }[];
 }
 
-/** One request as the cluster admin; with `firstLine`, resolves with a stream's first line and ends it. */
-function call(
-  method: string,
-  path: string,
-  options: { body?: unknown; accept?: string; firstLine?: boolean } = {},
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(path, base);
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method,
-        ca: pki.ca.certPem,
-        cert: pki.admin.certPem,
-        key: pki.admin.keyPem,
-        headers: { 'content-type': 'application/json', ...(options.accept ? { accept: options.accept } : {}) },
-        timeout: 20_000,
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => {
-          text += d.toString();
-          const nl = text.indexOf('\n');
-          if (options.firstLine && nl >= 0) {
-            resolve({ status: res.statusCode ?? 0, body: text.slice(0, nl) });
-            req.destroy();
-          }
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', () => undefined);
-      },
-    );
-    req.on('error', (err) => (options.firstLine && req.destroyed ? undefined : reject(err)));
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
-  });
-}
-
-async function json<T>(method: string, path: string, options: Parameters<typeof call>[2] = {}): Promise<T> {
-  const r = await call(method, path, options);
-  assert.ok(r.status >= 200 && r.status < 300, `${method} ${path}: ${r.status} ${r.body}`);
-  return JSON.parse(r.body) as T;
-}
+const json = <T>(...args: Parameters<InProcessServer['json']>): Promise<T> => api.json<T>(...args);
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'dkc-serverclock-'));
-  pki = await ensureClusterPKI(join(dir, 'pki'));
-  store = await openStore({ kind: 'sqlite', path: join(dir, 'dkc.db') });
-  server = new ApiServer({
-    store,
-    tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
-    kubeletClient: pki.apiserverKubeletClient,
-    clock,
-  });
-  await server.start();
-  const addr = await server.listen(0, '127.0.0.1');
-  base = `https://127.0.0.1:${addr.port}`;
+  api = await startInProcessServer('serverclock', { clock });
 });
 
 after(async () => {
-  await server?.close();
-  await store?.close();
-  await rm(dir, { recursive: true, force: true });
+  await api?.close();
 });
 
 describe('the API server on its clock', () => {

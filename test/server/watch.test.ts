@@ -4,72 +4,34 @@
 // older events again: it waits for the cache, or gets kube-apiserver's 504 "Too large resource version".
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
-import { ApiServer } from '../../src/server/apiserver.js';
+import type { ClusterPKI } from '../../src/pki/index.js';
+import type { ApiServer } from '../../src/server/apiserver.js';
 import { WatchCache, type EventType } from '../../src/server/watchcache.js';
 import { chooseVictims, watchEncodeCount, WatchLimits } from '../../src/server/watchlimits.js';
 import { issueCert } from '../../src/pki/index.js';
 import { StatusError } from '../../src/api/errors.js';
-import { openStore, StoreError, type Store, type WatchHandlers } from '../../src/storage/index.js';
+import { StoreError, type Store, type WatchHandlers } from '../../src/storage/index.js';
 import { waitFor } from '../helpers/wait.js';
+import { startInProcessServer, type InProcessServer } from '../helpers/inprocessserver.js';
 
-let dir: string;
+let api: InProcessServer;
 let store: Store;
 let server: ApiServer;
 let pki: ClusterPKI;
 let base: string;
 
-function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(path, base);
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method,
-        ca: pki.ca.certPem,
-        cert: pki.admin.certPem,
-        key: pki.admin.keyPem,
-        headers: { 'content-type': 'application/json' },
-        timeout: 20_000,
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+const call = (method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> =>
+  api.call(method, path, { body });
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'dkc-watchleak-'));
-  pki = await ensureClusterPKI(join(dir, 'pki'));
-  store = await openStore({ kind: 'sqlite', path: join(dir, 'dkc.db') });
-  server = new ApiServer({
-    store,
-    tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
-    kubeletClient: pki.apiserverKubeletClient,
-    watchBufferLimit: 64 * 1024,
-    maxWatchesPerUser: 25,
-  });
-  await server.start();
-  const addr = await server.listen(0, '127.0.0.1');
-  base = `https://127.0.0.1:${addr.port}`;
+  api = await startInProcessServer('watchleak', { watchBufferLimit: 64 * 1024, maxWatchesPerUser: 25 });
+  ({ store, server, pki, base } = api);
 });
 
 after(async () => {
-  await server?.close();
-  await store?.close();
-  await rm(dir, { recursive: true, force: true });
+  await api?.close();
 });
 
 describe('watchers of one name', () => {

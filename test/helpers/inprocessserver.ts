@@ -1,0 +1,120 @@
+// An API server in the test's own process, over SQLite in a temporary directory, with the cluster admin's
+// credentials: for tests that reach into the server (its store, its clock, its watcher count) while they talk HTTPS to
+// it as a client would.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
+import { ApiServer, type ApiServerOptions } from '../../src/server/apiserver.js';
+import { openStore, type Store } from '../../src/storage/index.js';
+
+export interface CallOptions {
+  body?: unknown;
+  accept?: string;
+  /** Resolve with a stream's first line and end it (a watch). */
+  firstLine?: boolean;
+}
+
+export interface InProcessServer {
+  readonly server: ApiServer;
+  /** The store the server was given (after `wrapStore`). */
+  readonly store: Store;
+  readonly pki: ClusterPKI;
+  readonly base: string;
+  /** One request as the cluster admin. */
+  call(method: string, path: string, options?: CallOptions): Promise<{ status: number; body: string }>;
+  /** One request as the cluster admin that must succeed; its body parsed. */
+  json<T>(method: string, path: string, options?: CallOptions): Promise<T>;
+  /** Stops the server, closes the store and removes the directory. */
+  close(): Promise<void>;
+}
+
+export type ServerOptions = Omit<ApiServerOptions, 'store' | 'tls' | 'kubeletClient'>;
+
+export async function startInProcessServer(
+  name: string,
+  options: ServerOptions = {},
+  wrapStore: (store: Store) => Store = (s) => s,
+): Promise<InProcessServer> {
+  const dir = await mkdtemp(join(tmpdir(), `dkc-${name}-`));
+  let store: Store | undefined;
+  let server: ApiServer | undefined;
+  const close = async (): Promise<void> => {
+    await server?.close();
+    await store?.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const pki = await ensureClusterPKI(join(dir, 'pki'));
+    store = wrapStore(await openStore({ kind: 'sqlite', path: join(dir, 'dkc.db') }));
+    server = new ApiServer({
+      ...options,
+      store,
+      tls: { caPem: pki.ca.certPem, certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem },
+      kubeletClient: pki.apiserverKubeletClient,
+    });
+    await server.start();
+    const addr = await server.listen(0, '127.0.0.1');
+    const base = `https://127.0.0.1:${addr.port}`;
+    const call = (method: string, path: string, o: CallOptions = {}) => callAsAdmin(base, pki, method, path, o);
+    return {
+      server,
+      store,
+      pki,
+      base,
+      call,
+      async json<T>(method: string, path: string, o: CallOptions = {}): Promise<T> {
+        const r = await call(method, path, o);
+        assert.ok(r.status >= 200 && r.status < 300, `${method} ${path}: ${r.status} ${r.body}`);
+        return JSON.parse(r.body) as T;
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+function callAsAdmin(
+  base: string,
+  pki: ClusterPKI,
+  method: string,
+  path: string,
+  options: CallOptions,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(path, base);
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        ca: pki.ca.certPem,
+        cert: pki.admin.certPem,
+        key: pki.admin.keyPem,
+        headers: { 'content-type': 'application/json', ...(options.accept ? { accept: options.accept } : {}) },
+        timeout: 20_000,
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => {
+          text += d.toString();
+          const nl = text.indexOf('\n');
+          if (options.firstLine && nl >= 0) {
+            resolve({ status: res.statusCode ?? 0, body: text.slice(0, nl) });
+            req.destroy();
+          }
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', () => undefined);
+      },
+    );
+    req.on('error', (err) => (options.firstLine && req.destroyed ? undefined : reject(err)));
+    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+  });
+}
