@@ -676,9 +676,9 @@ export class ApiServer {
     }
   }
 
-  private async getOne({ res, def, storage, namespace, info, accept }: ResourceCall): Promise<void> {
+  private async getOne({ res, q, def, storage, namespace, info, accept }: ResourceCall): Promise<void> {
     this.checkAcceptable(accept);
-    const obj = await storage.get(namespace, info.name);
+    const obj = await storage.get(namespace, info.name, q.get('resourceVersion') ?? undefined);
     if (wantsTable(accept))
       return this.writeJson(
         res,

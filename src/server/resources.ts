@@ -240,7 +240,16 @@ export class ResourceStorage {
     return errors.internal(err);
   }
 
-  async get(namespace: string, name: string): Promise<KubeObject> {
+  /**
+   * The object, read from the store; with resourceVersion "0" ("any version"), from the watch cache when it is
+   * ready, as kube-apiserver serves it (a kubelet reads its Node so every 10 s).
+   */
+  async get(namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
+    if (resourceVersion === '0' && this.cache.isReady) {
+      const cached = this.cache.get(this.key(namespace, name));
+      if (!cached) throw errors.notFound(this.qualified, name);
+      return this.withType(cached);
+    }
     let kv: KeyValue | undefined;
     try {
       kv = await this.store.get(this.key(namespace, name));

@@ -187,6 +187,11 @@ export class WatchCache {
     return this.ready;
   }
 
+  /** The current object under a key (for resourceVersion=0 reads); the cache's own, not to be changed. */
+  get(key: string): KubeObject | undefined {
+    return this.objects.get(key);
+  }
+
   /** A snapshot of current objects (for resourceVersion=0 lists and synthetic ADDED events). */
   snapshot(): KubeObject[] {
     return [...this.objects.values()];

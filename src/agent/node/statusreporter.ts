@@ -139,7 +139,7 @@ export class NodeStatusReporter {
     const signal = this.abort.signal;
     const path = `/api/v1/nodes/${encodeURIComponent(this.nodeName)}`;
     try {
-      const previous = pickOwnStatus((await this.client.get<Node>(path, { signal })).status);
+      const previous = pickOwnStatus((await this.currentNode(path, signal)).status);
       const now = this.clock.now();
       const next = this.source(now, previous.conditions);
       const heartbeatDue = this.lastReport === undefined || now.getTime() - this.lastReport >= this.reportMs;
@@ -155,6 +155,19 @@ export class NodeStatusReporter {
         `Error updating node status, will retry: ${notFound ? `node "${this.nodeName}" not found` : errorMessage(err)}`,
       );
       return 'failed';
+    }
+  }
+
+  /**
+   * The Node as the server's cache has it (resourceVersion "0"), and from storage when that fails, as the kubelet
+   * reads it before each status update (tryUpdateNodeStatus: the first try from the apiserver's cache).
+   */
+  private async currentNode(path: string, signal: AbortSignal): Promise<Node> {
+    try {
+      return await this.client.get<Node>(path, { signal, query: { resourceVersion: '0' } });
+    } catch (err) {
+      if (this.stopped) throw err;
+      return await this.client.get<Node>(path, { signal });
     }
   }
 

@@ -219,6 +219,37 @@ describe('NodeStatusReporter', () => {
     assert.equal(await reporter.syncNow(), 'stopped');
   });
 
+  it("reads its Node from the server's cache (resourceVersion 0) as the kubelet does, and from storage when that fails", async () => {
+    await registerNode(client, { nodeName: 'rep-cached' });
+    const reads: (string | undefined)[] = [];
+    let cacheFails = false;
+    const recording: StatusClient = {
+      get: (p, o) => {
+        const rv = o?.query?.['resourceVersion'];
+        reads.push(typeof rv === 'string' ? rv : undefined);
+        if (rv === '0' && cacheFails) return Promise.reject(new Error('the cached read failed'));
+        return client.get(p, o);
+      },
+      patch: (p, t, b, o) => client.patch(p, t, b, o),
+    };
+    const reporter = new NodeStatusReporter({
+      client: recording,
+      nodeName: 'rep-cached',
+      config,
+      status: statusSource(inputs, () => ({ ok: true })),
+      clock: new FakeClock(),
+    });
+    try {
+      assert.equal(await reporter.syncNow(), 'patched');
+      assert.deepEqual(reads, ['0']);
+      cacheFails = true;
+      assert.equal(await reporter.syncNow(), 'unchanged');
+      assert.deepEqual(reads, ['0', '0', undefined]);
+    } finally {
+      await reporter.stop();
+    }
+  });
+
   it('runs on its own timer and stops cleanly', async () => {
     await registerNode(client, { nodeName: 'rep-b' });
     const fast = setDefaults({
@@ -269,6 +300,11 @@ describe('NodeStatusReporter', () => {
         message: 'Kubelet stopped posting node status.',
       }));
       await client.update(`${nodePath('rep-c')}/status`, { ...node, status: { ...node.status, conditions: unknown } });
+      // The reporter reads the server's cache, as the kubelet does: the next report after the cache has the change.
+      await waitFor('the change in the server cache', async () => {
+        const cached = await client.get<Node>(nodePath('rep-c'), { query: { resourceVersion: '0' } });
+        return cached.status?.conditions?.every((c) => c.status === 'Unknown') ? true : undefined;
+      });
       clock.advance(10_000);
       assert.equal(
         await reporter.syncNow(),
