@@ -10,7 +10,8 @@ const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\}\s+(\S+)/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
 /** The `<name>_bucket` samples of an exposition text, summed by `by`. */
-export function parseBuckets(text: string, name: string, by: string): Buckets {
+export function parseBuckets(text: string, name: string, by: string | readonly string[]): Buckets {
+  const labelsBy = typeof by === 'string' ? [by] : by;
   const out: Buckets = new Map();
   for (const line of text.split('\n')) {
     const m = SAMPLE.exec(line);
@@ -18,7 +19,7 @@ export function parseBuckets(text: string, name: string, by: string): Buckets {
     const labels = new Map([...m[2]!.matchAll(LABEL)].map((l) => [l[1]!, l[2]!]));
     const le = labels.get('le');
     if (le === undefined) continue;
-    const key = labels.get(by) ?? '';
+    const key = labelsBy.map((l) => labels.get(l) ?? '').join(' ');
     const bound = le === '+Inf' ? Infinity : Number(le);
     const series = out.get(key) ?? new Map<number, number>();
     series.set(bound, (series.get(bound) ?? 0) + Number(m[3]));

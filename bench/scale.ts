@@ -83,6 +83,8 @@ interface Figures {
     fleetEventLoopP99Ms: number;
     /** verb → requests and p99 in ms, from the server's histogram; empty when the server exposes none. */
     apiP99MsByVerb: Record<string, { requests: number; p99Ms: number }>;
+    /** The most frequent requests (`VERB resource[ subresource]`): their count and p99 in ms. */
+    apiTopRequests: Record<string, { requests: number; p99Ms: number }>;
   };
   /**
    * After the rollout: a Node's stored bytes, the share managedFields add to it, and their bytes by manager and
@@ -170,6 +172,9 @@ async function waitUntil(
 
 /** Progress on stderr, so a run of several minutes says where it is. */
 const progress = (n: number, what: string): void => void process.stderr.write(`N=${n}: ${what}\n`);
+
+/** How many of the most frequent requests during the rollout scale.json lists. */
+const TOP_REQUESTS = 10;
 
 async function runOne(n: number): Promise<Figures> {
   progress(n, 'starting the server');
@@ -295,6 +300,15 @@ async function runOne(n: number): Promise<Figures> {
       0.99,
     );
     for (const longRunning of ['WATCH', 'WATCHLIST', 'CONNECT']) byVerb.delete(longRunning);
+    const byRequest = quantilesBetween(
+      parseBuckets(metricsBefore, DURATIONS, ['verb', 'resource', 'subresource']),
+      parseBuckets(metricsAfter, DURATIONS, ['verb', 'resource', 'subresource']),
+      0.99,
+    );
+    const topRequests = [...byRequest]
+      .filter(([key]) => !/^(WATCH|WATCHLIST|CONNECT) /.test(key))
+      .sort((a, b) => b[1].count - a[1].count)
+      .slice(0, TOP_REQUESTS);
     const successes = [...succeededAt.values()].sort((a, b) => a - b);
     const figures: Figures = {
       nodes: n,
@@ -320,6 +334,9 @@ async function runOne(n: number): Promise<Figures> {
         fleetEventLoopP99Ms: fleetRollout.eventLoopDelayP99Ms,
         apiP99MsByVerb: Object.fromEntries(
           [...byVerb].map(([verb, v]) => [verb, { requests: v.count, p99Ms: v.quantile * 1000 }]),
+        ),
+        apiTopRequests: Object.fromEntries(
+          topRequests.map(([key, v]) => [key.trim(), { requests: v.count, p99Ms: v.quantile * 1000 }]),
         ),
       },
     };
