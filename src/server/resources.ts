@@ -215,8 +215,9 @@ export class ResourceStorage {
     return this.def.validation ? this.def.validation.update(obj, old) : validateUpdate(this.def.kind, obj, old);
   }
 
-  private decode(kv: KeyValue): KubeObject {
-    return this.withType(decodeObject(kv.value, kv.modRevision));
+  /** A stored object; `written`, when this process just stored it, is the object it was stored from. */
+  private decode(kv: KeyValue, written?: KubeObject): KubeObject {
+    return this.withType(decodeObject(kv.value, kv.modRevision, written?.metadata.managedFields));
   }
 
   private storeError(err: unknown, name: string): StatusError {
@@ -467,7 +468,7 @@ export class ResourceStorage {
       }
       try {
         const kv = await this.store.create(key, this.encode(obj));
-        return this.decode(kv);
+        return this.decode(kv, obj);
       } catch (err) {
         if (generate && err instanceof StoreError && err.code === 'DKC_STORE_KEY_EXISTS') continue;
         throw this.storeError(err, meta.name!);
@@ -565,7 +566,7 @@ export class ResourceStorage {
       if (ctx.dryRun) return next;
       try {
         const written = await this.store.update(key, this.encode(next), kv.modRevision);
-        return this.decode(written);
+        return this.decode(written, next);
       } catch (err) {
         if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT' && !pinned) continue;
         if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND')
@@ -804,7 +805,7 @@ export class ResourceStorage {
         // Finalizers pending: marked, kept until the last is removed (a repeated delete changes nothing).
         if (ctx.dryRun || deepEqual(marked, current)) return marked;
         try {
-          return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision));
+          return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision), marked);
         } catch (err) {
           if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT') continue;
           if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND')

@@ -45,9 +45,9 @@ export interface WatcherHandle {
   cancel(): void;
 }
 
-export function decodeObject(value: Uint8Array, rv: number): KubeObject {
+export function decodeObject(value: Uint8Array, rv: number, writtenManagedFields?: readonly unknown[]): KubeObject {
   const obj = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as KubeObject;
-  expandStoredManagedFields(obj);
+  expandStoredManagedFields(obj, writtenManagedFields);
   obj.metadata.resourceVersion = String(rv);
   return obj;
 }

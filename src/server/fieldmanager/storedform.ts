@@ -247,12 +247,20 @@ export function storedManagedFields(stored: Json): unknown {
   return entries.map((e) => compactEntry(e, view));
 }
 
-/** Turns the stored managedFields of a freshly decoded object back into kube's entries, in place. */
-export function expandStoredManagedFields(obj: Json): void {
+/**
+ * Turns the stored managedFields of a freshly decoded object back into kube's entries, in place. `written`, when the
+ * object was just stored by this process, is the managedFields it was stored from: a compact entry is the entry at
+ * its place there (compactEntry keeps an entry compact only when it reads back as exactly that), without reading
+ * the trie again.
+ */
+export function expandStoredManagedFields(obj: Json, written?: readonly unknown[]): void {
   const meta = obj['metadata'];
   if (!isObject(meta) || !Array.isArray(meta['managedFields'])) return;
   const entries = meta['managedFields'] as unknown[];
   if (!entries.some(Array.isArray)) return;
-  const view = fieldsView(obj);
-  meta['managedFields'] = entries.map((e) => (Array.isArray(e) ? expandEntry(e as CompactEntry, view) : e));
+  const known = written?.length === entries.length ? written : undefined;
+  const view = known ? {} : fieldsView(obj);
+  meta['managedFields'] = entries.map((e, i) =>
+    Array.isArray(e) ? (known ? known[i] : expandEntry(e as CompactEntry, view)) : e,
+  );
 }

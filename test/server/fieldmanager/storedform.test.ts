@@ -56,7 +56,10 @@ const ENTRIES = [
   },
 ];
 
-/** The object as the store keeps it, and as it reads back. */
+/**
+ * The object as the store keeps it, and as it reads back; read back by the server that just wrote it (given the
+ * entries it was stored from) it is the same.
+ */
 function storeAndRead(obj: Json): { stored: Json; read: Json; bytes: number } {
   const meta = { ...(obj['metadata'] as Json) };
   const stored = { ...obj, metadata: meta };
@@ -64,6 +67,10 @@ function storeAndRead(obj: Json): { stored: Json; read: Json; bytes: number } {
   const text = JSON.stringify(stored);
   const read = JSON.parse(text) as Json;
   expandStoredManagedFields(read);
+  const byWriter = JSON.parse(text) as Json;
+  const written = (obj['metadata'] as Json)['managedFields'];
+  expandStoredManagedFields(byWriter, Array.isArray(written) ? written : undefined);
+  assert.equal(JSON.stringify(byWriter), JSON.stringify(read), 'read back by its writer');
   return { stored, read, bytes: Buffer.byteLength(text) };
 }
 
