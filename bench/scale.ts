@@ -465,8 +465,8 @@ function table(all: Figures[]): string {
   ];
   if (verbs.length === 0) rows.push(['rollout: API p99 by verb', () => 'n/a (no /metrics)']);
   const w0 = Math.max(...rows.map(([k]) => k.length));
-  const head = `${''.padEnd(w0)}  ${all.map((f) => `N=${f.nodes}`.padStart(16)).join('')}`;
-  return [head, ...rows.map(([k, get]) => `${k.padEnd(w0)}  ${all.map((f) => get(f).padStart(16)).join('')}`)].join(
+  const head = `${''.padEnd(w0)}  ${all.map((f) => `N=${f.nodes}`.padStart(22)).join('')}`;
+  return [head, ...rows.map(([k, get]) => `${k.padEnd(w0)}  ${all.map((f) => get(f).padStart(22)).join('')}`)].join(
     '\n',
   );
 }
