@@ -10,6 +10,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { ensureClusterPKI } from '../src/pki/index.js';
 import { dkcBin, startServer } from '../test/helpers/server.js';
+import { requestOptions } from '../test/helpers/inprocessserver.js';
 import { ms, pct } from './common.js';
 
 function arg(name: string, fallback: string): string {
@@ -33,18 +34,10 @@ async function main(): Promise<void> {
   const pki = await ensureClusterPKI(join(server.dataDir, 'pki'));
   const call = (method: string, path: string, body?: unknown) =>
     new Promise<number>((resolve, reject) => {
-      const u = new URL(path, server.url);
       const req = request(
-        {
-          host: u.hostname,
-          port: u.port,
-          path: u.pathname + u.search,
-          method,
-          ca: pki.ca.certPem,
-          cert: pki.admin.certPem,
-          key: pki.admin.keyPem,
-          headers: { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' },
-        },
+        requestOptions(new URL(path, server.url), method, pki, pki.admin, {
+          'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+        }),
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode ?? 0));
@@ -69,23 +62,12 @@ async function main(): Promise<void> {
         () =>
           new Promise<void>((resolve) => {
             const u = new URL('/api/v1/namespaces/default/configmaps?watch=true', server.url);
-            const req = request(
-              {
-                host: u.hostname,
-                port: u.port,
-                path: u.pathname + u.search,
-                ca: pki.ca.certPem,
-                cert: pki.admin.certPem,
-                key: pki.admin.keyPem,
-                agent: false,
-              },
-              (res) => {
-                res.pause(); // a slow client: nothing is read
-                if (res.statusCode === 200) opened++;
-                else refused++;
-                resolve();
-              },
-            );
+            const req = request({ ...requestOptions(u, 'GET', pki), agent: false }, (res) => {
+              res.pause(); // a slow client: nothing is read
+              if (res.statusCode === 200) opened++;
+              else refused++;
+              resolve();
+            });
             req.on('error', () => resolve());
             reqs.push(req);
             req.end();

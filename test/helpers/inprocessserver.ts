@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:https';
+import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureClusterPKI, type ClusterPKI } from '../../src/pki/index.js';
@@ -79,6 +79,26 @@ export async function startInProcessServer(
   }
 }
 
+/** An HTTPS request to `url` as `cert` (the cluster admin unless given), trusting the cluster's CA. */
+export function requestOptions(
+  url: URL,
+  method: string,
+  pki: Pick<ClusterPKI, 'ca' | 'admin'>,
+  cert: { certPem: string; keyPem: string } = pki.admin,
+  headers: Record<string, string> = {},
+): RequestOptions {
+  return {
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname + url.search,
+    method,
+    ca: pki.ca.certPem,
+    cert: cert.certPem,
+    key: cert.keyPem,
+    headers,
+  };
+}
+
 function callAsAdmin(
   base: string,
   pki: ClusterPKI,
@@ -87,19 +107,9 @@ function callAsAdmin(
   options: CallOptions,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const u = new URL(path, base);
+    const headers = { 'content-type': 'application/json', ...(options.accept ? { accept: options.accept } : {}) };
     const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method,
-        ca: pki.ca.certPem,
-        cert: pki.admin.certPem,
-        key: pki.admin.keyPem,
-        headers: { 'content-type': 'application/json', ...(options.accept ? { accept: options.accept } : {}) },
-        timeout: 20_000,
-      },
+      { ...requestOptions(new URL(path, base), method, pki, pki.admin, headers), timeout: 20_000 },
       (res) => {
         let text = '';
         res.on('data', (d: Buffer) => {

@@ -14,7 +14,7 @@ import { issueCert } from '../../src/pki/index.js';
 import { StatusError } from '../../src/api/errors.js';
 import { StoreError, type Store, type WatchHandlers } from '../../src/storage/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { startInProcessServer, type InProcessServer } from '../helpers/inprocessserver.js';
+import { requestOptions, startInProcessServer, type InProcessServer } from '../helpers/inprocessserver.js';
 
 let api: InProcessServer;
 let store: Store;
@@ -270,35 +270,24 @@ function openWatch(
   cert: { certPem: string; keyPem: string },
 ): Promise<{ status: number; headers: Record<string, unknown>; close(): void; firstLine(): Promise<string> }> {
   return new Promise((resolve, reject) => {
-    const u = new URL(path, base);
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        ca: pki.ca.certPem,
-        cert: cert.certPem,
-        key: cert.keyPem,
-      },
-      (res) => {
-        res.pause();
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          close: () => req.destroy(),
-          firstLine: () =>
-            new Promise((r) => {
-              let text = '';
-              res.on('data', (d: Buffer) => {
-                text += d.toString();
-                const i = text.indexOf('\n');
-                if (i >= 0) r(text.slice(0, i));
-              });
-              res.resume();
-            }),
-        });
-      },
-    );
+    const req = request(requestOptions(new URL(path, base), 'GET', pki, cert), (res) => {
+      res.pause();
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        close: () => req.destroy(),
+        firstLine: () =>
+          new Promise((r) => {
+            let text = '';
+            res.on('data', (d: Buffer) => {
+              text += d.toString();
+              const i = text.indexOf('\n');
+              if (i >= 0) r(text.slice(0, i));
+            });
+            res.resume();
+          }),
+      });
+    });
     req.on('error', reject);
     req.end();
   });
