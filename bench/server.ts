@@ -9,6 +9,8 @@
 //     registers): the server's CPU per request (/proc/<pid>/stat) and the requests per second, 8 clients each
 //     changing its own Node, the merge patch measured first in the same run; the ratio is what DESIGN.md §7 targets
 //     (≤ 2). And what managedFields add to such a Node's stored form.
+//  5. The same comparison for a status naming 5,000 nodes (a NodeConfigRollout's status.nodes at that scale), written
+//     one after another as the rollout controller writes it.
 // Usage: node dist/bench/server.js [--quick]
 
 import Database from 'better-sqlite3';
@@ -321,6 +323,115 @@ async function patchCost(
   }
 }
 
+/**
+ * A custom kind whose status is a map of objects, as a NodeConfigRollout's `status.nodes` names every node: no
+ * controller acts on it, so the benchmark's writes are the only ones.
+ */
+const FLEET_STATUS_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'fleetstatuses.bench.dkc.io' },
+  spec: {
+    group: 'bench.dkc.io',
+    scope: 'Cluster',
+    names: { plural: 'fleetstatuses', singular: 'fleetstatus', kind: 'FleetStatus', listKind: 'FleetStatusList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              status: {
+                type: 'object',
+                properties: {
+                  phase: { type: 'string' },
+                  nodes: {
+                    type: 'object',
+                    additionalProperties: {
+                      type: 'object',
+                      properties: {
+                        state: { type: 'string' },
+                        batch: { type: 'integer' },
+                        updatedAt: { type: 'string' },
+                        previous: { type: 'object', properties: { name: { type: 'string' } } },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+const FLEET_STATUSES = '/apis/bench.dkc.io/v1/fleetstatuses';
+
+/** A status naming `n` nodes, the first `done` of them Succeeded. */
+function fleetStatus(n: number, done: number): Record<string, unknown> {
+  const nodes: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++)
+    nodes[`node-${i}`] = {
+      state: i < done ? 'Succeeded' : 'InFlight',
+      batch: 3,
+      updatedAt: '2026-11-26T17:00:00Z',
+      previous: { name: 'old' },
+    };
+  return { phase: 'Progressing', nodes };
+}
+
+/**
+ * `rounds` writes, one after another, of a status naming `n` nodes (a few more Succeeded each time) as a server-side
+ * apply with force or as a JSON merge patch: the server's CPU milliseconds per write. The rollout controller writes
+ * such a status twice per look.
+ */
+async function bigStatusCost(
+  kubeconfig: string,
+  pid: number,
+  n: number,
+  rounds: number,
+): Promise<Record<string, number>> {
+  const client = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs: 0 });
+  try {
+    await client.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', FLEET_STATUS_CRD);
+    for (let i = 0; i < 100; i++) {
+      const served = await client.list(FLEET_STATUSES).then(
+        () => true,
+        () => false,
+      );
+      if (served) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const out: Record<string, number> = {};
+    for (const kind of ['merge', 'apply'] as const) {
+      const name = `status-${kind}`;
+      await client.create(FLEET_STATUSES, { apiVersion: 'bench.dkc.io/v1', kind: 'FleetStatus', metadata: { name } });
+      const path = `${FLEET_STATUSES}/${name}/status`;
+      const cpu0 = cpuSeconds(pid);
+      for (let k = 0; k < rounds; k++) {
+        const status = fleetStatus(n, k * 7);
+        if (kind === 'merge') await client.patch(path, 'merge', { status }, { query: { fieldManager: 'bench' } });
+        else
+          await client.patch(
+            path,
+            'apply',
+            { apiVersion: 'bench.dkc.io/v1', kind: 'FleetStatus', metadata: { name }, status },
+            { query: { fieldManager: 'bench', force: 'true' } },
+          );
+      }
+      out[kind] = ((cpuSeconds(pid) - cpu0) * 1000) / rounds;
+    }
+    return out;
+  } finally {
+    client.close();
+  }
+}
+
 /** What managedFields add to a Node's stored form (ADR 32) once registration and a status write have recorded their fields. */
 async function managedFieldsShare(kubeconfig: string): Promise<{ withFields: number; without: number }> {
   const client = await RestClient.fromKubeconfig(kubeconfig);
@@ -395,6 +506,12 @@ async function main(): Promise<void> {
     console.log(
       `server-side apply vs merge patch of the same Node (${writers} clients, ${rounds} changes each): server CPU ${applied.cpuMs.toFixed(2)} vs ${merge.cpuMs.toFixed(2)} ms/request ` +
         `→ ratio ${(applied.cpuMs / merge.cpuMs).toFixed(2)} (goal ≤ 2); ${applied.rate.toFixed(0)} vs ${merge.rate.toFixed(0)} requests/s`,
+    );
+    const entries = quick ? 1000 : 5000;
+    const big = await bigStatusCost(server.kubeconfig, server.proc.pid!, entries, quick ? 10 : 20);
+    console.log(
+      `a status naming ${entries} nodes (a custom kind's map of objects, written one after another): server CPU ${big['apply']!.toFixed(0)} ms per apply vs ${big['merge']!.toFixed(0)} ms per merge patch ` +
+        `→ ratio ${(big['apply']! / big['merge']!).toFixed(2)} (goal ≤ 2)`,
     );
     const size = await managedFieldsShare(server.kubeconfig);
     console.log(
