@@ -12,7 +12,8 @@ const indent = (text, pad) =>
 
 /** The error of a failed test, as one readable block: the cause when the runner wrapped it, without node's frames. */
 function describe(error) {
-  const inner = error?.failureType === 'testCodeFailure' && error.cause !== undefined ? error.cause : error;
+  // The runner wraps what went wrong (a test's throw, a hook's) as the cause of its own error.
+  const inner = error?.cause !== undefined && error.cause !== null ? error.cause : error;
   const text = inner instanceof Error ? (inner.stack ?? String(inner)) : inspect(inner, { depth: 4 });
   return text
     .split('\n')

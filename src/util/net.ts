@@ -1,9 +1,39 @@
 // Loopback helpers for starting local processes on ports that are free.
 
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 
-/** A port that was free a moment ago on `host` (bound to 0, then released). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
+/** Linux's default range for ephemeral ports, where the kernel picks when none is read. */
+const DEFAULT_EPHEMERAL: readonly [number, number] = [32768, 60999];
+/** How many ports below the ephemeral range a choice is made from. */
+const CHOICE_SPAN = 12_000;
+/** Random ports tried before the system is asked for one. */
+const TRIES = 20;
+
+/** The range the kernel takes ports from for outgoing connections and binds to port 0. */
+function ephemeralRange(): readonly [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
+  } catch {
+    // not Linux: the default range
+  }
+  return DEFAULT_EPHEMERAL;
+}
+
+/** Whether `port` on `host` can be bound now (released again at once). */
+function canBind(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err),
+    );
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A port the system picks on `host` (bound to 0, then released). */
+function systemPort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -12,4 +42,20 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A port that was free a moment ago on `host`, chosen at random just below the ephemeral range: between now and the
+ * moment its process binds it, neither an outgoing connection nor another process's bind to port 0 can take it. (A
+ * node agent keeps its port across restarts, so a port taken meanwhile kept it from starting at all.) When no port
+ * there is free, or the range leaves no room below it, one the system picks.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const top = ephemeralRange()[0] - 1;
+  const bottom = Math.max(1024, top - CHOICE_SPAN);
+  for (let i = 0; top > bottom && i < TRIES; i++) {
+    const port = bottom + Math.floor(Math.random() * (top - bottom + 1));
+    if (await canBind(port, host)) return port;
+  }
+  return systemPort(host);
 }
