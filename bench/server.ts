@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RestClient } from '../src/client/index.js';
 import { startServer } from '../test/helpers/server.js';
+import { crdOf } from '../test/helpers/crds.js';
 import { ms, pct, serverWriteRate } from './common.js';
 import { storedManagedFields } from '../src/server/fieldmanager/storedform.js';
 
@@ -327,49 +328,36 @@ async function patchCost(
  * A custom kind whose status is a map of objects, as a NodeConfigRollout's `status.nodes` names every node: no
  * controller acts on it, so the benchmark's writes are the only ones.
  */
-const FLEET_STATUS_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'fleetstatuses.bench.dkc.io' },
-  spec: {
-    group: 'bench.dkc.io',
-    scope: 'Cluster',
-    names: { plural: 'fleetstatuses', singular: 'fleetstatus', kind: 'FleetStatus', listKind: 'FleetStatusList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
+const FLEET_STATUS_CRD = crdOf({
+  group: 'bench.dkc.io',
+  kind: 'FleetStatus',
+  plural: 'fleetstatuses',
+  scope: 'Cluster',
+  status: true,
+  schema: {
+    type: 'object',
+    properties: {
+      status: {
+        type: 'object',
+        properties: {
+          phase: { type: 'string' },
+          nodes: {
             type: 'object',
-            properties: {
-              status: {
-                type: 'object',
-                properties: {
-                  phase: { type: 'string' },
-                  nodes: {
-                    type: 'object',
-                    additionalProperties: {
-                      type: 'object',
-                      properties: {
-                        state: { type: 'string' },
-                        batch: { type: 'integer' },
-                        updatedAt: { type: 'string' },
-                        previous: { type: 'object', properties: { name: { type: 'string' } } },
-                      },
-                    },
-                  },
-                },
+            additionalProperties: {
+              type: 'object',
+              properties: {
+                state: { type: 'string' },
+                batch: { type: 'integer' },
+                updatedAt: { type: 'string' },
+                previous: { type: 'object', properties: { name: { type: 'string' } } },
               },
             },
           },
         },
       },
-    ],
+    },
   },
-};
+});
 const FLEET_STATUSES = '/apis/bench.dkc.io/v1/fleetstatuses';
 
 /** A status naming `n` nodes, the first `done` of them Succeeded. */

@@ -8,32 +8,16 @@ import assert from 'node:assert/strict';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { kubectl, type Kubectl, type KubectlVersion } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/wait.js';
+import { crdOf } from '../helpers/crds.js';
 
 let server: RunningServer;
 
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'holds.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { kind: 'Hold', plural: 'holds', singular: 'hold', listKind: 'HoldList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } },
-          },
-        },
-      },
-    ],
-  },
-};
+const CRD = crdOf({
+  group: 'example.com',
+  kind: 'Hold',
+  plural: 'holds',
+  schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } },
+});
 
 interface Meta {
   name?: string;
