@@ -47,12 +47,12 @@ export class ApiError extends Error {
   }
 }
 
-/** True when `err` is an ApiError, and has HTTP code `code` when one is given. */
 /** The request got no answer from the API server (refused, reset, timed out), as opposed to one it refused. */
 export function isUnanswered(err: unknown): boolean {
   return err instanceof ClientError && (err.code === 'DKC_CLIENT_CONNECTION' || err.code === 'DKC_CLIENT_TIMEOUT');
 }
 
+/** True when `err` is an ApiError, and has HTTP code `code` when one is given. */
 export function isApiError(err: unknown, code?: number): err is ApiError {
   return err instanceof ApiError && (code === undefined || err.code === code);
 }
