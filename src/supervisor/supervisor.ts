@@ -13,7 +13,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Socket } from 'node:net';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -22,6 +22,7 @@ import { SUPERVISOR_FD_ENV } from './parentwatch.js';
 import { RestartBackoff, resolveBackoffOptions, type BackoffOptions } from './backoff.js';
 import { SupervisorError } from './errors.js';
 import { errorMessage } from '../util/errors.js';
+import { failureLine } from '../util/failureline.js';
 
 export type RestartPolicy = 'always' | 'on-failure' | 'never';
 
@@ -84,6 +85,8 @@ export interface ExitEvent {
   nextDelayMs: number | null;
   /** Why the spawn failed, when it did. */
   error?: string;
+  /** For a crash: the failure the process wrote to its log file this run (its `dkc: …` line or last klog error). */
+  reason?: string;
 }
 
 export interface SupervisorEvents {
@@ -100,6 +103,8 @@ export interface LastExit {
   uptimeMs: number;
   at: Date;
   error?: string;
+  /** For a crash: the failure the process wrote to its log file this run. */
+  reason?: string;
 }
 
 export interface ChildStatus {
@@ -131,6 +136,8 @@ interface Child {
   proc: ChildProcess | null;
   pid: number | null;
   startedAt: number;
+  /** The log file's size when the current process started: what it writes comes after. */
+  logOffset: number;
   restarts: number;
   crashes: number;
   lastExit: LastExit | null;
@@ -147,6 +154,8 @@ const POLICIES: readonly RestartPolicy[] = ['always', 'on-failure', 'never'];
 const PARENT_PIPE_FD = 3;
 // Process groups are a POSIX notion; on Windows the child is signalled alone.
 const GROUPS = process.platform !== 'win32';
+// How much of a crashed child's log is read for the reason it gave.
+const CRASH_LOG_TAIL = 64 * 1024;
 
 export class Supervisor {
   readonly #children = new Map<string, Child>();
@@ -218,6 +227,7 @@ export class Supervisor {
       proc: null,
       pid: null,
       startedAt: 0,
+      logOffset: 0,
       restarts: 0,
       crashes: 0,
       lastExit: null,
@@ -370,6 +380,25 @@ export class Supervisor {
     return child;
   }
 
+  /** The failure a crashed child wrote to its log file this run, read from the file's last 64 KiB at most. */
+  #crashReason(child: Child): string | undefined {
+    const { logFile } = child.spec;
+    if (logFile === undefined) return undefined;
+    let fd: number | undefined;
+    try {
+      fd = openSync(logFile, 'r');
+      const size = fstatSync(fd).size;
+      const from = Math.max(child.logOffset, size - CRASH_LOG_TAIL);
+      const buf = Buffer.alloc(Math.max(0, size - from));
+      readSync(fd, buf, 0, buf.length, from);
+      return failureLine(buf.toString('utf8'));
+    } catch {
+      return undefined; // a log file gone or unreadable: the crash is reported without its reason
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
   #emit<K extends keyof SupervisorEvents>(event: K, ev: SupervisorEvents[K]): void {
     // A throwing listener must not leave a child half-accounted for.
     try {
@@ -390,6 +419,7 @@ export class Supervisor {
       if (spec.logFile !== undefined) {
         mkdirSync(dirname(spec.logFile), { recursive: true });
         logFd = openSync(spec.logFile, 'a');
+        child.logOffset = fstatSync(logFd).size;
       }
       const out = logFd ?? 'inherit';
       const env = spec.env ? { ...process.env, ...spec.env } : { ...process.env };
@@ -453,6 +483,7 @@ export class Supervisor {
     const outcome: RunOutcome =
       child.state === 'stopping' || this.#stopping ? 'stopped' : error === undefined && code === 0 ? 'clean' : 'crash';
     const errorText = error === undefined ? undefined : errorMessage(error);
+    const reason = outcome === 'crash' && errorText === undefined ? this.#crashReason(child) : undefined;
     if (outcome === 'crash') child.crashes++;
     let nextDelayMs: number | null = null;
     if (outcome !== 'stopped') {
@@ -484,10 +515,19 @@ export class Supervisor {
       uptimeMs,
       at: this.#clock.now(),
       ...(errorText !== undefined ? { error: errorText } : {}),
+      ...(reason !== undefined ? { reason } : {}),
     };
     child.state = nextDelayMs !== null ? 'backoff' : outcome === 'stopped' ? 'stopped' : 'exited';
 
-    const kv = { name: child.spec.name, pid, code, signal, uptimeMs: Math.round(uptimeMs), restartInMs: nextDelayMs };
+    const kv = {
+      name: child.spec.name,
+      pid,
+      code,
+      signal,
+      uptimeMs: Math.round(uptimeMs),
+      restartInMs: nextDelayMs,
+      ...(reason !== undefined ? { reason } : {}),
+    };
     if (outcome === 'crash')
       klog.warning(
         errorText !== undefined ? `Supervised process failed to start: ${errorText}` : 'Supervised process crashed',
@@ -508,6 +548,7 @@ export class Supervisor {
       crashLooping: child.backoff.crashLooping,
       nextDelayMs,
       ...(errorText !== undefined ? { error: errorText } : {}),
+      ...(reason !== undefined ? { reason } : {}),
     });
 
     if (child.restartWaiters.length > 0) {

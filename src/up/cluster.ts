@@ -13,6 +13,7 @@ import {
   serveControl,
   type BackoffOptions,
   type ControlServer,
+  type ExitEvent,
 } from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { UpError, messages } from './errors.js';
@@ -22,37 +23,6 @@ import { systemClock } from '../util/clock.js';
 export { freePort };
 
 export const dkcBin = resolve(fileURLToPath(import.meta.url), '../../../../bin/dkc');
-
-/**
- * Why the server failed to start, from what it logged this run: the error line the dkc binary prints on a failed
- * start (`dkc: …`), else the last error klog line, else undefined.
- */
-export function serverStartupFailure(log: string): string | undefined {
-  const lines = log
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-  const fatal = lines.filter((l) => l.startsWith('dkc: ') || l.startsWith('dkc server: ')).at(-1);
-  if (fatal) return fatal.slice(fatal.indexOf(': ') + 2);
-  const klogError = lines.filter((l) => /^[EF]\d{4} /.test(l)).at(-1);
-  return klogError?.replace(/^\S+ \S+\s+\d+ \S+\] /, '');
-}
-
-async function sizeOf(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
-  }
-}
-
-async function readFrom(path: string, offset: number): Promise<string> {
-  try {
-    return (await readFile(path)).subarray(offset).toString('utf8');
-  } catch {
-    return '';
-  }
-}
 
 export interface ClusterOptions {
   dataDir: string;
@@ -159,13 +129,13 @@ async function waitForNewFile(
   path: string,
   before: number | undefined,
   timeoutMs: number,
-  failed: () => Promise<string | undefined>,
+  failed: () => string | undefined,
 ): Promise<void> {
   const deadline = systemClock.monotonicMs() + timeoutMs;
   while (systemClock.monotonicMs() < deadline) {
     const now = await inodeOf(path);
     if (now !== undefined && now !== before) return;
-    const why = await failed();
+    const why = failed();
     if (why) throw new UpError('DKC_UP_CLUSTER_FAILED', why);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -214,16 +184,14 @@ async function startServer(
 ): Promise<void> {
   const serverLog = join(dataDir, 'server.log');
   // Only this run's lines explain this run's failure.
-  const serverLogStart = await sizeOf(serverLog);
-  let serverExit: { code: number | null; signal: string | null } | undefined;
+  let serverExit: ExitEvent | undefined;
   supervisor.on('exit', (e) => {
-    if (e.name === 'server' && e.outcome === 'crash' && !serverExit) serverExit = { code: e.code, signal: e.signal };
+    if (e.name === 'server' && e.outcome === 'crash' && !serverExit) serverExit = e;
   });
-  const serverFailure = async (): Promise<string | undefined> => {
+  const serverFailure = (): string | undefined => {
     if (!serverExit) return undefined;
-    const reason = serverStartupFailure(await readFrom(serverLog, serverLogStart));
-    return reason
-      ? messages.serverFailed(reason, serverLog)
+    return serverExit.reason !== undefined
+      ? messages.serverFailed(serverExit.reason, serverLog)
       : messages.serverExited(serverExit.code, serverExit.signal, serverLog);
   };
   supervisor.add({

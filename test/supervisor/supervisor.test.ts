@@ -455,6 +455,30 @@ describe('Supervisor log files', () => {
     await rec.until(() => rec.exits.length === 1, 'the run');
     assert.equal(readFileSync(logFile, 'utf8'), 'from before\nhello\n');
   });
+
+  it('reports a crash with the failure the process wrote this run, in the exit event and in lastExit', async () => {
+    const logFile = join(dir, 'reason.log');
+    // An earlier run's failure is not this run's.
+    writeFileSync(logFile, 'dkc: an earlier failure\n');
+    const s = track(new Supervisor({ backoff: { jitter: 0 } }));
+    const rec = new Recorder(s);
+    const klogError = 'E1126 19:58:05.684000   16309 httpserver.ts:304] kubelet server: port 4242 is in use';
+    s.add(
+      child('agent', `console.error(${JSON.stringify(klogError)}); console.log("I1126 later"); process.exit(1)`, {
+        logFile,
+        restart: 'never',
+      }),
+    );
+    s.add(child('quiet', 'process.exit(3)', { logFile: join(dir, 'quiet.log'), restart: 'never' }));
+    s.start();
+    await rec.until(() => rec.exits.length === 2, 'both runs');
+    const agent = rec.exits.find((e) => e.name === 'agent');
+    assert.equal(agent?.reason, 'kubelet server: port 4242 is in use');
+    assert.equal(s.status().find((c) => c.name === 'agent')?.lastExit?.reason, 'kubelet server: port 4242 is in use');
+    const quiet = rec.exits.find((e) => e.name === 'quiet');
+    assert.equal(quiet?.outcome, 'crash');
+    assert.equal(quiet?.reason, undefined);
+  });
 });
 
 describe('Supervisor parent pipe', () => {
