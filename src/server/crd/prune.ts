@@ -111,6 +111,8 @@ const isNonNullableNull = (v: unknown, s: SchemaNode | undefined): s is SchemaNo
 
 /** A null where the schema does not allow one and has no default is dropped rather than refused. */
 function pruneNonNullableNullsWithoutDefaults(x: unknown, node: SchemaNode | undefined): void {
+  // Below a value the schema says nothing of (metadata's managedFields, a preserved unknown field) nothing is dropped.
+  if (node === undefined) return;
   if (Array.isArray(x)) {
     const items = node ? itemsOf(node) : undefined;
     for (const v of x) pruneNonNullableNullsWithoutDefaults(v, items);
@@ -124,9 +126,27 @@ function pruneNonNullableNullsWithoutDefaults(x: unknown, node: SchemaNode | und
   }
 }
 
-/** Fills defaults where a field is absent (or null and not nullable), then descends, defaults included. */
+/** Whether a schema node declares a default anywhere below it (properties, items, additionalProperties). */
+const defaultsBelowCache = new WeakMap<SchemaNode, boolean>();
+function hasDefaultsBelow(s: SchemaNode): boolean {
+  const cached = defaultsBelowCache.get(s);
+  if (cached !== undefined) return cached;
+  const additional = additionalOf(s);
+  const children = [
+    ...Object.values(propertiesOf(s) ?? {}),
+    ...[itemsOf(s), additional === ANY_VALUE ? undefined : additional].filter((n) => n !== undefined),
+  ];
+  const found = children.some((c) => hasDefault(c) || hasDefaultsBelow(c));
+  defaultsBelowCache.set(s, found);
+  return found;
+}
+
+/**
+ * Fills defaults where a field is absent (or null and not nullable), then descends, defaults included; a value whose
+ * schema declares no default below it is left without a walk (a status map of thousands of entries, every write).
+ */
 function applyDefaults(x: unknown, s: SchemaNode | undefined): void {
-  if (!s) return;
+  if (!s || !hasDefaultsBelow(s)) return;
   if (Array.isArray(x)) {
     const items = itemsOf(s);
     x.forEach((v, i) => {

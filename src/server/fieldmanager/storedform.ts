@@ -50,8 +50,17 @@ function fieldsOf(value: Json, dots: boolean): FieldSet {
   return out;
 }
 
+function hasDefinedField(value: Json): boolean {
+  for (const k in value) if (value[k] !== undefined) return true;
+  return false;
+}
+
 /** Whether `set` is exactly `fieldsOf(value, dots)`, without building it. */
 function isFieldsOf(set: FieldSet, value: Json, dots: boolean): boolean {
+  // "." is asked first: a map node of thousands of entries without it is answered at once, not after walking them.
+  const hasSelf = set[SELF] !== undefined;
+  if (!dots && hasSelf) return false;
+  if (dots && !hasSelf && hasDefinedField(value)) return false;
   let n = 0;
   for (const k in value) {
     const v = value[k];

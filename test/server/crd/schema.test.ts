@@ -553,6 +553,33 @@ describe('applyDefaults', () => {
     });
   });
 
+  it('reaches a default below fields that declare none, and drops nulls where nothing below declares a default', () => {
+    const deep = compileSchema({
+      type: 'object',
+      properties: {
+        status: {
+          type: 'object',
+          properties: {
+            a: {
+              type: 'object',
+              properties: { b: { type: 'object', properties: { leaf: { type: 'string', default: 'x' } } } },
+            },
+            plain: { type: 'object', additionalProperties: { type: 'object', properties: { s: { type: 'string' } } } },
+          },
+        },
+      },
+    });
+    const obj: Record<string, unknown> = {
+      metadata: { managedFields: [{ fieldsV1: { 'f:x': null } }] },
+      status: { a: { b: {} }, plain: { n1: { s: null }, n2: { s: 'kept' } } },
+    };
+    deep.applyDefaults(obj);
+    assert.deepEqual(obj, {
+      metadata: { managedFields: [{ fieldsV1: { 'f:x': null } }] },
+      status: { a: { b: { leaf: 'x' } }, plain: { n1: {}, n2: { s: 'kept' } } },
+    });
+  });
+
   it('each default is a copy', () => {
     const a: Record<string, unknown> = {};
     const b: Record<string, unknown> = {};
