@@ -258,9 +258,11 @@ describe(
       });
       for (const s of perNode)
         assert.equal(s.value[1], '4', `four kubelet_node_config_* series from ${s.metric['instance']}`);
-      assert.equal(
-        (await query('apiserver_request_total{job="dkc-server",verb="LIST",resource="nodes"}')).length > 0,
-        true,
+      // dkc server's own target is scraped and remote-written apart from the nodes': its series may arrive a moment
+      // after theirs.
+      await waitFor(
+        'apiserver_request_total of LIST nodes from dkc server',
+        async () => (await query('apiserver_request_total{job="dkc-server",verb="LIST",resource="nodes"}')).length > 0,
       );
       // The node lifecycle controller inside dkc server reports every node's Ready condition (NodeNotReady reads it).
       const ready = await waitFor('kube_node_status_condition of every node', async () => {
