@@ -85,7 +85,10 @@ export interface ExitEvent {
   nextDelayMs: number | null;
   /** Why the spawn failed, when it did. */
   error?: string;
-  /** For a crash: the failure the process wrote to its log file this run (its `dkc: …` line or last klog error). */
+  /**
+   * For an exit with an error code: the failure the process wrote to its log file this run (its `dkc: …` line or last
+   * klog error).
+   */
   reason?: string;
 }
 
@@ -103,7 +106,7 @@ export interface LastExit {
   uptimeMs: number;
   at: Date;
   error?: string;
-  /** For a crash: the failure the process wrote to its log file this run. */
+  /** For an exit with an error code: the failure the process wrote to its log file this run. */
   reason?: string;
 }
 
@@ -483,7 +486,10 @@ export class Supervisor {
     const outcome: RunOutcome =
       child.state === 'stopping' || this.#stopping ? 'stopped' : error === undefined && code === 0 ? 'clean' : 'crash';
     const errorText = error === undefined ? undefined : errorMessage(error);
-    const reason = outcome === 'crash' && errorText === undefined ? this.#crashReason(child) : undefined;
+    // Only a process that exited with an error said why; one killed by a signal did not choose to end, and the last
+    // error it logged (a failed request a while before) would read as the cause.
+    const reason =
+      outcome === 'crash' && errorText === undefined && code !== null ? this.#crashReason(child) : undefined;
     if (outcome === 'crash') child.crashes++;
     let nextDelayMs: number | null = null;
     if (outcome !== 'stopped') {

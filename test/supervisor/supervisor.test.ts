@@ -456,7 +456,7 @@ describe('Supervisor log files', () => {
     assert.equal(readFileSync(logFile, 'utf8'), 'from before\nhello\n');
   });
 
-  it('reports a crash with the failure the process wrote this run, in the exit event and in lastExit', async () => {
+  it('reports an exit with an error code with the failure the process wrote this run, in the exit event and in lastExit', async () => {
     const logFile = join(dir, 'reason.log');
     // An earlier run's failure is not this run's.
     writeFileSync(logFile, 'dkc: an earlier failure\n');
@@ -470,14 +470,20 @@ describe('Supervisor log files', () => {
       }),
     );
     s.add(child('quiet', 'process.exit(3)', { logFile: join(dir, 'quiet.log'), restart: 'never' }));
+    // Killed, it did not say why it ended: what it logged earlier is not given as the reason.
+    const killScript = `console.error(${JSON.stringify(klogError)}); process.kill(process.pid, 'SIGKILL')`;
+    s.add(child('killed', killScript, { logFile: join(dir, 'killed.log'), restart: 'never' }));
     s.start();
-    await rec.until(() => rec.exits.length === 2, 'both runs');
+    await rec.until(() => rec.exits.length === 3, 'the three runs');
     const agent = rec.exits.find((e) => e.name === 'agent');
     assert.equal(agent?.reason, 'kubelet server: port 4242 is in use');
     assert.equal(s.status().find((c) => c.name === 'agent')?.lastExit?.reason, 'kubelet server: port 4242 is in use');
     const quiet = rec.exits.find((e) => e.name === 'quiet');
     assert.equal(quiet?.outcome, 'crash');
     assert.equal(quiet?.reason, undefined);
+    const killed = rec.exits.find((e) => e.name === 'killed');
+    assert.equal(killed?.signal, 'SIGKILL');
+    assert.equal(killed?.reason, undefined);
   });
 });
 
@@ -496,7 +502,7 @@ describe('Supervisor parent pipe', () => {
     // A variable inherited from the supervisor's own supervisor is not passed on to a child without the pipe.
     s.add(child('plain', script(`${out}.plain`), { restart: 'never', env: { DKC_SUPERVISOR_FD: '3' } }));
     s.start();
-    await rec.until(() => rec.exits.length === 2, 'both runs');
+    await rec.until(() => rec.exits.length === 3, 'the three runs');
     assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), { env: '3', kind: 'socket' });
     // (Its fd 3, if open at all, is one of node's own: only the variable says whether there is a pipe.)
     assert.equal((JSON.parse(readFileSync(`${out}.plain`, 'utf8')) as { env: string | null }).env, null);
