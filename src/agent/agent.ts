@@ -33,6 +33,8 @@ import {
   heartbeatTimeoutMs,
   hostname,
   kubeAPIRateLimiter,
+  KUBELET_VERSION,
+  kubeletUserAgent,
   LeaseRenewer,
   mergeCapacity,
   NodeStatusReporter,
@@ -409,6 +411,11 @@ interface ClusterContext {
 }
 
 /** What the node reports in its status: the machine's capacity under the config, its system, ConfigOK. */
+/** The kubelet version the node states (nodeInfo, User-Agent): without --kubelet-version, what it always has. */
+function reportedVersion(flags: AgentFlags, kubelet: KubeletVersion): string {
+  return flags.kubeletVersion ? kubelet.gitVersion : KUBELET_VERSION;
+}
+
 async function nodeStatus(ctx: ClusterContext): Promise<ReturnType<typeof statusSource>> {
   const { flags, config, controller } = ctx;
   const machine = mergeCapacity(await ctx.host.machine(), ctx.capacityFlag);
@@ -422,8 +429,7 @@ async function nodeStatus(ctx: ClusterContext): Promise<ReturnType<typeof status
     nodeIP: ctx.nodeIP,
     hostname: ctx.nodeName,
     system,
-    // Without --kubelet-version the node reports what it always has.
-    ...(flags.kubeletVersion ? { kubeletVersion: ctx.kubelet.gitVersion } : {}),
+    kubeletVersion: reportedVersion(flags, ctx.kubelet),
     ...(controller
       ? { extraConditions: (previous: readonly NodeCondition[] | undefined) => controller.configOKConditions(previous) }
       : {}),
@@ -574,7 +580,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   const registry = createMetricsRegistry();
   // One connection pool to the API server; each use below derives a client with its own limits, as the kubelet's
   // API, event and heartbeat clients differ only in those. Closed last, when everything else has stopped.
-  const apiServer = await host.connect(flags);
+  const apiServer = await host.connect(flags, kubeletUserAgent(reportedVersion(flags, kubelet)));
   const dynamicConfigDir = flags.dynamicConfigDir;
   const { controller, chosen } = dynamicConfigDir
     ? await bootDynamicConfig({ ...flags, dynamicConfigDir }, localConfig, nodeName, registry, apiServer)

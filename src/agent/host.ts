@@ -20,8 +20,11 @@ import {
 export interface AgentHost {
   /** Whether the agent sets the process's log format and verbosity (a fleet's nodes share the process's logging). */
   readonly ownsLogging: boolean;
-  /** The node's API client, or undefined to run standalone. The agent closes it when it stops. */
-  connect(flags: AgentFlags): Promise<RestClient | undefined>;
+  /**
+   * The node's API client, sending `userAgent` (the kubelet's), or undefined to run standalone. The agent closes it
+   * when it stops.
+   */
+  connect(flags: AgentFlags, userAgent: string): Promise<RestClient | undefined>;
   /** Starts the node's HTTPS endpoints (and, on its own host, the read-only and healthz ports). */
   serve(options: AgentServersOptions): Promise<AgentServers>;
   /** cpu, memory and, where known, ephemeral-storage of the machine, before `--capacity`. */
@@ -40,7 +43,8 @@ export interface AgentHost {
 /** `dkc agent`: one node, its own process. */
 export const processHost: AgentHost = {
   ownsLogging: true,
-  connect: async (flags) => (flags.kubeconfig ? RestClient.fromKubeconfig(flags.kubeconfig) : undefined),
+  connect: async (flags, userAgent) =>
+    flags.kubeconfig ? RestClient.fromKubeconfig(flags.kubeconfig, { userAgent }) : undefined,
   serve: startAgentServers,
   machine: () => hostCapacity(),
   systemInfo: readHostSystemInfo,

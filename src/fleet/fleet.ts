@@ -11,7 +11,13 @@ import { ApiError, loadKubeconfig, sharedConnectionPool, RestClient, type Client
 import type { AgentHost } from '../agent/host.js';
 import { informerPolicyFeed, sharedPolicyFeed } from '../agent/dynamicconfig/policywatch.js';
 import { sharedDiscovery } from '../agent/dynamicconfig/findchannel.js';
-import { hostCPUAndMemory, readHostSystemInfo, type HostSystemInfo } from '../agent/node/index.js';
+import {
+  hostCPUAndMemory,
+  KUBELET_VERSION,
+  kubeletUserAgent,
+  readHostSystemInfo,
+  type HostSystemInfo,
+} from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
 import { defaultLocalConfig } from '../agent/localconfig.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
@@ -246,7 +252,7 @@ class FleetHost {
   ) {
     // The nodes judge configs by the NodeConfigPolicies from one shared watch (read as the first node, which may read
     // them as any node may): thousands of identical watches would cost the server as much as the nodes' own.
-    const policyReader = () => (this.policyClient ??= this.nodeClient(members[0]!));
+    const policyReader = () => (this.policyClient ??= this.nodeClient(members[0]!, kubeletUserAgent(KUBELET_VERSION)));
     this.policyFeed = sharedPolicyFeed(() =>
       informerPolicyFeed(
         {
@@ -258,18 +264,18 @@ class FleetHost {
     );
   }
 
-  private async nodeClient(m: FleetMember): Promise<RestClient> {
+  private async nodeClient(m: FleetMember, userAgent: string): Promise<RestClient> {
     const { server, pool } = this.access;
     const c = await this.access.credentials.credential(m.name, join(this.dataDir, m.name));
     return 'token' in c
-      ? new RestClient({ ...server, token: c.token }, pool ? { pool } : {})
-      : new RestClient({ ...server, cert: c.certPem, key: c.keyPem });
+      ? new RestClient({ ...server, token: c.token }, pool ? { pool, userAgent } : { userAgent })
+      : new RestClient({ ...server, cert: c.certPem, key: c.keyPem }, { userAgent });
   }
 
   forNode(m: FleetMember): AgentHost {
     return {
       ownsLogging: false,
-      connect: () => this.nodeClient(m),
+      connect: (_flags, userAgent) => this.nodeClient(m, userAgent),
       policyFeed: this.policyFeed,
       discoverChannel: this.discoverChannel,
       serve: (o) => this.listener.serve(m.address, o),

@@ -81,6 +81,17 @@ it('dkc up brings up 3 Ready nodes within 15 s and Ctrl-C leaves nothing behind'
         .map((n) => n.metadata.name)
         .sort();
       assert.deepEqual(ready, ['node-1', 'node-2', 'node-3']);
+      // The agent speaks as the kubelet (client-go's User-Agent), so its writes are managed by "kubelet" as on a real
+      // cluster: the Node's registration, its status, and the node's Lease.
+      type Managed = { metadata: { managedFields?: { manager: string; operation: string; subresource?: string }[] } };
+      const managers = (o: Managed) =>
+        (o.metadata.managedFields ?? []).map((e) => [e.manager, e.operation, e.subresource ?? ''].join(' ')).sort();
+      assert.deepEqual(managers(await client.get<Managed>('/api/v1/nodes/node-1')), [
+        'kubelet Update ',
+        'kubelet Update status',
+      ]);
+      const lease = await client.get<Managed>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1');
+      assert.deepEqual(managers(lease), ['kubelet Update ']);
     } finally {
       client.close();
     }

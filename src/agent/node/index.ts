@@ -36,6 +36,7 @@ export {
 } from './host.js';
 export {
   KUBELET_VERSION,
+  kubeletUserAgent,
   KUBE_PROXY_VERSION,
   CONTAINER_RUNTIME_VERSION,
   OWN_STATUS_FIELDS,

@@ -7,11 +7,20 @@ import { deepEqual } from '../../api/equal.js';
 import type { NodeAddress, NodeCondition, NodeDaemonEndpoints, NodeSystemInfo } from '../../api/types.js';
 import { formatResourceList, type ResourceList } from './capacity.js';
 import { formatTime } from '../../util/clock.js';
-import type { HostSystemInfo } from './host.js';
+import { goArch, goOS, type HostSystemInfo } from './host.js';
 
 /** What this agent reports as its kubelet version: the upstream release it mirrors, marked as dkc. */
 export const KUBELET_VERSION = 'v1.22.17-dkc';
 export const KUBE_PROXY_VERSION = 'v1.22.17-dkc';
+/**
+ * The User-Agent of the node's API requests, in client-go's form as the kubelet sends it (`kubelet/<gitVersion>
+ * (<os>/<arch>) kubernetes/<commit>`): kube-apiserver names a write's field manager after its program, so the node's
+ * registration, status and Lease are managed by `kubelet` as on a real cluster.
+ */
+export function kubeletUserAgent(gitVersion: string): string {
+  return `kubelet/${gitVersion} (${goOS()}/${goArch()}) kubernetes/dkc`;
+}
+
 /** There is no container runtime behind the agent; the scheme names what answers instead. */
 export const CONTAINER_RUNTIME_VERSION = 'dkc://0.1.0';
 

@@ -6,6 +6,7 @@ import {
   conditionEvents,
   computeAllocatable,
   computeCapacity,
+  kubeletUserAgent,
   nodeStatusChanged,
   parseOSRelease,
   statusPatch,
@@ -13,6 +14,7 @@ import {
   type NodeStatusInput,
 } from '../../../src/agent/node/index.js';
 import { formatMicroTime, formatTime } from '../../../src/util/clock.js';
+import { managerFromUserAgent } from '../../../src/server/writeoptions.js';
 
 const system: HostSystemInfo = {
   machineID: 'm-1',
@@ -167,5 +169,14 @@ describe('time formats', () => {
       'Debian GNU/Linux 12 (bookworm)',
     );
     assert.equal(parseOSRelease('ID=alpine'), '');
+  });
+});
+
+describe('kubeletUserAgent', () => {
+  it("is client-go's form with the kubelet's program name, so kube-apiserver names the node's field manager kubelet", () => {
+    const ua = kubeletUserAgent('v1.31.4');
+    assert.match(ua, /^kubelet\/v1\.31\.4 \([a-z0-9]+\/[a-z0-9]+\) kubernetes\/dkc$/);
+    assert.equal(managerFromUserAgent(ua), 'kubelet');
+    assert.ok(!ua.includes('x64'), "Go's architecture names (amd64), not Node's (x64)");
   });
 });
