@@ -221,6 +221,13 @@ describe('NodeStatusReporter', () => {
 
   it("reads its Node from the server's cache (resourceVersion 0) as the kubelet does, and from storage when that fails", async () => {
     await registerNode(client, { nodeName: 'rep-cached' });
+    // The cache follows the store a moment later; a read of a Node it does not have yet goes to storage (below).
+    await waitFor('the new Node in the server cache', () =>
+      client.get<Node>(nodePath('rep-cached'), { query: { resourceVersion: '0' } }).then(
+        () => true,
+        () => false,
+      ),
+    );
     const reads: (string | undefined)[] = [];
     let cacheFails = false;
     const recording: StatusClient = {
