@@ -199,6 +199,15 @@ export class ResourceStorage {
     return { apiVersion: apiVersionOf(this.def), kind: this.def.kind, ...obj, metadata: obj.metadata };
   }
 
+  /**
+   * An object of the watch cache as served: the cache presented a custom object already (with this schema: a changed
+   * CRD mounts a new storage and cache), so presenting it again would only prune and default the cache's own nested
+   * values in place.
+   */
+  private fromCache(obj: KubeObject): KubeObject {
+    return this.def.custom ? { ...obj } : this.withType(obj);
+  }
+
   private encode(obj: KubeObject): Uint8Array {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
     const apiVersion = this.def.custom?.storageApiVersion ?? apiVersionOf(this.def);
@@ -249,7 +258,7 @@ export class ResourceStorage {
     if (resourceVersion === '0' && this.cache.isReady) {
       const cached = this.cache.get(this.key(namespace, name));
       if (!cached) throw errors.notFound(this.qualified, name);
-      return this.withType(cached);
+      return this.fromCache(cached);
     }
     let kv: KeyValue | undefined;
     try {
@@ -275,7 +284,7 @@ export class ResourceStorage {
             ? -1
             : 1,
         )
-        .map((o) => this.withType(o));
+        .map((o) => this.fromCache(o));
       return { items, resourceVersion: String(this.cache.currentRevision) };
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;

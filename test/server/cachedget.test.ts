@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Store } from '../../src/storage/index.js';
 import { startInProcessServer, type InProcessServer } from '../helpers/inprocessserver.js';
 import { waitFor } from '../helpers/wait.js';
+import { crdOf } from '../helpers/crds.js';
 
 let api: InProcessServer;
 let storeReads = 0;
@@ -87,5 +88,48 @@ describe('GET with resourceVersion=0', () => {
     assert.equal(r.status, 404);
     const status = JSON.parse(r.body) as { reason: string; message: string };
     assert.deepEqual([status.reason, status.message], ['NotFound', 'configmaps "nope" not found']);
+  });
+});
+
+describe('GET and LIST with resourceVersion=0 of a custom kind', () => {
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const things = '/apis/cache.example.com/v1/things';
+  const specSchema = (extra: Record<string, unknown>) =>
+    crdOf({
+      group: 'cache.example.com',
+      kind: 'Thing',
+      plural: 'things',
+      scope: 'Cluster',
+      schema: {
+        type: 'object',
+        properties: { spec: { type: 'object', properties: { a: { type: 'string' }, ...extra } } },
+      },
+    });
+
+  it('follow a change of the CRD schema, as reads from storage do (a changed CRD gets a new cache)', async () => {
+    await api.json('POST', crds, { body: specSchema({}) });
+    await waitFor('things served', async () => (await api.call('GET', things)).status === 200);
+    await api.json('POST', things, {
+      body: { apiVersion: 'cache.example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { a: '1' } },
+    });
+    const crd = await api.json<{ spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } }>(
+      'GET',
+      `${crds}/things.cache.example.com`,
+    );
+    crd.spec.versions[0]!.schema = (
+      specSchema({ c: { type: 'string', default: 'dflt' } }) as typeof crd
+    ).spec.versions[0]!.schema;
+    await api.json('PUT', `${crds}/things.cache.example.com`, { body: crd });
+    const spec = { a: '1', c: 'dflt' };
+    await waitFor('the default in a cached GET', async () => {
+      const r = await api.call('GET', `${things}/t?resourceVersion=0`);
+      return r.status === 200 && (JSON.parse(r.body) as { spec: { c?: string } }).spec.c === 'dflt';
+    });
+    const listed = await api.json<{ items: { spec: unknown }[] }>('GET', `${things}?resourceVersion=0`);
+    assert.deepEqual(
+      listed.items.map((i) => i.spec),
+      [spec],
+    );
+    assert.deepEqual((await api.json<{ spec: unknown }>('GET', `${things}/t`)).spec, spec);
   });
 });
