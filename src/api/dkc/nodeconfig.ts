@@ -36,6 +36,31 @@ export interface NodeConfigObjectStatus {
   config?: NodeConfigStatus | null;
   /** Written only by the rollout controller. */
   previous?: PreviousAssignment | null;
+  /** Written by the node daemon: what it sees of the kubelet beyond what status.config says. */
+  kubelet?: KubeletReport | null;
+}
+
+/** A field of the assigned config that a node-local drop-in sorting after dkc's sets otherwise. */
+export interface LocalOverride {
+  /** The field's path in the KubeletConfiguration, dotted (`evictionHard.memory.available`). */
+  field: string;
+  /** The drop-in file (its base name) whose value the kubelet runs instead. */
+  file: string;
+}
+
+/**
+ * What the node daemon sees of the kubelet that upstream's status.config has no place for. Each part is absent when
+ * there is nothing to say.
+ */
+export interface KubeletReport {
+  /** Restarts of the kubelet the daemon did not cause, since the active config was last started by the daemon. */
+  unexpectedRestarts?: number;
+  /** When the last of those restarts was seen (RFC 3339). */
+  lastUnexpectedRestart?: string;
+  /** Fields of the assigned config that the kubelet does not run because a local drop-in overrides them. */
+  localOverrides?: LocalOverride[];
+  /** The last time the daemon found one of its files edited by another hand (and put it back). */
+  lastDrift?: { time: string; file: string };
 }
 
 export interface NodeConfig extends KubeObject {
