@@ -129,7 +129,7 @@ export function clusterAuthorization(
   return {
     authorizer,
     admission: [
-      ...(modes.includes('Node') ? [nodeRestriction] : []),
+      ...(modes.includes('Node') ? [nodeRestriction(reads)] : []),
       nodeConfigValidation,
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
       configSourcePermission(authorizer, options.assignmentChannel),

@@ -3,15 +3,21 @@
 // that would let it widen what the Node authorizer lets it read. Clearing `spec.configSource`, or sending it back
 // unchanged, stays allowed: older kubelets drop the field when they write the whole Node. Nor may a node add, change
 // or remove a label under `node-restriction.kubernetes.io/`: those are set by administrators for selectors a node
-// must not steer itself into or out of (a NodeConfigPolicy's, as a workload's).
+// must not steer itself into or out of (a NodeConfigPolicy's, as a workload's). Nor may it add, change or remove the
+// dkc.io/rollout annotation, the rollout controller's mark of which rollout holds the node: a node that wrote it
+// could halt other rollouts or have one revert. And on its own Node and NodeConfig a node may not bring
+// managedFields it did not earn, nor own by server-side apply what the rollout controller applies
+// (./nodemanagedfields.ts).
 
 import { errors } from '../../api/errors.js';
 import { deepEqual } from '../../api/equal.js';
-import type { AdmissionAttributes, AdmissionPlugin } from '../authz.js';
+import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
-import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
+import { ROLLOUT_ANNOTATION } from '../../api/dkc/rollout.js';
+import { NODE_LEASE_NAMESPACE, type KubeObject } from '../../api/types.js';
 import { nodeIdentity } from './nodeauthorizer.js';
 import { nodeConfigRefusal } from './nodeconfigrestriction.js';
+import { managedFieldsRefusal } from './nodemanagedfields.js';
 
 function configSourceOf(obj: unknown): unknown {
   const spec = (obj as { spec?: { configSource?: unknown } } | undefined)?.spec;
@@ -30,6 +36,19 @@ function restrictedLabel(key: string): boolean {
 const labelsOf = (obj: unknown): Record<string, string> =>
   (obj as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels ?? {};
 
+const annotationsOf = (obj: unknown): Record<string, string> =>
+  (obj as { metadata?: { annotations?: Record<string, string> } } | undefined)?.metadata?.annotations ?? {};
+
+/** The annotations a node may not add, change or remove on its Node: the rollout controller's. */
+const CONTROLLER_ANNOTATIONS: readonly string[] = [ROLLOUT_ANNOTATION];
+
+/** The controller's annotations added, changed or removed between `prev` and `next`, sorted. */
+function forbiddenAnnotations(next: Record<string, string>, prev: Record<string, string>): string[] {
+  return CONTROLLER_ANNOTATIONS.filter(
+    (k) => Object.hasOwn(next, k) !== Object.hasOwn(prev, k) || next[k] !== prev[k],
+  ).sort();
+}
+
 /** The restricted labels added, changed or removed between `prev` and `next`, sorted (upstream's getForbiddenLabels for that domain). */
 function forbiddenLabels(next: Record<string, string>, prev: Record<string, string>): string[] {
   const keys = new Set([...Object.keys(next), ...Object.keys(prev)]);
@@ -38,56 +57,98 @@ function forbiddenLabels(next: Record<string, string>, prev: Record<string, stri
     .sort();
 }
 
-export const nodeRestriction: AdmissionPlugin = {
-  name: 'NodeRestriction',
-  validate(a: AdmissionAttributes): void {
-    const { isNode, nodeName } = nodeIdentity(a.user);
-    if (!isNode) return;
-    const resource = { group: a.resource.group, name: a.resource.plural };
-    const forbid = (why: string) => errors.forbidden(resource, a.name, why);
-    if (a.resource.group === '' && a.resource.plural === 'nodes') {
-      if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
-      if (a.name !== nodeName)
-        throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to modify node ${JSON.stringify(a.name)}`);
-      // What the node asked for: a release that drops configSource would otherwise hide the attempt (kube's
-      // NodeRestriction runs before the strategy's resets).
-      const asked = a.requested ?? a.object;
-      if (a.operation === 'CREATE' && configSourceOf(asked) !== null) {
-        throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to create pods with a non-nil configSource`);
-      }
-      const labels = forbiddenLabels(labelsOf(a.object), a.operation === 'UPDATE' ? labelsOf(a.oldObject) : {});
-      if (labels.length > 0) {
-        throw forbid(
-          a.operation === 'CREATE'
-            ? `node ${JSON.stringify(nodeName)} is not allowed to set the following labels: ${labels.join(', ')}`
-            : `is not allowed to modify labels: ${labels.join(', ')}`,
-        );
-      }
-      if (a.operation === 'UPDATE') {
-        const next = configSourceOf(asked);
-        if (next !== null && !deepEqual(next, configSourceOf(a.oldObject))) {
-          throw forbid(
-            `node ${JSON.stringify(nodeName)} is not allowed to update configSource to a new non-nil configSource`,
-          );
-        }
-      }
-      return;
+type Forbid = (why: string) => Error;
+
+/** A node's write of a Node: its own only, assigning nothing new, leaving the administrator's labels and the controller's annotation. */
+function validateNode(a: AdmissionAttributes, nodeName: string, forbid: Forbid): void {
+  if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
+  if (a.name !== nodeName)
+    throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to modify node ${JSON.stringify(a.name)}`);
+  // What the node asked for: a release that drops configSource would otherwise hide the attempt (kube's
+  // NodeRestriction runs before the strategy's resets).
+  const asked = a.requested ?? a.object;
+  if (a.operation === 'CREATE' && configSourceOf(asked) !== null) {
+    throw forbid(`node ${JSON.stringify(nodeName)} is not allowed to create pods with a non-nil configSource`);
+  }
+  const old = a.operation === 'UPDATE' ? a.oldObject : undefined;
+  const labels = forbiddenLabels(labelsOf(a.object), labelsOf(old));
+  if (labels.length > 0) {
+    throw forbid(
+      a.operation === 'CREATE'
+        ? `node ${JSON.stringify(nodeName)} is not allowed to set the following labels: ${labels.join(', ')}`
+        : `is not allowed to modify labels: ${labels.join(', ')}`,
+    );
+  }
+  const annotations = forbiddenAnnotations(annotationsOf(a.object), annotationsOf(old));
+  if (annotations.length > 0) {
+    throw forbid(
+      a.operation === 'CREATE'
+        ? `node ${JSON.stringify(nodeName)} is not allowed to set the following annotations: ${annotations.join(', ')}`
+        : `is not allowed to modify annotations: ${annotations.join(', ')}`,
+    );
+  }
+  if (a.operation === 'UPDATE') {
+    const next = configSourceOf(asked);
+    if (next !== null && !deepEqual(next, configSourceOf(a.oldObject))) {
+      throw forbid(
+        `node ${JSON.stringify(nodeName)} is not allowed to update configSource to a new non-nil configSource`,
+      );
     }
-    // Its own NodeConfig (dkc.io), as upstream treats its own Node: ./nodeconfigrestriction.ts.
-    if (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS) {
-      if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
-      const why = nodeConfigRefusal(nodeName, a);
-      if (why) throw forbid(why);
-      return;
-    }
-    if (
-      a.resource.group === 'coordination.k8s.io' &&
-      a.resource.plural === 'leases' &&
-      a.namespace === NODE_LEASE_NAMESPACE
-    ) {
-      if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
-      if (a.operation === 'CREATE' && a.name !== nodeName)
-        throw forbid(`can only access node lease with the same name as ${nodeName}`);
-    }
-  },
-};
+  }
+  const why = mainWrite(a) ? managedFieldsRefusal(nodeName, a.object, old) : undefined;
+  if (why) throw forbid(why);
+}
+
+/** A create or update of the main resource, where a request's managedFields are taken (a status write ignores them). */
+const mainWrite = (a: AdmissionAttributes): a is AdmissionAttributes & { object: KubeObject } =>
+  a.subresource === '' && a.object !== undefined && (a.operation === 'CREATE' || a.operation === 'UPDATE');
+
+/** A node's write of its NodeConfig; a create is checked against its Node's uid, read from the store. */
+async function validateNodeConfig(
+  a: AdmissionAttributes,
+  nodeName: string,
+  forbid: Forbid,
+  reads: () => ServerReads | undefined,
+): Promise<void> {
+  const uid =
+    a.operation === 'CREATE' && a.name === nodeName
+      ? ((await reads()?.get('', 'nodes', '', nodeName))?.metadata.uid ?? null)
+      : undefined;
+  const why =
+    nodeConfigRefusal(nodeName, a, uid) ??
+    (mainWrite(a)
+      ? managedFieldsRefusal(nodeName, a.object, a.operation === 'UPDATE' ? a.oldObject : undefined)
+      : undefined);
+  if (why) throw forbid(why);
+}
+
+/**
+ * The plugin; `reads` (asked lazily: the API server exists only after its admission chain) looks up the Node whose
+ * uid a node's new NodeConfig must name as its owner. Writes of Nodes and Leases are decided synchronously.
+ */
+export function nodeRestriction(reads: () => ServerReads | undefined): AdmissionPlugin {
+  return {
+    name: 'NodeRestriction',
+    validate(a: AdmissionAttributes): void | Promise<void> {
+      const { isNode, nodeName } = nodeIdentity(a.user);
+      if (!isNode) return;
+      const resource = { group: a.resource.group, name: a.resource.plural };
+      const forbid = (why: string) => errors.forbidden(resource, a.name, why);
+      if (a.resource.group === '' && a.resource.plural === 'nodes') return validateNode(a, nodeName, forbid);
+      // Its own NodeConfig (dkc.io), as upstream treats its own Node: ./nodeconfigrestriction.ts.
+      if (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS) {
+        if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
+        return validateNodeConfig(a, nodeName, forbid, reads);
+      }
+      if (
+        a.resource.group === 'coordination.k8s.io' &&
+        a.resource.plural === 'leases' &&
+        a.namespace === NODE_LEASE_NAMESPACE
+      ) {
+        if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
+        if (a.operation === 'CREATE' && a.name !== nodeName)
+          throw forbid(`can only access node lease with the same name as ${nodeName}`);
+      }
+    },
+  };
+}

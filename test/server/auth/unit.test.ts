@@ -492,7 +492,7 @@ describe('NodeRestriction', () => {
   });
   const refuse = (a: AdmissionAttributes): string => {
     try {
-      assert.equal(nodeRestriction.validate!(a), undefined, 'NodeRestriction decides synchronously');
+      assert.equal(nodeRestriction(() => undefined).validate!(a), undefined, 'NodeRestriction decides synchronously');
     } catch (err) {
       assert.ok(err instanceof StatusError);
       assert.equal(err.code, 403);
