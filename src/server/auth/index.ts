@@ -1,9 +1,9 @@
 // The server's authorization and admission as one unit: system:masters → Node authorizer → RBAC → deny, plus
 // NodeRestriction, RBAC's escalation check, the nodes/configsource permission, `get` on every ConfigMap a request
 // names as config (before NodeConfigPolicy and the kubelet-version check read them), NodeConfigPolicy admission and
-// KubeletVersionCompatibility, plus the hook that keeps the node graph in step with the server's own node writes, and
-// what runs beside the server once it has started: the default roles brought up to this version's, and ClusterRole
-// aggregation. The caches are reached lazily because the
+// KubeletVersionCompatibility, the warning on an edit of a ConfigMap nodes run directly, plus the hook that keeps the
+// node graph in step with the server's own node writes, and what runs beside the server once it has started: the
+// default roles brought up to this version's, and ClusterRole aggregation. The caches are reached lazily because the
 // API server creates them after its authorizer has been chosen.
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
@@ -18,6 +18,7 @@ import {
   type UserInfo,
 } from '../authz.js';
 import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admission.js';
+import { inPlaceConfigEdit } from '../nodeconfig/inplaceedit.js';
 import { kubeletVersionCompatibility } from '../kubeletcompat/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
 import type { ResourceDef } from '../resourcedef.js';
@@ -137,6 +138,7 @@ export function clusterAuthorization(
       nodeConfigRevertRecord,
       nodeConfigPolicy(reads, options.assignmentChannel),
       kubeletVersionCompatibility(reads, options.assignmentChannel),
+      inPlaceConfigEdit(reads, options.assignmentChannel),
     ],
     graph,
     nodeConfigGraph,
