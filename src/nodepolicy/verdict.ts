@@ -13,6 +13,13 @@ import type { NodeConfigPolicy } from './spec.js';
 export interface NodeViolations {
   node: string;
   violations: readonly Violation[];
+  /** The requester may not read where the node's running config came from: its old values are not quoted. */
+  withholdOld?: boolean;
+}
+
+/** Whom a verdict speaks to: one who may list nodes is told their names; anyone else how many. */
+export interface Recipient {
+  nameNodes: boolean;
 }
 
 export interface Verdict {
@@ -27,28 +34,54 @@ function capped(lines: string[]): string[] {
     : [...lines.slice(0, MAX_REPORTED), messages.more(lines.length - MAX_REPORTED)];
 }
 
-/** One clause per (policy, node) with Deny violations. */
-function denyClauses(found: readonly NodeViolations[]): string[] {
-  const clauses: string[] = [];
-  for (const { node, violations } of found) {
+/**
+ * One clause per (policy, node) with Deny violations; unnamed, the nodes whose clauses read alike are one clause
+ * with their count, in the order first met.
+ */
+function denyClauses(found: readonly NodeViolations[], recipient: Recipient): string[] {
+  const clauses = new Map<string, { policy: string; violations: readonly Violation[]; hide: boolean; n: number }>();
+  const named: string[] = [];
+  for (const { node, violations, withholdOld } of found) {
+    const hide = withholdOld === true;
     const policies = [...new Set(violations.filter((v) => v.enforcement === 'Deny').map((v) => v.policy))];
-    for (const p of policies)
-      clauses.push(
-        messages.denied(
-          p,
-          node,
-          violations.filter((v) => v.policy === p),
-        ),
-      );
+    for (const p of policies) {
+      const own = violations.filter((v) => v.policy === p);
+      if (recipient.nameNodes) {
+        named.push(messages.denied(p, { name: node }, own, hide));
+        continue;
+      }
+      const key = messages.denied(p, { count: 1 }, own, hide);
+      const c = clauses.get(key);
+      if (c) c.n++;
+      else clauses.set(key, { policy: p, violations: own, hide, n: 1 });
+    }
   }
-  return clauses;
+  if (recipient.nameNodes) return named;
+  return [...clauses.values()].map((c) => messages.denied(c.policy, { count: c.n }, c.violations, c.hide));
 }
 
-export function verdict(found: readonly NodeViolations[]): Verdict {
-  const clauses = denyClauses(found);
+/** One warning per violation of a Warn policy and node; unnamed, alike warnings are one with their node count. */
+function warningLines(found: readonly NodeViolations[], recipient: Recipient): string[] {
+  if (recipient.nameNodes)
+    return found.flatMap(({ node, violations, withholdOld }) =>
+      violations.map((v) => messages.warning({ name: node }, v, withholdOld === true)),
+    );
+  const counts = new Map<string, { v: Violation; hide: boolean; n: number }>();
+  for (const { violations, withholdOld } of found)
+    for (const v of violations) {
+      const hide = withholdOld === true;
+      const key = messages.warning({ count: 1 }, v, hide);
+      const c = counts.get(key);
+      if (c) c.n++;
+      else counts.set(key, { v, hide, n: 1 });
+    }
+  return [...counts.values()].map((c) => messages.warning({ count: c.n }, c.v, c.hide));
+}
+
+export function verdict(found: readonly NodeViolations[], recipient: Recipient = { nameNodes: true }): Verdict {
+  const clauses = denyClauses(found, recipient);
   if (clauses.length > 0) return { denied: capped(clauses).join('; '), warnings: [] };
-  const warnings = found.flatMap(({ node, violations }) => violations.map((v) => messages.warning(node, v)));
-  return { warnings: capped(warnings) };
+  return { warnings: capped(warningLines(found, recipient)) };
 }
 
 /** Why a node refuses a config: the status error naming the policies, and the fields for the log and event. */

@@ -10,7 +10,9 @@
 // A config that no minor accepts is no version matter and passes: it goes the way of every invalid config. A missing
 // ConfigMap or key passes too (the agent reports it, as upstream's does). The ConfigMaps read are the ones the
 // requester was just allowed to `get` (ConfigMapReferences runs first) or is writing; the nodes are read from the
-// store as NodeConfigPolicy reads them.
+// store as NodeConfigPolicy reads them. Nodes and their kubelet versions are named only to a requester who may list
+// nodes, asked of the server's authorizer as the requester; anyone else is told what the kubelets lack and on how
+// many nodes (../auth/audience.ts).
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import type { ConfigChannel } from '../../api/dkc/channel.js';
@@ -27,7 +29,14 @@ import {
   type NodeKubelet,
 } from '../../nodepolicy/compat.js';
 import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
-import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
+import {
+  alwaysAllow,
+  type AdmissionAttributes,
+  type AdmissionPlugin,
+  type Authorizer,
+  type ServerReads,
+} from '../authz.js';
+import { Audience } from '../auth/audience.js';
 import { ROLLOUT_PLURAL } from '../auth/configreferences.js';
 import { assignedNodes, rolloutTarget, selects } from '../policy/admission.js';
 import { ConfigReader, configMapRefOf, kubeletPayloadWrite } from '../policy/configs.js';
@@ -121,11 +130,12 @@ function judgementOf(a: AdmissionAttributes, channel: ConfigChannel): Judgement 
 
 /**
  * The plugin, for a server whose nodes are assigned on `channel`; `reads` is asked lazily because the API server
- * exists only after its admission chain.
+ * exists only after its admission chain. `authorizer` says whether the requester may be told the nodes' names.
  */
 export function kubeletVersionCompatibility(
   reads: () => ServerReads | undefined,
   channel: ConfigChannel = 'node',
+  authorizer: Authorizer = alwaysAllow,
 ): AdmissionPlugin {
   return {
     name: 'KubeletVersionCompatibility',
@@ -134,12 +144,13 @@ export function kubeletVersionCompatibility(
       const r = judgement ? reads() : undefined;
       if (!judgement || !r) return;
       const unsuited = await judgement.judge(r);
-      if (unsuited.length > 0)
-        throw errors.forbidden(
-          { group: a.resource.group, name: a.resource.plural },
-          a.name,
-          judgement.refusal(describeIncompatible(unsuited)),
-        );
+      if (unsuited.length === 0) return;
+      const named = await new Audience(authorizer, a.user).mayListNodes();
+      throw errors.forbidden(
+        { group: a.resource.group, name: a.resource.plural },
+        a.name,
+        judgement.refusal(named ? describeIncompatible(unsuited) : messages.counted(unsuited)),
+      );
     },
   };
 }

@@ -12,7 +12,8 @@
 // its Node's labels), and a Node's relabel and a ConfigMap's change are judged by what the NodeConfigs assign.
 // Each compares what a node runs with the target as the node runs them, its config flags applied to both
 // (src/nodepolicy/flags.ts). With no policy it reads nothing else. It also keeps the config-flags annotation the
-// node's own: no one else may set or change it (flagsannotation.ts).
+// node's own: no one else may set or change it (flagsannotation.ts). Its messages name nodes only to a requester who
+// may list nodes, and quote a node's running value only to one who may read where it came from (ADR 21).
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import { deepEqual } from '../../api/equal.js';
@@ -29,7 +30,14 @@ import { POLICY_GROUP, POLICY_PLURAL } from '../../api/dkc/policy.js';
 import { readPolicy, type NodeConfigPolicy } from '../../nodepolicy/spec.js';
 import { verdict, type NodeViolations } from '../../nodepolicy/verdict.js';
 import { mapBounded } from '../../util/bounded.js';
-import type { AdmissionAttributes, AdmissionPlugin, ServerReads } from '../authz.js';
+import {
+  alwaysAllow,
+  type AdmissionAttributes,
+  type AdmissionPlugin,
+  type Authorizer,
+  type ServerReads,
+} from '../authz.js';
+import { Audience, type RunningOrigin } from '../auth/audience.js';
 import { ConfigReader, configMapRefOf, kubeletPayloadWrite, type ConfigMapRef } from './configs.js';
 import { checkFlagsAnnotation } from './flagsannotation.js';
 
@@ -67,8 +75,11 @@ export async function assignedNodes(reads: ServerReads, channel: ConfigChannel):
   return nodes.map((n) => withNodeConfig(n, byName.get(nameOf(n))));
 }
 
+/** One node's violations, and where the running config they compare against was read from. */
+type Judged = NodeViolations & { origin: RunningOrigin };
+
 /** What a request asks the policies to judge, once they are read; undefined when it changes no assignment. */
-type Judgement = (policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads) => Promise<NodeViolations[]>;
+type Judgement = (policies: NodeConfigPolicy[], reader: ConfigReader, reads: ServerReads) => Promise<Judged[]>;
 
 /** The target as a node's kubelet minor reads it; undefined when it is missing or does not decode. */
 type Target = (kv: KubeletVersion) => Promise<KubeletConfiguration | undefined> | KubeletConfiguration | undefined;
@@ -93,13 +104,15 @@ async function judgeNode(
   stored: KubeObject | undefined,
   target: Target,
   reader: ConfigReader,
-): Promise<NodeViolations[]> {
+): Promise<Judged[]> {
   const kv = nodeKubeletVersion(stored);
   const config = await target(kv);
   if (!config) return [];
-  const current = stored ? await reader.current(stored, kv) : kv.defaults();
+  const running = stored ? await reader.running(stored, kv) : undefined;
+  const current = running?.config ?? kv.defaults();
   const flags = readConfigFlags(stored?.metadata.annotations);
-  return [{ node: name, violations: evaluate(policies, labels, effectiveChange(current, config, flags), kv.schema()) }];
+  const violations = evaluate(policies, labels, effectiveChange(current, config, flags), kv.schema());
+  return [{ node: name, violations, origin: running?.origin ?? { kind: 'defaults' } }];
 }
 
 /** The policies that govern `now` but did not govern `before`: what a relabel brings the node under. */
@@ -244,12 +257,29 @@ function judgementOf(a: AdmissionAttributes, channel: ConfigChannel): Judgement 
 }
 
 /**
+ * What the requester may be told of what was found: nodes named only to one who may list them, a running value only
+ * to one who may read where it came from (../auth/audience.ts); asks the authorizer only when something was found.
+ */
+async function told(
+  found: readonly Judged[],
+  audience: Audience,
+): Promise<{ found: NodeViolations[]; named: boolean }> {
+  const violated = found.filter((f) => f.violations.length > 0);
+  if (violated.length === 0) return { found: [], named: true };
+  const out = await Promise.all(
+    violated.map(async ({ origin, ...f }) => ({ ...f, withholdOld: !(await audience.mayRead(origin)) })),
+  );
+  return { found: out, named: await audience.mayListNodes() };
+}
+
+/**
  * The plugin, for a server whose nodes are assigned on `channel`; `reads` is asked lazily because the API server
- * exists only after its admission chain.
+ * exists only after its admission chain. `authorizer` says what the requester may be told.
  */
 export function nodeConfigPolicy(
   reads: () => ServerReads | undefined,
   channel: ConfigChannel = 'node',
+  authorizer: Authorizer = alwaysAllow,
 ): AdmissionPlugin {
   return {
     name: 'NodeConfigPolicy',
@@ -260,7 +290,11 @@ export function nodeConfigPolicy(
       if (!judge || !r) return;
       const policies = (await r.list(POLICY_GROUP, POLICY_PLURAL)).map(readPolicy);
       if (policies.length === 0) return;
-      const v = verdict(await judge(policies, new ConfigReader(r), r));
+      const { found, named } = await told(
+        await judge(policies, new ConfigReader(r), r),
+        new Audience(authorizer, a.user),
+      );
+      const v = verdict(found, { nameNodes: named });
       if (v.denied !== undefined)
         throw errors.forbidden({ group: a.resource.group, name: a.resource.plural }, a.name, v.denied);
       const sink = a.warnings;

@@ -17,8 +17,15 @@ import {
 import { deepEqual } from '../../api/equal.js';
 import { klog } from '../../util/klog.js';
 import type { ServerReads } from '../authz.js';
+import type { RunningOrigin } from '../auth/audience.js';
 import { messages } from './messages.js';
 import { errorMessage } from '../../util/errors.js';
+
+/** A node's running config, and where it was read from. */
+export interface Running {
+  config: KubeletConfiguration;
+  origin: RunningOrigin;
+}
 
 export type ConfigMapRef = Pick<ConfigMapNodeConfigSource, 'namespace' | 'name' | 'kubeletConfigKey'>;
 
@@ -127,23 +134,31 @@ export class ConfigReader {
 
   /** What the node runs now: its active ConfigMap, else its /configz, else the defaults. */
   async current(node: Node | KubeObject, kv: KubeletVersion): Promise<KubeletConfiguration> {
+    return (await this.running(node, kv)).config;
+  }
+
+  /** What the node runs now, and where that was read from (who may be told its values depends on it). */
+  async running(node: Node | KubeObject, kv: KubeletVersion): Promise<Running> {
     const config = isRecord(node['status']) ? node['status']['config'] : undefined;
     const active = configMapRefOf(isRecord(config) ? config['active'] : undefined);
     const fromConfigMap = active ? await this.configMap(active, kv) : undefined;
-    return fromConfigMap ?? (await this.configz(node, kv));
+    if (active && fromConfigMap)
+      return { config: fromConfigMap, origin: { kind: 'configMap', namespace: active.namespace, name: active.name } };
+    return this.configz(node, kv);
   }
 
-  private async configz(node: KubeObject, kv: KubeletVersion): Promise<KubeletConfiguration> {
+  private async configz(node: KubeObject, kv: KubeletVersion): Promise<Running> {
     const name = node.metadata.name ?? '';
     try {
       const body = JSON.parse(await this.reads.nodeGet(node, '/configz', CONFIGZ_TIMEOUT_MS)) as {
         kubeletconfig?: unknown;
       };
       if (!isRecord(body.kubeletconfig)) throw new Error('no kubeletconfig object in the answer');
-      return kv.load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
+      const config = kv.load(JSON.stringify({ ...body.kubeletconfig, kind: KIND, apiVersion: API_VERSION })).config;
+      return { config, origin: { kind: 'configz', node: name } };
     } catch (err) {
       klog.info(messages.configzFallback(name, errorMessage(err)));
-      return kv.defaults();
+      return { config: kv.defaults(), origin: { kind: 'defaults' } };
     }
   }
 }

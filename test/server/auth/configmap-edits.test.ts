@@ -99,3 +99,62 @@ describe('an edit of a ConfigMap nodes run directly', () => {
     );
   });
 });
+
+describe('a refused edit of a ConfigMap nodes run', () => {
+  const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+  const binding = (kind: string, name: string, user: string, namespace?: string) => ({
+    metadata: { name, ...(namespace ? { namespace } : {}) },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind.replace('Binding', ''), name },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  });
+
+  it('names the nodes and their kubelet versions only to an editor who may list nodes', async () => {
+    const rule = { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'update'] };
+    ok(
+      await api.as(ADMIN, 'POST', `${RBAC}/namespaces/kube-system/roles`, {
+        metadata: { name: 'cm-editor' },
+        rules: [rule],
+      }),
+    );
+    for (const user of ['eve', 'lister']) {
+      const b = binding('RoleBinding', 'cm-editor', user, 'kube-system');
+      ok(
+        await api.as(ADMIN, 'POST', `${RBAC}/namespaces/kube-system/rolebindings`, {
+          ...b,
+          metadata: { name: `cm-editor-${user}` },
+        }),
+      );
+    }
+    const lister = { apiGroups: [''], resources: ['nodes'], verbs: ['list'] };
+    ok(await api.as(ADMIN, 'POST', `${RBAC}/clusterroles`, { metadata: { name: 'node-lister' }, rules: [lister] }));
+    ok(
+      await api.as(
+        ADMIN,
+        'POST',
+        `${RBAC}/clusterrolebindings`,
+        binding('ClusterRoleBinding', 'node-lister', 'lister'),
+      ),
+    );
+    ok(
+      await api.as(ADMIN, 'POST', CM_PATH, { metadata: { name: 'fleet' }, data: { kubelet: `${HEAD}maxPods: 110\n` } }),
+    );
+    ok(
+      await api.as(ADMIN, 'POST', '/api/v1/nodes', {
+        metadata: { name: 'old-1' },
+        spec: { configSource: source('fleet') },
+      }),
+    );
+    const status = { status: { nodeInfo: { kubeletVersion: 'v1.22.17' } } };
+    ok(await api.as(ADMIN, 'PATCH', '/api/v1/nodes/old-1/status', status, MERGE));
+    // singleProcessOOMKill arrived in 1.32: a 1.22 kubelet does not know it.
+    const edit = { data: { kubelet: `${HEAD}singleProcessOOMKill: true\n` } };
+    const told = async (user: string) => {
+      const r = await api.as({ user }, 'PATCH', `${CM_PATH}/fleet`, edit, MERGE);
+      assert.equal(r.status, 403, r.body);
+      return (JSON.parse(r.body) as { message: string }).message;
+    };
+    const head = 'configmaps "fleet" is forbidden: the new content does not suit the kubelet of nodes assigned it: ';
+    assert.equal(await told('lister'), `${head}kubelet 1.22 (old-1): unknown field singleProcessOOMKill`);
+    assert.equal(await told('eve'), `${head}unknown field singleProcessOOMKill (1 node)`);
+  });
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
-import type { AdmissionAttributes, ServerReads } from '../../../src/server/authz.js';
+import type { AdmissionAttributes, Authorizer, ServerReads } from '../../../src/server/authz.js';
 import { kubeletVersionCompatibility } from '../../../src/server/kubeletcompat/admission.js';
 import { nodes as nodesDef } from '../../../src/server/registry.js';
 import type { ResourceDef } from '../../../src/server/resourcedef.js';
@@ -176,5 +176,46 @@ describe('a ConfigMap change', () => {
     const quiet = new FakeReads({ nodes: assigned });
     await admits(quiet, attrs({ ...old, metadata: { ...old.metadata, labels: { a: 'b' } } }, old, configmaps));
     assert.deepEqual(quiet.calls, []);
+  });
+});
+
+describe('what a refusal tells the requester', () => {
+  const assigned = [
+    node('node-1', 'v1.22.17-dkc', ref('shared')),
+    node('node-4', 'v1.22.17-dkc', ref('shared')),
+    node('node-2', 'v1.30.0', ref('shared')),
+    node('node-3', 'v1.32.0', ref('shared')),
+  ];
+  const mayList = (allowed: boolean): Authorizer => ({
+    authorize: (a) => ({
+      decision: allowed && a.verb === 'list' && a.resource === 'nodes' && a.name === '' ? 'allow' : 'deny',
+      reason: '',
+    }),
+  });
+  const refusal = async (authorizer: Authorizer): Promise<string> => {
+    const a = {
+      ...attrs(cm('shared', NEWER), cm('shared', EVERYWHERE), configmaps),
+      user: { name: 'eve', groups: [] },
+    };
+    try {
+      await kubeletVersionCompatibility(() => new FakeReads({ nodes: assigned }), 'node', authorizer).validate!(a);
+    } catch (err) {
+      assert.ok(err instanceof StatusError);
+      return err.message;
+    }
+    assert.fail('admitted');
+  };
+
+  it('names nodes and kubelet versions only to one who may list nodes; anyone else gets counts', async () => {
+    assert.equal(
+      await refusal(mayList(true)),
+      'configmaps "shared" is forbidden: the new content does not suit the kubelet of nodes assigned it: ' +
+        'kubelet 1.22 (node-1, node-4): unknown field singleProcessOOMKill; kubelet 1.30 (node-2): unknown field singleProcessOOMKill',
+    );
+    assert.equal(
+      await refusal(mayList(false)),
+      'configmaps "shared" is forbidden: the new content does not suit the kubelet of nodes assigned it: ' +
+        'unknown field singleProcessOOMKill (3 nodes)',
+    );
   });
 });

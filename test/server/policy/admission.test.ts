@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
-import type { AdmissionAttributes, ServerReads } from '../../../src/server/authz.js';
+import type { AdmissionAttributes, Authorizer, ServerReads } from '../../../src/server/authz.js';
 import { kubeletVersion } from '../../../src/kubeletconfig/index.js';
 import { CONFIG_FLAGS_ANNOTATION } from '../../../src/nodepolicy/flags.js';
 import { nodeConfigPolicy } from '../../../src/server/policy/admission.js';
@@ -359,5 +359,66 @@ describe('NodeConfigPolicy admission: flags, ConfigMap writes, relabels and the 
         return true;
       });
     }
+  });
+});
+
+/** An authorizer that allows exactly the requests listed, as `verb resource[/subresource] namespace/name`. */
+const allowing = (...allowed: string[]): Authorizer => ({
+  authorize: (a) => {
+    const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+    return {
+      decision: allowed.includes(`${a.verb} ${resource} ${a.namespace}/${a.name}`) ? 'allow' : 'deny',
+      reason: '',
+    };
+  },
+});
+
+describe('what a refusal tells the requester', () => {
+  // n1 runs ConfigMap a (42), n2 its local config (/configz: 77), n3 does not answer (the defaults: 110).
+  const fleet = () =>
+    new FakeReads(
+      {
+        policies: [policy('deny', 'Deny')],
+        configMaps: [cm('a', doc('maxPods: 42\n')), cm('target', doc('maxPods: 50\n'))],
+        nodes: [node('n1', ref('target'), ref('a')), node('n2', ref('target')), node('n3', ref('target'))],
+      },
+      (n) => {
+        if (n === 'n2') return JSON.stringify({ kubeletconfig: { maxPods: 77 } });
+        throw new Error('connection refused');
+      },
+    );
+  const edit = (): AdmissionAttributes => {
+    const old = cm('target', doc('maxPods: 50\n'));
+    return { ...attrs(cm('target', doc('maxPods: 300\n')), old, configmaps), user: { name: 'eve', groups: [] } };
+  };
+  const refusal = async (authorizer: Authorizer): Promise<string> => {
+    try {
+      await nodeConfigPolicy(() => fleet(), 'node', authorizer).validate!(edit());
+    } catch (err) {
+      assert.ok(err instanceof StatusError);
+      return err.message;
+    }
+    assert.fail('admitted');
+  };
+  const clause = (where: string, old: string) =>
+    `NodeConfigPolicy "deny" denies the config change on ${where}: maxPods: ${old} -> 300 (above the maximum 100)`;
+  const head = 'configmaps "target" is forbidden: ';
+
+  it('names nodes and quotes running values to one who may list nodes and read where each came from', async () => {
+    assert.equal(
+      await refusal(allowing('list nodes /', 'get configmaps kube-system/a', 'get nodes/proxy /n2')),
+      head + [clause('node "n1"', '42'), clause('node "n2"', '77'), clause('node "n3"', '110')].join('; '),
+    );
+  });
+
+  it('to one who may not list nodes, counts them; withholds a value read from what the requester may not read', async () => {
+    assert.equal(
+      await refusal(allowing()),
+      head + [clause('2 nodes', '(not shown)'), clause('1 node', '110')].join('; '),
+    );
+    assert.equal(
+      await refusal(allowing('list nodes /', 'get nodes/proxy /n2')),
+      head + [clause('node "n1"', '(not shown)'), clause('node "n2"', '77'), clause('node "n3"', '110')].join('; '),
+    );
   });
 });
