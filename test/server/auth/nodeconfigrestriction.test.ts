@@ -9,6 +9,7 @@ import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes } from '../../../src/server/authz.js';
 import { nodeConfigRefusal } from '../../../src/server/auth/nodeconfigrestriction.js';
 import { managedFieldsRefusal } from '../../../src/server/auth/nodemanagedfields.js';
+import { nodeRestriction } from '../../../src/server/auth/noderestriction.js';
 import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const OWNER = { apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: 'u1' };
@@ -116,5 +117,22 @@ describe('the managedFields a node may bring', () => {
     const unmanaged = withManaged();
     const first = withManaged(entry('before-first-apply', 'Update', LABEL('a')), entry('me', 'Apply', LABEL('b')));
     assert.equal(managedFieldsRefusal('node-1', first, unmanaged), undefined);
+  });
+});
+
+describe("NodeRestriction on a node's NodeConfig writes", () => {
+  it('refuses an Apply entry of its own on spec.configSource, whatever RBAC grants it', async () => {
+    const held = { ...nc(), spec: { configSource: { configMap: { name: 'cfg' } } } } as KubeObject;
+    const applied = {
+      ...held,
+      metadata: { ...held.metadata, managedFields: [entry('squatter', 'Apply', SOURCE)] },
+    } as unknown as KubeObject;
+    await assert.rejects(
+      Promise.resolve(nodeRestriction(() => undefined).validate!(update(applied, held))),
+      /node "node-1" is not allowed to own spec.configSource by server-side apply \(manager "squatter"\)/,
+    );
+    await Promise.resolve(
+      nodeRestriction(() => undefined).validate!({ ...update(applied, held), subresource: 'status' }),
+    );
   });
 });
