@@ -9,8 +9,10 @@
 //   2. one write records one manager: at most one entry is new or owns a field it did not own before. Every other
 //      entry may only keep or lose fields (a write takes the fields it changes from their old owners), except the
 //      server's own bookkeeping entries: "ancient-changes" (the oldest update managers merged, owning nothing new)
-//      and "before-first-apply" (the first apply to an object no one managed).
-// Whatever a node could earn by a write of its own, it may still send; what no write of its own records, it may not.
+//      and "before-first-apply" (the first apply to an object no one managed);
+//   3. an Update entry gains only fields the write adds or changes (an update owns what it changed, nothing else).
+// Whatever a node could earn by a write of its own, it may still send (an Apply entry on other fields is what an
+// apply of its own would record); what no write of its own records, it may not.
 // Pure: returns why the write is refused, or undefined.
 
 import { ROLLOUT_ANNOTATION } from '../../api/dkc/rollout.js';
@@ -34,6 +36,8 @@ const BEFORE_FIRST_APPLY = 'before-first-apply';
 export const managedFieldsMessages = {
   applyOwner: (node: string, field: string, manager: string): string =>
     `node ${goQuote(node)} is not allowed to own ${field} by server-side apply (manager ${goQuote(manager)}): the rollout controller applies it`,
+  unchanged: (node: string, manager: string): string =>
+    `node ${goQuote(node)} is not allowed to set managedFields: the update manager ${goQuote(manager)} would own fields this write does not change`,
   unearned: (node: string, managers: readonly string[]): string =>
     `node ${goQuote(node)} is not allowed to set managedFields: a write records only its own field manager, and it would give fields to ${managers.map(goQuote).join(', ')}`,
 };
@@ -75,9 +79,15 @@ function bookkeeping(id: string, gained: FieldSet, before: Managed): boolean {
 
 /**
  * Why a node's write of the main resource of its own Node or NodeConfig, turning `oldObject` (absent for a create)
- * into `object`, brings managedFields it did not earn; undefined when it does not.
+ * into `object`, brings managedFields it did not earn; undefined when it does not. `changed`: the fields the write
+ * adds or modifies, when known (rule 3 is then checked).
  */
-export function managedFieldsRefusal(node: string, object: KubeObject, oldObject?: KubeObject): string | undefined {
+export function managedFieldsRefusal(
+  node: string,
+  object: KubeObject,
+  oldObject?: KubeObject,
+  changed?: FieldSet,
+): string | undefined {
   const before = managedOf(oldObject);
   const after = managedOf(object);
   for (const [id, vs] of after.fields) {
@@ -91,6 +101,8 @@ export function managedFieldsRefusal(node: string, object: KubeObject, oldObject
   for (const [id, vs] of after.fields) {
     const gained = difference(vs.set, before.fields.get(id)?.set ?? emptySet());
     if (isEmptySet(gained) || bookkeeping(id, gained, before)) continue;
+    if (changed && !vs.applied && !isEmptySet(difference(gained, changed)))
+      return m.unchanged(node, parseIdentifier(id).manager);
     grown.push(id);
   }
   return grown.length > 1 ? m.unearned(node, grown.map(describe)) : undefined;

@@ -18,6 +18,9 @@ import { NODE_LEASE_NAMESPACE, type KubeObject } from '../../api/types.js';
 import { nodeIdentity } from './nodeauthorizer.js';
 import { nodeConfigRefusal } from './nodeconfigrestriction.js';
 import { managedFieldsRefusal } from './nodemanagedfields.js';
+import { union, type FieldSet } from '../fieldmanager/fieldset.js';
+import { compare } from '../fieldmanager/typed.js';
+import { builtinKindType, customKindType } from '../fieldmanager/types.js';
 
 function configSourceOf(obj: unknown): unknown {
   const spec = (obj as { spec?: { configSource?: unknown } } | undefined)?.spec;
@@ -95,9 +98,30 @@ function validateNode(a: AdmissionAttributes, nodeName: string, forbid: Forbid):
       );
     }
   }
-  const why = mainWrite(a) ? managedFieldsRefusal(nodeName, a.object, old) : undefined;
+  const why = unearned(a, nodeName);
   if (why) throw forbid(why);
 }
+
+/** The fields an update adds or modifies, typed as the field manager types the kind; undefined when they cannot be told. */
+function changedFields(a: AdmissionAttributes): FieldSet | undefined {
+  if (a.operation !== 'UPDATE' || !a.object || !a.oldObject) return undefined;
+  try {
+    const type = a.resource.custom
+      ? customKindType(a.resource.custom.openapi.schema)
+      : builtinKindType(a.resource.kind);
+    // What the field manager compared: the object as asked for, before a release's strategy reset any of it.
+    const c = compare(a.oldObject, a.requested ?? a.object, type);
+    return union(c.added, c.modified);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a node's create or update of its own object brings managedFields it did not earn (./nodemanagedfields.ts). */
+const unearned = (a: AdmissionAttributes, nodeName: string): string | undefined =>
+  mainWrite(a)
+    ? managedFieldsRefusal(nodeName, a.object, a.operation === 'UPDATE' ? a.oldObject : undefined, changedFields(a))
+    : undefined;
 
 /** A create or update of the main resource, where a request's managedFields are taken (a status write ignores them). */
 const mainWrite = (a: AdmissionAttributes): a is AdmissionAttributes & { object: KubeObject } =>
@@ -114,11 +138,7 @@ async function validateNodeConfig(
     a.operation === 'CREATE' && a.name === nodeName
       ? ((await reads()?.get('', 'nodes', '', nodeName))?.metadata.uid ?? null)
       : undefined;
-  const why =
-    nodeConfigRefusal(nodeName, a, uid) ??
-    (mainWrite(a)
-      ? managedFieldsRefusal(nodeName, a.object, a.operation === 'UPDATE' ? a.oldObject : undefined)
-      : undefined);
+  const why = nodeConfigRefusal(nodeName, a, uid) ?? unearned(a, nodeName);
   if (why) throw forbid(why);
 }
 

@@ -109,6 +109,15 @@ describe('the managedFields a node may bring', () => {
   for (const [what, object, why] of cases)
     it(what, () => assert.equal(managedFieldsRefusal('node-1', object, old), why));
 
+  it('an Update entry gains only fields the write changes', () => {
+    const next = withManaged(entry('kubelet', 'Update', { ...LABEL('a'), 'f:spec': { 'f:podCIDR': {} } }));
+    assert.equal(managedFieldsRefusal('node-1', next, old, { 'f:spec': { 'f:podCIDR': {} } }), undefined);
+    assert.equal(
+      managedFieldsRefusal('node-1', next, old, LABEL('b')),
+      'node "node-1" is not allowed to set managedFields: the update manager "kubelet" would own fields this write does not change',
+    );
+  });
+
   it('a create records one manager, and an apply to an object no one managed adds before-first-apply', () => {
     assert.match(
       managedFieldsRefusal('node-1', withManaged(entry('a', 'Update', LABEL('a')), entry('b', 'Update', LABEL('b'))))!,

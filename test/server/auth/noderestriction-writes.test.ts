@@ -118,6 +118,15 @@ describe('a node and the managedFields of its own Node', () => {
     );
     assert.equal(patch.status, 403, patch.body);
     assert.match(patch.body, /is not allowed to set managedFields/);
+    // An Update entry alone, on a field the write does not change.
+    const alone = await api.as(ME, 'PUT', NODE_PATH, {
+      ...node,
+      metadata: { ...node.metadata, managedFields: [...(node.metadata.managedFields ?? []), other] },
+    });
+    refused(
+      alone,
+      `nodes "${NODE}" is forbidden: node "${NODE}" is not allowed to set managedFields: the update manager "squatter" would own fields this write does not change`,
+    );
     const after = await stored();
     assert.deepEqual(
       (after.metadata.managedFields ?? []).filter((e) => e.manager === 'squatter'),
