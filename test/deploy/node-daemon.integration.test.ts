@@ -16,6 +16,7 @@ import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { parseNodeDaemonFlags } from '../../src/nodedaemon/flags.js';
+import { CONFIG_NAMESPACE } from '../../src/api/dkc/identity.js';
 import { repoRoot } from '../helpers/server.js';
 
 const DIR = join(repoRoot, 'deploy/node-daemon');
@@ -87,13 +88,15 @@ describe('deploy/node-daemon/', () => {
     assert.deepEqual(c.command, ['dkc', 'node-daemon']);
   });
 
-  it('each binding grants the role beside it to the nodes, read-only on ConfigMaps and NodeConfigPolicies', async () => {
+  it('each binding grants the role beside it to the nodes, read-only on ConfigMaps in dkc-configs and NodeConfigPolicies', async () => {
     type RBAC = Doc & {
       rules?: { resources: string[]; verbs: string[] }[];
       roleRef?: { kind: string; name: string };
       subjects?: { name: string }[];
     };
     const [role, binding, clusterRole, clusterBinding] = (await docs('rbac.yaml')) as RBAC[];
+    // ConfigMaps in dkc's config namespace only, never kube-system's (kubeadm-config, coredns, kube-proxy, ...).
+    assert.deepEqual([role!.metadata.namespace, binding!.metadata.namespace], [CONFIG_NAMESPACE, CONFIG_NAMESPACE]);
     for (const [r, b, resource] of [
       [role!, binding!, 'configmaps'],
       [clusterRole!, clusterBinding!, 'nodeconfigpolicies'],

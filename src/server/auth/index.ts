@@ -20,6 +20,7 @@ import {
 import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admission.js';
 import { kubeletVersionCompatibility } from '../kubeletcompat/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
+import { rolloutConfigNamespace } from '../confignamespace/admission.js';
 import type { ResourceDef } from '../resourcedef.js';
 import type { ResourceStorage } from '../resources.js';
 import type { WatchCache } from '../watchcache.js';
@@ -134,6 +135,7 @@ export function clusterAuthorization(
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
       configSourcePermission(authorizer, options.assignmentChannel),
       configMapReferences(authorizer),
+      rolloutConfigNamespace,
       nodeConfigRevertRecord,
       nodeConfigPolicy(reads, options.assignmentChannel),
       kubeletVersionCompatibility(reads, options.assignmentChannel),
