@@ -40,7 +40,9 @@ import {
 import type { ResourceDef } from '../../src/server/resourcedef.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { admit, crdRuleErrors, type AdmissionRequest } from './cel.js';
+import { admit, crdRuleErrors, evaluate, type AdmissionRequest } from './cel.js';
+import { goRegExp } from '../../src/server/crd/regexp.js';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain } from '../../src/api/validation/names.js';
 
 type Doc = { apiVersion: string; kind: string; metadata: { name: string }; [k: string]: unknown };
 
@@ -618,5 +620,100 @@ describe('deploy/: kubectl apply --dry-run=server against dkc server', () => {
     const home = await k!.run(['create', '--dry-run=server', '-f', '-'], { input: rollout('dkc-configs') });
     assert.equal(home.code, 0, home.stderr);
     assert.doesNotMatch(home.stderr, /Warning/);
+  });
+});
+
+// ---- the CRDs' bounds on the ConfigMaps they name, against kube's own validation of those names ----
+
+describe('deploy/crds/: names, namespaces and keys of the ConfigMaps a NodeConfig or a rollout names are bounded as kube bounds them', () => {
+  type Prop = { type: string; pattern?: string; maxLength?: number; minLength?: number };
+  type CmSchema = { properties: Record<string, Prop>; 'x-kubernetes-validations'?: { rule: string }[] };
+  let places: { where: string; schema: CmSchema }[] = [];
+
+  before(async () => {
+    const crds = (await docsIn(CRD_DIR)).map(
+      (d) =>
+        d.doc as unknown as {
+          metadata: { name: string };
+          spec: { versions: { schema: { openAPIV3Schema: unknown } }[] };
+        },
+    );
+    const root = (name: string) => crds.find((c) => c.metadata.name === name)!.spec.versions[0]!.schema.openAPIV3Schema;
+    const at = (obj: unknown, path: string): CmSchema =>
+      path.split('.').reduce((o, k) => (o as Record<string, unknown>)[k], obj) as CmSchema;
+    const nc = root('nodeconfigs.dkc.io');
+    const ncr = root('nodeconfigrollouts.dkc.io');
+    const P = 'properties';
+    places = [
+      { where: 'NodeConfig spec.configSource', schema: at(nc, `${P}.spec.${P}.configSource.${P}.configMap`) },
+      {
+        where: 'NodeConfig status.config.active',
+        schema: at(nc, `${P}.status.${P}.config.${P}.active.${P}.configMap`),
+      },
+      {
+        where: 'NodeConfig status.previous',
+        schema: at(nc, `${P}.status.${P}.previous.${P}.configSource.${P}.configMap`),
+      },
+      { where: 'rollout spec.configSource', schema: at(ncr, `${P}.spec.${P}.configSource.${P}.configMap`) },
+      { where: 'rollout spec.layers[]', schema: at(ncr, `${P}.spec.${P}.layers.items.${P}.configMap`) },
+      {
+        where: 'rollout status.nodes[].previous',
+        schema: at(ncr, `${P}.status.${P}.nodes.additionalProperties.${P}.previous.${P}.configSource.${P}.configMap`),
+      },
+    ];
+  });
+
+  /** Whether the schema admits the value: maxLength, minLength, pattern (as dkc server compiles a CRD's Go pattern). */
+  const admits = (p: Prop, v: string): boolean => {
+    if (p.maxLength === undefined || p.pattern === undefined) return false;
+    const re = goRegExp(p.pattern);
+    assert.ok(re instanceof RegExp, p.pattern);
+    return v.length <= p.maxLength && v.length >= (p.minLength ?? 0) && re.test(v);
+  };
+  const long = (n: number) => 'a'.repeat(n);
+  const names = [
+    'cfg',
+    'my-node-config-k867md486d',
+    'a.b',
+    'Bad_Name',
+    '../bar',
+    'a/b',
+    '-a',
+    'a.',
+    long(253),
+    long(254),
+  ];
+  const keys = ['kubelet', 'blue.conf', 'KEY_NAME', 'a..b', '../kubelet', 'a/b', 'a b', long(253), long(254)];
+
+  it('names as a ConfigMap name (DNS-1123 subdomain), namespaces as a namespace (DNS-1123 label), keys as a ConfigMap key', () => {
+    assert.equal(places.length, 6);
+    for (const { where, schema } of places) {
+      const p = schema.properties;
+      // The empty string is left to the rules that say "must be set" (upstream's messages) or to minLength.
+      for (const v of names) {
+        assert.equal(admits(p['name']!, v), isDNS1123Subdomain(v).length === 0, `${where} name ${v}`);
+        assert.equal(admits(p['namespace']!, v), isDNS1123Label(v).length === 0, `${where} namespace ${v}`);
+      }
+      for (const v of keys) {
+        // '..' as a prefix is the CEL rule's (below); the pattern has the character set and the length.
+        const kube = isConfigMapKey(v).filter((e) => !e.includes("'..'"));
+        assert.equal(admits(p['kubeletConfigKey']!, v), kube.length === 0, `${where} key ${v}`);
+      }
+    }
+  });
+
+  it("refuses the keys '.', '..' and '..x' with a CEL rule on a real cluster, as kube refuses them", () => {
+    for (const { where, schema } of places.filter((x) => x.schema['x-kubernetes-validations'])) {
+      const rule = schema['x-kubernetes-validations']!.find((r) => r.rule.includes("startsWith('..')"));
+      if (!rule) continue;
+      for (const key of ['.', '..', '..data', 'kubelet', 'a..b']) {
+        const self = { namespace: 'dkc-configs', name: 'c', kubeletConfigKey: key };
+        assert.equal(evaluate(rule.rule, { self }), isConfigMapKey(key).length === 0, `${where} ${key}`);
+      }
+    }
+    assert.equal(
+      places.filter((x) => x.schema['x-kubernetes-validations']?.some((r) => r.rule.includes("'..'"))).length,
+      4,
+    );
   });
 });
