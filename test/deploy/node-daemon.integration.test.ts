@@ -50,9 +50,11 @@ interface PodSpec {
   containers: {
     command: string[];
     args: string[];
+    image: string;
     securityContext?: { privileged?: boolean };
-    volumeMounts: { name: string; mountPath: string }[];
+    volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
   }[];
+  tolerations?: unknown[];
   volumes: { name: string; hostPath?: { path: string } }[];
 }
 
@@ -74,10 +76,9 @@ describe('deploy/node-daemon/', () => {
     const pod = ds.spec.template.spec;
     const c = pod.containers[0]!;
     assert.deepEqual([pod.hostPID, pod.hostNetwork, c.securityContext?.privileged], [true, true, true]);
-    const hostPath = (mount: string) => {
-      const m = c.volumeMounts.find((v) => mount.startsWith(v.mountPath));
-      return pod.volumes.find((v) => v.name === m?.name)?.hostPath?.path;
-    };
+    const mountOf = (path: string) =>
+      c.volumeMounts.find((v) => path === v.mountPath || path.startsWith(`${v.mountPath}/`));
+    const hostPath = (path: string) => pod.volumes.find((v) => v.name === mountOf(path)?.name)?.hostPath?.path;
     const flags = parseNodeDaemonFlags(c.args.map((a) => a.replace('$(NODE_NAME)', 'node-1')));
     assert.equal(flags.nodeName, 'node-1');
     assert.equal(flags.applyAs, 'dropin');
@@ -86,6 +87,41 @@ describe('deploy/node-daemon/', () => {
       assert.ok(hostPath(path) !== undefined && path.startsWith(hostPath(path)!), `${path} comes from the host`);
     }
     assert.deepEqual(c.command, ['dkc', 'node-daemon']);
+  });
+
+  it('mounts only what the daemon uses, read-only but for its drop-in directory and its checkpoints; tolerates no taint of its own; runs an image pinned by digest', async () => {
+    const ds = (await docs('daemonset.yaml'))[1] as Doc & { spec: { template: { spec: PodSpec } } };
+    const pod = ds.spec.template.spec;
+    const c = pod.containers[0]!;
+    const hostPaths = Object.fromEntries(pod.volumes.map((v) => [v.name, v.hostPath?.path]));
+    assert.deepEqual(
+      c.volumeMounts.map((m) => [hostPaths[m.name], m.mountPath, m.readOnly === true]).sort(),
+      [
+        // The kubeconfig and the client certificate it names (kubeadm's kubelet.conf).
+        ['/etc/kubernetes/kubelet.conf', '/etc/kubernetes/kubelet.conf', true],
+        ['/var/lib/kubelet/pki', '/var/lib/kubelet/pki', true],
+        ['/var/lib/kubelet/config.yaml', '/var/lib/kubelet/config.yaml', true],
+        ['/etc/kubernetes/kubelet.conf.d', '/etc/kubernetes/kubelet.conf.d', false],
+        ['/var/lib/dkc', '/var/lib/dkc', false],
+      ].sort(),
+    );
+    assert.ok(!pod.volumes.some((v) => v.hostPath?.path === '/etc/kubernetes'), 'not all of /etc/kubernetes');
+    const flags = parseNodeDaemonFlags(c.args.map((a) => a.replace('$(NODE_NAME)', 'node-1')));
+    const written = c.volumeMounts.filter((m) => m.readOnly !== true).map((m) => m.mountPath);
+    assert.deepEqual(
+      written.sort(),
+      [flags.kubeletConfigDir, '/var/lib/dkc'].sort(),
+      'writes only its drop-in and its state',
+    );
+    assert.equal(
+      flags.applyAs,
+      'dropin',
+      'the --config file is mounted read-only: only the drop-in mode leaves it alone',
+    );
+    assert.ok(flags.dynamicConfigDir.startsWith('/var/lib/dkc/'));
+    assert.deepEqual(pod.tolerations ?? [], [], 'no blanket toleration (control-plane nodes opt in)');
+    assert.match(c.image, /^[^:@]+(:[^@]+)?@sha256:/, 'pinned by digest');
+    assert.doesNotMatch(c.image, /:latest\b/);
   });
 
   it('each binding grants the role beside it to the nodes, read-only on ConfigMaps in dkc-configs and NodeConfigPolicies', async () => {
