@@ -11,8 +11,12 @@ import type { KubeObject } from '../../../src/api/types.js';
 
 const ROLLOUTS = { group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' } as ResourceDef;
 const ref = (namespace: string, name: string) => ({ configMap: { namespace, name, kubeletConfigKey: 'kubelet' } });
-const rollout = (spec: object): KubeObject =>
-  ({ apiVersion: 'dkc.io/v1alpha1', kind: 'NodeConfigRollout', metadata: { name: 'r1' }, spec });
+const rollout = (spec: object): KubeObject => ({
+  apiVersion: 'dkc.io/v1alpha1',
+  kind: 'NodeConfigRollout',
+  metadata: { name: 'r1' },
+  spec,
+});
 
 const attrs = (over: Partial<AdmissionAttributes>): AdmissionAttributes => ({
   user: { name: 'alice', groups: ['system:authenticated'] },
