@@ -21,6 +21,11 @@ export function registerControllerCommand(program: Command): void {
       'where nodes are assigned config: auto (found from the API server), node (Node.spec.configSource) or nodeconfig (NodeConfig)',
       'auto',
     )
+    .option(
+      '--leader-elect-resource-name <name>',
+      'the Lease in kube-system to elect a leader on: one per set of controllers run under an identity of its own',
+      'dkc-controller',
+    )
     .action(async (opts: import('../controllers/standalone.js').ControllerCommandOptions) => {
       const { runControllerCommand } = await import('../controllers/standalone.js');
       await runControllerCommand(opts);

@@ -8,6 +8,8 @@ export type ControllerErrorCode =
   | 'DKC_CONTROLLER_UNKNOWN'
   /** A duration flag does not parse or is out of range. */
   | 'DKC_CONTROLLER_INVALID_DURATION'
+  /** --leader-elect-resource-name is not a valid Lease name. */
+  | 'DKC_CONTROLLER_INVALID_LEASE_NAME'
   /** --metrics-bind-address is not host:port. */
   | 'DKC_CONTROLLER_INVALID_BIND_ADDRESS'
   /** The rollout controller's apply of a node assignment conflicts with a field another manager applies. */
@@ -22,6 +24,8 @@ export const messages = {
     `unknown controller ${JSON.stringify(name)} in --controllers (known: ${known.join(', ')})`,
   invalidBindAddress: (value: string) =>
     `invalid --metrics-bind-address ${JSON.stringify(value)}: must be host:port, or 0 for none`,
+  invalidLeaseName: (value: string, problems: readonly string[]) =>
+    `invalid --leader-elect-resource-name ${JSON.stringify(value)}: ${problems.join('; ')}`,
   invalidDuration: (flag: string, value: string) =>
     `invalid ${flag} ${JSON.stringify(value)}: must be a positive duration such as 40s or 1m`,
 };

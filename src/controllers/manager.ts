@@ -1,4 +1,4 @@
-// The controller manager: campaigns for the Lease kube-system/dkc-controller and, while it leads, runs the enabled
+// The controller manager: campaigns for the Lease kube-system/dkc-controller (or --leader-elect-resource-name) and, while it leads, runs the enabled
 // controllers with one AbortSignal that fires the instant leadership ends. Hosted in-process by `dkc server` or on
 // its own by `dkc controller`; either way it acts only through its API clients: its own (system:dkc:controller) for
 // the election and every controller without an identity of its own, and a controller's own client where the host
@@ -17,6 +17,7 @@ import { LEADER_LEASE_NAME, LEADER_LEASE_NAMESPACE } from '../api/dkc/identity.j
 import { LeaderElector, leaderIdentity, type LeaderElectionOptions } from './leaderelection.js';
 import type { ControllerFactory, RunningController } from './types.js';
 import { errorMessage } from '../util/errors.js';
+import { isDNS1123Subdomain } from '../api/validation/names.js';
 
 import { CONTROLLER_NAMES, DEFAULT_NAMESPACE_SYNC_PERIOD, type ControllerName } from './names.js';
 
@@ -42,6 +43,18 @@ export function parseControllers(flag: string): ControllerName[] {
       throw new ControllerError('DKC_CONTROLLER_UNKNOWN', messages.unknownController(n, CONTROLLER_NAMES));
   }
   return [...new Set(names)] as ControllerName[];
+}
+
+/**
+ * `--leader-elect-resource-name`, the Lease in kube-system the manager campaigns on (kube-controller-manager's flag of
+ * that name): managers that run different controllers under different identities elect on different Leases, so each
+ * runs; copies of one manager share one.
+ */
+export function parseLeaseName(value: string): string {
+  const problems = isDNS1123Subdomain(value);
+  if (problems.length > 0)
+    throw new ControllerError('DKC_CONTROLLER_INVALID_LEASE_NAME', messages.invalidLeaseName(value, problems));
+  return value;
 }
 
 /** A duration flag such as `--node-monitor-grace-period 40s`, in milliseconds. */
@@ -90,6 +103,8 @@ export interface ControllerManagerOptions extends ControllerTimings {
   configChannel?: ConfigChannel;
   clock?: Clock;
   identity?: string;
+  /** The Lease in kube-system to elect on (parseLeaseName); dkc-controller by default. */
+  leaseName?: string;
   /** See LeaderElectionOptions.deadIdentities. */
   deadIdentities?: readonly string[];
   /** Overrides client-go's 15 s / 10 s / 2 s (tests). */
@@ -118,7 +133,7 @@ export class ControllerManager {
     this.elector = new LeaderElector({
       client: options.client,
       namespace: LEADER_LEASE_NAMESPACE,
-      name: LEADER_LEASE_NAME,
+      name: options.leaseName ?? LEADER_LEASE_NAME,
       identity: this.identity,
       ...(options.deadIdentities ? { deadIdentities: options.deadIdentities } : {}),
       clock: this.clock,

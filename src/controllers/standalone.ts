@@ -18,7 +18,9 @@ import {
   DEFAULT_NODE_MONITOR_GRACE_PERIOD,
   parseControllers,
   parseDurationFlag,
+  parseLeaseName,
 } from './manager.js';
+import { LEADER_LEASE_NAME } from '../api/dkc/identity.js';
 import { parseBindAddress, serveMetrics } from './metricsserver.js';
 
 export interface ControllerCommandOptions {
@@ -31,6 +33,8 @@ export interface ControllerCommandOptions {
   metricsBindAddress?: string;
   /** auto (the default), node or nodeconfig. */
   configChannel?: string;
+  /** The Lease in kube-system to elect on; dkc-controller by default. */
+  leaderElectResourceName?: string;
 }
 
 export async function runControllerCommand(opts: ControllerCommandOptions): Promise<void> {
@@ -44,6 +48,7 @@ export async function runControllerCommand(opts: ControllerCommandOptions): Prom
     opts.namespaceSyncPeriod ?? DEFAULT_NAMESPACE_SYNC_PERIOD,
   );
   const bind = parseBindAddress(opts.metricsBindAddress ?? '0');
+  const leaseName = parseLeaseName(opts.leaderElectResourceName ?? LEADER_LEASE_NAME);
   const choice = parseChannelChoice(opts.configChannel ?? 'auto');
   const config = await loadClientConfig({
     explicitPath: opts.kubeconfig,
@@ -69,6 +74,7 @@ export async function runControllerCommand(opts: ControllerCommandOptions): Prom
     controllers: names,
     nodeMonitorGracePeriodMs: gracePeriodMs,
     namespaceSyncPeriodMs,
+    leaseName,
     ...(configChannel ? { configChannel } : {}),
     ...(registry ? { metrics: registry } : {}),
   });

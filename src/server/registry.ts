@@ -4,6 +4,7 @@
 
 import type { KubeObject } from '../api/types.js';
 import { age } from '../api/humanize.js';
+import { CONFIG_NAMESPACE } from '../api/dkc/identity.js';
 import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
@@ -230,7 +231,7 @@ export const namespaces: ResourceDef = {
   prepareForUpdate: prepareNamespaceUpdate,
   finalizeSubresource: true,
   deletion: { onDelete: namespaceDeletion, mayGoByUpdate: namespaceMayGo },
-  builtin: ['default', 'kube-system', 'kube-public', 'kube-node-lease'].map((name) => ({
+  builtin: ['default', 'kube-system', 'kube-public', 'kube-node-lease', CONFIG_NAMESPACE].map((name) => ({
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },

@@ -3,7 +3,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RestClient } from '../../src/client/index.js';
-import { ControllerManager, parseControllers, parseDurationFlag } from '../../src/controllers/manager.js';
+import {
+  ControllerManager,
+  parseControllers,
+  parseDurationFlag,
+  parseLeaseName,
+} from '../../src/controllers/manager.js';
 import type { ControllerContext, ControllerFactory } from '../../src/controllers/types.js';
 import { FakeClock } from '../helpers/fakeclock.js';
 import { FakeLeases } from './fakeleases.js';
@@ -133,7 +138,45 @@ describe('controller manager', () => {
     await manager.stop();
   });
 
+  it('elects on the Lease it is given, so that managers of different controllers under different identities each lead', async () => {
+    const clock = new FakeClock();
+    const api = new FakeLeases();
+    const gc = recording();
+    const rollout = recording();
+    const managers = [
+      new ControllerManager({
+        client: api as unknown as RestClient,
+        controllers: ['rollout'],
+        nodeMonitorGracePeriodMs: 40_000,
+        clock,
+        identity: 'rollout_1',
+        factories: { rollout: rollout.factory },
+      }),
+      new ControllerManager({
+        client: api as unknown as RestClient,
+        controllers: ['garbagecollector'],
+        nodeMonitorGracePeriodMs: 40_000,
+        clock,
+        identity: 'gc_1',
+        leaseName: 'dkc-garbage-collector',
+        factories: { garbagecollector: gc.factory },
+      }),
+    ];
+    for (const m of managers) m.start();
+    await flush();
+    assert.deepEqual(
+      managers.map((m) => m.isLeader),
+      [true, true],
+    );
+    assert.equal(api.lease('dkc-controller')?.spec?.holderIdentity, 'rollout_1');
+    assert.equal(api.lease('dkc-garbage-collector')?.spec?.holderIdentity, 'gc_1');
+    assert.deepEqual([rollout.contexts.length, gc.contexts.length], [1, 1]);
+    for (const m of managers) await m.stop();
+  });
+
   it('parses its flags', () => {
+    assert.equal(parseLeaseName('dkc-garbage-collector'), 'dkc-garbage-collector');
+    assert.throws(() => parseLeaseName('GC_lease'), /invalid --leader-elect-resource-name "GC_lease": /);
     assert.deepEqual(parseControllers('rollout,nodelifecycle'), ['rollout', 'nodelifecycle']);
     assert.deepEqual(parseControllers(''), []);
     assert.throws(

@@ -1,5 +1,5 @@
 // What kube-apiserver does with the CEL in dkc's manifests, evaluated offline with @bufbuild/cel (a CEL evaluator
-// conformant with cel-spec): a ValidatingAdmissionPolicy's matchConstraints, matchConditions and validations against
+// conformant with cel-spec): a ValidatingAdmissionPolicy's matchConstraints, matchConditions, variables and validations against
 // an admission request, and a CustomResourceDefinition's x-kubernetes-validations against an object, rendered as
 // kube-apiserver renders their failures. Only what the manifests use is modelled (resourceRules by group, resource and
 // operation; rules on object-typed schema nodes); an evaluation error counts as a failure, as failurePolicy Fail does.
@@ -31,7 +31,7 @@ export function evaluate(expression: string, bindings: Record<string, unknown>):
 export interface AdmissionRequest {
   userInfo: { username: string; groups: string[] };
   operation: 'CREATE' | 'UPDATE' | 'DELETE';
-  /** nodeconfigs, with its group. */
+  /** nodeconfigs, with its group (nodes in the core group ''). */
   resource: { group: string; resource: string };
   subResource: string;
   name: string;
@@ -44,6 +44,7 @@ interface Policy {
   spec: {
     matchConstraints: { resourceRules: { apiGroups: string[]; resources: string[]; operations: string[] }[] };
     matchConditions?: { name: string; expression: string }[];
+    variables?: { name: string; expression: string }[];
     validations: { expression: string; message: string }[];
   };
 }
@@ -64,7 +65,7 @@ export function admit(
       matchesOne(r.operations, req.operation),
   );
   if (!matched) return { matched: false };
-  const bindings = {
+  const bindings: Record<string, unknown> = {
     request: {
       userInfo: req.userInfo,
       operation: req.operation,
@@ -80,6 +81,14 @@ export function admit(
     if (r === false) return { matched: false };
     if (r !== true) throw new Error(`matchCondition ${c.name}: ${r}`);
   }
+  // Variables in order, each seeing those before it (kube-apiserver evaluates them lazily; these never fail).
+  const variables: Record<string, unknown> = {};
+  for (const v of policy.spec.variables ?? []) {
+    const r = evaluate(v.expression, { ...bindings, variables });
+    if (typeof r === 'string') throw new Error(`variable ${v.name}: ${r}`);
+    variables[v.name] = r;
+  }
+  bindings['variables'] = variables;
   for (const v of policy.spec.validations) {
     const r = evaluate(v.expression, bindings);
     if (r === true) continue;

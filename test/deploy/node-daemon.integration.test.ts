@@ -16,6 +16,7 @@ import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { parseNodeDaemonFlags } from '../../src/nodedaemon/flags.js';
+import { CONFIG_NAMESPACE } from '../../src/api/dkc/identity.js';
 import { repoRoot } from '../helpers/server.js';
 
 const DIR = join(repoRoot, 'deploy/node-daemon');
@@ -49,9 +50,11 @@ interface PodSpec {
   containers: {
     command: string[];
     args: string[];
+    image: string;
     securityContext?: { privileged?: boolean };
-    volumeMounts: { name: string; mountPath: string }[];
+    volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
   }[];
+  tolerations?: unknown[];
   volumes: { name: string; hostPath?: { path: string } }[];
 }
 
@@ -73,10 +76,9 @@ describe('deploy/node-daemon/', () => {
     const pod = ds.spec.template.spec;
     const c = pod.containers[0]!;
     assert.deepEqual([pod.hostPID, pod.hostNetwork, c.securityContext?.privileged], [true, true, true]);
-    const hostPath = (mount: string) => {
-      const m = c.volumeMounts.find((v) => mount.startsWith(v.mountPath));
-      return pod.volumes.find((v) => v.name === m?.name)?.hostPath?.path;
-    };
+    const mountOf = (path: string) =>
+      c.volumeMounts.find((v) => path === v.mountPath || path.startsWith(`${v.mountPath}/`));
+    const hostPath = (path: string) => pod.volumes.find((v) => v.name === mountOf(path)?.name)?.hostPath?.path;
     const flags = parseNodeDaemonFlags(c.args.map((a) => a.replace('$(NODE_NAME)', 'node-1')));
     assert.equal(flags.nodeName, 'node-1');
     assert.equal(flags.applyAs, 'dropin');
@@ -87,13 +89,50 @@ describe('deploy/node-daemon/', () => {
     assert.deepEqual(c.command, ['dkc', 'node-daemon']);
   });
 
-  it('each binding grants the role beside it to the nodes, read-only on ConfigMaps and NodeConfigPolicies', async () => {
+  it('mounts only what the daemon uses, read-only but for its drop-in directory and its checkpoints; tolerates no taint of its own; runs an image pinned by digest', async () => {
+    const ds = (await docs('daemonset.yaml'))[1] as Doc & { spec: { template: { spec: PodSpec } } };
+    const pod = ds.spec.template.spec;
+    const c = pod.containers[0]!;
+    const hostPaths = Object.fromEntries(pod.volumes.map((v) => [v.name, v.hostPath?.path]));
+    assert.deepEqual(
+      c.volumeMounts.map((m) => [hostPaths[m.name], m.mountPath, m.readOnly === true]).sort(),
+      [
+        // The kubeconfig and the client certificate it names (kubeadm's kubelet.conf).
+        ['/etc/kubernetes/kubelet.conf', '/etc/kubernetes/kubelet.conf', true],
+        ['/var/lib/kubelet/pki', '/var/lib/kubelet/pki', true],
+        ['/var/lib/kubelet/config.yaml', '/var/lib/kubelet/config.yaml', true],
+        ['/etc/kubernetes/kubelet.conf.d', '/etc/kubernetes/kubelet.conf.d', false],
+        ['/var/lib/dkc', '/var/lib/dkc', false],
+      ].sort(),
+    );
+    assert.ok(!pod.volumes.some((v) => v.hostPath?.path === '/etc/kubernetes'), 'not all of /etc/kubernetes');
+    const flags = parseNodeDaemonFlags(c.args.map((a) => a.replace('$(NODE_NAME)', 'node-1')));
+    const written = c.volumeMounts.filter((m) => m.readOnly !== true).map((m) => m.mountPath);
+    assert.deepEqual(
+      written.sort(),
+      [flags.kubeletConfigDir, '/var/lib/dkc'].sort(),
+      'writes only its drop-in and its state',
+    );
+    assert.equal(
+      flags.applyAs,
+      'dropin',
+      'the --config file is mounted read-only: only the drop-in mode leaves it alone',
+    );
+    assert.ok(flags.dynamicConfigDir.startsWith('/var/lib/dkc/'));
+    assert.deepEqual(pod.tolerations ?? [], [], 'no blanket toleration (control-plane nodes opt in)');
+    assert.match(c.image, /^[^:@]+(:[^@]+)?@sha256:/, 'pinned by digest');
+    assert.doesNotMatch(c.image, /:latest\b/);
+  });
+
+  it('each binding grants the role beside it to the nodes, read-only on ConfigMaps in dkc-configs and NodeConfigPolicies', async () => {
     type RBAC = Doc & {
       rules?: { resources: string[]; verbs: string[] }[];
       roleRef?: { kind: string; name: string };
       subjects?: { name: string }[];
     };
     const [role, binding, clusterRole, clusterBinding] = (await docs('rbac.yaml')) as RBAC[];
+    // ConfigMaps in dkc's config namespace only, never kube-system's (kubeadm-config, coredns, kube-proxy, ...).
+    assert.deepEqual([role!.metadata.namespace, binding!.metadata.namespace], [CONFIG_NAMESPACE, CONFIG_NAMESPACE]);
     for (const [r, b, resource] of [
       [role!, binding!, 'configmaps'],
       [clusterRole!, clusterBinding!, 'nodeconfigpolicies'],

@@ -22,6 +22,8 @@ import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { DaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
 import { defaultClusterRoles, defaultRoles } from '../../src/server/auth/rbacresources.js';
 import { validateNodeConfig, type NodeConfig } from '../../src/api/dkc/index.js';
 import type { AdmissionAttributes } from '../../src/server/authz.js';
@@ -29,17 +31,26 @@ import { NodeAuthorizer } from '../../src/server/auth/nodeauthorizer.js';
 import { NodeGraph } from '../../src/server/auth/nodegraph.js';
 import { nodeConfigRefusal } from '../../src/server/auth/nodeconfigrestriction.js';
 import { writesRevertRecord } from '../../src/server/nodeconfig/admission.js';
-import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER } from '../../src/api/dkc/identity.js';
+import {
+  CONFIG_NAMESPACE,
+  CONTROLLER_USER,
+  GARBAGE_COLLECTOR_USER,
+  NAMESPACE_CONTROLLER_USER,
+} from '../../src/api/dkc/identity.js';
 import type { ResourceDef } from '../../src/server/resourcedef.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { admit, crdRuleErrors, type AdmissionRequest } from './cel.js';
+import { admit, crdRuleErrors, evaluate, type AdmissionRequest } from './cel.js';
+import { goRegExp } from '../../src/server/crd/regexp.js';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain } from '../../src/api/validation/names.js';
 
 type Doc = { apiVersion: string; kind: string; metadata: { name: string }; [k: string]: unknown };
 
 const CRD_DIR = join(repoRoot, 'deploy/crds');
 const NODECONFIG_DIR = join(repoRoot, 'deploy/nodeconfig');
 const CONTROLLER_DIR = join(repoRoot, 'deploy/controller');
+const OPTIONAL_DIR = join(CONTROLLER_DIR, 'optional');
+const NODE_DAEMON_DIR = join(repoRoot, 'deploy/node-daemon');
 
 async function docsIn(dir: string): Promise<{ file: string; doc: Doc }[]> {
   const out: { file: string; doc: Doc }[] = [];
@@ -59,15 +70,19 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'rbac.authorization.k8s.io/v1/Role': Role,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'v1/ServiceAccount': ServiceAccount,
+  'v1/Namespace': Namespace,
+  'apps/v1/DaemonSet': DaemonSet,
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': ValidatingAdmissionPolicy,
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': ValidatingAdmissionPolicyBinding,
 };
 
 describe("deploy/: the manifests against upstream's schemas (kubernetes-models)", () => {
   it('every document validates as its kind', async () => {
-    const docs = [...(await docsIn(CRD_DIR)), ...(await docsIn(NODECONFIG_DIR)), ...(await docsIn(CONTROLLER_DIR))];
+    const dirs = [CRD_DIR, NODECONFIG_DIR, CONTROLLER_DIR, OPTIONAL_DIR, NODE_DAEMON_DIR];
+    const docs = (await Promise.all(dirs.map(docsIn))).flat();
     assert.ok(docs.length >= 7, `found ${docs.length} documents`);
-    for (const { file, doc } of docs) {
+    // dkc.io objects (the default NodeConfigPolicy) have no upstream schema: dkc server's CRD validates them, below.
+    for (const { file, doc } of docs.filter((d) => !d.doc.apiVersion.startsWith('dkc.io/'))) {
       const Model = MODELS[`${doc.apiVersion}/${doc.kind}`];
       assert.ok(Model, `${file}: no schema for ${doc.apiVersion} ${doc.kind}`);
       assert.doesNotThrow(() => new Model(doc as never).validate(), `${file}: ${doc.kind} ${doc.metadata.name}`);
@@ -350,11 +365,12 @@ const ruleLines = (rules: Rule[]): string[] =>
     .sort();
 
 describe('deploy/controller/: the rollout controller on a real cluster', () => {
-  it("holds exactly dkc server's own controller rights, less nodes/configsource (which only dkc server has), and the collector's and the namespace controller's apart", async () => {
+  it("holds exactly dkc server's own controller rights, less nodes/configsource (which only dkc server has); the collector's and the namespace controller's are optional and their own", async () => {
     const docs = (await docsIn(CONTROLLER_DIR)).map((d) => d.doc);
-    const shipped = (kind: string, ns?: string, name = 'dkc:controller'): string[] =>
+    const optional = (await docsIn(OPTIONAL_DIR)).map((d) => d.doc);
+    const shipped = (from: Doc[], kind: string, ns?: string, name = 'dkc:controller'): string[] =>
       ruleLines(
-        docs
+        from
           .filter(
             (d) =>
               d.kind === kind &&
@@ -371,42 +387,55 @@ describe('deploy/controller/: the rollout controller on a real cluster', () => {
       );
     const withoutConfigSource = (lines: string[]) => lines.filter((l) => !l.startsWith('/nodes/configsource/'));
     assert.deepEqual(
-      shipped('ClusterRole'),
+      shipped(docs, 'ClusterRole'),
       withoutConfigSource(own(defaultClusterRoles as unknown as KubeObjectLike[])),
     );
-    // The garbage collector's and the namespace controller's rights, apart (garbagecollector.yaml, namespace.yaml):
-    // the server's users of theirs, to the rule.
-    const apart = {
-      'dkc:controller:generic-garbage-collector': GARBAGE_COLLECTOR_USER,
-      'dkc:controller:namespace-controller': NAMESPACE_CONTROLLER_USER,
-    };
-    for (const [name, user] of Object.entries(apart)) {
-      assert.deepEqual(
-        shipped('ClusterRole', undefined, name),
-        own(defaultClusterRoles as unknown as KubeObjectLike[], undefined, user),
-        name,
-      );
-      const binding = docs.find((d) => d.kind === 'ClusterRoleBinding' && d.metadata.name === name);
-      assert.deepEqual(
-        binding?.['roleRef'],
-        { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-        name,
-      );
-    }
+    // The default install holds the rollout and node lifecycle controllers' roles only.
     assert.deepEqual(
-      docs
-        .filter((d) => d.kind === 'ClusterRole')
-        .map((d) => d.metadata.name)
-        .sort(),
-      ['dkc:controller', ...Object.keys(apart)].sort(),
+      docs.filter((d) => d.kind === 'ClusterRole').map((d) => d.metadata.name),
+      ['dkc:controller'],
     );
-    for (const ns of ['kube-system', 'kube-node-lease'])
-      assert.deepEqual(shipped('Role', ns), own(defaultRoles as unknown as KubeObjectLike[], ns), ns);
+    // ConfigMaps are written in dkc's config namespace only: the leader Lease in kube-system, nothing else there.
+    for (const ns of ['kube-system', 'kube-node-lease', CONFIG_NAMESPACE])
+      assert.deepEqual(shipped(docs, 'Role', ns), own(defaultRoles as unknown as KubeObjectLike[], ns), ns);
+    assert.deepEqual(shipped(docs, 'Role', 'kube-system'), [
+      'coordination.k8s.io/leases/*: create',
+      'coordination.k8s.io/leases/dkc-controller: get,update',
+    ]);
     const subjects = docs.filter((d) => d.kind.endsWith('Binding')).map((d) => JSON.stringify(d['subjects']));
     assert.deepEqual(
       [...new Set(subjects)],
       [JSON.stringify([{ kind: 'ServiceAccount', name: 'dkc-controller', namespace: 'kube-system' }])],
     );
+    // The garbage collector's and the namespace controller's rights (optional/): the server's users of theirs, to the
+    // rule, each bound to a ServiceAccount of its own, with a leader Lease of its own.
+    const apart = {
+      'dkc:controller:generic-garbage-collector': [GARBAGE_COLLECTOR_USER, 'dkc-garbage-collector'],
+      'dkc:controller:namespace-controller': [NAMESPACE_CONTROLLER_USER, 'dkc-namespace-controller'],
+    };
+    for (const [name, [user, account]] of Object.entries(apart)) {
+      assert.deepEqual(
+        shipped(optional, 'ClusterRole', undefined, name),
+        own(defaultClusterRoles as unknown as KubeObjectLike[], undefined, user),
+        name,
+      );
+      assert.deepEqual(shipped(optional, 'Role', 'kube-system', name), [
+        'coordination.k8s.io/leases/*: create',
+        `coordination.k8s.io/leases/${account}: get,update`,
+      ]);
+      for (const kind of ['ClusterRoleBinding', 'RoleBinding']) {
+        const binding = optional.find((d) => d.kind === kind && d.metadata.name === name);
+        assert.deepEqual(
+          binding?.['subjects'],
+          [{ kind: 'ServiceAccount', name: account, namespace: 'kube-system' }],
+          `${kind} ${name}`,
+        );
+      }
+      assert.ok(
+        optional.some((d) => d.kind === 'ServiceAccount' && d.metadata.name === account),
+        account,
+      );
+    }
     // The ServiceAccount is the one the revert-record policy lets write status.previous.
     assert.match(
       await readFile(join(NODECONFIG_DIR, 'policy.yaml'), 'utf8'),
@@ -537,7 +566,7 @@ describe('deploy/: kubectl apply --dry-run=server against dkc server', () => {
     await server?.cleanup();
   });
 
-  it('accepts the dkc.io CRDs, the nodes’ RBAC and the controller’s', async () => {
+  it('accepts the dkc.io CRDs, the config namespace, the nodes’ and the controller’s RBAC and the default NodeConfigPolicy', async () => {
     const r = await k!.run([
       'apply',
       '--dry-run=server',
@@ -547,6 +576,12 @@ describe('deploy/: kubectl apply --dry-run=server against dkc server', () => {
       join(NODECONFIG_DIR, 'rbac.yaml'),
       '-f',
       join(CONTROLLER_DIR, 'rbac.yaml'),
+      '-f',
+      join(NODECONFIG_DIR, 'namespace.yaml'),
+      '-f',
+      join(NODE_DAEMON_DIR, 'rbac.yaml'),
+      '-f',
+      join(NODECONFIG_DIR, 'default-policy.yaml'),
     ]);
     assert.equal(r.code, 0, r.stderr);
     for (const name of ['nodeconfigpolicies.dkc.io', 'nodeconfigrollouts.dkc.io', 'nodeconfigs.dkc.io']) {
@@ -563,5 +598,122 @@ describe('deploy/: kubectl apply --dry-run=server against dkc server', () => {
       /clusterrolebinding\.rbac\.authorization\.k8s\.io\/dkc:nodeconfig:node created \(server dry run\)/,
     );
     assert.match(r.stdout, /role\.rbac\.authorization\.k8s\.io\/dkc:controller created \(server dry run\)/);
+    assert.match(r.stdout, /namespace\/dkc-configs (configured|unchanged) \(server dry run\)/);
+    assert.match(r.stdout, /nodeconfigpolicy\.dkc\.io\/dkc\.io-privileged-fields created \(server dry run\)/);
+    assert.match(r.stdout, /role\.rbac\.authorization\.k8s\.io\/dkc:node-daemon:configs created \(server dry run\)/);
+  });
+
+  it('warns about a rollout that names a ConfigMap outside dkc-configs, which nodes of a real cluster cannot read', async () => {
+    const rollout = (namespace: string) =>
+      JSON.stringify({
+        apiVersion: 'dkc.io/v1alpha1',
+        kind: 'NodeConfigRollout',
+        metadata: { name: 'r-elsewhere' },
+        spec: { configSource: { configMap: { namespace, name: 'cfg', kubeletConfigKey: 'kubelet' } } },
+      });
+    const elsewhere = await k!.run(['create', '--dry-run=server', '-f', '-'], { input: rollout('kube-system') });
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    assert.match(
+      elsewhere.stderr,
+      /^Warning: spec\.configSource\.configMap names ConfigMap kube-system\/cfg, outside dkc-configs: on a real cluster nodes may read ConfigMaps in dkc-configs only/m,
+    );
+    const home = await k!.run(['create', '--dry-run=server', '-f', '-'], { input: rollout('dkc-configs') });
+    assert.equal(home.code, 0, home.stderr);
+    assert.doesNotMatch(home.stderr, /Warning/);
+  });
+});
+
+// ---- the CRDs' bounds on the ConfigMaps they name, against kube's own validation of those names ----
+
+describe('deploy/crds/: names, namespaces and keys of the ConfigMaps a NodeConfig or a rollout names are bounded as kube bounds them', () => {
+  type Prop = { type: string; pattern?: string; maxLength?: number; minLength?: number };
+  type CmSchema = { properties: Record<string, Prop>; 'x-kubernetes-validations'?: { rule: string }[] };
+  let places: { where: string; schema: CmSchema }[] = [];
+
+  before(async () => {
+    const crds = (await docsIn(CRD_DIR)).map(
+      (d) =>
+        d.doc as unknown as {
+          metadata: { name: string };
+          spec: { versions: { schema: { openAPIV3Schema: unknown } }[] };
+        },
+    );
+    const root = (name: string) => crds.find((c) => c.metadata.name === name)!.spec.versions[0]!.schema.openAPIV3Schema;
+    const at = (obj: unknown, path: string): CmSchema =>
+      path.split('.').reduce((o, k) => (o as Record<string, unknown>)[k], obj) as CmSchema;
+    const nc = root('nodeconfigs.dkc.io');
+    const ncr = root('nodeconfigrollouts.dkc.io');
+    const P = 'properties';
+    places = [
+      { where: 'NodeConfig spec.configSource', schema: at(nc, `${P}.spec.${P}.configSource.${P}.configMap`) },
+      {
+        where: 'NodeConfig status.config.active',
+        schema: at(nc, `${P}.status.${P}.config.${P}.active.${P}.configMap`),
+      },
+      {
+        where: 'NodeConfig status.previous',
+        schema: at(nc, `${P}.status.${P}.previous.${P}.configSource.${P}.configMap`),
+      },
+      { where: 'rollout spec.configSource', schema: at(ncr, `${P}.spec.${P}.configSource.${P}.configMap`) },
+      { where: 'rollout spec.layers[]', schema: at(ncr, `${P}.spec.${P}.layers.items.${P}.configMap`) },
+      {
+        where: 'rollout status.nodes[].previous',
+        schema: at(ncr, `${P}.status.${P}.nodes.additionalProperties.${P}.previous.${P}.configSource.${P}.configMap`),
+      },
+    ];
+  });
+
+  /** Whether the schema admits the value: maxLength, minLength, pattern (as dkc server compiles a CRD's Go pattern). */
+  const admits = (p: Prop, v: string): boolean => {
+    if (p.maxLength === undefined || p.pattern === undefined) return false;
+    const re = goRegExp(p.pattern);
+    assert.ok(re instanceof RegExp, p.pattern);
+    return v.length <= p.maxLength && v.length >= (p.minLength ?? 0) && re.test(v);
+  };
+  const long = (n: number) => 'a'.repeat(n);
+  const names = [
+    'cfg',
+    'my-node-config-k867md486d',
+    'a.b',
+    'Bad_Name',
+    '../bar',
+    'a/b',
+    '-a',
+    'a.',
+    long(253),
+    long(254),
+  ];
+  const keys = ['kubelet', 'blue.conf', 'KEY_NAME', 'a..b', '../kubelet', 'a/b', 'a b', long(253), long(254)];
+
+  it('names as a ConfigMap name (DNS-1123 subdomain), namespaces as a namespace (DNS-1123 label), keys as a ConfigMap key', () => {
+    assert.equal(places.length, 6);
+    for (const { where, schema } of places) {
+      const p = schema.properties;
+      // The empty string is left to the rules that say "must be set" (upstream's messages) or to minLength.
+      for (const v of names) {
+        assert.equal(admits(p['name']!, v), isDNS1123Subdomain(v).length === 0, `${where} name ${v}`);
+        assert.equal(admits(p['namespace']!, v), isDNS1123Label(v).length === 0, `${where} namespace ${v}`);
+      }
+      for (const v of keys) {
+        // '..' as a prefix is the CEL rule's (below); the pattern has the character set and the length.
+        const kube = isConfigMapKey(v).filter((e) => !e.includes("'..'"));
+        assert.equal(admits(p['kubeletConfigKey']!, v), kube.length === 0, `${where} key ${v}`);
+      }
+    }
+  });
+
+  it("refuses the keys '.', '..' and '..x' with a CEL rule on a real cluster, as kube refuses them", () => {
+    for (const { where, schema } of places.filter((x) => x.schema['x-kubernetes-validations'])) {
+      const rule = schema['x-kubernetes-validations']!.find((r) => r.rule.includes("startsWith('..')"));
+      if (!rule) continue;
+      for (const key of ['.', '..', '..data', 'kubelet', 'a..b']) {
+        const self = { namespace: 'dkc-configs', name: 'c', kubeletConfigKey: key };
+        assert.equal(evaluate(rule.rule, { self }), isConfigMapKey(key).length === 0, `${where} ${key}`);
+      }
+    }
+    assert.equal(
+      places.filter((x) => x.schema['x-kubernetes-validations']?.some((r) => r.rule.includes("'..'"))).length,
+      4,
+    );
   });
 });

@@ -15,6 +15,8 @@ export const DASHBOARD = join(repoRoot, 'deploy/grafana/dkc-fleet.json');
 
 export const SHIPPED_CA = '/etc/prometheus/dkc/ca.crt';
 export const SHIPPED_TOKEN = '/etc/prometheus/dkc/token';
+export const SHIPPED_CERT = '/etc/prometheus/dkc/prometheus.crt';
+export const SHIPPED_KEY = '/etc/prometheus/dkc/prometheus.key';
 
 /** The path of `name` on PATH, or a failure that says how to get it (the tests are not skipped without it). */
 export function requireTool(name: string, debianPackage = 'prometheus'): string {
@@ -31,6 +33,9 @@ export interface Substitutions {
   server: string;
   caFile: string;
   tokenFile: string;
+  /** The client certificate and key of the user `prometheus`, for the nodes; none keeps the shipped paths. */
+  certFile?: string;
+  keyFile?: string;
   /** An HTTP discovery URL for promtool's check (its targets are never scraped); none keeps kubernetes_sd_configs. */
   nodeDiscoveryUrl?: string;
   /** scrape and evaluation interval, e.g. "1s"; none keeps the shipped ones. */
@@ -49,7 +54,9 @@ export async function testConfig(s: Substitutions): Promise<string> {
   text = text
     .replaceAll('DKC_SERVER', s.server)
     .replaceAll(SHIPPED_CA, s.caFile)
-    .replaceAll(SHIPPED_TOKEN, s.tokenFile);
+    .replaceAll(SHIPPED_TOKEN, s.tokenFile)
+    .replaceAll(SHIPPED_CERT, s.certFile ?? SHIPPED_CERT)
+    .replaceAll(SHIPPED_KEY, s.keyFile ?? SHIPPED_KEY);
   const config = parse(text) as { global: Record<string, string>; scrape_configs: ScrapeConfig[] };
   if (s.interval) config.global = { ...config.global, scrape_interval: s.interval, evaluation_interval: s.interval };
   if (s.nodeDiscoveryUrl) {

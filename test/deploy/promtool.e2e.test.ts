@@ -59,7 +59,7 @@ describe('deploy/prometheus with promtool', () => {
     assert.match(r.out, /SUCCESS/);
   });
 
-  it('prometheus.yml discovers nodes from dkc server and scrapes them through its node proxy', async () => {
+  it("prometheus.yml discovers nodes from dkc server and scrapes each at its own port with nodes/metrics' right, never through the node proxy", async () => {
     const config = await shippedConfig();
     const nodes = config.scrape_configs.find((c) => c.job_name === 'dkc-nodes')!;
     assert.deepEqual(
@@ -67,19 +67,30 @@ describe('deploy/prometheus with promtool', () => {
       [['node', 'https://DKC_SERVER']],
     );
     const relabel = nodes['relabel_configs'] as { target_label?: string; replacement?: string }[];
-    assert.ok(relabel.some((r) => r.target_label === '__address__' && r.replacement === 'DKC_SERVER'));
-    assert.ok(
-      relabel.some(
-        (r) => r.target_label === '__metrics_path__' && r.replacement === '/api/v1/nodes/${1}/proxy/metrics',
-      ),
-    );
+    assert.ok(!relabel.some((r) => r.target_label === '__address__' || r.target_label === '__metrics_path__'));
+    assert.ok(relabel.some((r) => r.target_label === 'instance'));
+    assert.deepEqual(nodes['tls_config'], {
+      cert_file: '/etc/prometheus/dkc/prometheus.crt',
+      key_file: '/etc/prometheus/dkc/prometheus.key',
+      insecure_skip_verify: true,
+    });
     assert.ok(config.scrape_configs.some((c) => c.job_name === 'dkc-server'));
+    // The rights: nodes/metrics, never nodes/proxy (which on a real kubelet authorizes exec).
+    const rbac = parse(
+      await readFile(join(PROMETHEUS_DIR, 'rbac.yaml'), 'utf8').then((t) => t.split('\n---\n')[0]!),
+    ) as {
+      rules: { resources?: string[]; verbs: string[] }[];
+    };
+    const resources = rbac.rules.flatMap((r) => r.resources ?? []);
+    assert.ok(resources.includes('nodes/metrics'));
+    assert.ok(!resources.some((r) => r === 'nodes/proxy' || r === '*' || r === 'nodes/*'), resources.join(', '));
   });
 
   it('prometheus.yml, placeholders filled in, passes promtool check config', async () => {
     const ca = join(dir, 'ca.crt');
     const token = join(dir, 'token');
-    await writeFile(ca, '');
+    const [certFile, keyFile] = [join(dir, 'prometheus.crt'), join(dir, 'prometheus.key')];
+    for (const f of [ca, certFile, keyFile]) await writeFile(f, '');
     await writeFile(token, 'token\n');
     await copyFile(join(PROMETHEUS_DIR, 'rules.yml'), join(dir, 'rules.yml'));
     // Debian's promtool has no Kubernetes discovery; the node job's discovery is the one thing replaced (promconfig.ts).
@@ -87,6 +98,8 @@ describe('deploy/prometheus with promtool', () => {
       server: '127.0.0.1:6443',
       caFile: ca,
       tokenFile: token,
+      certFile,
+      keyFile,
       nodeDiscoveryUrl: 'http://127.0.0.1:1/nodes',
     });
     await writeFile(join(dir, 'prometheus.yml'), text);

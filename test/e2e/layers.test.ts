@@ -1,5 +1,5 @@
 // A layered NodeConfigRollout on a real local cluster (a server with its rollout controller and two agents under
-// dkc's supervisor): two layers become one immutable, content-named ConfigMap in kube-system, the nodes run it
+// dkc's supervisor): two layers become one immutable, content-named ConfigMap in dkc-configs, the nodes run it
 // (status.config.active names it, /configz shows the merged values), and the same layers rendered again by a
 // re-created rollout of the same name give the same ConfigMap, created once.
 
@@ -67,7 +67,7 @@ async function rollOut(name: string): Promise<NodeConfigRollout> {
 
 const rendered = async (): Promise<ConfigMap[]> =>
   (
-    await admin.list<{ items: ConfigMap[] }>('/api/v1/namespaces/kube-system/configmaps', {
+    await admin.list<{ items: ConfigMap[] }>('/api/v1/namespaces/dkc-configs/configmaps', {
       labelSelector: 'dkc.io/rendered-by=layered',
     })
   ).items;
@@ -91,7 +91,7 @@ describe('a layered rollout', () => {
       const active = node.status?.config?.active?.configMap;
       assert.deepEqual(
         [active?.namespace, active?.name, active?.kubeletConfigKey, active?.uid, active?.resourceVersion],
-        ['kube-system', name, 'kubelet', cm.metadata.uid, cm.metadata.resourceVersion],
+        ['dkc-configs', name, 'kubelet', cm.metadata.uid, cm.metadata.resourceVersion],
         `${n.name} runs the rendered ConfigMap`,
       );
       const configz = await admin.get<{ kubeletconfig: { maxPods: number; evictionHard: Record<string, string> } }>(

@@ -3,8 +3,9 @@
 // in Debian's vmagent, whose Kubernetes discovery (role: node) lists and watches the Nodes of dkc server, and which
 // writes what it scrapes into a real Prometheus (Debian's, started with its remote-write receiver; it is built
 // without Kubernetes discovery, so it cannot run the node job itself). Prometheus evaluates the shipped rules and
-// answers the dashboard. Both run as the user `prometheus`, with a token and deploy/prometheus/rbac.yaml's rights
-// only. vmagent finds every node, scrapes kubelet_node_config_* from each through dkc server's node proxy, finds a
+// answers the dashboard. Both run as the user `prometheus`, with a token (for dkc server) and a client certificate
+// from the cluster CA (for the agents) and deploy/prometheus/rbac.yaml's rights only (nodes/metrics, not
+// nodes/proxy). vmagent finds every node, scrapes kubelet_node_config_* from each at the agent's own port, finds a
 // node added later through its watch; Prometheus fires NodeConfigError for the node given a bad config, and answers
 // every expression of the Grafana dashboard with data.
 
@@ -19,6 +20,7 @@ import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { dkcBin, freePort, startCluster, type Cluster } from '../../src/up/cluster.js';
+import { issueCert } from '../../src/pki/certs.js';
 import {
   dashboardExpressions,
   PROMETHEUS_DIR,
@@ -114,6 +116,14 @@ async function targetsWhen(what: string, done: (targets: VmagentTarget[]) => boo
 
 const nodeTargets = (targets: VmagentTarget[]) => targets.filter((t) => t.labels['job'] === 'dkc-nodes');
 
+/** The agent's own /metrics, where Kubernetes discovery puts a node: its InternalIP and advertised kubelet port. */
+async function kubeletMetricsURL(name: string): Promise<string> {
+  const n = await admin.get<Node>(`/api/v1/nodes/${name}`);
+  const ip = n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+  const port = n.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+  return `https://${ip}:${port}/metrics`;
+}
+
 let fleetLog = '';
 
 function startLateNode(): ChildProcess {
@@ -159,6 +169,15 @@ before(async () => {
   const caFile = join(cluster.dataDir, 'pki', 'ca.crt');
   const tokenFile = join(work, 'token');
   await writeFile(tokenFile, `${TOKEN}\n`);
+  // The agents authenticate callers by client certificate, as kubelets do: one for the user prometheus.
+  const ca = {
+    certPem: await readFile(caFile, 'utf8'),
+    keyPem: await readFile(join(cluster.dataDir, 'pki', 'ca.key'), 'utf8'),
+  };
+  const cert = await issueCert(ca, { commonName: 'prometheus', usages: ['client'] });
+  const [certFile, keyFile] = [join(work, 'prometheus.crt'), join(work, 'prometheus.key')];
+  await writeFile(certFile, cert.certPem);
+  await writeFile(keyFile, cert.keyPem, { mode: 0o600 });
   asPrometheus = new RestClient({ server: cluster.serverURL, ca: await readFile(caFile, 'utf8'), token: TOKEN });
 
   const promDir = join(work, 'prometheus');
@@ -202,7 +221,10 @@ before(async () => {
   );
   const vmDir = join(work, 'vmagent');
   await mkdir(vmDir);
-  await writeFile(join(vmDir, 'prometheus.yml'), await testConfig({ server, caFile, tokenFile, interval: '1s' }));
+  await writeFile(
+    join(vmDir, 'prometheus.yml'),
+    await testConfig({ server, caFile, tokenFile, certFile, keyFile, interval: '1s' }),
+  );
   vmagent = await startVmagent({
     configFile: join(vmDir, 'prometheus.yml'),
     dataDir: join(vmDir, 'data'),
@@ -228,7 +250,7 @@ describe(
   'the shipped Prometheus config, through vmagent into Prometheus, against dkc up',
   { concurrency: false },
   () => {
-    it('vmagent discovers every node (Kubernetes discovery, role: node) and scrapes dkc server and each agent through the node proxy', async () => {
+    it('vmagent discovers every node (Kubernetes discovery, role: node) and scrapes dkc server and each agent at its own port, with no right to the node proxy', async () => {
       const targets = await targetsWhen(
         'every target up',
         (ts) => ts.length === NODES.length + 1 && ts.every((t) => t.health === 'up'),
@@ -238,7 +260,7 @@ describe(
       const server = new URL(cluster!.serverURL).host;
       for (const t of nodes) {
         const name = t.labels['instance']!;
-        assert.equal(t.scrapeUrl, `https://${server}/api/v1/nodes/${name}/proxy/metrics`);
+        assert.equal(t.scrapeUrl, await kubeletMetricsURL(name));
         // What Kubernetes discovery found of the Node, and the labelmap of its labels.
         assert.equal(t.discoveredLabels['__meta_kubernetes_node_name'], name);
         assert.equal(t.labels['kubernetes_io_hostname'], name);
@@ -247,6 +269,8 @@ describe(
         targets.filter((t) => t.labels['job'] === 'dkc-server').map((t) => t.scrapeUrl),
         [`https://${server}/metrics`],
       );
+      // nodes/metrics is the only right to the nodes: the node proxy (nodes/proxy, exec on a real kubelet) is refused.
+      await assert.rejects(asPrometheus.get(`/api/v1/nodes/${NODES[0]!}/proxy/metrics`), /forbidden/i);
     });
 
     it("what vmagent scrapes arrives in Prometheus: every node's kubelet_node_config_* and dkc server's metrics", async () => {
@@ -282,11 +306,7 @@ describe(
       ).catch((err: unknown) => {
         throw new Error(`${(err as Error).message}\n${fleetLog}`);
       });
-      const server = new URL(cluster!.serverURL).host;
-      assert.equal(
-        found.find((t) => t.labels['instance'] === LATE)?.scrapeUrl,
-        `https://${server}/api/v1/nodes/${LATE}/proxy/metrics`,
-      );
+      assert.equal(found.find((t) => t.labels['instance'] === LATE)?.scrapeUrl, await kubeletMetricsURL(LATE));
       await waitFor(
         `${LATE}'s kubelet_node_config_* in Prometheus`,
         async () =>

@@ -104,8 +104,9 @@ const table: Row[] = [
       'patch nodeconfig node-1 --type=merge -p {"spec":{"configSource":{"configMap":{"namespace":"kube-system","name":"Bad_Name","kubeletConfigKey":"../kubelet"}}}}',
     gets:
       'refused: The NodeConfig "node-1" is invalid: \n' +
-      "* spec.configSource.configMap.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\n" +
-      "* spec.configSource.configMap.kubeletConfigKey: Invalid value: \"../kubelet\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+      // The CRD's patterns answer first, as kube-apiserver's schema validation does before admission.
+      '* spec.configSource.configMap.name: Invalid value: "Bad_Name": spec.configSource.configMap.name in body should match \'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$\'\n' +
+      '* spec.configSource.configMap.kubeletConfigKey: Invalid value: "../kubelet": spec.configSource.configMap.kubeletConfigKey in body should match \'^[-._a-zA-Z0-9]*$\'',
   },
   {
     who: 'admin',

@@ -80,7 +80,7 @@ const TABLE: Row[] = [
           'get',
           'configmaps',
           '-n',
-          'kube-system',
+          'dkc-configs',
           '-l',
           'dkc.io/rendered-by=steal-layer',
           '-o',

@@ -14,3 +14,9 @@ export const GARBAGE_COLLECTOR_USER = 'system:dkc:controller:generic-garbage-col
 export const NAMESPACE_CONTROLLER_USER = 'system:dkc:controller:namespace-controller';
 export const LEADER_LEASE_NAMESPACE = 'kube-system';
 export const LEADER_LEASE_NAME = 'dkc-controller';
+/**
+ * The namespace of dkc's kubelet configs: the documented home of the ConfigMaps a fleet is assigned, and where the
+ * rollout controller renders layered ones. On a real cluster nodes may read ConfigMaps here and nowhere else
+ * (deploy/node-daemon/rbac.yaml), so a rollout that names a ConfigMap elsewhere gets a warning at admission.
+ */
+export const CONFIG_NAMESPACE = 'dkc-configs';

@@ -1,5 +1,5 @@
 // A layered rollout's one ConfigMap: the layers (first = base, then drop-ins, with the kubelet's --config-dir
-// merge) rendered into an immutable ConfigMap in kube-system, named `<rollout>-<hash>` by kubectl's --append-hash
+// merge) rendered into an immutable ConfigMap in dkc-configs, named `<rollout>-<hash>` by kubectl's --append-hash
 // hash of its content, so the same layers always give the same name and creating it twice is harmless. Nodes are
 // then assigned that ConfigMap like any other: they receive one whole object, as with upstream's configSource.
 //
@@ -21,8 +21,10 @@ import { nodeKubeletVersion } from '../../nodepolicy/kubelet.js';
 import { configMapHash } from './confighash.js';
 import { conditionMessages, conditionReasons } from './messages.js';
 import type { LayerRef, NodeConfigRollout } from '../../api/dkc/rollout.js';
+import { CONFIG_NAMESPACE } from '../../api/dkc/identity.js';
 
-export const RENDERED_NAMESPACE = 'kube-system';
+/** dkc's config namespace, the one nodes may read on a real cluster. */
+export const RENDERED_NAMESPACE = CONFIG_NAMESPACE;
 /** The key of the rendered ConfigMap that holds the KubeletConfiguration. */
 export const RENDERED_KEY = 'kubelet';
 /** Names the rollout that rendered a ConfigMap; a rollout re-created under the same name with the same layers finds it again. */

@@ -21,6 +21,7 @@ import { nodeConfigRevertRecord, nodeConfigValidation } from '../nodeconfig/admi
 import { inPlaceConfigEdit } from '../nodeconfig/inplaceedit.js';
 import { kubeletVersionCompatibility } from '../kubeletcompat/admission.js';
 import { nodeConfigPolicy } from '../policy/admission.js';
+import { rolloutConfigNamespace } from '../confignamespace/admission.js';
 import type { ResourceDef } from '../resourcedef.js';
 import type { ResourceStorage } from '../resources.js';
 import type { WatchCache } from '../watchcache.js';
@@ -135,6 +136,7 @@ export function clusterAuthorization(
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
       configSourcePermission(authorizer, options.assignmentChannel),
       configMapReferences(authorizer),
+      rolloutConfigNamespace,
       nodeConfigRevertRecord,
       nodeConfigPolicy(reads, options.assignmentChannel, authorizer),
       kubeletVersionCompatibility(reads, options.assignmentChannel, authorizer),

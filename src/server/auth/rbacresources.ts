@@ -2,7 +2,7 @@
 // defaults mirror upstream's bootstrap policy where dkc serves the same resources (cluster-admin, admin, edit, view,
 // system:basic-user, system:discovery, system:auth-delegator) and add `dkc:node-config-operator`: the least privilege
 // for the dynamic-config workflow — read the running config through the node proxy, publish a ConfigMap in
-// kube-system, point nodes at it (nodes/configsource), run NodeConfigRollouts and watch their status, read the
+// dkc-configs (or kube-system), point nodes at it (nodes/configsource), run NodeConfigRollouts and watch their status, read the
 // NodeConfigPolicies that bound it. Nothing else (no node deletes, no other namespaces, no policy writes).
 //
 // As upstream's, `admin`, `edit` and `view` aggregate (`aggregate-to-admin/edit/view` labels; view feeds edit, edit
@@ -13,6 +13,7 @@
 
 import type { KubeObject } from '../../api/types.js';
 import {
+  CONFIG_NAMESPACE,
   CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   LEADER_LEASE_NAME,
@@ -264,7 +265,7 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
     rule(['update'], [''], [`nodes/${CONFIGSOURCE_SUBRESOURCE}`]),
     rule(['get', 'patch', 'update'], [''], ['nodes/status']),
-    // Reads layers anywhere; creates rendered ConfigMaps only in kube-system (its Role there, below).
+    // Reads layers anywhere; creates rendered ConfigMaps only in dkc's config namespace (its Role there, below).
     rule(READ, [''], ['configmaps']),
     rule(['get', 'list', 'watch', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigrollouts/status']),
@@ -313,28 +314,30 @@ function controllerLeaseBinding(namespace: string): KubeObject {
 
 export const defaultRoles: KubeObject[] = [
   // The leader Lease by name, as upstream's kube-controller-manager holds its own (a create names no object, so it
-  // cannot be scoped); kube-system also holds the rendered ConfigMaps of layered rollouts.
+  // cannot be scoped).
   controllerRole(LEADER_LEASE_NAMESPACE, [
     rule(['create'], ['coordination.k8s.io'], ['leases']),
     rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], [LEADER_LEASE_NAME]),
-    // Rendered ConfigMaps: created; patch because the rollout controller takes over a rendered one it finds already
-    // made (by a rollout of that name deleted since) by setting its owner reference to the live rollout, so that the
-    // garbage collector keeps it while the rollout lives.
-    rule(['create', 'patch'], [''], ['configmaps']),
   ]),
+  // Rendered ConfigMaps, in dkc's config namespace only: created; patch because the rollout controller takes over a
+  // rendered one it finds already made (by a rollout of that name deleted since) by setting its owner reference to the
+  // live rollout, so that the garbage collector keeps it while the rollout lives.
+  controllerRole(CONFIG_NAMESPACE, [rule(['create', 'patch'], [''], ['configmaps'])]),
   // The node lifecycle controller reads the nodes' Leases; the nodes write them.
   controllerRole('kube-node-lease', [rule(READ, ['coordination.k8s.io'], ['leases'])]),
-  {
+  // The operator publishes configs in dkc's config namespace (the documented one) and, as upstream's tutorial does,
+  // in kube-system.
+  ...[CONFIG_NAMESPACE, 'kube-system'].map((namespace) => ({
     apiVersion: RBAC_API_VERSION,
     kind: 'Role',
     metadata: {
       name: NODE_CONFIG_OPERATOR,
-      namespace: 'kube-system',
+      namespace,
       labels: { ...BOOTSTRAP_LABELS },
       annotations: { ...AUTOUPDATE },
     },
     rules: [rule(['get', 'list', 'watch', 'create'], [''], ['configmaps'])],
-  },
+  })),
 ];
 
 function clusterBinding(name: string, role: string, subjects: Subject[]): KubeObject {
@@ -371,18 +374,19 @@ export const defaultClusterRoleBindings: KubeObject[] = [
 export const defaultRoleBindings: KubeObject[] = [
   controllerLeaseBinding('kube-system'),
   controllerLeaseBinding('kube-node-lease'),
-  {
+  controllerLeaseBinding(CONFIG_NAMESPACE),
+  ...[CONFIG_NAMESPACE, 'kube-system'].map((namespace) => ({
     apiVersion: RBAC_API_VERSION,
     kind: 'RoleBinding',
     metadata: {
       name: NODE_CONFIG_OPERATOR,
-      namespace: 'kube-system',
+      namespace,
       labels: { ...BOOTSTRAP_LABELS },
       annotations: { ...AUTOUPDATE },
     },
     roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: NODE_CONFIG_OPERATOR },
     subjects: [group(NODE_CONFIG_OPERATORS_GROUP)],
-  },
+  })),
 ];
 
 export const roles: ResourceDef = { ...roleDef('Role', 'roles', true), builtin: defaultRoles };

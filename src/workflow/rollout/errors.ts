@@ -3,6 +3,7 @@
 // reads like `kubectl rollout status` and a failure like any other kubectl error.
 
 import { CodedError } from '../../util/errors.js';
+import { CONFIG_NAMESPACE } from '../../api/dkc/identity.js';
 import { configMapMessages, errorLine as kubectlErrorLine } from '../kubectl.js';
 
 export type RolloutErrorCode =
@@ -52,7 +53,7 @@ export const progress = {
   created: (name: string) => `nodeconfigrollout.dkc.io/${name} created`,
   patched: (name: string, what: string) => `nodeconfigrollout.dkc.io/${name} ${what}`,
   waitingToStart: (name: string) => `Waiting for nodeconfigrollout ${q(name)} to start...`,
-  rendered: (configMap: string) => `layers rendered into ConfigMap kube-system/${configMap}`,
+  rendered: (configMap: string) => `layers rendered into ConfigMap ${CONFIG_NAMESPACE}/${configMap}`,
   batchStarted: (batch: number, nodes: readonly string[]) =>
     `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
   nodeFailed: (node: string, reason: string, message: string) =>

@@ -135,7 +135,7 @@ const layer = (name: string, text: string) => ({
   data: { kubelet: HEADER + text },
 });
 const renderedCreates = (api: FakeApi) =>
-  api.writes.filter((w) => w.method === 'POST' && w.path === '/api/v1/namespaces/kube-system/configmaps');
+  api.writes.filter((w) => w.method === 'POST' && w.path === '/api/v1/namespaces/dkc-configs/configmaps');
 
 describe('RolloutController with layers', () => {
   it('renders the layers into one ConfigMap, rolls it out and records it', async () => {
@@ -149,12 +149,12 @@ describe('RolloutController with layers', () => {
     const name = r.status?.renderedConfigMap ?? '';
     assert.match(name, /^r1-[0-9a-z]{10}$/);
     assert.equal(renderedCreates(api).length, 1);
-    const cm = api.read('configmaps', `kube-system/${name}`)!;
+    const cm = api.read('configmaps', `dkc-configs/${name}`)!;
     assert.equal(cm['immutable'], true);
     assert.match((cm['data'] as Record<string, string>)['kubelet'] ?? '', /maxPods: 80/);
     for (const n of ['node-1', 'node-2']) {
       assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, {
-        configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' },
+        configMap: { namespace: 'dkc-configs', name, kubeletConfigKey: 'kubelet' },
       });
     }
   });
@@ -171,7 +171,7 @@ describe('RolloutController with layers', () => {
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
     const name = (api.read('rollouts', 'r1') as NodeConfigRollout).status?.renderedConfigMap ?? '';
-    const text = (api.read('configmaps', `kube-system/${name}`)!['data'] as Record<string, string>)['kubelet'] ?? '';
+    const text = (api.read('configmaps', `dkc-configs/${name}`)!['data'] as Record<string, string>)['kubelet'] ?? '';
     assert.match(text, /^singleProcessOOMKill: true$/m);
     assert.doesNotMatch(text, /eventRecordQPS/, 'no default of any minor is written');
   });

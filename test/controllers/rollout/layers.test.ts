@@ -1,5 +1,5 @@
 // Rendering a layered rollout: the layers merged in order into one immutable, content-named ConfigMap in
-// kube-system, decoded as the newest kubelet minor among the selected nodes and holding only what the layers set,
+// dkc-configs, decoded as the newest kubelet minor among the selected nodes and holding only what the layers set,
 // and a clear reason when a layer is missing or does not decode.
 
 import { describe, it } from 'node:test';
@@ -45,7 +45,7 @@ describe('renderRollout', () => {
     assert.equal(config.maxPods, 80);
     assert.deepEqual(Object.keys(config.evictionHard ?? {}).sort(), ['memory.available', 'nodefs.available']);
     assert.equal(rendered.immutable, true);
-    assert.equal(rendered.metadata.namespace, 'kube-system');
+    assert.equal(rendered.metadata.namespace, 'dkc-configs');
     assert.deepEqual(rendered.metadata.labels, { [RENDERED_BY_LABEL]: 'blue' });
     assert.equal(
       rendered.metadata.name,
@@ -114,7 +114,7 @@ describe("renderRollout as the selected nodes' kubelets", () => {
 });
 
 describe('renderedStillInUse', () => {
-  const cm = (name: string, owners: string[], namespace = 'kube-system'): ConfigMap => ({
+  const cm = (name: string, owners: string[], namespace = 'dkc-configs'): ConfigMap => ({
     metadata: {
       name,
       namespace,
@@ -126,7 +126,7 @@ describe('renderedStillInUse', () => {
       })),
     },
   });
-  const source = (name: string, namespace = 'kube-system') => ({
+  const source = (name: string, namespace = 'dkc-configs') => ({
     configMap: { namespace, name, kubeletConfigKey: 'kubelet' },
   });
   const nodes: Node[] = [

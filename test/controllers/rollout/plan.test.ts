@@ -1159,7 +1159,7 @@ describe('planRollout of layers', () => {
     const plan = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
     assert.deepEqual(
       plan.nodePatches.map((p) => p.patch.spec?.configSource),
-      [{ configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }],
+      [{ configMap: { namespace: 'dkc-configs', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }],
     );
     assert.equal(plan.status.renderedConfigMap, 'r1-abc');
     assert.equal(plan.status.phase, 'Progressing');
@@ -1169,7 +1169,7 @@ describe('planRollout of layers', () => {
     const first = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
     const nodes = [
       node('node-1', {
-        source: { configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } },
+        source: { configMap: { namespace: 'dkc-configs', name: 'r1-abc', kubeletConfigKey: 'kubelet' } },
       }),
       node('node-2'),
       node('node-3'),
@@ -1202,7 +1202,7 @@ describe('planRollout of layers', () => {
   });
 
   it('an undo restores the nodes this rollout moved to the rendered ConfigMap', () => {
-    const target = { configMap: { namespace: 'kube-system', name: 'r1-abc', kubeletConfigKey: 'kubelet' } };
+    const target = { configMap: { namespace: 'dkc-configs', name: 'r1-abc', kubeletConfigKey: 'kubelet' } };
     const moved = switched('node-1', { source: target });
     const r = layered({ phase: 'Succeeded', renderedConfigMap: 'r1-abc', nodes: { 'node-1': done(0) } });
     r.spec!.revert = true;

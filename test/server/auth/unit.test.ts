@@ -338,7 +338,7 @@ describe('RBAC', () => {
     for (const verb of ['get', 'patch', 'update'])
       assert.ok(can(verb, 'nodes', { name: 'n', subresource: 'status' }), `nodes/status ${verb}`);
     for (const verb of ['get', 'list', 'watch', 'create'])
-      assert.ok(can(verb, 'configmaps', { namespace: 'kube-system' }), `configmaps ${verb}`);
+      assert.ok(can(verb, 'configmaps', { namespace: 'dkc-configs' }), `configmaps ${verb}`);
     const dkc = { apiGroup: 'dkc.io', apiVersion: 'v1alpha1' };
     for (const verb of ['get', 'list', 'watch', 'update', 'patch'])
       assert.ok(can(verb, 'nodeconfigrollouts', dkc), `nodeconfigrollouts ${verb}`);
@@ -366,13 +366,16 @@ describe('RBAC', () => {
     assert.ok(!can('update', 'nodes', { name: 'n', subresource: 'proxy' }));
     assert.ok(!can('create', 'nodes'));
     assert.ok(!can('create', 'nodeconfigrollouts', dkc));
-    // Rendered layers are created in kube-system only; layers are read anywhere.
+    // Rendered layers are created in dkc's config namespace only (not kube-system: coredns, kube-proxy); layers are
+    // read anywhere.
     assert.ok(can('get', 'configmaps', { namespace: 'pools' }));
-    for (const ns of ['default', 'kube-node-lease'])
+    assert.ok(can('create', 'configmaps', { namespace: 'dkc-configs' }));
+    for (const ns of ['default', 'kube-node-lease', 'kube-system'])
       assert.ok(!can('create', 'configmaps', { namespace: ns }), `configmaps create in ${ns}`);
     // A rendered ConfigMap found already made is taken over by a patch of its owner reference.
-    assert.ok(can('patch', 'configmaps', { namespace: 'kube-system', name: 'c' }));
-    assert.ok(!can('patch', 'configmaps', { namespace: 'default', name: 'c' }));
+    assert.ok(can('patch', 'configmaps', { namespace: 'dkc-configs', name: 'c' }));
+    for (const ns of ['default', 'kube-system'])
+      assert.ok(!can('patch', 'configmaps', { namespace: ns, name: 'coredns' }), `configmaps patch in ${ns}`);
     assert.ok(!can('update', 'configmaps', { namespace: 'kube-system', name: 'c' }));
     assert.ok(!can('get', 'secrets', { namespace: 'kube-system' }));
     assert.ok(!can('get', 'nodes', { name: 'n', subresource: 'proxy' }));

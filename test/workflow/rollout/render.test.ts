@@ -79,7 +79,7 @@ describe('progressLines', () => {
   it("names a layered rollout's rendered ConfigMap once, before its first batch", () => {
     const layered = (s: RolloutStatus): RolloutStatus => ({ ...s, renderedConfigMap: 'r-2k8bmh5f7c' });
     assert.deepEqual(progressLines('r', pending, layered(canary)), [
-      'layers rendered into ConfigMap kube-system/r-2k8bmh5f7c',
+      'layers rendered into ConfigMap dkc-configs/r-2k8bmh5f7c',
       'canary started: node-1',
       'nodeconfigrollout "r" progressing (0 of 3 nodes succeeded)',
     ]);
