@@ -22,7 +22,7 @@ import type { Node, NodeConfigSource } from '../api/types.js';
 import { createEventDirectly, nodeReference } from '../client/events.js';
 import { isApiError } from '../client/errors.js';
 import { Informer, RestClient, type KubeObject } from '../client/index.js';
-import { kubeletVersion, parseKubeletVersion, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import { kubeletVersion, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { configureLogging } from '../util/klog.js';
 import { CheckpointStore } from '../agent/dynamicconfig/checkpoint.js';
@@ -33,6 +33,7 @@ import { PolicySnapshot } from '../agent/dynamicconfig/policy.js';
 import { informerPolicyFeed, PolicyWatch } from '../agent/dynamicconfig/policywatch.js';
 import { REJECTED_REASON, rejectionMessage } from '../agent/dynamicconfig/rejection.js';
 import {
+  configMapsPath,
   describeSource,
   fieldSelectorValue,
   requestPath,
@@ -44,12 +45,14 @@ import { ConfigStatusManager, configGauges } from '../agent/dynamicconfig/status
 import { ConfigSync } from '../agent/dynamicconfig/sync.js';
 import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
 import { readDropIns } from '../agent/configdir.js';
-import { readConfigFlags } from '../nodepolicy/flags.js';
+import type { NodeConfigFlags } from '../nodepolicy/flags.js';
+import { kubeletVersionOnHost, readKubeletFlags } from './kubelethost.js';
 import { decideAction, decideTarget, healthy, judgeHealth, type Target, type Validation } from './decide.js';
 import { DaemonFiles, digestOf, originalContent, removeStaleTemps, setKubeletFile } from './files.js';
 import { parseNodeDaemonFlags, type NodeDaemonFlags } from './flags.js';
 import { messages } from './messages.js';
 import { judgeCandidate } from './validate.js';
+import { planLeftover, readHeader, withHeader } from './ownership.js';
 
 export const CONFIG_CHANGED_REASON = 'KubeletConfigChanged';
 /** The events' source component. */
@@ -143,8 +146,6 @@ export class NodeDaemon {
   private cmRef: ConfigMapNodeConfigSource | undefined;
   private sync: ConfigSync | undefined;
   private kubelet: KubeletVersion | undefined;
-  /** The Node as last seen (its labels select policies; its annotation names the kubelet's config flags). */
-  private node: Node | undefined;
   private policies: PolicySnapshot | undefined;
   private policyWatch: PolicyWatch | undefined;
   private healthTimer: NodeJS.Timeout | undefined;
@@ -152,6 +153,7 @@ export class NodeDaemon {
   private metricsServer: Server | undefined;
   private lastRejection = '';
   private probing = false;
+  private flagsProblems = '';
 
   constructor(
     readonly flags: NodeDaemonFlags,
@@ -188,17 +190,14 @@ export class NodeDaemon {
     for (const name of await removeStaleTemps(this.managedPath)) log(messages.removedTemp(name));
     if (flags.metricsBindAddress) await this.serveMetrics(flags.metricsBindAddress);
     const node = await this.waitForNode();
-    let version = flags.kubeletVersion;
-    if (version === undefined) {
-      const reported = node.status?.nodeInfo?.kubeletVersion ?? '';
-      try {
-        version = parseKubeletVersion(reported);
-      } catch (err) {
-        throw new Error(messages.badNodeVersion(flags.nodeName, reported, messageOf(err)), { cause: err });
-      }
-    }
+    const version = await kubeletVersionOnHost({
+      flag: flags.kubeletVersion,
+      command: flags.kubeletVersionCommand,
+      reported: node.status?.nodeInfo?.kubeletVersion ?? '',
+      warn: logWarning,
+      unusable: (reported, why) => new Error(messages.badNodeVersion(flags.nodeName, reported, why)),
+    });
     this.kubelet = kubeletVersion(version);
-    this.node = node;
     // The policies as the last run saw them, until the watch lists them: a start asks the server nothing for them.
     this.policies = await PolicySnapshot.load(resolve(flags.dynamicConfigDir));
     log(messages.starting(flags.nodeName, flags.applyAs));
@@ -214,7 +213,10 @@ export class NodeDaemon {
     this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
 
     // What the records say now is applied (or found applied) before the assignment is followed.
-    await this.enqueue(() => this.reconcile());
+    await this.enqueue(async () => {
+      await this.adoptOwnFile();
+      await this.reconcile();
+    });
 
     const nodeInformer = new Informer<AssignmentObject>(client, '/api/v1/nodes', {
       fieldSelector: `metadata.name=${fieldSelectorValue(flags.nodeName)}`,
@@ -279,7 +281,6 @@ export class NodeDaemon {
     const watch = new PolicyWatch(this.policies!, feed, () => void this.enqueue(() => this.reconcile()));
     this.policyWatch = watch;
     const seen = (node: AssignmentObject) => {
-      this.node = node as Node;
       watch.setLabels((node.metadata?.['labels'] as Record<string, string> | undefined) ?? {});
     };
     nodeInformer.on('add', seen);
@@ -299,13 +300,15 @@ export class NodeDaemon {
     this.cmInformer = undefined;
     this.cmRef = ref;
     if (!ref) return;
-    const informer = new Informer<ConfigMapObject>(
-      this.client,
-      `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`,
-      {
-        fieldSelector: `metadata.name=${fieldSelectorValue(ref.name)}`,
-      },
-    );
+    let path: string;
+    try {
+      path = configMapsPath(ref.namespace);
+    } catch {
+      return; // the sync's download refuses the same reference and reports it
+    }
+    const informer = new Informer<ConfigMapObject>(this.client, path, {
+      fieldSelector: `metadata.name=${fieldSelectorValue(ref.name)}`,
+    });
     informer.on('add', () => this.sync?.poke());
     informer.on('update', (a, b) => {
       if (a.metadata?.resourceVersion !== b.metadata?.resourceVersion) this.sync?.poke();
@@ -360,9 +363,18 @@ export class NodeDaemon {
       {
         governing: this.policies?.governing ?? [],
         ownBase: fileLayer(kept ? originalContent(kept).bytes : current),
-        flags: readConfigFlags(this.node?.metadata.annotations),
+        flags: await this.hostFlags(),
       },
     );
+  }
+
+  /** The kubelet's config flags as its host files hold them (never the Node's annotation, which others may write). */
+  private async hostFlags(): Promise<NodeConfigFlags> {
+    const read = await readKubeletFlags(this.flags.kubeletFlagsFiles, this.kubelet!.minor);
+    const said = read.problems.join('\n');
+    if (said !== this.flagsProblems) for (const p of read.problems) logWarning(messages.flagsFileProblem(p));
+    this.flagsProblems = said;
+    return read.flags;
   }
 
   /** Whether a policy that governs the node denies `source` (a config that does not load is not denied: broken). */
@@ -374,6 +386,41 @@ export class NodeDaemon {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Records gone (a wiped --dynamic-config-dir) under a kubelet file of the daemon's own: the file is never taken for
+   * the node's original, and when it is whole the records are rebuilt from it (checkpoint, assigned, journal), so the
+   * kubelet, which runs it, is not restarted and the status names what it runs.
+   */
+  private async adoptOwnFile(): Promise<void> {
+    const path = this.managedPath;
+    const current = await this.files.current(path);
+    const plan = planLeftover({
+      mode: this.flags.applyAs,
+      hasAssigned: (await this.store.assigned()) !== undefined,
+      hasOriginal: (await this.files.original(path)) !== undefined,
+      current,
+    });
+    if (plan.kind === 'none') return;
+    if (plan.originalAbsent) await this.files.keepOriginal(path, this.flags.applyAs);
+    const cm = plan.own.source.configMap!;
+    if (plan.kind === 'edited') {
+      logWarning(messages.ownFileEdited(path, describeSource(plan.own.source)));
+      return;
+    }
+    await this.store.save({
+      uid: cm.uid!,
+      resourceVersion: cm.resourceVersion!,
+      files: { [cm.kubeletConfigKey]: Buffer.from(plan.own.payload).toString('utf8') },
+    });
+    await this.store.setAssigned(plan.own.source);
+    await this.files.setJournal({
+      digest: digestOf(current),
+      restarted: true,
+      restartedAt: this.clock.now().getTime(),
+    });
+    log(messages.rebuiltRecords(path, describeSource(plan.own.source)));
   }
 
   /** Decides what the kubelet should run, and brings the kubelet's file and process there. */
@@ -415,8 +462,11 @@ export class NodeDaemon {
       what = messages.what.original;
       const original = await this.files.original(path);
       if (!original) {
-        // Never changed by dkc: the kubelet runs the node's own files already.
-        this.status.setActive(undefined);
+        // Never changed by dkc: the kubelet runs the node's own files already. Or the file is the daemon's own and
+        // the node's --config it replaced was lost with the records: it stays, and the status says what it is.
+        const own = readHeader(await this.files.current(path));
+        if (own) logError(messages.originalLost(path, describeSource(own.source)));
+        this.status.setActive(own?.source);
         this.gate = undefined;
         return;
       }
@@ -424,7 +474,9 @@ export class NodeDaemon {
     } else {
       const src = target.source!;
       what = target.use === 'assigned' ? messages.what.assigned(src) : messages.what.lastKnownGood(src);
-      bytes = target.use === 'assigned' && assignedPayload ? assignedPayload.bytes : (await this.store.load(src)).bytes;
+      const payload =
+        target.use === 'assigned' && assignedPayload ? assignedPayload.bytes : (await this.store.load(src)).bytes;
+      bytes = withHeader(src, payload);
     }
     const digest = digestOf(bytes);
     const journal = await this.files.journal();
@@ -446,7 +498,7 @@ export class NodeDaemon {
     }
     if (target.use !== 'assigned' && target.rejected) log(messages.rollingBack(what));
     if (action === 'write-and-restart') {
-      if (await this.files.keepOriginal(path)) log(messages.keptOriginal(path));
+      if (await this.files.keepOriginal(path, this.flags.applyAs)) log(messages.keptOriginal(path));
       await this.files.setJournal({ digest, restarted: false });
       await setKubeletFile(path, bytes, mode);
       log(bytes === undefined ? messages.removed(path) : messages.wrote(path, what));

@@ -21,6 +21,7 @@ import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout
 import type { ConfigMap, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { startCluster, type Cluster, type ClusterNode } from '../../src/up/cluster.js';
+import { readHeader } from '../../src/nodedaemon/ownership.js';
 import { kubeletSource } from '../helpers/nodeconfig.js';
 import { prng } from '../helpers/prng.js';
 import { waitFor } from '../helpers/wait.js';
@@ -76,6 +77,13 @@ async function waitActive(
     timeoutMs,
     50,
   );
+}
+
+/** The payload below the daemon's header, which must name it whole. */
+function payloadOf(file: Uint8Array): string {
+  const own = readHeader(file);
+  assert.ok(own?.intact, 'the file carries the daemon header, its digest that of the payload');
+  return Buffer.from(own.payload).toString('utf8');
 }
 
 /** No temp file of an atomic write left beside the kubelet's files. */
@@ -187,9 +195,9 @@ describe(
       for (const n of NODES) {
         assert.equal((await configz(admin, n))['eventRecordQPS'], 7, `${n}: /configz`);
         assert.equal(
-          await readFile(join(node(n).daemon!.configDir, '90-dkc.conf'), 'utf8'),
+          payloadOf(await readFile(join(node(n).daemon!.configDir, '90-dkc.conf'))),
           good.data!['kubelet'],
-          `${n}: the drop-in is the assigned payload`,
+          `${n}: the drop-in is the assigned payload under the daemon's header`,
         );
         await waitFor(
           `${n} last-known-good`,
@@ -281,7 +289,14 @@ describe(
     });
 
     it('a config a NodeConfigPolicy denies is refused as the agent refuses it, and the kubelet is not touched', async () => {
-      await admin.patch('/api/v1/nodes/node-3', 'merge', { metadata: { labels: { pool: 'blue' } } });
+      // A forged config-flags record on the Node (anyone who may patch nodes can write it on kube-apiserver) would
+      // make containerLogMaxFiles "held by a flag", so no change: the daemon reads the kubelet's flags on the host.
+      await admin.patch('/api/v1/nodes/node-3', 'merge', {
+        metadata: {
+          labels: { pool: 'blue' },
+          annotations: { 'dkc.io/config-flags': JSON.stringify({ flags: ['--container-log-max-files=7'] }) },
+        },
+      });
       await admin.create(`/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`, {
         apiVersion: 'dkc.io/v1alpha1',
         kind: 'NodeConfigPolicy',
@@ -360,7 +375,7 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
     const original = await readFile(n.config);
     await assign(admin, n.name, kubeletSource('a'));
     await waitActive(admin, n.name, a);
-    assert.equal(await readFile(n.config, 'utf8'), a.data!['kubelet']);
+    assert.equal(payloadOf(await readFile(n.config)), a.data!['kubelet']);
     assert.equal((await configz(admin, n.name))['eventRecordQPS'], 11);
     await assign(admin, n.name, null);
     await waitActive(admin, n.name, undefined);
@@ -384,7 +399,7 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
       const pid = cluster!.supervisor.pidOf(daemon);
       if (pid !== undefined) process.kill(pid, 'SIGKILL');
       await waitActive(admin, n.name, cm, 30_000);
-      const onDisk = await readFile(n.config, 'utf8');
+      const onDisk = payloadOf(await readFile(n.config));
       assert.equal(onDisk, cm.data!['kubelet'], `trial ${trial}: the --config file is the assigned config, whole`);
       await waitFor(
         `trial ${trial}: /configz`,
