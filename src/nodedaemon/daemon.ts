@@ -53,8 +53,12 @@ import { parseNodeDaemonFlags, type NodeDaemonFlags } from './flags.js';
 import { messages } from './messages.js';
 import { judgeCandidate } from './validate.js';
 import { planLeftover, readHeader, withHeader } from './ownership.js';
+import { driftGauges, FileWatch, isDrift, KubeletReporter, localOverrides } from './drift.js';
+import { NODE_CONFIGS_PATH, nodeConfigName, type LocalOverride } from '../api/dkc/nodeconfig.js';
 
 export const CONFIG_CHANGED_REASON = 'KubeletConfigChanged';
+/** The Warning event of the daemon's own file found changed by another hand. */
+export const DRIFT_REASON = 'KubeletConfigDrift';
 /** The events' source component. */
 export const COMPONENT = 'dkc-node-daemon';
 
@@ -154,6 +158,11 @@ export class NodeDaemon {
   private lastRejection = '';
   private probing = false;
   private flagsProblems = '';
+  /** What the daemon last set its kubelet file to, with the payload under the header (for drift and overrides). */
+  private written: { path: string; digest: string; bytes: Uint8Array; mode: number; payload: Uint8Array } | undefined;
+  private fileWatch: FileWatch | undefined;
+  private reporter = new KubeletReporter(undefined);
+  private readonly driftMetrics = driftGauges(this.registry);
 
   constructor(
     readonly flags: NodeDaemonFlags,
@@ -211,6 +220,14 @@ export class NodeDaemon {
     await prepareChannel({ channel: Promise.resolve(this.channel), client, nodeName: flags.nodeName, node, signal });
     const channel = this.channel;
     this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
+    if (channel.kind === 'nodeconfig')
+      this.reporter = new KubeletReporter((patch) =>
+        client.patch(
+          `${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(flags.nodeName))}/status`,
+          'merge',
+          patch,
+        ),
+      );
 
     // What the records say now is applied (or found applied) before the assignment is followed.
     await this.enqueue(async () => {
@@ -271,6 +288,64 @@ export class NodeDaemon {
     this.sync.startLoop();
     this.sync.poke();
     this.healthTimer = setInterval(() => void this.checkHealth(), flags.probeIntervalMs);
+    this.fileWatch = new FileWatch(() => this.enqueue(() => this.checkFiles()), {
+      dirs: [dirname(this.managedPath), resolve(flags.kubeletConfigDir)],
+      periodMs: flags.driftCheckIntervalMs,
+    });
+    this.fileWatch.start();
+    this.fileWatch.poke();
+  }
+
+  /**
+   * The daemon's own file as it left it (another hand's edit is put back, without a restart: the kubelet still runs
+   * what it was started with), and the fields of the running assignment a later local drop-in overrides.
+   */
+  private async checkFiles(): Promise<void> {
+    const w = this.written;
+    if (!w) {
+      this.driftMetrics.localOverrides.set(0);
+      await this.reporter.set({ localOverrides: [] });
+      return;
+    }
+    const onDisk = digestOf(await this.files.current(w.path));
+    if (isDrift({ written: w.digest, onDisk, journal: await this.files.journal() })) {
+      await setKubeletFile(w.path, w.bytes, w.mode);
+      this.reportDrift(w.path, true);
+    }
+    let overrides: LocalOverride[] = [];
+    try {
+      const others = await readDropIns(resolve(this.flags.kubeletConfigDir), new Set([this.managedPath]));
+      overrides = localOverrides(this.kubelet!, {
+        mode: this.flags.applyAs,
+        payload: { bytes: w.payload, name: w.path },
+        dropIns: others.map((d) => ({ fileName: d.relative, layer: { bytes: d.bytes, name: d.path } })),
+        dropInName: this.flags.dropInName,
+      });
+    } catch {
+      // a drop-in that cannot be read: the kubelet will not start on it either, and the validation says so
+    }
+    const before = JSON.stringify(this.reporter.current().localOverrides ?? []);
+    if (JSON.stringify(overrides) !== before && overrides.length > 0)
+      logWarning(messages.localOverrides(overrides.map((o) => `${o.field} (${o.file})`).join(', ')));
+    this.driftMetrics.localOverrides.set(overrides.length);
+    await this.reporter.set({ localOverrides: overrides });
+  }
+
+  /** Another hand changed the daemon's file: a log line, a Warning event, the metric, status.kubelet.lastDrift. */
+  private reportDrift(path: string, putBack: boolean): void {
+    const now = this.clock.now();
+    logWarning(messages.drift(path, putBack));
+    this.driftMetrics.drifts.inc();
+    void this.reporter.set({ lastDrift: { time: now.toISOString().replace(/\.\d{3}Z$/, 'Z'), file: path } });
+    void createEventDirectly(this.client, {
+      involvedObject: nodeReference(this.flags.nodeName),
+      type: 'Warning',
+      reason: DRIFT_REASON,
+      message: messages.drift(path, putBack),
+      host: this.flags.nodeName,
+      component: COMPONENT,
+      now,
+    }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
   }
 
   /** Keeps the governing policies current from the server and the Node's labels; a change is decided again. */
@@ -456,6 +531,7 @@ export class NodeDaemon {
     // The content the kubelet's file must hold.
     const path = this.managedPath;
     let bytes: Uint8Array | undefined;
+    let payload: Uint8Array | undefined;
     let mode = 0o644;
     let what: string;
     if (target.use === 'original') {
@@ -468,19 +544,23 @@ export class NodeDaemon {
         if (own) logError(messages.originalLost(path, describeSource(own.source)));
         this.status.setActive(own?.source);
         this.gate = undefined;
+        this.written = undefined;
         return;
       }
       ({ bytes, mode } = originalContent(original));
     } else {
       const src = target.source!;
       what = target.use === 'assigned' ? messages.what.assigned(src) : messages.what.lastKnownGood(src);
-      const payload =
+      payload =
         target.use === 'assigned' && assignedPayload ? assignedPayload.bytes : (await this.store.load(src)).bytes;
       bytes = withHeader(src, payload);
     }
     const digest = digestOf(bytes);
     const journal = await this.files.journal();
-    const action = decideAction({ desired: digest, onDisk: digestOf(await this.files.current(path)), journal });
+    const onDisk = digestOf(await this.files.current(path));
+    const action = decideAction({ desired: digest, onDisk, journal });
+    if (isDrift({ written: digest, onDisk, journal })) this.reportDrift(path, false);
+    this.written = payload && bytes ? { path, digest, bytes, mode, payload } : undefined;
     // Active: what the kubelet runs once healthy; last-known-good and the node's files are trusted as soon as the
     // kubelet's file holds them (never before: a status saying "back on your own files" must be true on disk).
     const trusted = target.use !== 'assigned';
@@ -690,6 +770,7 @@ export class NodeDaemon {
     this.sync?.stop();
     this.policyWatch?.stop();
     if (this.healthTimer) clearInterval(this.healthTimer);
+    this.fileWatch?.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.assignment?.stop();
     await this.nodeInformer?.stop();

@@ -49,6 +49,12 @@ export const messages = {
     `${path} is this daemon's own file (${src}) but edited by another hand and its records are gone: it is not the node's original`,
   originalLost: (path: string, src: string) =>
     `${path} is this daemon's own file (${src}) and the record of the node's own file it replaced is gone: it is left as it is`,
+  drift: (path: string, putBack: boolean) =>
+    putBack
+      ? `${path} was changed by another hand: put the daemon's own file back (the kubelet still runs what it was started with); change the assignment instead`
+      : `${path} was changed by another hand while the daemon was away: writing its own file again and restarting the kubelet`,
+  localOverrides: (fields: string) =>
+    `a node-local drop-in overrides fields of the assigned config, so the kubelet runs the local value: ${fields}`,
   invalidOriginal: (path: string, why: string) =>
     `the record of the node's original files ${path} is unreadable: ${why}`,
   what: {

@@ -12,7 +12,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_CONFIGS_PATH, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
@@ -222,6 +222,55 @@ describe(
       assert.match(metrics, /^kubelet_node_config_error 0$/m);
       const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
       assert.match(log, /kubelet config controller: updated last-known-good config to /);
+    });
+
+    it("a hand edit of the daemon's drop-in is put back and reported; a later local drop-in's overrides are named", async () => {
+      const n2 = node('node-2');
+      const dropIn = join(n2.daemon!.configDir, '90-dkc.conf');
+      const kubelet = cluster!.supervisor.pidOf('node-2');
+      const own = await readFile(dropIn);
+      await writeFile(dropIn, Buffer.concat([own, Buffer.from('maxPods: 12\n')]));
+      const drift = await waitFor(
+        'node-2 reporting the drift',
+        async () => (await nodeConfig(admin, 'node-2')).status?.kubelet?.lastDrift,
+        15_000,
+        50,
+      );
+      assert.equal(drift.file, dropIn);
+      assert.deepEqual(await readFile(dropIn), own, 'the daemon put its own file back');
+      assert.equal(cluster!.supervisor.pidOf('node-2'), kubelet, 'the kubelet was not restarted');
+      const events = await admin.list<{
+        items: { type?: string; reason?: string; involvedObject?: { name?: string } }[];
+      }>('/api/v1/namespaces/default/events');
+      assert.ok(
+        events.items.some(
+          (e) => e.reason === 'KubeletConfigDrift' && e.type === 'Warning' && e.involvedObject?.name === 'node-2',
+        ),
+      );
+      const metrics = await (await fetch(`http://127.0.0.1:${n2.daemon!.metricsPort}/metrics`)).text();
+      assert.match(metrics, /^dkc_node_daemon_drifts 1$/m);
+
+      const local = join(n2.daemon!.configDir, '95-local.conf');
+      await writeFile(local, `${HEADER}eventRecordQPS: 3\n`);
+      await waitFor(
+        'node-2 naming the local override',
+        async () => {
+          const o = (await nodeConfig(admin, 'node-2')).status?.kubelet?.localOverrides;
+          return JSON.stringify(o) === JSON.stringify([{ field: 'eventRecordQPS', file: '95-local.conf' }])
+            ? true
+            : undefined;
+        },
+        15_000,
+        50,
+      );
+      await rm(local);
+      await waitFor(
+        'node-2 with no local override',
+        async () => ((await nodeConfig(admin, 'node-2')).status?.kubelet?.localOverrides ? undefined : true),
+        15_000,
+        50,
+      );
+      assert.equal((await nodeConfig(admin, 'node-2')).status?.kubelet?.lastDrift?.file, dropIn, 'its report kept');
     });
 
     for (const bad of ['refused', 'unhealthy'] as const) {
