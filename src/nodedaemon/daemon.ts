@@ -42,7 +42,7 @@ import {
   type ConfigMapNodeConfigSource,
 } from '../agent/dynamicconfig/source.js';
 import { ConfigStatusManager, configGauges } from '../agent/dynamicconfig/status.js';
-import { ConfigSync } from '../agent/dynamicconfig/sync.js';
+import { ConfigSync, type DownloadedConfigMap } from '../agent/dynamicconfig/sync.js';
 import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
 import { readDropIns } from '../agent/configdir.js';
 import type { NodeConfigFlags } from '../nodepolicy/flags.js';
@@ -53,12 +53,11 @@ import { parseNodeDaemonFlags, type NodeDaemonFlags } from './flags.js';
 import { messages } from './messages.js';
 import { judgeCandidate } from './validate.js';
 import { planLeftover, readHeader, withHeader } from './ownership.js';
-import { driftGauges, FileWatch, isDrift, KubeletReporter, localOverrides } from './drift.js';
-import { NODE_CONFIGS_PATH, nodeConfigName, type LocalOverride } from '../api/dkc/nodeconfig.js';
+import { Recreation } from './recreated.js';
+import { FileWatch, isDrift } from './drift.js';
+import { FileChecks } from './filechecks.js';
 
 export const CONFIG_CHANGED_REASON = 'KubeletConfigChanged';
-/** The Warning event of the daemon's own file found changed by another hand. */
-export const DRIFT_REASON = 'KubeletConfigDrift';
 /** The events' source component. */
 export const COMPONENT = 'dkc-node-daemon';
 
@@ -158,11 +157,9 @@ export class NodeDaemon {
   private lastRejection = '';
   private probing = false;
   private flagsProblems = '';
-  /** What the daemon last set its kubelet file to, with the payload under the header (for drift and overrides). */
-  private written: { path: string; digest: string; bytes: Uint8Array; mode: number; payload: Uint8Array } | undefined;
   private fileWatch: FileWatch | undefined;
-  private reporter = new KubeletReporter(undefined);
-  private readonly driftMetrics = driftGauges(this.registry);
+  private readonly fileChecks: FileChecks;
+  private recreation: Recreation | undefined;
 
   constructor(
     readonly flags: NodeDaemonFlags,
@@ -174,6 +171,14 @@ export class NodeDaemon {
     this.store = new CheckpointStore(dir);
     this.files = new DaemonFiles(dir);
     this.status = new ConfigStatusManager(configGauges(this.registry), undefined, clock);
+    this.fileChecks = new FileChecks({
+      flags,
+      files: this.files,
+      kubelet: () => this.kubelet!,
+      registry: this.registry,
+      clock,
+      event: (reason, message) => this.warn(reason, message),
+    });
   }
 
   /** The kubelet's file the daemon sets: its drop-in, or the --config file. */
@@ -220,15 +225,21 @@ export class NodeDaemon {
     await prepareChannel({ channel: Promise.resolve(this.channel), client, nodeName: flags.nodeName, node, signal });
     const channel = this.channel;
     this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
-    if (channel.kind === 'nodeconfig')
-      this.reporter = new KubeletReporter((patch) =>
-        client.patch(
-          `${NODE_CONFIGS_PATH}/${encodeURIComponent(nodeConfigName(flags.nodeName))}/status`,
-          'merge',
-          patch,
-        ),
-      );
+    if (channel.kind === 'nodeconfig') this.fileChecks.publishThrough(client, flags.nodeName);
 
+    const recreation = new Recreation({
+      dir: this.files.dir,
+      client,
+      channel,
+      nodeUid: node.metadata.uid,
+      signal,
+      onRecreated: () => {
+        this.status.republish();
+        this.fileChecks.republish();
+      },
+    });
+    await recreation.load();
+    this.recreation = recreation;
     // What the records say now is applied (or found applied) before the assignment is followed.
     await this.enqueue(async () => {
       await this.adoptOwnFile();
@@ -246,20 +257,23 @@ export class NodeDaemon {
     this.assignment = channel.watch(client, flags.nodeName, nodeInformer, {
       added: (src) => this.assignmentSeen(src ?? undefined),
       updated: (_, src) => this.assignmentSeen(src ?? undefined),
-      deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
+      deleted: () => {
+        log(`${this.assignment?.what ?? 'the assignment'} was deleted`);
+        recreation.objectDeleted();
+      },
       failed: (err) =>
         logWarning(`failed to list or watch ${this.assignment?.what ?? 'the assignment'}, error: ${messageOf(err)}`),
     });
+    recreation.watching(this.assignment);
     nodeInformer.start();
     const tick = () => 10_000 + Math.random() * 2_000;
     this.sync = new ConfigSync({
       store: this.store,
       status: this.status,
-      nodeConfigSource: () => {
-        if (!this.assignment) throw new Error('the assignment is not followed yet');
-        return this.assignment.source();
-      },
+      nodeConfigSource: () => recreation.follow(this.assignment),
       download: async (ref) => {
+        const kept = recreation.keptFor(ref);
+        if (kept) return this.fromCheckpoint(kept);
         const cached =
           this.cmRef?.namespace === ref.namespace && this.cmRef.name === ref.name
             ? this.cmInformer?.store.get(`${ref.namespace}/${ref.name}`)
@@ -288,7 +302,7 @@ export class NodeDaemon {
     this.sync.startLoop();
     this.sync.poke();
     this.healthTimer = setInterval(() => void this.checkHealth(), flags.probeIntervalMs);
-    this.fileWatch = new FileWatch(() => this.enqueue(() => this.checkFiles()), {
+    this.fileWatch = new FileWatch(() => this.enqueue(() => this.fileChecks.check()), {
       dirs: [dirname(this.managedPath), resolve(flags.kubeletConfigDir)],
       periodMs: flags.driftCheckIntervalMs,
     });
@@ -296,56 +310,15 @@ export class NodeDaemon {
     this.fileWatch.poke();
   }
 
-  /**
-   * The daemon's own file as it left it (another hand's edit is put back, without a restart: the kubelet still runs
-   * what it was started with), and the fields of the running assignment a later local drop-in overrides.
-   */
-  private async checkFiles(): Promise<void> {
-    const w = this.written;
-    if (!w) {
-      this.driftMetrics.localOverrides.set(0);
-      await this.reporter.set({ localOverrides: [] });
-      return;
-    }
-    const onDisk = digestOf(await this.files.current(w.path));
-    if (isDrift({ written: w.digest, onDisk, journal: await this.files.journal() })) {
-      await setKubeletFile(w.path, w.bytes, w.mode);
-      this.reportDrift(w.path, true);
-    }
-    let overrides: LocalOverride[] = [];
-    try {
-      const others = await readDropIns(resolve(this.flags.kubeletConfigDir), new Set([this.managedPath]));
-      overrides = localOverrides(this.kubelet!, {
-        mode: this.flags.applyAs,
-        payload: { bytes: w.payload, name: w.path },
-        dropIns: others.map((d) => ({ fileName: d.relative, layer: { bytes: d.bytes, name: d.path } })),
-        dropInName: this.flags.dropInName,
-      });
-    } catch {
-      // a drop-in that cannot be read: the kubelet will not start on it either, and the validation says so
-    }
-    const before = JSON.stringify(this.reporter.current().localOverrides ?? []);
-    if (JSON.stringify(overrides) !== before && overrides.length > 0)
-      logWarning(messages.localOverrides(overrides.map((o) => `${o.field} (${o.file})`).join(', ')));
-    this.driftMetrics.localOverrides.set(overrides.length);
-    await this.reporter.set({ localOverrides: overrides });
-  }
-
-  /** Another hand changed the daemon's file: a log line, a Warning event, the metric, status.kubelet.lastDrift. */
-  private reportDrift(path: string, putBack: boolean): void {
-    const now = this.clock.now();
-    logWarning(messages.drift(path, putBack));
-    this.driftMetrics.drifts.inc();
-    void this.reporter.set({ lastDrift: { time: now.toISOString().replace(/\.\d{3}Z$/, 'Z'), file: path } });
-    void createEventDirectly(this.client, {
-      involvedObject: nodeReference(this.flags.nodeName),
-      type: 'Warning',
-      reason: DRIFT_REASON,
-      message: messages.drift(path, putBack),
-      host: this.flags.nodeName,
-      component: COMPONENT,
-      now,
-    }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
+  /** A checkpointed source as the sync's download gives it. */
+  private async fromCheckpoint(src: NodeConfigSource): Promise<DownloadedConfigMap> {
+    const cm = src.configMap!;
+    const { bytes } = await this.store.load(src);
+    return {
+      ...(cm.uid ? { uid: cm.uid } : {}),
+      ...(cm.resourceVersion ? { resourceVersion: cm.resourceVersion } : {}),
+      data: { [cm.kubeletConfigKey]: Buffer.from(bytes).toString('utf8') },
+    };
   }
 
   /** Keeps the governing policies current from the server and the Node's labels; a change is decided again. */
@@ -356,6 +329,7 @@ export class NodeDaemon {
     const watch = new PolicyWatch(this.policies!, feed, () => void this.enqueue(() => this.reconcile()));
     this.policyWatch = watch;
     const seen = (node: AssignmentObject) => {
+      this.recreation?.nodeSeen(node);
       watch.setLabels((node.metadata?.['labels'] as Record<string, string> | undefined) ?? {});
     };
     nodeInformer.on('add', seen);
@@ -502,6 +476,7 @@ export class NodeDaemon {
   private async reconcile(): Promise<void> {
     const assigned = (await this.store.readRecordOrQuarantine('assigned', this.clock.now())).source;
     const lastKnownGood = (await this.store.readRecordOrQuarantine('last-known-good', this.clock.now())).source;
+    this.recreation?.setAssigned(assigned);
     let failed = await this.files.failed();
     if (failed && !sourcesEqual(failed.source, assigned)) {
       await this.files.setFailed(undefined);
@@ -544,7 +519,7 @@ export class NodeDaemon {
         if (own) logError(messages.originalLost(path, describeSource(own.source)));
         this.status.setActive(own?.source);
         this.gate = undefined;
-        this.written = undefined;
+        this.fileChecks.written = undefined;
         return;
       }
       ({ bytes, mode } = originalContent(original));
@@ -559,8 +534,8 @@ export class NodeDaemon {
     const journal = await this.files.journal();
     const onDisk = digestOf(await this.files.current(path));
     const action = decideAction({ desired: digest, onDisk, journal });
-    if (isDrift({ written: digest, onDisk, journal })) this.reportDrift(path, false);
-    this.written = payload && bytes ? { path, digest, bytes, mode, payload } : undefined;
+    if (isDrift({ written: digest, onDisk, journal })) this.fileChecks.reportDrift(path, false);
+    this.fileChecks.written = payload && bytes ? { path, digest, bytes, mode, payload } : undefined;
     // Active: what the kubelet runs once healthy; last-known-good and the node's files are trusted as soon as the
     // kubelet's file holds them (never before: a status saying "back on your own files" must be true on disk).
     const trusted = target.use !== 'assigned';
@@ -650,6 +625,19 @@ export class NodeDaemon {
       involvedObject: nodeReference(this.flags.nodeName),
       type: 'Warning',
       reason: REJECTED_REASON,
+      message,
+      host: this.flags.nodeName,
+      component: COMPONENT,
+      now: this.clock.now(),
+    }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
+  }
+
+  /** A Warning event on the node from the daemon (failures to send are logged, never waited for). */
+  private warn(reason: string, message: string): void {
+    void createEventDirectly(this.client, {
+      involvedObject: nodeReference(this.flags.nodeName),
+      type: 'Warning',
+      reason,
       message,
       host: this.flags.nodeName,
       component: COMPONENT,
@@ -772,6 +760,7 @@ export class NodeDaemon {
     if (this.healthTimer) clearInterval(this.healthTimer);
     this.fileWatch?.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.recreation?.stop();
     await this.assignment?.stop();
     await this.nodeInformer?.stop();
     await this.cmInformer?.stop();

@@ -55,6 +55,10 @@ export const messages = {
       : `${path} was changed by another hand while the daemon was away: writing its own file again and restarting the kubelet`,
   localOverrides: (fields: string) =>
     `a node-local drop-in overrides fields of the assigned config, so the kubelet runs the local value: ${fields}`,
+  keptAcrossRecreation: (what: string, src: string) =>
+    `${what} was made again and assigns nothing: the kubelet keeps running ${src}, as status.config says, until it is assigned a config`,
+  recreated: (node: string) => `created NodeConfig ${JSON.stringify(node)} again, owned by the Node as it is now`,
+  recreateFailed: (why: string) => `failed to create the node's NodeConfig again, will try again: ${why}`,
   invalidOriginal: (path: string, why: string) =>
     `the record of the node's original files ${path} is unreadable: ${why}`,
   what: {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { NODE_CONFIGS_PATH, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
 import { POLICY_GROUP, POLICY_PLURAL } from '../../src/api/dkc/policy.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
-import type { ConfigMap, NodeConfigSource } from '../../src/api/types.js';
+import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { startCluster, type Cluster, type ClusterNode } from '../../src/up/cluster.js';
 import { readHeader } from '../../src/nodedaemon/ownership.js';
@@ -397,6 +397,63 @@ describe(
       assert.deepEqual(await readdir(node('node-3').daemon!.configDir), [], 'no drop-in written');
       assert.equal(cluster!.supervisor.pidOf('node-3'), kubelet, 'the kubelet was not restarted');
       assert.equal((await configz(admin, 'node-3'))['containerLogMaxFiles'], 5);
+    });
+
+    it('a Node deleted and made again: its NodeConfig is made again, owned by the new Node, and the kubelet is not touched', async () => {
+      const n2 = node('node-2');
+      const dropIn = join(n2.daemon!.configDir, '90-dkc.conf');
+      const own = await readFile(dropIn);
+      const kubelet = cluster!.supervisor.pidOf('node-2');
+      const old = await admin.get<Node>('/api/v1/nodes/node-2');
+      await admin.delete('/api/v1/nodes/node-2');
+      await waitFor(
+        'the NodeConfig collected with its Node',
+        async () => ((await nodeConfig(admin, 'node-2').catch(() => undefined)) ? undefined : true),
+        15_000,
+        50,
+      );
+      const made = await admin.create<Node>('/api/v1/nodes', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'node-2', labels: old.metadata.labels ?? {} },
+      });
+      const nc = await waitFor(
+        'a NodeConfig owned by the new Node, reporting good active and no error',
+        async () => {
+          const c = await nodeConfig(admin, 'node-2').catch(() => undefined);
+          const owner = c?.metadata.ownerReferences?.[0]?.uid;
+          const cfg = c?.status?.config;
+          return owner === made.metadata.uid && cfg?.active?.configMap?.name === 'good' && !cfg.error ? c : undefined;
+        },
+        20_000,
+        50,
+      );
+      assert.equal(nc.status?.config?.assigned?.configMap?.name, 'good', 'the assignment it runs');
+      assert.deepEqual(await readFile(dropIn), own, 'the drop-in is as it was');
+      // A restart of the daemon decides the same.
+      const daemon = cluster!.supervisor.pidOf(n2.daemon!.name)!;
+      process.kill(daemon, 'SIGKILL');
+      await waitFor(
+        'the daemon back, on the same config',
+        async () => {
+          const now = cluster!.supervisor.pidOf(n2.daemon!.name);
+          const log = await readFile(n2.daemon!.logFile, 'utf8');
+          return now !== undefined &&
+            now !== daemon &&
+            log.includes(`the kubelet already runs assigned config`) &&
+            log
+              .split('\n')
+              .some((l) => l.includes(` ${now} `) && l.includes('the kubelet already runs assigned config'))
+            ? true
+            : undefined;
+        },
+        15_000,
+      );
+      await new Promise((r) => setTimeout(r, 2_000));
+      assert.deepEqual(await readFile(dropIn), own, 'the drop-in is still as it was');
+      assert.equal(cluster!.supervisor.pidOf('node-2'), kubelet, 'the kubelet was never restarted');
+      const after = (await nodeConfig(admin, 'node-2')).status?.config;
+      assert.deepEqual([after?.active?.configMap?.name, after?.error], ['good', undefined]);
     });
   },
 );

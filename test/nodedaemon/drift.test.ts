@@ -103,7 +103,8 @@ describe('node daemon: local overrides and drift', () => {
       const deadline = Date.now() + 2_000;
       while (runs === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, 150));
-      assert.ok(runs >= 1 && runs <= 2, `runs: ${runs}`);
+      // Ten events or more (a create and a change per file): far fewer runs.
+      assert.ok(runs >= 1 && runs <= 3, `runs: ${runs}`);
     } finally {
       w.stop();
       await rm(dir, { recursive: true, force: true });
