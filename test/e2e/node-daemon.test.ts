@@ -455,6 +455,45 @@ describe(
       const after = (await nodeConfig(admin, 'node-2')).status?.config;
       assert.deepEqual([after?.active?.configMap?.name, after?.error], ['good', undefined]);
     });
+
+    it("a wiped state directory: the daemon knows its own drop-in, rebuilds its records from it, and never keeps it as the node's original", async () => {
+      const n1 = node('node-1');
+      const dropIn = join(n1.daemon!.configDir, '90-dkc.conf');
+      await waitActive(admin, 'node-1', good);
+      const kubelet = cluster!.supervisor.pidOf('node-1');
+      const daemon = cluster!.supervisor.pidOf(n1.daemon!.name)!;
+      await rm(n1.dynamicConfigDir, { recursive: true, force: true });
+      process.kill(daemon, 'SIGKILL');
+      await waitFor(
+        'the daemon back, rebuilding its records',
+        async () => {
+          const now = cluster!.supervisor.pidOf(n1.daemon!.name);
+          const log = await readFile(n1.daemon!.logFile, 'utf8');
+          return now !== undefined &&
+            now !== daemon &&
+            log
+              .split('\n')
+              .some(
+                (l) =>
+                  l.includes(` ${now} `) &&
+                  l.includes(`${dropIn} is this daemon's own file but its records are gone: rebuilt them`),
+              )
+            ? true
+            : undefined;
+        },
+        15_000,
+      );
+      await waitActive(admin, 'node-1', good);
+      assert.equal(cluster!.supervisor.pidOf('node-1'), kubelet, 'the kubelet was not restarted');
+      const kept = JSON.parse(await readFile(join(n1.dynamicConfigDir, 'node-daemon', 'original.json'), 'utf8')) as {
+        files: Record<string, unknown>;
+      };
+      assert.deepEqual(kept.files[dropIn], { absent: true }, 'the node had no such drop-in');
+      // A reset takes the drop-in away: it was never the node's.
+      await assign(admin, 'node-1', null);
+      await waitActive(admin, 'node-1', undefined);
+      assert.deepEqual(await readdir(n1.daemon!.configDir), []);
+    });
   },
 );
 
