@@ -22,7 +22,7 @@ import type { Node, NodeConfigSource } from '../api/types.js';
 import { createEventDirectly, nodeReference } from '../client/events.js';
 import { isApiError } from '../client/errors.js';
 import { Informer, RestClient, type KubeObject } from '../client/index.js';
-import { kubeletVersion, parseKubeletVersion, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
+import { kubeletVersion, type KubeletVersion, type Layer } from '../kubeletconfig/index.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { configureLogging } from '../util/klog.js';
 import { CheckpointStore } from '../agent/dynamicconfig/checkpoint.js';
@@ -33,6 +33,7 @@ import { PolicySnapshot } from '../agent/dynamicconfig/policy.js';
 import { informerPolicyFeed, PolicyWatch } from '../agent/dynamicconfig/policywatch.js';
 import { REJECTED_REASON, rejectionMessage } from '../agent/dynamicconfig/rejection.js';
 import {
+  configMapsPath,
   describeSource,
   fieldSelectorValue,
   requestPath,
@@ -41,15 +42,20 @@ import {
   type ConfigMapNodeConfigSource,
 } from '../agent/dynamicconfig/source.js';
 import { ConfigStatusManager, configGauges } from '../agent/dynamicconfig/status.js';
-import { ConfigSync } from '../agent/dynamicconfig/sync.js';
+import { ConfigSync, type DownloadedConfigMap } from '../agent/dynamicconfig/sync.js';
 import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
 import { readDropIns } from '../agent/configdir.js';
-import { readConfigFlags } from '../nodepolicy/flags.js';
+import type { NodeConfigFlags } from '../nodepolicy/flags.js';
+import { kubeletVersionOnHost, readKubeletFlags } from './kubelethost.js';
 import { decideAction, decideTarget, healthy, judgeHealth, type Target, type Validation } from './decide.js';
 import { DaemonFiles, digestOf, originalContent, removeStaleTemps, setKubeletFile } from './files.js';
 import { parseNodeDaemonFlags, type NodeDaemonFlags } from './flags.js';
 import { messages } from './messages.js';
 import { judgeCandidate } from './validate.js';
+import { planLeftover, readHeader, withHeader } from './ownership.js';
+import { Recreation } from './recreated.js';
+import { FileWatch, isDrift } from './drift.js';
+import { FileChecks } from './filechecks.js';
 
 export const CONFIG_CHANGED_REASON = 'KubeletConfigChanged';
 /** The events' source component. */
@@ -143,8 +149,6 @@ export class NodeDaemon {
   private cmRef: ConfigMapNodeConfigSource | undefined;
   private sync: ConfigSync | undefined;
   private kubelet: KubeletVersion | undefined;
-  /** The Node as last seen (its labels select policies; its annotation names the kubelet's config flags). */
-  private node: Node | undefined;
   private policies: PolicySnapshot | undefined;
   private policyWatch: PolicyWatch | undefined;
   private healthTimer: NodeJS.Timeout | undefined;
@@ -152,6 +156,10 @@ export class NodeDaemon {
   private metricsServer: Server | undefined;
   private lastRejection = '';
   private probing = false;
+  private flagsProblems = '';
+  private fileWatch: FileWatch | undefined;
+  private readonly fileChecks: FileChecks;
+  private recreation: Recreation | undefined;
 
   constructor(
     readonly flags: NodeDaemonFlags,
@@ -163,6 +171,14 @@ export class NodeDaemon {
     this.store = new CheckpointStore(dir);
     this.files = new DaemonFiles(dir);
     this.status = new ConfigStatusManager(configGauges(this.registry), undefined, clock);
+    this.fileChecks = new FileChecks({
+      flags,
+      files: this.files,
+      kubelet: () => this.kubelet!,
+      registry: this.registry,
+      clock,
+      event: (reason, message) => this.warn(reason, message),
+    });
   }
 
   /** The kubelet's file the daemon sets: its drop-in, or the --config file. */
@@ -188,17 +204,14 @@ export class NodeDaemon {
     for (const name of await removeStaleTemps(this.managedPath)) log(messages.removedTemp(name));
     if (flags.metricsBindAddress) await this.serveMetrics(flags.metricsBindAddress);
     const node = await this.waitForNode();
-    let version = flags.kubeletVersion;
-    if (version === undefined) {
-      const reported = node.status?.nodeInfo?.kubeletVersion ?? '';
-      try {
-        version = parseKubeletVersion(reported);
-      } catch (err) {
-        throw new Error(messages.badNodeVersion(flags.nodeName, reported, messageOf(err)), { cause: err });
-      }
-    }
+    const version = await kubeletVersionOnHost({
+      flag: flags.kubeletVersion,
+      command: flags.kubeletVersionCommand,
+      reported: node.status?.nodeInfo?.kubeletVersion ?? '',
+      warn: logWarning,
+      unusable: (reported, why) => new Error(messages.badNodeVersion(flags.nodeName, reported, why)),
+    });
     this.kubelet = kubeletVersion(version);
-    this.node = node;
     // The policies as the last run saw them, until the watch lists them: a start asks the server nothing for them.
     this.policies = await PolicySnapshot.load(resolve(flags.dynamicConfigDir));
     log(messages.starting(flags.nodeName, flags.applyAs));
@@ -212,9 +225,26 @@ export class NodeDaemon {
     await prepareChannel({ channel: Promise.resolve(this.channel), client, nodeName: flags.nodeName, node, signal });
     const channel = this.channel;
     this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
+    if (channel.kind === 'nodeconfig') this.fileChecks.publishThrough(client, flags.nodeName);
 
+    const recreation = new Recreation({
+      dir: this.files.dir,
+      client,
+      channel,
+      nodeUid: node.metadata.uid,
+      signal,
+      onRecreated: () => {
+        this.status.republish();
+        this.fileChecks.republish();
+      },
+    });
+    await recreation.load();
+    this.recreation = recreation;
     // What the records say now is applied (or found applied) before the assignment is followed.
-    await this.enqueue(() => this.reconcile());
+    await this.enqueue(async () => {
+      await this.adoptOwnFile();
+      await this.reconcile();
+    });
 
     const nodeInformer = new Informer<AssignmentObject>(client, '/api/v1/nodes', {
       fieldSelector: `metadata.name=${fieldSelectorValue(flags.nodeName)}`,
@@ -227,20 +257,23 @@ export class NodeDaemon {
     this.assignment = channel.watch(client, flags.nodeName, nodeInformer, {
       added: (src) => this.assignmentSeen(src ?? undefined),
       updated: (_, src) => this.assignmentSeen(src ?? undefined),
-      deleted: () => log(`${this.assignment?.what ?? 'the assignment'} was deleted`),
+      deleted: () => {
+        log(`${this.assignment?.what ?? 'the assignment'} was deleted`);
+        recreation.objectDeleted();
+      },
       failed: (err) =>
         logWarning(`failed to list or watch ${this.assignment?.what ?? 'the assignment'}, error: ${messageOf(err)}`),
     });
+    recreation.watching(this.assignment);
     nodeInformer.start();
     const tick = () => 10_000 + Math.random() * 2_000;
     this.sync = new ConfigSync({
       store: this.store,
       status: this.status,
-      nodeConfigSource: () => {
-        if (!this.assignment) throw new Error('the assignment is not followed yet');
-        return this.assignment.source();
-      },
+      nodeConfigSource: () => recreation.follow(this.assignment),
       download: async (ref) => {
+        const kept = recreation.keptFor(ref);
+        if (kept) return this.fromCheckpoint(kept);
         const cached =
           this.cmRef?.namespace === ref.namespace && this.cmRef.name === ref.name
             ? this.cmInformer?.store.get(`${ref.namespace}/${ref.name}`)
@@ -269,6 +302,23 @@ export class NodeDaemon {
     this.sync.startLoop();
     this.sync.poke();
     this.healthTimer = setInterval(() => void this.checkHealth(), flags.probeIntervalMs);
+    this.fileWatch = new FileWatch(() => this.enqueue(() => this.fileChecks.check()), {
+      dirs: [dirname(this.managedPath), resolve(flags.kubeletConfigDir)],
+      periodMs: flags.driftCheckIntervalMs,
+    });
+    this.fileWatch.start();
+    this.fileWatch.poke();
+  }
+
+  /** A checkpointed source as the sync's download gives it. */
+  private async fromCheckpoint(src: NodeConfigSource): Promise<DownloadedConfigMap> {
+    const cm = src.configMap!;
+    const { bytes } = await this.store.load(src);
+    return {
+      ...(cm.uid ? { uid: cm.uid } : {}),
+      ...(cm.resourceVersion ? { resourceVersion: cm.resourceVersion } : {}),
+      data: { [cm.kubeletConfigKey]: Buffer.from(bytes).toString('utf8') },
+    };
   }
 
   /** Keeps the governing policies current from the server and the Node's labels; a change is decided again. */
@@ -279,7 +329,7 @@ export class NodeDaemon {
     const watch = new PolicyWatch(this.policies!, feed, () => void this.enqueue(() => this.reconcile()));
     this.policyWatch = watch;
     const seen = (node: AssignmentObject) => {
-      this.node = node as Node;
+      this.recreation?.nodeSeen(node);
       watch.setLabels((node.metadata?.['labels'] as Record<string, string> | undefined) ?? {});
     };
     nodeInformer.on('add', seen);
@@ -299,13 +349,15 @@ export class NodeDaemon {
     this.cmInformer = undefined;
     this.cmRef = ref;
     if (!ref) return;
-    const informer = new Informer<ConfigMapObject>(
-      this.client,
-      `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`,
-      {
-        fieldSelector: `metadata.name=${fieldSelectorValue(ref.name)}`,
-      },
-    );
+    let path: string;
+    try {
+      path = configMapsPath(ref.namespace);
+    } catch {
+      return; // the sync's download refuses the same reference and reports it
+    }
+    const informer = new Informer<ConfigMapObject>(this.client, path, {
+      fieldSelector: `metadata.name=${fieldSelectorValue(ref.name)}`,
+    });
     informer.on('add', () => this.sync?.poke());
     informer.on('update', (a, b) => {
       if (a.metadata?.resourceVersion !== b.metadata?.resourceVersion) this.sync?.poke();
@@ -360,9 +412,18 @@ export class NodeDaemon {
       {
         governing: this.policies?.governing ?? [],
         ownBase: fileLayer(kept ? originalContent(kept).bytes : current),
-        flags: readConfigFlags(this.node?.metadata.annotations),
+        flags: await this.hostFlags(),
       },
     );
+  }
+
+  /** The kubelet's config flags as its host files hold them (never the Node's annotation, which others may write). */
+  private async hostFlags(): Promise<NodeConfigFlags> {
+    const read = await readKubeletFlags(this.flags.kubeletFlagsFiles, this.kubelet!.minor);
+    const said = read.problems.join('\n');
+    if (said !== this.flagsProblems) for (const p of read.problems) logWarning(messages.flagsFileProblem(p));
+    this.flagsProblems = said;
+    return read.flags;
   }
 
   /** Whether a policy that governs the node denies `source` (a config that does not load is not denied: broken). */
@@ -376,10 +437,46 @@ export class NodeDaemon {
     }
   }
 
+  /**
+   * Records gone (a wiped --dynamic-config-dir) under a kubelet file of the daemon's own: the file is never taken for
+   * the node's original, and when it is whole the records are rebuilt from it (checkpoint, assigned, journal), so the
+   * kubelet, which runs it, is not restarted and the status names what it runs.
+   */
+  private async adoptOwnFile(): Promise<void> {
+    const path = this.managedPath;
+    const current = await this.files.current(path);
+    const plan = planLeftover({
+      mode: this.flags.applyAs,
+      hasAssigned: (await this.store.assigned()) !== undefined,
+      hasOriginal: (await this.files.original(path)) !== undefined,
+      current,
+    });
+    if (plan.kind === 'none') return;
+    if (plan.originalAbsent) await this.files.keepOriginal(path, this.flags.applyAs);
+    const cm = plan.own.source.configMap!;
+    if (plan.kind === 'edited') {
+      logWarning(messages.ownFileEdited(path, describeSource(plan.own.source)));
+      return;
+    }
+    await this.store.save({
+      uid: cm.uid!,
+      resourceVersion: cm.resourceVersion!,
+      files: { [cm.kubeletConfigKey]: Buffer.from(plan.own.payload).toString('utf8') },
+    });
+    await this.store.setAssigned(plan.own.source);
+    await this.files.setJournal({
+      digest: digestOf(current),
+      restarted: true,
+      restartedAt: this.clock.now().getTime(),
+    });
+    log(messages.rebuiltRecords(path, describeSource(plan.own.source)));
+  }
+
   /** Decides what the kubelet should run, and brings the kubelet's file and process there. */
   private async reconcile(): Promise<void> {
     const assigned = (await this.store.readRecordOrQuarantine('assigned', this.clock.now())).source;
     const lastKnownGood = (await this.store.readRecordOrQuarantine('last-known-good', this.clock.now())).source;
+    this.recreation?.setAssigned(assigned);
     let failed = await this.files.failed();
     if (failed && !sourcesEqual(failed.source, assigned)) {
       await this.files.setFailed(undefined);
@@ -409,26 +506,36 @@ export class NodeDaemon {
     // The content the kubelet's file must hold.
     const path = this.managedPath;
     let bytes: Uint8Array | undefined;
+    let payload: Uint8Array | undefined;
     let mode = 0o644;
     let what: string;
     if (target.use === 'original') {
       what = messages.what.original;
       const original = await this.files.original(path);
       if (!original) {
-        // Never changed by dkc: the kubelet runs the node's own files already.
-        this.status.setActive(undefined);
+        // Never changed by dkc: the kubelet runs the node's own files already. Or the file is the daemon's own and
+        // the node's --config it replaced was lost with the records: it stays, and the status says what it is.
+        const own = readHeader(await this.files.current(path));
+        if (own) logError(messages.originalLost(path, describeSource(own.source)));
+        this.status.setActive(own?.source);
         this.gate = undefined;
+        this.fileChecks.written = undefined;
         return;
       }
       ({ bytes, mode } = originalContent(original));
     } else {
       const src = target.source!;
       what = target.use === 'assigned' ? messages.what.assigned(src) : messages.what.lastKnownGood(src);
-      bytes = target.use === 'assigned' && assignedPayload ? assignedPayload.bytes : (await this.store.load(src)).bytes;
+      payload =
+        target.use === 'assigned' && assignedPayload ? assignedPayload.bytes : (await this.store.load(src)).bytes;
+      bytes = withHeader(src, payload);
     }
     const digest = digestOf(bytes);
     const journal = await this.files.journal();
-    const action = decideAction({ desired: digest, onDisk: digestOf(await this.files.current(path)), journal });
+    const onDisk = digestOf(await this.files.current(path));
+    const action = decideAction({ desired: digest, onDisk, journal });
+    if (isDrift({ written: digest, onDisk, journal })) this.fileChecks.reportDrift(path, false);
+    this.fileChecks.written = payload && bytes ? { path, digest, bytes, mode, payload } : undefined;
     // Active: what the kubelet runs once healthy; last-known-good and the node's files are trusted as soon as the
     // kubelet's file holds them (never before: a status saying "back on your own files" must be true on disk).
     const trusted = target.use !== 'assigned';
@@ -446,7 +553,7 @@ export class NodeDaemon {
     }
     if (target.use !== 'assigned' && target.rejected) log(messages.rollingBack(what));
     if (action === 'write-and-restart') {
-      if (await this.files.keepOriginal(path)) log(messages.keptOriginal(path));
+      if (await this.files.keepOriginal(path, this.flags.applyAs)) log(messages.keptOriginal(path));
       await this.files.setJournal({ digest, restarted: false });
       await setKubeletFile(path, bytes, mode);
       log(bytes === undefined ? messages.removed(path) : messages.wrote(path, what));
@@ -518,6 +625,19 @@ export class NodeDaemon {
       involvedObject: nodeReference(this.flags.nodeName),
       type: 'Warning',
       reason: REJECTED_REASON,
+      message,
+      host: this.flags.nodeName,
+      component: COMPONENT,
+      now: this.clock.now(),
+    }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
+  }
+
+  /** A Warning event on the node from the daemon (failures to send are logged, never waited for). */
+  private warn(reason: string, message: string): void {
+    void createEventDirectly(this.client, {
+      involvedObject: nodeReference(this.flags.nodeName),
+      type: 'Warning',
+      reason,
       message,
       host: this.flags.nodeName,
       component: COMPONENT,
@@ -638,7 +758,9 @@ export class NodeDaemon {
     this.sync?.stop();
     this.policyWatch?.stop();
     if (this.healthTimer) clearInterval(this.healthTimer);
+    this.fileWatch?.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.recreation?.stop();
     await this.assignment?.stop();
     await this.nodeInformer?.stop();
     await this.cmInformer?.stop();

@@ -11,6 +11,7 @@ import type { NodeConfigSource } from '../api/types.js';
 import type { Journal } from './decide.js';
 import { messages } from './messages.js';
 import { errorMessage } from '../util/errors.js';
+import { readHeader } from './ownership.js';
 
 /** The daemon's own records, beside the checkpoint store in --dynamic-config-dir. */
 export const DAEMON_DIR = 'node-daemon';
@@ -78,14 +79,21 @@ export class DaemonFiles {
     return (await this.originals()).files[path];
   }
 
-  /** Keeps `path` as the node has it now, once: a file already kept is never replaced. Returns whether it kept it now. */
-  async keepOriginal(path: string): Promise<boolean> {
+  /**
+   * Keeps `path` as the node has it now, once: a file already kept is never replaced. Returns whether it kept it now.
+   * A file that carries the daemon's own header is never the node's: in drop-in mode the node had no such file; in
+   * replace mode the node's own --config is lost (the records that held it are gone) and nothing is kept.
+   */
+  async keepOriginal(path: string, mode: 'dropin' | 'replace'): Promise<boolean> {
     const record = await this.originals();
     if (record.files[path]) return false;
     let entry: OriginalFile;
     try {
       const [data, st] = await Promise.all([readFile(path), stat(path)]);
-      entry = { mode: st.mode & 0o7777, data: data.toString('base64') };
+      if (readHeader(data)) {
+        if (mode === 'replace') return false;
+        entry = { absent: true };
+      } else entry = { mode: st.mode & 0o7777, data: data.toString('base64') };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       entry = { absent: true };

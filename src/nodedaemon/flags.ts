@@ -26,8 +26,14 @@ export interface NodeDaemonFlags {
   kubeletRestartCommand: string;
   kubeletHealthzURL: string;
   dynamicConfigDir: string;
-  /** Undefined: the Node's status.nodeInfo.kubeletVersion. */
+  /** Undefined: what --kubelet-version-command prints, else the Node's status.nodeInfo.kubeletVersion. */
   kubeletVersion?: string;
+  /** Prints the kubelet's version (`kubelet --version`), run through a shell. */
+  kubeletVersionCommand: string;
+  /** The host files that hold the kubelet's command-line flags (kubelethost.ts), read in this order. */
+  kubeletFlagsFiles: string[];
+  /** How often the daemon's files and the drop-in directory are checked besides the file-system watch. */
+  driftCheckIntervalMs: number;
   startTimeoutMs: number;
   trialMs: number;
   /** host:port of the daemon's own /metrics and /healthz; undefined disables them. */
@@ -41,6 +47,8 @@ export interface NodeDaemonFlags {
 }
 
 type Kind = 'string' | 'duration' | 'int';
+
+const DEFAULT_FLAGS_FILES = ['/var/lib/kubelet/kubeadm-flags.env', '/etc/default/kubelet', '/etc/sysconfig/kubelet'];
 interface Spec {
   key: keyof NodeDaemonFlags;
   kind: Kind;
@@ -112,6 +120,27 @@ const SPECS: Record<string, Spec> = {
     value: '1.MINOR',
     help: 'the kubelet whose fields and rules configs are validated against',
     default: "the Node's status.nodeInfo.kubeletVersion",
+  },
+  'kubelet-version-command': {
+    key: 'kubeletVersionCommand',
+    kind: 'string',
+    value: 'string',
+    help: 'run through a shell when --kubelet-version is not given: prints the kubelet\'s version ("Kubernetes v1.31.2"); when it fails, the Node\'s status.nodeInfo.kubeletVersion, with a warning',
+    default: 'kubelet --version',
+  },
+  'kubelet-flags-file': {
+    key: 'kubeletFlagsFiles',
+    kind: 'string',
+    value: 'path,...',
+    help: "files holding the kubelet's command-line flags (a systemd EnvironmentFile such as kubeadm-flags.env, a plain file of arguments, or a NUL-separated command line), read in order; their config flags hold the fields NodeConfigPolicies compare",
+    default: '/var/lib/kubelet/kubeadm-flags.env,/etc/default/kubelet,/etc/sysconfig/kubelet',
+  },
+  'drift-check-interval': {
+    key: 'driftCheckIntervalMs',
+    kind: 'duration',
+    value: 'duration',
+    help: "how often the daemon's own kubelet file and the drop-in directory are checked for edits, besides watching them",
+    default: '10s',
   },
   'kubelet-start-timeout': {
     key: 'startTimeoutMs',
@@ -194,6 +223,9 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
     dropInName: '90-dkc.conf',
     verbosity: 0,
     probeIntervalMs: 1_000,
+    kubeletVersionCommand: 'kubelet --version',
+    kubeletFlagsFiles: [...DEFAULT_FLAGS_FILES],
+    driftCheckIntervalMs: 10_000,
   };
   const record = flags as unknown as Record<string, unknown>;
   for (let i = 0; i < argv.length; i++) {
@@ -241,6 +273,10 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
   } catch (err) {
     throw new NodeDaemonFlagError(errorMessage(err), { cause: err });
   }
+  // One string on the command line, a list to the daemon; an empty value reads no file.
+  const files = record['kubeletFlagsFiles'];
+  if (typeof files === 'string') flags.kubeletFlagsFiles = files.split(',').filter((f) => f !== '');
+  if (flags.driftCheckIntervalMs <= 0) throw new NodeDaemonFlagError(messages.notPositive('drift-check-interval'));
   if (flags.metricsBindAddress === '0') delete flags.metricsBindAddress;
   else if (flags.metricsBindAddress !== undefined && !/^.+:\d{1,5}$/.test(flags.metricsBindAddress))
     throw new NodeDaemonFlagError(messages.badAddress(flags.metricsBindAddress));
@@ -252,6 +288,7 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
     'kubelet-healthz-url',
     'dynamic-config-dir',
     'drop-in-name',
+    'kubelet-version-command',
   ] as const) {
     if (record[SPECS[name]!.key] === '') throw new NodeDaemonFlagError(messages.emptyFlag(name));
   }

@@ -13,7 +13,12 @@ export const messages = {
     `invalid argument ${JSON.stringify(value)} for "--kubelet-version" flag: ${why}`,
   badNodeVersion: (node: string, value: string, why: string) =>
     `cannot tell the kubelet version of Node ${JSON.stringify(node)} from status.nodeInfo.kubeletVersion ${JSON.stringify(value)} (${why}); set --kubelet-version`,
+  versionFromNode: (command: string, why: string, reported: string) =>
+    `cannot tell the kubelet's version from ${JSON.stringify(command)} (${why}); using the Node's status.nodeInfo.kubeletVersion ${JSON.stringify(reported)}, which anyone who may patch nodes/status can change: set --kubelet-version or --kubelet-version-command`,
+  flagsFileProblem: (problem: string) =>
+    `cannot read the kubelet's flags from ${problem}; its config flags there are left out (NodeConfigPolicies then see every field they set as a change)`,
   emptyFlag: (name: string) => `--${name} must not be empty`,
+  notPositive: (name: string) => `--${name} must be greater than 0`,
   badAddress: (value: string) =>
     `invalid argument "${value}" for "--metrics-bind-address" flag: want host:port, or 0 to disable`,
 
@@ -38,6 +43,22 @@ export const messages = {
   unhealthy: (url: string, seconds: number, last: string) =>
     `the kubelet stopped being healthy during its trial and did not recover within ${seconds}s (${url}: ${last})`,
   notReady: (status: string) => `Node Ready=${status}`,
+  rebuiltRecords: (path: string, src: string) =>
+    `${path} is this daemon's own file but its records are gone: rebuilt them from it (${src}); the kubelet is not restarted`,
+  ownFileEdited: (path: string, src: string) =>
+    `${path} is this daemon's own file (${src}) but edited by another hand and its records are gone: it is not the node's original`,
+  originalLost: (path: string, src: string) =>
+    `${path} is this daemon's own file (${src}) and the record of the node's own file it replaced is gone: it is left as it is`,
+  drift: (path: string, putBack: boolean) =>
+    putBack
+      ? `${path} was changed by another hand: put the daemon's own file back (the kubelet still runs what it was started with); change the assignment instead`
+      : `${path} was changed by another hand while the daemon was away: writing its own file again and restarting the kubelet`,
+  localOverrides: (fields: string) =>
+    `a node-local drop-in overrides fields of the assigned config, so the kubelet runs the local value: ${fields}`,
+  keptAcrossRecreation: (what: string, src: string) =>
+    `${what} was made again and assigns nothing: the kubelet keeps running ${src}, as status.config says, until it is assigned a config`,
+  recreated: (node: string) => `created NodeConfig ${JSON.stringify(node)} again, owned by the Node as it is now`,
+  recreateFailed: (why: string) => `failed to create the node's NodeConfig again, will try again: ${why}`,
   invalidOriginal: (path: string, why: string) =>
     `the record of the node's original files ${path} is unreadable: ${why}`,
   what: {

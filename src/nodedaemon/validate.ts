@@ -3,8 +3,8 @@
 // order, the daemon's own drop-in among them; with `replace`, the assigned config as the --config file under the same
 // drop-ins. Decode, defaults, the minor's validation and its start-up checks. Then whether the NodeConfigPolicies
 // that govern the node allow it: the node's own config (its files as they were before dkc, the same drop-ins) against
-// the candidate, both under the kubelet's config flags as its Node publishes them — the comparison admission and the
-// agent make (nodeRefusal, src/nodepolicy/verdict.ts). Pure: the caller reads the files and the policies.
+// the candidate, both under the kubelet's config flags as its host holds them (kubelethost.ts) — the comparison
+// admission and the agent make (nodeRefusal, src/nodepolicy/verdict.ts). Pure: the caller reads the files and policies.
 
 import { LoadError, ValidateError } from '../api/configstatus.js';
 import {
@@ -69,7 +69,7 @@ export interface PolicyContext {
   governing: readonly NodeConfigPolicy[];
   /** The --config file as the node had it before dkc (absent: none, defaults). */
   ownBase?: Layer | undefined;
-  /** The kubelet's config flags as its Node publishes them (undefined: not published). */
+  /** The kubelet's config flags as its host holds them (undefined: none known, no field held). */
   flags: NodeConfigFlags | undefined;
 }
 

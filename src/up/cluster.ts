@@ -285,9 +285,18 @@ function agentArgs(
 }
 
 /** The node's `dkc node-daemon`: applies its assignment and restarts the agent through `dkc restart <node>`. */
-async function nodeDaemon(node: ClusterNode, nd: NodeDaemonOptions, dataDir: string): Promise<ClusterNodeDaemon> {
+async function nodeDaemon(
+  node: ClusterNode,
+  nd: NodeDaemonOptions,
+  dataDir: string,
+  version: string | undefined,
+): Promise<ClusterNodeDaemon> {
   const configDir = join(node.dir, 'kubelet.conf.d');
   await mkdir(configDir, { recursive: true });
+  // What the daemon reads of its kubelet on the host, as it would on a real node: the kubelet's command line (in
+  // /proc/<pid>/cmdline's form) and what its binary says of its version.
+  const flagsFile = join(node.dir, 'kubelet-cmdline');
+  await writeFile(flagsFile, [process.execPath, ...node.args].join('\0') + '\0');
   const metricsPort = await freePort();
   const healthzURL = `http://127.0.0.1:${node.healthzPort}/healthz`;
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -309,6 +318,8 @@ async function nodeDaemon(node: ClusterNode, nd: NodeDaemonOptions, dataDir: str
       `--kubelet-healthz-url=${healthzURL}`,
       `--dynamic-config-dir=${node.dynamicConfigDir}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      `--kubelet-flags-file=${flagsFile}`,
+      ...(version === undefined ? [] : [`--kubelet-version-command=echo Kubernetes v${version}`]),
       ...(nd.startTimeout ? [`--kubelet-start-timeout=${nd.startTimeout}`] : []),
       ...(nd.trial ? [`--dynamic-config-trial-duration=${nd.trial}`] : []),
       ...(nd.probeInterval ? [`--health-probe-interval=${nd.probeInterval}`] : []),
@@ -365,7 +376,7 @@ async function addNode(
     watchParent: true,
   });
   if (nd) {
-    const daemon = await nodeDaemon(node, nd, dataDir);
+    const daemon = await nodeDaemon(node, nd, dataDir, plan.version);
     node.daemon = daemon;
     supervisor.add({
       name: daemon.name,

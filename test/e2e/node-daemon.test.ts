@@ -12,15 +12,16 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_CONFIGS_PATH, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
 import { POLICY_GROUP, POLICY_PLURAL } from '../../src/api/dkc/policy.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
-import type { ConfigMap, NodeConfigSource } from '../../src/api/types.js';
+import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { startCluster, type Cluster, type ClusterNode } from '../../src/up/cluster.js';
+import { readHeader } from '../../src/nodedaemon/ownership.js';
 import { kubeletSource } from '../helpers/nodeconfig.js';
 import { prng } from '../helpers/prng.js';
 import { waitFor } from '../helpers/wait.js';
@@ -76,6 +77,13 @@ async function waitActive(
     timeoutMs,
     50,
   );
+}
+
+/** The payload below the daemon's header, which must name it whole. */
+function payloadOf(file: Uint8Array): string {
+  const own = readHeader(file);
+  assert.ok(own?.intact, 'the file carries the daemon header, its digest that of the payload');
+  return Buffer.from(own.payload).toString('utf8');
 }
 
 /** No temp file of an atomic write left beside the kubelet's files. */
@@ -187,9 +195,9 @@ describe(
       for (const n of NODES) {
         assert.equal((await configz(admin, n))['eventRecordQPS'], 7, `${n}: /configz`);
         assert.equal(
-          await readFile(join(node(n).daemon!.configDir, '90-dkc.conf'), 'utf8'),
+          payloadOf(await readFile(join(node(n).daemon!.configDir, '90-dkc.conf'))),
           good.data!['kubelet'],
-          `${n}: the drop-in is the assigned payload`,
+          `${n}: the drop-in is the assigned payload under the daemon's header`,
         );
         await waitFor(
           `${n} last-known-good`,
@@ -214,6 +222,55 @@ describe(
       assert.match(metrics, /^kubelet_node_config_error 0$/m);
       const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
       assert.match(log, /kubelet config controller: updated last-known-good config to /);
+    });
+
+    it("a hand edit of the daemon's drop-in is put back and reported; a later local drop-in's overrides are named", async () => {
+      const n2 = node('node-2');
+      const dropIn = join(n2.daemon!.configDir, '90-dkc.conf');
+      const kubelet = cluster!.supervisor.pidOf('node-2');
+      const own = await readFile(dropIn);
+      await writeFile(dropIn, Buffer.concat([own, Buffer.from('maxPods: 12\n')]));
+      const drift = await waitFor(
+        'node-2 reporting the drift',
+        async () => (await nodeConfig(admin, 'node-2')).status?.kubelet?.lastDrift,
+        15_000,
+        50,
+      );
+      assert.equal(drift.file, dropIn);
+      assert.deepEqual(await readFile(dropIn), own, 'the daemon put its own file back');
+      assert.equal(cluster!.supervisor.pidOf('node-2'), kubelet, 'the kubelet was not restarted');
+      const events = await admin.list<{
+        items: { type?: string; reason?: string; involvedObject?: { name?: string } }[];
+      }>('/api/v1/namespaces/default/events');
+      assert.ok(
+        events.items.some(
+          (e) => e.reason === 'KubeletConfigDrift' && e.type === 'Warning' && e.involvedObject?.name === 'node-2',
+        ),
+      );
+      const metrics = await (await fetch(`http://127.0.0.1:${n2.daemon!.metricsPort}/metrics`)).text();
+      assert.match(metrics, /^dkc_node_daemon_drifts 1$/m);
+
+      const local = join(n2.daemon!.configDir, '95-local.conf');
+      await writeFile(local, `${HEADER}eventRecordQPS: 3\n`);
+      await waitFor(
+        'node-2 naming the local override',
+        async () => {
+          const o = (await nodeConfig(admin, 'node-2')).status?.kubelet?.localOverrides;
+          return JSON.stringify(o) === JSON.stringify([{ field: 'eventRecordQPS', file: '95-local.conf' }])
+            ? true
+            : undefined;
+        },
+        15_000,
+        50,
+      );
+      await rm(local);
+      await waitFor(
+        'node-2 with no local override',
+        async () => ((await nodeConfig(admin, 'node-2')).status?.kubelet?.localOverrides ? undefined : true),
+        15_000,
+        50,
+      );
+      assert.equal((await nodeConfig(admin, 'node-2')).status?.kubelet?.lastDrift?.file, dropIn, 'its report kept');
     });
 
     for (const bad of ['refused', 'unhealthy'] as const) {
@@ -281,7 +338,14 @@ describe(
     });
 
     it('a config a NodeConfigPolicy denies is refused as the agent refuses it, and the kubelet is not touched', async () => {
-      await admin.patch('/api/v1/nodes/node-3', 'merge', { metadata: { labels: { pool: 'blue' } } });
+      // A forged config-flags record on the Node (anyone who may patch nodes can write it on kube-apiserver) would
+      // make containerLogMaxFiles "held by a flag", so no change: the daemon reads the kubelet's flags on the host.
+      await admin.patch('/api/v1/nodes/node-3', 'merge', {
+        metadata: {
+          labels: { pool: 'blue' },
+          annotations: { 'dkc.io/config-flags': JSON.stringify({ flags: ['--container-log-max-files=7'] }) },
+        },
+      });
       await admin.create(`/apis/${POLICY_GROUP}/v1alpha1/${POLICY_PLURAL}`, {
         apiVersion: 'dkc.io/v1alpha1',
         kind: 'NodeConfigPolicy',
@@ -334,6 +398,102 @@ describe(
       assert.equal(cluster!.supervisor.pidOf('node-3'), kubelet, 'the kubelet was not restarted');
       assert.equal((await configz(admin, 'node-3'))['containerLogMaxFiles'], 5);
     });
+
+    it('a Node deleted and made again: its NodeConfig is made again, owned by the new Node, and the kubelet is not touched', async () => {
+      const n2 = node('node-2');
+      const dropIn = join(n2.daemon!.configDir, '90-dkc.conf');
+      const own = await readFile(dropIn);
+      const kubelet = cluster!.supervisor.pidOf('node-2');
+      const old = await admin.get<Node>('/api/v1/nodes/node-2');
+      await admin.delete('/api/v1/nodes/node-2');
+      await waitFor(
+        'the NodeConfig collected with its Node',
+        async () => ((await nodeConfig(admin, 'node-2').catch(() => undefined)) ? undefined : true),
+        15_000,
+        50,
+      );
+      const made = await admin.create<Node>('/api/v1/nodes', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'node-2', labels: old.metadata.labels ?? {} },
+      });
+      const nc = await waitFor(
+        'a NodeConfig owned by the new Node, reporting good active and no error',
+        async () => {
+          const c = await nodeConfig(admin, 'node-2').catch(() => undefined);
+          const owner = c?.metadata.ownerReferences?.[0]?.uid;
+          const cfg = c?.status?.config;
+          return owner === made.metadata.uid && cfg?.active?.configMap?.name === 'good' && !cfg.error ? c : undefined;
+        },
+        20_000,
+        50,
+      );
+      assert.equal(nc.status?.config?.assigned?.configMap?.name, 'good', 'the assignment it runs');
+      assert.deepEqual(await readFile(dropIn), own, 'the drop-in is as it was');
+      // A restart of the daemon decides the same.
+      const daemon = cluster!.supervisor.pidOf(n2.daemon!.name)!;
+      process.kill(daemon, 'SIGKILL');
+      await waitFor(
+        'the daemon back, on the same config',
+        async () => {
+          const now = cluster!.supervisor.pidOf(n2.daemon!.name);
+          const log = await readFile(n2.daemon!.logFile, 'utf8');
+          return now !== undefined &&
+            now !== daemon &&
+            log.includes(`the kubelet already runs assigned config`) &&
+            log
+              .split('\n')
+              .some((l) => l.includes(` ${now} `) && l.includes('the kubelet already runs assigned config'))
+            ? true
+            : undefined;
+        },
+        15_000,
+      );
+      await new Promise((r) => setTimeout(r, 2_000));
+      assert.deepEqual(await readFile(dropIn), own, 'the drop-in is still as it was');
+      assert.equal(cluster!.supervisor.pidOf('node-2'), kubelet, 'the kubelet was never restarted');
+      const after = (await nodeConfig(admin, 'node-2')).status?.config;
+      assert.deepEqual([after?.active?.configMap?.name, after?.error], ['good', undefined]);
+    });
+
+    it("a wiped state directory: the daemon knows its own drop-in, rebuilds its records from it, and never keeps it as the node's original", async () => {
+      const n1 = node('node-1');
+      const dropIn = join(n1.daemon!.configDir, '90-dkc.conf');
+      await waitActive(admin, 'node-1', good);
+      const kubelet = cluster!.supervisor.pidOf('node-1');
+      const daemon = cluster!.supervisor.pidOf(n1.daemon!.name)!;
+      await rm(n1.dynamicConfigDir, { recursive: true, force: true });
+      process.kill(daemon, 'SIGKILL');
+      await waitFor(
+        'the daemon back, rebuilding its records',
+        async () => {
+          const now = cluster!.supervisor.pidOf(n1.daemon!.name);
+          const log = await readFile(n1.daemon!.logFile, 'utf8');
+          return now !== undefined &&
+            now !== daemon &&
+            log
+              .split('\n')
+              .some(
+                (l) =>
+                  l.includes(` ${now} `) &&
+                  l.includes(`${dropIn} is this daemon's own file but its records are gone: rebuilt them`),
+              )
+            ? true
+            : undefined;
+        },
+        15_000,
+      );
+      await waitActive(admin, 'node-1', good);
+      assert.equal(cluster!.supervisor.pidOf('node-1'), kubelet, 'the kubelet was not restarted');
+      const kept = JSON.parse(await readFile(join(n1.dynamicConfigDir, 'node-daemon', 'original.json'), 'utf8')) as {
+        files: Record<string, unknown>;
+      };
+      assert.deepEqual(kept.files[dropIn], { absent: true }, 'the node had no such drop-in');
+      // A reset takes the drop-in away: it was never the node's.
+      await assign(admin, 'node-1', null);
+      await waitActive(admin, 'node-1', undefined);
+      assert.deepEqual(await readdir(n1.daemon!.configDir), []);
+    });
   },
 );
 
@@ -360,7 +520,7 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
     const original = await readFile(n.config);
     await assign(admin, n.name, kubeletSource('a'));
     await waitActive(admin, n.name, a);
-    assert.equal(await readFile(n.config, 'utf8'), a.data!['kubelet']);
+    assert.equal(payloadOf(await readFile(n.config)), a.data!['kubelet']);
     assert.equal((await configz(admin, n.name))['eventRecordQPS'], 11);
     await assign(admin, n.name, null);
     await waitActive(admin, n.name, undefined);
@@ -384,7 +544,7 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
       const pid = cluster!.supervisor.pidOf(daemon);
       if (pid !== undefined) process.kill(pid, 'SIGKILL');
       await waitActive(admin, n.name, cm, 30_000);
-      const onDisk = await readFile(n.config, 'utf8');
+      const onDisk = payloadOf(await readFile(n.config));
       assert.equal(onDisk, cm.data!['kubelet'], `trial ${trial}: the --config file is the assigned config, whole`);
       await waitFor(
         `trial ${trial}: /configz`,

@@ -35,6 +35,8 @@ export interface AssignmentWatch {
   readonly what: string;
   /** The assigned source (undefined: the local config); throws while the object is not in the cache. */
   source(): NodeConfigSource | undefined;
+  /** The object that carries the assignment, as the cache holds it (undefined: not there). */
+  object(): AssignmentObject | undefined;
   hasSynced(): boolean;
   /** Resolves true once the object's collection has been listed, false when stopped first. */
   whenSynced(): Promise<boolean>;
@@ -122,6 +124,7 @@ function informerWatch(
       if (!o) throw new Error(messages.notCached(what));
       return sourceOf(o);
     },
+    object: () => informer.store.get(key),
     hasSynced: () => informer.hasSynced(),
     whenSynced: () => informer.whenSynced(),
     async stop() {

@@ -12,7 +12,7 @@ import { Informer, type KubeObject as ClientObject } from '../../client/index.js
 import type { Clock } from '../../util/clock.js';
 import { FailureLog } from './failurelog.js';
 import { log } from './log.js';
-import { fieldSelectorValue, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
+import { configMapsPath, fieldSelectorValue, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
 
 /** The parts of a ConfigMap a checkpoint needs. */
 export interface ConfigMapPayload {
@@ -85,13 +85,15 @@ export class ConfigMapWatch {
 
   private startInformer(assigned: ConfigMapNodeConfigSource): void {
     this.ref = assigned;
-    const informer = new Informer<ConfigMapObject>(
-      this.deps.client,
-      `/api/v1/namespaces/${encodeURIComponent(assigned.namespace)}/configmaps`,
-      {
-        fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
-      },
-    );
+    let path: string;
+    try {
+      path = configMapsPath(assigned.namespace);
+    } catch {
+      return; // `..` and the like: the sync's download refuses the same reference and reports it
+    }
+    const informer = new Informer<ConfigMapObject>(this.deps.client, path, {
+      fieldSelector: `metadata.name=${fieldSelectorValue(assigned.name)}`,
+    });
     this.informer = informer;
     const what = `assigned ConfigMap ${assigned.namespace}/${assigned.name}`;
     const failures = new FailureLog(what, this.deps.logIntervalMs, this.deps.clock);

@@ -31,6 +31,8 @@ export const SourceErrorCodes = {
   WrongKind: 'DKC_SOURCE_WRONG_KIND',
   /** A configMapRef without name, namespace or uid. */
   PartialReference: 'DKC_SOURCE_PARTIAL_REFERENCE',
+  /** A namespace or name that cannot be one segment of a request path: `.`, `..` or empty. */
+  PathSegment: 'DKC_SOURCE_PATH_SEGMENT',
 } as const;
 
 export type SourceErrorCode = (typeof SourceErrorCodes)[keyof typeof SourceErrorCodes];
@@ -127,7 +129,27 @@ export function apiPath(src: NodeConfigSource): string {
 
 /** The ConfigMap's URL for a request: apiPath() with each segment encoded (apiPath() itself is a display string). */
 export function requestPath(ref: ConfigMapNodeConfigSource): string {
-  return `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps/${encodeURIComponent(ref.name)}`;
+  return `${configMapsPath(ref.namespace)}/${pathSegment('resource name', ref.name)}`;
+}
+
+/** The ConfigMap collection of a namespace, refusing a namespace that is no path segment (pathSegment). */
+export function configMapsPath(namespace: string): string {
+  return `/api/v1/namespaces/${pathSegment('namespace', namespace)}/configmaps`;
+}
+
+/**
+ * One segment of a request path. Percent-encoding makes `/` and `%` safe, but not `.` and `..`: a URL parser resolves
+ * them (and `%2e%2e`, so encoding them would not help), and `namespaces/../configmaps/x` would name another path. So
+ * those, and an empty segment, are refused, as client-go's IsValidPathSegmentName refuses them. A reference the API
+ * server validated never trips this; a NodeConfig on a server whose CRD has no patterns might.
+ */
+export function pathSegment(what: 'namespace' | 'resource name', value: string): string {
+  if (value === '' || value === '.' || value === '..')
+    throw new SourceError(
+      SourceErrorCodes.PathSegment,
+      `invalid ${what} ${JSON.stringify(value)}: [${value === '' ? 'may not be empty' : `may not be '${value}'`}]`,
+    );
+  return encodeURIComponent(value);
 }
 
 /** fields.EscapeValue: a value inside a field selector (`metadata.name=<value>`). */

@@ -176,6 +176,12 @@ export class ConfigStatusManager {
     void this.sync();
   }
 
+  /** Publishes the status again even if unchanged: the object that carries it was made again. */
+  republish(): void {
+    this.lastPublished = undefined;
+    this.markDirty();
+  }
+
   /** Resolves once everything marked so far has been published; while stopped, not started or failing, it waits. */
   flushed(): Promise<void> {
     if (!this.dirty && !this.publishing) return Promise.resolve();

@@ -578,6 +578,23 @@ describe('dynamic config: what reaches a URL or a log line', () => {
       requestPath({ namespace: 'a b', name: 'x/y', kubeletConfigKey: 'k' }),
       '/api/v1/namespaces/a%20b/configmaps/x%2Fy',
     );
+    // A URL parser resolves dot segments (encoded or not): `..` would climb out of the ConfigMap collection.
+    for (const [namespace, name, what] of [
+      ['..', 'x', 'namespace ".."'],
+      ['kube-system', '..', 'resource name ".."'],
+      ['.', 'x', 'namespace "."'],
+      ['kube-system', '', 'resource name ""'],
+    ] as const) {
+      assert.throws(
+        () => requestPath({ namespace, name, kubeletConfigKey: 'k' }),
+        (err: Error & { code?: string }) =>
+          err.code === 'DKC_SOURCE_PATH_SEGMENT' && err.message.startsWith(`invalid ${what}: [may not be`),
+      );
+    }
+    assert.equal(
+      requestPath({ namespace: 'ns', name: '..x', kubeletConfigKey: 'k' }),
+      '/api/v1/namespaces/ns/configmaps/..x',
+    );
     assert.equal(fieldSelectorValue('a,b=c\\d'), 'a\\,b\\=c\\\\d');
   });
 
