@@ -83,7 +83,8 @@ describe('deploy/node-daemon/', () => {
     assert.equal(flags.nodeName, 'node-1');
     assert.equal(flags.applyAs, 'dropin');
     assert.match(flags.kubeletRestartCommand, /^nsenter --target 1 .*-- systemctl restart kubelet$/);
-    for (const path of [flags.kubeconfig, flags.kubeletConfig, flags.kubeletConfigDir, flags.dynamicConfigDir]) {
+    const read = [flags.kubeconfig, flags.kubeletConfig, flags.kubeletConfigDir, flags.dynamicConfigDir];
+    for (const path of [...read, ...flags.kubeletFlagsFiles]) {
       assert.ok(hostPath(path) !== undefined && path.startsWith(hostPath(path)!), `${path} comes from the host`);
     }
     assert.deepEqual(c.command, ['dkc', 'node-daemon']);
@@ -101,6 +102,8 @@ describe('deploy/node-daemon/', () => {
         ['/etc/kubernetes/kubelet.conf', '/etc/kubernetes/kubelet.conf', true],
         ['/var/lib/kubelet/pki', '/var/lib/kubelet/pki', true],
         ['/var/lib/kubelet/config.yaml', '/var/lib/kubelet/config.yaml', true],
+        // kubeadm's flags file, which the policy check reads the kubelet's flags from.
+        ['/var/lib/kubelet/kubeadm-flags.env', '/var/lib/kubelet/kubeadm-flags.env', true],
         ['/etc/kubernetes/kubelet.conf.d', '/etc/kubernetes/kubelet.conf.d', false],
         ['/var/lib/dkc', '/var/lib/dkc', false],
       ].sort(),
