@@ -18,6 +18,13 @@ export const COMPONENT = 'dkc-rollout-controller';
  */
 export const ROLLOUT_ANNOTATION = 'dkc.io/rollout';
 /**
+ * On the Node channel, the guarded copy of a node's revert record (JSON of NodeConfig's status.previous: the source the
+ * node had before the rollout now holding it changed it, and the rollout that held it then), written in the same
+ * patch as the change. dkc server lets only the rollout controller write it, as NodeConfig.status.previous on the
+ * NodeConfig channel; an undo restores a node only when the rollout's own record agrees with it.
+ */
+export const REVERT_RECORD_ANNOTATION = 'dkc.io/revert-record';
+/**
  * Where earlier controllers recorded a node's previous source. Node-writable, so it is never read; a patch of the
  * controller's removes it.
  */

@@ -29,6 +29,7 @@ import { configMapReferences } from './configreferences.js';
 import type { ConfigChannel } from '../../api/dkc/channel.js';
 import { configSourcePermission } from './configsource.js';
 import { rbacEscalation } from './escalation.js';
+import { rolloutRecords } from './rolloutstatus.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
 import { NodeGraph } from './nodegraph.js';
 import { nodeRestriction } from './noderestriction.js';
@@ -135,6 +136,7 @@ export function clusterAuthorization(
       configSourcePermission(authorizer, options.assignmentChannel),
       configMapReferences(authorizer),
       nodeConfigRevertRecord,
+      rolloutRecords,
       nodeConfigPolicy(reads, options.assignmentChannel),
       kubeletVersionCompatibility(reads, options.assignmentChannel),
     ],
