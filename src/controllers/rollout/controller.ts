@@ -51,6 +51,7 @@ import {
   type NodeConfigRollout,
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
+import { renderedDistrust } from './trust.js';
 import { WrittenObjects } from './written.js';
 import { FIELD_MANAGER, isAssignmentConflict } from './apply.js';
 import { errorMessage } from '../../util/errors.js';
@@ -332,6 +333,9 @@ export class RolloutController {
         : ref
           ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`)
           : undefined;
+    // A recorded rendered ConfigMap is assigned only if it is the one this rollout's layers were rendered into.
+    const distrust = layered !== undefined && !rendering ? renderedDistrust(rollout, cm) : undefined;
+    if (distrust !== undefined) input.renderedDistrust = distrust;
     const configMap =
       cm?.metadata.uid !== undefined
         ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' }

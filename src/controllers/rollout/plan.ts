@@ -11,7 +11,16 @@ import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOp
 import { describeIncompatible, reasonOf, type Incompatibility } from '../../nodepolicy/compat.js';
 import { heartbeatOf } from './heartbeat.js';
 import { isLayered, renderedSource } from './layers.js';
-import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
+import {
+  conditionMessages,
+  conditionReasons,
+  eventMessages,
+  failureMessages,
+  trustMessages,
+  trustReasons,
+  waitingMessages,
+} from './messages.js';
+import { decidedRevert, encodeRecord, recordAgrees } from './trust.js';
 import {
   changedByUs,
   isMine,
@@ -26,6 +35,7 @@ import {
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
+  REVERT_RECORD_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUT_FINALIZER,
   desiredSource,
@@ -75,6 +85,11 @@ export interface PlanInput {
    * node among them that this rollout has not changed is never started.
    */
   incompatible?: ReadonlyMap<string, Incompatibility>;
+  /**
+   * Why the ConfigMap status.renderedConfigMap names is not the one this rollout's layers were rendered into
+   * (./trust.ts renderedDistrust); absent when it is, or when the rollout is not layered.
+   */
+  renderedDistrust?: string;
 }
 
 export interface NodePatch {
@@ -109,7 +124,8 @@ export type EventReason =
   | 'NodesReleased'
   | 'RolloutHalted'
   | 'RolloutReverted'
-  | 'RolloutSucceeded';
+  | 'RolloutSucceeded'
+  | 'StatusNotDecided';
 
 export interface RolloutEvent {
   type: 'Normal' | 'Warning';
@@ -497,7 +513,13 @@ function previousOf(node: Node): PreviousRecord {
   };
 }
 
-function startPatch(node: Node, rollout: string, desired: NodeConfigSource | null): NodePatch {
+/** Sets `node` to `desired`, held by `rollout`, with the guarded copy of the record written in the same change. */
+function startPatch(
+  node: Node,
+  rollout: string,
+  desired: NodeConfigSource | null,
+  previous: PreviousRecord,
+): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
   return {
     node: nameOf(node),
@@ -505,17 +527,32 @@ function startPatch(node: Node, rollout: string, desired: NodeConfigSource | nul
     patch: {
       metadata: {
         resourceVersion: rv,
-        annotations: { [ROLLOUT_ANNOTATION]: rollout, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+        annotations: {
+          [ROLLOUT_ANNOTATION]: rollout,
+          [REVERT_RECORD_ANNOTATION]: encodeRecord(previous),
+          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+        },
       },
       spec: { configSource: desired },
     },
   };
 }
 
-/** Gives the node back to `holder` (or to nobody), and, with `source`, puts it back on that source in the same write. */
-function letGoPatch(node: Node, holder: string | undefined, source?: NodeConfigSource | null): NodePatch {
+/**
+ * Gives the node back to `holder` with its record of the node (or to nobody, without a record), and, with `source`,
+ * puts it back on that source in the same write.
+ */
+function letGoPatch(
+  node: Node,
+  holder: { name: string; record: PreviousRecord } | undefined,
+  source?: NodeConfigSource | null,
+): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
-  const annotations = { [ROLLOUT_ANNOTATION]: holder ?? null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null };
+  const annotations = {
+    [ROLLOUT_ANNOTATION]: holder?.name ?? null,
+    [REVERT_RECORD_ANNOTATION]: holder ? encodeRecord(holder.record) : null,
+    [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+  };
   return {
     node: nameOf(node),
     resourceVersion: rv,
@@ -565,6 +602,11 @@ export function handBackTo(
   const theirs = o.status?.nodes?.[node];
   if (!changedByUs(theirs) || theirs?.previous === undefined) return undefined;
   return sameSource(targetOf(o), sourceOfRecord(previous.configSource)) ? holder : undefined;
+}
+
+/** Rollout `holder`'s record of what `node` ran before it changed it. */
+function recordOf(others: readonly NodeConfigRollout[], holder: string, node: string): PreviousRecord | undefined {
+  return others.find((o) => o.metadata.name === holder)?.status?.nodes?.[node]?.previous;
 }
 
 function notRestored(
@@ -629,8 +671,15 @@ function revertNode(
   if (mine && onTarget) {
     if (previous === undefined || source === undefined)
       return { record: notRestored(record, 'NotRestored', failureMessages.noRecord) };
+    // Restored only as the node's own guarded record says too: a record anyone else wrote assigns nothing.
+    if (!recordAgrees(node, previous))
+      return { record: notRestored(record, 'NotRestored', trustMessages.recordDisagrees) };
     const holder = handBackTo(name, previous, input.others);
-    return { record: { ...record, state: 'Reverted' }, patch: letGoPatch(node, holder, source) };
+    const theirs = holder === undefined ? undefined : recordOf(input.others, holder, name);
+    return {
+      record: { ...record, state: 'Reverted' },
+      patch: letGoPatch(node, holder !== undefined && theirs ? { name: holder, record: theirs } : undefined, source),
+    };
   }
   const holder = ownerOf(node);
   // Back where this rollout found it and let go of, as only its own restoring patch leaves a node: the last leader
@@ -869,7 +918,12 @@ function planLayered(input: PlanInput): Plan {
   const old = r.status;
   const name = renderedName(input);
   const unfinished = r.spec?.revert !== true && old?.phase !== 'Reverting' && !isFinished(r);
-  const failure = unfinished && old?.renderedConfigMap === undefined ? layeredSpecFailure(input, name) : undefined;
+  const failure =
+    unfinished && old?.renderedConfigMap === undefined
+      ? layeredSpecFailure(input, name)
+      : unfinished && input.renderedDistrust !== undefined
+        ? { reason: trustReasons.renderedNotOurs, message: input.renderedDistrust }
+        : undefined;
   if (failure) return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   return withRendered(planSource(asSourceRollout(input, name)), name, old);
 }
@@ -913,7 +967,17 @@ function planSource(input: PlanInput): Plan {
   const old = r.status;
   const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
   if (r.spec?.revert === true) return old?.phase === 'Reverted' ? nothing() : planRevert(input);
-  if (old?.phase === 'Reverting') return planRevert(input);
+  if (old?.phase === 'Reverting') {
+    if (decidedRevert(r)) return planRevert(input);
+    // Not the controller's decision: planned as the rollout it is, and said so.
+    const plan = planSource({ ...input, rollout: { ...r, status: { ...old, phase: 'Progressing' } } });
+    const warning: RolloutEvent = {
+      type: 'Warning',
+      reason: 'StatusNotDecided',
+      message: trustMessages.revertNotDecided,
+    };
+    return { ...plan, events: [warning, ...plan.events] };
+  }
   if (isFinished(r)) return nothing();
 
   let reqs: LabelRequirement[];
@@ -993,7 +1057,7 @@ function planSource(input: PlanInput): Plan {
     before[nameOf(n)] = { state: 'Pending', previous };
     nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
   }
-  const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
+  const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired, before[nameOf(n)]!.previous!));
   const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
   const intent =
     patches.length > 0

@@ -202,6 +202,9 @@ describe('RolloutController on the NodeConfig channel', () => {
       'the revert record, in the rollout’s status',
     );
     assert.deepEqual(r.status?.nodes?.['node-2']?.previous, { configSource: {} });
+    // Its guarded copy, which an undo must agree with, in each NodeConfig's status (the controller's alone to write).
+    assert.deepEqual(nodeConfigOf(api, 'node-1')?.status?.previous, { configSource: OLD });
+    assert.deepEqual(nodeConfigOf(api, 'node-2')?.status?.previous, { configSource: {} });
     const batches = Object.values(r.status?.nodes ?? {}).map((p) => p.batch);
     assert.deepEqual(batches.sort(), [0, 1, 1, 2]);
   });
@@ -214,6 +217,7 @@ describe('RolloutController on the NodeConfig channel', () => {
     const canary = nodeConfigOf(api, 'node-1');
     assert.deepEqual(canary?.spec?.configSource, OLD);
     assert.equal(canary?.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
+    assert.equal(canary?.status?.previous ?? null, null, 'restored and held by nobody: no record left');
     assert.equal(nodeConfigOf(api, 'node-2'), undefined, 'no other node touched');
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual(

@@ -188,6 +188,31 @@ describe('RolloutController with layers', () => {
     assert.equal(api.nodePatches('node-1').length + api.nodePatches('node-2').length, 0);
     assert.equal(renderedCreates(api).length, 0);
   });
+
+  it('a status naming any kube-system ConfigMap as the rendered one (written by someone else) halts the rollout and assigns it to no node', async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    api.put('configmaps', layer('pool', 'maxPods: 80\n'));
+    api.put('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'coredns', namespace: 'kube-system', uid: 'coredns-uid' },
+      data: { kubelet: HEADER + 'authentication: {anonymous: {enabled: true}}\n' },
+    });
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    api.put('rollouts', {
+      ...r,
+      status: { phase: 'Progressing', startTime: iso(0), renderedConfigMap: 'coredns' },
+    } as never);
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Halted', 'Halted');
+    const failed = (api.read('rollouts', 'r1') as NodeConfigRollout).status?.conditions?.find(
+      (c) => c.type === 'Failed',
+    );
+    assert.equal(failed?.reason, 'RenderedConfigMapNotVerified');
+    assert.equal(api.nodePatches('node-1').length + api.nodePatches('node-2').length, 0);
+  });
 });
 
 describe('RolloutController', () => {

@@ -3,6 +3,7 @@
 import type { Lease, Node, NodeConfigSource } from '../../../src/api/types.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
+  REVERT_RECORD_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUT_FINALIZER,
   type NodeConfigRollout,
@@ -37,6 +38,8 @@ export interface NodeOptions {
   owner?: string;
   /** The dkc.io/previous-config-source annotation earlier controllers wrote (anyone who may patch the node can too). */
   legacyPrevious?: string;
+  /** The guarded copy of the revert record the controller writes with a change (dkc.io/revert-record); null: none. */
+  record?: NonNullable<NodeProgress['previous']> | null;
   rv?: string;
 }
 
@@ -44,6 +47,7 @@ export function node(name: string, o: NodeOptions = {}): Node {
   const annotations: Record<string, string> = {};
   if (o.owner !== undefined) annotations[ROLLOUT_ANNOTATION] = o.owner;
   if (o.legacyPrevious !== undefined) annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION] = o.legacyPrevious;
+  if (o.record) annotations[REVERT_RECORD_ANNOTATION] = JSON.stringify(o.record);
   const source = o.source === undefined ? OLD : o.source;
   const active = o.active === undefined ? (source === OLD ? OLD_ACTIVE : null) : o.active;
   const config: NonNullable<NonNullable<Node['status']>['config']> = {};
@@ -67,9 +71,12 @@ export function node(name: string, o: NodeOptions = {}): Node {
   };
 }
 
-/** A node this rollout has switched to NEW, running it (unless told otherwise). */
+/**
+ * A node this rollout has switched to NEW, running it (unless told otherwise), with the guarded record of what it ran
+ * before (OLD, held by nobody, unless told otherwise).
+ */
 export function switched(name: string, o: NodeOptions = {}): Node {
-  return node(name, { source: NEW, active: NEW_ACTIVE, owner: 'r1', ...o });
+  return node(name, { source: NEW, active: NEW_ACTIVE, owner: 'r1', record: found(), ...o });
 }
 
 /** What a rollout records before it switches a node that ran OLD (or `source`), held by `holder`. */

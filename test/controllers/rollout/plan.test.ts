@@ -8,6 +8,7 @@ import type { Node } from '../../../src/api/types.js';
 import { handBackTo, planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
+  REVERT_RECORD_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUT_FINALIZER,
@@ -31,6 +32,10 @@ const done = (batch: number, extra: Partial<NodeProgress> = {}): NodeProgress =>
   previous: found(),
   ...extra,
 });
+/** A node of the rollout that failed and is gone: a failure of the controller's own records, so a Reverting is its decision. */
+const FAILED_GONE: Record<string, NodeProgress> = {
+  'node-0': { state: 'Failed', batch: 0, reason: 'ConfigError', message: 'failed to validate config' },
+};
 const progressing = (nodes: Record<string, NodeProgress>, currentBatch?: number): RolloutStatus => ({
   phase: 'Progressing',
   startTime: iso(0),
@@ -401,7 +406,7 @@ const rows: Row[] = [
   {
     name: 'Reverting: each node this rollout changed is restored to what its own record says it found; Reverted',
     input: base({
-      nodes: [switched('node-1'), switched('node-2'), node('node-3')],
+      nodes: [switched('node-1'), switched('node-2', { record: found(null) }), node('node-3')],
       rollout: rollout(
         {},
         {
@@ -426,7 +431,7 @@ const rows: Row[] = [
     name: 'Reverting: a node that names this rollout on its target but has no record in its status is NotRestored, never guessed',
     input: base({
       nodes: [switched('node-1'), switched('node-9', { labels: {}, legacyPrevious: JSON.stringify(OLD) })],
-      rollout: rollout({}, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Reverting' }),
+      rollout: rollout({}, { ...progressing({ ...FAILED_GONE, 'node-1': done(0) }, 0), phase: 'Reverting' }),
     }),
     patched: ['node-1'],
     phase: 'Reverted',
@@ -440,7 +445,10 @@ const rows: Row[] = [
       nodes: [switched('node-1', { legacyPrevious: JSON.stringify(OLD) })],
       rollout: rollout(
         {},
-        { ...progressing({ 'node-1': { state: 'Succeeded', batch: 0, updatedAt: iso(0) } }, 0), phase: 'Reverting' },
+        {
+          ...progressing({ ...FAILED_GONE, 'node-1': { state: 'Succeeded', batch: 0, updatedAt: iso(0) } }, 0),
+          phase: 'Reverting',
+        },
       ),
     }),
     patched: [],
@@ -452,7 +460,7 @@ const rows: Row[] = [
     name: 'Reverting: a node someone else changed since is left alone',
     input: base({
       nodes: [switched('node-1', { source: OLD })],
-      rollout: rollout({}, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Reverting' }),
+      rollout: rollout({}, { ...progressing({ ...FAILED_GONE, 'node-1': done(0) }, 0), phase: 'Reverting' }),
     }),
     patched: [],
     phase: 'Reverted',
@@ -462,7 +470,10 @@ const rows: Row[] = [
     name: 'Reverting after a restart: a node already restored (annotation gone) is recorded as Reverted, not patched again',
     input: base({
       nodes: [node('node-1'), switched('node-2')],
-      rollout: rollout({}, { ...progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1), phase: 'Reverting' }),
+      rollout: rollout(
+        {},
+        { ...progressing({ ...FAILED_GONE, 'node-1': done(0), 'node-2': inFlight(1) }, 1), phase: 'Reverting' },
+      ),
     }),
     patched: ['node-2'],
     phase: 'Reverted',
@@ -701,7 +712,11 @@ describe('planRollout patches and status', () => {
       patch: {
         metadata: {
           resourceVersion: '77',
-          annotations: { [ROLLOUT_ANNOTATION]: 'r1', [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+          annotations: {
+            [ROLLOUT_ANNOTATION]: 'r1',
+            [REVERT_RECORD_ANNOTATION]: JSON.stringify(found()),
+            [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+          },
         },
         spec: { configSource: NEW },
       },
@@ -713,14 +728,18 @@ describe('planRollout patches and status', () => {
     assert.deepEqual(start.intent?.nodes?.['node-1'], { state: 'Pending', previous: { configSource: {} } });
     const revert = planRollout(
       base({
-        nodes: [switched('node-1')],
+        nodes: [switched('node-1', { record: found(null) })],
         rollout: rollout({ revert: true }, progressing({ 'node-1': done(0, { previous: found(null) }) }, 0)),
       }),
     );
     assert.deepEqual(revert.nodePatches[0]!.patch, {
       metadata: {
         resourceVersion: '100',
-        annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+        annotations: {
+          [ROLLOUT_ANNOTATION]: null,
+          [REVERT_RECORD_ANNOTATION]: null,
+          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+        },
       },
       spec: { configSource: null },
     });
@@ -756,7 +775,7 @@ describe('planRollout patches and status', () => {
     const prev = { configMap: { namespace: 'ns', name: 'x', kubeletConfigKey: 'k' } };
     const plan = planRollout(
       base({
-        nodes: [switched('node-1')],
+        nodes: [switched('node-1', { record: found(prev) })],
         rollout: rollout(
           { revert: true },
           { phase: 'Halted', nodes: { 'node-1': done(0, { previous: found(prev) }) } },
@@ -1222,10 +1241,19 @@ describe('the record of what each rollout found', () => {
   const M70 = cm('m70');
   const VICTIM = { configMap: { namespace: 'victim', name: 'app-secrets', kubeletConfigKey: 'kubelet' } };
   const names = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'];
+  /** The guarded record each holder's change left on its nodes. */
+  const records: Record<string, NonNullable<NodeProgress['previous']>> = {
+    ra2: found(null),
+    rc2: found(M60, 'ra2'),
+  };
   const on =
     (src: typeof M60 | null, owner?: string) =>
     (n: string): Node =>
-      node(n, { source: src, active: null, ...(owner !== undefined ? { owner } : {}) });
+      node(n, {
+        source: src,
+        active: null,
+        ...(owner !== undefined ? { owner, ...(records[owner] ? { record: records[owner] } : {}) } : {}),
+      });
   /** ra2 moved all five from their local config to m60 and Succeeded. */
   const ra2 = (
     spec = {},
@@ -1293,6 +1321,11 @@ describe('the record of what each rollout found', () => {
         ['node-4', M60, 'ra2'],
         ['node-5', M60, 'ra2'],
       ],
+    );
+    // Given back with ra2's own record of them, which its undo then restores.
+    assert.equal(
+      plan.nodePatches[0]!.patch.metadata.annotations[REVERT_RECORD_ANNOTATION],
+      JSON.stringify(found(null)),
     );
     assert.deepEqual(plan.status.nodes?.['node-4']?.state, 'Reverted');
     assert.equal(
@@ -1570,7 +1603,11 @@ describe('deleted nodes and deleted rollouts', () => {
           {
             metadata: {
               resourceVersion: '100',
-              annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+              annotations: {
+                [ROLLOUT_ANNOTATION]: null,
+                [REVERT_RECORD_ANNOTATION]: null,
+                [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+              },
             },
           },
         ],
