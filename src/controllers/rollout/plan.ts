@@ -189,8 +189,9 @@ function olderThan(a: NodeConfigRollout, b: NodeConfigRollout): boolean {
 }
 
 /**
- * The unfinished rollout other than `me` that holds `node`: the one that changed it, or an older one that selects it
- * (so two rollouts created together never both start on it). A rollout that is undoing holds only what it changed.
+ * The unfinished rollout other than `me` that holds `node`: the one whose own records say it changed it (or is about
+ * to), or an older one that selects it (so two rollouts created together never both start on it). A rollout that is
+ * undoing holds only what it changed. The node's dkc.io/rollout annotation decides nothing: a node may write it.
  */
 export function holderOf(me: NodeConfigRollout, node: Node, others: readonly NodeConfigRollout[]): string | undefined {
   const myName = me.metadata.name;
@@ -198,7 +199,7 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
     const name = o.metadata.name;
     if (name === myName || name === undefined) continue;
     if (!needsWork(o)) continue;
-    if (ownerOf(node) === name) return name;
+    if (claims(o, nameOf(node))) return name;
     if (
       o.spec?.revert !== true &&
       o.status?.phase !== 'Reverting' &&
@@ -209,6 +210,12 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
       return name;
   }
   return undefined;
+}
+
+/** Whether `o`'s own status records it changed `node` and has not let go of it, or is about to change it. */
+function claims(o: NodeConfigRollout, node: string): boolean {
+  const p = o.status?.nodes?.[node];
+  return changedByUs(p) || (p?.state === 'Pending' && p.previous !== undefined);
 }
 
 // ---- status assembly ----------------------------------------------------------------------------------------

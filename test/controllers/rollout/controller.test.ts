@@ -216,6 +216,23 @@ describe('RolloutController with layers', () => {
 });
 
 describe('RolloutController', () => {
+  it('a node that names another unfinished rollout in its dkc.io/rollout (as a node may write it) halts nothing', async () => {
+    const api = cluster(2);
+    const hold = rollout({ nodeSelector: { matchLabels: { pool: 'green' } }, paused: true }, undefined, {
+      name: 'r-hold',
+      creationTimestamp: iso(0),
+    });
+    delete hold.metadata.resourceVersion;
+    api.put('rollouts', hold as never);
+    const n1 = api.read('nodes', 'node-1') as unknown as Node;
+    api.put('nodes', { ...n1, metadata: { ...n1.metadata, annotations: { [ROLLOUT_ANNOTATION]: 'r-hold' } } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    for (const n of ['node-1', 'node-2'])
+      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, NEW, `${n} on the new config`);
+  });
+
   it('drives a good config to Succeeded: each selected node patched once, within maxUnavailable, others untouched', async () => {
     const api = cluster(5, { strategy: { canary: 1, maxUnavailable: 2 } });
     simulateAgents(api);

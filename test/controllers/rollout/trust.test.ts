@@ -10,7 +10,7 @@ import { renderRollout } from '../../../src/controllers/rollout/layers.js';
 import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
 import { decidedRevert, recordAgrees, renderedDistrust } from '../../../src/controllers/rollout/trust.js';
 import { kubeletVersion } from '../../../src/kubeletconfig/index.js';
-import { CM, OLD, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';
+import { CM, NEW, NEW_ACTIVE, OLD, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';
 
 const VICTIM: NodeConfigSource = {
   configMap: { namespace: 'victim', name: 'app-secrets', kubeletConfigKey: 'kubelet' },
@@ -60,6 +60,13 @@ const layered = (name: string, extra: Partial<RolloutStatus> = {}): NodeConfigRo
     },
     { ...status('Progressing', { 'node-1': done(0) }), renderedConfigMap: name, ...extra },
   );
+
+/** An unfinished rollout, newer than r1 and selecting other nodes: it holds only what its records say it changed. */
+const HOLD = (nodes: Record<string, NodeProgress> = {}): NodeConfigRollout =>
+  rollout({ nodeSelector: { matchLabels: { pool: 'green' } } }, status('Progressing', nodes), {
+    name: 'r-hold',
+    creationTimestamp: iso(0),
+  });
 
 interface Row {
   name: string;
@@ -124,6 +131,47 @@ const TABLE: Row[] = [
       rollout: layered(COREDNS),
       configMap: CM,
       renderedDistrust: 'not ours',
+    }),
+    assigns: {},
+    phase: 'Halted',
+  },
+  // ---- who holds a node: the rollouts' own records, never the annotation a node may write
+  {
+    name: 'a node naming an unfinished rollout in its own dkc.io/rollout does not halt this one',
+    input: base({
+      nodes: [node('node-1', { owner: 'r-hold' }), node('node-2')],
+      rollout: rollout(),
+      others: [HOLD()],
+    }),
+    assigns: { 'node-1': 'new' },
+    phase: 'Progressing',
+  },
+  {
+    name: 'a node that rewrites its dkc.io/rollout after it succeeded is not Overridden: no revert is forced',
+    input: base({
+      nodes: [switched('node-1', { owner: 'r-hold' }), node('node-2')],
+      rollout: rollout({}, status('Progressing', { 'node-1': done(0) })),
+      others: [HOLD()],
+    }),
+    assigns: { 'node-2': 'new' },
+    phase: 'Progressing',
+    states: { 'node-1': 'Succeeded', 'node-2': 'InFlight' },
+  },
+  {
+    name: 'nor one in flight that drops it',
+    input: base({
+      nodes: [node('node-1', { source: NEW, active: NEW_ACTIVE, record: found() }), node('node-2')],
+      rollout: rollout({}, status('Progressing', { 'node-1': { ...done(0), state: 'InFlight' } })),
+    }),
+    assigns: { 'node-2': 'new' },
+    phase: 'Progressing',
+    states: { 'node-1': 'Succeeded' },
+  },
+  {
+    name: 'a rollout whose own record says it changed the node does hold it',
+    input: base({
+      nodes: [node('node-1'), node('node-2')],
+      others: [HOLD({ 'node-1': { state: 'InFlight', batch: 0, updatedAt: iso(0), previous: found() } })],
     }),
     assigns: {},
     phase: 'Halted',
