@@ -43,7 +43,8 @@ export const PAUSED_AFTER_CANARY_ANNOTATION = 'dkc.io/paused-after-canary';
 export type Phase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
 export type NodeState =
   'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden' | 'Deleted' | 'NotRestored';
-export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden' | 'NoRecord';
+/** NodeConflict: another field manager applies the node's assignment, and did for longer than the progress deadline. */
+export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden' | 'NoRecord' | 'NodeConflict';
 /** Why a node not yet changed waits: its Ready condition is not True, or its heartbeat (Lease) is stale. */
 export type WaitingReason = 'NotReady' | 'HeartbeatStale';
 export type FailurePolicy = 'Revert' | 'Halt';

@@ -159,3 +159,9 @@ export const trustMessages = {
     "status.phase Reverting was not the controller's decision (no spec.revert, no deletion, no more failed nodes " +
     'than maxFailures in its records): nothing is restored',
 };
+
+/** A node whose assignment another applier holds (./conflicts.ts). */
+export const conflictMessages = {
+  outlived: (deadlineSeconds: number, refusal: string): string =>
+    `not assigned for ${deadlineSeconds}s (progressDeadlineSeconds): ${refusal}`,
+};

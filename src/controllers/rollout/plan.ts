@@ -21,6 +21,7 @@ import {
   waitingMessages,
 } from './messages.js';
 import { decidedRevert, encodeRecord, recordAgrees } from './trust.js';
+import { conflictFailure, type NodeConflict } from './conflicts.js';
 import {
   changedByUs,
   isMine,
@@ -90,6 +91,8 @@ export interface PlanInput {
    * (./trust.ts renderedDistrust); absent when it is, or when the rollout is not layered.
    */
   renderedDistrust?: string;
+  /** The nodes whose assignment another applier refused this rollout, since when (./conflicts.ts); absent: none. */
+  conflicts?: ReadonlyMap<string, NodeConflict>;
 }
 
 export interface NodePatch {
@@ -863,6 +866,8 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
       continue;
     }
     if (p.state === 'Pending') p = holdIfDown(p, prev, n, target);
+    const conflicted = conflictFailure(p, input.conflicts?.get(nameOf(n)), input.now.getTime(), target.deadlineMs);
+    if (conflicted) p = conflicted;
     nodes[nameOf(n)] = p;
     if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
     if (p.state === 'InFlight' || unavailableReason(n, target.heartbeat(nameOf(n)), input.now.getTime()) !== undefined)
