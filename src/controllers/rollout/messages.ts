@@ -165,3 +165,11 @@ export const conflictMessages = {
   outlived: (deadlineSeconds: number, refusal: string): string =>
     `not assigned for ${deadlineSeconds}s (progressDeadlineSeconds): ${refusal}`,
 };
+
+/** An undo's node that does not report the restored config (./restore.ts). */
+export const restoreMessages = {
+  notActive: (deadlineSeconds: number): string =>
+    `not restored: the previous config source was assigned but was not active, without error and Ready, within ${deadlineSeconds}s`,
+  neverAcknowledged: (deadlineSeconds: number): string =>
+    `not restored: the node did not acknowledge the assignment of its previous config source within ${deadlineSeconds}s (status.config.assigned unchanged)`,
+};

@@ -22,6 +22,7 @@ import {
 } from './messages.js';
 import { decidedRevert, encodeRecord, recordAgrees } from './trust.js';
 import { conflictFailure, type NodeConflict } from './conflicts.js';
+import { restoreDueMs, restoreStep, restoring } from './restore.js';
 import {
   changedByUs,
   isMine,
@@ -687,7 +688,7 @@ function revertNode(
     const holder = handBackTo(name, previous, input.others);
     const theirs = holder === undefined ? undefined : recordOf(input.others, holder, name);
     return {
-      record: { ...record, state: 'Reverted' },
+      record: restoring(record, input.now.getTime()),
       patch: letGoPatch(node, holder !== undefined && theirs ? { name: holder, record: theirs } : undefined, source),
     };
   }
@@ -700,7 +701,7 @@ function revertNode(
     specOnTarget(node, source) &&
     (holder === undefined || holder === previous?.rollout)
   ) {
-    return { record: { ...record, state: 'Reverted' } };
+    return { record: restoreStep(node, record, source, input.now.getTime(), deadlineOf(input)) };
   }
   return {
     record: notRestored(
@@ -735,9 +736,20 @@ function planRevert(input: PlanInput): Plan {
     delete copy.readySince;
     nodes[name] = copy;
   }
-  // Every node still to restore is patched in this step; the status is written only once all patches took, so
-  // Reverted is true when it is written (and a failed patch means another look, with whatever is left).
-  return finishPlan(input, nodes, { phase: 'Reverted' }, input.rollout.status?.currentBatch, { nodePatches: patches });
+  // Every node still to restore is patched in this step, and counts as restored once it reports the restored config
+  // active (./restore.ts): until then the rollout is Reverting, looked at again by the progress deadline.
+  const now = input.now.getTime();
+  const waiting = Object.values(nodes).some((p) => p.state === 'InFlight');
+  const due = restoreDueMs(nodes, now, deadlineOf(input));
+  return finishPlan(input, nodes, { phase: waiting ? 'Reverting' : 'Reverted' }, input.rollout.status?.currentBatch, {
+    nodePatches: patches,
+    ...(due !== undefined ? { requeueAfterMs: due } : {}),
+  });
+}
+
+/** The rollout's progress deadline in ms (progressDeadlineSeconds, 120 by default). */
+function deadlineOf(input: PlanInput): number {
+  return (input.rollout.spec?.progressDeadlineSeconds ?? 120) * 1000;
 }
 
 /**

@@ -99,6 +99,8 @@ function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
   const api = new FakeApi();
   api.version = V131;
   api.put('configmaps', CM_NEW);
+  // What the nodes ran before, which an undo puts them back on (they report it active once they run it).
+  api.put('configmaps', { ...CM_NEW, metadata: { name: 'old', namespace: 'kube-system', uid: 'old-uid' } });
   for (let i = 1; i <= n; i++) api.put('nodes', modernNode(`node-${i}`) as never);
   api.put('nodes', modernNode('green-1', { pool: 'green' }) as never);
   for (const name of [...Array.from({ length: n }, (_, i) => `node-${i + 1}`), 'green-1'])
@@ -211,7 +213,7 @@ describe('RolloutController on the NodeConfig channel', () => {
 
   it('reverts a config the canary refuses: its NodeConfig back on its exact previous source, the error reported there', async () => {
     const api = cluster(3);
-    simulateAgents(api, () => true);
+    simulateAgents(api, (src) => src.configMap?.name === 'new');
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
     const canary = nodeConfigOf(api, 'node-1');

@@ -74,6 +74,8 @@ function beat(api: FakeApi, name: string, when: Date): void {
 function cluster(n: number, spec: SpecFields = {}, renewed = new Date()): FakeApi {
   const api = new FakeApi();
   api.put('configmaps', CM_NEW);
+  // What the nodes ran before, which an undo puts them back on (they report it active once they run it).
+  api.put('configmaps', { ...CM_NEW, metadata: { name: 'old', namespace: 'kube-system', uid: 'old-uid' } });
   for (let i = 1; i <= n; i++) api.put('nodes', node(`node-${i}`) as never);
   api.put('nodes', node('green-1', { labels: { pool: 'green' } }) as never);
   for (let i = 1; i <= n; i++) beat(api, `node-${i}`, renewed);
@@ -276,7 +278,7 @@ describe('RolloutController', () => {
 
   it('reverts a config the canary refuses: the canary is back on its exact previous source, no other node touched', async () => {
     const api = cluster(3);
-    simulateAgents(api, () => true);
+    simulateAgents(api, (src) => src.configMap?.name === 'new');
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
     const canary = api.read('nodes', 'node-1') as unknown as Node;

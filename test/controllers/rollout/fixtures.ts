@@ -145,3 +145,37 @@ export function lease(name: string, renewed: Date, durationSeconds = 40): Lease 
 export function leasesFor(nodes: readonly Node[], renewed: Date, durationSeconds = 40): Map<string, Lease> {
   return new Map(nodes.map((n) => [n.metadata.name ?? '', lease(n.metadata.name ?? '', renewed, durationSeconds)]));
 }
+
+/**
+ * The nodes after a plan's patches took and each node's agent ran what it was assigned (status.config assigned and
+ * active, as a node that acknowledges the assignment reports it), and the rollout with the plan's status: the input of
+ * the next look.
+ */
+export function afterPatches<I extends { nodes: readonly Node[]; rollout: NodeConfigRollout }>(
+  input: I,
+  plan: { nodePatches: readonly NodePatchLike[]; status: RolloutStatus },
+): I {
+  const nodes = input.nodes.map((n) => {
+    const p = plan.nodePatches.find((x) => x.node === n.metadata.name);
+    if (!p) return n;
+    const annotations = { ...(n.metadata.annotations ?? {}) };
+    for (const [k, v] of Object.entries(p.patch.metadata.annotations)) {
+      if (v === null) delete annotations[k];
+      else annotations[k] = v;
+    }
+    const out: Node = { ...n, metadata: { ...n.metadata, annotations } };
+    if (p.patch.spec) {
+      const src = p.patch.spec.configSource;
+      out.spec = src ? { configSource: src } : {};
+      const reported = src?.configMap ? { configMap: { ...src.configMap, uid: 'uid', resourceVersion: '1' } } : null;
+      out.status = { ...n.status, config: reported ? { assigned: reported, active: reported } : {} };
+    }
+    return out;
+  });
+  return { ...input, nodes, rollout: { ...input.rollout, status: plan.status } };
+}
+
+interface NodePatchLike {
+  node: string;
+  patch: { metadata: { annotations: Record<string, string | null> }; spec?: { configSource: NodeConfigSource | null } };
+}

@@ -111,8 +111,8 @@ const TABLE: Row[] = [
       ),
     }),
     assigns: { 'node-2': 'old' },
-    phase: 'Reverted',
-    states: { 'node-1': 'NotRestored', 'node-2': 'Reverted' },
+    phase: 'Reverting',
+    states: { 'node-1': 'NotRestored', 'node-2': 'InFlight' },
   },
   {
     name: 'a node the controller changed before it kept a guarded record: an undo leaves it, NotRestored',
