@@ -19,13 +19,14 @@ import { kubectl, type Kubectl, type KubectlVersion } from '../helpers/kubectl.j
 import { waitForConfigz } from '../helpers/nodeconfig.js';
 import { waitFor } from '../helpers/wait.js';
 
-type User = 'admin' | 'mallory' | 'rita' | 'olivia';
+type User = 'admin' | 'mallory' | 'rita' | 'olivia' | 'sam';
 
 /** What each user holds (the RBAC objects below grant exactly this; no default role is relied on). */
 const USERS: Record<Exclude<User, 'admin'>, string> = {
   mallory: 'mallory (creates rollouts, may assign config, reads kube-system ConfigMaps; nothing in namespace victim)',
   rita: 'rita (creates and edits rollouts, reads every ConfigMap; may not assign config)',
   olivia: 'olivia (creates rollouts, may assign config, reads kube-system ConfigMaps)',
+  sam: 'sam (reads rollouts and may update nodeconfigrollouts/status, as monitoring tooling granted */status)',
 };
 
 const ncr = (name: string, spec: string, target = 'none') =>
@@ -220,6 +221,41 @@ const TABLE: Row[] = [
       assert.equal(node.status?.config?.active?.configMap?.name, 'base-two');
     },
   },
+  {
+    who: USERS.sam,
+    tries: "olivia-base's status patched to Reverting with a previous source of victim/app-secrets for node-2",
+    gets: "403: a rollout's status is the controller's; the rollout stays Succeeded and node-2 on its config",
+    as: 'sam',
+    kubectl: [
+      'patch',
+      'ncr',
+      'olivia-base',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        status: {
+          phase: 'Reverting',
+          nodes: {
+            'node-2': {
+              state: 'Failed',
+              reason: 'ConfigError',
+              updatedAt: '2026-01-01T00:00:00Z',
+              previous: { configSource: refJson('victim', 'app-secrets') },
+            },
+          },
+        },
+      }),
+    ],
+    refused:
+      'nodeconfigrollouts.dkc.io "olivia-base" is forbidden: the status of a NodeConfigRollout is the rollout ' +
+      'controller\'s record of what it did and decides what it assigns next: only "system:dkc:controller" may write it',
+    then: async () => {
+      assert.equal(await rolloutPhase('olivia-base'), 'Succeeded');
+      const node = await admin.get<Node>('/api/v1/nodes/node-2');
+      assert.equal(node.spec?.configSource?.configMap?.name, 'base-two');
+    },
+  },
 ];
 
 /** Not a byte of this may show anywhere but in the ConfigMaps that hold it. */
@@ -309,6 +345,13 @@ rules:
 - {apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: test-rollout-status-writer}
+rules:
+- {apiGroups: [dkc.io], resources: [nodeconfigrollouts], verbs: [get, list, watch]}
+- {apiGroups: [dkc.io], resources: [nodeconfigrollouts/status], verbs: [get, update, patch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {name: test-configmap-reader, namespace: kube-system}
 rules:
@@ -322,6 +365,7 @@ ${[
   ['olivia', 'ClusterRole', 'test-rollout-author'],
   ['olivia', 'ClusterRole', 'test-config-assigner'],
   ['olivia', 'Role', 'test-configmap-reader'],
+  ['sam', 'ClusterRole', 'test-rollout-status-writer'],
 ]
   .map(
     ([user, kind, role]) => `---
@@ -337,7 +381,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ${user}}]`,
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-security-refs-'));
   const tokens = join(work, 'tokens.csv');
-  const users = ['mallory', 'rita', 'olivia'] as const;
+  const users = ['mallory', 'rita', 'olivia', 'sam'] as const;
   await writeFile(tokens, users.map((u) => `token-${u}-0123456789,${u},uid-${u}`).join('\n') + '\n');
   cluster = await startCluster({
     dataDir: join(work, 'cluster'),
@@ -380,6 +424,7 @@ before(async () => {
     ['mallory', 'get', 'configmaps -n kube-system'],
     ['rita', 'get', 'configmaps -n victim'],
     ['olivia', 'get', 'configmaps -n kube-system'],
+    ['sam', 'patch', 'nodeconfigrollouts --subresource=status'],
   ] as const) {
     await waitFor(
       `${u}'s bindings`,

@@ -18,6 +18,13 @@ export const COMPONENT = 'dkc-rollout-controller';
  */
 export const ROLLOUT_ANNOTATION = 'dkc.io/rollout';
 /**
+ * On the Node channel, the guarded copy of a node's revert record (JSON of NodeConfig's status.previous: the source the
+ * node had before the rollout now holding it changed it, and the rollout that held it then), written in the same
+ * patch as the change. dkc server lets only the rollout controller write it, as NodeConfig.status.previous on the
+ * NodeConfig channel; an undo restores a node only when the rollout's own record agrees with it.
+ */
+export const REVERT_RECORD_ANNOTATION = 'dkc.io/revert-record';
+/**
  * Where earlier controllers recorded a node's previous source. Node-writable, so it is never read; a patch of the
  * controller's removes it.
  */
@@ -36,7 +43,8 @@ export const PAUSED_AFTER_CANARY_ANNOTATION = 'dkc.io/paused-after-canary';
 export type Phase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
 export type NodeState =
   'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden' | 'Deleted' | 'NotRestored';
-export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden' | 'NoRecord';
+/** NodeConflict: another field manager applies the node's assignment, and did for longer than the progress deadline. */
+export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden' | 'NoRecord' | 'NodeConflict';
 /** Why a node not yet changed waits: its Ready condition is not True, or its heartbeat (Lease) is stale. */
 export type WaitingReason = 'NotReady' | 'HeartbeatStale';
 export type FailurePolicy = 'Revert' | 'Halt';

@@ -11,7 +11,6 @@ import type { Status } from '../../api/errors.js';
 import type { ObjectMeta } from '../../api/types.js';
 import { isApiError, type RestClient } from '../../client/index.js';
 import { ControllerError } from '../errors.js';
-import { ROLLOUT_ANNOTATION } from '../../api/dkc/rollout.js';
 import { channelMessages as messages } from './messages.js';
 import type { NodePatch } from './plan.js';
 
@@ -23,8 +22,8 @@ type Assigned = { metadata: Meta; spec?: { configSource?: unknown } };
 
 /**
  * What the controller applies to the object that keeps `p.node`'s assignment (a Node or a NodeConfig), given the
- * object as last seen: its name and the resourceVersion the plan read (a precondition), the rollout annotation
- * unless the patch removes it, and the source the patch sets, or, when it sets none, the source the object has (the
+ * object as last seen: its name and the resourceVersion the plan read (a precondition), the annotations the patch
+ * sets (the rollout's, the guarded revert record), and the source the patch sets, or, when it sets none, the source the object has (the
  * controller goes on owning it: a source it stopped applying would go). `extra` adds fields the object must keep
  * (a NodeConfig's owner reference). Pure.
  */
@@ -34,10 +33,13 @@ export function appliedAssignment(
   seen: Assigned | undefined,
   extra: Json = {},
 ): Json {
-  const holder = p.patch.metadata.annotations[ROLLOUT_ANNOTATION];
+  // The annotations the patch sets (the holder, the guarded revert record); those it removes are left out.
+  const annotations = Object.fromEntries(
+    Object.entries(p.patch.metadata.annotations).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
   const metadata: Json = { name: head.name, ...extra };
   if (p.resourceVersion !== '') metadata['resourceVersion'] = p.resourceVersion;
-  if (typeof holder === 'string') metadata['annotations'] = { [ROLLOUT_ANNOTATION]: holder };
+  if (Object.keys(annotations).length > 0) metadata['annotations'] = annotations;
   const source = p.patch.spec ? p.patch.spec.configSource : seen?.spec?.configSource;
   const out: Json = { apiVersion: head.apiVersion, kind: head.kind, metadata };
   if (source !== undefined && source !== null) out['spec'] = { configSource: source };

@@ -12,14 +12,20 @@ import {
   newNodeConfig,
   nodeConfigName,
   type NodeConfig,
+  type PreviousAssignment,
 } from '../../api/dkc/nodeconfig.js';
+import { deepEqual } from '../../api/equal.js';
 import type { Node } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
 import type { RestClient } from '../../client/index.js';
 import type { InformerLike, SharedInformerFactory } from '../../client/sharedinformers.js';
 import type { NodePatch } from './plan.js';
 import { channelMessages as messages } from './messages.js';
-import { LEGACY_PREVIOUS_SOURCE_ANNOTATION, ROLLOUT_ANNOTATION } from '../../api/dkc/rollout.js';
+import {
+  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
+  REVERT_RECORD_ANNOTATION,
+  ROLLOUT_ANNOTATION,
+} from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
 import { FIELD_MANAGER, appliedAssignment, applyAssignment } from './apply.js';
 
@@ -56,7 +62,7 @@ const OWN_ANNOTATIONS = [ROLLOUT_ANNOTATION, LEGACY_PREVIOUS_SOURCE_ANNOTATION];
 
 /**
  * The Node as the plan sees it on the NodeConfig channel: spec.configSource, status.config, the controller's
- * annotations and the resourceVersion a write is conditioned on are the NodeConfig's (nothing assigned, no
+ * annotations (the guarded revert record from status.previous) and the resourceVersion a write is conditioned on are the NodeConfig's (nothing assigned, no
  * resourceVersion, when the node has none yet); labels, conditions and the rest are the Node's. Pure.
  */
 export function assignmentView(node: Node, nc: NodeConfig | undefined): Node {
@@ -66,6 +72,10 @@ export function assignmentView(node: Node, nc: NodeConfig | undefined): Node {
     const v = nc?.metadata.annotations?.[k];
     if (v !== undefined) annotations[k] = v;
   }
+  // The guarded revert record is the NodeConfig's status.previous here; the Node's annotation means nothing.
+  delete annotations[REVERT_RECORD_ANNOTATION];
+  const record = nc?.status?.previous;
+  if (record !== undefined && record !== null) annotations[REVERT_RECORD_ANNOTATION] = JSON.stringify(record);
   const metadata = { ...node.metadata, annotations };
   delete metadata.resourceVersion;
   if (nc?.metadata.resourceVersion !== undefined) metadata.resourceVersion = nc.metadata.resourceVersion;
@@ -127,6 +137,19 @@ export class NodeChannel implements AssignmentChannel {
   }
 }
 
+/**
+ * The revert record a patch gives the node (as the Node channel's annotation carries it): set, removed (null), or
+ * left as it is (undefined); and the patch without it, which is what goes to the NodeConfig's spec and annotations.
+ */
+export function splitRecord(p: NodePatch): { record: PreviousAssignment | null | undefined; rest: NodePatch } {
+  const annotations = { ...p.patch.metadata.annotations };
+  const text = annotations[REVERT_RECORD_ANNOTATION];
+  delete annotations[REVERT_RECORD_ANNOTATION];
+  const rest: NodePatch = { ...p, patch: { ...p.patch, metadata: { ...p.patch.metadata, annotations } } };
+  if (text === undefined) return { record: undefined, rest };
+  return { record: text === null ? null : (JSON.parse(text) as PreviousAssignment), rest };
+}
+
 /** The NodeConfig channel: the plan's patches go to the node's NodeConfig, created when it has none. */
 export class NodeConfigChannel implements AssignmentChannel {
   readonly channel = 'nodeconfig' as const;
@@ -160,12 +183,15 @@ export class NodeConfigChannel implements AssignmentChannel {
     return assignmentView(node, this.current(node.metadata.name ?? ''));
   }
 
-  async write(p: NodePatch, node: Node | undefined, signal: AbortSignal): Promise<void> {
-    const name = nodeConfigName(p.node);
+  async write(whole: NodePatch, node: Node | undefined, signal: AbortSignal): Promise<void> {
+    const name = nodeConfigName(whole.node);
     const seen = this.nodeConfigs.store.get(name);
     // No NodeConfig yet (the view has no resourceVersion): create it, owned by the Node; one created meanwhile
     // answers 409, and the rollout is looked at again.
-    if (p.resourceVersion === '' && !node) throw new Error(messages.nodeGone(p.node));
+    if (whole.resourceVersion === '' && !node) throw new Error(messages.nodeGone(whole.node));
+    const { record, rest } = splitRecord(whole);
+    // The record goes first, in the status: a change whose record is not written is never made.
+    const p = record === undefined ? rest : await this.writeRecord(rest, record, node, signal);
     const current = this.current(p.node);
     // The owner reference is applied with the rest: one the controller stopped applying would go.
     const owners =
@@ -190,6 +216,43 @@ export class NodeConfigChannel implements AssignmentChannel {
             signal,
           );
     this.written.record(name, answer, seen);
+  }
+
+  /**
+   * Writes status.previous (creating the NodeConfig, unassigned, when there is none), conditioned on the plan's
+   * resourceVersion; the patch then follows on the version this write made.
+   */
+  private async writeRecord(
+    p: NodePatch,
+    record: PreviousAssignment | null,
+    node: Node | undefined,
+    signal: AbortSignal,
+  ): Promise<NodePatch> {
+    const name = nodeConfigName(p.node);
+    if (deepEqual(this.current(p.node)?.status?.previous ?? null, record)) return p;
+    let rv = p.resourceVersion;
+    if (rv === '') {
+      if (record === null || !node) return p;
+      const created = await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, newNodeConfig(node), {
+        signal,
+        query: { fieldManager: FIELD_MANAGER },
+      });
+      this.written.record(name, created, this.nodeConfigs.store.get(name));
+      rv = created.metadata.resourceVersion ?? '';
+    }
+    const answer = await this.client.patch<CachedNodeConfig>(
+      `${NODE_CONFIGS_PATH}/${encodeURIComponent(name)}/status`,
+      'merge',
+      { metadata: { resourceVersion: rv }, status: { previous: record } },
+      { signal, query: { fieldManager: FIELD_MANAGER } },
+    );
+    this.written.record(name, answer, this.nodeConfigs.store.get(name));
+    const next = answer.metadata.resourceVersion ?? '';
+    return {
+      ...p,
+      resourceVersion: next,
+      patch: { ...p.patch, metadata: { ...p.patch.metadata, resourceVersion: next } },
+    };
   }
 
   forget(node: string): void {

@@ -51,6 +51,8 @@ import {
   type NodeConfigRollout,
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
+import { renderedDistrust } from './trust.js';
+import { ConflictTracker } from './conflicts.js';
 import { WrittenObjects } from './written.js';
 import { FIELD_MANAGER, isAssignmentConflict } from './apply.js';
 import { errorMessage } from '../../util/errors.js';
@@ -126,6 +128,7 @@ export class RolloutController {
   private readonly events: EventRecorder;
   private readonly compatibility = new CompatibilityJudge();
   private readonly failures = new Map<string, number>();
+  private readonly conflicts = new ConflictTracker();
   /** Per rollout: when its last look ended and how long it took without its node writes (monotonic ms). */
   private readonly lastLook = new Map<string, { endedAt: number; tookMs: number }>();
   /** How long the current look's node assignments took to write (monotonic ms). */
@@ -214,6 +217,7 @@ export class RolloutController {
     this.rollouts.on('delete', (r) => {
       this.writtenRollouts.forget(r.metadata.name ?? '');
       this.lastLook.delete(r.metadata.name ?? '');
+      this.conflicts.forget(r.metadata.name ?? '');
     });
     const everyActive = (): void => {
       for (const r of this.rollouts.store.list()) if (needsWork(r)) batched(r);
@@ -332,6 +336,11 @@ export class RolloutController {
         : ref
           ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`)
           : undefined;
+    // A recorded rendered ConfigMap is assigned only if it is the one this rollout's layers were rendered into.
+    const distrust = layered !== undefined && !rendering ? renderedDistrust(rollout, cm) : undefined;
+    if (distrust !== undefined) input.renderedDistrust = distrust;
+    const conflicts = this.conflicts.of(name);
+    if (conflicts) input.conflicts = conflicts;
     const configMap =
       cm?.metadata.uid !== undefined
         ? { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion ?? '' }
@@ -501,10 +510,14 @@ export class RolloutController {
     await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
       try {
         await this.assignments.write(p, this.nodes.store.get(p.node), signal);
+        this.conflicts.written(name, p.node);
       } catch (err) {
-        // Another applier declares the node's assignment: said on the rollout, and the look fails (retried, backing off).
-        if (isAssignmentConflict(err))
+        // Another applier declares the node's assignment: said on the rollout, and the look fails (retried, backing
+        // off) until the progress deadline fails the node (./conflicts.ts).
+        if (isAssignmentConflict(err)) {
+          this.conflicts.refused(name, p.node, err.message, this.clock.now().getTime());
           this.events.record(rolloutReference(current), 'Warning', 'NodeConflict', err.message);
+        }
         throw err;
       }
       if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));

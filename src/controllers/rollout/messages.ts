@@ -141,3 +141,35 @@ export const channelMessages = {
   fieldConflict: (node: string, conflict: string): string =>
     `node ${node} not assigned: its assignment is applied by another field manager (${conflict})`,
 };
+
+/** What the controller says when a record in a rollout's status is not borne out by what only it writes (./trust.ts). */
+export const trustReasons = {
+  /** A layered rollout whose status names a ConfigMap its layers were not rendered into. */
+  renderedNotOurs: 'RenderedConfigMapNotVerified',
+} as const;
+
+export const trustMessages = {
+  recordDisagrees:
+    "not restored: this rollout's record of the node's previous config source is not the node's own revert record " +
+    '(written by the rollout controller with the change), so it is left as it is',
+  renderedNotOurs: (configMap: string): string =>
+    `status.renderedConfigMap names ${configMap}, which is not a ConfigMap this rollout's layers were rendered into ` +
+    '(immutable, owned by the rollout, named by the hash of its content): nothing is assigned from it',
+  revertNotDecided:
+    "status.phase Reverting was not the controller's decision (no spec.revert, no deletion, no more failed nodes " +
+    'than maxFailures in its records): nothing is restored',
+};
+
+/** A node whose assignment another applier holds (./conflicts.ts). */
+export const conflictMessages = {
+  outlived: (deadlineSeconds: number, refusal: string): string =>
+    `not assigned for ${deadlineSeconds}s (progressDeadlineSeconds): ${refusal}`,
+};
+
+/** An undo's node that does not report the restored config (./restore.ts). */
+export const restoreMessages = {
+  notActive: (deadlineSeconds: number): string =>
+    `not restored: the previous config source was assigned but was not active, without error and Ready, within ${deadlineSeconds}s`,
+  neverAcknowledged: (deadlineSeconds: number): string =>
+    `not restored: the node did not acknowledge the assignment of its previous config source within ${deadlineSeconds}s (status.config.assigned unchanged)`,
+};

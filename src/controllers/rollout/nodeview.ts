@@ -8,6 +8,7 @@ import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../ap
 import { syncError } from '../../api/configstatus.js';
 import { isFresh, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
+import { recordAgrees } from './trust.js';
 import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from '../../api/dkc/rollout.js';
 
 /** What the rollout wants on each node, and when. */
@@ -136,10 +137,12 @@ function soak(node: Node, prev: NodeProgress, t: NodeTarget, h: Heartbeat): { si
   return { since, over: now >= end && heard };
 }
 
-/** One step for a node this rollout has changed and is waiting on. */
+/**
+ * One step for a node this rollout has changed and is waiting on. Only a change of spec.configSource, which takes the
+ * right to assign, overrides it: the dkc.io/rollout annotation is a hint the node itself may write.
+ */
 function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgress {
-  if (!isMine(node, t.rollout) || !specOnTarget(node, t.desired))
-    return failed(prev, 'Overridden', failureMessages.overridden);
+  if (!specOnTarget(node, t.desired)) return failed(prev, 'Overridden', failureMessages.overridden);
   const err = configError(node, t);
   if (err !== undefined) return failed(prev, 'ConfigError', err);
   const now = t.now.getTime();
@@ -183,8 +186,9 @@ export function stepNode(
   const record = prev ?? { state: 'Pending' };
   switch (record.state) {
     case 'Pending':
-      // Recorded as about to change (its previous source written first) and found changed: the patch took.
-      if (record.previous !== undefined && isMine(node, t.rollout) && specOnTarget(node, t.desired)) {
+      // Recorded as about to change (its previous source written first) and found changed, with the guarded copy of
+      // the record the change wrote: the patch took.
+      if (record.previous !== undefined && specOnTarget(node, t.desired) && recordAgrees(node, record.previous)) {
         const recovered: NodeProgress = {
           state: 'InFlight',
           batch: recoveredBatch,
@@ -207,7 +211,7 @@ export function stepNode(
       return stepInFlight(node, record, t);
     case 'Succeeded':
       // Counted, never fought over: a node someone else moves off the target is recorded and left alone.
-      if (!specOnTarget(node, t.desired) || (record.updatedAt !== undefined && !isMine(node, t.rollout))) {
+      if (!specOnTarget(node, t.desired)) {
         return failed(record, 'Overridden', failureMessages.overridden);
       }
       return record;

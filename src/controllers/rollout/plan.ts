@@ -11,7 +11,18 @@ import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOp
 import { describeIncompatible, reasonOf, type Incompatibility } from '../../nodepolicy/compat.js';
 import { heartbeatOf } from './heartbeat.js';
 import { isLayered, renderedSource } from './layers.js';
-import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
+import {
+  conditionMessages,
+  conditionReasons,
+  eventMessages,
+  failureMessages,
+  trustMessages,
+  trustReasons,
+  waitingMessages,
+} from './messages.js';
+import { decidedRevert, encodeRecord, recordAgrees } from './trust.js';
+import { conflictFailure, type NodeConflict } from './conflicts.js';
+import { restoreDueMs, restoreStep, restoring } from './restore.js';
 import {
   changedByUs,
   isMine,
@@ -26,6 +37,7 @@ import {
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
+  REVERT_RECORD_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUT_FINALIZER,
   desiredSource,
@@ -75,6 +87,13 @@ export interface PlanInput {
    * node among them that this rollout has not changed is never started.
    */
   incompatible?: ReadonlyMap<string, Incompatibility>;
+  /**
+   * Why the ConfigMap status.renderedConfigMap names is not the one this rollout's layers were rendered into
+   * (./trust.ts renderedDistrust); absent when it is, or when the rollout is not layered.
+   */
+  renderedDistrust?: string;
+  /** The nodes whose assignment another applier refused this rollout, since when (./conflicts.ts); absent: none. */
+  conflicts?: ReadonlyMap<string, NodeConflict>;
 }
 
 export interface NodePatch {
@@ -109,7 +128,8 @@ export type EventReason =
   | 'NodesReleased'
   | 'RolloutHalted'
   | 'RolloutReverted'
-  | 'RolloutSucceeded';
+  | 'RolloutSucceeded'
+  | 'StatusNotDecided';
 
 export interface RolloutEvent {
   type: 'Normal' | 'Warning';
@@ -173,8 +193,9 @@ function olderThan(a: NodeConfigRollout, b: NodeConfigRollout): boolean {
 }
 
 /**
- * The unfinished rollout other than `me` that holds `node`: the one that changed it, or an older one that selects it
- * (so two rollouts created together never both start on it). A rollout that is undoing holds only what it changed.
+ * The unfinished rollout other than `me` that holds `node`: the one whose own records say it changed it (or is about
+ * to), or an older one that selects it (so two rollouts created together never both start on it). A rollout that is
+ * undoing holds only what it changed. The node's dkc.io/rollout annotation decides nothing: a node may write it.
  */
 export function holderOf(me: NodeConfigRollout, node: Node, others: readonly NodeConfigRollout[]): string | undefined {
   const myName = me.metadata.name;
@@ -182,7 +203,7 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
     const name = o.metadata.name;
     if (name === myName || name === undefined) continue;
     if (!needsWork(o)) continue;
-    if (ownerOf(node) === name) return name;
+    if (claims(o, nameOf(node))) return name;
     if (
       o.spec?.revert !== true &&
       o.status?.phase !== 'Reverting' &&
@@ -193,6 +214,12 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
       return name;
   }
   return undefined;
+}
+
+/** Whether `o`'s own status records it changed `node` and has not let go of it, or is about to change it. */
+function claims(o: NodeConfigRollout, node: string): boolean {
+  const p = o.status?.nodes?.[node];
+  return changedByUs(p) || (p?.state === 'Pending' && p.previous !== undefined);
 }
 
 // ---- status assembly ----------------------------------------------------------------------------------------
@@ -497,7 +524,13 @@ function previousOf(node: Node): PreviousRecord {
   };
 }
 
-function startPatch(node: Node, rollout: string, desired: NodeConfigSource | null): NodePatch {
+/** Sets `node` to `desired`, held by `rollout`, with the guarded copy of the record written in the same change. */
+function startPatch(
+  node: Node,
+  rollout: string,
+  desired: NodeConfigSource | null,
+  previous: PreviousRecord,
+): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
   return {
     node: nameOf(node),
@@ -505,17 +538,32 @@ function startPatch(node: Node, rollout: string, desired: NodeConfigSource | nul
     patch: {
       metadata: {
         resourceVersion: rv,
-        annotations: { [ROLLOUT_ANNOTATION]: rollout, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+        annotations: {
+          [ROLLOUT_ANNOTATION]: rollout,
+          [REVERT_RECORD_ANNOTATION]: encodeRecord(previous),
+          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+        },
       },
       spec: { configSource: desired },
     },
   };
 }
 
-/** Gives the node back to `holder` (or to nobody), and, with `source`, puts it back on that source in the same write. */
-function letGoPatch(node: Node, holder: string | undefined, source?: NodeConfigSource | null): NodePatch {
+/**
+ * Gives the node back to `holder` with its record of the node (or to nobody, without a record), and, with `source`,
+ * puts it back on that source in the same write.
+ */
+function letGoPatch(
+  node: Node,
+  holder: { name: string; record: PreviousRecord } | undefined,
+  source?: NodeConfigSource | null,
+): NodePatch {
   const rv = node.metadata.resourceVersion ?? '';
-  const annotations = { [ROLLOUT_ANNOTATION]: holder ?? null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null };
+  const annotations = {
+    [ROLLOUT_ANNOTATION]: holder?.name ?? null,
+    [REVERT_RECORD_ANNOTATION]: holder ? encodeRecord(holder.record) : null,
+    [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+  };
   return {
     node: nameOf(node),
     resourceVersion: rv,
@@ -565,6 +613,11 @@ export function handBackTo(
   const theirs = o.status?.nodes?.[node];
   if (!changedByUs(theirs) || theirs?.previous === undefined) return undefined;
   return sameSource(targetOf(o), sourceOfRecord(previous.configSource)) ? holder : undefined;
+}
+
+/** Rollout `holder`'s record of what `node` ran before it changed it. */
+function recordOf(others: readonly NodeConfigRollout[], holder: string, node: string): PreviousRecord | undefined {
+  return others.find((o) => o.metadata.name === holder)?.status?.nodes?.[node]?.previous;
 }
 
 function notRestored(
@@ -629,8 +682,15 @@ function revertNode(
   if (mine && onTarget) {
     if (previous === undefined || source === undefined)
       return { record: notRestored(record, 'NotRestored', failureMessages.noRecord) };
+    // Restored only as the node's own guarded record says too: a record anyone else wrote assigns nothing.
+    if (!recordAgrees(node, previous))
+      return { record: notRestored(record, 'NotRestored', trustMessages.recordDisagrees) };
     const holder = handBackTo(name, previous, input.others);
-    return { record: { ...record, state: 'Reverted' }, patch: letGoPatch(node, holder, source) };
+    const theirs = holder === undefined ? undefined : recordOf(input.others, holder, name);
+    return {
+      record: restoring(record, input.now.getTime()),
+      patch: letGoPatch(node, holder !== undefined && theirs ? { name: holder, record: theirs } : undefined, source),
+    };
   }
   const holder = ownerOf(node);
   // Back where this rollout found it and let go of, as only its own restoring patch leaves a node: the last leader
@@ -641,7 +701,7 @@ function revertNode(
     specOnTarget(node, source) &&
     (holder === undefined || holder === previous?.rollout)
   ) {
-    return { record: { ...record, state: 'Reverted' } };
+    return { record: restoreStep(node, record, source, input.now.getTime(), deadlineOf(input)) };
   }
   return {
     record: notRestored(
@@ -676,9 +736,20 @@ function planRevert(input: PlanInput): Plan {
     delete copy.readySince;
     nodes[name] = copy;
   }
-  // Every node still to restore is patched in this step; the status is written only once all patches took, so
-  // Reverted is true when it is written (and a failed patch means another look, with whatever is left).
-  return finishPlan(input, nodes, { phase: 'Reverted' }, input.rollout.status?.currentBatch, { nodePatches: patches });
+  // Every node still to restore is patched in this step, and counts as restored once it reports the restored config
+  // active (./restore.ts): until then the rollout is Reverting, looked at again by the progress deadline.
+  const now = input.now.getTime();
+  const waiting = Object.values(nodes).some((p) => p.state === 'InFlight');
+  const due = restoreDueMs(nodes, now, deadlineOf(input));
+  return finishPlan(input, nodes, { phase: waiting ? 'Reverting' : 'Reverted' }, input.rollout.status?.currentBatch, {
+    nodePatches: patches,
+    ...(due !== undefined ? { requeueAfterMs: due } : {}),
+  });
+}
+
+/** The rollout's progress deadline in ms (progressDeadlineSeconds, 120 by default). */
+function deadlineOf(input: PlanInput): number {
+  return (input.rollout.spec?.progressDeadlineSeconds ?? 120) * 1000;
 }
 
 /**
@@ -807,6 +878,8 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
       continue;
     }
     if (p.state === 'Pending') p = holdIfDown(p, prev, n, target);
+    const conflicted = conflictFailure(p, input.conflicts?.get(nameOf(n)), input.now.getTime(), target.deadlineMs);
+    if (conflicted) p = conflicted;
     nodes[nameOf(n)] = p;
     if (p.batch === recoveredBatch) currentBatch = recoveredBatch;
     if (p.state === 'InFlight' || unavailableReason(n, target.heartbeat(nameOf(n)), input.now.getTime()) !== undefined)
@@ -869,7 +942,12 @@ function planLayered(input: PlanInput): Plan {
   const old = r.status;
   const name = renderedName(input);
   const unfinished = r.spec?.revert !== true && old?.phase !== 'Reverting' && !isFinished(r);
-  const failure = unfinished && old?.renderedConfigMap === undefined ? layeredSpecFailure(input, name) : undefined;
+  const failure =
+    unfinished && old?.renderedConfigMap === undefined
+      ? layeredSpecFailure(input, name)
+      : unfinished && input.renderedDistrust !== undefined
+        ? { reason: trustReasons.renderedNotOurs, message: input.renderedDistrust }
+        : undefined;
   if (failure) return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   return withRendered(planSource(asSourceRollout(input, name)), name, old);
 }
@@ -913,7 +991,17 @@ function planSource(input: PlanInput): Plan {
   const old = r.status;
   const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
   if (r.spec?.revert === true) return old?.phase === 'Reverted' ? nothing() : planRevert(input);
-  if (old?.phase === 'Reverting') return planRevert(input);
+  if (old?.phase === 'Reverting') {
+    if (decidedRevert(r)) return planRevert(input);
+    // Not the controller's decision: planned as the rollout it is, and said so.
+    const plan = planSource({ ...input, rollout: { ...r, status: { ...old, phase: 'Progressing' } } });
+    const warning: RolloutEvent = {
+      type: 'Warning',
+      reason: 'StatusNotDecided',
+      message: trustMessages.revertNotDecided,
+    };
+    return { ...plan, events: [warning, ...plan.events] };
+  }
   if (isFinished(r)) return nothing();
 
   let reqs: LabelRequirement[];
@@ -993,7 +1081,7 @@ function planSource(input: PlanInput): Plan {
     before[nameOf(n)] = { state: 'Pending', previous };
     nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
   }
-  const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired));
+  const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired, before[nameOf(n)]!.previous!));
   const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
   const intent =
     patches.length > 0

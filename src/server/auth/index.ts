@@ -31,6 +31,7 @@ import { configMapReferences } from './configreferences.js';
 import type { ConfigChannel } from '../../api/dkc/channel.js';
 import { configSourcePermission } from './configsource.js';
 import { rbacEscalation } from './escalation.js';
+import { rolloutRecords } from './rolloutstatus.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
 import { NodeGraph } from './nodegraph.js';
 import { nodeRestriction } from './noderestriction.js';
@@ -138,6 +139,7 @@ export function clusterAuthorization(
       configMapReferences(authorizer),
       rolloutConfigNamespace,
       nodeConfigRevertRecord,
+      rolloutRecords,
       nodeConfigPolicy(reads, options.assignmentChannel, authorizer),
       kubeletVersionCompatibility(reads, options.assignmentChannel, authorizer),
       inPlaceConfigEdit(reads, options.assignmentChannel),

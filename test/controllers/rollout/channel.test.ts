@@ -99,6 +99,8 @@ function cluster(n: number, spec: RolloutSpec = {}): FakeApi {
   const api = new FakeApi();
   api.version = V131;
   api.put('configmaps', CM_NEW);
+  // What the nodes ran before, which an undo puts them back on (they report it active once they run it).
+  api.put('configmaps', { ...CM_NEW, metadata: { name: 'old', namespace: 'kube-system', uid: 'old-uid' } });
   for (let i = 1; i <= n; i++) api.put('nodes', modernNode(`node-${i}`) as never);
   api.put('nodes', modernNode('green-1', { pool: 'green' }) as never);
   for (const name of [...Array.from({ length: n }, (_, i) => `node-${i + 1}`), 'green-1'])
@@ -202,18 +204,22 @@ describe('RolloutController on the NodeConfig channel', () => {
       'the revert record, in the rollout’s status',
     );
     assert.deepEqual(r.status?.nodes?.['node-2']?.previous, { configSource: {} });
+    // Its guarded copy, which an undo must agree with, in each NodeConfig's status (the controller's alone to write).
+    assert.deepEqual(nodeConfigOf(api, 'node-1')?.status?.previous, { configSource: OLD });
+    assert.deepEqual(nodeConfigOf(api, 'node-2')?.status?.previous, { configSource: {} });
     const batches = Object.values(r.status?.nodes ?? {}).map((p) => p.batch);
     assert.deepEqual(batches.sort(), [0, 1, 1, 2]);
   });
 
   it('reverts a config the canary refuses: its NodeConfig back on its exact previous source, the error reported there', async () => {
     const api = cluster(3);
-    simulateAgents(api, () => true);
+    simulateAgents(api, (src) => src.configMap?.name === 'new');
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
     const canary = nodeConfigOf(api, 'node-1');
     assert.deepEqual(canary?.spec?.configSource, OLD);
     assert.equal(canary?.metadata.annotations?.[ROLLOUT_ANNOTATION], undefined);
+    assert.equal(canary?.status?.previous ?? null, null, 'restored and held by nobody: no record left');
     assert.equal(nodeConfigOf(api, 'node-2'), undefined, 'no other node touched');
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
     assert.deepEqual(

@@ -74,6 +74,8 @@ function beat(api: FakeApi, name: string, when: Date): void {
 function cluster(n: number, spec: SpecFields = {}, renewed = new Date()): FakeApi {
   const api = new FakeApi();
   api.put('configmaps', CM_NEW);
+  // What the nodes ran before, which an undo puts them back on (they report it active once they run it).
+  api.put('configmaps', { ...CM_NEW, metadata: { name: 'old', namespace: 'kube-system', uid: 'old-uid' } });
   for (let i = 1; i <= n; i++) api.put('nodes', node(`node-${i}`) as never);
   api.put('nodes', node('green-1', { labels: { pool: 'green' } }) as never);
   for (let i = 1; i <= n; i++) beat(api, `node-${i}`, renewed);
@@ -188,9 +190,51 @@ describe('RolloutController with layers', () => {
     assert.equal(api.nodePatches('node-1').length + api.nodePatches('node-2').length, 0);
     assert.equal(renderedCreates(api).length, 0);
   });
+
+  it('a status naming any kube-system ConfigMap as the rendered one (written by someone else) halts the rollout and assigns it to no node', async () => {
+    const api = cluster(2, { configSource: undefined, layers: LAYERS });
+    api.put('configmaps', layer('base', 'maxPods: 50\n'));
+    api.put('configmaps', layer('pool', 'maxPods: 80\n'));
+    api.put('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'coredns', namespace: 'kube-system', uid: 'coredns-uid' },
+      data: { kubelet: HEADER + 'authentication: {anonymous: {enabled: true}}\n' },
+    });
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    api.put('rollouts', {
+      ...r,
+      status: { phase: 'Progressing', startTime: iso(0), renderedConfigMap: 'coredns' },
+    } as never);
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Halted', 'Halted');
+    const failed = (api.read('rollouts', 'r1') as NodeConfigRollout).status?.conditions?.find(
+      (c) => c.type === 'Failed',
+    );
+    assert.equal(failed?.reason, 'RenderedConfigMapNotVerified');
+    assert.equal(api.nodePatches('node-1').length + api.nodePatches('node-2').length, 0);
+  });
 });
 
 describe('RolloutController', () => {
+  it('a node that names another unfinished rollout in its dkc.io/rollout (as a node may write it) halts nothing', async () => {
+    const api = cluster(2);
+    const hold = rollout({ nodeSelector: { matchLabels: { pool: 'green' } }, paused: true }, undefined, {
+      name: 'r-hold',
+      creationTimestamp: iso(0),
+    });
+    delete hold.metadata.resourceVersion;
+    api.put('rollouts', hold as never);
+    const n1 = api.read('nodes', 'node-1') as unknown as Node;
+    api.put('nodes', { ...n1, metadata: { ...n1.metadata, annotations: { [ROLLOUT_ANNOTATION]: 'r-hold' } } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    for (const n of ['node-1', 'node-2'])
+      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, NEW, `${n} on the new config`);
+  });
+
   it('drives a good config to Succeeded: each selected node patched once, within maxUnavailable, others untouched', async () => {
     const api = cluster(5, { strategy: { canary: 1, maxUnavailable: 2 } });
     simulateAgents(api);
@@ -234,7 +278,7 @@ describe('RolloutController', () => {
 
   it('reverts a config the canary refuses: the canary is back on its exact previous source, no other node touched', async () => {
     const api = cluster(3);
-    simulateAgents(api, () => true);
+    simulateAgents(api, (src) => src.configMap?.name === 'new');
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
     const canary = api.read('nodes', 'node-1') as unknown as Node;

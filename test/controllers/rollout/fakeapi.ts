@@ -242,7 +242,9 @@ export class FakeApi implements RolloutClient {
       if (type === 'apply') this.applied.set(path, clone(patch));
       const next = mergePatch(base, patch) as Obj;
       // A patch of the main resource leaves status alone, as the status subresource splits them.
-      if (path.includes('/nodeconfigs/')) next['status'] = current['status'];
+      if (path.includes('/nodeconfigs/') && !path.endsWith('/status')) next['status'] = current['status'];
+      // A patch of the status subresource changes only the status.
+      if (path.endsWith('/status')) return { ...current, status: next['status'] };
       if (path.includes('nodeconfigrollouts')) {
         next['status'] = current['status'];
         const specChanged = JSON.stringify(next['spec']) !== JSON.stringify(current['spec']);

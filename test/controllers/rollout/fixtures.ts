@@ -3,6 +3,7 @@
 import type { Lease, Node, NodeConfigSource } from '../../../src/api/types.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
+  REVERT_RECORD_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUT_FINALIZER,
   type NodeConfigRollout,
@@ -37,6 +38,8 @@ export interface NodeOptions {
   owner?: string;
   /** The dkc.io/previous-config-source annotation earlier controllers wrote (anyone who may patch the node can too). */
   legacyPrevious?: string;
+  /** The guarded copy of the revert record the controller writes with a change (dkc.io/revert-record); null: none. */
+  record?: NonNullable<NodeProgress['previous']> | null;
   rv?: string;
 }
 
@@ -44,6 +47,7 @@ export function node(name: string, o: NodeOptions = {}): Node {
   const annotations: Record<string, string> = {};
   if (o.owner !== undefined) annotations[ROLLOUT_ANNOTATION] = o.owner;
   if (o.legacyPrevious !== undefined) annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION] = o.legacyPrevious;
+  if (o.record) annotations[REVERT_RECORD_ANNOTATION] = JSON.stringify(o.record);
   const source = o.source === undefined ? OLD : o.source;
   const active = o.active === undefined ? (source === OLD ? OLD_ACTIVE : null) : o.active;
   const config: NonNullable<NonNullable<Node['status']>['config']> = {};
@@ -67,9 +71,12 @@ export function node(name: string, o: NodeOptions = {}): Node {
   };
 }
 
-/** A node this rollout has switched to NEW, running it (unless told otherwise). */
+/**
+ * A node this rollout has switched to NEW, running it (unless told otherwise), with the guarded record of what it ran
+ * before (OLD, held by nobody, unless told otherwise).
+ */
 export function switched(name: string, o: NodeOptions = {}): Node {
-  return node(name, { source: NEW, active: NEW_ACTIVE, owner: 'r1', ...o });
+  return node(name, { source: NEW, active: NEW_ACTIVE, owner: 'r1', record: found(), ...o });
 }
 
 /** What a rollout records before it switches a node that ran OLD (or `source`), held by `holder`. */
@@ -137,4 +144,38 @@ export function lease(name: string, renewed: Date, durationSeconds = 40): Lease 
 /** Every node heartbeating: its Lease renewed at `renewed`. */
 export function leasesFor(nodes: readonly Node[], renewed: Date, durationSeconds = 40): Map<string, Lease> {
   return new Map(nodes.map((n) => [n.metadata.name ?? '', lease(n.metadata.name ?? '', renewed, durationSeconds)]));
+}
+
+/**
+ * The nodes after a plan's patches took and each node's agent ran what it was assigned (status.config assigned and
+ * active, as a node that acknowledges the assignment reports it), and the rollout with the plan's status: the input of
+ * the next look.
+ */
+export function afterPatches<I extends { nodes: readonly Node[]; rollout: NodeConfigRollout }>(
+  input: I,
+  plan: { nodePatches: readonly NodePatchLike[]; status: RolloutStatus },
+): I {
+  const nodes = input.nodes.map((n) => {
+    const p = plan.nodePatches.find((x) => x.node === n.metadata.name);
+    if (!p) return n;
+    const annotations = { ...(n.metadata.annotations ?? {}) };
+    for (const [k, v] of Object.entries(p.patch.metadata.annotations)) {
+      if (v === null) delete annotations[k];
+      else annotations[k] = v;
+    }
+    const out: Node = { ...n, metadata: { ...n.metadata, annotations } };
+    if (p.patch.spec) {
+      const src = p.patch.spec.configSource;
+      out.spec = src ? { configSource: src } : {};
+      const reported = src?.configMap ? { configMap: { ...src.configMap, uid: 'uid', resourceVersion: '1' } } : null;
+      out.status = { ...n.status, config: reported ? { assigned: reported, active: reported } : {} };
+    }
+    return out;
+  });
+  return { ...input, nodes, rollout: { ...input.rollout, status: plan.status } };
+}
+
+interface NodePatchLike {
+  node: string;
+  patch: { metadata: { annotations: Record<string, string | null> }; spec?: { configSource: NodeConfigSource | null } };
 }

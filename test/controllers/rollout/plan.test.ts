@@ -5,16 +5,30 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node } from '../../../src/api/types.js';
-import { handBackTo, planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { handBackTo, planRollout, type Plan, type PlanInput } from '../../../src/controllers/rollout/plan.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
+  REVERT_RECORD_ANNOTATION,
   PAUSED_AFTER_CANARY_ANNOTATION,
   ROLLOUT_ANNOTATION,
   ROLLOUT_FINALIZER,
   type NodeProgress,
   type RolloutStatus,
 } from '../../../src/api/dkc/rollout.js';
-import { CM, NEW, NEW_ACTIVE, OLD, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';
+import {
+  CM,
+  NEW,
+  NEW_ACTIVE,
+  OLD,
+  afterPatches,
+  at,
+  found,
+  iso,
+  leasesFor,
+  node,
+  rollout,
+  switched,
+} from './fixtures.js';
 
 const blue = (n: number): Node[] => Array.from({ length: n }, (_, i) => node(`node-${i + 1}`));
 const inFlight = (batch: number, updated = 0, extra: Partial<NodeProgress> = {}): NodeProgress => ({
@@ -31,6 +45,10 @@ const done = (batch: number, extra: Partial<NodeProgress> = {}): NodeProgress =>
   previous: found(),
   ...extra,
 });
+/** A node of the rollout that failed and is gone: a failure of the controller's own records, so a Reverting is its decision. */
+const FAILED_GONE: Record<string, NodeProgress> = {
+  'node-0': { state: 'Failed', batch: 0, reason: 'ConfigError', message: 'failed to validate config' },
+};
 const progressing = (nodes: Record<string, NodeProgress>, currentBatch?: number): RolloutStatus => ({
   phase: 'Progressing',
   startTime: iso(0),
@@ -51,6 +69,17 @@ const base = (over: Partial<PlanInput>): PlanInput => {
   return { ...input, leases: over.leases ?? leasesFor(input.nodes, input.now) };
 };
 
+/**
+ * An undo over two looks: the first one's patches, and the status and events as they stand once each patched node
+ * reports what it was put back on (only then does it count as restored).
+ */
+const planUndo = (input: PlanInput): Plan => {
+  const first = planRollout(input);
+  const next = planRollout(afterPatches(input, first));
+  assert.deepEqual(next.nodePatches, [], 'nothing patched again');
+  return { ...next, nodePatches: first.nodePatches, events: [...first.events, ...next.events] };
+};
+
 interface Row {
   name: string;
   input: PlanInput;
@@ -64,6 +93,11 @@ interface Row {
   events?: string[];
   pause?: boolean;
   requeueAfterMs?: number;
+  /**
+   * An undo's row: phase, states and reasons are the next look's, once each patched node reports what it was put back
+   * on (a node counts as restored only then); events are both looks'.
+   */
+  restored?: true;
 }
 
 const pendingAll = (names: string[]): Record<string, NodeProgress> =>
@@ -400,8 +434,9 @@ const rows: Row[] = [
   // ---- reverting
   {
     name: 'Reverting: each node this rollout changed is restored to what its own record says it found; Reverted',
+    restored: true,
     input: base({
-      nodes: [switched('node-1'), switched('node-2'), node('node-3')],
+      nodes: [switched('node-1'), switched('node-2', { record: found(null) }), node('node-3')],
       rollout: rollout(
         {},
         {
@@ -424,9 +459,10 @@ const rows: Row[] = [
   },
   {
     name: 'Reverting: a node that names this rollout on its target but has no record in its status is NotRestored, never guessed',
+    restored: true,
     input: base({
       nodes: [switched('node-1'), switched('node-9', { labels: {}, legacyPrevious: JSON.stringify(OLD) })],
-      rollout: rollout({}, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Reverting' }),
+      rollout: rollout({}, { ...progressing({ ...FAILED_GONE, 'node-1': done(0) }, 0), phase: 'Reverting' }),
     }),
     patched: ['node-1'],
     phase: 'Reverted',
@@ -440,7 +476,10 @@ const rows: Row[] = [
       nodes: [switched('node-1', { legacyPrevious: JSON.stringify(OLD) })],
       rollout: rollout(
         {},
-        { ...progressing({ 'node-1': { state: 'Succeeded', batch: 0, updatedAt: iso(0) } }, 0), phase: 'Reverting' },
+        {
+          ...progressing({ ...FAILED_GONE, 'node-1': { state: 'Succeeded', batch: 0, updatedAt: iso(0) } }, 0),
+          phase: 'Reverting',
+        },
       ),
     }),
     patched: [],
@@ -452,7 +491,7 @@ const rows: Row[] = [
     name: 'Reverting: a node someone else changed since is left alone',
     input: base({
       nodes: [switched('node-1', { source: OLD })],
-      rollout: rollout({}, { ...progressing({ 'node-1': done(0) }, 0), phase: 'Reverting' }),
+      rollout: rollout({}, { ...progressing({ ...FAILED_GONE, 'node-1': done(0) }, 0), phase: 'Reverting' }),
     }),
     patched: [],
     phase: 'Reverted',
@@ -460,9 +499,13 @@ const rows: Row[] = [
   },
   {
     name: 'Reverting after a restart: a node already restored (annotation gone) is recorded as Reverted, not patched again',
+    restored: true,
     input: base({
       nodes: [node('node-1'), switched('node-2')],
-      rollout: rollout({}, { ...progressing({ 'node-1': done(0), 'node-2': inFlight(1) }, 1), phase: 'Reverting' }),
+      rollout: rollout(
+        {},
+        { ...progressing({ ...FAILED_GONE, 'node-1': done(0), 'node-2': inFlight(1) }, 1), phase: 'Reverting' },
+      ),
     }),
     patched: ['node-2'],
     phase: 'Reverted',
@@ -470,6 +513,7 @@ const rows: Row[] = [
   },
   {
     name: 'undo (spec.revert) of a Succeeded rollout restores its nodes',
+    restored: true,
     input: base({
       nodes: [switched('node-1'), switched('node-2')],
       rollout: rollout(
@@ -679,13 +723,16 @@ describe('planRollout', () => {
         plan.nodePatches.map((p) => p.node),
         row.patched,
       );
-      assert.equal(plan.status.phase, row.phase);
+      const next = row.restored ? planRollout(afterPatches(row.input, plan)) : plan;
+      if (row.restored) assert.deepEqual(next.nodePatches, [], 'nothing patched again');
+      assert.equal(next.status.phase, row.phase);
       for (const [n, state] of Object.entries(row.states ?? {}))
-        assert.equal(plan.status.nodes?.[n]?.state, state, `state of ${n}`);
+        assert.equal(next.status.nodes?.[n]?.state, state, `state of ${n}`);
       for (const [n, reason] of Object.entries(row.reasons ?? {}))
-        assert.equal(plan.status.nodes?.[n]?.reason, reason, `reason of ${n}`);
+        assert.equal(next.status.nodes?.[n]?.reason, reason, `reason of ${n}`);
       if (row.currentBatch !== undefined) assert.equal(plan.status.currentBatch, row.currentBatch);
-      if (row.events) assert.deepEqual(plan.events.map((e) => e.reason).sort(), [...row.events].sort());
+      const events = row.restored ? [...plan.events, ...next.events] : plan.events;
+      if (row.events) assert.deepEqual(events.map((e) => e.reason).sort(), [...row.events].sort());
       assert.equal(plan.rolloutPatch !== undefined, row.pause === true);
       if (row.requeueAfterMs !== undefined) assert.equal(plan.requeueAfterMs, row.requeueAfterMs);
     });
@@ -701,7 +748,11 @@ describe('planRollout patches and status', () => {
       patch: {
         metadata: {
           resourceVersion: '77',
-          annotations: { [ROLLOUT_ANNOTATION]: 'r1', [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+          annotations: {
+            [ROLLOUT_ANNOTATION]: 'r1',
+            [REVERT_RECORD_ANNOTATION]: JSON.stringify(found()),
+            [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+          },
         },
         spec: { configSource: NEW },
       },
@@ -713,14 +764,18 @@ describe('planRollout patches and status', () => {
     assert.deepEqual(start.intent?.nodes?.['node-1'], { state: 'Pending', previous: { configSource: {} } });
     const revert = planRollout(
       base({
-        nodes: [switched('node-1')],
+        nodes: [switched('node-1', { record: found(null) })],
         rollout: rollout({ revert: true }, progressing({ 'node-1': done(0, { previous: found(null) }) }, 0)),
       }),
     );
     assert.deepEqual(revert.nodePatches[0]!.patch, {
       metadata: {
         resourceVersion: '100',
-        annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+        annotations: {
+          [ROLLOUT_ANNOTATION]: null,
+          [REVERT_RECORD_ANNOTATION]: null,
+          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+        },
       },
       spec: { configSource: null },
     });
@@ -756,7 +811,7 @@ describe('planRollout patches and status', () => {
     const prev = { configMap: { namespace: 'ns', name: 'x', kubeletConfigKey: 'k' } };
     const plan = planRollout(
       base({
-        nodes: [switched('node-1')],
+        nodes: [switched('node-1', { record: found(prev) })],
         rollout: rollout(
           { revert: true },
           { phase: 'Halted', nodes: { 'node-1': done(0, { previous: found(prev) }) } },
@@ -1206,7 +1261,7 @@ describe('planRollout of layers', () => {
     const moved = switched('node-1', { source: target });
     const r = layered({ phase: 'Succeeded', renderedConfigMap: 'r1-abc', nodes: { 'node-1': done(0) } });
     r.spec!.revert = true;
-    const plan = planRollout(base({ rollout: r, nodes: [moved] }));
+    const plan = planUndo(base({ rollout: r, nodes: [moved] }));
     assert.deepEqual(
       plan.nodePatches.map((p) => p.patch.spec?.configSource),
       [OLD],
@@ -1222,10 +1277,19 @@ describe('the record of what each rollout found', () => {
   const M70 = cm('m70');
   const VICTIM = { configMap: { namespace: 'victim', name: 'app-secrets', kubeletConfigKey: 'kubelet' } };
   const names = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'];
+  /** The guarded record each holder's change left on its nodes. */
+  const records: Record<string, NonNullable<NodeProgress['previous']>> = {
+    ra2: found(null),
+    rc2: found(M60, 'ra2'),
+  };
   const on =
     (src: typeof M60 | null, owner?: string) =>
     (n: string): Node =>
-      node(n, { source: src, active: null, ...(owner !== undefined ? { owner } : {}) });
+      node(n, {
+        source: src,
+        active: null,
+        ...(owner !== undefined ? { owner, ...(records[owner] ? { record: records[owner] } : {}) } : {}),
+      });
   /** ra2 moved all five from their local config to m60 and Succeeded. */
   const ra2 = (
     spec = {},
@@ -1282,7 +1346,7 @@ describe('the record of what each rollout found', () => {
       ...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')),
       ...['node-4', 'node-5'].map(on(M70, 'rc2')),
     ].map(labelled);
-    const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
+    const plan = planUndo(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
     assert.deepEqual(
       plan.nodePatches.map((p) => [
         p.node,
@@ -1294,6 +1358,11 @@ describe('the record of what each rollout found', () => {
         ['node-5', M60, 'ra2'],
       ],
     );
+    // Given back with ra2's own record of them, which its undo then restores.
+    assert.equal(
+      plan.nodePatches[0]!.patch.metadata.annotations[REVERT_RECORD_ANNOTATION],
+      JSON.stringify(found(null)),
+    );
     assert.deepEqual(plan.status.nodes?.['node-4']?.state, 'Reverted');
     assert.equal(
       plan.status.conditions?.find((c) => c.type === 'Progressing')?.message,
@@ -1303,7 +1372,7 @@ describe('the record of what each rollout found', () => {
 
   it('then undo ra2: all five back on their local config', () => {
     const nodes = names.map(on(M60, 'ra2'));
-    const plan = planRollout(base({ rollout: ra2({ revert: true }), nodes, others: [rc2({}, 'Reverted')] }));
+    const plan = planUndo(base({ rollout: ra2({ revert: true }), nodes, others: [rc2({}, 'Reverted')] }));
     assert.deepEqual(
       plan.nodePatches.map((p) => [
         p.node,
@@ -1323,7 +1392,7 @@ describe('the record of what each rollout found', () => {
       ...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')),
       ...['node-4', 'node-5'].map(on(M70, 'rc2')),
     ].map(labelled);
-    const plan = planRollout(base({ rollout: ra2({ revert: true }), nodes, others: [rc2()] }));
+    const plan = planUndo(base({ rollout: ra2({ revert: true }), nodes, others: [rc2()] }));
     assert.deepEqual(
       plan.nodePatches.map((p) => p.node),
       ['node-1', 'node-2', 'node-3'],
@@ -1391,10 +1460,16 @@ describe('the record of what each rollout found', () => {
   it('an undo interrupted after its node patches: nodes back on what it found and given back are recorded Reverted, not patched again', () => {
     const nodes = [
       ...['node-1', 'node-2', 'node-3'].map(on(M60, 'ra2')),
-      on(M60, 'ra2')('node-4'),
+      // Put back by the last leader, and running it.
+      node('node-4', {
+        source: M60,
+        active: { configMap: { ...M60.configMap, uid: 'u', resourceVersion: '1' } },
+        owner: 'ra2',
+        record: found(null),
+      }),
       on(M70, 'rc2')('node-5'),
     ].map(labelled);
-    const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
+    const plan = planUndo(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
     assert.deepEqual(
       plan.nodePatches.map((p) => p.node),
       ['node-5'],
@@ -1508,7 +1583,7 @@ describe('deleted nodes and deleted rollouts', () => {
   });
 
   it('an undo counts a deleted node as not restored', () => {
-    const plan = planRollout(
+    const plan = planUndo(
       base({
         nodes: [switched('node-1')],
         rollout: rollout(
@@ -1537,7 +1612,7 @@ describe('deleted nodes and deleted rollouts', () => {
   const deleting = (spec = {}, status?: RolloutStatus) => rollout(spec, status, { deletionTimestamp: iso(5) });
 
   it('a rollout deleted mid-flight is undone first: its nodes back on what it found', () => {
-    const plan = planRollout(
+    const plan = planUndo(
       base({
         nodes: [switched('node-1'), switched('node-2', { active: OLD }), node('node-3')],
         rollout: deleting(
@@ -1570,7 +1645,11 @@ describe('deleted nodes and deleted rollouts', () => {
           {
             metadata: {
               resourceVersion: '100',
-              annotations: { [ROLLOUT_ANNOTATION]: null, [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null },
+              annotations: {
+                [ROLLOUT_ANNOTATION]: null,
+                [REVERT_RECORD_ANNOTATION]: null,
+                [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+              },
             },
           },
         ],
