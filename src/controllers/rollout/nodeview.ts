@@ -6,7 +6,7 @@
 
 import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
 import { syncError } from '../../api/configstatus.js';
-import { isFresh, staleAtMs, type Heartbeat } from './heartbeat.js';
+import { isFresh, renewIntervalMs, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
 import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from '../../api/dkc/rollout.js';
 
@@ -122,7 +122,10 @@ function failed(prev: NodeProgress, reason: NonNullable<NodeProgress['reason']>,
 /**
  * The soak of a node that is healthy with a fresh heartbeat now: since when it counts, and whether it is over. It
  * counts only time this controller has watched (a soak recorded before it started restarts now), restarts at a later
- * Ready transition, and is over at the first heartbeat at or after its end, which a frozen agent never sends.
+ * Ready transition, and is over at its end when the node renewed its Lease within one renewal interval before it (a
+ * node heartbeating all along always has), else at the next renewal, which a frozen agent never sends. So a soak
+ * lasts as long as asked, not until the renewal after it, and an agent that froze in its last renewal interval is
+ * the one it cannot tell from a live one.
  */
 function soak(node: Node, prev: NodeProgress, t: NodeTarget, h: Heartbeat): { since: number; over: boolean } {
   const now = t.now.getTime();
@@ -132,7 +135,7 @@ function soak(node: Node, prev: NodeProgress, t: NodeTarget, h: Heartbeat): { si
   const flapped = readyCondition(node).since;
   if (flapped !== undefined && flapped > since) since = flapped;
   const end = since + t.soakMs;
-  const heard = t.soakMs === 0 || (h.renewedMs !== undefined && h.renewedMs >= end);
+  const heard = t.soakMs === 0 || (h.renewedMs !== undefined && h.renewedMs >= end - renewIntervalMs(h));
   return { since, over: now >= end && heard };
 }
 

@@ -277,20 +277,31 @@ describe('RolloutController', () => {
     for (const n of ['node-1', 'node-2', 'node-3']) assert.equal(api.nodePatches(n).length, 1, `${n} patched once`);
   });
 
-  it('a node counts as succeeded only after soakSeconds on the controller’s clock, at its first heartbeat after', async () => {
+  it('a node counts as succeeded after soakSeconds on the controller’s clock: at the end when it renewed in the last renewal interval, else at its next heartbeat', async () => {
     const clock = new FakeClock(Date.parse(iso(0)));
     const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
     simulateAgents(api);
     await start(api, clock);
     await api.waitFor(() => readySince(api) !== undefined, 'the soak to start');
     assert.equal(phaseOf(api), 'Progressing');
-    await heartbeatsUntil(api, clock, 29);
+    await heartbeatsUntil(api, clock, 19);
     assert.equal(phaseOf(api), 'Progressing');
-    clock.advance(1_000);
+    clock.advance(11_000); // t=30: the last renewal (t=19) is older than one renewal interval (10 s of 40 s)
     await settle();
-    assert.equal(phaseOf(api), 'Progressing', 'the soak is over, but no heartbeat has come since');
+    assert.equal(phaseOf(api), 'Progressing', 'the soak is over, but no heartbeat has come in its last 10 s');
     beat(api, 'node-1', clock.now());
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded at the first heartbeat after the soak');
+  });
+
+  it('a soak ends at its end on the controller’s timer, not at the next renewal', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) !== undefined, 'the soak to start');
+    await heartbeatsUntil(api, clock, 25);
+    clock.advance(5_000); // t=30, no renewal since t=25
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded at the soak’s end');
   });
 
   it('a lapse of the heartbeat restarts the soak (Ready=True all along)', async () => {
