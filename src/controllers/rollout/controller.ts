@@ -36,6 +36,8 @@ import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
 import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
 import { WorkQueue } from './queue.js';
+import { watchesNode } from './degraded.js';
+import { ConfigFields } from './overrides.js';
 import {
   API_VERSION,
   COMPONENT,
@@ -125,6 +127,7 @@ export class RolloutController {
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
   private readonly compatibility = new CompatibilityJudge();
+  private readonly fields = new ConfigFields();
   private readonly failures = new Map<string, number>();
   /** Per rollout: when its last look ended and how long it took without its node writes (monotonic ms). */
   private readonly lastLook = new Map<string, { endedAt: number; tookMs: number }>();
@@ -215,16 +218,17 @@ export class RolloutController {
       this.writtenRollouts.forget(r.metadata.name ?? '');
       this.lastLook.delete(r.metadata.name ?? '');
     });
-    const everyActive = (): void => {
-      for (const r of this.rollouts.store.list()) if (needsWork(r)) batched(r);
+    // Every rollout still at work, and the Succeeded ones that counted the node (they watch it stays on their config).
+    const byNode = (node: string | undefined): void => {
+      for (const r of this.rollouts.store.list()) if (needsWork(r) || watchesNode(r, node)) batched(r);
     };
-    this.nodes.on('add', everyActive);
-    this.nodes.on('update', everyActive);
+    this.nodes.on('add', (n) => byNode(n.metadata?.name));
+    this.nodes.on('update', (_old, n) => byNode(n.metadata?.name));
     this.nodes.on('delete', (n) => {
       this.assignments.forget(n.metadata?.name ?? '');
-      everyActive();
+      byNode(n.metadata?.name);
     });
-    this.assignments.onChange(everyActive);
+    this.assignments.onChange(byNode);
     const byConfigMap = (cm: CachedConfigMap): void => {
       for (const r of this.rollouts.store.list()) {
         const refs = [r.spec?.configSource?.configMap, ...layersOf(r).map((l) => l.configMap)];
@@ -233,7 +237,7 @@ export class RolloutController {
         const uses = refs.some(
           (ref) => ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name,
         );
-        if (uses && needsWork(r)) batched(r);
+        if (uses && (needsWork(r) || watchesNode(r, undefined))) batched(r);
       }
     };
     this.configMaps.on('add', byConfigMap);
@@ -321,6 +325,7 @@ export class RolloutController {
       now: this.clock.now(),
       leases: { get: (node) => this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node}`) },
       startedAt: this.startedAt,
+      kubelet: { get: (node) => this.assignments.kubelet(node) },
     };
     if (rendering)
       input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
@@ -341,6 +346,8 @@ export class RolloutController {
       const incompatible = this.compatibility.judge(cm, ref.kubeletConfigKey, input.nodes);
       if (incompatible.size > 0) input.incompatible = incompatible;
     }
+    const fields = cm && ref ? this.fields.of(cm, ref.kubeletConfigKey) : undefined;
+    if (fields) input.targetFields = fields;
     const plan = planRollout({ ...input, configMap });
     await this.apply(rollout, plan);
     return plan.requeueAfterMs;

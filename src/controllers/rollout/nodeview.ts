@@ -9,6 +9,8 @@ import { syncError } from '../../api/configstatus.js';
 import { isFresh, renewIntervalMs, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
 import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from '../../api/dkc/rollout.js';
+import type { KubeletReport, LocalOverride } from '../../api/dkc/nodeconfig.js';
+import { relevantOverrides, restartedSince } from './overrides.js';
 
 /** What the rollout wants on each node, and when. */
 export interface NodeTarget {
@@ -24,6 +26,10 @@ export interface NodeTarget {
   heartbeat: (node: string) => Heartbeat;
   /** When this controller started (ms): soak time recorded before it went unobserved, and does not count. */
   startedMs: number;
+  /** Each node's daemon report (its NodeConfig's status.kubelet), by node name; none where the channel has none. */
+  kubelet: (node: string) => KubeletReport | null | undefined;
+  /** The fields the target config sets (./overrides.ts configFields); undefined when not known. */
+  fields: ReadonlySet<string> | undefined;
 }
 
 /** A ConfigMap reference compared by what names it (namespace, name, key), as spec.configSource carries it. */
@@ -60,7 +66,7 @@ function readyCondition(node: Node): { status: string; since: number | undefined
 }
 
 /** status.config.active is the target with the ConfigMap's current uid and resourceVersion (or local config for a reset). */
-function activeOnTarget(node: Node, t: NodeTarget): boolean {
+export function activeOnTarget(node: Node, t: NodeTarget): boolean {
   const active = node.status?.config?.active?.configMap;
   if (!t.desired?.configMap) return !active;
   if (!t.configMap || !active) return false;
@@ -80,7 +86,7 @@ const SYNC_FAILURE = syncError('');
  * rollout's: the agent will report on the current version. With `transient`, a failed sync, which the agent retries
  * and which says nothing of the config, counts too; without it, it does not.
  */
-function configError(node: Node, t: NodeTarget, transient = false): string | undefined {
+export function configError(node: Node, t: NodeTarget, transient = false): string | undefined {
   const cfg = node.status?.config;
   const assigned = cfg?.assigned?.configMap;
   if (!cfg?.error || !sameRef(assigned, t.desired?.configMap)) return undefined;
@@ -94,9 +100,20 @@ function configError(node: Node, t: NodeTarget, transient = false): string | und
   return cfg.error;
 }
 
-/** Healthy on the target right now: active, no error, Ready. */
+/** Healthy on the target right now: active, no error, no field of it overridden by a local drop-in, Ready. */
 export function healthyOnTarget(node: Node, t: NodeTarget): boolean {
-  return activeOnTarget(node, t) && !node.status?.config?.error && readyCondition(node).status === 'True';
+  return (
+    activeOnTarget(node, t) &&
+    !node.status?.config?.error &&
+    localOverrides(node, t).length === 0 &&
+    readyCondition(node).status === 'True'
+  );
+}
+
+/** The fields of the target, active on the node, that a node-local drop-in overrides (the kubelet runs the local value). */
+export function localOverrides(node: Node, t: NodeTarget): LocalOverride[] {
+  if (!t.desired?.configMap || !activeOnTarget(node, t)) return [];
+  return relevantOverrides(t.kubelet(node.metadata.name ?? ''), t.fields);
 }
 
 /**
@@ -145,6 +162,12 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
     return failed(prev, 'Overridden', failureMessages.overridden);
   const err = configError(node, t);
   if (err !== undefined) return failed(prev, 'ConfigError', err);
+  const overrides = localOverrides(node, t);
+  if (overrides.length > 0) return failed(prev, 'LocalOverride', failureMessages.localOverride(overrides));
+  // A kubelet restart the node's daemon did not cause, since this rollout changed the node: a crash, in its trial or soak.
+  const since = prev.updatedAt !== undefined ? Date.parse(prev.updatedAt) : NaN;
+  const restarted = Number.isNaN(since) ? undefined : restartedSince(t.kubelet(node.metadata.name ?? ''), since);
+  if (restarted !== undefined) return failed(prev, 'KubeletRestarted', failureMessages.kubeletRestarted(restarted));
   const now = t.now.getTime();
   const h = t.heartbeat(node.metadata.name ?? '');
   // Soak time counts only while the node heartbeats: a lapse restarts it.

@@ -50,6 +50,9 @@ import {
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
 import { errorMessage } from '../../util/errors.js';
+import type { KubeletReport } from '../../api/dkc/nodeconfig.js';
+import { degradedCondition, degradedEvents, degradedFields, findDegraded } from './degraded.js';
+import type { DegradedNode } from '../../api/dkc/rollout.js';
 
 export interface PlanInput {
   rollout: NodeConfigRollout;
@@ -75,6 +78,10 @@ export interface PlanInput {
    * node among them that this rollout has not changed is never started.
    */
   incompatible?: ReadonlyMap<string, Incompatibility>;
+  /** Each node's daemon report (its NodeConfig's status.kubelet), by node name; absent where there are none. */
+  kubelet?: Pick<ReadonlyMap<string, KubeletReport>, 'get'>;
+  /** The fields the target config sets (./overrides.ts configFields), when the controller has read it. */
+  targetFields?: ReadonlySet<string>;
 }
 
 export interface NodePatch {
@@ -109,7 +116,9 @@ export type EventReason =
   | 'NodesReleased'
   | 'RolloutHalted'
   | 'RolloutReverted'
-  | 'RolloutSucceeded';
+  | 'RolloutSucceeded'
+  | 'NodesDegraded'
+  | 'NodesRecovered';
 
 export interface RolloutEvent {
   type: 'Normal' | 'Warning';
@@ -224,6 +233,8 @@ interface Outcome {
   waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number } | undefined;
   /** Selected nodes left out for their kubelet version; undefined keeps the status's earlier list. */
   incompatible?: readonly Incompatibility[];
+  /** Nodes recorded Succeeded that no longer run the config (./degraded.ts); none when undefined. */
+  degraded?: readonly DegradedNode[];
 }
 
 interface Counts {
@@ -283,7 +294,8 @@ function conditionsFor(
       status: 'False',
       reason: conditionReasons.complete,
       message:
-        conditionMessages.complete(counts.succeeded, counts.total, counts.deleted) +
+        conditionMessages.complete(counts.succeeded - (o.degraded?.length ?? 0), counts.total, counts.deleted) +
+        conditionMessages.degradedSince(o.degraded?.length ?? 0) +
         conditionMessages.leftOut(incompatible),
     },
     Halted: {
@@ -328,7 +340,8 @@ function conditionsFor(
     : prevFailed
       ? { type: 'Failed', status: 'True', reason: prevFailed.reason, message: prevFailed.message }
       : { type: 'Failed', status: 'False', reason: p.reason, message: conditionMessages.notFailed };
-  return [p, complete, failed];
+  const degraded = degradedCondition(o.degraded ?? [], counts.total, old);
+  return degraded ? [p, complete, failed, degraded] : [p, complete, failed];
 }
 
 /** A rollout that no longer starts nodes holds none back: its records lose their waiting marks. */
@@ -371,6 +384,7 @@ function buildStatus(
     failedNodes: failures.length,
     waitingNodes: entries.filter(([, p]) => p.waitingReason !== undefined).length,
     failures,
+    ...degradedFields(outcome.degraded ?? [], old),
     conditions: mergeConditions(old?.conditions, conditionsFor(outcome, counts, old, incompatible.length), now),
     startTime: old?.startTime ?? now,
     nodes: Object.fromEntries(entries),
@@ -472,6 +486,7 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
       });
     }
   }
+  events.push(...degradedEvents(old, status));
   return events;
 }
 
@@ -774,11 +789,11 @@ function holdIfDown(p: NodeProgress, prev: NodeProgress | undefined, node: Node,
   return { ...p, waitingReason: reason, waitingSince: prev?.waitingSince ?? formatTime(t.now.getTime()) };
 }
 
-/** Every tracked node's next record; a node found changed by this rollout but unrecorded joins the batch being started. */
-function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
+/** What the rollout wants on each node, and when, as the node's state machine takes it. */
+function nodeTarget(input: PlanInput): NodeTarget {
   const r = input.rollout;
   const spec = r.spec ?? {};
-  const target: NodeTarget = {
+  return {
     rollout: r.metadata.name ?? '',
     desired: desiredSource(spec),
     configMap: input.configMap,
@@ -787,7 +802,15 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
     now: input.now,
     heartbeat: (node) => heartbeatOf(input.leases.get(node)),
     startedMs: input.startedAt.getTime(),
+    kubelet: (node) => input.kubelet?.get(node),
+    fields: input.targetFields,
   };
+}
+
+/** Every tracked node's next record; a node found changed by this rollout but unrecorded joins the batch being started. */
+function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
+  const r = input.rollout;
+  const target = nodeTarget(input);
   const selected = (n: Node): boolean => matchesLabels(reqs, n.metadata.labels);
   const tracked = [...input.nodes].sort(byName).filter((n) => isMine(n, target.rollout) || selected(n));
   const strategy = strategyOf(input, tracked.length);
@@ -914,6 +937,7 @@ function planSource(input: PlanInput): Plan {
   const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
   if (r.spec?.revert === true) return old?.phase === 'Reverted' ? nothing() : planRevert(input);
   if (old?.phase === 'Reverting') return planRevert(input);
+  if (old?.phase === 'Succeeded') return planSucceeded(input);
   if (isFinished(r)) return nothing();
 
   let reqs: LabelRequirement[];
@@ -928,12 +952,13 @@ function planSource(input: PlanInput): Plan {
   }
   const e = evaluate(input, reqs);
   const { nodes, strategy } = e;
+  const degraded = findDegraded(input.nodes, nodes, e.target);
   const finish = (
     nodes: Record<string, NodeProgress>,
     outcome: Outcome,
     currentBatch: number | undefined,
     rest: Partial<Plan> = {},
-  ): Plan => finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible }, currentBatch, rest);
+  ): Plan => finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible, degraded }, currentBatch, rest);
   const later = (): Pick<Plan, 'requeueAfterMs'> => {
     const due = Object.entries(nodes)
       .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
@@ -1003,6 +1028,19 @@ function planSource(input: PlanInput): Plan {
     ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }),
     ...later(),
   };
+}
+
+/**
+ * A rollout that has succeeded changes no node, but keeps watching the ones it holds: a node that has left its config
+ * since is counted and named (./degraded.ts). Its status is otherwise the one it finished with, generation included.
+ */
+function planSucceeded(input: PlanInput): Plan {
+  const old = input.rollout.status ?? {};
+  const degraded = findDegraded(input.nodes, old.nodes ?? {}, nodeTarget(input));
+  if (degraded.length === 0 && old.degradedNodes === undefined) return { nodePatches: [], status: old, events: [] };
+  const plan = finishPlan(input, old.nodes ?? {}, { phase: 'Succeeded', degraded }, old.currentBatch);
+  if (old.observedGeneration !== undefined) plan.status.observedGeneration = old.observedGeneration;
+  return plan;
 }
 
 /**
