@@ -60,6 +60,15 @@ export const progress = {
   nodeWaiting: (node: string, reason: string) =>
     `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
   nodeDeleted: (node: string) => `node ${node} was deleted during the rollout`,
+  nodeDegraded: (node: string, reason: string, message: string) =>
+    `node ${node} no longer runs the config (${reason})${message ? `: ${message}` : ''}`,
+  /** After the phase's counts: how many of the nodes that succeeded have left the config since. */
+  degradedDetail: (n: number) =>
+    n === 0 ? '' : `, but ${n} ${n === 1 ? 'node no longer runs' : 'nodes no longer run'} it`,
+  degraded: (name: string, n: number, target: number) =>
+    n === 0
+      ? `nodeconfigrollout ${q(name)}: every node runs the config again`
+      : `nodeconfigrollout ${q(name)}: ${n} of ${target} nodes no longer run the config`,
   nodeIncompatible: (node: string, version: string, reason: string) =>
     `node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   /** What an undo did: only the nodes put back on what the rollout found count as restored. */
