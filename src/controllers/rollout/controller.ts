@@ -36,6 +36,7 @@ import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
 import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
 import { WorkQueue } from './queue.js';
+import { copySource, mayPin, pinnedCopy } from './pin.js';
 import { watchesNode } from './degraded.js';
 import { ConfigFields } from './overrides.js';
 import {
@@ -317,7 +318,7 @@ export class RolloutController {
   private async sync(name: string): Promise<number | undefined> {
     const rollout = this.currentRollout(name);
     if (!rollout) return undefined;
-    const rendering = await this.render(rollout);
+    const rendering = isLayered(rollout) ? await this.render(rollout) : await this.pin(rollout);
     const input: Omit<PlanInput, 'configMap'> = {
       rollout,
       nodes: this.currentNodes(),
@@ -329,8 +330,8 @@ export class RolloutController {
     };
     if (rendering)
       input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
-    const layered = isLayered(rollout) ? renderedName(input) : undefined;
-    const ref = (layered !== undefined ? renderedSource(layered) : desiredSource(rollout.spec))?.configMap;
+    const copy = renderedName(input);
+    const ref = (copy !== undefined ? copySource(rollout, copy) : desiredSource(rollout.spec))?.configMap;
     const cm =
       rendering && 'configMap' in rendering
         ? rendering.configMap
@@ -381,17 +382,42 @@ export class RolloutController {
       kubelet,
     );
     if ('failure' in out) return out;
-    const name = out.configMap.metadata.name ?? '';
+    return this.ensureCopy(rollout, out.configMap, logs.rendered);
+  }
+
+  /**
+   * A rollout of a mutable ConfigMap not yet started: the immutable copy it assigns instead (./pin.ts), created unless
+   * it exists. Undefined when it assigns its source as it is (immutable, missing: the plan says it is missing, or
+   * the rollout changed nodes before it could pin).
+   */
+  private async pin(rollout: CachedRollout): Promise<RenderOutcome | undefined> {
+    const ref = rollout.spec?.configSource?.configMap;
+    if (!ref || !mayPin(rollout)) return undefined;
+    const source = await this.configMapNow(ref.namespace, ref.name);
+    const copy = source && pinnedCopy(rollout.metadata.name ?? '', source);
+    return copy ? this.ensureCopy(rollout, copy, logs.pinned) : undefined;
+  }
+
+  /**
+   * The rendered or pinned ConfigMap `out`, created (owned by the rollout) unless it exists with the same content (the
+   * name is the content's hash), and taken over when it exists without this rollout as its owner.
+   */
+  private async ensureCopy(
+    rollout: CachedRollout,
+    out: ConfigMap,
+    log: (rollout: string, configMap: string) => string,
+  ): Promise<RenderOutcome> {
+    const name = out.metadata.name ?? '';
     const owner = rolloutOwnerReference(rollout);
     let cm = await this.configMapNow(RENDERED_NAMESPACE, name);
     if (!cm) {
       try {
-        const owned = { ...out.configMap, metadata: { ...out.configMap.metadata, ownerReferences: [owner] } };
+        const owned = { ...out, metadata: { ...out.metadata, ownerReferences: [owner] } };
         cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, owned, {
           signal: this.abort.signal,
           query: { fieldManager: FIELD_MANAGER },
         });
-        klog.info(logs.rendered(rollout.metadata.name ?? '', name));
+        klog.info(log(rollout.metadata.name ?? '', name));
       } catch (err) {
         // Created meanwhile (by a previous leader): the same name is the same content, checked below.
         if (!isApiError(err) || err.status.code !== 409) throw err;
@@ -399,7 +425,7 @@ export class RolloutController {
         if (!cm) throw err;
       }
     }
-    if (!deepEqual(cm.data ?? {}, out.configMap.data))
+    if (!deepEqual(cm.data ?? {}, out.data ?? {}) || !deepEqual(cm.binaryData ?? {}, out.binaryData ?? {}))
       return {
         failure: {
           reason: conditionReasons.renderFailed,

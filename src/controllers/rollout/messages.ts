@@ -97,7 +97,8 @@ export const conditionMessages = {
     `layer ConfigMap ${ns}/${name} has no key ${JSON.stringify(key)}: the layers cannot be rendered`,
   renderFailed: (layer: string, err: string): string =>
     `the layers cannot be rendered: ${layer === '' ? '' : `${layer}: `}${err}`,
-  renderedConflict: (name: string): string => `ConfigMap ${name} exists with other content than the layers render to`,
+  renderedConflict: (name: string): string =>
+    `ConfigMap ${name} exists with other content than the rollout's config (it cannot be rendered or pinned there)`,
   notRendered: 'the layers have not been rendered',
   bothSources: 'spec.configSource and spec.layers are mutually exclusive: set exactly one',
   waiting: (done: number, total: number, waiting: readonly string[]): string =>
@@ -155,6 +156,8 @@ export const logs = {
     `rollout controller: rollout ${rollout}: ${from ?? 'new'} -> ${to ?? ''}`,
   rendered: (rollout: string, configMap: string): string =>
     `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,
+  pinned: (rollout: string, configMap: string): string =>
+    `rollout controller: rollout ${rollout}: pinned its ConfigMap as the immutable kube-system/${configMap}`,
   renderedKept: (rollout: string, configMap: string): string =>
     `rollout controller: rollout ${rollout} deleted: ConfigMap kube-system/${configMap} it rendered is kept, nodes still use it`,
   retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,

@@ -10,7 +10,8 @@ import type { Lease, Node, NodeConfigSource } from '../../api/types.js';
 import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
 import { describeIncompatible, reasonOf, type Incompatibility } from '../../nodepolicy/compat.js';
 import { heartbeatOf } from './heartbeat.js';
-import { isLayered, renderedSource } from './layers.js';
+import { isLayered } from './layers.js';
+import { copySource, mayPin } from './pin.js';
 import { conditionMessages, conditionReasons, eventMessages, failureMessages, waitingMessages } from './messages.js';
 import {
   changedByUs,
@@ -541,11 +542,14 @@ function letGoPatch(node: Node, holder: string | undefined, source?: NodeConfigS
   };
 }
 
-/** The source `r` assigns: its configSource, or a layered rollout's rendered ConfigMap (undefined before it has one). */
+/**
+ * The source `r` assigns: a layered rollout's rendered ConfigMap (undefined before it has one), the pinned copy of
+ * its configSource, or its configSource.
+ */
 function targetOf(r: NodeConfigRollout): NodeConfigSource | null | undefined {
-  if (!isLayered(r)) return desiredSource(r.spec);
   const rendered = r.status?.renderedConfigMap;
-  return rendered === undefined ? undefined : renderedSource(rendered);
+  if (rendered !== undefined) return copySource(r, rendered);
+  return isLayered(r) ? undefined : desiredSource(r.spec);
 }
 
 function sameSource(a: NodeConfigSource | null | undefined, b: NodeConfigSource | null | undefined): boolean {
@@ -897,10 +901,13 @@ function planLayered(input: PlanInput): Plan {
   return withRendered(planSource(asSourceRollout(input, name)), name, old);
 }
 
-/** A layered rollout as the rollout of its rendered ConfigMap `name` (none yet: of nothing, since it changed no node). */
+/**
+ * A layered rollout as the rollout of its rendered ConfigMap `name` (none yet: of nothing, since it changed no node);
+ * a pinned one as the rollout of its copy.
+ */
 function asSourceRollout(input: PlanInput, name: string | undefined): PlanInput {
   const r = input.rollout;
-  const spec = { ...r.spec, configSource: name === undefined ? null : renderedSource(name) };
+  const spec = { ...r.spec, configSource: name === undefined ? null : copySource(r, name) };
   delete spec.layers;
   return { ...input, rollout: { ...r, spec } };
 }
@@ -916,8 +923,8 @@ function withRendered(plan: Plan, name: string | undefined, old: RolloutStatus |
 export function planRollout(input: PlanInput): Plan {
   const r = input.rollout;
   if (isDeleting(r)) {
-    if (!isLayered(r)) return planDeletion(input);
     const name = r.status?.renderedConfigMap;
+    if (!isLayered(r) && name === undefined) return planDeletion(input);
     return withRendered(planDeletion(asSourceRollout(input, name)), name, r.status);
   }
   // The finalizer first, in a look of its own: no node is changed by a rollout that could vanish without letting go of it.
@@ -927,7 +934,28 @@ export function planRollout(input: PlanInput): Plan {
     };
     return { nodePatches: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
   }
-  return isLayered(r) ? planLayered(input) : planSource(input);
+  return isLayered(r) ? planLayered(input) : planPinned(input);
+}
+
+/**
+ * A rollout of spec.configSource: of the pinned copy once it has one (./pin.ts), recorded in status.renderedConfigMap
+ * as a layered rollout records its rendering; of the source itself when the source is immutable, or the rollout
+ * changed nodes before it could pin. A copy that cannot be made (a ConfigMap of its name holds other content) halts
+ * the rollout before any node changes.
+ */
+function planPinned(input: PlanInput): Plan {
+  const r = input.rollout;
+  const rendered = input.rendered;
+  if (rendered && 'failure' in rendered && mayPin(r))
+    return finishPlan(
+      input,
+      r.status?.nodes ?? {},
+      { phase: 'Halted', failure: rendered.failure },
+      r.status?.currentBatch,
+    );
+  const name = renderedName(input);
+  if (name === undefined) return planSource(input);
+  return withRendered(planSource(asSourceRollout(input, name)), name, r.status);
 }
 
 /** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap). */

@@ -52,7 +52,9 @@ export const progress = {
   created: (name: string) => `nodeconfigrollout.dkc.io/${name} created`,
   patched: (name: string, what: string) => `nodeconfigrollout.dkc.io/${name} ${what}`,
   waitingToStart: (name: string) => `Waiting for nodeconfigrollout ${q(name)} to start...`,
-  rendered: (configMap: string) => `layers rendered into ConfigMap kube-system/${configMap}`,
+  /** A layered rollout's rendering, or the pinned copy of a rollout's ConfigMap: what the nodes are assigned. */
+  rendered: (configMap: string) =>
+    `rolling out ConfigMap kube-system/${configMap}: an immutable copy made from the rollout's config`,
   batchStarted: (batch: number, nodes: readonly string[]) =>
     `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
   nodeFailed: (node: string, reason: string, message: string) =>

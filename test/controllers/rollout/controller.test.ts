@@ -17,7 +17,19 @@ import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../helpers/fakeclock.js';
 import { FakeApi } from './fakeapi.js';
-import { NEW, OLD, OLD_ACTIVE, at, iso, lease, node, rollout, switched, type SpecFields } from './fixtures.js';
+import {
+  NEW,
+  OLD,
+  OLD_ACTIVE,
+  at,
+  iso,
+  lease,
+  node,
+  pinnedOf,
+  rollout,
+  switched,
+  type SpecFields,
+} from './fixtures.js';
 
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -199,7 +211,7 @@ describe('RolloutController', () => {
     for (let i = 1; i <= 5; i++) {
       assert.equal(api.nodePatches(`node-${i}`).length, 1, `node-${i} patched once`);
       const n = api.read('nodes', `node-${i}`) as unknown as Node;
-      assert.deepEqual(n.spec?.configSource, NEW);
+      assert.deepEqual(n.spec?.configSource, pinnedOf(api.read('rollouts', 'r1')));
       assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
       assert.equal(n.metadata.annotations?.[LEGACY_PREVIOUS_SOURCE_ANNOTATION], undefined);
     }
@@ -275,6 +287,31 @@ describe('RolloutController', () => {
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded after the restart');
     for (const n of ['node-1', 'node-2', 'node-3']) assert.equal(api.nodePatches(n).length, 1, `${n} patched once`);
+  });
+
+  it('pins what it rolls out: an immutable copy of the ConfigMap, so an edit of the source in place changes no node', async () => {
+    const api = cluster(2, { strategy: { canary: 1, maxUnavailable: 1 } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const pinned = pinnedOf(api.read('rollouts', 'r1'));
+    const copy = api.read('configmaps', `kube-system/${pinned.configMap!.name}`)!;
+    assert.equal(copy['immutable'], true);
+    assert.deepEqual(copy['data'], CM_NEW.data);
+    assert.deepEqual(
+      (copy.metadata['ownerReferences'] as { kind: string; name: string }[]).map((o) => [o.kind, o.name]),
+      [['NodeConfigRollout', 'r1']],
+    );
+    const patches = api.writes.length;
+    api.put('configmaps', { ...CM_NEW, data: { kubelet: '{"maxPods": 7}' } });
+    await settle();
+    await new Promise((r) => setTimeout(r, 50));
+    for (const n of ['node-1', 'node-2'])
+      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, pinned, `${n} still on the copy`);
+    assert.deepEqual(api.read('configmaps', `kube-system/${pinned.configMap!.name}`)!['data'], CM_NEW.data);
+    const written = api.writes.slice(patches).filter((w) => !w.path.endsWith('/events'));
+    assert.deepEqual(written, [], 'nothing written: the rollout is done, its nodes on what it rolled out');
+    assert.equal(phaseOf(api), 'Succeeded');
   });
 
   it('a node counts as succeeded after soakSeconds on the controller’s clock: at the end when it renewed in the last renewal interval, else at its next heartbeat', async () => {
@@ -523,10 +560,11 @@ describe('RolloutController and deletions', () => {
     simulateAgents(api);
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const pinned = pinnedOf(rolloutOf(api));
     api.delete('rollouts', 'r1', iso(1));
     await api.waitFor(() => rolloutOf(api) === undefined, 'the rollout gone');
     for (const n of ['node-1', 'node-2']) {
-      assert.deepEqual(nodeOf(api, n).spec?.configSource, NEW);
+      assert.deepEqual(nodeOf(api, n).spec?.configSource, pinned);
       assert.equal(nodeOf(api, n).metadata.annotations?.[ROLLOUT_ANNOTATION], undefined, `${n} no longer held`);
     }
     await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodesReleased'), 'the NodesReleased event');

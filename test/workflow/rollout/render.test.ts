@@ -76,10 +76,10 @@ describe('progressLines', () => {
     ]);
   });
 
-  it("names a layered rollout's rendered ConfigMap once, before its first batch", () => {
+  it("names a layered rollout's rendered ConfigMap (or a rollout's pinned copy) once, before its first batch", () => {
     const layered = (s: RolloutStatus): RolloutStatus => ({ ...s, renderedConfigMap: 'r-2k8bmh5f7c' });
     assert.deepEqual(progressLines('r', pending, layered(canary)), [
-      'layers rendered into ConfigMap kube-system/r-2k8bmh5f7c',
+      "rolling out ConfigMap kube-system/r-2k8bmh5f7c: an immutable copy made from the rollout's config",
       'canary started: node-1',
       'nodeconfigrollout "r" progressing (0 of 3 nodes succeeded)',
     ]);
