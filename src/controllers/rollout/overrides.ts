@@ -1,31 +1,13 @@
 // What a node daemon's report (NodeConfig status.kubelet) says against a rollout's config: the fields a node-local
-// drop-in sorting after dkc's overrides, which leave the kubelet not running what the rollout rolled out, and the
-// kubelet restarts the daemon did not cause, which fail a node's trial and soak. Pure: the report, the config's text
-// and the times go in.
+// drop-in sorting after dkc's overrides (src/nodepolicy/overrides.ts), which leave the kubelet not running what the
+// rollout rolled out, and the kubelet restarts the daemon did not cause, which fail a node's trial and soak. Pure but
+// for the cache of a config's fields.
 
-import type { KubeletReport, LocalOverride } from '../../api/dkc/nodeconfig.js';
+import type { KubeletReport } from '../../api/dkc/nodeconfig.js';
 import type { ConfigMap } from '../../api/types.js';
-import { parseYAML, type JNode } from '../../kubeletconfig/text.js';
+import { configFields } from '../../nodepolicy/overrides.js';
 
-/** The fields a KubeletConfiguration's text sets, as dotted paths (every object on the way included); none if unreadable. */
-export function configFields(text: string): Set<string> {
-  const out = new Set<string>();
-  let root: JNode;
-  try {
-    root = parseYAML(text).node;
-  } catch {
-    return out;
-  }
-  const walk = (n: JNode, path: string): void => {
-    if (path !== '') out.add(path);
-    if (n.t !== 'obj') return;
-    for (const [k, v] of n.entries) walk(v, path === '' ? k : `${path}.${k}`);
-  };
-  walk(root, '');
-  out.delete('apiVersion');
-  out.delete('kind');
-  return out;
-}
+export { configFields, relevantOverrides } from '../../nodepolicy/overrides.js';
 
 /** The fields of a ConfigMap's key, read once per version of it (the last few kept). */
 export class ConfigFields {
@@ -43,22 +25,6 @@ export class ConfigFields {
     }
     return fields;
   }
-}
-
-/**
- * The overrides that leave the node not running the rollout's config: those of a field the config sets (the daemon
- * reports a field only when the local value differs from the assigned one). A report naming only fields the config
- * does not set (one left from an earlier assignment) counts for nothing; with the config's fields unknown (its text
- * not read), every reported override counts.
- */
-export function relevantOverrides(
-  report: KubeletReport | null | undefined,
-  fields: ReadonlySet<string> | undefined,
-): LocalOverride[] {
-  const all = Array.isArray(report?.localOverrides) ? report.localOverrides : [];
-  return all.filter(
-    (o) => typeof o?.field === 'string' && o.field !== '' && (fields === undefined || fields.has(o.field)),
-  );
 }
 
 /** When the daemon last saw the kubelet restart by no doing of its own (ms), if it says. */

@@ -47,6 +47,14 @@ export function errorLine(err: unknown): string {
   return kubectlErrorLine(err, (m) => m.replace(/\r?\n/g, ' '));
 }
 
+/** What `dkc rollout plan` prints. */
+export const preview = {
+  target: (ref: { namespace: string; name: string; kubeletConfigKey: string }, nodes: readonly string[]) =>
+    `ConfigMap ${ref.namespace}/${ref.name} (key ${ref.kubeletConfigKey}) would go to ${nodes.length} ${nodes.length === 1 ? 'node' : 'nodes'}: ${nodes.join(', ')}`,
+  localOverride: (node: string, overrides: readonly { field: string; file: string }[]) =>
+    `node ${node}: a local drop-in overrides ${overrides.map((o) => `${o.field} (${o.file})`).join(', ')}: it would not run the config as rolled out, and fail (LocalOverride)`,
+} as const;
+
 /** The progress lines of `dkc rollout status`. Batch 0 is the canary. */
 export const progress = {
   created: (name: string) => `nodeconfigrollout.dkc.io/${name} created`,
