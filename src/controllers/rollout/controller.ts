@@ -38,6 +38,7 @@ import { planRollout, renderedName, selects, type Plan, type PlanInput, type Rol
 import { WorkQueue } from './queue.js';
 import { copySource, mayPin, pinnedCopy } from './pin.js';
 import { watchesNode } from './degraded.js';
+import { ownerOf } from './nodeview.js';
 import { ConfigFields } from './overrides.js';
 import {
   API_VERSION,
@@ -219,9 +220,15 @@ export class RolloutController {
       this.writtenRollouts.forget(r.metadata.name ?? '');
       this.lastLook.delete(r.metadata.name ?? '');
     });
-    // Every rollout still at work, and the Succeeded ones that counted the node (they watch it stays on their config).
+    // Every rollout still at work, and the Succeeded one that counted the node and holds it still (it watches that
+    // the node stays on its config): a rollout the node has since left for another is not looked at for it.
     const byNode = (node: string | undefined): void => {
-      for (const r of this.rollouts.store.list()) if (needsWork(r) || watchesNode(r, node)) batched(r);
+      const seen = node === undefined ? undefined : this.nodes.store.get(node);
+      const holder = seen && ownerOf(this.assignments.view(seen));
+      for (const r of this.rollouts.store.list()) {
+        const holds = holder === undefined || holder === r.metadata.name;
+        if (needsWork(r) || (holds && watchesNode(r, node))) batched(r);
+      }
     };
     this.nodes.on('add', (n) => byNode(n.metadata?.name));
     this.nodes.on('update', (_old, n) => byNode(n.metadata?.name));

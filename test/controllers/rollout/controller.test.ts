@@ -314,6 +314,33 @@ describe('RolloutController', () => {
     assert.equal(phaseOf(api), 'Succeeded');
   });
 
+  it('a Succeeded rollout notices a node that fell back: Degraded, counted and named, and again when it is back', async () => {
+    const api = cluster(2, { strategy: { canary: 1, maxUnavailable: 1 } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    // Until the looks its own writes prompted are over: only the node's change may prompt the next.
+    const quiet = (): Promise<void> => new Promise((r) => setTimeout(r, 100));
+    await quiet();
+    const rolloutNow = (): NodeConfigRollout => api.read('rollouts', 'r1') as NodeConfigRollout;
+    const running = api.read('nodes', 'node-2') as unknown as Node;
+    // The node's agent rolled back to what it ran before (its status says so); its spec still names the rollout's copy.
+    api.put('nodes', {
+      ...running,
+      status: { ...running.status, config: { ...running.status!.config, active: OLD_ACTIVE } },
+    } as never);
+    await api.waitFor(() => rolloutNow().status?.degradedNodes === 1, 'the rollout Degraded');
+    assert.deepEqual(
+      rolloutNow().status?.degraded?.map((d) => [d.node, d.reason]),
+      [['node-2', 'NotActive']],
+    );
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodesDegraded'), 'the NodesDegraded event');
+    await quiet();
+    api.put('nodes', running as never);
+    await api.waitFor(() => rolloutNow().status?.degradedNodes === 0, 'the rollout whole again');
+    assert.equal(rolloutNow().status?.conditions?.find((c) => c.type === 'Degraded')?.status, 'False');
+  });
+
   it('a node counts as succeeded after soakSeconds on the controller’s clock: at the end when it renewed in the last renewal interval, else at its next heartbeat', async () => {
     const clock = new FakeClock(Date.parse(iso(0)));
     const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
