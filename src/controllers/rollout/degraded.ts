@@ -51,7 +51,8 @@ function leftConfig(node: Node, t: NodeTarget): DegradedNode | undefined {
 
 /**
  * The nodes recorded Succeeded that still hold the rollout's source and no longer run its config, sorted by name.
- * A node someone else has moved since is not the rollout's any more, and not counted here.
+ * A node someone else has moved since is not the rollout's any more, and not counted here; nor is any while the
+ * ConfigMap is gone.
  */
 export function findDegraded(
   nodes: readonly Node[],
@@ -59,6 +60,8 @@ export function findDegraded(
   t: NodeTarget,
 ): DegradedNode[] {
   const out: DegradedNode[] = [];
+  // The ConfigMap gone (deleted by hand), nothing says which version the nodes should run: they are not judged.
+  if (t.desired?.configMap && t.configMap === undefined) return out;
   for (const n of nodes) {
     const name = n.metadata.name ?? '';
     if (records[name]?.state !== 'Succeeded' || !specOnTarget(n, t.desired)) continue;

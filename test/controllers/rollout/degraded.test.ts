@@ -120,6 +120,14 @@ describe('a rollout watches the nodes it holds', () => {
     assert.match(plan.status.degraded?.[0]?.message ?? '', /resourceVersion 10/);
   });
 
+  it('the ConfigMap deleted, no node is judged (nothing says what it should run)', () => {
+    const r = succeeded(['node-1']);
+    const plan = planRollout(
+      base({ rollout: r, nodes: [switched('node-1', { active: OLD_ACTIVE })], configMap: undefined }),
+    );
+    assert.equal(plan.status.degradedNodes, undefined);
+  });
+
   it('an error reported for the config is ConfigError', () => {
     const r = succeeded(['node-1']);
     const plan = planRollout(
