@@ -1,8 +1,8 @@
-// `dkc rollout`: the operator's command for NodeConfigRollouts (start, status, pause, resume, undo, list). Only the
+// `dkc rollout`: the operator's command for NodeConfigRollouts (plan, start, status, pause, resume, undo, list). Only the
 // command line is defined here; src/workflow/rollout does the work, loaded when a subcommand runs.
 
 import type { Command } from 'commander';
-import type { StartFlags, StatusFlags, ConnectionFlags, SpecCommand } from '../workflow/rollout/index.js';
+import type { StartFlags, StatusFlags, ConnectionFlags, SpecCommand, PlanFlags } from '../workflow/rollout/index.js';
 import { exitCodeFor } from './exit.js';
 
 function connection(cmd: Command): Command {
@@ -31,7 +31,7 @@ export function registerRolloutCommands(program: Command): void {
     .option('--max-unavailable <n|n%>', 'nodes switching at once after the canary (default 1)')
     .option(
       '--soak <duration>',
-      'how long a node must hold the config, Ready, to count as succeeded, e.g. 30s (default 0s)',
+      'how long a node must hold the config, Ready and heartbeating, to count as succeeded, e.g. 30s (default 0s); it ends on time when the node renewed its Lease in the last renew interval, else at its next renewal',
     )
     .option('--deadline <duration>', 'a node not succeeded this long after its change has failed, e.g. 2m (default 2m)')
     .option('--max-failures <n>', 'failed nodes tolerated before the failure policy applies (default 0)')
@@ -44,6 +44,15 @@ export function registerRolloutCommands(program: Command): void {
     .action((name: string, opts: StartFlags & ConnectionFlags) =>
       run((m) => m.start(m.processIo(exitCodeFor), name, opts)),
     );
+
+  connection(rollout.command('plan'))
+    .description(
+      'show what a rollout of a ConfigMap would do before starting one: the nodes it takes, and those whose local drop-ins override its fields',
+    )
+    .requiredOption('--configmap <namespace/name>', 'the ConfigMap holding the KubeletConfiguration')
+    .option('--key <key>', "the ConfigMap's key holding the KubeletConfiguration", 'kubelet')
+    .option('--selector <selector>', 'label selector of the nodes, e.g. pool=blue,zone!=a (default: every node)')
+    .action((opts: PlanFlags) => run((m) => m.plan(m.processIo(exitCodeFor), opts)));
 
   connection(rollout.command('status'))
     .description(

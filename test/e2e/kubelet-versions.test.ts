@@ -30,6 +30,8 @@ async function configMap(name: string, extra: string): Promise<void> {
   const file = join(work, `${name}.yaml`);
   await writeFile(file, `${local.trimEnd()}\n${extra}\n`);
   await k!.ok(['create', 'configmap', name, '-n', 'kube-system', `--from-file=kubelet=${file}`]);
+  // Immutable, so a rollout assigns it as it is (a mutable one it pins as a copy) and nodes show the name given here.
+  await k!.ok(['patch', 'configmap', name, '-n', 'kube-system', '-p', '{"immutable":true}']);
 }
 
 const rolloutManifest = (name: string, configMapName: string, strategy: Record<string, unknown> = {}): string =>

@@ -37,6 +37,8 @@ async function configMap(admin: RestClient, name: string, body: string): Promise
     kind: 'ConfigMap',
     metadata: { name, namespace: 'kube-system' },
     data: { kubelet: body },
+    // Assigned as it is by a rollout (a mutable one would be pinned as a copy), so nodes show the name given here.
+    immutable: true,
   });
 }
 

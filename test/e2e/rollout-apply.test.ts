@@ -67,6 +67,8 @@ before(async () => {
     await admin.create('/api/v1/namespaces/kube-system/configmaps', {
       metadata: { name: cm, namespace: 'kube-system' },
       data: { kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' },
+      // Assigned as it is by a rollout (a mutable one would be pinned as a copy), so its name is what nodes show.
+      immutable: true,
     });
   }
 });

@@ -142,6 +142,8 @@ export function rolloutCrashSuite(target: CrashTarget): void {
           const cm = await admin.create<ConfigMap>('/api/v1/namespaces/kube-system/configmaps', {
             metadata: { name, namespace: 'kube-system' },
             data: { kubelet: `${localConfig.trimEnd()}\n${bad ? 'kubeAPIQPS: -1' : `eventRecordQPS: ${trial}`}\n` },
+            // Assigned as it is (a mutable one would be pinned as a copy): every node's source is the trial's name.
+            immutable: true,
           });
           const before = new Map([...(await nodes())].map(([n, node]) => [n, sourceOf(node)]));
           await admin.create(ROLLOUTS_PATH, {

@@ -232,4 +232,82 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
       30_000,
     );
   });
+
+  it('a finished rollout watches its nodes: one whose daemon reports a local drop-in overriding a rolled-out field is Degraded, and status exits 1', async () => {
+    const kc = ['--kubeconfig', cluster!.kubeconfig];
+    // What a node daemon writes when a drop-in sorting after dkc's sets a field of the assignment otherwise.
+    const report = (kubelet: unknown): Promise<unknown> =>
+      admin.patch(`${NODE_CONFIGS_PATH}/node-2/status`, 'merge', { status: { kubelet } });
+    await report({ localOverrides: [{ field: 'eventRecordQPS', file: '95-local.conf' }] });
+    await waitFor(
+      'rollout good Degraded',
+      async () => ((await getRollout('good')).status?.degradedNodes === 1 ? true : undefined),
+      20_000,
+    );
+    const r = await getRollout('good');
+    assert.equal(r.status?.phase, 'Succeeded');
+    assert.deepEqual(
+      r.status?.degraded?.map((d) => [d.node, d.reason]),
+      [['node-2', 'LocalOverride']],
+    );
+    assert.equal(r.status?.conditions?.find((c) => c.type === 'Degraded')?.status, 'True');
+    const degraded = await runDkc(['rollout', 'status', 'good', ...kc]);
+    assert.equal(degraded.code, 1, degraded.stdout);
+    assert.match(degraded.stdout, /node node-2 no longer runs the config \(LocalOverride\)/);
+    assert.match(degraded.stdout, /but 1 node no longer runs it\n$/);
+    // Before a rollout of it starts, `dkc rollout plan` shows the node that would not run it.
+    const plan = await runDkc(['rollout', 'plan', '--configmap', 'kube-system/good', '--selector', 'pool=blue', ...kc]);
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, /^node node-2: a local drop-in overrides eventRecordQPS \(95-local\.conf\)/m);
+    assert.doesNotMatch(plan.stdout, /^node node-[13]:/m);
+    await report(null);
+    await waitFor(
+      'rollout good whole again',
+      async () => ((await getRollout('good')).status?.degradedNodes === 0 ? true : undefined),
+      20_000,
+    );
+    assert.equal((await runDkc(['rollout', 'status', 'good', ...kc])).code, 0);
+  });
+
+  it('a rollout of a mutable ConfigMap assigns an immutable copy: an edit of the source in place restarts no node', async () => {
+    const kc = ['--kubeconfig', cluster!.kubeconfig];
+    const local = await readFile(cluster!.nodes[0]!.config, 'utf8');
+    await admin.create('/api/v1/namespaces/kube-system/configmaps', {
+      metadata: { name: 'mutable', namespace: 'kube-system' },
+      data: { kubelet: `${local.trimEnd()}\neventRecordQPS: 11\n` },
+    });
+    const flags = ['--selector', 'pool=blue', '--canary', '0', '--max-unavailable', '3', ...kc];
+    const started = await runDkc(['rollout', 'start', 'pinned', '--configmap', 'kube-system/mutable', ...flags]);
+    assert.equal(started.code, 0, started.stderr);
+    const status = await runDkc(['rollout', 'status', 'pinned', '--watch', '--timeout', '2m', ...kc], {
+      timeoutMs: 150_000,
+    });
+    assert.equal(status.code, 0, `${status.stdout}\n${status.stderr}`);
+    const copy = (await getRollout('pinned')).status?.renderedConfigMap ?? '';
+    assert.match(copy, /^pinned-[a-z0-9]{10}$/);
+    assert.match(status.stdout, new RegExp(`^rolling out ConfigMap kube-system/${copy}: an immutable copy`));
+    const pinned = await admin.get<ConfigMap>(`/api/v1/namespaces/kube-system/configmaps/${copy}`);
+    assert.equal(pinned.immutable, true);
+    const running = async (): Promise<string[]> =>
+      Promise.all(
+        BLUE.map(async (n) => {
+          const a = (await nodeConfig(n)).status?.config?.active?.configMap;
+          return `${a?.name}/${a?.uid}/${a?.resourceVersion}`;
+        }),
+      );
+    const before = await running();
+    assert.deepEqual(
+      before,
+      BLUE.map(() => `${copy}/${pinned.metadata.uid}/${pinned.metadata.resourceVersion}`),
+    );
+    for (const n of BLUE)
+      assert.deepEqual((await nodeConfig(n)).spec?.configSource, kubeletSource(copy), `${n}: assigned the copy`);
+    await admin.patch('/api/v1/namespaces/kube-system/configmaps/mutable', 'merge', {
+      data: { kubelet: `${local.trimEnd()}\neventRecordQPS: 12\n` },
+    });
+    // Agents follow an edit of what they are assigned within a quarter of a second: give them two seconds.
+    await new Promise((r) => setTimeout(r, 2_000));
+    assert.deepEqual(await running(), before, 'every node still runs the copy it was given');
+    assert.equal((await runDkc(['rollout', 'status', 'pinned', ...kc])).code, 0);
+  });
 });

@@ -9,7 +9,11 @@ export const kubeletSource = (name: string): NodeConfigSource => ({
   configMap: { namespace: 'kube-system', name, kubeletConfigKey: 'kubelet' },
 });
 
-/** Creates kube-system/`name` with key `kubelet`: `localConfig` with `extra` lines appended. */
+/**
+ * Creates kube-system/`name` with key `kubelet`: `localConfig` with `extra` lines appended. Immutable, so that a
+ * rollout of it assigns it as it is (a rollout pins a mutable ConfigMap as an immutable copy of its own) and a test
+ * finds its nodes on the name it gave.
+ */
 export function kubeletConfigMap(
   client: RestClient,
   localConfig: string,
@@ -21,6 +25,7 @@ export function kubeletConfigMap(
     kind: 'ConfigMap',
     metadata: { name, namespace: 'kube-system' },
     data: { kubelet: `${localConfig.trimEnd()}\n${extra}\n` },
+    immutable: true,
   });
 }
 

@@ -43,8 +43,18 @@ export const PAUSED_AFTER_CANARY_ANNOTATION = 'dkc.io/paused-after-canary';
 export type Phase = 'Pending' | 'Progressing' | 'Paused' | 'Succeeded' | 'Halted' | 'Reverting' | 'Reverted';
 export type NodeState =
   'Pending' | 'InFlight' | 'Succeeded' | 'Failed' | 'Reverted' | 'Overridden' | 'Deleted' | 'NotRestored';
-/** NodeConflict: another field manager applies the node's assignment, and did for longer than the progress deadline. */
-export type FailureReason = 'ConfigError' | 'NotReady' | 'NotActive' | 'Overridden' | 'NoRecord' | 'NodeConflict';
+export type FailureReason =
+  | 'ConfigError'
+  | 'NotReady'
+  | 'NotActive'
+  | 'Overridden'
+  | 'NoRecord'
+  /** Another field manager applies the node's assignment, and did for longer than the progress deadline. */
+  | 'NodeConflict'
+  /** A node-local drop-in overrides a field of the config: the kubelet does not run it as rolled out. */
+  | 'LocalOverride'
+  /** The kubelet restarted, by no doing of its node daemon, after the node was changed. */
+  | 'KubeletRestarted';
 /** Why a node not yet changed waits: its Ready condition is not True, or its heartbeat (Lease) is stale. */
 export type WaitingReason = 'NotReady' | 'HeartbeatStale';
 export type FailurePolicy = 'Revert' | 'Halt';
@@ -138,8 +148,18 @@ export interface IncompatibleNode {
   reason: string;
 }
 
+/** Why a node a rollout counted as running its config no longer does. */
+export type DegradedReason = 'NotActive' | 'ConfigError' | 'LocalOverride';
+
+/** A node recorded Succeeded, still held by the rollout, that no longer runs its config. */
+export interface DegradedNode {
+  node: string;
+  reason: DegradedReason;
+  message: string;
+}
+
 export interface RolloutCondition {
-  type: 'Progressing' | 'Complete' | 'Failed';
+  type: 'Progressing' | 'Complete' | 'Failed' | 'Degraded';
   status: 'True' | 'False' | 'Unknown';
   reason: string;
   message: string;
@@ -162,6 +182,10 @@ export interface RolloutStatus {
   /** A layered rollout's rendered ConfigMap in kube-system, once rendered; the rollout keeps to it from then on. */
   renderedConfigMap?: string;
   failures?: RolloutFailure[];
+  /** Nodes recorded Succeeded, still held, that no longer run the config (judged at every look); absent until one has. */
+  degradedNodes?: number;
+  /** The first few of them by name (the count is of all). */
+  degraded?: DegradedNode[];
   conditions?: RolloutCondition[];
   currentBatch?: number;
   startTime?: Time | null;

@@ -11,6 +11,7 @@ import {
   NODE_CONFIG_KIND,
   newNodeConfig,
   nodeConfigName,
+  type KubeletReport,
   type NodeConfig,
   type PreviousAssignment,
 } from '../../api/dkc/nodeconfig.js';
@@ -43,8 +44,11 @@ export interface AssignmentChannel {
   readonly channel: ConfigChannel;
   /** The informers the channel reads besides the Nodes' (started, synced and stopped with the controller's). */
   readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
-  /** Calls `changed` whenever an assignment record changes (beyond the Node events the controller follows itself). */
-  onChange(changed: () => void): void;
+  /**
+   * Calls `changed` with the node's name whenever an assignment record changes (beyond the Node events the
+   * controller follows itself).
+   */
+  onChange(changed: (node: string) => void): void;
   /** The node as the plan sees it: its assignment fields, rollout annotation and resourceVersion from the channel's record. */
   view(node: Node): Node;
   /**
@@ -55,6 +59,8 @@ export interface AssignmentChannel {
   write(p: NodePatch, node: Node | undefined, signal: AbortSignal): Promise<void>;
   /** The node is gone: what was written about it no longer matters. */
   forget(node: string): void;
+  /** What the node's daemon reports of its kubelet (NodeConfig status.kubelet); undefined where it reports nothing. */
+  kubelet(node: string): KubeletReport | undefined;
 }
 
 /** The annotations the controller owns on an assignment record; on the NodeConfig channel a Node's copies mean nothing. */
@@ -135,6 +141,11 @@ export class NodeChannel implements AssignmentChannel {
   forget(node: string): void {
     this.written.forget(node);
   }
+
+  kubelet(): undefined {
+    // A node daemon reports on its NodeConfig only.
+    return undefined;
+  }
 }
 
 /**
@@ -166,10 +177,15 @@ export class NodeConfigChannel implements AssignmentChannel {
     this.informers = [this.nodeConfigs];
   }
 
-  onChange(changed: () => void): void {
-    this.nodeConfigs.on('add', changed);
-    this.nodeConfigs.on('update', changed);
-    this.nodeConfigs.on('delete', changed);
+  onChange(changed: (node: string) => void): void {
+    const byName = (nc: CachedNodeConfig): void => changed(nc.metadata.name ?? '');
+    this.nodeConfigs.on('add', byName);
+    this.nodeConfigs.on('update', (_old, nc) => byName(nc));
+    this.nodeConfigs.on('delete', byName);
+  }
+
+  kubelet(node: string): KubeletReport | undefined {
+    return this.current(node)?.status?.kubelet ?? undefined;
   }
 
   private current(node: string): CachedNodeConfig | undefined {

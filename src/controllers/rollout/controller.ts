@@ -36,6 +36,10 @@ import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
 import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
 import { WorkQueue } from './queue.js';
+import { copySource, mayPin, pinnedCopy } from './pin.js';
+import { watchesNode } from './degraded.js';
+import { ownerOf } from './nodeview.js';
+import { ConfigFields } from './overrides.js';
 import {
   API_VERSION,
   COMPONENT,
@@ -127,6 +131,7 @@ export class RolloutController {
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
   private readonly compatibility = new CompatibilityJudge();
+  private readonly fields = new ConfigFields();
   private readonly failures = new Map<string, number>();
   private readonly conflicts = new ConflictTracker();
   /** Per rollout: when its last look ended and how long it took without its node writes (monotonic ms). */
@@ -219,16 +224,23 @@ export class RolloutController {
       this.lastLook.delete(r.metadata.name ?? '');
       this.conflicts.forget(r.metadata.name ?? '');
     });
-    const everyActive = (): void => {
-      for (const r of this.rollouts.store.list()) if (needsWork(r)) batched(r);
+    // Every rollout still at work, and the Succeeded one that counted the node and holds it still (it watches that
+    // the node stays on its config): a rollout the node has since left for another is not looked at for it.
+    const byNode = (node: string | undefined): void => {
+      const seen = node === undefined ? undefined : this.nodes.store.get(node);
+      const holder = seen && ownerOf(this.assignments.view(seen));
+      for (const r of this.rollouts.store.list()) {
+        const holds = holder === undefined || holder === r.metadata.name;
+        if (needsWork(r) || (holds && watchesNode(r, node))) batched(r);
+      }
     };
-    this.nodes.on('add', everyActive);
-    this.nodes.on('update', everyActive);
+    this.nodes.on('add', (n) => byNode(n.metadata?.name));
+    this.nodes.on('update', (_old, n) => byNode(n.metadata?.name));
     this.nodes.on('delete', (n) => {
       this.assignments.forget(n.metadata?.name ?? '');
-      everyActive();
+      byNode(n.metadata?.name);
     });
-    this.assignments.onChange(everyActive);
+    this.assignments.onChange(byNode);
     const byConfigMap = (cm: CachedConfigMap): void => {
       for (const r of this.rollouts.store.list()) {
         const refs = [r.spec?.configSource?.configMap, ...layersOf(r).map((l) => l.configMap)];
@@ -237,7 +249,7 @@ export class RolloutController {
         const uses = refs.some(
           (ref) => ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name,
         );
-        if (uses && needsWork(r)) batched(r);
+        if (uses && (needsWork(r) || watchesNode(r, undefined))) batched(r);
       }
     };
     this.configMaps.on('add', byConfigMap);
@@ -317,7 +329,7 @@ export class RolloutController {
   private async sync(name: string): Promise<number | undefined> {
     const rollout = this.currentRollout(name);
     if (!rollout) return undefined;
-    const rendering = await this.render(rollout);
+    const rendering = isLayered(rollout) ? await this.render(rollout) : await this.pin(rollout);
     const input: Omit<PlanInput, 'configMap'> = {
       rollout,
       nodes: this.currentNodes(),
@@ -325,19 +337,20 @@ export class RolloutController {
       now: this.clock.now(),
       leases: { get: (node) => this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node}`) },
       startedAt: this.startedAt,
+      kubelet: { get: (node) => this.assignments.kubelet(node) },
     };
     if (rendering)
       input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };
-    const layered = isLayered(rollout) ? renderedName(input) : undefined;
-    const ref = (layered !== undefined ? renderedSource(layered) : desiredSource(rollout.spec))?.configMap;
+    const copy = renderedName(input);
+    const ref = (copy !== undefined ? copySource(rollout, copy) : desiredSource(rollout.spec))?.configMap;
     const cm =
       rendering && 'configMap' in rendering
         ? rendering.configMap
         : ref
           ? this.configMaps.store.get(`${ref.namespace}/${ref.name}`)
           : undefined;
-    // A recorded rendered ConfigMap is assigned only if it is the one this rollout's layers were rendered into.
-    const distrust = layered !== undefined && !rendering ? renderedDistrust(rollout, cm) : undefined;
+    // A recorded rendered or pinned ConfigMap is assigned only if it is one this controller made for this rollout.
+    const distrust = copy !== undefined && !rendering ? renderedDistrust(rollout, cm) : undefined;
     if (distrust !== undefined) input.renderedDistrust = distrust;
     const conflicts = this.conflicts.of(name);
     if (conflicts) input.conflicts = conflicts;
@@ -350,6 +363,8 @@ export class RolloutController {
       const incompatible = this.compatibility.judge(cm, ref.kubeletConfigKey, input.nodes);
       if (incompatible.size > 0) input.incompatible = incompatible;
     }
+    const fields = cm && ref ? this.fields.of(cm, ref.kubeletConfigKey) : undefined;
+    if (fields) input.targetFields = fields;
     const plan = planRollout({ ...input, configMap });
     await this.apply(rollout, plan);
     return plan.requeueAfterMs;
@@ -383,17 +398,42 @@ export class RolloutController {
       kubelet,
     );
     if ('failure' in out) return out;
-    const name = out.configMap.metadata.name ?? '';
+    return this.ensureCopy(rollout, out.configMap, logs.rendered);
+  }
+
+  /**
+   * A rollout of a mutable ConfigMap not yet started: the immutable copy it assigns instead (./pin.ts), created unless
+   * it exists. Undefined when it assigns its source as it is (immutable, missing: the plan says it is missing, or
+   * the rollout changed nodes before it could pin).
+   */
+  private async pin(rollout: CachedRollout): Promise<RenderOutcome | undefined> {
+    const ref = rollout.spec?.configSource?.configMap;
+    if (!ref || !mayPin(rollout)) return undefined;
+    const source = await this.configMapNow(ref.namespace, ref.name);
+    const copy = source && pinnedCopy(rollout.metadata.name ?? '', source);
+    return copy ? this.ensureCopy(rollout, copy, logs.pinned) : undefined;
+  }
+
+  /**
+   * The rendered or pinned ConfigMap `out`, created (owned by the rollout) unless it exists with the same content (the
+   * name is the content's hash), and taken over when it exists without this rollout as its owner.
+   */
+  private async ensureCopy(
+    rollout: CachedRollout,
+    out: ConfigMap,
+    log: (rollout: string, configMap: string) => string,
+  ): Promise<RenderOutcome> {
+    const name = out.metadata.name ?? '';
     const owner = rolloutOwnerReference(rollout);
     let cm = await this.configMapNow(RENDERED_NAMESPACE, name);
     if (!cm) {
       try {
-        const owned = { ...out.configMap, metadata: { ...out.configMap.metadata, ownerReferences: [owner] } };
+        const owned = { ...out, metadata: { ...out.metadata, ownerReferences: [owner] } };
         cm = await this.client.create<CachedConfigMap>(`/api/v1/namespaces/${RENDERED_NAMESPACE}/configmaps`, owned, {
           signal: this.abort.signal,
           query: { fieldManager: FIELD_MANAGER },
         });
-        klog.info(logs.rendered(rollout.metadata.name ?? '', name));
+        klog.info(log(rollout.metadata.name ?? '', name));
       } catch (err) {
         // Created meanwhile (by a previous leader): the same name is the same content, checked below.
         if (!isApiError(err) || err.status.code !== 409) throw err;
@@ -401,7 +441,7 @@ export class RolloutController {
         if (!cm) throw err;
       }
     }
-    if (!deepEqual(cm.data ?? {}, out.configMap.data))
+    if (!deepEqual(cm.data ?? {}, out.data ?? {}) || !deepEqual(cm.binaryData ?? {}, out.binaryData ?? {}))
       return {
         failure: {
           reason: conditionReasons.renderFailed,

@@ -35,6 +35,11 @@ export function isFresh(h: Heartbeat, nowMs: number): boolean {
   return h.renewedMs !== undefined && nowMs - h.renewedMs <= h.freshForMs;
 }
 
+/** How often the node renews its Lease: a quarter of its duration (the kubelet's 10 s of 40 s), half the freshness. */
+export function renewIntervalMs(h: Heartbeat): number {
+  return h.freshForMs / 2;
+}
+
 /** The first instant at which the heartbeat is stale unless renewed before; undefined for a node that never renewed. */
 export function staleAtMs(h: Heartbeat): number | undefined {
   return h.renewedMs === undefined ? undefined : h.renewedMs + h.freshForMs + 1;

@@ -2,6 +2,7 @@
 // reasons and messages, event messages and log lines. One catalogue, so that `dkc rollout status`, kubectl and the docs agree.
 
 import type { NodeConfigSource } from '../../api/types.js';
+import { CONFIG_NAMESPACE } from '../../api/dkc/identity.js';
 
 /** How a source reads in messages: `kube-system/my-config (key kubelet)`, or `local config`. */
 export function describeSource(src: NodeConfigSource | null): string {
@@ -27,6 +28,22 @@ export const failureMessages = {
   noRecord:
     "not restored: this rollout's status holds no record of the node's previous config source, so it is left as it is",
   deleted: 'the Node was deleted during the rollout',
+  localOverride: (overrides: readonly { field: string; file: string }[]): string =>
+    `the kubelet does not run the new config's ${overrides
+      .slice(0, 3)
+      .map((o) => `${o.field} (a local drop-in, ${o.file}, overrides it)`)
+      .join(', ')}${overrides.length > 3 ? ` and ${overrides.length - 3} more fields` : ''}`,
+  kubeletRestarted: (at: string): string =>
+    `the kubelet restarted at ${at} without its node daemon restarting it (a crash) since the node was changed`,
+};
+
+/** Why a node the rollout counted no longer runs its config (status.degraded). */
+export const degradedMessages = {
+  notActive: (active: NodeConfigSource | null | undefined): string => {
+    const cm = active?.configMap;
+    const rv = cm?.resourceVersion === undefined ? '' : ` at resourceVersion ${cm.resourceVersion}`;
+    return `the kubelet runs ${describeSource(active ?? null)}${rv}, not the rollout's config`;
+  },
 };
 
 /** Why a node waits, unchanged, in condition and event messages. */
@@ -54,6 +71,8 @@ export const conditionReasons = {
   invalidSpec: 'InvalidSpec',
   nodesNotReady: 'NodesNotReady',
   incompatibleNodes: 'IncompatibleNodes',
+  degraded: 'NodesLeftConfig',
+  notDegraded: 'NodesRunConfig',
 } as const;
 
 export const conditionMessages = {
@@ -79,7 +98,8 @@ export const conditionMessages = {
     `layer ConfigMap ${ns}/${name} has no key ${JSON.stringify(key)}: the layers cannot be rendered`,
   renderFailed: (layer: string, err: string): string =>
     `the layers cannot be rendered: ${layer === '' ? '' : `${layer}: `}${err}`,
-  renderedConflict: (name: string): string => `ConfigMap ${name} exists with other content than the layers render to`,
+  renderedConflict: (name: string): string =>
+    `ConfigMap ${name} exists with other content than the rollout's config (it cannot be rendered or pinned there)`,
   notRendered: 'the layers have not been rendered',
   bothSources: 'spec.configSource and spec.layers are mutually exclusive: set exactly one',
   waiting: (done: number, total: number, waiting: readonly string[]): string =>
@@ -93,6 +113,11 @@ export const conditionMessages = {
   incompatibleNodes: (which: string): string =>
     `no node starts: the config does not suit the kubelet of some selected nodes (${which}); set spec.strategy.skipIncompatible to leave them out`,
   notFailed: 'no failure',
+  degraded: (n: number, total: number, named: readonly { node: string; reason: string }[]): string =>
+    `${n} of ${total} nodes no longer run the new config: ${named.map((d) => `${d.node} (${d.reason})`).join(', ')}${n > named.length ? ` and ${n - named.length} more` : ''} (status.degraded)`,
+  notDegraded: 'every node the rollout holds runs its config',
+  /** Appended to the complete message while nodes have left the config since. */
+  degradedSince: (n: number): string => (n === 0 ? '' : `; ${nodeCount(n)} no longer (see the Degraded condition)`),
   notComplete: 'the rollout has not completed',
 };
 
@@ -115,6 +140,9 @@ export const eventMessages = {
   nodeIncompatible: (node: string, version: string, reason: string): string =>
     `Node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   nodeNotRestored: (node: string, message: string): string => `Node ${node} ${message}`,
+  degraded: (n: number, fresh: readonly { node: string; reason: string; message: string }[]): string =>
+    `${nodeCount(n)} no longer run the new config${fresh.length > 0 ? `: ${fresh.map((d) => `${d.node} (${d.reason}: ${d.message})`).join('; ')}` : ''}`,
+  recovered: 'Every node the rollout holds runs its config again',
   released: (nodes: readonly string[]): string =>
     `Rollout deleted: ${nodeCount(nodes.length)} keep its config source and are no longer held by it: ${nodes.join(', ')}`,
 };
@@ -128,9 +156,11 @@ export const logs = {
   phase: (rollout: string, from: string | undefined, to: string | undefined): string =>
     `rollout controller: rollout ${rollout}: ${from ?? 'new'} -> ${to ?? ''}`,
   rendered: (rollout: string, configMap: string): string =>
-    `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap kube-system/${configMap}`,
+    `rollout controller: rollout ${rollout}: rendered its layers into ConfigMap ${CONFIG_NAMESPACE}/${configMap}`,
+  pinned: (rollout: string, configMap: string): string =>
+    `rollout controller: rollout ${rollout}: pinned its ConfigMap as the immutable ${CONFIG_NAMESPACE}/${configMap}`,
   renderedKept: (rollout: string, configMap: string): string =>
-    `rollout controller: rollout ${rollout} deleted: ConfigMap kube-system/${configMap} it rendered is kept, nodes still use it`,
+    `rollout controller: rollout ${rollout} deleted: ConfigMap ${CONFIG_NAMESPACE}/${configMap} it rendered is kept, nodes still use it`,
   retrying: (rollout: string, err: string): string => `rollout controller: rollout ${rollout}: ${err}; retrying`,
   informer: (path: string, err: string): string => `rollout controller: ${path}: ${err}`,
 };

@@ -6,10 +6,12 @@
 
 import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
 import { syncError } from '../../api/configstatus.js';
-import { isFresh, staleAtMs, type Heartbeat } from './heartbeat.js';
+import { isFresh, renewIntervalMs, staleAtMs, type Heartbeat } from './heartbeat.js';
 import { failureMessages } from './messages.js';
 import { recordAgrees } from './trust.js';
 import { ROLLOUT_ANNOTATION, formatTimeCeil, type NodeProgress, type WaitingReason } from '../../api/dkc/rollout.js';
+import type { KubeletReport, LocalOverride } from '../../api/dkc/nodeconfig.js';
+import { relevantOverrides, restartedSince } from './overrides.js';
 
 /** What the rollout wants on each node, and when. */
 export interface NodeTarget {
@@ -25,6 +27,10 @@ export interface NodeTarget {
   heartbeat: (node: string) => Heartbeat;
   /** When this controller started (ms): soak time recorded before it went unobserved, and does not count. */
   startedMs: number;
+  /** Each node's daemon report (its NodeConfig's status.kubelet), by node name; none where the channel has none. */
+  kubelet: (node: string) => KubeletReport | null | undefined;
+  /** The fields the target config sets (./overrides.ts configFields); undefined when not known. */
+  fields: ReadonlySet<string> | undefined;
 }
 
 /** A ConfigMap reference compared by what names it (namespace, name, key), as spec.configSource carries it. */
@@ -61,7 +67,7 @@ function readyCondition(node: Node): { status: string; since: number | undefined
 }
 
 /** status.config.active is the target with the ConfigMap's current uid and resourceVersion (or local config for a reset). */
-function activeOnTarget(node: Node, t: NodeTarget): boolean {
+export function activeOnTarget(node: Node, t: NodeTarget): boolean {
   const active = node.status?.config?.active?.configMap;
   if (!t.desired?.configMap) return !active;
   if (!t.configMap || !active) return false;
@@ -81,7 +87,7 @@ const SYNC_FAILURE = syncError('');
  * rollout's: the agent will report on the current version. With `transient`, a failed sync, which the agent retries
  * and which says nothing of the config, counts too; without it, it does not.
  */
-function configError(node: Node, t: NodeTarget, transient = false): string | undefined {
+export function configError(node: Node, t: NodeTarget, transient = false): string | undefined {
   const cfg = node.status?.config;
   const assigned = cfg?.assigned?.configMap;
   if (!cfg?.error || !sameRef(assigned, t.desired?.configMap)) return undefined;
@@ -95,9 +101,20 @@ function configError(node: Node, t: NodeTarget, transient = false): string | und
   return cfg.error;
 }
 
-/** Healthy on the target right now: active, no error, Ready. */
+/** Healthy on the target right now: active, no error, no field of it overridden by a local drop-in, Ready. */
 export function healthyOnTarget(node: Node, t: NodeTarget): boolean {
-  return activeOnTarget(node, t) && !node.status?.config?.error && readyCondition(node).status === 'True';
+  return (
+    activeOnTarget(node, t) &&
+    !node.status?.config?.error &&
+    localOverrides(node, t).length === 0 &&
+    readyCondition(node).status === 'True'
+  );
+}
+
+/** The fields of the target, active on the node, that a node-local drop-in overrides (the kubelet runs the local value). */
+export function localOverrides(node: Node, t: NodeTarget): LocalOverride[] {
+  if (!t.desired?.configMap || !activeOnTarget(node, t)) return [];
+  return relevantOverrides(t.kubelet(node.metadata.name ?? ''), t.fields);
 }
 
 /**
@@ -123,7 +140,10 @@ function failed(prev: NodeProgress, reason: NonNullable<NodeProgress['reason']>,
 /**
  * The soak of a node that is healthy with a fresh heartbeat now: since when it counts, and whether it is over. It
  * counts only time this controller has watched (a soak recorded before it started restarts now), restarts at a later
- * Ready transition, and is over at the first heartbeat at or after its end, which a frozen agent never sends.
+ * Ready transition, and is over at its end when the node renewed its Lease within one renewal interval before it (a
+ * node heartbeating all along always has), else at the next renewal, which a frozen agent never sends. So a soak
+ * lasts as long as asked, not until the renewal after it, and an agent that froze in its last renewal interval is
+ * the one it cannot tell from a live one.
  */
 function soak(node: Node, prev: NodeProgress, t: NodeTarget, h: Heartbeat): { since: number; over: boolean } {
   const now = t.now.getTime();
@@ -133,7 +153,7 @@ function soak(node: Node, prev: NodeProgress, t: NodeTarget, h: Heartbeat): { si
   const flapped = readyCondition(node).since;
   if (flapped !== undefined && flapped > since) since = flapped;
   const end = since + t.soakMs;
-  const heard = t.soakMs === 0 || (h.renewedMs !== undefined && h.renewedMs >= end);
+  const heard = t.soakMs === 0 || (h.renewedMs !== undefined && h.renewedMs >= end - renewIntervalMs(h));
   return { since, over: now >= end && heard };
 }
 
@@ -145,6 +165,12 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
   if (!specOnTarget(node, t.desired)) return failed(prev, 'Overridden', failureMessages.overridden);
   const err = configError(node, t);
   if (err !== undefined) return failed(prev, 'ConfigError', err);
+  const overrides = localOverrides(node, t);
+  if (overrides.length > 0) return failed(prev, 'LocalOverride', failureMessages.localOverride(overrides));
+  // A kubelet restart the node's daemon did not cause, since this rollout changed the node: a crash, in its trial or soak.
+  const since = prev.updatedAt !== undefined ? Date.parse(prev.updatedAt) : NaN;
+  const restarted = Number.isNaN(since) ? undefined : restartedSince(t.kubelet(node.metadata.name ?? ''), since);
+  if (restarted !== undefined) return failed(prev, 'KubeletRestarted', failureMessages.kubeletRestarted(restarted));
   const now = t.now.getTime();
   const h = t.heartbeat(node.metadata.name ?? '');
   // Soak time counts only while the node heartbeats: a lapse restarts it.

@@ -10,7 +10,8 @@ import type { Lease, Node, NodeConfigSource } from '../../api/types.js';
 import { newLabelRequirement, matchesLabels, type LabelRequirement, type LabelOperator } from '../../api/selectors.js';
 import { describeIncompatible, reasonOf, type Incompatibility } from '../../nodepolicy/compat.js';
 import { heartbeatOf } from './heartbeat.js';
-import { isLayered, renderedSource } from './layers.js';
+import { isLayered } from './layers.js';
+import { copySource, mayPin } from './pin.js';
 import {
   conditionMessages,
   conditionReasons,
@@ -62,6 +63,9 @@ import {
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
 import { errorMessage } from '../../util/errors.js';
+import type { KubeletReport } from '../../api/dkc/nodeconfig.js';
+import { degradedCondition, degradedEvents, degradedFields, findDegraded } from './degraded.js';
+import type { DegradedNode } from '../../api/dkc/rollout.js';
 
 export interface PlanInput {
   rollout: NodeConfigRollout;
@@ -94,6 +98,10 @@ export interface PlanInput {
   renderedDistrust?: string;
   /** The nodes whose assignment another applier refused this rollout, since when (./conflicts.ts); absent: none. */
   conflicts?: ReadonlyMap<string, NodeConflict>;
+  /** Each node's daemon report (its NodeConfig's status.kubelet), by node name; absent where there are none. */
+  kubelet?: Pick<ReadonlyMap<string, KubeletReport>, 'get'>;
+  /** The fields the target config sets (./overrides.ts configFields), when the controller has read it. */
+  targetFields?: ReadonlySet<string>;
 }
 
 export interface NodePatch {
@@ -129,7 +137,9 @@ export type EventReason =
   | 'RolloutHalted'
   | 'RolloutReverted'
   | 'RolloutSucceeded'
-  | 'StatusNotDecided';
+  | 'StatusNotDecided'
+  | 'NodesDegraded'
+  | 'NodesRecovered';
 
 export interface RolloutEvent {
   type: 'Normal' | 'Warning';
@@ -251,6 +261,8 @@ interface Outcome {
   waiting?: { nodes: string[]; stalled: boolean; deadlineSeconds: number } | undefined;
   /** Selected nodes left out for their kubelet version; undefined keeps the status's earlier list. */
   incompatible?: readonly Incompatibility[];
+  /** Nodes recorded Succeeded that no longer run the config (./degraded.ts); none when undefined. */
+  degraded?: readonly DegradedNode[];
 }
 
 interface Counts {
@@ -310,7 +322,8 @@ function conditionsFor(
       status: 'False',
       reason: conditionReasons.complete,
       message:
-        conditionMessages.complete(counts.succeeded, counts.total, counts.deleted) +
+        conditionMessages.complete(counts.succeeded - (o.degraded?.length ?? 0), counts.total, counts.deleted) +
+        conditionMessages.degradedSince(o.degraded?.length ?? 0) +
         conditionMessages.leftOut(incompatible),
     },
     Halted: {
@@ -355,7 +368,8 @@ function conditionsFor(
     : prevFailed
       ? { type: 'Failed', status: 'True', reason: prevFailed.reason, message: prevFailed.message }
       : { type: 'Failed', status: 'False', reason: p.reason, message: conditionMessages.notFailed };
-  return [p, complete, failed];
+  const degraded = degradedCondition(o.degraded ?? [], counts.total, old);
+  return degraded ? [p, complete, failed, degraded] : [p, complete, failed];
 }
 
 /** A rollout that no longer starts nodes holds none back: its records lose their waiting marks. */
@@ -398,6 +412,7 @@ function buildStatus(
     failedNodes: failures.length,
     waitingNodes: entries.filter(([, p]) => p.waitingReason !== undefined).length,
     failures,
+    ...degradedFields(outcome.degraded ?? [], old),
     conditions: mergeConditions(old?.conditions, conditionsFor(outcome, counts, old, incompatible.length), now),
     startTime: old?.startTime ?? now,
     nodes: Object.fromEntries(entries),
@@ -499,6 +514,7 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
       });
     }
   }
+  events.push(...degradedEvents(old, status));
   return events;
 }
 
@@ -574,11 +590,14 @@ function letGoPatch(
   };
 }
 
-/** The source `r` assigns: its configSource, or a layered rollout's rendered ConfigMap (undefined before it has one). */
+/**
+ * The source `r` assigns: a layered rollout's rendered ConfigMap (undefined before it has one), the pinned copy of
+ * its configSource, or its configSource.
+ */
 function targetOf(r: NodeConfigRollout): NodeConfigSource | null | undefined {
-  if (!isLayered(r)) return desiredSource(r.spec);
   const rendered = r.status?.renderedConfigMap;
-  return rendered === undefined ? undefined : renderedSource(rendered);
+  if (rendered !== undefined) return copySource(r, rendered);
+  return isLayered(r) ? undefined : desiredSource(r.spec);
 }
 
 function sameSource(a: NodeConfigSource | null | undefined, b: NodeConfigSource | null | undefined): boolean {
@@ -845,11 +864,11 @@ function holdIfDown(p: NodeProgress, prev: NodeProgress | undefined, node: Node,
   return { ...p, waitingReason: reason, waitingSince: prev?.waitingSince ?? formatTime(t.now.getTime()) };
 }
 
-/** Every tracked node's next record; a node found changed by this rollout but unrecorded joins the batch being started. */
-function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
+/** What the rollout wants on each node, and when, as the node's state machine takes it. */
+function nodeTarget(input: PlanInput): NodeTarget {
   const r = input.rollout;
   const spec = r.spec ?? {};
-  const target: NodeTarget = {
+  return {
     rollout: r.metadata.name ?? '',
     desired: desiredSource(spec),
     configMap: input.configMap,
@@ -858,7 +877,15 @@ function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
     now: input.now,
     heartbeat: (node) => heartbeatOf(input.leases.get(node)),
     startedMs: input.startedAt.getTime(),
+    kubelet: (node) => input.kubelet?.get(node),
+    fields: input.targetFields,
   };
+}
+
+/** Every tracked node's next record; a node found changed by this rollout but unrecorded joins the batch being started. */
+function evaluate(input: PlanInput, reqs: LabelRequirement[]): Evaluated {
+  const r = input.rollout;
+  const target = nodeTarget(input);
   const selected = (n: Node): boolean => matchesLabels(reqs, n.metadata.labels);
   const tracked = [...input.nodes].sort(byName).filter((n) => isMine(n, target.rollout) || selected(n));
   const strategy = strategyOf(input, tracked.length);
@@ -952,10 +979,13 @@ function planLayered(input: PlanInput): Plan {
   return withRendered(planSource(asSourceRollout(input, name)), name, old);
 }
 
-/** A layered rollout as the rollout of its rendered ConfigMap `name` (none yet: of nothing, since it changed no node). */
+/**
+ * A layered rollout as the rollout of its rendered ConfigMap `name` (none yet: of nothing, since it changed no node);
+ * a pinned one as the rollout of its copy.
+ */
 function asSourceRollout(input: PlanInput, name: string | undefined): PlanInput {
   const r = input.rollout;
-  const spec = { ...r.spec, configSource: name === undefined ? null : renderedSource(name) };
+  const spec = { ...r.spec, configSource: name === undefined ? null : copySource(r, name) };
   delete spec.layers;
   return { ...input, rollout: { ...r, spec } };
 }
@@ -971,8 +1001,8 @@ function withRendered(plan: Plan, name: string | undefined, old: RolloutStatus |
 export function planRollout(input: PlanInput): Plan {
   const r = input.rollout;
   if (isDeleting(r)) {
-    if (!isLayered(r)) return planDeletion(input);
     const name = r.status?.renderedConfigMap;
+    if (!isLayered(r) && name === undefined) return planDeletion(input);
     return withRendered(planDeletion(asSourceRollout(input, name)), name, r.status);
   }
   // The finalizer first, in a look of its own: no node is changed by a rollout that could vanish without letting go of it.
@@ -982,7 +1012,33 @@ export function planRollout(input: PlanInput): Plan {
     };
     return { nodePatches: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
   }
-  return isLayered(r) ? planLayered(input) : planSource(input);
+  return isLayered(r) ? planLayered(input) : planPinned(input);
+}
+
+/**
+ * A rollout of spec.configSource: of the pinned copy once it has one (./pin.ts), recorded in status.renderedConfigMap
+ * as a layered rollout records its rendering; of the source itself when the source is immutable, or the rollout
+ * changed nodes before it could pin. A copy that cannot be made (a ConfigMap of its name holds other content) halts
+ * the rollout before any node changes.
+ */
+function planPinned(input: PlanInput): Plan {
+  const r = input.rollout;
+  const rendered = input.rendered;
+  if (rendered && 'failure' in rendered && mayPin(r))
+    return finishPlan(
+      input,
+      r.status?.nodes ?? {},
+      { phase: 'Halted', failure: rendered.failure },
+      r.status?.currentBatch,
+    );
+  const name = renderedName(input);
+  if (name === undefined) return planSource(input);
+  const unfinished = r.spec?.revert !== true && r.status?.phase !== 'Reverting' && !isFinished(r);
+  if (unfinished && input.renderedDistrust !== undefined) {
+    const failure = { reason: trustReasons.renderedNotOurs, message: input.renderedDistrust };
+    return finishPlan(input, r.status?.nodes ?? {}, { phase: 'Halted', failure }, r.status?.currentBatch);
+  }
+  return withRendered(planSource(asSourceRollout(input, name)), name, r.status);
 }
 
 /** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap). */
@@ -1002,6 +1058,7 @@ function planSource(input: PlanInput): Plan {
     };
     return { ...plan, events: [warning, ...plan.events] };
   }
+  if (old?.phase === 'Succeeded') return planSucceeded(input);
   if (isFinished(r)) return nothing();
 
   let reqs: LabelRequirement[];
@@ -1016,12 +1073,13 @@ function planSource(input: PlanInput): Plan {
   }
   const e = evaluate(input, reqs);
   const { nodes, strategy } = e;
+  const degraded = findDegraded(input.nodes, nodes, e.target);
   const finish = (
     nodes: Record<string, NodeProgress>,
     outcome: Outcome,
     currentBatch: number | undefined,
     rest: Partial<Plan> = {},
-  ): Plan => finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible }, currentBatch, rest);
+  ): Plan => finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible, degraded }, currentBatch, rest);
   const later = (): Pick<Plan, 'requeueAfterMs'> => {
     const due = Object.entries(nodes)
       .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
@@ -1091,6 +1149,19 @@ function planSource(input: PlanInput): Plan {
     ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }),
     ...later(),
   };
+}
+
+/**
+ * A rollout that has succeeded changes no node, but keeps watching the ones it holds: a node that has left its config
+ * since is counted and named (./degraded.ts). Its status is otherwise the one it finished with, generation included.
+ */
+function planSucceeded(input: PlanInput): Plan {
+  const old = input.rollout.status ?? {};
+  const degraded = findDegraded(input.nodes, old.nodes ?? {}, nodeTarget(input));
+  if (degraded.length === 0 && old.degradedNodes === undefined) return { nodePatches: [], status: old, events: [] };
+  const plan = finishPlan(input, old.nodes ?? {}, { phase: 'Succeeded', degraded }, old.currentBatch);
+  if (old.observedGeneration !== undefined) plan.status.observedGeneration = old.observedGeneration;
+  return plan;
 }
 
 /**

@@ -75,19 +75,21 @@ export function decidedRevert(r: NodeConfigRollout): boolean {
 /**
  * Why the ConfigMap a layered rollout's status names is not one the controller rendered for it, or undefined when it
  * is: in the rendered namespace, immutable, labelled and owned by this rollout, and named `<rollout>-<hash>` by the
- * hash of its own content.
+ * hash of its own content. The same holds of the immutable copy a rollout pins (./pin.ts).
  */
 export function renderedDistrust(r: NodeConfigRollout, cm: ConfigMap | undefined): string | undefined {
   const rollout = r.metadata.name ?? '';
   const name = r.status?.renderedConfigMap ?? '';
   if (cm === undefined) return undefined; // a missing ConfigMap blocks the rollout on its own (ConfigMapNotFound)
-  const hash = configMapHash({ metadata: { name: rollout }, data: cm.data ?? {}, immutable: true });
+  const content: ConfigMap = { metadata: { name: rollout }, data: cm.data ?? {}, immutable: true };
+  // A pinned copy carries its source's binaryData too (./pin.ts), hashed with it.
+  if (cm.binaryData !== undefined && Object.keys(cm.binaryData).length > 0) content.binaryData = cm.binaryData;
+  const hash = configMapHash(content);
   const owned = (cm.metadata.ownerReferences ?? []).some((o) => o.uid !== undefined && o.uid === r.metadata.uid);
   const ok =
     cm.metadata.namespace === RENDERED_NAMESPACE &&
     cm.metadata.name === name &&
     cm.immutable === true &&
-    cm.binaryData === undefined &&
     cm.metadata.labels?.[RENDERED_BY_LABEL] === rollout &&
     owned &&
     name === `${rollout}-${hash}`;

@@ -2,12 +2,15 @@
 // creating one (the ConfigMap and its key exist, the selector matches a node), so that a typo is refused at once
 // instead of becoming a rollout that fails on its canary.
 
-import type { RestClient } from '../../client/index.js';
+import { isApiError, type RestClient } from '../../client/index.js';
+import type { ConfigMap, Node } from '../../api/types.js';
+import { NODE_CONFIGS_PATH, type KubeletReport, type NodeConfig } from '../../api/dkc/nodeconfig.js';
 import { configMapKeys, getConfigMap } from '../kubectl.js';
 import { messages, RolloutError } from './errors.js';
 import { collectionPath, objectPath, type ConfigMapRef, type NodeConfigRollout, type RolloutSpec } from './types.js';
 
-export async function checkConfigMap(client: RestClient, ref: ConfigMapRef): Promise<void> {
+/** The ConfigMap `ref` names, refused when it or its key is missing. */
+export async function checkConfigMap(client: RestClient, ref: ConfigMapRef): Promise<ConfigMap> {
   const cm = await getConfigMap(client, ref.namespace, ref.name);
   if (!cm)
     throw new RolloutError('DKC_ROLLOUT_CONFIGMAP_NOT_FOUND', messages.configMapNotFound(ref.namespace, ref.name));
@@ -18,6 +21,29 @@ export async function checkConfigMap(client: RestClient, ref: ConfigMapRef): Pro
       messages.configMapKeyMissing(ref.namespace, ref.name, ref.kubeletConfigKey, keys),
     );
   }
+  return cm;
+}
+
+/** The names of the nodes `selector` matches, sorted; refused when it matches none. */
+export async function matchingNodes(client: RestClient, selector: string): Promise<string[]> {
+  const list = await client.list<{ items?: Node[] }>('/api/v1/nodes', { labelSelector: selector || undefined });
+  const names = (list.items ?? []).map((n) => n.metadata.name ?? '').sort();
+  if (names.length === 0) throw new RolloutError('DKC_ROLLOUT_NO_MATCHING_NODES', messages.noMatchingNodes(selector));
+  return names;
+}
+
+/** Each node's daemon report (NodeConfig status.kubelet), by node name; none where NodeConfigs are not served. */
+export async function kubeletReports(client: RestClient): Promise<Map<string, KubeletReport>> {
+  let items: NodeConfig[];
+  try {
+    items = (await client.list<{ items?: NodeConfig[] }>(NODE_CONFIGS_PATH)).items ?? [];
+  } catch (err) {
+    if (isApiError(err) && err.status.code === 404) return new Map();
+    throw err;
+  }
+  const out = new Map<string, KubeletReport>();
+  for (const nc of items) if (nc.status?.kubelet) out.set(nc.metadata.name ?? '', nc.status.kubelet);
+  return out;
 }
 
 /** Refuses a selector (kubectl syntax, "" for every node) that matches no node now. */

@@ -7,11 +7,20 @@ import { RestClient } from '../../client/index.js';
 import { loadClientConfig } from '../../client/loadingrules.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { applySpecChange, SPEC_CHANGES, type SpecCommand } from './actions.js';
-import { checkConfigMap, checkNodes, createRollout, getRollout, listRollouts } from './api.js';
+import {
+  checkConfigMap,
+  checkNodes,
+  createRollout,
+  getRollout,
+  kubeletReports,
+  listRollouts,
+  matchingNodes,
+} from './api.js';
+import { previewLines } from './preview.js';
 import { errorLine, messages, progress, RolloutError } from './errors.js';
 import { follow } from './follow.js';
 import { exitCodeFor, progressBar, progressLines } from './render.js';
-import { buildRollout, parseTimeout, type StartFlags } from './spec.js';
+import { buildRollout, parseConfigMapRef, parseNodeSelector, parseTimeout, type StartFlags } from './spec.js';
 import { renderTable } from './table.js';
 import type { RolloutStatus } from '../../api/dkc/rollout.js';
 import type { NodeConfigRollout } from './types.js';
@@ -89,6 +98,35 @@ export async function start(io: Io, name: string, flags: StartFlags & Connection
     await checkNodes(client, flags.selector ?? '');
     const created = await createRollout(client, rollout);
     io.stdout.write(progress.created(created.metadata.name) + '\n');
+    return 0;
+  });
+}
+
+export interface PlanFlags extends ConnectionFlags {
+  configmap: string;
+  key?: string;
+  selector?: string;
+}
+
+/**
+ * What a rollout of the ConfigMap would do, before one starts: the nodes it would take, and those that would not run
+ * it as rolled out (a local drop-in their node daemon reports overrides a field of it). Creates nothing.
+ */
+export async function plan(io: Io, flags: PlanFlags): Promise<ExitCode> {
+  let ref: ReturnType<typeof parseConfigMapRef>;
+  try {
+    ref = parseConfigMapRef(flags.configmap, flags.key);
+    parseNodeSelector(flags.selector ?? '');
+  } catch (err) {
+    io.stderr.write(errorLine(err) + '\n');
+    return io.exitCodeOfError(err);
+  }
+  return withClient(io, flags, async (client) => {
+    const cm = await checkConfigMap(client, ref);
+    const nodes = await matchingNodes(client, flags.selector ?? '');
+    const reports = await kubeletReports(client);
+    const text = cm.data?.[ref.kubeletConfigKey] ?? '';
+    for (const line of previewLines({ ref, text, nodes, reports })) io.stdout.write(line + '\n');
     return 0;
   });
 }

@@ -48,12 +48,22 @@ export function errorLine(err: unknown): string {
   return kubectlErrorLine(err, (m) => m.replace(/\r?\n/g, ' '));
 }
 
+/** What `dkc rollout plan` prints. */
+export const preview = {
+  target: (ref: { namespace: string; name: string; kubeletConfigKey: string }, nodes: readonly string[]) =>
+    `ConfigMap ${ref.namespace}/${ref.name} (key ${ref.kubeletConfigKey}) would go to ${nodes.length} ${nodes.length === 1 ? 'node' : 'nodes'}: ${nodes.join(', ')}`,
+  localOverride: (node: string, overrides: readonly { field: string; file: string }[]) =>
+    `node ${node}: a local drop-in overrides ${overrides.map((o) => `${o.field} (${o.file})`).join(', ')}: it would not run the config as rolled out, and fail (LocalOverride)`,
+} as const;
+
 /** The progress lines of `dkc rollout status`. Batch 0 is the canary. */
 export const progress = {
   created: (name: string) => `nodeconfigrollout.dkc.io/${name} created`,
   patched: (name: string, what: string) => `nodeconfigrollout.dkc.io/${name} ${what}`,
   waitingToStart: (name: string) => `Waiting for nodeconfigrollout ${q(name)} to start...`,
-  rendered: (configMap: string) => `layers rendered into ConfigMap ${CONFIG_NAMESPACE}/${configMap}`,
+  /** A layered rollout's rendering, or the pinned copy of a rollout's ConfigMap: what the nodes are assigned. */
+  rendered: (configMap: string) =>
+    `rolling out ConfigMap ${CONFIG_NAMESPACE}/${configMap}: an immutable copy made from the rollout's config`,
   batchStarted: (batch: number, nodes: readonly string[]) =>
     `${batch === 0 ? 'canary' : `batch ${batch}`} started: ${nodes.join(', ')}`,
   nodeFailed: (node: string, reason: string, message: string) =>
@@ -61,6 +71,15 @@ export const progress = {
   nodeWaiting: (node: string, reason: string) =>
     `node ${node} waiting (${reason}): left unchanged until it is Ready with a fresh heartbeat`,
   nodeDeleted: (node: string) => `node ${node} was deleted during the rollout`,
+  nodeDegraded: (node: string, reason: string, message: string) =>
+    `node ${node} no longer runs the config (${reason})${message ? `: ${message}` : ''}`,
+  /** After the phase's counts: how many of the nodes that succeeded have left the config since. */
+  degradedDetail: (n: number) =>
+    n === 0 ? '' : `, but ${n} ${n === 1 ? 'node no longer runs' : 'nodes no longer run'} it`,
+  degraded: (name: string, n: number, target: number) =>
+    n === 0
+      ? `nodeconfigrollout ${q(name)}: every node runs the config again`
+      : `nodeconfigrollout ${q(name)}: ${n} of ${target} nodes no longer run the config`,
   nodeIncompatible: (node: string, version: string, reason: string) =>
     `node ${node} left out: its kubelet ${version} cannot run the config (${reason})`,
   /** What an undo did: only the nodes put back on what the rollout found count as restored. */

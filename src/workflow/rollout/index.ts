@@ -3,12 +3,14 @@
 export {
   changeSpec,
   list,
+  plan,
   processIo,
   start,
   status,
   type ConnectionFlags,
   type ExitCode,
   type Io,
+  type PlanFlags,
   type StatusFlags,
 } from './commands.js';
 export { applySpecChange, isSpecCommand, SPEC_CHANGES, type SpecCommand } from './actions.js';

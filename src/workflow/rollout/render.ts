@@ -14,12 +14,14 @@ export function exitCodeForPhase(phase: Phase | undefined): 0 | 1 | undefined {
 
 /**
  * The exit code once the rollout has come to rest. After `dkc rollout undo` (spec.revert) only Reverted counts: the
- * Succeeded or Halted still in the status is from before the controller saw the undo.
+ * Succeeded or Halted still in the status is from before the controller saw the undo. A Succeeded rollout some of
+ * whose nodes no longer run its config (status.degradedNodes) is 1: it is not what it says.
  */
 export function exitCodeFor(rollout: NodeConfigRollout): 0 | 1 | undefined {
   const phase = rollout.status?.phase;
   if (rollout.spec?.revert === true && phase !== 'Reverted') return undefined;
-  return exitCodeForPhase(phase);
+  const code = exitCodeForPhase(phase);
+  return code === 0 && (rollout.status?.degradedNodes ?? 0) > 0 ? 1 : code;
 }
 
 /** Batch number → the nodes started in it, sorted by name (the controller's order). */
@@ -71,6 +73,21 @@ function deletedLines(prev: RolloutStatus | undefined, next: RolloutStatus): str
     .map((node) => progress.nodeDeleted(node));
 }
 
+/** A line per named node that has left the config since `prev` (the status names a few; the count is of all). */
+function degradedLines(prev: RolloutStatus | undefined, next: RolloutStatus): string[] {
+  const seen = new Set((prev?.degraded ?? []).map((d) => d.node));
+  return (next.degraded ?? [])
+    .filter((d) => !seen.has(d.node))
+    .map((d) => progress.nodeDegraded(d.node, d.reason, d.message));
+}
+
+/** A line when the count of nodes that left the config changes after the rollout succeeded. */
+function degradedCountLine(name: string, prev: RolloutStatus | undefined, next: RolloutStatus): string[] {
+  const n = next.degradedNodes ?? 0;
+  if (next.phase !== 'Succeeded' || prev?.phase !== 'Succeeded' || n === (prev.degradedNodes ?? 0)) return [];
+  return [progress.degraded(name, n, next.targetNodes ?? 0)];
+}
+
 /** A line per selected node newly left out because its kubelet cannot run the config. */
 function incompatibleLines(prev: RolloutStatus | undefined, next: RolloutStatus | undefined): string[] {
   const seen = new Set((prev?.incompatible ?? []).map((i) => i.node));
@@ -107,6 +124,8 @@ function phaseDetail(s: RolloutStatus): string {
       ).length;
       return progress.restored(restored, notRestored) + failedMessage(s);
     }
+    case 'Succeeded':
+      return counts(s) + progress.degradedDetail(s.degradedNodes ?? 0);
     default:
       return counts(s);
   }
@@ -138,8 +157,10 @@ export function progressLines(
     ...failureLines(prev, next),
     ...deletedLines(prev, next),
     ...waitingLines(prev, next),
+    ...degradedLines(prev, next),
   ];
   if (next.phase !== prev?.phase) lines.push(progress.phase(name, next.phase, phaseDetail(next)));
+  else lines.push(...degradedCountLine(name, prev, next));
   return lines;
 }
 

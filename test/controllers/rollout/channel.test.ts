@@ -15,7 +15,7 @@ import { rolloutControllerOn } from '../../../src/controllers/rollout/index.js';
 import { ROLLOUT_ANNOTATION, type NodeConfigRollout, type RolloutSpec } from '../../../src/api/dkc/rollout.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeApi } from './fakeapi.js';
-import { NEW, OLD, OLD_ACTIVE, lease, node, rollout } from './fixtures.js';
+import { NEW, OLD, OLD_ACTIVE, lease, node, pinnedOf, rollout } from './fixtures.js';
 
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -183,9 +183,10 @@ describe('RolloutController on the NodeConfig channel', () => {
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
     for (let i = 1; i <= 4; i++) {
       const nc = nodeConfigOf(api, `node-${i}`);
-      assert.deepEqual(nc?.spec?.configSource, NEW, `node-${i} assigned through its NodeConfig`);
+      const pinned = pinnedOf(api.read('rollouts', 'r1'));
+      assert.deepEqual(nc?.spec?.configSource, pinned, `node-${i} assigned through its NodeConfig`);
       assert.equal(nc?.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
-      assert.equal(nc?.status?.config?.active?.configMap?.name, 'new');
+      assert.equal(nc?.status?.config?.active?.configMap?.name, pinned.configMap?.name);
     }
     const creates = api.writes
       .filter((w) => w.method === 'POST' && w.path === '/apis/dkc.io/v1alpha1/nodeconfigs')
@@ -213,7 +214,7 @@ describe('RolloutController on the NodeConfig channel', () => {
 
   it('reverts a config the canary refuses: its NodeConfig back on its exact previous source, the error reported there', async () => {
     const api = cluster(3);
-    simulateAgents(api, (src) => src.configMap?.name === 'new');
+    simulateAgents(api, (src) => src.configMap?.name !== 'old');
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
     const canary = nodeConfigOf(api, 'node-1');
@@ -283,7 +284,7 @@ describe('the channel, found at start', () => {
     });
     running.push(c);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
-    assert.deepEqual(nodeConfigOf(api, 'node-1')?.spec?.configSource, NEW);
+    assert.deepEqual(nodeConfigOf(api, 'node-1')?.spec?.configSource, pinnedOf(api.read('rollouts', 'r1')));
     assert.equal(nodeWrites(api), 0);
   });
 });

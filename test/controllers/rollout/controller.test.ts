@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
 import { rolloutController } from '../../../src/controllers/rollout/index.js';
 import { RolloutController } from '../../../src/controllers/rollout/controller.js';
+import { RENDERED_NAMESPACE } from '../../../src/controllers/rollout/layers.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   ROLLOUT_ANNOTATION,
@@ -17,7 +18,19 @@ import type { RestClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeClock } from '../../helpers/fakeclock.js';
 import { FakeApi } from './fakeapi.js';
-import { NEW, OLD, OLD_ACTIVE, at, iso, lease, node, rollout, switched, type SpecFields } from './fixtures.js';
+import {
+  NEW,
+  OLD,
+  OLD_ACTIVE,
+  at,
+  iso,
+  lease,
+  node,
+  pinnedOf,
+  rollout,
+  switched,
+  type SpecFields,
+} from './fixtures.js';
 
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -191,14 +204,14 @@ describe('RolloutController with layers', () => {
     assert.equal(renderedCreates(api).length, 0);
   });
 
-  it('a status naming any kube-system ConfigMap as the rendered one (written by someone else) halts the rollout and assigns it to no node', async () => {
+  it('a status naming a ConfigMap it did not render as the rendered one (written by someone else) halts the rollout and assigns it to no node', async () => {
     const api = cluster(2, { configSource: undefined, layers: LAYERS });
     api.put('configmaps', layer('base', 'maxPods: 50\n'));
     api.put('configmaps', layer('pool', 'maxPods: 80\n'));
     api.put('configmaps', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: 'coredns', namespace: 'kube-system', uid: 'coredns-uid' },
+      metadata: { name: 'coredns', namespace: RENDERED_NAMESPACE, uid: 'coredns-uid' },
       data: { kubelet: HEADER + 'authentication: {anonymous: {enabled: true}}\n' },
     });
     const r = api.read('rollouts', 'r1') as NodeConfigRollout;
@@ -232,7 +245,11 @@ describe('RolloutController', () => {
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
     for (const n of ['node-1', 'node-2'])
-      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, NEW, `${n} on the new config`);
+      assert.deepEqual(
+        (api.read('nodes', n) as unknown as Node).spec?.configSource,
+        pinnedOf(api.read('rollouts', 'r1')),
+        `${n} on the new config`,
+      );
   });
 
   it('drives a good config to Succeeded: each selected node patched once, within maxUnavailable, others untouched', async () => {
@@ -243,7 +260,7 @@ describe('RolloutController', () => {
     for (let i = 1; i <= 5; i++) {
       assert.equal(api.nodePatches(`node-${i}`).length, 1, `node-${i} patched once`);
       const n = api.read('nodes', `node-${i}`) as unknown as Node;
-      assert.deepEqual(n.spec?.configSource, NEW);
+      assert.deepEqual(n.spec?.configSource, pinnedOf(api.read('rollouts', 'r1')));
       assert.equal(n.metadata.annotations?.[ROLLOUT_ANNOTATION], 'r1');
       assert.equal(n.metadata.annotations?.[LEGACY_PREVIOUS_SOURCE_ANNOTATION], undefined);
     }
@@ -278,7 +295,7 @@ describe('RolloutController', () => {
 
   it('reverts a config the canary refuses: the canary is back on its exact previous source, no other node touched', async () => {
     const api = cluster(3);
-    simulateAgents(api, (src) => src.configMap?.name === 'new');
+    simulateAgents(api, (src) => src.configMap?.name !== 'old');
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Reverted', 'Reverted');
     const canary = api.read('nodes', 'node-1') as unknown as Node;
@@ -321,20 +338,107 @@ describe('RolloutController', () => {
     for (const n of ['node-1', 'node-2', 'node-3']) assert.equal(api.nodePatches(n).length, 1, `${n} patched once`);
   });
 
-  it('a node counts as succeeded only after soakSeconds on the controller’s clock, at its first heartbeat after', async () => {
+  it('pins what it rolls out: an immutable copy of the ConfigMap, so an edit of the source in place changes no node', async () => {
+    const api = cluster(2, { strategy: { canary: 1, maxUnavailable: 1 } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const pinned = pinnedOf(api.read('rollouts', 'r1'));
+    const copy = api.read('configmaps', `${RENDERED_NAMESPACE}/${pinned.configMap!.name}`)!;
+    assert.equal(copy['immutable'], true);
+    assert.deepEqual(copy['data'], CM_NEW.data);
+    assert.deepEqual(
+      (copy.metadata['ownerReferences'] as { kind: string; name: string }[]).map((o) => [o.kind, o.name]),
+      [['NodeConfigRollout', 'r1']],
+    );
+    const patches = api.writes.length;
+    api.put('configmaps', { ...CM_NEW, data: { kubelet: '{"maxPods": 7}' } });
+    await settle();
+    await new Promise((r) => setTimeout(r, 50));
+    for (const n of ['node-1', 'node-2'])
+      assert.deepEqual((api.read('nodes', n) as unknown as Node).spec?.configSource, pinned, `${n} still on the copy`);
+    assert.deepEqual(api.read('configmaps', `${RENDERED_NAMESPACE}/${pinned.configMap!.name}`)!['data'], CM_NEW.data);
+    const written = api.writes.slice(patches).filter((w) => !w.path.endsWith('/events'));
+    assert.deepEqual(written, [], 'nothing written: the rollout is done, its nodes on what it rolled out');
+    assert.equal(phaseOf(api), 'Succeeded');
+  });
+
+  it('a status naming a ConfigMap it did not pin as its copy (written by someone else) halts the rollout and assigns it to no node', async () => {
+    const api = cluster(2, { strategy: { canary: 1, maxUnavailable: 1 } });
+    // Anyone who may write ConfigMaps in the copies' namespace could make this one: mutable, owned by nobody.
+    api.put('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'r1-forged', namespace: RENDERED_NAMESPACE, uid: 'forged-uid' },
+      data: { kubelet: HEADER + 'authentication: {anonymous: {enabled: true}}\n' },
+    });
+    const r = api.read('rollouts', 'r1') as NodeConfigRollout;
+    api.put('rollouts', {
+      ...r,
+      status: { phase: 'Progressing', startTime: iso(0), renderedConfigMap: 'r1-forged' },
+    } as never);
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Halted', 'Halted');
+    const failed = (api.read('rollouts', 'r1') as NodeConfigRollout).status?.conditions?.find(
+      (c) => c.type === 'Failed',
+    );
+    assert.equal(failed?.reason, 'RenderedConfigMapNotVerified');
+    assert.equal(api.nodePatches('node-1').length + api.nodePatches('node-2').length, 0);
+  });
+
+  it('a Succeeded rollout notices a node that fell back: Degraded, counted and named, and again when it is back', async () => {
+    const api = cluster(2, { strategy: { canary: 1, maxUnavailable: 1 } });
+    simulateAgents(api);
+    await start(api);
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    // Until the looks its own writes prompted are over: only the node's change may prompt the next.
+    const quiet = (): Promise<void> => new Promise((r) => setTimeout(r, 100));
+    await quiet();
+    const rolloutNow = (): NodeConfigRollout => api.read('rollouts', 'r1') as NodeConfigRollout;
+    const running = api.read('nodes', 'node-2') as unknown as Node;
+    // The node's agent rolled back to what it ran before (its status says so); its spec still names the rollout's copy.
+    api.put('nodes', {
+      ...running,
+      status: { ...running.status, config: { ...running.status!.config, active: OLD_ACTIVE } },
+    } as never);
+    await api.waitFor(() => rolloutNow().status?.degradedNodes === 1, 'the rollout Degraded');
+    assert.deepEqual(
+      rolloutNow().status?.degraded?.map((d) => [d.node, d.reason]),
+      [['node-2', 'NotActive']],
+    );
+    await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodesDegraded'), 'the NodesDegraded event');
+    await quiet();
+    api.put('nodes', running as never);
+    await api.waitFor(() => rolloutNow().status?.degradedNodes === 0, 'the rollout whole again');
+    assert.equal(rolloutNow().status?.conditions?.find((c) => c.type === 'Degraded')?.status, 'False');
+  });
+
+  it('a node counts as succeeded after soakSeconds on the controller’s clock: at the end when it renewed in the last renewal interval, else at its next heartbeat', async () => {
     const clock = new FakeClock(Date.parse(iso(0)));
     const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
     simulateAgents(api);
     await start(api, clock);
     await api.waitFor(() => readySince(api) !== undefined, 'the soak to start');
     assert.equal(phaseOf(api), 'Progressing');
-    await heartbeatsUntil(api, clock, 29);
+    await heartbeatsUntil(api, clock, 19);
     assert.equal(phaseOf(api), 'Progressing');
-    clock.advance(1_000);
+    clock.advance(11_000); // t=30: the last renewal (t=19) is older than one renewal interval (10 s of 40 s)
     await settle();
-    assert.equal(phaseOf(api), 'Progressing', 'the soak is over, but no heartbeat has come since');
+    assert.equal(phaseOf(api), 'Progressing', 'the soak is over, but no heartbeat has come in its last 10 s');
     beat(api, 'node-1', clock.now());
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded at the first heartbeat after the soak');
+  });
+
+  it('a soak ends at its end on the controller’s timer, not at the next renewal', async () => {
+    const clock = new FakeClock(Date.parse(iso(0)));
+    const api = cluster(1, { strategy: { canary: 1, soakSeconds: 30 } }, at(0));
+    simulateAgents(api);
+    await start(api, clock);
+    await api.waitFor(() => readySince(api) !== undefined, 'the soak to start');
+    await heartbeatsUntil(api, clock, 25);
+    clock.advance(5_000); // t=30, no renewal since t=25
+    await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded at the soak’s end');
   });
 
   it('a lapse of the heartbeat restarts the soak (Ready=True all along)', async () => {
@@ -556,10 +660,11 @@ describe('RolloutController and deletions', () => {
     simulateAgents(api);
     await start(api);
     await api.waitFor(() => phaseOf(api) === 'Succeeded', 'Succeeded');
+    const pinned = pinnedOf(rolloutOf(api));
     api.delete('rollouts', 'r1', iso(1));
     await api.waitFor(() => rolloutOf(api) === undefined, 'the rollout gone');
     for (const n of ['node-1', 'node-2']) {
-      assert.deepEqual(nodeOf(api, n).spec?.configSource, NEW);
+      assert.deepEqual(nodeOf(api, n).spec?.configSource, pinned);
       assert.equal(nodeOf(api, n).metadata.annotations?.[ROLLOUT_ANNOTATION], undefined, `${n} no longer held`);
     }
     await api.waitFor(() => api.events.some((e) => e['reason'] === 'NodesReleased'), 'the NodesReleased event');

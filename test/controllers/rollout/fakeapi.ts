@@ -303,6 +303,8 @@ export class FakeApi implements RolloutClient {
       /^(\/api\/v1\/nodes|\/apis\/dkc\.io\/v1alpha1\/nodeconfigrollouts|\/apis\/dkc\.io\/v1alpha1\/nodeconfigs)\/([^/]+)(\/status)?$/.exec(
         path,
       );
+    const cm = CONFIGMAP_PATH.exec(path);
+    if (cm) return { kind: 'configmaps', name: `${decodeURIComponent(cm[1]!)}/${decodeURIComponent(cm[2]!)}` };
     if (!m) throw notFound(path);
     return { kind: COLLECTIONS[m[1]!]!, name: decodeURIComponent(m[2]!) };
   }

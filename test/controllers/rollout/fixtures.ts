@@ -1,5 +1,6 @@
 // Nodes, rollouts and ConfigMap identities for the rollout tests, built the way the API returns them.
 
+import assert from 'node:assert/strict';
 import type { Lease, Node, NodeConfigSource } from '../../../src/api/types.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
@@ -23,6 +24,16 @@ export const NEW: NodeConfigSource = {
 export const OLD: NodeConfigSource = {
   configMap: { namespace: 'kube-system', name: 'old', kubeletConfigKey: 'kubelet' },
 };
+/**
+ * What a rollout of a mutable ConfigMap assigns: its pinned copy in dkc-configs, named in the rollout's
+ * status.renderedConfigMap (`r1-<hash>`), under the source's key.
+ */
+export function pinnedOf(r: NodeConfigRollout | undefined): NodeConfigSource {
+  const name = r?.status?.renderedConfigMap;
+  assert.match(name ?? '', /^r1-[a-z0-9]{10}$/, 'the rollout recorded its pinned copy');
+  return { configMap: { namespace: 'dkc-configs', name: name ?? '', kubeletConfigKey: 'kubelet' } };
+}
+
 /** NEW as status.config reports it: with the ConfigMap's uid and resourceVersion. */
 export const NEW_ACTIVE: NodeConfigSource = { configMap: { ...NEW.configMap!, ...CM } };
 export const OLD_ACTIVE: NodeConfigSource = { configMap: { ...OLD.configMap!, uid: 'old-uid', resourceVersion: '3' } };

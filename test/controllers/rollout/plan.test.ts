@@ -928,22 +928,38 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
   };
   const progressingCondition = (st: RolloutStatus) => st.conditions?.find((c) => c.type === 'Progressing');
 
-  it('a soak is over only at a heartbeat at or after its end', () => {
+  it('a soak is over at its end when the node renewed within one renewal interval before it, else at the next renewal', () => {
     const input = base({
       now: at(41),
       nodes: [switched('node-1')],
       rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }),
     });
-    const unheard = planRollout({ ...input, leases: leasesFor(input.nodes, at(39.5)) });
+    // A 40 s Lease is renewed every 10 s: a renewal 10.5 s before the end is not one of the soak's last interval.
+    const unheard = planRollout({ ...input, leases: leasesFor(input.nodes, at(29.5)) });
     assert.equal(unheard.status.nodes?.['node-1']?.state, 'InFlight');
     assert.equal(unheard.status.nodes?.['node-1']?.readySince, iso(10));
     assert.equal(
       unheard.requeueAfterMs,
-      18_501,
+      8_501,
       'no timer for the soak’s end, which has passed: the renewal is an event; the next timer is the lapse',
     );
-    const heard = planRollout({ ...input, leases: leasesFor(input.nodes, at(40)) });
+    const heard = planRollout({ ...input, leases: leasesFor(input.nodes, at(30)) });
     assert.equal(heard.status.nodes?.['node-1']?.state, 'Succeeded');
+  });
+
+  it('a soak ends at its end, not at the renewal after it: 30 s of soak take 30 s', () => {
+    const soaking = base({
+      now: at(35),
+      nodes: [switched('node-1')],
+      leases: leasesFor([switched('node-1')], at(35)),
+      rollout: soak30({ 'node-1': inFlight(0, 0, { readySince: iso(10) }) }),
+    });
+    const before = planRollout(soaking);
+    assert.equal(before.status.nodes?.['node-1']?.state, 'InFlight');
+    assert.equal(before.requeueAfterMs, 5_000, 'looks again at the soak’s end');
+    // At the end, 5 s after the last renewal (the next is 5 s away): over.
+    const atEnd = planRollout({ ...soaking, now: at(40) });
+    assert.equal(atEnd.status.nodes?.['node-1']?.state, 'Succeeded');
   });
 
   it('a heartbeat older than half the Lease’s duration stops the soak, Ready=True notwithstanding', () => {

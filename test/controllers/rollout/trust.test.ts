@@ -240,7 +240,7 @@ describe('the checks', () => {
     const coredns: ConfigMap = { metadata: { namespace: 'kube-system', name: COREDNS }, data: { Corefile: '.:53' } };
     assert.match(
       renderedDistrust(layered(COREDNS), coredns) ?? '',
-      /^status\.renderedConfigMap names kube-system\/coredns, which is not/,
+      /^status\.renderedConfigMap names dkc-configs\/coredns, which is not/,
     );
     const edited = { ...owned, data: { kubelet: 'maxPods: 1000\n' } };
     assert.notEqual(renderedDistrust(layered(name), edited), undefined, 'content not its name');

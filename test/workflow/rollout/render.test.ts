@@ -76,10 +76,10 @@ describe('progressLines', () => {
     ]);
   });
 
-  it("names a layered rollout's rendered ConfigMap once, before its first batch", () => {
+  it("names a layered rollout's rendered ConfigMap (or a rollout's pinned copy) once, before its first batch", () => {
     const layered = (s: RolloutStatus): RolloutStatus => ({ ...s, renderedConfigMap: 'r-2k8bmh5f7c' });
     assert.deepEqual(progressLines('r', pending, layered(canary)), [
-      'layers rendered into ConfigMap dkc-configs/r-2k8bmh5f7c',
+      "rolling out ConfigMap dkc-configs/r-2k8bmh5f7c: an immutable copy made from the rollout's config",
       'canary started: node-1',
       'nodeconfigrollout "r" progressing (0 of 3 nodes succeeded)',
     ]);
@@ -231,5 +231,42 @@ describe('exitCodeFor', () => {
     assert.equal(exitCodeFor(r('Halted', true)), undefined);
     assert.equal(exitCodeFor(r('Reverting', true)), undefined);
     assert.equal(exitCodeFor(r('Reverted', true)), 1);
+  });
+});
+
+describe('a rollout whose nodes left its config', () => {
+  const degraded: RolloutStatus = {
+    ...succeeded,
+    degradedNodes: 2,
+    degraded: [
+      { node: 'node-1', reason: 'NotActive', message: "the kubelet runs local config, not the rollout's config" },
+      { node: 'node-3', reason: 'LocalOverride', message: 'the kubelet does not run the new config’s maxPods' },
+    ],
+  };
+  const r = (status: RolloutStatus) => ({ metadata: { name: 'r' }, spec: {}, status });
+
+  it('exits 1 although it Succeeded, and 0 again once every node is back', () => {
+    assert.equal(exitCodeFor(r(degraded)), 1);
+    assert.equal(exitCodeFor(r({ ...degraded, degradedNodes: 0, degraded: [] })), 0);
+  });
+
+  it('names each node that left, and says how many no longer run the config', () => {
+    assert.deepEqual(progressLines('r', undefined, degraded, true), [
+      'canary started: node-1',
+      'batch 1 started: node-2, node-3',
+      "node node-1 no longer runs the config (NotActive): the kubelet runs local config, not the rollout's config",
+      'node node-3 no longer runs the config (LocalOverride): the kubelet does not run the new config’s maxPods',
+      'nodeconfigrollout "r" successfully rolled out (3 of 3 nodes succeeded), but 2 nodes no longer run it',
+    ]);
+    assert.deepEqual(
+      progressLines('r', succeeded, { ...degraded, degradedNodes: 1, degraded: degraded.degraded!.slice(0, 1) }),
+      [
+        "node node-1 no longer runs the config (NotActive): the kubelet runs local config, not the rollout's config",
+        'nodeconfigrollout "r": 1 of 3 nodes no longer run the config',
+      ],
+    );
+    assert.deepEqual(progressLines('r', degraded, { ...succeeded, degradedNodes: 0, degraded: [] }), [
+      'nodeconfigrollout "r": every node runs the config again',
+    ]);
   });
 });
