@@ -55,7 +55,7 @@ import {
   type NodeConfigRollout,
   type RolloutStatus,
 } from '../../api/dkc/rollout.js';
-import { renderedDistrust } from './trust.js';
+import { isRolloutCopy, renderedDistrust } from './trust.js';
 import { ConflictTracker } from './conflicts.js';
 import { WrittenObjects } from './written.js';
 import { FIELD_MANAGER, isAssignmentConflict } from './apply.js';
@@ -338,6 +338,7 @@ export class RolloutController {
       leases: { get: (node) => this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node}`) },
       startedAt: this.startedAt,
       kubelet: { get: (node) => this.assignments.kubelet(node) },
+      rolloutCopy: (ref) => isRolloutCopy(this.configMaps.store.get(`${ref.namespace}/${ref.name}`)),
     };
     if (rendering)
       input.rendered = 'failure' in rendering ? rendering : { name: rendering.configMap.metadata.name ?? '' };

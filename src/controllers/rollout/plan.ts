@@ -98,6 +98,11 @@ export interface PlanInput {
   renderedDistrust?: string;
   /** The nodes whose assignment another applier refused this rollout, since when (./conflicts.ts); absent: none. */
   conflicts?: ReadonlyMap<string, NodeConflict>;
+  /**
+   * Whether a ConfigMap reference names a copy some rollout made (./trust.ts isRolloutCopy): the one source a node's
+   * own report may add to its revert record. Absent: none does.
+   */
+  rolloutCopy?: (ref: { namespace: string; name: string }) => boolean;
   /** Each node's daemon report (its NodeConfig's status.kubelet), by node name; absent where there are none. */
   kubelet?: Pick<ReadonlyMap<string, KubeletReport>, 'get'>;
   /** The fields the target config sets (./overrides.ts configFields), when the controller has read it. */
@@ -532,12 +537,25 @@ function finishPlan(
 // ---- the decision ---------------------------------------------------------------------------------------------
 
 /** What `node` runs now and who holds it: the record written before this rollout changes it. */
-function previousOf(node: Node): PreviousRecord {
+function previousOf(node: Node, input: PlanInput): PreviousRecord {
   const holder = ownerOf(node);
   return {
-    configSource: recordSource(specSource(node)),
+    configSource: recordSource(specSource(node) ?? reportedCopy(node, input)),
     ...(holder !== undefined && holder !== '' ? { rollout: holder } : {}),
   };
+}
+
+/**
+ * What a node assigned nothing runs, when that is a rollout's copy (PlanInput.rolloutCopy): a node whose NodeConfig
+ * was made again (its Node deleted and re-created) keeps the config it ran while its spec is empty, and reverting it
+ * to "local config" would change what it runs. Its report decides nothing else: a source that is not such a copy
+ * (which the node could name to be handed any ConfigMap) is read as local config, as the spec says.
+ */
+function reportedCopy(node: Node, input: PlanInput): NodeConfigSource | null {
+  const c = node.status?.config;
+  const active = c?.active?.configMap;
+  if (!active || (c?.error ?? '') !== '' || input.rolloutCopy?.(active) !== true) return null;
+  return { configMap: { namespace: active.namespace, name: active.name, kubeletConfigKey: active.kubeletConfigKey } };
 }
 
 /** Sets `node` to `desired`, held by `rollout`, with the guarded copy of the record written in the same change. */
@@ -1135,7 +1153,7 @@ function planSource(input: PlanInput): Plan {
   const updatedAt = formatTimeCeil(input.now.getTime());
   const before = { ...nodes };
   for (const n of start) {
-    const previous = previousOf(n);
+    const previous = previousOf(n, input);
     before[nameOf(n)] = { state: 'Pending', previous };
     nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
   }

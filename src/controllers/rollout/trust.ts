@@ -95,3 +95,19 @@ export function renderedDistrust(r: NodeConfigRollout, cm: ConfigMap | undefined
     name === `${rollout}-${hash}`;
   return ok ? undefined : trustMessages.renderedNotOurs(`${RENDERED_NAMESPACE}/${name}`);
 }
+
+/**
+ * Whether `cm` is a ConfigMap some rollout made (rendered or pinned, ./layers.ts, ./pin.ts): in the copies'
+ * namespace, immutable, labelled by its rollout and owned by a NodeConfigRollout. Such a ConfigMap was assigned with
+ * the right to assign it (ADR 21), and its content can no longer change.
+ */
+export function isRolloutCopy(cm: ConfigMap | undefined): boolean {
+  if (cm === undefined) return false;
+  const owner = (cm.metadata.ownerReferences ?? []).some((o) => o.kind === 'NodeConfigRollout' && o.uid !== '');
+  return (
+    cm.metadata.namespace === RENDERED_NAMESPACE &&
+    cm.immutable === true &&
+    (cm.metadata.labels?.[RENDERED_BY_LABEL] ?? '') !== '' &&
+    owner
+  );
+}

@@ -4,7 +4,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node } from '../../../src/api/types.js';
+import type { Node, NodeConfigSource } from '../../../src/api/types.js';
 import { handBackTo, planRollout, type Plan, type PlanInput } from '../../../src/controllers/rollout/plan.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
@@ -20,6 +20,7 @@ import {
   NEW,
   NEW_ACTIVE,
   OLD,
+  OLD_ACTIVE,
   afterPatches,
   at,
   found,
@@ -779,6 +780,26 @@ describe('planRollout patches and status', () => {
       },
       spec: { configSource: null },
     });
+  });
+
+  it('a node assigned nothing that runs a rollout copy (its NodeConfig made again) records that copy; any other ConfigMap it reports is read as local config', () => {
+    const copy: NodeConfigSource = {
+      configMap: { ...OLD_ACTIVE.configMap!, namespace: 'dkc-configs', name: 'r0-abc' },
+    };
+    const recreated = node('node-1', { source: null, active: copy });
+    const isCopy = (ref: { namespace: string; name: string }): boolean => ref.name === 'r0-abc';
+    const start = planRollout(base({ nodes: [recreated], rolloutCopy: isCopy }));
+    assert.deepEqual(start.intent?.nodes?.['node-1'], {
+      state: 'Pending',
+      previous: {
+        configSource: { configMap: { namespace: 'dkc-configs', name: 'r0-abc', kubeletConfigKey: 'kubelet' } },
+      },
+    });
+    const notCopy = planRollout(base({ nodes: [recreated], rolloutCopy: () => false }));
+    assert.deepEqual(notCopy.intent?.nodes?.['node-1'], { state: 'Pending', previous: { configSource: {} } });
+    const failing = node('node-1', { source: null, active: copy, error: 'failed to validate config' });
+    const erred = planRollout(base({ nodes: [failing], rolloutCopy: isCopy }));
+    assert.deepEqual(erred.intent?.nodes?.['node-1'], { state: 'Pending', previous: { configSource: {} } });
   });
 
   it('what a node runs is recorded before it is patched; a record whose patch never landed is replaced by what the node runs now', () => {
