@@ -13,6 +13,8 @@ export const messages = {
     `invalid argument ${JSON.stringify(value)} for "--kubelet-version" flag: ${why}`,
   badNodeVersion: (node: string, value: string, why: string) =>
     `cannot tell the kubelet version of Node ${JSON.stringify(node)} from status.nodeInfo.kubeletVersion ${JSON.stringify(value)} (${why}); set --kubelet-version`,
+  badThreshold: (value: string) =>
+    `invalid argument "${value}" for "--dynamic-config-crash-loop-threshold" flag: must be at least 1`,
   emptyFlag: (name: string) => `--${name} must not be empty`,
   badAddress: (value: string) =>
     `invalid argument "${value}" for "--metrics-bind-address" flag: want host:port, or 0 to disable`,
@@ -33,10 +35,25 @@ export const messages = {
   promoted: (src: NodeConfigSource) => `updated last-known-good config to ${describeSource(src)}`,
   rejected: (reason: string, detail: string) => `${reason}, error: ${detail}`,
   rollingBack: (what: string) => `rolling the kubelet back to ${what}`,
+  startTimeoutResumed: (url: string, seconds: number, last: string) =>
+    `the kubelet did not become healthy within ${seconds}s of the daemon first finding it down after the daemon's start (${url}: ${last})`,
+  crashLoop: (count: number, threshold: number) =>
+    `the kubelet restarted ${count} times during its trial without the daemon restarting it (threshold ${threshold}): a crash loop`,
+  unexpectedRestart: (pid: number, count: number) =>
+    `the kubelet restarted without the daemon restarting it (now pid ${pid}; ${count} on this config so far)`,
+  superseded: (what: string) => `not applying ${what}: a newer assignment arrived, applying that one instead`,
+  recovering: (what: string) => `recovering an apply that did not finish before the daemon stopped (${what})`,
+  nodeFilesChanged: "the node's own kubelet files changed: judging the assignment again",
+  wentUnhealthy: (url: string, problem: string) => `the kubelet stopped being healthy (${url}: ${problem})`,
+  healthyAgain: 'the kubelet is healthy again',
   startTimeout: (url: string, seconds: number, last: string) =>
     `the kubelet did not become healthy within ${seconds}s of its restart (${url}: ${last})`,
   unhealthy: (url: string, seconds: number, last: string) =>
     `the kubelet stopped being healthy during its trial and did not recover within ${seconds}s (${url}: ${last})`,
+  nodeFilesBroken: (why: string) =>
+    `the node's own kubelet files do not load or validate, whatever is assigned (fix them; the assignment is judged again when they change): ${why}`,
+  droppedFields: (fields: readonly string[], annotation: string) =>
+    `the replacement leaves out ${fields.join(', ')}, set by the node's own config file (without them the API server cannot reach the kubelet); to mean it, annotate the ConfigMap ${annotation}: "${fields.join(',')}"`,
   notReady: (status: string) => `Node Ready=${status}`,
   invalidOriginal: (path: string, why: string) =>
     `the record of the node's original files ${path} is unreadable: ${why}`,
@@ -44,5 +61,7 @@ export const messages = {
     assigned: (src: NodeConfigSource) => `assigned config ${describeSource(src)}`,
     lastKnownGood: (src: NodeConfigSource) => `last-known-good config ${describeSource(src)}`,
     original: "the node's original kubelet config",
+    running: (src: NodeConfigSource) => `config ${describeSource(src)}, which the kubelet already runs`,
+    unfinished: 'an earlier config',
   },
 };

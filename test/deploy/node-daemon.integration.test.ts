@@ -81,6 +81,10 @@ describe('deploy/node-daemon/', () => {
     assert.equal(flags.nodeName, 'node-1');
     assert.equal(flags.applyAs, 'dropin');
     assert.match(flags.kubeletRestartCommand, /^nsenter --target 1 .*-- systemctl restart kubelet$/);
+    assert.match(
+      flags.kubeletPidCommand,
+      /^nsenter --target 1 .*-- systemctl show --property MainPID --value kubelet$/,
+    );
     for (const path of [flags.kubeconfig, flags.kubeletConfig, flags.kubeletConfigDir, flags.dynamicConfigDir]) {
       assert.ok(hostPath(path) !== undefined && path.startsWith(hostPath(path)!), `${path} comes from the host`);
     }

@@ -15,10 +15,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NODE_CONFIGS_PATH, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
+import { NODE_CONFIGS_PATH, type KubeletReport, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
 import { POLICY_GROUP, POLICY_PLURAL } from '../../src/api/dkc/policy.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
-import type { ConfigMap, NodeConfigSource } from '../../src/api/types.js';
+import type { ConfigMap, NodeConfigSource, NodeConfigStatus } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { startCluster, type Cluster, type ClusterNode } from '../../src/up/cluster.js';
 import { kubeletSource } from '../helpers/nodeconfig.js';
@@ -243,12 +243,13 @@ describe(
           15_000,
         );
         const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
-        assert.match(
-          log,
+        // A kubelet that exits on the config is started again by its supervisor at once: a crash loop, seen by its
+        // pid before the start timeout; one that runs but never answers fails the start timeout.
+        const cause =
           bad === 'refused'
-            ? /the kubelet did not become healthy within 4s of its restart/
-            : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/,
-        );
+            ? /the kubelet restarted 3 times during its trial without the daemon restarting it \(threshold 3\): a crash loop/
+            : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/;
+        assert.match(log, cause);
         const events = await admin.list<{
           items: { reason?: string; message?: string; involvedObject?: { name?: string } }[];
         }>('/api/v1/namespaces/default/events');
@@ -258,12 +259,157 @@ describe(
               e.reason === 'KubeletConfigRejected' &&
               e.involvedObject?.name === 'node-1' &&
               e.message?.includes(`ConfigMap kube-system/${bad}`) &&
-              e.message.includes('did not become healthy'),
+              cause.test(e.message),
           ),
           'a Warning event names the config and the cause',
         );
       });
     }
+
+    it('a kubelet that restarts behind the daemon during its trial is a crash loop: counted on the NodeConfig, rolled back; active never absent, and a restarted daemon publishes its whole status at once', async () => {
+      const flappy = await configMap(admin, 'flappy', `${HEADER}eventRecordQPS: 9\n`);
+      const seen: { config?: NodeConfigStatus | null; kubelet: KubeletReport | null }[] = [];
+      const list = await admin.list<{ metadata: { resourceVersion: string } }>(NODE_CONFIGS_PATH, {
+        fieldSelector: 'metadata.name=node-2',
+      });
+      const watch = await admin.watch<NodeConfig>(NODE_CONFIGS_PATH, {
+        fieldSelector: 'metadata.name=node-2',
+        resourceVersion: list.metadata.resourceVersion,
+      });
+      const watching = (async () => {
+        for await (const ev of watch) {
+          if (ev.type !== 'MODIFIED') continue;
+          const st = ev.object.status;
+          seen.push({
+            ...(st?.config ? { config: st.config } : {}),
+            kubelet: st?.kubelet ?? null,
+          });
+        }
+      })();
+      try {
+        await assign(admin, 'node-2', kubeletSource('flappy'));
+        await waitActive(admin, 'node-2', flappy);
+        // Each crash leaves healthz down for about a second, well inside the start timeout: only the pid tells.
+        for (let kills = 0; kills < 6; kills++) {
+          if ((await nodeConfig(admin, 'node-2')).status?.config?.error === CRASH_LOOP_ERROR) break;
+          const pid = cluster!.supervisor.pidOf('node-2')!;
+          process.kill(pid, 'SIGKILL');
+          await waitFor(
+            'the kubelet started again by its supervisor',
+            async () => {
+              const now = cluster!.supervisor.pidOf('node-2');
+              return now !== undefined && now !== pid ? true : undefined;
+            },
+            10_000,
+            20,
+          );
+          await new Promise((r) => setTimeout(r, 700));
+        }
+        const after = await waitFor(
+          'node-2 back on last-known-good, flappy refused',
+          async () => {
+            const cfg = (await nodeConfig(admin, 'node-2')).status?.config;
+            return cfg?.error === CRASH_LOOP_ERROR && cfg.active?.configMap?.name === 'good' ? cfg : undefined;
+          },
+          30_000,
+          50,
+        );
+        assert.equal(after.lastKnownGood?.configMap?.name, 'good');
+        const counted = seen.map((e) => e.kubelet?.unexpectedRestarts).filter((n) => typeof n === 'number');
+        assert.deepEqual(
+          counted.slice(0, 3),
+          [1, 2, 3],
+          'status.kubelet counted each restart the daemon did not cause',
+        );
+        assert.ok(
+          seen.some((e) => typeof e.kubelet?.lastUnexpectedRestart === 'string'),
+          'and when the last was seen',
+        );
+        assert.ok(
+          seen.some((e) => e.config?.error === CRASH_LOOP_ERROR && e.config.assigned?.configMap?.name === 'flappy'),
+          'the rollback reported on status.config',
+        );
+        assert.deepEqual(
+          seen.filter((e) => !e.config?.active).map((e) => e.config),
+          [],
+          'active named a config throughout: the one before the restart, then the new one, then last-known-good',
+        );
+        const log = await readFile(node('node-2').daemon!.logFile, 'utf8');
+        assert.match(log, /the kubelet restarted 3 times during its trial without the daemon restarting it/);
+        assert.match(log, /the kubelet stopped being healthy \(/);
+        assert.match(log, /the kubelet is healthy again/);
+
+        // A restarted daemon: what it publishes first is the whole status, never {} or {assigned} alone. Killed once
+        // the rollback's restart is journalled, healthy, so that it comes back to a kubelet already on its config.
+        await waitFor(
+          'the rollback journalled, the kubelet healthy on it',
+          async () => {
+            const journal = JSON.parse(
+              await readFile(join(node('node-2').dynamicConfigDir, 'node-daemon', 'journal.json'), 'utf8'),
+            ) as { restarted?: boolean; healthyAt?: number; source?: NodeConfigSource };
+            return journal.restarted && journal.healthyAt && journal.source?.configMap?.name === 'good'
+              ? true
+              : undefined;
+          },
+          15_000,
+          50,
+        );
+        seen.length = 0;
+        const daemon = cluster!.supervisor.pidOf(node('node-2').daemon!.name)!;
+        process.kill(daemon, 'SIGKILL');
+        await waitFor(
+          'the daemon back, on last-known-good',
+          async () => {
+            const now = cluster!.supervisor.pidOf(node('node-2').daemon!.name);
+            const text = await readFile(node('node-2').daemon!.logFile, 'utf8');
+            return now !== undefined &&
+              now !== daemon &&
+              text.includes(` ${now} `) &&
+              /already runs/.test(text.split(` ${now} `).slice(1).join(''))
+              ? true
+              : undefined;
+          },
+          15_000,
+        );
+        await new Promise((r) => setTimeout(r, 1_000));
+        assert.deepEqual(
+          seen.filter((e) => !e.config?.active || !e.config.assigned).map((e) => e.config),
+          [],
+          'no half-known status published',
+        );
+        await assign(admin, 'node-2', kubeletSource('good'));
+        await waitActive(admin, 'node-2', good);
+      } finally {
+        watch.close();
+        await watching.catch(() => undefined);
+      }
+    });
+
+    it('a burst of five assignments restarts the kubelet once, onto the last', async () => {
+      const burst = await Promise.all(
+        [1, 2, 3, 4, 5].map((i) => configMap(admin, `burst-${i}`, `${HEADER}eventRecordQPS: ${20 + i}\n`)),
+      );
+      let starts = 0;
+      const counting = (ev: { name: string }) => void (ev.name === 'node-1' && starts++);
+      cluster!.supervisor.on('start', counting);
+      try {
+        // One after the other, as fast as the server answers: the first is being applied when the others arrive.
+        for (const cm of burst) await assign(admin, 'node-1', kubeletSource(cm.metadata.name!));
+        await waitActive(admin, 'node-1', burst[4]);
+        await waitFor(
+          'node-1 /configz on the last',
+          async () => ((await configz(admin, 'node-1'))['eventRecordQPS'] === 25 ? true : undefined),
+          15_000,
+        );
+        assert.equal(starts, 1, 'one kubelet restart for the burst');
+        assert.match(
+          await readFile(node('node-1').daemon!.logFile, 'utf8'),
+          /not applying assigned config .*burst-\d.*: a newer assignment arrived, applying that one instead/,
+        );
+      } finally {
+        cluster!.supervisor.off('start', counting);
+      }
+    });
 
     it("a reset puts the node's own files back: the drop-in is removed and the kubelet restarted on them", async () => {
       await assign(admin, 'node-3', null);
