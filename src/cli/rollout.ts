@@ -31,7 +31,7 @@ export function registerRolloutCommands(program: Command): void {
     .option('--max-unavailable <n|n%>', 'nodes switching at once after the canary (default 1)')
     .option(
       '--soak <duration>',
-      'how long a node must hold the config, Ready, to count as succeeded, e.g. 30s (default 0s)',
+      "how long a node must hold the config, Ready, to count as succeeded, e.g. 30s (default 0s); it ends at the node's first heartbeat after that, so it lasts up to one Lease renewal (10 s by default) longer",
     )
     .option('--deadline <duration>', 'a node not succeeded this long after its change has failed, e.g. 2m (default 2m)')
     .option('--max-failures <n>', 'failed nodes tolerated before the failure policy applies (default 0)')
