@@ -12,7 +12,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_CONFIGS_PATH, type KubeletReport, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
@@ -28,6 +28,7 @@ import { waitFor } from '../helpers/wait.js';
 const CRASH_LOOP_ERROR = 'failed to start with assigned config, see Kubelet log for details';
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const NODES = ['node-1', 'node-2', 'node-3'];
+const NODE_FILES_ERROR = "failed to load the node's own config files, see Kubelet log for details";
 const DENIED = 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details';
 
 async function configMap(admin: RestClient, name: string, body: string): Promise<ConfigMap> {
@@ -243,11 +244,12 @@ describe(
           15_000,
         );
         const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
-        // A kubelet that exits on the config is started again by its supervisor at once: a crash loop, seen by its
-        // pid before the start timeout; one that runs but never answers fails the start timeout.
+        // A kubelet that exits on the config is started again by its supervisor, with a growing backoff: a crash loop
+        // seen by its pid if it restarts 3 times within the start timeout, else the start timeout. One that runs but
+        // never answers fails the start timeout.
         const cause =
           bad === 'refused'
-            ? /the kubelet restarted 3 times during its trial without the daemon restarting it \(threshold 3\): a crash loop/
+            ? /the kubelet restarted 3 times during its trial without the daemon restarting it \(threshold 3\): a crash loop|the kubelet did not become healthy within 4s of its restart/
             : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/;
         assert.match(log, cause);
         const events = await admin.list<{
@@ -630,5 +632,37 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
         .join('\n'),
       /did not become healthy|rolling the kubelet back/,
     );
+  });
+
+  it("a broken file of the node's own is named, not the assignment; the kubelet is left alone, and the assignment runs once it is fixed", async () => {
+    const kubelet = cluster!.supervisor.pidOf(n.name);
+    const local = join(n.daemon!.configDir, '95-local.conf');
+    await writeFile(local, `${HEADER}eventRecordQPS: [1\n`);
+    try {
+      await waitFor(
+        'the node files reported',
+        async () => ((await nodeConfig(admin, n.name)).status?.config?.error === NODE_FILES_ERROR ? true : undefined),
+        15_000,
+        50,
+      );
+      await assign(admin, n.name, kubeletSource('a'));
+      await waitFor(
+        'a judged against the broken files',
+        async () => {
+          const cfg = (await nodeConfig(admin, n.name)).status?.config;
+          return cfg?.assigned?.configMap?.name === 'a' && cfg.error === NODE_FILES_ERROR ? cfg : undefined;
+        },
+        15_000,
+        50,
+      );
+      const cfg = (await nodeConfig(admin, n.name)).status?.config;
+      assert.equal(cfg?.active?.configMap?.name, 'b', 'the kubelet stays on what it runs');
+      assert.equal(cluster!.supervisor.pidOf(n.name), kubelet, 'and is not restarted');
+      assert.equal(await readFile(n.config, 'utf8'), b.data!['kubelet'], 'nothing written');
+    } finally {
+      await rm(local, { force: true });
+    }
+    await waitActive(admin, n.name, a);
+    assert.equal(await readFile(n.config, 'utf8'), a.data!['kubelet']);
   });
 });
