@@ -8,7 +8,10 @@
 // refused by the daemon as the agent refuses it and the kubelet is not touched; `--apply-as replace` replaces the
 // --config file and restores it byte for byte; and `kill -9` of the daemon at random moments of its work (20 trials)
 // never leaves a half-written kubelet file, never loses the node's original, and a daemon that comes back to a
-// kubelet already on the right config does not restart it.
+// kubelet already on the right config does not restart it. Beyond healthz: a kubelet that restarts behind the daemon
+// during its trial is a crash loop (counted in status.kubelet by its pid); active is never absent and a restarted daemon
+// publishes its whole status at once; a burst of assignments coalesces; a restarted daemon waits for a kubelet that
+// does not answer; a broken file of the node's own is named instead of the assignment.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -17,6 +17,7 @@ import {
 } from '../../src/nodedaemon/kubeletpid.js';
 import { DaemonFiles } from '../../src/nodedaemon/files.js';
 import { superseded } from '../../src/nodedaemon/coalesce.js';
+import { NodeDaemonFlagError, parseNodeDaemonFlags } from '../../src/nodedaemon/flags.js';
 import type { NodeConfigSource } from '../../src/api/types.js';
 
 describe('the kubelet pid', () => {
@@ -124,4 +125,22 @@ describe('coalescing: the assignment has moved on from the one being applied', (
     ['reset, still reset', undefined, undefined, false],
   ];
   for (const [name, recorded, live, want] of rows) it(name, () => assert.equal(superseded(recorded, live), want));
+});
+
+describe('the pid flags', () => {
+  it("default to systemd's MainPID and the agent's threshold; empty disables; a threshold below 1 is refused", () => {
+    const d = parseNodeDaemonFlags([], () => 'h');
+    assert.deepEqual(
+      [d.kubeletPidCommand, d.crashLoopThreshold],
+      ['systemctl show --property MainPID --value kubelet', 3],
+    );
+    const f = parseNodeDaemonFlags(['--kubelet-pid-command=', '--dynamic-config-crash-loop-threshold=5'], () => 'h');
+    assert.deepEqual([f.kubeletPidCommand, f.crashLoopThreshold], ['', 5]);
+    assert.throws(
+      () => parseNodeDaemonFlags(['--dynamic-config-crash-loop-threshold=0'], () => 'h'),
+      (err: Error) =>
+        err instanceof NodeDaemonFlagError &&
+        err.message === 'invalid argument "0" for "--dynamic-config-crash-loop-threshold" flag: must be at least 1',
+    );
+  });
 });
