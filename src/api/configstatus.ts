@@ -10,6 +10,11 @@ export const InternalError = 'internal failure, see Kubelet log for details';
 /** dkc: the assigned config kept the agent from becoming healthy too many times in a row. */
 export const CrashLoopError = 'failed to start with assigned config, see Kubelet log for details';
 
+/** dkc: the node's own kubelet files (its --config file, the other drop-ins) do not load or validate, whatever is assigned. */
+export const NodeFilesError = "failed to load the node's own config files, see Kubelet log for details";
+/** dkc: a replacement --config file leaves out settings of the node's own file that the kubelet's API access needs. */
+export const DroppedFieldsError = "config removes settings of the node's own config file, see Kubelet log for details";
+
 export function syncError(reason: string): string {
   return `failed to sync: ${reason}`;
 }

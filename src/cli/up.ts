@@ -36,6 +36,12 @@ export function registerUpCommand(program: Command): void {
       (v: string, prev: string[]) => [...prev, v],
       [] as string[],
     )
+    .option(
+      '--node-daemon-arg <flag>',
+      'a flag for every node daemon, e.g. --node-daemon-arg=--kubelet-start-timeout=5s (repeatable)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .action(async (opts: import('../up/up.js').UpOptions) => {
       const { runUp } = await import('../up/up.js');
       await runUp(opts);

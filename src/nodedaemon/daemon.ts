@@ -47,8 +47,31 @@ import { createMetricsRegistry, renderMetrics } from '../agent/node/metrics.js';
 import { readDropIns } from '../agent/configdir.js';
 import type { NodeConfigFlags } from '../nodepolicy/flags.js';
 import { kubeletVersionOnHost, readKubeletFlags } from './kubelethost.js';
-import { decideAction, decideTarget, healthy, judgeHealth, type Target, type Validation } from './decide.js';
+import {
+  decideAction,
+  decideTarget,
+  healthy,
+  judgeHealth,
+  runningFromJournal,
+  type Journal,
+  type Target,
+  type Validation,
+} from './decide.js';
 import { DaemonFiles, digestOf, originalContent, removeStaleTemps, setKubeletFile } from './files.js';
+import { superseded } from './coalesce.js';
+import { DROPS_FIELDS_ANNOTATION } from './dropped.js';
+import {
+  countFor,
+  observePid,
+  readKubeletPid,
+  reportOf,
+  RestartRecord,
+  type PidTrack,
+  type RestartCount,
+} from './kubeletpid.js';
+import { nodeFilesDigest } from './nodefiles.js';
+import { DropOptIns } from './optins.js';
+import { KubeletReportPublisher } from './report.js';
 import { parseNodeDaemonFlags, type NodeDaemonFlags } from './flags.js';
 import { messages } from './messages.js';
 import { judgeCandidate } from './validate.js';
@@ -56,6 +79,13 @@ import { planLeftover, readHeader, withHeader } from './ownership.js';
 import { Recreation } from './recreated.js';
 import { FileWatch, isDrift } from './drift.js';
 import { FileChecks } from './filechecks.js';
+
+/** How the log names a target. */
+function describeTarget(t: Target): string {
+  if (!t.source) return messages.what.original;
+  if (t.use === 'assigned') return messages.what.assigned(t.source);
+  return t.use === 'running' ? messages.what.running(t.source) : messages.what.lastKnownGood(t.source);
+}
 
 export const CONFIG_CHANGED_REASON = 'KubeletConfigChanged';
 /** The events' source component. */
@@ -73,6 +103,9 @@ interface Gate {
   target: Target;
   digest: string;
   restartedAt: number;
+  /** Found at the daemon's start, not restarted by this process: the start timeout counts from downSince. */
+  resumed: boolean;
+  downSince: number | undefined;
   becameHealthy: boolean;
   healthySince: number | undefined;
   unhealthySince: number | undefined;
@@ -152,6 +185,7 @@ export class NodeDaemon {
   private policies: PolicySnapshot | undefined;
   private policyWatch: PolicyWatch | undefined;
   private healthTimer: NodeJS.Timeout | undefined;
+  private filesTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private metricsServer: Server | undefined;
   private lastRejection = '';
@@ -160,6 +194,22 @@ export class NodeDaemon {
   private fileWatch: FileWatch | undefined;
   private readonly fileChecks: FileChecks;
   private recreation: Recreation | undefined;
+  /** The kubelet's pid as last read, and the restarts of it the daemon did not cause, for the content it runs. */
+  private pidTrack: PidTrack = { known: undefined };
+  private pidRunning: boolean | undefined;
+  private pidReadAt = -Infinity;
+  private pidEpoch = 0;
+  private restarts: RestartCount | undefined;
+  private readonly restartRecord: RestartRecord;
+  private report: KubeletReportPublisher | undefined;
+  private readonly optIns: DropOptIns;
+  /** The digest of the node's own files when the assignment was last judged. */
+  private nodeFiles: string | undefined;
+  /** A config the kubelet ran, kept on through a refused assignment, that then failed its own gate. */
+  private runningFailed: NodeConfigSource | undefined;
+  /** Whether the kubelet was healthy at the last probe (after it first was), for the log. */
+  private wasHealthy: boolean | undefined;
+  private reconciled = false;
 
   constructor(
     readonly flags: NodeDaemonFlags,
@@ -170,6 +220,8 @@ export class NodeDaemon {
     const dir = resolve(flags.dynamicConfigDir);
     this.store = new CheckpointStore(dir);
     this.files = new DaemonFiles(dir);
+    this.restartRecord = new RestartRecord(this.files.dir);
+    this.optIns = new DropOptIns(this.files.dir);
     this.status = new ConfigStatusManager(configGauges(this.registry), undefined, clock);
     this.fileChecks = new FileChecks({
       flags,
@@ -202,6 +254,7 @@ export class NodeDaemon {
     await this.store.initialize();
     // A daemon killed during a write leaves the write's temp file beside the kubelet's file: never read, removed now.
     for (const name of await removeStaleTemps(this.managedPath)) log(messages.removedTemp(name));
+    for (const name of await this.files.removeStaleTemps()) log(messages.removedTemp(name));
     if (flags.metricsBindAddress) await this.serveMetrics(flags.metricsBindAddress);
     const node = await this.waitForNode();
     const version = await kubeletVersionOnHost({
@@ -224,8 +277,11 @@ export class NodeDaemon {
     });
     await prepareChannel({ channel: Promise.resolve(this.channel), client, nodeName: flags.nodeName, node, signal });
     const channel = this.channel;
-    this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
-    if (channel.kind === 'nodeconfig') this.fileChecks.publishThrough(client, flags.nodeName);
+    if (channel.kind === 'nodeconfig') {
+      this.fileChecks.publishThrough(client, flags.nodeName);
+      this.report = new KubeletReportPublisher(client, flags.nodeName);
+    }
+    this.restarts = await this.restartRecord.read();
 
     const recreation = new Recreation({
       dir: this.files.dir,
@@ -236,15 +292,18 @@ export class NodeDaemon {
       onRecreated: () => {
         this.status.republish();
         this.fileChecks.republish();
+        this.report?.republish();
       },
     });
     await recreation.load();
     this.recreation = recreation;
-    // What the records say now is applied (or found applied) before the assignment is followed.
+    // What the records say now is applied (or found applied) before the assignment is followed, and published once
+    // decided: a status half-known (no active, no assigned) is never written.
     await this.enqueue(async () => {
       await this.adoptOwnFile();
       await this.reconcile();
     });
+    this.status.start({ publish: (c) => channel.publish(client, flags.nodeName, c) });
 
     const nodeInformer = new Informer<AssignmentObject>(client, '/api/v1/nodes', {
       fieldSelector: `metadata.name=${fieldSelectorValue(flags.nodeName)}`,
@@ -280,6 +339,9 @@ export class NodeDaemon {
             : undefined;
         const cm = cached ?? (await client.get<ConfigMapObject>(requestPath(ref)));
         const meta = cm.metadata ?? {};
+        const annotations = meta['annotations'] as Record<string, string> | undefined;
+        if (typeof meta.uid === 'string' && meta.resourceVersion)
+          await this.optIns.record(meta.uid, meta.resourceVersion, annotations?.[DROPS_FIELDS_ANNOTATION]);
         return {
           ...(typeof meta.uid === 'string' && meta.uid ? { uid: meta.uid } : {}),
           ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
@@ -308,6 +370,25 @@ export class NodeDaemon {
     });
     this.fileWatch.start();
     this.fileWatch.poke();
+    this.filesTimer = setInterval(() => void this.checkNodeFiles(), Math.max(1_000, flags.probeIntervalMs));
+  }
+
+  /** The node's own files changed since the assignment was judged: judge it again. */
+  private async checkNodeFiles(): Promise<void> {
+    const digest = await this.nodeFilesDigest();
+    if (this.nodeFiles === undefined || digest === this.nodeFiles) return;
+    this.nodeFiles = digest; // one reconcile per change, however long the queue
+    log(messages.nodeFilesChanged);
+    await this.enqueue(() => this.reconcile());
+  }
+
+  private nodeFilesDigest(): Promise<string> {
+    const { flags } = this;
+    return nodeFilesDigest(
+      flags.applyAs === 'dropin' ? resolve(flags.kubeletConfig) : undefined,
+      resolve(flags.kubeletConfigDir),
+      this.managedPath,
+    );
   }
 
   /** A checkpointed source as the sync's download gives it. */
@@ -387,7 +468,7 @@ export class NodeDaemon {
    * The candidate config as the kubelet would read it, validated for its version, then judged by the policies that
    * govern the node against the node's own files.
    */
-  private async judge(payload: { bytes: Uint8Array; path: string }): Promise<Validation> {
+  private async judge(payload: { bytes: Uint8Array; path: string }, source?: NodeConfigSource): Promise<Validation> {
     const { flags } = this;
     const kubelet = this.kubelet!;
     const configPath = resolve(flags.kubeletConfig);
@@ -408,6 +489,7 @@ export class NodeDaemon {
         configDir: dirname(configPath),
         dropIns,
         dropInName: flags.dropInName,
+        dropsAccepted: await this.optIns.of(source),
       },
       {
         governing: this.policies?.governing ?? [],
@@ -430,7 +512,7 @@ export class NodeDaemon {
   private async deniedByPolicies(source: NodeConfigSource): Promise<boolean> {
     if ((this.policies?.governing.length ?? 0) === 0) return false;
     try {
-      const v = await this.judge(await this.store.load(source));
+      const v = await this.judge(await this.store.load(source), source);
       return !v.ok && v.stage === 'policy';
     } catch {
       return false;
@@ -466,6 +548,7 @@ export class NodeDaemon {
     await this.store.setAssigned(plan.own.source);
     await this.files.setJournal({
       digest: digestOf(current),
+      source: plan.own.source,
       restarted: true,
       restartedAt: this.clock.now().getTime(),
     });
@@ -482,12 +565,20 @@ export class NodeDaemon {
       await this.files.setFailed(undefined);
       failed = undefined;
     }
+    const path = this.managedPath;
+    const journal = await this.files.journal();
+    const onDisk = digestOf(await this.files.current(path));
+    const running = runningFromJournal(journal, onDisk);
+    const first = !this.reconciled;
+    this.reconciled = true;
+    if (this.runningFailed && !sourcesEqual(running?.source, this.runningFailed)) this.runningFailed = undefined;
+    this.nodeFiles = await this.nodeFilesDigest();
     let assignedPayload: { bytes: Uint8Array; path: string } | undefined;
     let assignedValidation: Validation | undefined;
     if (assigned) {
       try {
         assignedPayload = await this.store.load(assigned);
-        assignedValidation = await this.judge(assignedPayload);
+        assignedValidation = await this.judge(assignedPayload, assigned);
       } catch (err) {
         assignedValidation = { ok: false, reason: LoadError, detail: messageOf(err) };
       }
@@ -496,7 +587,18 @@ export class NodeDaemon {
       assigned && lastKnownGood && !sourcesEqual(assigned, lastKnownGood)
         ? await this.deniedByPolicies(lastKnownGood)
         : false;
-    const target = decideTarget({ assigned, lastKnownGood, assignedValidation, failed, lastKnownGoodDenied });
+    const runningUnfit =
+      running?.source !== undefined &&
+      (sourcesEqual(running.source, this.runningFailed) || (await this.deniedByPolicies(running.source)));
+    const target = decideTarget({
+      assigned,
+      lastKnownGood,
+      assignedValidation,
+      failed,
+      lastKnownGoodDenied,
+      running,
+      runningUnfit,
+    });
     this.status.setAssigned(target.status.assigned);
     this.status.setLastKnownGood(target.status.lastKnownGood);
     this.status.setError(target.status.error);
@@ -504,7 +606,6 @@ export class NodeDaemon {
     else this.lastRejection = '';
 
     // The content the kubelet's file must hold.
-    const path = this.managedPath;
     let bytes: Uint8Array | undefined;
     let payload: Uint8Array | undefined;
     let mode = 0o644;
@@ -525,44 +626,54 @@ export class NodeDaemon {
       ({ bytes, mode } = originalContent(original));
     } else {
       const src = target.source!;
-      what = target.use === 'assigned' ? messages.what.assigned(src) : messages.what.lastKnownGood(src);
+      what = describeTarget(target);
       payload =
         target.use === 'assigned' && assignedPayload ? assignedPayload.bytes : (await this.store.load(src)).bytes;
       bytes = withHeader(src, payload);
     }
     const digest = digestOf(bytes);
-    const journal = await this.files.journal();
-    const onDisk = digestOf(await this.files.current(path));
     const action = decideAction({ desired: digest, onDisk, journal });
     if (isDrift({ written: digest, onDisk, journal })) this.fileChecks.reportDrift(path, false);
     this.fileChecks.written = payload && bytes ? { path, digest, bytes, mode, payload } : undefined;
-    // Active: what the kubelet runs once healthy; last-known-good and the node's files are trusted as soon as the
-    // kubelet's file holds them (never before: a status saying "back on your own files" must be true on disk).
+    // Active names what the kubelet runs: a config under trial once the kubelet is healthy on it (until then, what it
+    // ran before), last-known-good and the node's files as soon as the kubelet's file holds them.
     const trusted = target.use !== 'assigned';
-    if (!trusted && !sourcesEqual(this.status.current().active, target.source)) this.status.setActive(undefined);
+    const record = { digest, ...(target.source ? { source: target.source } : { original: true }) };
 
     if (action === 'none') {
-      if (trusted) this.status.setActive(target.source);
+      if (trusted || journal?.healthyAt !== undefined) this.status.setActive(target.source);
       if (this.gate?.digest !== digest) {
         log(messages.resumed(what));
-        this.gate = this.newGate(target, digest, journal?.restartedAt ?? this.clock.now().getTime());
+        this.gate = this.newGate(target, digest, journal?.restartedAt ?? this.clock.now().getTime(), true);
+        this.restarts = countFor(this.restarts, digest);
+        this.publishRestarts();
       } else {
-        this.gate.target = target;
+        // Kept on through a refused assignment, a config under trial stays under trial.
+        this.gate.target = target.use === 'running' ? { ...target, trial: this.gate.target.trial } : target;
       }
       return;
     }
+    // A newer assignment is on its way through the sync: it is applied instead, with one restart.
+    if (target.use === 'assigned' && this.superseded(assigned)) return log(messages.superseded(what));
+    if (first && journal && !journal.restarted)
+      log(messages.recovering(journal.digest === digest ? what : messages.what.unfinished));
     if (target.use !== 'assigned' && target.rejected) log(messages.rollingBack(what));
     if (action === 'write-and-restart') {
       if (await this.files.keepOriginal(path, this.flags.applyAs)) log(messages.keptOriginal(path));
-      await this.files.setJournal({ digest, restarted: false });
+      await this.files.setJournal({ ...record, restarted: false });
       await setKubeletFile(path, bytes, mode);
       log(bytes === undefined ? messages.removed(path) : messages.wrote(path, what));
     } else {
       log(messages.resumedRestart(what));
-      if (journal?.digest !== digest || journal.restarted) await this.files.setJournal({ digest, restarted: false });
+      if (journal?.digest !== digest || journal.restarted) await this.files.setJournal({ ...record, restarted: false });
     }
     if (trusted) this.status.setActive(target.source);
     this.gate = undefined;
+    await this.restartKubelet(target, record);
+  }
+
+  /** Runs the restart command onto `record`'s content, journals it, and opens its health gate. */
+  private async restartKubelet(target: Target, record: Omit<Journal, 'restarted'>): Promise<void> {
     const event = restartMessage(target.source);
     await createEventDirectly(this.client, {
       involvedObject: nodeReference(this.flags.nodeName),
@@ -573,7 +684,11 @@ export class NodeDaemon {
       component: COMPONENT,
       now: this.clock.now(),
     }).catch((err: unknown) => logError(`failed to send event, error: ${messageOf(err)}`));
+    if (target.use === 'assigned' && this.superseded(target.source))
+      return log(messages.superseded(describeTarget(target)));
     log(messages.restarting(this.flags.kubeletRestartCommand));
+    this.wasHealthy = undefined; // down because the daemon restarts it: not logged as going unhealthy
+    this.pidEpoch++; // a pid read while the restart runs is the daemon's own doing
     try {
       await runRestartCommand(this.flags.kubeletRestartCommand, this.flags.startTimeoutMs);
     } catch (err) {
@@ -583,21 +698,75 @@ export class NodeDaemon {
       return;
     }
     const restartedAt = this.clock.now().getTime();
-    await this.files.setJournal({ digest, restarted: true, restartedAt });
-    this.gate = this.newGate(target, digest, restartedAt);
+    await this.files.setJournal({ ...record, restarted: true, restartedAt });
+    // The daemon's own restart: the pid read now is the new baseline, and the count starts again for this content.
+    await this.readPid(true);
+    this.restarts = { digest: record.digest, count: 0 };
+    await this.restartRecord.write(this.restarts).catch((err: unknown) => logError(messageOf(err)));
+    this.publishRestarts();
+    this.gate = this.newGate(target, record.digest, restartedAt, false);
   }
 
-  private newGate(target: Target, digest: string, restartedAt: number): Gate {
+  /** The assignment has moved on from `recorded` (only once it is followed: at start nothing is known yet). */
+  private superseded(recorded: NodeConfigSource | undefined): boolean {
+    let live: NodeConfigSource | undefined;
+    try {
+      if (!this.assignment) return false;
+      live = this.assignment.source();
+    } catch {
+      return false;
+    }
+    return superseded(recorded, live);
+  }
+
+  private newGate(target: Target, digest: string, restartedAt: number, resumed: boolean): Gate {
     return {
       target,
       digest,
       restartedAt,
+      resumed,
+      downSince: undefined,
       becameHealthy: false,
       healthySince: undefined,
       unhealthySince: undefined,
       lastProblem: '',
       done: false,
     };
+  }
+
+  /** Reads the kubelet's pid; with `baseline`, a change is the daemon's own restart, otherwise one it did not cause. */
+  private async readPid(baseline = false): Promise<void> {
+    if (this.flags.kubeletPidCommand === '') return;
+    // At most every half second however often healthz is probed: a restart changes the pid until the next one.
+    const now = this.clock.monotonicMs();
+    if (!baseline && now - this.pidReadAt < 500) return;
+    this.pidReadAt = now;
+    const epoch = baseline ? ++this.pidEpoch : this.pidEpoch;
+    const r = await readKubeletPid(this.flags.kubeletPidCommand, Math.min(5_000, this.flags.startTimeoutMs));
+    // A reading that started before the daemon's own restart re-baselined the track says nothing of it.
+    if (epoch !== this.pidEpoch) return;
+    if ('error' in r) {
+      this.pidRunning = undefined;
+      return;
+    }
+    this.pidRunning = r.pid !== 0;
+    if (baseline) {
+      this.pidTrack = { known: r.pid === 0 ? undefined : r.pid };
+      return;
+    }
+    const seen = observePid(this.pidTrack, r.pid);
+    this.pidTrack = seen.track;
+    if (!seen.restarted || !this.gate) return;
+    const at = this.clock.now().toISOString();
+    const c = countFor(this.restarts, this.gate.digest);
+    this.restarts = { digest: c.digest, count: c.count + 1, last: at };
+    logWarning(messages.unexpectedRestart(r.pid, this.restarts.count));
+    await this.restartRecord.write(this.restarts).catch((err: unknown) => logError(messageOf(err)));
+    this.publishRestarts();
+  }
+
+  private publishRestarts(): void {
+    this.report?.set(reportOf(this.restarts));
   }
 
   private retryLater(): void {
@@ -619,7 +788,7 @@ export class NodeDaemon {
       assigned,
       stage,
       detail: r.detail,
-      runs: target.use === 'last-known-good' ? 'last-known-good' : 'local',
+      runs: target.use === 'last-known-good' ? 'last-known-good' : target.use === 'running' ? 'current' : 'local',
     });
     void createEventDirectly(this.client, {
       involvedObject: nodeReference(this.flags.nodeName),
@@ -650,33 +819,36 @@ export class NodeDaemon {
     return node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
   }
 
-  /** One probe of the kubelet, and what the gate makes of it. */
+  /** One probe of the kubelet (its pid and its healthz), and what the gate makes of it. */
   private async checkHealth(): Promise<void> {
     const gate = this.gate;
-    if (!gate || gate.done || this.probing) return;
+    if (!gate || this.probing) return;
     this.probing = true;
     try {
+      await this.readPid();
       const problem = await probeHealthz(this.flags.kubeletHealthzURL, Math.min(5_000, this.flags.startTimeoutMs));
       const ready = this.nodeReady();
       if (this.gate !== gate) return;
       const now = this.clock.now().getTime();
-      if (healthy({ healthz: problem === undefined, ready })) {
+      const ok = healthy({ healthz: problem === undefined, ready });
+      this.logHealthChange(ok, problem ?? messages.notReady(ready ?? ''));
+      if (gate.done) return;
+      if (ok) {
         gate.unhealthySince = undefined;
         gate.healthySince ??= now;
-        if (!gate.becameHealthy) {
-          gate.becameHealthy = true;
-          const t = gate.target;
-          log(messages.healthy(t.source ? describeSource(t.source) : messages.what.original));
-          if (t.use === 'assigned') this.status.setActive(t.source);
-        }
+        if (!gate.becameHealthy) this.becameHealthy(gate, now);
       } else {
         gate.lastProblem = problem ?? messages.notReady(ready ?? '');
         gate.healthySince = undefined;
         if (gate.becameHealthy) gate.unhealthySince ??= now;
+        else gate.downSince ??= now;
       }
       const verdict = judgeHealth({
         now,
         ...gate,
+        kubeletRunning: this.pidRunning,
+        unexpectedRestarts: countFor(this.restarts, gate.digest).count,
+        crashLoopThreshold: this.flags.kubeletPidCommand === '' ? undefined : this.flags.crashLoopThreshold,
         startTimeoutMs: this.flags.startTimeoutMs,
         trialMs: this.flags.trialMs,
         trial: gate.target.trial,
@@ -686,24 +858,63 @@ export class NodeDaemon {
         if (gate.target.trial) await this.enqueue(() => this.promote(gate));
       } else if (verdict.kind === 'failed') {
         gate.done = true;
-        const seconds = Math.round(this.flags.startTimeoutMs / 1000);
-        const cause =
-          verdict.cause === 'start-timeout'
-            ? messages.startTimeout(this.flags.kubeletHealthzURL, seconds, gate.lastProblem)
-            : messages.unhealthy(this.flags.kubeletHealthzURL, seconds, gate.lastProblem);
-        if (gate.target.use !== 'assigned') {
-          logError(cause);
-          return;
-        }
-        await this.enqueue(async () => {
-          if (this.gate !== gate) return;
-          await this.files.setFailed({ source: gate.target.source!, cause });
-          await this.reconcile();
-        });
+        await this.gateFailed(gate, verdict.cause);
       }
     } finally {
       this.probing = false;
     }
+  }
+
+  /** The kubelet answers on the gate's config: active names it, and the journal says so for the next start. */
+  private becameHealthy(gate: Gate, now: number): void {
+    gate.becameHealthy = true;
+    const t = gate.target;
+    log(messages.healthy(t.source ? describeSource(t.source) : messages.what.original));
+    if (t.use === 'assigned') this.status.setActive(t.source);
+    // In the queue, as every write of the journal: never over a newer apply's record.
+    void this.enqueue(async () => {
+      const journal = await this.files.journal();
+      if (this.gate !== gate || journal?.digest !== gate.digest || !journal.restarted || journal.healthyAt) return;
+      await this.files.setJournal({ ...journal, healthyAt: now });
+    });
+  }
+
+  /** The kubelet going unhealthy, and coming back, is logged once each way. */
+  private logHealthChange(ok: boolean, problem: string): void {
+    if (this.wasHealthy === undefined) {
+      if (ok) this.wasHealthy = true;
+      return;
+    }
+    if (ok === this.wasHealthy) return;
+    this.wasHealthy = ok;
+    if (ok) log(messages.healthyAgain);
+    else logWarning(messages.wentUnhealthy(this.flags.kubeletHealthzURL, problem));
+  }
+
+  /** The gate failed: an assigned config (or one kept on through a refused assignment) is rolled back. */
+  private async gateFailed(gate: Gate, cause: 'start-timeout' | 'unhealthy' | 'crash-loop'): Promise<void> {
+    const seconds = Math.round(this.flags.startTimeoutMs / 1000);
+    const url = this.flags.kubeletHealthzURL;
+    const why =
+      cause === 'crash-loop'
+        ? messages.crashLoop(countFor(this.restarts, gate.digest).count, this.flags.crashLoopThreshold)
+        : cause === 'unhealthy'
+          ? messages.unhealthy(url, seconds, gate.lastProblem)
+          : gate.resumed
+            ? messages.startTimeoutResumed(url, seconds, gate.lastProblem)
+            : messages.startTimeout(url, seconds, gate.lastProblem);
+    if (gate.target.use === 'running') {
+      logError(why);
+      this.runningFailed = gate.target.source;
+      await this.enqueue(() => (this.gate === gate ? this.reconcile() : Promise.resolve()));
+      return;
+    }
+    if (gate.target.use !== 'assigned') return logError(why);
+    await this.enqueue(async () => {
+      if (this.gate !== gate) return;
+      await this.files.setFailed({ source: gate.target.source!, cause: why });
+      await this.reconcile();
+    });
   }
 
   private async promote(gate: Gate): Promise<void> {
@@ -759,6 +970,8 @@ export class NodeDaemon {
     this.policyWatch?.stop();
     if (this.healthTimer) clearInterval(this.healthTimer);
     this.fileWatch?.stop();
+    if (this.filesTimer) clearInterval(this.filesTimer);
+    this.report?.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.recreation?.stop();
     await this.assignment?.stop();

@@ -103,6 +103,18 @@ export class DaemonFiles {
     return true;
   }
 
+  /** Removes what interrupted writes of the daemon's own records left in its directory; returns the names removed. */
+  async removeStaleTemps(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((n) => n.startsWith('.') && n.includes('.tmp-'));
+    } catch {
+      return [];
+    }
+    for (const n of names) await unlink(join(this.dir, n)).catch(() => undefined);
+    return names;
+  }
+
   async journal(): Promise<Journal | undefined> {
     try {
       const j = await readJSON<Journal>(join(this.dir, JOURNAL_FILE));

@@ -24,6 +24,10 @@ export interface NodeDaemonFlags {
   kubeletConfigDir: string;
   applyAs: ApplyAs;
   kubeletRestartCommand: string;
+  /** Prints the kubelet's process id (0 or nothing: not running); empty disables the restart accounting. */
+  kubeletPidCommand: string;
+  /** Restarts of the kubelet the daemon did not cause, during a trial, that fail the config. */
+  crashLoopThreshold: number;
   kubeletHealthzURL: string;
   dynamicConfigDir: string;
   /** Undefined: what --kubelet-version-command prints, else the Node's status.nodeInfo.kubeletVersion. */
@@ -99,6 +103,20 @@ const SPECS: Record<string, Spec> = {
     value: 'string',
     help: 'run through a shell to restart the kubelet',
     default: 'systemctl restart kubelet',
+  },
+  'kubelet-pid-command': {
+    key: 'kubeletPidCommand',
+    kind: 'string',
+    value: 'string',
+    help: "run through a shell to print the kubelet's process id (0: not running): a change the daemon did not cause is a kubelet restart; empty: not watched",
+    default: 'systemctl show --property MainPID --value kubelet',
+  },
+  'dynamic-config-crash-loop-threshold': {
+    key: 'crashLoopThreshold',
+    kind: 'int',
+    value: 'int',
+    help: 'restarts of the kubelet the daemon did not cause, during the trial, after which the assigned config is rolled back',
+    default: '3',
   },
   'kubelet-healthz-url': {
     key: 'kubeletHealthzURL',
@@ -214,6 +232,8 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
     kubeletConfigDir: '/etc/kubernetes/kubelet.conf.d',
     applyAs: 'dropin',
     kubeletRestartCommand: 'systemctl restart kubelet',
+    kubeletPidCommand: 'systemctl show --property MainPID --value kubelet',
+    crashLoopThreshold: 3,
     kubeletHealthzURL: 'http://127.0.0.1:10248/healthz',
     dynamicConfigDir: '/var/lib/dkc/dynamic-config',
     startTimeoutMs: 60_000,
@@ -292,6 +312,8 @@ export function parseNodeDaemonFlags(argv: readonly string[], host: () => string
   ] as const) {
     if (record[SPECS[name]!.key] === '') throw new NodeDaemonFlagError(messages.emptyFlag(name));
   }
+  if (flags.crashLoopThreshold < 1)
+    throw new NodeDaemonFlagError(messages.badThreshold(String(flags.crashLoopThreshold)));
   if (flags.nodeName === '') flags.nodeName = host().toLowerCase();
   return flags;
 }

@@ -17,6 +17,8 @@ export const messages = {
     `cannot tell the kubelet's version from ${JSON.stringify(command)} (${why}); using the Node's status.nodeInfo.kubeletVersion ${JSON.stringify(reported)}, which anyone who may patch nodes/status can change: set --kubelet-version or --kubelet-version-command`,
   flagsFileProblem: (problem: string) =>
     `cannot read the kubelet's flags from ${problem}; its config flags there are left out (NodeConfigPolicies then see every field they set as a change)`,
+  badThreshold: (value: string) =>
+    `invalid argument "${value}" for "--dynamic-config-crash-loop-threshold" flag: must be at least 1`,
   emptyFlag: (name: string) => `--${name} must not be empty`,
   notPositive: (name: string) => `--${name} must be greater than 0`,
   badAddress: (value: string) =>
@@ -38,10 +40,25 @@ export const messages = {
   promoted: (src: NodeConfigSource) => `updated last-known-good config to ${describeSource(src)}`,
   rejected: (reason: string, detail: string) => `${reason}, error: ${detail}`,
   rollingBack: (what: string) => `rolling the kubelet back to ${what}`,
+  startTimeoutResumed: (url: string, seconds: number, last: string) =>
+    `the kubelet did not become healthy within ${seconds}s of the daemon first finding it down after the daemon's start (${url}: ${last})`,
+  crashLoop: (count: number, threshold: number) =>
+    `the kubelet restarted ${count} times during its trial without the daemon restarting it (threshold ${threshold}): a crash loop`,
+  unexpectedRestart: (pid: number, count: number) =>
+    `the kubelet restarted without the daemon restarting it (now pid ${pid}; ${count} on this config so far)`,
+  superseded: (what: string) => `not applying ${what}: a newer assignment arrived, applying that one instead`,
+  recovering: (what: string) => `recovering an apply that did not finish before the daemon stopped (${what})`,
+  nodeFilesChanged: "the node's own kubelet files changed: judging the assignment again",
+  wentUnhealthy: (url: string, problem: string) => `the kubelet stopped being healthy (${url}: ${problem})`,
+  healthyAgain: 'the kubelet is healthy again',
   startTimeout: (url: string, seconds: number, last: string) =>
     `the kubelet did not become healthy within ${seconds}s of its restart (${url}: ${last})`,
   unhealthy: (url: string, seconds: number, last: string) =>
     `the kubelet stopped being healthy during its trial and did not recover within ${seconds}s (${url}: ${last})`,
+  nodeFilesBroken: (why: string) =>
+    `the node's own kubelet files do not load or validate, whatever is assigned (fix them; the assignment is judged again when they change): ${why}`,
+  droppedFields: (fields: readonly string[], annotation: string) =>
+    `the replacement leaves out ${fields.join(', ')}, set by the node's own config file (without them the API server cannot reach the kubelet); to mean it, annotate the ConfigMap ${annotation}: "${fields.join(',')}"`,
   notReady: (status: string) => `Node Ready=${status}`,
   rebuiltRecords: (path: string, src: string) =>
     `${path} is this daemon's own file but its records are gone: rebuilt them from it (${src}); the kubelet is not restarted`,
@@ -65,5 +82,7 @@ export const messages = {
     assigned: (src: NodeConfigSource) => `assigned config ${describeSource(src)}`,
     lastKnownGood: (src: NodeConfigSource) => `last-known-good config ${describeSource(src)}`,
     original: "the node's original kubelet config",
+    running: (src: NodeConfigSource) => `config ${describeSource(src)}, which the kubelet already runs`,
+    unfinished: 'an earlier config',
   },
 };

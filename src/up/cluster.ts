@@ -3,6 +3,7 @@
 // config, and passes per-node values (name, IP, ports) as flags so one ConfigMap can serve every node on the host.
 // `dkc up` and the integration tests both use it.
 
+import { renameSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +71,8 @@ export interface NodeDaemonOptions {
 export interface ClusterNodeDaemon {
   /** The supervised child's name. */
   name: string;
+  /** The kubelet's process id as its supervisor last started it (0 while it is down): the daemon's MainPID. */
+  pidFile: string;
   args: string[];
   logFile: string;
   configDir: string;
@@ -300,8 +303,10 @@ async function nodeDaemon(
   const metricsPort = await freePort();
   const healthzURL = `http://127.0.0.1:${node.healthzPort}/healthz`;
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const pidFile = join(node.dir, 'kubelet.pid');
   return {
     name: `${node.name}-daemon`,
+    pidFile,
     logFile: join(node.dir, 'logs', 'node-daemon.log'),
     configDir,
     metricsPort,
@@ -315,6 +320,8 @@ async function nodeDaemon(
       `--kubelet-config-dir=${configDir}`,
       `--apply-as=${nd.applyAs}`,
       `--kubelet-restart-command=${[process.execPath, dkcBin, 'restart', node.name, '--data-dir', dataDir].map(quote).join(' ')}`,
+      // systemd's MainPID, as the supervisor records it: read with no process of dkc's started per probe.
+      `--kubelet-pid-command=cat ${quote(pidFile)}`,
       `--kubelet-healthz-url=${healthzURL}`,
       `--dynamic-config-dir=${node.dynamicConfigDir}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
@@ -378,6 +385,7 @@ async function addNode(
   if (nd) {
     const daemon = await nodeDaemon(node, nd, dataDir, plan.version);
     node.daemon = daemon;
+    recordPid(supervisor, name, daemon.pidFile);
     supervisor.add({
       name: daemon.name,
       command: process.execPath,
@@ -388,6 +396,29 @@ async function addNode(
     });
   }
   return node;
+}
+
+/**
+ * Keeps `file` holding the current pid of child `name` (0 while none runs), as systemd keeps a unit's MainPID, so the
+ * node daemon sees every restart of its kubelet, the ones it did not ask for included. Written synchronously as the
+ * supervisor reports the start (before it answers a restart request), by rename, so a reader sees one whole pid.
+ */
+function recordPid(supervisor: Supervisor, name: string, file: string): void {
+  const write = (pid: number) => {
+    try {
+      writeFileSync(`${file}.tmp`, `${pid}\n`);
+      renameSync(`${file}.tmp`, file);
+    } catch {
+      // the data directory is going away: nothing reads the file any more
+    }
+  };
+  write(0);
+  supervisor.on('start', (ev) => {
+    if (ev.name === name) write(ev.pid);
+  });
+  supervisor.on('exit', (ev) => {
+    if (ev.name === name) write(0);
+  });
 }
 
 /** Each node's name, kubelet version (cycled over the nodes) and whether its agent turns the gate on. */

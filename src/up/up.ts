@@ -54,6 +54,8 @@ export interface UpOptions {
   nodes: string;
   port: string;
   agentArg: string[];
+  /** Extra flags for every node daemon (`--node-daemon-arg`). */
+  nodeDaemonArg?: string[];
   storage?: string;
   simulatedNodes?: string;
   /** Passed to the server as --emulated-version, checked first. */
@@ -115,6 +117,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
 type LockedOptions = {
   dataDir: string;
   agentArg: string[];
+  nodeDaemonArg?: string[];
   versions: string[];
   emulatedVersion?: string;
   nodeDaemon: 'dropin' | 'replace' | 'off';
@@ -149,7 +152,9 @@ async function startStack(
       serverArgs,
       simulatedNodes: simulated,
       kubeletVersions: opts.versions,
-      ...(opts.nodeDaemon !== 'off' ? { nodeDaemon: { applyAs: opts.nodeDaemon } } : {}),
+      ...(opts.nodeDaemon !== 'off'
+        ? { nodeDaemon: { applyAs: opts.nodeDaemon, args: opts.nodeDaemonArg ?? [] } }
+        : {}),
     });
     return { cluster, etcd };
   } catch (err) {

@@ -83,6 +83,10 @@ describe('deploy/node-daemon/', () => {
     assert.equal(flags.nodeName, 'node-1');
     assert.equal(flags.applyAs, 'dropin');
     assert.match(flags.kubeletRestartCommand, /^nsenter --target 1 .*-- systemctl restart kubelet$/);
+    assert.match(
+      flags.kubeletPidCommand,
+      /^nsenter --target 1 .*-- systemctl show --property MainPID --value kubelet$/,
+    );
     const read = [flags.kubeconfig, flags.kubeletConfig, flags.kubeletConfigDir, flags.dynamicConfigDir];
     for (const path of [...read, ...flags.kubeletFlagsFiles]) {
       assert.ok(hostPath(path) !== undefined && path.startsWith(hostPath(path)!), `${path} comes from the host`);

@@ -8,17 +8,20 @@
 // refused by the daemon as the agent refuses it and the kubelet is not touched; `--apply-as replace` replaces the
 // --config file and restores it byte for byte; and `kill -9` of the daemon at random moments of its work (20 trials)
 // never leaves a half-written kubelet file, never loses the node's original, and a daemon that comes back to a
-// kubelet already on the right config does not restart it.
+// kubelet already on the right config does not restart it. Beyond healthz: a kubelet that restarts behind the daemon
+// during its trial is a crash loop (counted in status.kubelet by its pid); active is never absent and a restarted daemon
+// publishes its whole status at once; a burst of assignments coalesces; a restarted daemon waits for a kubelet that
+// does not answer; a broken file of the node's own is named instead of the assignment.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NODE_CONFIGS_PATH, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
+import { NODE_CONFIGS_PATH, type KubeletReport, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
 import { POLICY_GROUP, POLICY_PLURAL } from '../../src/api/dkc/policy.js';
 import { ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
-import type { ConfigMap, Node, NodeConfigSource } from '../../src/api/types.js';
+import type { ConfigMap, Node, NodeConfigSource, NodeConfigStatus } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { startCluster, type Cluster, type ClusterNode } from '../../src/up/cluster.js';
 import { readHeader } from '../../src/nodedaemon/ownership.js';
@@ -29,6 +32,7 @@ import { waitFor } from '../helpers/wait.js';
 const CRASH_LOOP_ERROR = 'failed to start with assigned config, see Kubelet log for details';
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const NODES = ['node-1', 'node-2', 'node-3'];
+const NODE_FILES_ERROR = "failed to load the node's own config files, see Kubelet log for details";
 const DENIED = 'config denied by NodeConfigPolicy "blue-deny", see Kubelet log for details';
 
 async function configMap(admin: RestClient, name: string, body: string): Promise<ConfigMap> {
@@ -302,12 +306,14 @@ describe(
           15_000,
         );
         const log = await readFile(node('node-1').daemon!.logFile, 'utf8');
-        assert.match(
-          log,
+        // A kubelet that exits on the config is started again by its supervisor, with a growing backoff: a crash loop
+        // seen by its pid if it restarts 3 times within the start timeout, else the start timeout. One that runs but
+        // never answers fails the start timeout.
+        const cause =
           bad === 'refused'
-            ? /the kubelet did not become healthy within 4s of its restart/
-            : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/,
-        );
+            ? /the kubelet restarted 3 times during its trial without the daemon restarting it \(threshold 3\): a crash loop|the kubelet did not become healthy within 4s of its restart/
+            : /the kubelet did not become healthy within 4s of its restart \(http:\/\/127\.0\.0\.1:\d+\/healthz: ECONNREFUSED\)/;
+        assert.match(log, cause);
         const events = await admin.list<{
           items: { reason?: string; message?: string; involvedObject?: { name?: string } }[];
         }>('/api/v1/namespaces/default/events');
@@ -317,12 +323,159 @@ describe(
               e.reason === 'KubeletConfigRejected' &&
               e.involvedObject?.name === 'node-1' &&
               e.message?.includes(`ConfigMap kube-system/${bad}`) &&
-              e.message.includes('did not become healthy'),
+              cause.test(e.message),
           ),
           'a Warning event names the config and the cause',
         );
       });
     }
+
+    it('a kubelet that restarts behind the daemon during its trial is a crash loop: counted on the NodeConfig, rolled back; active never absent, and a restarted daemon publishes its whole status at once', async () => {
+      const flappy = await configMap(admin, 'flappy', `${HEADER}eventRecordQPS: 9\n`);
+      const seen: { config?: NodeConfigStatus | null; kubelet: KubeletReport | null }[] = [];
+      const list = await admin.list<{ metadata: { resourceVersion: string } }>(NODE_CONFIGS_PATH, {
+        fieldSelector: 'metadata.name=node-2',
+      });
+      const watch = await admin.watch<NodeConfig>(NODE_CONFIGS_PATH, {
+        fieldSelector: 'metadata.name=node-2',
+        resourceVersion: list.metadata.resourceVersion,
+      });
+      const watching = (async () => {
+        for await (const ev of watch) {
+          if (ev.type !== 'MODIFIED') continue;
+          const st = ev.object.status;
+          seen.push({
+            ...(st?.config ? { config: st.config } : {}),
+            kubelet: st?.kubelet ?? null,
+          });
+        }
+      })();
+      try {
+        await assign(admin, 'node-2', kubeletSource('flappy'));
+        await waitActive(admin, 'node-2', flappy);
+        // Each crash leaves healthz down for about a second, well inside the start timeout: only the pid tells. The
+        // next kill waits for the daemon to see the kubelet healthy again (and so to have read its new pid), and
+        // comes at once, well inside the trial.
+        const againCount = async () =>
+          (await readFile(node('node-2').daemon!.logFile, 'utf8')).split('the kubelet is healthy again').length;
+        for (let kills = 0; kills < 6; kills++) {
+          if ((await nodeConfig(admin, 'node-2')).status?.config?.error === CRASH_LOOP_ERROR) break;
+          const before = await againCount();
+          process.kill(cluster!.supervisor.pidOf('node-2')!, 'SIGKILL');
+          await waitFor(
+            'the kubelet healthy again, or the crash loop seen',
+            async () =>
+              (await againCount()) > before ||
+              (await nodeConfig(admin, 'node-2')).status?.config?.error === CRASH_LOOP_ERROR
+                ? true
+                : undefined,
+            15_000,
+            20,
+          );
+        }
+        const after = await waitFor(
+          'node-2 back on last-known-good, flappy refused',
+          async () => {
+            const cfg = (await nodeConfig(admin, 'node-2')).status?.config;
+            return cfg?.error === CRASH_LOOP_ERROR && cfg.active?.configMap?.name === 'good' ? cfg : undefined;
+          },
+          30_000,
+          50,
+        );
+        assert.equal(after.lastKnownGood?.configMap?.name, 'good');
+        const counted = seen.map((e) => e.kubelet?.unexpectedRestarts).filter((n) => typeof n === 'number');
+        assert.deepEqual(
+          counted.slice(0, 3),
+          [1, 2, 3],
+          'status.kubelet counted each restart the daemon did not cause',
+        );
+        assert.ok(
+          seen.some((e) => typeof e.kubelet?.lastUnexpectedRestart === 'string'),
+          'and when the last was seen',
+        );
+        assert.ok(
+          seen.some((e) => e.config?.error === CRASH_LOOP_ERROR && e.config.assigned?.configMap?.name === 'flappy'),
+          'the rollback reported on status.config',
+        );
+        assert.deepEqual(
+          seen.filter((e) => !e.config?.active).map((e) => e.config),
+          [],
+          'active named a config throughout: the one before the restart, then the new one, then last-known-good',
+        );
+        const log = await readFile(node('node-2').daemon!.logFile, 'utf8');
+        assert.match(log, /the kubelet restarted 3 times during its trial without the daemon restarting it/);
+        assert.match(log, /the kubelet stopped being healthy \(/);
+        assert.match(log, /the kubelet is healthy again/);
+
+        // A restarted daemon: what it publishes first is the whole status, never {} or {assigned} alone. Killed once
+        // the rollback's restart is journalled, healthy, so that it comes back to a kubelet already on its config.
+        await waitFor(
+          'the rollback journalled, the kubelet healthy on it',
+          async () => {
+            const journal = JSON.parse(
+              await readFile(join(node('node-2').dynamicConfigDir, 'node-daemon', 'journal.json'), 'utf8'),
+            ) as { restarted?: boolean; healthyAt?: number; source?: NodeConfigSource };
+            return journal.restarted && journal.healthyAt && journal.source?.configMap?.name === 'good'
+              ? true
+              : undefined;
+          },
+          15_000,
+          50,
+        );
+        seen.length = 0;
+        const daemon = cluster!.supervisor.pidOf(node('node-2').daemon!.name)!;
+        process.kill(daemon, 'SIGKILL');
+        await waitFor(
+          'the daemon back, on last-known-good',
+          async () => {
+            const now = cluster!.supervisor.pidOf(node('node-2').daemon!.name);
+            const text = await readFile(node('node-2').daemon!.logFile, 'utf8');
+            return now !== undefined &&
+              now !== daemon &&
+              text.includes(` ${now} `) &&
+              /already runs/.test(text.split(` ${now} `).slice(1).join(''))
+              ? true
+              : undefined;
+          },
+          15_000,
+        );
+        await new Promise((r) => setTimeout(r, 1_000));
+        assert.deepEqual(
+          seen.filter((e) => !e.config?.active || !e.config.assigned).map((e) => e.config),
+          [],
+          'no half-known status published',
+        );
+        await assign(admin, 'node-2', kubeletSource('good'));
+        await waitActive(admin, 'node-2', good);
+      } finally {
+        watch.close();
+        await watching.catch(() => undefined);
+      }
+    });
+
+    it('a burst of five assignments restarts the kubelet once or twice, onto the last', async () => {
+      const burst = await Promise.all(
+        [1, 2, 3, 4, 5].map((i) => configMap(admin, `burst-${i}`, `${HEADER}eventRecordQPS: ${20 + i}\n`)),
+      );
+      let starts = 0;
+      const counting = (ev: { name: string }) => void (ev.name === 'node-1' && starts++);
+      cluster!.supervisor.on('start', counting);
+      try {
+        // One after the other, as fast as the server answers: the first is being applied when the others arrive.
+        for (const cm of burst) await assign(admin, 'node-1', kubeletSource(cm.metadata.name!));
+        await waitActive(admin, 'node-1', burst[4]);
+        await waitFor(
+          'node-1 /configz on the last',
+          async () => ((await configz(admin, 'node-1'))['eventRecordQPS'] === 25 ? true : undefined),
+          15_000,
+        );
+        // Quietly one (the first is superseded before its restart); under load the first may be restarted before the
+        // others arrive, and the rest still coalesce into one.
+        assert.ok(starts <= 2, `${starts} kubelet restarts for a burst of five`);
+      } finally {
+        cluster!.supervisor.off('start', counting);
+      }
+    });
 
     it("a reset puts the node's own files back: the drop-in is removed and the kubelet restarted on them", async () => {
       await assign(admin, 'node-3', null);
@@ -595,5 +748,86 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
       15_000,
     );
     assert.equal(cluster!.supervisor.pidOf(n.name), kubelet, 'the kubelet was not restarted');
+  });
+
+  it('a daemon restarted while its kubelet does not answer waits for it, and blames nothing', async () => {
+    const kubelet = cluster!.supervisor.pidOf(n.name)!;
+    const daemon = cluster!.supervisor.pidOf(n.daemon!.name)!;
+    // Frozen across the daemon's restart for longer than a probe waits (4 s here): the new daemon's first probe fails,
+    // long after the journal's restart, and the next one, 2 s later, is answered.
+    process.kill(daemon, 'SIGKILL');
+    process.kill(kubelet, 'SIGSTOP');
+    try {
+      await waitFor(
+        'the new daemon resuming the kubelet on b',
+        async () => {
+          const now = cluster!.supervisor.pidOf(n.daemon!.name);
+          const log = await readFile(n.daemon!.logFile, 'utf8');
+          return now !== undefined &&
+            now !== daemon &&
+            log.includes(` ${now} `) &&
+            log.includes('already runs', log.indexOf(` ${now} `))
+            ? true
+            : undefined;
+        },
+        15_000,
+        20,
+      );
+      await new Promise((r) => setTimeout(r, 6_000));
+    } finally {
+      process.kill(kubelet, 'SIGCONT');
+    }
+    const now = cluster!.supervisor.pidOf(n.daemon!.name)!;
+    await waitFor(
+      'the new daemon seeing the kubelet healthy',
+      async () => {
+        const log = (await readFile(n.daemon!.logFile, 'utf8')).split('\n').filter((l) => l.includes(` ${now} `));
+        return log.some((l) => l.includes('the kubelet is healthy on')) ? log : undefined;
+      },
+      15_000,
+    );
+    const cfg = (await nodeConfig(admin, n.name)).status?.config;
+    assert.equal(cfg?.error, undefined, 'no config blamed');
+    assert.equal(cfg?.active?.configMap?.name, 'b');
+    assert.equal(cluster!.supervisor.pidOf(n.name), kubelet, 'the kubelet was not restarted');
+    assert.doesNotMatch(
+      (await readFile(n.daemon!.logFile, 'utf8'))
+        .split('\n')
+        .filter((l) => l.includes(` ${now} `))
+        .join('\n'),
+      /did not become healthy|rolling the kubelet back/,
+    );
+  });
+
+  it("a broken file of the node's own is named, not the assignment; the kubelet is left alone, and the assignment runs once it is fixed", async () => {
+    const kubelet = cluster!.supervisor.pidOf(n.name);
+    const local = join(n.daemon!.configDir, '95-local.conf');
+    await writeFile(local, `${HEADER}eventRecordQPS: [1\n`);
+    try {
+      await waitFor(
+        'the node files reported',
+        async () => ((await nodeConfig(admin, n.name)).status?.config?.error === NODE_FILES_ERROR ? true : undefined),
+        15_000,
+        50,
+      );
+      await assign(admin, n.name, kubeletSource('a'));
+      await waitFor(
+        'a judged against the broken files',
+        async () => {
+          const cfg = (await nodeConfig(admin, n.name)).status?.config;
+          return cfg?.assigned?.configMap?.name === 'a' && cfg.error === NODE_FILES_ERROR ? cfg : undefined;
+        },
+        15_000,
+        50,
+      );
+      const cfg = (await nodeConfig(admin, n.name)).status?.config;
+      assert.equal(cfg?.active?.configMap?.name, 'b', 'the kubelet stays on what it runs');
+      assert.equal(cluster!.supervisor.pidOf(n.name), kubelet, 'and is not restarted');
+      assert.equal(payloadOf(await readFile(n.config)), b.data!['kubelet'], 'nothing written');
+    } finally {
+      await rm(local, { force: true });
+    }
+    await waitActive(admin, n.name, a);
+    assert.equal(await readFile(n.config, 'utf8'), a.data!['kubelet']);
   });
 });

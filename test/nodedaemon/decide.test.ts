@@ -3,13 +3,14 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CrashLoopError, LoadError, policyError, ValidateError } from '../../src/api/configstatus.js';
+import { CrashLoopError, LoadError, NodeFilesError, policyError, ValidateError } from '../../src/api/configstatus.js';
 import type { NodeConfigSource } from '../../src/api/types.js';
 import {
   decideAction,
   decideTarget,
   healthy,
   judgeHealth,
+  runningFromJournal,
   type GateInput,
   type TargetInput,
 } from '../../src/nodedaemon/decide.js';
@@ -20,6 +21,14 @@ const src = (name: string, rv = '1'): NodeConfigSource => ({
 const A = src('a');
 const B = src('b');
 const OK = { ok: true as const };
+const INVALID = { ok: false as const, reason: ValidateError, detail: 'x', stage: 'validate' as const };
+const NODE_FILES = {
+  ok: false as const,
+  reason: NodeFilesError,
+  detail: "the node's own kubelet files do not load",
+  stage: 'load' as const,
+  nodeFiles: true,
+};
 const DENIED = {
   ok: false as const,
   reason: policyError(['p']),
@@ -84,6 +93,51 @@ describe('decideTarget', () => {
       "a failed assignment equal to last-known-good: the node's own files",
       { assigned: A, lastKnownGood: A, assignedValidation: OK, failed: { source: A, cause: 'timeout' } },
       { use: 'original', error: CrashLoopError, trial: false },
+    ],
+    [
+      'refused before it is written, no last-known-good, the kubelet on the config under trial: it stays there',
+      { assigned: B, assignedValidation: INVALID, running: { source: A } },
+      { use: 'running', source: A, error: ValidateError, trial: false },
+    ],
+    [
+      'refused before it is written, the kubelet on a config other than last-known-good: it stays there',
+      { assigned: B, lastKnownGood: src('l'), assignedValidation: INVALID, running: { source: A } },
+      { use: 'running', source: A, error: ValidateError, trial: false },
+    ],
+    [
+      "refused before it is written, the kubelet on the node's own files: they stay, last-known-good or not",
+      { assigned: B, lastKnownGood: A, assignedValidation: INVALID, running: { source: undefined } },
+      { use: 'original', error: ValidateError, trial: false },
+    ],
+    [
+      'refused before it is written, the kubelet on last-known-good: last-known-good',
+      { assigned: B, lastKnownGood: A, assignedValidation: INVALID, running: { source: A } },
+      { use: 'last-known-good', source: A, error: ValidateError, trial: false },
+    ],
+    [
+      'refused, the running config unfit (denied, or failed its own gate): the refuge as before',
+      { assigned: B, assignedValidation: INVALID, running: { source: A }, runningUnfit: true },
+      { use: 'original', error: ValidateError, trial: false },
+    ],
+    [
+      'a config that failed on the kubelet is rolled back whatever runs',
+      { assigned: B, assignedValidation: OK, failed: { source: B, cause: 'timeout' }, running: { source: B } },
+      { use: 'original', error: CrashLoopError, trial: false },
+    ],
+    [
+      'the running config refused again (a policy now denies the assignment it runs): the refuge',
+      { assigned: A, lastKnownGood: src('l'), assignedValidation: DENIED, running: { source: A } },
+      { use: 'last-known-good', source: src('l'), error: DENIED.reason, trial: false },
+    ],
+    [
+      "the node's own files broken: the kubelet stays on what it runs, even the assignment itself",
+      { assigned: A, lastKnownGood: src('l'), assignedValidation: NODE_FILES, running: { source: A } },
+      { use: 'running', source: A, error: NodeFilesError, trial: false },
+    ],
+    [
+      "the node's own files broken, what runs not known: the refuge as before",
+      { assigned: A, assignedValidation: NODE_FILES },
+      { use: 'original', error: NodeFilesError, trial: false },
     ],
   ];
   for (const [name, input, want] of rows) {
@@ -174,6 +228,63 @@ describe('judgeHealth', () => {
       { now: 1_000, becameHealthy: true, healthySince: 1_000, trial: false },
       'passed',
     ],
+    [
+      "resumed by a restarted daemon, the journal's restart long ago, the kubelet just found down: waited for",
+      { now: 600_000, restartedAt: 0, resumed: true, downSince: 594_000 },
+      'starting',
+    ],
+    [
+      'resumed, not probed down yet: the clock has not started',
+      { now: 600_000, restartedAt: 0, resumed: true },
+      'starting',
+    ],
+    [
+      'resumed, down for longer than the start timeout since this daemon found it so: failed',
+      { now: 600_000, restartedAt: 0, resumed: true, downSince: 500_000, kubeletRunning: true },
+      'failed:start-timeout',
+    ],
+    [
+      'resumed, down that long but no kubelet process at all (a boot, the daemon first): waited for, not blamed',
+      { now: 600_000, restartedAt: 0, resumed: true, downSince: 500_000, kubeletRunning: false },
+      'starting',
+    ],
+    [
+      'restarted by this daemon: a kubelet with no process is blamed at the timeout',
+      { now: 60_001, kubeletRunning: false },
+      'failed:start-timeout',
+    ],
+    [
+      'healthy throughout, but restarted behind the daemon threshold times during the trial: a crash loop',
+      { now: 100_000, becameHealthy: true, healthySince: 99_000, unexpectedRestarts: 3, crashLoopThreshold: 3 },
+      'failed:crash-loop',
+    ],
+    [
+      'below the threshold: the trial goes on',
+      { now: 100_000, becameHealthy: true, healthySince: 99_000, unexpectedRestarts: 2, crashLoopThreshold: 3 },
+      'trial',
+    ],
+    [
+      'a crash loop before it ever became healthy fails at once, not at the start timeout',
+      { now: 5_000, unexpectedRestarts: 3, crashLoopThreshold: 3 },
+      'failed:crash-loop',
+    ],
+    [
+      'restarts of a config not on trial are reported, not rolled back',
+      {
+        now: 1_000,
+        becameHealthy: true,
+        healthySince: 1_000,
+        trial: false,
+        unexpectedRestarts: 9,
+        crashLoopThreshold: 3,
+      },
+      'passed',
+    ],
+    [
+      'no pid command (no threshold): restarts do not count',
+      { now: 100_000, becameHealthy: true, healthySince: 99_000, unexpectedRestarts: 9 },
+      'trial',
+    ],
   ];
   for (const [name, input, want] of rows) {
     it(name, () => {
@@ -193,4 +304,20 @@ describe('judgeHealth', () => {
       [true, true, false, false, false],
     );
   });
+});
+
+describe('runningFromJournal: what the kubelet runs, as far as the records tell', () => {
+  const rows: [string, Parameters<typeof runningFromJournal>, ReturnType<typeof runningFromJournal>][] = [
+    ['a finished restart onto a checkpoint', [{ digest: 'd', restarted: true, source: A }, 'd'], { source: A }],
+    [
+      "a finished restart onto the node's own files",
+      [{ digest: 'd', restarted: true, original: true }, 'd'],
+      { source: undefined },
+    ],
+    ['a restart that did not finish: not known', [{ digest: 'd', restarted: false, source: A }, 'd'], undefined],
+    ['the file holds other content: not known', [{ digest: 'd', restarted: true, source: A }, 'e'], undefined],
+    ['a journal of an earlier release (no source): not known', [{ digest: 'd', restarted: true }, 'd'], undefined],
+    ['no journal', [undefined, 'd'], undefined],
+  ];
+  for (const [name, args, want] of rows) it(name, () => assert.deepEqual(runningFromJournal(...args), want));
 });

@@ -40,15 +40,20 @@ export interface Rejection {
   assigned: NodeConfigSource;
   stage: FailureStage | undefined;
   detail: string;
-  /** What the node runs instead. */
-  runs: 'local' | 'last-known-good';
+  /** What the node runs instead (`current`: the config it ran before, kept on). */
+  runs: 'local' | 'last-known-good' | 'current';
 }
 
 /** The event's message: which ConfigMap, why, and what runs instead, at most MAX_REJECTION_BYTES. */
 export function rejectionMessage(r: Rejection): string {
   const cm = r.assigned.configMap;
   const what = `ConfigMap ${cm?.namespace ?? ''}/${cm?.name ?? ''} (key ${cm?.kubeletConfigKey ?? ''}, UID: ${cm?.uid ?? ''}, ResourceVersion: ${cm?.resourceVersion ?? ''})`;
-  const instead = r.runs === 'local' ? 'the local config' : 'the last-known-good config';
+  const instead =
+    r.runs === 'local'
+      ? 'the local config'
+      : r.runs === 'current'
+        ? 'the config it already runs'
+        : 'the last-known-good config';
   return truncateUtf8(
     `${what} ${STAGE_WORDS[r.stage ?? 'load']}; running ${instead}: ${r.detail}`,
     MAX_REJECTION_BYTES,

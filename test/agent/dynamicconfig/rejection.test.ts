@@ -26,6 +26,10 @@ describe('rejectionMessage', () => {
       /kept the agent from becoming healthy; running the last-known-good config: x$/,
     );
     assert.match(rejectionMessage({ assigned, stage: 'parse', detail: 'y', runs: 'local' }), /could not be decoded/);
+    assert.match(
+      rejectionMessage({ assigned, stage: 'validate', detail: 'z', runs: 'current' }),
+      /failed validation; running the config it already runs: z$/,
+    );
   });
 
   it('stays within 1 KiB of UTF-8, cut on a character and marked', () => {
