@@ -249,6 +249,8 @@ export class ResourceStorage {
         case 'DKC_STORE_UNAVAILABLE':
           return errors.serviceUnavailable(`storage is unavailable: ${err.message}`);
         default:
+          // etcd's own refusal of a write just under the object limit plus its key and the transaction around it.
+          if (err.message.includes('etcdserver: request is too large')) return errors.storageRequestTooLarge();
           return errors.internal(err);
       }
     }
