@@ -526,7 +526,8 @@ async function bodyCost(
   timeoutMs: number,
 ): Promise<{ cpuMs: number; healthzMs: number; code: number | string }> {
   const client = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs });
-  const probe = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs: 0 });
+  // Bounded too, so a server that cannot answer for minutes ends the row rather than the run.
+  const probe = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs });
   let healthzMs = 0;
   let running = true;
   const poll = (async () => {
