@@ -11,7 +11,11 @@
 //     (≤ 2). And what managedFields add to such a Node's stored form.
 //  5. The same comparison for a status naming 5,000 nodes (a NodeConfigRollout's status.nodes at that scale), written
 //     one after another as the rollout controller writes it.
-// Usage: node dist/bench/server.js [--quick]
+//  6. Request bodies in YAML against the same object in JSON: 20,000 labels, a body at the YAML node budget, and the
+//     worst bodies at the size limit (3 MiB: nested flow maps, one flat flow sequence, keys of one map, blank lines),
+//     each sent as YAML and as JSON (the same bytes where the YAML is JSON text): the server's CPU per request and the
+//     slowest /healthz answer while it runs, polled every 20 ms from a second client.
+// Usage: node dist/bench/server.js [--quick] [--yaml (the YAML rows only)]
 
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
@@ -19,13 +23,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { RestClient } from '../src/client/index.js';
+import { ApiError, RestClient } from '../src/client/index.js';
 import { startServer } from '../test/helpers/server.js';
 import { crdOf } from '../test/helpers/crds.js';
 import { ms, pct, serverWriteRate } from './common.js';
 import { storedManagedFields } from '../src/server/fieldmanager/storedform.js';
 
 const quick = process.argv.includes('--quick');
+const yamlOnly = process.argv.includes('--yaml');
 /** How long a watcher has to deliver one change before it counts as missed. */
 const DELIVERY_TIMEOUT_MS = 30_000;
 
@@ -468,11 +473,120 @@ async function managedFieldsShare(kubeconfig: string): Promise<{ withFields: num
   }
 }
 
+/** A body as YAML and as the same object in JSON (the same text when the YAML is written as JSON). */
+interface BodyCase {
+  name: string;
+  yaml: string;
+  json: string;
+}
+
+const SIZE_LIMIT = 3 * 1024 * 1024 - 512;
+
+function configMapJson(data: string, tail = ''): string {
+  return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"body"},"data":${data}}${tail}`;
+}
+
+function bodyCases(): BodyCase[] {
+  const labels: Record<string, string> = {};
+  const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: labels', '  labels:'];
+  for (let i = 0; i < 20_000; i++) {
+    labels[`example.com/label-${i}`] = `value-${i}`;
+    lines.push(`    example.com/label-${i}: value-${i}`);
+  }
+  const labelled = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'labels', labels } };
+  const same = (name: string, text: string): BodyCase => ({ name, yaml: text, json: text });
+  const levels = Math.floor((SIZE_LIMIT - 200) / 6);
+  const keys: string[] = [];
+  for (let n = 0, i = 0; n < SIZE_LIMIT - 200; i++) {
+    const k = `"k${i}":"v"`;
+    keys.push(k);
+    n += k.length + 1;
+  }
+  return [
+    { name: '20,000 labels', yaml: lines.join('\n') + '\n', json: JSON.stringify(labelled) },
+    same('a flow sequence at the node budget', configMapJson(`{"k":[${'1,'.repeat(37_000)}1]}`)),
+    same('nested flow maps at the size limit', '{"a":'.repeat(levels) + '1' + '}'.repeat(levels)),
+    same('one flow sequence at the size limit', configMapJson(`{"k":[${'1,'.repeat((SIZE_LIMIT - 200) / 2)}1]}`)),
+    same('keys of one map at the size limit', configMapJson(`{${keys.join(',')}}`)),
+    same('blank lines at the size limit', configMapJson('{"k":"v"}', '\n'.repeat(SIZE_LIMIT - 200))),
+  ];
+}
+
+/**
+ * `rounds` dry-run creates of one body: the server's CPU milliseconds per request, the slowest /healthz answer while
+ * they ran (polled every 20 ms by a second client), and the answer's status code. A request without an answer within
+ * `timeoutMs` ends the measurement (the server may still be working on it).
+ */
+async function bodyCost(
+  kubeconfig: string,
+  pid: number,
+  body: string,
+  contentType: string,
+  rounds: number,
+  timeoutMs: number,
+): Promise<{ cpuMs: number; healthzMs: number; code: number | string }> {
+  const client = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs });
+  // Bounded too, so a server that cannot answer for minutes ends the row rather than the run.
+  const probe = await RestClient.fromKubeconfig(kubeconfig, { timeoutMs });
+  let healthzMs = 0;
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      // A connection the server reset while it could not answer counts for the time it took.
+      await probe.request({ method: 'GET', path: '/healthz', accept: 'text/plain' }).catch(() => undefined);
+      healthzMs = Math.max(healthzMs, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  let code: number | string = 0;
+  const cpu0 = cpuSeconds(pid);
+  try {
+    for (let i = 0; i < rounds; i++) {
+      const r = await client
+        .request({
+          method: 'POST',
+          path: '/api/v1/namespaces/default/configmaps',
+          query: { dryRun: 'All' },
+          body,
+          contentType,
+        })
+        .then(
+          (res) => res.status,
+          (err: unknown) => (err instanceof ApiError ? err.status.code : `no answer within ${timeoutMs / 1000} s`),
+        );
+      code = r;
+      if (typeof r === 'string') break;
+    }
+  } finally {
+    running = false;
+    await poll.catch(() => undefined);
+    client.close();
+    probe.close();
+  }
+  return { cpuMs: ((cpuSeconds(pid) - cpu0) * 1000) / rounds, healthzMs, code };
+}
+
+async function yamlRows(kubeconfig: string, pid: number): Promise<void> {
+  const rounds = quick ? 1 : 3;
+  for (const c of bodyCases()) {
+    const kb = (Buffer.byteLength(c.yaml) / 1024).toFixed(0);
+    const json = await bodyCost(kubeconfig, pid, c.json, 'application/json', rounds, 120_000);
+    const yaml = await bodyCost(kubeconfig, pid, c.yaml, 'application/yaml', rounds, 120_000);
+    console.log(
+      `YAML body, ${c.name} (${kb} KB): server CPU ${yaml.cpuMs.toFixed(0)} ms/request (${yaml.code}), /healthz max ${ms(yaml.healthzMs)} during; ` +
+        `the same object as JSON ${json.cpuMs.toFixed(0)} ms/request (${json.code}), /healthz max ${ms(json.healthzMs)}`,
+    );
+    if (typeof yaml.code === 'string') return;
+  }
+}
+
 async function main(): Promise<void> {
   // The fan-out holds 5,000 watches as one user: above the per-user cap's default (1,000), which guards a shared
   // server against one client and is not what this measures.
   const server = await startServer(['--watch-cache-size', '1000', '--max-watches-per-user', '10000']);
   try {
+    if (yamlOnly) return await yamlRows(server.kubeconfig, server.proc.pid!);
     const n = quick ? 500 : 3000;
     const writers = 8;
     const raw = await rawSqliteRate(n, writers);
@@ -512,6 +626,7 @@ async function main(): Promise<void> {
     console.log(
       `a registered Node's stored form: ${size.withFields} bytes, ${size.without} without managedFields → managedFields add ${(((size.withFields - size.without) / size.without) * 100).toFixed(0)} % (goal ≤ 30 %)`,
     );
+    await yamlRows(server.kubeconfig, server.proc.pid!);
     const rss = Number(
       (await import('node:fs')).readFileSync(`/proc/${server.proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ??
         0,

@@ -190,6 +190,10 @@ export const errors = {
   requestEntityTooLarge(limit = MAX_REQUEST_BODY_BYTES): StatusError {
     return make(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
   },
+  /** What kube-apiserver answers when etcd refuses a write over its request limit. */
+  storageRequestTooLarge(): StatusError {
+    return make(413, 'RequestEntityTooLarge', 'Request entity too large: etcdserver: request is too large');
+  },
   unsupportedMediaType(contentType: string): StatusError {
     return make(
       415,

@@ -6,6 +6,9 @@
 import type { IncomingMessage } from 'node:http';
 import { errors, MAX_REQUEST_BODY_BYTES } from '../api/errors.js';
 import { errorMessage } from '../util/errors.js';
+import { applyText } from './fieldmanager/messages.js';
+import { bodyText } from './messages.js';
+import type { ComposedYaml, YamlLimits } from './yamlbody.js';
 
 export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -39,13 +42,40 @@ function parseJson(buf: Buffer, what: string): unknown {
   }
 }
 
-async function parseYaml(buf: Buffer, what: string): Promise<unknown> {
-  const { parse } = await import('yaml');
+/** Deeper request bodies are refused before any recursive walk: every later step (patching, validation, cloning) recurses. */
+export const MAX_BODY_DEPTH = 1000;
+
+/**
+ * What a YAML body may hold; a body of 3 MiB may hold a million tokens. Half JSON's depth: the yaml package's composer
+ * recurses a few frames per level and overflows the stack at 650-900 levels. Node-starting tokens (scalars, aliases,
+ * collection starts, `-`, `?`, `:`, `,`) cost the yaml package 2-5 µs each to lex, parse and compose, 30-60 times
+ * JSON's cost, and a token of any kind (a blank line, a comment) 1-2 µs: 20,000 labels are 60,000 and 160,000 of them.
+ * A body at either budget costs a few hundred milliseconds of CPU, and one past it is refused within that.
+ */
+export const YAML_LIMITS: YamlLimits = { depth: 500, nodes: 75_000, tokens: 200_000 };
+
+/** A YAML body composed within the budgets (a spent budget is a 400, and costs no more than the budget's work). */
+async function composeBody(buf: Buffer, what: string): Promise<ComposedYaml> {
+  const { composeYaml, YamlLimitError } = await import('./yamlbody.js');
   try {
-    return parse(buf.toString('utf8'), { uniqueKeys: true, maxAliasCount: 100 });
+    return composeYaml(buf.toString('utf8'), YAML_LIMITS);
   } catch (err) {
-    throw errors.badRequest(`${what}: yaml parse error: ${errorMessage(err).split('\n')[0]}`);
+    if (err instanceof YamlLimitError) throw errors.badRequest(err.text(what));
+    throw err;
   }
+}
+
+async function parseYaml(buf: Buffer, what: string): Promise<unknown> {
+  const composed = await composeBody(buf, 'the body of the request');
+  if (composed.firstError !== undefined) throw errors.badRequest(bodyText.yamlParse(what, composed.firstError));
+  let value: unknown;
+  try {
+    value = composed.doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    throw errors.badRequest(bodyText.yamlParse(what, errorMessage(err).split('\n')[0]!));
+  }
+  checkDepth(value, 'the body of the request', YAML_LIMITS.depth);
+  return value;
 }
 
 /** An object body for create/update. */
@@ -111,23 +141,18 @@ export async function decodeApplyBody(
   try {
     value = JSON.parse(text);
   } catch {
-    const { parseDocument } = await import('yaml');
-    const doc = parseDocument(text, { uniqueKeys: false });
-    const fatal = doc.errors[0];
-    if (fatal) throw errors.badRequest(`error decoding YAML: ${fatal.message.split('\n')[0]}`);
-    if (fieldValidation !== 'Ignore') {
-      const repeated = parseDocument(text, { uniqueKeys: true }).errors[0];
-      if (repeated) {
-        const detail = repeated.message.split('\n')[0]!;
-        if (fieldValidation === 'Strict') throw errors.badRequest(`error strict decoding YAML: ${detail}`);
-        warnings.push(detail);
-      }
+    const composed = await composeBody(buf, 'the patch');
+    if (composed.error !== undefined) throw errors.badRequest(applyText.decodeYaml(composed.error));
+    if (composed.repeatedKey !== undefined && fieldValidation !== 'Ignore') {
+      if (fieldValidation === 'Strict') throw errors.badRequest(applyText.strictYaml(composed.repeatedKey));
+      warnings.push(composed.repeatedKey);
     }
     try {
-      value = doc.toJS({ maxAliasCount: 100 });
+      value = composed.doc.toJS({ maxAliasCount: 100 });
     } catch (err) {
-      throw errors.badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
+      throw errors.badRequest(applyText.decodeYaml(errorMessage(err).split('\n')[0]!));
     }
+    checkDepth(value, 'the patch', YAML_LIMITS.depth);
   }
   checkDepth(value, 'the patch');
   if (value === null || value === undefined) return {};
@@ -139,9 +164,6 @@ export async function decodeApplyBody(
   }
   return value as Record<string, unknown>;
 }
-
-/** Deeper request bodies are refused before any recursive walk: every later step (patching, validation, cloning) recurses. */
-export const MAX_BODY_DEPTH = 1000;
 
 /** The nesting depth of a JSON value, up to `limit + 1` (iterative: safe for any input). */
 export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
@@ -157,7 +179,6 @@ export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
   return max;
 }
 
-export function checkDepth(value: unknown, what: string): void {
-  if (jsonDepth(value) > MAX_BODY_DEPTH)
-    throw errors.badRequest(`${what} is nested more than ${MAX_BODY_DEPTH} levels deep`);
+export function checkDepth(value: unknown, what: string, limit = MAX_BODY_DEPTH): void {
+  if (jsonDepth(value, limit) > limit) throw errors.badRequest(bodyText.tooDeep(what, limit));
 }

@@ -1,11 +1,12 @@
 // `dkc server`: opens the store, makes sure the cluster PKI exists, serves the API, and only once it accepts
 // requests writes DATA_DIR/kubeconfig (atomically) for the admin — scripts wait for that file.
 
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { openStore, type StoreConfig } from '../storage/index.js';
 import { klog } from '../util/klog.js';
+import { ensurePrivateDir } from '../util/privatefs.js';
 import { ApiServer } from './apiserver.js';
 import type { AdmissionPlugin } from './authz.js';
 import { parseTokenFile } from './authn.js';
@@ -178,7 +179,7 @@ export async function startServer(
   );
   const admission = withoutDisabledPlugins(authz.admission, opts.disableAdmissionPlugins);
   const tokens = opts.tokenAuthFile ? parseTokenFile(await readFile(opts.tokenAuthFile, 'utf8')) : undefined;
-  await mkdir(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   if ((opts.storage ?? 'sqlite') === 'sqlite') await refuseEmptiedDatabase(dataDir);
 
   const { ensureClusterPKI, writeKubeconfig } = await import('../pki/index.js');

@@ -27,6 +27,7 @@ import { deletedByUpdate, markDeleting, pendingFinalizers } from './finalizers.j
 import { finalizersForDelete, preconditionFailure, type DeleteOptions } from './deletion.js';
 import { refuseCreateInTerminating } from './namespacelifecycle.js';
 import { storedManagedFields } from './fieldmanager/storedform.js';
+import { managedFieldsTooMany, storedSizeError } from './objectlimits.js';
 import { backoffDelay, type ExponentialBackoff } from '../util/backoff.js';
 import { formatTime, systemClock, type Clock } from '../util/clock.js';
 
@@ -208,12 +209,16 @@ export class ResourceStorage {
     return this.def.custom ? { ...obj } : this.withType(obj);
   }
 
-  private encode(obj: KubeObject): Uint8Array {
+  /** `bounded`: refused over the stored-object limit (marking an object deleted never is: it must be able to go). */
+  private encode(obj: KubeObject, bounded = true): Uint8Array {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
     const apiVersion = this.def.custom?.storageApiVersion ?? apiVersionOf(this.def);
     const stored = { ...obj, apiVersion, kind: this.def.kind, metadata: meta };
     if (meta.managedFields) meta.managedFields = storedManagedFields(stored) as typeof meta.managedFields;
-    return encoder.encode(JSON.stringify(stored));
+    const encoded = encoder.encode(JSON.stringify(stored));
+    const tooLarge = bounded ? storedSizeError(encoded) : undefined;
+    if (tooLarge) throw tooLarge;
+    return encoded;
   }
 
   private validateCreate(obj: KubeObject): FieldError[] {
@@ -244,6 +249,8 @@ export class ResourceStorage {
         case 'DKC_STORE_UNAVAILABLE':
           return errors.serviceUnavailable(`storage is unavailable: ${err.message}`);
         default:
+          // etcd's own refusal of a write just under the object limit plus its key and the transaction around it.
+          if (err.message.includes('etcdserver: request is too large')) return errors.storageRequestTooLarge();
           return errors.internal(err);
       }
     }
@@ -438,6 +445,8 @@ export class ResourceStorage {
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const obj: KubeObject = { ...input, apiVersion: apiVersionOf(this.def), kind: this.def.kind, metadata: meta };
     this.checkFields(obj, ctx);
+    const tooMany = managedFieldsTooMany(meta.managedFields, undefined);
+    if (tooMany) throw errors.invalid(this.kindRef, meta.name ?? '', [tooMany]);
     const managedFields = applied
       ? applied.managedFields
       : fieldManagerFor(this.def, this.clock).update(undefined, obj, ctx.fieldManager ?? SERVER_MANAGER, '');
@@ -530,6 +539,8 @@ export class ResourceStorage {
       else this.dropUnknownFields(desired);
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== String(kv.modRevision)) throw errors.staleResourceVersion(this.qualified, name);
+      const tooMany = managedFieldsTooMany(desired.metadata?.managedFields, current.metadata.managedFields);
+      if (tooMany) throw errors.invalid(this.kindRef, name, [tooMany]);
       const managedFields = applied
         ? desired.metadata.managedFields
         : fieldManagerFor(this.def, this.clock).update(
@@ -814,7 +825,7 @@ export class ResourceStorage {
         // Finalizers pending: marked, kept until the last is removed (a repeated delete changes nothing).
         if (ctx.dryRun || deepEqual(marked, current)) return marked;
         try {
-          return this.decode(await this.store.update(key, this.encode(marked), kv.modRevision), marked);
+          return this.decode(await this.store.update(key, this.encode(marked, false), kv.modRevision), marked);
         } catch (err) {
           if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT') continue;
           if (err instanceof StoreError && err.code === 'DKC_STORE_NOT_FOUND')

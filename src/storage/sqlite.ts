@@ -23,6 +23,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { klog } from '../util/klog.js';
+import { ensurePrivateDatabase, PRIVATE_DIR_MODE } from '../util/privatefs.js';
 import {
   checkKey,
   checkMoveTarget,
@@ -295,7 +296,8 @@ export class SqliteStore implements Store {
     }
     let db: Database.Database | undefined;
     try {
-      mkdirSync(dirname(options.path), { recursive: true });
+      mkdirSync(dirname(options.path), { recursive: true, mode: PRIVATE_DIR_MODE });
+      ensurePrivateDatabase(options.path);
       db = new Database(options.path, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
       // Exclusive locking must precede the switch to WAL: the lock is then held until close and no
       // shared-memory index is needed, since no other connection may use the file.

@@ -17,6 +17,7 @@ import {
   type ExitEvent,
 } from '../supervisor/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
+import { ensurePrivateDir } from '../util/privatefs.js';
 import { UpError, messages } from './errors.js';
 import { freePort } from '../util/net.js';
 import { systemClock } from '../util/clock.js';
@@ -446,7 +447,7 @@ async function startControl(supervisor: Supervisor, dataDir: string): Promise<Co
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const port = options.port || (await freePort());
   const kubeconfig = join(dataDir, 'kubeconfig');
   const supervisor = new Supervisor(options.backoff ? { backoff: options.backoff } : {});

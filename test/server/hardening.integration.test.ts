@@ -19,11 +19,11 @@ function send(
   cert: CertKeyPem,
   body: unknown,
   accept: string,
-  opts: { method?: string; headers?: Record<string, string> } = {},
+  opts: { method?: string; headers?: Record<string, string>; raw?: string } = {},
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(path, server.url);
-    const method = opts.method ?? (body === undefined ? 'GET' : 'POST');
+    const method = opts.method ?? (body === undefined && opts.raw === undefined ? 'GET' : 'POST');
     const headers = { accept, 'content-type': 'application/json', ...(opts.headers ?? {}) };
     const req = request(
       {
@@ -45,7 +45,7 @@ function send(
     );
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.end(body === undefined ? undefined : JSON.stringify(body));
+    req.end(opts.raw ?? (body === undefined ? undefined : JSON.stringify(body)));
   });
 }
 
@@ -103,6 +103,33 @@ describe('a request whose answer cannot be rendered', () => {
     assert.ok(r.status >= 400, `status ${r.status}`);
     const list = await send('/api/v1/nodes', admin, undefined, 'application/json');
     assert.equal(list.status, 200);
+    assert.equal(server.proc.exitCode, null);
+  });
+});
+
+describe('a YAML body at the size limit', () => {
+  it('3 MiB of nested flow maps in a SelfSubjectAccessReview from a node is a 400 at once and the server keeps answering', async () => {
+    const levels = Math.floor((3 * 1024 * 1024 - 1024) / 4);
+    const raw = 'apiVersion: authorization.k8s.io/v1\nkind: SelfSubjectAccessReview\nspec: ' + '{a: '.repeat(levels);
+    const yaml = { 'content-type': 'application/yaml' };
+    const t0 = performance.now();
+    const r = await send(
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      node,
+      undefined,
+      'application/json',
+      {
+        headers: yaml,
+        raw,
+      },
+    );
+    assert.equal(r.status, 400, r.body.slice(0, 200));
+    assert.equal(
+      (JSON.parse(r.body) as { message: string }).message,
+      'the body of the request is nested more than 500 levels deep',
+    );
+    assert.ok(performance.now() - t0 < 5000, `answered after ${(performance.now() - t0).toFixed(0)} ms`);
+    assert.equal((await send('/healthz', admin, undefined, 'text/plain')).status, 200);
     assert.equal(server.proc.exitCode, null);
   });
 });

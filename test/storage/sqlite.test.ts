@@ -4,6 +4,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -1063,5 +1064,34 @@ describe('group commit', () => {
     assert.equal(next.modRevision, 2);
     await watcher.until(() => watcher.events.length === 1, 'the next write');
     assert.deepEqual(watcher.revisions(), [2], 'nothing of the failed batch reached a watcher');
+  });
+});
+
+describe('file modes', () => {
+  const mode = (p: string) => statSync(p).mode & 0o777;
+
+  test('a new database, its directory and its write-ahead log are private to their owner', async () => {
+    const path = join(dir, 'private', 'nested', 'dkc.db');
+    const store = await openSqliteStore({ path });
+    open.push(store);
+    await store.create('/registry/k', enc('v'));
+    assert.equal(mode(join(dir, 'private', 'nested')), 0o700);
+    assert.equal(mode(path), 0o600);
+    assert.equal(mode(`${path}-wal`), 0o600);
+  });
+
+  test('a database an earlier run left readable by others is tightened on open, with its -wal and -shm', async () => {
+    const path = dbPath();
+    const first = await openSqliteStore({ path });
+    await first.create('/registry/k', enc('v'));
+    await first.close();
+    for (const p of [path, `${path}-wal`, `${path}-shm`]) {
+      writeFileSync(p, '', { flag: 'a' });
+      chmodSync(p, 0o644);
+    }
+    const again = await openSqliteStore({ path });
+    open.push(again);
+    assert.equal(dec((await again.get('/registry/k'))!.value), 'v');
+    for (const p of [path, `${path}-wal`, `${path}-shm`]) assert.equal(mode(p), 0o600, p);
   });
 });

@@ -4,6 +4,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,12 @@ after(async () => {
   }
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
+
+/** The permission bits of the data directory, its database and the database's write-ahead log. */
+function modes(dataDir: string): { dir: number; db: number; wal: number } {
+  const mode = (p: string) => statSync(p).mode & 0o777;
+  return { dir: mode(dataDir), db: mode(join(dataDir, 'dkc.db')), wal: mode(join(dataDir, 'dkc.db-wal')) };
+}
 
 function up(dataDir: string, ...extra: string[]): { proc: ChildProcess; out(): string; err(): string } {
   let out = '';
@@ -79,8 +86,12 @@ describe('dkc up and a stale Ready condition', () => {
       60_000,
     );
     assert.match(first.out(), /node-1: Ready/);
+    assert.deepEqual(modes(dataDir), { dir: 0o700, db: 0o600, wal: 0o600 });
     first.proc.kill('SIGINT');
     await exited(first.proc);
+    // A data directory left readable by an earlier version is tightened by the next run.
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'dkc.db'), 0o644);
 
     // The node still says Ready=True in the store; this run's agent cannot even start.
     const second = up(dataDir, '--agent-arg=--kubeconfig=/nonexistent/kubeconfig');
@@ -91,6 +102,7 @@ describe('dkc up and a stale Ready condition', () => {
       60_000,
     );
     assert.doesNotMatch(second.out(), /node-1: Ready/, second.out());
+    assert.deepEqual(modes(dataDir), { dir: 0o700, db: 0o600, wal: 0o600 });
     second.proc.kill('SIGINT');
     await exited(second.proc);
     assert.doesNotMatch(second.out(), /node-1: Ready|dkc cluster is up/, second.out());

@@ -84,7 +84,19 @@ export class CheckpointError extends CodedError<CheckpointErrorCode> {
   override name = 'CheckpointError';
 }
 
-/** What a successful download hands to save(): the ConfigMap's identity and its `data` map. */
+/**
+ * The files a checkpoint keeps of a ConfigMap: the kubelet's key only (what load() reads). The ConfigMap's other keys
+ * are not the node's to store: an editor of an assigned ConfigMap would fill the disk of every node it is assigned to.
+ */
+export function kubeletFiles(
+  data: Record<string, string> | undefined,
+  kubeletConfigKey: string,
+): Record<string, string> {
+  const value = data?.[kubeletConfigKey];
+  return value === undefined ? {} : { [kubeletConfigKey]: value };
+}
+
+/** What a successful download hands to save(): the ConfigMap's identity and the files to keep (kubeletFiles). */
 export interface CheckpointPayload {
   uid: string;
   resourceVersion: string;
@@ -130,6 +142,15 @@ async function statOrUndefined(path: string): Promise<Stats | undefined> {
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') return undefined;
     throw e;
+  }
+}
+
+/** Whether anything is at `path` (a file of a checkpoint). */
+async function fileExists(path: string): Promise<boolean> {
+  try {
+    return (await statOrUndefined(path)) !== undefined;
+  } catch (e) {
+    throw ioError(e, path, 'stat');
   }
 }
 
@@ -335,7 +356,7 @@ export class CheckpointStore {
     }
     for (const name of Object.keys(payload.files)) validateFileKey(name);
     const target = this.checkpointPath(payload.uid, payload.resourceVersion);
-    if (await dirExists(target)) return false;
+    if (await dirExists(target)) return this.addMissingFiles(target, payload.files);
 
     const uidDir = join(this.checkpointsDir, payload.uid);
     // A new UID directory must itself survive a power loss, or the renamed checkpoint would vanish with it.
@@ -381,6 +402,59 @@ export class CheckpointStore {
     } finally {
       if (!placed) await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /**
+   * A checkpoint holds the keys its assignments needed: a later assignment of the same ConfigMap version under
+   * another key adds that key's file (each written atomically: a crash leaves it whole or absent). Returns whether
+   * it wrote one.
+   */
+  private async addMissingFiles(target: string, files: Record<string, string>): Promise<boolean> {
+    let wrote = false;
+    for (const [name, data] of Object.entries(files)) {
+      const file = join(target, name);
+      if (await fileExists(file)) continue;
+      try {
+        await writeFileAtomic(file, data, CHECKPOINT_FILE_MODE);
+      } catch (e) {
+        throw ioError(e, file, 'write');
+      }
+      wrote = true;
+    }
+    return wrote;
+  }
+
+  /**
+   * Removes every checkpoint but the ones meta/assigned and meta/last-known-good name and `inUse` (the one the kubelet
+   * runs, which may be neither once a new assignment is recorded and before the restart). Only after both records read
+   * back cleanly: an unreadable record could name anything, so nothing goes then. A crash mid-prune leaves some
+   * unneeded checkpoints behind, never a needed one gone: the records are written (and synced) before this runs, and
+   * each removal is of a whole `<uid>/<rv>` directory no record names. Returns the directories removed.
+   */
+  prune(inUse: readonly (NodeConfigSource | undefined)[] = []): Promise<string[]> {
+    return this.lock.run(async () => {
+      const keep = new Set<string>();
+      for (const src of [await this.assigned(), await this.lastKnownGood(), ...inUse]) {
+        const cm = src?.configMap;
+        if (cm?.uid && cm.resourceVersion) keep.add(join(cm.uid, cm.resourceVersion));
+      }
+      const removed: string[] = [];
+      for (const uid of await readdir(this.checkpointsDir, { withFileTypes: true })) {
+        if (!uid.isDirectory()) continue;
+        const uidDir = join(this.checkpointsDir, uid.name);
+        const versions = await readdir(uidDir);
+        let left = versions.length;
+        for (const rv of versions) {
+          if (keep.has(join(uid.name, rv)) || rv.startsWith(TMP_TAG)) continue;
+          await rm(join(uidDir, rv), { recursive: true, force: true });
+          removed.push(join(uid.name, rv));
+          left--;
+        }
+        if (left === 0) await rm(uidDir, { recursive: true, force: true });
+      }
+      if (removed.length > 0) await fsyncDir(this.checkpointsDir, this.fs);
+      return removed;
+    });
   }
 
   /**

@@ -13,7 +13,7 @@
 
 import type { ListWatcher } from '../../client/informer.js';
 import type { CallOptions, PatchType } from '../../client/rest.js';
-import { CheckpointStore } from './checkpoint.js';
+import { CheckpointStore, kubeletFiles } from './checkpoint.js';
 import { decideBoot, type BootDecision, type LoadOutcome } from './bootstrap.js';
 import { LoadError } from '../../api/configstatus.js';
 import { BootstrapError } from './errors.js';
@@ -185,7 +185,11 @@ export class DynamicConfigController<C> {
         );
         return false;
       }
-      await this.store.save({ uid: cm.uid!, resourceVersion: cm.resourceVersion!, files: got.data ?? {} });
+      await this.store.save({
+        uid: cm.uid!,
+        resourceVersion: cm.resourceVersion!,
+        files: kubeletFiles(got.data, cm.kubeletConfigKey),
+      });
       log(`the checkpoint of ${describeSource(src)} was missing; downloaded it again`);
       return true;
     } catch (err) {
@@ -193,6 +197,19 @@ export class DynamicConfigController<C> {
         `the checkpoint of ${describeSource(src)} is missing and could not be downloaded again, error: ${errorMessage(err)}`,
       );
       return false;
+    }
+  }
+
+  /**
+   * At start, when what the kubelet runs is one of the two records (or the local config): every other checkpoint
+   * goes. A failure only leaves them for the next start.
+   */
+  private async pruneCheckpoints(): Promise<void> {
+    try {
+      const removed = await this.store.prune();
+      if (removed.length > 0) log(`removed ${removed.length} checkpoints no record names: ${removed.join(', ')}`);
+    } catch (err) {
+      logError(`failed to remove unused checkpoints, error: ${errorMessage(err)}`);
     }
   }
 
@@ -233,6 +250,7 @@ export class DynamicConfigController<C> {
     if (d.kind === 'fatal')
       throw new BootstrapError(`failed to determine a valid configuration, error: ${clip(d.message)}`);
     if (d.rejected) logError(`${d.rejected.reason}, error: ${d.rejected.detail}`);
+    await this.pruneCheckpoints();
     if (d.use === 'assigned') {
       try {
         await this.store.recordStart(assigned);

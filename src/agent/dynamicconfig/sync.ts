@@ -8,7 +8,7 @@
 
 import { klog } from '../../util/klog.js';
 import { log, logError } from './log.js';
-import type { CheckpointStore } from './checkpoint.js';
+import { kubeletFiles, type CheckpointStore } from './checkpoint.js';
 import { AllNilSubfieldsError, DownloadError, InternalError, syncError } from '../../api/configstatus.js';
 import {
   FailSyncReasonAllNilSubfields,
@@ -284,7 +284,7 @@ export class ConfigSync {
       const saved = await this.deps.store.save({
         uid: cm.uid,
         resourceVersion: cm.resourceVersion,
-        files: cm.data ?? {},
+        files: kubeletFiles(cm.data, resolved.configMap!.kubeletConfigKey),
       });
       if (!saved) log(`checkpoint already exists for ${describeSource(resolved)}`);
       return saved;

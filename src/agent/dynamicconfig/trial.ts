@@ -127,6 +127,12 @@ export class HealthTrial {
       if (!promoted) return;
       this.deps.status.setLastKnownGood(promoted);
       log(`updated last-known-good config to ${describeSource(promoted)}`);
+      // The last-known-good it replaced is needed no more (the promoted one is the one running).
+      const removed = await this.deps.store.prune([promoted]).catch((err: unknown) => {
+        logError(`failed to remove unused checkpoints, error: ${errorMessage(err)}`);
+        return [];
+      });
+      if (removed.length > 0) log(`removed ${removed.length} checkpoints no record names: ${removed.join(', ')}`);
     } catch (err) {
       logError(`failed to set last-known-good to assigned config, error: ${errorMessage(err)}`);
     }

@@ -358,14 +358,15 @@ describe('save', () => {
     for (const [name, content] of Object.entries(files)) assert.equal(await readFile(join(dir, name), 'utf8'), content);
   });
 
-  it('never rewrites an existing checkpoint', async () => {
+  it('never rewrites a file of an existing checkpoint; adds a key a later assignment of that version needs', async () => {
     const store = await freshStore();
     assert.equal(await store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'first' } }), true);
+    assert.equal(await store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'second' } }), false);
     assert.equal(
       await store.save({ uid: 'uid', resourceVersion: '1', files: { kubelet: 'second', extra: 'x' } }),
-      false,
+      true,
     );
-    assert.deepEqual(await readdir(join(store.checkpointsDir, 'uid', '1')), ['kubelet']);
+    assert.deepEqual((await readdir(join(store.checkpointsDir, 'uid', '1'))).sort(), ['extra', 'kubelet']);
     assert.equal(await readFile(join(store.checkpointsDir, 'uid', '1', 'kubelet'), 'utf8'), 'first');
     assert.equal(await store.save({ uid: 'uid', resourceVersion: '2', files: { kubelet: 'second' } }), true);
     assert.deepEqual((await readdir(join(store.checkpointsDir, 'uid'))).sort(), ['1', '2']);

@@ -3,7 +3,7 @@
 
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointStore } from '../../../src/agent/dynamicconfig/checkpoint.js';
@@ -236,5 +236,60 @@ describe('ConfigSync', () => {
       ctx.status.current().error,
       'failed to sync: invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil',
     );
+  });
+});
+
+describe('what the store keeps', () => {
+  it('five replaces of an assigned ConfigMap with a big extra key leave only the kubelet key of assigned and last-known-good', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dkc-sync-prune-'));
+    dirs.push(dir);
+    const store = new CheckpointStore(dir);
+    await store.initialize();
+    const big = 'x'.repeat(900_000);
+    for (let rv = 1; rv <= 5; rv++) {
+      const sync = new ConfigSync({
+        store,
+        status: new ConfigStatusManager(noGauges),
+        nodeConfigSource: () => ({ configMap: ref }),
+        download: async () => ({ uid: 'u1', resourceVersion: String(rv), data: { kubelet: `v${rv}`, big } }),
+        restart: async () => undefined,
+        retryDelayMs: () => 60_000,
+      });
+      syncs.push(sync);
+      sync.poke();
+      await sync.idle();
+      sync.stop();
+      // The second version passes its trial: last-known-good from then on.
+      if (rv === 2) await store.setLastKnownGood(await store.assigned());
+      // What the restart after each new assignment does before it starts the kubelet (controller.bootstrap).
+      await store.prune();
+    }
+    const files: string[] = [];
+    for (const uid of await readdir(join(dir, 'store', 'checkpoints'))) {
+      for (const rv of await readdir(join(dir, 'store', 'checkpoints', uid))) {
+        for (const f of await readdir(join(dir, 'store', 'checkpoints', uid, rv))) files.push(`${uid}/${rv}/${f}`);
+      }
+    }
+    assert.deepEqual(files.sort(), ['u1/2/kubelet', 'u1/5/kubelet']);
+    assert.equal(await readFile(join(dir, 'store', 'checkpoints', 'u1', '5', 'kubelet'), 'utf8'), 'v5');
+  });
+
+  it('a checkpoint in use that no record names yet stays; one assigned again under another key gains that key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dkc-sync-prune-'));
+    dirs.push(dir);
+    const store = new CheckpointStore(dir);
+    await store.initialize();
+    const src = (rv: string, key = 'kubelet') => ({
+      configMap: { ...ref, kubeletConfigKey: key, uid: 'u1', resourceVersion: rv },
+    });
+    await store.save({ uid: 'u1', resourceVersion: '1', files: { kubelet: 'a' } });
+    await store.save({ uid: 'u1', resourceVersion: '2', files: { kubelet: 'b' } });
+    await store.setAssigned(src('2'));
+    assert.deepEqual(await store.prune([src('1')]), []);
+    assert.deepEqual(await store.prune(), [join('u1', '1')]);
+    assert.equal(await store.save({ uid: 'u1', resourceVersion: '2', files: { other: 'c' } }), true);
+    await store.setAssigned(src('2', 'other'));
+    assert.equal(Buffer.from((await store.load(src('2', 'other'))).bytes).toString(), 'c');
+    assert.equal(Buffer.from((await store.load(src('2'))).bytes).toString(), 'b');
   });
 });
