@@ -614,6 +614,8 @@ describe(
     it("a wiped state directory: the daemon knows its own drop-in, rebuilds its records from it, and never keeps it as the node's original", async () => {
       const n1 = node('node-1');
       const dropIn = join(n1.daemon!.configDir, '90-dkc.conf');
+      // Whatever an earlier test left it on, node-1 runs the good config before its records are wiped.
+      await assign(admin, 'node-1', kubeletSource(good.metadata.name!));
       await waitActive(admin, 'node-1', good);
       const kubelet = cluster!.supervisor.pidOf('node-1');
       const daemon = cluster!.supervisor.pidOf(n1.daemon!.name)!;
@@ -828,6 +830,6 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
       await rm(local, { force: true });
     }
     await waitActive(admin, n.name, a);
-    assert.equal(await readFile(n.config, 'utf8'), a.data!['kubelet']);
+    assert.equal(payloadOf(await readFile(n.config)), a.data!['kubelet']);
   });
 });

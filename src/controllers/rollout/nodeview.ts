@@ -167,8 +167,9 @@ function stepInFlight(node: Node, prev: NodeProgress, t: NodeTarget): NodeProgre
   if (err !== undefined) return failed(prev, 'ConfigError', err);
   const overrides = localOverrides(node, t);
   if (overrides.length > 0) return failed(prev, 'LocalOverride', failureMessages.localOverride(overrides));
-  // A kubelet restart the node's daemon did not cause, since this rollout changed the node: a crash, in its trial or soak.
-  const since = prev.updatedAt !== undefined ? Date.parse(prev.updatedAt) : NaN;
+  // A kubelet restart the node's daemon did not cause, during the soak: a crash after the daemon's trial let the config
+  // through. Within the trial the daemon's own crash-loop accounting judges restarts (a ConfigError when it fails).
+  const since = prev.readySince !== undefined ? Date.parse(prev.readySince) : NaN;
   const restarted = Number.isNaN(since) ? undefined : restartedSince(t.kubelet(node.metadata.name ?? ''), since);
   if (restarted !== undefined) return failed(prev, 'KubeletRestarted', failureMessages.kubeletRestarted(restarted));
   const now = t.now.getTime();
