@@ -930,6 +930,21 @@ export class NodeDaemon {
     if (!promoted) return;
     this.status.setLastKnownGood(src);
     log(messages.promoted(src));
+    await this.pruneCheckpoints();
+  }
+
+  /**
+   * Removes the checkpoints that neither record names and the kubelet does not run (the journal's source), so that
+   * replacing an assigned ConfigMap again and again cannot fill the node's disk. After each promotion, when both
+   * records have just been written.
+   */
+  private async pruneCheckpoints(): Promise<void> {
+    const running = (await this.files.journal())?.source;
+    const removed = await this.store.prune([running]).catch((err: unknown) => {
+      logWarning(messages.pruneFailed(messageOf(err)));
+      return [];
+    });
+    for (const dir of removed) log(messages.pruned(dir));
   }
 
   private async serveMetrics(address: string): Promise<void> {

@@ -30,7 +30,7 @@ kind: NodeConfigRollout
 metadata: {name: ${name}, labels: {team: a}}
 spec:
   paused: true
-  configSource: {configMap: {namespace: kube-system, name: cfg-a, kubeletConfigKey: kubelet}}
+  configSource: {configMap: {namespace: dkc-configs, name: cfg-a, kubeletConfigKey: kubelet}}
   nodeSelector: {matchLabels: {pool: nowhere}}
   strategy: {soakSeconds: 30, maxUnavailable: 2}
 `,
@@ -39,7 +39,7 @@ kind: NodeConfigRollout
 metadata: {name: ${name}, labels: {team: b}}
 spec:
   paused: true
-  configSource: {configMap: {namespace: kube-system, name: cfg-b, kubeletConfigKey: kubelet}}
+  configSource: {configMap: {namespace: dkc-configs, name: cfg-b, kubeletConfigKey: kubelet}}
   nodeSelector: {matchLabels: {pool: nowhere}}
   strategy: {maxUnavailable: 3}
   progressDeadlineSeconds: 300
@@ -47,7 +47,7 @@ spec:
     check: (obj) => {
       assert.deepEqual(obj.metadata.labels, { team: 'b' });
       assert.deepEqual(obj.spec['configSource'], {
-        configMap: { namespace: 'kube-system', name: 'cfg-b', kubeletConfigKey: 'kubelet' },
+        configMap: { namespace: 'dkc-configs', name: 'cfg-b', kubeletConfigKey: 'kubelet' },
       });
       assert.equal(obj.spec['progressDeadlineSeconds'], 300);
       // soakSeconds left the file, so apply removed it and the schema's default (0) stands.

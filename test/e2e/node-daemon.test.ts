@@ -472,6 +472,20 @@ describe(
         // Quietly one (the first is superseded before its restart); under load the first may be restarted before the
         // others arrive, and the rest still coalesce into one.
         assert.ok(starts <= 2, `${starts} kubelet restarts for a burst of five`);
+        // Once the last is last-known-good, the checkpoints of the four it replaced are removed.
+        const checkpoints = join(node('node-1').dynamicConfigDir, 'store', 'checkpoints');
+        const uids = (uid: string) => readdir(join(checkpoints, uid)).catch(() => []);
+        await waitFor(
+          'node-1 keeping no checkpoint of the burst but the last',
+          async () => {
+            const kept = await Promise.all(burst.slice(0, 4).map((cm) => uids(cm.metadata.uid!)));
+            return kept.every((k) => k.length === 0) && (await uids(burst[4]!.metadata.uid!)).length === 1
+              ? true
+              : undefined;
+          },
+          30_000,
+          100,
+        );
       } finally {
         cluster!.supervisor.off('start', counting);
       }

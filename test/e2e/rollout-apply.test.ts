@@ -80,7 +80,7 @@ after(async () => {
 });
 
 describe('the rollout controller applies node assignments', () => {
-  it('as its own field manager, owning only the source and its annotation: a kubectl label stays, a person applying the source conflicts with it', async () => {
+  it('as its own field manager, owning only the source and its annotations (the holder and the revert record): a kubectl label stays, a person applying the source conflicts with it', async () => {
     await readyNode('ssa-1', 'labelled');
     await rollout('ssa-labelled', 'labelled');
     await waitFor('ssa-1 assigned', async () => (cmOf(await node('ssa-1')) === 'cfg-a' ? true : undefined));
@@ -95,7 +95,7 @@ describe('the rollout controller applies node assignments', () => {
         [
           'Apply',
           {
-            'f:metadata': { 'f:annotations': { 'f:dkc.io/rollout': {} } },
+            'f:metadata': { 'f:annotations': { 'f:dkc.io/revert-record': {}, 'f:dkc.io/rollout': {} } },
             'f:spec': {
               'f:configSource': { 'f:configMap': { 'f:kubeletConfigKey': {}, 'f:name': {}, 'f:namespace': {} } },
             },

@@ -305,13 +305,20 @@ describe('rollouts and nodes that are down', { concurrency: false }, () => {
       process.kill(frozen, 'SIGSTOP');
       try {
         const r = await untilPhase('frozen', 'Reverted', 90_000);
+        // It failed NotReady (its NodeFailed event says so); frozen, it cannot take back its old config
+        // either, and is counted restored only when it runs it: NotRestored, never having acknowledged the assignment.
+        const failedEvent = (await eventsOf('frozen')).find((e) => e.reason === 'NodeFailed');
+        assert.match(
+          failedEvent?.message ?? '',
+          /^Node node-2 failed \(NotReady\): node stopped heartbeating after the change \(its Lease was last renewed at \S+\)$/,
+        );
         assert.deepEqual(
           r.status?.failures?.map((f) => [f.node, f.reason]),
-          [['node-2', 'NotReady']],
+          [['node-2', 'NotActive']],
         );
         assert.match(
           r.status?.failures?.[0]?.message ?? '',
-          /^node stopped heartbeating after the change \(its Lease was last renewed at \S+\)$/,
+          /^not restored: the node did not acknowledge the assignment/,
         );
         // The node lifecycle controller's grace period (40 s) has not run out: Ready=True is still what the node says.
         assert.equal((await nodeJson('node-2')).status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');

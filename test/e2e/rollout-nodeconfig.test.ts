@@ -285,8 +285,8 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
     assert.equal(status.code, 0, `${status.stdout}\n${status.stderr}`);
     const copy = (await getRollout('pinned')).status?.renderedConfigMap ?? '';
     assert.match(copy, /^pinned-[a-z0-9]{10}$/);
-    assert.match(status.stdout, new RegExp(`^rolling out ConfigMap kube-system/${copy}: an immutable copy`));
-    const pinned = await admin.get<ConfigMap>(`/api/v1/namespaces/kube-system/configmaps/${copy}`);
+    assert.match(status.stdout, new RegExp(`^rolling out ConfigMap dkc-configs/${copy}: an immutable copy`));
+    const pinned = await admin.get<ConfigMap>(`/api/v1/namespaces/dkc-configs/configmaps/${copy}`);
     assert.equal(pinned.immutable, true);
     const running = async (): Promise<string[]> =>
       Promise.all(
@@ -301,7 +301,11 @@ describe('rollouts through NodeConfigs on an emulated kube-apiserver 1.31', { co
       BLUE.map(() => `${copy}/${pinned.metadata.uid}/${pinned.metadata.resourceVersion}`),
     );
     for (const n of BLUE)
-      assert.deepEqual((await nodeConfig(n)).spec?.configSource, kubeletSource(copy), `${n}: assigned the copy`);
+      assert.deepEqual(
+        (await nodeConfig(n)).spec?.configSource,
+        { configMap: { namespace: 'dkc-configs', name: copy, kubeletConfigKey: 'kubelet' } },
+        `${n}: assigned the copy`,
+      );
     await admin.patch('/api/v1/namespaces/kube-system/configmaps/mutable', 'merge', {
       data: { kubelet: `${local.trimEnd()}\neventRecordQPS: 12\n` },
     });

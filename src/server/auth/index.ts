@@ -137,7 +137,7 @@ export function clusterAuthorization(
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
       configSourcePermission(authorizer, options.assignmentChannel),
       configMapReferences(authorizer),
-      rolloutConfigNamespace,
+      rolloutConfigNamespace(options.assignmentChannel),
       nodeConfigRevertRecord,
       rolloutRecords,
       nodeConfigPolicy(reads, options.assignmentChannel, authorizer),

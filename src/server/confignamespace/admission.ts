@@ -8,6 +8,7 @@
 import { CONFIG_NAMESPACE } from '../../api/dkc/identity.js';
 import { GROUP, type NodeConfigRollout } from '../../api/dkc/rollout.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../authz.js';
+import type { ConfigChannel } from '../../api/dkc/channel.js';
 import { messages } from './messages.js';
 
 interface Named {
@@ -42,10 +43,19 @@ export function configNamespaceWarnings(a: AdmissionAttributes): string[] {
     .map((n) => messages.outsideConfigNamespace(n.field, n.namespace, n.name, CONFIG_NAMESPACE));
 }
 
-export const rolloutConfigNamespace: AdmissionPlugin = {
-  name: 'RolloutConfigNamespace',
-  validate(a) {
-    const found = configNamespaceWarnings(a);
-    if (found.length > 0) (a.warnings ??= []).push(...found);
-  },
-};
+/**
+ * The plugin, for a server that assigns on `channel`. Only on the NodeConfig channel — the server of a release that
+ * drops Node.spec.configSource, as the real clusters deploy/ is for — is the warning true: there the rollout's
+ * manifests are the ones a real cluster gets. Where the server keeps the Node's fields (upstream's world, whose
+ * tutorial keeps its configs in kube-system), a node reads what it is assigned anywhere, and nothing is said.
+ */
+export function rolloutConfigNamespace(channel: ConfigChannel = 'node'): AdmissionPlugin {
+  return {
+    name: 'RolloutConfigNamespace',
+    validate(a) {
+      if (channel !== 'nodeconfig') return;
+      const found = configNamespaceWarnings(a);
+      if (found.length > 0) (a.warnings ??= []).push(...found);
+    },
+  };
+}

@@ -90,10 +90,16 @@ describe('RolloutConfigNamespace admission', () => {
     });
   }
 
-  it('adds its warnings to the response and refuses nothing', async () => {
+  it('on the NodeConfig channel adds its warnings to the response and refuses nothing', async () => {
     const a = attrs({ object: rollout({ configSource: ref('kube-system', 'c') }), warnings: ['earlier'] });
-    await rolloutConfigNamespace.validate!(a);
+    await rolloutConfigNamespace('nodeconfig').validate!(a);
     assert.equal(a.warnings?.length, 2);
     assert.equal(a.warnings?.[0], 'earlier');
+  });
+
+  it("says nothing where the server keeps the Node's fields (a node reads what it is assigned anywhere)", async () => {
+    const a = attrs({ object: rollout({ configSource: ref('kube-system', 'c') }) });
+    await rolloutConfigNamespace('node').validate!(a);
+    assert.equal(a.warnings, undefined);
   });
 });
