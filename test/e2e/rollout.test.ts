@@ -258,7 +258,9 @@ describe('NodeConfigRollout on a 6-node cluster', { concurrency: false }, () => 
 
     await admin.patch('/api/v1/nodes/node-4', 'merge', { metadata: { labels: { pool: 'blue' } } });
     await patchRollout('paused', { paused: false });
-    await untilPhase('paused', 'Succeeded');
+    // Four nodes restart onto the config in batches after the resume, each judged only once it runs it: on a machine
+    // busy with other clusters that takes longer than one rollout's 30 s.
+    await untilPhase('paused', 'Succeeded', 60_000);
     const r = await getRollout('paused');
     assert.deepEqual(Object.keys(r.status?.nodes ?? {}).sort(), [...BLUE, 'node-4']);
     for (const n of [...BLUE, 'node-4']) assert.deepEqual((await getNode(n)).spec?.configSource, source('good-2'));
