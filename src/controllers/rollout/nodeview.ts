@@ -34,7 +34,7 @@ export interface NodeTarget {
 }
 
 /** A ConfigMap reference compared by what names it (namespace, name, key), as spec.configSource carries it. */
-function sameRef(
+export function sameRef(
   a: ConfigMapNodeConfigSource | null | undefined,
   b: ConfigMapNodeConfigSource | null | undefined,
 ): boolean {

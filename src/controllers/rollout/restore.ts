@@ -4,17 +4,10 @@
 // past the progress deadline it is NotRestored with reason NotActive, saying whether the node ever acknowledged the
 // assignment. Pure.
 
-import type { ConfigMapNodeConfigSource, Node, NodeConfigSource } from '../../api/types.js';
+import type { Node, NodeConfigSource } from '../../api/types.js';
+import { sameRef } from './nodeview.js';
 import { formatTimeCeil, type NodeProgress } from '../../api/dkc/rollout.js';
 import { restoreMessages } from './messages.js';
-
-function sameRef(
-  a: ConfigMapNodeConfigSource | null | undefined,
-  b: ConfigMapNodeConfigSource | null | undefined,
-): boolean {
-  if (!a || !b) return !a && !b;
-  return a.namespace === b.namespace && a.name === b.name && a.kubeletConfigKey === b.kubeletConfigKey;
-}
 
 /** Whether the node reports `source` assigned and active, without error, and is Ready. */
 export function restoredOn(node: Node, source: NodeConfigSource | null): boolean {
