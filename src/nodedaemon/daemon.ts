@@ -233,6 +233,10 @@ export class NodeDaemon {
     });
   }
 
+  private get probeTimeoutMs(): number {
+    return Math.min(5_000, this.flags.startTimeoutMs);
+  }
+
   /** The kubelet's file the daemon sets: its drop-in, or the --config file. */
   get managedPath(): string {
     return this.flags.applyAs === 'dropin'
@@ -546,11 +550,15 @@ export class NodeDaemon {
       files: { [cm.kubeletConfigKey]: Buffer.from(plan.own.payload).toString('utf8') },
     });
     await this.store.setAssigned(plan.own.source);
+    // The kubelet runs the file: when it answers healthy now, the first status names it active, never nothing.
+    const now = this.clock.now().getTime();
+    const healthyNow = (await probeHealthz(this.flags.kubeletHealthzURL, this.probeTimeoutMs)) === undefined;
     await this.files.setJournal({
       digest: digestOf(current),
       source: plan.own.source,
       restarted: true,
-      restartedAt: this.clock.now().getTime(),
+      restartedAt: now,
+      ...(healthyNow ? { healthyAt: now } : {}),
     });
     log(messages.rebuiltRecords(path, describeSource(plan.own.source)));
   }
@@ -826,7 +834,7 @@ export class NodeDaemon {
     this.probing = true;
     try {
       await this.readPid();
-      const problem = await probeHealthz(this.flags.kubeletHealthzURL, Math.min(5_000, this.flags.startTimeoutMs));
+      const problem = await probeHealthz(this.flags.kubeletHealthzURL, this.probeTimeoutMs);
       const ready = this.nodeReady();
       if (this.gate !== gate) return;
       const now = this.clock.now().getTime();

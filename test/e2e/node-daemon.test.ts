@@ -85,6 +85,23 @@ async function waitActive(
   );
 }
 
+/** The active ConfigMap's name (or '(none)') of every write of the node's NodeConfig, from now on, until stopped. */
+async function watchActives(admin: RestClient, node: string): Promise<{ seen: string[]; stop(): void }> {
+  const now = await nodeConfig(admin, node);
+  const abort = new AbortController();
+  const stream = await admin.watch<NodeConfig>(NODE_CONFIGS_PATH, {
+    resourceVersion: now.metadata.resourceVersion!,
+    fieldSelector: `metadata.name=${node}`,
+    signal: abort.signal,
+  });
+  const seen: string[] = [];
+  void (async () => {
+    for await (const ev of stream)
+      if (ev.type === 'MODIFIED') seen.push(ev.object.status?.config?.active?.configMap?.name ?? '(none)');
+  })().catch(() => undefined);
+  return { seen, stop: () => (stream.close(), abort.abort()) };
+}
+
 /** The payload below the daemon's header, which must name it whole. */
 function payloadOf(file: Uint8Array): string {
   const own = readHeader(file);
@@ -633,6 +650,8 @@ describe(
       await waitActive(admin, 'node-1', good);
       const kubelet = cluster!.supervisor.pidOf('node-1');
       const daemon = cluster!.supervisor.pidOf(n1.daemon!.name)!;
+      // Every status written from here on: the new daemon's first one already names what the kubelet runs.
+      const actives = await watchActives(admin, 'node-1');
       await rm(n1.dynamicConfigDir, { recursive: true, force: true });
       process.kill(daemon, 'SIGKILL');
       await waitFor(
@@ -654,7 +673,10 @@ describe(
         },
         15_000,
       );
+      await waitFor('the new daemon publishes', async () => (actives.seen.length > 0 ? true : undefined), 15_000);
       await waitActive(admin, 'node-1', good);
+      actives.stop();
+      assert.deepEqual(new Set(actives.seen), new Set([good.metadata.name]), 'no status without the active config');
       assert.equal(cluster!.supervisor.pidOf('node-1'), kubelet, 'the kubelet was not restarted');
       const kept = JSON.parse(await readFile(join(n1.dynamicConfigDir, 'node-daemon', 'original.json'), 'utf8')) as {
         files: Record<string, unknown>;
