@@ -652,30 +652,33 @@ describe(
       const daemon = cluster!.supervisor.pidOf(n1.daemon!.name)!;
       // Every status written from here on: the new daemon's first one already names what the kubelet runs.
       const actives = await watchActives(admin, 'node-1');
-      await rm(n1.dynamicConfigDir, { recursive: true, force: true });
-      process.kill(daemon, 'SIGKILL');
-      await waitFor(
-        'the daemon back, rebuilding its records',
-        async () => {
-          const now = cluster!.supervisor.pidOf(n1.daemon!.name);
-          const log = await readFile(n1.daemon!.logFile, 'utf8');
-          return now !== undefined &&
-            now !== daemon &&
-            log
-              .split('\n')
-              .some(
-                (l) =>
-                  l.includes(` ${now} `) &&
-                  l.includes(`${dropIn} is this daemon's own file but its records are gone: rebuilt them`),
-              )
-            ? true
-            : undefined;
-        },
-        15_000,
-      );
-      await waitFor('the new daemon publishes', async () => (actives.seen.length > 0 ? true : undefined), 15_000);
-      await waitActive(admin, 'node-1', good);
-      actives.stop();
+      try {
+        await rm(n1.dynamicConfigDir, { recursive: true, force: true });
+        process.kill(daemon, 'SIGKILL');
+        await waitFor(
+          'the daemon back, rebuilding its records',
+          async () => {
+            const now = cluster!.supervisor.pidOf(n1.daemon!.name);
+            const log = await readFile(n1.daemon!.logFile, 'utf8');
+            return now !== undefined &&
+              now !== daemon &&
+              log
+                .split('\n')
+                .some(
+                  (l) =>
+                    l.includes(` ${now} `) &&
+                    l.includes(`${dropIn} is this daemon's own file but its records are gone: rebuilt them`),
+                )
+              ? true
+              : undefined;
+          },
+          15_000,
+        );
+        await waitFor('the new daemon publishes', async () => (actives.seen.length > 0 ? true : undefined), 15_000);
+        await waitActive(admin, 'node-1', good);
+      } finally {
+        actives.stop();
+      }
       assert.deepEqual(new Set(actives.seen), new Set([good.metadata.name]), 'no status without the active config');
       assert.equal(cluster!.supervisor.pidOf('node-1'), kubelet, 'the kubelet was not restarted');
       const kept = JSON.parse(await readFile(join(n1.dynamicConfigDir, 'node-daemon', 'original.json'), 'utf8')) as {
