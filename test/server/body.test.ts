@@ -49,12 +49,16 @@ const apply = (text: string, fv: 'Strict' | 'Warn' | 'Ignore', warnings: string[
   decodeApplyBody(Buffer.from(text), fv, warnings);
 
 describe('YAML bodies: linear in the body', () => {
-  it('20,000 labels decode in well under a second, as the same object in JSON does', async () => {
+  it('20,000 labels decode in time linear in their count, as the same object in JSON does', async () => {
+    // Against the same decoder on a quarter of the labels, in the same process: a machine busy with other work slows
+    // both alike. Linear is about 4x (less, with the fixed cost); a duplicate check per key against the others, 16x.
+    const best = async (text: string) => Math.min(await cpuMs(() => create(text)), await cpuMs(() => create(text)));
+    const quarter = await best(labelsYaml(5_000));
     const text = labelsYaml(20_000);
-    let decoded: unknown;
-    const ms = await cpuMs(async () => (decoded = await create(text)));
-    assert.ok(ms < 1000, `decoding 20,000 labels took ${ms.toFixed(0)} ms of CPU`);
-    assert.deepEqual((decoded as { metadata: { labels: unknown } }).metadata.labels, labels(20_000));
+    const whole = await best(text);
+    assert.ok(whole < 7 * quarter, `20,000 labels took ${whole.toFixed(0)} ms of CPU, 5,000 ${quarter.toFixed(0)} ms`);
+    const decoded = (await create(text)) as { metadata: { labels: unknown } };
+    assert.deepEqual(decoded.metadata.labels, labels(20_000));
   });
 
   // Each at the size limit; apply's decoder shares the budgets (checked once: each refusal costs its budget's work).
