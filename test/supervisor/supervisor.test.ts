@@ -160,16 +160,15 @@ describe('Supervisor restarts', () => {
   });
 
   it('starts the crash series over after the child stayed up for resetAfterMs', async () => {
-    // Runs 1, 2 and 4 crash at once; run 3 stays up 800 ms, longer than resetAfterMs, then crashes.
+    // Runs 1, 2 and 4 crash at once; run 3 stays up 800 ms, longer than resetAfterMs, then crashes. The child is a
+    // shell, which starts in a millisecond where Node may take longer than resetAfterMs on a loaded machine.
     const counter = join(dir, 'reset-count');
-    const script = `
-      const fs = require('node:fs');
-      const n = (fs.existsSync(process.env.COUNTER) ? Number(fs.readFileSync(process.env.COUNTER, 'utf8')) : 0) + 1;
-      fs.writeFileSync(process.env.COUNTER, String(n));
-      if (n === 3) setTimeout(() => process.exit(1), 800); else process.exit(1);`;
+    const script =
+      'n=$(( $(cat "$COUNTER" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$COUNTER"; ' +
+      '[ "$n" -eq 3 ] && sleep 0.8; exit 1';
     const s = track(new Supervisor({ backoff: { jitter: 0, initialMs: 40, maxMs: 1000, resetAfterMs: 500 } }));
     const rec = new Recorder(s);
-    s.add(child('agent', script, { env: { COUNTER: counter } }));
+    s.add({ name: 'agent', command: '/bin/sh', args: ['-c', script], env: { COUNTER: counter }, restart: 'always' });
     s.start();
     await rec.until(() => rec.exits.length >= 4, 'four exits', 20_000);
     await s.stop();

@@ -40,6 +40,8 @@ const WRITERS_AHEAD = 3;
 interface Writer {
   proc: ChildProcess;
   running: Promise<void>;
+  /** Settles when a directed writer stops at its pause point. */
+  paused: Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr: () => string;
 }
@@ -66,18 +68,23 @@ function spawnWriter(dir: string, first: number): Writer {
       resolve({ code, signal });
     });
   });
-  const running = new Promise<void>((resolve, reject) => {
-    let out = '';
-    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (out.includes('running\n')) resolve();
+  const printed = (word: string) =>
+    new Promise<void>((resolve, reject) => {
+      let out = '';
+      proc.stdout.on('data', (d: string) => {
+        out += d;
+        if (out.includes(`${word}\n`)) resolve();
+      });
+      void exited.then(({ code, signal }) =>
+        reject(new Error(`writer exited before ${word} (code ${code}, signal ${signal}): ${err}`)),
+      );
     });
-    void exited.then(({ code, signal }) =>
-      reject(new Error(`writer exited before running (code ${code}, signal ${signal}): ${err}`)),
-    );
-  });
+  proc.stdout.setEncoding('utf8');
+  const running = printed('running');
+  const paused = printed('paused');
   running.catch(() => undefined);
-  return { proc, running, exited, stderr: () => err };
+  paused.catch(() => undefined);
+  return { proc, running, paused, exited, stderr: () => err };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -114,7 +121,7 @@ const newFigures = (): Figures => ({
 });
 
 /** Checks what a killed writer that started at step `b` left behind. */
-async function verify(dir: string, b: number, figures: Figures): Promise<void> {
+async function verify(dir: string, b: number, figures: Figures): Promise<Phase> {
   const store = new CheckpointStore(dir);
 
   // last-known-good fixes how far the writer got: it shows source j once step j+1 wrote it.
@@ -148,15 +155,15 @@ async function verify(dir: string, b: number, figures: Figures): Promise<void> {
     () => true,
     () => false,
   );
-  figures.phases[
+  const phase: Phase =
     which === 0
       ? 'before assigned'
       : !ledgerNew
         ? 'before ledger'
         : nextSaved
           ? 'before next last-known-good'
-          : 'before next save'
-  ]++;
+          : 'before next save';
+  figures.phases[phase]++;
 
   // Every checkpoint saved before that last-known-good write is complete; any later one that exists is too.
   for (let i = b - 1; i <= j + 1; i++) await assertCheckpoint(store, i);
@@ -180,6 +187,7 @@ async function verify(dir: string, b: number, figures: Figures): Promise<void> {
     }
   }
   figures.tornMetaFiles += (await readdir(store.metaDir)).filter((n) => n.startsWith('.')).length;
+  return phase;
 }
 
 /** What a booting agent does to the store, plus the base state the next trial's writer starts from. */
@@ -249,15 +257,21 @@ async function runLane(
     while (queue.length > 0 && budget.left > 0 && Date.now() < budget.deadline) {
       budget.left--;
       const { trial, writer: w } = queue.shift()!;
-      w.proc.stdin!.write('go\n');
+      // The first lane's first trials stop the writer at each phase of a step in turn, so every phase is
+      // certain to be killed in once; all other kills land at a random moment of the write.
+      const directed = firstTrial === 1 && trial < 1 + 2 * PHASES.length ? (trial - 1) / 2 : undefined;
+      w.proc.stdin!.write(directed === undefined ? 'go\n' : `go ${directed}\n`);
       await withTimeout(w.running, 30_000, 'the writer to run');
-      // The kill lands at a random moment of the write: the delay is the fault injected, not a wait for an event.
-      await sleep(1 + Math.random() * (maxDelayMs - 1));
+      if (directed !== undefined) await withTimeout(w.paused, 30_000, `the writer to stop at ${PHASES[directed]}`);
+      // The delay is the fault injected, not a wait for an event.
+      else await sleep(1 + Math.random() * (maxDelayMs - 1));
       assert.ok(w.proc.kill('SIGKILL'), 'kill failed');
       refill();
       const { code, signal } = await withTimeout(w.exited, 30_000, 'the killed writer to exit');
       assert.equal(signal, 'SIGKILL', `writer ended by itself (code ${code}): ${w.stderr()}`);
-      await verify(dir, baseStep(trial), figures);
+      const phase = await verify(dir, baseStep(trial), figures);
+      if (directed !== undefined)
+        assert.equal(phase, PHASES[directed], 'a writer stopped at one phase read as another');
       figures.trials++;
       await recoverAndPrepare(dir, baseStep(queue[0]?.trial ?? nextTrial));
     }
