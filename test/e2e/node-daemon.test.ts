@@ -15,7 +15,10 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdtemp, open, readdir, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_CONFIGS_PATH, type KubeletReport, type NodeConfig } from '../../src/api/dkc/nodeconfig.js';
@@ -29,6 +32,7 @@ import { kubeletSource } from '../helpers/nodeconfig.js';
 import { prng } from '../helpers/prng.js';
 import { waitFor } from '../helpers/wait.js';
 
+const execFileP = promisify(execFile);
 const CRASH_LOOP_ERROR = 'failed to start with assigned config, see Kubelet log for details';
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 const NODES = ['node-1', 'node-2', 'node-3'];
@@ -85,8 +89,12 @@ async function waitActive(
   );
 }
 
-/** The active ConfigMap's name (or '(none)') of every write of the node's NodeConfig, from now on, until stopped. */
-async function watchActives(admin: RestClient, node: string): Promise<{ seen: string[]; stop(): void }> {
+/** What `pick` reads of every write of the node's NodeConfig, from now on, until stopped. */
+async function watchNodeConfig(
+  admin: RestClient,
+  node: string,
+  pick: (nc: NodeConfig) => string,
+): Promise<{ seen: string[]; stop(): void }> {
   const now = await nodeConfig(admin, node);
   const abort = new AbortController();
   const stream = await admin.watch<NodeConfig>(NODE_CONFIGS_PATH, {
@@ -96,11 +104,18 @@ async function watchActives(admin: RestClient, node: string): Promise<{ seen: st
   });
   const seen: string[] = [];
   void (async () => {
-    for await (const ev of stream)
-      if (ev.type === 'MODIFIED') seen.push(ev.object.status?.config?.active?.configMap?.name ?? '(none)');
+    for await (const ev of stream) if (ev.type === 'MODIFIED') seen.push(pick(ev.object));
   })().catch(() => undefined);
   return { seen, stop: () => (stream.close(), abort.abort()) };
 }
+
+/** The active ConfigMap's name (or '(none)') of every write of the node's NodeConfig. */
+const watchActives = (admin: RestClient, node: string) =>
+  watchNodeConfig(admin, node, (nc) => nc.status?.config?.active?.configMap?.name ?? '(none)');
+
+/** The assigned ConfigMap's name (or '(none)') of every write of the node's NodeConfig. */
+const watchAssigned = (admin: RestClient, node: string) =>
+  watchNodeConfig(admin, node, (nc) => nc.spec?.configSource?.configMap?.name ?? '(none)');
 
 /** The payload below the daemon's header, which must name it whole. */
 function payloadOf(file: Uint8Array): string {
@@ -371,18 +386,21 @@ describe(
         await assign(admin, 'node-2', kubeletSource('flappy'));
         await waitActive(admin, 'node-2', flappy);
         // Each crash leaves healthz down for about a second, well inside the start timeout: only the pid tells. The
-        // next kill waits for the daemon to see the kubelet healthy again (and so to have read its new pid), and
-        // comes at once, well inside the trial.
-        const againCount = async () =>
-          (await readFile(node('node-2').daemon!.logFile, 'utf8')).split('the kubelet is healthy again').length;
+        // next kill waits for the daemon to have counted this one (it reads the pid at most every half second, so a
+        // kill as soon as healthz answers could land before it has seen the new pid), and comes at once, well inside
+        // the trial.
+        const countedRestarts = async () =>
+          (await readFile(node('node-2').daemon!.logFile, 'utf8')).split(
+            'the kubelet restarted without the daemon restarting it',
+          ).length;
         for (let kills = 0; kills < 6; kills++) {
           if ((await nodeConfig(admin, 'node-2')).status?.config?.error === CRASH_LOOP_ERROR) break;
-          const before = await againCount();
+          const before = await countedRestarts();
           process.kill(cluster!.supervisor.pidOf('node-2')!, 'SIGKILL');
           await waitFor(
-            'the kubelet healthy again, or the crash loop seen',
+            'the restart counted, or the crash loop seen',
             async () =>
-              (await againCount()) > before ||
+              (await countedRestarts()) > before ||
               (await nodeConfig(admin, 'node-2')).status?.config?.error === CRASH_LOOP_ERROR
                 ? true
                 : undefined,
@@ -470,25 +488,55 @@ describe(
       }
     });
 
-    it('a burst of five assignments restarts the kubelet once or twice, onto the last', async () => {
+    it('a burst of five assignments arriving while the first applies restarts the kubelet once, onto the last', async () => {
       const burst = await Promise.all(
         [1, 2, 3, 4, 5].map((i) => configMap(admin, `burst-${i}`, `${HEADER}eventRecordQPS: ${20 + i}\n`)),
       );
       let starts = 0;
       const counting = (ev: { name: string }) => void (ev.name === 'node-1' && starts++);
       cluster!.supervisor.on('start', counting);
+      // The daemon reads the kubelet's flags file while it judges a config: made a FIFO, it holds the daemon inside
+      // its apply of the first until the other four have arrived, so they cannot fall between two applies.
+      const flagsFile = join(node('node-1').dir, 'kubelet-cmdline');
+      const flags = await readFile(flagsFile);
+      await rm(flagsFile);
+      await execFileP('mkfifo', [flagsFile]);
+      let held: FileHandle | undefined;
       try {
-        // One after the other, as fast as the server answers: the first is being applied when the others arrive.
-        for (const cm of burst) await assign(admin, 'node-1', kubeletSource(cm.metadata.name!));
+        await assign(admin, 'node-1', kubeletSource(burst[0]!.metadata.name!));
+        // A write end opens without blocking only once a reader has the FIFO open: the daemon is then inside the apply.
+        held = await waitFor(
+          'node-1 daemon reading its flags file',
+          () => open(flagsFile, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined),
+          15_000,
+          20,
+        );
+        const seen = await watchAssigned(admin, 'node-1');
+        try {
+          for (const cm of burst.slice(1)) await assign(admin, 'node-1', kubeletSource(cm.metadata.name!));
+          await waitFor(
+            'the last assignment delivered to watchers',
+            async () => seen.seen.at(-1) === 'burst-5' || undefined,
+            15_000,
+            20,
+          );
+        } finally {
+          seen.stop();
+        }
+        // The daemon's own watch hears it as this one does; a moment more under load, then the read goes on.
+        await new Promise((r) => setTimeout(r, 500));
+        await writeFile(`${flagsFile}.new`, flags);
+        await rename(`${flagsFile}.new`, flagsFile);
+        await held.write(flags);
+        await held.close();
+        held = undefined;
         await waitActive(admin, 'node-1', burst[4]);
         await waitFor(
           'node-1 /configz on the last',
           async () => ((await configz(admin, 'node-1'))['eventRecordQPS'] === 25 ? true : undefined),
           15_000,
         );
-        // Quietly one (the first is superseded before its restart); under load the first may be restarted before the
-        // others arrive, and the rest still coalesce into one.
-        assert.ok(starts <= 2, `${starts} kubelet restarts for a burst of five`);
+        assert.equal(starts, 1, `${starts} kubelet restarts for a burst of five`);
         // Once the last is last-known-good, the checkpoints of the four it replaced are removed.
         const checkpoints = join(node('node-1').dynamicConfigDir, 'store', 'checkpoints');
         const uids = (uid: string) => readdir(join(checkpoints, uid)).catch(() => []);
@@ -504,6 +552,14 @@ describe(
           100,
         );
       } finally {
+        // A daemon still waiting on the FIFO is let go, and the file put back.
+        const writer =
+          held ?? (await open(flagsFile, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined));
+        await writer?.close();
+        if (!(await stat(flagsFile)).isFile()) {
+          await rm(flagsFile);
+          await writeFile(flagsFile, flags);
+        }
         cluster!.supervisor.off('start', counting);
       }
     });
