@@ -927,4 +927,33 @@ describe('dkc node-daemon --apply-as replace, and kill -9 of the daemon', { conc
     await waitActive(admin, n.name, a);
     assert.equal(payloadOf(await readFile(n.config)), a.data!['kubelet']);
   });
+
+  it('a daemon killed while it restarts the kubelet finishes the apply when it comes back, and says so', async () => {
+    const daemon = n.daemon!.name;
+    const first = cluster!.supervisor.pidOf(daemon)!;
+    let killed = false;
+    // The kubelet exits inside the daemon's restart request: the daemon is killed there, its journal saying the
+    // file is written and the restart not yet done.
+    const onExit = (ev: { name: string }) => {
+      if (ev.name !== n.name || killed) return;
+      killed = true;
+      process.kill(first, 'SIGKILL');
+    };
+    cluster!.supervisor.on('exit', onExit);
+    try {
+      await assign(admin, n.name, kubeletSource('b'));
+      await waitActive(admin, n.name, b, 30_000);
+    } finally {
+      cluster!.supervisor.off('exit', onExit);
+    }
+    assert.ok(killed, 'the daemon was killed inside its restart of the kubelet');
+    const now = cluster!.supervisor.pidOf(daemon)!;
+    assert.notEqual(now, first);
+    const log = (await readFile(n.daemon!.logFile, 'utf8')).split('\n').filter((l) => l.includes(` ${now} `));
+    assert.ok(
+      log.some((l) => l.includes('recovering an apply that did not finish before the daemon stopped')),
+      `the restarted daemon says it recovers the apply:\n${log.join('\n')}`,
+    );
+    assert.equal(payloadOf(await readFile(n.config)), b.data!['kubelet']);
+  });
 });
