@@ -12,7 +12,7 @@ import type { ObjectMeta } from '../../api/types.js';
 import { isApiError, type RestClient } from '../../client/index.js';
 import { ControllerError } from '../errors.js';
 import { channelMessages as messages } from './messages.js';
-import type { NodePatch } from './plan.js';
+import type { NodePatch } from './plan/index.js';
 
 export const FIELD_MANAGER = 'dkc-rollout-controller';
 

@@ -20,7 +20,7 @@ import type { Node } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
 import type { RestClient } from '../../client/index.js';
 import type { InformerLike, SharedInformerFactory } from '../../client/sharedinformers.js';
-import type { NodePatch } from './plan.js';
+import type { NodePatch } from './plan/index.js';
 import { channelMessages as messages } from './messages.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,

@@ -34,7 +34,7 @@ import {
 } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
-import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
+import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan/index.js';
 import { WorkQueue } from './queue.js';
 import { copySource, mayPin, pinnedCopy } from './pin.js';
 import { watchesNode } from './degraded.js';

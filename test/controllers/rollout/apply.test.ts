@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Status } from '../../../src/api/errors.js';
 import { appliedAssignment, appliedByOthers, fieldConflict, leftOver } from '../../../src/controllers/rollout/apply.js';
-import type { NodePatch } from '../../../src/controllers/rollout/plan.js';
+import type { NodePatch } from '../../../src/controllers/rollout/plan/index.js';
 
 const A = { configMap: { namespace: 'kube-system', name: 'a', kubeletConfigKey: 'kubelet' } };
 const B = { configMap: { namespace: 'kube-system', name: 'b', kubeletConfigKey: 'kubelet' } };

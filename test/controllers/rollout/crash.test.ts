@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node } from '../../../src/api/types.js';
-import { planRollout, type NodePatch } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type NodePatch } from '../../../src/controllers/rollout/plan/index.js';
 import { ROLLOUT_ANNOTATION, isFinished, recordSource, type NodeConfigRollout } from '../../../src/api/dkc/rollout.js';
 import { CM, NEW, NEW_ACTIVE, T0, leasesFor, node, rollout } from './fixtures.js';
 import { prng } from '../../helpers/prng.js';

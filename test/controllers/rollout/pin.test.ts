@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap } from '../../../src/api/types.js';
 import { PINNED_FROM_ANNOTATION, copySource, mayPin, pinnedCopy } from '../../../src/controllers/rollout/pin.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import { configMapHash } from '../../../src/controllers/rollout/confighash.js';
 import { CM, NEW, at, found, iso, leasesFor, node, rollout } from './fixtures.js';
 

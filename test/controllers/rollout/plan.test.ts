@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
-import { handBackTo, planRollout, type Plan, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { handBackTo, planRollout, type Plan, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   REVERT_RECORD_ANNOTATION,

@@ -1,0 +1,261 @@
+// The rollout's decision, as one pure function (in the manner of the agent's boot decision): from the rollout
+// object, the nodes, the target ConfigMap's uid and resourceVersion, the other rollouts and the time, decide the
+// next node patches, the status and the events. The controller does the I/O and feeds the results back in, so a new
+// leader that reads the same API state decides the same thing: nothing is redone, skipped or lost. What a node ran
+// before a rollout changed it is kept in that rollout's status (written before the change), never read from the
+// Node, so an undo assigns only what the node really ran; each rollout keeps its own record, so a later rollout over
+// the same nodes overwrites nothing, and undoing it hands the nodes back to the one before.
+//
+// The folder: ./types.ts (what goes in and comes out), ./records.ts (which nodes are whose, and what they ran before),
+// ./batches.ts (which nodes start when), ./revert.ts (an undo, a deletion), ./status.ts (the status and events a
+// look ends with); this file, which of them a look takes.
+
+import type { LabelRequirement } from '../../../api/selectors.js';
+import { describeIncompatible } from '../../../nodepolicy/compat.js';
+import { isLayered } from '../layers.js';
+import { copySource, mayPin } from '../pin.js';
+import { conditionMessages, conditionReasons, trustMessages, trustReasons } from '../messages.js';
+import { decidedRevert } from '../trust.js';
+import { nextDeadlineMs } from '../nodeview.js';
+import {
+  PAUSED_AFTER_CANARY_ANNOTATION,
+  ROLLOUT_FINALIZER,
+  formatTimeCeil,
+  hasFinalizer,
+  isDeleting,
+  isFinished,
+  needsWork,
+  type NodeProgress,
+  type RolloutStatus,
+} from '../../../api/dkc/rollout.js';
+import { errorMessage } from '../../../util/errors.js';
+import { findDegraded } from '../degraded.js';
+import type { Outcome, Plan, PlanInput, RolloutEvent, RolloutPatch } from './types.js';
+import { nameOf, previousOf, selectorRequirements, startPatch } from './records.js';
+import { buildStatus, finishPlan } from './status.js';
+import { planDeletion, planRevert } from './revert.js';
+import { canarySettled, evaluate, nextBatch, nodeTarget, obstacle, stallDueMs, waitingOutcome } from './batches.js';
+
+export type { EventReason, NodePatch, Plan, PlanInput, RolloutEvent, RolloutPatch } from './types.js';
+export { handBackTo, holderOf, selectorRequirements, selects } from './records.js';
+
+/** The ConfigMap a layered rollout rolls out: the one recorded in its status, else the one rendered for this look. */
+export function renderedName(input: Pick<PlanInput, 'rollout' | 'rendered'>): string | undefined {
+  const rendered = input.rendered;
+  return input.rollout.status?.renderedConfigMap ?? (rendered && 'name' in rendered ? rendered.name : undefined);
+}
+
+/** Why a layered rollout not yet rendered cannot start, if it cannot. */
+function layeredSpecFailure(input: PlanInput, name: string | undefined): Outcome['failure'] {
+  const spec = input.rollout.spec;
+  if (spec?.configSource !== undefined && spec.configSource !== null)
+    return { reason: conditionReasons.invalidSpec, message: conditionMessages.bothSources };
+  if (name !== undefined) return undefined;
+  if (input.rendered && 'failure' in input.rendered) return input.rendered.failure;
+  return { reason: conditionReasons.renderFailed, message: conditionMessages.notRendered };
+}
+
+/**
+ * A layered rollout is planned as the rollout of its rendered ConfigMap, and records that ConfigMap's name. It
+ * halts before touching any node when it has both sources, or when its layers cannot be rendered: read as "no
+ * configSource", it would reset every node to its local config.
+ */
+function planLayered(input: PlanInput): Plan {
+  const r = input.rollout;
+  const old = r.status;
+  const name = renderedName(input);
+  const unfinished = r.spec?.revert !== true && old?.phase !== 'Reverting' && !isFinished(r);
+  const failure =
+    unfinished && old?.renderedConfigMap === undefined
+      ? layeredSpecFailure(input, name)
+      : unfinished && input.renderedDistrust !== undefined
+        ? { reason: trustReasons.renderedNotOurs, message: input.renderedDistrust }
+        : undefined;
+  if (failure) return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  return withRendered(planSource(asSourceRollout(input, name)), name, old);
+}
+
+/**
+ * A layered rollout as the rollout of its rendered ConfigMap `name` (none yet: of nothing, since it changed no node);
+ * a pinned one as the rollout of its copy.
+ */
+function asSourceRollout(input: PlanInput, name: string | undefined): PlanInput {
+  const r = input.rollout;
+  const spec = { ...r.spec, configSource: name === undefined ? null : copySource(r, name) };
+  delete spec.layers;
+  return { ...input, rollout: { ...r, spec } };
+}
+
+/** The plan's statuses with the rendered ConfigMap recorded (a layered rollout keeps to it from then on). */
+function withRendered(plan: Plan, name: string | undefined, old: RolloutStatus | undefined): Plan {
+  if (name === undefined || plan.status === old) return plan;
+  const out: Plan = { ...plan, status: { ...plan.status, renderedConfigMap: name } };
+  if (plan.intent) out.intent = { ...plan.intent, renderedConfigMap: name };
+  return out;
+}
+
+export function planRollout(input: PlanInput): Plan {
+  const r = input.rollout;
+  if (isDeleting(r)) {
+    const name = r.status?.renderedConfigMap;
+    if (!isLayered(r) && name === undefined) return planDeletion(input);
+    return withRendered(planDeletion(asSourceRollout(input, name)), name, r.status);
+  }
+  // The finalizer first, in a look of its own: no node is changed by a rollout that could vanish without letting go of it.
+  if (needsWork(r) && !hasFinalizer(r)) {
+    const rolloutPatch: RolloutPatch = {
+      metadata: { finalizers: [...(r.metadata.finalizers ?? []), ROLLOUT_FINALIZER] },
+    };
+    return { nodePatches: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
+  }
+  return isLayered(r) ? planLayered(input) : planPinned(input);
+}
+
+/**
+ * A rollout of spec.configSource: of the pinned copy once it has one (./pin.ts), recorded in status.renderedConfigMap
+ * as a layered rollout records its rendering; of the source itself when the source is immutable, or the rollout
+ * changed nodes before it could pin. A copy that cannot be made (a ConfigMap of its name holds other content) halts
+ * the rollout before any node changes.
+ */
+function planPinned(input: PlanInput): Plan {
+  const r = input.rollout;
+  const rendered = input.rendered;
+  if (rendered && 'failure' in rendered && mayPin(r))
+    return finishPlan(
+      input,
+      r.status?.nodes ?? {},
+      { phase: 'Halted', failure: rendered.failure },
+      r.status?.currentBatch,
+    );
+  const name = renderedName(input);
+  if (name === undefined) return planSource(input);
+  const unfinished = r.spec?.revert !== true && r.status?.phase !== 'Reverting' && !isFinished(r);
+  if (unfinished && input.renderedDistrust !== undefined) {
+    const failure = { reason: trustReasons.renderedNotOurs, message: input.renderedDistrust };
+    return finishPlan(input, r.status?.nodes ?? {}, { phase: 'Halted', failure }, r.status?.currentBatch);
+  }
+  return withRendered(planSource(asSourceRollout(input, name)), name, r.status);
+}
+
+/** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap). */
+function planSource(input: PlanInput): Plan {
+  const r = input.rollout;
+  const old = r.status;
+  const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
+  if (r.spec?.revert === true) return old?.phase === 'Reverted' ? nothing() : planRevert(input);
+  if (old?.phase === 'Reverting') {
+    if (decidedRevert(r)) return planRevert(input);
+    // Not the controller's decision: planned as the rollout it is, and said so.
+    const plan = planSource({ ...input, rollout: { ...r, status: { ...old, phase: 'Progressing' } } });
+    const warning: RolloutEvent = {
+      type: 'Warning',
+      reason: 'StatusNotDecided',
+      message: trustMessages.revertNotDecided,
+    };
+    return { ...plan, events: [warning, ...plan.events] };
+  }
+  if (old?.phase === 'Succeeded') return planSucceeded(input);
+  if (isFinished(r)) return nothing();
+
+  let reqs: LabelRequirement[];
+  try {
+    reqs = selectorRequirements(r.spec?.nodeSelector);
+  } catch (err) {
+    const failure = {
+      reason: conditionReasons.invalidSelector,
+      message: conditionMessages.invalidSelector(errorMessage(err)),
+    };
+    return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
+  }
+  const e = evaluate(input, reqs);
+  const { nodes, strategy } = e;
+  const degraded = findDegraded(input.nodes, nodes, e.target);
+  const finish = (
+    nodes: Record<string, NodeProgress>,
+    outcome: Outcome,
+    currentBatch: number | undefined,
+    rest: Partial<Plan> = {},
+  ): Plan => finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible, degraded }, currentBatch, rest);
+  const later = (): Pick<Plan, 'requeueAfterMs'> => {
+    const due = Object.entries(nodes)
+      .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
+      .concat(stallDueMs(nodes, e.target))
+      .filter((d): d is number => d !== undefined);
+    return due.length > 0 ? { requeueAfterMs: Math.min(...due) } : {};
+  };
+
+  const failedCount = Object.values(nodes).filter((p) => p.reason !== undefined).length;
+  if (failedCount > strategy.maxFailures) {
+    const failure = {
+      reason: conditionReasons.failures,
+      message: conditionMessages.failures(failedCount, strategy.maxFailures),
+    };
+    if (r.spec?.failurePolicy === 'Halt') return finish(nodes, { phase: 'Halted', failure }, e.currentBatch);
+    // Reverting is recorded before any node is restored; the next look (at once) restores them.
+    return { ...finish(nodes, { phase: 'Reverting', failure }, e.currentBatch), requeueAfterMs: 0 };
+  }
+  // Without skipIncompatible, a rollout that would leave nodes out does not start (admission refuses it where it
+  // runs; this is the same answer on an API server without it). Once started, later joiners are left out.
+  const changedAny = Object.values(nodes).some((p) => p.updatedAt !== undefined);
+  if (
+    e.incompatible.length > 0 &&
+    r.spec?.strategy?.skipIncompatible !== true &&
+    e.currentBatch === undefined &&
+    !changedAny
+  ) {
+    const blocked = {
+      reason: conditionReasons.incompatibleNodes,
+      message: conditionMessages.incompatibleNodes(describeIncompatible(e.incompatible)),
+    };
+    return { ...finish(nodes, { phase: 'Pending', blocked }, e.currentBatch), ...later() };
+  }
+  const pending = e.tracked.filter((n) => nodes[nameOf(n)]?.state === 'Pending');
+  if (pending.length === 0 && !Object.values(nodes).some((p) => p.state === 'InFlight'))
+    return finish(nodes, { phase: 'Succeeded' }, e.currentBatch);
+
+  const blocked = obstacle(input, e, pending);
+  if (blocked) return { ...finish(nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
+  if (
+    canarySettled(nodes, e.currentBatch) &&
+    r.spec?.strategy?.pauseAfterCanary === true &&
+    r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined
+  ) {
+    const rolloutPatch: RolloutPatch = {
+      metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } },
+      spec: { paused: true },
+    };
+    return { ...finish(nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
+  }
+  const startable = pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
+  const { batch, start } = nextBatch(nodes, startable, e.currentBatch, strategy, e.unavailable);
+  const updatedAt = formatTimeCeil(input.now.getTime());
+  const before = { ...nodes };
+  for (const n of start) {
+    const previous = previousOf(n, input);
+    before[nameOf(n)] = { state: 'Pending', previous };
+    nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
+  }
+  const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired, before[nameOf(n)]!.previous!));
+  const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
+  const intent =
+    patches.length > 0
+      ? { intent: buildStatus(input, before, { ...outcome, incompatible: e.incompatible }, e.currentBatch) }
+      : {};
+  return {
+    ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }),
+    ...later(),
+  };
+}
+
+/**
+ * A rollout that has succeeded changes no node, but keeps watching the ones it holds: a node that has left its config
+ * since is counted and named (./degraded.ts). Its status is otherwise the one it finished with, generation included.
+ */
+function planSucceeded(input: PlanInput): Plan {
+  const old = input.rollout.status ?? {};
+  const degraded = findDegraded(input.nodes, old.nodes ?? {}, nodeTarget(input));
+  if (degraded.length === 0 && old.degradedNodes === undefined) return { nodePatches: [], status: old, events: [] };
+  const plan = finishPlan(input, old.nodes ?? {}, { phase: 'Succeeded', degraded }, old.currentBatch);
+  if (old.observedGeneration !== undefined) plan.status.observedGeneration = old.observedGeneration;
+  return plan;
+}
