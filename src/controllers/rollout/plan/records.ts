@@ -13,7 +13,7 @@ import { isLayered } from '../layers.js';
 import { copySource } from '../pin.js';
 import { conditionMessages, failureMessages } from '../messages.js';
 import { encodeRecord } from '../trust.js';
-import { changedByUs, ownerOf, specSource } from '../nodeview.js';
+import { changedByUs, ownerOf, sameRef, specSource } from '../nodeview.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   REVERT_RECORD_ANNOTATION,
@@ -188,14 +188,6 @@ function targetOf(r: NodeConfigRollout): NodeConfigSource | null | undefined {
   return isLayered(r) ? undefined : desiredSource(r.spec);
 }
 
-function sameSource(a: NodeConfigSource | null | undefined, b: NodeConfigSource | null | undefined): boolean {
-  if (a === undefined || b === undefined) return false;
-  const x = a?.configMap;
-  const y = b?.configMap;
-  if (!x || !y) return !x && !y;
-  return x.namespace === y.namespace && x.name === y.name && x.kubeletConfigKey === y.kubeletConfigKey;
-}
-
 /**
  * The rollout that gets `node` back when an undo restores it to `previous`: the one that held it before, if that one
  * still claims it by its own record — not deleted, not undone, its status saying it changed the node, and the
@@ -219,7 +211,11 @@ export function handBackTo(
     return undefined;
   const theirs = o.status?.nodes?.[node];
   if (!changedByUs(theirs) || theirs?.previous === undefined) return undefined;
-  return sameSource(targetOf(o), sourceOfRecord(previous.configSource)) ? holder : undefined;
+  const target = targetOf(o);
+  const restored = sourceOfRecord(previous.configSource);
+  // A source not known (a layered rollout not yet rendered, a record that is not one) is no rollout's target.
+  if (target === undefined || restored === undefined) return undefined;
+  return sameRef(target?.configMap, restored?.configMap) ? holder : undefined;
 }
 
 /** Rollout `holder`'s record of what `node` ran before it changed it. */
