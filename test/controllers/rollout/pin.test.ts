@@ -79,7 +79,7 @@ describe('planRollout of a pinned rollout', () => {
   it('assigns the copy and records it, in the intent written before the patch too', () => {
     const plan = planRollout(base({ rendered: { name: 'r1-copy' } }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]),
+      plan.nodePatches.map((p) => [p.node, p.source]),
       [['node-1', COPY]],
     );
     assert.equal(plan.status.renderedConfigMap, 'r1-copy');
@@ -100,7 +100,7 @@ describe('planRollout of a pinned rollout', () => {
 
   it('without a copy (an immutable source) assigns the source', () => {
     const plan = planRollout(base({}));
-    assert.deepEqual(plan.nodePatches[0]?.patch.spec?.configSource, NEW);
+    assert.deepEqual(plan.nodePatches[0]?.source, NEW);
     assert.equal(plan.status.renderedConfigMap, undefined);
   });
 

@@ -180,9 +180,9 @@ const TABLE: Row[] = [
 
 const assigned = (input: PlanInput): Record<string, string | null> =>
   Object.fromEntries(
-    planRollout(input)
-      .nodePatches.filter((p) => p.patch.spec !== undefined)
-      .map((p) => [p.node, p.patch.spec?.configSource?.configMap?.name ?? null]),
+    planRollout(input).nodePatches.flatMap((p) =>
+      p.source === 'kept' ? [] : [[p.node, p.source?.configMap?.name ?? null]],
+    ),
   );
 
 describe('a status written by anyone else assigns nothing', () => {

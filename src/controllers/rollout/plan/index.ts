@@ -1,6 +1,6 @@
 // The rollout's decision, as one pure function (in the manner of the agent's boot decision): from the rollout
 // object, the nodes, the target ConfigMap's uid and resourceVersion, the other rollouts and the time, decide the
-// next node patches, the status and the events. The controller does the I/O and feeds the results back in, so a new
+// next node assignments, the status and the events. The controller does the I/O and feeds the results back in, so a new
 // leader that reads the same API state decides the same thing: nothing is redone, skipped or lost. What a node ran
 // before a rollout changed it is kept in that rollout's status (written before the change), never read from the
 // Node, so an undo assigns only what the node really ran; each rollout keeps its own record, so a later rollout over
@@ -31,12 +31,20 @@ import {
 import { errorMessage } from '../../../util/errors.js';
 import { findDegraded } from '../degraded.js';
 import type { Outcome, Plan, PlanInput, RolloutEvent, RolloutPatch } from './types.js';
-import { nameOf, previousOf, selectorRequirements, startPatch } from './records.js';
+import { nameOf, previousOf, selectorRequirements, startAssignment } from './records.js';
 import { buildStatus, finishPlan } from './status.js';
 import { planDeletion, planRevert } from './revert.js';
 import { canarySettled, evaluate, nextBatch, nodeTarget, obstacle, stallDueMs, waitingOutcome } from './batches.js';
 
-export type { EventReason, NodePatch, Plan, PlanInput, RolloutEvent, RolloutPatch } from './types.js';
+export type {
+  AssignmentHolder,
+  EventReason,
+  NodeAssignment,
+  Plan,
+  PlanInput,
+  RolloutEvent,
+  RolloutPatch,
+} from './types.js';
 export { handBackTo, holderOf, selectorRequirements, selects } from './records.js';
 
 /** The ConfigMap a layered rollout rolls out: the one recorded in its status, else the one rendered for this look. */
@@ -235,14 +243,16 @@ function planSource(input: PlanInput): Plan {
     before[nameOf(n)] = { state: 'Pending', previous };
     nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
   }
-  const patches = start.map((n) => startPatch(n, e.target.rollout, e.target.desired, before[nameOf(n)]!.previous!));
+  const assignments = start.map((n) =>
+    startAssignment(n, e.target.rollout, e.target.desired, before[nameOf(n)]!.previous!),
+  );
   const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
   const intent =
-    patches.length > 0
+    assignments.length > 0
       ? { intent: buildStatus(input, before, { ...outcome, incompatible: e.incompatible }, e.currentBatch) }
       : {};
   return {
-    ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: patches, ...intent }),
+    ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: assignments, ...intent }),
     ...later(),
   };
 }

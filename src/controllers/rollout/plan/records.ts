@@ -12,12 +12,8 @@ import {
 import { isLayered } from '../layers.js';
 import { copySource } from '../pin.js';
 import { conditionMessages, failureMessages } from '../messages.js';
-import { encodeRecord } from '../trust.js';
 import { changedByUs, ownerOf, sameRef, specSource } from '../nodeview.js';
 import {
-  LEGACY_PREVIOUS_SOURCE_ANNOTATION,
-  REVERT_RECORD_ANNOTATION,
-  ROLLOUT_ANNOTATION,
   desiredSource,
   isDeleting,
   needsWork,
@@ -28,7 +24,7 @@ import {
   type NodeProgress,
   type PreviousRecord,
 } from '../../../api/dkc/rollout.js';
-import type { NodePatch, PlanInput } from './types.js';
+import type { AssignmentHolder, NodeAssignment, PlanInput } from './types.js';
 
 const SELECTOR_OPERATORS: Readonly<Record<string, LabelOperator>> = {
   In: 'in',
@@ -128,54 +124,31 @@ function reportedCopy(node: Node, input: PlanInput): NodeConfigSource | null {
   return { configMap: { namespace: active.namespace, name: active.name, kubeletConfigKey: active.kubeletConfigKey } };
 }
 
-/** Sets `node` to `desired`, held by `rollout`, with the guarded copy of the record written in the same change. */
-export function startPatch(
+/** Sets `node` to `desired`, held by `rollout` with its record of what the node ran before: a start. */
+export function startAssignment(
   node: Node,
   rollout: string,
   desired: NodeConfigSource | null,
   previous: PreviousRecord,
-): NodePatch {
-  const rv = node.metadata.resourceVersion ?? '';
+): NodeAssignment {
   return {
     node: nameOf(node),
-    resourceVersion: rv,
-    patch: {
-      metadata: {
-        resourceVersion: rv,
-        annotations: {
-          [ROLLOUT_ANNOTATION]: rollout,
-          [REVERT_RECORD_ANNOTATION]: encodeRecord(previous),
-          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
-        },
-      },
-      spec: { configSource: desired },
-    },
+    resourceVersion: node.metadata.resourceVersion ?? '',
+    holder: { rollout, record: previous },
+    source: desired,
   };
 }
 
 /**
- * Gives the node back to `holder` with its record of the node (or to nobody, without a record), and, with `source`,
- * puts it back on that source in the same write.
+ * Lets go of `node`: gives it back to `holder` with that rollout's record of it (or to nobody, null), and, with
+ * `source`, puts it back on that source in the same write; without, the node keeps the source it has.
  */
-export function letGoPatch(
+export function letGo(
   node: Node,
-  holder: { name: string; record: PreviousRecord } | undefined,
-  source?: NodeConfigSource | null,
-): NodePatch {
-  const rv = node.metadata.resourceVersion ?? '';
-  const annotations = {
-    [ROLLOUT_ANNOTATION]: holder?.name ?? null,
-    [REVERT_RECORD_ANNOTATION]: holder ? encodeRecord(holder.record) : null,
-    [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
-  };
-  return {
-    node: nameOf(node),
-    resourceVersion: rv,
-    patch: {
-      metadata: { resourceVersion: rv, annotations },
-      ...(source !== undefined ? { spec: { configSource: source } } : {}),
-    },
-  };
+  holder: AssignmentHolder | null,
+  source: NodeConfigSource | null | 'kept' = 'kept',
+): NodeAssignment {
+  return { node: nameOf(node), resourceVersion: node.metadata.resourceVersion ?? '', holder, source };
 }
 
 /**

@@ -15,13 +15,13 @@ import {
   sourceOfRecord,
   type NodeProgress,
 } from '../../../api/dkc/rollout.js';
-import type { NodePatch, Plan, PlanInput, RolloutEvent } from './types.js';
-import { byName, deletedRecord, handBackTo, letGoPatch, nameOf, notRestored, recordOf } from './records.js';
+import type { NodeAssignment, Plan, PlanInput, RolloutEvent } from './types.js';
+import { byName, deletedRecord, handBackTo, letGo, nameOf, notRestored, recordOf } from './records.js';
 import { finishPlan } from './status.js';
 
 interface RevertStep {
   record?: NodeProgress;
-  patch?: NodePatch;
+  assignment?: NodeAssignment;
 }
 
 /**
@@ -64,7 +64,7 @@ function revertNode(
     const theirs = holder === undefined ? undefined : recordOf(input.others, holder, name);
     return {
       record: restoring(record, input.now.getTime()),
-      patch: letGoPatch(node, holder !== undefined && theirs ? { name: holder, record: theirs } : undefined, source),
+      assignment: letGo(node, holder !== undefined && theirs ? { rollout: holder, record: theirs } : null, source),
     };
   }
   const holder = ownerOf(node);
@@ -99,11 +99,11 @@ export function planRevert(input: PlanInput): Plan {
   const present = new Map(input.nodes.map((n) => [nameOf(n), n]));
   const names = new Set([...Object.keys(old), ...input.nodes.filter((n) => isMine(n, me)).map(nameOf)]);
   const nodes: Record<string, NodeProgress> = {};
-  const patches: NodePatch[] = [];
+  const assignments: NodeAssignment[] = [];
   for (const name of [...names].sort()) {
     const step = revertNode(input, name, present.get(name), old[name], desired);
     if (step.record) nodes[name] = step.record;
-    if (step.patch) patches.push(step.patch);
+    if (step.assignment) assignments.push(step.assignment);
   }
   for (const [name, p] of Object.entries(nodes)) {
     if (p.readySince === undefined) continue;
@@ -117,7 +117,7 @@ export function planRevert(input: PlanInput): Plan {
   const waiting = Object.values(nodes).some((p) => p.state === 'InFlight');
   const due = restoreDueMs(nodes, now, deadlineOf(input));
   return finishPlan(input, nodes, { phase: waiting ? 'Reverting' : 'Reverted' }, input.rollout.status?.currentBatch, {
-    nodePatches: patches,
+    nodePatches: assignments,
     ...(due !== undefined ? { requeueAfterMs: due } : {}),
   });
 }
@@ -143,7 +143,7 @@ export function planDeletion(input: PlanInput): Plan {
     const events: RolloutEvent[] = [
       { type: 'Normal', reason: 'NodesReleased', message: eventMessages.released(held.map(nameOf)) },
     ];
-    return { nodePatches: held.map((n) => letGoPatch(n, undefined)), status: old ?? {}, events, requeueAfterMs: 0 };
+    return { nodePatches: held.map((n) => letGo(n, null)), status: old ?? {}, events, requeueAfterMs: 0 };
   }
   const rest = (r.metadata.finalizers ?? []).filter((f) => f !== ROLLOUT_FINALIZER);
   return {

@@ -4,7 +4,13 @@
 import type { Lease, Node, NodeConfigSource } from '../../../api/types.js';
 import type { Incompatibility } from '../../../nodepolicy/compat.js';
 import type { KubeletReport } from '../../../api/dkc/nodeconfig.js';
-import type { DegradedNode, NodeConfigRollout, Phase, RolloutStatus } from '../../../api/dkc/rollout.js';
+import type {
+  DegradedNode,
+  NodeConfigRollout,
+  Phase,
+  PreviousRecord,
+  RolloutStatus,
+} from '../../../api/dkc/rollout.js';
 import type { NodeConflict } from '../conflicts.js';
 
 export interface PlanInput {
@@ -49,18 +55,27 @@ export interface PlanInput {
   targetFields?: ReadonlySet<string>;
 }
 
-export interface NodePatch {
+/** The rollout that holds a node after an assignment, with its record of what the node ran before it changed it. */
+export interface AssignmentHolder {
+  rollout: string;
+  /** Given to the node with the assignment as its guarded copy (../trust.ts), which an undo checks against. */
+  record: PreviousRecord;
+}
+
+/**
+ * What the plan assigns one node, in one write: the rollout that holds it from then on and the source it runs. A start
+ * sets the rollout's source and names the rollout; letting go hands the node back to the rollout that held it before
+ * (or to none), putting it back on a source or keeping the one it has. The channel turns it into its writes
+ * (../apply.ts assignmentPatch).
+ */
+export interface NodeAssignment {
   node: string;
-  /** Precondition: a node that changed since it was read is not patched (409), and is looked at again. */
+  /** Precondition: a node that changed since it was read is not written (409), and is looked at again. */
   resourceVersion: string;
-  /**
-   * A JSON merge patch: the dkc.io/rollout annotation and spec.configSource together, so that both or neither
-   * change; without spec, the node is only handed back or released (its source stays).
-   */
-  patch: {
-    metadata: { resourceVersion: string; annotations: Record<string, string | null> };
-    spec?: { configSource: NodeConfigSource | null };
-  };
+  /** The rollout that holds the node after the write; null: none does, and the node carries no revert record. */
+  holder: AssignmentHolder | null;
+  /** The spec.configSource the write sets (null: the node's local config), or 'kept': the node keeps the one it has. */
+  source: NodeConfigSource | null | 'kept';
 }
 
 /** A JSON merge patch of the rollout itself; the controller adds the resourceVersion it read as a precondition. */
@@ -94,11 +109,12 @@ export interface RolloutEvent {
 
 export interface Plan {
   /**
-   * Written before the node patches: the status with each node about to change recorded (still Pending) with what it
-   * runs now. A crash after it loses nothing: the next look finds the patched nodes and knows what they ran.
+   * Written before the node assignments: the status with each node about to change recorded (still Pending) with what
+   * it runs now. A crash after it loses nothing: the next look finds the changed nodes and knows what they ran.
    */
   intent?: RolloutStatus;
-  nodePatches: NodePatch[];
+  /** The nodes' assignments, written after the intent, one write each. */
+  nodePatches: NodeAssignment[];
   /** A merge patch of the rollout itself (pauseAfterCanary; the finalizer), applied after the nodes, before the status. */
   rolloutPatch?: RolloutPatch;
   /** The whole status to write; the controller skips the write when it equals the current one. */
