@@ -10,7 +10,7 @@
 // ./batches.ts (which nodes start when), ./revert.ts (an undo, a deletion), ./status.ts (the status and events a
 // look ends with); this file, which of them a look takes.
 
-import type { LabelRequirement } from '../../../api/selectors.js';
+import type { Node } from '../../../api/types.js';
 import { describeIncompatible } from '../../../nodepolicy/compat.js';
 import { isLayered } from '../layers.js';
 import { copySource, mayPin } from '../pin.js';
@@ -25,7 +25,7 @@ import {
   isDeleting,
   isFinished,
   needsWork,
-  type NodeProgress,
+  type DegradedNode,
   type RolloutStatus,
 } from '../../../api/dkc/rollout.js';
 import { errorMessage } from '../../../util/errors.js';
@@ -34,7 +34,16 @@ import type { Outcome, Plan, PlanInput, RolloutEvent, RolloutPatch } from './typ
 import { nameOf, previousOf, selectorRequirements, startAssignment } from './records.js';
 import { buildStatus, finishPlan } from './status.js';
 import { planDeletion, planRevert } from './revert.js';
-import { canarySettled, evaluate, nextBatch, nodeTarget, obstacle, stallDueMs, waitingOutcome } from './batches.js';
+import {
+  canarySettled,
+  evaluate,
+  nextBatch,
+  nodeTarget,
+  obstacle,
+  stallDueMs,
+  waitingOutcome,
+  type Evaluated,
+} from './batches.js';
 
 export type {
   AssignmentHolder,
@@ -145,97 +154,181 @@ function planPinned(input: PlanInput): Plan {
   return withRendered(planSource(asSourceRollout(input, name)), name, r.status);
 }
 
-/** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap). */
+/** One gate of planSource: the plan when it decides the look, else undefined (the next gate is tried). */
+type Gate<T> = (at: T) => Plan | undefined;
+
+/** The rollout of spec.configSource (or of a layered rollout's rendered ConfigMap): the gates, in order. */
 function planSource(input: PlanInput): Plan {
+  const early = firstPlan(BEFORE_THE_NODES, input);
+  if (early) return early;
+  const look = lookAt(input);
+  return firstPlan(ON_THE_NODES, look) ?? startNextBatch(look);
+}
+
+/** What the rollout's own state decides alone, before its nodes are looked at. */
+const BEFORE_THE_NODES: readonly Gate<PlanInput>[] = [
+  undoRequested,
+  revertUnderWay,
+  succeededAlready,
+  finishedAlready,
+  invalidSelector,
+];
+
+/** What the look at the nodes may decide before any starts; when none of these does, the next batch starts. */
+const ON_THE_NODES: readonly Gate<Look>[] = [tooManyFailures, leavesNodesOut, allDone, obstructed, pausedAfterCanary];
+
+function firstPlan<T>(gates: readonly Gate<T>[], at: T): Plan | undefined {
+  for (const gate of gates) {
+    const plan = gate(at);
+    if (plan !== undefined) return plan;
+  }
+  return undefined;
+}
+
+/** The status as it is, nothing to do. */
+function unchanged(input: PlanInput): Plan {
+  return { nodePatches: [], status: input.rollout.status ?? {}, events: [] };
+}
+
+/** spec.revert: the rollout is undone, and once Reverted does nothing more. */
+function undoRequested(input: PlanInput): Plan | undefined {
+  if (input.rollout.spec?.revert !== true) return undefined;
+  return input.rollout.status?.phase === 'Reverted' ? unchanged(input) : planRevert(input);
+}
+
+/** A revert under way goes on when the controller decided it (../trust.ts decidedRevert). */
+function revertUnderWay(input: PlanInput): Plan | undefined {
   const r = input.rollout;
   const old = r.status;
-  const nothing = (): Plan => ({ nodePatches: [], status: old ?? {}, events: [] });
-  if (r.spec?.revert === true) return old?.phase === 'Reverted' ? nothing() : planRevert(input);
-  if (old?.phase === 'Reverting') {
-    if (decidedRevert(r)) return planRevert(input);
-    // Not the controller's decision: planned as the rollout it is, and said so.
-    const plan = planSource({ ...input, rollout: { ...r, status: { ...old, phase: 'Progressing' } } });
-    const warning: RolloutEvent = {
-      type: 'Warning',
-      reason: 'StatusNotDecided',
-      message: trustMessages.revertNotDecided,
-    };
-    return { ...plan, events: [warning, ...plan.events] };
-  }
-  if (old?.phase === 'Succeeded') return planSucceeded(input);
-  if (isFinished(r)) return nothing();
+  if (old?.phase !== 'Reverting') return undefined;
+  if (decidedRevert(r)) return planRevert(input);
+  // Not the controller's decision: planned as the rollout it is, and said so.
+  const plan = planSource({ ...input, rollout: { ...r, status: { ...old, phase: 'Progressing' } } });
+  const warning: RolloutEvent = {
+    type: 'Warning',
+    reason: 'StatusNotDecided',
+    message: trustMessages.revertNotDecided,
+  };
+  return { ...plan, events: [warning, ...plan.events] };
+}
 
-  let reqs: LabelRequirement[];
+function succeededAlready(input: PlanInput): Plan | undefined {
+  return input.rollout.status?.phase === 'Succeeded' ? planSucceeded(input) : undefined;
+}
+
+function finishedAlready(input: PlanInput): Plan | undefined {
+  return isFinished(input.rollout) ? unchanged(input) : undefined;
+}
+
+/** An invalid nodeSelector halts the rollout before any node changes. */
+function invalidSelector(input: PlanInput): Plan | undefined {
   try {
-    reqs = selectorRequirements(r.spec?.nodeSelector);
+    selectorRequirements(input.rollout.spec?.nodeSelector);
+    return undefined;
   } catch (err) {
     const failure = {
       reason: conditionReasons.invalidSelector,
       message: conditionMessages.invalidSelector(errorMessage(err)),
     };
+    const old = input.rollout.status;
     return finishPlan(input, old?.nodes ?? {}, { phase: 'Halted', failure }, old?.currentBatch);
   }
-  const e = evaluate(input, reqs);
-  const { nodes, strategy } = e;
-  const degraded = findDegraded(input.nodes, nodes, e.target);
-  const finish = (
-    nodes: Record<string, NodeProgress>,
-    outcome: Outcome,
-    currentBatch: number | undefined,
-    rest: Partial<Plan> = {},
-  ): Plan => finishPlan(input, nodes, { ...outcome, incompatible: e.incompatible, degraded }, currentBatch, rest);
-  const later = (): Pick<Plan, 'requeueAfterMs'> => {
-    const due = Object.entries(nodes)
-      .map(([name, p]) => nextDeadlineMs(p, e.target, e.target.heartbeat(name)))
-      .concat(stallDueMs(nodes, e.target))
-      .filter((d): d is number => d !== undefined);
-    return due.length > 0 ? { requeueAfterMs: Math.min(...due) } : {};
+}
+
+/** The look at the nodes the later gates decide on: every tracked node's next record, and what it found. */
+interface Look extends Evaluated {
+  input: PlanInput;
+  /** Nodes recorded Succeeded that no longer run the config (../degraded.ts). */
+  degraded: DegradedNode[];
+  /** The tracked nodes still to start. */
+  pending: Node[];
+}
+
+function lookAt(input: PlanInput): Look {
+  // The selector is valid: invalidSelector let the look through.
+  const e = evaluate(input, selectorRequirements(input.rollout.spec?.nodeSelector));
+  const pending = e.tracked.filter((n) => e.nodes[nameOf(n)]?.state === 'Pending');
+  return { ...e, input, degraded: findDegraded(input.nodes, e.nodes, e.target), pending };
+}
+
+/** The plan a look ends with: its records, with the nodes it left out and the degraded ones in the status. */
+function finishLook(look: Look, outcome: Outcome, rest: Partial<Plan> = {}, currentBatch = look.currentBatch): Plan {
+  const full = { ...outcome, incompatible: look.incompatible, degraded: look.degraded };
+  return finishPlan(look.input, look.nodes, full, currentBatch, rest);
+}
+
+/** When to look again: the nodes' next soak or deadline, or when a wait passes the progress deadline. */
+function later(look: Look): Pick<Plan, 'requeueAfterMs'> {
+  const due = Object.entries(look.nodes)
+    .map(([name, p]) => nextDeadlineMs(p, look.target, look.target.heartbeat(name)))
+    .concat(stallDueMs(look.nodes, look.target))
+    .filter((d): d is number => d !== undefined);
+  return due.length > 0 ? { requeueAfterMs: Math.min(...due) } : {};
+}
+
+/** More failed nodes than maxFailures: Halted with failurePolicy Halt, else Reverting. */
+function tooManyFailures(look: Look): Plan | undefined {
+  const failedCount = Object.values(look.nodes).filter((p) => p.reason !== undefined).length;
+  const max = look.strategy.maxFailures;
+  if (failedCount <= max) return undefined;
+  const failure = { reason: conditionReasons.failures, message: conditionMessages.failures(failedCount, max) };
+  if (look.input.rollout.spec?.failurePolicy === 'Halt') return finishLook(look, { phase: 'Halted', failure });
+  // Reverting is recorded before any node is restored; the next look (at once) restores them.
+  return { ...finishLook(look, { phase: 'Reverting', failure }), requeueAfterMs: 0 };
+}
+
+/**
+ * Without skipIncompatible, a rollout that would leave nodes out does not start (admission refuses it where it
+ * runs; this is the same answer on an API server without it). Once started, later joiners are left out.
+ */
+function leavesNodesOut(look: Look): Plan | undefined {
+  const changedAny = Object.values(look.nodes).some((p) => p.updatedAt !== undefined);
+  const skips = look.input.rollout.spec?.strategy?.skipIncompatible === true;
+  if (look.incompatible.length === 0 || skips || look.currentBatch !== undefined || changedAny) return undefined;
+  const blocked = {
+    reason: conditionReasons.incompatibleNodes,
+    message: conditionMessages.incompatibleNodes(describeIncompatible(look.incompatible)),
   };
+  return { ...finishLook(look, { phase: 'Pending', blocked }), ...later(look) };
+}
 
-  const failedCount = Object.values(nodes).filter((p) => p.reason !== undefined).length;
-  if (failedCount > strategy.maxFailures) {
-    const failure = {
-      reason: conditionReasons.failures,
-      message: conditionMessages.failures(failedCount, strategy.maxFailures),
-    };
-    if (r.spec?.failurePolicy === 'Halt') return finish(nodes, { phase: 'Halted', failure }, e.currentBatch);
-    // Reverting is recorded before any node is restored; the next look (at once) restores them.
-    return { ...finish(nodes, { phase: 'Reverting', failure }, e.currentBatch), requeueAfterMs: 0 };
-  }
-  // Without skipIncompatible, a rollout that would leave nodes out does not start (admission refuses it where it
-  // runs; this is the same answer on an API server without it). Once started, later joiners are left out.
-  const changedAny = Object.values(nodes).some((p) => p.updatedAt !== undefined);
-  if (
-    e.incompatible.length > 0 &&
-    r.spec?.strategy?.skipIncompatible !== true &&
-    e.currentBatch === undefined &&
-    !changedAny
-  ) {
-    const blocked = {
-      reason: conditionReasons.incompatibleNodes,
-      message: conditionMessages.incompatibleNodes(describeIncompatible(e.incompatible)),
-    };
-    return { ...finish(nodes, { phase: 'Pending', blocked }, e.currentBatch), ...later() };
-  }
-  const pending = e.tracked.filter((n) => nodes[nameOf(n)]?.state === 'Pending');
-  if (pending.length === 0 && !Object.values(nodes).some((p) => p.state === 'InFlight'))
-    return finish(nodes, { phase: 'Succeeded' }, e.currentBatch);
+/** Nothing left to start and nothing in flight: the rollout has succeeded. */
+function allDone(look: Look): Plan | undefined {
+  if (look.pending.length > 0 || Object.values(look.nodes).some((p) => p.state === 'InFlight')) return undefined;
+  return finishLook(look, { phase: 'Succeeded' });
+}
 
-  const blocked = obstacle(input, e, pending);
-  if (blocked) return { ...finish(nodes, blocked, e.currentBatch), ...(blocked.phase === 'Halted' ? {} : later()) };
+/** Something keeps every node from starting now: a conflict, a missing ConfigMap, a pause (./batches.ts obstacle). */
+function obstructed(look: Look): Plan | undefined {
+  const blocked = obstacle(look.input, look, look.pending);
+  if (!blocked) return undefined;
+  return { ...finishLook(look, blocked), ...(blocked.phase === 'Halted' ? {} : later(look)) };
+}
+
+/** pauseAfterCanary: once the canary has settled, the rollout pauses itself, once (the annotation says it did). */
+function pausedAfterCanary(look: Look): Plan | undefined {
+  const r = look.input.rollout;
   if (
-    canarySettled(nodes, e.currentBatch) &&
-    r.spec?.strategy?.pauseAfterCanary === true &&
-    r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] === undefined
-  ) {
-    const rolloutPatch: RolloutPatch = {
-      metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } },
-      spec: { paused: true },
-    };
-    return { ...finish(nodes, { phase: 'Paused' }, e.currentBatch, { rolloutPatch }), ...later() };
-  }
-  const startable = pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
-  const { batch, start } = nextBatch(nodes, startable, e.currentBatch, strategy, e.unavailable);
+    !canarySettled(look.nodes, look.currentBatch) ||
+    r.spec?.strategy?.pauseAfterCanary !== true ||
+    r.metadata.annotations?.[PAUSED_AFTER_CANARY_ANNOTATION] !== undefined
+  )
+    return undefined;
+  const rolloutPatch: RolloutPatch = {
+    metadata: { annotations: { [PAUSED_AFTER_CANARY_ANNOTATION]: 'true' } },
+    spec: { paused: true },
+  };
+  return { ...finishLook(look, { phase: 'Paused' }, { rolloutPatch }), ...later(look) };
+}
+
+/**
+ * The next batch starts: its nodes are recorded with what they run now (the intent, written before they change),
+ * then assigned the rollout's source.
+ */
+function startNextBatch(look: Look): Plan {
+  const { input, nodes, target } = look;
+  const startable = look.pending.filter((n) => nodes[nameOf(n)]?.waitingReason === undefined);
+  const { batch, start } = nextBatch(nodes, startable, look.currentBatch, look.strategy, look.unavailable);
   const updatedAt = formatTimeCeil(input.now.getTime());
   const before = { ...nodes };
   for (const n of start) {
@@ -244,17 +337,15 @@ function planSource(input: PlanInput): Plan {
     nodes[nameOf(n)] = { state: 'InFlight', batch, updatedAt, previous };
   }
   const assignments = start.map((n) =>
-    startAssignment(n, e.target.rollout, e.target.desired, before[nameOf(n)]!.previous!),
+    startAssignment(n, target.rollout, target.desired, before[nameOf(n)]!.previous!),
   );
-  const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, e.target, input.now) };
+  const outcome: Outcome = { phase: 'Progressing', waiting: waitingOutcome(nodes, target, input.now) };
   const intent =
     assignments.length > 0
-      ? { intent: buildStatus(input, before, { ...outcome, incompatible: e.incompatible }, e.currentBatch) }
+      ? { intent: buildStatus(input, before, { ...outcome, incompatible: look.incompatible }, look.currentBatch) }
       : {};
-  return {
-    ...finish(nodes, outcome, start.length > 0 ? batch : e.currentBatch, { nodePatches: assignments, ...intent }),
-    ...later(),
-  };
+  const currentBatch = start.length > 0 ? batch : look.currentBatch;
+  return { ...finishLook(look, outcome, { nodePatches: assignments, ...intent }, currentBatch), ...later(look) };
 }
 
 /**
