@@ -63,60 +63,36 @@ function countsOf(entries: readonly [string, NodeProgress][]): Counts {
   };
 }
 
-function conditionsFor(
-  o: Outcome,
-  counts: Counts,
-  old: RolloutStatus | undefined,
-  incompatible: number,
-): ConditionSpec[] {
+/** The Progressing condition each phase reports, before a wait or a block says more. */
+function progressingOfPhase(o: Outcome, counts: Counts, incompatible: number): ConditionSpec {
+  const c = (status: ConditionSpec['status'], reason: string, message: string): ConditionSpec => ({
+    type: 'Progressing',
+    status,
+    reason,
+    message,
+  });
+  const degraded = o.degraded?.length ?? 0;
   const progressing: Record<Phase, ConditionSpec> = {
-    Pending: {
-      type: 'Progressing',
-      status: 'Unknown',
-      reason: conditionReasons.pending,
-      message: conditionMessages.progressing(counts.done, counts.total),
-    },
-    Progressing: {
-      type: 'Progressing',
-      status: 'True',
-      reason: conditionReasons.progressing,
-      message: conditionMessages.progressing(counts.done, counts.total),
-    },
-    Paused: {
-      type: 'Progressing',
-      status: 'Unknown',
-      reason: conditionReasons.paused,
-      message: conditionMessages.paused,
-    },
-    Succeeded: {
-      type: 'Progressing',
-      status: 'False',
-      reason: conditionReasons.complete,
-      message:
-        conditionMessages.complete(counts.succeeded - (o.degraded?.length ?? 0), counts.total, counts.deleted) +
-        conditionMessages.degradedSince(o.degraded?.length ?? 0) +
+    Pending: c('Unknown', conditionReasons.pending, conditionMessages.progressing(counts.done, counts.total)),
+    Progressing: c('True', conditionReasons.progressing, conditionMessages.progressing(counts.done, counts.total)),
+    Paused: c('Unknown', conditionReasons.paused, conditionMessages.paused),
+    Succeeded: c(
+      'False',
+      conditionReasons.complete,
+      conditionMessages.complete(counts.succeeded - degraded, counts.total, counts.deleted) +
+        conditionMessages.degradedSince(degraded) +
         conditionMessages.leftOut(incompatible),
-    },
-    Halted: {
-      type: 'Progressing',
-      status: 'False',
-      reason: conditionReasons.halted,
-      message: o.failure?.message ?? conditionMessages.notComplete,
-    },
-    Reverting: {
-      type: 'Progressing',
-      status: 'True',
-      reason: conditionReasons.reverting,
-      message: o.failure?.message ?? conditionMessages.undo,
-    },
-    Reverted: {
-      type: 'Progressing',
-      status: 'False',
-      reason: conditionReasons.reverted,
-      message: conditionMessages.reverted(counts.restored, counts.notRestored),
-    },
+    ),
+    Halted: c('False', conditionReasons.halted, o.failure?.message ?? conditionMessages.notComplete),
+    Reverting: c('True', conditionReasons.reverting, o.failure?.message ?? conditionMessages.undo),
+    Reverted: c('False', conditionReasons.reverted, conditionMessages.reverted(counts.restored, counts.notRestored)),
   };
-  let p = progressing[o.phase];
+  return progressing[o.phase];
+}
+
+/** The Progressing condition: the phase's, unless nodes are held back (stalled once past the deadline) or it is blocked. */
+function progressingCondition(o: Outcome, counts: Counts, incompatible: number): ConditionSpec {
+  let p = progressingOfPhase(o, counts, incompatible);
   const w = o.waiting;
   if (o.phase === 'Progressing' && w !== undefined && w.nodes.length > 0) {
     p = w.stalled
@@ -129,6 +105,16 @@ function conditionsFor(
       : { ...p, message: conditionMessages.waiting(counts.done, counts.total, w.nodes) };
   }
   if (o.blocked) p = { type: 'Progressing', status: 'False', ...o.blocked };
+  return p;
+}
+
+function conditionsFor(
+  o: Outcome,
+  counts: Counts,
+  old: RolloutStatus | undefined,
+  incompatible: number,
+): ConditionSpec[] {
+  const p = progressingCondition(o, counts, incompatible);
   const complete: ConditionSpec =
     o.phase === 'Succeeded'
       ? { type: 'Complete', status: 'True', reason: conditionReasons.complete, message: p.message }
@@ -195,8 +181,24 @@ function incompatibleRecord(i: Incompatibility): IncompatibleNode {
   return { node: i.node, kubeletVersion: i.version, reason: reasonOf(i) };
 }
 
+/** What changed since the last status, as events: the rollout's start and batches, its nodes, its phase. */
 function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigSource | null): RolloutEvent[] {
   const old = input.rollout.status;
+  return [
+    ...startEvents(old, status, desired),
+    ...nodeEvents(old, status),
+    ...incompatibleEvents(old, status),
+    ...phaseEvents(old, status),
+    ...degradedEvents(old, status),
+  ];
+}
+
+/** The rollout started (its first status), and a batch started. */
+function startEvents(
+  old: RolloutStatus | undefined,
+  status: RolloutStatus,
+  desired: NodeConfigSource | null,
+): RolloutEvent[] {
   const events: RolloutEvent[] = [];
   if (!old?.startTime)
     events.push({
@@ -211,71 +213,99 @@ function eventsFor(input: PlanInput, status: RolloutStatus, desired: NodeConfigS
     if (members.length > 0)
       events.push({ type: 'Normal', reason: 'BatchStarted', message: eventMessages.batchStarted(batch, members) });
   }
-  for (const [name, p] of Object.entries(nodes)) {
-    const before = old?.nodes?.[name]?.state;
-    if (p.state === before) continue;
-    if (p.state === 'Succeeded')
-      events.push({
+  return events;
+}
+
+/** Each node that reached a state worth telling, then each node newly held back. */
+function nodeEvents(old: RolloutStatus | undefined, status: RolloutStatus): RolloutEvent[] {
+  const nodes = Object.entries(status.nodes ?? {});
+  const reached = nodes.flatMap(([name, p]) => {
+    const e = p.state === old?.nodes?.[name]?.state ? undefined : stateEvent(name, p);
+    return e ? [e] : [];
+  });
+  const waiting = nodes.flatMap(([name, p]): RolloutEvent[] =>
+    p.waitingReason !== undefined && old?.nodes?.[name]?.waitingReason === undefined
+      ? [
+          {
+            type: 'Normal',
+            reason: 'NodeWaiting',
+            message: eventMessages.nodeWaiting(name, waitingMessages[p.waitingReason]),
+          },
+        ]
+      : [],
+  );
+  return [...reached, ...waiting];
+}
+
+/** The event of a node that has just reached state `p.state`, if that state has one. */
+function stateEvent(name: string, p: NodeProgress): RolloutEvent | undefined {
+  switch (p.state) {
+    case 'Succeeded':
+      return {
         type: 'Normal',
         reason: 'NodeSucceeded',
         message: eventMessages.nodeSucceeded(name, p.updatedAt !== undefined),
-      });
-    if (p.state === 'Failed' || p.state === 'Overridden') {
-      events.push({
+      };
+    case 'Failed':
+    case 'Overridden':
+      return {
         type: 'Warning',
         reason: 'NodeFailed',
         message: eventMessages.nodeFailed(name, p.reason ?? '', p.message ?? ''),
-      });
-    }
-    if (p.state === 'Deleted')
-      events.push({ type: 'Warning', reason: 'NodeDeleted', message: eventMessages.nodeDeleted(name) });
-    if (p.state === 'NotRestored')
-      events.push({
+      };
+    case 'Deleted':
+      return { type: 'Warning', reason: 'NodeDeleted', message: eventMessages.nodeDeleted(name) };
+    case 'NotRestored':
+      return {
         type: 'Warning',
         reason: 'NodeNotRestored',
         message: eventMessages.nodeNotRestored(name, p.message ?? ''),
-      });
+      };
+    default:
+      return undefined;
   }
-  for (const [name, p] of Object.entries(nodes)) {
-    if (p.waitingReason !== undefined && old?.nodes?.[name]?.waitingReason === undefined) {
-      events.push({
-        type: 'Normal',
-        reason: 'NodeWaiting',
-        message: eventMessages.nodeWaiting(name, waitingMessages[p.waitingReason]),
-      });
-    }
-  }
+}
+
+/** Each selected node newly left out for its kubelet version. */
+function incompatibleEvents(old: RolloutStatus | undefined, status: RolloutStatus): RolloutEvent[] {
   const seen = new Set((old?.incompatible ?? []).map((i) => i.node));
-  for (const i of status.incompatible ?? []) {
-    if (!seen.has(i.node))
-      events.push({
-        type: 'Warning',
-        reason: 'NodeIncompatible',
-        message: eventMessages.nodeIncompatible(i.node, i.kubeletVersion, i.reason),
-      });
-  }
-  if (status.phase !== old?.phase) {
-    const why = status.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message ?? '';
-    if (status.phase === 'Halted')
-      events.push({ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) });
-    const counts = countsOf(Object.entries(nodes));
-    if (status.phase === 'Succeeded') {
-      events.push({
-        type: 'Normal',
-        reason: 'RolloutSucceeded',
-        message: eventMessages.succeeded(counts.succeeded, counts.total, counts.deleted),
-      });
+  return (status.incompatible ?? [])
+    .filter((i) => !seen.has(i.node))
+    .map((i) => ({
+      type: 'Warning',
+      reason: 'NodeIncompatible',
+      message: eventMessages.nodeIncompatible(i.node, i.kubeletVersion, i.reason),
+    }));
+}
+
+/** The rollout reached a phase that ends it: Halted, Succeeded or Reverted. */
+function phaseEvents(old: RolloutStatus | undefined, status: RolloutStatus): RolloutEvent[] {
+  if (status.phase === old?.phase) return [];
+  const counts = countsOf(Object.entries(status.nodes ?? {}));
+  switch (status.phase) {
+    case 'Halted': {
+      const why = status.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')?.message ?? '';
+      return [{ type: 'Warning', reason: 'RolloutHalted', message: eventMessages.halted(why) }];
     }
-    if (status.phase === 'Reverted') {
-      events.push({
-        type: counts.notRestored > 0 ? 'Warning' : 'Normal',
-        reason: 'RolloutReverted',
-        message: eventMessages.reverted(counts.restored, counts.notRestored),
-      });
-    }
+    case 'Succeeded':
+      return [
+        {
+          type: 'Normal',
+          reason: 'RolloutSucceeded',
+          message: eventMessages.succeeded(counts.succeeded, counts.total, counts.deleted),
+        },
+      ];
+    case 'Reverted':
+      return [
+        {
+          type: counts.notRestored > 0 ? 'Warning' : 'Normal',
+          reason: 'RolloutReverted',
+          message: eventMessages.reverted(counts.restored, counts.notRestored),
+        },
+      ];
+    default:
+      return [];
   }
-  events.push(...degradedEvents(old, status));
-  return events;
 }
 
 export function finishPlan(
