@@ -1,6 +1,6 @@
 // Which nodes are whose: the nodes a rollout selects, the rollout that holds a node, what a node ran before a
-// rollout changed it (the record written before the change), and the patches that give a node to a rollout or let go
-// of it. Pure.
+// rollout changed it (the record written before the change), and the assignments that give a node to a rollout or
+// let go of it. Pure.
 
 import type { Node, NodeConfigSource } from '../../../api/types.js';
 import {

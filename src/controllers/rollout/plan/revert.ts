@@ -68,7 +68,7 @@ function revertNode(
     };
   }
   const holder = ownerOf(node);
-  // Back where this rollout found it and let go of, as only its own restoring patch leaves a node: the last leader
+  // Back where this rollout found it and let go of, as only its own restoring write leaves a node: the last leader
   // restored it and stopped before recording so.
   if (
     !mine &&
@@ -111,7 +111,7 @@ export function planRevert(input: PlanInput): Plan {
     delete copy.readySince;
     nodes[name] = copy;
   }
-  // Every node still to restore is patched in this step, and counts as restored once it reports the restored config
+  // Every node still to restore is assigned in this step, and counts as restored once it reports the restored config
   // active (./restore.ts): until then the rollout is Reverting, looked at again by the progress deadline.
   const now = input.now.getTime();
   const waiting = Object.values(nodes).some((p) => p.state === 'InFlight');

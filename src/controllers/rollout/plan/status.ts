@@ -90,7 +90,7 @@ function progressingOfPhase(o: Outcome, counts: Counts, incompatible: number): C
   return progressing[o.phase];
 }
 
-/** The Progressing condition: the phase's, unless nodes are held back (stalled once past the deadline) or it is blocked. */
+/** The Progressing condition: the phase's, unless nodes are held back (stalled past the deadline) or it is blocked. */
 function progressingCondition(o: Outcome, counts: Counts, incompatible: number): ConditionSpec {
   let p = progressingOfPhase(o, counts, incompatible);
   const w = o.waiting;

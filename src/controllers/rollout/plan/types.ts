@@ -1,4 +1,4 @@
-// What the plan takes (PlanInput) and what it hands back (Plan): the node patches, the rollout's own patches, its
+// What the plan takes (PlanInput) and what it hands back (Plan): the node assignments, the rollout's own patches, its
 // status and its events. Types only.
 
 import type { Lease, Node, NodeConfigSource } from '../../../api/types.js';
