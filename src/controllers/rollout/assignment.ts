@@ -2,7 +2,7 @@
 // status.config and the dkc.io/rollout annotation on the Node), or the node's NodeConfig (the same three on the
 // NodeConfig named after it) where the API server drops the Node's fields. One interface, two implementations, chosen
 // once at start: the plan sees every node as a Node whose assignment fields come from the channel's record
-// (`assignmentView`), and hands back patches the channel writes where it keeps them. Health (the Node's conditions,
+// (`assignmentView`), and hands back assignments the channel writes where it keeps them. Health (the Node's conditions,
 // its Lease), labels and everything else stay the Node's.
 
 import {
@@ -20,7 +20,7 @@ import type { Node } from '../../api/types.js';
 import type { ConfigChannel } from '../../client/channel.js';
 import type { RestClient } from '../../client/index.js';
 import type { InformerLike, SharedInformerFactory } from '../../client/sharedinformers.js';
-import type { NodePatch } from './plan.js';
+import type { NodeAssignment } from './plan/index.js';
 import { channelMessages as messages } from './messages.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
@@ -28,7 +28,7 @@ import {
   ROLLOUT_ANNOTATION,
 } from '../../api/dkc/rollout.js';
 import { WrittenObjects } from './written.js';
-import { FIELD_MANAGER, appliedAssignment, applyAssignment } from './apply.js';
+import { FIELD_MANAGER, appliedAssignment, applyAssignment, assignmentPatch, type AssignmentPatch } from './apply.js';
 
 export const NODES_PATH = '/api/v1/nodes';
 
@@ -52,11 +52,11 @@ export interface AssignmentChannel {
   /** The node as the plan sees it: its assignment fields, rollout annotation and resourceVersion from the channel's record. */
   view(node: Node): Node;
   /**
-   * Writes one of the plan's node patches where the channel keeps assignments, conditioned on the view's
+   * Writes one of the plan's node assignments where the channel keeps them, conditioned on the view's
    * resourceVersion; `node` is the informer's Node now (undefined once it is gone: the write then fails, and the
    * rollout is looked at again).
    */
-  write(p: NodePatch, node: Node | undefined, signal: AbortSignal): Promise<void>;
+  write(a: NodeAssignment, node: Node | undefined, signal: AbortSignal): Promise<void>;
   /** The node is gone: what was written about it no longer matters. */
   forget(node: string): void;
   /** What the node's daemon reports of its kubelet (NodeConfig status.kubelet); undefined where it reports nothing. */
@@ -97,20 +97,20 @@ export function assignmentView(node: Node, nc: NodeConfig | undefined): Node {
 }
 
 /**
- * The NodeConfig a plan's patch creates when the node has none: the node's own (owned by it), assigned the patch's
- * source and annotated as the patch says (a null, a removal, is simply left out). Pure.
+ * The NodeConfig an assignment's patch creates when the node has none: the node's own (owned by it), assigned the
+ * patch's source and annotated as the patch says (a null, a removal, is simply left out). Pure.
  */
-export function createdNodeConfig(node: Node, p: NodePatch): NodeConfig {
+export function createdNodeConfig(node: Node, p: AssignmentPatch): NodeConfig {
   const nc = newNodeConfig(node);
   const annotations = Object.fromEntries(
-    Object.entries(p.patch.metadata.annotations).filter((e): e is [string, string] => e[1] !== null),
+    Object.entries(p.metadata.annotations).filter((e): e is [string, string] => e[1] !== null),
   );
   if (Object.keys(annotations).length > 0) nc.metadata.annotations = annotations;
-  nc.spec = p.patch.spec?.configSource ? { configSource: p.patch.spec.configSource } : {};
+  nc.spec = p.spec?.configSource ? { configSource: p.spec.configSource } : {};
   return nc;
 }
 
-/** The Node channel: the plan's patches go to the Node, as they always have. */
+/** The Node channel: the plan's assignments go to the Node, as they always have. */
 export class NodeChannel implements AssignmentChannel {
   readonly channel = 'node' as const;
   readonly informers = [];
@@ -126,16 +126,18 @@ export class NodeChannel implements AssignmentChannel {
     return this.written.view(node.metadata.name ?? '', node as CachedNode) ?? node;
   }
 
-  async write(p: NodePatch, seen: Node | undefined, signal: AbortSignal): Promise<void> {
-    const config = appliedAssignment({ apiVersion: 'v1', kind: 'Node', name: p.node }, p, seen && this.view(seen));
+  async write(a: NodeAssignment, seen: Node | undefined, signal: AbortSignal): Promise<void> {
+    const p = assignmentPatch(a, 'Node');
+    const config = appliedAssignment({ apiVersion: 'v1', kind: 'Node', name: a.node }, p, seen && this.view(seen));
     const answer = await applyAssignment<CachedNode>(
       this.client,
-      `${NODES_PATH}/${encodeURIComponent(p.node)}`,
+      `${NODES_PATH}/${encodeURIComponent(a.node)}`,
       config,
+      a.node,
       p,
       signal,
     );
-    this.written.record(p.node, answer, seen as CachedNode | undefined);
+    this.written.record(a.node, answer, seen as CachedNode | undefined);
   }
 
   forget(node: string): void {
@@ -148,20 +150,7 @@ export class NodeChannel implements AssignmentChannel {
   }
 }
 
-/**
- * The revert record a patch gives the node (as the Node channel's annotation carries it): set, removed (null), or
- * left as it is (undefined); and the patch without it, which is what goes to the NodeConfig's spec and annotations.
- */
-export function splitRecord(p: NodePatch): { record: PreviousAssignment | null | undefined; rest: NodePatch } {
-  const annotations = { ...p.patch.metadata.annotations };
-  const text = annotations[REVERT_RECORD_ANNOTATION];
-  delete annotations[REVERT_RECORD_ANNOTATION];
-  const rest: NodePatch = { ...p, patch: { ...p.patch, metadata: { ...p.patch.metadata, annotations } } };
-  if (text === undefined) return { record: undefined, rest };
-  return { record: text === null ? null : (JSON.parse(text) as PreviousAssignment), rest };
-}
-
-/** The NodeConfig channel: the plan's patches go to the node's NodeConfig, created when it has none. */
+/** The NodeConfig channel: the plan's assignments go to the node's NodeConfig, created when it has none. */
 export class NodeConfigChannel implements AssignmentChannel {
   readonly channel = 'nodeconfig' as const;
   readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
@@ -199,16 +188,16 @@ export class NodeConfigChannel implements AssignmentChannel {
     return assignmentView(node, this.current(node.metadata.name ?? ''));
   }
 
-  async write(whole: NodePatch, node: Node | undefined, signal: AbortSignal): Promise<void> {
-    const name = nodeConfigName(whole.node);
+  async write(a: NodeAssignment, node: Node | undefined, signal: AbortSignal): Promise<void> {
+    const name = nodeConfigName(a.node);
     const seen = this.nodeConfigs.store.get(name);
     // No NodeConfig yet (the view has no resourceVersion): create it, owned by the Node; one created meanwhile
     // answers 409, and the rollout is looked at again.
-    if (whole.resourceVersion === '' && !node) throw new Error(messages.nodeGone(whole.node));
-    const { record, rest } = splitRecord(whole);
+    if (a.resourceVersion === '' && !node) throw new Error(messages.nodeGone(a.node));
+    const { status, ...rest } = assignmentPatch(a, 'NodeConfig');
     // The record goes first, in the status: a change whose record is not written is never made.
-    const p = record === undefined ? rest : await this.writeRecord(rest, record, node, signal);
-    const current = this.current(p.node);
+    const p = status === undefined ? rest : await this.writeRecord(a.node, rest, status.previous, node, signal);
+    const current = this.current(a.node);
     // The owner reference is applied with the rest: one the controller stopped applying would go.
     const owners =
       current?.metadata.ownerReferences ?? (node ? newNodeConfig(node).metadata.ownerReferences : undefined);
@@ -219,7 +208,7 @@ export class NodeConfigChannel implements AssignmentChannel {
       owners ? { ownerReferences: owners } : {},
     );
     const answer =
-      p.resourceVersion === '' && node
+      p.metadata.resourceVersion === '' && node
         ? await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, createdNodeConfig(node, p), {
             signal,
             query: { fieldManager: FIELD_MANAGER },
@@ -228,6 +217,7 @@ export class NodeConfigChannel implements AssignmentChannel {
             this.client,
             `${NODE_CONFIGS_PATH}/${encodeURIComponent(name)}`,
             config,
+            a.node,
             p,
             signal,
           );
@@ -235,18 +225,19 @@ export class NodeConfigChannel implements AssignmentChannel {
   }
 
   /**
-   * Writes status.previous (creating the NodeConfig, unassigned, when there is none), conditioned on the plan's
-   * resourceVersion; the patch then follows on the version this write made.
+   * Writes `node`'s status.previous (creating the NodeConfig, unassigned, when there is none), conditioned on the
+   * plan's resourceVersion; the patch `p` then follows on the version this write made.
    */
   private async writeRecord(
-    p: NodePatch,
+    nodeName: string,
+    p: AssignmentPatch,
     record: PreviousAssignment | null,
     node: Node | undefined,
     signal: AbortSignal,
-  ): Promise<NodePatch> {
-    const name = nodeConfigName(p.node);
-    if (deepEqual(this.current(p.node)?.status?.previous ?? null, record)) return p;
-    let rv = p.resourceVersion;
+  ): Promise<AssignmentPatch> {
+    const name = nodeConfigName(nodeName);
+    if (deepEqual(this.current(nodeName)?.status?.previous ?? null, record)) return p;
+    let rv = p.metadata.resourceVersion;
     if (rv === '') {
       if (record === null || !node) return p;
       const created = await this.client.create<CachedNodeConfig>(NODE_CONFIGS_PATH, newNodeConfig(node), {
@@ -263,12 +254,7 @@ export class NodeConfigChannel implements AssignmentChannel {
       { signal, query: { fieldManager: FIELD_MANAGER } },
     );
     this.written.record(name, answer, this.nodeConfigs.store.get(name));
-    const next = answer.metadata.resourceVersion ?? '';
-    return {
-      ...p,
-      resourceVersion: next,
-      patch: { ...p.patch, metadata: { ...p.patch.metadata, resourceVersion: next } },
-    };
+    return { ...p, metadata: { ...p.metadata, resourceVersion: answer.metadata.resourceVersion ?? '' } };
   }
 
   forget(node: string): void {

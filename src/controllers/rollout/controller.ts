@@ -2,7 +2,7 @@
 // (and on the nodes' Leases, their heartbeats, and on the channel's records: NodeConfigs where the API server drops
 // the Node's fields) one worker asks the plan what to do and does it through the API, in an
 // order that keeps every crash harmless: the record of what each node about to change runs now (in the rollout's
-// status), then the node patches (each naming the rollout in the same write as the new source, on the Node or its
+// status), then the node assignments (each naming the rollout in the same write as the new source, on the Node or its
 // NodeConfig as the channel says: ./assignment.ts), then the rollout's
 // own spec (pauseAfterCanary, its finalizer), then its status (with the resourceVersion it was computed from, so a
 // stale view is refused rather than written), then events, and last the removal of a deleted rollout's finalizer.
@@ -34,7 +34,7 @@ import {
 } from './layers.js';
 import { conditionMessages, conditionReasons, logs } from './messages.js';
 import { registerRolloutMetrics } from './metrics.js';
-import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan.js';
+import { planRollout, renderedName, selects, type Plan, type PlanInput, type RolloutPatch } from './plan/index.js';
 import { WorkQueue } from './queue.js';
 import { copySource, mayPin, pinnedCopy } from './pin.js';
 import { watchesNode } from './degraded.js';
@@ -44,7 +44,6 @@ import {
   API_VERSION,
   COMPONENT,
   KIND,
-  ROLLOUT_ANNOTATION,
   ROLLOUTS_PATH,
   desiredSource,
   isDeleting,
@@ -548,21 +547,21 @@ export class RolloutController {
     if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
     const writesBegan = this.clock.monotonicMs();
-    await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (p) => {
+    await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (a) => {
       try {
-        await this.assignments.write(p, this.nodes.store.get(p.node), signal);
-        this.conflicts.written(name, p.node);
+        await this.assignments.write(a, this.nodes.store.get(a.node), signal);
+        this.conflicts.written(name, a.node);
       } catch (err) {
         // Another applier declares the node's assignment: said on the rollout, and the look fails (retried, backing
         // off) until the progress deadline fails the node (./conflicts.ts).
         if (isAssignmentConflict(err)) {
-          this.conflicts.refused(name, p.node, err.message, this.clock.now().getTime());
+          this.conflicts.refused(name, a.node, err.message, this.clock.now().getTime());
           this.events.record(rolloutReference(current), 'Warning', 'NodeConflict', err.message);
         }
         throw err;
       }
-      if (p.patch.spec) klog.info(logs.nodeSet(name, p.node, p.patch.spec.configSource));
-      else klog.info(logs.nodeReleased(name, p.node, p.patch.metadata.annotations[ROLLOUT_ANNOTATION] ?? null));
+      if (a.source !== 'kept') klog.info(logs.nodeSet(name, a.node, a.source));
+      else klog.info(logs.nodeReleased(name, a.node, a.holder?.rollout ?? null));
     }).finally(() => {
       this.nodeWritesMs = this.clock.monotonicMs() - writesBegan;
     });

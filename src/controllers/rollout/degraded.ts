@@ -24,7 +24,7 @@ import {
   specOnTarget,
   type NodeTarget,
 } from './nodeview.js';
-import type { RolloutEvent } from './plan.js';
+import type { RolloutEvent } from './plan/index.js';
 
 /**
  * Whether a change of `node` matters to a rollout that needs no work: a Succeeded one that counted it, which keeps

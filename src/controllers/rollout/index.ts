@@ -28,4 +28,4 @@ export const rolloutController: ControllerFactory = rolloutControllerOn();
 
 export { RolloutController, type RolloutClient, type RolloutControllerOptions } from './controller.js';
 export { findChannel } from './findchannel.js';
-export { planRollout, type Plan, type PlanInput } from './plan.js';
+export { planRollout, type Plan, type PlanInput } from './plan/index.js';

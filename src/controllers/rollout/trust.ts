@@ -28,7 +28,7 @@ import { RENDERED_BY_LABEL, RENDERED_NAMESPACE } from './layers.js';
 import { trustMessages } from './messages.js';
 
 /** A revert record in its normal form (a source `{}` or `{configMap}`, the holder only when there was one). */
-function normal(rec: PreviousRecord): PreviousRecord {
+export function normalRecord(rec: PreviousRecord): PreviousRecord {
   const source = sourceOfRecord(rec.configSource);
   return {
     configSource: recordSource(source ?? null),
@@ -38,7 +38,7 @@ function normal(rec: PreviousRecord): PreviousRecord {
 
 /** The record as the guarded copy carries it. */
 export function encodeRecord(rec: PreviousRecord): string {
-  return JSON.stringify(normal(rec));
+  return JSON.stringify(normalRecord(rec));
 }
 
 /** The node's guarded copy of its revert record, as the assignment view carries it; undefined when it has none. */
@@ -48,7 +48,7 @@ export function guardedRecord(node: Node): PreviousRecord | undefined {
   try {
     const rec = JSON.parse(text) as PreviousRecord | null;
     if (rec === null || typeof rec !== 'object' || sourceOfRecord(rec.configSource) === undefined) return undefined;
-    return normal(rec);
+    return normalRecord(rec);
   } catch {
     return undefined;
   }

@@ -4,16 +4,23 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Status } from '../../../src/api/errors.js';
-import { appliedAssignment, appliedByOthers, fieldConflict, leftOver } from '../../../src/controllers/rollout/apply.js';
-import type { NodePatch } from '../../../src/controllers/rollout/plan.js';
+import {
+  appliedAssignment,
+  appliedByOthers,
+  fieldConflict,
+  leftOver,
+  type AssignmentPatch,
+} from '../../../src/controllers/rollout/apply.js';
 
 const A = { configMap: { namespace: 'kube-system', name: 'a', kubeletConfigKey: 'kubelet' } };
 const B = { configMap: { namespace: 'kube-system', name: 'b', kubeletConfigKey: 'kubelet' } };
 const HEAD = { apiVersion: 'v1', kind: 'Node', name: 'n1' };
-const patch = (annotations: Record<string, string | null>, spec?: { configSource: typeof A | null }): NodePatch => ({
-  node: 'n1',
-  resourceVersion: '7',
-  patch: { metadata: { resourceVersion: '7', annotations }, ...(spec ? { spec } : {}) },
+const patch = (
+  annotations: Record<string, string | null>,
+  spec?: { configSource: typeof A | null },
+): AssignmentPatch => ({
+  metadata: { resourceVersion: '7', annotations },
+  ...(spec ? { spec } : {}),
 });
 const conflict = (...messages: string[]): Status => ({
   kind: 'Status',

@@ -156,15 +156,11 @@ describe('assignmentView', () => {
 
   it('a NodeConfig created for a patch is owned by its Node and carries the patch’s source and annotation, not its nulls', () => {
     const nc = createdNodeConfig(modernNode('node-2'), {
-      node: 'node-2',
-      resourceVersion: '',
-      patch: {
-        metadata: {
-          resourceVersion: '',
-          annotations: { [ROLLOUT_ANNOTATION]: 'r1', 'dkc.io/previous-config-source': null },
-        },
-        spec: { configSource: NEW },
+      metadata: {
+        resourceVersion: '',
+        annotations: { [ROLLOUT_ANNOTATION]: 'r1', 'dkc.io/previous-config-source': null },
       },
+      spec: { configSource: NEW },
     });
     assert.deepEqual(nc.metadata, {
       name: 'node-2',

@@ -10,7 +10,7 @@ import type { Node } from '../../../src/api/types.js';
 import { ApiError } from '../../../src/client/index.js';
 import { ConflictTracker, type NodeConflict } from '../../../src/controllers/rollout/conflicts.js';
 import { RolloutController } from '../../../src/controllers/rollout/controller.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import { systemClock } from '../../../src/util/clock.js';
 import { FakeApi } from './fakeapi.js';
 import { CM, OLD, at, found, iso, lease, leasesFor, node, rollout, switched, type SpecFields } from './fixtures.js';

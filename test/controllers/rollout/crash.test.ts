@@ -9,7 +9,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node } from '../../../src/api/types.js';
-import { planRollout, type NodePatch } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type NodeAssignment } from '../../../src/controllers/rollout/plan/index.js';
+import { assignmentPatch } from '../../../src/controllers/rollout/apply.js';
 import { ROLLOUT_ANNOTATION, isFinished, recordSource, type NodeConfigRollout } from '../../../src/api/dkc/rollout.js';
 import { CM, NEW, NEW_ACTIVE, T0, leasesFor, node, rollout } from './fixtures.js';
 import { prng } from '../../helpers/prng.js';
@@ -79,18 +80,17 @@ function runTrial(t: Trial): void {
   const starts = new Map<string, number>();
   const restores = new Map<string, number>();
   const count = (m: Map<string, number>, k: string): number => m.set(k, (m.get(k) ?? 0) + 1).get(k)!;
-  const applyNode = (p: NodePatch): void => {
+  const applyNode = (p: NodeAssignment): void => {
     const n = nodes.get(p.node)!;
     assert.equal(
       n.metadata.resourceVersion,
       p.resourceVersion,
       'patches carry the resourceVersion they were planned on',
     );
-    const next = mergePatch(n, p.patch) as Node;
+    const next = mergePatch(n, assignmentPatch(p, 'Node')) as Node;
     next.metadata.resourceVersion = String(++rv);
     nodes.set(p.node, next);
-    const n2 =
-      p.patch.metadata.annotations[ROLLOUT_ANNOTATION] === null ? count(restores, p.node) : count(starts, p.node);
+    const n2 = p.holder === null ? count(restores, p.node) : count(starts, p.node);
     assert.equal(n2, 1, `seed ${t.seed}: ${p.node} patched twice for the same step`);
   };
   for (let step = 0; step < 400 && !isFinished(r); step++) {

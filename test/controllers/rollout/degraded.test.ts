@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node } from '../../../src/api/types.js';
 import type { KubeletReport } from '../../../src/api/dkc/nodeconfig.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import { configFields, relevantOverrides } from '../../../src/controllers/rollout/overrides.js';
 import type { NodeProgress, RolloutStatus } from '../../../src/api/dkc/rollout.js';
 import { CM, NEW_ACTIVE, OLD_ACTIVE, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';

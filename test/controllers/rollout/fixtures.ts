@@ -12,6 +12,8 @@ import {
   type RolloutSpec,
   type RolloutStatus,
 } from '../../../src/api/dkc/rollout.js';
+import { assignmentPatch } from '../../../src/controllers/rollout/apply.js';
+import type { NodeAssignment } from '../../../src/controllers/rollout/plan/index.js';
 
 export const T0 = Date.UTC(2026, 0, 10, 12, 0, 0);
 export const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
@@ -164,19 +166,19 @@ export function leasesFor(nodes: readonly Node[], renewed: Date, durationSeconds
  */
 export function afterPatches<I extends { nodes: readonly Node[]; rollout: NodeConfigRollout }>(
   input: I,
-  plan: { nodePatches: readonly NodePatchLike[]; status: RolloutStatus },
+  plan: { nodePatches: readonly NodeAssignment[]; status: RolloutStatus },
 ): I {
   const nodes = input.nodes.map((n) => {
     const p = plan.nodePatches.find((x) => x.node === n.metadata.name);
     if (!p) return n;
     const annotations = { ...(n.metadata.annotations ?? {}) };
-    for (const [k, v] of Object.entries(p.patch.metadata.annotations)) {
+    for (const [k, v] of Object.entries(assignmentPatch(p, 'Node').metadata.annotations)) {
       if (v === null) delete annotations[k];
       else annotations[k] = v;
     }
     const out: Node = { ...n, metadata: { ...n.metadata, annotations } };
-    if (p.patch.spec) {
-      const src = p.patch.spec.configSource;
+    if (p.source !== 'kept') {
+      const src = p.source;
       out.spec = src ? { configSource: src } : {};
       const reported = src?.configMap ? { configMap: { ...src.configMap, uid: 'uid', resourceVersion: '1' } } : null;
       out.status = { ...n.status, config: reported ? { assigned: reported, active: reported } : {} };
@@ -184,9 +186,4 @@ export function afterPatches<I extends { nodes: readonly Node[]; rollout: NodeCo
     return out;
   });
   return { ...input, nodes, rollout: { ...input.rollout, status: plan.status } };
-}
-
-interface NodePatchLike {
-  node: string;
-  patch: { metadata: { annotations: Record<string, string | null> }; spec?: { configSource: NodeConfigSource | null } };
 }

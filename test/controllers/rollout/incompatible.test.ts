@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap, Node } from '../../../src/api/types.js';
 import { CompatibilityJudge } from '../../../src/controllers/rollout/compat.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import { kubeletVersion } from '../../../src/kubeletconfig/index.js';
 import { incompatibleNodes, type Incompatibility } from '../../../src/nodepolicy/compat.js';
 import { CM, NEW_ACTIVE, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';

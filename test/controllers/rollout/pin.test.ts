@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap } from '../../../src/api/types.js';
 import { PINNED_FROM_ANNOTATION, copySource, mayPin, pinnedCopy } from '../../../src/controllers/rollout/pin.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import { configMapHash } from '../../../src/controllers/rollout/confighash.js';
 import { CM, NEW, at, found, iso, leasesFor, node, rollout } from './fixtures.js';
 
@@ -79,7 +79,7 @@ describe('planRollout of a pinned rollout', () => {
   it('assigns the copy and records it, in the intent written before the patch too', () => {
     const plan = planRollout(base({ rendered: { name: 'r1-copy' } }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]),
+      plan.nodePatches.map((p) => [p.node, p.source]),
       [['node-1', COPY]],
     );
     assert.equal(plan.status.renderedConfigMap, 'r1-copy');
@@ -100,7 +100,7 @@ describe('planRollout of a pinned rollout', () => {
 
   it('without a copy (an immutable source) assigns the source', () => {
     const plan = planRollout(base({}));
-    assert.deepEqual(plan.nodePatches[0]?.patch.spec?.configSource, NEW);
+    assert.deepEqual(plan.nodePatches[0]?.source, NEW);
     assert.equal(plan.status.renderedConfigMap, undefined);
   });
 

@@ -5,7 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node, NodeConfigSource } from '../../../src/api/types.js';
-import { handBackTo, planRollout, type Plan, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { handBackTo, planRollout, type Plan, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
+import { assignmentPatch } from '../../../src/controllers/rollout/apply.js';
 import {
   LEGACY_PREVIOUS_SOURCE_ANNOTATION,
   REVERT_RECORD_ANNOTATION,
@@ -746,17 +747,19 @@ describe('planRollout patches and status', () => {
     assert.deepEqual(plan.nodePatches[0], {
       node: 'node-1',
       resourceVersion: '77',
-      patch: {
-        metadata: {
-          resourceVersion: '77',
-          annotations: {
-            [ROLLOUT_ANNOTATION]: 'r1',
-            [REVERT_RECORD_ANNOTATION]: JSON.stringify(found()),
-            [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
-          },
+      holder: { rollout: 'r1', record: found() },
+      source: NEW,
+    });
+    assert.deepEqual(assignmentPatch(plan.nodePatches[0], 'Node'), {
+      metadata: {
+        resourceVersion: '77',
+        annotations: {
+          [ROLLOUT_ANNOTATION]: 'r1',
+          [REVERT_RECORD_ANNOTATION]: JSON.stringify(found()),
+          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
         },
-        spec: { configSource: NEW },
       },
+      spec: { configSource: NEW },
     });
   });
 
@@ -769,17 +772,7 @@ describe('planRollout patches and status', () => {
         rollout: rollout({ revert: true }, progressing({ 'node-1': done(0, { previous: found(null) }) }, 0)),
       }),
     );
-    assert.deepEqual(revert.nodePatches[0]!.patch, {
-      metadata: {
-        resourceVersion: '100',
-        annotations: {
-          [ROLLOUT_ANNOTATION]: null,
-          [REVERT_RECORD_ANNOTATION]: null,
-          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
-        },
-      },
-      spec: { configSource: null },
-    });
+    assert.deepEqual(revert.nodePatches[0], { node: 'node-1', resourceVersion: '100', holder: null, source: null });
   });
 
   it('a node assigned nothing that runs a rollout copy (its NodeConfig made again) records that copy; any other ConfigMap it reports is read as local config', () => {
@@ -839,7 +832,7 @@ describe('planRollout patches and status', () => {
         ),
       }),
     );
-    assert.deepEqual(plan.nodePatches[0]!.patch.spec?.configSource, prev);
+    assert.deepEqual(plan.nodePatches[0]!.source, prev);
   });
 
   it('an unreadable record is never guessed at: the node is left and reported', () => {
@@ -1250,7 +1243,7 @@ describe('planRollout of layers', () => {
   it('rolls out the rendered ConfigMap and records its name', () => {
     const plan = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.patch.spec?.configSource),
+      plan.nodePatches.map((p) => p.source),
       [{ configMap: { namespace: 'dkc-configs', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }],
     );
     assert.equal(plan.status.renderedConfigMap, 'r1-abc');
@@ -1270,7 +1263,7 @@ describe('planRollout of layers', () => {
       base({ rollout: layered(first.status), nodes, rendered: { name: 'r1-other' }, now: at(11) }),
     );
     assert.equal(next.status.renderedConfigMap, 'r1-abc');
-    assert.ok(next.nodePatches.every((p) => p.patch.spec?.configSource?.configMap?.name === 'r1-abc'));
+    assert.ok(next.nodePatches.every((p) => p.source !== 'kept' && p.source?.configMap?.name === 'r1-abc'));
   });
 
   it('a layer that cannot be rendered halts the rollout with the reason, before any node changes', () => {
@@ -1300,7 +1293,7 @@ describe('planRollout of layers', () => {
     r.spec!.revert = true;
     const plan = planUndo(base({ rollout: r, nodes: [moved] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.patch.spec?.configSource),
+      plan.nodePatches.map((p) => p.source),
       [OLD],
     );
     assert.equal(plan.status.phase, 'Reverted');
@@ -1385,21 +1378,14 @@ describe('the record of what each rollout found', () => {
     ].map(labelled);
     const plan = planUndo(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [
-        p.node,
-        p.patch.spec?.configSource,
-        p.patch.metadata.annotations[ROLLOUT_ANNOTATION],
-      ]),
+      plan.nodePatches.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
       [
         ['node-4', M60, 'ra2'],
         ['node-5', M60, 'ra2'],
       ],
     );
     // Given back with ra2's own record of them, which its undo then restores.
-    assert.equal(
-      plan.nodePatches[0]!.patch.metadata.annotations[REVERT_RECORD_ANNOTATION],
-      JSON.stringify(found(null)),
-    );
+    assert.deepEqual(plan.nodePatches[0]!.holder, { rollout: 'ra2', record: found(null) });
     assert.deepEqual(plan.status.nodes?.['node-4']?.state, 'Reverted');
     assert.equal(
       plan.status.conditions?.find((c) => c.type === 'Progressing')?.message,
@@ -1411,11 +1397,7 @@ describe('the record of what each rollout found', () => {
     const nodes = names.map(on(M60, 'ra2'));
     const plan = planUndo(base({ rollout: ra2({ revert: true }), nodes, others: [rc2({}, 'Reverted')] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [
-        p.node,
-        p.patch.spec?.configSource,
-        p.patch.metadata.annotations[ROLLOUT_ANNOTATION],
-      ]),
+      plan.nodePatches.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
       names.map((n) => [n, null, null]),
     );
     assert.deepEqual(
@@ -1482,11 +1464,7 @@ describe('the record of what each rollout found', () => {
     );
     const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2Undone] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [
-        p.node,
-        p.patch.spec?.configSource,
-        p.patch.metadata.annotations[ROLLOUT_ANNOTATION],
-      ]),
+      plan.nodePatches.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
       [
         ['node-4', M60, null],
         ['node-5', M60, null],
@@ -1563,11 +1541,11 @@ describe('the record of what each rollout found', () => {
     assert.equal(failing.status.phase, 'Reverting');
     const plan = planRollout(base({ nodes: [forged], rollout: rollout({}, failing.status) }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]),
+      plan.nodePatches.map((p) => [p.node, p.source]),
       [['node-1', OLD]],
     );
     assert.equal(
-      plan.nodePatches[0]!.patch.metadata.annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION],
+      assignmentPatch(plan.nodePatches[0]!, 'Node').metadata.annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION],
       null,
       'and the stale annotation goes',
     );
@@ -1579,7 +1557,7 @@ describe('the record of what each rollout found', () => {
       base({ rollout: rc2({ revert: true }), nodes: [labelled(on(M70, 'rc2')('node-4'))], others: [ra2({}, {})] }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.patch.metadata.annotations[ROLLOUT_ANNOTATION]),
+      plan.nodePatches.map((p) => p.holder?.rollout ?? null),
       [null],
     );
   });
@@ -1659,7 +1637,7 @@ describe('deleted nodes and deleted rollouts', () => {
       }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch.spec?.configSource]),
+      plan.nodePatches.map((p) => [p.node, p.source]),
       [
         ['node-1', OLD],
         ['node-2', OLD],
@@ -1674,24 +1652,17 @@ describe('deleted nodes and deleted rollouts', () => {
     const plan = planRollout(
       base({ nodes: [switched('node-1'), switched('node-2', { owner: 'later' })], rollout: deleting({}, status) }),
     );
-    assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.patch]),
-      [
-        [
-          'node-1',
-          {
-            metadata: {
-              resourceVersion: '100',
-              annotations: {
-                [ROLLOUT_ANNOTATION]: null,
-                [REVERT_RECORD_ANNOTATION]: null,
-                [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
-              },
-            },
-          },
-        ],
-      ],
-    );
+    assert.deepEqual(plan.nodePatches, [{ node: 'node-1', resourceVersion: '100', holder: null, source: 'kept' }]);
+    assert.deepEqual(assignmentPatch(plan.nodePatches[0]!, 'Node'), {
+      metadata: {
+        resourceVersion: '100',
+        annotations: {
+          [ROLLOUT_ANNOTATION]: null,
+          [REVERT_RECORD_ANNOTATION]: null,
+          [LEGACY_PREVIOUS_SOURCE_ANNOTATION]: null,
+        },
+      },
+    });
     assert.deepEqual(
       plan.events.map((e) => e.reason),
       ['NodesReleased'],

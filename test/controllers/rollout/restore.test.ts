@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NodeProgress } from '../../../src/api/dkc/rollout.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import { restoredOn } from '../../../src/controllers/rollout/restore.js';
 import {
   CM,

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { ConfigMap, NodeConfigSource } from '../../../src/api/types.js';
 import type { NodeConfigRollout, NodeProgress, Phase, RolloutStatus } from '../../../src/api/dkc/rollout.js';
 import { renderRollout } from '../../../src/controllers/rollout/layers.js';
-import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan.js';
+import { planRollout, type PlanInput } from '../../../src/controllers/rollout/plan/index.js';
 import { decidedRevert, recordAgrees, renderedDistrust } from '../../../src/controllers/rollout/trust.js';
 import { kubeletVersion } from '../../../src/kubeletconfig/index.js';
 import { CM, NEW, NEW_ACTIVE, OLD, at, found, iso, leasesFor, node, rollout, switched } from './fixtures.js';
@@ -180,9 +180,9 @@ const TABLE: Row[] = [
 
 const assigned = (input: PlanInput): Record<string, string | null> =>
   Object.fromEntries(
-    planRollout(input)
-      .nodePatches.filter((p) => p.patch.spec !== undefined)
-      .map((p) => [p.node, p.patch.spec?.configSource?.configMap?.name ?? null]),
+    planRollout(input).nodePatches.flatMap((p) =>
+      p.source === 'kept' ? [] : [[p.node, p.source?.configMap?.name ?? null]],
+    ),
   );
 
 describe('a status written by anyone else assigns nothing', () => {
