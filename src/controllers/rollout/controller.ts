@@ -547,7 +547,7 @@ export class RolloutController {
     if (plan.intent) await writeStatus(plan.intent);
     // A batch may name hundreds of nodes: one write after another took a request's latency each.
     const writesBegan = this.clock.monotonicMs();
-    await forEachBounded(plan.nodePatches, NODE_WRITES_IN_FLIGHT, async (a) => {
+    await forEachBounded(plan.assignments, NODE_WRITES_IN_FLIGHT, async (a) => {
       try {
         await this.assignments.write(a, this.nodes.store.get(a.node), signal);
         this.conflicts.written(name, a.node);

@@ -91,7 +91,7 @@ describe('a conflict that outlives the progress deadline', () => {
       const p = plan.status.nodes?.['node-1'];
       assert.deepEqual({ state: p?.state, ...(p?.reason ? { reason: p.reason } : {}) }, row.node1);
       assert.deepEqual(
-        plan.nodePatches.map((x) => x.node),
+        plan.assignments.map((x) => x.node),
         row.patched,
       );
       if (row.node1.reason)

@@ -107,13 +107,13 @@ function runTrial(t: Trial): void {
     });
     // Crash points: before the intent write (0), before patch i (1..n), before the spec patch (n+1), before the
     // status write (n+2); or none.
-    const n = plan.nodePatches.length;
+    const n = plan.assignments.length;
     const crashAt = random() < 0.3 ? Math.floor(random() * (n + 3)) : -1;
     let crashed = crashAt === 0;
     if (!crashed && plan.intent) r = { ...r, status: plan.intent };
     for (let i = 0; i < n && !crashed; i++) {
       if (crashAt === i + 1) crashed = true;
-      else applyNode(plan.nodePatches[i]!);
+      else applyNode(plan.assignments[i]!);
     }
     if (!crashed && crashAt === n + 1) crashed = true;
     if (!crashed && plan.rolloutPatch) r = mergePatch(r, plan.rolloutPatch) as NodeConfigRollout;

@@ -52,7 +52,7 @@ describe('a rollout watches the nodes it holds', () => {
     const plan = planRollout(base({ rollout: r, nodes: [switched('node-1'), switched('node-2')] }));
     assert.equal(plan.status, r.status, 'the status as it was');
     assert.deepEqual(plan.events, []);
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
   });
 
   it('a node that fell back is counted and named: Degraded, the Complete message corrected, an event; none is patched', () => {
@@ -61,7 +61,7 @@ describe('a rollout watches the nodes it holds', () => {
       base({ rollout: r, nodes: [switched('node-1'), switched('node-2', { active: OLD_ACTIVE }), switched('node-3')] }),
     );
     assert.equal(plan.status.phase, 'Succeeded');
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.equal(plan.status.degradedNodes, 1);
     assert.deepEqual(
       plan.status.degraded?.map((d) => [d.node, d.reason]),

@@ -166,10 +166,10 @@ export function leasesFor(nodes: readonly Node[], renewed: Date, durationSeconds
  */
 export function afterPatches<I extends { nodes: readonly Node[]; rollout: NodeConfigRollout }>(
   input: I,
-  plan: { nodePatches: readonly NodeAssignment[]; status: RolloutStatus },
+  plan: { assignments: readonly NodeAssignment[]; status: RolloutStatus },
 ): I {
   const nodes = input.nodes.map((n) => {
-    const p = plan.nodePatches.find((x) => x.node === n.metadata.name);
+    const p = plan.assignments.find((x) => x.node === n.metadata.name);
     if (!p) return n;
     const annotations = { ...(n.metadata.annotations ?? {}) };
     for (const [k, v] of Object.entries(assignmentPatch(p, 'Node').metadata.annotations)) {

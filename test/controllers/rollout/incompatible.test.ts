@@ -55,7 +55,7 @@ describe('a rollout with skipIncompatible', () => {
       input({ rollout: rollout({ strategy: { canary: 1, maxUnavailable: 3, skipIncompatible: true } }) }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-3'],
     );
     assert.equal(plan.status.phase, 'Progressing');
@@ -108,7 +108,7 @@ describe('a rollout with skipIncompatible', () => {
 describe('a rollout without skipIncompatible', () => {
   it('starts no node while a selected node cannot run the config, and says which and why', () => {
     const plan = planRollout(input({}));
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.equal(plan.status.phase, 'Pending');
     const progressing = plan.status.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(progressing?.reason, 'IncompatibleNodes');
@@ -134,7 +134,7 @@ describe('a rollout without skipIncompatible', () => {
     };
     const plan = planRollout(input({ nodes, rollout: rollout({}, status) }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-4'],
     );
     assert.deepEqual(plan.status.incompatible, [
@@ -147,7 +147,7 @@ describe('a rollout without skipIncompatible', () => {
     const nodes = fleet();
     const plan = planRollout(input({ nodes, incompatible: unsuited(`${HEAD}kubeAPIQPS: 20\n`, nodes) }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-1'],
     );
     assert.equal(plan.status.incompatible, undefined);

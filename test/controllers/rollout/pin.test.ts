@@ -79,7 +79,7 @@ describe('planRollout of a pinned rollout', () => {
   it('assigns the copy and records it, in the intent written before the patch too', () => {
     const plan = planRollout(base({ rendered: { name: 'r1-copy' } }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.source]),
+      plan.assignments.map((p) => [p.node, p.source]),
       [['node-1', COPY]],
     );
     assert.equal(plan.status.renderedConfigMap, 'r1-copy');
@@ -100,13 +100,13 @@ describe('planRollout of a pinned rollout', () => {
 
   it('without a copy (an immutable source) assigns the source', () => {
     const plan = planRollout(base({}));
-    assert.deepEqual(plan.nodePatches[0]?.source, NEW);
+    assert.deepEqual(plan.assignments[0]?.source, NEW);
     assert.equal(plan.status.renderedConfigMap, undefined);
   });
 
   it('a copy that cannot be made halts the rollout before any node changes', () => {
     const plan = planRollout(base({ rendered: { failure: { reason: 'RenderFailed', message: 'other content' } } }));
     assert.equal(plan.status.phase, 'Halted');
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
   });
 });

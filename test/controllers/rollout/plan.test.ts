@@ -78,8 +78,8 @@ const base = (over: Partial<PlanInput>): PlanInput => {
 const planUndo = (input: PlanInput): Plan => {
   const first = planRollout(input);
   const next = planRollout(afterPatches(input, first));
-  assert.deepEqual(next.nodePatches, [], 'nothing patched again');
-  return { ...next, nodePatches: first.nodePatches, events: [...first.events, ...next.events] };
+  assert.deepEqual(next.assignments, [], 'nothing patched again');
+  return { ...next, assignments: first.assignments, events: [...first.events, ...next.events] };
 };
 
 interface Row {
@@ -722,11 +722,11 @@ describe('planRollout', () => {
     it(row.name, () => {
       const plan = planRollout(row.input);
       assert.deepEqual(
-        plan.nodePatches.map((p) => p.node),
+        plan.assignments.map((p) => p.node),
         row.patched,
       );
       const next = row.restored ? planRollout(afterPatches(row.input, plan)) : plan;
-      if (row.restored) assert.deepEqual(next.nodePatches, [], 'nothing patched again');
+      if (row.restored) assert.deepEqual(next.assignments, [], 'nothing patched again');
       assert.equal(next.status.phase, row.phase);
       for (const [n, state] of Object.entries(row.states ?? {}))
         assert.equal(next.status.nodes?.[n]?.state, state, `state of ${n}`);
@@ -744,13 +744,13 @@ describe('planRollout', () => {
 describe('planRollout patches and status', () => {
   it('a start patch carries the annotation and the new source together, with the node’s resourceVersion', () => {
     const plan = planRollout(base({ nodes: [node('node-1', { rv: '77' })] }));
-    assert.deepEqual(plan.nodePatches[0], {
+    assert.deepEqual(plan.assignments[0], {
       node: 'node-1',
       resourceVersion: '77',
       holder: { rollout: 'r1', record: found() },
       source: NEW,
     });
-    assert.deepEqual(assignmentPatch(plan.nodePatches[0], 'Node'), {
+    assert.deepEqual(assignmentPatch(plan.assignments[0], 'Node'), {
       metadata: {
         resourceVersion: '77',
         annotations: {
@@ -772,7 +772,7 @@ describe('planRollout patches and status', () => {
         rollout: rollout({ revert: true }, progressing({ 'node-1': done(0, { previous: found(null) }) }, 0)),
       }),
     );
-    assert.deepEqual(revert.nodePatches[0], { node: 'node-1', resourceVersion: '100', holder: null, source: null });
+    assert.deepEqual(revert.assignments[0], { node: 'node-1', resourceVersion: '100', holder: null, source: null });
   });
 
   it('a node assigned nothing that runs a rollout copy (its NodeConfig made again) records that copy; any other ConfigMap it reports is read as local config', () => {
@@ -804,7 +804,7 @@ describe('planRollout patches and status', () => {
     });
     const plan = planRollout(stale);
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-1'],
     );
     assert.deepEqual(
@@ -832,7 +832,7 @@ describe('planRollout patches and status', () => {
         ),
       }),
     );
-    assert.deepEqual(plan.nodePatches[0]!.source, prev);
+    assert.deepEqual(plan.assignments[0]!.source, prev);
   });
 
   it('an unreadable record is never guessed at: the node is left and reported', () => {
@@ -845,7 +845,7 @@ describe('planRollout patches and status', () => {
         rollout: rollout({ revert: true }, { phase: 'Halted', nodes: { 'node-1': done(0, { previous: bad }) } }),
       }),
     );
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.equal(plan.status.nodes?.['node-1']?.state, 'NotRestored');
   });
 
@@ -878,7 +878,7 @@ describe('planRollout patches and status', () => {
       }),
     );
     assert.equal(plan.status.phase, 'Halted');
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     const failed = plan.status.conditions?.find((c) => c.type === 'Failed');
     assert.deepEqual([failed?.status, failed?.reason], ['True', 'InvalidSelector']);
     assert.match(failed?.message ?? '', /"Gt" is not a valid label selector operator/);
@@ -914,7 +914,7 @@ describe('planRollout patches and status', () => {
     const third = planRollout(input);
     assert.deepEqual(third.status, second.status);
     assert.deepEqual(third.events, []);
-    assert.deepEqual(third.nodePatches, []);
+    assert.deepEqual(third.assignments, []);
   });
 
   it('conditions keep their transition time while their status holds', () => {
@@ -1067,7 +1067,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
       base({ nodes: [neverReady('node-1'), node('node-2'), node('node-3', { ready: 'False' })], rollout: wide }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-2'],
     );
     assert.deepEqual(plan.status.nodes?.['node-1'], {
@@ -1102,7 +1102,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     leases.delete('node-2');
     const plan = planRollout(base({ nodes, leases, rollout: rollout({ strategy: { canary: 1, maxUnavailable: 3 } }) }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-3'],
     );
     assert.equal(plan.status.nodes?.['node-1']?.waitingReason, 'HeartbeatStale');
@@ -1130,7 +1130,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     assert.deepEqual(still.events, []);
     const back = planRollout(base({ nodes: [switched('node-1'), node('node-2')], rollout: r }));
     assert.deepEqual(
-      back.nodePatches.map((p) => p.node),
+      back.assignments.map((p) => p.node),
       ['node-2'],
     );
     const started = back.status.nodes?.['node-2'];
@@ -1145,7 +1145,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     const plan = planRollout(base({ nodes: [node('node-1', { source: NEW, active: NEW_ACTIVE })], leases: new Map() }));
     assert.equal(plan.status.phase, 'Progressing');
     assert.equal(plan.status.nodes?.['node-1']?.waitingReason, 'HeartbeatStale');
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
   });
 
   it('maxUnavailable counts the nodes that are down: with 2 allowed and one down, one starts at a time', () => {
@@ -1157,7 +1157,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
       }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-3'],
     );
   });
@@ -1171,7 +1171,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
       }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-2'],
     );
     assert.equal(plan.status.nodes?.['node-1']?.state, 'Succeeded');
@@ -1179,7 +1179,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
 
   it('with maxUnavailable 1 and a node down nothing starts, the canary included', () => {
     const plan = planRollout(base({ nodes: [neverReady('node-1'), node('node-2')] }));
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.equal(plan.status.phase, 'Progressing');
     assert.equal(plan.status.currentBatch, undefined);
     const wider = planRollout(
@@ -1189,7 +1189,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
       }),
     );
     assert.deepEqual(
-      wider.nodePatches.map((p) => p.node),
+      wider.assignments.map((p) => p.node),
       ['node-2'],
     );
   });
@@ -1204,7 +1204,7 @@ describe('planRollout: soak only on heartbeats, nodes that are down held', () =>
     assert.equal(before.requeueAfterMs, 1_000, 'looks again when the wait passes the deadline');
     const stalled = planRollout(base({ now: at(70), nodes, rollout: r }));
     assert.equal(stalled.status.phase, 'Progressing');
-    assert.deepEqual(stalled.nodePatches, []);
+    assert.deepEqual(stalled.assignments, []);
     const c = progressingCondition(stalled.status);
     assert.deepEqual([c?.status, c?.reason], ['False', 'NodesNotReady']);
     assert.equal(
@@ -1243,7 +1243,7 @@ describe('planRollout of layers', () => {
   it('rolls out the rendered ConfigMap and records its name', () => {
     const plan = planRollout(base({ rollout: layered(), rendered: { name: 'r1-abc' } }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.source),
+      plan.assignments.map((p) => p.source),
       [{ configMap: { namespace: 'dkc-configs', name: 'r1-abc', kubeletConfigKey: 'kubelet' } }],
     );
     assert.equal(plan.status.renderedConfigMap, 'r1-abc');
@@ -1263,7 +1263,7 @@ describe('planRollout of layers', () => {
       base({ rollout: layered(first.status), nodes, rendered: { name: 'r1-other' }, now: at(11) }),
     );
     assert.equal(next.status.renderedConfigMap, 'r1-abc');
-    assert.ok(next.nodePatches.every((p) => p.source !== 'kept' && p.source?.configMap?.name === 'r1-abc'));
+    assert.ok(next.assignments.every((p) => p.source !== 'kept' && p.source?.configMap?.name === 'r1-abc'));
   });
 
   it('a layer that cannot be rendered halts the rollout with the reason, before any node changes', () => {
@@ -1272,7 +1272,7 @@ describe('planRollout of layers', () => {
       message: 'layer ConfigMap default/pool not found: the layers cannot be rendered',
     };
     const plan = planRollout(base({ rollout: layered(), rendered: { failure } }));
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.equal(plan.status.phase, 'Halted');
     assert.equal(failedCondition(plan.status)?.reason, 'LayerNotFound');
     assert.equal(failedCondition(plan.status)?.message, failure.message);
@@ -1281,7 +1281,7 @@ describe('planRollout of layers', () => {
 
   it('configSource and layers together halt with InvalidSpec instead of choosing one', () => {
     const plan = planRollout(base({ rollout: rollout({ layers: LAYERS }), rendered: { name: 'r1-abc' } }));
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.equal(plan.status.phase, 'Halted');
     assert.equal(failedCondition(plan.status)?.reason, 'InvalidSpec');
   });
@@ -1293,7 +1293,7 @@ describe('planRollout of layers', () => {
     r.spec!.revert = true;
     const plan = planUndo(base({ rollout: r, nodes: [moved] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.source),
+      plan.assignments.map((p) => p.source),
       [OLD],
     );
     assert.equal(plan.status.phase, 'Reverted');
@@ -1366,7 +1366,7 @@ describe('the record of what each rollout found', () => {
     });
     assert.deepEqual(plan.status.nodes?.['node-4']?.previous, { configSource: M60, rollout: 'ra2' });
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-4'],
     );
   });
@@ -1378,14 +1378,14 @@ describe('the record of what each rollout found', () => {
     ].map(labelled);
     const plan = planUndo(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
+      plan.assignments.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
       [
         ['node-4', M60, 'ra2'],
         ['node-5', M60, 'ra2'],
       ],
     );
     // Given back with ra2's own record of them, which its undo then restores.
-    assert.deepEqual(plan.nodePatches[0]!.holder, { rollout: 'ra2', record: found(null) });
+    assert.deepEqual(plan.assignments[0]!.holder, { rollout: 'ra2', record: found(null) });
     assert.deepEqual(plan.status.nodes?.['node-4']?.state, 'Reverted');
     assert.equal(
       plan.status.conditions?.find((c) => c.type === 'Progressing')?.message,
@@ -1397,7 +1397,7 @@ describe('the record of what each rollout found', () => {
     const nodes = names.map(on(M60, 'ra2'));
     const plan = planUndo(base({ rollout: ra2({ revert: true }), nodes, others: [rc2({}, 'Reverted')] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
+      plan.assignments.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
       names.map((n) => [n, null, null]),
     );
     assert.deepEqual(
@@ -1413,7 +1413,7 @@ describe('the record of what each rollout found', () => {
     ].map(labelled);
     const plan = planUndo(base({ rollout: ra2({ revert: true }), nodes, others: [rc2()] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-1', 'node-2', 'node-3'],
     );
     const s = plan.status;
@@ -1464,7 +1464,7 @@ describe('the record of what each rollout found', () => {
     );
     const plan = planRollout(base({ rollout: rc2({ revert: true }), nodes, others: [ra2Undone] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
+      plan.assignments.map((p) => [p.node, p.source, p.holder?.rollout ?? null]),
       [
         ['node-4', M60, null],
         ['node-5', M60, null],
@@ -1486,7 +1486,7 @@ describe('the record of what each rollout found', () => {
     ].map(labelled);
     const plan = planUndo(base({ rollout: rc2({ revert: true }), nodes, others: [ra2()] }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-5'],
     );
     assert.deepEqual(
@@ -1500,7 +1500,7 @@ describe('the record of what each rollout found', () => {
     const plan = planRollout(
       base({ rollout: ra2({ revert: true }, { 'node-1': done(0, { previous: found(null) }) }), nodes }),
     );
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.equal(plan.status.nodes?.['node-1']?.state, 'Overridden');
   });
 
@@ -1541,11 +1541,11 @@ describe('the record of what each rollout found', () => {
     assert.equal(failing.status.phase, 'Reverting');
     const plan = planRollout(base({ nodes: [forged], rollout: rollout({}, failing.status) }));
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.source]),
+      plan.assignments.map((p) => [p.node, p.source]),
       [['node-1', OLD]],
     );
     assert.equal(
-      assignmentPatch(plan.nodePatches[0]!, 'Node').metadata.annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION],
+      assignmentPatch(plan.assignments[0]!, 'Node').metadata.annotations[LEGACY_PREVIOUS_SOURCE_ANNOTATION],
       null,
       'and the stale annotation goes',
     );
@@ -1557,7 +1557,7 @@ describe('the record of what each rollout found', () => {
       base({ rollout: rc2({ revert: true }), nodes: [labelled(on(M70, 'rc2')('node-4'))], others: [ra2({}, {})] }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.holder?.rollout ?? null),
+      plan.assignments.map((p) => p.holder?.rollout ?? null),
       [null],
     );
   });
@@ -1619,7 +1619,7 @@ describe('deleted nodes and deleted rollouts', () => {
 
   it('a rollout without the finalizer gets it before it changes any node', () => {
     const plan = planRollout(base({ rollout: rollout({}, undefined, { finalizers: ['example.com/other'] }) }));
-    assert.deepEqual(plan.nodePatches, []);
+    assert.deepEqual(plan.assignments, []);
     assert.deepEqual(plan.rolloutPatch, { metadata: { finalizers: ['example.com/other', ROLLOUT_FINALIZER] } });
     assert.equal(plan.requeueAfterMs, 0);
   });
@@ -1637,7 +1637,7 @@ describe('deleted nodes and deleted rollouts', () => {
       }),
     );
     assert.deepEqual(
-      plan.nodePatches.map((p) => [p.node, p.source]),
+      plan.assignments.map((p) => [p.node, p.source]),
       [
         ['node-1', OLD],
         ['node-2', OLD],
@@ -1652,8 +1652,8 @@ describe('deleted nodes and deleted rollouts', () => {
     const plan = planRollout(
       base({ nodes: [switched('node-1'), switched('node-2', { owner: 'later' })], rollout: deleting({}, status) }),
     );
-    assert.deepEqual(plan.nodePatches, [{ node: 'node-1', resourceVersion: '100', holder: null, source: 'kept' }]);
-    assert.deepEqual(assignmentPatch(plan.nodePatches[0]!, 'Node'), {
+    assert.deepEqual(plan.assignments, [{ node: 'node-1', resourceVersion: '100', holder: null, source: 'kept' }]);
+    assert.deepEqual(assignmentPatch(plan.assignments[0]!, 'Node'), {
       metadata: {
         resourceVersion: '100',
         annotations: {
@@ -1674,13 +1674,13 @@ describe('deleted nodes and deleted rollouts', () => {
         rollout: deleting({}, status),
       }),
     );
-    assert.deepEqual(after.nodePatches, []);
+    assert.deepEqual(after.assignments, []);
     assert.deepEqual(after.finalize, { metadata: { finalizers: null } });
     assert.equal(after.status, status, 'no status write for an object about to go');
   });
 
   it('a deleted rollout that never had our finalizer is left to the server', () => {
     const plan = planRollout(base({ rollout: rollout({}, undefined, { deletionTimestamp: iso(5), finalizers: [] }) }));
-    assert.deepEqual([plan.nodePatches, plan.finalize, plan.rolloutPatch], [[], undefined, undefined]);
+    assert.deepEqual([plan.assignments, plan.finalize, plan.rolloutPatch], [[], undefined, undefined]);
   });
 });

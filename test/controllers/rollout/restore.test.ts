@@ -55,7 +55,7 @@ describe('an undo restores a node when the node says so', () => {
     const plan = planRollout(undo());
     assert.equal(plan.status.phase, 'Reverting');
     assert.deepEqual(
-      plan.nodePatches.map((p) => p.node),
+      plan.assignments.map((p) => p.node),
       ['node-1', 'node-2'],
     );
     assert.deepEqual(
@@ -76,7 +76,7 @@ describe('an undo restores a node when the node says so', () => {
       [waiting.status.nodes?.['node-1']?.state, waiting.status.nodes?.['node-2']?.state],
       ['Reverted', 'InFlight'],
     );
-    assert.equal(waiting.nodePatches.length, 0, 'not patched again');
+    assert.equal(waiting.assignments.length, 0, 'not patched again');
     const late = planRollout(withNode2Stopped(71));
     assert.equal(late.status.phase, 'Reverted');
     const n2 = late.status.nodes?.['node-2'];

@@ -180,7 +180,7 @@ const TABLE: Row[] = [
 
 const assigned = (input: PlanInput): Record<string, string | null> =>
   Object.fromEntries(
-    planRollout(input).nodePatches.flatMap((p) =>
+    planRollout(input).assignments.flatMap((p) =>
       p.source === 'kept' ? [] : [[p.node, p.source?.configMap?.name ?? null]],
     ),
   );

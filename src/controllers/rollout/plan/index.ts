@@ -123,7 +123,7 @@ export function planRollout(input: PlanInput): Plan {
     const rolloutPatch: RolloutPatch = {
       metadata: { finalizers: [...(r.metadata.finalizers ?? []), ROLLOUT_FINALIZER] },
     };
-    return { nodePatches: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
+    return { assignments: [], rolloutPatch, status: r.status ?? {}, events: [], requeueAfterMs: 0 };
   }
   return isLayered(r) ? planLayered(input) : planPinned(input);
 }
@@ -187,7 +187,7 @@ function firstPlan<T>(gates: readonly Gate<T>[], at: T): Plan | undefined {
 
 /** The status as it is, nothing to do. */
 function unchanged(input: PlanInput): Plan {
-  return { nodePatches: [], status: input.rollout.status ?? {}, events: [] };
+  return { assignments: [], status: input.rollout.status ?? {}, events: [] };
 }
 
 /** spec.revert: the rollout is undone, and once Reverted does nothing more. */
@@ -345,7 +345,7 @@ function startNextBatch(look: Look): Plan {
       ? { intent: buildStatus(input, before, { ...outcome, incompatible: look.incompatible }, look.currentBatch) }
       : {};
   const currentBatch = start.length > 0 ? batch : look.currentBatch;
-  return { ...finishLook(look, outcome, { nodePatches: assignments, ...intent }, currentBatch), ...later(look) };
+  return { ...finishLook(look, outcome, { assignments, ...intent }, currentBatch), ...later(look) };
 }
 
 /**
@@ -355,7 +355,7 @@ function startNextBatch(look: Look): Plan {
 function planSucceeded(input: PlanInput): Plan {
   const old = input.rollout.status ?? {};
   const degraded = findDegraded(input.nodes, old.nodes ?? {}, nodeTarget(input));
-  if (degraded.length === 0 && old.degradedNodes === undefined) return { nodePatches: [], status: old, events: [] };
+  if (degraded.length === 0 && old.degradedNodes === undefined) return { assignments: [], status: old, events: [] };
   const plan = finishPlan(input, old.nodes ?? {}, { phase: 'Succeeded', degraded }, old.currentBatch);
   if (old.observedGeneration !== undefined) plan.status.observedGeneration = old.observedGeneration;
   return plan;

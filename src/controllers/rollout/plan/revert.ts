@@ -117,7 +117,7 @@ export function planRevert(input: PlanInput): Plan {
   const waiting = Object.values(nodes).some((p) => p.state === 'InFlight');
   const due = restoreDueMs(nodes, now, deadlineOf(input));
   return finishPlan(input, nodes, { phase: waiting ? 'Reverting' : 'Reverted' }, input.rollout.status?.currentBatch, {
-    nodePatches: assignments,
+    assignments,
     ...(due !== undefined ? { requeueAfterMs: due } : {}),
   });
 }
@@ -135,7 +135,7 @@ export function deadlineOf(input: PlanInput): number {
 export function planDeletion(input: PlanInput): Plan {
   const r = input.rollout;
   const old = r.status;
-  if (!hasFinalizer(r)) return { nodePatches: [], status: old ?? {}, events: [] };
+  if (!hasFinalizer(r)) return { assignments: [], status: old ?? {}, events: [] };
   if (needsWork(r)) return planRevert(input);
   const me = r.metadata.name ?? '';
   const held = [...input.nodes].filter((n) => isMine(n, me)).sort(byName);
@@ -143,11 +143,11 @@ export function planDeletion(input: PlanInput): Plan {
     const events: RolloutEvent[] = [
       { type: 'Normal', reason: 'NodesReleased', message: eventMessages.released(held.map(nameOf)) },
     ];
-    return { nodePatches: held.map((n) => letGo(n, null)), status: old ?? {}, events, requeueAfterMs: 0 };
+    return { assignments: held.map((n) => letGo(n, null)), status: old ?? {}, events, requeueAfterMs: 0 };
   }
   const rest = (r.metadata.finalizers ?? []).filter((f) => f !== ROLLOUT_FINALIZER);
   return {
-    nodePatches: [],
+    assignments: [],
     status: old ?? {},
     events: [],
     finalize: { metadata: { finalizers: rest.length > 0 ? rest : null } },

@@ -316,5 +316,5 @@ export function finishPlan(
   rest: Partial<Plan> = {},
 ): Plan {
   const status = buildStatus(input, nodes, outcome, currentBatch);
-  return { nodePatches: [], ...rest, status, events: eventsFor(input, status, desiredSource(input.rollout.spec)) };
+  return { assignments: [], ...rest, status, events: eventsFor(input, status, desiredSource(input.rollout.spec)) };
 }

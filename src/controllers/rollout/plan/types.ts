@@ -114,7 +114,7 @@ export interface Plan {
    */
   intent?: RolloutStatus;
   /** The nodes' assignments, written after the intent, one write each. */
-  nodePatches: NodeAssignment[];
+  assignments: NodeAssignment[];
   /** A merge patch of the rollout itself (pauseAfterCanary; the finalizer), applied after the nodes, before the status. */
   rolloutPatch?: RolloutPatch;
   /** The whole status to write; the controller skips the write when it equals the current one. */
