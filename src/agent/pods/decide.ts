@@ -1,0 +1,52 @@
+// What the node does next for one Pod, as one pure function of the Pod as the API has it (or gone), what the runtime
+// runs for it, and whether the node admits it: the kubelet's pod worker in one step. The caller does what it says
+// and asks again when the Pod or the runtime changes, so every answer is a step that may be repeated.
+
+import type { RunnablePod, RunningPod } from './types.js';
+
+/** Why the node refuses a Pod at admission (kube's reason and message), or nothing when it fits. */
+export type Admission = { ok: true } | { ok: false; reason: string; message: string };
+
+export type PodAction =
+  /** Nothing to do: the Pod is as the node reports it. */
+  | { kind: 'none' }
+  /** Start the Pod's containers in the runtime, then report it Running. */
+  | { kind: 'start' }
+  /** Refuse it: report it Failed with the admission's reason; nothing runs. */
+  | { kind: 'reject'; reason: string; message: string }
+  /** Write the Pod's status from what the runtime runs. */
+  | { kind: 'report' }
+  /** A graceful delete: stop the containers (a simulated container ends at once), then report it. */
+  | { kind: 'stop' }
+  /** Stopped and reported: confirm the delete (grace 0, the Pod's uid as precondition) and forget it. */
+  | { kind: 'confirm' }
+  /** The API has no such Pod (deleted by force, or another Pod now has its name): end what runs for it. */
+  | { kind: 'forget' };
+
+export interface PodInput {
+  /** The Pod as the API has it; undefined when it is gone. */
+  pod: RunnablePod | undefined;
+  /** What the runtime runs for this uid; undefined when nothing. */
+  running: RunningPod | undefined;
+  /** Whether the status the API has is the one the node would write now (no write needed). */
+  reported: boolean;
+  /** Asked only for a Pod the node does not run yet. */
+  admit: () => Admission;
+}
+
+const terminal = (p: RunnablePod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+
+/** The next step for one Pod bound to this node. Pure. */
+export function decidePod(input: PodInput): PodAction {
+  const { pod, running } = input;
+  if (!pod) return running ? { kind: 'forget' } : { kind: 'none' };
+  if (pod.metadata?.deletionTimestamp) {
+    if (running && running.stoppedAt === undefined) return { kind: 'stop' };
+    if (running && !input.reported) return { kind: 'report' };
+    return { kind: 'confirm' };
+  }
+  if (running) return input.reported ? { kind: 'none' } : { kind: 'report' };
+  if (terminal(pod)) return { kind: 'none' };
+  const admission = input.admit();
+  return admission.ok ? { kind: 'start' } : { kind: 'reject', reason: admission.reason, message: admission.message };
+}
