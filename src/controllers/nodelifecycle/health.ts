@@ -1,6 +1,6 @@
 // The node lifecycle controller's decisions, as kube-controller-manager's node lifecycle controller makes them, as
 // pure functions: when a node was last heard from, which conditions become Unknown once it has been silent for the
-// grace period, and which NoSchedule taints its Ready condition calls for.
+// grace period, and which taints its conditions and its cordon call for.
 
 import type { Lease, Node, NodeCondition, Taint } from '../../api/types.js';
 import { formatTime } from '../../util/clock.js';
@@ -94,28 +94,57 @@ export function conditionsForSilentNode(node: Node, now: Date): NodeCondition[] 
   return changed ? conditions : undefined;
 }
 
-/** The NoSchedule taint the Ready condition calls for (doNoScheduleTaintingPass): Unknown → unreachable, False → not-ready. */
-function readinessTaintKey(node: Node): string | undefined {
-  const status = readyCondition(node)?.status;
-  if (status === 'Unknown') return TAINT_UNREACHABLE;
-  if (status === 'False') return TAINT_NOT_READY;
-  return undefined;
-}
+export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
 
-function isReadinessTaint(t: Taint): boolean {
-  return t.effect === 'NoSchedule' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY);
-}
+/** The conditions whose True status calls for a NoSchedule taint (TaintNodesByCondition), besides Ready. */
+const PRESSURE_TAINTS: Readonly<Record<string, string>> = {
+  MemoryPressure: 'node.kubernetes.io/memory-pressure',
+  DiskPressure: 'node.kubernetes.io/disk-pressure',
+  PIDPressure: 'node.kubernetes.io/pid-pressure',
+  NetworkUnavailable: 'node.kubernetes.io/network-unavailable',
+};
+
+/** Every taint this controller owns: the readiness pair in both effects, the pressure ones and the cordon's. */
+const OWNED = new Set([
+  `${TAINT_UNREACHABLE}:NoSchedule`,
+  `${TAINT_NOT_READY}:NoSchedule`,
+  `${TAINT_UNREACHABLE}:NoExecute`,
+  `${TAINT_NOT_READY}:NoExecute`,
+  `${TAINT_UNSCHEDULABLE}:NoSchedule`,
+  ...Object.values(PRESSURE_TAINTS).map((k) => `${k}:NoSchedule`),
+]);
 
 /**
- * The node's taints after the NoSchedule pass: the readiness taint its Ready condition calls for (added with
- * timeAdded = now), the other readiness taint removed, everyone else's taints untouched. Undefined when unchanged.
+ * The taints the node's state calls for, as `key:effect`: its Ready condition's (Unknown → unreachable, False →
+ * not-ready) as NoSchedule (doNoScheduleTaintingPass) and as NoExecute (doNoExecuteTaintingPass, which the taint
+ * eviction controller acts on), a pressure condition's that is True, and the cordon's (spec.unschedulable).
+ */
+function wantedTaints(node: Node): string[] {
+  const status = readyCondition(node)?.status;
+  const readiness = status === 'Unknown' ? TAINT_UNREACHABLE : status === 'False' ? TAINT_NOT_READY : undefined;
+  const want = readiness ? [`${readiness}:NoSchedule`, `${readiness}:NoExecute`] : [];
+  for (const c of node.status?.conditions ?? [])
+    if (c.status === 'True' && PRESSURE_TAINTS[c.type]) want.push(`${PRESSURE_TAINTS[c.type]}:NoSchedule`);
+  if (node.spec?.unschedulable === true) want.push(`${TAINT_UNSCHEDULABLE}:NoSchedule`);
+  return want;
+}
+
+const taintId = (t: Taint) => `${t.key}:${t.effect}`;
+
+/**
+ * The node's taints after both tainting passes: each taint its state calls for (added with timeAdded = now), the
+ * controller's others removed, everyone else's taints untouched. Undefined when unchanged.
  */
 export function taintsFor(node: Node, now: Date): Taint[] | undefined {
   const current = node.spec?.taints ?? [];
-  const want = readinessTaintKey(node);
-  const kept = current.filter((t) => !isReadinessTaint(t) || t.key === want);
-  const has = want !== undefined && kept.some((t) => t.key === want && t.effect === 'NoSchedule');
-  const next =
-    has || want === undefined ? kept : [...kept, { key: want, effect: 'NoSchedule', timeAdded: formatTime(now) }];
+  const want = wantedTaints(node);
+  const kept = current.filter((t) => !OWNED.has(taintId(t)) || want.includes(taintId(t)));
+  const added = want
+    .filter((id) => !kept.some((t) => taintId(t) === id))
+    .map((id): Taint => {
+      const at = id.lastIndexOf(':');
+      return { key: id.slice(0, at), effect: id.slice(at + 1), timeAdded: formatTime(now) };
+    });
+  const next = [...kept, ...added];
   return next.length === current.length && next.every((t, i) => t === current[i]) ? undefined : next;
 }

@@ -96,13 +96,36 @@ describe('node health', () => {
     assert.deepEqual(tainted, [
       foreign,
       { key: TAINT_UNREACHABLE, effect: 'NoSchedule', timeAdded: '2024-01-15T10:05:00Z' },
+      { key: TAINT_UNREACHABLE, effect: 'NoExecute', timeAdded: '2024-01-15T10:05:00Z' },
     ]);
     assert.equal(taintsFor({ ...unknown, spec: { taints: tainted } }, NOW), undefined, 'already tainted');
     assert.deepEqual(taintsFor({ ...node('True'), spec: { taints: tainted } }, NOW), [foreign]);
     assert.equal(taintsFor(node('True'), NOW), undefined);
     assert.deepEqual(
-      taintsFor({ ...node('False'), spec: { taints: tainted } }, NOW)?.map((t) => t.key),
-      ['example.com/dedicated', 'node.kubernetes.io/not-ready'],
+      taintsFor({ ...node('False'), spec: { taints: tainted } }, NOW)?.map((t) => `${t.key}:${t.effect}`),
+      [
+        'example.com/dedicated:NoSchedule',
+        'node.kubernetes.io/not-ready:NoSchedule',
+        'node.kubernetes.io/not-ready:NoExecute',
+      ],
     );
+  });
+
+  it('taints a cordoned node unschedulable and a node under pressure by its condition, and only while so', () => {
+    const keys = (t: { key: string; effect: string }[] | undefined) => t?.map((x) => `${x.key}:${x.effect}`);
+    const cordoned = node('True', { spec: { unschedulable: true } });
+    const t1 = taintsFor(cordoned, NOW);
+    assert.deepEqual(keys(t1), ['node.kubernetes.io/unschedulable:NoSchedule']);
+    assert.equal(t1?.[0]?.timeAdded, '2024-01-15T10:05:00Z');
+    assert.equal(taintsFor({ ...cordoned, spec: { unschedulable: true, taints: t1 } }, NOW), undefined);
+    assert.deepEqual(taintsFor({ ...node('True'), spec: { taints: t1 } }, NOW), [], 'uncordoned: the taint goes');
+    const pressed = node('True');
+    pressed.status!.conditions = pressed.status!.conditions!.map((c) =>
+      c.type === 'DiskPressure' ? { ...c, status: 'True' } : c,
+    );
+    assert.deepEqual(keys(taintsFor(pressed, NOW)), ['node.kubernetes.io/disk-pressure:NoSchedule']);
+    // A taint of the same key with another effect is someone else's: kept.
+    const theirs = { key: 'node.kubernetes.io/unschedulable', effect: 'NoExecute' };
+    assert.equal(taintsFor(node('True', { spec: { taints: [theirs] } }), NOW), undefined);
   });
 });
