@@ -14,6 +14,7 @@ import { driftGauges, isDrift, KubeletReporter, localOverrides } from './drift.j
 import { digestOf, setKubeletFile, type DaemonFiles } from './files.js';
 import type { NodeDaemonFlags } from './flags.js';
 import { messages } from './messages.js';
+import { formatTime } from '../util/clock.js';
 
 /** The Warning event of the daemon's own file found changed by another hand. */
 export const DRIFT_REASON = 'KubeletConfigDrift';
@@ -96,10 +97,7 @@ export class FileChecks {
 
   /** Another hand changed the daemon's file: a log line, a Warning event, the gauge, status.kubelet.lastDrift. */
   reportDrift(path: string, putBack: boolean): void {
-    const time = this.d.clock
-      .now()
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z');
+    const time = formatTime(this.d.clock.now());
     logWarning(messages.drift(path, putBack));
     this.gauges.drifts.inc();
     void this.reporter.set({ lastDrift: { time, file: path } });

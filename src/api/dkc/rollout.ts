@@ -3,6 +3,7 @@
 // source, and the strategy's numbers. Pure: no I/O.
 
 import type { KubeObject, NodeConfigSource, ObjectReference, OwnerReference, Time } from '../types.js';
+import { formatTime } from '../../util/clock.js';
 
 export const GROUP = 'dkc.io';
 export const VERSION = 'v1alpha1';
@@ -265,14 +266,14 @@ export function hasFinalizer(r: NodeConfigRollout): boolean {
   return (r.metadata.finalizers ?? []).includes(ROLLOUT_FINALIZER);
 }
 
-/** metav1.Time: whole seconds, rounded down. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+/** metav1.Time of an instant in milliseconds: whole seconds, rounded down. */
+export function formatTimeFloor(ms: number): string {
+  return formatTime(new Date(Math.floor(ms / 1000) * 1000));
 }
 
 /** Whole seconds rounded up, for the start of a soak or a deadline: each lasts at least as long as asked. */
 export function formatTimeCeil(ms: number): string {
-  return new Date(Math.ceil(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return formatTime(new Date(Math.ceil(ms / 1000) * 1000));
 }
 
 /** spec.configSource as it goes onto a Node: `{}` and absent both mean the node's local config (null). */

@@ -8,6 +8,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { UserInfo } from '../authz.js';
 import type { RequestInfo } from '../requestinfo.js';
 import { systemClock, type Clock } from '../../util/clock.js';
+import { formatMicroTime } from '../../util/clock.js';
 
 export interface AuditRecord {
   user?: UserInfo;
@@ -51,8 +52,8 @@ export function auditEvent(r: AuditRecord, now = systemClock.now()): Record<stri
     ev['objectRef'] = ref;
   }
   ev['responseStatus'] = { metadata: {}, code: r.code };
-  ev['requestReceivedTimestamp'] = r.received.toISOString().replace('Z', '000Z');
-  ev['stageTimestamp'] = now.toISOString().replace('Z', '000Z');
+  ev['requestReceivedTimestamp'] = formatMicroTime(r.received);
+  ev['stageTimestamp'] = formatMicroTime(now);
   return ev;
 }
 

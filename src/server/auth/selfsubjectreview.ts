@@ -6,6 +6,7 @@ import type { KubeObject } from '../../api/types.js';
 import type { UserInfo } from '../authz.js';
 import type { ResourceDef } from '../resourcedef.js';
 import { reviewDef } from './accessreview.js';
+import { formatTime } from '../../util/clock.js';
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
 
@@ -27,7 +28,7 @@ export function answerSelfSubjectReview(requester: UserInfo, now: Date): KubeObj
   return {
     kind: selfSubjectReviews.kind,
     apiVersion: `${AUTHENTICATION_GROUP}/v1`,
-    metadata: { creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    metadata: { creationTimestamp: formatTime(now) },
     status: { userInfo },
   };
 }

@@ -31,6 +31,7 @@ import { applyText, printManager } from './messages.js';
 import { compare, toFieldSet, TypedValueError } from './typed.js';
 import type { SsaType } from './types.js';
 import { Conflicts, recordApply, recordUpdate, type UpdaterContext } from './updater.js';
+import { formatTime } from '../../util/clock.js';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** kubectl apply --server-side's default manager; the last-applied annotation follows its applies. */
@@ -97,7 +98,7 @@ function secondPrecision(d: Date): string {
   const second = Math.floor(d.getTime() / 1000);
   if (second !== lastSecond) {
     lastSecond = second;
-    lastText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastText = formatTime(d);
   }
   return lastText;
 }

@@ -2,7 +2,7 @@
 // their kubelet version, and which of the `dkc rollout` actions make sense in a phase (the page still lets the API
 // have the last word).
 
-import type { NodeProgress, Phase, RolloutStatus } from '../../api/dkc/rollout.js';
+import { isFinishedPhase, type NodeProgress, type Phase, type RolloutStatus } from '../../api/dkc/rollout.js';
 
 /** The nodes a rollout left out for their kubelet version, one entry per version and reason, oldest version first. */
 export interface LeftOut {
@@ -63,13 +63,11 @@ export function leftOut(status: RolloutStatus | undefined): LeftOut[] {
   );
 }
 
-const FINAL: ReadonlySet<Phase> = new Set(['Succeeded', 'Halted', 'Reverted']);
-
 /** Which buttons are enabled: pause while it runs, resume while paused, undo until it has been reverted. */
 export function availableActions(
   phase: Phase | undefined,
   paused: boolean,
 ): { pause: boolean; resume: boolean; undo: boolean } {
-  const final = phase !== undefined && FINAL.has(phase);
+  const final = isFinishedPhase(phase);
   return { pause: !paused && !final, resume: paused && !final, undo: phase !== 'Reverted' && phase !== 'Reverting' };
 }

@@ -3,12 +3,12 @@
 // deleted, per phase reached), the live progress bar drawn on a terminal, and the exit code a phase means.
 
 import { progress } from './errors.js';
-import type { Phase, RolloutStatus } from '../../api/dkc/rollout.js';
-import { FINAL_PHASES, type NodeConfigRollout } from './types.js';
+import { isFinishedPhase, type Phase, type RolloutStatus } from '../../api/dkc/rollout.js';
+import type { NodeConfigRollout } from './types.js';
 
 /** 0 Succeeded, 1 Halted or Reverted; undefined while the rollout can still move. */
 export function exitCodeForPhase(phase: Phase | undefined): 0 | 1 | undefined {
-  if (phase === undefined || !FINAL_PHASES.has(phase)) return undefined;
+  if (!isFinishedPhase(phase)) return undefined;
   return phase === 'Succeeded' ? 0 : 1;
 }
 

@@ -6,7 +6,6 @@ import {
   GROUP,
   ROLLOUTS_PATH,
   type LabelSelector,
-  type Phase,
   type RolloutStatus,
   type RolloutStrategy,
 } from '../../api/dkc/rollout.js';
@@ -48,8 +47,6 @@ export interface NodeConfigRollout {
   status?: RolloutStatus;
   [k: string]: unknown;
 }
-
-export const FINAL_PHASES: ReadonlySet<Phase> = new Set(['Succeeded', 'Halted', 'Reverted']);
 
 export function collectionPath(): string {
   return ROLLOUTS_PATH;

@@ -8,7 +8,7 @@ import { heartbeatOf } from '../heartbeat.js';
 import { conditionMessages, conditionReasons } from '../messages.js';
 import { conflictFailure } from '../conflicts.js';
 import { isMine, stepNode, unavailableReason, type NodeTarget } from '../nodeview.js';
-import { desiredSource, formatTime, scaledCount, type NodeProgress } from '../../../api/dkc/rollout.js';
+import { desiredSource, formatTimeFloor, scaledCount, type NodeProgress } from '../../../api/dkc/rollout.js';
 import type { Outcome, PlanInput } from './types.js';
 import { byName, deletedRecord, holderOf, nameOf, withoutWaiting } from './records.js';
 
@@ -75,7 +75,7 @@ export interface Evaluated {
 function holdIfDown(p: NodeProgress, prev: NodeProgress | undefined, node: Node, t: NodeTarget): NodeProgress {
   const reason = unavailableReason(node, t.heartbeat(nameOf(node)), t.now.getTime());
   if (reason === undefined) return withoutWaiting(p);
-  return { ...p, waitingReason: reason, waitingSince: prev?.waitingSince ?? formatTime(t.now.getTime()) };
+  return { ...p, waitingReason: reason, waitingSince: prev?.waitingSince ?? formatTimeFloor(t.now.getTime()) };
 }
 
 /** What the rollout wants on each node, and when, as the node's state machine takes it. */

@@ -6,7 +6,7 @@ import { reasonOf, type Incompatibility } from '../../../nodepolicy/compat.js';
 import { conditionMessages, conditionReasons, eventMessages, waitingMessages } from '../messages.js';
 import {
   desiredSource,
-  formatTime,
+  formatTimeFloor,
   isFinishedPhase,
   type NodeProgress,
   type Phase,
@@ -136,7 +136,7 @@ export function buildStatus(
   currentBatch: number | undefined,
 ): RolloutStatus {
   const old = input.rollout.status;
-  const now = formatTime(input.now.getTime());
+  const now = formatTimeFloor(input.now.getTime());
   const starting = outcome.phase === 'Pending' || outcome.phase === 'Progressing' || outcome.phase === 'Paused';
   const entries = Object.entries(nodes)
     .sort(([a], [b]) => (a < b ? -1 : 1))
