@@ -19,7 +19,7 @@ import {
   type HostSystemInfo,
 } from '../agent/node/index.js';
 import type { BackoffOptions } from '../supervisor/backoff.js';
-import { defaultLocalConfig } from '../agent/localconfig.js';
+import { defaultLocalConfig } from '../agent/clusterconfig.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
 import { forEachBounded } from '../util/bounded.js';

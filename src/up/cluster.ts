@@ -7,7 +7,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultLocalConfig } from '../agent/localconfig.js';
+import { defaultLocalConfig } from '../agent/clusterconfig.js';
 import {
   CONTROL_SOCKET,
   Supervisor,

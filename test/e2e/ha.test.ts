@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ApiError, RestClient } from '../../src/client/index.js';
-import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { startEtcd } from '../helpers/etcd.js';
 import { kubectlPath } from '../helpers/kubectl.js';

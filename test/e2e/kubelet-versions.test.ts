@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
-import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
-import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 

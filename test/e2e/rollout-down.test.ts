@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Event, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { ROLLOUT_ANNOTATION, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
-import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';

@@ -16,7 +16,7 @@ import type { ConfigMap, Node } from '../../src/api/types.js';
 import { RestClient } from '../../src/client/index.js';
 import { ROLLOUT_ANNOTATION, ROLLOUTS_PATH, type NodeConfigRollout } from '../../src/api/dkc/rollout.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
-import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
 import { runDkc } from '../helpers/dkc.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';

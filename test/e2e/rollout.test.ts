@@ -20,7 +20,7 @@ import {
   type NodeConfigRollout,
   type RolloutSpec,
 } from '../../src/api/dkc/rollout.js';
-import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { kubeletConfigMap, kubeletSource } from '../helpers/nodeconfig.js';

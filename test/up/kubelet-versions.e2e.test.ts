@@ -4,7 +4,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultLocalConfig } from '../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { startServer, type RunningServer } from '../helpers/server.js';

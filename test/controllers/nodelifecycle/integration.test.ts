@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Lease, Node } from '../../../src/api/types.js';
 import { RestClient } from '../../../src/client/index.js';
 import { Supervisor } from '../../../src/supervisor/index.js';
-import { defaultLocalConfig } from '../../../src/agent/localconfig.js';
+import { defaultLocalConfig } from '../../../src/agent/clusterconfig.js';
 import { startCluster, type Cluster, type ClusterNode } from '../../../src/up/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
