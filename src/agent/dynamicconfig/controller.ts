@@ -11,8 +11,6 @@
 // govern the node are watched: when they change, the boot decision is made again and the agent restarts if what it
 // should run is not what it runs (policy.ts, policywatch.ts).
 
-import type { ListWatcher } from '../../client/informer.js';
-import type { CallOptions, PatchType } from '../../client/rest.js';
 import { CheckpointStore, kubeletFiles } from './checkpoint.js';
 import { decideBoot, type BootDecision, type LoadOutcome } from './bootstrap.js';
 import { LoadError } from '../../api/configstatus.js';
@@ -23,84 +21,20 @@ import type { NodeCondition } from '../../api/types.js';
 import { clip } from '../../util/clip.js';
 import { log, logError, logWarning } from './log.js';
 import { describeSource, type ConfigMapNodeConfigSource, type NodeConfigSource } from './source.js';
-import { ConfigStatusManager, type ConfigGauges, type NodeConfigStatus } from './status.js';
+import { ConfigStatusManager, type NodeConfigStatus } from './status.js';
 import { REJECTED_REASON, rejectionMessage, type Rejection } from './rejection.js';
-import type { PolicyGate } from './policy.js';
-import type { PolicyFeed } from './policywatch.js';
-import type { AssignmentChannel } from './assignment.js';
 import { errorMessage } from '../../util/errors.js';
 import { BootState, type BootRecords } from './bootstate.js';
 import type { ConfigMapPayload } from './configmapwatch.js';
 import { HealthTrial, ledgerFailed } from './trial.js';
 import { SyncSession } from './session.js';
 
-export interface CheckpointPayload {
-  bytes: Uint8Array;
-  dir: string;
-  path: string;
-}
-
 /** Upstream's syncLoop health check text. */
 export const SYNC_LOOP_UNHEALTHY = 'sync Loop took longer than expected';
 
-export interface ControllerOptions<C> {
-  /** The absolute --dynamic-config-dir; the store lives in <dir>/store. */
-  dynamicConfigDir: string;
-  nodeName: string;
-  trialMs: number;
-  crashLoopThreshold: number;
-  /** Decode, apply flags and validate a checkpointed payload (the kubelet's loadConfig). */
-  evaluate(payload: CheckpointPayload): LoadOutcome<C>;
-  gauges: ConfigGauges;
-  /** Wall time for the trial and the records, monotonic time for the sync loop's health; the system clock. */
-  clock?: Clock;
-  random?: () => number;
-  /** A store to use instead of one over dynamicConfigDir (tests wrap it). */
-  store?: CheckpointStore;
-  /** /healthz fails once the sync loop has not run for this long; 5 minutes (the kubelet's minimum). */
-  syncLoopThresholdMs?: number;
-  /** Delay between the sync loop's ticks; 10–12 s as upstream's. */
-  syncLoopPeriodMs?: () => number;
-  /** Retry delay after a failed sync; the next tick, 10–12 s, as upstream's. */
-  syncRetryMs?: () => number;
-  /** How long the Node informer may fail to list before status.config reports it; 30 s. */
-  informerSyncTimeoutMs?: number;
-  /** At most one log line per informer per this long about its failures; 30 s. */
-  informerLogIntervalMs?: number;
-  /** How long a restart waits for its KubeletConfigChanged event before exiting anyway; 5 s. */
-  restartEventTimeoutMs?: number;
-  /** Interval of the trial check; min(10 s, trial / 4). */
-  trialCheckMs?: number;
-  /** The agent was started with a --config file: the local config is "init" rather than "default" in ConfigOK. */
-  initConfig?: boolean;
-  /** The NodeConfigPolicy check `evaluate` applies; kept current from the server once syncing starts. */
-  policyGate?: PolicyGate;
-}
+import type { CheckpointPayload, ControllerClient, ControllerOptions, SyncOptions } from './options.js';
 
-/** What the controller asks of the API server: the informers' list/watch, a GET and a status PATCH. */
-export interface ControllerClient extends ListWatcher {
-  get<T = unknown>(path: string, options?: CallOptions): Promise<T>;
-  patch<T = unknown>(path: string, type: PatchType, patch: unknown, options?: CallOptions): Promise<T>;
-}
-
-export interface SyncOptions {
-  client: ControllerClient;
-  /** Create the KubeletConfigChanged event directly (not through the rate-limited recorder). */
-  emitEvent(message: string): Promise<void>;
-  /** Stop the agent so that its supervisor starts it again with the new config. */
-  exit(): Promise<void> | void;
-  /** Record a Warning event on the node (KubeletConfigRejected, when this boot rejected the assigned config). */
-  emitWarning?(reason: string, message: string): Promise<void>;
-  /** Where the NodeConfigPolicies come from (a fleet shares one feed); an informer on `client` by default. */
-  policyFeed?: PolicyFeed;
-  /**
-   * Where the node's assignment and status.config live, once found (the Node channel when omitted). Until it settles
-   * the controller runs on what it booted and publishes nothing; when it rejects, the sync never starts (the agent
-   * stops).
-   */
-  channel?: Promise<AssignmentChannel>;
-}
-
+export type { CheckpointPayload, ControllerClient, ControllerOptions, SyncOptions };
 export type { ConfigMapPayload } from './configmapwatch.js';
 
 export interface BootstrapOptions {

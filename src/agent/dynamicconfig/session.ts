@@ -11,7 +11,7 @@ import type { CheckpointStore } from './checkpoint.js';
 import type { BootState } from './bootstate.js';
 import { FailSyncReasonInformer } from './configok.js';
 import { ConfigMapWatch, payloadOf, type ConfigMapObject } from './configmapwatch.js';
-import type { ControllerClient, ControllerOptions, SyncOptions } from './controller.js';
+import type { ControllerClient, ControllerOptions, SyncOptions } from './options.js';
 import { FailureLog } from './failurelog.js';
 import { log, logError } from './log.js';
 import type { PolicyGate } from './policy.js';

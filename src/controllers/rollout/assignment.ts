@@ -40,7 +40,7 @@ type CachedNodeConfig = Cached<NodeConfig>;
 export type AssignmentClient = Pick<RestClient, 'list' | 'watch' | 'patch' | 'create'>;
 
 /** What the controller needs of a channel. */
-export interface AssignmentChannel {
+export interface AssignmentWriter {
   readonly channel: ConfigChannel;
   /** The informers the channel reads besides the Nodes' (started, synced and stopped with the controller's). */
   readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
@@ -111,7 +111,7 @@ export function createdNodeConfig(node: Node, p: AssignmentPatch): NodeConfig {
 }
 
 /** The Node channel: the plan's assignments go to the Node, as they always have. */
-export class NodeChannel implements AssignmentChannel {
+export class NodeChannel implements AssignmentWriter {
   readonly channel = 'node' as const;
   readonly informers = [];
   private readonly written = new WrittenObjects<CachedNode>();
@@ -151,7 +151,7 @@ export class NodeChannel implements AssignmentChannel {
 }
 
 /** The NodeConfig channel: the plan's assignments go to the node's NodeConfig, created when it has none. */
-export class NodeConfigChannel implements AssignmentChannel {
+export class NodeConfigChannel implements AssignmentWriter {
   readonly channel = 'nodeconfig' as const;
   readonly informers: readonly InformerLike<{ metadata: { name?: string } }>[];
   private readonly nodeConfigs: InformerLike<CachedNodeConfig>;

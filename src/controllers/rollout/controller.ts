@@ -21,7 +21,7 @@ import { klog } from '../../util/klog.js';
 import { forEachBounded } from '../../util/bounded.js';
 import type { Registry } from '../../util/prom.js';
 import { CompatibilityJudge } from './compat.js';
-import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentChannel, type Cached } from './assignment.js';
+import { NODES_PATH, NodeChannel, NodeConfigChannel, type AssignmentWriter, type Cached } from './assignment.js';
 import {
   RENDERED_NAMESPACE,
   isLayered,
@@ -126,7 +126,7 @@ export class RolloutController {
   private readonly leases: InformerLike<CachedLease>;
   /** When this controller started: the plan counts no soak time from before it. */
   private readonly startedAt: Date;
-  private readonly assignments: AssignmentChannel;
+  private readonly assignments: AssignmentWriter;
   private readonly writtenRollouts = new WrittenObjects<CachedRollout>();
   private readonly events: EventRecorder;
   private readonly compatibility = new CompatibilityJudge();
