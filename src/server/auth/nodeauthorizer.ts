@@ -1,6 +1,7 @@
 // The Node authorizer (plugin/pkg/auth/authorizer/node) for identities `system:node:<name>` in group
 // `system:nodes`: a node reads only the ConfigMap its own Node names, renews only its own Lease, and otherwise gets
-// the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events; dkc's agent also reads
+// the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events, read Pods and write their
+// status, delete and evict them — bound to itself, as NodeRestriction checks; dkc's agent also reads
 // NodeConfigPolicies). Every refusal is "no opinion" with upstream's reason, so RBAC may still grant what an
 // operator chose to grant.
 
@@ -34,6 +35,14 @@ function nodeRulesAllow(a: AuthorizationAttributes): boolean {
   }
   if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === '') {
     return ['create', 'update', 'patch'].includes(verb);
+  }
+  // The Pods it runs (upstream's NodeRules; NodeRestriction keeps each write to Pods bound to the node): read them,
+  // create and delete mirror Pods, write their status, evict them.
+  if (group === '' && resource === 'pods') {
+    if (subresource === '') return ['get', 'list', 'watch', 'create', 'delete'].includes(verb);
+    if (subresource === 'status') return ['update', 'patch'].includes(verb);
+    if (subresource === 'eviction') return verb === 'create';
+    return false;
   }
   // dkc: the agent judges an assigned config by the NodeConfigPolicies that govern it before it runs it.
   if (group === 'dkc.io' && resource === 'nodeconfigpolicies' && subresource === '')

@@ -18,6 +18,7 @@ import { NODE_LEASE_NAMESPACE, type KubeObject } from '../../api/types.js';
 import { nodeIdentity } from './nodeauthorizer.js';
 import { nodeConfigRefusal } from './nodeconfigrestriction.js';
 import { managedFieldsRefusal } from './nodemanagedfields.js';
+import { nodePodRefusal } from './nodepods.js';
 import { union, type FieldSet } from '../fieldmanager/fieldset.js';
 import { compare } from '../fieldmanager/typed.js';
 import { builtinKindType, customKindType } from '../fieldmanager/types.js';
@@ -142,6 +143,18 @@ async function validateNodeConfig(
   if (why) throw forbid(why);
 }
 
+/** A node's write of a Pod: ./nodepods.ts; an eviction names its Pod only by the URL, so the Pod is read first. */
+async function validatePod(
+  a: AdmissionAttributes,
+  nodeName: string,
+  forbid: Forbid,
+  reads: () => ServerReads | undefined,
+): Promise<void> {
+  const pod = a.subresource === 'eviction' ? await reads()?.get('', 'pods', a.namespace, a.name) : a.oldObject;
+  const why = nodePodRefusal(a, nodeName, pod);
+  if (why) throw forbid(why);
+}
+
 /**
  * The plugin; `reads` (asked lazily: the API server exists only after its admission chain) looks up the Node whose
  * uid a node's new NodeConfig must name as its owner. Writes of Nodes and Leases are decided synchronously.
@@ -159,6 +172,10 @@ export function nodeRestriction(reads: () => ServerReads | undefined): Admission
       if (a.resource.group === DKC_GROUP && a.resource.plural === NODE_CONFIGS) {
         if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
         return validateNodeConfig(a, nodeName, forbid, reads);
+      }
+      if (a.resource.group === '' && a.resource.plural === 'pods') {
+        if (nodeName === '') throw forbid(`could not determine node from user ${JSON.stringify(a.user.name)}`);
+        return validatePod(a, nodeName, forbid, reads);
       }
       if (
         a.resource.group === 'coordination.k8s.io' &&

@@ -195,6 +195,16 @@ describe('Node authorizer', () => {
       na.authorize(attrs(node1, 'get', 'secrets', { namespace: 'default', name: 's' })).decision,
       'no-opinion',
     );
+    // The Pods a kubelet runs: read, mirror Pods created and deleted, status written, evictions (NodeRestriction
+    // keeps each write to Pods bound to the node); never a Pod's spec, its binding, or a deletecollection.
+    const pod = (verb: string, subresource = '') =>
+      na.authorize(attrs(node1, verb, 'pods', { namespace: 'default', name: 'p', subresource })).decision;
+    for (const verb of ['get', 'list', 'watch', 'create', 'delete']) assert.equal(pod(verb), 'allow', verb);
+    for (const verb of ['update', 'patch', 'deletecollection']) assert.equal(pod(verb), 'no-opinion', verb);
+    assert.equal(pod('patch', 'status'), 'allow');
+    assert.equal(pod('update', 'status'), 'allow');
+    assert.equal(pod('create', 'eviction'), 'allow');
+    assert.equal(pod('create', 'binding'), 'no-opinion');
     assert.deepEqual(na.authorize(attrs({ name: 'system:node:', groups: ['system:nodes'] }, 'get', 'nodes')), {
       decision: 'no-opinion',
       reason: 'unknown node for user "system:node:"',
