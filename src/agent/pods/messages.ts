@@ -11,3 +11,24 @@ export const admission = {
   untoleratedTaints: "node(s) had taints that the pod didn't tolerate",
   rejected: (message: string) => `Pod was rejected: ${message}`,
 };
+
+// The CPU and memory managers' start-up errors (pkg/kubelet/cm/cpumanager, memorymanager: state_checkpoint.go,
+// cpu_manager.go NewManager, checkpointmanager/errors).
+export const checkpoints = {
+  cpuPolicyMismatch: (configured: string, stored: string) =>
+    `configured policy ${JSON.stringify(configured)} differs from state checkpoint policy ${JSON.stringify(stored)}`,
+  memoryPolicyMismatch: (configured: string, stored: string) =>
+    `[memorymanager] configured policy ${JSON.stringify(configured)} differs from state checkpoint policy ${JSON.stringify(stored)}`,
+  corrupt: 'checkpoint is corrupted',
+  unreadable: (why: string) => `could not unmarshal checkpoint: ${why}`,
+  cpuRestore: (inner: string, file: string) =>
+    `could not restore state from checkpoint: ${inner}, please drain this node and delete the CPU manager checkpoint file ${JSON.stringify(file)} before restarting Kubelet`,
+  memoryRestore: (inner: string, file: string) =>
+    `could not restore state from checkpoint: ${inner}, please drain this node and delete the memory manager checkpoint file ${JSON.stringify(file)} before restarting Kubelet`,
+  cpuReservationUnknown: '[cpumanager] unable to determine reserved CPU resources for static policy',
+  /** NewManager's zero check; unreachable through the node allocatable reservation, which drops a zero sum. */
+  cpuReservationZero:
+    '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero',
+  startCpuManager: (why: string) => `start cpu manager error: ${why}`,
+  startMemoryManager: (why: string) => `start memory manager error: ${why}`,
+};
