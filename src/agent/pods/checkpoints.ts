@@ -184,34 +184,55 @@ function stored<T extends { policyName: string; checksum: number }>(raw: string,
   return cp;
 }
 
+interface Manager<T> {
+  file: string;
+  raw: string | undefined;
+  policy: string;
+  sum: (cp: T) => number;
+  fresh: () => string;
+  mismatch: (configured: string, stored: string) => string;
+  restoreError: (inner: string, file: string) => string;
+}
+
+/** One manager's file: to write fresh, fine as it is (undefined), or the start-up error. */
+function restoreOne<T extends { policyName: string; checksum: number }>(
+  m: Manager<T>,
+): { file: string; content: string } | { error: string } | undefined {
+  if (m.raw === undefined) return { file: m.file, content: m.fresh() };
+  const cp = stored<T>(m.raw, m.sum);
+  const inner =
+    typeof cp === 'string' ? cp : cp.policyName !== m.policy ? m.mismatch(m.policy, cp.policyName) : undefined;
+  return inner === undefined ? undefined : { error: m.restoreError(inner, m.file) };
+}
+
 export function restoreCheckpoints(input: CheckpointInput): CheckpointDecision {
   const { config, rootDir } = input;
   const reservation = cpuReservationError(config);
   if (reservation) return { action: 'fail', error: reservation };
+  const cpu: Manager<CPUManagerCheckpoint> = {
+    file: joinPath(rootDir, CPU_MANAGER_STATE),
+    raw: input.cpuState,
+    policy: config.cpuManagerPolicy,
+    sum: cpuChecksum,
+    fresh: () => freshCpu(input),
+    mismatch: texts.cpuPolicyMismatch,
+    restoreError: texts.cpuRestore,
+  };
+  const memory: Manager<MemoryManagerCheckpoint> = {
+    file: joinPath(rootDir, MEMORY_MANAGER_STATE),
+    raw: input.memoryState,
+    policy: config.memoryManagerPolicy,
+    sum: memoryChecksum,
+    fresh: () => freshMemory(input),
+    mismatch: texts.memoryPolicyMismatch,
+    restoreError: texts.memoryRestore,
+  };
   const write: { file: string; content: string }[] = [];
-  const cpuFile = joinPath(rootDir, CPU_MANAGER_STATE);
-  if (input.cpuState === undefined) write.push({ file: cpuFile, content: freshCpu(input) });
-  else {
-    const cp = stored<CPUManagerCheckpoint>(input.cpuState, cpuChecksum);
-    const inner =
-      typeof cp === 'string'
-        ? cp
-        : cp.policyName !== config.cpuManagerPolicy
-          ? texts.cpuPolicyMismatch(config.cpuManagerPolicy, cp.policyName)
-          : undefined;
-    if (inner) return { action: 'fail', error: texts.cpuRestore(inner, cpuFile) };
-  }
-  const memFile = joinPath(rootDir, MEMORY_MANAGER_STATE);
-  if (input.memoryState === undefined) write.push({ file: memFile, content: freshMemory(input) });
-  else {
-    const cp = stored<MemoryManagerCheckpoint>(input.memoryState, memoryChecksum);
-    const inner =
-      typeof cp === 'string'
-        ? cp
-        : cp.policyName !== config.memoryManagerPolicy
-          ? texts.memoryPolicyMismatch(config.memoryManagerPolicy, cp.policyName)
-          : undefined;
-    if (inner) return { action: 'fail', error: texts.memoryRestore(inner, memFile) };
+  // The CPU manager starts before the memory manager; the first refusal is the one the kubelet reports.
+  for (const outcome of [restoreOne(cpu), restoreOne(memory)]) {
+    if (outcome === undefined) continue;
+    if ('error' in outcome) return { action: 'fail', error: outcome.error };
+    write.push(outcome);
   }
   return { action: 'start', write };
 }
