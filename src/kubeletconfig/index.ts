@@ -17,6 +17,7 @@
 //   encode(config, 'yaml' | 'json'), toConfigzJSON(config) (the /configz body, no kind/apiVersion)
 //   FIELD_SAFETY / safetyOf(path)           safe | disruptive | dangerous, with a reason, for every field (safety)
 //   diffConfigs(a, b)                       the changed leaves between two defaulted configs (diff)
+//   changeNeeds(from, to)                   restart | drain | drainAndReset (which checkpoints) per field (disruption)
 //   kubeletVersion('1.31')                  the same as another kubelet minor (1.22 … newest): decode, setDefaults,
 //                                           validate, validateStartup, effectiveConfig, encode, featureGates, and
 //                                           check(bytes) → { ok, errors, unknownFields } for admission (versions)
@@ -96,6 +97,14 @@ export {
   type FieldSafety,
 } from './safety.js';
 export { diffConfigs, diffEncoded, formatPath, type FieldChange } from './diff.js';
+export {
+  changeNeeds,
+  CPU_MANAGER_STATE,
+  MEMORY_MANAGER_STATE,
+  type ChangeNeed,
+  type ChangeNeeds,
+  type FieldNeed,
+} from './disruption.js';
 export {
   render,
   mergeLayers,

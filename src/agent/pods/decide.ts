@@ -2,10 +2,9 @@
 // runs for it, and whether the node admits it: the kubelet's pod worker in one step. The caller does what it says
 // and asks again when the Pod or the runtime changes, so every answer is a step that may be repeated.
 
-import type { RunnablePod, RunningPod } from './types.js';
-
-/** Why the node refuses a Pod at admission (kube's reason and message), or nothing when it fits. */
-export type Admission = { ok: true } | { ok: false; reason: string; message: string };
+import type { Pod } from '../../api/workloads.js';
+import type { Admission } from './admission.js';
+import type { RunningPod } from './types.js';
 
 export type PodAction =
   /** Nothing to do: the Pod is as the node reports it. */
@@ -25,7 +24,7 @@ export type PodAction =
 
 export interface PodInput {
   /** The Pod as the API has it; undefined when it is gone. */
-  pod: RunnablePod | undefined;
+  pod: Pod | undefined;
   /** What the runtime runs for this uid; undefined when nothing. */
   running: RunningPod | undefined;
   /** Whether the status the API has is the one the node would write now (no write needed). */
@@ -34,7 +33,7 @@ export interface PodInput {
   admit: () => Admission;
 }
 
-const terminal = (p: RunnablePod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+const terminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 
 /** The next step for one Pod bound to this node. Pure. */
 export function decidePod(input: PodInput): PodAction {
@@ -48,5 +47,5 @@ export function decidePod(input: PodInput): PodAction {
   if (running) return input.reported ? { kind: 'none' } : { kind: 'report' };
   if (terminal(pod)) return { kind: 'none' };
   const admission = input.admit();
-  return admission.ok ? { kind: 'start' } : { kind: 'reject', reason: admission.reason, message: admission.message };
+  return admission.admit ? { kind: 'start' } : { kind: 'reject', reason: admission.reason, message: admission.message };
 }

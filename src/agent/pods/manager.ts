@@ -5,16 +5,21 @@
 
 import type { RestClient } from '../../client/index.js';
 import { isApiError } from '../../client/index.js';
-import { Informer } from '../../client/informer.js';
+import { Informer, type KubeObject as InformerObject } from '../../client/informer.js';
 import { deepEqual } from '../../api/equal.js';
 import { formatTime, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
-import { decidePod, type Admission, type PodAction } from './decide.js';
-import { rejectedStatus, runtimeStatus } from './podstatus.js';
+import type { Pod } from '../../api/workloads.js';
+import { rejectedStatus, type Admission } from './admission.js';
+import { decidePod, type PodAction } from './decide.js';
+import { runtimeStatus } from './podstatus.js';
 import { freeIP, podRangeOf, RuntimeStore, startedPod } from './runtime.js';
 import { podLogs as logs } from './messages.js';
-import type { RunnablePod, RunningPod, RuntimeState } from './types.js';
+import type { RunningPod, RuntimeState } from './types.js';
+
+/** A Pod as the informer holds it. */
+type WatchedPod = Pod & InformerObject;
 
 export interface PodRunnerOptions {
   client: RestClient;
@@ -24,19 +29,19 @@ export interface PodRunnerOptions {
   clock: Clock;
   /** The node's spec.podCIDR, when it has one. */
   podCIDR?: string;
-  /** Whether the node admits `pod` beside the Pods it runs (the kubelet's admission). */
-  admit: (pod: RunnablePod, running: readonly RunningPod[]) => Admission;
+  /** Whether the node admits `pod` beside the Pods it runs (the kubelet's admission, ./admission.ts). */
+  admit: (pod: Pod, running: readonly Pod[]) => Admission;
 }
 
 const podPath = (p: { namespace: string; name: string }) => `/api/v1/namespaces/${p.namespace}/pods/${p.name}`;
-const uidOf = (p: RunnablePod) => p.metadata?.uid ?? '';
+const uidOf = (p: Pod) => p.metadata?.uid ?? '';
 /** The status as compared: a null field (lastProbeTime) is the same as an absent one. */
 const withoutNulls = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? {}, (_k, x: unknown) => x ?? undefined));
-const nameOf = (p: RunnablePod) => ({ namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' });
+const nameOf = (p: Pod) => ({ namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' });
 
 export class PodRunner {
   private readonly o: PodRunnerOptions;
-  private readonly informer: Informer<RunnablePod>;
+  private readonly informer: Informer<WatchedPod>;
   private readonly store: RuntimeStore;
   private readonly range: string;
   private readonly pending = new Set<string>();
@@ -49,7 +54,7 @@ export class PodRunner {
     this.o = o;
     this.store = new RuntimeStore(o.rootDir);
     this.range = podRangeOf(o.nodeName, o.podCIDR);
-    this.informer = new Informer<RunnablePod>(o.client, '/api/v1/pods', {
+    this.informer = new Informer<WatchedPod>(o.client, '/api/v1/pods', {
       fieldSelector: `spec.nodeName=${o.nodeName}`,
       clock: o.clock,
     });
@@ -58,7 +63,7 @@ export class PodRunner {
   /** Reads the runtime's file and starts watching; resolves once the Pods bound here have been listed. */
   async start(): Promise<void> {
     await this.store.load();
-    for (const e of ['add', 'delete'] as const) this.informer.on(e, (p: RunnablePod) => this.enqueue(uidOf(p)));
+    for (const e of ['add', 'delete'] as const) this.informer.on(e, (p: Pod) => this.enqueue(uidOf(p)));
     this.informer.on('update', (_old, p) => this.enqueue(uidOf(p)));
     this.informer.on('error', (err) => klog.v(2, logs.watchFailed(errorMessage(err))));
     this.informer.start();
@@ -97,7 +102,7 @@ export class PodRunner {
     }
   }
 
-  private podOf(uid: string): RunnablePod | undefined {
+  private podOf(uid: string): WatchedPod | undefined {
     return this.informer.store.list().find((p) => uidOf(p) === uid);
   }
 
@@ -106,23 +111,21 @@ export class PodRunner {
     const running = this.store.state.pods[uid];
     const now = formatTime(this.o.clock.now());
     const reported = pod !== undefined && running !== undefined && this.isReported(pod, running, now);
-    const others = () => this.running().filter((r) => r.uid !== uid && r.stoppedAt === undefined);
+    const others = () =>
+      this.running()
+        .filter((r) => r.uid !== uid && r.stoppedAt === undefined)
+        .map((r) => this.podOf(r.uid))
+        .filter((p): p is WatchedPod => p !== undefined);
     const action = decidePod({ pod, running, reported, admit: () => this.o.admit(pod!, others()) });
     await this.act(action, uid, pod, running, now);
   }
 
-  private isReported(pod: RunnablePod, running: RunningPod, now: string): boolean {
+  private isReported(pod: Pod, running: RunningPod, now: string): boolean {
     const desired = withoutNulls(runtimeStatus(pod, running, this.o.hostIP, now));
     return deepEqual(this.written.get(uidOf(pod)), desired) || deepEqual(withoutNulls(pod.status), desired);
   }
 
-  private async act(
-    a: PodAction,
-    uid: string,
-    pod: RunnablePod | undefined,
-    running: RunningPod | undefined,
-    now: string,
-  ) {
+  private async act(a: PodAction, uid: string, pod: Pod | undefined, running: RunningPod | undefined, now: string) {
     switch (a.kind) {
       case 'none':
         return;
@@ -130,7 +133,7 @@ export class PodRunner {
         return this.startPod(pod!, now);
       case 'reject':
         klog.info(logs.rejected(nameOf(pod!), a.reason, a.message));
-        return this.writeStatus(pod!, rejectedStatus(pod!, a.reason, a.message, this.o.hostIP));
+        return this.writeStatus(pod!, rejectedStatus(a));
       case 'report':
         return this.writeStatus(pod!, runtimeStatus(pod!, running!, this.o.hostIP, now));
       case 'stop':
@@ -145,7 +148,7 @@ export class PodRunner {
     }
   }
 
-  private async startPod(pod: RunnablePod, now: string): Promise<void> {
+  private async startPod(pod: Pod, now: string): Promise<void> {
     const ip = freeIP(this.range, this.store.state);
     if (ip === undefined) throw new Error(logs.noAddress(this.range));
     const running = startedPod(pod, ip, now);
@@ -154,7 +157,7 @@ export class PodRunner {
     await this.writeStatus(pod, runtimeStatus(pod, running, this.o.hostIP, now));
   }
 
-  private async writeStatus(pod: RunnablePod, status: RunnablePod['status']): Promise<void> {
+  private async writeStatus(pod: Pod, status: Pod['status']): Promise<void> {
     const body = { metadata: { uid: uidOf(pod) }, status };
     await this.o.client.patch(`${podPath(nameOf(pod))}/status`, 'merge', body).catch((err: unknown) => {
       if (!isApiError(err) || (err.code !== 404 && err.code !== 409)) throw err;
@@ -162,7 +165,7 @@ export class PodRunner {
     this.written.set(uidOf(pod), withoutNulls(status));
   }
 
-  private async confirm(pod: RunnablePod, uid: string): Promise<void> {
+  private async confirm(pod: Pod, uid: string): Promise<void> {
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid } };
     await this.o.client.delete(podPath(nameOf(pod)), { body }).catch((err: unknown) => {
       if (!isApiError(err) || (err.code !== 404 && err.code !== 409)) throw err;

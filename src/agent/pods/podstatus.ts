@@ -1,9 +1,10 @@
-// The status a kubelet reports for a Pod it runs, stops or refuses (kube's status manager and generate.go): phase,
+// The status a kubelet reports for a Pod it runs or stops (kube's status manager and generate.go): phase,
 // the five conditions in the order the kubelet lists them, IPs, start time and one status per container. Pure: the
 // Pod as the API has it, what the runtime runs, and the time come in; a condition keeps its lastTransitionTime while
 // its status stays the same.
 
-import type { ContainerStatus, PodCondition, PodContainer, PodStatus, RunnablePod, RunningPod } from './types.js';
+import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from '../../api/workloads.js';
+import type { RunningPod } from './types.js';
 
 const CONDITION_ORDER = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
 
@@ -19,7 +20,7 @@ export function imageRef(image: string): string {
 }
 
 /** kube's QoS class: BestEffort without any request or limit, Guaranteed when every limit is its request. */
-export function qosClass(containers: readonly PodContainer[]): 'BestEffort' | 'Burstable' | 'Guaranteed' {
+export function qosClass(containers: readonly Container[]): 'BestEffort' | 'Burstable' | 'Guaranteed' {
   let any = false;
   let guaranteed = true;
   for (const c of containers) {
@@ -83,7 +84,7 @@ function containerStatus(pod: RunningPod, c: RunningPod['containers'][number]): 
 }
 
 /** The status of a Pod the runtime runs (or has stopped, for a graceful delete: phase Succeeded). */
-export function runtimeStatus(pod: RunnablePod, running: RunningPod, hostIP: string, now: string): PodStatus {
+export function runtimeStatus(pod: Pod, running: RunningPod, hostIP: string, now: string): PodStatus {
   const terminal = running.stoppedAt ? 'Succeeded' : undefined;
   const containers = running.containers.map((c) => containerStatus(running, c));
   return {
@@ -95,19 +96,6 @@ export function runtimeStatus(pod: RunnablePod, running: RunningPod, hostIP: str
     podIPs: [{ ip: running.ip }],
     startTime: running.startedAt,
     containerStatuses: containers.sort((a, b) => (a.name < b.name ? -1 : 1)),
-    qosClass: qosClass(pod.spec?.containers ?? []),
-  };
-}
-
-/** The status of a Pod the node refused at admission (the kubelet's rejectPod): Failed, with why. */
-export function rejectedStatus(pod: RunnablePod, reason: string, message: string, hostIP: string): PodStatus {
-  return {
-    ...(pod.status ?? {}),
-    phase: 'Failed',
-    reason,
-    message: `Pod was rejected: ${message}`,
-    hostIP,
-    hostIPs: [{ ip: hostIP }],
     qosClass: qosClass(pod.spec?.containers ?? []),
   };
 }

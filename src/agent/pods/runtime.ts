@@ -6,7 +6,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomicfile.js';
-import type { RunnablePod, RunningPod, RuntimeState } from './types.js';
+import type { Pod } from '../../api/workloads.js';
+import type { RunningPod, RuntimeState } from './types.js';
 
 export const RUNTIME_FILE = join('pods', 'runtime.json');
 
@@ -27,7 +28,7 @@ export function freeIP(range: string, state: RuntimeState): string | undefined {
 }
 
 /** The record of a Pod the runtime starts now. Pure. */
-export function startedPod(pod: RunnablePod, ip: string, now: string): RunningPod {
+export function startedPod(pod: Pod, ip: string, now: string): RunningPod {
   return {
     uid: pod.metadata?.uid ?? '',
     namespace: pod.metadata?.namespace ?? '',

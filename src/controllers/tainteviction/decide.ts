@@ -5,8 +5,9 @@
 // controller that just took over would restart; the taint's timeAdded survives it); with no tolerationSeconds it
 // stays. A Pod already being deleted, or not bound, is left alone.
 
-import { matchingTolerations, untoleratedTaints, type Toleration } from '../../api/tolerations.js';
 import type { Taint } from '../../api/types.js';
+import type { Toleration } from '../../api/workloads.js';
+import { toleratesTaint, untoleratedTaint } from '../../scheduling/constraints.js';
 
 export interface EvictionInput {
   pod: { deleting: boolean; nodeName: string; tolerations: readonly Toleration[] };
@@ -22,8 +23,9 @@ export function decideEviction(input: EvictionInput): EvictionDecision {
   if (pod.deleting || pod.nodeName === '') return { kind: 'keep' };
   const noExecute = input.taints.filter((t) => t.effect === 'NoExecute');
   if (noExecute.length === 0) return { kind: 'keep' };
-  if (untoleratedTaints(noExecute, pod.tolerations).length > 0) return { kind: 'delete', atMs: nowMs };
-  const seconds = matchingTolerations(noExecute, pod.tolerations)
+  if (untoleratedTaint(noExecute, pod.tolerations, () => true)) return { kind: 'delete', atMs: nowMs };
+  const seconds = pod.tolerations
+    .filter((t) => noExecute.some((taint) => toleratesTaint(t, taint)))
     .map((t) => t.tolerationSeconds)
     .filter((s): s is number => typeof s === 'number');
   if (seconds.length === 0) return { kind: 'keep' };

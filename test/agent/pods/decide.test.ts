@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decidePod, type Admission, type PodAction } from '../../../src/agent/pods/decide.js';
-import type { RunnablePod, RunningPod } from '../../../src/agent/pods/types.js';
+import type { Admission } from '../../../src/agent/pods/admission.js';
+import { decidePod, type PodAction } from '../../../src/agent/pods/decide.js';
+import type { RunningPod } from '../../../src/agent/pods/types.js';
+import type { Pod } from '../../../src/api/workloads.js';
 
-const pod = (extra: { deleting?: boolean; phase?: string } = {}): RunnablePod => ({
+const pod = (extra: { deleting?: boolean; phase?: string } = {}): Pod => ({
   metadata: {
     name: 'web',
     namespace: 'default',
@@ -22,8 +24,8 @@ const running = (stopped = false): RunningPod => ({
   containers: [{ name: 'c', image: 'pause', startedAt: '2026-12-04T00:00:00Z' }],
   ...(stopped ? { stoppedAt: '2026-12-04T00:00:10Z' } : {}),
 });
-const fits: Admission = { ok: true };
-const full: Admission = { ok: false, reason: 'OutOfpods', message: 'Node didn’t have enough resource' };
+const fits: Admission = { admit: true };
+const full: Admission = { admit: false, reason: 'OutOfpods', message: 'Node didn’t have enough resource' };
 
 const cases: [
   string,
@@ -43,7 +45,7 @@ const cases: [
     'new, does not fit',
     { pod: pod(), running: undefined, reported: false },
     full,
-    { kind: 'reject', reason: 'OutOfpods', message: full.ok ? '' : full.message },
+    { kind: 'reject', reason: 'OutOfpods', message: full.admit ? '' : full.message },
   ],
   ['runs, reported', { pod: pod({ phase: 'Running' }), running: running(), reported: true }, fits, { kind: 'none' }],
   ['runs, not reported', { pod: pod(), running: running(), reported: false }, fits, { kind: 'report' }],

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { imageRef, qosClass, rejectedStatus, runtimeStatus } from '../../../src/agent/pods/podstatus.js';
-import type { RunnablePod, RunningPod } from '../../../src/agent/pods/types.js';
+import { imageRef, qosClass, runtimeStatus } from '../../../src/agent/pods/podstatus.js';
+import type { RunningPod } from '../../../src/agent/pods/types.js';
+import type { Pod } from '../../../src/api/workloads.js';
 
-const pod: RunnablePod = {
+const pod: Pod = {
   metadata: { name: 'web', namespace: 'default', uid: '1234-ab' },
   spec: { nodeName: 'node-1', containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.9' }] },
 };
@@ -74,19 +75,4 @@ test('a condition keeps its transition time while its status stays; a changed on
   const scheduled = stopped.conditions?.find((c) => c.type === 'PodScheduled');
   assert.equal(scheduled?.lastTransitionTime, '2026-12-04T00:00:02Z');
   assert.equal(stopped.containerStatuses?.[0]?.state.terminated?.reason, 'Completed');
-});
-
-test('a Pod refused at admission: Failed, the reason, and the kubelet’s "Pod was rejected: " message', () => {
-  const s = rejectedStatus(
-    pod,
-    'OutOfpods',
-    "Node didn't have enough resource: pods, requested: 1, used: 110, capacity: 110",
-    '192.168.0.10',
-  );
-  assert.equal(s.phase, 'Failed');
-  assert.equal(s.reason, 'OutOfpods');
-  assert.equal(
-    s.message,
-    "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 110, capacity: 110",
-  );
 });

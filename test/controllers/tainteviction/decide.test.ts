@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideEviction, type EvictionDecision } from '../../../src/controllers/tainteviction/decide.js';
-import type { Toleration } from '../../../src/api/tolerations.js';
+import type { Toleration } from '../../../src/api/workloads.js';
 import type { Taint } from '../../../src/api/types.js';
 
 const NOW = Date.parse('2026-12-04T10:00:00Z');
