@@ -13,6 +13,8 @@ import {
   prepareNamespaceUpdate,
 } from './namespacelifecycle.js';
 import { anyText } from '../util/text.js';
+import { defaultPod, preparePodCreate } from './pods/defaults.js';
+import { validatePod, validatePodUpdate } from './pods/validation.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {
@@ -248,7 +250,8 @@ export const pods: ResourceDef = {
   kind: 'Pod',
   namespaced: true,
   shortNames: ['po'],
-  verbs: ['get', 'list', 'watch'],
+  categories: ['all'],
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
   statusSubresource: true,
   proxySubresource: false,
   structFields: ['spec', 'status'],
@@ -269,6 +272,11 @@ export const pods: ResourceDef = {
     ageCol,
   ],
   row: (o, now) => [o.metadata.name, '0/0', str(dig(o, 'status.phase')) ?? '', 0, created(o, now)],
+  prepareForCreate: preparePodCreate,
+  prepareForUpdate: (obj, _old, subresource) => {
+    if (subresource === '') defaultPod(obj);
+  },
+  validation: { create: validatePod, update: validatePodUpdate },
 };
 
 export const leases: ResourceDef = {

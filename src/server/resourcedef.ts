@@ -51,7 +51,7 @@ export interface ResourceDef {
   categories?: string[];
   /** metadata.generation: 1 on create, +1 on every change outside metadata and status. */
   generation?: boolean;
-  /** Validation in place of the built-in kind's rules (CustomResourceDefinitions and custom resources). */
+  /** Validation in place of src/api/validation's rules for the kind (Pods, CustomResourceDefinitions, custom resources). */
   validation?: {
     create(obj: KubeObject): FieldError[];
     update(obj: KubeObject, old: KubeObject): FieldError[];

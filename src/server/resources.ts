@@ -376,7 +376,7 @@ export class ResourceStorage {
     const own = subresource === '' && !this.def.custom && !this.def.strategy ? warningsFor(this.def.kind, obj) : [];
     const unknown = this.def.custom
       ? checkCustomFields(this.def.custom, obj, ctx.fieldValidation ?? 'Warn')
-      : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
+      : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn', this.def.version);
     const warnings = [...unknown, ...own];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
   }
@@ -403,7 +403,7 @@ export class ResourceStorage {
   /** Unknown fields dropped silently (a retried update, whose first attempt already reported them). */
   private dropUnknownFields(obj: KubeObject): void {
     if (this.def.custom) checkCustomFields(this.def.custom, obj, 'Ignore');
-    else checkFields(this.def.group, this.def.kind, obj, 'Ignore');
+    else checkFields(this.def.group, this.def.kind, obj, 'Ignore', this.def.version);
   }
 
   /**

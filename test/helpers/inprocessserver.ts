@@ -14,6 +14,8 @@ import { openStore, type Store } from '../../src/storage/index.js';
 export interface CallOptions {
   body?: unknown;
   accept?: string;
+  /** The body's media type; JSON unless given (a patch names its type here). */
+  contentType?: string;
   /** Resolve with a stream's first line and end it (a watch). */
   firstLine?: boolean;
 }
@@ -107,7 +109,10 @@ function callAsAdmin(
   options: CallOptions,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json', ...(options.accept ? { accept: options.accept } : {}) };
+    const headers = {
+      'content-type': options.contentType ?? 'application/json',
+      ...(options.accept ? { accept: options.accept } : {}),
+    };
     const req = request(
       { ...requestOptions(new URL(path, base), method, pki, pki.admin, headers), timeout: 20_000 },
       (res) => {

@@ -1,0 +1,108 @@
+// Pods served writable, as kube-apiserver serves them: create with defaults and a Pending status, updates and all
+// patch types (server-side apply too) within the spec's immutability, status only through /status, field
+// selectors for list and watch, delete and deletecollection.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startInProcessServer, type InProcessServer } from '../../helpers/inprocessserver.js';
+import type { PodObject } from '../../../src/server/pods/types.js';
+
+const ns = '/api/v1/namespaces/default/pods';
+const podBody = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'app', image: 'nginx:1.27' }], ...extra },
+});
+
+describe('pods', () => {
+  let s: InProcessServer;
+  before(async () => (s = await startInProcessServer('pods')));
+  after(async () => s.close());
+
+  it('create defaults the spec and starts the status at Pending, whatever the client sent', async () => {
+    const created = await s.json<PodObject>('POST', ns, {
+      body: { ...podBody('a'), status: { phase: 'Running', podIP: '10.0.0.1' } },
+    });
+    assert.equal(created.spec?.restartPolicy, 'Always');
+    assert.equal(created.spec?.terminationGracePeriodSeconds, 30);
+    assert.equal(created.spec?.schedulerName, 'default-scheduler');
+    assert.deepEqual(created.status, { phase: 'Pending', qosClass: 'BestEffort' });
+  });
+
+  it('an invalid pod is a 422 with kube’s message', async () => {
+    const r = await s.call('POST', ns, { body: { metadata: { name: 'bad' }, spec: { containers: [{ name: 'x' }] } } });
+    assert.equal(r.status, 422);
+    assert.equal(
+      (JSON.parse(r.body) as { message: string }).message,
+      'Pod "bad" is invalid: spec.containers[0].image: Required value',
+    );
+  });
+
+  it('the image may be patched (strategic merge, by container name); other spec fields not', async () => {
+    const patched = await s.call('PATCH', `${ns}/a`, {
+      body: { spec: { containers: [{ name: 'app', image: 'nginx:1.28' }] } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(patched.status, 200, patched.body);
+    assert.equal((JSON.parse(patched.body) as PodObject).spec?.containers?.[0]?.image, 'nginx:1.28');
+    const refused = await s.call('PATCH', `${ns}/a`, {
+      body: { spec: { restartPolicy: 'Never' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(refused.status, 422);
+    assert.match(refused.body, /pod updates may not change fields other than/);
+  });
+
+  it('server-side apply creates and updates a pod', async () => {
+    const path = `${ns}/applied?fieldManager=test&force=true`;
+    const first = await s.call('PATCH', path, {
+      body: podBody('applied'),
+      contentType: 'application/apply-patch+yaml',
+    });
+    assert.equal(first.status, 201, first.body);
+    const body = podBody('applied', {});
+    (body.spec.containers[0] as { image: string }).image = 'nginx:1.29';
+    const second = await s.call('PATCH', path, { body, contentType: 'application/apply-patch+yaml' });
+    assert.equal(second.status, 200, second.body);
+    assert.equal((JSON.parse(second.body) as PodObject).spec?.containers?.[0]?.image, 'nginx:1.29');
+  });
+
+  it('status is written through /status only', async () => {
+    const current = await s.json<PodObject>('GET', `${ns}/a`);
+    const main = await s.json<PodObject>('PUT', `${ns}/a`, {
+      body: { ...current, status: { phase: 'Failed' } },
+    });
+    assert.equal(main.status?.phase, 'Pending');
+    const status = await s.json<PodObject>('PATCH', `${ns}/a/status`, {
+      body: { status: { phase: 'Running', podIP: '10.1.2.3' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(status.status?.phase, 'Running');
+    const list = await s.json<{ items: PodObject[] }>('GET', `/api/v1/pods?fieldSelector=status.phase=Running`);
+    assert.deepEqual(
+      list.items.map((p) => p.metadata.name),
+      ['a'],
+    );
+  });
+
+  it('field selectors spec.nodeName and status.phase filter a watch', async () => {
+    const r = await s.call('GET', `${ns}?watch=true&fieldSelector=status.phase%3DRunning,spec.nodeName%3D`, {
+      firstLine: true,
+    });
+    const event = JSON.parse(r.body) as { type: string; object: PodObject };
+    assert.equal(event.type, 'ADDED');
+    assert.equal(event.object.metadata.name, 'a');
+  });
+
+  it('an unbound pod goes at once; deletecollection takes the rest', async () => {
+    const gone = await s.call('DELETE', `${ns}/a`);
+    assert.equal(gone.status, 200, gone.body);
+    assert.equal((await s.call('GET', `${ns}/a`)).status, 404);
+    const all = await s.json<{ items: PodObject[] }>('DELETE', ns);
+    assert.deepEqual(
+      all.items.map((p) => p.metadata.name),
+      ['applied'],
+    );
+  });
+});
