@@ -15,6 +15,7 @@ import {
 import { anyText } from '../util/text.js';
 import { defaultPod, preparePodCreate } from './pods/defaults.js';
 import { validatePod, validatePodUpdate } from './pods/validation.js';
+import { podDeletionStrategy } from './pods/deletion.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {
@@ -277,6 +278,7 @@ export const pods: ResourceDef = {
     if (subresource === '') defaultPod(obj);
   },
   validation: { create: validatePod, update: validatePodUpdate },
+  deletion: podDeletionStrategy,
 };
 
 export const leases: ResourceDef = {

@@ -817,8 +817,9 @@ export class ResourceStorage {
       const held = finalizers === undefined ? current : { ...current, metadata: { ...current.metadata, finalizers } };
       if (finalizers !== undefined && finalizers.length === 0) delete held.metadata.finalizers;
       const now = formatTime(this.clock.now());
-      // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers).
-      const own = this.def.deletion?.onDelete(held, now);
+      // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers;
+      // a bound Pod is given its grace period).
+      const own = this.def.deletion?.onDelete(held, now, options);
       if (own && 'keep' in own) return current;
       const marked = own ? own.store : pendingFinalizers(held) ? markDeleting(held, now) : undefined;
       if (marked) {

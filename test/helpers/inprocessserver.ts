@@ -109,8 +109,11 @@ function callAsAdmin(
   options: CallOptions,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    // A length always: Node sends a DELETE's body neither chunked nor sized otherwise.
     const headers = {
       'content-type': options.contentType ?? 'application/json',
+      ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
       ...(options.accept ? { accept: options.accept } : {}),
     };
     const req = request(
@@ -130,6 +133,6 @@ function callAsAdmin(
       },
     );
     req.on('error', (err) => (options.firstLine && req.destroyed ? undefined : reject(err)));
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+    req.end(body);
   });
 }

@@ -106,3 +106,35 @@ describe('pods', () => {
     );
   });
 });
+
+describe('graceful deletion of pods', () => {
+  let s: InProcessServer;
+  before(async () => (s = await startInProcessServer('pods-grace')));
+  after(async () => s.close());
+
+  it('a bound pod stays Terminating until a grace-0 delete; a later delete only shortens the grace', async () => {
+    await s.json('POST', ns, { body: podBody('b', { nodeName: 'n1' }) });
+    const marked = await s.json<PodObject>('DELETE', `${ns}/b`);
+    assert.equal(marked.metadata.deletionGracePeriodSeconds, 30);
+    const due = Date.parse(marked.metadata.deletionTimestamp!) - Date.now();
+    assert.ok(due > 25_000 && due <= 31_000, String(due));
+    const kept = await s.json<PodObject>('GET', `${ns}/b`);
+    assert.equal(kept.metadata.deletionTimestamp, marked.metadata.deletionTimestamp);
+    const longer = await s.json<PodObject>('DELETE', `${ns}/b`, { body: { gracePeriodSeconds: 60 } });
+    assert.equal(longer.metadata.deletionGracePeriodSeconds, 30);
+    const shorter = await s.json<PodObject>('DELETE', `${ns}/b?gracePeriodSeconds=5`);
+    assert.equal(shorter.metadata.deletionGracePeriodSeconds, 5);
+    await s.json('DELETE', `${ns}/b`, { body: { gracePeriodSeconds: 0, preconditions: { uid: marked.metadata.uid } } });
+    assert.equal((await s.call('GET', `${ns}/b`)).status, 404);
+  });
+
+  it('a terminal pod goes at once', async () => {
+    await s.json('POST', ns, { body: podBody('c', { nodeName: 'n1' }) });
+    await s.json('PATCH', `${ns}/c/status`, {
+      body: { status: { phase: 'Succeeded' } },
+      contentType: 'application/merge-patch+json',
+    });
+    await s.json('DELETE', `${ns}/c`);
+    assert.equal((await s.call('GET', `${ns}/c`)).status, 404);
+  });
+});
