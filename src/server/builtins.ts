@@ -5,7 +5,8 @@
 import type { KubeObject } from '../api/types.js';
 import { age } from '../api/humanize.js';
 import { CONFIG_NAMESPACE } from '../api/dkc/identity.js';
-import type { ResourceDef, TableColumn } from './resourcedef.js';
+import type { ResourceDef } from './resourcedef.js';
+import { ageCol, col, created, nameCol } from './columns.js';
 import {
   namespaceDeletion,
   namespaceMayGo,
@@ -16,6 +17,7 @@ import { anyText } from '../util/text.js';
 import { defaultPod, preparePodCreate } from './pods/defaults.js';
 import { validatePod, validatePodUpdate } from './pods/validation.js';
 import { podDeletionStrategy } from './pods/deletion.js';
+import { podColumns, podRow } from './pods/table.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {
@@ -31,21 +33,6 @@ function str(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   return anyText(v);
 }
-
-const col = (name: string, description: string, opts: Partial<TableColumn> = {}): TableColumn => ({
-  name,
-  type: 'string',
-  format: '',
-  description,
-  priority: 0,
-  ...opts,
-});
-const nameCol = col('Name', 'Name must be unique within a namespace.', { format: 'name' });
-const ageCol = col(
-  'Age',
-  'CreationTimestamp is a timestamp representing the server time when this object was created.',
-);
-const created = (o: KubeObject, now: number) => age(o.metadata?.creationTimestamp, now);
 
 interface NodeCondition {
   type?: string;
@@ -265,14 +252,8 @@ export const pods: ResourceDef = {
     'status.podIP': (o) => str(dig(o, 'status.podIP')) ?? '',
     'status.nominatedNodeName': (o) => str(dig(o, 'status.nominatedNodeName')) ?? '',
   },
-  columns: [
-    nameCol,
-    col('Ready', 'The aggregate readiness state of this pod for accepting traffic.'),
-    col('Status', 'The aggregate status of the containers in this pod.'),
-    col('Restarts', 'The number of times the containers in this pod have been restarted.', { type: 'integer' }),
-    ageCol,
-  ],
-  row: (o, now) => [o.metadata.name, '0/0', str(dig(o, 'status.phase')) ?? '', 0, created(o, now)],
+  columns: podColumns,
+  row: podRow,
   prepareForCreate: preparePodCreate,
   prepareForUpdate: (obj, _old, subresource) => {
     if (subresource === '') defaultPod(obj);

@@ -95,6 +95,17 @@ describe('pods', () => {
     assert.equal(event.object.metadata.name, 'a');
   });
 
+  it('a Table shows READY, STATUS and the wide columns as kubectl get pods -o wide', async () => {
+    const table = await s.json<{ columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] }>(
+      'GET',
+      `${ns}/a`,
+      { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    );
+    assert.equal(table.columnDefinitions.length, 9);
+    assert.deepEqual(table.rows[0]?.cells.slice(0, 4), ['a', '0/1', 'Running', '0']);
+    assert.deepEqual(table.rows[0]?.cells.slice(6), ['<none>', '<none>', '<none>']);
+  });
+
   it('an unbound pod goes at once; deletecollection takes the rest', async () => {
     const gone = await s.call('DELETE', `${ns}/a`);
     assert.equal(gone.status, 200, gone.body);
