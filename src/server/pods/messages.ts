@@ -22,6 +22,17 @@ export const podText = {
   bindingGated: (pod: string) => `pod ${pod} has non-empty .spec.schedulingGates`,
 } as const;
 
+/** The Eviction API's answers (pkg/registry/core/pod/storage/eviction.go). */
+export const evictionText = {
+  violates: "Cannot evict pod as it would violate the pod's disruption budget.",
+  processing: (pdb: string) => `The disruption budget ${pdb} is still being processed by the server.`,
+  needs: (pdb: string, desired: number, current: number) =>
+    `The disruption budget ${pdb} needs ${desired} healthy pods and has ${current} currently`,
+  negative: 'pdb disruptions allowed is negative',
+  tooMany: 'DisruptedPods map too big - too many evictions not confirmed by PDB controller',
+  multiple: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+} as const;
+
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 export const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
 export const TOLERATION_OPERATORS = ['Equal', 'Exists'];
