@@ -20,9 +20,12 @@ const packageDirs = (apiDir, machineryDir) => ({
   'k8s.io.api.rbac.v1': join(apiDir, 'rbac/v1'),
   'k8s.io.api.authorization.v1': join(apiDir, 'authorization/v1'),
   'k8s.io.api.authentication.v1': join(apiDir, 'authentication/v1'),
+  'k8s.io.api.policy.v1': join(apiDir, 'policy/v1'),
+  'k8s.io.api.policy.v1beta1': join(apiDir, 'policy/v1beta1'),
   'k8s.io.apimachinery.pkg.apis.meta.v1': join(machineryDir, 'pkg/apis/meta/v1'),
   'k8s.io.apimachinery.pkg.runtime': join(machineryDir, 'pkg/runtime'),
   'k8s.io.apimachinery.pkg.api.resource': join(machineryDir, 'pkg/api/resource'),
+  'k8s.io.apimachinery.pkg.util.intstr': join(machineryDir, 'pkg/util/intstr'),
 });
 
 /** The kinds the server serves (group, version, kind); each brings its List unless `list: false`. */
@@ -32,6 +35,7 @@ const served = [
   ['', 'v1', 'ConfigMap'],
   ['', 'v1', 'Event'],
   ['', 'v1', 'Pod'],
+  ['', 'v1', 'Binding', { list: false }],
   ['coordination.k8s.io', 'v1', 'Lease'],
   ['rbac.authorization.k8s.io', 'v1', 'Role'],
   ['rbac.authorization.k8s.io', 'v1', 'ClusterRole'],
@@ -42,6 +46,10 @@ const served = [
   ['authorization.k8s.io', 'v1', 'LocalSubjectAccessReview', { list: false }],
   ['authorization.k8s.io', 'v1', 'SelfSubjectRulesReview', { list: false }],
   ['authentication.k8s.io', 'v1', 'SelfSubjectReview', { list: false }],
+  ['policy', 'v1', 'PodDisruptionBudget'],
+  ['policy', 'v1beta1', 'PodDisruptionBudget'],
+  ['policy', 'v1', 'Eviction', { list: false }],
+  ['policy', 'v1beta1', 'Eviction', { list: false }],
 ];
 
 /** Types the documents reference beside the kinds (responses, bodies of deletes and patches). */
@@ -52,24 +60,88 @@ const extraRoots = [
   'k8s.io.apimachinery.pkg.runtime.Unknown',
 ];
 
-// Pods are served read-only and empty: only the fields the server shows (and the merge lists strategic
-// merge knows) are kept; element types beyond them are opaque objects.
+// Pods keep the fields a Pod commonly carries (what kubectl, the controllers, the scheduler and the kubelet write
+// and read); the element types beyond them are opaque objects, kept as given.
 const subsets = {
   'k8s.io.api.core.v1.PodSpec': [
-    'containers',
-    'initContainers',
-    'ephemeralContainers',
     'volumes',
+    'initContainers',
+    'containers',
+    'ephemeralContainers',
+    'restartPolicy',
+    'terminationGracePeriodSeconds',
+    'activeDeadlineSeconds',
+    'dnsPolicy',
+    'nodeSelector',
+    'serviceAccountName',
+    'serviceAccount',
+    'automountServiceAccountToken',
+    'nodeName',
+    'hostNetwork',
+    'hostPID',
+    'hostIPC',
+    'securityContext',
     'imagePullSecrets',
+    'hostname',
+    'subdomain',
+    'affinity',
+    'schedulerName',
+    'tolerations',
     'hostAliases',
+    'priorityClassName',
+    'priority',
+    'readinessGates',
+    'runtimeClassName',
+    'enableServiceLinks',
+    'preemptionPolicy',
+    'overhead',
     'topologySpreadConstraints',
     'resourceClaims',
     'schedulingGates',
-    'nodeName',
   ],
-  'k8s.io.api.core.v1.PodStatus': ['conditions', 'podIPs', 'hostIPs', 'phase', 'hostIP', 'podIP'],
-  'k8s.io.api.core.v1.Container': ['name', 'image', 'ports', 'env', 'volumeMounts', 'volumeDevices'],
+  'k8s.io.api.core.v1.PodStatus': [
+    'phase',
+    'conditions',
+    'message',
+    'reason',
+    'nominatedNodeName',
+    'hostIP',
+    'hostIPs',
+    'podIP',
+    'podIPs',
+    'startTime',
+    'initContainerStatuses',
+    'containerStatuses',
+    'qosClass',
+    'ephemeralContainerStatuses',
+  ],
+  'k8s.io.api.core.v1.Container': [
+    'name',
+    'image',
+    'command',
+    'args',
+    'workingDir',
+    'ports',
+    'envFrom',
+    'env',
+    'resources',
+    'restartPolicy',
+    'volumeMounts',
+    'volumeDevices',
+    'livenessProbe',
+    'readinessProbe',
+    'startupProbe',
+    'lifecycle',
+    'terminationMessagePath',
+    'terminationMessagePolicy',
+    'imagePullPolicy',
+    'securityContext',
+    'stdin',
+    'stdinOnce',
+    'tty',
+  ],
   'k8s.io.api.core.v1.EphemeralContainer': ['name', 'image', 'ports', 'env', 'volumeMounts', 'volumeDevices'],
+  'k8s.io.api.core.v1.ResourceRequirements': ['limits', 'requests'],
 };
 const opaque = new Set(
   [
@@ -84,8 +156,16 @@ const opaque = new Set(
     'HostIP',
     'ContainerPort',
     'EnvVar',
+    'EnvFromSource',
     'VolumeMount',
     'VolumeDevice',
+    'Probe',
+    'Lifecycle',
+    'SecurityContext',
+    'PodSecurityContext',
+    'Affinity',
+    'PodReadinessGate',
+    'ContainerStatus',
   ].map((t) => `k8s.io.api.core.v1.${t}`),
 );
 /** Whose wire form differs from their JSON form; rendered by hand in the decoder and the documents. */
@@ -96,6 +176,7 @@ const special = new Set(
     'apis.meta.v1.FieldsV1',
     'apis.meta.v1.Patch',
     'api.resource.Quantity',
+    'util.intstr.IntOrString',
   ].map((t) => `k8s.io.apimachinery.pkg.${t}`),
 );
 
@@ -317,6 +398,7 @@ const groupPackages = {
   'rbac.authorization.k8s.io': 'k8s.io.api.rbac.v1',
   'authorization.k8s.io': 'k8s.io.api.authorization.v1',
   'authentication.k8s.io': 'k8s.io.api.authentication.v1',
+  policy: 'k8s.io.api.policy',
 };
 
 function main(argv) {
@@ -328,7 +410,8 @@ function main(argv) {
   readPackages(packageDirs(apiDir, machineryDir));
   const kinds = [];
   for (const [group, version, kind, opts = {}] of served) {
-    const proto = `${groupPackages[group]}.${kind}`;
+    const pkg = groupPackages[group];
+    const proto = pkg.endsWith(version) ? `${pkg}.${kind}` : `${pkg}.${version}.${kind}`;
     typeFacts(proto);
     const entry = { group, version, kind, type: definitionName(proto) };
     if (opts.list !== false) {

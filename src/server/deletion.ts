@@ -19,7 +19,7 @@ export interface DeleteOptions {
   propagationPolicy?: PropagationPolicy;
   /** The legacy switch: true is Orphan, false is Background. */
   orphanDependents?: boolean;
-  /** Accepted and validated; no kind dkc serves deletes gracefully, so it changes nothing. */
+  /** A Pod's grace period (src/server/pods/deletion.ts); other kinds delete at once. */
   gracePeriodSeconds?: number;
   dryRun?: boolean;
 }

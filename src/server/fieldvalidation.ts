@@ -60,16 +60,12 @@ function prune(value: unknown, schema: JsonSchema | undefined, path: string, out
   }
 }
 
-function definitionFor(group: string, kind: string): string | undefined {
+function definitionFor(group: string, kind: string, version: string): string | undefined {
   if (group === '') return `${CORE}${kind}`;
   if (group === 'coordination.k8s.io') return `${COORDINATION}${kind}`;
   if (group === 'rbac.authorization.k8s.io') return `io.k8s.api.rbac.v1.${kind}`;
+  if (group === 'policy') return `io.k8s.api.policy.${version}.${kind}`;
   return undefined;
-}
-
-function schemaFor(group: string, kind: string): JsonSchema | undefined {
-  const d = definitionFor(group, kind);
-  return d === undefined ? undefined : schemas[d];
 }
 
 export function parseFieldValidation(value: string | null): FieldValidation {
@@ -84,11 +80,17 @@ export function parseFieldValidation(value: string | null): FieldValidation {
  * Drops the fields of `obj` its kind does not have. Strict: a 400 naming them; otherwise the warnings to send
  * (none for Ignore).
  */
-export function checkFields(group: string, kind: string, obj: KubeObject, mode: FieldValidation): string[] {
-  const definition = definitionFor(group, kind);
-  if (definition) checkTypes(obj, definition, kind, 'v1');
+export function checkFields(
+  group: string,
+  kind: string,
+  obj: KubeObject,
+  mode: FieldValidation,
+  version = 'v1',
+): string[] {
+  const definition = definitionFor(group, kind, version);
+  if (definition) checkTypes(obj, definition, kind, version);
   const unknown: string[] = [];
-  prune(obj, schemaFor(group, kind), '', unknown, 0);
+  prune(obj, definition === undefined ? undefined : schemas[definition], '', unknown, 0);
   if (unknown.length === 0 || mode === 'Ignore') return [];
   const messages = unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
   if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${messages.join(', ')}`);

@@ -45,6 +45,10 @@ const SPECIAL: Readonly<Record<string, JsonSchema>> = {
   [`${META}Time`]: { type: 'string', format: 'date-time' },
   [`${META}MicroTime`]: { type: 'string', format: 'date-time' },
   [QUANTITY]: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  ['io.k8s.apimachinery.pkg.util.intstr.IntOrString']: {
+    format: 'int-or-string',
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+  },
   [`${META}FieldsV1`]: { type: 'object' },
   [`${META}Patch`]: { type: 'object' },
   ['io.k8s.api.authorization.v1.ExtraValue']: { type: 'array', items: { type: 'string', default: '' } },

@@ -275,6 +275,7 @@ function readMapEntry(r: Protobuf.Reader, field: Protobuf.Field, depth: number):
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 const TIME_TYPES = new Set([`${META}Time`, `${META}MicroTime`]);
 const QUANTITY = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
+const INT_OR_STRING = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
 const EXTRA_VALUES = new Set(['k8s.io.api.authorization.v1.ExtraValue', 'k8s.io.api.authentication.v1.ExtraValue']);
 const MIN_SECONDS = -62167219200; // 0000-01-01T00:00:00Z
 const MAX_SECONDS = 253402300799; // 9999-12-31T23:59:59Z
@@ -314,6 +315,8 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   const name = type.fullName.slice(1);
   if (TIME_TYPES.has(name)) return renderTime(wire, name.endsWith('MicroTime'));
   if (name === QUANTITY) return wire?.get(1) || '0';
+  // intstr.IntOrString: type 1 is a string, anything else the integer.
+  if (name === INT_OR_STRING) return wire?.get(1) === 1 ? (wire.get(3) ?? '') : (wire?.get(2) ?? 0);
   // A Go named slice, wrapped in a message with `items` on the wire.
   if (EXTRA_VALUES.has(name)) return wire?.get(1) ?? [];
   if (name === `${META}FieldsV1`) {

@@ -15,7 +15,7 @@ import { networkInterfaces } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
-import { dig } from './registry.js';
+import { dig } from './builtins.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface KubeletClientCredentials {

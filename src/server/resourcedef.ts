@@ -5,6 +5,7 @@
 
 import type { FieldError } from '../api/field.js';
 import type { KubeObject } from '../api/types.js';
+import type { DeleteOptions } from './deletion.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -41,7 +42,7 @@ export interface ResourceDef {
   prepareForUpdate?(obj: KubeObject, old: KubeObject, subresource: string): void;
   /** `/finalize`, written by PUT only: the one way to change a Namespace's spec.finalizers. */
   finalizeSubresource?: boolean;
-  /** A DELETE of this kind where kube-apiserver's differs from the generic one (Namespaces). */
+  /** A DELETE of this kind where kube-apiserver's differs from the generic one (Namespaces, Pods). */
   deletion?: DeletionStrategy;
   /** Objects that exist from the first start. */
   builtin?: KubeObject[];
@@ -51,7 +52,7 @@ export interface ResourceDef {
   categories?: string[];
   /** metadata.generation: 1 on create, +1 on every change outside metadata and status. */
   generation?: boolean;
-  /** Validation in place of the built-in kind's rules (CustomResourceDefinitions and custom resources). */
+  /** Validation in place of src/api/validation's rules for the kind (Pods, CustomResourceDefinitions, custom resources). */
   validation?: {
     create(obj: KubeObject): FieldError[];
     update(obj: KubeObject, old: KubeObject): FieldError[];
@@ -69,8 +70,8 @@ export interface ResourceDef {
 export type DeleteDecision = { store: KubeObject } | { keep: true } | undefined;
 
 export interface DeletionStrategy {
-  /** `now` is an RFC 3339 time. */
-  onDelete(current: KubeObject, now: string): DeleteDecision;
+  /** `now` is an RFC 3339 time; `options` the request's DeleteOptions (a Pod's grace period comes from them). */
+  onDelete(current: KubeObject, now: string, options: DeleteOptions): DeleteDecision;
   /** Whether an update of an object being deleted may remove it, beyond the generic rule (no metadata.finalizers). */
   mayGoByUpdate(next: KubeObject): boolean;
 }

@@ -376,7 +376,7 @@ export class ResourceStorage {
     const own = subresource === '' && !this.def.custom && !this.def.strategy ? warningsFor(this.def.kind, obj) : [];
     const unknown = this.def.custom
       ? checkCustomFields(this.def.custom, obj, ctx.fieldValidation ?? 'Warn')
-      : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn');
+      : checkFields(this.def.group, this.def.kind, obj, ctx.fieldValidation ?? 'Warn', this.def.version);
     const warnings = [...unknown, ...own];
     if (warnings.length) (ctx.warnings ??= []).push(...warnings);
   }
@@ -403,7 +403,7 @@ export class ResourceStorage {
   /** Unknown fields dropped silently (a retried update, whose first attempt already reported them). */
   private dropUnknownFields(obj: KubeObject): void {
     if (this.def.custom) checkCustomFields(this.def.custom, obj, 'Ignore');
-    else checkFields(this.def.group, this.def.kind, obj, 'Ignore');
+    else checkFields(this.def.group, this.def.kind, obj, 'Ignore', this.def.version);
   }
 
   /**
@@ -817,8 +817,9 @@ export class ResourceStorage {
       const held = finalizers === undefined ? current : { ...current, metadata: { ...current.metadata, finalizers } };
       if (finalizers !== undefined && finalizers.length === 0) delete held.metadata.finalizers;
       const now = formatTime(this.clock.now());
-      // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers).
-      const own = this.def.deletion?.onDelete(held, now);
+      // A kind's own rule first (a namespace's first delete turns it Terminating; a later one waits for spec.finalizers;
+      // a bound Pod is given its grace period).
+      const own = this.def.deletion?.onDelete(held, now, options);
       if (own && 'keep' in own) return current;
       const marked = own ? own.store : pendingFinalizers(held) ? markDeleting(held, now) : undefined;
       if (marked) {

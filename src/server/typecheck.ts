@@ -88,7 +88,10 @@ function check(value: unknown, schema: JsonSchema, ctx: Context, name?: string):
   if (Array.isArray(oneOf)) {
     if (
       !(oneOf as JsonSchema[]).some(
-        (alt) => alt['type'] === jsonKind(value) || (alt['type'] === 'number' && typeof value === 'number'),
+        (alt) =>
+          alt['type'] === jsonKind(value) ||
+          (alt['type'] === 'number' && typeof value === 'number') ||
+          (alt['type'] === 'integer' && Number.isInteger(value)),
       )
     )
       throw mismatch(value, r, ctx);

@@ -14,6 +14,8 @@ import { openStore, type Store } from '../../src/storage/index.js';
 export interface CallOptions {
   body?: unknown;
   accept?: string;
+  /** The body's media type; JSON unless given (a patch names its type here). */
+  contentType?: string;
   /** Resolve with a stream's first line and end it (a watch). */
   firstLine?: boolean;
 }
@@ -107,7 +109,13 @@ function callAsAdmin(
   options: CallOptions,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json', ...(options.accept ? { accept: options.accept } : {}) };
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    // A length always: Node sends a DELETE's body neither chunked nor sized otherwise.
+    const headers = {
+      'content-type': options.contentType ?? 'application/json',
+      ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+      ...(options.accept ? { accept: options.accept } : {}),
+    };
     const req = request(
       { ...requestOptions(new URL(path, base), method, pki, pki.admin, headers), timeout: 20_000 },
       (res) => {
@@ -125,6 +133,6 @@ function callAsAdmin(
       },
     );
     req.on('error', (err) => (options.firstLine && req.destroyed ? undefined : reject(err)));
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+    req.end(body);
   });
 }

@@ -799,13 +799,13 @@ export function apiSuite(storage: StorageBackend): void {
         reason: 'BadRequest',
       },
       {
-        what: 'create on read-only pods',
+        what: 'create of a pod without containers',
         method: 'POST',
         path: '/api/v1/namespaces/default/pods',
         body: '{"metadata":{"name":"p"}}',
         contentType: 'application/json',
-        code: 405,
-        reason: 'MethodNotAllowed',
+        code: 422,
+        reason: 'Invalid',
       },
       {
         what: 'resourceVersion on create',

@@ -6,7 +6,7 @@
 
 import type { KubeObject } from '../../api/types.js';
 import { nodeWarnings } from '../../api/validation/core.js';
-import { nodes } from '../registry.js';
+import { nodes } from '../builtins.js';
 import type { ResourceDef, ResourceStrategy } from '../resourcedef.js';
 import { configSourceWarning, keepsNodeConfigSource, type KubeVersion } from './version.js';
 

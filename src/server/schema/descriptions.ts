@@ -140,10 +140,18 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     strategy: 'The strategy for picking the next holder in coordinated leader election; not used by this server.',
     preferredHolder: 'The holder the coordinated leader election would like next; not used by this server.',
   },
+  'io.k8s.api.core.v1.Affinity': {
+    '': 'Scheduling constraints of a pod. This server keeps them as given.',
+  },
   'io.k8s.api.core.v1.AttachedVolume': {
     '': 'A volume attached to the node.',
     name: 'Name of the attached volume.',
     devicePath: 'Where the device is available on the node.',
+  },
+  'io.k8s.api.core.v1.Binding': {
+    '': 'Binds a pod to a node: POST it to a pod\'s binding subresource.',
+    metadata: 'Name and namespace of the pod to bind; uid and resourceVersion are preconditions.',
+    target: 'The node to bind the pod to (kind Node).',
   },
   'io.k8s.api.core.v1.ConfigMap': {
     '': 'Configuration data as key/value pairs. Node configurations are ConfigMaps whose kubeletConfigKey entry holds a KubeletConfiguration; create them with kubectl create configmap --from-file --append-hash so every change gets a new name.',
@@ -173,6 +181,23 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     env: 'Environment variables of the container; merged by name.',
     volumeMounts: 'Volumes mounted into the container; merged by mountPath.',
     volumeDevices: 'Block devices used by the container; merged by devicePath.',
+    command: 'Entrypoint array, replacing the image\'s ENTRYPOINT.',
+    args: 'Arguments to the entrypoint, replacing the image\'s CMD.',
+    workingDir: 'Working directory of the container.',
+    envFrom: 'Sources of environment variables (ConfigMaps, Secrets).',
+    resources: 'Compute resources the container requests and is limited to.',
+    restartPolicy: '"Always" makes an init container a sidecar that runs for the life of the pod.',
+    livenessProbe: 'Probe whose failure restarts the container.',
+    readinessProbe: 'Probe whose failure takes the container out of service.',
+    startupProbe: 'Probe that must succeed before the other probes run.',
+    lifecycle: 'Actions run after the container starts and before it stops.',
+    terminationMessagePath: 'File whose content becomes the termination message; default /dev/termination-log.',
+    terminationMessagePolicy: '"File" (the default) or "FallbackToLogsOnError".',
+    imagePullPolicy: '"Always", "Never" or "IfNotPresent"; defaulted from the image tag.',
+    securityContext: 'Security options of the container.',
+    stdin: 'Whether the container keeps a stdin buffer.',
+    stdinOnce: 'Whether stdin closes after the first attach ends.',
+    tty: 'Whether the container gets a TTY.',
   },
   'io.k8s.api.core.v1.ContainerImage': {
     '': 'A container image present on the node.',
@@ -182,9 +207,15 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
   'io.k8s.api.core.v1.ContainerPort': {
     '': 'A port of a container. This server keeps it as given.',
   },
+  'io.k8s.api.core.v1.ContainerStatus': {
+    '': 'The observed state of one container. This server keeps it as given.',
+  },
   'io.k8s.api.core.v1.DaemonEndpoint': {
     '': 'One daemon endpoint.',
     Port: 'Port number of the endpoint.',
+  },
+  'io.k8s.api.core.v1.EnvFromSource': {
+    '': 'A source of environment variables. This server keeps it as given.',
   },
   'io.k8s.api.core.v1.EnvVar': {
     '': 'An environment variable of a container. This server keeps it as given.',
@@ -230,6 +261,9 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
   },
   'io.k8s.api.core.v1.HostIP': {
     '': 'An IP address of the host the pod runs on. This server keeps it as given.',
+  },
+  'io.k8s.api.core.v1.Lifecycle': {
+    '': 'Hooks run when a container starts and stops. This server keeps them as given.',
   },
   'io.k8s.api.core.v1.LocalObjectReference': {
     '': 'A reference to an object in the same namespace. This server keeps it as given.',
@@ -367,7 +401,7 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     fieldPath: 'A part of the referent, e.g. "spec.configSource", when the reference is to less than the whole object.',
   },
   'io.k8s.api.core.v1.Pod': {
-    '': 'A group of containers scheduled onto a node. Served read-only.',
+    '': 'A group of containers scheduled onto a node.',
     metadata: 'Standard object metadata of the pod: name, namespace, labels, annotations and the fields the server maintains.',
     spec: 'Desired state of the pod.',
     status: 'Observed state of the pod.',
@@ -383,11 +417,17 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     metadata: 'Standard list metadata, including the resourceVersion to watch from.',
     items: 'The pods.',
   },
+  'io.k8s.api.core.v1.PodReadinessGate': {
+    '': 'A condition type that must be True for the pod to be Ready. This server keeps it as given.',
+  },
   'io.k8s.api.core.v1.PodResourceClaim': {
     '': 'A resource claim of the pod. This server keeps it as given.',
   },
   'io.k8s.api.core.v1.PodSchedulingGate': {
     '': 'A gate that holds the pod back from scheduling. This server keeps it as given.',
+  },
+  'io.k8s.api.core.v1.PodSecurityContext': {
+    '': 'Security options of a pod. This server keeps them as given.',
   },
   'io.k8s.api.core.v1.PodSpec': {
     '': 'Desired state of a pod (only the fields this server keeps).',
@@ -401,6 +441,30 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     topologySpreadConstraints: 'How the pods spread across topology domains; merged by topologyKey.',
     schedulingGates: 'Gates that hold the pod back from scheduling; merged by name.',
     resourceClaims: 'Resource claims of the pod; merged by name.',
+    restartPolicy: '"Always" (the default), "OnFailure" or "Never".',
+    terminationGracePeriodSeconds: 'Seconds the pod is given to stop after a graceful delete; default 30.',
+    activeDeadlineSeconds: 'Seconds the pod may be active before the kubelet fails it.',
+    dnsPolicy: '"ClusterFirst" (the default), "ClusterFirstWithHostNet", "Default" or "None".',
+    nodeSelector: 'Labels a node must carry for the pod to be scheduled there.',
+    serviceAccountName: 'The ServiceAccount the pod runs as.',
+    serviceAccount: 'Deprecated alias of serviceAccountName.',
+    automountServiceAccountToken: 'Whether the service account token is mounted.',
+    hostNetwork: 'Whether the pod uses the node\'s network namespace.',
+    hostPID: 'Whether the pod uses the node\'s process namespace.',
+    hostIPC: 'Whether the pod uses the node\'s IPC namespace.',
+    securityContext: 'Security options of the whole pod.',
+    hostname: 'Hostname of the pod; default the pod name.',
+    subdomain: 'Subdomain of the pod\'s fully qualified hostname.',
+    affinity: 'Node and pod affinity and anti-affinity rules, kept as given.',
+    schedulerName: 'The scheduler that places the pod; default "default-scheduler".',
+    tolerations: 'Taints the pod tolerates.',
+    priorityClassName: 'Name of the PriorityClass that gives the pod its priority.',
+    priority: 'Priority of the pod; higher runs first and preempts lower.',
+    readinessGates: 'Extra conditions that must be True for the pod to be Ready.',
+    runtimeClassName: 'RuntimeClass the containers run with.',
+    enableServiceLinks: 'Whether service environment variables are injected.',
+    preemptionPolicy: '"PreemptLowerPriority" or "Never".',
+    overhead: 'Resources the pod\'s sandbox uses beyond its containers.',
   },
   'io.k8s.api.core.v1.PodStatus': {
     '': 'Observed state of a pod.',
@@ -410,6 +474,25 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     hostIPs: 'IP addresses of the node the pod runs on; merged by ip.',
     podIP: 'IP of the pod.',
     podIPs: 'IP addresses of the pod; merged by ip.',
+    message: 'Why the pod is in this state, for people.',
+    reason: 'Why the pod is in this state, in one CamelCase word (e.g. "Evicted").',
+    nominatedNodeName: 'Node a preempting pod is expected to go to.',
+    startTime: 'When the kubelet acknowledged the pod.',
+    initContainerStatuses: 'Status of each init container.',
+    containerStatuses: 'Status of each container: state, readiness and restarts.',
+    qosClass: '"Guaranteed", "Burstable" or "BestEffort".',
+    ephemeralContainerStatuses: 'Status of each ephemeral container.',
+  },
+  'io.k8s.api.core.v1.Probe': {
+    '': 'A health check of a container. This server keeps it as given.',
+  },
+  'io.k8s.api.core.v1.ResourceRequirements': {
+    '': 'Compute resources of a container.',
+    limits: 'The most of each resource the container may use.',
+    requests: 'The least of each resource the container needs; defaulted from limits.',
+  },
+  'io.k8s.api.core.v1.SecurityContext': {
+    '': 'Security options of a container. This server keeps them as given.',
   },
   'io.k8s.api.core.v1.Taint': {
     '': 'A taint repels pods that do not tolerate it.',
@@ -417,6 +500,14 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     value: 'The taint value.',
     effect: '"NoSchedule", "PreferNoSchedule" or "NoExecute".',
     timeAdded: 'When a NoExecute taint was added.',
+  },
+  'io.k8s.api.core.v1.Toleration': {
+    '': 'Lets a pod be scheduled onto, or stay on, a node with a matching taint.',
+    key: 'Taint key to match; empty with operator Exists matches every key.',
+    operator: '"Equal" (the default) or "Exists".',
+    value: 'Taint value to match with operator Equal.',
+    effect: 'Taint effect to match; empty matches every effect.',
+    tolerationSeconds: 'How long a NoExecute taint is tolerated before the pod is evicted.',
   },
   'io.k8s.api.core.v1.TopologySpreadConstraint': {
     '': 'How pods spread across a topology domain. This server keeps it as given.',
@@ -429,6 +520,72 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
   },
   'io.k8s.api.core.v1.VolumeMount': {
     '': 'A volume mounted into a container. This server keeps it as given.',
+  },
+  'io.k8s.api.policy.v1.Eviction': {
+    '': 'Asks for a pod to be deleted within its disruption budget: POST it to the pod\'s eviction subresource.',
+    metadata: 'Name and namespace of the pod to evict.',
+    deleteOptions: 'Options of the delete that follows, e.g. gracePeriodSeconds.',
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudget': {
+    '': 'Bounds how many of a set of pods voluntary disruptions (evictions) may take down at once.',
+    metadata: 'Standard object metadata of the budget.',
+    spec: 'Desired bounds of the budget.',
+    status: 'Observed state of the budget, written by the disruption controller and by evictions.',
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetList': {
+    '': 'A list of PodDisruptionBudgets.',
+    metadata: 'Standard list metadata, including the resourceVersion to watch from.',
+    items: 'The budgets.',
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetSpec': {
+    '': 'Desired bounds of a PodDisruptionBudget.',
+    minAvailable: 'Pods that must stay available after an eviction: a number or a percentage.',
+    selector: 'Pods the budget applies to, in its namespace; null selects none, {} selects all.',
+    maxUnavailable: 'Pods that may be unavailable after an eviction: a number or a percentage.',
+    unhealthyPodEvictionPolicy: 'When unhealthy pods may be evicted: "IfHealthyBudget" (the default) or "AlwaysAllow".',
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetStatus': {
+    '': 'Observed state of a PodDisruptionBudget.',
+    observedGeneration: 'The generation the disruption controller last observed.',
+    disruptedPods: 'Pods evicted but not yet seen deleted by the controller, with the time of eviction.',
+    disruptionsAllowed: 'Evictions allowed now.',
+    currentHealthy: 'Healthy pods now.',
+    desiredHealthy: 'Healthy pods the budget needs.',
+    expectedPods: 'Pods the budget counts.',
+    conditions: 'Conditions of the budget (DisruptionAllowed).',
+  },
+  'io.k8s.api.policy.v1beta1.Eviction': {
+    '': 'Asks for a pod to be deleted within its disruption budget: POST it to the pod\'s eviction subresource.',
+    metadata: 'Name and namespace of the pod to evict.',
+    deleteOptions: 'Options of the delete that follows, e.g. gracePeriodSeconds.',
+  },
+  'io.k8s.api.policy.v1beta1.PodDisruptionBudget': {
+    '': 'Bounds how many of a set of pods voluntary disruptions (evictions) may take down at once.',
+    metadata: 'Standard object metadata of the budget.',
+    spec: 'Desired bounds of the budget.',
+    status: 'Observed state of the budget, written by the disruption controller and by evictions.',
+  },
+  'io.k8s.api.policy.v1beta1.PodDisruptionBudgetList': {
+    '': 'A list of PodDisruptionBudgets.',
+    metadata: 'Standard list metadata, including the resourceVersion to watch from.',
+    items: 'The budgets.',
+  },
+  'io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec': {
+    '': 'Desired bounds of a PodDisruptionBudget.',
+    minAvailable: 'Pods that must stay available after an eviction: a number or a percentage.',
+    selector: 'Pods the budget applies to, in its namespace; null and {} select none (policy/v1 reads {} as all).',
+    maxUnavailable: 'Pods that may be unavailable after an eviction: a number or a percentage.',
+    unhealthyPodEvictionPolicy: 'When unhealthy pods may be evicted: "IfHealthyBudget" (the default) or "AlwaysAllow".',
+  },
+  'io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus': {
+    '': 'Observed state of a PodDisruptionBudget.',
+    observedGeneration: 'The generation the disruption controller last observed.',
+    disruptedPods: 'Pods evicted but not yet seen deleted by the controller, with the time of eviction.',
+    disruptionsAllowed: 'Evictions allowed now.',
+    currentHealthy: 'Healthy pods now.',
+    desiredHealthy: 'Healthy pods the budget needs.',
+    expectedPods: 'Pods the budget counts.',
+    conditions: 'Conditions of the budget (DisruptionAllowed).',
   },
   'io.k8s.api.rbac.v1.AggregationRule': {
     '': 'How a ClusterRole collects the rules of other ClusterRoles.',
@@ -500,6 +657,15 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
   },
   'io.k8s.apimachinery.pkg.api.resource.Quantity': {
     '': 'A fixed-point amount such as "4", "500m", "8Gi" or "1e3": a number followed by an optional decimal or binary SI suffix. Always written as a string.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Condition': {
+    '': 'One aspect of an object\'s state.',
+    type: 'Type of the condition, in CamelCase.',
+    status: '"True", "False" or "Unknown".',
+    observedGeneration: 'The metadata.generation the condition was set for.',
+    lastTransitionTime: 'When the status last changed.',
+    reason: 'Why the condition is so, in one CamelCase word.',
+    message: 'Why the condition is so, for people.',
   },
   'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions': {
     '': 'Options for a delete request.',
@@ -611,5 +777,8 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
   },
   'io.k8s.apimachinery.pkg.apis.meta.v1.Time': {
     '': 'A timestamp, serialised as an RFC 3339 string in UTC with whole seconds, e.g. "2024-05-01T12:00:00Z".',
+  },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
+    '': 'An integer or a string, e.g. 1 or "25%".',
   },
 };

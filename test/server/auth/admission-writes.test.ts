@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes } from '../../../src/server/authz.js';
 import { inPlaceConfigEdit } from '../../../src/server/nodeconfig/inplaceedit.js';
-import { configmaps } from '../../../src/server/registry.js';
+import { configmaps } from '../../../src/server/builtins.js';
 import { ADMIN, nodeIdentity, startAuthzServer, type Answer, type AuthzServer } from '../../helpers/authzserver.js';
 
 const NODE = 'node-1';

@@ -9,7 +9,7 @@ import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes, AuthorizationAttributes, Authorizer, UserInfo } from '../../../src/server/authz.js';
 import { configMapReferences, namedConfigMaps } from '../../../src/server/auth/configreferences.js';
 import { configSourcePermission, rolloutAssignment } from '../../../src/server/auth/configsource.js';
-import { nodes } from '../../../src/server/registry.js';
+import { nodes } from '../../../src/server/builtins.js';
 import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const rollouts = { group: 'dkc.io', plural: 'nodeconfigrollouts' } as ResourceDef;

@@ -8,7 +8,7 @@ import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes } from '../../../src/server/authz.js';
 import { nodeRestriction } from '../../../src/server/auth/noderestriction.js';
-import { nodes } from '../../../src/server/registry.js';
+import { nodes } from '../../../src/server/builtins.js';
 
 const node = (labels: Record<string, string>): KubeObject => ({ metadata: { name: 'n1', labels } });
 const as = (user: string, object: KubeObject, oldObject?: KubeObject): AdmissionAttributes => ({

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../src/api/types.js';
 import { CONTROLLER_USER } from '../../../src/api/dkc/identity.js';
 import type { AdmissionAttributes, UserInfo } from '../../../src/server/authz.js';
 import { rolloutRecords } from '../../../src/server/auth/rolloutstatus.js';
-import { nodes } from '../../../src/server/registry.js';
+import { nodes } from '../../../src/server/builtins.js';
 import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const rollouts = { group: 'dkc.io', plural: 'nodeconfigrollouts', kind: 'NodeConfigRollout' } as ResourceDef;

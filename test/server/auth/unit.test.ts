@@ -34,7 +34,7 @@ import {
   NAMESPACE_CONTROLLER_USER,
   NODE_CONFIG_OPERATOR,
 } from '../../../src/server/auth/rbacresources.js';
-import { leases, nodes } from '../../../src/server/registry.js';
+import { leases, nodes } from '../../../src/server/builtins.js';
 import { parseRequestInfo } from '../../../src/server/requestinfo.js';
 import { FakeClock } from '../../helpers/fakeclock.js';
 

@@ -9,7 +9,7 @@ import { StatusError } from '../../../src/api/errors.js';
 import type { KubeObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes, Authorizer, ServerReads } from '../../../src/server/authz.js';
 import { kubeletVersionCompatibility } from '../../../src/server/kubeletcompat/admission.js';
-import { nodes as nodesDef } from '../../../src/server/registry.js';
+import { nodes as nodesDef } from '../../../src/server/builtins.js';
 import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const HEAD = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';

@@ -10,7 +10,7 @@ import { kubeletVersion } from '../../../src/kubeletconfig/index.js';
 import { CONFIG_FLAGS_ANNOTATION } from '../../../src/nodepolicy/flags.js';
 import { nodeConfigPolicy } from '../../../src/server/policy/admission.js';
 import { ConfigReader, configMapRefOf } from '../../../src/server/policy/configs.js';
-import { nodes } from '../../../src/server/registry.js';
+import { nodes } from '../../../src/server/builtins.js';
 import type { ResourceDef } from '../../../src/server/resourcedef.js';
 
 const doc = (extra: string) => `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${extra}`;

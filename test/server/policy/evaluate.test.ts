@@ -8,7 +8,7 @@ import type { KubeObject } from '../../../src/api/types.js';
 import { load, type KubeletConfiguration } from '../../../src/kubeletconfig/index.js';
 import type { Authorizer, AuthorizationAttributes, UserInfo } from '../../../src/server/authz.js';
 import { configSourcePermission } from '../../../src/server/auth/configsource.js';
-import { nodes } from '../../../src/server/registry.js';
+import { nodes } from '../../../src/server/builtins.js';
 import { compareToBound, evaluate, fieldAllowed, type Violation } from '../../../src/nodepolicy/evaluate.js';
 import { readPolicy, type NodeConfigPolicy } from '../../../src/nodepolicy/spec.js';
 import { verdict } from '../../../src/nodepolicy/verdict.js';
