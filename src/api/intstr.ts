@@ -5,11 +5,8 @@
 import { CodedError } from '../util/errors.js';
 import type { IntOrString } from './apps.js';
 
-export type IntOrStringErrorCode =
-  /** A string value that is not "N%", or a percentage whose number does not parse. */
-  'DKC_API_INT_OR_STRING_INVALID';
-
-export class IntOrStringError extends CodedError<IntOrStringErrorCode> {
+/** A string value that is not "N%", or a percentage whose number does not parse. */
+export class IntOrStringError extends CodedError<'DKC_API_INT_OR_STRING_INVALID'> {
   override name = 'IntOrStringError';
 }
 
