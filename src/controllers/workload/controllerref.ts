@@ -1,0 +1,85 @@
+// Ownership of a workload controller's dependents, as kube's ControllerRefManager decides it
+// (k8s:pkg/controller/controller_ref_manager.go ClaimObject): a controller owns what names it as controller and
+// matches its selector, adopts orphans that match, releases what it owns that no longer matches, and leaves alone
+// what another controller owns. Pure: the host sends the patches this module writes.
+
+import { controllerOf } from '../../api/apps.js';
+import { matchesLabels, type LabelSelector } from '../../api/selectors.js';
+import type { OwnerReference } from '../../api/types.js';
+
+/** The least of an object the claim looks at. */
+export interface Claimable {
+  metadata: {
+    uid?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string | null;
+    ownerReferences?: OwnerReference[];
+  };
+}
+
+export interface ClaimOwner {
+  uid: string;
+  namespace: string;
+  /** An owner being deleted adopts nothing and releases nothing. */
+  deleting: boolean;
+}
+
+export interface Claim<T> {
+  /** What the controller works with: owned and matching, plus the orphans it adopts. */
+  owned: T[];
+  adopt: T[];
+  release: T[];
+}
+
+const deleting = (o: Claimable): boolean => !!o.metadata.deletionTimestamp;
+
+/** ClaimObject over a list, in its order. */
+export function claim<T extends Claimable>(
+  owner: ClaimOwner,
+  selector: LabelSelector,
+  objects: readonly T[],
+): Claim<T> {
+  const out: Claim<T> = { owned: [], adopt: [], release: [] };
+  for (const o of objects) {
+    const ref = controllerOf(o.metadata);
+    const matches = matchesLabels(selector, o.metadata.labels);
+    if (ref !== undefined) {
+      if (ref.uid !== owner.uid) continue;
+      if (matches) out.owned.push(o);
+      else if (!owner.deleting) out.release.push(o);
+      continue;
+    }
+    if (owner.deleting || !matches || deleting(o)) continue;
+    if (owner.namespace !== '' && owner.namespace !== (o.metadata.namespace ?? '')) continue;
+    out.adopt.push(o);
+    out.owned.push(o);
+  }
+  return out;
+}
+
+/** metav1.NewControllerRef. */
+export function newControllerRef(
+  apiVersion: string,
+  kind: string,
+  owner: { metadata: { name?: string; uid?: string } },
+): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** The strategic-merge patch that adopts an object (the object's uid guards against a recreated namesake). */
+export function adoptPatch(ref: OwnerReference, objectUid: string): Record<string, unknown> {
+  return { metadata: { ownerReferences: [ref], uid: objectUid } };
+}
+
+/** The strategic-merge patch that releases an object from the owner `ownerUid`. */
+export function releasePatch(ownerUid: string, objectUid: string): Record<string, unknown> {
+  return { metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], uid: objectUid } };
+}
