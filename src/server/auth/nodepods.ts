@@ -11,7 +11,7 @@ const nodeNameOf = (o: unknown): string => (o as { spec?: { nodeName?: string } 
 const q = (s: string) => JSON.stringify(s);
 
 function createRefusal(a: AdmissionAttributes, nodeName: string): string | undefined {
-  const annotations = (a.object?.metadata.annotations ?? {});
+  const annotations = a.object?.metadata.annotations ?? {};
   if (!Object.hasOwn(annotations, MIRROR_POD_ANNOTATION))
     return `pod does not have "${MIRROR_POD_ANNOTATION}" annotation, node ${q(nodeName)} can only create mirror pods`;
   if (nodeNameOf(a.object) !== nodeName)
