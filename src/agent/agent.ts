@@ -5,7 +5,10 @@
 // stops. `runAgent` is that lifecycle (start → stop) on a host (host.ts): `dkc agent` exits 0 so that its supervisor
 // starts it again; a fleet starts the node's next instance in the same process.
 
-import type { NodeCondition } from '../api/types.js';
+import type { Node, NodeCondition } from '../api/types.js';
+import { admitPod } from './pods/admission.js';
+import { PodRunner } from './pods/manager.js';
+import { podLogs } from './pods/messages.js';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { configureLogging, klog } from '../util/klog.js';
@@ -457,7 +460,30 @@ async function joinCluster(ctx: ClusterContext): Promise<void> {
       return;
     }
     await lifecycle.startUpDone();
+    // Pods are no part of the config's health: they start once the node is up, and a failure is logged, not fatal.
+    if (ctx.host.runsPods) await startPods(ctx, client);
   })();
+}
+
+/** The Pods bound to the node, run by the simulated runtime and admitted as the kubelet admits them. */
+async function startPods(ctx: ClusterContext, client: RestClient): Promise<void> {
+  const { flags, nodeName, lifecycle } = ctx;
+  const nodePath = `/api/v1/nodes/${nodeName}`;
+  const runner = new PodRunner({
+    client,
+    nodeName,
+    rootDir: resolve(flags.rootDir),
+    hostIP: ctx.nodeIP,
+    clock: systemClock,
+    admit: async (pod, running) =>
+      admitPod({ pod, node: await client.get<Node>(nodePath), maxPods: ctx.config.maxPods ?? 110, running }),
+  });
+  lifecycle.onStop({ name: 'stopping the pod runner', run: () => runner.stop() });
+  try {
+    await runner.start();
+  } catch (err) {
+    if (!lifecycle.stopped) klog.error(podLogs.startFailed(errorMessage(err)));
+  }
 }
 
 /** The process host logs to stderr and, with --log-file, to that file; a fleet keeps its process-wide logging. */

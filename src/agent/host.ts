@@ -38,6 +38,11 @@ export interface AgentHost {
    * one log line); else each node asks the API server through `client`.
    */
   discoverChannel?(client: RestClient, choice: ChannelChoice): Promise<ChannelDecision>;
+  /**
+   * Whether the node runs the Pods bound to it (./pods/manager.ts, its runtime under --root-dir). `dkc agent` does; a
+   * fleet's nodes do not yet (each would hold a watch of its own).
+   */
+  readonly runsPods?: boolean;
 }
 
 /** `dkc agent`: one node, its own process. */
@@ -48,4 +53,5 @@ export const processHost: AgentHost = {
   serve: startAgentServers,
   machine: () => hostCapacity(),
   systemInfo: readHostSystemInfo,
+  runsPods: true,
 };

@@ -267,9 +267,9 @@ function agentArgs(
     `--kubeconfig=${node.kubeconfig}`,
     `--config=${node.config}`,
     // As a modern kubelet: no dynamic config of its own; drop-ins beside --config.
-    ...(nd
-      ? [`--config-dir=${configDir}`, `--root-dir=${node.dir}`]
-      : [`--dynamic-config-dir=${node.dynamicConfigDir}`]),
+    // The node's own directory is its kubelet's --root-dir (the Pods it runs are kept there).
+    `--root-dir=${node.dir}`,
+    ...(nd ? [`--config-dir=${configDir}`] : [`--dynamic-config-dir=${node.dynamicConfigDir}`]),
     `--cert-dir=${join(node.dir, 'pki')}`,
     `--hostname-override=${node.name}`,
     '--node-ip=127.0.0.1',

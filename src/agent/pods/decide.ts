@@ -1,18 +1,16 @@
-// What the node does next for one Pod, as one pure function of the Pod as the API has it (or gone), what the runtime
-// runs for it, and whether the node admits it: the kubelet's pod worker in one step. The caller does what it says
-// and asks again when the Pod or the runtime changes, so every answer is a step that may be repeated.
+// What the node does next for one Pod, as one pure function of the Pod as the API has it (or gone) and what the
+// runtime runs for it: the kubelet's pod worker in one step. The caller does what it says (for a new Pod: asks the
+// node's admission, ./admission.ts, then starts or rejects it) and asks again when the Pod or the runtime changes,
+// so every answer is a step that may be repeated.
 
 import type { Pod } from '../../api/workloads.js';
-import type { Admission } from './admission.js';
 import type { RunningPod } from './types.js';
 
 export type PodAction =
   /** Nothing to do: the Pod is as the node reports it. */
   | { kind: 'none' }
-  /** Start the Pod's containers in the runtime, then report it Running. */
-  | { kind: 'start' }
-  /** Refuse it: report it Failed with the admission's reason; nothing runs. */
-  | { kind: 'reject'; reason: string; message: string }
+  /** A Pod new to the node: admit it (start its containers, report it Running) or refuse it (report it Failed). */
+  | { kind: 'admit' }
   /** Write the Pod's status from what the runtime runs. */
   | { kind: 'report' }
   /** A graceful delete: stop the containers (a simulated container ends at once), then report it. */
@@ -29,8 +27,6 @@ export interface PodInput {
   running: RunningPod | undefined;
   /** Whether the status the API has is the one the node would write now (no write needed). */
   reported: boolean;
-  /** Asked only for a Pod the node does not run yet. */
-  admit: () => Admission;
 }
 
 const terminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
@@ -45,7 +41,5 @@ export function decidePod(input: PodInput): PodAction {
     return { kind: 'confirm' };
   }
   if (running) return input.reported ? { kind: 'none' } : { kind: 'report' };
-  if (terminal(pod)) return { kind: 'none' };
-  const admission = input.admit();
-  return admission.admit ? { kind: 'start' } : { kind: 'reject', reason: admission.reason, message: admission.message };
+  return terminal(pod) ? { kind: 'none' } : { kind: 'admit' };
 }

@@ -30,7 +30,7 @@ export interface PodRunnerOptions {
   /** The node's spec.podCIDR, when it has one. */
   podCIDR?: string;
   /** Whether the node admits `pod` beside the Pods it runs (the kubelet's admission, ./admission.ts). */
-  admit: (pod: Pod, running: readonly Pod[]) => Admission;
+  admit: (pod: Pod, running: readonly Pod[]) => Promise<Admission>;
 }
 
 const podPath = (p: { namespace: string; name: string }) => `/api/v1/namespaces/${p.namespace}/pods/${p.name}`;
@@ -68,6 +68,7 @@ export class PodRunner {
     this.informer.on('error', (err) => klog.v(2, logs.watchFailed(errorMessage(err))));
     this.informer.start();
     await this.informer.whenSynced();
+    klog.info(logs.synced(this.informer.store.size, Object.keys(this.store.state.pods).length));
     // Pods the runtime runs that the API no longer has are looked at too.
     for (const uid of Object.keys(this.store.state.pods)) this.enqueue(uid);
   }
@@ -111,13 +112,7 @@ export class PodRunner {
     const running = this.store.state.pods[uid];
     const now = formatTime(this.o.clock.now());
     const reported = pod !== undefined && running !== undefined && this.isReported(pod, running, now);
-    const others = () =>
-      this.running()
-        .filter((r) => r.uid !== uid && r.stoppedAt === undefined)
-        .map((r) => this.podOf(r.uid))
-        .filter((p): p is WatchedPod => p !== undefined);
-    const action = decidePod({ pod, running, reported, admit: () => this.o.admit(pod!, others()) });
-    await this.act(action, uid, pod, running, now);
+    await this.act(decidePod({ pod, running, reported }), uid, pod, running, now);
   }
 
   private isReported(pod: Pod, running: RunningPod, now: string): boolean {
@@ -129,11 +124,8 @@ export class PodRunner {
     switch (a.kind) {
       case 'none':
         return;
-      case 'start':
-        return this.startPod(pod!, now);
-      case 'reject':
-        klog.info(logs.rejected(nameOf(pod!), a.reason, a.message));
-        return this.writeStatus(pod!, rejectedStatus(a));
+      case 'admit':
+        return this.admit(pod!, uid, now);
       case 'report':
         return this.writeStatus(pod!, runtimeStatus(pod!, running!, this.o.hostIP, now));
       case 'stop':
@@ -146,6 +138,17 @@ export class PodRunner {
         klog.info(logs.forgotten(running!));
         return this.remove(uid);
     }
+  }
+
+  private async admit(pod: Pod, uid: string, now: string): Promise<void> {
+    const others = this.running()
+      .filter((r) => r.uid !== uid && r.stoppedAt === undefined)
+      .map((r) => this.podOf(r.uid))
+      .filter((p): p is WatchedPod => p !== undefined);
+    const admission = await this.o.admit(pod, others);
+    if (admission.admit) return this.startPod(pod, now);
+    klog.info(logs.rejected(nameOf(pod), admission.reason, admission.message));
+    await this.writeStatus(pod, rejectedStatus(admission));
   }
 
   private async startPod(pod: Pod, now: string): Promise<void> {

@@ -48,4 +48,7 @@ export const podLogs = {
   noAddress: (range: string) => `no free Pod IP left in ${range}0/24`,
   syncFailed: (uid: string, why: string) => `syncing pod uid ${uid} failed (retried on its next change): ${why}`,
   watchFailed: (why: string) => `watching the node's pods: ${why}`,
+  synced: (bound: number, running: number) =>
+    `pod runner synced: ${bound} pod(s) bound to the node, ${running} running in its runtime`,
+  startFailed: (why: string) => `the node's pods cannot be run: ${why}`,
 };

@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Admission } from '../../../src/agent/pods/admission.js';
 import { decidePod, type PodAction } from '../../../src/agent/pods/decide.js';
 import type { RunningPod } from '../../../src/agent/pods/types.js';
 import type { Pod } from '../../../src/api/workloads.js';
@@ -24,66 +23,42 @@ const running = (stopped = false): RunningPod => ({
   containers: [{ name: 'c', image: 'pause', startedAt: '2026-12-04T00:00:00Z' }],
   ...(stopped ? { stoppedAt: '2026-12-04T00:00:10Z' } : {}),
 });
-const fits: Admission = { admit: true };
-const full: Admission = { admit: false, reason: 'OutOfpods', message: 'Node didn’t have enough resource' };
 
-const cases: [
-  string,
-  Parameters<typeof decidePod>[0] extends infer I ? Omit<I & object, 'admit'> : never,
-  Admission,
-  PodAction,
-][] = [
-  ['gone, nothing runs', { pod: undefined, running: undefined, reported: false }, fits, { kind: 'none' }],
+type Row = [string, Parameters<typeof decidePod>[0], PodAction];
+const cases: Row[] = [
+  ['gone, nothing runs', { pod: undefined, running: undefined, reported: false }, { kind: 'none' }],
+  ['gone, still runs (a force delete)', { pod: undefined, running: running(), reported: false }, { kind: 'forget' }],
+  ['new to the node', { pod: pod(), running: undefined, reported: false }, { kind: 'admit' }],
+  ['runs, reported', { pod: pod({ phase: 'Running' }), running: running(), reported: true }, { kind: 'none' }],
+  ['runs, not reported', { pod: pod(), running: running(), reported: false }, { kind: 'report' }],
   [
-    'gone, still runs (a force delete)',
-    { pod: undefined, running: running(), reported: false },
-    fits,
-    { kind: 'forget' },
-  ],
-  ['new, fits', { pod: pod(), running: undefined, reported: false }, fits, { kind: 'start' }],
-  [
-    'new, does not fit',
-    { pod: pod(), running: undefined, reported: false },
-    full,
-    { kind: 'reject', reason: 'OutOfpods', message: full.admit ? '' : full.message },
-  ],
-  ['runs, reported', { pod: pod({ phase: 'Running' }), running: running(), reported: true }, fits, { kind: 'none' }],
-  ['runs, not reported', { pod: pod(), running: running(), reported: false }, fits, { kind: 'report' }],
-  [
-    'rejected earlier (Failed), nothing runs',
+    'refused earlier (Failed), nothing runs',
     { pod: pod({ phase: 'Failed' }), running: undefined, reported: false },
-    fits,
     { kind: 'none' },
   ],
-  ['being deleted, runs', { pod: pod({ deleting: true }), running: running(), reported: true }, fits, { kind: 'stop' }],
+  [
+    'finished (Succeeded), nothing runs',
+    { pod: pod({ phase: 'Succeeded' }), running: undefined, reported: false },
+    { kind: 'none' },
+  ],
+  ['being deleted, runs', { pod: pod({ deleting: true }), running: running(), reported: true }, { kind: 'stop' }],
   [
     'being deleted, stopped, not reported',
     { pod: pod({ deleting: true }), running: running(true), reported: false },
-    fits,
     { kind: 'report' },
   ],
   [
     'being deleted, stopped and reported',
     { pod: pod({ deleting: true }), running: running(true), reported: true },
-    fits,
     { kind: 'confirm' },
   ],
   [
     'being deleted, never ran',
     { pod: pod({ deleting: true }), running: undefined, reported: false },
-    fits,
     { kind: 'confirm' },
   ],
 ];
 
-for (const [name, input, admission, want] of cases) {
-  test(`decidePod: ${name}`, () => {
-    let asked = 0;
-    const got = decidePod({ ...input, admit: () => (asked++, admission) });
-    assert.deepEqual(got, want);
-    // Admission is asked only of a Pod the node does not run and that is not being deleted or finished.
-    const shouldAsk =
-      input.pod !== undefined && !input.running && !input.pod.metadata?.deletionTimestamp && !input.pod.status?.phase;
-    assert.equal(asked, shouldAsk ? 1 : 0, 'admission asked only of a new Pod');
-  });
+for (const [name, input, want] of cases) {
+  test(`decidePod: ${name}`, () => assert.deepEqual(decidePod(input), want));
 }
