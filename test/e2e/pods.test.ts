@@ -74,6 +74,11 @@ describe('the Pods a node runs (dkc up, one node, maxPods 2)', { concurrency: fa
     assert.equal(pod.status?.hostIP, '127.0.0.1');
     assert.ok(pod.status?.containerStatuses?.[0]?.state.running?.startedAt, 'a running container');
     assert.ok((await runtime()).pods[pod.metadata.uid!], 'the runtime keeps it on the node');
+    assert.deepEqual(
+      pod.spec?.tolerations?.map((t) => `${t.key}:${t.effect}:${t.tolerationSeconds}`),
+      ['node.kubernetes.io/not-ready:NoExecute:300', 'node.kubernetes.io/unreachable:NoExecute:300'],
+      'DefaultTolerationSeconds gave it five minutes on a node that stops answering',
+    );
   });
 
   it(`survives ${RESTARTS} restarts of the agent: the same uid, IP and start time, still Running`, async () => {

@@ -35,6 +35,7 @@ import { rolloutRecords } from './rolloutstatus.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
 import { NodeGraph } from './nodegraph.js';
 import { nodeRestriction } from './noderestriction.js';
+import { defaultTolerationSeconds } from '../pods/defaulttolerations.js';
 import { RbacAuthorizer, RbacRules } from './rbac.js';
 import { clusterroles, RBAC_GROUP, roles } from './rbacresources.js';
 
@@ -133,6 +134,7 @@ export function clusterAuthorization(
     authorizer,
     admission: [
       ...(modes.includes('Node') ? [nodeRestriction(reads)] : []),
+      defaultTolerationSeconds,
       nodeConfigValidation,
       rbacEscalation({ authorizer, rules: rbacRules, reads, exempt: isPrivileged }),
       configSourcePermission(authorizer, options.assignmentChannel),
