@@ -12,7 +12,12 @@ import { issueCert } from '../pki/index.js';
 import { writeFileAtomic } from '../util/atomicfile.js';
 import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
-import { CONTROLLER_USER, GARBAGE_COLLECTOR_USER, NAMESPACE_CONTROLLER_USER } from '../api/dkc/identity.js';
+import {
+  CONTROLLER_USER,
+  GARBAGE_COLLECTOR_USER,
+  NAMESPACE_CONTROLLER_USER,
+  TAINT_EVICTION_USER,
+} from '../api/dkc/identity.js';
 import { leaderIdentity } from './leaderelection.js';
 import { ControllerManager, type ControllerName } from './manager.js';
 
@@ -46,6 +51,7 @@ export async function takeOverIdentity(dataDir: string, identity: string): Promi
 export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
   garbagecollector: GARBAGE_COLLECTOR_USER,
   namespace: NAMESPACE_CONTROLLER_USER,
+  tainteviction: TAINT_EVICTION_USER,
 };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */

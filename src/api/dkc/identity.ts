@@ -12,6 +12,12 @@ export const GARBAGE_COLLECTOR_USER = 'system:dkc:controller:generic-garbage-col
  * and deletes objects of any kind in a namespace being deleted, rights no other controller may hold.
  */
 export const NAMESPACE_CONTROLLER_USER = 'system:dkc:controller:namespace-controller';
+/**
+ * The taint eviction controller's own user inside `dkc server` (as kube-controller-manager's
+ * taint-eviction-controller): it reads Nodes and Pods, marks a Pod's status and deletes it, rights the rollout
+ * controller does not hold.
+ */
+export const TAINT_EVICTION_USER = 'system:dkc:controller:taint-eviction-controller';
 export const LEADER_LEASE_NAMESPACE = 'kube-system';
 export const LEADER_LEASE_NAME = 'dkc-controller';
 /**

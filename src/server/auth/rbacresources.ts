@@ -19,6 +19,7 @@ import {
   LEADER_LEASE_NAME,
   LEADER_LEASE_NAMESPACE,
   NAMESPACE_CONTROLLER_USER,
+  TAINT_EVICTION_USER,
 } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
 import type { ResourceDef, TableColumn } from '../resourcedef.js';
@@ -287,6 +288,14 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   // The garbage collector, its own user as kube-controller-manager's system:controller:generic-garbage-collector:
   // it watches every resource, removes owner references and its finalizers, and deletes what has no owner left. It
   // records OwnerRefInvalidNamespace events, which kube's role grants too.
+  // The taint eviction controller, its own user as kube-controller-manager's taint-eviction-controller: reads Nodes
+  // and Pods, marks a Pod DisruptionTarget through its status and deletes it, and records its events.
+  clusterRole(TAINT_EVICTION_USER, [
+    rule(READ, [''], ['nodes', 'pods']),
+    rule(['patch', 'update'], [''], ['pods/status']),
+    rule(['delete'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   clusterRole(GARBAGE_COLLECTOR_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
@@ -363,6 +372,9 @@ export const defaultClusterRoleBindings: KubeObject[] = [
     { kind: 'User', apiGroup: RBAC_GROUP, name: KUBELET_API_CLIENT_USER },
   ]),
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
+  clusterBinding(TAINT_EVICTION_USER, TAINT_EVICTION_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: TAINT_EVICTION_USER },
+  ]),
   clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: GARBAGE_COLLECTOR_USER },
   ]),
