@@ -16,6 +16,7 @@ import {
   CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   NAMESPACE_CONTROLLER_USER,
+  SCHEDULER_USER,
   TAINT_EVICTION_USER,
 } from '../api/dkc/identity.js';
 import { leaderIdentity } from './leaderelection.js';
@@ -52,6 +53,7 @@ export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
   garbagecollector: GARBAGE_COLLECTOR_USER,
   namespace: NAMESPACE_CONTROLLER_USER,
   tainteviction: TAINT_EVICTION_USER,
+  scheduler: SCHEDULER_USER,
 };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */

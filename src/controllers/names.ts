@@ -1,7 +1,14 @@
 // The controllers' names and the defaults of their flags: the one list `dkc server`, `dkc controller` and the
 // manager read. No imports, so the CLI can take it without loading a controller.
 
-export const CONTROLLER_NAMES = ['rollout', 'nodelifecycle', 'tainteviction', 'namespace', 'garbagecollector'] as const;
+export const CONTROLLER_NAMES = [
+  'rollout',
+  'nodelifecycle',
+  'tainteviction',
+  'scheduler',
+  'namespace',
+  'garbagecollector',
+] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** `--controllers` when not given: all of them. */

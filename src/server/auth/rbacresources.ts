@@ -19,6 +19,7 @@ import {
   LEADER_LEASE_NAME,
   LEADER_LEASE_NAMESPACE,
   NAMESPACE_CONTROLLER_USER,
+  SCHEDULER_USER,
   TAINT_EVICTION_USER,
 } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
@@ -296,6 +297,13 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['delete'], [''], ['pods']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
+  // The scheduler, as kube's system:kube-scheduler: reads Nodes and Pods, binds Pods, says why one fits nowhere.
+  clusterRole(SCHEDULER_USER, [
+    rule(READ, [''], ['nodes', 'pods']),
+    rule(['create'], [''], ['pods/binding', 'bindings']),
+    rule(['patch', 'update'], [''], ['pods/status']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   clusterRole(GARBAGE_COLLECTOR_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
@@ -375,6 +383,7 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding(TAINT_EVICTION_USER, TAINT_EVICTION_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: TAINT_EVICTION_USER },
   ]),
+  clusterBinding(SCHEDULER_USER, SCHEDULER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: SCHEDULER_USER }]),
   clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: GARBAGE_COLLECTOR_USER },
   ]),
