@@ -68,6 +68,18 @@ function resourceEntries(def: ResourceDef): object[] {
       verbs: ['create', 'delete', 'get', 'patch', 'update'],
     });
   }
+  for (const [name, action] of Object.entries(def.actions ?? {})) {
+    if (!name) continue;
+    out.push({
+      name: `${def.plural}/${name}`,
+      singularName: '',
+      namespaced: def.namespaced,
+      ...(action.group !== undefined ? { group: action.group } : {}),
+      ...(action.version !== undefined ? { version: action.version } : {}),
+      kind: action.kind,
+      verbs: ['create'],
+    });
+  }
   if (def.finalizeSubresource) {
     out.push({
       name: `${def.plural}/finalize`,

@@ -5,7 +5,7 @@
 import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
-import { configmaps, events, leases, namespaces, nodes, pods } from './builtins.js';
+import { bindings, configmaps, events, leases, namespaces, nodes, pods } from './builtins.js';
 import type { ResourceDef } from './resourcedef.js';
 
 export class Registry {
@@ -52,6 +52,7 @@ export function defaultRegistry(nodeDef: ResourceDef = nodes): Registry {
     configmaps,
     events,
     pods,
+    bindings,
     leases,
     ...rbacResources,
     ...reviewResources,
