@@ -7,6 +7,7 @@ import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
 import { bindings, configmaps, events, leases, namespaces, nodes, pods } from './builtins.js';
 import type { ResourceDef } from './resourcedef.js';
+import { podDisruptionBudgets, podDisruptionBudgetsV1beta1 } from './disruptionbudgets/definition.js';
 
 export class Registry {
   private defs: ResourceDef[];
@@ -54,6 +55,8 @@ export function defaultRegistry(nodeDef: ResourceDef = nodes): Registry {
     pods,
     bindings,
     leases,
+    podDisruptionBudgets,
+    podDisruptionBudgetsV1beta1,
     ...rbacResources,
     ...reviewResources,
     customResourceDefinitions,

@@ -195,9 +195,12 @@ export class ResourceStorage {
     }
   }
 
+  /** The object as this version serves it: one stored through another version of the kind (policy/v1beta1) too. */
   private withType(obj: KubeObject): KubeObject {
     if (this.def.custom) return presentCustom(this.def, obj);
-    return { apiVersion: apiVersionOf(this.def), kind: this.def.kind, ...obj, metadata: obj.metadata };
+    const typed = { apiVersion: apiVersionOf(this.def), kind: this.def.kind, ...obj, metadata: obj.metadata };
+    typed.apiVersion = apiVersionOf(this.def);
+    return typed;
   }
 
   /**

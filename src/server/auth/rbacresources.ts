@@ -175,12 +175,22 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     ],
     { labels: aggregated('admin') },
   ),
-  clusterRole('system:aggregate-to-edit', [rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods'])], {
-    labels: aggregated('edit'),
-  }),
-  clusterRole('system:aggregate-to-view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces'])], {
-    labels: aggregated('view'),
-  }),
+  clusterRole(
+    'system:aggregate-to-edit',
+    [
+      rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods']),
+      rule([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
+    ],
+    { labels: aggregated('edit') },
+  ),
+  clusterRole(
+    'system:aggregate-to-view',
+    [
+      rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces']),
+      rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+    ],
+    { labels: aggregated('view') },
+  ),
   // Viewers see rollouts and policies (cluster-scoped: through a ClusterRoleBinding); writing a rollout assigns
   // config, which no aggregated role grants.
   clusterRole(
