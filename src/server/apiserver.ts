@@ -9,13 +9,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import { errors, StatusError, toStatusError } from '../api/errors.js';
 import type { KubeObject } from '../api/types.js';
 import type { Store } from '../storage/store.js';
-import { systemClock, type Clock } from '../util/clock.js';
+import { formatTime, systemClock, type Clock } from '../util/clock.js';
 import { klog } from '../util/klog.js';
 import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
 import {
   alwaysAllow,
   forbiddenError,
+  runAdmission,
   type AdmissionPlugin,
   type AuthorizationAttributes,
   type Authorizer,
@@ -26,7 +27,7 @@ import { decodeApplyBody, decodeObjectBody, decodePatchBody, readBody } from './
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { defaultRegistry, type Registry } from './registry.js';
-import { apiVersionOf, type ResourceDef } from './resourcedef.js';
+import { apiVersionOf, type ResourceDef, type SubresourceAction } from './resourcedef.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { ResourceStorage, keyPrefix, presentCustom, type NamespaceLookup, type WriteContext } from './resources.js';
 import { buildSelection } from './selection.js';
@@ -628,6 +629,11 @@ export class ApiServer {
     const storage = this.storages.get(def)!;
     if (def.namespaced === false && info.namespace && info.resource !== 'namespaces') throw errors.notFoundPath();
     if (def.namespaced && !info.namespace && info.name) throw errors.notFoundPath();
+    const action = def.actions?.[info.subresource];
+    if (action && !info.rest.length && (info.subresource !== '' || !info.name)) {
+      if (info.verb !== 'create') throw errors.methodNotAllowed(info.verb, action.kind);
+      return this.runAction(req, res, url, info, def, action, user);
+    }
     if (info.subresource) {
       if (info.subresource === 'proxy' && def.proxySubresource) return this.handleProxy(req, res, url, info, storage);
       if (info.subresource === FINALIZE_SUBRESOURCE && def.finalizeSubresource && !info.rest.length) {
@@ -652,6 +658,46 @@ export class ApiServer {
       ctx,
     };
     return this.verbHandler(info.verb, def)(call);
+  }
+
+  /** A POST to an action subresource (a Pod's binding or eviction): the action's work, then 201 Success. */
+  private async runAction(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    info: RequestInfo,
+    def: ResourceDef,
+    action: SubresourceAction,
+    user: UserInfo,
+  ): Promise<void> {
+    const ctx = writeContext(url.searchParams, user);
+    const body = (await decodeObjectBody(await readBody(req), req.headers['content-type'])) as KubeObject;
+    const namespace = def.namespaced ? info.namespace : '';
+    await action.run({
+      namespace,
+      name: info.name,
+      body,
+      ctx,
+      storageOf: (group, version, plural) => {
+        const served = this.registry.lookup(group, version, plural);
+        return served && this.storages.get(served);
+      },
+      admit: (name) =>
+        runAdmission(this.options.admission ?? [], {
+          user: ctx.user,
+          operation: 'CREATE',
+          resource: def,
+          subresource: info.subresource,
+          namespace,
+          name,
+          object: body,
+          dryRun: ctx.dryRun,
+          warnings: (ctx.warnings ??= []),
+        }),
+      now: formatTime(this.clock.now()),
+    });
+    const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+    return this.writeJson(res, 201, success, req.headers['accept'], ctx.warnings);
   }
 
   /** The handler of each verb but watch (which streams: handleWatch). */

@@ -18,6 +18,7 @@ import { defaultPod, preparePodCreate } from './pods/defaults.js';
 import { validatePod, validatePodUpdate } from './pods/validation.js';
 import { podDeletionStrategy } from './pods/deletion.js';
 import { podColumns, podRow } from './pods/table.js';
+import { podBinding } from './pods/binding.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {
@@ -260,6 +261,25 @@ export const pods: ResourceDef = {
   },
   validation: { create: validatePod, update: validatePodUpdate },
   deletion: podDeletionStrategy,
+  actions: { binding: podBinding },
+};
+
+/** The legacy POST .../bindings: a Pod's binding named by the Binding's metadata.name. Nothing is stored. */
+export const bindings: ResourceDef = {
+  group: '',
+  version: 'v1',
+  plural: 'bindings',
+  singular: 'binding',
+  kind: 'Binding',
+  namespaced: true,
+  shortNames: [],
+  verbs: ['create'],
+  statusSubresource: false,
+  proxySubresource: false,
+  fields: {},
+  columns: [nameCol, ageCol],
+  row: (o, now) => [o.metadata.name, created(o, now)],
+  actions: { '': podBinding },
 };
 
 export const leases: ResourceDef = {

@@ -30,22 +30,25 @@ export function apiVersions(serverAddress: string): object {
   };
 }
 
-export function apiGroupList(registry: Registry): object {
-  const groups = registry
+/** A group's entry: its versions in the registry's order, the first preferred (policy: v1, then v1beta1). */
+function groupEntry(registry: Registry, group: string): { name: string; versions: object[]; preferredVersion: object } {
+  const versions = registry
     .groupVersions()
-    .filter((gv) => gv.group !== '')
-    .map((gv) => {
-      const version = { groupVersion: `${gv.group}/${gv.version}`, version: gv.version };
-      return { name: gv.group, versions: [version], preferredVersion: version };
-    });
+    .filter((gv) => gv.group === group)
+    .map((gv) => ({ groupVersion: `${gv.group}/${gv.version}`, version: gv.version }));
+  return { name: group, versions, preferredVersion: versions[0]! };
+}
+
+export function apiGroupList(registry: Registry): object {
+  const names = new Set(registry.groupVersions().map((gv) => gv.group));
+  names.delete('');
+  const groups = [...names].map((g) => groupEntry(registry, g));
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
 export function apiGroup(registry: Registry, group: string): object | undefined {
-  const gvs = registry.groupVersions().filter((gv) => gv.group === group);
-  if (!gvs.length || !group) return undefined;
-  const versions = gvs.map((gv) => ({ groupVersion: `${gv.group}/${gv.version}`, version: gv.version }));
-  return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions, preferredVersion: versions[0] };
+  if (!group || !registry.groupVersions().some((gv) => gv.group === group)) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(registry, group) };
 }
 
 function resourceEntries(def: ResourceDef): object[] {
@@ -66,6 +69,18 @@ function resourceEntries(def: ResourceDef): object[] {
       namespaced: def.namespaced,
       kind: `${def.kind}ProxyOptions`,
       verbs: ['create', 'delete', 'get', 'patch', 'update'],
+    });
+  }
+  for (const [name, action] of Object.entries(def.actions ?? {})) {
+    if (!name) continue;
+    out.push({
+      name: `${def.plural}/${name}`,
+      singularName: '',
+      namespaced: def.namespaced,
+      ...(action.group !== undefined ? { group: action.group } : {}),
+      ...(action.version !== undefined ? { version: action.version } : {}),
+      kind: action.kind,
+      verbs: ['create'],
     });
   }
   if (def.finalizeSubresource) {

@@ -5,8 +5,9 @@
 import { reviewResources } from './auth/reviews.js';
 import { rbacResources } from './auth/rbacresources.js';
 import { customResourceDefinitions } from './crd/definition.js';
-import { configmaps, events, leases, namespaces, nodes, pods } from './builtins.js';
+import { bindings, configmaps, events, leases, namespaces, nodes, pods } from './builtins.js';
 import type { ResourceDef } from './resourcedef.js';
+import { podDisruptionBudgets, podDisruptionBudgetsV1beta1 } from './disruptionbudgets/definition.js';
 
 export class Registry {
   private defs: ResourceDef[];
@@ -52,7 +53,10 @@ export function defaultRegistry(nodeDef: ResourceDef = nodes): Registry {
     configmaps,
     events,
     pods,
+    bindings,
     leases,
+    podDisruptionBudgets,
+    podDisruptionBudgetsV1beta1,
     ...rbacResources,
     ...reviewResources,
     customResourceDefinitions,

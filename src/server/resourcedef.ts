@@ -6,6 +6,7 @@
 import type { FieldError } from '../api/field.js';
 import type { KubeObject } from '../api/types.js';
 import type { DeleteOptions } from './deletion.js';
+import type { ResourceStorage, WriteContext } from './resources.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -61,6 +62,35 @@ export interface ResourceDef {
   custom?: CustomResourceBehaviour;
   /** What the emulated release's registry strategy does beyond the generic rules (a Node at 1.24 and later). */
   strategy?: ResourceStrategy;
+  /**
+   * Subresources answered by a handler of their own, by name (a Pod's `binding` and `eviction`), POST only; the
+   * name '' is a create on the collection itself (the legacy `bindings`).
+   */
+  actions?: Record<string, SubresourceAction>;
+}
+
+/** One POST to an action subresource, decoded. */
+export interface ActionRequest {
+  namespace: string;
+  /** The name in the URL ('' for a collection's action). */
+  name: string;
+  body: KubeObject;
+  ctx: WriteContext;
+  /** The storage of a served resource (the Pod's own, its namespace's PodDisruptionBudgets). */
+  storageOf(group: string, version: string, plural: string): ResourceStorage | undefined;
+  /** Runs admission for this request as a CREATE of the subresource on `name`, with `body` as the object. */
+  admit(name: string): Promise<void>;
+  /** RFC 3339 time of the request. */
+  now: string;
+}
+
+export interface SubresourceAction {
+  /** Discovery's entry: the kind served there, and its group and version when not the resource's own. */
+  kind: string;
+  group?: string;
+  version?: string;
+  /** Does the work; the handler answers 201 with a Success Status. */
+  run(request: ActionRequest): Promise<void>;
 }
 
 /**

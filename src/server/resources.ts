@@ -195,9 +195,12 @@ export class ResourceStorage {
     }
   }
 
+  /** The object as this version serves it: one stored through another version of the kind (policy/v1beta1) too. */
   private withType(obj: KubeObject): KubeObject {
     if (this.def.custom) return presentCustom(this.def, obj);
-    return { apiVersion: apiVersionOf(this.def), kind: this.def.kind, ...obj, metadata: obj.metadata };
+    const typed = { apiVersion: apiVersionOf(this.def), kind: this.def.kind, ...obj, metadata: obj.metadata };
+    typed.apiVersion = apiVersionOf(this.def);
+    return typed;
   }
 
   /**
@@ -638,6 +641,37 @@ export class ResourceStorage {
     else delete next.metadata.resourceVersion;
     if (this.def.generation) next.metadata.generation = nextGeneration(next, current);
     return next;
+  }
+
+  /**
+   * A registry-internal read-modify-write, as kube's subresource handlers call the storage's GuaranteedUpdate
+   * directly (a Pod's binding, its DisruptionTarget condition): no strategy, validation, admission or managedFields;
+   * `mutate` refuses by throwing. Retried on a concurrent write.
+   */
+  async transform(
+    namespace: string,
+    name: string,
+    ctx: WriteContext,
+    mutate: (current: KubeObject) => KubeObject,
+  ): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    return this.writes.run(key, async () => {
+      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+        if (attempt > 1) await pause(backoffDelay(CONFLICT_BACKOFF, attempt - 1));
+        const kv = await this.store.get(key).catch((e: unknown) => Promise.reject(this.storeError(e, name)));
+        if (!kv) throw errors.notFound(this.qualified, name);
+        const current = this.decode(kv);
+        const next = mutate(structuredClone(current));
+        if (ctx.dryRun || deepEqual(next, current)) return next;
+        try {
+          return this.decode(await this.store.update(key, this.encode(next), kv.modRevision), next);
+        } catch (err) {
+          if (err instanceof StoreError && err.code === 'DKC_STORE_CONFLICT') continue;
+          throw this.storeError(err, name);
+        }
+      }
+      throw errors.conflict(this.qualified, name, 'too many concurrent updates; please try again');
+    });
   }
 
   async update(

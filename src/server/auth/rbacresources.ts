@@ -177,12 +177,22 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     ],
     { labels: aggregated('admin') },
   ),
-  clusterRole('system:aggregate-to-edit', [rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods'])], {
-    labels: aggregated('edit'),
-  }),
-  clusterRole('system:aggregate-to-view', [rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces'])], {
-    labels: aggregated('view'),
-  }),
+  clusterRole(
+    'system:aggregate-to-edit',
+    [
+      rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods']),
+      rule([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
+    ],
+    { labels: aggregated('edit') },
+  ),
+  clusterRole(
+    'system:aggregate-to-view',
+    [
+      rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces']),
+      rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+    ],
+    { labels: aggregated('view') },
+  ),
   // Viewers see rollouts and policies (cluster-scoped: through a ClusterRoleBinding); writing a rollout assigns
   // config, which no aggregated role grants.
   clusterRole(
@@ -276,6 +286,9 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
+    // The scheduler, which runs under this identity: binds Pods to nodes, as kube's system:kube-scheduler.
+    rule(READ, [''], ['pods']),
+    rule(['create'], [''], ['pods/binding', 'bindings']),
   ]),
   // The namespace controller, its own user as kube-controller-manager's system:controller:namespace-controller:
   // follows namespaces, records Terminating and the deletion conditions, removes its finalizer through /finalize, and

@@ -20,6 +20,10 @@ export const podText = {
   bindingDeleting: (pod: string) => `pod ${pod} is being deleted, cannot be assigned to a host`,
   bindingAssigned: (pod: string, node: string) => `pod ${pod} is already assigned to node ${JSON.stringify(node)}`,
   bindingGated: (pod: string) => `pod ${pod} has non-empty .spec.schedulingGates`,
+  preconditionUid: (want: string, have: string) =>
+    `Precondition failed: UID in precondition: ${want}, UID in object meta: ${have}`,
+  preconditionRv: (want: string, have: string) =>
+    `Precondition failed: ResourceVersion in precondition: ${want}, ResourceVersion in object meta: ${have}`,
 } as const;
 
 /** The Eviction API's answers (pkg/registry/core/pod/storage/eviction.go). */
