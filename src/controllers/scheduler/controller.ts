@@ -14,6 +14,7 @@ import { formatTime, type Clock, type TimerHandle } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import type { RunningController } from '../types.js';
+import { syncedOrAborted } from '../waitsynced.js';
 import { schedule, type Candidate } from './fit.js';
 import { events, messages } from './messages.js';
 
@@ -78,7 +79,7 @@ export class Scheduler implements RunningController {
     if (this.stopped) return;
     this.nodes.start();
     this.pods.start();
-    await Promise.all([this.nodes.whenSynced(), this.pods.whenSynced()]);
+    if (!(await syncedOrAborted(this.o.signal, this.nodes, this.pods)) || this.stopped) return;
     this.requeueAll();
   }
 

@@ -12,6 +12,7 @@ import { formatTime, type Clock, type TimerHandle } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import type { RunningController } from '../types.js';
+import { syncedOrAborted } from '../waitsynced.js';
 import { decideEviction } from './decide.js';
 import { evictionTexts as texts } from './messages.js';
 
@@ -59,7 +60,7 @@ export class TaintEviction implements RunningController {
     if (this.stopped) return;
     this.nodes.start();
     this.pods.start();
-    await Promise.all([this.nodes.whenSynced(), this.pods.whenSynced()]);
+    if (!(await syncedOrAborted(this.o.signal, this.nodes, this.pods)) || this.stopped) return;
     for (const p of this.pods.store.list()) this.judge(p);
   }
 

@@ -286,9 +286,6 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule([...READ, 'create', 'patch', 'update'], ['dkc.io'], ['nodeconfigs']),
     rule(['get', 'update', 'patch'], ['dkc.io'], ['nodeconfigs/status']),
     rule(['create', 'patch', 'update'], [''], ['events']),
-    // The scheduler, which runs under this identity: binds Pods to nodes, as kube's system:kube-scheduler.
-    rule(READ, [''], ['pods']),
-    rule(['create'], [''], ['pods/binding', 'bindings']),
   ]),
   // The namespace controller, its own user as kube-controller-manager's system:controller:namespace-controller:
   // follows namespaces, records Terminating and the deletion conditions, removes its finalizer through /finalize, and
