@@ -15,11 +15,8 @@ import {
   timeMs,
   type DaemonSet,
 } from '../../api/apps.js';
-import { objectSelectorRequirements } from '../../api/selectors.js';
 import type { Node } from '../../api/types.js';
-import { errorMessage } from '../../util/errors.js';
-import { isDeleting } from '../replicaset/decide.js';
-import { claim } from '../workload/controllerref.js';
+import { claimBySelector } from '../workload/controllerref.js';
 import { slowStartBatches } from '../workload/slowstart.js';
 import { logs } from './messages.js';
 import { nodeShouldRunDaemonPod, targetNodeName, type DaemonPodView } from './placement.js';
@@ -112,17 +109,13 @@ export function groupByNode(pods: readonly DaemonPodView[]): Map<string, DaemonP
 export function decideDaemonSet(input: DaemonSetSyncInput): DaemonSetDecision {
   const { ds } = input;
   const out = nothing();
-  let selector;
-  try {
-    selector = objectSelectorRequirements(ds.spec.selector);
-  } catch (e) {
-    out.error = logs.badSelector(ds.metadata.namespace ?? '', ds.metadata.name ?? '', errorMessage(e));
-    return out;
-  }
-  const owner = { uid: ds.metadata.uid ?? '', namespace: ds.metadata.namespace ?? '', deleting: isDeleting(ds) };
   // A DaemonSet being deleted is left to the garbage collector: kube's sync returns before it claims anything.
-  if (owner.deleting) return out;
-  const claimed = claim(owner, selector, input.pods);
+  if (ds.metadata.deletionTimestamp) return out;
+  const claiming = claimBySelector(ds, input.pods, (why) =>
+    logs.badSelector(ds.metadata.namespace ?? '', ds.metadata.name ?? '', why),
+  );
+  if ('error' in claiming) return { ...out, error: claiming.error };
+  const { claimed } = claiming;
   out.adopt = claimed.adopt;
   out.release = claimed.release;
   out.byNode = groupByNode(claimed.owned);
@@ -228,8 +221,9 @@ function rollingUpdate(input: DaemonSetSyncInput, out: DaemonSetDecision): void 
     if (found === undefined || (found.updated === undefined) === (found.old === undefined)) unavailable++;
     else if (found.updated !== undefined) unavailable += isPodAvailable(found.updated, minReady, nowMs) ? 0 : 1;
     else if (!isPodAvailable(found.old!, minReady, nowMs)) replace.push(found.old!);
-    else if (unavailable < budget.maxUnavailable) candidates.push(found.old!);
+    else candidates.push(found.old!);
   }
+  // kube stops collecting candidates once the budget is used up; taking the first `room` of them is the same.
   const room = Math.min(Math.max(0, budget.maxUnavailable - unavailable), candidates.length);
   out.delete = [...replace, ...candidates.slice(0, room)].slice(0, BURST_REPLICAS);
 }

@@ -6,10 +6,7 @@
 // Pure: the host lists, patches, creates and deletes, and keeps kube's expectations.
 
 import { isPodAvailable, isPodReady, isTerminating, type PodView, type StatefulSet } from '../../api/apps.js';
-import { objectSelectorRequirements } from '../../api/selectors.js';
-import { errorMessage } from '../../util/errors.js';
-import { isDeleting } from '../replicaset/decide.js';
-import { claim } from '../workload/controllerref.js';
+import { claimBySelector } from '../workload/controllerref.js';
 import type { PodToCreate } from '../workload/podtemplate.js';
 import { slowStartBatches } from '../workload/slowstart.js';
 import {
@@ -91,15 +88,11 @@ function partition(set: StatefulSet, pods: readonly PodView[], revisions: Revisi
 export function decideStatefulSet(input: StatefulSetSyncInput): StatefulSetDecision {
   const { set } = input;
   const out = empty();
-  let selector;
-  try {
-    selector = objectSelectorRequirements(set.spec.selector);
-  } catch (e) {
-    out.error = logs.badSelector(set.metadata.namespace ?? '', set.metadata.name ?? '', errorMessage(e));
-    return out;
-  }
-  const owner = { uid: set.metadata.uid ?? '', namespace: set.metadata.namespace ?? '', deleting: isDeleting(set) };
-  const claimed = claim(owner, selector, input.pods);
+  const claiming = claimBySelector(set, input.pods, (why) =>
+    logs.badSelector(set.metadata.namespace ?? '', set.metadata.name ?? '', why),
+  );
+  if ('error' in claiming) return { ...out, error: claiming.error };
+  const { owner, claimed } = claiming;
   out.adopt = claimed.adopt;
   out.release = claimed.release;
   [out.replicas, out.condemned] = partition(set, claimed.owned, input.revisions);

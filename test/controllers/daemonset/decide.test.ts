@@ -15,9 +15,8 @@ import {
 } from '../../../src/controllers/daemonset/placement.js';
 import { daemonSetRolloutStatusMessage } from '../../../src/controllers/daemonset/rolloutstatus.js';
 import { daemonSetStatus, requeueAfterSeconds } from '../../../src/controllers/daemonset/status.js';
+import { iso, NOW, workloadPod } from '../workload/pods.js';
 
-const NOW = Date.parse('2024-01-01T01:00:00Z');
-const iso = (msAgo: number) => new Date(NOW - msAgo).toISOString();
 const HASH = 'h2';
 
 function ds(spec: Partial<DaemonSet['spec']> = {}, meta: Partial<DaemonSet['metadata']> = {}): DaemonSet {
@@ -56,35 +55,23 @@ interface PodOpts {
   labels?: Record<string, string>;
 }
 
-const pod = (name: string, o: PodOpts = {}): DaemonPodView => ({
-  metadata: {
-    name,
-    uid: name,
-    namespace: 'ns',
-    labels: o.labels ?? { app: 'agent', 'controller-revision-hash': o.hash ?? HASH },
-    creationTimestamp: iso(o.createdAgo ?? 3_600_000),
-    ...(o.deleting ? { deletionTimestamp: iso(0) } : {}),
-    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: 'ds1', controller: true }],
-  },
-  spec:
-    o.boundFor !== undefined
-      ? {
-          affinity: {
-            nodeAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: {
-                nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [o.boundFor] }] }],
-              },
-            },
-          },
-        }
-      : { nodeName: o.node ?? 'n1' },
-  status: {
-    phase: o.phase ?? 'Running',
-    conditions: [
-      { type: 'Ready', status: o.ready === false ? 'False' : 'True', lastTransitionTime: iso(o.readyAgo ?? 600_000) },
-    ],
+const OWNER = { kind: 'DaemonSet', name: 'agent', uid: 'ds1' };
+const boundTo = (node: string): NonNullable<DaemonPodView['spec']> => ({
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }],
+      },
+    },
   },
 });
+
+const pod = (name: string, o: PodOpts = {}): DaemonPodView =>
+  workloadPod(
+    name,
+    { ...o, owner: OWNER, labels: o.labels ?? { app: 'agent', 'controller-revision-hash': o.hash ?? HASH } },
+    o.boundFor !== undefined ? boundTo(o.boundFor) : { nodeName: o.node ?? 'n1' },
+  );
 
 const input = (d: DaemonSet, nodes: Node[], pods: DaemonPodView[], extra: Partial<DaemonSetSyncInput> = {}) =>
   decideDaemonSet({ ds: d, nodes, pods, hash: HASH, nowMs: NOW, ...extra });

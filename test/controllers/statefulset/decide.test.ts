@@ -7,9 +7,7 @@ import type { PodTemplateSpec, PodView, StatefulSet } from '../../../src/api/app
 import { decideStatefulSet, type StatefulSetDecision } from '../../../src/controllers/statefulset/decide.js';
 import { podOrdinal, revisionName, type Revisions } from '../../../src/controllers/statefulset/identity.js';
 import { requeueAfterSeconds, statefulSetStatus } from '../../../src/controllers/statefulset/status.js';
-
-const NOW = Date.parse('2024-01-01T01:00:00Z');
-const iso = (msAgo: number) => new Date(NOW - msAgo).toISOString();
+import { iso, NOW, workloadPod } from '../workload/pods.js';
 
 const template = (image: string): PodTemplateSpec => ({
   metadata: { labels: { app: 'web' } },
@@ -43,29 +41,16 @@ interface PodOpts {
   labels?: Record<string, string>;
 }
 
-const pod = (name: string, o: PodOpts = {}): PodView => ({
-  metadata: {
-    name,
-    uid: name,
-    namespace: 'ns',
-    labels: o.labels ?? {
-      app: 'web',
-      'statefulset.kubernetes.io/pod-name': name,
-      'apps.kubernetes.io/pod-index': String(podOrdinal({ metadata: { name } }).ordinal),
-      'controller-revision-hash': o.rev ?? 'web-r2',
-    },
-    creationTimestamp: iso(3_600_000),
-    ...(o.deleting ? { deletionTimestamp: iso(0) } : {}),
-    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'ss1', controller: true }],
-  },
-  spec: { nodeName: 'n1' },
-  status: {
-    phase: o.phase ?? 'Running',
-    conditions: [
-      { type: 'Ready', status: o.ready === false ? 'False' : 'True', lastTransitionTime: iso(o.readyAgo ?? 600_000) },
-    ],
-  },
+const OWNER = { kind: 'StatefulSet', name: 'web', uid: 'ss1' };
+const identity = (name: string, rev: string) => ({
+  app: 'web',
+  'statefulset.kubernetes.io/pod-name': name,
+  'apps.kubernetes.io/pod-index': String(podOrdinal({ metadata: { name } }).ordinal),
+  'controller-revision-hash': rev,
 });
+
+const pod = (name: string, o: PodOpts = {}): PodView =>
+  workloadPod(name, { ...o, owner: OWNER, labels: o.labels ?? identity(name, o.rev ?? 'web-r2') }, { nodeName: 'n1' });
 
 const healthy = (...names: string[]) => names.map((n) => pod(n));
 const decide = (set: StatefulSet, pods: PodView[], revisions = SAME) =>
