@@ -13,6 +13,7 @@ import {
   desiredReplicas,
   identityLabels,
   identityMatches,
+  isMemberOf,
   podOrdinal,
   podRevision,
   startOrdinal,
@@ -88,8 +89,11 @@ function partition(set: StatefulSet, pods: readonly PodView[], revisions: Revisi
 export function decideStatefulSet(input: StatefulSetSyncInput): StatefulSetDecision {
   const { set } = input;
   const out = empty();
-  const claiming = claimBySelector(set, input.pods, (why) =>
-    logs.badSelector(set.metadata.namespace ?? '', set.metadata.name ?? '', why),
+  const claiming = claimBySelector(
+    set,
+    input.pods,
+    (why) => logs.badSelector(set.metadata.namespace ?? '', set.metadata.name ?? '', why),
+    (pod) => isMemberOf(set, pod),
   );
   if ('error' in claiming) return { ...out, error: claiming.error };
   const { owner, claimed } = claiming;

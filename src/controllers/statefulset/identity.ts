@@ -25,6 +25,10 @@ export function podOrdinal(pod: { metadata: { name?: string } }): { parent: stri
   return Number.isSafeInteger(ordinal) && ordinal < 2 ** 31 ? { parent: m[1]!, ordinal } : { parent: '', ordinal: -1 };
 }
 
+/** isMemberOf: the Pod's name is the set's name, a dash and an ordinal; the set claims no other Pod. */
+export const isMemberOf = (set: StatefulSet, pod: { metadata: { name?: string } }): boolean =>
+  podOrdinal(pod).parent === (set.metadata.name ?? '');
+
 export const startOrdinal = (set: StatefulSet): number => set.spec.ordinals?.start ?? 0;
 export const desiredReplicas = (set: StatefulSet): number => set.spec.replicas ?? 1;
 export const podName = (set: StatefulSet, ordinal: number): string => `${set.metadata.name ?? ''}-${ordinal}`;

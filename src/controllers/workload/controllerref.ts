@@ -35,16 +35,17 @@ export interface Claim<T> {
 
 const deleting = (o: Claimable): boolean => !!o.metadata.deletionTimestamp;
 
-/** ClaimObject over a list, in its order. */
+/** ClaimObject over a list, in its order; `filter` (ClaimPods' filters) narrows what matches beyond the selector. */
 export function claim<T extends Claimable>(
   owner: ClaimOwner,
   selector: LabelSelector,
   objects: readonly T[],
+  filter: (o: T) => boolean = () => true,
 ): Claim<T> {
   const out: Claim<T> = { owned: [], adopt: [], release: [] };
   for (const o of objects) {
     const ref = controllerOf(o.metadata);
-    const matches = matchesLabels(selector, o.metadata.labels);
+    const matches = matchesLabels(selector, o.metadata.labels) && filter(o);
     if (ref !== undefined) {
       if (ref.uid !== owner.uid) continue;
       if (matches) out.owned.push(o);
@@ -73,6 +74,7 @@ export function claimBySelector<T extends Claimable>(
   controller: ClaimingController,
   objects: readonly T[],
   badSelector: (why: string) => string,
+  filter?: (o: T) => boolean,
 ): { owner: ClaimOwner; claimed: Claim<T> } | { error: string } {
   let selector;
   try {
@@ -82,7 +84,7 @@ export function claimBySelector<T extends Claimable>(
   }
   const meta = controller.metadata;
   const owner = { uid: meta.uid ?? '', namespace: meta.namespace ?? '', deleting: !!meta.deletionTimestamp };
-  return { owner, claimed: claim(owner, selector, objects) };
+  return { owner, claimed: claim(owner, selector, objects, filter) };
 }
 
 /** metav1.NewControllerRef. */

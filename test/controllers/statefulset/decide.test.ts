@@ -164,12 +164,6 @@ describe('decideStatefulSet: ordered and parallel Pod management', () => {
       want: { recreate: ['web-0'], create: ['web-0'] },
     },
     {
-      name: 'a Pod whose name has no ordinal is ignored',
-      set: sts(1),
-      pods: [pod('web-0'), pod('web-x', { labels: { app: 'web' } })],
-      want: {},
-    },
-    {
       name: 'ordinals.start shifts the range',
       set: sts(2, { ordinals: { start: 5 } }),
       pods: [pod('web-0'), pod('web-5')],
@@ -203,6 +197,20 @@ describe('decideStatefulSet: ordered and parallel Pod management', () => {
       { pod: orphan, labels: { 'statefulset.kubernetes.io/pod-name': 'web-0', 'apps.kubernetes.io/pod-index': '0' } },
     ]);
     assert.deepEqual(decide(sts(1), healthy('web-0')).relabel, []);
+  });
+
+  it('claims only the Pods named <set>-<ordinal>: releases the others it owns, adopts no other orphan', () => {
+    const odd = pod('web-x', { labels: { app: 'web' } });
+    const other = pod('webby-1');
+    const stranger = pod('api-0');
+    stranger.metadata.ownerReferences = [];
+    const d = decide(sts(2), [pod('web-0'), odd, other, stranger]);
+    assert.deepEqual(
+      d.release.map((p) => p.metadata.name),
+      ['web-x', 'webby-1'],
+    );
+    assert.deepEqual(d.adopt, []);
+    assert.deepEqual(summary(d), { ...none, create: ['web-1'] });
   });
 
   it('reports a selector it cannot read', () => {
