@@ -566,3 +566,48 @@ describe('daemonSetRolloutStatusMessage', () => {
   ];
   for (const r of rows) it(r.name, () => assert.deepEqual(r.got, r.want));
 });
+
+describe('a rolling update from start to finish', () => {
+  /** Syncs until rolled out: the controller acts, the kubelet starts what was created, the status is written. */
+  function rollOut(maxUnavailable: number) {
+    const nodes = ['n1', 'n2', 'n3', 'n4'].map((n) => node(n));
+    let d: DaemonSet = ds({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } } });
+    let pods = nodes.map((n) => pod(`old-${n.metadata.name}`, { node: n.metadata.name!, hash: 'h1' }));
+    const lines: string[] = [];
+    let worst = 0;
+    for (let i = 0; i < 30 && !daemonSetRolloutStatusMessage(d).done; i++) {
+      pods = pods.map((p) => (p.status?.phase === 'Pending' ? pod(p.metadata.name!, { node: p.spec!.nodeName! }) : p));
+      const decision = input(d, nodes, pods);
+      pods = pods.filter((p) => !decision.delete.includes(p));
+      for (const n of decision.create) pods.push(pod(`new-${n}`, { node: n, phase: 'Pending', ready: false }));
+      const status = daemonSetStatus(d, nodes, input(d, nodes, pods).byNode, HASH, NOW);
+      d = { ...d, status };
+      worst = Math.max(worst, status.numberUnavailable ?? 0);
+      const line = daemonSetRolloutStatusMessage(d).message;
+      if (line !== lines.at(-1)) lines.push(line);
+    }
+    return { lines, worst, pods: names(pods) };
+  }
+
+  it('replaces one node at a time with maxUnavailable 1', () => {
+    const r = rollOut(1);
+    const wait = (what: string) => `Waiting for daemon set "agent" rollout to finish: ${what}...`;
+    assert.deepEqual(r.lines, [
+      wait('0 out of 4 new pods have been updated'),
+      wait('1 out of 4 new pods have been updated'),
+      wait('2 out of 4 new pods have been updated'),
+      wait('3 out of 4 new pods have been updated'),
+      wait('3 of 4 updated pods are available'),
+      'daemon set "agent" successfully rolled out',
+    ]);
+    assert.equal(r.worst, 1);
+    assert.deepEqual(r.pods, ['new-n1', 'new-n2', 'new-n3', 'new-n4']);
+  });
+
+  it('two at a time with maxUnavailable 2, never more', () => {
+    const r = rollOut(2);
+    assert.equal(r.worst, 2);
+    assert.equal(r.lines.length, 4);
+    assert.deepEqual(r.pods, ['new-n1', 'new-n2', 'new-n3', 'new-n4']);
+  });
+});

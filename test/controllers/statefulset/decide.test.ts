@@ -379,3 +379,63 @@ describe('statefulSetStatus', () => {
 function old(n: string, o: PodOpts = {}): PodView {
   return pod(n, { rev: 'web-r1', ...o });
 }
+
+describe('an OrderedReady set from start to finish', () => {
+  interface Step {
+    created: string[];
+    deleted: string[];
+  }
+  /** Syncs until nothing happens: the controller acts, then the kubelet starts what was created. */
+  function run(set: StatefulSet, start: PodView[], revisions: Revisions) {
+    let pods = start;
+    const steps: Step[] = [];
+    for (let i = 0; i < 30; i++) {
+      pods = pods.map((p) => (p.status?.phase === 'Pending' ? pod(p.metadata.name!, { rev: podRev(p) }) : p));
+      const d = decide(set, pods, revisions);
+      const gone = [...d.delete, ...d.recreate, ...(d.deleteForUpdate ? [d.deleteForUpdate] : [])];
+      pods = pods.filter((p) => !gone.includes(p));
+      for (const c of d.create) pods.push(pod(c.metadata.name!, { phase: 'Pending', ready: false, rev: podRev(c) }));
+      const step = { created: d.create.map((p) => p.metadata.name!), deleted: gone.map((p) => p.metadata.name!) };
+      if (step.created.length === 0 && step.deleted.length === 0 && !pods.some((p) => p.status?.phase === 'Pending')) {
+        return { steps, pods, status: statefulSetStatus(set, d, revisions, NOW) };
+      }
+      steps.push(step);
+    }
+    throw new Error('no steady state');
+  }
+  const podRev = (p: { metadata: { labels?: Record<string, string> } }) =>
+    p.metadata.labels?.['controller-revision-hash'] ?? '';
+
+  it('creates web-0, web-1, web-2, each once the one below is ready', () => {
+    const r = run(sts(3), [], SAME);
+    assert.deepEqual(r.steps, [
+      { created: ['web-0'], deleted: [] },
+      { created: ['web-1'], deleted: [] },
+      { created: ['web-2'], deleted: [] },
+    ]);
+    assert.deepEqual([r.status.replicas, r.status.readyReplicas, r.status.currentRevision], [3, 3, 'web-r2']);
+  });
+
+  it('updates from the highest ordinal down and then makes the update revision current', () => {
+    const r = run(sts(3), [old('web-0'), old('web-1'), old('web-2')], REVS);
+    const replaced = r.steps.map((s) => [s.deleted, s.created]);
+    assert.deepEqual(replaced, [
+      [['web-2'], []],
+      [[], ['web-2']],
+      [['web-1'], []],
+      [[], ['web-1']],
+      [['web-0'], []],
+      [[], ['web-0']],
+    ]);
+    assert.deepEqual(r.pods.map(podRev), ['web-r2', 'web-r2', 'web-r2']);
+    assert.deepEqual([r.status.currentRevision, r.status.currentReplicas, r.status.updatedReplicas], ['web-r2', 3, 3]);
+  });
+
+  it('scales down from the highest ordinal, one at a time', () => {
+    const r = run(sts(1), healthy('web-0', 'web-1', 'web-2'), SAME);
+    assert.deepEqual(
+      r.steps.map((s) => s.deleted),
+      [['web-2'], ['web-1']],
+    );
+  });
+});
