@@ -15,3 +15,17 @@ export const logs = {
   badSelector: (namespace: string, name: string, why: string) =>
     `error converting StatefulSet ${namespace}/${name} selector: ${why}`,
 };
+
+/** kubectl's StatefulSetStatusViewer (kubectl:pkg/polymorphichelpers/rollout_status.go). */
+export const rolloutStatus = {
+  onlyRollingUpdate: 'rollout status is only available for RollingUpdate strategy type',
+  specUpdate: 'Waiting for statefulset spec update to be observed...',
+  ready: (missing: number) => `Waiting for ${missing} pods to be ready...`,
+  partitioned: (updated: number, want: number) =>
+    `Waiting for partitioned roll out to finish: ${updated} out of ${want} new pods have been updated...`,
+  partitionedDone: (updated: number) => `partitioned roll out complete: ${updated} new pods have been updated...`,
+  rolling: (updated: number, revision: string) =>
+    `waiting for statefulset rolling update to complete ${updated} pods at revision ${revision}...`,
+  done: (current: number, revision: string) =>
+    `statefulset rolling update complete ${current} pods at revision ${revision}...`,
+};

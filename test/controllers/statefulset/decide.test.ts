@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { PodTemplateSpec, PodView, StatefulSet } from '../../../src/api/apps.js';
 import { decideStatefulSet, type StatefulSetDecision } from '../../../src/controllers/statefulset/decide.js';
 import { podOrdinal, revisionName, type Revisions } from '../../../src/controllers/statefulset/identity.js';
+import { statefulSetRolloutStatusMessage } from '../../../src/controllers/statefulset/rolloutstatus.js';
 import { requeueAfterSeconds, statefulSetStatus } from '../../../src/controllers/statefulset/status.js';
 import { iso, NOW, workloadPod } from '../workload/pods.js';
 
@@ -429,6 +430,10 @@ describe('an OrderedReady set from start to finish', () => {
     ]);
     assert.deepEqual(r.pods.map(podRev), ['web-r2', 'web-r2', 'web-r2']);
     assert.deepEqual([r.status.currentRevision, r.status.currentReplicas, r.status.updatedReplicas], ['web-r2', 3, 3]);
+    assert.deepEqual(statefulSetRolloutStatusMessage({ ...sts(3), status: r.status }), {
+      message: 'partitioned roll out complete: 3 new pods have been updated...',
+      done: true,
+    });
   });
 
   it('scales down from the highest ordinal, one at a time', () => {
@@ -438,4 +443,55 @@ describe('an OrderedReady set from start to finish', () => {
       [['web-2'], ['web-1']],
     );
   });
+});
+
+describe('statefulSetRolloutStatusMessage', () => {
+  const at = (status: Partial<NonNullable<StatefulSet['status']>>, spec: Partial<StatefulSet['spec']> = {}) =>
+    statefulSetRolloutStatusMessage({ ...sts(3, spec), status: { replicas: 3, ...status } });
+  const partition = (p: number): Partial<StatefulSet['spec']> => ({
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: p } },
+  });
+  const noBlock: Partial<StatefulSet['spec']> = { updateStrategy: { type: 'RollingUpdate' } };
+  const seen = { observedGeneration: 4, readyReplicas: 3 };
+  const rows: { name: string; got: ReturnType<typeof at>; want: ReturnType<typeof at> }[] = [
+    {
+      name: 'OnDelete',
+      got: at(seen, { updateStrategy: { type: 'OnDelete' } }),
+      want: { message: '', done: true, error: 'rollout status is only available for RollingUpdate strategy type' },
+    },
+    {
+      name: 'never observed',
+      got: at({ readyReplicas: 3 }),
+      want: { message: 'Waiting for statefulset spec update to be observed...', done: false },
+    },
+    {
+      name: 'not all ready',
+      got: at({ observedGeneration: 4, readyReplicas: 1 }),
+      want: { message: 'Waiting for 2 pods to be ready...', done: false },
+    },
+    {
+      name: 'partition: not all above it updated',
+      got: at({ ...seen, updatedReplicas: 1 }, partition(1)),
+      want: {
+        message: 'Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated...',
+        done: false,
+      },
+    },
+    {
+      name: 'partition: done (the usual case, partition defaulted to 0)',
+      got: at({ ...seen, updatedReplicas: 3 }),
+      want: { message: 'partitioned roll out complete: 3 new pods have been updated...', done: true },
+    },
+    {
+      name: 'no rollingUpdate block: revisions differ',
+      got: at({ ...seen, updatedReplicas: 2, currentRevision: 'web-r1', updateRevision: 'web-r2' }, noBlock),
+      want: { message: 'waiting for statefulset rolling update to complete 2 pods at revision web-r2...', done: false },
+    },
+    {
+      name: 'no rollingUpdate block: done',
+      got: at({ ...seen, currentReplicas: 3, currentRevision: 'web-r2', updateRevision: 'web-r2' }, noBlock),
+      want: { message: 'statefulset rolling update complete 3 pods at revision web-r2...', done: true },
+    },
+  ];
+  for (const r of rows) it(r.name, () => assert.deepEqual(r.got, r.want));
 });
