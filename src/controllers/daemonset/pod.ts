@@ -11,8 +11,14 @@ import {
 } from '../../api/apps.js';
 import { newControllerRef } from '../workload/controllerref.js';
 import { copyJson, podFromTemplate, type PodToCreate } from '../workload/podtemplate.js';
+import { computeHash } from '../workload/templatehash.js';
 import { templateGeneration } from './decide.js';
 import { nodeNameAffinity, templateSpec, withDaemonTolerations } from './placement.js';
+
+/** The controller-revision-hash of the DaemonSet's template now (its ControllerRevision's label, snapshot). */
+export function revisionHash(ds: DaemonSet): string {
+  return computeHash(ds.spec.template, ds.status?.collisionCount);
+}
 
 /** CreatePodTemplate: what every daemon Pod of the revision `hash` shares. */
 export function daemonPodTemplate(ds: DaemonSet, hash: string): PodTemplateSpec {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { DaemonSet } from '../../../src/api/apps.js';
 import type { Node, Taint } from '../../../src/api/types.js';
 import { BURST_REPLICAS, decideDaemonSet, type DaemonSetSyncInput } from '../../../src/controllers/daemonset/decide.js';
-import { daemonPodFor } from '../../../src/controllers/daemonset/pod.js';
+import { daemonPodFor, revisionHash } from '../../../src/controllers/daemonset/pod.js';
 import {
   nodeShouldRunDaemonPod,
   targetNodeName,
@@ -72,6 +72,8 @@ const pod = (name: string, o: PodOpts = {}): DaemonPodView =>
     { ...o, owner: OWNER, labels: o.labels ?? { app: 'agent', 'controller-revision-hash': o.hash ?? HASH } },
     o.boundFor !== undefined ? boundTo(o.boundFor) : { nodeName: o.node ?? 'n1' },
   );
+
+const emptyStatus = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };
 
 const input = (d: DaemonSet, nodes: Node[], pods: DaemonPodView[], extra: Partial<DaemonSetSyncInput> = {}) =>
   decideDaemonSet({ ds: d, nodes, pods, hash: HASH, nowMs: NOW, ...extra });
@@ -251,6 +253,14 @@ describe('the daemon Pod for a node', () => {
     assert.deepEqual(got[0], other);
     assert.deepEqual(got[1], { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' });
     assert.equal(got.length, 7);
+  });
+
+  it('hashes the template and the collision count for the revision', () => {
+    const a = revisionHash(ds());
+    assert.match(a, /^[bcdfghjklmnpqrstvwxz2456789]+$/);
+    assert.equal(revisionHash(ds({}, { generation: 9 })), a);
+    assert.notEqual(revisionHash(ds(withTemplateSpec({ hostNetwork: true }))), a);
+    assert.notEqual(revisionHash({ ...ds(), status: { ...emptyStatus, collisionCount: 1 } }), a);
   });
 
   it('has no generation label without the annotation, no hash label without a hash', () => {
