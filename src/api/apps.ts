@@ -170,6 +170,12 @@ export interface StatefulSetSpec {
   updateStrategy?: StatefulSetUpdateStrategy;
   minReadySeconds?: number;
   revisionHistoryLimit?: number;
+  /** The first ordinal (StatefulSetStartOrdinal, GA in 1.31); 0 when absent. */
+  ordinals?: StatefulSetOrdinals | null;
+}
+
+export interface StatefulSetOrdinals {
+  start?: number;
 }
 
 export interface StatefulSetCondition {

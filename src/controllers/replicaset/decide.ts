@@ -5,9 +5,7 @@
 // the first one's creates and deletes are seen).
 
 import { isPodActive, type PodView, type ReplicaSet } from '../../api/apps.js';
-import { objectSelectorRequirements } from '../../api/selectors.js';
-import { errorMessage } from '../../util/errors.js';
-import { claim, newControllerRef } from '../workload/controllerref.js';
+import { claimBySelector, newControllerRef } from '../workload/controllerref.js';
 import { podFromTemplate, type PodToCreate } from '../workload/podtemplate.js';
 import { slowStartBatches } from '../workload/slowstart.js';
 import { logs } from './messages.js';
@@ -42,22 +40,13 @@ const nothing = (): ReplicaSetDecision => ({ adopt: [], release: [], active: [],
 
 export const desiredReplicas = (rs: ReplicaSet): number => rs.spec.replicas ?? 1;
 
-export function isDeleting(o: { metadata: { deletionTimestamp?: string | null } }): boolean {
-  return !!o.metadata.deletionTimestamp;
-}
-
 export function decideReplicaSet(input: ReplicaSetSyncInput): ReplicaSetDecision {
   const { rs } = input;
-  let selector;
-  try {
-    selector = objectSelectorRequirements(rs.spec.selector);
-  } catch (e) {
-    const out = nothing();
-    out.error = logs.badSelector(rs.metadata.namespace ?? '', rs.metadata.name ?? '', errorMessage(e));
-    return out;
-  }
-  const owner = { uid: rs.metadata.uid ?? '', namespace: rs.metadata.namespace ?? '', deleting: isDeleting(rs) };
-  const claimed = claim(owner, selector, input.pods.filter(isPodActive));
+  const claiming = claimBySelector(rs, input.pods.filter(isPodActive), (why) =>
+    logs.badSelector(rs.metadata.namespace ?? '', rs.metadata.name ?? '', why),
+  );
+  if ('error' in claiming) return { ...nothing(), error: claiming.error };
+  const { owner, claimed } = claiming;
   const out: ReplicaSetDecision = { ...nothing(), adopt: claimed.adopt, release: claimed.release };
   out.active = claimed.owned;
   if (owner.deleting) return out;

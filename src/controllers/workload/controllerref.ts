@@ -3,9 +3,10 @@
 // matches its selector, adopts orphans that match, releases what it owns that no longer matches, and leaves alone
 // what another controller owns. Pure: the host sends the patches this module writes.
 
-import { controllerOf } from '../../api/apps.js';
-import { matchesLabels, type LabelSelector } from '../../api/selectors.js';
+import { controllerOf, type LabelSelector as ApiLabelSelector } from '../../api/apps.js';
+import { matchesLabels, objectSelectorRequirements, type LabelSelector } from '../../api/selectors.js';
 import type { OwnerReference } from '../../api/types.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** The least of an object the claim looks at. */
 export interface Claimable {
@@ -34,16 +35,17 @@ export interface Claim<T> {
 
 const deleting = (o: Claimable): boolean => !!o.metadata.deletionTimestamp;
 
-/** ClaimObject over a list, in its order. */
+/** ClaimObject over a list, in its order; `filter` (ClaimPods' filters) narrows what matches beyond the selector. */
 export function claim<T extends Claimable>(
   owner: ClaimOwner,
   selector: LabelSelector,
   objects: readonly T[],
+  filter: (o: T) => boolean = () => true,
 ): Claim<T> {
   const out: Claim<T> = { owned: [], adopt: [], release: [] };
   for (const o of objects) {
     const ref = controllerOf(o.metadata);
-    const matches = matchesLabels(selector, o.metadata.labels);
+    const matches = matchesLabels(selector, o.metadata.labels) && filter(o);
     if (ref !== undefined) {
       if (ref.uid !== owner.uid) continue;
       if (matches) out.owned.push(o);
@@ -56,6 +58,33 @@ export function claim<T extends Claimable>(
     out.owned.push(o);
   }
   return out;
+}
+
+/** The least of a workload controller the claim of its dependents reads. */
+export interface ClaimingController {
+  metadata: { uid?: string; namespace?: string; deletionTimestamp?: string | null };
+  spec: { selector: ApiLabelSelector };
+}
+
+/**
+ * The claim a controller makes on `objects` with its selector, or, when the selector cannot be read, the
+ * controller's message for it (`badSelector` gets the parser's reason): kube then logs it and does nothing else.
+ */
+export function claimBySelector<T extends Claimable>(
+  controller: ClaimingController,
+  objects: readonly T[],
+  badSelector: (why: string) => string,
+  filter?: (o: T) => boolean,
+): { owner: ClaimOwner; claimed: Claim<T> } | { error: string } {
+  let selector;
+  try {
+    selector = objectSelectorRequirements(controller.spec.selector);
+  } catch (e) {
+    return { error: badSelector(errorMessage(e)) };
+  }
+  const meta = controller.metadata;
+  const owner = { uid: meta.uid ?? '', namespace: meta.namespace ?? '', deleting: !!meta.deletionTimestamp };
+  return { owner, claimed: claim(owner, selector, objects, filter) };
 }
 
 /** metav1.NewControllerRef. */
