@@ -4,7 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startInProcessServer, type InProcessServer } from '../../helpers/inprocessserver.js';
-import { bindPod, validateBinding, withCondition } from '../../../src/server/pods/binding.js';
+import { bindPod, validateBinding } from '../../../src/server/pods/binding.js';
+import { withCondition } from '../../../src/server/pods/conditions.js';
 import type { PodObject } from '../../../src/server/pods/types.js';
 
 const ns = '/api/v1/namespaces/default';
