@@ -4,7 +4,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startInProcessServer, type InProcessServer } from '../../helpers/inprocessserver.js';
+import { CREATED_SUCCESS, startInProcessServer, type InProcessServer } from '../../helpers/inprocessserver.js';
 import { ADMIN, nodeIdentity, startAuthzServer, type AuthzServer } from '../../helpers/authzserver.js';
 import type { AdmissionAttributes } from '../../../src/server/authz.js';
 import type { PodObject } from '../../../src/server/pods/types.js';
@@ -71,13 +71,7 @@ describe('pods/eviction', () => {
       body: eviction('p', 'policy/v1', { gracePeriodSeconds: 7 }),
     });
     assert.equal(r.status, 201, r.body);
-    assert.deepEqual(JSON.parse(r.body), {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      code: 201,
-    });
+    assert.deepEqual(JSON.parse(r.body), CREATED_SUCCESS);
     const seen = admitted.find((a) => a.subresource === 'eviction');
     assert.deepEqual([seen?.operation, seen?.name, seen?.resource.plural], ['CREATE', 'p', 'pods']);
     const pdb = await s.json<PodDisruptionBudget>('GET', `${pdbs}/web`);
