@@ -19,6 +19,7 @@ import { validatePod, validatePodUpdate } from './pods/validation.js';
 import { podDeletionStrategy } from './pods/deletion.js';
 import { podColumns, podRow } from './pods/table.js';
 import { podBinding } from './pods/binding.js';
+import { podEviction } from './pods/evict.js';
 
 /** Nested read by dotted path; undefined when any step is missing. */
 export function dig(obj: unknown, path: string): unknown {
@@ -261,7 +262,7 @@ export const pods: ResourceDef = {
   },
   validation: { create: validatePod, update: validatePodUpdate },
   deletion: podDeletionStrategy,
-  actions: { binding: podBinding },
+  actions: { binding: podBinding, eviction: podEviction },
 };
 
 /** The legacy POST .../bindings: a Pod's binding named by the Binding's metadata.name. Nothing is stored. */

@@ -34,6 +34,9 @@ export interface InProcessServer {
   close(): Promise<void>;
 }
 
+/** What kube-apiserver answers a create that makes no object of its own (a binding, an eviction). */
+export const CREATED_SUCCESS = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+
 export type ServerOptions = Omit<ApiServerOptions, 'store' | 'tls' | 'kubeletClient'>;
 
 export async function startInProcessServer(

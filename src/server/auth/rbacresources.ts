@@ -181,6 +181,8 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     'system:aggregate-to-edit',
     [
       rule([...READ, ...WRITE], [''], ['configmaps', 'events', 'pods']),
+      // As kube's aggregated roles: whoever may delete Pods may evict them.
+      rule(['create'], [''], ['pods/eviction']),
       rule([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
     ],
     { labels: aggregated('edit') },

@@ -9,7 +9,8 @@ import { aggregate, field, type FieldError } from '../../api/field.js';
 import type { KubeObject } from '../../api/types.js';
 import type { ActionRequest, SubresourceAction } from '../resourcedef.js';
 import { podText } from './messages.js';
-import type { PodCondition, PodObject } from './types.js';
+import { withCondition } from './conditions.js';
+import type { PodObject } from './types.js';
 
 export interface BindingObject extends KubeObject {
   target?: { kind?: string; name?: string; apiVersion?: string };
@@ -26,14 +27,6 @@ export function validateBinding(binding: BindingObject): FieldError[] {
     errs.push(field.notSupported('target.kind', target.kind, ['Node', '<empty>']));
   if (!target.name) errs.push(field.required('target.name'));
   return errs;
-}
-
-/** UpdatePodCondition: the condition replaced whole, its transition time kept when the status does not change. */
-export function withCondition(conditions: readonly PodCondition[], next: PodCondition, now: string): PodCondition[] {
-  const old = conditions.find((c) => c.type === next.type);
-  const lastTransitionTime = old && old.status === next.status ? (old.lastTransitionTime ?? now) : now;
-  const condition = { lastProbeTime: null, ...next, lastTransitionTime };
-  return old ? conditions.map((c) => (c === old ? condition : c)) : [...conditions, condition];
 }
 
 /** The binding's UID and resourceVersion as preconditions on the Pod: a 409 on pods, passed through as it is. */

@@ -48,6 +48,11 @@ export type EvictionDecision =
 
 const PDB_RESOURCE = { group: 'policy', name: 'poddisruptionbudget' };
 
+/** createTooManyRequestsError: the budget (or the Pod the handler pinned) changed under the eviction; try again. */
+export function stillProcessing(budgetName: string): StatusError {
+  return tooManyRequests(RETRY_AFTER_SECONDS, evictionText.processing(budgetName));
+}
+
 function tooManyRequests(retryAfterSeconds: number, cause: string): StatusError {
   const err = errors.tooManyRequests(evictionText.violates, retryAfterSeconds);
   err.status.details = { ...err.status.details, causes: [{ reason: 'DisruptionBudget', message: cause }] };

@@ -35,6 +35,9 @@ export const evictionText = {
   negative: 'pdb disruptions allowed is negative',
   tooMany: 'DisruptedPods map too big - too many evictions not confirmed by PDB controller',
   multiple: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+  nameMismatch: 'name in URL does not match name in Eviction object',
+  targetReason: 'EvictionByEvictionAPI',
+  targetMessage: 'Eviction API: evicting',
 } as const;
 
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];

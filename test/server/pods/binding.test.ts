@@ -3,8 +3,9 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startInProcessServer, type InProcessServer } from '../../helpers/inprocessserver.js';
-import { bindPod, validateBinding, withCondition } from '../../../src/server/pods/binding.js';
+import { CREATED_SUCCESS, startInProcessServer, type InProcessServer } from '../../helpers/inprocessserver.js';
+import { bindPod, validateBinding } from '../../../src/server/pods/binding.js';
+import { withCondition } from '../../../src/server/pods/conditions.js';
 import type { PodObject } from '../../../src/server/pods/types.js';
 
 const ns = '/api/v1/namespaces/default';
@@ -68,13 +69,7 @@ describe('pods/binding', () => {
     await s.json('POST', `${ns}/pods`, { body: { ...podBody('a'), metadata: { name: 'a', annotations: { k: '1' } } } });
     const r = await s.call('POST', `${ns}/pods/a/binding`, { body: binding('a', 'n1', { annotations: { b: '2' } }) });
     assert.equal(r.status, 201, r.body);
-    assert.deepEqual(JSON.parse(r.body), {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Success',
-      code: 201,
-    });
+    assert.deepEqual(JSON.parse(r.body), CREATED_SUCCESS);
     const pod = await s.json<PodObject>('GET', `${ns}/pods/a`);
     assert.equal(pod.spec?.nodeName, 'n1');
     assert.deepEqual(pod.metadata.annotations, { k: '1', b: '2' });
