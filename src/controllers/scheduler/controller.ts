@@ -4,16 +4,23 @@
 // tried again when a node or a Pod changes, or after a while. A Pod just bound counts on its node until the informer
 // shows it there (kube's assumed Pods), so a burst spreads.
 
-import type { Node } from '../../api/types.js';
 import type { Pod } from '../../api/workloads.js';
 import { isPodTerminal } from '../../api/pods.js';
-import { isApiError, type KubeObject, type RestClient } from '../../client/index.js';
+import { isApiError } from '../../client/index.js';
 import { createEventDirectly } from '../../client/events.js';
 import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
-import { formatTime, type Clock, type TimerHandle } from '../../util/clock.js';
+import { formatTime, type TimerHandle } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import type { RunningController } from '../types.js';
+import {
+  nodeAndPodInformers,
+  podKey,
+  podPath,
+  type NodeObject,
+  type PodControllerOptions,
+  type PodObject,
+} from '../podinformers.js';
 import { syncedOrAborted } from '../waitsynced.js';
 import { schedule, type Candidate } from './fit.js';
 import { events, messages } from './messages.js';
@@ -22,18 +29,9 @@ export const SCHEDULER_NAME = 'default-scheduler';
 /** Unschedulable Pods are tried again at least this often (kube flushes its unschedulable queue after 5 min). */
 const RETRY_MS = 10_000;
 
-export interface SchedulerOptions {
-  client: RestClient;
-  clock: Clock;
-  signal: AbortSignal;
-  informers?: SharedInformerFactory;
-}
+export type SchedulerOptions = PodControllerOptions;
 
-type NodeObject = Node & KubeObject;
-type PodObject = Pod & KubeObject;
-
-const keyOf = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
-const podPath = (p: Pod) => `/api/v1/namespaces/${p.metadata.namespace ?? ''}/pods/${p.metadata.name ?? ''}`;
+const keyOf = podKey;
 
 /** A Pod this scheduler is to place: no node yet, ours, not going and not finished. */
 export function awaitsScheduling(p: Pod): boolean {
@@ -61,10 +59,7 @@ export class Scheduler implements RunningController {
 
   constructor(o: SchedulerOptions) {
     this.o = o;
-    if (!o.informers) this.own = new SharedInformerFactory(o.client, { clock: o.clock });
-    const informers = o.informers ?? this.own!;
-    this.nodes = informers.informer<NodeObject>('/api/v1/nodes');
-    this.pods = informers.informer<PodObject>('/api/v1/pods');
+    ({ nodes: this.nodes, pods: this.pods, own: this.own } = nodeAndPodInformers(o));
     const everyone = () => this.requeueAll();
     this.nodes.on('add', everyone);
     this.nodes.on('update', everyone);

@@ -3,31 +3,29 @@
 // time comes — first marked with the DisruptionTarget condition, then deleted with its own grace period — with the
 // TaintManagerEviction events kube records. A taint removed in time cancels the deletion.
 
-import type { Node } from '../../api/types.js';
 import type { Pod } from '../../api/workloads.js';
-import { isApiError, type KubeObject, type RestClient } from '../../client/index.js';
+import { isApiError } from '../../client/index.js';
 import { createEventDirectly } from '../../client/events.js';
 import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
-import { formatTime, type Clock, type TimerHandle } from '../../util/clock.js';
+import { formatTime, type TimerHandle } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import type { RunningController } from '../types.js';
+import {
+  nodeAndPodInformers,
+  podKey,
+  podPath,
+  type NodeObject,
+  type PodControllerOptions,
+  type PodObject,
+} from '../podinformers.js';
 import { syncedOrAborted } from '../waitsynced.js';
 import { decideEviction } from './decide.js';
 import { evictionTexts as texts } from './messages.js';
 
-export interface TaintEvictionOptions {
-  client: RestClient;
-  clock: Clock;
-  signal: AbortSignal;
-  informers?: SharedInformerFactory;
-}
+export type TaintEvictionOptions = PodControllerOptions;
 
-type NodeObject = Node & KubeObject;
-type PodObject = Pod & KubeObject;
-
-const keyOf = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
-const podPath = (p: Pod) => `/api/v1/namespaces/${p.metadata.namespace ?? ''}/pods/${p.metadata.name ?? ''}`;
+const keyOf = podKey;
 
 export class TaintEviction implements RunningController {
   private readonly o: TaintEvictionOptions;
@@ -40,10 +38,7 @@ export class TaintEviction implements RunningController {
 
   constructor(o: TaintEvictionOptions) {
     this.o = o;
-    if (!o.informers) this.own = new SharedInformerFactory(o.client, { clock: o.clock });
-    const informers = o.informers ?? this.own!;
-    this.nodes = informers.informer<NodeObject>('/api/v1/nodes');
-    this.pods = informers.informer<PodObject>('/api/v1/pods');
+    ({ nodes: this.nodes, pods: this.pods, own: this.own } = nodeAndPodInformers(o));
     const nodeChanged = (n: NodeObject) => {
       for (const p of this.pods.store.list()) if (p.spec?.nodeName === n.metadata.name) this.judge(p);
     };

@@ -84,12 +84,21 @@ describe('scheduler', () => {
       waiting.message ?? '',
       /^0\/3 nodes are available: 1 node\(s\) were unschedulable, 2 Insufficient cpu\./,
     );
-    const events = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
-    assert.ok(events.items.some((e) => e.reason === 'FailedScheduling' && e.message === waiting.message));
-    assert.ok(
-      events.items.some(
-        (e) => e.reason === 'Scheduled' && /^Successfully assigned default\/small-\d to s-[12]$/.test(e.message ?? ''),
-      ),
+    // Events are sent beside the writes, not before them: waited for.
+    const events = () => admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events').then((l) => l.items);
+    await waitFor(
+      'the FailedScheduling and Scheduled events',
+      async () => {
+        const all = await events();
+        const failed = all.some((e) => e.reason === 'FailedScheduling' && e.message === waiting.message);
+        const scheduled = all.some(
+          (e) =>
+            e.reason === 'Scheduled' && /^Successfully assigned default\/small-\d to s-[12]$/.test(e.message ?? ''),
+        );
+        return failed && scheduled ? true : undefined;
+      },
+      10_000,
+      50,
     );
 
     await admin.patch('/api/v1/nodes/s-3', 'merge', { spec: { unschedulable: false } });

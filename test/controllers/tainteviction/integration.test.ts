@@ -66,9 +66,19 @@ describe('taint eviction controller', () => {
     assert.equal((await get('cancelled')).metadata.deletionTimestamp, undefined, 'the taint went in time');
     assert.equal((await get('for-ever')).metadata.deletionTimestamp, undefined, 'tolerated without seconds');
 
-    const events = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
-    const said = events.items.filter((e) => e.reason === 'TaintManagerEviction').map((e) => e.message);
-    assert.ok(said.includes('Marking for deletion Pod default/untolerated'), said.join('; '));
-    assert.ok(said.includes('Cancelling deletion of Pod default/cancelled'), said.join('; '));
+    // Events are sent beside the writes, not before them: waited for.
+    await waitFor(
+      'the Marking and Cancelling events',
+      async () => {
+        const events = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
+        const said = events.items.filter((e) => e.reason === 'TaintManagerEviction').map((e) => e.message);
+        return said.includes('Marking for deletion Pod default/untolerated') &&
+          said.includes('Cancelling deletion of Pod default/cancelled')
+          ? true
+          : undefined;
+      },
+      10_000,
+      50,
+    );
   });
 });

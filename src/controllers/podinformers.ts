@@ -1,0 +1,31 @@
+// What the controllers that follow Pods on their nodes share (the scheduler, the taint eviction controller): the
+// informers on Nodes and Pods, from the host's factory or one of their own, and how a Pod is named and addressed.
+
+import type { Node } from '../api/types.js';
+import type { Pod } from '../api/workloads.js';
+import type { KubeObject } from '../client/index.js';
+import { SharedInformerFactory, type InformerLike } from '../client/sharedinformers.js';
+import type { ControllerContext } from './types.js';
+
+export type NodeObject = Node & KubeObject;
+export type PodObject = Pod & KubeObject;
+export type PodControllerOptions = Pick<ControllerContext, 'client' | 'clock' | 'signal' | 'informers'>;
+
+export const podKey = (p: Pod): string => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
+export const podPath = (p: Pod): string =>
+  `/api/v1/namespaces/${p.metadata.namespace ?? ''}/pods/${p.metadata.name ?? ''}`;
+
+/** The Node and Pod informers; `own` is the factory made because the host shared none (the controller stops it). */
+export function nodeAndPodInformers(o: PodControllerOptions): {
+  nodes: InformerLike<NodeObject>;
+  pods: InformerLike<PodObject>;
+  own: SharedInformerFactory | undefined;
+} {
+  const own = o.informers ? undefined : new SharedInformerFactory(o.client, { clock: o.clock });
+  const informers = o.informers ?? own!;
+  return {
+    nodes: informers.informer<NodeObject>('/api/v1/nodes'),
+    pods: informers.informer<PodObject>('/api/v1/pods'),
+    own,
+  };
+}
