@@ -169,12 +169,14 @@ export class PodRunner {
   }
 
   private async confirm(pod: Pod, uid: string): Promise<void> {
+    // The node holds nothing of the Pod once the API no longer has it: its record goes first (a delete that then
+    // fails is asked again, and confirmed again, on the Pod's next change).
+    await this.remove(uid);
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid } };
     await this.o.client.delete(podPath(nameOf(pod)), { body }).catch((err: unknown) => {
       if (!isApiError(err) || (err.code !== 404 && err.code !== 409)) throw err;
     });
     klog.info(logs.removed(nameOf(pod)));
-    await this.remove(uid);
   }
 
   private async save(p: RunningPod): Promise<void> {
