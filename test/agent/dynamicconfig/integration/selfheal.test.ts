@@ -79,7 +79,8 @@ describe('a damaged checkpoint store heals itself', { timeout: 180_000 }, () => 
 
   it('every checkpoint deleted: the assigned one is downloaded again at boot, the unreachable last-known-good is dropped', async () => {
     const exitsBefore = h.exits.length;
-    await rm(join(node.dynamicConfigDir, 'store', 'checkpoints'), { recursive: true });
+    // The running agent may be writing a checkpoint meanwhile: a directory that fills again is removed again.
+    await rm(join(node.dynamicConfigDir, 'store', 'checkpoints'), { recursive: true, maxRetries: 5, retryDelay: 50 });
     const pid = h.pid(node);
     assert.ok(pid);
     process.kill(pid, 'SIGTERM');
