@@ -15,6 +15,7 @@ import { Authenticator } from './authn.js';
 import { nodeTokenKeys } from '../pki/nodetoken.js';
 import {
   alwaysAllow,
+  fieldSelectorAttributes,
   forbiddenError,
   runAdmission,
   type AdmissionPlugin,
@@ -423,11 +424,8 @@ export class ApiServer {
       namespace: info.namespace,
       name: info.name,
     };
-    const fs = query.get('fieldSelector');
-    if (fs) {
-      const m = /(?:^|,)metadata\.name==?([^,]*)/.exec(fs);
-      if (m?.[1] !== undefined) attrs.fieldSelectorName = m[1];
-    }
+    const fieldSelector = fieldSelectorAttributes(query.get('fieldSelector'));
+    if (fieldSelector) attrs.fieldSelector = fieldSelector;
     const d = await this.authorizer.authorize(attrs);
     if (d.decision !== 'allow') throw forbiddenError(attrs, d.reason);
   }

@@ -3,6 +3,7 @@
 // NodeRestriction plug in here without changes to the handlers.
 
 import { errors, type StatusError } from '../api/errors.js';
+import { parseFieldSelector, type FieldRequirement } from '../api/selectors.js';
 import type { KubeObject } from '../api/types.js';
 import type { ResourceDef } from './resourcedef.js';
 
@@ -25,8 +26,23 @@ export interface AuthorizationAttributes {
   subresource: string;
   namespace: string;
   name: string;
-  /** Parsed `metadata.name=<x>` from a list/watch field selector, which authorizers may treat as the name. */
-  fieldSelectorName?: string;
+  /** A list's or watch's field selector, parsed; authorizers may read `metadata.name=<x>` as the name. */
+  fieldSelector?: FieldRequirement[];
+}
+
+/** The requirements of a field selector's text; none when it does not parse (the request itself then fails). */
+export function fieldSelectorAttributes(raw: string | null | undefined): FieldRequirement[] | undefined {
+  if (!raw) return undefined;
+  try {
+    return parseFieldSelector(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value a field selector pins `field` to (`field=value`), if it does. */
+export function selectedValue(a: AuthorizationAttributes, field: string): string | undefined {
+  return a.fieldSelector?.find((r) => r.field === field && r.operator === '=')?.value;
 }
 
 export type Decision = { decision: 'allow' | 'deny' | 'no-opinion'; reason: string };

@@ -321,7 +321,7 @@ function dkcAllows(s: Sample): boolean {
   const nodeName = s.user.username.slice('system:node:'.length);
   const verb = s.operation === 'CREATE' ? 'create' : s.operation === 'DELETE' ? 'delete' : 'update';
   if (isNode) {
-    const authorizer = new NodeAuthorizer(new NodeGraph());
+    const authorizer = new NodeAuthorizer({ configMaps: [new NodeGraph()] });
     const attrs = {
       user: { name: s.user.username, groups: s.user.groups },
       verb,

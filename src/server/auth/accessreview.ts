@@ -5,7 +5,7 @@
 import { errors } from '../../api/errors.js';
 import { field, type FieldError } from '../../api/field.js';
 import type { KubeObject } from '../../api/types.js';
-import type { AuthorizationAttributes, Authorizer, UserInfo } from '../authz.js';
+import { fieldSelectorAttributes, type AuthorizationAttributes, type Authorizer, type UserInfo } from '../authz.js';
 import type { ResourceDef } from '../resourcedef.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
@@ -62,11 +62,6 @@ export function checkReviewTypeMeta(def: ResourceDef, body: Obj): void {
   }
 }
 
-function selectorName(raw: string): string | undefined {
-  const m = /(?:^|,)\s*metadata\.name\s*==?\s*([^,]*)/.exec(raw);
-  return m ? m[1]!.trim() : undefined;
-}
-
 /** The request attributes a review's spec describes. */
 export function reviewAttributes(spec: Obj, user: UserInfo): AuthorizationAttributes {
   const ra = obj(spec['resourceAttributes']);
@@ -84,8 +79,8 @@ export function reviewAttributes(spec: Obj, user: UserInfo): AuthorizationAttrib
       name: s(ra['name']),
     };
     const fs = obj(ra['fieldSelector']);
-    const name = fs ? selectorName(s(fs['rawSelector'])) : undefined;
-    if (name !== undefined) attrs.fieldSelectorName = name;
+    const fieldSelector = fs ? fieldSelectorAttributes(s(fs['rawSelector'])) : undefined;
+    if (fieldSelector) attrs.fieldSelector = fieldSelector;
     return attrs;
   }
   const nra = obj(spec['nonResourceAttributes']) ?? {};

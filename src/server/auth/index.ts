@@ -33,7 +33,7 @@ import { configSourcePermission } from './configsource.js';
 import { rbacEscalation } from './escalation.js';
 import { rolloutRecords } from './rolloutstatus.js';
 import { NodeAuthorizer } from './nodeauthorizer.js';
-import { NodeGraph } from './nodegraph.js';
+import { NodeGraph, PodGraph, type ObjectSource } from './nodegraph.js';
 import { nodeRestriction } from './noderestriction.js';
 import { defaultTolerationSeconds } from '../pods/defaulttolerations.js';
 import { RbacAuthorizer, RbacRules } from './rbac.js';
@@ -101,17 +101,15 @@ export function clusterAuthorization(
 ): ClusterAuthorization {
   const objects = (group: string, plural: string) => cacheOf(group, plural)?.snapshot() ?? [];
   const rev = (group: string, plural: string) => cacheOf(group, plural)?.currentRevision ?? 0;
-  const graph = new NodeGraph({
-    revision: () => rev('', 'nodes'),
-    nodes: () => objects('', 'nodes'),
-    changesSince: (r) => cacheOf('', 'nodes')?.changesSince(r),
+  const source = (group: string, plural: string): ObjectSource => ({
+    revision: () => rev(group, plural),
+    objects: () => objects(group, plural),
+    changesSince: (r) => cacheOf(group, plural)?.changesSince(r),
   });
+  const graph = new NodeGraph(source('', 'nodes'));
   // A NodeConfig names its ConfigMap where a Node does (spec.configSource.configMap), under the node's name.
-  const nodeConfigGraph = new NodeGraph({
-    revision: () => rev(DKC_GROUP, NODE_CONFIGS),
-    nodes: () => objects(DKC_GROUP, NODE_CONFIGS),
-    changesSince: (r) => cacheOf(DKC_GROUP, NODE_CONFIGS)?.changesSince(r),
-  });
+  const nodeConfigGraph = new NodeGraph(source(DKC_GROUP, NODE_CONFIGS));
+  const podGraph = new PodGraph(source('', 'pods'));
   const edges = options.nodeConfigSourceEdge === false ? [nodeConfigGraph] : [graph, nodeConfigGraph];
   // The rules each user holds: the RBAC authorizer's, and the escalation check's whichever modes are on.
   const rbacRules = new RbacRules({
@@ -125,7 +123,7 @@ export function clusterAuthorization(
   const chain: Authorizer[] = [mastersAuthorizer];
   for (const m of modes) {
     if (m === 'AlwaysAllow') chain.push(alwaysAllow);
-    if (m === 'Node') chain.push(new NodeAuthorizer(...edges));
+    if (m === 'Node') chain.push(new NodeAuthorizer({ configMaps: edges, pods: podGraph }));
     if (m === 'RBAC') chain.push(new RbacAuthorizer(rbacRules));
   }
   const authorizer = authorizerChain(...chain);
@@ -151,6 +149,7 @@ export function clusterAuthorization(
     afterWrite(def, obj, deleted) {
       if (def.group === '' && def.plural === 'nodes') graph.observe(obj, deleted);
       if (def.group === DKC_GROUP && def.plural === NODE_CONFIGS) nodeConfigGraph.observe(obj, deleted);
+      if (def.group === '' && def.plural === 'pods') podGraph.observe(obj, deleted);
     },
     async start(host) {
       const clusterRoleStorage = host.storageOf(clusterroles);

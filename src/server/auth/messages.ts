@@ -27,5 +27,7 @@ export const messages = {
   noNamespace: 'no namespace on request',
   /** The Node authorizer's reasons for a node's NodeConfig, in the style of its node-lease reasons. */
   nodeConfigVerbs: 'can only get, list, watch, or create a node config, and get, update, or patch its status',
+  nodePodsBySelector: 'can only list/watch pods with spec.nodeName field selector',
+  noRelationship: (node: string) => `no relationship found between node '${node}' and this object`,
   nodeConfigOwnName: 'can only access the node config with the same name as the requesting node',
 };

@@ -1,15 +1,23 @@
 // The Node authorizer (plugin/pkg/auth/authorizer/node) for identities `system:node:<name>` in group
 // `system:nodes`: a node reads only the ConfigMap its own Node names, renews only its own Lease, and otherwise gets
-// the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events, read Pods and write their
-// status, delete and evict them — bound to itself, as NodeRestriction checks; dkc's agent also reads
-// NodeConfigPolicies). Every refusal is "no opinion" with upstream's reason, so RBAC may still grant what an
-// operator chose to grant.
+// the fixed rules a kubelet needs (read nodes, write Node and nodes/status, write events, write the status of Pods,
+// delete and evict them — bound to itself, as NodeRestriction checks; dkc's agent also reads NodeConfigPolicies).
+// Pods are read as upstream's AuthorizeNodeWithSelectors (on by default from 1.32) has it: a get of a Pod bound to the
+// node, a list or watch only with the field selector spec.nodeName=<node>. Every refusal is "no opinion" with
+// upstream's reason, so RBAC may still grant what an operator chose to grant.
 
 import { DKC_GROUP, NODE_CONFIGS } from '../../api/dkc/nodeconfig.js';
 import { NODE_LEASE_NAMESPACE } from '../../api/types.js';
-import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from '../authz.js';
+import {
+  selectedValue,
+  type AuthorizationAttributes,
+  type Authorizer,
+  type Decision,
+  type RuleSet,
+  type UserInfo,
+} from '../authz.js';
 import { messages } from './messages.js';
-import type { NodeGraph } from './nodegraph.js';
+import type { NodeGraph, PodGraph } from './nodegraph.js';
 
 export const NODES_GROUP = 'system:nodes';
 export const NODE_USER_PREFIX = 'system:node:';
@@ -22,6 +30,7 @@ export function nodeIdentity(user: UserInfo): { isNode: boolean; nodeName: strin
 }
 
 const allow: Decision = { decision: 'allow', reason: '' };
+const READS = new Set(['get', 'list', 'watch']);
 const noOpinion = (reason = ''): Decision => ({ decision: 'no-opinion', reason });
 
 /** What a kubelet may do with objects the graph does not partition (upstream's NodeRules, the part dkc serves). */
@@ -36,10 +45,10 @@ function nodeRulesAllow(a: AuthorizationAttributes): boolean {
   if ((group === '' || group === 'events.k8s.io') && resource === 'events' && subresource === '') {
     return ['create', 'update', 'patch'].includes(verb);
   }
-  // The Pods it runs (upstream's NodeRules; NodeRestriction keeps each write to Pods bound to the node): read them,
-  // create and delete mirror Pods, write their status, evict them.
+  // The Pods it runs (upstream's NodeRules; NodeRestriction keeps each write to Pods bound to the node): create and
+  // delete mirror Pods, write their status, evict them. Reads are the graph's (NodeAuthorizer.pod).
   if (group === '' && resource === 'pods') {
-    if (subresource === '') return ['get', 'list', 'watch', 'create', 'delete'].includes(verb);
+    if (subresource === '') return ['create', 'delete'].includes(verb);
     if (subresource === 'status') return ['update', 'patch'].includes(verb);
     if (subresource === 'eviction') return verb === 'create';
     return false;
@@ -50,16 +59,17 @@ function nodeRulesAllow(a: AuthorizationAttributes): boolean {
   return false;
 }
 
-export class NodeAuthorizer implements Authorizer {
-  private readonly graphs: readonly NodeGraph[];
+/**
+ * Where a node's edges come from. `configMaps`: its Node's spec.configSource (not on releases that drop the field) and
+ * its NodeConfig's; `pods`: the Pods bound to it (without one, a node gets no single Pod).
+ */
+export interface NodeGraphs {
+  configMaps: readonly NodeGraph[];
+  pods?: PodGraph;
+}
 
-  /**
-   * `graphs`: where a node's ConfigMap edges come from — its Node's spec.configSource (not on releases that drop the
-   * field) and its NodeConfig's.
-   */
-  constructor(...graphs: NodeGraph[]) {
-    this.graphs = graphs;
-  }
+export class NodeAuthorizer implements Authorizer {
+  constructor(private readonly graphs: NodeGraphs) {}
 
   authorize(a: AuthorizationAttributes): Decision {
     const { isNode, nodeName } = nodeIdentity(a.user);
@@ -69,6 +79,8 @@ export class NodeAuthorizer implements Authorizer {
       if (a.apiGroup === '' && a.resource === 'configmaps') return this.readNamespacedObject(nodeName, a);
       if (a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') return this.lease(nodeName, a);
       if (a.apiGroup === DKC_GROUP && a.resource === NODE_CONFIGS) return this.nodeConfig(nodeName, a);
+      if (a.apiGroup === '' && a.resource === 'pods' && a.subresource === '' && READS.has(a.verb))
+        return this.pod(nodeName, a);
     }
     return nodeRulesAllow(a) ? allow : noOpinion();
   }
@@ -85,10 +97,10 @@ export class NodeAuthorizer implements Authorizer {
     if (a.subresource) return noOpinion('cannot read subresource');
     if (!a.namespace) return noOpinion('can only read namespaced object of this type');
     // kube-apiserver takes a list's or watch's object name from its `metadata.name=` field selector.
-    const name = a.name || (a.verb !== 'get' ? (a.fieldSelectorName ?? '') : '');
+    const name = a.name || (a.verb !== 'get' ? (selectedValue(a, 'metadata.name') ?? '') : '');
     if (!name) return noOpinion('No Object name found');
-    if (!this.graphs.some((g) => g.hasConfigMapPath(nodeName, a.namespace, name))) {
-      return noOpinion(`no relationship found between node '${nodeName}' and this object`);
+    if (!this.graphs.configMaps.some((g) => g.hasConfigMapPath(nodeName, a.namespace, name))) {
+      return noOpinion(messages.noRelationship(nodeName));
     }
     return allow;
   }
@@ -103,8 +115,19 @@ export class NodeAuthorizer implements Authorizer {
     const writingStatus = a.subresource === 'status' && (a.verb === 'get' || a.verb === 'update' || a.verb === 'patch');
     if (a.subresource === '' && a.verb === 'create') return allow;
     if (!reading && !writingStatus) return noOpinion(messages.nodeConfigVerbs);
-    const name = a.name || (a.verb === 'list' || a.verb === 'watch' ? (a.fieldSelectorName ?? '') : '');
+    const name = a.name || (a.verb === 'list' || a.verb === 'watch' ? (selectedValue(a, 'metadata.name') ?? '') : '');
     return name === nodeName ? allow : noOpinion(messages.nodeConfigOwnName);
+  }
+
+  /** Upstream's authorizePod: a list or watch scoped to the node's Pods, or a read of one Pod bound to it. */
+  private pod(nodeName: string, a: AuthorizationAttributes): Decision {
+    const listing = a.verb !== 'get';
+    if (listing && selectedValue(a, 'spec.nodeName') === nodeName) return allow;
+    // kube-apiserver takes a list's or watch's object name from its `metadata.name=` field selector.
+    const name = a.name || (listing ? (selectedValue(a, 'metadata.name') ?? '') : '');
+    if (listing && !name) return noOpinion(messages.nodePodsBySelector);
+    if (this.graphs.pods?.isBoundTo(nodeName, a.namespace, name)) return allow;
+    return noOpinion(messages.noRelationship(nodeName));
   }
 
   private lease(nodeName: string, a: AuthorizationAttributes): Decision {

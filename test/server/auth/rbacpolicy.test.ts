@@ -384,7 +384,7 @@ describe('self reviews', () => {
   ];
   const chain = authorizerChain(
     mastersAuthorizer,
-    new NodeAuthorizer(new NodeGraph({ revision: () => 0, nodes: () => [] })),
+    new NodeAuthorizer({ configMaps: [new NodeGraph({ revision: () => 0, objects: () => [] })] }),
     new RbacAuthorizer(staticRbacSource(objects)),
   );
   const review = (body: Record<string, unknown>, user: UserInfo) =>

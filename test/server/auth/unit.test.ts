@@ -21,7 +21,8 @@ import { auditEvent } from '../../../src/server/auth/audit.js';
 import { impersonate } from '../../../src/server/auth/impersonation.js';
 import { mastersAuthorizer, parseAuthorizationModes } from '../../../src/server/auth/index.js';
 import { NodeAuthorizer, nodeIdentity } from '../../../src/server/auth/nodeauthorizer.js';
-import { NodeGraph } from '../../../src/server/auth/nodegraph.js';
+import { NodeGraph, PodGraph } from '../../../src/server/auth/nodegraph.js';
+import { parseFieldSelector } from '../../../src/api/selectors.js';
 import { nodeRestriction } from '../../../src/server/auth/noderestriction.js';
 import { RbacAuthorizer, ruleAllows, staticRbacSource } from '../../../src/server/auth/rbac.js';
 import {
@@ -74,7 +75,7 @@ describe('NodeGraph', () => {
   it('follows the cache and never goes back to an older resourceVersion than a synchronous write', () => {
     let cached: KubeObject[] = [node('node-1', 5, { namespace: 'kube-system', name: 'a' })];
     let revision = 5;
-    const g = new NodeGraph({ revision: () => revision, nodes: () => cached });
+    const g = new NodeGraph({ revision: () => revision, objects: () => cached });
     assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'a'));
     g.observe(node('node-1', 7, { namespace: 'kube-system', name: 'b' }));
     assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'b'), 'the synchronous write is in force at once');
@@ -93,7 +94,11 @@ describe('NodeGraph', () => {
     let reads = 0;
     let changes: { type: string; object: KubeObject }[] | undefined = [];
     let cached = [node('node-1', 5, { namespace: 'kube-system', name: 'a' }), node('node-2', 4)];
-    const g = new NodeGraph({ revision: () => revision, nodes: () => (reads++, cached), changesSince: () => changes });
+    const g = new NodeGraph({
+      revision: () => revision,
+      objects: () => (reads++, cached),
+      changesSince: () => changes,
+    });
     assert.ok(g.hasConfigMapPath('node-1', 'kube-system', 'a'));
     assert.equal(reads, 1, 'the first look reads every node');
     changes = [
@@ -125,7 +130,20 @@ describe('NodeGraph', () => {
 describe('Node authorizer', () => {
   const g = new NodeGraph();
   g.observe(node('node-1', 1, { namespace: 'kube-system', name: 'mine' }));
-  const na = new NodeAuthorizer(g);
+  const pods = new PodGraph();
+  pods.observe({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { namespace: 'default', name: 'p', resourceVersion: '1' },
+    spec: { nodeName: 'node-1' },
+  });
+  pods.observe({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { namespace: 'default', name: 'q', resourceVersion: '1' },
+    spec: { nodeName: 'node-2' },
+  });
+  const na = new NodeAuthorizer({ configMaps: [g], pods });
   const cm = (verb: string, extra: Partial<AuthorizationAttributes> = {}) =>
     na.authorize(attrs(node1, verb, 'configmaps', { namespace: 'kube-system', ...extra }));
 
@@ -143,9 +161,10 @@ describe('Node authorizer', () => {
       reason: "no relationship found between node 'node-1' and this object",
     });
     assert.deepEqual(cm('list'), { decision: 'no-opinion', reason: 'No Object name found' });
-    assert.equal(cm('list', { fieldSelectorName: 'mine' }).decision, 'allow');
-    assert.equal(cm('watch', { fieldSelectorName: 'mine' }).decision, 'allow');
-    assert.equal(cm('list', { fieldSelectorName: 'other' }).decision, 'no-opinion');
+    const named = (name: string) => ({ fieldSelector: parseFieldSelector(`metadata.name=${name}`) });
+    assert.equal(cm('list', named('mine')).decision, 'allow');
+    assert.equal(cm('watch', named('mine')).decision, 'allow');
+    assert.equal(cm('list', named('other')).decision, 'no-opinion');
     assert.deepEqual(cm('update', { name: 'mine' }), {
       decision: 'no-opinion',
       reason: 'can only read resources of this type',
@@ -200,6 +219,23 @@ describe('Node authorizer', () => {
     const pod = (verb: string, subresource = '') =>
       na.authorize(attrs(node1, verb, 'pods', { namespace: 'default', name: 'p', subresource })).decision;
     for (const verb of ['get', 'list', 'watch', 'create', 'delete']) assert.equal(pod(verb), 'allow', verb);
+    // Reads only of its own Pods (AuthorizeNodeWithSelectors): one bound to it, or a list scoped to it.
+    const read = (verb: string, extra: Partial<AuthorizationAttributes>) =>
+      na.authorize(attrs(node1, verb, 'pods', { namespace: 'default', ...extra }));
+    assert.deepEqual(read('get', { name: 'q' }), {
+      decision: 'no-opinion',
+      reason: "no relationship found between node 'node-1' and this object",
+    });
+    for (const verb of ['list', 'watch']) {
+      assert.deepEqual(read(verb, { namespace: '' }), {
+        decision: 'no-opinion',
+        reason: 'can only list/watch pods with spec.nodeName field selector',
+      });
+      const on = (node: string) => ({ namespace: '', fieldSelector: parseFieldSelector(`spec.nodeName=${node}`) });
+      assert.equal(read(verb, on('node-1')).decision, 'allow', verb);
+      assert.equal(read(verb, on('node-2')).decision, 'no-opinion', verb);
+      assert.equal(read(verb, { fieldSelector: parseFieldSelector('spec.nodeName!=node-2') }).decision, 'no-opinion');
+    }
     for (const verb of ['update', 'patch', 'deletecollection']) assert.equal(pod(verb), 'no-opinion', verb);
     assert.equal(pod('patch', 'status'), 'allow');
     assert.equal(pod('update', 'status'), 'allow');
@@ -594,7 +630,7 @@ describe('access reviews', () => {
   const sar = accessReviewResources.find((d) => d.kind === 'SubjectAccessReview')!;
   const g = new NodeGraph();
   g.observe(node('node-1', 1, { namespace: 'kube-system', name: 'mine' }));
-  const chain = authorizerChain(mastersAuthorizer, new NodeAuthorizer(g));
+  const chain = authorizerChain(mastersAuthorizer, new NodeAuthorizer({ configMaps: [g] }));
 
   it('answers for the requester, or for the named subject', async () => {
     const spec = {
