@@ -1,10 +1,14 @@
 // What the controllers that follow Pods on their nodes share (the scheduler, the taint eviction controller): the
-// informers on Nodes and Pods, from the host's factory or one of their own, and how a Pod is named and addressed.
+// informers on Nodes and Pods, from the host's factory or one of their own, how a Pod is named and addressed, and the
+// events they record about one.
 
 import type { Node } from '../api/types.js';
 import type { Pod } from '../api/workloads.js';
 import type { KubeObject } from '../client/index.js';
 import { SharedInformerFactory, type InformerLike } from '../client/sharedinformers.js';
+import { createEventDirectly, type EventType } from '../client/events.js';
+import { errorMessage } from '../util/errors.js';
+import { klog } from '../util/klog.js';
 import type { ControllerContext } from './types.js';
 
 export type NodeObject = Node & KubeObject;
@@ -28,4 +32,23 @@ export function nodeAndPodInformers(o: PodControllerOptions): {
     pods: informers.informer<PodObject>('/api/v1/pods'),
     own,
   };
+}
+
+export interface PodEvent {
+  type: EventType;
+  reason: string;
+  message: string;
+  /** source.component: the controller's name as kube records it. */
+  component: string;
+}
+
+/** Records `e` about `pod` without waiting; a failure is logged at V(2), as kube's recorder does. */
+export function recordPodEvent(o: Pick<ControllerContext, 'client' | 'clock'>, pod: Pod, e: PodEvent): void {
+  const { namespace, name, uid } = pod.metadata;
+  void createEventDirectly(o.client, {
+    involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace: namespace ?? '', name: name ?? '', uid: uid ?? '' },
+    ...e,
+    host: '',
+    now: o.clock.now(),
+  }).catch((err: unknown) => klog.v(2, `failed to send event, error: ${errorMessage(err)}`));
 }

@@ -7,7 +7,7 @@
 import type { Pod } from '../../api/workloads.js';
 import { isPodTerminal } from '../../api/pods.js';
 import { isApiError } from '../../client/index.js';
-import { createEventDirectly } from '../../client/events.js';
+import type { EventType } from '../../client/events.js';
 import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
 import { formatTime, type TimerHandle } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
@@ -17,6 +17,7 @@ import {
   nodeAndPodInformers,
   podKey,
   podPath,
+  recordPodEvent,
   type NodeObject,
   type PodControllerOptions,
   type PodObject,
@@ -173,16 +174,7 @@ export class Scheduler implements RunningController {
     this.event(pod, 'Warning', events.failedScheduling, message);
   }
 
-  private event(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    const { namespace, name, uid } = pod.metadata;
-    void createEventDirectly(this.o.client, {
-      involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace: namespace ?? '', name: name ?? '', uid: uid ?? '' },
-      type,
-      reason,
-      message,
-      host: '',
-      component: SCHEDULER_NAME,
-      now: this.o.clock.now(),
-    }).catch((err: unknown) => klog.v(2, `failed to send event, error: ${errorMessage(err)}`));
+  private event(pod: Pod, type: EventType, reason: string, message: string): void {
+    recordPodEvent(this.o, pod, { type, reason, message, component: SCHEDULER_NAME });
   }
 }

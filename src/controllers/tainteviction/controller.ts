@@ -5,7 +5,6 @@
 
 import type { Pod } from '../../api/workloads.js';
 import { isApiError } from '../../client/index.js';
-import { createEventDirectly } from '../../client/events.js';
 import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
 import { formatTime, type TimerHandle } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
@@ -15,6 +14,7 @@ import {
   nodeAndPodInformers,
   podKey,
   podPath,
+  recordPodEvent,
   type NodeObject,
   type PodControllerOptions,
   type PodObject,
@@ -129,20 +129,6 @@ export class TaintEviction implements RunningController {
   }
 
   private event(pod: Pod, message: string): void {
-    void createEventDirectly(this.o.client, {
-      involvedObject: {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        namespace: pod.metadata.namespace ?? '',
-        name: pod.metadata.name ?? '',
-        uid: pod.metadata.uid ?? '',
-      },
-      type: 'Normal',
-      reason: texts.eventReason,
-      message,
-      host: '',
-      component: texts.component,
-      now: this.o.clock.now(),
-    }).catch((err: unknown) => klog.v(2, texts.eventFailed(errorMessage(err))));
+    recordPodEvent(this.o, pod, { type: 'Normal', reason: texts.eventReason, message, component: texts.component });
   }
 }

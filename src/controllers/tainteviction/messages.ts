@@ -8,5 +8,4 @@ export const evictionTexts = {
   reason: 'DeletionByTaintManager',
   conditionMessage: 'Taint manager: deleting due to NoExecute taint',
   failed: (key: string, why: string) => `deleting pod ${key} for its node's NoExecute taints failed: ${why}`,
-  eventFailed: (why: string) => `failed to send event, error: ${why}`,
 };

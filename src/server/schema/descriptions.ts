@@ -2,6 +2,40 @@
 // prose): definition name → '' for the type itself and one entry per JSON field. `kubectl explain` shows
 // them. A type or field of the schema facts missing here is a test failure, not a silent gap.
 
+// policy/v1 and v1beta1 describe their Eviction and PodDisruptionBudget alike, but for what an empty selector means.
+const EVICTION = {
+  '': 'Asks for a pod to be deleted within its disruption budget: POST it to the pod\'s eviction subresource.',
+  metadata: 'Name and namespace of the pod to evict.',
+  deleteOptions: 'Options of the delete that follows, e.g. gracePeriodSeconds.',
+};
+const BUDGET = {
+  '': 'Bounds how many of a set of pods voluntary disruptions (evictions) may take down at once.',
+  metadata: 'Standard object metadata of the budget.',
+  spec: 'Desired bounds of the budget.',
+  status: 'Observed state of the budget, written by the disruption controller and by evictions.',
+};
+const BUDGET_LIST = {
+  '': 'A list of PodDisruptionBudgets.',
+  metadata: 'Standard list metadata, including the resourceVersion to watch from.',
+  items: 'The budgets.',
+};
+const BUDGET_SPEC = {
+  '': 'Desired bounds of a PodDisruptionBudget.',
+  minAvailable: 'Pods that must stay available after an eviction: a number or a percentage.',
+  maxUnavailable: 'Pods that may be unavailable after an eviction: a number or a percentage.',
+  unhealthyPodEvictionPolicy: 'When unhealthy pods may be evicted: "IfHealthyBudget" (the default) or "AlwaysAllow".',
+};
+const BUDGET_STATUS = {
+  '': 'Observed state of a PodDisruptionBudget.',
+  observedGeneration: 'The generation the disruption controller last observed.',
+  disruptedPods: 'Pods evicted but not yet seen deleted by the controller, with the time of eviction.',
+  disruptionsAllowed: 'Evictions allowed now.',
+  currentHealthy: 'Healthy pods now.',
+  desiredHealthy: 'Healthy pods the budget needs.',
+  expectedPods: 'Pods the budget counts.',
+  conditions: 'Conditions of the budget (DisruptionAllowed).',
+};
+
 export const descriptions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'io.k8s.api.authentication.v1.ExtraValue': {
     '': 'A list of strings: the values of one extra attribute of a user.',
@@ -521,72 +555,22 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
   'io.k8s.api.core.v1.VolumeMount': {
     '': 'A volume mounted into a container. This server keeps it as given.',
   },
-  'io.k8s.api.policy.v1.Eviction': {
-    '': 'Asks for a pod to be deleted within its disruption budget: POST it to the pod\'s eviction subresource.',
-    metadata: 'Name and namespace of the pod to evict.',
-    deleteOptions: 'Options of the delete that follows, e.g. gracePeriodSeconds.',
-  },
-  'io.k8s.api.policy.v1.PodDisruptionBudget': {
-    '': 'Bounds how many of a set of pods voluntary disruptions (evictions) may take down at once.',
-    metadata: 'Standard object metadata of the budget.',
-    spec: 'Desired bounds of the budget.',
-    status: 'Observed state of the budget, written by the disruption controller and by evictions.',
-  },
-  'io.k8s.api.policy.v1.PodDisruptionBudgetList': {
-    '': 'A list of PodDisruptionBudgets.',
-    metadata: 'Standard list metadata, including the resourceVersion to watch from.',
-    items: 'The budgets.',
-  },
+  'io.k8s.api.policy.v1.Eviction': EVICTION,
+  'io.k8s.api.policy.v1.PodDisruptionBudget': BUDGET,
+  'io.k8s.api.policy.v1.PodDisruptionBudgetList': BUDGET_LIST,
   'io.k8s.api.policy.v1.PodDisruptionBudgetSpec': {
-    '': 'Desired bounds of a PodDisruptionBudget.',
-    minAvailable: 'Pods that must stay available after an eviction: a number or a percentage.',
+    ...BUDGET_SPEC,
     selector: 'Pods the budget applies to, in its namespace; null selects none, {} selects all.',
-    maxUnavailable: 'Pods that may be unavailable after an eviction: a number or a percentage.',
-    unhealthyPodEvictionPolicy: 'When unhealthy pods may be evicted: "IfHealthyBudget" (the default) or "AlwaysAllow".',
   },
-  'io.k8s.api.policy.v1.PodDisruptionBudgetStatus': {
-    '': 'Observed state of a PodDisruptionBudget.',
-    observedGeneration: 'The generation the disruption controller last observed.',
-    disruptedPods: 'Pods evicted but not yet seen deleted by the controller, with the time of eviction.',
-    disruptionsAllowed: 'Evictions allowed now.',
-    currentHealthy: 'Healthy pods now.',
-    desiredHealthy: 'Healthy pods the budget needs.',
-    expectedPods: 'Pods the budget counts.',
-    conditions: 'Conditions of the budget (DisruptionAllowed).',
-  },
-  'io.k8s.api.policy.v1beta1.Eviction': {
-    '': 'Asks for a pod to be deleted within its disruption budget: POST it to the pod\'s eviction subresource.',
-    metadata: 'Name and namespace of the pod to evict.',
-    deleteOptions: 'Options of the delete that follows, e.g. gracePeriodSeconds.',
-  },
-  'io.k8s.api.policy.v1beta1.PodDisruptionBudget': {
-    '': 'Bounds how many of a set of pods voluntary disruptions (evictions) may take down at once.',
-    metadata: 'Standard object metadata of the budget.',
-    spec: 'Desired bounds of the budget.',
-    status: 'Observed state of the budget, written by the disruption controller and by evictions.',
-  },
-  'io.k8s.api.policy.v1beta1.PodDisruptionBudgetList': {
-    '': 'A list of PodDisruptionBudgets.',
-    metadata: 'Standard list metadata, including the resourceVersion to watch from.',
-    items: 'The budgets.',
-  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetStatus': BUDGET_STATUS,
+  'io.k8s.api.policy.v1beta1.Eviction': EVICTION,
+  'io.k8s.api.policy.v1beta1.PodDisruptionBudget': BUDGET,
+  'io.k8s.api.policy.v1beta1.PodDisruptionBudgetList': BUDGET_LIST,
   'io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec': {
-    '': 'Desired bounds of a PodDisruptionBudget.',
-    minAvailable: 'Pods that must stay available after an eviction: a number or a percentage.',
+    ...BUDGET_SPEC,
     selector: 'Pods the budget applies to, in its namespace; null and {} select none (policy/v1 reads {} as all).',
-    maxUnavailable: 'Pods that may be unavailable after an eviction: a number or a percentage.',
-    unhealthyPodEvictionPolicy: 'When unhealthy pods may be evicted: "IfHealthyBudget" (the default) or "AlwaysAllow".',
   },
-  'io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus': {
-    '': 'Observed state of a PodDisruptionBudget.',
-    observedGeneration: 'The generation the disruption controller last observed.',
-    disruptedPods: 'Pods evicted but not yet seen deleted by the controller, with the time of eviction.',
-    disruptionsAllowed: 'Evictions allowed now.',
-    currentHealthy: 'Healthy pods now.',
-    desiredHealthy: 'Healthy pods the budget needs.',
-    expectedPods: 'Pods the budget counts.',
-    conditions: 'Conditions of the budget (DisruptionAllowed).',
-  },
+  'io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus': BUDGET_STATUS,
   'io.k8s.api.rbac.v1.AggregationRule': {
     '': 'How a ClusterRole collects the rules of other ClusterRoles.',
     clusterRoleSelectors: 'Label selectors of the ClusterRoles whose rules are aggregated into this one. This server stores them but runs no aggregation controller.',
