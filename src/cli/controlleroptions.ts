@@ -8,12 +8,8 @@ import {
 } from '../controllers/names.js';
 
 /** `--controllers <names>`, its help led by `what` ("controllers to run", …). */
-export function controllersOption(command: Command, what: string): Command {
-  return command.option(
-    '--controllers <names>',
-    `${what} (${CONTROLLER_NAMES.join(', ')}; empty for none)`,
-    DEFAULT_CONTROLLERS,
-  );
+export function controllersOption(command: Command, what: string, defaults = DEFAULT_CONTROLLERS): Command {
+  return command.option('--controllers <names>', `${what} (${CONTROLLER_NAMES.join(', ')}; empty for none)`, defaults);
 }
 
 /** The node lifecycle and namespace controllers' periods. */

@@ -11,8 +11,15 @@ export const CONTROLLER_NAMES = [
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
-/** `--controllers` when not given: all of them. */
+/** `dkc server`'s `--controllers` when not given: all of them, each with the identity it needs (./host.ts). */
 export const DEFAULT_CONTROLLERS = CONTROLLER_NAMES.join(',');
+
+/**
+ * `dkc controller`'s: it runs every controller as the one identity its kubeconfig names, so by default only those
+ * whose rights deploy/controller/rbac.yaml gives that identity. The others read Pods or every resource: each is asked
+ * for by name, as a process of its own with an identity of its own.
+ */
+export const STANDALONE_DEFAULT_CONTROLLERS = ['rollout', 'nodelifecycle'].join(',');
 
 /** kube-controller-manager's --node-monitor-grace-period default. */
 export const DEFAULT_NODE_MONITOR_GRACE_PERIOD = '40s';

@@ -19,19 +19,26 @@ export const podKey = (p: Pod): string => `${p.metadata.namespace ?? ''}/${p.met
 export const podPath = (p: Pod): string =>
   `/api/v1/namespaces/${p.metadata.namespace ?? ''}/pods/${p.metadata.name ?? ''}`;
 
-/** The Node and Pod informers; `own` is the factory made because the host shared none (the controller stops it). */
-export function nodeAndPodInformers(o: PodControllerOptions): {
+/**
+ * The Node and Pod informers; `own` is the factory made because the host shared none (the controller stops it). A
+ * list or watch that fails — a client without the rights to read Pods among them — is logged as an error under the
+ * controller's name, as client-go's reflector logs it, each time the informer tries again.
+ */
+export function nodeAndPodInformers(
+  o: PodControllerOptions,
+  controller: string,
+): {
   nodes: InformerLike<NodeObject>;
   pods: InformerLike<PodObject>;
   own: SharedInformerFactory | undefined;
 } {
   const own = o.informers ? undefined : new SharedInformerFactory(o.client, { clock: o.clock });
   const informers = o.informers ?? own!;
-  return {
-    nodes: informers.informer<NodeObject>('/api/v1/nodes'),
-    pods: informers.informer<PodObject>('/api/v1/pods'),
-    own,
-  };
+  const nodes = informers.informer<NodeObject>('/api/v1/nodes');
+  const pods = informers.informer<PodObject>('/api/v1/pods');
+  for (const i of [nodes, pods])
+    i.on('error', (err) => klog.error(`${controller}: failed to list or watch ${i.path}: ${errorMessage(err)}`));
+  return { nodes, pods, own };
 }
 
 export interface PodEvent {

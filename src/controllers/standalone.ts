@@ -13,7 +13,6 @@ import { newRegistry } from '../util/prom.js';
 import { logs } from './errors.js';
 import {
   ControllerManager,
-  DEFAULT_CONTROLLERS,
   DEFAULT_NAMESPACE_SYNC_PERIOD,
   DEFAULT_NODE_MONITOR_GRACE_PERIOD,
   parseControllers,
@@ -21,6 +20,7 @@ import {
   parseLeaseName,
 } from './manager.js';
 import { LEADER_LEASE_NAME } from '../api/dkc/identity.js';
+import { STANDALONE_DEFAULT_CONTROLLERS } from './names.js';
 import { parseBindAddress, serveMetrics } from './metricsserver.js';
 
 export interface ControllerCommandOptions {
@@ -38,7 +38,7 @@ export interface ControllerCommandOptions {
 }
 
 export async function runControllerCommand(opts: ControllerCommandOptions): Promise<void> {
-  const names = parseControllers(opts.controllers ?? DEFAULT_CONTROLLERS);
+  const names = parseControllers(opts.controllers ?? STANDALONE_DEFAULT_CONTROLLERS);
   const gracePeriodMs = parseDurationFlag(
     '--node-monitor-grace-period',
     opts.nodeMonitorGracePeriod ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD,

@@ -105,6 +105,29 @@ describe('controller hosting', () => {
     proc.kill('SIGTERM');
     assert.equal(await exited(proc), 0, output);
     assert.equal((await admin.get<Lease>(LEASE)).spec?.holderIdentity, '', 'released on a clean stop');
+
+    // A controller asked for by name whose identity may not read what it follows says so, loudly, while it retries.
+    let scheduler = '';
+    const other = spawn(process.execPath, [dkcBin, 'controller', '--controllers', 'scheduler'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+    });
+    other.stderr.on('data', (d: Buffer) => (scheduler += d.toString()));
+    cleanups.push(async () => {
+      if (other.exitCode === null && other.signalCode === null) other.kill('SIGKILL');
+      await exited(other);
+    });
+    await waitFor('the scheduler to say it may not list Pods', async () =>
+      /^E.*default-scheduler: failed to list or watch \/api\/v1\/pods: pods is forbidden: User "system:dkc:controller" cannot list resource "pods"/m.test(
+        scheduler,
+      )
+        ? true
+        : undefined,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- dkc controller ---\n${scheduler}`);
+    });
+    other.kill('SIGTERM');
+    assert.equal(await exited(other), 0, scheduler);
   });
 
   it('bad flags are one line and exit 3 (a usage error), for dkc controller and dkc server alike', () => {

@@ -60,7 +60,7 @@ export class Scheduler implements RunningController {
 
   constructor(o: SchedulerOptions) {
     this.o = o;
-    ({ nodes: this.nodes, pods: this.pods, own: this.own } = nodeAndPodInformers(o));
+    ({ nodes: this.nodes, pods: this.pods, own: this.own } = nodeAndPodInformers(o, SCHEDULER_NAME));
     const everyone = () => this.requeueAll();
     this.nodes.on('add', everyone);
     this.nodes.on('update', everyone);

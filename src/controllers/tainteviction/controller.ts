@@ -38,7 +38,7 @@ export class TaintEviction implements RunningController {
 
   constructor(o: TaintEvictionOptions) {
     this.o = o;
-    ({ nodes: this.nodes, pods: this.pods, own: this.own } = nodeAndPodInformers(o));
+    ({ nodes: this.nodes, pods: this.pods, own: this.own } = nodeAndPodInformers(o, texts.component));
     const nodeChanged = (n: NodeObject) => {
       for (const p of this.pods.store.list()) if (p.spec?.nodeName === n.metadata.name) this.judge(p);
     };
