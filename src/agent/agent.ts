@@ -8,6 +8,7 @@
 import type { Node, NodeCondition } from '../api/types.js';
 import { admitPod } from './pods/admission.js';
 import { PodRunner } from './pods/manager.js';
+import { startContainerManager } from './pods/checkpointfiles.js';
 import { podLogs } from './pods/messages.js';
 import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -311,12 +312,12 @@ interface ClusterContext {
   lifecycle: AgentLifecycle;
 }
 
-/** What the node reports in its status: the machine's capacity under the config, its system, ConfigOK. */
 /** The kubelet version the node states (nodeInfo, User-Agent): without --kubelet-version, what it always has. */
 function reportedVersion(flags: AgentFlags, kubelet: KubeletVersion): string {
   return flags.kubeletVersion ? kubelet.gitVersion : KUBELET_VERSION;
 }
 
+/** What the node reports in its status: the machine's capacity under the config, its system, ConfigOK. */
 async function nodeStatus(ctx: ClusterContext): Promise<ReturnType<typeof statusSource>> {
   const { flags, config, controller } = ctx;
   const machine = mergeCapacity(await ctx.host.machine(), ctx.capacityFlag);
@@ -486,6 +487,21 @@ async function startPods(ctx: ClusterContext, client: RestClient): Promise<void>
   }
 }
 
+/**
+ * What the kubelet checks before it serves: the chosen config against the node's startup rules, then — on a node
+ * that runs Pods — the CPU and memory managers' state, kept as the kubelet keeps it.
+ */
+async function checkStartup(
+  o: Pick<ClusterContext, 'flags' | 'host' | 'kubelet' | 'capacityFlag'> & { apiServer: RestClient | undefined },
+  chosen: Pick<EffectiveConfigSuccess, 'config' | 'featureGates'>,
+): Promise<void> {
+  const startup = o.kubelet.validateStartup(chosen.config, { featureGates: chosen.featureGates });
+  if (startup.errors.length) throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
+  if (!o.host.runsPods) return;
+  const machine = mergeCapacity(await o.host.machine(), o.capacityFlag);
+  await startContainerManager(resolve(o.flags.rootDir), chosen.config, machine);
+}
+
 /** The process host logs to stderr and, with --log-file, to that file; a fleet keeps its process-wide logging. */
 function setUpLogging(flags: AgentFlags, host: AgentHost): ReturnType<typeof openLogFile> | undefined {
   const logFile =
@@ -512,11 +528,10 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
 
   const config = chosen.config;
   if (host.ownsLogging) configureLogging({ format: config.logging?.format === 'json' ? 'json' : 'text' });
-  const startup = kubelet.validateStartup(config, { featureGates: chosen.featureGates });
-  if (startup.errors.length) {
+  await checkStartup({ flags, host, kubelet, capacityFlag, apiServer }, chosen).catch((err: unknown) => {
     apiServer?.close();
-    throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
-  }
+    throw err;
+  });
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = kubelet.toConfigzJSON(config);

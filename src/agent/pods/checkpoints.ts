@@ -192,6 +192,8 @@ interface Manager<T> {
   fresh: () => string;
   mismatch: (configured: string, stored: string) => string;
   restoreError: (inner: string, file: string) => string;
+  /** How the container manager's start reports the manager's error. */
+  startError: (why: string) => string;
 }
 
 /** One manager's file: to write fresh, fine as it is (undefined), or the start-up error. */
@@ -202,7 +204,7 @@ function restoreOne<T extends { policyName: string; checksum: number }>(
   const cp = stored<T>(m.raw, m.sum);
   const inner =
     typeof cp === 'string' ? cp : cp.policyName !== m.policy ? m.mismatch(m.policy, cp.policyName) : undefined;
-  return inner === undefined ? undefined : { error: m.restoreError(inner, m.file) };
+  return inner === undefined ? undefined : { error: m.startError(m.restoreError(inner, m.file)) };
 }
 
 export function restoreCheckpoints(input: CheckpointInput): CheckpointDecision {
@@ -217,6 +219,7 @@ export function restoreCheckpoints(input: CheckpointInput): CheckpointDecision {
     fresh: () => freshCpu(input),
     mismatch: texts.cpuPolicyMismatch,
     restoreError: texts.cpuRestore,
+    startError: texts.startCpuManager,
   };
   const memory: Manager<MemoryManagerCheckpoint> = {
     file: joinPath(rootDir, MEMORY_MANAGER_STATE),
@@ -226,6 +229,7 @@ export function restoreCheckpoints(input: CheckpointInput): CheckpointDecision {
     fresh: () => freshMemory(input),
     mismatch: texts.memoryPolicyMismatch,
     restoreError: texts.memoryRestore,
+    startError: texts.startMemoryManager,
   };
   const write: { file: string; content: string }[] = [];
   // The CPU manager starts before the memory manager; the first refusal is the one the kubelet reports.

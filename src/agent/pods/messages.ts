@@ -33,6 +33,8 @@ export const checkpoints = {
     '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero',
   startCpuManager: (why: string) => `start cpu manager error: ${why}`,
   startMemoryManager: (why: string) => `start memory manager error: ${why}`,
+  /** The agent's one line when its container manager does not start (the kubelet logs it with err=). */
+  startFailed: (why: string) => `Failed to start ContainerManager: ${why}`,
 };
 
 // What the node's Pod runner logs (./manager.ts).

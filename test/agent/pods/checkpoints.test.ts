@@ -103,7 +103,7 @@ describe('restoreCheckpoints', () => {
     assert.deepEqual(d, {
       action: 'fail',
       error:
-        'could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "none", ' +
+        'start cpu manager error: could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "none", ' +
         'please drain this node and delete the CPU manager checkpoint file "/var/lib/kubelet/cpu_manager_state" before restarting Kubelet',
     });
   });
@@ -115,7 +115,7 @@ describe('restoreCheckpoints', () => {
     assert.deepEqual(d, {
       action: 'fail',
       error:
-        'could not restore state from checkpoint: [memorymanager] configured policy "None" differs from state checkpoint policy "Static", ' +
+        'start memory manager error: could not restore state from checkpoint: [memorymanager] configured policy "None" differs from state checkpoint policy "Static", ' +
         'please drain this node and delete the memory manager checkpoint file "/var/lib/kubelet/memory_manager_state" before restarting Kubelet',
     });
   });
@@ -127,7 +127,7 @@ describe('restoreCheckpoints', () => {
     assert.equal(d.action, 'fail');
     assert.match(
       d.action === 'fail' ? d.error : '',
-      /^could not restore state from checkpoint: checkpoint is corrupted, please drain/,
+      /^start cpu manager error: could not restore state from checkpoint: checkpoint is corrupted, please drain/,
     );
   });
 
