@@ -165,6 +165,12 @@ interface ServeContext {
   apiServer: RestClient | undefined;
   logFile: ReturnType<typeof openLogFile> | undefined;
   configz: string;
+  pods: PodView;
+}
+
+/** What /pods lists: nothing until the Pod runner is up, then the Pods bound to the node as the API has them. */
+interface PodView {
+  list: () => readonly object[];
 }
 
 /** The kubelet endpoints; closes the API client when they cannot start. */
@@ -189,6 +195,7 @@ async function serveEndpoints(ctx: ServeContext): Promise<AgentServers> {
       nodeIPs: [ctx.nodeIP],
       configz: () => ctx.configz,
       healthz: () => controller?.healthz() ?? { ok: true },
+      pods: () => ctx.pods.list(),
       metrics: ctx.registry,
       ...(webhook ? { authorize: (user, attrs) => webhook.authorize(user, attrs) } : {}),
       ...(logFile ? { logDir: dirname(logFile.path) } : {}),
@@ -310,6 +317,7 @@ interface ClusterContext {
   capacityFlag: ReturnType<typeof parseCapacityFlag> | undefined;
   apiServer: RestClient;
   lifecycle: AgentLifecycle;
+  pods: PodView;
 }
 
 /** The kubelet version the node states (nodeInfo, User-Agent): without --kubelet-version, what it always has. */
@@ -480,6 +488,7 @@ async function startPods(ctx: ClusterContext, client: RestClient): Promise<void>
       admitPod({ pod, node: await client.get<Node>(nodePath), maxPods: ctx.config.maxPods ?? 110, running }),
   });
   lifecycle.onStop({ name: 'stopping the pod runner', run: () => runner.stop() });
+  ctx.pods.list = () => runner.pods();
   try {
     await runner.start();
   } catch (err) {
@@ -535,7 +544,9 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = kubelet.toConfigzJSON(config);
+  const pods: PodView = { list: () => [] };
   const servers = await serveEndpoints({
+    pods,
     flags,
     host,
     config,
@@ -562,6 +573,7 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
       capacityFlag,
       apiServer,
       lifecycle,
+      pods,
     });
   } else {
     klog.warning('no --kubeconfig: running standalone, without the API server');

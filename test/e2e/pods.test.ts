@@ -74,6 +74,14 @@ describe('the Pods a node runs (dkc up, one node, maxPods 2)', { concurrency: fa
     assert.equal(pod.status?.hostIP, '127.0.0.1');
     assert.ok(pod.status?.containerStatuses?.[0]?.state.running?.startedAt, 'a running container');
     assert.ok((await runtime()).pods[pod.metadata.uid!], 'the runtime keeps it on the node');
+    const listed = await admin.get<{ kind: string; items: Pod[] }>('/api/v1/nodes/node-1/proxy/pods');
+    assert.deepEqual(
+      [listed.kind, listed.items.map((p) => p.metadata.name)],
+      ['PodList', ['web-1']],
+      "the kubelet's /pods lists what the node runs",
+    );
+    const cpuState = await readFile(join(cluster!.nodes[0]!.dir, 'cpu_manager_state'), 'utf8');
+    assert.match(cpuState, /^\{"policyName":"none",/, "the CPU manager's checkpoint is kept in the root dir");
     assert.deepEqual(
       pod.spec?.tolerations?.map((t) => `${t.key}:${t.effect}:${t.tolerationSeconds}`),
       ['node.kubernetes.io/not-ready:NoExecute:300', 'node.kubernetes.io/unreachable:NoExecute:300'],

@@ -69,6 +69,8 @@ export interface AgentServersOptions {
    */
   configz: () => object | string;
   healthz: () => HealthzResult;
+  /** The Pods /pods lists (a core/v1 PodList's items); none when absent. */
+  pods?: () => readonly object[];
   metrics: MetricsRegistry;
   /**
    * Backs `authorization.mode: Webhook`. Without it (a standalone agent has no API server to ask) every
@@ -103,8 +105,6 @@ export interface AgentServers {
   probe?(): Promise<void>;
   stop(): Promise<void>;
 }
-
-const PODLIST = '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}';
 
 /** Go's http.Error: text, a newline, nosniff. */
 function textError(res: http.ServerResponse, code: number, text: string): void {
@@ -158,10 +158,10 @@ function configzRoute(configz: () => object | string): Route {
   };
 }
 
-function podsRoute(): Route {
+function podsRoute(pods: () => readonly object[]): Route {
   return (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(PODLIST);
+    res.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: pods() }));
   };
 }
 
@@ -424,13 +424,14 @@ export async function createAgentHandler(
         };
   const healthz = healthzRoute(options.healthz);
   const metrics = metricsRoute(options.metrics);
+  const pods = podsRoute(options.pods ?? (() => []));
   const handler = dispatch(
     {
       '/configz': configzRoute(options.configz),
       '/healthz': healthz,
       '/metrics': metrics,
-      '/pods': podsRoute(),
-      '/pods/': podsRoute(),
+      '/pods': pods,
+      '/pods/': pods,
     },
     'kubelet server',
     authenticate,

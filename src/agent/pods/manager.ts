@@ -79,6 +79,11 @@ export class PodRunner {
     await this.draining;
   }
 
+  /** The Pods bound to the node, as the API last showed them (the kubelet's /pods). */
+  pods(): Pod[] {
+    return this.informer.store.list();
+  }
+
   /** The Pods the runtime runs (for the node's status and tests). */
   running(): RunningPod[] {
     return Object.values(this.store.state.pods);
