@@ -542,39 +542,14 @@ export async function runAgent(argv: readonly string[], host: AgentHost = proces
     throw err;
   });
   const nodeIP = flags.nodeIP ?? defaultNodeIP(config.address);
+  const node = { flags, host, config, nodeName, nodeIP, controller, pods: { list: () => [] } as PodView };
   // The running config never changes in place, so its /configz body is rendered once.
   const configz = kubelet.toConfigzJSON(config);
-  const pods: PodView = { list: () => [] };
-  const servers = await serveEndpoints({
-    pods,
-    flags,
-    host,
-    config,
-    nodeName,
-    nodeIP,
-    registry,
-    controller,
-    apiServer,
-    logFile,
-    configz,
-  });
+  const servers = await serveEndpoints({ ...node, registry, apiServer, logFile, configz });
   klog.info(`serving on https://${servers.address}:${servers.ports.https}`, { node: nodeName });
   const lifecycle = new AgentLifecycle(controller, servers, apiServer, flags.trialMs);
   if (apiServer) {
-    await joinCluster({
-      flags,
-      host,
-      kubelet,
-      config,
-      nodeName,
-      nodeIP,
-      servers,
-      controller,
-      capacityFlag,
-      apiServer,
-      lifecycle,
-      pods,
-    });
+    await joinCluster({ ...node, kubelet, servers, capacityFlag, apiServer, lifecycle });
   } else {
     klog.warning('no --kubeconfig: running standalone, without the API server');
     await lifecycle.startUpDone();
