@@ -479,6 +479,7 @@ async function startPods(ctx: ClusterContext, client: RestClient): Promise<void>
   const { flags, nodeName, lifecycle } = ctx;
   const nodePath = `/api/v1/nodes/${nodeName}`;
   const runner = new PodRunner({
+    ...ctx.host.sharedPods?.(nodeName),
     client,
     nodeName,
     rootDir: resolve(flags.rootDir),
@@ -506,7 +507,7 @@ async function checkStartup(
 ): Promise<void> {
   const startup = o.kubelet.validateStartup(chosen.config, { featureGates: chosen.featureGates });
   if (startup.errors.length) throw new AgentStartError(`invalid configuration: ${startup.errors.join('; ')}`);
-  if (!o.host.runsPods) return;
+  if (!o.host.runsPods || o.host.sharedPods) return;
   const machine = mergeCapacity(await o.host.machine(), o.capacityFlag);
   await startContainerManager(resolve(o.flags.rootDir), chosen.config, machine);
 }

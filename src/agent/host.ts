@@ -7,6 +7,9 @@ import { RestClient } from '../client/index.js';
 import type { ChannelChoice, ChannelDecision } from '../client/channel.js';
 import type { PolicyFeed } from './dynamicconfig/policywatch.js';
 import type { AgentFlags } from './flags.js';
+import type { InformerLike } from '../client/sharedinformers.js';
+import type { WatchedPod } from './pods/manager.js';
+import type { PodRuntime } from './pods/runtime.js';
 import {
   hostCapacity,
   readHostSystemInfo,
@@ -38,11 +41,15 @@ export interface AgentHost {
    * one log line); else each node asks the API server through `client`.
    */
   discoverChannel?(client: RestClient, choice: ChannelChoice): Promise<ChannelDecision>;
-  /**
-   * Whether the node runs the Pods bound to it (./pods/manager.ts, its runtime under --root-dir). `dkc agent` does; a
-   * fleet's nodes do not yet (each would hold a watch of its own).
-   */
+  /** Whether the node runs the Pods bound to it (./pods/manager.ts). */
   readonly runsPods?: boolean;
+  /**
+   * Where a node of a host with many finds its Pods: a view of one watch the host shares and a runtime in the host's
+   * memory, which outlives the node's agent. The node then keeps no files of its own for them (no runtime file, no
+   * CPU and memory manager checkpoints). Without it, the node watches its Pods itself and keeps its runtime and the
+   * checkpoints under --root-dir.
+   */
+  sharedPods?(nodeName: string): { feed: InformerLike<WatchedPod>; runtime: PodRuntime };
 }
 
 /** `dkc agent`: one node, its own process. */

@@ -7,7 +7,17 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
-import { ApiError, loadKubeconfig, sharedConnectionPool, RestClient, type ClientConfig } from '../client/index.js';
+import {
+  ApiError,
+  Informer,
+  loadKubeconfig,
+  sharedConnectionPool,
+  RestClient,
+  type ClientConfig,
+} from '../client/index.js';
+import { NodePodFeeds } from '../agent/pods/nodefeeds.js';
+import { MemoryRuntime } from '../agent/pods/runtime.js';
+import type { WatchedPod } from '../agent/pods/manager.js';
 import type { AgentHost } from '../agent/host.js';
 import { informerPolicyFeed, sharedPolicyFeed } from '../agent/dynamicconfig/policywatch.js';
 import { sharedDiscovery } from '../agent/dynamicconfig/findchannel.js';
@@ -243,6 +253,10 @@ class FleetHost {
   // The config channel is the API server's, the same for every node: found once, and said in one log line.
   private readonly discoverChannel = sharedDiscovery();
   private readonly policyFeed;
+  /** The nodes' Pods: one watch of every Pod, read as the fleet's own user (the nodes may each see only theirs). */
+  private podFeeds: { feeds: NodePodFeeds; client: RestClient } | undefined;
+  /** Each node's simulated runtime, which outlives the node's agent as containerd outlives the kubelet. */
+  private readonly runtimes = new Map<string, MemoryRuntime>();
 
   constructor(
     private readonly dataDir: string,
@@ -281,12 +295,32 @@ class FleetHost {
       serve: (o) => this.listener.serve(m.address, o),
       machine: async () => ({ ...this.machine }),
       systemInfo: this.systemInfo,
+      runsPods: true,
+      sharedPods: (nodeName) => ({ feed: this.feeds().feedFor(nodeName), runtime: this.runtimeOf(nodeName) }),
     };
+  }
+
+  private feeds(): NodePodFeeds {
+    if (!this.podFeeds) {
+      const client = new RestClient(this.access.adminConfig, { userAgent: 'dkc-fleet' });
+      this.podFeeds = { feeds: new NodePodFeeds(new Informer<WatchedPod>(client, '/api/v1/pods')), client };
+    }
+    return this.podFeeds.feeds;
+  }
+
+  private runtimeOf(nodeName: string): MemoryRuntime {
+    let r = this.runtimes.get(nodeName);
+    if (!r) this.runtimes.set(nodeName, (r = new MemoryRuntime()));
+    return r;
   }
 
   /** Closes what the nodes shared, once they have stopped. */
   async close(): Promise<void> {
     void this.policyClient?.then((c) => c.close());
+    if (this.podFeeds) {
+      await this.podFeeds.feeds.stop();
+      this.podFeeds.client.close();
+    }
     this.access.pool?.agent.destroy();
     this.access.pool?.watchAgent?.destroy();
     await this.listener.close();

@@ -1,4 +1,5 @@
-// A simulated node's lifecycle inside the fleet process: a config change restarts only that node's instance, in this
+// A simulated node's lifecycle inside the fleet process: it runs the Pods bound to it (from one watch the fleet
+// shares) and keeps them across its agent's restart; a config change restarts only that node's instance, in this
 // process, with the same checkpoint directory; each instance has metrics of its own (no registry shared between
 // nodes); and stopping the fleet leaves nothing behind in the process (no listener, socket or timer of its own).
 
@@ -10,7 +11,8 @@ import * as https from 'node:https';
 import { connect, type Socket } from 'node:net';
 import * as tls from 'node:tls';
 import { join } from 'node:path';
-import { RestClient } from '../../src/client/index.js';
+import { RestClient, isApiError } from '../../src/client/index.js';
+import type { Pod } from '../../src/api/workloads.js';
 import type { ConfigMap, Node } from '../../src/api/types.js';
 import { startFleet, type Fleet } from '../../src/fleet/index.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
@@ -40,6 +42,13 @@ async function metricsOf(node: string): Promise<string> {
 }
 
 let baseline: Record<string, number> = {};
+const PODS = '/api/v1/namespaces/default/pods';
+const podBody = (name: string, nodeName: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { nodeName, containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.9' }] },
+});
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'dkc-fleet-life-'));
@@ -57,6 +66,24 @@ describe(
   'a simulated node restarts in-process and the fleet stops cleanly',
   { concurrency: false, timeout: 120_000 },
   () => {
+    let started: Pod | undefined;
+    it('a simulated node runs the Pods bound to it, from one watch the fleet shares', async () => {
+      await admin.create(PODS, podBody('fleet-web', 'sim-2'));
+      started = await waitFor('fleet-web Running on sim-2', async () => {
+        const p = await admin.get<Pod>(`${PODS}/fleet-web`);
+        return p.status?.phase === 'Running' ? p : undefined;
+      });
+      assert.equal(started.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+      assert.match(started.status?.podIP ?? '', /^10\.\d+\.\d+\.2$/);
+      const listed = await admin.get<{ items: Pod[] }>('/api/v1/nodes/sim-2/proxy/pods');
+      assert.deepEqual(
+        listed.items.map((p) => p.metadata.name),
+        ['fleet-web'],
+      );
+      const other = await admin.get<{ items: Pod[] }>('/api/v1/nodes/sim-1/proxy/pods');
+      assert.deepEqual(other.items, [], "another node's view holds none of it");
+    });
+
     it('a config assigned to one node restarts only that node, from the same checkpoint directory', async () => {
       const local = await readFile(join(work, 'fleet', 'config.yaml'), 'utf8');
       const cm = await admin.create<ConfigMap>('/api/v1/namespaces/default/configmaps', {
@@ -93,6 +120,21 @@ describe(
         (typeof kc === 'string' ? (JSON.parse(kc) as { kubeletconfig: { maxPods: number } }) : kc).kubeletconfig
           .maxPods,
         77,
+      );
+    });
+
+    it("the restarted node's Pod runs on: the same uid, IP and start time; a graceful delete is confirmed", async () => {
+      const p = await admin.get<Pod>(`${PODS}/fleet-web`);
+      assert.deepEqual(
+        [p.metadata.uid, p.status?.podIP, p.status?.startTime, p.status?.phase],
+        [started!.metadata.uid, started!.status?.podIP, started!.status?.startTime, 'Running'],
+      );
+      await admin.delete(`${PODS}/fleet-web`);
+      await waitFor('fleet-web gone once its node confirms', async () =>
+        admin.get(`${PODS}/fleet-web`).then(
+          () => undefined,
+          (err: unknown) => (isApiError(err) && err.code === 404 ? true : undefined),
+        ),
       );
     });
 

@@ -1,4 +1,5 @@
-// The node's Pod runner: watches the Pods bound to this node (an informer on spec.nodeName), and for each one does
+// The node's Pod runner: watches the Pods bound to this node (an informer on spec.nodeName, or a view of a watch its
+// host shares among its nodes), and for each one does
 // what decidePod says, one Pod at a time: starts it in the simulated runtime and reports it Running, refuses it at
 // admission, stops it on a graceful delete and confirms the delete with grace 0, or ends what runs for a Pod the API
 // no longer has. Stopping the runner stops nothing that runs: the runtime's file keeps the Pods for the next agent.
@@ -6,6 +7,7 @@
 import type { RestClient } from '../../client/index.js';
 import { isApiError } from '../../client/index.js';
 import { Informer, type KubeObject as InformerObject } from '../../client/informer.js';
+import type { InformerLike } from '../../client/sharedinformers.js';
 import { deepEqual } from '../../api/equal.js';
 import { formatTime, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
@@ -14,12 +16,12 @@ import type { Pod } from '../../api/workloads.js';
 import { rejectedStatus, type Admission } from './admission.js';
 import { decidePod, type PodAction } from './decide.js';
 import { runtimeStatus } from './podstatus.js';
-import { freeIP, podRangeOf, RuntimeStore, startedPod } from './runtime.js';
+import { freeIP, podRangeOf, RuntimeStore, startedPod, type PodRuntime } from './runtime.js';
 import { podLogs as logs } from './messages.js';
 import type { RunningPod, RuntimeState } from './types.js';
 
 /** A Pod as the informer holds it. */
-type WatchedPod = Pod & InformerObject;
+export type WatchedPod = Pod & InformerObject;
 
 export interface PodRunnerOptions {
   client: RestClient;
@@ -31,6 +33,10 @@ export interface PodRunnerOptions {
   podCIDR?: string;
   /** Whether the node admits `pod` beside the Pods it runs (the kubelet's admission, ./admission.ts). */
   admit: (pod: Pod, running: readonly Pod[]) => Promise<Admission>;
+  /** The Pods bound to the node, when the host shares one watch among its nodes; else an informer of its own. */
+  feed?: InformerLike<WatchedPod>;
+  /** Where the runtime keeps its Pods; else `<rootDir>/pods/runtime.json`. */
+  runtime?: PodRuntime;
 }
 
 const podPath = (p: { namespace: string; name: string }) => `/api/v1/namespaces/${p.namespace}/pods/${p.name}`;
@@ -41,8 +47,8 @@ const nameOf = (p: Pod) => ({ namespace: p.metadata?.namespace ?? '', name: p.me
 
 export class PodRunner {
   private readonly o: PodRunnerOptions;
-  private readonly informer: Informer<WatchedPod>;
-  private readonly store: RuntimeStore;
+  private readonly informer: InformerLike<WatchedPod>;
+  private readonly store: PodRuntime;
   private readonly range: string;
   private readonly pending = new Set<string>();
   /** The status last written for each Pod: the same status is not written twice, whatever the server echoes. */
@@ -52,12 +58,14 @@ export class PodRunner {
 
   constructor(o: PodRunnerOptions) {
     this.o = o;
-    this.store = new RuntimeStore(o.rootDir);
+    this.store = o.runtime ?? new RuntimeStore(o.rootDir);
     this.range = podRangeOf(o.nodeName, o.podCIDR);
-    this.informer = new Informer<WatchedPod>(o.client, '/api/v1/pods', {
-      fieldSelector: `spec.nodeName=${o.nodeName}`,
-      clock: o.clock,
-    });
+    this.informer =
+      o.feed ??
+      new Informer<WatchedPod>(o.client, '/api/v1/pods', {
+        fieldSelector: `spec.nodeName=${o.nodeName}`,
+        clock: o.clock,
+      });
   }
 
   /** Reads the runtime's file and starts watching; resolves once the Pods bound here have been listed. */

@@ -39,8 +39,28 @@ export function startedPod(pod: Pod, ip: string, now: string): RunningPod {
   };
 }
 
+/** Where the runtime keeps the Pods it runs: it outlives the agent, as containerd outlives the kubelet. */
+export interface PodRuntime {
+  state: RuntimeState;
+  /** What an earlier agent left. */
+  load(): Promise<RuntimeState>;
+  save(state: RuntimeState): Promise<void>;
+}
+
+/** A fleet's runtime for one of its nodes: in the fleet's memory, which outlives each node's agent. */
+export class MemoryRuntime implements PodRuntime {
+  state: RuntimeState = { pods: {} };
+  load(): Promise<RuntimeState> {
+    return Promise.resolve(this.state);
+  }
+  save(state: RuntimeState): Promise<void> {
+    this.state = state;
+    return Promise.resolve();
+  }
+}
+
 /** The runtime's file: read at start, written after each change. */
-export class RuntimeStore {
+export class RuntimeStore implements PodRuntime {
   private readonly path: string;
   state: RuntimeState = { pods: {} };
 
