@@ -14,13 +14,19 @@
 //                  add to it, against the same Node stored without them (median over nodes).
 // Prints a summary table and writes the figures to bench/out/scale.json (after each N, before its chart). The fleet
 // processes' logs go to bench/out/scale-<N>-fleet-<i>.log.
-// Usage: npm run bench:scale [-- --nodes 1000,5000] [--steady-seconds 30] [--nodes-per-process 5000] [--no-png]
+//   pods           with --pods-per-node K > 0, after registration K Pods per node, each naming its node (as a
+//                  DaemonSet's do; the scheduler is bench:pods'), created by 16 clients: time until every one is
+//                  Running; the steady state is then measured with them, and the fleet's RSS per Pod is the difference
+//                  from the run of the same N without Pods (list 0 first: --pods-per-node 0,30).
+// Usage: npm run bench:scale [-- --nodes 1000,5000] [--pods-per-node 0,30] [--steady-seconds 30]
+//        [--nodes-per-process 5000] [--no-png]
 
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from '../src/api/types.js';
+import type { Pod } from '../src/api/workloads.js';
 import { Informer, RestClient } from '../src/client/index.js';
 import { ROLLOUTS_PATH, newRollout, type NodeConfigRollout } from '../src/api/dkc/rollout.js';
 import { startCluster } from '../src/up/cluster.js';
@@ -36,6 +42,8 @@ const arg = (flag: string, fallback: string): string => {
   return i > 0 ? process.argv[i + 1]! : fallback;
 };
 const SIZES = arg('--nodes', '1000,5000').split(',').map(Number);
+const PODS_PER_NODE = arg('--pods-per-node', '0').split(',').map(Number);
+const POD_CLIENTS = 16;
 const STEADY_MS = Number(arg('--steady-seconds', '30')) * 1000;
 const PER_PROCESS = Number(arg('--nodes-per-process', '5000'));
 const PNG = !process.argv.includes('--no-png');
@@ -53,6 +61,8 @@ interface NodeSize {
 
 interface Figures {
   nodes: number;
+  /** Pods per node (0: none), created after registration, before the steady state. */
+  pods: { perNode: number; createdPerSecond: number; allRunningSeconds: number; serverCpuPercent: number };
   /** With the CPU each side used meanwhile (% of one core): what bounds the rate. */
   registration: {
     seconds: number;
@@ -176,7 +186,46 @@ const progress = (n: number, what: string): void => void process.stderr.write(`N
 /** How many of the most frequent requests during the rollout scale.json lists. */
 const TOP_REQUESTS = 10;
 
-async function runOne(n: number): Promise<Figures> {
+/** `perNode` Pods on each of the `n` sim nodes, created by POD_CLIENTS clients; resolves when every one is Running. */
+async function startPods(client: RestClient, kubeconfig: string, n: number, perNode: number) {
+  const total = n * perNode;
+  const running = new Set<string>();
+  let wake: () => void = () => undefined;
+  const pods = new Informer<Pod & { metadata: { [k: string]: unknown } }>(client, '/api/v1/namespaces/default/pods');
+  const seen = (p: Pod): void => {
+    if (p.status?.phase === 'Running') running.add(p.metadata.name ?? '');
+    wake();
+  };
+  pods.on('add', seen);
+  pods.on('update', (_o, p) => seen(p));
+  pods.start();
+  await pods.whenSynced();
+  const clients = await Promise.all(Array.from({ length: POD_CLIENTS }, () => RestClient.fromKubeconfig(kubeconfig)));
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    clients.map(async (c) => {
+      for (let i = next++; i < total; i = next++) {
+        await c.create('/api/v1/namespaces/default/pods', {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: `p-${i}` },
+          spec: { nodeName: `sim-${(i % n) + 1}`, containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.9' }] },
+        });
+      }
+    }),
+  ).finally(() => clients.forEach((c) => c.close()));
+  const created = performance.now();
+  progress(n, `${total} Pods created in ${((created - t0) / 1000).toFixed(1)} s; waiting for them to run`);
+  await waitUntil(
+    () => running.size >= total,
+    900_000,
+    (w) => (wake = w),
+  ).finally(() => pods.stop());
+  return { t0, createdPerSecond: total / ((created - t0) / 1000), allRunningSeconds: (performance.now() - t0) / 1000 };
+}
+
+async function runOne(n: number, podsPerNode: number): Promise<Figures> {
   progress(n, 'starting the server');
   const work = await mkdtemp(join(tmpdir(), `dkc-bench-scale-${n}-`));
   const cluster = await startCluster({ dataDir: join(work, 'up'), nodes: 0, port: 0 });
@@ -202,10 +251,15 @@ async function runOne(n: number): Promise<Figures> {
     const ready = await fleet.ready;
     const regSeconds = (performance.now() - fleetStart) / 1000;
     await fleet.stats(true);
-    progress(
-      n,
-      `${ready ? 'all' : 'not all'} Ready after ${regSeconds.toFixed(1)} s; steady state for ${STEADY_MS / 1000} s`,
-    );
+    progress(n, `${ready ? 'all' : 'not all'} Ready after ${regSeconds.toFixed(1)} s`);
+    let podFigures: Figures['pods'] = { perNode: 0, createdPerSecond: 0, allRunningSeconds: 0, serverCpuPercent: 0 };
+    if (podsPerNode > 0) {
+      const p = await startPods(client, cluster.kubeconfig, n, podsPerNode);
+      const cpuPods = cpu.between(p.t0, p.t0 + p.allRunningSeconds * 1000);
+      podFigures = { perNode: podsPerNode, ...p, serverCpuPercent: cpuPods };
+      progress(n, `every Pod Running after ${p.allRunningSeconds.toFixed(1)} s`);
+    }
+    progress(n, `steady state for ${STEADY_MS / 1000} s`);
 
     // Steady state: every node heartbeating (status and Lease) at the default cadence.
     // The fleet's RSS is sampled through the window and its median taken: one reading depends on where the garbage
@@ -312,6 +366,7 @@ async function runOne(n: number): Promise<Figures> {
     const successes = [...succeededAt.values()].sort((a, b) => a - b);
     const figures: Figures = {
       nodes: n,
+      pods: podFigures,
       registration: {
         seconds: regSeconds,
         nodesPerSecond: n / regSeconds,
@@ -421,9 +476,24 @@ async function writeChartOrSay(series: Parameters<typeof writeChart>[0], base: s
   return `chart ${out.svg}, ${out.png}`;
 }
 
+/** The fleet's RSS per Pod: against the run of the same N without Pods, when there was one. */
+function rssPerPodKB(f: Figures, all: readonly Figures[]): number {
+  const base = all.find((b) => b.nodes === f.nodes && b.pods.perNode === 0);
+  return base && f.pods.perNode > 0
+    ? (f.steady.fleetRssPerNodeKB - base.steady.fleetRssPerNodeKB) / f.pods.perNode
+    : NaN;
+}
+
 function table(all: Figures[]): string {
   const f0 = (x: number): string => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
   const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+  const podRows: [string, (f: Figures) => string][] = [
+    ['pods: per node', (f) => f0(f.pods.perNode)],
+    ['pods: created/s', (f) => (f.pods.perNode ? f0(f.pods.createdPerSecond) : '-')],
+    ['pods: all Running, s', (f) => (f.pods.perNode ? f1(f.pods.allRunningSeconds) : '-')],
+    ['pods: server CPU meanwhile, %', (f) => (f.pods.perNode ? f0(f.pods.serverCpuPercent) : '-')],
+    ['steady: fleet RSS per Pod, KB', (f) => f1(rssPerPodKB(f, all))],
+  ];
   const verbs = [...new Set(all.flatMap((f) => Object.keys(f.rollout.apiP99MsByVerb)))].sort();
   const rows: [string, (f: Figures) => string][] = [
     ['registration: N Ready, s', (f) => `${f1(f.registration.seconds)}${f.registration.ready ? '' : ' (not all)'}`],
@@ -437,6 +507,7 @@ function table(all: Figures[]): string {
     ['steady: fleet CPU, % of one core', (f) => f0(f.steady.fleetCpuPercent)],
     ['steady: fleet RSS per node, KB (≤ 256)', (f) => f0(f.steady.fleetRssPerNodeKB)],
     ['steady: fleet event-loop p99, ms (≤ 50)', (f) => f1(f.steady.fleetEventLoopP99Ms)],
+    ...podRows,
     ['rollout: phase', (f) => `${f.rollout.phase} ${f.rollout.succeeded}/${f.nodes}`],
     ['rollout: wall, s (goal ≤ 60 at 5,000)', (f) => f1(f.rollout.wallSeconds)],
     [
@@ -465,7 +536,7 @@ function table(all: Figures[]): string {
   ];
   if (verbs.length === 0) rows.push(['rollout: API p99 by verb', () => 'n/a (no /metrics)']);
   const w0 = Math.max(...rows.map(([k]) => k.length));
-  const head = `${''.padEnd(w0)}  ${all.map((f) => `N=${f.nodes}`.padStart(22)).join('')}`;
+  const head = `${''.padEnd(w0)}  ${all.map((f) => `N=${f.nodes}, ${f.pods.perNode} Pods/node`.padStart(22)).join('')}`;
   return [head, ...rows.map(([k, get]) => `${k.padEnd(w0)}  ${all.map((f) => get(f).padStart(22)).join('')}`)].join(
     '\n',
   );
@@ -474,19 +545,21 @@ function table(all: Figures[]): string {
 async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true });
   const all: Figures[] = [];
-  for (const n of SIZES) {
-    const figures = await runOne(n);
-    all.push(figures);
-    await writeFile(
-      join(OUT, 'scale.json'),
-      JSON.stringify(
-        { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, runs: all },
-        null,
-        2,
-      ),
-    );
-    console.log(`N=${n}: ${await writeChartOrSay(figures.chart!, join(OUT, `scale-${n}`))}`);
-  }
+  for (const n of SIZES)
+    for (const pods of PODS_PER_NODE) {
+      const figures = await runOne(n, pods);
+      all.push(figures);
+      await writeFile(
+        join(OUT, 'scale.json'),
+        JSON.stringify(
+          { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, runs: all },
+          null,
+          2,
+        ),
+      );
+      const base = pods ? `scale-${n}-pods-${pods}` : `scale-${n}`;
+      console.log(`N=${n}: ${await writeChartOrSay(figures.chart!, join(OUT, base))}`);
+    }
   console.log(table(all));
   console.log(`figures: ${join(OUT, 'scale.json')}`);
 }
