@@ -12,12 +12,11 @@ import { isApiError, type KubeObject } from '../../client/index.js';
 import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { objectKey } from '../../client/informer.js';
 import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
-import { backoffDelay } from '../../util/backoff.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import type { PodControllerOptions, PodObject } from '../podinformers.js';
 import { syncedOrAborted } from '../waitsynced.js';
-import { WorkQueue } from '../rollout/queue.js';
+import { SyncWorker } from '../syncworker.js';
 import type { RunningController } from '../types.js';
 import { syncDisruption, selectPods, type ControllerLookup, type DisruptionEvent } from './compute.js';
 import { logs } from './messages.js';
@@ -26,8 +25,6 @@ import { findController } from './owners.js';
 type PdbObject = PodDisruptionBudget & KubeObject;
 
 export const PDBS_PATH = '/apis/policy/v1/poddisruptionbudgets';
-/** kube's default controller rate limiter, its per-item part: 5 ms doubling, at most 1000 s. */
-const RETRY = { initialMs: 5, maxMs: 1_000_000 };
 
 export type DisruptionControllerOptions = PodControllerOptions;
 
@@ -43,10 +40,8 @@ export class DisruptionController implements RunningController {
   private readonly pdbs: InformerLike<PdbObject>;
   private readonly pods: InformerLike<PodObject>;
   private readonly own: SharedInformerFactory | undefined;
-  private readonly queue: WorkQueue;
+  private readonly queue: SyncWorker;
   private readonly recorder: EventRecorder;
-  private readonly failures = new Map<string, number>();
-  private worker: Promise<void> | undefined;
   private stopped = false;
 
   constructor(o: DisruptionControllerOptions) {
@@ -55,7 +50,11 @@ export class DisruptionController implements RunningController {
     const informers = o.informers ?? this.own!;
     this.pdbs = informers.informer<PdbObject>(PDBS_PATH);
     this.pods = informers.informer<PodObject>('/api/v1/pods');
-    this.queue = new WorkQueue(o.clock);
+    this.queue = new SyncWorker(
+      o.clock,
+      (key) => this.sync(key),
+      (key, err) => klog.error(logs.syncFailed(key, errorMessage(err))),
+    );
     this.recorder = controllerEventRecorder(o.client, logs.component, o.clock);
     this.pdbs.on('add', (p) => this.queue.add(objectKey(p)));
     this.pdbs.on('update', (_old, p) => this.queue.add(objectKey(p)));
@@ -71,16 +70,15 @@ export class DisruptionController implements RunningController {
     this.pdbs.start();
     this.pods.start();
     if (!(await syncedOrAborted(this.o.signal, this.pdbs, this.pods)) || this.stopped) return;
-    this.worker = this.work();
+    this.queue.start();
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.queue.shutDown();
     await this.pdbs.stop();
     await this.pods.stop();
-    await this.worker?.catch(() => undefined);
+    await this.queue.stop();
     await this.recorder.stop();
     await this.own?.stop();
   }
@@ -97,25 +95,6 @@ export class DisruptionController implements RunningController {
         // A selector that does not parse: the PDB's own sync reports it.
       }
       if (selects) this.queue.add(objectKey(pdb));
-    }
-  }
-
-  private async work(): Promise<void> {
-    for (;;) {
-      const key = await this.queue.next();
-      if (key === undefined || this.stopped) return;
-      try {
-        await this.sync(key);
-        this.failures.delete(key);
-      } catch (err) {
-        if (this.stopped) return;
-        const failures = (this.failures.get(key) ?? 0) + 1;
-        this.failures.set(key, failures);
-        klog.error(logs.syncFailed(key, errorMessage(err)));
-        this.queue.addAfter(key, backoffDelay(RETRY, failures));
-      } finally {
-        this.queue.done(key);
-      }
     }
   }
 
