@@ -8,3 +8,25 @@ export const logs = {
   badSelector: (namespace: string, name: string, why: string) =>
     `error converting pod selector to selector for rs ${namespace}/${name}: ${why}`,
 };
+
+/** The controller's events (RealPodControl's, k8s:pkg/controller/controller_utils.go) and their source. */
+export const events = {
+  component: 'replicaset-controller',
+  successfulCreate: 'SuccessfulCreate',
+  created: (pod: string) => `Created pod: ${pod}`,
+  failedCreate: FAILED_CREATE,
+  createError: (why: string) => `Error creating: ${why}`,
+  successfulDelete: 'SuccessfulDelete',
+  deleted: (pod: string) => `Deleted pod: ${pod}`,
+  failedDelete: FAILED_DELETE,
+  deleteError: (why: string) => `Error deleting: ${why}`,
+};
+
+/** The controller's log lines and errors. */
+export const texts = {
+  syncFailed: (key: string, why: string) => `error syncing ReplicaSet ${JSON.stringify(key)}: ${why}`,
+  gone: (namespace: string, name: string, got: string, wanted: string) =>
+    `original ReplicaSet ${namespace}/${name} is gone: got uid ${got}, wanted ${wanted}`,
+  justDeleted: (namespace: string, name: string, at: string) => `${namespace}/${name} has just been deleted at ${at}`,
+  eventFailed: (why: string) => `failed to send event, error: ${why}`,
+};
