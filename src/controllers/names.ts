@@ -9,6 +9,8 @@ export const CONTROLLER_NAMES = [
   'namespace',
   'garbagecollector',
   'disruption',
+  'replicaset',
+  'deployment',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
