@@ -14,17 +14,13 @@ import {
 } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
-import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { objectKey } from '../../client/informer.js';
-import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
+import type { InformerLike } from '../../client/sharedinformers.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import type { PodControllerOptions, PodObject } from '../podinformers.js';
-import { SyncWorker } from '../syncworker.js';
-import type { RunningController } from '../types.js';
-import { syncedOrAborted } from '../waitsynced.js';
-import { recheckOwner, writeClaim } from '../workload/adoption.js';
-import { newControllerRef } from '../workload/controllerref.js';
+import { QueuedController, referenceTo } from '../queuedcontroller.js';
+import { writeClaim } from '../workload/adoption.js';
 import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
 import { decideDeployment, type DeploymentDecision } from './decide.js';
 import { reasons, texts } from './messages.js';
@@ -40,53 +36,22 @@ const rsPath = (ns: string, name: string): string => `${APPS}/${ns}/replicasets/
 
 export type DeploymentControllerOptions = PodControllerOptions;
 
-export class DeploymentController implements RunningController {
-  private readonly o: DeploymentControllerOptions;
+export class DeploymentController extends QueuedController {
   private readonly deployments: InformerLike<DeploymentObject>;
   private readonly rss: InformerLike<ReplicaSetObject>;
   private readonly pods: InformerLike<PodObject>;
-  private readonly own: SharedInformerFactory | undefined;
-  private readonly queue: SyncWorker;
-  private readonly recorder: EventRecorder;
-  private stopped = false;
 
   constructor(o: DeploymentControllerOptions) {
-    this.o = o;
-    this.own = o.informers ? undefined : new SharedInformerFactory(o.client, { clock: o.clock });
-    const informers = o.informers ?? this.own!;
-    this.deployments = informers.informer<DeploymentObject>(DEPLOYMENTS_PATH);
-    this.rss = informers.informer<ReplicaSetObject>('/apis/apps/v1/replicasets');
-    this.pods = informers.informer<PodObject>('/api/v1/pods');
-    this.queue = new SyncWorker(
-      o.clock,
-      (key) => this.sync(key),
-      (key, err) => klog.error(texts.syncFailed(key, errorMessage(err))),
-    );
-    this.recorder = controllerEventRecorder(o.client, texts.component, o.clock);
+    super(o, texts);
+    this.deployments = this.informer<DeploymentObject>(DEPLOYMENTS_PATH);
+    this.rss = this.informer<ReplicaSetObject>('/apis/apps/v1/replicasets');
+    this.pods = this.informer<PodObject>('/api/v1/pods');
     this.deployments.on('add', (d) => this.queue.add(objectKey(d)));
     this.deployments.on('update', (_old, d) => this.queue.add(objectKey(d)));
     this.rss.on('add', (rs) => this.rsChanged(undefined, rs));
     this.rss.on('update', (old, rs) => this.rsChanged(old, rs));
     this.rss.on('delete', (rs) => this.enqueueOwner(rs));
     this.pods.on('delete', (p) => this.podDeleted(p));
-    if (o.signal.aborted) this.stopped = true;
-    else o.signal.addEventListener('abort', () => void this.stop(), { once: true });
-  }
-
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    for (const i of [this.deployments, this.rss, this.pods]) i.start();
-    if (!(await syncedOrAborted(this.o.signal, this.deployments, this.rss, this.pods)) || this.stopped) return;
-    this.queue.start();
-  }
-
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    for (const i of [this.deployments, this.rss, this.pods]) await i.stop();
-    await this.queue.stop();
-    await this.recorder.stop();
-    await this.own?.stop();
   }
 
   private ownerOf(rs: ReplicaSetObject): DeploymentObject | undefined {
@@ -120,7 +85,7 @@ export class DeploymentController implements RunningController {
     if (d && d.spec.strategy?.type === 'Recreate') this.queue.add(objectKey(d));
   }
 
-  private async sync(key: string): Promise<void> {
+  protected async sync(key: string): Promise<void> {
     const found = this.deployments.store.get(key);
     if (!found) return;
     const ns = found.metadata.namespace ?? '';
@@ -138,24 +103,19 @@ export class DeploymentController implements RunningController {
     if (decision.create && !(await this.createNew(found, decision.create))) return;
     for (const { rs } of decision.update) await this.o.client.update(rsPath(ns, rs.metadata.name ?? ''), rs);
     for (const rs of decision.delete) await this.deleteReplicaSet(rs);
-    for (const message of decision.events) this.event(found, 'Normal', reasons.scalingReplicaSet, message);
+    for (const message of decision.events) this.say(found, 'Normal', reasons.scalingReplicaSet, message);
     const d = decision.revision !== undefined ? await this.setRevision(found, decision.revision) : found;
     if (decision.statusChanged) await this.writeStatus(d, decision.status);
     if (decision.requeueAfterSeconds !== undefined) this.queue.addAfter(key, decision.requeueAfterSeconds * 1000);
   }
 
   private async claim(d: DeploymentObject, decision: DeploymentDecision): Promise<void> {
-    const { namespace = '', name = '', uid = '' } = d.metadata;
-    if (decision.adopt.length > 0)
-      await recheckOwner(this.o.client, deploymentPath(namespace, name), uid, {
-        gone: (got) => texts.gone(namespace, name, got, uid),
-        deleting: (at) => texts.justDeleted(namespace, name, at),
-      });
-    await writeClaim(this.o.client, newControllerRef('apps/v1', 'Deployment', d), {
-      adopt: decision.adopt,
-      release: decision.release,
-      pathOf: (rs) => rsPath(namespace, rs.metadata.name ?? ''),
-    });
+    const { namespace = '', name = '' } = d.metadata;
+    await writeClaim(
+      this.o.client,
+      { kind: 'Deployment', path: deploymentPath(namespace, name), object: d },
+      { adopt: decision.adopt, release: decision.release, pathOf: (rs) => rsPath(namespace, rs.metadata.name ?? '') },
+    );
   }
 
   /**
@@ -169,7 +129,7 @@ export class DeploymentController implements RunningController {
       return true;
     } catch (err) {
       if (!isApiError(err, 409)) {
-        this.event(d, 'Warning', texts.failedCreate, errorMessage(err));
+        this.say(d, 'Warning', texts.failedCreate, errorMessage(err));
         throw err;
       }
     }
@@ -200,16 +160,15 @@ export class DeploymentController implements RunningController {
 
   private async writeStatus(d: DeploymentObject, status: DeploymentStatus): Promise<void> {
     const { namespace = '', name = '' } = d.metadata;
-    const body = { ...d, apiVersion: 'apps/v1', kind: 'Deployment', status };
-    try {
-      await this.o.client.update(`${deploymentPath(namespace, name)}/status`, body);
-    } catch (err) {
-      if (!isApiError(err, 404)) throw err;
-    }
+    await this.updateStatus(deploymentPath(namespace, name), {
+      ...d,
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      status,
+    });
   }
 
-  private event(d: DeploymentObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    const { namespace = '', name = '', uid = '' } = d.metadata;
-    this.recorder.record({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name, uid }, type, reason, message);
+  private say(d: DeploymentObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.event(referenceTo('apps/v1', 'Deployment', d), type, reason, message);
   }
 }

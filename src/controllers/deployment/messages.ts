@@ -47,7 +47,4 @@ export const texts = {
   component: 'deployment-controller',
   failedCreate: 'FailedCreate',
   syncFailed: (key: string, why: string) => `error syncing deployment ${JSON.stringify(key)}: ${why}`,
-  gone: (namespace: string, name: string, got: string, wanted: string) =>
-    `original Deployment ${namespace}/${name} is gone: got uid ${got}, wanted ${wanted}`,
-  justDeleted: (namespace: string, name: string, at: string) => `${namespace}/${name} has just been deleted at ${at}`,
 };
