@@ -43,6 +43,8 @@ export const errors = {
 export const logs = {
   component: 'controllermanager',
   syncFailed: (key: string, why: string) => `Failed to sync PDB ${key}: ${why}`,
+  staleFailed: (key: string, why: string) => `Failed to sync stale pod disruption ${key}: ${why}`,
+  staleReset: (key: string) => `Reset stale DisruptionTarget condition to False pod=${JSON.stringify(key)}`,
   eventFailed: (why: string) => `failed to send event, error: ${why}`,
 };
 

@@ -169,4 +169,25 @@ describe('disruption controller', () => {
       ['False', 'daemonsets.apps does not implement the scale subresource'],
     );
   });
+
+  it('resets a DisruptionTarget condition gone stale, but not the kubelet’s', async () => {
+    const longAgo = new Date(Date.now() - 3 * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const mark = async (name: string, reason: string) => {
+      await runningReadyPod(name, 'marked');
+      await admin.patch(`${PODS}/${name}/status`, 'strategic', {
+        status: { conditions: [{ type: 'DisruptionTarget', status: 'True', reason, lastTransitionTime: longAgo }] },
+      });
+    };
+    await mark('by-kubelet', 'TerminationByKubelet');
+    await mark('by-eviction', 'EvictionByEvictionAPI');
+    const target = async (name: string) =>
+      (await admin.get<Pod>(`${PODS}/${name}`)).status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+    await waitFor(
+      'the stale condition reset',
+      async () => ((await target('by-eviction'))?.status === 'False' ? true : undefined),
+      10_000,
+      50,
+    );
+    assert.equal((await target('by-kubelet'))?.status, 'True', "the kubelet's mark stays");
+  });
 });
