@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { StatusError } from '../../src/api/errors.js';
 import type { KubeObject } from '../../src/api/types.js';
 import { applyScale, scaleOf, selectorString } from '../../src/server/scale.js';
+import { openapiV3Document } from '../../src/server/openapi.js';
+import { acceptedPatchMediaTypes, SCALE_PATCH_MEDIA_TYPES } from '../../src/server/patchtypes.js';
 
 const deployment = (): KubeObject => ({
   apiVersion: 'apps/v1',
@@ -92,5 +94,39 @@ describe('the scale subresource', () => {
     assert.equal(selectorString({ matchExpressions: [{ key: 'k', operator: 'DoesNotExist' }] }), '!k');
     assert.equal(selectorString({}), '');
     assert.equal(selectorString({ matchExpressions: [{ key: 'k', operator: 'Near' }] }), undefined);
+  });
+});
+
+describe('the scale subresource in /openapi/v3', () => {
+  it('publishes GET, PUT and PATCH of an autoscaling/v1 Scale, without server-side apply', () => {
+    const doc = openapiV3Document('apps/v1', [
+      {
+        plural: 'deployments',
+        kind: 'Deployment',
+        namespaced: true,
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
+        subresources: ['status', 'scale'],
+        patchTypes: acceptedPatchMediaTypes(false),
+      },
+    ]);
+    const path = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale'] as Record<
+      string,
+      { operationId: string; 'x-kubernetes-group-version-kind': object; requestBody?: { content: object } }
+    >;
+    assert.deepEqual(
+      ['get', 'put', 'patch'].map((m) => path[m]?.operationId),
+      [
+        'readAppsV1NamespacedDeploymentScale',
+        'replaceAppsV1NamespacedDeploymentScale',
+        'patchAppsV1NamespacedDeploymentScale',
+      ],
+    );
+    assert.deepEqual(path['get']?.['x-kubernetes-group-version-kind'], {
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+    });
+    assert.deepEqual(Object.keys(path['patch']?.requestBody?.content ?? {}), [...SCALE_PATCH_MEDIA_TYPES]);
+    assert.ok(doc.components.schemas['io.k8s.api.autoscaling.v1.Scale'], 'the Scale schema is published');
   });
 });
