@@ -8,6 +8,7 @@ import type { Pod, PodDisruptionBudget } from '../../../src/api/workloads.js';
 import { isApiError, RestClient } from '../../../src/client/index.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { appsObject } from '../workload/apps.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const PDBS = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
@@ -96,16 +97,10 @@ describe('disruption controller', () => {
   });
 
   it('counts a maxUnavailable budget by its Pods’ controller’s scale, and fails safe on a kind without one', async () => {
-    const rs = await admin.create<{ metadata: { uid: string } }>('/apis/apps/v1/namespaces/default/replicasets', {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: { name: 'db' },
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: { app: 'db' } },
-        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
-      },
-    });
+    const rs = await admin.create<{ metadata: { uid: string } }>(
+      '/apis/apps/v1/namespaces/default/replicasets',
+      appsObject('ReplicaSet', 'db', 'db', { replicas: 3 }),
+    );
     const owner = {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
@@ -132,15 +127,10 @@ describe('disruption controller', () => {
     );
     assert.deepEqual([counted.desiredHealthy, counted.currentHealthy, counted.disruptionsAllowed], [2, 2, 0]);
 
-    const ds = await admin.create<{ metadata: { uid: string } }>('/apis/apps/v1/namespaces/default/daemonsets', {
-      apiVersion: 'apps/v1',
-      kind: 'DaemonSet',
-      metadata: { name: 'agent' },
-      spec: {
-        selector: { matchLabels: { app: 'agent' } },
-        template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
-      },
-    });
+    const ds = await admin.create<{ metadata: { uid: string } }>(
+      '/apis/apps/v1/namespaces/default/daemonsets',
+      appsObject('DaemonSet', 'agent', 'agent'),
+    );
     const dsOwner = {
       apiVersion: 'apps/v1',
       kind: 'DaemonSet',
