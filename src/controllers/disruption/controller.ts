@@ -16,7 +16,7 @@ import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { syncDisruption, selectPods, type ControllerLookup, type DisruptionEvent } from './compute.js';
-import { logs } from './messages.js';
+import { events as texts, logs } from './messages.js';
 import { findController } from './owners.js';
 import { STALE_FIELD_MANAGER, staleDisruptionIn, staleDisruptionReset } from './stale.js';
 
@@ -51,7 +51,7 @@ export class DisruptionController extends QueuedController {
     this.pdbs.on('add', (p) => this.queue.add(objectKey(p)));
     this.pdbs.on('update', (_old, p) => this.queue.add(objectKey(p)));
     this.pods.on('add', (p) => (this.podChanged(p), this.checkStale(p)));
-    this.pods.on('update', (old, p) => (this.podChanged(old), this.podChanged(p), this.checkStale(p)));
+    this.pods.on('update', (old, p) => (this.podChanged(old, false), this.podChanged(p), this.checkStale(p)));
     this.pods.on('delete', (p) => this.podChanged(p));
   }
 
@@ -87,18 +87,25 @@ export class DisruptionController extends QueuedController {
     klog.v(2, logs.staleReset(key));
   }
 
-  /** The PDBs of the Pod's namespace that select it are synced again. */
-  private podChanged(pod: PodObject): void {
+  /**
+   * The PDBs of the Pod's namespace that select it are synced again. Selected by several, the Pod gets kube's
+   * MultiplePodDisruptionBudgets warning (`warn`: the Pod as it is now, not as it was).
+   */
+  private podChanged(pod: PodObject, warn = true): void {
     const ns = pod.metadata.namespace;
-    for (const pdb of this.pdbs.store.list()) {
-      if (pdb.metadata.namespace !== ns) continue;
-      let selects = false;
+    const selecting = this.pdbs.store.list().filter((pdb) => {
+      if (pdb.metadata.namespace !== ns) return false;
       try {
-        selects = selectPods(pdb, [pod]).length > 0;
+        return selectPods(pdb, [pod]).length > 0;
       } catch {
-        // A selector that does not parse: the PDB's own sync reports it.
+        return false; // a selector that does not parse: the PDB's own sync reports it
       }
-      if (selects) this.queue.add(objectKey(pdb));
+    });
+    for (const pdb of selecting) this.queue.add(objectKey(pdb));
+    if (warn && selecting.length > 1) {
+      const { namespace = '', name = '' } = pod.metadata;
+      const message = texts.multiple(namespace, name, selecting[0]!.metadata.name ?? '');
+      this.event(referenceTo('v1', 'Pod', pod), 'Warning', texts.multipleReason, message);
     }
   }
 

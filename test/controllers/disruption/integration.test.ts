@@ -4,6 +4,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Event } from '../../../src/api/types.js';
 import type { Pod, PodDisruptionBudget } from '../../../src/api/workloads.js';
 import { isApiError, RestClient } from '../../../src/client/index.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
@@ -179,5 +180,30 @@ describe('disruption controller', () => {
       50,
     );
     assert.equal((await target('by-kubelet'))?.status, 'True', "the kubelet's mark stays");
+  });
+
+  it('warns of a Pod that two budgets select', async () => {
+    await runningReadyPod('both', 'both');
+    for (const name of ['both-a', 'both-b'])
+      await admin.create(PDBS, {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: 'both' } } },
+      });
+    await waitFor('both budgets synced', async () => {
+      const l = await admin.list<{ items: PodDisruptionBudget[] }>(PDBS);
+      return l.items.filter((p) => p.metadata.name?.startsWith('both-') && p.status?.observedGeneration).length === 2;
+    });
+    await admin.patch(`${PODS}/both`, 'merge', { metadata: { labels: { app: 'both', tier: 'x' } } });
+    const warned = await waitFor('the MultiplePodDisruptionBudgets event', async () => {
+      const all = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
+      return all.items.find((e) => e.reason === 'MultiplePodDisruptionBudgets' && e.involvedObject.name === 'both');
+    });
+    assert.equal(warned.type, 'Warning');
+    assert.match(
+      warned.message ?? '',
+      /^Pod "default"\/"both" matches multiple PodDisruptionBudgets\.  Chose "both-[ab]" arbitrarily\.$/,
+    );
   });
 });
