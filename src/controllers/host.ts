@@ -14,8 +14,11 @@ import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
 import {
   CONTROLLER_USER,
+  DEPLOYMENT_CONTROLLER_USER,
+  DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   NAMESPACE_CONTROLLER_USER,
+  REPLICASET_CONTROLLER_USER,
   SCHEDULER_USER,
   TAINT_EVICTION_USER,
 } from '../api/dkc/identity.js';
@@ -54,6 +57,9 @@ export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
   namespace: NAMESPACE_CONTROLLER_USER,
   tainteviction: TAINT_EVICTION_USER,
   scheduler: SCHEDULER_USER,
+  disruption: DISRUPTION_CONTROLLER_USER,
+  replicaset: REPLICASET_CONTROLLER_USER,
+  deployment: DEPLOYMENT_CONTROLLER_USER,
 };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */

@@ -8,6 +8,9 @@ export const CONTROLLER_NAMES = [
   'scheduler',
   'namespace',
   'garbagecollector',
+  'disruption',
+  'replicaset',
+  'deployment',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 

@@ -8,3 +8,22 @@ export const logs = {
   badSelector: (namespace: string, name: string, why: string) =>
     `error converting pod selector to selector for rs ${namespace}/${name}: ${why}`,
 };
+
+/** The controller's events (RealPodControl's, k8s:pkg/controller/controller_utils.go) and their source. */
+export const events = {
+  component: 'replicaset-controller',
+  successfulCreate: 'SuccessfulCreate',
+  created: (pod: string) => `Created pod: ${pod}`,
+  failedCreate: FAILED_CREATE,
+  createError: (why: string) => `Error creating: ${why}`,
+  successfulDelete: 'SuccessfulDelete',
+  deleted: (pod: string) => `Deleted pod: ${pod}`,
+  failedDelete: FAILED_DELETE,
+  deleteError: (why: string) => `Error deleting: ${why}`,
+};
+
+/** The controller's log lines and errors. */
+export const texts = {
+  syncFailed: (key: string, why: string) => `error syncing ReplicaSet ${JSON.stringify(key)}: ${why}`,
+  eventFailed: (why: string) => `failed to send event, error: ${why}`,
+};

@@ -15,10 +15,13 @@ import type { KubeObject } from '../../api/types.js';
 import {
   CONFIG_NAMESPACE,
   CONTROLLER_USER,
+  DEPLOYMENT_CONTROLLER_USER,
+  DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   LEADER_LEASE_NAME,
   LEADER_LEASE_NAMESPACE,
   NAMESPACE_CONTROLLER_USER,
+  REPLICASET_CONTROLLER_USER,
   SCHEDULER_USER,
   TAINT_EVICTION_USER,
 } from '../../api/dkc/identity.js';
@@ -163,6 +166,16 @@ function group(name: string): Subject {
 
 const aggregated = (role: 'admin' | 'edit' | 'view') => ({ [aggregateTo(role)]: 'true' });
 
+/** The replicated apps kinds and their scale subresources, which edit writes and view reads. */
+const APPS_SCALED = [
+  'statefulsets',
+  'statefulsets/scale',
+  'deployments',
+  'deployments/scale',
+  'replicasets',
+  'replicasets/scale',
+];
+
 export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), { verbs: ['*'], nonResourceURLs: ['*'] }]),
   // Their rules are those of the ClusterRoles labelled for them (filled in here, kept up to date by the server).
@@ -184,6 +197,8 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
       // As kube's aggregated roles: whoever may delete Pods may evict them.
       rule(['create'], [''], ['pods/eviction']),
       rule([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
+      // Upstream's: writers of the apps kinds; reading them comes through view.
+      rule(WRITE, ['apps'], [...APPS_SCALED, 'daemonsets', 'deployments/rollback']),
     ],
     { labels: aggregated('edit') },
   ),
@@ -192,6 +207,19 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     [
       rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces']),
       rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+      rule(
+        READ,
+        ['apps'],
+        [
+          'controllerrevisions',
+          ...APPS_SCALED,
+          'daemonsets',
+          'daemonsets/status',
+          'deployments/status',
+          'replicasets/status',
+          'statefulsets/status',
+        ],
+      ),
     ],
     { labels: aggregated('view') },
   ),
@@ -316,6 +344,38 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['patch', 'update'], [''], ['pods/status']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
+  // The disruption controller, its own user as kube-controller-manager's disruption-controller: reads the budgets and
+  // their Pods, the Pods' controllers (ReplicationController, ReplicaSet, Deployment, StatefulSet, or any through its
+  // scale), writes the budgets' status, resets a Pod's stale DisruptionTarget condition, and records its events.
+  clusterRole(DISRUPTION_CONTROLLER_USER, [
+    rule(READ, ['policy'], ['poddisruptionbudgets']),
+    rule(READ, [''], ['pods']),
+    rule(['get'], [''], ['replicationcontrollers']),
+    rule(['get'], ['apps'], ['replicasets', 'deployments', 'statefulsets']),
+    rule(['get'], ['*'], ['*/scale']),
+    rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+    rule(['patch'], [''], ['pods/status']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
+  // The ReplicaSet controller, its own user as kube-controller-manager's replicaset-controller: reads ReplicaSets and
+  // writes their status; creates, adopts, releases and deletes their Pods, and records its events. It reads a
+  // ReplicaSet afresh before adopting.
+  clusterRole(REPLICASET_CONTROLLER_USER, [
+    rule(READ, ['apps'], ['replicasets']),
+    rule(['update'], ['apps'], ['replicasets/status']),
+    rule(['list', 'watch', 'create', 'patch', 'delete'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
+  // The Deployment controller, its own user as kube-controller-manager's deployment-controller: reads Deployments,
+  // sets their revision annotation and writes their status; creates, adopts, scales and deletes their ReplicaSets;
+  // watches Pods (a Recreate rollout waits for the old ones to go), and records its events.
+  clusterRole(DEPLOYMENT_CONTROLLER_USER, [
+    rule([...READ, 'update'], ['apps'], ['deployments']),
+    rule(['update'], ['apps'], ['deployments/status']),
+    rule([...READ, 'create', 'update', 'patch', 'delete'], ['apps'], ['replicasets']),
+    rule(['list', 'watch'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   clusterRole(GARBAGE_COLLECTOR_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
@@ -394,6 +454,15 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
   clusterBinding(TAINT_EVICTION_USER, TAINT_EVICTION_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: TAINT_EVICTION_USER },
+  ]),
+  clusterBinding(DISRUPTION_CONTROLLER_USER, DISRUPTION_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: DISRUPTION_CONTROLLER_USER },
+  ]),
+  clusterBinding(REPLICASET_CONTROLLER_USER, REPLICASET_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: REPLICASET_CONTROLLER_USER },
+  ]),
+  clusterBinding(DEPLOYMENT_CONTROLLER_USER, DEPLOYMENT_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: DEPLOYMENT_CONTROLLER_USER },
   ]),
   clusterBinding(SCHEDULER_USER, SCHEDULER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: SCHEDULER_USER }]),
   clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [

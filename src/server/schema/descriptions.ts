@@ -1,6 +1,11 @@
 // The descriptions of the published schemas, in the server's own words (upstream's structure, not its
 // prose): definition name → '' for the type itself and one entry per JSON field. `kubectl explain` shows
-// them. A type or field of the schema facts missing here is a test failure, not a silent gap.
+// them. A type or field of the schema facts missing here is a test failure, not a silent gap. The apps/v1 kinds and
+// what only they reach are in schema/appsdescriptions.ts, the rest of a Pod's closure in schema/poddescriptions.ts;
+// the three are merged type by type, field by field.
+
+import { appsDescriptions } from './appsdescriptions.js';
+import { embeddedDescriptions, podDescriptions } from './poddescriptions.js';
 
 // policy/v1 and v1beta1 describe their Eviction and PodDisruptionBudget alike, but for what an empty selector means.
 const EVICTION = {
@@ -36,7 +41,15 @@ const BUDGET_STATUS = {
   conditions: 'Conditions of the budget (DisruptionAllowed).',
 };
 
-export const descriptions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+type Entries = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
+function merged(...parts: Entries[]): Entries {
+  const out: Record<string, Record<string, string>> = {};
+  for (const part of parts) for (const [type, fields] of Object.entries(part)) out[type] = { ...out[type], ...fields };
+  return out;
+}
+
+const own: Entries = {
   'io.k8s.api.authentication.v1.ExtraValue': {
     '': 'A list of strings: the values of one extra attribute of a user.',
   },
@@ -766,3 +779,7 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     '': 'An integer or a string, e.g. 1 or "25%".',
   },
 };
+
+const base = merged(own, appsDescriptions, podDescriptions);
+
+export const descriptions: Entries = merged(base, embeddedDescriptions(base));

@@ -1,0 +1,208 @@
+// The ReplicaSet controller's loop (kube-controller-manager's replicaset controller): informers on ReplicaSets and
+// Pods; a ReplicaSet is queued when it changes and when a Pod it owns or could adopt comes, changes or goes. A sync
+// takes ./decide.ts's decision: adopts and releases, then — only when the last sync's creates and deletes have all
+// been seen (../workload/expectations.ts) — creates Pods from the template in slow-start batches or deletes the
+// lowest-ranked, with kube's events, and writes the status through the status subresource.
+
+import { controllerOf, isPodReady, type PodView, type ReplicaSet } from '../../api/apps.js';
+import { deepEqual } from '../../api/equal.js';
+import { isApiError, type KubeObject } from '../../client/index.js';
+import { objectKey } from '../../client/informer.js';
+import type { InformerLike } from '../../client/sharedinformers.js';
+import { errorMessage } from '../../util/errors.js';
+import { klog } from '../../util/klog.js';
+import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
+import { QueuedController, referenceTo } from '../queuedcontroller.js';
+import { writeClaim } from '../workload/adoption.js';
+import { Expectations } from '../workload/expectations.js';
+import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import { decideReplicaSet, replicaSetPod, type ReplicaSetDecision } from './decide.js';
+import { events, texts } from './messages.js';
+import { replicaSetStatus, requeueAfterSeconds } from './status.js';
+
+type ReplicaSetObject = ReplicaSet & KubeObject;
+
+export const REPLICASETS_PATH = '/apis/apps/v1/replicasets';
+const rsPath = (ns: string, name: string): string => `/apis/apps/v1/namespaces/${ns}/replicasets/${name}`;
+
+export type ReplicaSetControllerOptions = PodControllerOptions;
+
+export class ReplicaSetController extends QueuedController {
+  private readonly rss: InformerLike<ReplicaSetObject>;
+  private readonly pods: InformerLike<PodObject>;
+  private readonly expectations: Expectations;
+
+  constructor(o: ReplicaSetControllerOptions) {
+    super(o, { component: events.component, syncFailed: texts.syncFailed });
+    this.rss = this.informer<ReplicaSetObject>(REPLICASETS_PATH);
+    this.pods = this.informer<PodObject>('/api/v1/pods');
+    this.expectations = new Expectations(o.clock);
+    this.rss.on('add', (rs) => this.queue.add(objectKey(rs)));
+    this.rss.on('update', (_old, rs) => this.queue.add(objectKey(rs)));
+    this.rss.on('delete', (rs) => this.expectations.forget(objectKey(rs)));
+    this.pods.on('add', (p) => this.podAdded(p));
+    this.pods.on('update', (old, p) => this.podUpdated(old, p));
+    this.pods.on('delete', (p) => this.podDeleted(p));
+  }
+
+  private ownerOf(p: PodView): ReplicaSetObject | undefined {
+    return resolveControllerRef(this.rss.store, p.metadata.namespace ?? '', controllerOf(p.metadata), 'ReplicaSet');
+  }
+
+  private enqueueSelecting(p: PodView): void {
+    for (const rs of selectingControllers(this.rss.store, p.metadata.namespace ?? '', p.metadata.labels))
+      this.queue.add(objectKey(rs));
+  }
+
+  private podAdded(p: PodObject): void {
+    if (p.metadata.deletionTimestamp) return this.podDeleted(p);
+    const rs = controllerOf(p.metadata) ? this.ownerOf(p) : undefined;
+    if (rs) {
+      this.expectations.creationObserved(objectKey(rs));
+      this.queue.add(objectKey(rs));
+    } else if (!controllerOf(p.metadata)) this.enqueueSelecting(p);
+  }
+
+  private podUpdated(old: PodObject, cur: PodObject): void {
+    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+    const labelsChanged = !deepEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {});
+    if (cur.metadata.deletionTimestamp) {
+      this.podDeleted(cur);
+      if (labelsChanged) this.podDeleted(old);
+      return;
+    }
+    const oldRef = controllerOf(old.metadata);
+    const curRef = controllerOf(cur.metadata);
+    const refChanged = !deepEqual(oldRef ?? null, curRef ?? null);
+    const oldRs = refChanged && oldRef ? this.ownerOf(old) : undefined;
+    if (oldRs) this.queue.add(objectKey(oldRs));
+    if (curRef) {
+      const rs = this.ownerOf(cur);
+      if (!rs) return;
+      this.queue.add(objectKey(rs));
+      // Ready now: looked at again once minReadySeconds have passed, when it counts as available.
+      const minReady = rs.spec.minReadySeconds ?? 0;
+      if (!isPodReady(old) && isPodReady(cur) && minReady > 0) this.queue.addAfter(objectKey(rs), minReady * 1000 + 1);
+      return;
+    }
+    if (labelsChanged || refChanged) this.enqueueSelecting(cur);
+  }
+
+  private podDeleted(p: PodObject): void {
+    const rs = this.ownerOf(p);
+    if (!rs) return;
+    this.expectations.deletionObserved(objectKey(rs), objectKey(p));
+    this.queue.add(objectKey(rs));
+  }
+
+  /** The Pods of every ReplicaSet with the same controller as `rs` (the ranking's related Pods). */
+  private relatedPods(rs: ReplicaSetObject, pods: readonly PodObject[]): PodObject[] {
+    const ref = controllerOf(rs.metadata);
+    const uids = new Set(
+      ref
+        ? this.rss.store
+            .list()
+            .filter((r) => r.metadata.namespace === rs.metadata.namespace && controllerOf(r.metadata)?.uid === ref.uid)
+            .map((r) => r.metadata.uid ?? '')
+        : [rs.metadata.uid ?? ''],
+    );
+    return pods.filter((p) => uids.has(controllerOf(p.metadata)?.uid ?? ''));
+  }
+
+  protected async sync(key: string): Promise<void> {
+    const rs = this.rss.store.get(key);
+    if (!rs) return this.expectations.forget(key);
+    const needsSync = this.expectations.satisfied(key);
+    const ns = rs.metadata.namespace ?? '';
+    const pods = this.pods.store.list().filter((p) => p.metadata.namespace === ns);
+    const nowMs = this.o.clock.now().getTime();
+    const decision = decideReplicaSet({ rs, pods, relatedPods: this.relatedPods(rs, pods), nowMs });
+    if (decision.error !== undefined) return klog.error(decision.error);
+    await this.claim(rs, decision);
+    const failure = needsSync && !rs.metadata.deletionTimestamp ? await this.manage(key, rs, decision) : undefined;
+    const status = replicaSetStatus(rs, decision.active, failure, nowMs);
+    if (!deepEqual(rs.status ?? {}, status))
+      await this.updateStatus(rsPath(ns, rs.metadata.name ?? ''), {
+        ...rs,
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        status,
+      });
+    const after = requeueAfterSeconds(rs, status, failure);
+    if (after !== undefined) this.queue.addAfter(key, after * 1000);
+    if (failure !== undefined) throw new Error(failure);
+  }
+
+  private async claim(rs: ReplicaSetObject, d: ReplicaSetDecision): Promise<void> {
+    const { namespace = '', name = '' } = rs.metadata;
+    await writeClaim(
+      this.o.client,
+      { kind: 'ReplicaSet', path: rsPath(namespace, name), object: rs },
+      { adopt: d.adopt, release: d.release, pathOf: (p) => podPath(p as PodObject) },
+    );
+  }
+
+  /** The creates or deletes of the decision; the first failure's message, if any (kube's manageReplicasErr). */
+  private async manage(key: string, rs: ReplicaSetObject, d: ReplicaSetDecision): Promise<string | undefined> {
+    if (d.create > 0) return this.create(key, rs, d.batches);
+    if (d.delete.length > 0) return this.delete(key, rs, d.delete);
+    return undefined;
+  }
+
+  private async create(key: string, rs: ReplicaSetObject, batches: readonly number[]): Promise<string | undefined> {
+    const total = batches.reduce((a, b) => a + b, 0);
+    this.expectations.expect(key, total);
+    const pod = replicaSetPod(rs);
+    const path = `/api/v1/namespaces/${rs.metadata.namespace ?? ''}/pods`;
+    let sent = 0;
+    for (const size of batches) {
+      const results = await Promise.allSettled(
+        Array.from({ length: size }, () => this.o.client.create<PodObject>(path, pod)),
+      );
+      sent += size;
+      let failure: string | undefined;
+      for (const r of results) {
+        if (r.status === 'fulfilled')
+          this.say(rs, 'Normal', events.successfulCreate, events.created(r.value.metadata.name ?? ''));
+        else {
+          failure ??= errorMessage(r.reason);
+          this.expectations.creationObserved(key);
+          this.say(rs, 'Warning', events.failedCreate, events.createError(errorMessage(r.reason)));
+        }
+      }
+      if (failure !== undefined) {
+        this.expectations.creationObserved(key, total - sent);
+        return failure;
+      }
+    }
+    return undefined;
+  }
+
+  private async delete(key: string, rs: ReplicaSetObject, pods: readonly PodView[]): Promise<string | undefined> {
+    this.expectations.expect(
+      key,
+      0,
+      pods.map((p) => objectKey(p as PodObject)),
+    );
+    let failure: string | undefined;
+    await Promise.all(
+      pods.map(async (p) => {
+        const name = p.metadata.name ?? '';
+        try {
+          await this.o.client.delete(podPath(p as PodObject));
+          this.say(rs, 'Normal', events.successfulDelete, events.deleted(name));
+        } catch (err) {
+          this.expectations.deletionObserved(key, objectKey(p as PodObject));
+          if (isApiError(err, 404)) return;
+          failure ??= errorMessage(err);
+          this.say(rs, 'Warning', events.failedDelete, events.deleteError(errorMessage(err)));
+        }
+      }),
+    );
+    return failure;
+  }
+
+  private say(rs: ReplicaSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.event(referenceTo('apps/v1', 'ReplicaSet', rs), type, reason, message);
+  }
+}

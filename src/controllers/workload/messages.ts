@@ -1,0 +1,8 @@
+// What the workload controllers' shared pieces say, in kube-controller-manager's words
+// (k8s:pkg/controller/controller_ref_manager.go RecheckDeletionTimestamp and the controllers' canAdoptFunc).
+
+export const adoptionTexts = {
+  gone: (kind: string, namespace: string, name: string, got: string, wanted: string) =>
+    `original ${kind} ${namespace}/${name} is gone: got uid ${got}, wanted ${wanted}`,
+  justDeleted: (namespace: string, name: string, at: string) => `${namespace}/${name} has just been deleted at ${at}`,
+};
