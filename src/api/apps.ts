@@ -1,10 +1,10 @@
 // apps/v1 Deployment, ReplicaSet, DaemonSet and StatefulSet in kube's JSON shape (api:apps/v1/types.go), limited to
-// the fields the workload controllers and kubectl read or write, and the minimal view of a core/v1 Pod those
-// controllers decide from. A Pod template's spec stays opaque: the controllers copy it, they never interpret it.
+// the fields the workload controllers and kubectl read or write (the Pods they decide from are read through
+// ./pods.ts). A Pod template's spec stays opaque: the controllers copy it, they never interpret it.
 // Field names and optionality follow the Go JSON tags (omitempty → optional).
 
 import type { ObjectLabelSelector } from './selectors.js';
-import type { KubeObject, ObjectMeta, OpenString, OwnerReference, Time } from './types.js';
+import type { KubeObject, ObjectMeta, OpenString, Time } from './types.js';
 
 /** intstr.IntOrString: a count, or a percentage written "N%". */
 export type IntOrString = number | string;
@@ -222,85 +222,3 @@ export const DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-rep
 export const MAX_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/max-replicas';
 /** controller.kubernetes.io/pod-deletion-cost: a lower cost is deleted first when a ReplicaSet scales down. */
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
-
-// ---- the Pod, as the controllers read it ----------------------------------------------------
-
-export interface PodConditionView {
-  type: string;
-  status: string;
-  lastTransitionTime?: Time | null;
-}
-
-/** The least of a core/v1 Pod the workload controllers decide from. */
-export interface PodView {
-  metadata: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    creationTimestamp?: Time | null;
-    deletionTimestamp?: Time | null;
-    ownerReferences?: OwnerReference[];
-  };
-  spec?: { nodeName?: string };
-  status?: {
-    phase?: string;
-    conditions?: PodConditionView[];
-    containerStatuses?: { restartCount?: number }[];
-  };
-}
-
-// ---- readings (k8s:pkg/api/v1/pod/util.go, pkg/controller/controller_utils.go) ---------------
-
-/** The one owner reference with controller: true (metav1.GetControllerOf). */
-export function controllerOf(meta: {
-  ownerReferences?: readonly OwnerReference[] | undefined;
-}): OwnerReference | undefined {
-  return (meta.ownerReferences ?? []).find((r) => r.controller === true);
-}
-
-export function isTerminating(pod: PodView): boolean {
-  return typeof pod.metadata.deletionTimestamp === 'string' && pod.metadata.deletionTimestamp !== '';
-}
-
-/** Succeeded or Failed: the Pod will not run again. */
-export function isPodTerminal(pod: PodView): boolean {
-  const phase = pod.status?.phase;
-  return phase === 'Succeeded' || phase === 'Failed';
-}
-
-/** controller.IsPodActive: neither terminal nor being deleted. */
-export function isPodActive(pod: PodView): boolean {
-  return !isPodTerminal(pod) && !isTerminating(pod);
-}
-
-function readyCondition(pod: PodView): PodConditionView | undefined {
-  return pod.status?.conditions?.find((c) => c.type === 'Ready');
-}
-
-/** podutil.IsPodReady: condition Ready is True. */
-export function isPodReady(pod: PodView): boolean {
-  return readyCondition(pod)?.status === 'True';
-}
-
-/** When a ready Pod became ready (ms), undefined when it is not ready or the time is not recorded. */
-export function podReadySinceMs(pod: PodView): number | undefined {
-  const c = readyCondition(pod);
-  return c?.status === 'True' ? timeMs(c.lastTransitionTime) : undefined;
-}
-
-/** podutil.IsPodAvailable: ready, and (minReadySeconds > 0) ready for strictly longer than minReadySeconds. */
-export function isPodAvailable(pod: PodView, minReadySeconds: number, nowMs: number): boolean {
-  if (!isPodReady(pod)) return false;
-  if (minReadySeconds <= 0) return true;
-  const since = podReadySinceMs(pod);
-  return since !== undefined && since + minReadySeconds * 1000 < nowMs;
-}
-
-/** A metav1.Time as ms; an absent or unreadable one is the zero time (undefined). */
-export function timeMs(t: Time | null | undefined): number | undefined {
-  if (!t) return undefined;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
-}

@@ -3,7 +3,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { controllerOf, isPodActive, isPodAvailable, isPodReady, type PodView } from '../../src/api/apps.js';
+import { controllerOf, isPodActive, isPodAvailable, isPodReady, type PodView } from '../../src/api/pods.js';
 import { IntOrStringError, scaledValue } from '../../src/api/intstr.js';
 
 const T0 = Date.parse('2024-01-01T00:00:00Z');

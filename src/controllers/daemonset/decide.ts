@@ -8,13 +8,10 @@
 import {
   DAEMONSET_TEMPLATE_GENERATION_ANNOTATION,
   CONTROLLER_REVISION_HASH_LABEL,
-  isPodAvailable,
-  isPodTerminal,
-  isTerminating,
   POD_TEMPLATE_GENERATION_LABEL,
-  timeMs,
   type DaemonSet,
 } from '../../api/apps.js';
+import { isPodAvailable, isPodTerminal, isTerminating, timeMs } from '../../api/pods.js';
 import type { Node } from '../../api/types.js';
 import { claimBySelector } from '../workload/controllerref.js';
 import { slowStartBatches } from '../workload/slowstart.js';

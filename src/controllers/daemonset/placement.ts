@@ -5,7 +5,8 @@
 // tolerations every daemon Pod gets; a Pod already there keeps running while no NoExecute taint is untolerated.
 // Pure.
 
-import type { PodTemplateSpec, PodView } from '../../api/apps.js';
+import type { PodTemplateSpec } from '../../api/apps.js';
+import type { PodView } from '../../api/pods.js';
 import type { Node, Taint } from '../../api/types.js';
 import type { Affinity, NodeSelectorTerm, Pod, PodSpec, Toleration } from '../../api/workloads.js';
 import { blocksScheduling, requiredNodeAffinityMatches, untoleratedTaint } from '../../scheduling/constraints.js';

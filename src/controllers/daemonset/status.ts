@@ -3,7 +3,8 @@
 // whether the oldest one is ready, available and of the current revision; per node that should not, whether one
 // is there anyway.
 
-import { isPodAvailable, isPodReady, type DaemonSet, type DaemonSetStatus } from '../../api/apps.js';
+import { type DaemonSet, type DaemonSetStatus } from '../../api/apps.js';
+import { isPodAvailable, isPodReady } from '../../api/pods.js';
 import type { Node } from '../../api/types.js';
 import { isPodUpdated, oldestFirst, templateGeneration } from './decide.js';
 import { nodeShouldRunDaemonPod, type DaemonPodView } from './placement.js';

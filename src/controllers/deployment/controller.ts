@@ -5,13 +5,8 @@
 // collisionCount goes up and the next sync hashes anew), update and delete ReplicaSets, record the scaling events,
 // set the revision annotation, then write the status through the status subresource.
 
-import {
-  controllerOf,
-  REVISION_ANNOTATION,
-  type Deployment,
-  type DeploymentStatus,
-  type ReplicaSet,
-} from '../../api/apps.js';
+import { REVISION_ANNOTATION, type Deployment, type DeploymentStatus, type ReplicaSet } from '../../api/apps.js';
+import { controllerOf } from '../../api/pods.js';
 import { deepEqual } from '../../api/equal.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';

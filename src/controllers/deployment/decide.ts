@@ -6,15 +6,14 @@
 
 import {
   DESIRED_REPLICAS_ANNOTATION,
-  isPodTerminal,
   MAX_REPLICAS_ANNOTATION,
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
   type Deployment,
   type DeploymentStatus,
-  type PodView,
   type ReplicaSet,
 } from '../../api/apps.js';
+import { isPodTerminal, type PodView } from '../../api/pods.js';
 import { deepEqual } from '../../api/equal.js';
 import { objectSelectorRequirements } from '../../api/selectors.js';
 import { formatTime } from '../../util/clock.js';

@@ -12,7 +12,7 @@ import {
   type PodTemplateSpec,
   type ReplicaSet,
 } from '../../api/apps.js';
-import { timeMs } from '../../api/apps.js';
+import { timeMs } from '../../api/pods.js';
 import { deepEqual } from '../../api/equal.js';
 import { scaledValue } from '../../api/intstr.js';
 

@@ -4,7 +4,7 @@
 // Progressing condition that records progress and, after progressDeadlineSeconds without any, the timeout.
 
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../../api/apps.js';
-import { timeMs } from '../../api/apps.js';
+import { timeMs } from '../../api/pods.js';
 import { AVAILABLE, messages, PROGRESSING, reasons, REPLICA_FAILURE } from './messages.js';
 import {
   desired,

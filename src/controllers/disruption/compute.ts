@@ -16,7 +16,7 @@
 //   and does not advance observedGeneration.
 
 import { matchesLabels, objectSelectorRequirements, type LabelSelector } from '../../api/selectors.js';
-import { controllerOf, isPodDeleting, isPodReady } from '../../api/pods.js';
+import { controllerOf, isPodReady, isTerminating } from '../../api/pods.js';
 import type {
   Condition,
   IntOrString,
@@ -153,7 +153,7 @@ function expectedScale(
   const scales = new Map<string, number>();
   const unmanaged: string[] = [];
   for (const pod of pods) {
-    const ref = controllerOf(pod);
+    const ref = controllerOf(pod.metadata);
     if (!ref) {
       unmanaged.push(pod.metadata.name ?? '');
       continue;
@@ -190,7 +190,7 @@ function buildDisruptedPods(pdb: PodDisruptionBudget, pods: readonly Pod[], now:
   for (const pod of pods) {
     const name = pod.metadata.name ?? '';
     const at = Object.prototype.hasOwnProperty.call(stored, name) ? stored[name] : undefined;
-    if (isPodDeleting(pod) || at === undefined) continue;
+    if (isTerminating(pod) || at === undefined) continue;
     const expiry = Date.parse(at) + DELETION_TIMEOUT_MS;
     if (!(expiry >= now)) {
       const message = texts.notDeleted(pdb.metadata.namespace ?? '');
@@ -206,7 +206,7 @@ function buildDisruptedPods(pdb: PodDisruptionBudget, pods: readonly Pod[], now:
 function countHealthy(pods: readonly Pod[], disrupted: Readonly<Record<string, string>>, now: number): number {
   let healthy = 0;
   for (const pod of pods) {
-    if (isPodDeleting(pod)) continue;
+    if (isTerminating(pod)) continue;
     const at = disrupted[pod.metadata.name ?? ''];
     if (at !== undefined && Date.parse(at) + DELETION_TIMEOUT_MS > now) continue;
     if (isPodReady(pod)) healthy++;

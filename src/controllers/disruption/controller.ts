@@ -140,7 +140,7 @@ export class DisruptionController extends QueuedController {
         throw err;
       });
     for (const pod of selected) {
-      const ref = controllerOf(pod);
+      const ref = controllerOf(pod.metadata);
       if (!ref || found.has(ref.uid)) continue;
       const lookup = await findController(get, pod.metadata.namespace ?? '', ref);
       if (lookup) found.set(ref.uid, lookup);

@@ -4,7 +4,8 @@
 // been seen (../workload/expectations.ts) — creates Pods from the template in slow-start batches or deletes the
 // lowest-ranked, with kube's events, and writes the status through the status subresource.
 
-import { controllerOf, isPodReady, type PodView, type ReplicaSet } from '../../api/apps.js';
+import { type ReplicaSet } from '../../api/apps.js';
+import { controllerOf, isPodReady, type PodView } from '../../api/pods.js';
 import { deepEqual } from '../../api/equal.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';

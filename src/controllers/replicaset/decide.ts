@@ -4,7 +4,8 @@
 // Pure: the host lists, patches, creates and deletes, and keeps kube's expectations (no second sync acts before
 // the first one's creates and deletes are seen).
 
-import { isPodActive, type PodView, type ReplicaSet } from '../../api/apps.js';
+import { type ReplicaSet } from '../../api/apps.js';
+import { isPodActive, type PodView } from '../../api/pods.js';
 import { claimBySelector, newControllerRef } from '../workload/controllerref.js';
 import { podFromTemplate, type PodToCreate } from '../workload/podtemplate.js';
 import { slowStartBatches } from '../workload/slowstart.js';

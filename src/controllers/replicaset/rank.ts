@@ -9,8 +9,9 @@
 //   7. more container restarts before fewer;
 //   8. created later before earlier, on the same log2 scale (ties by uid); an unknown time counts as the newest.
 
-import { isPodActive, isPodReady, podReadySinceMs, POD_DELETION_COST_ANNOTATION, timeMs } from '../../api/apps.js';
-import type { PodView } from '../../api/apps.js';
+import { POD_DELETION_COST_ANNOTATION } from '../../api/apps.js';
+import { isPodActive, isPodReady, podReadySinceMs, timeMs } from '../../api/pods.js';
+import type { PodView } from '../../api/pods.js';
 
 const PHASE_ORDINAL: Readonly<Record<string, number>> = { Pending: 0, Unknown: 1, Running: 2 };
 const INT32 = 2 ** 31;

@@ -2,14 +2,8 @@
 // counts over the active Pods it owns, the ReplicaFailure condition while creates or deletes fail, and the
 // generation it has seen.
 
-import {
-  isPodAvailable,
-  isPodReady,
-  type PodView,
-  type ReplicaSet,
-  type ReplicaSetCondition,
-  type ReplicaSetStatus,
-} from '../../api/apps.js';
+import { type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus } from '../../api/apps.js';
+import { isPodAvailable, isPodReady, type PodView } from '../../api/pods.js';
 import { matchesLabels, newLabelRequirement } from '../../api/selectors.js';
 import { formatTime } from '../../util/clock.js';
 import { desiredReplicas } from './decide.js';

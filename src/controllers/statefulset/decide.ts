@@ -5,7 +5,8 @@
 // at a time and only while every lower Pod is Running, Ready and available; Parallel (burst) does all at once.
 // Pure: the host lists, patches, creates and deletes, and keeps kube's expectations.
 
-import { isPodAvailable, isPodReady, isTerminating, type PodView, type StatefulSet } from '../../api/apps.js';
+import { type StatefulSet } from '../../api/apps.js';
+import { isPodAvailable, isPodReady, isTerminating, type PodView } from '../../api/pods.js';
 import { claimBySelector } from '../workload/controllerref.js';
 import type { PodToCreate } from '../workload/podtemplate.js';
 import { slowStartBatches } from '../workload/slowstart.js';

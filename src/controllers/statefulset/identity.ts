@@ -8,9 +8,9 @@ import {
   POD_INDEX_LABEL,
   STATEFULSET_POD_NAME_LABEL,
   type PodTemplateSpec,
-  type PodView,
   type StatefulSet,
 } from '../../api/apps.js';
+import { type PodView } from '../../api/pods.js';
 import { newControllerRef } from '../workload/controllerref.js';
 import { podFromTemplate, type PodToCreate } from '../workload/podtemplate.js';
 import { computeHash } from '../workload/templatehash.js';

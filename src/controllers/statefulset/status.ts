@@ -2,7 +2,8 @@
 // computeReplicaStatus, completeRollingUpdate): counts over the Pods in the range and beyond it, the revisions,
 // and, once every Pod is updated and ready under RollingUpdate, the update revision becoming the current one.
 
-import { isTerminating, type StatefulSet, type StatefulSetStatus } from '../../api/apps.js';
+import { type StatefulSet, type StatefulSetStatus } from '../../api/apps.js';
+import { isTerminating } from '../../api/pods.js';
 import { isAvailable, isCreated, isRunningAndReady, type StatefulSetDecision } from './decide.js';
 import { desiredReplicas, podRevision, type Revisions } from './identity.js';
 

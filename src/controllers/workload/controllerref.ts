@@ -3,7 +3,8 @@
 // matches its selector, adopts orphans that match, releases what it owns that no longer matches, and leaves alone
 // what another controller owns. Pure: the host sends the patches this module writes.
 
-import { controllerOf, type LabelSelector as ApiLabelSelector } from '../../api/apps.js';
+import { type LabelSelector as ApiLabelSelector } from '../../api/apps.js';
+import { controllerOf } from '../../api/pods.js';
 import { matchesLabels, objectSelectorRequirements, type LabelSelector } from '../../api/selectors.js';
 import type { OwnerReference } from '../../api/types.js';
 import { errorMessage } from '../../util/errors.js';

@@ -3,7 +3,7 @@
 // template's containers and images, selectors in their string form. Pure.
 
 import type { KubeObject } from '../../api/types.js';
-import { controllerOf } from '../../api/apps.js';
+import { controllerOf } from '../../api/pods.js';
 import { anyText } from '../../util/text.js';
 import { ageCol, col, created, nameCol } from '../columns.js';
 import type { TableColumn } from '../resourcedef.js';

@@ -3,7 +3,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PodView, ReplicaSet } from '../../../src/api/apps.js';
+import type { ReplicaSet } from '../../../src/api/apps.js';
+import type { PodView } from '../../../src/api/pods.js';
 import { BURST_REPLICAS, decideReplicaSet, replicaSetPod } from '../../../src/controllers/replicaset/decide.js';
 import { podsToDelete } from '../../../src/controllers/replicaset/rank.js';
 import { replicaSetStatus, requeueAfterSeconds } from '../../../src/controllers/replicaset/status.js';

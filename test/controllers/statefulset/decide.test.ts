@@ -3,7 +3,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PodTemplateSpec, PodView, StatefulSet } from '../../../src/api/apps.js';
+import type { PodTemplateSpec, StatefulSet } from '../../../src/api/apps.js';
+import type { PodView } from '../../../src/api/pods.js';
 import { decideStatefulSet, type StatefulSetDecision } from '../../../src/controllers/statefulset/decide.js';
 import { podOrdinal, revisionName, type Revisions } from '../../../src/controllers/statefulset/identity.js';
 import { statefulSetRolloutStatusMessage } from '../../../src/controllers/statefulset/rolloutstatus.js';

@@ -1,7 +1,7 @@
 // Pods as a workload controller lists them, for the controllers' tests: owned by a controller of the given kind,
 // created and ready some time before NOW.
 
-import type { PodView } from '../../../src/api/apps.js';
+import type { PodView } from '../../../src/api/pods.js';
 
 export const NOW = Date.parse('2024-01-01T01:00:00Z');
 export const iso = (msAgo: number): string => new Date(NOW - msAgo).toISOString();
