@@ -22,6 +22,8 @@ const packageDirs = (apiDir, machineryDir) => ({
   'k8s.io.api.authentication.v1': join(apiDir, 'authentication/v1'),
   'k8s.io.api.policy.v1': join(apiDir, 'policy/v1'),
   'k8s.io.api.policy.v1beta1': join(apiDir, 'policy/v1beta1'),
+  'k8s.io.api.apps.v1': join(apiDir, 'apps/v1'),
+  'k8s.io.api.autoscaling.v1': join(apiDir, 'autoscaling/v1'),
   'k8s.io.apimachinery.pkg.apis.meta.v1': join(machineryDir, 'pkg/apis/meta/v1'),
   'k8s.io.apimachinery.pkg.runtime': join(machineryDir, 'pkg/runtime'),
   'k8s.io.apimachinery.pkg.api.resource': join(machineryDir, 'pkg/api/resource'),
@@ -50,6 +52,12 @@ const served = [
   ['policy', 'v1beta1', 'PodDisruptionBudget'],
   ['policy', 'v1', 'Eviction', { list: false }],
   ['policy', 'v1beta1', 'Eviction', { list: false }],
+  ['apps', 'v1', 'Deployment'],
+  ['apps', 'v1', 'ReplicaSet'],
+  ['apps', 'v1', 'DaemonSet'],
+  ['apps', 'v1', 'StatefulSet'],
+  ['apps', 'v1', 'ControllerRevision'],
+  ['autoscaling', 'v1', 'Scale', { list: false }],
 ];
 
 /** Types the documents reference beside the kinds (responses, bodies of deletes and patches). */
@@ -399,6 +407,8 @@ const groupPackages = {
   'authorization.k8s.io': 'k8s.io.api.authorization.v1',
   'authentication.k8s.io': 'k8s.io.api.authentication.v1',
   policy: 'k8s.io.api.policy',
+  apps: 'k8s.io.api.apps.v1',
+  autoscaling: 'k8s.io.api.autoscaling.v1',
 };
 
 function main(argv) {

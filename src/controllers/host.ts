@@ -14,6 +14,7 @@ import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
 import {
   CONTROLLER_USER,
+  DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   NAMESPACE_CONTROLLER_USER,
   SCHEDULER_USER,
@@ -54,6 +55,7 @@ export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
   namespace: NAMESPACE_CONTROLLER_USER,
   tainteviction: TAINT_EVICTION_USER,
   scheduler: SCHEDULER_USER,
+  disruption: DISRUPTION_CONTROLLER_USER,
 };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */

@@ -8,6 +8,7 @@ export const CONTROLLER_NAMES = [
   'scheduler',
   'namespace',
   'garbagecollector',
+  'disruption',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 

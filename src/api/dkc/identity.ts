@@ -18,6 +18,11 @@ export const NAMESPACE_CONTROLLER_USER = 'system:dkc:controller:namespace-contro
  * controller does not hold.
  */
 export const TAINT_EVICTION_USER = 'system:dkc:controller:taint-eviction-controller';
+/**
+ * The disruption controller's own user inside `dkc server` (as kube-controller-manager's disruption-controller): it
+ * reads PodDisruptionBudgets, Pods and the scale of their controllers, and writes the budgets' status.
+ */
+export const DISRUPTION_CONTROLLER_USER = 'system:dkc:controller:disruption-controller';
 /** The scheduler's user inside `dkc server`, kube-scheduler's own name: it reads Nodes and Pods and binds Pods. */
 export const SCHEDULER_USER = 'system:kube-scheduler';
 export const LEADER_LEASE_NAMESPACE = 'kube-system';

@@ -32,6 +32,18 @@ export const errors = {
   notAPercentage: 'invalid type: string is not a percentage',
   percentSyntax: (value: string, digits: string) =>
     `invalid value ${JSON.stringify(value)}: strconv.Atoi: parsing ${JSON.stringify(digits)}: invalid syntax`,
+  /** meta.NoKindMatchError: the controllerRef's kind is not served in its version. */
+  noKindMatch: (kind: string, apiVersion: string) =>
+    `no matches for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion)}`,
+  /** The controller is found but has no scale to count its Pods by (a Job, a DaemonSet). */
+  noScale: (groupResource: string) => `${groupResource} does not implement the scale subresource`,
+};
+
+/** The controller's own lines, as kube-controller-manager logs them; its events' source. */
+export const logs = {
+  component: 'controllermanager',
+  syncFailed: (key: string, why: string) => `Failed to sync PDB ${key}: ${why}`,
+  eventFailed: (why: string) => `failed to send event, error: ${why}`,
 };
 
 interface SelectorView {

@@ -15,6 +15,7 @@ import type { KubeObject } from '../../api/types.js';
 import {
   CONFIG_NAMESPACE,
   CONTROLLER_USER,
+  DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   LEADER_LEASE_NAME,
   LEADER_LEASE_NAMESPACE,
@@ -316,6 +317,18 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['patch', 'update'], [''], ['pods/status']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
+  // The disruption controller, its own user as kube-controller-manager's disruption-controller: reads the budgets and
+  // their Pods, the Pods' controllers (ReplicationController, ReplicaSet, Deployment, StatefulSet, or any through its
+  // scale), writes the budgets' status, and records its events.
+  clusterRole(DISRUPTION_CONTROLLER_USER, [
+    rule(READ, ['policy'], ['poddisruptionbudgets']),
+    rule(READ, [''], ['pods']),
+    rule(['get'], [''], ['replicationcontrollers']),
+    rule(['get'], ['apps'], ['replicasets', 'deployments', 'statefulsets']),
+    rule(['get'], ['*'], ['*/scale']),
+    rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   clusterRole(GARBAGE_COLLECTOR_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
@@ -394,6 +407,9 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
   clusterBinding(TAINT_EVICTION_USER, TAINT_EVICTION_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: TAINT_EVICTION_USER },
+  ]),
+  clusterBinding(DISRUPTION_CONTROLLER_USER, DISRUPTION_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: DISRUPTION_CONTROLLER_USER },
   ]),
   clusterBinding(SCHEDULER_USER, SCHEDULER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: SCHEDULER_USER }]),
   clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [

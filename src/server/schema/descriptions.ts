@@ -1,8 +1,12 @@
 // The descriptions of the published schemas, in the server's own words (upstream's structure, not its
 // prose): definition name → '' for the type itself and one entry per JSON field. `kubectl explain` shows
-// them. A type or field of the schema facts missing here is a test failure, not a silent gap.
+// them. A type or field of the schema facts missing here is a test failure, not a silent gap. The apps/v1 kinds and
+// what only they reach are in schema/appsdescriptions.ts.
+
+import { appsDescriptions } from './appsdescriptions.js';
 
 export const descriptions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  ...appsDescriptions,
   'io.k8s.api.authentication.v1.ExtraValue': {
     '': 'A list of strings: the values of one extra attribute of a user.',
   },
