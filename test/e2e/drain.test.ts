@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RestClient } from '../../src/client/index.js';
+import { RestClient, type WatchEvent } from '../../src/client/index.js';
 import type { Node } from '../../src/api/types.js';
 import type { Pod } from '../../src/api/workloads.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
@@ -41,7 +41,7 @@ interface PdbStatusView {
 const lines = (out: string) => out.split('\n').filter((l) => l !== '');
 const disruptionTarget = (p: Pod) => p.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
 
-/** Runs a long drain, deletes `pdb` once drain has printed its retry line, and resolves with how the drain ended. */
+/** Runs a drain without timeout, removes the budget once drain printed its retry line; how the drain ended. */
 function drainPastBudget(k: Kubectl, args: string[], removeBudget: () => Promise<void>): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const p = k.spawn(args);
@@ -60,6 +60,48 @@ function drainPastBudget(k: Kubectl, args: string[], removeBudget: () => Promise
       (removing ?? Promise.resolve()).then(() => resolve({ code: code ?? -1, stdout, stderr }), reject);
     });
   });
+}
+
+/** The watch events of the Pod `name`, in order. */
+function eventsOf(events: readonly WatchEvent<Pod>[], name: string): { type: string; pod: Pod }[] {
+  return events.flatMap((e) =>
+    e.type !== 'ERROR' && e.object.metadata.name === name ? [{ type: e.type, pod: e.object }] : [],
+  );
+}
+
+/**
+ * An eviction marked the Pod and deleted it gracefully; its node stopped it and reported it, keeping the condition;
+ * only then was it gone.
+ */
+function assertEvictedThenConfirmed(seen: { type: string; pod: Pod }[], name: string): void {
+  const marked = seen.findIndex((e) => e.pod.metadata.deletionTimestamp && disruptionTarget(e.pod));
+  assert.ok(marked >= 0, `${name}: deleted by an eviction, with its DisruptionTarget condition`);
+  const target = disruptionTarget(seen[marked]!.pod);
+  assert.deepEqual(
+    [target?.status, target?.reason, target?.message],
+    ['True', 'EvictionByEvictionAPI', 'Eviction API: evicting'],
+  );
+  const stopped = seen.findIndex((e) => e.pod.status?.phase === 'Succeeded');
+  assert.ok(stopped > marked, `${name}: its node stopped it and reported it after the eviction`);
+  assert.ok(disruptionTarget(seen[stopped]!.pod), `${name}: the condition stays while it terminates`);
+  assert.equal(
+    seen.findIndex((e) => e.type === 'DELETED'),
+    seen.length - 1,
+    `${name}: gone last`,
+  );
+}
+
+/**
+ * The drain lines kubectl prints on stdout, evictions in any order across Pods but each before its Pod goes. At -v=2
+ * and above (the tests' -v=8 shows the Eviction bodies) 1.32 adds a `pod/<name> eviction started` line per Pod.
+ */
+function assertDrainLines(out: string, names: string[], last: string): void {
+  const got = lines(out).filter((l) => !/^pod\/\S+ eviction started$/.test(l));
+  assert.equal(got[0], `node/${NODE} cordoned`);
+  assert.equal(got.at(-1), last);
+  const middle = names.flatMap((n) => [`evicting pod default/${n}`, `pod/${n} evicted`]);
+  assert.deepEqual(got.slice(1, -1).sort(), middle.sort(), out);
+  for (const n of names) assert.ok(got.indexOf(`evicting pod default/${n}`) < got.indexOf(`pod/${n} evicted`));
 }
 
 describe('kubectl drain (dkc up, two nodes)', { concurrency: false, timeout: 120_000 }, () => {
@@ -103,39 +145,18 @@ describe('kubectl drain (dkc up, two nodes)', { concurrency: false, timeout: 120
     for (const uid of uids) assert.equal(onNode[uid], undefined, `nothing of ${uid} left on ${NODE}`);
     assert.ok((await nodeRuntime(cluster!.nodes[1]!.dir)).pods[staysUid], 'node-2 still runs its Pod');
     assert.equal((await get('stays')).status?.phase, 'Running');
-    const log = await readFile(cluster!.nodes[0]!.logFile, 'utf8');
     for (const name of names) {
-      const seen = record!.events.flatMap((e) =>
-        e.type !== 'ERROR' && e.object.metadata.name === name ? [{ type: e.type, pod: e.object }] : [],
-      );
-      const marked = seen.findIndex((e) => e.pod.metadata.deletionTimestamp && disruptionTarget(e.pod));
-      assert.ok(marked >= 0, `${name}: deleted by an eviction, with its DisruptionTarget condition`);
-      assert.deepEqual(
-        [disruptionTarget(seen[marked]!.pod)?.status, disruptionTarget(seen[marked]!.pod)?.reason],
-        ['True', 'EvictionByEvictionAPI'],
-      );
-      const stopped = seen.findIndex((e) => e.pod.status?.phase === 'Succeeded');
-      assert.ok(stopped > marked, `${name}: its node stopped it and reported it after the eviction`);
-      assert.ok(disruptionTarget(seen[stopped]!.pod), `${name}: the condition stays while it terminates`);
-      assert.equal(seen.at(-1)?.type, 'DELETED', `${name}: gone last`);
-      assert.ok(
-        log.includes(`Pod fully terminated and removed from etcd pod="default/${name}"`),
-        `${name}: ${NODE} confirmed the delete`,
+      const seen = await waitFor(`${name}'s DELETED event`, () => {
+        const ofPod = eventsOf(record!.events, name);
+        return ofPod.at(-1)?.type === 'DELETED' ? ofPod : undefined;
+      });
+      assertEvictedThenConfirmed(seen, name);
+      await waitFor(`${NODE} confirming the delete of ${name}`, async () =>
+        (await readFile(cluster!.nodes[0]!.logFile, 'utf8')).includes(
+          `Pod fully terminated and removed from etcd pod="default/${name}"`,
+        ),
       );
     }
-  }
-
-  /**
-   * The drain lines kubectl prints on stdout, evictions in any order across Pods but each before its Pod goes. At -v=2
-   * and above (the tests' -v=8 shows the Eviction bodies) 1.32 adds a `pod/<name> eviction started` line per Pod.
-   */
-  function assertDrainLines(out: string, names: string[], last: string): void {
-    const got = lines(out).filter((l) => !/^pod\/\S+ eviction started$/.test(l));
-    assert.equal(got[0], `node/${NODE} cordoned`);
-    assert.equal(got.at(-1), last);
-    const middle = names.flatMap((n) => [`evicting pod default/${n}`, `pod/${n} evicted`]);
-    assert.deepEqual(got.slice(1, -1).sort(), middle.sort(), out);
-    for (const n of names) assert.ok(got.indexOf(`evicting pod default/${n}`) < got.indexOf(`pod/${n} evicted`));
   }
 
   before(async () => {
