@@ -197,7 +197,7 @@ describe('kubectl drain (dkc up, two nodes)', { concurrency: false, timeout: 120
     const uids = await running([['a20'], ['b20', { emptyDir: true }]]);
     const r = await k20.run([...DRAIN, '--timeout=30s', '-v=8']);
     assert.equal(r.code, 0, r.stderr);
-    // kubectl before 1.23 names the node with the verb of its last Pod (kubernetes PR 105736 fixed it).
+    // kubectl before 1.23 names the node with the verb of its last Pod, not `drained` (upstream's own slip).
     assertDrainLines(r.stdout, ['a20', 'b20'], `node/${NODE} evicted`);
     const unmanaged = 'deleting Pods not managed by ReplicationController, ReplicaSet, Job, DaemonSet or StatefulSet';
     assert.ok(lines(r.stderr).includes(`WARNING: ${unmanaged}: default/a20, default/b20`), r.stderr);
@@ -234,7 +234,7 @@ describe('kubectl drain (dkc up, two nodes)', { concurrency: false, timeout: 120
       `node/${NODE} drained (server dry run)`,
     ]);
     // kubectl 1.20 checks dry-run support of the Pod's empty kind, then lists apiextensions.k8s.io/v1beta1
-    // CRDs, which no 1.22+ server serves (kubernetes PR 100206 fixed the check in 1.21).
+    // CRDs, which no 1.22+ server serves (kubectl 1.21 fixed the check).
     const r20 = await k20.run([...DRAIN, '--dry-run=server']);
     assert.equal(r20.code, 1);
     assert.match(r20.stdout, /^evicting pod default\/lone \(server dry run\)$/m);
