@@ -8,40 +8,22 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RestClient, isApiError } from '../../src/client/index.js';
+import { RestClient } from '../../src/client/index.js';
 import { defaultLocalConfig } from '../../src/agent/clusterconfig.js';
-import { RUNTIME_FILE } from '../../src/agent/pods/runtime.js';
-import type { RuntimeState } from '../../src/agent/pods/types.js';
 import type { Pod } from '../../src/api/workloads.js';
 import { startCluster, type Cluster } from '../../src/up/cluster.js';
+import { DEFAULT_PODS as PODS, barePod as podBody, nodeRuntime, podGone } from '../helpers/pods.js';
 import { waitFor } from '../helpers/wait.js';
 
-const PODS = '/api/v1/namespaces/default/pods';
 const RESTARTS = 20;
-
-const podBody = (name: string, nodeName = 'node-1') => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace: 'default' },
-  spec: { nodeName, containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.9' }] },
-});
 
 describe('the Pods a node runs (dkc up, one node, maxPods 2)', { concurrency: false, timeout: 240_000 }, () => {
   let work = '';
   let cluster: Cluster | undefined;
   let admin: RestClient;
   const get = (name: string) => admin.get<Pod>(`${PODS}/${name}`);
-  const gone = async (name: string) => {
-    try {
-      await get(name);
-      return undefined;
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return true;
-      throw err;
-    }
-  };
-  const runtime = async () =>
-    JSON.parse(await readFile(join(cluster!.nodes[0]!.dir, RUNTIME_FILE), 'utf8')) as RuntimeState;
+  const gone = (name: string) => podGone(admin, `${PODS}/${name}`);
+  const runtime = () => nodeRuntime(cluster!.nodes[0]!.dir);
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'dkc-pods-'));

@@ -1,12 +1,19 @@
 // The status a kubelet reports for a Pod it runs or stops (kube's status manager and generate.go): phase,
 // the five conditions in the order the kubelet lists them, IPs, start time and one status per container. Pure: the
 // Pod as the API has it, what the runtime runs, and the time come in; a condition keeps its lastTransitionTime while
-// its status stays the same.
+// its status stays the same. Conditions the kubelet does not own (DisruptionTarget set by an eviction, a readiness
+// gate's) are kept as the API has them, ahead of the kubelet's own, as generateAPIPodStatus keeps them.
 
 import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from '../../api/workloads.js';
 import type { RunningPod } from './types.js';
 
+/** The conditions the kubelet owns (kubetypes.PodConditionsByKubelet), in the order it lists them. */
 const CONDITION_ORDER = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
+
+/** The Pod's conditions that others own, unchanged: the kubelet's status write must not drop them. */
+function othersConditions(old: PodStatus | undefined): PodCondition[] {
+  return (old?.conditions ?? []).filter((c) => !CONDITION_ORDER.includes(c.type));
+}
 
 /** The image reference a runtime reports: docker.io/library/ for a bare name, :latest for no tag. */
 export function imageRef(image: string): string {
@@ -89,7 +96,7 @@ export function runtimeStatus(pod: Pod, running: RunningPod, hostIP: string, now
   const containers = running.containers.map((c) => containerStatus(running, c));
   return {
     phase: terminal ?? 'Running',
-    conditions: withTimes(conditions(!terminal, terminal, []), pod.status, now),
+    conditions: [...othersConditions(pod.status), ...withTimes(conditions(!terminal, terminal, []), pod.status, now)],
     hostIP,
     hostIPs: [{ ip: hostIP }],
     podIP: running.ip,

@@ -76,3 +76,38 @@ test('a condition keeps its transition time while its status stays; a changed on
   assert.equal(scheduled?.lastTransitionTime, '2026-12-04T00:00:02Z');
   assert.equal(stopped.containerStatuses?.[0]?.state.terminated?.reason, 'Completed');
 });
+
+test("conditions the kubelet does not own stay as the API has them, ahead of the kubelet's five", () => {
+  const first = runtimeStatus(pod, run, '192.168.0.10', '2026-12-04T00:00:02Z');
+  const evicted = {
+    type: 'DisruptionTarget',
+    status: 'True',
+    reason: 'EvictionByEvictionAPI',
+    message: 'Eviction API: evicting',
+    lastProbeTime: null,
+    lastTransitionTime: '2026-12-04T00:05:00Z',
+  };
+  const gate = { type: 'example.com/ready', status: 'False', lastTransitionTime: '2026-12-04T00:00:03Z' };
+  const status = { ...first, conditions: [...first.conditions!, evicted, gate] };
+  const stopped = runtimeStatus(
+    { ...pod, status },
+    { ...run, stoppedAt: '2026-12-04T00:06:00Z' },
+    '192.168.0.10',
+    '2026-12-04T00:06:00Z',
+  );
+  assert.equal(stopped.phase, 'Succeeded');
+  assert.deepEqual(
+    stopped.conditions?.map((c) => c.type),
+    [
+      'DisruptionTarget',
+      'example.com/ready',
+      'PodReadyToStartContainers',
+      'Initialized',
+      'Ready',
+      'ContainersReady',
+      'PodScheduled',
+    ],
+  );
+  assert.deepEqual(stopped.conditions?.[0], evicted, 'the eviction condition unchanged');
+  assert.deepEqual(stopped.conditions?.[1], gate);
+});
