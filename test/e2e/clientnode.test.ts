@@ -189,3 +189,61 @@ describe('@kubernetes/client-node', () => {
     }
   });
 });
+
+describe('@kubernetes/client-node with workloads', () => {
+  let running: RunningServer | undefined;
+  after(async () => {
+    await running?.cleanup();
+  });
+
+  it('creates a Deployment, watches the Pods its ReplicaSet makes, evicts one and sees it replaced', async () => {
+    running = await startServer(['--controllers=replicaset,deployment']);
+    const config = new k8s.KubeConfig();
+    config.loadFromFile(running.kubeconfig);
+    const apps = config.makeApiClient(k8s.AppsV1Api);
+    const pods = config.makeApiClient(k8s.CoreV1Api);
+    const labels = { app: 'js-web' };
+    const created = await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'js-web' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.9' }] },
+          },
+        },
+      },
+    });
+    assert.equal(created.spec?.strategy?.type, 'RollingUpdate', 'defaulted by the server');
+    const seen: { type: string; name: string; owner: string | undefined }[] = [];
+    const req = await new k8s.Watch(config).watch(
+      '/api/v1/namespaces/default/pods',
+      { labelSelector: 'app=js-web' },
+      (type: string, pod: k8s.V1Pod) =>
+        seen.push({ type, name: pod.metadata?.name ?? '', owner: pod.metadata?.ownerReferences?.[0]?.kind }),
+      () => undefined,
+    );
+    try {
+      const added = () => seen.filter((e) => e.type === 'ADDED');
+      await waitFor('two Pods made by the ReplicaSet', () => (added().length >= 2 ? true : undefined));
+      const victim = added()[0]!.name;
+      await pods.createNamespacedPodEviction({
+        name: victim,
+        namespace: 'default',
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: victim, namespace: 'default' } },
+      });
+      await waitFor('the evicted Pod gone and replaced', () =>
+        seen.some((e) => e.type === 'DELETED' && e.name === victim) && added().length === 3 ? true : undefined,
+      );
+      assert.deepEqual(
+        added().map((e) => e.owner),
+        ['ReplicaSet', 'ReplicaSet', 'ReplicaSet'],
+      );
+    } finally {
+      req.abort();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 // The official Kubernetes client for Python (Debian's python3-kubernetes, as kopf, Ansible and many scripts use it)
-// against a real dkc server: it sends `?watch=True`, which must be a watch stream, not a list.
+// against a real dkc server: it sends `?watch=True`, which must be a watch stream, not a list; and it runs a
+// Deployment and evicts one of its Pods.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,7 +11,8 @@ import { RestClient } from '../../src/client/index.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
-const script = fileURLToPath(new URL('../../../test/e2e/fixtures/python_client.py', import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../../../test/e2e/fixtures/${name}`, import.meta.url));
+const script = fixture('python_client.py');
 // Debian's package installs for the system interpreter, whatever python3 comes first on PATH.
 const python = '/usr/bin/python3';
 
@@ -58,5 +60,21 @@ describe('the official Python client', () => {
     assert.deepEqual(out.active, { name: 'py-config', uid: 'u-1', resourceVersion: '7' });
     const node = await api.get<{ spec: { configSource?: { configMap?: { name: string } } } }>('/api/v1/nodes/py-node');
     assert.equal(node.spec.configSource?.configMap?.name, 'py-config');
+  });
+
+  it('creates a Deployment, watches the Pods its ReplicaSet makes, evicts one and sees it replaced', async () => {
+    const { stdout } = await run(python, [fixture('python_workloads.py'), server.kubeconfig], { timeout: 60_000 });
+    const out = JSON.parse(stdout) as {
+      strategy: string;
+      added: string[];
+      owners: string[];
+      deleted: string[];
+      evicted: string;
+    };
+    assert.equal(out.strategy, 'RollingUpdate', 'defaulted by the server');
+    assert.equal(out.added.length, 3, 'two, then the replacement');
+    assert.deepEqual(out.owners, ['ReplicaSet', 'ReplicaSet', 'ReplicaSet']);
+    assert.deepEqual(out.deleted, [out.evicted], 'an unbound Pod goes at once when evicted');
+    for (const name of out.added) assert.match(name, /^py-web-[a-z0-9]+-[a-z0-9]{5}$/);
   });
 });
