@@ -16,6 +16,7 @@ import type { LeafIssuer, LeafKeyPair } from '../pki/index.js';
 import { FleetError, messages } from './errors.js';
 import { errorMessage } from '../util/errors.js';
 import { systemClock, type Clock } from '../util/clock.js';
+import { readFileIfPresent } from '../util/optionalfile.js';
 
 export type NodeCredential = { certPem: string; keyPem: string } | { token: string };
 
@@ -26,15 +27,6 @@ const TOKEN_TTL_SECONDS = 365 * 86_400;
 export interface CredentialSource {
   /** The credential of `name`, from disk when still valid, else newly issued and written. */
   credential(name: string, dir: string): Promise<NodeCredential>;
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
 }
 
 async function readCA(certFile: string, keyFile: string): Promise<{ certPem: string; keyPem: string }> {
@@ -103,7 +95,7 @@ async function certificateCredentials(
   const issuer: LeafIssuer = await pki.leafIssuer(ca);
   const keyFile = join(dataDir, 'pki', 'client.key');
   await mkdir(join(dataDir, 'pki'), { recursive: true, mode: 0o700 });
-  let keyPem = await readOptional(keyFile);
+  let keyPem = await readFileIfPresent(keyFile);
   let key: LeafKeyPair | undefined;
   if (keyPem !== undefined) {
     try {
@@ -123,7 +115,7 @@ async function certificateCredentials(
     async credential(name, dir) {
       const user = `system:node:${name}`;
       const certFile = join(dir, 'pki', 'client.crt');
-      const existing = await readOptional(certFile);
+      const existing = await readFileIfPresent(certFile);
       const now = clock.now();
       if (existing !== undefined && stillValid(existing, caX509, keyObject, user, now))
         return { certPem: existing, keyPem: shared.keyPem };

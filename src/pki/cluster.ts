@@ -7,7 +7,7 @@
 // serialised by a lock file, because two CAs minted in parallel would leave leaves signed by a CA that
 // lost the rename race.
 
-import { readFile, mkdir, open, unlink, stat } from 'node:fs/promises';
+import { mkdir, open, unlink, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate as NodeX509 } from 'node:crypto';
@@ -23,6 +23,7 @@ import {
 import { PkiError } from './errors.js';
 import { errorMessage } from '../util/errors.js';
 import { systemClock } from '../util/clock.js';
+import { readFileIfPresent } from '../util/optionalfile.js';
 
 export interface ClusterPKIOptions {
   /** Extra DNS names for the API server's serving certificate. */
@@ -84,15 +85,6 @@ function leafSpecs(options: ClusterPKIOptions): Record<LeafName, IssueOptions> {
 
 const LEAVES: readonly LeafName[] = ['apiserver', 'admin', 'apiserver-kubelet-client'];
 
-async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
 /** What is on disk; undefined where a file is missing. */
 interface OnDisk {
   caCert: string | undefined;
@@ -103,9 +95,16 @@ interface OnDisk {
 async function readState(dir: string): Promise<OnDisk> {
   const leaves = {} as OnDisk['leaves'];
   for (const n of LEAVES) {
-    leaves[n] = { cert: await readIfExists(join(dir, `${n}.crt`)), key: await readIfExists(join(dir, `${n}.key`)) };
+    leaves[n] = {
+      cert: await readFileIfPresent(join(dir, `${n}.crt`)),
+      key: await readFileIfPresent(join(dir, `${n}.key`)),
+    };
   }
-  return { caCert: await readIfExists(join(dir, 'ca.crt')), caKey: await readIfExists(join(dir, 'ca.key')), leaves };
+  return {
+    caCert: await readFileIfPresent(join(dir, 'ca.crt')),
+    caKey: await readFileIfPresent(join(dir, 'ca.key')),
+    leaves,
+  };
 }
 
 /**
@@ -169,7 +168,7 @@ async function acquireLock(dir: string, timeoutMs: number): Promise<() => Promis
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const holder = Number.parseInt((await readIfExists(lockPath)) ?? '', 10);
+    const holder = Number.parseInt((await readFileIfPresent(lockPath)) ?? '', 10);
     const st = await stat(lockPath).catch(() => undefined);
     // An empty lock file is one being written right now, unless it has been empty for long: then its
     // writer died between creating and writing it.

@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../../util/atomicfile.js';
 import { klog } from '../../util/klog.js';
 import { NodeAgentError } from './errors.js';
 import { errorMessage } from '../../util/errors.js';
+import { readFileIfPresent } from '../../util/optionalfile.js';
 
 export const SELF_SIGNED_CERT_FILE = 'kubelet.crt';
 export const SELF_SIGNED_KEY_FILE = 'kubelet.key';
@@ -31,15 +32,6 @@ export interface ServingCert {
   keyFile: string;
   /** True when this call minted the self-signed pair. */
   generated: boolean;
-}
-
-async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
 }
 
 function certError(message: string, cause?: unknown): NodeAgentError {
@@ -80,7 +72,7 @@ export async function loadOrCreateServingCert(options: ServingCertOptions): Prom
   const keyFile = join(options.certDir, SELF_SIGNED_KEY_FILE);
   let existing: [string | undefined, string | undefined];
   try {
-    existing = await Promise.all([readIfExists(certFile), readIfExists(keyFile)]);
+    existing = await Promise.all([readFileIfPresent(certFile), readFileIfPresent(keyFile)]);
   } catch (err) {
     throw certError(`cannot read the serving certificate in ${options.certDir}: ${errorMessage(err)}`, err);
   }

@@ -3,7 +3,7 @@
 // with the kubelet's own error. The agent never deletes them: that is the operator's step (or a drained node's), as
 // the kubelet's message says.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CPU_MANAGER_STATE, MEMORY_MANAGER_STATE, type KubeletConfiguration } from '../../kubeletconfig/index.js';
 import { writeFileAtomic } from '../../util/atomicfile.js';
@@ -11,15 +11,7 @@ import type { MachineResources } from '../node/capacity.js';
 import { AgentStartError } from '../starterror.js';
 import { restoreCheckpoints } from './checkpoints.js';
 import { checkpoints as texts } from './messages.js';
-
-async function readIfPresent(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
+import { readFileIfPresent } from '../../util/optionalfile.js';
 
 /** The simulated machine's CPUs and memory; one CPU and no memory when the host reports none. */
 function machineOf(m: MachineResources): { cpus: number; memoryBytes: number } {
@@ -35,8 +27,8 @@ export async function startContainerManager(
   const decision = restoreCheckpoints({
     config,
     rootDir,
-    cpuState: await readIfPresent(join(rootDir, CPU_MANAGER_STATE)),
-    memoryState: await readIfPresent(join(rootDir, MEMORY_MANAGER_STATE)),
+    cpuState: await readFileIfPresent(join(rootDir, CPU_MANAGER_STATE)),
+    memoryState: await readFileIfPresent(join(rootDir, MEMORY_MANAGER_STATE)),
     machine: machineOf(machine),
   });
   if (decision.action === 'fail') throw new AgentStartError(texts.startFailed(decision.error));
