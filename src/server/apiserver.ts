@@ -29,11 +29,20 @@ import { NodeProxy, nodeEndpoint } from './proxy.js';
 import { defaultRegistry, type Registry } from './registry.js';
 import { apiVersionOf, type ResourceDef, type SubresourceAction } from './resourcedef.js';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
-import { ResourceStorage, keyPrefix, presentCustom, type NamespaceLookup, type WriteContext } from './resources.js';
+import {
+  ResourceStorage,
+  keyPrefix,
+  patchNamesResourceVersion,
+  patchedObject,
+  presentCustom,
+  type NamespaceLookup,
+  type WriteContext,
+} from './resources.js';
+import { applyScale, SCALE_KIND, SCALE_SUBRESOURCE, scaleOf } from './scale.js';
 import { buildSelection } from './selection.js';
 import { parseFieldValidation } from './fieldvalidation.js';
 import type { ServedResource } from './openapi-paths.js';
-import { acceptedPatchMediaTypes, patchTypeOf } from './patchtypes.js';
+import { acceptedPatchMediaTypes, patchTypeOf, SCALE_PATCH_MEDIA_TYPES } from './patchtypes.js';
 import { writeOptions } from './writeoptions.js';
 import { firstQuery, int64Param, listResourceVersion, ParamError, type ListResourceVersion } from './params.js';
 import { toTable, wantsTable } from './tables.js';
@@ -107,6 +116,7 @@ function servedResource(d: ResourceDef): ServedResource {
     verbs: d.verbs,
     subresources: [
       ...(d.statusSubresource ? ['status'] : []),
+      ...(d.scaleSubresource ? [SCALE_SUBRESOURCE] : []),
       ...(d.proxySubresource ? ['proxy'] : []),
       ...(d.finalizeSubresource ? [FINALIZE_SUBRESOURCE] : []),
     ],
@@ -636,10 +646,11 @@ export class ApiServer {
     }
     if (info.subresource) {
       if (info.subresource === 'proxy' && def.proxySubresource) return this.handleProxy(req, res, url, info, storage);
+      const scale = info.subresource === SCALE_SUBRESOURCE && def.scaleSubresource === true && !info.rest.length;
       if (info.subresource === FINALIZE_SUBRESOURCE && def.finalizeSubresource && !info.rest.length) {
         // PUT is the only method served there, as kube-apiserver serves it.
         if (info.verb !== 'update') throw errors.methodNotAllowedOnPath();
-      } else if (info.subresource !== 'status' || !def.statusSubresource || info.rest.length) {
+      } else if (!scale && (info.subresource !== 'status' || !def.statusSubresource || info.rest.length)) {
         throw errors.notFoundPath();
       }
     }
@@ -657,7 +668,43 @@ export class ApiServer {
       accept: req.headers['accept'],
       ctx,
     };
+    if (info.subresource === SCALE_SUBRESOURCE) return this.handleScale(call);
     return this.verbHandler(info.verb, def)(call);
+  }
+
+  /** `/scale`: the object's Scale read, replaced or patched; a write reaches the object's spec.replicas. */
+  private async handleScale(call: ResourceCall): Promise<void> {
+    const { req, res, q, def, storage, namespace, info, accept, ctx } = call;
+    if (info.verb === 'get') {
+      this.checkAcceptable(accept);
+      return this.writeJson(
+        res,
+        200,
+        scaleOf(await storage.get(namespace, info.name, q.get('resourceVersion') ?? undefined)),
+        accept,
+      );
+    }
+    if (info.verb !== 'update' && info.verb !== 'patch') throw errors.methodNotAllowed(info.verb, SCALE_KIND);
+    const raw = await readBody(req);
+    let mutate: (current: KubeObject) => KubeObject;
+    if (info.verb === 'update') {
+      ctx.fieldManager = writeOptions('update', undefined, q, req.headers['user-agent']).fieldManager;
+      const body = (await decodeObjectBody(raw, req.headers['content-type'])) as KubeObject;
+      mutate = (current) => applyScale(current, body, info.name);
+    } else {
+      const kind = patchTypeOf(req.headers['content-type'], false);
+      if (kind === 'apply') throw errors.unsupportedMediaTypeFor(kind, [...SCALE_PATCH_MEDIA_TYPES]);
+      Object.assign(ctx, writeOptions('patch', kind, q, req.headers['user-agent']));
+      const patch = decodePatchBody(raw);
+      const pinned = patchNamesResourceVersion(kind, patch);
+      mutate = (current) => {
+        const scale = patchedObject(kind, scaleOf(current), patch, SCALE_KIND);
+        if (!pinned) delete scale.metadata.resourceVersion;
+        return applyScale(current, scale, info.name);
+      };
+    }
+    const written = await storage.updateFrom(namespace, info.name, SCALE_SUBRESOURCE, ctx, mutate);
+    return this.writeJson(res, 200, scaleOf(await this.afterWrite(def, written, ctx)), accept, ctx.warnings);
   }
 
   /** A POST to an action subresource (a Pod's binding or eviction): the action's work, then 201 Success. */

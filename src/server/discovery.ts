@@ -4,6 +4,7 @@
 import { gitVersion, type KubeVersion } from './emulation/version.js';
 import type { Registry } from './registry.js';
 import { apiVersionOf, type ResourceDef } from './resourcedef.js';
+import { SCALE_GROUP, SCALE_KIND, SCALE_VERSION } from './scale.js';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '22', gitVersion: gitVersion(undefined) };
 
@@ -81,6 +82,17 @@ function resourceEntries(def: ResourceDef): object[] {
       ...(action.version !== undefined ? { version: action.version } : {}),
       kind: action.kind,
       verbs: ['create'],
+    });
+  }
+  if (def.scaleSubresource) {
+    out.push({
+      name: `${def.plural}/scale`,
+      singularName: '',
+      namespaced: def.namespaced,
+      group: SCALE_GROUP,
+      version: SCALE_VERSION,
+      kind: SCALE_KIND,
+      verbs: ['get', 'patch', 'update'],
     });
   }
   if (def.finalizeSubresource) {

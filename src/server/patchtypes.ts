@@ -24,6 +24,11 @@ export function acceptedPatchTypes(custom: boolean): readonly PatchContentType[]
   return custom ? CUSTOM : BUILT_IN;
 }
 
+/** The patch media types of a `scale` subresource: a built-in kind's but server-side apply, which dkc does not serve there. */
+export const SCALE_PATCH_MEDIA_TYPES: readonly string[] = BUILT_IN.filter((t) => t !== 'apply').map(
+  (t) => MEDIA_TYPES[t],
+);
+
 /** The media types of acceptedPatchTypes, in the order kube-apiserver names them. */
 export function acceptedPatchMediaTypes(custom: boolean): string[] {
   return acceptedPatchTypes(custom).map((t) => MEDIA_TYPES[t]);

@@ -8,6 +8,7 @@ import { customResourceDefinitions } from './crd/definition.js';
 import { bindings, configmaps, events, leases, namespaces, nodes, pods } from './builtins.js';
 import type { ResourceDef } from './resourcedef.js';
 import { podDisruptionBudgets, podDisruptionBudgetsV1beta1 } from './disruptionbudgets/definition.js';
+import { appsResources } from './apps/definition.js';
 
 export class Registry {
   private defs: ResourceDef[];
@@ -57,6 +58,7 @@ export function defaultRegistry(nodeDef: ResourceDef = nodes): Registry {
     leases,
     podDisruptionBudgets,
     podDisruptionBudgetsV1beta1,
+    ...appsResources,
     ...rbacResources,
     ...reviewResources,
     customResourceDefinitions,

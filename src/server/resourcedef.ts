@@ -31,6 +31,8 @@ export interface ResourceDef {
   statusSubresource: boolean;
   /** Node proxy: `/proxy` forwards to the object's endpoint. */
   proxySubresource: boolean;
+  /** `/scale`: an autoscaling/v1 Scale of spec.replicas, status.replicas and spec.selector (src/server/scale.ts). */
+  scaleSubresource?: boolean;
   /** Field paths accepted in fieldSelector, beyond metadata.name and metadata.namespace. */
   fields: Record<string, (obj: KubeObject) => string | undefined>;
   columns: TableColumn[];

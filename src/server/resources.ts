@@ -84,6 +84,24 @@ export function patchNamesResourceVersion(type: PatchType, patch: unknown): bool
   return meta !== null && typeof meta === 'object' && 'resourceVersion' in meta;
 }
 
+/** A JSON, merge or strategic merge patch applied to an object; a bad patch or result is the apiserver's Status. */
+export function patchedObject(type: PatchType, current: KubeObject, patch: unknown, kind: string): KubeObject {
+  let patched: JsonObject;
+  try {
+    patched = applyPatch(type, current as unknown as JsonObject, patch, kind);
+  } catch (err) {
+    if (err instanceof PatchError) {
+      throw err.code === 'DKC_PATCH_INVALID' ? errors.badRequest(err.message) : errors.invalidMessage(err.message);
+    }
+    throw err;
+  }
+  const obj = patched as unknown as KubeObject;
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+    throw errors.badRequest('the patch must produce an object');
+  if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+  return obj;
+}
+
 export function keyPrefix(def: ResourceDef): string {
   return def.custom ? customKeyPrefix(def.group, def.plural) : builtinKeyPrefix(def.group, def.plural);
 }
@@ -674,6 +692,21 @@ export class ResourceStorage {
     });
   }
 
+  /**
+   * A write of the main object computed from the stored one through the whole update path (strategy, validation,
+   * admission, managedFields under `subresource`): how a `scale` write reaches spec.replicas.
+   */
+  async updateFrom(
+    namespace: string,
+    name: string,
+    subresource: string,
+    ctx: WriteContext,
+    mutate: (current: KubeObject) => KubeObject,
+  ): Promise<KubeObject> {
+    if (!this.def.verbs.includes('update')) throw errors.methodNotAllowed('update', this.def.kind);
+    return this.guaranteedUpdate(namespace, name, subresource, ctx, mutate);
+  }
+
   async update(
     namespace: string,
     name: string,
@@ -714,19 +747,7 @@ export class ResourceStorage {
     // write wins the race; one that names it is a precondition, and a stale one is a 409.
     const pinned = patchNamesResourceVersion(type, patch);
     return this.guaranteedUpdate(namespace, name, subresource, ctx, (current) => {
-      let patched: JsonObject;
-      try {
-        patched = applyPatch(type, current as unknown as JsonObject, patch, this.def.kind);
-      } catch (err) {
-        if (err instanceof PatchError) {
-          throw err.code === 'DKC_PATCH_INVALID' ? errors.badRequest(err.message) : errors.invalidMessage(err.message);
-        }
-        throw err;
-      }
-      const obj = patched as unknown as KubeObject;
-      if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
-        throw errors.badRequest('the patch must produce an object');
-      if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+      const obj = patchedObject(type, current, patch, this.def.kind);
       // As kube-apiserver's checkName: a patch that removes the name (a root "$patch: delete" empties the object)
       // is refused, not stored as an emptied object.
       const patchedName = obj.metadata.name ?? '';

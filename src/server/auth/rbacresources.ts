@@ -164,6 +164,16 @@ function group(name: string): Subject {
 
 const aggregated = (role: 'admin' | 'edit' | 'view') => ({ [aggregateTo(role)]: 'true' });
 
+/** The replicated apps kinds and their scale subresources, which edit writes and view reads. */
+const APPS_SCALED = [
+  'statefulsets',
+  'statefulsets/scale',
+  'deployments',
+  'deployments/scale',
+  'replicasets',
+  'replicasets/scale',
+];
+
 export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), { verbs: ['*'], nonResourceURLs: ['*'] }]),
   // Their rules are those of the ClusterRoles labelled for them (filled in here, kept up to date by the server).
@@ -185,6 +195,8 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
       // As kube's aggregated roles: whoever may delete Pods may evict them.
       rule(['create'], [''], ['pods/eviction']),
       rule([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
+      // Upstream's: writers of the apps kinds; reading them comes through view.
+      rule(WRITE, ['apps'], [...APPS_SCALED, 'daemonsets', 'deployments/rollback']),
     ],
     { labels: aggregated('edit') },
   ),
@@ -193,6 +205,19 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     [
       rule(READ, [''], ['configmaps', 'events', 'pods', 'namespaces']),
       rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+      rule(
+        READ,
+        ['apps'],
+        [
+          'controllerrevisions',
+          ...APPS_SCALED,
+          'daemonsets',
+          'daemonsets/status',
+          'deployments/status',
+          'replicasets/status',
+          'statefulsets/status',
+        ],
+      ),
     ],
     { labels: aggregated('view') },
   ),

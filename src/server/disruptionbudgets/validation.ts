@@ -17,17 +17,29 @@ import { invalidGo } from '../../api/validation/goprint.js';
 import { budgetText, UNHEALTHY_POD_EVICTION_POLICIES } from './messages.js';
 
 /** %#v of an intstr.IntOrString. */
-function goIntOrString(v: IntOrString): string {
+export function goIntOrString(v: IntOrString): string {
   return typeof v === 'number'
     ? `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}`
     : `intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}`;
 }
 
+const isPercent = (v: IntOrString): v is string => typeof v === 'string' && /^[0-9]+%$/.test(v);
+
+/** ValidatePositiveIntOrPercent: a count not negative, or a percentage. */
+export function positiveIntOrPercent(v: IntOrString, path: string): FieldError[] {
+  if (typeof v === 'number') return v < 0 ? [field.invalid(path, v, budgetText.negative)] : [];
+  return isPercent(v) ? [] : [invalidGo(path, v, goIntOrString(v), budgetText.notPercent)];
+}
+
+/** IsNotMoreThan100Percent: a percentage is at most 100%. */
+export function notMoreThan100Percent(v: IntOrString, path: string): FieldError[] {
+  return isPercent(v) && Number(v.slice(0, -1)) > 100 ? [invalidGo(path, v, goIntOrString(v), budgetText.over100)] : [];
+}
+
 /** ValidatePositiveIntOrPercent and IsNotMoreThan100Percent. */
 export function validateIntOrPercent(v: IntOrString, path: string): FieldError[] {
-  if (typeof v === 'number') return v < 0 ? [field.invalid(path, v, budgetText.negative)] : [];
-  if (!/^[0-9]+%$/.test(v)) return [invalidGo(path, v, goIntOrString(v), budgetText.notPercent)];
-  return Number(v.slice(0, -1)) > 100 ? [invalidGo(path, v, goIntOrString(v), budgetText.over100)] : [];
+  const errs = positiveIntOrPercent(v, path);
+  return errs.length ? errs : notMoreThan100Percent(v, path);
 }
 
 interface SelectorRequirement {

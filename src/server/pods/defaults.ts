@@ -1,7 +1,8 @@
 // What kube-apiserver fills into a Pod before validating it: the v1 defaulters (SetDefaults_Pod, _PodSpec,
-// _Container), the Priority admission's priority for a Pod without a PriorityClass, quantities in their canonical
-// form, and on create the status the registry starts every Pod with (phase Pending and its QoS class). Pure: each
-// function changes the object it is given; a quantity that does not parse is a 400, as Go's decoding refuses it.
+// _Container; a Pod template's spec gets _PodSpec and _Container only), the Priority admission's priority for a Pod
+// without a PriorityClass, quantities in their canonical form, and on create the status the registry starts every
+// Pod with (phase Pending and its QoS class). Pure: each function changes the object it is given; a quantity that
+// does not parse is a 400, as Go's decoding refuses it.
 
 import { errors } from '../../api/errors.js';
 import { Quantity } from '../../kubeletconfig/values.js';
@@ -26,9 +27,7 @@ function canonicalList(list: Record<string, unknown> | null | undefined): void {
 }
 
 /** SetDefaults_Pod: a container's requests default to its limits. */
-function defaultResources(r: ResourceRequirements): void {
-  canonicalList(r.limits);
-  canonicalList(r.requests);
+function requestsFromLimits(r: ResourceRequirements): void {
   if (!r.limits) return;
   const requests = (r.requests ??= {});
   for (const [name, limit] of Object.entries(r.limits)) if (!(name in requests)) requests[name] = limit;
@@ -50,11 +49,20 @@ function defaultContainer(c: Container): void {
     c.imagePullPolicy = tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
   }
   for (const p of c.ports ?? []) if (p && p.protocol === undefined) p.protocol = 'TCP';
-  if (c.resources) defaultResources(c.resources);
-  else c.resources = {};
+  if (c.resources) {
+    canonicalList(c.resources.limits);
+    canonicalList(c.resources.requests);
+  } else c.resources = {};
 }
 
-function defaultSpec(spec: PodSpec): void {
+const containersOf = (spec: PodSpec): Container[] =>
+  [...(spec.initContainers ?? []), ...(spec.containers ?? [])].filter((c) => c);
+
+/**
+ * SetDefaults_PodSpec and the container defaulters: what every Pod spec is given, a Pod's own and a Pod template's
+ * (a Deployment's, a ReplicaSet's). What SetDefaults_Pod and the Priority admission add is for Pods only.
+ */
+export function defaultPodSpec(spec: PodSpec): void {
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.restartPolicy ??= 'Always';
   spec.terminationGracePeriodSeconds ??= DEFAULT_GRACE_SECONDS;
@@ -62,15 +70,20 @@ function defaultSpec(spec: PodSpec): void {
   if (spec.terminationGracePeriodSeconds < 0) spec.terminationGracePeriodSeconds = 1;
   spec.securityContext ??= {};
   spec.schedulerName ??= 'default-scheduler';
+  for (const c of containersOf(spec)) defaultContainer(c);
+}
+
+/** SetDefaults_Pod (service links, requests from limits) and the Priority admission's priority. */
+function defaultPodOnly(spec: PodSpec): void {
   spec.enableServiceLinks ??= true;
+  for (const c of containersOf(spec)) if (c.resources) requestsFromLimits(c.resources);
   if (!spec.priorityClassName && (spec.priority === undefined || spec.priority === null)) spec.priority = 0;
   if (spec.priority !== undefined) spec.preemptionPolicy ??= 'PreemptLowerPriority';
-  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) if (c) defaultContainer(c);
 }
 
 /** kube's GetPodQOS over requests and limits (after defaulting). */
 export function qosClass(spec: PodSpec): string {
-  const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])].filter((c) => c);
+  const containers = containersOf(spec);
   const set = (l: Record<string, unknown> | null | undefined, r: string) =>
     l?.[r] !== undefined && !quantity(l[r]).isZero();
   const any = containers.some((c) =>
@@ -90,7 +103,8 @@ export function qosClass(spec: PodSpec): string {
 /** The defaults of every write of a Pod's spec (create and update). */
 export function defaultPod(pod: PodObject): void {
   if (!pod.spec || typeof pod.spec !== 'object') pod.spec = {};
-  defaultSpec(pod.spec);
+  defaultPodSpec(pod.spec);
+  defaultPodOnly(pod.spec);
 }
 
 /** A new Pod: defaulted, and its status what the registry starts every Pod with. */

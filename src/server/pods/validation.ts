@@ -76,15 +76,15 @@ function containerErrors(c: Container, path: string, names: Set<string>): FieldE
   return errs;
 }
 
-function containersErrors(spec: PodSpec): FieldError[] {
+function containersErrors(spec: PodSpec, base: string): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   (spec.initContainers ?? []).forEach((c, i) =>
-    errs.push(...containerErrors(c ?? {}, `spec.initContainers[${i}]`, names)),
+    errs.push(...containerErrors(c ?? {}, `${base}.initContainers[${i}]`, names)),
   );
   const containers = spec.containers ?? [];
-  if (containers.length === 0) errs.push(field.required('spec.containers'));
-  containers.forEach((c, i) => errs.push(...containerErrors(c ?? {}, `spec.containers[${i}]`, names)));
+  if (containers.length === 0) errs.push(field.required(`${base}.containers`));
+  containers.forEach((c, i) => errs.push(...containerErrors(c ?? {}, `${base}.containers[${i}]`, names)));
   return errs;
 }
 
@@ -108,32 +108,33 @@ function tolerationErrors(t: Toleration, path: string): FieldError[] {
   return errs;
 }
 
-function tolerationsErrors(list: Toleration[] | null | undefined): FieldError[] {
-  return (list ?? []).flatMap((t, i) => tolerationErrors(t ?? {}, `spec.tolerations[${i}]`));
+function tolerationsErrors(list: Toleration[] | null | undefined, base: string): FieldError[] {
+  return (list ?? []).flatMap((t, i) => tolerationErrors(t ?? {}, `${base}.tolerations[${i}]`));
 }
 
-function specErrors(spec: PodSpec): FieldError[] {
-  const errs = containersErrors(spec);
+/** ValidatePodSpec for the fields above, under `base` (`spec` for a Pod, `spec.template.spec` for a template). */
+export function validatePodSpec(spec: PodSpec, base = 'spec'): FieldError[] {
+  const errs = containersErrors(spec, base);
   if (spec.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy))
-    errs.push(field.notSupported('spec.restartPolicy', spec.restartPolicy, RESTART_POLICIES));
+    errs.push(field.notSupported(`${base}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
   if (spec.dnsPolicy !== undefined && !DNS_POLICIES.includes(spec.dnsPolicy))
-    errs.push(field.notSupported('spec.dnsPolicy', spec.dnsPolicy, DNS_POLICIES));
-  errs.push(...validateLabels(spec.nodeSelector, 'spec.nodeSelector'));
+    errs.push(field.notSupported(`${base}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
+  errs.push(...validateLabels(spec.nodeSelector, `${base}.nodeSelector`));
   const sa = spec.serviceAccountName ?? '';
-  if (sa !== '') for (const m of isDNS1123Subdomain(sa)) errs.push(field.invalid('spec.serviceAccountName', sa, m));
+  if (sa !== '') for (const m of isDNS1123Subdomain(sa)) errs.push(field.invalid(`${base}.serviceAccountName`, sa, m));
   const nodeName = spec.nodeName ?? '';
   if (nodeName !== '')
-    for (const m of validateNodeName(nodeName, false)) errs.push(field.invalid('spec.nodeName', nodeName, m));
+    for (const m of validateNodeName(nodeName, false)) errs.push(field.invalid(`${base}.nodeName`, nodeName, m));
   const deadline = spec.activeDeadlineSeconds;
   if (typeof deadline === 'number' && (deadline < 1 || deadline > MAX_INT32))
-    errs.push(field.invalid('spec.activeDeadlineSeconds', deadline, podText.deadlineRange(1)));
-  errs.push(...tolerationsErrors(spec.tolerations));
+    errs.push(field.invalid(`${base}.activeDeadlineSeconds`, deadline, podText.deadlineRange(1)));
+  errs.push(...tolerationsErrors(spec.tolerations, base));
   return errs;
 }
 
 /** ValidatePodCreate. */
 export function validatePod(pod: PodObject): FieldError[] {
-  return [...validateCoreObjectMeta(pod.metadata, true, nameIsDNSSubdomain), ...specErrors(pod.spec ?? {})];
+  return [...validateCoreObjectMeta(pod.metadata, true, nameIsDNSSubdomain), ...validatePodSpec(pod.spec ?? {})];
 }
 
 function deadlineUpdateErrors(next: PodSpec, old: PodSpec): FieldError[] {
@@ -196,7 +197,7 @@ export function validatePodUpdate(pod: PodObject, old: PodObject): FieldError[] 
   const errs = validateCoreObjectMetaUpdate(pod.metadata, old.metadata);
   const next = pod.spec ?? {};
   const prev = old.spec ?? {};
-  errs.push(...specErrors(next));
+  errs.push(...validatePodSpec(next));
   const deadline = deadlineUpdateErrors(next, prev);
   if (deadline.length) return [...errs, ...deadline];
   errs.push(...tolerationUpdateErrors(next.tolerations ?? [], prev.tolerations ?? []));
