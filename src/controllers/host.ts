@@ -14,6 +14,7 @@ import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
 import {
   CONTROLLER_USER,
+  DAEMON_SET_CONTROLLER_USER,
   DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   NAMESPACE_CONTROLLER_USER,
@@ -56,6 +57,7 @@ export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
   tainteviction: TAINT_EVICTION_USER,
   scheduler: SCHEDULER_USER,
   disruption: DISRUPTION_CONTROLLER_USER,
+  daemonset: DAEMON_SET_CONTROLLER_USER,
 };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */

@@ -85,6 +85,7 @@ export async function loadFactory(
   if (name === 'garbagecollector') return (await import('./garbagecollector/index.js')).garbageCollectorController();
   if (name === 'tainteviction') return (await import('./tainteviction/index.js')).taintEvictionController();
   if (name === 'disruption') return (await import('./disruption/index.js')).disruptionController();
+  if (name === 'daemonset') return (await import('./daemonset/index.js')).daemonSetController();
   if (name === 'scheduler') return (await import('./scheduler/index.js')).schedulerController();
   if (name === 'namespace') {
     const syncPeriodMs =

@@ -9,6 +9,7 @@ export const CONTROLLER_NAMES = [
   'namespace',
   'garbagecollector',
   'disruption',
+  'daemonset',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 

@@ -23,6 +23,11 @@ export const TAINT_EVICTION_USER = 'system:dkc:controller:taint-eviction-control
  * reads PodDisruptionBudgets, Pods and the scale of their controllers, and writes the budgets' status.
  */
 export const DISRUPTION_CONTROLLER_USER = 'system:dkc:controller:disruption-controller';
+/**
+ * The DaemonSet controller's own user inside `dkc server` (as kube-controller-manager's daemon-set-controller): it
+ * reads DaemonSets and Nodes, creates, adopts and deletes daemon Pods, and writes the DaemonSets' status.
+ */
+export const DAEMON_SET_CONTROLLER_USER = 'system:dkc:controller:daemon-set-controller';
 /** The scheduler's user inside `dkc server`, kube-scheduler's own name: it reads Nodes and Pods and binds Pods. */
 export const SCHEDULER_USER = 'system:kube-scheduler';
 export const LEADER_LEASE_NAMESPACE = 'kube-system';

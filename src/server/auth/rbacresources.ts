@@ -15,6 +15,7 @@ import type { KubeObject } from '../../api/types.js';
 import {
   CONFIG_NAMESPACE,
   CONTROLLER_USER,
+  DAEMON_SET_CONTROLLER_USER,
   DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   LEADER_LEASE_NAME,
@@ -342,6 +343,17 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['patch', 'update'], [''], ['pods/status']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
+  // The DaemonSet controller, its own user as kube-controller-manager's daemon-set-controller, less what it does not
+  // use (ControllerRevisions, pods/binding, the finalizers subresource): reads DaemonSets (a fresh get before an
+  // adoption) and Nodes, creates, adopts or releases (patch) and deletes Pods, writes the DaemonSets' status, and
+  // records its events.
+  clusterRole(DAEMON_SET_CONTROLLER_USER, [
+    rule(READ, ['apps'], ['daemonsets']),
+    rule(['update'], ['apps'], ['daemonsets/status']),
+    rule(['list', 'watch'], [''], ['nodes']),
+    rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   // The disruption controller, its own user as kube-controller-manager's disruption-controller: reads the budgets and
   // their Pods, the Pods' controllers (ReplicationController, ReplicaSet, Deployment, StatefulSet, or any through its
   // scale), writes the budgets' status, and records its events.
@@ -432,6 +444,9 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
   clusterBinding(TAINT_EVICTION_USER, TAINT_EVICTION_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: TAINT_EVICTION_USER },
+  ]),
+  clusterBinding(DAEMON_SET_CONTROLLER_USER, DAEMON_SET_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: DAEMON_SET_CONTROLLER_USER },
   ]),
   clusterBinding(DISRUPTION_CONTROLLER_USER, DISRUPTION_CONTROLLER_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: DISRUPTION_CONTROLLER_USER },

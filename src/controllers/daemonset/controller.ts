@@ -1,0 +1,248 @@
+// The DaemonSet controller's loop (kube-controller-manager's daemonset controller): informers on DaemonSets, Nodes
+// and Pods; a DaemonSet is queued when it changes, when a Pod it owns or could adopt comes, changes or goes, and when
+// a node comes, goes or changes where daemon Pods belong. A sync takes ./decide.ts's decision: adopts and releases,
+// then — only when the last sync's creates and deletes have all been seen — creates the daemon Pods (each bound to
+// its node by a required node affinity the scheduler honours) and deletes the misscheduled, failed, duplicate and
+// out-of-date ones, and writes the status through the status subresource. The Pods carry the template's hash in
+// controller-revision-hash; no decision reads a revision's history, so no ControllerRevision is written.
+
+import { controllerOf, type DaemonSet, type PodView } from '../../api/apps.js';
+import { deepEqual } from '../../api/equal.js';
+import type { KubeObject } from '../../client/index.js';
+import { isApiError } from '../../client/index.js';
+import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
+import { objectKey } from '../../client/informer.js';
+import type { InformerLike } from '../../client/sharedinformers.js';
+import { errorMessage } from '../../util/errors.js';
+import { klog } from '../../util/klog.js';
+import {
+  nodeAndPodInformers,
+  podPath,
+  type NodeObject,
+  type PodControllerOptions,
+  type PodObject,
+} from '../podinformers.js';
+import { SyncWorker } from '../syncworker.js';
+import type { RunningController } from '../types.js';
+import { syncedOrAborted } from '../waitsynced.js';
+import { recheckOwner, writeClaim } from '../workload/adoption.js';
+import { newControllerRef } from '../workload/controllerref.js';
+import { Expectations } from '../workload/expectations.js';
+import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import { PodControl, podObjectKey, type PodControlTarget } from '../workload/podcontrol.js';
+import { failedPodBackoffKey, FailedPodBackoff } from './backoff.js';
+import { decideDaemonSet, type DaemonSetDecision } from './decide.js';
+import { events, FAILED_DAEMON_POD, texts } from './messages.js';
+import { nodeShouldRunDaemonPod } from './placement.js';
+import { daemonPodFor, revisionHash } from './pod.js';
+import { daemonSetStatus, requeueAfterSeconds } from './status.js';
+
+type DaemonSetObject = DaemonSet & KubeObject;
+
+export const DAEMONSETS_PATH = '/apis/apps/v1/daemonsets';
+const dsPath = (ns: string, name: string): string => `/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`;
+
+export type DaemonSetControllerOptions = PodControllerOptions;
+
+export class DaemonSetController implements RunningController {
+  private readonly o: DaemonSetControllerOptions;
+  private readonly dss: InformerLike<DaemonSetObject>;
+  private readonly nodes: InformerLike<NodeObject>;
+  private readonly pods: InformerLike<PodObject>;
+  private readonly own: { stop(): Promise<void> } | undefined;
+  private readonly queue: SyncWorker;
+  private readonly expectations: Expectations;
+  private readonly backoff = new FailedPodBackoff();
+  private readonly recorder: EventRecorder;
+  private readonly podControl: PodControl;
+  private stopped = false;
+
+  constructor(o: DaemonSetControllerOptions) {
+    this.o = o;
+    const { nodes, pods, own } = nodeAndPodInformers(o);
+    this.own = own;
+    this.nodes = nodes;
+    this.pods = pods;
+    this.dss = (o.informers ?? own!).informer<DaemonSetObject>(DAEMONSETS_PATH);
+    this.queue = new SyncWorker(
+      o.clock,
+      (key) => this.sync(key),
+      (key, err) => klog.error(texts.syncFailed(key, errorMessage(err))),
+    );
+    this.expectations = new Expectations(o.clock);
+    this.recorder = controllerEventRecorder(o.client, events.component, o.clock);
+    this.podControl = new PodControl(o.client, this.recorder, this.expectations);
+    this.dss.on('add', (ds) => this.queue.add(objectKey(ds)));
+    this.dss.on('update', (_old, ds) => this.queue.add(objectKey(ds)));
+    this.dss.on('delete', (ds) => this.expectations.forget(objectKey(ds)));
+    this.nodes.on('add', () => this.enqueueAll());
+    this.nodes.on('update', (old, cur) => this.nodeUpdated(old, cur));
+    this.nodes.on('delete', () => this.enqueueAll());
+    this.pods.on('add', (p) => this.podAdded(p));
+    this.pods.on('update', (old, p) => this.podUpdated(old, p));
+    this.pods.on('delete', (p) => this.podDeleted(p));
+    if (o.signal.aborted) this.stopped = true;
+    else o.signal.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    for (const i of [this.dss, this.nodes, this.pods]) i.start();
+    if (!(await syncedOrAborted(this.o.signal, this.dss, this.nodes, this.pods)) || this.stopped) return;
+    this.queue.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const i of [this.dss, this.nodes, this.pods]) await i.stop();
+    await this.queue.stop();
+    await this.recorder.stop();
+    await this.own?.stop();
+  }
+
+  private enqueueAll(): void {
+    for (const ds of this.dss.store.list()) this.queue.add(objectKey(ds));
+  }
+
+  /** Only the DaemonSets whose placement on the node changes (kube's updateNode). */
+  private nodeUpdated(old: NodeObject, cur: NodeObject): void {
+    if (deepEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {}) && deepEqual(old.spec ?? {}, cur.spec ?? {}))
+      return;
+    for (const ds of this.dss.store.list()) {
+      const before = nodeShouldRunDaemonPod(old, ds.spec.template);
+      const after = nodeShouldRunDaemonPod(cur, ds.spec.template);
+      if (!deepEqual(before, after)) this.queue.add(objectKey(ds));
+    }
+  }
+
+  private ownerOf(p: PodView): DaemonSetObject | undefined {
+    return resolveControllerRef(this.dss.store, p.metadata.namespace ?? '', controllerOf(p.metadata), 'DaemonSet');
+  }
+
+  private enqueueSelecting(p: PodView): void {
+    for (const ds of selectingControllers(this.dss.store, p.metadata.namespace ?? '', p.metadata.labels))
+      this.queue.add(objectKey(ds));
+  }
+
+  private podAdded(p: PodObject): void {
+    if (p.metadata.deletionTimestamp) return this.podDeleted(p);
+    const ds = controllerOf(p.metadata) ? this.ownerOf(p) : undefined;
+    if (ds) {
+      this.expectations.creationObserved(objectKey(ds));
+      this.queue.add(objectKey(ds));
+    } else if (!controllerOf(p.metadata)) this.enqueueSelecting(p);
+  }
+
+  private podUpdated(old: PodObject, cur: PodObject): void {
+    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+    if (cur.metadata.deletionTimestamp) return this.podDeleted(cur);
+    const oldRef = controllerOf(old.metadata);
+    const curRef = controllerOf(cur.metadata);
+    if (!deepEqual(oldRef ?? null, curRef ?? null) && oldRef) {
+      const oldDs = this.ownerOf(old);
+      if (oldDs) this.queue.add(objectKey(oldDs));
+    }
+    if (curRef) {
+      const ds = this.ownerOf(cur);
+      if (ds) this.queue.add(objectKey(ds));
+      return;
+    }
+    this.enqueueSelecting(cur);
+  }
+
+  private podDeleted(p: PodObject): void {
+    const ds = this.ownerOf(p);
+    if (!ds) return;
+    this.expectations.deletionObserved(objectKey(ds), objectKey(p));
+    this.queue.add(objectKey(ds));
+  }
+
+  private async sync(key: string): Promise<void> {
+    const ds = this.dss.store.get(key);
+    if (!ds) return this.expectations.forget(key);
+    const ns = ds.metadata.namespace ?? '';
+    const nodes = this.nodes.store.list();
+    const pods = this.pods.store.list().filter((p) => p.metadata.namespace === ns);
+    const hash = revisionHash(ds);
+    const nowMs = this.o.clock.now().getTime();
+    const uid = ds.metadata.uid ?? '';
+    const failedBackoff = new Set(
+      nodes.map((n) => n.metadata.name ?? '').filter((n) => this.backoff.inBackoff(failedPodBackoffKey(uid, n), nowMs)),
+    );
+    const needsSync = this.expectations.satisfied(key);
+    const decision = decideDaemonSet({ ds, nodes, pods, hash, nowMs, failedBackoff });
+    for (const note of decision.notes) klog.info(note);
+    if (decision.error !== undefined) return klog.error(decision.error);
+    if (ds.metadata.deletionTimestamp) return;
+    await this.claim(ds, decision);
+    const failure = needsSync ? await this.manage(key, ds, hash, decision) : undefined;
+    const status = daemonSetStatus(ds, nodes, decision.byNode, hash, nowMs);
+    if (!deepEqual(ds.status ?? {}, status)) await this.writeStatus(ds, status);
+    this.requeue(key, ds, decision, status);
+    if (failure !== undefined) throw new Error(failure);
+  }
+
+  private requeue(key: string, ds: DaemonSetObject, d: DaemonSetDecision, status: DaemonSet['status']): void {
+    const after = status ? requeueAfterSeconds(ds, status) : undefined;
+    if (after !== undefined) this.queue.addAfter(key, after * 1000);
+    for (const node of d.backingOff)
+      this.queue.addAfter(key, this.backoff.delayMs(failedPodBackoffKey(ds.metadata.uid ?? '', node)));
+  }
+
+  private async claim(ds: DaemonSetObject, d: DaemonSetDecision): Promise<void> {
+    const { namespace = '', name = '', uid = '' } = ds.metadata;
+    if (d.adopt.length > 0)
+      await recheckOwner(this.o.client, dsPath(namespace, name), uid, {
+        gone: (got) => texts.gone(namespace, name, got, uid),
+        deleting: (at) => texts.justDeleted(namespace, name, at),
+      });
+    await writeClaim(this.o.client, newControllerRef('apps/v1', 'DaemonSet', ds), {
+      adopt: d.adopt,
+      release: d.release,
+      pathOf: (p) => podPath(p as PodObject),
+    });
+  }
+
+  /** syncNodes: the deletes and the creates of the decision; the first failure's message, if any. */
+  private async manage(
+    key: string,
+    ds: DaemonSetObject,
+    hash: string,
+    d: DaemonSetDecision,
+  ): Promise<string | undefined> {
+    const { namespace = '', name = '', uid = '' } = ds.metadata;
+    const target: PodControlTarget = { key, ref: { apiVersion: 'apps/v1', kind: 'DaemonSet', namespace, name, uid } };
+    const nowMs = this.o.clock.now().getTime();
+    for (const { pod, node } of d.failed) {
+      this.backoff.next(failedPodBackoffKey(uid, node), nowMs);
+      const message = events.failedPod(namespace, pod.metadata.name ?? '', node);
+      klog.info(message);
+      this.recorder.record(target.ref, 'Warning', FAILED_DAEMON_POD, message);
+    }
+    if (d.create.length === 0 && d.delete.length === 0) return undefined;
+    // kube expects both at once, then creates before it deletes.
+    this.expectations.expect(key, d.create.length, d.delete.map(podObjectKey));
+    const created =
+      d.create.length > 0
+        ? await this.podControl.create(
+            target,
+            d.create.map((n) => daemonPodFor(ds, hash, n)),
+            d.batches,
+            false,
+          )
+        : undefined;
+    const deleted = d.delete.length > 0 ? await this.podControl.delete(target, d.delete, false) : undefined;
+    return created ?? deleted;
+  }
+
+  private async writeStatus(ds: DaemonSetObject, status: DaemonSet['status']): Promise<void> {
+    const { namespace = '', name = '' } = ds.metadata;
+    const body = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
+    try {
+      await this.o.client.update(`${dsPath(namespace, name)}/status`, body);
+    } catch (err) {
+      if (!isApiError(err, 404)) throw err;
+    }
+  }
+}

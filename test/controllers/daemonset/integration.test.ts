@@ -1,0 +1,140 @@
+// The DaemonSet controller inside `dkc server`, with the scheduler, against its API: a daemon Pod for each node that
+// should run one, bound to it by the scheduler through the Pod's `metadata.name In` node affinity; none for a node
+// whose NoSchedule taint the Pod does not tolerate; a cordoned node keeps (and gets back) its daemon Pod; the status
+// counted as kube counts it, which `kubectl rollout status` reads as rolled out.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { DaemonSet } from '../../../src/api/apps.js';
+import type { Taint } from '../../../src/api/types.js';
+import type { Pod } from '../../../src/api/workloads.js';
+import { RestClient } from '../../../src/client/index.js';
+import { daemonSetRolloutStatusMessage } from '../../../src/controllers/daemonset/rolloutstatus.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { waitFor } from '../../helpers/wait.js';
+
+const PODS = '/api/v1/namespaces/default/pods';
+const DSS = '/apis/apps/v1/namespaces/default/daemonsets';
+
+let server: RunningServer;
+let admin: RestClient;
+
+before(async () => {
+  server = await startServer(['--controllers=daemonset,scheduler']);
+  admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 5_000 });
+});
+after(async () => {
+  admin?.close();
+  await server?.cleanup();
+});
+
+async function node(name: string, taints: Taint[] = []): Promise<void> {
+  await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { taints } });
+  const resources = { cpu: '4', memory: '4Gi', pods: '110' };
+  await admin.patch(`/api/v1/nodes/${name}/status`, 'merge', {
+    status: {
+      capacity: resources,
+      allocatable: resources,
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+      ],
+    },
+  });
+}
+
+const daemonPods = async (): Promise<Pod[]> =>
+  (await admin.list<{ items: Pod[] }>(PODS, { labelSelector: 'app=agent' })).items.filter(
+    (p) => !p.metadata.deletionTimestamp,
+  );
+
+/** The daemon Pods by node when every one of `nodes` has exactly one, bound. */
+async function placement(nodes: string[]): Promise<Map<string, Pod> | undefined> {
+  const pods = await daemonPods();
+  const byNode = new Map(pods.map((p) => [p.spec?.nodeName ?? '', p]));
+  return pods.length === nodes.length && nodes.every((n) => byNode.has(n)) ? byNode : undefined;
+}
+
+const markRunningReady = (name: string) =>
+  admin.patch(`${PODS}/${name}/status`, 'merge', {
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+
+const pinnedNode = (p: Pod): string | undefined =>
+  p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]
+    ?.values?.[0];
+
+describe('daemonset controller', () => {
+  it('runs one Pod per node that admits it, bound there, and counts them', async () => {
+    await node('d-1');
+    await node('d-2');
+    await node('d-3', [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }]);
+    await admin.create(DSS, {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
+      },
+    });
+    const placed = await waitFor('one daemon Pod bound on d-1 and on d-2', () => placement(['d-1', 'd-2']), 15_000, 50);
+    for (const [nodeName, p] of placed) {
+      assert.equal(pinnedNode(p), nodeName, 'created pinned to its node, then bound there by the scheduler');
+      assert.equal(p.metadata.ownerReferences?.[0]?.kind, 'DaemonSet');
+      assert.ok(p.metadata.labels?.['controller-revision-hash'], 'the revision hash label');
+      assert.ok(
+        p.spec?.tolerations?.some((t) => t.key === 'node.kubernetes.io/unschedulable' && t.effect === 'NoSchedule'),
+      );
+    }
+    for (const p of placed.values()) await markRunningReady(p.metadata.name ?? '');
+    const ds = await waitFor(
+      'the status counts two available',
+      async () => {
+        const got = await admin.get<DaemonSet>(`${DSS}/agent`);
+        return got.status?.numberAvailable === 2 ? got : undefined;
+      },
+      10_000,
+      50,
+    );
+    const s = ds.status!;
+    assert.deepEqual(
+      [
+        s.desiredNumberScheduled,
+        s.currentNumberScheduled,
+        s.updatedNumberScheduled,
+        s.numberReady,
+        s.numberAvailable,
+        s.numberUnavailable,
+        s.numberMisscheduled,
+        s.observedGeneration,
+      ],
+      [2, 2, 2, 2, 2, 0, 0, ds.metadata.generation],
+    );
+    const line = daemonSetRolloutStatusMessage(ds);
+    assert.equal(line.done, true);
+    assert.match(line.message, /successfully rolled out$/);
+
+    // Cordoned, as kubectl cordon and the node lifecycle controller mark it: the daemon Pod tolerates both.
+    await admin.patch('/api/v1/nodes/d-1', 'merge', {
+      spec: {
+        unschedulable: true,
+        taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }],
+      },
+    });
+    const gone = placed.get('d-1')!;
+    // Gone at once, as the kubelet would confirm it: a Pod still terminating keeps its node's place.
+    await admin.delete(`${PODS}/${gone.metadata.name ?? ''}`, {
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 },
+    });
+    const again = await waitFor(
+      'a new daemon Pod bound on the cordoned node',
+      async () => {
+        const byNode = await placement(['d-1', 'd-2']);
+        return byNode && byNode.get('d-1')?.metadata.uid !== gone.metadata.uid ? byNode : undefined;
+      },
+      15_000,
+      50,
+    );
+    assert.equal(again.get('d-2')?.metadata.uid, placed.get('d-2')?.metadata.uid, 'the other node keeps its Pod');
+  });
+});
