@@ -19,6 +19,7 @@ import {
   GARBAGE_COLLECTOR_USER,
   NAMESPACE_CONTROLLER_USER,
   SCHEDULER_USER,
+  STATEFUL_SET_CONTROLLER_USER,
   TAINT_EVICTION_USER,
 } from '../api/dkc/identity.js';
 import { leaderIdentity } from './leaderelection.js';
@@ -58,6 +59,7 @@ export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
   scheduler: SCHEDULER_USER,
   disruption: DISRUPTION_CONTROLLER_USER,
   daemonset: DAEMON_SET_CONTROLLER_USER,
+  statefulset: STATEFUL_SET_CONTROLLER_USER,
 };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */

@@ -86,6 +86,7 @@ export async function loadFactory(
   if (name === 'tainteviction') return (await import('./tainteviction/index.js')).taintEvictionController();
   if (name === 'disruption') return (await import('./disruption/index.js')).disruptionController();
   if (name === 'daemonset') return (await import('./daemonset/index.js')).daemonSetController();
+  if (name === 'statefulset') return (await import('./statefulset/index.js')).statefulSetController();
   if (name === 'scheduler') return (await import('./scheduler/index.js')).schedulerController();
   if (name === 'namespace') {
     const syncPeriodMs =

@@ -10,6 +10,7 @@ export const CONTROLLER_NAMES = [
   'garbagecollector',
   'disruption',
   'daemonset',
+  'statefulset',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 

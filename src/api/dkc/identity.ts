@@ -28,6 +28,12 @@ export const DISRUPTION_CONTROLLER_USER = 'system:dkc:controller:disruption-cont
  * reads DaemonSets and Nodes, creates, adopts and deletes daemon Pods, and writes the DaemonSets' status.
  */
 export const DAEMON_SET_CONTROLLER_USER = 'system:dkc:controller:daemon-set-controller';
+/**
+ * The StatefulSet controller's own user inside `dkc server` (as kube-controller-manager's statefulset-controller): it
+ * reads StatefulSets, keeps their ControllerRevisions, creates, adopts, relabels and deletes their Pods, and writes
+ * their status.
+ */
+export const STATEFUL_SET_CONTROLLER_USER = 'system:dkc:controller:statefulset-controller';
 /** The scheduler's user inside `dkc server`, kube-scheduler's own name: it reads Nodes and Pods and binds Pods. */
 export const SCHEDULER_USER = 'system:kube-scheduler';
 export const LEADER_LEASE_NAMESPACE = 'kube-system';

@@ -22,6 +22,7 @@ import {
   LEADER_LEASE_NAMESPACE,
   NAMESPACE_CONTROLLER_USER,
   SCHEDULER_USER,
+  STATEFUL_SET_CONTROLLER_USER,
   TAINT_EVICTION_USER,
 } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
@@ -354,6 +355,17 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
+  // The StatefulSet controller, its own user as kube-controller-manager's statefulset-controller, less what it does
+  // not use (PersistentVolumeClaims, the finalizers subresource, updates and deletes of revisions): reads StatefulSets
+  // (a fresh get before an adoption), lists and creates their ControllerRevisions, creates, adopts, releases or
+  // relabels (patch) and deletes Pods, writes the sets' status, and records its events.
+  clusterRole(STATEFUL_SET_CONTROLLER_USER, [
+    rule(READ, ['apps'], ['statefulsets']),
+    rule(['update'], ['apps'], ['statefulsets/status']),
+    rule(['list', 'watch', 'create'], ['apps'], ['controllerrevisions']),
+    rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   // The disruption controller, its own user as kube-controller-manager's disruption-controller: reads the budgets and
   // their Pods, the Pods' controllers (ReplicationController, ReplicaSet, Deployment, StatefulSet, or any through its
   // scale), writes the budgets' status, and records its events.
@@ -447,6 +459,9 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   ]),
   clusterBinding(DAEMON_SET_CONTROLLER_USER, DAEMON_SET_CONTROLLER_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: DAEMON_SET_CONTROLLER_USER },
+  ]),
+  clusterBinding(STATEFUL_SET_CONTROLLER_USER, STATEFUL_SET_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: STATEFUL_SET_CONTROLLER_USER },
   ]),
   clusterBinding(DISRUPTION_CONTROLLER_USER, DISRUPTION_CONTROLLER_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: DISRUPTION_CONTROLLER_USER },

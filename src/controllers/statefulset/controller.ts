@@ -1,0 +1,261 @@
+// The StatefulSet controller's loop (kube-controller-manager's statefulset controller): informers on StatefulSets,
+// their ControllerRevisions and Pods; a set is queued when it changes and when a Pod it owns or could adopt comes,
+// changes or goes. A sync makes sure the ControllerRevision of the set's template exists (./revisions.ts), takes
+// ./decide.ts's decision — the Pods `<set>-<ordinal>` one at a time in order under OrderedReady, all at once under
+// Parallel, scale down from the highest ordinal, the rolling update from the top — adopts and releases, makes its
+// writes with kube's events, and writes the status through the status subresource. As kube's, it keeps no
+// expectations: a Pod is created by name, and a second create of it fails with AlreadyExists and is retried.
+
+import { controllerOf, isPodReady, type PodView, type StatefulSet } from '../../api/apps.js';
+import { deepEqual } from '../../api/equal.js';
+import { isApiError, type KubeObject } from '../../client/index.js';
+import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
+import { objectKey } from '../../client/informer.js';
+import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
+import { errorMessage } from '../../util/errors.js';
+import { klog } from '../../util/klog.js';
+import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
+import { SyncWorker } from '../syncworker.js';
+import type { RunningController } from '../types.js';
+import { syncedOrAborted } from '../waitsynced.js';
+import { recheckOwner, writeClaim } from '../workload/adoption.js';
+import { newControllerRef } from '../workload/controllerref.js';
+import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import type { PodToCreate } from '../workload/podtemplate.js';
+import { decideStatefulSet, type StatefulSetDecision } from './decide.js';
+import { events, logs, RECREATING_FAILED_POD, RECREATING_TERMINATED_POD, type PodVerb } from './messages.js';
+import { resolveRevisions, type ControllerRevision } from './revisions.js';
+import { requeueAfterSeconds, statefulSetStatus } from './status.js';
+
+type StatefulSetObject = StatefulSet & KubeObject;
+type RevisionObject = ControllerRevision & KubeObject;
+
+export const STATEFULSETS_PATH = '/apis/apps/v1/statefulsets';
+export const REVISIONS_PATH = '/apis/apps/v1/controllerrevisions';
+const setPath = (ns: string, name: string): string => `/apis/apps/v1/namespaces/${ns}/statefulsets/${name}`;
+
+export type StatefulSetControllerOptions = PodControllerOptions;
+
+export class StatefulSetController implements RunningController {
+  private readonly o: StatefulSetControllerOptions;
+  private readonly sets: InformerLike<StatefulSetObject>;
+  private readonly revisions: InformerLike<RevisionObject>;
+  private readonly pods: InformerLike<PodObject>;
+  private readonly own: SharedInformerFactory | undefined;
+  private readonly queue: SyncWorker;
+  private readonly recorder: EventRecorder;
+  private stopped = false;
+
+  constructor(o: StatefulSetControllerOptions) {
+    this.o = o;
+    this.own = o.informers ? undefined : new SharedInformerFactory(o.client, { clock: o.clock });
+    const informers = o.informers ?? this.own!;
+    this.sets = informers.informer<StatefulSetObject>(STATEFULSETS_PATH);
+    this.revisions = informers.informer<RevisionObject>(REVISIONS_PATH);
+    this.pods = informers.informer<PodObject>('/api/v1/pods');
+    this.queue = new SyncWorker(
+      o.clock,
+      (key) => this.sync(key),
+      (key, err) => klog.error(logs.syncFailed(key, errorMessage(err))),
+    );
+    this.recorder = controllerEventRecorder(o.client, events.component, o.clock);
+    this.sets.on('add', (s) => this.queue.add(objectKey(s)));
+    this.sets.on('update', (_old, s) => this.queue.add(objectKey(s)));
+    this.pods.on('add', (p) => this.podChanged(p));
+    this.pods.on('update', (old, p) => this.podUpdated(old, p));
+    this.pods.on('delete', (p) => this.podChanged(p));
+    if (o.signal.aborted) this.stopped = true;
+    else o.signal.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    for (const i of [this.sets, this.revisions, this.pods]) i.start();
+    if (!(await syncedOrAborted(this.o.signal, this.sets, this.revisions, this.pods)) || this.stopped) return;
+    this.queue.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const i of [this.sets, this.revisions, this.pods]) await i.stop();
+    await this.queue.stop();
+    await this.recorder.stop();
+    await this.own?.stop();
+  }
+
+  private ownerOf(p: PodView): StatefulSetObject | undefined {
+    return resolveControllerRef(this.sets.store, p.metadata.namespace ?? '', controllerOf(p.metadata), 'StatefulSet');
+  }
+
+  /** The Pod's set, or for an orphan every set that selects it. */
+  private podChanged(p: PodView): void {
+    if (controllerOf(p.metadata)) {
+      const set = this.ownerOf(p);
+      if (set) this.queue.add(objectKey(set));
+      return;
+    }
+    for (const set of selectingControllers(this.sets.store, p.metadata.namespace ?? '', p.metadata.labels))
+      this.queue.add(objectKey(set));
+  }
+
+  private podUpdated(old: PodObject, cur: PodObject): void {
+    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+    if (!deepEqual(controllerOf(old.metadata) ?? null, controllerOf(cur.metadata) ?? null)) this.podChanged(old);
+    this.podChanged(cur);
+    const set = this.ownerOf(cur);
+    // Ready now: looked at again once minReadySeconds have passed, when it counts as available.
+    const minReady = set?.spec.minReadySeconds ?? 0;
+    if (set && !isPodReady(old) && isPodReady(cur) && minReady > 0)
+      this.queue.addAfter(objectKey(set), minReady * 1000 + 1);
+  }
+
+  private owned(set: StatefulSetObject): RevisionObject[] {
+    const uid = set.metadata.uid ?? '';
+    return this.revisions.store
+      .list()
+      .filter((r) => r.metadata.namespace === set.metadata.namespace && controllerOf(r.metadata)?.uid === uid);
+  }
+
+  private async sync(key: string): Promise<void> {
+    const set = this.sets.store.get(key);
+    if (!set) return;
+    const ns = set.metadata.namespace ?? '';
+    const { revisions, create } = resolveRevisions(set, this.owned(set));
+    if (create) await this.createRevision(ns, create);
+    const pods = this.pods.store.list().filter((p) => p.metadata.namespace === ns);
+    const nowMs = this.o.clock.now().getTime();
+    const decision = decideStatefulSet({ set, pods, revisions, nowMs });
+    if (decision.error !== undefined) return klog.error(decision.error);
+    await this.claim(set, decision);
+    const failure = set.metadata.deletionTimestamp ? undefined : await this.apply(set, decision);
+    const status = statefulSetStatus(set, decision, revisions, nowMs);
+    if (!deepEqual(set.status ?? {}, status)) await this.writeStatus(set, status);
+    const after = requeueAfterSeconds(set, status);
+    if (after !== undefined) this.queue.addAfter(key, after * 1000);
+    if (failure !== undefined) throw new Error(failure);
+  }
+
+  private async createRevision(ns: string, rev: ControllerRevision): Promise<void> {
+    try {
+      await this.o.client.create(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`, rev);
+    } catch (err) {
+      // Made by an earlier sync the informer has not shown yet.
+      if (!isApiError(err, 409)) throw err;
+    }
+  }
+
+  private async claim(set: StatefulSetObject, d: StatefulSetDecision): Promise<void> {
+    const { namespace = '', name = '', uid = '' } = set.metadata;
+    if (d.adopt.length > 0)
+      await recheckOwner(this.o.client, setPath(namespace, name), uid, {
+        gone: (got) => logs.gone(namespace, name, got, uid),
+        deleting: (at) => logs.justDeleted(namespace, name, at),
+      });
+    await writeClaim(this.o.client, newControllerRef('apps/v1', 'StatefulSet', set), {
+      adopt: d.adopt,
+      release: d.release,
+      pathOf: (p) => podPath(p as PodObject),
+    });
+  }
+
+  /** The decision's writes in kube's order; the first failure's message, if any. */
+  private async apply(set: StatefulSetObject, d: StatefulSetDecision): Promise<string | undefined> {
+    const { namespace = '', name = '' } = set.metadata;
+    for (const pod of d.recreate) {
+      const failed = pod.status?.phase === 'Failed';
+      const podName = pod.metadata.name ?? '';
+      this.event(
+        set,
+        failed ? 'Warning' : 'Normal',
+        failed ? RECREATING_FAILED_POD : RECREATING_TERMINATED_POD,
+        failed
+          ? events.recreatingFailed(namespace, name, podName)
+          : events.recreatingTerminated(namespace, name, podName),
+      );
+      const failure = await this.deletePod(set, pod);
+      if (failure !== undefined) return failure;
+    }
+    let sent = 0;
+    for (const size of d.batches) {
+      const results = await Promise.all(d.create.slice(sent, sent + size).map((p) => this.createPod(set, p)));
+      sent += size;
+      const failure = results.find((r) => r !== undefined);
+      if (failure !== undefined) return failure;
+    }
+    for (const { pod, labels } of d.relabel) {
+      const failure = await this.write(set, 'Update', pod.metadata.name ?? '', () =>
+        this.o.client.patch(podPath(pod as PodObject), 'merge', { metadata: { labels } }),
+      );
+      if (failure !== undefined) return failure;
+    }
+    for (const pod of [...d.delete, ...(d.deleteForUpdate ? [d.deleteForUpdate] : [])]) {
+      const failure = await this.deletePod(set, pod);
+      if (failure !== undefined) return failure;
+    }
+    return undefined;
+  }
+
+  private async createPod(set: StatefulSetObject, pod: PodToCreate): Promise<string | undefined> {
+    const path = `/api/v1/namespaces/${pod.metadata.namespace ?? ''}/pods`;
+    const name = pod.metadata.name ?? '';
+    try {
+      await this.o.client.create(path, pod);
+    } catch (err) {
+      // kube's CreateStatefulPod returns AlreadyExists without an event: the sync is retried.
+      if (!isApiError(err, 409)) this.podEvent(set, 'Create', name, err);
+      return errorMessage(err);
+    }
+    this.podEvent(set, 'Create', name);
+    return undefined;
+  }
+
+  private deletePod(set: StatefulSetObject, pod: PodView): Promise<string | undefined> {
+    return this.write(set, 'Delete', pod.metadata.name ?? '', async () => {
+      try {
+        await this.o.client.delete(podPath(pod as PodObject));
+      } catch (err) {
+        if (!isApiError(err, 404)) throw err;
+      }
+    });
+  }
+
+  /** One Pod write with its event; its failure's message. */
+  private async write(
+    set: StatefulSetObject,
+    verb: PodVerb,
+    pod: string,
+    send: () => Promise<unknown>,
+  ): Promise<string | undefined> {
+    try {
+      await send();
+    } catch (err) {
+      this.podEvent(set, verb, pod, err);
+      return errorMessage(err);
+    }
+    this.podEvent(set, verb, pod);
+    return undefined;
+  }
+
+  /** recordPodEvent: the write's outcome on the set. */
+  private podEvent(set: StatefulSetObject, verb: PodVerb, pod: string, err?: unknown): void {
+    const setName = set.metadata.name ?? '';
+    if (err === undefined) this.event(set, 'Normal', events.succeeded(verb), events.podSucceeded(verb, pod, setName));
+    else this.event(set, 'Warning', events.failed(verb), events.podFailed(verb, pod, setName, errorMessage(err)));
+  }
+
+  private async writeStatus(set: StatefulSetObject, status: StatefulSet['status']): Promise<void> {
+    const { namespace = '', name = '' } = set.metadata;
+    const body = { ...set, apiVersion: 'apps/v1', kind: 'StatefulSet', status };
+    try {
+      await this.o.client.update(`${setPath(namespace, name)}/status`, body);
+    } catch (err) {
+      if (!isApiError(err, 404)) throw err;
+    }
+  }
+
+  private event(set: StatefulSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    const { namespace = '', name = '', uid = '' } = set.metadata;
+    this.recorder.record({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace, name, uid }, type, reason, message);
+  }
+}

@@ -1,0 +1,120 @@
+// The StatefulSet controller inside `dkc server`, against its API: under OrderedReady the Pods `web-0…` come one at
+// a time, each only once the one before is Running and Ready; they carry their identity and the revision the set
+// records in a ControllerRevision; a scale down removes the highest ordinal first; the status counts as kube's.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { StatefulSet } from '../../../src/api/apps.js';
+import type { Pod } from '../../../src/api/workloads.js';
+import { isApiError, RestClient } from '../../../src/client/index.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { waitFor } from '../../helpers/wait.js';
+
+const PODS = '/api/v1/namespaces/default/pods';
+const SETS = '/apis/apps/v1/namespaces/default/statefulsets';
+
+let server: RunningServer;
+let admin: RestClient;
+
+before(async () => {
+  server = await startServer(['--controllers=statefulset']);
+  admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 5_000 });
+});
+after(async () => {
+  admin?.close();
+  await server?.cleanup();
+});
+
+const getSet = () => admin.get<StatefulSet>(`${SETS}/web`);
+const podNames = async (): Promise<string[]> =>
+  (await admin.list<{ items: Pod[] }>(PODS, { labelSelector: 'app=web' })).items
+    .map((p) => p.metadata.name ?? '')
+    .sort();
+
+/** Waits for the set's status to count `replicas` created Pods: the sync that counted them decided with them seen. */
+const counted = (replicas: number, ready: number) =>
+  waitFor(
+    `status: ${replicas} replicas, ${ready} ready`,
+    async () => {
+      const s = (await getSet()).status;
+      return s?.replicas === replicas && (s.readyReplicas ?? 0) === ready ? s : undefined;
+    },
+    5_000,
+    20,
+  );
+
+const markRunningReady = (name: string) =>
+  admin.patch(`${PODS}/${name}/status`, 'merge', {
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+
+describe('statefulset controller', () => {
+  it('makes web-0..2 in order, each after the previous is ready, and scales down from the top', async () => {
+    await admin.create(SETS, {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 3,
+        serviceName: 'web',
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      await counted(i + 1, i);
+      assert.deepEqual(
+        await podNames(),
+        ['web-0', 'web-1', 'web-2'].slice(0, i + 1),
+        `web-${i + 1} waits for web-${i}`,
+      );
+      await markRunningReady(`web-${i}`);
+    }
+    const s = await counted(3, 3);
+    assert.deepEqual(
+      [s.currentReplicas, s.updatedReplicas, s.availableReplicas, s.observedGeneration],
+      [3, 3, 3, (await getSet()).metadata.generation],
+    );
+    assert.ok(s.updateRevision?.startsWith('web-'));
+    assert.equal(s.currentRevision, s.updateRevision);
+    const rev = await admin.get<{ revision: number; metadata: { ownerReferences?: { kind: string }[] } }>(
+      `/apis/apps/v1/namespaces/default/controllerrevisions/${s.updateRevision ?? ''}`,
+    );
+    assert.deepEqual([rev.revision, rev.metadata.ownerReferences?.[0]?.kind], [1, 'StatefulSet']);
+    const pod1 = await admin.get<Pod>(`${PODS}/web-1`);
+    assert.deepEqual(
+      [
+        pod1.metadata.labels?.['statefulset.kubernetes.io/pod-name'],
+        pod1.metadata.labels?.['apps.kubernetes.io/pod-index'],
+        pod1.metadata.labels?.['controller-revision-hash'],
+        (pod1.spec as Record<string, unknown> | undefined)?.['hostname'],
+        (pod1.spec as Record<string, unknown> | undefined)?.['subdomain'],
+      ],
+      ['web-1', '1', s.updateRevision, 'web-1', 'web'],
+    );
+
+    const deleted: string[] = [];
+    const ac = new AbortController();
+    const stream = await admin.watch<Pod>(PODS, { labelSelector: 'app=web', signal: ac.signal });
+    const watched = (async () => {
+      for await (const e of stream) {
+        if (e.type === 'DELETED') deleted.push(e.object.metadata.name ?? '');
+        if (deleted.length === 2) return;
+      }
+    })();
+    try {
+      await admin.patch(`${SETS}/web`, 'merge', { spec: { replicas: 1 } });
+      await waitFor('web-2 and web-1 deleted', () => watched.then(() => true), 10_000);
+    } finally {
+      ac.abort();
+      stream.close();
+    }
+    assert.deepEqual(deleted, ['web-2', 'web-1'], 'the highest ordinal first');
+    await counted(1, 1);
+    assert.deepEqual(await podNames(), ['web-0']);
+    await admin.get(`${PODS}/web-1`).then(
+      () => assert.fail('web-1 is gone'),
+      (err: unknown) => assert.ok(isApiError(err, 404)),
+    );
+  });
+});
