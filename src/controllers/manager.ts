@@ -84,6 +84,8 @@ export async function loadFactory(
   if (name === 'rollout') return (await import('./rollout/index.js')).rolloutControllerOn(opts.configChannel);
   if (name === 'garbagecollector') return (await import('./garbagecollector/index.js')).garbageCollectorController();
   if (name === 'tainteviction') return (await import('./tainteviction/index.js')).taintEvictionController();
+  if (name === 'replicaset') return (await import('./replicaset/index.js')).replicaSetController();
+  if (name === 'deployment') return (await import('./deployment/index.js')).deploymentController();
   if (name === 'disruption') return (await import('./disruption/index.js')).disruptionController();
   if (name === 'daemonset') return (await import('./daemonset/index.js')).daemonSetController();
   if (name === 'statefulset') return (await import('./statefulset/index.js')).statefulSetController();

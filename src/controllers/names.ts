@@ -9,6 +9,8 @@ export const CONTROLLER_NAMES = [
   'namespace',
   'garbagecollector',
   'disruption',
+  'replicaset',
+  'deployment',
   'daemonset',
   'statefulset',
 ] as const;

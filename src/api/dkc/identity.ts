@@ -24,6 +24,16 @@ export const TAINT_EVICTION_USER = 'system:dkc:controller:taint-eviction-control
  */
 export const DISRUPTION_CONTROLLER_USER = 'system:dkc:controller:disruption-controller';
 /**
+ * The ReplicaSet controller's own user inside `dkc server` (as kube-controller-manager's replicaset-controller): it
+ * reads ReplicaSets, creates, adopts and deletes their Pods, and writes the ReplicaSets' status.
+ */
+export const REPLICASET_CONTROLLER_USER = 'system:dkc:controller:replicaset-controller';
+/**
+ * The Deployment controller's own user inside `dkc server` (as kube-controller-manager's deployment-controller): it
+ * reads Deployments and their Pods, creates, scales and deletes ReplicaSets, and writes the Deployments' status.
+ */
+export const DEPLOYMENT_CONTROLLER_USER = 'system:dkc:controller:deployment-controller';
+/**
  * The DaemonSet controller's own user inside `dkc server` (as kube-controller-manager's daemon-set-controller): it
  * reads DaemonSets and Nodes, creates, adopts and deletes daemon Pods, and writes the DaemonSets' status.
  */

@@ -41,3 +41,10 @@ export const messages = {
   badSelector: (namespace: string, name: string, why: string) =>
     `error converting selector to selector for deployment ${namespace}/${name}: ${why}`,
 };
+
+/** The controller's events, log lines and errors (deployment_controller.go, sync.go) and its events' source. */
+export const texts = {
+  component: 'deployment-controller',
+  failedCreate: 'FailedCreate',
+  syncFailed: (key: string, why: string) => `error syncing deployment ${JSON.stringify(key)}: ${why}`,
+};

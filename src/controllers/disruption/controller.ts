@@ -5,19 +5,13 @@
 // through the status subresource (an update, so an eviction's write in between is a conflict, not lost). A PDB is
 // synced again when its oldest disruptedPods entry ages out; a failed write is retried with backoff.
 
-import type { ObjectReference } from '../../api/types.js';
 import { controllerOf } from '../../api/pods.js';
 import type { PodDisruptionBudget } from '../../api/workloads.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
-import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { objectKey } from '../../client/informer.js';
-import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
-import { errorMessage } from '../../util/errors.js';
-import { klog } from '../../util/klog.js';
+import type { InformerLike } from '../../client/sharedinformers.js';
 import type { PodControllerOptions, PodObject } from '../podinformers.js';
-import { syncedOrAborted } from '../waitsynced.js';
-import { SyncWorker } from '../syncworker.js';
-import type { RunningController } from '../types.js';
+import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { syncDisruption, selectPods, type ControllerLookup, type DisruptionEvent } from './compute.js';
 import { logs } from './messages.js';
 import { findController } from './owners.js';
@@ -35,52 +29,19 @@ const countsByScale = (pdb: PodDisruptionBudget): boolean =>
   (pdb.spec?.maxUnavailable !== undefined && pdb.spec.maxUnavailable !== null) ||
   typeof pdb.spec?.minAvailable === 'string';
 
-export class DisruptionController implements RunningController {
-  private readonly o: DisruptionControllerOptions;
+export class DisruptionController extends QueuedController {
   private readonly pdbs: InformerLike<PdbObject>;
   private readonly pods: InformerLike<PodObject>;
-  private readonly own: SharedInformerFactory | undefined;
-  private readonly queue: SyncWorker;
-  private readonly recorder: EventRecorder;
-  private stopped = false;
 
   constructor(o: DisruptionControllerOptions) {
-    this.o = o;
-    this.own = o.informers ? undefined : new SharedInformerFactory(o.client, { clock: o.clock });
-    const informers = o.informers ?? this.own!;
-    this.pdbs = informers.informer<PdbObject>(PDBS_PATH);
-    this.pods = informers.informer<PodObject>('/api/v1/pods');
-    this.queue = new SyncWorker(
-      o.clock,
-      (key) => this.sync(key),
-      (key, err) => klog.error(logs.syncFailed(key, errorMessage(err))),
-    );
-    this.recorder = controllerEventRecorder(o.client, logs.component, o.clock);
+    super(o, logs);
+    this.pdbs = this.informer<PdbObject>(PDBS_PATH);
+    this.pods = this.informer<PodObject>('/api/v1/pods');
     this.pdbs.on('add', (p) => this.queue.add(objectKey(p)));
     this.pdbs.on('update', (_old, p) => this.queue.add(objectKey(p)));
     this.pods.on('add', (p) => this.podChanged(p));
     this.pods.on('update', (old, p) => (this.podChanged(old), this.podChanged(p)));
     this.pods.on('delete', (p) => this.podChanged(p));
-    if (o.signal.aborted) this.stopped = true;
-    else o.signal.addEventListener('abort', () => void this.stop(), { once: true });
-  }
-
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    this.pdbs.start();
-    this.pods.start();
-    if (!(await syncedOrAborted(this.o.signal, this.pdbs, this.pods)) || this.stopped) return;
-    this.queue.start();
-  }
-
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    await this.pdbs.stop();
-    await this.pods.stop();
-    await this.queue.stop();
-    await this.recorder.stop();
-    await this.own?.stop();
   }
 
   /** The PDBs of the Pod's namespace that select it are synced again. */
@@ -98,7 +59,7 @@ export class DisruptionController implements RunningController {
     }
   }
 
-  private async sync(key: string): Promise<void> {
+  protected async sync(key: string): Promise<void> {
     const pdb = this.pdbs.store.get(key);
     if (!pdb) return;
     const ns = pdb.metadata.namespace ?? '';
@@ -109,12 +70,7 @@ export class DisruptionController implements RunningController {
     for (const e of result.events) this.record(pdb, e);
     if (result.write) {
       const body = { ...pdb, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', status: result.status };
-      try {
-        await this.o.client.update(`${pdbPath(ns, pdb.metadata.name ?? '')}/status`, body);
-      } catch (err) {
-        if (isApiError(err, 404)) return;
-        throw err;
-      }
+      await this.updateStatus(pdbPath(ns, pdb.metadata.name ?? ''), body);
     }
     if (result.recheckAt !== undefined) this.queue.addAfter(key, Math.max(0, result.recheckAt - now));
   }
@@ -143,26 +99,11 @@ export class DisruptionController implements RunningController {
   }
 
   private record(pdb: PdbObject, e: DisruptionEvent): void {
-    const { namespace, name, uid } = pdb.metadata;
-    let ref: ObjectReference;
-    if (e.on.kind === 'Pod') {
-      const pod = this.pods.store.get(`${namespace ?? ''}/${e.on.name}`);
-      ref = {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        namespace: namespace ?? '',
-        name: e.on.name,
-        uid: pod?.metadata.uid ?? '',
-      };
-    } else {
-      ref = {
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        namespace: namespace ?? '',
-        name: name ?? '',
-        uid: uid ?? '',
-      };
-    }
-    this.recorder.record(ref, e.type, e.reason, e.message);
+    const pod = e.on.kind === 'Pod' ? this.pods.store.get(`${pdb.metadata.namespace ?? ''}/${e.on.name}`) : undefined;
+    const on =
+      e.on.kind === 'Pod'
+        ? referenceTo('v1', 'Pod', pod ?? { metadata: { namespace: pdb.metadata.namespace ?? '', name: e.on.name } })
+        : referenceTo('policy/v1', 'PodDisruptionBudget', pdb);
+    this.event(on, e.type, e.reason, e.message);
   }
 }

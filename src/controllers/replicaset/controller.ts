@@ -6,19 +6,14 @@
 
 import { controllerOf, isPodReady, type PodView, type ReplicaSet } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
-import type { KubeObject } from '../../client/index.js';
-import { isApiError } from '../../client/index.js';
-import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
+import { isApiError, type KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
-import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
+import type { InformerLike } from '../../client/sharedinformers.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
-import { SyncWorker } from '../syncworker.js';
-import type { RunningController } from '../types.js';
-import { syncedOrAborted } from '../waitsynced.js';
-import { recheckOwner, writeClaim } from '../workload/adoption.js';
-import { newControllerRef } from '../workload/controllerref.js';
+import { QueuedController, referenceTo } from '../queuedcontroller.js';
+import { writeClaim } from '../workload/adoption.js';
 import { Expectations } from '../workload/expectations.js';
 import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
 import { decideReplicaSet, replicaSetPod, type ReplicaSetDecision } from './decide.js';
@@ -32,55 +27,22 @@ const rsPath = (ns: string, name: string): string => `/apis/apps/v1/namespaces/$
 
 export type ReplicaSetControllerOptions = PodControllerOptions;
 
-export class ReplicaSetController implements RunningController {
-  private readonly o: ReplicaSetControllerOptions;
+export class ReplicaSetController extends QueuedController {
   private readonly rss: InformerLike<ReplicaSetObject>;
   private readonly pods: InformerLike<PodObject>;
-  private readonly own: SharedInformerFactory | undefined;
-  private readonly queue: SyncWorker;
   private readonly expectations: Expectations;
-  private readonly recorder: EventRecorder;
-  private stopped = false;
 
   constructor(o: ReplicaSetControllerOptions) {
-    this.o = o;
-    this.own = o.informers ? undefined : new SharedInformerFactory(o.client, { clock: o.clock });
-    const informers = o.informers ?? this.own!;
-    this.rss = informers.informer<ReplicaSetObject>(REPLICASETS_PATH);
-    this.pods = informers.informer<PodObject>('/api/v1/pods');
-    this.queue = new SyncWorker(
-      o.clock,
-      (key) => this.sync(key),
-      (key, err) => klog.error(texts.syncFailed(key, errorMessage(err))),
-    );
+    super(o, { component: events.component, syncFailed: texts.syncFailed });
+    this.rss = this.informer<ReplicaSetObject>(REPLICASETS_PATH);
+    this.pods = this.informer<PodObject>('/api/v1/pods');
     this.expectations = new Expectations(o.clock);
-    this.recorder = controllerEventRecorder(o.client, events.component, o.clock);
     this.rss.on('add', (rs) => this.queue.add(objectKey(rs)));
     this.rss.on('update', (_old, rs) => this.queue.add(objectKey(rs)));
     this.rss.on('delete', (rs) => this.expectations.forget(objectKey(rs)));
     this.pods.on('add', (p) => this.podAdded(p));
     this.pods.on('update', (old, p) => this.podUpdated(old, p));
     this.pods.on('delete', (p) => this.podDeleted(p));
-    if (o.signal.aborted) this.stopped = true;
-    else o.signal.addEventListener('abort', () => void this.stop(), { once: true });
-  }
-
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    this.rss.start();
-    this.pods.start();
-    if (!(await syncedOrAborted(this.o.signal, this.rss, this.pods)) || this.stopped) return;
-    this.queue.start();
-  }
-
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    await this.rss.stop();
-    await this.pods.stop();
-    await this.queue.stop();
-    await this.recorder.stop();
-    await this.own?.stop();
   }
 
   private ownerOf(p: PodView): ReplicaSetObject | undefined {
@@ -147,7 +109,7 @@ export class ReplicaSetController implements RunningController {
     return pods.filter((p) => uids.has(controllerOf(p.metadata)?.uid ?? ''));
   }
 
-  private async sync(key: string): Promise<void> {
+  protected async sync(key: string): Promise<void> {
     const rs = this.rss.store.get(key);
     if (!rs) return this.expectations.forget(key);
     const needsSync = this.expectations.satisfied(key);
@@ -159,25 +121,25 @@ export class ReplicaSetController implements RunningController {
     await this.claim(rs, decision);
     const failure = needsSync && !rs.metadata.deletionTimestamp ? await this.manage(key, rs, decision) : undefined;
     const status = replicaSetStatus(rs, decision.active, failure, nowMs);
-    if (!deepEqual(rs.status ?? {}, status)) await this.writeStatus(rs, status);
+    if (!deepEqual(rs.status ?? {}, status))
+      await this.updateStatus(rsPath(ns, rs.metadata.name ?? ''), {
+        ...rs,
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        status,
+      });
     const after = requeueAfterSeconds(rs, status, failure);
     if (after !== undefined) this.queue.addAfter(key, after * 1000);
     if (failure !== undefined) throw new Error(failure);
   }
 
   private async claim(rs: ReplicaSetObject, d: ReplicaSetDecision): Promise<void> {
-    const { namespace = '', name = '', uid = '' } = rs.metadata;
-    if (d.adopt.length > 0)
-      await recheckOwner(this.o.client, rsPath(namespace, name), uid, {
-        gone: (got) => texts.gone(namespace, name, got, uid),
-        deleting: (at) => texts.justDeleted(namespace, name, at),
-      });
-    const ref = newControllerRef('apps/v1', 'ReplicaSet', rs);
-    await writeClaim(this.o.client, ref, {
-      adopt: d.adopt,
-      release: d.release,
-      pathOf: (p) => podPath(p as PodObject),
-    });
+    const { namespace = '', name = '' } = rs.metadata;
+    await writeClaim(
+      this.o.client,
+      { kind: 'ReplicaSet', path: rsPath(namespace, name), object: rs },
+      { adopt: d.adopt, release: d.release, pathOf: (p) => podPath(p as PodObject) },
+    );
   }
 
   /** The creates or deletes of the decision; the first failure's message, if any (kube's manageReplicasErr). */
@@ -201,11 +163,11 @@ export class ReplicaSetController implements RunningController {
       let failure: string | undefined;
       for (const r of results) {
         if (r.status === 'fulfilled')
-          this.event(rs, 'Normal', events.successfulCreate, events.created(r.value.metadata.name ?? ''));
+          this.say(rs, 'Normal', events.successfulCreate, events.created(r.value.metadata.name ?? ''));
         else {
           failure ??= errorMessage(r.reason);
           this.expectations.creationObserved(key);
-          this.event(rs, 'Warning', events.failedCreate, events.createError(errorMessage(r.reason)));
+          this.say(rs, 'Warning', events.failedCreate, events.createError(errorMessage(r.reason)));
         }
       }
       if (failure !== undefined) {
@@ -228,30 +190,19 @@ export class ReplicaSetController implements RunningController {
         const name = p.metadata.name ?? '';
         try {
           await this.o.client.delete(podPath(p as PodObject));
-          this.event(rs, 'Normal', events.successfulDelete, events.deleted(name));
+          this.say(rs, 'Normal', events.successfulDelete, events.deleted(name));
         } catch (err) {
           this.expectations.deletionObserved(key, objectKey(p as PodObject));
           if (isApiError(err, 404)) return;
           failure ??= errorMessage(err);
-          this.event(rs, 'Warning', events.failedDelete, events.deleteError(errorMessage(err)));
+          this.say(rs, 'Warning', events.failedDelete, events.deleteError(errorMessage(err)));
         }
       }),
     );
     return failure;
   }
 
-  private async writeStatus(rs: ReplicaSetObject, status: ReplicaSet['status']): Promise<void> {
-    const { namespace = '', name = '' } = rs.metadata;
-    const body = { ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet', status };
-    try {
-      await this.o.client.update(`${rsPath(namespace, name)}/status`, body);
-    } catch (err) {
-      if (!isApiError(err, 404)) throw err;
-    }
-  }
-
-  private event(rs: ReplicaSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    const { namespace = '', name = '', uid = '' } = rs.metadata;
-    this.recorder.record({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name, uid }, type, reason, message);
+  private say(rs: ReplicaSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.event(referenceTo('apps/v1', 'ReplicaSet', rs), type, reason, message);
   }
 }

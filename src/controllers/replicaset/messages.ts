@@ -25,8 +25,5 @@ export const events = {
 /** The controller's log lines and errors. */
 export const texts = {
   syncFailed: (key: string, why: string) => `error syncing ReplicaSet ${JSON.stringify(key)}: ${why}`,
-  gone: (namespace: string, name: string, got: string, wanted: string) =>
-    `original ReplicaSet ${namespace}/${name} is gone: got uid ${got}, wanted ${wanted}`,
-  justDeleted: (namespace: string, name: string, at: string) => `${namespace}/${name} has just been deleted at ${at}`,
   eventFailed: (why: string) => `failed to send event, error: ${why}`,
 };

@@ -1,5 +1,12 @@
-// The workload controllers' shared user-visible strings: the events of kube's RealPodControl
-// (k8s:pkg/controller/controller_utils.go), the same for every controller that creates and deletes Pods.
+// What the workload controllers' shared pieces say, in kube-controller-manager's words
+// (k8s:pkg/controller/controller_ref_manager.go RecheckDeletionTimestamp and the controllers' canAdoptFunc;
+// controller_utils.go RealPodControl's events, the same for every controller that creates and deletes Pods).
+
+export const adoptionTexts = {
+  gone: (kind: string, namespace: string, name: string, got: string, wanted: string) =>
+    `original ${kind} ${namespace}/${name} is gone: got uid ${got}, wanted ${wanted}`,
+  justDeleted: (namespace: string, name: string, at: string) => `${namespace}/${name} has just been deleted at ${at}`,
+};
 
 export const podEvents = {
   successfulCreate: 'SuccessfulCreate',

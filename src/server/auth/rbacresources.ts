@@ -16,11 +16,13 @@ import {
   CONFIG_NAMESPACE,
   CONTROLLER_USER,
   DAEMON_SET_CONTROLLER_USER,
+  DEPLOYMENT_CONTROLLER_USER,
   DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   LEADER_LEASE_NAME,
   LEADER_LEASE_NAMESPACE,
   NAMESPACE_CONTROLLER_USER,
+  REPLICASET_CONTROLLER_USER,
   SCHEDULER_USER,
   STATEFUL_SET_CONTROLLER_USER,
   TAINT_EVICTION_USER,
@@ -378,6 +380,25 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
+  // The ReplicaSet controller, its own user as kube-controller-manager's replicaset-controller: reads ReplicaSets and
+  // writes their status; creates, adopts, releases and deletes their Pods, and records its events. It reads a
+  // ReplicaSet afresh before adopting.
+  clusterRole(REPLICASET_CONTROLLER_USER, [
+    rule(READ, ['apps'], ['replicasets']),
+    rule(['update'], ['apps'], ['replicasets/status']),
+    rule(['list', 'watch', 'create', 'patch', 'delete'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
+  // The Deployment controller, its own user as kube-controller-manager's deployment-controller: reads Deployments,
+  // sets their revision annotation and writes their status; creates, adopts, scales and deletes their ReplicaSets;
+  // watches Pods (a Recreate rollout waits for the old ones to go), and records its events.
+  clusterRole(DEPLOYMENT_CONTROLLER_USER, [
+    rule([...READ, 'update'], ['apps'], ['deployments']),
+    rule(['update'], ['apps'], ['deployments/status']),
+    rule([...READ, 'create', 'update', 'patch', 'delete'], ['apps'], ['replicasets']),
+    rule(['list', 'watch'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   clusterRole(GARBAGE_COLLECTOR_USER, [
     rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
@@ -465,6 +486,12 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   ]),
   clusterBinding(DISRUPTION_CONTROLLER_USER, DISRUPTION_CONTROLLER_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: DISRUPTION_CONTROLLER_USER },
+  ]),
+  clusterBinding(REPLICASET_CONTROLLER_USER, REPLICASET_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: REPLICASET_CONTROLLER_USER },
+  ]),
+  clusterBinding(DEPLOYMENT_CONTROLLER_USER, DEPLOYMENT_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: DEPLOYMENT_CONTROLLER_USER },
   ]),
   clusterBinding(SCHEDULER_USER, SCHEDULER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: SCHEDULER_USER }]),
   clusterBinding(GARBAGE_COLLECTOR_USER, GARBAGE_COLLECTOR_USER, [

@@ -24,11 +24,13 @@ after(async () => {
   await server?.cleanup();
 });
 
-async function runningReadyPod(name: string): Promise<void> {
+type Owner = { apiVersion: string; kind: string; name: string; uid: string; controller: true };
+
+async function runningReadyPod(name: string, app = 'web', owner?: Owner): Promise<void> {
   await admin.create<Pod>(PODS, {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, labels: { app: 'web' } },
+    metadata: { name, labels: { app }, ...(owner ? { ownerReferences: [owner] } : {}) },
     spec: { nodeName: 'n-1', containers: [{ name: 'c', image: 'pause' }] },
   });
   await admin.patch(`${PODS}/${name}/status`, 'merge', {
@@ -90,6 +92,81 @@ describe('disruption controller', () => {
       },
       10_000,
       50,
+    );
+  });
+
+  it('counts a maxUnavailable budget by its Pods’ controller’s scale, and fails safe on a kind without one', async () => {
+    const rs = await admin.create<{ metadata: { uid: string } }>('/apis/apps/v1/namespaces/default/replicasets', {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'db' },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
+      },
+    });
+    const owner = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      name: 'db',
+      uid: rs.metadata.uid,
+      controller: true as const,
+    };
+    await runningReadyPod('db-1', 'db', owner);
+    await runningReadyPod('db-2', 'db', owner);
+    await admin.create(PDBS, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'db' },
+      spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'db' } } },
+    });
+    const counted = await waitFor(
+      'the db budget counted by scale',
+      async () => {
+        const { status } = await admin.get<PodDisruptionBudget>(`${PDBS}/db`);
+        return status?.expectedPods === 3 ? status : undefined;
+      },
+      10_000,
+      50,
+    );
+    assert.deepEqual([counted.desiredHealthy, counted.currentHealthy, counted.disruptionsAllowed], [2, 2, 0]);
+
+    const ds = await admin.create<{ metadata: { uid: string } }>('/apis/apps/v1/namespaces/default/daemonsets', {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
+      },
+    });
+    const dsOwner = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      name: 'agent',
+      uid: ds.metadata.uid,
+      controller: true as const,
+    };
+    await runningReadyPod('agent-1', 'agent', dsOwner);
+    await admin.create(PDBS, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'agent' },
+      spec: { maxUnavailable: '50%', selector: { matchLabels: { app: 'agent' } } },
+    });
+    const failed = await waitFor(
+      'the agent budget failed safe',
+      async () => {
+        const pdb = await admin.get<PodDisruptionBudget>(`${PDBS}/agent`);
+        return pdb.status?.conditions?.find((c) => c.reason === 'SyncFailed');
+      },
+      10_000,
+      50,
+    );
+    assert.deepEqual(
+      [failed.status, failed.message],
+      ['False', 'daemonsets.apps does not implement the scale subresource'],
     );
   });
 });

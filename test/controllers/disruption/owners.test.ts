@@ -31,6 +31,14 @@ function getter(objects: Record<string, unknown>): { get: Getter; asked: string[
   };
 }
 
+const WIDGETS = {
+  '/apis/example.com/v1': {
+    resources: [
+      { name: 'widgets', kind: 'Widget' },
+      { name: 'widgets/scale', kind: 'Scale' },
+    ],
+  },
+};
 const BATCH = {
   '/apis/batch/v1': {
     resources: [
@@ -78,12 +86,7 @@ const cases: { name: string; ref: OwnerReference; objects: Record<string, unknow
     name: 'any other kind through its scale subresource',
     ref: owner('Widget', 'w', 'w-1', 'example.com/v1'),
     objects: {
-      '/apis/example.com/v1': {
-        resources: [
-          { name: 'widgets', kind: 'Widget' },
-          { name: 'widgets/scale', kind: 'Scale' },
-        ],
-      },
+      ...WIDGETS,
       '/apis/example.com/v1/namespaces/ns/widgets/w/scale': scalable('w-1', 7),
     },
     want: { uid: 'w-1', scale: 7 },
@@ -92,12 +95,7 @@ const cases: { name: string; ref: OwnerReference; objects: Record<string, unknow
     name: 'a scale subresource that is there but not found: no controller',
     ref: owner('Widget', 'gone', 'w-2', 'example.com/v1'),
     objects: {
-      '/apis/example.com/v1': {
-        resources: [
-          { name: 'widgets', kind: 'Widget' },
-          { name: 'widgets/scale', kind: 'Scale' },
-        ],
-      },
+      ...WIDGETS,
     },
     want: undefined,
   },

@@ -69,8 +69,15 @@ export interface RecordedWrite {
   body?: unknown;
 }
 
+/** What a test answers instead of the recording client: a create's rejection, a read. */
+export interface ClientOverrides {
+  /** A rejection for this create, or undefined to let it succeed. */
+  failCreate?: (path: string, body: unknown) => Error | undefined;
+  get?: (path: string) => Promise<unknown>;
+}
+
 /** A client whose writes succeed and are recorded (events apart), named as a server would name them. */
-export function recordingClient(): { client: unknown; writes: RecordedWrite[] } {
+export function recordingClient(overrides: ClientOverrides = {}): { client: unknown; writes: RecordedWrite[] } {
   const writes: RecordedWrite[] = [];
   let n = 0;
   const named = (body: unknown) => {
@@ -81,8 +88,10 @@ export function recordingClient(): { client: unknown; writes: RecordedWrite[] } 
   };
   const client = {
     create: (path: string, body: unknown) => {
-      if (!path.endsWith('/events')) writes.push({ method: 'POST', path, body });
-      return Promise.resolve(named(body));
+      if (path.endsWith('/events')) return Promise.resolve(body);
+      writes.push({ method: 'POST', path, body });
+      const failure = overrides.failCreate?.(path, body);
+      return failure ? Promise.reject(failure) : Promise.resolve(named(body));
     },
     update: (path: string, body: unknown) => (writes.push({ method: 'PUT', path, body }), Promise.resolve(body)),
     patch: (path: string, _t: string, body: unknown) => (
@@ -90,7 +99,7 @@ export function recordingClient(): { client: unknown; writes: RecordedWrite[] } 
       Promise.resolve({})
     ),
     delete: (path: string) => (writes.push({ method: 'DELETE', path }), Promise.resolve({})),
-    get: () => Promise.reject(new Error('no reads in this test')),
+    get: (path: string) => overrides.get?.(path) ?? Promise.reject(new Error(`no read of ${path} in this test`)),
   };
   return { client, writes };
 }
