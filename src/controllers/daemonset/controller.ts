@@ -9,24 +9,12 @@
 import { controllerOf, type DaemonSet, type PodView } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject } from '../../client/index.js';
-import { isApiError } from '../../client/index.js';
-import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { objectKey } from '../../client/informer.js';
 import type { InformerLike } from '../../client/sharedinformers.js';
-import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
-import {
-  nodeAndPodInformers,
-  podPath,
-  type NodeObject,
-  type PodControllerOptions,
-  type PodObject,
-} from '../podinformers.js';
-import { SyncWorker } from '../syncworker.js';
-import type { RunningController } from '../types.js';
-import { syncedOrAborted } from '../waitsynced.js';
-import { recheckOwner, writeClaim } from '../workload/adoption.js';
-import { newControllerRef } from '../workload/controllerref.js';
+import { podPath, type NodeObject, type PodControllerOptions, type PodObject } from '../podinformers.js';
+import { QueuedController, referenceTo } from '../queuedcontroller.js';
+import { writeClaim } from '../workload/adoption.js';
 import { Expectations } from '../workload/expectations.js';
 import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
 import { PodControl, podObjectKey, type PodControlTarget } from '../workload/podcontrol.js';
@@ -44,34 +32,21 @@ const dsPath = (ns: string, name: string): string => `/apis/apps/v1/namespaces/$
 
 export type DaemonSetControllerOptions = PodControllerOptions;
 
-export class DaemonSetController implements RunningController {
-  private readonly o: DaemonSetControllerOptions;
+export class DaemonSetController extends QueuedController {
   private readonly dss: InformerLike<DaemonSetObject>;
   private readonly nodes: InformerLike<NodeObject>;
   private readonly pods: InformerLike<PodObject>;
-  private readonly own: { stop(): Promise<void> } | undefined;
-  private readonly queue: SyncWorker;
   private readonly expectations: Expectations;
   private readonly backoff = new FailedPodBackoff();
-  private readonly recorder: EventRecorder;
   private readonly podControl: PodControl;
-  private stopped = false;
 
   constructor(o: DaemonSetControllerOptions) {
-    this.o = o;
-    const { nodes, pods, own } = nodeAndPodInformers(o);
-    this.own = own;
-    this.nodes = nodes;
-    this.pods = pods;
-    this.dss = (o.informers ?? own!).informer<DaemonSetObject>(DAEMONSETS_PATH);
-    this.queue = new SyncWorker(
-      o.clock,
-      (key) => this.sync(key),
-      (key, err) => klog.error(texts.syncFailed(key, errorMessage(err))),
-    );
+    super(o, { component: events.component, syncFailed: texts.syncFailed });
+    this.dss = this.informer<DaemonSetObject>(DAEMONSETS_PATH);
+    this.nodes = this.informer<NodeObject>('/api/v1/nodes');
+    this.pods = this.informer<PodObject>('/api/v1/pods');
     this.expectations = new Expectations(o.clock);
-    this.recorder = controllerEventRecorder(o.client, events.component, o.clock);
-    this.podControl = new PodControl(o.client, this.recorder, this.expectations);
+    this.podControl = new PodControl(o.client, this.expectations, (...e) => this.event(...e));
     this.dss.on('add', (ds) => this.queue.add(objectKey(ds)));
     this.dss.on('update', (_old, ds) => this.queue.add(objectKey(ds)));
     this.dss.on('delete', (ds) => this.expectations.forget(objectKey(ds)));
@@ -81,24 +56,6 @@ export class DaemonSetController implements RunningController {
     this.pods.on('add', (p) => this.podAdded(p));
     this.pods.on('update', (old, p) => this.podUpdated(old, p));
     this.pods.on('delete', (p) => this.podDeleted(p));
-    if (o.signal.aborted) this.stopped = true;
-    else o.signal.addEventListener('abort', () => void this.stop(), { once: true });
-  }
-
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    for (const i of [this.dss, this.nodes, this.pods]) i.start();
-    if (!(await syncedOrAborted(this.o.signal, this.dss, this.nodes, this.pods)) || this.stopped) return;
-    this.queue.start();
-  }
-
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    for (const i of [this.dss, this.nodes, this.pods]) await i.stop();
-    await this.queue.stop();
-    await this.recorder.stop();
-    await this.own?.stop();
   }
 
   private enqueueAll(): void {
@@ -158,7 +115,7 @@ export class DaemonSetController implements RunningController {
     this.queue.add(objectKey(ds));
   }
 
-  private async sync(key: string): Promise<void> {
+  protected async sync(key: string): Promise<void> {
     const ds = this.dss.store.get(key);
     if (!ds) return this.expectations.forget(key);
     const ns = ds.metadata.namespace ?? '';
@@ -178,7 +135,13 @@ export class DaemonSetController implements RunningController {
     await this.claim(ds, decision);
     const failure = needsSync ? await this.manage(key, ds, hash, decision) : undefined;
     const status = daemonSetStatus(ds, nodes, decision.byNode, hash, nowMs);
-    if (!deepEqual(ds.status ?? {}, status)) await this.writeStatus(ds, status);
+    if (!deepEqual(ds.status ?? {}, status))
+      await this.updateStatus(dsPath(ns, ds.metadata.name ?? ''), {
+        ...ds,
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        status,
+      });
     this.requeue(key, ds, decision, status);
     if (failure !== undefined) throw new Error(failure);
   }
@@ -191,17 +154,12 @@ export class DaemonSetController implements RunningController {
   }
 
   private async claim(ds: DaemonSetObject, d: DaemonSetDecision): Promise<void> {
-    const { namespace = '', name = '', uid = '' } = ds.metadata;
-    if (d.adopt.length > 0)
-      await recheckOwner(this.o.client, dsPath(namespace, name), uid, {
-        gone: (got) => texts.gone(namespace, name, got, uid),
-        deleting: (at) => texts.justDeleted(namespace, name, at),
-      });
-    await writeClaim(this.o.client, newControllerRef('apps/v1', 'DaemonSet', ds), {
-      adopt: d.adopt,
-      release: d.release,
-      pathOf: (p) => podPath(p as PodObject),
-    });
+    const { namespace = '', name = '' } = ds.metadata;
+    await writeClaim(
+      this.o.client,
+      { kind: 'DaemonSet', path: dsPath(namespace, name), object: ds },
+      { adopt: d.adopt, release: d.release, pathOf: (p) => podPath(p as PodObject) },
+    );
   }
 
   /** syncNodes: the deletes and the creates of the decision; the first failure's message, if any. */
@@ -211,14 +169,14 @@ export class DaemonSetController implements RunningController {
     hash: string,
     d: DaemonSetDecision,
   ): Promise<string | undefined> {
-    const { namespace = '', name = '', uid = '' } = ds.metadata;
-    const target: PodControlTarget = { key, ref: { apiVersion: 'apps/v1', kind: 'DaemonSet', namespace, name, uid } };
+    const { namespace = '', uid = '' } = ds.metadata;
+    const target: PodControlTarget = { key, ref: referenceTo('apps/v1', 'DaemonSet', ds) };
     const nowMs = this.o.clock.now().getTime();
     for (const { pod, node } of d.failed) {
       this.backoff.next(failedPodBackoffKey(uid, node), nowMs);
       const message = events.failedPod(namespace, pod.metadata.name ?? '', node);
       klog.info(message);
-      this.recorder.record(target.ref, 'Warning', FAILED_DAEMON_POD, message);
+      this.event(target.ref, 'Warning', FAILED_DAEMON_POD, message);
     }
     if (d.create.length === 0 && d.delete.length === 0) return undefined;
     // kube expects both at once, then creates before it deletes.
@@ -234,15 +192,5 @@ export class DaemonSetController implements RunningController {
         : undefined;
     const deleted = d.delete.length > 0 ? await this.podControl.delete(target, d.delete, false) : undefined;
     return created ?? deleted;
-  }
-
-  private async writeStatus(ds: DaemonSetObject, status: DaemonSet['status']): Promise<void> {
-    const { namespace = '', name = '' } = ds.metadata;
-    const body = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
-    try {
-      await this.o.client.update(`${dsPath(namespace, name)}/status`, body);
-    } catch (err) {
-      if (!isApiError(err, 404)) throw err;
-    }
   }
 }

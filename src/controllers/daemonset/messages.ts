@@ -24,9 +24,6 @@ export const logs = {
 /** The controller's log lines and errors. */
 export const texts = {
   syncFailed: (key: string, why: string) => `error syncing daemon set ${JSON.stringify(key)}: ${why}`,
-  gone: (namespace: string, name: string, got: string, wanted: string) =>
-    `original DaemonSet ${namespace}/${name} is gone: got uid ${got}, wanted ${wanted}`,
-  justDeleted: (namespace: string, name: string, at: string) => `${namespace}/${name} has just been deleted at ${at}`,
 };
 
 export const rolloutStatus = {

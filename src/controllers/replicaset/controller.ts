@@ -6,16 +6,17 @@
 
 import { controllerOf, isPodReady, type PodView, type ReplicaSet } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
-import { isApiError, type KubeObject } from '../../client/index.js';
+import type { KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
 import type { InformerLike } from '../../client/sharedinformers.js';
-import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
 import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { writeClaim } from '../workload/adoption.js';
 import { Expectations } from '../workload/expectations.js';
 import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import { PodControl } from '../workload/podcontrol.js';
+import type { PodToCreate } from '../workload/podtemplate.js';
 import { decideReplicaSet, replicaSetPod, type ReplicaSetDecision } from './decide.js';
 import { events, texts } from './messages.js';
 import { replicaSetStatus, requeueAfterSeconds } from './status.js';
@@ -31,12 +32,14 @@ export class ReplicaSetController extends QueuedController {
   private readonly rss: InformerLike<ReplicaSetObject>;
   private readonly pods: InformerLike<PodObject>;
   private readonly expectations: Expectations;
+  private readonly podControl: PodControl;
 
   constructor(o: ReplicaSetControllerOptions) {
     super(o, { component: events.component, syncFailed: texts.syncFailed });
     this.rss = this.informer<ReplicaSetObject>(REPLICASETS_PATH);
     this.pods = this.informer<PodObject>('/api/v1/pods');
     this.expectations = new Expectations(o.clock);
+    this.podControl = new PodControl(o.client, this.expectations, (...e) => this.event(...e));
     this.rss.on('add', (rs) => this.queue.add(objectKey(rs)));
     this.rss.on('update', (_old, rs) => this.queue.add(objectKey(rs)));
     this.rss.on('delete', (rs) => this.expectations.forget(objectKey(rs)));
@@ -144,65 +147,10 @@ export class ReplicaSetController extends QueuedController {
 
   /** The creates or deletes of the decision; the first failure's message, if any (kube's manageReplicasErr). */
   private async manage(key: string, rs: ReplicaSetObject, d: ReplicaSetDecision): Promise<string | undefined> {
-    if (d.create > 0) return this.create(key, rs, d.batches);
-    if (d.delete.length > 0) return this.delete(key, rs, d.delete);
-    return undefined;
-  }
-
-  private async create(key: string, rs: ReplicaSetObject, batches: readonly number[]): Promise<string | undefined> {
-    const total = batches.reduce((a, b) => a + b, 0);
-    this.expectations.expect(key, total);
+    const target = { key, ref: referenceTo('apps/v1', 'ReplicaSet', rs) };
     const pod = replicaSetPod(rs);
-    const path = `/api/v1/namespaces/${rs.metadata.namespace ?? ''}/pods`;
-    let sent = 0;
-    for (const size of batches) {
-      const results = await Promise.allSettled(
-        Array.from({ length: size }, () => this.o.client.create<PodObject>(path, pod)),
-      );
-      sent += size;
-      let failure: string | undefined;
-      for (const r of results) {
-        if (r.status === 'fulfilled')
-          this.say(rs, 'Normal', events.successfulCreate, events.created(r.value.metadata.name ?? ''));
-        else {
-          failure ??= errorMessage(r.reason);
-          this.expectations.creationObserved(key);
-          this.say(rs, 'Warning', events.failedCreate, events.createError(errorMessage(r.reason)));
-        }
-      }
-      if (failure !== undefined) {
-        this.expectations.creationObserved(key, total - sent);
-        return failure;
-      }
-    }
+    if (d.create > 0) return this.podControl.create(target, Array<PodToCreate>(d.create).fill(pod), d.batches);
+    if (d.delete.length > 0) return this.podControl.delete(target, d.delete);
     return undefined;
-  }
-
-  private async delete(key: string, rs: ReplicaSetObject, pods: readonly PodView[]): Promise<string | undefined> {
-    this.expectations.expect(
-      key,
-      0,
-      pods.map((p) => objectKey(p as PodObject)),
-    );
-    let failure: string | undefined;
-    await Promise.all(
-      pods.map(async (p) => {
-        const name = p.metadata.name ?? '';
-        try {
-          await this.o.client.delete(podPath(p as PodObject));
-          this.say(rs, 'Normal', events.successfulDelete, events.deleted(name));
-        } catch (err) {
-          this.expectations.deletionObserved(key, objectKey(p as PodObject));
-          if (isApiError(err, 404)) return;
-          failure ??= errorMessage(err);
-          this.say(rs, 'Warning', events.failedDelete, events.deleteError(errorMessage(err)));
-        }
-      }),
-    );
-    return failure;
-  }
-
-  private say(rs: ReplicaSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.event(referenceTo('apps/v1', 'ReplicaSet', rs), type, reason, message);
   }
 }

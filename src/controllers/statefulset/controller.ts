@@ -9,17 +9,13 @@
 import { controllerOf, isPodReady, type PodView, type StatefulSet } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
-import { controllerEventRecorder, type EventRecorder } from '../../client/events.js';
 import { objectKey } from '../../client/informer.js';
-import { SharedInformerFactory, type InformerLike } from '../../client/sharedinformers.js';
+import type { InformerLike } from '../../client/sharedinformers.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
-import { SyncWorker } from '../syncworker.js';
-import type { RunningController } from '../types.js';
-import { syncedOrAborted } from '../waitsynced.js';
-import { recheckOwner, writeClaim } from '../workload/adoption.js';
-import { newControllerRef } from '../workload/controllerref.js';
+import { QueuedController, referenceTo } from '../queuedcontroller.js';
+import { writeClaim } from '../workload/adoption.js';
 import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
 import type { PodToCreate } from '../workload/podtemplate.js';
 import { decideStatefulSet, type StatefulSetDecision } from './decide.js';
@@ -36,52 +32,21 @@ const setPath = (ns: string, name: string): string => `/apis/apps/v1/namespaces/
 
 export type StatefulSetControllerOptions = PodControllerOptions;
 
-export class StatefulSetController implements RunningController {
-  private readonly o: StatefulSetControllerOptions;
+export class StatefulSetController extends QueuedController {
   private readonly sets: InformerLike<StatefulSetObject>;
   private readonly revisions: InformerLike<RevisionObject>;
   private readonly pods: InformerLike<PodObject>;
-  private readonly own: SharedInformerFactory | undefined;
-  private readonly queue: SyncWorker;
-  private readonly recorder: EventRecorder;
-  private stopped = false;
 
   constructor(o: StatefulSetControllerOptions) {
-    this.o = o;
-    this.own = o.informers ? undefined : new SharedInformerFactory(o.client, { clock: o.clock });
-    const informers = o.informers ?? this.own!;
-    this.sets = informers.informer<StatefulSetObject>(STATEFULSETS_PATH);
-    this.revisions = informers.informer<RevisionObject>(REVISIONS_PATH);
-    this.pods = informers.informer<PodObject>('/api/v1/pods');
-    this.queue = new SyncWorker(
-      o.clock,
-      (key) => this.sync(key),
-      (key, err) => klog.error(logs.syncFailed(key, errorMessage(err))),
-    );
-    this.recorder = controllerEventRecorder(o.client, events.component, o.clock);
+    super(o, { component: events.component, syncFailed: logs.syncFailed });
+    this.sets = this.informer<StatefulSetObject>(STATEFULSETS_PATH);
+    this.revisions = this.informer<RevisionObject>(REVISIONS_PATH);
+    this.pods = this.informer<PodObject>('/api/v1/pods');
     this.sets.on('add', (s) => this.queue.add(objectKey(s)));
     this.sets.on('update', (_old, s) => this.queue.add(objectKey(s)));
     this.pods.on('add', (p) => this.podChanged(p));
     this.pods.on('update', (old, p) => this.podUpdated(old, p));
     this.pods.on('delete', (p) => this.podChanged(p));
-    if (o.signal.aborted) this.stopped = true;
-    else o.signal.addEventListener('abort', () => void this.stop(), { once: true });
-  }
-
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    for (const i of [this.sets, this.revisions, this.pods]) i.start();
-    if (!(await syncedOrAborted(this.o.signal, this.sets, this.revisions, this.pods)) || this.stopped) return;
-    this.queue.start();
-  }
-
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    for (const i of [this.sets, this.revisions, this.pods]) await i.stop();
-    await this.queue.stop();
-    await this.recorder.stop();
-    await this.own?.stop();
   }
 
   private ownerOf(p: PodView): StatefulSetObject | undefined {
@@ -117,7 +82,7 @@ export class StatefulSetController implements RunningController {
       .filter((r) => r.metadata.namespace === set.metadata.namespace && controllerOf(r.metadata)?.uid === uid);
   }
 
-  private async sync(key: string): Promise<void> {
+  protected async sync(key: string): Promise<void> {
     const set = this.sets.store.get(key);
     if (!set) return;
     const ns = set.metadata.namespace ?? '';
@@ -130,7 +95,13 @@ export class StatefulSetController implements RunningController {
     await this.claim(set, decision);
     const failure = set.metadata.deletionTimestamp ? undefined : await this.apply(set, decision);
     const status = statefulSetStatus(set, decision, revisions, nowMs);
-    if (!deepEqual(set.status ?? {}, status)) await this.writeStatus(set, status);
+    if (!deepEqual(set.status ?? {}, status))
+      await this.updateStatus(setPath(ns, set.metadata.name ?? ''), {
+        ...set,
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        status,
+      });
     const after = requeueAfterSeconds(set, status);
     if (after !== undefined) this.queue.addAfter(key, after * 1000);
     if (failure !== undefined) throw new Error(failure);
@@ -146,17 +117,12 @@ export class StatefulSetController implements RunningController {
   }
 
   private async claim(set: StatefulSetObject, d: StatefulSetDecision): Promise<void> {
-    const { namespace = '', name = '', uid = '' } = set.metadata;
-    if (d.adopt.length > 0)
-      await recheckOwner(this.o.client, setPath(namespace, name), uid, {
-        gone: (got) => logs.gone(namespace, name, got, uid),
-        deleting: (at) => logs.justDeleted(namespace, name, at),
-      });
-    await writeClaim(this.o.client, newControllerRef('apps/v1', 'StatefulSet', set), {
-      adopt: d.adopt,
-      release: d.release,
-      pathOf: (p) => podPath(p as PodObject),
-    });
+    const { namespace = '', name = '' } = set.metadata;
+    await writeClaim(
+      this.o.client,
+      { kind: 'StatefulSet', path: setPath(namespace, name), object: set },
+      { adopt: d.adopt, release: d.release, pathOf: (p) => podPath(p as PodObject) },
+    );
   }
 
   /** The decision's writes in kube's order; the first failure's message, if any. */
@@ -165,7 +131,7 @@ export class StatefulSetController implements RunningController {
     for (const pod of d.recreate) {
       const failed = pod.status?.phase === 'Failed';
       const podName = pod.metadata.name ?? '';
-      this.event(
+      this.say(
         set,
         failed ? 'Warning' : 'Normal',
         failed ? RECREATING_FAILED_POD : RECREATING_TERMINATED_POD,
@@ -240,22 +206,11 @@ export class StatefulSetController implements RunningController {
   /** recordPodEvent: the write's outcome on the set. */
   private podEvent(set: StatefulSetObject, verb: PodVerb, pod: string, err?: unknown): void {
     const setName = set.metadata.name ?? '';
-    if (err === undefined) this.event(set, 'Normal', events.succeeded(verb), events.podSucceeded(verb, pod, setName));
-    else this.event(set, 'Warning', events.failed(verb), events.podFailed(verb, pod, setName, errorMessage(err)));
+    if (err === undefined) this.say(set, 'Normal', events.succeeded(verb), events.podSucceeded(verb, pod, setName));
+    else this.say(set, 'Warning', events.failed(verb), events.podFailed(verb, pod, setName, errorMessage(err)));
   }
 
-  private async writeStatus(set: StatefulSetObject, status: StatefulSet['status']): Promise<void> {
-    const { namespace = '', name = '' } = set.metadata;
-    const body = { ...set, apiVersion: 'apps/v1', kind: 'StatefulSet', status };
-    try {
-      await this.o.client.update(`${setPath(namespace, name)}/status`, body);
-    } catch (err) {
-      if (!isApiError(err, 404)) throw err;
-    }
-  }
-
-  private event(set: StatefulSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    const { namespace = '', name = '', uid = '' } = set.metadata;
-    this.recorder.record({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace, name, uid }, type, reason, message);
+  private say(set: StatefulSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.event(referenceTo('apps/v1', 'StatefulSet', set), type, reason, message);
   }
 }

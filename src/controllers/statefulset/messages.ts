@@ -23,9 +23,6 @@ export type PodVerb = 'Create' | 'Update' | 'Delete';
 
 export const logs = {
   syncFailed: (key: string, why: string) => `error syncing StatefulSet ${JSON.stringify(key)}: ${why}`,
-  gone: (namespace: string, name: string, got: string, wanted: string) =>
-    `original StatefulSet ${namespace}/${name} is gone: got uid ${got}, wanted ${wanted}`,
-  justDeleted: (namespace: string, name: string, at: string) => `${namespace}/${name} has just been deleted at ${at}`,
   badSelector: (namespace: string, name: string, why: string) =>
     `error converting StatefulSet ${namespace}/${name} selector: ${why}`,
 };

@@ -6,7 +6,7 @@
 import type { ObjectReference } from '../../api/types.js';
 import type { PodView } from '../../api/apps.js';
 import { isApiError, type RestClient } from '../../client/index.js';
-import type { EventRecorder } from '../../client/events.js';
+import type { EventType } from '../../client/events.js';
 import { objectKey } from '../../client/informer.js';
 import { errorMessage } from '../../util/errors.js';
 import { podPath, type PodObject } from '../podinformers.js';
@@ -26,8 +26,9 @@ export interface PodControlTarget {
 export class PodControl {
   constructor(
     private readonly client: Pick<RestClient, 'create' | 'delete'>,
-    private readonly recorder: EventRecorder,
     private readonly expectations: Expectations,
+    /** Records an event on the controller. */
+    private readonly record: (on: ObjectReference, type: EventType, reason: string, message: string) => void,
   ) {}
 
   /**
@@ -86,7 +87,7 @@ export class PodControl {
     return failure;
   }
 
-  private event(t: PodControlTarget, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.recorder.record(t.ref, type, reason, message);
+  private event(t: PodControlTarget, type: EventType, reason: string, message: string): void {
+    this.record(t.ref, type, reason, message);
   }
 }
