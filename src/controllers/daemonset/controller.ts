@@ -6,7 +6,7 @@
 // out-of-date ones, and writes the status through the status subresource. The Pods carry the template's hash in
 // controller-revision-hash; no decision reads a revision's history, so no ControllerRevision is written.
 
-import { controllerOf, type DaemonSet, type PodView } from '../../api/apps.js';
+import type { DaemonSet } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
@@ -16,7 +16,7 @@ import { podPath, type NodeObject, type PodControllerOptions, type PodObject } f
 import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { writeClaim } from '../workload/adoption.js';
 import { Expectations } from '../workload/expectations.js';
-import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import { followPods } from '../workload/followpods.js';
 import { PodControl, podObjectKey, type PodControlTarget } from '../workload/podcontrol.js';
 import { failedPodBackoffKey, FailedPodBackoff } from './backoff.js';
 import { decideDaemonSet, type DaemonSetDecision } from './decide.js';
@@ -53,9 +53,12 @@ export class DaemonSetController extends QueuedController {
     this.nodes.on('add', () => this.enqueueAll());
     this.nodes.on('update', (old, cur) => this.nodeUpdated(old, cur));
     this.nodes.on('delete', () => this.enqueueAll());
-    this.pods.on('add', (p) => this.podAdded(p));
-    this.pods.on('update', (old, p) => this.podUpdated(old, p));
-    this.pods.on('delete', (p) => this.podDeleted(p));
+    followPods(this.pods, {
+      kind: 'DaemonSet',
+      owners: this.dss.store,
+      queue: this.queue,
+      expectations: this.expectations,
+    });
   }
 
   private enqueueAll(): void {
@@ -71,48 +74,6 @@ export class DaemonSetController extends QueuedController {
       const after = nodeShouldRunDaemonPod(cur, ds.spec.template);
       if (!deepEqual(before, after)) this.queue.add(objectKey(ds));
     }
-  }
-
-  private ownerOf(p: PodView): DaemonSetObject | undefined {
-    return resolveControllerRef(this.dss.store, p.metadata.namespace ?? '', controllerOf(p.metadata), 'DaemonSet');
-  }
-
-  private enqueueSelecting(p: PodView): void {
-    for (const ds of selectingControllers(this.dss.store, p.metadata.namespace ?? '', p.metadata.labels))
-      this.queue.add(objectKey(ds));
-  }
-
-  private podAdded(p: PodObject): void {
-    if (p.metadata.deletionTimestamp) return this.podDeleted(p);
-    const ds = controllerOf(p.metadata) ? this.ownerOf(p) : undefined;
-    if (ds) {
-      this.expectations.creationObserved(objectKey(ds));
-      this.queue.add(objectKey(ds));
-    } else if (!controllerOf(p.metadata)) this.enqueueSelecting(p);
-  }
-
-  private podUpdated(old: PodObject, cur: PodObject): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-    if (cur.metadata.deletionTimestamp) return this.podDeleted(cur);
-    const oldRef = controllerOf(old.metadata);
-    const curRef = controllerOf(cur.metadata);
-    if (!deepEqual(oldRef ?? null, curRef ?? null) && oldRef) {
-      const oldDs = this.ownerOf(old);
-      if (oldDs) this.queue.add(objectKey(oldDs));
-    }
-    if (curRef) {
-      const ds = this.ownerOf(cur);
-      if (ds) this.queue.add(objectKey(ds));
-      return;
-    }
-    this.enqueueSelecting(cur);
-  }
-
-  private podDeleted(p: PodObject): void {
-    const ds = this.ownerOf(p);
-    if (!ds) return;
-    this.expectations.deletionObserved(objectKey(ds), objectKey(p));
-    this.queue.add(objectKey(ds));
   }
 
   protected async sync(key: string): Promise<void> {

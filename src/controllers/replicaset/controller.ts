@@ -4,7 +4,7 @@
 // been seen (../workload/expectations.ts) — creates Pods from the template in slow-start batches or deletes the
 // lowest-ranked, with kube's events, and writes the status through the status subresource.
 
-import { controllerOf, isPodReady, type PodView, type ReplicaSet } from '../../api/apps.js';
+import { controllerOf, type ReplicaSet } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
 import type { KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
@@ -14,7 +14,7 @@ import { podPath, type PodControllerOptions, type PodObject } from '../podinform
 import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { writeClaim } from '../workload/adoption.js';
 import { Expectations } from '../workload/expectations.js';
-import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import { followPods } from '../workload/followpods.js';
 import { PodControl } from '../workload/podcontrol.js';
 import type { PodToCreate } from '../workload/podtemplate.js';
 import { decideReplicaSet, replicaSetPod, type ReplicaSetDecision } from './decide.js';
@@ -43,59 +43,12 @@ export class ReplicaSetController extends QueuedController {
     this.rss.on('add', (rs) => this.queue.add(objectKey(rs)));
     this.rss.on('update', (_old, rs) => this.queue.add(objectKey(rs)));
     this.rss.on('delete', (rs) => this.expectations.forget(objectKey(rs)));
-    this.pods.on('add', (p) => this.podAdded(p));
-    this.pods.on('update', (old, p) => this.podUpdated(old, p));
-    this.pods.on('delete', (p) => this.podDeleted(p));
-  }
-
-  private ownerOf(p: PodView): ReplicaSetObject | undefined {
-    return resolveControllerRef(this.rss.store, p.metadata.namespace ?? '', controllerOf(p.metadata), 'ReplicaSet');
-  }
-
-  private enqueueSelecting(p: PodView): void {
-    for (const rs of selectingControllers(this.rss.store, p.metadata.namespace ?? '', p.metadata.labels))
-      this.queue.add(objectKey(rs));
-  }
-
-  private podAdded(p: PodObject): void {
-    if (p.metadata.deletionTimestamp) return this.podDeleted(p);
-    const rs = controllerOf(p.metadata) ? this.ownerOf(p) : undefined;
-    if (rs) {
-      this.expectations.creationObserved(objectKey(rs));
-      this.queue.add(objectKey(rs));
-    } else if (!controllerOf(p.metadata)) this.enqueueSelecting(p);
-  }
-
-  private podUpdated(old: PodObject, cur: PodObject): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-    const labelsChanged = !deepEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {});
-    if (cur.metadata.deletionTimestamp) {
-      this.podDeleted(cur);
-      if (labelsChanged) this.podDeleted(old);
-      return;
-    }
-    const oldRef = controllerOf(old.metadata);
-    const curRef = controllerOf(cur.metadata);
-    const refChanged = !deepEqual(oldRef ?? null, curRef ?? null);
-    const oldRs = refChanged && oldRef ? this.ownerOf(old) : undefined;
-    if (oldRs) this.queue.add(objectKey(oldRs));
-    if (curRef) {
-      const rs = this.ownerOf(cur);
-      if (!rs) return;
-      this.queue.add(objectKey(rs));
-      // Ready now: looked at again once minReadySeconds have passed, when it counts as available.
-      const minReady = rs.spec.minReadySeconds ?? 0;
-      if (!isPodReady(old) && isPodReady(cur) && minReady > 0) this.queue.addAfter(objectKey(rs), minReady * 1000 + 1);
-      return;
-    }
-    if (labelsChanged || refChanged) this.enqueueSelecting(cur);
-  }
-
-  private podDeleted(p: PodObject): void {
-    const rs = this.ownerOf(p);
-    if (!rs) return;
-    this.expectations.deletionObserved(objectKey(rs), objectKey(p));
-    this.queue.add(objectKey(rs));
+    followPods(this.pods, {
+      kind: 'ReplicaSet',
+      owners: this.rss.store,
+      queue: this.queue,
+      expectations: this.expectations,
+    });
   }
 
   /** The Pods of every ReplicaSet with the same controller as `rs` (the ranking's related Pods). */

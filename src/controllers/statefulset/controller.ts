@@ -6,7 +6,7 @@
 // writes with kube's events, and writes the status through the status subresource. As kube's, it keeps no
 // expectations: a Pod is created by name, and a second create of it fails with AlreadyExists and is retried.
 
-import { controllerOf, isPodReady, type PodView, type StatefulSet } from '../../api/apps.js';
+import { controllerOf, type PodView, type StatefulSet } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
@@ -16,7 +16,7 @@ import { klog } from '../../util/klog.js';
 import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
 import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { writeClaim } from '../workload/adoption.js';
-import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import { followPods } from '../workload/followpods.js';
 import type { PodToCreate } from '../workload/podtemplate.js';
 import { decideStatefulSet, type StatefulSetDecision } from './decide.js';
 import { events, logs, RECREATING_FAILED_POD, RECREATING_TERMINATED_POD, type PodVerb } from './messages.js';
@@ -44,35 +44,8 @@ export class StatefulSetController extends QueuedController {
     this.pods = this.informer<PodObject>('/api/v1/pods');
     this.sets.on('add', (s) => this.queue.add(objectKey(s)));
     this.sets.on('update', (_old, s) => this.queue.add(objectKey(s)));
-    this.pods.on('add', (p) => this.podChanged(p));
-    this.pods.on('update', (old, p) => this.podUpdated(old, p));
-    this.pods.on('delete', (p) => this.podChanged(p));
-  }
-
-  private ownerOf(p: PodView): StatefulSetObject | undefined {
-    return resolveControllerRef(this.sets.store, p.metadata.namespace ?? '', controllerOf(p.metadata), 'StatefulSet');
-  }
-
-  /** The Pod's set, or for an orphan every set that selects it. */
-  private podChanged(p: PodView): void {
-    if (controllerOf(p.metadata)) {
-      const set = this.ownerOf(p);
-      if (set) this.queue.add(objectKey(set));
-      return;
-    }
-    for (const set of selectingControllers(this.sets.store, p.metadata.namespace ?? '', p.metadata.labels))
-      this.queue.add(objectKey(set));
-  }
-
-  private podUpdated(old: PodObject, cur: PodObject): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-    if (!deepEqual(controllerOf(old.metadata) ?? null, controllerOf(cur.metadata) ?? null)) this.podChanged(old);
-    this.podChanged(cur);
-    const set = this.ownerOf(cur);
-    // Ready now: looked at again once minReadySeconds have passed, when it counts as available.
-    const minReady = set?.spec.minReadySeconds ?? 0;
-    if (set && !isPodReady(old) && isPodReady(cur) && minReady > 0)
-      this.queue.addAfter(objectKey(set), minReady * 1000 + 1);
+    // No expectations, as kube's: a Pod is created by name, and a second create of it fails.
+    followPods(this.pods, { kind: 'StatefulSet', owners: this.sets.store, queue: this.queue });
   }
 
   private owned(set: StatefulSetObject): RevisionObject[] {

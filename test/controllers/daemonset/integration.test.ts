@@ -10,6 +10,7 @@ import type { Taint } from '../../../src/api/types.js';
 import type { Pod } from '../../../src/api/workloads.js';
 import { RestClient } from '../../../src/client/index.js';
 import { daemonSetRolloutStatusMessage } from '../../../src/controllers/daemonset/rolloutstatus.js';
+import { markRunningReady, readyNode } from '../../helpers/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -28,19 +29,7 @@ after(async () => {
   await server?.cleanup();
 });
 
-async function node(name: string, taints: Taint[] = []): Promise<void> {
-  await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { taints } });
-  const resources = { cpu: '4', memory: '4Gi', pods: '110' };
-  await admin.patch(`/api/v1/nodes/${name}/status`, 'merge', {
-    status: {
-      capacity: resources,
-      allocatable: resources,
-      conditions: [
-        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
-      ],
-    },
-  });
-}
+const node = (name: string, taints: Taint[] = []) => readyNode(admin, name, { taints });
 
 const daemonPods = async (): Promise<Pod[]> =>
   (await admin.list<{ items: Pod[] }>(PODS, { labelSelector: 'app=agent' })).items.filter(
@@ -53,11 +42,6 @@ async function placement(nodes: string[]): Promise<Map<string, Pod> | undefined>
   const byNode = new Map(pods.map((p) => [p.spec?.nodeName ?? '', p]));
   return pods.length === nodes.length && nodes.every((n) => byNode.has(n)) ? byNode : undefined;
 }
-
-const markRunningReady = (name: string) =>
-  admin.patch(`${PODS}/${name}/status`, 'merge', {
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  });
 
 const pinnedNode = (p: Pod): string | undefined =>
   p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]
@@ -86,7 +70,7 @@ describe('daemonset controller', () => {
         p.spec?.tolerations?.some((t) => t.key === 'node.kubernetes.io/unschedulable' && t.effect === 'NoSchedule'),
       );
     }
-    for (const p of placed.values()) await markRunningReady(p.metadata.name ?? '');
+    for (const p of placed.values()) await markRunningReady(admin, 'default', p.metadata.name ?? '');
     const ds = await waitFor(
       'the status counts two available',
       async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { StatefulSet } from '../../../src/api/apps.js';
 import type { Pod } from '../../../src/api/workloads.js';
 import { isApiError, RestClient } from '../../../src/client/index.js';
+import { markRunningReady } from '../../helpers/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -43,11 +44,6 @@ const counted = (replicas: number, ready: number) =>
     20,
   );
 
-const markRunningReady = (name: string) =>
-  admin.patch(`${PODS}/${name}/status`, 'merge', {
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  });
-
 describe('statefulset controller', () => {
   it('makes web-0..2 in order, each after the previous is ready, and scales down from the top', async () => {
     await admin.create(SETS, {
@@ -68,7 +64,7 @@ describe('statefulset controller', () => {
         ['web-0', 'web-1', 'web-2'].slice(0, i + 1),
         `web-${i + 1} waits for web-${i}`,
       );
-      await markRunningReady(`web-${i}`);
+      await markRunningReady(admin, 'default', `web-${i}`);
     }
     const s = await counted(3, 3);
     assert.deepEqual(
