@@ -3,8 +3,9 @@
 // changes or goes. A sync makes sure the ControllerRevision of the set's template exists (./revisions.ts), takes
 // ./decide.ts's decision — the Pods `<set>-<ordinal>` one at a time in order under OrderedReady, all at once under
 // Parallel, scale down from the highest ordinal, the rolling update from the top — adopts and releases, makes its
-// writes with kube's events, and writes the status through the status subresource. As kube's, it keeps no
-// expectations: a Pod is created by name, and a second create of it fails with AlreadyExists and is retried.
+// writes with kube's events, writes the status through the status subresource, and deletes the oldest revisions
+// beyond spec.revisionHistoryLimit. As kube's, it keeps no expectations: a Pod is created by name, and a second
+// create of it fails with AlreadyExists and is retried.
 
 import { controllerOf, type PodView, type StatefulSet } from '../../api/apps.js';
 import { deepEqual } from '../../api/equal.js';
@@ -20,7 +21,7 @@ import { followPods } from '../workload/followpods.js';
 import type { PodToCreate } from '../workload/podtemplate.js';
 import { decideStatefulSet, type StatefulSetDecision } from './decide.js';
 import { events, logs, RECREATING_FAILED_POD, RECREATING_TERMINATED_POD, type PodVerb } from './messages.js';
-import { resolveRevisions, type ControllerRevision } from './revisions.js';
+import { resolveRevisions, revisionsToTruncate, type ControllerRevision } from './revisions.js';
 import { requeueAfterSeconds, statefulSetStatus } from './status.js';
 
 type StatefulSetObject = StatefulSet & KubeObject;
@@ -59,7 +60,8 @@ export class StatefulSetController extends QueuedController {
     const set = this.sets.store.get(key);
     if (!set) return;
     const ns = set.metadata.namespace ?? '';
-    const { revisions, create } = resolveRevisions(set, this.owned(set));
+    const owned = this.owned(set);
+    const { revisions, create } = resolveRevisions(set, owned);
     if (create) await this.createRevision(ns, create);
     const pods = this.pods.store.list().filter((p) => p.metadata.namespace === ns);
     const nowMs = this.o.clock.now().getTime();
@@ -78,6 +80,16 @@ export class StatefulSetController extends QueuedController {
     const after = requeueAfterSeconds(set, status);
     if (after !== undefined) this.queue.addAfter(key, after * 1000);
     if (failure !== undefined) throw new Error(failure);
+    const setPods = [...decision.replicas.flatMap((slot) => ('pod' in slot ? [slot.pod] : [])), ...decision.condemned];
+    for (const rev of revisionsToTruncate(set, owned, setPods, revisions)) await this.deleteRevision(ns, rev);
+  }
+
+  private async deleteRevision(ns: string, rev: ControllerRevision): Promise<void> {
+    try {
+      await this.o.client.delete(`/apis/apps/v1/namespaces/${ns}/controllerrevisions/${rev.metadata.name ?? ''}`);
+    } catch (err) {
+      if (!isApiError(err, 404)) throw err;
+    }
   }
 
   private async createRevision(ns: string, rev: ControllerRevision): Promise<void> {

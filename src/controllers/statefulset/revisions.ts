@@ -1,14 +1,15 @@
 // A StatefulSet's revisions (k8s:pkg/controller/statefulset/stateful_set_control.go getStatefulSetRevisions,
 // stateful_set_utils.go newRevision, getPatch, ApplyRevision; controller/history NewControllerRevision): the
 // ControllerRevision of the template now — `<set>-<hash>`, created when absent with the next revision number — and the
-// current one, the revision the status last completed, whose template the Pods below the partition come back at.
-// Pure: the host lists the set's ControllerRevisions and creates the one decided.
+// current one, the revision the status last completed, whose template the Pods below the partition come back at;
+// then the oldest of the others beyond spec.revisionHistoryLimit (truncateHistory). Pure: the host lists the set's
+// ControllerRevisions, creates the one decided and deletes the truncated.
 
-import type { PodTemplateSpec, StatefulSet } from '../../api/apps.js';
+import type { PodTemplateSpec, PodView, StatefulSet } from '../../api/apps.js';
 import type { ObjectMeta } from '../../api/types.js';
 import { newControllerRef } from '../workload/controllerref.js';
 import { copyJson } from '../workload/podtemplate.js';
-import { revisionHash, revisionName, type Revisions } from './identity.js';
+import { podRevision, revisionHash, revisionName, type Revisions } from './identity.js';
 
 /** ControllerRevisionHashLabel: on a ControllerRevision, its hash. */
 export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -78,4 +79,27 @@ export function resolveRevisions(set: StatefulSet, owned: readonly ControllerRev
     },
     ...(create ? { create } : {}),
   };
+}
+
+/** The apiserver's default spec.revisionHistoryLimit. */
+export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+
+/** SortControllerRevisions: by revision number, then name. */
+const byRevision = (a: ControllerRevision, b: ControllerRevision): number =>
+  a.revision - b.revision || ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1);
+
+/**
+ * truncateHistory: the oldest revisions beyond spec.revisionHistoryLimit to delete, never the current or the update
+ * revision nor one a Pod of the set still carries.
+ */
+export function revisionsToTruncate(
+  set: StatefulSet,
+  owned: readonly ControllerRevision[],
+  pods: readonly PodView[],
+  revisions: Revisions,
+): ControllerRevision[] {
+  const live = new Set([revisions.current.name, revisions.update, ...pods.map(podRevision)]);
+  const history = owned.filter((r) => !live.has(r.metadata.name ?? '')).sort(byRevision);
+  const limit = set.spec.revisionHistoryLimit ?? DEFAULT_REVISION_HISTORY_LIMIT;
+  return history.slice(0, Math.max(0, history.length - limit));
 }

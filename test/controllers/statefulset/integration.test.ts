@@ -1,6 +1,7 @@
 // The StatefulSet controller inside `dkc server`, against its API: under OrderedReady the Pods `web-0…` come one at
 // a time, each only once the one before is Running and Ready; they carry their identity and the revision the set
-// records in a ControllerRevision; a scale down removes the highest ordinal first; the status counts as kube's.
+// records in a ControllerRevision; a scale down removes the highest ordinal first; a new template rolls out and the
+// old revision goes beyond the history limit; the status counts as kube's.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { waitFor } from '../../helpers/wait.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const SETS = '/apis/apps/v1/namespaces/default/statefulsets';
+const REVISIONS = '/apis/apps/v1/namespaces/default/controllerrevisions';
 
 let server: RunningServer;
 let admin: RestClient;
@@ -45,7 +47,7 @@ const counted = (replicas: number, ready: number) =>
   );
 
 describe('statefulset controller', () => {
-  it('makes web-0..2 in order, each after the previous is ready, and scales down from the top', async () => {
+  it('makes web-0..2 in order, each after the previous is ready, scales down from the top, rolls out', async () => {
     await admin.create(SETS, {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
@@ -53,6 +55,7 @@ describe('statefulset controller', () => {
       spec: {
         replicas: 3,
         serviceName: 'web',
+        revisionHistoryLimit: 0,
         selector: { matchLabels: { app: 'web' } },
         template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
       },
@@ -112,5 +115,35 @@ describe('statefulset controller', () => {
       () => assert.fail('web-1 is gone'),
       (err: unknown) => assert.ok(isApiError(err, 404)),
     );
+
+    // A new template: web-0 comes back at the new revision, which becomes current; with no history kept, the old
+    // revision goes once no Pod carries it.
+    await admin.patch(`${SETS}/web`, 'merge', {
+      spec: { template: { spec: { containers: [{ name: 'c', image: 'pause:2' }] } } },
+    });
+    const updated = await waitFor(
+      'web-0 at the new revision',
+      async () => {
+        const set = await getSet();
+        const pod = await admin.get<Pod>(`${PODS}/web-0`).catch(() => undefined);
+        const rev = pod?.metadata.labels?.['controller-revision-hash'];
+        return rev && rev !== s.updateRevision && rev === set.status?.updateRevision ? rev : undefined;
+      },
+      5_000,
+      20,
+    );
+    await markRunningReady(admin, 'default', 'web-0');
+    const names = await waitFor(
+      'only the new revision kept',
+      async () => {
+        const revs = await admin.list<{ items: { metadata: { name?: string } }[] }>(REVISIONS);
+        const got = revs.items.map((r) => r.metadata.name);
+        return got.length === 1 ? got : undefined;
+      },
+      5_000,
+      20,
+    );
+    assert.deepEqual(names, [updated]);
+    assert.equal((await getSet()).status?.currentRevision, updated);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { StatefulSet } from '../../../src/api/apps.js';
-import { revisionName } from '../../../src/controllers/statefulset/identity.js';
+import type { PodView, StatefulSet } from '../../../src/api/apps.js';
+import { revisionName, type Revisions } from '../../../src/controllers/statefulset/identity.js';
 import {
   newRevision,
   REVISION_HASH_LABEL,
   resolveRevisions,
+  revisionsToTruncate,
   revisionTemplate,
   type ControllerRevision,
 } from '../../../src/controllers/statefulset/revisions.js';
@@ -95,4 +96,67 @@ describe('newRevision', () => {
     assert.equal((v1.data as { spec: { template: { $patch: string } } }).spec.template.$patch, 'replace');
     assert.deepEqual(revisionTemplate(set('v9'), v1), set('v1').spec.template);
   });
+});
+
+describe('revisionsToTruncate', () => {
+  const rev = (n: number): ControllerRevision => ({ metadata: { name: `web-r${n}` }, revision: n });
+  const revs = (...ns: number[]) => ns.map(rev);
+  const on = (n: number): PodView => ({ metadata: { labels: { 'controller-revision-hash': `web-r${n}` } } });
+  const revisions = (current: number, update: number): Revisions => ({
+    current: { name: `web-r${current}`, template: {} },
+    update: `web-r${update}`,
+  });
+  const limited = (limit?: number): StatefulSet => {
+    const s = set('v1');
+    if (limit !== undefined) s.spec.revisionHistoryLimit = limit;
+    return s;
+  };
+  const rows: {
+    name: string;
+    set: StatefulSet;
+    owned: number[];
+    pods: number[];
+    cur: number;
+    upd: number;
+    out: number[];
+  }[] = [
+    {
+      name: 'within the default limit of 10',
+      set: limited(),
+      owned: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+      pods: [],
+      cur: 12,
+      upd: 12,
+      out: [1],
+    },
+    { name: 'limit 2: the oldest go', set: limited(2), owned: [5, 1, 3, 2, 4], pods: [], cur: 5, upd: 5, out: [1, 2] },
+    {
+      name: 'limit 0: every revision no Pod carries',
+      set: limited(0),
+      owned: [1, 2, 3, 4],
+      pods: [2],
+      cur: 3,
+      upd: 4,
+      out: [1],
+    },
+    {
+      name: 'the current and update revisions stay whatever their age',
+      set: limited(0),
+      owned: [1, 2, 3],
+      pods: [],
+      cur: 1,
+      upd: 3,
+      out: [2],
+    },
+    { name: 'nothing beyond the limit', set: limited(3), owned: [1, 2, 3], pods: [], cur: 3, upd: 3, out: [] },
+  ];
+  for (const r of rows) {
+    it(r.name, () => {
+      const got = revisionsToTruncate(r.set, revs(...r.owned), r.pods.map(on), revisions(r.cur, r.upd));
+      assert.deepEqual(
+        got.map((x) => x.revision),
+        r.out,
+      );
+    });
+  }
 });
