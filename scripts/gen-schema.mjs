@@ -68,114 +68,10 @@ const extraRoots = [
   'k8s.io.apimachinery.pkg.runtime.Unknown',
 ];
 
-// Pods keep the fields a Pod commonly carries (what kubectl, the controllers, the scheduler and the kubelet write
-// and read); the element types beyond them are opaque objects, kept as given.
-const subsets = {
-  'k8s.io.api.core.v1.PodSpec': [
-    'volumes',
-    'initContainers',
-    'containers',
-    'ephemeralContainers',
-    'restartPolicy',
-    'terminationGracePeriodSeconds',
-    'activeDeadlineSeconds',
-    'dnsPolicy',
-    'nodeSelector',
-    'serviceAccountName',
-    'serviceAccount',
-    'automountServiceAccountToken',
-    'nodeName',
-    'hostNetwork',
-    'hostPID',
-    'hostIPC',
-    'securityContext',
-    'imagePullSecrets',
-    'hostname',
-    'subdomain',
-    'affinity',
-    'schedulerName',
-    'tolerations',
-    'hostAliases',
-    'priorityClassName',
-    'priority',
-    'readinessGates',
-    'runtimeClassName',
-    'enableServiceLinks',
-    'preemptionPolicy',
-    'overhead',
-    'topologySpreadConstraints',
-    'resourceClaims',
-    'schedulingGates',
-  ],
-  'k8s.io.api.core.v1.PodStatus': [
-    'phase',
-    'conditions',
-    'message',
-    'reason',
-    'nominatedNodeName',
-    'hostIP',
-    'hostIPs',
-    'podIP',
-    'podIPs',
-    'startTime',
-    'initContainerStatuses',
-    'containerStatuses',
-    'qosClass',
-    'ephemeralContainerStatuses',
-  ],
-  'k8s.io.api.core.v1.Container': [
-    'name',
-    'image',
-    'command',
-    'args',
-    'workingDir',
-    'ports',
-    'envFrom',
-    'env',
-    'resources',
-    'restartPolicy',
-    'volumeMounts',
-    'volumeDevices',
-    'livenessProbe',
-    'readinessProbe',
-    'startupProbe',
-    'lifecycle',
-    'terminationMessagePath',
-    'terminationMessagePolicy',
-    'imagePullPolicy',
-    'securityContext',
-    'stdin',
-    'stdinOnce',
-    'tty',
-  ],
-  'k8s.io.api.core.v1.EphemeralContainer': ['name', 'image', 'ports', 'env', 'volumeMounts', 'volumeDevices'],
-  'k8s.io.api.core.v1.ResourceRequirements': ['limits', 'requests'],
-};
-const opaque = new Set(
-  [
-    'Volume',
-    'LocalObjectReference',
-    'HostAlias',
-    'TopologySpreadConstraint',
-    'PodResourceClaim',
-    'PodSchedulingGate',
-    'PodCondition',
-    'PodIP',
-    'HostIP',
-    'ContainerPort',
-    'EnvVar',
-    'EnvFromSource',
-    'VolumeMount',
-    'VolumeDevice',
-    'Probe',
-    'Lifecycle',
-    'SecurityContext',
-    'PodSecurityContext',
-    'Affinity',
-    'PodReadinessGate',
-    'ContainerStatus',
-  ].map((t) => `k8s.io.api.core.v1.${t}`),
-);
+// Every type is read whole: the kinds' closures (a Pod's, a Deployment's template) are complete, so each kind is
+// decodable from protobuf and its schema names every field upstream's does.
+const subsets = {};
+const opaque = new Set();
 /** Whose wire form differs from their JSON form; rendered by hand in the decoder and the documents. */
 const special = new Set(
   [
@@ -364,6 +260,10 @@ function typeFacts(protoName) {
   const fields = [];
   for (const goField of struct.fields) {
     const pb = goField.tags.protobuf;
+    if (pb && goField.tags.json === ',inline') {
+      fields.push(...embeddedFields(protoName, message, goField, entry));
+      continue;
+    }
     if (!pb || !/name=\w+/.test(pb)) continue; // TypeMeta and other inlined, wire-less members
     const protoField = /name=(\w+)/.exec(pb)[1];
     const wireField = message.fields.find((f) => f.name === protoField);
@@ -390,10 +290,29 @@ function typeFacts(protoName) {
   if (!keep) {
     // Every wire field must have been matched with its Go field: a field the Go parser missed would
     // otherwise vanish from the decoder and the documents without a word.
-    const missed = message.fields.filter((w) => !fields.some((f) => f.id === w.id));
+    const embedded = new Set((entry.embeds ?? []).map((e) => e.id));
+    const missed = message.fields.filter(
+      (w) => !embedded.has(w.id) && !fields.some((f) => f.id === w.id && !f.embedded),
+    );
     if (missed.length > 0) throw new Error(`${protoName}: no Go field for ${missed.map((w) => w.name).join(', ')}`);
   }
   entry.fields = fields;
+}
+
+/**
+ * A struct embedded with `json:",inline"` that protobuf carries as a message of its own (EphemeralContainer's
+ * EphemeralContainerCommon): its fields stand in the outer type's JSON, each marked with the wire field holding it,
+ * and the outer type records that wire field (`embeds`).
+ */
+function embeddedFields(protoName, message, goField, entry) {
+  const number = Number(goField.tags.protobuf.split(',')[1]);
+  const wireField = message.fields.find((f) => f.id === number);
+  if (!wireField || SCALARS.has(wireField.type))
+    throw new Error(`${protoName}: embedded ${goField.goName} has no message field ${number}`);
+  typeFacts(wireField.type);
+  const inner = types[definitionName(wireField.type)];
+  (entry.embeds ??= []).push({ name: wireField.name, id: wireField.id, type: definitionName(wireField.type) });
+  return inner.fields.map((f) => ({ ...f, embedded: wireField.name }));
 }
 
 function scalarOrDef(type) {

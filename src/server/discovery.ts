@@ -62,65 +62,42 @@ function resourceEntries(def: ResourceDef): object[] {
   };
   if (def.shortNames.length) main['shortNames'] = def.shortNames;
   if (def.categories?.length) main['categories'] = def.categories;
-  const out: object[] = [main];
-  if (def.proxySubresource) {
-    out.push({
-      name: `${def.plural}/proxy`,
-      singularName: '',
-      namespaced: def.namespaced,
-      kind: `${def.kind}ProxyOptions`,
-      verbs: ['create', 'delete', 'get', 'patch', 'update'],
-    });
-  }
-  for (const [name, action] of Object.entries(def.actions ?? {})) {
-    if (!name) continue;
-    out.push({
-      name: `${def.plural}/${name}`,
-      singularName: '',
-      namespaced: def.namespaced,
-      ...(action.group !== undefined ? { group: action.group } : {}),
-      ...(action.version !== undefined ? { version: action.version } : {}),
-      kind: action.kind,
-      verbs: ['create'],
-    });
-  }
-  if (def.scaleSubresource) {
-    out.push({
-      name: `${def.plural}/scale`,
-      singularName: '',
-      namespaced: def.namespaced,
-      group: SCALE_GROUP,
-      version: SCALE_VERSION,
-      kind: SCALE_KIND,
-      verbs: ['get', 'patch', 'update'],
-    });
-  }
-  if (def.finalizeSubresource) {
-    out.push({
-      name: `${def.plural}/finalize`,
-      singularName: '',
-      namespaced: def.namespaced,
-      kind: def.kind,
-      verbs: ['update'],
-    });
-  }
-  if (def.statusSubresource && def.verbs.includes('update')) {
-    out.push({
-      name: `${def.plural}/status`,
-      singularName: '',
-      namespaced: def.namespaced,
-      kind: def.kind,
-      verbs: ['get', 'patch', 'update'],
-    });
-  } else if (def.statusSubresource) {
-    out.push({
-      name: `${def.plural}/status`,
-      singularName: '',
-      namespaced: def.namespaced,
-      kind: def.kind,
-      verbs: ['get'],
-    });
-  }
+  return [main, ...subresourceEntries(def)];
+}
+
+/** One subresource's entry; `groupVersion` when it serves a kind of another group (a Scale, an Eviction). */
+function subresource(
+  def: ResourceDef,
+  name: string,
+  kind: string,
+  verbs: string[],
+  groupVersion: { group?: string; version?: string } = {},
+): object {
+  return {
+    name: `${def.plural}/${name}`,
+    singularName: '',
+    namespaced: def.namespaced,
+    ...(groupVersion.group !== undefined ? { group: groupVersion.group } : {}),
+    ...(groupVersion.version !== undefined ? { version: groupVersion.version } : {}),
+    kind,
+    verbs,
+  };
+}
+
+/** A resource's subresources as discovery lists them after it: proxy, actions, scale, finalize, status. */
+function subresourceEntries(def: ResourceDef): object[] {
+  const out: object[] = [];
+  if (def.proxySubresource)
+    out.push(subresource(def, 'proxy', `${def.kind}ProxyOptions`, ['create', 'delete', 'get', 'patch', 'update']));
+  for (const [name, action] of Object.entries(def.actions ?? {}))
+    if (name) out.push(subresource(def, name, action.kind, ['create'], action));
+  if (def.scaleSubresource)
+    out.push(
+      subresource(def, 'scale', SCALE_KIND, ['get', 'patch', 'update'], { group: SCALE_GROUP, version: SCALE_VERSION }),
+    );
+  if (def.finalizeSubresource) out.push(subresource(def, 'finalize', def.kind, ['update']));
+  if (def.statusSubresource)
+    out.push(subresource(def, 'status', def.kind, def.verbs.includes('update') ? ['get', 'patch', 'update'] : ['get']));
   return out;
 }
 

@@ -65,6 +65,7 @@ function definitionFor(group: string, kind: string, version: string): string | u
   if (group === 'coordination.k8s.io') return `${COORDINATION}${kind}`;
   if (group === 'rbac.authorization.k8s.io') return `io.k8s.api.rbac.v1.${kind}`;
   if (group === 'policy') return `io.k8s.api.policy.${version}.${kind}`;
+  if (group === 'apps') return `io.k8s.api.apps.${version}.${kind}`;
   return undefined;
 }
 

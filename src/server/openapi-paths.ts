@@ -3,6 +3,7 @@
 // (openapi.ts) publishes them whole; /openapi/v2 (openapi-v2.ts) publishes their patch operations.
 
 import { CORE, COORDINATION, META, customKindText as text, ref, schemas, type JsonSchema } from './openapi-schemas.js';
+import { SCALE_PATCH_MEDIA_TYPES } from './patchtypes.js';
 
 /** A served resource, as the document generator needs to know it. */
 export type ResourceInfo = {
@@ -298,37 +299,45 @@ export function addResourcePaths(
   }
 
   const itemParams = [pathParam('name', `name of the ${kind}`), ...scopeParams, params.pretty];
-  const itemOps = (suffix: string, what: string, allowed: Set<string>): Record<string, unknown> => {
+  // What a subresource serves when it is not the resource's own kind (a `scale` serves autoscaling/v1 Scale).
+  type Served = {
+    ref: JsonSchema;
+    kind: string;
+    op: (spec: OperationSpec) => JsonSchema;
+    patchTypes: readonly string[];
+  };
+  const own: Served = { ref: kindRef, kind, op, patchTypes: resource.patchTypes };
+  const itemOps = (suffix: string, what: string, allowed: Set<string>, served = own): Record<string, unknown> => {
     const ops: Record<string, unknown> = {};
     if (allowed.has('get')) {
-      ops.get = op({
+      ops.get = served.op({
         id: `read${prefix}${ns}${kind}${suffix}`,
         description: `read ${what} of the specified ${kind}`,
         action: 'get',
-        kind,
-        responses: ok(kindRef, '200'),
+        kind: served.kind,
+        responses: ok(served.ref, '200'),
       });
     }
     if (allowed.has('update')) {
-      ops.put = op({
+      ops.put = served.op({
         id: `replace${prefix}${ns}${kind}${suffix}`,
         description: `replace ${what} of the specified ${kind}`,
         action: 'put',
-        kind,
+        kind: served.kind,
         parameters: writeParams,
-        requestBody: bodyOf(kindRef),
-        responses: ok(kindRef, '200', '201'),
+        requestBody: bodyOf(served.ref),
+        responses: ok(served.ref, '200', '201'),
       });
     }
     if (allowed.has('patch')) {
-      ops.patch = op({
+      ops.patch = served.op({
         id: `patch${prefix}${ns}${kind}${suffix}`,
         description: `partially update ${what} of the specified ${kind}`,
         action: 'patch',
-        kind,
+        kind: served.kind,
         parameters: [...writeParams, params.force],
-        requestBody: patchBodyOf(resource.patchTypes),
-        responses: ok(kindRef, '200', '201'),
+        requestBody: patchBodyOf(served.patchTypes),
+        responses: ok(served.ref, '200', '201'),
       });
     }
     if (allowed.has('delete') && suffix === '') {
@@ -352,6 +361,18 @@ export function addResourcePaths(
     // Status follows the main resource's read and write verbs, as upstream serves it.
     const statusOps = itemOps('Status', 'status', new Set(['get', 'update', 'patch'].filter((v) => verbs.has(v))));
     if (Object.keys(statusOps).length > 0) paths[`${item}/status`] = { ...statusOps, parameters: itemParams };
+  }
+
+  if (resource.subresources.includes('scale')) {
+    const scaleGv = { group: 'autoscaling', version: 'v1' };
+    const scale: Served = {
+      ref: ref(kindSchemaName(scaleGv, 'Scale', extra)),
+      kind: 'Scale',
+      op: (spec) => operation(tag, scaleGv, spec),
+      patchTypes: SCALE_PATCH_MEDIA_TYPES,
+    };
+    const scaleOps = itemOps('Scale', 'scale', new Set(['get', 'update', 'patch']), scale);
+    paths[`${item}/scale`] = { ...scaleOps, parameters: itemParams };
   }
 
   if (resource.subresources.includes('finalize')) {

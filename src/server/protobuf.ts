@@ -56,7 +56,7 @@ interface JsonField {
   type: string;
   rule?: 'repeated';
   keyType?: 'string';
-  options?: { go: 'keep' | 'ptr' };
+  options?: { go?: 'keep' | 'ptr'; inline?: boolean };
 }
 
 function protoTypeOf(type: string): string {
@@ -66,7 +66,10 @@ function protoTypeOf(type: string): string {
 function messageFields(t: TypeFact): Record<string, JsonField> {
   const out: Record<string, JsonField> = {};
   if (t.fields !== undefined) {
+    // An embedded struct is one message field on the wire; its fields are read from that message.
+    for (const e of t.embeds ?? []) out[e.name] = { id: e.id, type: protoTypeOf(e.type), options: { inline: true } };
     for (const f of t.fields) {
+      if (f.embedded !== undefined) continue;
       const field: JsonField = { id: f.id, type: protoTypeOf(f.type) };
       if (f.list === true) field.rule = 'repeated';
       if (f.map === true) field.keyType = 'string';
@@ -144,6 +147,7 @@ type Wire = Map<number, unknown>;
 const WIRE_VARINT = 0;
 const WIRE_LEN = 2;
 const MAX_DEPTH = 32;
+const PACKABLE = new Set(['bool', 'int32', 'int64']);
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
@@ -197,6 +201,11 @@ function readMessage(r: Protobuf.Reader, type: Protobuf.Type, depth: number, int
       const [key, value] = readMapEntry(r, field, depth + 1);
       entries.delete(key);
       entries.set(key, value);
+    } else if (field.repeated && wireType === WIRE_LEN && PACKABLE.has(field.type)) {
+      // A packed run of numbers, which Go's Unmarshal accepts for a repeated scalar as well as one value a tag.
+      withinLength(r, () => {
+        while (r.pos < r.len) pushTo(into, id, readScalar(r, field.type, WIRE_VARINT, field.name));
+      });
     } else if (isScalar(field.type)) {
       const value = readScalar(r, field.type, wireType, field.name);
       if (field.repeated) pushTo(into, id, value);
@@ -330,10 +339,14 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
-    const go = (field.options as { go?: string } | undefined)?.go;
+    const options = field.options as { go?: string; inline?: boolean } | undefined;
+    const go = options?.go;
     const present = wire !== undefined && wire.has(field.id);
     const raw = wire?.get(field.id);
-    if (field.map) {
+    if (options?.inline === true) {
+      // Go's JSON writes an embedded struct's fields in the outer object.
+      Object.assign(out, renderMessage(field.resolvedType as Protobuf.Type, raw as Wire | undefined));
+    } else if (field.map) {
       const entries = raw as Map<string, unknown> | undefined;
       if (entries === undefined || entries.size === 0) {
         // Go unmarshals no entries as a nil map, which a field without omitempty writes as null.

@@ -1,6 +1,7 @@
 // apps/v1 on a real `dkc server` with real kubectl (1.20 and 1.32): a Deployment applied from a file, listed wide
 // with the printers' columns, scaled through its scale subresource, its strategy explained from the served schema,
-// an invalid one refused in kube-apiserver's words, and `get all` listing it.
+// an invalid one refused in kube-apiserver's words, one made by `create deployment` (a protobuf body from 1.32), and
+// `get all` listing them.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +30,8 @@ describe('apps/v1 through kubectl', { concurrency: false, timeout: 60_000 }, () 
   let work = '';
 
   before(async () => {
-    server = await startServer([]);
+    // The server's serving is under test: no workload controller changes what kubectl prints.
+    server = await startServer(['--controllers=']);
     work = await mkdtemp(join(tmpdir(), 'dkc-apps-'));
   });
   after(async () => {
@@ -95,6 +97,21 @@ describe('apps/v1 through kubectl', { concurrency: false, timeout: 60_000 }, () 
           r.stderr,
           /spec\.template\.metadata\.labels: Invalid value: map\[string\]string\{"app":"other"\}: `selector` does not match template `labels`/,
         );
+      });
+
+      it('create deployment posts it (kubectl 1.32 as protobuf) and is served', async () => {
+        assert.match(
+          await k.ok(['create', 'deployment', `${name}-made`, '--image=registry.k8s.io/pause:3.9']),
+          new RegExp(`deployment.apps/${name}-made created`),
+        );
+        const made = await k.ok([
+          'get',
+          'deploy',
+          `${name}-made`,
+          '-o',
+          'jsonpath={.spec.template.spec.containers[0].image}',
+        ]);
+        assert.equal(made, 'registry.k8s.io/pause:3.9');
       });
 
       it('get all lists the Deployment', async () => {

@@ -102,7 +102,9 @@ function structSample(definition: string, depth: number): Sample {
   const json: Record<string, unknown> = {};
   for (const f of typeFact(definition).fields ?? []) {
     const s = fieldSample(f, depth);
-    wire[f.name] = s.wire;
+    // An embedded struct's field stands in the outer JSON and, on the wire, in the message that carries the struct.
+    const into = f.embedded === undefined ? wire : ((wire[f.embedded] ??= {}) as Record<string, unknown>);
+    into[f.name] = s.wire;
     json[f.name] = s.json;
   }
   return { wire, json };
@@ -111,10 +113,7 @@ function structSample(definition: string, depth: number): Sample {
 // --- tests --------------------------------------------------------------------------------------------------
 
 // CustomResourceDefinitions are the exception: kubectl and client-go's apiextensions clients send them as JSON, and
-// their Go types are not among the schema facts (k8s.io/api), so a protobuf CRD body is refused with 415. Pods are
-// the other: their schema keeps the fields a Pod commonly carries, not the whole PodSpec closure, so they are
-// served as JSON and YAML only (the partial kinds' test below), as are the apps/v1 kinds whose Pod template reaches
-// the same PodSpec.
+// their Go types are not among the schema facts (k8s.io/api), so a protobuf CRD body is refused with 415.
 const partialKinds = new Set(schemaFacts.kinds.filter((k) => k.partial).map((k) => `${k.group}/${k.kind}`));
 const bodyKinds = defaultRegistry().all.filter(
   (d) =>
@@ -227,14 +226,32 @@ test('a list without omitempty and without elements is null, as Go writes it and
   assert.equal('subjects' in binding.object, false);
 });
 
-test('kinds whose schema is cut short are not decodable, and say so in the apiserver wording', () => {
-  assert.deepEqual(
-    [...partialKinds],
-    ['/Pod', 'apps/Deployment', 'apps/ReplicaSet', 'apps/DaemonSet', 'apps/StatefulSet'],
+test('every kind is read whole: none is cut short, so a Pod and a Deployment decode from protobuf', () => {
+  assert.deepEqual([...partialKinds], []);
+  const pod = decodeKubernetesProtobuf(
+    envelope('v1', 'Pod', 'k8s.io.api.core.v1.Pod', {
+      metadata: { name: 'p' },
+      spec: {
+        volumes: [{ name: 'v', volumeSource: { emptyDir: {} } }],
+        ephemeralContainers: [
+          { ephemeralContainerCommon: { name: 'debug', image: 'busybox' }, targetContainerName: 'a' },
+        ],
+      },
+    }),
   );
-  assert.throws(
-    () => decodeKubernetesProtobuf(envelope('v1', 'Pod', 'k8s.io.api.core.v1.Pod', {})),
-    /no kind "Pod" is registered for version "v1"/,
+  const spec = (pod.object as { spec: Record<string, unknown> }).spec;
+  assert.deepEqual(spec['volumes'], [{ name: 'v', emptyDir: {} }], "a Volume's source stands in the Volume's JSON");
+  assert.deepEqual(
+    (spec['ephemeralContainers'] as Record<string, unknown>[]).map((c) => [
+      c['name'],
+      c['image'],
+      c['targetContainerName'],
+    ]),
+    [['debug', 'busybox', 'a']],
+  );
+  assert.equal(
+    decodeKubernetesProtobuf(envelope('apps/v1', 'Deployment', 'k8s.io.api.apps.v1.Deployment', {})).kind,
+    'Deployment',
   );
 });
 

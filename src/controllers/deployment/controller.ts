@@ -16,6 +16,7 @@ import { deepEqual } from '../../api/equal.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
 import type { InformerLike } from '../../client/sharedinformers.js';
+import { formatTime } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import type { PodControllerOptions, PodObject } from '../podinformers.js';
@@ -23,8 +24,9 @@ import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { writeClaim } from '../workload/adoption.js';
 import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
 import { decideDeployment, type DeploymentDecision } from './decide.js';
-import { reasons, texts } from './messages.js';
+import { messages, reasons, texts } from './messages.js';
 import { equalIgnoreHash } from './replicasets.js';
+import { createFailedStatus } from './status.js';
 
 type DeploymentObject = Deployment & KubeObject;
 type ReplicaSetObject = ReplicaSet & KubeObject;
@@ -129,7 +131,10 @@ export class DeploymentController extends QueuedController {
       return true;
     } catch (err) {
       if (!isApiError(err, 409)) {
-        this.say(d, 'Warning', texts.failedCreate, errorMessage(err));
+        const message = messages.createFailed(rs.metadata.name ?? '', errorMessage(err));
+        const status = createFailedStatus(d, message, formatTime(this.o.clock.now()));
+        if (status) await this.writeStatus(d, status).catch(() => undefined);
+        this.say(d, 'Warning', reasons.replicaSetCreateError, message);
         throw err;
       }
     }

@@ -45,6 +45,5 @@ export const messages = {
 /** The controller's events, log lines and errors (deployment_controller.go, sync.go) and its events' source. */
 export const texts = {
   component: 'deployment-controller',
-  failedCreate: 'FailedCreate',
   syncFailed: (key: string, why: string) => `error syncing deployment ${JSON.stringify(key)}: ${why}`,
 };

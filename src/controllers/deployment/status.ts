@@ -174,3 +174,14 @@ function stuckRequeue(d: Deployment, s: DeploymentStatus, nowMs: number): number
   const afterMs = (timeMs(current.lastUpdateTime) ?? 0) + progressDeadline(d) * 1000 - nowMs;
   return afterMs < 1000 ? 0 : Math.ceil(afterMs / 1000) + 1;
 }
+
+/**
+ * getNewReplicaSet's answer to a create that failed: with a progress deadline, Progressing False
+ * (ReplicaSetCreateError) with kube's message, to be written before the sync is retried; undefined without one.
+ */
+export function createFailedStatus(d: Deployment, message: string, nowIso: string): DeploymentStatus | undefined {
+  if (!hasProgressDeadline(d)) return undefined;
+  const status: DeploymentStatus = { ...(d.status ?? {}) };
+  setCondition(status, newCondition(PROGRESSING, 'False', reasons.replicaSetCreateError, message, nowIso));
+  return status;
+}

@@ -10,11 +10,15 @@ import type { PodDisruptionBudget } from '../../api/workloads.js';
 import { isApiError, type KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
 import type { InformerLike } from '../../client/sharedinformers.js';
-import type { PodControllerOptions, PodObject } from '../podinformers.js';
+import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
+import { SyncWorker } from '../syncworker.js';
+import { errorMessage } from '../../util/errors.js';
+import { klog } from '../../util/klog.js';
 import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { syncDisruption, selectPods, type ControllerLookup, type DisruptionEvent } from './compute.js';
-import { logs } from './messages.js';
+import { events as texts, logs } from './messages.js';
 import { findController } from './owners.js';
+import { STALE_FIELD_MANAGER, staleDisruptionIn, staleDisruptionReset } from './stale.js';
 
 type PdbObject = PodDisruptionBudget & KubeObject;
 
@@ -32,30 +36,76 @@ const countsByScale = (pdb: PodDisruptionBudget): boolean =>
 export class DisruptionController extends QueuedController {
   private readonly pdbs: InformerLike<PdbObject>;
   private readonly pods: InformerLike<PodObject>;
+  /** Pods whose DisruptionTarget condition is to be reset when it goes stale (kube's second queue). */
+  private readonly stale: SyncWorker;
 
   constructor(o: DisruptionControllerOptions) {
     super(o, logs);
+    this.stale = new SyncWorker(
+      o.clock,
+      (key) => this.syncStale(key),
+      (key, err) => klog.error(logs.staleFailed(key, errorMessage(err))),
+    );
     this.pdbs = this.informer<PdbObject>(PDBS_PATH);
     this.pods = this.informer<PodObject>('/api/v1/pods');
     this.pdbs.on('add', (p) => this.queue.add(objectKey(p)));
     this.pdbs.on('update', (_old, p) => this.queue.add(objectKey(p)));
-    this.pods.on('add', (p) => this.podChanged(p));
-    this.pods.on('update', (old, p) => (this.podChanged(old), this.podChanged(p)));
+    this.pods.on('add', (p) => (this.podChanged(p), this.checkStale(p)));
+    this.pods.on('update', (old, p) => (this.podChanged(old, false), this.podChanged(p), this.checkStale(p)));
     this.pods.on('delete', (p) => this.podChanged(p));
   }
 
-  /** The PDBs of the Pod's namespace that select it are synced again. */
-  private podChanged(pod: PodObject): void {
+  override async start(): Promise<void> {
+    await super.start();
+    this.stale.start();
+  }
+
+  override async stop(): Promise<void> {
+    await this.stale.stop();
+    await super.stop();
+  }
+
+  private checkStale(pod: PodObject): void {
+    const inMs = staleDisruptionIn(pod, this.o.clock.now().getTime());
+    if (inMs !== undefined) this.stale.addAfter(objectKey(pod), inMs);
+  }
+
+  /** syncStalePodDisruption: the condition reset to False by a forced apply of the Pod's status. */
+  private async syncStale(key: string): Promise<void> {
+    const pod = this.pods.store.get(key);
+    const nowMs = this.o.clock.now().getTime();
+    const inMs = pod && staleDisruptionIn(pod, nowMs);
+    if (!pod || inMs === undefined) return;
+    if (inMs > 0) return this.stale.addAfter(key, inMs);
+    const query = { fieldManager: STALE_FIELD_MANAGER, force: 'true' };
+    try {
+      await this.o.client.patch(`${podPath(pod)}/status`, 'apply', staleDisruptionReset(pod, nowMs), { query });
+    } catch (err) {
+      if (!isApiError(err, 404)) throw err;
+      return;
+    }
+    klog.v(2, logs.staleReset(key));
+  }
+
+  /**
+   * The PDBs of the Pod's namespace that select it are synced again. Selected by several, the Pod gets kube's
+   * MultiplePodDisruptionBudgets warning (`warn`: the Pod as it is now, not as it was).
+   */
+  private podChanged(pod: PodObject, warn = true): void {
     const ns = pod.metadata.namespace;
-    for (const pdb of this.pdbs.store.list()) {
-      if (pdb.metadata.namespace !== ns) continue;
-      let selects = false;
+    const selecting = this.pdbs.store.list().filter((pdb) => {
+      if (pdb.metadata.namespace !== ns) return false;
       try {
-        selects = selectPods(pdb, [pod]).length > 0;
+        return selectPods(pdb, [pod]).length > 0;
       } catch {
-        // A selector that does not parse: the PDB's own sync reports it.
+        return false; // a selector that does not parse: the PDB's own sync reports it
       }
-      if (selects) this.queue.add(objectKey(pdb));
+    });
+    for (const pdb of selecting) this.queue.add(objectKey(pdb));
+    if (warn && selecting.length > 1) {
+      const { namespace = '', name = '' } = pod.metadata;
+      const message = texts.multiple(namespace, name, selecting[0]!.metadata.name ?? '');
+      this.event(referenceTo('v1', 'Pod', pod), 'Warning', texts.multipleReason, message);
     }
   }
 

@@ -21,6 +21,10 @@ export const events = {
     `Pods selected by this PodDisruptionBudget (selector: ${selector}) were found to be unmanaged. As a result, ` +
     'the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for ' +
     'these pods please set ".spec.minAvailable" field of the PDB to an integer value.',
+  multipleReason: 'MultiplePodDisruptionBudgets',
+  // Two spaces before "Chose", as upstream writes it.
+  multiple: (namespace: string, pod: string, chosen: string) =>
+    `Pod ${JSON.stringify(namespace)}/${JSON.stringify(pod)} matches multiple PodDisruptionBudgets.  Chose ${JSON.stringify(chosen)} arbitrarily.`,
   notDeletedReason: 'NotDeleted',
   // Upstream passes the PDB's namespace twice; kept, since operators grep for the text they know.
   notDeleted: (namespace: string) => `Pod was expected by PDB ${namespace}/${namespace} to be deleted but it wasn't`,
@@ -43,6 +47,8 @@ export const errors = {
 export const logs = {
   component: 'controllermanager',
   syncFailed: (key: string, why: string) => `Failed to sync PDB ${key}: ${why}`,
+  staleFailed: (key: string, why: string) => `Failed to sync stale pod disruption ${key}: ${why}`,
+  staleReset: (key: string) => `Reset stale DisruptionTarget condition to False pod=${JSON.stringify(key)}`,
   eventFailed: (why: string) => `failed to send event, error: ${why}`,
 };
 

@@ -189,32 +189,21 @@ function statefulSetUpdateErrors(obj: KubeObject, old: KubeObject): FieldError[]
 const meta = (obj: KubeObject, names = nameIsDNSSubdomain) => validateCoreObjectMeta(obj.metadata, true, names);
 const metaUpdate = (obj: KubeObject, old: KubeObject) => validateCoreObjectMetaUpdate(obj.metadata, old.metadata);
 
-export const deploymentValidation = {
-  create: (obj: KubeObject) => [...meta(obj), ...deploymentSpecErrors(specOf(obj))],
-  update: (obj: KubeObject, old: KubeObject) => [
-    ...metaUpdate(obj, old),
-    ...deploymentSpecErrors(specOf(obj)),
-    ...immutableSelector(obj, old),
-  ],
-};
+/** A Deployment's, ReplicaSet's or DaemonSet's rules: metadata, the spec, and on update the immutable selector. */
+function withImmutableSelector(specErrors: (spec: Json) => FieldError[]) {
+  return {
+    create: (obj: KubeObject) => [...meta(obj), ...specErrors(specOf(obj))],
+    update: (obj: KubeObject, old: KubeObject) => [
+      ...metaUpdate(obj, old),
+      ...specErrors(specOf(obj)),
+      ...immutableSelector(obj, old),
+    ],
+  };
+}
 
-export const replicaSetValidation = {
-  create: (obj: KubeObject) => [...meta(obj), ...replicaSetSpecErrors(specOf(obj))],
-  update: (obj: KubeObject, old: KubeObject) => [
-    ...metaUpdate(obj, old),
-    ...replicaSetSpecErrors(specOf(obj)),
-    ...immutableSelector(obj, old),
-  ],
-};
-
-export const daemonSetValidation = {
-  create: (obj: KubeObject) => [...meta(obj), ...daemonSetSpecErrors(specOf(obj))],
-  update: (obj: KubeObject, old: KubeObject) => [
-    ...metaUpdate(obj, old),
-    ...daemonSetSpecErrors(specOf(obj)),
-    ...immutableSelector(obj, old),
-  ],
-};
+export const deploymentValidation = withImmutableSelector(deploymentSpecErrors);
+export const replicaSetValidation = withImmutableSelector(replicaSetSpecErrors);
+export const daemonSetValidation = withImmutableSelector(daemonSetSpecErrors);
 
 export const statefulSetValidation = {
   create: (obj: KubeObject) => [...meta(obj, nameIsDNSLabel), ...statefulSetSpecErrors(specOf(obj))],

@@ -370,7 +370,7 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
   ]),
   // The disruption controller, its own user as kube-controller-manager's disruption-controller: reads the budgets and
   // their Pods, the Pods' controllers (ReplicationController, ReplicaSet, Deployment, StatefulSet, or any through its
-  // scale), writes the budgets' status, and records its events.
+  // scale), writes the budgets' status, resets a Pod's stale DisruptionTarget condition, and records its events.
   clusterRole(DISRUPTION_CONTROLLER_USER, [
     rule(READ, ['policy'], ['poddisruptionbudgets']),
     rule(READ, [''], ['pods']),
@@ -378,6 +378,7 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['get'], ['apps'], ['replicasets', 'deployments', 'statefulsets']),
     rule(['get'], ['*'], ['*/scale']),
     rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+    rule(['patch'], [''], ['pods/status']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
   // The ReplicaSet controller, its own user as kube-controller-manager's replicaset-controller: reads ReplicaSets and

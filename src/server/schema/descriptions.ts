@@ -1,12 +1,21 @@
 // The descriptions of the published schemas, in the server's own words (upstream's structure, not its
 // prose): definition name → '' for the type itself and one entry per JSON field. `kubectl explain` shows
 // them. A type or field of the schema facts missing here is a test failure, not a silent gap. The apps/v1 kinds and
-// what only they reach are in schema/appsdescriptions.ts.
+// what only they reach are in schema/appsdescriptions.ts, the rest of a Pod's closure in schema/poddescriptions.ts;
+// the three are merged type by type, field by field.
 
 import { appsDescriptions } from './appsdescriptions.js';
+import { embeddedDescriptions, podDescriptions } from './poddescriptions.js';
 
-export const descriptions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  ...appsDescriptions,
+type Entries = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
+function merged(...parts: Entries[]): Entries {
+  const out: Record<string, Record<string, string>> = {};
+  for (const part of parts) for (const [type, fields] of Object.entries(part)) out[type] = { ...out[type], ...fields };
+  return out;
+}
+
+const own: Entries = {
   'io.k8s.api.authentication.v1.ExtraValue': {
     '': 'A list of strings: the values of one extra attribute of a user.',
   },
@@ -786,3 +795,7 @@ export const descriptions: Readonly<Record<string, Readonly<Record<string, strin
     '': 'An integer or a string, e.g. 1 or "25%".',
   },
 };
+
+const base = merged(own, appsDescriptions, podDescriptions);
+
+export const descriptions: Entries = merged(base, embeddedDescriptions(base));

@@ -29,6 +29,8 @@ export interface FieldFact {
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
   mapType?: 'atomic' | 'granular';
+  /** A field of a struct embedded inline (`json:",inline"`): the wire field of the outer message that carries it. */
+  embedded?: string;
 }
 
 /** A wire-only field of a type whose JSON form is not its message (Time, Quantity, runtime.Unknown…). */
@@ -46,6 +48,8 @@ export interface TypeFact {
   fields?: FieldFact[];
   /** For special and envelope types: the message fields only. */
   wire?: WireFact[];
+  /** Structs embedded inline whose fields `fields` lists flat, each carried on the wire in a message field of its own. */
+  embeds?: WireFact[];
   /** JSON form differs from the message; rendered by hand. */
   special?: boolean;
   /** Kept as an unspecified object: the server does not serve its fields. */

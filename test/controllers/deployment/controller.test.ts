@@ -84,4 +84,24 @@ describe('deployment controller host', () => {
     );
     await c.stop();
   });
+
+  it('a create refused: Progressing False with the reason, written before the retry', async () => {
+    const refused = new ApiError({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      code: 403,
+      message: 'quota exceeded',
+    });
+    const { c, writes } = await started({ failCreate: () => refused });
+    const status = await waitFor('the failure written', () => writes.find((w) => w.path.endsWith('/web/status')));
+    const progressing = (status.body as Deployment).status?.conditions?.find((x) => x.type === 'Progressing');
+    const name = newReplicaSetFor(deployment()).metadata.name ?? '';
+    assert.deepEqual(
+      [progressing?.status, progressing?.reason, progressing?.message],
+      ['False', 'ReplicaSetCreateError', `Failed to create new replica set "${name}": quota exceeded`],
+    );
+    await c.stop();
+  });
 });

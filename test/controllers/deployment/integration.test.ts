@@ -12,6 +12,7 @@ import { RestClient } from '../../../src/client/index.js';
 import { kubectl, type Kubectl } from '../../helpers/kubectl.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { appsObject, podTemplate } from '../workload/apps.js';
 
 const NS = '/namespaces/default';
 const PODS = `/api/v1${NS}/pods`;
@@ -33,10 +34,7 @@ after(async () => {
   await server?.cleanup();
 });
 
-const template = (image: string) => ({
-  metadata: { labels: { app: 'web' } },
-  spec: { containers: [{ name: 'c', image }] },
-});
+const template = (image: string) => podTemplate('web', image);
 
 const replicaSets = async () => (await admin.list<{ items: ReplicaSet[] }>(RSS)).items;
 const pods = async () => (await admin.list<{ items: Pod[] }>(PODS)).items.filter((p) => !p.metadata.deletionTimestamp);
@@ -79,17 +77,14 @@ async function sizes(what: string, image: string, want: [number, number]): Promi
 
 describe('deployment and replicaset controllers', () => {
   it('create 3 Pods, then roll a template change out by kube’s steps', async () => {
-    await admin.create(DEPLOYMENTS, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web' },
-      spec: {
+    await admin.create(
+      DEPLOYMENTS,
+      appsObject('Deployment', 'web', 'web', {
         replicas: 3,
-        selector: { matchLabels: { app: 'web' } },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
         template: template('nginx:1'),
-      },
-    });
+      }),
+    );
     const [first] = await sizes('the first ReplicaSet', 'nginx:1', [3, 0]);
     assert.match(first.metadata.name ?? '', /^web-[bcdfghjklmnpqrstvwxz2456789]+$/);
     const created = await waitFor(

@@ -4,10 +4,12 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Event } from '../../../src/api/types.js';
 import type { Pod, PodDisruptionBudget } from '../../../src/api/workloads.js';
 import { isApiError, RestClient } from '../../../src/client/index.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { appsObject } from '../workload/apps.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const PDBS = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
@@ -96,16 +98,10 @@ describe('disruption controller', () => {
   });
 
   it('counts a maxUnavailable budget by its Pods’ controller’s scale, and fails safe on a kind without one', async () => {
-    const rs = await admin.create<{ metadata: { uid: string } }>('/apis/apps/v1/namespaces/default/replicasets', {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: { name: 'db' },
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: { app: 'db' } },
-        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
-      },
-    });
+    const rs = await admin.create<{ metadata: { uid: string } }>(
+      '/apis/apps/v1/namespaces/default/replicasets',
+      appsObject('ReplicaSet', 'db', 'db', { replicas: 3 }),
+    );
     const owner = {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
@@ -132,15 +128,10 @@ describe('disruption controller', () => {
     );
     assert.deepEqual([counted.desiredHealthy, counted.currentHealthy, counted.disruptionsAllowed], [2, 2, 0]);
 
-    const ds = await admin.create<{ metadata: { uid: string } }>('/apis/apps/v1/namespaces/default/daemonsets', {
-      apiVersion: 'apps/v1',
-      kind: 'DaemonSet',
-      metadata: { name: 'agent' },
-      spec: {
-        selector: { matchLabels: { app: 'agent' } },
-        template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
-      },
-    });
+    const ds = await admin.create<{ metadata: { uid: string } }>(
+      '/apis/apps/v1/namespaces/default/daemonsets',
+      appsObject('DaemonSet', 'agent', 'agent'),
+    );
     const dsOwner = {
       apiVersion: 'apps/v1',
       kind: 'DaemonSet',
@@ -167,6 +158,52 @@ describe('disruption controller', () => {
     assert.deepEqual(
       [failed.status, failed.message],
       ['False', 'daemonsets.apps does not implement the scale subresource'],
+    );
+  });
+
+  it('resets a DisruptionTarget condition gone stale, but not the kubelet’s', async () => {
+    const longAgo = new Date(Date.now() - 3 * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const mark = async (name: string, reason: string) => {
+      await runningReadyPod(name, 'marked');
+      await admin.patch(`${PODS}/${name}/status`, 'strategic', {
+        status: { conditions: [{ type: 'DisruptionTarget', status: 'True', reason, lastTransitionTime: longAgo }] },
+      });
+    };
+    await mark('by-kubelet', 'TerminationByKubelet');
+    await mark('by-eviction', 'EvictionByEvictionAPI');
+    const target = async (name: string) =>
+      (await admin.get<Pod>(`${PODS}/${name}`)).status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+    await waitFor(
+      'the stale condition reset',
+      async () => ((await target('by-eviction'))?.status === 'False' ? true : undefined),
+      10_000,
+      50,
+    );
+    assert.equal((await target('by-kubelet'))?.status, 'True', "the kubelet's mark stays");
+  });
+
+  it('warns of a Pod that two budgets select', async () => {
+    await runningReadyPod('both', 'both');
+    for (const name of ['both-a', 'both-b'])
+      await admin.create(PDBS, {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: 'both' } } },
+      });
+    await waitFor('both budgets synced', async () => {
+      const l = await admin.list<{ items: PodDisruptionBudget[] }>(PDBS);
+      return l.items.filter((p) => p.metadata.name?.startsWith('both-') && p.status?.observedGeneration).length === 2;
+    });
+    await admin.patch(`${PODS}/both`, 'merge', { metadata: { labels: { app: 'both', tier: 'x' } } });
+    const warned = await waitFor('the MultiplePodDisruptionBudgets event', async () => {
+      const all = await admin.list<{ items: Event[] }>('/api/v1/namespaces/default/events');
+      return all.items.find((e) => e.reason === 'MultiplePodDisruptionBudgets' && e.involvedObject.name === 'both');
+    });
+    assert.equal(warned.type, 'Warning');
+    assert.match(
+      warned.message ?? '',
+      /^Pod "default"\/"both" matches multiple PodDisruptionBudgets\.  Chose "both-[ab]" arbitrarily\.$/,
     );
   });
 });

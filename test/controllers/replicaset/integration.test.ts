@@ -10,6 +10,7 @@ import type { Pod } from '../../../src/api/workloads.js';
 import { RestClient } from '../../../src/client/index.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { appsObject } from '../workload/apps.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const RSS = '/apis/apps/v1/namespaces/default/replicasets';
@@ -53,16 +54,7 @@ describe('replicaset controller', () => {
       metadata: { name: 'orphan', labels: { app: 'web' } },
       spec: { containers: [{ name: 'c', image: 'pause' }] },
     });
-    const rs = await admin.create<ReplicaSet>(RSS, {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: { name: 'web' },
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
-      },
-    });
+    const rs = await admin.create<ReplicaSet>(RSS, appsObject('ReplicaSet', 'web', 'web', { replicas: 3 }));
     const owned = await settled(rs, 3);
     assert.ok(
       owned.some((p) => p.metadata.name === 'orphan'),
