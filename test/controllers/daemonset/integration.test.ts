@@ -13,6 +13,7 @@ import { daemonSetRolloutStatusMessage } from '../../../src/controllers/daemonse
 import { markRunningReady, readyNode } from '../../helpers/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { appsObject } from '../workload/apps.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const DSS = '/apis/apps/v1/namespaces/default/daemonsets';
@@ -52,15 +53,7 @@ describe('daemonset controller', () => {
     await node('d-1');
     await node('d-2');
     await node('d-3', [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }]);
-    await admin.create(DSS, {
-      apiVersion: 'apps/v1',
-      kind: 'DaemonSet',
-      metadata: { name: 'agent' },
-      spec: {
-        selector: { matchLabels: { app: 'agent' } },
-        template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
-      },
-    });
+    await admin.create(DSS, appsObject('DaemonSet', 'agent', 'agent'));
     const placed = await waitFor('one daemon Pod bound on d-1 and on d-2', () => placement(['d-1', 'd-2']), 15_000, 50);
     for (const [nodeName, p] of placed) {
       assert.equal(pinnedNode(p), nodeName, 'created pinned to its node, then bound there by the scheduler');

@@ -11,6 +11,7 @@ import { isApiError, RestClient } from '../../../src/client/index.js';
 import { markRunningReady } from '../../helpers/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { appsObject } from '../workload/apps.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const SETS = '/apis/apps/v1/namespaces/default/statefulsets';
@@ -48,18 +49,10 @@ const counted = (replicas: number, ready: number) =>
 
 describe('statefulset controller', () => {
   it('makes web-0..2 in order, each after the previous is ready, scales down from the top, rolls out', async () => {
-    await admin.create(SETS, {
-      apiVersion: 'apps/v1',
-      kind: 'StatefulSet',
-      metadata: { name: 'web' },
-      spec: {
-        replicas: 3,
-        serviceName: 'web',
-        revisionHistoryLimit: 0,
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
-      },
-    });
+    await admin.create(
+      SETS,
+      appsObject('StatefulSet', 'web', 'web', { replicas: 3, serviceName: 'web', revisionHistoryLimit: 0 }),
+    );
     for (let i = 0; i < 3; i++) {
       await counted(i + 1, i);
       assert.deepEqual(
