@@ -1,7 +1,8 @@
 // The DaemonSet controller inside `dkc server`, with the scheduler, against its API: a daemon Pod for each node that
 // should run one, bound to it by the scheduler through the Pod's `metadata.name In` node affinity; none for a node
 // whose NoSchedule taint the Pod does not tolerate; a cordoned node keeps (and gets back) its daemon Pod; the status
-// counted as kube counts it, which `kubectl rollout status` reads as rolled out.
+// counted as kube counts it, which `kubectl rollout status` reads as rolled out; a new template replaces the Pods
+// one node at a time under maxUnavailable 1, the test confirming each deletion as a kubelet would.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,14 +33,14 @@ after(async () => {
 
 const node = (name: string, taints: Taint[] = []) => readyNode(admin, name, { taints });
 
-const daemonPods = async (): Promise<Pod[]> =>
-  (await admin.list<{ items: Pod[] }>(PODS, { labelSelector: 'app=agent' })).items.filter(
-    (p) => !p.metadata.deletionTimestamp,
-  );
+const allPods = async (app: string): Promise<Pod[]> =>
+  (await admin.list<{ items: Pod[] }>(PODS, { labelSelector: `app=${app}` })).items;
+const daemonPods = async (app: string): Promise<Pod[]> =>
+  (await allPods(app)).filter((p) => !p.metadata.deletionTimestamp);
 
 /** The daemon Pods by node when every one of `nodes` has exactly one, bound. */
-async function placement(nodes: string[]): Promise<Map<string, Pod> | undefined> {
-  const pods = await daemonPods();
+async function placement(nodes: string[], app = 'agent'): Promise<Map<string, Pod> | undefined> {
+  const pods = await daemonPods(app);
   const byNode = new Map(pods.map((p) => [p.spec?.nodeName ?? '', p]));
   return pods.length === nodes.length && nodes.every((n) => byNode.has(n)) ? byNode : undefined;
 }
@@ -113,5 +114,68 @@ describe('daemonset controller', () => {
       50,
     );
     assert.equal(again.get('d-2')?.metadata.uid, placed.get('d-2')?.metadata.uid, 'the other node keeps its Pod');
+  });
+
+  it('replaces out-of-date Pods one node at a time under maxUnavailable 1', async () => {
+    // The nodes of the test before: d-1 (cordoned) and d-2 run daemon Pods, d-3 does not.
+    await admin.create(
+      DSS,
+      appsObject('DaemonSet', 'roll', 'roll', {
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
+      }),
+    );
+    const first = await waitFor('roll on d-1 and d-2', () => placement(['d-1', 'd-2'], 'roll'), 15_000, 50);
+    for (const p of first.values()) await markRunningReady(admin, 'default', p.metadata.name ?? '');
+    const oldHash = first.get('d-1')?.metadata.labels?.['controller-revision-hash'];
+    await admin.patch(`${DSS}/roll`, 'merge', {
+      spec: { template: { spec: { containers: [{ name: 'c', image: 'pause:2' }] } } },
+    });
+
+    const replaced: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      // The kubelet's part: a Pod being deleted is confirmed gone; at most one old Pod is down at a time.
+      const terminating = await waitFor(
+        'an old Pod being deleted',
+        async () => {
+          const pods = await allPods('roll');
+          const down = pods.filter((p) => p.metadata.deletionTimestamp);
+          return down.length > 0 ? { down, pods } : undefined;
+        },
+        10_000,
+        20,
+      );
+      assert.equal(terminating.down.length, 1, 'maxUnavailable 1: one old Pod down at a time');
+      const gone = terminating.down[0]!;
+      assert.equal(gone.metadata.labels?.['controller-revision-hash'], oldHash);
+      const node = gone.spec?.nodeName ?? '';
+      replaced.push(node);
+      await admin.delete(`${PODS}/${gone.metadata.name ?? ''}`, {
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 },
+      });
+      const fresh = await waitFor(
+        `the new Pod bound on ${node}`,
+        async () =>
+          (await daemonPods('roll')).find(
+            (p) => p.spec?.nodeName === node && p.metadata.labels?.['controller-revision-hash'] !== oldHash,
+          ),
+        10_000,
+        20,
+      );
+      // Its controller has synced since it was made (it was bound since): the other old Pod waits for it to be ready.
+      const down = (await allPods('roll')).filter((p) => p.metadata.deletionTimestamp);
+      assert.deepEqual(down, [], 'no other old Pod down before the new one is available');
+      await markRunningReady(admin, 'default', fresh.metadata.name ?? '');
+    }
+    assert.deepEqual([...replaced].sort(), ['d-1', 'd-2']);
+    const done = await waitFor(
+      'the rollout finished',
+      async () => {
+        const got = await admin.get<DaemonSet>(`${DSS}/roll`);
+        return daemonSetRolloutStatusMessage(got).done ? got : undefined;
+      },
+      10_000,
+      20,
+    );
+    assert.deepEqual([done.status?.updatedNumberScheduled, done.status?.numberAvailable], [2, 2]);
   });
 });
