@@ -12,6 +12,7 @@ import type { Pod } from '../../../src/api/workloads.js';
 import { RestClient } from '../../../src/client/index.js';
 import { daemonSetRolloutStatusMessage } from '../../../src/controllers/daemonset/rolloutstatus.js';
 import { markRunningReady, readyNode } from '../../helpers/cluster.js';
+import { kubectl, type Kubectl } from '../../helpers/kubectl.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
 import { appsObject } from '../workload/apps.js';
@@ -21,13 +22,16 @@ const DSS = '/apis/apps/v1/namespaces/default/daemonsets';
 
 let server: RunningServer;
 let admin: RestClient;
+let k: Kubectl;
 
 before(async () => {
   server = await startServer(['--controllers=daemonset,scheduler']);
   admin = await RestClient.fromKubeconfig(server.kubeconfig, { timeoutMs: 5_000 });
+  k = await kubectl('1.32', server.kubeconfig);
 });
 after(async () => {
   admin?.close();
+  await k?.cleanup();
   await server?.cleanup();
 });
 
@@ -88,9 +92,9 @@ describe('daemonset controller', () => {
       ],
       [2, 2, 2, 2, 2, 0, 0, ds.metadata.generation],
     );
-    const line = daemonSetRolloutStatusMessage(ds);
-    assert.equal(line.done, true);
-    assert.match(line.message, /successfully rolled out$/);
+    assert.equal(daemonSetRolloutStatusMessage(ds).message, 'daemon set "agent" successfully rolled out');
+    const r = await k.run(['rollout', 'status', 'daemonset/agent', '--watch=false']);
+    assert.deepEqual([r.code, r.stdout], [0, 'daemon set "agent" successfully rolled out\n'], r.stderr);
 
     // Cordoned, as kubectl cordon and the node lifecycle controller mark it: the daemon Pod tolerates both.
     await admin.patch('/api/v1/nodes/d-1', 'merge', {
@@ -167,15 +171,16 @@ describe('daemonset controller', () => {
       await markRunningReady(admin, 'default', fresh.metadata.name ?? '');
     }
     assert.deepEqual([...replaced].sort(), ['d-1', 'd-2']);
-    const done = await waitFor(
-      'the rollout finished',
+    await waitFor(
+      'kubectl rollout status done',
       async () => {
-        const got = await admin.get<DaemonSet>(`${DSS}/roll`);
-        return daemonSetRolloutStatusMessage(got).done ? got : undefined;
+        const r = await k.run(['rollout', 'status', 'ds/roll', '--watch=false']);
+        return r.code === 0 && r.stdout === 'daemon set "roll" successfully rolled out\n';
       },
       10_000,
-      20,
+      100,
     );
+    const done = await admin.get<DaemonSet>(`${DSS}/roll`);
     assert.deepEqual([done.status?.updatedNumberScheduled, done.status?.numberAvailable], [2, 2]);
   });
 });
