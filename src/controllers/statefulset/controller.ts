@@ -21,6 +21,7 @@ import { followPods } from '../workload/followpods.js';
 import type { PodToCreate } from '../workload/podtemplate.js';
 import { decideStatefulSet, type StatefulSetDecision } from './decide.js';
 import { events, logs, RECREATING_FAILED_POD, RECREATING_TERMINATED_POD, type PodVerb } from './messages.js';
+import type { Revisions } from './identity.js';
 import { resolveRevisions, revisionsToTruncate, type ControllerRevision } from './revisions.js';
 import { requeueAfterSeconds, statefulSetStatus } from './status.js';
 
@@ -57,12 +58,12 @@ export class StatefulSetController extends QueuedController {
   }
 
   protected async sync(key: string): Promise<void> {
-    const set = this.sets.store.get(key);
-    if (!set) return;
-    const ns = set.metadata.namespace ?? '';
-    const owned = this.owned(set);
-    const { revisions, create } = resolveRevisions(set, owned);
-    if (create) await this.createRevision(ns, create);
+    const stored = this.sets.store.get(key);
+    if (!stored) return;
+    const ns = stored.metadata.namespace ?? '';
+    const owned = this.owned(stored);
+    // The set as this sync sees it: with the collision count that gave its revision a free name.
+    const { set, revisions } = await this.ensureRevision(stored, owned);
     const pods = this.pods.store.list().filter((p) => p.metadata.namespace === ns);
     const nowMs = this.o.clock.now().getTime();
     const decision = decideStatefulSet({ set, pods, revisions, nowMs });
@@ -70,9 +71,9 @@ export class StatefulSetController extends QueuedController {
     await this.claim(set, decision);
     const failure = set.metadata.deletionTimestamp ? undefined : await this.apply(set, decision);
     const status = statefulSetStatus(set, decision, revisions, nowMs);
-    if (!deepEqual(set.status ?? {}, status))
+    if (!deepEqual(stored.status ?? {}, status))
       await this.updateStatus(setPath(ns, set.metadata.name ?? ''), {
-        ...set,
+        ...stored,
         apiVersion: 'apps/v1',
         kind: 'StatefulSet',
         status,
@@ -92,13 +93,34 @@ export class StatefulSetController extends QueuedController {
     }
   }
 
-  private async createRevision(ns: string, rev: ControllerRevision): Promise<void> {
+  /**
+   * getStatefulSetRevisions with CreateControllerRevision: the update revision created when the set has none; when
+   * its name is taken by a revision of other data, the collision count goes up and the next name is tried.
+   */
+  private async ensureRevision(
+    set: StatefulSetObject,
+    owned: readonly ControllerRevision[],
+  ): Promise<{ set: StatefulSetObject; revisions: Revisions }> {
+    for (;;) {
+      const { revisions, create } = resolveRevisions(set, owned);
+      if (!create || !(await this.nameTaken(set.metadata.namespace ?? '', create))) return { set, revisions };
+      const collisionCount = (set.status?.collisionCount ?? 0) + 1;
+      set = { ...set, status: { replicas: 0, ...set.status, collisionCount } };
+    }
+  }
+
+  /** Creates `rev`; true when a revision of other data holds its name. */
+  private async nameTaken(ns: string, rev: ControllerRevision): Promise<boolean> {
+    const path = `/apis/apps/v1/namespaces/${ns}/controllerrevisions`;
     try {
-      await this.o.client.create(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`, rev);
+      await this.o.client.create(path, rev);
+      return false;
     } catch (err) {
-      // Made by an earlier sync the informer has not shown yet.
       if (!isApiError(err, 409)) throw err;
     }
+    // Made by an earlier sync the informer has not shown yet, or another's.
+    const exists = await this.o.client.get<ControllerRevision>(`${path}/${rev.metadata.name ?? ''}`);
+    return !deepEqual(exists.data ?? null, rev.data ?? null);
   }
 
   private async claim(set: StatefulSetObject, d: StatefulSetDecision): Promise<void> {

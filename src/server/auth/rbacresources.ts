@@ -358,13 +358,13 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
   // The StatefulSet controller, its own user as kube-controller-manager's statefulset-controller, less what it does
-  // not use (PersistentVolumeClaims, the finalizers subresource, get, update and patch of revisions): reads
-  // StatefulSets (a fresh get before an adoption), lists, creates and deletes their ControllerRevisions, creates,
-  // adopts, releases or relabels (patch) and deletes Pods, writes the sets' status, and records its events.
+  // not use (PersistentVolumeClaims, the finalizers subresource, update and patch of revisions): reads StatefulSets
+  // (a fresh get before an adoption), lists, creates, reads (a name taken) and deletes their ControllerRevisions,
+  // creates, adopts, releases or relabels (patch) and deletes Pods, writes the sets' status, and records its events.
   clusterRole(STATEFUL_SET_CONTROLLER_USER, [
     rule(READ, ['apps'], ['statefulsets']),
     rule(['update'], ['apps'], ['statefulsets/status']),
-    rule(['list', 'watch', 'create', 'delete'], ['apps'], ['controllerrevisions']),
+    rule(['get', 'list', 'watch', 'create', 'delete'], ['apps'], ['controllerrevisions']),
     rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),

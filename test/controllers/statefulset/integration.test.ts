@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { StatefulSet } from '../../../src/api/apps.js';
 import type { Pod } from '../../../src/api/workloads.js';
 import { isApiError, RestClient } from '../../../src/client/index.js';
+import { revisionName } from '../../../src/controllers/statefulset/identity.js';
 import { markRunningReady } from '../../helpers/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -138,5 +139,33 @@ describe('statefulset controller', () => {
     );
     assert.deepEqual(names, [updated]);
     assert.equal((await getSet()).status?.currentRevision, updated);
+  });
+
+  it('takes the next name when its revision name holds other data, counting the collision', async () => {
+    const db = appsObject('StatefulSet', 'db', 'db', { replicas: 1 });
+    // The name the set's revision would take, from the set as the server stores it (defaulted), made by a dry run.
+    const defaulted = await admin.create<StatefulSet>(SETS, db, { query: { dryRun: 'All' } });
+    const squatted = revisionName(defaulted);
+    await admin.create(REVISIONS, {
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: { name: squatted },
+      data: { other: true },
+      revision: 1,
+    });
+    await admin.create(SETS, db);
+    const status = await waitFor(
+      'the set counting the collision',
+      async () => {
+        const s = (await admin.get<StatefulSet>(`${SETS}/db`)).status;
+        return s?.updateRevision ? s : undefined;
+      },
+      5_000,
+      20,
+    );
+    assert.equal(status.collisionCount, 1);
+    assert.notEqual(status.updateRevision, squatted);
+    const pod = await waitFor('db-0', () => admin.get<Pod>(`${PODS}/db-0`).catch(() => undefined), 5_000, 20);
+    assert.equal(pod.metadata.labels?.['controller-revision-hash'], status.updateRevision);
   });
 });
