@@ -76,16 +76,14 @@ describe('apps/v1 through kubectl', { concurrency: false, timeout: 60_000 }, () 
         assert.equal(out, '3 2');
       });
 
-      // kubectl 1.32 explains from /openapi/v3; 1.20 reads /openapi/v2, which leaves the built-in kinds out
-      // (src/server/openapi-v2.ts), so kubectl 1.20 leaves their validation to the server.
-      if (version === '1.32')
-        it('explain deployment.spec.strategy reads the served schema', async () => {
-          const out = await k.ok(['explain', 'deployment.spec.strategy']);
-          assert.match(out, /KIND:\s+Deployment/);
-          assert.match(out, /How a Deployment replaces existing Pods with new ones\./);
-          assert.match(out, /rollingUpdate\s/);
-          assert.match(out, /type\s/);
-        });
+      // kubectl 1.32 explains from /openapi/v3, 1.20 from /openapi/v2.
+      it('explain deployment.spec.strategy reads the served schema', async () => {
+        const out = await k.ok(['explain', 'deployment.spec.strategy']);
+        assert.match(out, /KIND:\s+Deployment/);
+        assert.match(out, /How a Deployment replaces existing Pods with new ones\./);
+        assert.match(out, /rollingUpdate\s/);
+        assert.match(out, /type\s/);
+      });
 
       it('an invalid Deployment is refused in kube-apiserver words', async () => {
         const f = join(work, `${name}-bad.json`);
