@@ -76,6 +76,26 @@ describe('apps/v1 through kubectl', { concurrency: false, timeout: 60_000 }, () 
         assert.equal(out, '3 2');
       });
 
+      it('generation moves with the annotations of a Deployment', async () => {
+        await k.ok(['annotate', 'deploy', name, 'team=web']);
+        assert.equal(await k.ok(['get', 'deploy', name, '-o', 'jsonpath={.metadata.generation}']), '3');
+      });
+
+      // kubectl writes a subresource from 1.24 on.
+      if (version === '1.32')
+        it('a status write keeps the generation and the spec', async () => {
+          const patch = JSON.stringify({ status: { replicas: 3, observedGeneration: 3 }, spec: { replicas: 9 } });
+          await k.ok(['patch', 'deploy', name, '--subresource=status', '--type=merge', '-p', patch]);
+          const out = await k.ok([
+            'get',
+            'deploy',
+            name,
+            '-o',
+            'jsonpath={.metadata.generation} {.spec.replicas} {.status.replicas}',
+          ]);
+          assert.equal(out, '3 3 3');
+        });
+
       // kubectl 1.32 explains from /openapi/v3, 1.20 from /openapi/v2.
       it('explain deployment.spec.strategy reads the served schema', async () => {
         const out = await k.ok(['explain', 'deployment.spec.strategy']);

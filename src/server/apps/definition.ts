@@ -86,17 +86,21 @@ function workload(w: Workload): ResourceDef {
   };
 }
 
-export const deployments = workload({
-  plural: 'deployments',
-  singular: 'deployment',
-  kind: 'Deployment',
-  shortNames: ['deploy'],
-  scale: true,
-  columns: deploymentColumns,
-  row: deploymentRow,
-  defaults: defaultDeployment,
-  validation: deploymentValidation,
-});
+export const deployments: ResourceDef = {
+  ...workload({
+    plural: 'deployments',
+    singular: 'deployment',
+    kind: 'Deployment',
+    shortNames: ['deploy'],
+    scale: true,
+    columns: deploymentColumns,
+    row: deploymentRow,
+    defaults: defaultDeployment,
+    validation: deploymentValidation,
+  }),
+  // The Deployment strategy's PrepareForUpdate: annotations are copied to its ReplicaSets, so they move generation.
+  annotationsMoveGeneration: true,
+};
 
 export const replicaSets = workload({
   plural: 'replicasets',
