@@ -14,12 +14,14 @@ import { klog } from '../util/klog.js';
 import type { Registry } from '../util/prom.js';
 import {
   CONTROLLER_USER,
+  DAEMON_SET_CONTROLLER_USER,
   DEPLOYMENT_CONTROLLER_USER,
   DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
   NAMESPACE_CONTROLLER_USER,
   REPLICASET_CONTROLLER_USER,
   SCHEDULER_USER,
+  STATEFUL_SET_CONTROLLER_USER,
   TAINT_EVICTION_USER,
 } from '../api/dkc/identity.js';
 import { leaderIdentity } from './leaderelection.js';
@@ -60,6 +62,8 @@ export const OWN_IDENTITIES: Partial<Record<ControllerName, string>> = {
   disruption: DISRUPTION_CONTROLLER_USER,
   replicaset: REPLICASET_CONTROLLER_USER,
   deployment: DEPLOYMENT_CONTROLLER_USER,
+  daemonset: DAEMON_SET_CONTROLLER_USER,
+  statefulset: STATEFUL_SET_CONTROLLER_USER,
 };
 
 /** A client of the server authenticated as `user` by a certificate from the cluster CA, held in memory only. */

@@ -87,6 +87,8 @@ export async function loadFactory(
   if (name === 'replicaset') return (await import('./replicaset/index.js')).replicaSetController();
   if (name === 'deployment') return (await import('./deployment/index.js')).deploymentController();
   if (name === 'disruption') return (await import('./disruption/index.js')).disruptionController();
+  if (name === 'daemonset') return (await import('./daemonset/index.js')).daemonSetController();
+  if (name === 'statefulset') return (await import('./statefulset/index.js')).statefulSetController();
   if (name === 'scheduler') return (await import('./scheduler/index.js')).schedulerController();
   if (name === 'namespace') {
     const syncPeriodMs =

@@ -11,6 +11,8 @@ export const CONTROLLER_NAMES = [
   'disruption',
   'replicaset',
   'deployment',
+  'daemonset',
+  'statefulset',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 

@@ -41,6 +41,8 @@ interface Gvk {
 }
 
 /** The type itself: name → its own schema, for the types whose JSON form is not a struct. */
+const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+
 const SPECIAL: Readonly<Record<string, JsonSchema>> = {
   [`${META}Time`]: { type: 'string', format: 'date-time' },
   [`${META}MicroTime`]: { type: 'string', format: 'date-time' },
@@ -51,6 +53,7 @@ const SPECIAL: Readonly<Record<string, JsonSchema>> = {
   },
   [`${META}FieldsV1`]: { type: 'object' },
   [`${META}Patch`]: { type: 'object' },
+  [RAW_EXTENSION]: { type: 'object' },
   ['io.k8s.api.authorization.v1.ExtraValue']: { type: 'array', items: { type: 'string', default: '' } },
   ['io.k8s.api.authentication.v1.ExtraValue']: { type: 'array', items: { type: 'string', default: '' } },
 };
@@ -155,7 +158,8 @@ function buildSchemas(): Record<string, JsonSchema> {
   const kinds = kindsByDefinition();
   const out: Record<string, JsonSchema> = {};
   for (const [definition, t] of Object.entries(schemaFacts.types)) {
-    if (t.proto.startsWith('k8s.io.apimachinery.pkg.runtime.')) continue; // the protobuf envelope only
+    // The protobuf envelope only; a RawExtension is a field's embedded object (a ControllerRevision's data).
+    if (t.proto.startsWith('k8s.io.apimachinery.pkg.runtime.') && definition !== RAW_EXTENSION) continue;
     const special = Object.hasOwn(SPECIAL, definition) ? SPECIAL[definition] : undefined;
     out[definition] =
       special !== undefined

@@ -2,8 +2,9 @@
 // `create`, `apply`, `replace` and `edit` (a kind with a definition is validated against it; a kind without one is
 // left to the server). It carries each served custom kind's schema as kube-apiserver publishes it for kubectl
 // (crd/openapiv2.ts) and the built-in definitions those reference (ObjectMeta and what it uses, in Swagger 2.0
-// terms). The built-in kinds themselves are left out, so kubectl leaves their validation to this server: upstream's
-// definitions require fields (all of a Node's nodeInfo, for one) that objects this server accepts may lack.
+// terms). The built-in kinds themselves are left out but for the apps/v1 kinds, so kubectl leaves their validation to
+// this server: upstream's definitions require fields (all of a Node's nodeInfo, for one) that objects this server
+// accepts may lack.
 // Its paths are each endpoint's patch operation, taken from the /openapi/v3 paths (openapi-paths.ts): what kubectl
 // reads there is the patch types an endpoint accepts (`consumes`), which decide the patch `kubectl apply` sends when
 // it does not read /openapi/v3. kubectl finds kinds through their x-kubernetes-group-version-kind extension.
@@ -112,6 +113,24 @@ function customDefinitions(c: CustomKindInfo): Record<string, SwaggerSchema> {
   };
 }
 
+/**
+ * The built-in groups whose kinds are published here too: the apps/v1 kinds, whose required fields (a selector, a
+ * template, its containers and their names) this server requires as well, so kubectl 1.20 explains them and
+ * validates them as it would against kube-apiserver.
+ */
+const DOCUMENTED_GROUPS = new Set(['apps']);
+
+/** A built-in kind's definition and its list's, under upstream's names. */
+function builtInDefinitions(r: ServedResource): Record<string, SwaggerSchema> {
+  const out: Record<string, SwaggerSchema> = {};
+  for (const kind of [r.kind, `${r.kind}List`]) {
+    const name = `io.k8s.api.${r.group}.${r.version}.${kind}`;
+    const schema = builtInDefinition(name);
+    if (schema !== undefined) out[name] = schema;
+  }
+  return out;
+}
+
 const isV3Ref = (v: unknown): v is { $ref: string } => isRefOnly(v) && v.$ref.startsWith(V3_REF);
 
 /** A v3 parameter in Swagger 2.0 terms: its schema's type beside its name. */
@@ -185,6 +204,7 @@ export function openapiV2Document(resources: readonly ServedResource[], serverVe
   for (const r of resources) {
     if (r.schema !== undefined)
       Object.assign(all, customDefinitions({ group: r.group, version: r.version, kind: r.kind, ...r.schema }));
+    else if (DOCUMENTED_GROUPS.has(r.group)) Object.assign(all, builtInDefinitions(r));
   }
   addReferenced(all);
   const paths = patchPaths(resources, all);

@@ -285,6 +285,7 @@ const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 const TIME_TYPES = new Set([`${META}Time`, `${META}MicroTime`]);
 const QUANTITY = 'k8s.io.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'k8s.io.apimachinery.pkg.util.intstr.IntOrString';
+const RAW_EXTENSION = 'k8s.io.apimachinery.pkg.runtime.RawExtension';
 const EXTRA_VALUES = new Set(['k8s.io.api.authorization.v1.ExtraValue', 'k8s.io.api.authentication.v1.ExtraValue']);
 const MIN_SECONDS = -62167219200; // 0000-01-01T00:00:00Z
 const MAX_SECONDS = 253402300799; // 9999-12-31T23:59:59Z
@@ -320,6 +321,16 @@ function renderValue(field: Protobuf.Field, raw: unknown): unknown {
   return renderMessage(field.resolvedType as Protobuf.Type, raw as Wire);
 }
 
+/** JSON bytes carried in a bytes field (FieldsV1, RawExtension); `empty` when there are none. */
+function parseEmbedded(raw: Uint8Array | undefined, empty: unknown, what: string): unknown {
+  if (raw === undefined || raw.length === 0) return empty;
+  try {
+    return JSON.parse(utf8.decode(raw)) as unknown;
+  } catch {
+    fail(`proto: ${what} holds invalid JSON`);
+  }
+}
+
 function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   const name = type.fullName.slice(1);
   if (TIME_TYPES.has(name)) return renderTime(wire, name.endsWith('MicroTime'));
@@ -328,15 +339,9 @@ function renderMessage(type: Protobuf.Type, wire: Wire | undefined): unknown {
   if (name === INT_OR_STRING) return wire?.get(1) === 1 ? (wire.get(3) ?? '') : (wire?.get(2) ?? 0);
   // A Go named slice, wrapped in a message with `items` on the wire.
   if (EXTRA_VALUES.has(name)) return wire?.get(1) ?? [];
-  if (name === `${META}FieldsV1`) {
-    const raw = wire?.get(1) as Uint8Array | undefined;
-    if (raw === undefined || raw.length === 0) return {};
-    try {
-      return JSON.parse(utf8.decode(raw)) as unknown;
-    } catch {
-      fail('proto: FieldsV1 holds invalid JSON');
-    }
-  }
+  // runtime.RawExtension: its JSON is the embedded object itself (a ControllerRevision's data).
+  if (name === RAW_EXTENSION) return parseEmbedded(wire?.get(1) as Uint8Array | undefined, null, 'RawExtension');
+  if (name === `${META}FieldsV1`) return parseEmbedded(wire?.get(1) as Uint8Array | undefined, {}, 'FieldsV1');
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     const options = field.options as { go?: string; inline?: boolean } | undefined;

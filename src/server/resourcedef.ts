@@ -55,6 +55,8 @@ export interface ResourceDef {
   categories?: string[];
   /** metadata.generation: 1 on create, +1 on every change outside metadata and status. */
   generation?: boolean;
+  /** metadata.annotations move the generation too (a Deployment's, which its ReplicaSets copy). */
+  annotationsMoveGeneration?: boolean;
   /** Validation in place of src/api/validation's rules for the kind (Pods, CustomResourceDefinitions, custom resources). */
   validation?: {
     create(obj: KubeObject): FieldError[];

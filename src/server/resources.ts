@@ -170,12 +170,17 @@ function checkCustomFields(custom: CustomResourceBehaviour, obj: KubeObject, mod
   return messages;
 }
 
-/** kube-apiserver's rule for generation: it moves when anything but metadata and status changes. */
-function nextGeneration(next: KubeObject, current: KubeObject): number {
+/**
+ * kube-apiserver's rule for generation: it moves when anything but metadata and status changes, and for a kind whose
+ * annotations count (`annotations`) when they change.
+ */
+function nextGeneration(next: KubeObject, current: KubeObject, annotations = false): number {
   const gen = current.metadata.generation ?? 1;
   const { metadata: _m, status: _s, ...a } = next;
   const { metadata: _cm, status: _cs, ...b } = current;
-  return deepEqual(a, b) ? gen : gen + 1;
+  const moved =
+    !deepEqual(a, b) || (annotations && !deepEqual(next.metadata.annotations, current.metadata.annotations));
+  return moved ? gen + 1 : gen;
 }
 
 /** An apply found no object to apply to: it creates one. */
@@ -657,7 +662,8 @@ export class ResourceStorage {
     this.fillStructs(next);
     if (curMeta.resourceVersion !== undefined) next.metadata.resourceVersion = curMeta.resourceVersion;
     else delete next.metadata.resourceVersion;
-    if (this.def.generation) next.metadata.generation = nextGeneration(next, current);
+    if (this.def.generation)
+      next.metadata.generation = nextGeneration(next, current, this.def.annotationsMoveGeneration === true);
     return next;
   }
 

@@ -137,7 +137,7 @@ describe('controller hosting', () => {
       [unknown.status, unknown.stderr],
       [
         3,
-        'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle, tainteviction, scheduler, namespace, garbagecollector, disruption, replicaset, deployment)\n',
+        'dkc: unknown controller "gc" in --controllers (known: rollout, nodelifecycle, tainteviction, scheduler, namespace, garbagecollector, disruption, replicaset, deployment, daemonset, statefulset)\n',
       ],
     );
     const grace = run('server', '--data-dir', '/nonexistent/dkc', '--node-monitor-grace-period', 'soon');

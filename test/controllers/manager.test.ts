@@ -181,7 +181,7 @@ describe('controller manager', () => {
     assert.deepEqual(parseControllers(''), []);
     assert.throws(
       () => parseControllers('rollout,gc'),
-      /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, tainteviction, scheduler, namespace, garbagecollector, disruption, replicaset, deployment\)/,
+      /unknown controller "gc" in --controllers \(known: rollout, nodelifecycle, tainteviction, scheduler, namespace, garbagecollector, disruption, replicaset, deployment, daemonset, statefulset\)/,
     );
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '40s'), 40_000);
     assert.equal(parseDurationFlag('--node-monitor-grace-period', '1m30s'), 90_000);

@@ -77,16 +77,34 @@ describe('apps/v1 through kubectl', { concurrency: false, timeout: 60_000 }, () 
         assert.equal(out, '3 2');
       });
 
-      // kubectl 1.32 explains from /openapi/v3; 1.20 reads /openapi/v2, which leaves the built-in kinds out
-      // (src/server/openapi-v2.ts), so kubectl 1.20 leaves their validation to the server.
+      it('generation moves with the annotations of a Deployment', async () => {
+        await k.ok(['annotate', 'deploy', name, 'team=web']);
+        assert.equal(await k.ok(['get', 'deploy', name, '-o', 'jsonpath={.metadata.generation}']), '3');
+      });
+
+      // kubectl writes a subresource from 1.24 on.
       if (version === '1.32')
-        it('explain deployment.spec.strategy reads the served schema', async () => {
-          const out = await k.ok(['explain', 'deployment.spec.strategy']);
-          assert.match(out, /KIND:\s+Deployment/);
-          assert.match(out, /How a Deployment replaces existing Pods with new ones\./);
-          assert.match(out, /rollingUpdate\s/);
-          assert.match(out, /type\s/);
+        it('a status write keeps the generation and the spec', async () => {
+          const patch = JSON.stringify({ status: { replicas: 3, observedGeneration: 3 }, spec: { replicas: 9 } });
+          await k.ok(['patch', 'deploy', name, '--subresource=status', '--type=merge', '-p', patch]);
+          const out = await k.ok([
+            'get',
+            'deploy',
+            name,
+            '-o',
+            'jsonpath={.metadata.generation} {.spec.replicas} {.status.replicas}',
+          ]);
+          assert.equal(out, '3 3 3');
         });
+
+      // kubectl 1.32 explains from /openapi/v3, 1.20 from /openapi/v2.
+      it('explain deployment.spec.strategy reads the served schema', async () => {
+        const out = await k.ok(['explain', 'deployment.spec.strategy']);
+        assert.match(out, /KIND:\s+Deployment/);
+        assert.match(out, /How a Deployment replaces existing Pods with new ones\./);
+        assert.match(out, /rollingUpdate\s/);
+        assert.match(out, /type\s/);
+      });
 
       it('an invalid Deployment is refused in kube-apiserver words', async () => {
         const f = join(work, `${name}-bad.json`);

@@ -68,6 +68,9 @@ function specialSample(definition: string): Sample | undefined {
       return { wire: { Raw: Buffer.from('{"f:metadata":{}}') }, json: { 'f:metadata': {} } };
     case 'io.k8s.apimachinery.pkg.api.resource.Quantity':
       return { wire: { string: '8Gi' }, json: '8Gi' };
+    case 'io.k8s.apimachinery.pkg.runtime.RawExtension':
+      // Its JSON is the embedded object itself (a ControllerRevision's data).
+      return { wire: { raw: Buffer.from('{"spec":{"replicas":2}}') }, json: { spec: { replicas: 2 } } };
     case 'io.k8s.apimachinery.pkg.util.intstr.IntOrString':
       return { wire: { type: 1, strVal: '25%' }, json: '25%' };
     case 'io.k8s.api.authorization.v1.ExtraValue':

@@ -33,6 +33,17 @@ export const REPLICASET_CONTROLLER_USER = 'system:dkc:controller:replicaset-cont
  * reads Deployments and their Pods, creates, scales and deletes ReplicaSets, and writes the Deployments' status.
  */
 export const DEPLOYMENT_CONTROLLER_USER = 'system:dkc:controller:deployment-controller';
+/**
+ * The DaemonSet controller's own user inside `dkc server` (as kube-controller-manager's daemon-set-controller): it
+ * reads DaemonSets and Nodes, creates, adopts and deletes daemon Pods, and writes the DaemonSets' status.
+ */
+export const DAEMON_SET_CONTROLLER_USER = 'system:dkc:controller:daemon-set-controller';
+/**
+ * The StatefulSet controller's own user inside `dkc server` (as kube-controller-manager's statefulset-controller): it
+ * reads StatefulSets, keeps their ControllerRevisions, creates, adopts, relabels and deletes their Pods, and writes
+ * their status.
+ */
+export const STATEFUL_SET_CONTROLLER_USER = 'system:dkc:controller:statefulset-controller';
 /** The scheduler's user inside `dkc server`, kube-scheduler's own name: it reads Nodes and Pods and binds Pods. */
 export const SCHEDULER_USER = 'system:kube-scheduler';
 export const LEADER_LEASE_NAMESPACE = 'kube-system';

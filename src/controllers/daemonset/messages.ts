@@ -7,6 +7,7 @@ export const FAILED_DAEMON_POD = 'FailedDaemonPod';
 const q = (s: string): string => JSON.stringify(s);
 
 export const events = {
+  component: 'daemonset-controller',
   failedPod: (namespace: string, pod: string, node: string) =>
     `Found failed daemon pod ${namespace}/${pod} on node ${node}, will try to kill it`,
 };
@@ -18,6 +19,11 @@ export const logs = {
     `invalid value for rolling update of daemon set ${namespace}/${name}: ${why}`,
   surgeUnsupported: (namespace: string, name: string, surge: number) =>
     `daemon set ${namespace}/${name} asks for maxSurge ${surge}; Pods are replaced in place (maxSurge 0)`,
+};
+
+/** The controller's log lines and errors. */
+export const texts = {
+  syncFailed: (key: string, why: string) => `error syncing daemon set ${JSON.stringify(key)}: ${why}`,
 };
 
 export const rolloutStatus = {

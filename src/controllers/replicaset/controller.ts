@@ -5,18 +5,19 @@
 // lowest-ranked, with kube's events, and writes the status through the status subresource.
 
 import { type ReplicaSet } from '../../api/apps.js';
-import { controllerOf, isPodReady, type PodView } from '../../api/pods.js';
+import { controllerOf } from '../../api/pods.js';
 import { deepEqual } from '../../api/equal.js';
-import { isApiError, type KubeObject } from '../../client/index.js';
+import type { KubeObject } from '../../client/index.js';
 import { objectKey } from '../../client/informer.js';
 import type { InformerLike } from '../../client/sharedinformers.js';
-import { errorMessage } from '../../util/errors.js';
 import { klog } from '../../util/klog.js';
 import { podPath, type PodControllerOptions, type PodObject } from '../podinformers.js';
 import { QueuedController, referenceTo } from '../queuedcontroller.js';
 import { writeClaim } from '../workload/adoption.js';
 import { Expectations } from '../workload/expectations.js';
-import { resolveControllerRef, selectingControllers } from '../workload/lookup.js';
+import { followPods } from '../workload/followpods.js';
+import { PodControl } from '../workload/podcontrol.js';
+import type { PodToCreate } from '../workload/podtemplate.js';
 import { decideReplicaSet, replicaSetPod, type ReplicaSetDecision } from './decide.js';
 import { events, texts } from './messages.js';
 import { replicaSetStatus, requeueAfterSeconds } from './status.js';
@@ -32,68 +33,23 @@ export class ReplicaSetController extends QueuedController {
   private readonly rss: InformerLike<ReplicaSetObject>;
   private readonly pods: InformerLike<PodObject>;
   private readonly expectations: Expectations;
+  private readonly podControl: PodControl;
 
   constructor(o: ReplicaSetControllerOptions) {
     super(o, { component: events.component, syncFailed: texts.syncFailed });
     this.rss = this.informer<ReplicaSetObject>(REPLICASETS_PATH);
     this.pods = this.informer<PodObject>('/api/v1/pods');
     this.expectations = new Expectations(o.clock);
+    this.podControl = new PodControl(o.client, this.expectations, (...e) => this.event(...e));
     this.rss.on('add', (rs) => this.queue.add(objectKey(rs)));
     this.rss.on('update', (_old, rs) => this.queue.add(objectKey(rs)));
     this.rss.on('delete', (rs) => this.expectations.forget(objectKey(rs)));
-    this.pods.on('add', (p) => this.podAdded(p));
-    this.pods.on('update', (old, p) => this.podUpdated(old, p));
-    this.pods.on('delete', (p) => this.podDeleted(p));
-  }
-
-  private ownerOf(p: PodView): ReplicaSetObject | undefined {
-    return resolveControllerRef(this.rss.store, p.metadata.namespace ?? '', controllerOf(p.metadata), 'ReplicaSet');
-  }
-
-  private enqueueSelecting(p: PodView): void {
-    for (const rs of selectingControllers(this.rss.store, p.metadata.namespace ?? '', p.metadata.labels))
-      this.queue.add(objectKey(rs));
-  }
-
-  private podAdded(p: PodObject): void {
-    if (p.metadata.deletionTimestamp) return this.podDeleted(p);
-    const rs = controllerOf(p.metadata) ? this.ownerOf(p) : undefined;
-    if (rs) {
-      this.expectations.creationObserved(objectKey(rs));
-      this.queue.add(objectKey(rs));
-    } else if (!controllerOf(p.metadata)) this.enqueueSelecting(p);
-  }
-
-  private podUpdated(old: PodObject, cur: PodObject): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-    const labelsChanged = !deepEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {});
-    if (cur.metadata.deletionTimestamp) {
-      this.podDeleted(cur);
-      if (labelsChanged) this.podDeleted(old);
-      return;
-    }
-    const oldRef = controllerOf(old.metadata);
-    const curRef = controllerOf(cur.metadata);
-    const refChanged = !deepEqual(oldRef ?? null, curRef ?? null);
-    const oldRs = refChanged && oldRef ? this.ownerOf(old) : undefined;
-    if (oldRs) this.queue.add(objectKey(oldRs));
-    if (curRef) {
-      const rs = this.ownerOf(cur);
-      if (!rs) return;
-      this.queue.add(objectKey(rs));
-      // Ready now: looked at again once minReadySeconds have passed, when it counts as available.
-      const minReady = rs.spec.minReadySeconds ?? 0;
-      if (!isPodReady(old) && isPodReady(cur) && minReady > 0) this.queue.addAfter(objectKey(rs), minReady * 1000 + 1);
-      return;
-    }
-    if (labelsChanged || refChanged) this.enqueueSelecting(cur);
-  }
-
-  private podDeleted(p: PodObject): void {
-    const rs = this.ownerOf(p);
-    if (!rs) return;
-    this.expectations.deletionObserved(objectKey(rs), objectKey(p));
-    this.queue.add(objectKey(rs));
+    followPods(this.pods, {
+      kind: 'ReplicaSet',
+      owners: this.rss.store,
+      queue: this.queue,
+      expectations: this.expectations,
+    });
   }
 
   /** The Pods of every ReplicaSet with the same controller as `rs` (the ranking's related Pods). */
@@ -145,65 +101,10 @@ export class ReplicaSetController extends QueuedController {
 
   /** The creates or deletes of the decision; the first failure's message, if any (kube's manageReplicasErr). */
   private async manage(key: string, rs: ReplicaSetObject, d: ReplicaSetDecision): Promise<string | undefined> {
-    if (d.create > 0) return this.create(key, rs, d.batches);
-    if (d.delete.length > 0) return this.delete(key, rs, d.delete);
-    return undefined;
-  }
-
-  private async create(key: string, rs: ReplicaSetObject, batches: readonly number[]): Promise<string | undefined> {
-    const total = batches.reduce((a, b) => a + b, 0);
-    this.expectations.expect(key, total);
+    const target = { key, ref: referenceTo('apps/v1', 'ReplicaSet', rs) };
     const pod = replicaSetPod(rs);
-    const path = `/api/v1/namespaces/${rs.metadata.namespace ?? ''}/pods`;
-    let sent = 0;
-    for (const size of batches) {
-      const results = await Promise.allSettled(
-        Array.from({ length: size }, () => this.o.client.create<PodObject>(path, pod)),
-      );
-      sent += size;
-      let failure: string | undefined;
-      for (const r of results) {
-        if (r.status === 'fulfilled')
-          this.say(rs, 'Normal', events.successfulCreate, events.created(r.value.metadata.name ?? ''));
-        else {
-          failure ??= errorMessage(r.reason);
-          this.expectations.creationObserved(key);
-          this.say(rs, 'Warning', events.failedCreate, events.createError(errorMessage(r.reason)));
-        }
-      }
-      if (failure !== undefined) {
-        this.expectations.creationObserved(key, total - sent);
-        return failure;
-      }
-    }
+    if (d.create > 0) return this.podControl.create(target, Array<PodToCreate>(d.create).fill(pod), d.batches);
+    if (d.delete.length > 0) return this.podControl.delete(target, d.delete);
     return undefined;
-  }
-
-  private async delete(key: string, rs: ReplicaSetObject, pods: readonly PodView[]): Promise<string | undefined> {
-    this.expectations.expect(
-      key,
-      0,
-      pods.map((p) => objectKey(p as PodObject)),
-    );
-    let failure: string | undefined;
-    await Promise.all(
-      pods.map(async (p) => {
-        const name = p.metadata.name ?? '';
-        try {
-          await this.o.client.delete(podPath(p as PodObject));
-          this.say(rs, 'Normal', events.successfulDelete, events.deleted(name));
-        } catch (err) {
-          this.expectations.deletionObserved(key, objectKey(p as PodObject));
-          if (isApiError(err, 404)) return;
-          failure ??= errorMessage(err);
-          this.say(rs, 'Warning', events.failedDelete, events.deleteError(errorMessage(err)));
-        }
-      }),
-    );
-    return failure;
-  }
-
-  private say(rs: ReplicaSetObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.event(referenceTo('apps/v1', 'ReplicaSet', rs), type, reason, message);
   }
 }

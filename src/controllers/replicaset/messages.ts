@@ -9,17 +9,9 @@ export const logs = {
     `error converting pod selector to selector for rs ${namespace}/${name}: ${why}`,
 };
 
-/** The controller's events (RealPodControl's, k8s:pkg/controller/controller_utils.go) and their source. */
+/** The controller's events' source; the events are RealPodControl's (../workload/messages.ts). */
 export const events = {
   component: 'replicaset-controller',
-  successfulCreate: 'SuccessfulCreate',
-  created: (pod: string) => `Created pod: ${pod}`,
-  failedCreate: FAILED_CREATE,
-  createError: (why: string) => `Error creating: ${why}`,
-  successfulDelete: 'SuccessfulDelete',
-  deleted: (pod: string) => `Deleted pod: ${pod}`,
-  failedDelete: FAILED_DELETE,
-  deleteError: (why: string) => `Error deleting: ${why}`,
 };
 
 /** The controller's log lines and errors. */

@@ -98,8 +98,14 @@ export function versionedPod(set: StatefulSet, revisions: Revisions, ordinal: nu
 /** The longest prefix of a ControllerRevision's name (ControllerRevisionName). */
 const MAX_REVISION_PREFIX = 223;
 
+/**
+ * The hash of the set's template now. kube hashes a StatefulSet's collision count always, 0 while the status has
+ * none (getStatefulSetRevisions), so the first status write does not change the revision.
+ */
+export const revisionHash = (set: StatefulSet): string =>
+  computeHash(set.spec.template, set.status?.collisionCount ?? 0);
+
 /** The name of the ControllerRevision of the set's template now: `<set>-<hash>`, the Pods' controller-revision-hash. */
 export function revisionName(set: StatefulSet): string {
-  const prefix = (set.metadata.name ?? '').slice(0, MAX_REVISION_PREFIX);
-  return `${prefix}-${computeHash(set.spec.template, set.status?.collisionCount)}`;
+  return `${(set.metadata.name ?? '').slice(0, MAX_REVISION_PREFIX)}-${revisionHash(set)}`;
 }

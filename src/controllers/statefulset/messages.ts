@@ -5,13 +5,24 @@ export const RECREATING_FAILED_POD = 'RecreatingFailedPod';
 export const RECREATING_TERMINATED_POD = 'RecreatingTerminatedPod';
 
 export const events = {
+  component: 'statefulset-controller',
+  /** recordPodEvent: `Successful<Verb>` and `Failed<Verb>`, the verb Create, Update or Delete. */
+  succeeded: (verb: PodVerb) => `Successful${verb}`,
+  failed: (verb: PodVerb) => `Failed${verb}`,
+  podSucceeded: (verb: PodVerb, pod: string, set: string) =>
+    `${verb.toLowerCase()} Pod ${pod} in StatefulSet ${set} successful`,
+  podFailed: (verb: PodVerb, pod: string, set: string, why: string) =>
+    `${verb.toLowerCase()} Pod ${pod} in StatefulSet ${set} failed error: ${why}`,
   recreatingFailed: (namespace: string, set: string, pod: string) =>
     `StatefulSet ${namespace}/${set} is recreating failed Pod ${pod}`,
   recreatingTerminated: (namespace: string, set: string, pod: string) =>
     `StatefulSet ${namespace}/${set} is recreating terminated Pod ${pod}`,
 };
 
+export type PodVerb = 'Create' | 'Update' | 'Delete';
+
 export const logs = {
+  syncFailed: (key: string, why: string) => `error syncing StatefulSet ${JSON.stringify(key)}: ${why}`,
   badSelector: (namespace: string, name: string, why: string) =>
     `error converting StatefulSet ${namespace}/${name} selector: ${why}`,
 };

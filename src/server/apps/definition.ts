@@ -46,6 +46,8 @@ interface Workload {
   row: (obj: KubeObject, now: number) => unknown[];
   defaults: (obj: KubeObject) => void;
   validation: { create: (obj: KubeObject) => FieldError[]; update: (obj: KubeObject, old: KubeObject) => FieldError[] };
+  /** Field selectors beyond metadata.name and metadata.namespace. */
+  fields?: ResourceDef['fields'];
   /** What the kind's strategy adds on create and on a write of the main resource (a DaemonSet's generation). */
   onCreate?: (obj: KubeObject) => void;
   onUpdate?: (obj: KubeObject, old: KubeObject) => void;
@@ -67,7 +69,7 @@ function workload(w: Workload): ResourceDef {
     scaleSubresource: w.scale,
     structFields: ['spec', 'status'],
     generation: true,
-    fields: {},
+    fields: w.fields ?? {},
     columns: w.columns,
     row: w.row,
     prepareForCreate: (obj) => {
@@ -84,17 +86,21 @@ function workload(w: Workload): ResourceDef {
   };
 }
 
-export const deployments = workload({
-  plural: 'deployments',
-  singular: 'deployment',
-  kind: 'Deployment',
-  shortNames: ['deploy'],
-  scale: true,
-  columns: deploymentColumns,
-  row: deploymentRow,
-  defaults: defaultDeployment,
-  validation: deploymentValidation,
-});
+export const deployments: ResourceDef = {
+  ...workload({
+    plural: 'deployments',
+    singular: 'deployment',
+    kind: 'Deployment',
+    shortNames: ['deploy'],
+    scale: true,
+    columns: deploymentColumns,
+    row: deploymentRow,
+    defaults: defaultDeployment,
+    validation: deploymentValidation,
+  }),
+  // The Deployment strategy's PrepareForUpdate: annotations are copied to its ReplicaSets, so they move generation.
+  annotationsMoveGeneration: true,
+};
 
 export const replicaSets = workload({
   plural: 'replicasets',
@@ -106,6 +112,8 @@ export const replicaSets = workload({
   row: replicaSetRow,
   defaults: defaultReplicaSet,
   validation: replicaSetValidation,
+  // ReplicaSetToSelectableFields.
+  fields: { 'status.replicas': (o) => String((o['status'] as { replicas?: number } | undefined)?.replicas ?? 0) },
 });
 
 export const daemonSets = workload({

@@ -3,7 +3,8 @@
 // valid, not empty, matching the template's labels and immutable on update; the template validated as a Pod's
 // (pods/validation.ts under spec.template.spec; a StatefulSet's only for its labels and annotations, as upstream)
 // with restartPolicy Always and no activeDeadlineSeconds; each kind's strategy and bounds; a StatefulSet's spec
-// changing only where upstream allows; a ControllerRevision's data. Field errors in upstream's order and words. Pure.
+// changing only where upstream allows; the status counts (status.ts); a ControllerRevision's data. Field errors in
+// upstream's order and words. Pure.
 
 import { deepEqual } from '../../api/equal.js';
 import { field, type FieldError } from '../../api/field.js';
@@ -24,6 +25,7 @@ import { validatePodSpec } from '../pods/validation.js';
 import type { PodSpec } from '../pods/types.js';
 import { goLabelSelector, goStringMap } from './goprint.js';
 import { appsText, RETENTION_POLICIES, TEMPLATE_RESTART_POLICIES } from './messages.js';
+import { statusErrors } from './status.js';
 import {
   daemonSetStrategyErrors,
   deploymentStrategyErrors,
@@ -197,6 +199,7 @@ function withImmutableSelector(specErrors: (spec: Json) => FieldError[]) {
       ...metaUpdate(obj, old),
       ...specErrors(specOf(obj)),
       ...immutableSelector(obj, old),
+      ...statusErrors(obj, old),
     ],
   };
 }
@@ -211,6 +214,7 @@ export const statefulSetValidation = {
     ...metaUpdate(obj, old),
     ...statefulSetSpecErrors(specOf(obj)),
     ...statefulSetUpdateErrors(obj, old),
+    ...statusErrors(obj, old),
   ],
 };
 

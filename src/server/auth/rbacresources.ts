@@ -15,6 +15,7 @@ import type { KubeObject } from '../../api/types.js';
 import {
   CONFIG_NAMESPACE,
   CONTROLLER_USER,
+  DAEMON_SET_CONTROLLER_USER,
   DEPLOYMENT_CONTROLLER_USER,
   DISRUPTION_CONTROLLER_USER,
   GARBAGE_COLLECTOR_USER,
@@ -23,6 +24,7 @@ import {
   NAMESPACE_CONTROLLER_USER,
   REPLICASET_CONTROLLER_USER,
   SCHEDULER_USER,
+  STATEFUL_SET_CONTROLLER_USER,
   TAINT_EVICTION_USER,
 } from '../../api/dkc/identity.js';
 import { age } from '../../api/humanize.js';
@@ -344,6 +346,28 @@ export const defaultClusterRoles: KubeObject[] = withAggregatedRules([
     rule(['patch', 'update'], [''], ['pods/status']),
     rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
   ]),
+  // The DaemonSet controller, its own user as kube-controller-manager's daemon-set-controller, less what it does not
+  // use (ControllerRevisions, pods/binding, the finalizers subresource): reads DaemonSets (a fresh get before an
+  // adoption) and Nodes, creates, adopts or releases (patch) and deletes Pods, writes the DaemonSets' status, and
+  // records its events.
+  clusterRole(DAEMON_SET_CONTROLLER_USER, [
+    rule(READ, ['apps'], ['daemonsets']),
+    rule(['update'], ['apps'], ['daemonsets/status']),
+    rule(['list', 'watch'], [''], ['nodes']),
+    rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
+  // The StatefulSet controller, its own user as kube-controller-manager's statefulset-controller, less what it does
+  // not use (PersistentVolumeClaims, the finalizers subresource, update and patch of revisions): reads StatefulSets
+  // (a fresh get before an adoption), lists, creates, reads (a name taken) and deletes their ControllerRevisions,
+  // creates, adopts, releases or relabels (patch) and deletes Pods, writes the sets' status, and records its events.
+  clusterRole(STATEFUL_SET_CONTROLLER_USER, [
+    rule(READ, ['apps'], ['statefulsets']),
+    rule(['update'], ['apps'], ['statefulsets/status']),
+    rule(['get', 'list', 'watch', 'create', 'delete'], ['apps'], ['controllerrevisions']),
+    rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+    rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  ]),
   // The disruption controller, its own user as kube-controller-manager's disruption-controller: reads the budgets and
   // their Pods, the Pods' controllers (ReplicationController, ReplicaSet, Deployment, StatefulSet, or any through its
   // scale), writes the budgets' status, resets a Pod's stale DisruptionTarget condition, and records its events.
@@ -454,6 +478,12 @@ export const defaultClusterRoleBindings: KubeObject[] = [
   clusterBinding(CONTROLLER_USER, CONTROLLER_USER, [{ kind: 'User', apiGroup: RBAC_GROUP, name: CONTROLLER_USER }]),
   clusterBinding(TAINT_EVICTION_USER, TAINT_EVICTION_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: TAINT_EVICTION_USER },
+  ]),
+  clusterBinding(DAEMON_SET_CONTROLLER_USER, DAEMON_SET_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: DAEMON_SET_CONTROLLER_USER },
+  ]),
+  clusterBinding(STATEFUL_SET_CONTROLLER_USER, STATEFUL_SET_CONTROLLER_USER, [
+    { kind: 'User', apiGroup: RBAC_GROUP, name: STATEFUL_SET_CONTROLLER_USER },
   ]),
   clusterBinding(DISRUPTION_CONTROLLER_USER, DISRUPTION_CONTROLLER_USER, [
     { kind: 'User', apiGroup: RBAC_GROUP, name: DISRUPTION_CONTROLLER_USER },

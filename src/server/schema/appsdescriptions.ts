@@ -315,8 +315,15 @@ const core: Record<string, Record<string, string>> = {
   },
 };
 
+const runtime: Record<string, Record<string, string>> = {
+  'io.k8s.apimachinery.pkg.runtime.RawExtension': {
+    '': 'An object of any kind embedded as it is, e.g. the state a ControllerRevision holds.',
+  },
+};
+
 export const appsDescriptions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   ...apps,
   ...autoscaling,
   ...core,
+  ...runtime,
 };

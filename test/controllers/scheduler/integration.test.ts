@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Event } from '../../../src/api/types.js';
 import type { Pod } from '../../../src/api/workloads.js';
 import { RestClient } from '../../../src/client/index.js';
+import { readyNode } from '../../helpers/cluster.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -24,19 +25,7 @@ after(async () => {
   await server?.cleanup();
 });
 
-async function node(name: string, cpu: string, unschedulable = false): Promise<void> {
-  await admin.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { unschedulable } });
-  const resources = { cpu, memory: '4Gi', pods: '110' };
-  await admin.patch(`/api/v1/nodes/${name}/status`, 'merge', {
-    status: {
-      capacity: resources,
-      allocatable: resources,
-      conditions: [
-        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
-      ],
-    },
-  });
-}
+const node = (name: string, cpu: string, unschedulable = false) => readyNode(admin, name, { unschedulable }, cpu);
 const pod = (name: string, cpu: string) =>
   admin.create<Pod>(PODS, {
     apiVersion: 'v1',

@@ -280,6 +280,8 @@ describe('the Pod for an ordinal', () => {
     const collided = sts(1);
     collided.status = { replicas: 0, collisionCount: 1 };
     assert.notEqual(revisionName(collided), a);
+    collided.status = { replicas: 0, collisionCount: 0 };
+    assert.equal(revisionName(collided), a, 'no collision count is 0: the first status write keeps the revision');
   });
 });
 

@@ -46,6 +46,15 @@ export class FakeInformer<T extends KubeObject> implements InformerLike<T> {
     if (old) for (const h of this.handlers.update) h(old, obj);
     else for (const h of this.handlers.add) h(obj);
   }
+
+  /** The watch delivers the deletion of `obj`. */
+  remove(obj: T): void {
+    const key = objectKey(obj);
+    const old = this.objects.get(key);
+    if (!old) return;
+    this.objects.delete(key);
+    for (const h of this.handlers.delete) h(old);
+  }
 }
 
 /** A factory handing out one FakeInformer per path. */

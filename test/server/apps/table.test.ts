@@ -132,4 +132,11 @@ describe('apps/v1 tables', () => {
     revision.metadata.ownerReferences = [];
     assert.equal(controllerRevisions.row(revision, NOW)[1], '<none>');
   });
+
+  it('replicasets select on status.replicas, as ReplicaSetToSelectableFields', () => {
+    const field = replicaSets.fields['status.replicas']!;
+    assert.equal(field(object('ReplicaSet', {}, { replicas: 2 })), '2');
+    assert.equal(field(object('ReplicaSet', {}, {})), '0');
+    assert.deepEqual(Object.keys(deployments.fields), []);
+  });
 });
