@@ -156,6 +156,13 @@ export const controllerRevisions: ResourceDef = {
   fields: {},
   columns: controllerRevisionColumns,
   row: controllerRevisionRow,
+  // Go writes revision (no omitempty): an object sent without it is stored and served with 0.
+  prepareForCreate: (obj) => {
+    obj['revision'] ??= 0;
+  },
+  prepareForUpdate: (obj) => {
+    obj['revision'] ??= 0;
+  },
   validation: controllerRevisionValidation,
 };
 

@@ -4,7 +4,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/types.js';
-import { daemonSets, deployments, replicaSets, statefulSets } from '../../../src/server/apps/definition.js';
+import {
+  controllerRevisions,
+  daemonSets,
+  deployments,
+  replicaSets,
+  statefulSets,
+} from '../../../src/server/apps/definition.js';
 
 const template = () => ({
   metadata: { labels: { app: 'x' } },
@@ -137,5 +143,16 @@ describe('apps/v1 defaults', () => {
     assert.equal(spec(next)['revisionHistoryLimit'], undefined);
     deployments.prepareForUpdate!(next, old, '');
     assert.equal(spec(next)['revisionHistoryLimit'], 10);
+  });
+
+  it('a ControllerRevision without a revision is at revision 0, as Go writes it', () => {
+    const revision: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: { name: 'r' },
+      data: {},
+    };
+    controllerRevisions.prepareForCreate!(revision);
+    assert.equal(revision['revision'], 0);
   });
 });
