@@ -6,7 +6,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestClient } from '../../src/client/index.js';
@@ -15,8 +15,23 @@ import { startCluster, type Cluster } from '../../src/up/cluster.js';
 import { kubectl, type Kubectl } from '../helpers/kubectl.js';
 import { DEFAULT_PODS } from '../helpers/pods.js';
 import { waitFor } from '../helpers/wait.js';
+import { repoRoot } from '../helpers/paths.js';
 
 const IMAGE = 'registry.k8s.io/pause:3.9';
+const DAEMONSET = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  selector:
+    matchLabels: { app: node-agent }
+  template:
+    metadata:
+      labels: { app: node-agent }
+    spec:
+      containers: [{ name: agent, image: ${IMAGE} }]
+`;
+
 const lines = (out: string) => out.split('\n').filter((l) => l !== '');
 
 describe('workloads (dkc up, three nodes)', { concurrency: false, timeout: 180_000 }, () => {
@@ -66,6 +81,15 @@ describe('workloads (dkc up, three nodes)', { concurrency: false, timeout: 180_0
     if (work) await rm(work, { recursive: true, force: true });
   });
 
+  it('the documented demo workload is accepted by the server as it stands', async () => {
+    const demo = join(repoRoot, 'deploy', 'examples', 'workloads-demo.yaml');
+    assert.deepEqual(lines(await k32.ok(['apply', '--dry-run=server', '-f', demo])), [
+      'deployment.apps/web created (server dry run)',
+      'poddisruptionbudget.policy/web created (server dry run)',
+      'daemonset.apps/node-agent created (server dry run)',
+    ]);
+  });
+
   it('kubectl create deployment rolls out six replicas, spread, listed with nodes and IPs; scale', async () => {
     assert.equal(
       await k32.ok(['create', 'deployment', 'web', `--image=${IMAGE}`, '--replicas=6']),
@@ -89,6 +113,22 @@ describe('workloads (dkc up, three nodes)', { concurrency: false, timeout: 180_0
       /deployment "web" successfully rolled out\n$/,
     );
     await waitFor('four web Pods', async () => (count(await runningByNode('web')) === 4 ? true : undefined), 30_000);
+  });
+
+  it('a DaemonSet runs one Pod per node', async () => {
+    const file = join(work, 'daemonset.yaml');
+    await writeFile(file, DAEMONSET);
+    assert.equal(await k20.ok(['apply', '-f', file]), 'daemonset.apps/node-agent created\n');
+    assert.match(
+      await k32.ok(['rollout', 'status', 'daemonset/node-agent', '--timeout=60s']),
+      /daemon set "node-agent" successfully rolled out\n$/,
+    );
+    const byNode = await runningByNode('node-agent');
+    assert.deepEqual(Object.keys(byNode).sort(), ['node-1', 'node-2', 'node-3']);
+    assert.ok(
+      Object.values(byNode).every((names) => names.length === 1),
+      JSON.stringify(byNode),
+    );
   });
 
   it("a Pod with local storage is refused without --delete-emptydir-data, in kubectl's words", async () => {
@@ -144,6 +184,8 @@ describe('workloads (dkc up, three nodes)', { concurrency: false, timeout: 180_0
     const drained = await k20.run(['drain', node, '--ignore-daemonsets', '--timeout=60s']);
     assert.equal(drained.code, 0, drained.stderr);
     assert.match(drained.stdout, /^pod\/web-[a-z0-9-]+ evicted$/m);
+    const daemon = (await runningByNode('node-agent'))[node]![0]!;
+    assert.match(drained.stderr, new RegExp(`ignoring DaemonSet-managed Pods: default/${daemon}`));
     const after = await waitFor(
       'four web Pods Running again, none on the drained node',
       async () => {
@@ -153,6 +195,11 @@ describe('workloads (dkc up, three nodes)', { concurrency: false, timeout: 180_0
       60_000,
     );
     assert.equal(Object.keys(after).length, 2, `on the two other nodes: ${JSON.stringify(after)}`);
+    assert.deepEqual(
+      (await runningByNode('node-agent'))[node],
+      [daemon],
+      'the DaemonSet Pod stays on the drained node',
+    );
     await k20.ok(['uncordon', node]);
   });
 });
