@@ -31,6 +31,8 @@ import { readHeader } from '../../src/nodedaemon/ownership.js';
 import { kubeletSource } from '../helpers/nodeconfig.js';
 import { prng } from '../helpers/prng.js';
 import { waitFor } from '../helpers/wait.js';
+import { DEFAULT_PODS, barePod, nodeRuntime } from '../helpers/pods.js';
+import type { Pod } from '../../src/api/workloads.js';
 
 const execFileP = promisify(execFile);
 const CRASH_LOOP_ERROR = 'failed to start with assigned config, see Kubelet log for details';
@@ -228,8 +230,23 @@ describe(
 
     it('a good config reaches every kubelet as one drop-in over its own file, and becomes last-known-good', async () => {
       const before = await readFile(node('node-1').config, 'utf8');
+      // A Pod the kubelet runs outlives the daemon's restart of it: same uid, IP and start time, still Running.
+      await admin.create(DEFAULT_PODS, barePod('outlives'));
+      const running = await waitFor('the Pod Running on node-1', async () => {
+        const p = await admin.get<Pod>(`${DEFAULT_PODS}/outlives`);
+        return p.status?.phase === 'Running' ? p : undefined;
+      });
       await startRollout(admin, 'good', 'good');
       await waitRollout(admin, 'good', 'Succeeded');
+      const after = await admin.get<Pod>(`${DEFAULT_PODS}/outlives`);
+      assert.deepEqual(
+        [after.metadata.uid, after.status?.podIP, after.status?.startTime, after.status?.phase],
+        [running.metadata.uid, running.status?.podIP, running.status?.startTime, 'Running'],
+      );
+      assert.ok(
+        (await nodeRuntime(node('node-1').dir)).pods[running.metadata.uid!],
+        'the restarted kubelet found it in the runtime',
+      );
       for (const n of NODES) {
         assert.equal((await configz(admin, n))['eventRecordQPS'], 7, `${n}: /configz`);
         assert.equal(

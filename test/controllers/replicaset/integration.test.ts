@@ -54,6 +54,10 @@ describe('replicaset controller', () => {
       metadata: { name: 'orphan', labels: { app: 'web' } },
       spec: { containers: [{ name: 'c', image: 'pause' }] },
     });
+    // The controller follows Pods and ReplicaSets on two watches, as kube's does: a ReplicaSet seen before the orphan
+    // would get three new Pods (and lose one again). Nothing shows when the Pod watch has the orphan, so it is given
+    // a moment on this loopback server.
+    await new Promise((r) => setTimeout(r, 1_000));
     const rs = await admin.create<ReplicaSet>(RSS, appsObject('ReplicaSet', 'web', 'web', { replicas: 3 }));
     const owned = await settled(rs, 3);
     assert.ok(

@@ -628,6 +628,14 @@ const rows: Row[] = [
     phase: 'Halted',
   },
   {
+    name: 'an older rollout Halted before it touched them holds nothing (rollouts created in one second, by name)',
+    input: base({
+      others: [rollout({}, { phase: 'Halted' }, { name: 'a-older', creationTimestamp: iso(-600) })],
+    }),
+    patched: ['node-1'],
+    phase: 'Progressing',
+  },
+  {
     name: 'a newer rollout selecting the same nodes does not hold them',
     input: base({ others: [rollout({}, undefined, { name: 'newer', creationTimestamp: iso(0) })] }),
     patched: ['node-1'],

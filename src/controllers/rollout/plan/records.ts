@@ -66,7 +66,9 @@ function olderThan(a: NodeConfigRollout, b: NodeConfigRollout): boolean {
 /**
  * The unfinished rollout other than `me` that holds `node`: the one whose own records say it changed it (or is about
  * to), or an older one that selects it (so two rollouts created together never both start on it). A rollout that is
- * undoing holds only what it changed. The node's dkc.io/rollout annotation decides nothing: a node may write it.
+ * undoing, or Halted, holds only what it changed: it starts nothing more, and two rollouts created in the same second
+ * (the name breaks the tie) must not hold each other's nodes for ever. The node's dkc.io/rollout annotation decides
+ * nothing: a node may write it.
  */
 export function holderOf(me: NodeConfigRollout, node: Node, others: readonly NodeConfigRollout[]): string | undefined {
   const myName = me.metadata.name;
@@ -78,6 +80,7 @@ export function holderOf(me: NodeConfigRollout, node: Node, others: readonly Nod
     if (
       o.spec?.revert !== true &&
       o.status?.phase !== 'Reverting' &&
+      o.status?.phase !== 'Halted' &&
       !isDeleting(o) &&
       olderThan(o, me) &&
       selects(o, node)
